@@ -1,0 +1,3 @@
+use wasm_bindgen::prelude::*;
+#[wasm_bindgen]
+pub fn engine_version() -> String { shepherd::version().into() }
