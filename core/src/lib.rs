@@ -1,3 +1,81 @@
+//! # Shepherd: a deterministic Kubernetes-style control plane
+//!
+//! Declare nodes and Deployments; a reconciliation loop creates pods, the
+//! scheduler filters and scores nodes and binds pods, controllers heal what
+//! fails, and every change is an event in a log. No I/O, no threads, no wall
+//! clock, no randomness beyond one seeded PRNG: a run is a function of a seed
+//! and a script, so it can be tested, fuzzed and replayed exactly.
+//!
+//! ## Layers
+//!
+//! - [`model`]: plain declarations ([`NodeSpec`], [`DeploymentSpec`],
+//!   [`PodTemplate`], [`Taint`], [`Toleration`], [`AffinityTerm`],
+//!   [`PdbSpec`], [`ServiceSpec`]), each with a `validate` that says what is
+//!   wrong.
+//! - [`Cluster`]: observed state and the incremental books that keep it cheap;
+//!   [`Cluster::reconcile_once`] runs one pass and
+//!   [`Cluster::reconcile_to_fixed_point`] runs passes until one changes nothing.
+//! - the scheduler: filter plugins (NodeReady, NodeUnschedulable, NodeAffinity,
+//!   TaintToleration, NodeResourcesFit, InterPodAffinity), then a score
+//!   ([`ScorePolicy::BinPack`] or [`ScorePolicy::LeastLoaded`]), ties to the
+//!   lowest node id; [`Cluster::explain`] shows every node's verdict for a pod.
+//! - controllers: Deployments with rolling updates, node lifecycle,
+//!   PodDisruptionBudgets with the eviction call and drains, Service endpoints.
+//! - [`simulator::Simulator`]: the clock, the PRNG and a script of
+//!   [`simulator::Event`]s; [`simulator::Simulator::step`] lists its phases.
+//! - [`verify`]: independent checkers that recompute every invariant from the
+//!   pods themselves.
+//!
+//! ## Example
+//!
+//! ```
+//! use shepherd::{Cluster, DeploymentSpec, NodeSpec, Resources, ScorePolicy};
+//! use shepherd::verify::{verify_capacity, verify_constraints};
+//!
+//! let mut cluster = Cluster::new();
+//! cluster.add_node(NodeSpec::new("node-1", 4000, 8192)).unwrap();
+//! cluster.add_node(NodeSpec::new("node-2", 4000, 8192)).unwrap();
+//! cluster.deploy(DeploymentSpec::new("web", 5, Resources::new(1000, 1024))).unwrap();
+//!
+//! let fp = cluster.reconcile_to_fixed_point(ScorePolicy::BinPack);
+//! assert!(fp.converged);
+//! assert!(cluster.fully_satisfied());
+//! verify_capacity(&cluster).unwrap();
+//! verify_constraints(&cluster).unwrap();
+//!
+//! // Bin-packing fills node-1 first (ties go to the lowest node id).
+//! assert_eq!(cluster.node("node-1").unwrap().pod_count, 4);
+//! assert_eq!(cluster.node("node-2").unwrap().pod_count, 1);
+//! ```
+
 #![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+
 extern crate alloc;
-pub fn version() -> &'static str { "0.1.0" }
+
+mod cluster;
+mod controllers;
+mod error;
+pub mod events;
+pub mod model;
+mod reconcile;
+mod scheduler;
+pub mod simulator;
+pub mod verify;
+mod views;
+pub mod workload;
+
+pub use cluster::{
+    Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy,
+    DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
+};
+pub use controllers::PdbStatus;
+pub use error::Error;
+pub use events::{EventRecord, EventType, Reason, RenderedEvent};
+pub use model::{
+    labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec,
+    PodTemplate, Resources, RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
+    TolerationOperator,
+};
+pub use scheduler::{Explanation, NodeVerdict, OnBind, Unfit};
+pub use views::{AppStatus, NodeView, PodView};

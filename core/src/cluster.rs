@@ -1,0 +1,1264 @@
+//! Observed state and the indexes that keep it cheap.
+//!
+//! The cluster owns nodes, Deployments, pods, budgets, services and the event
+//! log. It keeps its books incrementally (allocated resources per node, pods per
+//! node and per owner, counts per revision, inter-pod affinity counts per
+//! topology domain) so a bind, an unbind or a quiet pass costs what changed, not
+//! what exists. `verify` never reads these books: it recomputes from the pods.
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use crate::error::Error;
+use crate::events::{EventRecord, EventType, Message, ObjectRef, Reason, RenderedEvent};
+use crate::model::*;
+
+/// A node's slot; dense, assigned at first registration, reused when the same
+/// name registers again. Ties in scoring go to the lowest id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// A Deployment's slot; never reused, so an id in an old event stays meaningful.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ControllerId(pub u32);
+
+/// How the scheduler ranks feasible nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ScorePolicy {
+    /// The tightest fit: least room left after placing (Kubernetes' MostAllocated).
+    #[default]
+    BinPack,
+    /// The least loaded: most room left after placing (Kubernetes' LeastAllocated).
+    LeastLoaded,
+}
+
+impl ScorePolicy {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ScorePolicy::BinPack => "binpack",
+            ScorePolicy::LeastLoaded => "leastloaded",
+        }
+    }
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        match s {
+            "binpack" | "BinPack" => Ok(ScorePolicy::BinPack),
+            "leastloaded" | "LeastLoaded" => Ok(ScorePolicy::LeastLoaded),
+            _ => Err(Error::invalid("policy", s, "binpack or leastloaded")),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PodPhase {
+    /// Created, not yet bound to a node.
+    Pending,
+    /// Bound to a node (Ready once its readiness delay has passed).
+    Running,
+    /// Its node went NotReady or was removed; it will be deleted and replaced.
+    Lost,
+}
+
+impl PodPhase {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PodPhase::Pending => "Pending",
+            PodPhase::Running => "Running",
+            PodPhase::Lost => "Lost",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct NodeState {
+    pub spec: NodeSpec,
+    /// Sum of the requests of the pods bound here. Always `fits_in(capacity)`.
+    pub allocated: Resources,
+    /// Keys of the pods bound here; each pod records its position (`node_slot`).
+    pub pods: Vec<u32>,
+    /// The NodeReady condition.
+    pub ready: bool,
+    /// Whether its kubelet is alive and heart-beating (the simulation's switch).
+    pub beating: bool,
+    /// The tick of the last heartbeat, meaningful while `!beating`.
+    pub last_heartbeat: u64,
+    pub cordoned: bool,
+    pub draining: bool,
+    /// The last FailedEviction message of a blocked drain, to log changes only.
+    pub drain_blocked: Option<String>,
+    pub removed: bool,
+}
+
+impl NodeState {
+    pub fn free(&self) -> Resources {
+        self.spec.capacity.saturating_sub(&self.allocated)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Pod {
+    /// Unique for the life of the cluster (slab keys are reused; uids are not).
+    pub uid: u64,
+    pub controller: ControllerId,
+    pub ordinal: u32,
+    pub revision: u32,
+    pub node: Option<NodeId>,
+    /// Position in `nodes[node].pods`; meaningful while bound.
+    pub node_slot: u32,
+    pub phase: PodPhase,
+    pub ready: bool,
+    pub bound_at: u64,
+    /// The serial of the last FailedScheduling message this pod was told.
+    pub reported: u32,
+}
+
+/// One revision of a Deployment's template, with what the affinity index
+/// precomputed for it.
+#[derive(Clone, Debug)]
+pub(crate) struct Revision {
+    pub template: PodTemplate,
+    /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`.
+    pub hash: String,
+    /// Terms (by index) whose selector matches this template's labels.
+    pub matching_terms: Vec<u32>,
+    pub affinity_ids: Vec<u32>,
+    pub anti_ids: Vec<u32>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub pods: u32,
+    pub bound: u32,
+    pub ready: u32,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Controller {
+    pub name: String,
+    pub replicas: u32,
+    pub strategy: RollingUpdate,
+    /// Revision `r` is `revisions[r - 1]`.
+    pub revisions: Vec<Revision>,
+    pub current: u32,
+    pub pods: BTreeMap<u32, u32>,
+    pub pending: BTreeSet<u32>,
+    pub next_ordinal: u32,
+    pub counts: BTreeMap<u32, Counts>,
+    pub deleted: bool,
+    /// Epochs at which scheduling last left pods pending; no retry until
+    /// something that could help has happened.
+    pub blocked: Option<(u64, u64)>,
+    /// Per revision: the last FailedScheduling message and its serial.
+    pub failure: BTreeMap<u32, (u32, String)>,
+    pub rolling: bool,
+}
+
+impl Controller {
+    pub fn total(&self) -> u32 {
+        self.pods.len() as u32
+    }
+    pub fn count(&self, rev: u32) -> Counts {
+        self.counts.get(&rev).copied().unwrap_or_default()
+    }
+    pub fn ready(&self) -> u32 {
+        self.counts.values().map(|c| c.ready).sum()
+    }
+    pub fn template(&self) -> &PodTemplate {
+        &self.revisions[self.current as usize - 1].template
+    }
+    pub fn has_affinity(&self) -> bool {
+        self.revisions.iter().any(|r| !r.affinity_ids.is_empty())
+    }
+}
+
+/// An inter-pod (anti-)affinity term and its counts per topology domain.
+#[derive(Clone, Debug)]
+pub(crate) struct TermState {
+    pub term: AffinityTerm,
+    /// The domain of each node for this term's topology key.
+    pub node_domain: Vec<Option<u32>>,
+    pub domains: BTreeMap<String, u32>,
+    /// Bound pods matching the selector, per domain.
+    pub matching: Vec<u32>,
+    /// Bound pods matching the selector, anywhere.
+    pub matching_total: u32,
+    /// Bound pods that carry this term as anti-affinity, per domain.
+    pub owners: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ServiceState {
+    pub spec: ServiceSpec,
+    pub endpoints: Vec<(ControllerId, u32)>,
+    pub dirty: bool,
+}
+
+/// What one pass changed, and what is still pending.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReconcileReport {
+    pub created: u32,
+    pub deleted: u32,
+    pub bound: u32,
+    pub collected: u32,
+    pub evicted: u32,
+    pub became_ready: u32,
+    pub endpoints_changed: u32,
+    /// Pods still Pending when the pass ended.
+    pub pending: u32,
+}
+
+impl ReconcileReport {
+    pub fn changed(&self) -> bool {
+        self.created
+            + self.deleted
+            + self.bound
+            + self.collected
+            + self.evicted
+            + self.became_ready
+            + self.endpoints_changed
+            > 0
+    }
+    pub(crate) fn add(&mut self, o: &ReconcileReport) {
+        self.created += o.created;
+        self.deleted += o.deleted;
+        self.bound += o.bound;
+        self.collected += o.collected;
+        self.evicted += o.evicted;
+        self.became_ready += o.became_ready;
+        self.endpoints_changed += o.endpoints_changed;
+        self.pending = o.pending;
+    }
+}
+
+/// The result of [`Cluster::reconcile_to_fixed_point`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FixedPoint {
+    /// True when the last pass changed nothing.
+    pub converged: bool,
+    /// Passes taken, including the final one that changed nothing.
+    pub passes: u32,
+    /// The sum of what every pass did.
+    pub total: ReconcileReport,
+}
+
+/// The most passes `reconcile_to_fixed_point` takes before it gives up.
+pub const PASS_BUDGET: u32 = 64;
+
+/// The cluster: nodes, Deployments, pods, budgets, services and the event log.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    pub(crate) now: u64,
+    pub(crate) nodes: Vec<NodeState>,
+    pub(crate) node_by_name: BTreeMap<String, NodeId>,
+    pub(crate) controllers: Vec<Controller>,
+    pub(crate) controller_by_name: BTreeMap<String, ControllerId>,
+    pub(crate) pods: Vec<Option<Pod>>,
+    pub(crate) free_keys: Vec<u32>,
+    pub(crate) next_uid: u64,
+    pub(crate) terms: Vec<TermState>,
+    pub(crate) term_by_value: BTreeMap<AffinityTerm, u32>,
+    pub(crate) pdbs: BTreeMap<String, PdbSpec>,
+    pub(crate) services: BTreeMap<String, ServiceState>,
+    pub(crate) events: Vec<EventRecord>,
+    /// Pods to mark Ready at a tick: (tick, key, uid).
+    pub(crate) ready_queue: BTreeSet<(u64, u32, u64)>,
+    /// Nodes whose kubelet is silent; only these are checked for NotReady.
+    pub(crate) silent: BTreeSet<NodeId>,
+    /// Bumped by anything that can make a pending pod schedulable: capacity
+    /// freed, a node added, relabelled, Ready or uncordoned.
+    pub(crate) capacity_epoch: u64,
+    /// Bumped by every bind (pod affinity can only be helped by a bind).
+    pub(crate) bind_epoch: u64,
+    pub(crate) failure_serial: u32,
+    pub(crate) heartbeat_timeout: u64,
+    pub(crate) pending_total: u32,
+    pub(crate) bound_total: u32,
+}
+
+impl Default for Cluster {
+    fn default() -> Self {
+        Cluster::new()
+    }
+}
+
+/// The default number of silent ticks after which a node is NotReady.
+pub const DEFAULT_HEARTBEAT_TIMEOUT: u64 = 3;
+
+impl Cluster {
+    pub fn new() -> Self {
+        Cluster {
+            now: 0,
+            nodes: Vec::new(),
+            node_by_name: BTreeMap::new(),
+            controllers: Vec::new(),
+            controller_by_name: BTreeMap::new(),
+            pods: Vec::new(),
+            free_keys: Vec::new(),
+            next_uid: 1,
+            terms: Vec::new(),
+            term_by_value: BTreeMap::new(),
+            pdbs: BTreeMap::new(),
+            services: BTreeMap::new(),
+            events: Vec::new(),
+            ready_queue: BTreeSet::new(),
+            silent: BTreeSet::new(),
+            capacity_epoch: 1,
+            bind_epoch: 1,
+            failure_serial: 0,
+            heartbeat_timeout: DEFAULT_HEARTBEAT_TIMEOUT,
+            pending_total: 0,
+            bound_total: 0,
+        }
+    }
+
+    // ----- time and events -------------------------------------------------
+
+    /// The cluster's clock, in ticks. Only the caller moves it.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Moves the clock forward (never back); pods whose readiness delay has
+    /// passed become Ready at the next pass.
+    pub fn set_now(&mut self, tick: u64) {
+        self.now = self.now.max(tick);
+    }
+
+    pub fn heartbeat_timeout(&self) -> u64 {
+        self.heartbeat_timeout
+    }
+
+    /// Silent ticks after which a node is declared NotReady (at least 1).
+    pub fn set_heartbeat_timeout(&mut self, ticks: u64) -> Result<(), Error> {
+        if ticks == 0 || ticks > 1_000_000 {
+            return Err(Error::invalid(
+                "heartbeat timeout",
+                &format!("{ticks}"),
+                "1 to 1000000 ticks",
+            ));
+        }
+        self.heartbeat_timeout = ticks;
+        Ok(())
+    }
+
+    pub(crate) fn record(
+        &mut self,
+        type_: EventType,
+        reason: Reason,
+        object: ObjectRef,
+        message: Message,
+    ) {
+        self.events.push(EventRecord {
+            tick: self.now,
+            type_,
+            reason,
+            object,
+            message,
+        });
+    }
+
+    pub(crate) fn note(
+        &mut self,
+        type_: EventType,
+        reason: Reason,
+        object: ObjectRef,
+        text: String,
+    ) {
+        self.record(type_, reason, object, Message::Text(text));
+    }
+
+    /// Every event so far, oldest first.
+    pub fn events(&self) -> &[EventRecord] {
+        &self.events
+    }
+
+    pub fn render_event(&self, e: &EventRecord) -> RenderedEvent {
+        let object = match &e.object {
+            ObjectRef::Node(n) => format!("node/{}", self.nodes[n.0 as usize].spec.name),
+            ObjectRef::Pod(c, o) => format!("pod/{}", self.pod_name(*c, *o)),
+            ObjectRef::Deployment(c) => {
+                format!("deployment/{}", self.controllers[c.0 as usize].name)
+            }
+            ObjectRef::Other { kind, name } => format!("{kind}/{name}"),
+        };
+        let message = match &e.message {
+            Message::CreatedPod(c, o) => format!("Created pod: {}", self.pod_name(*c, *o)),
+            Message::DeletedPod(c, o) => format!("Deleted pod: {}", self.pod_name(*c, *o)),
+            Message::Assigned(c, o, n) => {
+                format!(
+                    "Successfully assigned default/{} to {}",
+                    self.pod_name(*c, *o),
+                    self.nodes[n.0 as usize].spec.name
+                )
+            }
+            Message::Text(s) => s.clone(),
+        };
+        RenderedEvent {
+            tick: e.tick,
+            type_: e.type_.as_str(),
+            reason: e.reason.as_str(),
+            object,
+            message,
+        }
+    }
+
+    /// The whole log as text; what determinism tests compare.
+    pub fn rendered_events(&self) -> Vec<RenderedEvent> {
+        self.events.iter().map(|e| self.render_event(e)).collect()
+    }
+
+    pub fn pod_name(&self, c: ControllerId, ordinal: u32) -> String {
+        format!("{}-{}", self.controllers[c.0 as usize].name, ordinal)
+    }
+
+    // ----- nodes -----------------------------------------------------------
+
+    /// Registers a node, or re-registers an existing name with a new body.
+    /// Re-registration keeps the node's slot and state and releases the pods
+    /// the new body no longer admits (too small, relabelled, newly tainted).
+    pub fn add_node(&mut self, spec: NodeSpec) -> Result<NodeId, Error> {
+        spec.validate()?;
+        if let Some(&id) = self.node_by_name.get(&spec.name) {
+            let n = &self.nodes[id.0 as usize];
+            if !n.removed {
+                if n.spec != spec {
+                    self.reregister(id, spec);
+                }
+                return Ok(id);
+            }
+            // A removed node coming back: a fresh node in its old slot.
+            self.nodes[id.0 as usize] = fresh_node(spec.clone());
+            self.refresh_domains(id);
+            self.capacity_epoch += 1;
+            self.note(
+                EventType::Normal,
+                Reason::RegisteredNode,
+                ObjectRef::Node(id),
+                format!(
+                    "Node {} event: Registered Node {} in Controller",
+                    spec.name, spec.name
+                ),
+            );
+            return Ok(id);
+        }
+        let id = NodeId(self.nodes.len() as u32);
+        let name = spec.name.clone();
+        self.node_by_name.insert(name.clone(), id);
+        self.nodes.push(fresh_node(spec));
+        for t in 0..self.terms.len() {
+            self.terms[t].node_domain.push(None);
+        }
+        self.refresh_domains(id);
+        self.capacity_epoch += 1;
+        self.note(
+            EventType::Normal,
+            Reason::RegisteredNode,
+            ObjectRef::Node(id),
+            format!("Node {name} event: Registered Node {name} in Controller"),
+        );
+        Ok(id)
+    }
+
+    fn reregister(&mut self, id: NodeId, spec: NodeSpec) {
+        // Take the node's pods out of the affinity counts while its labels change.
+        let keys = self.nodes[id.0 as usize].pods.clone();
+        for &k in &keys {
+            self.affinity_count(k, id, false);
+        }
+        self.nodes[id.0 as usize].spec = spec;
+        self.refresh_domains(id);
+        for &k in &keys {
+            self.affinity_count(k, id, true);
+        }
+        // The kubelet admits again what it runs; whatever it would refuse is released.
+        let mut used = Resources::ZERO;
+        for &k in &keys {
+            let (c, o, rev) = {
+                let p = self.pod(k);
+                (p.controller, p.ordinal, p.revision)
+            };
+            let tpl = &self.controllers[c.0 as usize].revisions[rev as usize - 1].template;
+            let node = &self.nodes[id.0 as usize].spec;
+            let after = used.saturating_add(&tpl.requests);
+            let verdict = if !node.labels_match(&tpl.node_selector) {
+                Some((
+                    Reason::NodeAffinity,
+                    "the node no longer matches the pod's nodeSelector".to_string(),
+                ))
+            } else if let Some(t) = node
+                .taints
+                .iter()
+                .find(|t| t.effect != TaintEffect::PreferNoSchedule && !tpl.tolerates(t))
+            {
+                let r = if t.effect == TaintEffect::NoExecute {
+                    Reason::TaintManagerEviction
+                } else {
+                    Reason::NodeAffinity
+                };
+                Some((
+                    r,
+                    format!("the node now has taint {t} that the pod does not tolerate"),
+                ))
+            } else if after.cpu_millis > node.capacity.cpu_millis {
+                Some((
+                    Reason::OutOfcpu,
+                    format!(
+                        "the node re-registered with {} and cannot fit the pod's {}",
+                        node.capacity, tpl.requests
+                    ),
+                ))
+            } else if after.memory_mib > node.capacity.memory_mib {
+                Some((
+                    Reason::OutOfmemory,
+                    format!(
+                        "the node re-registered with {} and cannot fit the pod's {}",
+                        node.capacity, tpl.requests
+                    ),
+                ))
+            } else {
+                used = after;
+                None
+            };
+            if let Some((reason, why)) = verdict {
+                let name = self.pod_name(c, o);
+                self.note(
+                    EventType::Warning,
+                    reason,
+                    ObjectRef::Pod(c, o),
+                    format!(
+                        "Pod {name} released from node {}: {why}",
+                        self.nodes[id.0 as usize].spec.name
+                    ),
+                );
+                self.delete_pod(k, None);
+            }
+        }
+        self.capacity_epoch += 1;
+        let name = self.nodes[id.0 as usize].spec.name.clone();
+        self.note(
+            EventType::Normal,
+            Reason::RegisteredNode,
+            ObjectRef::Node(id),
+            format!(
+                "Node {name} re-registered with {}",
+                self.nodes[id.0 as usize].spec.capacity
+            ),
+        );
+    }
+
+    pub(crate) fn node_id(&self, name: &str) -> Result<NodeId, Error> {
+        match self.node_by_name.get(name) {
+            Some(&id) if !self.nodes[id.0 as usize].removed => Ok(id),
+            _ => Err(Error::not_found("node", name)),
+        }
+    }
+
+    /// Removes a node; its pods are lost and replaced elsewhere.
+    pub fn remove_node(&mut self, name: &str) -> Result<(), Error> {
+        let id = self.node_id(name)?;
+        self.lose_pods(id);
+        let n = &mut self.nodes[id.0 as usize];
+        n.removed = true;
+        n.ready = false;
+        self.silent.remove(&id);
+        self.note(
+            EventType::Normal,
+            Reason::RemovingNode,
+            ObjectRef::Node(id),
+            format!("Node {name} event: Removing Node {name} from Controller"),
+        );
+        Ok(())
+    }
+
+    /// Stops the node's kubelet: no more heartbeats. After the heartbeat
+    /// timeout the node is declared NotReady and its pods are lost.
+    pub fn fail_node(&mut self, name: &str) -> Result<(), Error> {
+        let id = self.node_id(name)?;
+        let now = self.now;
+        let n = &mut self.nodes[id.0 as usize];
+        if n.beating {
+            n.beating = false;
+            n.last_heartbeat = now;
+            self.silent.insert(id);
+        }
+        Ok(())
+    }
+
+    /// Restarts the node's kubelet; the node is Ready again at its next heartbeat.
+    pub fn recover_node(&mut self, name: &str) -> Result<(), Error> {
+        let id = self.node_id(name)?;
+        self.nodes[id.0 as usize].beating = true;
+        Ok(())
+    }
+
+    /// Marks the node unschedulable (kubectl cordon). Running pods stay.
+    pub fn cordon(&mut self, name: &str) -> Result<(), Error> {
+        let id = self.node_id(name)?;
+        if !self.nodes[id.0 as usize].cordoned {
+            self.nodes[id.0 as usize].cordoned = true;
+            self.note(
+                EventType::Normal,
+                Reason::NodeNotSchedulable,
+                ObjectRef::Node(id),
+                format!("Node {name} status is now: NodeNotSchedulable"),
+            );
+        }
+        Ok(())
+    }
+
+    /// Makes the node schedulable again (kubectl uncordon); also ends a drain.
+    pub fn uncordon(&mut self, name: &str) -> Result<(), Error> {
+        let id = self.node_id(name)?;
+        let n = &mut self.nodes[id.0 as usize];
+        n.draining = false;
+        n.drain_blocked = None;
+        if n.cordoned {
+            n.cordoned = false;
+            self.capacity_epoch += 1;
+            self.note(
+                EventType::Normal,
+                Reason::NodeSchedulable,
+                ObjectRef::Node(id),
+                format!("Node {name} status is now: NodeSchedulable"),
+            );
+        }
+        Ok(())
+    }
+
+    /// Heartbeats at the current tick: a silent node whose kubelet is back
+    /// beats again and, if it was NotReady, is Ready. A beating node's
+    /// heartbeat is implicit, so this costs the silent nodes, not every node.
+    pub fn heartbeats(&mut self) {
+        let back: Vec<NodeId> = self
+            .silent
+            .iter()
+            .copied()
+            .filter(|id| self.nodes[id.0 as usize].beating)
+            .collect();
+        for id in back {
+            self.silent.remove(&id);
+            if !self.nodes[id.0 as usize].ready {
+                self.nodes[id.0 as usize].ready = true;
+                self.capacity_epoch += 1;
+                let name = self.nodes[id.0 as usize].spec.name.clone();
+                self.note(
+                    EventType::Normal,
+                    Reason::NodeReady,
+                    ObjectRef::Node(id),
+                    format!("Node {name} status is now: NodeReady"),
+                );
+            }
+        }
+    }
+
+    /// Node lifecycle at the current tick: a node silent for longer than the
+    /// heartbeat timeout goes NotReady, its pods are lost and its capacity freed.
+    pub fn detect_failures(&mut self) {
+        let now = self.now;
+        let timeout = self.heartbeat_timeout;
+        let due: Vec<NodeId> = self
+            .silent
+            .iter()
+            .copied()
+            .filter(|id| {
+                let n = &self.nodes[id.0 as usize];
+                !n.beating && n.ready && now.saturating_sub(n.last_heartbeat) > timeout
+            })
+            .collect();
+        for id in due {
+            self.nodes[id.0 as usize].ready = false;
+            let n = &self.nodes[id.0 as usize];
+            let name = n.spec.name.clone();
+            let silent_for = now - n.last_heartbeat;
+            self.note(
+                EventType::Warning,
+                Reason::NodeNotReady,
+                ObjectRef::Node(id),
+                format!(
+                    "Node {name} status is now: NodeNotReady (no heartbeat for {silent_for} ticks)"
+                ),
+            );
+            self.lose_pods(id);
+        }
+    }
+
+    /// Every pod on the node becomes Lost and its capacity is freed at once;
+    /// the next pass deletes them and their controllers replace them.
+    fn lose_pods(&mut self, id: NodeId) {
+        let keys = self.nodes[id.0 as usize].pods.clone();
+        let name = self.nodes[id.0 as usize].spec.name.clone();
+        for k in keys {
+            let (c, o) = {
+                let p = self.pod(k);
+                (p.controller, p.ordinal)
+            };
+            self.unbind(k);
+            self.pod_mut(k).phase = PodPhase::Lost;
+            let pod = self.pod_name(c, o);
+            self.note(
+                EventType::Warning,
+                Reason::TaintManagerEviction,
+                ObjectRef::Pod(c, o),
+                format!("Marking for deletion Pod {pod}: node {name} is NotReady"),
+            );
+        }
+    }
+
+    // ----- Deployments -----------------------------------------------------
+
+    pub(crate) fn controller_id(&self, name: &str) -> Result<ControllerId, Error> {
+        self.controller_by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| Error::not_found("app", name))
+    }
+
+    /// Creates a Deployment. Its pods are created by the next pass.
+    pub fn deploy(&mut self, spec: DeploymentSpec) -> Result<ControllerId, Error> {
+        spec.validate()?;
+        if self.controller_by_name.contains_key(&spec.name) {
+            return Err(Error::AlreadyExists {
+                kind: "app",
+                name: spec.name,
+            });
+        }
+        let id = ControllerId(self.controllers.len() as u32);
+        self.controllers.push(Controller {
+            name: spec.name.clone(),
+            replicas: spec.replicas,
+            strategy: spec.strategy,
+            revisions: Vec::new(),
+            current: 0,
+            pods: BTreeMap::new(),
+            pending: BTreeSet::new(),
+            next_ordinal: 0,
+            counts: BTreeMap::new(),
+            deleted: false,
+            blocked: None,
+            failure: BTreeMap::new(),
+            rolling: false,
+        });
+        self.controller_by_name.insert(spec.name.clone(), id);
+        self.current_revision_for(id, spec.template);
+        self.mark_services_for(id);
+        self.note(
+            EventType::Normal,
+            Reason::Created,
+            ObjectRef::Deployment(id),
+            format!(
+                "Deployment {} created with {} replicas",
+                spec.name, spec.replicas
+            ),
+        );
+        Ok(id)
+    }
+
+    /// Sets the desired replica count.
+    pub fn scale(&mut self, name: &str, replicas: u32) -> Result<(), Error> {
+        let id = self.controller_id(name)?;
+        validate_replicas(name, replicas)?;
+        let c = &mut self.controllers[id.0 as usize];
+        if c.replicas != replicas {
+            let from = c.replicas;
+            c.replicas = replicas;
+            self.note(
+                EventType::Normal,
+                Reason::ScalingReplicaSet,
+                ObjectRef::Deployment(id),
+                format!("Scaled deployment {name} from {from} to {replicas} replicas"),
+            );
+        }
+        Ok(())
+    }
+
+    /// Applies a new pod template: a roll to a new revision (or back to an
+    /// old one whose template is identical, as Kubernetes reuses its ReplicaSet).
+    pub fn roll(&mut self, name: &str, template: PodTemplate) -> Result<(), Error> {
+        let id = self.controller_id(name)?;
+        template.validate(name)?;
+        if *self.controllers[id.0 as usize].template() == template {
+            return Ok(());
+        }
+        let prev = self.controllers[id.0 as usize].current;
+        self.current_revision_for(id, template);
+        let c = &mut self.controllers[id.0 as usize];
+        c.rolling = true;
+        let (cur, hash) = (c.current, c.revisions[c.current as usize - 1].hash.clone());
+        let old_hash = c.revisions[prev as usize - 1].hash.clone();
+        let version = c.revisions[cur as usize - 1].template.version.clone();
+        self.note(EventType::Normal, Reason::RollingUpdate, ObjectRef::Deployment(id), format!("Rolling deployment {name} from replica set {name}-{old_hash} to {name}-{hash} (revision {cur}, version {version})"));
+        Ok(())
+    }
+
+    /// Rolls back to the template before the current one.
+    pub fn rollback(&mut self, name: &str) -> Result<(), Error> {
+        let id = self.controller_id(name)?;
+        let c = &self.controllers[id.0 as usize];
+        // The newest revision other than the current one.
+        let prev = (1..=c.revisions.len() as u32)
+            .rev()
+            .find(|&r| r != c.current);
+        match prev {
+            Some(r) => {
+                let t = c.revisions[r as usize - 1].template.clone();
+                self.roll(name, t)
+            }
+            None => Err(Error::Invalid(format!("app {name} has no previous revision to roll back to; expected an app that has been rolled at least once"))),
+        }
+    }
+
+    /// Changes the rolling-update strategy.
+    pub fn set_strategy(&mut self, name: &str, strategy: RollingUpdate) -> Result<(), Error> {
+        let id = self.controller_id(name)?;
+        strategy.validate(name)?;
+        self.controllers[id.0 as usize].strategy = strategy;
+        Ok(())
+    }
+
+    /// Deletes a Deployment and, cascading, its pods.
+    pub fn delete_app(&mut self, name: &str) -> Result<(), Error> {
+        let id = self.controller_id(name)?;
+        let keys: Vec<u32> = self.controllers[id.0 as usize]
+            .pods
+            .values()
+            .copied()
+            .collect();
+        for k in keys {
+            self.delete_pod(k, Some(Reason::SuccessfulDelete));
+        }
+        self.controllers[id.0 as usize].deleted = true;
+        self.controller_by_name.remove(name);
+        self.note(
+            EventType::Normal,
+            Reason::Deleted,
+            ObjectRef::Deployment(id),
+            format!("Deployment {name} deleted"),
+        );
+        Ok(())
+    }
+
+    /// Finds or appends the revision for `template` and makes it current.
+    fn current_revision_for(&mut self, id: ControllerId, template: PodTemplate) {
+        let existing = self.controllers[id.0 as usize]
+            .revisions
+            .iter()
+            .position(|r| r.template == template);
+        let rev = match existing {
+            Some(i) => i as u32 + 1,
+            None => {
+                let hash = template_hash(&template);
+                let mut affinity_ids = Vec::new();
+                let mut anti_ids = Vec::new();
+                for t in &template.affinity {
+                    affinity_ids.push(self.term_id(t));
+                }
+                for t in &template.anti_affinity {
+                    anti_ids.push(self.term_id(t));
+                }
+                let matching_terms = self
+                    .terms
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.term.selector.matches(&template.labels))
+                    .map(|(i, _)| i as u32)
+                    .collect();
+                let c = &mut self.controllers[id.0 as usize];
+                c.revisions.push(Revision {
+                    template,
+                    hash,
+                    matching_terms,
+                    affinity_ids,
+                    anti_ids,
+                });
+                c.revisions.len() as u32
+            }
+        };
+        let c = &mut self.controllers[id.0 as usize];
+        c.current = rev;
+        c.blocked = None;
+    }
+
+    /// The index of a term, creating it (and counting the pods that match it
+    /// already) the first time it is seen.
+    fn term_id(&mut self, term: &AffinityTerm) -> u32 {
+        if let Some(&i) = self.term_by_value.get(term) {
+            return i;
+        }
+        let i = self.terms.len() as u32;
+        let mut ts = TermState {
+            term: term.clone(),
+            node_domain: Vec::with_capacity(self.nodes.len()),
+            domains: BTreeMap::new(),
+            matching: Vec::new(),
+            matching_total: 0,
+            owners: Vec::new(),
+        };
+        for n in &self.nodes {
+            let d = n
+                .spec
+                .topology_value(&term.topology_key)
+                .map(|v| intern_domain(&mut ts, v));
+            ts.node_domain.push(d);
+        }
+        self.terms.push(ts);
+        self.term_by_value.insert(term.clone(), i);
+        // Existing templates that the selector matches, and their bound pods.
+        for c in 0..self.controllers.len() {
+            for r in 0..self.controllers[c].revisions.len() {
+                if term
+                    .selector
+                    .matches(&self.controllers[c].revisions[r].template.labels)
+                {
+                    self.controllers[c].revisions[r].matching_terms.push(i);
+                    let keys: Vec<u32> = self.controllers[c].pods.values().copied().collect();
+                    for k in keys {
+                        let p = self.pod(k);
+                        if p.revision as usize == r + 1 {
+                            if let Some(n) = p.node {
+                                let ts = &mut self.terms[i as usize];
+                                ts.matching_total += 1;
+                                if let Some(d) = ts.node_domain[n.0 as usize] {
+                                    ts.matching[d as usize] += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        i
+    }
+
+    fn refresh_domains(&mut self, id: NodeId) {
+        for t in 0..self.terms.len() {
+            let ts = &mut self.terms[t];
+            let d = self.nodes[id.0 as usize]
+                .spec
+                .topology_value(&ts.term.topology_key)
+                .map(|v| intern_domain(ts, v));
+            ts.node_domain[id.0 as usize] = d;
+        }
+    }
+
+    // ----- pods ------------------------------------------------------------
+
+    pub(crate) fn pod(&self, k: u32) -> &Pod {
+        self.pods[k as usize]
+            .as_ref()
+            .expect("a pod key in an index should name a live pod")
+    }
+
+    pub(crate) fn pod_mut(&mut self, k: u32) -> &mut Pod {
+        self.pods[k as usize]
+            .as_mut()
+            .expect("a pod key in an index should name a live pod")
+    }
+
+    pub(crate) fn revision_of(&self, p: &Pod) -> &Revision {
+        &self.controllers[p.controller.0 as usize].revisions[p.revision as usize - 1]
+    }
+
+    /// Creates a Pending pod of the controller's current revision.
+    pub(crate) fn create_pod(&mut self, id: ControllerId) {
+        let uid = self.next_uid;
+        self.next_uid += 1;
+        let c = &mut self.controllers[id.0 as usize];
+        let ordinal = c.next_ordinal;
+        c.next_ordinal += 1;
+        let revision = c.current;
+        let pod = Pod {
+            uid,
+            controller: id,
+            ordinal,
+            revision,
+            node: None,
+            node_slot: 0,
+            phase: PodPhase::Pending,
+            ready: false,
+            bound_at: 0,
+            reported: 0,
+        };
+        let key = match self.free_keys.pop() {
+            Some(k) => {
+                self.pods[k as usize] = Some(pod);
+                k
+            }
+            None => {
+                self.pods.push(Some(pod));
+                self.pods.len() as u32 - 1
+            }
+        };
+        let c = &mut self.controllers[id.0 as usize];
+        c.pods.insert(ordinal, key);
+        c.pending.insert(ordinal);
+        c.counts.entry(revision).or_default().pods += 1;
+        c.blocked = None;
+        self.pending_total += 1;
+        self.record(
+            EventType::Normal,
+            Reason::SuccessfulCreate,
+            ObjectRef::Deployment(id),
+            Message::CreatedPod(id, ordinal),
+        );
+    }
+
+    /// Deletes a pod; logs `reason` (SuccessfulDelete, Evicted...) when given.
+    pub(crate) fn delete_pod(&mut self, k: u32, reason: Option<Reason>) {
+        if self.pod(k).node.is_some() {
+            self.unbind(k);
+        }
+        let p = self.pods[k as usize]
+            .take()
+            .expect("a pod key to delete should name a live pod");
+        self.free_keys.push(k);
+        let c = &mut self.controllers[p.controller.0 as usize];
+        c.pods.remove(&p.ordinal);
+        if c.pending.remove(&p.ordinal) {
+            self.pending_total -= 1;
+        }
+        if let Some(cnt) = c.counts.get_mut(&p.revision) {
+            cnt.pods -= 1;
+            if cnt.pods == 0 {
+                c.counts.remove(&p.revision);
+            }
+        }
+        if let Some(r) = reason {
+            let obj = if r == Reason::SuccessfulDelete {
+                ObjectRef::Deployment(p.controller)
+            } else {
+                ObjectRef::Pod(p.controller, p.ordinal)
+            };
+            self.record(
+                EventType::Normal,
+                r,
+                obj,
+                Message::DeletedPod(p.controller, p.ordinal),
+            );
+        }
+    }
+
+    /// Binds a pending pod. The caller (the scheduler) has checked every filter.
+    pub(crate) fn bind(&mut self, k: u32, n: NodeId) {
+        let now = self.now;
+        let (c, o, rev, req, ready_after) = {
+            let p = self.pod(k);
+            let r = self.revision_of(p);
+            (
+                p.controller,
+                p.ordinal,
+                p.revision,
+                r.template.requests,
+                r.template.ready_after,
+            )
+        };
+        let node = &mut self.nodes[n.0 as usize];
+        node.allocated = node.allocated.saturating_add(&req);
+        debug_assert!(
+            node.allocated.fits_in(&node.spec.capacity),
+            "a bind must never overcommit a node"
+        );
+        let slot = node.pods.len() as u32;
+        node.pods.push(k);
+        let uid = {
+            let p = self.pod_mut(k);
+            p.node = Some(n);
+            p.node_slot = slot;
+            p.phase = PodPhase::Running;
+            p.bound_at = now;
+            p.uid
+        };
+        self.affinity_count(k, n, true);
+        let ctl = &mut self.controllers[c.0 as usize];
+        ctl.pending.remove(&o);
+        ctl.counts.entry(rev).or_default().bound += 1;
+        self.pending_total -= 1;
+        self.bound_total += 1;
+        self.bind_epoch += 1;
+        self.record(
+            EventType::Normal,
+            Reason::Scheduled,
+            ObjectRef::Pod(c, o),
+            Message::Assigned(c, o, n),
+        );
+        if ready_after == 0 {
+            self.set_ready(k);
+        } else {
+            self.ready_queue.insert((now + ready_after as u64, k, uid));
+        }
+    }
+
+    /// Takes a bound pod off its node, freeing its requests. The pod stays,
+    /// unbound and not ready; the caller decides its fate.
+    pub(crate) fn unbind(&mut self, k: u32) {
+        let (n, slot, c, rev, ready) = {
+            let p = self.pod(k);
+            (
+                p.node.expect("unbind needs a bound pod"),
+                p.node_slot,
+                p.controller,
+                p.revision,
+                p.ready,
+            )
+        };
+        let req = self.revision_of(self.pod(k)).template.requests;
+        self.affinity_count(k, n, false);
+        let node = &mut self.nodes[n.0 as usize];
+        node.allocated = node.allocated.saturating_sub(&req);
+        let last = node.pods.len() as u32 - 1;
+        node.pods.swap_remove(slot as usize);
+        if slot != last {
+            let moved = node.pods[slot as usize];
+            self.pod_mut(moved).node_slot = slot;
+        }
+        let p = self.pod_mut(k);
+        p.node = None;
+        p.ready = false;
+        let ctl = &mut self.controllers[c.0 as usize];
+        if let Some(cnt) = ctl.counts.get_mut(&rev) {
+            cnt.bound -= 1;
+            if ready {
+                cnt.ready -= 1;
+            }
+        }
+        if ready {
+            self.mark_services_for(c);
+        }
+        self.bound_total -= 1;
+        self.capacity_epoch += 1;
+    }
+
+    pub(crate) fn set_ready(&mut self, k: u32) {
+        let (c, rev) = {
+            let p = self.pod_mut(k);
+            if p.ready || p.node.is_none() {
+                return;
+            }
+            p.ready = true;
+            (p.controller, p.revision)
+        };
+        self.controllers[c.0 as usize]
+            .counts
+            .entry(rev)
+            .or_default()
+            .ready += 1;
+        self.mark_services_for(c);
+    }
+
+    /// Adds or removes a bound pod from the inter-pod affinity counts.
+    fn affinity_count(&mut self, k: u32, n: NodeId, add: bool) {
+        let p = self.pod(k);
+        let r = &self.controllers[p.controller.0 as usize].revisions[p.revision as usize - 1];
+        if r.matching_terms.is_empty() && r.anti_ids.is_empty() {
+            return;
+        }
+        let (matching, anti) = (r.matching_terms.clone(), r.anti_ids.clone());
+        let bump = |v: &mut u32| {
+            if add {
+                *v += 1
+            } else {
+                *v -= 1
+            }
+        };
+        for t in matching {
+            let ts = &mut self.terms[t as usize];
+            bump(&mut ts.matching_total);
+            if let Some(d) = ts.node_domain[n.0 as usize] {
+                bump(&mut ts.matching[d as usize]);
+            }
+        }
+        for t in anti {
+            let ts = &mut self.terms[t as usize];
+            if let Some(d) = ts.node_domain[n.0 as usize] {
+                bump(&mut ts.owners[d as usize]);
+            }
+        }
+    }
+
+    /// Promotes the pods whose readiness delay has passed. Costs only the
+    /// pods that become Ready.
+    pub(crate) fn promote_ready(&mut self) -> u32 {
+        let mut n = 0;
+        while let Some(&(tick, k, uid)) = self.ready_queue.first() {
+            if tick > self.now {
+                break;
+            }
+            self.ready_queue.pop_first();
+            let live = matches!(&self.pods.get(k as usize), Some(Some(p)) if p.uid == uid && p.node.is_some());
+            if live && !self.pod(k).ready {
+                self.set_ready(k);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    // ----- services --------------------------------------------------------
+
+    pub(crate) fn mark_services_for(&mut self, c: ControllerId) {
+        if self.services.is_empty() {
+            return;
+        }
+        let ctl = &self.controllers[c.0 as usize];
+        for s in self.services.values_mut() {
+            if ctl
+                .revisions
+                .iter()
+                .any(|r| s.spec.selector.matches(&r.template.labels))
+            {
+                s.dirty = true;
+            }
+        }
+    }
+}
+
+fn fresh_node(spec: NodeSpec) -> NodeState {
+    NodeState {
+        spec,
+        allocated: Resources::ZERO,
+        pods: Vec::new(),
+        ready: true,
+        beating: true,
+        last_heartbeat: 0,
+        cordoned: false,
+        draining: false,
+        drain_blocked: None,
+        removed: false,
+    }
+}
+
+fn intern_domain(ts: &mut TermState, v: &str) -> u32 {
+    if let Some(&d) = ts.domains.get(v) {
+        return d;
+    }
+    let d = ts.matching.len() as u32;
+    ts.domains.insert(v.to_string(), d);
+    ts.matching.push(0);
+    ts.owners.push(0);
+    d
+}
+
+/// A stable short hash of a template (FNV-1a over its debug form), as
+/// Kubernetes names ReplicaSets `deployment-<pod-template-hash>`.
+fn template_hash(t: &PodTemplate) -> String {
+    let text = format!("{:?}", t);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    // Kubernetes' safe alphabet: no vowels, no look-alikes.
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut s = String::new();
+    for _ in 0..8 {
+        s.push(ALPHABET[(h % ALPHABET.len() as u64) as usize] as char);
+        h /= ALPHABET.len() as u64;
+    }
+    s
+}
+
+impl NodeSpec {
+    pub(crate) fn labels_match(&self, selector: &Labels) -> bool {
+        selector.iter().all(|(k, v)| self.labels.get(k) == Some(v))
+    }
+}

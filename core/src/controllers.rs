@@ -1,0 +1,539 @@
+//! Controllers: Deployments (replicas and rolling updates), disruption
+//! (PodDisruptionBudgets, the eviction call, drains) and endpoints.
+//!
+//! Each works from the cluster's incremental counts; none scans every pod.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase, ServiceState};
+use crate::error::Error;
+use crate::events::{EventType, Message, ObjectRef, Reason};
+use crate::model::{Budget, PdbSpec, ServiceSpec};
+
+/// A PodDisruptionBudget's status, as Kubernetes reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PdbStatus {
+    pub name: String,
+    pub selector: String,
+    /// Pods the owning Deployments want (the sum of their replicas).
+    pub expected_pods: u32,
+    pub current_healthy: u32,
+    pub desired_healthy: u32,
+    pub disruptions_allowed: u32,
+}
+
+impl Cluster {
+    // ----- Deployments -----------------------------------------------------
+
+    /// Deletes the pods that were lost with their node.
+    pub(crate) fn collect_lost(&mut self) -> u32 {
+        let mut n = 0;
+        for c in 0..self.controllers.len() {
+            // Lost pods are unbound and not pending: pods - bound - pending.
+            let ctl = &self.controllers[c];
+            let unbound: u32 = ctl.counts.values().map(|x| x.pods - x.bound).sum();
+            if unbound == ctl.pending.len() as u32 {
+                continue;
+            }
+            let lost: Vec<u32> = ctl
+                .pods
+                .values()
+                .copied()
+                .filter(|&k| self.pod(k).phase == PodPhase::Lost)
+                .collect();
+            for k in lost {
+                self.delete_pod(k, None);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Moves one Deployment toward its spec: creates missing pods, deletes
+    /// surplus ones and, during a roll, replaces old pods within maxSurge and
+    /// maxUnavailable. Returns (created, deleted).
+    pub(crate) fn sync_deployment(&mut self, id: ControllerId) -> (u32, u32) {
+        let ctl = &self.controllers[id.0 as usize];
+        if ctl.deleted {
+            return (0, 0);
+        }
+        let replicas = ctl.replicas;
+        let cur = ctl.current;
+        let total = ctl.total();
+        let new = ctl.count(cur);
+        let old_pods = total - new.pods;
+        let (mut created, mut deleted) = (0, 0);
+        if old_pods == 0 {
+            if total < replicas {
+                for _ in total..replicas {
+                    self.create_pod(id);
+                }
+                created = replicas - total;
+            } else if total > replicas {
+                deleted = self.delete_surplus(id, total - replicas, |_| true);
+            }
+            self.check_rollout_complete(id);
+            return (created, deleted);
+        }
+
+        // A roll: Kubernetes' reconcileNewReplicaSet, then reconcileOldReplicaSets.
+        let (surge, unavailable) = ctl.strategy.resolve(replicas);
+        let min_available = replicas.saturating_sub(unavailable);
+        let (name, hash) = (
+            ctl.name.clone(),
+            ctl.revisions[cur as usize - 1].hash.clone(),
+        );
+        if new.pods < replicas {
+            let room = (replicas + surge).saturating_sub(total);
+            let up = room.min(replicas - new.pods);
+            for _ in 0..up {
+                self.create_pod(id);
+            }
+            if up > 0 {
+                created += up;
+                self.note(
+                    EventType::Normal,
+                    Reason::ScalingReplicaSet,
+                    ObjectRef::Deployment(id),
+                    format!(
+                        "Scaled up replica set {name}-{hash} to {} from {}",
+                        new.pods + up,
+                        new.pods
+                    ),
+                );
+            }
+        } else if new.pods > replicas {
+            deleted += self.delete_surplus(id, new.pods - replicas, move |r| r == cur);
+        }
+
+        let ctl = &self.controllers[id.0 as usize];
+        let total = ctl.total();
+        let new = ctl.count(cur);
+        let available = ctl.ready();
+        let new_unavailable = new.pods - new.ready;
+        // Old pods that are not Ready cost no availability: they go first.
+        let max_scaled_down = total
+            .saturating_sub(min_available)
+            .saturating_sub(new_unavailable);
+        let unhealthy = self.pick_old(id, max_scaled_down, false);
+        // Then Ready old pods, as long as availability stays at the minimum.
+        let healthy_budget = available
+            .saturating_sub(min_available)
+            .min(max_scaled_down - unhealthy.len() as u32);
+        let healthy = self.pick_old(id, healthy_budget, true);
+        let down = unhealthy.len() as u32 + healthy.len() as u32;
+        for k in unhealthy.into_iter().chain(healthy) {
+            self.delete_pod(k, Some(Reason::SuccessfulDelete));
+        }
+        if down > 0 {
+            deleted += down;
+            let old_left = self.controllers[id.0 as usize].total()
+                - self.controllers[id.0 as usize].count(cur).pods;
+            self.note(
+                EventType::Normal,
+                Reason::ScalingReplicaSet,
+                ObjectRef::Deployment(id),
+                format!(
+                    "Scaled down old replica sets of {name} to {old_left} pods (from {})",
+                    old_left + down
+                ),
+            );
+        }
+        self.check_rollout_complete(id);
+        (created, deleted)
+    }
+
+    /// Up to `n` old-revision pods, Ready (`ready`) or not, in deletion order:
+    /// Pending first, then the highest ordinals.
+    fn pick_old(&self, id: ControllerId, n: u32, ready: bool) -> Vec<u32> {
+        if n == 0 {
+            return Vec::new();
+        }
+        let ctl = &self.controllers[id.0 as usize];
+        let cur = ctl.current;
+        let want = |k: &u32| {
+            let p = self.pod(*k);
+            p.revision != cur && p.ready == ready && p.phase != PodPhase::Lost
+        };
+        let mut out: Vec<u32> = ctl
+            .pending
+            .iter()
+            .rev()
+            .map(|o| ctl.pods[o])
+            .filter(|k| want(k))
+            .take(n as usize)
+            .collect();
+        if (out.len() as u32) < n {
+            let more: Vec<u32> = ctl
+                .pods
+                .values()
+                .rev()
+                .copied()
+                .filter(|k| want(k) && self.pod(*k).node.is_some())
+                .take(n as usize - out.len())
+                .collect();
+            out.extend(more);
+        }
+        out
+    }
+
+    /// Deletes `n` pods of revisions that `rev_ok` accepts: Pending first
+    /// (highest ordinal first), then the highest ordinals.
+    fn delete_surplus(&mut self, id: ControllerId, n: u32, rev_ok: impl Fn(u32) -> bool) -> u32 {
+        let ctl = &self.controllers[id.0 as usize];
+        let ok = |k: &u32| rev_ok(self.pod(*k).revision);
+        let mut victims: Vec<u32> = ctl
+            .pending
+            .iter()
+            .rev()
+            .map(|o| ctl.pods[o])
+            .filter(|k| ok(k))
+            .take(n as usize)
+            .collect();
+        if (victims.len() as u32) < n {
+            let more: Vec<u32> = ctl
+                .pods
+                .values()
+                .rev()
+                .copied()
+                .filter(|k| ok(k) && self.pod(*k).node.is_some())
+                .take(n as usize - victims.len())
+                .collect();
+            victims.extend(more);
+        }
+        let d = victims.len() as u32;
+        for k in victims {
+            self.delete_pod(k, Some(Reason::SuccessfulDelete));
+        }
+        d
+    }
+
+    fn check_rollout_complete(&mut self, id: ControllerId) {
+        let ctl = &self.controllers[id.0 as usize];
+        if !ctl.rolling {
+            return;
+        }
+        let cur = ctl.count(ctl.current);
+        if ctl.total() == cur.pods && cur.pods == ctl.replicas && cur.ready == ctl.replicas {
+            let (name, rev) = (ctl.name.clone(), ctl.current);
+            self.controllers[id.0 as usize].rolling = false;
+            self.note(
+                EventType::Normal,
+                Reason::RolloutComplete,
+                ObjectRef::Deployment(id),
+                format!("Deployment {name} successfully rolled out revision {rev}"),
+            );
+        }
+    }
+
+    // ----- PodDisruptionBudgets and eviction ---------------------------------
+
+    /// Adds (or replaces) a PodDisruptionBudget.
+    pub fn add_pdb(&mut self, spec: PdbSpec) -> Result<(), Error> {
+        spec.validate()?;
+        let name = spec.name.clone();
+        let what = match spec.budget {
+            Budget::MinAvailable(v) => format!("minAvailable {v}"),
+            Budget::MaxUnavailable(v) => format!("maxUnavailable {v}"),
+        };
+        self.note(
+            EventType::Normal,
+            Reason::Created,
+            ObjectRef::Other {
+                kind: "poddisruptionbudget",
+                name: name.clone(),
+            },
+            format!(
+                "PodDisruptionBudget {name} for {} with {what}",
+                spec.selector
+            ),
+        );
+        self.pdbs.insert(name, spec);
+        Ok(())
+    }
+
+    pub fn delete_pdb(&mut self, name: &str) -> Result<(), Error> {
+        self.pdbs
+            .remove(name)
+            .map(|_| ())
+            .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))
+    }
+
+    /// A budget's status, computed from the Deployments' counts: healthy pods
+    /// are Ready pods matching the selector; percentages round up, as
+    /// Kubernetes does for budgets.
+    pub fn pdb_status(&self, name: &str) -> Result<PdbStatus, Error> {
+        let spec = self
+            .pdbs
+            .get(name)
+            .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))?;
+        let mut expected = 0u32;
+        let mut healthy = 0u32;
+        for ctl in self.controllers.iter().filter(|c| !c.deleted) {
+            let mut owns = false;
+            for (i, r) in ctl.revisions.iter().enumerate() {
+                if spec.selector.matches(&r.template.labels) {
+                    owns = true;
+                    healthy += ctl.count(i as u32 + 1).ready;
+                }
+            }
+            if owns {
+                expected += ctl.replicas;
+            }
+        }
+        let desired = match spec.budget {
+            Budget::MinAvailable(v) => v.scaled(expected, true),
+            Budget::MaxUnavailable(v) => expected.saturating_sub(v.scaled(expected, true)),
+        };
+        Ok(PdbStatus {
+            name: name.to_string(),
+            selector: format!("{}", spec.selector),
+            expected_pods: expected,
+            current_healthy: healthy,
+            desired_healthy: desired,
+            disruptions_allowed: healthy.saturating_sub(desired),
+        })
+    }
+
+    pub fn pdb_names(&self) -> Vec<String> {
+        self.pdbs.keys().cloned().collect()
+    }
+
+    /// The eviction call: a voluntary disruption that every matching budget must
+    /// allow. A Ready pod needs disruptionsAllowed >= 1; a pod that is not Ready
+    /// costs no availability and may go while the budget is met (Kubernetes'
+    /// IfHealthyBudget). Refused with the budget's reason otherwise, changing
+    /// nothing.
+    pub fn evict(&mut self, pod: &str) -> Result<(), Error> {
+        let k = self.pod_key(pod)?;
+        self.check_eviction(k, pod)?;
+        let p = self.pod(k);
+        let (c, o) = (p.controller, p.ordinal);
+        let on = p.node.map(|n| self.nodes[n.0 as usize].spec.name.clone());
+        self.delete_pod(k, None);
+        let msg = match on {
+            Some(n) => format!("Evicted pod {pod} from node {n} (voluntary disruption)"),
+            None => format!("Evicted pod {pod} (voluntary disruption)"),
+        };
+        self.note(
+            EventType::Normal,
+            Reason::Evicted,
+            ObjectRef::Pod(c, o),
+            msg,
+        );
+        Ok(())
+    }
+
+    fn check_eviction(&self, k: u32, pod: &str) -> Result<(), Error> {
+        if self.pdbs.is_empty() {
+            return Ok(());
+        }
+        let p = self.pod(k);
+        let labels = &self.revision_of(p).template.labels;
+        for (name, spec) in &self.pdbs {
+            if !spec.selector.matches(labels) {
+                continue;
+            }
+            let st = self.pdb_status(name)?;
+            let refused = if p.ready {
+                st.disruptions_allowed == 0
+            } else {
+                st.current_healthy < st.desired_healthy
+            };
+            if refused {
+                return Err(Error::DisruptionBudget {
+                    pod: pod.to_string(),
+                    pdb: name.clone(),
+                    message: format!(
+                        "{} healthy pods, {} needed, {} disruptions allowed",
+                        st.current_healthy, st.desired_healthy, st.disruptions_allowed
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Cordons the node and starts evicting its pods through the eviction
+    /// call, as budgets allow, pass after pass until it is empty.
+    pub fn drain(&mut self, name: &str) -> Result<(), Error> {
+        let id = self.node_id(name)?;
+        self.cordon(name)?;
+        let n = &mut self.nodes[id.0 as usize];
+        if !n.draining {
+            n.draining = true;
+            let count = n.pods.len();
+            self.note(
+                EventType::Normal,
+                Reason::Drain,
+                ObjectRef::Node(id),
+                format!("Draining node {name}: evicting {count} pods as disruption budgets allow"),
+            );
+        }
+        Ok(())
+    }
+
+    /// One round of every drain: evict what the budgets allow now.
+    pub(crate) fn progress_drains(&mut self) -> u32 {
+        let mut evicted = 0;
+        for i in 0..self.nodes.len() {
+            if !self.nodes[i].draining || self.nodes[i].removed {
+                continue;
+            }
+            let id = NodeId(i as u32);
+            // Lowest pod name first, for a deterministic order.
+            let mut keys = self.nodes[i].pods.clone();
+            keys.sort_by_key(|&k| {
+                let p = self.pod(k);
+                (p.controller, p.ordinal)
+            });
+            let mut blocked = None;
+            for k in keys {
+                let p = self.pod(k);
+                let name = self.pod_name(p.controller, p.ordinal);
+                match self.evict(&name) {
+                    Ok(()) => evicted += 1,
+                    Err(e) => {
+                        if blocked.is_none() {
+                            blocked = Some(format!("{e}"));
+                        }
+                    }
+                }
+            }
+            let node_name = self.nodes[i].spec.name.clone();
+            if self.nodes[i].pods.is_empty() {
+                self.nodes[i].draining = false;
+                self.nodes[i].drain_blocked = None;
+                self.note(EventType::Normal, Reason::DrainComplete, ObjectRef::Node(id), format!("Node {node_name} drained: no pods left; it stays cordoned until uncordoned"));
+            } else if blocked != self.nodes[i].drain_blocked {
+                if let Some(m) = &blocked {
+                    self.note(
+                        EventType::Warning,
+                        Reason::FailedEviction,
+                        ObjectRef::Node(id),
+                        format!("Drain of {node_name} waits: {m}"),
+                    );
+                }
+                self.nodes[i].drain_blocked = blocked;
+            }
+        }
+        evicted
+    }
+
+    // ----- Services --------------------------------------------------------
+
+    /// Adds (or replaces) a Service; its endpoints follow at the next pass.
+    pub fn add_service(&mut self, spec: ServiceSpec) -> Result<(), Error> {
+        spec.validate()?;
+        let name = spec.name.clone();
+        self.note(
+            EventType::Normal,
+            Reason::Created,
+            ObjectRef::Other {
+                kind: "service",
+                name: name.clone(),
+            },
+            format!("Service {name} selects {}", spec.selector),
+        );
+        self.services.insert(
+            name,
+            ServiceState {
+                spec,
+                endpoints: Vec::new(),
+                dirty: true,
+            },
+        );
+        Ok(())
+    }
+
+    pub fn delete_service(&mut self, name: &str) -> Result<(), Error> {
+        self.services
+            .remove(name)
+            .map(|_| ())
+            .ok_or_else(|| Error::not_found("Service", name))
+    }
+
+    /// Recomputes the endpoints of the services whose pods changed readiness.
+    pub(crate) fn sync_endpoints(&mut self) -> u32 {
+        let mut changed = 0;
+        let names: Vec<String> = self
+            .services
+            .iter()
+            .filter(|(_, s)| s.dirty)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for name in names {
+            let sel = self.services[&name].spec.selector.clone();
+            let mut eps: Vec<(ControllerId, u32)> = Vec::new();
+            for (ci, ctl) in self.controllers.iter().enumerate() {
+                if ctl.deleted
+                    || !ctl
+                        .revisions
+                        .iter()
+                        .any(|r| sel.matches(&r.template.labels))
+                {
+                    continue;
+                }
+                for (&o, &k) in &ctl.pods {
+                    let p = self.pod(k);
+                    if p.ready && sel.matches(&self.revision_of(p).template.labels) {
+                        eps.push((ControllerId(ci as u32), o));
+                    }
+                }
+            }
+            let s = self
+                .services
+                .get_mut(&name)
+                .expect("a service named by the dirty list should exist");
+            s.dirty = false;
+            if s.endpoints != eps {
+                let old = core::mem::replace(&mut s.endpoints, eps.clone());
+                let added: Vec<String> = eps
+                    .iter()
+                    .filter(|e| !old.contains(e))
+                    .map(|&(c, o)| self.pod_name(c, o))
+                    .collect();
+                let removed: Vec<String> = old
+                    .iter()
+                    .filter(|e| !eps.contains(e))
+                    .map(|&(c, o)| self.pod_name(c, o))
+                    .collect();
+                let mut msg = format!("Endpoints of {name}: {} ready", eps.len());
+                if !added.is_empty() {
+                    msg.push_str(&format!("; added {}", summarize(&added)));
+                }
+                if !removed.is_empty() {
+                    msg.push_str(&format!("; removed {}", summarize(&removed)));
+                }
+                self.record(
+                    EventType::Normal,
+                    Reason::EndpointsUpdated,
+                    ObjectRef::Other {
+                        kind: "service",
+                        name: name.clone(),
+                    },
+                    Message::Text(msg),
+                );
+                changed += 1;
+            }
+        }
+        changed
+    }
+}
+
+/// "a, b, c" or "a, b, c and 7 more".
+fn summarize(names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut s = names
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        s.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    s
+}

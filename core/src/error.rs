@@ -1,0 +1,59 @@
+//! The one error type. Every variant says what was wrong and what was expected;
+//! an operation that returns an error has changed nothing.
+
+use alloc::format;
+use alloc::string::String;
+use core::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// A declaration or argument is malformed; the text says what and why.
+    Invalid(String),
+    /// A name that must be new is taken.
+    AlreadyExists { kind: &'static str, name: String },
+    /// A name that must exist does not.
+    NotFound { kind: &'static str, name: String },
+    /// A voluntary eviction refused because a PodDisruptionBudget allows no
+    /// more disruptions (Kubernetes answers 429 Too Many Requests here).
+    DisruptionBudget {
+        pod: String,
+        pdb: String,
+        message: String,
+    },
+}
+
+impl Error {
+    pub(crate) fn invalid(what: &str, got: &str, expected: &str) -> Error {
+        Error::Invalid(format!("{what} {got:?} is not valid; expected {expected}"))
+    }
+    pub(crate) fn not_found(kind: &'static str, name: &str) -> Error {
+        Error::NotFound {
+            kind,
+            name: name.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Invalid(s) => f.write_str(s),
+            Error::AlreadyExists { kind, name } => {
+                write!(
+                    f,
+                    "{kind} {name:?} already exists; expected a name not in use"
+                )
+            }
+            Error::NotFound { kind, name } => write!(
+                f,
+                "{kind} {name:?} not found; expected the name of an existing {kind}"
+            ),
+            Error::DisruptionBudget { pod, pdb, message } => {
+                write!(f, "Cannot evict pod {pod} as it would violate the pod's disruption budget {pdb}: {message}")
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}

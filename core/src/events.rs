@@ -1,0 +1,149 @@
+//! The event log, in Kubernetes' form: tick, type, reason, object, message.
+//!
+//! Records are compact (ids, not strings) because a 150,000-pod convergence
+//! writes 300,000 of them; [`crate::Cluster::render_event`] turns one into text.
+
+use alloc::string::String;
+
+use crate::cluster::{ControllerId, NodeId};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventType {
+    Normal,
+    Warning,
+}
+
+impl EventType {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            EventType::Normal => "Normal",
+            EventType::Warning => "Warning",
+        }
+    }
+}
+
+/// Reasons, named as Kubernetes names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reason {
+    RegisteredNode,
+    RemovingNode,
+    NodeReady,
+    NodeNotReady,
+    NodeNotSchedulable,
+    NodeSchedulable,
+    Scheduled,
+    FailedScheduling,
+    SuccessfulCreate,
+    SuccessfulDelete,
+    ScalingReplicaSet,
+    /// A pod on a NotReady node, or one that does not tolerate a NoExecute taint.
+    TaintManagerEviction,
+    /// The kubelet refused a pod after its node re-registered smaller.
+    OutOfcpu,
+    OutOfmemory,
+    /// The kubelet refused a pod whose nodeSelector no longer matches, or
+    /// that no longer tolerates a NoSchedule taint.
+    NodeAffinity,
+    Started,
+    Ready,
+    Evicted,
+    FailedEviction,
+    Drain,
+    DrainComplete,
+    RollingUpdate,
+    RolloutComplete,
+    EndpointsUpdated,
+    Created,
+    Deleted,
+    FailedEvent,
+}
+
+impl Reason {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Reason::RegisteredNode => "RegisteredNode",
+            Reason::RemovingNode => "RemovingNode",
+            Reason::NodeReady => "NodeReady",
+            Reason::NodeNotReady => "NodeNotReady",
+            Reason::NodeNotSchedulable => "NodeNotSchedulable",
+            Reason::NodeSchedulable => "NodeSchedulable",
+            Reason::Scheduled => "Scheduled",
+            Reason::FailedScheduling => "FailedScheduling",
+            Reason::SuccessfulCreate => "SuccessfulCreate",
+            Reason::SuccessfulDelete => "SuccessfulDelete",
+            Reason::ScalingReplicaSet => "ScalingReplicaSet",
+            Reason::TaintManagerEviction => "TaintManagerEviction",
+            Reason::OutOfcpu => "OutOfcpu",
+            Reason::OutOfmemory => "OutOfmemory",
+            Reason::NodeAffinity => "NodeAffinity",
+            Reason::Started => "Started",
+            Reason::Ready => "Ready",
+            Reason::Evicted => "Evicted",
+            Reason::FailedEviction => "FailedEviction",
+            Reason::Drain => "Drain",
+            Reason::DrainComplete => "DrainComplete",
+            Reason::RollingUpdate => "RollingUpdate",
+            Reason::RolloutComplete => "RolloutComplete",
+            Reason::EndpointsUpdated => "EndpointsUpdated",
+            Reason::Created => "Created",
+            Reason::Deleted => "Deleted",
+            Reason::FailedEvent => "FailedEvent",
+        }
+    }
+}
+
+/// What an event is about.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ObjectRef {
+    Node(NodeId),
+    /// A pod by owner and ordinal: `web-3`.
+    Pod(ControllerId, u32),
+    Deployment(ControllerId),
+    Other {
+        kind: &'static str,
+        name: String,
+    },
+}
+
+/// The part of a message that would cost an allocation on the hot path is kept
+/// as ids; everything else is text written when the event happens.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Message {
+    /// "Created pod: web-3"
+    CreatedPod(ControllerId, u32),
+    /// "Deleted pod: web-3"
+    DeletedPod(ControllerId, u32),
+    /// "Successfully assigned default/web-3 to node-2"
+    Assigned(ControllerId, u32, NodeId),
+    Text(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EventRecord {
+    pub tick: u64,
+    pub type_: EventType,
+    pub reason: Reason,
+    pub object: ObjectRef,
+    pub message: Message,
+}
+
+/// An event as text, for people and for comparing logs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RenderedEvent {
+    pub tick: u64,
+    pub type_: &'static str,
+    pub reason: &'static str,
+    /// `kind/name`, e.g. `pod/web-3` or `node/node-2`.
+    pub object: String,
+    pub message: String,
+}
+
+impl core::fmt::Display for RenderedEvent {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "t={:<4} {:<7} {:<20} {:<22} {}",
+            self.tick, self.type_, self.reason, self.object, self.message
+        )
+    }
+}

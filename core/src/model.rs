@@ -1,0 +1,696 @@
+//! Plain data: what a person declares. Nothing here knows about scheduling.
+//!
+//! Every declaration has a `validate` that says what is wrong in words; the
+//! cluster calls it before touching any state, so a refused declaration
+//! changes nothing.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::error::Error;
+
+/// The most replicas one Deployment may ask for. Far above Kubernetes' supported
+/// 150,000 pods per cluster; it exists so arithmetic on counts cannot overflow.
+pub const MAX_REPLICAS: u32 = 1_000_000;
+
+/// The topology key that names "the node itself".
+pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
+
+/// CPU in millicores and memory in MiB, the two resources the scheduler counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Resources {
+    pub cpu_millis: u64,
+    pub memory_mib: u64,
+}
+
+impl Resources {
+    pub const ZERO: Resources = Resources {
+        cpu_millis: 0,
+        memory_mib: 0,
+    };
+
+    pub const fn new(cpu_millis: u64, memory_mib: u64) -> Self {
+        Resources {
+            cpu_millis,
+            memory_mib,
+        }
+    }
+
+    /// Both components at most `other`'s.
+    pub fn fits_in(&self, other: &Resources) -> bool {
+        self.cpu_millis <= other.cpu_millis && self.memory_mib <= other.memory_mib
+    }
+
+    pub fn saturating_add(&self, o: &Resources) -> Resources {
+        Resources::new(
+            self.cpu_millis.saturating_add(o.cpu_millis),
+            self.memory_mib.saturating_add(o.memory_mib),
+        )
+    }
+
+    pub fn saturating_sub(&self, o: &Resources) -> Resources {
+        Resources::new(
+            self.cpu_millis.saturating_sub(o.cpu_millis),
+            self.memory_mib.saturating_sub(o.memory_mib),
+        )
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.cpu_millis == 0 && self.memory_mib == 0
+    }
+}
+
+impl fmt::Display for Resources {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cpu {}m, memory {}Mi", self.cpu_millis, self.memory_mib)
+    }
+}
+
+/// Labels on a node or a pod template. Ordered, so iteration is deterministic.
+pub type Labels = BTreeMap<String, String>;
+
+/// Builds labels from pairs: `labels(&[("app", "web")])`.
+pub fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A label selector in its `matchLabels` form: every pair must be present.
+/// An empty selector matches everything, as in Kubernetes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Selector {
+    pub match_labels: Labels,
+}
+
+impl Selector {
+    pub fn new(pairs: &[(&str, &str)]) -> Self {
+        Selector {
+            match_labels: labels(pairs),
+        }
+    }
+
+    pub fn matches(&self, l: &Labels) -> bool {
+        self.match_labels.iter().all(|(k, v)| l.get(k) == Some(v))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.match_labels.is_empty()
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for (k, v) in &self.match_labels {
+            if !first {
+                f.write_str(",")?;
+            }
+            first = false;
+            write!(f, "{}={}", k, v)?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TaintEffect {
+    /// New pods that do not tolerate it are not scheduled here.
+    NoSchedule,
+    /// The scheduler avoids the node for pods that do not tolerate it.
+    PreferNoSchedule,
+    /// Not scheduled, and running pods that do not tolerate it are evicted.
+    NoExecute,
+}
+
+impl TaintEffect {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TaintEffect::NoSchedule => "NoSchedule",
+            TaintEffect::PreferNoSchedule => "PreferNoSchedule",
+            TaintEffect::NoExecute => "NoExecute",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        match s {
+            "NoSchedule" => Ok(TaintEffect::NoSchedule),
+            "PreferNoSchedule" => Ok(TaintEffect::PreferNoSchedule),
+            "NoExecute" => Ok(TaintEffect::NoExecute),
+            _ => Err(Error::invalid(
+                "taint effect",
+                s,
+                "NoSchedule, PreferNoSchedule or NoExecute",
+            )),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Taint {
+    pub key: String,
+    pub value: String,
+    pub effect: TaintEffect,
+}
+
+impl Taint {
+    pub fn new(key: &str, value: &str, effect: TaintEffect) -> Self {
+        Taint {
+            key: key.to_string(),
+            value: value.to_string(),
+            effect,
+        }
+    }
+}
+
+impl fmt::Display for Taint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}:{}", self.key, self.value, self.effect.as_str())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TolerationOperator {
+    /// Key and value must both match.
+    Equal,
+    /// The key must match (an empty key tolerates every taint).
+    Exists,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Toleration {
+    pub key: String,
+    pub operator: TolerationOperator,
+    pub value: String,
+    /// `None` tolerates every effect.
+    pub effect: Option<TaintEffect>,
+}
+
+impl Toleration {
+    pub fn equal(key: &str, value: &str, effect: Option<TaintEffect>) -> Self {
+        Toleration {
+            key: key.to_string(),
+            operator: TolerationOperator::Equal,
+            value: value.to_string(),
+            effect,
+        }
+    }
+
+    pub fn exists(key: &str, effect: Option<TaintEffect>) -> Self {
+        Toleration {
+            key: key.to_string(),
+            operator: TolerationOperator::Exists,
+            value: String::new(),
+            effect,
+        }
+    }
+
+    /// Kubernetes' rule: effects agree (or the toleration names none), and
+    /// either Exists on the key (or on every key when the key is empty) or Equal
+    /// on key and value.
+    pub fn tolerates(&self, t: &Taint) -> bool {
+        if let Some(e) = self.effect {
+            if e != t.effect {
+                return false;
+            }
+        }
+        match self.operator {
+            TolerationOperator::Exists => self.key.is_empty() || self.key == t.key,
+            TolerationOperator::Equal => self.key == t.key && self.value == t.value,
+        }
+    }
+}
+
+/// A required (anti-)affinity term: pods matching `selector`, counted within the
+/// topology domain that `topology_key` names (the node itself by default).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AffinityTerm {
+    pub selector: Selector,
+    pub topology_key: String,
+}
+
+impl AffinityTerm {
+    pub fn new(selector: Selector, topology_key: Option<&str>) -> Self {
+        AffinityTerm {
+            selector,
+            topology_key: topology_key.unwrap_or(HOSTNAME_KEY).to_string(),
+        }
+    }
+}
+
+/// What every pod of a Deployment revision looks like.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodTemplate {
+    /// A version or image string; changing it (or anything else) starts a roll.
+    pub version: String,
+    pub requests: Resources,
+    pub labels: Labels,
+    pub node_selector: Labels,
+    pub tolerations: Vec<Toleration>,
+    /// Required pod affinity: the pod must land in a domain that already runs a
+    /// matching pod.
+    pub affinity: Vec<AffinityTerm>,
+    /// Required pod anti-affinity: no matching pod may share the domain.
+    pub anti_affinity: Vec<AffinityTerm>,
+    /// Ticks between binding and Ready (a readiness probe that passes after a while).
+    pub ready_after: u32,
+}
+
+/// The default delay between binding and Ready, in ticks.
+pub const DEFAULT_READY_AFTER: u32 = 1;
+
+impl PodTemplate {
+    pub fn new(requests: Resources) -> Self {
+        PodTemplate {
+            version: "v1".to_string(),
+            requests,
+            labels: Labels::new(),
+            node_selector: Labels::new(),
+            tolerations: Vec::new(),
+            affinity: Vec::new(),
+            anti_affinity: Vec::new(),
+            ready_after: DEFAULT_READY_AFTER,
+        }
+    }
+
+    pub fn with_label(mut self, k: &str, v: &str) -> Self {
+        self.labels.insert(k.to_string(), v.to_string());
+        self
+    }
+
+    pub fn with_node_selector(mut self, k: &str, v: &str) -> Self {
+        self.node_selector.insert(k.to_string(), v.to_string());
+        self
+    }
+
+    pub fn with_toleration(mut self, t: Toleration) -> Self {
+        self.tolerations.push(t);
+        self
+    }
+
+    pub fn with_affinity(mut self, t: AffinityTerm) -> Self {
+        self.affinity.push(t);
+        self
+    }
+
+    pub fn with_anti_affinity(mut self, t: AffinityTerm) -> Self {
+        self.anti_affinity.push(t);
+        self
+    }
+
+    pub fn with_version(mut self, v: &str) -> Self {
+        self.version = v.to_string();
+        self
+    }
+
+    pub fn with_ready_after(mut self, ticks: u32) -> Self {
+        self.ready_after = ticks;
+        self
+    }
+
+    pub fn tolerates(&self, t: &Taint) -> bool {
+        self.tolerations.iter().any(|tol| tol.tolerates(t))
+    }
+
+    pub fn validate(&self, app: &str) -> Result<(), Error> {
+        if self.requests.is_zero() {
+            return Err(Error::Invalid(format!(
+                "app {app}: the pod template requests neither cpu nor memory; expected a request above zero on at least one resource"
+            )));
+        }
+        validate_labels(&self.labels, "label")?;
+        validate_labels(&self.node_selector, "nodeSelector")?;
+        for t in self.affinity.iter().chain(self.anti_affinity.iter()) {
+            validate_labels(&t.selector.match_labels, "affinity selector")?;
+            validate_label_key(&t.topology_key, "topology key")?;
+        }
+        for t in &self.tolerations {
+            if !t.key.is_empty() {
+                validate_label_key(&t.key, "toleration key")?;
+            }
+            if t.operator == TolerationOperator::Exists && !t.value.is_empty() {
+                return Err(Error::Invalid(format!(
+                    "app {app}: a toleration with operator Exists must have an empty value, got {:?}",
+                    t.value
+                )));
+            }
+            if t.operator == TolerationOperator::Equal && t.key.is_empty() {
+                return Err(Error::Invalid(format!(
+                    "app {app}: a toleration with operator Equal needs a key; use Exists to tolerate every taint"
+                )));
+            }
+        }
+        if self.version.is_empty() || self.version.len() > 63 {
+            return Err(Error::invalid(
+                "version",
+                &self.version,
+                "1 to 63 characters",
+            ));
+        }
+        if self.ready_after > 1000 {
+            return Err(Error::Invalid(format!(
+                "app {app}: readyAfter {} ticks is out of range; expected 0 to 1000",
+                self.ready_after
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A node as registered by its kubelet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeSpec {
+    pub name: String,
+    pub capacity: Resources,
+    pub labels: Labels,
+    pub taints: Vec<Taint>,
+}
+
+impl NodeSpec {
+    pub fn new(name: &str, cpu_millis: u64, memory_mib: u64) -> Self {
+        NodeSpec {
+            name: name.to_string(),
+            capacity: Resources::new(cpu_millis, memory_mib),
+            labels: Labels::new(),
+            taints: Vec::new(),
+        }
+    }
+
+    pub fn with_label(mut self, k: &str, v: &str) -> Self {
+        self.labels.insert(k.to_string(), v.to_string());
+        self
+    }
+
+    pub fn with_taint(mut self, t: Taint) -> Self {
+        self.taints.push(t);
+        self
+    }
+
+    /// The value of a topology key on this node: the name for the hostname key.
+    pub fn topology_value<'a>(&'a self, key: &str) -> Option<&'a str> {
+        if key == HOSTNAME_KEY {
+            Some(
+                self.labels
+                    .get(key)
+                    .map(|s| s.as_str())
+                    .unwrap_or(self.name.as_str()),
+            )
+        } else {
+            self.labels.get(key).map(|s| s.as_str())
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), Error> {
+        validate_name(&self.name, "node")?;
+        if self.capacity.cpu_millis == 0 || self.capacity.memory_mib == 0 {
+            return Err(Error::Invalid(format!(
+                "node {}: capacity {} has a zero; expected cpu and memory both above zero",
+                self.name, self.capacity
+            )));
+        }
+        // Bounds that keep score arithmetic in u64: 1,000,000 cores, 1 PiB.
+        if self.capacity.cpu_millis > 1_000_000_000 || self.capacity.memory_mib > 1 << 30 {
+            return Err(Error::Invalid(format!(
+                "node {}: capacity {} is beyond the supported range (1,000,000 cores, 1 PiB)",
+                self.name, self.capacity
+            )));
+        }
+        validate_labels(&self.labels, "node label")?;
+        for t in &self.taints {
+            validate_label_key(&t.key, "taint key")?;
+            validate_label_value(&t.value, "taint value")?;
+        }
+        Ok(())
+    }
+}
+
+/// An absolute number or a percentage, as Kubernetes' IntOrString.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntOrPercent {
+    Int(u32),
+    Percent(u32),
+}
+
+impl IntOrPercent {
+    /// Scales against `total`, rounding up or down as the caller's field requires.
+    pub fn scaled(&self, total: u32, round_up: bool) -> u32 {
+        match *self {
+            IntOrPercent::Int(n) => n,
+            IntOrPercent::Percent(p) => {
+                let num = p as u64 * total as u64;
+                let v = if round_up {
+                    num.div_ceil(100)
+                } else {
+                    num / 100
+                };
+                v.min(u32::MAX as u64) as u32
+            }
+        }
+    }
+
+    /// Parses "3" or "25%".
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        let t = s.trim();
+        let (digits, pct) = match t.strip_suffix('%') {
+            Some(d) => (d, true),
+            None => (t, false),
+        };
+        let n: u32 = digits.parse().map_err(|_| {
+            Error::invalid(
+                "number or percentage",
+                s,
+                "a whole number such as 2, or a percentage such as 25%",
+            )
+        })?;
+        if pct {
+            if n > 100 {
+                return Err(Error::invalid("percentage", s, "0% to 100%"));
+            }
+            Ok(IntOrPercent::Percent(n))
+        } else {
+            Ok(IntOrPercent::Int(n))
+        }
+    }
+}
+
+impl fmt::Display for IntOrPercent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IntOrPercent::Int(n) => write!(f, "{}", n),
+            IntOrPercent::Percent(p) => write!(f, "{}%", p),
+        }
+    }
+}
+
+/// A Deployment's RollingUpdate strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RollingUpdate {
+    pub max_surge: IntOrPercent,
+    pub max_unavailable: IntOrPercent,
+}
+
+impl Default for RollingUpdate {
+    fn default() -> Self {
+        RollingUpdate {
+            max_surge: IntOrPercent::Percent(25),
+            max_unavailable: IntOrPercent::Percent(25),
+        }
+    }
+}
+
+impl RollingUpdate {
+    /// (maxSurge, maxUnavailable) in pods for `replicas`: surge rounds up,
+    /// unavailable rounds down, as Kubernetes does. When both come out zero,
+    /// Kubernetes uses maxUnavailable = 1 so the roll can move at all.
+    pub fn resolve(&self, replicas: u32) -> (u32, u32) {
+        let surge = self.max_surge.scaled(replicas, true);
+        let unavailable = self.max_unavailable.scaled(replicas, false);
+        if surge == 0 && unavailable == 0 {
+            (0, 1)
+        } else {
+            (surge, unavailable)
+        }
+    }
+
+    pub fn validate(&self, app: &str) -> Result<(), Error> {
+        let zero = |v: &IntOrPercent| matches!(v, IntOrPercent::Int(0) | IntOrPercent::Percent(0));
+        if zero(&self.max_surge) && zero(&self.max_unavailable) {
+            return Err(Error::Invalid(format!(
+                "app {app}: maxSurge and maxUnavailable are both zero, so a roll could never make progress; expected at least one above zero"
+            )));
+        }
+        for v in [self.max_surge, self.max_unavailable] {
+            if let IntOrPercent::Percent(p) = v {
+                if p > 100 {
+                    return Err(Error::invalid("percentage", &format!("{p}%"), "0% to 100%"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A Deployment: keep `replicas` pods of `template` running.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeploymentSpec {
+    pub name: String,
+    pub replicas: u32,
+    pub template: PodTemplate,
+    pub strategy: RollingUpdate,
+}
+
+impl DeploymentSpec {
+    /// A Deployment whose pods carry the label `app=<name>`.
+    pub fn new(name: &str, replicas: u32, requests: Resources) -> Self {
+        DeploymentSpec {
+            name: name.to_string(),
+            replicas,
+            template: PodTemplate::new(requests).with_label("app", name),
+            strategy: RollingUpdate::default(),
+        }
+    }
+
+    pub fn with_template(mut self, f: impl FnOnce(PodTemplate) -> PodTemplate) -> Self {
+        self.template = f(self.template);
+        self
+    }
+
+    pub fn with_strategy(mut self, max_surge: IntOrPercent, max_unavailable: IntOrPercent) -> Self {
+        self.strategy = RollingUpdate {
+            max_surge,
+            max_unavailable,
+        };
+        self
+    }
+
+    pub fn validate(&self) -> Result<(), Error> {
+        validate_name(&self.name, "app")?;
+        validate_replicas(&self.name, self.replicas)?;
+        self.template.validate(&self.name)?;
+        self.strategy.validate(&self.name)
+    }
+}
+
+pub fn validate_replicas(app: &str, replicas: u32) -> Result<(), Error> {
+    if replicas > MAX_REPLICAS {
+        return Err(Error::Invalid(format!(
+            "app {app}: {replicas} replicas is more than the {MAX_REPLICAS} supported; expected 0 to {MAX_REPLICAS}"
+        )));
+    }
+    Ok(())
+}
+
+/// The budget of a PodDisruptionBudget: one of the two, as in Kubernetes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    MinAvailable(IntOrPercent),
+    MaxUnavailable(IntOrPercent),
+}
+
+/// A PodDisruptionBudget: caps voluntary evictions of the pods it selects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PdbSpec {
+    pub name: String,
+    pub selector: Selector,
+    pub budget: Budget,
+}
+
+impl PdbSpec {
+    pub fn validate(&self) -> Result<(), Error> {
+        validate_name(&self.name, "PodDisruptionBudget")?;
+        if self.selector.is_empty() {
+            return Err(Error::Invalid(format!(
+                "PodDisruptionBudget {}: the selector is empty; expected at least one label, e.g. app=web",
+                self.name
+            )));
+        }
+        validate_labels(&self.selector.match_labels, "selector")?;
+        let v = match self.budget {
+            Budget::MinAvailable(v) | Budget::MaxUnavailable(v) => v,
+        };
+        if let IntOrPercent::Percent(p) = v {
+            if p > 100 {
+                return Err(Error::invalid("percentage", &format!("{p}%"), "0% to 100%"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A Service: its endpoints are the Ready pods its selector matches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceSpec {
+    pub name: String,
+    pub selector: Selector,
+}
+
+impl ServiceSpec {
+    pub fn validate(&self) -> Result<(), Error> {
+        validate_name(&self.name, "Service")?;
+        if self.selector.is_empty() {
+            return Err(Error::Invalid(format!(
+                "Service {}: the selector is empty; expected at least one label, e.g. app=web",
+                self.name
+            )));
+        }
+        validate_labels(&self.selector.match_labels, "selector")
+    }
+}
+
+/// Object names follow DNS-1123 labels: what Kubernetes accepts for most names,
+/// and what keeps a name safe to show anywhere.
+pub fn validate_name(name: &str, kind: &str) -> Result<(), Error> {
+    if name.is_empty() {
+        return Err(Error::Invalid(format!(
+            "{kind} name is empty; expected 1 to 63 lowercase letters, digits or '-'"
+        )));
+    }
+    let ok_chars = name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    let b = name.as_bytes();
+    let ends_ok = b[0].is_ascii_alphanumeric() && b[b.len() - 1].is_ascii_alphanumeric();
+    if name.len() > 63 || !ok_chars || !ends_ok {
+        return Err(Error::Invalid(format!(
+            "{kind} name {name:?} is not valid; expected 1 to 63 lowercase letters, digits or '-', starting and ending with a letter or digit"
+        )));
+    }
+    Ok(())
+}
+
+fn validate_label_key(k: &str, what: &str) -> Result<(), Error> {
+    let ok = !k.is_empty()
+        && k.len() <= 253
+        && k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'));
+    if !ok {
+        return Err(Error::Invalid(format!(
+            "{what} {k:?} is not valid; expected letters, digits, '-', '_', '.' or '/', 1 to 253 characters"
+        )));
+    }
+    Ok(())
+}
+
+fn validate_label_value(v: &str, what: &str) -> Result<(), Error> {
+    let ok = v.len() <= 63
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if !ok {
+        return Err(Error::Invalid(format!(
+            "{what} {v:?} is not valid; expected at most 63 letters, digits, '-', '_' or '.'"
+        )));
+    }
+    Ok(())
+}
+
+fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
+    for (k, v) in l {
+        validate_label_key(k, what)?;
+        validate_label_value(v, what)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,103 @@
+//! One reconciliation pass, and the loop that runs passes to a fixed point.
+
+use crate::cluster::{
+    Cluster, ControllerId, FixedPoint, ReconcileReport, ScorePolicy, PASS_BUDGET,
+};
+use crate::scheduler::OnBind;
+
+impl Cluster {
+    /// One pass, in this order:
+    /// 1. pods whose readiness delay has passed become Ready;
+    /// 2. pods lost with their node are deleted;
+    /// 3. drains evict what the disruption budgets allow;
+    /// 4. each Deployment, in creation order, creates missing pods and deletes
+    ///    surplus ones (rolling within maxSurge and maxUnavailable);
+    /// 5. the scheduler binds pending pods under `policy`;
+    /// 6. services whose pods changed readiness recompute their endpoints.
+    ///
+    /// Idempotent at a fixed point: a pass that finds nothing to do changes
+    /// nothing, not even the event log.
+    pub fn reconcile_once(&mut self, policy: ScorePolicy) -> ReconcileReport {
+        self.pass(policy, None)
+    }
+
+    /// [`Cluster::reconcile_once`], calling `on_bind` after every single bind.
+    pub fn reconcile_once_observed(
+        &mut self,
+        policy: ScorePolicy,
+        on_bind: &mut OnBind<'_>,
+    ) -> ReconcileReport {
+        self.pass(policy, Some(on_bind))
+    }
+
+    fn pass(&mut self, policy: ScorePolicy, on_bind: Option<&mut OnBind<'_>>) -> ReconcileReport {
+        let mut r = ReconcileReport {
+            became_ready: self.promote_ready(),
+            collected: self.collect_lost(),
+            ..Default::default()
+        };
+        r.evicted = self.progress_drains();
+        for c in 0..self.controllers.len() {
+            let (created, deleted) = self.sync_deployment(ControllerId(c as u32));
+            r.created += created;
+            r.deleted += deleted;
+        }
+        r.bound = self.schedule_pending(policy, on_bind);
+        r.endpoints_changed = self.sync_endpoints();
+        r.pending = self.pending_total;
+        r
+    }
+
+    /// Runs passes until one changes nothing, or until [`PASS_BUDGET`] passes
+    /// have run; `converged` says which.
+    pub fn reconcile_to_fixed_point(&mut self, policy: ScorePolicy) -> FixedPoint {
+        self.fixed_point(policy, None)
+    }
+
+    /// [`Cluster::reconcile_to_fixed_point`], calling `on_bind` after every bind.
+    pub fn reconcile_to_fixed_point_observed(
+        &mut self,
+        policy: ScorePolicy,
+        on_bind: &mut OnBind<'_>,
+    ) -> FixedPoint {
+        self.fixed_point(policy, Some(on_bind))
+    }
+
+    fn fixed_point(
+        &mut self,
+        policy: ScorePolicy,
+        mut on_bind: Option<&mut OnBind<'_>>,
+    ) -> FixedPoint {
+        let mut fp = FixedPoint::default();
+        while fp.passes < PASS_BUDGET {
+            let r = self.pass(policy, on_bind.as_deref_mut());
+            fp.passes += 1;
+            let changed = r.changed();
+            fp.total.add(&r);
+            if !changed {
+                fp.converged = true;
+                break;
+            }
+        }
+        fp
+    }
+
+    /// Every live Deployment has exactly its desired number of pods, all bound
+    /// to nodes and all of the current revision.
+    pub fn fully_satisfied(&self) -> bool {
+        self.controllers.iter().filter(|c| !c.deleted).all(|c| {
+            let cur = c.count(c.current);
+            c.total() == c.replicas && cur.pods == c.replicas && cur.bound == c.replicas
+        })
+    }
+
+    /// Pods not yet bound to a node.
+    pub fn pending_count(&self) -> u32 {
+        self.pending_total
+    }
+
+    /// Pods bound to a node.
+    pub fn bound_count(&self) -> u32 {
+        self.bound_total
+    }
+}

@@ -1,0 +1,395 @@
+//! The simulator: an injected clock, one seeded PRNG and a script of events.
+//!
+//! The whole run is a function of the seed and the script: the same pair gives
+//! the same placement and the same event log, tick for tick.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::cluster::{Cluster, FixedPoint, ScorePolicy};
+use crate::error::Error;
+use crate::events::{EventType, ObjectRef, Reason};
+use crate::model::{
+    DeploymentSpec, NodeSpec, PdbSpec, PodTemplate, Resources, RollingUpdate, ServiceSpec,
+};
+
+/// SplitMix64: tiny, fast, and good enough to drive a simulation. Every random
+/// choice in a run comes from the one generator the simulator owns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prng {
+    state: u64,
+}
+
+impl Prng {
+    pub fn new(seed: u64) -> Self {
+        Prng { state: seed }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n` > 0), without modulo bias worth noticing here.
+    pub fn below(&mut self, n: u64) -> u64 {
+        debug_assert!(n > 0);
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+
+    /// True with probability `percent`/100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// Something that happens to the cluster at a tick of the script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Register a node (or re-register an existing name with a new body).
+    AddNode(NodeSpec),
+    /// Stop a node's kubelet: it goes NotReady after the heartbeat timeout.
+    FailNode(String),
+    /// Restart a node's kubelet: Ready again at its next heartbeat.
+    RecoverNode(String),
+    RemoveNode(String),
+    Cordon(String),
+    Uncordon(String),
+    /// Cordon and evict every pod as disruption budgets allow.
+    Drain(String),
+    Deploy(DeploymentSpec),
+    Scale {
+        app: String,
+        replicas: u32,
+    },
+    /// Apply a new pod template: a rolling update.
+    Roll {
+        app: String,
+        template: PodTemplate,
+    },
+    Rollback(String),
+    SetStrategy {
+        app: String,
+        strategy: RollingUpdate,
+    },
+    DeleteApp(String),
+    AddPdb(PdbSpec),
+    DeletePdb(String),
+    AddService(ServiceSpec),
+    DeleteService(String),
+    /// A voluntary eviction through the eviction call.
+    Evict(String),
+    SetPolicy(ScorePolicy),
+}
+
+impl Event {
+    /// A short description, for logs and the page.
+    pub fn describe(&self) -> String {
+        match self {
+            Event::AddNode(n) => format!("add node {} ({})", n.name, n.capacity),
+            Event::FailNode(n) => format!("fail node {n}"),
+            Event::RecoverNode(n) => format!("recover node {n}"),
+            Event::RemoveNode(n) => format!("remove node {n}"),
+            Event::Cordon(n) => format!("cordon node {n}"),
+            Event::Uncordon(n) => format!("uncordon node {n}"),
+            Event::Drain(n) => format!("drain node {n}"),
+            Event::Deploy(d) => format!(
+                "deploy {} x{} ({})",
+                d.name, d.replicas, d.template.requests
+            ),
+            Event::Scale { app, replicas } => format!("scale {app} to {replicas}"),
+            Event::Roll { app, template } => format!("roll {app} to {}", template.version),
+            Event::Rollback(a) => format!("roll back {a}"),
+            Event::SetStrategy { app, strategy } => format!(
+                "set {app} maxSurge {} maxUnavailable {}",
+                strategy.max_surge, strategy.max_unavailable
+            ),
+            Event::DeleteApp(a) => format!("delete app {a}"),
+            Event::AddPdb(p) => format!("add PodDisruptionBudget {}", p.name),
+            Event::DeletePdb(p) => format!("delete PodDisruptionBudget {p}"),
+            Event::AddService(s) => format!("add Service {}", s.name),
+            Event::DeleteService(s) => format!("delete Service {s}"),
+            Event::Evict(p) => format!("evict pod {p}"),
+            Event::SetPolicy(p) => format!("set policy {}", p.as_str()),
+        }
+    }
+}
+
+/// What one tick did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StepReport {
+    pub tick: u64,
+    /// Scripted events that fired this tick.
+    pub fired: u32,
+    /// Scripted events that were refused when they fired, with the reason.
+    pub errors: Vec<String>,
+    pub reconcile: FixedPoint,
+}
+
+/// The simulated control plane.
+#[derive(Clone, Debug)]
+pub struct Simulator {
+    cluster: Cluster,
+    policy: ScorePolicy,
+    seed: u64,
+    rng: Prng,
+    /// (tick, event), kept sorted by tick; events of one tick fire in the order given.
+    script: Vec<(u64, Event)>,
+    /// Index of the next event in `script` to fire.
+    next: usize,
+}
+
+impl Simulator {
+    pub fn new(seed: u64, policy: ScorePolicy) -> Self {
+        Simulator {
+            cluster: Cluster::new(),
+            policy,
+            seed,
+            rng: Prng::new(seed),
+            script: Vec::new(),
+            next: 0,
+        }
+    }
+
+    /// A simulator that will play `script`; ticks start at 1.
+    pub fn with_script(seed: u64, policy: ScorePolicy, script: Vec<(u64, Event)>) -> Self {
+        let mut s = Simulator::new(seed, policy);
+        for (t, e) in script {
+            s.insert(t, e);
+        }
+        s
+    }
+
+    fn insert(&mut self, tick: u64, e: Event) {
+        // After every event already due at `tick`: the script keeps its order.
+        let at = self.script.partition_point(|(t, _)| *t <= tick);
+        self.script.insert(at, (tick, e));
+    }
+
+    /// Adds an event to the script at `tick`, which must be in the future.
+    pub fn schedule(&mut self, tick: u64, e: Event) -> Result<(), Error> {
+        if tick <= self.tick() {
+            return Err(Error::Invalid(format!(
+                "tick {tick} is not in the future; expected a tick after {}",
+                self.tick()
+            )));
+        }
+        self.validate(&e)?;
+        self.insert(tick, e);
+        Ok(())
+    }
+
+    /// Checks an event against the cluster as it is now and queues it for the
+    /// next tick. A refused event is not queued. (An event can still fail
+    /// when it fires, if something queued before it changed the cluster; that
+    /// failure is a FailedEvent warning in the log.)
+    pub fn submit(&mut self, e: Event) -> Result<(), Error> {
+        let t = self.tick() + 1;
+        self.schedule(t, e)
+    }
+
+    /// What `submit` checks: the declaration is valid and the names it refers
+    /// to exist (or, for new objects, do not).
+    pub fn validate(&self, e: &Event) -> Result<(), Error> {
+        let c = &self.cluster;
+        let queued_app = |name: &str| {
+            self.script[self.next..]
+                .iter()
+                .any(|(_, e)| matches!(e, Event::Deploy(d) if d.name == name))
+        };
+        let queued_node = |name: &str| {
+            self.script[self.next..]
+                .iter()
+                .any(|(_, e)| matches!(e, Event::AddNode(n) if n.name == name))
+        };
+        let node = |n: &str| {
+            if c.node(n).is_ok() || queued_node(n) {
+                Ok(())
+            } else {
+                Err(Error::not_found("node", n))
+            }
+        };
+        let app = |a: &str| {
+            if c.app(a).is_ok() || queued_app(a) {
+                Ok(())
+            } else {
+                Err(Error::not_found("app", a))
+            }
+        };
+        match e {
+            Event::AddNode(n) => n.validate(),
+            Event::FailNode(n)
+            | Event::RecoverNode(n)
+            | Event::RemoveNode(n)
+            | Event::Cordon(n)
+            | Event::Uncordon(n)
+            | Event::Drain(n) => node(n),
+            Event::Deploy(d) => {
+                d.validate()?;
+                if c.app(&d.name).is_ok() || queued_app(&d.name) {
+                    return Err(Error::AlreadyExists {
+                        kind: "app",
+                        name: d.name.clone(),
+                    });
+                }
+                Ok(())
+            }
+            Event::Scale { app: a, replicas } => {
+                app(a)?;
+                crate::model::validate_replicas(a, *replicas)
+            }
+            Event::Roll { app: a, template } => {
+                app(a)?;
+                template.validate(a)
+            }
+            Event::Rollback(a) | Event::DeleteApp(a) => app(a),
+            Event::SetStrategy { app: a, strategy } => {
+                app(a)?;
+                strategy.validate(a)
+            }
+            Event::AddPdb(p) => p.validate(),
+            Event::DeletePdb(p) => c.pdb_status(p).map(|_| ()),
+            Event::AddService(s) => s.validate(),
+            Event::DeleteService(s) => c.service_endpoints(s).map(|_| ()),
+            Event::Evict(p) => c.pod_by_name(p).map(|_| ()),
+            Event::SetPolicy(_) => Ok(()),
+        }
+    }
+
+    /// Applies one event to the cluster now.
+    pub fn apply(&mut self, e: &Event) -> Result<(), Error> {
+        let c = &mut self.cluster;
+        match e {
+            Event::AddNode(n) => c.add_node(n.clone()).map(|_| ()),
+            Event::FailNode(n) => c.fail_node(n),
+            Event::RecoverNode(n) => c.recover_node(n),
+            Event::RemoveNode(n) => c.remove_node(n),
+            Event::Cordon(n) => c.cordon(n),
+            Event::Uncordon(n) => c.uncordon(n),
+            Event::Drain(n) => c.drain(n),
+            Event::Deploy(d) => c.deploy(d.clone()).map(|_| ()),
+            Event::Scale { app, replicas } => c.scale(app, *replicas),
+            Event::Roll { app, template } => c.roll(app, template.clone()),
+            Event::Rollback(a) => c.rollback(a),
+            Event::SetStrategy { app, strategy } => c.set_strategy(app, *strategy),
+            Event::DeleteApp(a) => c.delete_app(a),
+            Event::AddPdb(p) => c.add_pdb(p.clone()),
+            Event::DeletePdb(p) => c.delete_pdb(p),
+            Event::AddService(s) => c.add_service(s.clone()),
+            Event::DeleteService(s) => c.delete_service(s),
+            Event::Evict(p) => c.evict(p),
+            Event::SetPolicy(p) => {
+                self.policy = *p;
+                Ok(())
+            }
+        }
+    }
+
+    /// One tick, in these phases:
+    /// 1. the clock advances by one tick;
+    /// 2. beating nodes heartbeat (a recovered node is Ready again);
+    /// 3. scripted events due at this tick fire, in script order;
+    /// 4. node lifecycle: a node silent longer than the heartbeat timeout is
+    ///    NotReady, its pods are Lost and its capacity freed;
+    /// 5. reconcile to a fixed point (readiness, lost pods, drains,
+    ///    Deployments and rollouts, scheduling, endpoints).
+    pub fn step(&mut self) -> StepReport {
+        let tick = self.tick() + 1;
+        self.cluster.set_now(tick);
+        self.cluster.heartbeats();
+        let mut report = StepReport {
+            tick,
+            ..Default::default()
+        };
+        while self.next < self.script.len() && self.script[self.next].0 <= tick {
+            let e = self.script[self.next].1.clone();
+            self.next += 1;
+            report.fired += 1;
+            if let Err(err) = self.apply(&e) {
+                let msg = format!("{}: {}", e.describe(), err);
+                self.cluster.note(
+                    EventType::Warning,
+                    Reason::FailedEvent,
+                    ObjectRef::Other {
+                        kind: "script",
+                        name: format!("t{tick}"),
+                    },
+                    msg.clone(),
+                );
+                report.errors.push(msg);
+            }
+        }
+        self.cluster.detect_failures();
+        report.reconcile = self.cluster.reconcile_to_fixed_point(self.policy);
+        report
+    }
+
+    /// `ticks` steps; returns the last report.
+    pub fn run(&mut self, ticks: u64) -> StepReport {
+        let mut last = StepReport::default();
+        for _ in 0..ticks {
+            last = self.step();
+        }
+        last
+    }
+
+    pub fn tick(&self) -> u64 {
+        self.cluster.now()
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    pub fn policy(&self) -> ScorePolicy {
+        self.policy
+    }
+
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// Direct access, for tests and tools that build a cluster by hand.
+    pub fn cluster_mut(&mut self) -> &mut Cluster {
+        &mut self.cluster
+    }
+
+    /// The simulator's one PRNG, seeded from its seed.
+    pub fn rng(&mut self) -> &mut Prng {
+        &mut self.rng
+    }
+
+    /// The whole script, fired and pending: with the seed, all it takes to
+    /// replay this run.
+    pub fn script(&self) -> &[(u64, Event)] {
+        &self.script
+    }
+
+    /// Whether a pod with these requests fits on some registered node when it
+    /// is empty: false means it could never be scheduled.
+    pub fn fits_some_node(&self, requests: &Resources) -> bool {
+        self.cluster
+            .nodes()
+            .any(|n| requests.fits_in(&n.spec.capacity))
+            || self.script[self.next..]
+                .iter()
+                .any(|(_, e)| matches!(e, Event::AddNode(n) if requests.fits_in(&n.capacity)))
+    }
+
+    /// Events that have not fired yet.
+    pub fn pending_script(&self) -> &[(u64, Event)] {
+        &self.script[self.next..]
+    }
+}

@@ -1,0 +1,255 @@
+//! Read-only views of the cluster, for the CLI, the page and the verifiers.
+//! They borrow; nothing here copies the cluster.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase};
+use crate::error::Error;
+use crate::model::{NodeSpec, PodTemplate, Resources, RollingUpdate};
+
+#[derive(Clone, Copy, Debug)]
+pub struct NodeView<'a> {
+    pub id: NodeId,
+    pub spec: &'a NodeSpec,
+    /// The scheduler's books: the sum of requests bound here.
+    pub allocated: Resources,
+    pub ready: bool,
+    /// Whether the kubelet is heart-beating.
+    pub beating: bool,
+    pub cordoned: bool,
+    pub draining: bool,
+    pub pod_count: u32,
+}
+
+impl NodeView<'_> {
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct PodView<'a> {
+    pub controller: ControllerId,
+    pub app: &'a str,
+    pub ordinal: u32,
+    pub revision: u32,
+    pub template: &'a PodTemplate,
+    pub node: Option<NodeId>,
+    pub phase: PodPhase,
+    pub ready: bool,
+    pub bound_at: u64,
+}
+
+impl PodView<'_> {
+    pub fn name(&self) -> String {
+        format!("{}-{}", self.app, self.ordinal)
+    }
+}
+
+/// A Deployment's status, in Kubernetes' words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppStatus {
+    pub id: ControllerId,
+    pub name: String,
+    /// spec.replicas
+    pub desired: u32,
+    /// All pods, of every revision, bound or not.
+    pub current: u32,
+    pub ready: u32,
+    /// Pods of the current revision.
+    pub updated: u32,
+    /// Ready pods (no minReadySeconds here: available means Ready).
+    pub available: u32,
+    pub bound: u32,
+    pub pending: u32,
+    pub revision: u32,
+    pub version: String,
+    pub requests: Resources,
+    pub rolling: bool,
+    pub strategy: RollingUpdate,
+    /// maxSurge and maxUnavailable resolved against `desired`.
+    pub max_surge: u32,
+    pub max_unavailable: u32,
+    /// The FailedScheduling message of its pending pods, if any.
+    pub pending_reason: Option<String>,
+}
+
+impl Cluster {
+    pub fn node_count(&self) -> usize {
+        self.nodes.iter().filter(|n| !n.removed).count()
+    }
+
+    fn node_view(&self, i: usize) -> NodeView<'_> {
+        let n = &self.nodes[i];
+        NodeView {
+            id: NodeId(i as u32),
+            spec: &n.spec,
+            allocated: n.allocated,
+            ready: n.ready,
+            beating: n.beating,
+            cordoned: n.cordoned,
+            draining: n.draining,
+            pod_count: n.pods.len() as u32,
+        }
+    }
+
+    /// Registered nodes, by id.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeView<'_>> + '_ {
+        (0..self.nodes.len())
+            .filter(|&i| !self.nodes[i].removed)
+            .map(|i| self.node_view(i))
+    }
+
+    pub fn node(&self, name: &str) -> Result<NodeView<'_>, Error> {
+        let id = self.node_id(name)?;
+        Ok(self.node_view(id.0 as usize))
+    }
+
+    pub fn node_by_id(&self, id: NodeId) -> Option<NodeView<'_>> {
+        match self.nodes.get(id.0 as usize) {
+            Some(n) if !n.removed => Some(self.node_view(id.0 as usize)),
+            _ => None,
+        }
+    }
+
+    fn pod_view(&self, k: u32) -> PodView<'_> {
+        let p = self.pod(k);
+        let c = &self.controllers[p.controller.0 as usize];
+        PodView {
+            controller: p.controller,
+            app: &c.name,
+            ordinal: p.ordinal,
+            revision: p.revision,
+            template: &c.revisions[p.revision as usize - 1].template,
+            node: p.node,
+            phase: p.phase,
+            ready: p.ready,
+            bound_at: p.bound_at,
+        }
+    }
+
+    /// Every pod, Deployment by Deployment, lowest ordinal first.
+    pub fn pods(&self) -> impl Iterator<Item = PodView<'_>> + '_ {
+        self.controllers
+            .iter()
+            .flat_map(move |c| c.pods.values().map(move |&k| self.pod_view(k)))
+    }
+
+    /// The pods bound to a node.
+    pub fn pods_on(&self, id: NodeId) -> impl Iterator<Item = PodView<'_>> + '_ {
+        self.nodes
+            .get(id.0 as usize)
+            .into_iter()
+            .flat_map(move |n| n.pods.iter().map(move |&k| self.pod_view(k)))
+    }
+
+    pub(crate) fn pod_key(&self, name: &str) -> Result<u32, Error> {
+        let missing = || Error::not_found("pod", name);
+        let (app, ord) = name.rsplit_once('-').ok_or_else(missing)?;
+        let ord: u32 = ord.parse().map_err(|_| missing())?;
+        let c = self.controller_by_name.get(app).ok_or_else(missing)?;
+        self.controllers[c.0 as usize]
+            .pods
+            .get(&ord)
+            .copied()
+            .ok_or_else(missing)
+    }
+
+    pub fn pod_by_name(&self, name: &str) -> Result<PodView<'_>, Error> {
+        Ok(self.pod_view(self.pod_key(name)?))
+    }
+
+    /// Live Deployments, in creation order.
+    pub fn apps(&self) -> impl Iterator<Item = AppStatus> + '_ {
+        (0..self.controllers.len())
+            .filter(|&i| !self.controllers[i].deleted)
+            .map(|i| self.app_status_of(ControllerId(i as u32)))
+    }
+
+    pub fn app(&self, name: &str) -> Result<AppStatus, Error> {
+        Ok(self.app_status_of(self.controller_id(name)?))
+    }
+
+    fn app_status_of(&self, id: ControllerId) -> AppStatus {
+        let c = &self.controllers[id.0 as usize];
+        let cur = c.count(c.current);
+        let bound: u32 = c.counts.values().map(|x| x.bound).sum();
+        let (max_surge, max_unavailable) = c.strategy.resolve(c.replicas);
+        let pending_reason = if c.pending.is_empty() {
+            None
+        } else {
+            c.pending.iter().find_map(|o| {
+                let rev = self.pod(c.pods[o]).revision;
+                c.failure.get(&rev).map(|(_, m)| m.clone())
+            })
+        };
+        AppStatus {
+            id,
+            name: c.name.clone(),
+            desired: c.replicas,
+            current: c.total(),
+            ready: c.ready(),
+            updated: cur.pods,
+            available: c.ready(),
+            bound,
+            pending: c.pending.len() as u32,
+            revision: c.current,
+            version: c.template().version.clone(),
+            requests: c.template().requests,
+            rolling: c.rolling,
+            strategy: c.strategy,
+            max_surge,
+            max_unavailable,
+            pending_reason,
+        }
+    }
+
+    /// The current pod template of a Deployment.
+    pub fn template(&self, app: &str) -> Result<&PodTemplate, Error> {
+        Ok(self.controllers[self.controller_id(app)?.0 as usize].template())
+    }
+
+    /// The FailedScheduling message for a pending pod, if the scheduler has
+    /// tried and failed.
+    pub fn pending_reason(&self, pod: &str) -> Result<Option<String>, Error> {
+        let k = self.pod_key(pod)?;
+        let p = self.pod(k);
+        if p.node.is_some() {
+            return Ok(None);
+        }
+        Ok(self.controllers[p.controller.0 as usize]
+            .failure
+            .get(&p.revision)
+            .map(|(_, m)| m.clone()))
+    }
+
+    /// Services with their endpoints (pod names), by name.
+    pub fn services(&self) -> Vec<(String, String, Vec<String>)> {
+        self.services
+            .iter()
+            .map(|(n, s)| {
+                (
+                    n.clone(),
+                    format!("{}", s.spec.selector),
+                    s.endpoints
+                        .iter()
+                        .map(|&(c, o)| self.pod_name(c, o))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    pub fn service_endpoints(&self, name: &str) -> Result<Vec<String>, Error> {
+        let s = self
+            .services
+            .get(name)
+            .ok_or_else(|| Error::not_found("Service", name))?;
+        Ok(s.endpoints
+            .iter()
+            .map(|&(c, o)| self.pod_name(c, o))
+            .collect())
+    }
+}
