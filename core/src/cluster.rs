@@ -12,7 +12,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::error::Error;
-use crate::events::{EventRecord, EventType, Message, ObjectRef, Reason, RenderedEvent};
+use crate::events::{EventRecord, EventType, Message, ObjectRef, Reason, RenderedEvent, TextId};
 use crate::model::*;
 
 /// A node's slot; dense, assigned at first registration, reused when the same
@@ -88,9 +88,27 @@ pub(crate) struct NodeState {
     /// The last FailedEviction message of a blocked drain, to log changes only.
     pub drain_blocked: Option<String>,
     pub removed: bool,
+    /// Fixed-point reciprocals of the capacity, so scoring multiplies
+    /// instead of dividing: `(SHARE_ONE << 32) / capacity`, per resource.
+    pub inv_capacity: [u64; 2],
+}
+
+/// One resource's whole share in a score.
+pub(crate) const SHARE_ONE: u64 = 1_000_000;
+
+fn inv_capacity(c: &Resources) -> [u64; 2] {
+    [
+        (SHARE_ONE << 32) / c.cpu_millis,
+        (SHARE_ONE << 32) / c.memory_mib,
+    ]
 }
 
 impl NodeState {
+    /// `amount` of cpu (0) or memory (1) as a share of capacity, in 0..=SHARE_ONE.
+    pub fn share(&self, resource: usize, amount: u64) -> u64 {
+        ((amount as u128 * self.inv_capacity[resource] as u128) >> 32) as u64
+    }
+
     pub fn free(&self) -> Resources {
         self.spec.capacity.saturating_sub(&self.allocated)
     }
@@ -172,19 +190,60 @@ impl Controller {
     }
 }
 
+/// The domains of one topology key: which domain each node is in. Shared by
+/// every term with that key. For the hostname key a node is its own domain,
+/// so no label is read or interned.
+#[derive(Clone, Debug)]
+pub(crate) struct Topology {
+    pub key: String,
+    /// Indexed by node id; `None` for a node without the key's label.
+    pub node_domain: Vec<Option<u32>>,
+    pub domains: BTreeMap<String, u32>,
+}
+
+impl Topology {
+    fn domain_for(&mut self, id: NodeId, spec: &NodeSpec) -> Option<u32> {
+        if self.key == HOSTNAME_KEY {
+            return Some(id.0);
+        }
+        let v = spec.labels.get(&self.key)?;
+        let next = self.domains.len() as u32;
+        Some(*self.domains.entry(v.clone()).or_insert(next))
+    }
+}
+
 /// An inter-pod (anti-)affinity term and its counts per topology domain.
 #[derive(Clone, Debug)]
 pub(crate) struct TermState {
     pub term: AffinityTerm,
-    /// The domain of each node for this term's topology key.
-    pub node_domain: Vec<Option<u32>>,
-    pub domains: BTreeMap<String, u32>,
-    /// Bound pods matching the selector, per domain.
+    /// Index into the cluster's topologies.
+    pub topo: u32,
+    /// Bound pods matching the selector, per domain (grown on demand).
     pub matching: Vec<u32>,
     /// Bound pods matching the selector, anywhere.
     pub matching_total: u32,
-    /// Bound pods that carry this term as anti-affinity, per domain.
+    /// Bound pods that carry this term as anti-affinity, per domain (grown on demand).
     pub owners: Vec<u32>,
+}
+
+impl TermState {
+    pub fn matching_in(&self, d: u32) -> u32 {
+        self.matching.get(d as usize).copied().unwrap_or(0)
+    }
+    pub fn owners_in(&self, d: u32) -> u32 {
+        self.owners.get(d as usize).copied().unwrap_or(0)
+    }
+}
+
+fn bump(v: &mut Vec<u32>, d: u32, add: bool) {
+    if v.len() <= d as usize {
+        v.resize(d as usize + 1, 0);
+    }
+    if add {
+        v[d as usize] += 1;
+    } else {
+        v[d as usize] -= 1;
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -256,13 +315,16 @@ pub struct Cluster {
     pub(crate) pods: Vec<Option<Pod>>,
     pub(crate) free_keys: Vec<u32>,
     pub(crate) next_uid: u64,
+    pub(crate) topologies: Vec<Topology>,
     pub(crate) terms: Vec<TermState>,
     pub(crate) term_by_value: BTreeMap<AffinityTerm, u32>,
     pub(crate) pdbs: BTreeMap<String, PdbSpec>,
     pub(crate) services: BTreeMap<String, ServiceState>,
     pub(crate) events: Vec<EventRecord>,
+    pub(crate) texts: Vec<String>,
     /// Pods to mark Ready at a tick: (tick, key, uid).
-    pub(crate) ready_queue: BTreeSet<(u64, u32, u64)>,
+    /// Pods to mark Ready, bucketed by tick: (key, uid) in bind order.
+    pub(crate) ready_queue: BTreeMap<u64, Vec<(u32, u64)>>,
     /// Nodes whose kubelet is silent; only these are checked for NotReady.
     pub(crate) silent: BTreeSet<NodeId>,
     /// Bumped by anything that can make a pending pod schedulable: capacity
@@ -296,12 +358,14 @@ impl Cluster {
             pods: Vec::new(),
             free_keys: Vec::new(),
             next_uid: 1,
+            topologies: Vec::new(),
             terms: Vec::new(),
             term_by_value: BTreeMap::new(),
             pdbs: BTreeMap::new(),
             services: BTreeMap::new(),
             events: Vec::new(),
-            ready_queue: BTreeSet::new(),
+            texts: Vec::new(),
+            ready_queue: BTreeMap::new(),
             silent: BTreeSet::new(),
             capacity_epoch: 1,
             bind_epoch: 1,
@@ -365,7 +429,18 @@ impl Cluster {
         object: ObjectRef,
         text: String,
     ) {
-        self.record(type_, reason, object, Message::Text(text));
+        let t = self.text(text);
+        self.record(type_, reason, object, Message::Text(t));
+    }
+
+    pub(crate) fn text(&mut self, s: String) -> TextId {
+        self.texts.push(s);
+        TextId(self.texts.len() as u32 - 1)
+    }
+
+    /// An event object that is not a node, pod or Deployment: `kind/name`.
+    pub(crate) fn named(&mut self, kind: &str, name: &str) -> ObjectRef {
+        ObjectRef::Named(self.text(format!("{kind}/{name}")))
     }
 
     /// Every event so far, oldest first.
@@ -380,7 +455,7 @@ impl Cluster {
             ObjectRef::Deployment(c) => {
                 format!("deployment/{}", self.controllers[c.0 as usize].name)
             }
-            ObjectRef::Other { kind, name } => format!("{kind}/{name}"),
+            ObjectRef::Named(t) => self.texts[t.0 as usize].clone(),
         };
         let message = match &e.message {
             Message::CreatedPod(c, o) => format!("Created pod: {}", self.pod_name(*c, *o)),
@@ -392,7 +467,7 @@ impl Cluster {
                     self.nodes[n.0 as usize].spec.name
                 )
             }
-            Message::Text(s) => s.clone(),
+            Message::Text(t) => self.texts[t.0 as usize].clone(),
         };
         RenderedEvent {
             tick: e.tick,
@@ -446,8 +521,8 @@ impl Cluster {
         let name = spec.name.clone();
         self.node_by_name.insert(name.clone(), id);
         self.nodes.push(fresh_node(spec));
-        for t in 0..self.terms.len() {
-            self.terms[t].node_domain.push(None);
+        for t in self.topologies.iter_mut() {
+            t.node_domain.push(None);
         }
         self.refresh_domains(id);
         self.capacity_epoch += 1;
@@ -466,6 +541,7 @@ impl Cluster {
         for &k in &keys {
             self.affinity_count(k, id, false);
         }
+        self.nodes[id.0 as usize].inv_capacity = inv_capacity(&spec.capacity);
         self.nodes[id.0 as usize].spec = spec;
         self.refresh_domains(id);
         for &k in &keys {
@@ -885,44 +961,39 @@ impl Cluster {
         if let Some(&i) = self.term_by_value.get(term) {
             return i;
         }
+        let topo = self.topology_id(&term.topology_key);
         let i = self.terms.len() as u32;
-        let mut ts = TermState {
+        self.terms.push(TermState {
             term: term.clone(),
-            node_domain: Vec::with_capacity(self.nodes.len()),
-            domains: BTreeMap::new(),
+            topo,
             matching: Vec::new(),
             matching_total: 0,
             owners: Vec::new(),
-        };
-        for n in &self.nodes {
-            let d = n
-                .spec
-                .topology_value(&term.topology_key)
-                .map(|v| intern_domain(&mut ts, v));
-            ts.node_domain.push(d);
-        }
-        self.terms.push(ts);
+        });
         self.term_by_value.insert(term.clone(), i);
         // Existing templates that the selector matches, and their bound pods.
         for c in 0..self.controllers.len() {
             for r in 0..self.controllers[c].revisions.len() {
-                if term
+                if !term
                     .selector
                     .matches(&self.controllers[c].revisions[r].template.labels)
                 {
-                    self.controllers[c].revisions[r].matching_terms.push(i);
-                    let keys: Vec<u32> = self.controllers[c].pods.values().copied().collect();
-                    for k in keys {
-                        let p = self.pod(k);
-                        if p.revision as usize == r + 1 {
-                            if let Some(n) = p.node {
-                                let ts = &mut self.terms[i as usize];
-                                ts.matching_total += 1;
-                                if let Some(d) = ts.node_domain[n.0 as usize] {
-                                    ts.matching[d as usize] += 1;
-                                }
-                            }
-                        }
+                    continue;
+                }
+                self.controllers[c].revisions[r].matching_terms.push(i);
+                let bound: Vec<NodeId> = self.controllers[c]
+                    .pods
+                    .values()
+                    .map(|&k| self.pod(k))
+                    .filter(|p| p.revision as usize == r + 1)
+                    .filter_map(|p| p.node)
+                    .collect();
+                for n in bound {
+                    let d = self.domain(topo, n);
+                    let ts = &mut self.terms[i as usize];
+                    ts.matching_total += 1;
+                    if let Some(d) = d {
+                        bump(&mut ts.matching, d, true);
                     }
                 }
             }
@@ -930,14 +1001,37 @@ impl Cluster {
         i
     }
 
+    fn topology_id(&mut self, key: &str) -> u32 {
+        if let Some(i) = self.topologies.iter().position(|t| t.key == key) {
+            return i as u32;
+        }
+        let mut t = Topology {
+            key: key.to_string(),
+            node_domain: Vec::with_capacity(self.nodes.len()),
+            domains: BTreeMap::new(),
+        };
+        for (i, n) in self.nodes.iter().enumerate() {
+            let d = if n.removed {
+                None
+            } else {
+                t.domain_for(NodeId(i as u32), &n.spec)
+            };
+            t.node_domain.push(d);
+        }
+        self.topologies.push(t);
+        self.topologies.len() as u32 - 1
+    }
+
+    /// The domain of node `n` in topology `topo`.
+    pub(crate) fn domain(&self, topo: u32, n: NodeId) -> Option<u32> {
+        self.topologies[topo as usize].node_domain[n.0 as usize]
+    }
+
     fn refresh_domains(&mut self, id: NodeId) {
-        for t in 0..self.terms.len() {
-            let ts = &mut self.terms[t];
-            let d = self.nodes[id.0 as usize]
-                .spec
-                .topology_value(&ts.term.topology_key)
-                .map(|v| intern_domain(ts, v));
-            ts.node_domain[id.0 as usize] = d;
+        let spec = &self.nodes[id.0 as usize].spec;
+        for t in self.topologies.iter_mut() {
+            let d = t.domain_for(id, spec);
+            t.node_domain[id.0 as usize] = d;
         }
     }
 
@@ -1084,7 +1178,10 @@ impl Cluster {
         if ready_after == 0 {
             self.set_ready(k);
         } else {
-            self.ready_queue.insert((now + ready_after as u64, k, uid));
+            self.ready_queue
+                .entry(now + ready_after as u64)
+                .or_default()
+                .push((k, uid));
         }
     }
 
@@ -1153,24 +1250,21 @@ impl Cluster {
             return;
         }
         let (matching, anti) = (r.matching_terms.clone(), r.anti_ids.clone());
-        let bump = |v: &mut u32| {
-            if add {
-                *v += 1
-            } else {
-                *v -= 1
-            }
-        };
         for t in matching {
+            let d = self.domain(self.terms[t as usize].topo, n);
             let ts = &mut self.terms[t as usize];
-            bump(&mut ts.matching_total);
-            if let Some(d) = ts.node_domain[n.0 as usize] {
-                bump(&mut ts.matching[d as usize]);
+            if add {
+                ts.matching_total += 1;
+            } else {
+                ts.matching_total -= 1;
+            }
+            if let Some(d) = d {
+                bump(&mut ts.matching, d, add);
             }
         }
         for t in anti {
-            let ts = &mut self.terms[t as usize];
-            if let Some(d) = ts.node_domain[n.0 as usize] {
-                bump(&mut ts.owners[d as usize]);
+            if let Some(d) = self.domain(self.terms[t as usize].topo, n) {
+                bump(&mut self.terms[t as usize].owners, d, add);
             }
         }
     }
@@ -1179,15 +1273,22 @@ impl Cluster {
     /// pods that become Ready.
     pub(crate) fn promote_ready(&mut self) -> u32 {
         let mut n = 0;
-        while let Some(&(tick, k, uid)) = self.ready_queue.first() {
+        while let Some((&tick, _)) = self.ready_queue.first_key_value() {
             if tick > self.now {
                 break;
             }
-            self.ready_queue.pop_first();
-            let live = matches!(&self.pods.get(k as usize), Some(Some(p)) if p.uid == uid && p.node.is_some());
-            if live && !self.pod(k).ready {
-                self.set_ready(k);
-                n += 1;
+            let due = self
+                .ready_queue
+                .pop_first()
+                .map(|(_, v)| v)
+                .unwrap_or_default();
+            for (k, uid) in due {
+                // The pod may have been deleted (and its key reused) since.
+                let live = matches!(&self.pods.get(k as usize), Some(Some(p)) if p.uid == uid && p.node.is_some());
+                if live && !self.pod(k).ready {
+                    self.set_ready(k);
+                    n += 1;
+                }
             }
         }
         n
@@ -1214,6 +1315,7 @@ impl Cluster {
 
 fn fresh_node(spec: NodeSpec) -> NodeState {
     NodeState {
+        inv_capacity: inv_capacity(&spec.capacity),
         spec,
         allocated: Resources::ZERO,
         pods: Vec::new(),
@@ -1225,17 +1327,6 @@ fn fresh_node(spec: NodeSpec) -> NodeState {
         drain_blocked: None,
         removed: false,
     }
-}
-
-fn intern_domain(ts: &mut TermState, v: &str) -> u32 {
-    if let Some(&d) = ts.domains.get(v) {
-        return d;
-    }
-    let d = ts.matching.len() as u32;
-    ts.domains.insert(v.to_string(), d);
-    ts.matching.push(0);
-    ts.owners.push(0);
-    d
 }
 
 /// A stable short hash of a template (FNV-1a over its debug form), as

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 
 use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase, ServiceState};
 use crate::error::Error;
-use crate::events::{EventType, Message, ObjectRef, Reason};
+use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::{Budget, PdbSpec, ServiceSpec};
 
 /// A PodDisruptionBudget's status, as Kubernetes reports it.
@@ -238,13 +238,11 @@ impl Cluster {
             Budget::MinAvailable(v) => format!("minAvailable {v}"),
             Budget::MaxUnavailable(v) => format!("maxUnavailable {v}"),
         };
+        let obj = self.named("poddisruptionbudget", &name);
         self.note(
             EventType::Normal,
             Reason::Created,
-            ObjectRef::Other {
-                kind: "poddisruptionbudget",
-                name: name.clone(),
-            },
+            obj,
             format!(
                 "PodDisruptionBudget {name} for {} with {what}",
                 spec.selector
@@ -428,13 +426,11 @@ impl Cluster {
     pub fn add_service(&mut self, spec: ServiceSpec) -> Result<(), Error> {
         spec.validate()?;
         let name = spec.name.clone();
+        let obj = self.named("service", &name);
         self.note(
             EventType::Normal,
             Reason::Created,
-            ObjectRef::Other {
-                kind: "service",
-                name: name.clone(),
-            },
+            obj,
             format!("Service {name} selects {}", spec.selector),
         );
         self.services.insert(
@@ -507,15 +503,8 @@ impl Cluster {
                 if !removed.is_empty() {
                     msg.push_str(&format!("; removed {}", summarize(&removed)));
                 }
-                self.record(
-                    EventType::Normal,
-                    Reason::EndpointsUpdated,
-                    ObjectRef::Other {
-                        kind: "service",
-                        name: name.clone(),
-                    },
-                    Message::Text(msg),
-                );
+                let obj = self.named("service", &name);
+                self.note(EventType::Normal, Reason::EndpointsUpdated, obj, msg);
                 changed += 1;
             }
         }

@@ -93,21 +93,24 @@ impl Reason {
 }
 
 /// What an event is about.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ObjectRef {
     Node(NodeId),
     /// A pod by owner and ordinal: `web-3`.
     Pod(ControllerId, u32),
     Deployment(ControllerId),
-    Other {
-        kind: &'static str,
-        name: String,
-    },
+    /// Anything else, as `kind/name` text kept in the cluster's text table.
+    Named(TextId),
 }
+
+/// An index into the cluster's table of event texts. Keeping text out of the
+/// record keeps a record at 40 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TextId(pub u32);
 
 /// The part of a message that would cost an allocation on the hot path is kept
 /// as ids; everything else is text written when the event happens.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Message {
     /// "Created pod: web-3"
     CreatedPod(ControllerId, u32),
@@ -115,10 +118,10 @@ pub enum Message {
     DeletedPod(ControllerId, u32),
     /// "Successfully assigned default/web-3 to node-2"
     Assigned(ControllerId, u32, NodeId),
-    Text(String),
+    Text(TextId),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EventRecord {
     pub tick: u64,
     pub type_: EventType,

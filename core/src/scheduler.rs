@@ -151,31 +151,32 @@ impl Cluster {
         }
         for &t in &rev.affinity_ids {
             let ts = &self.terms[t as usize];
-            let ok = match ts.node_domain[n.0 as usize] {
-                Some(d) => ts.matching[d as usize] - own_matching(t) > 0,
+            let dom = self.domain(ts.topo, n);
+            let ok = match dom {
+                Some(d) => ts.matching_in(d) - own_matching(t) > 0,
                 None => false,
             };
             // Kubernetes lets the first pod of a group that matches its own
             // affinity term go anywhere, or no such group could ever start.
             let first = ts.matching_total - own_matching(t) == 0
                 && ts.term.selector.matches(&rev.template.labels)
-                && ts.node_domain[n.0 as usize].is_some();
+                && dom.is_some();
             if !ok && !first {
                 return Err(Unfit::PodAffinity);
             }
         }
         for &t in &rev.anti_ids {
             let ts = &self.terms[t as usize];
-            if let Some(d) = ts.node_domain[n.0 as usize] {
-                if ts.matching[d as usize] - own_matching(t) > 0 {
+            if let Some(d) = self.domain(ts.topo, n) {
+                if ts.matching_in(d) - own_matching(t) > 0 {
                     return Err(Unfit::PodAntiAffinity);
                 }
             }
         }
         for &t in &rev.matching_terms {
             let ts = &self.terms[t as usize];
-            if let Some(d) = ts.node_domain[n.0 as usize] {
-                if ts.owners[d as usize] - own_anti(t) > 0 {
+            if let Some(d) = self.domain(ts.topo, n) {
+                if ts.owners_in(d) - own_anti(t) > 0 {
                     return Err(Unfit::ExistingAntiAffinity);
                 }
             }
@@ -215,7 +216,7 @@ impl Cluster {
             .iter()
             .filter(|t| t.effect == TaintEffect::PreferNoSchedule && !rev.template.tolerates(t))
             .count() as u32;
-        let room = room_after(node.spec.capacity, node.free().saturating_add(&freed), req);
+        let room = room_after(node, node.free().saturating_add(&freed), req);
         let r = match policy {
             ScorePolicy::BinPack => room,
             ScorePolicy::LeastLoaded => 2 * SCALE - room,
@@ -291,7 +292,7 @@ impl Cluster {
         // The revision is cloned out so binds can mutate the cluster; it is small.
         let rev = self.controllers[c.0 as usize].revisions[rev_no as usize - 1].clone();
         let req = rev.template.requests;
-        let mut heap: Vec<Reverse<(u32, u64, u32)>> = Vec::new();
+        let mut heap: Vec<Reverse<(u32, u64, u32)>> = Vec::with_capacity(self.nodes.len());
         for i in 0..self.nodes.len() {
             let n = NodeId(i as u32);
             let node = &self.nodes[i];
@@ -460,13 +461,13 @@ impl Cluster {
 }
 
 /// Fixed-point scale of one resource's share in a score.
-const SCALE: u64 = 1_000_000;
+const SCALE: u64 = crate::cluster::SHARE_ONE;
 
 /// Room left after placing `req`, as the sum of the free shares of cpu and
 /// memory, each in 0..=SCALE. BinPack minimises it; LeastLoaded maximises it.
-fn room_after(cap: Resources, free: Resources, req: &Resources) -> u64 {
+fn room_after(node: &NodeState, free: Resources, req: &Resources) -> u64 {
     let free = free.saturating_sub(req);
-    free.cpu_millis * SCALE / cap.cpu_millis + free.memory_mib * SCALE / cap.memory_mib
+    node.share(0, free.cpu_millis) + node.share(1, free.memory_mib)
 }
 
 /// A 0..=100 score, higher is better, as Kubernetes reports plugin scores.

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 
 use crate::cluster::{Cluster, FixedPoint, ScorePolicy};
 use crate::error::Error;
-use crate::events::{EventType, ObjectRef, Reason};
+use crate::events::{EventType, Reason};
 use crate::model::{
     DeploymentSpec, NodeSpec, PdbSpec, PodTemplate, Resources, RollingUpdate, ServiceSpec,
 };
@@ -319,15 +319,9 @@ impl Simulator {
             report.fired += 1;
             if let Err(err) = self.apply(&e) {
                 let msg = format!("{}: {}", e.describe(), err);
-                self.cluster.note(
-                    EventType::Warning,
-                    Reason::FailedEvent,
-                    ObjectRef::Other {
-                        kind: "script",
-                        name: format!("t{tick}"),
-                    },
-                    msg.clone(),
-                );
+                let obj = self.cluster.named("script", &format!("t{tick}"));
+                self.cluster
+                    .note(EventType::Warning, Reason::FailedEvent, obj, msg.clone());
                 report.errors.push(msg);
             }
         }

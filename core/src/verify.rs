@@ -62,11 +62,10 @@ pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
 }
 
 fn topology_value<'a>(n: &'a NodeSpec, key: &str) -> Option<&'a str> {
-    match n.labels.get(key) {
-        Some(v) => Some(v.as_str()),
-        None if key == HOSTNAME_KEY => Some(n.name.as_str()),
-        None => None,
+    if key == HOSTNAME_KEY {
+        return Some(n.name.as_str());
     }
+    n.labels.get(key).map(|v| v.as_str())
 }
 
 fn node_of<'a>(c: &'a Cluster, p: &PodView<'_>) -> Result<NodeView<'a>, Violation> {
