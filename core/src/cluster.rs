@@ -93,6 +93,45 @@ pub(crate) struct NodeState {
     pub inv_capacity: [u64; 2],
 }
 
+/// What the scheduler's scan reads for every node, packed so a scan of 5,000
+/// nodes stays in cache. A mirror of `NodeState`, refreshed by
+/// `Cluster::refresh_hot` wherever a node's state changes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct HotNode {
+    pub free: Resources,
+    pub inv_capacity: [u64; 2],
+    /// Ready, not cordoned, not removed.
+    pub schedulable: bool,
+    /// Has a NoSchedule or NoExecute taint.
+    pub hard_taints: bool,
+    /// Has a PreferNoSchedule taint.
+    pub soft_taints: bool,
+}
+
+impl HotNode {
+    fn of(n: &NodeState) -> HotNode {
+        HotNode {
+            free: n.free(),
+            inv_capacity: n.inv_capacity,
+            schedulable: n.ready && !n.cordoned && !n.removed,
+            hard_taints: n
+                .spec
+                .taints
+                .iter()
+                .any(|t| t.effect != TaintEffect::PreferNoSchedule),
+            soft_taints: n
+                .spec
+                .taints
+                .iter()
+                .any(|t| t.effect == TaintEffect::PreferNoSchedule),
+        }
+    }
+
+    pub fn share(&self, resource: usize, amount: u64) -> u64 {
+        ((amount as u128 * self.inv_capacity[resource] as u128) >> 32) as u64
+    }
+}
+
 /// One resource's whole share in a score.
 pub(crate) const SHARE_ONE: u64 = 1_000_000;
 
@@ -309,6 +348,8 @@ pub const PASS_BUDGET: u32 = 64;
 pub struct Cluster {
     pub(crate) now: u64,
     pub(crate) nodes: Vec<NodeState>,
+    /// The scheduler's packed mirror of `nodes`, same indexes.
+    pub(crate) hot: Vec<HotNode>,
     pub(crate) node_by_name: BTreeMap<String, NodeId>,
     pub(crate) controllers: Vec<Controller>,
     pub(crate) controller_by_name: BTreeMap<String, ControllerId>,
@@ -327,6 +368,8 @@ pub struct Cluster {
     pub(crate) ready_queue: BTreeMap<u64, Vec<(u32, u64)>>,
     /// Nodes whose kubelet is silent; only these are checked for NotReady.
     pub(crate) silent: BTreeSet<NodeId>,
+    /// Nodes being drained; only these are visited by a pass.
+    pub(crate) drains: BTreeSet<NodeId>,
     /// Bumped by anything that can make a pending pod schedulable: capacity
     /// freed, a node added, relabelled, Ready or uncordoned.
     pub(crate) capacity_epoch: u64,
@@ -352,6 +395,7 @@ impl Cluster {
         Cluster {
             now: 0,
             nodes: Vec::new(),
+            hot: Vec::new(),
             node_by_name: BTreeMap::new(),
             controllers: Vec::new(),
             controller_by_name: BTreeMap::new(),
@@ -367,6 +411,7 @@ impl Cluster {
             texts: Vec::new(),
             ready_queue: BTreeMap::new(),
             silent: BTreeSet::new(),
+            drains: BTreeSet::new(),
             capacity_epoch: 1,
             bind_epoch: 1,
             failure_serial: 0,
@@ -504,6 +549,7 @@ impl Cluster {
             }
             // A removed node coming back: a fresh node in its old slot.
             self.nodes[id.0 as usize] = fresh_node(spec.clone());
+            self.refresh_hot(id);
             self.refresh_domains(id);
             self.capacity_epoch += 1;
             self.note(
@@ -521,6 +567,8 @@ impl Cluster {
         let name = spec.name.clone();
         self.node_by_name.insert(name.clone(), id);
         self.nodes.push(fresh_node(spec));
+        self.hot.push(HotNode::default());
+        self.refresh_hot(id);
         for t in self.topologies.iter_mut() {
             t.node_domain.push(None);
         }
@@ -543,6 +591,7 @@ impl Cluster {
         }
         self.nodes[id.0 as usize].inv_capacity = inv_capacity(&spec.capacity);
         self.nodes[id.0 as usize].spec = spec;
+        self.refresh_hot(id);
         self.refresh_domains(id);
         for &k in &keys {
             self.affinity_count(k, id, true);
@@ -611,6 +660,7 @@ impl Cluster {
             }
         }
         self.capacity_epoch += 1;
+        self.refresh_hot(id);
         let name = self.nodes[id.0 as usize].spec.name.clone();
         self.note(
             EventType::Normal,
@@ -637,6 +687,7 @@ impl Cluster {
         let n = &mut self.nodes[id.0 as usize];
         n.removed = true;
         n.ready = false;
+        self.refresh_hot(id);
         self.silent.remove(&id);
         self.note(
             EventType::Normal,
@@ -673,6 +724,7 @@ impl Cluster {
         let id = self.node_id(name)?;
         if !self.nodes[id.0 as usize].cordoned {
             self.nodes[id.0 as usize].cordoned = true;
+            self.refresh_hot(id);
             self.note(
                 EventType::Normal,
                 Reason::NodeNotSchedulable,
@@ -691,6 +743,7 @@ impl Cluster {
         n.drain_blocked = None;
         if n.cordoned {
             n.cordoned = false;
+            self.refresh_hot(id);
             self.capacity_epoch += 1;
             self.note(
                 EventType::Normal,
@@ -716,6 +769,7 @@ impl Cluster {
             self.silent.remove(&id);
             if !self.nodes[id.0 as usize].ready {
                 self.nodes[id.0 as usize].ready = true;
+                self.refresh_hot(id);
                 self.capacity_epoch += 1;
                 let name = self.nodes[id.0 as usize].spec.name.clone();
                 self.note(
@@ -744,6 +798,7 @@ impl Cluster {
             .collect();
         for id in due {
             self.nodes[id.0 as usize].ready = false;
+            self.refresh_hot(id);
             let n = &self.nodes[id.0 as usize];
             let name = n.spec.name.clone();
             let silent_for = now - n.last_heartbeat;
@@ -1027,6 +1082,10 @@ impl Cluster {
         self.topologies[topo as usize].node_domain[n.0 as usize]
     }
 
+    pub(crate) fn refresh_hot(&mut self, id: NodeId) {
+        self.hot[id.0 as usize] = HotNode::of(&self.nodes[id.0 as usize]);
+    }
+
     fn refresh_domains(&mut self, id: NodeId) {
         let spec = &self.nodes[id.0 as usize].spec;
         for t in self.topologies.iter_mut() {
@@ -1148,6 +1207,7 @@ impl Cluster {
         };
         let node = &mut self.nodes[n.0 as usize];
         node.allocated = node.allocated.saturating_add(&req);
+        self.hot[n.0 as usize].free = node.free();
         debug_assert!(
             node.allocated.fits_in(&node.spec.capacity),
             "a bind must never overcommit a node"
@@ -1202,6 +1262,7 @@ impl Cluster {
         self.affinity_count(k, n, false);
         let node = &mut self.nodes[n.0 as usize];
         node.allocated = node.allocated.saturating_sub(&req);
+        self.hot[n.0 as usize].free = node.free();
         let last = node.pods.len() as u32 - 1;
         node.pods.swap_remove(slot as usize);
         if slot != last {

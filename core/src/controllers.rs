@@ -362,6 +362,7 @@ impl Cluster {
         let n = &mut self.nodes[id.0 as usize];
         if !n.draining {
             n.draining = true;
+            self.drains.insert(id);
             let count = n.pods.len();
             self.note(
                 EventType::Normal,
@@ -376,11 +377,13 @@ impl Cluster {
     /// One round of every drain: evict what the budgets allow now.
     pub(crate) fn progress_drains(&mut self) -> u32 {
         let mut evicted = 0;
-        for i in 0..self.nodes.len() {
+        let drains: Vec<NodeId> = self.drains.iter().copied().collect();
+        for id in drains {
+            let i = id.0 as usize;
             if !self.nodes[i].draining || self.nodes[i].removed {
+                self.drains.remove(&id);
                 continue;
             }
-            let id = NodeId(i as u32);
             // Lowest pod name first, for a deterministic order.
             let mut keys = self.nodes[i].pods.clone();
             keys.sort_by_key(|&k| {
@@ -403,6 +406,7 @@ impl Cluster {
             let node_name = self.nodes[i].spec.name.clone();
             if self.nodes[i].pods.is_empty() {
                 self.nodes[i].draining = false;
+                self.drains.remove(&id);
                 self.nodes[i].drain_blocked = None;
                 self.note(EventType::Normal, Reason::DrainComplete, ObjectRef::Node(id), format!("Node {node_name} drained: no pods left; it stays cordoned until uncordoned"));
             } else if blocked != self.nodes[i].drain_blocked {
@@ -486,22 +490,23 @@ impl Cluster {
             s.dirty = false;
             if s.endpoints != eps {
                 let old = core::mem::replace(&mut s.endpoints, eps.clone());
-                let added: Vec<String> = eps
+                // Both lists are sorted by (Deployment, ordinal).
+                let added: Vec<(ControllerId, u32)> = eps
                     .iter()
-                    .filter(|e| !old.contains(e))
-                    .map(|&(c, o)| self.pod_name(c, o))
+                    .copied()
+                    .filter(|e| old.binary_search(e).is_err())
                     .collect();
-                let removed: Vec<String> = old
+                let removed: Vec<(ControllerId, u32)> = old
                     .iter()
-                    .filter(|e| !eps.contains(e))
-                    .map(|&(c, o)| self.pod_name(c, o))
+                    .copied()
+                    .filter(|e| eps.binary_search(e).is_err())
                     .collect();
                 let mut msg = format!("Endpoints of {name}: {} ready", eps.len());
                 if !added.is_empty() {
-                    msg.push_str(&format!("; added {}", summarize(&added)));
+                    msg.push_str(&format!("; added {}", self.summarize(&added)));
                 }
                 if !removed.is_empty() {
-                    msg.push_str(&format!("; removed {}", summarize(&removed)));
+                    msg.push_str(&format!("; removed {}", self.summarize(&removed)));
                 }
                 let obj = self.named("service", &name);
                 self.note(EventType::Normal, Reason::EndpointsUpdated, obj, msg);

@@ -293,15 +293,40 @@ impl Cluster {
         let rev = self.controllers[c.0 as usize].revisions[rev_no as usize - 1].clone();
         let req = rev.template.requests;
         let mut heap: Vec<Reverse<(u32, u64, u32)>> = Vec::with_capacity(self.nodes.len());
-        for i in 0..self.nodes.len() {
-            let n = NodeId(i as u32);
-            let node = &self.nodes[i];
-            if node.removed || !node.ready || node.cordoned {
+        // The scan reads the packed mirror; the full node is read only where
+        // the template or the node has something the mirror cannot decide.
+        let selector = !rev.template.node_selector.is_empty();
+        let inter_pod = !rev.affinity_ids.is_empty()
+            || !rev.anti_ids.is_empty()
+            || !rev.matching_terms.is_empty();
+        for (i, h) in self.hot.iter().enumerate() {
+            if !h.schedulable || !req.fits_in(&h.free) {
                 continue;
             }
-            if self.filter(n, &rev).is_ok() {
-                heap.push(Reverse(self.rank(n, &req, policy, &rev)));
+            let n = NodeId(i as u32);
+            if (selector || h.hard_taints) && static_filter(&self.nodes[i], &rev).is_err() {
+                continue;
             }
+            if inter_pod && self.dynamic_filter(n, &rev).is_err() {
+                continue;
+            }
+            let penalty = if h.soft_taints {
+                self.rank(n, &req, policy, &rev).0
+            } else {
+                0
+            };
+            let free = h.free.saturating_sub(&req);
+            let room = h.share(0, free.cpu_millis) + h.share(1, free.memory_mib);
+            let r = match policy {
+                ScorePolicy::BinPack => room,
+                ScorePolicy::LeastLoaded => 2 * SCALE - room,
+            };
+            debug_assert_eq!(
+                (penalty, r, n.0),
+                self.rank(n, &req, policy, &rev),
+                "the scan must rank as rank() does"
+            );
+            heap.push(Reverse((penalty, r, n.0)));
         }
         let mut heap = BinaryHeap::from(heap);
         let mut bound = 0;
