@@ -517,17 +517,19 @@ impl Cluster {
     }
 }
 
-/// "a, b, c" or "a, b, c and 7 more".
-fn summarize(names: &[String]) -> String {
-    const SHOWN: usize = 5;
-    let mut s = names
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > SHOWN {
-        s.push_str(&format!(" and {} more", names.len() - SHOWN));
+impl Cluster {
+    /// "web-1, web-2" or "web-1, ..., web-5 and 7 more": names only for what is shown.
+    fn summarize(&self, pods: &[(ControllerId, u32)]) -> String {
+        const SHOWN: usize = 5;
+        let mut s = pods
+            .iter()
+            .take(SHOWN)
+            .map(|&(c, o)| self.pod_name(c, o))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if pods.len() > SHOWN {
+            s.push_str(&format!(" and {} more", pods.len() - SHOWN));
+        }
+        s
     }
-    s
 }
