@@ -27,9 +27,15 @@ wasm_bindgen_locked_version() {
   awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' "$SHEPHERD_ROOT/Cargo.lock"
 }
 
-# True when rustup's own wasm32 target is installed for the active toolchain.
+# SHEPHERD_WASM_ROUTE picks how wasm32 builds get their standard library:
+#   auto (default): rustup's target if installed or installable, else the Debian route;
+#   debian: the Debian route even when rustup has the target; rustup: rustup's target only.
+SHEPHERD_WASM_ROUTE="${SHEPHERD_WASM_ROUTE:-auto}"
+
+# True when rustup's own wasm32 target is installed for the active toolchain
+# (and the route in use may take it).
 rustup_has_wasm_target() {
-  command -v rustup >/dev/null 2>&1 &&
+  [ "$SHEPHERD_WASM_ROUTE" != debian ] && command -v rustup >/dev/null 2>&1 &&
     (cd "$SHEPHERD_ROOT" && rustup target list --installed 2>/dev/null) | grep -qx "$WASM_TARGET"
 }
 

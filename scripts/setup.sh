@@ -64,11 +64,14 @@ elif debian_std_ready; then
 else
   command -v cargo >/dev/null || fail "cargo not found" "install Rust with rustup first"
   ok=0
-  if command -v rustup >/dev/null 2>&1; then
+  if [ "$SHEPHERD_WASM_ROUTE" = debian ]; then
+    note "SHEPHERD_WASM_ROUTE=debian: not asking rustup"
+  elif command -v rustup >/dev/null 2>&1; then
     note "trying: rustup target add $WASM_TARGET (20 s limit)"
     if timeout -k 5 20 rustup target add "$WASM_TARGET" >"$LOGDIR/rustup-target.log" 2>&1 && rustup_has_wasm_target; then
       ok=1; note "installed by rustup"
     else
+      [ "$SHEPHERD_WASM_ROUTE" = rustup ] && fail "rustup target add $WASM_TARGET failed" "see $LOGDIR/rustup-target.log, or unset SHEPHERD_WASM_ROUTE"
       note "rustup could not install it; using the Debian route (rustc-web + rust-web-src)"
     fi
   fi
