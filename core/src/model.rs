@@ -390,20 +390,6 @@ impl NodeSpec {
         self
     }
 
-    /// The value of a topology key on this node: the name for the hostname key.
-    pub fn topology_value<'a>(&'a self, key: &str) -> Option<&'a str> {
-        if key == HOSTNAME_KEY {
-            Some(
-                self.labels
-                    .get(key)
-                    .map(|s| s.as_str())
-                    .unwrap_or(self.name.as_str()),
-            )
-        } else {
-            self.labels.get(key).map(|s| s.as_str())
-        }
-    }
-
     pub fn validate(&self) -> Result<(), Error> {
         validate_name(&self.name, "node")?;
         if self.capacity.cpu_millis == 0 || self.capacity.memory_mib == 0 {
