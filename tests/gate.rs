@@ -547,6 +547,29 @@ fn check_bind(c: &Cluster, pod: &str, n: NodeId) -> Result<(), String> {
     scratch::bind_rules(c, pod).map_err(|e| format!("scratch bind rules: {e}"))
 }
 
+/// The node a pod was just bound to is the one `explain` ranks first: the
+/// batch scheduler (heap, top-k cut, lazy re-checks) picks exactly what
+/// filtering and scoring every node one by one would pick.
+fn check_best_choice(c: &Cluster, pod: &str, n: NodeId, policy: ScorePolicy) -> Result<(), String> {
+    let ex = c
+        .explain(pod, policy)
+        .map_err(|e| format!("explain failed: {e}"))?;
+    let bound = c
+        .node_by_id(n)
+        .map(|v| v.name().to_string())
+        .unwrap_or_default();
+    let first = ex
+        .nodes
+        .iter()
+        .find(|v| v.position == Some(1))
+        .map(|v| v.node.clone());
+    ensure!(
+        first.as_deref() == Some(bound.as_str()),
+        "{pod} went to {bound} but filtering and scoring every node ranks {first:?} first under {policy:?}"
+    );
+    Ok(())
+}
+
 /// Reconciles to a fixed point and checks it.
 fn settle(c: &mut Cluster, policy: ScorePolicy, ctx: &str) -> Result<(), String> {
     let fp = c.reconcile_to_fixed_point(policy);
@@ -572,7 +595,9 @@ fn observed_settle(
     let mut on_bind = |cl: &Cluster, pod: &str, n: NodeId| {
         binds += 1;
         if first_error.is_none() {
-            if let Err(e) = check_bind(cl, pod, n) {
+            if let Err(e) =
+                check_bind(cl, pod, n).and_then(|_| check_best_choice(cl, pod, n, policy))
+            {
                 first_error = Some(format!("bind #{binds} ({pod} to node id {}): {e}", n.0));
             }
         }

@@ -292,7 +292,7 @@ impl Cluster {
         // The revision is cloned out so binds can mutate the cluster; it is small.
         let rev = self.controllers[c.0 as usize].revisions[rev_no as usize - 1].clone();
         let req = rev.template.requests;
-        let mut heap: Vec<Reverse<(u32, u64, u32)>> = Vec::with_capacity(self.nodes.len());
+        let mut keys_of_nodes: Vec<u64> = Vec::with_capacity(self.nodes.len());
         // The scan reads the packed mirror; the full node is read only where
         // the template or the node has something the mirror cannot decide.
         let selector = !rev.template.node_selector.is_empty();
@@ -326,16 +326,22 @@ impl Cluster {
                 self.rank(n, &req, policy, &rev),
                 "the scan must rank as rank() does"
             );
-            heap.push(Reverse((penalty, r, n.0)));
+            keys_of_nodes.push(pack((penalty, r, n.0)));
         }
-        let mut heap = BinaryHeap::from(heap);
+        // Without inter-pod terms only the bound node's rank changes, so the
+        // k pods of the batch land within the k best nodes: keep just those.
+        if !inter_pod && keys_of_nodes.len() > keys.len() {
+            keys_of_nodes.select_nth_unstable(keys.len() - 1);
+            keys_of_nodes.truncate(keys.len());
+        }
+        let mut heap: BinaryHeap<Reverse<u64>> = keys_of_nodes.into_iter().map(Reverse).collect();
         let mut bound = 0;
         let mut i = 0;
         while i < keys.len() {
-            let Some(Reverse((_, _, id))) = heap.pop() else {
+            let Some(Reverse(key)) = heap.pop() else {
                 break;
             };
-            let n = NodeId(id);
+            let n = NodeId(key as u32);
             // Only inter-pod terms of this batch's own binds can have changed
             // feasibility since the node was pushed; re-check before binding.
             if self.dynamic_filter(n, &rev).is_err() {
@@ -349,7 +355,7 @@ impl Cluster {
             bound += 1;
             i += 1;
             if self.dynamic_filter(n, &rev).is_ok() {
-                heap.push(Reverse(self.rank(n, &req, policy, &rev)));
+                heap.push(Reverse(pack(self.rank(n, &req, policy, &rev))));
             }
         }
         if i < keys.len() {
@@ -483,6 +489,14 @@ impl Cluster {
             nodes,
         })
     }
+}
+
+/// A rank key as one integer, so the heap compares one word: the penalty in
+/// the top 8 bits (at most 255 taints count), the policy rank (< 2^22) next,
+/// the node id in the low 32 bits. Orders exactly as the tuple does.
+fn pack((penalty, rank, node): (u32, u64, u32)) -> u64 {
+    debug_assert!(rank < 1 << 22);
+    (penalty.min(255) as u64) << 56 | rank << 32 | node as u64
 }
 
 /// Fixed-point scale of one resource's share in a score.
