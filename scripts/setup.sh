@@ -12,8 +12,10 @@ set -uo pipefail
 cd "$SHEPHERD_ROOT"
 export DEBIAN_FRONTEND=noninteractive
 
-STEP=""
-step() { STEP="$1"; say "$1"; }
+STEP="" STEP_T0=$SECONDS
+# Each step prints its name; one that took a while says how long when the next one starts.
+step_end() { [ -n "$STEP" ] && [ $((SECONDS - STEP_T0)) -ge 5 ] && note "($((SECONDS - STEP_T0)) s)"; return 0; }
+step() { step_end; STEP="$1"; STEP_T0=$SECONDS; say "$1"; }
 fail() {
   printf '%sSETUP FAILED%s at step "%s": %s\n' "$_R" "$_0" "$STEP" "$1" >&2
   [ -n "${2:-}" ] && printf '    what to do: %s\n' "$2" >&2
@@ -54,6 +56,14 @@ apt_install() {
 }
 
 T0=$SECONDS
+# wasm-pack and wasm-bindgen-cli share many dependencies: build them in one target dir
+# (made on first use, removed on exit). Native toolchain, whatever the wasm route.
+INSTALL_TARGET=""
+trap 'rm -rf ${INSTALL_TARGET:+"$INSTALL_TARGET"}' EXIT
+cargo_install() {
+  [ -n "$INSTALL_TARGET" ] || INSTALL_TARGET="$(mktemp -d -t shepherd-cargo-install.XXXXXX)"
+  ( unset RUSTC RUSTDOC; CARGO_TARGET_DIR="$INSTALL_TARGET" cargo install --quiet "$@" )
+}
 
 # ---------------------------------------------------------------- (a) wasm32 target
 step "(a) wasm32-unknown-unknown target"
@@ -102,7 +112,7 @@ else
       -exec cp {} "$LIBDIR/" \;
     "$DEBIAN_RUSTC" -vV >"$(debian_stamp)"
     debian_std_ready || fail "the std was built but $LIBDIR looks incomplete" "rm -rf $LIBDIR and rerun"
-    rm -rf "$VEH"; trap - EXIT
+    rm -rf "$VEH"; trap 'rm -rf ${INSTALL_TARGET:+"$INSTALL_TARGET"}' EXIT
     note "installed $(ls "$LIBDIR" | wc -l) rlibs into $LIBDIR"
   fi
 fi
@@ -114,7 +124,7 @@ if command -v wasm-pack >/dev/null 2>&1; then
   note "$(wasm-pack --version)"
 else
   note "cargo install wasm-pack --version $WASM_PACK_VERSION (a few minutes)"
-  ( unset RUSTC RUSTDOC CARGO_TARGET_DIR; quiet install-wasm-pack cargo install --quiet wasm-pack --version "$WASM_PACK_VERSION" ) ||
+  quiet install-wasm-pack cargo_install wasm-pack --version "$WASM_PACK_VERSION" ||
     fail "cargo install wasm-pack failed" "see $LOGDIR/install-wasm-pack.log"
 fi
 
@@ -128,7 +138,7 @@ if [ "$have" = "$WB" ] && command -v wasm-bindgen-test-runner >/dev/null 2>&1; t
 else
   note "cargo install wasm-bindgen-cli --version $WB${have:+ (found $have)} (a few minutes)"
   # No --locked: its lock file pins a crate version the registry mirror here does not serve.
-  ( unset RUSTC RUSTDOC CARGO_TARGET_DIR; quiet install-wasm-bindgen cargo install --quiet --force wasm-bindgen-cli --version "$WB" ) ||
+  quiet install-wasm-bindgen cargo_install --force wasm-bindgen-cli --version "$WB" ||
     fail "cargo install wasm-bindgen-cli --version $WB failed" "see $LOGDIR/install-wasm-bindgen.log"
 fi
 
@@ -136,7 +146,7 @@ fi
 step "(d) chromium, chromium-driver"
 missing="$(apt_missing chromium chromium-driver)"
 if [ -z "$missing" ]; then
-  note "$(/usr/bin/chromium --version 2>/dev/null | head -1)"
+  note "chromium $(dpkg-query -W -f='${Version}' chromium), chromium-driver $(dpkg-query -W -f='${Version}' chromium-driver)"
 else
   apt_install $missing
 fi
@@ -146,20 +156,25 @@ command -v chromedriver >/dev/null || fail "chromedriver not on PATH" "apt-get i
 # binaryen comes from npm, not Debian: Debian 12's wasm-opt (108) breaks wasm-bindgen's output.
 step "(e) playwright-core, binaryen (npm ci)"
 command -v node >/dev/null && command -v npm >/dev/null || apt_install $(apt_missing nodejs npm)
+# Prints what is installed when node_modules matches package-lock.json; fails otherwise.
 npm_ok() {
   node -e '
-    const lock = require("./package-lock.json").packages;
+    const lock = require("./package-lock.json").packages, have = [];
     for (const [k, v] of Object.entries(lock)) {
       if (!k.startsWith("node_modules/")) continue;
       let got; try { got = require("./" + k + "/package.json").version } catch { process.exit(1) }
       if (got !== v.version) process.exit(1);
-    }' 2>/dev/null
+      have.push(k.slice(13) + "@" + got);
+    }
+    console.log(have.join(", "))' 2>/dev/null
 }
-if npm_ok; then
-  note "node_modules matches package-lock.json ($(node -p 'Object.keys(require("./package-lock.json").packages).filter(Boolean).map(k => k.slice(13) + "@" + require("./package-lock.json").packages[k].version).join(", ")'))"
+if have="$(npm_ok)"; then
+  note "node_modules matches package-lock.json ($have)"
 else
   note "npm ci"
   quiet npm-ci npm ci --no-audit --no-fund || fail "npm ci failed" "see $LOGDIR/npm-ci.log"
+  npm_ok >/dev/null || fail "node_modules does not match package-lock.json after npm ci" "rm -rf node_modules and rerun"
 fi
 
+step_end
 say "setup done in $((SECONDS - T0)) s"
