@@ -1,8 +1,38 @@
-//! WebAssembly facade over the `shepherd` engine: what the page (www/app.js) calls.
-//! No logic lives here; every answer comes from the engine.
+//! WebAssembly facade over the `shepherd` engine: what the page (www/) calls.
+//!
+//! One opaque handle, [`Shepherd`], owns a simulator and the script of what the
+//! person did ([`session::Session`]); only small results cross into JavaScript.
+//! No logic lives here: every answer comes from the engine.
+//!
+//! - Actions (`addNode`, `deploy`, `scale`, `roll`, `failNode`, `drain`,
+//!   `addPdb`, ...) go through `Simulator::submit`: checked now, fired at the
+//!   next tick. A refused action throws an `Error` with the engine's message
+//!   and changes nothing.
+//! - Reads: `snapshot(withNodes)` for what the page draws (plain objects),
+//!   `nodeGrid()` for large clusters (one `Uint32Array`), `eventsSince(cursor,
+//!   limit)` for the event log, `explain(pod)` for every node's verdict.
+//! - Scenarios: `exportScenario()` writes `{version, seed, policy, tick,
+//!   actions: [{tick, action}]}`; `Shepherd.fromScenario(json)` replays it;
+//!   `stepBack()` replays from the seed to the tick before.
+//!
+//! The module layout: [`scenario`] (the document and its conversion to engine
+//! events, the tour, the cluster generator), [`input`] (the forms' fields and
+//! their checks), [`view`] (what is drawn), [`session`] (the simulator and its
+//! script). All of it is plain Rust, tested natively; this file only converts
+//! at the boundary.
+
+pub mod input;
+pub mod scenario;
+pub mod session;
+pub mod view;
+
+use serde::de::DeserializeOwned;
 use serde::Serialize;
-use shepherd::{Cluster, DeploymentSpec, NodeSpec, Resources, ScorePolicy};
 use wasm_bindgen::prelude::*;
+
+use crate::input::{DeployInput, Field, NodeInput, PdbInput, RollInput, ServiceInput};
+use crate::scenario::{Action, Entry, Scenario};
+use crate::session::Session;
 
 /// The engine's version. The workspace gives `shepherd` and `shepherd-web` one version;
 /// this reads the facade's until the engine exports a constant of its own.
@@ -11,38 +41,397 @@ pub fn engine_version() -> String {
     env!("CARGO_PKG_VERSION").into()
 }
 
-#[derive(Serialize)]
-struct Placement {
-    node: String,
-    pods: u32,
-    cpu_millis: u64,
-    memory_mib: u64,
+/// The simulated control plane, as the page holds it.
+#[wasm_bindgen]
+pub struct Shepherd {
+    session: Session,
 }
 
-/// A smoke run of the engine inside the page: two 4-CPU nodes, a Deployment `web` of five
-/// 1-CPU pods, reconciled to a fixed point with bin-packing. Returns
-/// `[{ node, pods, cpu_millis, memory_mib }]`, one entry per node, by node id.
-#[wasm_bindgen]
-pub fn demo_placement() -> Result<JsValue, JsError> {
-    let err = |e: shepherd::Error| JsError::new(&format!("{e:?}"));
-    let mut cluster = Cluster::new();
-    cluster.add_node(NodeSpec::new("node-1", 4000, 8192)).map_err(err)?;
-    cluster.add_node(NodeSpec::new("node-2", 4000, 8192)).map_err(err)?;
-    cluster
-        .deploy(DeploymentSpec::new("web", 5, Resources::new(1000, 1024)))
-        .map_err(err)?;
-    let fp = cluster.reconcile_to_fixed_point(ScorePolicy::BinPack);
-    if !fp.converged {
-        return Err(JsError::new("the demo did not reach a fixed point"));
+fn err(msg: impl AsRef<str>) -> JsError {
+    JsError::new(msg.as_ref())
+}
+
+fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| err(format!("could not convert the engine's answer: {e}")))
+}
+
+/// Reads a form's object; says which form and what it expects when it cannot.
+fn from_js<T: DeserializeOwned>(what: &str, v: JsValue, expected: &str) -> Result<T, JsError> {
+    if !v.is_object() {
+        return Err(err(format!("{what}: expected an object {expected}")));
     }
-    let placement: Vec<Placement> = cluster
-        .nodes()
-        .map(|n| Placement {
-            node: n.name().into(),
-            pods: n.pod_count,
-            cpu_millis: n.allocated.cpu_millis,
-            memory_mib: n.allocated.memory_mib,
+    serde_wasm_bindgen::from_value(v)
+        .map_err(|e| err(format!("{what}: {e}; expected an object {expected}")))
+}
+
+fn policy(s: &str) -> Result<shepherd::ScorePolicy, JsError> {
+    scenario::parse_policy(s).map_err(err)
+}
+
+/// Public methods, exported to JavaScript.
+#[wasm_bindgen]
+impl Shepherd {
+    /// An empty cluster at tick 0. `policy`: `binpack` or `leastloaded`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(seed: f64, policy_name: &str) -> Result<Shepherd, JsError> {
+        let seed = input::check_seed(seed).map_err(err)?;
+        Ok(Shepherd {
+            session: Session::new(seed, policy(policy_name)?),
         })
-        .collect();
-    Ok(serde_wasm_bindgen::to_value(&placement)?)
+    }
+
+    /// The guided tour (the page's `shepherd demo`) at tick 0, its script queued.
+    pub fn tour() -> Shepherd {
+        Shepherd {
+            session: Session::tour(),
+        }
+    }
+
+    /// Replays a scenario document (JSON text) to its tick.
+    #[wasm_bindgen(js_name = fromScenario)]
+    pub fn from_scenario(json: &str) -> Result<Shepherd, JsError> {
+        let value = js_sys::JSON::parse(json).map_err(|e| {
+            let why = js_sys::Error::from(e).message();
+            err(format!("the scenario is not valid JSON ({why}); expected a document exported by this page"))
+        })?;
+        let s = scenario_from_js(value)?;
+        Ok(Shepherd {
+            session: Session::from_scenario(&s).map_err(err)?,
+        })
+    }
+
+    /// The run so far as a scenario document (JSON text), at the current tick.
+    #[wasm_bindgen(js_name = exportScenario)]
+    pub fn export_scenario(&self) -> Result<String, JsError> {
+        let v = to_js(&self.session.scenario())?;
+        js_sys::JSON::stringify(&v)
+            .map(String::from)
+            .map_err(|_| err("could not write the scenario as JSON"))
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn tick(&self) -> f64 {
+        self.session.tick() as f64
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn seed(&self) -> f64 {
+        self.session.seed() as f64
+    }
+
+    /// The scheduler's policy now (`binpack` or `leastloaded`).
+    #[wasm_bindgen(getter)]
+    pub fn policy(&self) -> String {
+        self.session.simulator().policy().as_str().into()
+    }
+
+    /// Actions in the script, fired and still to come.
+    #[wasm_bindgen(getter, js_name = actionCount)]
+    pub fn action_count(&self) -> u32 {
+        self.session.log().len() as u32
+    }
+
+    /// One tick. Returns the messages of scripted actions that were refused
+    /// when they fired (they are also Warning events in the log).
+    pub fn step(&mut self) -> Vec<String> {
+        self.session.step()
+    }
+
+    /// `n` ticks; returns the tick reached.
+    pub fn run(&mut self, n: f64) -> Result<f64, JsError> {
+        let n = input::whole("ticks", n, 0, scenario::MAX_TICK).map_err(err)?;
+        self.session.run(n);
+        Ok(self.tick())
+    }
+
+    /// Back one tick, by replaying the script from the seed. Returns the tick.
+    #[wasm_bindgen(js_name = stepBack)]
+    pub fn step_back(&mut self) -> Result<f64, JsError> {
+        self.session.step_back().map(|t| t as f64).map_err(err)
+    }
+
+    /// Replays from the seed to `tick` (back or forward).
+    #[wasm_bindgen(js_name = seek)]
+    pub fn seek(&mut self, tick: f64) -> Result<f64, JsError> {
+        let t = input::whole("tick", tick, 0, scenario::MAX_TICK).map_err(err)?;
+        if t >= self.session.tick() {
+            self.session.run(t - self.session.tick());
+        } else {
+            self.session.replay_to(t).map_err(err)?;
+        }
+        Ok(self.tick())
+    }
+
+    /// An empty cluster at tick 0 with this seed and policy; the script is dropped.
+    pub fn reset(&mut self, seed: f64, policy_name: &str) -> Result<(), JsError> {
+        let seed = input::check_seed(seed).map_err(err)?;
+        let p = policy(policy_name)?;
+        self.session.reset(seed, p);
+        Ok(())
+    }
+
+    /// Drops the scripted actions that have not fired yet; returns how many.
+    #[wasm_bindgen(js_name = discardUpcoming)]
+    pub fn discard_upcoming(&mut self) -> Result<u32, JsError> {
+        self.session.discard_upcoming().map(|n| n as u32).map_err(err)
+    }
+
+    // ----- actions: each is checked now and fires at the next tick ----------
+
+    /// Any action in the scenario's form, e.g. `{type: "scale", app: "web", replicas: 3}`.
+    pub fn submit(&mut self, action: JsValue) -> Result<String, JsError> {
+        let a: Action = from_js("action", action, "with a type such as addNode, deploy, scale or drain")?;
+        self.act(a)
+    }
+
+    /// `{name, cpu, memory, labels?, taints?}`: cpu in millicores (or `"500m"`),
+    /// memory in MiB (or `"2Gi"`), labels `"k=v,k2=v2"`, taints `"key=value:NoSchedule"`.
+    #[wasm_bindgen(js_name = addNode)]
+    pub fn add_node(&mut self, spec: JsValue) -> Result<String, JsError> {
+        let n: NodeInput = from_js("add node", spec, "{name, cpu, memory, labels?, taints?}")?;
+        self.act(n.action().map_err(err)?)
+    }
+
+    /// `{name, replicas, cpu, memory, version?, labels?, nodeSelector?,
+    /// toleration?, antiAffinity? ("hostname" | "zone"), maxSurge?, maxUnavailable?}`.
+    pub fn deploy(&mut self, spec: JsValue) -> Result<String, JsError> {
+        let d: DeployInput = from_js(
+            "deploy",
+            spec,
+            "{name, replicas, cpu, memory, version?, labels?, nodeSelector?, toleration?, antiAffinity?, maxSurge?, maxUnavailable?}",
+        )?;
+        self.act(d.action().map_err(err)?)
+    }
+
+    /// Sets spec.replicas: a whole number from 0 to 1,000,000.
+    pub fn scale(&mut self, app: &str, replicas: f64) -> Result<String, JsError> {
+        let replicas = input::replicas(replicas).map_err(err)?;
+        self.act(Action::Scale {
+            app: app.into(),
+            replicas,
+        })
+    }
+
+    /// A rolling update to a new template: `{version?, cpu?, memory?}` changed
+    /// from the current one.
+    pub fn roll(&mut self, app: &str, change: JsValue) -> Result<String, JsError> {
+        let r: RollInput = from_js("roll", change, "{version?, cpu?, memory?}")?;
+        let current = self.session.template(app).map_err(err)?;
+        let template = r.template(app, &current).map_err(err)?;
+        self.act(Action::Roll {
+            app: app.into(),
+            template,
+        })
+    }
+
+    /// Rolls back to the previous revision.
+    pub fn rollback(&mut self, app: &str) -> Result<String, JsError> {
+        self.act(Action::Rollback { app: app.into() })
+    }
+
+    /// Changes maxSurge and maxUnavailable (numbers, or text such as `"25%"`).
+    #[wasm_bindgen(js_name = setStrategy)]
+    pub fn set_strategy(&mut self, app: &str, max_surge: JsValue, max_unavailable: JsValue) -> Result<String, JsError> {
+        let field = |what: &str, v: JsValue| -> Result<scenario::IntOrString, JsError> {
+            let f: Field = serde_wasm_bindgen::from_value(v)
+                .map_err(|_| err(format!("{what}: expected a number such as 1 or a percentage such as \"25%\"")))?;
+            let ios = match f {
+                Field::Num(n) => scenario::IntOrString::Int(input::whole(what, n, 0, u32::MAX as u64).map_err(err)? as u32),
+                Field::Text(s) => scenario::IntOrString::Str(s.trim().into()),
+            };
+            ios.to_engine().map_err(|e| err(format!("{what}: {e}")))?;
+            Ok(ios)
+        };
+        self.act(Action::SetStrategy {
+            app: app.into(),
+            max_surge: field("maxSurge", max_surge)?,
+            max_unavailable: field("maxUnavailable", max_unavailable)?,
+        })
+    }
+
+    /// Deletes a Deployment and its pods.
+    #[wasm_bindgen(js_name = deleteApp)]
+    pub fn delete_app(&mut self, app: &str) -> Result<String, JsError> {
+        self.act(Action::DeleteApp { app: app.into() })
+    }
+
+    /// Stops a node's kubelet: NotReady after the heartbeat timeout, and its pods are replaced.
+    #[wasm_bindgen(js_name = failNode)]
+    pub fn fail_node(&mut self, node: &str) -> Result<String, JsError> {
+        self.act(Action::FailNode { node: node.into() })
+    }
+
+    /// Restarts a node's kubelet: Ready again at its next heartbeat.
+    #[wasm_bindgen(js_name = recoverNode)]
+    pub fn recover_node(&mut self, node: &str) -> Result<String, JsError> {
+        self.act(Action::RecoverNode { node: node.into() })
+    }
+
+    /// Deregisters a node; its pods are replaced elsewhere.
+    #[wasm_bindgen(js_name = removeNode)]
+    pub fn remove_node(&mut self, node: &str) -> Result<String, JsError> {
+        self.act(Action::RemoveNode { node: node.into() })
+    }
+
+    /// kubectl cordon: no new pods; running pods stay.
+    pub fn cordon(&mut self, node: &str) -> Result<String, JsError> {
+        self.act(Action::Cordon { node: node.into() })
+    }
+
+    /// kubectl uncordon: schedulable again (also ends a drain).
+    pub fn uncordon(&mut self, node: &str) -> Result<String, JsError> {
+        self.act(Action::Uncordon { node: node.into() })
+    }
+
+    /// kubectl drain: cordon, then evict every pod as disruption budgets allow.
+    pub fn drain(&mut self, node: &str) -> Result<String, JsError> {
+        self.act(Action::Drain { node: node.into() })
+    }
+
+    /// `{name, app? | selector?, minAvailable? | maxUnavailable?}`: a number or a percentage.
+    #[wasm_bindgen(js_name = addPdb)]
+    pub fn add_pdb(&mut self, spec: JsValue) -> Result<String, JsError> {
+        let p: PdbInput = from_js(
+            "PodDisruptionBudget",
+            spec,
+            "{name, app or selector, minAvailable or maxUnavailable}",
+        )?;
+        self.act(p.action().map_err(err)?)
+    }
+
+    #[wasm_bindgen(js_name = deletePdb)]
+    pub fn delete_pdb(&mut self, name: &str) -> Result<String, JsError> {
+        self.act(Action::DeletePdb { name: name.into() })
+    }
+
+    /// `{name, app? | selector?}`: endpoints follow the Ready pods it selects.
+    #[wasm_bindgen(js_name = addService)]
+    pub fn add_service(&mut self, spec: JsValue) -> Result<String, JsError> {
+        let s: ServiceInput = from_js("Service", spec, "{name, app or selector}")?;
+        self.act(s.action().map_err(err)?)
+    }
+
+    #[wasm_bindgen(js_name = deleteService)]
+    pub fn delete_service(&mut self, name: &str) -> Result<String, JsError> {
+        self.act(Action::DeleteService { name: name.into() })
+    }
+
+    /// The eviction call for one pod (refused when a budget allows no disruption).
+    pub fn evict(&mut self, pod: &str) -> Result<String, JsError> {
+        self.act(Action::Evict { pod: pod.into() })
+    }
+
+    /// `binpack` or `leastloaded`, from the next tick.
+    #[wasm_bindgen(js_name = setPolicy)]
+    pub fn set_policy(&mut self, policy_name: &str) -> Result<String, JsError> {
+        policy(policy_name)?;
+        self.act(Action::SetPolicy {
+            policy: policy_name.into(),
+        })
+    }
+
+    /// Queues a generated cluster: `nodes` nodes and ten Deployments with
+    /// `nodes * podsPerNode` pods (see `scenario::generate`).
+    pub fn generate(&mut self, nodes: f64, pods_per_node: f64) -> Result<String, JsError> {
+        let nodes = input::whole("nodes", nodes, 1, scenario::MAX_GENERATED_NODES as u64).map_err(err)? as u32;
+        let pods_per_node =
+            input::whole("pods per node", pods_per_node, 0, scenario::MAX_PODS_PER_NODE as u64).map_err(err)? as u32;
+        self.act(Action::Generate {
+            nodes,
+            pods_per_node,
+        })
+    }
+
+    // ----- reads -------------------------------------------------------------
+
+    /// What the page draws. With `withNodes`, every node with its pods (for
+    /// cards); without, only the totals (draw the grid from `nodeGrid`).
+    pub fn snapshot(&self, with_nodes: bool) -> Result<JsValue, JsError> {
+        to_js(&self.session.snapshot(with_nodes))
+    }
+
+    /// Every node as `gridStride` numbers: `[id, cpuUsed, cpuCapacity,
+    /// memoryUsed, memoryCapacity, pods, flags]`; flags: 1 Ready, 2 kubelet
+    /// beating, 4 cordoned, 8 draining, 16 tainted.
+    #[wasm_bindgen(js_name = nodeGrid)]
+    pub fn node_grid(&self) -> Vec<u32> {
+        self.session.grid()
+    }
+
+    #[wasm_bindgen(js_name = gridStride)]
+    pub fn grid_stride() -> u32 {
+        view::GRID_STRIDE as u32
+    }
+
+    /// One node with its pods, by id (from `nodeGrid`).
+    pub fn node(&self, id: u32) -> Result<JsValue, JsError> {
+        to_js(&self.session.node(id).map_err(err)?)
+    }
+
+    /// A node's id, by name.
+    #[wasm_bindgen(js_name = nodeId)]
+    pub fn node_id(&self, name: &str) -> Result<u32, JsError> {
+        self.session.node_id(name).map_err(err)
+    }
+
+    /// Events after `cursor` (0: from the start), at most `limit`, oldest first:
+    /// `{cursor, skipped, events: [{tick, type, reason, object, message}]}`.
+    #[wasm_bindgen(js_name = eventsSince)]
+    pub fn events_since(&self, cursor: u32, limit: u32) -> Result<JsValue, JsError> {
+        to_js(&self.session.events_since(cursor, limit))
+    }
+
+    /// Why a pod is where it is, or why it is not anywhere: every node's
+    /// filter verdict (plugin and reason) and the score of each feasible one.
+    pub fn explain(&self, pod: &str) -> Result<JsValue, JsError> {
+        to_js(&self.session.explain(pod).map_err(err)?)
+    }
+
+    /// An app's current pod template, in the scenario's form.
+    pub fn template(&self, app: &str) -> Result<JsValue, JsError> {
+        let t = self.session.template(app).map_err(err)?;
+        to_js(&scenario::TemplateDoc::from_engine(&t))
+    }
+}
+
+/// Rust-only helpers (and what the tests use).
+impl Shepherd {
+    pub fn from_session(session: Session) -> Shepherd {
+        Shepherd { session }
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    fn act(&mut self, a: Action) -> Result<String, JsError> {
+        self.session.submit(a).map_err(err)
+    }
+}
+
+/// Reads a parsed scenario; on a bad action, says which one.
+fn scenario_from_js(value: JsValue) -> Result<Scenario, JsError> {
+    if !value.is_object() || js_sys::Array::is_array(&value) {
+        return Err(err("the scenario is not an object; expected {version, seed, policy, tick, actions: [{tick, action}]}"));
+    }
+    match serde_wasm_bindgen::from_value::<Scenario>(value.clone()) {
+        Ok(s) => Ok(s),
+        Err(whole) => {
+            let actions = js_sys::Reflect::get(&value, &"actions".into()).unwrap_or(JsValue::UNDEFINED);
+            if js_sys::Array::is_array(&actions) {
+                for (i, a) in js_sys::Array::from(&actions).iter().enumerate() {
+                    if let Err(e) = serde_wasm_bindgen::from_value::<Entry>(a) {
+                        return Err(err(format!(
+                            "scenario action {}: {e}; expected {{tick, action: {{type, ...}}}}",
+                            i + 1
+                        )));
+                    }
+                }
+            }
+            Err(err(format!(
+                "the scenario is not valid: {whole}; expected {{version, seed, policy, tick, actions: [{{tick, action}}]}}"
+            )))
+        }
+    }
 }

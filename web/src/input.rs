@@ -1,0 +1,426 @@
+//! What the page's forms send, and its checks. A form field arrives as a
+//! number or as the text a person typed; every check says what was wrong and
+//! what was expected, in the words of the form.
+
+use serde::Deserialize;
+use shepherd::model::{HOSTNAME_KEY, MAX_REPLICAS};
+use shepherd::{Labels, PodTemplate, Resources};
+
+use crate::scenario::{parse_labels, IntOrString, TaintDoc, TemplateDoc, TermDoc, TolerationDoc, ZONE_KEY};
+
+/// The largest seed that survives a trip through a JavaScript number.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// A form field: a number, or the text as typed.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Field {
+    Num(f64),
+    Text(String),
+}
+
+/// `key=value` pairs as text (`app=web,tier=front`) or as an object.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum LabelsField {
+    Text(String),
+    Map(Labels),
+}
+
+impl LabelsField {
+    pub fn labels(&self, what: &str) -> Result<Labels, String> {
+        match self {
+            LabelsField::Text(s) => parse_labels(s, what),
+            LabelsField::Map(m) => Ok(m.clone()),
+        }
+    }
+}
+
+fn labels_of(f: &Option<LabelsField>, what: &str) -> Result<Labels, String> {
+    f.as_ref().map_or(Ok(Labels::new()), |l| l.labels(what))
+}
+
+/// A whole number in `min..=max`, from a JavaScript number or typed text.
+pub fn whole(what: &str, v: f64, min: u64, max: u64) -> Result<u64, String> {
+    if v.is_finite() && v.fract() == 0.0 && v >= min as f64 && v <= max as f64 {
+        Ok(v as u64)
+    } else {
+        Err(format!(
+            "{what} {} is not valid; expected a whole number from {min} to {max}",
+            show(v)
+        ))
+    }
+}
+
+fn show(v: f64) -> String {
+    if v.is_nan() {
+        "(not a number)".into()
+    } else {
+        format!("{v}")
+    }
+}
+
+fn field_whole(what: &str, f: &Field, min: u64, max: u64) -> Result<u64, String> {
+    match f {
+        Field::Num(v) => whole(what, *v, min, max),
+        Field::Text(s) => {
+            let t = s.trim();
+            match t.parse::<u64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(n),
+                _ => Err(format!(
+                    "{what} {s:?} is not valid; expected a whole number from {min} to {max}"
+                )),
+            }
+        }
+    }
+}
+
+/// A seed: a whole number that a JavaScript number holds exactly.
+pub fn check_seed(v: f64) -> Result<u64, String> {
+    whole("seed", v, 0, MAX_SEED)
+}
+
+/// Replicas: a whole number from 0 to the engine's limit.
+pub fn replicas(v: f64) -> Result<u32, String> {
+    whole("replicas", v, 0, MAX_REPLICAS as u64).map(|n| n as u32)
+}
+
+/// CPU in millicores: `500`, `"500"`, `"500m"`, or whole cores as `"2cpu"`.
+pub fn cpu(f: &Field) -> Result<u64, String> {
+    const MAX: u64 = 1_000_000_000;
+    let bad = |s: &str| {
+        format!("cpu {s:?} is not valid; expected whole millicores from 0 to {MAX}, such as 500 or 500m")
+    };
+    match f {
+        Field::Num(v) => whole("cpu (millicores)", *v, 0, MAX),
+        Field::Text(s) => {
+            let t = s.trim();
+            let (digits, scale) = if let Some(d) = t.strip_suffix('m') {
+                (d, 1)
+            } else if let Some(d) = t.strip_suffix("cpu") {
+                (d.trim(), 1000)
+            } else {
+                (t, 1)
+            };
+            match digits.parse::<u64>() {
+                Ok(n) if n.saturating_mul(scale) <= MAX => Ok(n * scale),
+                _ => Err(bad(s)),
+            }
+        }
+    }
+}
+
+/// Memory in MiB: `512`, `"512"`, `"512Mi"` or `"2Gi"`.
+pub fn memory(f: &Field) -> Result<u64, String> {
+    const MAX: u64 = 1 << 30;
+    let bad = |s: &str| {
+        format!("memory {s:?} is not valid; expected whole MiB from 0 to {MAX}, such as 512, 512Mi or 2Gi")
+    };
+    match f {
+        Field::Num(v) => whole("memory (MiB)", *v, 0, MAX),
+        Field::Text(s) => {
+            let t = s.trim();
+            let (digits, scale) = if let Some(d) = t.strip_suffix("Mi") {
+                (d, 1)
+            } else if let Some(d) = t.strip_suffix("Gi") {
+                (d, 1024)
+            } else if let Some(d) = t.strip_suffix("Ti") {
+                (d, 1024 * 1024)
+            } else {
+                (t, 1)
+            };
+            match digits.trim().parse::<u64>() {
+                Ok(n) if n.saturating_mul(scale) <= MAX => Ok(n * scale),
+                _ => Err(bad(s)),
+            }
+        }
+    }
+}
+
+fn int_or_string(what: &str, f: &Option<Field>) -> Result<Option<IntOrString>, String> {
+    let v = match f {
+        None => return Ok(None),
+        Some(Field::Text(s)) if s.trim().is_empty() => return Ok(None),
+        Some(Field::Num(v)) => IntOrString::Int(whole(what, *v, 0, u32::MAX as u64)? as u32),
+        Some(Field::Text(s)) => IntOrString::Str(s.trim().to_string()),
+    };
+    v.to_engine().map_err(|e| format!("{what}: {e}"))?;
+    Ok(Some(v))
+}
+
+/// Taints as kubectl writes them, `key=value:Effect`, separated by commas.
+pub fn parse_taints(s: &str) -> Result<Vec<TaintDoc>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || {
+            format!("taint {part:?} is not valid; expected key=value:Effect, e.g. dedicated=gpu:NoSchedule")
+        };
+        let (kv, effect) = part.rsplit_once(':').ok_or_else(bad)?;
+        let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
+        shepherd::TaintEffect::parse(effect.trim()).map_err(|e| e.to_string())?;
+        if key.trim().is_empty() {
+            return Err(bad());
+        }
+        out.push(TaintDoc {
+            key: key.trim().into(),
+            value: value.trim().into(),
+            effect: effect.trim().into(),
+        });
+    }
+    Ok(out)
+}
+
+/// A toleration as text: `key=value:Effect` (Equal), `key:Effect` or `key`
+/// (Exists), or `*` (Exists on every key). The effect may be left out.
+pub fn parse_toleration(s: &str) -> Result<Option<TolerationDoc>, String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    let (kv, effect) = match t.rsplit_once(':') {
+        Some((kv, e)) => {
+            shepherd::TaintEffect::parse(e.trim()).map_err(|e| e.to_string())?;
+            (kv.trim(), Some(e.trim().to_string()))
+        }
+        None => (t, None),
+    };
+    Ok(Some(match kv.split_once('=') {
+        Some((k, v)) => TolerationDoc {
+            key: k.trim().into(),
+            operator: "Equal".into(),
+            value: v.trim().into(),
+            effect,
+        },
+        None => TolerationDoc {
+            key: if kv == "*" { String::new() } else { kv.into() },
+            operator: "Exists".into(),
+            value: String::new(),
+            effect,
+        },
+    }))
+}
+
+/// The topology key for the form's anti-affinity choice.
+pub fn topology_key(choice: &str) -> Result<Option<String>, String> {
+    match choice.trim() {
+        "" | "none" => Ok(None),
+        "hostname" | "node" => Ok(Some(HOSTNAME_KEY.into())),
+        "zone" => Ok(Some(ZONE_KEY.into())),
+        other if other.contains('/') || other.contains('.') => Ok(Some(other.into())),
+        other => Err(format!(
+            "anti-affinity {other:?} is not valid; expected hostname (one pod per node), zone (one pod per zone) or a topology key"
+        )),
+    }
+}
+
+/// The add-node form.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NodeInput {
+    pub name: String,
+    pub cpu: Field,
+    pub memory: Field,
+    #[serde(default)]
+    pub labels: Option<LabelsField>,
+    /// `key=value:Effect`, separated by commas; or a list of taints.
+    #[serde(default)]
+    pub taints: Option<TaintsField>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum TaintsField {
+    Text(String),
+    List(Vec<TaintDoc>),
+}
+
+impl NodeInput {
+    pub fn action(&self) -> Result<crate::scenario::Action, String> {
+        Ok(crate::scenario::Action::AddNode {
+            name: self.name.trim().to_string(),
+            cpu: cpu(&self.cpu)?,
+            memory: memory(&self.memory)?,
+            labels: labels_of(&self.labels, "node label")?,
+            taints: match &self.taints {
+                None => Vec::new(),
+                Some(TaintsField::Text(s)) => parse_taints(s)?,
+                Some(TaintsField::List(l)) => l.clone(),
+            },
+        })
+    }
+}
+
+/// The deploy form.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeployInput {
+    pub name: String,
+    pub replicas: Field,
+    pub cpu: Field,
+    pub memory: Field,
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Pod labels; absent or empty: `app=<name>`.
+    #[serde(default)]
+    pub labels: Option<LabelsField>,
+    #[serde(default)]
+    pub node_selector: Option<LabelsField>,
+    /// One toleration, as text (see [`parse_toleration`]).
+    #[serde(default)]
+    pub toleration: Option<String>,
+    /// `hostname`, `zone` or a topology key: at most one of this app's pods per domain.
+    #[serde(default)]
+    pub anti_affinity: Option<String>,
+    #[serde(default)]
+    pub max_surge: Option<Field>,
+    #[serde(default)]
+    pub max_unavailable: Option<Field>,
+    #[serde(default)]
+    pub ready_after: Option<Field>,
+}
+
+impl DeployInput {
+    pub fn action(&self) -> Result<crate::scenario::Action, String> {
+        let name = self.name.trim().to_string();
+        let replicas = field_whole("replicas", &self.replicas, 0, MAX_REPLICAS as u64)? as u32;
+        let mut labels = labels_of(&self.labels, "label")?;
+        if labels.is_empty() {
+            labels.insert("app".into(), name.clone());
+        }
+        let anti_affinity = match self.anti_affinity.as_deref().map(topology_key).transpose()? {
+            Some(Some(key)) => vec![TermDoc {
+                match_labels: labels.clone(),
+                topology_key: key,
+            }],
+            _ => Vec::new(),
+        };
+        let template = TemplateDoc {
+            version: match self.version.as_deref().map(str::trim) {
+                None | Some("") => "v1".into(),
+                Some(v) => v.into(),
+            },
+            cpu: cpu(&self.cpu)?,
+            memory: memory(&self.memory)?,
+            labels: Some(labels),
+            node_selector: labels_of(&self.node_selector, "nodeSelector")?,
+            tolerations: parse_toleration(self.toleration.as_deref().unwrap_or(""))?
+                .into_iter()
+                .collect(),
+            affinity: Vec::new(),
+            anti_affinity,
+            ready_after: match &self.ready_after {
+                None => shepherd::model::DEFAULT_READY_AFTER,
+                Some(f) => field_whole("readyAfter", f, 0, 1000)? as u32,
+            },
+        };
+        Ok(crate::scenario::Action::Deploy {
+            name,
+            replicas,
+            template,
+            max_surge: int_or_string("maxSurge", &self.max_surge)?
+                .unwrap_or(IntOrString::Str("25%".into())),
+            max_unavailable: int_or_string("maxUnavailable", &self.max_unavailable)?
+                .unwrap_or(IntOrString::Str("25%".into())),
+        })
+    }
+}
+
+/// The roll form: what changes in the current template.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RollInput {
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default)]
+    pub cpu: Option<Field>,
+    #[serde(default)]
+    pub memory: Option<Field>,
+}
+
+impl RollInput {
+    /// The new template: `current` with the fields given here changed.
+    pub fn template(&self, app: &str, current: &PodTemplate) -> Result<TemplateDoc, String> {
+        let mut t = TemplateDoc::from_engine(current);
+        if let Some(v) = self.version.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+            t.version = v.into();
+        }
+        let blank = |f: &Field| matches!(f, Field::Text(s) if s.trim().is_empty());
+        if let Some(f) = self.cpu.as_ref().filter(|f| !blank(f)) {
+            t.cpu = cpu(f)?;
+        }
+        if let Some(f) = self.memory.as_ref().filter(|f| !blank(f)) {
+            t.memory = memory(f)?;
+        }
+        if t == TemplateDoc::from_engine(current) {
+            return Err(format!(
+                "roll {app}: the new pod template is the same as the current one (version {}, {}); expected a new version or new requests",
+                current.version,
+                Resources::new(t.cpu, t.memory)
+            ));
+        }
+        Ok(t)
+    }
+}
+
+/// The PodDisruptionBudget form: a selector (or an app) and one budget.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PdbInput {
+    pub name: String,
+    /// Shorthand for the selector `app=<app>`.
+    #[serde(default)]
+    pub app: Option<String>,
+    #[serde(default)]
+    pub selector: Option<LabelsField>,
+    #[serde(default)]
+    pub min_available: Option<Field>,
+    #[serde(default)]
+    pub max_unavailable: Option<Field>,
+}
+
+fn selector_of(app: &Option<String>, sel: &Option<LabelsField>) -> Result<Labels, String> {
+    let mut l = labels_of(sel, "selector")?;
+    if let Some(a) = app.as_deref().map(str::trim).filter(|a| !a.is_empty()) {
+        l.insert("app".into(), a.into());
+    }
+    Ok(l)
+}
+
+impl PdbInput {
+    pub fn action(&self) -> Result<crate::scenario::Action, String> {
+        let name = self.name.trim().to_string();
+        let min_available = int_or_string("minAvailable", &self.min_available)?;
+        let max_unavailable = int_or_string("maxUnavailable", &self.max_unavailable)?;
+        if min_available.is_some() == max_unavailable.is_some() {
+            return Err(format!(
+                "PodDisruptionBudget {name:?}: expected exactly one of minAvailable and maxUnavailable, e.g. maxUnavailable 1 or minAvailable 50%"
+            ));
+        }
+        Ok(crate::scenario::Action::AddPdb {
+            name,
+            selector: selector_of(&self.app, &self.selector)?,
+            min_available,
+            max_unavailable,
+        })
+    }
+}
+
+/// The Service form: a name and a selector (or an app).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServiceInput {
+    pub name: String,
+    #[serde(default)]
+    pub app: Option<String>,
+    #[serde(default)]
+    pub selector: Option<LabelsField>,
+}
+
+impl ServiceInput {
+    pub fn action(&self) -> Result<crate::scenario::Action, String> {
+        Ok(crate::scenario::Action::AddService {
+            name: self.name.trim().to_string(),
+            selector: selector_of(&self.app, &self.selector)?,
+        })
+    }
+}

@@ -1,0 +1,764 @@
+//! The scenario document: a seed, a policy and the script of actions a person
+//! submitted, as plain serde types. The engine has no serde, so this module
+//! mirrors [`shepherd::simulator::Event`] field by field, in Kubernetes' words
+//! (`nodeSelector`, `maxSurge`, `minAvailable`), and converts both ways.
+//!
+//! Every action is self-contained: a roll carries the whole new pod template,
+//! not a change to "whatever the template was", so a scenario replays to the
+//! same cluster from its seed alone. The one macro, [`Action::Generate`], is a
+//! pure function of its parameters and the scenario's seed.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use shepherd::model::HOSTNAME_KEY;
+use shepherd::simulator::{Event, Prng};
+use shepherd::{
+    AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec, PodTemplate,
+    Resources, RollingUpdate, ScorePolicy, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
+    TolerationOperator,
+};
+
+/// The format version written into every exported scenario.
+pub const SCENARIO_VERSION: u32 = 1;
+
+/// The latest tick a scenario may ask to replay to: a bound that keeps a
+/// pasted link from freezing the page.
+pub const MAX_TICK: u64 = 100_000;
+
+/// The most actions a scenario may hold.
+pub const MAX_ACTIONS: usize = 100_000;
+
+/// The largest cluster [`Action::Generate`] builds: twice Kubernetes' envelope.
+pub const MAX_GENERATED_NODES: u32 = 10_000;
+
+/// Kubernetes' default limit of pods per node.
+pub const MAX_PODS_PER_NODE: u32 = 110;
+
+/// The topology key of zones, as Kubernetes' well-known label.
+pub const ZONE_KEY: &str = "topology.kubernetes.io/zone";
+
+/// A whole scenario: what `exportScenario` writes and `fromScenario` reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Scenario {
+    pub version: u32,
+    pub seed: u64,
+    /// The policy at tick 0 (`binpack` or `leastloaded`); `setPolicy` actions change it later.
+    pub policy: String,
+    /// The tick the page was at; replaying stops there. Absent: the last action's tick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick: Option<u64>,
+    pub actions: Vec<Entry>,
+    /// Captions shown at given ticks (the guided tour has them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
+}
+
+/// One action and the tick at which it fires.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub tick: u64,
+    pub action: Action,
+}
+
+/// A caption for a tick.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Note {
+    pub tick: u64,
+    pub text: String,
+}
+
+/// A number or a percentage, as Kubernetes' IntOrString: `1` or `"25%"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum IntOrString {
+    Int(u32),
+    Str(String),
+}
+
+impl IntOrString {
+    pub fn to_engine(&self) -> Result<IntOrPercent, String> {
+        match self {
+            IntOrString::Int(n) => Ok(IntOrPercent::Int(*n)),
+            IntOrString::Str(s) => IntOrPercent::parse(s).map_err(|e| e.to_string()),
+        }
+    }
+
+    pub fn from_engine(v: IntOrPercent) -> Self {
+        match v {
+            IntOrPercent::Int(n) => IntOrString::Int(n),
+            IntOrPercent::Percent(p) => IntOrString::Str(format!("{p}%")),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaintDoc {
+    pub key: String,
+    #[serde(default)]
+    pub value: String,
+    pub effect: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TolerationDoc {
+    #[serde(default)]
+    pub key: String,
+    /// `Equal` (the default) or `Exists`.
+    #[serde(default = "equal")]
+    pub operator: String,
+    #[serde(default)]
+    pub value: String,
+    /// Absent: every effect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<String>,
+}
+
+fn equal() -> String {
+    "Equal".into()
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TermDoc {
+    pub match_labels: Labels,
+    /// Absent: `kubernetes.io/hostname`, the node itself.
+    #[serde(default = "hostname")]
+    pub topology_key: String,
+}
+
+fn hostname() -> String {
+    HOSTNAME_KEY.into()
+}
+
+/// A pod template, all of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TemplateDoc {
+    #[serde(default = "v1")]
+    pub version: String,
+    /// CPU request in millicores.
+    pub cpu: u64,
+    /// Memory request in MiB.
+    pub memory: u64,
+    /// Absent: `app=<name>`, as `kubectl create deployment` labels pods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Labels>,
+    #[serde(default, skip_serializing_if = "Labels::is_empty")]
+    pub node_selector: Labels,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tolerations: Vec<TolerationDoc>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub affinity: Vec<TermDoc>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub anti_affinity: Vec<TermDoc>,
+    #[serde(default = "ready_after")]
+    pub ready_after: u32,
+}
+
+fn v1() -> String {
+    "v1".into()
+}
+
+fn ready_after() -> u32 {
+    shepherd::model::DEFAULT_READY_AFTER
+}
+
+/// What a person can do, one variant per [`Event`], plus one macro.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Action {
+    AddNode {
+        name: String,
+        /// Millicores.
+        cpu: u64,
+        /// MiB.
+        memory: u64,
+        #[serde(default, skip_serializing_if = "Labels::is_empty")]
+        labels: Labels,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        taints: Vec<TaintDoc>,
+    },
+    FailNode {
+        node: String,
+    },
+    RecoverNode {
+        node: String,
+    },
+    RemoveNode {
+        node: String,
+    },
+    Cordon {
+        node: String,
+    },
+    Uncordon {
+        node: String,
+    },
+    Drain {
+        node: String,
+    },
+    Deploy {
+        name: String,
+        replicas: u32,
+        template: TemplateDoc,
+        #[serde(default = "pct25")]
+        max_surge: IntOrString,
+        #[serde(default = "pct25")]
+        max_unavailable: IntOrString,
+    },
+    Scale {
+        app: String,
+        replicas: u32,
+    },
+    Roll {
+        app: String,
+        template: TemplateDoc,
+    },
+    Rollback {
+        app: String,
+    },
+    SetStrategy {
+        app: String,
+        max_surge: IntOrString,
+        max_unavailable: IntOrString,
+    },
+    DeleteApp {
+        app: String,
+    },
+    AddPdb {
+        name: String,
+        selector: Labels,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_available: Option<IntOrString>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_unavailable: Option<IntOrString>,
+    },
+    DeletePdb {
+        name: String,
+    },
+    AddService {
+        name: String,
+        selector: Labels,
+    },
+    DeleteService {
+        name: String,
+    },
+    Evict {
+        pod: String,
+    },
+    SetPolicy {
+        policy: String,
+    },
+    /// A generated cluster: `nodes` nodes across three zones and ten
+    /// Deployments with `nodes * podsPerNode` pods in all. Node shapes and pod
+    /// requests come from a PRNG seeded by the scenario's seed.
+    Generate {
+        nodes: u32,
+        pods_per_node: u32,
+    },
+}
+
+fn pct25() -> IntOrString {
+    IntOrString::Str("25%".into())
+}
+
+fn policy_name(p: ScorePolicy) -> String {
+    p.as_str().into()
+}
+
+pub fn parse_policy(s: &str) -> Result<ScorePolicy, String> {
+    ScorePolicy::parse(s).map_err(|e| e.to_string())
+}
+
+fn effect(s: &str) -> Result<TaintEffect, String> {
+    TaintEffect::parse(s).map_err(|e| e.to_string())
+}
+
+impl TemplateDoc {
+    pub fn from_engine(t: &PodTemplate) -> Self {
+        let term = |a: &AffinityTerm| TermDoc {
+            match_labels: a.selector.match_labels.clone(),
+            topology_key: a.topology_key.clone(),
+        };
+        TemplateDoc {
+            version: t.version.clone(),
+            cpu: t.requests.cpu_millis,
+            memory: t.requests.memory_mib,
+            labels: Some(t.labels.clone()),
+            node_selector: t.node_selector.clone(),
+            tolerations: t
+                .tolerations
+                .iter()
+                .map(|t| TolerationDoc {
+                    key: t.key.clone(),
+                    operator: match t.operator {
+                        TolerationOperator::Equal => "Equal".into(),
+                        TolerationOperator::Exists => "Exists".into(),
+                    },
+                    value: t.value.clone(),
+                    effect: t.effect.map(|e| e.as_str().into()),
+                })
+                .collect(),
+            affinity: t.affinity.iter().map(term).collect(),
+            anti_affinity: t.anti_affinity.iter().map(term).collect(),
+            ready_after: t.ready_after,
+        }
+    }
+
+    /// The engine's template; `app` names the default `app=<app>` label.
+    pub fn to_engine(&self, app: &str) -> Result<PodTemplate, String> {
+        let mut t = PodTemplate::new(Resources::new(self.cpu, self.memory))
+            .with_version(&self.version)
+            .with_ready_after(self.ready_after);
+        t.labels = match &self.labels {
+            Some(l) => l.clone(),
+            None => shepherd::labels(&[("app", app)]),
+        };
+        t.node_selector = self.node_selector.clone();
+        for tol in &self.tolerations {
+            let eff = match &tol.effect {
+                None => None,
+                Some(e) if e.is_empty() => None,
+                Some(e) => Some(effect(e)?),
+            };
+            let operator = match tol.operator.as_str() {
+                "Equal" => TolerationOperator::Equal,
+                "Exists" => TolerationOperator::Exists,
+                other => {
+                    return Err(format!(
+                        "toleration operator {other:?} is not valid; expected Equal or Exists"
+                    ))
+                }
+            };
+            t.tolerations.push(Toleration {
+                key: tol.key.clone(),
+                operator,
+                value: tol.value.clone(),
+                effect: eff,
+            });
+        }
+        let term = |d: &TermDoc| AffinityTerm {
+            selector: Selector {
+                match_labels: d.match_labels.clone(),
+            },
+            topology_key: d.topology_key.clone(),
+        };
+        t.affinity = self.affinity.iter().map(term).collect();
+        t.anti_affinity = self.anti_affinity.iter().map(term).collect();
+        Ok(t)
+    }
+}
+
+impl Action {
+    /// The action that submits `e`. Total: every event has one.
+    pub fn from_event(e: &Event) -> Action {
+        let ios = IntOrString::from_engine;
+        match e {
+            Event::AddNode(n) => Action::AddNode {
+                name: n.name.clone(),
+                cpu: n.capacity.cpu_millis,
+                memory: n.capacity.memory_mib,
+                labels: n.labels.clone(),
+                taints: n
+                    .taints
+                    .iter()
+                    .map(|t| TaintDoc {
+                        key: t.key.clone(),
+                        value: t.value.clone(),
+                        effect: t.effect.as_str().into(),
+                    })
+                    .collect(),
+            },
+            Event::FailNode(n) => Action::FailNode { node: n.clone() },
+            Event::RecoverNode(n) => Action::RecoverNode { node: n.clone() },
+            Event::RemoveNode(n) => Action::RemoveNode { node: n.clone() },
+            Event::Cordon(n) => Action::Cordon { node: n.clone() },
+            Event::Uncordon(n) => Action::Uncordon { node: n.clone() },
+            Event::Drain(n) => Action::Drain { node: n.clone() },
+            Event::Deploy(d) => Action::Deploy {
+                name: d.name.clone(),
+                replicas: d.replicas,
+                template: TemplateDoc::from_engine(&d.template),
+                max_surge: ios(d.strategy.max_surge),
+                max_unavailable: ios(d.strategy.max_unavailable),
+            },
+            Event::Scale { app, replicas } => Action::Scale {
+                app: app.clone(),
+                replicas: *replicas,
+            },
+            Event::Roll { app, template } => Action::Roll {
+                app: app.clone(),
+                template: TemplateDoc::from_engine(template),
+            },
+            Event::Rollback(a) => Action::Rollback { app: a.clone() },
+            Event::SetStrategy { app, strategy } => Action::SetStrategy {
+                app: app.clone(),
+                max_surge: ios(strategy.max_surge),
+                max_unavailable: ios(strategy.max_unavailable),
+            },
+            Event::DeleteApp(a) => Action::DeleteApp { app: a.clone() },
+            Event::AddPdb(p) => {
+                let (min_available, max_unavailable) = match p.budget {
+                    Budget::MinAvailable(v) => (Some(ios(v)), None),
+                    Budget::MaxUnavailable(v) => (None, Some(ios(v))),
+                };
+                Action::AddPdb {
+                    name: p.name.clone(),
+                    selector: p.selector.match_labels.clone(),
+                    min_available,
+                    max_unavailable,
+                }
+            }
+            Event::DeletePdb(p) => Action::DeletePdb { name: p.clone() },
+            Event::AddService(s) => Action::AddService {
+                name: s.name.clone(),
+                selector: s.selector.match_labels.clone(),
+            },
+            Event::DeleteService(s) => Action::DeleteService { name: s.clone() },
+            Event::Evict(p) => Action::Evict { pod: p.clone() },
+            Event::SetPolicy(p) => Action::SetPolicy {
+                policy: policy_name(*p),
+            },
+        }
+    }
+
+    /// The engine events this action submits, in order. `seed` is the
+    /// scenario's (only [`Action::Generate`] reads it).
+    pub fn to_events(&self, seed: u64) -> Result<Vec<Event>, String> {
+        let one = |e: Event| Ok(vec![e]);
+        match self {
+            Action::AddNode {
+                name,
+                cpu,
+                memory,
+                labels,
+                taints,
+            } => {
+                let mut n = NodeSpec::new(name, *cpu, *memory);
+                n.labels = labels.clone();
+                for t in taints {
+                    n.taints.push(Taint::new(&t.key, &t.value, effect(&t.effect)?));
+                }
+                one(Event::AddNode(n))
+            }
+            Action::FailNode { node } => one(Event::FailNode(node.clone())),
+            Action::RecoverNode { node } => one(Event::RecoverNode(node.clone())),
+            Action::RemoveNode { node } => one(Event::RemoveNode(node.clone())),
+            Action::Cordon { node } => one(Event::Cordon(node.clone())),
+            Action::Uncordon { node } => one(Event::Uncordon(node.clone())),
+            Action::Drain { node } => one(Event::Drain(node.clone())),
+            Action::Deploy {
+                name,
+                replicas,
+                template,
+                max_surge,
+                max_unavailable,
+            } => one(Event::Deploy(DeploymentSpec {
+                name: name.clone(),
+                replicas: *replicas,
+                template: template.to_engine(name)?,
+                strategy: RollingUpdate {
+                    max_surge: max_surge.to_engine()?,
+                    max_unavailable: max_unavailable.to_engine()?,
+                },
+            })),
+            Action::Scale { app, replicas } => one(Event::Scale {
+                app: app.clone(),
+                replicas: *replicas,
+            }),
+            Action::Roll { app, template } => one(Event::Roll {
+                app: app.clone(),
+                template: template.to_engine(app)?,
+            }),
+            Action::Rollback { app } => one(Event::Rollback(app.clone())),
+            Action::SetStrategy {
+                app,
+                max_surge,
+                max_unavailable,
+            } => one(Event::SetStrategy {
+                app: app.clone(),
+                strategy: RollingUpdate {
+                    max_surge: max_surge.to_engine()?,
+                    max_unavailable: max_unavailable.to_engine()?,
+                },
+            }),
+            Action::DeleteApp { app } => one(Event::DeleteApp(app.clone())),
+            Action::AddPdb {
+                name,
+                selector,
+                min_available,
+                max_unavailable,
+            } => {
+                let budget = match (min_available, max_unavailable) {
+                    (Some(v), None) => Budget::MinAvailable(v.to_engine()?),
+                    (None, Some(v)) => Budget::MaxUnavailable(v.to_engine()?),
+                    _ => {
+                        return Err(format!(
+                            "PodDisruptionBudget {name}: expected exactly one of minAvailable and maxUnavailable"
+                        ))
+                    }
+                };
+                one(Event::AddPdb(PdbSpec {
+                    name: name.clone(),
+                    selector: Selector {
+                        match_labels: selector.clone(),
+                    },
+                    budget,
+                }))
+            }
+            Action::DeletePdb { name } => one(Event::DeletePdb(name.clone())),
+            Action::AddService { name, selector } => one(Event::AddService(ServiceSpec {
+                name: name.clone(),
+                selector: Selector {
+                    match_labels: selector.clone(),
+                },
+            })),
+            Action::DeleteService { name } => one(Event::DeleteService(name.clone())),
+            Action::Evict { pod } => one(Event::Evict(pod.clone())),
+            Action::SetPolicy { policy } => one(Event::SetPolicy(parse_policy(policy)?)),
+            Action::Generate {
+                nodes,
+                pods_per_node,
+            } => generate(seed, *nodes, *pods_per_node),
+        }
+    }
+}
+
+/// The names of the generated Deployments.
+const GENERATED_APPS: [&str; 10] = [
+    "web", "api", "cache", "worker", "db", "queue", "search", "auth", "ingest", "metrics",
+];
+
+/// `nodes` nodes named `node-1`.. across three zones, and ten Deployments
+/// whose replicas add up to `nodes * pods_per_node`. Requests are small
+/// (100m to 250m CPU) so that 30 pods per node use about half of an 8-CPU node.
+pub fn generate(seed: u64, nodes: u32, pods_per_node: u32) -> Result<Vec<Event>, String> {
+    if nodes == 0 || nodes > MAX_GENERATED_NODES {
+        return Err(format!(
+            "{nodes} nodes is out of range; expected 1 to {MAX_GENERATED_NODES}"
+        ));
+    }
+    if pods_per_node > MAX_PODS_PER_NODE {
+        return Err(format!(
+            "{pods_per_node} pods per node is out of range; expected 0 to {MAX_PODS_PER_NODE} (Kubernetes' default limit)"
+        ));
+    }
+    // Derived from the seed, so that the script's other streams stay independent.
+    let mut rng = Prng::new(seed ^ 0x5348_4550_4845_5244);
+    let mut out = Vec::with_capacity(nodes as usize + GENERATED_APPS.len());
+    const ZONES: [&str; 3] = ["zone-a", "zone-b", "zone-c"];
+    for i in 0..nodes {
+        let (cpu, mem) = if rng.chance(20) {
+            (16_000, 65_536)
+        } else {
+            (8_000, 32_768)
+        };
+        out.push(Event::AddNode(
+            NodeSpec::new(&format!("node-{}", i + 1), cpu, mem)
+                .with_label(ZONE_KEY, ZONES[i as usize % ZONES.len()]),
+        ));
+    }
+    let total = nodes as u64 * pods_per_node as u64;
+    let apps = GENERATED_APPS.len() as u64;
+    for (i, name) in GENERATED_APPS.iter().enumerate() {
+        let replicas = total / apps + u64::from((i as u64) < total % apps);
+        let cpu = [100, 125, 150, 200, 250][rng.below(5) as usize];
+        let mem = [128, 256, 384, 512][rng.below(4) as usize];
+        out.push(Event::Deploy(DeploymentSpec::new(
+            name,
+            replicas as u32,
+            Resources::new(cpu, mem),
+        )));
+    }
+    Ok(out)
+}
+
+/// The guided tour, the page's version of `shepherd demo`: nodes join, two
+/// apps deploy (one spread across zones), they scale, a node dies and heals, a
+/// rolling update, and a drain held back by a PodDisruptionBudget.
+pub fn tour() -> Scenario {
+    let mut s: Vec<(u64, Event)> = Vec::new();
+    for (i, z) in ["zone-a", "zone-a", "zone-b", "zone-b"].iter().enumerate() {
+        s.push((
+            1,
+            Event::AddNode(NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192).with_label(ZONE_KEY, z)),
+        ));
+    }
+    s.push((
+        1,
+        Event::AddNode(
+            NodeSpec::new("gpu-1", 8000, 16384)
+                .with_label(ZONE_KEY, "zone-b")
+                .with_taint(Taint::new("dedicated", "gpu", TaintEffect::NoSchedule)),
+        ),
+    ));
+    s.push((
+        2,
+        Event::Deploy(
+            DeploymentSpec::new("web", 4, Resources::new(500, 512))
+                .with_strategy(IntOrPercent::Int(1), IntOrPercent::Int(1)),
+        ),
+    ));
+    s.push((
+        2,
+        Event::Deploy(
+            DeploymentSpec::new("cache", 2, Resources::new(1000, 2048)).with_template(|t| {
+                t.with_anti_affinity(AffinityTerm::new(
+                    Selector::new(&[("app", "cache")]),
+                    Some(ZONE_KEY),
+                ))
+            }),
+        ),
+    ));
+    s.push((
+        2,
+        Event::AddService(ServiceSpec {
+            name: "web".into(),
+            selector: Selector::new(&[("app", "web")]),
+        }),
+    ));
+    s.push((
+        4,
+        Event::Scale {
+            app: "web".into(),
+            replicas: 8,
+        },
+    ));
+    s.push((
+        4,
+        Event::Scale {
+            app: "cache".into(),
+            replicas: 3,
+        },
+    ));
+    s.push((6, Event::FailNode("node-1".into())));
+    s.push((13, Event::RecoverNode("node-1".into())));
+    let v2 = DeploymentSpec::new("web", 8, Resources::new(500, 512))
+        .template
+        .with_version("v2");
+    s.push((
+        16,
+        Event::Roll {
+            app: "web".into(),
+            template: v2,
+        },
+    ));
+    s.push((
+        24,
+        Event::AddPdb(PdbSpec {
+            name: "web-pdb".into(),
+            selector: Selector::new(&[("app", "web")]),
+            budget: Budget::MaxUnavailable(IntOrPercent::Int(1)),
+        }),
+    ));
+    s.push((24, Event::Drain("node-2".into())));
+    s.push((34, Event::Uncordon("node-2".into())));
+    let note = |tick: u64, text: &str| Note {
+        tick,
+        text: text.into(),
+    };
+    Scenario {
+        version: SCENARIO_VERSION,
+        seed: 1,
+        policy: "binpack".into(),
+        tick: Some(0),
+        actions: s
+            .iter()
+            .map(|(tick, e)| Entry {
+                tick: *tick,
+                action: Action::from_event(e),
+            })
+            .collect(),
+        notes: vec![
+            note(0, "The guided tour. Press Step (or Play) to advance one tick at a time; the script below says what happens next."),
+            note(1, "Five nodes register with the control plane. gpu-1 carries the taint dedicated=gpu:NoSchedule, so only pods that tolerate it may land there."),
+            note(2, "Two Deployments arrive. The scheduler filters the nodes and bin-packs: web's pods fill node-1 first. cache has zone anti-affinity: at most one cache pod per zone."),
+            note(3, "Pods become Ready one tick after they are bound; the Service web now lists them as endpoints."),
+            note(4, "web scales to 8 and cache to 3. The third cache pod stays Pending: there are only two zones it may use (gpu-1 is tainted). Click it to see each node's verdict."),
+            note(6, "node-1's kubelet stops. The control plane does not know yet: it waits for the heartbeat timeout."),
+            note(10, "No heartbeat for 4 ticks: node-1 is NotReady. Its pods are marked for deletion and the Deployments create replacements on the other nodes."),
+            note(13, "node-1's kubelet is back; at its next heartbeat the node is Ready again and takes new pods."),
+            note(16, "A rolling update of web to v2, with maxSurge 1 and maxUnavailable 1: a few new pods at a time, old ones deleted as new ones become Ready."),
+            note(24, "A PodDisruptionBudget allows at most one web pod to be unavailable. Draining node-2 evicts its pods only as fast as the budget allows."),
+            note(34, "node-2 is uncordoned and schedulable again. That is the tour: try the controls on the right, or click any pod."),
+        ],
+    }
+}
+
+/// The default shape of an exported scenario with no actions.
+pub fn empty(seed: u64, policy: ScorePolicy) -> Scenario {
+    Scenario {
+        version: SCENARIO_VERSION,
+        seed,
+        policy: policy_name(policy),
+        tick: Some(0),
+        actions: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
+/// Checks what can be checked without running: the version, the bounds, the
+/// ticks' order, and that every action converts to engine events.
+pub fn check(s: &Scenario) -> Result<(), String> {
+    if s.version != SCENARIO_VERSION {
+        return Err(format!(
+            "scenario version {} is not supported; expected {SCENARIO_VERSION}",
+            s.version
+        ));
+    }
+    crate::input::check_seed(s.seed as f64)?;
+    parse_policy(&s.policy)?;
+    if s.actions.len() > MAX_ACTIONS {
+        return Err(format!(
+            "the scenario has {} actions; expected at most {MAX_ACTIONS}",
+            s.actions.len()
+        ));
+    }
+    let mut last = 0;
+    for (i, e) in s.actions.iter().enumerate() {
+        if e.tick == 0 || e.tick > MAX_TICK {
+            return Err(format!(
+                "action {} fires at tick {}; expected a tick from 1 to {MAX_TICK}",
+                i + 1,
+                e.tick
+            ));
+        }
+        if e.tick < last {
+            return Err(format!(
+                "action {} fires at tick {}, before the action above it (tick {last}); expected actions in tick order",
+                i + 1,
+                e.tick
+            ));
+        }
+        last = e.tick;
+        e.action
+            .to_events(s.seed)
+            .map_err(|m| format!("action {} (tick {}): {m}", i + 1, e.tick))?;
+    }
+    if let Some(t) = s.tick {
+        if t > MAX_TICK {
+            return Err(format!(
+                "tick {t} is out of range; expected 0 to {MAX_TICK}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Labels from `key=value` pairs separated by commas: `app=web,tier=front`.
+/// An empty string is no labels.
+pub fn parse_labels(s: &str, what: &str) -> Result<Labels, String> {
+    let mut out = BTreeMap::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').ok_or_else(|| {
+            format!("{what} {part:?} is not valid; expected key=value pairs separated by commas, e.g. app=web")
+        })?;
+        out.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(out)
+}

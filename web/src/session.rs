@@ -1,0 +1,284 @@
+//! A session: one simulator plus the script of what the person did, so that
+//! the run can be exported, replayed from its seed, and stepped back.
+//!
+//! Every action goes through [`Simulator::submit`]: checked against the
+//! cluster now and fired at the next tick. A refused action changes nothing,
+//! not even the script.
+
+use shepherd::simulator::{Event, Simulator};
+use shepherd::{Resources, ScorePolicy};
+
+use crate::scenario::{self, Action, Entry, Note, Scenario, MAX_ACTIONS, MAX_TICK};
+use crate::view::{self, EventsPage, ExplainView, NodeCard, Snapshot};
+
+#[derive(Clone, Debug)]
+pub struct Session {
+    sim: Simulator,
+    /// The policy at tick 0; `setPolicy` actions change the simulator's.
+    policy: ScorePolicy,
+    /// Every accepted action with the tick it fires at, in submission order.
+    /// With the seed and the policy, all it takes to replay this run.
+    log: Vec<Entry>,
+    notes: Vec<Note>,
+}
+
+impl Session {
+    pub fn new(seed: u64, policy: ScorePolicy) -> Session {
+        Session {
+            sim: Simulator::new(seed, policy),
+            policy,
+            log: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Rebuilds a run from a scenario and replays it to its tick (or to its
+    /// last action's tick when it names none).
+    pub fn from_scenario(s: &Scenario) -> Result<Session, String> {
+        scenario::check(s)?;
+        let policy = scenario::parse_policy(&s.policy)?;
+        let mut me = Session {
+            sim: Simulator::new(s.seed, policy),
+            policy,
+            log: s.actions.clone(),
+            notes: s.notes.clone(),
+        };
+        let tick = s
+            .tick
+            .unwrap_or_else(|| s.actions.last().map_or(0, |e| e.tick));
+        me.replay_to(tick)?;
+        Ok(me)
+    }
+
+    /// The scripted tour, at tick 0.
+    pub fn tour() -> Session {
+        // The tour is built in this crate and checked by its tests: it cannot fail.
+        Session::from_scenario(&scenario::tour()).unwrap_or_else(|_| Session::new(1, ScorePolicy::BinPack))
+    }
+
+    /// Replays from the seed to `tick`: the same script gives the same cluster.
+    /// Actions are inserted unchecked, as they were checked when first submitted,
+    /// and the engine fires them exactly as it did then.
+    pub fn replay_to(&mut self, tick: u64) -> Result<(), String> {
+        if tick > MAX_TICK {
+            return Err(format!("tick {tick} is out of range; expected 0 to {MAX_TICK}"));
+        }
+        let seed = self.sim.seed();
+        let mut script: Vec<(u64, Event)> = Vec::new();
+        for e in &self.log {
+            for ev in e.action.to_events(seed)? {
+                script.push((e.tick, ev));
+            }
+        }
+        let mut sim = Simulator::with_script(seed, self.policy, script);
+        sim.run(tick);
+        self.sim = sim;
+        Ok(())
+    }
+
+    pub fn tick(&self) -> u64 {
+        self.sim.tick()
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.sim.seed()
+    }
+
+    pub fn simulator(&self) -> &Simulator {
+        &self.sim
+    }
+
+    pub fn log(&self) -> &[Entry] {
+        &self.log
+    }
+
+    /// One tick. Returns the refusals of scripted actions that failed when they fired.
+    pub fn step(&mut self) -> Vec<String> {
+        if self.sim.tick() >= MAX_TICK {
+            return vec![format!("the simulation stops at tick {MAX_TICK}")];
+        }
+        self.sim.step().errors
+    }
+
+    /// `n` ticks (at most up to [`MAX_TICK`]).
+    pub fn run(&mut self, n: u64) {
+        let n = n.min(MAX_TICK - self.sim.tick().min(MAX_TICK));
+        self.sim.run(n);
+    }
+
+    /// Back one tick, by replaying from the seed. The script is kept: actions
+    /// after the new tick fire again as the clock moves forward.
+    pub fn step_back(&mut self) -> Result<u64, String> {
+        let t = self.sim.tick();
+        if t == 0 {
+            return Err("already at tick 0; there is nothing before it".into());
+        }
+        self.replay_to(t - 1)?;
+        Ok(t - 1)
+    }
+
+    /// Drops the actions that have not fired yet (a tour's remaining script,
+    /// or actions replayed after a step back). Returns how many were dropped.
+    pub fn discard_upcoming(&mut self) -> Result<usize, String> {
+        let now = self.sim.tick();
+        let before = self.log.len();
+        self.log.retain(|e| e.tick <= now);
+        let dropped = before - self.log.len();
+        if dropped > 0 {
+            self.replay_to(now)?;
+        }
+        Ok(dropped)
+    }
+
+    /// Starts again from tick 0 with a new seed, and drops the script.
+    pub fn reset(&mut self, seed: u64, policy: ScorePolicy) {
+        *self = Session::new(seed, policy);
+    }
+
+    /// Checks an action against the cluster now and queues it for the next
+    /// tick. Returns what it will do, in words. Refused: nothing changes.
+    pub fn submit(&mut self, action: Action) -> Result<String, String> {
+        if self.log.len() >= MAX_ACTIONS {
+            return Err(format!(
+                "this scenario already has {MAX_ACTIONS} actions; expected fewer (export it and start a new one)"
+            ));
+        }
+        if self.sim.tick() >= MAX_TICK {
+            return Err(format!("the simulation stops at tick {MAX_TICK}"));
+        }
+        let events = action.to_events(self.sim.seed())?;
+        for e in &events {
+            self.check_fits(e)?;
+        }
+        if let Action::Rollback { app } = &action {
+            self.check_rollback(app)?;
+        }
+        let what = describe(&action, &events);
+        if let [e] = events.as_slice() {
+            self.sim.submit(e.clone()).map_err(|e| e.to_string())?;
+        } else {
+            // Several events: all or nothing.
+            let before = self.sim.clone();
+            for e in events {
+                if let Err(err) = self.sim.submit(e) {
+                    self.sim = before;
+                    return Err(err.to_string());
+                }
+            }
+        }
+        let tick = self.sim.tick() + 1;
+        self.log.push(Entry { tick, action });
+        Ok(format!("{what} (queued for tick {tick})"))
+    }
+
+    /// `Simulator::validate` accepts a rollback of an app that was never
+    /// rolled; it then fails when it fires. Refuse it now instead, with the
+    /// engine's own words, by trying it on a copy of the cluster. (Only when
+    /// the app is at revision 1 and no roll of it is queued: the rare case.)
+    fn check_rollback(&self, app: &str) -> Result<(), String> {
+        let Ok(status) = self.sim.cluster().app(app) else {
+            return Ok(()); // unknown or only queued: submit decides
+        };
+        let queued_roll = self
+            .sim
+            .pending_script()
+            .iter()
+            .any(|(_, e)| matches!(e, Event::Roll { app: a, .. } if a == app));
+        if status.revision > 1 || queued_roll {
+            return Ok(());
+        }
+        let mut trial = self.sim.cluster().clone();
+        trial.rollback(app).map_err(|e| e.to_string())
+    }
+
+    /// A pod bigger than every node could never run: refuse it up front,
+    /// unless there are no nodes yet at all.
+    fn check_fits(&self, e: &Event) -> Result<(), String> {
+        let (app, req) = match e {
+            Event::Deploy(d) => (&d.name, d.template.requests),
+            Event::Roll { app, template } => (app, template.requests),
+            _ => return Ok(()),
+        };
+        let any_node = self.sim.fits_some_node(&Resources::ZERO);
+        if !any_node || self.sim.fits_some_node(&req) {
+            return Ok(());
+        }
+        let c = self.sim.cluster();
+        let cpu = c.nodes().map(|n| n.spec.capacity.cpu_millis).max().unwrap_or(0);
+        let mem = c.nodes().map(|n| n.spec.capacity.memory_mib).max().unwrap_or(0);
+        Err(format!(
+            "app {app}: a pod requesting {req} fits on no node, even an empty one (the largest node has cpu {cpu}m, memory {mem}Mi); expected smaller requests or a bigger node"
+        ))
+    }
+
+    /// The run so far as a scenario document, at the current tick.
+    pub fn scenario(&self) -> Scenario {
+        let mut s = scenario::empty(self.sim.seed(), self.policy);
+        s.tick = Some(self.sim.tick());
+        s.actions = self.log.clone();
+        s.notes = self.notes.clone();
+        s
+    }
+
+    /// The latest caption at or before this tick.
+    pub fn note(&self) -> Option<String> {
+        let t = self.sim.tick();
+        self.notes
+            .iter()
+            .filter(|n| n.tick <= t)
+            .max_by_key(|n| n.tick)
+            .map(|n| n.text.clone())
+    }
+
+    pub fn snapshot(&self, with_nodes: bool) -> Snapshot {
+        view::snapshot(&self.sim, with_nodes, self.note())
+    }
+
+    pub fn grid(&self) -> Vec<u32> {
+        view::grid(self.sim.cluster())
+    }
+
+    pub fn node(&self, id: u32) -> Result<NodeCard, String> {
+        view::node_by_id(self.sim.cluster(), id)
+            .ok_or_else(|| format!("node id {id} not found; expected the id of a registered node"))
+    }
+
+    pub fn node_id(&self, name: &str) -> Result<u32, String> {
+        self.sim.cluster().node(name).map(|n| n.id.0).map_err(|e| e.to_string())
+    }
+
+    pub fn events_since(&self, cursor: u32, limit: u32) -> EventsPage {
+        view::events_since(self.sim.cluster(), cursor, limit)
+    }
+
+    /// Why a pod is where it is, or why it is nowhere: every node's verdict.
+    pub fn explain(&self, pod: &str) -> Result<ExplainView, String> {
+        self.sim
+            .cluster()
+            .explain(pod, self.sim.policy())
+            .map(ExplainView::from)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The current pod template of an app (the roll form starts from it).
+    pub fn template(&self, app: &str) -> Result<shepherd::PodTemplate, String> {
+        self.sim.cluster().template(app).cloned().map_err(|e| e.to_string())
+    }
+}
+
+fn describe(action: &Action, events: &[Event]) -> String {
+    match action {
+        Action::Generate {
+            nodes,
+            pods_per_node,
+        } => format!(
+            "generate {nodes} nodes and 10 Deployments with {} pods",
+            *nodes as u64 * *pods_per_node as u64
+        ),
+        _ => events
+            .iter()
+            .map(|e| e.describe())
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}

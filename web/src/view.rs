@@ -1,0 +1,450 @@
+//! What the page draws, as plain serde structs built from the engine's views.
+//! Nothing here decides anything: it copies what the engine reports.
+//!
+//! Two shapes for two sizes. A small cluster is drawn as cards, so
+//! [`Snapshot::nodes`] carries every node with its pods. A large one is drawn
+//! as a grid of cells, one per node, from [`grid`]: a flat `u32` array that
+//! crosses into JavaScript as one `Uint32Array` copy.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use shepherd::simulator::Simulator;
+use shepherd::{Cluster, Explanation, Labels, NodeId, NodeView, PodPhase, RenderedEvent};
+
+/// At most this many pending pods are listed (the count is always exact).
+pub const PENDING_LISTED: usize = 50;
+/// At most this many upcoming script entries are listed.
+pub const UPCOMING_LISTED: usize = 12;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub used: u64,
+    pub capacity: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodChip {
+    pub name: String,
+    pub app: String,
+    pub ready: bool,
+    /// `Running` or `Lost` (a pod on a node that went NotReady).
+    pub phase: &'static str,
+    pub version: String,
+    /// True when the pod belongs to a revision older than its app's current one.
+    pub outdated: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeCard {
+    pub id: u32,
+    pub name: String,
+    /// `Ready` or `NotReady`, as `kubectl get nodes` says it.
+    pub status: &'static str,
+    /// Whether the kubelet is heart-beating (a failed node stops; NotReady follows).
+    pub beating: bool,
+    pub cordoned: bool,
+    pub draining: bool,
+    pub cpu: Usage,
+    pub memory: Usage,
+    pub pod_count: u32,
+    pub labels: Labels,
+    /// `key=value:Effect`.
+    pub taints: Vec<String>,
+    /// Sorted by app, then by name.
+    pub pods: Vec<PodChip>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppRow {
+    pub name: String,
+    pub desired: u32,
+    pub current: u32,
+    pub ready: u32,
+    pub updated: u32,
+    pub available: u32,
+    pub pending: u32,
+    pub revision: u32,
+    pub version: String,
+    pub cpu: u64,
+    pub memory: u64,
+    pub rolling: bool,
+    pub max_surge: String,
+    pub max_unavailable: String,
+    /// The FailedScheduling message of its pending pods, if any.
+    pub pending_reason: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingPod {
+    pub name: String,
+    pub app: String,
+    /// The scheduler's FailedScheduling message; None until it has tried.
+    pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PdbRow {
+    pub name: String,
+    pub selector: String,
+    pub expected_pods: u32,
+    pub current_healthy: u32,
+    pub desired_healthy: u32,
+    pub disruptions_allowed: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceRow {
+    pub name: String,
+    pub selector: String,
+    pub endpoints: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Upcoming {
+    pub tick: u64,
+    pub what: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    pub tick: u64,
+    pub seed: u64,
+    pub policy: &'static str,
+    pub node_count: u32,
+    pub ready_nodes: u32,
+    pub bound_pods: u32,
+    pub pending_pods: u32,
+    pub event_count: u32,
+    pub cpu: Usage,
+    pub memory: Usage,
+    /// Every node with its pods, or None when the caller asked for the grid.
+    pub nodes: Option<Vec<NodeCard>>,
+    pub apps: Vec<AppRow>,
+    /// The first [`PENDING_LISTED`] pending pods.
+    pub pending: Vec<PendingPod>,
+    pub pdbs: Vec<PdbRow>,
+    pub services: Vec<ServiceRow>,
+    /// What the script does next (the first [`UPCOMING_LISTED`] entries).
+    pub upcoming: Vec<Upcoming>,
+    pub upcoming_count: u32,
+    /// The caption for this tick, if the scenario has one.
+    pub note: Option<String>,
+}
+
+/// Each live app's current revision, to mark pods of older ones.
+pub type Revisions = BTreeMap<String, u32>;
+
+pub fn revisions(c: &Cluster) -> Revisions {
+    c.apps().map(|a| (a.name, a.revision)).collect()
+}
+
+pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
+    let mut pods: Vec<PodChip> = c
+        .pods_on(n.id)
+        .map(|p| {
+            let current = revs.get(p.app).copied().unwrap_or(p.revision);
+            PodChip {
+                name: p.name(),
+                app: p.app.to_string(),
+                ready: p.ready,
+                phase: p.phase.as_str(),
+                version: p.template.version.clone(),
+                outdated: p.revision != current,
+            }
+        })
+        .collect();
+    pods.sort_by(|a, b| {
+        a.app
+            .cmp(&b.app)
+            .then_with(|| a.name.len().cmp(&b.name.len()))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    NodeCard {
+        id: n.id.0,
+        name: n.name().to_string(),
+        status: if n.ready { "Ready" } else { "NotReady" },
+        beating: n.beating,
+        cordoned: n.cordoned,
+        draining: n.draining,
+        cpu: Usage {
+            used: n.allocated.cpu_millis,
+            capacity: n.spec.capacity.cpu_millis,
+        },
+        memory: Usage {
+            used: n.allocated.memory_mib,
+            capacity: n.spec.capacity.memory_mib,
+        },
+        pod_count: n.pod_count,
+        labels: n.spec.labels.clone(),
+        taints: n.spec.taints.iter().map(|t| t.to_string()).collect(),
+        pods,
+    }
+}
+
+/// One node by its id, with its pods: what a click on a grid cell shows.
+pub fn node_by_id(c: &Cluster, id: u32) -> Option<NodeCard> {
+    c.node_by_id(NodeId(id)).map(|n| node_card(c, &revisions(c), &n))
+}
+
+/// Values per node in [`grid`].
+pub const GRID_STRIDE: usize = 7;
+/// Bits of a grid cell's flags.
+pub const FLAG_READY: u32 = 1;
+pub const FLAG_BEATING: u32 = 2;
+pub const FLAG_CORDONED: u32 = 4;
+pub const FLAG_DRAINING: u32 = 8;
+pub const FLAG_TAINTED: u32 = 16;
+
+/// Every node as [`GRID_STRIDE`] numbers, by id:
+/// `[id, cpuUsed, cpuCapacity, memoryUsed, memoryCapacity, pods, flags]`.
+/// Capacities are bounded by the engine (1,000,000 cores, 1 PiB), so they fit in `u32`.
+pub fn grid(c: &Cluster) -> Vec<u32> {
+    let mut out = Vec::with_capacity(c.node_count() * GRID_STRIDE);
+    for n in c.nodes() {
+        let flags = (n.ready as u32) * FLAG_READY
+            | (n.beating as u32) * FLAG_BEATING
+            | (n.cordoned as u32) * FLAG_CORDONED
+            | (n.draining as u32) * FLAG_DRAINING
+            | (!n.spec.taints.is_empty() as u32) * FLAG_TAINTED;
+        out.extend_from_slice(&[
+            n.id.0,
+            clamp(n.allocated.cpu_millis),
+            clamp(n.spec.capacity.cpu_millis),
+            clamp(n.allocated.memory_mib),
+            clamp(n.spec.capacity.memory_mib),
+            n.pod_count,
+            flags,
+        ]);
+    }
+    out
+}
+
+fn clamp(v: u64) -> u32 {
+    v.min(u32::MAX as u64) as u32
+}
+
+pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snapshot {
+    let c = sim.cluster();
+    let mut cpu = Usage {
+        used: 0,
+        capacity: 0,
+    };
+    let mut memory = cpu;
+    let mut node_count = 0;
+    let mut ready_nodes = 0;
+    for n in c.nodes() {
+        node_count += 1;
+        ready_nodes += n.ready as u32;
+        cpu.used += n.allocated.cpu_millis;
+        cpu.capacity += n.spec.capacity.cpu_millis;
+        memory.used += n.allocated.memory_mib;
+        memory.capacity += n.spec.capacity.memory_mib;
+    }
+    let nodes = with_nodes.then(|| {
+        let revs = revisions(c);
+        c.nodes().map(|n| node_card(c, &revs, &n)).collect()
+    });
+    let apps = c
+        .apps()
+        .map(|a| AppRow {
+            max_surge: a.strategy.max_surge.to_string(),
+            max_unavailable: a.strategy.max_unavailable.to_string(),
+            name: a.name,
+            desired: a.desired,
+            current: a.current,
+            ready: a.ready,
+            updated: a.updated,
+            available: a.available,
+            pending: a.pending,
+            revision: a.revision,
+            version: a.version,
+            cpu: a.requests.cpu_millis,
+            memory: a.requests.memory_mib,
+            rolling: a.rolling,
+            pending_reason: a.pending_reason,
+        })
+        .collect();
+    // Scans the pods only while some are pending: a quiet tick costs nothing here.
+    let pending_pods = c.pending_count();
+    let pending = if pending_pods == 0 {
+        Vec::new()
+    } else {
+        c.pods()
+            .filter(|p| p.phase == PodPhase::Pending)
+            .take(PENDING_LISTED)
+            .map(|p| {
+                let name = p.name();
+                PendingPod {
+                    reason: c.pending_reason(&name).ok().flatten(),
+                    app: p.app.to_string(),
+                    name,
+                }
+            })
+            .collect()
+    };
+    let pdbs = c
+        .pdb_names()
+        .iter()
+        .filter_map(|n| c.pdb_status(n).ok())
+        .map(|s| PdbRow {
+            name: s.name,
+            selector: s.selector,
+            expected_pods: s.expected_pods,
+            current_healthy: s.current_healthy,
+            desired_healthy: s.desired_healthy,
+            disruptions_allowed: s.disruptions_allowed,
+        })
+        .collect();
+    let services = c
+        .services()
+        .into_iter()
+        .map(|(name, selector, endpoints)| ServiceRow {
+            name,
+            selector,
+            endpoints,
+        })
+        .collect();
+    let script = sim.pending_script();
+    Snapshot {
+        tick: sim.tick(),
+        seed: sim.seed(),
+        policy: sim.policy().as_str(),
+        node_count,
+        ready_nodes,
+        bound_pods: c.bound_count(),
+        pending_pods,
+        event_count: c.events().len() as u32,
+        cpu,
+        memory,
+        nodes,
+        apps,
+        pending,
+        pdbs,
+        services,
+        upcoming: script
+            .iter()
+            .take(UPCOMING_LISTED)
+            .map(|(tick, e)| Upcoming {
+                tick: *tick,
+                what: e.describe(),
+            })
+            .collect(),
+        upcoming_count: script.len() as u32,
+        note,
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EventRow {
+    pub tick: u64,
+    #[serde(rename = "type")]
+    pub type_: &'static str,
+    pub reason: &'static str,
+    pub object: String,
+    pub message: String,
+}
+
+impl From<RenderedEvent> for EventRow {
+    fn from(e: RenderedEvent) -> Self {
+        EventRow {
+            tick: e.tick,
+            type_: e.type_,
+            reason: e.reason,
+            object: e.object,
+            message: e.message,
+        }
+    }
+}
+
+/// Events after a cursor, oldest first, at most `limit` of them (the newest).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EventsPage {
+    /// Pass this back to get the events after these.
+    pub cursor: u32,
+    /// Events after the old cursor that were left out to keep within the limit.
+    pub skipped: u32,
+    pub events: Vec<EventRow>,
+}
+
+pub fn events_since(c: &Cluster, cursor: u32, limit: u32) -> EventsPage {
+    let all = c.events();
+    let from = (cursor as usize).min(all.len());
+    let start = from.max(all.len().saturating_sub(limit as usize));
+    EventsPage {
+        cursor: all.len() as u32,
+        skipped: (start - from) as u32,
+        events: all[start..]
+            .iter()
+            .map(|e| c.render_event(e).into())
+            .collect(),
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerdictRow {
+    pub node: String,
+    pub feasible: bool,
+    /// The filter plugin that rejected the node (NodeResourcesFit, TaintToleration, ...).
+    pub plugin: Option<&'static str>,
+    pub reasons: Vec<String>,
+    /// 0 to 100, higher is better under the policy.
+    pub score: Option<u32>,
+    /// 1 for the node the scheduler would choose.
+    pub position: Option<u32>,
+    pub untolerated_prefer_no_schedule: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExplainView {
+    pub pod: String,
+    pub phase: &'static str,
+    pub bound_to: Option<String>,
+    pub cpu: u64,
+    pub memory: u64,
+    pub policy: &'static str,
+    pub summary: String,
+    pub feasible: u32,
+    /// Feasible nodes in the scheduler's order, then the rejected ones by node id.
+    pub nodes: Vec<VerdictRow>,
+}
+
+impl From<Explanation> for ExplainView {
+    fn from(x: Explanation) -> Self {
+        let mut nodes: Vec<VerdictRow> = x
+            .nodes
+            .into_iter()
+            .map(|v| VerdictRow {
+                node: v.node,
+                feasible: v.feasible,
+                plugin: v.plugin,
+                reasons: v.reasons,
+                score: v.score,
+                position: v.position,
+                untolerated_prefer_no_schedule: v.untolerated_prefer_no_schedule,
+            })
+            .collect();
+        // Stable: rejected nodes keep their id order.
+        nodes.sort_by_key(|v| v.position.unwrap_or(u32::MAX));
+        ExplainView {
+            pod: x.pod,
+            phase: x.phase,
+            bound_to: x.bound_to,
+            cpu: x.requests.cpu_millis,
+            memory: x.requests.memory_mib,
+            policy: x.policy.as_str(),
+            summary: x.summary,
+            feasible: nodes.iter().filter(|v| v.feasible).count() as u32,
+            nodes,
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! The web crate's logic, natively: sessions, scenarios, replay and the forms'
+//! checks. (web.rs runs the JavaScript-facing calls in headless Chromium.)
+#![cfg(not(target_arch = "wasm32"))]
+
+use shepherd::ScorePolicy;
+use shepherd_web::input::{self, DeployInput, Field, NodeInput, RollInput};
+use shepherd_web::scenario::{self, Action};
+use shepherd_web::session::Session;
+
+fn events(s: &Session) -> Vec<String> {
+    let c = s.simulator().cluster();
+    c.rendered_events().iter().map(|e| e.to_string()).collect()
+}
+
+fn node_named<'a>(s: &'a Session, name: &str) -> shepherd_web::view::NodeCard {
+    let snap = s.snapshot(true);
+    snap.nodes
+        .expect("nodes were asked for")
+        .into_iter()
+        .find(|n| n.name == name)
+        .unwrap_or_else(|| panic!("node {name} should be in the snapshot"))
+}
+
+fn small() -> Session {
+    let mut s = Session::new(7, ScorePolicy::BinPack);
+    for i in 1..=3 {
+        s.submit(Action::AddNode {
+            name: format!("node-{i}"),
+            cpu: 4000,
+            memory: 8192,
+            labels: Default::default(),
+            taints: Vec::new(),
+        })
+        .expect("a valid node is accepted");
+    }
+    let d = DeployInput {
+        name: "web".into(),
+        replicas: Field::Num(5.0),
+        cpu: Field::Text("1000m".into()),
+        memory: Field::Text("1Gi".into()),
+        version: None,
+        labels: None,
+        node_selector: None,
+        toleration: None,
+        anti_affinity: None,
+        max_surge: None,
+        max_unavailable: None,
+        ready_after: None,
+    };
+    s.submit(d.action().expect("the form is valid")).expect("the deploy is accepted");
+    s.run(2);
+    s
+}
+
+#[test]
+fn the_tour_kills_a_node_and_the_cluster_heals() {
+    let mut s = Session::tour();
+    assert_eq!(s.tick(), 0);
+    s.run(9);
+    assert_eq!(node_named(&s, "node-1").status, "Ready", "NotReady only after the heartbeat timeout");
+    s.run(1);
+    let n1 = node_named(&s, "node-1");
+    assert_eq!(n1.status, "NotReady");
+    assert_eq!(n1.pod_count, 0, "its pods were lost and replaced");
+    let web = s.snapshot(false).apps.into_iter().find(|a| a.name == "web").expect("web is deployed");
+    assert_eq!(web.desired, 8);
+    assert_eq!(web.current, 8, "the Deployment replaced the lost pods");
+    s.run(4);
+    assert_eq!(node_named(&s, "node-1").status, "Ready", "healed after RecoverNode at tick 13");
+    s.run(30);
+    let snap = s.snapshot(true);
+    assert_eq!(snap.upcoming_count, 0, "the whole script fired");
+    let web = snap.apps.iter().find(|a| a.name == "web").expect("web");
+    assert_eq!((web.version.as_str(), web.updated, web.ready), ("v2", 8, 8));
+    assert!(snap.note.is_some(), "the tour has captions");
+    assert!(
+        events(&s).iter().any(|e| e.contains("FailedEviction")),
+        "the drain was held back by the PodDisruptionBudget"
+    );
+}
+
+#[test]
+fn same_seed_and_script_give_the_same_log() {
+    let a = small();
+    let b = small();
+    assert_eq!(events(&a), events(&b));
+    assert!(events(&a).iter().any(|e| e.contains("Scheduled")));
+}
+
+#[test]
+fn export_and_import_reproduce_the_run_at_its_tick() {
+    let mut s = small();
+    s.submit(Action::FailNode { node: "node-1".into() }).expect("node-1 exists");
+    s.run(6);
+    let doc = s.scenario();
+    assert_eq!(doc.tick, Some(s.tick()));
+    let r = Session::from_scenario(&doc).expect("an exported scenario replays");
+    assert_eq!(r.tick(), s.tick());
+    assert_eq!(events(&r), events(&s));
+    assert_eq!(r.snapshot(true), s.snapshot(true));
+}
+
+#[test]
+fn step_back_is_a_replay_to_the_tick_before() {
+    let mut s = small();
+    s.submit(Action::Scale { app: "web".into(), replicas: 8 }).expect("web exists");
+    s.step();
+    let before = s.clone();
+    s.step();
+    s.step();
+    assert_eq!(s.step_back().expect("not at tick 0"), before.tick() + 1);
+    assert_eq!(s.step_back().expect("not at tick 0"), before.tick());
+    assert_eq!(events(&s), events(&before));
+    assert_eq!(s.snapshot(true), before.snapshot(true));
+    let mut zero = Session::new(1, ScorePolicy::BinPack);
+    assert!(zero.step_back().is_err(), "nothing before tick 0");
+}
+
+#[test]
+fn refused_actions_change_nothing() {
+    let mut s = small();
+    let doc = s.scenario();
+    let log = events(&s);
+    let refusals = [
+        Action::FailNode { node: "node-9".into() },
+        Action::Scale { app: "nope".into(), replicas: 2 },
+        Action::AddNode { name: "".into(), cpu: 1000, memory: 1024, labels: Default::default(), taints: Vec::new() },
+        Action::AddNode { name: "Bad_Name".into(), cpu: 1000, memory: 1024, labels: Default::default(), taints: Vec::new() },
+        Action::Evict { pod: "web-99".into() },
+    ];
+    for a in refusals {
+        let e = s.submit(a.clone()).expect_err(&format!("{a:?} should be refused"));
+        assert!(e.contains("expected"), "the message says what was expected: {e}");
+    }
+    // A pod bigger than every node.
+    let big = DeployInput {
+        name: "huge".into(),
+        replicas: Field::Num(1.0),
+        cpu: Field::Num(64_000.0),
+        memory: Field::Num(512.0),
+        version: None,
+        labels: None,
+        node_selector: None,
+        toleration: None,
+        anti_affinity: None,
+        max_surge: None,
+        max_unavailable: None,
+        ready_after: None,
+    };
+    let e = s.submit(big.action().expect("well-formed")).expect_err("fits no node");
+    assert!(e.contains("fits on no node"), "{e}");
+    // The deploy of an existing name.
+    let mut again = big.clone();
+    again.name = "web".into();
+    again.cpu = Field::Num(100.0);
+    assert!(s.submit(again.action().expect("well-formed")).expect_err("taken").contains("already exists"));
+    assert_eq!(s.scenario(), doc, "the script is unchanged");
+    assert_eq!(events(&s), log, "the cluster is unchanged");
+    s.step();
+    assert!(
+        !events(&s).iter().any(|e| e.contains("FailedEvent")),
+        "nothing refused was queued"
+    );
+}
+
+#[test]
+fn form_fields_are_checked_with_clear_messages() {
+    assert!(input::replicas(-1.0).unwrap_err().contains("expected a whole number from 0"));
+    assert!(input::replicas(2.5).is_err());
+    assert!(input::replicas(f64::NAN).unwrap_err().contains("not a number"));
+    assert_eq!(input::replicas(3.0), Ok(3));
+    assert_eq!(input::cpu(&Field::Text("250m".into())), Ok(250));
+    assert_eq!(input::cpu(&Field::Text("2cpu".into())), Ok(2000));
+    assert!(input::cpu(&Field::Text("lots".into())).unwrap_err().contains("millicores"));
+    assert_eq!(input::memory(&Field::Text("2Gi".into())), Ok(2048));
+    assert!(input::check_seed(-3.0).is_err());
+    let taints = input::parse_taints("dedicated=gpu:NoSchedule").expect("kubectl's form");
+    assert_eq!(taints[0].effect, "NoSchedule");
+    assert!(input::parse_taints("dedicated=gpu:Sometimes").is_err());
+    let tol = input::parse_toleration("dedicated=gpu:NoSchedule").expect("ok").expect("one");
+    assert_eq!((tol.operator.as_str(), tol.value.as_str()), ("Equal", "gpu"));
+    assert_eq!(input::parse_toleration("*").expect("ok").expect("one").operator, "Exists");
+    assert!(scenario::parse_labels("novalue", "label").is_err());
+    let n = NodeInput {
+        name: "n1".into(),
+        cpu: Field::Num(-5.0),
+        memory: Field::Num(100.0),
+        labels: None,
+        taints: None,
+    };
+    assert!(n.action().unwrap_err().contains("cpu"));
+}
+
+#[test]
+fn a_roll_must_change_the_template() {
+    let mut s = small();
+    let current = s.template("web").expect("web exists");
+    let same = RollInput::default();
+    assert!(same.template("web", &current).unwrap_err().contains("same as the current one"));
+    let v2 = RollInput {
+        version: Some("v2".into()),
+        ..Default::default()
+    };
+    let t = v2.template("web", &current).expect("a new version");
+    s.submit(Action::Roll { app: "web".into(), template: t }).expect("accepted");
+    s.run(10);
+    let web = s.snapshot(false).apps.into_iter().find(|a| a.name == "web").expect("web");
+    assert_eq!((web.version.as_str(), web.updated, web.rolling), ("v2", 5, false));
+    s.submit(Action::Rollback { app: "web".into() }).expect("there is a previous revision");
+    s.run(10);
+    let web = s.snapshot(false).apps.into_iter().find(|a| a.name == "web").expect("web");
+    assert_eq!(web.version, "v1");
+    // Back on v1's revision, a rollback still has v2 to go to.
+    s.submit(Action::Rollback { app: "web".into() }).expect("v2 is a previous revision");
+    let mut fresh = small();
+    assert!(fresh
+        .submit(Action::Rollback { app: "web".into() })
+        .unwrap_err()
+        .contains("no previous revision"));
+}
+
+#[test]
+fn a_generated_cluster_converges_and_draws_as_a_grid() {
+    let mut s = Session::new(3, ScorePolicy::LeastLoaded);
+    s.submit(Action::Generate { nodes: 200, pods_per_node: 30 }).expect("in range");
+    s.step();
+    let snap = s.snapshot(false);
+    assert_eq!(snap.node_count, 200);
+    assert_eq!(snap.bound_pods, 6000);
+    assert_eq!(snap.pending_pods, 0);
+    assert!(snap.nodes.is_none());
+    let grid = s.grid();
+    assert_eq!(grid.len(), 200 * shepherd_web::view::GRID_STRIDE);
+    let pods: u32 = grid.chunks(shepherd_web::view::GRID_STRIDE).map(|c| c[5]).sum();
+    assert_eq!(pods, 6000);
+    assert!(grid.chunks(7).all(|c| c[1] <= c[2] && c[3] <= c[4]), "no node overcommitted");
+    // The macro stays one action in the scenario, and replays the same.
+    assert_eq!(s.scenario().actions.len(), 1);
+    let r = Session::from_scenario(&s.scenario()).expect("replays");
+    assert_eq!(r.grid(), grid);
+    assert!(s.submit(Action::Generate { nodes: 0, pods_per_node: 30 }).is_err());
+    assert!(s.submit(Action::Generate { nodes: 10, pods_per_node: 500 }).is_err());
+    // Generating again would redeploy the same apps: refused as a whole.
+    let before = s.scenario();
+    assert!(s.submit(Action::Generate { nodes: 10, pods_per_node: 1 }).unwrap_err().contains("already exists"));
+    assert_eq!(s.scenario(), before);
+}
+
+#[test]
+fn explain_gives_every_nodes_verdict() {
+    let mut s = Session::tour();
+    s.run(4);
+    let pending = s.snapshot(false).pending;
+    let cache = pending.iter().find(|p| p.app == "cache").expect("the third cache pod is Pending");
+    assert!(cache.reason.as_deref().unwrap_or("").contains("anti-affinity"));
+    let x = s.explain(&cache.name).expect("the pod exists");
+    assert_eq!(x.phase, "Pending");
+    assert_eq!(x.nodes.len(), 5);
+    assert_eq!(x.feasible, 0);
+    assert!(x.nodes.iter().any(|v| v.plugin == Some("TaintToleration")));
+    assert!(x.nodes.iter().any(|v| v.plugin == Some("InterPodAffinity")));
+    let bound = s.explain("web-0").expect("web-0 exists");
+    assert_eq!(bound.bound_to.as_deref(), Some("node-1"));
+    assert!(bound.nodes[0].position == Some(1) && bound.nodes[0].score.is_some());
+    assert!(s.explain("nope-1").is_err());
+}
+
+#[test]
+fn scenarios_are_checked_before_they_run() {
+    let mut bad = scenario::tour();
+    bad.version = 9;
+    assert!(Session::from_scenario(&bad).unwrap_err().contains("version"));
+    let mut bad = scenario::tour();
+    bad.tick = Some(10_000_000);
+    assert!(Session::from_scenario(&bad).is_err());
+    let mut bad = scenario::tour();
+    bad.actions.swap(0, 8);
+    assert!(Session::from_scenario(&bad).unwrap_err().contains("tick order"));
+    let mut bad = scenario::tour();
+    bad.policy = "random".into();
+    assert!(Session::from_scenario(&bad).unwrap_err().contains("binpack or leastloaded"));
+}
+
+#[test]
+fn discarding_the_upcoming_script_keeps_the_past() {
+    let mut s = Session::tour();
+    s.run(5);
+    let dropped = s.discard_upcoming().expect("replays");
+    assert!(dropped > 0);
+    let snap = s.snapshot(false);
+    assert_eq!(snap.upcoming_count, 0);
+    assert_eq!(snap.apps.len(), 2, "what already happened stays");
+    s.run(10);
+    assert_eq!(node_named(&s, "node-1").status, "Ready", "the failure never comes");
+}
+
+#[test]
+fn the_event_page_keeps_the_newest() {
+    let s = small();
+    let all = s.events_since(0, 10_000);
+    assert_eq!(all.skipped, 0);
+    let page = s.events_since(0, 3);
+    assert_eq!(page.events.len(), 3);
+    assert_eq!(page.skipped as usize, all.events.len() - 3);
+    assert_eq!(page.events[2], all.events[all.events.len() - 1]);
+    let none = s.events_since(page.cursor, 10);
+    assert!(none.events.is_empty());
+}
