@@ -209,6 +209,9 @@ pub(crate) struct Controller {
     /// Per revision: the last FailedScheduling message and its serial.
     pub failure: BTreeMap<u32, (u32, String)>,
     pub rolling: bool,
+    /// Revisions in the order they were last applied, current last: what
+    /// `rollback` (kubectl rollout undo) walks back through.
+    pub history: Vec<u32>,
 }
 
 impl Controller {
@@ -869,6 +872,7 @@ impl Cluster {
             blocked: None,
             failure: BTreeMap::new(),
             rolling: false,
+            history: Vec::new(),
         });
         self.controller_by_name.insert(spec.name.clone(), id);
         self.current_revision_for(id, spec.template);
@@ -926,10 +930,9 @@ impl Cluster {
     pub fn rollback(&mut self, name: &str) -> Result<(), Error> {
         let id = self.controller_id(name)?;
         let c = &self.controllers[id.0 as usize];
-        // The newest revision other than the current one.
-        let prev = (1..=c.revisions.len() as u32)
-            .rev()
-            .find(|&r| r != c.current);
+        // The revision applied before the current one (not the highest
+        // number: a reused template keeps its old number).
+        let prev = c.history.len().checked_sub(2).map(|i| c.history[i]);
         match prev {
             Some(r) => {
                 let t = c.revisions[r as usize - 1].template.clone();
@@ -1007,6 +1010,8 @@ impl Cluster {
         };
         let c = &mut self.controllers[id.0 as usize];
         c.current = rev;
+        c.history.retain(|&r| r != rev);
+        c.history.push(rev);
         c.blocked = None;
     }
 

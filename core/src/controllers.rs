@@ -7,7 +7,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase, ServiceState};
+use crate::cluster::{Cluster, ControllerId, NodeId, Pod, PodPhase, ServiceState};
 use crate::error::Error;
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::{Budget, PdbSpec, ServiceSpec};
@@ -145,64 +145,54 @@ impl Cluster {
         (created, deleted)
     }
 
-    /// Up to `n` old-revision pods, Ready (`ready`) or not, in deletion order:
-    /// Pending first, then the highest ordinals.
-    fn pick_old(&self, id: ControllerId, n: u32, ready: bool) -> Vec<u32> {
+    /// Up to `n` pods that `accept` takes, in Kubernetes' deletion order:
+    /// Pending first, then bound but not Ready, then Ready; within each, the
+    /// highest ordinal (the newest) first.
+    fn victims(&self, id: ControllerId, n: u32, accept: impl Fn(&Pod) -> bool) -> Vec<u32> {
         if n == 0 {
             return Vec::new();
         }
         let ctl = &self.controllers[id.0 as usize];
-        let cur = ctl.current;
-        let want = |k: &u32| {
-            let p = self.pod(*k);
-            p.revision != cur && p.ready == ready && p.phase != PodPhase::Lost
-        };
+        let n = n as usize;
         let mut out: Vec<u32> = ctl
             .pending
             .iter()
             .rev()
             .map(|o| ctl.pods[o])
-            .filter(|k| want(k))
-            .take(n as usize)
+            .filter(|&k| accept(self.pod(k)))
+            .take(n)
             .collect();
-        if (out.len() as u32) < n {
+        for ready in [false, true] {
+            if out.len() >= n {
+                break;
+            }
             let more: Vec<u32> = ctl
                 .pods
                 .values()
                 .rev()
                 .copied()
-                .filter(|k| want(k) && self.pod(*k).node.is_some())
-                .take(n as usize - out.len())
+                .filter(|&k| {
+                    let p = self.pod(k);
+                    p.node.is_some() && p.ready == ready && accept(p)
+                })
+                .take(n - out.len())
                 .collect();
             out.extend(more);
         }
         out
     }
 
-    /// Deletes `n` pods of revisions that `rev_ok` accepts: Pending first
-    /// (highest ordinal first), then the highest ordinals.
+    /// Up to `n` old-revision pods, Ready (`ready`) or not, in deletion order.
+    fn pick_old(&self, id: ControllerId, n: u32, ready: bool) -> Vec<u32> {
+        let cur = self.controllers[id.0 as usize].current;
+        self.victims(id, n, |p| {
+            p.revision != cur && p.ready == ready && p.phase != PodPhase::Lost
+        })
+    }
+
+    /// Deletes `n` pods of revisions that `rev_ok` accepts, in deletion order.
     fn delete_surplus(&mut self, id: ControllerId, n: u32, rev_ok: impl Fn(u32) -> bool) -> u32 {
-        let ctl = &self.controllers[id.0 as usize];
-        let ok = |k: &u32| rev_ok(self.pod(*k).revision);
-        let mut victims: Vec<u32> = ctl
-            .pending
-            .iter()
-            .rev()
-            .map(|o| ctl.pods[o])
-            .filter(|k| ok(k))
-            .take(n as usize)
-            .collect();
-        if (victims.len() as u32) < n {
-            let more: Vec<u32> = ctl
-                .pods
-                .values()
-                .rev()
-                .copied()
-                .filter(|k| ok(k) && self.pod(*k).node.is_some())
-                .take(n as usize - victims.len())
-                .collect();
-            victims.extend(more);
-        }
+        let victims = self.victims(id, n, |p| rev_ok(p.revision) && p.phase != PodPhase::Lost);
         let d = victims.len() as u32;
         for k in victims {
             self.delete_pod(k, Some(Reason::SuccessfulDelete));
@@ -329,6 +319,11 @@ impl Cluster {
             return Ok(());
         }
         let p = self.pod(k);
+        // A pod that is not running yet costs no availability: Kubernetes
+        // evicts Pending pods without consulting budgets.
+        if p.node.is_none() {
+            return Ok(());
+        }
         let labels = &self.revision_of(p).template.labels;
         for (name, spec) in &self.pdbs {
             if !spec.selector.matches(labels) {
