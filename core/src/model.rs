@@ -680,3 +680,64 @@ fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_or_percent_parses_numbers_and_percentages() {
+        assert_eq!(IntOrPercent::parse("3"), Ok(IntOrPercent::Int(3)));
+        assert_eq!(IntOrPercent::parse(" 25% "), Ok(IntOrPercent::Percent(25)));
+        assert!(IntOrPercent::parse("101%").is_err());
+        assert!(IntOrPercent::parse("-1").is_err());
+        assert!(IntOrPercent::parse("a%").is_err());
+    }
+
+    #[test]
+    fn rolling_update_rounds_as_kubernetes_does() {
+        let s = RollingUpdate::default();
+        assert_eq!(s.resolve(10), (3, 2)); // surge up, unavailable down
+        assert_eq!(s.resolve(1), (1, 0));
+        let zero = RollingUpdate {
+            max_surge: IntOrPercent::Percent(0),
+            max_unavailable: IntOrPercent::Percent(10),
+        };
+        assert_eq!(zero.resolve(5), (0, 1)); // both zero after rounding: one may be unavailable
+        let refused = RollingUpdate {
+            max_surge: IntOrPercent::Int(0),
+            max_unavailable: IntOrPercent::Percent(0),
+        };
+        assert!(refused.validate("web").is_err());
+    }
+
+    #[test]
+    fn names_follow_dns_labels() {
+        assert!(validate_name("web-1", "app").is_ok());
+        for bad in ["", "-web", "web-", "Web", "web_1", "<b>", &"a".repeat(64)] {
+            let e = validate_name(bad, "app").unwrap_err();
+            assert!(e.to_string().contains("expected"), "{e}");
+        }
+    }
+
+    #[test]
+    fn tolerations_match_taints_by_operator_and_effect() {
+        let gpu = Taint::new("dedicated", "gpu", TaintEffect::NoSchedule);
+        assert!(Toleration::equal("dedicated", "gpu", None).tolerates(&gpu));
+        assert!(!Toleration::equal("dedicated", "cpu", None).tolerates(&gpu));
+        assert!(Toleration::exists("dedicated", Some(TaintEffect::NoSchedule)).tolerates(&gpu));
+        assert!(!Toleration::exists("dedicated", Some(TaintEffect::NoExecute)).tolerates(&gpu));
+        assert!(Toleration::exists("", None).tolerates(&gpu));
+    }
+
+    #[test]
+    fn zero_requests_and_zero_capacity_are_refused() {
+        assert!(PodTemplate::new(Resources::ZERO).validate("web").is_err());
+        assert!(NodeSpec::new("n", 0, 1024).validate().is_err());
+        assert!(
+            DeploymentSpec::new("web", MAX_REPLICAS + 1, Resources::new(1, 1))
+                .validate()
+                .is_err()
+        );
+    }
+}

@@ -387,3 +387,51 @@ impl Simulator {
         &self.script[self.next..]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prng_is_a_function_of_its_seed() {
+        let (mut a, mut b, mut c) = (Prng::new(7), Prng::new(7), Prng::new(8));
+        let xs: Vec<u64> = (0..4).map(|_| a.next_u64()).collect();
+        let ys: Vec<u64> = (0..4).map(|_| b.next_u64()).collect();
+        let zs: Vec<u64> = (0..4).map(|_| c.next_u64()).collect();
+        assert_eq!(xs, ys);
+        assert_ne!(xs, zs);
+        for _ in 0..1000 {
+            assert!(a.range(3, 5) >= 3 && a.range(3, 5) <= 5);
+        }
+    }
+
+    #[test]
+    fn submitted_events_fire_at_the_next_tick_and_refusals_change_nothing() {
+        let mut sim = Simulator::new(1, ScorePolicy::BinPack);
+        sim.submit(Event::AddNode(NodeSpec::new("node-1", 2000, 2048)))
+            .unwrap();
+        assert!(sim
+            .submit(Event::Scale {
+                app: "missing".into(),
+                replicas: 1
+            })
+            .is_err());
+        assert_eq!(sim.pending_script().len(), 1);
+        let r = sim.step();
+        assert_eq!((r.tick, r.fired), (1, 1));
+        assert_eq!(sim.cluster().node_count(), 1);
+    }
+
+    #[test]
+    fn an_event_refused_when_it_fires_is_a_warning_not_a_panic() {
+        let mut sim = Simulator::with_script(
+            1,
+            ScorePolicy::BinPack,
+            alloc::vec![(1, Event::FailNode("ghost".into()))],
+        );
+        let r = sim.step();
+        assert_eq!(r.errors.len(), 1);
+        let last = sim.cluster().events().last().copied().unwrap();
+        assert_eq!(sim.cluster().render_event(&last).reason, "FailedEvent");
+    }
+}
