@@ -156,6 +156,9 @@ command -v chromedriver >/dev/null || fail "chromedriver not on PATH" "apt-get i
 # binaryen comes from npm, not Debian: Debian 12's wasm-opt (108) breaks wasm-bindgen's output.
 step "(e) playwright-core, binaryen (npm ci)"
 command -v node >/dev/null && command -v npm >/dev/null || apt_install $(apt_missing nodejs npm)
+node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+[ "$node_major" -ge 20 ] || fail "Node.js $(node --version 2>/dev/null) is too old: playwright-core needs 20 or newer" \
+  "install Node.js 20+ (the machine image ships it at /usr/bin/node)"
 # Prints what is installed when node_modules matches package-lock.json; fails otherwise.
 npm_ok() {
   node -e '
