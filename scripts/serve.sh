@@ -17,7 +17,7 @@ while [ $# -gt 0 ]; do
     --host) HOST="${2:?--host needs an address}"; shift 2 ;;
     --dist) ROOT_DIR="$SHEPHERD_ROOT/dist"; shift ;;
     --fast) export SHEPHERD_WASM_OPT=0; shift ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) die "unknown option $1 (try --help)" ;;
   esac
 done
