@@ -53,6 +53,9 @@
 
 extern crate alloc;
 
+/// The engine's version, as the page and the CLI show it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 mod cluster;
 mod controllers;
 mod error;
