@@ -6,7 +6,9 @@ use serde::Deserialize;
 use shepherd::model::{HOSTNAME_KEY, MAX_REPLICAS};
 use shepherd::{Labels, PodTemplate, Resources};
 
-use crate::scenario::{parse_labels, IntOrString, TaintDoc, TemplateDoc, TermDoc, TolerationDoc, ZONE_KEY};
+use crate::scenario::{
+    parse_labels, IntOrString, TaintDoc, TemplateDoc, TermDoc, TolerationDoc, ZONE_KEY,
+};
 
 /// The largest seed that survives a trip through a JavaScript number.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
@@ -287,7 +289,12 @@ impl DeployInput {
         if labels.is_empty() {
             labels.insert("app".into(), name.clone());
         }
-        let anti_affinity = match self.anti_affinity.as_deref().map(topology_key).transpose()? {
+        let anti_affinity = match self
+            .anti_affinity
+            .as_deref()
+            .map(topology_key)
+            .transpose()?
+        {
             Some(Some(key)) => vec![TermDoc {
                 match_labels: labels.clone(),
                 topology_key: key,
@@ -341,7 +348,12 @@ impl RollInput {
     /// The new template: `current` with the fields given here changed.
     pub fn template(&self, app: &str, current: &PodTemplate) -> Result<TemplateDoc, String> {
         let mut t = TemplateDoc::from_engine(current);
-        if let Some(v) = self.version.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+        if let Some(v) = self
+            .version
+            .as_deref()
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+        {
             t.version = v.into();
         }
         let blank = |f: &Field| matches!(f, Field::Text(s) if s.trim().is_empty());

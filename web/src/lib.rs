@@ -93,7 +93,9 @@ impl Shepherd {
     pub fn from_scenario(json: &str) -> Result<Shepherd, JsError> {
         let value = js_sys::JSON::parse(json).map_err(|e| {
             let why = js_sys::Error::from(e).message();
-            err(format!("the scenario is not valid JSON ({why}); expected a document exported by this page"))
+            err(format!(
+                "the scenario is not valid JSON ({why}); expected a document exported by this page"
+            ))
         })?;
         let s = scenario_from_js(value)?;
         Ok(Shepherd {
@@ -174,14 +176,21 @@ impl Shepherd {
     /// Drops the scripted actions that have not fired yet; returns how many.
     #[wasm_bindgen(js_name = discardUpcoming)]
     pub fn discard_upcoming(&mut self) -> Result<u32, JsError> {
-        self.session.discard_upcoming().map(|n| n as u32).map_err(err)
+        self.session
+            .discard_upcoming()
+            .map(|n| n as u32)
+            .map_err(err)
     }
 
     // ----- actions: each is checked now and fires at the next tick ----------
 
     /// Any action in the scenario's form, e.g. `{type: "scale", app: "web", replicas: 3}`.
     pub fn submit(&mut self, action: JsValue) -> Result<String, JsError> {
-        let a: Action = from_js("action", action, "with a type such as addNode, deploy, scale or drain")?;
+        let a: Action = from_js(
+            "action",
+            action,
+            "with a type such as addNode, deploy, scale or drain",
+        )?;
         self.act(a)
     }
 
@@ -232,12 +241,22 @@ impl Shepherd {
 
     /// Changes maxSurge and maxUnavailable (numbers, or text such as `"25%"`).
     #[wasm_bindgen(js_name = setStrategy)]
-    pub fn set_strategy(&mut self, app: &str, max_surge: JsValue, max_unavailable: JsValue) -> Result<String, JsError> {
+    pub fn set_strategy(
+        &mut self,
+        app: &str,
+        max_surge: JsValue,
+        max_unavailable: JsValue,
+    ) -> Result<String, JsError> {
         let field = |what: &str, v: JsValue| -> Result<scenario::IntOrString, JsError> {
-            let f: Field = serde_wasm_bindgen::from_value(v)
-                .map_err(|_| err(format!("{what}: expected a number such as 1 or a percentage such as \"25%\"")))?;
+            let f: Field = serde_wasm_bindgen::from_value(v).map_err(|_| {
+                err(format!(
+                    "{what}: expected a number such as 1 or a percentage such as \"25%\""
+                ))
+            })?;
             let ios = match f {
-                Field::Num(n) => scenario::IntOrString::Int(input::whole(what, n, 0, u32::MAX as u64).map_err(err)? as u32),
+                Field::Num(n) => scenario::IntOrString::Int(
+                    input::whole(what, n, 0, u32::MAX as u64).map_err(err)? as u32,
+                ),
                 Field::Text(s) => scenario::IntOrString::Str(s.trim().into()),
             };
             ios.to_engine().map_err(|e| err(format!("{what}: {e}")))?;
@@ -334,9 +353,15 @@ impl Shepherd {
     /// Queues a generated cluster: `nodes` nodes and ten Deployments with
     /// `nodes * podsPerNode` pods (see `scenario::generate`).
     pub fn generate(&mut self, nodes: f64, pods_per_node: f64) -> Result<String, JsError> {
-        let nodes = input::whole("nodes", nodes, 1, scenario::MAX_GENERATED_NODES as u64).map_err(err)? as u32;
-        let pods_per_node =
-            input::whole("pods per node", pods_per_node, 0, scenario::MAX_PODS_PER_NODE as u64).map_err(err)? as u32;
+        let nodes = input::whole("nodes", nodes, 1, scenario::MAX_GENERATED_NODES as u64)
+            .map_err(err)? as u32;
+        let pods_per_node = input::whole(
+            "pods per node",
+            pods_per_node,
+            0,
+            scenario::MAX_PODS_PER_NODE as u64,
+        )
+        .map_err(err)? as u32;
         self.act(Action::Generate {
             nodes,
             pods_per_node,
@@ -418,7 +443,8 @@ fn scenario_from_js(value: JsValue) -> Result<Scenario, JsError> {
     match serde_wasm_bindgen::from_value::<Scenario>(value.clone()) {
         Ok(s) => Ok(s),
         Err(whole) => {
-            let actions = js_sys::Reflect::get(&value, &"actions".into()).unwrap_or(JsValue::UNDEFINED);
+            let actions =
+                js_sys::Reflect::get(&value, &"actions".into()).unwrap_or(JsValue::UNDEFINED);
             if js_sys::Array::is_array(&actions) {
                 for (i, a) in js_sys::Array::from(&actions).iter().enumerate() {
                     if let Err(e) = serde_wasm_bindgen::from_value::<Entry>(a) {

@@ -171,7 +171,11 @@ fn ready_after() -> u32 {
 
 /// What a person can do, one variant per [`Event`], plus one macro.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Action {
     AddNode {
         name: String,
@@ -442,7 +446,8 @@ impl Action {
                 let mut n = NodeSpec::new(name, *cpu, *memory);
                 n.labels = labels.clone();
                 for t in taints {
-                    n.taints.push(Taint::new(&t.key, &t.value, effect(&t.effect)?));
+                    n.taints
+                        .push(Taint::new(&t.key, &t.value, effect(&t.effect)?));
                 }
                 one(Event::AddNode(n))
             }
@@ -586,7 +591,9 @@ pub fn tour() -> Scenario {
     for (i, z) in ["zone-a", "zone-a", "zone-b", "zone-b"].iter().enumerate() {
         s.push((
             1,
-            Event::AddNode(NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192).with_label(ZONE_KEY, z)),
+            Event::AddNode(
+                NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192).with_label(ZONE_KEY, z),
+            ),
         ));
     }
     s.push((

@@ -16,7 +16,8 @@ pub struct Session {
     sim: Simulator,
     /// The policy at tick 0; `setPolicy` actions change the simulator's.
     policy: ScorePolicy,
-    /// Every accepted action with the tick it fires at, in submission order.
+    /// Every accepted action with the tick it fires at, in tick order (and in
+    /// submission order within a tick, as the engine's script keeps them).
     /// With the seed and the policy, all it takes to replay this run.
     log: Vec<Entry>,
     notes: Vec<Note>,
@@ -53,7 +54,8 @@ impl Session {
     /// The scripted tour, at tick 0.
     pub fn tour() -> Session {
         // The tour is built in this crate and checked by its tests: it cannot fail.
-        Session::from_scenario(&scenario::tour()).unwrap_or_else(|_| Session::new(1, ScorePolicy::BinPack))
+        Session::from_scenario(&scenario::tour())
+            .unwrap_or_else(|_| Session::new(1, ScorePolicy::BinPack))
     }
 
     /// Replays from the seed to `tick`: the same script gives the same cluster.
@@ -61,7 +63,9 @@ impl Session {
     /// and the engine fires them exactly as it did then.
     pub fn replay_to(&mut self, tick: u64) -> Result<(), String> {
         if tick > MAX_TICK {
-            return Err(format!("tick {tick} is out of range; expected 0 to {MAX_TICK}"));
+            return Err(format!(
+                "tick {tick} is out of range; expected 0 to {MAX_TICK}"
+            ));
         }
         let seed = self.sim.seed();
         let mut script: Vec<(u64, Event)> = Vec::new();
@@ -123,6 +127,8 @@ impl Session {
         let now = self.sim.tick();
         let before = self.log.len();
         self.log.retain(|e| e.tick <= now);
+        // The captions told the story of the script; past this tick it no longer happens.
+        self.notes.retain(|n| n.tick <= now);
         let dropped = before - self.log.len();
         if dropped > 0 {
             self.replay_to(now)?;
@@ -148,6 +154,7 @@ impl Session {
         }
         let events = action.to_events(self.sim.seed())?;
         for e in &events {
+            self.check_refs(e)?;
             self.check_fits(e)?;
         }
         if let Action::Rollback { app } = &action {
@@ -167,8 +174,59 @@ impl Session {
             }
         }
         let tick = self.sim.tick() + 1;
-        self.log.push(Entry { tick, action });
+        // In tick order, after every entry of the same tick: the order the engine fires them.
+        let at = self.log.partition_point(|e| e.tick <= tick);
+        self.log.insert(at, Entry { tick, action });
         Ok(format!("{what} (queued for tick {tick})"))
+    }
+
+    /// `Simulator::validate` accepts a name that exists now or is created by
+    /// any queued event, even one due after this action fires (during the tour,
+    /// "scale web" at tick 0 would pass and then fail at tick 1). Here a queued
+    /// creation counts only when it fires first: at or before the next tick.
+    fn check_refs(&self, e: &Event) -> Result<(), String> {
+        let next = self.sim.tick() + 1;
+        let due = || {
+            self.sim
+                .pending_script()
+                .iter()
+                .filter(move |(t, _)| *t <= next)
+                .map(|(_, e)| e)
+        };
+        let c = self.sim.cluster();
+        let (kind, name) = match e {
+            Event::FailNode(n)
+            | Event::RecoverNode(n)
+            | Event::RemoveNode(n)
+            | Event::Cordon(n)
+            | Event::Uncordon(n)
+            | Event::Drain(n) => {
+                if c.node(n).is_ok()
+                    || due().any(|e| matches!(e, Event::AddNode(s) if s.name == *n))
+                {
+                    return Ok(());
+                }
+                ("node", n)
+            }
+            Event::Scale { app, .. }
+            | Event::Roll { app, .. }
+            | Event::SetStrategy { app, .. }
+            | Event::Rollback(app)
+            | Event::DeleteApp(app) => {
+                if c.app(app).is_ok()
+                    || due().any(|e| matches!(e, Event::Deploy(d) if d.name == *app))
+                {
+                    return Ok(());
+                }
+                ("app", app)
+            }
+            _ => return Ok(()),
+        };
+        // Not even queued: the engine's own refusal, in its words.
+        self.sim.validate(e).map_err(|err| err.to_string())?;
+        Err(format!(
+            "{kind} {name:?} does not exist yet: the scripted action that creates it fires after tick {next}; expected the name of an existing {kind}"
+        ))
     }
 
     /// `Simulator::validate` accepts a rollback of an app that was never
@@ -179,11 +237,12 @@ impl Session {
         let Ok(status) = self.sim.cluster().app(app) else {
             return Ok(()); // unknown or only queued: submit decides
         };
+        let next = self.sim.tick() + 1;
         let queued_roll = self
             .sim
             .pending_script()
             .iter()
-            .any(|(_, e)| matches!(e, Event::Roll { app: a, .. } if a == app));
+            .any(|(t, e)| *t <= next && matches!(e, Event::Roll { app: a, .. } if a == app));
         if status.revision > 1 || queued_roll {
             return Ok(());
         }
@@ -204,8 +263,16 @@ impl Session {
             return Ok(());
         }
         let c = self.sim.cluster();
-        let cpu = c.nodes().map(|n| n.spec.capacity.cpu_millis).max().unwrap_or(0);
-        let mem = c.nodes().map(|n| n.spec.capacity.memory_mib).max().unwrap_or(0);
+        let cpu = c
+            .nodes()
+            .map(|n| n.spec.capacity.cpu_millis)
+            .max()
+            .unwrap_or(0);
+        let mem = c
+            .nodes()
+            .map(|n| n.spec.capacity.memory_mib)
+            .max()
+            .unwrap_or(0);
         Err(format!(
             "app {app}: a pod requesting {req} fits on no node, even an empty one (the largest node has cpu {cpu}m, memory {mem}Mi); expected smaller requests or a bigger node"
         ))
@@ -244,7 +311,11 @@ impl Session {
     }
 
     pub fn node_id(&self, name: &str) -> Result<u32, String> {
-        self.sim.cluster().node(name).map(|n| n.id.0).map_err(|e| e.to_string())
+        self.sim
+            .cluster()
+            .node(name)
+            .map(|n| n.id.0)
+            .map_err(|e| e.to_string())
     }
 
     pub fn events_since(&self, cursor: u32, limit: u32) -> EventsPage {
@@ -262,7 +333,11 @@ impl Session {
 
     /// The current pod template of an app (the roll form starts from it).
     pub fn template(&self, app: &str) -> Result<shepherd::PodTemplate, String> {
-        self.sim.cluster().template(app).cloned().map_err(|e| e.to_string())
+        self.sim
+            .cluster()
+            .template(app)
+            .cloned()
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -191,7 +191,8 @@ pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
 
 /// One node by its id, with its pods: what a click on a grid cell shows.
 pub fn node_by_id(c: &Cluster, id: u32) -> Option<NodeCard> {
-    c.node_by_id(NodeId(id)).map(|n| node_card(c, &revisions(c), &n))
+    c.node_by_id(NodeId(id))
+        .map(|n| node_card(c, &revisions(c), &n))
 }
 
 /// Values per node in [`grid`].
@@ -209,11 +210,12 @@ pub const FLAG_TAINTED: u32 = 16;
 pub fn grid(c: &Cluster) -> Vec<u32> {
     let mut out = Vec::with_capacity(c.node_count() * GRID_STRIDE);
     for n in c.nodes() {
-        let flags = (n.ready as u32) * FLAG_READY
-            | (n.beating as u32) * FLAG_BEATING
-            | (n.cordoned as u32) * FLAG_CORDONED
-            | (n.draining as u32) * FLAG_DRAINING
-            | (!n.spec.taints.is_empty() as u32) * FLAG_TAINTED;
+        let bit = |on: bool, flag: u32| if on { flag } else { 0 };
+        let flags = bit(n.ready, FLAG_READY)
+            | bit(n.beating, FLAG_BEATING)
+            | bit(n.cordoned, FLAG_CORDONED)
+            | bit(n.draining, FLAG_DRAINING)
+            | bit(!n.spec.taints.is_empty(), FLAG_TAINTED);
         out.extend_from_slice(&[
             n.id.0,
             clamp(n.allocated.cpu_millis),

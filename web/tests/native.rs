@@ -12,7 +12,7 @@ fn events(s: &Session) -> Vec<String> {
     c.rendered_events().iter().map(|e| e.to_string()).collect()
 }
 
-fn node_named<'a>(s: &'a Session, name: &str) -> shepherd_web::view::NodeCard {
+fn node_named(s: &Session, name: &str) -> shepherd_web::view::NodeCard {
     let snap = s.snapshot(true);
     snap.nodes
         .expect("nodes were asked for")
@@ -47,7 +47,8 @@ fn small() -> Session {
         max_unavailable: None,
         ready_after: None,
     };
-    s.submit(d.action().expect("the form is valid")).expect("the deploy is accepted");
+    s.submit(d.action().expect("the form is valid"))
+        .expect("the deploy is accepted");
     s.run(2);
     s
 }
@@ -57,16 +58,29 @@ fn the_tour_kills_a_node_and_the_cluster_heals() {
     let mut s = Session::tour();
     assert_eq!(s.tick(), 0);
     s.run(9);
-    assert_eq!(node_named(&s, "node-1").status, "Ready", "NotReady only after the heartbeat timeout");
+    assert_eq!(
+        node_named(&s, "node-1").status,
+        "Ready",
+        "NotReady only after the heartbeat timeout"
+    );
     s.run(1);
     let n1 = node_named(&s, "node-1");
     assert_eq!(n1.status, "NotReady");
     assert_eq!(n1.pod_count, 0, "its pods were lost and replaced");
-    let web = s.snapshot(false).apps.into_iter().find(|a| a.name == "web").expect("web is deployed");
+    let web = s
+        .snapshot(false)
+        .apps
+        .into_iter()
+        .find(|a| a.name == "web")
+        .expect("web is deployed");
     assert_eq!(web.desired, 8);
     assert_eq!(web.current, 8, "the Deployment replaced the lost pods");
     s.run(4);
-    assert_eq!(node_named(&s, "node-1").status, "Ready", "healed after RecoverNode at tick 13");
+    assert_eq!(
+        node_named(&s, "node-1").status,
+        "Ready",
+        "healed after RecoverNode at tick 13"
+    );
     s.run(30);
     let snap = s.snapshot(true);
     assert_eq!(snap.upcoming_count, 0, "the whole script fired");
@@ -90,7 +104,10 @@ fn same_seed_and_script_give_the_same_log() {
 #[test]
 fn export_and_import_reproduce_the_run_at_its_tick() {
     let mut s = small();
-    s.submit(Action::FailNode { node: "node-1".into() }).expect("node-1 exists");
+    s.submit(Action::FailNode {
+        node: "node-1".into(),
+    })
+    .expect("node-1 exists");
     s.run(6);
     let doc = s.scenario();
     assert_eq!(doc.tick, Some(s.tick()));
@@ -103,7 +120,11 @@ fn export_and_import_reproduce_the_run_at_its_tick() {
 #[test]
 fn step_back_is_a_replay_to_the_tick_before() {
     let mut s = small();
-    s.submit(Action::Scale { app: "web".into(), replicas: 8 }).expect("web exists");
+    s.submit(Action::Scale {
+        app: "web".into(),
+        replicas: 8,
+    })
+    .expect("web exists");
     s.step();
     let before = s.clone();
     s.step();
@@ -122,15 +143,39 @@ fn refused_actions_change_nothing() {
     let doc = s.scenario();
     let log = events(&s);
     let refusals = [
-        Action::FailNode { node: "node-9".into() },
-        Action::Scale { app: "nope".into(), replicas: 2 },
-        Action::AddNode { name: "".into(), cpu: 1000, memory: 1024, labels: Default::default(), taints: Vec::new() },
-        Action::AddNode { name: "Bad_Name".into(), cpu: 1000, memory: 1024, labels: Default::default(), taints: Vec::new() },
-        Action::Evict { pod: "web-99".into() },
+        Action::FailNode {
+            node: "node-9".into(),
+        },
+        Action::Scale {
+            app: "nope".into(),
+            replicas: 2,
+        },
+        Action::AddNode {
+            name: "".into(),
+            cpu: 1000,
+            memory: 1024,
+            labels: Default::default(),
+            taints: Vec::new(),
+        },
+        Action::AddNode {
+            name: "Bad_Name".into(),
+            cpu: 1000,
+            memory: 1024,
+            labels: Default::default(),
+            taints: Vec::new(),
+        },
+        Action::Evict {
+            pod: "web-99".into(),
+        },
     ];
     for a in refusals {
-        let e = s.submit(a.clone()).expect_err(&format!("{a:?} should be refused"));
-        assert!(e.contains("expected"), "the message says what was expected: {e}");
+        let e = s
+            .submit(a.clone())
+            .expect_err(&format!("{a:?} should be refused"));
+        assert!(
+            e.contains("expected"),
+            "the message says what was expected: {e}"
+        );
     }
     // A pod bigger than every node.
     let big = DeployInput {
@@ -147,13 +192,18 @@ fn refused_actions_change_nothing() {
         max_unavailable: None,
         ready_after: None,
     };
-    let e = s.submit(big.action().expect("well-formed")).expect_err("fits no node");
+    let e = s
+        .submit(big.action().expect("well-formed"))
+        .expect_err("fits no node");
     assert!(e.contains("fits on no node"), "{e}");
     // The deploy of an existing name.
     let mut again = big.clone();
     again.name = "web".into();
     again.cpu = Field::Num(100.0);
-    assert!(s.submit(again.action().expect("well-formed")).expect_err("taken").contains("already exists"));
+    assert!(s
+        .submit(again.action().expect("well-formed"))
+        .expect_err("taken")
+        .contains("already exists"));
     assert_eq!(s.scenario(), doc, "the script is unchanged");
     assert_eq!(events(&s), log, "the cluster is unchanged");
     s.step();
@@ -165,21 +215,38 @@ fn refused_actions_change_nothing() {
 
 #[test]
 fn form_fields_are_checked_with_clear_messages() {
-    assert!(input::replicas(-1.0).unwrap_err().contains("expected a whole number from 0"));
+    assert!(input::replicas(-1.0)
+        .unwrap_err()
+        .contains("expected a whole number from 0"));
     assert!(input::replicas(2.5).is_err());
-    assert!(input::replicas(f64::NAN).unwrap_err().contains("not a number"));
+    assert!(input::replicas(f64::NAN)
+        .unwrap_err()
+        .contains("not a number"));
     assert_eq!(input::replicas(3.0), Ok(3));
     assert_eq!(input::cpu(&Field::Text("250m".into())), Ok(250));
     assert_eq!(input::cpu(&Field::Text("2cpu".into())), Ok(2000));
-    assert!(input::cpu(&Field::Text("lots".into())).unwrap_err().contains("millicores"));
+    assert!(input::cpu(&Field::Text("lots".into()))
+        .unwrap_err()
+        .contains("millicores"));
     assert_eq!(input::memory(&Field::Text("2Gi".into())), Ok(2048));
     assert!(input::check_seed(-3.0).is_err());
     let taints = input::parse_taints("dedicated=gpu:NoSchedule").expect("kubectl's form");
     assert_eq!(taints[0].effect, "NoSchedule");
     assert!(input::parse_taints("dedicated=gpu:Sometimes").is_err());
-    let tol = input::parse_toleration("dedicated=gpu:NoSchedule").expect("ok").expect("one");
-    assert_eq!((tol.operator.as_str(), tol.value.as_str()), ("Equal", "gpu"));
-    assert_eq!(input::parse_toleration("*").expect("ok").expect("one").operator, "Exists");
+    let tol = input::parse_toleration("dedicated=gpu:NoSchedule")
+        .expect("ok")
+        .expect("one");
+    assert_eq!(
+        (tol.operator.as_str(), tol.value.as_str()),
+        ("Equal", "gpu")
+    );
+    assert_eq!(
+        input::parse_toleration("*")
+            .expect("ok")
+            .expect("one")
+            .operator,
+        "Exists"
+    );
     assert!(scenario::parse_labels("novalue", "label").is_err());
     let n = NodeInput {
         name: "n1".into(),
@@ -196,22 +263,44 @@ fn a_roll_must_change_the_template() {
     let mut s = small();
     let current = s.template("web").expect("web exists");
     let same = RollInput::default();
-    assert!(same.template("web", &current).unwrap_err().contains("same as the current one"));
+    assert!(same
+        .template("web", &current)
+        .unwrap_err()
+        .contains("same as the current one"));
     let v2 = RollInput {
         version: Some("v2".into()),
         ..Default::default()
     };
     let t = v2.template("web", &current).expect("a new version");
-    s.submit(Action::Roll { app: "web".into(), template: t }).expect("accepted");
+    s.submit(Action::Roll {
+        app: "web".into(),
+        template: t,
+    })
+    .expect("accepted");
     s.run(10);
-    let web = s.snapshot(false).apps.into_iter().find(|a| a.name == "web").expect("web");
-    assert_eq!((web.version.as_str(), web.updated, web.rolling), ("v2", 5, false));
-    s.submit(Action::Rollback { app: "web".into() }).expect("there is a previous revision");
+    let web = s
+        .snapshot(false)
+        .apps
+        .into_iter()
+        .find(|a| a.name == "web")
+        .expect("web");
+    assert_eq!(
+        (web.version.as_str(), web.updated, web.rolling),
+        ("v2", 5, false)
+    );
+    s.submit(Action::Rollback { app: "web".into() })
+        .expect("there is a previous revision");
     s.run(10);
-    let web = s.snapshot(false).apps.into_iter().find(|a| a.name == "web").expect("web");
+    let web = s
+        .snapshot(false)
+        .apps
+        .into_iter()
+        .find(|a| a.name == "web")
+        .expect("web");
     assert_eq!(web.version, "v1");
     // Back on v1's revision, a rollback still has v2 to go to.
-    s.submit(Action::Rollback { app: "web".into() }).expect("v2 is a previous revision");
+    s.submit(Action::Rollback { app: "web".into() })
+        .expect("v2 is a previous revision");
     let mut fresh = small();
     assert!(fresh
         .submit(Action::Rollback { app: "web".into() })
@@ -222,7 +311,11 @@ fn a_roll_must_change_the_template() {
 #[test]
 fn a_generated_cluster_converges_and_draws_as_a_grid() {
     let mut s = Session::new(3, ScorePolicy::LeastLoaded);
-    s.submit(Action::Generate { nodes: 200, pods_per_node: 30 }).expect("in range");
+    s.submit(Action::Generate {
+        nodes: 200,
+        pods_per_node: 30,
+    })
+    .expect("in range");
     s.step();
     let snap = s.snapshot(false);
     assert_eq!(snap.node_count, 200);
@@ -231,18 +324,40 @@ fn a_generated_cluster_converges_and_draws_as_a_grid() {
     assert!(snap.nodes.is_none());
     let grid = s.grid();
     assert_eq!(grid.len(), 200 * shepherd_web::view::GRID_STRIDE);
-    let pods: u32 = grid.chunks(shepherd_web::view::GRID_STRIDE).map(|c| c[5]).sum();
+    let pods: u32 = grid
+        .chunks(shepherd_web::view::GRID_STRIDE)
+        .map(|c| c[5])
+        .sum();
     assert_eq!(pods, 6000);
-    assert!(grid.chunks(7).all(|c| c[1] <= c[2] && c[3] <= c[4]), "no node overcommitted");
+    assert!(
+        grid.chunks(7).all(|c| c[1] <= c[2] && c[3] <= c[4]),
+        "no node overcommitted"
+    );
     // The macro stays one action in the scenario, and replays the same.
     assert_eq!(s.scenario().actions.len(), 1);
     let r = Session::from_scenario(&s.scenario()).expect("replays");
     assert_eq!(r.grid(), grid);
-    assert!(s.submit(Action::Generate { nodes: 0, pods_per_node: 30 }).is_err());
-    assert!(s.submit(Action::Generate { nodes: 10, pods_per_node: 500 }).is_err());
+    assert!(s
+        .submit(Action::Generate {
+            nodes: 0,
+            pods_per_node: 30
+        })
+        .is_err());
+    assert!(s
+        .submit(Action::Generate {
+            nodes: 10,
+            pods_per_node: 500
+        })
+        .is_err());
     // Generating again would redeploy the same apps: refused as a whole.
     let before = s.scenario();
-    assert!(s.submit(Action::Generate { nodes: 10, pods_per_node: 1 }).unwrap_err().contains("already exists"));
+    assert!(s
+        .submit(Action::Generate {
+            nodes: 10,
+            pods_per_node: 1
+        })
+        .unwrap_err()
+        .contains("already exists"));
     assert_eq!(s.scenario(), before);
 }
 
@@ -251,8 +366,15 @@ fn explain_gives_every_nodes_verdict() {
     let mut s = Session::tour();
     s.run(4);
     let pending = s.snapshot(false).pending;
-    let cache = pending.iter().find(|p| p.app == "cache").expect("the third cache pod is Pending");
-    assert!(cache.reason.as_deref().unwrap_or("").contains("anti-affinity"));
+    let cache = pending
+        .iter()
+        .find(|p| p.app == "cache")
+        .expect("the third cache pod is Pending");
+    assert!(cache
+        .reason
+        .as_deref()
+        .unwrap_or("")
+        .contains("anti-affinity"));
     let x = s.explain(&cache.name).expect("the pod exists");
     assert_eq!(x.phase, "Pending");
     assert_eq!(x.nodes.len(), 5);
@@ -269,16 +391,22 @@ fn explain_gives_every_nodes_verdict() {
 fn scenarios_are_checked_before_they_run() {
     let mut bad = scenario::tour();
     bad.version = 9;
-    assert!(Session::from_scenario(&bad).unwrap_err().contains("version"));
+    assert!(Session::from_scenario(&bad)
+        .unwrap_err()
+        .contains("version"));
     let mut bad = scenario::tour();
     bad.tick = Some(10_000_000);
     assert!(Session::from_scenario(&bad).is_err());
     let mut bad = scenario::tour();
     bad.actions.swap(0, 8);
-    assert!(Session::from_scenario(&bad).unwrap_err().contains("tick order"));
+    assert!(Session::from_scenario(&bad)
+        .unwrap_err()
+        .contains("tick order"));
     let mut bad = scenario::tour();
     bad.policy = "random".into();
-    assert!(Session::from_scenario(&bad).unwrap_err().contains("binpack or leastloaded"));
+    assert!(Session::from_scenario(&bad)
+        .unwrap_err()
+        .contains("binpack or leastloaded"));
 }
 
 #[test]
@@ -291,7 +419,11 @@ fn discarding_the_upcoming_script_keeps_the_past() {
     assert_eq!(snap.upcoming_count, 0);
     assert_eq!(snap.apps.len(), 2, "what already happened stays");
     s.run(10);
-    assert_eq!(node_named(&s, "node-1").status, "Ready", "the failure never comes");
+    assert_eq!(
+        node_named(&s, "node-1").status,
+        "Ready",
+        "the failure never comes"
+    );
 }
 
 #[test]
@@ -305,4 +437,59 @@ fn the_event_page_keeps_the_newest() {
     assert_eq!(page.events[2], all.events[all.events.len() - 1]);
     let none = s.events_since(page.cursor, 10);
     assert!(none.events.is_empty());
+}
+
+#[test]
+fn an_action_taken_during_the_tour_exports_in_tick_order_and_replays() {
+    let mut s = Session::tour();
+    s.run(11);
+    s.submit(Action::Scale {
+        app: "cache".into(),
+        replicas: 2,
+    })
+    .expect("cache exists");
+    s.run(5);
+    let doc = s.scenario();
+    assert!(
+        doc.actions.windows(2).all(|w| w[0].tick <= w[1].tick),
+        "sorted by tick"
+    );
+    let r = Session::from_scenario(&doc).expect("replays");
+    assert_eq!(events(&r), events(&s));
+    assert_eq!(r.snapshot(true), s.snapshot(true));
+}
+
+#[test]
+fn an_action_on_an_app_the_script_creates_later_is_refused_now() {
+    let mut s = Session::tour();
+    let doc = s.scenario();
+    let e = s
+        .submit(Action::Scale {
+            app: "web".into(),
+            replicas: 2,
+        })
+        .unwrap_err();
+    assert!(e.contains("does not exist yet"), "{e}");
+    let e = s
+        .submit(Action::Drain {
+            node: "node-9".into(),
+        })
+        .unwrap_err();
+    assert!(e.contains("not found"), "{e}");
+    // web's roll is queued for tick 16; a rollback now would fire before it.
+    s.run(3);
+    assert!(s
+        .submit(Action::Rollback { app: "web".into() })
+        .unwrap_err()
+        .contains("no previous revision"));
+    assert_eq!(s.scenario().actions, doc.actions);
+    // A creation due at the same tick fires first, so acting on it then is fine.
+    let mut t = Session::tour();
+    assert!(
+        t.submit(Action::Cordon {
+            node: "node-2".into()
+        })
+        .is_ok(),
+        "node-2 registers at tick 1, before the cordon fires"
+    );
 }

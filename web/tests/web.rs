@@ -16,11 +16,15 @@ fn get(v: &JsValue, key: &str) -> JsValue {
 }
 
 fn num(v: &JsValue, key: &str) -> f64 {
-    get(v, key).as_f64().unwrap_or_else(|| panic!("{key} should be a number"))
+    get(v, key)
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} should be a number"))
 }
 
 fn text(v: &JsValue, key: &str) -> String {
-    get(v, key).as_string().unwrap_or_else(|| panic!("{key} should be a string"))
+    get(v, key)
+        .as_string()
+        .unwrap_or_else(|| panic!("{key} should be a string"))
 }
 
 /// A plain object from pairs, as the page's forms build them.
@@ -79,7 +83,15 @@ fn all_events(s: &Shepherd) -> Vec<String> {
     let page = s.events_since(0, 1_000_000).expect("events");
     Array::from(&get(&page, "events"))
         .iter()
-        .map(|e| format!("{} {} {} {}", num(&e, "tick"), text(&e, "reason"), text(&e, "object"), text(&e, "message")))
+        .map(|e| {
+            format!(
+                "{} {} {} {}",
+                num(&e, "tick"),
+                text(&e, "reason"),
+                text(&e, "object"),
+                text(&e, "message")
+            )
+        })
         .collect()
 }
 
@@ -93,10 +105,18 @@ fn engine_version_crosses_the_boundary() {
 fn actions_fire_at_the_next_tick_and_show_in_the_snapshot() {
     let mut s = Shepherd::new(1.0, "binpack").expect("valid");
     let said = s
-        .add_node(obj(&[("name", "node-1".into()), ("cpu", 2000.into()), ("memory", 4096.into())]))
+        .add_node(obj(&[
+            ("name", "node-1".into()),
+            ("cpu", 2000.into()),
+            ("memory", 4096.into()),
+        ]))
         .expect("valid");
     assert!(said.contains("queued for tick 1"), "{said}");
-    assert_eq!(num(&s.snapshot(true).unwrap(), "nodeCount"), 0.0, "not before the tick");
+    assert_eq!(
+        num(&s.snapshot(true).unwrap(), "nodeCount"),
+        0.0,
+        "not before the tick"
+    );
     s.step();
     assert_eq!(s.tick(), 1.0);
     let n = node(&s, "node-1");
@@ -119,7 +139,11 @@ fn actions_fire_at_the_next_tick_and_show_in_the_snapshot() {
     let snap = s.snapshot(true).unwrap();
     assert_eq!(num(&snap, "pendingPods"), 1.0);
     let pending = Array::from(&get(&snap, "pending")).get(0);
-    assert!(text(&pending, "reason").contains("Insufficient cpu"), "{:?}", text(&pending, "reason"));
+    assert!(
+        text(&pending, "reason").contains("Insufficient cpu"),
+        "{:?}",
+        text(&pending, "reason")
+    );
     let x = s.explain(&text(&pending, "name")).expect("the pod exists");
     let verdict = Array::from(&get(&x, "nodes")).get(0);
     assert_eq!(text(&verdict, "plugin"), "NodeResourcesFit");
@@ -132,17 +156,33 @@ fn actions_fire_at_the_next_tick_and_show_in_the_snapshot() {
 #[wasm_bindgen_test]
 fn a_killed_node_goes_not_ready_and_heals() {
     let mut s = cluster(5.0);
-    assert_eq!(num(&node(&s, "node-1"), "podCount"), 6.0, "bin-packed onto node-1");
+    assert_eq!(
+        num(&node(&s, "node-1"), "podCount"),
+        6.0,
+        "bin-packed onto node-1"
+    );
     s.fail_node("node-1").expect("node-1 exists");
     s.run(3.0).expect("valid");
-    assert_eq!(text(&node(&s, "node-1"), "status"), "Ready", "still within the heartbeat timeout");
+    assert_eq!(
+        text(&node(&s, "node-1"), "status"),
+        "Ready",
+        "still within the heartbeat timeout"
+    );
     s.run(2.0).expect("valid");
     let n1 = node(&s, "node-1");
     assert_eq!(text(&n1, "status"), "NotReady");
     assert_eq!(num(&n1, "podCount"), 0.0);
-    assert_eq!(num(&app(&s, "web"), "current"), 6.0, "replacements were created");
+    assert_eq!(
+        num(&app(&s, "web"), "current"),
+        6.0,
+        "replacements were created"
+    );
     s.run(1.0).expect("valid");
-    assert_eq!(num(&app(&s, "web"), "ready"), 6.0, "and are Ready elsewhere");
+    assert_eq!(
+        num(&app(&s, "web"), "ready"),
+        6.0,
+        "and are Ready elsewhere"
+    );
     assert!(all_events(&s).iter().any(|e| e.contains("NodeNotReady")));
     s.recover_node("node-1").expect("node-1 exists");
     s.run(2.0).expect("valid");
@@ -175,25 +215,65 @@ fn bad_input_throws_and_changes_nothing() {
         (s.scale("nope", 1.0), "app \"nope\" not found"),
         (s.fail_node("node-9"), "node \"node-9\" not found"),
         (s.drain(""), "not found"),
-        (s.add_node(obj(&[("name", "".into()), ("cpu", 1000.into()), ("memory", 1000.into())])), "name is empty"),
-        (s.add_node(obj(&[("name", "<b>x</b>".into()), ("cpu", 1000.into()), ("memory", 1000.into())])), "not valid"),
-        (s.add_node(obj(&[("name", "n".into()), ("memory", 1000.into())])), "missing field `cpu`"),
+        (
+            s.add_node(obj(&[
+                ("name", "".into()),
+                ("cpu", 1000.into()),
+                ("memory", 1000.into()),
+            ])),
+            "name is empty",
+        ),
+        (
+            s.add_node(obj(&[
+                ("name", "<b>x</b>".into()),
+                ("cpu", 1000.into()),
+                ("memory", 1000.into()),
+            ])),
+            "not valid",
+        ),
+        (
+            s.add_node(obj(&[("name", "n".into()), ("memory", 1000.into())])),
+            "missing field `cpu`",
+        ),
         (s.add_node("node-4".into()), "expected an object"),
         (
-            s.deploy(obj(&[("name", "huge".into()), ("replicas", 1.into()), ("cpu", 64000.into()), ("memory", 1.into())])),
+            s.deploy(obj(&[
+                ("name", "huge".into()),
+                ("replicas", 1.into()),
+                ("cpu", 64000.into()),
+                ("memory", 1.into()),
+            ])),
             "fits on no node",
         ),
         (
-            s.deploy(obj(&[("name", "w".into()), ("replicas", (-2).into()), ("cpu", 1.into()), ("memory", 1.into())])),
+            s.deploy(obj(&[
+                ("name", "w".into()),
+                ("replicas", (-2).into()),
+                ("cpu", 1.into()),
+                ("memory", 1.into()),
+            ])),
             "replicas",
         ),
         (s.roll("web", obj(&[])), "same as the current one"),
         (s.rollback("web"), "no previous revision"),
-        (s.add_pdb(obj(&[("name", "p".into()), ("app", "web".into())])), "exactly one of minAvailable and maxUnavailable"),
-        (s.add_pdb(obj(&[("name", "p".into()), ("app", "web".into()), ("minAvailable", "150%".into())])), "0% to 100%"),
+        (
+            s.add_pdb(obj(&[("name", "p".into()), ("app", "web".into())])),
+            "exactly one of minAvailable and maxUnavailable",
+        ),
+        (
+            s.add_pdb(obj(&[
+                ("name", "p".into()),
+                ("app", "web".into()),
+                ("minAvailable", "150%".into()),
+            ])),
+            "0% to 100%",
+        ),
         (s.set_policy("random"), "binpack or leastloaded"),
         (s.generate(0.0, 30.0), "nodes 0 is not valid"),
-        (s.submit(obj(&[("type", "explode".into())])), "unknown variant"),
+        (
+            s.submit(obj(&[("type", "explode".into())])),
+            "unknown variant",
+        ),
     ];
     for (r, want) in refusals {
         let m = message(r.expect_err(&format!("should be refused with {want:?}")));
@@ -202,9 +282,20 @@ fn bad_input_throws_and_changes_nothing() {
     for (r, want) in [
         (Shepherd::from_scenario("{not json"), "not valid JSON"),
         (Shepherd::from_scenario("[]"), "not an object"),
-        (Shepherd::from_scenario(r#"{"version":1,"seed":1,"policy":"binpack","actions":[{"tick":1,"action":{"type":"scale"}}]}"#), "scenario action 1"),
-        (Shepherd::from_scenario(r#"{"version":1,"seed":-1,"policy":"binpack","actions":[]}"#), "seed"),
-        (Shepherd::new(-1.0, "binpack").map(|_| unreachable!()), "seed -1 is not valid"),
+        (
+            Shepherd::from_scenario(
+                r#"{"version":1,"seed":1,"policy":"binpack","actions":[{"tick":1,"action":{"type":"scale"}}]}"#,
+            ),
+            "scenario action 1",
+        ),
+        (
+            Shepherd::from_scenario(r#"{"version":1,"seed":-1,"policy":"binpack","actions":[]}"#),
+            "seed",
+        ),
+        (
+            Shepherd::new(-1.0, "binpack").map(|_| unreachable!()),
+            "seed -1 is not valid",
+        ),
     ] {
         let m = message(r.err().expect("refused"));
         assert!(m.contains(want), "message {m:?} should contain {want:?}");
@@ -219,12 +310,22 @@ fn bad_input_throws_and_changes_nothing() {
 fn a_scenario_round_trips_through_json_and_step_back_replays() {
     let mut s = cluster(9.0);
     s.roll("web", obj(&[("version", "v2".into())])).unwrap();
-    s.add_pdb(obj(&[("name", "web-pdb".into()), ("app", "web".into()), ("maxUnavailable", 1.into())]))
-        .unwrap();
+    s.add_pdb(obj(&[
+        ("name", "web-pdb".into()),
+        ("app", "web".into()),
+        ("maxUnavailable", 1.into()),
+    ]))
+    .unwrap();
     s.run(3.0).unwrap();
     let json = s.export_scenario().unwrap();
-    assert!(json.starts_with(r#"{"version":1,"seed":9,"policy":"binpack","tick":5,"actions":["#), "{json}");
-    assert!(json.contains(r#""type":"roll""#) && json.contains(r#""maxUnavailable":1"#), "{json}");
+    assert!(
+        json.starts_with(r#"{"version":1,"seed":9,"policy":"binpack","tick":5,"actions":["#),
+        "{json}"
+    );
+    assert!(
+        json.contains(r#""type":"roll""#) && json.contains(r#""maxUnavailable":1"#),
+        "{json}"
+    );
     let r = Shepherd::from_scenario(&json).expect("its own export replays");
     assert_eq!(r.tick(), 5.0);
     assert_eq!(all_events(&r), all_events(&s));
@@ -246,12 +347,19 @@ fn the_tour_starts_at_tick_zero_with_its_script_queued() {
     t.run(4.0).unwrap();
     let snap = t.snapshot(true).unwrap();
     assert_eq!(Array::from(&get(&snap, "nodes")).length(), 5);
-    assert_eq!(num(&snap, "pendingPods"), 1.0, "the third cache pod has no zone left");
+    assert_eq!(
+        num(&snap, "pendingPods"),
+        1.0,
+        "the third cache pod has no zone left"
+    );
 }
 
 #[wasm_bindgen_test]
 fn runs_in_a_browser_window() {
     let global = js_sys::global();
     let has = |name: &str| Reflect::has(&global, &name.into()).unwrap_or(false);
-    assert!(has("window") && has("document"), "expected a browser page, not node or a worker");
+    assert!(
+        has("window") && has("document"),
+        "expected a browser page, not node or a worker"
+    );
 }
