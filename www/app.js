@@ -1,54 +1,632 @@
-// Loads the engine (WebAssembly built from web/ by wasm-pack into pkg/) and shows what it reports.
+// The page: loads the engine (WebAssembly built from web/ into pkg/), draws what
+// it reports, and forwards what the person does. No scheduling logic lives here.
 // Paths are relative, so the same files work from the repository root and from dist/.
-import init, * as shepherd from '../pkg/shepherd_web.js';
+import init, { Shepherd, engine_version } from '../pkg/shepherd_web.js';
+import { $, h, fill, setText } from './dom.js';
+import {
+  CardView, GridView, drawApps, drawPending, drawPdbs, drawServices, drawUpcoming, drawLegend,
+  prependEvents, setSummary, cellColor,
+} from './render.js';
+import { appColor } from './colors.js';
+import { showExplain, showNode, nodeDialogOpen } from './dialogs.js';
+import { encodeScenario, decodeScenario, readHash, writeHash, withTick } from './link.js';
 
-const $ = (id) => document.getElementById(id);
+// Past this many nodes the page draws one canvas cell per node instead of cards.
+const CARDS_UP_TO = 40;
+// Cards are never drawn past this many nodes, whatever the view setting.
+const CARDS_AT_MOST = 200;
+const EVENTS_PER_STEP = 200;
+
+const page = {
+  sim: null,
+  cursor: 0,
+  playing: false,
+  lastFrame: 0,
+  owed: 0,
+  scenarioKey: null, // the encoded scenario (without its tick) for the URL
+  scenarioDirty: true,
+  linkTimer: 0,
+  snap: null,
+  grid: false,
+  timings: { engine: 0, draw: 0 },
+};
+
+let cards, grid;
+
+// ----- engine calls ------------------------------------------------------------
+
+function message(err) {
+  return err && err.message ? err.message : String(err);
+}
+
+function toast(text, kind = 'info') {
+  const t = $('toast');
+  t.textContent = text;
+  t.dataset.kind = kind;
+  t.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, kind === 'error' ? 9000 : 4000);
+}
+
+// Runs one action through the engine. On success the page steps once so the
+// action fires and shows at once; on refusal the engine's message is shown and
+// nothing changed.
+function act(fn) {
+  let said;
+  try {
+    said = fn(page.sim);
+  } catch (err) {
+    toast(message(err), 'error');
+    return false;
+  }
+  page.scenarioDirty = true;
+  toast(said || 'done');
+  stepAndDraw();
+  return true;
+}
+
+function nodeAct(op, name) {
+  act((sim) => sim[op](name));
+}
+
+// Replaces the simulation (tour, reset, import, link, generate).
+function replace(sim) {
+  if (page.sim) page.sim.free();
+  page.sim = sim;
+  page.cursor = 0;
+  page.scenarioDirty = true;
+  $('events').replaceChildren();
+  cards.clear();
+  $('seed').value = String(sim.seed);
+  draw();
+}
+
+// ----- one tick ----------------------------------------------------------------
+
+function useGrid(nodeCount) {
+  const v = $('view').value;
+  if (nodeCount > CARDS_AT_MOST) return true;
+  if (v === 'grid') return true;
+  if (v === 'cards') return false;
+  return nodeCount > CARDS_UP_TO;
+}
+
+// Steps the engine once and draws; returns { engine, draw } in milliseconds.
+function stepAndDraw() {
+  const t0 = performance.now();
+  const refused = page.sim.step();
+  const t1 = performance.now();
+  draw();
+  const t2 = performance.now();
+  page.timings = { engine: t1 - t0, draw: t2 - t1 };
+  if (refused.length) toast(refused.join(' · '), 'error');
+  return page.timings;
+}
+
+// Writes `hidden` only when it changes: a tick should touch only what changed.
+function show(el, visible) {
+  if (el.hidden === visible) el.hidden = !visible;
+}
+
+// Redraws a section only when what it shows changed.
+const drawn = new WeakMap();
+function once(el, data, paint) {
+  const sig = JSON.stringify(data);
+  if (drawn.get(el) === sig) return;
+  drawn.set(el, sig);
+  paint();
+}
+
+function draw() {
+  const sim = page.sim;
+  // The grid decision needs the node count; the previous snapshot's is good enough
+  // to pick the cheap path, and a change of mode redraws at once.
+  let gridMode = useGrid(page.snap ? page.snap.nodeCount : 0);
+  let snap = sim.snapshot(!gridMode);
+  if (!gridMode && useGrid(snap.nodeCount)) {
+    gridMode = true;
+  } else if (gridMode && !useGrid(snap.nodeCount)) {
+    gridMode = false;
+    snap = sim.snapshot(true);
+  }
+  page.snap = snap;
+  page.grid = gridMode;
+  // Colours are handed out in the engine's order of Deployments (creation order).
+  for (const a of snap.apps) appColor(a.name);
+
+  setText($('tick'), snap.tick);
+  document.body.dataset.tick = String(snap.tick);
+  if ($('btn-back').disabled !== (snap.tick === 0)) $('btn-back').disabled = snap.tick === 0;
+  if ($('policy').value !== snap.policy) $('policy').value = snap.policy;
+  setSummary($('cluster-summary'), snap);
+
+  const note = $('note');
+  show(note, !!snap.note);
+  if (snap.note) setText(note, snap.note);
+
+  show($('empty-hint'), snap.nodeCount === 0);
+  show($('nodes'), !gridMode && snap.nodeCount > 0);
+  show($('grid-wrap'), gridMode && snap.nodeCount > 0);
+  if (gridMode) {
+    cards.clear();
+    grid.draw(sim.nodeGrid());
+  } else {
+    cards.draw(snap.nodes);
+    updateNodeNames(snap.nodes);
+  }
+  once($('legend'), [snap.apps.map((a) => a.name), gridMode], () => drawLegend($('legend'), snap.apps, gridMode));
+
+  once($('apps'), snap.apps, () => drawApps($('apps').tBodies[0], snap.apps, { onApp: selectApp }));
+  show($('apps-empty'), snap.apps.length === 0);
+  updateAppNames(snap.apps);
+
+  once($('pending'), [snap.pending, snap.pendingPods], () => drawPending($('pending'), snap, { onPod: explain }));
+  show($('pending-empty'), snap.pendingPods === 0);
+  setText($('pending-h'), snap.pendingPods ? `Pending pods (${snap.pendingPods.toLocaleString('en')})` : 'Pending pods');
+
+  once($('pdbs'), snap.pdbs, () => drawPdbs($('pdbs').tBodies[0], snap.pdbs));
+  show($('pdbs-empty'), snap.pdbs.length === 0);
+  once($('services'), snap.services, () => drawServices($('services').tBodies[0], snap.services));
+  show($('services-empty'), snap.services.length === 0);
+
+  once($('upcoming'), [snap.upcoming, snap.upcomingCount], () => drawUpcoming($('upcoming'), snap));
+  show($('upcoming-empty'), snap.upcomingCount === 0);
+  show($('btn-discard'), snap.upcomingCount > 0);
+
+  prependEvents($('events'), sim.eventsSince(page.cursor, EVENTS_PER_STEP));
+  page.cursor = snap.eventCount;
+
+  refreshNodeDialog();
+  scheduleLink();
+}
+
+// ----- selects and datalists fed from the snapshot -----------------------------
+
+function sameList(el, names) {
+  const cur = el.dataset.names || '';
+  const next = names.join('\n');
+  if (cur === next) return true;
+  el.dataset.names = next;
+  return false;
+}
+
+function updateNodeNames(nodes) {
+  const dl = $('node-names');
+  const names = nodes.map((n) => n.name);
+  if (sameList(dl, names)) return;
+  fill(dl, names.map((n) => h('option', { value: n })));
+}
+
+function updateAppNames(apps) {
+  const names = apps.map((a) => a.name);
+  const sel = $('app-select');
+  if (!sameList(sel, names)) {
+    const keep = sel.value;
+    fill(sel, names.length ? names.map((n) => h('option', { value: n }, n)) : h('option', { value: '' }, '(no Deployments yet)'));
+    if (names.includes(keep)) sel.value = keep;
+  }
+  const dl = $('app-names');
+  if (!sameList(dl, names)) fill(dl, names.map((n) => h('option', { value: n })));
+}
+
+function selectApp(name) {
+  showTab('tab-app');
+  $('app-select').value = name;
+  $('form-app').elements.replicas.focus();
+}
+
+// ----- explain and node details ------------------------------------------------
+
+function explain(pod) {
+  try {
+    showExplain(page.sim.explain(pod));
+  } catch (err) {
+    toast(message(err), 'error');
+  }
+}
+
+const cardHandlers = { onPod: explain, act: nodeAct };
+
+function openNodeById(id) {
+  try {
+    showNode(page.sim.node(id), cardHandlers);
+  } catch (err) {
+    toast(message(err), 'error');
+  }
+}
+
+function refreshNodeDialog() {
+  const name = nodeDialogOpen();
+  if (!name) return;
+  try {
+    showNode(page.sim.node(page.sim.nodeId(name)), cardHandlers);
+  } catch {
+    $('node-dialog').close();
+  }
+}
+
+// ----- play / pause ------------------------------------------------------------
+
+function setPlaying(on) {
+  page.playing = on;
+  const b = $('btn-play');
+  b.textContent = on ? 'Pause' : 'Play';
+  b.setAttribute('aria-pressed', String(on));
+  document.body.dataset.playing = String(on);
+  if (on) {
+    page.lastFrame = performance.now();
+    page.owed = 0;
+    requestAnimationFrame(frame);
+  } else {
+    scheduleLink(true);
+  }
+}
+
+function frame(now) {
+  if (!page.playing) return;
+  const speed = Number($('speed').value);
+  page.owed += ((now - page.lastFrame) / 1000) * speed;
+  page.lastFrame = now;
+  // At most a few ticks per frame: a slow machine falls behind instead of freezing.
+  let n = Math.min(4, Math.floor(page.owed));
+  if (n > 0) {
+    page.owed -= n;
+    if (n > 1) page.sim.run(n - 1);
+    stepAndDraw();
+  }
+  requestAnimationFrame(frame);
+}
+
+// ----- the scenario in the URL -------------------------------------------------
+
+// Updates `#t=..&s=..`: at once when paused, at most once a second while playing.
+function scheduleLink(now = false) {
+  clearTimeout(page.linkTimer);
+  page.linkTimer = setTimeout(updateLink, now || !page.playing ? 0 : 1000);
+}
+
+async function updateLink() {
+  const sim = page.sim;
+  try {
+    if (page.scenarioDirty || page.scenarioKey === null) {
+      page.scenarioDirty = false;
+      page.scenarioKey = await encodeScenario(withTick(sim.exportScenario(), null));
+    }
+    if (sim === page.sim) writeHash(sim.tick, page.scenarioKey);
+  } catch (err) {
+    console.warn('could not write the scenario into the URL:', err);
+  }
+}
+
+async function fromLink() {
+  const { tick, scenario } = readHash();
+  if (!scenario) return null;
+  const json = await decodeScenario(scenario);
+  return Shepherd.fromScenario(tick === null ? json : withTick(json, tick));
+}
+
+// ----- controls ----------------------------------------------------------------
+
+function formValues(form) {
+  const out = {};
+  for (const el of form.elements) {
+    if (!el.name || el.type === 'submit') continue;
+    out[el.name] = el.value;
+  }
+  return out;
+}
+
+// Numbers go to the engine as typed text: it checks them and says what is wrong.
+function wireForms() {
+  $('form-add-node').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(e.target);
+    if (act((sim) => sim.addNode({ name: v.name, cpu: v.cpu, memory: v.memory, labels: v.labels, taints: v.taints }))) {
+      // Suggest the next name: node-1 -> node-2.
+      const m = /^(.*?)(\d+)$/.exec(v.name.trim());
+      if (m) e.target.elements.name.value = `${m[1]}${Number(m[2]) + 1}`;
+    }
+  });
+  $('form-node-ops').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const op = e.submitter && e.submitter.value;
+    const node = e.target.elements.node.value.trim();
+    if (op) nodeAct(op, node);
+  });
+  $('form-deploy').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(e.target);
+    act((sim) => sim.deploy({
+      name: v.name, replicas: v.replicas, cpu: v.cpu, memory: v.memory, version: v.version,
+      labels: v.labels, nodeSelector: v.nodeSelector, toleration: v.toleration,
+      antiAffinity: v.antiAffinity, maxSurge: v.maxSurge, maxUnavailable: v.maxUnavailable,
+    }));
+  });
+  $('form-app').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const op = e.submitter && e.submitter.value;
+    const v = formValues(e.target);
+    const app = v.app;
+    if (op === 'scale') {
+      const n = v.replicas.trim() === '' ? NaN : Number(v.replicas);
+      act((sim) => sim.scale(app, n));
+    } else if (op === 'roll') {
+      act((sim) => sim.roll(app, { version: v.version, cpu: v.cpu, memory: v.memory }));
+    } else if (op === 'rollback') {
+      act((sim) => sim.rollback(app));
+    } else if (op === 'deleteApp') {
+      act((sim) => sim.deleteApp(app));
+    }
+  });
+  $('form-pdb').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(e.target);
+    act((sim) => sim.addPdb({ name: v.name, app: v.app, [v.kind]: v.value }));
+  });
+  $('form-service').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(e.target);
+    act((sim) => sim.addService({ name: v.name, app: v.app }));
+  });
+  $('form-evict').addEventListener('submit', (e) => {
+    e.preventDefault();
+    act((sim) => sim.evict(e.target.elements.pod.value.trim()));
+  });
+  $('form-generate').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = formValues(e.target);
+    const nodes = v.nodes.trim() === '' ? NaN : Number(v.nodes);
+    const per = v.podsPerNode.trim() === '' ? NaN : Number(v.podsPerNode);
+    let fresh;
+    try {
+      fresh = new Shepherd(page.sim.seed, $('policy').value);
+      fresh.generate(nodes, per);
+    } catch (err) {
+      if (fresh) fresh.free();
+      toast(message(err), 'error');
+      return;
+    }
+    setPlaying(false);
+    replace(fresh);
+    toast(`Generating ${nodes.toLocaleString('en')} nodes and ${(nodes * per).toLocaleString('en')} pods…`);
+    // Let the message paint before the first (big) tick.
+    requestAnimationFrame(() => setTimeout(() => {
+      const t = stepAndDraw();
+      toast(`Generated ${nodes.toLocaleString('en')} nodes and ${(nodes * per).toLocaleString('en')} pods; the first tick placed them in ${t.engine.toFixed(0)} ms`);
+    }, 0));
+  });
+}
+
+function showTab(id) {
+  for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
+    const on = tab.id === id;
+    tab.setAttribute('aria-selected', String(on));
+    tab.tabIndex = on ? 0 : -1;
+    $(tab.getAttribute('aria-controls')).hidden = !on;
+  }
+}
+
+function wireTabs() {
+  const tabs = [...document.querySelectorAll('.tabs [role=tab]')];
+  for (const tab of tabs) {
+    tab.addEventListener('click', () => showTab(tab.id));
+    tab.addEventListener('keydown', (e) => {
+      const i = tabs.indexOf(tab);
+      let j = null;
+      if (e.key === 'ArrowRight') j = (i + 1) % tabs.length;
+      else if (e.key === 'ArrowLeft') j = (i - 1 + tabs.length) % tabs.length;
+      else if (e.key === 'Home') j = 0;
+      else if (e.key === 'End') j = tabs.length - 1;
+      if (j !== null) {
+        e.preventDefault();
+        showTab(tabs[j].id);
+        tabs[j].focus();
+      }
+    });
+  }
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const a = h('a', { href: url, download: name });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function wireControls() {
+  $('btn-step').addEventListener('click', () => stepAndDraw());
+  $('btn-play').addEventListener('click', () => setPlaying(!page.playing));
+  $('btn-back').addEventListener('click', () => {
+    setPlaying(false);
+    try {
+      page.sim.stepBack();
+    } catch (err) {
+      toast(message(err), 'error');
+      return;
+    }
+    page.cursor = 0;
+    $('events').replaceChildren();
+    draw();
+  });
+  $('btn-reset').addEventListener('click', () => {
+    setPlaying(false);
+    const seed = $('seed').value.trim() === '' ? NaN : Number($('seed').value);
+    try {
+      replace(new Shepherd(seed, $('policy').value));
+      toast(`An empty cluster at tick 0, seed ${seed}`);
+    } catch (err) {
+      toast(message(err), 'error');
+    }
+  });
+  $('btn-tour').addEventListener('click', () => {
+    setPlaying(false);
+    replace(Shepherd.tour());
+    toast('The guided tour: press Step or Play');
+  });
+  $('btn-discard').addEventListener('click', () => {
+    try {
+      const n = page.sim.discardUpcoming();
+      page.scenarioDirty = true;
+      toast(`Dropped ${n} scripted action${n === 1 ? '' : 's'}`);
+      draw();
+    } catch (err) {
+      toast(message(err), 'error');
+    }
+  });
+  $('policy').addEventListener('change', (e) => {
+    const want = e.target.value;
+    if (want !== page.sim.policy) act((sim) => sim.setPolicy(want));
+  });
+  $('view').addEventListener('change', () => draw());
+  $('warnings-only').addEventListener('change', (e) => $('events').classList.toggle('warnings-only', e.target.checked));
+
+  $('btn-export').addEventListener('click', () => {
+    const sim = page.sim;
+    download(`shepherd-seed${sim.seed}-tick${sim.tick}.json`, sim.exportScenario());
+    toast('Scenario exported');
+  });
+  $('btn-import').addEventListener('click', () => $('import-file').click());
+  $('import-file').addEventListener('change', async (e) => {
+    const file = e.target.files && e.target.files[0];
+    e.target.value = '';
+    if (!file) return;
+    try {
+      const sim = Shepherd.fromScenario(await file.text());
+      setPlaying(false);
+      replace(sim);
+      toast(`Imported ${file.name}: tick ${sim.tick}, ${sim.actionCount} actions`);
+    } catch (err) {
+      toast(`Could not import ${file.name}: ${message(err)}`, 'error');
+    }
+  });
+  $('btn-link').addEventListener('click', async () => {
+    await updateLink();
+    try {
+      await navigator.clipboard.writeText(location.href);
+      toast('Link copied: it reproduces this page at this tick');
+    } catch {
+      toast('The link is in the address bar: it reproduces this page at this tick');
+    }
+  });
+
+  // Keyboard: space plays/pauses, right arrow steps, left arrow steps back,
+  // unless typing in a field.
+  document.addEventListener('keydown', (e) => {
+    const t = e.target;
+    if (e.altKey || e.ctrlKey || e.metaKey || (t && (t.closest('input, select, textarea, button, canvas, dialog')))) return;
+    if (e.key === ' ') { e.preventDefault(); setPlaying(!page.playing); }
+    else if (e.key === 'ArrowRight') { e.preventDefault(); stepAndDraw(); }
+    else if (e.key === 'ArrowLeft') { e.preventDefault(); $('btn-back').click(); }
+  });
+}
+
+function wireGrid() {
+  const canvas = $('grid');
+  const info = h('p', { class: 'grid-info summary', id: 'grid-info', 'aria-live': 'polite' });
+  canvas.parentElement.insertBefore(info, canvas.nextSibling);
+  const at = (e) => {
+    const r = canvas.getBoundingClientRect();
+    return grid.indexAt(e.clientX - r.left, e.clientY - r.top);
+  };
+  const describe = (i) => {
+    const id = grid.idAt(i);
+    if (id < 0) return;
+    try {
+      const n = page.sim.node(id);
+      setText(info, `${n.name} · ${n.status}${n.cordoned ? ' · SchedulingDisabled' : ''} · ${n.podCount} pods · CPU ${n.cpu.used}/${n.cpu.capacity}m · memory ${n.memory.used}/${n.memory.capacity}Mi — click or press Enter for details`);
+    } catch { /* the node went away */ }
+  };
+  canvas.addEventListener('mousemove', (e) => describe(at(e)));
+  canvas.addEventListener('click', (e) => {
+    const i = at(e);
+    if (i >= 0) {
+      grid.focus = i;
+      openNodeById(grid.idAt(i));
+    }
+  });
+  canvas.addEventListener('focus', () => { describe(grid.focus); grid.draw(grid.data); });
+  canvas.addEventListener('blur', () => grid.draw(grid.data));
+  canvas.addEventListener('keydown', (e) => {
+    const { cols, n } = grid.layout;
+    const moves = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols };
+    if (e.key in moves) {
+      e.preventDefault();
+      grid.focus = Math.max(0, Math.min(n - 1, grid.focus + moves[e.key]));
+      grid.draw(grid.data);
+      describe(grid.focus);
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      openNodeById(grid.idAt(grid.focus));
+    }
+  });
+  $('find-node').addEventListener('submit', (e) => {
+    e.preventDefault();
+    try {
+      openNodeById(page.sim.nodeId($('find-node-name').value.trim()));
+    } catch (err) {
+      toast(message(err), 'error');
+    }
+  });
+  grid.onResize = () => { if (page.grid) grid.draw(page.sim.nodeGrid()); };
+}
+
+// ----- start -------------------------------------------------------------------
 
 function kib(bytes) {
-  return bytes > 0 ? `${(bytes / 1024).toFixed(1)} KiB` : 'size unknown';
+  return bytes > 0 ? `${(bytes / 1024).toFixed(0)} KiB` : 'size unknown';
 }
 
 async function start() {
   const t0 = performance.now();
   await init(); // fetches ../pkg/shepherd_web_bg.wasm relative to the module's own URL
   const ms = performance.now() - t0;
+  const version = engine_version();
 
-  const version = shepherd.engine_version();
+  cards = new CardView($('nodes'), cardHandlers);
+  grid = new GridView($('grid'), Shepherd.gridStride());
+  wireTabs();
+  wireForms();
+  wireControls();
+  wireGrid();
+
+  let sim = null;
+  try {
+    sim = await fromLink();
+  } catch (err) {
+    toast(`The link's scenario could not be loaded: ${message(err)}. Starting the guided tour instead.`, 'error');
+  }
+  const fromUrl = sim !== null;
+  replace(sim || Shepherd.tour());
+
   const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
-  const exports = Object.keys(shepherd).filter((k) => k !== 'default' && !k.startsWith('init') && typeof shepherd[k] === 'function');
-
-  $('status').textContent = `Shepherd engine ${version} is running in this page.`;
-  $('engine-version').textContent = version;
-  $('engine-module').textContent = `WebAssembly, ${kib(wasm ? (wasm.decodedBodySize || wasm.encodedBodySize) : 0)}`;
-  $('engine-startup').textContent = `${ms.toFixed(1)} ms to fetch, compile and instantiate`;
-  $('engine-exports').textContent = exports.sort().join(', ');
-  $('facts').hidden = false;
-
-  // A smoke run of the engine: where it placed the pods of a small Deployment.
-  const CAPACITY_MILLIS = 4000; // the demo's nodes have 4 CPUs each
-  const list = $('nodes');
-  list.replaceChildren(...shepherd.demo_placement().map((n) => {
-    const li = document.createElement('li');
-    li.className = 'node';
-    li.dataset.node = n.node;
-    li.dataset.pods = String(n.pods);
-    const pct = Math.min(100, (100 * n.cpu_millis) / CAPACITY_MILLIS);
-    li.innerHTML = `<span class="name"></span><span class="bar"><span style="width:${pct}%"></span></span><span class="count"></span>`;
-    li.querySelector('.name').textContent = n.node;
-    li.querySelector('.count').textContent =
-      `${n.pods} pod${n.pods === 1 ? '' : 's'} · ${n.cpu_millis / 1000} CPU · ${n.memory_mib} MiB`;
-    return li;
-  }));
+  setText($('status'), `Shepherd engine ${version} is running in this page`);
+  setText($('engine-facts'), ` · WebAssembly, ${kib(wasm ? (wasm.decodedBodySize || wasm.encodedBodySize) : 0)}, started in ${ms.toFixed(0)} ms · nothing leaves the page`);
   document.body.dataset.engine = 'ready';
   document.body.dataset.engineVersion = version;
+  document.body.dataset.from = fromUrl ? 'link' : 'tour';
+
+  // For the browser tests and for measuring: one tick, engine and drawing timed apart.
+  window.shepherdPage = {
+    get sim() { return page.sim; },
+    stepAndDraw,
+    draw,
+    get grid() { return page.grid; },
+    get lastTimings() { return page.timings; },
+    get gridLayout() { return grid.layout; },
+    cellColor,
+  };
 }
 
 start().catch((err) => {
   const hint = location.protocol === 'file:'
     ? ' Browsers do not load WebAssembly from file:// pages: serve this folder over HTTP (scripts/serve.sh).'
     : '';
-  $('status').textContent = `The engine failed to load: ${err && err.message ? err.message : err}.${hint}`;
-  $('status').classList.add('error');
+  const s = $('status');
+  s.textContent = `The engine failed to load: ${message(err)}.${hint}`;
+  s.classList.add('error');
   document.body.dataset.engine = 'error';
   console.error(err);
 });

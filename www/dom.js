@@ -1,0 +1,66 @@
+// Tiny DOM helpers. Text always goes in as text (textContent or text nodes),
+// never as HTML: names typed by a person can never become markup.
+
+// h('div', { class: 'x', dataset: { node: 'n1' }, onclick: fn, 'aria-label': 'x' }, 'text', child, ...)
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'style') {
+      // Custom properties (--c) need setProperty; plain ones can be assigned.
+      for (const [p, val] of Object.entries(v)) {
+        if (p.startsWith('--')) el.style.setProperty(p, val);
+        else el.style[p] = val;
+      }
+    }
+    else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'text') el.textContent = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === undefined || c === null || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else if (c instanceof Node) el.appendChild(c);
+    else el.appendChild(document.createTextNode(String(c)));
+  }
+}
+
+export const $ = (id) => document.getElementById(id);
+
+// Replaces an element's children in one go.
+export function fill(el, ...children) {
+  const frag = document.createDocumentFragment();
+  append(frag, children);
+  el.replaceChildren(frag);
+}
+
+// Sets text only when it changed (cheap to call on every tick).
+export function setText(el, text) {
+  const s = String(text);
+  if (el.textContent !== s) el.textContent = s;
+}
+
+export function cpuText(m) {
+  if (m === 0) return '0';
+  if (m >= 1000 && m % 1000 === 0) return `${m / 1000} CPU`;
+  if (m >= 1000) return `${(m / 1000).toFixed(1)} CPU`;
+  return `${m}m`;
+}
+
+export function memText(mi) {
+  if (mi === 0) return '0';
+  if (mi >= 1024 && mi % 1024 === 0) return `${mi / 1024}Gi`;
+  if (mi >= 1024) return `${(mi / 1024).toFixed(1)}Gi`;
+  return `${mi}Mi`;
+}
+
+export function pct(used, cap) {
+  return cap > 0 ? Math.min(100, (100 * used) / cap) : 0;
+}

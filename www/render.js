@@ -1,0 +1,362 @@
+// Drawing: turns what the engine reports into DOM and canvas pixels.
+// Nothing here decides anything about the cluster.
+import { h, fill, setText, cpuText, memText, pct } from './dom.js';
+import { appColor } from './colors.js';
+
+// ----- node cards (small clusters) -------------------------------------------
+
+function badge(text, kind, title) {
+  return h('span', { class: `badge ${kind}`, title }, text);
+}
+
+function bar(label, node, used, cap, fmt) {
+  const p = pct(used, cap);
+  return h('div', { class: 'bar-row' },
+    h('span', { class: 'k' }, label),
+    h('div', {
+      class: `bar${p >= 90 ? ' hot' : ''}`,
+      role: 'meter',
+      'aria-label': `${label} requested on ${node}`,
+      'aria-valuemin': 0,
+      'aria-valuemax': cap,
+      'aria-valuenow': used,
+      'aria-valuetext': `${fmt(used)} of ${fmt(cap)}`,
+    }, h('span', { style: { width: `${p}%` } })),
+    h('span', { class: 'v' }, `${fmt(used)} / ${fmt(cap)}`));
+}
+
+export function podChip(p, onPod) {
+  const state = p.phase === 'Lost' ? 'lost' : p.ready ? 'ready' : 'starting';
+  const words = p.phase === 'Lost' ? 'Lost' : p.ready ? 'Ready' : 'starting (not Ready yet)';
+  return h('button', {
+    type: 'button',
+    class: `pod ${state}${p.outdated ? ' outdated' : ''}`,
+    style: { '--c': appColor(p.app) },
+    dataset: { pod: p.name, app: p.app },
+    title: `${p.name}: ${words}, version ${p.version}${p.outdated ? ' (old revision)' : ''}. Click: why here?`,
+    'aria-label': `pod ${p.name}, ${words}, version ${p.version}${p.outdated ? ', old revision' : ''}`,
+    onclick: () => onPod(p.name),
+  }, p.name);
+}
+
+// A node's card. `act(op, node)` runs a node action.
+export function nodeCard(n, { onPod, act }) {
+  const status = [];
+  if (n.status === 'NotReady') status.push(badge('NotReady', 'bad', 'No heartbeat for longer than the timeout: its pods were evicted and replaced elsewhere'));
+  else status.push(badge('Ready', 'ok', 'The kubelet is heart-beating'));
+  if (!n.beating && n.status === 'Ready') status.push(badge('kubelet silent', 'warn', 'The kubelet stopped; the node turns NotReady when the heartbeat timeout passes'));
+  if (n.draining) status.push(badge('Draining', 'warn', 'Evicting its pods as PodDisruptionBudgets allow'));
+  else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', 'Cordoned: no new pods'));
+
+  const meta = [];
+  for (const [k, v] of Object.entries(n.labels)) {
+    const short = k.replace(/^topology\.kubernetes\.io\//, '').replace(/^kubernetes\.io\//, '');
+    meta.push(h('span', { class: 'label', title: `label ${k}=${v}` }, `${short}=${v}`));
+  }
+  for (const t of n.taints) meta.push(h('span', { class: 'taint', title: `taint ${t}` }, `⚠ ${t}`));
+
+  const buttons = [
+    n.beating
+      ? h('button', { type: 'button', class: 'small', 'aria-label': `Kill node ${n.name}`, title: 'Stop its kubelet', onclick: () => act('failNode', n.name) }, 'Kill')
+      : h('button', { type: 'button', class: 'small', 'aria-label': `Recover node ${n.name}`, title: 'Restart its kubelet', onclick: () => act('recoverNode', n.name) }, 'Recover'),
+    n.cordoned
+      ? h('button', { type: 'button', class: 'small', 'aria-label': `Uncordon node ${n.name}`, onclick: () => act('uncordon', n.name) }, 'Uncordon')
+      : h('button', { type: 'button', class: 'small', 'aria-label': `Cordon node ${n.name}`, onclick: () => act('cordon', n.name) }, 'Cordon'),
+    n.draining ? null : h('button', { type: 'button', class: 'small', 'aria-label': `Drain node ${n.name}`, onclick: () => act('drain', n.name) }, 'Drain'),
+  ];
+
+  const dense = n.pods.length > 40;
+  return h('article', {
+    class: `node${n.status === 'NotReady' ? ' notready' : ''}${n.cordoned ? ' cordoned' : ''}${n.draining ? ' draining' : ''}${!n.beating ? ' silent' : ''}`,
+    dataset: { node: n.name, status: n.status, pods: n.podCount, cordoned: n.cordoned, draining: n.draining },
+    'aria-label': `node ${n.name}`,
+  },
+    h('header', { class: 'node-head' }, h('h3', { class: 'node-name' }, n.name), ...status),
+    meta.length ? h('div', { class: 'node-meta' }, meta) : null,
+    bar('CPU', n.name, n.cpu.used, n.cpu.capacity, cpuText),
+    bar('Memory', n.name, n.memory.used, n.memory.capacity, memText),
+    h('div', { class: `pods${dense ? ' dense' : ''}`, 'aria-label': `${n.podCount} pods on ${n.name}` },
+      n.pods.length ? n.pods.map((p) => podChip(p, onPod)) : h('span', { class: 'no-pods' }, 'no pods')),
+    h('div', { class: 'node-actions' }, buttons));
+}
+
+// Cards, updated in place: a card is rebuilt only when what it shows changed.
+export class CardView {
+  constructor(el, handlers) {
+    this.el = el;
+    this.handlers = handlers;
+    this.cards = new Map(); // name -> { sig, el }
+  }
+
+  draw(nodes) {
+    const seen = new Set();
+    let prev = null;
+    for (const n of nodes) {
+      seen.add(n.name);
+      const sig = JSON.stringify(n);
+      let c = this.cards.get(n.name);
+      if (!c || c.sig !== sig) {
+        const el = nodeCard(n, this.handlers);
+        if (c) c.el.replaceWith(el);
+        c = { sig, el };
+        this.cards.set(n.name, c);
+      }
+      const want = prev ? prev.nextSibling : this.el.firstChild;
+      if (want !== c.el) this.el.insertBefore(c.el, want);
+      prev = c.el;
+    }
+    for (const [name, c] of this.cards) {
+      if (!seen.has(name)) {
+        c.el.remove();
+        this.cards.delete(name);
+      }
+    }
+  }
+
+  clear() {
+    this.cards.clear();
+    this.el.replaceChildren();
+  }
+}
+
+// ----- the grid (large clusters) ---------------------------------------------
+
+const FLAG_READY = 1, FLAG_BEATING = 2, FLAG_CORDONED = 4, FLAG_DRAINING = 8, FLAG_TAINTED = 16;
+
+// Empty nodes are pale, full ones deep blue: 41 shades, built once (a colour
+// string per cell per tick would cost more than drawing the cell).
+const SHADES = Array.from({ length: 41 }, (_, i) => (i === 0 ? 'hsl(217 25% 93%)' : `hsl(217 72% ${Math.round(93 - 58 * (i / 40))}%)`));
+
+export function cellColor(cpuUsed, cpuCap, flags) {
+  if (!(flags & FLAG_READY)) return '#7d838c';
+  const f = cpuCap > 0 ? Math.min(1, cpuUsed / cpuCap) : 0;
+  return SHADES[f === 0 ? 0 : Math.max(1, Math.round(f * 40))];
+}
+
+export class GridView {
+  constructor(canvas, stride) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d', { alpha: false });
+    this.stride = stride;
+    this.data = new Uint32Array(0);
+    this.layout = { cols: 1, cell: 10, gap: 2, n: 0, width: 0 };
+    this.focus = 0;
+    // Read the page's layout and colours only when they change, never while
+    // drawing a tick: a read after the tick's DOM writes would force a layout.
+    this.width = 0;
+    this.background = '#ffffff';
+    this.onResize = null;
+    new ResizeObserver((entries) => {
+      const w = Math.round(entries[entries.length - 1].contentRect.width);
+      if (w > 0 && w !== this.width) {
+        this.width = w;
+        if (this.onResize) this.onResize();
+      }
+    }).observe(canvas.parentElement);
+    const scheme = window.matchMedia('(prefers-color-scheme: dark)');
+    const readBackground = () => {
+      this.background = getComputedStyle(canvas).getPropertyValue('--grid-bg').trim() || '#ffffff';
+    };
+    readBackground();
+    scheme.addEventListener('change', () => { readBackground(); if (this.onResize) this.onResize(); });
+  }
+
+  // Picks a cell size so that every node fits in about 560 px of height.
+  relayout(n) {
+    const width = Math.max(200, this.width || 800);
+    const gap = n > 2000 ? 1 : 2;
+    let cell = 28;
+    while (cell > 3) {
+      const cols = Math.max(1, Math.floor((width + gap) / (cell + gap)));
+      if (Math.ceil(n / cols) * (cell + gap) <= 560) break;
+      cell -= 1;
+    }
+    const cols = Math.max(1, Math.floor((width + gap) / (cell + gap)));
+    const rows = Math.max(1, Math.ceil(n / cols));
+    const height = rows * (cell + gap);
+    const dpr = window.devicePixelRatio || 1;
+    if (this.layout.width !== width || this.layout.n !== n || this.canvas.height !== Math.round(height * dpr)) {
+      this.canvas.width = Math.round(width * dpr);
+      this.canvas.height = Math.round(height * dpr);
+      this.canvas.style.width = `${width}px`;
+      this.canvas.style.height = `${height}px`;
+      this.ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    }
+    this.layout = { cols, cell, gap, n, width, height };
+  }
+
+  draw(data) {
+    this.data = data;
+    const s = this.stride;
+    const n = data.length / s;
+    this.relayout(n);
+    const { cols, cell, gap, width, height } = this.layout;
+    const ctx = this.ctx;
+    ctx.fillStyle = this.background;
+    ctx.fillRect(0, 0, width, height);
+    let last = null;
+    for (let i = 0; i < n; i++) {
+      const o = i * s;
+      const flags = data[o + 6];
+      const x = (i % cols) * (cell + gap);
+      const y = Math.floor(i / cols) * (cell + gap);
+      const color = cellColor(data[o + 1], data[o + 2], flags);
+      if (color !== last) { ctx.fillStyle = color; last = color; }
+      ctx.fillRect(x, y, cell, cell);
+      if (cell >= 5) {
+        if (flags & (FLAG_CORDONED | FLAG_DRAINING)) {
+          ctx.fillStyle = flags & FLAG_DRAINING ? '#e8590c' : '#f59f00';
+          ctx.beginPath();
+          ctx.moveTo(x, y);
+          ctx.lineTo(x + cell * 0.6, y);
+          ctx.lineTo(x, y + cell * 0.6);
+          ctx.fill();
+          last = null;
+        }
+        if (!(flags & FLAG_BEATING) && flags & FLAG_READY) {
+          ctx.strokeStyle = '#f59f00';
+          ctx.lineWidth = 2;
+          ctx.strokeRect(x + 1, y + 1, cell - 2, cell - 2);
+        }
+        if (!(flags & FLAG_READY)) {
+          ctx.strokeStyle = '#e03131';
+          ctx.lineWidth = Math.max(1, cell / 8);
+          ctx.beginPath();
+          ctx.moveTo(x + 2, y + 2);
+          ctx.lineTo(x + cell - 2, y + cell - 2);
+          ctx.moveTo(x + cell - 2, y + 2);
+          ctx.lineTo(x + 2, y + cell - 2);
+          ctx.stroke();
+        }
+      }
+    }
+    if (document.activeElement === this.canvas && this.focus < n) {
+      const x = (this.focus % cols) * (cell + gap);
+      const y = Math.floor(this.focus / cols) * (cell + gap);
+      ctx.strokeStyle = '#111';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(x - 1, y - 1, cell + 2, cell + 2);
+    }
+  }
+
+  // The cell index under a point in CSS pixels, or -1.
+  indexAt(px, py) {
+    const { cols, cell, gap, n } = this.layout;
+    const col = Math.floor(px / (cell + gap));
+    const row = Math.floor(py / (cell + gap));
+    if (col < 0 || col >= cols || row < 0) return -1;
+    const i = row * cols + col;
+    return i < n ? i : -1;
+  }
+
+  idAt(i) {
+    return i >= 0 && i < this.layout.n ? this.data[i * this.stride] : -1;
+  }
+}
+
+// ----- tables and lists ------------------------------------------------------
+
+export function drawApps(tbody, apps, { onApp }) {
+  fill(tbody, apps.map((a) => {
+    const progress = a.desired > 0 ? Math.min(100, (100 * a.updated) / a.desired) : 100;
+    let rollout;
+    if (a.rolling) {
+      rollout = h('div', { class: 'rollout' },
+        h('div', { class: 'bar small', role: 'progressbar', 'aria-label': `rollout of ${a.name}`, 'aria-valuemin': 0, 'aria-valuemax': a.desired, 'aria-valuenow': a.updated },
+          h('span', { style: { width: `${progress}%` } })),
+        h('span', {}, `Rolling to ${a.version}: ${a.updated}/${a.desired} updated`));
+    } else if (a.pending > 0) {
+      rollout = h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
+    } else if (a.ready === a.desired) {
+      rollout = h('span', { class: 'ok-text' }, 'Complete');
+    } else {
+      rollout = h('span', { class: 'muted' }, 'Progressing');
+    }
+    return h('tr', { dataset: { app: a.name } },
+      h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link app-name', style: { '--c': appColor(a.name) }, title: 'Select in Actions → Change app', onclick: () => onApp(a.name) }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), a.name)),
+      h('td', { class: `num${a.ready < a.desired ? ' warn-text' : ''}` }, `${a.ready}/${a.desired}`),
+      h('td', { class: 'num' }, String(a.updated)),
+      h('td', { class: 'num' }, String(a.available)),
+      h('td', { class: `num${a.pending ? ' warn-text' : ''}` }, String(a.pending)),
+      h('td', { class: 'template' }, h('strong', {}, a.version), h('span', { class: 'muted' }, ` rev ${a.revision}`), h('br'), h('span', { class: 'muted' }, `${cpuText(a.cpu)} · ${memText(a.memory)}`)),
+      h('td', { class: 'muted' }, `${a.maxSurge} / ${a.maxUnavailable}`),
+      h('td', {}, rollout));
+  }));
+}
+
+export function drawPending(ul, snap, { onPod }) {
+  fill(ul, snap.pending.map((p) => h('li', { class: 'pending-pod' },
+    h('button', { type: 'button', class: 'pod starting', style: { '--c': appColor(p.app) }, dataset: { pod: p.name }, 'aria-label': `pending pod ${p.name}: why?`, onclick: () => onPod(p.name) }, p.name),
+    h('span', { class: 'reason' }, p.reason ? ['FailedScheduling: ', p.reason] : 'waiting for the scheduler'))),
+    snap.pendingPods > snap.pending.length
+      ? h('li', { class: 'muted' }, `… and ${snap.pendingPods - snap.pending.length} more`)
+      : null);
+}
+
+export function drawPdbs(tbody, pdbs) {
+  fill(tbody, pdbs.map((p) => h('tr', { dataset: { pdb: p.name } },
+    h('th', { scope: 'row' }, p.name),
+    h('td', {}, p.selector),
+    h('td', { class: 'num' }, `${p.currentHealthy}/${p.desiredHealthy}`),
+    h('td', { class: `num${p.disruptionsAllowed === 0 ? ' warn-text' : ''}` }, String(p.disruptionsAllowed)))));
+}
+
+export function drawServices(tbody, services) {
+  fill(tbody, services.map((s) => h('tr', { dataset: { service: s.name } },
+    h('th', { scope: 'row' }, s.name),
+    h('td', {}, s.selector),
+    h('td', {}, `${s.endpoints.length}: `, h('span', { class: 'muted' },
+      s.endpoints.slice(0, 12).join(', ') + (s.endpoints.length > 12 ? ', …' : ''))))));
+}
+
+export function drawUpcoming(ol, snap) {
+  fill(ol, snap.upcoming.map((u) => h('li', {}, h('span', { class: 'tick-chip' }, `t=${u.tick}`), ' ', u.what)),
+    snap.upcomingCount > snap.upcoming.length ? h('li', { class: 'muted' }, `… and ${snap.upcomingCount - snap.upcoming.length} more`) : null);
+}
+
+// The legend: every app's colour, and what the marks mean.
+export function drawLegend(el, apps, grid) {
+  const items = apps.map((a) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: { '--c': appColor(a.name) }, 'aria-hidden': 'true' }), a.name));
+  const marks = grid
+    ? [
+      h('span', { class: 'legend-item' }, h('span', { class: 'ramp', 'aria-hidden': 'true' }), 'CPU requested: empty → full'),
+      h('span', { class: 'legend-item' }, h('span', { class: 'swatch notready-swatch', 'aria-hidden': 'true' }), 'NotReady'),
+      h('span', { class: 'legend-item' }, h('span', { class: 'swatch cordon-swatch', 'aria-hidden': 'true' }), 'cordoned / draining'),
+      h('span', { class: 'legend-item' }, h('span', { class: 'swatch silent-swatch', 'aria-hidden': 'true' }), 'kubelet silent'),
+    ]
+    : [
+      h('span', { class: 'legend-item' }, h('span', { class: 'pod-mark ready', 'aria-hidden': 'true' }), 'Ready'),
+      h('span', { class: 'legend-item' }, h('span', { class: 'pod-mark starting', 'aria-hidden': 'true' }), 'starting'),
+      h('span', { class: 'legend-item' }, h('span', { class: 'pod-mark ready outdated', 'aria-hidden': 'true' }), 'old revision'),
+    ];
+  fill(el, grid ? null : items, items.length && !grid ? h('span', { class: 'legend-sep', 'aria-hidden': 'true' }) : null, marks);
+}
+
+// ----- events ----------------------------------------------------------------
+
+export const EVENTS_KEPT = 400;
+
+export function eventItem(e) {
+  return h('li', { class: `event ${e.type === 'Warning' ? 'warning' : 'normal'}`, dataset: { reason: e.reason } },
+    h('span', { class: 'ev-tick' }, `t=${e.tick}`),
+    h('span', { class: `ev-type ${e.type === 'Warning' ? 'warning' : ''}` }, e.type),
+    h('span', { class: 'ev-reason' }, e.reason),
+    h('span', { class: 'ev-object' }, e.object),
+    h('span', { class: 'ev-message' }, e.message));
+}
+
+// Prepends a page of events (oldest first in the page) so the newest is on top.
+export function prependEvents(ol, page) {
+  if (!page.events.length && !page.skipped) return;
+  const frag = document.createDocumentFragment();
+  for (let i = page.events.length - 1; i >= 0; i--) frag.appendChild(eventItem(page.events[i]));
+  if (page.skipped) frag.appendChild(h('li', { class: 'event skipped' }, `… ${page.skipped.toLocaleString('en')} earlier events of this step not shown`));
+  ol.insertBefore(frag, ol.firstChild);
+  while (ol.childElementCount > EVENTS_KEPT) ol.lastElementChild.remove();
+}
+
+export function setSummary(el, snap) {
+  const cpu = pct(snap.cpu.used, snap.cpu.capacity).toFixed(0);
+  const mem = pct(snap.memory.used, snap.memory.capacity).toFixed(0);
+  setText(el, `${snap.nodeCount.toLocaleString('en')} nodes (${snap.readyNodes.toLocaleString('en')} Ready) · ${snap.boundPods.toLocaleString('en')} pods bound · ${snap.pendingPods.toLocaleString('en')} Pending · CPU ${cpu}% and memory ${mem}% requested`);
+}
