@@ -96,10 +96,12 @@ export async function openApp({ path: urlPath = '', viewport } = {}) {
       assertNoConsoleErrors() {
         assert.deepEqual(watch.problems, [], `the page reported problems:\n${watch.problems.join('\n')}`);
       },
-      async screenshot(name) {
+      async screenshot(name, { fullPage = true } = {}) {
         fs.mkdirSync(ARTIFACTS, { recursive: true });
         const file = path.join(ARTIFACTS, `${name}.png`);
-        await page.screenshot({ path: file, fullPage: true });
+        // From the top, so that the sticky bar is drawn where it belongs.
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path: file, fullPage });
         return file;
       },
       async close() {
@@ -118,4 +120,68 @@ export async function openApp({ path: urlPath = '', viewport } = {}) {
 export async function waitForEngine(page, timeout = 20_000) {
   await page.waitForFunction(() => document.body.dataset.engine !== 'loading', null, { timeout });
   return page.evaluate(() => document.body.dataset.engine);
+}
+
+// ----- driving the Shepherd page as a person would ---------------------------
+
+// The tick the page shows.
+export async function shownTick(page) {
+  return Number(await page.textContent('#tick'));
+}
+
+// Clicks Step `n` times; returns the tick shown after.
+export async function step(page, n = 1) {
+  for (let i = 0; i < n; i++) await page.click('#btn-step');
+  return shownTick(page);
+}
+
+// Clicks Step until `check()` is true (at most `max` times); returns the ticks taken.
+export async function stepUntil(page, check, max = 30) {
+  for (let i = 0; i <= max; i++) {
+    if (await check()) return i;
+    if (i < max) await page.click('#btn-step');
+  }
+  throw new Error(`still not true after ${max} steps (tick ${await shownTick(page)})`);
+}
+
+// What a node's card shows: { status, pods, cordoned, draining, chips: [pod names] }.
+export async function nodeCard(page, name) {
+  return page.$eval(`#nodes article[data-node="${name}"]`, (el) => ({
+    status: el.dataset.status,
+    pods: Number(el.dataset.pods),
+    cordoned: el.dataset.cordoned === 'true',
+    draining: el.dataset.draining === 'true',
+    chips: [...el.querySelectorAll('.pods .pod')].map((b) => b.dataset.pod),
+    text: el.textContent,
+  }));
+}
+
+// A Deployment's row in the table: { ready, updated, available, pending, version, rollout }.
+export async function appRow(page, name) {
+  return page.$eval(`#apps tr[data-app="${name}"]`, (tr) => {
+    const td = [...tr.querySelectorAll('td')].map((c) => c.textContent.trim());
+    return { ready: td[0], updated: Number(td[1]), available: Number(td[2]), pending: Number(td[3]), version: td[4], rollout: td[6] };
+  });
+}
+
+// The event log as text lines, newest first.
+export async function eventLines(page) {
+  return page.$$eval('#events li.event', (els) => els.map((e) => e.textContent));
+}
+
+// The toast's text and kind ('info' or 'error') after an action.
+export async function toast(page) {
+  return page.$eval('#toast', (t) => ({ text: t.textContent, kind: t.dataset.kind, hidden: t.hidden }));
+}
+
+// Opens a tab of the Actions panel by its visible name.
+export async function openTab(page, name) {
+  await page.getByRole('tab', { name }).click();
+}
+
+// Starts over with an empty cluster at tick 0 (seed from the Seed field).
+export async function resetEmpty(page, seed = 7) {
+  await page.fill('#seed', String(seed));
+  await page.click('#btn-reset');
+  await page.waitForFunction(() => document.body.dataset.tick === '0' && !document.querySelector('#nodes article'));
 }

@@ -1,0 +1,113 @@
+// Time per tick in headless Chromium: the engine's step plus the page's drawing,
+// at 40 nodes (the most drawn as cards), 100, 1,000 and 5,000 nodes (drawn as a
+// grid), with 30 pods per node, as the page's "Big cluster" form generates them.
+//
+//   node tests/browser/perf.mjs [--nodes 40,100,1000,5000] [--pods 30] [--ticks 60]
+//
+// Serves dist/ (or SHEPHERD_WEB_ROOT) like the browser tests. Prints one row per
+// size: the first tick (every pod created, scheduled and bound), a quiet tick
+// (median and 95th percentile of --ticks ticks), and the tick on which a killed
+// node is declared NotReady and its pods are replaced. "engine" is
+// Shepherd.step(); "draw" is the snapshot, the grid or cards, the tables and the
+// event log, up to the browser's own paint. Then 3 s of Play at 60 ticks/s:
+// the ticks per second reached and the frame intervals the browser showed.
+import { openApp, waitForEngine } from './harness.mjs';
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : dflt;
+};
+const SIZES = arg('nodes', '40,100,1000,5000').split(',').map(Number);
+const PODS = Number(arg('pods', '30'));
+const TICKS = Number(arg('ticks', '60'));
+
+const q = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+};
+
+export async function measure(page, nodes, pods = PODS, ticks = TICKS) {
+  await page.getByRole('tab', { name: 'Big cluster' }).click();
+  await page.fill('#form-generate input[name=nodes]', String(nodes));
+  await page.fill('#form-generate input[name=podsPerNode]', String(pods));
+  await page.click('#form-generate button[type=submit]');
+  await page.waitForFunction(() => document.body.dataset.tick === '1', null, { timeout: 120_000 });
+  const r = await page.evaluate(async ({ ticks }) => {
+    const p = window.shepherdPage;
+    const first = { ...p.lastTimings };
+    // Quiet ticks: what one tick costs in JavaScript, engine and drawing.
+    const engine = [], draw = [];
+    for (let i = 0; i < ticks; i++) {
+      const t = p.stepAndDraw();
+      engine.push(t.engine);
+      draw.push(t.draw);
+    }
+    // A node failure: the tick that declares it NotReady and replaces its pods.
+    p.sim.failNode('node-1');
+    let heal = { engine: 0, draw: 0 };
+    for (let i = 0; i < 8; i++) {
+      const t = p.stepAndDraw();
+      if (t.engine + t.draw > heal.engine + heal.draw) heal = t;
+    }
+    const snap = p.sim.snapshot(false);
+    return { first, engine, draw, heal, grid: p.grid, nodes: snap.nodeCount, pods: snap.boundPods, notReady: snap.nodeCount - snap.readyNodes };
+  }, { ticks });
+  // Playing at 60 ticks/s for 3 s, as a person would watch it: frames as the browser shows them.
+  await page.selectOption('#speed', '60');
+  const t0 = Number(await page.textContent('#tick'));
+  await page.click('#btn-play');
+  const frames = await page.evaluate(() => new Promise((resolve) => {
+    const xs = [];
+    let last = performance.now();
+    const end = last + 3000;
+    const f = (now) => {
+      xs.push(now - last);
+      last = now;
+      if (now < end) requestAnimationFrame(f);
+      else resolve(xs);
+    };
+    requestAnimationFrame(f);
+  }));
+  await page.click('#btn-play');
+  r.playTicksPerSecond = (Number(await page.textContent('#tick')) - t0) / 3;
+  r.frames = frames.slice(1);
+  return r;
+}
+
+async function main() {
+  const rows = [];
+  for (const n of SIZES) {
+    const app = await openApp({ viewport: { width: 1440, height: 900 } });
+    try {
+      await waitForEngine(app.page);
+      const r = await measure(app.page, n);
+      const tick = r.engine.map((e, i) => e + r.draw[i]);
+      rows.push({
+        nodes: r.nodes,
+        pods: r.pods,
+        view: r.grid ? 'grid' : 'cards',
+        'first tick (ms)': (r.first.engine + r.first.draw).toFixed(0),
+        'quiet tick median (ms)': q(tick, 0.5).toFixed(2),
+        'engine': q(r.engine, 0.5).toFixed(2),
+        'draw': q(r.draw, 0.5).toFixed(2),
+        'quiet tick p95 (ms)': q(tick, 0.95).toFixed(2),
+        'playing: ticks/s': r.playTicksPerSecond.toFixed(0),
+        'playing: frame p50/p95 (ms)': `${q(r.frames, 0.5).toFixed(1)} / ${q(r.frames, 0.95).toFixed(1)}`,
+        'node-failure tick (ms)': (r.heal.engine + r.heal.draw).toFixed(1),
+        'of which engine': r.heal.engine.toFixed(1),
+      });
+      if (r.notReady !== 1) throw new Error(`expected one NotReady node after the failure, got ${r.notReady}`);
+    } finally {
+      await app.close();
+    }
+  }
+  console.log(`Shepherd page, headless Chromium (${process.env.CHROMIUM || '/usr/bin/chromium'}), ${PODS} pods per node, ${TICKS} quiet ticks`);
+  console.table(rows);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

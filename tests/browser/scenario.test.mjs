@@ -1,0 +1,190 @@
+// The scenario is the page's memory: exported to a file and imported back, kept
+// in the URL so a link (or a reload) reproduces the page at the same tick, and
+// replayed from the seed to step back. Bad input is refused with the engine's
+// message and changes nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  openApp, waitForEngine, shownTick, step, nodeCard, appRow, eventLines, toast, openTab, resetEmpty,
+} from './harness.mjs';
+
+// Everything the page shows about the cluster, as text, to compare two pages.
+async function picture(page) {
+  return page.evaluate(() => ({
+    tick: document.querySelector('#tick').textContent,
+    summary: document.querySelector('#cluster-summary').textContent,
+    nodes: [...document.querySelectorAll('#nodes article.node')].map((n) => n.textContent),
+    apps: document.querySelector('#apps tbody').textContent,
+    pending: document.querySelector('#pending').textContent,
+    upcoming: document.querySelector('#upcoming').textContent,
+  }));
+}
+
+async function firstEvents(page, n) {
+  return (await eventLines(page)).slice(0, n);
+}
+
+async function hashAtTick(page) {
+  await page.waitForFunction(() => location.hash.startsWith(`#t=${document.body.dataset.tick}&s=`));
+  return page.url();
+}
+
+test('export, import, a link and a reload all reproduce the page at its tick', async () => {
+  const app = await openApp();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shepherd-scenario-'));
+  try {
+    const { page } = app;
+    await waitForEngine(page);
+    // The tour to tick 12 (node-1 dead, pods replaced), plus an action of our own.
+    await step(page, 11);
+    await page.click('#apps tr[data-app="cache"] button.app-name');
+    await page.fill('#form-app input[name=replicas]', '2');
+    await page.getByRole('button', { name: 'Scale', exact: true }).click();
+    assert.equal(await shownTick(page), 12);
+    const want = await picture(page);
+    const wantEvents = await firstEvents(page, 40);
+
+    // Export: a JSON file with the seed, the policy, the tick and every action.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#btn-export')]);
+    const file = path.join(tmp, download.suggestedFilename());
+    await download.saveAs(file);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.equal(doc.version, 1);
+    assert.equal(doc.seed, 1);
+    assert.equal(doc.policy, 'binpack');
+    assert.equal(doc.tick, 12);
+    assert.ok(doc.actions.every((a, i) => i === 0 || doc.actions[i - 1].tick <= a.tick), 'in tick order');
+    assert.deepEqual(doc.actions.find((a) => a.tick === 12), { tick: 12, action: { type: 'scale', app: 'cache', replicas: 2 } });
+    assert.ok(doc.actions.some((a) => a.action.type === 'failNode' && a.tick === 6));
+
+    // The link: the same page in a fresh tab, and after a reload.
+    const url = await hashAtTick(page);
+    const tab = await app.page.context().newPage();
+    await tab.goto(url);
+    await waitForEngine(tab);
+    assert.equal(await tab.evaluate(() => document.body.dataset.from), 'link');
+    assert.deepEqual(await picture(tab), want);
+    assert.deepEqual(await firstEvents(tab, 40), wantEvents);
+    await tab.reload();
+    await waitForEngine(tab);
+    assert.deepEqual(await picture(tab), want, 'a reload restores the same tick');
+    await tab.close();
+
+    // Start over, then import the file: back to the same picture.
+    await resetEmpty(page, 3);
+    assert.notDeepEqual(await picture(page), want);
+    await page.setInputFiles('#import-file', file);
+    await page.waitForFunction(() => document.body.dataset.tick === '12');
+    assert.deepEqual(await picture(page), want);
+    assert.match((await toast(page)).text, /Imported .*tick 12/);
+    // And it plays on from there: node-1 recovers at tick 13 as scripted.
+    await step(page, 2);
+    assert.equal((await nodeCard(page, 'node-1')).status, 'Ready');
+    app.assertNoConsoleErrors();
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    await app.close();
+  }
+});
+
+test('step back replays from the seed to the tick before', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await waitForEngine(page);
+    await step(page, 9);
+    const at9 = await picture(page);
+    const events9 = await firstEvents(page, 20);
+    await step(page); // tick 10: node-1 NotReady, its pods replaced
+    assert.equal((await nodeCard(page, 'node-1')).status, 'NotReady');
+    await page.click('#btn-back');
+    assert.equal(await shownTick(page), 9);
+    assert.deepEqual(await picture(page), at9);
+    assert.deepEqual(await firstEvents(page, 20), events9);
+    // Forward again: the same tick 10 as before (deterministic).
+    await step(page);
+    assert.equal((await nodeCard(page, 'node-1')).status, 'NotReady');
+    // Back to 0 and no further.
+    for (let i = 0; i < 10; i++) await page.click('#btn-back');
+    assert.equal(await shownTick(page), 0);
+    assert.equal(await page.isDisabled('#btn-back'), true);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
+test('bad input shows the engine\'s message, never as markup, and changes nothing', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await waitForEngine(page);
+    await step(page, 3);
+    const before = await picture(page);
+    const url = await hashAtTick(page);
+
+    const refused = async (what, want) => {
+      const t = await toast(page);
+      assert.equal(t.kind, 'error', `${what}: expected an error, the page said ${JSON.stringify(t.text)}`);
+      assert.match(t.text, want, what);
+      assert.deepEqual(await picture(page), before, `${what} changed the page`);
+    };
+
+    await page.click('#apps tr[data-app="web"] button.app-name');
+    await page.fill('#form-app input[name=replicas]', '-1');
+    await page.getByRole('button', { name: 'Scale', exact: true }).click();
+    await refused('negative replicas', /replicas -1 is not valid; expected a whole number from 0/);
+    await page.fill('#form-app input[name=replicas]', '2.5');
+    await page.getByRole('button', { name: 'Scale', exact: true }).click();
+    await refused('fractional replicas', /replicas 2\.5 is not valid/);
+    await page.getByRole('button', { name: 'Roll back' }).click();
+    await refused('rollback with no history', /no previous revision/);
+
+    await openTab(page, 'Node');
+    await page.fill('#form-node-ops input[name=node]', 'node-99');
+    await page.getByRole('button', { name: 'Kill', exact: true }).click();
+    await refused('unknown node', /node "node-99" not found/);
+
+    const evil = '<img src=x onerror="window.__owned=1">';
+    await page.fill('#form-add-node input[name=name]', evil);
+    await page.click('#form-add-node button[type=submit]');
+    await refused('markup in a name', /node name .* is not valid/);
+    assert.match((await toast(page)).text, /<img src=x/, 'shown as text');
+    assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
+    assert.equal(await page.evaluate(() => window.__owned), undefined);
+    await page.fill('#form-add-node input[name=name]', '');
+    await page.evaluate(() => { document.querySelector('#form-add-node input[name=name]').required = false; });
+    await page.click('#form-add-node button[type=submit]');
+    await refused('empty name', /node name is empty/);
+
+    await openTab(page, 'Deploy');
+    await page.fill('#form-deploy input[name=name]', 'huge');
+    await page.fill('#form-deploy input[name=cpu]', '64000');
+    await page.click('#form-deploy button[type=submit]');
+    await refused('a pod bigger than every node', /fits on no node/);
+    await page.fill('#form-deploy input[name=name]', 'web');
+    await page.fill('#form-deploy input[name=cpu]', '100');
+    await page.click('#form-deploy button[type=submit]');
+    await refused('a taken name', /app "web" already exists/);
+
+    await page.setInputFiles('#import-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"version": 1, "seed": ') });
+    await refused('a malformed file', /Could not import broken\.json: the scenario is not valid JSON/);
+
+    assert.equal(await hashAtTick(page), url, 'the scenario in the URL is unchanged');
+    assert.equal((await appRow(page, 'web')).ready, '4/4');
+
+    // A damaged link falls back to the tour and says why.
+    const tab = await page.context().newPage();
+    await tab.goto(url.replace(/&s=z.{8}/, '&s=z!!!!!!!!'));
+    await waitForEngine(tab);
+    assert.equal(await tab.evaluate(() => document.body.dataset.from), 'tour');
+    assert.match((await toast(tab)).text, /link's scenario could not be loaded/);
+    await tab.close();
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
