@@ -34,11 +34,10 @@ use crate::input::{DeployInput, Field, NodeInput, PdbInput, RollInput, ServiceIn
 use crate::scenario::{Action, Entry, Scenario};
 use crate::session::Session;
 
-/// The engine's version. The workspace gives `shepherd` and `shepherd-web` one version;
-/// this reads the facade's until the engine exports a constant of its own.
+/// The engine's version (`shepherd::VERSION`).
 #[wasm_bindgen]
 pub fn engine_version() -> String {
-    env!("CARGO_PKG_VERSION").into()
+    shepherd::VERSION.into()
 }
 
 /// The simulated control plane, as the page holds it.
