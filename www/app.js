@@ -220,7 +220,7 @@ function selectApp(name) {
 
 function explain(pod) {
   try {
-    showExplain(page.sim.explain(pod));
+    showExplain(page.sim.explain(pod), page.sim.tick);
   } catch (err) {
     toast(message(err), 'error');
   }
@@ -282,11 +282,16 @@ function frame(now) {
 
 // Updates `#t=..&s=..`: at once when paused, at most once a second while playing.
 function scheduleLink(now = false) {
-  clearTimeout(page.linkTimer);
-  page.linkTimer = setTimeout(updateLink, now || !page.playing ? 0 : 1000);
+  if (now || !page.playing) {
+    clearTimeout(page.linkTimer);
+    page.linkTimer = setTimeout(updateLink, 0);
+  } else if (!page.linkTimer) {
+    page.linkTimer = setTimeout(updateLink, 1000);
+  }
 }
 
 async function updateLink() {
+  page.linkTimer = 0;
   const sim = page.sim;
   try {
     if (page.scenarioDirty || page.scenarioKey === null) {

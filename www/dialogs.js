@@ -11,14 +11,14 @@ function open(dialog) {
 }
 
 // `x` is what the engine's explain call returned for one pod.
-export function showExplain(x) {
+export function showExplain(x, tick) {
   const title = x.boundTo
     ? `Why is ${x.pod} on ${x.boundTo}?`
     : `Why is ${x.pod} ${x.phase}?`;
   $('explain-title').textContent = title;
   $('explain-summary').textContent = x.summary;
   $('explain-meta').textContent =
-    `Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scoring: ${x.policy === 'binpack' ? 'BinPack (MostAllocated: the tightest fit wins)' : 'Spread (LeastAllocated: the emptiest node wins)'}. ` +
+    `At tick ${tick}. Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scoring: ${x.policy === 'binpack' ? 'BinPack (MostAllocated: the tightest fit wins)' : 'Spread (LeastAllocated: the emptiest node wins)'}. ` +
     `${x.feasible} of ${x.nodes.length} nodes pass every filter.`;
 
   const feasible = x.nodes.filter((v) => v.feasible);

@@ -274,6 +274,7 @@ export function drawApps(tbody, apps, { onApp }) {
     }
     return h('tr', { dataset: { app: a.name } },
       h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link app-name', style: { '--c': appColor(a.name) }, title: 'Select in Actions → Change app', onclick: () => onApp(a.name) }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), a.name)),
+      h('td', { class: 'num' }, String(a.desired)),
       h('td', { class: `num${a.ready < a.desired ? ' warn-text' : ''}` }, `${a.ready}/${a.desired}`),
       h('td', { class: 'num' }, String(a.updated)),
       h('td', { class: 'num' }, String(a.available)),

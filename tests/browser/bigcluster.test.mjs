@@ -45,6 +45,7 @@ test('1,000 nodes draw as a grid; a cell opens its node; a killed node turns gre
     assert.ok(b2 > r2 + 30, `node-2's cell is ${r2},${g2},${b2}, expected blue (Ready, in use)`);
 
     // Click node-2's cell: its details, with its pods and actions.
+    await page.locator('#grid').scrollIntoViewIfNeeded();
     const box = await page.locator('#grid').boundingBox();
     const { cell, gap } = await page.evaluate(() => window.shepherdPage.gridLayout);
     await page.mouse.click(box.x + cell + gap + cell / 2, box.y + cell / 2);

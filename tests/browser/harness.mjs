@@ -156,11 +156,11 @@ export async function nodeCard(page, name) {
   }));
 }
 
-// A Deployment's row in the table: { ready, updated, available, pending, version, rollout }.
+// A Deployment's row in the table: { desired, ready, updated, available, pending, version, rollout }.
 export async function appRow(page, name) {
   return page.$eval(`#apps tr[data-app="${name}"]`, (tr) => {
     const td = [...tr.querySelectorAll('td')].map((c) => c.textContent.trim());
-    return { ready: td[0], updated: Number(td[1]), available: Number(td[2]), pending: Number(td[3]), version: td[4], rollout: td[6] };
+    return { desired: Number(td[0]), ready: td[1], updated: Number(td[2]), available: Number(td[3]), pending: Number(td[4]), version: td[5], rollout: td[7] };
   });
 }
 

@@ -80,6 +80,7 @@ test('export, import, a link and a reload all reproduce the page at its tick', a
     await page.waitForFunction(() => document.body.dataset.tick === '12');
     assert.deepEqual(await picture(page), want);
     assert.match((await toast(page)).text, /Imported .*tick 12/);
+    await app.screenshot('scenario-imported', { fullPage: false });
     // And it plays on from there: node-1 recovers at tick 13 as scripted.
     await step(page, 2);
     assert.equal((await nodeCard(page, 'node-1')).status, 'Ready');
@@ -155,6 +156,7 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
     assert.match((await toast(page)).text, /<img src=x/, 'shown as text');
     assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
     assert.equal(await page.evaluate(() => window.__owned), undefined);
+    await app.screenshot('scenario-refused-markup', { fullPage: false });
     await page.fill('#form-add-node input[name=name]', '');
     await page.evaluate(() => { document.querySelector('#form-add-node input[name=name]').required = false; });
     await page.click('#form-add-node button[type=submit]');
