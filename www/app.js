@@ -165,9 +165,9 @@ function draw() {
   show($('pending-empty'), snap.pendingPods === 0);
   setText($('pending-h'), snap.pendingPods ? `Pending pods (${snap.pendingPods.toLocaleString('en')})` : 'Pending pods');
 
-  once($('pdbs'), snap.pdbs, () => drawPdbs($('pdbs').tBodies[0], snap.pdbs));
+  once($('pdbs'), snap.pdbs, () => drawPdbs($('pdbs').tBodies[0], snap.pdbs, { onDelete: (n) => act((sim) => sim.deletePdb(n)) }));
   show($('pdbs-empty'), snap.pdbs.length === 0);
-  once($('services'), snap.services, () => drawServices($('services').tBodies[0], snap.services));
+  once($('services'), snap.services, () => drawServices($('services').tBodies[0], snap.services, { onDelete: (n) => act((sim) => sim.deleteService(n)) }));
   show($('services-empty'), snap.services.length === 0);
 
   once($('upcoming'), [snap.upcoming, snap.upcomingCount], () => drawUpcoming($('upcoming'), snap));
@@ -362,6 +362,8 @@ function wireForms() {
       act((sim) => sim.rollback(app));
     } else if (op === 'deleteApp') {
       act((sim) => sim.deleteApp(app));
+    } else if (op === 'setStrategy') {
+      act((sim) => sim.setStrategy(app, v.maxSurge || '25%', v.maxUnavailable || '25%'));
     }
   });
   $('form-pdb').addEventListener('submit', (e) => {

@@ -294,20 +294,22 @@ export function drawPending(ul, snap, { onPod }) {
       : null);
 }
 
-export function drawPdbs(tbody, pdbs) {
+export function drawPdbs(tbody, pdbs, { onDelete }) {
   fill(tbody, pdbs.map((p) => h('tr', { dataset: { pdb: p.name } },
     h('th', { scope: 'row' }, p.name),
     h('td', {}, p.selector),
     h('td', { class: 'num' }, `${p.currentHealthy}/${p.desiredHealthy}`),
-    h('td', { class: `num${p.disruptionsAllowed === 0 ? ' warn-text' : ''}` }, String(p.disruptionsAllowed)))));
+    h('td', { class: `num${p.disruptionsAllowed === 0 ? ' warn-text' : ''}` }, String(p.disruptionsAllowed)),
+    h('td', {}, h('button', { type: 'button', class: 'small', 'aria-label': `Delete PodDisruptionBudget ${p.name}`, onclick: () => onDelete(p.name) }, 'Delete')))));
 }
 
-export function drawServices(tbody, services) {
+export function drawServices(tbody, services, { onDelete }) {
   fill(tbody, services.map((s) => h('tr', { dataset: { service: s.name } },
     h('th', { scope: 'row' }, s.name),
     h('td', {}, s.selector),
     h('td', {}, `${s.endpoints.length}: `, h('span', { class: 'muted' },
-      s.endpoints.slice(0, 12).join(', ') + (s.endpoints.length > 12 ? ', …' : ''))))));
+      s.endpoints.slice(0, 12).join(', ') + (s.endpoints.length > 12 ? ', …' : ''))),
+    h('td', {}, h('button', { type: 'button', class: 'small', 'aria-label': `Delete Service ${s.name}`, onclick: () => onDelete(s.name) }, 'Delete')))));
 }
 
 export function drawUpcoming(ol, snap) {

@@ -99,6 +99,8 @@ test('every control has an accessible name and the page works from the keyboard'
     await page.waitForFunction(() => Number(document.body.dataset.tick) >= 4, null, { timeout: 5000 });
     await page.click('#btn-play');
     assert.equal(await page.getAttribute('#btn-play', 'aria-pressed'), 'false');
+    // The URL followed the clock: a link now reproduces this tick.
+    await page.waitForFunction(() => location.hash.startsWith(`#t=${document.body.dataset.tick}&s=`));
     app.assertNoConsoleErrors();
   } finally {
     await app.close();

@@ -138,6 +138,15 @@ test('roll out a new version, drain a node under a budget, and explain pods', as
     assert.ok((await eventLines(page)).some((e) => /DrainComplete/.test(e)));
     assert.match((await nodeCard(page, 'node-3')).text, /SchedulingDisabled/);
     await stepUntil(page, async () => (await appRow(page, 'web')).ready === '8/8', 3);
+
+    // The budget goes; a new strategy for web.
+    await page.getByRole('button', { name: 'Delete PodDisruptionBudget web-pdb' }).click();
+    assert.equal(await page.isVisible('#pdbs-empty'), true);
+    await page.click('#apps tr[data-app="web"] button.app-name');
+    await page.fill('#form-app input[name=maxSurge]', '50%');
+    await page.fill('#form-app input[name=maxUnavailable]', '0');
+    await page.getByRole('button', { name: 'Set strategy' }).click();
+    assert.match(await page.textContent('#apps tr[data-app="web"]'), /50% \/ 0/);
     app.assertNoConsoleErrors();
   } finally {
     await app.close();

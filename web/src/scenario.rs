@@ -35,6 +35,9 @@ pub const MAX_GENERATED_NODES: u32 = 10_000;
 /// Kubernetes' default limit of pods per node.
 pub const MAX_PODS_PER_NODE: u32 = 110;
 
+/// The most pods [`Action::Generate`] creates: twice Kubernetes' supported 150,000.
+pub const MAX_GENERATED_PODS: u64 = 300_000;
+
 /// The topology key of zones, as Kubernetes' well-known label.
 pub const ZONE_KEY: &str = "topology.kubernetes.io/zone";
 
@@ -553,6 +556,12 @@ pub fn generate(seed: u64, nodes: u32, pods_per_node: u32) -> Result<Vec<Event>,
             "{pods_per_node} pods per node is out of range; expected 0 to {MAX_PODS_PER_NODE} (Kubernetes' default limit)"
         ));
     }
+    let total = nodes as u64 * pods_per_node as u64;
+    if total > MAX_GENERATED_PODS {
+        return Err(format!(
+            "{nodes} nodes with {pods_per_node} pods each is {total} pods; expected at most {MAX_GENERATED_PODS} (twice Kubernetes' supported 150,000)"
+        ));
+    }
     // Derived from the seed, so that the script's other streams stay independent.
     let mut rng = Prng::new(seed ^ 0x5348_4550_4845_5244);
     let mut out = Vec::with_capacity(nodes as usize + GENERATED_APPS.len());
@@ -568,7 +577,6 @@ pub fn generate(seed: u64, nodes: u32, pods_per_node: u32) -> Result<Vec<Event>,
                 .with_label(ZONE_KEY, ZONES[i as usize % ZONES.len()]),
         ));
     }
-    let total = nodes as u64 * pods_per_node as u64;
     let apps = GENERATED_APPS.len() as u64;
     for (i, name) in GENERATED_APPS.iter().enumerate() {
         let replicas = total / apps + u64::from((i as u64) < total % apps);

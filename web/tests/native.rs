@@ -349,6 +349,13 @@ fn a_generated_cluster_converges_and_draws_as_a_grid() {
             pods_per_node: 500
         })
         .is_err());
+    assert!(s
+        .submit(Action::Generate {
+            nodes: 10_000,
+            pods_per_node: 110
+        })
+        .unwrap_err()
+        .contains("at most 300000"));
     // Generating again would redeploy the same apps: refused as a whole.
     let before = s.scenario();
     assert!(s
