@@ -99,7 +99,7 @@ function stepAndDraw() {
   const t1 = performance.now();
   draw();
   const t2 = performance.now();
-  page.timings = { engine: t1 - t0, draw: t2 - t1 };
+  page.timings = { engine: t1 - t0, draw: t2 - t1, parts: page.parts };
   if (refused.length) toast(refused.join(' · '), 'error');
   return page.timings;
 }
@@ -120,6 +120,7 @@ function once(el, data, paint) {
 
 function draw() {
   const sim = page.sim;
+  const t0 = performance.now();
   // The grid decision needs the node count; the previous snapshot's is good enough
   // to pick the cheap path, and a change of mode redraws at once.
   let gridMode = useGrid(page.snap ? page.snap.nodeCount : 0);
@@ -132,6 +133,7 @@ function draw() {
   }
   page.snap = snap;
   page.grid = gridMode;
+  const t1 = performance.now();
   // Colours are handed out in the engine's order of Deployments (creation order).
   for (const a of snap.apps) appColor(a.name);
 
@@ -148,13 +150,15 @@ function draw() {
   show($('empty-hint'), snap.nodeCount === 0);
   show($('nodes'), !gridMode && snap.nodeCount > 0);
   show($('grid-wrap'), gridMode && snap.nodeCount > 0);
+  const t2 = performance.now();
   if (gridMode) {
-    cards.clear();
+    if (cards.cards.size) cards.clear();
     grid.draw(sim.nodeGrid());
   } else {
     cards.draw(snap.nodes);
     updateNodeNames(snap.nodes);
   }
+  const t3 = performance.now();
   once($('legend'), [snap.apps.map((a) => a.name), gridMode], () => drawLegend($('legend'), snap.apps, gridMode));
 
   once($('apps'), snap.apps, () => drawApps($('apps').tBodies[0], snap.apps, { onApp: selectApp }));
@@ -174,11 +178,15 @@ function draw() {
   show($('upcoming-empty'), snap.upcomingCount === 0);
   show($('btn-discard'), snap.upcomingCount > 0);
 
+  const t4 = performance.now();
   prependEvents($('events'), sim.eventsSince(page.cursor, EVENTS_PER_STEP));
   page.cursor = snap.eventCount;
 
   refreshNodeDialog();
   scheduleLink();
+  const t5 = performance.now();
+  // Where the drawing time went, for tests/browser/perf.mjs.
+  page.parts = { snapshot: t1 - t0, header: t2 - t1, nodes: t3 - t2, tables: t4 - t3, events: t5 - t4 };
 }
 
 // ----- selects and datalists fed from the snapshot -----------------------------

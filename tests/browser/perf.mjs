@@ -50,6 +50,8 @@ export async function measure(page, nodes, pods = PODS, ticks = TICKS) {
       if (t.engine + t.draw > heal.engine + heal.draw) heal = t;
     }
     const snap = p.sim.snapshot(false);
+    const round = (o) => Object.fromEntries(Object.entries(o || {}).map(([k, v]) => [k, Number(v.toFixed(1))]));
+    heal = { ...heal, parts: round(heal.parts) };
     return { first, engine, draw, heal, grid: p.grid, nodes: snap.nodeCount, pods: snap.boundPods, notReady: snap.nodeCount - snap.readyNodes };
   }, { ticks });
   // Playing at 60 ticks/s for 3 s, as a person would watch it: frames as the browser shows them.
@@ -76,6 +78,7 @@ export async function measure(page, nodes, pods = PODS, ticks = TICKS) {
 
 async function main() {
   const rows = [];
+  const parts = {};
   for (const n of SIZES) {
     const app = await openApp({ viewport: { width: 1440, height: 900 } });
     try {
@@ -96,6 +99,7 @@ async function main() {
         'node-failure tick (ms)': (r.heal.engine + r.heal.draw).toFixed(1),
         'of which engine': r.heal.engine.toFixed(1),
       });
+      parts[n] = r.heal.parts;
       if (r.notReady !== 1) throw new Error(`expected one NotReady node after the failure, got ${r.notReady}`);
     } finally {
       await app.close();
@@ -103,6 +107,7 @@ async function main() {
   }
   console.log(`Shepherd page, headless Chromium (${process.env.CHROMIUM || '/usr/bin/chromium'}), ${PODS} pods per node, ${TICKS} quiet ticks`);
   console.table(rows);
+  if (process.argv.includes('--parts')) console.log(JSON.stringify(parts, null, 1));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
