@@ -177,7 +177,8 @@ fn ready_after() -> u32 {
 #[serde(
     tag = "type",
     rename_all = "camelCase",
-    rename_all_fields = "camelCase"
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
 )]
 pub enum Action {
     AddNode {

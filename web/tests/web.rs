@@ -293,6 +293,12 @@ fn bad_input_throws_and_changes_nothing() {
             "seed",
         ),
         (
+            Shepherd::from_scenario(
+                r#"{"version":1,"seed":1,"policy":"binpack","actions":[{"tick":1,"action":{"type":"addNode","name":"n","cpu":1,"memory":1,"lables":{}}}]}"#,
+            ),
+            "unknown field `lables`",
+        ),
+        (
             Shepherd::new(-1.0, "binpack").map(|_| unreachable!()),
             "seed -1 is not valid",
         ),
