@@ -1675,10 +1675,14 @@ fn rollback_without_a_previous_revision_is_refused_and_changes_nothing() {
     let e = h.sim.cluster_mut().rollback("web");
     assert!(matches!(e, Err(Error::Invalid(_))), "{e:?}");
     before.unchanged(&h.sim, "rollback").unwrap();
-    // Through the script: a FailedEvent warning, checked by the harness.
-    h.submit(Event::Rollback("web".into())).unwrap();
-    let r = h.step().unwrap();
-    assert_eq!(r.errors.len(), 1);
+    // Through the script: refused when submitted, and nothing is queued.
+    let queued = h.sim.pending_script().len();
+    let e = h.sim.submit(Event::Rollback("web".into()));
+    assert!(matches!(e, Err(Error::Invalid(_))), "{e:?}");
+    assert_eq!(h.sim.pending_script().len(), queued);
+    before
+        .unchanged(&h.sim, "a refused rollback submission")
+        .unwrap();
 }
 
 /// Kubernetes' `rollout undo` goes to the template applied before the current
@@ -2196,8 +2200,20 @@ fn chaos_tick(
     }
     if rng.chance(6) {
         let a = rng.pick(&apps).clone();
-        touched.insert(a.clone());
-        h.submit(Event::Rollback(a))?;
+        // With nothing to go back to, the submission is refused at once.
+        let can = h.sim.cluster().has_previous_revision(&a)
+            || h.sim
+                .pending_script()
+                .iter()
+                .any(|(_, e)| matches!(e, Event::Roll { app, .. } if *app == a));
+        if can {
+            touched.insert(a.clone());
+            h.submit(Event::Rollback(a))?;
+        } else if h.sim.submit(Event::Rollback(a.clone())).is_ok() {
+            return Err(format!(
+                "a rollback of {a} with no previous revision was accepted"
+            ));
+        }
     }
     let beating: Vec<String> = census
         .nodes

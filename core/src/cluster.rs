@@ -942,6 +942,13 @@ impl Cluster {
         }
     }
 
+    /// Whether `rollback` has a template to go back to (false for an unknown app).
+    pub fn has_previous_revision(&self, name: &str) -> bool {
+        self.controller_id(name)
+            .map(|id| self.controllers[id.0 as usize].history.len() >= 2)
+            .unwrap_or(false)
+    }
+
     /// Changes the rolling-update strategy.
     pub fn set_strategy(&mut self, name: &str, strategy: RollingUpdate) -> Result<(), Error> {
         let id = self.controller_id(name)?;

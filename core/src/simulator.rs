@@ -186,7 +186,7 @@ impl Simulator {
                 self.tick()
             )));
         }
-        self.validate(&e)?;
+        self.validate_at(&e, tick)?;
         self.insert(tick, e);
         Ok(())
     }
@@ -201,31 +201,61 @@ impl Simulator {
     }
 
     /// What `submit` checks: the declaration is valid and the names it refers
-    /// to exist (or, for new objects, do not).
+    /// to exist (or, for new objects, do not), as of the next tick.
     pub fn validate(&self, e: &Event) -> Result<(), Error> {
+        self.validate_at(e, self.tick() + 1)
+    }
+
+    /// [`Simulator::validate`] for an event that will fire at `tick`: a name
+    /// it refers to may be created by a scripted event due by then.
+    pub fn validate_at(&self, e: &Event, tick: u64) -> Result<(), Error> {
         let c = &self.cluster;
-        let queued_app = |name: &str| {
+        let due = || {
+            self.script[self.next..]
+                .iter()
+                .filter(move |(t, _)| *t <= tick)
+        };
+        let queued_app =
+            |name: &str| due().any(|(_, e)| matches!(e, Event::Deploy(d) if d.name == name));
+        // Any queued Deploy of the name conflicts, whenever it is due.
+        let app_will_exist = |name: &str| {
             self.script[self.next..]
                 .iter()
                 .any(|(_, e)| matches!(e, Event::Deploy(d) if d.name == name))
         };
-        let queued_node = |name: &str| {
-            self.script[self.next..]
-                .iter()
-                .any(|(_, e)| matches!(e, Event::AddNode(n) if n.name == name))
+        let queued_node =
+            |name: &str| due().any(|(_, e)| matches!(e, Event::AddNode(n) if n.name == name));
+        let queued_roll =
+            |name: &str| due().any(|(_, e)| matches!(e, Event::Roll { app, .. } if app == name));
+        // A name the script creates only after `tick` does not exist yet.
+        let later = |kind: &'static str, name: &str, created: &dyn Fn(&Event) -> bool| {
+            match self.script[self.next..].iter().find(|(t, e)| *t > tick && created(e)) {
+                Some((t, _)) => Error::Invalid(format!(
+                    "{kind} {name:?} does not exist yet: the scripted action that creates it fires at tick {t}, after tick {tick}; expected the name of an existing {kind}"
+                )),
+                None => Error::not_found(kind, name),
+            }
         };
         let node = |n: &str| {
             if c.node(n).is_ok() || queued_node(n) {
                 Ok(())
             } else {
-                Err(Error::not_found("node", n))
+                Err(later(
+                    "node",
+                    n,
+                    &|e| matches!(e, Event::AddNode(s) if s.name == n),
+                ))
             }
         };
         let app = |a: &str| {
             if c.app(a).is_ok() || queued_app(a) {
                 Ok(())
             } else {
-                Err(Error::not_found("app", a))
+                Err(later(
+                    "app",
+                    a,
+                    &|e| matches!(e, Event::Deploy(d) if d.name == a),
+                ))
             }
         };
         match e {
@@ -238,7 +268,7 @@ impl Simulator {
             | Event::Drain(n) => node(n),
             Event::Deploy(d) => {
                 d.validate()?;
-                if c.app(&d.name).is_ok() || queued_app(&d.name) {
+                if c.app(&d.name).is_ok() || app_will_exist(&d.name) {
                     return Err(Error::AlreadyExists {
                         kind: "app",
                         name: d.name.clone(),
@@ -254,7 +284,17 @@ impl Simulator {
                 app(a)?;
                 template.validate(a)
             }
-            Event::Rollback(a) | Event::DeleteApp(a) => app(a),
+            Event::Rollback(a) => {
+                app(a)?;
+                if c.has_previous_revision(a) || queued_roll(a) {
+                    Ok(())
+                } else {
+                    Err(Error::Invalid(format!(
+                        "app {a} has no previous revision to roll back to; expected an app that has been rolled at least once"
+                    )))
+                }
+            }
+            Event::DeleteApp(a) => app(a),
             Event::SetStrategy { app: a, strategy } => {
                 app(a)?;
                 strategy.validate(a)
@@ -420,6 +460,32 @@ mod tests {
         let r = sim.step();
         assert_eq!((r.tick, r.fired), (1, 1));
         assert_eq!(sim.cluster().node_count(), 1);
+    }
+
+    #[test]
+    fn a_name_counts_as_existing_only_from_the_tick_it_is_created() {
+        let mut sim = Simulator::new(1, ScorePolicy::BinPack);
+        let web = crate::model::DeploymentSpec::new("web", 1, Resources::new(100, 64));
+        sim.schedule(5, Event::Deploy(web.clone())).unwrap();
+        // Scaling at tick 1 would fire before web exists; at tick 6 it is fine.
+        assert!(sim
+            .submit(Event::Scale {
+                app: "web".into(),
+                replicas: 2
+            })
+            .is_err());
+        sim.schedule(
+            6,
+            Event::Scale {
+                app: "web".into(),
+                replicas: 2,
+            },
+        )
+        .unwrap();
+        // A second Deploy of the same name is refused whenever it would fire.
+        assert!(sim.submit(Event::Deploy(web)).is_err());
+        // No roll yet: nothing to roll back to.
+        assert!(sim.schedule(7, Event::Rollback("web".into())).is_err());
     }
 
     #[test]

@@ -21,6 +21,11 @@ pub struct NodeView<'a> {
     pub cordoned: bool,
     pub draining: bool,
     pub pod_count: u32,
+    /// Why a drain of this node is waiting, if it is (the eviction's refusal).
+    pub drain_blocked: Option<&'a str>,
+    /// The tick of the last heartbeat while the kubelet is silent: the node
+    /// goes NotReady once `now - last_heartbeat` exceeds the heartbeat timeout.
+    pub silent_since: Option<u64>,
 }
 
 impl NodeView<'_> {
@@ -92,6 +97,12 @@ impl Cluster {
             cordoned: n.cordoned,
             draining: n.draining,
             pod_count: n.pods.len() as u32,
+            drain_blocked: n.drain_blocked.as_deref(),
+            silent_since: if n.beating {
+                None
+            } else {
+                Some(n.last_heartbeat)
+            },
         }
     }
 
@@ -135,6 +146,14 @@ impl Cluster {
         self.controllers
             .iter()
             .flat_map(move |c| c.pods.values().map(move |&k| self.pod_view(k)))
+    }
+
+    /// Pods not yet bound, Deployment by Deployment, lowest ordinal first;
+    /// costs the pending pods, not every pod.
+    pub fn pending_pods(&self) -> impl Iterator<Item = PodView<'_>> + '_ {
+        self.controllers
+            .iter()
+            .flat_map(move |c| c.pending.iter().map(move |o| self.pod_view(c.pods[o])))
     }
 
     /// The pods bound to a node.
