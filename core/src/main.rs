@@ -14,8 +14,8 @@ use std::time::Instant;
 use shepherd::simulator::{Event, Prng, Simulator};
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{
-    AffinityTerm, Budget, Cluster, DeploymentSpec, IntOrPercent, NodeSpec, PdbSpec, Resources,
-    ScorePolicy, Selector, ServiceSpec, Taint, TaintEffect,
+    AffinityTerm, Cluster, DeploymentSpec, IntOrPercent, NodeSpec, Resources, ScorePolicy,
+    Selector, Taint, TaintEffect,
 };
 
 /// Counts live and peak heap bytes, so `bench` can report memory per pod.
@@ -221,85 +221,7 @@ fn print_events_since(c: &Cluster, from: usize) -> usize {
 
 fn demo(args: &[String]) -> Result<(), String> {
     Opts::parse(args, &[], &[])?;
-    let zone = "topology.kubernetes.io/zone";
-    let mut script: Vec<(u64, Event)> = Vec::new();
-    for (i, z) in ["zone-a", "zone-a", "zone-b", "zone-b"].iter().enumerate() {
-        script.push((
-            1,
-            Event::AddNode(
-                NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192).with_label(zone, z),
-            ),
-        ));
-    }
-    script.push((
-        1,
-        Event::AddNode(
-            NodeSpec::new("gpu-1", 8000, 16384)
-                .with_label(zone, "zone-b")
-                .with_taint(Taint::new("dedicated", "gpu", TaintEffect::NoSchedule)),
-        ),
-    ));
-    script.push((
-        2,
-        Event::Deploy(
-            DeploymentSpec::new("web", 4, Resources::new(500, 512))
-                .with_strategy(IntOrPercent::Int(1), IntOrPercent::Int(1)),
-        ),
-    ));
-    script.push((
-        2,
-        Event::Deploy(
-            DeploymentSpec::new("cache", 2, Resources::new(1000, 2048)).with_template(|t| {
-                t.with_anti_affinity(AffinityTerm::new(
-                    Selector::new(&[("app", "cache")]),
-                    Some(zone),
-                ))
-            }),
-        ),
-    ));
-    script.push((
-        2,
-        Event::AddService(ServiceSpec {
-            name: "web".into(),
-            selector: Selector::new(&[("app", "web")]),
-        }),
-    ));
-    script.push((
-        4,
-        Event::Scale {
-            app: "web".into(),
-            replicas: 8,
-        },
-    ));
-    script.push((
-        4,
-        Event::Scale {
-            app: "cache".into(),
-            replicas: 3,
-        },
-    ));
-    script.push((6, Event::FailNode("node-1".into())));
-    script.push((13, Event::RecoverNode("node-1".into())));
-    let v2 = DeploymentSpec::new("web", 8, Resources::new(500, 512))
-        .template
-        .with_version("v2");
-    script.push((
-        16,
-        Event::Roll {
-            app: "web".into(),
-            template: v2,
-        },
-    ));
-    script.push((
-        24,
-        Event::AddPdb(PdbSpec {
-            name: "web-pdb".into(),
-            selector: Selector::new(&[("app", "web")]),
-            budget: Budget::MaxUnavailable(IntOrPercent::Int(1)),
-        }),
-    ));
-    script.push((24, Event::Drain("node-2".into())));
-    script.push((34, Event::Uncordon("node-2".into())));
+    let script = shepherd::simulator::tour();
     let last = 36;
 
     let mut sim = Simulator::with_script(1, ScorePolicy::BinPack, script);

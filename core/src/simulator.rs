@@ -428,6 +428,79 @@ impl Simulator {
     }
 }
 
+/// The scripted tour that `shepherd demo` prints and the page plays: five
+/// nodes join (gpu-1 tainted `dedicated=gpu:NoSchedule`), `web` is bin-packed
+/// and `cache` spread one per zone by anti-affinity (its third replica stays
+/// Pending), both scale, node-1 stops heart-beating and heals, `web` rolls to
+/// v2 within maxSurge 1 / maxUnavailable 1, and a drain of node-2 is held back
+/// by a PodDisruptionBudget. Run it with seed 1 and BinPack.
+pub fn tour() -> Vec<(u64, Event)> {
+    use crate::model::{AffinityTerm, Budget, IntOrPercent, Selector, Taint, TaintEffect};
+    let zone = "topology.kubernetes.io/zone";
+    let mut s: Vec<(u64, Event)> = Vec::new();
+    for (i, z) in ["zone-a", "zone-a", "zone-b", "zone-b"].iter().enumerate() {
+        s.push((
+            1,
+            Event::AddNode(
+                NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192).with_label(zone, z),
+            ),
+        ));
+    }
+    let gpu = NodeSpec::new("gpu-1", 8000, 16384)
+        .with_label(zone, "zone-b")
+        .with_taint(Taint::new("dedicated", "gpu", TaintEffect::NoSchedule));
+    s.push((1, Event::AddNode(gpu)));
+    let web = DeploymentSpec::new("web", 4, Resources::new(500, 512))
+        .with_strategy(IntOrPercent::Int(1), IntOrPercent::Int(1));
+    s.push((2, Event::Deploy(web.clone())));
+    let cache = DeploymentSpec::new("cache", 2, Resources::new(1000, 2048)).with_template(|t| {
+        t.with_anti_affinity(AffinityTerm::new(
+            Selector::new(&[("app", "cache")]),
+            Some(zone),
+        ))
+    });
+    s.push((2, Event::Deploy(cache)));
+    s.push((
+        2,
+        Event::AddService(ServiceSpec {
+            name: "web".into(),
+            selector: Selector::new(&[("app", "web")]),
+        }),
+    ));
+    s.push((
+        4,
+        Event::Scale {
+            app: "web".into(),
+            replicas: 8,
+        },
+    ));
+    s.push((
+        4,
+        Event::Scale {
+            app: "cache".into(),
+            replicas: 3,
+        },
+    ));
+    s.push((6, Event::FailNode("node-1".into())));
+    s.push((13, Event::RecoverNode("node-1".into())));
+    s.push((
+        16,
+        Event::Roll {
+            app: "web".into(),
+            template: web.template.with_version("v2"),
+        },
+    ));
+    let budget = PdbSpec {
+        name: "web-pdb".into(),
+        selector: Selector::new(&[("app", "web")]),
+        budget: Budget::MaxUnavailable(IntOrPercent::Int(1)),
+    };
+    s.push((24, Event::AddPdb(budget)));
+    s.push((24, Event::Drain("node-2".into())));
+    s.push((34, Event::Uncordon("node-2".into())));
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
