@@ -153,12 +153,9 @@ impl Session {
             return Err(format!("the simulation stops at tick {MAX_TICK}"));
         }
         let events = action.to_events(self.sim.seed())?;
+        // Names, duplicates and rollbacks are the engine's to check (submit).
         for e in &events {
-            self.check_refs(e)?;
             self.check_fits(e)?;
-        }
-        if let Action::Rollback { app } = &action {
-            self.check_rollback(app)?;
         }
         let what = describe(&action, &events);
         if let [e] = events.as_slice() {
@@ -178,76 +175,6 @@ impl Session {
         let at = self.log.partition_point(|e| e.tick <= tick);
         self.log.insert(at, Entry { tick, action });
         Ok(format!("{what} (queued for tick {tick})"))
-    }
-
-    /// `Simulator::validate` accepts a name that exists now or is created by
-    /// any queued event, even one due after this action fires (during the tour,
-    /// "scale web" at tick 0 would pass and then fail at tick 1). Here a queued
-    /// creation counts only when it fires first: at or before the next tick.
-    fn check_refs(&self, e: &Event) -> Result<(), String> {
-        let next = self.sim.tick() + 1;
-        let due = || {
-            self.sim
-                .pending_script()
-                .iter()
-                .filter(move |(t, _)| *t <= next)
-                .map(|(_, e)| e)
-        };
-        let c = self.sim.cluster();
-        let (kind, name) = match e {
-            Event::FailNode(n)
-            | Event::RecoverNode(n)
-            | Event::RemoveNode(n)
-            | Event::Cordon(n)
-            | Event::Uncordon(n)
-            | Event::Drain(n) => {
-                if c.node(n).is_ok()
-                    || due().any(|e| matches!(e, Event::AddNode(s) if s.name == *n))
-                {
-                    return Ok(());
-                }
-                ("node", n)
-            }
-            Event::Scale { app, .. }
-            | Event::Roll { app, .. }
-            | Event::SetStrategy { app, .. }
-            | Event::Rollback(app)
-            | Event::DeleteApp(app) => {
-                if c.app(app).is_ok()
-                    || due().any(|e| matches!(e, Event::Deploy(d) if d.name == *app))
-                {
-                    return Ok(());
-                }
-                ("app", app)
-            }
-            _ => return Ok(()),
-        };
-        // Not even queued: the engine's own refusal, in its words.
-        self.sim.validate(e).map_err(|err| err.to_string())?;
-        Err(format!(
-            "{kind} {name:?} does not exist yet: the scripted action that creates it fires after tick {next}; expected the name of an existing {kind}"
-        ))
-    }
-
-    /// `Simulator::validate` accepts a rollback of an app that was never
-    /// rolled; it then fails when it fires. Refuse it now instead, with the
-    /// engine's own words, by trying it on a copy of the cluster. (Only when
-    /// the app is at revision 1 and no roll of it is queued: the rare case.)
-    fn check_rollback(&self, app: &str) -> Result<(), String> {
-        let Ok(status) = self.sim.cluster().app(app) else {
-            return Ok(()); // unknown or only queued: submit decides
-        };
-        let next = self.sim.tick() + 1;
-        let queued_roll = self
-            .sim
-            .pending_script()
-            .iter()
-            .any(|(t, e)| *t <= next && matches!(e, Event::Roll { app: a, .. } if a == app));
-        if status.revision > 1 || queued_roll {
-            return Ok(());
-        }
-        let mut trial = self.sim.cluster().clone();
-        trial.rollback(app).map_err(|e| e.to_string())
     }
 
     /// A pod bigger than every node could never run: refuse it up front,
