@@ -210,18 +210,8 @@ impl Cluster {
         freed: Resources,
     ) -> (u32, u64, u32) {
         let node = &self.nodes[n.0 as usize];
-        let penalty = node
-            .spec
-            .taints
-            .iter()
-            .filter(|t| t.effect == TaintEffect::PreferNoSchedule && !rev.template.tolerates(t))
-            .count() as u32;
         let room = room_after(node, node.free().saturating_add(&freed), req);
-        let r = match policy {
-            ScorePolicy::BinPack => room,
-            ScorePolicy::LeastLoaded => 2 * SCALE - room,
-        };
-        (penalty, r, n.0)
+        (penalty(node, rev), policy_rank(policy, room), n.0)
     }
 
     /// Schedules every pending pod, Deployment by Deployment in creation
@@ -311,16 +301,13 @@ impl Cluster {
                 continue;
             }
             let penalty = if h.soft_taints {
-                self.rank(n, &req, policy, &rev).0
+                penalty(&self.nodes[i], &rev)
             } else {
                 0
             };
             let free = h.free.saturating_sub(&req);
             let room = h.share(0, free.cpu_millis) + h.share(1, free.memory_mib);
-            let r = match policy {
-                ScorePolicy::BinPack => room,
-                ScorePolicy::LeastLoaded => 2 * SCALE - room,
-            };
+            let r = policy_rank(policy, room);
             debug_assert_eq!(
                 (penalty, r, n.0),
                 self.rank(n, &req, policy, &rev),
@@ -497,6 +484,23 @@ impl Cluster {
 fn pack((penalty, rank, node): (u32, u64, u32)) -> u64 {
     debug_assert!(rank < 1 << 22);
     (penalty.min(255) as u64) << 56 | rank << 32 | node as u64
+}
+
+/// Untolerated PreferNoSchedule taints: each counts against the node.
+fn penalty(node: &NodeState, rev: &Revision) -> u32 {
+    node.spec
+        .taints
+        .iter()
+        .filter(|t| t.effect == TaintEffect::PreferNoSchedule && !rev.template.tolerates(t))
+        .count() as u32
+}
+
+/// The policy's rank for the room left after placing: smaller is better.
+fn policy_rank(policy: ScorePolicy, room: u64) -> u64 {
+    match policy {
+        ScorePolicy::BinPack => room,
+        ScorePolicy::LeastLoaded => 2 * SCALE - room,
+    }
 }
 
 /// Fixed-point scale of one resource's share in a score.
