@@ -32,7 +32,7 @@ use shepherd::verify::{
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{
     AffinityTerm, Cluster, DeploymentSpec, Error, Labels, NodeId, NodeSpec, PodPhase, PodTemplate,
-    RenderedEvent, Resources, ScorePolicy, Selector, Taint, TaintEffect, Toleration,
+    Profile, RenderedEvent, Resources, ScorePolicy, Selector, Taint, TaintEffect, Toleration,
     TolerationOperator, PASS_BUDGET,
 };
 
@@ -184,6 +184,14 @@ mod scratch {
             }
         }
         Ok(())
+    }
+
+    pub fn tolerates_unschedulable(t: &PodTemplate) -> bool {
+        t.tolerates(&Taint::new(
+            "node.kubernetes.io/unschedulable",
+            "",
+            TaintEffect::NoSchedule,
+        ))
     }
 
     /// A bound pod with the node it is bound to.
@@ -348,8 +356,11 @@ mod scratch {
             .iter()
             .find(|b| b.name == pod)
             .ok_or_else(|| format!("pod {pod} was reported bound but is not"))?;
+        // A cordoned node takes only pods that tolerate the
+        // node.kubernetes.io/unschedulable taint (kube-scheduler's
+        // NodeUnschedulable plugin).
         ensure!(
-            me.ready && !me.cordoned,
+            me.ready && (!me.cordoned || tolerates_unschedulable(me.template)),
             "pod {pod} was bound to node {} which is NotReady or cordoned",
             me.node.name
         );
@@ -394,7 +405,7 @@ mod scratch {
         if !n.ready {
             return Err("NotReady");
         }
-        if n.cordoned {
+        if n.cordoned && !tolerates_unschedulable(t) {
             return Err("cordoned");
         }
         node_admits(t, n.spec).map_err(|_| "nodeSelector or taint")?;
@@ -1701,8 +1712,8 @@ fn rejoin_run(
 }
 
 /// "0/N nodes are available: ..." for a pod pinned to one node by a
-/// nodeSelector, that does not fit there: Kubernetes' histogram, most
-/// frequent first, then alphabetical.
+/// nodeSelector, that does not fit there: Kubernetes' histogram, its
+/// "N reason" entries sorted as strings (FitError.Error does).
 fn expected_boundary_message(nodes: usize, cpu: bool, memory: bool) -> String {
     let mut rows: Vec<(u32, &str)> = Vec::new();
     if cpu {
@@ -1717,8 +1728,8 @@ fn expected_boundary_message(nodes: usize, cpu: bool, memory: bool) -> String {
             "node(s) didn't match Pod's node affinity/selector",
         ));
     }
-    rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
-    let parts: Vec<String> = rows.iter().map(|(n, r)| format!("{n} {r}")).collect();
+    let mut parts: Vec<String> = rows.iter().map(|(n, r)| format!("{n} {r}")).collect();
+    parts.sort();
     format!("0/{nodes} nodes are available: {}.", parts.join(", "))
 }
 
@@ -2132,18 +2143,18 @@ fn ties_go_to_the_lowest_node_id() {
         );
         converge(&mut c, policy);
         assert_eq!(host(&c, "web-0").as_deref(), Some("node-c"), "{policy:?}");
+        // Placed again, web-0 sees three equal empty nodes: one total, one
+        // position, and the teaching profiles give it to the lowest id.
         let ex = c.explain("web-0", policy).unwrap();
-        let keys: Vec<_> = ex.nodes.iter().map(|v| v.rank_key).collect();
-        assert_eq!(keys[1].unwrap().0, 0);
-        assert_eq!(
-            keys[1].unwrap().1,
-            keys[2].unwrap().1,
-            "node-a and node-b tie"
+        let totals: Vec<_> = ex.nodes.iter().map(|v| v.total).collect();
+        assert!(
+            totals[0].is_some() && totals.iter().all(|t| *t == totals[0]),
+            "{totals:?}"
         );
         assert_eq!(
             ex.nodes.iter().map(|v| v.position).collect::<Vec<_>>(),
-            vec![Some(1), Some(2), Some(3)],
-            "{policy:?}: equal scores rank by id"
+            vec![Some(1), Some(1), Some(1)],
+            "{policy:?}: equal totals share the first position"
         );
     }
 }
@@ -2155,16 +2166,28 @@ fn untolerated_prefer_no_schedule_loses_to_an_untainted_node() {
         node("node-1", 4000, 8192).with_taint(spot.clone()),
         node("node-2", 8000, 16384),
     ]);
-    // BinPack alone would pick node-1 (tighter, lower id); the taint outweighs that.
+    // Under kube-scheduler's profile TaintToleration (weight 3) gives node-1
+    // 0 (one untolerated PreferNoSchedule taint, reverse-normalised) and
+    // node-2 100.
+    let profile = Profile::kube_scheduler();
     deploy(
         &mut c,
         DeploymentSpec::new("web", 1, Resources::new(1000, 1024)),
     );
-    converge(&mut c, ScorePolicy::BinPack);
+    c.reconcile_to_fixed_point(&profile);
     assert_eq!(host(&c, "web-0").as_deref(), Some("node-2"));
-    let ex = c.explain("web-0", ScorePolicy::BinPack).unwrap();
-    assert_eq!(ex.nodes[0].untolerated_prefer_no_schedule, 1);
+    let ex = c.explain("web-0", &profile).unwrap();
+    let tt = ex.nodes[0]
+        .scores
+        .iter()
+        .find(|s| s.plugin == "TaintToleration")
+        .unwrap();
+    assert_eq!((tt.raw, tt.normalized, tt.weighted), (1, 0, 0));
     assert_eq!(ex.nodes[0].position, Some(2));
+    assert_eq!(
+        ex.decided_by.as_ref().map(|d| d.0.as_str()),
+        Some("TaintToleration")
+    );
 
     // A pod that tolerates it is scored on resources alone.
     deploy(
@@ -2190,7 +2213,7 @@ fn untolerated_prefer_no_schedule_loses_to_an_untainted_node() {
 }
 
 #[test]
-fn failed_scheduling_message_counts_reasons_most_frequent_first() {
+fn failed_scheduling_message_sorts_reasons_as_kube_scheduler_does() {
     let mut c = cluster_of(&[
         node("node-1", 1000, 8192),
         node("node-2", 1000, 8192),
@@ -2205,17 +2228,18 @@ fn failed_scheduling_message_counts_reasons_most_frequent_first() {
         DeploymentSpec::new("web", 1, Resources::new(2000, 1024)),
     );
     converge(&mut c, ScorePolicy::BinPack);
+    // kube-scheduler sorts the "N reason" strings themselves.
     let first =
-        "0/3 nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}.";
+        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu.";
     assert_eq!(c.pending_reason("web-0").unwrap().as_deref(), Some(first));
     assert_eq!(c.app("web").unwrap().pending_reason.as_deref(), Some(first));
 
-    // Equal counts sort alphabetically; a new node means a new attempt.
+    // A new node means a new attempt, and a new message.
     c.add_node(node("node-4", 8000, 16384)).unwrap();
     c.cordon("node-4").unwrap();
     converge(&mut c, ScorePolicy::BinPack);
-    let second = "0/4 nodes are available: 2 Insufficient cpu, \
-                  1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable.";
+    let second = "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, \
+                  1 node(s) were unschedulable, 2 Insufficient cpu.";
     assert_eq!(c.pending_reason("web-0").unwrap().as_deref(), Some(second));
 
     // Each distinct message is logged once for the pod, as a Warning.
@@ -2461,7 +2485,7 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
     );
 
     // A bound pod is explained as if placed again, its own requests freed:
-    // room after = 1000/2000 + 3072/4096 = 1.25 of 2, so a score of 38.
+    // MostAllocated = (1000*100/2000 + 1024*100/4096) / 2 = (50 + 25) / 2 = 37.
     let ex = c.explain("web-0", ScorePolicy::BinPack).unwrap();
     assert_eq!(
         (ex.phase, ex.bound_to.as_deref()),
@@ -2469,21 +2493,22 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
     );
     assert_eq!(
         ex.summary,
-        "web-0 is bound to node-1; the ranking below is as if it were placed again now"
+        "web-0 is bound to node-1; the scores below are as if it were placed again now"
     );
     let n1 = &ex.nodes[0];
     assert!(n1.feasible && n1.plugin.is_none() && n1.reasons.is_empty());
-    assert_eq!(n1.rank_key, Some((0, 1_250_000, 0)));
-    assert_eq!((n1.score, n1.position), (Some(38), Some(1)));
+    assert_eq!(n1.scores.len(), 1);
+    assert_eq!(
+        (n1.scores[0].plugin, n1.scores[0].raw, n1.scores[0].weighted),
+        ("NodeResourcesFit", 37, 37)
+    );
+    assert_eq!((n1.total, n1.position), (Some(37), Some(1)));
     assert!(!ex.nodes[1].feasible && !ex.nodes[2].feasible);
 
     // Uncordoning makes node-2 the choice for the pending pod.
     c.uncordon("node-2").unwrap();
     let ex = c.explain("big-0", ScorePolicy::BinPack).unwrap();
-    assert_eq!(
-        ex.summary,
-        "big-0 is Pending; node-2 would be chosen at the next pass"
-    );
+    assert_eq!(ex.summary, "big-0 is Pending; node-2 has the best total");
     assert_eq!(ex.nodes[1].position, Some(1));
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(host(&c, "big-0").as_deref(), Some("node-2"));

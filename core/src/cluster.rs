@@ -41,6 +41,14 @@ impl ScorePolicy {
             ScorePolicy::LeastLoaded => "leastloaded",
         }
     }
+    /// The named profile this policy stands for.
+    pub fn profile(self) -> crate::scheduler::Profile {
+        match self {
+            ScorePolicy::BinPack => crate::scheduler::Profile::bin_pack(),
+            ScorePolicy::LeastLoaded => crate::scheduler::Profile::least_loaded(),
+        }
+    }
+
     pub fn parse(s: &str) -> Result<Self, Error> {
         match s {
             "binpack" | "BinPack" => Ok(ScorePolicy::BinPack),
@@ -75,6 +83,9 @@ pub(crate) struct NodeState {
     pub spec: NodeSpec,
     /// Sum of the requests of the pods bound here. Always `fits_in(capacity)`.
     pub allocated: Resources,
+    /// The same sum with Kubernetes' non-zero defaults for a request of zero
+    /// (100m cpu, 200Mi memory): what the resource scores read.
+    pub nonzero: Resources,
     /// Keys of the pods bound here; each pod records its position (`node_slot`).
     pub pods: Vec<u32>,
     /// The NodeReady condition.
@@ -88,9 +99,6 @@ pub(crate) struct NodeState {
     /// The last FailedEviction message of a blocked drain, to log changes only.
     pub drain_blocked: Option<String>,
     pub removed: bool,
-    /// Fixed-point reciprocals of the capacity, so scoring multiplies
-    /// instead of dividing: `(SHARE_ONE << 32) / capacity`, per resource.
-    pub inv_capacity: [u64; 2],
 }
 
 /// What the scheduler's scan reads for every node, packed so a scan of 5,000
@@ -99,7 +107,12 @@ pub(crate) struct NodeState {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct HotNode {
     pub free: Resources,
-    pub inv_capacity: [u64; 2],
+    /// Requests counted with Kubernetes' non-zero defaults (what scoring reads).
+    pub nonzero: Resources,
+    pub allocated: Resources,
+    pub capacity: Resources,
+    /// How many more pods the node admits (allocatable pods minus bound pods).
+    pub pods_free: u32,
     /// Ready, not cordoned, not removed.
     pub schedulable: bool,
     /// Has a NoSchedule or NoExecute taint.
@@ -112,7 +125,10 @@ impl HotNode {
     fn of(n: &NodeState) -> HotNode {
         HotNode {
             free: n.free(),
-            inv_capacity: n.inv_capacity,
+            nonzero: n.nonzero,
+            allocated: n.allocated,
+            capacity: n.spec.capacity,
+            pods_free: n.spec.max_pods.saturating_sub(n.pods.len() as u32),
             schedulable: n.ready && !n.cordoned && !n.removed,
             hard_taints: n
                 .spec
@@ -126,28 +142,9 @@ impl HotNode {
                 .any(|t| t.effect == TaintEffect::PreferNoSchedule),
         }
     }
-
-    pub fn share(&self, resource: usize, amount: u64) -> u64 {
-        ((amount as u128 * self.inv_capacity[resource] as u128) >> 32) as u64
-    }
-}
-
-/// One resource's whole share in a score.
-pub(crate) const SHARE_ONE: u64 = 1_000_000;
-
-fn inv_capacity(c: &Resources) -> [u64; 2] {
-    [
-        (SHARE_ONE << 32) / c.cpu_millis,
-        (SHARE_ONE << 32) / c.memory_mib,
-    ]
 }
 
 impl NodeState {
-    /// `amount` of cpu (0) or memory (1) as a share of capacity, in 0..=SHARE_ONE.
-    pub fn share(&self, resource: usize, amount: u64) -> u64 {
-        ((amount as u128 * self.inv_capacity[resource] as u128) >> 32) as u64
-    }
-
     pub fn free(&self) -> Resources {
         self.spec.capacity.saturating_sub(&self.allocated)
     }
@@ -179,8 +176,24 @@ pub(crate) struct Revision {
     pub hash: String,
     /// Terms (by index) whose selector matches this template's labels.
     pub matching_terms: Vec<u32>,
+    /// Required affinity: one term per template term, each over the
+    /// conjunction of every term's selector (Kubernetes counts a pod only if
+    /// it matches all of them).
     pub affinity_ids: Vec<u32>,
     pub anti_ids: Vec<u32>,
+    /// Preferred affinity and anti-affinity terms with their weights.
+    pub preferred_ids: Vec<(u32, i32)>,
+    pub preferred_anti_ids: Vec<(u32, i32)>,
+}
+
+impl Revision {
+    /// Whether pods of this revision carry any inter-pod term, required or preferred.
+    pub fn carries_terms(&self) -> bool {
+        !self.affinity_ids.is_empty()
+            || !self.anti_ids.is_empty()
+            || !self.preferred_ids.is_empty()
+            || !self.preferred_anti_ids.is_empty()
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -207,7 +220,7 @@ pub(crate) struct Controller {
     /// something that could help has happened.
     pub blocked: Option<(u64, u64)>,
     /// Per revision: the last FailedScheduling message and its serial.
-    pub failure: BTreeMap<u32, (u32, String)>,
+    pub failure: BTreeMap<u32, (u32, String, TextId)>,
     pub rolling: bool,
     /// Revisions in the order they were last applied, current last: what
     /// `rollback` (kubectl rollout undo) walks back through.
@@ -226,9 +239,6 @@ impl Controller {
     }
     pub fn template(&self) -> &PodTemplate {
         &self.revisions[self.current as usize - 1].template
-    }
-    pub fn has_affinity(&self) -> bool {
-        self.revisions.iter().any(|r| !r.affinity_ids.is_empty())
     }
 }
 
@@ -262,10 +272,17 @@ pub(crate) struct TermState {
     pub topo: u32,
     /// Bound pods matching the selector, per domain (grown on demand).
     pub matching: Vec<u32>,
-    /// Bound pods matching the selector, anywhere.
+    /// Bound pods matching the selector on nodes that have the topology key.
     pub matching_total: u32,
-    /// Bound pods that carry this term as anti-affinity, per domain (grown on demand).
+    /// Bound pods that carry this term as required anti-affinity, per domain (grown on demand).
     pub owners: Vec<u32>,
+    /// Bound pods that carry this term as required affinity, per domain.
+    pub affinity_owners: Vec<u32>,
+    /// Per domain, the weights of bound pods that carry this term as a
+    /// preference: + for preferred affinity, - for preferred anti-affinity.
+    pub preferred: Vec<i64>,
+    /// Bound pods that carry this term in any of the four ways, anywhere.
+    pub carriers: u32,
 }
 
 impl TermState {
@@ -274,6 +291,12 @@ impl TermState {
     }
     pub fn owners_in(&self, d: u32) -> u32 {
         self.owners.get(d as usize).copied().unwrap_or(0)
+    }
+    pub fn affinity_owners_in(&self, d: u32) -> u32 {
+        self.affinity_owners.get(d as usize).copied().unwrap_or(0)
+    }
+    pub fn preferred_in(&self, d: u32) -> i64 {
+        self.preferred.get(d as usize).copied().unwrap_or(0)
     }
 }
 
@@ -382,6 +405,12 @@ pub struct Cluster {
     pub(crate) heartbeat_timeout: u64,
     pub(crate) pending_total: u32,
     pub(crate) bound_total: u32,
+    /// Where the next scheduling cycle starts looking for feasible nodes
+    /// (kube-scheduler's nextStartNodeIndex), as a node slot.
+    pub(crate) next_start_node: u32,
+    /// Settles equal scores when the profile breaks ties at random.
+    pub(crate) rng: crate::simulator::Prng,
+    pub(crate) last_cycle: crate::scheduler::CycleRecord,
 }
 
 impl Default for Cluster {
@@ -389,6 +418,9 @@ impl Default for Cluster {
         Cluster::new()
     }
 }
+
+/// The seed of the scheduler's tie-break PRNG for a cluster built without one.
+pub const DEFAULT_SCHEDULER_SEED: u64 = 0x5eed_5c4e_d01e;
 
 /// The default number of silent ticks after which a node is NotReady.
 pub const DEFAULT_HEARTBEAT_TIMEOUT: u64 = 3;
@@ -421,6 +453,9 @@ impl Cluster {
             heartbeat_timeout: DEFAULT_HEARTBEAT_TIMEOUT,
             pending_total: 0,
             bound_total: 0,
+            next_start_node: 0,
+            rng: crate::simulator::Prng::new(DEFAULT_SCHEDULER_SEED),
+            last_cycle: Default::default(),
         }
     }
 
@@ -435,6 +470,11 @@ impl Cluster {
     /// passed become Ready at the next pass.
     pub fn set_now(&mut self, tick: u64) {
         self.now = self.now.max(tick);
+    }
+
+    /// Seeds the PRNG that settles equal scores (profiles with random ties).
+    pub fn set_scheduler_seed(&mut self, seed: u64) {
+        self.rng = crate::simulator::Prng::new(seed);
     }
 
     pub fn heartbeat_timeout(&self) -> u64 {
@@ -592,7 +632,6 @@ impl Cluster {
         for &k in &keys {
             self.affinity_count(k, id, false);
         }
-        self.nodes[id.0 as usize].inv_capacity = inv_capacity(&spec.capacity);
         self.nodes[id.0 as usize].spec = spec;
         self.refresh_hot(id);
         self.refresh_domains(id);
@@ -991,11 +1030,26 @@ impl Cluster {
                 let hash = template_hash(&template);
                 let mut affinity_ids = Vec::new();
                 let mut anti_ids = Vec::new();
+                // Kubernetes counts an existing pod toward required affinity
+                // only when it matches every term's selector.
+                let all = conjunction(template.affinity.iter().map(|t| &t.selector));
                 for t in &template.affinity {
-                    affinity_ids.push(self.term_id(t));
+                    let term = AffinityTerm {
+                        selector: all.clone(),
+                        topology_key: t.topology_key.clone(),
+                    };
+                    affinity_ids.push(self.term_id(&term));
                 }
                 for t in &template.anti_affinity {
                     anti_ids.push(self.term_id(t));
+                }
+                let mut preferred_ids = Vec::new();
+                for w in &template.preferred_affinity {
+                    preferred_ids.push((self.term_id(&w.term), w.weight));
+                }
+                let mut preferred_anti_ids = Vec::new();
+                for w in &template.preferred_anti_affinity {
+                    preferred_anti_ids.push((self.term_id(&w.term), w.weight));
                 }
                 let matching_terms = self
                     .terms
@@ -1011,6 +1065,8 @@ impl Cluster {
                     matching_terms,
                     affinity_ids,
                     anti_ids,
+                    preferred_ids,
+                    preferred_anti_ids,
                 });
                 c.revisions.len() as u32
             }
@@ -1024,7 +1080,7 @@ impl Cluster {
 
     /// The index of a term, creating it (and counting the pods that match it
     /// already) the first time it is seen.
-    fn term_id(&mut self, term: &AffinityTerm) -> u32 {
+    pub(crate) fn term_id(&mut self, term: &AffinityTerm) -> u32 {
         if let Some(&i) = self.term_by_value.get(term) {
             return i;
         }
@@ -1036,6 +1092,9 @@ impl Cluster {
             matching: Vec::new(),
             matching_total: 0,
             owners: Vec::new(),
+            affinity_owners: Vec::new(),
+            preferred: Vec::new(),
+            carriers: 0,
         });
         self.term_by_value.insert(term.clone(), i);
         // Existing templates that the selector matches, and their bound pods.
@@ -1058,8 +1117,8 @@ impl Cluster {
                 for n in bound {
                     let d = self.domain(topo, n);
                     let ts = &mut self.terms[i as usize];
-                    ts.matching_total += 1;
                     if let Some(d) = d {
+                        ts.matching_total += 1;
                         bump(&mut ts.matching, d, true);
                     }
                 }
@@ -1068,7 +1127,7 @@ impl Cluster {
         i
     }
 
-    fn topology_id(&mut self, key: &str) -> u32 {
+    pub(crate) fn topology_id(&mut self, key: &str) -> u32 {
         if let Some(i) = self.topologies.iter().position(|t| t.key == key) {
             return i as u32;
         }
@@ -1219,13 +1278,14 @@ impl Cluster {
         };
         let node = &mut self.nodes[n.0 as usize];
         node.allocated = node.allocated.saturating_add(&req);
-        self.hot[n.0 as usize].free = node.free();
+        node.nonzero = node.nonzero.saturating_add(&req.non_zero());
         debug_assert!(
             node.allocated.fits_in(&node.spec.capacity),
             "a bind must never overcommit a node"
         );
         let slot = node.pods.len() as u32;
         node.pods.push(k);
+        self.refresh_hot(n);
         let uid = {
             let p = self.pod_mut(k);
             p.node = Some(n);
@@ -1274,13 +1334,14 @@ impl Cluster {
         self.affinity_count(k, n, false);
         let node = &mut self.nodes[n.0 as usize];
         node.allocated = node.allocated.saturating_sub(&req);
-        self.hot[n.0 as usize].free = node.free();
+        node.nonzero = node.nonzero.saturating_sub(&req.non_zero());
         let last = node.pods.len() as u32 - 1;
         node.pods.swap_remove(slot as usize);
         if slot != last {
             let moved = node.pods[slot as usize];
             self.pod_mut(moved).node_slot = slot;
         }
+        self.refresh_hot(n);
         let p = self.pod_mut(k);
         p.node = None;
         p.ready = false;
@@ -1319,25 +1380,62 @@ impl Cluster {
     fn affinity_count(&mut self, k: u32, n: NodeId, add: bool) {
         let p = self.pod(k);
         let r = &self.controllers[p.controller.0 as usize].revisions[p.revision as usize - 1];
-        if r.matching_terms.is_empty() && r.anti_ids.is_empty() {
+        if r.matching_terms.is_empty() && !r.carries_terms() {
             return;
         }
-        let (matching, anti) = (r.matching_terms.clone(), r.anti_ids.clone());
+        let (matching, anti, aff) = (
+            r.matching_terms.clone(),
+            r.anti_ids.clone(),
+            r.affinity_ids.clone(),
+        );
+        let prefs: Vec<(u32, i64)> = r
+            .preferred_ids
+            .iter()
+            .map(|&(t, w)| (t, w as i64))
+            .chain(r.preferred_anti_ids.iter().map(|&(t, w)| (t, -(w as i64))))
+            .collect();
         for t in matching {
             let d = self.domain(self.terms[t as usize].topo, n);
             let ts = &mut self.terms[t as usize];
-            if add {
-                ts.matching_total += 1;
-            } else {
-                ts.matching_total -= 1;
-            }
             if let Some(d) = d {
+                if add {
+                    ts.matching_total += 1;
+                } else {
+                    ts.matching_total -= 1;
+                }
                 bump(&mut ts.matching, d, add);
+            }
+        }
+        let carried = anti
+            .iter()
+            .chain(aff.iter())
+            .copied()
+            .chain(prefs.iter().map(|&(t, _)| t));
+        for t in carried.collect::<Vec<u32>>() {
+            let ts = &mut self.terms[t as usize];
+            if add {
+                ts.carriers += 1;
+            } else {
+                ts.carriers -= 1;
             }
         }
         for t in anti {
             if let Some(d) = self.domain(self.terms[t as usize].topo, n) {
                 bump(&mut self.terms[t as usize].owners, d, add);
+            }
+        }
+        for t in aff {
+            if let Some(d) = self.domain(self.terms[t as usize].topo, n) {
+                bump(&mut self.terms[t as usize].affinity_owners, d, add);
+            }
+        }
+        for (t, w) in prefs {
+            if let Some(d) = self.domain(self.terms[t as usize].topo, n) {
+                let v = &mut self.terms[t as usize].preferred;
+                if v.len() <= d as usize {
+                    v.resize(d as usize + 1, 0);
+                }
+                v[d as usize] += if add { w } else { -w };
             }
         }
     }
@@ -1388,9 +1486,9 @@ impl Cluster {
 
 fn fresh_node(spec: NodeSpec) -> NodeState {
     NodeState {
-        inv_capacity: inv_capacity(&spec.capacity),
         spec,
         allocated: Resources::ZERO,
+        nonzero: Resources::ZERO,
         pods: Vec::new(),
         ready: true,
         beating: true,
@@ -1425,4 +1523,29 @@ impl NodeSpec {
     pub(crate) fn labels_match(&self, selector: &Labels) -> bool {
         selector.iter().all(|(k, v)| self.labels.get(k) == Some(v))
     }
+}
+
+/// One selector that matches exactly what every given selector matches:
+/// matchLabels merged (a key asked for two values matches nothing, kept as
+/// an In requirement on an empty set is not allowed, so as two In
+/// requirements that cannot both hold) and matchExpressions concatenated.
+fn conjunction<'a>(selectors: impl Iterator<Item = &'a Selector>) -> Selector {
+    let mut out = Selector::default();
+    for sel in selectors {
+        for (k, v) in &sel.match_labels {
+            match out.match_labels.get(k) {
+                Some(old) if old != v => out.match_expressions.push(LabelSelectorRequirement {
+                    key: k.clone(),
+                    operator: SelectorOperator::In,
+                    values: alloc::vec![v.clone()],
+                }),
+                _ => {
+                    out.match_labels.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        out.match_expressions
+            .extend(sel.match_expressions.iter().cloned());
+    }
+    out
 }

@@ -56,13 +56,14 @@ extern crate alloc;
 /// The engine's version, as the page and the CLI show it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+mod affinity;
 mod cluster;
 mod controllers;
 mod error;
 pub mod events;
 pub mod model;
 mod reconcile;
-mod scheduler;
+pub mod scheduler;
 pub mod simulator;
 pub mod verify;
 mod views;
@@ -80,5 +81,9 @@ pub use model::{
     PodTemplate, Resources, RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
     TolerationOperator,
 };
-pub use scheduler::{Explanation, NodeVerdict, OnBind, Unfit};
+pub use scheduler::plugins;
+pub use scheduler::{
+    CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,
+    ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
+};
 pub use views::{AppStatus, NodeView, PodView};

@@ -10,11 +10,21 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+pub use crate::affinity::{
+    LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
+    NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
+    WeightedAffinityTerm, WhenUnsatisfiable,
+};
 use crate::error::Error;
 
 /// The most replicas one Deployment may ask for. Far above Kubernetes' supported
 /// 150,000 pods per cluster; it exists so arithmetic on counts cannot overflow.
 pub const MAX_REPLICAS: u32 = 1_000_000;
+
+/// kube-scheduler's non-zero default cpu request for scoring, in millicores.
+pub const DEFAULT_MILLI_CPU_REQUEST: u64 = 100;
+/// kube-scheduler's non-zero default memory request for scoring (200 MiB).
+pub const DEFAULT_MEMORY_REQUEST_MIB: u64 = 200;
 
 /// The topology key that names "the node itself".
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
@@ -61,6 +71,24 @@ impl Resources {
     pub fn is_zero(&self) -> bool {
         self.cpu_millis == 0 && self.memory_mib == 0
     }
+
+    /// The requests as kube-scheduler's resource scores count them: a request
+    /// of zero counts as 100m cpu and 200Mi memory, so pods that ask for
+    /// nothing are not all piled on one node.
+    pub fn non_zero(&self) -> Resources {
+        Resources::new(
+            if self.cpu_millis == 0 {
+                DEFAULT_MILLI_CPU_REQUEST
+            } else {
+                self.cpu_millis
+            },
+            if self.memory_mib == 0 {
+                DEFAULT_MEMORY_REQUEST_MIB
+            } else {
+                self.memory_mib
+            },
+        )
+    }
 }
 
 impl fmt::Display for Resources {
@@ -80,26 +108,43 @@ pub fn labels(pairs: &[(&str, &str)]) -> Labels {
         .collect()
 }
 
-/// A label selector in its `matchLabels` form: every pair must be present.
-/// An empty selector matches everything, as in Kubernetes.
+/// A label selector: every `matchLabels` pair must be present and every
+/// `matchExpressions` requirement must hold. An empty selector matches
+/// everything, as in Kubernetes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Selector {
     pub match_labels: Labels,
+    pub match_expressions: Vec<LabelSelectorRequirement>,
 }
 
 impl Selector {
     pub fn new(pairs: &[(&str, &str)]) -> Self {
         Selector {
             match_labels: labels(pairs),
+            match_expressions: Vec::new(),
         }
+    }
+
+    pub fn with_expression(mut self, r: LabelSelectorRequirement) -> Self {
+        self.match_expressions.push(r);
+        self
     }
 
     pub fn matches(&self, l: &Labels) -> bool {
         self.match_labels.iter().all(|(k, v)| l.get(k) == Some(v))
+            && self.match_expressions.iter().all(|r| r.matches(l))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.match_labels.is_empty()
+        self.match_labels.is_empty() && self.match_expressions.is_empty()
+    }
+
+    pub fn validate(&self, what: &str) -> Result<(), Error> {
+        validate_labels(&self.match_labels, what)?;
+        for r in &self.match_expressions {
+            r.validate(what)?;
+        }
+        Ok(())
     }
 }
 
@@ -112,6 +157,13 @@ impl fmt::Display for Selector {
             }
             first = false;
             write!(f, "{}={}", k, v)?;
+        }
+        for r in &self.match_expressions {
+            if !first {
+                f.write_str(",")?;
+            }
+            first = false;
+            write!(f, "{r}")?;
         }
         Ok(())
     }
@@ -256,6 +308,16 @@ pub struct PodTemplate {
     pub affinity: Vec<AffinityTerm>,
     /// Required pod anti-affinity: no matching pod may share the domain.
     pub anti_affinity: Vec<AffinityTerm>,
+    /// `affinity.nodeAffinity`: required node selector terms and weighted
+    /// preferences.
+    pub node_affinity: NodeAffinity,
+    /// Preferred pod affinity: weighted terms the InterPodAffinity score adds.
+    pub preferred_affinity: Vec<WeightedAffinityTerm>,
+    /// Preferred pod anti-affinity: weighted terms the InterPodAffinity score subtracts.
+    pub preferred_anti_affinity: Vec<WeightedAffinityTerm>,
+    /// `topologySpreadConstraints`. When empty, the scheduler's profile may
+    /// apply its default constraints (kube-scheduler's "System" defaulting).
+    pub topology_spread: Vec<TopologySpreadConstraint>,
     /// Ticks between binding and Ready (a readiness probe that passes after a while).
     pub ready_after: u32,
 }
@@ -273,6 +335,10 @@ impl PodTemplate {
             tolerations: Vec::new(),
             affinity: Vec::new(),
             anti_affinity: Vec::new(),
+            node_affinity: NodeAffinity::default(),
+            preferred_affinity: Vec::new(),
+            preferred_anti_affinity: Vec::new(),
+            topology_spread: Vec::new(),
             ready_after: DEFAULT_READY_AFTER,
         }
     }
@@ -302,6 +368,28 @@ impl PodTemplate {
         self
     }
 
+    pub fn with_node_affinity(mut self, a: NodeAffinity) -> Self {
+        self.node_affinity = a;
+        self
+    }
+
+    pub fn with_preferred_affinity(mut self, weight: i32, t: AffinityTerm) -> Self {
+        self.preferred_affinity
+            .push(WeightedAffinityTerm { weight, term: t });
+        self
+    }
+
+    pub fn with_preferred_anti_affinity(mut self, weight: i32, t: AffinityTerm) -> Self {
+        self.preferred_anti_affinity
+            .push(WeightedAffinityTerm { weight, term: t });
+        self
+    }
+
+    pub fn with_topology_spread(mut self, c: TopologySpreadConstraint) -> Self {
+        self.topology_spread.push(c);
+        self
+    }
+
     pub fn with_version(mut self, v: &str) -> Self {
         self.version = v.to_string();
         self
@@ -325,8 +413,23 @@ impl PodTemplate {
         validate_labels(&self.labels, "label")?;
         validate_labels(&self.node_selector, "nodeSelector")?;
         for t in self.affinity.iter().chain(self.anti_affinity.iter()) {
-            validate_labels(&t.selector.match_labels, "affinity selector")?;
+            t.selector.validate("affinity selector")?;
             validate_label_key(&t.topology_key, "topology key")?;
+        }
+        for w in self
+            .preferred_affinity
+            .iter()
+            .chain(self.preferred_anti_affinity.iter())
+        {
+            crate::affinity::validate_weight(app, "preferred pod affinity", w.weight)?;
+            w.term
+                .selector
+                .validate("preferred pod affinity selector")?;
+            validate_label_key(&w.term.topology_key, "topology key")?;
+        }
+        self.node_affinity.validate(app)?;
+        for c in &self.topology_spread {
+            c.validate(app)?;
         }
         for t in &self.tolerations {
             if !t.key.is_empty() {
@@ -366,15 +469,21 @@ impl PodTemplate {
 pub struct NodeSpec {
     pub name: String,
     pub capacity: Resources,
+    /// `status.allocatable.pods`: how many pods the node admits.
+    pub max_pods: u32,
     pub labels: Labels,
     pub taints: Vec<Taint>,
 }
+
+/// The kubelet's default `maxPods`, what a node admits unless it says otherwise.
+pub const DEFAULT_MAX_PODS: u32 = 110;
 
 impl NodeSpec {
     pub fn new(name: &str, cpu_millis: u64, memory_mib: u64) -> Self {
         NodeSpec {
             name: name.to_string(),
             capacity: Resources::new(cpu_millis, memory_mib),
+            max_pods: DEFAULT_MAX_PODS,
             labels: Labels::new(),
             taints: Vec::new(),
         }
@@ -387,6 +496,11 @@ impl NodeSpec {
 
     pub fn with_taint(mut self, t: Taint) -> Self {
         self.taints.push(t);
+        self
+    }
+
+    pub fn with_max_pods(mut self, n: u32) -> Self {
+        self.max_pods = n;
         self
     }
 
@@ -403,6 +517,12 @@ impl NodeSpec {
             return Err(Error::Invalid(format!(
                 "node {}: capacity {} is beyond the supported range (1,000,000 cores, 1 PiB)",
                 self.name, self.capacity
+            )));
+        }
+        if self.max_pods == 0 || self.max_pods > 1_000_000 {
+            return Err(Error::Invalid(format!(
+                "node {}: allocatable pods {} is out of range; expected 1 to 1000000 (the kubelet's default is {DEFAULT_MAX_PODS})",
+                self.name, self.max_pods
             )));
         }
         validate_labels(&self.labels, "node label")?;
@@ -594,7 +714,7 @@ impl PdbSpec {
                 self.name
             )));
         }
-        validate_labels(&self.selector.match_labels, "selector")?;
+        self.selector.validate("selector")?;
         let v = match self.budget {
             Budget::MinAvailable(v) | Budget::MaxUnavailable(v) => v,
         };
@@ -623,7 +743,7 @@ impl ServiceSpec {
                 self.name
             )));
         }
-        validate_labels(&self.selector.match_labels, "selector")
+        self.selector.validate("selector")
     }
 }
 
@@ -648,7 +768,7 @@ pub fn validate_name(name: &str, kind: &str) -> Result<(), Error> {
     Ok(())
 }
 
-fn validate_label_key(k: &str, what: &str) -> Result<(), Error> {
+pub(crate) fn validate_label_key(k: &str, what: &str) -> Result<(), Error> {
     let ok = !k.is_empty()
         && k.len() <= 253
         && k.bytes()
@@ -661,7 +781,7 @@ fn validate_label_key(k: &str, what: &str) -> Result<(), Error> {
     Ok(())
 }
 
-fn validate_label_value(v: &str, what: &str) -> Result<(), Error> {
+pub(crate) fn validate_label_value(v: &str, what: &str) -> Result<(), Error> {
     let ok = v.len() <= 63
         && v.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));

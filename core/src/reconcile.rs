@@ -1,9 +1,9 @@
 //! One reconciliation pass, and the loop that runs passes to a fixed point.
 
-use crate::cluster::{
-    Cluster, ControllerId, FixedPoint, ReconcileReport, ScorePolicy, PASS_BUDGET,
-};
-use crate::scheduler::OnBind;
+use alloc::borrow::Cow;
+
+use crate::cluster::{Cluster, ControllerId, FixedPoint, ReconcileReport, PASS_BUDGET};
+use crate::scheduler::{OnBind, Profile};
 
 impl Cluster {
     /// One pass, in this order:
@@ -12,25 +12,25 @@ impl Cluster {
     /// 3. drains evict what the disruption budgets allow;
     /// 4. each Deployment, in creation order, creates missing pods and deletes
     ///    surplus ones (rolling within maxSurge and maxUnavailable);
-    /// 5. the scheduler binds pending pods under `policy`;
+    /// 5. the scheduler binds pending pods under `profile`;
     /// 6. services whose pods changed readiness recompute their endpoints.
     ///
     /// Idempotent at a fixed point: a pass that finds nothing to do changes
     /// nothing, not even the event log.
-    pub fn reconcile_once(&mut self, policy: ScorePolicy) -> ReconcileReport {
-        self.pass(policy, None)
+    pub fn reconcile_once<'p>(&mut self, profile: impl Into<Cow<'p, Profile>>) -> ReconcileReport {
+        self.pass(&profile.into(), None)
     }
 
     /// [`Cluster::reconcile_once`], calling `on_bind` after every single bind.
-    pub fn reconcile_once_observed(
+    pub fn reconcile_once_observed<'p>(
         &mut self,
-        policy: ScorePolicy,
+        profile: impl Into<Cow<'p, Profile>>,
         on_bind: &mut OnBind<'_>,
     ) -> ReconcileReport {
-        self.pass(policy, Some(on_bind))
+        self.pass(&profile.into(), Some(on_bind))
     }
 
-    fn pass(&mut self, policy: ScorePolicy, on_bind: Option<&mut OnBind<'_>>) -> ReconcileReport {
+    fn pass(&mut self, profile: &Profile, on_bind: Option<&mut OnBind<'_>>) -> ReconcileReport {
         let mut r = ReconcileReport {
             became_ready: self.promote_ready(),
             collected: self.collect_lost(),
@@ -42,7 +42,7 @@ impl Cluster {
             r.created += created;
             r.deleted += deleted;
         }
-        r.bound = self.schedule_pending(policy, on_bind);
+        r.bound = self.schedule_pending(profile, on_bind);
         r.endpoints_changed = self.sync_endpoints();
         r.pending = self.pending_total;
         r
@@ -50,27 +50,30 @@ impl Cluster {
 
     /// Runs passes until one changes nothing, or until [`PASS_BUDGET`] passes
     /// have run; `converged` says which.
-    pub fn reconcile_to_fixed_point(&mut self, policy: ScorePolicy) -> FixedPoint {
-        self.fixed_point(policy, None)
+    pub fn reconcile_to_fixed_point<'p>(
+        &mut self,
+        profile: impl Into<Cow<'p, Profile>>,
+    ) -> FixedPoint {
+        self.fixed_point(&profile.into(), None)
     }
 
     /// [`Cluster::reconcile_to_fixed_point`], calling `on_bind` after every bind.
-    pub fn reconcile_to_fixed_point_observed(
+    pub fn reconcile_to_fixed_point_observed<'p>(
         &mut self,
-        policy: ScorePolicy,
+        profile: impl Into<Cow<'p, Profile>>,
         on_bind: &mut OnBind<'_>,
     ) -> FixedPoint {
-        self.fixed_point(policy, Some(on_bind))
+        self.fixed_point(&profile.into(), Some(on_bind))
     }
 
     fn fixed_point(
         &mut self,
-        policy: ScorePolicy,
+        profile: &Profile,
         mut on_bind: Option<&mut OnBind<'_>>,
     ) -> FixedPoint {
         let mut fp = FixedPoint::default();
         while fp.passes < PASS_BUDGET {
-            let r = self.pass(policy, on_bind.as_deref_mut());
+            let r = self.pass(profile, on_bind.as_deref_mut());
             fp.passes += 1;
             let changed = r.changed();
             fp.total.add(&r);

@@ -13,6 +13,7 @@ use crate::events::{EventType, Reason};
 use crate::model::{
     DeploymentSpec, NodeSpec, PdbSpec, PodTemplate, Resources, RollingUpdate, ServiceSpec,
 };
+use crate::scheduler::Profile;
 
 /// SplitMix64: tiny, fast, and good enough to drive a simulation. Every random
 /// choice in a run comes from the one generator the simulator owns.
@@ -92,6 +93,8 @@ pub enum Event {
     /// A voluntary eviction through the eviction call.
     Evict(String),
     SetPolicy(ScorePolicy),
+    /// Switch the scheduler to a profile (a KubeSchedulerConfiguration profile).
+    SetProfile(Profile),
 }
 
 impl Event {
@@ -123,6 +126,7 @@ impl Event {
             Event::DeleteService(s) => format!("delete Service {s}"),
             Event::Evict(p) => format!("evict pod {p}"),
             Event::SetPolicy(p) => format!("set policy {}", p.as_str()),
+            Event::SetProfile(p) => format!("set scheduler profile {}", p.scheduler_name),
         }
     }
 }
@@ -142,7 +146,7 @@ pub struct StepReport {
 #[derive(Clone, Debug)]
 pub struct Simulator {
     cluster: Cluster,
-    policy: ScorePolicy,
+    profile: Profile,
     seed: u64,
     rng: Prng,
     /// (tick, event), kept sorted by tick; events of one tick fire in the order given.
@@ -152,10 +156,15 @@ pub struct Simulator {
 }
 
 impl Simulator {
-    pub fn new(seed: u64, policy: ScorePolicy) -> Self {
+    /// A simulator scheduling under `profile` (a [`Profile`], or a
+    /// [`ScorePolicy`] naming one). The scheduler's tie-break PRNG is
+    /// derived from `seed`.
+    pub fn new(seed: u64, profile: impl Into<Profile>) -> Self {
+        let mut cluster = Cluster::new();
+        cluster.set_scheduler_seed(Prng::new(seed ^ 0x7363_6865_6475_6c65).next_u64());
         Simulator {
-            cluster: Cluster::new(),
-            policy,
+            cluster,
+            profile: profile.into(),
             seed,
             rng: Prng::new(seed),
             script: Vec::new(),
@@ -164,8 +173,8 @@ impl Simulator {
     }
 
     /// A simulator that will play `script`; ticks start at 1.
-    pub fn with_script(seed: u64, policy: ScorePolicy, script: Vec<(u64, Event)>) -> Self {
-        let mut s = Simulator::new(seed, policy);
+    pub fn with_script(seed: u64, profile: impl Into<Profile>, script: Vec<(u64, Event)>) -> Self {
+        let mut s = Simulator::new(seed, profile);
         for (t, e) in script {
             s.insert(t, e);
         }
@@ -305,6 +314,7 @@ impl Simulator {
             Event::DeleteService(s) => c.service_endpoints(s).map(|_| ()),
             Event::Evict(p) => c.pod_by_name(p).map(|_| ()),
             Event::SetPolicy(_) => Ok(()),
+            Event::SetProfile(p) => p.validate(),
         }
     }
 
@@ -331,7 +341,12 @@ impl Simulator {
             Event::DeleteService(s) => c.delete_service(s),
             Event::Evict(p) => c.evict(p),
             Event::SetPolicy(p) => {
-                self.policy = *p;
+                self.profile = p.profile();
+                Ok(())
+            }
+            Event::SetProfile(p) => {
+                p.validate()?;
+                self.profile = p.clone();
                 Ok(())
             }
         }
@@ -366,7 +381,7 @@ impl Simulator {
             }
         }
         self.cluster.detect_failures();
-        report.reconcile = self.cluster.reconcile_to_fixed_point(self.policy);
+        report.reconcile = self.cluster.reconcile_to_fixed_point(&self.profile);
         report
     }
 
@@ -387,8 +402,9 @@ impl Simulator {
         self.seed
     }
 
-    pub fn policy(&self) -> ScorePolicy {
-        self.policy
+    /// The profile the scheduler runs under now.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
     }
 
     pub fn cluster(&self) -> &Cluster {

@@ -201,7 +201,7 @@ impl Cluster {
         } else {
             c.pending.iter().find_map(|o| {
                 let rev = self.pod(c.pods[o]).revision;
-                c.failure.get(&rev).map(|(_, m)| m.clone())
+                c.failure.get(&rev).map(|(_, m, _)| m.clone())
             })
         };
         AppStatus {
@@ -241,7 +241,7 @@ impl Cluster {
         Ok(self.controllers[p.controller.0 as usize]
             .failure
             .get(&p.revision)
-            .map(|(_, m)| m.clone()))
+            .map(|(_, m, _)| m.clone()))
     }
 
     /// Services with their endpoints (pod names), by name.

@@ -22,6 +22,7 @@
 //! at the boundary.
 
 pub mod input;
+pub mod profile;
 pub mod scenario;
 pub mod session;
 pub mod view;
@@ -64,7 +65,7 @@ fn from_js<T: DeserializeOwned>(what: &str, v: JsValue, expected: &str) -> Resul
         .map_err(|e| err(format!("{what}: {e}; expected an object {expected}")))
 }
 
-fn policy(s: &str) -> Result<shepherd::ScorePolicy, JsError> {
+fn policy(s: &str) -> Result<shepherd::Profile, JsError> {
     scenario::parse_policy(s).map_err(err)
 }
 
@@ -121,10 +122,11 @@ impl Shepherd {
         self.session.seed() as f64
     }
 
-    /// The scheduler's policy now (`binpack` or `leastloaded`).
+    /// The scheduler profile's name now (`default-scheduler`, `binpack`,
+    /// `leastloaded`, or a custom profile's schedulerName).
     #[wasm_bindgen(getter)]
     pub fn policy(&self) -> String {
-        self.session.simulator().policy().as_str().into()
+        self.session.simulator().profile().scheduler_name.clone()
     }
 
     /// Actions in the script, fired and still to come.
@@ -340,13 +342,36 @@ impl Shepherd {
         self.act(Action::Evict { pod: pod.into() })
     }
 
-    /// `binpack` or `leastloaded`, from the next tick.
+    /// A named profile (`default-scheduler`, `binpack`, `leastloaded`), from the next tick.
     #[wasm_bindgen(js_name = setPolicy)]
     pub fn set_policy(&mut self, policy_name: &str) -> Result<String, JsError> {
         policy(policy_name)?;
         self.act(Action::SetPolicy {
             policy: policy_name.into(),
         })
+    }
+
+    /// The scheduler profile now, as a KubeSchedulerConfiguration-shaped
+    /// object (what `setProfile` takes).
+    #[wasm_bindgen(getter)]
+    pub fn profile(&self) -> Result<JsValue, JsError> {
+        to_js(&profile::ProfileDoc::from_engine(
+            self.session.simulator().profile(),
+        ))
+    }
+
+    /// Switches to a profile given in full, from the next tick. Refused with
+    /// the field that is wrong (an unknown plugin, a weight outside 1 to 100,
+    /// a strategy without its shape).
+    #[wasm_bindgen(js_name = setProfile)]
+    pub fn set_profile(&mut self, doc: JsValue) -> Result<String, JsError> {
+        let doc: profile::ProfileDoc = from_js(
+            "profile",
+            doc,
+            "{schedulerName, plugins: {filter, score: [{name, weight}]}, scoringStrategy: {type, resources}}",
+        )?;
+        doc.to_engine().map_err(err)?;
+        self.act(Action::SetProfile { profile: doc })
     }
 
     /// Queues a generated cluster: `nodes` nodes and ten Deployments with

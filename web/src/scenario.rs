@@ -15,8 +15,8 @@ use shepherd::model::HOSTNAME_KEY;
 use shepherd::simulator::{Event, Prng};
 use shepherd::{
     AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec, PodTemplate,
-    Resources, RollingUpdate, ScorePolicy, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
-    TolerationOperator,
+    Profile, Resources, RollingUpdate, ScorePolicy, Selector, ServiceSpec, Taint, TaintEffect,
+    Toleration, TolerationOperator,
 };
 
 /// The format version written into every exported scenario.
@@ -259,8 +259,13 @@ pub enum Action {
     Evict {
         pod: String,
     },
+    /// Switch to a named profile: `default-scheduler`, `binpack`, `leastloaded`.
     SetPolicy {
         policy: String,
+    },
+    /// Switch to a profile given in full, KubeSchedulerConfiguration-shaped.
+    SetProfile {
+        profile: crate::profile::ProfileDoc,
     },
     /// A generated cluster: `nodes` nodes across three zones and ten
     /// Deployments with `nodes * podsPerNode` pods in all. Node shapes and pod
@@ -279,8 +284,10 @@ fn policy_name(p: ScorePolicy) -> String {
     p.as_str().into()
 }
 
-pub fn parse_policy(s: &str) -> Result<ScorePolicy, String> {
-    ScorePolicy::parse(s).map_err(|e| e.to_string())
+/// A named scheduler profile: `default-scheduler` (kube-scheduler's own),
+/// `binpack` or `leastloaded`.
+pub fn parse_policy(s: &str) -> Result<Profile, String> {
+    Profile::named(s).map_err(|e| e.to_string())
 }
 
 fn effect(s: &str) -> Result<TaintEffect, String> {
@@ -353,6 +360,7 @@ impl TemplateDoc {
         let term = |d: &TermDoc| AffinityTerm {
             selector: Selector {
                 match_labels: d.match_labels.clone(),
+                ..Default::default()
             },
             topology_key: d.topology_key.clone(),
         };
@@ -431,6 +439,14 @@ impl Action {
             Event::Evict(p) => Action::Evict { pod: p.clone() },
             Event::SetPolicy(p) => Action::SetPolicy {
                 policy: policy_name(*p),
+            },
+            Event::SetProfile(p) => match Profile::named(&p.scheduler_name) {
+                Ok(named) if named == *p => Action::SetPolicy {
+                    policy: p.scheduler_name.clone(),
+                },
+                _ => Action::SetProfile {
+                    profile: crate::profile::ProfileDoc::from_engine(p),
+                },
             },
         }
     }
@@ -516,6 +532,7 @@ impl Action {
                     name: name.clone(),
                     selector: Selector {
                         match_labels: selector.clone(),
+                        ..Default::default()
                     },
                     budget,
                 }))
@@ -525,11 +542,13 @@ impl Action {
                 name: name.clone(),
                 selector: Selector {
                     match_labels: selector.clone(),
+                    ..Default::default()
                 },
             })),
             Action::DeleteService { name } => one(Event::DeleteService(name.clone())),
             Action::Evict { pod } => one(Event::Evict(pod.clone())),
-            Action::SetPolicy { policy } => one(Event::SetPolicy(parse_policy(policy)?)),
+            Action::SetPolicy { policy } => one(Event::SetProfile(parse_policy(policy)?)),
+            Action::SetProfile { profile } => one(Event::SetProfile(profile.to_engine()?)),
             Action::Generate {
                 nodes,
                 pods_per_node,
@@ -630,11 +649,11 @@ pub fn tour() -> Scenario {
 }
 
 /// The default shape of an exported scenario with no actions.
-pub fn empty(seed: u64, policy: ScorePolicy) -> Scenario {
+pub fn empty(seed: u64, profile: &Profile) -> Scenario {
     Scenario {
         version: SCENARIO_VERSION,
         seed,
-        policy: policy_name(policy),
+        policy: profile.scheduler_name.clone(),
         tick: Some(0),
         actions: Vec::new(),
         notes: Vec::new(),

@@ -6,7 +6,7 @@
 //! not even the script.
 
 use shepherd::simulator::{Event, Simulator};
-use shepherd::{Resources, ScorePolicy};
+use shepherd::{Profile, Resources};
 
 use crate::scenario::{self, Action, Entry, Note, Scenario, MAX_ACTIONS, MAX_TICK};
 use crate::view::{self, EventsPage, ExplainView, NodeCard, Snapshot};
@@ -14,8 +14,8 @@ use crate::view::{self, EventsPage, ExplainView, NodeCard, Snapshot};
 #[derive(Clone, Debug)]
 pub struct Session {
     sim: Simulator,
-    /// The policy at tick 0; `setPolicy` actions change the simulator's.
-    policy: ScorePolicy,
+    /// The scheduler profile at tick 0; `setPolicy` actions change the simulator's.
+    profile: Profile,
     /// Every accepted action with the tick it fires at, in tick order (and in
     /// submission order within a tick, as the engine's script keeps them).
     /// With the seed and the policy, all it takes to replay this run.
@@ -24,10 +24,11 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn new(seed: u64, policy: ScorePolicy) -> Session {
+    pub fn new(seed: u64, profile: impl Into<Profile>) -> Session {
+        let profile = profile.into();
         Session {
-            sim: Simulator::new(seed, policy),
-            policy,
+            sim: Simulator::new(seed, profile.clone()),
+            profile,
             log: Vec::new(),
             notes: Vec::new(),
         }
@@ -37,10 +38,10 @@ impl Session {
     /// last action's tick when it names none).
     pub fn from_scenario(s: &Scenario) -> Result<Session, String> {
         scenario::check(s)?;
-        let policy = scenario::parse_policy(&s.policy)?;
+        let profile = scenario::parse_policy(&s.policy)?;
         let mut me = Session {
-            sim: Simulator::new(s.seed, policy),
-            policy,
+            sim: Simulator::new(s.seed, profile.clone()),
+            profile,
             log: s.actions.clone(),
             notes: s.notes.clone(),
         };
@@ -55,7 +56,7 @@ impl Session {
     pub fn tour() -> Session {
         // The tour is built in this crate and checked by its tests: it cannot fail.
         Session::from_scenario(&scenario::tour())
-            .unwrap_or_else(|_| Session::new(1, ScorePolicy::BinPack))
+            .unwrap_or_else(|_| Session::new(1, Profile::bin_pack()))
     }
 
     /// Replays from the seed to `tick`: the same script gives the same cluster.
@@ -74,7 +75,7 @@ impl Session {
                 script.push((e.tick, ev));
             }
         }
-        let mut sim = Simulator::with_script(seed, self.policy, script);
+        let mut sim = Simulator::with_script(seed, self.profile.clone(), script);
         sim.run(tick);
         self.sim = sim;
         Ok(())
@@ -137,8 +138,8 @@ impl Session {
     }
 
     /// Starts again from tick 0 with a new seed, and drops the script.
-    pub fn reset(&mut self, seed: u64, policy: ScorePolicy) {
-        *self = Session::new(seed, policy);
+    pub fn reset(&mut self, seed: u64, profile: impl Into<Profile>) {
+        *self = Session::new(seed, profile);
     }
 
     /// Checks an action against the cluster now and queues it for the next
@@ -207,7 +208,7 @@ impl Session {
 
     /// The run so far as a scenario document, at the current tick.
     pub fn scenario(&self) -> Scenario {
-        let mut s = scenario::empty(self.sim.seed(), self.policy);
+        let mut s = scenario::empty(self.sim.seed(), &self.profile);
         s.tick = Some(self.sim.tick());
         s.actions = self.log.clone();
         s.notes = self.notes.clone();
@@ -253,7 +254,7 @@ impl Session {
     pub fn explain(&self, pod: &str) -> Result<ExplainView, String> {
         self.sim
             .cluster()
-            .explain(pod, self.sim.policy())
+            .explain(pod, self.sim.profile())
             .map(ExplainView::from)
             .map_err(|e| e.to_string())
     }

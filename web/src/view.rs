@@ -117,7 +117,7 @@ pub struct Upcoming {
 pub struct Snapshot {
     pub tick: u64,
     pub seed: u64,
-    pub policy: &'static str,
+    pub policy: String,
     pub node_count: u32,
     pub ready_nodes: u32,
     pub bound_pods: u32,
@@ -318,7 +318,7 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
     Snapshot {
         tick: sim.tick(),
         seed: sim.seed(),
-        policy: sim.policy().as_str(),
+        policy: sim.profile().scheduler_name.clone(),
         node_count,
         ready_nodes,
         bound_pods: c.bound_count(),
@@ -398,11 +398,22 @@ pub struct VerdictRow {
     /// The filter plugin that rejected the node (NodeResourcesFit, TaintToleration, ...).
     pub plugin: Option<&'static str>,
     pub reasons: Vec<String>,
-    /// 0 to 100, higher is better under the policy.
-    pub score: Option<u32>,
-    /// 1 for the node the scheduler would choose.
+    /// The weighted sum of the score plugins; the highest wins.
+    pub total: Option<i64>,
+    /// 1 for the best total (equal totals share a position).
     pub position: Option<u32>,
-    pub untolerated_prefer_no_schedule: u32,
+    /// Each score plugin's raw, normalised, weight and weighted score.
+    pub scores: Vec<PluginScoreRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginScoreRow {
+    pub plugin: &'static str,
+    pub raw: i64,
+    pub normalized: i64,
+    pub weight: i64,
+    pub weighted: i64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -413,8 +424,12 @@ pub struct ExplainView {
     pub bound_to: Option<String>,
     pub cpu: u64,
     pub memory: u64,
-    pub policy: &'static str,
+    /// The scheduler profile's name (`default-scheduler`, `binpack`, ...).
+    pub policy: String,
     pub summary: String,
+    /// The plugin whose weighted score separates the best node from the
+    /// runner-up, and by how much.
+    pub decided_by: Option<(String, i64)>,
     pub feasible: u32,
     /// Feasible nodes in the scheduler's order, then the rejected ones by node id.
     pub nodes: Vec<VerdictRow>,
@@ -430,9 +445,19 @@ impl From<Explanation> for ExplainView {
                 feasible: v.feasible,
                 plugin: v.plugin,
                 reasons: v.reasons,
-                score: v.score,
+                total: v.total,
                 position: v.position,
-                untolerated_prefer_no_schedule: v.untolerated_prefer_no_schedule,
+                scores: v
+                    .scores
+                    .into_iter()
+                    .map(|s| PluginScoreRow {
+                        plugin: s.plugin,
+                        raw: s.raw,
+                        normalized: s.normalized,
+                        weight: s.weight,
+                        weighted: s.weighted,
+                    })
+                    .collect(),
             })
             .collect();
         // Stable: rejected nodes keep their id order.
@@ -443,8 +468,9 @@ impl From<Explanation> for ExplainView {
             bound_to: x.bound_to,
             cpu: x.requests.cpu_millis,
             memory: x.requests.memory_mib,
-            policy: x.policy.as_str(),
+            policy: x.profile,
             summary: x.summary,
+            decided_by: x.decided_by,
             feasible: nodes.iter().filter(|v| v.feasible).count() as u32,
             nodes,
         }

@@ -390,7 +390,7 @@ fn explain_gives_every_nodes_verdict() {
     assert!(x.nodes.iter().any(|v| v.plugin == Some("InterPodAffinity")));
     let bound = s.explain("web-0").expect("web-0 exists");
     assert_eq!(bound.bound_to.as_deref(), Some("node-1"));
-    assert!(bound.nodes[0].position == Some(1) && bound.nodes[0].score.is_some());
+    assert!(bound.nodes[0].position == Some(1) && bound.nodes[0].total.is_some());
     assert!(s.explain("nope-1").is_err());
 }
 

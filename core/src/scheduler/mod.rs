@@ -1,0 +1,1376 @@
+//! The scheduling framework, shaped as kube-scheduler's: for each pending pod
+//! a cycle runs filter → score → normalise → weigh → select → bind under a
+//! [`Profile`] (which plugins, which weights, which arguments).
+//!
+//! The cycle follows kube-scheduler step by step:
+//! - **Filter**, in the profile's plugin order (NodeReady first, Shepherd's
+//!   stand-in for the not-ready taint), over the nodes starting where the
+//!   previous cycle stopped, until `numFeasibleNodesToFind` feasible nodes are
+//!   found (percentageOfNodesToScore) or every node was visited.
+//! - A single feasible node is chosen without scoring, as kube-scheduler does.
+//! - **Score**: each enabled score plugin gives every feasible node a raw
+//!   score, **normalises** it (each plugin its own way), and the framework
+//!   **weighs** it (score x weight) and sums.
+//! - **Select**: the highest total; equal totals are settled uniformly at
+//!   random from the cluster's seeded PRNG (reservoir sampling, as
+//!   kube-scheduler's selectHost), or by the lowest node id.
+//!
+//! The speed lives here, never in the plugins: pods of one Deployment
+//! revision are identical, so a batch shares its pre-filter and pre-score
+//! state (spread counts, static verdicts) and keeps it up to date bind by
+//! bind. When every score of a batch depends on its node alone and the
+//! profile scores every node with lowest-id ties (the teaching profiles),
+//! the batch is scheduled from one scan into a heap and each bind re-scores
+//! only its node, which chooses exactly what the cycle would.
+
+pub mod plugins;
+pub mod profile;
+
+use alloc::borrow::Cow;
+use alloc::collections::{BTreeMap, BinaryHeap};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+
+use crate::cluster::{Cluster, ControllerId, NodeId, Revision};
+use crate::events::{EventType, Message, ObjectRef, Reason};
+use crate::model::{Resources, WhenUnsatisfiable, HOSTNAME_KEY};
+use plugins::{
+    inter_pod_affinity as ipa, node_affinity, node_resources_balanced_allocation as balanced,
+    node_resources_fit as fit, node_unschedulable, pod_topology_spread as spread, taint_toleration,
+};
+pub use profile::{
+    Plugin, Profile, Resource, ScoringStrategy, ScoringStrategyType, TieBreak,
+    UtilizationShapePoint,
+};
+
+/// Called after every single bind with the cluster, the pod and its node:
+/// how the gate checks invariants bind by bind.
+pub type OnBind<'a> = dyn FnMut(&Cluster, &str, NodeId) + 'a;
+
+/// Why a filter rejected a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unfit {
+    NotReady,
+    Unschedulable,
+    NodeAffinity,
+    /// An untolerated NoSchedule or NoExecute taint: `key: value`.
+    Taint {
+        key: String,
+        value: String,
+    },
+    Insufficient {
+        cpu: bool,
+        memory: bool,
+        pods: bool,
+    },
+    SpreadMissingLabel,
+    SpreadSkew,
+    PodAffinity,
+    PodAntiAffinity,
+    ExistingAntiAffinity,
+}
+
+impl Unfit {
+    /// The reasons as Kubernetes words them in a FailedScheduling message.
+    pub fn reasons(&self) -> Vec<String> {
+        let one = |s: &str| vec![s.to_string()];
+        match self {
+            Unfit::NotReady => one("node(s) were not ready"),
+            Unfit::Unschedulable => one(node_unschedulable::REASON),
+            Unfit::NodeAffinity => one(node_affinity::REASON),
+            Unfit::Taint { key, value } => {
+                vec![format!("node(s) had untolerated taint {{{key}: {value}}}")]
+            }
+            Unfit::Insufficient { cpu, memory, pods } => {
+                let mut v = Vec::new();
+                if *pods {
+                    v.push(fit::TOO_MANY_PODS.to_string());
+                }
+                if *cpu {
+                    v.push("Insufficient cpu".to_string());
+                }
+                if *memory {
+                    v.push("Insufficient memory".to_string());
+                }
+                v
+            }
+            Unfit::SpreadMissingLabel => one(spread::REASON_MISSING_LABEL),
+            Unfit::SpreadSkew => one(spread::REASON_SKEW),
+            Unfit::PodAffinity => one(ipa::REASON_AFFINITY),
+            Unfit::PodAntiAffinity => one(ipa::REASON_ANTI_AFFINITY),
+            Unfit::ExistingAntiAffinity => one(ipa::REASON_EXISTING_ANTI_AFFINITY),
+        }
+    }
+
+    /// The filter plugin that rejected, by its Kubernetes name.
+    pub fn plugin(&self) -> &'static str {
+        match self {
+            Unfit::NotReady => "NodeReady",
+            Unfit::Unschedulable => Plugin::NodeUnschedulable.name(),
+            Unfit::NodeAffinity => Plugin::NodeAffinity.name(),
+            Unfit::Taint { .. } => Plugin::TaintToleration.name(),
+            Unfit::Insufficient { .. } => Plugin::NodeResourcesFit.name(),
+            Unfit::SpreadMissingLabel | Unfit::SpreadSkew => Plugin::PodTopologySpread.name(),
+            Unfit::PodAffinity | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
+                Plugin::InterPodAffinity.name()
+            }
+        }
+    }
+}
+
+/// Which pods a spread constraint counts.
+#[derive(Clone, Debug)]
+enum SpreadSelector {
+    /// The system default constraints: the pods of the same ReplicaSet (the
+    /// Deployment's selector plus pod-template-hash), which every Service
+    /// selecting the pod also selects.
+    SameRevision,
+    /// An explicit labelSelector, counted through an interned hostname term.
+    Term(u32),
+}
+
+/// One topology spread constraint of a batch, with its counts.
+#[derive(Clone, Debug)]
+struct Spread {
+    max_skew: i64,
+    min_domains: u32,
+    /// The topology index, `None` for the hostname key (a node is its own domain).
+    topo: Option<u32>,
+    self_match: bool,
+    /// Matching pods on each node, by node id.
+    per_node: Vec<u32>,
+    /// Matching pods per domain over the eligible nodes, by domain.
+    per_domain: Vec<i64>,
+    /// Eligible nodes per domain (a domain exists while this is above 0).
+    domain_nodes: Vec<u32>,
+    /// Count of present domains at each matching count: its first key is the
+    /// global minimum (filter side only).
+    counts: BTreeMap<i64, u32>,
+}
+
+/// What a batch of identical pods shares: the revision, its pre-filter and
+/// pre-score state, and scratch buffers.
+struct Batch {
+    c: ControllerId,
+    rev_no: u32,
+    rev: Revision,
+    req: Resources,
+    nonzero: Resources,
+    /// Per node: 0 not computed, 1 passes the static filters, 2 fails them.
+    static_ok: Vec<u8>,
+    /// Per node: whether it counts for spreading (nodeAffinityPolicy Honor).
+    inclusion: Vec<u8>,
+    hard: Vec<Spread>,
+    soft: Vec<Spread>,
+    /// Soft constraints ignore nodes lacking a key unless system-defaulted.
+    soft_require_all: bool,
+    inter_pod_filter: bool,
+    ipa_score: bool,
+    node_affinity_score: bool,
+    best_effort: bool,
+    live_nodes: u32,
+    // Scratch, reused pod after pod.
+    feasible: Vec<u32>,
+    raw: Vec<i64>,
+    totals: Vec<i64>,
+    spread_raw: Vec<Option<i64>>,
+    stamp: Vec<u32>,
+    stamp_now: u32,
+}
+
+/// The record of the last scheduling cycle, for tests and explanations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CycleRecord {
+    /// The node slot the filter started from.
+    pub start: u32,
+    /// The feasible nodes that were scored, in visiting order.
+    pub scored: Vec<NodeId>,
+    /// Their weighted totals, in the same order (empty when one node was feasible).
+    pub totals: Vec<i64>,
+    pub chosen: Option<NodeId>,
+}
+
+/// One score plugin's part in a node's total.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PluginScore {
+    pub plugin: &'static str,
+    /// The plugin's Score, before normalisation.
+    pub raw: i64,
+    /// After NormalizeScore, 0..=100.
+    pub normalized: i64,
+    pub weight: i64,
+    /// normalized x weight: what the total adds.
+    pub weighted: i64,
+}
+
+/// One node's verdict for one pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeVerdict {
+    pub node: String,
+    pub feasible: bool,
+    /// The filter plugin that rejected the node, if one did.
+    pub plugin: Option<&'static str>,
+    pub reasons: Vec<String>,
+    /// Each score plugin's raw, normalised and weighted score (feasible nodes).
+    pub scores: Vec<PluginScore>,
+    /// The weighted sum; the highest wins.
+    pub total: Option<i64>,
+    /// 1 for the best total; equal totals share a position.
+    pub position: Option<u32>,
+}
+
+/// Why a pod is where it is, or why it is not anywhere.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    pub pod: String,
+    pub phase: &'static str,
+    pub bound_to: Option<String>,
+    pub requests: Resources,
+    pub profile: String,
+    pub summary: String,
+    /// Between the best node and the runner-up: the plugin whose weighted
+    /// score separates them most, and by how much.
+    pub decided_by: Option<(String, i64)>,
+    pub nodes: Vec<NodeVerdict>,
+}
+
+impl Cluster {
+    /// The record of the last scheduling cycle.
+    pub fn last_cycle(&self) -> &CycleRecord {
+        &self.last_cycle
+    }
+
+    fn new_batch(&mut self, c: ControllerId, rev_no: u32, profile: &Profile) -> Batch {
+        // The revision is cloned out so binds can mutate the cluster; it is small.
+        let rev = self.controllers[c.0 as usize].revisions[rev_no as usize - 1].clone();
+        let tpl = &rev.template;
+        let n = self.nodes.len();
+        let req = tpl.requests;
+        let live_nodes = self.nodes.iter().filter(|s| !s.removed).count() as u32;
+        let mut b = Batch {
+            c,
+            rev_no,
+            req,
+            nonzero: req.non_zero(),
+            static_ok: vec![0; n],
+            inclusion: Vec::new(),
+            hard: Vec::new(),
+            soft: Vec::new(),
+            soft_require_all: !tpl.topology_spread.is_empty(),
+            inter_pod_filter: profile.filter_enabled(Plugin::InterPodAffinity)
+                && (!rev.affinity_ids.is_empty()
+                    || !rev.anti_ids.is_empty()
+                    || !rev.matching_terms.is_empty()),
+            ipa_score: false,
+            node_affinity_score: !tpl.node_affinity.preferred.is_empty()
+                && profile.weight(Plugin::NodeAffinity).is_some(),
+            best_effort: req.is_zero(),
+            live_nodes,
+            feasible: Vec::new(),
+            raw: Vec::new(),
+            totals: Vec::new(),
+            spread_raw: Vec::new(),
+            stamp: Vec::new(),
+            stamp_now: 0,
+            rev,
+        };
+        b.ipa_score = profile.weight(Plugin::InterPodAffinity).is_some()
+            && (!b.rev.preferred_ids.is_empty()
+                || !b.rev.preferred_anti_ids.is_empty()
+                || b.rev
+                    .matching_terms
+                    .iter()
+                    .any(|&t| self.terms[t as usize].carriers > 0)
+                || self.template_carries_self_terms(&b.rev));
+        self.init_spread(&mut b, profile);
+        b
+    }
+
+    /// Whether the template's own terms match its labels, so that binding
+    /// its pods changes the InterPodAffinity scores of the next ones.
+    fn template_carries_self_terms(&self, rev: &Revision) -> bool {
+        rev.carries_terms()
+            && rev.matching_terms.iter().any(|t| {
+                rev.affinity_ids.contains(t)
+                    || rev.anti_ids.contains(t)
+                    || rev.preferred_ids.iter().any(|(p, _)| p == t)
+                    || rev.preferred_anti_ids.iter().any(|(p, _)| p == t)
+            })
+    }
+
+    fn init_spread(&mut self, b: &mut Batch, profile: &Profile) {
+        let tpl = b.rev.template.clone();
+        let hard_on = profile.filter_enabled(Plugin::PodTopologySpread);
+        let soft_on = profile.weight(Plugin::PodTopologySpread).is_some();
+        let mut hard = Vec::new();
+        let mut soft = Vec::new();
+        if tpl.topology_spread.is_empty() {
+            if soft_on && profile.system_default_spreading {
+                soft.push((
+                    3,
+                    HOSTNAME_KEY.to_string(),
+                    SpreadSelector::SameRevision,
+                    true,
+                    0,
+                ));
+                soft.push((
+                    5,
+                    spread::ZONE_KEY.to_string(),
+                    SpreadSelector::SameRevision,
+                    true,
+                    0,
+                ));
+            }
+        } else {
+            for c in &tpl.topology_spread {
+                let term = crate::model::AffinityTerm::new(c.selector.clone(), None);
+                let t = self.term_id(&term);
+                let self_match = c.selector.matches(&tpl.labels);
+                let entry = (
+                    c.max_skew as i64,
+                    c.topology_key.clone(),
+                    SpreadSelector::Term(t),
+                    self_match,
+                    c.min_domains.unwrap_or(0),
+                );
+                match c.when_unsatisfiable {
+                    WhenUnsatisfiable::DoNotSchedule if hard_on => hard.push(entry),
+                    WhenUnsatisfiable::ScheduleAnyway if soft_on => soft.push(entry),
+                    _ => {}
+                }
+            }
+        }
+        if hard.is_empty() && soft.is_empty() {
+            return;
+        }
+        let n = self.nodes.len();
+        // nodeAffinityPolicy Honor: only nodes the pod's nodeSelector and
+        // required node affinity admit count toward spreading.
+        b.inclusion = (0..n)
+            .map(|i| {
+                let s = &self.nodes[i].spec;
+                (!self.nodes[i].removed
+                    && node_affinity::filter(
+                        &s.name,
+                        &s.labels,
+                        &tpl.node_selector,
+                        &tpl.node_affinity,
+                    )) as u8
+            })
+            .collect();
+        let build = |this: &mut Cluster, list: Vec<(i64, String, SpreadSelector, bool, u32)>| {
+            let mut out = Vec::new();
+            let topos: Vec<Option<u32>> = list
+                .iter()
+                .map(|(_, k, _, _, _)| (k != HOSTNAME_KEY).then(|| this.topology_id(k)))
+                .collect();
+            for ((max_skew, _, sel, self_match, min_domains), topo) in list.into_iter().zip(topos) {
+                let mut per_node = vec![0u32; n];
+                match sel {
+                    SpreadSelector::SameRevision => {
+                        let ctl = &this.controllers[b.c.0 as usize];
+                        for &k in ctl.pods.values() {
+                            let p = this.pod(k);
+                            if p.revision == b.rev_no {
+                                if let Some(node) = p.node {
+                                    per_node[node.0 as usize] += 1;
+                                }
+                            }
+                        }
+                    }
+                    SpreadSelector::Term(t) => {
+                        let ts = &this.terms[t as usize];
+                        for (i, c) in per_node.iter_mut().enumerate() {
+                            *c = ts.matching_in(i as u32);
+                        }
+                    }
+                }
+                out.push(Spread {
+                    max_skew,
+                    min_domains,
+                    topo,
+                    self_match,
+                    per_node,
+                    per_domain: Vec::new(),
+                    domain_nodes: Vec::new(),
+                    counts: BTreeMap::new(),
+                });
+            }
+            out
+        };
+        b.hard = build(self, hard);
+        b.soft = build(self, soft);
+        // Domain counts over the eligible nodes: those the policy includes
+        // and that carry every key of their list.
+        let require_all_soft = b.soft_require_all;
+        for (list, require_all) in [(&mut b.hard, true), (&mut b.soft, require_all_soft)] {
+            let topos: Vec<Option<u32>> = list.iter().map(|s| s.topo).collect();
+            for i in 0..n {
+                if b.inclusion[i] == 0 {
+                    continue;
+                }
+                let node = NodeId(i as u32);
+                if require_all
+                    && topos
+                        .iter()
+                        .any(|t| t.is_some_and(|t| self.domain(t, node).is_none()))
+                {
+                    continue;
+                }
+                for s in list.iter_mut() {
+                    let d = match s.topo {
+                        None => Some(i as u32),
+                        Some(t) => self.domain(t, node),
+                    };
+                    if let Some(d) = d {
+                        let d = d as usize;
+                        if s.per_domain.len() <= d {
+                            s.per_domain.resize(d + 1, 0);
+                            s.domain_nodes.resize(d + 1, 0);
+                        }
+                        s.per_domain[d] += s.per_node[i] as i64;
+                        s.domain_nodes[d] += 1;
+                    }
+                }
+            }
+        }
+        for s in b.hard.iter_mut() {
+            for (d, &nodes) in s.domain_nodes.iter().enumerate() {
+                if nodes > 0 {
+                    *s.counts.entry(s.per_domain[d]).or_default() += 1;
+                }
+            }
+        }
+    }
+
+    /// Updates a batch's spread counts after one of its pods bound to `n`.
+    fn spread_bound(&self, b: &mut Batch, n: NodeId) {
+        let i = n.0 as usize;
+        let require_all_soft = b.soft_require_all;
+        for (list, require_all, hard) in [
+            (&mut b.hard, true, true),
+            (&mut b.soft, require_all_soft, false),
+        ] {
+            let eligible = b.inclusion.get(i).copied().unwrap_or(0) == 1
+                && (!require_all
+                    || list
+                        .iter()
+                        .all(|s| s.topo.map_or(true, |t| self.domain(t, n).is_some())));
+            for s in list.iter_mut() {
+                if !s.self_match {
+                    continue;
+                }
+                s.per_node[i] += 1;
+                if !eligible {
+                    continue;
+                }
+                let d = match s.topo {
+                    None => Some(n.0),
+                    Some(t) => self.domain(t, n),
+                };
+                if let Some(d) = d {
+                    let d = d as usize;
+                    let old = s.per_domain[d];
+                    s.per_domain[d] += 1;
+                    if hard {
+                        if let Some(c) = s.counts.get_mut(&old) {
+                            *c -= 1;
+                            if *c == 0 {
+                                s.counts.remove(&old);
+                            }
+                        }
+                        *s.counts.entry(old + 1).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The filters that depend only on the node and the template, in the
+    /// profile's order (NodeReady always first).
+    fn static_filter(&self, n: NodeId, rev: &Revision, profile: &Profile) -> Result<(), Unfit> {
+        let node = &self.nodes[n.0 as usize];
+        if !node.ready {
+            return Err(Unfit::NotReady);
+        }
+        let tpl = &rev.template;
+        for p in &profile.filters {
+            match p {
+                Plugin::NodeUnschedulable => {
+                    if !node_unschedulable::filter(node.cordoned, &tpl.tolerations) {
+                        return Err(Unfit::Unschedulable);
+                    }
+                }
+                Plugin::TaintToleration => {
+                    if let Some(t) =
+                        taint_toleration::first_untolerated(&node.spec.taints, &tpl.tolerations)
+                    {
+                        return Err(Unfit::Taint {
+                            key: t.key.clone(),
+                            value: t.value.clone(),
+                        });
+                    }
+                }
+                Plugin::NodeAffinity => {
+                    let s = &node.spec;
+                    if !node_affinity::filter(
+                        &s.name,
+                        &s.labels,
+                        &tpl.node_selector,
+                        &tpl.node_affinity,
+                    ) {
+                        return Err(Unfit::NodeAffinity);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The filters that change as pods come and go: resources, topology
+    /// spread and inter-pod (anti-)affinity.
+    fn dynamic_filter(&self, n: NodeId, b: &Batch, profile: &Profile) -> Result<(), Unfit> {
+        let i = n.0 as usize;
+        let h = &self.hot[i];
+        for p in &profile.filters {
+            match p {
+                Plugin::NodeResourcesFit => {
+                    let (cpu, memory, pods) = fit::insufficient(
+                        (b.req.cpu_millis, b.req.memory_mib),
+                        (h.allocated.cpu_millis, h.allocated.memory_mib),
+                        (h.capacity.cpu_millis, h.capacity.memory_mib),
+                        self.nodes[i].pods.len() as u32,
+                        self.nodes[i].spec.max_pods,
+                    );
+                    if cpu || memory || pods {
+                        return Err(Unfit::Insufficient { cpu, memory, pods });
+                    }
+                }
+                Plugin::PodTopologySpread => {
+                    for s in &b.hard {
+                        let d = match s.topo {
+                            None => n.0,
+                            Some(t) => self.domain(t, n).ok_or(Unfit::SpreadMissingLabel)?,
+                        };
+                        let domains = s.domain_nodes.iter().filter(|&&c| c > 0).count() as u32;
+                        let min = if domains < s.min_domains {
+                            0
+                        } else {
+                            s.counts.keys().next().copied().unwrap_or(0)
+                        };
+                        let matching = s.per_domain.get(d as usize).copied().unwrap_or(0);
+                        if !spread::skew_ok(matching, s.self_match, min, s.max_skew) {
+                            return Err(Unfit::SpreadSkew);
+                        }
+                    }
+                }
+                Plugin::InterPodAffinity if b.inter_pod_filter => {
+                    self.inter_pod_filter(n, &b.rev)?
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn inter_pod_filter(&self, n: NodeId, rev: &Revision) -> Result<(), Unfit> {
+        if !rev.affinity_ids.is_empty() {
+            // Every term's domain must hold a pod matching all terms...
+            let mut exist = true;
+            for &t in &rev.affinity_ids {
+                let ts = &self.terms[t as usize];
+                match self.domain(ts.topo, n) {
+                    Some(d) => exist &= ts.matching_in(d) > 0,
+                    None => return Err(Unfit::PodAffinity),
+                }
+            }
+            // ...unless no such pod sits in any domain yet and the pod
+            // matches its own terms: the first of its group.
+            if !exist {
+                let none_anywhere = rev
+                    .affinity_ids
+                    .iter()
+                    .all(|&t| self.terms[t as usize].matching_total == 0);
+                let first = none_anywhere
+                    && rev.affinity_ids.first().is_some_and(|&t| {
+                        self.terms[t as usize]
+                            .term
+                            .selector
+                            .matches(&rev.template.labels)
+                    });
+                if !first {
+                    return Err(Unfit::PodAffinity);
+                }
+            }
+        }
+        for &t in &rev.anti_ids {
+            let ts = &self.terms[t as usize];
+            if let Some(d) = self.domain(ts.topo, n) {
+                if ts.matching_in(d) > 0 {
+                    return Err(Unfit::PodAntiAffinity);
+                }
+            }
+        }
+        for &t in &rev.matching_terms {
+            let ts = &self.terms[t as usize];
+            if ts.owners.is_empty() {
+                continue;
+            }
+            if let Some(d) = self.domain(ts.topo, n) {
+                if ts.owners_in(d) > 0 {
+                    return Err(Unfit::ExistingAntiAffinity);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every filter, for one node.
+    fn filter_node(&mut self, n: NodeId, b: &mut Batch, profile: &Profile) -> Result<(), Unfit> {
+        let i = n.0 as usize;
+        let h = self.hot[i];
+        // The packed mirror decides most nodes without reading the node.
+        let plain = h.schedulable
+            && !h.hard_taints
+            && b.rev.template.node_selector.is_empty()
+            && b.rev.template.node_affinity.required.is_none();
+        if !plain {
+            match b.static_ok[i] {
+                1 => {}
+                2 => return self.static_filter(n, &b.rev, profile),
+                _ => {
+                    let r = self.static_filter(n, &b.rev, profile);
+                    b.static_ok[i] = if r.is_ok() { 1 } else { 2 };
+                    r?;
+                }
+            }
+        }
+        self.dynamic_filter(n, b, profile)
+    }
+
+    /// Schedules every pending pod, Deployment by Deployment in creation
+    /// order, revision by revision (the current one first), lowest ordinal
+    /// first. Returns the binds.
+    pub(crate) fn schedule_pending(
+        &mut self,
+        profile: &Profile,
+        mut on_bind: Option<&mut OnBind<'_>>,
+    ) -> u32 {
+        if self.pending_total == 0 {
+            return 0;
+        }
+        let mut bound = 0;
+        for c in 0..self.controllers.len() {
+            let ctl = &self.controllers[c];
+            if ctl.pending.is_empty() || ctl.deleted {
+                continue;
+            }
+            if let Some((cap, bind)) = ctl.blocked {
+                let helped = cap != self.capacity_epoch
+                    || (bind != self.bind_epoch && self.controller_depends_on_binds(c));
+                if !helped {
+                    continue;
+                }
+            }
+            let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+            for &o in &ctl.pending {
+                let k = ctl.pods[&o];
+                groups.entry(self.pod(k).revision).or_default().push(k);
+            }
+            let cur = ctl.current;
+            let mut order: Vec<u32> = groups.keys().copied().filter(|&r| r != cur).collect();
+            if groups.contains_key(&cur) {
+                order.insert(0, cur);
+            }
+            let mut left_pending = false;
+            for r in order {
+                let keys = groups.remove(&r).unwrap_or_default();
+                let (b, left) = self.schedule_batch(
+                    ControllerId(c as u32),
+                    r,
+                    &keys,
+                    profile,
+                    on_bind.as_deref_mut(),
+                );
+                bound += b;
+                left_pending |= left;
+            }
+            self.controllers[c].blocked = if left_pending {
+                Some((self.capacity_epoch, self.bind_epoch))
+            } else {
+                None
+            };
+        }
+        bound
+    }
+
+    /// Whether a bind elsewhere can make this controller's blocked pods
+    /// schedulable: required pod affinity (a group's pods arrive) and hard
+    /// spread constraints (the global minimum rises).
+    fn controller_depends_on_binds(&self, c: usize) -> bool {
+        self.controllers[c].revisions.iter().any(|r| {
+            !r.affinity_ids.is_empty()
+                || r.template
+                    .topology_spread
+                    .iter()
+                    .any(|s| s.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule)
+        })
+    }
+
+    /// Whether every enabled score of this batch depends on its node alone
+    /// (or is the same for every node), and the profile scores every node
+    /// with lowest-id ties: then a heap of nodes chooses what the cycle would.
+    fn heap_path(&self, b: &Batch, profile: &Profile) -> bool {
+        if profile.tie_break != TieBreak::LowestNodeId
+            || profile.feasible_nodes_to_find(b.live_nodes) < b.live_nodes
+            || !b.hard.is_empty()
+            || !b.soft.is_empty()
+            || b.ipa_score
+            || b.node_affinity_score
+        {
+            return false;
+        }
+        profile.scores.iter().all(|(p, _)| match p {
+            Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation => true,
+            Plugin::NodeAffinity | Plugin::InterPodAffinity | Plugin::PodTopologySpread => true,
+            Plugin::TaintToleration => false,
+            Plugin::NodeUnschedulable => true,
+        })
+    }
+
+    /// The node-local part of a node's total: NodeResourcesFit and
+    /// NodeResourcesBalancedAllocation, weighted.
+    fn local_total(&self, n: NodeId, b: &Batch, profile: &Profile) -> i64 {
+        let mut total = 0;
+        for &(p, w) in &profile.scores {
+            match p {
+                Plugin::NodeResourcesFit => total += w * self.fit_score(n, b, profile),
+                Plugin::NodeResourcesBalancedAllocation => total += w * self.balanced_score(n, b),
+                _ => {}
+            }
+        }
+        total
+    }
+
+    fn fit_score(&self, n: NodeId, b: &Batch, profile: &Profile) -> i64 {
+        let h = &self.hot[n.0 as usize];
+        let mut req = [0i64; 2];
+        let mut alloc = [0i64; 2];
+        for (i, (r, _)) in profile.fit.resources.iter().enumerate().take(2) {
+            let (have, add, cap) = match r {
+                Resource::Cpu => (
+                    h.nonzero.cpu_millis,
+                    b.nonzero.cpu_millis,
+                    h.capacity.cpu_millis,
+                ),
+                Resource::Memory => (
+                    h.nonzero.memory_mib,
+                    b.nonzero.memory_mib,
+                    h.capacity.memory_mib,
+                ),
+            };
+            req[i] = (have + add) as i64;
+            alloc[i] = cap as i64;
+        }
+        let k = profile.fit.resources.len().min(2);
+        fit::score(&profile.fit, &req[..k], &alloc[..k])
+    }
+
+    fn balanced_score(&self, n: NodeId, b: &Batch) -> i64 {
+        if b.best_effort {
+            return 0;
+        }
+        let h = &self.hot[n.0 as usize];
+        balanced::score(
+            &[
+                (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
+                (h.allocated.memory_mib + b.req.memory_mib) as i64,
+            ],
+            &[h.capacity.cpu_millis as i64, h.capacity.memory_mib as i64],
+        )
+    }
+
+    fn schedule_batch(
+        &mut self,
+        c: ControllerId,
+        rev_no: u32,
+        keys: &[u32],
+        profile: &Profile,
+        on_bind: Option<&mut OnBind<'_>>,
+    ) -> (u32, bool) {
+        let mut b = self.new_batch(c, rev_no, profile);
+        let (bound, done) = if self.heap_path(&b, profile) {
+            self.schedule_batch_heap(&mut b, keys, profile, on_bind)
+        } else {
+            self.schedule_batch_cycles(&mut b, keys, profile, on_bind)
+        };
+        if done < keys.len() {
+            self.report_unschedulable(&mut b, &keys[done..], profile);
+            return (bound, true);
+        }
+        (bound, false)
+    }
+
+    fn bind_observed(&mut self, k: u32, n: NodeId, on_bind: &mut Option<&mut OnBind<'_>>) {
+        self.bind(k, n);
+        if let Some(f) = on_bind.as_deref_mut() {
+            let p = self.pod(k);
+            f(self, &self.pod_name(p.controller, p.ordinal), n);
+        }
+    }
+
+    /// The teaching profiles' path: one scan into a heap, then each bind
+    /// re-scores only its node (the only one whose score changed).
+    fn schedule_batch_heap(
+        &mut self,
+        b: &mut Batch,
+        keys: &[u32],
+        profile: &Profile,
+        mut on_bind: Option<&mut OnBind<'_>>,
+    ) -> (u32, usize) {
+        const TOP: i64 = 1 << 30;
+        let key_of = |total: i64, n: NodeId| ((TOP - total) as u64) << 32 | n.0 as u64;
+        let mut heap_keys: Vec<u64> = Vec::with_capacity(self.nodes.len());
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].removed {
+                continue;
+            }
+            let h = &self.hot[i];
+            let n = NodeId(i as u32);
+            if h.schedulable && (!b.req.fits_in(&h.free) || h.pods_free == 0) {
+                continue;
+            }
+            if self.filter_node(n, b, profile).is_err() {
+                continue;
+            }
+            heap_keys.push(key_of(self.local_total(n, b, profile), n));
+        }
+        // Without inter-pod terms only the bound node's score changes, so the
+        // k pods of the batch land within the k best nodes: keep just those.
+        if !b.inter_pod_filter && heap_keys.len() > keys.len() {
+            heap_keys.select_nth_unstable(keys.len() - 1);
+            heap_keys.truncate(keys.len());
+        }
+        let mut heap: BinaryHeap<Reverse<u64>> = heap_keys.into_iter().map(Reverse).collect();
+        let (mut bound, mut i) = (0, 0);
+        while i < keys.len() {
+            let Some(Reverse(key)) = heap.pop() else {
+                break;
+            };
+            let n = NodeId(key as u32);
+            // Only this batch's own binds can have changed feasibility since
+            // the node was pushed (inter-pod terms, pods count); check again.
+            if self.dynamic_filter(n, b, profile).is_err() {
+                continue;
+            }
+            self.last_cycle = CycleRecord {
+                start: 0,
+                scored: Vec::new(),
+                totals: Vec::new(),
+                chosen: Some(n),
+            };
+            self.bind_observed(keys[i], n, &mut on_bind);
+            bound += 1;
+            i += 1;
+            if self.dynamic_filter(n, b, profile).is_ok() {
+                heap.push(Reverse(key_of(self.local_total(n, b, profile), n)));
+            }
+        }
+        (bound, i)
+    }
+
+    /// kube-scheduler's cycle, pod by pod.
+    fn schedule_batch_cycles(
+        &mut self,
+        b: &mut Batch,
+        keys: &[u32],
+        profile: &Profile,
+        mut on_bind: Option<&mut OnBind<'_>>,
+    ) -> (u32, usize) {
+        let mut bound = 0;
+        for (i, &k) in keys.iter().enumerate() {
+            match self.cycle(b, profile) {
+                Some(n) => {
+                    self.bind_observed(k, n, &mut on_bind);
+                    self.spread_bound(b, n);
+                    bound += 1;
+                }
+                None => return (bound, i),
+            }
+        }
+        (bound, keys.len())
+    }
+
+    /// One scheduling cycle for one pod of the batch: the chosen node.
+    fn cycle(&mut self, b: &mut Batch, profile: &Profile) -> Option<NodeId> {
+        let slots = self.nodes.len() as u32;
+        if slots == 0 {
+            return None;
+        }
+        let to_find = profile.feasible_nodes_to_find(b.live_nodes) as usize;
+        let start = self.next_start_node % slots;
+        let mut feasible = core::mem::take(&mut b.feasible);
+        feasible.clear();
+        let mut visited = 0;
+        for step in 0..slots {
+            let i = (start + step) % slots;
+            visited = step + 1;
+            if self.nodes[i as usize].removed {
+                continue;
+            }
+            let h = &self.hot[i as usize];
+            // Cheap refusals first; the full filter names the reason later if needed.
+            if h.schedulable && (!b.req.fits_in(&h.free) || h.pods_free == 0) {
+                continue;
+            }
+            if self.filter_node(NodeId(i), b, profile).is_ok() {
+                feasible.push(i);
+                if feasible.len() == to_find {
+                    break;
+                }
+            }
+        }
+        self.next_start_node = (start + visited) % slots;
+        let chosen = match feasible.len() {
+            0 => None,
+            1 => Some(NodeId(feasible[0])),
+            _ => {
+                self.score_feasible(b, &feasible, profile, None);
+                Some(NodeId(feasible[self.select(&b.totals, profile)]))
+            }
+        };
+        self.last_cycle = CycleRecord {
+            start,
+            scored: feasible.iter().map(|&i| NodeId(i)).collect(),
+            totals: if feasible.len() > 1 {
+                b.totals.clone()
+            } else {
+                Vec::new()
+            },
+            chosen,
+        };
+        b.feasible = feasible;
+        chosen
+    }
+
+    /// selectHost: the highest total; ties by the profile's rule.
+    fn select(&mut self, totals: &[i64], profile: &Profile) -> usize {
+        let mut best = 0;
+        let mut ties = 0u64;
+        for (i, &t) in totals.iter().enumerate() {
+            if i == 0 || t > totals[best] {
+                best = i;
+                ties = 1;
+            } else if t == totals[best] {
+                ties += 1;
+                if profile.tie_break == TieBreak::Random && self.rng.below(ties) == 0 {
+                    best = i;
+                }
+            }
+        }
+        best
+    }
+
+    /// Scores the feasible nodes into `b.totals`; with `detail`, also each
+    /// plugin's raw and normalised scores per node.
+    fn score_feasible(
+        &mut self,
+        b: &mut Batch,
+        feasible: &[u32],
+        profile: &Profile,
+        mut detail: Option<&mut Vec<Vec<PluginScore>>>,
+    ) {
+        let m = feasible.len();
+        b.totals.clear();
+        b.totals.resize(m, 0);
+        if let Some(d) = detail.as_deref_mut() {
+            d.clear();
+            d.resize(m, Vec::new());
+        }
+        let mut raw = core::mem::take(&mut b.raw);
+        for &(p, w) in &profile.scores {
+            raw.clear();
+            let mut norm: Vec<i64>;
+            match p {
+                Plugin::NodeResourcesFit => {
+                    raw.extend(
+                        feasible
+                            .iter()
+                            .map(|&i| self.fit_score(NodeId(i), b, profile)),
+                    );
+                    norm = raw.clone();
+                }
+                Plugin::NodeResourcesBalancedAllocation => {
+                    raw.extend(feasible.iter().map(|&i| self.balanced_score(NodeId(i), b)));
+                    norm = raw.clone();
+                }
+                Plugin::TaintToleration => {
+                    raw.extend(feasible.iter().map(|&i| {
+                        if self.hot[i as usize].soft_taints {
+                            taint_toleration::count_intolerable_prefer_no_schedule(
+                                &self.nodes[i as usize].spec.taints,
+                                &b.rev.template.tolerations,
+                            )
+                        } else {
+                            0
+                        }
+                    }));
+                    norm = raw.clone();
+                    taint_toleration::normalize(&mut norm);
+                }
+                Plugin::NodeAffinity => {
+                    if b.node_affinity_score {
+                        raw.extend(feasible.iter().map(|&i| {
+                            let s = &self.nodes[i as usize].spec;
+                            node_affinity::score(&s.name, &s.labels, &b.rev.template.node_affinity)
+                        }));
+                    } else {
+                        raw.resize(m, 0);
+                    }
+                    norm = raw.clone();
+                    node_affinity::normalize(&mut norm);
+                }
+                Plugin::InterPodAffinity => {
+                    if b.ipa_score {
+                        raw.extend(
+                            feasible
+                                .iter()
+                                .map(|&i| self.ipa_raw(NodeId(i), b, profile)),
+                        );
+                    } else {
+                        raw.resize(m, 0);
+                    }
+                    norm = raw.clone();
+                    ipa::normalize(&mut norm);
+                }
+                Plugin::PodTopologySpread => {
+                    self.spread_raw(b, feasible);
+                    raw.extend(b.spread_raw.iter().map(|s| s.unwrap_or(0)));
+                    norm = if b.soft.is_empty() {
+                        vec![0; m]
+                    } else {
+                        spread::normalize(&mut b.spread_raw).collect()
+                    };
+                }
+                Plugin::NodeUnschedulable => continue,
+            }
+            for j in 0..m {
+                b.totals[j] += w * norm[j];
+            }
+            if let Some(d) = detail.as_deref_mut() {
+                for j in 0..m {
+                    d[j].push(PluginScore {
+                        plugin: p.name(),
+                        raw: raw[j],
+                        normalized: norm[j],
+                        weight: w,
+                        weighted: w * norm[j],
+                    });
+                }
+            }
+        }
+        b.raw = raw;
+    }
+
+    /// InterPodAffinity's raw score for a node: the sum, over the topology
+    /// domains the node is in, of the weights described in the plugin's file.
+    fn ipa_raw(&self, n: NodeId, b: &Batch, profile: &Profile) -> i64 {
+        let mut s = 0i64;
+        let dom = |t: u32| self.domain(self.terms[t as usize].topo, n);
+        for &(t, w) in &b.rev.preferred_ids {
+            if let Some(d) = dom(t) {
+                s += w as i64 * self.terms[t as usize].matching_in(d) as i64;
+            }
+        }
+        for &(t, w) in &b.rev.preferred_anti_ids {
+            if let Some(d) = dom(t) {
+                s -= w as i64 * self.terms[t as usize].matching_in(d) as i64;
+            }
+        }
+        for &t in &b.rev.matching_terms {
+            let ts = &self.terms[t as usize];
+            if ts.carriers == 0 {
+                continue;
+            }
+            if let Some(d) = dom(t) {
+                s += profile.hard_pod_affinity_weight * ts.affinity_owners_in(d) as i64
+                    + ts.preferred_in(d);
+            }
+        }
+        s
+    }
+
+    /// PodTopologySpread's raw scores for the feasible nodes into
+    /// `b.spread_raw` (`None`: ignored, lacks a required key).
+    fn spread_raw(&self, b: &mut Batch, feasible: &[u32]) {
+        b.spread_raw.clear();
+        if b.soft.is_empty() {
+            b.spread_raw.resize(feasible.len(), Some(0));
+            return;
+        }
+        let has_all = |n: NodeId, b: &Batch| {
+            b.soft
+                .iter()
+                .all(|s| s.topo.map_or(true, |t| self.domain(t, n).is_some()))
+        };
+        // Domain counts among the scored nodes give each constraint its weight.
+        let mut ignored = 0usize;
+        let mut weights = Vec::with_capacity(b.soft.len());
+        for (ci, s) in b.soft.iter().enumerate() {
+            let size = match s.topo {
+                None => 0, // filled below, once ignored nodes are known
+                Some(t) => {
+                    b.stamp_now = b.stamp_now.wrapping_add(1);
+                    let mut size = 0usize;
+                    let mut saw_missing = false;
+                    for &i in feasible {
+                        let n = NodeId(i);
+                        if b.soft_require_all && !has_all(n, b) {
+                            continue;
+                        }
+                        match self.domain(t, n) {
+                            Some(d) => {
+                                let d = d as usize;
+                                if b.stamp.len() <= d {
+                                    b.stamp.resize(d + 1, 0);
+                                }
+                                if b.stamp[d] != b.stamp_now {
+                                    b.stamp[d] = b.stamp_now;
+                                    size += 1;
+                                }
+                            }
+                            // A node without the key counts as one more
+                            // domain (the empty value), as kube-scheduler's
+                            // pre-score does when system-defaulted.
+                            None => saw_missing = true,
+                        }
+                    }
+                    size + saw_missing as usize
+                }
+            };
+            let _ = ci;
+            weights.push(size);
+        }
+        if b.soft_require_all {
+            ignored = feasible.iter().filter(|&&i| !has_all(NodeId(i), b)).count();
+        }
+        let weights: Vec<f64> = b
+            .soft
+            .iter()
+            .zip(weights)
+            .map(|(s, size)| {
+                let size = if s.topo.is_none() {
+                    feasible.len() - ignored
+                } else {
+                    size
+                };
+                spread::normalizing_weight(size)
+            })
+            .collect();
+        for &i in feasible {
+            let n = NodeId(i);
+            if b.soft_require_all && !has_all(n, b) {
+                b.spread_raw.push(None);
+                continue;
+            }
+            let mut score = 0.0;
+            for (s, &w) in b.soft.iter().zip(&weights) {
+                let cnt = match s.topo {
+                    None => s.per_node[i as usize] as i64,
+                    Some(t) => match self.domain(t, n) {
+                        Some(d) => s.per_domain.get(d as usize).copied().unwrap_or(0),
+                        None => continue,
+                    },
+                };
+                score += spread::score_for_count(cnt, s.max_skew, w);
+            }
+            b.spread_raw.push(Some(plugins::round_half_away(score)));
+        }
+    }
+
+    /// Logs FailedScheduling for pods left pending, once per pod per distinct
+    /// message. Every such event shares one copy of the message's text.
+    fn report_unschedulable(&mut self, b: &mut Batch, keys: &[u32], profile: &Profile) {
+        let message = self.failure_message_for(b, profile);
+        let (c, rev_no) = (b.c, b.rev_no);
+        let (serial, text) = match self.controllers[c.0 as usize].failure.get(&rev_no) {
+            Some((s, m, t)) if *m == message => (*s, *t),
+            _ => {
+                self.failure_serial += 1;
+                let s = self.failure_serial;
+                let t = self.text(message.clone());
+                self.controllers[c.0 as usize]
+                    .failure
+                    .insert(rev_no, (s, message, t));
+                (s, t)
+            }
+        };
+        for &k in keys {
+            let p = self.pod_mut(k);
+            if p.reported != serial {
+                p.reported = serial;
+                let (ctl, o) = (p.controller, p.ordinal);
+                self.record(
+                    EventType::Warning,
+                    Reason::FailedScheduling,
+                    ObjectRef::Pod(ctl, o),
+                    Message::Text(text),
+                );
+            }
+        }
+    }
+
+    /// "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated:
+    /// gpu}, 3 Insufficient cpu." Reasons counted over every node and sorted
+    /// as kube-scheduler sorts them (as strings "N reason").
+    fn failure_message_for(&mut self, b: &mut Batch, profile: &Profile) -> String {
+        let mut hist: BTreeMap<String, u32> = BTreeMap::new();
+        let mut total = 0;
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].removed {
+                continue;
+            }
+            total += 1;
+            if let Err(u) = self.filter_node(NodeId(i as u32), b, profile) {
+                for r in u.reasons() {
+                    *hist.entry(r).or_default() += 1;
+                }
+            }
+        }
+        if total == 0 {
+            return "0/0 nodes are available: no nodes registered.".to_string();
+        }
+        let mut parts: Vec<String> = hist.into_iter().map(|(r, n)| format!("{n} {r}")).collect();
+        parts.sort();
+        format!("0/{total} nodes are available: {}.", parts.join(", "))
+    }
+
+    /// For one pod, every node's filter verdict with its plugin and reason,
+    /// and for feasible nodes each score plugin's raw, normalised and
+    /// weighted score, the total and the position, as the profile's cycle
+    /// would compute them now over every node. A bound pod is explained as if
+    /// it were being placed again, its own requests and counts taken off its
+    /// node. Costs nothing unless called.
+    pub fn explain<'p>(
+        &self,
+        pod: &str,
+        profile: impl Into<Cow<'p, Profile>>,
+    ) -> Result<Explanation, crate::Error> {
+        let profile = profile.into();
+        let profile = profile.as_ref();
+        let k = self.pod_key(pod)?;
+        let mut work = self.clone();
+        let p = work.pod(k).clone();
+        if p.node.is_some() {
+            work.unbind(k);
+        }
+        let mut b = work.new_batch(p.controller, p.revision, profile);
+        let mut verdicts = Vec::new();
+        let mut feasible = Vec::new();
+        for i in 0..work.nodes.len() {
+            if work.nodes[i].removed {
+                continue;
+            }
+            let n = NodeId(i as u32);
+            let r = work.filter_node(n, &mut b, profile);
+            let (ok, plugin, reasons) = match &r {
+                Ok(()) => (true, None, Vec::new()),
+                Err(u) => (false, Some(u.plugin()), u.reasons()),
+            };
+            if ok {
+                feasible.push(i as u32);
+            }
+            verdicts.push(NodeVerdict {
+                node: work.nodes[i].spec.name.clone(),
+                feasible: ok,
+                plugin,
+                reasons,
+                scores: Vec::new(),
+                total: None,
+                position: None,
+            });
+        }
+        let mut detail = Vec::new();
+        work.score_feasible(&mut b, &feasible, profile, Some(&mut detail));
+        // verdicts are in node order over live nodes; map feasible ids to rows.
+        let row_of: BTreeMap<u32, usize> = work
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.removed)
+            .enumerate()
+            .map(|(row, (i, _))| (i as u32, row))
+            .collect();
+        for (j, &i) in feasible.iter().enumerate() {
+            let v = &mut verdicts[row_of[&i]];
+            v.scores = core::mem::take(&mut detail[j]);
+            v.total = Some(b.totals[j]);
+        }
+        let mut order: Vec<usize> = (0..verdicts.len())
+            .filter(|&r| verdicts[r].feasible)
+            .collect();
+        order.sort_by(|&x, &y| verdicts[y].total.cmp(&verdicts[x].total).then(x.cmp(&y)));
+        let mut pos = 0;
+        let mut last = None;
+        for (rank, &r) in order.iter().enumerate() {
+            if verdicts[r].total != last {
+                pos = rank as u32 + 1;
+                last = verdicts[r].total;
+            }
+            verdicts[r].position = Some(pos);
+        }
+        let decided_by = match (order.first(), order.get(1)) {
+            (Some(&w), Some(&r)) => {
+                let (a, z) = (&verdicts[w].scores, &verdicts[r].scores);
+                a.iter()
+                    .zip(z)
+                    .map(|(x, y)| (x.plugin, x.weighted - y.weighted))
+                    .filter(|(_, d)| *d > 0)
+                    .max_by_key(|&(_, d)| d)
+                    .map(|(p, d)| (p.to_string(), d))
+            }
+            _ => None,
+        };
+        let best = order.first().map(|&r| verdicts[r].node.clone());
+        let ties = order
+            .iter()
+            .filter(|&&r| verdicts[r].position == Some(1))
+            .count();
+        let sampling = profile.feasible_nodes_to_find(b.live_nodes) < b.live_nodes;
+        let mut summary = match (p.node, &best) {
+            (Some(n), _) => format!(
+                "{pod} is bound to {}; the scores below are as if it were placed again now",
+                self.nodes[n.0 as usize].spec.name
+            ),
+            (None, Some(best)) if ties > 1 => format!(
+                "{pod} is Pending; {ties} nodes share the best total ({best} first), and the scheduler picks one of them at random"
+            ),
+            (None, Some(best)) => format!("{pod} is Pending; {best} has the best total"),
+            (None, None) => work.failure_message_for(&mut b, profile),
+        };
+        if sampling && best.is_some() {
+            summary.push_str(&format!(
+                " (every node is scored here; with percentageOfNodesToScore the scheduler scores the first {} feasible nodes from where its last cycle stopped)",
+                profile.feasible_nodes_to_find(b.live_nodes)
+            ));
+        }
+        Ok(Explanation {
+            pod: pod.to_string(),
+            phase: p.phase.as_str(),
+            bound_to: p.node.map(|n| self.nodes[n.0 as usize].spec.name.clone()),
+            requests: p_requests(self, &p),
+            profile: profile.scheduler_name.clone(),
+            summary,
+            decided_by,
+            nodes: verdicts,
+        })
+    }
+}
+
+fn p_requests(c: &Cluster, p: &crate::cluster::Pod) -> Resources {
+    c.revision_of(p).template.requests
+}

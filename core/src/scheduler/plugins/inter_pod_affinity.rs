@@ -1,0 +1,30 @@
+//! InterPodAffinity. Filter: required affinity (the node's domain holds a pod
+//! matching every term, or the pod is the first of a group that matches its
+//! own terms), required anti-affinity (no matching pod in the domain), and
+//! existing pods' required anti-affinity toward the incoming pod. Score: per
+//! topology domain, + weight for each existing pod a preferred affinity term
+//! matches, - weight for preferred anti-affinity, + hardPodAffinityWeight for
+//! each existing pod whose required affinity matches the incoming pod, and
+//! the existing pods' preferred terms toward it; normalised min-max.
+
+/// kube-scheduler's reasons.
+pub const REASON_AFFINITY: &str = "node(s) didn't match pod affinity rules";
+pub const REASON_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affinity rules";
+pub const REASON_EXISTING_ANTI_AFFINITY: &str =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
+
+/// NormalizeScore: 100 * (score - min) / (max - min), truncated; all 0 when
+/// every node has the same score.
+pub fn normalize(scores: &mut [i64]) {
+    let (Some(&min), Some(&max)) = (scores.iter().min(), scores.iter().max()) else {
+        return;
+    };
+    let diff = max - min;
+    for s in scores.iter_mut() {
+        *s = if diff > 0 {
+            (super::MAX_NODE_SCORE as f64 * ((*s - min) as f64 / diff as f64)) as i64
+        } else {
+            0
+        };
+    }
+}

@@ -1,0 +1,29 @@
+//! NodeAffinity. Filter: `nodeSelector` (every pair) and the required node
+//! selector terms (any one term). Score: the sum of the weights of the
+//! preferred terms a node matches, normalised by DefaultNormalizeScore.
+
+use crate::model::{Labels, NodeAffinity};
+
+/// The filter's reason, as kube-scheduler words it.
+pub const REASON: &str = "node(s) didn't match Pod's node affinity/selector";
+
+/// Whether the node passes `nodeSelector` and required node affinity.
+pub fn filter(
+    node_name: &str,
+    labels: &Labels,
+    node_selector: &Labels,
+    affinity: &NodeAffinity,
+) -> bool {
+    node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+        && affinity.required_matches(node_name, labels)
+}
+
+/// The raw score.
+pub fn score(node_name: &str, labels: &Labels, affinity: &NodeAffinity) -> i64 {
+    affinity.preferred_score(node_name, labels)
+}
+
+/// NormalizeScore: DefaultNormalizeScore, highest sum = 100.
+pub fn normalize(scores: &mut [i64]) {
+    super::default_normalize_score(super::MAX_NODE_SCORE, false, scores);
+}

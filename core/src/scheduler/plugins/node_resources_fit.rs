@@ -1,0 +1,119 @@
+//! NodeResourcesFit. Filter: the pod's requests fit the node's allocatable
+//! cpu and memory next to what is already requested there, and the node
+//! admits one more pod. Score: the profile's scoring strategy over the
+//! requests counted with the non-zero defaults, each resource weighted.
+
+use super::MAX_NODE_SCORE;
+use crate::scheduler::profile::{ScoringStrategy, ScoringStrategyType};
+
+/// kube-scheduler's reason when the node is full of pods.
+pub const TOO_MANY_PODS: &str = "Too many pods";
+
+/// Which resources would be short: (cpu, memory, pods).
+pub fn insufficient(
+    request: (u64, u64),
+    requested: (u64, u64),
+    allocatable: (u64, u64),
+    pods: u32,
+    max_pods: u32,
+) -> (bool, bool, bool) {
+    (
+        request.0 > allocatable.0.saturating_sub(requested.0),
+        request.1 > allocatable.1.saturating_sub(requested.1),
+        pods.saturating_add(1) > max_pods,
+    )
+}
+
+/// LeastAllocated for one resource: (capacity - requested) * 100 / capacity.
+pub fn least_requested_score(requested: i64, capacity: i64) -> i64 {
+    if capacity == 0 || requested > capacity {
+        return 0;
+    }
+    (capacity - requested) * MAX_NODE_SCORE / capacity
+}
+
+/// MostAllocated for one resource: requested * 100 / capacity, with requests
+/// beyond capacity (the non-zero defaults can get there) counted as capacity.
+pub fn most_requested_score(requested: i64, capacity: i64) -> i64 {
+    if capacity == 0 {
+        return 0;
+    }
+    requested.min(capacity) * MAX_NODE_SCORE / capacity
+}
+
+/// The piecewise-linear function through the shape's points (scores already
+/// scaled to 0..=100), flat before the first point and after the last.
+pub fn broken_linear(shape: &[(i64, i64)], p: i64) -> i64 {
+    for i in 0..shape.len() {
+        if p <= shape[i].0 {
+            if i == 0 {
+                return shape[0].1;
+            }
+            let (u0, s0) = shape[i - 1];
+            let (u1, s1) = shape[i];
+            return s0 + (s1 - s0) * (p - u0) / (u1 - u0);
+        }
+    }
+    shape.last().map_or(0, |s| s.1)
+}
+
+/// The strategy's score for a node: `requested` (the node's non-zero
+/// requests plus the pod's) and `allocatable`, one entry per resource of the
+/// strategy, in its order.
+pub fn score(strategy: &ScoringStrategy, requested: &[i64], allocatable: &[i64]) -> i64 {
+    let weights = strategy.resources.iter().map(|&(_, w)| w);
+    match strategy.kind {
+        ScoringStrategyType::LeastAllocated | ScoringStrategyType::MostAllocated => {
+            let (mut sum, mut weight_sum) = (0i64, 0i64);
+            for ((&r, &a), w) in requested.iter().zip(allocatable).zip(weights) {
+                if a == 0 {
+                    continue;
+                }
+                let s = if strategy.kind == ScoringStrategyType::LeastAllocated {
+                    least_requested_score(r, a)
+                } else {
+                    most_requested_score(r, a)
+                };
+                sum += s * w;
+                weight_sum += w;
+            }
+            if weight_sum == 0 {
+                0
+            } else {
+                sum / weight_sum
+            }
+        }
+        ScoringStrategyType::RequestedToCapacityRatio => {
+            // Shape scores are 0..=10 in the configuration and scaled by
+            // MaxNodeScore / MaxCustomPriorityScore (= 10) to 0..=100.
+            let mut shape = [(0i64, 0i64); 101];
+            let n = strategy.shape.len().min(101);
+            for (i, p) in strategy.shape.iter().take(n).enumerate() {
+                shape[i] = (p.utilization, p.score * (MAX_NODE_SCORE / 10));
+            }
+            let f = |r: i64, a: i64| {
+                if a == 0 || r > a {
+                    broken_linear(&shape[..n], 100)
+                } else {
+                    broken_linear(&shape[..n], r * 100 / a)
+                }
+            };
+            let (mut sum, mut weight_sum) = (0i64, 0i64);
+            for ((&r, &a), w) in requested.iter().zip(allocatable).zip(weights) {
+                if a == 0 {
+                    continue;
+                }
+                let s = f(r, a);
+                if s > 0 {
+                    sum += s * w;
+                    weight_sum += w;
+                }
+            }
+            if weight_sum == 0 {
+                0
+            } else {
+                super::round_half_away(sum as f64 / weight_sum as f64)
+            }
+        }
+    }
+}

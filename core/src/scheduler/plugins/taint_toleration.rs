@@ -1,0 +1,36 @@
+//! TaintToleration. Filter: the first NoSchedule or NoExecute taint the pod
+//! does not tolerate rejects the node. Score: the number of PreferNoSchedule
+//! taints the pod does not tolerate, normalised in reverse (fewer is better).
+
+use crate::model::{Taint, TaintEffect, Toleration};
+
+/// The first taint with a NoSchedule or NoExecute effect that no toleration
+/// tolerates, if any: what the filter reports as
+/// `node(s) had untolerated taint {key: value}`.
+pub fn first_untolerated<'a>(taints: &'a [Taint], tolerations: &[Toleration]) -> Option<&'a Taint> {
+    taints.iter().find(|t| {
+        t.effect != TaintEffect::PreferNoSchedule && !tolerations.iter().any(|tol| tol.tolerates(t))
+    })
+}
+
+/// The raw score: PreferNoSchedule taints not tolerated. Only tolerations
+/// whose effect is empty or PreferNoSchedule count, as in kube-scheduler.
+pub fn count_intolerable_prefer_no_schedule(taints: &[Taint], tolerations: &[Toleration]) -> i64 {
+    let relevant =
+        |t: &&Toleration| t.effect.is_none() || t.effect == Some(TaintEffect::PreferNoSchedule);
+    taints
+        .iter()
+        .filter(|t| t.effect == TaintEffect::PreferNoSchedule)
+        .filter(|t| {
+            !tolerations
+                .iter()
+                .filter(relevant)
+                .any(|tol| tol.tolerates(t))
+        })
+        .count() as i64
+}
+
+/// NormalizeScore: DefaultNormalizeScore reversed.
+pub fn normalize(scores: &mut [i64]) {
+    super::default_normalize_score(super::MAX_NODE_SCORE, true, scores);
+}

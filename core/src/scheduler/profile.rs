@@ -1,0 +1,518 @@
+//! A scheduler profile as data, the way a KubeSchedulerConfiguration profile
+//! is: which filter and score plugins are enabled, each score plugin's weight,
+//! and the plugins' arguments. kube-scheduler's default profile is
+//! [`Profile::kube_scheduler`]; the two teaching profiles are
+//! [`Profile::bin_pack`] and [`Profile::least_loaded`].
+
+use alloc::borrow::Cow;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::error::Error;
+
+/// The plugins Shepherd runs, by their kube-scheduler names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Plugin {
+    /// Filter: cordoned nodes (`spec.unschedulable`).
+    NodeUnschedulable,
+    /// Filter: untolerated NoSchedule/NoExecute taints. Score: untolerated
+    /// PreferNoSchedule taints, fewer is better.
+    TaintToleration,
+    /// Filter: nodeSelector and required node affinity. Score: preferred node
+    /// affinity weights.
+    NodeAffinity,
+    /// Filter: requests fit allocatable cpu, memory and pods. Score: the
+    /// scoring strategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio).
+    NodeResourcesFit,
+    /// Score: how evenly cpu and memory would be used.
+    NodeResourcesBalancedAllocation,
+    /// Filter: DoNotSchedule constraints. Score: ScheduleAnyway constraints
+    /// and the system default constraints.
+    PodTopologySpread,
+    /// Filter: required pod affinity and anti-affinity (both ways). Score:
+    /// preferred terms, and existing pods' terms toward the incoming pod.
+    InterPodAffinity,
+}
+
+impl Plugin {
+    pub const ALL: [Plugin; 7] = [
+        Plugin::NodeUnschedulable,
+        Plugin::TaintToleration,
+        Plugin::NodeAffinity,
+        Plugin::NodeResourcesFit,
+        Plugin::NodeResourcesBalancedAllocation,
+        Plugin::PodTopologySpread,
+        Plugin::InterPodAffinity,
+    ];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Plugin::NodeUnschedulable => "NodeUnschedulable",
+            Plugin::TaintToleration => "TaintToleration",
+            Plugin::NodeAffinity => "NodeAffinity",
+            Plugin::NodeResourcesFit => "NodeResourcesFit",
+            Plugin::NodeResourcesBalancedAllocation => "NodeResourcesBalancedAllocation",
+            Plugin::PodTopologySpread => "PodTopologySpread",
+            Plugin::InterPodAffinity => "InterPodAffinity",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Plugin, Error> {
+        Plugin::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "scheduler plugin",
+                    s,
+                    "one of NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity",
+                )
+            })
+    }
+
+    /// Whether the plugin has a Filter extension point.
+    pub fn filters(&self) -> bool {
+        !matches!(self, Plugin::NodeResourcesBalancedAllocation)
+    }
+
+    /// Whether the plugin has a Score extension point.
+    pub fn scores(&self) -> bool {
+        !matches!(self, Plugin::NodeUnschedulable)
+    }
+}
+
+/// A resource the scoring strategies weigh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Resource {
+    Cpu,
+    Memory,
+}
+
+impl Resource {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Resource::Cpu => "cpu",
+            Resource::Memory => "memory",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Resource, Error> {
+        match s {
+            "cpu" => Ok(Resource::Cpu),
+            "memory" => Ok(Resource::Memory),
+            _ => Err(Error::invalid(
+                "resource",
+                s,
+                "cpu or memory (the resources Shepherd counts)",
+            )),
+        }
+    }
+}
+
+/// `scoringStrategy.type` of NodeResourcesFitArgs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScoringStrategyType {
+    LeastAllocated,
+    MostAllocated,
+    RequestedToCapacityRatio,
+}
+
+impl ScoringStrategyType {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ScoringStrategyType::LeastAllocated => "LeastAllocated",
+            ScoringStrategyType::MostAllocated => "MostAllocated",
+            ScoringStrategyType::RequestedToCapacityRatio => "RequestedToCapacityRatio",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        match s {
+            "LeastAllocated" => Ok(ScoringStrategyType::LeastAllocated),
+            "MostAllocated" => Ok(ScoringStrategyType::MostAllocated),
+            "RequestedToCapacityRatio" => Ok(ScoringStrategyType::RequestedToCapacityRatio),
+            _ => Err(Error::invalid(
+                "scoringStrategy type",
+                s,
+                "LeastAllocated, MostAllocated or RequestedToCapacityRatio",
+            )),
+        }
+    }
+}
+
+/// A point of RequestedToCapacityRatio's shape: utilization 0..=100 maps to
+/// score 0..=10 (scaled to 0..=100 when scoring, as kube-scheduler does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UtilizationShapePoint {
+    pub utilization: i64,
+    pub score: i64,
+}
+
+/// NodeResourcesFitArgs' `scoringStrategy`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ScoringStrategy {
+    pub kind: ScoringStrategyType,
+    /// The resources scored and their weights (1 to 100).
+    pub resources: Vec<(Resource, i64)>,
+    /// Only for RequestedToCapacityRatio: utilization strictly increasing.
+    pub shape: Vec<UtilizationShapePoint>,
+}
+
+impl ScoringStrategy {
+    /// kube-scheduler's default: LeastAllocated over cpu and memory, weight 1 each.
+    pub fn least_allocated() -> Self {
+        ScoringStrategy {
+            kind: ScoringStrategyType::LeastAllocated,
+            resources: vec![(Resource::Cpu, 1), (Resource::Memory, 1)],
+            shape: Vec::new(),
+        }
+    }
+
+    pub fn most_allocated() -> Self {
+        ScoringStrategy {
+            kind: ScoringStrategyType::MostAllocated,
+            ..ScoringStrategy::least_allocated()
+        }
+    }
+
+    pub fn requested_to_capacity_ratio(shape: &[(i64, i64)]) -> Self {
+        ScoringStrategy {
+            kind: ScoringStrategyType::RequestedToCapacityRatio,
+            resources: vec![(Resource::Cpu, 1), (Resource::Memory, 1)],
+            shape: shape
+                .iter()
+                .map(|&(utilization, score)| UtilizationShapePoint { utilization, score })
+                .collect(),
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.resources.is_empty() {
+            return Err(Error::Invalid(
+                "NodeResourcesFit scoringStrategy.resources is empty; expected at least one of cpu and memory with a weight".to_string(),
+            ));
+        }
+        for (i, (r, w)) in self.resources.iter().enumerate() {
+            if !(1..=100).contains(w) {
+                return Err(Error::Invalid(format!(
+                    "NodeResourcesFit scoringStrategy.resources[{i}] ({}) weight {w} is out of range; expected 1 to 100",
+                    r.name()
+                )));
+            }
+            if self.resources[..i].iter().any(|(o, _)| o == r) {
+                return Err(Error::Invalid(format!(
+                    "NodeResourcesFit scoringStrategy.resources[{i}]: {} is listed twice; expected each resource once",
+                    r.name()
+                )));
+            }
+        }
+        match self.kind {
+            ScoringStrategyType::RequestedToCapacityRatio => {
+                if self.shape.is_empty() {
+                    return Err(Error::Invalid(
+                        "RequestedToCapacityRatio needs a shape; expected at least one point {utilization 0-100, score 0-10}".to_string(),
+                    ));
+                }
+                for (i, p) in self.shape.iter().enumerate() {
+                    if !(0..=100).contains(&p.utilization) || !(0..=10).contains(&p.score) {
+                        return Err(Error::Invalid(format!(
+                            "RequestedToCapacityRatio shape[{i}] = (utilization {}, score {}) is out of range; expected utilization 0 to 100 and score 0 to 10",
+                            p.utilization, p.score
+                        )));
+                    }
+                    if i > 0 && p.utilization <= self.shape[i - 1].utilization {
+                        return Err(Error::Invalid(format!(
+                            "RequestedToCapacityRatio shape[{i}]: utilization {} does not increase; expected strictly increasing utilization values",
+                            p.utilization
+                        )));
+                    }
+                }
+            }
+            _ if !self.shape.is_empty() => {
+                return Err(Error::Invalid(format!(
+                    "scoringStrategy {} takes no shape; expected a shape only with RequestedToCapacityRatio",
+                    self.kind.name()
+                )));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// How equal best totals are settled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TieBreak {
+    /// kube-scheduler's way: uniformly at random among the best (here from
+    /// the cluster's seeded PRNG, so a run still replays exactly).
+    Random,
+    /// The lowest node id (registration order): easier to follow when teaching.
+    LowestNodeId,
+}
+
+/// A scheduler profile.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Profile {
+    /// `schedulerName`: `default-scheduler` for kube-scheduler's own profile.
+    pub scheduler_name: String,
+    /// Enabled filter plugins, in the order they run.
+    pub filters: Vec<Plugin>,
+    /// Enabled score plugins and their weights (1 to 100).
+    pub scores: Vec<(Plugin, i64)>,
+    /// NodeResourcesFitArgs.scoringStrategy.
+    pub fit: ScoringStrategy,
+    /// InterPodAffinityArgs.hardPodAffinityWeight (0 to 100, default 1).
+    pub hard_pod_affinity_weight: i64,
+    /// PodTopologySpreadArgs.defaultingType System: pods without constraints
+    /// of their own get hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway.
+    pub system_default_spreading: bool,
+    /// percentageOfNodesToScore: 0 is kube-scheduler's adaptive default
+    /// (50% minus 1% per 125 nodes, at least 5%, at least 100 nodes); 100
+    /// scores every feasible node.
+    pub percentage_of_nodes_to_score: u32,
+    pub tie_break: TieBreak,
+}
+
+/// Filters in kube-scheduler's order (default_plugins.go): NodeUnschedulable,
+/// TaintToleration, NodeAffinity, NodeResourcesFit, PodTopologySpread,
+/// InterPodAffinity.
+const DEFAULT_FILTERS: [Plugin; 6] = [
+    Plugin::NodeUnschedulable,
+    Plugin::TaintToleration,
+    Plugin::NodeAffinity,
+    Plugin::NodeResourcesFit,
+    Plugin::PodTopologySpread,
+    Plugin::InterPodAffinity,
+];
+
+impl Profile {
+    /// kube-scheduler's default profile: the default plugins with their
+    /// weights (TaintToleration 3, NodeAffinity 2, PodTopologySpread 2,
+    /// InterPodAffinity 2, NodeResourcesFit 1 with LeastAllocated,
+    /// NodeResourcesBalancedAllocation 1), system default spreading,
+    /// adaptive percentageOfNodesToScore, random tie-break.
+    pub fn kube_scheduler() -> Profile {
+        Profile {
+            scheduler_name: "default-scheduler".to_string(),
+            filters: DEFAULT_FILTERS.to_vec(),
+            scores: vec![
+                (Plugin::TaintToleration, 3),
+                (Plugin::NodeAffinity, 2),
+                (Plugin::NodeResourcesFit, 1),
+                (Plugin::PodTopologySpread, 2),
+                (Plugin::InterPodAffinity, 2),
+                (Plugin::NodeResourcesBalancedAllocation, 1),
+            ],
+            fit: ScoringStrategy::least_allocated(),
+            hard_pod_affinity_weight: 1,
+            system_default_spreading: true,
+            percentage_of_nodes_to_score: 0,
+            tie_break: TieBreak::Random,
+        }
+    }
+
+    /// Bin packing for teaching: NodeResourcesFit with MostAllocated alone,
+    /// every node scored, ties to the lowest node id.
+    pub fn bin_pack() -> Profile {
+        Profile {
+            scheduler_name: "binpack".to_string(),
+            filters: DEFAULT_FILTERS.to_vec(),
+            scores: vec![(Plugin::NodeResourcesFit, 1)],
+            fit: ScoringStrategy::most_allocated(),
+            hard_pod_affinity_weight: 1,
+            system_default_spreading: false,
+            percentage_of_nodes_to_score: 100,
+            tie_break: TieBreak::LowestNodeId,
+        }
+    }
+
+    /// Spreading by load for teaching: NodeResourcesFit with LeastAllocated
+    /// alone, every node scored, ties to the lowest node id.
+    pub fn least_loaded() -> Profile {
+        Profile {
+            scheduler_name: "leastloaded".to_string(),
+            fit: ScoringStrategy::least_allocated(),
+            ..Profile::bin_pack()
+        }
+    }
+
+    /// The profile a name stands for: `default-scheduler` (or `kube-scheduler`,
+    /// `default`), `binpack`, `leastloaded`.
+    pub fn named(name: &str) -> Result<Profile, Error> {
+        match name {
+            "default-scheduler" | "kube-scheduler" | "default" => Ok(Profile::kube_scheduler()),
+            "binpack" | "BinPack" => Ok(Profile::bin_pack()),
+            "leastloaded" | "LeastLoaded" => Ok(Profile::least_loaded()),
+            _ => Err(Error::invalid(
+                "scheduler profile",
+                name,
+                "default-scheduler, binpack or leastloaded",
+            )),
+        }
+    }
+
+    /// The weight of an enabled score plugin.
+    pub fn weight(&self, p: Plugin) -> Option<i64> {
+        self.scores.iter().find(|(q, _)| *q == p).map(|&(_, w)| w)
+    }
+
+    pub fn filter_enabled(&self, p: Plugin) -> bool {
+        self.filters.contains(&p)
+    }
+
+    /// As KubeSchedulerConfiguration validation refuses: unknown or misplaced
+    /// plugins, a plugin listed twice, weights outside 1..=100, a strategy
+    /// without its arguments, percentages outside 0..=100.
+    pub fn validate(&self) -> Result<(), Error> {
+        crate::model::validate_name(&self.scheduler_name, "scheduler profile")?;
+        // kubelet admission refuses a pod that does not fit, so a profile
+        // that skipped the resource filter would bind pods no node runs.
+        if !self.filters.contains(&Plugin::NodeResourcesFit) {
+            return Err(Error::Invalid(format!(
+                "profile {}: the NodeResourcesFit filter is disabled; expected it enabled (the kubelet would refuse pods that do not fit)",
+                self.scheduler_name
+            )));
+        }
+        for (i, p) in self.filters.iter().enumerate() {
+            if !p.filters() {
+                return Err(Error::Invalid(format!(
+                    "profile {}: {} has no filter extension point; expected it under score only",
+                    self.scheduler_name,
+                    p.name()
+                )));
+            }
+            if self.filters[..i].contains(p) {
+                return Err(Error::Invalid(format!(
+                    "profile {}: filter plugin {} is enabled twice; expected each plugin once",
+                    self.scheduler_name,
+                    p.name()
+                )));
+            }
+        }
+        for (i, (p, w)) in self.scores.iter().enumerate() {
+            if !p.scores() {
+                return Err(Error::Invalid(format!(
+                    "profile {}: {} has no score extension point; expected it under filter only",
+                    self.scheduler_name,
+                    p.name()
+                )));
+            }
+            if !(1..=100).contains(w) {
+                return Err(Error::Invalid(format!(
+                    "profile {}: score plugin {} weight {w} is out of range; expected 1 to 100",
+                    self.scheduler_name,
+                    p.name()
+                )));
+            }
+            if self.scores[..i].iter().any(|(q, _)| q == p) {
+                return Err(Error::Invalid(format!(
+                    "profile {}: score plugin {} is enabled twice; expected each plugin once",
+                    self.scheduler_name,
+                    p.name()
+                )));
+            }
+        }
+        self.fit.validate()?;
+        if !(0..=100).contains(&self.hard_pod_affinity_weight) {
+            return Err(Error::Invalid(format!(
+                "profile {}: hardPodAffinityWeight {} is out of range; expected 0 to 100",
+                self.scheduler_name, self.hard_pod_affinity_weight
+            )));
+        }
+        if self.percentage_of_nodes_to_score > 100 {
+            return Err(Error::Invalid(format!(
+                "profile {}: percentageOfNodesToScore {} is out of range; expected 0 (adaptive) to 100",
+                self.scheduler_name, self.percentage_of_nodes_to_score
+            )));
+        }
+        Ok(())
+    }
+
+    /// How many feasible nodes a cycle looks for before it stops filtering:
+    /// kube-scheduler's numFeasibleNodesToFind.
+    pub fn feasible_nodes_to_find(&self, all_nodes: u32) -> u32 {
+        const MIN_FEASIBLE_NODES_TO_FIND: u32 = 100;
+        const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: u32 = 5;
+        if all_nodes < MIN_FEASIBLE_NODES_TO_FIND || self.percentage_of_nodes_to_score >= 100 {
+            return all_nodes;
+        }
+        let mut pct = self.percentage_of_nodes_to_score;
+        if pct == 0 {
+            pct = 50u32.saturating_sub(all_nodes / 125);
+            if pct < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND {
+                pct = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
+            }
+        }
+        let n = (all_nodes as u64 * pct as u64 / 100) as u32;
+        n.max(MIN_FEASIBLE_NODES_TO_FIND)
+    }
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Profile::kube_scheduler()
+    }
+}
+
+impl From<crate::cluster::ScorePolicy> for Profile {
+    fn from(p: crate::cluster::ScorePolicy) -> Profile {
+        p.profile()
+    }
+}
+
+impl<'a> From<crate::cluster::ScorePolicy> for Cow<'a, Profile> {
+    fn from(p: crate::cluster::ScorePolicy) -> Cow<'a, Profile> {
+        Cow::Owned(p.profile())
+    }
+}
+
+impl<'a> From<&'a Profile> for Cow<'a, Profile> {
+    fn from(p: &'a Profile) -> Cow<'a, Profile> {
+        Cow::Borrowed(p)
+    }
+}
+
+impl<'a> From<Profile> for Cow<'a, Profile> {
+    fn from(p: Profile) -> Cow<'a, Profile> {
+        Cow::Owned(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adaptive_percentage_follows_kube_scheduler() {
+        let p = Profile::kube_scheduler();
+        assert_eq!(p.feasible_nodes_to_find(50), 50); // under 100: every node
+        assert_eq!(p.feasible_nodes_to_find(100), 100); // 50% of 100 = 50, at least 100
+        assert_eq!(p.feasible_nodes_to_find(1000), 420); // 50 - 8 = 42%
+        assert_eq!(p.feasible_nodes_to_find(5000), 500); // 50 - 40 = 10%
+        assert_eq!(p.feasible_nodes_to_find(6000), 300); // 50 - 48 = 2% -> 5%
+        let mut all = p.clone();
+        all.percentage_of_nodes_to_score = 100;
+        assert_eq!(all.feasible_nodes_to_find(5000), 5000);
+    }
+
+    #[test]
+    fn validation_refuses_what_kubernetes_refuses() {
+        assert!(Profile::kube_scheduler().validate().is_ok());
+        let mut p = Profile::kube_scheduler();
+        p.scores[0].1 = 0;
+        assert!(p.validate().unwrap_err().to_string().contains("1 to 100"));
+        let mut p = Profile::kube_scheduler();
+        p.fit = ScoringStrategy {
+            kind: ScoringStrategyType::RequestedToCapacityRatio,
+            ..ScoringStrategy::least_allocated()
+        };
+        assert!(p.validate().unwrap_err().to_string().contains("shape"));
+        assert!(Plugin::parse("ImageLocality").is_err());
+        let mut p = Profile::bin_pack();
+        p.scores.push((Plugin::NodeUnschedulable, 1));
+        assert!(p.validate().is_err());
+    }
+}
