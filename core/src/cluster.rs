@@ -119,6 +119,7 @@ pub(crate) struct HotNode {
     pub hard_taints: bool,
     /// Has a PreferNoSchedule taint.
     pub soft_taints: bool,
+    pub removed: bool,
 }
 
 impl HotNode {
@@ -129,6 +130,7 @@ impl HotNode {
             allocated: n.allocated,
             capacity: n.spec.capacity,
             pods_free: n.spec.max_pods.saturating_sub(n.pods.len() as u32),
+            removed: n.removed,
             schedulable: n.ready && !n.cordoned && !n.removed,
             hard_taints: n
                 .spec

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! shepherd demo                      a scripted tour, tick by tick
-//! shepherd converge [--seed N] [--nodes N] [--apps N] [--policy binpack|leastloaded] [--roll]
+//! shepherd converge [--seed N] [--nodes N] [--apps N] [--profile default-scheduler|binpack|leastloaded] [--roll]
 //! shepherd bench [--nodes N] [--pods N] [--apps N] [--converge-only]
 //! ```
 
@@ -14,7 +14,7 @@ use std::time::Instant;
 use shepherd::simulator::{Event, Prng, Simulator};
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{
-    AffinityTerm, Cluster, DeploymentSpec, IntOrPercent, NodeSpec, Resources, ScorePolicy,
+    AffinityTerm, Cluster, DeploymentSpec, IntOrPercent, NodeSpec, Profile, Resources, ScorePolicy,
     Selector, Taint, TaintEffect,
 };
 
@@ -46,7 +46,7 @@ const USAGE: &str = "usage:
   shepherd demo
       a scripted tour: nodes join, apps are bin-packed, scale, a node dies and
       heals, a rolling update, a drain held back by a PodDisruptionBudget
-  shepherd converge [--seed N] [--nodes N] [--apps N] [--policy binpack|leastloaded] [--roll]
+  shepherd converge [--seed N] [--nodes N] [--apps N] [--profile default-scheduler|binpack|leastloaded] [--roll]
       a random workload reconciled to a fixed point (defaults: seed 7, 6 nodes, 4 apps, binpack);
       --roll then rolls every app to a new version, tick by tick
   shepherd bench [--nodes N] [--pods N] [--apps N] [--converge-only]
@@ -127,10 +127,16 @@ impl Opts {
         }
     }
 
-    fn policy(&self) -> Result<ScorePolicy, String> {
-        match self.pairs.iter().find(|(k, _)| k == "--policy") {
-            None => Ok(ScorePolicy::BinPack),
-            Some((_, v)) => ScorePolicy::parse(v).map_err(|e| e.to_string()),
+    /// `--profile NAME` (or its older spelling `--policy`): a named
+    /// scheduler profile, kube-scheduler's own by default.
+    fn profile(&self) -> Result<Profile, String> {
+        match self
+            .pairs
+            .iter()
+            .find(|(k, _)| k == "--profile" || k == "--policy")
+        {
+            None => Ok(Profile::kube_scheduler()),
+            Some((_, v)) => Profile::named(v).map_err(|e| e.to_string()),
         }
     }
 
@@ -272,14 +278,14 @@ fn demo(args: &[String]) -> Result<(), String> {
 fn converge(args: &[String]) -> Result<(), String> {
     let o = Opts::parse(
         args,
-        &["--seed", "--nodes", "--apps", "--policy"],
+        &["--seed", "--nodes", "--apps", "--policy", "--profile"],
         &["--roll"],
     )?;
     let seed = o.num("--seed", 7, 0, u64::MAX)?;
     let nodes = o.num("--nodes", 6, 1, 5000)? as u32;
     let apps = o.num("--apps", 4, 0, 10_000)? as u32;
-    let policy = o.policy()?;
-    let mut sim = Simulator::new(seed, policy);
+    let profile = o.profile()?;
+    let mut sim = Simulator::new(seed, profile.clone());
     let w = generate(sim.rng(), &WorkloadConfig::small(nodes, apps));
     {
         let c = sim.cluster_mut();
@@ -291,7 +297,7 @@ fn converge(args: &[String]) -> Result<(), String> {
         }
     }
     let t0 = Instant::now();
-    let fp = sim.cluster_mut().reconcile_to_fixed_point(policy);
+    let fp = sim.cluster_mut().reconcile_to_fixed_point(&profile);
     let took = t0.elapsed();
     // Let the readiness delay pass so the table shows Ready pods.
     let delay = sim
@@ -303,8 +309,8 @@ fn converge(args: &[String]) -> Result<(), String> {
     sim.run(delay as u64);
     let c = sim.cluster();
     println!(
-        "seed {seed}, {nodes} nodes, {apps} apps, policy {}",
-        policy.as_str()
+        "seed {seed}, {nodes} nodes, {apps} apps, scheduler profile {}",
+        profile.scheduler_name
     );
     println!(
         "{} after {} passes in {:.2?}: {} pods bound, {} pending\n",
@@ -494,7 +500,11 @@ fn bench(args: &[String]) -> Result<(), String> {
         "scenario", "time", "pods/s", "passes", "pending"
     );
     for constrained in [false, true] {
-        for policy in [ScorePolicy::BinPack, ScorePolicy::LeastLoaded] {
+        for profile in [
+            Profile::kube_scheduler(),
+            Profile::bin_pack(),
+            Profile::least_loaded(),
+        ] {
             if constrained && o.flag("--converge-only") {
                 continue;
             }
@@ -507,11 +517,11 @@ fn bench(args: &[String]) -> Result<(), String> {
                 c.deploy(d).map_err(|e| e.to_string())?;
             }
             let t0 = Instant::now();
-            let fp = c.reconcile_to_fixed_point(policy);
+            let fp = c.reconcile_to_fixed_point(&profile);
             let dt = t0.elapsed();
             let label = format!(
                 "converge from empty, {}, {}",
-                policy.as_str(),
+                profile.scheduler_name,
                 if constrained { "constraints" } else { "plain" }
             );
             println!(

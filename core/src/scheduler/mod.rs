@@ -146,6 +146,8 @@ struct Spread {
     per_domain: Vec<i64>,
     /// Eligible nodes per domain (a domain exists while this is above 0).
     domain_nodes: Vec<u32>,
+    /// Domains with at least one eligible node.
+    domains: u32,
     /// Count of present domains at each matching count: its first key is the
     /// global minimum (filter side only).
     counts: BTreeMap<i64, u32>,
@@ -172,8 +174,16 @@ struct Batch {
     node_affinity_score: bool,
     best_effort: bool,
     live_nodes: u32,
+    /// The template has neither nodeSelector nor required node affinity.
+    plain_template: bool,
+    /// Per node, NodeResourcesFit's and BalancedAllocation's weighted sum for
+    /// this batch's pods (`i64::MIN`: not computed, or its node changed).
+    local: Vec<i64>,
+    /// Record every scored node in `last_cycle` (an observer is watching).
+    record: bool,
     // Scratch, reused pod after pod.
     feasible: Vec<u32>,
+    feasible_slots: Vec<u32>,
     raw: Vec<i64>,
     totals: Vec<i64>,
     spread_raw: Vec<Option<i64>>,
@@ -269,7 +279,11 @@ impl Cluster {
                 && profile.weight(Plugin::NodeAffinity).is_some(),
             best_effort: req.is_zero(),
             live_nodes,
+            plain_template: tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none(),
+            local: vec![i64::MIN; n],
+            record: false,
             feasible: Vec::new(),
+            feasible_slots: Vec::new(),
             raw: Vec::new(),
             totals: Vec::new(),
             spread_raw: Vec::new(),
@@ -396,6 +410,7 @@ impl Cluster {
                     per_node,
                     per_domain: Vec::new(),
                     domain_nodes: Vec::new(),
+                    domains: 0,
                     counts: BTreeMap::new(),
                 });
             }
@@ -436,6 +451,9 @@ impl Cluster {
                     }
                 }
             }
+        }
+        for s in b.hard.iter_mut().chain(b.soft.iter_mut()) {
+            s.domains = s.domain_nodes.iter().filter(|&&c| c > 0).count() as u32;
         }
         for s in b.hard.iter_mut() {
             for (d, &nodes) in s.domain_nodes.iter().enumerate() {
@@ -550,28 +568,30 @@ impl Cluster {
                         return Err(Unfit::Insufficient { cpu, memory, pods });
                     }
                 }
-                Plugin::PodTopologySpread => {
-                    for s in &b.hard {
-                        let d = match s.topo {
-                            None => n.0,
-                            Some(t) => self.domain(t, n).ok_or(Unfit::SpreadMissingLabel)?,
-                        };
-                        let domains = s.domain_nodes.iter().filter(|&&c| c > 0).count() as u32;
-                        let min = if domains < s.min_domains {
-                            0
-                        } else {
-                            s.counts.keys().next().copied().unwrap_or(0)
-                        };
-                        let matching = s.per_domain.get(d as usize).copied().unwrap_or(0);
-                        if !spread::skew_ok(matching, s.self_match, min, s.max_skew) {
-                            return Err(Unfit::SpreadSkew);
-                        }
-                    }
-                }
+                Plugin::PodTopologySpread => self.spread_filter(n, b)?,
                 Plugin::InterPodAffinity if b.inter_pod_filter => {
                     self.inter_pod_filter(n, &b.rev)?
                 }
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn spread_filter(&self, n: NodeId, b: &Batch) -> Result<(), Unfit> {
+        for s in &b.hard {
+            let d = match s.topo {
+                None => n.0,
+                Some(t) => self.domain(t, n).ok_or(Unfit::SpreadMissingLabel)?,
+            };
+            let min = if s.domains < s.min_domains {
+                0
+            } else {
+                s.counts.keys().next().copied().unwrap_or(0)
+            };
+            let matching = s.per_domain.get(d as usize).copied().unwrap_or(0);
+            if !spread::skew_ok(matching, s.self_match, min, s.max_skew) {
+                return Err(Unfit::SpreadSkew);
             }
         }
         Ok(())
@@ -627,6 +647,52 @@ impl Cluster {
             }
         }
         Ok(())
+    }
+
+    /// The verdict of every filter without its reason, for scans: the
+    /// packed mirror refuses most nodes without reading them.
+    #[inline(always)]
+    fn feasible_fast(&mut self, i: usize, b: &mut Batch, profile: &Profile) -> bool {
+        let h = &self.hot[i];
+        let fits = b.req.fits_in(&h.free) && h.pods_free > 0;
+        if h.schedulable && !fits {
+            return false;
+        }
+        if !(h.schedulable && !h.hard_taints && b.plain_template) {
+            match b.static_ok[i] {
+                1 => {}
+                2 => return false,
+                _ => {
+                    let ok = self
+                        .static_filter(NodeId(i as u32), &b.rev, profile)
+                        .is_ok();
+                    b.static_ok[i] = if ok { 1 } else { 2 };
+                    if !ok {
+                        return false;
+                    }
+                }
+            }
+            if !fits {
+                return false;
+            }
+        }
+        if !b.hard.is_empty() && self.spread_filter(NodeId(i as u32), b).is_err() {
+            return false;
+        }
+        !(b.inter_pod_filter && self.inter_pod_filter(NodeId(i as u32), &b.rev).is_err())
+    }
+
+    /// NodeResourcesFit's and BalancedAllocation's weighted sum, cached per
+    /// batch until the node's allocation changes.
+    #[inline]
+    fn local_cached(&self, i: usize, b: &mut Batch, profile: &Profile) -> i64 {
+        let v = b.local[i];
+        if v != i64::MIN {
+            return v;
+        }
+        let v = self.local_total(NodeId(i as u32), b, profile);
+        b.local[i] = v;
+        v
     }
 
     /// Every filter, for one node.
@@ -839,14 +905,10 @@ impl Cluster {
             if self.nodes[i].removed {
                 continue;
             }
-            let h = &self.hot[i];
+            if !self.feasible_fast(i, b, profile) {
+                continue;
+            }
             let n = NodeId(i as u32);
-            if h.schedulable && (!b.req.fits_in(&h.free) || h.pods_free == 0) {
-                continue;
-            }
-            if self.filter_node(n, b, profile).is_err() {
-                continue;
-            }
             heap_keys.push(key_of(self.local_total(n, b, profile), n));
         }
         // Without inter-pod terms only the bound node's score changes, so the
@@ -867,12 +929,10 @@ impl Cluster {
             if self.dynamic_filter(n, b, profile).is_err() {
                 continue;
             }
-            self.last_cycle = CycleRecord {
-                start: 0,
-                scored: Vec::new(),
-                totals: Vec::new(),
-                chosen: Some(n),
-            };
+            self.last_cycle.start = 0;
+            self.last_cycle.scored.clear();
+            self.last_cycle.totals.clear();
+            self.last_cycle.chosen = Some(n);
             self.bind_observed(keys[i], n, &mut on_bind);
             bound += 1;
             i += 1;
@@ -892,11 +952,13 @@ impl Cluster {
         mut on_bind: Option<&mut OnBind<'_>>,
     ) -> (u32, usize) {
         let mut bound = 0;
+        b.record = on_bind.is_some();
         for (i, &k) in keys.iter().enumerate() {
             match self.cycle(b, profile) {
                 Some(n) => {
                     self.bind_observed(k, n, &mut on_bind);
                     self.spread_bound(b, n);
+                    b.local[n.0 as usize] = i64::MIN;
                     bound += 1;
                 }
                 None => return (bound, i),
@@ -916,18 +978,14 @@ impl Cluster {
         let mut feasible = core::mem::take(&mut b.feasible);
         feasible.clear();
         let mut visited = 0;
-        for step in 0..slots {
-            let i = (start + step) % slots;
-            visited = step + 1;
-            if self.nodes[i as usize].removed {
+        let mut soft_taints = false;
+        for (step, i) in (start..slots).chain(0..start).enumerate() {
+            visited = step as u32 + 1;
+            if self.hot[i as usize].removed {
                 continue;
             }
-            let h = &self.hot[i as usize];
-            // Cheap refusals first; the full filter names the reason later if needed.
-            if h.schedulable && (!b.req.fits_in(&h.free) || h.pods_free == 0) {
-                continue;
-            }
-            if self.filter_node(NodeId(i), b, profile).is_ok() {
+            if self.feasible_fast(i as usize, b, profile) {
+                soft_taints |= self.hot[i as usize].soft_taints;
                 feasible.push(i);
                 if feasible.len() == to_find {
                     break;
@@ -939,40 +997,167 @@ impl Cluster {
             0 => None,
             1 => Some(NodeId(feasible[0])),
             _ => {
-                self.score_feasible(b, &feasible, profile, None);
-                Some(NodeId(feasible[self.select(&b.totals, profile)]))
+                if !self.score_fast(b, &feasible, profile, soft_taints) {
+                    self.score_feasible(b, &feasible, profile, None);
+                }
+                Some(NodeId(feasible[self.select(&b.totals, &feasible, profile)]))
             }
         };
-        self.last_cycle = CycleRecord {
-            start,
-            scored: feasible.iter().map(|&i| NodeId(i)).collect(),
-            totals: if feasible.len() > 1 {
-                b.totals.clone()
-            } else {
-                Vec::new()
-            },
-            chosen,
-        };
+        let rec = &mut self.last_cycle;
+        rec.start = start;
+        rec.chosen = chosen;
+        rec.scored.clear();
+        rec.totals.clear();
+        if b.record {
+            rec.scored.extend(feasible.iter().map(|&i| NodeId(i)));
+            if feasible.len() > 1 {
+                rec.totals.extend_from_slice(&b.totals);
+            }
+        }
         b.feasible = feasible;
         chosen
     }
 
-    /// selectHost: the highest total; ties by the profile's rule.
-    fn select(&mut self, totals: &[i64], profile: &Profile) -> usize {
-        let mut best = 0;
-        let mut ties = 0u64;
-        for (i, &t) in totals.iter().enumerate() {
-            if i == 0 || t > totals[best] {
-                best = i;
-                ties = 1;
-            } else if t == totals[best] {
-                ties += 1;
-                if profile.tie_break == TieBreak::Random && self.rng.below(ties) == 0 {
-                    best = i;
-                }
+    /// The common shape, scored without per-plugin buffers: node-local
+    /// scores from the batch's cache, TaintToleration, NodeAffinity and
+    /// InterPodAffinity the same on every node (their normalised value is
+    /// added as such), PodTopologySpread from the batch's counts. Returns
+    /// false when the batch needs the general scorer.
+    fn score_fast(
+        &mut self,
+        b: &mut Batch,
+        feasible: &[u32],
+        profile: &Profile,
+        soft_taints: bool,
+    ) -> bool {
+        let mut base = 0i64;
+        let mut w_spread = 0i64;
+        for &(p, w) in &profile.scores {
+            match p {
+                Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation => {}
+                // Every raw score 0: reverse-normalised to 100 everywhere.
+                Plugin::TaintToleration if !soft_taints => base += w * plugins::MAX_NODE_SCORE,
+                Plugin::NodeAffinity if !b.node_affinity_score => {}
+                Plugin::InterPodAffinity if !b.ipa_score => {}
+                Plugin::PodTopologySpread => w_spread = w,
+                _ => return false,
             }
         }
-        best
+        let m = feasible.len();
+        b.totals.clear();
+        b.totals.resize(m, base);
+        for (j, &i) in feasible.iter().enumerate() {
+            b.totals[j] += self.local_cached(i as usize, b, profile);
+        }
+        if w_spread > 0 && self.spread_pair_fast(b, feasible, w_spread) {
+            return true;
+        }
+        if w_spread > 0 && !b.soft.is_empty() {
+            self.spread_raw(b, feasible);
+            let mut raw = core::mem::take(&mut b.spread_raw);
+            for (j, v) in spread::normalize(&mut raw).enumerate() {
+                b.totals[j] += w_spread * v;
+            }
+            b.spread_raw = raw;
+        }
+        true
+    }
+
+    /// PodTopologySpread for the system defaults' shape (hostname plus one
+    /// keyed constraint, nodes without the key still scored) straight into
+    /// `b.totals`: a node's raw and normalised scores depend only on (its
+    /// pods of the batch, its domain), so each pair is computed once per
+    /// cycle. Exactly what `spread_raw` and `normalize` give, cheaper.
+    fn spread_pair_fast(&self, b: &mut Batch, feasible: &[u32], w_spread: i64) -> bool {
+        if b.soft.len() != 2 || b.soft_require_all || b.soft[0].topo.is_some() {
+            return false;
+        }
+        let Some(t) = b.soft[1].topo else {
+            return false;
+        };
+        let dom = self.topologies[t as usize].node_domain.as_slice();
+        let stride = self.topologies[t as usize].domains.len() + 1;
+        // Domains among the scored nodes (a node without the key adds one).
+        b.stamp_now = b.stamp_now.wrapping_add(1);
+        if b.stamp.len() < stride {
+            b.stamp.resize(stride, 0);
+        }
+        let mut size = 0usize;
+        for &i in feasible {
+            let d = dom[i as usize].map_or(stride - 1, |d| d as usize);
+            if b.stamp[d] != b.stamp_now {
+                b.stamp[d] = b.stamp_now;
+                size += 1;
+            }
+        }
+        let (h, z) = (&b.soft[0], &b.soft[1]);
+        let w_h = spread::normalizing_weight(feasible.len());
+        let w_z = spread::normalizing_weight(size);
+        // raw per (count, domain) slot, then min and max over the nodes.
+        let mut memo: Vec<i64> = Vec::new();
+        let mut slots = core::mem::take(&mut b.feasible_slots);
+        slots.clear();
+        let (mut min, mut max) = (i64::MAX, 0i64);
+        for &i in feasible {
+            let i = i as usize;
+            let (cnt, d) = (h.per_node[i] as usize, dom[i]);
+            let slot = cnt * stride + d.map_or(stride - 1, |d| d as usize);
+            if memo.len() <= slot {
+                memo.resize((cnt + 1) * stride, i64::MIN);
+            }
+            if memo[slot] == i64::MIN {
+                let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
+                if let Some(d) = d {
+                    let c = z.per_domain.get(d as usize).copied().unwrap_or(0);
+                    score += spread::score_for_count(c, z.max_skew, w_z);
+                }
+                memo[slot] = plugins::round_half_away(score);
+            }
+            let v = memo[slot];
+            min = min.min(v);
+            max = max.max(v);
+            slots.push(slot as u32);
+        }
+        // Normalise each slot once: 100 * (max + min - raw) / max.
+        for v in memo.iter_mut() {
+            if *v != i64::MIN {
+                *v = if max == 0 {
+                    plugins::MAX_NODE_SCORE
+                } else {
+                    plugins::MAX_NODE_SCORE * (max + min - *v) / max
+                };
+            }
+        }
+        for (t, &slot) in b.totals.iter_mut().zip(&slots) {
+            *t += w_spread * memo[slot as usize];
+        }
+        b.feasible_slots = slots;
+        true
+    }
+
+    /// selectHost: the highest total; ties by the profile's rule.
+    fn select(&mut self, totals: &[i64], ids: &[u32], profile: &Profile) -> usize {
+        // One pass for the best total and how many nodes share it; then,
+        // for random ties, one draw picks which of them (uniform, like
+        // kube-scheduler's reservoir, with one PRNG call per cycle).
+        let Some(&max) = totals.iter().max() else {
+            return 0;
+        };
+        let ties = totals.iter().filter(|&&t| t == max).count() as u64;
+        let best = totals.iter().enumerate().filter(|&(_, &t)| t == max);
+        match profile.tie_break {
+            TieBreak::Random => {
+                let pick = if ties > 1 {
+                    self.rng.below(ties) as usize
+                } else {
+                    0
+                };
+                best.map(|(j, _)| j).nth(pick).unwrap_or(0)
+            }
+            // The sample wraps around the node list, so the lowest id is not
+            // always the first visited.
+            TieBreak::LowestNodeId => best.map(|(j, _)| j).min_by_key(|&j| ids[j]).unwrap_or(0),
+        }
     }
 
     /// Scores the feasible nodes into `b.totals`; with `detail`, also each
@@ -1112,27 +1297,39 @@ impl Cluster {
             b.spread_raw.resize(feasible.len(), Some(0));
             return;
         }
-        let has_all = |n: NodeId, b: &Batch| {
-            b.soft
+        let node_domains: Vec<Option<&[Option<u32>]>> = b
+            .soft
+            .iter()
+            .map(|s| {
+                s.topo
+                    .map(|t| self.topologies[t as usize].node_domain.as_slice())
+            })
+            .collect();
+        let has_all = |i: usize| {
+            node_domains
                 .iter()
-                .all(|s| s.topo.map_or(true, |t| self.domain(t, n).is_some()))
+                .all(|d| d.map_or(true, |d| d[i].is_some()))
         };
-        // Domain counts among the scored nodes give each constraint its weight.
+        // Domains among the scored nodes give each constraint its weight,
+        // ln(domains + 2); nodes lacking a required key are not scored.
         let mut ignored = 0usize;
+        if b.soft_require_all {
+            ignored = feasible.iter().filter(|&&i| !has_all(i as usize)).count();
+        }
         let mut weights = Vec::with_capacity(b.soft.len());
-        for (ci, s) in b.soft.iter().enumerate() {
-            let size = match s.topo {
-                None => 0, // filled below, once ignored nodes are known
-                Some(t) => {
+        for dom in &node_domains {
+            let size = match dom {
+                None => feasible.len() - ignored,
+                Some(dom) => {
                     b.stamp_now = b.stamp_now.wrapping_add(1);
                     let mut size = 0usize;
                     let mut saw_missing = false;
                     for &i in feasible {
-                        let n = NodeId(i);
-                        if b.soft_require_all && !has_all(n, b) {
+                        let i = i as usize;
+                        if b.soft_require_all && !has_all(i) {
                             continue;
                         }
-                        match self.domain(t, n) {
+                        match dom[i] {
                             Some(d) => {
                                 let d = d as usize;
                                 if b.stamp.len() <= d {
@@ -1143,45 +1340,65 @@ impl Cluster {
                                     size += 1;
                                 }
                             }
-                            // A node without the key counts as one more
-                            // domain (the empty value), as kube-scheduler's
-                            // pre-score does when system-defaulted.
+                            // A node without the key counts as one more domain
+                            // (the empty value), as kube-scheduler's pre-score
+                            // does when system-defaulted.
                             None => saw_missing = true,
                         }
                     }
                     size + saw_missing as usize
                 }
             };
-            let _ = ci;
-            weights.push(size);
+            weights.push(spread::normalizing_weight(size));
         }
-        if b.soft_require_all {
-            ignored = feasible.iter().filter(|&&i| !has_all(NodeId(i), b)).count();
+        // The common shape (the system defaults): a hostname constraint and
+        // one keyed constraint. Its raw score depends on (pods on the node,
+        // the node's domain) only, so each pair is computed once per cycle.
+        let pair = b.soft.len() == 2 && b.soft[0].topo.is_none() && b.soft[1].topo.is_some();
+        if pair {
+            let (h, z) = (&b.soft[0], &b.soft[1]);
+            let dom = node_domains[1].unwrap_or(&[]);
+            // memo[count * stride + domain slot]; the last slot is "no domain".
+            let stride = z
+                .topo
+                .map_or(0, |t| self.topologies[t as usize].domains.len())
+                .max(z.per_domain.len())
+                + 1;
+            let mut memo: Vec<i64> = Vec::new();
+            for &i in feasible {
+                let i = i as usize;
+                if b.soft_require_all && !has_all(i) {
+                    b.spread_raw.push(None);
+                    continue;
+                }
+                let (cnt, d) = (h.per_node[i] as usize, dom[i]);
+                let slot = cnt * stride + d.map_or(stride - 1, |d| d as usize);
+                if memo.len() <= slot {
+                    memo.resize((cnt + 1) * stride, i64::MIN);
+                }
+                if memo[slot] == i64::MIN {
+                    let mut score = spread::score_for_count(cnt as i64, h.max_skew, weights[0]);
+                    if let Some(d) = d {
+                        let c = z.per_domain.get(d as usize).copied().unwrap_or(0);
+                        score += spread::score_for_count(c, z.max_skew, weights[1]);
+                    }
+                    memo[slot] = plugins::round_half_away(score);
+                }
+                b.spread_raw.push(Some(memo[slot]));
+            }
+            return;
         }
-        let weights: Vec<f64> = b
-            .soft
-            .iter()
-            .zip(weights)
-            .map(|(s, size)| {
-                let size = if s.topo.is_none() {
-                    feasible.len() - ignored
-                } else {
-                    size
-                };
-                spread::normalizing_weight(size)
-            })
-            .collect();
         for &i in feasible {
-            let n = NodeId(i);
-            if b.soft_require_all && !has_all(n, b) {
+            let i = i as usize;
+            if b.soft_require_all && !has_all(i) {
                 b.spread_raw.push(None);
                 continue;
             }
             let mut score = 0.0;
-            for (s, &w) in b.soft.iter().zip(&weights) {
-                let cnt = match s.topo {
-                    None => s.per_node[i as usize] as i64,
-                    Some(t) => match self.domain(t, n) {
+            for ((s, &w), dom) in b.soft.iter().zip(&weights).zip(&node_domains) {
+                let cnt = match dom {
+                    None => s.per_node[i] as i64,
+                    Some(dom) => match dom[i] {
                         Some(d) => s.per_domain.get(d as usize).copied().unwrap_or(0),
                         None => continue,
                     },
