@@ -103,6 +103,14 @@ impl<'de> Visitor<'de> for ValueVisitor {
     fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
         Ok(Value::UInt(v))
     }
+    // Integers beyond 64 bits (YAML reads them as 128-bit): kept as a number
+    // so that a quantity reports "too large" and a count "expected a whole number".
+    fn visit_i128<E>(self, v: i128) -> Result<Value, E> {
+        Ok(Value::Float(v as f64))
+    }
+    fn visit_u128<E>(self, v: u128) -> Result<Value, E> {
+        Ok(Value::Float(v as f64))
+    }
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
         Ok(Value::Float(v))
     }
