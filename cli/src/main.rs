@@ -4,7 +4,11 @@
 //! shepherd demo                      a scripted tour, tick by tick
 //! shepherd converge [--seed N] [--nodes N] [--apps N] [--profile default-scheduler|binpack|leastloaded] [--roll]
 //! shepherd bench [--nodes N] [--pods N] [--apps N] [--converge-only]
+//! shepherd simulate FILE|DIR|- [--output json] [--policy P] [--namespace NS]
+//! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N]
 //! ```
+
+mod manifests;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::ExitCode;
@@ -50,7 +54,12 @@ const USAGE: &str = "usage:
       a random workload reconciled to a fixed point (defaults: seed 7, 6 nodes, 4 apps, binpack);
       --roll then rolls every app to a new version, tick by tick
   shepherd bench [--nodes N] [--pods N] [--apps N] [--converge-only]
-      speed and memory at Kubernetes' envelope (defaults: 5000 nodes, 150000 pods, 500 apps)";
+      speed and memory at Kubernetes' envelope (defaults: 5000 nodes, 150000 pods, 500 apps)
+  shepherd simulate FILE|DIR|- [--output json] [--policy binpack|leastloaded] [--namespace NS]
+      Kubernetes manifests (YAML, JSON, kind: List) converged: per-node requests, the pods as
+      kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings
+  shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N]
+      the input's scenario, or a random workload from the seed, as manifests kubectl apply takes";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -58,14 +67,16 @@ fn main() -> ExitCode {
         Some("demo") => demo(&args[1..]),
         Some("converge") => converge(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("simulate") => manifests::simulate(&args[1..]),
+        Some("export") => manifests::export_cmd(&args[1..]),
         Some("help") | Some("--help") | Some("-h") => {
             println!("{USAGE}");
             Ok(())
         }
         Some(other) => Err(format!(
-            "unknown command {other:?}; expected demo, converge or bench"
+            "unknown command {other:?}; expected demo, converge, bench, simulate or export"
         )),
-        None => Err("no command given; expected demo, converge or bench".to_string()),
+        None => Err("no command given; expected demo, converge, bench, simulate or export".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,1235 @@
+//! Kubernetes objects to engine declarations.
+//!
+//! One function per kind and one per field group (`node_status`,
+//! `pod_requests`, `tolerations`, `pod_affinity`, ...). Each walks its part of
+//! the object key by key: a key is read, or known to change nothing the engine
+//! simulates (`INERT`), or reported with a warning. Fields the engine cannot
+//! represent yet (`not_simulated_yet`) are the places to wire when the model
+//! grows: node affinity, preferred terms, topology spread, priority, the
+//! pods capacity, DaemonSets, namespaces, scheduler configuration.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use shepherd::{
+    AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec, PodTemplate,
+    Resources, RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
+    TolerationOperator,
+};
+
+use crate::quantity;
+use crate::read::{objects, RawObject};
+use crate::scenario::{ImportedNode, Scenario};
+use crate::value::Value;
+use crate::{
+    ImportError, Imported, Location, Options, Summary, Warning, ANNOTATION_READY_AFTER,
+    ANNOTATION_VERSION,
+};
+
+type Map = [(String, Value)];
+type R<T> = Result<T, ImportError>;
+
+/// Imports with the default [`Options`] (namespace `default`, default limits).
+pub fn import(text: &str) -> Result<Imported, ImportError> {
+    import_with(text, &Options::default())
+}
+
+/// Imports `text` (YAML, JSON, or `kind: List`). All or nothing: on an error
+/// nothing is returned but the error.
+pub fn import_with(text: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let objs = objects(text, &opts.limits)?;
+    let mut st = State::new(opts, &objs);
+    for o in &objs {
+        st.object(o)?;
+    }
+    st.finish(objs.len())
+}
+
+/// Metadata keys a cluster adds that change nothing simulated.
+const INERT_METADATA: &[&str] = &[
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "managedFields",
+    "selfLink",
+    "finalizers",
+    "annotations",
+    "generateName",
+];
+
+/// Pod spec keys that change nothing the scheduler or the controllers decide here.
+const INERT_POD_SPEC: &[&str] = &[
+    "restartPolicy",
+    "dnsPolicy",
+    "dnsConfig",
+    "terminationGracePeriodSeconds",
+    "serviceAccountName",
+    "serviceAccount",
+    "automountServiceAccountToken",
+    "securityContext",
+    "imagePullSecrets",
+    "hostname",
+    "subdomain",
+    "enableServiceLinks",
+    "activeDeadlineSeconds",
+    "shareProcessNamespace",
+    "hostPID",
+    "hostIPC",
+    "readinessGates",
+    "os",
+    "hostAliases",
+    "setHostnameAsFQDN",
+    "hostUsers",
+];
+
+/// Container keys that change nothing simulated.
+const INERT_CONTAINER: &[&str] = &[
+    "name",
+    "image",
+    "command",
+    "args",
+    "env",
+    "envFrom",
+    "workingDir",
+    "imagePullPolicy",
+    "terminationMessagePath",
+    "terminationMessagePolicy",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+    "securityContext",
+    "stdin",
+    "stdinOnce",
+    "tty",
+    "resizePolicy",
+    "volumeMounts",
+    "volumeDevices",
+];
+
+/// Where one object's warnings and errors point.
+struct Ctx<'a> {
+    loc: &'a Location,
+    warnings: &'a mut Vec<Warning>,
+}
+
+impl Ctx<'_> {
+    fn warn(&mut self, path: &str, message: impl Into<String>) {
+        self.warnings.push(Warning {
+            loc: self.loc.clone(),
+            path: path.to_string(),
+            message: message.into(),
+        });
+    }
+
+    /// A field the engine does not model yet: kept as a warning, to be wired
+    /// when the model grows.
+    fn not_simulated_yet(&mut self, path: &str, what: &str) {
+        self.warn(path, format!("not simulated yet: {what}"));
+    }
+
+    fn unknown(&mut self, path: &str) {
+        self.warn(path, "not simulated; ignored");
+    }
+
+    fn err(&self, path: &str, message: impl Into<String>) -> ImportError {
+        ImportError {
+            loc: self.loc.clone(),
+            path: path.to_string(),
+            message: message.into(),
+        }
+    }
+
+    fn wrong(&self, path: &str, found: &Value, expected: &str) -> ImportError {
+        self.err(
+            path,
+            format!("found {} ({}); expected {expected}", found.kind_name(), found.brief()),
+        )
+    }
+
+    // ----- typed reads ------------------------------------------------------
+
+    /// A mapping; null reads as empty, as Kubernetes reads an absent field.
+    fn map<'v>(&self, v: &'v Value, path: &str) -> R<&'v Map> {
+        match v {
+            Value::Map(m) => Ok(m),
+            Value::Null => Ok(&[]),
+            other => Err(self.wrong(path, other, "a mapping")),
+        }
+    }
+
+    fn seq<'v>(&self, v: &'v Value, path: &str) -> R<&'v [Value]> {
+        match v {
+            Value::Seq(s) => Ok(s),
+            Value::Null => Ok(&[]),
+            other => Err(self.wrong(path, other, "a list")),
+        }
+    }
+
+    fn string<'v>(&self, v: &'v Value, path: &str) -> R<&'v str> {
+        match v {
+            Value::Str(s) => Ok(s),
+            other => Err(self.wrong(path, other, "a string (quote it if it looks like a number or a boolean)")),
+        }
+    }
+
+    fn boolean(&self, v: &Value, path: &str) -> R<bool> {
+        match v {
+            Value::Bool(b) => Ok(*b),
+            Value::Null => Ok(false),
+            other => Err(self.wrong(path, other, "true or false")),
+        }
+    }
+
+    /// A whole number in `0..=max`.
+    fn count(&self, v: &Value, path: &str, max: u64) -> R<u64> {
+        let expected = format!("a whole number from 0 to {max}");
+        match v {
+            Value::Int(i) if *i >= 0 && (*i as u64) <= max => Ok(*i as u64),
+            Value::UInt(u) if *u <= max => Ok(*u),
+            other => Err(self.wrong(path, other, &expected)),
+        }
+    }
+
+    /// Kubernetes' IntOrString for maxSurge, maxUnavailable, minAvailable:
+    /// a whole number or a percentage string.
+    fn int_or_percent(&self, v: &Value, path: &str) -> R<IntOrPercent> {
+        let expected = "a whole number such as 1, or a percentage string such as \"25%\"";
+        match v {
+            Value::Int(_) | Value::UInt(_) => {
+                Ok(IntOrPercent::Int(self.count(v, path, u32::MAX as u64)? as u32))
+            }
+            Value::Str(s) => {
+                let digits = s.strip_suffix('%').ok_or_else(|| self.wrong(path, v, expected))?;
+                match digits.parse::<u32>() {
+                    Ok(p) if p <= 100 && !digits.starts_with('+') => Ok(IntOrPercent::Percent(p)),
+                    _ => Err(self.wrong(path, v, "a percentage from \"0%\" to \"100%\"")),
+                }
+            }
+            other => Err(self.wrong(path, other, expected)),
+        }
+    }
+
+    /// A quantity, as a string or a bare number.
+    fn quantity_text(&self, v: &Value, path: &str) -> R<String> {
+        match v {
+            Value::Str(s) => Ok(s.clone()),
+            Value::Int(i) => Ok(i.to_string()),
+            Value::UInt(u) => Ok(u.to_string()),
+            Value::Float(f) if f.is_finite() => Ok(format!("{f}")),
+            other => Err(self.wrong(path, other, "a quantity such as \"500m\" or \"128Mi\"")),
+        }
+    }
+
+    fn labels(&self, v: &Value, path: &str) -> R<Labels> {
+        let mut out = Labels::new();
+        for (k, val) in self.map(v, path)? {
+            let p = child(path, k);
+            let s = self.string(val, &p)?;
+            out.insert(k.clone(), s.to_string());
+        }
+        Ok(out)
+    }
+}
+
+/// `a.b` for a plain key, `a["x/y"]` for a key with dots or slashes, as
+/// kubectl's JSONPath would need it.
+fn child(path: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    match (path.is_empty(), plain) {
+        (true, true) => key.to_string(),
+        (false, true) => format!("{path}.{key}"),
+        (_, false) => format!("{path}[{key:?}]"),
+    }
+}
+
+fn index(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+/// Pod-level requests after Kubernetes' rule, in millicores and bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Req {
+    cpu: u64,
+    mem: u64,
+}
+
+impl Req {
+    fn add(self, o: Req) -> Req {
+        Req {
+            cpu: self.cpu.saturating_add(o.cpu),
+            mem: self.mem.saturating_add(o.mem),
+        }
+    }
+    fn max(self, o: Req) -> Req {
+        Req {
+            cpu: self.cpu.max(o.cpu),
+            mem: self.mem.max(o.mem),
+        }
+    }
+}
+
+/// An app (Deployment, ReplicaSet, StatefulSet) seen so far, for duplicates.
+struct Seen {
+    loc: Location,
+}
+
+struct State<'a> {
+    opts: &'a Options,
+    scenario: Scenario,
+    warnings: Vec<Warning>,
+    imported: BTreeMap<String, usize>,
+    skipped: BTreeMap<String, usize>,
+    owned: usize,
+    nodes: HashMap<String, Seen>,
+    apps: HashMap<String, Seen>,
+    pdbs: HashMap<String, Seen>,
+    services: HashMap<String, Seen>,
+    /// (kind, namespace, name) of every object in the input, so a Pod's owner
+    /// can be looked up.
+    present: HashSet<(String, String, String)>,
+    /// ReplicaSets skipped because a Deployment owns them: their pods belong
+    /// to that Deployment.
+    owned_replicasets: HashSet<(String, String)>,
+}
+
+fn owner_refs(v: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(Value::Seq(refs)) = v.get("metadata").and_then(|m| m.get("ownerReferences")) {
+        for r in refs {
+            if let (Some(k), Some(n)) = (
+                r.get("kind").and_then(Value::as_str),
+                r.get("name").and_then(Value::as_str),
+            ) {
+                out.push((k.to_string(), n.to_string()));
+            }
+        }
+    }
+    out
+}
+
+fn namespace_of(v: &Value) -> Option<&str> {
+    v.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str)
+}
+
+impl<'a> State<'a> {
+    fn new(opts: &'a Options, objs: &[RawObject]) -> Self {
+        let mut present = HashSet::new();
+        for o in objs {
+            let ns = namespace_of(&o.value).unwrap_or(&opts.namespace).to_string();
+            present.insert((o.loc.kind.clone(), ns, o.loc.name.clone()));
+        }
+        State {
+            opts,
+            scenario: Scenario::default(),
+            warnings: Vec::new(),
+            imported: BTreeMap::new(),
+            skipped: BTreeMap::new(),
+            owned: 0,
+            nodes: HashMap::new(),
+            apps: HashMap::new(),
+            pdbs: HashMap::new(),
+            services: HashMap::new(),
+            present,
+            owned_replicasets: HashSet::new(),
+        }
+    }
+
+    fn finish(self, objects: usize) -> R<Imported> {
+        // The engine's own checks, all at once, so a cross-object refusal is
+        // still an import error rather than a half-built cluster later.
+        if let Err(e) = self.scenario.to_cluster() {
+            return Err(ImportError {
+                loc: Location {
+                    document: 0,
+                    item: None,
+                    kind: String::new(),
+                    name: String::new(),
+                },
+                path: String::new(),
+                message: format!("the engine refused the scenario: {e}"),
+            });
+        }
+        Ok(Imported {
+            scenario: self.scenario,
+            warnings: self.warnings,
+            summary: Summary {
+                objects,
+                imported: self.imported.into_iter().collect(),
+                skipped: self.skipped.into_iter().collect(),
+                owned: self.owned,
+            },
+        })
+    }
+
+    fn skip(&mut self, kind: &str) {
+        *self.skipped.entry(kind.to_string()).or_default() += 1;
+    }
+
+    fn took(&mut self, kind: &str) {
+        *self.imported.entry(kind.to_string()).or_default() += 1;
+    }
+
+    fn object(&mut self, o: &RawObject) -> R<()> {
+        let loc = &o.loc;
+        let mut warnings = std::mem::take(&mut self.warnings);
+        let r = self.object_in(o, &mut Ctx { loc, warnings: &mut warnings });
+        self.warnings = warnings;
+        r
+    }
+
+    fn object_in(&mut self, o: &RawObject, cx: &mut Ctx) -> R<()> {
+        let v = &o.value;
+        let top = match v {
+            Value::Map(m) => m,
+            other => return Err(cx.wrong("", other, "a Kubernetes object (a mapping with apiVersion and kind)")),
+        };
+        let kind = match v.get("kind") {
+            Some(k) => cx.string(k, "kind")?,
+            None => return Err(cx.err("kind", "missing; expected the object's kind, e.g. Deployment")),
+        };
+        let api = match v.get("apiVersion") {
+            Some(a) => cx.string(a, "apiVersion")?,
+            None => return Err(cx.err("apiVersion", "missing; expected e.g. apps/v1 or v1")),
+        };
+        let want = match kind {
+            "Node" | "Service" | "Pod" => Some("v1"),
+            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => Some("apps/v1"),
+            "PodDisruptionBudget" => Some("policy/v1"),
+            _ => None,
+        };
+        if let Some(w) = want {
+            if api != w {
+                return Err(cx.err(
+                    "apiVersion",
+                    format!("found {api:?}; expected {w:?} for a {kind} (the version Kubernetes serves today)"),
+                ));
+            }
+        }
+        let namespaced = !matches!(
+            kind,
+            "Node" | "Namespace" | "PriorityClass" | "ClusterRole" | "ClusterRoleBinding"
+                | "CustomResourceDefinition" | "PersistentVolume" | "StorageClass"
+                | "KubeSchedulerConfiguration"
+        );
+        let meta = cx.map(v.get("metadata").unwrap_or(&Value::Null), "metadata")?;
+        if namespaced {
+            if let Some((_, ns)) = meta.iter().find(|(k, _)| k == "namespace") {
+                let ns = cx.string(ns, "metadata.namespace")?;
+                if ns != self.opts.namespace {
+                    cx.not_simulated_yet(
+                        "metadata.namespace",
+                        &format!(
+                            "namespace {ns:?} (the engine has one namespace; this import simulates {:?}); the object is skipped",
+                            self.opts.namespace
+                        ),
+                    );
+                    self.skip(kind);
+                    return Ok(());
+                }
+            }
+        }
+        if matches!(kind, "Node" | "Deployment" | "ReplicaSet" | "StatefulSet" | "PodDisruptionBudget" | "Service") {
+            for (k, _) in top.iter() {
+                if !matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "spec" | "status") {
+                    cx.unknown(&child("", k));
+                }
+            }
+        }
+        let spec = v.get("spec").unwrap_or(&Value::Null);
+        let status = v.get("status").unwrap_or(&Value::Null);
+        match kind {
+            "Node" => self.node(cx, meta, spec, status),
+            "Deployment" | "ReplicaSet" | "StatefulSet" => self.app(cx, kind, v, meta, spec),
+            "PodDisruptionBudget" => self.pdb(cx, meta, spec),
+            "Service" => self.service(cx, meta, spec),
+            "Pod" => {
+                self.pod(cx, v);
+                Ok(())
+            }
+            "DaemonSet" => {
+                cx.not_simulated_yet("", "DaemonSets (their pods are not placed, and take no capacity)");
+                self.skip(kind);
+                Ok(())
+            }
+            "PriorityClass" => {
+                cx.not_simulated_yet("", "PriorityClasses (the engine has no pod priority or preemption)");
+                self.skip(kind);
+                Ok(())
+            }
+            "KubeSchedulerConfiguration" => {
+                cx.not_simulated_yet("", "KubeSchedulerConfiguration (scheduler profiles); use the BinPack or LeastLoaded policy");
+                self.skip(kind);
+                Ok(())
+            }
+            _ => {
+                cx.warn("", format!("kind {kind} is not simulated; the object is skipped"));
+                self.skip(kind);
+                Ok(())
+            }
+        }
+    }
+
+    /// `metadata`: the name (required), labels, and ownerReferences; every
+    /// other key is noise a cluster adds, or warned about.
+    fn metadata(&self, cx: &mut Ctx, meta: &Map, labels_matter: bool) -> R<(String, Labels)> {
+        let mut name = None;
+        let mut labels = Labels::new();
+        for (k, v) in meta {
+            let p = child("metadata", k);
+            match k.as_str() {
+                "name" => name = Some(cx.string(v, &p)?.to_string()),
+                "namespace" | "ownerReferences" => {}
+                "labels" => {
+                    let l = cx.labels(v, &p)?;
+                    if labels_matter {
+                        labels = l;
+                    }
+                }
+                k if INERT_METADATA.contains(&k) => {}
+                "deletionTimestamp" | "deletionGracePeriodSeconds" => {
+                    cx.warn(&p, "the object is being deleted; simulated as if it stays");
+                }
+                _ => cx.unknown(&p),
+            }
+        }
+        match name {
+            Some(n) => Ok((n, labels)),
+            None => Err(cx.err("metadata.name", "missing; expected the object's name")),
+        }
+    }
+
+    fn first_seen(
+        &self,
+        cx: &Ctx,
+        seen: &HashMap<String, Seen>,
+        what: &str,
+        name: &str,
+    ) -> R<()> {
+        if let Some(prev) = seen.get(name) {
+            return Err(cx.err(
+                "metadata.name",
+                format!(
+                    "{what} {name:?} is already declared by {}; expected each name once",
+                    prev.loc
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn engine<T>(&self, cx: &Ctx, r: Result<T, shepherd::Error>) -> R<T> {
+        r.map_err(|e| cx.err("", format!("the engine refused it: {e}")))
+    }
+
+    // ----- Node -------------------------------------------------------------
+
+    fn node(&mut self, cx: &mut Ctx, meta: &Map, spec: &Value, status: &Value) -> R<()> {
+        let (name, labels) = self.metadata(cx, meta, true)?;
+        self.first_seen(cx, &self.nodes, "Node", &name)?;
+        let (unschedulable, taints) = node_spec(cx, spec)?;
+        let (capacity, ready) = node_status(cx, status)?;
+        let mut node = NodeSpec::new(&name, capacity.cpu_millis, capacity.memory_mib);
+        node.labels = labels;
+        // The node controller's own taints stand for state the engine keeps
+        // itself (cordoned, NotReady); importing them as taints as well would
+        // outlive an uncordon or a recovery.
+        node.taints = taints
+            .into_iter()
+            .filter(|t| {
+                !(unschedulable && t.key == "node.kubernetes.io/unschedulable"
+                    || !ready
+                        && (t.key == "node.kubernetes.io/not-ready"
+                            || t.key == "node.kubernetes.io/unreachable"))
+            })
+            .collect();
+        self.engine(cx, node.validate())?;
+        self.nodes.insert(name, Seen { loc: cx.loc.clone() });
+        self.scenario.nodes.push(ImportedNode {
+            spec: node,
+            unschedulable,
+            ready,
+        });
+        self.took("Node");
+        Ok(())
+    }
+
+    // ----- Deployment, ReplicaSet, StatefulSet ---------------------------------
+
+    fn app(&mut self, cx: &mut Ctx, kind: &str, v: &Value, meta: &Map, spec: &Value) -> R<()> {
+        let (name, _) = self.metadata(cx, meta, false)?;
+        let ns = namespace_of(v).unwrap_or(&self.opts.namespace).to_string();
+        if kind == "ReplicaSet" {
+            if let Some((ok, on)) = owner_refs(v).into_iter().find(|(k, _)| k == "Deployment") {
+                if self.present.contains(&(ok.clone(), ns.clone(), on.clone())) {
+                    // The Deployment's revision: the Deployment is imported, its
+                    // ReplicaSets are its own and not second copies.
+                    self.owned += 1;
+                    self.owned_replicasets.insert((ns, name));
+                    return Ok(());
+                }
+                cx.warn(
+                    "metadata.ownerReferences",
+                    format!("owned by Deployment {on:?}, which is not in the input; simulated as a replica owner of its own"),
+                );
+            }
+        }
+        self.first_seen(cx, &self.apps, "a Deployment, ReplicaSet or StatefulSet named", &name)?;
+        let mut replicas = 1u32;
+        let mut strategy = RollingUpdate::default();
+        let mut selector = None;
+        let mut template = None;
+        for (k, val) in cx.map(spec, "spec")? {
+            let p = child("spec", k);
+            match k.as_str() {
+                "replicas" => replicas = cx.count(val, &p, shepherd::model::MAX_REPLICAS as u64)? as u32,
+                "selector" => selector = Some(label_selector(cx, val, &p)?),
+                "template" => template = Some(val),
+                "strategy" if kind == "Deployment" => strategy = deployment_strategy(cx, val, &p)?,
+                "minReadySeconds" => {
+                    if cx.count(val, &p, u32::MAX as u64)? > 0 {
+                        cx.not_simulated_yet(&p, "minReadySeconds (a pod is available once Ready)");
+                    }
+                }
+                "revisionHistoryLimit" | "progressDeadlineSeconds" | "serviceName"
+                | "persistentVolumeClaimRetentionPolicy" => {}
+                "paused" if kind == "Deployment" => {
+                    if cx.boolean(val, &p)? {
+                        cx.not_simulated_yet(&p, "a paused Deployment (simulated as not paused)");
+                    }
+                }
+                "podManagementPolicy" | "updateStrategy" | "volumeClaimTemplates" | "ordinals"
+                    if kind == "StatefulSet" =>
+                {
+                    cx.not_simulated_yet(&p, "StatefulSet ordering, update strategy and volume claims")
+                }
+                _ => cx.unknown(&p),
+            }
+        }
+        let Some(template) = template else {
+            return Err(cx.err("spec.template", "missing; expected the pod template"));
+        };
+        let tpl = pod_template(cx, template, "spec.template")?;
+        match selector {
+            None => return Err(cx.err("spec.selector", "missing; expected matchLabels that the template's labels carry")),
+            Some(sel) => {
+                if sel.is_empty() {
+                    return Err(cx.err("spec.selector", "selects nothing; expected matchLabels that the template's labels carry"));
+                }
+                if !sel.matches(&tpl.labels) {
+                    return Err(cx.err(
+                        "spec.selector.matchLabels",
+                        format!(
+                            "{sel} does not match the template's labels ({}); expected a selector the template's labels satisfy, as Kubernetes requires",
+                            Selector { match_labels: tpl.labels.clone() }
+                        ),
+                    ));
+                }
+            }
+        }
+        match kind {
+            "ReplicaSet" => cx.warn("", "a ReplicaSet is simulated as a Deployment with its replicas and template"),
+            "StatefulSet" => cx.warn("", "a StatefulSet is simulated as a Deployment: pods are named by ordinal, but start and update in no particular order"),
+            _ => {}
+        }
+        let d = DeploymentSpec {
+            name: name.clone(),
+            replicas,
+            template: tpl,
+            strategy,
+        };
+        self.engine(cx, d.validate())?;
+        self.apps.insert(name, Seen { loc: cx.loc.clone() });
+        self.scenario.deployments.push(d);
+        self.took(kind);
+        Ok(())
+    }
+
+    // ----- PodDisruptionBudget ---------------------------------------------------
+
+    fn pdb(&mut self, cx: &mut Ctx, meta: &Map, spec: &Value) -> R<()> {
+        let (name, _) = self.metadata(cx, meta, false)?;
+        self.first_seen(cx, &self.pdbs, "PodDisruptionBudget", &name)?;
+        let mut selector = None;
+        let mut min = None;
+        let mut max = None;
+        for (k, val) in cx.map(spec, "spec")? {
+            let p = child("spec", k);
+            match k.as_str() {
+                "selector" => selector = Some(label_selector(cx, val, &p)?),
+                "minAvailable" => min = Some(cx.int_or_percent(val, &p)?),
+                "maxUnavailable" => max = Some(cx.int_or_percent(val, &p)?),
+                "unhealthyPodEvictionPolicy" => {
+                    let s = cx.string(val, &p)?;
+                    if s != "IfHealthyBudget" {
+                        cx.not_simulated_yet(&p, &format!("{s} (evictions follow IfHealthyBudget)"));
+                    }
+                }
+                _ => cx.unknown(&p),
+            }
+        }
+        let budget = match (min, max) {
+            (Some(_), Some(_)) => {
+                return Err(cx.err("spec", "sets both minAvailable and maxUnavailable; expected one of them, as Kubernetes requires"))
+            }
+            (Some(v), None) => Budget::MinAvailable(v),
+            (None, Some(v)) => Budget::MaxUnavailable(v),
+            (None, None) => {
+                cx.not_simulated_yet("spec", "a budget with neither minAvailable nor maxUnavailable; the object is skipped");
+                self.skip("PodDisruptionBudget");
+                return Ok(());
+            }
+        };
+        let selector = selector.unwrap_or_default();
+        if selector.is_empty() {
+            cx.warn("spec.selector", "selects no pods by matchLabels; the object is skipped");
+            self.skip("PodDisruptionBudget");
+            return Ok(());
+        }
+        let p = PdbSpec { name: name.clone(), selector, budget };
+        self.engine(cx, p.validate())?;
+        self.pdbs.insert(name, Seen { loc: cx.loc.clone() });
+        self.scenario.pdbs.push(p);
+        self.took("PodDisruptionBudget");
+        Ok(())
+    }
+
+    // ----- Service -----------------------------------------------------------
+
+    fn service(&mut self, cx: &mut Ctx, meta: &Map, spec: &Value) -> R<()> {
+        let (name, _) = self.metadata(cx, meta, false)?;
+        self.first_seen(cx, &self.services, "Service", &name)?;
+        let mut selector = Labels::new();
+        for (k, val) in cx.map(spec, "spec")? {
+            let p = child("spec", k);
+            match k.as_str() {
+                "selector" => selector = cx.labels(val, &p)?,
+                // Addressing and traffic: nothing the endpoints controller decides from.
+                "type" | "ports" | "clusterIP" | "clusterIPs" | "ipFamilies" | "ipFamilyPolicy"
+                | "sessionAffinity" | "sessionAffinityConfig" | "internalTrafficPolicy"
+                | "externalTrafficPolicy" | "externalIPs" | "externalName" | "loadBalancerIP"
+                | "loadBalancerClass" | "loadBalancerSourceRanges" | "healthCheckNodePort"
+                | "allocateLoadBalancerNodePorts" | "publishNotReadyAddresses"
+                | "trafficDistribution" => {}
+                _ => cx.unknown(&p),
+            }
+        }
+        if selector.is_empty() {
+            cx.warn("spec.selector", "no selector (endpoints managed by hand or an ExternalName) is not simulated; the object is skipped");
+            self.skip("Service");
+            return Ok(());
+        }
+        let s = ServiceSpec { name: name.clone(), selector: Selector { match_labels: selector } };
+        self.engine(cx, s.validate())?;
+        self.services.insert(name, Seen { loc: cx.loc.clone() });
+        self.scenario.services.push(s);
+        self.took("Service");
+        Ok(())
+    }
+
+    // ----- Pod -------------------------------------------------------------------
+
+    /// A Pod is its controller's when the controller is in the input; the
+    /// engine has no standalone pods yet, so a bare Pod is skipped with a warning.
+    fn pod(&mut self, cx: &mut Ctx, v: &Value) {
+        let ns = namespace_of(v).unwrap_or(&self.opts.namespace).to_string();
+        for (kind, name) in owner_refs(v) {
+            let present = self.present.contains(&(kind.clone(), ns.clone(), name.clone()));
+            if present {
+                self.owned += 1;
+                return;
+            }
+            if kind == "ReplicaSet" && self.owned_replicasets.contains(&(ns.clone(), name.clone())) {
+                self.owned += 1;
+                return;
+            }
+        }
+        match owner_refs(v).first() {
+            Some((k, n)) => cx.warn(
+                "metadata.ownerReferences",
+                format!("owned by {k} {n:?}, which is not in the input; the pod is not simulated"),
+            ),
+            None => cx.not_simulated_yet("", "bare Pods (the engine places pods of replica owners only); the pod is skipped"),
+        }
+        self.skip("Pod");
+    }
+}
+
+// ----- field groups ------------------------------------------------------------
+
+/// `spec` of a Node: `unschedulable` and `taints`.
+fn node_spec(cx: &mut Ctx, spec: &Value) -> R<(bool, Vec<Taint>)> {
+    let mut unschedulable = false;
+    let mut taints = Vec::new();
+    for (k, v) in cx.map(spec, "spec")? {
+        let p = child("spec", k);
+        match k.as_str() {
+            "unschedulable" => unschedulable = cx.boolean(v, &p)?,
+            "taints" => {
+                for (i, t) in cx.seq(v, &p)?.iter().enumerate() {
+                    taints.push(taint(cx, t, &index(&p, i))?);
+                }
+            }
+            "podCIDR" | "podCIDRs" | "providerID" | "externalID" | "configSource" => {}
+            _ => cx.unknown(&p),
+        }
+    }
+    Ok((unschedulable, taints))
+}
+
+fn taint(cx: &mut Ctx, v: &Value, path: &str) -> R<Taint> {
+    let (mut key, mut value, mut effect) = (None, String::new(), None);
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "key" => key = Some(cx.string(val, &p)?.to_string()),
+            "value" => value = cx.string(val, &p)?.to_string(),
+            "effect" => effect = Some(taint_effect(cx, val, &p)?),
+            "timeAdded" => {}
+            _ => cx.unknown(&p),
+        }
+    }
+    let key = key.ok_or_else(|| cx.err(&child(path, "key"), "missing; expected the taint's key"))?;
+    let effect = effect.ok_or_else(|| {
+        cx.err(&child(path, "effect"), "missing; expected NoSchedule, PreferNoSchedule or NoExecute")
+    })?;
+    Ok(Taint { key, value, effect })
+}
+
+fn taint_effect(cx: &Ctx, v: &Value, path: &str) -> R<TaintEffect> {
+    let s = cx.string(v, path)?;
+    TaintEffect::parse(s).map_err(|_| cx.wrong(path, v, "NoSchedule, PreferNoSchedule or NoExecute"))
+}
+
+/// `status` of a Node: allocatable (else capacity) cpu and memory, and the
+/// Ready condition. Memory rounds down to whole MiB: a node never offers more
+/// than it has.
+fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, bool)> {
+    let mut alloc = None;
+    let mut cap = None;
+    let mut ready = true;
+    for (k, v) in cx.map(status, "status")? {
+        let p = child("status", k);
+        match k.as_str() {
+            "allocatable" => alloc = Some((v, p)),
+            "capacity" => cap = Some((v, p)),
+            "conditions" => {
+                for (i, c) in cx.seq(v, &p)?.iter().enumerate() {
+                    let cp = index(&p, i);
+                    if c.get("type").and_then(Value::as_str) == Some("Ready") {
+                        let s = c.get("status").unwrap_or(&Value::Null);
+                        ready = cx.string(s, &child(&cp, "status"))? == "True";
+                    }
+                }
+            }
+            _ => {} // addresses, nodeInfo, images, daemonEndpoints, phase ...: reported state
+        }
+    }
+    let (v, p) = alloc.or(cap).ok_or_else(|| {
+        cx.err("status.allocatable", "missing (and no status.capacity); expected cpu and memory, e.g. cpu: \"4\", memory: 16Gi")
+    })?;
+    let mut cpu = None;
+    let mut mem = None;
+    for (k, val) in cx.map(v, &p)? {
+        let rp = child(&p, k);
+        match k.as_str() {
+            "cpu" => cpu = Some(quantity_of(cx, val, &rp, Unit::Cpu)?),
+            "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Bytes)? >> 20),
+            "pods" => cx.not_simulated_yet(&rp, "the node's pods capacity (only cpu and memory are counted)"),
+            // Resources no imported pod can request: requests for them are warned about on the pod.
+            _ => {}
+        }
+    }
+    let cpu = cpu.ok_or_else(|| cx.err(&child(&p, "cpu"), "missing; expected the node's cpu, e.g. \"4\" or \"3500m\""))?;
+    let mem = mem.ok_or_else(|| cx.err(&child(&p, "memory"), "missing; expected the node's memory, e.g. 16Gi"))?;
+    Ok((Resources::new(cpu, mem), ready))
+}
+
+#[derive(Clone, Copy)]
+enum Unit {
+    Cpu,
+    Bytes,
+}
+
+fn quantity_of(cx: &Ctx, v: &Value, path: &str, unit: Unit) -> R<u64> {
+    let text = cx.quantity_text(v, path)?;
+    let r = match unit {
+        Unit::Cpu => quantity::cpu_millis(&text),
+        Unit::Bytes => quantity::bytes(&text),
+    };
+    r.map_err(|m| cx.err(path, m))
+}
+
+/// A label selector: `matchLabels` is simulated; `matchExpressions` is not yet.
+fn label_selector(cx: &mut Ctx, v: &Value, path: &str) -> R<Selector> {
+    let mut sel = Selector::default();
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "matchLabels" => sel.match_labels = cx.labels(val, &p)?,
+            "matchExpressions" => {
+                if !cx.seq(val, &p)?.is_empty() {
+                    cx.not_simulated_yet(&p, "matchExpressions in a label selector (only matchLabels select)");
+                }
+            }
+            _ => cx.unknown(&p),
+        }
+    }
+    Ok(sel)
+}
+
+/// `spec.strategy` of a Deployment. Recreate is simulated as a rolling
+/// update with maxSurge 0 and maxUnavailable 100%: every old pod goes before
+/// a new one is created, which is what Recreate does.
+fn deployment_strategy(cx: &mut Ctx, v: &Value, path: &str) -> R<RollingUpdate> {
+    let mut s = RollingUpdate::default();
+    let mut kind = "RollingUpdate".to_string();
+    let mut rolling = None;
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "type" => kind = cx.string(val, &p)?.to_string(),
+            "rollingUpdate" => rolling = Some((val, p)),
+            _ => cx.unknown(&p),
+        }
+    }
+    match kind.as_str() {
+        "RollingUpdate" => {
+            if let Some((val, p)) = rolling {
+                for (k, x) in cx.map(val, &p)? {
+                    let q = child(&p, k);
+                    match k.as_str() {
+                        "maxSurge" => s.max_surge = cx.int_or_percent(x, &q)?,
+                        "maxUnavailable" => s.max_unavailable = cx.int_or_percent(x, &q)?,
+                        _ => cx.unknown(&q),
+                    }
+                }
+            }
+            Ok(s)
+        }
+        "Recreate" => {
+            cx.warn(&child(path, "type"), "Recreate is simulated as RollingUpdate with maxSurge 0 and maxUnavailable 100%");
+            Ok(RollingUpdate {
+                max_surge: IntOrPercent::Int(0),
+                max_unavailable: IntOrPercent::Percent(100),
+            })
+        }
+        _ => Err(cx.err(&child(path, "type"), format!("found {kind:?}; expected RollingUpdate or Recreate"))),
+    }
+}
+
+/// A pod template: labels, Shepherd's own annotations, and the pod spec.
+fn pod_template(cx: &mut Ctx, v: &Value, path: &str) -> R<PodTemplate> {
+    let mut t = PodTemplate::new(Resources::ZERO);
+    let mut spec = None;
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "metadata" => {
+                for (mk, mv) in cx.map(val, &p)? {
+                    let mp = child(&p, mk);
+                    match mk.as_str() {
+                        "labels" => t.labels = cx.labels(mv, &mp)?,
+                        "annotations" => template_annotations(cx, &mut t, mv, &mp)?,
+                        "name" | "namespace" | "creationTimestamp" | "generateName" => {}
+                        _ => cx.unknown(&mp),
+                    }
+                }
+            }
+            "spec" => spec = Some((val, p)),
+            _ => cx.unknown(&p),
+        }
+    }
+    let Some((spec, sp)) = spec else {
+        return Err(cx.err(&child(path, "spec"), "missing; expected the pod spec with its containers"));
+    };
+    pod_spec(cx, &mut t, spec, &sp)?;
+    Ok(t)
+}
+
+/// `shepherd/version` and `shepherd/ready-after-ticks`: what the engine's
+/// template holds that Kubernetes has no field for, so an export comes back
+/// the same. Other annotations change nothing.
+fn template_annotations(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        if k == ANNOTATION_VERSION {
+            t.version = cx.string(val, &p)?.to_string();
+        } else if k == ANNOTATION_READY_AFTER {
+            let s = cx.string(val, &p)?;
+            t.ready_after = s
+                .parse::<u32>()
+                .ok()
+                .filter(|n| *n <= 1000)
+                .ok_or_else(|| cx.wrong(&p, val, "a whole number of ticks from \"0\" to \"1000\""))?;
+        }
+    }
+    Ok(())
+}
+
+fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
+    let mut containers = None;
+    let mut init = None;
+    let mut overhead = Req::default();
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "containers" => containers = Some((val, p)),
+            "initContainers" => init = Some((val, p)),
+            "overhead" => overhead = resource_list(cx, val, &p)?,
+            "nodeSelector" => t.node_selector = cx.labels(val, &p)?,
+            "tolerations" => t.tolerations = tolerations(cx, val, &p)?,
+            "affinity" => affinity(cx, t, val, &p)?,
+            "topologySpreadConstraints" => {
+                if !cx.seq(val, &p)?.is_empty() {
+                    cx.not_simulated_yet(&p, "topologySpreadConstraints");
+                }
+            }
+            "priorityClassName" | "priority" | "preemptionPolicy" => {
+                cx.not_simulated_yet(&p, "pod priority and preemption")
+            }
+            "schedulerName" => {
+                let s = cx.string(val, &p)?;
+                if s != "default-scheduler" {
+                    cx.not_simulated_yet(&p, &format!("scheduler {s:?} (every pod goes to the one scheduler)"));
+                }
+            }
+            "nodeName" => cx.warn(&p, "a fixed nodeName is not simulated; the scheduler places the pod"),
+            "volumes" => {
+                if !cx.seq(val, &p)?.is_empty() {
+                    cx.warn(&p, "volumes are not simulated (no volume topology or attach limits)");
+                }
+            }
+            "hostNetwork" => {
+                if cx.boolean(val, &p)? {
+                    cx.warn(&p, "host networking is not simulated (no host port conflicts)");
+                }
+            }
+            "runtimeClassName" => cx.warn(&p, "RuntimeClasses are not simulated (spec.overhead is counted when set)"),
+            "resourceClaims" | "schedulingGates" | "resources" => cx.warn(&p, "not simulated; ignored"),
+            k if INERT_POD_SPEC.contains(&k) => {}
+            _ => cx.unknown(&p),
+        }
+    }
+    let (cv, cp) = containers.ok_or_else(|| {
+        cx.err(&child(path, "containers"), "missing; expected at least one container")
+    })?;
+    let list = cx.seq(cv, &cp)?;
+    if list.is_empty() {
+        return Err(cx.err(&cp, "is empty; expected at least one container"));
+    }
+    let mut sum = Req::default();
+    for (i, c) in list.iter().enumerate() {
+        sum = sum.add(container(cx, c, &index(&cp, i), false)?.0);
+    }
+    // Kubernetes' rule (the pod's effective request): the larger of the
+    // regular containers plus every restartable ("sidecar") init container,
+    // and the largest of each ordinary init container plus the sidecars
+    // started before it; then the pod overhead on top.
+    let mut init_peak = Req::default();
+    let mut sidecars = Req::default();
+    if let Some((iv, ip)) = init {
+        for (i, c) in cx.seq(iv, &ip)?.iter().enumerate() {
+            let (r, sidecar) = container(cx, c, &index(&ip, i), true)?;
+            if sidecar {
+                sidecars = sidecars.add(r);
+                init_peak = init_peak.max(sidecars);
+            } else {
+                init_peak = init_peak.max(sidecars.add(r));
+            }
+        }
+    }
+    let eff = sum.add(sidecars).max(init_peak).add(overhead);
+    // The engine counts memory in MiB: a request rounds up, so a pod never
+    // takes less than it asked for.
+    let mut req = Resources::new(eff.cpu, eff.mem.div_ceil(1 << 20));
+    if req.is_zero() {
+        cx.warn(
+            &cp,
+            "the pod requests no cpu and no memory; simulated as requesting 1m cpu (the engine refuses a pod that requests nothing)",
+        );
+        req = Resources::new(1, 0);
+    }
+    t.requests = req;
+    Ok(())
+}
+
+/// One container's requests (a limit stands in for a missing request, as the
+/// API server defaults it), and whether it is a restartable init container.
+fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<(Req, bool)> {
+    let mut req = Req::default();
+    let mut sidecar = false;
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "resources" => {
+                let mut requests = None;
+                let mut limits = None;
+                for (rk, rv) in cx.map(val, &p)? {
+                    let rp = child(&p, rk);
+                    match rk.as_str() {
+                        "requests" => requests = Some(rv),
+                        "limits" => limits = Some(rv),
+                        _ => cx.unknown(&rp),
+                    }
+                }
+                let r = match requests {
+                    Some(rv) => resource_list(cx, rv, &child(&p, "requests"))?,
+                    None => Req::default(),
+                };
+                let given = |name: &str| requests.and_then(|rv| rv.get(name)).is_some();
+                let mut l = Req::default();
+                if let Some(lv) = limits {
+                    let lp = child(&p, "limits");
+                    l = resource_list(cx, lv, &lp)?;
+                    cx.warn(&lp, "limits are not simulated (requests are what the scheduler counts)");
+                }
+                req = Req {
+                    cpu: if given("cpu") { r.cpu } else { l.cpu },
+                    mem: if given("memory") { r.mem } else { l.mem },
+                };
+            }
+            "ports" => {
+                for (i, port) in cx.seq(val, &p)?.iter().enumerate() {
+                    if port.get("hostPort").is_some() {
+                        cx.warn(&child(&index(&p, i), "hostPort"), "host ports are not simulated (no port conflicts between pods)");
+                    }
+                }
+            }
+            "restartPolicy" if is_init => sidecar = cx.string(val, &p)? == "Always",
+            k if INERT_CONTAINER.contains(&k) => {}
+            _ => cx.unknown(&p),
+        }
+    }
+    Ok((req, sidecar))
+}
+
+/// A requests, limits or overhead list: cpu and memory are counted; any other
+/// resource is warned about.
+fn resource_list(cx: &mut Ctx, v: &Value, path: &str) -> R<Req> {
+    let mut r = Req::default();
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "cpu" => r.cpu = quantity_of(cx, val, &p, Unit::Cpu)?,
+            "memory" => r.mem = quantity_of(cx, val, &p, Unit::Bytes)?,
+            _ => {
+                quantity_of(cx, val, &p, Unit::Bytes)?;
+                cx.not_simulated_yet(&p, &format!("the resource {k} (only cpu and memory are counted)"));
+            }
+        }
+    }
+    Ok(r)
+}
+
+fn tolerations(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<Toleration>> {
+    let mut out = Vec::new();
+    for (i, t) in cx.seq(v, path)?.iter().enumerate() {
+        let tp = index(path, i);
+        let mut tol = Toleration::equal("", "", None);
+        let mut op_given = false;
+        for (k, val) in cx.map(t, &tp)? {
+            let p = child(&tp, k);
+            match k.as_str() {
+                "key" => tol.key = cx.string(val, &p)?.to_string(),
+                "value" => tol.value = cx.string(val, &p)?.to_string(),
+                "operator" => {
+                    op_given = true;
+                    tol.operator = match cx.string(val, &p)? {
+                        "Equal" => TolerationOperator::Equal,
+                        "Exists" => TolerationOperator::Exists,
+                        _ => return Err(cx.wrong(&p, val, "Equal or Exists")),
+                    }
+                }
+                "effect" => {
+                    tol.effect = match cx.string(val, &p)? {
+                        "" => None,
+                        _ => Some(taint_effect(cx, val, &p)?),
+                    }
+                }
+                "tolerationSeconds" => cx.not_simulated_yet(&p, "tolerationSeconds (a tolerated NoExecute taint is tolerated for good)"),
+                _ => cx.unknown(&p),
+            }
+        }
+        // Kubernetes: an empty key with operator Exists tolerates everything;
+        // an empty key needs Exists.
+        if !op_given && tol.key.is_empty() {
+            return Err(cx.err(&child(&tp, "operator"), "missing with an empty key; expected Exists (to tolerate every taint) or a key"));
+        }
+        out.push(tol);
+    }
+    Ok(out)
+}
+
+/// `affinity`: required pod affinity and anti-affinity with matchLabels are
+/// simulated; node affinity and preferred terms are not yet.
+fn affinity(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "nodeAffinity" => cx.not_simulated_yet(&p, "node affinity (nodeSelector is simulated)"),
+            "podAffinity" => t.affinity = pod_affinity(cx, val, &p)?,
+            "podAntiAffinity" => t.anti_affinity = pod_affinity(cx, val, &p)?,
+            _ => cx.unknown(&p),
+        }
+    }
+    Ok(())
+}
+
+fn pod_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<AffinityTerm>> {
+    let mut terms = Vec::new();
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "requiredDuringSchedulingIgnoredDuringExecution" => {
+                for (i, term) in cx.seq(val, &p)?.iter().enumerate() {
+                    if let Some(t) = affinity_term(cx, term, &index(&p, i))? {
+                        terms.push(t);
+                    }
+                }
+            }
+            "preferredDuringSchedulingIgnoredDuringExecution" => {
+                cx.not_simulated_yet(&p, "preferred pod (anti-)affinity")
+            }
+            _ => cx.unknown(&p),
+        }
+    }
+    Ok(terms)
+}
+
+/// One required term; `None` (with a warning) when its selector is not
+/// matchLabels alone, since a partial selector would select other pods.
+fn affinity_term(cx: &mut Ctx, v: &Value, path: &str) -> R<Option<AffinityTerm>> {
+    let mut sel = None;
+    let mut key = None;
+    let mut exact = true;
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "labelSelector" => {
+                let before = cx.warnings.len();
+                sel = Some(label_selector(cx, val, &p)?);
+                exact &= cx.warnings.len() == before;
+            }
+            "topologyKey" => key = Some(cx.string(val, &p)?.to_string()),
+            "namespaces" | "namespaceSelector" | "matchLabelKeys" | "mismatchLabelKeys" => {
+                cx.not_simulated_yet(&p, "namespaces and label keys in an affinity term");
+            }
+            _ => cx.unknown(&p),
+        }
+    }
+    let key = match key {
+        Some(k) if !k.is_empty() => k,
+        _ => return Err(cx.err(&child(path, "topologyKey"), "missing; expected a node label key such as kubernetes.io/hostname")),
+    };
+    let sel = sel.unwrap_or_default();
+    if !exact || sel.is_empty() {
+        cx.warn(path, "the term is skipped: only a labelSelector of matchLabels alone is simulated");
+        return Ok(None);
+    }
+    Ok(Some(AffinityTerm { selector: sel, topology_key: key }))
+}
+

@@ -1,0 +1,218 @@
+//! # shepherd-k8s: Kubernetes manifests in and out of the Shepherd engine
+//!
+//! [`import`] reads what `kubectl get ... -o yaml` prints (a multi-document
+//! YAML stream, JSON, or a `kind: List`), or a folder of hand-written
+//! manifests, and maps the objects the engine simulates onto its declarations:
+//!
+//! | Kubernetes | engine |
+//! | --- | --- |
+//! | `v1 Node` (status.allocatable, else capacity; labels; spec.taints; spec.unschedulable; the Ready condition) | [`shepherd::NodeSpec`], cordoned, NotReady |
+//! | `apps/v1 Deployment` (replicas, strategy, template: requests, nodeSelector, tolerations, required pod (anti-)affinity) | [`shepherd::DeploymentSpec`] |
+//! | `apps/v1 ReplicaSet` not owned by a Deployment, `apps/v1 StatefulSet` | [`shepherd::DeploymentSpec`] (a replica owner; with a warning) |
+//! | `policy/v1 PodDisruptionBudget` | [`shepherd::PdbSpec`] |
+//! | `v1 Service` with a selector | [`shepherd::ServiceSpec`] |
+//!
+//! Every field is either read, known to change nothing the engine simulates
+//! (status, managedFields, images, probes ...), or reported as a [`Warning`]
+//! with its document, object and field path. A value that is wrong gives an
+//! [`ImportError`] naming the document, the object, the field path, what was
+//! found and what was expected; an import with an error imports nothing.
+//!
+//! [`export`] writes a [`Scenario`] back as manifests that `kubectl apply`
+//! takes, and [`pods_wide`] prints a converged cluster's placement as
+//! `kubectl get pods -o wide` does. `import(export(s))` gives `s` back.
+//!
+//! Quantities are read by a small internal module (`quantity`) that is to be
+//! replaced by the engine's own `shepherd::quantity` when both land.
+
+mod export;
+mod import;
+mod quantity;
+mod read;
+mod scenario;
+mod value;
+
+use std::fmt;
+
+pub use export::{export, pods_wide, pods_wide_json, ANNOTATION_READY_AFTER, ANNOTATION_VERSION};
+pub use import::{import, import_with};
+pub use scenario::{ImportedNode, Scenario};
+pub use value::Value;
+
+/// Where an object came from: its document (1-based, counting `---`
+/// separators or JSON values), its index inside a `kind: List` (0-based),
+/// and its kind and name when it has them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub document: usize,
+    pub item: Option<usize>,
+    pub kind: String,
+    pub name: String,
+}
+
+impl Location {
+    pub(crate) fn of(document: usize, item: Option<usize>, v: &Value) -> Location {
+        let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+        let name = v
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let cut = |s: &str| s.chars().take(80).collect::<String>();
+        Location {
+            document,
+            item,
+            kind: cut(kind),
+            name: cut(name),
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "document {}", self.document)?;
+        if let Some(i) = self.item {
+            write!(f, ", item {i}")?;
+        }
+        match (self.kind.is_empty(), self.name.is_empty()) {
+            (true, true) => Ok(()),
+            (false, true) => write!(f, " ({})", self.kind),
+            (true, false) => write!(f, " ({:?})", self.name),
+            (false, false) => write!(f, " ({} {})", self.kind, self.name),
+        }
+    }
+}
+
+/// Something in the input that the simulation does not represent. The
+/// import went ahead without it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    pub loc: Location,
+    /// The field path inside the object, e.g. `spec.template.spec.volumes`;
+    /// empty when the warning is about the whole object.
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}: {}", self.loc, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.loc, self.path, self.message)
+        }
+    }
+}
+
+/// Why an import was refused. Nothing was imported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportError {
+    pub loc: Location,
+    /// The field path inside the object; empty when the whole document is at fault.
+    pub path: String,
+    /// What was found and what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}: {}", self.loc, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.loc, self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// Input size limits: an input beyond any of them is refused with a message
+/// instead of taking the time and memory it asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Total input size in bytes (default 64 MiB: 5,000 Nodes and 10,000
+    /// Deployments as kubectl prints them are about 28 MB).
+    pub max_bytes: usize,
+    /// YAML documents or JSON values (default 100,000).
+    pub max_documents: usize,
+    /// Objects after `kind: List`s are flattened (default 200,000: Kubernetes'
+    /// envelope is 5,000 nodes and 150,000 pods).
+    pub max_objects: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: 64 << 20,
+            max_documents: 100_000,
+            max_objects: 200_000,
+        }
+    }
+}
+
+/// How to import.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub limits: Limits,
+    /// The one namespace simulated (the engine has no namespaces yet). Objects
+    /// without a namespace are taken to be in it; objects in any other
+    /// namespace are skipped with a warning. Default `default`.
+    pub namespace: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            limits: Limits::default(),
+            namespace: "default".to_string(),
+        }
+    }
+}
+
+/// What an import produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Imported {
+    pub scenario: Scenario,
+    pub warnings: Vec<Warning>,
+    pub summary: Summary,
+}
+
+/// Counts, by kind, of what was imported and what was not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Objects read from the input, after `kind: List`s are flattened.
+    pub objects: usize,
+    /// (kind, count) of objects that became engine declarations.
+    pub imported: Vec<(String, usize)>,
+    /// (kind, count) of objects that did not, each with a warning saying why.
+    pub skipped: Vec<(String, usize)>,
+    /// Pods (and ReplicaSets) owned by an imported controller: the
+    /// controller's own pods, not second copies, so not imported on their own.
+    pub owned: usize,
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |v: &[(String, usize)]| {
+            if v.is_empty() {
+                "nothing".to_string()
+            } else {
+                v.iter()
+                    .map(|(k, n)| format!("{n} {k}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        write!(
+            f,
+            "{} objects: imported {}; skipped {}",
+            self.objects,
+            list(&self.imported),
+            list(&self.skipped)
+        )?;
+        if self.owned > 0 {
+            write!(f, "; {} owned by an imported controller", self.owned)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,178 @@
+//! From text to objects: YAML streams, JSON, `kind: List`, and the size limits.
+
+use serde::Deserialize;
+
+use crate::value::Value;
+use crate::{ImportError, Limits, Location};
+
+/// One Kubernetes object out of the stream, with where it came from.
+#[derive(Debug)]
+pub(crate) struct RawObject {
+    pub loc: Location,
+    pub value: Value,
+}
+
+fn doc_error(document: usize, message: String) -> ImportError {
+    ImportError {
+        loc: Location {
+            document,
+            item: None,
+            kind: String::new(),
+            name: String::new(),
+        },
+        path: String::new(),
+        message,
+    }
+}
+
+/// Splits the input into objects. JSON when the first meaningful character
+/// opens an object or an array (one value or several in a row), YAML
+/// otherwise; `kind: List` and `kind: ...List` documents are flattened into
+/// their items. Empty documents (a stray `---`) are skipped but keep their
+/// index, so a document number always counts the `---` separators.
+pub(crate) fn objects(text: &str, limits: &Limits) -> Result<Vec<RawObject>, ImportError> {
+    if text.len() > limits.max_bytes {
+        return Err(doc_error(
+            0,
+            format!(
+                "the input is {} bytes; expected at most {} (Limits::max_bytes)",
+                text.len(),
+                limits.max_bytes
+            ),
+        ));
+    }
+    let docs = documents(text, limits)?;
+    let mut out = Vec::new();
+    for (i, doc) in docs.into_iter().enumerate() {
+        let document = i + 1;
+        match doc {
+            Value::Null => {}
+            Value::Map(mut m) => {
+                let kind = m
+                    .iter()
+                    .find(|(k, _)| k == "kind")
+                    .and_then(|(_, v)| v.as_str())
+                    .unwrap_or("");
+                let is_list = kind == "List"
+                    || (kind.ends_with("List") && m.iter().any(|(k, _)| k == "items"));
+                if is_list {
+                    let items = m
+                        .iter()
+                        .position(|(k, _)| k == "items")
+                        .map(|p| m.swap_remove(p).1);
+                    match items {
+                        Some(Value::Seq(items)) => {
+                            for (j, item) in items.into_iter().enumerate() {
+                                if out.len() >= limits.max_objects {
+                                    return Err(too_many_objects(document, limits));
+                                }
+                                out.push(RawObject {
+                                    loc: Location::of(document, Some(j), &item),
+                                    value: item,
+                                });
+                            }
+                        }
+                        Some(Value::Null) | None => {}
+                        Some(other) => {
+                            return Err(ImportError {
+                                loc: Location::of(document, None, &Value::Map(m)),
+                                path: "items".into(),
+                                message: format!(
+                                    "found {}; expected a list of objects",
+                                    other.kind_name()
+                                ),
+                            })
+                        }
+                    }
+                } else {
+                    if out.len() >= limits.max_objects {
+                        return Err(too_many_objects(document, limits));
+                    }
+                    let doc = Value::Map(m);
+                    out.push(RawObject {
+                        loc: Location::of(document, None, &doc),
+                        value: doc,
+                    });
+                }
+            }
+            Value::Seq(items) => {
+                // A JSON array of objects (or a YAML top-level list): each item is an object.
+                for (j, item) in items.into_iter().enumerate() {
+                    if out.len() >= limits.max_objects {
+                        return Err(too_many_objects(document, limits));
+                    }
+                    out.push(RawObject {
+                        loc: Location::of(document, Some(j), &item),
+                        value: item,
+                    });
+                }
+            }
+            other => {
+                return Err(doc_error(
+                    document,
+                    format!(
+                        "the document is {} ({}); expected a Kubernetes object (a mapping with apiVersion and kind)",
+                        other.kind_name(),
+                        other.brief()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn too_many_objects(document: usize, limits: &Limits) -> ImportError {
+    doc_error(
+        document,
+        format!(
+            "more than {} objects; expected at most {} (Limits::max_objects)",
+            limits.max_objects, limits.max_objects
+        ),
+    )
+}
+
+fn looks_like_json(text: &str) -> bool {
+    let rest = text.trim_start_matches('\u{feff}').trim_start();
+    matches!(rest.as_bytes().first(), Some(b'{') | Some(b'['))
+}
+
+fn documents(text: &str, limits: &Limits) -> Result<Vec<Value>, ImportError> {
+    let mut docs = Vec::new();
+    if looks_like_json(text) {
+        let text = text.trim_start_matches('\u{feff}');
+        for (i, v) in serde_json::Deserializer::from_str(text)
+            .into_iter::<Value>()
+            .enumerate()
+        {
+            if i >= limits.max_documents {
+                return Err(doc_error(i + 1, too_many_docs(limits)));
+            }
+            let v = v.map_err(|e| {
+                doc_error(
+                    i + 1,
+                    format!("the JSON cannot be read: {e}; expected a JSON object or array"),
+                )
+            })?;
+            docs.push(v);
+        }
+        return Ok(docs);
+    }
+    for (i, d) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
+        if i >= limits.max_documents {
+            return Err(doc_error(i + 1, too_many_docs(limits)));
+        }
+        let v = Value::deserialize(d).map_err(|e| {
+            doc_error(i + 1, format!("the YAML cannot be read: {e}"))
+        })?;
+        docs.push(v);
+    }
+    Ok(docs)
+}
+
+fn too_many_docs(limits: &Limits) -> String {
+    format!(
+        "more than {} documents; expected at most {} (Limits::max_documents)",
+        limits.max_documents, limits.max_documents
+    )
+}

@@ -1,0 +1,87 @@
+//! The engine declarations an import produces, and how they enter a cluster.
+
+use shepherd::simulator::Event;
+use shepherd::{Cluster, DeploymentSpec, Error, NodeSpec, PdbSpec, ServiceSpec};
+
+/// A node with the state its manifest gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportedNode {
+    pub spec: NodeSpec,
+    /// `spec.unschedulable`: cordoned.
+    pub unschedulable: bool,
+    /// The `Ready` condition: a node whose Ready condition is not `True`
+    /// starts NotReady.
+    pub ready: bool,
+}
+
+/// Everything an import declares, in input order within each kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scenario {
+    pub nodes: Vec<ImportedNode>,
+    /// Deployments, and the ReplicaSets and StatefulSets simulated as replica owners.
+    pub deployments: Vec<DeploymentSpec>,
+    pub pdbs: Vec<PdbSpec>,
+    pub services: Vec<ServiceSpec>,
+}
+
+impl Scenario {
+    /// A fresh cluster holding the scenario, nodes first. NotReady nodes are
+    /// declared NotReady before any pod exists (their kubelet is stopped and the
+    /// heartbeat timeout has passed), so nothing is ever placed on them.
+    pub fn to_cluster(&self) -> Result<Cluster, Error> {
+        let mut c = Cluster::new();
+        self.apply(&mut c)?;
+        Ok(c)
+    }
+
+    /// Adds the scenario to `cluster`: nodes (cordoned, NotReady as declared),
+    /// then Deployments, budgets and Services.
+    pub fn apply(&self, c: &mut Cluster) -> Result<(), Error> {
+        let mut any_down = false;
+        for n in &self.nodes {
+            c.add_node(n.spec.clone())?;
+            if n.unschedulable {
+                c.cordon(&n.spec.name)?;
+            }
+            if !n.ready {
+                c.fail_node(&n.spec.name)?;
+                any_down = true;
+            }
+        }
+        if any_down {
+            let later = c.now() + c.heartbeat_timeout() + 1;
+            c.set_now(later);
+            c.detect_failures();
+        }
+        for d in &self.deployments {
+            c.deploy(d.clone())?;
+        }
+        for p in &self.pdbs {
+            c.add_pdb(p.clone())?;
+        }
+        for s in &self.services {
+            c.add_service(s.clone())?;
+        }
+        Ok(())
+    }
+
+    /// The scenario as a script for [`shepherd::simulator::Simulator`], all at
+    /// tick 0: a NotReady node's kubelet is stopped at once, so it goes
+    /// NotReady after the heartbeat timeout, as a silent node does.
+    pub fn events(&self) -> Vec<Event> {
+        let mut out = Vec::new();
+        for n in &self.nodes {
+            out.push(Event::AddNode(n.spec.clone()));
+            if n.unschedulable {
+                out.push(Event::Cordon(n.spec.name.clone()));
+            }
+            if !n.ready {
+                out.push(Event::FailNode(n.spec.name.clone()));
+            }
+        }
+        out.extend(self.deployments.iter().cloned().map(Event::Deploy));
+        out.extend(self.pdbs.iter().cloned().map(Event::AddPdb));
+        out.extend(self.services.iter().cloned().map(Event::AddService));
+        out
+    }
+}

@@ -1,0 +1,355 @@
+//! The manifest gate: a corpus shaped as kubectl prints it, imported and
+//! simulated with its expected placement and warnings; errors that name the
+//! document, the object and the field; the round trip import(export(x)) == x
+//! over random scenarios; and a fuzz of the importer.
+//!
+//! Sweep size: SHEPHERD_FUZZ_OPS (default 200). A failing seed prints itself:
+//! `SHEPHERD_MANIFEST_SEED=N cargo test -p shepherd-k8s --test manifests <name>`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use shepherd::simulator::Prng;
+use shepherd::workload::{generate, WorkloadConfig};
+use shepherd::{
+    Budget, Cluster, IntOrPercent, PdbSpec, Resources, RollingUpdate, ScorePolicy, Selector,
+    ServiceSpec,
+};
+use shepherd_k8s::{export, import, import_with, ImportedNode, Imported, Limits, Options, Scenario};
+
+fn corpus(name: &str) -> String {
+    let p = format!("{}/../tests/manifests/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+fn converge(sc: &Scenario) -> Cluster {
+    let mut c = sc.to_cluster().expect("an imported scenario enters a cluster");
+    assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+    c
+}
+
+/// (pod, node or None) for every pod.
+fn placement(c: &Cluster) -> Vec<(String, Option<String>)> {
+    c.pods()
+        .map(|p| {
+            (
+                p.name(),
+                p.node.and_then(|id| c.node_by_id(id)).map(|n| n.name().to_string()),
+            )
+        })
+        .collect()
+}
+
+fn node_of(c: &Cluster, pod: &str) -> Option<String> {
+    placement(c).into_iter().find(|(p, _)| p == pod).and_then(|(_, n)| n)
+}
+
+fn has_warning(im: &Imported, path: &str, words: &str) -> bool {
+    im.warnings.iter().any(|w| w.path == path && w.message.contains(words))
+}
+
+#[test]
+fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
+    let im = import(&corpus("three-zones-list.yaml")).unwrap();
+    let sc = &im.scenario;
+    assert_eq!(sc.nodes.len(), 3);
+    // zone-c-1 is cordoned; the node controller's unschedulable taint is that state, not a taint.
+    let c1 = &sc.nodes[2];
+    assert!(c1.unschedulable && c1.ready && c1.spec.taints.is_empty());
+    assert_eq!(sc.nodes[1].spec.taints[0].to_string(), "dedicated=gpu:NoSchedule");
+    // allocatable wins over capacity; 4000m and "4" are the same cpu.
+    assert_eq!(sc.nodes[0].spec.capacity, Resources::new(4000, 8192));
+    assert_eq!(sc.nodes[1].spec.capacity, Resources::new(4000, 8192));
+    let web = &sc.deployments[0];
+    assert_eq!((web.name.as_str(), web.replicas), ("web", 3));
+    assert_eq!(web.template.requests, Resources::new(1000, 1024));
+    assert_eq!(web.strategy, RollingUpdate { max_surge: IntOrPercent::Int(1), max_unavailable: IntOrPercent::Int(0) });
+    assert_eq!(sc.deployments[1].template.anti_affinity[0].topology_key, "topology.kubernetes.io/zone");
+    assert_eq!(sc.pdbs[0].budget, Budget::MinAvailable(IntOrPercent::Int(2)));
+    assert_eq!(sc.services[0].selector, Selector::new(&[("app", "web")]));
+    // The ReplicaSet and its Pod are web's own; the bare Pod and the DaemonSets are skipped.
+    assert_eq!(im.summary.owned, 2);
+    assert_eq!(im.summary.skipped, vec![("DaemonSet".to_string(), 2), ("Pod".to_string(), 1)]);
+
+    let c = converge(sc);
+    // web tolerates nothing and zone-c-1 is cordoned: every web pod on zone-a-1.
+    for i in 0..3 {
+        assert_eq!(node_of(&c, &format!("web-{i}")).as_deref(), Some("zone-a-1"));
+    }
+    // cache: one per zone by anti-affinity, tolerating the gpu taint; zone-c is cordoned.
+    let mut cache: Vec<_> = (0..3).filter_map(|i| node_of(&c, &format!("cache-{i}"))).collect();
+    cache.sort();
+    assert_eq!(cache, ["zone-a-1", "zone-b-1"]);
+    let pending: Vec<_> = c.pending_pods().map(|p| p.name()).collect();
+    assert_eq!(pending, ["cache-2"]);
+    let why = c.pending_reason("cache-2").unwrap().unwrap();
+    assert!(why.contains("0/3 nodes are available") && why.contains("anti-affinity") && why.contains("unschedulable"), "{why}");
+
+    assert!(has_warning(&im, "status.allocatable.pods", "not simulated yet"));
+    assert!(has_warning(&im, "spec.template.spec.containers[0].resources.limits", "limits are not simulated"));
+    assert!(im.warnings.iter().any(|w| w.loc.name == "debug" && w.message.contains("bare Pods")));
+    assert!(im.warnings.iter().any(|w| w.loc.name == "log-agent" && w.message.contains("DaemonSets")));
+    assert!(has_warning(&im, "metadata.namespace", "\"kube-system\""));
+    // Status, managedFields, annotations and the rest of a cluster's noise warn about nothing.
+    assert!(!im.warnings.iter().any(|w| w.path.contains("managedFields") || w.path.starts_with("status.") && w.path != "status.allocatable.pods"));
+    // Item indexes inside the List point at the object.
+    let w = im.warnings.iter().find(|w| w.loc.name == "debug").unwrap();
+    assert_eq!((w.loc.document, w.loc.item), (1, Some(7)));
+}
+
+#[test]
+fn a_helm_stream_reads_effective_requests_not_ready_nodes_and_skips_what_it_must() {
+    let im = import(&corpus("helm-stream.yaml")).unwrap();
+    let sc = &im.scenario;
+    let dead = &sc.nodes[1];
+    assert!(!dead.ready && dead.spec.taints.is_empty(), "{dead:?}");
+    // batch: containers 500m + 250m (limit only, so the limit is the request)
+    // + the 100m sidecar = 850m; the migrate init container runs beside the
+    // sidecar: 2000m + 100m = 2100m is larger; plus 50m overhead.
+    // Memory: 256 + 128 + 64 = 448Mi, plus 10Mi overhead.
+    let batch = &sc.deployments[0];
+    assert_eq!(batch.template.requests, Resources::new(2150, 458));
+    assert_eq!(batch.strategy, RollingUpdate { max_surge: IntOrPercent::Int(0), max_unavailable: IntOrPercent::Percent(100) });
+    assert_eq!(sc.deployments[1].name, "db");
+    assert_eq!(sc.deployments[1].template.requests, Resources::new(1000, 2048));
+
+    let c = converge(sc);
+    for p in ["batch-0", "batch-1", "db-0", "db-1"] {
+        assert_eq!(node_of(&c, p).as_deref(), Some("big-1"), "{p}");
+    }
+    assert!(!c.node("dead-1").unwrap().ready);
+    // Document numbers count the empty document too.
+    let w = im.warnings.iter().find(|w| w.loc.kind == "ConfigMap").unwrap();
+    assert_eq!(w.loc.document, 7);
+    assert!(has_warning(&im, "spec.template.spec.topologySpreadConstraints", "not simulated yet"));
+    assert!(has_warning(&im, "spec.template.spec.volumes", "volumes"));
+    assert!(has_warning(&im, "spec.selector", "no selector"));
+    assert!(has_warning(&im, "metadata.namespace", "\"other\""));
+    assert!(im.warnings.iter().any(|w| w.loc.kind == "StatefulSet" && w.message.contains("ordinal")));
+}
+
+#[test]
+fn json_lists_read_numbers_as_quantities_and_honour_node_selectors() {
+    let im = import(&corpus("ssd-list.json")).unwrap();
+    assert_eq!(im.scenario.deployments[0].template.requests, Resources::new(750, 1024));
+    let c = converge(&im.scenario);
+    assert_eq!(node_of(&c, "db-0").as_deref(), Some("ssd-1"));
+    assert_eq!(node_of(&c, "db-1").as_deref(), Some("ssd-1"));
+    assert_eq!(node_of(&c, "db-2"), None);
+    let why = c.pending_reason("db-2").unwrap().unwrap();
+    assert!(why.contains("Insufficient cpu") && why.contains("node affinity/selector"), "{why}");
+}
+
+const NODE: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n";
+
+fn deployment(replicas: &str, cpu: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        resources:\n          requests:\n            cpu: {cpu}\n"
+    )
+}
+
+#[test]
+fn bad_values_name_the_document_the_object_the_field_what_was_found_and_what_was_expected() {
+    let cases: Vec<(String, &[&str])> = vec![
+        (format!("{NODE}---\n{}", deployment("three", "1")), &["document 2 (Deployment web)", "spec.replicas", "found a string (\"three\")", "expected a whole number"]),
+        (format!("{NODE}---\n{}", deployment("2", "lots")), &["document 2 (Deployment web)", "spec.template.spec.containers[0].resources.requests.cpu", "\"lots\"", "expected a quantity"]),
+        (format!("{NODE}---\n{}", deployment("-1", "1")), &["spec.replicas", "found an integer (-1)", "expected a whole number from 0"]),
+        (format!("{NODE}---\n{}", deployment("1", "1e999")), &["requests.cpu", "expected"]),
+        (format!("{NODE}---\n{}", deployment("1", "99999999999999999999999")), &["requests.cpu", "too large"]),
+        (NODE.replace("cpu: \"4\"", "cpu: [4]"), &["document 1 (Node n1)", "status.allocatable.cpu", "found a list", "expected a quantity"]),
+        (NODE.replace("name: n1", "name: N_1"), &["document 1 (Node N_1)", "the engine refused it", "expected"]),
+        (NODE.replace("  name: n1\n", "  labels: {}\n"), &["document 1 (Node)", "metadata.name", "missing"]),
+        (format!("{NODE}---\n{NODE}"), &["document 2 (Node n1)", "already declared by document 1", "expected each name once"]),
+        (format!("{NODE}---\nkind: [unclosed\n"), &["document 2", "cannot be read"]),
+        (format!("{NODE}spec:\n  taints:\n  - key: a\n    effect: Sometimes\n"), &["spec.taints[0].effect", "\"Sometimes\"", "NoSchedule, PreferNoSchedule or NoExecute"]),
+        (deployment("1", "1").replace("apps/v1", "extensions/v1beta1"), &["apiVersion", "expected \"apps/v1\""]),
+        (deployment("1", "1").replace("      app: web\n  template", "      app: api\n  template"), &["spec.selector.matchLabels", "does not match the template's labels"]),
+        ("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: p\nspec:\n  minAvailable: 1\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app: web\n".into(), &["(PodDisruptionBudget p)", "both minAvailable and maxUnavailable"]),
+        ("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: p\nspec:\n  minAvailable: 150%\n".into(), &["spec.minAvailable", "\"150%\"", "\"0%\" to \"100%\""]),
+        ("a: 1\na: 2\n".into(), &["document 1", "appears twice"]),
+        ("just a string\n".into(), &["document 1", "expected a Kubernetes object"]),
+        ("{\"kind\": \"Node\", \"apiVersion\": \"v1\", \"metadata\": {\"name\": 5}}".into(), &["metadata.name", "found an integer (5)", "expected a string"]),
+    ];
+    for (text, words) in cases {
+        let e = match import(&text) {
+            Err(e) => e.to_string(),
+            Ok(im) => panic!("accepted:\n{text}\n{:?}", im.scenario),
+        };
+        for w in words {
+            assert!(e.contains(w), "{e:?} should contain {w:?}\ninput:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn size_limits_refuse_oversized_input_with_a_message() {
+    let tight = Options { limits: Limits { max_bytes: 100, max_documents: 2, max_objects: 2 }, ..Options::default() };
+    let e = import_with(&"#".repeat(101), &tight).unwrap_err().to_string();
+    assert!(e.contains("101 bytes") && e.contains("at most 100"), "{e}");
+    let roomy = Options { limits: Limits { max_bytes: 1 << 20, ..tight.limits }, ..Options::default() };
+    let e = import_with(&format!("{NODE}---\n{NODE}---\n{NODE}"), &roomy).unwrap_err().to_string();
+    assert!(e.contains("more than 2 documents"), "{e}");
+    let list = format!("kind: List\napiVersion: v1\nitems: [{{}}, {{}}, {{}}]\n");
+    let e = import_with(&list, &roomy).unwrap_err().to_string();
+    assert!(e.contains("more than 2 objects"), "{e}");
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    assert!(import(&deep).unwrap_err().to_string().contains("document 1"));
+    let deep_yaml: String = (0..500).map(|i| format!("{}k{i}:\n", " ".repeat(i))).collect();
+    assert!(import(&deep_yaml).is_err());
+}
+
+fn fuzz_ops(default: u64) -> u64 {
+    std::env::var("SHEPHERD_FUZZ_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Runs `f` for every seed, printing the seed and the command that reproduces it on failure.
+fn sweep(test: &str, default: u64, f: impl Fn(u64)) {
+    let seeds: Vec<u64> = match std::env::var("SHEPHERD_MANIFEST_SEED").ok().and_then(|s| s.parse().ok()) {
+        Some(s) => vec![s],
+        None => (0..fuzz_ops(default)).collect(),
+    };
+    for seed in seeds {
+        if catch_unwind(AssertUnwindSafe(|| f(seed))).is_err() {
+            panic!("seed {seed} failed; reproduce with SHEPHERD_MANIFEST_SEED={seed} cargo test -p shepherd-k8s --test manifests {test}");
+        }
+    }
+}
+
+/// A random scenario with everything the export writes: labels, taints,
+/// cordoned and NotReady nodes, constraints, strategies, versions, readiness
+/// delays, budgets and Services.
+fn random_scenario(seed: u64) -> Scenario {
+    let mut rng = Prng::new(seed);
+    let nodes = rng.range(1, 12) as u32;
+    let apps = rng.range(0, 8) as u32;
+    let w = generate(&mut rng, &WorkloadConfig::small(nodes, apps));
+    let pct = |rng: &mut Prng| {
+        if rng.chance(50) {
+            IntOrPercent::Percent(rng.range(0, 100) as u32)
+        } else {
+            IntOrPercent::Int(rng.range(0, 5) as u32)
+        }
+    };
+    let mut sc = Scenario {
+        nodes: w
+            .nodes
+            .into_iter()
+            .map(|spec| ImportedNode { spec, unschedulable: rng.chance(15), ready: !rng.chance(10) })
+            .collect(),
+        ..Scenario::default()
+    };
+    for mut d in w.apps {
+        d.strategy = RollingUpdate { max_surge: pct(&mut rng), max_unavailable: IntOrPercent::Int(rng.range(1, 3) as u32) };
+        d.template.version = format!("v{}", rng.range(1, 9));
+        d.template.ready_after = rng.range(0, 3) as u32;
+        if rng.chance(30) {
+            d.template.requests.memory_mib = 0;
+        }
+        if rng.chance(40) {
+            let budget = if rng.chance(50) { Budget::MinAvailable(pct(&mut rng)) } else { Budget::MaxUnavailable(pct(&mut rng)) };
+            sc.pdbs.push(PdbSpec { name: format!("{}-pdb", d.name), selector: Selector { match_labels: d.template.labels.clone() }, budget });
+        }
+        if rng.chance(50) {
+            sc.services.push(ServiceSpec { name: format!("{}-svc", d.name), selector: Selector { match_labels: d.template.labels.clone() } });
+        }
+        sc.deployments.push(d);
+    }
+    sc
+}
+
+#[test]
+fn import_of_an_export_is_the_same_scenario_and_the_same_placement() {
+    sweep("import_of_an_export", 200, |seed| {
+        let sc = random_scenario(seed);
+        let text = export(&sc, "default");
+        let back = import(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back.scenario, sc, "{text}");
+        assert_eq!(placement(&converge(&back.scenario)), placement(&converge(&sc)));
+        // The export itself is what we promise kubectl: nothing it writes is warned about.
+        assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+    });
+}
+
+/// Mutations of a valid stream: truncation, byte flips, a value replaced by
+/// another type, huge numbers, deep nesting.
+fn mutate(rng: &mut Prng, text: &str) -> String {
+    let mut s = text.to_string();
+    let at = |rng: &mut Prng, s: &str| {
+        let mut i = rng.below(s.len() as u64 + 1) as usize;
+        while !s.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    for _ in 0..rng.range(1, 4) {
+        match rng.below(7) {
+            0 => {
+                let i = at(rng, &s);
+                s.truncate(i);
+            }
+            1 => {
+                let i = at(rng, &s);
+                let junk = *rng.pick(&["\"", ":", "- ", "\n", "\t", "{", "]", "&a ", "*a", "!!binary ", "---\n", "\u{0}", "é"]);
+                s.insert_str(i, junk);
+            }
+            2 => {
+                let i = at(rng, &s);
+                let j = at(rng, &s).max(i);
+                s.replace_range(i..j, "");
+            }
+            3 => {
+                let from = *rng.pick(&["\"4\"", "3", "1Gi", "500m", "true", "app: web", "NoSchedule", "RollingUpdate", "Ready"]);
+                let to = *rng.pick(&["[1, 2]", "{a: b}", "null", "99999999999999999999999999", "-5", "1e308", "\"\"", "yes", "1.5", "\"x\""]);
+                s = s.replacen(from, to, 1);
+            }
+            4 => {
+                let i = at(rng, &s);
+                let n = rng.range(100, 5000) as usize;
+                s.insert_str(i, &format!("{}{}", "[".repeat(n), "]".repeat(n)));
+            }
+            5 => {
+                let lines: Vec<&str> = s.lines().collect();
+                if !lines.is_empty() {
+                    let k = rng.below(lines.len() as u64) as usize;
+                    let mut v: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                    v.swap(k, rng.below(lines.len() as u64) as usize);
+                    s = v.join("\n");
+                }
+            }
+            _ => {
+                let i = at(rng, &s);
+                s.insert_str(i, &format!("{}", rng.next_u64()));
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn the_importer_survives_mutated_input_all_or_nothing_with_a_path() {
+    let seeds = [
+        corpus("three-zones-list.yaml"),
+        corpus("helm-stream.yaml"),
+        corpus("ssd-list.json"),
+        export(&random_scenario(1), "default"),
+    ];
+    sweep("the_importer_survives", 200, |seed| {
+        let mut rng = Prng::new(seed);
+        let base = rng.pick(&seeds).clone();
+        let text = mutate(&mut rng, &base);
+        match import(&text) {
+            Ok(im) => {
+                // Whatever was accepted enters an engine and converges.
+                let mut c = im.scenario.to_cluster().expect("an accepted import enters the engine");
+                assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+                for w in &im.warnings {
+                    assert!(w.loc.document >= 1 && !w.message.is_empty(), "{w}");
+                }
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(msg.starts_with("document "), "{msg}");
+                assert!(e.message.contains("expected") || e.message.contains("cannot be read") || e.message.contains("missing"), "{msg}");
+            }
+        }
+    });
+}
