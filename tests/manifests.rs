@@ -246,10 +246,10 @@ fn random_scenario(seed: u64) -> Scenario {
         }
         if rng.chance(40) {
             let budget = if rng.chance(50) { Budget::MinAvailable(pct(&mut rng)) } else { Budget::MaxUnavailable(pct(&mut rng)) };
-            sc.pdbs.push(PdbSpec { name: format!("{}-pdb", d.name), selector: Selector { match_labels: d.template.labels.clone() }, budget });
+            sc.pdbs.push(PdbSpec { name: format!("{}-pdb", d.name), selector: Selector { match_labels: d.template.labels.clone(), ..Default::default() }, budget });
         }
         if rng.chance(50) {
-            sc.services.push(ServiceSpec { name: format!("{}-svc", d.name), selector: Selector { match_labels: d.template.labels.clone() } });
+            sc.services.push(ServiceSpec { name: format!("{}-svc", d.name), selector: Selector { match_labels: d.template.labels.clone(), ..Default::default() } });
         }
         sc.deployments.push(d);
     }

@@ -842,13 +842,12 @@ fn prop_every_bind_is_the_references_best() {
 }
 
 /// kube-scheduler has no lowest-id rule; Shepherd's `TieBreak::LowestNodeId`
-/// documents "the lowest node id (registration order)". When a cycle scores
-/// a sample that starts where the previous cycle stopped (more than 100
-/// nodes, adaptive percentageOfNodesToScore), the engine's `select` keeps
-/// the first best in visiting order, which after the wrap-around is not the
-/// lowest id. Seeds found by `SHEPHERD_FUZZ_OPS=2000`.
+/// means "the lowest node id (registration order)" even when a cycle's
+/// sample starts where the previous one stopped and wraps around the node
+/// list (more than 100 nodes, adaptive percentageOfNodesToScore). These
+/// seeds (found by `SHEPHERD_FUZZ_OPS=2000`) once bound to the first best in
+/// visiting order instead.
 #[test]
-#[ignore = "engine differs: LowestNodeId picks the first best in visiting order, not the lowest id, when the sample wraps"]
 fn lowest_id_ties_pick_the_lowest_id_when_sampling() {
     for seed in [102, 315, 322, 346, 380] {
         if let Err(e) = run_case(seed, true) {

@@ -624,7 +624,7 @@ impl<'a> State<'a> {
                         "spec.selector.matchLabels",
                         format!(
                             "{sel} does not match the template's labels ({}); expected a selector the template's labels satisfy, as Kubernetes requires",
-                            Selector { match_labels: tpl.labels.clone() }
+                            Selector { match_labels: tpl.labels.clone(), ..Default::default() }
                         ),
                     ));
                 }
@@ -722,7 +722,7 @@ impl<'a> State<'a> {
             self.skip("Service");
             return Ok(());
         }
-        let s = ServiceSpec { name: name.clone(), selector: Selector { match_labels: selector } };
+        let s = ServiceSpec { name: name.clone(), selector: Selector { match_labels: selector, ..Default::default() } };
         self.engine(cx, s.validate())?;
         self.services.insert(name, Seen { loc: cx.loc.clone() });
         self.scenario.services.push(s);
