@@ -61,6 +61,7 @@ mod controllers;
 mod error;
 pub mod events;
 pub mod model;
+pub mod quantity;
 mod reconcile;
 mod scheduler;
 pub mod simulator;
