@@ -705,6 +705,14 @@ function wireControls() {
     $('btn-step').focus();
   });
   $('seed').addEventListener('input', () => draw());
+  // Skip links move focus without touching the URL, which holds the scenario.
+  for (const link of document.querySelectorAll('a.skip')) {
+    link.addEventListener('click', (e) => {
+      e.preventDefault();
+      const target = document.querySelector(link.getAttribute('href'));
+      if (target) target.focus();
+    });
+  }
   $('btn-discard').addEventListener('click', () => {
     try {
       const n = page.sim.discardUpcoming();

@@ -61,8 +61,8 @@ export function nodeCard(n, { onPod, act }) {
 
   const buttons = [
     n.beating
-      ? h('button', { type: 'button', class: 'small', 'aria-label': `Stop the kubelet of ${n.name}`, title: 'Stop the node\'s kubelet: NotReady after the heartbeat timeout', onclick: () => act('failNode', n.name) }, 'Stop kubelet')
-      : h('button', { type: 'button', class: 'small', 'aria-label': `Start the kubelet of ${n.name}`, title: 'Start the node\'s kubelet again: Ready at its next heartbeat', onclick: () => act('recoverNode', n.name) }, 'Start kubelet'),
+      ? h('button', { type: 'button', class: 'small', 'aria-label': `Stop kubelet of ${n.name}`, title: 'Stop the node\'s kubelet: NotReady after the heartbeat timeout', onclick: () => act('failNode', n.name) }, 'Stop kubelet')
+      : h('button', { type: 'button', class: 'small', 'aria-label': `Start kubelet of ${n.name}`, title: 'Start the node\'s kubelet again: Ready at its next heartbeat', onclick: () => act('recoverNode', n.name) }, 'Start kubelet'),
     n.cordoned
       ? h('button', { type: 'button', class: 'small', 'aria-label': `Uncordon node ${n.name}`, onclick: () => act('uncordon', n.name) }, 'Uncordon')
       : h('button', { type: 'button', class: 'small', 'aria-label': `Cordon node ${n.name}`, onclick: () => act('cordon', n.name) }, 'Cordon'),

@@ -254,7 +254,11 @@ impl Quantity {
             .map(|d| d - b'0')
             .skip_while(|&d| d == 0)
             .collect();
-        let mut exp10 = exp10.saturating_sub(frac_part.len().min(EXP_LIMIT as usize) as i64);
+        // (In i64 before the cap: on 32-bit targets a usize cannot hold EXP_LIMIT.)
+        let frac_len = i64::try_from(frac_part.len())
+            .unwrap_or(EXP_LIMIT)
+            .min(EXP_LIMIT);
+        let mut exp10 = exp10.saturating_sub(frac_len);
         while digits.last() == Some(&0) {
             digits.pop();
             exp10 = exp10.saturating_add(1);

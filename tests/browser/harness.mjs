@@ -176,7 +176,7 @@ export async function toast(page) {
 
 // Opens a tab of the Actions panel by its visible name.
 export async function openTab(page, name) {
-  await page.getByRole('tab', { name }).click();
+  await page.getByRole('tab', { name, exact: true }).click();
 }
 
 // Starts over with an empty cluster at tick 0 (seed from the Seed field).

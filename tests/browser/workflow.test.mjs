@@ -49,7 +49,7 @@ test('deploy, scale, kill a node, and watch the cluster heal', async () => {
     assert.equal((await appRow(page, 'web')).ready, '6/6');
 
     // Stop node-1's kubelet from its card: silent, NotReady after the timeout.
-    await page.getByRole('button', { name: 'Stop the kubelet of node-1' }).click();
+    await page.getByRole('button', { name: 'Stop kubelet of node-1' }).click();
     assert.equal((await nodeCard(page, 'node-1')).status, 'Ready', 'not before the heartbeat timeout');
     assert.match((await nodeCard(page, 'node-1')).text, /kubelet silent/);
     const waited = await stepUntil(page, async () => (await nodeCard(page, 'node-1')).status === 'NotReady', 8);
@@ -63,7 +63,7 @@ test('deploy, scale, kill a node, and watch the cluster heal', async () => {
     assert.equal(elsewhere, 6, 'the Deployment replaced the lost pods on the other nodes');
 
     // Start it again: Ready at its next heartbeat.
-    await page.getByRole('button', { name: 'Start the kubelet of node-1' }).click();
+    await page.getByRole('button', { name: 'Start kubelet of node-1' }).click();
     await stepUntil(page, async () => (await nodeCard(page, 'node-1')).status === 'Ready', 3);
     assert.ok((await eventLines(page)).some((e) => /NodeReady/.test(e)));
     app.assertNoConsoleErrors();
