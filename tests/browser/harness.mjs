@@ -189,9 +189,14 @@ export async function resetEmpty(page, seed = 7) {
 // The problem the page shows after a refused action: next to a field (the
 // field is aria-invalid, described by the message, and has focus), on the
 // form's own line, or in the banner under the top bar. Null when none.
-export async function problem(page) {
-  return page.evaluate(() => {
+// `banner: true` reads the banner only (a form may still show an older error).
+export async function problem(page, { banner = false } = {}) {
+  return page.evaluate((bannerOnly) => {
     const active = document.activeElement;
+    if (bannerOnly) {
+      const alert = document.getElementById('alert');
+      return alert.hidden ? null : { where: 'banner', text: document.getElementById('alert-text').textContent, focused: false };
+    }
     const bad = [...document.querySelectorAll('[aria-invalid="true"]')].filter((el) => el.offsetParent !== null);
     if (bad.length) {
       const el = bad[0];
@@ -199,12 +204,12 @@ export async function problem(page) {
       const text = ids.map((id) => document.getElementById(id)?.textContent || '').join(' ').trim();
       return { where: 'field', field: el.name || el.id, form: el.form ? el.form.id : null, text, focused: active === el };
     }
-    const line = [...document.querySelectorAll('.form-error')].find((p) => !p.hidden);
+    const line = [...document.querySelectorAll('.form-error')].find((p) => !p.hidden && p.offsetParent !== null);
     if (line) return { where: 'form', form: line.closest('form').id, text: line.textContent, focused: active === line };
     const alert = document.getElementById('alert');
     if (!alert.hidden) return { where: 'banner', text: document.getElementById('alert-text').textContent, focused: false };
     return null;
-  });
+  }, banner);
 }
 
 // axe-core (node_modules/axe-core, pinned in package-lock.json) on the page

@@ -130,7 +130,7 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
     // Each refusal is shown where the eye is (next to the field, focused, or
     // in the banner), never only in a fading toast, and changes nothing.
     const refused = async (what, want, where = null) => {
-      const p = await problem(page);
+      const p = await problem(page, { banner: where === 'banner' });
       assert.ok(p, `${what}: expected the page to show a problem`);
       assert.match(p.text, want, what);
       if (where) assert.equal(p.field || p.where, where, `${what}: shown at ${JSON.stringify(p)}`);
