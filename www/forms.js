@@ -76,6 +76,9 @@ export function showError(form, msg, field = fieldFor(form, msg)) {
     const before = field.getAttribute('aria-describedby');
     if (before) field.dataset.describedBy = before;
     field.setAttribute('aria-describedby', before ? `${id} ${before}` : id);
+    // The message is now next to the field: the reading line need not repeat it.
+    const reading = form.querySelector('.reading.bad');
+    if (reading && reading.textContent === msg) reading.textContent = '';
     field.focus();
     return field;
   }
