@@ -1,7 +1,7 @@
 // The page: loads the engine (WebAssembly built from web/ into pkg/), draws what
 // it reports, and forwards what the person does. No scheduling logic lives here.
 // Paths are relative, so the same files work from the repository root and from dist/.
-import init, { Shepherd, engine_version } from '../pkg/shepherd_web.js';
+import init, { Shepherd, engine_version, readQuantity } from '../pkg/shepherd_web.js';
 import { $, h, fill, setText } from './dom.js';
 import {
   CardView, GridView, drawApps, drawPending, drawPdbs, drawServices, drawUpcoming, drawLegend,
@@ -10,6 +10,7 @@ import {
 import { appColor } from './colors.js';
 import { showExplain, showNode, nodeDialogOpen } from './dialogs.js';
 import { encodeScenario, decodeScenario, readHash, writeHash, withTick } from './link.js';
+import { showError, clearErrors, updateReading } from './forms.js';
 
 // Past this many nodes the page draws one canvas cell per node instead of cards.
 const CARDS_UP_TO = 40;
@@ -29,6 +30,13 @@ const page = {
   snap: null,
   grid: false,
   timings: { engine: 0, draw: 0 },
+  // The guided tour's last scripted tick: Play stops there. Null when not touring.
+  tourEnd: null,
+  // After Discard the tour's captions are gone from the page and from exports.
+  captionsOff: false,
+  // What Undo brings back: the scenario that Reset, the tour, Import or
+  // Generate replaced, as exported JSON.
+  undo: null,
 };
 
 let cards, grid;
@@ -39,41 +47,117 @@ function message(err) {
   return err && err.message ? err.message : String(err);
 }
 
-function toast(text, kind = 'info') {
+// Success only: a short note that fades. Problems go to showProblem or next
+// to the field they are about, and stay until dealt with.
+function toast(text) {
   const t = $('toast');
   t.textContent = text;
-  t.dataset.kind = kind;
-  t.setAttribute('role', kind === 'error' ? 'alert' : 'status');
   t.hidden = false;
   clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => { t.hidden = true; }, kind === 'error' ? 9000 : 4000);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 5000);
+}
+
+// A problem that belongs to no form (a card button, a scripted action refused
+// when it fired, a link that could not be read): a banner under the top bar
+// that stays until dismissed.
+function showProblem(text) {
+  setText($('alert-text'), text);
+  $('alert').hidden = false;
+  $('toast').hidden = true;
+}
+
+function hideProblem() {
+  $('alert').hidden = true;
 }
 
 // Runs one action through the engine. On success the page steps once so the
-// action fires and shows at once; on refusal the engine's message is shown and
-// nothing changed.
-function act(fn) {
-  let said;
+// action fires and shows at once; on refusal the engine's message is shown
+// next to the form field it is about (or in the banner) and nothing changed.
+// `said(result)` words the success toast when the engine's words are not the
+// page's.
+function act(fn, { form = null, said = null } = {}) {
+  let result;
   try {
-    said = fn(page.sim);
+    result = fn(page.sim);
   } catch (err) {
-    toast(message(err), 'error');
+    if (form) showError(form, message(err));
+    else showProblem(message(err));
     return false;
   }
+  if (form) clearErrors(form);
+  hideProblem();
   page.scenarioDirty = true;
-  toast(said || 'done');
+  toast(said ? said(result) : result || 'done');
   stepAndDraw();
   return true;
 }
 
-function nodeAct(op, name) {
-  act((sim) => sim[op](name));
+// What the node buttons do, in one set of words for buttons, tooltips and toasts.
+const NODE_OPS = {
+  failNode: (n) => `Stopping the kubelet of ${n}: NotReady after the heartbeat timeout`,
+  recoverNode: (n) => `Starting the kubelet of ${n}: Ready at its next heartbeat`,
+  cordon: (n) => `kubectl cordon ${n}: no new pods; running pods stay`,
+  uncordon: (n) => `kubectl uncordon ${n}: schedulable again`,
+  drain: (n) => `kubectl drain ${n}: cordoned, evicting its pods as budgets allow`,
+  removeNode: (n) => `kubectl delete node ${n}: its pods are replaced elsewhere`,
+};
+
+function nodeAct(op, name, form = null) {
+  return act((sim) => sim[op](name), { form, said: () => (NODE_OPS[op] ? NODE_OPS[op](name) : undefined) });
+}
+
+// Asks before something that cannot be stepped back over easily. Resolves to
+// true when the person confirmed.
+function confirmAction(title, text, ok) {
+  const d = $('confirm');
+  setText($('confirm-title'), title);
+  setText($('confirm-text'), text);
+  setText($('confirm-ok'), ok);
+  d.returnValue = '';
+  const back = document.activeElement;
+  d.showModal();
+  return new Promise((resolve) => {
+    d.addEventListener('close', () => {
+      if (back && back.isConnected) back.focus();
+      resolve(d.returnValue === 'ok');
+    }, { once: true });
+  });
+}
+
+// The scenario as JSON text, without the tour's captions once they were discarded.
+function scenarioJson(sim = page.sim) {
+  const json = sim.exportScenario();
+  if (!page.captionsOff) return json;
+  const doc = JSON.parse(json);
+  delete doc.notes;
+  return JSON.stringify(doc);
+}
+
+function lastScriptTick(sim) {
+  const doc = JSON.parse(sim.exportScenario());
+  return doc.actions.reduce((m, a) => Math.max(m, a.tick), 0);
 }
 
 // Replaces the simulation (tour, reset, import, link, generate).
-function replace(sim) {
-  if (page.sim) page.sim.free();
+// `what` names what replaced the run ("The guided tour"): when the old run had
+// work in it, the page offers to undo.
+function replace(sim, { what = null, tour = false } = {}) {
+  const old = page.sim;
+  let undo = null;
+  if (old && what && (old.tick > 0 || (page.tourEnd === null && old.actionCount > 0))) {
+    undo = { json: scenarioJson(old), tick: old.tick, actions: old.actionCount, captionsOff: page.captionsOff, tourEnd: page.tourEnd };
+  }
+  if (old) old.free();
   page.sim = sim;
+  page.tourEnd = tour ? lastScriptTick(sim) : null;
+  page.captionsOff = false;
+  page.undo = undo;
+  if (undo) {
+    setText($('undo-text'), `${what} replaced your run (tick ${undo.tick}, ${plural(undo.actions, 'action')}).`);
+    $('undo').hidden = false;
+  } else {
+    $('undo').hidden = true;
+  }
   page.cursor = 0;
   page.scenarioDirty = true;
   $('events').replaceChildren();
@@ -100,7 +184,11 @@ function stepAndDraw() {
   draw();
   const t2 = performance.now();
   page.timings = { engine: t1 - t0, draw: t2 - t1, parts: page.parts };
-  if (refused.length) toast(refused.join(' · '), 'error');
+  if (refused.length) showProblem(`Refused when it fired: ${refused.join(' · ')}`);
+  if (page.playing && page.tourEnd !== null && page.sim.tick === page.tourEnd) {
+    setPlaying(false);
+    toast('That is the end of the tour: Play stopped. The cluster is yours now.');
+  }
   return page.timings;
 }
 
@@ -144,8 +232,14 @@ function draw() {
   setSummary($('cluster-summary'), snap);
 
   const note = $('note');
-  show(note, !!snap.note);
-  if (snap.note) setText(note, snap.note);
+  const caption = page.captionsOff ? null : snap.note;
+  show(note, !!caption);
+  if (caption) setText(note, caption);
+  const seedHint = $('seed-hint');
+  const typedSeed = $('seed').value.trim();
+  const seedDiffers = typedSeed !== '' && typedSeed !== String(snap.seed ?? sim.seed);
+  show(seedHint, seedDiffers);
+  if (seedDiffers) setText(seedHint, `This run uses seed ${sim.seed}; Reset starts over with seed ${typedSeed}.`);
 
   show($('empty-hint'), snap.nodeCount === 0);
   show($('nodes'), !gridMode && snap.nodeCount > 0);
@@ -169,9 +263,9 @@ function draw() {
   show($('pending-empty'), snap.pendingPods === 0);
   setText($('pending-h'), snap.pendingPods ? `Pending pods (${snap.pendingPods.toLocaleString('en')})` : 'Pending pods');
 
-  once($('pdbs'), snap.pdbs, () => drawPdbs($('pdbs').tBodies[0], snap.pdbs, { onDelete: (n) => act((sim) => sim.deletePdb(n)) }));
+  once($('pdbs'), snap.pdbs, () => drawPdbs($('pdbs').tBodies[0], snap.pdbs, { onDelete: (n) => act((sim) => sim.deletePdb(n), { said: () => `Deleting PodDisruptionBudget ${n}` }) }));
   show($('pdbs-empty'), snap.pdbs.length === 0);
-  once($('services'), snap.services, () => drawServices($('services').tBodies[0], snap.services, { onDelete: (n) => act((sim) => sim.deleteService(n)) }));
+  once($('services'), snap.services, () => drawServices($('services').tBodies[0], snap.services, { onDelete: (n) => act((sim) => sim.deleteService(n), { said: () => `Deleting Service ${n}` }) }));
   show($('services-empty'), snap.services.length === 0);
 
   once($('upcoming'), [snap.upcoming, snap.upcomingCount], () => drawUpcoming($('upcoming'), snap));
@@ -214,8 +308,8 @@ function updateAppNames(apps) {
     fill(sel, names.length ? names.map((n) => h('option', { value: n }, n)) : h('option', { value: '' }, '(no Deployments yet)'));
     if (names.includes(keep)) sel.value = keep;
   }
-  const dl = $('app-names');
-  if (!sameList(dl, names)) fill(dl, names.map((n) => h('option', { value: n })));
+  const dl = $('selector-names');
+  if (!sameList(dl, names)) fill(dl, names.map((n) => h('option', { value: `app=${n}` })));
 }
 
 function selectApp(name) {
@@ -230,7 +324,7 @@ function explain(pod) {
   try {
     showExplain(page.sim.explain(pod), page.sim.tick);
   } catch (err) {
-    toast(message(err), 'error');
+    showProblem(message(err));
   }
 }
 
@@ -240,7 +334,7 @@ function openNodeById(id) {
   try {
     showNode(page.sim.node(id), cardHandlers);
   } catch (err) {
-    toast(message(err), 'error');
+    showProblem(message(err));
   }
 }
 
@@ -278,6 +372,8 @@ function frame(now) {
   page.lastFrame = now;
   // At most a few ticks per frame: a slow machine falls behind instead of freezing.
   let n = Math.min(4, Math.floor(page.owed));
+  // The tour's Play stops at its last scripted tick, not past it.
+  if (page.tourEnd !== null && page.sim.tick < page.tourEnd) n = Math.min(n, page.tourEnd - page.sim.tick);
   if (n > 0) {
     page.owed -= n;
     if (n > 1) page.sim.run(n - 1);
@@ -304,7 +400,7 @@ async function updateLink() {
   try {
     if (page.scenarioDirty || page.scenarioKey === null) {
       page.scenarioDirty = false;
-      page.scenarioKey = await encodeScenario(withTick(sim.exportScenario(), null));
+      page.scenarioKey = await encodeScenario(withTick(scenarioJson(sim), null));
     }
     if (sim === page.sim) writeHash(sim.tick, page.scenarioKey);
   } catch (err) {
@@ -330,67 +426,139 @@ function formValues(form) {
   return out;
 }
 
+function plural(n, word) {
+  return `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
+}
+
+// Quantity fields first: the engine reads them as Kubernetes does, and a bad
+// one is marked before anything is submitted. Returns false when one was bad.
+function quantitiesOk(form) {
+  const bad = updateReading(form, readQuantity);
+  if (!bad) return true;
+  showError(form, bad.message, bad.field);
+  return false;
+}
+
+function wireReadings() {
+  for (const form of document.querySelectorAll('form')) {
+    if (!form.querySelector('[data-quantity]')) continue;
+    const update = () => updateReading(form, readQuantity);
+    form.addEventListener('input', (e) => { if (e.target.dataset.quantity !== undefined) update(); });
+    update();
+  }
+}
+
+function nodeExists(name) {
+  try {
+    page.sim.nodeId(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // Numbers go to the engine as typed text: it checks them and says what is wrong.
 function wireForms() {
   $('form-add-node').addEventListener('submit', (e) => {
     e.preventDefault();
-    const v = formValues(e.target);
-    if (act((sim) => sim.addNode({ name: v.name, cpu: v.cpu, memory: v.memory, labels: v.labels, taints: v.taints }))) {
-      // Suggest the next name: node-1 -> node-2.
-      const m = /^(.*?)(\d+)$/.exec(v.name.trim());
-      if (m) e.target.elements.name.value = `${m[1]}${Number(m[2]) + 1}`;
+    const form = e.target;
+    const v = formValues(form);
+    const name = v.name.trim();
+    if (!quantitiesOk(form)) return;
+    // kubectl create refuses a name that exists (AlreadyExists); replacing a
+    // node's registration is not what Add node does.
+    if (name && nodeExists(name)) {
+      showError(form, `nodes "${name}" already exists; expected a new name (or delete node ${name} first)`, form.elements.name);
+      return;
+    }
+    if (act((sim) => sim.addNode({ name: v.name, cpu: v.cpu, memory: v.memory, labels: v.labels, taints: v.taints }), { form })) {
+      // Suggest the next free name: node-1 -> node-2.
+      const m = /^(.*?)(\d+)$/.exec(name);
+      if (m) {
+        let i = Number(m[2]) + 1;
+        while (nodeExists(`${m[1]}${i}`)) i += 1;
+        form.elements.name.value = `${m[1]}${i}`;
+      }
     }
   });
-  $('form-node-ops').addEventListener('submit', (e) => {
+  $('form-node-ops').addEventListener('submit', async (e) => {
     e.preventDefault();
+    const form = e.target;
     const op = e.submitter && e.submitter.value;
-    const node = e.target.elements.node.value.trim();
-    if (op) nodeAct(op, node);
+    const node = form.elements.node.value.trim();
+    if (!op) return;
+    if (op === 'removeNode' && nodeExists(node)) {
+      const card = page.sim.node(page.sim.nodeId(node));
+      const ok = await confirmAction(`Delete node ${node}?`,
+        `Node ${node} is deregistered at the next tick and its ${plural(card.podCount, 'pod')} are replaced elsewhere. Its labels, taints and capacity go with it.`,
+        'Delete node');
+      if (!ok) return;
+    }
+    nodeAct(op, node, form);
   });
   $('form-deploy').addEventListener('submit', (e) => {
     e.preventDefault();
-    const v = formValues(e.target);
+    const form = e.target;
+    if (!quantitiesOk(form)) return;
+    const v = formValues(form);
     act((sim) => sim.deploy({
       name: v.name, replicas: v.replicas, cpu: v.cpu, memory: v.memory, version: v.version,
       labels: v.labels, nodeSelector: v.nodeSelector, toleration: v.toleration,
       antiAffinity: v.antiAffinity, maxSurge: v.maxSurge, maxUnavailable: v.maxUnavailable,
-    }));
+    }), { form });
   });
-  $('form-app').addEventListener('submit', (e) => {
+  $('form-app').addEventListener('submit', async (e) => {
     e.preventDefault();
+    const form = e.target;
     const op = e.submitter && e.submitter.value;
-    const v = formValues(e.target);
+    const v = formValues(form);
     const app = v.app;
+    if (!app) {
+      showError(form, 'There is no Deployment yet: create one under Deploy first.', form.elements.app);
+      return;
+    }
     if (op === 'scale') {
       const n = v.replicas.trim() === '' ? NaN : Number(v.replicas);
-      act((sim) => sim.scale(app, n));
+      if (!Number.isFinite(n)) {
+        showError(form, `replicas "${v.replicas}" is not valid; expected a whole number from 0 to 1000000`, form.elements.replicas);
+        return;
+      }
+      act((sim) => sim.scale(app, n), { form, said: () => `kubectl scale deployment ${app} --replicas=${n}` });
     } else if (op === 'roll') {
-      act((sim) => sim.roll(app, { version: v.version, cpu: v.cpu, memory: v.memory }));
+      if (!quantitiesOk(form)) return;
+      act((sim) => sim.roll(app, { version: v.version, cpu: v.cpu, memory: v.memory }), { form });
     } else if (op === 'rollback') {
-      act((sim) => sim.rollback(app));
+      act((sim) => sim.rollback(app), { form, said: () => `kubectl rollout undo deployment ${app}` });
     } else if (op === 'deleteApp') {
-      act((sim) => sim.deleteApp(app));
+      const row = (page.snap.apps || []).find((a) => a.name === app);
+      const pods = row ? row.desired : 0;
+      const ok = await confirmAction(`Delete Deployment ${app}?`,
+        `Deployment ${app} and its ${plural(pods, 'pod')} are deleted at the next tick. To bring it back you would deploy it again.`,
+        'Delete Deployment');
+      if (!ok) return;
+      act((sim) => sim.deleteApp(app), { form, said: () => `kubectl delete deployment ${app}` });
     } else if (op === 'setStrategy') {
-      act((sim) => sim.setStrategy(app, v.maxSurge || '25%', v.maxUnavailable || '25%'));
+      act((sim) => sim.setStrategy(app, v.maxSurge || '25%', v.maxUnavailable || '25%'), { form });
     }
   });
   $('form-pdb').addEventListener('submit', (e) => {
     e.preventDefault();
     const v = formValues(e.target);
-    act((sim) => sim.addPdb({ name: v.name, app: v.app, [v.kind]: v.value }));
+    act((sim) => sim.addPdb({ name: v.name, selector: v.selector, [v.kind]: v.value }), { form: e.target });
   });
   $('form-service').addEventListener('submit', (e) => {
     e.preventDefault();
     const v = formValues(e.target);
-    act((sim) => sim.addService({ name: v.name, app: v.app }));
+    act((sim) => sim.addService({ name: v.name, selector: v.selector }), { form: e.target });
   });
   $('form-evict').addEventListener('submit', (e) => {
     e.preventDefault();
-    act((sim) => sim.evict(e.target.elements.pod.value.trim()));
+    act((sim) => sim.evict(e.target.elements.pod.value.trim()), { form: e.target });
   });
   $('form-generate').addEventListener('submit', (e) => {
     e.preventDefault();
-    const v = formValues(e.target);
+    const form = e.target;
+    const v = formValues(form);
     const nodes = v.nodes.trim() === '' ? NaN : Number(v.nodes);
     const per = v.podsPerNode.trim() === '' ? NaN : Number(v.podsPerNode);
     let fresh;
@@ -399,18 +567,20 @@ function wireForms() {
       fresh.generate(nodes, per);
     } catch (err) {
       if (fresh) fresh.free();
-      toast(message(err), 'error');
+      showError(form, message(err));
       return;
     }
+    clearErrors(form);
     setPlaying(false);
-    replace(fresh);
-    toast(`Generating ${nodes.toLocaleString('en')} nodes and ${(nodes * per).toLocaleString('en')} pods…`);
+    replace(fresh, { what: 'Generate' });
+    toast(`Generating ${plural(nodes, 'node')} and ${plural(nodes * per, 'pod')}…`);
     // Let the message paint before the first (big) tick.
     requestAnimationFrame(() => setTimeout(() => {
       const t = stepAndDraw();
-      toast(`Generated ${nodes.toLocaleString('en')} nodes and ${(nodes * per).toLocaleString('en')} pods; the first tick placed them in ${t.engine.toFixed(0)} ms`);
+      toast(`Generated ${plural(nodes, 'node')} and ${plural(nodes * per, 'pod')}; the first tick placed them in ${t.engine.toFixed(0)} ms`);
     }, 0));
   });
+  wireReadings();
 }
 
 function showTab(id) {
@@ -451,6 +621,29 @@ function download(name, text) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+// Scripted actions that were refused when they fired during a replay (the
+// engine logs each as a FailedEvent warning).
+function refusedDuringReplay(sim) {
+  const page1 = sim.eventsSince(0, 20000);
+  return page1.events.filter((e) => e.reason === 'FailedEvent');
+}
+
+function seedField() {
+  const el = $('seed');
+  const text = el.value.trim();
+  const seed = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(seed)) {
+    el.setAttribute('aria-invalid', 'true');
+    el.setAttribute('aria-describedby', 'alert-text');
+    showProblem(`Seed "${text}" is not valid; expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}.`);
+    el.focus();
+    return null;
+  }
+  el.removeAttribute('aria-invalid');
+  el.setAttribute('aria-describedby', 'seed-hint');
+  return seed;
+}
+
 function wireControls() {
   $('btn-step').addEventListener('click', () => stepAndDraw());
   $('btn-play').addEventListener('click', () => setPlaying(!page.playing));
@@ -459,7 +652,7 @@ function wireControls() {
     try {
       page.sim.stepBack();
     } catch (err) {
-      toast(message(err), 'error');
+      showProblem(message(err));
       return;
     }
     page.cursor = 0;
@@ -468,39 +661,85 @@ function wireControls() {
   });
   $('btn-reset').addEventListener('click', () => {
     setPlaying(false);
-    const seed = $('seed').value.trim() === '' ? NaN : Number($('seed').value);
+    const seed = seedField();
+    if (seed === null) return;
     try {
-      replace(new Shepherd(seed, $('policy').value));
+      replace(new Shepherd(seed, $('policy').value), { what: 'Reset' });
+      hideProblem();
       toast(`An empty cluster at tick 0, seed ${seed}`);
     } catch (err) {
-      toast(message(err), 'error');
+      showProblem(message(err));
     }
   });
   $('btn-tour').addEventListener('click', () => {
     setPlaying(false);
-    replace(Shepherd.tour());
+    replace(Shepherd.tour(), { what: 'The guided tour', tour: true });
+    hideProblem();
     toast('The guided tour: press Step or Play');
   });
+  $('btn-undo').addEventListener('click', () => {
+    const u = page.undo;
+    if (!u) return;
+    let sim;
+    try {
+      sim = Shepherd.fromScenario(u.json);
+    } catch (err) {
+      showProblem(`Could not undo: ${message(err)}`);
+      return;
+    }
+    setPlaying(false);
+    replace(sim);
+    page.tourEnd = u.tourEnd;
+    page.captionsOff = u.captionsOff;
+    draw();
+    toast(`Back to your run at tick ${u.tick}`);
+    $('btn-step').focus();
+  });
+  $('btn-undo-close').addEventListener('click', () => {
+    $('undo').hidden = true;
+    page.undo = null;
+    $('btn-step').focus();
+  });
+  $('btn-alert-close').addEventListener('click', () => {
+    hideProblem();
+    $('btn-step').focus();
+  });
+  $('seed').addEventListener('input', () => draw());
+  // Skip links move focus without touching the URL, which holds the scenario.
+  for (const link of document.querySelectorAll('a.skip')) {
+    link.addEventListener('click', (e) => {
+      e.preventDefault();
+      const target = document.querySelector(link.getAttribute('href'));
+      if (target) target.focus();
+    });
+  }
   $('btn-discard').addEventListener('click', () => {
     try {
       const n = page.sim.discardUpcoming();
       page.scenarioDirty = true;
-      toast(`Dropped ${n} scripted action${n === 1 ? '' : 's'}`);
+      // The tour's story no longer happens: its caption goes, and Play no
+      // longer stops at its end.
+      page.captionsOff = true;
+      page.tourEnd = null;
+      toast(`Dropped ${plural(n, 'scripted action')}: from here on, only what you do happens`);
       draw();
+      // The button is gone now: keep focus in the panel it was in.
+      $('upcoming-empty').focus();
     } catch (err) {
-      toast(message(err), 'error');
+      showProblem(message(err));
     }
   });
   $('policy').addEventListener('change', (e) => {
     const want = e.target.value;
-    if (want !== page.sim.policy) act((sim) => sim.setPolicy(want));
+    const words = e.target.selectedOptions[0].textContent;
+    if (want !== page.sim.policy) act((sim) => sim.setPolicy(want), { said: () => `Scoring: ${words}, from the next tick` });
   });
   $('view').addEventListener('change', () => draw());
   $('warnings-only').addEventListener('change', (e) => $('events').classList.toggle('warnings-only', e.target.checked));
 
   $('btn-export').addEventListener('click', () => {
     const sim = page.sim;
-    download(`shepherd-seed${sim.seed}-tick${sim.tick}.json`, sim.exportScenario());
+    download(`shepherd-seed${sim.seed}-tick${sim.tick}.json`, scenarioJson(sim));
     toast('Scenario exported');
   });
   $('btn-import').addEventListener('click', () => $('import-file').click());
@@ -508,23 +747,40 @@ function wireControls() {
     const file = e.target.files && e.target.files[0];
     e.target.value = '';
     if (!file) return;
+    let sim;
     try {
-      const sim = Shepherd.fromScenario(await file.text());
-      setPlaying(false);
-      replace(sim);
-      toast(`Imported ${file.name}: tick ${sim.tick}, ${sim.actionCount} actions`);
+      sim = Shepherd.fromScenario(await file.text());
     } catch (err) {
-      toast(`Could not import ${file.name}: ${message(err)}`, 'error');
+      showProblem(`Could not import ${file.name}; nothing changed. ${message(err)}`);
+      $('btn-import').focus();
+      return;
+    }
+    // A recorded run may hold actions that were refused when they fired (the
+    // cluster had changed by then); they replay the same way. Say so where it
+    // stays readable, never as a plain success.
+    const refused = refusedDuringReplay(sim);
+    setPlaying(false);
+    replace(sim, { what: `Import of ${file.name}` });
+    if (refused.length) {
+      const first = refused[0];
+      showProblem(`Imported ${file.name} to tick ${sim.tick}, but ${refused.length.toLocaleString('en')} of its actions ${refused.length === 1 ? 'was' : 'were'} refused when ${refused.length === 1 ? 'it' : 'they'} fired (see the Warning events), the first at tick ${first.tick}: ${first.object}: ${first.message}`);
+    } else {
+      hideProblem();
+      toast(`Imported ${file.name}: tick ${sim.tick}, ${plural(sim.actionCount, 'action')}`);
     }
   });
   $('btn-link').addEventListener('click', async () => {
     await updateLink();
+    let copied = false;
     try {
       await navigator.clipboard.writeText(location.href);
-      toast('Link copied: it reproduces this page at this tick');
+      copied = true;
     } catch {
-      toast('The link is in the address bar: it reproduces this page at this tick');
+      copied = false;
     }
+    toast(copied
+      ? 'Link copied: it reproduces this page at this tick'
+      : 'The browser did not allow copying: the link is in the address bar, and it reproduces this page at this tick');
   });
 
   // Keyboard: space plays/pauses, right arrow steps, left arrow steps back,
@@ -581,8 +837,9 @@ function wireGrid() {
     e.preventDefault();
     try {
       openNodeById(page.sim.nodeId($('find-node-name').value.trim()));
+      clearErrors($('find-node'));
     } catch (err) {
-      toast(message(err), 'error');
+      showError($('find-node'), message(err), $('find-node-name'));
     }
   });
   grid.onResize = () => { if (page.grid) grid.draw(page.sim.nodeGrid()); };
@@ -611,10 +868,11 @@ async function start() {
   try {
     sim = await fromLink();
   } catch (err) {
-    toast(`The link's scenario could not be loaded: ${message(err)}. Starting the guided tour instead.`, 'error');
+    showProblem(`The link's scenario could not be loaded: ${message(err)}. Starting the guided tour instead.`);
   }
   const fromUrl = sim !== null;
-  replace(sim || Shepherd.tour());
+  if (sim) replace(sim);
+  else replace(Shepherd.tour(), { tour: true });
 
   const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
   setText($('status'), `Shepherd engine ${version} is running in this page`);

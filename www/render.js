@@ -53,12 +53,16 @@ export function nodeCard(n, { onPod, act }) {
     const short = k.replace(/^topology\.kubernetes\.io\//, '').replace(/^kubernetes\.io\//, '');
     meta.push(h('span', { class: 'label', title: `label ${k}=${v}` }, `${short}=${v}`));
   }
-  for (const t of n.taints) meta.push(h('span', { class: 'taint', title: `taint ${t}` }, `⚠ ${t}`));
+  for (const t of n.taints) {
+    // kubectl writes a taint without a value as key:Effect.
+    const shown = t.replace(/=:/, ':');
+    meta.push(h('span', { class: 'taint', title: `taint ${shown}` }, `⚠ ${shown}`));
+  }
 
   const buttons = [
     n.beating
-      ? h('button', { type: 'button', class: 'small', 'aria-label': `Kill node ${n.name}`, title: 'Stop its kubelet', onclick: () => act('failNode', n.name) }, 'Kill')
-      : h('button', { type: 'button', class: 'small', 'aria-label': `Recover node ${n.name}`, title: 'Restart its kubelet', onclick: () => act('recoverNode', n.name) }, 'Recover'),
+      ? h('button', { type: 'button', class: 'small', 'aria-label': `Stop kubelet of ${n.name}`, title: 'Stop the node\'s kubelet: NotReady after the heartbeat timeout', onclick: () => act('failNode', n.name) }, 'Stop kubelet')
+      : h('button', { type: 'button', class: 'small', 'aria-label': `Start kubelet of ${n.name}`, title: 'Start the node\'s kubelet again: Ready at its next heartbeat', onclick: () => act('recoverNode', n.name) }, 'Start kubelet'),
     n.cordoned
       ? h('button', { type: 'button', class: 'small', 'aria-label': `Uncordon node ${n.name}`, onclick: () => act('uncordon', n.name) }, 'Uncordon')
       : h('button', { type: 'button', class: 'small', 'aria-label': `Cordon node ${n.name}`, onclick: () => act('cordon', n.name) }, 'Cordon'),
@@ -75,7 +79,7 @@ export function nodeCard(n, { onPod, act }) {
     meta.length ? h('div', { class: 'node-meta' }, meta) : null,
     bar('CPU', n.name, n.cpu.used, n.cpu.capacity, cpuText),
     bar('Memory', n.name, n.memory.used, n.memory.capacity, memText),
-    h('div', { class: `pods${dense ? ' dense' : ''}`, 'aria-label': `${n.podCount} pods on ${n.name}` },
+    h('div', { class: `pods${dense ? ' dense' : ''}`, role: 'group', 'aria-label': `${n.podCount} pod${n.podCount === 1 ? '' : 's'} on ${n.name}` },
       n.pods.length ? n.pods.map((p) => podChip(p, onPod)) : h('span', { class: 'no-pods' }, 'no pods')),
     h('div', { class: 'node-actions' }, buttons));
 }
@@ -273,7 +277,7 @@ export function drawApps(tbody, apps, { onApp }) {
       rollout = h('span', { class: 'muted' }, 'Progressing');
     }
     return h('tr', { dataset: { app: a.name } },
-      h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link app-name', style: { '--c': appColor(a.name) }, title: 'Select in Actions → Change app', onclick: () => onApp(a.name) }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), a.name)),
+      h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link app-name', style: { '--c': appColor(a.name) }, title: 'Select in Actions → Change Deployment', onclick: () => onApp(a.name) }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), a.name)),
       h('td', { class: 'num' }, String(a.desired)),
       h('td', { class: `num${a.ready < a.desired ? ' warn-text' : ''}` }, `${a.ready}/${a.desired}`),
       h('td', { class: 'num' }, String(a.updated)),
@@ -298,7 +302,7 @@ export function drawPdbs(tbody, pdbs, { onDelete }) {
   fill(tbody, pdbs.map((p) => h('tr', { dataset: { pdb: p.name } },
     h('th', { scope: 'row' }, p.name),
     h('td', {}, p.selector),
-    h('td', { class: 'num' }, `${p.currentHealthy}/${p.desiredHealthy}`),
+    h('td', { class: 'num' }, `${p.currentHealthy} / ${p.desiredHealthy}`),
     h('td', { class: `num${p.disruptionsAllowed === 0 ? ' warn-text' : ''}` }, String(p.disruptionsAllowed)),
     h('td', {}, h('button', { type: 'button', class: 'small', 'aria-label': `Delete PodDisruptionBudget ${p.name}`, onclick: () => onDelete(p.name) }, 'Delete')))));
 }
@@ -376,5 +380,6 @@ export function prependEvents(ol, page) {
 export function setSummary(el, snap) {
   const cpu = pct(snap.cpu.used, snap.cpu.capacity).toFixed(0);
   const mem = pct(snap.memory.used, snap.memory.capacity).toFixed(0);
-  setText(el, `${snap.nodeCount.toLocaleString('en')} nodes (${snap.readyNodes.toLocaleString('en')} Ready) · ${snap.boundPods.toLocaleString('en')} pods bound · ${snap.pendingPods.toLocaleString('en')} Pending · CPU ${cpu}% and memory ${mem}% requested`);
+  const count = (n, word) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
+  setText(el, `${count(snap.nodeCount, 'node')} (${snap.readyNodes.toLocaleString('en')} Ready) · ${count(snap.boundPods, 'pod')} bound · ${snap.pendingPods.toLocaleString('en')} Pending · CPU ${cpu}% and memory ${mem}% requested`);
 }

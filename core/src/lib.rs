@@ -62,6 +62,7 @@ mod controllers;
 mod error;
 pub mod events;
 pub mod model;
+pub mod quantity;
 mod reconcile;
 pub mod scheduler;
 pub mod simulator;

@@ -176,7 +176,7 @@ export async function toast(page) {
 
 // Opens a tab of the Actions panel by its visible name.
 export async function openTab(page, name) {
-  await page.getByRole('tab', { name }).click();
+  await page.getByRole('tab', { name, exact: true }).click();
 }
 
 // Starts over with an empty cluster at tick 0 (seed from the Seed field).
@@ -184,4 +184,50 @@ export async function resetEmpty(page, seed = 7) {
   await page.fill('#seed', String(seed));
   await page.click('#btn-reset');
   await page.waitForFunction(() => document.body.dataset.tick === '0' && !document.querySelector('#nodes article'));
+}
+
+// The problem the page shows after a refused action: next to a field (the
+// field is aria-invalid, described by the message, and has focus), on the
+// form's own line, or in the banner under the top bar. Null when none.
+// `banner: true` reads the banner only (a form may still show an older error).
+export async function problem(page, { banner = false } = {}) {
+  return page.evaluate((bannerOnly) => {
+    const active = document.activeElement;
+    if (bannerOnly) {
+      const alert = document.getElementById('alert');
+      return alert.hidden ? null : { where: 'banner', text: document.getElementById('alert-text').textContent, focused: false };
+    }
+    const bad = [...document.querySelectorAll('[aria-invalid="true"]')].filter((el) => el.offsetParent !== null);
+    if (bad.length) {
+      const el = bad[0];
+      const ids = (el.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
+      const text = ids.map((id) => document.getElementById(id)?.textContent || '').join(' ').trim();
+      return { where: 'field', field: el.name || el.id, form: el.form ? el.form.id : null, text, focused: active === el };
+    }
+    const line = [...document.querySelectorAll('.form-error')].find((p) => !p.hidden && p.offsetParent !== null);
+    if (line) return { where: 'form', form: line.closest('form').id, text: line.textContent, focused: active === line };
+    const alert = document.getElementById('alert');
+    if (!alert.hidden) return { where: 'banner', text: document.getElementById('alert-text').textContent, focused: false };
+    return null;
+  }, banner);
+}
+
+// axe-core (node_modules/axe-core, pinned in package-lock.json) on the page
+// as it is now, WCAG 2.x A and AA rules plus best practices. Returns the
+// violations as readable lines ("rule (impact): target — summary").
+export async function axeViolations(page, { include = null } = {}) {
+  const loaded = await page.evaluate(() => typeof window.axe !== 'undefined');
+  if (!loaded) await page.addScriptTag({ path: path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
+  const result = await page.evaluate(async (include) => {
+    const r = await window.axe.run(include ? { include: [include] } : document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.map((n) => ({ target: n.target.join(' '), summary: n.failureSummary })),
+    }));
+  }, include);
+  return result.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target} — ${n.summary.replace(/\s+/g, ' ')}`));
 }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  openApp, waitForEngine, shownTick, step, nodeCard, appRow, eventLines, toast, openTab, resetEmpty,
+  openApp, waitForEngine, shownTick, step, nodeCard, appRow, eventLines, toast, openTab, resetEmpty, problem,
 } from './harness.mjs';
 
 // Everything the page shows about the cluster, as text, to compare two pages.
@@ -127,17 +127,21 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
     const before = await picture(page);
     const url = await hashAtTick(page);
 
-    const refused = async (what, want) => {
-      const t = await toast(page);
-      assert.equal(t.kind, 'error', `${what}: expected an error, the page said ${JSON.stringify(t.text)}`);
-      assert.match(t.text, want, what);
+    // Each refusal is shown where the eye is (next to the field, focused, or
+    // in the banner), never only in a fading toast, and changes nothing.
+    const refused = async (what, want, where = null) => {
+      const p = await problem(page, { banner: where === 'banner' });
+      assert.ok(p, `${what}: expected the page to show a problem`);
+      assert.match(p.text, want, what);
+      if (where) assert.equal(p.field || p.where, where, `${what}: shown at ${JSON.stringify(p)}`);
+      if (p.where === 'field') assert.ok(p.focused, `${what}: the wrong field has focus`);
       assert.deepEqual(await picture(page), before, `${what} changed the page`);
     };
 
     await page.click('#apps tr[data-app="web"] button.app-name');
     await page.fill('#form-app input[name=replicas]', '-1');
     await page.getByRole('button', { name: 'Scale', exact: true }).click();
-    await refused('negative replicas', /replicas -1 is not valid; expected a whole number from 0/);
+    await refused('negative replicas', /replicas -1 is not valid; expected a whole number from 0/, 'replicas');
     await page.fill('#form-app input[name=replicas]', '2.5');
     await page.getByRole('button', { name: 'Scale', exact: true }).click();
     await refused('fractional replicas', /replicas 2\.5 is not valid/);
@@ -146,14 +150,14 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
 
     await openTab(page, 'Node');
     await page.fill('#form-node-ops input[name=node]', 'node-99');
-    await page.getByRole('button', { name: 'Kill', exact: true }).click();
+    await page.getByRole('button', { name: 'Stop kubelet', exact: true }).click();
     await refused('unknown node', /node "node-99" not found/);
 
     const evil = '<img src=x onerror="window.__owned=1">';
     await page.fill('#form-add-node input[name=name]', evil);
     await page.click('#form-add-node button[type=submit]');
-    await refused('markup in a name', /node name .* is not valid/);
-    assert.match((await toast(page)).text, /<img src=x/, 'shown as text');
+    await refused('markup in a name', /node name .* is not valid/, 'name');
+    assert.match((await problem(page)).text, /<img src=x/, 'shown as text');
     assert.equal(await page.evaluate(() => document.querySelectorAll('img').length), 0);
     assert.equal(await page.evaluate(() => window.__owned), undefined);
     await app.screenshot('scenario-refused-markup', { fullPage: false });
@@ -164,16 +168,16 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
 
     await openTab(page, 'Deploy');
     await page.fill('#form-deploy input[name=name]', 'huge');
-    await page.fill('#form-deploy input[name=cpu]', '64000');
+    await page.fill('#form-deploy input[name=cpu]', '64');
     await page.click('#form-deploy button[type=submit]');
     await refused('a pod bigger than every node', /fits on no node/);
     await page.fill('#form-deploy input[name=name]', 'web');
-    await page.fill('#form-deploy input[name=cpu]', '100');
+    await page.fill('#form-deploy input[name=cpu]', '100m');
     await page.click('#form-deploy button[type=submit]');
-    await refused('a taken name', /app "web" already exists/);
+    await refused('a taken name', /app "web" already exists/, 'name');
 
     await page.setInputFiles('#import-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"version": 1, "seed": ') });
-    await refused('a malformed file', /Could not import broken\.json: the scenario is not valid JSON/);
+    await refused('a malformed file', /Could not import broken\.json; nothing changed\. the scenario is not valid JSON/, 'banner');
 
     assert.equal(await hashAtTick(page), url, 'the scenario in the URL is unchanged');
     assert.equal((await appRow(page, 'web')).ready, '4/4');
@@ -183,7 +187,7 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
     await tab.goto(url.replace(/&s=z.{8}/, '&s=z!!!!!!!!'));
     await waitForEngine(tab);
     assert.equal(await tab.evaluate(() => document.body.dataset.from), 'tour');
-    assert.match((await toast(tab)).text, /link's scenario could not be loaded/);
+    assert.match((await problem(tab)).text, /link's scenario could not be loaded/);
     await tab.close();
     app.assertNoConsoleErrors();
   } finally {

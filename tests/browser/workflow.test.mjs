@@ -7,7 +7,7 @@ import {
   openApp, waitForEngine, shownTick, step, stepUntil, nodeCard, appRow, eventLines, toast, openTab, resetEmpty,
 } from './harness.mjs';
 
-async function addNode(page, name, cpu = '4000', memory = '8192', labels = '') {
+async function addNode(page, name, cpu = '4', memory = '8Gi', labels = '') {
   await openTab(page, 'Node');
   await page.fill('#form-add-node input[name=name]', name);
   await page.fill('#form-add-node input[name=cpu]', cpu);
@@ -23,7 +23,7 @@ test('deploy, scale, kill a node, and watch the cluster heal', async () => {
     await waitForEngine(page);
     await resetEmpty(page, 7);
     for (const [n, z] of [['node-1', 'zone-a'], ['node-2', 'zone-b'], ['node-3', 'zone-c']]) {
-      await addNode(page, n, '4000', '8192', `topology.kubernetes.io/zone=${z}`);
+      await addNode(page, n, '4', '8Gi', `topology.kubernetes.io/zone=${z}`);
     }
     assert.equal(await shownTick(page), 3, 'each action fired at the next tick, at once');
     assert.equal(await page.locator('#nodes article.node').count(), 3);
@@ -32,8 +32,8 @@ test('deploy, scale, kill a node, and watch the cluster heal', async () => {
     await openTab(page, 'Deploy');
     await page.fill('#form-deploy input[name=name]', 'web');
     await page.fill('#form-deploy input[name=replicas]', '4');
-    await page.fill('#form-deploy input[name=cpu]', '1000');
-    await page.fill('#form-deploy input[name=memory]', '1024');
+    await page.fill('#form-deploy input[name=cpu]', '1');
+    await page.fill('#form-deploy input[name=memory]', '1Gi');
     await page.click('#form-deploy button[type=submit]');
     assert.equal((await nodeCard(page, 'node-1')).pods, 4, 'bin-packed onto node-1');
     await step(page);
@@ -48,8 +48,8 @@ test('deploy, scale, kill a node, and watch the cluster heal', async () => {
     await step(page);
     assert.equal((await appRow(page, 'web')).ready, '6/6');
 
-    // Kill node-1 from its card: the kubelet goes silent, NotReady after the timeout.
-    await page.getByRole('button', { name: 'Kill node node-1' }).click();
+    // Stop node-1's kubelet from its card: silent, NotReady after the timeout.
+    await page.getByRole('button', { name: 'Stop kubelet of node-1' }).click();
     assert.equal((await nodeCard(page, 'node-1')).status, 'Ready', 'not before the heartbeat timeout');
     assert.match((await nodeCard(page, 'node-1')).text, /kubelet silent/);
     const waited = await stepUntil(page, async () => (await nodeCard(page, 'node-1')).status === 'NotReady', 8);
@@ -62,8 +62,8 @@ test('deploy, scale, kill a node, and watch the cluster heal', async () => {
     const elsewhere = (await nodeCard(page, 'node-2')).pods + (await nodeCard(page, 'node-3')).pods;
     assert.equal(elsewhere, 6, 'the Deployment replaced the lost pods on the other nodes');
 
-    // Recover it: Ready at its next heartbeat.
-    await page.getByRole('button', { name: 'Recover node node-1' }).click();
+    // Start it again: Ready at its next heartbeat.
+    await page.getByRole('button', { name: 'Start kubelet of node-1' }).click();
     await stepUntil(page, async () => (await nodeCard(page, 'node-1')).status === 'Ready', 3);
     assert.ok((await eventLines(page)).some((e) => /NodeReady/.test(e)));
     app.assertNoConsoleErrors();
@@ -120,7 +120,7 @@ test('roll out a new version, drain a node under a budget, and explain pods', as
     // A budget: at most one web pod unavailable. Then drain node-3 from its card.
     await openTab(page, 'Budget & Service');
     await page.fill('#form-pdb input[name=name]', 'web-pdb');
-    await page.fill('#form-pdb input[name=app]', 'web');
+    await page.fill('#form-pdb input[name=selector]', 'app=web');
     await page.selectOption('#form-pdb select[name=kind]', 'maxUnavailable');
     await page.fill('#form-pdb input[name=value]', '1');
     await page.click('#form-pdb button[type=submit]');

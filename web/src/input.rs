@@ -87,55 +87,139 @@ pub fn replicas(v: f64) -> Result<u32, String> {
     whole("replicas", v, 0, MAX_REPLICAS as u64).map(|n| n as u32)
 }
 
-/// CPU in millicores: `500`, `"500"`, `"500m"`, or whole cores as `"2cpu"`.
-pub fn cpu(f: &Field) -> Result<u64, String> {
-    const MAX: u64 = 1_000_000_000;
-    let bad = |s: &str| {
-        format!("cpu {s:?} is not valid; expected whole millicores from 0 to {MAX}, such as 500 or 500m")
-    };
-    match f {
-        Field::Num(v) => whole("cpu (millicores)", *v, 0, MAX),
-        Field::Text(s) => {
-            let t = s.trim();
-            let (digits, scale) = if let Some(d) = t.strip_suffix('m') {
-                (d, 1)
-            } else if let Some(d) = t.strip_suffix("cpu") {
-                (d.trim(), 1000)
+/// The largest cpu the engine takes, in millicores: 1,000,000 cores.
+pub const MAX_CPU_MILLIS: u64 = 1_000_000_000;
+/// The largest memory the engine takes, in MiB: 1 PiB.
+pub const MAX_MEMORY_MIB: u64 = 1 << 30;
+
+/// What a quantity field holds, read as Kubernetes reads it, in the engine's
+/// unit, and said back in words for the form to show as the person types.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct QuantityReading {
+    /// Millicores for cpu, MiB for memory.
+    pub value: u64,
+    /// False when the value was rounded up to a whole millicore or MiB.
+    pub exact: bool,
+    /// E.g. `4 CPU`, `500m CPU`, `8 GiB`, `954 MiB (1G rounded up to whole MiB)`.
+    pub said: String,
+}
+
+/// CPU in millicores from a Kubernetes quantity as typed: `4` is four cores,
+/// `500m` half a core, `1.5` 1500m (`shepherd::quantity`). Rounded up to a
+/// whole millicore, as Kubernetes' `MilliValue` does.
+pub fn cpu_text(s: &str) -> Result<shepherd::quantity::Rounded, String> {
+    let t = s.trim();
+    let r = shepherd::quantity::cpu_millis(t).map_err(|e| e.to_string())?;
+    if r.value > MAX_CPU_MILLIS {
+        return Err(format!(
+            "cpu {t:?} is {} cores; expected at most 1000000 cores (1000000000m)",
+            r.value / 1000
+        ));
+    }
+    Ok(r)
+}
+
+/// Memory in MiB from a Kubernetes quantity as typed: `8Gi`, `512Mi`, `1G`;
+/// a plain number is bytes, as in Kubernetes. Rounded up to whole MiB (the
+/// engine's unit).
+pub fn memory_text(s: &str) -> Result<shepherd::quantity::Rounded, String> {
+    let t = s.trim();
+    let r = shepherd::quantity::memory_mib(t).map_err(|e| e.to_string())?;
+    if r.value > MAX_MEMORY_MIB {
+        return Err(format!(
+            "memory {t:?} is {}Mi; expected at most 1Pi (1048576Gi)",
+            r.value
+        ));
+    }
+    Ok(r)
+}
+
+/// `resource` (`cpu` or `memory`) as typed, read back in words. Refuses what
+/// [`cpu_text`] and [`memory_text`] refuse, with the same message.
+pub fn read_quantity(resource: &str, s: &str) -> Result<QuantityReading, String> {
+    let t = s.trim();
+    match resource {
+        "cpu" => {
+            let r = cpu_text(t)?;
+            let cores = shepherd::quantity::format_cpu_millis(r.value);
+            let said = if r.value.is_multiple_of(1000) {
+                format!("{cores} CPU")
+            } else if r.value > 1000 {
+                format!("{} CPU ({cores})", trim_decimal(r.value as f64 / 1000.0))
             } else {
-                (t, 1)
+                format!("{cores} CPU")
             };
-            match digits.parse::<u64>() {
-                Ok(n) if n.saturating_mul(scale) <= MAX => Ok(n * scale),
-                _ => Err(bad(s)),
-            }
+            Ok(QuantityReading {
+                value: r.value,
+                exact: r.exact,
+                said: if r.exact {
+                    said
+                } else {
+                    format!("{said}, {t} rounded up to a whole millicore")
+                },
+            })
         }
+        "memory" => {
+            let r = memory_text(t)?;
+            let said = mib_words(r.value);
+            let suffix_m = t.ends_with('m');
+            Ok(QuantityReading {
+                value: r.value,
+                exact: r.exact,
+                said: if suffix_m && r.value <= 1 {
+                    format!("{said}: m is milli, so {t} is a fraction of a byte; for mebibytes write Mi")
+                } else if r.exact {
+                    said
+                } else {
+                    format!("{said}, {t} rounded up to whole MiB")
+                },
+            })
+        }
+        other => Err(format!(
+            "resource {other:?} is not known; expected cpu or memory"
+        )),
     }
 }
 
-/// Memory in MiB: `512`, `"512"`, `"512Mi"` or `"2Gi"`.
-pub fn memory(f: &Field) -> Result<u64, String> {
-    const MAX: u64 = 1 << 30;
-    let bad = |s: &str| {
-        format!("memory {s:?} is not valid; expected whole MiB from 0 to {MAX}, such as 512, 512Mi or 2Gi")
-    };
-    match f {
-        Field::Num(v) => whole("memory (MiB)", *v, 0, MAX),
-        Field::Text(s) => {
-            let t = s.trim();
-            let (digits, scale) = if let Some(d) = t.strip_suffix("Mi") {
-                (d, 1)
-            } else if let Some(d) = t.strip_suffix("Gi") {
-                (d, 1024)
-            } else if let Some(d) = t.strip_suffix("Ti") {
-                (d, 1024 * 1024)
+fn trim_decimal(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn mib_words(mib: u64) -> String {
+    if mib == 0 {
+        return "0 bytes".into();
+    }
+    for (unit, size) in [("PiB", 1u64 << 30), ("TiB", 1 << 20), ("GiB", 1 << 10)] {
+        if mib >= size {
+            return if mib.is_multiple_of(size) {
+                format!("{} {unit}", mib / size)
             } else {
-                (t, 1)
+                format!(
+                    "{} {unit} ({mib} MiB)",
+                    trim_decimal(mib as f64 / size as f64)
+                )
             };
-            match digits.trim().parse::<u64>() {
-                Ok(n) if n.saturating_mul(scale) <= MAX => Ok(n * scale),
-                _ => Err(bad(s)),
-            }
         }
+    }
+    format!("{mib} MiB")
+}
+
+/// CPU in millicores: a JavaScript number is millicores (the scenario file's
+/// unit); text is a Kubernetes quantity (see [`cpu_text`]).
+pub fn cpu(f: &Field) -> Result<u64, String> {
+    match f {
+        Field::Num(v) => whole("cpu (millicores)", *v, 0, MAX_CPU_MILLIS),
+        Field::Text(s) => cpu_text(s).map(|r| r.value),
+    }
+}
+
+/// Memory in MiB: a JavaScript number is MiB (the scenario file's unit); text
+/// is a Kubernetes quantity (see [`memory_text`]).
+pub fn memory(f: &Field) -> Result<u64, String> {
+    match f {
+        Field::Num(v) => whole("memory (MiB)", *v, 0, MAX_MEMORY_MIB),
+        Field::Text(s) => memory_text(s).map(|r| r.value),
     }
 }
 
@@ -434,5 +518,54 @@ impl ServiceInput {
             name: self.name.trim().to_string(),
             selector: selector_of(&self.app, &self.selector)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantity_fields_read_as_kubernetes_reads_them_and_say_so() {
+        let said = |r: &str, t: &str| read_quantity(r, t).map(|q| (q.value, q.said));
+        assert_eq!(said("cpu", "4"), Ok((4000, "4 CPU".into())));
+        assert_eq!(said("cpu", " 500m "), Ok((500, "500m CPU".into())));
+        assert_eq!(said("cpu", "1.5"), Ok((1500, "1.5 CPU (1500m)".into())));
+        assert_eq!(
+            said("cpu", "0.1m"),
+            Ok((1, "1m CPU, 0.1m rounded up to a whole millicore".into()))
+        );
+        assert_eq!(said("memory", "8Gi"), Ok((8192, "8 GiB".into())));
+        assert_eq!(said("memory", "512Mi"), Ok((512, "512 MiB".into())));
+        assert_eq!(
+            said("memory", "1.5Gi"),
+            Ok((1536, "1.5 GiB (1536 MiB)".into()))
+        );
+        assert_eq!(
+            said("memory", "1G"),
+            Ok((954, "954 MiB, 1G rounded up to whole MiB".into()))
+        );
+        let milli = read_quantity("memory", "512m").expect("Kubernetes takes it");
+        assert!(milli.said.contains("m is milli"), "{}", milli.said);
+        assert_eq!(
+            read_quantity("cpu", "abc").unwrap_err(),
+            "cpu \"abc\" is not a quantity: it does not start with a number; expected cores such as 2, 1.5 or 500m (m: millicores)"
+        );
+        assert!(read_quantity("cpu", "-5").unwrap_err().contains("negative"));
+        assert!(read_quantity("cpu", "2000000")
+            .unwrap_err()
+            .contains("at most 1000000 cores"));
+        assert!(read_quantity("memory", "2Pi")
+            .unwrap_err()
+            .contains("at most 1Pi"));
+        assert!(read_quantity("disk", "1").is_err());
+    }
+
+    #[test]
+    fn a_number_from_javascript_keeps_the_scenario_units() {
+        assert_eq!(cpu(&Field::Num(4000.0)), Ok(4000));
+        assert_eq!(memory(&Field::Num(8192.0)), Ok(8192));
+        assert_eq!(cpu(&Field::Text("4".into())), Ok(4000));
+        assert_eq!(memory(&Field::Text("8192".into())), Ok(1), "8192 bytes");
     }
 }

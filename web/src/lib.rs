@@ -444,6 +444,15 @@ impl Shepherd {
     }
 }
 
+/// A cpu or memory field as typed, read as Kubernetes reads a quantity:
+/// `{value, exact, said}` with value in millicores (cpu) or MiB (memory), e.g.
+/// `readQuantity("cpu", "1.5")` is `{value: 1500, exact: true, said: "1.5 CPU (1500m)"}`.
+/// Throws the message the form would show.
+#[wasm_bindgen(js_name = readQuantity)]
+pub fn read_quantity(resource: &str, text: &str) -> Result<JsValue, JsError> {
+    to_js(&input::read_quantity(resource, text).map_err(err)?)
+}
+
 /// Rust-only helpers (and what the tests use).
 impl Shepherd {
     pub fn from_session(session: Session) -> Shepherd {

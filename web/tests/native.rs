@@ -224,10 +224,14 @@ fn form_fields_are_checked_with_clear_messages() {
         .contains("not a number"));
     assert_eq!(input::replicas(3.0), Ok(3));
     assert_eq!(input::cpu(&Field::Text("250m".into())), Ok(250));
-    assert_eq!(input::cpu(&Field::Text("2cpu".into())), Ok(2000));
+    assert_eq!(input::cpu(&Field::Text("2".into())), Ok(2000));
+    assert_eq!(input::cpu(&Field::Text(" 1.5 ".into())), Ok(1500));
+    assert!(input::cpu(&Field::Text("2cpu".into()))
+        .unwrap_err()
+        .contains("unknown suffix \"cpu\""));
     assert!(input::cpu(&Field::Text("lots".into()))
         .unwrap_err()
-        .contains("millicores"));
+        .starts_with("cpu \"lots\" is not a quantity"));
     assert_eq!(input::memory(&Field::Text("2Gi".into())), Ok(2048));
     assert!(input::check_seed(-3.0).is_err());
     let taints = input::parse_taints("dedicated=gpu:NoSchedule").expect("kubectl's form");

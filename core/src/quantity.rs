@@ -1,0 +1,647 @@
+//! Kubernetes resource quantities: `4`, `500m`, `1.5`, `8Gi`, `512Mi`, `1e3`.
+//!
+//! The grammar is the one `k8s.io/apimachinery/pkg/api/resource.Quantity`
+//! documents and parses:
+//!
+//! ```text
+//! quantity        ::= signedNumber suffix          (suffix may be empty)
+//! signedNumber    ::= number | sign number
+//! sign            ::= "+" | "-"
+//! number          ::= digits | digits "." digits | digits "." | "." digits
+//! suffix          ::= binarySI | decimalSI | decimalExponent
+//! binarySI        ::= Ki | Mi | Gi | Ti | Pi | Ei        (2^10 .. 2^60)
+//! decimalSI       ::= n | u | m | "" | k | M | G | T | P | E   (10^-9 .. 10^18)
+//! decimalExponent ::= "e" signedDigits | "E" signedDigits      (1e3, 1E-3)
+//! ```
+//!
+//! Note the two meanings of `E`: alone it is exa (10^18), followed by digits it
+//! starts an exponent (`1E3` is 1000). A quantity is never a floating-point
+//! number here either: the digits are kept as written and scaled exactly, so
+//! `0.1` is exactly one tenth and `1.5Gi` exactly 1610612736 bytes.
+//!
+//! Rounding follows Kubernetes: a value that is not a whole number of the
+//! unit asked for is rounded **up** (`Quantity.MilliValue()` and `Value()`
+//! round up; "if you want some resources, you should get some"), so `0.1m` of
+//! cpu is 1 millicore and `1.5` bytes is 2 bytes. The engine counts memory in
+//! MiB: [`parse_memory_mib`] rounds the bytes up to whole MiB, so `1G`
+//! (1,000,000,000 bytes) is 954 MiB and `100Ki` is 1 MiB; [`memory_mib`] says
+//! whether that happened.
+//!
+//! Where this is stricter than `ParseQuantity`: a negative quantity is
+//! refused (resource requests and capacities must be 0 or more, as the API
+//! server's validation says), no whitespace is allowed around the number (the
+//! API server allows none either; a form trims before calling), and a value
+//! above 2^63 - 1 of the unit asked for is refused rather than capped, so a
+//! caller can store every result in an `i64`. Huge exponents (`1e999999999`)
+//! are refused without doing work proportional to the exponent, and the work
+//! for a long string of digits is linear in its length.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// The largest value any parse here returns, in the unit asked for: 2^63 - 1,
+/// the bound Kubernetes puts on every quantity.
+pub const MAX_VALUE: u64 = i64::MAX as u64;
+
+/// Bytes in one MiB (2^20), the engine's unit of memory.
+pub const MIB: u64 = 1 << 20;
+
+/// Why a quantity was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QuantityErrorKind {
+    /// Nothing was typed.
+    Empty,
+    /// The text does not start with a number (after an optional sign).
+    NotANumber,
+    /// A suffix that is none of Kubernetes' (e.g. `GB`, `mb`, `cores`).
+    UnknownSuffix(String),
+    /// `e`/`E` followed by something that is not a whole number (`1e`, `1e3.5`).
+    BadExponent(String),
+    /// Below zero: requests and capacities are 0 or more.
+    Negative,
+    /// Above [`MAX_VALUE`] of the unit.
+    TooLarge,
+}
+
+/// A refused quantity: what it was for, what was typed, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuantityError {
+    /// `cpu` or `memory`.
+    pub resource: &'static str,
+    /// The text exactly as given.
+    pub input: String,
+    pub kind: QuantityErrorKind,
+}
+
+impl QuantityError {
+    fn expected(&self) -> &'static str {
+        if self.resource == "cpu" {
+            "cores such as 2, 1.5 or 500m (m: millicores)"
+        } else {
+            "bytes such as 512Mi, 8Gi or 1G (Ki Mi Gi Ti Pi Ei: powers of 1024; k M G T P E: powers of 1000)"
+        }
+    }
+}
+
+impl fmt::Display for QuantityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (what, input) = (self.resource, &self.input);
+        match &self.kind {
+            QuantityErrorKind::Empty => {
+                write!(f, "{what} is empty; expected {}", self.expected())
+            }
+            QuantityErrorKind::NotANumber => write!(
+                f,
+                "{what} {input:?} is not a quantity: it does not start with a number; expected {}",
+                self.expected()
+            ),
+            QuantityErrorKind::UnknownSuffix(s) => write!(
+                f,
+                "{what} {input:?} is not a quantity: unknown suffix {s:?}; expected {}",
+                self.expected()
+            ),
+            QuantityErrorKind::BadExponent(s) => write!(
+                f,
+                "{what} {input:?} is not a quantity: the exponent {s:?} is not a whole number; expected e or E and digits, such as 1e3 or 5E-1"
+            ),
+            QuantityErrorKind::Negative => write!(
+                f,
+                "{what} {input:?} is negative; expected 0 or more, {}",
+                self.expected()
+            ),
+            QuantityErrorKind::TooLarge => write!(
+                f,
+                "{what} {input:?} is too large; expected at most {MAX_VALUE} {}",
+                if what == "cpu" { "millicores" } else { "bytes" }
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for QuantityError {}
+
+/// A parsed quantity, exactly: `±digits × 10^exp10 × 2^exp2`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quantity {
+    negative: bool,
+    /// Significant decimal digits (values 0..=9), most significant first;
+    /// no leading or trailing zeros. Empty: the quantity is zero.
+    digits: Vec<u8>,
+    /// Power of ten. Saturates far beyond any value that could fit a u64, so
+    /// no exponent a person types can overflow it.
+    exp10: i64,
+    /// Power of two from a binary suffix: 0, 10, 20, ... 60.
+    exp2: u32,
+}
+
+/// A value in whole units, and whether it is exactly what was typed (false:
+/// it was rounded up to the next whole unit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rounded {
+    pub value: u64,
+    pub exact: bool,
+}
+
+// Exponents beyond this cannot matter (a u128 has 39 decimal digits), so
+// larger ones are held at it instead of growing without bound.
+const EXP_LIMIT: i64 = 1 << 40;
+
+fn decimal_si(s: &str) -> Option<i64> {
+    Some(match s {
+        "" => 0,
+        "n" => -9,
+        "u" => -6,
+        "m" => -3,
+        "k" => 3,
+        "M" => 6,
+        "G" => 9,
+        "T" => 12,
+        "P" => 15,
+        "E" => 18,
+        _ => return None,
+    })
+}
+
+fn binary_si(s: &str) -> Option<u32> {
+    Some(match s {
+        "Ki" => 10,
+        "Mi" => 20,
+        "Gi" => 30,
+        "Ti" => 40,
+        "Pi" => 50,
+        "Ei" => 60,
+        _ => return None,
+    })
+}
+
+/// `[+-]digits`, as an exponent: saturating, so `1e99999999999999999999` is
+/// a (refusable) huge number and not an overflow.
+fn exponent(s: &str) -> Option<i64> {
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut e: i64 = 0;
+    for b in body.bytes() {
+        e = (e * 10 + i64::from(b - b'0')).min(EXP_LIMIT);
+    }
+    Some(if neg { -e } else { e })
+}
+
+impl Quantity {
+    /// Reads a quantity in Kubernetes' grammar (see the module doc). Signs are
+    /// kept; [`parse_cpu_millis`] and the memory parsers refuse negatives.
+    pub fn parse(s: &str) -> Result<Quantity, QuantityErrorKind> {
+        if s.is_empty() {
+            return Err(QuantityErrorKind::Empty);
+        }
+        let b = s.as_bytes();
+        let mut i = 0;
+        let negative = match b[0] {
+            b'-' => {
+                i = 1;
+                true
+            }
+            b'+' => {
+                i = 1;
+                false
+            }
+            _ => false,
+        };
+        let int_start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let int_part = &b[int_start..i];
+        let mut frac_part: &[u8] = &[];
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            let f = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            frac_part = &b[f..i];
+        }
+        if int_part.is_empty() && frac_part.is_empty() {
+            return Err(QuantityErrorKind::NotANumber);
+        }
+        // Everything left is the suffix; `i` is at an ASCII boundary.
+        let suffix = &s[i..];
+        let (exp10, exp2) = if let Some(e) = decimal_si(suffix) {
+            (e, 0)
+        } else if let Some(p) = binary_si(suffix) {
+            (0, p)
+        } else if suffix.len() > 1 && (suffix.starts_with('e') || suffix.starts_with('E')) {
+            match exponent(&suffix[1..]) {
+                Some(e) => (e, 0),
+                None => return Err(QuantityErrorKind::BadExponent(suffix.into())),
+            }
+        } else if suffix == "e" {
+            return Err(QuantityErrorKind::BadExponent(suffix.into()));
+        } else {
+            return Err(QuantityErrorKind::UnknownSuffix(suffix.into()));
+        };
+
+        let mut digits: Vec<u8> = int_part
+            .iter()
+            .chain(frac_part)
+            .map(|d| d - b'0')
+            .skip_while(|&d| d == 0)
+            .collect();
+        // (In i64 before the cap: on 32-bit targets a usize cannot hold EXP_LIMIT.)
+        let frac_len = i64::try_from(frac_part.len())
+            .unwrap_or(EXP_LIMIT)
+            .min(EXP_LIMIT);
+        let mut exp10 = exp10.saturating_sub(frac_len);
+        while digits.last() == Some(&0) {
+            digits.pop();
+            exp10 = exp10.saturating_add(1);
+        }
+        Ok(Quantity {
+            negative: negative && !digits.is_empty(),
+            digits,
+            exp10: exp10.clamp(-EXP_LIMIT, EXP_LIMIT),
+            exp2,
+        })
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.digits.is_empty()
+    }
+
+    pub fn is_negative(&self) -> bool {
+        self.negative
+    }
+
+    /// The magnitude times `10^scale`, rounded up to a whole number; `None`
+    /// when that is above [`MAX_VALUE`]. `scale` 3 gives milli-units, 0 units.
+    pub fn ceil_scaled(&self, scale: i64) -> Option<Rounded> {
+        if self.digits.is_empty() {
+            return Some(Rounded {
+                value: 0,
+                exact: true,
+            });
+        }
+        // P = digits × 2^exp2, exactly, as decimal digits (most significant first).
+        let mut p = self.digits.clone();
+        for _ in 0..self.exp2 {
+            let mut carry = 0u8;
+            for d in p.iter_mut().rev() {
+                let v = *d * 2 + carry;
+                *d = v % 10;
+                carry = v / 10;
+            }
+            if carry > 0 {
+                p.insert(0, carry);
+            }
+        }
+        let e = self.exp10.saturating_add(scale);
+        // A u128 holds every number of up to 38 digits; more is far above MAX_VALUE.
+        let to_int = |ds: &[u8]| -> Option<u128> {
+            if ds.len() > 38 {
+                return None;
+            }
+            Some(ds.iter().fold(0u128, |n, &d| n * 10 + u128::from(d)))
+        };
+        let (value, exact) = if e >= 0 {
+            if p.len() as i64 + e > 38 {
+                return None;
+            }
+            let n = to_int(&p)?.checked_mul(10u128.checked_pow(e as u32)?)?;
+            (n, true)
+        } else {
+            let k = e.unsigned_abs();
+            if k >= p.len() as u64 {
+                // Below one unit but above zero: one unit.
+                (1, false)
+            } else {
+                let (head, tail) = p.split_at(p.len() - k as usize);
+                let exact = tail.iter().all(|&d| d == 0);
+                (to_int(head)? + u128::from(!exact), exact)
+            }
+        };
+        if value > u128::from(MAX_VALUE) {
+            return None;
+        }
+        Some(Rounded {
+            value: value as u64,
+            exact,
+        })
+    }
+}
+
+fn parse_nonnegative(
+    resource: &'static str,
+    s: &str,
+    scale: i64,
+) -> Result<Rounded, QuantityError> {
+    let fail = |kind| QuantityError {
+        resource,
+        input: s.into(),
+        kind,
+    };
+    let q = Quantity::parse(s).map_err(fail)?;
+    if q.is_negative() {
+        return Err(fail(QuantityErrorKind::Negative));
+    }
+    q.ceil_scaled(scale)
+        .ok_or_else(|| fail(QuantityErrorKind::TooLarge))
+}
+
+/// A cpu quantity in millicores, rounded up: `2` → 2000, `500m` → 500,
+/// `1.5` → 1500, `0.1m` → 1, and whether no rounding was needed.
+pub fn cpu_millis(s: &str) -> Result<Rounded, QuantityError> {
+    parse_nonnegative("cpu", s, 3)
+}
+
+/// A cpu quantity in millicores, rounded up (see [`cpu_millis`]).
+pub fn parse_cpu_millis(s: &str) -> Result<u64, QuantityError> {
+    cpu_millis(s).map(|r| r.value)
+}
+
+/// A memory quantity in bytes, rounded up: `512Mi` → 536870912, `1G` →
+/// 1000000000, `1k` → 1000, `0.5` → 1.
+pub fn parse_memory_bytes(s: &str) -> Result<u64, QuantityError> {
+    parse_nonnegative("memory", s, 0).map(|r| r.value)
+}
+
+/// A memory quantity in whole MiB (the engine's unit), rounded up, and
+/// whether no rounding was needed: `8Gi` → 8192 exact, `1G` → 954 rounded.
+pub fn memory_mib(s: &str) -> Result<Rounded, QuantityError> {
+    let bytes = parse_nonnegative("memory", s, 0)?;
+    let whole = bytes.value / MIB;
+    let rem = bytes.value % MIB;
+    Ok(Rounded {
+        value: whole + u64::from(rem != 0),
+        exact: bytes.exact && rem == 0,
+    })
+}
+
+/// A memory quantity in whole MiB, rounded up (see [`memory_mib`]).
+pub fn parse_memory_mib(s: &str) -> Result<u64, QuantityError> {
+    memory_mib(s).map(|r| r.value)
+}
+
+/// Millicores in Kubernetes' canonical form: whole cores as a plain number
+/// (`2`), otherwise millicores (`1500m`), as `kubectl` prints them.
+pub fn format_cpu_millis(m: u64) -> String {
+    if m.is_multiple_of(1000) {
+        alloc::format!("{}", m / 1000)
+    } else {
+        alloc::format!("{m}m")
+    }
+}
+
+/// MiB in Kubernetes' canonical form: the largest binary suffix that keeps a
+/// whole number (`8Gi`, `1536Mi`, `0`).
+pub fn format_memory_mib(mib: u64) -> String {
+    if mib == 0 {
+        return "0".into();
+    }
+    let mut n = mib;
+    let mut i = 0;
+    const UNITS: [&str; 5] = ["Mi", "Gi", "Ti", "Pi", "Ei"];
+    while n.is_multiple_of(1024) && i + 1 < UNITS.len() {
+        n /= 1024;
+        i += 1;
+    }
+    alloc::format!("{n}{}", UNITS[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    // (input, millicores) — Kubernetes' own examples from the resource
+    // package's documentation and tests, read as cpu.
+    #[test]
+    fn cpu_quantities_read_as_kubernetes_reads_them() {
+        let rows: &[(&str, u64)] = &[
+            ("0", 0),
+            ("0m", 0),
+            ("0n", 0),
+            ("-0", 0),
+            ("4", 4000),
+            ("+4", 4000),
+            ("500m", 500),
+            ("100m", 100),
+            ("1.5", 1500),   // serialised by Kubernetes as 1500m
+            ("5.4", 5400),   // MilliValue() 5400
+            ("5300m", 5300), // MilliValue() 5300
+            (".5", 500),
+            ("1.", 1000),
+            ("0.1m", 1), // "0.1m will rounded up to 1m"
+            ("1n", 1),   // above zero: at least one millicore
+            ("1u", 1),
+            ("1500000n", 2), // 1.5m, rounded up
+            ("1000000n", 1),
+            ("1e3", 1_000_000),
+            ("1E3", 1_000_000),
+            ("1e-3", 1),
+            ("5E-1", 500),
+            ("1e+2", 100_000),
+            ("1k", 1_000_000),
+            ("1Ki", 1_024_000),
+            ("0.5Ki", 512_000),
+            ("0001.5000", 1500),
+            ("12e6", 12_000_000_000),
+        ];
+        for &(input, want) in rows {
+            assert_eq!(parse_cpu_millis(input), Ok(want), "cpu {input:?}");
+        }
+        assert_eq!(
+            cpu_millis("0.1m"),
+            Ok(Rounded {
+                value: 1,
+                exact: false
+            })
+        );
+        assert_eq!(
+            cpu_millis("1.5"),
+            Ok(Rounded {
+                value: 1500,
+                exact: true
+            })
+        );
+    }
+
+    // (input, bytes): the memory examples of Kubernetes' documentation.
+    #[test]
+    fn memory_quantities_read_as_kubernetes_reads_them() {
+        let rows: &[(&str, u64)] = &[
+            ("128974848", 128_974_848),
+            ("129e6", 129_000_000),
+            ("129M", 129_000_000),
+            ("123Mi", 123 * MIB),
+            ("5Gi", 5_368_709_120),
+            ("5G", 5_000_000_000),
+            ("1.5Gi", 1_610_612_736), // serialised as 1536Mi
+            ("1k", 1000),
+            ("1Ki", 1024),
+            ("0.5", 1),
+            ("400m", 1), // a famous mistake: 0.4 bytes, not 400 MiB
+        ];
+        for &(input, want) in rows {
+            assert_eq!(parse_memory_bytes(input), Ok(want), "memory {input:?}");
+        }
+        // 8Ei is 2^63: one above the largest value any quantity may hold.
+        assert_eq!(
+            parse_memory_bytes("8Ei").unwrap_err().kind,
+            QuantityErrorKind::TooLarge
+        );
+        assert_eq!(parse_memory_bytes("7Ei"), Ok(7 << 60));
+    }
+
+    #[test]
+    fn memory_in_mib_is_rounded_up_and_says_so() {
+        assert_eq!(
+            memory_mib("8Gi"),
+            Ok(Rounded {
+                value: 8192,
+                exact: true
+            })
+        );
+        assert_eq!(
+            memory_mib("512Mi"),
+            Ok(Rounded {
+                value: 512,
+                exact: true
+            })
+        );
+        assert_eq!(
+            memory_mib("1G"),
+            Ok(Rounded {
+                value: 954,
+                exact: false
+            })
+        );
+        assert_eq!(
+            memory_mib("100Ki"),
+            Ok(Rounded {
+                value: 1,
+                exact: false
+            })
+        );
+        assert_eq!(
+            memory_mib("1024Ki"),
+            Ok(Rounded {
+                value: 1,
+                exact: true
+            })
+        );
+        assert_eq!(
+            memory_mib("0"),
+            Ok(Rounded {
+                value: 0,
+                exact: true
+            })
+        );
+        assert_eq!(parse_memory_mib("1.5Gi"), Ok(1536));
+        assert_eq!(
+            parse_memory_mib("8192"),
+            Ok(1),
+            "8192 bytes, as Kubernetes reads a plain number"
+        );
+    }
+
+    #[test]
+    fn malformed_quantities_are_refused_with_what_was_typed() {
+        use QuantityErrorKind::*;
+        let rows: &[(&str, QuantityErrorKind)] = &[
+            ("", Empty),
+            ("abc", NotANumber),
+            ("m", NotANumber),
+            (".", NotANumber),
+            ("+", NotANumber),
+            ("-", NotANumber),
+            (" 4", NotANumber),
+            ("4 ", UnknownSuffix(" ".into())),
+            ("8GB", UnknownSuffix("GB".into())),
+            ("8gi", UnknownSuffix("gi".into())),
+            ("2cpu", UnknownSuffix("cpu".into())),
+            ("1.2.3", UnknownSuffix(".3".into())),
+            ("1K", UnknownSuffix("K".into())), // kilo is a lower-case k
+            ("1e", BadExponent("e".into())),
+            ("1e3.5", BadExponent("e3.5".into())),
+            ("1E+", BadExponent("E+".into())),
+            ("-5", Negative),
+            ("-0.1m", Negative),
+            ("1e19", TooLarge),
+            ("1e999999999999999999999999", TooLarge),
+            ("99999999999999999999999999999999999999999999", TooLarge),
+        ];
+        for (input, kind) in rows {
+            let e = cpu_millis(input).unwrap_err();
+            assert_eq!(&e.kind, kind, "cpu {input:?}");
+            assert_eq!(e.input, *input);
+        }
+        let msg = parse_cpu_millis("abc").unwrap_err().to_string();
+        assert!(msg.starts_with("cpu \"abc\" is not a quantity"), "{msg}");
+        assert!(msg.contains("500m"), "{msg}");
+        let msg = parse_memory_mib("8GB").unwrap_err().to_string();
+        assert!(
+            msg.contains("unknown suffix \"GB\"") && msg.contains("8Gi"),
+            "{msg}"
+        );
+        let msg = parse_cpu_millis("-5").unwrap_err().to_string();
+        assert!(
+            msg.contains("negative") && msg.contains("0 or more"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn tiny_and_huge_exponents_cost_nothing_and_never_wrap() {
+        // Far below a millicore but above zero: one millicore.
+        assert_eq!(parse_cpu_millis("1e-999999999999999999"), Ok(1));
+        assert_eq!(parse_cpu_millis("0e999999999999"), Ok(0));
+        // A long run of digits is linear work, and exact.
+        let mut long = String::from("0.");
+        long.extend(core::iter::repeat('0').take(100_000));
+        long.push('1');
+        assert_eq!(parse_cpu_millis(&long), Ok(1));
+        let mut big = String::from("1");
+        big.extend(core::iter::repeat('0').take(100_000));
+        assert_eq!(
+            parse_cpu_millis(&big).unwrap_err().kind,
+            QuantityErrorKind::TooLarge
+        );
+        let mut exact = String::from("2");
+        exact.extend(core::iter::repeat('0').take(50_000));
+        exact.push_str("e-50000");
+        assert_eq!(parse_cpu_millis(&exact), Ok(2000));
+        // The last value that fits, and the first that does not.
+        assert_eq!(parse_cpu_millis("9223372036854775807m"), Ok(MAX_VALUE));
+        assert_eq!(
+            parse_cpu_millis("9223372036854775808m").unwrap_err().kind,
+            QuantityErrorKind::TooLarge
+        );
+        assert_eq!(parse_memory_bytes("9223372036854775807"), Ok(MAX_VALUE));
+    }
+
+    #[test]
+    fn canonical_forms_read_back_to_the_same_value() {
+        for m in [0u64, 1, 500, 1000, 1500, 4000, 123_456] {
+            assert_eq!(parse_cpu_millis(&format_cpu_millis(m)), Ok(m), "{m}m");
+        }
+        assert_eq!(format_cpu_millis(4000), "4");
+        assert_eq!(format_cpu_millis(1500), "1500m");
+        for mib in [0u64, 1, 512, 1024, 1536, 8192, 1 << 20, 3 << 30] {
+            assert_eq!(
+                parse_memory_mib(&format_memory_mib(mib)),
+                Ok(mib),
+                "{mib}Mi"
+            );
+        }
+        assert_eq!(format_memory_mib(8192), "8Gi");
+        assert_eq!(format_memory_mib(1536), "1536Mi");
+        assert_eq!(format_memory_mib(1 << 20), "1Ti");
+    }
+}
