@@ -637,7 +637,7 @@ pub fn tour() -> Scenario {
             note(1, "Five nodes register with the control plane. gpu-1 carries the taint dedicated=gpu:NoSchedule, so only pods that tolerate it may land there."),
             note(2, "Two Deployments arrive. The scheduler filters the nodes and bin-packs: web's pods fill node-1 first. cache has zone anti-affinity: at most one cache pod per zone."),
             note(3, "Pods become Ready one tick after they are bound; the Service web now lists them as endpoints."),
-            note(4, "web scales to 8 and cache to 3. The third cache pod stays Pending: there are only two zones it may use (gpu-1 is tainted). Click it to see each node's verdict."),
+            note(4, "web scales to 8 and cache to 3. The third cache pod stays Pending: its anti-affinity allows one cache pod per zone and both zones already run one (gpu-1 is also tainted, and node-1 is full). Click it to see each node's verdict."),
             note(6, "node-1's kubelet stops. The control plane does not know yet: it waits for the heartbeat timeout."),
             note(10, "No heartbeat for 4 ticks: node-1 is NotReady. Its pods are marked for deletion and the Deployments create replacements on the other nodes."),
             note(13, "node-1's kubelet is back; at its next heartbeat the node is Ready again and takes new pods."),
