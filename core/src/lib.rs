@@ -15,10 +15,11 @@
 //! - [`Cluster`]: observed state and the incremental books that keep it cheap;
 //!   [`Cluster::reconcile_once`] runs one pass and
 //!   [`Cluster::reconcile_to_fixed_point`] runs passes until one changes nothing.
-//! - the scheduler: filter plugins (NodeReady, NodeUnschedulable, NodeAffinity,
-//!   TaintToleration, NodeResourcesFit, InterPodAffinity), then a score
-//!   ([`ScorePolicy::BinPack`] or [`ScorePolicy::LeastLoaded`]), ties to the
-//!   lowest node id; [`Cluster::explain`] shows every node's verdict for a pod.
+//! - [`scheduler`]: kube-scheduler's framework and plugins under a
+//!   [`Profile`] (kube-scheduler's default profile, or the teaching profiles
+//!   `binpack` and `leastloaded` that [`ScorePolicy`] names): filter, score,
+//!   normalise, weigh, select; [`Cluster::explain`] shows every node's verdict
+//!   and every plugin's score for a pod.
 //! - controllers: Deployments with rolling updates, node lifecycle,
 //!   PodDisruptionBudgets with the eviction call and drains, Service endpoints.
 //! - [`simulator::Simulator`]: the clock, the PRNG and a script of
