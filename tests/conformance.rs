@@ -93,7 +93,8 @@ fn scores(
     assert!(c.reconcile_to_fixed_point(Profile::bin_pack()).converged);
     assert_eq!(c.pending_count(), 0, "every existing pod should be placed");
     let name = format!("{}-0", incoming.name);
-    c.deploy(incoming).expect("the incoming Deployment should be valid");
+    c.deploy(incoming)
+        .expect("the incoming Deployment should be valid");
     c.reconcile_to_fixed_point(Profile::bin_pack());
     let e = c.explain(&name, profile).expect("the incoming pod exists");
     e.nodes
@@ -401,7 +402,11 @@ fn broken_linear_function_table() {
     ];
     for (shape, asserts) in cases {
         for &(p, expected) in asserts {
-            assert_eq!(fit::broken_linear(shape, p), expected, "shape {shape:?} at {p}");
+            assert_eq!(
+                fit::broken_linear(shape, p),
+                expected,
+                "shape {shape:?} at {p}"
+            );
         }
     }
 }
@@ -489,8 +494,22 @@ fn balanced_allocation_in_a_cluster() {
     let mut c = Cluster::new();
     c.add_node(node("node1", 10000, 20000)).unwrap();
     c.add_node(node("node2", 10000, 20000)).unwrap();
-    existing(&mut c, "cpu-only", "node1", 1, Resources::new(3000, 0), |t| t);
-    existing(&mut c, "cpu-mem", "node2", 1, Resources::new(3000, 5000), |t| t);
+    existing(
+        &mut c,
+        "cpu-only",
+        "node1",
+        1,
+        Resources::new(3000, 0),
+        |t| t,
+    );
+    existing(
+        &mut c,
+        "cpu-mem",
+        "node2",
+        1,
+        Resources::new(3000, 5000),
+        |t| t,
+    );
     let got = scores(
         c,
         DeploymentSpec::new("incoming", 1, Resources::new(3000, 5000)),
@@ -503,8 +522,22 @@ fn balanced_allocation_in_a_cluster() {
     let mut c = Cluster::new();
     c.add_node(node("node1", 6000, 10000)).unwrap();
     c.add_node(node("node2", 6000, 10000)).unwrap();
-    existing(&mut c, "cpu-only", "node1", 1, Resources::new(3000, 0), |t| t);
-    existing(&mut c, "cpu-mem", "node2", 1, Resources::new(3000, 5000), |t| t);
+    existing(
+        &mut c,
+        "cpu-only",
+        "node1",
+        1,
+        Resources::new(3000, 0),
+        |t| t,
+    );
+    existing(
+        &mut c,
+        "cpu-mem",
+        "node2",
+        1,
+        Resources::new(3000, 5000),
+        |t| t,
+    );
     let got = scores(
         c,
         DeploymentSpec::new("incoming", 1, Resources::new(3000, 0)),
@@ -608,10 +641,19 @@ fn taint_toleration_score_in_a_cluster() {
             Some(TaintEffect::PreferNoSchedule),
         ))
     });
-    let got = scores(c, pod, &only(Plugin::TaintToleration), Plugin::TaintToleration);
+    let got = scores(
+        c,
+        pod,
+        &only(Plugin::TaintToleration),
+        Plugin::TaintToleration,
+    );
     assert_eq!(
         got,
-        want(&[("node-a", Some(100)), ("node-b", Some(50)), ("node-c", Some(0))])
+        want(&[
+            ("node-a", Some(100)),
+            ("node-b", Some(50)),
+            ("node-c", Some(0))
+        ])
     );
 }
 
@@ -701,7 +743,11 @@ fn taint_toleration_filter_table() {
         let e = c.explain("pod1-0", &Profile::kube_scheduler()).unwrap();
         let v = &e.nodes[0];
         assert_eq!(v.feasible, fits, "{what}: {v:?}");
-        assert_eq!(c.bound_count() == 1, fits, "{what}: the bind agrees with explain");
+        assert_eq!(
+            c.bound_count() == 1,
+            fits,
+            "{what}: the bind agrees with explain"
+        );
         if !fits {
             assert_eq!(v.plugin, Some("TaintToleration"), "{what}");
             assert!(
@@ -721,7 +767,14 @@ fn node_affinity_filter_table() {
     // (no addedAffinity profile argument), with the node's name and labels.
     let none = Labels::new();
     let na = NodeAffinity::default;
-    type Row = (&'static str, Labels, NodeAffinity, &'static str, Labels, bool);
+    type Row = (
+        &'static str,
+        Labels,
+        NodeAffinity,
+        &'static str,
+        Labels,
+        bool,
+    );
     let rows: Vec<Row> = vec![
         ("missing labels", lbl(&[("foo", "bar")]), na(), "", none.clone(), false),
         ("same labels", lbl(&[("foo", "bar")]), na(), "", lbl(&[("foo", "bar")]), true),
@@ -976,11 +1029,13 @@ fn node_affinity_score_in_a_cluster() {
     // requirements of pod but with different priorities": raw 2, 11, 4 ->
     // 200/11 = 18, 100, 400/11 = 36.
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node1", 1000, 1000).with_label("foo", "bar")).unwrap();
+    c.add_node(NodeSpec::new("node1", 1000, 1000).with_label("foo", "bar"))
+        .unwrap();
     let mut n5 = NodeSpec::new("node5", 1000, 1000);
     n5.labels = lbl(&[("foo", "bar"), ("key", "value"), ("az", "az1")]);
     c.add_node(n5).unwrap();
-    c.add_node(NodeSpec::new("node2", 1000, 1000).with_label("key", "value")).unwrap();
+    c.add_node(NodeSpec::new("node2", 1000, 1000).with_label("key", "value"))
+        .unwrap();
     let affinity2 = preferred(vec![
         (2, term(vec![expr("foo", Op::In, &["bar"])])),
         (4, term(vec![expr("key", Op::In, &["value"])])),
@@ -998,7 +1053,11 @@ fn node_affinity_score_in_a_cluster() {
     let got = scores(c, pod, &only(Plugin::NodeAffinity), Plugin::NodeAffinity);
     assert_eq!(
         got,
-        want(&[("node1", Some(18)), ("node5", Some(100)), ("node2", Some(36))])
+        want(&[
+            ("node1", Some(18)),
+            ("node5", Some(100)),
+            ("node2", Some(36))
+        ])
     );
 }
 
@@ -1105,13 +1164,20 @@ fn run_ipa(row: IpaRow) {
         let (security, aff) = (*security, *aff);
         // Shepherd refuses pods that request nothing; 1m of cpu changes no
         // InterPodAffinity score.
-        existing(&mut c, &format!("existing{i}"), n, 1, Resources::new(1, 0), |t| {
-            let t = match security {
-                Some(s) => t.with_label("security", s),
-                None => t,
-            };
-            apply(t, aff)
-        });
+        existing(
+            &mut c,
+            &format!("existing{i}"),
+            n,
+            1,
+            Resources::new(1, 0),
+            |t| {
+                let t = match security {
+                    Some(s) => t.with_label("security", s),
+                    None => t,
+                };
+                apply(t, aff)
+            },
+        );
     }
     let (security, aff) = row.pod;
     let pod = DeploymentSpec::new("incoming", 1, Resources::new(1, 0)).with_template(|t| {
@@ -1121,7 +1187,12 @@ fn run_ipa(row: IpaRow) {
         };
         apply(t, aff)
     });
-    let got = scores(c, pod, &only(Plugin::InterPodAffinity), Plugin::InterPodAffinity);
+    let got = scores(
+        c,
+        pod,
+        &only(Plugin::InterPodAffinity),
+        Plugin::InterPodAffinity,
+    );
     let expected: Vec<(String, Option<i64>)> = row
         .nodes
         .iter()
@@ -1323,25 +1394,38 @@ fn run_spread(row: SpreadRow) {
         c.add_node(spec).unwrap();
     }
     for (i, (n, labels, count)) in row.pods.iter().enumerate() {
-        existing(&mut c, &format!("existing{i}"), n, *count, Resources::new(1, 0), |mut t| {
-            for l in labels.iter() {
-                t = t.with_label(l, "");
-            }
-            t
-        });
+        existing(
+            &mut c,
+            &format!("existing{i}"),
+            n,
+            *count,
+            Resources::new(1, 0),
+            |mut t| {
+                for l in labels.iter() {
+                    t = t.with_label(l, "");
+                }
+                t
+            },
+        );
     }
     let constraints = row.constraints.clone();
     let pod_labels = row.pod_labels;
-    let pod = DeploymentSpec::new("incoming", 1, Resources::new(1000, 100)).with_template(|mut t| {
-        for l in pod_labels {
-            t = t.with_label(l, "");
-        }
-        for k in constraints {
-            t = t.with_topology_spread(k);
-        }
-        t
-    });
-    let got = scores(c, pod, &only(Plugin::PodTopologySpread), Plugin::PodTopologySpread);
+    let pod =
+        DeploymentSpec::new("incoming", 1, Resources::new(1000, 100)).with_template(|mut t| {
+            for l in pod_labels {
+                t = t.with_label(l, "");
+            }
+            for k in constraints {
+                t = t.with_topology_spread(k);
+            }
+            t
+        });
+    let got = scores(
+        c,
+        pod,
+        &only(Plugin::PodTopologySpread),
+        Plugin::PodTopologySpread,
+    );
     assert_eq!(got, want(&row.want), "{}", row.name);
 }
 
@@ -1367,33 +1451,83 @@ fn pod_topology_spread_score_table() {
             name: "one constraint on node, all 4 nodes are candidates",
             constraints: vec![soft(1, h, foo())],
             pod_labels: f,
-            nodes: vec![("node-a", None, true), ("node-b", None, true), ("node-c", None, true), ("node-d", None, true)],
+            nodes: vec![
+                ("node-a", None, true),
+                ("node-b", None, true),
+                ("node-c", None, true),
+                ("node-d", None, true),
+            ],
             pods: vec![("node-a", f, 2), ("node-b", f, 1), ("node-d", f, 3)],
-            want: vec![("node-a", Some(20)), ("node-b", Some(60)), ("node-c", Some(100)), ("node-d", Some(0))],
+            want: vec![
+                ("node-a", Some(20)),
+                ("node-b", Some(60)),
+                ("node-c", Some(100)),
+                ("node-d", Some(0)),
+            ],
         },
         SpreadRow {
             name: "one constraint on node, all 4 nodes are candidates, maxSkew=2",
             constraints: vec![soft(2, h, foo())],
             pod_labels: f,
-            nodes: vec![("node-a", None, true), ("node-b", None, true), ("node-c", None, true), ("node-d", None, true)],
+            nodes: vec![
+                ("node-a", None, true),
+                ("node-b", None, true),
+                ("node-c", None, true),
+                ("node-d", None, true),
+            ],
             pods: vec![("node-a", f, 2), ("node-b", f, 1), ("node-d", f, 3)],
-            want: vec![("node-a", Some(33)), ("node-b", Some(66)), ("node-c", Some(100)), ("node-d", Some(16))],
+            want: vec![
+                ("node-a", Some(33)),
+                ("node-b", Some(66)),
+                ("node-c", Some(100)),
+                ("node-d", Some(16)),
+            ],
         },
         SpreadRow {
             name: "one constraint on node, all 4 nodes are candidates, maxSkew=3",
             constraints: vec![soft(3, h, foo())],
             pod_labels: f,
-            nodes: vec![("node-a", None, true), ("node-b", None, true), ("node-c", None, true), ("node-d", None, true)],
-            pods: vec![("node-a", f, 4), ("node-b", f, 3), ("node-c", f, 2), ("node-d", f, 1)],
-            want: vec![("node-a", Some(44)), ("node-b", Some(66)), ("node-c", Some(77)), ("node-d", Some(100))],
+            nodes: vec![
+                ("node-a", None, true),
+                ("node-b", None, true),
+                ("node-c", None, true),
+                ("node-d", None, true),
+            ],
+            pods: vec![
+                ("node-a", f, 4),
+                ("node-b", f, 3),
+                ("node-c", f, 2),
+                ("node-d", f, 1),
+            ],
+            want: vec![
+                ("node-a", Some(44)),
+                ("node-b", Some(66)),
+                ("node-c", Some(77)),
+                ("node-d", Some(100)),
+            ],
         },
         SpreadRow {
             name: "one constraint on node, 3 out of 4 nodes are candidates",
             constraints: vec![soft(1, h, foo())],
             pod_labels: f,
-            nodes: vec![("node-a", None, true), ("node-b", None, true), ("node-x", None, true), ("node-y", None, false)],
-            pods: vec![("node-a", f, 4), ("node-b", f, 2), ("node-x", f, 1), ("node-y", f, 3)],
-            want: vec![("node-a", Some(33)), ("node-b", Some(83)), ("node-x", Some(100)), ("node-y", None)],
+            nodes: vec![
+                ("node-a", None, true),
+                ("node-b", None, true),
+                ("node-x", None, true),
+                ("node-y", None, false),
+            ],
+            pods: vec![
+                ("node-a", f, 4),
+                ("node-b", f, 2),
+                ("node-x", f, 1),
+                ("node-y", f, 3),
+            ],
+            want: vec![
+                ("node-a", Some(33)),
+                ("node-b", Some(83)),
+                ("node-x", Some(100)),
+                ("node-y", None),
+            ],
         },
         SpreadRow {
             name: "one constraint on zone, 3 out of 4 nodes are candidates",
@@ -1405,8 +1539,18 @@ fn pod_topology_spread_score_table() {
                 ("node-x", Some("zone2"), true),
                 ("node-y", Some("zone2"), false),
             ],
-            pods: vec![("node-a", f, 4), ("node-b", f, 2), ("node-x", f, 1), ("node-y", f, 3)],
-            want: vec![("node-a", Some(75)), ("node-b", Some(75)), ("node-x", Some(100)), ("node-y", None)],
+            pods: vec![
+                ("node-a", f, 4),
+                ("node-b", f, 2),
+                ("node-x", f, 1),
+                ("node-y", f, 3),
+            ],
+            want: vec![
+                ("node-a", Some(75)),
+                ("node-b", Some(75)),
+                ("node-x", Some(100)),
+                ("node-y", None),
+            ],
         },
         SpreadRow {
             name: "two Constraints on zone and node, 2 out of 4 nodes are candidates",
@@ -1418,8 +1562,18 @@ fn pod_topology_spread_score_table() {
                 ("node-x", Some("zone2"), true),
                 ("node-y", Some("zone2"), false),
             ],
-            pods: vec![("node-a", f, 2), ("node-b", f, 1), ("node-x", f, 2), ("node-y", f, 4)],
-            want: vec![("node-a", Some(100)), ("node-b", None), ("node-x", Some(63)), ("node-y", None)],
+            pods: vec![
+                ("node-a", f, 2),
+                ("node-b", f, 1),
+                ("node-x", f, 2),
+                ("node-y", f, 4),
+            ],
+            want: vec![
+                ("node-a", Some(100)),
+                ("node-b", None),
+                ("node-x", Some(63)),
+                ("node-y", None),
+            ],
         },
         SpreadRow {
             name: "two Constraints on zone, 2 out of 4 nodes are candidates",
@@ -1438,7 +1592,12 @@ fn pod_topology_spread_score_table() {
                 ("node-y", f, 2),
                 ("node-y", fb, 1),
             ],
-            want: vec![("node-a", Some(85)), ("node-b", None), ("node-x", Some(100)), ("node-y", None)],
+            want: vec![
+                ("node-a", Some(85)),
+                ("node-b", None),
+                ("node-x", Some(100)),
+                ("node-y", None),
+            ],
         },
     ];
     for row in rows {
@@ -1453,7 +1612,11 @@ fn pod_topology_spread_formula_rows() {
     let w = spread::normalizing_weight(4);
     let mut raw: Vec<Option<i64>> = [2, 1, 0, 3]
         .iter()
-        .map(|&n| Some(shepherd::plugins::round_half_away(spread::score_for_count(n, 1, w))))
+        .map(|&n| {
+            Some(shepherd::plugins::round_half_away(spread::score_for_count(
+                n, 1, w,
+            )))
+        })
         .collect();
     assert_eq!(raw, vec![Some(4), Some(2), Some(0), Some(5)]);
     let got: Vec<i64> = spread::normalize(&mut raw).collect();
@@ -1463,9 +1626,13 @@ fn pod_topology_spread_formula_rows() {
     // match topology key"): raw 4*ln5 = 6, ignored, 1*ln5 = 2.
     let w = spread::normalizing_weight(2);
     let mut raw = vec![
-        Some(shepherd::plugins::round_half_away(spread::score_for_count(4, 1, w))),
+        Some(shepherd::plugins::round_half_away(spread::score_for_count(
+            4, 1, w,
+        ))),
         None,
-        Some(shepherd::plugins::round_half_away(spread::score_for_count(1, 1, w))),
+        Some(shepherd::plugins::round_half_away(spread::score_for_count(
+            1, 1, w,
+        ))),
     ];
     let got: Vec<i64> = spread::normalize(&mut raw).collect();
     assert_eq!(got, vec![16, 0, 100]);
@@ -1503,9 +1670,15 @@ fn default_profile_two_plain_nodes_by_hand() {
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     assert_eq!(
         totals(&c, "web-0"),
-        vec![("node1".to_string(), Some(624)), ("node2".to_string(), Some(650))]
+        vec![
+            ("node1".to_string(), Some(624)),
+            ("node2".to_string(), Some(650))
+        ]
     );
-    assert_eq!(c.pod_by_name("web-0").unwrap().node, Some(shepherd::NodeId(1)));
+    assert_eq!(
+        c.pod_by_name("web-0").unwrap().node,
+        Some(shepherd::NodeId(1))
+    );
 }
 
 #[test]
@@ -1531,8 +1704,10 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
             .with_taint(prefer("k", "v")),
     )
     .unwrap();
-    c.add_node(node("n2", 4000, 8000).with_label(zone, "zone-a")).unwrap();
-    c.add_node(node("n3", 4000, 8000).with_label(zone, "zone-b")).unwrap();
+    c.add_node(node("n2", 4000, 8000).with_label(zone, "zone-a"))
+        .unwrap();
+    c.add_node(node("n3", 4000, 8000).with_label(zone, "zone-b"))
+        .unwrap();
     existing(&mut c, "db", "n2", 1, Resources::new(2000, 2000), |t| t);
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let pref = preferred(vec![(5, term(vec![expr(zone, Op::In, &["zone-a"])]))]);

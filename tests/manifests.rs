@@ -14,7 +14,9 @@ use shepherd::{
     Budget, Cluster, IntOrPercent, PdbSpec, Resources, RollingUpdate, ScorePolicy, Selector,
     ServiceSpec,
 };
-use shepherd_k8s::{export, import, import_with, ImportedNode, Imported, Limits, Options, Scenario};
+use shepherd_k8s::{
+    export, import, import_with, Imported, ImportedNode, Limits, Options, Scenario,
+};
 
 fn corpus(name: &str) -> String {
     let p = format!("{}/../tests/manifests/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -22,7 +24,9 @@ fn corpus(name: &str) -> String {
 }
 
 fn converge(sc: &Scenario) -> Cluster {
-    let mut c = sc.to_cluster().expect("an imported scenario enters a cluster");
+    let mut c = sc
+        .to_cluster()
+        .expect("an imported scenario enters a cluster");
     assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
     c
 }
@@ -33,18 +37,25 @@ fn placement(c: &Cluster) -> Vec<(String, Option<String>)> {
         .map(|p| {
             (
                 p.name(),
-                p.node.and_then(|id| c.node_by_id(id)).map(|n| n.name().to_string()),
+                p.node
+                    .and_then(|id| c.node_by_id(id))
+                    .map(|n| n.name().to_string()),
             )
         })
         .collect()
 }
 
 fn node_of(c: &Cluster, pod: &str) -> Option<String> {
-    placement(c).into_iter().find(|(p, _)| p == pod).and_then(|(_, n)| n)
+    placement(c)
+        .into_iter()
+        .find(|(p, _)| p == pod)
+        .and_then(|(_, n)| n)
 }
 
 fn has_warning(im: &Imported, path: &str, words: &str) -> bool {
-    im.warnings.iter().any(|w| w.path == path && w.message.contains(words))
+    im.warnings
+        .iter()
+        .any(|w| w.path == path && w.message.contains(words))
 }
 
 #[test]
@@ -55,42 +66,85 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
     // zone-c-1 is cordoned; the node controller's unschedulable taint is that state, not a taint.
     let c1 = &sc.nodes[2];
     assert!(c1.unschedulable && c1.ready && c1.spec.taints.is_empty());
-    assert_eq!(sc.nodes[1].spec.taints[0].to_string(), "dedicated=gpu:NoSchedule");
+    assert_eq!(
+        sc.nodes[1].spec.taints[0].to_string(),
+        "dedicated=gpu:NoSchedule"
+    );
     // allocatable wins over capacity; 4000m and "4" are the same cpu.
     assert_eq!(sc.nodes[0].spec.capacity, Resources::new(4000, 8192));
     assert_eq!(sc.nodes[1].spec.capacity, Resources::new(4000, 8192));
     let web = &sc.deployments[0];
     assert_eq!((web.name.as_str(), web.replicas), ("web", 3));
     assert_eq!(web.template.requests, Resources::new(1000, 1024));
-    assert_eq!(web.strategy, RollingUpdate { max_surge: IntOrPercent::Int(1), max_unavailable: IntOrPercent::Int(0) });
-    assert_eq!(sc.deployments[1].template.anti_affinity[0].topology_key, "topology.kubernetes.io/zone");
-    assert_eq!(sc.pdbs[0].budget, Budget::MinAvailable(IntOrPercent::Int(2)));
+    assert_eq!(
+        web.strategy,
+        RollingUpdate {
+            max_surge: IntOrPercent::Int(1),
+            max_unavailable: IntOrPercent::Int(0)
+        }
+    );
+    assert_eq!(
+        sc.deployments[1].template.anti_affinity[0].topology_key,
+        "topology.kubernetes.io/zone"
+    );
+    assert_eq!(
+        sc.pdbs[0].budget,
+        Budget::MinAvailable(IntOrPercent::Int(2))
+    );
     assert_eq!(sc.services[0].selector, Selector::new(&[("app", "web")]));
     // The ReplicaSet and its Pod are web's own; the bare Pod and the DaemonSets are skipped.
     assert_eq!(im.summary.owned, 2);
-    assert_eq!(im.summary.skipped, vec![("DaemonSet".to_string(), 2), ("Pod".to_string(), 1)]);
+    assert_eq!(
+        im.summary.skipped,
+        vec![("DaemonSet".to_string(), 2), ("Pod".to_string(), 1)]
+    );
 
     let c = converge(sc);
     // web tolerates nothing and zone-c-1 is cordoned: every web pod on zone-a-1.
     for i in 0..3 {
-        assert_eq!(node_of(&c, &format!("web-{i}")).as_deref(), Some("zone-a-1"));
+        assert_eq!(
+            node_of(&c, &format!("web-{i}")).as_deref(),
+            Some("zone-a-1")
+        );
     }
     // cache: one per zone by anti-affinity, tolerating the gpu taint; zone-c is cordoned.
-    let mut cache: Vec<_> = (0..3).filter_map(|i| node_of(&c, &format!("cache-{i}"))).collect();
+    let mut cache: Vec<_> = (0..3)
+        .filter_map(|i| node_of(&c, &format!("cache-{i}")))
+        .collect();
     cache.sort();
     assert_eq!(cache, ["zone-a-1", "zone-b-1"]);
     let pending: Vec<_> = c.pending_pods().map(|p| p.name()).collect();
     assert_eq!(pending, ["cache-2"]);
     let why = c.pending_reason("cache-2").unwrap().unwrap();
-    assert!(why.contains("0/3 nodes are available") && why.contains("anti-affinity") && why.contains("unschedulable"), "{why}");
+    assert!(
+        why.contains("0/3 nodes are available")
+            && why.contains("anti-affinity")
+            && why.contains("unschedulable"),
+        "{why}"
+    );
 
-    assert!(has_warning(&im, "status.allocatable.pods", "not simulated yet"));
-    assert!(has_warning(&im, "spec.template.spec.containers[0].resources.limits", "limits are not simulated"));
-    assert!(im.warnings.iter().any(|w| w.loc.name == "debug" && w.message.contains("bare Pods")));
-    assert!(im.warnings.iter().any(|w| w.loc.name == "log-agent" && w.message.contains("DaemonSets")));
+    assert!(has_warning(
+        &im,
+        "status.allocatable.pods",
+        "not simulated yet"
+    ));
+    assert!(has_warning(
+        &im,
+        "spec.template.spec.containers[0].resources.limits",
+        "limits are not simulated"
+    ));
+    assert!(im
+        .warnings
+        .iter()
+        .any(|w| w.loc.name == "debug" && w.message.contains("bare Pods")));
+    assert!(im
+        .warnings
+        .iter()
+        .any(|w| w.loc.name == "log-agent" && w.message.contains("DaemonSets")));
     assert!(has_warning(&im, "metadata.namespace", "\"kube-system\""));
     // Status, managedFields, annotations and the rest of a cluster's noise warn about nothing.
-    assert!(!im.warnings.iter().any(|w| w.path.contains("managedFields") || w.path.starts_with("status.") && w.path != "status.allocatable.pods"));
+    assert!(!im.warnings.iter().any(|w| w.path.contains("managedFields")
+        || w.path.starts_with("status.") && w.path != "status.allocatable.pods"));
     // Item indexes inside the List point at the object.
     let w = im.warnings.iter().find(|w| w.loc.name == "debug").unwrap();
     assert_eq!((w.loc.document, w.loc.item), (1, Some(7)));
@@ -108,9 +162,18 @@ fn a_helm_stream_reads_effective_requests_not_ready_nodes_and_skips_what_it_must
     // Memory: 256 + 128 + 64 = 448Mi, plus 10Mi overhead.
     let batch = &sc.deployments[0];
     assert_eq!(batch.template.requests, Resources::new(2150, 458));
-    assert_eq!(batch.strategy, RollingUpdate { max_surge: IntOrPercent::Int(0), max_unavailable: IntOrPercent::Percent(100) });
+    assert_eq!(
+        batch.strategy,
+        RollingUpdate {
+            max_surge: IntOrPercent::Int(0),
+            max_unavailable: IntOrPercent::Percent(100)
+        }
+    );
     assert_eq!(sc.deployments[1].name, "db");
-    assert_eq!(sc.deployments[1].template.requests, Resources::new(1000, 2048));
+    assert_eq!(
+        sc.deployments[1].template.requests,
+        Resources::new(1000, 2048)
+    );
 
     let c = converge(sc);
     for p in ["batch-0", "batch-1", "db-0", "db-1"] {
@@ -118,25 +181,42 @@ fn a_helm_stream_reads_effective_requests_not_ready_nodes_and_skips_what_it_must
     }
     assert!(!c.node("dead-1").unwrap().ready);
     // Document numbers count the empty document too.
-    let w = im.warnings.iter().find(|w| w.loc.kind == "ConfigMap").unwrap();
+    let w = im
+        .warnings
+        .iter()
+        .find(|w| w.loc.kind == "ConfigMap")
+        .unwrap();
     assert_eq!(w.loc.document, 7);
-    assert!(has_warning(&im, "spec.template.spec.topologySpreadConstraints", "not simulated yet"));
+    assert!(has_warning(
+        &im,
+        "spec.template.spec.topologySpreadConstraints",
+        "not simulated yet"
+    ));
     assert!(has_warning(&im, "spec.template.spec.volumes", "volumes"));
     assert!(has_warning(&im, "spec.selector", "no selector"));
     assert!(has_warning(&im, "metadata.namespace", "\"other\""));
-    assert!(im.warnings.iter().any(|w| w.loc.kind == "StatefulSet" && w.message.contains("ordinal")));
+    assert!(im
+        .warnings
+        .iter()
+        .any(|w| w.loc.kind == "StatefulSet" && w.message.contains("ordinal")));
 }
 
 #[test]
 fn json_lists_read_numbers_as_quantities_and_honour_node_selectors() {
     let im = import(&corpus("ssd-list.json")).unwrap();
-    assert_eq!(im.scenario.deployments[0].template.requests, Resources::new(750, 1024));
+    assert_eq!(
+        im.scenario.deployments[0].template.requests,
+        Resources::new(750, 1024)
+    );
     let c = converge(&im.scenario);
     assert_eq!(node_of(&c, "db-0").as_deref(), Some("ssd-1"));
     assert_eq!(node_of(&c, "db-1").as_deref(), Some("ssd-1"));
     assert_eq!(node_of(&c, "db-2"), None);
     let why = c.pending_reason("db-2").unwrap().unwrap();
-    assert!(why.contains("Insufficient cpu") && why.contains("node affinity/selector"), "{why}");
+    assert!(
+        why.contains("Insufficient cpu") && why.contains("node affinity/selector"),
+        "{why}"
+    );
 }
 
 const NODE: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n";
@@ -182,28 +262,56 @@ fn bad_values_name_the_document_the_object_the_field_what_was_found_and_what_was
 
 #[test]
 fn size_limits_refuse_oversized_input_with_a_message() {
-    let tight = Options { limits: Limits { max_bytes: 100, max_documents: 2, max_objects: 2 }, ..Options::default() };
-    let e = import_with(&"#".repeat(101), &tight).unwrap_err().to_string();
+    let tight = Options {
+        limits: Limits {
+            max_bytes: 100,
+            max_documents: 2,
+            max_objects: 2,
+        },
+        ..Options::default()
+    };
+    let e = import_with(&"#".repeat(101), &tight)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("101 bytes") && e.contains("at most 100"), "{e}");
-    let roomy = Options { limits: Limits { max_bytes: 1 << 20, ..tight.limits }, ..Options::default() };
-    let e = import_with(&format!("{NODE}---\n{NODE}---\n{NODE}"), &roomy).unwrap_err().to_string();
+    let roomy = Options {
+        limits: Limits {
+            max_bytes: 1 << 20,
+            ..tight.limits
+        },
+        ..Options::default()
+    };
+    let e = import_with(&format!("{NODE}---\n{NODE}---\n{NODE}"), &roomy)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("more than 2 documents"), "{e}");
     let list = format!("kind: List\napiVersion: v1\nitems: [{{}}, {{}}, {{}}]\n");
     let e = import_with(&list, &roomy).unwrap_err().to_string();
     assert!(e.contains("more than 2 objects"), "{e}");
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-    assert!(import(&deep).unwrap_err().to_string().contains("document 1"));
-    let deep_yaml: String = (0..500).map(|i| format!("{}k{i}:\n", " ".repeat(i))).collect();
+    assert!(import(&deep)
+        .unwrap_err()
+        .to_string()
+        .contains("document 1"));
+    let deep_yaml: String = (0..500)
+        .map(|i| format!("{}k{i}:\n", " ".repeat(i)))
+        .collect();
     assert!(import(&deep_yaml).is_err());
 }
 
 fn fuzz_ops(default: u64) -> u64 {
-    std::env::var("SHEPHERD_FUZZ_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var("SHEPHERD_FUZZ_OPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// Runs `f` for every seed, printing the seed and the command that reproduces it on failure.
 fn sweep(test: &str, default: u64, f: impl Fn(u64)) {
-    let seeds: Vec<u64> = match std::env::var("SHEPHERD_MANIFEST_SEED").ok().and_then(|s| s.parse().ok()) {
+    let seeds: Vec<u64> = match std::env::var("SHEPHERD_MANIFEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
         Some(s) => vec![s],
         None => (0..fuzz_ops(default)).collect(),
     };
@@ -233,23 +341,47 @@ fn random_scenario(seed: u64) -> Scenario {
         nodes: w
             .nodes
             .into_iter()
-            .map(|spec| ImportedNode { spec, unschedulable: rng.chance(15), ready: !rng.chance(10) })
+            .map(|spec| ImportedNode {
+                spec,
+                unschedulable: rng.chance(15),
+                ready: !rng.chance(10),
+            })
             .collect(),
         ..Scenario::default()
     };
     for mut d in w.apps {
-        d.strategy = RollingUpdate { max_surge: pct(&mut rng), max_unavailable: IntOrPercent::Int(rng.range(1, 3) as u32) };
+        d.strategy = RollingUpdate {
+            max_surge: pct(&mut rng),
+            max_unavailable: IntOrPercent::Int(rng.range(1, 3) as u32),
+        };
         d.template.version = format!("v{}", rng.range(1, 9));
         d.template.ready_after = rng.range(0, 3) as u32;
         if rng.chance(30) {
             d.template.requests.memory_mib = 0;
         }
         if rng.chance(40) {
-            let budget = if rng.chance(50) { Budget::MinAvailable(pct(&mut rng)) } else { Budget::MaxUnavailable(pct(&mut rng)) };
-            sc.pdbs.push(PdbSpec { name: format!("{}-pdb", d.name), selector: Selector { match_labels: d.template.labels.clone(), ..Default::default() }, budget });
+            let budget = if rng.chance(50) {
+                Budget::MinAvailable(pct(&mut rng))
+            } else {
+                Budget::MaxUnavailable(pct(&mut rng))
+            };
+            sc.pdbs.push(PdbSpec {
+                name: format!("{}-pdb", d.name),
+                selector: Selector {
+                    match_labels: d.template.labels.clone(),
+                    ..Default::default()
+                },
+                budget,
+            });
         }
         if rng.chance(50) {
-            sc.services.push(ServiceSpec { name: format!("{}-svc", d.name), selector: Selector { match_labels: d.template.labels.clone(), ..Default::default() } });
+            sc.services.push(ServiceSpec {
+                name: format!("{}-svc", d.name),
+                selector: Selector {
+                    match_labels: d.template.labels.clone(),
+                    ..Default::default()
+                },
+            });
         }
         sc.deployments.push(d);
     }
@@ -263,7 +395,10 @@ fn import_of_an_export_is_the_same_scenario_and_the_same_placement() {
         let text = export(&sc, "default");
         let back = import(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(back.scenario, sc, "{text}");
-        assert_eq!(placement(&converge(&back.scenario)), placement(&converge(&sc)));
+        assert_eq!(
+            placement(&converge(&back.scenario)),
+            placement(&converge(&sc))
+        );
         // The export itself is what we promise kubectl: nothing it writes is warned about.
         assert!(back.warnings.is_empty(), "{:?}", back.warnings);
     });
@@ -288,7 +423,21 @@ fn mutate(rng: &mut Prng, text: &str) -> String {
             }
             1 => {
                 let i = at(rng, &s);
-                let junk = *rng.pick(&["\"", ":", "- ", "\n", "\t", "{", "]", "&a ", "*a", "!!binary ", "---\n", "\u{0}", "é"]);
+                let junk = *rng.pick(&[
+                    "\"",
+                    ":",
+                    "- ",
+                    "\n",
+                    "\t",
+                    "{",
+                    "]",
+                    "&a ",
+                    "*a",
+                    "!!binary ",
+                    "---\n",
+                    "\u{0}",
+                    "é",
+                ]);
                 s.insert_str(i, junk);
             }
             2 => {
@@ -297,8 +446,29 @@ fn mutate(rng: &mut Prng, text: &str) -> String {
                 s.replace_range(i..j, "");
             }
             3 => {
-                let from = *rng.pick(&["\"4\"", "3", "1Gi", "500m", "true", "app: web", "NoSchedule", "RollingUpdate", "Ready"]);
-                let to = *rng.pick(&["[1, 2]", "{a: b}", "null", "99999999999999999999999999", "-5", "1e308", "\"\"", "yes", "1.5", "\"x\""]);
+                let from = *rng.pick(&[
+                    "\"4\"",
+                    "3",
+                    "1Gi",
+                    "500m",
+                    "true",
+                    "app: web",
+                    "NoSchedule",
+                    "RollingUpdate",
+                    "Ready",
+                ]);
+                let to = *rng.pick(&[
+                    "[1, 2]",
+                    "{a: b}",
+                    "null",
+                    "99999999999999999999999999",
+                    "-5",
+                    "1e308",
+                    "\"\"",
+                    "yes",
+                    "1.5",
+                    "\"x\"",
+                ]);
                 s = s.replacen(from, to, 1);
             }
             4 => {
@@ -339,7 +509,10 @@ fn the_importer_survives_mutated_input_all_or_nothing_with_a_path() {
         match import(&text) {
             Ok(im) => {
                 // Whatever was accepted enters an engine and converges.
-                let mut c = im.scenario.to_cluster().expect("an accepted import enters the engine");
+                let mut c = im
+                    .scenario
+                    .to_cluster()
+                    .expect("an accepted import enters the engine");
                 assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
                 for w in &im.warnings {
                     assert!(w.loc.document >= 1 && !w.message.is_empty(), "{w}");
@@ -348,7 +521,12 @@ fn the_importer_survives_mutated_input_all_or_nothing_with_a_path() {
             Err(e) => {
                 let msg = e.to_string();
                 assert!(msg.starts_with("document "), "{msg}");
-                assert!(e.message.contains("expected") || e.message.contains("cannot be read") || e.message.contains("missing"), "{msg}");
+                assert!(
+                    e.message.contains("expected")
+                        || e.message.contains("cannot be read")
+                        || e.message.contains("missing"),
+                    "{msg}"
+                );
             }
         }
     });

@@ -34,9 +34,9 @@ use shepherd::model::{
 };
 use shepherd::simulator::Prng;
 use shepherd::{
-    AffinityTerm, Cluster, DeploymentSpec, NodeId, NodeSpec, NodeView, PodTemplate, PodView,
-    Profile, Resource, Resources, ScoringStrategyType, Selector, Taint, TaintEffect, TieBreak,
-    Toleration, Plugin,
+    AffinityTerm, Cluster, DeploymentSpec, NodeId, NodeSpec, NodeView, Plugin, PodTemplate,
+    PodView, Profile, Resource, Resources, ScoringStrategyType, Selector, Taint, TaintEffect,
+    TieBreak, Toleration,
 };
 
 const ZONE: &str = "topology.kubernetes.io/zone";
@@ -107,7 +107,9 @@ fn node_affinity_ok(n: &NodeView, tpl: &PodTemplate) -> bool {
     tpl.node_selector
         .iter()
         .all(|(k, v)| n.spec.labels.get(k) == Some(v))
-        && tpl.node_affinity.required_matches(&n.spec.name, &n.spec.labels)
+        && tpl
+            .node_affinity
+            .required_matches(&n.spec.name, &n.spec.labels)
 }
 
 fn tolerated(tpl: &PodTemplate, t: &Taint) -> bool {
@@ -122,14 +124,17 @@ fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<
     }
     let on = |p: Plugin| profile.filters.contains(&p);
     if on(Plugin::NodeUnschedulable) && n.cordoned {
-        let t = Taint::new("node.kubernetes.io/unschedulable", "", TaintEffect::NoSchedule);
+        let t = Taint::new(
+            "node.kubernetes.io/unschedulable",
+            "",
+            TaintEffect::NoSchedule,
+        );
         if !tolerated(tpl, &t) {
             return Err("NodeUnschedulable");
         }
     }
     if on(Plugin::TaintToleration)
-        && n
-            .spec
+        && n.spec
             .taints
             .iter()
             .any(|t| t.effect != TaintEffect::PreferNoSchedule && !tolerated(tpl, t))
@@ -141,9 +146,9 @@ fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<
     }
     // NodeResourcesFit is always on (validation requires it).
     let pods = &w.on[&n.id];
-    let used = pods
-        .iter()
-        .fold(Resources::ZERO, |a, p| a.saturating_add(&p.template.requests));
+    let used = pods.iter().fold(Resources::ZERO, |a, p| {
+        a.saturating_add(&p.template.requests)
+    });
     let cap = n.spec.capacity;
     if used.cpu_millis + tpl.requests.cpu_millis > cap.cpu_millis
         || used.memory_mib + tpl.requests.memory_mib > cap.memory_mib
@@ -208,9 +213,8 @@ fn inter_pod_filter(w: &World, n: &NodeView, tpl: &PodTemplate) -> Result<(), &'
     // Required affinity: a pod matching every term in each term's domain, or
     // no such pod anywhere and the pod matches its own terms.
     if !tpl.affinity.is_empty() {
-        let matches_all = |labels: &shepherd::Labels| {
-            tpl.affinity.iter().all(|t| t.selector.matches(labels))
-        };
+        let matches_all =
+            |labels: &shepherd::Labels| tpl.affinity.iter().all(|t| t.selector.matches(labels));
         let mut counts: BTreeMap<(String, String), u32> = BTreeMap::new();
         for (m, p) in w.pods() {
             if matches_all(&p.template.labels) {
@@ -225,7 +229,13 @@ fn inter_pod_filter(w: &World, n: &NodeView, tpl: &PodTemplate) -> Result<(), &'
         for t in &tpl.affinity {
             match value(n, &t.topology_key) {
                 None => return Err("InterPodAffinity"),
-                Some(v) => exist &= counts.get(&(t.topology_key.clone(), v)).copied().unwrap_or(0) > 0,
+                Some(v) => {
+                    exist &= counts
+                        .get(&(t.topology_key.clone(), v))
+                        .copied()
+                        .unwrap_or(0)
+                        > 0
+                }
             }
         }
         if !exist && !(counts.is_empty() && matches_all(&tpl.labels)) {
@@ -236,7 +246,8 @@ fn inter_pod_filter(w: &World, n: &NodeView, tpl: &PodTemplate) -> Result<(), &'
     for t in &tpl.anti_affinity {
         if let Some(v) = value(n, &t.topology_key) {
             let hit = w.pods().any(|(m, p)| {
-                value(m, &t.topology_key).as_ref() == Some(&v) && t.selector.matches(&p.template.labels)
+                value(m, &t.topology_key).as_ref() == Some(&v)
+                    && t.selector.matches(&p.template.labels)
             });
             if hit {
                 return Err("InterPodAffinity");
@@ -267,11 +278,9 @@ fn non_zero(r: Resources) -> Resources {
 }
 
 fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 {
-    let used = w.on[&n.id]
-        .iter()
-        .fold(non_zero(inc.tpl.requests), |a, p| {
-            a.saturating_add(&non_zero(p.template.requests))
-        });
+    let used = w.on[&n.id].iter().fold(non_zero(inc.tpl.requests), |a, p| {
+        a.saturating_add(&non_zero(p.template.requests))
+    });
     let (mut sum, mut weights) = (0i64, 0i64);
     for &(r, wt) in &profile.fit.resources {
         let (req, cap) = match r {
@@ -298,9 +307,9 @@ fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 
 }
 
 fn balanced_score(w: &World, n: &NodeView, inc: &Incoming) -> i64 {
-    let used = w.on[&n.id]
-        .iter()
-        .fold(inc.tpl.requests, |a, p| a.saturating_add(&p.template.requests));
+    let used = w.on[&n.id].iter().fold(inc.tpl.requests, |a, p| {
+        a.saturating_add(&p.template.requests)
+    });
     let f = |u: u64, c: u64| (u as f64 / c as f64).min(1.0);
     let a = f(used.cpu_millis, n.spec.capacity.cpu_millis);
     let b = f(used.memory_mib, n.spec.capacity.memory_mib);
@@ -406,7 +415,10 @@ fn spread_scores(w: &World, scored: &[&NodeView], inc: &Incoming, profile: &Prof
 /// InterPodAffinity's raw score for a node.
 fn ipa_raw(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 {
     let tpl = inc.tpl;
-    let same = |m: &NodeView, t: &AffinityTerm| match (value(m, &t.topology_key), value(n, &t.topology_key)) {
+    let same = |m: &NodeView, t: &AffinityTerm| match (
+        value(m, &t.topology_key),
+        value(n, &t.topology_key),
+    ) {
         (Some(a), Some(b)) => a == b,
         _ => false,
     };
@@ -464,7 +476,10 @@ fn totals(w: &World, scored: &[&NodeView], inc: &Incoming, profile: &Profile) ->
     let mut total = vec![0i64; scored.len()];
     for &(p, wt) in &profile.scores {
         let norm: Vec<i64> = match p {
-            Plugin::NodeResourcesFit => scored.iter().map(|n| fit_score(w, n, inc, profile)).collect(),
+            Plugin::NodeResourcesFit => scored
+                .iter()
+                .map(|n| fit_score(w, n, inc, profile))
+                .collect(),
             Plugin::NodeResourcesBalancedAllocation => {
                 scored.iter().map(|n| balanced_score(w, n, inc)).collect()
             }
@@ -556,12 +571,18 @@ fn check_bind(
         .filter(|n| filter(&w, n, &inc, profile).is_ok())
         .collect();
     if let Err(p) = filter(&w, w.node(bound), &inc, profile) {
-        return Err(format!("{pod} bound to {} which fails {p}", w.node(bound).spec.name));
+        return Err(format!(
+            "{pod} bound to {} which fails {p}",
+            w.node(bound).spec.name
+        ));
     }
     BINDS.fetch_add(1, Relaxed);
     let lc = c.last_cycle();
     if lc.chosen != Some(bound) {
-        return Err(format!("last_cycle chose {:?}, the bind went to {bound:?}", lc.chosen));
+        return Err(format!(
+            "last_cycle chose {:?}, the bind went to {bound:?}",
+            lc.chosen
+        ));
     }
     let feasible_ids: BTreeSet<NodeId> = feasible.iter().map(|n| n.id).collect();
     if lc.scored.is_empty() {
@@ -580,7 +601,9 @@ fn check_bind(
     }
     for id in &lc.scored {
         if !feasible_ids.contains(id) {
-            return Err(format!("{pod}: scored node {id:?} is infeasible in the reference"));
+            return Err(format!(
+                "{pod}: scored node {id:?} is infeasible in the reference"
+            ));
         }
     }
     let all = profile.feasible_nodes_to_find(w.nodes.len() as u32) as usize >= w.nodes.len();
@@ -616,10 +639,12 @@ fn check_bind(
         _ if !winners.contains(&bound) => Err(format!(
             "{pod}: bound to {bound:?}, not among the best {winners:?} (total {best})"
         )),
-        TieBreak::LowestNodeId if strict_lowest_id && winners.iter().min() != Some(&bound) => Err(format!(
-            "{pod}: lowest-id ties should pick {:?} of {winners:?}, the bind went to {bound:?}",
-            winners.iter().min()
-        )),
+        TieBreak::LowestNodeId if strict_lowest_id && winners.iter().min() != Some(&bound) => {
+            Err(format!(
+                "{pod}: lowest-id ties should pick {:?} of {winners:?}, the bind went to {bound:?}",
+                winners.iter().min()
+            ))
+        }
         _ => Ok(()),
     }
 }
@@ -648,10 +673,21 @@ fn random_node(rng: &mut Prng, i: usize) -> NodeSpec {
 
 fn random_app(rng: &mut Prng, i: usize, others: usize) -> DeploymentSpec {
     let name = format!("app{i}");
-    let cpu = if rng.chance(10) { 0 } else { rng.range(1, 15) * 100 };
-    let mem = if cpu > 0 && rng.chance(10) { 0 } else { rng.range(1, 16) * 128 };
+    let cpu = if rng.chance(10) {
+        0
+    } else {
+        rng.range(1, 15) * 100
+    };
+    let mem = if cpu > 0 && rng.chance(10) {
+        0
+    } else {
+        rng.range(1, 16) * 128
+    };
     let mut d = DeploymentSpec::new(&name, rng.range(1, 10) as u32, Resources::new(cpu, mem));
-    let mut t = d.template.clone().with_label("tier", *rng.pick(&["a", "b"]));
+    let mut t = d
+        .template
+        .clone()
+        .with_label("tier", *rng.pick(&["a", "b"]));
     if rng.chance(15) {
         t = t.with_node_selector("disk", "ssd");
     }
@@ -684,12 +720,18 @@ fn random_app(rng: &mut Prng, i: usize, others: usize) -> DeploymentSpec {
         t = t.with_toleration(Toleration::exists("dedicated", None));
     }
     if rng.chance(30) {
-        t = t.with_toleration(Toleration::exists("soft", Some(TaintEffect::PreferNoSchedule)));
+        t = t.with_toleration(Toleration::exists(
+            "soft",
+            Some(TaintEffect::PreferNoSchedule),
+        ));
     }
     let own = Selector::new(&[("app", &name)]);
     if rng.chance(35) {
         let key = *rng.pick(&[HOSTNAME_KEY, ZONE]);
-        let when = *rng.pick(&[WhenUnsatisfiable::DoNotSchedule, WhenUnsatisfiable::ScheduleAnyway]);
+        let when = *rng.pick(&[
+            WhenUnsatisfiable::DoNotSchedule,
+            WhenUnsatisfiable::ScheduleAnyway,
+        ]);
         let mut c = TopologySpreadConstraint::new(rng.range(1, 3) as u32, key, when, own.clone());
         if when == WhenUnsatisfiable::DoNotSchedule && rng.chance(30) {
             c.min_domains = Some(rng.range(1, 4) as u32);
@@ -711,7 +753,10 @@ fn random_app(rng: &mut Prng, i: usize, others: usize) -> DeploymentSpec {
     }
     if others > 0 && rng.chance(10) {
         let target = format!("app{}", rng.below(others as u64));
-        t = t.with_affinity(AffinityTerm::new(Selector::new(&[("app", &target)]), Some(ZONE)));
+        t = t.with_affinity(AffinityTerm::new(
+            Selector::new(&[("app", &target)]),
+            Some(ZONE),
+        ));
     }
     if rng.chance(15) {
         t = t.with_anti_affinity(AffinityTerm::new(own.clone(), None));
@@ -722,7 +767,10 @@ fn random_app(rng: &mut Prng, i: usize, others: usize) -> DeploymentSpec {
         t = if rng.chance(50) {
             t.with_preferred_affinity(rng.range(1, 100) as i32, AffinityTerm::new(sel, Some(key)))
         } else {
-            t.with_preferred_anti_affinity(rng.range(1, 100) as i32, AffinityTerm::new(sel, Some(key)))
+            t.with_preferred_anti_affinity(
+                rng.range(1, 100) as i32,
+                AffinityTerm::new(sel, Some(key)),
+            )
         };
     }
     d.template = t;
@@ -749,13 +797,22 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
     let mut rng = Prng::new(seed ^ 0x5eed_4ef0);
     let profile = random_profile(&mut rng);
     let big = rng.chance(10);
-    let nodes = if big { rng.range(105, 130) } else { rng.range(2, 12) } as usize;
+    let nodes = if big {
+        rng.range(105, 130)
+    } else {
+        rng.range(2, 12)
+    } as usize;
     let mut c = Cluster::new();
     c.set_scheduler_seed(seed);
     for i in 0..nodes {
-        c.add_node(random_node(&mut rng, i)).map_err(|e| e.to_string())?;
+        c.add_node(random_node(&mut rng, i))
+            .map_err(|e| e.to_string())?;
     }
-    let apps = if big { rng.range(3, 6) } else { rng.range(1, 6) } as usize;
+    let apps = if big {
+        rng.range(3, 6)
+    } else {
+        rng.range(1, 6)
+    } as usize;
     let mut failure: Option<String> = None;
     let mut made = 0;
     for wave in 0..2 {
@@ -768,7 +825,8 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
             made += 1;
         }
         if wave == 1 && nodes > 2 && rng.chance(30) {
-            c.cordon(&format!("n{}", rng.below(nodes as u64))).map_err(|e| e.to_string())?;
+            c.cordon(&format!("n{}", rng.below(nodes as u64)))
+                .map_err(|e| e.to_string())?;
         }
         let p = profile.clone();
         let fp = c.reconcile_to_fixed_point_observed(&profile, &mut |c, pod, n| {
@@ -794,7 +852,11 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
             controller: p.controller,
             revision: p.revision,
         };
-        if let Some(n) = w.nodes.iter().find(|n| filter(&w, n, &inc, &profile).is_ok()) {
+        if let Some(n) = w
+            .nodes
+            .iter()
+            .find(|n| filter(&w, n, &inc, &profile).is_ok())
+        {
             return Err(format!(
                 "profile {}: {} is Pending at the fixed point, yet fits {}",
                 profile.scheduler_name,
@@ -809,7 +871,10 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
 #[test]
 fn prop_every_bind_is_the_references_best() {
     let seeds: Vec<u64> = match std::env::var("SHEPHERD_REFERENCE_SEED") {
-        Ok(s) => vec![s.trim().parse().expect("SHEPHERD_REFERENCE_SEED should be a number")],
+        Ok(s) => vec![s
+            .trim()
+            .parse()
+            .expect("SHEPHERD_REFERENCE_SEED should be a number")],
         Err(_) => {
             let n = std::env::var("SHEPHERD_FUZZ_OPS")
                 .ok()
@@ -820,8 +885,14 @@ fn prop_every_bind_is_the_references_best() {
     };
     let mut failures = Vec::new();
     for seed in seeds {
-        let r = catch_unwind(AssertUnwindSafe(|| run_case(seed, false)))
-            .unwrap_or_else(|p| Err(format!("panicked: {:?}", p.downcast_ref::<String>().map(String::as_str).or(p.downcast_ref::<&str>().copied()))));
+        let r = catch_unwind(AssertUnwindSafe(|| run_case(seed, false))).unwrap_or_else(|p| {
+            Err(format!(
+                "panicked: {:?}",
+                p.downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or(p.downcast_ref::<&str>().copied())
+            ))
+        });
         if let Err(e) = r {
             failures.push(format!(
                 "seed {seed}: {e}\n  reproduce: SHEPHERD_REFERENCE_SEED={seed} cargo test -p shepherd --test reference"

@@ -76,7 +76,9 @@ fn main() -> ExitCode {
         Some(other) => Err(format!(
             "unknown command {other:?}; expected demo, converge, bench, simulate or export"
         )),
-        None => Err("no command given; expected demo, converge, bench, simulate or export".to_string()),
+        None => {
+            Err("no command given; expected demo, converge, bench, simulate or export".to_string())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

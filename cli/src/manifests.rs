@@ -8,7 +8,9 @@ use std::time::Instant;
 use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{Cluster, ScorePolicy};
-use shepherd_k8s::{export, import_with, pods_wide, pods_wide_json, ImportedNode, Options, Scenario, Warning};
+use shepherd_k8s::{
+    export, import_with, pods_wide, pods_wide_json, ImportedNode, Options, Scenario, Warning,
+};
 
 /// Reads FILE, every `.yaml`/`.yml`/`.json` file in DIR (sorted by name,
 /// joined as one stream), or standard input for `-`.
@@ -27,17 +29,26 @@ fn read_input(arg: &str, max_bytes: usize) -> Result<String, String> {
             .map_err(|e| format!("cannot read the folder {arg}: {e}"))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|f| {
-                matches!(f.extension().and_then(|x| x.to_str()), Some("yaml" | "yml" | "json"))
+                matches!(
+                    f.extension().and_then(|x| x.to_str()),
+                    Some("yaml" | "yml" | "json")
+                )
             })
             .collect();
         files.sort();
         if files.is_empty() {
-            return Err(format!("the folder {arg} holds no .yaml, .yml or .json file; expected manifests"));
+            return Err(format!(
+                "the folder {arg} holds no .yaml, .yml or .json file; expected manifests"
+            ));
         }
         let mut s = String::new();
         for f in files {
-            let text = std::fs::read_to_string(&f)
-                .map_err(|e| format!("cannot read {}: {e}; expected a UTF-8 text file", f.display()))?;
+            let text = std::fs::read_to_string(&f).map_err(|e| {
+                format!(
+                    "cannot read {}: {e}; expected a UTF-8 text file",
+                    f.display()
+                )
+            })?;
             // JSON files join a YAML stream as flow documents (JSON is YAML).
             s.push_str("---\n");
             s.push_str(&text);
@@ -50,11 +61,16 @@ fn read_input(arg: &str, max_bytes: usize) -> Result<String, String> {
         }
         return Ok(s);
     }
-    let meta = std::fs::metadata(p).map_err(|e| format!("cannot read {arg}: {e}; expected a file, a folder or -"))?;
+    let meta = std::fs::metadata(p)
+        .map_err(|e| format!("cannot read {arg}: {e}; expected a file, a folder or -"))?;
     if meta.len() > max_bytes as u64 {
-        return Err(format!("{arg} is {} bytes; expected at most {max_bytes}", meta.len()));
+        return Err(format!(
+            "{arg} is {} bytes; expected at most {max_bytes}",
+            meta.len()
+        ));
     }
-    std::fs::read_to_string(p).map_err(|e| format!("cannot read {arg}: {e}; expected a UTF-8 text file"))
+    std::fs::read_to_string(p)
+        .map_err(|e| format!("cannot read {arg}: {e}; expected a UTF-8 text file"))
 }
 
 struct Args {
@@ -80,12 +96,18 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
     let mut i = 0;
     while i < args.len() {
         let k = args[i].as_str();
-        let v = || args.get(i + 1).cloned().ok_or_else(|| format!("{k} needs a value"));
+        let v = || {
+            args.get(i + 1)
+                .cloned()
+                .ok_or_else(|| format!("{k} needs a value"))
+        };
         let num = |v: String, max: u64| -> Result<u64, String> {
             v.parse::<u64>()
                 .ok()
                 .filter(|n| (1..=max).contains(n))
-                .ok_or_else(|| format!("{k} {v:?} is not valid; expected a whole number from 1 to {max}"))
+                .ok_or_else(|| {
+                    format!("{k} {v:?} is not valid; expected a whole number from 1 to {max}")
+                })
         };
         if !k.starts_with("--") || k == "-" {
             if a.input.replace(k.to_string()).is_some() {
@@ -95,13 +117,20 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
             continue;
         }
         if !valued.contains(&k) {
-            return Err(format!("unknown option {k:?}; expected one of {}", valued.join(", ")));
+            return Err(format!(
+                "unknown option {k:?}; expected one of {}",
+                valued.join(", ")
+            ));
         }
         match k {
             "--output" => match v()?.as_str() {
                 "json" => a.json = true,
                 "text" | "wide" => a.json = false,
-                other => return Err(format!("--output {other:?} is not valid; expected json or text")),
+                other => {
+                    return Err(format!(
+                        "--output {other:?} is not valid; expected json or text"
+                    ))
+                }
             },
             "--policy" => a.policy = ScorePolicy::parse(&v()?).map_err(|e| e.to_string())?,
             "--namespace" => a.namespace = v()?,
@@ -149,8 +178,14 @@ fn fail(msg: impl std::fmt::Display) -> ! {
 /// `shepherd simulate FILE|DIR|- [--output json] [--policy P] [--namespace NS]`
 pub fn simulate(args: &[String]) -> Result<(), String> {
     let a = parse(args, &["--output", "--policy", "--namespace"])?;
-    let input = a.input.clone().ok_or("simulate needs FILE, DIR or - (standard input)")?;
-    let opts = Options { namespace: a.namespace.clone(), ..Options::default() };
+    let input = a
+        .input
+        .clone()
+        .ok_or("simulate needs FILE, DIR or - (standard input)")?;
+    let opts = Options {
+        namespace: a.namespace.clone(),
+        ..Options::default()
+    };
     let text = read_input(&input, opts.limits.max_bytes).unwrap_or_else(|e| fail(e));
     let t = Instant::now();
     let imported = import_with(&text, &opts).unwrap_or_else(|e| fail(e));
@@ -160,7 +195,13 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
     let mut fp = cluster.reconcile_to_fixed_point(a.policy);
     // Then let every readiness delay pass, so bound pods show Ready as they
     // would once their probes pass.
-    let delay = imported.scenario.deployments.iter().map(|d| d.template.ready_after as u64).max().unwrap_or(0);
+    let delay = imported
+        .scenario
+        .deployments
+        .iter()
+        .map(|d| d.template.ready_after as u64)
+        .max()
+        .unwrap_or(0);
     if delay > 0 {
         cluster.set_now(cluster.now() + delay);
         let more = cluster.reconcile_to_fixed_point(a.policy);
@@ -200,7 +241,10 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
             "pods": pods_wide_json(&cluster),
             "warnings": warnings,
         });
-        println!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
+        );
         return Ok(());
     }
     println!("{}", imported.summary);
@@ -217,7 +261,11 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
     if !pending.is_empty() {
         println!("\npending ({}):", pending.len());
         for p in pending {
-            let why = cluster.pending_reason(&p).ok().flatten().unwrap_or_else(|| "not yet scheduled".into());
+            let why = cluster
+                .pending_reason(&p)
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| "not yet scheduled".into());
             println!("  {p}: FailedScheduling: {why}");
         }
     }
@@ -228,7 +276,10 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
 fn print_nodes(c: &Cluster) {
     println!("\nnodes:");
     let w = c.nodes().map(|n| n.name().len()).max().unwrap_or(4).max(4);
-    println!("  {:<w$}  {:<26}  {:>22}  {:>22}  PODS", "NAME", "STATUS", "CPU REQUESTS", "MEMORY REQUESTS");
+    println!(
+        "  {:<w$}  {:<26}  {:>22}  {:>22}  PODS",
+        "NAME", "STATUS", "CPU REQUESTS", "MEMORY REQUESTS"
+    );
     for n in c.nodes() {
         let pct = |a: u64, b: u64| if b == 0 { 0 } else { a * 100 / b };
         let status = match (n.ready, n.cordoned) {
@@ -241,8 +292,18 @@ fn print_nodes(c: &Cluster) {
             "  {:<w$}  {:<26}  {:>22}  {:>22}  {}",
             n.name(),
             status,
-            format!("{}m/{}m ({}%)", n.allocated.cpu_millis, n.spec.capacity.cpu_millis, pct(n.allocated.cpu_millis, n.spec.capacity.cpu_millis)),
-            format!("{}Mi/{}Mi ({}%)", n.allocated.memory_mib, n.spec.capacity.memory_mib, pct(n.allocated.memory_mib, n.spec.capacity.memory_mib)),
+            format!(
+                "{}m/{}m ({}%)",
+                n.allocated.cpu_millis,
+                n.spec.capacity.cpu_millis,
+                pct(n.allocated.cpu_millis, n.spec.capacity.cpu_millis)
+            ),
+            format!(
+                "{}Mi/{}Mi ({}%)",
+                n.allocated.memory_mib,
+                n.spec.capacity.memory_mib,
+                pct(n.allocated.memory_mib, n.spec.capacity.memory_mib)
+            ),
             n.pod_count
         );
     }
@@ -254,7 +315,10 @@ pub fn export_cmd(args: &[String]) -> Result<(), String> {
     let a = parse(args, &["--namespace", "--seed", "--nodes", "--apps"])?;
     let scenario = match &a.input {
         Some(input) => {
-            let opts = Options { namespace: a.namespace.clone(), ..Options::default() };
+            let opts = Options {
+                namespace: a.namespace.clone(),
+                ..Options::default()
+            };
             let text = read_input(input, opts.limits.max_bytes).unwrap_or_else(|e| fail(e));
             let imported = import_with(&text, &opts).unwrap_or_else(|e| fail(e));
             for w in &imported.warnings {
@@ -269,7 +333,11 @@ pub fn export_cmd(args: &[String]) -> Result<(), String> {
                 nodes: w
                     .nodes
                     .into_iter()
-                    .map(|spec| ImportedNode { spec, unschedulable: false, ready: true })
+                    .map(|spec| ImportedNode {
+                        spec,
+                        unschedulable: false,
+                        ready: true,
+                    })
                     .collect(),
                 deployments: w.apps,
                 ..Scenario::default()

@@ -187,25 +187,45 @@ fn time<T>(what: &str, f: impl Fn() -> T) -> T {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let (n, d) = (args.first().copied().unwrap_or(5000), args.get(1).copied().unwrap_or(10000));
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let (n, d) = (
+        args.first().copied().unwrap_or(5000),
+        args.get(1).copied().unwrap_or(10000),
+    );
     let mut docs: Vec<String> = (1..=n).map(node).collect();
     docs.extend((1..=d).map(deployment));
     let yaml = docs.join("---\n");
-    println!("{n} Nodes + {d} Deployments: YAML {:.1} MB", yaml.len() as f64 / 1e6);
-    let im = time("import YAML stream", || shepherd_k8s::import(&yaml).expect("the generated stream imports"));
+    println!(
+        "{n} Nodes + {d} Deployments: YAML {:.1} MB",
+        yaml.len() as f64 / 1e6
+    );
+    let im = time("import YAML stream", || {
+        shepherd_k8s::import(&yaml).expect("the generated stream imports")
+    });
     println!("  {}; {} warnings", im.summary, im.warnings.len());
     // The same objects as kubectl's JSON List.
     let values: Vec<serde_json::Value> = docs
         .iter()
         .map(|d| serde_yaml_ng::from_str(d).expect("each generated document is YAML"))
         .collect();
-    let json = serde_json::to_string(&serde_json::json!({"apiVersion": "v1", "kind": "List", "items": values}))
-        .expect("serialises");
+    let json = serde_json::to_string(
+        &serde_json::json!({"apiVersion": "v1", "kind": "List", "items": values}),
+    )
+    .expect("serialises");
     println!("JSON List {:.1} MB", json.len() as f64 / 1e6);
-    time("import JSON List", || shepherd_k8s::import(&json).expect("the generated List imports"));
+    time("import JSON List", || {
+        shepherd_k8s::import(&json).expect("the generated List imports")
+    });
     let mut c = im.scenario.to_cluster().expect("enters the engine");
     let t = Instant::now();
     let fp = c.reconcile_to_fixed_point(shepherd::ScorePolicy::BinPack);
-    println!("converge: {} pods bound in {:.2?} ({} passes)", c.pods().filter(|p| p.node.is_some()).count(), t.elapsed(), fp.passes);
+    println!(
+        "converge: {} pods bound in {:.2?} ({} passes)",
+        c.pods().filter(|p| p.node.is_some()).count(),
+        t.elapsed(),
+        fp.passes
+    );
 }

@@ -3,11 +3,11 @@
 
 use std::fmt::Write as _;
 
+use shepherd::model::DEFAULT_READY_AFTER;
 use shepherd::{
     AffinityTerm, Budget, Cluster, DeploymentSpec, IntOrPercent, Labels, PodTemplate, Toleration,
     TolerationOperator,
 };
-use shepherd::model::DEFAULT_READY_AFTER;
 
 use crate::scenario::{ImportedNode, Scenario};
 use crate::value::Value;
@@ -121,7 +121,10 @@ fn terms(ts: &[AffinityTerm]) -> Value {
             ts.iter()
                 .map(|t| {
                     map(vec![
-                        ("labelSelector", map(vec![("matchLabels", labels(&t.selector.match_labels))])),
+                        (
+                            "labelSelector",
+                            map(vec![("matchLabels", labels(&t.selector.match_labels))]),
+                        ),
                         ("topologyKey", s(&t.topology_key)),
                     ])
                 })
@@ -144,7 +147,10 @@ fn template(t: &PodTemplate) -> Value {
         spec.push(("nodeSelector", labels(&t.node_selector)));
     }
     if !t.tolerations.is_empty() {
-        spec.push(("tolerations", Value::Seq(t.tolerations.iter().map(toleration).collect())));
+        spec.push((
+            "tolerations",
+            Value::Seq(t.tolerations.iter().map(toleration).collect()),
+        ));
     }
     let mut aff = Vec::new();
     if !t.affinity.is_empty() {
@@ -167,7 +173,10 @@ fn template(t: &PodTemplate) -> Value {
     map(vec![
         (
             "metadata",
-            map(vec![("labels", labels(&t.labels)), ("annotations", map(annotations))]),
+            map(vec![
+                ("labels", labels(&t.labels)),
+                ("annotations", map(annotations)),
+            ]),
         ),
         ("spec", map(spec)),
     ])
@@ -177,12 +186,18 @@ fn deployment(d: &DeploymentSpec, namespace: &str) -> Value {
     map(vec![
         ("apiVersion", s("apps/v1")),
         ("kind", s("Deployment")),
-        ("metadata", map(vec![("name", s(&d.name)), ("namespace", s(namespace))])),
+        (
+            "metadata",
+            map(vec![("name", s(&d.name)), ("namespace", s(namespace))]),
+        ),
         (
             "spec",
             map(vec![
                 ("replicas", Value::UInt(d.replicas as u64)),
-                ("selector", map(vec![("matchLabels", labels(&d.template.labels))])),
+                (
+                    "selector",
+                    map(vec![("matchLabels", labels(&d.template.labels))]),
+                ),
                 (
                     "strategy",
                     map(vec![
@@ -219,11 +234,17 @@ pub fn export(sc: &Scenario, namespace: &str) -> String {
         docs.push(map(vec![
             ("apiVersion", s("policy/v1")),
             ("kind", s("PodDisruptionBudget")),
-            ("metadata", map(vec![("name", s(&p.name)), ("namespace", s(namespace))])),
+            (
+                "metadata",
+                map(vec![("name", s(&p.name)), ("namespace", s(namespace))]),
+            ),
             (
                 "spec",
                 map(vec![
-                    ("selector", map(vec![("matchLabels", labels(&p.selector.match_labels))])),
+                    (
+                        "selector",
+                        map(vec![("matchLabels", labels(&p.selector.match_labels))]),
+                    ),
                     (k, int_or_percent(v)),
                 ]),
             ),
@@ -233,12 +254,21 @@ pub fn export(sc: &Scenario, namespace: &str) -> String {
         docs.push(map(vec![
             ("apiVersion", s("v1")),
             ("kind", s("Service")),
-            ("metadata", map(vec![("name", s(&svc.name)), ("namespace", s(namespace))])),
+            (
+                "metadata",
+                map(vec![("name", s(&svc.name)), ("namespace", s(namespace))]),
+            ),
             (
                 "spec",
                 map(vec![
                     ("selector", labels(&svc.selector.match_labels)),
-                    ("ports", Value::Seq(vec![map(vec![("port", Value::UInt(80)), ("protocol", s("TCP"))])])),
+                    (
+                        "ports",
+                        Value::Seq(vec![map(vec![
+                            ("port", Value::UInt(80)),
+                            ("protocol", s("TCP")),
+                        ])]),
+                    ),
                 ]),
             ),
         ]));
@@ -256,7 +286,8 @@ pub fn export(sc: &Scenario, namespace: &str) -> String {
 /// takes for a boolean or null.
 fn plain(k: &str) -> bool {
     !k.is_empty()
-        && k.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'))
+        && k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'))
         && k.as_bytes()[0].is_ascii_alphabetic()
         && !matches!(
             k.to_ascii_lowercase().as_str(),
@@ -313,7 +344,11 @@ fn yaml(out: &mut String, v: &Value, indent: usize) {
                 } else {
                     out.push('\n');
                     // Lists sit at their key's indent, as kubectl prints them.
-                    let inner = if matches!(x, Value::Seq(_)) { indent } else { indent + 2 };
+                    let inner = if matches!(x, Value::Seq(_)) {
+                        indent
+                    } else {
+                        indent + 2
+                    };
                     yaml(out, x, inner);
                 }
             }
@@ -383,7 +418,17 @@ fn rows(c: &Cluster) -> Vec<Row> {
 /// pod IPs are not simulated, so IP is `<none>`).
 pub fn pods_wide(c: &Cluster) -> String {
     let rows = rows(c);
-    let head = ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"];
+    let head = [
+        "NAME",
+        "READY",
+        "STATUS",
+        "RESTARTS",
+        "AGE",
+        "IP",
+        "NODE",
+        "NOMINATED NODE",
+        "READINESS GATES",
+    ];
     let table: Vec<[String; 9]> = rows
         .iter()
         .map(|r| {

@@ -143,7 +143,11 @@ impl Ctx<'_> {
     fn wrong(&self, path: &str, found: &Value, expected: &str) -> ImportError {
         self.err(
             path,
-            format!("found {} ({}); expected {expected}", found.kind_name(), found.brief()),
+            format!(
+                "found {} ({}); expected {expected}",
+                found.kind_name(),
+                found.brief()
+            ),
         )
     }
 
@@ -169,7 +173,11 @@ impl Ctx<'_> {
     fn string<'v>(&self, v: &'v Value, path: &str) -> R<&'v str> {
         match v {
             Value::Str(s) => Ok(s),
-            other => Err(self.wrong(path, other, "a string (quote it if it looks like a number or a boolean)")),
+            other => Err(self.wrong(
+                path,
+                other,
+                "a string (quote it if it looks like a number or a boolean)",
+            )),
         }
     }
 
@@ -197,10 +205,14 @@ impl Ctx<'_> {
         let expected = "a whole number such as 1, or a percentage string such as \"25%\"";
         match v {
             Value::Int(_) | Value::UInt(_) => {
-                Ok(IntOrPercent::Int(self.count(v, path, u32::MAX as u64)? as u32))
+                Ok(IntOrPercent::Int(
+                    self.count(v, path, u32::MAX as u64)? as u32
+                ))
             }
             Value::Str(s) => {
-                let digits = s.strip_suffix('%').ok_or_else(|| self.wrong(path, v, expected))?;
+                let digits = s
+                    .strip_suffix('%')
+                    .ok_or_else(|| self.wrong(path, v, expected))?;
                 match digits.parse::<u32>() {
                     Ok(p) if p <= 100 && !digits.starts_with('+') => Ok(IntOrPercent::Percent(p)),
                     _ => Err(self.wrong(path, v, "a percentage from \"0%\" to \"100%\"")),
@@ -312,14 +324,18 @@ fn owner_refs(v: &Value) -> Vec<(String, String)> {
 }
 
 fn namespace_of(v: &Value) -> Option<&str> {
-    v.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str)
+    v.get("metadata")
+        .and_then(|m| m.get("namespace"))
+        .and_then(Value::as_str)
 }
 
 impl<'a> State<'a> {
     fn new(opts: &'a Options, objs: &[RawObject]) -> Self {
         let mut present = HashSet::new();
         for o in objs {
-            let ns = namespace_of(&o.value).unwrap_or(&opts.namespace).to_string();
+            let ns = namespace_of(&o.value)
+                .unwrap_or(&opts.namespace)
+                .to_string();
             present.insert((o.loc.kind.clone(), ns, o.loc.name.clone()));
         }
         State {
@@ -376,7 +392,13 @@ impl<'a> State<'a> {
     fn object(&mut self, o: &RawObject) -> R<()> {
         let loc = &o.loc;
         let mut warnings = std::mem::take(&mut self.warnings);
-        let r = self.object_in(o, &mut Ctx { loc, warnings: &mut warnings });
+        let r = self.object_in(
+            o,
+            &mut Ctx {
+                loc,
+                warnings: &mut warnings,
+            },
+        );
         self.warnings = warnings;
         r
     }
@@ -385,11 +407,22 @@ impl<'a> State<'a> {
         let v = &o.value;
         let top = match v {
             Value::Map(m) => m,
-            other => return Err(cx.wrong("", other, "a Kubernetes object (a mapping with apiVersion and kind)")),
+            other => {
+                return Err(cx.wrong(
+                    "",
+                    other,
+                    "a Kubernetes object (a mapping with apiVersion and kind)",
+                ))
+            }
         };
         let kind = match v.get("kind") {
             Some(k) => cx.string(k, "kind")?,
-            None => return Err(cx.err("kind", "missing; expected the object's kind, e.g. Deployment")),
+            None => {
+                return Err(cx.err(
+                    "kind",
+                    "missing; expected the object's kind, e.g. Deployment",
+                ))
+            }
         };
         let api = match v.get("apiVersion") {
             Some(a) => cx.string(a, "apiVersion")?,
@@ -411,8 +444,14 @@ impl<'a> State<'a> {
         }
         let namespaced = !matches!(
             kind,
-            "Node" | "Namespace" | "PriorityClass" | "ClusterRole" | "ClusterRoleBinding"
-                | "CustomResourceDefinition" | "PersistentVolume" | "StorageClass"
+            "Node"
+                | "Namespace"
+                | "PriorityClass"
+                | "ClusterRole"
+                | "ClusterRoleBinding"
+                | "CustomResourceDefinition"
+                | "PersistentVolume"
+                | "StorageClass"
                 | "KubeSchedulerConfiguration"
         );
         let meta = cx.map(v.get("metadata").unwrap_or(&Value::Null), "metadata")?;
@@ -432,9 +471,20 @@ impl<'a> State<'a> {
                 }
             }
         }
-        if matches!(kind, "Node" | "Deployment" | "ReplicaSet" | "StatefulSet" | "PodDisruptionBudget" | "Service") {
+        if matches!(
+            kind,
+            "Node"
+                | "Deployment"
+                | "ReplicaSet"
+                | "StatefulSet"
+                | "PodDisruptionBudget"
+                | "Service"
+        ) {
             for (k, _) in top.iter() {
-                if !matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "spec" | "status") {
+                if !matches!(
+                    k.as_str(),
+                    "apiVersion" | "kind" | "metadata" | "spec" | "status"
+                ) {
                     cx.unknown(&child("", k));
                 }
             }
@@ -451,12 +501,18 @@ impl<'a> State<'a> {
                 Ok(())
             }
             "DaemonSet" => {
-                cx.not_simulated_yet("", "DaemonSets (their pods are not placed, and take no capacity)");
+                cx.not_simulated_yet(
+                    "",
+                    "DaemonSets (their pods are not placed, and take no capacity)",
+                );
                 self.skip(kind);
                 Ok(())
             }
             "PriorityClass" => {
-                cx.not_simulated_yet("", "PriorityClasses (the engine has no pod priority or preemption)");
+                cx.not_simulated_yet(
+                    "",
+                    "PriorityClasses (the engine has no pod priority or preemption)",
+                );
                 self.skip(kind);
                 Ok(())
             }
@@ -466,7 +522,10 @@ impl<'a> State<'a> {
                 Ok(())
             }
             _ => {
-                cx.warn("", format!("kind {kind} is not simulated; the object is skipped"));
+                cx.warn(
+                    "",
+                    format!("kind {kind} is not simulated; the object is skipped"),
+                );
                 self.skip(kind);
                 Ok(())
             }
@@ -502,13 +561,7 @@ impl<'a> State<'a> {
         }
     }
 
-    fn first_seen(
-        &self,
-        cx: &Ctx,
-        seen: &HashMap<String, Seen>,
-        what: &str,
-        name: &str,
-    ) -> R<()> {
+    fn first_seen(&self, cx: &Ctx, seen: &HashMap<String, Seen>, what: &str, name: &str) -> R<()> {
         if let Some(prev) = seen.get(name) {
             return Err(cx.err(
                 "metadata.name",
@@ -547,7 +600,12 @@ impl<'a> State<'a> {
             })
             .collect();
         self.engine(cx, node.validate())?;
-        self.nodes.insert(name, Seen { loc: cx.loc.clone() });
+        self.nodes.insert(
+            name,
+            Seen {
+                loc: cx.loc.clone(),
+            },
+        );
         self.scenario.nodes.push(ImportedNode {
             spec: node,
             unschedulable,
@@ -577,7 +635,12 @@ impl<'a> State<'a> {
                 );
             }
         }
-        self.first_seen(cx, &self.apps, "a Deployment, ReplicaSet or StatefulSet named", &name)?;
+        self.first_seen(
+            cx,
+            &self.apps,
+            "a Deployment, ReplicaSet or StatefulSet named",
+            &name,
+        )?;
         let mut replicas = 1u32;
         let mut strategy = RollingUpdate::default();
         let mut selector = None;
@@ -585,7 +648,9 @@ impl<'a> State<'a> {
         for (k, val) in cx.map(spec, "spec")? {
             let p = child("spec", k);
             match k.as_str() {
-                "replicas" => replicas = cx.count(val, &p, shepherd::model::MAX_REPLICAS as u64)? as u32,
+                "replicas" => {
+                    replicas = cx.count(val, &p, shepherd::model::MAX_REPLICAS as u64)? as u32
+                }
                 "selector" => selector = Some(label_selector(cx, val, &p)?),
                 "template" => template = Some(val),
                 "strategy" if kind == "Deployment" => strategy = deployment_strategy(cx, val, &p)?,
@@ -594,7 +659,9 @@ impl<'a> State<'a> {
                         cx.not_simulated_yet(&p, "minReadySeconds (a pod is available once Ready)");
                     }
                 }
-                "revisionHistoryLimit" | "progressDeadlineSeconds" | "serviceName"
+                "revisionHistoryLimit"
+                | "progressDeadlineSeconds"
+                | "serviceName"
                 | "persistentVolumeClaimRetentionPolicy" => {}
                 "paused" if kind == "Deployment" => {
                     if cx.boolean(val, &p)? {
@@ -604,7 +671,10 @@ impl<'a> State<'a> {
                 "podManagementPolicy" | "updateStrategy" | "volumeClaimTemplates" | "ordinals"
                     if kind == "StatefulSet" =>
                 {
-                    cx.not_simulated_yet(&p, "StatefulSet ordering, update strategy and volume claims")
+                    cx.not_simulated_yet(
+                        &p,
+                        "StatefulSet ordering, update strategy and volume claims",
+                    )
                 }
                 _ => cx.unknown(&p),
             }
@@ -614,10 +684,18 @@ impl<'a> State<'a> {
         };
         let tpl = pod_template(cx, template, "spec.template")?;
         match selector {
-            None => return Err(cx.err("spec.selector", "missing; expected matchLabels that the template's labels carry")),
+            None => {
+                return Err(cx.err(
+                    "spec.selector",
+                    "missing; expected matchLabels that the template's labels carry",
+                ))
+            }
             Some(sel) => {
                 if sel.is_empty() {
-                    return Err(cx.err("spec.selector", "selects nothing; expected matchLabels that the template's labels carry"));
+                    return Err(cx.err(
+                        "spec.selector",
+                        "selects nothing; expected matchLabels that the template's labels carry",
+                    ));
                 }
                 if !sel.matches(&tpl.labels) {
                     return Err(cx.err(
@@ -642,7 +720,12 @@ impl<'a> State<'a> {
             strategy,
         };
         self.engine(cx, d.validate())?;
-        self.apps.insert(name, Seen { loc: cx.loc.clone() });
+        self.apps.insert(
+            name,
+            Seen {
+                loc: cx.loc.clone(),
+            },
+        );
         self.scenario.deployments.push(d);
         self.took(kind);
         Ok(())
@@ -665,7 +748,10 @@ impl<'a> State<'a> {
                 "unhealthyPodEvictionPolicy" => {
                     let s = cx.string(val, &p)?;
                     if s != "IfHealthyBudget" {
-                        cx.not_simulated_yet(&p, &format!("{s} (evictions follow IfHealthyBudget)"));
+                        cx.not_simulated_yet(
+                            &p,
+                            &format!("{s} (evictions follow IfHealthyBudget)"),
+                        );
                     }
                 }
                 _ => cx.unknown(&p),
@@ -685,13 +771,25 @@ impl<'a> State<'a> {
         };
         let selector = selector.unwrap_or_default();
         if selector.is_empty() {
-            cx.warn("spec.selector", "selects no pods by matchLabels; the object is skipped");
+            cx.warn(
+                "spec.selector",
+                "selects no pods by matchLabels; the object is skipped",
+            );
             self.skip("PodDisruptionBudget");
             return Ok(());
         }
-        let p = PdbSpec { name: name.clone(), selector, budget };
+        let p = PdbSpec {
+            name: name.clone(),
+            selector,
+            budget,
+        };
         self.engine(cx, p.validate())?;
-        self.pdbs.insert(name, Seen { loc: cx.loc.clone() });
+        self.pdbs.insert(
+            name,
+            Seen {
+                loc: cx.loc.clone(),
+            },
+        );
         self.scenario.pdbs.push(p);
         self.took("PodDisruptionBudget");
         Ok(())
@@ -708,11 +806,24 @@ impl<'a> State<'a> {
             match k.as_str() {
                 "selector" => selector = cx.labels(val, &p)?,
                 // Addressing and traffic: nothing the endpoints controller decides from.
-                "type" | "ports" | "clusterIP" | "clusterIPs" | "ipFamilies" | "ipFamilyPolicy"
-                | "sessionAffinity" | "sessionAffinityConfig" | "internalTrafficPolicy"
-                | "externalTrafficPolicy" | "externalIPs" | "externalName" | "loadBalancerIP"
-                | "loadBalancerClass" | "loadBalancerSourceRanges" | "healthCheckNodePort"
-                | "allocateLoadBalancerNodePorts" | "publishNotReadyAddresses"
+                "type"
+                | "ports"
+                | "clusterIP"
+                | "clusterIPs"
+                | "ipFamilies"
+                | "ipFamilyPolicy"
+                | "sessionAffinity"
+                | "sessionAffinityConfig"
+                | "internalTrafficPolicy"
+                | "externalTrafficPolicy"
+                | "externalIPs"
+                | "externalName"
+                | "loadBalancerIP"
+                | "loadBalancerClass"
+                | "loadBalancerSourceRanges"
+                | "healthCheckNodePort"
+                | "allocateLoadBalancerNodePorts"
+                | "publishNotReadyAddresses"
                 | "trafficDistribution" => {}
                 _ => cx.unknown(&p),
             }
@@ -722,9 +833,20 @@ impl<'a> State<'a> {
             self.skip("Service");
             return Ok(());
         }
-        let s = ServiceSpec { name: name.clone(), selector: Selector { match_labels: selector, ..Default::default() } };
+        let s = ServiceSpec {
+            name: name.clone(),
+            selector: Selector {
+                match_labels: selector,
+                ..Default::default()
+            },
+        };
         self.engine(cx, s.validate())?;
-        self.services.insert(name, Seen { loc: cx.loc.clone() });
+        self.services.insert(
+            name,
+            Seen {
+                loc: cx.loc.clone(),
+            },
+        );
         self.scenario.services.push(s);
         self.took("Service");
         Ok(())
@@ -737,12 +859,15 @@ impl<'a> State<'a> {
     fn pod(&mut self, cx: &mut Ctx, v: &Value) {
         let ns = namespace_of(v).unwrap_or(&self.opts.namespace).to_string();
         for (kind, name) in owner_refs(v) {
-            let present = self.present.contains(&(kind.clone(), ns.clone(), name.clone()));
+            let present = self
+                .present
+                .contains(&(kind.clone(), ns.clone(), name.clone()));
             if present {
                 self.owned += 1;
                 return;
             }
-            if kind == "ReplicaSet" && self.owned_replicasets.contains(&(ns.clone(), name.clone())) {
+            if kind == "ReplicaSet" && self.owned_replicasets.contains(&(ns.clone(), name.clone()))
+            {
                 self.owned += 1;
                 return;
             }
@@ -752,7 +877,10 @@ impl<'a> State<'a> {
                 "metadata.ownerReferences",
                 format!("owned by {k} {n:?}, which is not in the input; the pod is not simulated"),
             ),
-            None => cx.not_simulated_yet("", "bare Pods (the engine places pods of replica owners only); the pod is skipped"),
+            None => cx.not_simulated_yet(
+                "",
+                "bare Pods (the engine places pods of replica owners only); the pod is skipped",
+            ),
         }
         self.skip("Pod");
     }
@@ -792,16 +920,21 @@ fn taint(cx: &mut Ctx, v: &Value, path: &str) -> R<Taint> {
             _ => cx.unknown(&p),
         }
     }
-    let key = key.ok_or_else(|| cx.err(&child(path, "key"), "missing; expected the taint's key"))?;
+    let key =
+        key.ok_or_else(|| cx.err(&child(path, "key"), "missing; expected the taint's key"))?;
     let effect = effect.ok_or_else(|| {
-        cx.err(&child(path, "effect"), "missing; expected NoSchedule, PreferNoSchedule or NoExecute")
+        cx.err(
+            &child(path, "effect"),
+            "missing; expected NoSchedule, PreferNoSchedule or NoExecute",
+        )
     })?;
     Ok(Taint { key, value, effect })
 }
 
 fn taint_effect(cx: &Ctx, v: &Value, path: &str) -> R<TaintEffect> {
     let s = cx.string(v, path)?;
-    TaintEffect::parse(s).map_err(|_| cx.wrong(path, v, "NoSchedule, PreferNoSchedule or NoExecute"))
+    TaintEffect::parse(s)
+        .map_err(|_| cx.wrong(path, v, "NoSchedule, PreferNoSchedule or NoExecute"))
 }
 
 /// `status` of a Node: allocatable (else capacity) cpu and memory, and the
@@ -838,13 +971,26 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, bool)> {
         match k.as_str() {
             "cpu" => cpu = Some(quantity_of(cx, val, &rp, Unit::Cpu)?),
             "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Bytes)? >> 20),
-            "pods" => cx.not_simulated_yet(&rp, "the node's pods capacity (only cpu and memory are counted)"),
+            "pods" => cx.not_simulated_yet(
+                &rp,
+                "the node's pods capacity (only cpu and memory are counted)",
+            ),
             // Resources no imported pod can request: requests for them are warned about on the pod.
             _ => {}
         }
     }
-    let cpu = cpu.ok_or_else(|| cx.err(&child(&p, "cpu"), "missing; expected the node's cpu, e.g. \"4\" or \"3500m\""))?;
-    let mem = mem.ok_or_else(|| cx.err(&child(&p, "memory"), "missing; expected the node's memory, e.g. 16Gi"))?;
+    let cpu = cpu.ok_or_else(|| {
+        cx.err(
+            &child(&p, "cpu"),
+            "missing; expected the node's cpu, e.g. \"4\" or \"3500m\"",
+        )
+    })?;
+    let mem = mem.ok_or_else(|| {
+        cx.err(
+            &child(&p, "memory"),
+            "missing; expected the node's memory, e.g. 16Gi",
+        )
+    })?;
     Ok((Resources::new(cpu, mem), ready))
 }
 
@@ -872,7 +1018,10 @@ fn label_selector(cx: &mut Ctx, v: &Value, path: &str) -> R<Selector> {
             "matchLabels" => sel.match_labels = cx.labels(val, &p)?,
             "matchExpressions" => {
                 if !cx.seq(val, &p)?.is_empty() {
-                    cx.not_simulated_yet(&p, "matchExpressions in a label selector (only matchLabels select)");
+                    cx.not_simulated_yet(
+                        &p,
+                        "matchExpressions in a label selector (only matchLabels select)",
+                    );
                 }
             }
             _ => cx.unknown(&p),
@@ -911,13 +1060,19 @@ fn deployment_strategy(cx: &mut Ctx, v: &Value, path: &str) -> R<RollingUpdate> 
             Ok(s)
         }
         "Recreate" => {
-            cx.warn(&child(path, "type"), "Recreate is simulated as RollingUpdate with maxSurge 0 and maxUnavailable 100%");
+            cx.warn(
+                &child(path, "type"),
+                "Recreate is simulated as RollingUpdate with maxSurge 0 and maxUnavailable 100%",
+            );
             Ok(RollingUpdate {
                 max_surge: IntOrPercent::Int(0),
                 max_unavailable: IntOrPercent::Percent(100),
             })
         }
-        _ => Err(cx.err(&child(path, "type"), format!("found {kind:?}; expected RollingUpdate or Recreate"))),
+        _ => Err(cx.err(
+            &child(path, "type"),
+            format!("found {kind:?}; expected RollingUpdate or Recreate"),
+        )),
     }
 }
 
@@ -944,7 +1099,10 @@ fn pod_template(cx: &mut Ctx, v: &Value, path: &str) -> R<PodTemplate> {
         }
     }
     let Some((spec, sp)) = spec else {
-        return Err(cx.err(&child(path, "spec"), "missing; expected the pod spec with its containers"));
+        return Err(cx.err(
+            &child(path, "spec"),
+            "missing; expected the pod spec with its containers",
+        ));
     };
     pod_spec(cx, &mut t, spec, &sp)?;
     Ok(t)
@@ -964,7 +1122,9 @@ fn template_annotations(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str
                 .parse::<u32>()
                 .ok()
                 .filter(|n| *n <= 1000)
-                .ok_or_else(|| cx.wrong(&p, val, "a whole number of ticks from \"0\" to \"1000\""))?;
+                .ok_or_else(|| {
+                    cx.wrong(&p, val, "a whole number of ticks from \"0\" to \"1000\"")
+                })?;
         }
     }
     Ok(())
@@ -994,28 +1154,48 @@ fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
             "schedulerName" => {
                 let s = cx.string(val, &p)?;
                 if s != "default-scheduler" {
-                    cx.not_simulated_yet(&p, &format!("scheduler {s:?} (every pod goes to the one scheduler)"));
+                    cx.not_simulated_yet(
+                        &p,
+                        &format!("scheduler {s:?} (every pod goes to the one scheduler)"),
+                    );
                 }
             }
-            "nodeName" => cx.warn(&p, "a fixed nodeName is not simulated; the scheduler places the pod"),
+            "nodeName" => cx.warn(
+                &p,
+                "a fixed nodeName is not simulated; the scheduler places the pod",
+            ),
             "volumes" => {
                 if !cx.seq(val, &p)?.is_empty() {
-                    cx.warn(&p, "volumes are not simulated (no volume topology or attach limits)");
+                    cx.warn(
+                        &p,
+                        "volumes are not simulated (no volume topology or attach limits)",
+                    );
                 }
             }
             "hostNetwork" => {
                 if cx.boolean(val, &p)? {
-                    cx.warn(&p, "host networking is not simulated (no host port conflicts)");
+                    cx.warn(
+                        &p,
+                        "host networking is not simulated (no host port conflicts)",
+                    );
                 }
             }
-            "runtimeClassName" => cx.warn(&p, "RuntimeClasses are not simulated (spec.overhead is counted when set)"),
-            "resourceClaims" | "schedulingGates" | "resources" => cx.warn(&p, "not simulated; ignored"),
+            "runtimeClassName" => cx.warn(
+                &p,
+                "RuntimeClasses are not simulated (spec.overhead is counted when set)",
+            ),
+            "resourceClaims" | "schedulingGates" | "resources" => {
+                cx.warn(&p, "not simulated; ignored")
+            }
             k if INERT_POD_SPEC.contains(&k) => {}
             _ => cx.unknown(&p),
         }
     }
     let (cv, cp) = containers.ok_or_else(|| {
-        cx.err(&child(path, "containers"), "missing; expected at least one container")
+        cx.err(
+            &child(path, "containers"),
+            "missing; expected at least one container",
+        )
     })?;
     let list = cx.seq(cv, &cp)?;
     if list.is_empty() {
@@ -1085,7 +1265,10 @@ fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<(Req, bool
                 if let Some(lv) = limits {
                     let lp = child(&p, "limits");
                     l = resource_list(cx, lv, &lp)?;
-                    cx.warn(&lp, "limits are not simulated (requests are what the scheduler counts)");
+                    cx.warn(
+                        &lp,
+                        "limits are not simulated (requests are what the scheduler counts)",
+                    );
                 }
                 req = Req {
                     cpu: if given("cpu") { r.cpu } else { l.cpu },
@@ -1095,7 +1278,10 @@ fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<(Req, bool
             "ports" => {
                 for (i, port) in cx.seq(val, &p)?.iter().enumerate() {
                     if port.get("hostPort").is_some() {
-                        cx.warn(&child(&index(&p, i), "hostPort"), "host ports are not simulated (no port conflicts between pods)");
+                        cx.warn(
+                            &child(&index(&p, i), "hostPort"),
+                            "host ports are not simulated (no port conflicts between pods)",
+                        );
                     }
                 }
             }
@@ -1118,7 +1304,10 @@ fn resource_list(cx: &mut Ctx, v: &Value, path: &str) -> R<Req> {
             "memory" => r.mem = quantity_of(cx, val, &p, Unit::Bytes)?,
             _ => {
                 quantity_of(cx, val, &p, Unit::Bytes)?;
-                cx.not_simulated_yet(&p, &format!("the resource {k} (only cpu and memory are counted)"));
+                cx.not_simulated_yet(
+                    &p,
+                    &format!("the resource {k} (only cpu and memory are counted)"),
+                );
             }
         }
     }
@@ -1150,14 +1339,20 @@ fn tolerations(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<Toleration>> {
                         _ => Some(taint_effect(cx, val, &p)?),
                     }
                 }
-                "tolerationSeconds" => cx.not_simulated_yet(&p, "tolerationSeconds (a tolerated NoExecute taint is tolerated for good)"),
+                "tolerationSeconds" => cx.not_simulated_yet(
+                    &p,
+                    "tolerationSeconds (a tolerated NoExecute taint is tolerated for good)",
+                ),
                 _ => cx.unknown(&p),
             }
         }
         // Kubernetes: an empty key with operator Exists tolerates everything;
         // an empty key needs Exists.
         if !op_given && tol.key.is_empty() {
-            return Err(cx.err(&child(&tp, "operator"), "missing with an empty key; expected Exists (to tolerate every taint) or a key"));
+            return Err(cx.err(
+                &child(&tp, "operator"),
+                "missing with an empty key; expected Exists (to tolerate every taint) or a key",
+            ));
         }
         out.push(tol);
     }
@@ -1223,13 +1418,23 @@ fn affinity_term(cx: &mut Ctx, v: &Value, path: &str) -> R<Option<AffinityTerm>>
     }
     let key = match key {
         Some(k) if !k.is_empty() => k,
-        _ => return Err(cx.err(&child(path, "topologyKey"), "missing; expected a node label key such as kubernetes.io/hostname")),
+        _ => {
+            return Err(cx.err(
+                &child(path, "topologyKey"),
+                "missing; expected a node label key such as kubernetes.io/hostname",
+            ))
+        }
     };
     let sel = sel.unwrap_or_default();
     if !exact || sel.is_empty() {
-        cx.warn(path, "the term is skipped: only a labelSelector of matchLabels alone is simulated");
+        cx.warn(
+            path,
+            "the term is skipped: only a labelSelector of matchLabels alone is simulated",
+        );
         return Ok(None);
     }
-    Ok(Some(AffinityTerm { selector: sel, topology_key: key }))
+    Ok(Some(AffinityTerm {
+        selector: sel,
+        topology_key: key,
+    }))
 }
-

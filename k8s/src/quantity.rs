@@ -118,7 +118,9 @@ fn parse(s: &str) -> Result<Exact, String> {
 
 /// `ceil(value * 10^unit_exp)`, or an error when it does not fit in a u64.
 fn ceil_scaled(q: Exact, unit_exp: i64, original: &str) -> Result<u64, String> {
-    let too_big = || format!("{original:?} is too large; expected a value that fits in 64 bits once converted");
+    let too_big = || {
+        format!("{original:?} is too large; expected a value that fits in 64 bits once converted")
+    };
     if q.mantissa == 0 {
         return Ok(0);
     }
@@ -197,7 +199,9 @@ mod tests {
 
     #[test]
     fn bad_quantities_say_what_was_expected() {
-        for s in ["", "abc", "1.2.3", "1Xi", "1e", "1e+", "-1", "--1", "1 Gi", "m", "1e99999"] {
+        for s in [
+            "", "abc", "1.2.3", "1Xi", "1e", "1e+", "-1", "--1", "1 Gi", "m", "1e99999",
+        ] {
             let e = bytes(s).unwrap_err();
             assert!(e.contains("expected"), "{s}: {e}");
         }

@@ -162,9 +162,8 @@ fn documents(text: &str, limits: &Limits) -> Result<Vec<Value>, ImportError> {
         if i >= limits.max_documents {
             return Err(doc_error(i + 1, too_many_docs(limits)));
         }
-        let v = Value::deserialize(d).map_err(|e| {
-            doc_error(i + 1, format!("the YAML cannot be read: {e}"))
-        })?;
+        let v = Value::deserialize(d)
+            .map_err(|e| doc_error(i + 1, format!("the YAML cannot be read: {e}")))?;
         docs.push(v);
     }
     Ok(docs)

@@ -181,6 +181,8 @@ struct Batch {
     local: Vec<i64>,
     /// Record every scored node in `last_cycle` (an observer is watching).
     record: bool,
+    /// Whether `cycle_fast` applies to this batch (decided at its first cycle).
+    fast: Option<bool>,
     // Scratch, reused pod after pod.
     feasible: Vec<u32>,
     feasible_slots: Vec<u32>,
@@ -282,6 +284,7 @@ impl Cluster {
             plain_template: tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none(),
             local: vec![i64::MIN; n],
             record: false,
+            fast: None,
             feasible: Vec::new(),
             feasible_slots: Vec::new(),
             raw: Vec::new(),
@@ -973,6 +976,16 @@ impl Cluster {
         if slots == 0 {
             return None;
         }
+        if b.fast == Some(true) || b.fast.is_none() {
+            if b.fast.is_none() {
+                b.fast = Some(self.fast_cycle_applies(b, profile));
+            }
+            if b.fast == Some(true) {
+                if let Some(chosen) = self.cycle_fast(b, profile) {
+                    return chosen;
+                }
+            }
+        }
         let to_find = profile.feasible_nodes_to_find(b.live_nodes) as usize;
         let start = self.next_start_node % slots;
         let mut feasible = core::mem::take(&mut b.feasible);
@@ -1016,6 +1029,205 @@ impl Cluster {
         }
         b.feasible = feasible;
         chosen
+    }
+
+    /// Whether the batch has the common shape `cycle_fast` computes: no
+    /// hard spread constraints, no inter-pod terms, no preferred node
+    /// affinity, soft spreading absent or the system defaults' shape, and
+    /// no score plugin beyond kube-scheduler's default ones.
+    fn fast_cycle_applies(&self, b: &Batch, profile: &Profile) -> bool {
+        if !b.hard.is_empty() || b.inter_pod_filter || b.ipa_score || b.node_affinity_score {
+            return false;
+        }
+        let spread_ok = b.soft.is_empty()
+            || (b.soft.len() == 2
+                && !b.soft_require_all
+                && b.soft[0].topo.is_none()
+                && b.soft[1].topo.is_some());
+        spread_ok
+            && profile.scores.iter().all(|(p, _)| {
+                matches!(
+                    p,
+                    Plugin::NodeResourcesFit
+                        | Plugin::NodeResourcesBalancedAllocation
+                        | Plugin::TaintToleration
+                        | Plugin::NodeAffinity
+                        | Plugin::InterPodAffinity
+                        | Plugin::PodTopologySpread
+                )
+            })
+    }
+
+    /// kube-scheduler's cycle for the common shape in two tight passes over
+    /// the sample: the same sample, totals and choice as `cycle` computes
+    /// through the general scorer (the reference test checks every bind).
+    /// `None`: a node in the sample needs the general scorer (an untolerated
+    /// PreferNoSchedule taint under TaintToleration); nothing was changed.
+    fn cycle_fast(&mut self, b: &mut Batch, profile: &Profile) -> Option<Option<NodeId>> {
+        let slots = self.nodes.len() as u32;
+        let to_find = profile.feasible_nodes_to_find(b.live_nodes) as usize;
+        let start = self.next_start_node % slots;
+        let tt = profile.weight(Plugin::TaintToleration);
+        let w_spread = profile.weight(Plugin::PodTopologySpread).unwrap_or(0);
+        let spread = w_spread > 0 && !b.soft.is_empty();
+        let zone_topo = if spread { b.soft[1].topo } else { None };
+        let stride = zone_topo.map_or(1, |t| self.topologies[t as usize].domains.len() + 1);
+        let mut feasible = core::mem::take(&mut b.feasible);
+        let mut classes = core::mem::take(&mut b.feasible_slots);
+        feasible.clear();
+        classes.clear();
+        let mut visited = 0u32;
+        // Pass 1: the sample, and each node's spread class (its pods of the
+        // batch, its domain).
+        for (step, i) in (start..slots).chain(0..start).enumerate() {
+            let iu = i as usize;
+            let h = &self.hot[iu];
+            if h.removed {
+                continue;
+            }
+            let simple = h.schedulable && !h.hard_taints && b.plain_template;
+            if simple {
+                if !(b.req.fits_in(&h.free) && h.pods_free > 0) {
+                    continue;
+                }
+            } else if !self.feasible_fast(iu, b, profile) {
+                continue;
+            }
+            let h = &self.hot[iu];
+            if h.soft_taints && tt.is_some() {
+                b.feasible = feasible;
+                b.feasible_slots = classes;
+                return None;
+            }
+            feasible.push(i);
+            if spread {
+                let dom = self.topologies[zone_topo.unwrap_or(0) as usize].node_domain[iu];
+                let cnt = b.soft[0].per_node[iu] as usize;
+                classes.push((cnt * stride + dom.map_or(stride - 1, |d| d as usize)) as u32);
+            }
+            if feasible.len() == to_find {
+                visited = step as u32 + 1;
+                break;
+            }
+            visited = step as u32 + 1;
+        }
+        self.next_start_node = (start + visited) % slots;
+        let m = feasible.len();
+        let chosen = match m {
+            0 => None,
+            1 => Some(NodeId(feasible[0])),
+            _ => {
+                let base = tt.map_or(0, |w| w * plugins::MAX_NODE_SCORE);
+                // The spread score per class, normalised over the classes present.
+                let mut norm: Vec<i64> = Vec::new();
+                if spread {
+                    let zt = zone_topo.unwrap_or(0) as usize;
+                    b.stamp_now = b.stamp_now.wrapping_add(1);
+                    if b.stamp.len() < stride {
+                        b.stamp.resize(stride, 0);
+                    }
+                    let mut size = 0usize;
+                    let mut max_class = 0u32;
+                    for &c in &classes {
+                        let d = c as usize % stride;
+                        if b.stamp[d] != b.stamp_now {
+                            b.stamp[d] = b.stamp_now;
+                            size += 1;
+                        }
+                        max_class = max_class.max(c);
+                    }
+                    let _ = zt;
+                    let (h, z) = (&b.soft[0], &b.soft[1]);
+                    let w_h = spread::normalizing_weight(m);
+                    let w_z = spread::normalizing_weight(size);
+                    norm.resize(max_class as usize + 1, i64::MIN);
+                    let (mut min, mut max) = (i64::MAX, 0i64);
+                    for &c in &classes {
+                        let c = c as usize;
+                        if norm[c] != i64::MIN {
+                            continue;
+                        }
+                        let (cnt, d) = (c / stride, c % stride);
+                        let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
+                        if d != stride - 1 {
+                            let zc = z.per_domain.get(d).copied().unwrap_or(0);
+                            score += spread::score_for_count(zc, z.max_skew, w_z);
+                        }
+                        let raw = plugins::round_half_away(score);
+                        norm[c] = raw;
+                        min = min.min(raw);
+                        max = max.max(raw);
+                    }
+                    for v in norm.iter_mut().filter(|v| **v != i64::MIN) {
+                        *v = if max == 0 {
+                            plugins::MAX_NODE_SCORE
+                        } else {
+                            plugins::MAX_NODE_SCORE * (max + min - *v) / max
+                        };
+                    }
+                }
+                // Pass 2: totals, the best, and how many share it.
+                b.totals.clear();
+                let mut best = i64::MIN;
+                let mut ties = 0u64;
+                for j in 0..m {
+                    let i = feasible[j] as usize;
+                    let mut t = base + self.local_cached(i, b, profile);
+                    if spread {
+                        t += w_spread * norm[classes[j] as usize];
+                    }
+                    b.totals.push(t);
+                    if t > best {
+                        best = t;
+                        ties = 1;
+                    } else if t == best {
+                        ties += 1;
+                    }
+                }
+                let pick = match profile.tie_break {
+                    TieBreak::Random if ties > 1 => self.rng.below(ties) as usize,
+                    _ => 0,
+                };
+                let mut seen = 0usize;
+                let mut chosen = 0usize;
+                let mut lowest = u32::MAX;
+                for j in 0..m {
+                    if b.totals[j] != best {
+                        continue;
+                    }
+                    match profile.tie_break {
+                        TieBreak::Random => {
+                            if seen == pick {
+                                chosen = j;
+                                break;
+                            }
+                            seen += 1;
+                        }
+                        TieBreak::LowestNodeId => {
+                            if feasible[j] < lowest {
+                                lowest = feasible[j];
+                                chosen = j;
+                            }
+                        }
+                    }
+                }
+                Some(NodeId(feasible[chosen]))
+            }
+        };
+        let rec = &mut self.last_cycle;
+        rec.start = start;
+        rec.chosen = chosen;
+        rec.scored.clear();
+        rec.totals.clear();
+        if b.record {
+            rec.scored.extend(feasible.iter().map(|&i| NodeId(i)));
+            if m > 1 {
+                rec.totals.extend_from_slice(&b.totals);
+            }
+        }
+        b.feasible = feasible;
+        b.feasible_slots = classes;
+        Some(chosen)
     }
 
     /// The common shape, scored without per-plugin buffers: node-local
