@@ -172,6 +172,14 @@ mod scratch {
     /// What a kubelet admits: the nodeSelector matches and every NoSchedule
     /// and NoExecute taint is tolerated.
     pub fn node_admits(t: &PodTemplate, n: &NodeSpec) -> Result<(), String> {
+        node_keeps(t, n, true)
+    }
+
+    /// What a node keeps running: the nodeSelector matches and every
+    /// NoExecute taint is tolerated; NoSchedule taints count only for a pod
+    /// bound after the node gained them (`admitted_before_change` false):
+    /// NoSchedule never evicts, only NoExecute does.
+    pub fn node_keeps(t: &PodTemplate, n: &NodeSpec, after_change: bool) -> Result<(), String> {
         if !selects(&t.node_selector, &n.labels) {
             return Err(format!(
                 "nodeSelector {:?} does not match the labels {:?}",
@@ -179,7 +187,12 @@ mod scratch {
             ));
         }
         for taint in &n.taints {
-            if taint.effect != TaintEffect::PreferNoSchedule && !tolerated(&t.tolerations, taint) {
+            let binding = match taint.effect {
+                TaintEffect::NoExecute => true,
+                TaintEffect::NoSchedule => after_change,
+                TaintEffect::PreferNoSchedule => false,
+            };
+            if binding && !tolerated(&t.tolerations, taint) {
                 return Err(format!("taint {taint} is not tolerated"));
             }
         }
@@ -194,6 +207,10 @@ mod scratch {
         pub id: NodeId,
         pub ready: bool,
         pub cordoned: bool,
+        /// The cluster's bind count when the pod was bound, and when its node
+        /// last re-registered with new labels or taints.
+        pub bind_serial: u64,
+        pub node_changed: u64,
     }
 
     /// Every bound pod; a pod bound to a node that is not registered is a ghost.
@@ -215,6 +232,8 @@ mod scratch {
                 id,
                 ready: n.ready,
                 cordoned: n.cordoned,
+                bind_serial: p.bind_serial,
+                node_changed: n.changed_at_bind,
             });
         }
         Ok(out)
@@ -318,17 +337,22 @@ mod scratch {
         None
     }
 
-    /// Every bound pod is admitted by its node (nodeSelector, hard taints),
-    /// and no pair of bound pods breaks an anti-affinity term either way.
+    /// Every bound pod is kept by its node (nodeSelector, NoExecute taints,
+    /// NoSchedule taints it had when the pod was bound), and no pair of bound
+    /// pods breaks an anti-affinity term either way, unless one of their
+    /// nodes re-registered with new labels or taints after both were bound
+    /// (IgnoredDuringExecution: the engine keeps such pods, as Kubernetes does).
     pub fn constraints(c: &Cluster) -> Result<(), String> {
         let bound = bound_pods(c)?;
         for b in &bound {
-            node_admits(b.template, b.node)
+            node_keeps(b.template, b.node, b.bind_serial > b.node_changed)
                 .map_err(|e| format!("pod {} on node {}: {e}", b.name, b.node.name))?;
         }
         for a in &bound {
             for q in &bound {
-                if a.name != q.name {
+                let later = a.bind_serial.max(q.bind_serial);
+                let forgiven = a.node_changed >= later || q.node_changed >= later;
+                if a.name != q.name && !forgiven {
                     if let Some(why) = anti_affinity_breach(a, q) {
                         return Err(why);
                     }
@@ -1011,7 +1035,7 @@ fn mutate(rng: &mut Prng, c: &mut Cluster, mix: &Mix, serial: &mut u32) -> Resul
                 n.labels,
                 n.taints.iter().map(|t| t.to_string()).collect::<Vec<_>>()
             );
-            c.add_node(n).map_err(|e| refused(&what, e))?;
+            c.reregister_node(n).map_err(|e| refused(&what, e))?;
             what
         }
         _ => "nothing".to_string(),
@@ -1564,7 +1588,7 @@ fn check_edges(c: &Cluster, apps: &[(DeploymentSpec, Option<Edge>)]) -> Result<(
 
 /// 6. Nodes fail, recover, are removed, come back, and re-register under the
 ///    same name with a new body (smaller, relabelled, newly tainted), by
-///    `Event::AddNode` and by `Cluster::add_node`: never a ghost binding,
+///    `Event::ReregisterNode` and by `Cluster::reregister_node`: never a ghost binding,
 ///    never a pod its node's new body refuses, never an overcommit.
 #[test]
 fn prop_node_rejoin_and_reregistration() {
@@ -1627,7 +1651,7 @@ fn rejoin_run(
                 0 | 1 => Event::FailNode(n),
                 2 | 3 => Event::RecoverNode(n),
                 4 | 5 => match reregistration(rng, sim.cluster(), &n, mix) {
-                    Some(body) => Event::AddNode(body),
+                    Some(body) => Event::ReregisterNode(body),
                     None => continue,
                 },
                 6 => {
@@ -1636,7 +1660,7 @@ fn rejoin_run(
                         continue;
                     };
                     let what = format!(
-                        "add_node {n} now with {} labels{:?} taints{:?}",
+                        "reregister_node {n} now with {} labels{:?} taints{:?}",
                         body.capacity,
                         body.labels,
                         body.taints
@@ -1646,7 +1670,7 @@ fn rejoin_run(
                     );
                     history.push(what.clone());
                     sim.cluster_mut()
-                        .add_node(body)
+                        .reregister_node(body)
                         .map_err(|e| refused(&what, e))?;
                     safety_checks(sim.cluster()).map_err(|e| format!("right after {what}: {e}"))?;
                     continue;
@@ -1861,7 +1885,8 @@ fn prop_capacity_boundary() {
                         )
                         .with_label("gate.example/slot", &format!("s{i}"))
                         .with_label(ZONE, ZONES[i % 3]);
-                        c.add_node(bigger).map_err(|e| refused("re-register", e))?;
+                        c.reregister_node(bigger)
+                            .map_err(|e| refused("re-register", e))?;
                     }
                     _ => c
                         .scale(&format!("fill-{i}"), k as u32 - 1)
@@ -2552,7 +2577,15 @@ fn invalid_declarations_are_refused_and_change_nothing() {
         ),
         (
             "re-registering a node with zero capacity",
-            Box::new(|c| c.add_node(node("node-1", 0, 0)).map(drop)),
+            Box::new(|c| c.reregister_node(node("node-1", 0, 0)).map(drop)),
+        ),
+        (
+            "adding a node whose name is registered (kubectl: AlreadyExists)",
+            Box::new(|c| c.add_node(node("node-1", 1000, 1024)).map(drop)),
+        ),
+        (
+            "re-registering a node that is not registered",
+            Box::new(|c| c.reregister_node(node("node-9", 1000, 1024)).map(drop)),
         ),
         (
             "an empty node name",
@@ -2677,7 +2710,10 @@ fn invalid_declarations_are_refused_and_change_nothing() {
         );
         match *what {
             "a duplicate app" => assert!(matches!(e, Error::AlreadyExists { .. }), "{what}: {e:?}"),
-            w if w.contains("unknown") => {
+            w if w.contains("AlreadyExists") => {
+                assert!(matches!(e, Error::AlreadyExists { .. }), "{what}: {e:?}")
+            }
+            w if w.contains("unknown") || w.contains("not registered") => {
                 assert!(matches!(e, Error::NotFound { .. }), "{what}: {e:?}")
             }
             _ => assert!(matches!(e, Error::Invalid(_)), "{what}: {e:?}"),
@@ -2804,7 +2840,7 @@ fn reregistration_releases_what_the_new_body_refuses() {
     assert_eq!(pods_on(&c, "node-1"), 4);
     // Smaller, relabelled, tainted NoExecute: ssd pods no longer match, web
     // pods do not tolerate the taint.
-    c.add_node(node("node-1", 1500, 8192).with_taint(Taint::new(
+    c.reregister_node(node("node-1", 1500, 8192).with_taint(Taint::new(
         "maintenance",
         "true",
         TaintEffect::NoExecute,
@@ -2815,10 +2851,10 @@ fn reregistration_releases_what_the_new_body_refuses() {
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(c.bound_count(), 0);
     // Only the capacity shrinks: pods that fit stay (in order), the rest go.
-    c.add_node(node("node-1", 1500, 8192)).unwrap();
+    c.reregister_node(node("node-1", 1500, 8192)).unwrap();
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(c.app("web").unwrap().bound, 1);
-    c.add_node(node("node-1", 1000, 8192)).unwrap();
+    c.reregister_node(node("node-1", 1000, 8192)).unwrap();
     safety_checks(&c).unwrap();
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(

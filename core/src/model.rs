@@ -11,10 +11,18 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::error::Error;
+use crate::limits::quoted;
 
 /// The most replicas one Deployment may ask for. Far above Kubernetes' supported
 /// 150,000 pods per cluster; it exists so arithmetic on counts cannot overflow.
 pub const MAX_REPLICAS: u32 = 1_000_000;
+
+/// The most CPU a node may have or a pod request, in millicores (1,000,000
+/// cores): keeps every sum and score of requests inside a u64.
+pub const MAX_CPU_MILLIS: u64 = 1_000_000_000;
+
+/// The most memory a node may have or a pod request, in MiB (1 PiB).
+pub const MAX_MEMORY_MIB: u64 = 1 << 30;
 
 /// The topology key that names "the node itself".
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
@@ -322,8 +330,17 @@ impl PodTemplate {
                 "app {app}: the pod template requests neither cpu nor memory; expected a request above zero on at least one resource"
             )));
         }
+        if self.requests.cpu_millis > MAX_CPU_MILLIS || self.requests.memory_mib > MAX_MEMORY_MIB {
+            return Err(Error::Invalid(format!(
+                "app {app}: the pod template requests {}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory {MAX_MEMORY_MIB}Mi",
+                self.requests
+            )));
+        }
         validate_labels(&self.labels, "label")?;
         validate_labels(&self.node_selector, "nodeSelector")?;
+        validate_count(self.tolerations.len(), "toleration")?;
+        validate_count(self.affinity.len(), "pod affinity term")?;
+        validate_count(self.anti_affinity.len(), "pod anti-affinity term")?;
         for t in self.affinity.iter().chain(self.anti_affinity.iter()) {
             validate_labels(&t.selector.match_labels, "affinity selector")?;
             validate_label_key(&t.topology_key, "topology key")?;
@@ -334,8 +351,8 @@ impl PodTemplate {
             }
             if t.operator == TolerationOperator::Exists && !t.value.is_empty() {
                 return Err(Error::Invalid(format!(
-                    "app {app}: a toleration with operator Exists must have an empty value, got {:?}",
-                    t.value
+                    "app {app}: a toleration with operator Exists must have an empty value, got {}",
+                    quoted(&t.value)
                 )));
             }
             if t.operator == TolerationOperator::Equal && t.key.is_empty() {
@@ -399,13 +416,14 @@ impl NodeSpec {
             )));
         }
         // Bounds that keep score arithmetic in u64: 1,000,000 cores, 1 PiB.
-        if self.capacity.cpu_millis > 1_000_000_000 || self.capacity.memory_mib > 1 << 30 {
+        if self.capacity.cpu_millis > MAX_CPU_MILLIS || self.capacity.memory_mib > MAX_MEMORY_MIB {
             return Err(Error::Invalid(format!(
                 "node {}: capacity {} is beyond the supported range (1,000,000 cores, 1 PiB)",
                 self.name, self.capacity
             )));
         }
         validate_labels(&self.labels, "node label")?;
+        validate_count(self.taints.len(), "taint")?;
         for t in &self.taints {
             validate_label_key(&t.key, "taint key")?;
             validate_label_value(&t.value, "taint value")?;
@@ -642,7 +660,8 @@ pub fn validate_name(name: &str, kind: &str) -> Result<(), Error> {
     let ends_ok = b[0].is_ascii_alphanumeric() && b[b.len() - 1].is_ascii_alphanumeric();
     if name.len() > 63 || !ok_chars || !ends_ok {
         return Err(Error::Invalid(format!(
-            "{kind} name {name:?} is not valid; expected 1 to 63 lowercase letters, digits or '-', starting and ending with a letter or digit"
+            "{kind} name {} is not valid; expected 1 to 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
+            quoted(name)
         )));
     }
     Ok(())
@@ -655,7 +674,8 @@ fn validate_label_key(k: &str, what: &str) -> Result<(), Error> {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'));
     if !ok {
         return Err(Error::Invalid(format!(
-            "{what} {k:?} is not valid; expected letters, digits, '-', '_', '.' or '/', 1 to 253 characters"
+            "{what} {} is not valid; expected letters, digits, '-', '_', '.' or '/', 1 to 253 characters",
+            quoted(k)
         )));
     }
     Ok(())
@@ -667,13 +687,29 @@ fn validate_label_value(v: &str, what: &str) -> Result<(), Error> {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
     if !ok {
         return Err(Error::Invalid(format!(
-            "{what} {v:?} is not valid; expected at most 63 letters, digits, '-', '_' or '.'"
+            "{what} {} is not valid; expected at most 63 letters, digits, '-', '_' or '.'",
+            quoted(v)
+        )));
+    }
+    Ok(())
+}
+
+/// The most entries one list in a declaration may hold (labels, a selector,
+/// taints, tolerations, affinity terms): far above real use, and a bound on
+/// the work every filter does per node.
+pub const MAX_LIST: usize = 64;
+
+fn validate_count(n: usize, what: &str) -> Result<(), Error> {
+    if n > MAX_LIST {
+        return Err(Error::Invalid(format!(
+            "{n} {what} entries is more than the limit of {MAX_LIST}; expected at most {MAX_LIST}"
         )));
     }
     Ok(())
 }
 
 fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
+    validate_count(l.len(), what)?;
     for (k, v) in l {
         validate_label_key(k, what)?;
         validate_label_value(v, what)?;

@@ -237,6 +237,26 @@ pub enum TaintsField {
 }
 
 impl NodeInput {
+    /// The same form as a re-registration of a registered node.
+    pub fn reregistration(&self) -> Result<crate::scenario::Action, String> {
+        match self.action()? {
+            crate::scenario::Action::AddNode {
+                name,
+                cpu,
+                memory,
+                labels,
+                taints,
+            } => Ok(crate::scenario::Action::ReregisterNode {
+                name,
+                cpu,
+                memory,
+                labels,
+                taints,
+            }),
+            other => Ok(other),
+        }
+    }
+
     pub fn action(&self) -> Result<crate::scenario::Action, String> {
         Ok(crate::scenario::Action::AddNode {
             name: self.name.trim().to_string(),

@@ -500,3 +500,80 @@ fn an_action_on_an_app_the_script_creates_later_is_refused_now() {
         "node-2 registers at tick 1, before the cordon fires"
     );
 }
+
+/// The scalar fields of a parsed action, as the page's `raw_fields` reads them.
+fn raw_fields(
+    v: &serde_json::Value,
+    prefix: &str,
+    depth: u32,
+    out: &mut Vec<(String, scenario::RawValue)>,
+) {
+    let Some(obj) = v.as_object().filter(|_| depth <= 2) else {
+        return;
+    };
+    for (k, x) in obj {
+        let path = format!("{prefix}{k}");
+        match x {
+            serde_json::Value::String(t) => out.push((path, scenario::RawValue::Text(t.clone()))),
+            serde_json::Value::Number(n) => out.push((
+                path,
+                scenario::RawValue::Number(n.as_f64().unwrap_or(f64::NAN)),
+            )),
+            _ => raw_fields(x, &format!("{path}."), depth + 1, out),
+        }
+    }
+}
+
+/// Parses a document as the page does (the same deserializer path, through
+/// serde's JSON reader here) and words the error as the page does.
+fn import_json(json: &str) -> Result<Session, String> {
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("not valid JSON: {e}"))?;
+    let s: scenario::Scenario = serde_path_to_error::deserialize(&v).map_err(|e| {
+        let path = e.path().to_string();
+        let i = path
+            .strip_prefix("actions[")
+            .and_then(|r| r.split_once(']'))
+            .and_then(|(i, _)| i.parse::<usize>().ok());
+        let entry = i.and_then(|i| v.get("actions").and_then(|a| a.get(i)));
+        let tick = entry.and_then(|e| e.get("tick")).and_then(|t| t.as_u64());
+        let kind = entry
+            .and_then(|e| e.get("action"))
+            .and_then(|a| a.get("type"))
+            .and_then(|t| t.as_str());
+        let mut fields = Vec::new();
+        if let Some(a) = entry.and_then(|e| e.get("action")) {
+            raw_fields(a, "", 1, &mut fields);
+        }
+        scenario::import_error(&path, &e.inner().to_string(), tick, kind, &fields)
+    })?;
+    Session::from_scenario(&s)
+}
+
+#[test]
+fn import_errors_name_the_action_the_field_and_what_was_expected() {
+    let doc = |action: &str| {
+        format!(
+            r#"{{"version":1,"seed":1,"policy":"binpack","actions":[{{"tick":1,"action":{{"type":"addNode","name":"node-1","cpu":4000,"memory":8192}}}},{{"tick":2,"action":{action}}}]}}"#
+        )
+    };
+    for (action, want) in [
+        (
+            r#"{"type":"addNode","name":"node-2","cpu":"4000m","memory":8192}"#,
+            "action 2 (tick 2, addNode), field cpu (CPU in millicores: 4000 is 4 CPUs): got the text \"4000m\"; expected a whole number from 0",
+        ),
+        (
+            r#"{"type":"addNode","name":"node-2","cpu":4000,"memory":-5.0}"#,
+            "field memory (memory in MiB: 8192 is 8 GiB): got the number -5",
+        ),
+        (
+            r#"{"type":"scale","app":"web"}"#,
+            "action 2 (tick 2, scale): the field replicas is missing",
+        ),
+        (r#"{"type":"explode"}"#, "\"explode\" is not an action type; expected one of addNode"),
+    ] {
+        let e = import_json(&doc(action)).err().expect("refused");
+        assert!(e.contains(want), "{e}\nshould contain\n{want}");
+        assert!(!e.contains("u64") && !e.contains("floating point"), "{e}");
+    }
+}

@@ -286,7 +286,7 @@ fn bad_input_throws_and_changes_nothing() {
             Shepherd::from_scenario(
                 r#"{"version":1,"seed":1,"policy":"binpack","actions":[{"tick":1,"action":{"type":"scale"}}]}"#,
             ),
-            "scenario action 1",
+            "action 1 (tick 1, scale): the field app is missing",
         ),
         (
             Shepherd::from_scenario(r#"{"version":1,"seed":-1,"policy":"binpack","actions":[]}"#),
@@ -296,7 +296,7 @@ fn bad_input_throws_and_changes_nothing() {
             Shepherd::from_scenario(
                 r#"{"version":1,"seed":1,"policy":"binpack","actions":[{"tick":1,"action":{"type":"addNode","name":"n","cpu":1,"memory":1,"lables":{}}}]}"#,
             ),
-            "unknown field `lables`",
+            "the field \"lables\" is not known here",
         ),
         (
             Shepherd::new(-1.0, "binpack").map(|_| unreachable!()),
