@@ -268,6 +268,9 @@ impl Simulator {
         // then every AddNode and RemoveNode due by then, in order.
         let node_live = |name: &str| {
             let mut live = c.node(name).is_ok();
+            if self.pending_adds == 0 && self.pending_removes == 0 {
+                return live;
+            }
             for (_, e) in due() {
                 match e {
                     Event::AddNode(n) if n.name == name => live = true,
