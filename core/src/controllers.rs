@@ -400,8 +400,7 @@ impl Cluster {
                 self.drains.remove(&id);
                 continue;
             }
-            if !self.nodes[i].pods.is_empty()
-                && self.nodes[i].drain_tried == self.disruption_epoch
+            if !self.nodes[i].pods.is_empty() && self.nodes[i].drain_tried == self.disruption_epoch
             {
                 continue;
             }
@@ -420,7 +419,10 @@ impl Cluster {
                     let labels = &self.revision_of(p).template.labels;
                     refused.iter().find(|(pdb, ready, _)| {
                         *ready == p.ready
-                            && self.pdbs.get(pdb).is_some_and(|s| s.selector.matches(labels))
+                            && self
+                                .pdbs
+                                .get(pdb)
+                                .is_some_and(|s| s.selector.matches(labels))
                     })
                 } else {
                     None

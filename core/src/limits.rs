@@ -37,11 +37,7 @@ pub const ECHO_CHARS: usize = 64;
 pub fn quoted(s: &str) -> String {
     match s.char_indices().nth(ECHO_CHARS) {
         None => format!("{s:?}"),
-        Some((cut, _)) => format!(
-            "{:?}... ({} characters)",
-            &s[..cut],
-            s.chars().count()
-        ),
+        Some((cut, _)) => format!("{:?}... ({} characters)", &s[..cut], s.chars().count()),
     }
 }
 

@@ -286,7 +286,7 @@ impl Simulator {
         let later = |kind: &'static str, name: &str, created: &dyn Fn(&Event) -> bool| {
             match self.script[self.next..].iter().find(|(t, e)| *t > tick && created(e)) {
                 Some((t, _)) => Error::Invalid(format!(
-                    "{kind} {name:?} does not exist yet: the scripted action that creates it fires at tick {t}, after tick {tick}; expected the name of an existing {kind}"
+                    "{kind} {} does not exist yet: the scripted action that creates it fires at tick {t}, after tick {tick}; expected the name of an existing {kind}", crate::limits::quoted(&name)
                 )),
                 None => Error::not_found(kind, name),
             }
@@ -394,8 +394,16 @@ impl Simulator {
             return Ok(());
         }
         let c = &self.cluster;
-        let cpu = c.nodes().map(|n| n.spec.capacity.cpu_millis).max().unwrap_or(0);
-        let mem = c.nodes().map(|n| n.spec.capacity.memory_mib).max().unwrap_or(0);
+        let cpu = c
+            .nodes()
+            .map(|n| n.spec.capacity.cpu_millis)
+            .max()
+            .unwrap_or(0);
+        let mem = c
+            .nodes()
+            .map(|n| n.spec.capacity.memory_mib)
+            .max()
+            .unwrap_or(0);
         Err(Error::Invalid(format!(
             "app {app}: a pod requesting {req} fits on no node, even an empty one (the largest node has cpu {cpu}m, memory {mem}Mi); expected smaller requests or a bigger node"
         )))

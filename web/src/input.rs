@@ -70,7 +70,8 @@ fn field_whole(what: &str, f: &Field, min: u64, max: u64) -> Result<u64, String>
             match t.parse::<u64>() {
                 Ok(n) if (min..=max).contains(&n) => Ok(n),
                 _ => Err(format!(
-                    "{what} {s:?} is not valid; expected a whole number from {min} to {max}"
+                    "{what} {} is not valid; expected a whole number from {min} to {max}",
+                    shepherd::limits::quoted(&s)
                 )),
             }
         }
@@ -91,7 +92,10 @@ pub fn replicas(v: f64) -> Result<u32, String> {
 pub fn cpu(f: &Field) -> Result<u64, String> {
     const MAX: u64 = 1_000_000_000;
     let bad = |s: &str| {
-        format!("cpu {s:?} is not valid; expected whole millicores from 0 to {MAX}, such as 500 or 500m")
+        format!(
+            "cpu {} is not valid; expected whole millicores from 0 to {MAX}, such as 500 or 500m",
+            shepherd::limits::quoted(&s)
+        )
     };
     match f {
         Field::Num(v) => whole("cpu (millicores)", *v, 0, MAX),
@@ -116,7 +120,10 @@ pub fn cpu(f: &Field) -> Result<u64, String> {
 pub fn memory(f: &Field) -> Result<u64, String> {
     const MAX: u64 = 1 << 30;
     let bad = |s: &str| {
-        format!("memory {s:?} is not valid; expected whole MiB from 0 to {MAX}, such as 512, 512Mi or 2Gi")
+        format!(
+            "memory {} is not valid; expected whole MiB from 0 to {MAX}, such as 512, 512Mi or 2Gi",
+            shepherd::limits::quoted(&s)
+        )
     };
     match f {
         Field::Num(v) => whole("memory (MiB)", *v, 0, MAX),
@@ -155,7 +162,10 @@ pub fn parse_taints(s: &str) -> Result<Vec<TaintDoc>, String> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let bad = || {
-            format!("taint {part:?} is not valid; expected key=value:Effect, e.g. dedicated=gpu:NoSchedule")
+            format!(
+                "taint {} is not valid; expected key=value:Effect, e.g. dedicated=gpu:NoSchedule",
+                shepherd::limits::quoted(&part)
+            )
         };
         let (kv, effect) = part.rsplit_once(':').ok_or_else(bad)?;
         let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
@@ -210,7 +220,7 @@ pub fn topology_key(choice: &str) -> Result<Option<String>, String> {
         "zone" => Ok(Some(ZONE_KEY.into())),
         other if other.contains('/') || other.contains('.') => Ok(Some(other.into())),
         other => Err(format!(
-            "anti-affinity {other:?} is not valid; expected hostname (one pod per node), zone (one pod per zone) or a topology key"
+            "anti-affinity {} is not valid; expected hostname (one pod per node), zone (one pod per zone) or a topology key", shepherd::limits::quoted(&other)
         )),
     }
 }
@@ -425,7 +435,7 @@ impl PdbInput {
         let max_unavailable = int_or_string("maxUnavailable", &self.max_unavailable)?;
         if min_available.is_some() == max_unavailable.is_some() {
             return Err(format!(
-                "PodDisruptionBudget {name:?}: expected exactly one of minAvailable and maxUnavailable, e.g. maxUnavailable 1 or minAvailable 50%"
+                "PodDisruptionBudget {}: expected exactly one of minAvailable and maxUnavailable, e.g. maxUnavailable 1 or minAvailable 50%", shepherd::limits::quoted(&name)
             ));
         }
         Ok(crate::scenario::Action::AddPdb {

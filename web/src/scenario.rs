@@ -360,7 +360,8 @@ impl TemplateDoc {
                 "Exists" => TolerationOperator::Exists,
                 other => {
                     return Err(format!(
-                        "toleration operator {other:?} is not valid; expected Equal or Exists"
+                        "toleration operator {} is not valid; expected Equal or Exists",
+                        shepherd::limits::quoted(&other)
                     ))
                 }
             };
@@ -520,7 +521,9 @@ impl Action {
                 memory,
                 labels,
                 taints,
-            } => one(Event::AddNode(node_spec(name, *cpu, *memory, labels, taints)?)),
+            } => one(Event::AddNode(node_spec(
+                name, *cpu, *memory, labels, taints,
+            )?)),
             Action::ReregisterNode {
                 name,
                 cpu,
@@ -583,7 +586,8 @@ impl Action {
                     (None, Some(v)) => Budget::MaxUnavailable(v.to_engine()?),
                     _ => {
                         return Err(format!(
-                            "PodDisruptionBudget {name}: expected exactly one of minAvailable and maxUnavailable"
+                            "PodDisruptionBudget {}: expected exactly one of minAvailable and maxUnavailable",
+                            shepherd::limits::quoted(name)
                         ))
                     }
                 };
@@ -791,7 +795,7 @@ pub fn parse_labels(s: &str, what: &str) -> Result<Labels, String> {
     let mut out = BTreeMap::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = part.split_once('=').ok_or_else(|| {
-            format!("{what} {part:?} is not valid; expected key=value pairs separated by commas, e.g. app=web")
+            format!("{what} {} is not valid; expected key=value pairs separated by commas, e.g. app=web", shepherd::limits::quoted(&part))
         })?;
         out.insert(k.trim().to_string(), v.trim().to_string());
     }
@@ -966,10 +970,7 @@ pub fn import_error(
                 return if tail.is_empty() || tail == "?" {
                     format!("the scenario's {place}: {words}")
                 } else {
-                    format!(
-                        "the scenario's {place}, field {}: {words}",
-                        field_of(tail)
-                    )
+                    format!("the scenario's {place}, field {}: {words}", field_of(tail))
                 };
             }
         }
