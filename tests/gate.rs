@@ -2862,3 +2862,150 @@ fn reregistration_releases_what_the_new_body_refuses() {
         Resources::new(1000, 1024)
     );
 }
+
+#[test]
+fn a_noschedule_taint_at_reregistration_keeps_running_pods() {
+    let mut c = cluster_of(&[node("node-1", 4000, 8192), node("node-2", 4000, 8192)]);
+    deploy(
+        &mut c,
+        DeploymentSpec::new("web", 3, Resources::new(1000, 1024)),
+    );
+    converge(&mut c, ScorePolicy::BinPack);
+    assert_eq!(pods_on(&c, "node-1"), 3);
+    // NoSchedule keeps new pods away; only NoExecute evicts (kubelet
+    // admission checks NoExecute taints alone).
+    c.reregister_node(node("node-1", 4000, 8192).with_taint(Taint::new(
+        "dedicated",
+        "gpu",
+        TaintEffect::NoSchedule,
+    )))
+    .unwrap();
+    assert_eq!(pods_on(&c, "node-1"), 3, "NoSchedule released no pod");
+    converge(&mut c, ScorePolicy::BinPack);
+    safety_checks(&c).unwrap();
+    c.scale("web", 5).unwrap();
+    converge(&mut c, ScorePolicy::BinPack);
+    assert_eq!(
+        pods_on(&c, "node-1"),
+        3,
+        "no new pod lands on the tainted node"
+    );
+    assert_eq!(pods_on(&c, "node-2"), 2);
+    // A new pod on the tainted node would be a violation: the checker still sees it.
+    c.reregister_node(node("node-1", 4000, 8192).with_taint(Taint::new(
+        "dedicated",
+        "gpu",
+        TaintEffect::NoExecute,
+    )))
+    .unwrap();
+    assert_eq!(pods_on(&c, "node-1"), 0, "NoExecute releases them");
+}
+
+#[test]
+fn pods_kept_after_a_zone_relabel_satisfy_the_checker_and_block_new_pods() {
+    let zone = "topology.kubernetes.io/zone";
+    let mut c = cluster_of(&[
+        node("node-1", 4000, 8192).with_label(zone, "zone-a"),
+        node("node-2", 4000, 8192).with_label(zone, "zone-b"),
+    ]);
+    deploy(
+        &mut c,
+        DeploymentSpec::new("cache", 2, Resources::new(500, 512)).with_template(|t| {
+            t.with_anti_affinity(AffinityTerm::new(
+                Selector::new(&[("app", "cache")]),
+                Some(zone),
+            ))
+        }),
+    );
+    converge(&mut c, ScorePolicy::BinPack);
+    assert_eq!((pods_on(&c, "node-1"), pods_on(&c, "node-2")), (1, 1));
+    // node-2 re-registers into zone-a: both pods stay (IgnoredDuringExecution),
+    // and the checkers agree with the engine that this is allowed.
+    c.reregister_node(node("node-2", 4000, 8192).with_label(zone, "zone-a"))
+        .unwrap();
+    converge(&mut c, ScorePolicy::BinPack);
+    assert_eq!((pods_on(&c, "node-1"), pods_on(&c, "node-2")), (1, 1));
+    verify_constraints(&c).unwrap();
+    safety_checks(&c).unwrap();
+    // A third replica has no zone left.
+    c.scale("cache", 3).unwrap();
+    converge(&mut c, ScorePolicy::BinPack);
+    assert_eq!(c.app("cache").unwrap().pending, 1);
+    verify_settled(&c).unwrap();
+}
+
+#[test]
+fn a_registered_name_is_refused_and_reregistration_is_its_own_event() {
+    let mut sim = Simulator::new(1, ScorePolicy::BinPack);
+    sim.submit(Event::AddNode(node("node-1", 1000, 1024)))
+        .unwrap();
+    // Queued already: a second AddNode of the name is AlreadyExists.
+    let e = sim
+        .submit(Event::AddNode(node("node-1", 2000, 2048)))
+        .unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e:?}");
+    // A re-registration of a node that does not exist (yet) is NotFound.
+    let e = sim
+        .submit(Event::ReregisterNode(node("node-2", 1000, 1024)))
+        .unwrap_err();
+    assert!(matches!(e, Error::NotFound { .. }), "{e:?}");
+    sim.submit(Event::ReregisterNode(node("node-1", 2000, 2048)))
+        .unwrap();
+    sim.step();
+    assert_eq!(
+        sim.cluster()
+            .node("node-1")
+            .unwrap()
+            .spec
+            .capacity
+            .cpu_millis,
+        2000
+    );
+    // Removed, then added again in one tick: the name is free when the add fires.
+    sim.submit(Event::RemoveNode("node-1".into())).unwrap();
+    sim.submit(Event::AddNode(node("node-1", 500, 512)))
+        .unwrap();
+    let r = sim.step();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(
+        sim.cluster()
+            .node("node-1")
+            .unwrap()
+            .spec
+            .capacity
+            .cpu_millis,
+        500
+    );
+    let e = sim
+        .cluster_mut()
+        .add_node(node("node-1", 500, 512))
+        .unwrap_err();
+    assert!(e.to_string().contains("already exists"), "{e}");
+}
+
+#[test]
+fn node_and_pod_limits_are_refused_with_the_limit_named() {
+    use shepherd::limits::{MAX_NODES, MAX_PODS};
+    let mut c = Cluster::new();
+    for i in 0..MAX_NODES {
+        c.add_node(node(&format!("n-{i}"), 1000, 1024)).unwrap();
+    }
+    let e = c.add_node(node("one-more", 1000, 1024)).unwrap_err();
+    assert!(e.to_string().contains("MAX_NODES"), "{e}");
+    c.remove_node("n-0").unwrap();
+    c.add_node(node("one-more", 1000, 1024)).unwrap();
+    let half = (MAX_PODS / 2) as u32;
+    c.deploy(DeploymentSpec::new("a", half, Resources::new(1, 1)))
+        .unwrap();
+    c.deploy(DeploymentSpec::new("b", half, Resources::new(1, 1)))
+        .unwrap();
+    let e = c.scale("a", half + 1).unwrap_err();
+    assert!(e.to_string().contains("MAX_PODS"), "{e}");
+    let e = c
+        .deploy(DeploymentSpec::new("c", 1, Resources::new(1, 1)))
+        .unwrap_err();
+    assert!(e.to_string().contains("MAX_PODS"), "{e}");
+    c.scale("a", 0).unwrap();
+    c.deploy(DeploymentSpec::new("c", 1, Resources::new(1, 1)))
+        .unwrap();
+}
