@@ -254,10 +254,12 @@ impl Cluster {
 
     /// A budget's status, computed from the Deployments' counts: healthy pods
     /// are Ready pods matching the selector; the expected count is the
-    /// replicas of every Deployment that has a pod matching the selector now
-    /// (Kubernetes' disruption controller finds the controller of each
-    /// matching pod and sums their scales, so a Deployment whose pods were all
-    /// rolled away from the selector no longer counts); percentages round
+    /// replicas of every Deployment that has a pod matching the selector now,
+    /// or whose current template matches it (Kubernetes' disruption
+    /// controller finds the controller of each matching pod and sums their
+    /// scales, so a Deployment whose pods were all rolled away from the
+    /// selector no longer counts, while one whose last pod was just evicted
+    /// still does: its replacement is created at once); percentages round
     /// up, as Kubernetes does for budgets.
     pub fn pdb_status(&self, name: &str) -> Result<PdbStatus, Error> {
         let spec = self
@@ -269,10 +271,16 @@ impl Cluster {
         for ctl in self.controllers.iter().filter(|c| !c.deleted) {
             let mut owns = false;
             for (i, r) in ctl.revisions.iter().enumerate() {
-                let n = ctl.count(i as u32 + 1);
-                if n.pods > 0 && spec.selector.matches(&r.template.labels) {
+                let rev = i as u32 + 1;
+                let n = ctl.count(rev);
+                if !spec.selector.matches(&r.template.labels) {
+                    continue;
+                }
+                healthy = healthy.saturating_add(n.ready);
+                // The current template's pods are (or are about to be)
+                // there: a pod evicted a moment ago is replaced from it.
+                if n.pods > 0 || rev == ctl.current {
                     owns = true;
-                    healthy = healthy.saturating_add(n.ready);
                 }
             }
             if owns {
