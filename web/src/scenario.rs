@@ -836,6 +836,8 @@ fn field_hint(field: &str) -> &'static str {
 /// what a JSON document holds ("a whole number", "text"), and the value it
 /// quotes is cut to a readable length.
 pub fn plain_words(msg: &str) -> String {
+    // serde_wasm_bindgen carries a JavaScript Error: "Error: missing field ...".
+    let msg = msg.strip_prefix("Error: ").unwrap_or(msg);
     // serde_json appends a position; the field path says more.
     let msg = match msg.find(" at line ") {
         Some(i) => &msg[..i],
@@ -946,6 +948,7 @@ pub fn import_error(
     fields: &[(String, RawValue)],
 ) -> String {
     let words = plain_words(msg);
+    let msg = msg.strip_prefix("Error: ").unwrap_or(msg);
     let msg = match msg.find(" at line ") {
         Some(i) => &msg[..i],
         None => msg,
