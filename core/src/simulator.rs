@@ -160,6 +160,10 @@ pub struct Simulator {
     /// can reach, without a scan.
     pending_adds: u32,
     pending_removes: u32,
+    /// Per node name, the pending AddNode and RemoveNode events that name it:
+    /// a name with none is registered when its event fires exactly if it is
+    /// now, without a scan of the script.
+    pending_by_node: alloc::collections::BTreeMap<String, u32>,
 }
 
 impl Simulator {
@@ -173,6 +177,7 @@ impl Simulator {
             next: 0,
             pending_adds: 0,
             pending_removes: 0,
+            pending_by_node: Default::default(),
         }
     }
 
@@ -193,15 +198,22 @@ impl Simulator {
     }
 
     fn count_pending(&mut self, e: &Event, add: bool) {
-        let counter = match e {
-            Event::AddNode(_) => &mut self.pending_adds,
-            Event::RemoveNode(_) => &mut self.pending_removes,
+        let (counter, name) = match e {
+            Event::AddNode(n) => (&mut self.pending_adds, &n.name),
+            Event::RemoveNode(n) => (&mut self.pending_removes, n),
             _ => return,
         };
         if add {
             *counter += 1;
+            *self.pending_by_node.entry(name.clone()).or_insert(0) += 1;
         } else {
             *counter -= 1;
+            if let Some(k) = self.pending_by_node.get_mut(name) {
+                *k -= 1;
+                if *k == 0 {
+                    self.pending_by_node.remove(name);
+                }
+            }
         }
     }
 
@@ -268,7 +280,7 @@ impl Simulator {
         // then every AddNode and RemoveNode due by then, in order.
         let node_live = |name: &str| {
             let mut live = c.node(name).is_ok();
-            if self.pending_adds == 0 && self.pending_removes == 0 {
+            if !self.pending_by_node.contains_key(name) {
                 return live;
             }
             for (_, e) in due() {
