@@ -172,6 +172,14 @@ mod scratch {
     /// What a kubelet admits: the nodeSelector matches and every NoSchedule
     /// and NoExecute taint is tolerated.
     pub fn node_admits(t: &PodTemplate, n: &NodeSpec) -> Result<(), String> {
+        node_keeps(t, n, true)
+    }
+
+    /// What a node keeps running: the nodeSelector matches and every
+    /// NoExecute taint is tolerated; NoSchedule taints count only for a pod
+    /// bound after the node gained them (`admitted_before_change` false):
+    /// NoSchedule never evicts, only NoExecute does.
+    pub fn node_keeps(t: &PodTemplate, n: &NodeSpec, after_change: bool) -> Result<(), String> {
         if !selects(&t.node_selector, &n.labels) {
             return Err(format!(
                 "nodeSelector {:?} does not match the labels {:?}",
@@ -179,7 +187,12 @@ mod scratch {
             ));
         }
         for taint in &n.taints {
-            if taint.effect != TaintEffect::PreferNoSchedule && !tolerated(&t.tolerations, taint) {
+            let binding = match taint.effect {
+                TaintEffect::NoExecute => true,
+                TaintEffect::NoSchedule => after_change,
+                TaintEffect::PreferNoSchedule => false,
+            };
+            if binding && !tolerated(&t.tolerations, taint) {
                 return Err(format!("taint {taint} is not tolerated"));
             }
         }
@@ -202,6 +215,10 @@ mod scratch {
         pub id: NodeId,
         pub ready: bool,
         pub cordoned: bool,
+        /// The cluster's bind count when the pod was bound, and when its node
+        /// last re-registered with new labels or taints.
+        pub bind_serial: u64,
+        pub node_changed: u64,
     }
 
     /// Every bound pod; a pod bound to a node that is not registered is a ghost.
@@ -223,6 +240,8 @@ mod scratch {
                 id,
                 ready: n.ready,
                 cordoned: n.cordoned,
+                bind_serial: p.bind_serial,
+                node_changed: n.changed_at_bind,
             });
         }
         Ok(out)
@@ -326,17 +345,22 @@ mod scratch {
         None
     }
 
-    /// Every bound pod is admitted by its node (nodeSelector, hard taints),
-    /// and no pair of bound pods breaks an anti-affinity term either way.
+    /// Every bound pod is kept by its node (nodeSelector, NoExecute taints,
+    /// NoSchedule taints it had when the pod was bound), and no pair of bound
+    /// pods breaks an anti-affinity term either way, unless one of their
+    /// nodes re-registered with new labels or taints after both were bound
+    /// (IgnoredDuringExecution: the engine keeps such pods, as Kubernetes does).
     pub fn constraints(c: &Cluster) -> Result<(), String> {
         let bound = bound_pods(c)?;
         for b in &bound {
-            node_admits(b.template, b.node)
+            node_keeps(b.template, b.node, b.bind_serial > b.node_changed)
                 .map_err(|e| format!("pod {} on node {}: {e}", b.name, b.node.name))?;
         }
         for a in &bound {
             for q in &bound {
-                if a.name != q.name {
+                let later = a.bind_serial.max(q.bind_serial);
+                let forgiven = a.node_changed >= later || q.node_changed >= later;
+                if a.name != q.name && !forgiven {
                     if let Some(why) = anti_affinity_breach(a, q) {
                         return Err(why);
                     }
@@ -1022,7 +1046,7 @@ fn mutate(rng: &mut Prng, c: &mut Cluster, mix: &Mix, serial: &mut u32) -> Resul
                 n.labels,
                 n.taints.iter().map(|t| t.to_string()).collect::<Vec<_>>()
             );
-            c.add_node(n).map_err(|e| refused(&what, e))?;
+            c.reregister_node(n).map_err(|e| refused(&what, e))?;
             what
         }
         _ => "nothing".to_string(),
@@ -1575,7 +1599,7 @@ fn check_edges(c: &Cluster, apps: &[(DeploymentSpec, Option<Edge>)]) -> Result<(
 
 /// 6. Nodes fail, recover, are removed, come back, and re-register under the
 ///    same name with a new body (smaller, relabelled, newly tainted), by
-///    `Event::AddNode` and by `Cluster::add_node`: never a ghost binding,
+///    `Event::ReregisterNode` and by `Cluster::reregister_node`: never a ghost binding,
 ///    never a pod its node's new body refuses, never an overcommit.
 #[test]
 fn prop_node_rejoin_and_reregistration() {
@@ -1638,7 +1662,7 @@ fn rejoin_run(
                 0 | 1 => Event::FailNode(n),
                 2 | 3 => Event::RecoverNode(n),
                 4 | 5 => match reregistration(rng, sim.cluster(), &n, mix) {
-                    Some(body) => Event::AddNode(body),
+                    Some(body) => Event::ReregisterNode(body),
                     None => continue,
                 },
                 6 => {
@@ -1647,7 +1671,7 @@ fn rejoin_run(
                         continue;
                     };
                     let what = format!(
-                        "add_node {n} now with {} labels{:?} taints{:?}",
+                        "reregister_node {n} now with {} labels{:?} taints{:?}",
                         body.capacity,
                         body.labels,
                         body.taints
@@ -1657,7 +1681,7 @@ fn rejoin_run(
                     );
                     history.push(what.clone());
                     sim.cluster_mut()
-                        .add_node(body)
+                        .reregister_node(body)
                         .map_err(|e| refused(&what, e))?;
                     safety_checks(sim.cluster()).map_err(|e| format!("right after {what}: {e}"))?;
                     continue;
@@ -1872,7 +1896,8 @@ fn prop_capacity_boundary() {
                         )
                         .with_label("gate.example/slot", &format!("s{i}"))
                         .with_label(ZONE, ZONES[i % 3]);
-                        c.add_node(bigger).map_err(|e| refused("re-register", e))?;
+                        c.reregister_node(bigger)
+                            .map_err(|e| refused("re-register", e))?;
                     }
                     _ => c
                         .scale(&format!("fill-{i}"), k as u32 - 1)
@@ -2577,7 +2602,15 @@ fn invalid_declarations_are_refused_and_change_nothing() {
         ),
         (
             "re-registering a node with zero capacity",
-            Box::new(|c| c.add_node(node("node-1", 0, 0)).map(drop)),
+            Box::new(|c| c.reregister_node(node("node-1", 0, 0)).map(drop)),
+        ),
+        (
+            "adding a node whose name is registered (kubectl: AlreadyExists)",
+            Box::new(|c| c.add_node(node("node-1", 1000, 1024)).map(drop)),
+        ),
+        (
+            "re-registering a node that is not registered",
+            Box::new(|c| c.reregister_node(node("node-9", 1000, 1024)).map(drop)),
         ),
         (
             "an empty node name",
@@ -2702,7 +2735,10 @@ fn invalid_declarations_are_refused_and_change_nothing() {
         );
         match *what {
             "a duplicate app" => assert!(matches!(e, Error::AlreadyExists { .. }), "{what}: {e:?}"),
-            w if w.contains("unknown") => {
+            w if w.contains("AlreadyExists") => {
+                assert!(matches!(e, Error::AlreadyExists { .. }), "{what}: {e:?}")
+            }
+            w if w.contains("unknown") || w.contains("not registered") => {
                 assert!(matches!(e, Error::NotFound { .. }), "{what}: {e:?}")
             }
             _ => assert!(matches!(e, Error::Invalid(_)), "{what}: {e:?}"),
@@ -2829,7 +2865,7 @@ fn reregistration_releases_what_the_new_body_refuses() {
     assert_eq!(pods_on(&c, "node-1"), 4);
     // Smaller, relabelled, tainted NoExecute: ssd pods no longer match, web
     // pods do not tolerate the taint.
-    c.add_node(node("node-1", 1500, 8192).with_taint(Taint::new(
+    c.reregister_node(node("node-1", 1500, 8192).with_taint(Taint::new(
         "maintenance",
         "true",
         TaintEffect::NoExecute,
@@ -2840,14 +2876,161 @@ fn reregistration_releases_what_the_new_body_refuses() {
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(c.bound_count(), 0);
     // Only the capacity shrinks: pods that fit stay (in order), the rest go.
-    c.add_node(node("node-1", 1500, 8192)).unwrap();
+    c.reregister_node(node("node-1", 1500, 8192)).unwrap();
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(c.app("web").unwrap().bound, 1);
-    c.add_node(node("node-1", 1000, 8192)).unwrap();
+    c.reregister_node(node("node-1", 1000, 8192)).unwrap();
     safety_checks(&c).unwrap();
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(
         c.node("node-1").unwrap().allocated,
         Resources::new(1000, 1024)
     );
+}
+
+#[test]
+fn a_noschedule_taint_at_reregistration_keeps_running_pods() {
+    let mut c = cluster_of(&[node("node-1", 4000, 8192), node("node-2", 4000, 8192)]);
+    deploy(
+        &mut c,
+        DeploymentSpec::new("web", 3, Resources::new(1000, 1024)),
+    );
+    converge(&mut c, ScorePolicy::BinPack);
+    assert_eq!(pods_on(&c, "node-1"), 3);
+    // NoSchedule keeps new pods away; only NoExecute evicts (kubelet
+    // admission checks NoExecute taints alone).
+    c.reregister_node(node("node-1", 4000, 8192).with_taint(Taint::new(
+        "dedicated",
+        "gpu",
+        TaintEffect::NoSchedule,
+    )))
+    .unwrap();
+    assert_eq!(pods_on(&c, "node-1"), 3, "NoSchedule released no pod");
+    converge(&mut c, ScorePolicy::BinPack);
+    safety_checks(&c).unwrap();
+    c.scale("web", 5).unwrap();
+    converge(&mut c, ScorePolicy::BinPack);
+    assert_eq!(
+        pods_on(&c, "node-1"),
+        3,
+        "no new pod lands on the tainted node"
+    );
+    assert_eq!(pods_on(&c, "node-2"), 2);
+    // A new pod on the tainted node would be a violation: the checker still sees it.
+    c.reregister_node(node("node-1", 4000, 8192).with_taint(Taint::new(
+        "dedicated",
+        "gpu",
+        TaintEffect::NoExecute,
+    )))
+    .unwrap();
+    assert_eq!(pods_on(&c, "node-1"), 0, "NoExecute releases them");
+}
+
+#[test]
+fn pods_kept_after_a_zone_relabel_satisfy_the_checker_and_block_new_pods() {
+    let zone = "topology.kubernetes.io/zone";
+    let mut c = cluster_of(&[
+        node("node-1", 4000, 8192).with_label(zone, "zone-a"),
+        node("node-2", 4000, 8192).with_label(zone, "zone-b"),
+    ]);
+    deploy(
+        &mut c,
+        DeploymentSpec::new("cache", 2, Resources::new(500, 512)).with_template(|t| {
+            t.with_anti_affinity(AffinityTerm::new(
+                Selector::new(&[("app", "cache")]),
+                Some(zone),
+            ))
+        }),
+    );
+    converge(&mut c, ScorePolicy::BinPack);
+    assert_eq!((pods_on(&c, "node-1"), pods_on(&c, "node-2")), (1, 1));
+    // node-2 re-registers into zone-a: both pods stay (IgnoredDuringExecution),
+    // and the checkers agree with the engine that this is allowed.
+    c.reregister_node(node("node-2", 4000, 8192).with_label(zone, "zone-a"))
+        .unwrap();
+    converge(&mut c, ScorePolicy::BinPack);
+    assert_eq!((pods_on(&c, "node-1"), pods_on(&c, "node-2")), (1, 1));
+    verify_constraints(&c).unwrap();
+    safety_checks(&c).unwrap();
+    // A third replica has no zone left.
+    c.scale("cache", 3).unwrap();
+    converge(&mut c, ScorePolicy::BinPack);
+    assert_eq!(c.app("cache").unwrap().pending, 1);
+    verify_settled(&c).unwrap();
+}
+
+#[test]
+fn a_registered_name_is_refused_and_reregistration_is_its_own_event() {
+    let mut sim = Simulator::new(1, ScorePolicy::BinPack);
+    sim.submit(Event::AddNode(node("node-1", 1000, 1024)))
+        .unwrap();
+    // Queued already: a second AddNode of the name is AlreadyExists.
+    let e = sim
+        .submit(Event::AddNode(node("node-1", 2000, 2048)))
+        .unwrap_err();
+    assert!(matches!(e, Error::AlreadyExists { .. }), "{e:?}");
+    // A re-registration of a node that does not exist (yet) is NotFound.
+    let e = sim
+        .submit(Event::ReregisterNode(node("node-2", 1000, 1024)))
+        .unwrap_err();
+    assert!(matches!(e, Error::NotFound { .. }), "{e:?}");
+    sim.submit(Event::ReregisterNode(node("node-1", 2000, 2048)))
+        .unwrap();
+    sim.step();
+    assert_eq!(
+        sim.cluster()
+            .node("node-1")
+            .unwrap()
+            .spec
+            .capacity
+            .cpu_millis,
+        2000
+    );
+    // Removed, then added again in one tick: the name is free when the add fires.
+    sim.submit(Event::RemoveNode("node-1".into())).unwrap();
+    sim.submit(Event::AddNode(node("node-1", 500, 512)))
+        .unwrap();
+    let r = sim.step();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(
+        sim.cluster()
+            .node("node-1")
+            .unwrap()
+            .spec
+            .capacity
+            .cpu_millis,
+        500
+    );
+    let e = sim
+        .cluster_mut()
+        .add_node(node("node-1", 500, 512))
+        .unwrap_err();
+    assert!(e.to_string().contains("already exists"), "{e}");
+}
+
+#[test]
+fn node_and_pod_limits_are_refused_with_the_limit_named() {
+    use shepherd::limits::{MAX_NODES, MAX_PODS};
+    let mut c = Cluster::new();
+    for i in 0..MAX_NODES {
+        c.add_node(node(&format!("n-{i}"), 1000, 1024)).unwrap();
+    }
+    let e = c.add_node(node("one-more", 1000, 1024)).unwrap_err();
+    assert!(e.to_string().contains("MAX_NODES"), "{e}");
+    c.remove_node("n-0").unwrap();
+    c.add_node(node("one-more", 1000, 1024)).unwrap();
+    let half = (MAX_PODS / 2) as u32;
+    c.deploy(DeploymentSpec::new("a", half, Resources::new(1, 1)))
+        .unwrap();
+    c.deploy(DeploymentSpec::new("b", half, Resources::new(1, 1)))
+        .unwrap();
+    let e = c.scale("a", half + 1).unwrap_err();
+    assert!(e.to_string().contains("MAX_PODS"), "{e}");
+    let e = c
+        .deploy(DeploymentSpec::new("c", 1, Resources::new(1, 1)))
+        .unwrap_err();
+    assert!(e.to_string().contains("MAX_PODS"), "{e}");
+    c.scale("a", 0).unwrap();
+    c.deploy(DeploymentSpec::new("c", 1, Resources::new(1, 1)))
+        .unwrap();
 }

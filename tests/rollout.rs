@@ -75,7 +75,7 @@ use shepherd::verify::{placement, verify_capacity};
 use shepherd::{
     AppStatus, Budget, Cluster, DeploymentSpec, Error, IntOrPercent, Labels, NodeId, NodeSpec,
     PdbSpec, PdbStatus, PodPhase, PodTemplate, RenderedEvent, Resources, RollingUpdate,
-    ScorePolicy, Selector, ServiceSpec,
+    ScorePolicy, Selector, ServiceSpec, PASS_BUDGET,
 };
 use IntOrPercent::{Int, Percent};
 
@@ -2414,4 +2414,212 @@ fn same_seed_and_script_give_identical_event_logs() {
         assert_eq!(first_difference(&a.0, &b.0), None, "{policy:?}");
         assert_eq!(a.1, b.1);
     }
+}
+
+// ----- bounds at every single create and delete -------------------------------
+
+/// Walks one pass's events in order and checks the rollout bounds after each
+/// create (at most replicas + maxSurge pods) and each delete (at least
+/// replicas - maxUnavailable Ready pods). Templates use readyAfter 0, so a
+/// pass's deletes (phase 4) see exactly the pods Ready when it began: a pod
+/// becomes Ready only when it is bound, in phase 5.
+fn pass_with_bounds(
+    c: &mut Cluster,
+    app: &str,
+    surge: u32,
+    unavailable: u32,
+) -> Result<bool, String> {
+    let replicas = c.app(app).map_err(|e| e.to_string())?.desired;
+    let mut alive: BTreeSet<String> = c
+        .pods()
+        .filter(|p| p.app == app)
+        .map(|p| p.name())
+        .collect();
+    let ready: BTreeSet<String> = c
+        .pods()
+        .filter(|p| p.app == app && p.ready)
+        .map(|p| p.name())
+        .collect();
+    let from = c.events().len();
+    let r = c.reconcile_once(ScorePolicy::BinPack);
+    verify_capacity(c)?;
+    let events: Vec<_> = c.rendered_events()[from..].to_vec();
+    for e in events {
+        if let Some(pod) = e.message.strip_prefix("Created pod: ") {
+            alive.insert(pod.to_string());
+            if alive.len() as u32 > replicas + surge {
+                return Err(format!(
+                    "t={}: {} pods of {app} right after creating {pod}; maxSurge allows {}",
+                    e.tick,
+                    alive.len(),
+                    replicas + surge
+                ));
+            }
+        } else if let Some(pod) = e.message.strip_prefix("Deleted pod: ") {
+            alive.remove(pod);
+            let available = alive.iter().filter(|p| ready.contains(*p)).count() as u32;
+            if available < replicas.saturating_sub(unavailable) {
+                return Err(format!(
+                    "t={}: {available} Ready pods of {app} right after deleting {pod}; maxUnavailable allows no fewer than {}",
+                    e.tick,
+                    replicas - unavailable
+                ));
+            }
+        }
+    }
+    Ok(r.changed())
+}
+
+fn tick_with_bounds(
+    c: &mut Cluster,
+    t: u64,
+    app: &str,
+    surge: u32,
+    unavailable: u32,
+) -> Result<(), String> {
+    c.set_now(t);
+    c.heartbeats();
+    c.detect_failures();
+    for _ in 0..PASS_BUDGET {
+        if !pass_with_bounds(c, app, surge, unavailable)? {
+            return Ok(());
+        }
+    }
+    Err(format!("t={t}: no fixed point"))
+}
+
+#[test]
+fn a_roll_to_bigger_requests_keeps_its_bounds_at_every_create_and_delete() {
+    for (s, u) in [
+        (Int(1), Int(1)),
+        (Int(1), Int(0)),
+        (Int(0), Int(1)),
+        (Percent(25), Percent(25)),
+        (Int(3), Int(2)),
+    ] {
+        let mut c = Cluster::new();
+        for i in 0..3 {
+            c.add_node(NodeSpec::new(&format!("node-{i}"), 3000, 8192))
+                .unwrap();
+        }
+        let v1 = DeploymentSpec::new("web", 12, Resources::new(400, 256))
+            .with_template(|t| t.with_ready_after(0))
+            .with_strategy(s, u);
+        let (surge, unavailable) = v1.strategy.resolve(12);
+        c.deploy(v1.clone()).unwrap();
+        let case = format!("maxSurge {s} maxUnavailable {u}");
+        for t in 1..=3 {
+            tick_with_bounds(&mut c, t, "web", surge, unavailable)
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+        }
+        // 12 x 600m = 7200m of 9000m: it fits in the end, but not with both
+        // revisions at full size; capacity is checked after every pass.
+        let bigger = v1.template.clone().with_version("v2");
+        let bigger = PodTemplate {
+            requests: Resources::new(600, 256),
+            ..bigger
+        };
+        c.roll("web", bigger).unwrap();
+        for t in 4..=60 {
+            tick_with_bounds(&mut c, t, "web", surge, unavailable)
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+        }
+        let web = c.app("web").unwrap();
+        assert_eq!(
+            (
+                web.version.as_str(),
+                web.updated,
+                web.ready,
+                web.current,
+                web.rolling
+            ),
+            ("v2", 12, 12, 12, false),
+            "{case}: the roll completes"
+        );
+    }
+}
+
+#[test]
+fn a_roll_to_a_template_that_fits_no_node_stalls_within_its_floor_and_rolls_back() {
+    let mut c = Cluster::new();
+    for i in 0..3 {
+        c.add_node(NodeSpec::new(&format!("node-{i}"), 3000, 8192))
+            .unwrap();
+    }
+    let v1 = DeploymentSpec::new("web", 6, Resources::new(500, 256))
+        .with_template(|t| t.with_ready_after(0))
+        .with_strategy(Int(1), Int(1));
+    let (surge, unavailable) = v1.strategy.resolve(6);
+    c.deploy(v1.clone()).unwrap();
+    for t in 1..=3 {
+        tick_with_bounds(&mut c, t, "web", surge, unavailable).unwrap();
+    }
+    let huge = PodTemplate {
+        requests: Resources::new(5000, 256),
+        ..v1.template.clone().with_version("v2")
+    };
+    c.roll("web", huge).unwrap();
+    for t in 4..=20 {
+        tick_with_bounds(&mut c, t, "web", surge, unavailable).unwrap();
+    }
+    let web = c.app("web").unwrap();
+    assert!(web.rolling, "the roll is stuck");
+    assert!(web.ready >= 5, "the floor holds: {} Ready", web.ready);
+    assert!(web.current <= 7, "the surge holds: {} pods", web.current);
+    c.rollback("web").unwrap();
+    for t in 21..=40 {
+        tick_with_bounds(&mut c, t, "web", surge, unavailable).unwrap();
+    }
+    let web = c.app("web").unwrap();
+    assert_eq!(
+        (
+            web.version.as_str(),
+            web.ready,
+            web.current,
+            web.pending,
+            web.rolling
+        ),
+        ("v1", 6, 6, 0, false),
+        "rolled back cleanly"
+    );
+}
+
+/// Kubernetes counts the controllers of the pods that match a budget now:
+/// a Deployment rolled away from the selector no longer counts.
+#[test]
+fn a_budget_counts_the_deployments_whose_pods_match_now() {
+    let mut c = Cluster::new();
+    c.add_node(NodeSpec::new("node-0", 8000, 8192)).unwrap();
+    for name in ["a", "b"] {
+        c.deploy(
+            DeploymentSpec::new(name, 2, Resources::new(100, 64))
+                .with_template(|t| t.with_label("tier", "front").with_ready_after(0)),
+        )
+        .unwrap();
+    }
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    let back = c.template("b").unwrap().clone().with_label("tier", "back");
+    c.roll("b", back).unwrap();
+    for t in 1..=10 {
+        c.set_now(t);
+        c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    }
+    assert_eq!(c.app("b").unwrap().rolling, false);
+    c.add_pdb(pdb(
+        "front",
+        &[("tier", "front")],
+        Budget::MaxUnavailable(Int(1)),
+    ))
+    .unwrap();
+    let st = c.pdb_status("front").unwrap();
+    assert_eq!(
+        (
+            st.expected_pods,
+            st.current_healthy,
+            st.desired_healthy,
+            st.disruptions_allowed
+        ),
+        (2, 2, 1, 1)
+    );
+    c.evict("a-0").unwrap();
 }

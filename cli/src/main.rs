@@ -61,30 +61,53 @@ const USAGE: &str = "usage:
   shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N]
       the input's scenario, or a random workload from the seed, as manifests kubectl apply takes";
 
+/// Why a command stopped: the arguments were wrong (usage, exit 2), or the
+/// run itself failed, e.g. a from-scratch verification (exit 1).
+enum Failure {
+    Usage(String),
+    Run(String),
+}
+
+/// Argument errors are the `?` default; a failed run says so explicitly.
+impl From<String> for Failure {
+    fn from(s: String) -> Self {
+        Failure::Usage(s)
+    }
+}
+
+fn run_failed(e: impl ToString) -> Failure {
+    Failure::Run(e.to_string())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(|s| s.as_str()) {
         Some("demo") => demo(&args[1..]),
         Some("converge") => converge(&args[1..]),
         Some("bench") => bench(&args[1..]),
-        Some("simulate") => manifests::simulate(&args[1..]),
-        Some("export") => manifests::export_cmd(&args[1..]),
+        Some("simulate") => manifests::simulate(&args[1..]).map_err(Failure::from),
+        Some("export") => manifests::export_cmd(&args[1..]).map_err(Failure::from),
         Some("help") | Some("--help") | Some("-h") => {
             println!("{USAGE}");
             Ok(())
         }
-        Some(other) => Err(format!(
-            "unknown command {other:?}; expected demo, converge, bench, simulate or export"
+        Some(other) => Err(Failure::Usage(format!(
+            "unknown command {}; expected demo, converge, bench, simulate or export",
+            shepherd::limits::quoted(other)
+        ))),
+        None => Err(Failure::Usage(
+            "no command given; expected demo, converge, bench, simulate or export".to_string(),
         )),
-        None => {
-            Err("no command given; expected demo, converge, bench, simulate or export".to_string())
-        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        Err(Failure::Usage(e)) => {
             eprintln!("shepherd: {e}\n\n{USAGE}");
             ExitCode::from(2)
+        }
+        Err(Failure::Run(e)) => {
+            eprintln!("shepherd: {e}");
+            ExitCode::from(1)
         }
     }
 }
@@ -104,6 +127,12 @@ impl Opts {
         let mut i = 0;
         while i < args.len() {
             let a = args[i].as_str();
+            let seen = o.flags.iter().any(|f| f == a) || o.pairs.iter().any(|(k, _)| k == a);
+            if seen {
+                return Err(format!(
+                    "{a} is given twice; expected each option at most once"
+                ));
+            }
             if flags.contains(&a) {
                 o.flags.push(a.to_string());
                 i += 1;
@@ -113,9 +142,15 @@ impl Opts {
                     .ok_or_else(|| format!("{a} needs a value"))?;
                 o.pairs.push((a.to_string(), v.clone()));
                 i += 2;
+            } else if valued.is_empty() && flags.is_empty() {
+                return Err(format!(
+                    "unexpected argument {}; this command takes no options",
+                    shepherd::limits::quoted(a)
+                ));
             } else {
                 return Err(format!(
-                    "unknown option {a:?}; expected one of {}",
+                    "unknown option {}; expected one of {}",
+                    shepherd::limits::quoted(a),
                     valued
                         .iter()
                         .chain(flags)
@@ -134,7 +169,8 @@ impl Opts {
             Some((_, v)) => match v.parse::<u64>() {
                 Ok(n) if (min..=max).contains(&n) => Ok(n),
                 _ => Err(format!(
-                    "{name} {v:?} is not valid; expected a whole number from {min} to {max}"
+                    "{name} {} is not valid; expected a whole number from {min} to {max}",
+                    shepherd::limits::quoted(v)
                 )),
             },
         }
@@ -238,7 +274,7 @@ fn print_events_since(c: &Cluster, from: usize) -> usize {
 
 // ----- demo ----------------------------------------------------------------
 
-fn demo(args: &[String]) -> Result<(), String> {
+fn demo(args: &[String]) -> Result<(), Failure> {
     Opts::parse(args, &[], &[])?;
     let script = shepherd::simulator::tour();
     let last = 36;
@@ -280,15 +316,20 @@ fn demo(args: &[String]) -> Result<(), String> {
         println!();
     }
     let c = sim.cluster();
-    shepherd::verify::verify_capacity(c)?;
-    shepherd::verify::verify_constraints(c)?;
+    verified(shepherd::verify::verify_capacity(c))?;
+    verified(shepherd::verify::verify_constraints(c))?;
     println!("Checked from scratch at the end: no node overcommitted, every binding within its constraints.");
     Ok(())
 }
 
 // ----- converge ------------------------------------------------------------
 
-fn converge(args: &[String]) -> Result<(), String> {
+/// A from-scratch verification's failure: the run failed, not the arguments.
+fn verified(r: Result<(), String>) -> Result<(), Failure> {
+    r.map_err(|e| Failure::Run(format!("verification failed: {e}")))
+}
+
+fn converge(args: &[String]) -> Result<(), Failure> {
     let o = Opts::parse(
         args,
         &["--seed", "--nodes", "--apps", "--policy", "--profile"],
@@ -296,17 +337,17 @@ fn converge(args: &[String]) -> Result<(), String> {
     )?;
     let seed = o.num("--seed", 7, 0, u64::MAX)?;
     let nodes = o.num("--nodes", 6, 1, 5000)? as u32;
-    let apps = o.num("--apps", 4, 0, 10_000)? as u32;
+    let apps = o.num("--apps", 4, 0, MAX_BENCH_APPS)? as u32;
     let profile = o.profile()?;
     let mut sim = Simulator::new(seed, profile.clone());
     let w = generate(sim.rng(), &WorkloadConfig::small(nodes, apps));
     {
         let c = sim.cluster_mut();
         for n in w.nodes {
-            c.add_node(n).map_err(|e| e.to_string())?;
+            c.add_node(n).map_err(run_failed)?;
         }
         for a in w.apps {
-            c.deploy(a).map_err(|e| e.to_string())?;
+            c.deploy(a).map_err(run_failed)?;
         }
     }
     let t0 = Instant::now();
@@ -355,12 +396,12 @@ fn converge(args: &[String]) -> Result<(), String> {
             );
         }
     }
-    shepherd::verify::verify_capacity(c)?;
-    shepherd::verify::verify_constraints(c)?;
-    shepherd::verify::verify_settled(c)?;
+    verified(shepherd::verify::verify_capacity(c))?;
+    verified(shepherd::verify::verify_constraints(c))?;
+    verified(shepherd::verify::verify_settled(c))?;
     println!("\nverified from scratch: capacity, constraints, and every pending pod genuinely unschedulable");
     if o.flag("--roll") {
-        roll_all(&mut sim)?;
+        roll_all(&mut sim).map_err(Failure::Run)?;
     }
     Ok(())
 }
@@ -498,15 +539,20 @@ fn envelope_workload(
     (ns, ds)
 }
 
+/// The most Deployments `bench` and `converge` build: thousands of small
+/// Deployments, as real clusters hold.
+const MAX_BENCH_APPS: u64 = 10_000;
+
 fn mib(b: usize) -> f64 {
     b as f64 / (1024.0 * 1024.0)
 }
 
-fn bench(args: &[String]) -> Result<(), String> {
+fn bench(args: &[String]) -> Result<(), Failure> {
     let o = Opts::parse(args, &["--nodes", "--pods", "--apps"], &["--converge-only"])?;
-    let nodes = o.num("--nodes", 5000, 1, 100_000)? as u32;
-    let pods = o.num("--pods", 150_000, 1, 1_000_000)? as u32;
-    let apps = o.num("--apps", 500, 1, 100_000)? as u32;
+    // The engine's own limits: twice Kubernetes' supported envelope.
+    let nodes = o.num("--nodes", 5000, 1, shepherd::limits::MAX_NODES as u64)? as u32;
+    let pods = o.num("--pods", 150_000, 1, shepherd::limits::MAX_PODS)? as u32;
+    let apps = o.num("--apps", 500, 1, MAX_BENCH_APPS)? as u32;
     println!("shepherd bench: {nodes} nodes, {pods} pods in {apps} Deployments (release build, one thread)\n");
     println!(
         "{:<44} {:>10} {:>12} {:>8} {:>8}",
@@ -524,10 +570,10 @@ fn bench(args: &[String]) -> Result<(), String> {
             let (ns, ds) = envelope_workload(42, nodes, pods, apps, constrained);
             let mut c = Cluster::new();
             for n in ns {
-                c.add_node(n).map_err(|e| e.to_string())?;
+                c.add_node(n).map_err(run_failed)?;
             }
             for d in ds {
-                c.deploy(d).map_err(|e| e.to_string())?;
+                c.deploy(d).map_err(run_failed)?;
             }
             let t0 = Instant::now();
             let fp = c.reconcile_to_fixed_point(&profile);
@@ -557,10 +603,10 @@ fn bench(args: &[String]) -> Result<(), String> {
     let (ns, ds) = envelope_workload(42, nodes, pods, apps, false);
     let mut sim = Simulator::new(42, ScorePolicy::BinPack);
     for n in ns {
-        sim.cluster_mut().add_node(n).map_err(|e| e.to_string())?;
+        sim.cluster_mut().add_node(n).map_err(run_failed)?;
     }
     for d in ds {
-        sim.cluster_mut().deploy(d).map_err(|e| e.to_string())?;
+        sim.cluster_mut().deploy(d).map_err(run_failed)?;
     }
     sim.step();
     sim.step();
@@ -580,9 +626,9 @@ fn bench(args: &[String]) -> Result<(), String> {
         .nodes()
         .find(|n| n.pod_count > 0)
         .map(|n| (n.name().to_string(), n.pod_count))
-        .ok_or("no node has pods")?;
+        .ok_or_else(|| run_failed("no node has pods"))?;
     sim.submit(Event::FailNode(victim.0.clone()))
-        .map_err(|e| e.to_string())?;
+        .map_err(run_failed)?;
     let timeout = sim.cluster().heartbeat_timeout();
     for _ in 0..=timeout {
         sim.step();

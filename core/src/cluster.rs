@@ -98,6 +98,14 @@ pub(crate) struct NodeState {
     pub draining: bool,
     /// The last FailedEviction message of a blocked drain, to log changes only.
     pub drain_blocked: Option<String>,
+    /// The `disruption_epoch` at which a drain of this node last found every
+    /// pod it still has refused; it is not retried until the epoch moves.
+    pub drain_tried: u64,
+    /// The cluster's bind count when this node last re-registered with new
+    /// labels or taints: pods bound at or before it were admitted under the
+    /// old body (what the constraint checker forgives, as Kubernetes'
+    /// IgnoredDuringExecution does).
+    pub changed_at_bind: u64,
     pub removed: bool,
 }
 
@@ -167,6 +175,8 @@ pub(crate) struct Pod {
     pub bound_at: u64,
     /// The serial of the last FailedScheduling message this pod was told.
     pub reported: u32,
+    /// The cluster's bind count right after this pod was bound.
+    pub bind_serial: u64,
 }
 
 /// One revision of a Deployment's template, with what the affinity index
@@ -403,6 +413,16 @@ pub struct Cluster {
     pub(crate) capacity_epoch: u64,
     /// Bumped by every bind (pod affinity can only be helped by a bind).
     pub(crate) bind_epoch: u64,
+    /// Bumped by anything that can let a refused eviction through: a pod
+    /// Ready, deleted or unbound, a Deployment scaled, rolled, created or
+    /// deleted, a budget added or deleted, a node re-registered. A blocked
+    /// drain waits for it to move instead of retrying every pass.
+    pub(crate) disruption_epoch: u64,
+    /// Replicas desired by all live Deployments together; at most
+    /// [`crate::limits::MAX_PODS`].
+    pub(crate) desired_total: u64,
+    /// Registered nodes that are not removed; at most [`crate::limits::MAX_NODES`].
+    pub(crate) live_nodes: u32,
     pub(crate) failure_serial: u32,
     pub(crate) heartbeat_timeout: u64,
     pub(crate) pending_total: u32,
@@ -451,6 +471,9 @@ impl Cluster {
             drains: BTreeSet::new(),
             capacity_epoch: 1,
             bind_epoch: 1,
+            disruption_epoch: 1,
+            desired_total: 0,
+            live_nodes: 0,
             failure_serial: 0,
             heartbeat_timeout: DEFAULT_HEARTBEAT_TIMEOUT,
             pending_total: 0,
@@ -579,19 +602,30 @@ impl Cluster {
 
     // ----- nodes -----------------------------------------------------------
 
-    /// Registers a node, or re-registers an existing name with a new body.
-    /// Re-registration keeps the node's slot and state and releases the pods
-    /// the new body no longer admits (too small, relabelled, newly tainted).
+    /// Registers a new node (a removed name may register again, as a fresh
+    /// node in its old slot). A name that is registered now is refused with
+    /// `AlreadyExists`, as the API server refuses a second Node of one name;
+    /// a new body for a registered node is [`Cluster::reregister_node`].
     pub fn add_node(&mut self, spec: NodeSpec) -> Result<NodeId, Error> {
         spec.validate()?;
-        if let Some(&id) = self.node_by_name.get(&spec.name) {
-            let n = &self.nodes[id.0 as usize];
-            if !n.removed {
-                if n.spec != spec {
-                    self.reregister(id, spec);
-                }
-                return Ok(id);
+        let existing = self.node_by_name.get(&spec.name).copied();
+        if let Some(id) = existing {
+            if !self.nodes[id.0 as usize].removed {
+                return Err(Error::AlreadyExists {
+                    kind: "node",
+                    name: spec.name,
+                });
             }
+        }
+        if self.live_nodes >= crate::limits::MAX_NODES {
+            return Err(Error::Invalid(format!(
+                "node {}: the cluster already has {} nodes, the limit (MAX_NODES, twice Kubernetes' supported 5,000); expected a node removed first",
+                spec.name,
+                self.live_nodes
+            )));
+        }
+        self.live_nodes += 1;
+        if let Some(id) = existing {
             // A removed node coming back: a fresh node in its old slot.
             self.nodes[id.0 as usize] = fresh_node(spec.clone());
             self.refresh_hot(id);
@@ -628,7 +662,32 @@ impl Cluster {
         Ok(id)
     }
 
+    /// The kubelet of a registered node registers again with a new body
+    /// (capacity, labels, taints), as after a restart with new settings. The
+    /// node keeps its slot and state; the kubelet admits again what it runs
+    /// and releases what it would now refuse: a pod whose nodeSelector no
+    /// longer matches, one that does not tolerate a NoExecute taint, or one
+    /// that no longer fits (in bind order). NoSchedule and PreferNoSchedule
+    /// taints never release a running pod: kubelet admission checks NoExecute
+    /// taints only, and NoSchedule only keeps new pods away. The same body
+    /// again changes nothing.
+    pub fn reregister_node(&mut self, spec: NodeSpec) -> Result<NodeId, Error> {
+        spec.validate()?;
+        let id = self.node_id(&spec.name)?;
+        if self.nodes[id.0 as usize].spec != spec {
+            self.reregister(id, spec);
+        }
+        Ok(id)
+    }
+
     fn reregister(&mut self, id: NodeId, spec: NodeSpec) {
+        {
+            let n = &mut self.nodes[id.0 as usize];
+            if n.spec.labels != spec.labels || n.spec.taints != spec.taints {
+                n.changed_at_bind = self.bind_epoch;
+            }
+        }
+        self.disruption_epoch += 1;
         // Take the node's pods out of the affinity counts while its labels change.
         let keys = self.nodes[id.0 as usize].pods.clone();
         for &k in &keys {
@@ -658,15 +717,10 @@ impl Cluster {
             } else if let Some(t) = node
                 .taints
                 .iter()
-                .find(|t| t.effect != TaintEffect::PreferNoSchedule && !tpl.tolerates(t))
+                .find(|t| t.effect == TaintEffect::NoExecute && !tpl.tolerates(t))
             {
-                let r = if t.effect == TaintEffect::NoExecute {
-                    Reason::TaintManagerEviction
-                } else {
-                    Reason::NodeAffinity
-                };
                 Some((
-                    r,
+                    Reason::TaintManagerEviction,
                     format!("the node now has taint {t} that the pod does not tolerate"),
                 ))
             } else if after.cpu_millis > node.capacity.cpu_millis {
@@ -728,6 +782,7 @@ impl Cluster {
     pub fn remove_node(&mut self, name: &str) -> Result<(), Error> {
         let id = self.node_id(name)?;
         self.lose_pods(id);
+        self.live_nodes -= 1;
         let n = &mut self.nodes[id.0 as usize];
         n.removed = true;
         n.ready = false;
@@ -898,6 +953,9 @@ impl Cluster {
                 name: spec.name,
             });
         }
+        check_pod_limit(&spec.name, self.desired_total + spec.replicas as u64)?;
+        self.desired_total += spec.replicas as u64;
+        self.disruption_epoch += 1;
         let id = ControllerId(self.controllers.len() as u32);
         self.controllers.push(Controller {
             name: spec.name.clone(),
@@ -934,10 +992,15 @@ impl Cluster {
     pub fn scale(&mut self, name: &str, replicas: u32) -> Result<(), Error> {
         let id = self.controller_id(name)?;
         validate_replicas(name, replicas)?;
-        let c = &mut self.controllers[id.0 as usize];
-        if c.replicas != replicas {
-            let from = c.replicas;
-            c.replicas = replicas;
+        let from = self.controllers[id.0 as usize].replicas;
+        let total = self.desired_total - from as u64 + replicas as u64;
+        if replicas > from {
+            check_pod_limit(name, total)?;
+        }
+        self.desired_total = total;
+        if from != replicas {
+            self.disruption_epoch += 1;
+            self.controllers[id.0 as usize].replicas = replicas;
             self.note(
                 EventType::Normal,
                 Reason::ScalingReplicaSet,
@@ -1010,6 +1073,8 @@ impl Cluster {
             self.delete_pod(k, Some(Reason::SuccessfulDelete));
         }
         self.controllers[id.0 as usize].deleted = true;
+        self.desired_total -= self.controllers[id.0 as usize].replicas as u64;
+        self.disruption_epoch += 1;
         self.controller_by_name.remove(name);
         self.note(
             EventType::Normal,
@@ -1078,6 +1143,7 @@ impl Cluster {
         c.history.retain(|&r| r != rev);
         c.history.push(rev);
         c.blocked = None;
+        self.disruption_epoch += 1;
     }
 
     /// The index of a term, creating it (and counting the pods that match it
@@ -1204,6 +1270,7 @@ impl Cluster {
             ready: false,
             bound_at: 0,
             reported: 0,
+            bind_serial: 0,
         };
         let key = match self.free_keys.pop() {
             Some(k) => {
@@ -1238,6 +1305,7 @@ impl Cluster {
             .take()
             .expect("a pod key to delete should name a live pod");
         self.free_keys.push(k);
+        self.disruption_epoch += 1;
         let c = &mut self.controllers[p.controller.0 as usize];
         c.pods.remove(&p.ordinal);
         if c.pending.remove(&p.ordinal) {
@@ -1303,6 +1371,7 @@ impl Cluster {
         self.pending_total -= 1;
         self.bound_total += 1;
         self.bind_epoch += 1;
+        self.pod_mut(k).bind_serial = self.bind_epoch;
         self.record(
             EventType::Normal,
             Reason::Scheduled,
@@ -1313,7 +1382,7 @@ impl Cluster {
             self.set_ready(k);
         } else {
             self.ready_queue
-                .entry(now + ready_after as u64)
+                .entry(now.saturating_add(ready_after as u64))
                 .or_default()
                 .push((k, uid));
         }
@@ -1359,6 +1428,7 @@ impl Cluster {
         }
         self.bound_total -= 1;
         self.capacity_epoch += 1;
+        self.disruption_epoch += 1;
     }
 
     pub(crate) fn set_ready(&mut self, k: u32) {
@@ -1375,6 +1445,7 @@ impl Cluster {
             .entry(rev)
             .or_default()
             .ready += 1;
+        self.disruption_epoch += 1;
         self.mark_services_for(c);
     }
 
@@ -1498,8 +1569,21 @@ fn fresh_node(spec: NodeSpec) -> NodeState {
         cordoned: false,
         draining: false,
         drain_blocked: None,
+        drain_tried: 0,
+        changed_at_bind: 0,
         removed: false,
     }
+}
+
+/// Refuses a total of desired replicas beyond [`crate::limits::MAX_PODS`].
+fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
+    let max = crate::limits::MAX_PODS;
+    if total > max {
+        return Err(Error::Invalid(format!(
+            "app {app}: the Deployments would desire {total} pods in all, more than the limit of {max} (MAX_PODS, twice Kubernetes' supported 150,000); expected fewer replicas"
+        )));
+    }
+    Ok(())
 }
 
 /// A stable short hash of a template (FNV-1a over its debug form), as

@@ -86,7 +86,8 @@ impl Cluster {
             ctl.revisions[cur as usize - 1].hash.clone(),
         );
         if new.pods < replicas {
-            let room = (replicas + surge).saturating_sub(total);
+            // maxSurge may be any whole number: saturate rather than wrap.
+            let room = replicas.saturating_add(surge).saturating_sub(total);
             let up = room.min(replicas - new.pods);
             for _ in 0..up {
                 self.create_pod(id);
@@ -229,6 +230,7 @@ impl Cluster {
             Budget::MaxUnavailable(v) => format!("maxUnavailable {v}"),
         };
         let obj = self.named("poddisruptionbudget", &name);
+        self.disruption_epoch += 1;
         self.note(
             EventType::Normal,
             Reason::Created,
@@ -243,6 +245,7 @@ impl Cluster {
     }
 
     pub fn delete_pdb(&mut self, name: &str) -> Result<(), Error> {
+        self.disruption_epoch += 1;
         self.pdbs
             .remove(name)
             .map(|_| ())
@@ -250,8 +253,14 @@ impl Cluster {
     }
 
     /// A budget's status, computed from the Deployments' counts: healthy pods
-    /// are Ready pods matching the selector; percentages round up, as
-    /// Kubernetes does for budgets.
+    /// are Ready pods matching the selector; the expected count is the
+    /// replicas of every Deployment that has a pod matching the selector now,
+    /// or whose current template matches it (Kubernetes' disruption
+    /// controller finds the controller of each matching pod and sums their
+    /// scales, so a Deployment whose pods were all rolled away from the
+    /// selector no longer counts, while one whose last pod was just evicted
+    /// still does: its replacement is created at once); percentages round
+    /// up, as Kubernetes does for budgets.
     pub fn pdb_status(&self, name: &str) -> Result<PdbStatus, Error> {
         let spec = self
             .pdbs
@@ -262,13 +271,20 @@ impl Cluster {
         for ctl in self.controllers.iter().filter(|c| !c.deleted) {
             let mut owns = false;
             for (i, r) in ctl.revisions.iter().enumerate() {
-                if spec.selector.matches(&r.template.labels) {
+                let rev = i as u32 + 1;
+                let n = ctl.count(rev);
+                if !spec.selector.matches(&r.template.labels) {
+                    continue;
+                }
+                healthy = healthy.saturating_add(n.ready);
+                // The current template's pods are (or are about to be)
+                // there: a pod evicted a moment ago is replaced from it.
+                if n.pods > 0 || rev == ctl.current {
                     owns = true;
-                    healthy += ctl.count(i as u32 + 1).ready;
                 }
             }
             if owns {
-                expected += ctl.replicas;
+                expected = expected.saturating_add(ctl.replicas);
             }
         }
         let desired = match spec.budget {
@@ -357,6 +373,7 @@ impl Cluster {
         let n = &mut self.nodes[id.0 as usize];
         if !n.draining {
             n.draining = true;
+            n.drain_tried = 0;
             self.drains.insert(id);
             let count = n.pods.len();
             self.note(
@@ -369,14 +386,30 @@ impl Cluster {
         Ok(())
     }
 
-    /// One round of every drain: evict what the budgets allow now.
+    /// One round of the drains: evict what the budgets allow now.
+    ///
+    /// A drain costs what changed: a node whose every remaining pod was
+    /// refused is not tried again until `disruption_epoch` moves (a pod
+    /// Ready or gone, a budget or a Deployment changed), and within one
+    /// round a budget that refused a pod refuses the next pod it covers
+    /// without being recomputed (an eviction only lowers its healthy count,
+    /// so a refusal stands for the rest of the round).
     pub(crate) fn progress_drains(&mut self) -> u32 {
         let mut evicted = 0;
+        if self.drains.is_empty() {
+            return 0;
+        }
         let drains: Vec<NodeId> = self.drains.iter().copied().collect();
+        // (budget, whether the refused pod was Ready, the budget's reason)
+        let mut refused: Vec<(String, bool, String)> = Vec::new();
         for id in drains {
             let i = id.0 as usize;
             if !self.nodes[i].draining || self.nodes[i].removed {
                 self.drains.remove(&id);
+                continue;
+            }
+            if !self.nodes[i].pods.is_empty() && self.nodes[i].drain_tried == self.disruption_epoch
+            {
                 continue;
             }
             // Lowest pod name first, for a deterministic order.
@@ -386,10 +419,38 @@ impl Cluster {
                 (p.controller, p.ordinal)
             });
             let mut blocked = None;
+            let before = evicted;
             for k in keys {
                 let p = self.pod(k);
                 let name = self.pod_name(p.controller, p.ordinal);
-                match self.evict(&name) {
+                let known = if p.node.is_some() && !refused.is_empty() {
+                    let labels = &self.revision_of(p).template.labels;
+                    refused.iter().find(|(pdb, ready, _)| {
+                        *ready == p.ready
+                            && self
+                                .pdbs
+                                .get(pdb)
+                                .is_some_and(|s| s.selector.matches(labels))
+                    })
+                } else {
+                    None
+                };
+                let result = match known {
+                    Some((pdb, _, message)) => Err(Error::DisruptionBudget {
+                        pod: name.clone(),
+                        pdb: pdb.clone(),
+                        message: message.clone(),
+                    }),
+                    None => {
+                        let ready = p.ready;
+                        let r = self.evict(&name);
+                        if let Err(Error::DisruptionBudget { pdb, message, .. }) = &r {
+                            refused.push((pdb.clone(), ready, message.clone()));
+                        }
+                        r
+                    }
+                };
+                match result {
                     Ok(()) => evicted += 1,
                     Err(e) => {
                         if blocked.is_none() {
@@ -397,6 +458,9 @@ impl Cluster {
                         }
                     }
                 }
+            }
+            if evicted == before {
+                self.nodes[i].drain_tried = self.disruption_epoch;
             }
             let node_name = self.nodes[i].spec.name.clone();
             if self.nodes[i].pods.is_empty() {

@@ -24,7 +24,10 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn invalid(what: &str, got: &str, expected: &str) -> Error {
-        Error::Invalid(format!("{what} {got:?} is not valid; expected {expected}"))
+        Error::Invalid(format!(
+            "{what} {} is not valid; expected {expected}",
+            crate::limits::quoted(got)
+        ))
     }
     pub(crate) fn not_found(kind: &'static str, name: &str) -> Error {
         Error::NotFound {
@@ -41,15 +44,22 @@ impl fmt::Display for Error {
             Error::AlreadyExists { kind, name } => {
                 write!(
                     f,
-                    "{kind} {name:?} already exists; expected a name not in use"
+                    "{kind} {} already exists; expected a name not in use",
+                    crate::limits::quoted(name)
                 )
             }
             Error::NotFound { kind, name } => write!(
                 f,
-                "{kind} {name:?} not found; expected the name of an existing {kind}"
+                "{kind} {} not found; expected the name of an existing {kind}",
+                crate::limits::quoted(name)
             ),
             Error::DisruptionBudget { pod, pdb, message } => {
-                write!(f, "Cannot evict pod {pod} as it would violate the pod's disruption budget {pdb}: {message}")
+                write!(
+                    f,
+                    "Cannot evict pod {} as it would violate the pod's disruption budget {}: {message}",
+                    crate::limits::shown(pod),
+                    crate::limits::shown(pdb)
+                )
             }
         }
     }

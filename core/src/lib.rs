@@ -24,6 +24,8 @@
 //!   PodDisruptionBudgets with the eviction call and drains, Service endpoints.
 //! - [`simulator::Simulator`]: the clock, the PRNG and a script of
 //!   [`simulator::Event`]s; [`simulator::Simulator::step`] lists its phases.
+//! - [`limits`]: what one scenario may ask for in total (nodes, pods,
+//!   scripted events, ticks), each checked before anything changes.
 //! - [`verify`]: independent checkers that recompute every invariant from the
 //!   pods themselves.
 //!
@@ -62,6 +64,7 @@ mod cluster;
 mod controllers;
 mod error;
 pub mod events;
+pub mod limits;
 pub mod model;
 pub mod quantity;
 mod reconcile;

@@ -16,6 +16,7 @@ pub use crate::affinity::{
     WeightedAffinityTerm, WhenUnsatisfiable,
 };
 use crate::error::Error;
+use crate::limits::quoted;
 
 /// The most replicas one Deployment may ask for. Far above Kubernetes' supported
 /// 150,000 pods per cluster; it exists so arithmetic on counts cannot overflow.
@@ -25,6 +26,12 @@ pub const MAX_REPLICAS: u32 = 1_000_000;
 pub const DEFAULT_MILLI_CPU_REQUEST: u64 = 100;
 /// kube-scheduler's non-zero default memory request for scoring (200 MiB).
 pub const DEFAULT_MEMORY_REQUEST_MIB: u64 = 200;
+/// The most CPU a node may have or a pod request, in millicores (1,000,000
+/// cores): keeps every sum and score of requests inside a u64.
+pub const MAX_CPU_MILLIS: u64 = 1_000_000_000;
+
+/// The most memory a node may have or a pod request, in MiB (1 PiB).
+pub const MAX_MEMORY_MIB: u64 = 1 << 30;
 
 /// The topology key that names "the node itself".
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
@@ -410,8 +417,17 @@ impl PodTemplate {
                 "app {app}: the pod template requests neither cpu nor memory; expected a request above zero on at least one resource"
             )));
         }
+        if self.requests.cpu_millis > MAX_CPU_MILLIS || self.requests.memory_mib > MAX_MEMORY_MIB {
+            return Err(Error::Invalid(format!(
+                "app {app}: the pod template requests {}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory {MAX_MEMORY_MIB}Mi",
+                self.requests
+            )));
+        }
         validate_labels(&self.labels, "label")?;
         validate_labels(&self.node_selector, "nodeSelector")?;
+        validate_count(self.tolerations.len(), "toleration")?;
+        validate_count(self.affinity.len(), "pod affinity term")?;
+        validate_count(self.anti_affinity.len(), "pod anti-affinity term")?;
         for t in self.affinity.iter().chain(self.anti_affinity.iter()) {
             t.selector.validate("affinity selector")?;
             validate_label_key(&t.topology_key, "topology key")?;
@@ -437,8 +453,8 @@ impl PodTemplate {
             }
             if t.operator == TolerationOperator::Exists && !t.value.is_empty() {
                 return Err(Error::Invalid(format!(
-                    "app {app}: a toleration with operator Exists must have an empty value, got {:?}",
-                    t.value
+                    "app {app}: a toleration with operator Exists must have an empty value, got {}",
+                    quoted(&t.value)
                 )));
             }
             if t.operator == TolerationOperator::Equal && t.key.is_empty() {
@@ -513,7 +529,7 @@ impl NodeSpec {
             )));
         }
         // Bounds that keep score arithmetic in u64: 1,000,000 cores, 1 PiB.
-        if self.capacity.cpu_millis > 1_000_000_000 || self.capacity.memory_mib > 1 << 30 {
+        if self.capacity.cpu_millis > MAX_CPU_MILLIS || self.capacity.memory_mib > MAX_MEMORY_MIB {
             return Err(Error::Invalid(format!(
                 "node {}: capacity {} is beyond the supported range (1,000,000 cores, 1 PiB)",
                 self.name, self.capacity
@@ -526,6 +542,7 @@ impl NodeSpec {
             )));
         }
         validate_labels(&self.labels, "node label")?;
+        validate_count(self.taints.len(), "taint")?;
         for t in &self.taints {
             validate_label_key(&t.key, "taint key")?;
             validate_label_value(&t.value, "taint value")?;
@@ -762,7 +779,8 @@ pub fn validate_name(name: &str, kind: &str) -> Result<(), Error> {
     let ends_ok = b[0].is_ascii_alphanumeric() && b[b.len() - 1].is_ascii_alphanumeric();
     if name.len() > 63 || !ok_chars || !ends_ok {
         return Err(Error::Invalid(format!(
-            "{kind} name {name:?} is not valid; expected 1 to 63 lowercase letters, digits or '-', starting and ending with a letter or digit"
+            "{kind} name {} is not valid; expected 1 to 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
+            quoted(name)
         )));
     }
     Ok(())
@@ -775,7 +793,8 @@ pub(crate) fn validate_label_key(k: &str, what: &str) -> Result<(), Error> {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'));
     if !ok {
         return Err(Error::Invalid(format!(
-            "{what} {k:?} is not valid; expected letters, digits, '-', '_', '.' or '/', 1 to 253 characters"
+            "{what} {} is not valid; expected letters, digits, '-', '_', '.' or '/', 1 to 253 characters",
+            quoted(k)
         )));
     }
     Ok(())
@@ -787,13 +806,29 @@ pub(crate) fn validate_label_value(v: &str, what: &str) -> Result<(), Error> {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
     if !ok {
         return Err(Error::Invalid(format!(
-            "{what} {v:?} is not valid; expected at most 63 letters, digits, '-', '_' or '.'"
+            "{what} {} is not valid; expected at most 63 letters, digits, '-', '_' or '.'",
+            quoted(v)
+        )));
+    }
+    Ok(())
+}
+
+/// The most entries one list in a declaration may hold (labels, a selector,
+/// taints, tolerations, affinity terms): far above real use, and a bound on
+/// the work every filter does per node.
+pub const MAX_LIST: usize = 64;
+
+fn validate_count(n: usize, what: &str) -> Result<(), Error> {
+    if n > MAX_LIST {
+        return Err(Error::Invalid(format!(
+            "{n} {what} entries is more than the limit of {MAX_LIST}; expected at most {MAX_LIST}"
         )));
     }
     Ok(())
 }
 
 fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
+    validate_count(l.len(), what)?;
     for (k, v) in l {
         validate_label_key(k, what)?;
         validate_label_value(v, what)?;

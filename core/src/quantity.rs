@@ -86,33 +86,35 @@ impl QuantityError {
 
 impl fmt::Display for QuantityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (what, input) = (self.resource, &self.input);
+        let (what, input) = (self.resource, crate::limits::quoted(&self.input));
         match &self.kind {
             QuantityErrorKind::Empty => {
                 write!(f, "{what} is empty; expected {}", self.expected())
             }
             QuantityErrorKind::NotANumber => write!(
                 f,
-                "{what} {input:?} is not a quantity: it does not start with a number; expected {}",
+                "{what} {input} is not a quantity: it does not start with a number; expected {}",
                 self.expected()
             ),
             QuantityErrorKind::UnknownSuffix(s) => write!(
                 f,
-                "{what} {input:?} is not a quantity: unknown suffix {s:?}; expected {}",
+                "{what} {input} is not a quantity: unknown suffix {}; expected {}",
+                crate::limits::quoted(s),
                 self.expected()
             ),
             QuantityErrorKind::BadExponent(s) => write!(
                 f,
-                "{what} {input:?} is not a quantity: the exponent {s:?} is not a whole number; expected e or E and digits, such as 1e3 or 5E-1"
+                "{what} {input} is not a quantity: the exponent {} is not a whole number; expected e or E and digits, such as 1e3 or 5E-1",
+                crate::limits::quoted(s)
             ),
             QuantityErrorKind::Negative => write!(
                 f,
-                "{what} {input:?} is negative; expected 0 or more, {}",
+                "{what} {input} is negative; expected 0 or more, {}",
                 self.expected()
             ),
             QuantityErrorKind::TooLarge => write!(
                 f,
-                "{what} {input:?} is too large; expected at most {MAX_VALUE} {}",
+                "{what} {input} is too large; expected at most {MAX_VALUE} {}",
                 if what == "cpu" { "millicores" } else { "bytes" }
             ),
         }

@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 use crate::cluster::{Cluster, FixedPoint, ScorePolicy};
 use crate::error::Error;
 use crate::events::{EventType, Reason};
+use crate::limits::{MAX_NODES, MAX_PODS, MAX_SCRIPT_EVENTS, MAX_TICK};
 use crate::model::{
     DeploymentSpec, NodeSpec, PdbSpec, PodTemplate, Resources, RollingUpdate, ServiceSpec,
 };
@@ -59,8 +60,11 @@ impl Prng {
 /// Something that happens to the cluster at a tick of the script.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// Register a node (or re-register an existing name with a new body).
+    /// Register a new node (refused while the name is registered).
     AddNode(NodeSpec),
+    /// The kubelet of a registered node registers again with a new body:
+    /// see [`Cluster::reregister_node`].
+    ReregisterNode(NodeSpec),
     /// Stop a node's kubelet: it goes NotReady after the heartbeat timeout.
     FailNode(String),
     /// Restart a node's kubelet: Ready again at its next heartbeat.
@@ -102,6 +106,9 @@ impl Event {
     pub fn describe(&self) -> String {
         match self {
             Event::AddNode(n) => format!("add node {} ({})", n.name, n.capacity),
+            Event::ReregisterNode(n) => {
+                format!("re-register node {} ({})", n.name, n.capacity)
+            }
             Event::FailNode(n) => format!("fail node {n}"),
             Event::RecoverNode(n) => format!("recover node {n}"),
             Event::RemoveNode(n) => format!("remove node {n}"),
@@ -153,6 +160,14 @@ pub struct Simulator {
     script: Vec<(u64, Event)>,
     /// Index of the next event in `script` to fire.
     next: usize,
+    /// Pending AddNode and RemoveNode events: the node count the script
+    /// can reach, without a scan.
+    pending_adds: u32,
+    pending_removes: u32,
+    /// Per node name, the pending AddNode and RemoveNode events that name it:
+    /// a name with none is registered when its event fires exactly if it is
+    /// now, without a scan of the script.
+    pending_by_node: alloc::collections::BTreeMap<String, u32>,
 }
 
 impl Simulator {
@@ -169,6 +184,9 @@ impl Simulator {
             rng: Prng::new(seed),
             script: Vec::new(),
             next: 0,
+            pending_adds: 0,
+            pending_removes: 0,
+            pending_by_node: Default::default(),
         }
     }
 
@@ -182,17 +200,52 @@ impl Simulator {
     }
 
     fn insert(&mut self, tick: u64, e: Event) {
+        self.count_pending(&e, true);
         // After every event already due at `tick`: the script keeps its order.
         let at = self.script.partition_point(|(t, _)| *t <= tick);
         self.script.insert(at, (tick, e));
     }
 
-    /// Adds an event to the script at `tick`, which must be in the future.
+    fn count_pending(&mut self, e: &Event, add: bool) {
+        let (counter, name) = match e {
+            Event::AddNode(n) => (&mut self.pending_adds, &n.name),
+            Event::RemoveNode(n) => (&mut self.pending_removes, n),
+            _ => return,
+        };
+        if add {
+            *counter += 1;
+            *self.pending_by_node.entry(name.clone()).or_insert(0) += 1;
+        } else {
+            *counter -= 1;
+            if let Some(k) = self.pending_by_node.get_mut(name) {
+                *k -= 1;
+                if *k == 0 {
+                    self.pending_by_node.remove(name);
+                }
+            }
+        }
+    }
+
+    /// Adds an event to the script at `tick`, which must be in the future
+    /// and at most [`MAX_TICK`]; the script holds at most
+    /// [`MAX_SCRIPT_EVENTS`] events.
     pub fn schedule(&mut self, tick: u64, e: Event) -> Result<(), Error> {
         if tick <= self.tick() {
             return Err(Error::Invalid(format!(
                 "tick {tick} is not in the future; expected a tick after {}",
                 self.tick()
+            )));
+        }
+        if tick > MAX_TICK {
+            return Err(Error::Invalid(format!(
+                "tick {tick} is beyond the limit of {MAX_TICK} (MAX_TICK); expected a tick from {} to {MAX_TICK}",
+                self.tick() + 1
+            )));
+        }
+        if self.script.len() >= MAX_SCRIPT_EVENTS {
+            return Err(Error::Invalid(format!(
+                "{}: the script already holds {MAX_SCRIPT_EVENTS} events, the limit (MAX_SCRIPT_EVENTS); expected a shorter scenario",
+                e.describe()
             )));
         }
         self.validate_at(&e, tick)?;
@@ -232,21 +285,35 @@ impl Simulator {
                 .iter()
                 .any(|(_, e)| matches!(e, Event::Deploy(d) if d.name == name))
         };
-        let queued_node =
-            |name: &str| due().any(|(_, e)| matches!(e, Event::AddNode(n) if n.name == name));
+        // Whether the node is registered when `tick` comes: as it is now,
+        // then every AddNode and RemoveNode due by then, in order.
+        let node_live = |name: &str| {
+            let mut live = c.node(name).is_ok();
+            if !self.pending_by_node.contains_key(name) {
+                return live;
+            }
+            for (_, e) in due() {
+                match e {
+                    Event::AddNode(n) if n.name == name => live = true,
+                    Event::RemoveNode(n) if n == name => live = false,
+                    _ => {}
+                }
+            }
+            live
+        };
         let queued_roll =
             |name: &str| due().any(|(_, e)| matches!(e, Event::Roll { app, .. } if app == name));
         // A name the script creates only after `tick` does not exist yet.
         let later = |kind: &'static str, name: &str, created: &dyn Fn(&Event) -> bool| {
             match self.script[self.next..].iter().find(|(t, e)| *t > tick && created(e)) {
                 Some((t, _)) => Error::Invalid(format!(
-                    "{kind} {name:?} does not exist yet: the scripted action that creates it fires at tick {t}, after tick {tick}; expected the name of an existing {kind}"
+                    "{kind} {} does not exist yet: the scripted action that creates it fires at tick {t}, after tick {tick}; expected the name of an existing {kind}", crate::limits::quoted(&name)
                 )),
                 None => Error::not_found(kind, name),
             }
         };
         let node = |n: &str| {
-            if c.node(n).is_ok() || queued_node(n) {
+            if node_live(n) {
                 Ok(())
             } else {
                 Err(later(
@@ -268,7 +335,28 @@ impl Simulator {
             }
         };
         match e {
-            Event::AddNode(n) => n.validate(),
+            Event::AddNode(n) => {
+                n.validate()?;
+                if node_live(&n.name) {
+                    return Err(Error::AlreadyExists {
+                        kind: "node",
+                        name: n.name.clone(),
+                    });
+                }
+                let reach = c.live_nodes as u64 + self.pending_adds as u64 + 1;
+                let reach = reach.saturating_sub(self.pending_removes as u64);
+                if reach > MAX_NODES as u64 {
+                    return Err(Error::Invalid(format!(
+                        "node {}: with the nodes registered and queued the cluster would have {reach} nodes, more than the limit of {MAX_NODES} (MAX_NODES, twice Kubernetes' supported 5,000); expected fewer nodes",
+                        n.name
+                    )));
+                }
+                Ok(())
+            }
+            Event::ReregisterNode(n) => {
+                n.validate()?;
+                node(&n.name)
+            }
             Event::FailNode(n)
             | Event::RecoverNode(n)
             | Event::RemoveNode(n)
@@ -283,15 +371,18 @@ impl Simulator {
                         name: d.name.clone(),
                     });
                 }
-                Ok(())
+                self.check_fits(&d.name, &d.template.requests)?;
+                self.check_pods(e, tick)
             }
             Event::Scale { app: a, replicas } => {
                 app(a)?;
-                crate::model::validate_replicas(a, *replicas)
+                crate::model::validate_replicas(a, *replicas)?;
+                self.check_pods(e, tick)
             }
             Event::Roll { app: a, template } => {
                 app(a)?;
-                template.validate(a)
+                template.validate(a)?;
+                self.check_fits(a, &template.requests)
             }
             Event::Rollback(a) => {
                 app(a)?;
@@ -318,11 +409,76 @@ impl Simulator {
         }
     }
 
+    /// A pod bigger than every node, even an empty one, could never run:
+    /// refused, unless no node is registered or queued at all yet.
+    fn check_fits(&self, app: &str, req: &Resources) -> Result<(), Error> {
+        if !self.fits_some_node(&Resources::ZERO) || self.fits_some_node(req) {
+            return Ok(());
+        }
+        let c = &self.cluster;
+        let cpu = c
+            .nodes()
+            .map(|n| n.spec.capacity.cpu_millis)
+            .max()
+            .unwrap_or(0);
+        let mem = c
+            .nodes()
+            .map(|n| n.spec.capacity.memory_mib)
+            .max()
+            .unwrap_or(0);
+        Err(Error::Invalid(format!(
+            "app {app}: a pod requesting {req} fits on no node, even an empty one (the largest node has cpu {cpu}m, memory {mem}Mi); expected smaller requests or a bigger node"
+        )))
+    }
+
+    /// The replicas all Deployments will desire as the script plays out,
+    /// with `e` (a Deploy or a Scale firing at `tick`) among it, stay within
+    /// [`MAX_PODS`] at every step.
+    fn check_pods(&self, e: &Event, tick: u64) -> Result<(), Error> {
+        let c = &self.cluster;
+        let mut total = c.desired_total;
+        let mut peak = total;
+        let mut replicas: alloc::collections::BTreeMap<&str, u64> = Default::default();
+        let pending = &self.script[self.next..];
+        let at = pending.partition_point(|(t, _)| *t <= tick);
+        let order = pending[..at]
+            .iter()
+            .map(|(_, e)| e)
+            .chain(core::iter::once(e))
+            .chain(pending[at..].iter().map(|(_, e)| e));
+        for ev in order {
+            let (name, new) = match ev {
+                Event::Deploy(d) => (d.name.as_str(), d.replicas as u64),
+                Event::Scale { app, replicas } => (app.as_str(), *replicas as u64),
+                Event::DeleteApp(a) => (a.as_str(), 0),
+                _ => continue,
+            };
+            let old = match replicas.get(name) {
+                Some(&r) => r,
+                None => c
+                    .controller_id(name)
+                    .map(|id| c.controllers[id.0 as usize].replicas as u64)
+                    .unwrap_or(0),
+            };
+            replicas.insert(name, new);
+            total = total - old.min(total) + new;
+            peak = peak.max(total);
+        }
+        if peak > MAX_PODS {
+            let what = e.describe();
+            return Err(Error::Invalid(format!(
+                "{what}: the Deployments would desire {peak} pods in all, more than the limit of {MAX_PODS} (MAX_PODS, twice Kubernetes' supported 150,000); expected fewer replicas"
+            )));
+        }
+        Ok(())
+    }
+
     /// Applies one event to the cluster now.
     pub fn apply(&mut self, e: &Event) -> Result<(), Error> {
         let c = &mut self.cluster;
         match e {
             Event::AddNode(n) => c.add_node(n.clone()).map(|_| ()),
+            Event::ReregisterNode(n) => c.reregister_node(n.clone()).map(|_| ()),
             Event::FailNode(n) => c.fail_node(n),
             Event::RecoverNode(n) => c.recover_node(n),
             Event::RemoveNode(n) => c.remove_node(n),
@@ -371,6 +527,7 @@ impl Simulator {
         while self.next < self.script.len() && self.script[self.next].0 <= tick {
             let e = self.script[self.next].1.clone();
             self.next += 1;
+            self.count_pending(&e, false);
             report.fired += 1;
             if let Err(err) = self.apply(&e) {
                 let msg = format!("{}: {}", e.describe(), err);

@@ -104,8 +104,19 @@ fn matching_in_domain<'a>(
         .collect()
 }
 
+/// Whether `p` was bound to `n` before the node last re-registered with new
+/// labels or taints: it was admitted under the old body, and rules of the
+/// IgnoredDuringExecution kind (NoSchedule taints, pod anti-affinity) do not
+/// apply to it retroactively.
+fn admitted_under_old_body(p: &PodView<'_>, n: &NodeView<'_>) -> bool {
+    p.bind_serial <= n.changed_at_bind
+}
+
 /// The node-level rules for a pod on a node: Ready, nodeSelector, taints.
-fn check_node_rules(p: &PodView<'_>, n: &NodeView<'_>) -> Result<(), Violation> {
+/// With `at_bind`, every NoSchedule taint counts (the pod is being bound
+/// now); otherwise a NoSchedule taint the node gained after the pod was bound
+/// is allowed: only NoExecute evicts running pods, as in Kubernetes.
+fn check_node_rules(p: &PodView<'_>, n: &NodeView<'_>, at_bind: bool) -> Result<(), Violation> {
     let t: &PodTemplate = p.template;
     if !n.ready {
         return Err(format!(
@@ -114,6 +125,7 @@ fn check_node_rules(p: &PodView<'_>, n: &NodeView<'_>) -> Result<(), Violation> 
             n.name()
         ));
     }
+    let grandfathered = !at_bind && admitted_under_old_body(p, n);
     for (k, v) in &t.node_selector {
         if n.spec.labels.get(k) != Some(v) {
             return Err(format!(
@@ -125,10 +137,25 @@ fn check_node_rules(p: &PodView<'_>, n: &NodeView<'_>) -> Result<(), Violation> 
             ));
         }
     }
+    // Required node affinity: any one term, every requirement of it.
+    if !grandfathered
+        && !t
+            .node_affinity
+            .required_matches(&n.spec.name, &n.spec.labels)
+    {
+        return Err(format!(
+            "pod {} on node {} breaks its required node affinity",
+            p.name(),
+            n.name()
+        ));
+    }
     for taint in &n.spec.taints {
-        if taint.effect != TaintEffect::PreferNoSchedule
-            && !t.tolerations.iter().any(|tol| tol.tolerates(taint))
-        {
+        let binding = match taint.effect {
+            TaintEffect::NoExecute => true,
+            TaintEffect::NoSchedule => !grandfathered,
+            TaintEffect::PreferNoSchedule => false,
+        };
+        if binding && !t.tolerations.iter().any(|tol| tol.tolerates(taint)) {
             return Err(format!(
                 "pod {} on node {} does not tolerate taint {}",
                 p.name(),
@@ -140,8 +167,9 @@ fn check_node_rules(p: &PodView<'_>, n: &NodeView<'_>) -> Result<(), Violation> 
     Ok(())
 }
 
-/// Anti-affinity, both ways: no pod shares a domain with a pod its own terms
-/// exclude, nor with a pod whose terms exclude it.
+/// Anti-affinity, both ways, for one pod about to be (or just) bound: no
+/// pod shares a domain with a pod its own terms exclude, nor with a pod
+/// whose terms exclude it. Costs every pod; used per bind only.
 fn check_anti_affinity(c: &Cluster, p: &PodView<'_>, n: &NodeView<'_>) -> Result<(), Violation> {
     let name = p.name();
     for term in &p.template.anti_affinity {
@@ -179,18 +207,132 @@ fn check_anti_affinity(c: &Cluster, p: &PodView<'_>, n: &NodeView<'_>) -> Result
     Ok(())
 }
 
-/// Every bound pod is on a Ready node that matches its nodeSelector, whose
-/// NoSchedule and NoExecute taints it tolerates, and no two bound pods break
-/// an anti-affinity rule. (Affinity is required at scheduling time and
-/// ignored during execution, as in Kubernetes: see [`verify_bind`].)
-pub fn verify_constraints(c: &Cluster) -> Result<(), Violation> {
-    for p in c.pods() {
-        if p.node.is_none() {
-            continue;
+/// One bound pod, as the whole-cluster checks see it.
+struct Bound<'a> {
+    pod: PodView<'a>,
+    node: NodeView<'a>,
+}
+
+/// The bound pods, with their nodes, and for every distinct affinity or
+/// anti-affinity term of any template: which templates (controller,
+/// revision) its selector matches. Computed once per check, from the pods.
+struct Index<'a> {
+    bound: Vec<Bound<'a>>,
+    terms: Vec<&'a AffinityTerm>,
+    term_index: BTreeMap<&'a AffinityTerm, usize>,
+    /// (controller, revision) -> the indexes of the terms matching its labels.
+    matching: BTreeMap<(u32, u32), Vec<usize>>,
+}
+
+impl<'a> Index<'a> {
+    fn of(c: &'a Cluster) -> Result<Index<'a>, Violation> {
+        let mut bound = Vec::new();
+        let mut templates: BTreeMap<(u32, u32), &'a PodTemplate> = BTreeMap::new();
+        for p in c.pods() {
+            templates.insert((p.controller.0, p.revision), p.template);
+            if p.node.is_some() {
+                let node = node_of(c, &p)?;
+                bound.push(Bound { pod: p, node });
+            }
         }
-        let n = node_of(c, &p)?;
-        check_node_rules(&p, &n)?;
-        check_anti_affinity(c, &p, &n)?;
+        let mut terms: Vec<&'a AffinityTerm> = Vec::new();
+        let mut seen: BTreeMap<&'a AffinityTerm, usize> = BTreeMap::new();
+        for t in templates.values() {
+            for term in t.affinity.iter().chain(t.anti_affinity.iter()) {
+                seen.entry(term).or_insert_with(|| {
+                    terms.push(term);
+                    terms.len() - 1
+                });
+            }
+        }
+        let matching = templates
+            .iter()
+            .map(|(&k, t)| {
+                let m = (0..terms.len())
+                    .filter(|&i| terms[i].selector.matches(&t.labels))
+                    .collect();
+                (k, m)
+            })
+            .collect();
+        Ok(Index {
+            bound,
+            terms,
+            term_index: seen,
+            matching,
+        })
+    }
+
+    fn term(&self, t: &AffinityTerm) -> Option<usize> {
+        self.term_index.get(t).copied()
+    }
+
+    fn matches(&self, p: &PodView<'_>, term: usize) -> bool {
+        self.matching
+            .get(&(p.controller.0, p.revision))
+            .is_some_and(|m| m.contains(&term))
+    }
+
+    /// Bound pods matching each term, per topology domain (indexes into `bound`).
+    fn by_domain(&self) -> BTreeMap<(usize, &'a str), Vec<usize>> {
+        let mut out: BTreeMap<(usize, &'a str), Vec<usize>> = BTreeMap::new();
+        for (i, b) in self.bound.iter().enumerate() {
+            let Some(m) = self.matching.get(&(b.pod.controller.0, b.pod.revision)) else {
+                continue;
+            };
+            for &t in m {
+                if let Some(d) = topology_value(b.node.spec, &self.terms[t].topology_key) {
+                    out.entry((t, d)).or_default().push(i);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Every bound pod is on a Ready node that matches its nodeSelector, whose
+/// NoExecute taints it tolerates, and whose NoSchedule taints it tolerates
+/// unless the node gained them after the pod was bound; and no two bound
+/// pods break an anti-affinity rule, unless the node of one of them
+/// re-registered with new labels or taints after both were bound (the
+/// engine keeps such pods, as Kubernetes' IgnoredDuringExecution does; each
+/// bind itself is checked by [`verify_bind`]). Affinity is required at
+/// scheduling time and ignored during execution, as in Kubernetes.
+///
+/// Costs O(pods x terms), counting matching pods by domain (plus, after
+/// re-registrations, the forgiven pairs it walks past).
+pub fn verify_constraints(c: &Cluster) -> Result<(), Violation> {
+    let ix = Index::of(c)?;
+    for b in &ix.bound {
+        check_node_rules(&b.pod, &b.node, false)?;
+    }
+    let domains = ix.by_domain();
+    for b in &ix.bound {
+        for term in &b.pod.template.anti_affinity {
+            let Some(t) = ix.term(term) else { continue };
+            let Some(d) = topology_value(b.node.spec, &term.topology_key) else {
+                continue;
+            };
+            let Some(others) = domains.get(&(t, d)) else {
+                continue;
+            };
+            for &j in others {
+                let q = &ix.bound[j];
+                if q.pod.controller == b.pod.controller && q.pod.ordinal == b.pod.ordinal {
+                    continue;
+                }
+                let later = b.pod.bind_serial.max(q.pod.bind_serial);
+                if b.node.changed_at_bind >= later || q.node.changed_at_bind >= later {
+                    continue;
+                }
+                return Err(format!(
+                    "pod {} on node {} shares {} with {} which its anti-affinity excludes",
+                    b.pod.name(),
+                    b.node.name(),
+                    term.topology_key,
+                    q.pod.name()
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -202,20 +344,29 @@ pub fn verify_bind(c: &Cluster, pod: &str) -> Result<(), Violation> {
     verify_capacity(c)?;
     let p = c.pod_by_name(pod).map_err(|e| format!("{e}"))?;
     let n = node_of(c, &p)?;
-    check_node_rules(&p, &n)?;
-    for term in &p.template.affinity {
-        let ok = !matching_in_domain(c, n.spec, term, &p.name()).is_empty()
-            || (term.selector.matches(&p.template.labels)
-                && topology_value(n.spec, &term.topology_key).is_some()
-                && {
-                    // The first of a self-matching group: no other matching pod anywhere.
-                    let name = p.name();
-                    !c.pods().any(|q| {
-                        q.node.is_some()
-                            && q.name() != name
-                            && term.selector.matches(&q.template.labels)
-                    })
-                });
+    check_node_rules(&p, &n, true)?;
+    // Kubernetes counts an existing pod toward required affinity only when it
+    // matches every term's selector, and only on nodes that carry the key.
+    let terms = &p.template.affinity;
+    let matches_all =
+        |labels: &crate::model::Labels| terms.iter().all(|t| t.selector.matches(labels));
+    let name = p.name();
+    let first_of_group = matches_all(&p.template.labels)
+        && !c.pods().any(|q| {
+            q.node.is_some()
+                && q.name() != name
+                && matches_all(&q.template.labels)
+                && q.node.and_then(|id| c.node_by_id(id)).is_some_and(|qn| {
+                    terms
+                        .iter()
+                        .any(|t| topology_value(qn.spec, &t.topology_key).is_some())
+                })
+        });
+    for term in terms {
+        let here = matching_in_domain(c, n.spec, term, &name)
+            .iter()
+            .any(|q| matches_all(&q.template.labels));
+        let ok = topology_value(n.spec, &term.topology_key).is_some() && (here || first_of_group);
         if !ok {
             return Err(format!(
                 "pod {} on node {} breaks its affinity: no pod matching {} in its {}",
@@ -229,79 +380,257 @@ pub fn verify_bind(c: &Cluster, pod: &str) -> Result<(), Violation> {
     check_anti_affinity(c, &p, &n)
 }
 
-/// Whether `p` could be bound to `n` now, judged from scratch.
-fn feasible(
-    c: &Cluster,
-    used: &BTreeMap<NodeId, Resources>,
-    p: &PodView<'_>,
-    n: &NodeView<'_>,
-) -> bool {
-    if !n.ready || n.cordoned {
-        return false;
+/// Whether a pod of template `t` could be bound to `n` now, judged from
+/// the pods: resources, node rules, affinity (a matching pod in the domain,
+/// or the first of a self-matching group when no matching pod is bound
+/// anywhere) and anti-affinity both ways, from per-domain counts.
+struct Feasibility<'a> {
+    ix: Index<'a>,
+    used: BTreeMap<NodeId, Resources>,
+    /// Bound pods matching each term, per domain, and anywhere.
+    matching: BTreeMap<(usize, &'a str), u32>,
+    matching_total: Vec<u32>,
+    /// Bound pods per node, counted from the pods.
+    pods_on: BTreeMap<NodeId, u32>,
+    /// Bound pods carrying each term as anti-affinity, per domain.
+    owners: BTreeMap<(usize, &'a str), u32>,
+}
+
+impl<'a> Feasibility<'a> {
+    fn of(c: &'a Cluster) -> Result<Feasibility<'a>, Violation> {
+        let ix = Index::of(c)?;
+        let mut matching = BTreeMap::new();
+        let mut matching_total = alloc::vec![0u32; ix.terms.len()];
+        let mut owners = BTreeMap::new();
+        for ((t, d), pods) in ix.by_domain() {
+            *matching.entry((t, d)).or_insert(0) += pods.len() as u32;
+        }
+        for b in &ix.bound {
+            if let Some(m) = ix.matching.get(&(b.pod.controller.0, b.pod.revision)) {
+                for &t in m {
+                    // Only pods on nodes that carry the key count.
+                    if topology_value(b.node.spec, &ix.terms[t].topology_key).is_some() {
+                        matching_total[t] += 1;
+                    }
+                }
+            }
+            for term in &b.pod.template.anti_affinity {
+                let Some(t) = ix.term(term) else { continue };
+                if let Some(d) = topology_value(b.node.spec, &term.topology_key) {
+                    *owners.entry((t, d)).or_insert(0) += 1;
+                }
+            }
+        }
+        let mut pods_on = BTreeMap::new();
+        for p in c.pods() {
+            if let Some(n) = p.node {
+                *pods_on.entry(n).or_insert(0u32) += 1;
+            }
+        }
+        Ok(Feasibility {
+            ix,
+            pods_on,
+            used: used_by_node(c),
+            matching,
+            matching_total,
+            owners,
+        })
     }
-    let u = used.get(&n.id).copied().unwrap_or_default();
-    let req = p.template.requests;
-    if u.cpu_millis + req.cpu_millis > n.spec.capacity.cpu_millis
-        || u.memory_mib + req.memory_mib > n.spec.capacity.memory_mib
-    {
-        return false;
-    }
-    if check_node_rules(p, n).is_err() {
-        return false;
-    }
-    let name = p.name();
-    for term in &p.template.affinity {
-        let here = !matching_in_domain(c, n.spec, term, &name).is_empty();
-        let first = term.selector.matches(&p.template.labels)
-            && topology_value(n.spec, &term.topology_key).is_some()
-            && !c
-                .pods()
-                .any(|q| q.node.is_some() && term.selector.matches(&q.template.labels));
-        if !here && !first {
+
+    fn feasible(&self, c: &Cluster, p: &PodView<'_>, n: &NodeView<'_>) -> bool {
+        let unschedulable = crate::model::Taint::new(
+            crate::scheduler::plugins::node_unschedulable::UNSCHEDULABLE_TAINT_KEY,
+            "",
+            TaintEffect::NoSchedule,
+        );
+        if !n.ready || (n.cordoned && !p.template.tolerates(&unschedulable)) {
             return false;
         }
-    }
-    for term in &p.template.anti_affinity {
-        if !matching_in_domain(c, n.spec, term, &name).is_empty() {
+        if self.pods_on.get(&n.id).copied().unwrap_or(0) >= n.spec.max_pods {
             return false;
         }
+        if !spread_allows(c, p, n) {
+            return false;
+        }
+        if p.template.affinity.len() > 1 {
+            // A conjunction of terms: judged the slow way, pod by pod.
+            return self.feasible_without_affinity(p, n) && affinity_allows(c, p, n);
+        }
+        self.feasible_without_affinity(p, n) && self.single_affinity_allows(p, n)
     }
-    for q in c.pods().filter(|q| q.node.is_some()) {
-        let qn = match c.node_by_id(q.node.unwrap()) {
-            Some(x) => x,
-            None => continue,
+
+    fn single_affinity_allows(&self, p: &PodView<'_>, n: &NodeView<'_>) -> bool {
+        let count = |map: &BTreeMap<(usize, &str), u32>, t: usize, key: &str| {
+            topology_value(n.spec, key)
+                .and_then(|d| map.get(&(t, d)).copied())
+                .unwrap_or(0)
         };
-        for term in &q.template.anti_affinity {
-            if term.selector.matches(&p.template.labels) {
-                let (a, b) = (
-                    topology_value(n.spec, &term.topology_key),
-                    topology_value(qn.spec, &term.topology_key),
-                );
-                if a.is_some() && a == b {
+        for term in &p.template.affinity {
+            let Some(t) = self.ix.term(term) else {
+                return false;
+            };
+            let here = count(&self.matching, t, &term.topology_key) > 0;
+            let first = self.ix.matches(p, t)
+                && topology_value(n.spec, &term.topology_key).is_some()
+                && self.matching_total[t] == 0;
+            if !here && !first {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn feasible_without_affinity(&self, p: &PodView<'_>, n: &NodeView<'_>) -> bool {
+        let u = self.used.get(&n.id).copied().unwrap_or_default();
+        let req = p.template.requests;
+        if u.cpu_millis.saturating_add(req.cpu_millis) > n.spec.capacity.cpu_millis
+            || u.memory_mib.saturating_add(req.memory_mib) > n.spec.capacity.memory_mib
+        {
+            return false;
+        }
+        if check_node_rules(p, n, true).is_err() {
+            return false;
+        }
+        let count = |map: &BTreeMap<(usize, &str), u32>, t: usize, key: &str| {
+            topology_value(n.spec, key)
+                .and_then(|d| map.get(&(t, d)).copied())
+                .unwrap_or(0)
+        };
+        for term in &p.template.anti_affinity {
+            if let Some(t) = self.ix.term(term) {
+                if count(&self.matching, t, &term.topology_key) > 0 {
                     return false;
                 }
             }
+        }
+        // Terms of bound pods that exclude this pod.
+        if let Some(m) = self.ix.matching.get(&(p.controller.0, p.revision)) {
+            for &t in m {
+                if count(&self.owners, t, &self.ix.terms[t].topology_key) > 0 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Required affinity with several terms, from the pods: a pod counts only if
+/// it matches every term, and only on nodes that carry the term's key.
+fn affinity_allows(c: &Cluster, p: &PodView<'_>, n: &NodeView<'_>) -> bool {
+    let terms = &p.template.affinity;
+    let all = |l: &crate::model::Labels| terms.iter().all(|t| t.selector.matches(l));
+    let name = p.name();
+    let bound: Vec<(PodView<'_>, NodeView<'_>)> = c
+        .pods()
+        .filter(|q| q.name() != name && all(&q.template.labels))
+        .filter_map(|q| {
+            let node = c.node_by_id(q.node?)?;
+            Some((q, node))
+        })
+        .collect();
+    let first = all(&p.template.labels)
+        && !bound.iter().any(|(_, qn)| {
+            terms
+                .iter()
+                .any(|t| topology_value(qn.spec, &t.topology_key).is_some())
+        });
+    terms
+        .iter()
+        .all(|t| match topology_value(n.spec, &t.topology_key) {
+            None => false,
+            Some(d) => {
+                first
+                    || bound
+                        .iter()
+                        .any(|(_, qn)| topology_value(qn.spec, &t.topology_key) == Some(d))
+            }
+        })
+}
+
+/// PodTopologySpread's DoNotSchedule constraints, from the pods: matching
+/// pods per domain over the nodes the pod's nodeSelector and node affinity
+/// admit and that carry every such key; the node's domain count, plus one
+/// if the pod matches itself, minus the smallest domain count (0 below
+/// minDomains) may not exceed maxSkew.
+fn spread_allows(c: &Cluster, p: &PodView<'_>, n: &NodeView<'_>) -> bool {
+    let hard: Vec<_> = p
+        .template
+        .topology_spread
+        .iter()
+        .filter(|s| s.when_unsatisfiable == crate::model::WhenUnsatisfiable::DoNotSchedule)
+        .collect();
+    if hard.is_empty() {
+        return true;
+    }
+    let t = p.template;
+    let eligible = |m: &NodeView<'_>| {
+        t.node_selector
+            .iter()
+            .all(|(k, v)| m.spec.labels.get(k) == Some(v))
+            && t.node_affinity
+                .required_matches(&m.spec.name, &m.spec.labels)
+            && hard
+                .iter()
+                .all(|s| topology_value(m.spec, &s.topology_key).is_some())
+    };
+    for s in &hard {
+        let Some(mine) = topology_value(n.spec, &s.topology_key) else {
+            return false;
+        };
+        let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
+        for m in c.nodes().filter(|m| eligible(m)) {
+            if let Some(d) = topology_value(m.spec, &s.topology_key) {
+                counts.entry(d).or_insert(0);
+            }
+        }
+        for q in c.pods() {
+            let Some(qn) = q.node.and_then(|id| c.node_by_id(id)) else {
+                continue;
+            };
+            if !eligible(&qn) || !s.selector.matches(&q.template.labels) {
+                continue;
+            }
+            if let Some(d) = topology_value(qn.spec, &s.topology_key) {
+                *counts.entry(d).or_insert(0) += 1;
+            }
+        }
+        let min = if (counts.len() as u32) < s.min_domains.unwrap_or(0) {
+            0
+        } else {
+            counts.values().copied().min().unwrap_or(0)
+        };
+        let here = counts.get(mine).copied().unwrap_or(0);
+        let self_match = s.selector.matches(&t.labels) as i64;
+        if here + self_match - min > s.max_skew as i64 {
+            return false;
         }
     }
     true
 }
 
 /// At a fixed point: every Deployment has its desired number of pods, and
-/// each pod still Pending has no feasible node, judged from scratch.
+/// each pod still Pending has no feasible node, judged from scratch. Pods of
+/// one template share a verdict, so the cost is templates x nodes x terms,
+/// not pods x nodes x pods.
 pub fn verify_settled(c: &Cluster) -> Result<(), Violation> {
-    let used = used_by_node(c);
+    let mut count: BTreeMap<u32, u32> = BTreeMap::new();
+    for p in c.pods() {
+        if p.phase != PodPhase::Lost {
+            *count.entry(p.controller.0).or_insert(0) += 1;
+        }
+    }
     for a in c.apps() {
-        let count = c
-            .pods()
-            .filter(|p| p.controller == a.id && p.phase != PodPhase::Lost)
-            .count() as u32;
-        if count != a.desired && !a.rolling {
+        let n = count.get(&a.id.0).copied().unwrap_or(0);
+        if n != a.desired && !a.rolling {
             return Err(format!(
                 "app {} wants {} pods but has {}",
-                a.name, a.desired, count
+                a.name, a.desired, n
             ));
         }
     }
+    let f = Feasibility::of(c)?;
+    let mut judged: BTreeMap<(u32, u32), ()> = BTreeMap::new();
     for p in c.pods().filter(|p| p.node.is_none()) {
         if p.phase == PodPhase::Lost {
             return Err(format!(
@@ -309,7 +638,10 @@ pub fn verify_settled(c: &Cluster) -> Result<(), Violation> {
                 p.name()
             ));
         }
-        if let Some(n) = c.nodes().find(|n| feasible(c, &used, &p, n)) {
+        if judged.insert((p.controller.0, p.revision), ()).is_some() {
+            continue;
+        }
+        if let Some(n) = c.nodes().find(|n| f.feasible(c, &p, n)) {
             return Err(format!(
                 "pod {} is Pending but node {} could take it",
                 p.name(),

@@ -26,6 +26,10 @@ pub struct NodeView<'a> {
     /// The tick of the last heartbeat while the kubelet is silent: the node
     /// goes NotReady once `now - last_heartbeat` exceeds the heartbeat timeout.
     pub silent_since: Option<u64>,
+    /// The cluster's bind count when the node last re-registered with new
+    /// labels or taints (0: never). A pod with `bind_serial` at or below it
+    /// was admitted under the node's old body.
+    pub changed_at_bind: u64,
 }
 
 impl NodeView<'_> {
@@ -45,6 +49,8 @@ pub struct PodView<'a> {
     pub phase: PodPhase,
     pub ready: bool,
     pub bound_at: u64,
+    /// The cluster's bind count right after this pod was bound (0: never bound).
+    pub bind_serial: u64,
 }
 
 impl PodView<'_> {
@@ -103,6 +109,7 @@ impl Cluster {
             } else {
                 Some(n.last_heartbeat)
             },
+            changed_at_bind: n.changed_at_bind,
         }
     }
 
@@ -138,6 +145,7 @@ impl Cluster {
             phase: p.phase,
             ready: p.ready,
             bound_at: p.bound_at,
+            bind_serial: p.bind_serial,
         }
     }
 

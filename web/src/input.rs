@@ -70,7 +70,8 @@ fn field_whole(what: &str, f: &Field, min: u64, max: u64) -> Result<u64, String>
             match t.parse::<u64>() {
                 Ok(n) if (min..=max).contains(&n) => Ok(n),
                 _ => Err(format!(
-                    "{what} {s:?} is not valid; expected a whole number from {min} to {max}"
+                    "{what} {} is not valid; expected a whole number from {min} to {max}",
+                    shepherd::limits::quoted(&s)
                 )),
             }
         }
@@ -112,7 +113,8 @@ pub fn cpu_text(s: &str) -> Result<shepherd::quantity::Rounded, String> {
     let r = shepherd::quantity::cpu_millis(t).map_err(|e| e.to_string())?;
     if r.value > MAX_CPU_MILLIS {
         return Err(format!(
-            "cpu {t:?} is {} cores; expected at most 1000000 cores (1000000000m)",
+            "cpu {} is {} cores; expected at most 1000000 cores (1000000000m)",
+            shepherd::limits::quoted(t),
             r.value / 1000
         ));
     }
@@ -127,7 +129,8 @@ pub fn memory_text(s: &str) -> Result<shepherd::quantity::Rounded, String> {
     let r = shepherd::quantity::memory_mib(t).map_err(|e| e.to_string())?;
     if r.value > MAX_MEMORY_MIB {
         return Err(format!(
-            "memory {t:?} is {}Mi; expected at most 1Pi (1048576Gi)",
+            "memory {} is {}Mi; expected at most 1Pi (1048576Gi)",
+            shepherd::limits::quoted(t),
             r.value
         ));
     }
@@ -155,7 +158,10 @@ pub fn read_quantity(resource: &str, s: &str) -> Result<QuantityReading, String>
                 said: if r.exact {
                     said
                 } else {
-                    format!("{said}, {t} rounded up to a whole millicore")
+                    format!(
+                        "{said}, {} rounded up to a whole millicore",
+                        shepherd::limits::shown(t)
+                    )
                 },
             })
         }
@@ -167,11 +173,17 @@ pub fn read_quantity(resource: &str, s: &str) -> Result<QuantityReading, String>
                 value: r.value,
                 exact: r.exact,
                 said: if suffix_m && r.value <= 1 {
-                    format!("{said}: m is milli, so {t} is a fraction of a byte; for mebibytes write Mi")
+                    format!(
+                        "{said}: m is milli, so {} is a fraction of a byte; for mebibytes write Mi",
+                        shepherd::limits::shown(t)
+                    )
                 } else if r.exact {
                     said
                 } else {
-                    format!("{said}, {t} rounded up to whole MiB")
+                    format!(
+                        "{said}, {} rounded up to whole MiB",
+                        shepherd::limits::shown(t)
+                    )
                 },
             })
         }
@@ -239,7 +251,10 @@ pub fn parse_taints(s: &str) -> Result<Vec<TaintDoc>, String> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let bad = || {
-            format!("taint {part:?} is not valid; expected key=value:Effect, e.g. dedicated=gpu:NoSchedule")
+            format!(
+                "taint {} is not valid; expected key=value:Effect, e.g. dedicated=gpu:NoSchedule",
+                shepherd::limits::quoted(&part)
+            )
         };
         let (kv, effect) = part.rsplit_once(':').ok_or_else(bad)?;
         let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
@@ -294,7 +309,7 @@ pub fn topology_key(choice: &str) -> Result<Option<String>, String> {
         "zone" => Ok(Some(ZONE_KEY.into())),
         other if other.contains('/') || other.contains('.') => Ok(Some(other.into())),
         other => Err(format!(
-            "anti-affinity {other:?} is not valid; expected hostname (one pod per node), zone (one pod per zone) or a topology key"
+            "anti-affinity {} is not valid; expected hostname (one pod per node), zone (one pod per zone) or a topology key", shepherd::limits::quoted(&other)
         )),
     }
 }
@@ -321,6 +336,26 @@ pub enum TaintsField {
 }
 
 impl NodeInput {
+    /// The same form as a re-registration of a registered node.
+    pub fn reregistration(&self) -> Result<crate::scenario::Action, String> {
+        match self.action()? {
+            crate::scenario::Action::AddNode {
+                name,
+                cpu,
+                memory,
+                labels,
+                taints,
+            } => Ok(crate::scenario::Action::ReregisterNode {
+                name,
+                cpu,
+                memory,
+                labels,
+                taints,
+            }),
+            other => Ok(other),
+        }
+    }
+
     pub fn action(&self) -> Result<crate::scenario::Action, String> {
         Ok(crate::scenario::Action::AddNode {
             name: self.name.trim().to_string(),
@@ -489,7 +524,7 @@ impl PdbInput {
         let max_unavailable = int_or_string("maxUnavailable", &self.max_unavailable)?;
         if min_available.is_some() == max_unavailable.is_some() {
             return Err(format!(
-                "PodDisruptionBudget {name:?}: expected exactly one of minAvailable and maxUnavailable, e.g. maxUnavailable 1 or minAvailable 50%"
+                "PodDisruptionBudget {}: expected exactly one of minAvailable and maxUnavailable, e.g. maxUnavailable 1 or minAvailable 50%", shepherd::limits::quoted(&name)
             ));
         }
         Ok(crate::scenario::Action::AddPdb {

@@ -32,7 +32,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::input::{DeployInput, Field, NodeInput, PdbInput, RollInput, ServiceInput};
-use crate::scenario::{Action, Entry, Scenario};
+use crate::scenario::{Action, Scenario};
 use crate::session::Session;
 
 /// The engine's version (`shepherd::VERSION`).
@@ -88,9 +88,19 @@ impl Shepherd {
         }
     }
 
-    /// Replays a scenario document (JSON text) to its tick.
+    /// Replays a scenario document (JSON text) to its tick. Every action is
+    /// checked as the forms' actions are (the engine's submit, its limits
+    /// included); the first refusal refuses the whole document and names the
+    /// action, its tick, the field when it is one, and what was expected.
     #[wasm_bindgen(js_name = fromScenario)]
     pub fn from_scenario(json: &str) -> Result<Shepherd, JsError> {
+        if json.len() > scenario::MAX_DOCUMENT_BYTES {
+            return Err(err(format!(
+                "the scenario is {} bytes, more than the limit of {} (MAX_DOCUMENT_BYTES); expected a smaller document",
+                json.len(),
+                scenario::MAX_DOCUMENT_BYTES
+            )));
+        }
         let value = js_sys::JSON::parse(json).map_err(|e| {
             let why = js_sys::Error::from(e).message();
             err(format!(
@@ -197,10 +207,26 @@ impl Shepherd {
 
     /// `{name, cpu, memory, labels?, taints?}`: cpu in millicores (or `"500m"`),
     /// memory in MiB (or `"2Gi"`), labels `"k=v,k2=v2"`, taints `"key=value:NoSchedule"`.
+    /// A name that is registered is refused (AlreadyExists), as kubectl
+    /// refuses it; a new body for it is `reregisterNode`.
     #[wasm_bindgen(js_name = addNode)]
     pub fn add_node(&mut self, spec: JsValue) -> Result<String, JsError> {
         let n: NodeInput = from_js("add node", spec, "{name, cpu, memory, labels?, taints?}")?;
         self.act(n.action().map_err(err)?)
+    }
+
+    /// The kubelet of a registered node registers again with a new body, in
+    /// `addNode`'s form. The node keeps its state; pods it no longer admits
+    /// (nodeSelector no longer matching, an untolerated NoExecute taint, no
+    /// room) are released and replaced. NoSchedule taints keep running pods.
+    #[wasm_bindgen(js_name = reregisterNode)]
+    pub fn reregister_node(&mut self, spec: JsValue) -> Result<String, JsError> {
+        let n: NodeInput = from_js(
+            "re-register node",
+            spec,
+            "{name, cpu, memory, labels?, taints?}",
+        )?;
+        self.act(n.reregistration().map_err(err)?)
     }
 
     /// `{name, replicas, cpu, memory, version?, labels?, nodeSelector?,
@@ -468,29 +494,81 @@ impl Shepherd {
     }
 }
 
-/// Reads a parsed scenario; on a bad action, says which one.
+/// Reads a parsed scenario; on a bad field, says which action, which field,
+/// what it held and what was expected.
 fn scenario_from_js(value: JsValue) -> Result<Scenario, JsError> {
     if !value.is_object() || js_sys::Array::is_array(&value) {
         return Err(err("the scenario is not an object; expected {version, seed, policy, tick, actions: [{tick, action}]}"));
     }
-    match serde_wasm_bindgen::from_value::<Scenario>(value.clone()) {
-        Ok(s) => Ok(s),
-        Err(whole) => {
-            let actions =
-                js_sys::Reflect::get(&value, &"actions".into()).unwrap_or(JsValue::UNDEFINED);
-            if js_sys::Array::is_array(&actions) {
-                for (i, a) in js_sys::Array::from(&actions).iter().enumerate() {
-                    if let Err(e) = serde_wasm_bindgen::from_value::<Entry>(a) {
-                        return Err(err(format!(
-                            "scenario action {}: {e}; expected {{tick, action: {{type, ...}}}}",
-                            i + 1
-                        )));
-                    }
-                }
-            }
-            Err(err(format!(
-                "the scenario is not valid: {whole}; expected {{version, seed, policy, tick, actions: [{{tick, action}}]}}"
-            )))
+    let de = serde_wasm_bindgen::Deserializer::from(value.clone());
+    serde_path_to_error::deserialize::<_, Scenario>(de).map_err(|e| {
+        let path = e.path().to_string();
+        // What can be read of the action the path names, for the message.
+        let (tick, kind, fields) = action_head(&value, &path);
+        err(scenario::import_error(
+            &path,
+            &e.inner().to_string(),
+            tick,
+            kind.as_deref(),
+            &fields,
+        ))
+    })
+}
+
+type RawFields = Vec<(String, scenario::RawValue)>;
+
+/// The scalar fields of a JavaScript object, two levels deep (`cpu`,
+/// `template.cpu`), for finding the field an error is about.
+fn raw_fields(v: &JsValue, prefix: &str, depth: u32, out: &mut RawFields) {
+    if depth > 2 || !v.is_object() || js_sys::Array::is_array(v) {
+        return;
+    }
+    let obj = js_sys::Object::from(v.clone());
+    for key in js_sys::Object::keys(&obj).iter() {
+        let Some(k) = key.as_string() else { continue };
+        let Ok(x) = js_sys::Reflect::get(v, &key) else {
+            continue;
+        };
+        let path = format!("{prefix}{k}");
+        if let Some(t) = x.as_string() {
+            out.push((path, scenario::RawValue::Text(t)));
+        } else if let Some(n) = x.as_f64() {
+            out.push((path, scenario::RawValue::Number(n)));
+        } else {
+            raw_fields(&x, &format!("{path}."), depth + 1, out);
         }
     }
+}
+
+/// The tick, the type and the scalar fields of the action a path such as
+/// `actions[2].action.cpu` names.
+fn action_head(doc: &JsValue, path: &str) -> (Option<u64>, Option<String>, RawFields) {
+    let Some(i) = path
+        .strip_prefix("actions[")
+        .and_then(|r| r.split_once(']'))
+        .and_then(|(i, _)| i.parse::<u32>().ok())
+    else {
+        return (None, None, Vec::new());
+    };
+    let get = |v: &JsValue, k: &str| js_sys::Reflect::get(v, &k.into()).ok();
+    let entry = get(doc, "actions")
+        .filter(js_sys::Array::is_array)
+        .map(|a| js_sys::Array::from(&a).get(i));
+    let Some(entry) = entry.filter(|e| e.is_object()) else {
+        return (None, None, Vec::new());
+    };
+    let tick = get(&entry, "tick")
+        .and_then(|t| t.as_f64())
+        .filter(|t| t.fract() == 0.0 && *t >= 0.0 && *t <= u64::MAX as f64)
+        .map(|t| t as u64);
+    let action = get(&entry, "action").filter(|a| a.is_object());
+    let kind = action
+        .as_ref()
+        .and_then(|a| get(a, "type"))
+        .and_then(|t| t.as_string());
+    let mut fields = Vec::new();
+    if let Some(a) = &action {
+        raw_fields(a, "", 1, &mut fields);
+    }
+    (tick, kind, fields)
 }

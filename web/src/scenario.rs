@@ -23,11 +23,18 @@ use shepherd::{
 pub const SCENARIO_VERSION: u32 = 1;
 
 /// The latest tick a scenario may ask to replay to: a bound that keeps a
-/// pasted link from freezing the page.
-pub const MAX_TICK: u64 = 100_000;
+/// pasted link from freezing the page (the engine's limit).
+pub const MAX_TICK: u64 = shepherd::limits::MAX_TICK;
 
 /// The most actions a scenario may hold.
-pub const MAX_ACTIONS: usize = 100_000;
+pub const MAX_ACTIONS: usize = 20_000;
+
+/// The largest scenario document, in bytes of JSON text.
+pub const MAX_DOCUMENT_BYTES: usize = 8 << 20;
+
+/// The most captions a scenario may hold, and the longest caption.
+pub const MAX_NOTES: usize = 1_000;
+pub const MAX_NOTE_CHARS: usize = 2_000;
 
 /// The largest cluster [`Action::Generate`] builds: twice Kubernetes' envelope.
 pub const MAX_GENERATED_NODES: u32 = 10_000;
@@ -192,6 +199,20 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         taints: Vec<TaintDoc>,
     },
+    /// The kubelet of a registered node registers again with a new body:
+    /// the pods it no longer admits are released (see the engine's
+    /// `Cluster::reregister_node`).
+    ReregisterNode {
+        name: String,
+        /// Millicores.
+        cpu: u64,
+        /// MiB.
+        memory: u64,
+        #[serde(default, skip_serializing_if = "Labels::is_empty")]
+        labels: Labels,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        taints: Vec<TaintDoc>,
+    },
     FailNode {
         node: String,
     },
@@ -346,7 +367,8 @@ impl TemplateDoc {
                 "Exists" => TolerationOperator::Exists,
                 other => {
                     return Err(format!(
-                        "toleration operator {other:?} is not valid; expected Equal or Exists"
+                        "toleration operator {} is not valid; expected Equal or Exists",
+                        shepherd::limits::quoted(&other)
                     ))
                 }
             };
@@ -370,7 +392,62 @@ impl TemplateDoc {
     }
 }
 
+fn taint_docs(n: &NodeSpec) -> Vec<TaintDoc> {
+    n.taints
+        .iter()
+        .map(|t| TaintDoc {
+            key: t.key.clone(),
+            value: t.value.clone(),
+            effect: t.effect.as_str().into(),
+        })
+        .collect()
+}
+
+fn node_spec(
+    name: &str,
+    cpu: u64,
+    memory: u64,
+    labels: &Labels,
+    taints: &[TaintDoc],
+) -> Result<NodeSpec, String> {
+    let mut n = NodeSpec::new(name, cpu, memory);
+    n.labels = labels.clone();
+    for t in taints {
+        n.taints
+            .push(Taint::new(&t.key, &t.value, effect(&t.effect)?));
+    }
+    Ok(n)
+}
+
 impl Action {
+    /// The action's `type`, as the document writes it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Action::AddNode { .. } => "addNode",
+            Action::ReregisterNode { .. } => "reregisterNode",
+            Action::FailNode { .. } => "failNode",
+            Action::RecoverNode { .. } => "recoverNode",
+            Action::RemoveNode { .. } => "removeNode",
+            Action::Cordon { .. } => "cordon",
+            Action::Uncordon { .. } => "uncordon",
+            Action::Drain { .. } => "drain",
+            Action::Deploy { .. } => "deploy",
+            Action::Scale { .. } => "scale",
+            Action::Roll { .. } => "roll",
+            Action::Rollback { .. } => "rollback",
+            Action::SetStrategy { .. } => "setStrategy",
+            Action::DeleteApp { .. } => "deleteApp",
+            Action::AddPdb { .. } => "addPdb",
+            Action::DeletePdb { .. } => "deletePdb",
+            Action::AddService { .. } => "addService",
+            Action::DeleteService { .. } => "deleteService",
+            Action::Evict { .. } => "evict",
+            Action::SetPolicy { .. } => "setPolicy",
+            Action::SetProfile { .. } => "setProfile",
+            Action::Generate { .. } => "generate",
+        }
+    }
+
     /// The action that submits `e`. Total: every event has one.
     pub fn from_event(e: &Event) -> Action {
         let ios = IntOrString::from_engine;
@@ -380,15 +457,14 @@ impl Action {
                 cpu: n.capacity.cpu_millis,
                 memory: n.capacity.memory_mib,
                 labels: n.labels.clone(),
-                taints: n
-                    .taints
-                    .iter()
-                    .map(|t| TaintDoc {
-                        key: t.key.clone(),
-                        value: t.value.clone(),
-                        effect: t.effect.as_str().into(),
-                    })
-                    .collect(),
+                taints: taint_docs(n),
+            },
+            Event::ReregisterNode(n) => Action::ReregisterNode {
+                name: n.name.clone(),
+                cpu: n.capacity.cpu_millis,
+                memory: n.capacity.memory_mib,
+                labels: n.labels.clone(),
+                taints: taint_docs(n),
             },
             Event::FailNode(n) => Action::FailNode { node: n.clone() },
             Event::RecoverNode(n) => Action::RecoverNode { node: n.clone() },
@@ -462,15 +538,18 @@ impl Action {
                 memory,
                 labels,
                 taints,
-            } => {
-                let mut n = NodeSpec::new(name, *cpu, *memory);
-                n.labels = labels.clone();
-                for t in taints {
-                    n.taints
-                        .push(Taint::new(&t.key, &t.value, effect(&t.effect)?));
-                }
-                one(Event::AddNode(n))
-            }
+            } => one(Event::AddNode(node_spec(
+                name, *cpu, *memory, labels, taints,
+            )?)),
+            Action::ReregisterNode {
+                name,
+                cpu,
+                memory,
+                labels,
+                taints,
+            } => one(Event::ReregisterNode(node_spec(
+                name, *cpu, *memory, labels, taints,
+            )?)),
             Action::FailNode { node } => one(Event::FailNode(node.clone())),
             Action::RecoverNode { node } => one(Event::RecoverNode(node.clone())),
             Action::RemoveNode { node } => one(Event::RemoveNode(node.clone())),
@@ -524,7 +603,8 @@ impl Action {
                     (None, Some(v)) => Budget::MaxUnavailable(v.to_engine()?),
                     _ => {
                         return Err(format!(
-                            "PodDisruptionBudget {name}: expected exactly one of minAvailable and maxUnavailable"
+                            "PodDisruptionBudget {}: expected exactly one of minAvailable and maxUnavailable",
+                            shepherd::limits::quoted(name)
                         ))
                     }
                 };
@@ -660,8 +740,9 @@ pub fn empty(seed: u64, profile: &Profile) -> Scenario {
     }
 }
 
-/// Checks what can be checked without running: the version, the bounds, the
-/// ticks' order, and that every action converts to engine events.
+/// Checks what can be checked without running: the version, the seed and
+/// policy, the limits on actions and captions, and the ticks' order. Every
+/// action is then checked as it was submitted: see `Session::from_scenario`.
 pub fn check(s: &Scenario) -> Result<(), String> {
     if s.version != SCENARIO_VERSION {
         return Err(format!(
@@ -673,9 +754,32 @@ pub fn check(s: &Scenario) -> Result<(), String> {
     parse_policy(&s.policy)?;
     if s.actions.len() > MAX_ACTIONS {
         return Err(format!(
-            "the scenario has {} actions; expected at most {MAX_ACTIONS}",
+            "the scenario has {} actions, more than the limit of {MAX_ACTIONS} (MAX_ACTIONS); expected at most {MAX_ACTIONS}",
             s.actions.len()
         ));
+    }
+    if s.notes.len() > MAX_NOTES {
+        return Err(format!(
+            "the scenario has {} captions, more than the limit of {MAX_NOTES}; expected at most {MAX_NOTES}",
+            s.notes.len()
+        ));
+    }
+    for (i, n) in s.notes.iter().enumerate() {
+        let chars = n.text.chars().count();
+        if chars > MAX_NOTE_CHARS {
+            return Err(format!(
+                "caption {} (tick {}) has {chars} characters, more than the limit of {MAX_NOTE_CHARS}; expected a shorter caption",
+                i + 1,
+                n.tick
+            ));
+        }
+        if n.tick > MAX_TICK {
+            return Err(format!(
+                "caption {} is at tick {}; expected a tick from 0 to {MAX_TICK}",
+                i + 1,
+                n.tick
+            ));
+        }
     }
     let mut last = 0;
     for (i, e) in s.actions.iter().enumerate() {
@@ -694,9 +798,6 @@ pub fn check(s: &Scenario) -> Result<(), String> {
             ));
         }
         last = e.tick;
-        e.action
-            .to_events(s.seed)
-            .map_err(|m| format!("action {} (tick {}): {m}", i + 1, e.tick))?;
     }
     if let Some(t) = s.tick {
         if t > MAX_TICK {
@@ -714,9 +815,192 @@ pub fn parse_labels(s: &str, what: &str) -> Result<Labels, String> {
     let mut out = BTreeMap::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = part.split_once('=').ok_or_else(|| {
-            format!("{what} {part:?} is not valid; expected key=value pairs separated by commas, e.g. app=web")
+            format!("{what} {} is not valid; expected key=value pairs separated by commas, e.g. app=web", shepherd::limits::quoted(&part))
         })?;
         out.insert(k.trim().to_string(), v.trim().to_string());
     }
     Ok(out)
+}
+
+/// Where an action sits in a document, for messages: "action 3 (tick 5, addNode)".
+pub fn action_place(index: usize, tick: Option<u64>, kind: Option<&str>) -> String {
+    match (tick, kind) {
+        (Some(t), Some(k)) => format!("action {} (tick {t}, {})", index + 1, shown(k)),
+        (Some(t), None) => format!("action {} (tick {t})", index + 1),
+        (None, Some(k)) => format!("action {} ({})", index + 1, shown(k)),
+        (None, None) => format!("action {}", index + 1),
+    }
+}
+
+fn shown(s: &str) -> String {
+    shepherd::limits::shown(s)
+}
+
+/// What a field of the document holds, in words: for the fields whose unit
+/// a person must know.
+fn field_hint(field: &str) -> &'static str {
+    match field {
+        "cpu" => " (CPU in millicores: 4000 is 4 CPUs)",
+        "memory" => " (memory in MiB: 8192 is 8 GiB)",
+        "replicas" => " (replicas, 0 to 1000000)",
+        "tick" => " (the tick the action fires at)",
+        "seed" => " (the seed)",
+        "readyAfter" => " (ticks from binding to Ready)",
+        "nodes" => " (nodes, 1 to 10000)",
+        "podsPerNode" => " (pods per node, 0 to 110)",
+        _ => "",
+    }
+}
+
+/// A deserializer's complaint in a person's words: Rust's type names become
+/// what a JSON document holds ("a whole number", "text"), and the value it
+/// quotes is cut to a readable length.
+pub fn plain_words(msg: &str) -> String {
+    // serde_wasm_bindgen carries a JavaScript Error: "Error: missing field ...".
+    let msg = msg.strip_prefix("Error: ").unwrap_or(msg);
+    // serde_json appends a position; the field path says more.
+    let msg = match msg.find(" at line ") {
+        Some(i) => &msg[..i],
+        None => msg,
+    };
+    let kind = |t: &str| -> String {
+        let t = t.trim();
+        match t {
+            "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number from 0".into(),
+            "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".into(),
+            "f32" | "f64" => "a number".into(),
+            "a string" | "string" => "text in quotes".into(),
+            "a boolean" => "true or false".into(),
+            "a map" | "map" => "an object {\"key\": \"value\", ...}".into(),
+            "a sequence" | "sequence" => "a list [...]".into(),
+            other => other.replace('`', ""),
+        }
+    };
+    let got = |v: &str| -> String {
+        let v = v.trim();
+        if let Some(rest) = v.strip_prefix("string ") {
+            let inner = rest.trim_matches('"');
+            format!("the text {}", shepherd::limits::quoted(inner))
+        } else if let Some(rest) = v
+            .strip_prefix("floating point ")
+            .or_else(|| v.strip_prefix("integer "))
+        {
+            format!("the number {}", shown(rest.trim_matches('`')))
+        } else if v == "map" {
+            "an object".into()
+        } else if v == "sequence" {
+            "a list".into()
+        } else {
+            shown(&v.replace('`', ""))
+        }
+    };
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = msg.strip_prefix(prefix) {
+            if let Some((v, exp)) = rest.rsplit_once(", expected ") {
+                return format!("got {}; expected {}", got(v), kind(exp));
+            }
+        }
+    }
+    if let Some(rest) = msg.strip_prefix("missing field ") {
+        return format!(
+            "the field {} is missing; expected it to be given",
+            rest.replace('`', "")
+        );
+    }
+    for (prefix, what) in [("unknown field ", "field"), ("unknown variant ", "type")] {
+        if let Some(rest) = msg.strip_prefix(prefix) {
+            let (name, exp) = rest.split_once(", expected ").unwrap_or((rest, ""));
+            let name = shown(&name.replace('`', ""));
+            let exp = exp.replace('`', "");
+            return if what == "type" {
+                format!("\"{name}\" is not an action type; expected {exp}")
+            } else if exp.is_empty() {
+                format!("the field \"{name}\" is not known here")
+            } else {
+                format!("the field \"{name}\" is not known here; expected {exp}")
+            };
+        }
+    }
+    shown(msg)
+}
+
+/// A scalar of the raw document, for finding the field a complaint is about.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RawValue {
+    Text(String),
+    Number(f64),
+}
+
+/// The field of `fields` (path, value) holding the value that `msg` quotes
+/// (`invalid type: string "4000m", expected u64`). Needed because an action
+/// is read through its `type` tag, and the deserializer's path stops at the
+/// action.
+fn locate(fields: &[(String, RawValue)], msg: &str) -> Option<String> {
+    let quoted = msg
+        .strip_prefix("invalid type: ")
+        .or_else(|| msg.strip_prefix("invalid value: "))?;
+    let (v, _) = quoted.rsplit_once(", expected ")?;
+    let want = if let Some(rest) = v.strip_prefix("string ") {
+        let inner = rest.strip_prefix('"')?.strip_suffix('"')?;
+        RawValue::Text(inner.replace("\\\"", "\"").replace("\\\\", "\\"))
+    } else {
+        let n = v
+            .strip_prefix("floating point ")
+            .or_else(|| v.strip_prefix("integer "))?
+            .trim_matches('`');
+        RawValue::Number(n.parse().ok()?)
+    };
+    fields
+        .iter()
+        .find(|(_, x)| *x == want)
+        .map(|(p, _)| p.clone())
+}
+
+/// An import error: `path` is the deserializer's path to the wrong field
+/// (`actions[2].action.cpu`), `tick` and `kind` what could be read of that
+/// action, `fields` its scalar fields (path within the action, value). Says
+/// which action, which field, what was there and what was expected.
+pub fn import_error(
+    path: &str,
+    msg: &str,
+    tick: Option<u64>,
+    kind: Option<&str>,
+    fields: &[(String, RawValue)],
+) -> String {
+    let words = plain_words(msg);
+    let msg = msg.strip_prefix("Error: ").unwrap_or(msg);
+    let msg = match msg.find(" at line ") {
+        Some(i) => &msg[..i],
+        None => msg,
+    };
+    let field_of = |p: &str| -> String {
+        let last = p.rsplit('.').next().unwrap_or(p);
+        format!("{}{}", shown(p), field_hint(last))
+    };
+    if let Some(rest) = path.strip_prefix("actions[") {
+        if let Some((i, tail)) = rest.split_once(']') {
+            if let Ok(i) = i.parse::<usize>() {
+                let place = action_place(i, tick, kind);
+                let tail = tail.trim_start_matches('.');
+                let tail = tail.strip_prefix("action").unwrap_or(tail);
+                let tail = tail.trim_start_matches('.');
+                let found = if tail.is_empty() || tail == "?" {
+                    locate(fields, msg)
+                } else {
+                    None
+                };
+                let tail = found.as_deref().unwrap_or(tail);
+                return if tail.is_empty() || tail == "?" {
+                    format!("the scenario's {place}: {words}")
+                } else {
+                    format!("the scenario's {place}, field {}: {words}", field_of(tail))
+                };
+            }
+        }
+    }
+    if path.is_empty() || path == "." || path == "?" {
+        format!("the scenario is not valid: {words}; expected {{version, seed, policy, tick, actions: [{{tick, action: {{type, ...}}}}]}}")
+    } else {
+        format!("the scenario's field {}: {words}", field_of(path))
+    }
 }

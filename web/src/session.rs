@@ -6,7 +6,7 @@
 //! not even the script.
 
 use shepherd::simulator::{Event, Simulator};
-use shepherd::{Profile, Resources};
+use shepherd::Profile;
 
 use crate::scenario::{self, Action, Entry, Note, Scenario, MAX_ACTIONS, MAX_TICK};
 use crate::view::{self, EventsPage, ExplainView, NodeCard, Snapshot};
@@ -36,19 +36,34 @@ impl Session {
 
     /// Rebuilds a run from a scenario and replays it to its tick (or to its
     /// last action's tick when it names none).
+    ///
+    /// Every action is checked exactly as the forms' actions are: the run
+    /// plays to the tick before the action fires and the action goes through
+    /// [`Session::submit`] (the engine's `Simulator::submit`, its limits
+    /// included). The first refusal refuses the whole document, naming the
+    /// action, its tick and the reason; nothing is half-imported.
     pub fn from_scenario(s: &Scenario) -> Result<Session, String> {
         scenario::check(s)?;
-        let profile = scenario::parse_policy(&s.policy)?;
-        let mut me = Session {
-            sim: Simulator::new(s.seed, profile.clone()),
-            profile,
-            log: s.actions.clone(),
-            notes: s.notes.clone(),
-        };
+        let policy = scenario::parse_policy(&s.policy)?;
         let tick = s
             .tick
             .unwrap_or_else(|| s.actions.last().map_or(0, |e| e.tick));
-        me.replay_to(tick)?;
+        let mut me = Session::new(s.seed, policy);
+        me.notes = s.notes.clone();
+        for (i, e) in s.actions.iter().enumerate() {
+            // check() put the actions in tick order, from tick 1.
+            me.sim.run(e.tick - 1 - me.sim.tick());
+            me.submit(e.action.clone()).map_err(|m| {
+                let place = scenario::action_place(i, Some(e.tick), Some(e.action.kind()));
+                format!("the scenario's {place} is refused: {m}")
+            })?;
+        }
+        if tick >= me.sim.tick() {
+            me.sim.run(tick - me.sim.tick());
+        } else {
+            // Checked to its last action; the document stops earlier.
+            me.replay_to(tick)?;
+        }
         Ok(me)
     }
 
@@ -154,10 +169,8 @@ impl Session {
             return Err(format!("the simulation stops at tick {MAX_TICK}"));
         }
         let events = action.to_events(self.sim.seed())?;
-        // Names, duplicates and rollbacks are the engine's to check (submit).
-        for e in &events {
-            self.check_fits(e)?;
-        }
+        // Names, duplicates, rollbacks, sizes and limits are the engine's to
+        // check (submit).
         let what = describe(&action, &events);
         if let [e] = events.as_slice() {
             self.sim.submit(e.clone()).map_err(|e| e.to_string())?;
@@ -176,34 +189,6 @@ impl Session {
         let at = self.log.partition_point(|e| e.tick <= tick);
         self.log.insert(at, Entry { tick, action });
         Ok(format!("{what} (queued for tick {tick})"))
-    }
-
-    /// A pod bigger than every node could never run: refuse it up front,
-    /// unless there are no nodes yet at all.
-    fn check_fits(&self, e: &Event) -> Result<(), String> {
-        let (app, req) = match e {
-            Event::Deploy(d) => (&d.name, d.template.requests),
-            Event::Roll { app, template } => (app, template.requests),
-            _ => return Ok(()),
-        };
-        let any_node = self.sim.fits_some_node(&Resources::ZERO);
-        if !any_node || self.sim.fits_some_node(&req) {
-            return Ok(());
-        }
-        let c = self.sim.cluster();
-        let cpu = c
-            .nodes()
-            .map(|n| n.spec.capacity.cpu_millis)
-            .max()
-            .unwrap_or(0);
-        let mem = c
-            .nodes()
-            .map(|n| n.spec.capacity.memory_mib)
-            .max()
-            .unwrap_or(0);
-        Err(format!(
-            "app {app}: a pod requesting {req} fits on no node, even an empty one (the largest node has cpu {cpu}m, memory {mem}Mi); expected smaller requests or a bigger node"
-        ))
     }
 
     /// The run so far as a scenario document, at the current tick.

@@ -7,6 +7,9 @@ use shepherd_web::input::{self, DeployInput, Field, NodeInput, RollInput};
 use shepherd_web::scenario::{self, Action};
 use shepherd_web::session::Session;
 
+mod common;
+use common::import_json;
+
 fn events(s: &Session) -> Vec<String> {
     let c = s.simulator().cluster();
     c.rendered_events().iter().map(|e| e.to_string()).collect()
@@ -503,4 +506,32 @@ fn an_action_on_an_app_the_script_creates_later_is_refused_now() {
         .is_ok(),
         "node-2 registers at tick 1, before the cordon fires"
     );
+}
+
+#[test]
+fn import_errors_name_the_action_the_field_and_what_was_expected() {
+    let doc = |action: &str| {
+        format!(
+            r#"{{"version":1,"seed":1,"policy":"binpack","actions":[{{"tick":1,"action":{{"type":"addNode","name":"node-1","cpu":4000,"memory":8192}}}},{{"tick":2,"action":{action}}}]}}"#
+        )
+    };
+    for (action, want) in [
+        (
+            r#"{"type":"addNode","name":"node-2","cpu":"4000m","memory":8192}"#,
+            "action 2 (tick 2, addNode), field cpu (CPU in millicores: 4000 is 4 CPUs): got the text \"4000m\"; expected a whole number from 0",
+        ),
+        (
+            r#"{"type":"addNode","name":"node-2","cpu":4000,"memory":-5.0}"#,
+            "field memory (memory in MiB: 8192 is 8 GiB): got the number -5",
+        ),
+        (
+            r#"{"type":"scale","app":"web"}"#,
+            "action 2 (tick 2, scale): the field replicas is missing",
+        ),
+        (r#"{"type":"explode"}"#, "\"explode\" is not an action type; expected one of addNode"),
+    ] {
+        let e = import_json(&doc(action)).err().expect("refused");
+        assert!(e.contains(want), "{e}\nshould contain\n{want}");
+        assert!(!e.contains("u64") && !e.contains("floating point"), "{e}");
+    }
 }

@@ -286,7 +286,7 @@ fn bad_input_throws_and_changes_nothing() {
             Shepherd::from_scenario(
                 r#"{"version":1,"seed":1,"policy":"binpack","actions":[{"tick":1,"action":{"type":"scale"}}]}"#,
             ),
-            "scenario action 1",
+            "action 1 (tick 1, scale): the field app is missing",
         ),
         (
             Shepherd::from_scenario(r#"{"version":1,"seed":-1,"policy":"binpack","actions":[]}"#),
@@ -296,7 +296,19 @@ fn bad_input_throws_and_changes_nothing() {
             Shepherd::from_scenario(
                 r#"{"version":1,"seed":1,"policy":"binpack","actions":[{"tick":1,"action":{"type":"addNode","name":"n","cpu":1,"memory":1,"lables":{}}}]}"#,
             ),
-            "unknown field `lables`",
+            "the field \"lables\" is not known here",
+        ),
+        (
+            Shepherd::from_scenario(
+                r#"{"version":1,"seed":1,"policy":"binpack","actions":[{"tick":3,"action":{"type":"addNode","name":"n","cpu":"4000m","memory":1}}]}"#,
+            ),
+            "action 1 (tick 3, addNode), field cpu (CPU in millicores: 4000 is 4 CPUs): got the text \"4000m\"; expected a whole number from 0",
+        ),
+        (
+            Shepherd::from_scenario(
+                r#"{"version":1,"seed":1,"policy":"binpack","actions":[{"tick":1,"action":{"type":"addNode","name":"n","cpu":1000,"memory":1024}},{"tick":2,"action":{"type":"addNode","name":"n","cpu":1000,"memory":1024}}]}"#,
+            ),
+            "action 2 (tick 2, addNode) is refused: node \"n\" already exists",
         ),
         (
             Shepherd::new(-1.0, "binpack").map(|_| unreachable!()),
@@ -368,4 +380,43 @@ fn runs_in_a_browser_window() {
         has("window") && has("document"),
         "expected a browser page, not node or a worker"
     );
+}
+
+#[wasm_bindgen_test]
+fn a_registered_node_name_is_refused_and_reregistration_is_its_own_call() {
+    let mut s = cluster(5.0);
+    s.run(3.0).unwrap();
+    let same = || {
+        obj(&[
+            ("name", "node-1".into()),
+            ("cpu", 4000.into()),
+            ("memory", "8Gi".into()),
+        ])
+    };
+    let m = message(s.add_node(same()).expect_err("the name is registered"));
+    assert!(m.contains("node \"node-1\" already exists"), "{m}");
+    let m = message(
+        s.reregister_node(obj(&[
+            ("name", "node-9".into()),
+            ("cpu", 1000.into()),
+            ("memory", 1024.into()),
+        ]))
+        .expect_err("no such node"),
+    );
+    assert!(m.contains("not found"), "{m}");
+    let before = s.node(s.node_id("node-1").unwrap()).unwrap();
+    let pods_before = num(&before, "podCount");
+    assert!(pods_before > 0.0, "node-1 runs pods");
+    let tainted = obj(&[
+        ("name", "node-1".into()),
+        ("cpu", 4000.into()),
+        ("memory", "8Gi".into()),
+        ("taints", "dedicated=gpu:NoSchedule".into()),
+    ]);
+    let said = s.reregister_node(tainted).expect("a new body for node-1");
+    assert!(said.contains("re-register node node-1"), "{said}");
+    s.step();
+    let after = s.node(s.node_id("node-1").unwrap()).unwrap();
+    let pods_after = num(&after, "podCount");
+    assert_eq!(pods_before, pods_after, "NoSchedule keeps running pods");
 }

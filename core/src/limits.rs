@@ -1,0 +1,65 @@
+//! What one scenario may ask of the engine, in total. Each limit keeps the
+//! work of a tick, a replay and the memory of a run bounded whatever a person
+//! (or a shared link) submits; each is checked before anything changes, and a
+//! refusal names the limit.
+//!
+//! | limit | value | why this value |
+//! | --- | --- | --- |
+//! | [`MAX_NODES`] | 10,000 live nodes | twice Kubernetes' supported 5,000 |
+//! | [`MAX_PODS`] | 300,000 desired replicas across all Deployments | twice Kubernetes' supported 150,000 pods |
+//! | [`MAX_SCRIPT_EVENTS`] | 50,000 scripted events in one run | a generated 10,000-node cluster is 10,010 |
+//! | [`MAX_TICK`] | tick 100,000 | a replay of every tick stays in seconds |
+//! | names | 63 characters (DNS-1123 labels) | Kubernetes' own limit |
+//! | label keys / values | 253 / 63 characters | Kubernetes' own limits |
+
+use alloc::format;
+use alloc::string::String;
+
+/// The most live nodes a cluster may have: twice Kubernetes' supported 5,000.
+pub const MAX_NODES: u32 = 10_000;
+
+/// The most replicas all live Deployments may desire together: twice
+/// Kubernetes' supported 150,000 pods. A rolling update may run up to
+/// maxSurge more for a while.
+pub const MAX_PODS: u64 = 300_000;
+
+/// The most scripted events one simulator holds, fired and pending.
+pub const MAX_SCRIPT_EVENTS: usize = 50_000;
+
+/// The latest tick a script may name.
+pub const MAX_TICK: u64 = 100_000;
+
+/// The longest piece of a person's text an error message repeats.
+pub const ECHO_CHARS: usize = 64;
+
+/// `s` as a message may quote it: in quotes, and cut to [`ECHO_CHARS`]
+/// characters with its length said, so a refusal never grows with its input.
+pub fn quoted(s: &str) -> String {
+    match s.char_indices().nth(ECHO_CHARS) {
+        None => format!("{s:?}"),
+        Some((cut, _)) => format!("{:?}... ({} characters)", &s[..cut], s.chars().count()),
+    }
+}
+
+/// `s` unquoted, cut as [`quoted`] cuts it.
+pub fn shown(s: &str) -> String {
+    match s.char_indices().nth(ECHO_CHARS) {
+        None => String::from(s),
+        Some((cut, _)) => format!("{}... ({} characters)", &s[..cut], s.chars().count()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_text_is_cut_and_says_its_length() {
+        assert_eq!(quoted("web"), "\"web\"");
+        let long = "a".repeat(10_000_000);
+        let q = quoted(&long);
+        assert!(q.len() < 120, "{q}");
+        assert!(q.ends_with("(10000000 characters)"), "{q}");
+        assert!(shown(&"é".repeat(100)).ends_with("(100 characters)"));
+    }
+}

@@ -1,0 +1,125 @@
+//! The command line as a boundary: random arguments, seeded and sized by
+//! `SHEPHERD_FUZZ_OPS` (default 200, divided by 10: each case starts a
+//! process). Nothing panics, bad arguments exit 2 with the usage, output stays
+//! bounded whatever was typed. A failing case prints its seed:
+//! `SHEPHERD_CLI_SEED=N cargo test --test cli`.
+
+use std::process::Command;
+
+use shepherd::simulator::Prng;
+
+fn cases() -> Vec<u64> {
+    if let Ok(v) = std::env::var("SHEPHERD_CLI_SEED") {
+        return vec![v.trim().parse().expect("SHEPHERD_CLI_SEED is a number")];
+    }
+    let ops: u64 = std::env::var("SHEPHERD_FUZZ_OPS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(200);
+    (0..(ops / 10).max(5)).collect()
+}
+
+fn run(args: &[String]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_shepherd"))
+        .args(args)
+        .output()
+        .expect("the shepherd binary should start");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Arguments from a vocabulary that keeps every accepted run small.
+fn args(rng: &mut Prng) -> Vec<String> {
+    const WORDS: &[&str] = &[
+        "converge",
+        "demo",
+        "bench",
+        "help",
+        "--seed",
+        "--nodes",
+        "--apps",
+        "--policy",
+        "--roll",
+        "--pods",
+        "--converge-only",
+        "binpack",
+        "leastloaded",
+        "0",
+        "1",
+        "3",
+        "7",
+        "-1",
+        "1e3",
+        "18446744073709551616",
+        "",
+        " ",
+        "extra",
+        "--",
+        "--nodes=3",
+        "é",
+        "\u{7}",
+    ];
+    let mut a: Vec<String> = Vec::new();
+    for _ in 0..rng.range(0, 6) {
+        a.push(WORDS[rng.below(WORDS.len() as u64) as usize].to_string());
+    }
+    if rng.chance(5) {
+        a.push("x".repeat(100_000));
+    }
+    // Keep accepted runs cheap: bench only with a bad option, converge small.
+    if a.first().map(String::as_str) == Some("bench") {
+        a.push("--nodes".into());
+        a.push("0".into());
+    }
+    a
+}
+
+#[test]
+fn random_arguments_never_panic_and_bad_ones_exit_2_with_the_usage() {
+    let mut failed = Vec::new();
+    for seed in cases() {
+        let mut rng = Prng::new(seed);
+        let a = args(&mut rng);
+        let (code, out, err) = run(&a);
+        let shown: Vec<String> = a.iter().map(|s| s.chars().take(20).collect()).collect();
+        let why = if err.contains("panicked") {
+            Some(format!("panicked: {err}"))
+        } else if !matches!(code, 0 | 1 | 2) {
+            Some(format!("exit status {code}"))
+        } else if code == 2 && !err.contains("usage:") {
+            Some(format!("exit 2 without the usage: {err}"))
+        } else if err.len() > 4096 {
+            Some(format!("{} bytes on stderr", err.len()))
+        } else if code == 0 && out.is_empty() {
+            Some("success with no output".into())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            eprintln!("[cli] seed {seed} {shown:?}: {why}\n[cli] reproduce: SHEPHERD_CLI_SEED={seed} cargo test --test cli");
+            failed.push(seed);
+        }
+    }
+    assert!(failed.is_empty(), "failing seeds: {failed:?}");
+}
+
+#[test]
+fn argument_mistakes_are_named() {
+    for (args, want) in [
+        (
+            vec!["converge", "--nodes", "5", "--nodes", "7"],
+            "--nodes is given twice",
+        ),
+        (vec!["demo", "extra"], "this command takes no options"),
+        (vec!["bench", "--nodes", "100000"], "from 1 to 10000"),
+        (vec!["converge", "--apps", "x"], "--apps \"x\" is not valid"),
+    ] {
+        let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let (code, _, err) = run(&a);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -1,0 +1,658 @@
+//! Fuzzers at the web crate's boundaries, natively: session actions, scenario
+//! documents and typed text, plus the resource bombs of the hardening issue
+//! as regression cases. Seeded; the number of cases comes from
+//! `SHEPHERD_FUZZ_OPS` (default 200); a failure prints its seed and the
+//! command that reproduces it:
+//! `SHEPHERD_FUZZ_SEED=N cargo test -p shepherd-web --test fuzz <test>`.
+//! Run with overflow checks and debug assertions (the test profile has both;
+//! `cargo test --profile fuzz` keeps them in an optimised build).
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use shepherd::simulator::Prng;
+use shepherd::ScorePolicy;
+use shepherd_web::input::{self, Field};
+use shepherd_web::scenario::{self, Action, IntOrString, TemplateDoc};
+use shepherd_web::session::Session;
+
+mod common;
+use common::import_json;
+
+/// The longest message a refusal may be, whatever it was given.
+const MAX_MESSAGE: usize = 600;
+
+fn ops() -> u64 {
+    std::env::var("SHEPHERD_FUZZ_OPS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(200)
+}
+
+/// Runs `case` for each seed (or the one in `SHEPHERD_FUZZ_SEED`), printing
+/// every failing seed with the command that reproduces it.
+fn fuzz(test: &str, cases: u64, case: impl Fn(u64) -> Result<(), String>) {
+    let seeds: Vec<u64> = match std::env::var("SHEPHERD_FUZZ_SEED") {
+        Ok(v) => vec![v.trim().parse().expect("SHEPHERD_FUZZ_SEED is a number")],
+        Err(_) => (0..cases.max(1)).collect(),
+    };
+    let mut failed = Vec::new();
+    for seed in seeds {
+        let why = match catch_unwind(AssertUnwindSafe(|| case(seed))) {
+            Ok(Ok(())) => continue,
+            Ok(Err(why)) => why,
+            Err(p) => format!(
+                "panicked: {}",
+                p.downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default()
+            ),
+        };
+        eprintln!(
+            "\n[fuzz] {test} FAILED for seed {seed}: {why}\n[fuzz] reproduce: SHEPHERD_FUZZ_SEED={seed} cargo test -p shepherd-web --test fuzz {test}\n"
+        );
+        failed.push(seed);
+    }
+    assert!(failed.is_empty(), "{test} failed for seeds {failed:?}");
+}
+
+/// Text a person (or a hostile link) might type: names, quantities, markup,
+/// control characters, huge numbers, very long strings.
+fn text(rng: &mut Prng) -> String {
+    const PIECES: &[&str] = &[
+        "web",
+        "node-1",
+        "node-2",
+        "cache",
+        "a",
+        "-",
+        "_",
+        "=",
+        ",",
+        ":",
+        "%",
+        "m",
+        "Mi",
+        "Gi",
+        "Ti",
+        "cpu",
+        "0",
+        "1",
+        "25",
+        "100",
+        "4000",
+        "4000m",
+        "18446744073709551615",
+        "4294967296",
+        "-5",
+        "1.5",
+        "1e9",
+        " ",
+        "<b>",
+        "\"",
+        "\\",
+        "\u{0}",
+        "\n",
+        "é",
+        "NoSchedule",
+        "NoExecute",
+        "dedicated=gpu:NoSchedule",
+        "app=web",
+        "*",
+        "zone",
+        "hostname",
+        "kubernetes.io/hostname",
+        "NaN",
+        "Infinity",
+    ];
+    let mut s = String::new();
+    for _ in 0..rng.range(0, 4) {
+        let piece: &str = PIECES[rng.below(PIECES.len() as u64) as usize];
+        s.push_str(piece);
+    }
+    if rng.chance(3) {
+        s.push_str(&"x".repeat(rng.range(64, 100_000) as usize));
+    }
+    s
+}
+
+fn number(rng: &mut Prng) -> u64 {
+    match rng.below(6) {
+        0 => 0,
+        1 => rng.range(1, 10),
+        2 => rng.range(100, 8000),
+        3 => u32::MAX as u64,
+        4 => u64::MAX,
+        _ => rng.next_u64(),
+    }
+}
+
+fn name(rng: &mut Prng, pool: &[&str]) -> String {
+    if rng.chance(80) {
+        rng.pick(pool).to_string()
+    } else {
+        text(rng)
+    }
+}
+
+fn ios(rng: &mut Prng) -> IntOrString {
+    if rng.chance(50) {
+        IntOrString::Int(number(rng) as u32)
+    } else {
+        IntOrString::Str((*rng.pick(&["0", "1", "25%", "100%", "101%", "x"])).to_string())
+    }
+}
+
+fn labels(rng: &mut Prng) -> BTreeMap<String, String> {
+    let mut l = BTreeMap::new();
+    for _ in 0..rng.range(0, 2) {
+        let k = if rng.chance(80) {
+            "app".into()
+        } else {
+            text(rng)
+        };
+        let v = if rng.chance(80) {
+            rng.pick(&["web", "api", "cache"]).to_string()
+        } else {
+            text(rng)
+        };
+        l.insert(k, v);
+    }
+    l
+}
+
+fn template(rng: &mut Prng) -> TemplateDoc {
+    TemplateDoc {
+        version: if rng.chance(80) {
+            format!("v{}", rng.range(1, 3))
+        } else {
+            text(rng)
+        },
+        cpu: if rng.chance(70) {
+            rng.range(0, 3000)
+        } else {
+            number(rng)
+        },
+        memory: if rng.chance(70) {
+            rng.range(0, 4096)
+        } else {
+            number(rng)
+        },
+        labels: if rng.chance(50) {
+            None
+        } else {
+            Some(labels(rng))
+        },
+        node_selector: Default::default(),
+        tolerations: Vec::new(),
+        affinity: Vec::new(),
+        anti_affinity: Vec::new(),
+        ready_after: if rng.chance(80) {
+            rng.range(0, 3) as u32
+        } else {
+            number(rng) as u32
+        },
+    }
+}
+
+const NODES: &[&str] = &["node-1", "node-2", "node-3", "node-4"];
+const APPS: &[&str] = &["web", "api", "cache"];
+
+fn action(rng: &mut Prng) -> Action {
+    let node = |rng: &mut Prng| name(rng, NODES);
+    let app = |rng: &mut Prng| name(rng, APPS);
+    match rng.below(20) {
+        0 | 1 => Action::AddNode {
+            name: node(rng),
+            cpu: if rng.chance(70) {
+                rng.range(1, 8000)
+            } else {
+                number(rng)
+            },
+            memory: if rng.chance(70) {
+                rng.range(1, 16384)
+            } else {
+                number(rng)
+            },
+            labels: labels(rng),
+            taints: Vec::new(),
+        },
+        2 => Action::ReregisterNode {
+            name: node(rng),
+            cpu: rng.range(1, 8000),
+            memory: rng.range(1, 16384),
+            labels: labels(rng),
+            taints: if rng.chance(50) {
+                vec![scenario::TaintDoc {
+                    key: "dedicated".into(),
+                    value: "gpu".into(),
+                    effect: rng
+                        .pick(&["NoSchedule", "NoExecute", "PreferNoSchedule", "x"])
+                        .to_string(),
+                }]
+            } else {
+                Vec::new()
+            },
+        },
+        3 => Action::FailNode { node: node(rng) },
+        4 => Action::RecoverNode { node: node(rng) },
+        5 => Action::RemoveNode { node: node(rng) },
+        6 => Action::Cordon { node: node(rng) },
+        7 => Action::Uncordon { node: node(rng) },
+        8 => Action::Drain { node: node(rng) },
+        9 | 10 => Action::Deploy {
+            name: app(rng),
+            replicas: if rng.chance(80) {
+                rng.range(0, 8) as u32
+            } else {
+                number(rng) as u32
+            },
+            template: template(rng),
+            max_surge: ios(rng),
+            max_unavailable: ios(rng),
+        },
+        11 => Action::Scale {
+            app: app(rng),
+            replicas: if rng.chance(80) {
+                rng.range(0, 8) as u32
+            } else {
+                number(rng) as u32
+            },
+        },
+        12 => Action::Roll {
+            app: app(rng),
+            template: template(rng),
+        },
+        13 => Action::Rollback { app: app(rng) },
+        14 => Action::SetStrategy {
+            app: app(rng),
+            max_surge: ios(rng),
+            max_unavailable: ios(rng),
+        },
+        15 => Action::DeleteApp { app: app(rng) },
+        16 => Action::AddPdb {
+            name: name(rng, &["pdb"]),
+            selector: labels(rng),
+            min_available: if rng.chance(50) { Some(ios(rng)) } else { None },
+            max_unavailable: if rng.chance(50) { Some(ios(rng)) } else { None },
+        },
+        17 => Action::Evict {
+            pod: format!("{}-{}", app(rng), rng.range(0, 8)),
+        },
+        18 => Action::SetPolicy {
+            policy: rng.pick(&["binpack", "leastloaded", "x"]).to_string(),
+        },
+        _ => Action::Generate {
+            nodes: if rng.chance(70) {
+                rng.range(1, 20) as u32
+            } else {
+                number(rng) as u32
+            },
+            pods_per_node: if rng.chance(70) {
+                rng.range(0, 10) as u32
+            } else {
+                number(rng) as u32
+            },
+        },
+    }
+}
+
+/// Random actions on a session: an accepted one is queued; a refused one
+/// changes nothing and says what was expected in a bounded message; the
+/// export always imports back to the same run.
+#[test]
+fn fuzz_session_actions() {
+    fuzz("fuzz_session_actions", ops(), |seed| {
+        let mut rng = Prng::new(seed);
+        let mut s = Session::new(seed, ScorePolicy::BinPack);
+        for step in 0..rng.range(5, 40) {
+            let a = action(&mut rng);
+            let before = s.scenario();
+            match s.submit(a.clone()) {
+                Ok(_) => {}
+                Err(e) => {
+                    if e.len() > MAX_MESSAGE {
+                        return Err(format!(
+                            "step {step}: a {}-byte refusal for {}",
+                            e.len(),
+                            a.kind()
+                        ));
+                    }
+                    if s.scenario() != before {
+                        return Err(format!(
+                            "step {step}: refused {} ({e}) but the script changed",
+                            a.kind()
+                        ));
+                    }
+                }
+            }
+            if rng.chance(40) {
+                s.run(rng.range(1, 3));
+            }
+        }
+        let doc = s.scenario();
+        let back =
+            Session::from_scenario(&doc).map_err(|e| format!("its own export was refused: {e}"))?;
+        if back.scenario() != doc {
+            return Err("the import differs from its export".into());
+        }
+        let (a, b) = (
+            s.simulator().cluster().rendered_events(),
+            back.simulator().cluster().rendered_events(),
+        );
+        if a != b {
+            return Err(format!(
+                "the import's event log differs ({} vs {} events)",
+                a.len(),
+                b.len()
+            ));
+        }
+        Ok(())
+    });
+}
+
+/// The tour's document, mutated: each import either replays or is refused
+/// with a bounded message that names what was wrong.
+#[test]
+fn fuzz_scenario_documents() {
+    let base = serde_json::to_value(scenario::tour()).expect("the tour serializes");
+    fuzz("fuzz_scenario_documents", ops(), |seed| {
+        let mut rng = Prng::new(seed);
+        let mut doc = base.clone();
+        for _ in 0..rng.range(1, 4) {
+            mutate(&mut rng, &mut doc);
+        }
+        let json = doc.to_string();
+        match import_json(&json) {
+            Ok(_) => Ok(()),
+            Err(e) if e.len() > MAX_MESSAGE => Err(format!("a {}-byte refusal", e.len())),
+            Err(e) if e.contains("u64") || e.contains("u32") || e.contains("floating point") => {
+                Err(format!("the refusal speaks of Rust types: {e}"))
+            }
+            Err(_) => Ok(()),
+        }
+    });
+}
+
+fn mutate(rng: &mut Prng, v: &mut serde_json::Value) {
+    use serde_json::Value;
+    // A random JSON pointer into the document, walked read-only.
+    let mut pointer = String::new();
+    {
+        let mut cur: &Value = v;
+        for _ in 0..rng.range(0, 5) {
+            let step = match cur {
+                Value::Object(m) if !m.is_empty() => {
+                    let k = m
+                        .keys()
+                        .nth(rng.below(m.len() as u64) as usize)
+                        .cloned()
+                        .unwrap_or_default();
+                    m.get(&k).map(|n| (k, n))
+                }
+                Value::Array(a) if !a.is_empty() => {
+                    let i = rng.below(a.len() as u64) as usize;
+                    a.get(i).map(|n| (i.to_string(), n))
+                }
+                _ => None,
+            };
+            match step {
+                Some((k, n)) => {
+                    pointer.push('/');
+                    pointer.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                    cur = n;
+                }
+                None => break,
+            }
+        }
+    }
+    let Some(cur) = v.pointer_mut(&pointer) else {
+        return;
+    };
+    let old = cur.clone();
+    *cur = match rng.below(8) {
+        0 => Value::String(text(rng)),
+        1 => Value::from(number(rng)),
+        2 => Value::from(-(rng.range(1, 1000) as i64)),
+        3 => Value::from(rng.range(0, 1000) as f64 + 0.5),
+        4 => Value::Null,
+        5 => Value::Array(vec![old.clone(), old]),
+        6 => match old {
+            Value::Object(mut m) if !m.is_empty() => {
+                let k = m.keys().nth(rng.below(m.len() as u64) as usize).cloned();
+                if let Some(k) = k {
+                    m.remove(&k);
+                }
+                Value::Object(m)
+            }
+            other => other,
+        },
+        _ => Value::Bool(rng.chance(50)),
+    };
+}
+
+/// Typed text in every field parser: no panic, and a refusal is short and
+/// says what was expected.
+#[test]
+fn fuzz_typed_text() {
+    fuzz("fuzz_typed_text", ops() * 20, |seed| {
+        let mut rng = Prng::new(seed);
+        let t = text(&mut rng);
+        let results: Vec<Result<(), String>> = vec![
+            input::cpu(&Field::Text(t.clone())).map(drop),
+            input::memory(&Field::Text(t.clone())).map(drop),
+            input::cpu(&Field::Num(f64::from_bits(rng.next_u64()))).map(drop),
+            input::memory(&Field::Num(f64::from_bits(rng.next_u64()))).map(drop),
+            input::parse_taints(&t).map(drop),
+            input::parse_toleration(&t).map(drop),
+            input::topology_key(&t).map(drop),
+            scenario::parse_labels(&t, "label").map(drop),
+            scenario::parse_policy(&t).map(drop),
+            shepherd::IntOrPercent::parse(&t)
+                .map(drop)
+                .map_err(|e| e.to_string()),
+            input::check_seed(f64::from_bits(rng.next_u64())).map(drop),
+        ];
+        for (i, r) in results.into_iter().enumerate() {
+            if let Err(e) = r {
+                if e.len() > MAX_MESSAGE {
+                    return Err(format!("parser {i}: a {}-byte refusal", e.len()));
+                }
+                if !e.contains("expected") {
+                    return Err(format!(
+                        "parser {i}: the refusal does not say what was expected: {e}"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    });
+}
+
+// ----- the resource bombs of the hardening issue, as regression cases -------
+
+fn doc_of(actions: &[(u64, Action)]) -> scenario::Scenario {
+    let mut s = scenario::empty(1, &ScorePolicy::BinPack.profile());
+    s.tick = None;
+    s.actions = actions
+        .iter()
+        .map(|(tick, action)| scenario::Entry {
+            tick: *tick,
+            action: action.clone(),
+        })
+        .collect();
+    s
+}
+
+#[test]
+fn many_generate_actions_are_refused_at_the_second() {
+    let g = Action::Generate {
+        nodes: 100,
+        pods_per_node: 10,
+    };
+    let actions: Vec<(u64, Action)> = (1..=200).map(|t| (t, g.clone())).collect();
+    let e = Session::from_scenario(&doc_of(&actions)).expect_err("refused");
+    assert!(e.contains("action 2 (tick 2, generate)"), "{e}");
+    assert!(e.contains("already exists"), "{e}");
+}
+
+#[test]
+fn deployments_beyond_the_cluster_wide_pod_limit_are_refused() {
+    let deploy = |n: &str| Action::Deploy {
+        name: n.into(),
+        replicas: 1_000_000,
+        template: TemplateDoc::from_engine(&shepherd::PodTemplate::new(shepherd::Resources::new(
+            100, 64,
+        ))),
+        max_surge: IntOrString::Str("25%".into()),
+        max_unavailable: IntOrString::Str("25%".into()),
+    };
+    let actions: Vec<(u64, Action)> = ["a", "b", "c", "d", "e"]
+        .iter()
+        .map(|n| (1, deploy(n)))
+        .collect();
+    let e = Session::from_scenario(&doc_of(&actions)).expect_err("refused");
+    assert!(e.contains("action 1 (tick 1, deploy)"), "{e}");
+    assert!(e.contains("MAX_PODS"), "{e}");
+    // Below the limit in all, above it together: the second is refused.
+    let mut a = deploy("a");
+    let mut b = deploy("b");
+    if let (Action::Deploy { replicas: ra, .. }, Action::Deploy { replicas: rb, .. }) =
+        (&mut a, &mut b)
+    {
+        *ra = 200_000;
+        *rb = 200_000;
+    }
+    let e = Session::from_scenario(&doc_of(&[(1, a), (1, b)])).expect_err("refused");
+    assert!(
+        e.contains("action 2 (tick 1, deploy)") && e.contains("MAX_PODS"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_huge_name_gives_a_short_refusal_and_no_event() {
+    let huge = "n".repeat(10 << 20);
+    let mut s = Session::new(1, ScorePolicy::BinPack);
+    let e = s
+        .submit(Action::AddNode {
+            name: huge.clone(),
+            cpu: 1000,
+            memory: 1024,
+            labels: Default::default(),
+            taints: Vec::new(),
+        })
+        .expect_err("refused");
+    assert!(e.len() < 300, "a {}-byte refusal", e.len());
+    assert!(e.contains("(10485760 characters)"), "{e}");
+    let e = s
+        .submit(Action::Scale {
+            app: huge,
+            replicas: 1,
+        })
+        .expect_err("refused");
+    assert!(e.len() < 300, "a {}-byte refusal", e.len());
+    s.run(1);
+    assert!(s.simulator().cluster().events().is_empty());
+}
+
+#[test]
+fn documents_with_too_many_actions_or_ticks_are_refused_by_name() {
+    let a = Action::SetPolicy {
+        policy: "binpack".into(),
+    };
+    let actions: Vec<(u64, Action)> = (0..=scenario::MAX_ACTIONS as u64)
+        .map(|t| (1 + t / 100, a.clone()))
+        .collect();
+    let e = Session::from_scenario(&doc_of(&actions)).expect_err("refused");
+    assert!(e.contains("MAX_ACTIONS"), "{e}");
+    let e = Session::from_scenario(&doc_of(&[(scenario::MAX_TICK + 1, a)])).expect_err("refused");
+    assert!(e.contains(&format!("1 to {}", scenario::MAX_TICK)), "{e}");
+}
+
+/// A drain of every node held back by a budget costs nothing per quiet tick:
+/// the blocked drains wait for a change instead of being retried. The cost
+/// is bounded by counting the events a quiet stretch writes (none), not by
+/// a clock.
+#[test]
+fn blocked_drains_of_every_node_write_nothing_while_nothing_changes() {
+    let mut s = Session::new(1, ScorePolicy::BinPack);
+    s.submit(Action::Generate {
+        nodes: 200,
+        pods_per_node: 10,
+    })
+    .unwrap();
+    s.run(3);
+    let mut sel = BTreeMap::new();
+    sel.insert("app".to_string(), "web".to_string());
+    s.submit(Action::AddPdb {
+        name: "web-pdb".into(),
+        selector: sel,
+        min_available: Some(IntOrString::Str("100%".into())),
+        max_unavailable: None,
+    })
+    .unwrap();
+    for i in 1..=200 {
+        s.submit(Action::Drain {
+            node: format!("node-{i}"),
+        })
+        .unwrap();
+    }
+    s.run(10);
+    let c = s.simulator().cluster();
+    let blocked = c.nodes().filter(|n| n.pod_count > 0).count();
+    assert!(blocked > 0, "web pods hold some drains back");
+    let before = c.events().len();
+    s.run(200);
+    assert_eq!(
+        s.simulator().cluster().events().len(),
+        before,
+        "a quiet stretch logs nothing"
+    );
+    // Every pod left on a draining node is a web pod the budget protects.
+    for p in s.simulator().cluster().pods().filter(|p| p.node.is_some()) {
+        assert_eq!(p.app, "web", "{} should have been evicted", p.name());
+    }
+}
+
+/// maxSurge at its largest with maxUnavailable 0: the roll completes
+/// (replicas + maxSurge once wrapped in release builds and stalled).
+#[test]
+fn the_largest_max_surge_rolls_to_completion() {
+    let mut s = Session::new(1, ScorePolicy::BinPack);
+    s.submit(Action::AddNode {
+        name: "node-1".into(),
+        cpu: 8000,
+        memory: 16384,
+        labels: Default::default(),
+        taints: Vec::new(),
+    })
+    .unwrap();
+    let t = TemplateDoc::from_engine(
+        &shepherd::PodTemplate::new(shepherd::Resources::new(500, 256)).with_label("app", "web"),
+    );
+    s.submit(Action::Deploy {
+        name: "web".into(),
+        replicas: 4,
+        template: t.clone(),
+        max_surge: IntOrString::Int(u32::MAX),
+        max_unavailable: IntOrString::Int(0),
+    })
+    .unwrap();
+    s.run(3);
+    let mut v2 = t;
+    v2.version = "v2".into();
+    s.submit(Action::Roll {
+        app: "web".into(),
+        template: v2,
+    })
+    .unwrap();
+    s.run(6);
+    let web = s.simulator().cluster().app("web").unwrap();
+    assert_eq!(
+        (web.version.as_str(), web.updated, web.ready, web.current),
+        ("v2", 4, 4, 4)
+    );
+}
