@@ -3,7 +3,7 @@
 //! ```text
 //! shepherd demo                      a scripted tour, tick by tick
 //! shepherd converge [--seed N] [--nodes N] [--apps N] [--profile default-scheduler|binpack|leastloaded] [--roll]
-//! shepherd bench [--nodes N] [--pods N] [--apps N] [--converge-only]
+//! shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
 //! shepherd simulate FILE|DIR|- [--output json] [--policy P] [--namespace NS]
 //! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N]
 //! ```
@@ -53,7 +53,7 @@ const USAGE: &str = "usage:
   shepherd converge [--seed N] [--nodes N] [--apps N] [--profile default-scheduler|binpack|leastloaded] [--roll]
       a random workload reconciled to a fixed point (defaults: seed 7, 6 nodes, 4 apps, binpack);
       --roll then rolls every app to a new version, tick by tick
-  shepherd bench [--nodes N] [--pods N] [--apps N] [--converge-only]
+  shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
       speed and memory at Kubernetes' envelope (defaults: 5000 nodes, 150000 pods, 500 apps)
   shepherd simulate FILE|DIR|- [--output json] [--policy binpack|leastloaded] [--namespace NS]
       Kubernetes manifests (YAML, JSON, kind: List) converged: per-node requests, the pods as
@@ -547,13 +547,135 @@ fn mib(b: usize) -> f64 {
     b as f64 / (1024.0 * 1024.0)
 }
 
+/// The realistic mix of issue 9: `apps` Deployments whose sizes follow a
+/// Zipf law over 1 to 200 replicas (P(size) proportional to size^-s, with s
+/// chosen so the mean is `pods / apps`), a quarter of them constrained in
+/// turn by required node affinity (matchExpressions), preferred node
+/// affinity, a zone spread that must hold (DoNotSchedule, maxSkew 1), and a
+/// hostname spread that is preferred (ScheduleAnyway).
+fn zipf_workload(
+    seed: u64,
+    nodes: u32,
+    pods: u32,
+    apps: u32,
+) -> (Vec<NodeSpec>, Vec<DeploymentSpec>) {
+    use shepherd::{
+        NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm,
+        PreferredSchedulingTerm, TopologySpreadConstraint, WhenUnsatisfiable,
+    };
+    let (ns, _) = envelope_workload(seed, nodes, 1, 1, false);
+    let mut rng = Prng::new(seed ^ 0x5a1f);
+    let mean_wanted = (pods as f64 / apps.max(1) as f64).clamp(1.0, 200.0);
+    let mean_of = |s: f64| {
+        let (mut num, mut den) = (0.0, 0.0);
+        for v in 1..=200 {
+            let w = (v as f64).powf(-s);
+            num += v as f64 * w;
+            den += w;
+        }
+        num / den
+    };
+    let (mut lo, mut hi) = (-3.0f64, 6.0f64);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if mean_of(mid) > mean_wanted {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let s = (lo + hi) / 2.0;
+    let weights: Vec<f64> = (1..=200).map(|v| (v as f64).powf(-s)).collect();
+    let total: f64 = weights.iter().sum();
+    let ssd = || NodeSelectorTerm {
+        match_expressions: vec![NodeSelectorRequirement::new(
+            "disktype",
+            NodeSelectorOperator::In,
+            &["ssd"],
+        )],
+        match_fields: Vec::new(),
+    };
+    let mut ds = Vec::with_capacity(apps as usize);
+    for i in 0..apps {
+        let mut x = rng.below(1 << 53) as f64 / (1u64 << 53) as f64 * total;
+        let mut size = 200;
+        for (v, w) in weights.iter().enumerate() {
+            if x < *w {
+                size = v as u32 + 1;
+                break;
+            }
+            x -= w;
+        }
+        let name = format!("app-{}", i + 1);
+        let mut d = DeploymentSpec::new(
+            &name,
+            size,
+            Resources::new(rng.range(1, 4) * 100, rng.range(1, 4) * 256),
+        );
+        let me = Selector::new(&[("app", &name)]);
+        if i % 4 == 0 {
+            d.template = match (i / 4) % 4 {
+                0 => d.template.with_node_affinity(NodeAffinity {
+                    required: Some(vec![ssd()]),
+                    preferred: Vec::new(),
+                }),
+                1 => d.template.with_node_affinity(NodeAffinity {
+                    required: None,
+                    preferred: vec![PreferredSchedulingTerm {
+                        weight: 50,
+                        preference: ssd(),
+                    }],
+                }),
+                2 => d
+                    .template
+                    .with_topology_spread(TopologySpreadConstraint::new(
+                        1,
+                        "topology.kubernetes.io/zone",
+                        WhenUnsatisfiable::DoNotSchedule,
+                        me,
+                    )),
+                _ => d
+                    .template
+                    .with_topology_spread(TopologySpreadConstraint::new(
+                        1,
+                        "kubernetes.io/hostname",
+                        WhenUnsatisfiable::ScheduleAnyway,
+                        me,
+                    )),
+            };
+        }
+        ds.push(d);
+    }
+    (ns, ds)
+}
+
 fn bench(args: &[String]) -> Result<(), Failure> {
-    let o = Opts::parse(args, &["--nodes", "--pods", "--apps"], &["--converge-only"])?;
+    let o = Opts::parse(
+        args,
+        &["--nodes", "--pods", "--apps", "--mix"],
+        &["--converge-only"],
+    )?;
+    let zipf = match o
+        .pairs
+        .iter()
+        .find(|(k, _)| k == "--mix")
+        .map(|(_, v)| v.as_str())
+    {
+        None | Some("even") => false,
+        Some("zipf") => true,
+        Some(other) => {
+            return Err(Failure::Usage(format!(
+                "--mix {}: expected even or zipf",
+                shepherd::limits::quoted(other)
+            )))
+        }
+    };
     // The engine's own limits: twice Kubernetes' supported envelope.
     let nodes = o.num("--nodes", 5000, 1, shepherd::limits::MAX_NODES as u64)? as u32;
     let pods = o.num("--pods", 150_000, 1, shepherd::limits::MAX_PODS)? as u32;
-    let apps = o.num("--apps", 500, 1, MAX_BENCH_APPS)? as u32;
-    println!("shepherd bench: {nodes} nodes, {pods} pods in {apps} Deployments (release build, one thread)\n");
+    let apps = o.num("--apps", if zipf { 10_000 } else { 500 }, 1, MAX_BENCH_APPS)? as u32;
+    println!("shepherd bench: {nodes} nodes, {pods} pods in {apps} Deployments{} (release build, one thread)\n",
+        if zipf { " of Zipf-distributed sizes (1 to 200), a quarter with node affinity or spread" } else { "" });
     println!(
         "{:<44} {:>10} {:>12} {:>8} {:>8}",
         "scenario", "time", "pods/s", "passes", "pending"
@@ -564,10 +686,14 @@ fn bench(args: &[String]) -> Result<(), Failure> {
             Profile::bin_pack(),
             Profile::least_loaded(),
         ] {
-            if constrained && o.flag("--converge-only") {
+            if (constrained && o.flag("--converge-only")) || (zipf && constrained) {
                 continue;
             }
-            let (ns, ds) = envelope_workload(42, nodes, pods, apps, constrained);
+            let (ns, ds) = if zipf {
+                zipf_workload(42, nodes, pods, apps)
+            } else {
+                envelope_workload(42, nodes, pods, apps, constrained)
+            };
             let mut c = Cluster::new();
             for n in ns {
                 c.add_node(n).map_err(run_failed)?;
@@ -581,7 +707,13 @@ fn bench(args: &[String]) -> Result<(), Failure> {
             let label = format!(
                 "converge from empty, {}, {}",
                 profile.scheduler_name,
-                if constrained { "constraints" } else { "plain" }
+                if zipf {
+                    "zipf mix"
+                } else if constrained {
+                    "constraints"
+                } else {
+                    "plain"
+                }
             );
             println!(
                 "{:<44} {:>10.1?} {:>12.0} {:>8} {:>8}",

@@ -82,9 +82,11 @@ pub use controllers::PdbStatus;
 pub use error::Error;
 pub use events::{EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
-    labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec,
-    PodTemplate, Resources, RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
-    TolerationOperator,
+    labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
+    NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm, NodeSpec,
+    PdbSpec, PodTemplate, PreferredSchedulingTerm, Resources, RollingUpdate, Selector,
+    SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
+    TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
 };
 pub use scheduler::plugins;
 pub use scheduler::{
