@@ -11,6 +11,7 @@ import { appColor } from './colors.js';
 import { showExplain, showNode, nodeDialogOpen } from './dialogs.js';
 import { encodeScenario, decodeScenario, readHash, writeHash, withTick } from './link.js';
 import { showError, clearErrors, updateReading } from './forms.js';
+import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 
 // Past this many nodes the page draws one canvas cell per node instead of cards.
 const CARDS_UP_TO = 40;
@@ -74,13 +75,14 @@ function hideProblem() {
 // action fires and shows at once; on refusal the engine's message is shown
 // next to the form field it is about (or in the banner) and nothing changed.
 // `said(result)` words the success toast when the engine's words are not the
-// page's.
-function act(fn, { form = null, said = null } = {}) {
+// page's; `fieldOf(message)` picks the field a refusal is about when the
+// form's own words do not (forms.js fieldFor).
+function act(fn, { form = null, said = null, fieldOf = null } = {}) {
   let result;
   try {
     result = fn(page.sim);
   } catch (err) {
-    if (form) showError(form, message(err));
+    if (form) showError(form, message(err), fieldOf ? fieldOf(message(err)) : undefined);
     else showProblem(message(err));
     return false;
   }
@@ -228,7 +230,7 @@ function draw() {
   setText($('tick'), snap.tick);
   document.body.dataset.tick = String(snap.tick);
   if ($('btn-back').disabled !== (snap.tick === 0)) $('btn-back').disabled = snap.tick === 0;
-  if ($('policy').value !== snap.policy) $('policy').value = snap.policy;
+  drawProfile(sim);
   setSummary($('cluster-summary'), snap);
 
   const note = $('note');
@@ -322,7 +324,7 @@ function selectApp(name) {
 
 function explain(pod) {
   try {
-    showExplain(page.sim.explain(pod), page.sim.tick);
+    showExplain(page.sim.explain(pod), page.sim.tick, page.sim.profile);
   } catch (err) {
     showProblem(message(err));
   }
@@ -563,7 +565,7 @@ function wireForms() {
     const per = v.podsPerNode.trim() === '' ? NaN : Number(v.podsPerNode);
     let fresh;
     try {
-      fresh = new Shepherd(page.sim.seed, $('policy').value);
+      fresh = newSim(page.sim.seed);
       fresh.generate(nodes, per);
     } catch (err) {
       if (fresh) fresh.free();
@@ -664,9 +666,9 @@ function wireControls() {
     const seed = seedField();
     if (seed === null) return;
     try {
-      replace(new Shepherd(seed, $('policy').value), { what: 'Reset' });
+      replace(newSim(seed), { what: 'Reset' });
       hideProblem();
-      toast(`An empty cluster at tick 0, seed ${seed}`);
+      toast(`An empty cluster at tick 0, seed ${seed}, scheduler profile ${chosenName()}`);
     } catch (err) {
       showProblem(message(err));
     }
@@ -728,11 +730,6 @@ function wireControls() {
     } catch (err) {
       showProblem(message(err));
     }
-  });
-  $('policy').addEventListener('change', (e) => {
-    const want = e.target.value;
-    const words = e.target.selectedOptions[0].textContent;
-    if (want !== page.sim.policy) act((sim) => sim.setPolicy(want), { said: () => `Scoring: ${words}, from the next tick` });
   });
   $('view').addEventListener('change', () => draw());
   $('warnings-only').addEventListener('change', (e) => $('events').classList.toggle('warnings-only', e.target.checked));
@@ -863,6 +860,7 @@ async function start() {
   wireForms();
   wireControls();
   wireGrid();
+  wireProfile({ sim: () => page.sim, act, toast });
 
   let sim = null;
   try {

@@ -2,60 +2,224 @@
 import { h, $, fill } from './dom.js';
 import { nodeCard } from './render.js';
 
-// Rows shown in full; past these, rejected nodes are summarised by reason.
-const FEASIBLE_SHOWN = 25;
-const REJECTED_SHOWN = 40;
+// The explain dialog shows one page of rows at a time: 5,000 nodes stay quick
+// to sort, filter and read.
+const PAGE_ROWS = 50;
+
+// Column words for narrow screens (the full name is always there for screen
+// readers and on wider screens).
+const SHORT = {
+  TaintToleration: 'Taint',
+  NodeAffinity: 'NAff',
+  NodeResourcesFit: 'Fit',
+  PodTopologySpread: 'Sprd',
+  InterPodAffinity: 'PAff',
+  NodeResourcesBalancedAllocation: 'Bal',
+};
+const FILTER_ORDER = ['NodeUnschedulable', 'TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity'];
+
+// What the explain dialog shows now; sort and detail last across openings.
+const ex = {
+  x: null,
+  rows: [], // { v, idx, by: Map(plugin -> score row) }
+  cols: [], // score plugins, in the profile's order, with their weights
+  sort: { key: 'position', dir: 1 },
+  sorted: null,
+  page: 0,
+  wired: false,
+};
 
 function open(dialog) {
   if (!dialog.open) dialog.showModal();
 }
 
-// `x` is what the engine's explain call returned for one pod.
-export function showExplain(x, tick) {
+// Camel-case names may break between words in narrow columns.
+export function breakable(name) {
+  return name.split(/(?<=[a-z])(?=[A-Z])/).flatMap((p, i) => (i ? [h('wbr'), p] : [p]));
+}
+
+const num = (n) => n.toLocaleString('en');
+const byName = new Intl.Collator('en', { numeric: true }).compare;
+
+function decidedLine(x, profile) {
+  const feasible = x.nodes.filter((v) => v.feasible);
+  if (feasible.length === 0) return 'No node passes every filter, so no score plugin ran.';
+  const [w, r] = feasible;
+  if (!r) return `Only ${w.node} passes every filter: no plugin had to choose.`;
+  if (w.total === r.total) {
+    const tied = feasible.filter((v) => v.total === w.total).length;
+    const how = profile && profile.tieBreak === 'LowestNodeId'
+      ? 'the lowest node id wins (tieBreak LowestNodeId)'
+      : 'the scheduler picks one of them at random (tieBreak Random, from the seeded generator)';
+    return `${tied} nodes share the best total, ${num(w.total)}: no plugin separates ${w.node} from ${r.node}, and ${how}.`;
+  }
+  const lead = w.total - r.total;
+  if (!x.decidedBy) return `${w.node} leads the runner-up ${r.node} by ${num(lead)} (${num(w.total)} to ${num(r.total)}).`;
+  const [plugin, margin] = x.decidedBy;
+  return `Decided by ${plugin}: it gives ${w.node} ${num(margin)} more weighted points than the runner-up ${r.node}; ` +
+    `the totals differ by ${num(lead)} (${num(w.total)} to ${num(r.total)}).`;
+}
+
+function compareRows(key, dir) {
+  const rejectedLast = (a, b) => {
+    const fa = FILTER_ORDER.indexOf(a.v.plugin);
+    const fb = FILTER_ORDER.indexOf(b.v.plugin);
+    return fa - fb || a.idx - b.idx;
+  };
+  if (key === 'node') return (a, b) => dir * byName(a.v.node, b.v.node);
+  const value = key === 'position' ? (r) => r.v.position
+    : key === 'total' ? (r) => r.v.total
+      : (r) => (r.by.get(key) ? r.by.get(key).normalized : 0);
+  return (a, b) => {
+    if (a.v.feasible !== b.v.feasible) return a.v.feasible ? -1 : 1;
+    if (!a.v.feasible) return rejectedLast(a, b);
+    return dir * (value(a) - value(b)) || a.v.position - b.v.position || a.idx - b.idx;
+  };
+}
+
+function scoreCell(v, s) {
+  if (!s) return h('td', { class: 'num muted' }, '–');
+  const title = `${s.plugin} on ${v.node}: raw score ${s.raw}, normalized ${s.normalized}, × weight ${s.weight} = ${s.weighted}`;
+  return h('td', { class: 'num score', title },
+    String(s.normalized),
+    h('span', { class: 'detail' }, `raw ${s.raw} · ×${s.weight} = ${s.weighted}`));
+}
+
+function rowFor(r) {
+  const { v } = r;
+  const x = ex.x;
+  const here = x.boundTo === v.node;
+  if (!v.feasible) {
+    return h('tr', { class: 'verdict rejected', dataset: { node: v.node } },
+      h('td', { class: 'num bad-text', title: `rejected by ${v.plugin}` }, '✗'),
+      h('th', { scope: 'row' }, v.node, here ? h('span', { class: 'badge ok' }, 'bound here') : null),
+      h('td', { colspan: ex.cols.length + 1, class: 'reason' },
+        h('span', { class: 'bad-text' }, breakable(v.plugin)), ': ', v.reasons.join('; ')));
+  }
+  const best = v.position === 1;
+  return h('tr', { class: `verdict ok${best ? ' chosen' : ''}${here ? ' here' : ''}`, dataset: { node: v.node, position: v.position } },
+    h('td', { class: 'num' }, `#${v.position}`),
+    h('th', { scope: 'row' }, v.node,
+      here ? h('span', { class: 'badge ok' }, 'bound here') : best ? h('span', { class: 'visually-hidden' }, ' (best total)') : null),
+    ex.cols.map((c) => scoreCell(v, r.by.get(c.plugin))),
+    h('td', { class: 'num total' }, num(v.total)));
+}
+
+function header() {
+  const sortable = (key, label, extra = null) => h('th', { scope: 'col', dataset: { key }, class: key === 'position' || key === 'node' ? '' : 'num' },
+    h('button', { type: 'button', class: 'sort', dataset: { key } }, label, extra, h('span', { class: 'arrow', 'aria-hidden': 'true' })));
+  const plugin = (c) => sortable(c.plugin,
+    [h('span', { class: 'long' }, breakable(c.plugin)), h('span', { class: 'short', 'aria-hidden': 'true' }, SHORT[c.plugin] || c.plugin)],
+    h('span', { class: 'weight' }, ` ×${c.weight}`));
+  fill($('explain-table').tHead.rows[0],
+    sortable('position', '#'),
+    sortable('node', 'Node'),
+    ex.cols.map(plugin),
+    sortable('total', 'Total'));
+}
+
+function render() {
+  const { key, dir } = ex.sort;
+  for (const th of $('explain-table').tHead.rows[0].cells) {
+    const on = th.dataset.key === key;
+    if (on) th.setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending');
+    else th.removeAttribute('aria-sort');
+    th.querySelector('.arrow').textContent = on ? (dir > 0 ? ' ▲' : ' ▼') : '';
+  }
+  if (!ex.sorted) ex.sorted = [...ex.rows].sort(compareRows(key, dir));
+  const show = $('explain-show').value;
+  const find = $('explain-find').value.trim().toLowerCase();
+  const rows = ex.sorted.filter((r) => (show === 'all' || (show === 'feasible') === r.v.feasible)
+    && (!find || r.v.node.toLowerCase().includes(find)));
+  const pages = Math.max(1, Math.ceil(rows.length / PAGE_ROWS));
+  ex.page = Math.min(ex.page, pages - 1);
+  const from = ex.page * PAGE_ROWS;
+  const shown = rows.slice(from, from + PAGE_ROWS);
+  const body = shown.map(rowFor);
+  if (!shown.length) body.push(h('tr', {}, h('td', { colspan: ex.cols.length + 3, class: 'muted' }, 'No node matches.')));
+  fill($('explain-table').tBodies[0], body);
+  $('explain-table').classList.toggle('with-detail', $('explain-detail').checked);
+  $('explain-rows').textContent = rows.length
+    ? `Rows ${num(from + 1)}–${num(from + shown.length)} of ${num(rows.length)}${rows.length < ex.rows.length ? ` (of ${num(ex.rows.length)} nodes)` : ''}`
+    : `0 of ${num(ex.rows.length)} nodes`;
+  $('explain-prev').disabled = ex.page === 0;
+  $('explain-next').disabled = ex.page >= pages - 1;
+  for (const b of [$('explain-prev'), $('explain-next')]) b.hidden = pages === 1;
+}
+
+function wire() {
+  if (ex.wired) return;
+  ex.wired = true;
+  $('explain-table').tHead.addEventListener('click', (e) => {
+    const b = e.target.closest('button.sort');
+    if (!b) return;
+    const key = b.dataset.key;
+    // Scores and totals read best-first on the first click; names and positions from the top.
+    const first = key === 'node' || key === 'position' ? 1 : -1;
+    ex.sort = ex.sort.key === key ? { key, dir: -ex.sort.dir } : { key, dir: first };
+    ex.sorted = null;
+    ex.page = 0;
+    render();
+  });
+  const again = () => { ex.page = 0; render(); };
+  $('explain-show').addEventListener('change', again);
+  $('explain-find').addEventListener('input', again);
+  $('explain-detail').addEventListener('change', render);
+  $('explain-prev').addEventListener('click', () => { ex.page -= 1; render(); });
+  $('explain-next').addEventListener('click', () => { ex.page += 1; render(); });
+}
+
+// `x` is what the engine's explain call returned for one pod; `profile` the
+// profile document it was scored under.
+export function showExplain(x, tick, profile = null) {
+  wire();
   const title = x.boundTo
     ? `Why is ${x.pod} on ${x.boundTo}?`
     : `Why is ${x.pod} ${x.phase}?`;
   $('explain-title').textContent = title;
   $('explain-summary').textContent = x.summary;
-  $('explain-meta').textContent =
-    `At tick ${tick}. Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scoring: ${x.policy === 'binpack' ? 'BinPack (MostAllocated: the tightest fit wins)' : 'Spread (LeastAllocated: the emptiest node wins)'}. ` +
-    `${x.feasible} of ${x.nodes.length} nodes pass every filter.`;
+  $('explain-decided').textContent = decidedLine(x, profile);
 
   const feasible = x.nodes.filter((v) => v.feasible);
   const rejected = x.nodes.filter((v) => !v.feasible);
-  const rows = [];
-  for (const v of feasible.slice(0, FEASIBLE_SHOWN)) {
-    const chosen = v.position === 1;
-    rows.push(h('tr', { class: `verdict ok${chosen ? ' chosen' : ''}${x.boundTo === v.node ? ' here' : ''}`, dataset: { node: v.node } },
-      h('td', { class: 'num' }, `#${v.position}`),
-      h('th', { scope: 'row' }, v.node, x.boundTo === v.node ? h('span', { class: 'badge ok' }, 'bound here') : null),
-      h('td', { class: 'ok-text' }, '✓ passes'),
-      h('td', { class: 'muted' }, v.untoleratedPreferNoSchedule ? `${v.untoleratedPreferNoSchedule} untolerated PreferNoSchedule taint(s)` : chosen ? (x.boundTo ? 'the best-ranked node now' : 'would be chosen next') : ''),
-      h('td', { class: 'num' }, v.score === null ? '–' : String(v.score))));
+  // The columns: every score plugin of the profile, weights included.
+  const first = feasible[0];
+  ex.cols = first
+    ? first.scores.map((s) => ({ plugin: s.plugin, weight: s.weight }))
+    : (profile ? profile.plugins.score.map((s) => ({ plugin: s.name, weight: s.weight })) : []);
+  ex.x = x;
+  ex.rows = x.nodes.map((v, idx) => ({ v, idx, by: new Map(v.scores.map((s) => [s.plugin, s])) }));
+  if (ex.sort.key !== 'position' && ex.sort.key !== 'node' && ex.sort.key !== 'total' && !ex.cols.some((c) => c.plugin === ex.sort.key)) {
+    ex.sort = { key: 'position', dir: 1 };
   }
-  if (feasible.length > FEASIBLE_SHOWN) {
-    rows.push(h('tr', {}, h('td', { colspan: 5, class: 'muted' }, `… and ${feasible.length - FEASIBLE_SHOWN} more nodes that fit, ranked lower`)));
-  }
-  for (const v of rejected.slice(0, REJECTED_SHOWN)) {
-    rows.push(h('tr', { class: 'verdict rejected', dataset: { node: v.node } },
-      h('td', { class: 'num muted' }, '–'),
-      h('th', { scope: 'row' }, v.node),
-      h('td', { class: 'bad-text' }, `✗ ${v.plugin}`),
-      h('td', {}, v.reasons.join('; ')),
-      h('td', { class: 'num muted' }, '–')));
-  }
-  fill($('explain-table').tBodies[0], rows);
+  ex.sorted = null;
+  ex.page = 0;
+  $('explain-show').value = 'all';
+  $('explain-find').value = '';
 
-  // Past the rows shown, the rejections by reason, as FailedScheduling counts them.
+  $('explain-meta').textContent =
+    `At tick ${tick}. Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scheduler profile ${x.policy}. ` +
+    `${num(feasible.length)} of ${num(x.nodes.length)} nodes pass every filter. ` +
+    (ex.cols.length
+      ? 'A column per score plugin: its normalized score (0 to 100), its weight in the heading; Total is the sum of normalized × weight.'
+      : 'This profile has no score plugins.');
+  if (ex.cols.length) {
+    $('explain-meta').append(h('span', { class: 'short' },
+      ` Columns: ${ex.cols.map((c) => `${SHORT[c.plugin] || c.plugin} = ${c.plugin}`).join(', ')}.`));
+  }
+  header();
+  render();
+
+  // The rejections by reason, as FailedScheduling counts them.
   let more = '';
-  if (rejected.length > REJECTED_SHOWN) {
+  if (rejected.length > 1) {
     const counts = new Map();
     for (const v of rejected) {
       const key = `${v.plugin}: ${v.reasons.join('; ')}`;
       counts.set(key, (counts.get(key) || 0) + 1);
     }
-    more = `All ${rejected.length} rejected nodes by reason: ` +
-      [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} × ${k}`).join(' · ');
+    more = `The ${num(rejected.length)} rejected nodes by reason: ` +
+      [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${num(n)} × ${k}`).join(' · ');
   }
   $('explain-more').textContent = more;
   $('explain').dataset.pod = x.pod;

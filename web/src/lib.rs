@@ -72,7 +72,8 @@ fn policy(s: &str) -> Result<shepherd::Profile, JsError> {
 /// Public methods, exported to JavaScript.
 #[wasm_bindgen]
 impl Shepherd {
-    /// An empty cluster at tick 0. `policy`: `binpack` or `leastloaded`.
+    /// An empty cluster at tick 0. `policy`: a named profile,
+    /// `default-scheduler`, `binpack` or `leastloaded`.
     #[wasm_bindgen(constructor)]
     pub fn new(seed: f64, policy_name: &str) -> Result<Shepherd, JsError> {
         let seed = input::check_seed(seed).map_err(err)?;

@@ -54,7 +54,8 @@ pub const ZONE_KEY: &str = "topology.kubernetes.io/zone";
 pub struct Scenario {
     pub version: u32,
     pub seed: u64,
-    /// The policy at tick 0 (`binpack` or `leastloaded`); `setPolicy` actions change it later.
+    /// The profile at tick 0 (`default-scheduler`, `binpack` or `leastloaded`);
+    /// `setPolicy` and `setProfile` actions change it later.
     pub policy: String,
     /// The tick the page was at; replaying stops there. Absent: the last action's tick.
     #[serde(default, skip_serializing_if = "Option::is_none")]
