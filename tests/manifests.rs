@@ -548,3 +548,18 @@ fn the_importer_survives_mutated_input_all_or_nothing_with_a_path() {
         }
     });
 }
+
+#[test]
+fn the_examples_shipped_with_the_page_import_and_converge() {
+    let dir = format!("{}/../www/examples", env!("CARGO_MANIFEST_DIR"));
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let im = import(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let c = converge(&im.scenario);
+        assert!(c.pods().any(|p| p.node.is_some()), "{}: no pod placed", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 3, "{seen} examples in {dir}");
+}

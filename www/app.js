@@ -11,6 +11,7 @@ import { appColor } from './colors.js';
 import { showExplain, showNode, nodeDialogOpen } from './dialogs.js';
 import { encodeScenario, decodeScenario, readHash, writeHash, withTick } from './link.js';
 import { showError, clearErrors, updateReading } from './forms.js';
+import { wireManifests } from './manifests.js';
 
 // Past this many nodes the page draws one canvas cell per node instead of cards.
 const CARDS_UP_TO = 40;
@@ -863,6 +864,7 @@ async function start() {
   wireForms();
   wireControls();
   wireGrid();
+  wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download });
 
   let sim = null;
   try {
