@@ -8,14 +8,21 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use shepherd::model::{
+    LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
+    NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
+    WeightedAffinityTerm, WhenUnsatisfiable,
+};
 use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
+use shepherd::{AffinityTerm, Plugin, Profile, ScoringStrategy, ScoringStrategyType};
 use shepherd::{
     Budget, Cluster, IntOrPercent, PdbSpec, Resources, RollingUpdate, ScorePolicy, Selector,
     ServiceSpec,
 };
 use shepherd_k8s::{
-    export, import, import_with, Imported, ImportedNode, Limits, Options, Scenario,
+    export, export_scheduler_config, import, import_with, Imported, ImportedNode, Limits, Options,
+    Scenario,
 };
 
 fn corpus(name: &str) -> String {
@@ -27,7 +34,11 @@ fn converge(sc: &Scenario) -> Cluster {
     let mut c = sc
         .to_cluster()
         .expect("an imported scenario enters a cluster");
-    assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+    // The imported KubeSchedulerConfiguration's profile, else kube-scheduler's default.
+    assert!(
+        c.reconcile_to_fixed_point(sc.profile_or_default())
+            .converged
+    );
     c
 }
 
@@ -123,11 +134,12 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
         "{why}"
     );
 
-    assert!(has_warning(
-        &im,
-        "status.allocatable.pods",
-        "not simulated yet"
-    ));
+    // status.allocatable.pods is the node's pod capacity (the kubelet's 110 unless set).
+    assert_eq!(
+        (sc.nodes[0].spec.max_pods, sc.nodes[1].spec.max_pods),
+        (110, 8)
+    );
+    assert!(!im.warnings.iter().any(|w| w.path.contains("pods")));
     assert!(has_warning(
         &im,
         "spec.template.spec.containers[0].resources.limits",
@@ -176,9 +188,15 @@ fn a_helm_stream_reads_effective_requests_not_ready_nodes_and_skips_what_it_must
     );
 
     let c = converge(sc);
-    for p in ["batch-0", "batch-1", "db-0", "db-1"] {
+    for p in ["batch-0", "batch-1", "db-0"] {
         assert_eq!(node_of(&c, p).as_deref(), Some("big-1"), "{p}");
     }
+    assert_eq!(node_of(&c, "db-1"), None);
+    let why = c.pending_reason("db-1").unwrap().unwrap();
+    assert!(
+        why.contains("didn't match pod topology spread constraints"),
+        "{why}"
+    );
     assert!(!c.node("dead-1").unwrap().ready);
     // Document numbers count the empty document too.
     let w = im
@@ -187,11 +205,17 @@ fn a_helm_stream_reads_effective_requests_not_ready_nodes_and_skips_what_it_must
         .find(|w| w.loc.kind == "ConfigMap")
         .unwrap();
     assert_eq!(w.loc.document, 7);
-    assert!(has_warning(
-        &im,
-        "spec.template.spec.topologySpreadConstraints",
-        "not simulated yet"
-    ));
+    // db spreads one per hostname (DoNotSchedule): dead-1 is NotReady but still a
+    // domain (nodeTaintsPolicy Ignore counts tainted nodes), so a second db pod on
+    // big-1 would make the skew 2.
+    assert_eq!(
+        sc.deployments[1].template.topology_spread[0].to_string(),
+        "maxSkew 1 over kubernetes.io/hostname (DoNotSchedule) of pods app=db"
+    );
+    assert!(!im
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("not simulated yet: topology")));
     assert!(has_warning(&im, "spec.template.spec.volumes", "volumes"));
     assert!(has_warning(&im, "spec.selector", "no selector"));
     assert!(has_warning(&im, "metadata.namespace", "\"other\""));
@@ -219,6 +243,219 @@ fn json_lists_read_numbers_as_quantities_and_honour_node_selectors() {
     );
 }
 
+#[test]
+fn scheduling_features_and_a_scheduler_configuration_are_simulated() {
+    let im = import(&corpus("scheduling-features.yaml")).unwrap();
+    let sc = &im.scenario;
+    // The profile named default-scheduler, not the first one.
+    let p = sc
+        .profile
+        .as_ref()
+        .expect("the KubeSchedulerConfiguration's profile");
+    assert_eq!(p.scheduler_name, "default-scheduler");
+    assert_eq!(p.percentage_of_nodes_to_score, 100);
+    assert_eq!(p.fit.kind, ScoringStrategyType::MostAllocated);
+    assert_eq!(p.hard_pod_affinity_weight, 5);
+    assert!(
+        !p.system_default_spreading,
+        "defaultingType List without constraints"
+    );
+    // multiPoint re-weights NodeResourcesFit in place; score disables BalancedAllocation.
+    assert_eq!(
+        p.scores,
+        vec![
+            (Plugin::TaintToleration, 3),
+            (Plugin::NodeAffinity, 2),
+            (Plugin::NodeResourcesFit, 3),
+            (Plugin::PodTopologySpread, 2),
+            (Plugin::InterPodAffinity, 2),
+        ]
+    );
+    assert_eq!(p.filters, Profile::kube_scheduler().filters);
+    assert_eq!(sc.nodes[3].spec.max_pods, 3);
+    let web = &sc.deployments[0];
+    assert_eq!(
+        web.template.topology_spread[0].selector,
+        Selector::default().with_expression(LabelSelectorRequirement::new(
+            "app",
+            SelectorOperator::In,
+            &["web"]
+        ))
+    );
+    assert_eq!(
+        sc.deployments[1].template.preferred_anti_affinity[0].weight,
+        100
+    );
+    assert_eq!(
+        sc.deployments[1].template.node_affinity.preferred[0].weight,
+        50
+    );
+    assert_eq!(sc.pdbs[0].selector.to_string(), "tier");
+
+    let c = converge(sc);
+    let zone = |n: &str| n.split('-').nth(1).unwrap().to_string();
+    let mut per_zone = std::collections::BTreeMap::new();
+    for i in 0..6 {
+        let n = node_of(&c, &format!("web-{i}")).expect("every web pod is placed");
+        *per_zone.entry(zone(&n)).or_insert(0) += 1;
+    }
+    assert_eq!(
+        per_zone.values().copied().collect::<Vec<_>>(),
+        [2, 2, 2],
+        "maxSkew 1 over three zones"
+    );
+    for i in 0..3 {
+        let n = node_of(&c, &format!("cache-{i}")).expect("every cache pod is placed");
+        assert!(
+            n.ends_with("-1"),
+            "cache-{i} on {n}: only the ssd nodes are allowed"
+        );
+    }
+    // pinned: matchFields metadata.name = node-b-2, which admits 3 pods (two are web's).
+    assert_eq!(node_of(&c, "pinned-0").as_deref(), Some("node-b-2"));
+    for i in 1..4 {
+        let why = c.pending_reason(&format!("pinned-{i}")).unwrap().unwrap();
+        assert!(
+            why.contains("1 Too many pods")
+                && why.contains("5 node(s) didn't match Pod's node affinity/selector"),
+            "{why}"
+        );
+    }
+    for (path, words) in [
+        ("podMaxBackoffSeconds", "not simulated"),
+        ("profiles[0]", "\"batch-scheduler\" is not simulated"),
+        (
+            "profiles[1].plugins.score.enabled[0].name",
+            "ImageLocality is not simulated",
+        ),
+        (
+            "profiles[1].plugins.score.enabled[1].name",
+            "Coscheduling is not simulated",
+        ),
+        (
+            "spec.template.spec.topologySpreadConstraints[0].matchLabelKeys",
+            "not simulated",
+        ),
+    ] {
+        assert!(
+            has_warning(&im, path, words),
+            "{path}: {words}\n{:#?}",
+            im.warnings
+        );
+    }
+    assert_eq!(im.warnings.len(), 5, "{:#?}", im.warnings);
+    assert!(!im
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("not simulated yet")));
+}
+
+fn config(plugins: &str, args: &str) -> Result<Profile, String> {
+    let text = format!("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n{plugins}  pluginConfig:\n{args}");
+    let text = text.replace("  pluginConfig:\n\n", "").replace(
+        "  pluginConfig:\n",
+        if args.is_empty() {
+            ""
+        } else {
+            "  pluginConfig:\n"
+        },
+    );
+    import(&text)
+        .map(|im| im.scenario.profile.unwrap())
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn plugin_sets_merge_and_expand_as_kube_scheduler_does() {
+    let default = Profile::kube_scheduler();
+    // Nothing configured: the default profile.
+    assert_eq!(config("    {}\n", "").unwrap(), default);
+    // A score weight given at the score point overrides multiPoint's; order kept.
+    let p = config(
+        "    score:\n      enabled:\n      - name: NodeAffinity\n        weight: 7\n",
+        "",
+    )
+    .unwrap();
+    assert_eq!(p.weight(Plugin::NodeAffinity), Some(7));
+    assert_eq!(
+        p.scores[0].0,
+        Plugin::NodeAffinity,
+        "an override comes first at its point"
+    );
+    // Disabling a plugin at filter keeps its score, and the reverse.
+    let p = config(
+        "    filter:\n      disabled:\n      - name: TaintToleration\n",
+        "",
+    )
+    .unwrap();
+    assert!(
+        !p.filter_enabled(Plugin::TaintToleration) && p.weight(Plugin::TaintToleration) == Some(3)
+    );
+    let p = config("    score:\n      disabled:\n      - name: \"*\"\n", "").unwrap();
+    assert!(p.scores.is_empty() && p.filters == default.filters);
+    // multiPoint '*' disabled, one plugin enabled: it alone runs, weight 0 reads as 1.
+    let p = config("    multiPoint:\n      disabled:\n      - name: \"*\"\n      enabled:\n      - name: NodeResourcesFit\n", "").unwrap();
+    assert_eq!(
+        (p.filters.clone(), p.scores.clone()),
+        (
+            vec![Plugin::NodeResourcesFit],
+            vec![(Plugin::NodeResourcesFit, 1)]
+        )
+    );
+    // RequestedToCapacityRatio with its shape, and the other arguments.
+    let p = config(
+        "    {}\n",
+        "  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        type: RequestedToCapacityRatio\n        resources:\n        - name: cpu\n          weight: 2\n        requestedToCapacityRatio:\n          shape:\n          - utilization: 0\n            score: 0\n          - utilization: 100\n            score: 10\n",
+    )
+    .unwrap();
+    assert_eq!(
+        p.fit,
+        ScoringStrategy {
+            resources: vec![(shepherd::Resource::Cpu, 2)],
+            ..ScoringStrategy::requested_to_capacity_ratio(&[(0, 0), (100, 10)])
+        }
+    );
+    // Refusals name the field.
+    for (plugins, args, words) in [
+        ("    filter:\n      disabled:\n      - name: NodeResourcesFit\n", "", &["profiles[0]", "NodeResourcesFit filter is disabled"][..]),
+        ("    score:\n      enabled:\n      - name: NodeAffinity\n        weight: 101\n", "", &["profiles[0].plugins.score.enabled[0].weight", "from 0 to 100"][..]),
+        ("    {}\n", "  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        type: Fancy\n", &["scoringStrategy.type", "\"Fancy\"", "LeastAllocated"][..]),
+        ("    {}\n", "  - name: PodTopologySpread\n    args:\n      defaultConstraints:\n      - maxSkew: 1\n", &["defaultConstraints", "defaultingType List"][..]),
+    ] {
+        let e = config(plugins, args).unwrap_err();
+        for w in words {
+            assert!(e.contains(w), "{e:?} should contain {w:?}");
+        }
+    }
+    let e = import("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\npercentageOfNodesToScore: 101\n").unwrap_err().to_string();
+    assert!(
+        e.contains("percentageOfNodesToScore") && e.contains("from 0 to 100"),
+        "{e}"
+    );
+}
+
+#[test]
+fn affinity_and_spread_errors_name_the_field() {
+    let with = |spec: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n{spec}      containers:\n      - name: c\n        resources:\n          requests:\n            cpu: 1\n")
+    };
+    for (spec, words) in [
+        ("      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms: []\n", &["nodeSelectorTerms", "at least one node selector term"][..]),
+        ("      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n            - matchExpressions:\n              - key: gen\n                operator: Gt\n                values: [a]\n", &["nodeSelectorTerms[0].matchExpressions[0]", "an integer"][..]),
+        ("      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n            - matchFields:\n              - key: metadata.labels\n                operator: In\n                values: [a]\n", &["matchFields[0]", "metadata.name"][..]),
+        ("      affinity:\n        podAntiAffinity:\n          preferredDuringSchedulingIgnoredDuringExecution:\n          - weight: 0\n            podAffinityTerm:\n              topologyKey: zone\n", &["preferredDuringSchedulingIgnoredDuringExecution[0].weight", "from 1 to 100"][..]),
+        ("      topologySpreadConstraints:\n      - maxSkew: 0\n        topologyKey: zone\n        whenUnsatisfiable: DoNotSchedule\n", &["topologySpreadConstraints[0].maxSkew", "from 1"][..]),
+        ("      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: zone\n        whenUnsatisfiable: Sometimes\n", &["whenUnsatisfiable", "DoNotSchedule or ScheduleAnyway"][..]),
+        ("      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: zone\n        whenUnsatisfiable: ScheduleAnyway\n        minDomains: 2\n        labelSelector: {}\n", &["topologySpreadConstraints[0]", "minDomains", "only with DoNotSchedule"][..]),
+        ("      affinity:\n        podAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - topologyKey: zone\n            labelSelector:\n              matchExpressions:\n              - key: app\n                operator: Exists\n                values: [x]\n", &["labelSelector.matchExpressions[0]", "must be empty for Exists"][..]),
+    ] {
+        let e = import(&with(spec)).unwrap_err().to_string();
+        for w in words {
+            assert!(e.contains(w), "{e:?} should contain {w:?}");
+        }
+    }
+}
+
 const NODE: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n";
 
 fn deployment(replicas: &str, cpu: &str) -> String {
@@ -231,7 +468,7 @@ fn deployment(replicas: &str, cpu: &str) -> String {
 fn bad_values_name_the_document_the_object_the_field_what_was_found_and_what_was_expected() {
     let cases: Vec<(String, &[&str])> = vec![
         (format!("{NODE}---\n{}", deployment("three", "1")), &["document 2 (Deployment web)", "spec.replicas", "found a string (\"three\")", "expected a whole number"]),
-        (format!("{NODE}---\n{}", deployment("2", "lots")), &["document 2 (Deployment web)", "spec.template.spec.containers[0].resources.requests.cpu", "\"lots\"", "expected a quantity"]),
+        (format!("{NODE}---\n{}", deployment("2", "lots")), &["document 2 (Deployment web)", "spec.template.spec.containers[0].resources.requests.cpu", "\"lots\" is not a quantity", "expected cores"]),
         (format!("{NODE}---\n{}", deployment("-1", "1")), &["spec.replicas", "found an integer (-1)", "expected a whole number from 0"]),
         (format!("{NODE}---\n{}", deployment("1", "1e999")), &["requests.cpu", "expected"]),
         (format!("{NODE}---\n{}", deployment("1", "99999999999999999999999")), &["requests.cpu", "too large"]),
@@ -341,10 +578,15 @@ fn random_scenario(seed: u64) -> Scenario {
         nodes: w
             .nodes
             .into_iter()
-            .map(|spec| ImportedNode {
-                spec,
-                unschedulable: rng.chance(15),
-                ready: !rng.chance(10),
+            .map(|mut spec| {
+                if rng.chance(30) {
+                    spec.max_pods = rng.range(1, 20) as u32;
+                }
+                ImportedNode {
+                    spec,
+                    unschedulable: rng.chance(15),
+                    ready: !rng.chance(10),
+                }
             })
             .collect(),
         ..Scenario::default()
@@ -374,6 +616,67 @@ fn random_scenario(seed: u64) -> Scenario {
                 budget,
             });
         }
+        let zone = "topology.kubernetes.io/zone";
+        if rng.chance(25) {
+            d.template.node_affinity = NodeAffinity {
+                required: rng.chance(50).then(|| {
+                    vec![NodeSelectorTerm {
+                        match_expressions: vec![NodeSelectorRequirement::new(
+                            zone,
+                            NodeSelectorOperator::NotIn,
+                            &["zone-z"],
+                        )],
+                        match_fields: if rng.chance(30) {
+                            vec![NodeSelectorRequirement::new(
+                                "metadata.name",
+                                NodeSelectorOperator::NotIn,
+                                &["node-0"],
+                            )]
+                        } else {
+                            Vec::new()
+                        },
+                    }]
+                }),
+                preferred: vec![PreferredSchedulingTerm {
+                    weight: rng.range(1, 100) as i32,
+                    preference: NodeSelectorTerm {
+                        match_expressions: vec![NodeSelectorRequirement::new(
+                            zone,
+                            NodeSelectorOperator::Exists,
+                            &[],
+                        )],
+                        match_fields: Vec::new(),
+                    },
+                }],
+            };
+        }
+        if rng.chance(25) {
+            let sel = Selector {
+                match_labels: d.template.labels.clone(),
+                ..Default::default()
+            }
+            .with_expression(LabelSelectorRequirement::new(
+                "tier",
+                SelectorOperator::DoesNotExist,
+                &[],
+            ));
+            let mut c = TopologySpreadConstraint::new(
+                rng.range(1, 3) as u32,
+                zone,
+                WhenUnsatisfiable::DoNotSchedule,
+                sel.clone(),
+            );
+            if rng.chance(50) {
+                c.min_domains = Some(rng.range(1, 4) as u32);
+            }
+            d.template.topology_spread.push(c);
+            d.template
+                .preferred_anti_affinity
+                .push(WeightedAffinityTerm {
+                    weight: rng.range(1, 100) as i32,
+                    term: AffinityTerm::new(sel, None),
+                });
+        }
         if rng.chance(50) {
             sc.services.push(ServiceSpec {
                 name: format!("{}-svc", d.name),
@@ -385,6 +688,22 @@ fn random_scenario(seed: u64) -> Scenario {
         }
         sc.deployments.push(d);
     }
+    if rng.chance(30) {
+        let mut p = Profile::kube_scheduler();
+        p.scores.retain(|_| rng.chance(70));
+        for (_, w) in p.scores.iter_mut() {
+            *w = rng.range(1, 100) as i64;
+        }
+        p.fit = if rng.chance(50) {
+            ScoringStrategy::most_allocated()
+        } else {
+            ScoringStrategy::requested_to_capacity_ratio(&[(0, 10), (100, 0)])
+        };
+        p.hard_pod_affinity_weight = rng.range(0, 100) as i64;
+        p.system_default_spreading = rng.chance(50);
+        p.percentage_of_nodes_to_score = rng.range(0, 100) as u32;
+        sc.profile = Some(p);
+    }
     sc
 }
 
@@ -392,7 +711,11 @@ fn random_scenario(seed: u64) -> Scenario {
 fn import_of_an_export_is_the_same_scenario_and_the_same_placement() {
     sweep("import_of_an_export", 200, |seed| {
         let sc = random_scenario(seed);
-        let text = export(&sc, "default");
+        let mut text = export(&sc, "default");
+        if let Some(p) = &sc.profile {
+            // The scheduler's configuration is a file of its own (kube-scheduler --config); it reads back as part of the stream.
+            text.push_str(&export_scheduler_config(p));
+        }
         let back = import(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(back.scenario, sc, "{text}");
         assert_eq!(
@@ -500,6 +823,7 @@ fn the_importer_survives_mutated_input_all_or_nothing_with_a_path() {
         corpus("three-zones-list.yaml"),
         corpus("helm-stream.yaml"),
         corpus("ssd-list.json"),
+        corpus("scheduling-features.yaml"),
         export(&random_scenario(1), "default"),
     ];
     sweep("the_importer_survives", 200, |seed| {
@@ -530,4 +854,23 @@ fn the_importer_survives_mutated_input_all_or_nothing_with_a_path() {
             }
         }
     });
+}
+
+#[test]
+fn the_examples_shipped_with_the_page_import_and_converge() {
+    let dir = format!("{}/../www/examples", env!("CARGO_MANIFEST_DIR"));
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let im = import(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let c = converge(&im.scenario);
+        assert!(
+            c.pods().any(|p| p.node.is_some()),
+            "{}: no pod placed",
+            path.display()
+        );
+        seen += 1;
+    }
+    assert!(seen >= 3, "{seen} examples in {dir}");
 }

@@ -12,6 +12,7 @@ import { showExplain, showNode, nodeDialogOpen } from './dialogs.js';
 import { encodeScenario, decodeScenario, readHash, writeHash, withTick } from './link.js';
 import { showError, clearErrors, updateReading } from './forms.js';
 import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
+import { wireManifests } from './manifests.js';
 
 // Past this many nodes the page draws one canvas cell per node instead of cards.
 const CARDS_UP_TO = 40;
@@ -861,6 +862,7 @@ async function start() {
   wireControls();
   wireGrid();
   wireProfile({ sim: () => page.sim, act, toast });
+  wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download });
 
   let sim = null;
   try {

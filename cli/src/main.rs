@@ -4,8 +4,9 @@
 //! shepherd demo                      a scripted tour, tick by tick
 //! shepherd converge [--seed N] [--nodes N] [--apps N] [--profile default-scheduler|binpack|leastloaded] [--roll]
 //! shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
-//! shepherd simulate FILE|DIR|- [--output json] [--policy P] [--namespace NS]
-//! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N]
+//! shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS]
+//! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME]
+//! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config]
 //! ```
 
 mod manifests;
@@ -55,11 +56,17 @@ const USAGE: &str = "usage:
       --roll then rolls every app to a new version, tick by tick
   shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
       speed and memory at Kubernetes' envelope (defaults: 5000 nodes, 150000 pods, 500 apps)
-  shepherd simulate FILE|DIR|- [--output json] [--policy binpack|leastloaded] [--namespace NS]
-      Kubernetes manifests (YAML, JSON, kind: List) converged: per-node requests, the pods as
+  shepherd simulate FILE|DIR|- [--output json] [--profile default-scheduler|binpack|leastloaded] [--namespace NS]
+      Kubernetes manifests (YAML, JSON, kind: List) converged under the input's
+      KubeSchedulerConfiguration (else kube-scheduler's default profile, or --profile): per-node requests, the pods as
       kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings
-  shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N]
-      the input's scenario, or a random workload from the seed, as manifests kubectl apply takes";
+  shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--namespace NS]
+      for one pod after converging: every node's filter verdict (plugin and reason) and,
+      for feasible nodes, each score plugin's raw, normalized, weight and weighted score,
+      the total and the position, and the plugin that decided
+  shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config]
+      the input's scenario, or a random workload from the seed, as manifests kubectl apply takes;
+      --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead";
 
 /// Why a command stopped: the arguments were wrong (usage, exit 2), or the
 /// run itself failed, e.g. a from-scratch verification (exit 1).
@@ -87,16 +94,18 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("simulate") => manifests::simulate(&args[1..]).map_err(Failure::from),
         Some("export") => manifests::export_cmd(&args[1..]).map_err(Failure::from),
+        Some("explain") => manifests::explain(&args[1..]).map_err(Failure::from),
         Some("help") | Some("--help") | Some("-h") => {
             println!("{USAGE}");
             Ok(())
         }
         Some(other) => Err(Failure::Usage(format!(
-            "unknown command {}; expected demo, converge, bench, simulate or export",
+            "unknown command {}; expected demo, converge, bench, simulate, explain or export",
             shepherd::limits::quoted(other)
         ))),
         None => Err(Failure::Usage(
-            "no command given; expected demo, converge, bench, simulate or export".to_string(),
+            "no command given; expected demo, converge, bench, simulate, explain or export"
+                .to_string(),
         )),
     };
     match result {

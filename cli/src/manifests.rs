@@ -1,4 +1,5 @@
-//! `shepherd simulate` and `shepherd export`: Kubernetes manifests in and out.
+//! `shepherd simulate`, `shepherd explain` and `shepherd export`: Kubernetes
+//! manifests in and out.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -7,9 +8,10 @@ use std::time::Instant;
 
 use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
-use shepherd::{Cluster, ScorePolicy};
+use shepherd::{Cluster, Explanation, Profile};
 use shepherd_k8s::{
-    export, import_with, pods_wide, pods_wide_json, ImportedNode, Options, Scenario, Warning,
+    export, export_scheduler_config, import_with, pods_wide, pods_wide_json, Imported,
+    ImportedNode, Options, Scenario, Warning,
 };
 
 /// Reads FILE, every `.yaml`/`.yml`/`.json` file in DIR (sorted by name,
@@ -76,7 +78,10 @@ fn read_input(arg: &str, max_bytes: usize) -> Result<String, String> {
 struct Args {
     input: Option<String>,
     json: bool,
-    policy: ScorePolicy,
+    /// `--profile NAME` (or `--policy`): overrides the input's profile.
+    profile: Option<Profile>,
+    pod: Option<String>,
+    scheduler_config: bool,
     namespace: String,
     seed: u64,
     nodes: u32,
@@ -87,7 +92,9 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
     let mut a = Args {
         input: None,
         json: false,
-        policy: ScorePolicy::BinPack,
+        profile: None,
+        pod: None,
+        scheduler_config: false,
         namespace: "default".to_string(),
         seed: 7,
         nodes: 6,
@@ -116,6 +123,11 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
             i += 1;
             continue;
         }
+        if k == "--scheduler-config" && valued.contains(&k) {
+            a.scheduler_config = true;
+            i += 1;
+            continue;
+        }
         if !valued.contains(&k) {
             return Err(format!(
                 "unknown option {k:?}; expected one of {}",
@@ -132,7 +144,10 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
                     ))
                 }
             },
-            "--policy" => a.policy = ScorePolicy::parse(&v()?).map_err(|e| e.to_string())?,
+            "--policy" | "--profile" => {
+                a.profile = Some(Profile::named(&v()?).map_err(|e| e.to_string())?)
+            }
+            "--pod" => a.pod = Some(v()?),
             "--namespace" => a.namespace = v()?,
             "--seed" => a.seed = num(v()?, u64::MAX)?,
             "--nodes" => a.nodes = num(v()?, 5000)? as u32,
@@ -175,13 +190,24 @@ fn fail(msg: impl std::fmt::Display) -> ! {
     std::process::exit(1)
 }
 
-/// `shepherd simulate FILE|DIR|- [--output json] [--policy P] [--namespace NS]`
-pub fn simulate(args: &[String]) -> Result<(), String> {
-    let a = parse(args, &["--output", "--policy", "--namespace"])?;
-    let input = a
-        .input
-        .clone()
-        .ok_or("simulate needs FILE, DIR or - (standard input)")?;
+/// Imports the input and converges it under the chosen profile (`--profile`,
+/// else the input's KubeSchedulerConfiguration, else kube-scheduler's
+/// default), then lets every readiness delay pass.
+struct Run {
+    imported: Imported,
+    cluster: Cluster,
+    profile: Profile,
+    converged: bool,
+    passes: u32,
+    import_time: std::time::Duration,
+    converge_time: std::time::Duration,
+}
+
+fn run(a: &Args, command: &str) -> Run {
+    let Some(input) = a.input.clone() else {
+        eprintln!("shepherd: {command} needs FILE, DIR or - (standard input)");
+        std::process::exit(2)
+    };
     let opts = Options {
         namespace: a.namespace.clone(),
         ..Options::default()
@@ -190,9 +216,13 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
     let t = Instant::now();
     let imported = import_with(&text, &opts).unwrap_or_else(|e| fail(e));
     let import_time = t.elapsed();
+    let profile = a
+        .profile
+        .clone()
+        .unwrap_or_else(|| imported.scenario.profile_or_default());
     let mut cluster = imported.scenario.to_cluster().unwrap_or_else(|e| fail(e));
     let t = Instant::now();
-    let mut fp = cluster.reconcile_to_fixed_point(a.policy);
+    let mut fp = cluster.reconcile_to_fixed_point(&profile);
     // Then let every readiness delay pass, so bound pods show Ready as they
     // would once their probes pass.
     let delay = imported
@@ -204,11 +234,34 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
         .unwrap_or(0);
     if delay > 0 {
         cluster.set_now(cluster.now() + delay);
-        let more = cluster.reconcile_to_fixed_point(a.policy);
+        let more = cluster.reconcile_to_fixed_point(&profile);
         fp.passes += more.passes;
         fp.converged = more.converged;
     }
-    let converge_time = t.elapsed();
+    Run {
+        imported,
+        cluster,
+        profile,
+        converged: fp.converged,
+        passes: fp.passes as u32,
+        import_time,
+        converge_time: t.elapsed(),
+    }
+}
+
+/// `shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS]`
+pub fn simulate(args: &[String]) -> Result<(), String> {
+    let a = parse(args, &["--output", "--policy", "--profile", "--namespace"])?;
+    let Run {
+        imported,
+        cluster,
+        profile,
+        converged,
+        passes,
+        import_time,
+        converge_time,
+    } = run(&a, "simulate");
+    let fp = (converged, passes);
     if a.json {
         let nodes: Vec<_> = cluster
             .nodes()
@@ -235,8 +288,9 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
             .collect();
         let out = serde_json::json!({
             "summary": imported.summary.to_string(),
-            "converged": fp.converged,
-            "passes": fp.passes,
+            "profile": profile.scheduler_name,
+            "converged": fp.0,
+            "passes": fp.1,
             "nodes": nodes,
             "pods": pods_wide_json(&cluster),
             "warnings": warnings,
@@ -249,10 +303,17 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
     }
     println!("{}", imported.summary);
     println!(
-        "imported in {import_time:.2?}; converged: {} after {} passes in {converge_time:.2?} (policy {})",
-        fp.converged,
-        fp.passes,
-        a.policy.as_str()
+        "imported in {import_time:.2?}; converged: {} after {} passes in {converge_time:.2?} (scheduler profile {}{})",
+        fp.0,
+        fp.1,
+        profile.scheduler_name,
+        if a.profile.is_some() {
+            ", from --profile"
+        } else if imported.scenario.profile.is_some() {
+            ", from the KubeSchedulerConfiguration"
+        } else {
+            ", kube-scheduler's default"
+        }
     );
     print_nodes(&cluster);
     println!("\npods:");
@@ -312,7 +373,16 @@ fn print_nodes(c: &Cluster) {
 /// `shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N]`:
 /// an input's scenario, or a random workload, as manifests.
 pub fn export_cmd(args: &[String]) -> Result<(), String> {
-    let a = parse(args, &["--namespace", "--seed", "--nodes", "--apps"])?;
+    let a = parse(
+        args,
+        &[
+            "--namespace",
+            "--seed",
+            "--nodes",
+            "--apps",
+            "--scheduler-config",
+        ],
+    )?;
     let scenario = match &a.input {
         Some(input) => {
             let opts = Options {
@@ -344,6 +414,135 @@ pub fn export_cmd(args: &[String]) -> Result<(), String> {
             }
         }
     };
-    print!("{}", export(&scenario, &a.namespace));
+    if a.scheduler_config {
+        print!(
+            "{}",
+            export_scheduler_config(&scenario.profile_or_default())
+        );
+    } else {
+        print!("{}", export(&scenario, &a.namespace));
+    }
     Ok(())
+}
+
+/// `shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME]`:
+/// after converging, why the pod is where it is (or Pending), node by node.
+pub fn explain(args: &[String]) -> Result<(), String> {
+    let a = parse(
+        args,
+        &["--output", "--policy", "--profile", "--namespace", "--pod"],
+    )?;
+    let pod_arg = a
+        .pod
+        .clone()
+        .ok_or("explain needs --pod NAMESPACE/NAME (or NAME in the imported namespace)")?;
+    let (ns, pod) = match pod_arg.split_once('/') {
+        Some((ns, p)) => (ns.to_string(), p.to_string()),
+        None => (a.namespace.clone(), pod_arg.clone()),
+    };
+    if ns != a.namespace {
+        return Err(format!(
+            "--pod {pod_arg:?} is in namespace {ns:?}, but the import simulates {:?}; expected --namespace {ns} as well",
+            a.namespace
+        ));
+    }
+    let r = run(&a, "explain");
+    let e = r.cluster.explain(&pod, &r.profile).unwrap_or_else(|err| {
+        let names: Vec<String> = r.cluster.pods().map(|p| p.name()).take(8).collect();
+        eprintln!(
+            "shepherd: {err}; expected one of the simulated pods, e.g. {}/{}",
+            ns,
+            names.join(&format!(", {ns}/"))
+        );
+        std::process::exit(1)
+    });
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&explanation_json(&ns, &e)).map_err(|x| x.to_string())?
+        );
+        return Ok(());
+    }
+    print_explanation(&ns, &e);
+    Ok(())
+}
+
+fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
+    let nodes: Vec<_> = e
+        .nodes
+        .iter()
+        .map(|v| {
+            serde_json::json!({
+                "node": v.node,
+                "feasible": v.feasible,
+                "filter": v.plugin,
+                "reasons": v.reasons,
+                "scores": v.scores.iter().map(|s| serde_json::json!({
+                    "plugin": s.plugin, "raw": s.raw, "normalized": s.normalized,
+                    "weight": s.weight, "weighted": s.weighted,
+                })).collect::<Vec<_>>(),
+                "total": v.total,
+                "position": v.position,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "pod": format!("{ns}/{}", e.pod),
+        "phase": e.phase,
+        "boundTo": e.bound_to,
+        "requests": {"cpuMillis": e.requests.cpu_millis, "memoryMiB": e.requests.memory_mib},
+        "profile": e.profile,
+        "summary": e.summary,
+        "decidedBy": e.decided_by.as_ref().map(|(p, by)| serde_json::json!({"plugin": p, "margin": by})),
+        "nodes": nodes,
+    })
+}
+
+fn print_explanation(ns: &str, e: &Explanation) {
+    println!(
+        "pod {ns}/{} ({}), requests {}, scheduler profile {}",
+        e.pod, e.phase, e.requests, e.profile
+    );
+    println!("{}", e.summary);
+    if let Some((p, by)) = &e.decided_by {
+        println!("decided by {p}: {by} weighted points between the best node and the runner-up");
+    }
+    let w = e
+        .nodes
+        .iter()
+        .map(|v| v.node.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    println!("\nfilters:");
+    for v in &e.nodes {
+        match v.plugin {
+            None => println!("  {:<w$}  feasible", v.node),
+            Some(p) => println!(
+                "  {:<w$}  rejected by {p}: {}",
+                v.node,
+                v.reasons.join(", ")
+            ),
+        }
+    }
+    let mut feasible: Vec<_> = e.nodes.iter().filter(|v| v.feasible).collect();
+    if feasible.is_empty() {
+        return;
+    }
+    feasible.sort_by_key(|v| (v.position, v.node.clone()));
+    println!("\nscores (weighted = normalized x weight; the highest total wins):");
+    for v in feasible {
+        println!(
+            "  {}. {:<w$}  total {}",
+            v.position.unwrap_or(0),
+            v.node,
+            v.total.unwrap_or(0)
+        );
+        for s in &v.scores {
+            println!(
+                "       {:<32} raw {:>6}  normalized {:>3}  x {:>3} = {:>5}",
+                s.plugin, s.raw, s.normalized, s.weight, s.weighted
+            );
+        }
+    }
 }

@@ -3,11 +3,15 @@
 
 use std::fmt::Write as _;
 
-use shepherd::model::DEFAULT_READY_AFTER;
+use shepherd::model::{
+    NodeAffinity, NodeSelectorTerm, TopologySpreadConstraint, WeightedAffinityTerm,
+    DEFAULT_READY_AFTER,
+};
 use shepherd::{
     AffinityTerm, Budget, Cluster, DeploymentSpec, IntOrPercent, Labels, PodTemplate, Toleration,
     TolerationOperator,
 };
+use shepherd::{Profile, Selector};
 
 use crate::scenario::{ImportedNode, Scenario};
 use crate::value::Value;
@@ -43,6 +47,7 @@ fn node(n: &ImportedNode) -> Value {
     let resources = map(vec![
         ("cpu", s(&format!("{}m", n.spec.capacity.cpu_millis))),
         ("memory", s(&format!("{}Mi", n.spec.capacity.memory_mib))),
+        ("pods", s(&n.spec.max_pods.to_string())),
     ]);
     let mut spec = Vec::new();
     if n.unschedulable {
@@ -114,23 +119,132 @@ fn toleration(t: &Toleration) -> Value {
     map(m)
 }
 
-fn terms(ts: &[AffinityTerm]) -> Value {
-    map(vec![(
-        "requiredDuringSchedulingIgnoredDuringExecution",
+fn strings(v: &[String]) -> Value {
+    Value::Seq(v.iter().map(|x| s(x)).collect())
+}
+
+/// A label selector: matchLabels, and matchExpressions when there are any.
+fn selector(sel: &Selector) -> Value {
+    let mut m = vec![("matchLabels", labels(&sel.match_labels))];
+    if !sel.match_expressions.is_empty() {
+        m.push((
+            "matchExpressions",
+            Value::Seq(
+                sel.match_expressions
+                    .iter()
+                    .map(|r| {
+                        let mut e = vec![("key", s(&r.key)), ("operator", s(r.operator.as_str()))];
+                        if !r.values.is_empty() {
+                            e.push(("values", strings(&r.values)));
+                        }
+                        map(e)
+                    })
+                    .collect(),
+            ),
+        ));
+    }
+    map(m)
+}
+
+fn term(t: &AffinityTerm) -> Value {
+    map(vec![
+        ("labelSelector", selector(&t.selector)),
+        ("topologyKey", s(&t.topology_key)),
+    ])
+}
+
+fn pod_terms(required: &[AffinityTerm], preferred: &[WeightedAffinityTerm]) -> Option<Value> {
+    let mut m = Vec::new();
+    if !required.is_empty() {
+        m.push((
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            Value::Seq(required.iter().map(term).collect()),
+        ));
+    }
+    if !preferred.is_empty() {
+        m.push((
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            Value::Seq(
+                preferred
+                    .iter()
+                    .map(|w| {
+                        map(vec![
+                            ("weight", Value::Int(w.weight as i64)),
+                            ("podAffinityTerm", term(&w.term)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ));
+    }
+    (!m.is_empty()).then(|| map(m))
+}
+
+fn node_term(t: &NodeSelectorTerm) -> Value {
+    let reqs = |rs: &[shepherd::model::NodeSelectorRequirement]| {
         Value::Seq(
-            ts.iter()
-                .map(|t| {
-                    map(vec![
-                        (
-                            "labelSelector",
-                            map(vec![("matchLabels", labels(&t.selector.match_labels))]),
-                        ),
-                        ("topologyKey", s(&t.topology_key)),
-                    ])
+            rs.iter()
+                .map(|r| {
+                    let mut e = vec![("key", s(&r.key)), ("operator", s(r.operator.as_str()))];
+                    if !r.values.is_empty() {
+                        e.push(("values", strings(&r.values)));
+                    }
+                    map(e)
                 })
                 .collect(),
-        ),
-    )])
+        )
+    };
+    let mut m = Vec::new();
+    if !t.match_expressions.is_empty() {
+        m.push(("matchExpressions", reqs(&t.match_expressions)));
+    }
+    if !t.match_fields.is_empty() {
+        m.push(("matchFields", reqs(&t.match_fields)));
+    }
+    map(m)
+}
+
+fn node_affinity(a: &NodeAffinity) -> Option<Value> {
+    let mut m = Vec::new();
+    if let Some(req) = &a.required {
+        m.push((
+            "requiredDuringSchedulingIgnoredDuringExecution",
+            map(vec![(
+                "nodeSelectorTerms",
+                Value::Seq(req.iter().map(node_term).collect()),
+            )]),
+        ));
+    }
+    if !a.preferred.is_empty() {
+        m.push((
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            Value::Seq(
+                a.preferred
+                    .iter()
+                    .map(|p| {
+                        map(vec![
+                            ("weight", Value::Int(p.weight as i64)),
+                            ("preference", node_term(&p.preference)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ));
+    }
+    (!m.is_empty()).then(|| map(m))
+}
+
+fn spread(c: &TopologySpreadConstraint) -> Value {
+    let mut m = vec![
+        ("maxSkew", Value::UInt(c.max_skew as u64)),
+        ("topologyKey", s(&c.topology_key)),
+        ("whenUnsatisfiable", s(c.when_unsatisfiable.as_str())),
+        ("labelSelector", selector(&c.selector)),
+    ];
+    if let Some(d) = c.min_domains {
+        m.push(("minDomains", Value::UInt(d as u64)));
+    }
+    map(m)
 }
 
 fn template(t: &PodTemplate) -> Value {
@@ -153,14 +267,23 @@ fn template(t: &PodTemplate) -> Value {
         ));
     }
     let mut aff = Vec::new();
-    if !t.affinity.is_empty() {
-        aff.push(("podAffinity", terms(&t.affinity)));
+    if let Some(v) = node_affinity(&t.node_affinity) {
+        aff.push(("nodeAffinity", v));
     }
-    if !t.anti_affinity.is_empty() {
-        aff.push(("podAntiAffinity", terms(&t.anti_affinity)));
+    if let Some(v) = pod_terms(&t.affinity, &t.preferred_affinity) {
+        aff.push(("podAffinity", v));
+    }
+    if let Some(v) = pod_terms(&t.anti_affinity, &t.preferred_anti_affinity) {
+        aff.push(("podAntiAffinity", v));
     }
     if !aff.is_empty() {
         spec.push(("affinity", map(aff)));
+    }
+    if !t.topology_spread.is_empty() {
+        spec.push((
+            "topologySpreadConstraints",
+            Value::Seq(t.topology_spread.iter().map(spread).collect()),
+        ));
     }
     spec.push((
         "containers",
@@ -241,10 +364,7 @@ pub fn export(sc: &Scenario, namespace: &str) -> String {
             (
                 "spec",
                 map(vec![
-                    (
-                        "selector",
-                        map(vec![("matchLabels", labels(&p.selector.match_labels))]),
-                    ),
+                    ("selector", selector(&p.selector)),
                     (k, int_or_percent(v)),
                 ]),
             ),
@@ -278,6 +398,125 @@ pub fn export(sc: &Scenario, namespace: &str) -> String {
         out.push_str("---\n");
         yaml(&mut out, d, 0);
     }
+    out
+}
+
+/// A profile as the `KubeSchedulerConfiguration` that kube-scheduler's
+/// `--config` reads (it is not an API object, so [`export`] leaves it out of
+/// the stream for `kubectl apply`): every default plugin disabled in
+/// multiPoint and Shepherd's filters and scores enabled at their points, so
+/// the file says exactly what runs, plus the three plugins' arguments and
+/// percentageOfNodesToScore. Importing it gives the same profile back.
+pub fn export_scheduler_config(p: &Profile) -> String {
+    let names = |v: Vec<Value>| Value::Seq(v);
+    let filters = names(
+        p.filters
+            .iter()
+            .map(|f| map(vec![("name", s(f.name()))]))
+            .collect(),
+    );
+    let scores = names(
+        p.scores
+            .iter()
+            .map(|(f, w)| map(vec![("name", s(f.name())), ("weight", Value::Int(*w))]))
+            .collect(),
+    );
+    let mut strategy = vec![
+        ("type", s(p.fit.kind.name())),
+        (
+            "resources",
+            Value::Seq(
+                p.fit
+                    .resources
+                    .iter()
+                    .map(|(r, w)| map(vec![("name", s(r.name())), ("weight", Value::Int(*w))]))
+                    .collect(),
+            ),
+        ),
+    ];
+    if !p.fit.shape.is_empty() {
+        strategy.push((
+            "requestedToCapacityRatio",
+            map(vec![(
+                "shape",
+                Value::Seq(
+                    p.fit
+                        .shape
+                        .iter()
+                        .map(|x| {
+                            map(vec![
+                                ("utilization", Value::Int(x.utilization)),
+                                ("score", Value::Int(x.score)),
+                            ])
+                        })
+                        .collect(),
+                ),
+            )]),
+        ));
+    }
+    let doc = map(vec![
+        ("apiVersion", s("kubescheduler.config.k8s.io/v1")),
+        ("kind", s("KubeSchedulerConfiguration")),
+        (
+            "profiles",
+            Value::Seq(vec![map(vec![
+                ("schedulerName", s(&p.scheduler_name)),
+                (
+                    "percentageOfNodesToScore",
+                    Value::UInt(p.percentage_of_nodes_to_score as u64),
+                ),
+                (
+                    "plugins",
+                    map(vec![
+                        (
+                            "multiPoint",
+                            map(vec![(
+                                "disabled",
+                                Value::Seq(vec![map(vec![("name", s("*"))])]),
+                            )]),
+                        ),
+                        ("filter", map(vec![("enabled", filters)])),
+                        ("score", map(vec![("enabled", scores)])),
+                    ]),
+                ),
+                (
+                    "pluginConfig",
+                    Value::Seq(vec![
+                        map(vec![
+                            ("name", s("NodeResourcesFit")),
+                            ("args", map(vec![("scoringStrategy", map(strategy))])),
+                        ]),
+                        map(vec![
+                            ("name", s("InterPodAffinity")),
+                            (
+                                "args",
+                                map(vec![(
+                                    "hardPodAffinityWeight",
+                                    Value::Int(p.hard_pod_affinity_weight),
+                                )]),
+                            ),
+                        ]),
+                        map(vec![
+                            ("name", s("PodTopologySpread")),
+                            (
+                                "args",
+                                map(vec![(
+                                    "defaultingType",
+                                    s(if p.system_default_spreading {
+                                        "System"
+                                    } else {
+                                        "List"
+                                    }),
+                                )]),
+                            ),
+                        ]),
+                    ]),
+                ),
+            ])]),
+        ),
+    ]);
+    let mut out = String::from("---\n");
+    yaml(&mut out, &doc, 0);
     out
 }
 

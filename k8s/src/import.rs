@@ -10,13 +10,6 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use shepherd::{
-    AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec, PodTemplate,
-    Resources, RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
-    TolerationOperator,
-};
-
-use crate::quantity;
 use crate::read::{objects, RawObject};
 use crate::scenario::{ImportedNode, Scenario};
 use crate::value::Value;
@@ -24,9 +17,19 @@ use crate::{
     ImportError, Imported, Location, Options, Summary, Warning, ANNOTATION_READY_AFTER,
     ANNOTATION_VERSION,
 };
+use shepherd::model::{
+    LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
+    NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
+    WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
+};
+use shepherd::{
+    AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec, PodTemplate,
+    Resources, RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
+    TolerationOperator,
+};
 
 type Map = [(String, Value)];
-type R<T> = Result<T, ImportError>;
+pub(crate) type R<T> = Result<T, ImportError>;
 
 /// Imports with the default [`Options`] (namespace `default`, default limits).
 pub fn import(text: &str) -> Result<Imported, ImportError> {
@@ -108,13 +111,15 @@ const INERT_CONTAINER: &[&str] = &[
 ];
 
 /// Where one object's warnings and errors point.
-struct Ctx<'a> {
-    loc: &'a Location,
-    warnings: &'a mut Vec<Warning>,
+pub(crate) struct Ctx<'a> {
+    pub(crate) loc: &'a Location,
+    pub(crate) warnings: &'a mut Vec<Warning>,
+    /// The namespace simulated.
+    pub(crate) ns: &'a str,
 }
 
 impl Ctx<'_> {
-    fn warn(&mut self, path: &str, message: impl Into<String>) {
+    pub(crate) fn warn(&mut self, path: &str, message: impl Into<String>) {
         self.warnings.push(Warning {
             loc: self.loc.clone(),
             path: path.to_string(),
@@ -124,15 +129,15 @@ impl Ctx<'_> {
 
     /// A field the engine does not model yet: kept as a warning, to be wired
     /// when the model grows.
-    fn not_simulated_yet(&mut self, path: &str, what: &str) {
+    pub(crate) fn not_simulated_yet(&mut self, path: &str, what: &str) {
         self.warn(path, format!("not simulated yet: {what}"));
     }
 
-    fn unknown(&mut self, path: &str) {
+    pub(crate) fn unknown(&mut self, path: &str) {
         self.warn(path, "not simulated; ignored");
     }
 
-    fn err(&self, path: &str, message: impl Into<String>) -> ImportError {
+    pub(crate) fn err(&self, path: &str, message: impl Into<String>) -> ImportError {
         ImportError {
             loc: self.loc.clone(),
             path: path.to_string(),
@@ -140,7 +145,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn wrong(&self, path: &str, found: &Value, expected: &str) -> ImportError {
+    pub(crate) fn wrong(&self, path: &str, found: &Value, expected: &str) -> ImportError {
         self.err(
             path,
             format!(
@@ -154,7 +159,7 @@ impl Ctx<'_> {
     // ----- typed reads ------------------------------------------------------
 
     /// A mapping; null reads as empty, as Kubernetes reads an absent field.
-    fn map<'v>(&self, v: &'v Value, path: &str) -> R<&'v Map> {
+    pub(crate) fn map<'v>(&self, v: &'v Value, path: &str) -> R<&'v Map> {
         match v {
             Value::Map(m) => Ok(m),
             Value::Null => Ok(&[]),
@@ -162,7 +167,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn seq<'v>(&self, v: &'v Value, path: &str) -> R<&'v [Value]> {
+    pub(crate) fn seq<'v>(&self, v: &'v Value, path: &str) -> R<&'v [Value]> {
         match v {
             Value::Seq(s) => Ok(s),
             Value::Null => Ok(&[]),
@@ -170,7 +175,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn string<'v>(&self, v: &'v Value, path: &str) -> R<&'v str> {
+    pub(crate) fn string<'v>(&self, v: &'v Value, path: &str) -> R<&'v str> {
         match v {
             Value::Str(s) => Ok(s),
             other => Err(self.wrong(
@@ -181,7 +186,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn boolean(&self, v: &Value, path: &str) -> R<bool> {
+    pub(crate) fn boolean(&self, v: &Value, path: &str) -> R<bool> {
         match v {
             Value::Bool(b) => Ok(*b),
             Value::Null => Ok(false),
@@ -190,7 +195,7 @@ impl Ctx<'_> {
     }
 
     /// A whole number in `0..=max`.
-    fn count(&self, v: &Value, path: &str, max: u64) -> R<u64> {
+    pub(crate) fn count(&self, v: &Value, path: &str, max: u64) -> R<u64> {
         let expected = format!("a whole number from 0 to {max}");
         match v {
             Value::Int(i) if *i >= 0 && (*i as u64) <= max => Ok(*i as u64),
@@ -246,7 +251,7 @@ impl Ctx<'_> {
 
 /// `a.b` for a plain key, `a["x/y"]` for a key with dots or slashes, as
 /// kubectl's JSONPath would need it.
-fn child(path: &str, key: &str) -> String {
+pub(crate) fn child(path: &str, key: &str) -> String {
     let plain = !key.is_empty()
         && key
             .bytes()
@@ -258,7 +263,7 @@ fn child(path: &str, key: &str) -> String {
     }
 }
 
-fn index(path: &str, i: usize) -> String {
+pub(crate) fn index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
@@ -306,6 +311,8 @@ struct State<'a> {
     /// ReplicaSets skipped because a Deployment owns them: their pods belong
     /// to that Deployment.
     owned_replicasets: HashSet<(String, String)>,
+    /// Where the KubeSchedulerConfiguration came from, once one is read.
+    scheduler_config: Option<Location>,
 }
 
 fn owner_refs(v: &Value) -> Vec<(String, String)> {
@@ -351,6 +358,7 @@ impl<'a> State<'a> {
             services: HashMap::new(),
             present,
             owned_replicasets: HashSet::new(),
+            scheduler_config: None,
         }
     }
 
@@ -392,11 +400,13 @@ impl<'a> State<'a> {
     fn object(&mut self, o: &RawObject) -> R<()> {
         let loc = &o.loc;
         let mut warnings = std::mem::take(&mut self.warnings);
+        let ns = self.opts.namespace.clone();
         let r = self.object_in(
             o,
             &mut Ctx {
                 loc,
                 warnings: &mut warnings,
+                ns: &ns,
             },
         );
         self.warnings = warnings;
@@ -432,6 +442,7 @@ impl<'a> State<'a> {
             "Node" | "Service" | "Pod" => Some("v1"),
             "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => Some("apps/v1"),
             "PodDisruptionBudget" => Some("policy/v1"),
+            "KubeSchedulerConfiguration" => Some("kubescheduler.config.k8s.io/v1"),
             _ => None,
         };
         if let Some(w) = want {
@@ -517,8 +528,12 @@ impl<'a> State<'a> {
                 Ok(())
             }
             "KubeSchedulerConfiguration" => {
-                cx.not_simulated_yet("", "KubeSchedulerConfiguration (scheduler profiles); use the BinPack or LeastLoaded policy");
-                self.skip(kind);
+                if let Some(prev) = &self.scheduler_config {
+                    return Err(cx.err("", format!("a second KubeSchedulerConfiguration (the first is {prev}); expected one, as kube-scheduler reads one --config file")));
+                }
+                self.scenario.profile = Some(crate::scheduler_config::profile(cx, top)?);
+                self.scheduler_config = Some(cx.loc.clone());
+                self.took(kind);
                 Ok(())
             }
             _ => {
@@ -584,8 +599,9 @@ impl<'a> State<'a> {
         let (name, labels) = self.metadata(cx, meta, true)?;
         self.first_seen(cx, &self.nodes, "Node", &name)?;
         let (unschedulable, taints) = node_spec(cx, spec)?;
-        let (capacity, ready) = node_status(cx, status)?;
+        let (capacity, max_pods, ready) = node_status(cx, status)?;
         let mut node = NodeSpec::new(&name, capacity.cpu_millis, capacity.memory_mib);
+        node.max_pods = max_pods;
         node.labels = labels;
         // The node controller's own taints stand for state the engine keeps
         // itself (cordoned, NotReady); importing them as taints as well would
@@ -769,12 +785,16 @@ impl<'a> State<'a> {
                 return Ok(());
             }
         };
-        let selector = selector.unwrap_or_default();
-        if selector.is_empty() {
+        let Some(selector) = selector else {
             cx.warn(
                 "spec.selector",
-                "selects no pods by matchLabels; the object is skipped",
+                "missing: policy/v1 selects no pods with it; the object is skipped",
             );
+            self.skip("PodDisruptionBudget");
+            return Ok(());
+        };
+        if selector.is_empty() {
+            cx.warn("spec.selector", "empty: policy/v1 selects every pod of the namespace with it, which the engine's budgets do not simulate; the object is skipped");
             self.skip("PodDisruptionBudget");
             return Ok(());
         }
@@ -937,10 +957,10 @@ fn taint_effect(cx: &Ctx, v: &Value, path: &str) -> R<TaintEffect> {
         .map_err(|_| cx.wrong(path, v, "NoSchedule, PreferNoSchedule or NoExecute"))
 }
 
-/// `status` of a Node: allocatable (else capacity) cpu and memory, and the
-/// Ready condition. Memory rounds down to whole MiB: a node never offers more
+/// `status` of a Node: allocatable (else capacity) cpu, memory and pods
+/// (110, the kubelet's default, when absent), and the Ready condition. Memory rounds down to whole MiB: a node never offers more
 /// than it has.
-fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, bool)> {
+fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
     let mut alloc = None;
     let mut cap = None;
     let mut ready = true;
@@ -966,15 +986,23 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, bool)> {
     })?;
     let mut cpu = None;
     let mut mem = None;
+    let mut pods = DEFAULT_MAX_PODS;
     for (k, val) in cx.map(v, &p)? {
         let rp = child(&p, k);
         match k.as_str() {
             "cpu" => cpu = Some(quantity_of(cx, val, &rp, Unit::Cpu)?),
-            "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Bytes)? >> 20),
-            "pods" => cx.not_simulated_yet(
-                &rp,
-                "the node's pods capacity (only cpu and memory are counted)",
-            ),
+            "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Memory)? >> 20),
+            "pods" => {
+                let n = quantity_of(cx, val, &rp, Unit::Other("pods"))?;
+                if n == 0 || n > 1_000_000 {
+                    return Err(cx.wrong(
+                        &rp,
+                        val,
+                        "a number of pods from 1 to 1000000 (the kubelet's default is 110)",
+                    ));
+                }
+                pods = n as u32;
+            }
             // Resources no imported pod can request: requests for them are warned about on the pod.
             _ => {}
         }
@@ -991,43 +1019,365 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, bool)> {
             "missing; expected the node's memory, e.g. 16Gi",
         )
     })?;
-    Ok((Resources::new(cpu, mem), ready))
+    Ok((Resources::new(cpu, mem), pods, ready))
 }
 
 #[derive(Clone, Copy)]
 enum Unit {
     Cpu,
-    Bytes,
+    Memory,
+    /// Any other resource (pods, ephemeral-storage, extended resources), in its own unit.
+    Other(&'static str),
 }
 
+/// A quantity in Kubernetes' grammar, read by the engine's own
+/// `shepherd::quantity` and rounded up as Kubernetes rounds: cpu to
+/// millicores, everything else to whole units (bytes for memory).
 fn quantity_of(cx: &Ctx, v: &Value, path: &str, unit: Unit) -> R<u64> {
+    use shepherd::quantity::{parse_cpu_millis, parse_memory_bytes, QuantityErrorKind};
     let text = cx.quantity_text(v, path)?;
     let r = match unit {
-        Unit::Cpu => quantity::cpu_millis(&text),
-        Unit::Bytes => quantity::bytes(&text),
+        Unit::Cpu => parse_cpu_millis(&text),
+        Unit::Memory | Unit::Other(_) => parse_memory_bytes(&text),
     };
-    r.map_err(|m| cx.err(path, m))
+    r.map_err(|e| {
+        let message = match unit {
+            Unit::Cpu | Unit::Memory => e.to_string(),
+            Unit::Other(what) => {
+                let expected = "expected a quantity such as 1, 500m, 110 or 10Gi";
+                match &e.kind {
+                    QuantityErrorKind::Empty => format!("{what} is empty; {expected}"),
+                    QuantityErrorKind::Negative => {
+                        format!("{what} {text:?} is negative; expected 0 or more")
+                    }
+                    QuantityErrorKind::TooLarge => format!(
+                        "{what} {text:?} is too large; expected at most {}",
+                        shepherd::quantity::MAX_VALUE
+                    ),
+                    _ => format!("{what} {text:?} is not a quantity; {expected}"),
+                }
+            }
+        };
+        cx.err(path, message)
+    })
 }
 
-/// A label selector: `matchLabels` is simulated; `matchExpressions` is not yet.
+/// A label selector: `matchLabels` and `matchExpressions` (In, NotIn,
+/// Exists, DoesNotExist), every one of which must hold. An empty selector
+/// (`{}`) matches every pod, as in Kubernetes.
 fn label_selector(cx: &mut Ctx, v: &Value, path: &str) -> R<Selector> {
     let mut sel = Selector::default();
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         match k.as_str() {
-            "matchLabels" => sel.match_labels = cx.labels(val, &p)?,
+            "matchLabels" => {
+                sel.match_labels = cx.labels(val, &p)?;
+                Selector {
+                    match_labels: sel.match_labels.clone(),
+                    ..Default::default()
+                }
+                .validate("matchLabels")
+                .map_err(|e| cx.err(&p, e.to_string()))?;
+            }
             "matchExpressions" => {
-                if !cx.seq(val, &p)?.is_empty() {
-                    cx.not_simulated_yet(
-                        &p,
-                        "matchExpressions in a label selector (only matchLabels select)",
-                    );
+                for (i, e) in cx.seq(val, &p)?.iter().enumerate() {
+                    sel.match_expressions
+                        .push(label_requirement(cx, e, &index(&p, i))?);
                 }
             }
             _ => cx.unknown(&p),
         }
     }
     Ok(sel)
+}
+
+/// `key`, `operator` and `values` of one requirement, as strings; the
+/// operator is checked by the caller.
+fn requirement_parts(
+    cx: &mut Ctx,
+    v: &Value,
+    path: &str,
+) -> R<(String, (String, Value), Vec<String>)> {
+    let mut key = None;
+    let mut op = None;
+    let mut values = Vec::new();
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "key" => key = Some(cx.string(val, &p)?.to_string()),
+            "operator" => op = Some((cx.string(val, &p)?.to_string(), val.clone())),
+            "values" => {
+                for (i, x) in cx.seq(val, &p)?.iter().enumerate() {
+                    values.push(cx.string(x, &index(&p, i))?.to_string());
+                }
+            }
+            _ => cx.unknown(&p),
+        }
+    }
+    let key = key.ok_or_else(|| cx.err(&child(path, "key"), "missing; expected a label key"))?;
+    let op = op.ok_or_else(|| {
+        cx.err(
+            &child(path, "operator"),
+            "missing; expected an operator such as In or Exists",
+        )
+    })?;
+    Ok((key, op, values))
+}
+
+fn label_requirement(cx: &mut Ctx, v: &Value, path: &str) -> R<LabelSelectorRequirement> {
+    let (key, (op, opv), values) = requirement_parts(cx, v, path)?;
+    let operator = SelectorOperator::parse(&op).map_err(|_| {
+        cx.wrong(
+            &child(path, "operator"),
+            &opv,
+            "In, NotIn, Exists or DoesNotExist",
+        )
+    })?;
+    let r = LabelSelectorRequirement {
+        key,
+        operator,
+        values,
+    };
+    r.validate("matchExpressions")
+        .map_err(|e| cx.err(path, e.to_string()))?;
+    Ok(r)
+}
+
+fn node_requirement(
+    cx: &mut Ctx,
+    v: &Value,
+    path: &str,
+    field: bool,
+) -> R<NodeSelectorRequirement> {
+    let (key, (op, opv), values) = requirement_parts(cx, v, path)?;
+    let operator = NodeSelectorOperator::parse(&op).map_err(|_| {
+        cx.wrong(
+            &child(path, "operator"),
+            &opv,
+            "In, NotIn, Exists, DoesNotExist, Gt or Lt",
+        )
+    })?;
+    let r = NodeSelectorRequirement {
+        key,
+        operator,
+        values,
+    };
+    let what = if field {
+        "matchFields"
+    } else {
+        "matchExpressions"
+    };
+    r.validate(what, field)
+        .map_err(|e| cx.err(path, e.to_string()))?;
+    Ok(r)
+}
+
+/// A node selector term: `matchExpressions` on labels and `matchFields` on
+/// `metadata.name`, all of which must hold. An empty term matches no node.
+fn node_selector_term(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeSelectorTerm> {
+    let mut t = NodeSelectorTerm::default();
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "matchExpressions" => {
+                for (i, e) in cx.seq(val, &p)?.iter().enumerate() {
+                    t.match_expressions
+                        .push(node_requirement(cx, e, &index(&p, i), false)?);
+                }
+            }
+            "matchFields" => {
+                for (i, e) in cx.seq(val, &p)?.iter().enumerate() {
+                    t.match_fields
+                        .push(node_requirement(cx, e, &index(&p, i), true)?);
+                }
+            }
+            _ => cx.unknown(&p),
+        }
+    }
+    Ok(t)
+}
+
+/// A weight of a preferred term: 1 to 100, as Kubernetes validates it.
+fn weight(cx: &Ctx, v: &Value, path: &str) -> R<i32> {
+    match v {
+        Value::Int(i) if (1..=100).contains(i) => Ok(*i as i32),
+        Value::UInt(u) if (1..=100).contains(u) => Ok(*u as i32),
+        other => Err(cx.wrong(path, other, "a whole number from 1 to 100")),
+    }
+}
+
+/// `affinity.nodeAffinity`: required nodeSelectorTerms (any one must match)
+/// and weighted preferred terms.
+fn node_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeAffinity> {
+    let mut a = NodeAffinity::default();
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "requiredDuringSchedulingIgnoredDuringExecution" => {
+                let mut terms = None;
+                for (rk, rv) in cx.map(val, &p)? {
+                    let rp = child(&p, rk);
+                    match rk.as_str() {
+                        "nodeSelectorTerms" => {
+                            let mut ts = Vec::new();
+                            for (i, t) in cx.seq(rv, &rp)?.iter().enumerate() {
+                                ts.push(node_selector_term(cx, t, &index(&rp, i))?);
+                            }
+                            terms = Some(ts);
+                        }
+                        _ => cx.unknown(&rp),
+                    }
+                }
+                match terms {
+                    Some(ts) if !ts.is_empty() => a.required = Some(ts),
+                    _ => {
+                        return Err(cx.err(
+                            &child(&p, "nodeSelectorTerms"),
+                            "missing or empty; expected at least one node selector term, as Kubernetes requires",
+                        ))
+                    }
+                }
+            }
+            "preferredDuringSchedulingIgnoredDuringExecution" => {
+                for (i, t) in cx.seq(val, &p)?.iter().enumerate() {
+                    let tp = index(&p, i);
+                    let mut w = None;
+                    let mut pref = None;
+                    for (tk, tv) in cx.map(t, &tp)? {
+                        let q = child(&tp, tk);
+                        match tk.as_str() {
+                            "weight" => w = Some(weight(cx, tv, &q)?),
+                            "preference" => pref = Some(node_selector_term(cx, tv, &q)?),
+                            _ => cx.unknown(&q),
+                        }
+                    }
+                    let weight = w.ok_or_else(|| {
+                        cx.err(
+                            &child(&tp, "weight"),
+                            "missing; expected a whole number from 1 to 100",
+                        )
+                    })?;
+                    let preference = pref.ok_or_else(|| {
+                        cx.err(
+                            &child(&tp, "preference"),
+                            "missing; expected a node selector term",
+                        )
+                    })?;
+                    a.preferred
+                        .push(PreferredSchedulingTerm { weight, preference });
+                }
+            }
+            _ => cx.unknown(&p),
+        }
+    }
+    Ok(a)
+}
+
+/// `topologySpreadConstraints`: maxSkew, topologyKey, whenUnsatisfiable,
+/// labelSelector and minDomains are simulated; the engine counts with
+/// Kubernetes' default policies (nodeAffinityPolicy Honor, nodeTaintsPolicy
+/// Ignore), so other values are warned about.
+fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadConstraint>> {
+    let mut out = Vec::new();
+    for (i, c) in cx.seq(v, path)?.iter().enumerate() {
+        let cp = index(path, i);
+        let mut skew = None;
+        let mut key = None;
+        let mut when = None;
+        let mut sel = None;
+        let mut min_domains = None;
+        for (k, val) in cx.map(c, &cp)? {
+            let p = child(&cp, k);
+            match k.as_str() {
+                "maxSkew" => match val {
+                    Value::Int(_) | Value::UInt(_)
+                        if cx.count(val, &p, 1_000_000).is_ok_and(|n| n > 0) =>
+                    {
+                        skew = Some(cx.count(val, &p, 1_000_000)? as u32)
+                    }
+                    other => return Err(cx.wrong(&p, other, "a whole number from 1 to 1000000")),
+                },
+                "topologyKey" => key = Some(cx.string(val, &p)?.to_string()),
+                "whenUnsatisfiable" => {
+                    let s = cx.string(val, &p)?;
+                    when = Some(
+                        WhenUnsatisfiable::parse(s)
+                            .map_err(|_| cx.wrong(&p, val, "DoNotSchedule or ScheduleAnyway"))?,
+                    );
+                }
+                "labelSelector" => sel = Some(label_selector(cx, val, &p)?),
+                "minDomains" => match val {
+                    Value::Null => {}
+                    _ => {
+                        let n = cx.count(val, &p, 1_000_000)?;
+                        if n == 0 {
+                            return Err(cx.wrong(&p, val, "a whole number from 1 to 1000000"));
+                        }
+                        min_domains = Some(n as u32);
+                    }
+                },
+                "nodeAffinityPolicy" => {
+                    let s = cx.string(val, &p)?;
+                    if s != "Honor" {
+                        cx.warn(&p, format!("{s} is not simulated; nodes are counted as with Honor (the default): only nodes the pod's nodeSelector and node affinity allow"));
+                    }
+                }
+                "nodeTaintsPolicy" => {
+                    let s = cx.string(val, &p)?;
+                    if s != "Ignore" {
+                        cx.warn(&p, format!("{s} is not simulated; nodes are counted as with Ignore (the default): tainted nodes count too"));
+                    }
+                }
+                "matchLabelKeys" => {
+                    if !cx.seq(val, &p)?.is_empty() {
+                        cx.warn(
+                            &p,
+                            "not simulated: the labelSelector alone selects the pods counted",
+                        );
+                    }
+                }
+                _ => cx.unknown(&p),
+            }
+        }
+        let max_skew = skew.ok_or_else(|| {
+            cx.err(
+                &child(&cp, "maxSkew"),
+                "missing; expected a whole number from 1",
+            )
+        })?;
+        let topology_key = key.filter(|k| !k.is_empty()).ok_or_else(|| {
+            cx.err(
+                &child(&cp, "topologyKey"),
+                "missing; expected a node label key such as topology.kubernetes.io/zone",
+            )
+        })?;
+        let when_unsatisfiable = when.ok_or_else(|| {
+            cx.err(
+                &child(&cp, "whenUnsatisfiable"),
+                "missing; expected DoNotSchedule or ScheduleAnyway",
+            )
+        })?;
+        let Some(selector) = sel else {
+            // Kubernetes counts no pods for a constraint without a selector, so
+            // every domain has skew 0: only its missing-label rule would remain.
+            cx.warn(
+                &cp,
+                "no labelSelector: the constraint counts no pods, so it is skipped",
+            );
+            continue;
+        };
+        let c = TopologySpreadConstraint {
+            max_skew,
+            topology_key,
+            when_unsatisfiable,
+            selector,
+            min_domains,
+        };
+        c.validate(&cx.loc.name)
+            .map_err(|e| cx.err(&cp, e.to_string()))?;
+        out.push(c);
+    }
+    Ok(out)
 }
 
 /// `spec.strategy` of a Deployment. Recreate is simulated as a rolling
@@ -1142,22 +1492,18 @@ fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
             "overhead" => overhead = resource_list(cx, val, &p)?,
             "nodeSelector" => t.node_selector = cx.labels(val, &p)?,
             "tolerations" => t.tolerations = tolerations(cx, val, &p)?,
-            "affinity" => affinity(cx, t, val, &p)?,
-            "topologySpreadConstraints" => {
-                if !cx.seq(val, &p)?.is_empty() {
-                    cx.not_simulated_yet(&p, "topologySpreadConstraints");
-                }
+            "affinity" => {
+                let ns = cx.ns;
+                affinity(cx, t, val, &p, ns)?
             }
+            "topologySpreadConstraints" => t.topology_spread = topology_spread(cx, val, &p)?,
             "priorityClassName" | "priority" | "preemptionPolicy" => {
                 cx.not_simulated_yet(&p, "pod priority and preemption")
             }
             "schedulerName" => {
                 let s = cx.string(val, &p)?;
                 if s != "default-scheduler" {
-                    cx.not_simulated_yet(
-                        &p,
-                        &format!("scheduler {s:?} (every pod goes to the one scheduler)"),
-                    );
+                    cx.not_simulated_yet(&p, &format!("scheduler {s:?} (every pod goes to the one profile simulated: default-scheduler, or the KubeSchedulerConfiguration's)"));
                 }
             }
             "nodeName" => cx.warn(
@@ -1301,9 +1647,9 @@ fn resource_list(cx: &mut Ctx, v: &Value, path: &str) -> R<Req> {
         let p = child(path, k);
         match k.as_str() {
             "cpu" => r.cpu = quantity_of(cx, val, &p, Unit::Cpu)?,
-            "memory" => r.mem = quantity_of(cx, val, &p, Unit::Bytes)?,
+            "memory" => r.mem = quantity_of(cx, val, &p, Unit::Memory)?,
             _ => {
-                quantity_of(cx, val, &p, Unit::Bytes)?;
+                quantity_of(cx, val, &p, Unit::Other("the resource"))?;
                 cx.not_simulated_yet(
                     &p,
                     &format!("the resource {k} (only cpu and memory are counted)"),
@@ -1359,59 +1705,117 @@ fn tolerations(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<Toleration>> {
     Ok(out)
 }
 
-/// `affinity`: required pod affinity and anti-affinity with matchLabels are
-/// simulated; node affinity and preferred terms are not yet.
-fn affinity(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
+/// `affinity`: node affinity, and pod affinity and anti-affinity, required
+/// and preferred.
+fn affinity(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str, ns: &str) -> R<()> {
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         match k.as_str() {
-            "nodeAffinity" => cx.not_simulated_yet(&p, "node affinity (nodeSelector is simulated)"),
-            "podAffinity" => t.affinity = pod_affinity(cx, val, &p)?,
-            "podAntiAffinity" => t.anti_affinity = pod_affinity(cx, val, &p)?,
+            "nodeAffinity" => t.node_affinity = node_affinity(cx, val, &p)?,
+            "podAffinity" => (t.affinity, t.preferred_affinity) = pod_affinity(cx, val, &p, ns)?,
+            "podAntiAffinity" => {
+                (t.anti_affinity, t.preferred_anti_affinity) = pod_affinity(cx, val, &p, ns)?
+            }
             _ => cx.unknown(&p),
         }
     }
     Ok(())
 }
 
-fn pod_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<AffinityTerm>> {
-    let mut terms = Vec::new();
+fn pod_affinity(
+    cx: &mut Ctx,
+    v: &Value,
+    path: &str,
+    ns: &str,
+) -> R<(Vec<AffinityTerm>, Vec<WeightedAffinityTerm>)> {
+    let mut required = Vec::new();
+    let mut preferred = Vec::new();
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         match k.as_str() {
             "requiredDuringSchedulingIgnoredDuringExecution" => {
                 for (i, term) in cx.seq(val, &p)?.iter().enumerate() {
-                    if let Some(t) = affinity_term(cx, term, &index(&p, i))? {
-                        terms.push(t);
+                    if let Some(t) = affinity_term(cx, term, &index(&p, i), ns)? {
+                        required.push(t);
                     }
                 }
             }
             "preferredDuringSchedulingIgnoredDuringExecution" => {
-                cx.not_simulated_yet(&p, "preferred pod (anti-)affinity")
+                for (i, w) in cx.seq(val, &p)?.iter().enumerate() {
+                    let wp = index(&p, i);
+                    let mut weight_v = None;
+                    let mut term = None;
+                    let mut seen_term = false;
+                    for (wk, wv) in cx.map(w, &wp)? {
+                        let q = child(&wp, wk);
+                        match wk.as_str() {
+                            "weight" => weight_v = Some(weight(cx, wv, &q)?),
+                            "podAffinityTerm" => {
+                                seen_term = true;
+                                term = affinity_term(cx, wv, &q, ns)?;
+                            }
+                            _ => cx.unknown(&q),
+                        }
+                    }
+                    let weight = weight_v.ok_or_else(|| {
+                        cx.err(
+                            &child(&wp, "weight"),
+                            "missing; expected a whole number from 1 to 100",
+                        )
+                    })?;
+                    if !seen_term {
+                        return Err(cx.err(
+                            &child(&wp, "podAffinityTerm"),
+                            "missing; expected a pod affinity term with a topologyKey",
+                        ));
+                    }
+                    if let Some(term) = term {
+                        preferred.push(WeightedAffinityTerm { weight, term });
+                    }
+                }
             }
             _ => cx.unknown(&p),
         }
     }
-    Ok(terms)
+    Ok((required, preferred))
 }
 
-/// One required term; `None` (with a warning) when its selector is not
-/// matchLabels alone, since a partial selector would select other pods.
-fn affinity_term(cx: &mut Ctx, v: &Value, path: &str) -> R<Option<AffinityTerm>> {
+/// One pod affinity term. `None` (with a warning) when it has no
+/// labelSelector: Kubernetes' null selector matches no pods, which the
+/// engine's selectors cannot say.
+fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, ns: &str) -> R<Option<AffinityTerm>> {
     let mut sel = None;
     let mut key = None;
-    let mut exact = true;
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         match k.as_str() {
-            "labelSelector" => {
-                let before = cx.warnings.len();
-                sel = Some(label_selector(cx, val, &p)?);
-                exact &= cx.warnings.len() == before;
+            "labelSelector" if !matches!(val, Value::Null) => {
+                sel = Some(label_selector(cx, val, &p)?)
             }
+            "labelSelector" => {}
             "topologyKey" => key = Some(cx.string(val, &p)?.to_string()),
-            "namespaces" | "namespaceSelector" | "matchLabelKeys" | "mismatchLabelKeys" => {
-                cx.not_simulated_yet(&p, "namespaces and label keys in an affinity term");
+            "namespaces" => {
+                let list = cx.seq(val, &p)?;
+                let mut only_ours = true;
+                for (i, x) in list.iter().enumerate() {
+                    only_ours &= cx.string(x, &index(&p, i))? == ns;
+                }
+                if !only_ours {
+                    cx.not_simulated_yet(&p, &format!("namespaces other than {ns:?} (the engine has one namespace; the term counts the pods of {ns:?} alone)"));
+                }
+            }
+            "namespaceSelector" => {
+                if !matches!(val, Value::Null) {
+                    cx.not_simulated_yet(&p, &format!("namespaceSelector (the engine has one namespace; the term counts the pods of {ns:?} alone)"));
+                }
+            }
+            "matchLabelKeys" | "mismatchLabelKeys" => {
+                if !cx.seq(val, &p)?.is_empty() {
+                    cx.not_simulated_yet(
+                        &p,
+                        "label keys in an affinity term (the labelSelector alone selects)",
+                    );
+                }
             }
             _ => cx.unknown(&p),
         }
@@ -1425,16 +1829,23 @@ fn affinity_term(cx: &mut Ctx, v: &Value, path: &str) -> R<Option<AffinityTerm>>
             ))
         }
     };
-    let sel = sel.unwrap_or_default();
-    if !exact || sel.is_empty() {
+    // The engine's label-key rule, through a requirement that carries it.
+    NodeSelectorRequirement {
+        key: key.clone(),
+        operator: NodeSelectorOperator::Exists,
+        values: Vec::new(),
+    }
+    .validate("topologyKey", false)
+    .map_err(|e| cx.err(&child(path, "topologyKey"), e.to_string()))?;
+    let Some(selector) = sel else {
         cx.warn(
             path,
-            "the term is skipped: only a labelSelector of matchLabels alone is simulated",
+            "no labelSelector: Kubernetes matches no pods with it; the term is skipped",
         );
         return Ok(None);
-    }
+    };
     Ok(Some(AffinityTerm {
-        selector: sel,
+        selector,
         topology_key: key,
     }))
 }

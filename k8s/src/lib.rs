@@ -6,11 +6,12 @@
 //!
 //! | Kubernetes | engine |
 //! | --- | --- |
-//! | `v1 Node` (status.allocatable, else capacity; labels; spec.taints; spec.unschedulable; the Ready condition) | [`shepherd::NodeSpec`], cordoned, NotReady |
-//! | `apps/v1 Deployment` (replicas, strategy, template: requests, nodeSelector, tolerations, required pod (anti-)affinity) | [`shepherd::DeploymentSpec`] |
+//! | `v1 Node` (status.allocatable, else capacity: cpu, memory, pods; labels; spec.taints; spec.unschedulable; the Ready condition) | [`shepherd::NodeSpec`], cordoned, NotReady |
+//! | `apps/v1 Deployment` (replicas, strategy, template: requests, nodeSelector, tolerations, node affinity, pod (anti-)affinity required and preferred, topologySpreadConstraints; selectors with matchLabels and matchExpressions) | [`shepherd::DeploymentSpec`] |
 //! | `apps/v1 ReplicaSet` not owned by a Deployment, `apps/v1 StatefulSet` | [`shepherd::DeploymentSpec`] (a replica owner; with a warning) |
 //! | `policy/v1 PodDisruptionBudget` | [`shepherd::PdbSpec`] |
 //! | `v1 Service` with a selector | [`shepherd::ServiceSpec`] |
+//! | `kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration` (the profile named default-scheduler, else the first) | [`shepherd::Profile`] in [`Scenario::profile`] |
 //!
 //! Every field is either read, known to change nothing the engine simulates
 //! (status, managedFields, images, probes ...), or reported as a [`Warning`]
@@ -22,19 +23,22 @@
 //! takes, and [`pods_wide`] prints a converged cluster's placement as
 //! `kubectl get pods -o wide` does. `import(export(s))` gives `s` back.
 //!
-//! Quantities are read by a small internal module (`quantity`) that is to be
-//! replaced by the engine's own `shepherd::quantity` when both land.
+//! Quantities are read by the engine's own [`shepherd::quantity`], so the
+//! page's forms, the scenario format and manifests share one grammar.
 
 mod export;
 mod import;
-mod quantity;
 mod read;
 mod scenario;
+mod scheduler_config;
 mod value;
 
 use std::fmt;
 
-pub use export::{export, pods_wide, pods_wide_json, ANNOTATION_READY_AFTER, ANNOTATION_VERSION};
+pub use export::{
+    export, export_scheduler_config, pods_wide, pods_wide_json, ANNOTATION_READY_AFTER,
+    ANNOTATION_VERSION,
+};
 pub use import::{import, import_with};
 pub use scenario::{ImportedNode, Scenario};
 pub use value::Value;

@@ -1,7 +1,7 @@
 //! The engine declarations an import produces, and how they enter a cluster.
 
 use shepherd::simulator::Event;
-use shepherd::{Cluster, DeploymentSpec, Error, NodeSpec, PdbSpec, ServiceSpec};
+use shepherd::{Cluster, DeploymentSpec, Error, NodeSpec, PdbSpec, Profile, ServiceSpec};
 
 /// A node with the state its manifest gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,9 +22,17 @@ pub struct Scenario {
     pub deployments: Vec<DeploymentSpec>,
     pub pdbs: Vec<PdbSpec>,
     pub services: Vec<ServiceSpec>,
+    /// The profile a `KubeSchedulerConfiguration` in the input describes;
+    /// `None` when there was none (kube-scheduler's default profile applies).
+    pub profile: Option<Profile>,
 }
 
 impl Scenario {
+    /// The profile to schedule with: the imported one, else kube-scheduler's default.
+    pub fn profile_or_default(&self) -> Profile {
+        self.profile.clone().unwrap_or_else(Profile::kube_scheduler)
+    }
+
     /// A fresh cluster holding the scenario, nodes first. NotReady nodes are
     /// declared NotReady before any pod exists (their kubelet is stopped and the
     /// heartbeat timeout has passed), so nothing is ever placed on them.

@@ -11,6 +11,9 @@
 //! - Reads: `snapshot(withNodes)` for what the page draws (plain objects),
 //!   `nodeGrid()` for large clusters (one `Uint32Array`), `eventsSince(cursor,
 //!   limit)` for the event log, `explain(pod)` for every node's verdict.
+//! - Manifests: `importManifests(text)` builds a new session from Kubernetes
+//!   manifests (all or nothing, with warnings), `exportManifests()` writes the
+//!   cluster back as manifests ([`manifests`]).
 //! - Scenarios: `exportScenario()` writes `{version, seed, policy, tick,
 //!   actions: [{tick, action}]}`; `Shepherd.fromScenario(json)` replays it;
 //!   `stepBack()` replays from the seed to the tick before.
@@ -22,6 +25,7 @@
 //! at the boundary.
 
 pub mod input;
+pub mod manifests;
 pub mod profile;
 pub mod scenario;
 pub mod session;
@@ -111,6 +115,40 @@ impl Shepherd {
         let s = scenario_from_js(value)?;
         Ok(Shepherd {
             session: Session::from_scenario(&s).map_err(err)?,
+        })
+    }
+
+    /// Replaces the session with the cluster that Kubernetes manifests
+    /// declare (a YAML stream, JSON, or `kind: List`), same seed, at tick 1.
+    /// Returns `{summary, nodes, deployments, profile, warnings: [{document,
+    /// item, kind, name, path, message, text}]}`. All or nothing: a refusal
+    /// throws an Error naming the document, the object and the field path,
+    /// and the session is unchanged.
+    #[wasm_bindgen(js_name = importManifests)]
+    pub fn import_manifests(&mut self, text: &str) -> Result<JsValue, JsError> {
+        let (session, report) =
+            manifests::import_session(text, self.session.seed()).map_err(err)?;
+        let out = to_js(&report)?;
+        self.session = session;
+        Ok(out)
+    }
+
+    /// The cluster as declared at the current tick, as manifests: `{manifests,
+    /// schedulerConfig}` (a YAML stream for `kubectl apply -f`, and the
+    /// profile as a KubeSchedulerConfiguration for kube-scheduler's --config).
+    #[wasm_bindgen(js_name = exportManifests)]
+    pub fn export_manifests(&self) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Out {
+            manifests: String,
+            scheduler_config: String,
+        }
+        let (manifests, scheduler_config) =
+            manifests::export_session(&self.session).map_err(err)?;
+        to_js(&Out {
+            manifests,
+            scheduler_config,
         })
     }
 

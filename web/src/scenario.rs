@@ -296,6 +296,12 @@ pub enum Action {
         nodes: u32,
         pods_per_node: u32,
     },
+    /// An imported cluster: Kubernetes manifests (the canonical export of
+    /// what was imported, see `crate::manifests`), declared at once. A pure
+    /// function of its text, so a link that carries it replays the same cluster.
+    Manifests {
+        manifests: String,
+    },
 }
 
 fn pct25() -> IntOrString {
@@ -445,6 +451,7 @@ impl Action {
             Action::Evict { .. } => "evict",
             Action::SetPolicy { .. } => "setPolicy",
             Action::SetProfile { .. } => "setProfile",
+            Action::Manifests { .. } => "manifests",
             Action::Generate { .. } => "generate",
         }
     }
@@ -634,6 +641,7 @@ impl Action {
                 nodes,
                 pods_per_node,
             } => generate(seed, *nodes, *pods_per_node),
+            Action::Manifests { manifests } => crate::manifests::events(manifests),
         }
     }
 }

@@ -1,0 +1,283 @@
+//! Kubernetes manifests in and out of a session, through `shepherd-k8s`.
+//!
+//! **In**: [`import_session`] reads manifests (YAML stream, JSON, `kind:
+//! List`) all or nothing. It builds a new session whose script is one
+//! ordinary action, [`Action::Manifests`], at tick 1, holding the *canonical
+//! export* of what was imported (`shepherd_k8s::export`, plus the
+//! KubeSchedulerConfiguration when there was one), not the pasted text: the
+//! cluster's noise (status, managedFields, images ...) is gone, so the share
+//! link stays small, and `import(export(s)) == s` (tested in
+//! tests/manifests.rs) makes the replay the same cluster. Later actions
+//! (scale, drain, fail a node ...) follow it in the script as usual.
+//!
+//! **Out**: [`export_session`] folds the script's events up to the current
+//! tick into declarations (nodes with their cordon and Ready state,
+//! Deployments at their current template and replicas, budgets, Services,
+//! the profile) and writes them as manifests for `kubectl apply`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use shepherd::simulator::Event;
+use shepherd::{PodTemplate, Profile};
+use shepherd_k8s::{
+    export, export_scheduler_config, import, ImportedNode, Scenario as K8sScenario,
+};
+
+use crate::scenario::{self, Action, Entry, Scenario};
+use crate::session::Session;
+
+/// The namespace the page imports and exports (the engine has one).
+pub const NAMESPACE: &str = "default";
+
+/// The engine events an [`Action::Manifests`] declares: the profile first
+/// (when the manifests carry a KubeSchedulerConfiguration), then nodes
+/// (cordoned, NotReady), Deployments, budgets and Services.
+pub fn events(text: &str) -> Result<Vec<Event>, String> {
+    let im = import(text).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    if let Some(p) = &im.scenario.profile {
+        out.push(Event::SetProfile(p.clone()));
+    }
+    out.extend(im.scenario.events());
+    Ok(out)
+}
+
+/// One warning, as the page lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WarningDoc {
+    pub document: usize,
+    pub item: Option<usize>,
+    pub kind: String,
+    pub name: String,
+    pub path: String,
+    pub message: String,
+    /// The whole warning in one line.
+    pub text: String,
+}
+
+/// What an import did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportReport {
+    /// e.g. "11 objects: imported 3 Deployment, 6 Node; skipped nothing".
+    pub summary: String,
+    pub nodes: usize,
+    pub deployments: usize,
+    /// The scheduler profile the session runs.
+    pub profile: String,
+    pub warnings: Vec<WarningDoc>,
+}
+
+/// A new session holding the manifests' cluster, replayed to tick 1 (when
+/// the declarations fire and the first pods bind), with the same seed as
+/// `seed`. Refused: the error names the document, the object and the field,
+/// and nothing is built.
+pub fn import_session(text: &str, seed: u64) -> Result<(Session, ImportReport), String> {
+    let im = import(text).map_err(|e| e.to_string())?;
+    let mut canonical = export(&im.scenario, NAMESPACE);
+    if let Some(p) = &im.scenario.profile {
+        canonical.push_str(&export_scheduler_config(p));
+    }
+    let profile = im.scenario.profile_or_default();
+    let doc = Scenario {
+        tick: Some(1),
+        actions: vec![Entry {
+            tick: 1,
+            action: Action::Manifests {
+                manifests: canonical,
+            },
+        }],
+        ..scenario::empty(seed, &Profile::kube_scheduler())
+    };
+    let session = Session::from_scenario(&doc)?;
+    let report = ImportReport {
+        summary: im.summary.to_string(),
+        nodes: im.scenario.nodes.len(),
+        deployments: im.scenario.deployments.len(),
+        profile: profile.scheduler_name,
+        warnings: im
+            .warnings
+            .iter()
+            .map(|w| WarningDoc {
+                document: w.loc.document,
+                item: w.loc.item,
+                kind: w.loc.kind.clone(),
+                name: w.loc.name.clone(),
+                path: w.path.clone(),
+                message: w.message.clone(),
+                text: w.to_string(),
+            })
+            .collect(),
+    };
+    Ok((session, report))
+}
+
+/// The declarations the session's script has made up to its current tick.
+pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
+    let now = session.tick();
+    let seed = session.seed();
+    let mut sc = K8sScenario::default();
+    // Every template an app has had, for Rollback.
+    let mut history: BTreeMap<String, Vec<PodTemplate>> = BTreeMap::new();
+    let node = |sc: &mut K8sScenario, name: &str| sc.nodes.iter().position(|n| n.spec.name == name);
+    let app = |sc: &mut K8sScenario, name: &str| sc.deployments.iter().position(|d| d.name == name);
+    for e in session.log().iter().filter(|e| e.tick <= now) {
+        for ev in e.action.to_events(seed)? {
+            match ev {
+                Event::AddNode(spec) => sc.nodes.push(ImportedNode {
+                    spec,
+                    unschedulable: false,
+                    ready: true,
+                }),
+                // Kubelet re-registration: the node keeps its state, with a new body.
+                Event::ReregisterNode(spec) => {
+                    if let Some(i) = node(&mut sc, &spec.name) {
+                        sc.nodes[i].spec = spec;
+                    }
+                }
+                Event::FailNode(n) => {
+                    if let Some(i) = node(&mut sc, &n) {
+                        sc.nodes[i].ready = false;
+                    }
+                }
+                Event::RecoverNode(n) => {
+                    if let Some(i) = node(&mut sc, &n) {
+                        sc.nodes[i].ready = true;
+                    }
+                }
+                Event::RemoveNode(n) => sc.nodes.retain(|x| x.spec.name != n),
+                // A drain cordons the node first.
+                Event::Cordon(n) | Event::Drain(n) => {
+                    if let Some(i) = node(&mut sc, &n) {
+                        sc.nodes[i].unschedulable = true;
+                    }
+                }
+                Event::Uncordon(n) => {
+                    if let Some(i) = node(&mut sc, &n) {
+                        sc.nodes[i].unschedulable = false;
+                    }
+                }
+                Event::Deploy(d) => {
+                    history.insert(d.name.clone(), vec![d.template.clone()]);
+                    sc.deployments.push(d);
+                }
+                Event::Scale { app: a, replicas } => {
+                    if let Some(i) = app(&mut sc, &a) {
+                        sc.deployments[i].replicas = replicas;
+                    }
+                }
+                Event::Roll { app: a, template } => {
+                    if let Some(i) = app(&mut sc, &a) {
+                        history.entry(a).or_default().push(template.clone());
+                        sc.deployments[i].template = template;
+                    }
+                }
+                Event::Rollback(a) => {
+                    let h = history.entry(a.clone()).or_default();
+                    if h.len() >= 2 {
+                        h.pop();
+                        if let (Some(t), Some(i)) = (h.last().cloned(), app(&mut sc, &a)) {
+                            sc.deployments[i].template = t;
+                        }
+                    }
+                }
+                Event::SetStrategy { app: a, strategy } => {
+                    if let Some(i) = app(&mut sc, &a) {
+                        sc.deployments[i].strategy = strategy;
+                    }
+                }
+                Event::DeleteApp(a) => sc.deployments.retain(|d| d.name != a),
+                Event::AddPdb(p) => sc.pdbs.push(p),
+                Event::DeletePdb(n) => sc.pdbs.retain(|p| p.name != n),
+                Event::AddService(s) => sc.services.push(s),
+                Event::DeleteService(n) => sc.services.retain(|s| s.name != n),
+                Event::Evict(_) => {}
+                Event::SetPolicy(p) => sc.profile = Some(p.profile()),
+                Event::SetProfile(p) => sc.profile = Some(p),
+            }
+        }
+    }
+    Ok(sc)
+}
+
+/// The session at its current tick as manifests for `kubectl apply`, and its
+/// scheduler profile as the KubeSchedulerConfiguration for kube-scheduler's
+/// `--config` (a file of its own: it is not an API object).
+pub fn export_session(session: &Session) -> Result<(String, String), String> {
+    let sc = declarations(session)?;
+    let profile = sc
+        .profile
+        .clone()
+        .unwrap_or_else(|| session.simulator().profile().clone());
+    Ok((export(&sc, NAMESPACE), export_scheduler_config(&profile)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    topology.kubernetes.io/zone: a\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n    pods: \"20\"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n        labelSelector:\n          matchLabels:\n            app: web\n      containers:\n      - name: c\n        image: nginx\n        resources:\n          requests:\n            cpu: 500m\n            memory: 256Mi\n";
+
+    #[test]
+    fn an_import_places_its_pods_at_tick_1_and_its_link_replays_the_same_cluster() {
+        let (s, report) = import_session(TEXT, 7).unwrap();
+        assert_eq!((report.nodes, report.deployments), (1, 1));
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert_eq!(s.tick(), 1);
+        assert_eq!(
+            s.simulator()
+                .cluster()
+                .pods()
+                .filter(|p| p.node.is_some())
+                .count(),
+            3
+        );
+        assert_eq!(
+            s.simulator().cluster().node("n1").unwrap().spec.max_pods,
+            20
+        );
+        // The share link: the scenario document replays to the same placement.
+        let again = Session::from_scenario(&s.scenario()).unwrap();
+        let place = |s: &Session| {
+            s.simulator()
+                .cluster()
+                .pods()
+                .map(|p| (p.name(), p.node))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(place(&again), place(&s));
+        // Out and in again: the same declarations.
+        let (yaml, config) = export_session(&s).unwrap();
+        let back = import(&format!("{yaml}{config}")).unwrap().scenario;
+        let mut want = declarations(&s).unwrap();
+        want.profile = Some(Profile::kube_scheduler());
+        assert_eq!(back, want);
+    }
+
+    #[test]
+    fn a_refused_import_names_the_document_and_builds_nothing() {
+        let bad = TEXT.replace("replicas: 3", "replicas: three");
+        let e = import_session(&bad, 7).unwrap_err();
+        assert!(
+            e.contains("document 2 (Deployment web): spec.replicas"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn export_follows_the_script_to_the_current_tick() {
+        let (mut s, _) = import_session(TEXT, 7).unwrap();
+        s.submit(Action::Scale {
+            app: "web".into(),
+            replicas: 5,
+        })
+        .unwrap();
+        s.submit(Action::Cordon { node: "n1".into() }).unwrap();
+        s.run(1);
+        let d = declarations(&s).unwrap();
+        assert_eq!(d.deployments[0].replicas, 5);
+        assert!(d.nodes[0].unschedulable);
+    }
+}
