@@ -433,6 +433,8 @@ pub struct Cluster {
     /// Settles equal scores when the profile breaks ties at random.
     pub(crate) rng: crate::simulator::Prng,
     pub(crate) last_cycle: crate::scheduler::CycleRecord,
+    /// Batches with at least this many pods use a sample index.
+    pub(crate) index_min_pods: usize,
 }
 
 impl Default for Cluster {
@@ -481,6 +483,7 @@ impl Cluster {
             next_start_node: 0,
             rng: crate::simulator::Prng::new(DEFAULT_SCHEDULER_SEED),
             last_cycle: Default::default(),
+            index_min_pods: crate::scheduler::INDEX_MIN_PODS,
         }
     }
 

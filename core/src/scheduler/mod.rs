@@ -25,6 +25,7 @@
 
 pub mod plugins;
 pub mod profile;
+mod sample_index;
 
 use alloc::borrow::Cow;
 use alloc::collections::{BTreeMap, BinaryHeap};
@@ -183,6 +184,12 @@ struct Batch {
     record: bool,
     /// Whether `cycle_fast` applies to this batch (decided at its first cycle).
     fast: Option<bool>,
+    /// Pods of the batch still to place (decides whether an index pays).
+    pods_left: usize,
+    /// Set when the profile's node-local scores take the common shape.
+    local_plan: Option<LocalPlan>,
+    /// Built for big batches of the common shape: the sample answered from trees.
+    index: Option<Index>,
     // Scratch, reused pod after pod.
     feasible: Vec<u32>,
     feasible_slots: Vec<u32>,
@@ -192,6 +199,31 @@ struct Batch {
     stamp: Vec<u32>,
     stamp_now: u32,
 }
+
+/// The node-local scores of the common profiles, precomputed for a batch.
+#[derive(Clone, Copy, Debug)]
+struct LocalPlan {
+    w_fit: i64,
+    most: bool,
+    w_cpu: i64,
+    w_mem: i64,
+    w_bal: i64,
+}
+
+/// A batch's sample index (see `sample_index`): feasible nodes, and per
+/// spread class a tree of node-local scores.
+struct Index {
+    feasible: sample_index::Counts,
+    classes: BTreeMap<u32, sample_index::MaxTree>,
+    /// Each slot's class while it is feasible.
+    class_of: Vec<u32>,
+}
+
+/// Batches with at least this many pods, on at least this many nodes, are
+/// scheduled through a sample index; smaller ones scan (the index costs
+/// O(nodes log nodes) to build).
+pub(crate) const INDEX_MIN_PODS: usize = 32;
+const INDEX_MIN_NODES: usize = 256;
 
 /// The record of the last scheduling cycle, for tests and explanations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -250,6 +282,13 @@ pub struct Explanation {
 }
 
 impl Cluster {
+    /// The smallest batch scheduled through a sample index (tests set it to
+    /// `usize::MAX` to compare the indexed cycle with the scan).
+    #[doc(hidden)]
+    pub fn set_sample_index_min_pods(&mut self, pods: usize) {
+        self.index_min_pods = pods;
+    }
+
     /// The record of the last scheduling cycle.
     pub fn last_cycle(&self) -> &CycleRecord {
         &self.last_cycle
@@ -285,6 +324,9 @@ impl Cluster {
             local: vec![i64::MIN; n],
             record: false,
             fast: None,
+            pods_left: 0,
+            index: None,
+            local_plan: local_plan(profile),
             feasible: Vec::new(),
             feasible_slots: Vec::new(),
             raw: Vec::new(),
@@ -366,16 +408,18 @@ impl Cluster {
         let n = self.nodes.len();
         // nodeAffinityPolicy Honor: only nodes the pod's nodeSelector and
         // required node affinity admit count toward spreading.
+        let plain = tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none();
         b.inclusion = (0..n)
             .map(|i| {
                 let s = &self.nodes[i].spec;
                 (!self.nodes[i].removed
-                    && node_affinity::filter(
-                        &s.name,
-                        &s.labels,
-                        &tpl.node_selector,
-                        &tpl.node_affinity,
-                    )) as u8
+                    && (plain
+                        || node_affinity::filter(
+                            &s.name,
+                            &s.labels,
+                            &tpl.node_selector,
+                            &tpl.node_affinity,
+                        ))) as u8
             })
             .collect();
         let build = |this: &mut Cluster, list: Vec<(i64, String, SpreadSelector, bool, u32)>| {
@@ -814,6 +858,71 @@ impl Cluster {
     /// The node-local part of a node's total: NodeResourcesFit and
     /// NodeResourcesBalancedAllocation, weighted.
     fn local_total(&self, n: NodeId, b: &Batch, profile: &Profile) -> i64 {
+        if let Some(l) = b.local_plan {
+            let v = self.local_planned(n, b, l);
+            debug_assert_eq!(
+                v,
+                self.local_total_general(n, b, profile),
+                "the planned local score must equal the general one"
+            );
+            return v;
+        }
+        self.local_total_general(n, b, profile)
+    }
+
+    /// NodeResourcesFit (LeastAllocated or MostAllocated over cpu and
+    /// memory) and BalancedAllocation, weighted, without the general
+    /// plumbing: the same integer and float steps as the plugins' functions.
+    #[inline]
+    fn local_planned(&self, n: NodeId, b: &Batch, l: LocalPlan) -> i64 {
+        let h = &self.hot[n.0 as usize];
+        let mut total = 0i64;
+        if l.w_fit > 0 {
+            let per = |req: u64, cap: u64| -> i64 {
+                let (r, c) = (req as i64, cap as i64);
+                if c == 0 {
+                    return 0;
+                }
+                if l.most {
+                    fit::most_requested_score(r, c)
+                } else {
+                    fit::least_requested_score(r, c)
+                }
+            };
+            let cpu = per(
+                h.nonzero.cpu_millis + b.nonzero.cpu_millis,
+                h.capacity.cpu_millis,
+            );
+            let mem = per(
+                h.nonzero.memory_mib + b.nonzero.memory_mib,
+                h.capacity.memory_mib,
+            );
+            total += l.w_fit * ((cpu * l.w_cpu + mem * l.w_mem) / (l.w_cpu + l.w_mem));
+        }
+        if l.w_bal > 0 && !b.best_effort {
+            let frac = |r: u64, a: u64| {
+                let f = r as f64 / a as f64;
+                if f > 1.0 {
+                    1.0
+                } else {
+                    f
+                }
+            };
+            let f1 = frac(
+                h.allocated.cpu_millis + b.req.cpu_millis,
+                h.capacity.cpu_millis,
+            );
+            let f2 = frac(
+                h.allocated.memory_mib + b.req.memory_mib,
+                h.capacity.memory_mib,
+            );
+            let std = plugins::abs((f1 - f2) / 2.0);
+            total += l.w_bal * (((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64);
+        }
+        total
+    }
+
+    fn local_total_general(&self, n: NodeId, b: &Batch, profile: &Profile) -> i64 {
         let mut total = 0;
         for &(p, w) in &profile.scores {
             match p {
@@ -957,11 +1066,13 @@ impl Cluster {
         let mut bound = 0;
         b.record = on_bind.is_some();
         for (i, &k) in keys.iter().enumerate() {
+            b.pods_left = keys.len() - i;
             match self.cycle(b, profile) {
                 Some(n) => {
                     self.bind_observed(k, n, &mut on_bind);
                     self.spread_bound(b, n);
                     b.local[n.0 as usize] = i64::MIN;
+                    self.index_bound(b, n, profile);
                     bound += 1;
                 }
                 None => return (bound, i),
@@ -1064,6 +1175,15 @@ impl Cluster {
     /// `None`: a node in the sample needs the general scorer (an untolerated
     /// PreferNoSchedule taint under TaintToleration); nothing was changed.
     fn cycle_fast(&mut self, b: &mut Batch, profile: &Profile) -> Option<Option<NodeId>> {
+        if b.index.is_none()
+            && b.pods_left >= self.index_min_pods
+            && self.nodes.len() >= INDEX_MIN_NODES
+        {
+            self.build_index(b, profile);
+        }
+        if b.index.is_some() {
+            return Some(self.cycle_indexed(b, profile));
+        }
         let slots = self.nodes.len() as u32;
         let to_find = profile.feasible_nodes_to_find(b.live_nodes) as usize;
         let start = self.next_start_node % slots;
@@ -1188,29 +1308,22 @@ impl Cluster {
                     TieBreak::Random if ties > 1 => self.rng.below(ties) as usize,
                     _ => 0,
                 };
-                let mut seen = 0usize;
-                let mut chosen = 0usize;
-                let mut lowest = u32::MAX;
-                for j in 0..m {
-                    if b.totals[j] != best {
-                        continue;
+                let chosen = match profile.tie_break {
+                    // The tied nodes in (spread class, visiting order): the
+                    // order the indexed cycle draws from too.
+                    TieBreak::Random => {
+                        let mut tied: Vec<(u32, usize)> = (0..m)
+                            .filter(|&j| b.totals[j] == best)
+                            .map(|j| (if spread { classes[j] } else { 0 }, j))
+                            .collect();
+                        tied.sort_unstable();
+                        tied[pick.min(tied.len() - 1)].1
                     }
-                    match profile.tie_break {
-                        TieBreak::Random => {
-                            if seen == pick {
-                                chosen = j;
-                                break;
-                            }
-                            seen += 1;
-                        }
-                        TieBreak::LowestNodeId => {
-                            if feasible[j] < lowest {
-                                lowest = feasible[j];
-                                chosen = j;
-                            }
-                        }
-                    }
-                }
+                    TieBreak::LowestNodeId => (0..m)
+                        .filter(|&j| b.totals[j] == best)
+                        .min_by_key(|&j| feasible[j])
+                        .unwrap_or(0),
+                };
                 Some(NodeId(feasible[chosen]))
             }
         };
@@ -1228,6 +1341,328 @@ impl Cluster {
         b.feasible = feasible;
         b.feasible_slots = classes;
         Some(chosen)
+    }
+
+    /// The spread class of a slot: (its pods of the batch, its domain slot).
+    fn class_of(&self, b: &Batch, i: usize, stride: usize) -> u32 {
+        if b.soft.is_empty() {
+            return 0;
+        }
+        let t = b.soft[1].topo.unwrap_or(0) as usize;
+        let d = self.topologies[t].node_domain[i].map_or(stride - 1, |d| d as usize);
+        (b.soft[0].per_node[i] as usize * stride + d) as u32
+    }
+
+    fn spread_stride(&self, b: &Batch) -> usize {
+        if b.soft.is_empty() {
+            return 1;
+        }
+        b.soft[1]
+            .topo
+            .map_or(1, |t| self.topologies[t as usize].domains.len() + 1)
+    }
+
+    /// Builds the batch's sample index, unless a node with a PreferNoSchedule
+    /// taint would need TaintToleration's general scorer.
+    fn build_index(&mut self, b: &mut Batch, profile: &Profile) {
+        if profile.weight(Plugin::TaintToleration).is_some()
+            && self.hot.iter().any(|h| h.soft_taints && !h.removed)
+        {
+            return;
+        }
+        let n = self.nodes.len();
+        let stride = self.spread_stride(b);
+        let mut ix = Index {
+            feasible: sample_index::Counts::new(n),
+            classes: BTreeMap::new(),
+            class_of: vec![u32::MAX; n],
+        };
+        let mut leaves: BTreeMap<u32, Vec<(usize, i64)>> = BTreeMap::new();
+        for i in 0..n {
+            if self.hot[i].removed || !self.feasible_fast(i, b, profile) {
+                continue;
+            }
+            let c = self.class_of(b, i, stride);
+            let l = self.local_cached(i, b, profile);
+            ix.feasible.set(i, true);
+            ix.class_of[i] = c;
+            leaves.entry(c).or_default().push((i, l));
+        }
+        for (c, l) in leaves {
+            ix.classes
+                .insert(c, sample_index::MaxTree::from_leaves(n, &l));
+        }
+        b.index = Some(ix);
+    }
+
+    /// Keeps the index true after a pod of the batch bound to `x`: its
+    /// feasibility, its class and its node-local score may have changed.
+    fn index_bound(&mut self, b: &mut Batch, x: NodeId, profile: &Profile) {
+        let Some(mut ix) = b.index.take() else {
+            return;
+        };
+        let i = x.0 as usize;
+        let old = ix.class_of[i];
+        if old != u32::MAX {
+            if let Some(t) = ix.classes.get_mut(&old) {
+                t.set(i, None);
+            }
+            ix.class_of[i] = u32::MAX;
+        }
+        let ok = !self.hot[i].removed && self.feasible_fast(i, b, profile);
+        ix.feasible.set(i, ok);
+        if ok {
+            let stride = self.spread_stride(b);
+            let c = self.class_of(b, i, stride);
+            let l = self.local_cached(i, b, profile);
+            let n = self.nodes.len();
+            ix.class_of[i] = c;
+            ix.classes
+                .entry(c)
+                .or_insert_with(|| sample_index::MaxTree::new(n))
+                .set(i, Some(l));
+        }
+        b.index = Some(ix);
+    }
+
+    /// `cycle_fast` answered from the index: the same sample (the first
+    /// feasible nodes from the start slot), the same totals and the same
+    /// choice, in O(classes x log nodes).
+    fn cycle_indexed(&mut self, b: &mut Batch, profile: &Profile) -> Option<NodeId> {
+        let n = self.nodes.len();
+        let slots = n as u32;
+        let start = (self.next_start_node % slots) as usize;
+        let k = profile.feasible_nodes_to_find(b.live_nodes);
+        let ix = b
+            .index
+            .take()
+            .expect("cycle_indexed needs the batch's index");
+        let total = ix.feasible.prefix(n);
+        // The sample: up to k feasible nodes from `start`, wrapping once.
+        let (ranges, visited): (Vec<(usize, usize)>, usize) = if total <= k {
+            (vec![(start, n), (0, start)], n)
+        } else {
+            let after = ix.feasible.range(start, n);
+            if after >= k {
+                let end = ix.feasible.kth(ix.feasible.prefix(start) + k) + 1;
+                (vec![(start, end)], end - start)
+            } else {
+                let end = ix.feasible.kth(k - after) + 1;
+                (vec![(start, n), (0, end)], n - start + end)
+            }
+        };
+        self.next_start_node = ((start + visited) % n) as u32;
+        let m = total.min(k);
+        let chosen = if m == 0 {
+            None
+        } else if m == 1 {
+            let first = ranges
+                .iter()
+                .find(|&&(a, z)| ix.feasible.range(a, z) > 0)
+                .map(|&(a, _)| ix.feasible.kth(ix.feasible.prefix(a) + 1));
+            first.map(|i| NodeId(i as u32))
+        } else {
+            Some(self.pick_indexed(b, &ix, &ranges, m, profile))
+        };
+        if b.record {
+            self.record_indexed(b, &ix, &ranges, profile, start as u32, chosen);
+        } else {
+            let rec = &mut self.last_cycle;
+            rec.start = start as u32;
+            rec.chosen = chosen;
+            rec.scored.clear();
+            rec.totals.clear();
+        }
+        b.index = Some(ix);
+        chosen
+    }
+
+    /// Each class's normalised spread score for a sample, from the classes
+    /// present in it (what `spread_pair_fast` computes node by node).
+    fn class_spread_scores(&self, b: &Batch, present: &[u32], m: usize) -> Vec<(u32, i64)> {
+        if b.soft.is_empty() {
+            return present.iter().map(|&c| (c, 0)).collect();
+        }
+        let stride = self.spread_stride(b);
+        let mut zones: Vec<usize> = present.iter().map(|&c| c as usize % stride).collect();
+        zones.sort_unstable();
+        zones.dedup();
+        let (h, z) = (&b.soft[0], &b.soft[1]);
+        let w_h = spread::normalizing_weight(m);
+        let w_z = spread::normalizing_weight(zones.len());
+        let raws: Vec<(u32, i64)> = present
+            .iter()
+            .map(|&c| {
+                let (cnt, d) = (c as usize / stride, c as usize % stride);
+                let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
+                if d != stride - 1 {
+                    let zc = z.per_domain.get(d).copied().unwrap_or(0);
+                    score += spread::score_for_count(zc, z.max_skew, w_z);
+                }
+                (c, plugins::round_half_away(score))
+            })
+            .collect();
+        let min = raws.iter().map(|r| r.1).min().unwrap_or(0);
+        let max = raws.iter().map(|r| r.1).max().unwrap_or(0).max(0);
+        raws.into_iter()
+            .map(|(c, v)| {
+                let norm = if max == 0 {
+                    plugins::MAX_NODE_SCORE
+                } else {
+                    plugins::MAX_NODE_SCORE * (max + min - v) / max
+                };
+                (c, norm)
+            })
+            .collect()
+    }
+
+    fn pick_indexed(
+        &mut self,
+        b: &Batch,
+        ix: &Index,
+        ranges: &[(usize, usize)],
+        m: u32,
+        profile: &Profile,
+    ) -> NodeId {
+        let base = profile
+            .weight(Plugin::TaintToleration)
+            .map_or(0, |w| w * plugins::MAX_NODE_SCORE);
+        let w_spread = profile.weight(Plugin::PodTopologySpread).unwrap_or(0);
+        // Per class present in the sample: its best node-local score there.
+        let mut bests: Vec<(u32, sample_index::Best, Vec<sample_index::Best>)> = Vec::new();
+        for (&c, t) in &ix.classes {
+            let parts: Vec<sample_index::Best> =
+                ranges.iter().map(|&(a, z)| t.query(a, z)).collect();
+            let members: u32 = parts.iter().map(|p| p.members).sum();
+            if members == 0 {
+                continue;
+            }
+            let max = parts.iter().map(|p| p.max).max().unwrap_or(i64::MIN);
+            let at_max = parts
+                .iter()
+                .filter(|p| p.max == max)
+                .map(|p| p.at_max)
+                .sum();
+            bests.push((
+                c,
+                sample_index::Best {
+                    max,
+                    at_max,
+                    members,
+                },
+                parts,
+            ));
+        }
+        let present: Vec<u32> = bests.iter().map(|b| b.0).collect();
+        let spread_on = w_spread > 0 && !b.soft.is_empty();
+        let scores = self.class_spread_scores(b, &present, m as usize);
+        let cand: Vec<i64> = bests
+            .iter()
+            .zip(&scores)
+            .map(|((_, best, _), (_, s))| {
+                base + best.max + if spread_on { w_spread * s } else { 0 }
+            })
+            .collect();
+        let top = cand.iter().copied().max().unwrap_or(i64::MIN);
+        let ties: u64 = bests
+            .iter()
+            .zip(&cand)
+            .filter(|(_, &t)| t == top)
+            .map(|((_, best, _), _)| best.at_max as u64)
+            .sum();
+        let tree_of = |c: u32| &ix.classes[&c];
+        match profile.tie_break {
+            TieBreak::Random => {
+                let mut r = if ties > 1 {
+                    self.rng.below(ties) as u32
+                } else {
+                    0
+                };
+                for ((c, best, parts), &t) in bests.iter().zip(&cand) {
+                    if t != top {
+                        continue;
+                    }
+                    if r >= best.at_max {
+                        r -= best.at_max;
+                        continue;
+                    }
+                    // The r-th tied node of this class, in visiting order.
+                    for (&(a, z), part) in ranges.iter().zip(parts) {
+                        let here = if part.max == best.max { part.at_max } else { 0 };
+                        if r < here {
+                            let slot = tree_of(*c)
+                                .kth_at(a, z, best.max, r)
+                                .expect("the index counted this node");
+                            return NodeId(slot as u32);
+                        }
+                        r -= here;
+                    }
+                }
+                unreachable!("the tie count covers every tied node")
+            }
+            TieBreak::LowestNodeId => {
+                let mut lowest = usize::MAX;
+                for ((c, best, parts), &t) in bests.iter().zip(&cand) {
+                    if t != top {
+                        continue;
+                    }
+                    for (&(a, z), part) in ranges.iter().zip(parts) {
+                        if part.max == best.max {
+                            if let Some(slot) = tree_of(*c).kth_at(a, z, best.max, 0) {
+                                lowest = lowest.min(slot);
+                            }
+                        }
+                    }
+                }
+                NodeId(lowest as u32)
+            }
+        }
+    }
+
+    /// For observers: the sample and every total, as the scan computes them.
+    fn record_indexed(
+        &mut self,
+        b: &mut Batch,
+        ix: &Index,
+        ranges: &[(usize, usize)],
+        profile: &Profile,
+        start: u32,
+        chosen: Option<NodeId>,
+    ) {
+        let base = profile
+            .weight(Plugin::TaintToleration)
+            .map_or(0, |w| w * plugins::MAX_NODE_SCORE);
+        let w_spread = profile.weight(Plugin::PodTopologySpread).unwrap_or(0);
+        let k = profile.feasible_nodes_to_find(b.live_nodes) as usize;
+        let mut scored = Vec::new();
+        for &(a, z) in ranges {
+            for i in a..z {
+                if scored.len() < k && ix.feasible.get(i) {
+                    scored.push(i);
+                }
+            }
+        }
+        let mut present: Vec<u32> = scored.iter().map(|&i| ix.class_of[i]).collect();
+        present.sort_unstable();
+        present.dedup();
+        let scores: BTreeMap<u32, i64> = self
+            .class_spread_scores(b, &present, scored.len())
+            .into_iter()
+            .collect();
+        let spread_on = w_spread > 0 && !b.soft.is_empty();
+        let totals: Vec<i64> = scored
+            .iter()
+            .map(|&i| {
+                let c = ix.class_of[i];
+                base + self.local_cached(i, b, profile)
+                    + if spread_on { w_spread * scores[&c] } else { 0 }
+            })
+            .collect();
+        let rec = &mut self.last_cycle;
+        rec.start = start;
+        rec.chosen = chosen;
+        rec.scored = scored.iter().map(|&i| NodeId(i as u32)).collect();
+        rec.totals = if scored.len() > 1 { totals } else { Vec::new() };
     }
 
     /// The common shape, scored without per-plugin buffers: node-local
@@ -1802,4 +2237,85 @@ impl Cluster {
 
 fn p_requests(c: &Cluster, p: &crate::cluster::Pod) -> Resources {
     c.revision_of(p).template.requests
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{DeploymentSpec, NodeSpec, Resources};
+    use crate::{Cluster, Profile};
+
+    fn big(
+        seed: u64,
+        indexed: bool,
+        profile: &Profile,
+    ) -> Vec<(alloc::string::String, Option<crate::NodeId>)> {
+        let mut c = Cluster::new();
+        c.set_scheduler_seed(seed);
+        if !indexed {
+            c.set_sample_index_min_pods(usize::MAX);
+        }
+        let zones = ["a", "b", "c"];
+        for i in 0..700u64 {
+            let cpu = 4000 + 2000 * (i % 3);
+            let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, 8192 + 1024 * (i % 5));
+            if i % 7 != 0 {
+                n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
+            }
+            c.add_node(n).unwrap();
+        }
+        for a in 0..4u64 {
+            let d = DeploymentSpec::new(
+                &alloc::format!("app-{a}"),
+                400 + 300 * a as u32,
+                Resources::new(100 + 150 * a, 128 + 256 * a),
+            );
+            c.deploy(d).unwrap();
+        }
+        c.reconcile_to_fixed_point(profile);
+        c.pods().map(|p| (p.name(), p.node)).collect()
+    }
+
+    /// The indexed cycle chooses exactly what the scan chooses: the same
+    /// sample, totals, tie order and PRNG draws.
+    #[test]
+    fn the_sample_index_places_every_pod_as_the_scan_does() {
+        let mut lowest = Profile::kube_scheduler();
+        lowest.tie_break = crate::TieBreak::LowestNodeId;
+        for profile in [Profile::kube_scheduler(), lowest] {
+            for seed in [1u64, 2, 3] {
+                let scan = big(seed, false, &profile);
+                let indexed = big(seed, true, &profile);
+                assert!(scan.iter().all(|p| p.1.is_some()));
+                assert_eq!(scan, indexed, "seed {seed}, ties {:?}", profile.tie_break);
+            }
+        }
+    }
+}
+
+/// The plan for `local_planned`, when NodeResourcesFit scores LeastAllocated
+/// or MostAllocated over cpu and memory (in either order) and nothing else
+/// node-local is unusual.
+fn local_plan(profile: &Profile) -> Option<LocalPlan> {
+    let fit = &profile.fit;
+    let most = match fit.kind {
+        ScoringStrategyType::LeastAllocated => false,
+        ScoringStrategyType::MostAllocated => true,
+        ScoringStrategyType::RequestedToCapacityRatio => return None,
+    };
+    let w = |r: Resource| fit.resources.iter().find(|(x, _)| *x == r).map(|&(_, w)| w);
+    let (Some(w_cpu), Some(w_mem)) = (w(Resource::Cpu), w(Resource::Memory)) else {
+        return None;
+    };
+    if fit.resources.len() != 2 {
+        return None;
+    }
+    Some(LocalPlan {
+        w_fit: profile.weight(Plugin::NodeResourcesFit).unwrap_or(0),
+        most,
+        w_cpu,
+        w_mem,
+        w_bal: profile
+            .weight(Plugin::NodeResourcesBalancedAllocation)
+            .unwrap_or(0),
+    })
 }
