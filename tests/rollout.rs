@@ -1831,10 +1831,18 @@ fn an_integer_min_available_expects_the_pods_the_selector_matches() {
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     c.add_pdb(pdb("int", &[("app", "web")], Budget::MinAvailable(Int(2))))
         .unwrap();
-    c.add_pdb(pdb("pct", &[("app", "web")], Budget::MinAvailable(Percent(40))))
-        .unwrap();
-    c.add_pdb(pdb("max", &[("app", "web")], Budget::MaxUnavailable(Int(1))))
-        .unwrap();
+    c.add_pdb(pdb(
+        "pct",
+        &[("app", "web")],
+        Budget::MinAvailable(Percent(40)),
+    ))
+    .unwrap();
+    c.add_pdb(pdb(
+        "max",
+        &[("app", "web")],
+        Budget::MaxUnavailable(Int(1)),
+    ))
+    .unwrap();
     let st = |c: &Cluster, n: &str| {
         let s = c.pdb_status(n).unwrap();
         (
@@ -1844,7 +1852,11 @@ fn an_integer_min_available_expects_the_pods_the_selector_matches() {
             s.disruptions_allowed,
         )
     };
-    assert_eq!(st(&c, "int"), (5, 3, 2, 1), "5 pods match, 3 healthy, minAvailable 2");
+    assert_eq!(
+        st(&c, "int"),
+        (5, 3, 2, 1),
+        "5 pods match, 3 healthy, minAvailable 2"
+    );
     assert_eq!(st(&c, "pct"), (5, 3, 2, 1), "scale 5, 40% rounds up to 2");
     assert_eq!(st(&c, "max"), (5, 3, 4, 0), "scale 5 - maxUnavailable 1");
 
@@ -1852,15 +1864,25 @@ fn an_integer_min_available_expects_the_pods_the_selector_matches() {
     // ticks. 6 pods exist; the integer budget counts them, the others the scale.
     let mut c = Cluster::new();
     c.add_node(node("node-0", 8)).unwrap();
-    c.deploy(app("api", 4, 0).with_strategy(Int(2), Int(0))).unwrap();
+    c.deploy(app("api", 4, 0).with_strategy(Int(2), Int(0)))
+        .unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     c.set_now(1);
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     c.add_pdb(pdb("int", &[("app", "api")], Budget::MinAvailable(Int(3))))
         .unwrap();
-    c.add_pdb(pdb("pct", &[("app", "api")], Budget::MinAvailable(Percent(75))))
-        .unwrap();
-    let v2 = c.template("api").unwrap().clone().with_version("v2").with_ready_after(5);
+    c.add_pdb(pdb(
+        "pct",
+        &[("app", "api")],
+        Budget::MinAvailable(Percent(75)),
+    ))
+    .unwrap();
+    let v2 = c
+        .template("api")
+        .unwrap()
+        .clone()
+        .with_version("v2")
+        .with_ready_after(5);
     c.roll("api", v2).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     assert_eq!(c.pods().count(), 6, "4 old Ready + 2 surge pods");
@@ -1881,10 +1903,15 @@ fn a_pod_under_two_budgets_cannot_be_evicted_and_its_drain_says_why() {
         Event::Deploy(app("web", 3, 0)),
         // Both allow plenty: web has 3 healthy of 1 needed, front 3 of 0.
         Event::AddPdb(pdb("web", &[("app", "web")], Budget::MinAvailable(Int(1)))),
-        Event::AddPdb(pdb("front", &[("tier", "front")], Budget::MaxUnavailable(Percent(100)))),
+        Event::AddPdb(pdb(
+            "front",
+            &[("tier", "front")],
+            Budget::MaxUnavailable(Percent(100)),
+        )),
     ])
     .unwrap();
-    h.run_until("web settles", 10, |h| h.settled("web")).unwrap();
+    h.run_until("web settles", 10, |h| h.settled("web"))
+        .unwrap();
     let e = h.evict_now("web-0").unwrap();
     match &e {
         Err(Error::MultipleDisruptionBudgets { pod, pdbs }) => {
@@ -1921,8 +1948,10 @@ fn a_pod_under_two_budgets_cannot_be_evicted_and_its_drain_says_why() {
         .map(|e| e.message)
         .collect();
     assert!(
-        waits.iter().any(|m| m.contains(&format!("Drain of {node_name} waits"))
-            && m.contains("more than one PodDisruptionBudget")),
+        waits
+            .iter()
+            .any(|m| m.contains(&format!("Drain of {node_name} waits"))
+                && m.contains("more than one PodDisruptionBudget")),
         "{waits:?}"
     );
     // Deleting one budget lets the drain through.
@@ -1940,8 +1969,10 @@ fn a_pod_under_two_budgets_cannot_be_evicted_and_its_drain_says_why() {
     c.add_node(node("node-0", 1)).unwrap();
     c.deploy(app("web", 2, 0)).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
-    c.add_pdb(pdb("a", &[("app", "web")], Budget::MinAvailable(Int(5)))).unwrap();
-    c.add_pdb(pdb("b", &[("tier", "front")], Budget::MinAvailable(Int(5)))).unwrap();
+    c.add_pdb(pdb("a", &[("app", "web")], Budget::MinAvailable(Int(5))))
+        .unwrap();
+    c.add_pdb(pdb("b", &[("tier", "front")], Budget::MinAvailable(Int(5))))
+        .unwrap();
     let pending = c.pending_pods().next().unwrap().name();
     assert_eq!(c.evict(&pending), Ok(()));
 }
@@ -1957,16 +1988,30 @@ fn an_unready_pod_needs_a_met_budget_that_wants_someone_healthy() {
     // Ready 10 ticks after binding: at tick 0 every pod is bound, none Ready.
     c.deploy(app("web", 2, 10)).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
-    c.add_pdb(pdb("all", &[("app", "web")], Budget::MaxUnavailable(Percent(100))))
-        .unwrap();
+    c.add_pdb(pdb(
+        "all",
+        &[("app", "web")],
+        Budget::MaxUnavailable(Percent(100)),
+    ))
+    .unwrap();
     let s = c.pdb_status("all").unwrap();
-    assert_eq!((s.current_healthy, s.desired_healthy, s.disruptions_allowed), (0, 0, 0));
+    assert_eq!(
+        (s.current_healthy, s.desired_healthy, s.disruptions_allowed),
+        (0, 0, 0)
+    );
     let e = c.evict("web-0");
-    assert!(matches!(&e, Err(Error::DisruptionBudget { pdb, .. }) if pdb == "all"), "{e:?}");
+    assert!(
+        matches!(&e, Err(Error::DisruptionBudget { pdb, .. }) if pdb == "all"),
+        "{e:?}"
+    );
     c.delete_pdb("all").unwrap();
     // minAvailable 0 with nothing healthy: desiredHealthy 0, refused the same way.
-    c.add_pdb(pdb("zero", &[("app", "web")], Budget::MinAvailable(Int(0)))).unwrap();
-    assert!(matches!(c.evict("web-0"), Err(Error::DisruptionBudget { .. })));
+    c.add_pdb(pdb("zero", &[("app", "web")], Budget::MinAvailable(Int(0))))
+        .unwrap();
+    assert!(matches!(
+        c.evict("web-0"),
+        Err(Error::DisruptionBudget { .. })
+    ));
 }
 
 #[test]
