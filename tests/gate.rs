@@ -2588,6 +2588,7 @@ fn invalid_declarations_are_refused_and_change_nothing() {
         operator: TolerationOperator::Exists,
         value: "true".to_string(),
         effect: None,
+        toleration_seconds: None,
     };
     let long = "n".repeat(64);
     type Attempt<'a> = (&'a str, Box<dyn Fn(&mut Cluster) -> Result<(), Error>>);

@@ -53,8 +53,10 @@
 //! - Evicting a pod that is not yet bound: Kubernetes ignores budgets for
 //!   Pending pods, the engine refuses while a budget is unmet. Both are safe,
 //!   and both are accepted.
-//! - `PdbStatus.expected_pods` is not compared for an integer minAvailable,
-//!   where Kubernetes reports the pod count rather than the scale.
+//! - `PdbStatus.expected_pods` is the pod count the selector matches for an
+//!   integer minAvailable and the apps' scale otherwise, as Kubernetes'
+//!   getExpectedPodCount counts it; a bound pod that two budgets select is
+//!   refused eviction outright, as Kubernetes' eviction subresource refuses it.
 //!
 //! ## Running
 //!
@@ -504,8 +506,21 @@ impl Model {
             .unwrap_or_else(|| panic!("test bug: app {name} is not in the model"))
     }
 
-    /// Kubernetes' expected count: the scale of the apps whose pods the
-    /// selector matches.
+    /// Kubernetes' expected count (getExpectedPodCount): for an integer
+    /// minAvailable the pods the selector matches, otherwise the scale of the
+    /// apps whose pods it matches.
+    fn expected_for(&self, census: &Census, p: &PdbSpec) -> u32 {
+        match p.budget {
+            Budget::MinAvailable(Int(_)) => census
+                .pods
+                .values()
+                .filter(|r| p.selector.matches(&r.labels))
+                .count() as u32,
+            _ => self.expected_pods(&p.selector),
+        }
+    }
+
+    /// The scale of the apps whose pods the selector matches.
     fn expected_pods(&self, sel: &Selector) -> u32 {
         self.apps
             .values()
@@ -514,8 +529,8 @@ impl Model {
             .sum()
     }
 
-    fn desired_healthy(&self, p: &PdbSpec) -> u32 {
-        k8s_desired_healthy(p.budget, self.expected_pods(&p.selector))
+    fn desired_healthy(&self, census: &Census, p: &PdbSpec) -> u32 {
+        k8s_desired_healthy(p.budget, self.expected_for(census, p))
     }
 
     /// Whether a pod (live in `census`, or gone: judged by its app) matches.
@@ -541,6 +556,9 @@ enum Verdict {
     /// A pod not yet bound: Kubernetes ignores budgets for Pending pods, the
     /// engine refuses while a budget is unmet. Both are safe; either is accepted.
     AllowOrRefuse(Vec<String>),
+    /// A bound pod that these budgets (more than one) all select: Kubernetes'
+    /// eviction subresource refuses it whatever they allow.
+    Multiple(Vec<String>),
 }
 
 fn eviction_verdict(model: &Model, census: &Census, pod: &str) -> Result<Verdict, String> {
@@ -548,20 +566,30 @@ fn eviction_verdict(model: &Model, census: &Census, pod: &str) -> Result<Verdict
         .pods
         .get(pod)
         .ok_or_else(|| format!("test bug: evicting {pod}, which does not exist"))?;
-    let (mut refusing, mut unmet) = (Vec::new(), Vec::new());
+    let (mut refusing, mut unmet, mut covering) = (Vec::new(), Vec::new(), Vec::new());
     for (name, spec) in &model.pdbs {
         if !spec.selector.matches(&p.labels) {
             continue;
         }
-        let (h, d) = (census.healthy(&spec.selector), model.desired_healthy(spec));
-        if (p.ready && h <= d) || (!p.ready && h < d) {
+        covering.push(name.clone());
+        let (h, d) = (
+            census.healthy(&spec.selector),
+            model.desired_healthy(census, spec),
+        );
+        // Kubernetes' IfHealthyBudget: a pod that is not Ready goes while the
+        // budget is met and wants someone healthy; otherwise it needs an
+        // allowed disruption, as a Ready pod does.
+        let unready_may_go = !p.ready && d > 0 && h >= d;
+        if !unready_may_go && h <= d {
             refusing.push(name.clone());
         }
         if h < d {
             unmet.push(name.clone());
         }
     }
-    Ok(if p.node.is_none() {
+    Ok(if p.node.is_some() && covering.len() > 1 {
+        Verdict::Multiple(covering)
+    } else if p.node.is_none() {
         if unmet.is_empty() {
             Verdict::Allow
         } else {
@@ -951,6 +979,9 @@ impl Harness {
             (Ok(()), Verdict::Refuse(by)) => Err(format!(
                 "pod {pod} was evicted although budget(s) {by:?} allow no disruption"
             )),
+            (Ok(()), Verdict::Multiple(by)) => Err(format!(
+                "pod {pod} was evicted although budgets {by:?} all select it"
+            )),
             (Ok(()), _) => self.check_allowed_eviction(pod, &before, &after),
             (
                 Err(Error::DisruptionBudget { pdb, .. }),
@@ -961,6 +992,15 @@ impl Harness {
                 } else {
                     Err(format!(
                         "the eviction of {pod} was refused by budget {pdb}, but the recount blames {by:?}"
+                    ))
+                }
+            }
+            (Err(Error::MultipleDisruptionBudgets { pdbs, .. }), Verdict::Multiple(by)) => {
+                if pdbs == by {
+                    snap.unchanged(&self.sim, &format!("the eviction of {pod}"))
+                } else {
+                    Err(format!(
+                        "the eviction of {pod} was refused for budgets {pdbs:?}, but the recount finds {by:?}"
                     ))
                 }
             }
@@ -1007,7 +1047,7 @@ impl Harness {
                 before.healthy(&spec.selector),
                 after.healthy(&spec.selector),
             );
-            let d = self.model.desired_healthy(spec);
+            let d = self.model.desired_healthy(before, spec);
             if h1 < d && gone.node.is_some() {
                 return Err(format!(
                     "evicting {pod} left budget {name} with {h1} healthy pods, below desired {d} (was {h0})"
@@ -1104,7 +1144,7 @@ impl Harness {
                 .pdb_status(name)
                 .map_err(|e| format!("budget {name}: {e}"))?;
             let h = now.healthy(&spec.selector);
-            let expected = self.model.expected_pods(&spec.selector);
+            let expected = self.model.expected_for(&now, spec);
             let d = k8s_desired_healthy(spec.budget, expected);
             let want = (h, d, h.saturating_sub(d));
             let got = (
@@ -1118,10 +1158,9 @@ impl Harness {
                 ));
             }
             // Kubernetes reports the pod count, not the scale, for an integer minAvailable.
-            if !matches!(spec.budget, Budget::MinAvailable(Int(_))) && st.expected_pods != expected
-            {
+            if st.expected_pods != expected {
                 return Err(format!(
-                    "budget {name} expects {} pods; the apps it selects want {expected}",
+                    "budget {name} expects {} pods; the recount (pods matched for an integer minAvailable, else the apps' scale) gives {expected}",
                     st.expected_pods
                 ));
             }
@@ -1774,6 +1813,205 @@ fn eviction_refused_by_a_budget_changes_nothing_and_allowed_ones_keep_it() {
     let r = h.step().unwrap();
     assert!(r.errors.is_empty(), "allowed once healthy: {:?}", r.errors);
     h.settle_quietly(10).unwrap();
+}
+
+/// Kubernetes' getExpectedPodCount (pkg/controller/disruption/disruption.go):
+/// for an integer minAvailable, expectedPods is the number of pods the
+/// selector matches (Pending and surge pods included) and desiredHealthy is
+/// the integer; for a percentage or maxUnavailable it is the controllers'
+/// scale.
+#[test]
+fn an_integer_min_available_expects_the_pods_the_selector_matches() {
+    let mut c = Cluster::new();
+    c.add_node(node("node-0", 3)).unwrap();
+    // 5 replicas on room for 3: 3 bound (Ready at once), 2 Pending.
+    c.deploy(app("web", 5, 0)).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    c.set_now(1);
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    c.add_pdb(pdb("int", &[("app", "web")], Budget::MinAvailable(Int(2))))
+        .unwrap();
+    c.add_pdb(pdb(
+        "pct",
+        &[("app", "web")],
+        Budget::MinAvailable(Percent(40)),
+    ))
+    .unwrap();
+    c.add_pdb(pdb(
+        "max",
+        &[("app", "web")],
+        Budget::MaxUnavailable(Int(1)),
+    ))
+    .unwrap();
+    let st = |c: &Cluster, n: &str| {
+        let s = c.pdb_status(n).unwrap();
+        (
+            s.expected_pods,
+            s.current_healthy,
+            s.desired_healthy,
+            s.disruptions_allowed,
+        )
+    };
+    assert_eq!(
+        st(&c, "int"),
+        (5, 3, 2, 1),
+        "5 pods match, 3 healthy, minAvailable 2"
+    );
+    assert_eq!(st(&c, "pct"), (5, 3, 2, 1), "scale 5, 40% rounds up to 2");
+    assert_eq!(st(&c, "max"), (5, 3, 4, 0), "scale 5 - maxUnavailable 1");
+
+    // Mid-roll with surge: 4 replicas, maxSurge 2, new pods not Ready for 5
+    // ticks. 6 pods exist; the integer budget counts them, the others the scale.
+    let mut c = Cluster::new();
+    c.add_node(node("node-0", 8)).unwrap();
+    c.deploy(app("api", 4, 0).with_strategy(Int(2), Int(0)))
+        .unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    c.set_now(1);
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    c.add_pdb(pdb("int", &[("app", "api")], Budget::MinAvailable(Int(3))))
+        .unwrap();
+    c.add_pdb(pdb(
+        "pct",
+        &[("app", "api")],
+        Budget::MinAvailable(Percent(75)),
+    ))
+    .unwrap();
+    let v2 = c
+        .template("api")
+        .unwrap()
+        .clone()
+        .with_version("v2")
+        .with_ready_after(5);
+    c.roll("api", v2).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    assert_eq!(c.pods().count(), 6, "4 old Ready + 2 surge pods");
+    assert_eq!(st(&c, "int"), (6, 4, 3, 1));
+    assert_eq!(st(&c, "pct"), (4, 4, 3, 1));
+}
+
+/// Kubernetes' eviction subresource refuses a pod that more than one budget
+/// selects (HTTP 500, pkg/registry/core/pod/storage/eviction.go), whatever
+/// the budgets allow; a Pending pod is deleted without looking at budgets;
+/// a drain reports the refusal and waits.
+#[test]
+fn a_pod_under_two_budgets_cannot_be_evicted_and_its_drain_says_why() {
+    let mut h = Harness::new(23, ScorePolicy::BinPack);
+    h.submit_all([
+        Event::AddNode(node("node-0", 4)),
+        Event::AddNode(node("node-1", 4)),
+        Event::Deploy(app("web", 3, 0)),
+        // Both allow plenty: web has 3 healthy of 1 needed, front 3 of 0.
+        Event::AddPdb(pdb("web", &[("app", "web")], Budget::MinAvailable(Int(1)))),
+        Event::AddPdb(pdb(
+            "front",
+            &[("tier", "front")],
+            Budget::MaxUnavailable(Percent(100)),
+        )),
+    ])
+    .unwrap();
+    h.run_until("web settles", 10, |h| h.settled("web"))
+        .unwrap();
+    let e = h.evict_now("web-0").unwrap();
+    match &e {
+        Err(Error::MultipleDisruptionBudgets { pod, pdbs }) => {
+            assert_eq!(pod, "web-0");
+            assert_eq!(pdbs, &["front".to_string(), "web".to_string()]);
+        }
+        other => panic!("expected the two-budget refusal, got {other:?}"),
+    }
+    let text = format!("{}", e.unwrap_err());
+    assert!(
+        text.contains("more than one PodDisruptionBudget") && text.contains("front, web"),
+        "{text}"
+    );
+    let node_of_web0 = h
+        .cluster()
+        .pods()
+        .find(|p| p.name() == "web-0")
+        .and_then(|p| p.node)
+        .unwrap();
+    let node_name = h
+        .cluster()
+        .nodes()
+        .find(|n| n.id == node_of_web0)
+        .unwrap()
+        .name()
+        .to_string();
+    h.submit(Event::Drain(node_name.clone())).unwrap();
+    h.step().unwrap();
+    let waits: Vec<String> = h
+        .cluster()
+        .rendered_events()
+        .into_iter()
+        .filter(|e| e.reason == "FailedEviction")
+        .map(|e| e.message)
+        .collect();
+    assert!(
+        waits
+            .iter()
+            .any(|m| m.contains(&format!("Drain of {node_name} waits"))
+                && m.contains("more than one PodDisruptionBudget")),
+        "{waits:?}"
+    );
+    // Deleting one budget lets the drain through.
+    h.submit(Event::DeletePdb("front".into())).unwrap();
+    h.run_until("the drain completes", 20, |h| {
+        h.cluster()
+            .rendered_events()
+            .iter()
+            .any(|e| e.reason == "DrainComplete")
+    })
+    .unwrap();
+
+    // A Pending pod under two budgets is deleted without consulting them.
+    let mut c = Cluster::new();
+    c.add_node(node("node-0", 1)).unwrap();
+    c.deploy(app("web", 2, 0)).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    c.add_pdb(pdb("a", &[("app", "web")], Budget::MinAvailable(Int(5))))
+        .unwrap();
+    c.add_pdb(pdb("b", &[("tier", "front")], Budget::MinAvailable(Int(5))))
+        .unwrap();
+    let pending = c.pending_pods().next().unwrap().name();
+    assert_eq!(c.evict(&pending), Ok(()));
+}
+
+/// IfHealthyBudget, as Kubernetes' eviction subresource applies it: a pod that
+/// is not Ready may go while the budget is met and wants at least one healthy
+/// pod; with desiredHealthy 0 it falls through to disruptionsAllowed, which
+/// is 0 when nothing is healthy.
+#[test]
+fn an_unready_pod_needs_a_met_budget_that_wants_someone_healthy() {
+    let mut c = Cluster::new();
+    c.add_node(node("node-0", 4)).unwrap();
+    // Ready 10 ticks after binding: at tick 0 every pod is bound, none Ready.
+    c.deploy(app("web", 2, 10)).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    c.add_pdb(pdb(
+        "all",
+        &[("app", "web")],
+        Budget::MaxUnavailable(Percent(100)),
+    ))
+    .unwrap();
+    let s = c.pdb_status("all").unwrap();
+    assert_eq!(
+        (s.current_healthy, s.desired_healthy, s.disruptions_allowed),
+        (0, 0, 0)
+    );
+    let e = c.evict("web-0");
+    assert!(
+        matches!(&e, Err(Error::DisruptionBudget { pdb, .. }) if pdb == "all"),
+        "{e:?}"
+    );
+    c.delete_pdb("all").unwrap();
+    // minAvailable 0 with nothing healthy: desiredHealthy 0, refused the same way.
+    c.add_pdb(pdb("zero", &[("app", "web")], Budget::MinAvailable(Int(0))))
+        .unwrap();
+    assert!(matches!(
+        c.evict("web-0"),
+        Err(Error::DisruptionBudget { .. })
+    ));
 }
 
 #[test]

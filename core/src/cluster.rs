@@ -177,6 +177,10 @@ pub(crate) struct Pod {
     pub reported: u32,
     /// The cluster's bind count right after this pod was bound.
     pub bind_serial: u64,
+    /// When a NoExecute taint it tolerates for a while evicts it, and when
+    /// that timer started (see `taints.rs`); cleared when it leaves the node.
+    pub taint_deadline: Option<u64>,
+    pub taint_started: u64,
 }
 
 /// One revision of a Deployment's template, with what the affinity index
@@ -404,6 +408,8 @@ pub struct Cluster {
     /// Pods to mark Ready at a tick: (tick, key, uid).
     /// Pods to mark Ready, bucketed by tick: (key, uid) in bind order.
     pub(crate) ready_queue: BTreeMap<u64, Vec<(u32, u64)>>,
+    /// NoExecute eviction timers, bucketed by the tick they fire: (key, uid).
+    pub(crate) taint_queue: BTreeMap<u64, Vec<(u32, u64)>>,
     /// Nodes whose kubelet is silent; only these are checked for NotReady.
     pub(crate) silent: BTreeSet<NodeId>,
     /// Nodes being drained; only these are visited by a pass.
@@ -469,6 +475,7 @@ impl Cluster {
             events: Vec::new(),
             texts: Vec::new(),
             ready_queue: BTreeMap::new(),
+            taint_queue: BTreeMap::new(),
             silent: BTreeSet::new(),
             drains: BTreeSet::new(),
             capacity_epoch: 1,
@@ -762,6 +769,10 @@ impl Cluster {
         }
         self.capacity_epoch += 1;
         self.refresh_hot(id);
+        // The taint-eviction controller sees the new taints: timers start
+        // for pods that tolerate a NoExecute taint for a while, and stop
+        // when the node no longer has one.
+        self.apply_no_execute(id);
         let name = self.nodes[id.0 as usize].spec.name.clone();
         self.note(
             EventType::Normal,
@@ -1274,6 +1285,8 @@ impl Cluster {
             bound_at: 0,
             reported: 0,
             bind_serial: 0,
+            taint_deadline: None,
+            taint_started: 0,
         };
         let key = match self.free_keys.pop() {
             Some(k) => {
@@ -1389,6 +1402,14 @@ impl Cluster {
                 .or_default()
                 .push((k, uid));
         }
+        if self.nodes[n.0 as usize]
+            .spec
+            .taints
+            .iter()
+            .any(|t| t.effect == TaintEffect::NoExecute)
+        {
+            self.start_taint_timer(k, n);
+        }
     }
 
     /// Takes a bound pod off its node, freeing its requests. The pod stays,
@@ -1419,6 +1440,7 @@ impl Cluster {
         let p = self.pod_mut(k);
         p.node = None;
         p.ready = false;
+        p.taint_deadline = None;
         let ctl = &mut self.controllers[c.0 as usize];
         if let Some(cnt) = ctl.counts.get_mut(&rev) {
             cnt.bound -= 1;

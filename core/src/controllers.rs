@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 use crate::cluster::{Cluster, ControllerId, NodeId, Pod, PodPhase, ServiceState};
 use crate::error::Error;
 use crate::events::{EventType, ObjectRef, Reason};
-use crate::model::{Budget, PdbSpec, ServiceSpec};
+use crate::model::{Budget, IntOrPercent, PdbSpec, ServiceSpec};
 
 /// A PodDisruptionBudget's status, as Kubernetes reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -252,21 +252,25 @@ impl Cluster {
             .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))
     }
 
-    /// A budget's status, computed from the Deployments' counts: healthy pods
-    /// are Ready pods matching the selector; the expected count is the
-    /// replicas of every Deployment that has a pod matching the selector now,
-    /// or whose current template matches it (Kubernetes' disruption
-    /// controller finds the controller of each matching pod and sums their
-    /// scales, so a Deployment whose pods were all rolled away from the
-    /// selector no longer counts, while one whose last pod was just evicted
-    /// still does: its replacement is created at once); percentages round
-    /// up, as Kubernetes does for budgets.
+    /// A budget's status, computed from the Deployments' counts, as
+    /// Kubernetes' disruption controller computes it (getExpectedPodCount in
+    /// pkg/controller/disruption/disruption.go): healthy pods are Ready pods
+    /// matching the selector. For an integer minAvailable the expected count
+    /// is the number of pods the selector matches (Pending ones included) and
+    /// desiredHealthy is the integer itself. For a percentage minAvailable and
+    /// for maxUnavailable it is the scale of the controllers of the matching
+    /// pods: the replicas of every Deployment that has a pod matching the
+    /// selector now, or whose current template matches it (a Deployment whose
+    /// pods were all rolled away from the selector no longer counts, while
+    /// one whose last pod was just evicted still does: its replacement is
+    /// created at once); percentages round up, as Kubernetes does for budgets.
     pub fn pdb_status(&self, name: &str) -> Result<PdbStatus, Error> {
         let spec = self
             .pdbs
             .get(name)
             .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))?;
         let mut expected = 0u32;
+        let mut matching = 0u32;
         let mut healthy = 0u32;
         for ctl in self.controllers.iter().filter(|c| !c.deleted) {
             let mut owns = false;
@@ -277,6 +281,7 @@ impl Cluster {
                     continue;
                 }
                 healthy = healthy.saturating_add(n.ready);
+                matching = matching.saturating_add(n.pods);
                 // The current template's pods are (or are about to be)
                 // there: a pod evicted a moment ago is replaced from it.
                 if n.pods > 0 || rev == ctl.current {
@@ -288,6 +293,10 @@ impl Cluster {
             }
         }
         let desired = match spec.budget {
+            Budget::MinAvailable(IntOrPercent::Int(v)) => {
+                expected = matching;
+                v
+            }
             Budget::MinAvailable(v) => v.scaled(expected, true),
             Budget::MaxUnavailable(v) => expected.saturating_sub(v.scaled(expected, true)),
         };
@@ -330,39 +339,51 @@ impl Cluster {
         Ok(())
     }
 
+    /// Kubernetes' eviction subresource (pkg/registry/core/pod/storage/
+    /// eviction.go): a Pending pod is deleted without consulting budgets; a
+    /// pod that more than one budget selects is refused whatever they allow;
+    /// otherwise its one budget decides. A pod that is not Ready may go while
+    /// the budget is met and wants at least one healthy pod (IfHealthyBudget);
+    /// else, Ready or not, it needs disruptionsAllowed >= 1.
     fn check_eviction(&self, k: u32, pod: &str) -> Result<(), Error> {
         if self.pdbs.is_empty() {
             return Ok(());
         }
         let p = self.pod(k);
-        // A pod that is not running yet costs no availability: Kubernetes
-        // evicts Pending pods without consulting budgets.
         if p.node.is_none() {
             return Ok(());
         }
         let labels = &self.revision_of(p).template.labels;
-        for (name, spec) in &self.pdbs {
-            if !spec.selector.matches(labels) {
-                continue;
-            }
-            let st = self.pdb_status(name)?;
-            let refused = if p.ready {
-                st.disruptions_allowed == 0
-            } else {
-                st.current_healthy < st.desired_healthy
-            };
-            if refused {
-                return Err(Error::DisruptionBudget {
-                    pod: pod.to_string(),
-                    pdb: name.clone(),
-                    message: format!(
-                        "{} healthy pods, {} needed, {} disruptions allowed",
-                        st.current_healthy, st.desired_healthy, st.disruptions_allowed
-                    ),
-                });
-            }
+        let mut covering = self
+            .pdbs
+            .iter()
+            .filter(|(_, spec)| spec.selector.matches(labels))
+            .map(|(name, _)| name);
+        let Some(name) = covering.next() else {
+            return Ok(());
+        };
+        if let Some(second) = covering.next() {
+            let mut pdbs = alloc::vec![name.clone(), second.clone()];
+            pdbs.extend(covering.cloned());
+            return Err(Error::MultipleDisruptionBudgets {
+                pod: pod.to_string(),
+                pdbs,
+            });
         }
-        Ok(())
+        let st = self.pdb_status(name)?;
+        let unready_may_go =
+            !p.ready && st.desired_healthy > 0 && st.current_healthy >= st.desired_healthy;
+        if unready_may_go || st.disruptions_allowed > 0 {
+            return Ok(());
+        }
+        Err(Error::DisruptionBudget {
+            pod: pod.to_string(),
+            pdb: name.clone(),
+            message: format!(
+                "{} healthy pods, {} needed, {} disruptions allowed",
+                st.current_healthy, st.desired_healthy, st.disruptions_allowed
+            ),
+        })
     }
 
     /// Cordons the node and starts evicting its pods through the eviction

@@ -3,6 +3,7 @@
 
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +21,11 @@ pub enum Error {
         pdb: String,
         message: String,
     },
+    /// A voluntary eviction refused because more than one
+    /// PodDisruptionBudget selects the pod: Kubernetes' eviction subresource
+    /// does not support that and answers 500, whatever the budgets allow
+    /// (pkg/registry/core/pod/storage/eviction.go).
+    MultipleDisruptionBudgets { pod: String, pdbs: Vec<String> },
 }
 
 impl Error {
@@ -60,6 +66,20 @@ impl fmt::Display for Error {
                     crate::limits::shown(pod),
                     crate::limits::shown(pdb)
                 )
+            }
+            Error::MultipleDisruptionBudgets { pod, pdbs } => {
+                write!(
+                    f,
+                    "Cannot evict pod {}: it has more than one PodDisruptionBudget, which the eviction subresource does not support (",
+                    crate::limits::shown(pod)
+                )?;
+                for (i, p) in pdbs.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(&crate::limits::shown(p))?;
+                }
+                f.write_str("); expected at most one budget selecting the pod")
             }
         }
     }

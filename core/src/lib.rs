@@ -70,6 +70,7 @@ pub mod quantity;
 mod reconcile;
 pub mod scheduler;
 pub mod simulator;
+mod taints;
 pub mod verify;
 mod views;
 pub mod workload;

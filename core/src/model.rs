@@ -247,6 +247,11 @@ pub struct Toleration {
     pub value: String,
     /// `None` tolerates every effect.
     pub effect: Option<TaintEffect>,
+    /// `tolerationSeconds`: for a NoExecute taint, how long a running pod
+    /// stays once the taint is there (in ticks: one tick is one second of
+    /// cluster time); `None` stays for good, `Some(0)` is evicted at once.
+    /// Kubernetes allows it only with effect NoExecute.
+    pub toleration_seconds: Option<u64>,
 }
 
 impl Toleration {
@@ -256,6 +261,7 @@ impl Toleration {
             operator: TolerationOperator::Equal,
             value: value.to_string(),
             effect,
+            toleration_seconds: None,
         }
     }
 
@@ -265,7 +271,14 @@ impl Toleration {
             operator: TolerationOperator::Exists,
             value: String::new(),
             effect,
+            toleration_seconds: None,
         }
+    }
+
+    /// The same toleration, tolerating a NoExecute taint for `seconds`.
+    pub fn for_seconds(mut self, seconds: u64) -> Self {
+        self.toleration_seconds = Some(seconds);
+        self
     }
 
     /// Kubernetes' rule: effects agree (or the toleration names none), and
@@ -328,6 +341,10 @@ pub struct PodTemplate {
     /// Ticks between binding and Ready (a readiness probe that passes after a while).
     pub ready_after: u32,
 }
+
+/// The longest tolerationSeconds a toleration may give: the latest tick a
+/// scenario may reach, so a deadline never overflows.
+pub const MAX_TOLERATION_SECONDS: u64 = crate::limits::MAX_TICK;
 
 /// The default delay between binding and Ready, in ticks.
 pub const DEFAULT_READY_AFTER: u32 = 1;
@@ -456,6 +473,23 @@ impl PodTemplate {
                     "app {app}: a toleration with operator Exists must have an empty value, got {}",
                     quoted(&t.value)
                 )));
+            }
+            if let Some(secs) = t.toleration_seconds {
+                // Kubernetes' validation (validateTolerations): tolerationSeconds
+                // needs effect NoExecute, an empty effect included.
+                if t.effect != Some(TaintEffect::NoExecute) {
+                    return Err(Error::Invalid(format!(
+                        "app {app}: a toleration of {} with effect {} has tolerationSeconds {secs}; expected effect NoExecute when tolerationSeconds is set",
+                        quoted(&t.key),
+                        t.effect.map(|e| e.as_str()).unwrap_or("(none)")
+                    )));
+                }
+                if secs > MAX_TOLERATION_SECONDS {
+                    return Err(Error::Invalid(format!(
+                        "app {app}: tolerationSeconds {secs} of the toleration of {} is out of range; expected 0 to {MAX_TOLERATION_SECONDS} (the latest tick)",
+                        quoted(&t.key)
+                    )));
+                }
             }
             if t.operator == TolerationOperator::Equal && t.key.is_empty() {
                 return Err(Error::Invalid(format!(

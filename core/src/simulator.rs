@@ -12,7 +12,8 @@ use crate::error::Error;
 use crate::events::{EventType, Reason};
 use crate::limits::{MAX_NODES, MAX_PODS, MAX_SCRIPT_EVENTS, MAX_TICK};
 use crate::model::{
-    DeploymentSpec, NodeSpec, PdbSpec, PodTemplate, Resources, RollingUpdate, ServiceSpec,
+    DeploymentSpec, NodeSpec, PdbSpec, PodTemplate, Resources, RollingUpdate, ServiceSpec, Taint,
+    TaintEffect,
 };
 use crate::scheduler::Profile;
 
@@ -74,6 +75,24 @@ pub enum Event {
     Uncordon(String),
     /// Cordon and evict every pod as disruption budgets allow.
     Drain(String),
+    /// `kubectl taint nodes NODE key=value:Effect`: see [`Cluster::taint_node`].
+    TaintNode {
+        node: String,
+        taint: Taint,
+    },
+    /// `kubectl taint nodes NODE key:Effect-` (every effect when `effect` is
+    /// `None`): see [`Cluster::untaint_node`].
+    UntaintNode {
+        node: String,
+        key: String,
+        effect: Option<TaintEffect>,
+    },
+    /// A zone failure: the kubelet of every registered node whose label
+    /// `key` has `value` stops, as FailNode stops one.
+    FailZone {
+        key: String,
+        value: String,
+    },
     Deploy(DeploymentSpec),
     Scale {
         app: String,
@@ -115,6 +134,12 @@ impl Event {
             Event::Cordon(n) => format!("cordon node {n}"),
             Event::Uncordon(n) => format!("uncordon node {n}"),
             Event::Drain(n) => format!("drain node {n}"),
+            Event::TaintNode { node, taint } => format!("taint node {node} {taint}"),
+            Event::UntaintNode { node, key, effect } => match effect {
+                Some(e) => format!("untaint node {node} {key}:{}-", e.as_str()),
+                None => format!("untaint node {node} {key}-"),
+            },
+            Event::FailZone { key, value } => format!("fail zone {key}={value}"),
             Event::Deploy(d) => format!(
                 "deploy {} x{} ({})",
                 d.name, d.replicas, d.template.requests
@@ -363,6 +388,50 @@ impl Simulator {
             | Event::Cordon(n)
             | Event::Uncordon(n)
             | Event::Drain(n) => node(n),
+            Event::TaintNode { node: n, taint } => {
+                node(n)?;
+                crate::model::validate_label_key(&taint.key, "taint key")?;
+                crate::model::validate_label_value(&taint.value, "taint value")?;
+                // Checked against the node as it is now when nothing queued
+                // before it changes the node; otherwise when it fires.
+                match c.node_id(n) {
+                    Ok(id) if !self.node_changes_queued(n, tick) => c.check_taint(id, taint),
+                    _ => Ok(()),
+                }
+            }
+            Event::UntaintNode {
+                node: n,
+                key,
+                effect,
+            } => {
+                node(n)?;
+                match c.node_id(n) {
+                    Ok(id) if !self.node_changes_queued(n, tick) => {
+                        c.check_untaint(id, key, *effect)
+                    }
+                    _ => Ok(()),
+                }
+            }
+            Event::FailZone { key, value } => {
+                crate::model::validate_label_key(key, "label key")?;
+                crate::model::validate_label_value(value, "label value")?;
+                let queued = due().any(|(_, e)| {
+                    matches!(e, Event::AddNode(s) | Event::ReregisterNode(s)
+                        if s.labels.get(key).is_some_and(|v| v == value))
+                });
+                if queued
+                    || c.nodes()
+                        .any(|n| n.spec.labels.get(key).is_some_and(|v| v == value))
+                {
+                    Ok(())
+                } else {
+                    Err(Error::Invalid(format!(
+                        "no node has label {}={} (registered or queued by tick {tick}); expected a label value some node carries",
+                        crate::limits::quoted(key),
+                        crate::limits::quoted(value)
+                    )))
+                }
+            }
             Event::Deploy(d) => {
                 d.validate()?;
                 if c.app(&d.name).is_ok() || app_will_exist(&d.name) {
@@ -407,6 +476,20 @@ impl Simulator {
             Event::SetPolicy(_) => Ok(()),
             Event::SetProfile(p) => p.validate(),
         }
+    }
+
+    /// Whether an event due by `tick` may change node `name`'s taints
+    /// (register, re-register, taint or untaint it).
+    fn node_changes_queued(&self, name: &str, tick: u64) -> bool {
+        self.script[self.next..]
+            .iter()
+            .take_while(|(t, _)| *t <= tick)
+            .any(|(_, e)| match e {
+                Event::AddNode(s) | Event::ReregisterNode(s) => s.name == name,
+                Event::RemoveNode(n) => n == name,
+                Event::TaintNode { node, .. } | Event::UntaintNode { node, .. } => node == name,
+                _ => false,
+            })
     }
 
     /// A pod bigger than every node, even an empty one, could never run:
@@ -485,6 +568,9 @@ impl Simulator {
             Event::Cordon(n) => c.cordon(n),
             Event::Uncordon(n) => c.uncordon(n),
             Event::Drain(n) => c.drain(n),
+            Event::TaintNode { node, taint } => c.taint_node(node, taint.clone()),
+            Event::UntaintNode { node, key, effect } => c.untaint_node(node, key, *effect),
+            Event::FailZone { key, value } => c.fail_zone(key, value).map(|_| ()),
             Event::Deploy(d) => c.deploy(d.clone()).map(|_| ()),
             Event::Scale { app, replicas } => c.scale(app, *replicas),
             Event::Roll { app, template } => c.roll(app, template.clone()),
@@ -513,7 +599,9 @@ impl Simulator {
     /// 2. beating nodes heartbeat (a recovered node is Ready again);
     /// 3. scripted events due at this tick fire, in script order;
     /// 4. node lifecycle: a node silent longer than the heartbeat timeout is
-    ///    NotReady, its pods are Lost and its capacity freed;
+    ///    NotReady, its pods are Lost and its capacity freed; then the
+    ///    taint-eviction timers due now fire (one tick is one second, so a
+    ///    toleration's tolerationSeconds counts ticks);
     /// 5. reconcile to a fixed point (readiness, lost pods, drains,
     ///    Deployments and rollouts, scheduling, endpoints).
     pub fn step(&mut self) -> StepReport {
@@ -538,6 +626,7 @@ impl Simulator {
             }
         }
         self.cluster.detect_failures();
+        self.cluster.taint_evictions();
         report.reconcile = self.cluster.reconcile_to_fixed_point(&self.profile);
         report
     }

@@ -291,12 +291,14 @@ pub fn parse_toleration(s: &str) -> Result<Option<TolerationDoc>, String> {
             operator: "Equal".into(),
             value: v.trim().into(),
             effect,
+            toleration_seconds: None,
         },
         None => TolerationDoc {
             key: if kv == "*" { String::new() } else { kv.into() },
             operator: "Exists".into(),
             value: String::new(),
             effect,
+            toleration_seconds: None,
         },
     }))
 }

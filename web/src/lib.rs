@@ -507,6 +507,56 @@ impl Shepherd {
         let t = self.session.template(app).map_err(err)?;
         to_js(&scenario::TemplateDoc::from_engine(&t))
     }
+
+    /// kubectl taint nodes NODE key=value:Effect (`NoSchedule`,
+    /// `PreferNoSchedule` or `NoExecute`). A NoExecute taint evicts the pods
+    /// that do not tolerate it at once, and those that tolerate it with
+    /// tolerationSeconds after that many ticks.
+    #[wasm_bindgen(js_name = taintNode)]
+    pub fn taint_node(
+        &mut self,
+        node: &str,
+        key: &str,
+        value: &str,
+        effect: &str,
+    ) -> Result<String, JsError> {
+        self.act(Action::TaintNode {
+            node: node.into(),
+            taint: scenario::TaintDoc {
+                key: key.into(),
+                value: value.into(),
+                effect: effect.into(),
+            },
+        })
+    }
+
+    /// kubectl taint nodes NODE key:Effect- (every effect of the key when
+    /// `effect` is absent or empty).
+    #[wasm_bindgen(js_name = untaintNode)]
+    pub fn untaint_node(
+        &mut self,
+        node: &str,
+        key: &str,
+        effect: Option<String>,
+    ) -> Result<String, JsError> {
+        self.act(Action::UntaintNode {
+            node: node.into(),
+            key: key.into(),
+            effect: effect.filter(|e| !e.is_empty()),
+        })
+    }
+
+    /// A zone failure: every node whose label `key` (default
+    /// `topology.kubernetes.io/zone`) has `value` stops heart-beating.
+    #[wasm_bindgen(js_name = failZone)]
+    pub fn fail_zone(&mut self, value: &str, key: Option<String>) -> Result<String, JsError> {
+        self.act(Action::FailZone {
+            key: key
+                .filter(|k| !k.is_empty())
+                .unwrap_or_else(|| "topology.kubernetes.io/zone".into()),
+            value: value.into(),
+        })
+    }
 }
 
 /// A cpu or memory field as typed, read as Kubernetes reads a quantity:

@@ -128,6 +128,13 @@ pub struct TolerationDoc {
     /// Absent: every effect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effect: Option<String>,
+    /// How long a NoExecute taint is tolerated, in seconds (ticks); absent: for good.
+    #[serde(
+        default,
+        rename = "tolerationSeconds",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub toleration_seconds: Option<u64>,
 }
 
 fn equal() -> String {
@@ -170,6 +177,10 @@ pub struct TemplateDoc {
     pub anti_affinity: Vec<TermDoc>,
     #[serde(default = "ready_after")]
     pub ready_after: u32,
+}
+
+fn zone_key() -> String {
+    "topology.kubernetes.io/zone".into()
 }
 
 fn v1() -> String {
@@ -231,6 +242,26 @@ pub enum Action {
     },
     Drain {
         node: String,
+    },
+    /// `kubectl taint nodes NODE key=value:Effect`.
+    TaintNode {
+        node: String,
+        taint: TaintDoc,
+    },
+    /// `kubectl taint nodes NODE key:Effect-`; without `effect`, `key-`
+    /// (every effect of the key).
+    UntaintNode {
+        node: String,
+        key: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        effect: Option<String>,
+    },
+    /// Every node whose label `key` (default `topology.kubernetes.io/zone`)
+    /// has `value` stops heart-beating, as failNode does one.
+    FailZone {
+        #[serde(default = "zone_key")]
+        key: String,
+        value: String,
     },
     Deploy {
         name: String,
@@ -345,6 +376,7 @@ impl TemplateDoc {
                     },
                     value: t.value.clone(),
                     effect: t.effect.map(|e| e.as_str().into()),
+                    toleration_seconds: t.toleration_seconds,
                 })
                 .collect(),
             affinity: t.affinity.iter().map(term).collect(),
@@ -384,6 +416,7 @@ impl TemplateDoc {
                 operator,
                 value: tol.value.clone(),
                 effect: eff,
+                toleration_seconds: tol.toleration_seconds,
             });
         }
         let term = |d: &TermDoc| AffinityTerm {
@@ -438,6 +471,9 @@ impl Action {
             Action::Cordon { .. } => "cordon",
             Action::Uncordon { .. } => "uncordon",
             Action::Drain { .. } => "drain",
+            Action::TaintNode { .. } => "taintNode",
+            Action::UntaintNode { .. } => "untaintNode",
+            Action::FailZone { .. } => "failZone",
             Action::Deploy { .. } => "deploy",
             Action::Scale { .. } => "scale",
             Action::Roll { .. } => "roll",
@@ -480,6 +516,23 @@ impl Action {
             Event::Cordon(n) => Action::Cordon { node: n.clone() },
             Event::Uncordon(n) => Action::Uncordon { node: n.clone() },
             Event::Drain(n) => Action::Drain { node: n.clone() },
+            Event::TaintNode { node, taint } => Action::TaintNode {
+                node: node.clone(),
+                taint: TaintDoc {
+                    key: taint.key.clone(),
+                    value: taint.value.clone(),
+                    effect: taint.effect.as_str().into(),
+                },
+            },
+            Event::UntaintNode { node, key, effect } => Action::UntaintNode {
+                node: node.clone(),
+                key: key.clone(),
+                effect: effect.map(|e| e.as_str().into()),
+            },
+            Event::FailZone { key, value } => Action::FailZone {
+                key: key.clone(),
+                value: value.clone(),
+            },
             Event::Deploy(d) => Action::Deploy {
                 name: d.name.clone(),
                 replicas: d.replicas,
@@ -635,6 +688,26 @@ impl Action {
             })),
             Action::DeleteService { name } => one(Event::DeleteService(name.clone())),
             Action::Evict { pod } => one(Event::Evict(pod.clone())),
+            Action::TaintNode { node, taint } => one(Event::TaintNode {
+                node: node.clone(),
+                taint: Taint::new(&taint.key, &taint.value, effect(&taint.effect)?),
+            }),
+            Action::UntaintNode {
+                node,
+                key,
+                effect: e,
+            } => one(Event::UntaintNode {
+                node: node.clone(),
+                key: key.clone(),
+                effect: match e.as_deref() {
+                    None | Some("") => None,
+                    Some(x) => Some(effect(x)?),
+                },
+            }),
+            Action::FailZone { key, value } => one(Event::FailZone {
+                key: key.clone(),
+                value: value.clone(),
+            }),
             Action::SetPolicy { policy } => one(Event::SetProfile(parse_policy(policy)?)),
             Action::SetProfile { profile } => one(Event::SetProfile(profile.to_engine()?)),
             Action::Generate {

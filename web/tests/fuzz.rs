@@ -203,7 +203,7 @@ const APPS: &[&str] = &["web", "api", "cache"];
 fn action(rng: &mut Prng) -> Action {
     let node = |rng: &mut Prng| name(rng, NODES);
     let app = |rng: &mut Prng| name(rng, APPS);
-    match rng.below(20) {
+    match rng.below(23) {
         0 | 1 => Action::AddNode {
             name: node(rng),
             cpu: if rng.chance(70) {
@@ -283,6 +283,33 @@ fn action(rng: &mut Prng) -> Action {
         },
         18 => Action::SetPolicy {
             policy: rng.pick(&["binpack", "leastloaded", "x"]).to_string(),
+        },
+        19 => Action::TaintNode {
+            node: node(rng),
+            taint: scenario::TaintDoc {
+                key: rng
+                    .pick(&["maintenance", "dedicated", "bad key!", ""])
+                    .to_string(),
+                value: rng.pick(&["", "gpu", "x y"]).to_string(),
+                effect: rng
+                    .pick(&["NoSchedule", "NoExecute", "PreferNoSchedule", "x"])
+                    .to_string(),
+            },
+        },
+        20 => Action::UntaintNode {
+            node: node(rng),
+            key: rng.pick(&["maintenance", "dedicated", ""]).to_string(),
+            effect: if rng.chance(50) {
+                Some(rng.pick(&["NoSchedule", "NoExecute", "x", ""]).to_string())
+            } else {
+                None
+            },
+        },
+        21 => Action::FailZone {
+            key: rng
+                .pick(&["topology.kubernetes.io/zone", "zone", "bad key!"])
+                .to_string(),
+            value: rng.pick(&["zone-a", "zone-b", "zone-c", "a b"]).to_string(),
         },
         _ => Action::Generate {
             nodes: if rng.chance(70) {

@@ -535,3 +535,55 @@ fn import_errors_name_the_action_the_field_and_what_was_expected() {
         assert!(!e.contains("u64") && !e.contains("floating point"), "{e}");
     }
 }
+
+#[test]
+fn taint_untaint_and_zone_failure_actions_replay_from_an_export() {
+    let mut s = small();
+    s.submit(Action::TaintNode {
+        node: "node-1".into(),
+        taint: scenario::TaintDoc {
+            key: "maintenance".into(),
+            value: String::new(),
+            effect: "NoExecute".into(),
+        },
+    })
+    .expect("node-1 exists and has no such taint");
+    s.run(2);
+    assert_eq!(
+        node_named(&s, "node-1").pods.len(),
+        0,
+        "web does not tolerate it"
+    );
+    let bad = s.submit(Action::UntaintNode {
+        node: "node-1".into(),
+        key: "maintenance".into(),
+        effect: Some("NoSchedule".into()),
+    });
+    assert!(bad.unwrap_err().contains("has no taint"));
+    s.submit(Action::UntaintNode {
+        node: "node-1".into(),
+        key: "maintenance".into(),
+        effect: None,
+    })
+    .expect("the taint is there");
+    let bad = s.submit(Action::FailZone {
+        key: "topology.kubernetes.io/zone".into(),
+        value: "zone-a".into(),
+    });
+    assert!(bad.unwrap_err().contains("no node has label"));
+    s.run(3);
+    let doc = s.scenario();
+    let json = serde_json::to_string(&doc).unwrap();
+    assert!(json.contains("\"type\":\"taintNode\"") && json.contains("\"type\":\"untaintNode\""));
+    let r = Session::from_scenario(&doc).expect("an exported scenario replays");
+    assert_eq!(events(&r), events(&s));
+    // failZone reads with the default key.
+    let a: Action = serde_json::from_str(r#"{"type":"failZone","value":"zone-b"}"#).unwrap();
+    assert_eq!(
+        a,
+        Action::FailZone {
+            key: "topology.kubernetes.io/zone".into(),
+            value: "zone-b".into()
+        }
+    );
+}

@@ -1,0 +1,383 @@
+//! Taints on running nodes (`kubectl taint`) and Kubernetes' taint-based
+//! eviction (the taint-eviction controller, formerly the NoExecute taint
+//! manager), and zone failures.
+//!
+//! Time: one tick is one second of cluster time, so a toleration's
+//! `tolerationSeconds` counts ticks. A NoExecute taint evicts, at once, every
+//! pod on the node that does not tolerate it; a pod that tolerates every
+//! NoExecute taint there is evicted after the smallest tolerationSeconds
+//! among the tolerations that match them (the first matching toleration of
+//! each taint, as Kubernetes' getMinTolerationTime takes them), counted from
+//! when the timer started; a pod whose matching tolerations give no
+//! tolerationSeconds stays for good. A timer, once started, keeps its start
+//! when more taints arrive; it is cancelled when the node loses its NoExecute
+//! taints or the pod comes to tolerate them for good. NoSchedule and
+//! PreferNoSchedule only affect scheduling.
+//!
+//! Cost: adding or removing a taint visits the node's pods, nothing else; a
+//! timer is one entry in a queue keyed by its tick, checked once per tick.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::cluster::{Cluster, NodeId};
+use crate::error::Error;
+use crate::events::{EventType, ObjectRef, Reason};
+use crate::model::{validate_label_key, Taint, TaintEffect, Toleration};
+
+/// What the taint-eviction controller does with one pod on a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// The node has no NoExecute taint, or the pod tolerates them for good.
+    Stay,
+    /// A NoExecute taint the pod does not tolerate (index into the node's taints).
+    EvictNow(usize),
+    /// Tolerated for this many seconds (ticks).
+    EvictAfter(u64),
+}
+
+fn verdict(taints: &[Taint], tolerations: &[Toleration]) -> Verdict {
+    let mut min: Option<u64> = None;
+    for (i, t) in taints.iter().enumerate() {
+        if t.effect != TaintEffect::NoExecute {
+            continue;
+        }
+        // Kubernetes takes, per taint, the first toleration that matches it.
+        let Some(tol) = tolerations.iter().find(|tol| tol.tolerates(t)) else {
+            return Verdict::EvictNow(i);
+        };
+        if let Some(s) = tol.toleration_seconds {
+            min = Some(min.map_or(s, |m| m.min(s)));
+        }
+    }
+    match min {
+        None => Verdict::Stay,
+        Some(s) => Verdict::EvictAfter(s),
+    }
+}
+
+impl Cluster {
+    /// `kubectl taint nodes NODE key=value:Effect`: adds a taint to a
+    /// registered node. Refused, changing nothing, if the taint is malformed,
+    /// if the node already has a taint with the same key and effect (kubectl
+    /// asks for `--overwrite` then), or if the node would carry more taints
+    /// than a node may. A NoExecute taint evicts at once the pods that do not
+    /// tolerate it and starts the timers of those that tolerate it for a while.
+    pub fn taint_node(&mut self, name: &str, taint: Taint) -> Result<(), Error> {
+        let id = self.node_id(name)?;
+        self.check_taint(id, &taint)?;
+        let n = &mut self.nodes[id.0 as usize];
+        n.spec.taints.push(taint.clone());
+        // Pods bound before now were admitted without this taint: a NoSchedule
+        // taint does not apply to them (see verify's admitted_under_old_body).
+        n.changed_at_bind = self.bind_epoch;
+        self.refresh_hot(id);
+        if taint.effect == TaintEffect::NoExecute {
+            self.disruption_epoch += 1;
+            self.apply_no_execute(id);
+        }
+        Ok(())
+    }
+
+    /// Whether `taint` could be added to node `id` now: the checks of
+    /// [`Cluster::taint_node`], changing nothing.
+    pub(crate) fn check_taint(&self, id: NodeId, taint: &Taint) -> Result<(), Error> {
+        let spec = &self.nodes[id.0 as usize].spec;
+        validate_label_key(&taint.key, "taint key")?;
+        if let Some(t) = spec
+            .taints
+            .iter()
+            .find(|t| t.key == taint.key && t.effect == taint.effect)
+        {
+            return Err(Error::Invalid(format!(
+                "node {} already has taint {t} with key {} and effect {}; expected a key and effect it does not carry (remove the old taint first)",
+                spec.name,
+                crate::limits::quoted(&taint.key),
+                taint.effect.as_str()
+            )));
+        }
+        let mut after = spec.clone();
+        after.taints.push(taint.clone());
+        after.validate()
+    }
+
+    /// `kubectl taint nodes NODE key:Effect-` (or `key-` for every effect):
+    /// removes the node's taints with that key and effect. Refused, changing
+    /// nothing, if there is none. Removing the last NoExecute taint cancels
+    /// the pods' eviction timers; pending pods may now fit.
+    pub fn untaint_node(
+        &mut self,
+        name: &str,
+        key: &str,
+        effect: Option<TaintEffect>,
+    ) -> Result<(), Error> {
+        let id = self.node_id(name)?;
+        self.check_untaint(id, key, effect)?;
+        let n = &mut self.nodes[id.0 as usize];
+        let had_no_execute = n.spec.taints.iter().any(|t| {
+            t.key == key
+                && t.effect == TaintEffect::NoExecute
+                && effect.is_none_or(|e| e == t.effect)
+        });
+        n.spec
+            .taints
+            .retain(|t| !(t.key == key && effect.is_none_or(|e| e == t.effect)));
+        n.changed_at_bind = self.bind_epoch;
+        self.refresh_hot(id);
+        self.capacity_epoch += 1;
+        if had_no_execute {
+            self.apply_no_execute(id);
+        }
+        Ok(())
+    }
+
+    /// Whether node `id` carries a taint that `untaint_node` would remove.
+    pub(crate) fn check_untaint(
+        &self,
+        id: NodeId,
+        key: &str,
+        effect: Option<TaintEffect>,
+    ) -> Result<(), Error> {
+        let spec = &self.nodes[id.0 as usize].spec;
+        if spec
+            .taints
+            .iter()
+            .any(|t| t.key == key && effect.is_none_or(|e| e == t.effect))
+        {
+            return Ok(());
+        }
+        let what = match effect {
+            Some(e) => format!("{key}:{}", e.as_str()),
+            None => String::from(key),
+        };
+        Err(Error::Invalid(format!(
+            "node {} has no taint {}; expected one of its taints: {}",
+            spec.name,
+            crate::limits::quoted(&what),
+            if spec.taints.is_empty() {
+                String::from("(none)")
+            } else {
+                spec.taints
+                    .iter()
+                    .map(|t| format!("{t}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        )))
+    }
+
+    /// The taint-eviction controller over every pod of node `id`.
+    pub(crate) fn apply_no_execute(&mut self, id: NodeId) {
+        let keys = self.nodes[id.0 as usize].pods.clone();
+        for k in keys {
+            self.apply_no_execute_to(k, id);
+        }
+    }
+
+    /// The taint-eviction controller for one pod bound to node `id`: evict
+    /// now, start a timer, keep a running one, or cancel it.
+    pub(crate) fn apply_no_execute_to(&mut self, k: u32, id: NodeId) {
+        let v = {
+            let p = self.pod(k);
+            verdict(
+                &self.nodes[id.0 as usize].spec.taints,
+                &self.revision_of(p).template.tolerations,
+            )
+        };
+        let (c, o, uid, deadline) = {
+            let p = self.pod(k);
+            (p.controller, p.ordinal, p.uid, p.taint_deadline)
+        };
+        match v {
+            Verdict::EvictNow(i) => {
+                let t = format!("{}", self.nodes[id.0 as usize].spec.taints[i]);
+                self.taint_evict(k, id, &format!("it does not tolerate taint {t}"));
+            }
+            Verdict::EvictAfter(secs) => {
+                if deadline.is_none() {
+                    self.set_taint_timer(k, uid, secs);
+                }
+            }
+            Verdict::Stay => {
+                if deadline.is_some() {
+                    self.pod_mut(k).taint_deadline = None;
+                    let pod = self.pod_name(c, o);
+                    self.note(
+                        EventType::Normal,
+                        Reason::TaintManagerEviction,
+                        ObjectRef::Pod(c, o),
+                        format!("Cancelling deletion of Pod {pod}"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn set_taint_timer(&mut self, k: u32, uid: u64, secs: u64) {
+        let now = self.now;
+        let at = now.saturating_add(secs);
+        let p = self.pod_mut(k);
+        p.taint_deadline = Some(at);
+        p.taint_started = now;
+        self.taint_queue.entry(at).or_default().push((k, uid));
+    }
+
+    /// A pod just bound to a node with NoExecute taints: the controller
+    /// sees it as it sees any pod there. The scheduler only binds pods that
+    /// tolerate the node's NoExecute taints (unless a profile leaves
+    /// TaintToleration out); a pod that does not is evicted by a timer of 0,
+    /// at the next tick, so a bind never deletes a pod under the scheduler.
+    pub(crate) fn start_taint_timer(&mut self, k: u32, id: NodeId) {
+        let (v, uid) = {
+            let p = self.pod(k);
+            (
+                verdict(
+                    &self.nodes[id.0 as usize].spec.taints,
+                    &self.revision_of(p).template.tolerations,
+                ),
+                p.uid,
+            )
+        };
+        match v {
+            Verdict::Stay => {}
+            Verdict::EvictNow(_) => self.set_taint_timer(k, uid, 0),
+            Verdict::EvictAfter(secs) => self.set_taint_timer(k, uid, secs),
+        }
+    }
+
+    fn taint_evict(&mut self, k: u32, id: NodeId, why: &str) {
+        let (c, o) = {
+            let p = self.pod(k);
+            (p.controller, p.ordinal)
+        };
+        let pod = self.pod_name(c, o);
+        let node = self.nodes[id.0 as usize].spec.name.clone();
+        self.note(
+            EventType::Normal,
+            Reason::TaintManagerEviction,
+            ObjectRef::Pod(c, o),
+            format!("Marking for deletion Pod {pod}: node {node} has a NoExecute taint and {why}"),
+        );
+        self.delete_pod(k, None);
+    }
+
+    /// Fires the eviction timers due by now: each pod still on its node with
+    /// the same timer is deleted (its controller replaces it). Costs the
+    /// timers due, not the pods. Returns how many pods it evicted.
+    pub fn taint_evictions(&mut self) -> u32 {
+        let mut n = 0;
+        while let Some((&at, _)) = self.taint_queue.first_key_value() {
+            if at > self.now {
+                break;
+            }
+            let due = self.taint_queue.remove(&at).unwrap_or_default();
+            for (k, uid) in due {
+                let live = self
+                    .pods
+                    .get(k as usize)
+                    .and_then(|p| p.as_ref())
+                    .filter(|p| p.uid == uid && p.taint_deadline == Some(at));
+                let Some(id) = live.and_then(|p| p.node) else {
+                    continue;
+                };
+                let (v, started) = {
+                    let p = self.pod(k);
+                    (
+                        verdict(
+                            &self.nodes[id.0 as usize].spec.taints,
+                            &self.revision_of(p).template.tolerations,
+                        ),
+                        p.taint_started,
+                    )
+                };
+                let why = match v {
+                    Verdict::Stay => {
+                        self.pod_mut(k).taint_deadline = None;
+                        continue;
+                    }
+                    Verdict::EvictNow(i) => format!(
+                        "it does not tolerate taint {}",
+                        self.nodes[id.0 as usize].spec.taints[i]
+                    ),
+                    Verdict::EvictAfter(_) => format!(
+                        "its tolerationSeconds ({}) have passed",
+                        at.saturating_sub(started)
+                    ),
+                };
+                self.taint_evict(k, id, &why);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Every registered node whose label `key` has the value `value`, in
+    /// registration order.
+    pub fn nodes_labelled(&self, key: &str, value: &str) -> Vec<String> {
+        self.nodes
+            .iter()
+            .filter(|n| !n.removed && n.spec.labels.get(key).is_some_and(|v| v == value))
+            .map(|n| n.spec.name.clone())
+            .collect()
+    }
+
+    /// A zone failure: stops the kubelet of every registered node whose label
+    /// `key` (`topology.kubernetes.io/zone` by default on the page) has the
+    /// value `value`, as [`Cluster::fail_node`] does each. Refused, changing
+    /// nothing, if no node carries it. Returns the nodes failed.
+    pub fn fail_zone(&mut self, key: &str, value: &str) -> Result<Vec<String>, Error> {
+        let names = self.nodes_labelled(key, value);
+        if names.is_empty() {
+            return Err(Error::Invalid(format!(
+                "no registered node has label {}={}; expected a label value some node carries",
+                crate::limits::quoted(key),
+                crate::limits::quoted(value)
+            )));
+        }
+        for n in &names {
+            self.fail_node(n)?;
+        }
+        Ok(names)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verdict_takes_the_first_matching_toleration_of_each_taint() {
+        let ne = |k: &str| Taint::new(k, "", TaintEffect::NoExecute);
+        let tol = |k: &str, s: Option<u64>| {
+            let t = Toleration::exists(k, Some(TaintEffect::NoExecute));
+            match s {
+                Some(s) => t.for_seconds(s),
+                None => t,
+            }
+        };
+        assert_eq!(verdict(&[], &[]), Verdict::Stay);
+        assert_eq!(verdict(&[ne("a")], &[]), Verdict::EvictNow(0));
+        assert_eq!(verdict(&[ne("a")], &[tol("a", None)]), Verdict::Stay);
+        assert_eq!(
+            verdict(
+                &[ne("a"), ne("b")],
+                &[tol("a", Some(300)), tol("b", Some(60))]
+            ),
+            Verdict::EvictAfter(60)
+        );
+        // The first toleration matching `a` gives no seconds: `a` is tolerated
+        // for good, `b` for 30.
+        assert_eq!(
+            verdict(&[ne("a"), ne("b")], &[tol("a", None), tol("", Some(30))]),
+            Verdict::EvictAfter(30)
+        );
+        assert_eq!(
+            verdict(&[ne("a")], &[tol("a", Some(0))]),
+            Verdict::EvictAfter(0)
+        );
+        // NoSchedule taints never evict.
+        let ns = Taint::new("a", "", TaintEffect::NoSchedule);
+        assert_eq!(verdict(&[ns], &[]), Verdict::Stay);
+    }
+}

@@ -1,0 +1,369 @@
+//! Pinned scenarios for disruptions as Kubernetes has them: NoExecute taints
+//! on running nodes and tolerationSeconds (the taint-eviction controller),
+//! taints removed again, and zone failures. One tick is one second of
+//! cluster time, so tolerationSeconds count ticks.
+//!
+//! ```text
+//! cargo test -p shepherd --test disruptions
+//! ```
+
+use shepherd::simulator::{Event, Simulator};
+use shepherd::verify::{verify_capacity, verify_constraints};
+use shepherd::{
+    DeploymentSpec, Error, NodeSpec, Resources, ScorePolicy, Taint, TaintEffect, Toleration,
+};
+
+const ZONE: &str = "topology.kubernetes.io/zone";
+
+fn node(name: &str, zone: &str) -> NodeSpec {
+    NodeSpec::new(name, 4000, 8192).with_label(ZONE, zone)
+}
+
+fn app(name: &str, replicas: u32, tolerations: Vec<Toleration>) -> DeploymentSpec {
+    DeploymentSpec::new(name, replicas, Resources::new(500, 512)).with_template(|mut t| {
+        t.tolerations = tolerations;
+        t.with_ready_after(0)
+    })
+}
+
+/// The nodes each app's pods run on, sorted: (pod, node).
+fn placement(sim: &Simulator) -> Vec<(String, Option<String>)> {
+    let c = sim.cluster();
+    let mut v: Vec<(String, Option<String>)> = c
+        .pods()
+        .map(|p| {
+            let n = p
+                .node
+                .and_then(|id| c.nodes().find(|n| n.id == id))
+                .map(|n| n.name().to_string());
+            (p.name(), n)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn on(sim: &Simulator, node: &str) -> Vec<String> {
+    placement(sim)
+        .into_iter()
+        .filter(|(_, n)| n.as_deref() == Some(node))
+        .map(|(p, _)| p)
+        .collect()
+}
+
+fn events(sim: &Simulator, reason: &str) -> Vec<(u64, String, String)> {
+    sim.cluster()
+        .rendered_events()
+        .into_iter()
+        .filter(|e| e.reason == reason)
+        .map(|e| (e.tick, e.object, e.message))
+        .collect()
+}
+
+fn check(sim: &Simulator) {
+    verify_capacity(sim.cluster()).unwrap();
+    verify_constraints(sim.cluster()).unwrap();
+}
+
+/// Kubernetes' documentation ("Taints and Tolerations", taint based
+/// evictions): a pod that does not tolerate a NoExecute taint is evicted at
+/// once; one that tolerates it with tolerationSeconds 3600 stays 3600 seconds;
+/// one that tolerates it without tolerationSeconds stays for good.
+#[test]
+fn a_no_execute_taint_evicts_at_once_after_toleration_seconds_or_never() {
+    let key = "node.kubernetes.io/maintenance";
+    let ne = || Toleration::exists(key, Some(TaintEffect::NoExecute));
+    let mut sim = Simulator::new(1, ScorePolicy::BinPack);
+    sim.submit(Event::AddNode(node("node-1", "zone-a")))
+        .unwrap();
+    sim.step();
+    for (name, tol) in [
+        ("plain", vec![]),
+        ("hour", vec![ne().for_seconds(3600)]),
+        ("forever", vec![ne()]),
+    ] {
+        sim.submit(Event::Deploy(app(name, 1, tol))).unwrap();
+    }
+    sim.step();
+    assert_eq!(on(&sim, "node-1"), ["forever-0", "hour-0", "plain-0"]);
+    sim.submit(Event::AddNode(node("node-2", "zone-a")))
+        .unwrap();
+    sim.step();
+
+    // Taint node-1 at tick 3.
+    sim.submit(Event::TaintNode {
+        node: "node-1".into(),
+        taint: Taint::new(key, "", TaintEffect::NoExecute),
+    })
+    .unwrap();
+    let r = sim.step();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let t0 = sim.tick();
+    check(&sim);
+    // plain-0 went at once and its replacement runs elsewhere.
+    assert_eq!(on(&sim, "node-1"), ["forever-0", "hour-0"]);
+    assert_eq!(on(&sim, "node-2"), ["plain-1"]);
+    let marks = events(&sim, "TaintManagerEviction");
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    assert_eq!(marks[0].0, t0);
+    assert_eq!(marks[0].1, "pod/plain-0");
+    assert!(
+        marks[0].2.starts_with("Marking for deletion Pod plain-0"),
+        "{}",
+        marks[0].2
+    );
+
+    // hour-0 stays for 3599 more ticks ...
+    sim.run(3599);
+    assert_eq!(
+        on(&sim, "node-1"),
+        ["forever-0", "hour-0"],
+        "at tick {}",
+        sim.tick()
+    );
+    // ... and goes at tick t0 + 3600, exactly.
+    sim.step();
+    assert_eq!(sim.tick(), t0 + 3600);
+    assert!(
+        !placement(&sim).iter().any(|(p, _)| p == "hour-0"),
+        "hour-0 is gone"
+    );
+    // Its replacement tolerates the taint for an hour too: bin-packing puts it
+    // back on node-1, with a fresh hour.
+    assert_eq!(on(&sim, "node-1"), ["forever-0", "hour-1"]);
+    let last = events(&sim, "TaintManagerEviction").pop().unwrap();
+    assert_eq!((last.0, last.1.as_str()), (t0 + 3600, "pod/hour-0"));
+    assert!(last.2.contains("tolerationSeconds (3600)"), "{}", last.2);
+    sim.run(3599);
+    assert_eq!(on(&sim, "node-1"), ["forever-0", "hour-1"]);
+    sim.step();
+    assert_eq!(
+        on(&sim, "node-1"),
+        ["forever-0", "hour-2"],
+        "forever-0 never leaves"
+    );
+    check(&sim);
+}
+
+/// Removing the taint before the timer runs out cancels the eviction
+/// ("Cancelling deletion of Pod"); NoSchedule and PreferNoSchedule taints
+/// never evict a running pod.
+#[test]
+fn untainting_cancels_the_timer_and_no_schedule_only_affects_scheduling() {
+    let key = "maintenance";
+    let mut sim = Simulator::new(2, ScorePolicy::BinPack);
+    sim.submit(Event::AddNode(node("node-1", "zone-a")))
+        .unwrap();
+    sim.step();
+    let tol = Toleration::exists(key, Some(TaintEffect::NoExecute)).for_seconds(30);
+    sim.submit(Event::Deploy(app("web", 2, vec![tol]))).unwrap();
+    sim.step();
+    sim.submit(Event::TaintNode {
+        node: "node-1".into(),
+        taint: Taint::new(key, "", TaintEffect::NoExecute),
+    })
+    .unwrap();
+    sim.run(10);
+    sim.submit(Event::UntaintNode {
+        node: "node-1".into(),
+        key: key.into(),
+        effect: Some(TaintEffect::NoExecute),
+    })
+    .unwrap();
+    sim.step();
+    let cancels: Vec<String> = events(&sim, "TaintManagerEviction")
+        .into_iter()
+        .map(|e| e.2)
+        .collect();
+    assert_eq!(
+        cancels,
+        [
+            "Cancelling deletion of Pod web-0",
+            "Cancelling deletion of Pod web-1"
+        ]
+    );
+    sim.run(60);
+    assert_eq!(on(&sim, "node-1"), ["web-0", "web-1"], "nothing evicted");
+
+    // NoSchedule: running pods stay, new ones go elsewhere (or wait).
+    sim.submit(Event::TaintNode {
+        node: "node-1".into(),
+        taint: Taint::new("dedicated", "gpu", TaintEffect::NoSchedule),
+    })
+    .unwrap();
+    sim.submit(Event::Scale {
+        app: "web".into(),
+        replicas: 3,
+    })
+    .unwrap();
+    sim.step();
+    assert_eq!(on(&sim, "node-1"), ["web-0", "web-1"]);
+    let pending = sim.cluster().pending_pods().next().map(|p| p.name());
+    assert_eq!(pending.as_deref(), Some("web-2"));
+    check(&sim);
+    // Untainting every effect of the key lets it in.
+    sim.submit(Event::UntaintNode {
+        node: "node-1".into(),
+        key: "dedicated".into(),
+        effect: None,
+    })
+    .unwrap();
+    sim.step();
+    assert_eq!(on(&sim, "node-1"), ["web-0", "web-1", "web-2"]);
+}
+
+/// Taint and untaint go through the one validation path: a refusal says
+/// what was wrong and changes nothing.
+#[test]
+fn bad_taint_actions_are_refused_with_a_reason_and_change_nothing() {
+    let mut sim = Simulator::new(3, ScorePolicy::BinPack);
+    sim.submit(Event::AddNode(
+        node("node-1", "zone-a").with_taint(Taint::new("a", "x", TaintEffect::NoSchedule)),
+    ))
+    .unwrap();
+    sim.step();
+    let before = sim.script().len();
+    let refused = |sim: &mut Simulator, e: Event| -> String {
+        match sim.submit(e) {
+            Err(e) => e.to_string(),
+            Ok(()) => panic!("accepted"),
+        }
+    };
+    let m = refused(
+        &mut sim,
+        Event::TaintNode {
+            node: "ghost".into(),
+            taint: Taint::new("a", "", TaintEffect::NoExecute),
+        },
+    );
+    assert!(m.contains("ghost") && m.contains("not found"), "{m}");
+    let m = refused(
+        &mut sim,
+        Event::TaintNode {
+            node: "node-1".into(),
+            taint: Taint::new("a", "y", TaintEffect::NoSchedule),
+        },
+    );
+    assert!(m.contains("already has taint a=x:NoSchedule"), "{m}");
+    let m = refused(
+        &mut sim,
+        Event::TaintNode {
+            node: "node-1".into(),
+            taint: Taint::new("bad key!", "", TaintEffect::NoSchedule),
+        },
+    );
+    assert!(m.contains("taint key"), "{m}");
+    let m = refused(
+        &mut sim,
+        Event::UntaintNode {
+            node: "node-1".into(),
+            key: "a".into(),
+            effect: Some(TaintEffect::NoExecute),
+        },
+    );
+    assert!(
+        m.contains("has no taint") && m.contains("a=x:NoSchedule"),
+        "{m}"
+    );
+    let m = refused(
+        &mut sim,
+        Event::FailZone {
+            key: ZONE.into(),
+            value: "zone-z".into(),
+        },
+    );
+    assert!(
+        m.contains("no node has label") && m.contains("zone-z"),
+        "{m}"
+    );
+    assert_eq!(sim.script().len(), before);
+
+    // tolerationSeconds needs effect NoExecute, as Kubernetes validates it.
+    let wrong = Toleration::exists("a", Some(TaintEffect::NoSchedule)).for_seconds(5);
+    let m = refused(&mut sim, Event::Deploy(app("web", 1, vec![wrong])));
+    assert!(
+        m.contains("tolerationSeconds") && m.contains("NoExecute"),
+        "{m}"
+    );
+    let any = Toleration::exists("a", None).for_seconds(5);
+    assert!(sim.submit(Event::Deploy(app("web", 1, vec![any]))).is_err());
+    let huge = Toleration::exists("a", Some(TaintEffect::NoExecute)).for_seconds(u64::MAX);
+    assert!(sim
+        .submit(Event::Deploy(app("web", 1, vec![huge])))
+        .is_err());
+    let e = sim.cluster_mut().untaint_node("node-1", "zzz", None);
+    assert!(matches!(e, Err(Error::Invalid(_))));
+}
+
+/// A zone failure: every node of zone-a stops heart-beating at once, goes
+/// NotReady after the heartbeat timeout, and its pods are replaced in the
+/// other zone; nodes elsewhere are untouched.
+#[test]
+fn a_zone_failure_fails_every_node_of_the_zone() {
+    let mut sim = Simulator::new(4, ScorePolicy::BinPack);
+    for (n, z) in [
+        ("a-1", "zone-a"),
+        ("a-2", "zone-a"),
+        ("b-1", "zone-b"),
+        ("b-2", "zone-b"),
+    ] {
+        sim.submit(Event::AddNode(node(n, z))).unwrap();
+    }
+    sim.step();
+    sim.submit(Event::Deploy(app("web", 8, vec![]))).unwrap();
+    sim.run(2);
+    assert_eq!(sim.cluster().pending_count(), 0);
+    sim.submit(Event::FailZone {
+        key: ZONE.into(),
+        value: "zone-a".into(),
+    })
+    .unwrap();
+    sim.step();
+    let silent: Vec<String> = sim
+        .cluster()
+        .nodes()
+        .filter(|n| !n.beating)
+        .map(|n| n.name().to_string())
+        .collect();
+    assert_eq!(silent, ["a-1", "a-2"]);
+    sim.run(shepherd::DEFAULT_HEARTBEAT_TIMEOUT + 2);
+    let not_ready: Vec<String> = events(&sim, "NodeNotReady")
+        .into_iter()
+        .map(|e| e.1)
+        .collect();
+    assert_eq!(not_ready, ["node/a-1", "node/a-2"]);
+    assert!(on(&sim, "a-1").is_empty() && on(&sim, "a-2").is_empty());
+    assert_eq!(on(&sim, "b-1").len() + on(&sim, "b-2").len(), 8);
+    check(&sim);
+    // The action round-trips through the script as one event.
+    assert!(sim
+        .script()
+        .iter()
+        .any(|(_, e)| e.describe() == format!("fail zone {ZONE}=zone-a")));
+}
+
+/// Same seed and script, same log: taint timers replay exactly.
+#[test]
+fn taint_timers_replay_exactly() {
+    let run = || {
+        let mut sim = Simulator::new(9, ScorePolicy::BinPack);
+        sim.submit(Event::AddNode(node("node-1", "zone-a")))
+            .unwrap();
+        sim.submit(Event::AddNode(node("node-2", "zone-b")))
+            .unwrap();
+        sim.step();
+        let tol = Toleration::exists("m", Some(TaintEffect::NoExecute)).for_seconds(5);
+        sim.submit(Event::Deploy(app("web", 6, vec![tol]))).unwrap();
+        sim.submit(Event::Deploy(app("db", 3, vec![]))).unwrap();
+        sim.step();
+        sim.submit(Event::TaintNode {
+            node: "node-1".into(),
+            taint: Taint::new("m", "", TaintEffect::NoExecute),
+        })
+        .unwrap();
+        sim.run(30);
+        check(&sim);
+        sim.cluster().rendered_events()
+    };
+    assert_eq!(run(), run());
+}
