@@ -63,6 +63,7 @@ mod affinity;
 mod cluster;
 mod controllers;
 mod error;
+pub mod balance;
 pub mod events;
 pub mod limits;
 pub mod model;
@@ -78,6 +79,7 @@ pub use cluster::{
     Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy,
     DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
+pub use balance::{Balance, Fragmentation, ResourceBalance};
 pub use controllers::PdbStatus;
 pub use error::Error;
 pub use events::{EventRecord, EventType, Reason, RenderedEvent};
