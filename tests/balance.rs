@@ -131,7 +131,12 @@ fn from_scratch(c: &Cluster) -> Balance {
             .map(|n| (n.requested.memory_mib, n.capacity.memory_mib))
             .collect::<Vec<_>>(),
     );
-    let pods = expected_resource(&ready.iter().map(|n| (n.pods, n.max_pods)).collect::<Vec<_>>());
+    let pods = expected_resource(
+        &ready
+            .iter()
+            .map(|n| (n.pods, n.max_pods))
+            .collect::<Vec<_>>(),
+    );
 
     // The largest Pending pod: the greatest max(cpu/TC, mem/TM), then cpu,
     // then memory; the first such pod in Deployment creation order.
@@ -209,16 +214,36 @@ fn compare(got: &Balance, want: &Balance) -> Result<(), String> {
             return Err(format!("{name}: engine {g:?}\n  from scratch {w:?}"));
         }
         if g.histogram.iter().sum::<u32>() != g.nodes || g.in_use + g.empty != g.nodes {
-            return Err(format!("{name}: buckets or in-use/empty do not add up: {g:?}"));
+            return Err(format!(
+                "{name}: buckets or in-use/empty do not add up: {g:?}"
+            ));
         }
     }
-    if (got.ready_nodes, got.not_ready_nodes, got.nodes_with_pods, got.pending)
-        != (want.ready_nodes, want.not_ready_nodes, want.nodes_with_pods, want.pending)
-    {
+    if (
+        got.ready_nodes,
+        got.not_ready_nodes,
+        got.nodes_with_pods,
+        got.pending,
+    ) != (
+        want.ready_nodes,
+        want.not_ready_nodes,
+        want.nodes_with_pods,
+        want.pending,
+    ) {
         return Err(format!(
             "counts: engine {:?} from scratch {:?}",
-            (got.ready_nodes, got.not_ready_nodes, got.nodes_with_pods, got.pending),
-            (want.ready_nodes, want.not_ready_nodes, want.nodes_with_pods, want.pending)
+            (
+                got.ready_nodes,
+                got.not_ready_nodes,
+                got.nodes_with_pods,
+                got.pending
+            ),
+            (
+                want.ready_nodes,
+                want.not_ready_nodes,
+                want.nodes_with_pods,
+                want.pending
+            )
         ));
     }
     if got.fragmentation != want.fragmentation {
@@ -239,10 +264,9 @@ fn compare(got: &Balance, want: &Balance) -> Result<(), String> {
 
 fn seeds() -> Vec<u64> {
     if let Ok(v) = std::env::var("SHEPHERD_BALANCE_SEED") {
-        return vec![v
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("SHEPHERD_BALANCE_SEED should be a whole number, got {v:?}"))];
+        return vec![v.trim().parse().unwrap_or_else(|_| {
+            panic!("SHEPHERD_BALANCE_SEED should be a whole number, got {v:?}")
+        })];
     }
     let ops = std::env::var("SHEPHERD_FUZZ_OPS")
         .ok()
@@ -300,7 +324,11 @@ fn run_case(seed: u64) -> Result<(u32, u32), String> {
     };
     check(&sim, "before any pod")?;
     for step in 0..rng.range(1, 12) {
-        let names: Vec<String> = sim.cluster().nodes().map(|n| n.name().to_string()).collect();
+        let names: Vec<String> = sim
+            .cluster()
+            .nodes()
+            .map(|n| n.name().to_string())
+            .collect();
         let app_names: Vec<String> = sim.cluster().apps().map(|a| a.name).collect();
         let ev = match rng.below(10) {
             0..=2 => {
@@ -369,7 +397,10 @@ fn balance_equals_a_from_scratch_computation_over_the_pods() {
         }
     }
     assert!(failed.is_empty(), "failing seeds: {failed:?}");
-    eprintln!("[balance] {} seeds: {pending} checks with Pending pods, {stranded} with stranded space", seeds.len());
+    eprintln!(
+        "[balance] {} seeds: {pending} checks with Pending pods, {stranded} with stranded space",
+        seeds.len()
+    );
     if seeds.len() >= 50 {
         assert!(
             pending > 0 && stranded > 0,
@@ -399,7 +430,10 @@ fn figures_of_a_small_cluster_worked_out_by_hand() {
         .unwrap();
     c.reconcile_to_fixed_point(Profile::bin_pack());
     let b = c.balance();
-    let by_node: Vec<(String, u32)> = c.nodes().map(|n| (n.name().to_string(), n.pod_count)).collect();
+    let by_node: Vec<(String, u32)> = c
+        .nodes()
+        .map(|n| (n.name().to_string(), n.pod_count))
+        .collect();
     assert_eq!(by_node, [("a".into(), 4), ("b".into(), 2), ("c".into(), 0)]);
     // cpu: 100%, 50%, 0%.
     assert_eq!(b.cpu.histogram, [1, 0, 0, 0, 0, 1, 0, 0, 0, 1]);

@@ -241,9 +241,8 @@ fn fits(free_cpu: u128, free_mem: u128, pods_free: u128, req: Resources) -> u128
 /// Ties (equal requests) are not larger: the Deployment created first wins.
 pub fn larger(a: Resources, b: Resources, tc: u64, tm: u64) -> bool {
     // max(c/tc, m/tm) compared as max(c*tm, m*tc), both scaled by tc*tm.
-    let share = |r: Resources| {
-        (r.cpu_millis as u128 * tm as u128).max(r.memory_mib as u128 * tc as u128)
-    };
+    let share =
+        |r: Resources| (r.cpu_millis as u128 * tm as u128).max(r.memory_mib as u128 * tc as u128);
     (share(a), a.cpu_millis, a.memory_mib) > (share(b), b.cpu_millis, b.memory_mib)
 }
 
@@ -396,7 +395,10 @@ mod tests {
             let got = sqrt(x);
             // The true root r satisfies got*got ~ x within a couple of ulps.
             let err = (got * got - x).abs();
-            assert!(err <= 4.0 * f64::EPSILON * x.max(f64::MIN_POSITIVE), "sqrt({x}) = {got}");
+            assert!(
+                err <= 4.0 * f64::EPSILON * x.max(f64::MIN_POSITIVE),
+                "sqrt({x}) = {got}"
+            );
         }
         assert_eq!(sqrt(0.0), 0.0);
         assert_eq!(sqrt(4.0), 2.0);

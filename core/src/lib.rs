@@ -60,10 +60,10 @@ extern crate alloc;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 mod affinity;
+pub mod balance;
 mod cluster;
 mod controllers;
 mod error;
-pub mod balance;
 pub mod events;
 pub mod limits;
 pub mod model;
@@ -75,11 +75,11 @@ pub mod verify;
 mod views;
 pub mod workload;
 
+pub use balance::{Balance, Fragmentation, ResourceBalance};
 pub use cluster::{
     Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy,
     DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
-pub use balance::{Balance, Fragmentation, ResourceBalance};
 pub use controllers::PdbStatus;
 pub use error::Error;
 pub use events::{EventRecord, EventType, Reason, RenderedEvent};
