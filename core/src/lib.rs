@@ -26,6 +26,9 @@
 //!   [`simulator::Event`]s; [`simulator::Simulator::step`] lists its phases.
 //! - [`limits`]: what one scenario may ask for in total (nodes, pods,
 //!   scripted events, ticks), each checked before anything changes.
+//! - [`balance`]: the cluster's balance ([`Cluster::balance`]): utilisation
+//!   per resource over the Ready nodes and fragmentation measured with the
+//!   largest Pending pod, from the nodes' books.
 //! - [`verify`]: independent checkers that recompute every invariant from the
 //!   pods themselves.
 //!
