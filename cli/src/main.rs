@@ -7,6 +7,7 @@
 //! shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS]
 //! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME]
 //! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config]
+//! shepherd compare [--profiles P,P...] [--seeds N,N...] [--seed N] [--nodes N] [--apps N] [--output json]
 //! ```
 
 mod manifests;
@@ -66,7 +67,12 @@ const USAGE: &str = "usage:
       the total and the position, and the plugin that decided
   shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config]
       the input's scenario, or a random workload from the seed, as manifests kubectl apply takes;
-      --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead";
+      --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead
+  shepherd compare [--profiles P,P...] [--seeds N,N...] [--seed N] [--nodes N] [--apps N] [--output json]
+      one random workload (from --seed; defaults: seed 7, 6 nodes, 4 apps) converged under each
+      profile (default: default-scheduler,binpack,leastloaded) and scheduler seed: a row per run
+      (nodes used, Pending, cpu and memory utilisation min/max/std, stranded space), then the pods
+      that landed differently from the first run and the Pending pods one run has and the other not";
 
 /// Why a command stopped: the arguments were wrong (usage, exit 2), or the
 /// run itself failed, e.g. a from-scratch verification (exit 1).
@@ -92,6 +98,7 @@ fn main() -> ExitCode {
         Some("demo") => demo(&args[1..]),
         Some("converge") => converge(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("compare") => compare(&args[1..]),
         Some("simulate") => manifests::simulate(&args[1..]).map_err(Failure::from),
         Some("export") => manifests::export_cmd(&args[1..]).map_err(Failure::from),
         Some("explain") => manifests::explain(&args[1..]).map_err(Failure::from),
@@ -100,11 +107,11 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some(other) => Err(Failure::Usage(format!(
-            "unknown command {}; expected demo, converge, bench, simulate, explain or export",
+            "unknown command {}; expected demo, converge, bench, simulate, explain, export or compare",
             shepherd::limits::quoted(other)
         ))),
         None => Err(Failure::Usage(
-            "no command given; expected demo, converge, bench, simulate, explain or export"
+            "no command given; expected demo, converge, bench, simulate, explain, export or compare"
                 .to_string(),
         )),
     };
@@ -809,5 +816,317 @@ fn bench(args: &[String]) -> Result<(), Failure> {
         mib(live),
         sim.cluster().events().len()
     );
+    Ok(())
+}
+
+// ----- compare -------------------------------------------------------------
+
+/// `shepherd compare`: one workload converged under several profiles and/or
+/// scheduler seeds, side by side: a row of balance figures per run, then what
+/// differs between the first run and each other one.
+fn compare(args: &[String]) -> Result<(), Failure> {
+    use shepherd::{Balance, ResourceBalance};
+    use std::collections::BTreeMap;
+
+    /// At most this many runs, so what a user types stays bounded.
+    const MAX_SEEDS: usize = 8;
+    /// Names shown per list in the text output (JSON lists them all).
+    const SHOWN: usize = 5;
+
+    let o = Opts::parse(
+        args,
+        &[
+            "--profiles",
+            "--seeds",
+            "--seed",
+            "--nodes",
+            "--apps",
+            "--output",
+        ],
+        &[],
+    )?;
+    let value = |name: &str| {
+        o.pairs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let seed = o.num("--seed", 7, 0, u64::MAX)?;
+    let nodes = o.num("--nodes", 6, 1, 5000)? as u32;
+    let apps = o.num("--apps", 4, 0, MAX_BENCH_APPS)? as u32;
+    let json = match value("--output") {
+        None | Some("text") => false,
+        Some("json") => true,
+        Some(v) => {
+            return Err(Failure::Usage(format!(
+                "--output {} is not valid; expected json or text",
+                shepherd::limits::quoted(v)
+            )))
+        }
+    };
+    // A comma-separated list: no empty item, no item twice.
+    let list = |name: &str, text: &str, max: usize| -> Result<Vec<String>, String> {
+        let items: Vec<&str> = text.split(',').collect();
+        if items.len() > max {
+            return Err(format!(
+                "{name} lists {} items; expected at most {max}",
+                items.len()
+            ));
+        }
+        let mut out: Vec<String> = Vec::new();
+        for (i, it) in items.iter().enumerate() {
+            if it.is_empty() {
+                return Err(format!(
+                    "{name} {}: item {} is empty; expected names or numbers separated by commas",
+                    shepherd::limits::quoted(text),
+                    i + 1
+                ));
+            }
+            if out.iter().any(|x| x == it) {
+                return Err(format!(
+                    "{name} lists {} twice; expected each at most once",
+                    shepherd::limits::quoted(it)
+                ));
+            }
+            out.push(it.to_string());
+        }
+        Ok(out)
+    };
+    let profiles: Vec<Profile> = list(
+        "--profiles",
+        value("--profiles").unwrap_or("default-scheduler,binpack,leastloaded"),
+        3,
+    )?
+    .iter()
+    .map(|p| Profile::named(p).map_err(|e| format!("--profiles: {e}")))
+    .collect::<Result<_, _>>()?;
+    let seeds: Vec<u64> = match value("--seeds") {
+        None => vec![seed],
+        Some(text) => list("--seeds", text, MAX_SEEDS)?
+            .iter()
+            .map(|s| {
+                s.parse::<u64>().map_err(|_| {
+                    format!(
+                        "--seeds: {} is not valid; expected a whole number from 0 to {}",
+                        shepherd::limits::quoted(s),
+                        u64::MAX
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    if profiles.len() * seeds.len() < 2 {
+        return Err(Failure::Usage(
+            "compare needs at least two runs; expected two or more --profiles, or two or more --seeds"
+                .into(),
+        ));
+    }
+
+    // The workload comes from --seed alone (the same as `converge --seed`),
+    // so every run schedules the same nodes and Deployments; a run's seed
+    // feeds only its scheduler's tie-break.
+    let workload = generate(&mut Prng::new(seed), &WorkloadConfig::small(nodes, apps));
+    struct Run {
+        label: String,
+        profile: String,
+        seed: u64,
+        converged: bool,
+        passes: u32,
+        balance: Balance,
+        /// Pod name -> node name (None: Pending), in name order.
+        placement: BTreeMap<String, Option<String>>,
+    }
+    let mut runs: Vec<Run> = Vec::new();
+    for &s in &seeds {
+        for p in &profiles {
+            let mut sim = Simulator::new(s, p.clone());
+            let c = sim.cluster_mut();
+            for n in &workload.nodes {
+                c.add_node(n.clone()).map_err(run_failed)?;
+            }
+            for a in &workload.apps {
+                c.deploy(a.clone()).map_err(run_failed)?;
+            }
+            let fp = c.reconcile_to_fixed_point(p);
+            let c = sim.cluster();
+            verified(shepherd::verify::verify_capacity(c))?;
+            verified(shepherd::verify::verify_constraints(c))?;
+            let placement = c
+                .pods()
+                .map(|pod| {
+                    let node = pod
+                        .node
+                        .and_then(|id| c.node_by_id(id))
+                        .map(|n| n.name().to_string());
+                    (pod.name(), node)
+                })
+                .collect();
+            runs.push(Run {
+                label: if seeds.len() > 1 {
+                    format!("{} seed {s}", p.scheduler_name)
+                } else {
+                    p.scheduler_name.to_string()
+                },
+                profile: p.scheduler_name.to_string(),
+                seed: s,
+                converged: fp.converged,
+                passes: fp.passes,
+                balance: c.balance(),
+                placement,
+            });
+        }
+    }
+
+    // What differs between the first run and run k, by pod name.
+    struct Diff {
+        moved: Vec<(String, String, String)>,
+        pending_first: Vec<String>,
+        pending_other: Vec<String>,
+    }
+    let diff = |a: &Run, b: &Run| {
+        let mut d = Diff {
+            moved: Vec::new(),
+            pending_first: Vec::new(),
+            pending_other: Vec::new(),
+        };
+        for (pod, na) in &a.placement {
+            let nb = b.placement.get(pod);
+            match (na, nb) {
+                (Some(x), Some(Some(y))) if x != y => {
+                    d.moved.push((pod.clone(), x.clone(), y.clone()))
+                }
+                (None, Some(Some(_))) | (None, None) => d.pending_first.push(pod.clone()),
+                _ => {}
+            }
+        }
+        for (pod, nb) in &b.placement {
+            if nb.is_none() && !matches!(a.placement.get(pod), Some(None)) {
+                d.pending_other.push(pod.clone());
+            }
+        }
+        d
+    };
+    let diffs: Vec<Diff> = runs[1..].iter().map(|r| diff(&runs[0], r)).collect();
+    let pods_total = runs[0].placement.len();
+
+    if json {
+        let res = |r: &ResourceBalance| {
+            serde_json::json!({
+                "nodes": r.nodes, "requested": r.requested, "allocatable": r.allocatable,
+                "histogram": r.histogram, "min": r.min, "max": r.max, "mean": r.mean,
+                "stdDev": r.std_dev, "inUse": r.in_use, "empty": r.empty,
+            })
+        };
+        let out = serde_json::json!({
+            "workload": {"seed": seed, "nodes": nodes, "apps": apps, "pods": pods_total},
+            "runs": runs.iter().map(|r| {
+                let b = &r.balance;
+                serde_json::json!({
+                    "label": r.label, "profile": r.profile, "seed": r.seed,
+                    "converged": r.converged, "passes": r.passes,
+                    "nodesUsed": b.nodes_with_pods, "readyNodes": b.ready_nodes,
+                    "pending": b.pending,
+                    "cpu": res(&b.cpu), "memory": res(&b.memory), "pods": res(&b.pods),
+                    "fragmentation": b.fragmentation.as_ref().map(|f| serde_json::json!({
+                        "app": f.app, "cpuMillis": f.requests.cpu_millis,
+                        "memoryMiB": f.requests.memory_mib, "fitOnNodes": f.fit_on_nodes,
+                        "fitPooled": f.fit_pooled, "stranded": f.stranded(),
+                    })),
+                })
+            }).collect::<Vec<_>>(),
+            "differences": runs[1..].iter().zip(&diffs).map(|(r, d)| serde_json::json!({
+                "from": runs[0].label, "to": r.label,
+                "landedDifferently": d.moved.iter().map(|(p, x, y)| serde_json::json!({"pod": p, "from": x, "to": y})).collect::<Vec<_>>(),
+                "pendingOnlyInFrom": d.pending_first,
+                "pendingOnlyInTo": d.pending_other,
+            })).collect::<Vec<_>>(),
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).map_err(run_failed)?
+        );
+        return Ok(());
+    }
+
+    println!(
+        "shepherd compare: workload seed {seed}, {nodes} nodes, {apps} apps ({pods_total} pods), {} runs\n",
+        runs.len()
+    );
+    let pct = |x: f64| format!("{:.0}%", x * 100.0);
+    let w = runs.iter().map(|r| r.label.len()).max().unwrap_or(0).max(3);
+    println!(
+        "{:<w$}  {:>10}  {:>7}  {:>19}  {:>19}  {:>8}",
+        "run", "nodes used", "pending", "cpu min/max/std", "memory min/max/std", "stranded"
+    );
+    for r in &runs {
+        let b = &r.balance;
+        let imb = |x: &ResourceBalance| format!("{}/{}/{}", pct(x.min), pct(x.max), pct(x.std_dev));
+        println!(
+            "{:<w$}  {:>10}  {:>7}  {:>19}  {:>19}  {:>8}{}",
+            r.label,
+            format!("{}/{}", b.nodes_with_pods, b.ready_nodes),
+            b.pending,
+            imb(&b.cpu),
+            imb(&b.memory),
+            b.fragmentation
+                .as_ref()
+                .map_or("-".to_string(), |f| f.stranded().to_string()),
+            if r.converged {
+                ""
+            } else {
+                "  (pass budget exhausted)"
+            }
+        );
+    }
+    println!("\nstranded: how many more of the largest Pending pod would fit if each run's free space were one pool");
+    for r in &runs {
+        if let Some(f) = &r.balance.fragmentation {
+            println!(
+                "  {:<w$}  {} ({}m cpu, {}Mi): {} fit on the nodes as they are, {} in the pooled free space",
+                r.label, f.app, f.requests.cpu_millis, f.requests.memory_mib, f.fit_on_nodes, f.fit_pooled
+            );
+        }
+    }
+    let names = |v: &[String]| {
+        let mut s = v.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(" ");
+        if v.len() > SHOWN {
+            s.push_str(&format!(" ... ({} more)", v.len() - SHOWN));
+        }
+        s
+    };
+    for (r, d) in runs[1..].iter().zip(&diffs) {
+        println!(
+            "\n{} -> {}: {} pods landed on a different node",
+            runs[0].label,
+            r.label,
+            d.moved.len()
+        );
+        for (p, x, y) in d.moved.iter().take(SHOWN) {
+            println!("  {p:<16} {x} -> {y}");
+        }
+        if d.moved.len() > SHOWN {
+            println!("  ... ({} more)", d.moved.len() - SHOWN);
+        }
+        println!(
+            "  Pending only under {}: {}{}",
+            runs[0].label,
+            d.pending_first.len(),
+            if d.pending_first.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", names(&d.pending_first))
+            }
+        );
+        println!(
+            "  Pending only under {}: {}{}",
+            r.label,
+            d.pending_other.len(),
+            if d.pending_other.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", names(&d.pending_other))
+            }
+        );
+    }
     Ok(())
 }

@@ -26,6 +26,9 @@
 //!   [`simulator::Event`]s; [`simulator::Simulator::step`] lists its phases.
 //! - [`limits`]: what one scenario may ask for in total (nodes, pods,
 //!   scripted events, ticks), each checked before anything changes.
+//! - [`balance`]: the cluster's balance ([`Cluster::balance`]): utilisation
+//!   per resource over the Ready nodes and fragmentation measured with the
+//!   largest Pending pod, from the nodes' books.
 //! - [`verify`]: independent checkers that recompute every invariant from the
 //!   pods themselves.
 //!
@@ -60,6 +63,7 @@ extern crate alloc;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 mod affinity;
+pub mod balance;
 mod cluster;
 mod controllers;
 mod error;
@@ -75,6 +79,7 @@ pub mod verify;
 mod views;
 pub mod workload;
 
+pub use balance::{Balance, Fragmentation, ResourceBalance};
 pub use cluster::{
     Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy,
     DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,

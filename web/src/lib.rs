@@ -24,6 +24,7 @@
 //! script). All of it is plain Rust, tested natively; this file only converts
 //! at the boundary.
 
+pub mod charts;
 pub mod input;
 pub mod manifests;
 pub mod profile;
@@ -500,6 +501,53 @@ impl Shepherd {
     /// filter verdict (plugin and reason) and the score of each feasible one.
     pub fn explain(&self, pod: &str) -> Result<JsValue, JsError> {
         to_js(&self.session.explain(pod).map_err(err)?)
+    }
+
+    /// The cluster's balance now, as a plain object: per resource (`cpu`,
+    /// `memory`, `pods`) `{nodes, requested, allocatable, overall, histogram
+    /// (10 buckets), min, max, mean, stdDev, inUse, empty}` over the Ready
+    /// nodes, plus `readyNodes`, `notReadyNodes`, `nodesWithPods`, `pending`
+    /// and `fragmentation` (`null`, or `{app, cpuMillis, memoryMiB,
+    /// fitOnNodes, fitPooled, stranded}` for the largest Pending pod). The
+    /// README defines each figure.
+    pub fn balance(&self) -> Result<JsValue, JsError> {
+        to_js(&self.session.balance())
+    }
+
+    /// The per-tick figures from tick `from` to the current tick, as typed
+    /// arrays (index 0 is tick `from`): `{from, cpuRequested, cpuAllocatable,
+    /// memoryRequested, memoryAllocatable}` (`Float64Array`s: millicores and
+    /// MiB over the Ready nodes) and `{pending, notReady}` (`Uint32Array`s).
+    /// Recorded as ticks run, so asking costs only the ticks asked for: a
+    /// chart keeps what it has and asks from the tick after it.
+    pub fn series(&self, from: f64) -> Result<js_sys::Object, JsError> {
+        let s = self.session.series();
+        let from = input::whole("from", from, 0, scenario::MAX_TICK).map_err(err)? as usize;
+        let from = from.min(s.len());
+        let o = js_sys::Object::new();
+        let set = |k: &str, v: &JsValue| {
+            js_sys::Reflect::set(&o, &JsValue::from_str(k), v)
+                .map(|_| ())
+                .map_err(|_| err("could not build the series object"))
+        };
+        set("from", &JsValue::from_f64(from as f64))?;
+        for (k, v) in [
+            ("cpuRequested", &s.cpu_requested),
+            ("cpuAllocatable", &s.cpu_allocatable),
+            ("memoryRequested", &s.memory_requested),
+            ("memoryAllocatable", &s.memory_allocatable),
+        ] {
+            set(k, &js_sys::Float64Array::from(&v[from..]).into())?;
+        }
+        set(
+            "pending",
+            &js_sys::Uint32Array::from(&s.pending[from..]).into(),
+        )?;
+        set(
+            "notReady",
+            &js_sys::Uint32Array::from(&s.not_ready[from..]).into(),
+        )?;
+        Ok(o)
     }
 
     /// An app's current pod template, in the scenario's form.

@@ -137,6 +137,32 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
                         sc.nodes[i].spec = spec;
                     }
                 }
+                // `kubectl taint`: the Node object carries its taints.
+                Event::TaintNode { node: n, taint } => {
+                    if let Some(i) = node(&mut sc, &n) {
+                        sc.nodes[i].spec.taints.push(taint);
+                    }
+                }
+                Event::UntaintNode {
+                    node: n,
+                    key,
+                    effect,
+                } => {
+                    if let Some(i) = node(&mut sc, &n) {
+                        sc.nodes[i]
+                            .spec
+                            .taints
+                            .retain(|t| !(t.key == key && effect.map_or(true, |e| e == t.effect)));
+                    }
+                }
+                // Every node of the zone stops: as NotReady nodes.
+                Event::FailZone { key, value } => {
+                    for n in sc.nodes.iter_mut() {
+                        if n.spec.labels.get(&key) == Some(&value) {
+                            n.ready = false;
+                        }
+                    }
+                }
                 Event::FailNode(n) => {
                     if let Some(i) = node(&mut sc, &n) {
                         sc.nodes[i].ready = false;

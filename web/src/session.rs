@@ -8,6 +8,7 @@
 use shepherd::simulator::{Event, Simulator};
 use shepherd::Profile;
 
+use crate::charts::{BalanceView, Series};
 use crate::scenario::{self, Action, Entry, Note, Scenario, MAX_ACTIONS, MAX_TICK};
 use crate::view::{self, EventsPage, ExplainView, NodeCard, Snapshot};
 
@@ -21,16 +22,31 @@ pub struct Session {
     /// With the seed and the policy, all it takes to replay this run.
     log: Vec<Entry>,
     notes: Vec<Note>,
+    /// A few figures per tick for the page's charts: `tick + 1` entries,
+    /// entry `t` the cluster at the end of tick `t` (see [`Series`]).
+    series: Series,
 }
 
 impl Session {
     pub fn new(seed: u64, profile: impl Into<Profile>) -> Session {
         let profile = profile.into();
+        let sim = Simulator::new(seed, profile.clone());
+        let mut series = Series::default();
+        series.record(sim.cluster());
         Session {
-            sim: Simulator::new(seed, profile.clone()),
+            sim,
             profile,
             log: Vec::new(),
             notes: Vec::new(),
+            series,
+        }
+    }
+
+    /// `n` ticks, each recorded in the series.
+    fn advance(&mut self, n: u64) {
+        for _ in 0..n {
+            self.sim.step();
+            self.series.record(self.sim.cluster());
         }
     }
 
@@ -52,14 +68,14 @@ impl Session {
         me.notes = s.notes.clone();
         for (i, e) in s.actions.iter().enumerate() {
             // check() put the actions in tick order, from tick 1.
-            me.sim.run(e.tick - 1 - me.sim.tick());
+            me.advance(e.tick - 1 - me.sim.tick());
             me.submit(e.action.clone()).map_err(|m| {
                 let place = scenario::action_place(i, Some(e.tick), Some(e.action.kind()));
                 format!("the scenario's {place} is refused: {m}")
             })?;
         }
         if tick >= me.sim.tick() {
-            me.sim.run(tick - me.sim.tick());
+            me.advance(tick - me.sim.tick());
         } else {
             // Checked to its last action; the document stops earlier.
             me.replay_to(tick)?;
@@ -91,8 +107,15 @@ impl Session {
             }
         }
         let mut sim = Simulator::with_script(seed, self.profile.clone(), script);
-        sim.run(tick);
+        // The series up to the current tick stays true: every action fires
+        // after the tick it was submitted at, and a session only submits at
+        // its current tick, so ticks up to it replay exactly as recorded.
+        // Past what was recorded, the replay records as it goes.
+        let recorded = (self.series.len() as u64).saturating_sub(1).min(tick);
+        sim.run(recorded);
         self.sim = sim;
+        self.series.truncate(recorded as usize + 1);
+        self.advance(tick - recorded);
         Ok(())
     }
 
@@ -117,13 +140,25 @@ impl Session {
         if self.sim.tick() >= MAX_TICK {
             return vec![format!("the simulation stops at tick {MAX_TICK}")];
         }
-        self.sim.step().errors
+        let errors = self.sim.step().errors;
+        self.series.record(self.sim.cluster());
+        errors
     }
 
     /// `n` ticks (at most up to [`MAX_TICK`]).
     pub fn run(&mut self, n: u64) {
         let n = n.min(MAX_TICK - self.sim.tick().min(MAX_TICK));
-        self.sim.run(n);
+        self.advance(n);
+    }
+
+    /// The per-tick figures from tick 0 to now.
+    pub fn series(&self) -> &Series {
+        &self.series
+    }
+
+    /// The cluster's balance now (`Cluster::balance`).
+    pub fn balance(&self) -> BalanceView {
+        BalanceView::new(self.sim.tick(), &self.sim.cluster().balance())
     }
 
     /// Back one tick, by replaying from the seed. The script is kept: actions

@@ -1,0 +1,193 @@
+//! What the page charts: the cluster's balance now ([`BalanceView`], from the
+//! engine's `Cluster::balance`) and a few figures per tick ([`Series`]),
+//! recorded by the session as ticks run so a chart never re-runs the past.
+
+use serde::Serialize;
+use shepherd::{Balance, Cluster, ResourceBalance};
+
+/// One resource's balance, as the page receives it (see
+/// `shepherd::ResourceBalance` for each figure's definition; utilisations are
+/// fractions from 0 to 1).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceView {
+    pub nodes: u32,
+    pub requested: u64,
+    pub allocatable: u64,
+    /// `requested / allocatable` over the counted nodes.
+    pub overall: f64,
+    /// Ten buckets of utilisation: 0-10%, 10-20%, ... 90-100% (inclusive).
+    pub histogram: [u32; 10],
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub std_dev: f64,
+    pub in_use: u32,
+    pub empty: u32,
+}
+
+impl From<&ResourceBalance> for ResourceView {
+    fn from(r: &ResourceBalance) -> Self {
+        ResourceView {
+            nodes: r.nodes,
+            requested: r.requested,
+            allocatable: r.allocatable,
+            overall: r.overall(),
+            histogram: r.histogram,
+            min: r.min,
+            max: r.max,
+            mean: r.mean,
+            std_dev: r.std_dev,
+            in_use: r.in_use,
+            empty: r.empty,
+        }
+    }
+}
+
+/// Fragmentation measured with the largest Pending pod (see
+/// `shepherd::Fragmentation`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FragmentationView {
+    pub app: String,
+    pub cpu_millis: u64,
+    #[serde(rename = "memoryMiB")]
+    pub memory_mib: u64,
+    pub fit_on_nodes: u64,
+    pub fit_pooled: u64,
+    /// `fitPooled - fitOnNodes`: how many more would fit if the free space
+    /// were not split across nodes.
+    pub stranded: u64,
+}
+
+/// The cluster's balance as a plain object for the page.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BalanceView {
+    pub tick: u64,
+    pub cpu: ResourceView,
+    pub memory: ResourceView,
+    pub pods: ResourceView,
+    pub ready_nodes: u32,
+    pub not_ready_nodes: u32,
+    pub nodes_with_pods: u32,
+    pub pending: u32,
+    /// `null` when no pod is Pending.
+    pub fragmentation: Option<FragmentationView>,
+}
+
+impl BalanceView {
+    pub fn new(tick: u64, b: &Balance) -> BalanceView {
+        BalanceView {
+            tick,
+            cpu: (&b.cpu).into(),
+            memory: (&b.memory).into(),
+            pods: (&b.pods).into(),
+            ready_nodes: b.ready_nodes,
+            not_ready_nodes: b.not_ready_nodes,
+            nodes_with_pods: b.nodes_with_pods,
+            pending: b.pending,
+            fragmentation: b.fragmentation.as_ref().map(|f| FragmentationView {
+                app: f.app.clone(),
+                cpu_millis: f.requests.cpu_millis,
+                memory_mib: f.requests.memory_mib,
+                fit_on_nodes: f.fit_on_nodes,
+                fit_pooled: f.fit_pooled,
+                stranded: f.stranded(),
+            }),
+        }
+    }
+}
+
+/// A few figures per tick, index = tick (index 0: before the first step).
+///
+/// Invariant: every column has `tick + 1` entries for the session's current
+/// tick, and entry `t` is the cluster at the end of tick `t`. Bounded by the
+/// engine's `MAX_TICK` (100,000 ticks): at most 100,001 entries of 40 bytes,
+/// about 4 MB.
+///
+/// cpu and memory are summed over the Ready nodes, as `Cluster::balance`
+/// counts them (`cpu.requested`, `cpu.allocatable`, ...): millicores and MiB,
+/// held as `f64` (exact to 2^53) so the page gets a `Float64Array`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    pub cpu_requested: Vec<f64>,
+    pub cpu_allocatable: Vec<f64>,
+    pub memory_requested: Vec<f64>,
+    pub memory_allocatable: Vec<f64>,
+    /// Pods not bound to a node.
+    pub pending: Vec<u32>,
+    /// Registered nodes that are not Ready.
+    pub not_ready: Vec<u32>,
+}
+
+/// One tick's figures: `(cpu requested, cpu allocatable, memory requested,
+/// memory allocatable, pending, not ready)`.
+pub type Point = (f64, f64, f64, f64, u32, u32);
+
+impl Series {
+    /// The figures of the cluster now: one pass over the nodes, no pod read.
+    pub fn point(c: &Cluster) -> Point {
+        let (mut cr, mut ca, mut mr, mut ma, mut not_ready) = (0u64, 0u64, 0u64, 0u64, 0u32);
+        for n in c.nodes() {
+            if n.ready {
+                cr = cr.saturating_add(n.allocated.cpu_millis);
+                ca = ca.saturating_add(n.spec.capacity.cpu_millis);
+                mr = mr.saturating_add(n.allocated.memory_mib);
+                ma = ma.saturating_add(n.spec.capacity.memory_mib);
+            } else {
+                not_ready += 1;
+            }
+        }
+        (
+            cr as f64,
+            ca as f64,
+            mr as f64,
+            ma as f64,
+            c.pending_count(),
+            not_ready,
+        )
+    }
+
+    /// Appends the cluster's figures as the next tick's.
+    pub fn record(&mut self, c: &Cluster) {
+        let p = Series::point(c);
+        self.cpu_requested.push(p.0);
+        self.cpu_allocatable.push(p.1);
+        self.memory_requested.push(p.2);
+        self.memory_allocatable.push(p.3);
+        self.pending.push(p.4);
+        self.not_ready.push(p.5);
+    }
+
+    /// Keeps ticks `0..len`.
+    pub fn truncate(&mut self, len: usize) {
+        self.cpu_requested.truncate(len);
+        self.cpu_allocatable.truncate(len);
+        self.memory_requested.truncate(len);
+        self.memory_allocatable.truncate(len);
+        self.pending.truncate(len);
+        self.not_ready.truncate(len);
+    }
+
+    /// Ticks recorded (the current tick + 1).
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Tick `t`'s figures, if recorded.
+    pub fn at(&self, t: usize) -> Option<Point> {
+        Some((
+            *self.cpu_requested.get(t)?,
+            *self.cpu_allocatable.get(t)?,
+            *self.memory_requested.get(t)?,
+            *self.memory_allocatable.get(t)?,
+            *self.pending.get(t)?,
+            *self.not_ready.get(t)?,
+        ))
+    }
+}
