@@ -299,6 +299,9 @@ pub(crate) struct TermState {
     pub preferred: Vec<i64>,
     /// Bound pods that carry this term in any of the four ways, anywhere.
     pub carriers: u32,
+    /// Bound pods that carry it in a way the InterPodAffinity score counts
+    /// (required affinity, preferred affinity or anti-affinity), anywhere.
+    pub score_carriers: u32,
 }
 
 impl TermState {
@@ -1177,6 +1180,7 @@ impl Cluster {
             affinity_owners: Vec::new(),
             preferred: Vec::new(),
             carriers: 0,
+            score_carriers: 0,
         });
         self.term_by_value.insert(term.clone(), i);
         // Existing templates that the selector matches, and their bound pods.
@@ -1515,6 +1519,14 @@ impl Cluster {
                 ts.carriers += 1;
             } else {
                 ts.carriers -= 1;
+            }
+        }
+        for t in aff.iter().copied().chain(prefs.iter().map(|&(t, _)| t)) {
+            let ts = &mut self.terms[t as usize];
+            if add {
+                ts.score_carriers += 1;
+            } else {
+                ts.score_carriers -= 1;
             }
         }
         for t in anti {

@@ -342,7 +342,7 @@ impl Cluster {
                 || b.rev
                     .matching_terms
                     .iter()
-                    .any(|&t| self.terms[t as usize].carriers > 0)
+                    .any(|&t| self.terms[t as usize].score_carriers > 0)
                 || self.template_carries_self_terms(&b.rev));
         self.init_spread(&mut b, profile);
         b
@@ -350,11 +350,11 @@ impl Cluster {
 
     /// Whether the template's own terms match its labels, so that binding
     /// its pods changes the InterPodAffinity scores of the next ones.
+    /// (Required anti-affinity filters but is not scored, so it does not count.)
     fn template_carries_self_terms(&self, rev: &Revision) -> bool {
         rev.carries_terms()
             && rev.matching_terms.iter().any(|t| {
                 rev.affinity_ids.contains(t)
-                    || rev.anti_ids.contains(t)
                     || rev.preferred_ids.iter().any(|(p, _)| p == t)
                     || rev.preferred_anti_ids.iter().any(|(p, _)| p == t)
             })
@@ -1147,7 +1147,9 @@ impl Cluster {
     /// affinity, soft spreading absent or the system defaults' shape, and
     /// no score plugin beyond kube-scheduler's default ones.
     fn fast_cycle_applies(&self, b: &Batch, profile: &Profile) -> bool {
-        if !b.hard.is_empty() || b.inter_pod_filter || b.ipa_score || b.node_affinity_score {
+        // Filters of any kind are fine (the scan runs them all); the scores
+        // must be the common shape.
+        if b.ipa_score || b.node_affinity_score {
             return false;
         }
         let spread_ok = b.soft.is_empty()
@@ -1175,7 +1177,12 @@ impl Cluster {
     /// `None`: a node in the sample needs the general scorer (an untolerated
     /// PreferNoSchedule taint under TaintToleration); nothing was changed.
     fn cycle_fast(&mut self, b: &mut Batch, profile: &Profile) -> Option<Option<NodeId>> {
+        // The index keeps feasibility per node, right while only the bound
+        // node's feasibility can change: not with inter-pod or hard spread
+        // terms, where one bind changes whole domains.
         if b.index.is_none()
+            && b.hard.is_empty()
+            && !b.inter_pod_filter
             && b.pods_left >= self.index_min_pods
             && self.nodes.len() >= INDEX_MIN_NODES
         {
@@ -1205,7 +1212,11 @@ impl Cluster {
             if h.removed {
                 continue;
             }
-            let simple = h.schedulable && !h.hard_taints && b.plain_template;
+            let simple = h.schedulable
+                && !h.hard_taints
+                && b.plain_template
+                && b.hard.is_empty()
+                && !b.inter_pod_filter;
             if simple {
                 if !(b.req.fits_in(&h.free) && h.pods_free > 0) {
                     continue;
@@ -2210,9 +2221,14 @@ impl Cluster {
                 "{pod} is bound to {}; the scores below are as if it were placed again now",
                 self.nodes[n.0 as usize].spec.name
             ),
-            (None, Some(best)) if ties > 1 => format!(
-                "{pod} is Pending; {ties} nodes share the best total ({best} first), and the scheduler picks one of them at random"
-            ),
+            (None, Some(best)) if ties > 1 => match profile.tie_break {
+                TieBreak::Random => format!(
+                    "{pod} is Pending; {ties} nodes share the best total ({best} first), and the scheduler picks one of them at random"
+                ),
+                TieBreak::LowestNodeId => format!(
+                    "{pod} is Pending; {ties} nodes share the best total, and the profile gives ties to the lowest node id: {best}"
+                ),
+            },
             (None, Some(best)) => format!("{pod} is Pending; {best} has the best total"),
             (None, None) => work.failure_message_for(&mut b, profile),
         };
@@ -2241,6 +2257,8 @@ fn p_requests(c: &Cluster, p: &crate::cluster::Pod) -> Resources {
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec::Vec;
+
     use crate::model::{DeploymentSpec, NodeSpec, Resources};
     use crate::{Cluster, Profile};
 
