@@ -17,7 +17,7 @@ const CHARTS = [
 ];
 
 const HEIGHT = 84;
-const PAD = { left: 30, right: 8, top: 8, bottom: 16 };
+const PAD = { left: 38, right: 8, top: 8, bottom: 16 };
 
 // requested / allocatable as a percentage (0 when nothing is allocatable).
 function percent(req, alloc) {

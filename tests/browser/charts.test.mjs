@@ -28,12 +28,13 @@ async function loadZones(page) {
 }
 
 // The page x (viewport) of tick `t` on a chart, as www/charts.js lays it out:
-// 30 px of labels on the left, 8 px on the right, at least 20 ticks wide.
+// 38 px of labels on the left, 8 px on the right, at least 20 ticks wide.
 async function pointOf(page, chart, t) {
+  await page.locator(`#chart-${chart}`).scrollIntoViewIfNeeded();
   const box = await page.locator(`#chart-${chart}`).boundingBox();
   const len = Number(await page.getAttribute('#charts-panel', 'data-points'));
   const span = Math.max(20, len - 1);
-  return { x: box.x + 30 + ((box.width - 38) * t) / span, y: box.y + box.height / 2 };
+  return { x: box.x + 38 + ((box.width - 46) * t) / span, y: box.y + box.height / 2 };
 }
 
 // Steps (engine and drawing, as Step does) until `check` holds in the page.
