@@ -278,10 +278,10 @@ function draw() {
   show($('upcoming-empty'), snap.upcomingCount === 0);
   show($('btn-discard'), snap.upcomingCount > 0);
 
+  const tc = performance.now();
   charts.update(sim);
   const bal = sim.balance();
   once($('balance'), bal, () => drawBalance($('balance'), bal));
-
   const t4 = performance.now();
   prependEvents($('events'), sim.eventsSince(page.cursor, EVENTS_PER_STEP));
   page.cursor = snap.eventCount;
@@ -290,7 +290,7 @@ function draw() {
   scheduleLink();
   const t5 = performance.now();
   // Where the drawing time went, for tests/browser/perf.mjs.
-  page.parts = { snapshot: t1 - t0, header: t2 - t1, nodes: t3 - t2, tables: t4 - t3, events: t5 - t4 };
+  page.parts = { snapshot: t1 - t0, header: t2 - t1, nodes: t3 - t2, tables: tc - t3, charts: t4 - tc, events: t5 - t4 };
 }
 
 // ----- selects and datalists fed from the snapshot -----------------------------
@@ -1040,6 +1040,7 @@ async function start() {
     get lastTimings() { return page.timings; },
     get gridLayout() { return grid.layout; },
     seekTo,
+    get charts() { return charts; },
     cellColor,
   };
 }

@@ -4,16 +4,16 @@
 // charts. Nothing here decides anything about the cluster.
 import { $, h, setText } from './dom.js';
 
-// The charts, in the order they are shown. `value(store, t)` reads tick t.
+// The charts, in the order they are shown; `col` names the store's column.
 const CHARTS = [
   { id: 'cpu', title: 'CPU requested', unit: '%', fixedMax: 100,
-    value: (s, t) => s.cpu[t], said: (v) => `${v.toFixed(1)}% of allocatable` },
+    col: 'cpu', said: (v) => `${v.toFixed(1)}% of allocatable` },
   { id: 'memory', title: 'Memory requested', unit: '%', fixedMax: 100,
-    value: (s, t) => s.memory[t], said: (v) => `${v.toFixed(1)}% of allocatable` },
+    col: 'memory', said: (v) => `${v.toFixed(1)}% of allocatable` },
   { id: 'pending', title: 'Pending pods', unit: '', fixedMax: 0,
-    value: (s, t) => s.pending[t], said: (v) => `${v.toLocaleString('en')} Pending` },
+    col: 'pending', said: (v) => `${v.toLocaleString('en')} Pending` },
   { id: 'notready', title: 'NotReady nodes', unit: '', fixedMax: 0,
-    value: (s, t) => s.notReady[t], said: (v) => `${v.toLocaleString('en')} NotReady` },
+    col: 'notReady', said: (v) => `${v.toLocaleString('en')} NotReady` },
 ];
 
 const HEIGHT = 84;
@@ -126,7 +126,7 @@ class Chart {
   yMax(store) {
     if (this.spec.fixedMax) return this.spec.fixedMax;
     let m = 0;
-    const col = this.spec.id === 'pending' ? store.pending : store.notReady;
+    const col = store[this.spec.col];
     for (let t = 0; t < store.len; t += 1) if (col[t] > m) m = col[t];
     if (m <= 4) return 4;
     // 1, 2 or 5 times a power of ten, at or above the largest value.
@@ -181,38 +181,40 @@ class Chart {
     // The line: one point per tick, or, when there are more ticks than
     // pixels, each pixel column's lowest and highest value (so a one-tick
     // spike still shows) — the cost stays bounded by the width.
+    const col = store[this.spec.col];
+    const plotW = width - PAD.left - PAD.right;
     const path = (from, to) => {
       if (to <= from) return;
-      const perPx = span / Math.max(1, width - PAD.left - PAD.right);
       ctx.beginPath();
-      if (perPx <= 1) {
+      if (span <= plotW) {
         for (let t = from; t < to; t += 1) {
-          const x = this.xOf(t, span);
-          const y = yOf(this.spec.value(store, t));
+          const x = PAD.left + (plotW * t) / span;
+          const y = yOf(col[t]);
           if (t === from) ctx.moveTo(x, y); else ctx.lineTo(x, y);
         }
       } else {
         let t = from;
         let first = true;
         while (t < to) {
-          const x = Math.floor(this.xOf(t, span));
-          let lo = Infinity, hi = -Infinity, last = 0;
-          while (t < to && Math.floor(this.xOf(t, span)) === x) {
-            const v = this.spec.value(store, t);
+          const px = Math.floor((plotW * t) / span);
+          const x = PAD.left + px;
+          let lo = col[t], hi = lo, last = lo;
+          t += 1;
+          while (t < to && Math.floor((plotW * t) / span) === px) {
+            const v = col[t];
             if (v < lo) lo = v;
             if (v > hi) hi = v;
             last = v;
             t += 1;
           }
           if (first) { ctx.moveTo(x, yOf(lo)); first = false; } else ctx.lineTo(x, yOf(lo));
-          ctx.lineTo(x, yOf(hi));
-          ctx.lineTo(x, yOf(last));
+          if (hi !== lo) ctx.lineTo(x, yOf(hi));
+          if (last !== hi) ctx.lineTo(x, yOf(last));
         }
       }
       ctx.stroke();
     };
     ctx.lineWidth = 1.5;
-    ctx.lineJoin = 'round';
     // Ahead of now (after a step back): fainter and dashed.
     if (store.len > store.known) {
       ctx.strokeStyle = colors.muted;
@@ -226,7 +228,7 @@ class Chart {
     // Now: a vertical line and a dot on the value.
     const mark = (t, color, radius) => {
       const x = this.xOf(t, span);
-      const y = yOf(this.spec.value(store, t));
+      const y = yOf(col[t]);
       ctx.strokeStyle = color;
       ctx.lineWidth = 1;
       ctx.beginPath();
@@ -348,7 +350,7 @@ export class ChartsView {
 
   // Figures of tick t, in words.
   said(c, t) {
-    return `tick ${t}: ${c.spec.said(c.spec.value(this.store, t))}`;
+    return `tick ${t}: ${c.spec.said(this.store[c.spec.col][t])}`;
   }
 
   // Called once per drawn tick: fetches only the ticks not held yet.
