@@ -381,29 +381,9 @@ function parseTaint(text) {
   };
 }
 
-// The zones the nodes carry. With cards the snapshot has every node's labels;
-// with the grid, each node is read once and the answer kept until the nodes
-// or the script change.
-const zones = { key: null, list: [] };
+// The zones the nodes carry (one pass over the nodes in the engine).
 function zoneList() {
-  const snap = page.snap;
-  if (snap.nodes) {
-    return [...new Set(snap.nodes.map((n) => n.labels[ZONE_KEY]).filter((z) => z !== undefined))].sort();
-  }
-  const key = [page.sim.seed, snap.nodeCount, page.sim.actionCount, page.sim];
-  if (zones.key && zones.key.every((v, i) => v === key[i])) return zones.list;
-  const data = page.sim.nodeGrid();
-  const stride = Shepherd.gridStride();
-  const seen = new Set();
-  for (let i = 0; i < data.length; i += stride) {
-    try {
-      const z = page.sim.node(data[i]).labels[ZONE_KEY];
-      if (z !== undefined) seen.add(z);
-    } catch { /* gone */ }
-  }
-  zones.key = key;
-  zones.list = [...seen].sort();
-  return zones.list;
+  return page.sim.labelValues(ZONE_KEY);
 }
 
 // The dialog's taint list (a remove button per taint) and zone select; the
