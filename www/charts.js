@@ -412,7 +412,7 @@ export function drawBalance(el, b) {
   if (!f) {
     setText(line, `${n(b.readyNodes)} Ready nodes, ${n(b.notReadyNodes)} NotReady. No pod is Pending, so no free space is stranded.`);
   } else {
-    setText(line, `${n(b.readyNodes)} Ready nodes, ${n(b.notReadyNodes)} NotReady. Largest Pending pod (${f.app}: ${f.cpuMillis}m CPU, ${f.memoryMiB}Mi): ` +
+    setText(line, `${n(b.readyNodes)} Ready nodes, ${n(b.notReadyNodes)} NotReady. Largest Pending pod (${f.app}: ${f.cpuMillis}m CPU, ${f.memoryMiB}Mi), counting requests alone: ` +
       `${n(f.fitOnNodes)} more fit on the nodes as they are, ${n(f.fitPooled)} if the free space were pooled: ${n(f.stranded)} stranded by fragmentation.`);
   }
 }
