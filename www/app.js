@@ -13,6 +13,7 @@ import { encodeScenario, decodeScenario, readHash, writeHash, withTick } from '.
 import { showError, clearErrors, updateReading } from './forms.js';
 import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 import { wireManifests } from './manifests.js';
+import { ChartsView, drawBalance } from './charts.js';
 
 // Past this many nodes the page draws one canvas cell per node instead of cards.
 const CARDS_UP_TO = 40;
@@ -41,7 +42,7 @@ const page = {
   undo: null,
 };
 
-let cards, grid;
+let cards, grid, charts;
 
 // ----- engine calls ------------------------------------------------------------
 
@@ -90,6 +91,8 @@ function act(fn, { form = null, said = null, fieldOf = null } = {}) {
   if (form) clearErrors(form);
   hideProblem();
   page.scenarioDirty = true;
+  // What the charts recorded past now may no longer happen.
+  charts.dropAhead();
   toast(said ? said(result) : result || 'done');
   stepAndDraw();
   return true;
@@ -275,6 +278,10 @@ function draw() {
   show($('upcoming-empty'), snap.upcomingCount === 0);
   show($('btn-discard'), snap.upcomingCount > 0);
 
+  const tc = performance.now();
+  charts.update(sim);
+  const bal = sim.balance();
+  once($('balance'), bal, () => drawBalance($('balance'), bal));
   const t4 = performance.now();
   prependEvents($('events'), sim.eventsSince(page.cursor, EVENTS_PER_STEP));
   page.cursor = snap.eventCount;
@@ -283,7 +290,7 @@ function draw() {
   scheduleLink();
   const t5 = performance.now();
   // Where the drawing time went, for tests/browser/perf.mjs.
-  page.parts = { snapshot: t1 - t0, header: t2 - t1, nodes: t3 - t2, tables: t4 - t3, events: t5 - t4 };
+  page.parts = { snapshot: t1 - t0, header: t2 - t1, nodes: t3 - t2, tables: tc - t3, charts: t4 - tc, events: t5 - t4 };
 }
 
 // ----- selects and datalists fed from the snapshot -----------------------------
@@ -331,11 +338,16 @@ function explain(pod) {
   }
 }
 
-const cardHandlers = { onPod: explain, act: nodeAct };
+// In the node dialog the card has no "Taints and zone" button: the dialog is where it leads.
+const dialogHandlers = { onPod: explain, act: nodeAct };
+const cardHandlers = { ...dialogHandlers, onDetails: (name) => openNodeById(page.sim.nodeId(name)) };
 
 function openNodeById(id) {
   try {
-    showNode(page.sim.node(id), cardHandlers);
+    const card = page.sim.node(id);
+    const opening = nodeDialogOpen() !== card.name;
+    showNode(card, dialogHandlers);
+    drawNodeTools(card, opening);
   } catch (err) {
     showProblem(message(err));
   }
@@ -345,10 +357,125 @@ function refreshNodeDialog() {
   const name = nodeDialogOpen();
   if (!name) return;
   try {
-    showNode(page.sim.node(page.sim.nodeId(name)), cardHandlers);
+    const card = page.sim.node(page.sim.nodeId(name));
+    showNode(card, dialogHandlers);
+    drawNodeTools(card, false);
   } catch {
     $('node-dialog').close();
   }
+}
+
+// ----- taints and zones (the node dialog's tools) --------------------------------
+
+const ZONE_KEY = 'topology.kubernetes.io/zone';
+
+// A taint as the node card gives it ("key=value:Effect") split into its parts.
+function parseTaint(text) {
+  const colon = text.lastIndexOf(':');
+  const kv = colon < 0 ? text : text.slice(0, colon);
+  const eq = kv.indexOf('=');
+  return {
+    key: eq < 0 ? kv : kv.slice(0, eq),
+    value: eq < 0 ? '' : kv.slice(eq + 1),
+    effect: colon < 0 ? '' : text.slice(colon + 1),
+  };
+}
+
+// The zones the nodes carry (one pass over the nodes in the engine).
+function zoneList() {
+  return page.sim.labelValues(ZONE_KEY);
+}
+
+// The dialog's taint list (a remove button per taint) and zone select; the
+// forms themselves stay as typed while the page plays.
+function drawNodeTools(card, opening) {
+  const box = $('node-taints');
+  once(box, [card.name, card.taints], () => {
+    if (!card.taints.length) {
+      box.replaceChildren(h('p', { class: 'summary' }, `${card.name} has no taints.`));
+      return;
+    }
+    box.replaceChildren(h('ul', { 'aria-label': `Taints of ${card.name}` }, card.taints.map((t) => {
+      const { key, effect } = parseTaint(t);
+      const shown = t.replace(/=:/, ':');
+      return h('li', {},
+        h('code', {}, shown),
+        h('button', {
+          type: 'button', class: 'small', dataset: { taint: shown },
+          'aria-label': `Remove taint ${shown} from ${card.name}`,
+          onclick: () => act((sim) => sim.untaintNode(card.name, key, effect), {
+            form: $('form-taint'),
+            said: () => `kubectl taint nodes ${card.name} ${key}:${effect}-`,
+          }),
+        }, 'Remove'));
+    })));
+  });
+  const sel = $('form-fail-zone').elements.zone;
+  const list = zoneList();
+  if (!sameList(sel, list)) {
+    fill(sel, list.length ? list.map((z) => h('option', { value: z }, z)) : h('option', { value: '' }, `(no node has the ${ZONE_KEY} label)`));
+  }
+  const mine = card.labels[ZONE_KEY];
+  if (opening && mine !== undefined) sel.value = mine;
+  $('form-fail-zone').querySelector('button').disabled = list.length === 0;
+  if (opening) {
+    clearErrors($('form-taint'));
+    clearErrors($('form-fail-zone'));
+  }
+}
+
+// Which field a taint refusal is about.
+function taintField(msg) {
+  const f = $('form-taint').elements;
+  if (/effect/i.test(msg)) return f.effect;
+  if (/value/i.test(msg)) return f.value;
+  if (/key/i.test(msg)) return f.key;
+  return undefined;
+}
+
+function wireNodeTools() {
+  $('form-taint').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const form = e.target;
+    const node = nodeDialogOpen();
+    if (!node) return;
+    const v = formValues(form);
+    const key = v.key.trim();
+    const value = v.value.trim();
+    act((sim) => sim.taintNode(node, key, value, v.effect), {
+      form,
+      fieldOf: taintField,
+      said: () => `kubectl taint nodes ${node} ${key}${value ? `=${value}` : ''}:${v.effect}`,
+    });
+  });
+  $('form-fail-zone').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const form = e.target;
+    const zone = form.elements.zone.value;
+    act((sim) => sim.failZone(zone), {
+      form,
+      fieldOf: () => form.elements.zone,
+      said: () => `Zone ${zone} fails: its nodes stop heart-beating and turn NotReady after the timeout`,
+    });
+  });
+}
+
+// Moves to a tick by replaying the script from the seed (as Back does).
+function seekTo(tick) {
+  setPlaying(false);
+  const before = page.sim.tick;
+  if (tick === before) return;
+  try {
+    page.sim.seek(tick);
+  } catch (err) {
+    showProblem(message(err));
+    return;
+  }
+  if (tick < before) {
+    page.cursor = 0;
+    $('events').replaceChildren();
+  }
+  draw();
 }
 
 // ----- play / pause ------------------------------------------------------------
@@ -720,6 +847,7 @@ function wireControls() {
     try {
       const n = page.sim.discardUpcoming();
       page.scenarioDirty = true;
+      charts.dropAhead();
       // The tour's story no longer happens: its caption goes, and Play no
       // longer stops at its end.
       page.captionsOff = true;
@@ -861,6 +989,8 @@ async function start() {
   wireForms();
   wireControls();
   wireGrid();
+  wireNodeTools();
+  charts = new ChartsView($('charts-panel'), { onSeek: seekTo });
   wireProfile({ sim: () => page.sim, act, toast });
   wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download });
 
@@ -889,6 +1019,8 @@ async function start() {
     get grid() { return page.grid; },
     get lastTimings() { return page.timings; },
     get gridLayout() { return grid.layout; },
+    seekTo,
+    get charts() { return charts; },
     cellColor,
   };
 }

@@ -40,7 +40,7 @@ export function podChip(p, onPod) {
 }
 
 // A node's card. `act(op, node)` runs a node action.
-export function nodeCard(n, { onPod, act }) {
+export function nodeCard(n, { onPod, act, onDetails = null }) {
   const status = [];
   if (n.status === 'NotReady') status.push(badge('NotReady', 'bad', 'No heartbeat for longer than the timeout: its pods were evicted and replaced elsewhere'));
   else status.push(badge('Ready', 'ok', 'The kubelet is heart-beating'));
@@ -67,6 +67,8 @@ export function nodeCard(n, { onPod, act }) {
       ? h('button', { type: 'button', class: 'small', 'aria-label': `Uncordon node ${n.name}`, onclick: () => act('uncordon', n.name) }, 'Uncordon')
       : h('button', { type: 'button', class: 'small', 'aria-label': `Cordon node ${n.name}`, onclick: () => act('cordon', n.name) }, 'Cordon'),
     n.draining ? null : h('button', { type: 'button', class: 'small', 'aria-label': `Drain node ${n.name}`, onclick: () => act('drain', n.name) }, 'Drain'),
+    // On a card (not in the node's own dialog): the dialog with taints and zone failure.
+    onDetails ? h('button', { type: 'button', class: 'small', 'aria-label': `Taints and zone of ${n.name}`, title: 'Taint or untaint this node, or fail its zone', onclick: () => onDetails(n.name) }, 'Taints and zone') : null,
   ];
 
   const dense = n.pods.length > 40;

@@ -550,6 +550,14 @@ impl Shepherd {
         Ok(o)
     }
 
+    /// The distinct values of node label `key` over the registered nodes,
+    /// sorted (for the page's zone select: `labelValues(
+    /// "topology.kubernetes.io/zone")`). One pass over the nodes, no pod read.
+    #[wasm_bindgen(js_name = labelValues)]
+    pub fn label_values(&self, key: &str) -> Vec<String> {
+        self.session.label_values(key)
+    }
+
     /// An app's current pod template, in the scenario's form.
     pub fn template(&self, app: &str) -> Result<JsValue, JsError> {
         let t = self.session.template(app).map_err(err)?;

@@ -151,6 +151,17 @@ impl Session {
         self.advance(n);
     }
 
+    /// The distinct values of node label `key` over the registered nodes, sorted.
+    pub fn label_values(&self, key: &str) -> Vec<String> {
+        let mut seen = std::collections::BTreeSet::new();
+        for n in self.sim.cluster().nodes() {
+            if let Some(v) = n.spec.labels.get(key) {
+                seen.insert(v.clone());
+            }
+        }
+        seen.into_iter().collect()
+    }
+
     /// The per-tick figures from tick 0 to now.
     pub fn series(&self) -> &Series {
         &self.series

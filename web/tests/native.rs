@@ -587,3 +587,34 @@ fn taint_untaint_and_zone_failure_actions_replay_from_an_export() {
         }
     );
 }
+
+#[test]
+fn label_values_lists_each_zone_once_sorted_and_follows_removals() {
+    let mut s = Session::new(7, ScorePolicy::BinPack);
+    for (name, zone) in [
+        ("n-1", "zone-b"),
+        ("n-2", "zone-a"),
+        ("n-3", "zone-b"),
+        ("n-4", ""),
+    ] {
+        let mut labels = std::collections::BTreeMap::new();
+        if !zone.is_empty() {
+            labels.insert(scenario::ZONE_KEY.to_string(), zone.to_string());
+        }
+        s.submit(Action::AddNode {
+            name: name.into(),
+            cpu: 4000,
+            memory: 8192,
+            labels: labels.into_iter().collect(),
+            taints: Vec::new(),
+        })
+        .expect("a valid node is accepted");
+    }
+    s.run(1);
+    assert_eq!(s.label_values(scenario::ZONE_KEY), vec!["zone-a", "zone-b"]);
+    assert!(s.label_values("no/such-key").is_empty());
+    s.submit(Action::RemoveNode { node: "n-2".into() })
+        .expect("n-2 exists");
+    s.run(1);
+    assert_eq!(s.label_values(scenario::ZONE_KEY), vec!["zone-b"]);
+}
