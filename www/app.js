@@ -595,13 +595,24 @@ function wireForms() {
     const v = formValues(form);
     const name = v.name.trim();
     if (!quantitiesOk(form)) return;
-    // kubectl create refuses a name that exists (AlreadyExists); replacing a
-    // node's registration is not what Add node does.
-    if (name && nodeExists(name)) {
-      showError(form, `nodes "${name}" already exists; expected a new name (or delete node ${name} first)`, form.elements.name);
+    const body = { name: v.name, cpu: v.cpu, memory: v.memory, labels: v.labels, taints: v.taints };
+    // Re-registration is its own action: the kubelet of a registered node
+    // comes back with a new body.
+    if (e.submitter && e.submitter.value === 'reregister') {
+      if (!nodeExists(name)) {
+        showError(form, `nodes "${name}" not found; expected the name of a registered node to re-register (Add node registers a new one)`, form.elements.name);
+        return;
+      }
+      act((sim) => sim.reregisterNode(body), { form });
       return;
     }
-    if (act((sim) => sim.addNode({ name: v.name, cpu: v.cpu, memory: v.memory, labels: v.labels, taints: v.taints }), { form })) {
+    // kubectl create refuses a name that exists (AlreadyExists); replacing a
+    // node's registration is what Re-register node does.
+    if (name && nodeExists(name)) {
+      showError(form, `nodes "${name}" already exists; expected a new name (or Re-register node to give it this body)`, form.elements.name);
+      return;
+    }
+    if (act((sim) => sim.addNode(body), { form })) {
       // Suggest the next free name: node-1 -> node-2.
       const m = /^(.*?)(\d+)$/.exec(name);
       if (m) {

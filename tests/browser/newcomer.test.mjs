@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  openApp, waitForEngine, shownTick, step, nodeCard, appRow, toast, openTab, resetEmpty, problem, axeViolations,
+  openApp, waitForEngine, shownTick, step, stepUntil, nodeCard, appRow, toast, openTab, resetEmpty, problem, axeViolations,
 } from './harness.mjs';
 
 async function addNode(page, name, cpu, memory) {
@@ -14,6 +14,13 @@ async function addNode(page, name, cpu, memory) {
   await page.fill('#form-add-node input[name=cpu]', cpu);
   await page.fill('#form-add-node input[name=memory]', memory);
   await page.click('#form-add-node button[type=submit]');
+}
+
+async function addNodeForm(page, name, cpu, memory) {
+  await openTab(page, 'Node');
+  await page.fill('#form-add-node input[name=name]', name);
+  await page.fill('#form-add-node input[name=cpu]', cpu);
+  await page.fill('#form-add-node input[name=memory]', memory);
 }
 
 async function nodeCapacity(page, name) {
@@ -97,6 +104,24 @@ test('a node name that exists is refused next to the field, and nothing is repla
     assert.equal(await shownTick(page), tick, 'nothing was queued');
     assert.deepEqual(await nodeCard(page, 'gpu-1'), before, 'gpu-1 keeps its labels, taint, capacity and pods');
     assert.match(before.text, /dedicated=gpu:NoSchedule/);
+
+    // Re-registration is its own action: gpu-1's kubelet comes back with a
+    // new body (2 CPU, 4Gi, no taint), from the next tick.
+    await page.fill('#form-add-node input[name=labels]', '');
+    await page.fill('#form-add-node input[name=taints]', '');
+    await page.click('#form-add-node button[value=reregister]');
+    assert.equal(await problem(page), null);
+    await stepUntil(page, async () => (await shownTick(page)) > tick);
+    const after = await nodeCard(page, 'gpu-1');
+    assert.doesNotMatch(after.text, /dedicated=gpu:NoSchedule/, 'the new body has no taint');
+    assert.deepEqual(await nodeCapacity(page, 'gpu-1'), ['2000', '4096']);
+
+    // Re-registering a name that is not registered is refused at the field.
+    await addNodeForm(page, 'node-99', '2', '4Gi');
+    await page.click('#form-add-node button[value=reregister]');
+    const q = await problem(page);
+    assert.equal(q.field, 'name');
+    assert.match(q.text, /nodes "node-99" not found/);
     app.assertNoConsoleErrors();
   } finally {
     await app.close();

@@ -1252,49 +1252,12 @@ impl Cluster {
                 // The spread score per class, normalised over the classes present.
                 let mut norm: Vec<i64> = Vec::new();
                 if spread {
-                    let zt = zone_topo.unwrap_or(0) as usize;
-                    b.stamp_now = b.stamp_now.wrapping_add(1);
-                    if b.stamp.len() < stride {
-                        b.stamp.resize(stride, 0);
-                    }
-                    let mut size = 0usize;
-                    let mut max_class = 0u32;
-                    for &c in &classes {
-                        let d = c as usize % stride;
-                        if b.stamp[d] != b.stamp_now {
-                            b.stamp[d] = b.stamp_now;
-                            size += 1;
-                        }
-                        max_class = max_class.max(c);
-                    }
-                    let _ = zt;
-                    let (h, z) = (&b.soft[0], &b.soft[1]);
-                    let w_h = spread::normalizing_weight(m);
-                    let w_z = spread::normalizing_weight(size);
-                    norm.resize(max_class as usize + 1, i64::MIN);
-                    let (mut min, mut max) = (i64::MAX, 0i64);
-                    for &c in &classes {
-                        let c = c as usize;
-                        if norm[c] != i64::MIN {
-                            continue;
-                        }
-                        let (cnt, d) = (c / stride, c % stride);
-                        let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
-                        if d != stride - 1 {
-                            let zc = z.per_domain.get(d).copied().unwrap_or(0);
-                            score += spread::score_for_count(zc, z.max_skew, w_z);
-                        }
-                        let raw = plugins::round_half_away(score);
-                        norm[c] = raw;
-                        min = min.min(raw);
-                        max = max.max(raw);
-                    }
-                    for v in norm.iter_mut().filter(|v| **v != i64::MIN) {
-                        *v = if max == 0 {
-                            plugins::MAX_NODE_SCORE
-                        } else {
-                            plugins::MAX_NODE_SCORE * (max + min - *v) / max
-                        };
+                    let mut present = classes.clone();
+                    present.sort_unstable();
+                    present.dedup();
+                    norm.resize(*present.last().unwrap_or(&0) as usize + 1, i64::MIN);
+                    for (c, v) in self.class_spread_scores(b, &present, m) {
+                        norm[c as usize] = v;
                     }
                 }
                 // Pass 2: totals, the best, and how many share it.
@@ -1707,9 +1670,6 @@ impl Cluster {
         for (j, &i) in feasible.iter().enumerate() {
             b.totals[j] += self.local_cached(i as usize, b, profile);
         }
-        if w_spread > 0 && self.spread_pair_fast(b, feasible, w_spread) {
-            return true;
-        }
         if w_spread > 0 && !b.soft.is_empty() {
             self.spread_raw(b, feasible);
             let mut raw = core::mem::take(&mut b.spread_raw);
@@ -1718,78 +1678,6 @@ impl Cluster {
             }
             b.spread_raw = raw;
         }
-        true
-    }
-
-    /// PodTopologySpread for the system defaults' shape (hostname plus one
-    /// keyed constraint, nodes without the key still scored) straight into
-    /// `b.totals`: a node's raw and normalised scores depend only on (its
-    /// pods of the batch, its domain), so each pair is computed once per
-    /// cycle. Exactly what `spread_raw` and `normalize` give, cheaper.
-    fn spread_pair_fast(&self, b: &mut Batch, feasible: &[u32], w_spread: i64) -> bool {
-        if b.soft.len() != 2 || b.soft_require_all || b.soft[0].topo.is_some() {
-            return false;
-        }
-        let Some(t) = b.soft[1].topo else {
-            return false;
-        };
-        let dom = self.topologies[t as usize].node_domain.as_slice();
-        let stride = self.topologies[t as usize].domains.len() + 1;
-        // Domains among the scored nodes (a node without the key adds one).
-        b.stamp_now = b.stamp_now.wrapping_add(1);
-        if b.stamp.len() < stride {
-            b.stamp.resize(stride, 0);
-        }
-        let mut size = 0usize;
-        for &i in feasible {
-            let d = dom[i as usize].map_or(stride - 1, |d| d as usize);
-            if b.stamp[d] != b.stamp_now {
-                b.stamp[d] = b.stamp_now;
-                size += 1;
-            }
-        }
-        let (h, z) = (&b.soft[0], &b.soft[1]);
-        let w_h = spread::normalizing_weight(feasible.len());
-        let w_z = spread::normalizing_weight(size);
-        // raw per (count, domain) slot, then min and max over the nodes.
-        let mut memo: Vec<i64> = Vec::new();
-        let mut slots = core::mem::take(&mut b.feasible_slots);
-        slots.clear();
-        let (mut min, mut max) = (i64::MAX, 0i64);
-        for &i in feasible {
-            let i = i as usize;
-            let (cnt, d) = (h.per_node[i] as usize, dom[i]);
-            let slot = cnt * stride + d.map_or(stride - 1, |d| d as usize);
-            if memo.len() <= slot {
-                memo.resize((cnt + 1) * stride, i64::MIN);
-            }
-            if memo[slot] == i64::MIN {
-                let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
-                if let Some(d) = d {
-                    let c = z.per_domain.get(d as usize).copied().unwrap_or(0);
-                    score += spread::score_for_count(c, z.max_skew, w_z);
-                }
-                memo[slot] = plugins::round_half_away(score);
-            }
-            let v = memo[slot];
-            min = min.min(v);
-            max = max.max(v);
-            slots.push(slot as u32);
-        }
-        // Normalise each slot once: 100 * (max + min - raw) / max.
-        for v in memo.iter_mut() {
-            if *v != i64::MIN {
-                *v = if max == 0 {
-                    plugins::MAX_NODE_SCORE
-                } else {
-                    plugins::MAX_NODE_SCORE * (max + min - *v) / max
-                };
-            }
-        }
-        for (t, &slot) in b.totals.iter_mut().zip(&slots) {
-            *t += w_spread * memo[slot as usize];
-        }
-        b.feasible_slots = slots;
         true
     }
 

@@ -74,21 +74,14 @@ pub fn ln(x: f64) -> f64 {
     2.0 * sum + e as f64 * core::f64::consts::LN_2
 }
 
-/// The square root by Newton's method, for the standard deviation of more
-/// than two resource fractions (values in 0..=1).
+/// The square root, for the standard deviation of more than two resource
+/// fractions (values in 0..=1): the engine's one implementation, in `balance`.
 pub fn sqrt(x: f64) -> f64 {
     if x <= 0.0 {
-        return 0.0;
+        0.0
+    } else {
+        crate::balance::sqrt(x)
     }
-    let mut r = if x < 1.0 { 1.0 } else { x };
-    for _ in 0..60 {
-        let next = 0.5 * (r + x / r);
-        if next == r {
-            break;
-        }
-        r = next;
-    }
-    r
 }
 
 pub(crate) fn abs(x: f64) -> f64 {
