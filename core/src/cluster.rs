@@ -404,6 +404,17 @@ pub struct Cluster {
     pub(crate) topologies: Vec<Topology>,
     pub(crate) terms: Vec<TermState>,
     pub(crate) term_by_value: BTreeMap<AffinityTerm, u32>,
+    /// Terms by the first pair of their selector's matchLabels (a template
+    /// can match only terms whose first pair it carries), and the terms
+    /// without matchLabels: so a new template is tested against the terms
+    /// that could match it, not against every term.
+    pub(crate) terms_by_label: BTreeMap<(String, String), Vec<u32>>,
+    pub(crate) terms_without_labels: Vec<u32>,
+    /// Revisions (controller, index) by each of their template's labels, and
+    /// all of them: so a new term is tested against the templates that could
+    /// match it.
+    pub(crate) revisions_by_label: BTreeMap<(String, String), Vec<(u32, u32)>>,
+    pub(crate) all_revisions: Vec<(u32, u32)>,
     pub(crate) pdbs: BTreeMap<String, PdbSpec>,
     pub(crate) services: BTreeMap<String, ServiceState>,
     pub(crate) events: Vec<EventRecord>,
@@ -473,6 +484,10 @@ impl Cluster {
             topologies: Vec::new(),
             terms: Vec::new(),
             term_by_value: BTreeMap::new(),
+            terms_by_label: BTreeMap::new(),
+            terms_without_labels: Vec::new(),
+            revisions_by_label: BTreeMap::new(),
+            all_revisions: Vec::new(),
             pdbs: BTreeMap::new(),
             services: BTreeMap::new(),
             events: Vec::new(),
@@ -1135,12 +1150,27 @@ impl Cluster {
                 for w in &template.preferred_anti_affinity {
                     preferred_anti_ids.push((self.term_id(&w.term), w.weight));
                 }
-                let matching_terms = self
-                    .terms
+                let mut candidates: Vec<u32> = self.terms_without_labels.clone();
+                for (k, v) in &template.labels {
+                    if let Some(ts) = self.terms_by_label.get(&(k.clone(), v.clone())) {
+                        candidates.extend_from_slice(ts);
+                    }
+                }
+                candidates.sort_unstable();
+                candidates.dedup();
+                let matching_terms: Vec<u32> = candidates
+                    .into_iter()
+                    .filter(|&t| {
+                        self.terms[t as usize]
+                            .term
+                            .selector
+                            .matches(&template.labels)
+                    })
+                    .collect();
+                let labels: Vec<(String, String)> = template
+                    .labels
                     .iter()
-                    .enumerate()
-                    .filter(|(_, t)| t.term.selector.matches(&template.labels))
-                    .map(|(i, _)| i as u32)
+                    .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
                 let c = &mut self.controllers[id.0 as usize];
                 c.revisions.push(Revision {
@@ -1152,7 +1182,13 @@ impl Cluster {
                     preferred_ids,
                     preferred_anti_ids,
                 });
-                c.revisions.len() as u32
+                let r = c.revisions.len() as u32;
+                let at = (id.0, r - 1);
+                for pair in labels {
+                    self.revisions_by_label.entry(pair).or_default().push(at);
+                }
+                self.all_revisions.push(at);
+                r
             }
         };
         let c = &mut self.controllers[id.0 as usize];
@@ -1183,9 +1219,28 @@ impl Cluster {
             score_carriers: 0,
         });
         self.term_by_value.insert(term.clone(), i);
+        let first = term
+            .selector
+            .match_labels
+            .iter()
+            .next()
+            .map(|(k, v)| (k.clone(), v.clone()));
+        match &first {
+            Some(pair) => self.terms_by_label.entry(pair.clone()).or_default().push(i),
+            None => self.terms_without_labels.push(i),
+        }
         // Existing templates that the selector matches, and their bound pods.
-        for c in 0..self.controllers.len() {
-            for r in 0..self.controllers[c].revisions.len() {
+        let candidates: Vec<(u32, u32)> = match &first {
+            Some(pair) => self
+                .revisions_by_label
+                .get(pair)
+                .cloned()
+                .unwrap_or_default(),
+            None => self.all_revisions.clone(),
+        };
+        for (c, r) in candidates {
+            let (c, r) = (c as usize, r as usize);
+            {
                 if !term
                     .selector
                     .matches(&self.controllers[c].revisions[r].template.labels)
