@@ -661,7 +661,7 @@ function wireForms() {
     if (op === 'scale') {
       const n = v.replicas.trim() === '' ? NaN : Number(v.replicas);
       if (!Number.isFinite(n)) {
-        showError(form, `replicas "${v.replicas}" is not valid; expected a whole number from 0 to 1000000`, form.elements.replicas);
+        showError(form, `replicas "${v.replicas}" is not valid; expected a whole number from 0 (the cluster holds at most 300,000 desired replicas across all Deployments)`, form.elements.replicas);
         return;
       }
       act((sim) => sim.scale(app, n), { form, said: () => `kubectl scale deployment ${app} --replicas=${n}` });
