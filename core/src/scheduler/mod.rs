@@ -1127,19 +1127,26 @@ impl Cluster {
                 Some(NodeId(feasible[self.select(&b.totals, &feasible, profile)]))
             }
         };
+        self.record_cycle(b, start, chosen, &feasible);
+        b.feasible = feasible;
+        chosen
+    }
+
+    /// Writes `last_cycle`: always where it started and what it chose; the
+    /// scored nodes and their totals (`b.totals`) only while an observer
+    /// watches, so an unobserved cycle copies nothing.
+    fn record_cycle(&mut self, b: &Batch, start: u32, chosen: Option<NodeId>, scored: &[u32]) {
         let rec = &mut self.last_cycle;
         rec.start = start;
         rec.chosen = chosen;
         rec.scored.clear();
         rec.totals.clear();
         if b.record {
-            rec.scored.extend(feasible.iter().map(|&i| NodeId(i)));
-            if feasible.len() > 1 {
+            rec.scored.extend(scored.iter().map(|&i| NodeId(i)));
+            if scored.len() > 1 {
                 rec.totals.extend_from_slice(&b.totals);
             }
         }
-        b.feasible = feasible;
-        chosen
     }
 
     /// Whether the batch has the common shape `cycle_fast` computes: no
@@ -1301,17 +1308,7 @@ impl Cluster {
                 Some(NodeId(feasible[chosen]))
             }
         };
-        let rec = &mut self.last_cycle;
-        rec.start = start;
-        rec.chosen = chosen;
-        rec.scored.clear();
-        rec.totals.clear();
-        if b.record {
-            rec.scored.extend(feasible.iter().map(|&i| NodeId(i)));
-            if m > 1 {
-                rec.totals.extend_from_slice(&b.totals);
-            }
-        }
+        self.record_cycle(b, start, chosen, &feasible);
         b.feasible = feasible;
         b.feasible_slots = classes;
         Some(chosen)
@@ -1441,18 +1438,15 @@ impl Cluster {
         if b.record {
             self.record_indexed(b, &ix, &ranges, profile, start as u32, chosen);
         } else {
-            let rec = &mut self.last_cycle;
-            rec.start = start as u32;
-            rec.chosen = chosen;
-            rec.scored.clear();
-            rec.totals.clear();
+            self.record_cycle(b, start as u32, chosen, &[]);
         }
         b.index = Some(ix);
         chosen
     }
 
     /// Each class's normalised spread score for a sample, from the classes
-    /// present in it (what `spread_pair_fast` computes node by node).
+    /// present in it (what `spread_raw` and `spread::normalize` give node by
+    /// node for the system defaults' shape).
     fn class_spread_scores(&self, b: &Batch, present: &[u32], m: usize) -> Vec<(u32, i64)> {
         if b.soft.is_empty() {
             return present.iter().map(|&c| (c, 0)).collect();
@@ -1632,11 +1626,9 @@ impl Cluster {
                     + if spread_on { w_spread * scores[&c] } else { 0 }
             })
             .collect();
-        let rec = &mut self.last_cycle;
-        rec.start = start;
-        rec.chosen = chosen;
-        rec.scored = scored.iter().map(|&i| NodeId(i as u32)).collect();
-        rec.totals = if scored.len() > 1 { totals } else { Vec::new() };
+        b.totals = totals;
+        let scored: Vec<u32> = scored.iter().map(|&i| i as u32).collect();
+        self.record_cycle(b, start, chosen, &scored);
     }
 
     /// The common shape, scored without per-plugin buffers: node-local
@@ -1896,43 +1888,6 @@ impl Cluster {
                 }
             };
             weights.push(spread::normalizing_weight(size));
-        }
-        // The common shape (the system defaults): a hostname constraint and
-        // one keyed constraint. Its raw score depends on (pods on the node,
-        // the node's domain) only, so each pair is computed once per cycle.
-        let pair = b.soft.len() == 2 && b.soft[0].topo.is_none() && b.soft[1].topo.is_some();
-        if pair {
-            let (h, z) = (&b.soft[0], &b.soft[1]);
-            let dom = node_domains[1].unwrap_or(&[]);
-            // memo[count * stride + domain slot]; the last slot is "no domain".
-            let stride = z
-                .topo
-                .map_or(0, |t| self.topologies[t as usize].domains.len())
-                .max(z.per_domain.len())
-                + 1;
-            let mut memo: Vec<i64> = Vec::new();
-            for &i in feasible {
-                let i = i as usize;
-                if b.soft_require_all && !has_all(i) {
-                    b.spread_raw.push(None);
-                    continue;
-                }
-                let (cnt, d) = (h.per_node[i] as usize, dom[i]);
-                let slot = cnt * stride + d.map_or(stride - 1, |d| d as usize);
-                if memo.len() <= slot {
-                    memo.resize((cnt + 1) * stride, i64::MIN);
-                }
-                if memo[slot] == i64::MIN {
-                    let mut score = spread::score_for_count(cnt as i64, h.max_skew, weights[0]);
-                    if let Some(d) = d {
-                        let c = z.per_domain.get(d as usize).copied().unwrap_or(0);
-                        score += spread::score_for_count(c, z.max_skew, weights[1]);
-                    }
-                    memo[slot] = plugins::round_half_away(score);
-                }
-                b.spread_raw.push(Some(memo[slot]));
-            }
-            return;
         }
         for &i in feasible {
             let i = i as usize;
