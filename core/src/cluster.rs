@@ -128,6 +128,9 @@ pub(crate) struct HotNode {
     /// Has a PreferNoSchedule taint.
     pub soft_taints: bool,
     pub removed: bool,
+    /// Changes whenever anything about the node changes (a value no node
+    /// had before): what the scheduler's caches check their values against.
+    pub stamp: u64,
 }
 
 impl HotNode {
@@ -139,6 +142,7 @@ impl HotNode {
             capacity: n.spec.capacity,
             pods_free: n.spec.max_pods.saturating_sub(n.pods.len() as u32),
             removed: n.removed,
+            stamp: 0,
             schedulable: n.ready && !n.cordoned && !n.removed,
             hard_taints: n
                 .spec
@@ -455,6 +459,10 @@ pub struct Cluster {
     pub(crate) last_cycle: crate::scheduler::CycleRecord,
     /// Batches with at least this many pods use a sample index.
     pub(crate) index_min_pods: usize,
+    /// The last stamp given to a node (see `HotNode::stamp`).
+    pub(crate) stamp_clock: u64,
+    /// The scheduler's per-node values kept across batches.
+    pub(crate) caches: crate::scheduler::cache::Caches,
 }
 
 impl Default for Cluster {
@@ -509,6 +517,8 @@ impl Cluster {
             rng: crate::simulator::Prng::new(DEFAULT_SCHEDULER_SEED),
             last_cycle: Default::default(),
             index_min_pods: crate::scheduler::INDEX_MIN_PODS,
+            stamp_clock: 0,
+            caches: Default::default(),
         }
     }
 
@@ -1295,7 +1305,10 @@ impl Cluster {
     }
 
     pub(crate) fn refresh_hot(&mut self, id: NodeId) {
-        self.hot[id.0 as usize] = HotNode::of(&self.nodes[id.0 as usize]);
+        self.stamp_clock += 1;
+        let mut h = HotNode::of(&self.nodes[id.0 as usize]);
+        h.stamp = self.stamp_clock;
+        self.hot[id.0 as usize] = h;
     }
 
     fn refresh_domains(&mut self, id: NodeId) {

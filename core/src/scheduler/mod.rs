@@ -24,6 +24,7 @@
 //! only its node, which chooses exactly what the cycle would.
 
 pub mod plugins;
+pub(crate) mod cache;
 pub mod profile;
 mod sample_index;
 
@@ -162,8 +163,10 @@ struct Batch {
     rev: Revision,
     req: Resources,
     nonzero: Resources,
-    /// Per node: 0 not computed, 1 passes the static filters, 2 fails them.
-    static_ok: Vec<u8>,
+    /// Per node: 1 passes the static filters, 2 fails them (lent by the
+    /// cluster's caches: shared by every batch with the same `static_key`).
+    static_ok: cache::Slots<u8>,
+    static_key: cache::StaticKey,
     /// Per node: whether it counts for spreading (nodeAffinityPolicy Honor).
     inclusion: Vec<u8>,
     hard: Vec<Spread>,
@@ -178,8 +181,9 @@ struct Batch {
     /// The template has neither nodeSelector nor required node affinity.
     plain_template: bool,
     /// Per node, NodeResourcesFit's and BalancedAllocation's weighted sum for
-    /// this batch's pods (`i64::MIN`: not computed, or its node changed).
-    local: Vec<i64>,
+    /// this batch's pods (lent by the caches, shared by equal `local_key`s).
+    local: cache::Slots<i64>,
+    local_key: cache::LocalKey,
     /// Record every scored node in `last_cycle` (an observer is watching).
     record: bool,
     /// Whether `cycle_fast` applies to this batch (decided at its first cycle).
@@ -198,6 +202,40 @@ struct Batch {
     spread_raw: Vec<Option<i64>>,
     stamp: Vec<u32>,
     stamp_now: u32,
+    ix: IxScratch,
+}
+
+/// The indexed cycle's buffers, reused pod after pod (a cycle allocates nothing).
+#[derive(Default)]
+struct IxScratch {
+    /// The classes present in the sample, ascending.
+    present: Vec<u32>,
+    /// Per present class: its best over the whole sample, and per range.
+    best: Vec<(sample_index::Best, [sample_index::Best; 2])>,
+    /// Per present class: its normalised spread score.
+    scores: Vec<(u32, i64)>,
+    zones: Vec<usize>,
+    raws: Vec<(u32, i64)>,
+    /// PodTopologySpread's normalizing weight, ln(size + 2), by size.
+    ln: Vec<(usize, f64)>,
+    /// The scan's per-class spread score and tie count, indexed by class
+    /// (i64::MIN and 0 between cycles).
+    norm: Vec<i64>,
+    tied: Vec<u32>,
+}
+
+impl IxScratch {
+    fn normalizing_weight(&mut self, size: usize) -> f64 {
+        if let Some(&(_, w)) = self.ln.iter().find(|e| e.0 == size) {
+            return w;
+        }
+        let w = spread::normalizing_weight(size);
+        if self.ln.len() >= 8 {
+            self.ln.remove(0);
+        }
+        self.ln.push((size, w));
+        w
+    }
 }
 
 /// The node-local scores of the common profiles, precomputed for a batch.
@@ -298,15 +336,25 @@ impl Cluster {
         // The revision is cloned out so binds can mutate the cluster; it is small.
         let rev = self.controllers[c.0 as usize].revisions[rev_no as usize - 1].clone();
         let tpl = &rev.template;
-        let n = self.nodes.len();
         let req = tpl.requests;
-        let live_nodes = self.nodes.iter().filter(|s| !s.removed).count() as u32;
+        let live_nodes = self.live_nodes;
+        let static_key = cache::StaticKey {
+            node_selector: tpl.node_selector.clone(),
+            required: tpl.node_affinity.required.clone(),
+            tolerations: tpl.tolerations.clone(),
+        };
+        let local_key = cache::LocalKey {
+            req,
+            nonzero: req.non_zero(),
+        };
+        let (static_ok, local) = self.caches.lend(profile, &static_key, &local_key);
         let mut b = Batch {
             c,
             rev_no,
             req,
             nonzero: req.non_zero(),
-            static_ok: vec![0; n],
+            static_ok,
+            static_key,
             inclusion: Vec::new(),
             hard: Vec::new(),
             soft: Vec::new(),
@@ -321,7 +369,8 @@ impl Cluster {
             best_effort: req.is_zero(),
             live_nodes,
             plain_template: tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none(),
-            local: vec![i64::MIN; n],
+            local,
+            local_key,
             record: false,
             fast: None,
             pods_left: 0,
@@ -334,6 +383,7 @@ impl Cluster {
             spread_raw: Vec::new(),
             stamp: Vec::new(),
             stamp_now: 0,
+            ix: IxScratch::default(),
             rev,
         };
         b.ipa_score = profile.weight(Plugin::InterPodAffinity).is_some()
@@ -706,14 +756,24 @@ impl Cluster {
             return false;
         }
         if !(h.schedulable && !h.hard_taints && b.plain_template) {
-            match b.static_ok[i] {
-                1 => {}
-                2 => return false,
-                _ => {
+            let stamp = h.stamp;
+            let cached = b.static_ok.get(i, stamp);
+            debug_assert!(
+                cached.is_none()
+                    || (cached == Some(1))
+                        == self
+                            .static_filter(NodeId(i as u32), &b.rev, profile)
+                            .is_ok(),
+                "a cached static verdict must equal a fresh one"
+            );
+            match cached {
+                Some(1) => {}
+                Some(_) => return false,
+                None => {
                     let ok = self
                         .static_filter(NodeId(i as u32), &b.rev, profile)
                         .is_ok();
-                    b.static_ok[i] = if ok { 1 } else { 2 };
+                    b.static_ok.set(i, stamp, if ok { 1 } else { 2 });
                     if !ok {
                         return false;
                     }
@@ -733,12 +793,17 @@ impl Cluster {
     /// batch until the node's allocation changes.
     #[inline]
     fn local_cached(&self, i: usize, b: &mut Batch, profile: &Profile) -> i64 {
-        let v = b.local[i];
-        if v != i64::MIN {
+        let stamp = self.hot[i].stamp;
+        if let Some(v) = b.local.get(i, stamp) {
+            debug_assert_eq!(
+                v,
+                self.local_total(NodeId(i as u32), b, profile),
+                "a cached node-local score must equal a fresh one"
+            );
             return v;
         }
         let v = self.local_total(NodeId(i as u32), b, profile);
-        b.local[i] = v;
+        b.local.set(i, stamp, v);
         v
     }
 
@@ -752,12 +817,12 @@ impl Cluster {
             && b.rev.template.node_selector.is_empty()
             && b.rev.template.node_affinity.required.is_none();
         if !plain {
-            match b.static_ok[i] {
-                1 => {}
-                2 => return self.static_filter(n, &b.rev, profile),
-                _ => {
+            match b.static_ok.get(i, h.stamp) {
+                Some(1) => {}
+                Some(_) => return self.static_filter(n, &b.rev, profile),
+                None => {
                     let r = self.static_filter(n, &b.rev, profile);
-                    b.static_ok[i] = if r.is_ok() { 1 } else { 2 };
+                    b.static_ok.set(i, h.stamp, if r.is_ok() { 1 } else { 2 });
                     r?;
                 }
             }
@@ -986,11 +1051,23 @@ impl Cluster {
         } else {
             self.schedule_batch_cycles(&mut b, keys, profile, on_bind)
         };
-        if done < keys.len() {
+        let left = done < keys.len();
+        if left {
             self.report_unschedulable(&mut b, &keys[done..], profile);
-            return (bound, true);
         }
-        (bound, false)
+        self.end_batch(b);
+        (bound, left)
+    }
+
+    /// Returns the batch's per-node values to the cluster's caches.
+    fn end_batch(&mut self, b: Batch) {
+        if let Some(ix) = b.index {
+            for (_, t) in ix.classes {
+                self.caches.keep_tree(t.into_buffer());
+            }
+        }
+        self.caches
+            .give_back(b.static_key, b.static_ok, b.local_key, b.local);
     }
 
     fn bind_observed(&mut self, k: u32, n: NodeId, on_bind: &mut Option<&mut OnBind<'_>>) {
@@ -1021,7 +1098,7 @@ impl Cluster {
                 continue;
             }
             let n = NodeId(i as u32);
-            heap_keys.push(key_of(self.local_total(n, b, profile), n));
+            heap_keys.push(key_of(self.local_cached(i, b, profile), n));
         }
         // Without inter-pod terms only the bound node's score changes, so the
         // k pods of the batch land within the k best nodes: keep just those.
@@ -1049,7 +1126,10 @@ impl Cluster {
             bound += 1;
             i += 1;
             if self.dynamic_filter(n, b, profile).is_ok() {
-                heap.push(Reverse(key_of(self.local_total(n, b, profile), n)));
+                heap.push(Reverse(key_of(
+                    self.local_cached(n.0 as usize, b, profile),
+                    n,
+                )));
             }
         }
         (bound, i)
@@ -1071,7 +1151,6 @@ impl Cluster {
                 Some(n) => {
                     self.bind_observed(k, n, &mut on_bind);
                     self.spread_bound(b, n);
-                    b.local[n.0 as usize] = i64::MIN;
                     self.index_bound(b, n, profile);
                     bound += 1;
                 }
@@ -1256,15 +1335,27 @@ impl Cluster {
             1 => Some(NodeId(feasible[0])),
             _ => {
                 let base = tt.map_or(0, |w| w * plugins::MAX_NODE_SCORE);
-                // The spread score per class, normalised over the classes present.
-                let mut norm: Vec<i64> = Vec::new();
+                // The spread score per class, normalised over the classes
+                // present (`x.norm` is indexed by class, i64::MIN between cycles).
+                let mut x = core::mem::take(&mut b.ix);
+                x.present.clear();
                 if spread {
-                    let mut present = classes.clone();
-                    present.sort_unstable();
-                    present.dedup();
-                    norm.resize(*present.last().unwrap_or(&0) as usize + 1, i64::MIN);
-                    for (c, v) in self.class_spread_scores(b, &present, m) {
-                        norm[c as usize] = v;
+                    let top_class = classes.iter().copied().max().unwrap_or(0) as usize;
+                    if x.norm.len() <= top_class {
+                        x.norm.resize(top_class + 1, i64::MIN);
+                        x.tied.resize(top_class + 1, 0);
+                    }
+                    for &c in classes.iter() {
+                        if x.norm[c as usize] == i64::MIN {
+                            x.norm[c as usize] = 0;
+                            x.present.push(c);
+                        }
+                    }
+                    let present = core::mem::take(&mut x.present);
+                    self.class_spread_scores_into(b, &present, m, &mut x);
+                    x.present = present;
+                    for &(c, v) in &x.scores {
+                        x.norm[c as usize] = v;
                     }
                 }
                 // Pass 2: totals, the best, and how many share it.
@@ -1275,7 +1366,7 @@ impl Cluster {
                     let i = feasible[j] as usize;
                     let mut t = base + self.local_cached(i, b, profile);
                     if spread {
-                        t += w_spread * norm[classes[j] as usize];
+                        t += w_spread * x.norm[classes[j] as usize];
                     }
                     b.totals.push(t);
                     if t > best {
@@ -1292,19 +1383,49 @@ impl Cluster {
                 let chosen = match profile.tie_break {
                     // The tied nodes in (spread class, visiting order): the
                     // order the indexed cycle draws from too.
-                    TieBreak::Random => {
-                        let mut tied: Vec<(u32, usize)> = (0..m)
-                            .filter(|&j| b.totals[j] == best)
-                            .map(|j| (if spread { classes[j] } else { 0 }, j))
-                            .collect();
-                        tied.sort_unstable();
-                        tied[pick.min(tied.len() - 1)].1
+                    TieBreak::Random if spread => {
+                        for j in 0..m {
+                            if b.totals[j] == best {
+                                x.tied[classes[j] as usize] += 1;
+                            }
+                        }
+                        x.present.sort_unstable();
+                        let mut r = pick as u32;
+                        let mut class = u32::MAX;
+                        for &c in &x.present {
+                            let here = x.tied[c as usize];
+                            if class == u32::MAX && r < here {
+                                class = c;
+                            } else if class == u32::MAX {
+                                r -= here;
+                            }
+                        }
+                        let mut chosen = 0;
+                        for j in 0..m {
+                            if b.totals[j] == best && classes[j] == class {
+                                if r == 0 {
+                                    chosen = j;
+                                    break;
+                                }
+                                r -= 1;
+                            }
+                        }
+                        chosen
                     }
+                    TieBreak::Random => (0..m)
+                        .filter(|&j| b.totals[j] == best)
+                        .nth(pick)
+                        .unwrap_or(0),
                     TieBreak::LowestNodeId => (0..m)
                         .filter(|&j| b.totals[j] == best)
                         .min_by_key(|&j| feasible[j])
                         .unwrap_or(0),
                 };
+                for &c in &x.present {
+                    x.norm[c as usize] = i64::MIN;
+                    x.tied[c as usize] = 0;
+                }
+                b.ix = x;
                 Some(NodeId(feasible[chosen]))
             }
         };
@@ -1348,20 +1469,27 @@ impl Cluster {
             classes: BTreeMap::new(),
             class_of: vec![u32::MAX; n],
         };
-        let mut leaves: BTreeMap<u32, Vec<(usize, i64)>> = BTreeMap::new();
+        let mut score = vec![0i64; n];
+        let mut present: Vec<u32> = Vec::new();
         for i in 0..n {
             if self.hot[i].removed || !self.feasible_fast(i, b, profile) {
                 continue;
             }
             let c = self.class_of(b, i, stride);
-            let l = self.local_cached(i, b, profile);
+            score[i] = self.local_cached(i, b, profile);
             ix.feasible.set(i, true);
             ix.class_of[i] = c;
-            leaves.entry(c).or_default().push((i, l));
+            if !present.contains(&c) {
+                present.push(c);
+            }
         }
-        for (c, l) in leaves {
+        for c in present {
+            let buf = self.caches.trees.pop().unwrap_or_default();
+            let leaves = (0..n)
+                .filter(|&i| ix.class_of[i] == c)
+                .map(|i| (i, score[i]));
             ix.classes
-                .insert(c, sample_index::MaxTree::from_leaves(n, &l));
+                .insert(c, sample_index::MaxTree::from_leaves_in(buf, n, leaves));
         }
         b.index = Some(ix);
     }
@@ -1377,6 +1505,12 @@ impl Cluster {
         if old != u32::MAX {
             if let Some(t) = ix.classes.get_mut(&old) {
                 t.set(i, None);
+                // An empty class is dropped: every cycle queries each class.
+                if t.members() == 0 {
+                    if let Some(t) = ix.classes.remove(&old) {
+                        self.caches.keep_tree(t.into_buffer());
+                    }
+                }
             }
             ix.class_of[i] = u32::MAX;
         }
@@ -1388,10 +1522,14 @@ impl Cluster {
             let l = self.local_cached(i, b, profile);
             let n = self.nodes.len();
             ix.class_of[i] = c;
-            ix.classes
-                .entry(c)
-                .or_insert_with(|| sample_index::MaxTree::new(n))
-                .set(i, Some(l));
+            if !ix.classes.contains_key(&c) {
+                let buf = self.caches.trees.pop().unwrap_or_default();
+                ix.classes
+                    .insert(c, sample_index::MaxTree::reusing(buf, n));
+            }
+            if let Some(t) = ix.classes.get_mut(&c) {
+                t.set(i, Some(l));
+            }
         }
         b.index = Some(ix);
     }
@@ -1410,18 +1548,19 @@ impl Cluster {
             .expect("cycle_indexed needs the batch's index");
         let total = ix.feasible.prefix(n);
         // The sample: up to k feasible nodes from `start`, wrapping once.
-        let (ranges, visited): (Vec<(usize, usize)>, usize) = if total <= k {
-            (vec![(start, n), (0, start)], n)
+        let (pair, used, visited): ([(usize, usize); 2], usize, usize) = if total <= k {
+            ([(start, n), (0, start)], 2, n)
         } else {
             let after = ix.feasible.range(start, n);
             if after >= k {
                 let end = ix.feasible.kth(ix.feasible.prefix(start) + k) + 1;
-                (vec![(start, end)], end - start)
+                ([(start, end), (0, 0)], 1, end - start)
             } else {
                 let end = ix.feasible.kth(k - after) + 1;
-                (vec![(start, n), (0, end)], n - start + end)
+                ([(start, n), (0, end)], 2, n - start + end)
             }
         };
+        let ranges = &pair[..used];
         self.next_start_node = ((start + visited) % n) as u32;
         let m = total.min(k);
         let chosen = if m == 0 {
@@ -1433,10 +1572,10 @@ impl Cluster {
                 .map(|&(a, _)| ix.feasible.kth(ix.feasible.prefix(a) + 1));
             first.map(|i| NodeId(i as u32))
         } else {
-            Some(self.pick_indexed(b, &ix, &ranges, m, profile))
+            Some(self.pick_indexed(b, &ix, ranges, m, profile))
         };
         if b.record {
-            self.record_indexed(b, &ix, &ranges, profile, start as u32, chosen);
+            self.record_indexed(b, &ix, ranges, profile, start as u32, chosen);
         } else {
             self.record_cycle(b, start as u32, chosen, &[]);
         }
@@ -1448,45 +1587,57 @@ impl Cluster {
     /// present in it (what `spread_raw` and `spread::normalize` give node by
     /// node for the system defaults' shape).
     fn class_spread_scores(&self, b: &Batch, present: &[u32], m: usize) -> Vec<(u32, i64)> {
+        let mut x = IxScratch::default();
+        self.class_spread_scores_into(b, present, m, &mut x);
+        x.scores
+    }
+
+    /// `class_spread_scores` into `x.scores`, with `x`'s buffers.
+    fn class_spread_scores_into(&self, b: &Batch, present: &[u32], m: usize, x: &mut IxScratch) {
+        x.scores.clear();
         if b.soft.is_empty() {
-            return present.iter().map(|&c| (c, 0)).collect();
+            x.scores.extend(present.iter().map(|&c| (c, 0)));
+            return;
         }
         let stride = self.spread_stride(b);
-        let mut zones: Vec<usize> = present.iter().map(|&c| c as usize % stride).collect();
-        zones.sort_unstable();
-        zones.dedup();
+        x.zones.clear();
+        x.zones
+            .extend(present.iter().map(|&c| c as usize % stride));
+        x.zones.sort_unstable();
+        x.zones.dedup();
         let (h, z) = (&b.soft[0], &b.soft[1]);
-        let w_h = spread::normalizing_weight(m);
-        let w_z = spread::normalizing_weight(zones.len());
-        let raws: Vec<(u32, i64)> = present
-            .iter()
-            .map(|&c| {
-                let (cnt, d) = (c as usize / stride, c as usize % stride);
-                let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
-                if d != stride - 1 {
-                    let zc = z.per_domain.get(d).copied().unwrap_or(0);
-                    score += spread::score_for_count(zc, z.max_skew, w_z);
-                }
-                (c, plugins::round_half_away(score))
-            })
-            .collect();
-        let min = raws.iter().map(|r| r.1).min().unwrap_or(0);
-        let max = raws.iter().map(|r| r.1).max().unwrap_or(0).max(0);
-        raws.into_iter()
-            .map(|(c, v)| {
-                let norm = if max == 0 {
-                    plugins::MAX_NODE_SCORE
-                } else {
-                    plugins::MAX_NODE_SCORE * (max + min - v) / max
-                };
-                (c, norm)
-            })
-            .collect()
+        let w_h = x.normalizing_weight(m);
+        let w_z = x.normalizing_weight(x.zones.len());
+        x.raws.clear();
+        let (mut min, mut max) = (i64::MAX, 0i64);
+        for &c in present {
+            let (cnt, d) = (c as usize / stride, c as usize % stride);
+            let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
+            if d != stride - 1 {
+                let zc = z.per_domain.get(d).copied().unwrap_or(0);
+                score += spread::score_for_count(zc, z.max_skew, w_z);
+            }
+            let v = plugins::round_half_away(score);
+            min = min.min(v);
+            max = max.max(v);
+            x.raws.push((c, v));
+        }
+        if x.raws.is_empty() {
+            min = 0;
+        }
+        for &(c, v) in &x.raws {
+            let norm = if max == 0 {
+                plugins::MAX_NODE_SCORE
+            } else {
+                plugins::MAX_NODE_SCORE * (max + min - v) / max
+            };
+            x.scores.push((c, norm));
+        }
     }
 
     fn pick_indexed(
         &mut self,
-        b: &Batch,
+        b: &mut Batch,
         ix: &Index,
         ranges: &[(usize, usize)],
         m: u32,
@@ -1496,95 +1647,92 @@ impl Cluster {
             .weight(Plugin::TaintToleration)
             .map_or(0, |w| w * plugins::MAX_NODE_SCORE);
         let w_spread = profile.weight(Plugin::PodTopologySpread).unwrap_or(0);
+        let mut x = core::mem::take(&mut b.ix);
         // Per class present in the sample: its best node-local score there.
-        let mut bests: Vec<(u32, sample_index::Best, Vec<sample_index::Best>)> = Vec::new();
+        x.present.clear();
+        x.best.clear();
         for (&c, t) in &ix.classes {
-            let parts: Vec<sample_index::Best> =
-                ranges.iter().map(|&(a, z)| t.query(a, z)).collect();
-            let members: u32 = parts.iter().map(|p| p.members).sum();
-            if members == 0 {
+            let mut parts = [sample_index::NONE; 2];
+            for (p, &(a, z)) in parts.iter_mut().zip(ranges) {
+                *p = t.query(a, z);
+            }
+            let all = sample_index::join(parts[0], parts[1]);
+            if all.members == 0 {
                 continue;
             }
-            let max = parts.iter().map(|p| p.max).max().unwrap_or(i64::MIN);
-            let at_max = parts
-                .iter()
-                .filter(|p| p.max == max)
-                .map(|p| p.at_max)
-                .sum();
-            bests.push((
-                c,
-                sample_index::Best {
-                    max,
-                    at_max,
-                    members,
-                },
-                parts,
-            ));
+            x.present.push(c);
+            x.best.push((all, parts));
         }
-        let present: Vec<u32> = bests.iter().map(|b| b.0).collect();
         let spread_on = w_spread > 0 && !b.soft.is_empty();
-        let scores = self.class_spread_scores(b, &present, m as usize);
-        let cand: Vec<i64> = bests
-            .iter()
-            .zip(&scores)
-            .map(|((_, best, _), (_, s))| {
-                base + best.max + if spread_on { w_spread * s } else { 0 }
-            })
-            .collect();
-        let top = cand.iter().copied().max().unwrap_or(i64::MIN);
-        let ties: u64 = bests
-            .iter()
-            .zip(&cand)
-            .filter(|(_, &t)| t == top)
-            .map(|((_, best, _), _)| best.at_max as u64)
-            .sum();
-        let tree_of = |c: u32| &ix.classes[&c];
-        match profile.tie_break {
+        let present = core::mem::take(&mut x.present);
+        self.class_spread_scores_into(b, &present, m as usize, &mut x);
+        x.present = present;
+        let cand = |j: usize, x: &IxScratch| -> i64 {
+            base + x.best[j].0.max + if spread_on { w_spread * x.scores[j].1 } else { 0 }
+        };
+        let mut top = i64::MIN;
+        let mut ties = 0u64;
+        for j in 0..x.best.len() {
+            let t = cand(j, &x);
+            if t > top {
+                top = t;
+                ties = 0;
+            }
+            if t == top {
+                ties += x.best[j].0.at_max as u64;
+            }
+        }
+        let chosen = match profile.tie_break {
             TieBreak::Random => {
                 let mut r = if ties > 1 {
                     self.rng.below(ties) as u32
                 } else {
                     0
                 };
-                for ((c, best, parts), &t) in bests.iter().zip(&cand) {
-                    if t != top {
+                let mut found = None;
+                'classes: for j in 0..x.best.len() {
+                    if cand(j, &x) != top {
                         continue;
                     }
+                    let (best, parts) = x.best[j];
                     if r >= best.at_max {
                         r -= best.at_max;
                         continue;
                     }
                     // The r-th tied node of this class, in visiting order.
-                    for (&(a, z), part) in ranges.iter().zip(parts) {
+                    for (&(a, z), part) in ranges.iter().zip(&parts) {
                         let here = if part.max == best.max { part.at_max } else { 0 };
                         if r < here {
-                            let slot = tree_of(*c)
-                                .kth_at(a, z, best.max, r)
-                                .expect("the index counted this node");
-                            return NodeId(slot as u32);
+                            found = ix.classes[&x.present[j]].kth_at(a, z, best.max, r);
+                            break 'classes;
                         }
                         r -= here;
                     }
                 }
-                unreachable!("the tie count covers every tied node")
+                found.expect("the tie count covers every tied node")
             }
             TieBreak::LowestNodeId => {
                 let mut lowest = usize::MAX;
-                for ((c, best, parts), &t) in bests.iter().zip(&cand) {
-                    if t != top {
+                for j in 0..x.best.len() {
+                    if cand(j, &x) != top {
                         continue;
                     }
-                    for (&(a, z), part) in ranges.iter().zip(parts) {
+                    let (best, parts) = x.best[j];
+                    for (&(a, z), part) in ranges.iter().zip(&parts) {
                         if part.max == best.max {
-                            if let Some(slot) = tree_of(*c).kth_at(a, z, best.max, 0) {
+                            if let Some(slot) =
+                                ix.classes[&x.present[j]].kth_at(a, z, best.max, 0)
+                            {
                                 lowest = lowest.min(slot);
                             }
                         }
                     }
                 }
-                NodeId(lowest as u32)
+                lowest
             }
-        }
+        };
+        b.ix = x;
+        NodeId(chosen as u32)
     }
 
     /// For observers: the sample and every total, as the scan computes them.

@@ -98,13 +98,13 @@ pub(crate) struct Best {
     pub members: u32,
 }
 
-const NONE: Best = Best {
+pub(crate) const NONE: Best = Best {
     max: i64::MIN,
     at_max: 0,
     members: 0,
 };
 
-fn join(a: Best, b: Best) -> Best {
+pub(crate) fn join(a: Best, b: Best) -> Best {
     let max = a.max.max(b.max);
     Best {
         max,
@@ -121,19 +121,45 @@ pub(crate) struct MaxTree {
 }
 
 impl MaxTree {
+    #[cfg(test)]
     pub fn new(n: usize) -> MaxTree {
+        MaxTree::reusing(Vec::new(), n)
+    }
+
+    /// An empty tree over `n` slots in `buf`'s memory (a tree's memory
+    /// comes back with [`MaxTree::into_buffer`]): big trees are not
+    /// allocated and freed batch after batch.
+    pub fn reusing(mut buf: Vec<Best>, n: usize) -> MaxTree {
         let size = n.next_power_of_two().max(1);
-        MaxTree {
-            size,
-            t: vec![NONE; 2 * size],
-        }
+        buf.clear();
+        buf.resize(2 * size, NONE);
+        MaxTree { size, t: buf }
+    }
+
+    /// How many slots are members.
+    pub fn members(&self) -> u32 {
+        self.t[1].members
+    }
+
+    pub fn into_buffer(self) -> Vec<Best> {
+        self.t
     }
 
     /// A tree over `n` slots whose members are `leaves` (slot, score), built
     /// bottom-up in O(n).
+    #[cfg(test)]
     pub fn from_leaves(n: usize, leaves: &[(usize, i64)]) -> MaxTree {
-        let mut t = MaxTree::new(n);
-        for &(i, score) in leaves {
+        MaxTree::from_leaves_in(Vec::new(), n, leaves.iter().copied())
+    }
+
+    /// `from_leaves` in `buf`'s memory.
+    pub fn from_leaves_in(
+        buf: Vec<Best>,
+        n: usize,
+        leaves: impl Iterator<Item = (usize, i64)>,
+    ) -> MaxTree {
+        let mut t = MaxTree::reusing(buf, n);
+        for (i, score) in leaves {
             t.t[t.size + i] = Best {
                 max: score,
                 at_max: 1,
