@@ -668,9 +668,18 @@ fn zipf_workload(
 fn bench(args: &[String]) -> Result<(), Failure> {
     let o = Opts::parse(
         args,
-        &["--nodes", "--pods", "--apps", "--mix"],
+        &["--nodes", "--pods", "--apps", "--mix", "--profile"],
         &["--converge-only"],
     )?;
+    // One profile only (for profilers): its canonical name.
+    let only = match o.pairs.iter().find(|(k, _)| k == "--profile") {
+        Some((_, v)) => Some(
+            Profile::named(v)
+                .map_err(|e| Failure::Usage(format!("--profile: {e}")))?
+                .scheduler_name,
+        ),
+        None => None,
+    };
     let zipf = match o
         .pairs
         .iter()
@@ -702,7 +711,10 @@ fn bench(args: &[String]) -> Result<(), Failure> {
             Profile::bin_pack(),
             Profile::least_loaded(),
         ] {
-            if (constrained && o.flag("--converge-only")) || (zipf && constrained) {
+            if (constrained && o.flag("--converge-only"))
+                || (zipf && constrained)
+                || only.as_ref().is_some_and(|n| *n != profile.scheduler_name)
+            {
                 continue;
             }
             let (ns, ds) = if zipf {

@@ -169,6 +169,8 @@ struct Batch {
     static_key: cache::StaticKey,
     /// Per node: whether it counts for spreading (nodeAffinityPolicy Honor).
     inclusion: Vec<u8>,
+    /// Every live node counts for spreading (`inclusion` is not built).
+    include_all: bool,
     hard: Vec<Spread>,
     soft: Vec<Spread>,
     /// Soft constraints ignore nodes lacking a key unless system-defaulted.
@@ -356,6 +358,7 @@ impl Cluster {
             static_ok,
             static_key,
             inclusion: Vec::new(),
+            include_all: false,
             hard: Vec::new(),
             soft: Vec::new(),
             soft_require_all: !tpl.topology_spread.is_empty(),
@@ -459,6 +462,58 @@ impl Cluster {
         // nodeAffinityPolicy Honor: only nodes the pod's nodeSelector and
         // required node affinity admit count toward spreading.
         let plain = tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none();
+        // The system defaults over a plain template (the common case): every
+        // live node counts and the counts come from the revision's own pods,
+        // so the batch costs O(its pods), not O(nodes), beyond `per_node`.
+        if plain
+            && hard.is_empty()
+            && soft
+                .iter()
+                .all(|e| matches!(e.2, SpreadSelector::SameRevision))
+        {
+            b.include_all = true;
+            let topos: Vec<Option<u32>> = soft
+                .iter()
+                .map(|(_, k, _, _, _)| (k != HOSTNAME_KEY).then(|| self.topology_id(k)))
+                .collect();
+            let mut per_node = vec![0u32; n];
+            let ctl = &self.controllers[b.c.0 as usize];
+            for &k in ctl.pods.values() {
+                let p = self.pod(k);
+                if p.revision == b.rev_no {
+                    if let Some(node) = p.node {
+                        per_node[node.0 as usize] += 1;
+                    }
+                }
+            }
+            for ((max_skew, _, _, self_match, min_domains), topo) in soft.into_iter().zip(topos) {
+                // Soft constraints read the zone's count and the node's own:
+                // the hostname domain's count is `per_node`.
+                let mut per_domain = Vec::new();
+                if let Some(t) = topo {
+                    per_domain = vec![0i64; self.topologies[t as usize].domains.len()];
+                    for (i, &c) in per_node.iter().enumerate() {
+                        if c > 0 && !self.hot[i].removed {
+                            if let Some(d) = self.domain(t, NodeId(i as u32)) {
+                                per_domain[d as usize] += c as i64;
+                            }
+                        }
+                    }
+                }
+                b.soft.push(Spread {
+                    max_skew,
+                    min_domains,
+                    topo,
+                    self_match,
+                    per_node: per_node.clone(),
+                    per_domain,
+                    domain_nodes: Vec::new(),
+                    domains: 0,
+                    counts: BTreeMap::new(),
+                });
+            }
+            return;
+        }
         b.inclusion = (0..n)
             .map(|i| {
                 let s = &self.nodes[i].spec;
@@ -569,7 +624,12 @@ impl Cluster {
             (&mut b.hard, true, true),
             (&mut b.soft, require_all_soft, false),
         ] {
-            let eligible = b.inclusion.get(i).copied().unwrap_or(0) == 1
+            let included = if b.include_all {
+                !self.hot[i].removed
+            } else {
+                b.inclusion.get(i).copied().unwrap_or(0) == 1
+            };
+            let eligible = included
                 && (!require_all
                     || list
                         .iter()
@@ -587,7 +647,14 @@ impl Cluster {
                     Some(t) => self.domain(t, n),
                 };
                 if let Some(d) = d {
+                    // Soft hostname constraints read `per_node` alone.
+                    if !hard && s.topo.is_none() {
+                        continue;
+                    }
                     let d = d as usize;
+                    if s.per_domain.len() <= d {
+                        s.per_domain.resize(d + 1, 0);
+                    }
                     let old = s.per_domain[d];
                     s.per_domain[d] += 1;
                     if hard {
