@@ -1225,9 +1225,7 @@ impl Cluster {
         c.history.push(rev);
         c.blocked = None;
         self.disruption_epoch += 1;
-        if existing.is_none() {
-            self.new_replica_set_created(id);
-        }
+        self.revision_switched(id, existing.is_none());
     }
 
     /// The index of a term, creating it (and counting the pods that match it

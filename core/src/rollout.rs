@@ -269,12 +269,16 @@ impl Cluster {
         n
     }
 
-    /// Records NewReplicaSetCreated: `id` just got a new revision (its
-    /// ReplicaSet is created), as getNewReplicaSet does in Kubernetes.
-    pub(crate) fn new_replica_set_created(&mut self, id: ControllerId) {
+    /// `id`'s current revision just changed (a roll, or a rollback to an
+    /// existing ReplicaSet). Kubernetes' first sync after the change records
+    /// updatedReplicas as the new ReplicaSet's pods before it scales (0 for a
+    /// new one): progress is measured from there. A new ReplicaSet also sets
+    /// Progressing to NewReplicaSetCreated, as getNewReplicaSet does.
+    pub(crate) fn revision_switched(&mut self, id: ControllerId, created: bool) {
         let now = self.now;
         let c = &mut self.controllers[id.0 as usize];
-        if c.progress_deadline_seconds == NO_PROGRESS_DEADLINE {
+        c.rollout.observed.updated = c.count(c.current).pods;
+        if !created || c.progress_deadline_seconds == NO_PROGRESS_DEADLINE {
             return;
         }
         let rs = format!("{}-{}", c.name, c.revisions[c.current as usize - 1].hash);
