@@ -473,7 +473,10 @@ fn min_ready_and_progress_deadline_are_imported_and_exported() {
     let im = import(&format!("{NODE}---\n{text}")).unwrap();
     assert!(im.warnings.is_empty(), "{:?}", im.warnings);
     let d = &im.scenario.deployments[0];
-    assert_eq!((d.min_ready_seconds, d.progress_deadline_seconds), (10, 120));
+    assert_eq!(
+        (d.min_ready_seconds, d.progress_deadline_seconds),
+        (10, 120)
+    );
     let out = export(&im.scenario, "default");
     assert!(out.contains("minReadySeconds: 10"), "{out}");
     assert!(out.contains("progressDeadlineSeconds: 120"), "{out}");

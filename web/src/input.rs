@@ -457,16 +457,16 @@ impl DeployInput {
                 .unwrap_or(IntOrString::Str("25%".into())),
             min_ready_seconds: match given(&self.min_ready_seconds) {
                 None => 0,
-                Some(f) => field_whole("minReadySeconds", f, 0, NO_PROGRESS_DEADLINE as u64)? as u32,
+                Some(f) => {
+                    field_whole("minReadySeconds", f, 0, NO_PROGRESS_DEADLINE as u64)? as u32
+                }
             },
             progress_deadline_seconds: match given(&self.progress_deadline_seconds) {
                 None => DEFAULT_PROGRESS_DEADLINE_SECONDS,
-                Some(f) => field_whole(
-                    "progressDeadlineSeconds",
-                    f,
-                    1,
-                    NO_PROGRESS_DEADLINE as u64,
-                )? as u32,
+                Some(f) => {
+                    field_whole("progressDeadlineSeconds", f, 1, NO_PROGRESS_DEADLINE as u64)?
+                        as u32
+                }
             },
         })
     }

@@ -956,8 +956,12 @@ fn field_hint(field: &str) -> &'static str {
         "tick" => " (the tick the action fires at)",
         "seed" => " (the seed)",
         "readyAfter" => " (ticks from binding to Ready)",
-        "minReadySeconds" => " (seconds a pod must be Ready to count as available, 0 to 2147483647)",
-        "progressDeadlineSeconds" => " (seconds without progress before a rollout fails, 1 to 2147483647)",
+        "minReadySeconds" => {
+            " (seconds a pod must be Ready to count as available, 0 to 2147483647)"
+        }
+        "progressDeadlineSeconds" => {
+            " (seconds without progress before a rollout fails, 1 to 2147483647)"
+        }
         "nodes" => " (nodes, 1 to 10000)",
         "podsPerNode" => " (pods per node, 0 to 110)",
         _ => "",

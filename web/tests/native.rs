@@ -657,7 +657,9 @@ fn min_ready_and_progress_deadline_enter_by_the_form_and_the_document_alike() {
         .action()
         .unwrap_err();
     assert!(
-        e.starts_with("minReadySeconds \"soon\" is not valid; expected a whole number from 0 to 2147483647"),
+        e.starts_with(
+            "minReadySeconds \"soon\" is not valid; expected a whole number from 0 to 2147483647"
+        ),
         "{e}"
     );
     assert!(form(None, Some(Field::Num(0.0)))
@@ -711,8 +713,14 @@ fn min_ready_and_progress_deadline_enter_by_the_form_and_the_document_alike() {
     s.run(10);
     let r = row(&s);
     assert_eq!(r.available, 2);
-    assert_eq!(r.rollout_status, "deployment \"web\" successfully rolled out");
+    assert_eq!(
+        r.rollout_status,
+        "deployment \"web\" successfully rolled out"
+    );
     let out = serde_json::to_string(&s.scenario()).expect("a scenario serializes");
     assert!(out.contains("\"minReadySeconds\":10"), "{out}");
-    assert!(!out.contains("progressDeadlineSeconds"), "the default is not written: {out}");
+    assert!(
+        !out.contains("progressDeadlineSeconds"),
+        "the default is not written: {out}"
+    );
 }
