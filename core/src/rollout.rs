@@ -209,6 +209,12 @@ fn set_condition(slot: &mut Option<DeploymentCondition>, mut c: DeploymentCondit
     true
 }
 
+/// Whether setting (status, reason) would change the condition.
+fn differs(slot: &Option<DeploymentCondition>, status: ConditionStatus, reason: &str) -> bool {
+    slot.as_ref()
+        .is_none_or(|c| c.status != status || c.reason != reason)
+}
+
 fn condition(
     type_: DeploymentConditionType,
     status: ConditionStatus,
@@ -312,7 +318,9 @@ impl Cluster {
         };
         let old = c.rollout.observed;
         let replicas = c.replicas;
-        let rs = format!("{}-{}", c.name, c.revisions[c.current as usize - 1].hash);
+        // Text is built only when a condition changes: this runs for every
+        // Deployment in every pass.
+        let rs = || format!("{}-{}", c.name, c.revisions[c.current as usize - 1].hash);
 
         // calculateStatus: the Available condition.
         let max_unavailable = if replicas == 0 {
@@ -320,24 +328,31 @@ impl Cluster {
         } else {
             c.strategy.resolve(replicas).1.min(replicas)
         };
-        let cond = if new.available >= replicas - max_unavailable {
-            condition(
-                DeploymentConditionType::Available,
+        let (status, reason, message) = if new.available >= replicas - max_unavailable {
+            (
                 ConditionStatus::True,
                 reasons::MINIMUM_REPLICAS_AVAILABLE,
-                "Deployment has minimum availability.".to_string(),
-                now,
+                "Deployment has minimum availability.",
             )
         } else {
-            condition(
-                DeploymentConditionType::Available,
+            (
                 ConditionStatus::False,
                 reasons::MINIMUM_REPLICAS_UNAVAILABLE,
-                "Deployment does not have minimum availability.".to_string(),
-                now,
+                "Deployment does not have minimum availability.",
             )
         };
-        set_condition(&mut c.rollout.available, cond);
+        if differs(&c.rollout.available, status, reason) {
+            set_condition(
+                &mut c.rollout.available,
+                condition(
+                    DeploymentConditionType::Available,
+                    status,
+                    reason,
+                    message.to_string(),
+                    now,
+                ),
+            );
+        }
 
         let has_deadline = c.progress_deadline_seconds != NO_PROGRESS_DEADLINE;
         if !has_deadline {
@@ -355,6 +370,7 @@ impl Cluster {
                 || new.ready > old.ready
                 || new.available > old.available;
             if complete {
+                let rs = rs();
                 set_condition(
                     &mut c.rollout.progressing,
                     condition(
@@ -366,6 +382,7 @@ impl Cluster {
                     ),
                 );
             } else if progressed {
+                let rs = rs();
                 // Progress moves lastUpdateTime even with an unchanged reason;
                 // lastTransitionTime stays while the status stays True.
                 let mut cond = condition(
@@ -391,7 +408,7 @@ impl Cluster {
                     && cur.reason != reasons::PROGRESS_DEADLINE_EXCEEDED
                     && now >= due
                 {
-                    let msg = format!("ReplicaSet \"{rs}\" has timed out progressing.");
+                    let msg = format!("ReplicaSet \"{}\" has timed out progressing.", rs());
                     set_condition(
                         &mut c.rollout.progressing,
                         condition(
