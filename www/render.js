@@ -275,7 +275,7 @@ export function drawApps(tbody, apps, { onApp }) {
         h('span', {}, `Rolling to ${a.version}: ${a.updated}/${a.desired} updated`));
     } else if (a.pending > 0) {
       rollout = h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
-    } else if (a.ready === a.desired) {
+    } else if (a.available === a.desired) {
       rollout = h('span', { class: 'ok-text' }, 'Complete');
     } else {
       rollout = h('span', { class: 'muted' }, 'Progressing');
