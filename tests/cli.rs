@@ -45,6 +45,11 @@ fn args(rng: &mut Prng) -> Vec<String> {
         "--roll",
         "--pods",
         "--converge-only",
+        "rollout",
+        "status",
+        "--deployment",
+        "--at",
+        "--timeout",
         "binpack",
         "leastloaded",
         "0",
@@ -122,4 +127,77 @@ fn argument_mistakes_are_named() {
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
+}
+
+fn rollout_status(extra: &[&str]) -> (i32, String, String) {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/manifests/rollout.yaml"
+    );
+    let mut a = vec!["rollout".to_string(), "status".into(), file.into()];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    run(&a)
+}
+
+#[test]
+fn rollout_status_prints_kubectls_lines_tick_by_tick() {
+    // web: 3 pods bound at tick 1, Ready at 2, available after minReadySeconds 10.
+    let (code, out, err) = rollout_status(&["--deployment", "web"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "Waiting for deployment \"web\" rollout to finish: 0 of 3 updated replicas are available...\n\
+         deployment \"web\" successfully rolled out\n"
+    );
+    let (code, out, _) = rollout_status(&["--deployment", "web", "--at", "11"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "Waiting for deployment \"web\" rollout to finish: 0 of 3 updated replicas are available...\n"
+    );
+    let (_, out, _) = rollout_status(&["--deployment", "web", "--at", "12"]);
+    assert_eq!(out, "deployment \"web\" successfully rolled out\n");
+
+    // stuck: its pods fit no node; progress was last made at tick 1 (its
+    // pods created), so the 120 s deadline passes at tick 121.
+    let (code, out, err) = rollout_status(&["--deployment", "stuck"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "Waiting for deployment \"stuck\" rollout to finish: 0 of 2 updated replicas are available...\n"
+    );
+    assert_eq!(
+        err,
+        "error: deployment \"stuck\" exceeded its progress deadline\n"
+    );
+    let (code, out, _) = rollout_status(&["--deployment", "stuck", "--at", "120"]);
+    assert_eq!((code, out.contains("0 of 2 updated replicas")), (0, true));
+    let (code, _, err) = rollout_status(&["--deployment", "stuck", "--at", "121"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "error: deployment \"stuck\" exceeded its progress deadline\n"
+    );
+    let (code, _, err) = rollout_status(&["--deployment", "stuck", "--timeout", "50"]);
+    assert_eq!(code, 1);
+    assert_eq!(err, "error: timed out waiting for the condition\n");
+
+    // Mistakes: usage (exit 2) for arguments, kubectl's error for a missing name.
+    let (code, _, err) = rollout_status(&[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("rollout status needs --deployment NAME") && err.contains("usage:"));
+    let (code, _, err) = rollout_status(&["--deployment", "web", "--at", "soon"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--at \"soon\" is not valid; expected a whole number of ticks"),
+        "{err}"
+    );
+    let (code, _, err) = rollout_status(&["--deployment", "api"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(
+            "deployments.apps \"api\" not found in the input; expected one of: web, stuck"
+        ),
+        "{err}"
+    );
 }

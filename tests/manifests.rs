@@ -465,6 +465,40 @@ fn deployment(replicas: &str, cpu: &str) -> String {
 }
 
 #[test]
+fn min_ready_and_progress_deadline_are_imported_and_exported() {
+    let text = deployment("2", "1").replace(
+        "  replicas: 2\n",
+        "  replicas: 2\n  minReadySeconds: 10\n  progressDeadlineSeconds: 120\n",
+    );
+    let im = import(&format!("{NODE}---\n{text}")).unwrap();
+    assert!(im.warnings.is_empty(), "{:?}", im.warnings);
+    let d = &im.scenario.deployments[0];
+    assert_eq!(
+        (d.min_ready_seconds, d.progress_deadline_seconds),
+        (10, 120)
+    );
+    let out = export(&im.scenario, "default");
+    assert!(out.contains("minReadySeconds: 10"), "{out}");
+    assert!(out.contains("progressDeadlineSeconds: 120"), "{out}");
+    // Kubernetes' defaults are not written out, and come back as defaults.
+    let plain = import(&format!("{NODE}---\n{}", deployment("2", "1"))).unwrap();
+    let d = &plain.scenario.deployments[0];
+    assert_eq!((d.min_ready_seconds, d.progress_deadline_seconds), (0, 600));
+    let out = export(&plain.scenario, "default");
+    assert!(!out.contains("minReadySeconds") && !out.contains("progressDeadlineSeconds"));
+    // A ReplicaSet has no progress deadline: simulated as a Deployment without one.
+    let rs = deployment("2", "1")
+        .replace("kind: Deployment", "kind: ReplicaSet")
+        .replace("  replicas: 2\n", "  replicas: 2\n  minReadySeconds: 5\n");
+    let im = import(&format!("{NODE}---\n{rs}")).unwrap();
+    let d = &im.scenario.deployments[0];
+    assert_eq!(
+        (d.min_ready_seconds, d.progress_deadline_seconds),
+        (5, shepherd::model::NO_PROGRESS_DEADLINE)
+    );
+}
+
+#[test]
 fn bad_values_name_the_document_the_object_the_field_what_was_found_and_what_was_expected() {
     let cases: Vec<(String, &[&str])> = vec![
         (format!("{NODE}---\n{}", deployment("three", "1")), &["document 2 (Deployment web)", "spec.replicas", "found a string (\"three\")", "expected a whole number"]),
@@ -482,6 +516,9 @@ fn bad_values_name_the_document_the_object_the_field_what_was_found_and_what_was
         (deployment("1", "1").replace("      app: web\n  template", "      app: api\n  template"), &["spec.selector.matchLabels", "does not match the template's labels"]),
         ("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: p\nspec:\n  minAvailable: 1\n  maxUnavailable: 1\n  selector:\n    matchLabels:\n      app: web\n".into(), &["(PodDisruptionBudget p)", "both minAvailable and maxUnavailable"]),
         ("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: p\nspec:\n  minAvailable: 150%\n".into(), &["spec.minAvailable", "\"150%\"", "\"0%\" to \"100%\""]),
+        (deployment("1", "1").replace("  replicas: 1\n", "  replicas: 1\n  minReadySeconds: 10\n  progressDeadlineSeconds: 5\n"), &["(Deployment web)", "progressDeadlineSeconds 5 must be greater than minReadySeconds 10"]),
+        (deployment("1", "1").replace("  replicas: 1\n", "  replicas: 1\n  minReadySeconds: -3\n"), &["spec.minReadySeconds", "found an integer (-3)", "expected a whole number from 0 to 2147483647"]),
+        (deployment("1", "1").replace("  replicas: 1\n", "  replicas: 1\n  progressDeadlineSeconds: 4294967296\n"), &["spec.progressDeadlineSeconds", "expected a whole number from 0 to 2147483647"]),
         ("a: 1\na: 2\n".into(), &["document 1", "appears twice"]),
         ("just a string\n".into(), &["document 1", "expected a Kubernetes object"]),
         ("{\"kind\": \"Node\", \"apiVersion\": \"v1\", \"metadata\": {\"name\": 5}}".into(), &["metadata.name", "found an integer (5)", "expected a string"]),
@@ -598,6 +635,12 @@ fn random_scenario(seed: u64) -> Scenario {
         };
         d.template.version = format!("v{}", rng.range(1, 9));
         d.template.ready_after = rng.range(0, 3) as u32;
+        if rng.chance(30) {
+            d.min_ready_seconds = rng.range(1, 30) as u32;
+        }
+        if rng.chance(30) {
+            d.progress_deadline_seconds = rng.range(d.min_ready_seconds as u64 + 1, 1200) as u32;
+        }
         if rng.chance(30) {
             d.template.requests.memory_mib = 0;
         }

@@ -11,7 +11,7 @@
 //! What every checked tick must satisfy ([`Harness::check_tick`]):
 //!
 //! - **surge**: an app never has more than `replicas + maxSurge` pods;
-//! - **availability**: Ready pods (any revision) never fall below
+//! - **availability**: available pods (any revision) never fall below
 //!   `replicas - maxUnavailable`, except by the drop that something other than
 //!   the rollout caused: pods lost with a node that went NotReady this tick, and
 //!   voluntary evictions. Precisely, `available(t) >= min(floor,
@@ -20,6 +20,12 @@
 //!   while the lost pods are replaced (the "availability ratchet");
 //! - **readiness**: a bound pod is Ready exactly from `bound_at + ready_after`,
 //!   only on a Ready node; nothing is left Lost at the end of a tick;
+//! - **availability** (minReadySeconds): a pod is available exactly from
+//!   `bound_at + ready_after + minReadySeconds`, recounted here; the
+//!   availability bound above, completion, `AppStatus.available` and
+//!   `deployment_status` (replicas, updated, ready, available, unavailable,
+//!   the Available condition, the `kubectl rollout status` line) are checked
+//!   against that recount;
 //! - **budgets**: `pdb_status` matches a recount with Kubernetes' rounding
 //!   (percentages round up), and healthy pods never drop below desired because
 //!   of an eviction: `healthy(t) + removed(t) >= min(desired(t),
@@ -75,9 +81,10 @@ use std::panic::{self, AssertUnwindSafe};
 use shepherd::simulator::{Event, Prng, Simulator, StepReport};
 use shepherd::verify::{placement, verify_capacity};
 use shepherd::{
-    AppStatus, Budget, Cluster, DeploymentSpec, Error, IntOrPercent, Labels, NodeId, NodeSpec,
-    PdbSpec, PdbStatus, PodPhase, PodTemplate, RenderedEvent, Resources, RollingUpdate,
-    ScorePolicy, Selector, ServiceSpec, PASS_BUDGET,
+    AppStatus, Budget, Cluster, ConditionStatus, DeploymentConditionType, DeploymentSpec, Error,
+    IntOrPercent, Labels, NodeId, NodeSpec, PdbSpec, PdbStatus, PodPhase, PodTemplate,
+    RenderedEvent, Resources, RollingUpdate, RolloutStatus, ScorePolicy, Selector, ServiceSpec,
+    PASS_BUDGET,
 };
 use IntOrPercent::{Int, Percent};
 
@@ -236,6 +243,8 @@ struct PodRec {
     node: Option<NodeId>,
     phase: PodPhase,
     ready: bool,
+    /// The engine's word, checked against the recount.
+    available: bool,
     bound_at: u64,
     ready_after: u32,
     labels: Labels,
@@ -256,6 +265,7 @@ struct NodeRec {
 struct Count {
     pods: u32,
     ready: u32,
+    available: u32,
 }
 
 /// One app's pods, recounted.
@@ -263,6 +273,8 @@ struct Count {
 struct Tally {
     total: u32,
     ready: u32,
+    /// Recounted: Ready since at least minReadySeconds.
+    available: u32,
     bound: u32,
     pending: u32,
     by_revision: BTreeMap<u32, Count>,
@@ -280,6 +292,9 @@ struct Census {
     now: u64,
     pods: BTreeMap<String, PodRec>,
     nodes: BTreeMap<NodeId, NodeRec>,
+    /// Each app's minReadySeconds as its status reports it (checked
+    /// against the model).
+    min_ready: BTreeMap<String, u32>,
 }
 
 impl Census {
@@ -294,6 +309,7 @@ impl Census {
                         node: p.node,
                         phase: p.phase,
                         ready: p.ready,
+                        available: p.available,
                         bound_at: p.bound_at,
                         ready_after: p.template.ready_after,
                         labels: p.template.labels.clone(),
@@ -318,27 +334,43 @@ impl Census {
                 )
             })
             .collect();
+        let min_ready = c
+            .apps()
+            .map(|a| {
+                let s = c
+                    .deployment_status(&a.name)
+                    .expect("a listed app should have a status");
+                (a.name, s.min_ready_seconds)
+            })
+            .collect();
         Census {
             now: c.now(),
             pods,
             nodes,
+            min_ready,
         }
+    }
+
+    /// Whether a pod has been Ready for its app's minReadySeconds, from the
+    /// pod's bind time and delays alone (Ready from `bound_at + ready_after`).
+    fn available_now(&self, name: &str, p: &PodRec) -> bool {
+        let min_ready = self.min_ready.get(app_of(name)).copied().unwrap_or(0);
+        p.node.is_some() && self.now >= p.bound_at + p.ready_after as u64 + min_ready as u64
     }
 
     fn tally(&self, app: &str) -> Tally {
         let mut t = Tally::default();
-        for p in self
-            .pods
-            .iter()
-            .filter(|(n, _)| app_of(n) == app)
-            .map(|(_, p)| p)
-        {
+        for (name, p) in self.pods.iter().filter(|(n, _)| app_of(n) == app) {
             t.total += 1;
             let c = t.by_revision.entry(p.revision).or_default();
             c.pods += 1;
             if p.ready {
                 t.ready += 1;
                 c.ready += 1;
+            }
+            if self.available_now(name, p) {
+                t.available += 1;
+                c.available += 1;
             }
             if p.node.is_some() {
                 t.bound += 1;
@@ -401,6 +433,7 @@ struct AppModel {
     history: Vec<u32>,
     /// A roll was started and has not been seen complete yet.
     rolling: bool,
+    min_ready_seconds: u32,
 }
 
 impl AppModel {
@@ -412,6 +445,7 @@ impl AppModel {
             current: 1,
             history: vec![1],
             rolling: false,
+            min_ready_seconds: spec.min_ready_seconds,
         }
     }
 
@@ -449,10 +483,11 @@ impl AppModel {
         self.replicas.saturating_sub(self.fenceposts().1)
     }
 
-    /// All pods on the current revision, all Ready, exactly `replicas`.
+    /// All pods on the current revision, all available, exactly `replicas`
+    /// (Kubernetes' DeploymentComplete).
     fn complete(&self, t: &Tally) -> bool {
         let cur = t.revision(self.current);
-        t.total == self.replicas && cur.pods == self.replicas && cur.ready == self.replicas
+        t.total == self.replicas && cur.pods == self.replicas && cur.available == self.replicas
     }
 }
 
@@ -680,6 +715,8 @@ struct Coverage {
     rollbacks: u64,
     /// Cases that ended short of capacity, judged on stability alone.
     capacity_blocked: u64,
+    /// Ticks of a roll with a pod Ready but not yet available (minReadySeconds).
+    ready_not_available: u64,
 }
 
 impl Coverage {
@@ -695,6 +732,7 @@ impl Coverage {
         self.drains_completed += o.drains_completed;
         self.rollbacks += o.rollbacks;
         self.capacity_blocked += o.capacity_blocked;
+        self.ready_not_available += o.ready_not_available;
     }
 
     /// The counters that stayed at zero.
@@ -711,6 +749,7 @@ impl Coverage {
             ("drains_completed", self.drains_completed),
             ("rollbacks", self.rollbacks),
             ("capacity_blocked", self.capacity_blocked),
+            ("ready_not_available", self.ready_not_available),
         ]
         .into_iter()
         .filter(|(_, v)| *v == 0)
@@ -932,7 +971,7 @@ impl Harness {
                 .census()
                 .pods
                 .values()
-                .any(|p| p.node.is_some() && !p.ready);
+                .any(|p| p.node.is_some() && !p.available);
             if n == last && !waiting {
                 quiet += 1;
                 if quiet >= 6 {
@@ -1119,14 +1158,16 @@ impl Harness {
                     min_available: u32::MAX,
                 });
                 s.max_total = s.max_total.max(t.total);
-                s.min_available = s.min_available.min(t.ready);
+                s.min_available = s.min_available.min(t.available);
                 let (surge, _) = m.fenceposts();
                 self.cov.rolling_ticks += 1;
                 self.cov.at_surge_bound += (t.total == m.replicas + surge) as u64;
-                self.cov.at_unavailable_bound += (t.ready == m.floor()) as u64;
+                self.cov.at_unavailable_bound += (t.available == m.floor()) as u64;
+                self.cov.ready_not_available += (t.ready > t.available) as u64;
                 self.cov.lost_mid_roll += lost.iter().any(|p| app_of(p) == name) as u64;
             }
             check_app(name, &st, m, &t, &prev.tally(name), &disrupted)?;
+            check_deployment_status(c, name, m, &t, now.min_ready.get(name).copied())?;
             self.cov.rolls_completed += (was_rolling && !m.rolling) as u64;
         }
         self.cov.drains_waited += window
@@ -1239,9 +1280,19 @@ fn check_pods_and_nodes(now: &Census) -> Result<(), String> {
                         now.now
                     ));
                 }
+                if p.available != now.available_now(name, p) {
+                    return Err(format!(
+                        "pod {name} bound at t={} with readyAfter {} and minReadySeconds {} should {}be available at t={}",
+                        p.bound_at,
+                        p.ready_after,
+                        now.min_ready.get(app_of(name)).copied().unwrap_or(0),
+                        if p.available { "not " } else { "" },
+                        now.now
+                    ));
+                }
             }
             None => {
-                if p.phase != PodPhase::Pending || p.ready {
+                if p.phase != PodPhase::Pending || p.ready || p.available {
                     return Err(format!(
                         "unbound pod {name} is {:?} (ready {}) at the end of a tick; expected Pending",
                         p.phase, p.ready
@@ -1289,7 +1340,7 @@ fn check_app(
         ("desired", st.desired, m.replicas),
         ("current", st.current, t.total),
         ("ready", st.ready, t.ready),
-        ("available", st.available, t.ready),
+        ("available", st.available, t.available),
         ("updated", st.updated, cur.pods),
         ("bound", st.bound, t.bound),
         ("pending", st.pending, t.pending),
@@ -1311,11 +1362,11 @@ fn check_app(
         ));
     }
     let losses = disrupted.iter().filter(|p| app_of(p) == name).count() as u32;
-    let required = m.floor().min(before.ready.saturating_sub(losses));
-    if t.ready < required {
+    let required = m.floor().min(before.available.saturating_sub(losses));
+    if t.available < required {
         return Err(format!(
             "app {name}: {} pods available, below replicas {} - maxUnavailable {unavailable} (was {} last tick, {losses} lost or evicted since)",
-            t.ready, m.replicas, before.ready
+            t.available, m.replicas, before.available
         ));
     }
 
@@ -1324,7 +1375,7 @@ fn check_app(
             m.rolling = false;
             if st.rolling {
                 return Err(format!(
-                    "app {name}: the roll is complete ({} pods of revision {}, all Ready) but AppStatus.rolling is still true",
+                    "app {name}: the roll is complete ({} pods of revision {}, all available) but AppStatus.rolling is still true",
                     t.total, m.current
                 ));
             }
@@ -1341,6 +1392,102 @@ fn check_app(
     } else if st.rolling {
         return Err(format!(
             "app {name}: AppStatus.rolling is true but no roll is in progress"
+        ));
+    }
+    Ok(())
+}
+
+/// One app's `deployment_status` and `rollout_status` against the recount:
+/// the counts, the Available condition (True exactly when availableReplicas
+/// reaches replicas - maxUnavailable) and the line `kubectl rollout status`
+/// prints, decided here in kubectl's order.
+fn check_deployment_status(
+    c: &Cluster,
+    name: &str,
+    m: &AppModel,
+    t: &Tally,
+    min_ready_reported: Option<u32>,
+) -> Result<(), String> {
+    if min_ready_reported != Some(m.min_ready_seconds) {
+        return Err(format!(
+            "app {name}: its status reports minReadySeconds {min_ready_reported:?}; the Deployment asked for {}",
+            m.min_ready_seconds
+        ));
+    }
+    let s = c
+        .deployment_status(name)
+        .map_err(|e| format!("app {name}: {e}"))?;
+    let updated = t.revision(m.current).pods;
+    let got = (
+        s.spec_replicas,
+        s.replicas,
+        s.updated_replicas,
+        s.ready_replicas,
+        s.available_replicas,
+        s.unavailable_replicas,
+    );
+    let want = (
+        m.replicas,
+        t.total,
+        updated,
+        t.ready,
+        t.available,
+        t.total.saturating_sub(t.available),
+    );
+    if got != want {
+        return Err(format!(
+            "app {name}: status (spec replicas, replicas, updated, ready, available, unavailable) = {got:?}; the recount gives {want:?}"
+        ));
+    }
+    let available = s
+        .condition(DeploymentConditionType::Available)
+        .ok_or_else(|| format!("app {name}: no Available condition: {s:?}"))?;
+    let minimum = t.available >= m.floor();
+    let want_reason = if minimum {
+        "MinimumReplicasAvailable"
+    } else {
+        "MinimumReplicasUnavailable"
+    };
+    if (available.status == ConditionStatus::True) != minimum || available.reason != want_reason {
+        return Err(format!(
+            "app {name}: Available is {} ({}) with {} of {} available and maxUnavailable {}; expected {want_reason}",
+            available.status.as_str(),
+            available.reason,
+            t.available,
+            m.replicas,
+            m.fenceposts().1
+        ));
+    }
+    let progressing = s
+        .condition(DeploymentConditionType::Progressing)
+        .ok_or_else(|| format!("app {name}: no Progressing condition: {s:?}"))?;
+    let line = c
+        .rollout_status(name)
+        .map_err(|e| format!("app {name}: {e}"))?;
+    let q = format!("\"{name}\"");
+    let want = if progressing.reason == "ProgressDeadlineExceeded" {
+        RolloutStatus::DeadlineExceeded(format!("deployment {q} exceeded its progress deadline"))
+    } else if updated < m.replicas {
+        RolloutStatus::Waiting(format!(
+            "Waiting for deployment {q} rollout to finish: {updated} out of {} new replicas have been updated...",
+            m.replicas
+        ))
+    } else if t.total > updated {
+        RolloutStatus::Waiting(format!(
+            "Waiting for deployment {q} rollout to finish: {} old replicas are pending termination...",
+            t.total - updated
+        ))
+    } else if t.available < updated {
+        RolloutStatus::Waiting(format!(
+            "Waiting for deployment {q} rollout to finish: {} of {updated} updated replicas are available...",
+            t.available
+        ))
+    } else {
+        RolloutStatus::RolledOut(format!("deployment {q} successfully rolled out"))
+    };
+    if line != want {
+        return Err(format!(
+            "app {name}: rollout status says {line:?}; the recount gives {want:?}"
         ));
     }
     Ok(())
@@ -2295,7 +2442,11 @@ fn random_case(seed: u64) -> Result<Outcome, String> {
     for name in &APPS[..n_apps] {
         let (s, u) = *rng.pick(&STRATEGIES);
         let replicas = rng.range(1, 8) as u32;
-        specs.push(app(name, replicas, rng.range(0, 3) as u32).with_strategy(s, u));
+        let mut spec = app(name, replicas, rng.range(0, 3) as u32).with_strategy(s, u);
+        if rng.chance(40) {
+            spec = spec.with_min_ready_seconds(rng.range(1, 5) as u32);
+        }
+        specs.push(spec);
     }
     let need: u64 = specs.iter().map(|s| s.replicas as u64).sum();
     let u0 = specs

@@ -646,6 +646,7 @@ function wireForms() {
       name: v.name, replicas: v.replicas, cpu: v.cpu, memory: v.memory, version: v.version,
       labels: v.labels, nodeSelector: v.nodeSelector, toleration: v.toleration,
       antiAffinity: v.antiAffinity, maxSurge: v.maxSurge, maxUnavailable: v.maxUnavailable,
+      minReadySeconds: v.minReadySeconds, progressDeadlineSeconds: v.progressDeadlineSeconds,
     }), { form });
   });
   $('form-app').addEventListener('submit', async (e) => {

@@ -15,6 +15,8 @@ const FIELD_WORDS = [
   [/^anti-affinity/i, 'antiAffinity'],
   [/^maxSurge/i, 'maxSurge'],
   [/^maxUnavailable/i, 'maxUnavailable'],
+  [/^(app \S+: )?progressDeadlineSeconds/, 'progressDeadlineSeconds'],
+  [/^(app \S+: )?minReadySeconds/, 'minReadySeconds'],
   [/^minAvailable/i, 'value'],
   [/^replicas/i, 'replicas'],
   [/^selector/i, 'selector'],

@@ -266,14 +266,16 @@ export function drawApps(tbody, apps, { onApp }) {
   fill(tbody, apps.map((a) => {
     const progress = a.desired > 0 ? Math.min(100, (100 * a.updated) / a.desired) : 100;
     let rollout;
-    if (a.rolling) {
+    if (a.deadlineExceeded) {
+      rollout = h('span', { class: 'warn-text', title: 'Progressing=False: no progress for progressDeadlineSeconds' }, 'ProgressDeadlineExceeded');
+    } else if (a.rolling) {
       rollout = h('div', { class: 'rollout' },
         h('div', { class: 'bar small', role: 'progressbar', 'aria-label': `rollout of ${a.name}`, 'aria-valuemin': 0, 'aria-valuemax': a.desired, 'aria-valuenow': a.updated },
           h('span', { style: { width: `${progress}%` } })),
         h('span', {}, `Rolling to ${a.version}: ${a.updated}/${a.desired} updated`));
     } else if (a.pending > 0) {
       rollout = h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
-    } else if (a.ready === a.desired) {
+    } else if (a.available === a.desired) {
       rollout = h('span', { class: 'ok-text' }, 'Complete');
     } else {
       rollout = h('span', { class: 'muted' }, 'Progressing');
@@ -287,7 +289,8 @@ export function drawApps(tbody, apps, { onApp }) {
       h('td', { class: `num${a.pending ? ' warn-text' : ''}` }, String(a.pending)),
       h('td', { class: 'template' }, h('strong', {}, a.version), h('span', { class: 'muted' }, ` rev ${a.revision}`), h('br'), h('span', { class: 'muted' }, `${cpuText(a.cpu)} · ${memText(a.memory)}`)),
       h('td', { class: 'muted' }, `${a.maxSurge} / ${a.maxUnavailable}`),
-      h('td', {}, rollout));
+      h('td', {}, rollout,
+        h('div', { class: `rollout-status ${a.deadlineExceeded ? 'warn-text' : 'muted'}` }, a.rolloutStatus)));
   }));
 }
 

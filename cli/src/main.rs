@@ -11,6 +11,7 @@
 //! ```
 
 mod manifests;
+mod rollout;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::ExitCode;
@@ -65,6 +66,10 @@ const USAGE: &str = "usage:
       for one pod after converging: every node's filter verdict (plugin and reason) and,
       for feasible nodes, each score plugin's raw, normalized, weight and weighted score,
       the total and the position, and the plugin that decided
+  shepherd rollout status FILE|DIR|- --deployment NAME [--at TICK] [--timeout TICKS] [--profile NAME] [--namespace NS]
+      the lines kubectl rollout status prints as the manifests roll out, one tick a second:
+      each new line until \"successfully rolled out\" (exit 0) or \"exceeded its progress deadline\"
+      (exit 1); --at TICK prints the one line at that tick
   shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config]
       the input's scenario, or a random workload from the seed, as manifests kubectl apply takes;
       --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead
@@ -102,16 +107,17 @@ fn main() -> ExitCode {
         Some("simulate") => manifests::simulate(&args[1..]).map_err(Failure::from),
         Some("export") => manifests::export_cmd(&args[1..]).map_err(Failure::from),
         Some("explain") => manifests::explain(&args[1..]).map_err(Failure::from),
+        Some("rollout") => rollout::rollout(&args[1..]).map_err(Failure::from),
         Some("help") | Some("--help") | Some("-h") => {
             println!("{USAGE}");
             Ok(())
         }
         Some(other) => Err(Failure::Usage(format!(
-            "unknown command {}; expected demo, converge, bench, simulate, explain, export or compare",
+            "unknown command {}; expected demo, converge, bench, simulate, explain, rollout, export or compare",
             shepherd::limits::quoted(other)
         ))),
         None => Err(Failure::Usage(
-            "no command given; expected demo, converge, bench, simulate, explain, export or compare"
+            "no command given; expected demo, converge, bench, simulate, explain, rollout, export or compare"
                 .to_string(),
         )),
     };

@@ -185,6 +185,8 @@ pub(crate) struct Pod {
     /// that timer started (see `taints.rs`); cleared when it leaves the node.
     pub taint_deadline: Option<u64>,
     pub taint_started: u64,
+    /// Ready for the Deployment's minReadySeconds (see `rollout.rs`).
+    pub available: bool,
 }
 
 /// One revision of a Deployment's template, with what the affinity index
@@ -221,6 +223,8 @@ pub(crate) struct Counts {
     pub pods: u32,
     pub bound: u32,
     pub ready: u32,
+    /// Ready for at least minReadySeconds; at most `ready`.
+    pub available: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -245,6 +249,11 @@ pub(crate) struct Controller {
     /// Revisions in the order they were last applied, current last: what
     /// `rollback` (kubectl rollout undo) walks back through.
     pub history: Vec<u32>,
+    /// minReadySeconds and progressDeadlineSeconds, and the status and
+    /// conditions the rollout-status sync last recorded (`rollout.rs`).
+    pub min_ready_seconds: u32,
+    pub progress_deadline_seconds: u32,
+    pub rollout: crate::rollout::RolloutState,
 }
 
 impl Controller {
@@ -256,6 +265,9 @@ impl Controller {
     }
     pub fn ready(&self) -> u32 {
         self.counts.values().map(|c| c.ready).sum()
+    }
+    pub fn available(&self) -> u32 {
+        self.counts.values().map(|c| c.available).sum()
     }
     pub fn template(&self) -> &PodTemplate {
         &self.revisions[self.current as usize - 1].template
@@ -350,6 +362,11 @@ pub struct ReconcileReport {
     pub collected: u32,
     pub evicted: u32,
     pub became_ready: u32,
+    /// Pods that have now been Ready for their Deployment's minReadySeconds.
+    pub became_available: u32,
+    /// Rollouts whose Progressing condition turned False this pass
+    /// (ProgressDeadlineExceeded).
+    pub timed_out: u32,
     pub endpoints_changed: u32,
     /// Pods still Pending when the pass ended.
     pub pending: u32,
@@ -363,6 +380,8 @@ impl ReconcileReport {
             + self.collected
             + self.evicted
             + self.became_ready
+            + self.became_available
+            + self.timed_out
             + self.endpoints_changed
             > 0
     }
@@ -373,6 +392,8 @@ impl ReconcileReport {
         self.collected += o.collected;
         self.evicted += o.evicted;
         self.became_ready += o.became_ready;
+        self.became_available += o.became_available;
+        self.timed_out += o.timed_out;
         self.endpoints_changed += o.endpoints_changed;
         self.pending = o.pending;
     }
@@ -426,6 +447,9 @@ pub struct Cluster {
     /// Pods to mark Ready at a tick: (tick, key, uid).
     /// Pods to mark Ready, bucketed by tick: (key, uid) in bind order.
     pub(crate) ready_queue: BTreeMap<u64, Vec<(u32, u64)>>,
+    /// Ready pods to mark available once their minReadySeconds have
+    /// passed, bucketed by that tick: (key, uid).
+    pub(crate) available_queue: BTreeMap<u64, Vec<(u32, u64)>>,
     /// NoExecute eviction timers, bucketed by the tick they fire: (key, uid).
     pub(crate) taint_queue: BTreeMap<u64, Vec<(u32, u64)>>,
     /// Nodes whose kubelet is silent; only these are checked for NotReady.
@@ -501,6 +525,7 @@ impl Cluster {
             events: Vec::new(),
             texts: Vec::new(),
             ready_queue: BTreeMap::new(),
+            available_queue: BTreeMap::new(),
             taint_queue: BTreeMap::new(),
             silent: BTreeSet::new(),
             drains: BTreeSet::new(),
@@ -1014,6 +1039,9 @@ impl Cluster {
             failure: BTreeMap::new(),
             rolling: false,
             history: Vec::new(),
+            min_ready_seconds: spec.min_ready_seconds,
+            progress_deadline_seconds: spec.progress_deadline_seconds,
+            rollout: Default::default(),
         });
         self.controller_by_name.insert(spec.name.clone(), id);
         self.current_revision_for(id, spec.template);
@@ -1207,6 +1235,7 @@ impl Cluster {
         c.history.push(rev);
         c.blocked = None;
         self.disruption_epoch += 1;
+        self.revision_switched(id, existing.is_none());
     }
 
     /// The index of a term, creating it (and counting the pods that match it
@@ -1359,6 +1388,7 @@ impl Cluster {
             bind_serial: 0,
             taint_deadline: None,
             taint_started: 0,
+            available: false,
         };
         let key = match self.free_keys.pop() {
             Some(k) => {
@@ -1487,7 +1517,7 @@ impl Cluster {
     /// Takes a bound pod off its node, freeing its requests. The pod stays,
     /// unbound and not ready; the caller decides its fate.
     pub(crate) fn unbind(&mut self, k: u32) {
-        let (n, slot, c, rev, ready) = {
+        let (n, slot, c, rev, ready, available) = {
             let p = self.pod(k);
             (
                 p.node.expect("unbind needs a bound pod"),
@@ -1495,6 +1525,7 @@ impl Cluster {
                 p.controller,
                 p.revision,
                 p.ready,
+                p.available,
             )
         };
         let req = self.revision_of(self.pod(k)).template.requests;
@@ -1512,12 +1543,16 @@ impl Cluster {
         let p = self.pod_mut(k);
         p.node = None;
         p.ready = false;
+        p.available = false;
         p.taint_deadline = None;
         let ctl = &mut self.controllers[c.0 as usize];
         if let Some(cnt) = ctl.counts.get_mut(&rev) {
             cnt.bound -= 1;
             if ready {
                 cnt.ready -= 1;
+            }
+            if available {
+                cnt.available -= 1;
             }
         }
         if ready {
@@ -1529,21 +1564,28 @@ impl Cluster {
     }
 
     pub(crate) fn set_ready(&mut self, k: u32) {
-        let (c, rev) = {
+        let now = self.now;
+        let (c, rev, uid) = {
             let p = self.pod_mut(k);
             if p.ready || p.node.is_none() {
                 return;
             }
             p.ready = true;
-            (p.controller, p.revision)
+            (p.controller, p.revision, p.uid)
         };
-        self.controllers[c.0 as usize]
-            .counts
-            .entry(rev)
-            .or_default()
-            .ready += 1;
+        let ctl = &mut self.controllers[c.0 as usize];
+        ctl.counts.entry(rev).or_default().ready += 1;
+        let min_ready = ctl.min_ready_seconds;
         self.disruption_epoch += 1;
         self.mark_services_for(c);
+        if min_ready == 0 {
+            self.set_available(k);
+        } else {
+            self.available_queue
+                .entry(now.saturating_add(min_ready as u64))
+                .or_default()
+                .push((k, uid));
+        }
     }
 
     /// Adds or removes a bound pod from the inter-pod affinity counts.

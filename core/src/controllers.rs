@@ -112,14 +112,17 @@ impl Cluster {
         let ctl = &self.controllers[id.0 as usize];
         let total = ctl.total();
         let new = ctl.count(cur);
-        let available = ctl.ready();
-        let new_unavailable = new.pods - new.ready;
-        // Old pods that are not Ready cost no availability: they go first.
+        // Availability, not readiness: a pod counts once it has been Ready
+        // for minReadySeconds (reconcileOldReplicaSets counts
+        // AvailableReplicas).
+        let available = ctl.available();
+        let new_unavailable = new.pods - new.available;
+        // Old pods that are not available cost no availability: they go first.
         let max_scaled_down = total
             .saturating_sub(min_available)
             .saturating_sub(new_unavailable);
         let unhealthy = self.pick_old(id, max_scaled_down, false);
-        // Then Ready old pods, as long as availability stays at the minimum.
+        // Then available old pods, as long as availability stays at the minimum.
         let healthy_budget = available
             .saturating_sub(min_available)
             .min(max_scaled_down - unhealthy.len() as u32);
@@ -147,8 +150,9 @@ impl Cluster {
     }
 
     /// Up to `n` pods that `accept` takes, in Kubernetes' deletion order:
-    /// Pending first, then bound but not Ready, then Ready; within each, the
-    /// highest ordinal (the newest) first.
+    /// Pending first, then bound but not Ready, then Ready but not yet
+    /// available (Ready for a shorter time), then available; within each,
+    /// the highest ordinal (the newest) first.
     fn victims(&self, id: ControllerId, n: u32, accept: impl Fn(&Pod) -> bool) -> Vec<u32> {
         if n == 0 {
             return Vec::new();
@@ -163,7 +167,7 @@ impl Cluster {
             .filter(|&k| accept(self.pod(k)))
             .take(n)
             .collect();
-        for ready in [false, true] {
+        for (ready, available) in [(false, false), (true, false), (true, true)] {
             if out.len() >= n {
                 break;
             }
@@ -174,7 +178,7 @@ impl Cluster {
                 .copied()
                 .filter(|&k| {
                     let p = self.pod(k);
-                    p.node.is_some() && p.ready == ready && accept(p)
+                    p.node.is_some() && p.ready == ready && p.available == available && accept(p)
                 })
                 .take(n - out.len())
                 .collect();
@@ -183,11 +187,11 @@ impl Cluster {
         out
     }
 
-    /// Up to `n` old-revision pods, Ready (`ready`) or not, in deletion order.
-    fn pick_old(&self, id: ControllerId, n: u32, ready: bool) -> Vec<u32> {
+    /// Up to `n` old-revision pods, available (`available`) or not, in deletion order.
+    fn pick_old(&self, id: ControllerId, n: u32, available: bool) -> Vec<u32> {
         let cur = self.controllers[id.0 as usize].current;
         self.victims(id, n, |p| {
-            p.revision != cur && p.ready == ready && p.phase != PodPhase::Lost
+            p.revision != cur && p.available == available && p.phase != PodPhase::Lost
         })
     }
 
@@ -207,7 +211,8 @@ impl Cluster {
             return;
         }
         let cur = ctl.count(ctl.current);
-        if ctl.total() == cur.pods && cur.pods == ctl.replicas && cur.ready == ctl.replicas {
+        // DeploymentComplete: every replica updated and available.
+        if ctl.total() == cur.pods && cur.pods == ctl.replicas && cur.available == ctl.replicas {
             let (name, rev) = (ctl.name.clone(), ctl.current);
             self.controllers[id.0 as usize].rolling = false;
             self.note(

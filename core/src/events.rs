@@ -52,6 +52,9 @@ pub enum Reason {
     DrainComplete,
     RollingUpdate,
     RolloutComplete,
+    /// A rollout made no progress for progressDeadlineSeconds (Kubernetes
+    /// records it as the Progressing condition only; Shepherd also logs it).
+    ProgressDeadlineExceeded,
     EndpointsUpdated,
     Created,
     Deleted,
@@ -84,6 +87,7 @@ impl Reason {
             Reason::DrainComplete => "DrainComplete",
             Reason::RollingUpdate => "RollingUpdate",
             Reason::RolloutComplete => "RolloutComplete",
+            Reason::ProgressDeadlineExceeded => "ProgressDeadlineExceeded",
             Reason::EndpointsUpdated => "EndpointsUpdated",
             Reason::Created => "Created",
             Reason::Deleted => "Deleted",

@@ -20,6 +20,9 @@
 //!   `binpack` and `leastloaded` that [`ScorePolicy`] names): filter, score,
 //!   normalise, weigh, select; [`Cluster::explain`] shows every node's verdict
 //!   and every plugin's score for a pod.
+//! - [`rollout`]: minReadySeconds, the Available and Progressing conditions
+//!   with progressDeadlineSeconds ([`Cluster::deployment_status`]) and
+//!   `kubectl rollout status` ([`Cluster::rollout_status`]).
 //! - controllers: Deployments with rolling updates, node lifecycle,
 //!   PodDisruptionBudgets with the eviction call and drains, Service endpoints.
 //! - [`simulator::Simulator`]: the clock, the PRNG and a script of
@@ -72,6 +75,7 @@ pub mod limits;
 pub mod model;
 pub mod quantity;
 mod reconcile;
+pub mod rollout;
 pub mod scheduler;
 pub mod simulator;
 mod taints;
@@ -93,6 +97,9 @@ pub use model::{
     PdbSpec, PodTemplate, PreferredSchedulingTerm, Resources, RollingUpdate, Selector,
     SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
     TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
+};
+pub use rollout::{
+    ConditionStatus, DeploymentCondition, DeploymentConditionType, DeploymentStatus, RolloutStatus,
 };
 pub use scheduler::plugins;
 pub use scheduler::{

@@ -698,7 +698,24 @@ pub struct DeploymentSpec {
     pub replicas: u32,
     pub template: PodTemplate,
     pub strategy: RollingUpdate,
+    /// `minReadySeconds`: how long a pod must have been Ready to count as
+    /// available (Kubernetes' podutil.IsPodAvailable), in ticks (one tick is
+    /// one second of cluster time). Default 0: available once Ready.
+    pub min_ready_seconds: u32,
+    /// `progressDeadlineSeconds`: how long a rollout may go without progress
+    /// before its Progressing condition turns False with reason
+    /// ProgressDeadlineExceeded. Default 600; [`NO_PROGRESS_DEADLINE`]
+    /// (2147483647, Kubernetes' "no deadline") keeps no Progressing condition.
+    pub progress_deadline_seconds: u32,
 }
+
+/// Kubernetes' default `progressDeadlineSeconds`.
+pub const DEFAULT_PROGRESS_DEADLINE_SECONDS: u32 = 600;
+
+/// The largest `minReadySeconds` / `progressDeadlineSeconds` (an int32 in
+/// Kubernetes' API); as a progress deadline it means "no deadline"
+/// (deploymentutil.HasProgressDeadline).
+pub const NO_PROGRESS_DEADLINE: u32 = i32::MAX as u32;
 
 impl DeploymentSpec {
     /// A Deployment whose pods carry the label `app=<name>`.
@@ -708,7 +725,21 @@ impl DeploymentSpec {
             replicas,
             template: PodTemplate::new(requests).with_label("app", name),
             strategy: RollingUpdate::default(),
+            min_ready_seconds: 0,
+            progress_deadline_seconds: DEFAULT_PROGRESS_DEADLINE_SECONDS,
         }
+    }
+
+    /// The same Deployment with `minReadySeconds`.
+    pub fn with_min_ready_seconds(mut self, seconds: u32) -> Self {
+        self.min_ready_seconds = seconds;
+        self
+    }
+
+    /// The same Deployment with `progressDeadlineSeconds`.
+    pub fn with_progress_deadline_seconds(mut self, seconds: u32) -> Self {
+        self.progress_deadline_seconds = seconds;
+        self
     }
 
     pub fn with_template(mut self, f: impl FnOnce(PodTemplate) -> PodTemplate) -> Self {
@@ -728,8 +759,40 @@ impl DeploymentSpec {
         validate_name(&self.name, "app")?;
         validate_replicas(&self.name, self.replicas)?;
         self.template.validate(&self.name)?;
-        self.strategy.validate(&self.name)
+        self.strategy.validate(&self.name)?;
+        validate_rollout_timing(
+            &self.name,
+            self.min_ready_seconds,
+            self.progress_deadline_seconds,
+        )
     }
+}
+
+/// Kubernetes' validation of the two durations (ValidateDeploymentSpec):
+/// both are whole seconds within an int32, and progressDeadlineSeconds must
+/// be greater than minReadySeconds, or no rollout could ever be seen to
+/// progress in time.
+pub fn validate_rollout_timing(
+    app: &str,
+    min_ready_seconds: u32,
+    progress_deadline_seconds: u32,
+) -> Result<(), Error> {
+    if min_ready_seconds > NO_PROGRESS_DEADLINE {
+        return Err(Error::Invalid(format!(
+            "app {app}: minReadySeconds {min_ready_seconds} is out of range; expected 0 to {NO_PROGRESS_DEADLINE}"
+        )));
+    }
+    if progress_deadline_seconds > NO_PROGRESS_DEADLINE {
+        return Err(Error::Invalid(format!(
+            "app {app}: progressDeadlineSeconds {progress_deadline_seconds} is out of range; expected 1 to {NO_PROGRESS_DEADLINE}"
+        )));
+    }
+    if progress_deadline_seconds <= min_ready_seconds {
+        return Err(Error::Invalid(format!(
+            "app {app}: progressDeadlineSeconds {progress_deadline_seconds} must be greater than minReadySeconds {min_ready_seconds}; expected a deadline above {min_ready_seconds} (the default is {DEFAULT_PROGRESS_DEADLINE_SECONDS})"
+        )));
+    }
+    Ok(())
 }
 
 pub fn validate_replicas(app: &str, replicas: u32) -> Result<(), Error> {

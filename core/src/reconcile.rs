@@ -7,11 +7,13 @@ use crate::scheduler::{OnBind, Profile};
 
 impl Cluster {
     /// One pass, in this order:
-    /// 1. pods whose readiness delay has passed become Ready;
+    /// 1. pods whose readiness delay has passed become Ready, and Ready pods
+    ///    whose minReadySeconds have passed become available;
     /// 2. pods lost with their node are deleted;
     /// 3. drains evict what the disruption budgets allow;
     /// 4. each Deployment, in creation order, creates missing pods and deletes
-    ///    surplus ones (rolling within maxSurge and maxUnavailable);
+    ///    surplus ones (rolling within maxSurge and maxUnavailable), then
+    ///    records its status and conditions (`rollout.rs`);
     /// 5. the scheduler binds pending pods under `profile`;
     /// 6. services whose pods changed readiness recompute their endpoints.
     ///
@@ -33,6 +35,7 @@ impl Cluster {
     fn pass(&mut self, profile: &Profile, on_bind: Option<&mut OnBind<'_>>) -> ReconcileReport {
         let mut r = ReconcileReport {
             became_ready: self.promote_ready(),
+            became_available: self.promote_available(),
             collected: self.collect_lost(),
             ..Default::default()
         };
@@ -41,6 +44,7 @@ impl Cluster {
             let (created, deleted) = self.sync_deployment(ControllerId(c as u32));
             r.created += created;
             r.deleted += deleted;
+            r.timed_out += self.sync_rollout_status(ControllerId(c as u32)) as u32;
         }
         r.bound = self.schedule_pending(profile, on_bind);
         r.endpoints_changed = self.sync_endpoints();

@@ -48,6 +48,8 @@ pub struct PodView<'a> {
     pub node: Option<NodeId>,
     pub phase: PodPhase,
     pub ready: bool,
+    /// Ready for at least its Deployment's minReadySeconds.
+    pub available: bool,
     pub bound_at: u64,
     /// The cluster's bind count right after this pod was bound (0: never bound).
     pub bind_serial: u64,
@@ -71,7 +73,7 @@ pub struct AppStatus {
     pub ready: u32,
     /// Pods of the current revision.
     pub updated: u32,
-    /// Ready pods (no minReadySeconds here: available means Ready).
+    /// Pods Ready for at least the Deployment's minReadySeconds.
     pub available: u32,
     pub bound: u32,
     pub pending: u32,
@@ -144,6 +146,7 @@ impl Cluster {
             node: p.node,
             phase: p.phase,
             ready: p.ready,
+            available: p.available,
             bound_at: p.bound_at,
             bind_serial: p.bind_serial,
         }
@@ -219,7 +222,7 @@ impl Cluster {
             current: c.total(),
             ready: c.ready(),
             updated: cur.pods,
-            available: c.ready(),
+            available: c.available(),
             bound,
             pending: c.pending.len() as u32,
             revision: c.current,

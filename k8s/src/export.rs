@@ -335,9 +335,28 @@ fn deployment(d: &DeploymentSpec, namespace: &str) -> Value {
                     ]),
                 ),
                 ("template", template(&d.template)),
-            ]),
+            ]
+            .into_iter()
+            .chain(rollout_timing(d))
+            .collect()),
         ),
     ])
+}
+
+/// minReadySeconds and progressDeadlineSeconds when they differ from
+/// Kubernetes' defaults (0 and 600).
+fn rollout_timing(d: &DeploymentSpec) -> Vec<(&'static str, Value)> {
+    let mut out = Vec::new();
+    if d.min_ready_seconds != 0 {
+        out.push(("minReadySeconds", Value::UInt(d.min_ready_seconds as u64)));
+    }
+    if d.progress_deadline_seconds != shepherd::model::DEFAULT_PROGRESS_DEADLINE_SECONDS {
+        out.push((
+            "progressDeadlineSeconds",
+            Value::UInt(d.progress_deadline_seconds as u64),
+        ));
+    }
+    out
 }
 
 /// The scenario as a multi-document YAML stream that `kubectl apply -f` takes:

@@ -661,6 +661,14 @@ impl<'a> State<'a> {
         let mut strategy = RollingUpdate::default();
         let mut selector = None;
         let mut template = None;
+        let mut min_ready_seconds = 0u32;
+        // A ReplicaSet or StatefulSet has no progress deadline (no
+        // Progressing condition): simulated as a Deployment without one.
+        let mut progress_deadline_seconds = if kind == "Deployment" {
+            shepherd::model::DEFAULT_PROGRESS_DEADLINE_SECONDS
+        } else {
+            shepherd::model::NO_PROGRESS_DEADLINE
+        };
         for (k, val) in cx.map(spec, "spec")? {
             let p = child("spec", k);
             match k.as_str() {
@@ -671,9 +679,12 @@ impl<'a> State<'a> {
                 "template" => template = Some(val),
                 "strategy" if kind == "Deployment" => strategy = deployment_strategy(cx, val, &p)?,
                 "minReadySeconds" => {
-                    if cx.count(val, &p, u32::MAX as u64)? > 0 {
-                        cx.not_simulated_yet(&p, "minReadySeconds (a pod is available once Ready)");
-                    }
+                    min_ready_seconds =
+                        cx.count(val, &p, shepherd::model::NO_PROGRESS_DEADLINE as u64)? as u32
+                }
+                "progressDeadlineSeconds" if kind == "Deployment" => {
+                    progress_deadline_seconds =
+                        cx.count(val, &p, shepherd::model::NO_PROGRESS_DEADLINE as u64)? as u32
                 }
                 "revisionHistoryLimit"
                 | "progressDeadlineSeconds"
@@ -734,6 +745,8 @@ impl<'a> State<'a> {
             replicas,
             template: tpl,
             strategy,
+            min_ready_seconds,
+            progress_deadline_seconds,
         };
         self.engine(cx, d.validate())?;
         self.apps.insert(

@@ -159,8 +159,13 @@ export async function nodeCard(page, name) {
 // A Deployment's row in the table: { desired, ready, updated, available, pending, version, rollout }.
 export async function appRow(page, name) {
   return page.$eval(`#apps tr[data-app="${name}"]`, (tr) => {
-    const td = [...tr.querySelectorAll('td')].map((c) => c.textContent.trim());
-    return { desired: Number(td[0]), ready: td[1], updated: Number(td[2]), available: Number(td[3]), pending: Number(td[4]), version: td[5], rollout: td[7] };
+    const cells = [...tr.querySelectorAll('td')];
+    const td = cells.map((c) => c.textContent.trim());
+    // The Rollout cell: its state, then kubectl's rollout status line under it.
+    const line = cells[7].querySelector('.rollout-status');
+    const status = line ? line.textContent.trim() : '';
+    const rollout = line ? td[7].slice(0, td[7].length - line.textContent.length).trim() : td[7];
+    return { desired: Number(td[0]), ready: td[1], updated: Number(td[2]), available: Number(td[3]), pending: Number(td[4]), version: td[5], rollout, rolloutStatus: status };
   });
 }
 

@@ -113,11 +113,13 @@ test('roll out a new version, drain a node under a budget, and explain pods', as
     await page.getByRole('button', { name: 'Roll out' }).click();
     const during = await appRow(page, 'web');
     assert.match(during.rollout, /Rolling to v2/);
+    assert.match(during.rolloutStatus, /^Waiting for deployment "web" rollout to finish: /);
     assert.ok(await page.locator('#nodes .pod.outdated').count() > 0, 'old-revision pods are marked');
     await app.screenshot('workflow-rolling');
     await stepUntil(page, async () => (await appRow(page, 'web')).rollout === 'Complete', 20);
     const done = await appRow(page, 'web');
     assert.equal(done.updated, 8);
+    assert.equal(done.rolloutStatus, 'deployment "web" successfully rolled out');
     assert.match(done.version, /^v2/);
     assert.equal(await page.locator('#nodes .pod.outdated').count(), 0);
 

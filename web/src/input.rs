@@ -3,7 +3,9 @@
 //! what was expected, in the words of the form.
 
 use serde::Deserialize;
-use shepherd::model::{HOSTNAME_KEY, MAX_REPLICAS};
+use shepherd::model::{
+    DEFAULT_PROGRESS_DEADLINE_SECONDS, HOSTNAME_KEY, MAX_REPLICAS, NO_PROGRESS_DEADLINE,
+};
 use shepherd::{Labels, PodTemplate, Resources};
 
 use crate::scenario::{
@@ -400,6 +402,10 @@ pub struct DeployInput {
     pub max_unavailable: Option<Field>,
     #[serde(default)]
     pub ready_after: Option<Field>,
+    #[serde(default)]
+    pub min_ready_seconds: Option<Field>,
+    #[serde(default)]
+    pub progress_deadline_seconds: Option<Field>,
 }
 
 impl DeployInput {
@@ -449,7 +455,28 @@ impl DeployInput {
                 .unwrap_or(IntOrString::Str("25%".into())),
             max_unavailable: int_or_string("maxUnavailable", &self.max_unavailable)?
                 .unwrap_or(IntOrString::Str("25%".into())),
+            min_ready_seconds: match given(&self.min_ready_seconds) {
+                None => 0,
+                Some(f) => {
+                    field_whole("minReadySeconds", f, 0, NO_PROGRESS_DEADLINE as u64)? as u32
+                }
+            },
+            progress_deadline_seconds: match given(&self.progress_deadline_seconds) {
+                None => DEFAULT_PROGRESS_DEADLINE_SECONDS,
+                Some(f) => {
+                    field_whole("progressDeadlineSeconds", f, 1, NO_PROGRESS_DEADLINE as u64)?
+                        as u32
+                }
+            },
         })
+    }
+}
+
+/// An optional field that was filled in: an empty text box means "the default".
+fn given(f: &Option<Field>) -> Option<&Field> {
+    match f {
+        Some(Field::Text(t)) if t.trim().is_empty() => None,
+        other => other.as_ref(),
     }
 }
 

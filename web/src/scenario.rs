@@ -271,6 +271,16 @@ pub enum Action {
         max_surge: IntOrString,
         #[serde(default = "pct25")]
         max_unavailable: IntOrString,
+        /// Seconds (ticks) a pod must be Ready to count as available.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        min_ready_seconds: u32,
+        /// Seconds (ticks) without progress before a rollout is reported
+        /// failed (Progressing=False, ProgressDeadlineExceeded).
+        #[serde(
+            default = "progress_deadline",
+            skip_serializing_if = "is_default_deadline"
+        )]
+        progress_deadline_seconds: u32,
     },
     Scale {
         app: String,
@@ -539,6 +549,8 @@ impl Action {
                 template: TemplateDoc::from_engine(&d.template),
                 max_surge: ios(d.strategy.max_surge),
                 max_unavailable: ios(d.strategy.max_unavailable),
+                min_ready_seconds: d.min_ready_seconds,
+                progress_deadline_seconds: d.progress_deadline_seconds,
             },
             Event::Scale { app, replicas } => Action::Scale {
                 app: app.clone(),
@@ -623,6 +635,8 @@ impl Action {
                 template,
                 max_surge,
                 max_unavailable,
+                min_ready_seconds,
+                progress_deadline_seconds,
             } => one(Event::Deploy(DeploymentSpec {
                 name: name.clone(),
                 replicas: *replicas,
@@ -631,6 +645,8 @@ impl Action {
                     max_surge: max_surge.to_engine()?,
                     max_unavailable: max_unavailable.to_engine()?,
                 },
+                min_ready_seconds: *min_ready_seconds,
+                progress_deadline_seconds: *progress_deadline_seconds,
             })),
             Action::Scale { app, replicas } => one(Event::Scale {
                 app: app.clone(),
@@ -914,6 +930,18 @@ pub fn action_place(index: usize, tick: Option<u64>, kind: Option<&str>) -> Stri
     }
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn progress_deadline() -> u32 {
+    shepherd::model::DEFAULT_PROGRESS_DEADLINE_SECONDS
+}
+
+fn is_default_deadline(n: &u32) -> bool {
+    *n == shepherd::model::DEFAULT_PROGRESS_DEADLINE_SECONDS
+}
+
 fn shown(s: &str) -> String {
     shepherd::limits::shown(s)
 }
@@ -928,6 +956,12 @@ fn field_hint(field: &str) -> &'static str {
         "tick" => " (the tick the action fires at)",
         "seed" => " (the seed)",
         "readyAfter" => " (ticks from binding to Ready)",
+        "minReadySeconds" => {
+            " (seconds a pod must be Ready to count as available, 0 to 2147483647)"
+        }
+        "progressDeadlineSeconds" => {
+            " (seconds without progress before a rollout fails, 1 to 2147483647)"
+        }
         "nodes" => " (nodes, 1 to 10000)",
         "podsPerNode" => " (pods per node, 0 to 110)",
         _ => "",

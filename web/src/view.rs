@@ -76,6 +76,11 @@ pub struct AppRow {
     pub max_unavailable: String,
     /// The FailedScheduling message of its pending pods, if any.
     pub pending_reason: Option<String>,
+    /// What `kubectl rollout status` prints now (`Cluster::rollout_status`),
+    /// with kubectl's `error: ` before a progress-deadline failure.
+    pub rollout_status: String,
+    /// The Progressing condition is False: ProgressDeadlineExceeded.
+    pub deadline_exceeded: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -256,7 +261,13 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
     });
     let apps = c
         .apps()
-        .map(|a| AppRow {
+        .map(|a| {
+            let status = c.rollout_status(&a.name);
+            (a, status)
+        })
+        .map(|(a, status)| AppRow {
+            deadline_exceeded: matches!(status, Ok(shepherd::RolloutStatus::DeadlineExceeded(_))),
+            rollout_status: status.map(|s| s.to_string()).unwrap_or_default(),
             max_surge: a.strategy.max_surge.to_string(),
             max_unavailable: a.strategy.max_unavailable.to_string(),
             name: a.name,

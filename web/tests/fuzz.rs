@@ -252,6 +252,16 @@ fn action(rng: &mut Prng) -> Action {
             template: template(rng),
             max_surge: ios(rng),
             max_unavailable: ios(rng),
+            min_ready_seconds: if rng.chance(70) {
+                0
+            } else {
+                number(rng) as u32
+            },
+            progress_deadline_seconds: if rng.chance(70) {
+                600
+            } else {
+                number(rng) as u32
+            },
         },
         11 => Action::Scale {
             app: app(rng),
@@ -535,6 +545,8 @@ fn deployments_beyond_the_cluster_wide_pod_limit_are_refused() {
         ))),
         max_surge: IntOrString::Str("25%".into()),
         max_unavailable: IntOrString::Str("25%".into()),
+        min_ready_seconds: 0,
+        progress_deadline_seconds: 600,
     };
     let actions: Vec<(u64, Action)> = ["a", "b", "c", "d", "e"]
         .iter()
@@ -666,6 +678,8 @@ fn the_largest_max_surge_rolls_to_completion() {
         template: t.clone(),
         max_surge: IntOrString::Int(u32::MAX),
         max_unavailable: IntOrString::Int(0),
+        min_ready_seconds: 0,
+        progress_deadline_seconds: 600,
     })
     .unwrap();
     s.run(3);

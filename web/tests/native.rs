@@ -49,6 +49,8 @@ fn small() -> Session {
         max_surge: None,
         max_unavailable: None,
         ready_after: None,
+        min_ready_seconds: None,
+        progress_deadline_seconds: None,
     };
     s.submit(d.action().expect("the form is valid"))
         .expect("the deploy is accepted");
@@ -194,6 +196,8 @@ fn refused_actions_change_nothing() {
         max_surge: None,
         max_unavailable: None,
         ready_after: None,
+        min_ready_seconds: None,
+        progress_deadline_seconds: None,
     };
     let e = s
         .submit(big.action().expect("well-formed"))
@@ -617,4 +621,106 @@ fn label_values_lists_each_zone_once_sorted_and_follows_removals() {
         .expect("n-2 exists");
     s.run(1);
     assert_eq!(s.label_values(scenario::ZONE_KEY), vec!["zone-b"]);
+}
+
+#[test]
+fn min_ready_and_progress_deadline_enter_by_the_form_and_the_document_alike() {
+    let form = |min: Option<Field>, deadline: Option<Field>| DeployInput {
+        name: "api".into(),
+        replicas: Field::Num(2.0),
+        cpu: Field::Text("500m".into()),
+        memory: Field::Text("256Mi".into()),
+        version: None,
+        labels: None,
+        node_selector: None,
+        toleration: None,
+        anti_affinity: None,
+        max_surge: None,
+        max_unavailable: None,
+        ready_after: None,
+        min_ready_seconds: min,
+        progress_deadline_seconds: deadline,
+    };
+    // Empty boxes are the defaults (0 and 600).
+    let a = form(Some(Field::Text(" ".into())), Some(Field::Text("".into())))
+        .action()
+        .expect("defaults");
+    match &a {
+        Action::Deploy {
+            min_ready_seconds,
+            progress_deadline_seconds,
+            ..
+        } => assert_eq!((*min_ready_seconds, *progress_deadline_seconds), (0, 600)),
+        other => panic!("{other:?}"),
+    }
+    let e = form(Some(Field::Text("soon".into())), None)
+        .action()
+        .unwrap_err();
+    assert!(
+        e.starts_with(
+            "minReadySeconds \"soon\" is not valid; expected a whole number from 0 to 2147483647"
+        ),
+        "{e}"
+    );
+    assert!(form(None, Some(Field::Num(0.0)))
+        .action()
+        .unwrap_err()
+        .contains("progressDeadlineSeconds 0"));
+    // The engine's rule, whichever door: the deadline must exceed minReadySeconds.
+    let mut s = small();
+    let bad = form(Some(Field::Num(30.0)), Some(Field::Num(30.0)))
+        .action()
+        .expect("each field is in range");
+    let e = s.submit(bad).unwrap_err();
+    assert!(
+        e.contains("progressDeadlineSeconds 30 must be greater than minReadySeconds 30"),
+        "{e}"
+    );
+    let doc = |fields: &str| {
+        format!(
+            r#"{{"version":1,"seed":1,"policy":"binpack","actions":[{{"tick":1,"action":{{"type":"addNode","name":"node-1","cpu":4000,"memory":8192}}}},{{"tick":1,"action":{{"type":"deploy","name":"web","replicas":2,"template":{{"cpu":500,"memory":256}}{fields}}}}}]}}"#
+        )
+    };
+    let e = import_json(&doc(r#","minReadySeconds":10,"progressDeadlineSeconds":5"#))
+        .err()
+        .expect("refused");
+    assert!(
+        e.contains("progressDeadlineSeconds 5 must be greater than minReadySeconds 10"),
+        "{e}"
+    );
+    let e = import_json(&doc(r#","minReadySeconds":-1"#))
+        .err()
+        .expect("refused");
+    assert!(e.contains("minReadySeconds"), "{e}");
+
+    // A valid document runs, shows kubectl's status line, and exports what it read.
+    let mut s = import_json(&doc(r#","minReadySeconds":10"#)).expect("valid");
+    s.run(3);
+    let row = |s: &Session| {
+        s.snapshot(false)
+            .apps
+            .into_iter()
+            .find(|a| a.name == "web")
+            .expect("web is listed")
+    };
+    let r = row(&s);
+    assert_eq!((r.ready, r.available), (2, 0));
+    assert_eq!(
+        r.rollout_status,
+        "Waiting for deployment \"web\" rollout to finish: 0 of 2 updated replicas are available..."
+    );
+    assert!(!r.deadline_exceeded);
+    s.run(10);
+    let r = row(&s);
+    assert_eq!(r.available, 2);
+    assert_eq!(
+        r.rollout_status,
+        "deployment \"web\" successfully rolled out"
+    );
+    let out = serde_json::to_string(&s.scenario()).expect("a scenario serializes");
+    assert!(out.contains("\"minReadySeconds\":10"), "{out}");
+    assert!(
+        !out.contains("progressDeadlineSeconds"),
+        "the default is not written: {out}"
+    );
 }
