@@ -181,6 +181,15 @@ pub(crate) struct Pod {
     /// that timer started (see `taints.rs`); cleared when it leaves the node.
     pub taint_deadline: Option<u64>,
     pub taint_started: u64,
+    /// Resolved at creation by the Priority admission plugin (`priority.rs`).
+    pub priority: i32,
+    /// The pod's preemptionPolicy is Never.
+    pub preempt_never: bool,
+    /// Where preemption made room for it (status.nominatedNodeName), until
+    /// it is bound or deleted.
+    pub nominated: Option<NodeId>,
+    /// The DefaultPreemption decision this pod caused, for `explain`.
+    pub preemption: Option<alloc::boxed::Box<crate::scheduler::Preemption>>,
 }
 
 /// One revision of a Deployment's template, with what the affinity index
@@ -241,6 +250,9 @@ pub(crate) struct Controller {
     /// Revisions in the order they were last applied, current last: what
     /// `rollback` (kubectl rollout undo) walks back through.
     pub history: Vec<u32>,
+    /// The Priority admission plugin's last refusal of its pods (an unknown
+    /// priorityClassName), to log FailedCreate once.
+    pub create_refused: Option<String>,
 }
 
 impl Controller {
@@ -349,6 +361,8 @@ pub struct ReconcileReport {
     pub endpoints_changed: u32,
     /// Pods still Pending when the pass ended.
     pub pending: u32,
+    /// Pods deleted by preemption (DefaultPreemption) to make room.
+    pub preempted: u32,
 }
 
 impl ReconcileReport {
@@ -360,6 +374,7 @@ impl ReconcileReport {
             + self.evicted
             + self.became_ready
             + self.endpoints_changed
+            + self.preempted
             > 0
     }
     pub(crate) fn add(&mut self, o: &ReconcileReport) {
@@ -370,6 +385,7 @@ impl ReconcileReport {
         self.evicted += o.evicted;
         self.became_ready += o.became_ready;
         self.endpoints_changed += o.endpoints_changed;
+        self.preempted += o.preempted;
         self.pending = o.pending;
     }
 }
@@ -455,6 +471,13 @@ pub struct Cluster {
     pub(crate) last_cycle: crate::scheduler::CycleRecord,
     /// Batches with at least this many pods use a sample index.
     pub(crate) index_min_pods: usize,
+    /// PriorityClasses by name, the system ones included (`priority.rs`).
+    pub(crate) priority_classes: BTreeMap<String, crate::priority::PriorityClass>,
+    /// Set once a pod with a priority other than 0 is created: until then
+    /// the scheduling queue keeps creation order without looking.
+    pub(crate) priorities_in_use: bool,
+    /// Pods deleted by preemption since the last pass report.
+    pub(crate) preempted: u32,
 }
 
 impl Default for Cluster {
@@ -509,6 +532,12 @@ impl Cluster {
             rng: crate::simulator::Prng::new(DEFAULT_SCHEDULER_SEED),
             last_cycle: Default::default(),
             index_min_pods: crate::scheduler::INDEX_MIN_PODS,
+            priority_classes: crate::priority::PriorityClass::system()
+                .into_iter()
+                .map(|c| (c.name.clone(), c))
+                .collect(),
+            priorities_in_use: false,
+            preempted: 0,
         }
     }
 
@@ -1004,6 +1033,7 @@ impl Cluster {
             failure: BTreeMap::new(),
             rolling: false,
             history: Vec::new(),
+            create_refused: None,
         });
         self.controller_by_name.insert(spec.name.clone(), id);
         self.current_revision_for(id, spec.template);
@@ -1332,6 +1362,14 @@ impl Cluster {
         let ordinal = c.next_ordinal;
         c.next_ordinal += 1;
         let revision = c.current;
+        // The caller checked admission (`priority_admits`) before creating.
+        let admitted = self
+            .admit_priority(id)
+            .unwrap_or(crate::priority::Admitted {
+                priority: 0,
+                preempt_never: false,
+            });
+        self.priorities_in_use |= admitted.priority != 0;
         let pod = Pod {
             uid,
             controller: id,
@@ -1346,6 +1384,10 @@ impl Cluster {
             bind_serial: 0,
             taint_deadline: None,
             taint_started: 0,
+            priority: admitted.priority,
+            preempt_never: admitted.preempt_never,
+            nominated: None,
+            preemption: None,
         };
         let key = match self.free_keys.pop() {
             Some(k) => {
@@ -1437,6 +1479,7 @@ impl Cluster {
             p.node_slot = slot;
             p.phase = PodPhase::Running;
             p.bound_at = now;
+            p.nominated = None;
             p.uid
         };
         self.affinity_count(k, n, true);
@@ -1681,7 +1724,12 @@ fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
 /// A stable short hash of a template (FNV-1a over its debug form), as
 /// Kubernetes names ReplicaSets `deployment-<pod-template-hash>`.
 fn template_hash(t: &PodTemplate) -> String {
-    let text = format!("{:?}", t);
+    let mut text = format!("{:?}", t);
+    // A template without a priorityClassName hashes as it did before the
+    // field existed (it is the last field), so ReplicaSet names stay put.
+    if let Some(cut) = text.strip_suffix(", priority_class_name: None }") {
+        text = format!("{cut} }}");
+    }
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= b as u64;

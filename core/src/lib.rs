@@ -70,6 +70,7 @@ mod error;
 pub mod events;
 pub mod limits;
 pub mod model;
+pub mod priority;
 pub mod quantity;
 mod reconcile;
 pub mod scheduler;
@@ -85,6 +86,7 @@ pub use cluster::{
     DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
 pub use controllers::PdbStatus;
+pub use priority::{PreemptionPolicy, PriorityClass};
 pub use error::Error;
 pub use events::{EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{

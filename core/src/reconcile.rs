@@ -43,6 +43,7 @@ impl Cluster {
             r.deleted += deleted;
         }
         r.bound = self.schedule_pending(profile, on_bind);
+        r.preempted = core::mem::take(&mut self.preempted);
         r.endpoints_changed = self.sync_endpoints();
         r.pending = self.pending_total;
         r

@@ -49,6 +49,7 @@ fn small() -> Session {
         max_surge: None,
         max_unavailable: None,
         ready_after: None,
+        priority_class_name: None,
     };
     s.submit(d.action().expect("the form is valid"))
         .expect("the deploy is accepted");
@@ -194,6 +195,7 @@ fn refused_actions_change_nothing() {
         max_surge: None,
         max_unavailable: None,
         ready_after: None,
+        priority_class_name: None,
     };
     let e = s
         .submit(big.action().expect("well-formed"))
