@@ -478,6 +478,8 @@ pub struct Cluster {
     pub(crate) priorities_in_use: bool,
     /// Pods deleted by preemption since the last pass report.
     pub(crate) preempted: u32,
+    /// When tests ask for it: the state before each preemption attempt.
+    pub(crate) preemption_trace: Option<Vec<crate::scheduler::PreemptionTrace>>,
 }
 
 impl Default for Cluster {
@@ -538,6 +540,7 @@ impl Cluster {
                 .collect(),
             priorities_in_use: false,
             preempted: 0,
+            preemption_trace: None,
         }
     }
 

@@ -86,7 +86,6 @@ pub use cluster::{
     DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
 pub use controllers::PdbStatus;
-pub use priority::{PreemptionPolicy, PriorityClass};
 pub use error::Error;
 pub use events::{EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
@@ -96,6 +95,7 @@ pub use model::{
     SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
     TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
 };
+pub use priority::{PreemptionPolicy, PriorityClass};
 pub use scheduler::plugins;
 pub use scheduler::{
     CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,

@@ -516,7 +516,8 @@ impl Simulator {
                 }
             }
             Event::DeletePriorityClass(n) => {
-                let queued = due().any(|(_, e)| matches!(e, Event::AddPriorityClass(q) if q.name == *n));
+                let queued =
+                    due().any(|(_, e)| matches!(e, Event::AddPriorityClass(q) if q.name == *n));
                 if queued {
                     Ok(())
                 } else {

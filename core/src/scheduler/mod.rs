@@ -43,7 +43,7 @@ use plugins::{
     inter_pod_affinity as ipa, node_affinity, node_resources_balanced_allocation as balanced,
     node_resources_fit as fit, node_unschedulable, pod_topology_spread as spread, taint_toleration,
 };
-pub use preemption::{Preemption, PreemptionCandidate, PICK_RULES};
+pub use preemption::{Preemption, PreemptionCandidate, PreemptionTrace, PICK_RULES};
 pub use profile::{
     Plugin, Profile, Resource, ScoringStrategy, ScoringStrategyType, TieBreak,
     UtilizationShapePoint,
@@ -819,6 +819,9 @@ impl Cluster {
                 let mut keys = groups.remove(&r).unwrap_or_default();
                 self.queue_order(&mut keys);
                 bound += self.bind_nominated(&mut keys, profile, on_bind.as_deref_mut());
+                if keys.is_empty() {
+                    continue;
+                }
                 let (b, left) = self.schedule_batch(
                     ControllerId(c as u32),
                     r,

@@ -123,6 +123,18 @@ impl Preemption {
     }
 }
 
+/// One preemption attempt as a test sees it: the cluster just before, the
+/// pod, the room already promised on each node to earlier preemptors of the
+/// same pass (node, requests, pods), and the decision (`None`: no candidate).
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct PreemptionTrace {
+    pub before: Cluster,
+    pub pod: String,
+    pub reserved: Vec<(String, Resources, u32)>,
+    pub decision: Option<Preemption>,
+}
+
 /// The rules of pickOneNodeForPreemption, in order.
 pub const PICK_RULES: [&str; 5] = [
     "fewest PDB violations",
@@ -207,7 +219,9 @@ impl Cluster {
             return false;
         }
         let ctl = &self.controllers[c];
-        ctl.pending.iter().any(|o| !self.pod(ctl.pods[o]).preempt_never)
+        ctl.pending
+            .iter()
+            .any(|o| !self.pod(ctl.pods[o]).preempt_never)
     }
 
     /// The pods of one batch in queue order: higher priority first (stable).
@@ -259,8 +273,30 @@ impl Cluster {
             if self.pod(k).preempt_never || self.pod(k).node.is_some() {
                 continue;
             }
-            let Some((found, ranked)) = self.select_candidate(k, profile, &reserved, &mut work)
-            else {
+            let before = self.preemption_trace.take().map(|t| {
+                let snapshot = self.clone();
+                self.preemption_trace = Some(t);
+                snapshot
+            });
+            let chosen = self.select_candidate(k, profile, &reserved, &mut work);
+            if let Some(before) = before {
+                let decision = chosen
+                    .as_ref()
+                    .map(|(found, ranked)| self.render_preemption(k, found, ranked));
+                let entry = PreemptionTrace {
+                    pod: self.pod_name(self.pod(k).controller, self.pod(k).ordinal),
+                    reserved: reserved
+                        .iter()
+                        .map(|(&n, &(r, c))| (self.nodes[n as usize].spec.name.clone(), r, c))
+                        .collect(),
+                    before,
+                    decision,
+                };
+                if let Some(t) = self.preemption_trace.as_mut() {
+                    t.push(entry);
+                }
+            }
+            let Some((found, ranked)) = chosen else {
                 continue;
             };
             let record = self.render_preemption(k, &found, &ranked);
@@ -272,7 +308,8 @@ impl Cluster {
                 w.bind(k, found.node);
             } else {
                 let e = reserved.entry(found.node.0).or_default();
-                e.0 = e.0.saturating_add(&self.revision_of(self.pod(k)).template.requests);
+                e.0 =
+                    e.0.saturating_add(&self.revision_of(self.pod(k)).template.requests);
                 e.1 += 1;
             }
             any = true;
@@ -316,6 +353,21 @@ impl Cluster {
             return self.preemption_preview(pod, profile).ok().flatten();
         }
         None
+    }
+
+    /// Tests: keep the state before every preemption attempt from now on.
+    #[doc(hidden)]
+    pub fn trace_preemptions(&mut self) {
+        self.preemption_trace.get_or_insert_with(Vec::new);
+    }
+
+    /// Tests: the attempts traced since the last call.
+    #[doc(hidden)]
+    pub fn take_preemption_trace(&mut self) -> Vec<PreemptionTrace> {
+        self.preemption_trace
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
     }
 
     /// The decision recorded when `pod` preempted (kept on the pod for its life).
@@ -370,7 +422,9 @@ impl Cluster {
             let got = if simple {
                 self.victims_by_resources(n, &b, profile, reserved.get(&n.0), &violating, &others)
             } else {
-                let w = work.as_mut().expect("a working copy exists for the general path");
+                let w = work
+                    .as_mut()
+                    .expect("a working copy exists for the general path");
                 w.victims_by_filters(n, c, rev, profile, &violating, &others)
             };
             if let Some((mut victims, violations)) = got {
@@ -391,8 +445,10 @@ impl Cluster {
         }
         // pickOneNodeForPreemption: the best figures, rule by rule; a stable
         // sort on all five keys puts the chosen node first (ties: node order).
-        let mut ranked: Vec<(Reverse<[i64; 5]>, Found)> =
-            found.into_iter().map(|f| (Reverse(f.figures(self)), f)).collect();
+        let mut ranked: Vec<(Reverse<[i64; 5]>, Found)> = found
+            .into_iter()
+            .map(|f| (Reverse(f.figures(self)), f))
+            .collect();
         ranked.sort_by(|a, b| a.0.cmp(&b.0));
         let ranked: Vec<Found> = ranked.into_iter().map(|(_, f)| f).collect();
         Some((ranked[0].clone(), ranked))
@@ -603,10 +659,7 @@ impl Cluster {
                 EventType::Normal,
                 Reason::Preempted,
                 ObjectRef::Pod(vc, vo),
-                format!(
-                    "Preempted by pod {} on node {node_name}",
-                    record.preemptor
-                ),
+                format!("Preempted by pod {} on node {node_name}", record.preemptor),
             );
             let app = self.controllers[vc.0 as usize].name.clone();
             self.note(
