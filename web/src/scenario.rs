@@ -15,8 +15,8 @@ use shepherd::model::HOSTNAME_KEY;
 use shepherd::simulator::{Event, Prng};
 use shepherd::{
     AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec, PodTemplate,
-    PreemptionPolicy, PriorityClass, Profile, Resources, RollingUpdate, ScorePolicy, Selector, ServiceSpec, Taint, TaintEffect,
-    Toleration, TolerationOperator,
+    PreemptionPolicy, PriorityClass, Profile, Resources, RollingUpdate, ScorePolicy, Selector,
+    ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
 };
 
 /// The format version written into every exported scenario.
@@ -764,9 +764,7 @@ impl Action {
                         PreemptionPolicy::parse(preemption_policy).map_err(|e| e.to_string())?,
                     ),
             )),
-            Action::DeletePriorityClass { name } => {
-                one(Event::DeletePriorityClass(name.clone()))
-            }
+            Action::DeletePriorityClass { name } => one(Event::DeletePriorityClass(name.clone())),
         }
     }
 }

@@ -194,7 +194,11 @@ fn template(rng: &mut Prng) -> TemplateDoc {
         } else {
             number(rng) as u32
         },
-        priority_class_name: if rng.chance(80) { None } else { Some(text(rng)) },
+        priority_class_name: if rng.chance(80) {
+            None
+        } else {
+            Some(text(rng))
+        },
     }
 }
 
