@@ -400,6 +400,34 @@ impl Shepherd {
         self.act(p.action().map_err(err)?)
     }
 
+    /// Every PriorityClass (the system ones included): `[{name, value,
+    /// globalDefault, preemptionPolicy}]`, by name.
+    #[wasm_bindgen(js_name = priorityClasses)]
+    pub fn priority_classes(&self) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Row {
+            name: String,
+            value: i32,
+            global_default: bool,
+            preemption_policy: &'static str,
+        }
+        let rows: Vec<Row> = self
+            .session
+            .simulator()
+            .cluster()
+            .priority_classes()
+            .into_iter()
+            .map(|c| Row {
+                preemption_policy: c.preemption_policy.as_str(),
+                name: c.name,
+                value: c.value,
+                global_default: c.global_default,
+            })
+            .collect();
+        to_js(&rows)
+    }
+
     #[wasm_bindgen(js_name = deletePriorityClass)]
     pub fn delete_priority_class(&mut self, name: &str) -> Result<String, JsError> {
         self.act(Action::DeletePriorityClass { name: name.into() })
