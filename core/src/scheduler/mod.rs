@@ -774,8 +774,9 @@ impl Cluster {
     }
 
     /// Schedules every pending pod, Deployment by Deployment in creation
-    /// order, revision by revision (the current one first), lowest ordinal
-    /// first. Returns the binds.
+    /// order (by highest pending priority first once pods have priorities),
+    /// revision by revision (the current one first), lowest ordinal first;
+    /// pods left Pending may preempt (`preemption.rs`). Returns the binds.
     pub(crate) fn schedule_pending(
         &mut self,
         profile: &Profile,

@@ -269,8 +269,12 @@ impl Cluster {
         // Room already promised this pass to earlier preemptors, per node.
         let mut reserved: BTreeMap<u32, (Resources, u32)> = BTreeMap::new();
         let mut work: Option<Cluster> = None;
+        // The batch's pods share a template and come highest priority first:
+        // once one finds no candidate, none of lower or equal priority can.
+        let mut hopeless: Option<i32> = None;
         for &k in keys {
-            if self.pod(k).preempt_never || self.pod(k).node.is_some() {
+            let p = self.pod(k);
+            if p.preempt_never || p.node.is_some() || hopeless.is_some_and(|h| p.priority <= h) {
                 continue;
             }
             let before = self.preemption_trace.take().map(|t| {
@@ -297,6 +301,7 @@ impl Cluster {
                 }
             }
             let Some((found, ranked)) = chosen else {
+                hopeless = Some(self.pod(k).priority);
                 continue;
             };
             let record = self.render_preemption(k, &found, &ranked);
