@@ -201,3 +201,59 @@ fn rollout_status_prints_kubectls_lines_tick_by_tick() {
         "{err}"
     );
 }
+
+/// `--then` applies a second file to the converged cluster: a high-priority
+/// Deployment arriving in a full cluster preempts, and `explain` says which
+/// node was chosen, the victims and the figures of every candidate.
+#[test]
+fn explain_then_shows_the_preemption_and_its_figures() {
+    let dir = format!("{}/../tests/manifests", env!("CARGO_MANIFEST_DIR"));
+    let args: Vec<String> = [
+        "explain",
+        &format!("{dir}/priority-full-cluster.yaml"),
+        "--then",
+        &format!("{dir}/priority-high-job.yaml"),
+        "--pod",
+        "default/web-0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    // Both nodes free 2 CPUs by deleting two batch pods (priority 50): every
+    // figure ties, so the first node wins; its two latest-bound pods go.
+    assert!(out.contains("preemption (DefaultPreemption"), "{out}");
+    assert!(
+        out.contains("node-1 chosen by first in node order"),
+        "{out}"
+    );
+    assert!(
+        out.contains("node-1               0                50     4294967396        2"),
+        "{out}"
+    );
+    assert!(out.contains("web-0 is bound to node-1"), "{out}");
+    let mut json_args = args.clone();
+    json_args.extend(["--output".to_string(), "json".to_string()]);
+    let (code, out, err) = run(&json_args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("explain --output json is JSON");
+    assert_eq!(v["priority"], 1000);
+    assert_eq!(v["preemption"]["node"], "node-1");
+    assert_eq!(
+        v["preemption"]["candidates"][0]["victims"]
+            .as_array()
+            .map(|a| a.len()),
+        Some(2)
+    );
+    assert_eq!(v["preemption"]["candidates"][1]["node"], "node-2");
+    // A second file that does not exist is named.
+    let (code, _, err) = run(&[
+        "simulate".into(),
+        format!("{dir}/priority-full-cluster.yaml"),
+        "--then".into(),
+        "/nonexistent/x.yaml".into(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--then /nonexistent/x.yaml"), "{err}");
+}

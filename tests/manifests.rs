@@ -917,3 +917,168 @@ fn the_examples_shipped_with_the_page_import_and_converge() {
     }
     assert!(seen >= 3, "{seen} examples in {dir}");
 }
+
+// ----- PriorityClasses ---------------------------------------------------------
+
+const PRIORITY_STREAM: &str = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: batch}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      priorityClassName: high
+      priority: 1000
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+description: "before the batch jobs"
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: low}
+value: -5
+globalDefault: true
+preemptionPolicy: Never
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: system-node-critical}
+value: 2000001000
+"#;
+
+/// PriorityClasses are imported (the system class as every cluster has it
+/// is taken as there), a template's priorityClassName resolves at pod
+/// creation, a class later in the stream still counts, and the given
+/// `priority` is said to be admission's to set. batch's pods take the
+/// globalDefault (-5) and web (1000) preempts one of them.
+#[test]
+fn priority_classes_and_priority_class_names_are_simulated() {
+    let im = import(PRIORITY_STREAM).unwrap_or_else(|e| panic!("{e}"));
+    let sc = &im.scenario;
+    assert_eq!(sc.priority_classes.len(), 2);
+    assert_eq!(sc.priority_classes[0].name, "high");
+    assert_eq!(sc.priority_classes[1].value, -5);
+    assert!(sc.priority_classes[1].global_default);
+    assert_eq!(
+        sc.priority_classes[1].preemption_policy,
+        shepherd::PreemptionPolicy::Never
+    );
+    assert_eq!(
+        sc.deployments[1].template.priority_class_name.as_deref(),
+        Some("high")
+    );
+    assert!(
+        has_warning(
+            &im,
+            "spec.template.spec.priority",
+            "Priority admission plugin"
+        ),
+        "{:?}",
+        im.warnings
+    );
+    let c = converge(sc);
+    assert_eq!(c.pod_priority("batch-0"), Some(-5));
+    assert_eq!(c.pod_priority("web-0"), Some(1000));
+    assert_eq!(node_of(&c, "web-0").as_deref(), Some("node-1"));
+    assert_eq!(c.pending_count(), 1);
+    // Export and import again: the same scenario.
+    let text = export(sc, "default");
+    assert!(text.contains("kind: PriorityClass"), "{text}");
+    assert!(text.contains("priorityClassName: high"), "{text}");
+    let back = import(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(&back.scenario, sc);
+    assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+}
+
+#[test]
+fn priority_class_errors_name_the_field() {
+    let pc = |body: &str| {
+        import(&format!(
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {{name: x}}\n{body}\n"
+        ))
+        .map(|_| ())
+        .unwrap_err()
+        .to_string()
+    };
+    let e = pc("value: 1000000001");
+    assert!(e.contains("at most 1000000000"), "{e}");
+    let e = pc("description: no value");
+    assert!(e.contains("value") && e.contains("missing"), "{e}");
+    let e = pc("value: 5\npreemptionPolicy: Sometimes");
+    assert!(e.contains("preemptionPolicy") && e.contains("Never"), "{e}");
+    let e = pc("value: 99999999999");
+    assert!(e.contains("int32"), "{e}");
+    let two = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: a}\nvalue: 1\nglobalDefault: true\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: b}\nvalue: 2\nglobalDefault: true\n";
+    let e = import(two).map(|_| ()).unwrap_err().to_string();
+    assert!(e.contains("globalDefault") && e.contains("\"a\""), "{e}");
+    let e = import("apiVersion: scheduling.k8s.io/v1beta1\nkind: PriorityClass\nmetadata: {name: a}\nvalue: 1\n")
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("scheduling.k8s.io/v1"), "{e}");
+    let e = import("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-node-critical}\nvalue: 7\n")
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("system class"), "{e}");
+}
+
+/// The random round trip with classes added: a template names one of them.
+#[test]
+fn import_of_an_export_keeps_priority_classes() {
+    sweep("import_of_an_export_keeps_priority_classes", 100, |seed| {
+        let mut sc = random_scenario(seed);
+        let mut rng = Prng::new(seed ^ 0x5052_494f);
+        let n = rng.range(1, 3);
+        for i in 0..n {
+            let mut pc = shepherd::PriorityClass::new(
+                &format!("class-{i}"),
+                rng.range(0, 2000) as i32 - 1000,
+            );
+            pc.global_default = i == 0 && rng.chance(30);
+            if rng.chance(30) {
+                pc.preemption_policy = shepherd::PreemptionPolicy::Never;
+            }
+            sc.priority_classes.push(pc);
+        }
+        for d in sc.deployments.iter_mut() {
+            if rng.chance(50) {
+                d.template.priority_class_name = Some(format!("class-{}", rng.below(n)));
+            }
+        }
+        let mut text = export(&sc, "default");
+        if let Some(p) = &sc.profile {
+            text.push_str(&export_scheduler_config(p));
+        }
+        let back = import(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(back.scenario, sc, "{text}");
+        assert_eq!(
+            placement(&converge(&back.scenario)),
+            placement(&converge(&sc))
+        );
+        assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+    });
+}

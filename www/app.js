@@ -264,6 +264,7 @@ function draw() {
   once($('apps'), snap.apps, () => drawApps($('apps').tBodies[0], snap.apps, { onApp: selectApp }));
   show($('apps-empty'), snap.apps.length === 0);
   updateAppNames(snap.apps);
+  updatePriorityClassNames();
 
   once($('pending'), [snap.pending, snap.pendingPods], () => drawPending($('pending'), snap, { onPod: explain }));
   show($('pending-empty'), snap.pendingPods === 0);
@@ -320,6 +321,12 @@ function updateAppNames(apps) {
   }
   const dl = $('selector-names');
   if (!sameList(dl, names)) fill(dl, names.map((n) => h('option', { value: `app=${n}` })));
+}
+
+function updatePriorityClassNames() {
+  const dl = $('priority-class-names');
+  const names = page.sim.priorityClasses().map((c) => c.name);
+  if (!sameList(dl, names)) fill(dl, names.map((n) => h('option', { value: n })));
 }
 
 function selectApp(name) {
@@ -647,7 +654,17 @@ function wireForms() {
       labels: v.labels, nodeSelector: v.nodeSelector, toleration: v.toleration,
       antiAffinity: v.antiAffinity, maxSurge: v.maxSurge, maxUnavailable: v.maxUnavailable,
       minReadySeconds: v.minReadySeconds, progressDeadlineSeconds: v.progressDeadlineSeconds,
+      priorityClassName: v.priorityClassName,
     }), { form });
+  });
+  $('form-priority-class').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const form = e.target;
+    const v = formValues(form);
+    act((sim) => sim.addPriorityClass({
+      name: v.name, value: v.value, preemptionPolicy: v.preemptionPolicy,
+      globalDefault: form.elements.globalDefault.checked,
+    }), { form, fieldOf: (m) => (/^value /.test(m) ? form.elements.value : form.elements.name) });
   });
   $('form-app').addEventListener('submit', async (e) => {
     e.preventDefault();

@@ -4,8 +4,8 @@
 //! shepherd demo                      a scripted tour, tick by tick
 //! shepherd converge [--seed N] [--nodes N] [--apps N] [--profile default-scheduler|binpack|leastloaded] [--roll]
 //! shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
-//! shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS]
-//! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME]
+//! shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS] [--then FILE]
+//! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--then FILE]
 //! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config]
 //! shepherd compare [--profiles P,P...] [--seeds N,N...] [--seed N] [--nodes N] [--apps N] [--output json]
 //! ```
@@ -58,14 +58,16 @@ const USAGE: &str = "usage:
       --roll then rolls every app to a new version, tick by tick
   shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
       speed and memory at Kubernetes' envelope (defaults: 5000 nodes, 150000 pods, 500 apps)
-  shepherd simulate FILE|DIR|- [--output json] [--profile default-scheduler|binpack|leastloaded] [--namespace NS]
+  shepherd simulate FILE|DIR|- [--output json] [--profile default-scheduler|binpack|leastloaded] [--namespace NS] [--then FILE]
       Kubernetes manifests (YAML, JSON, kind: List) converged under the input's
       KubeSchedulerConfiguration (else kube-scheduler's default profile, or --profile): per-node requests, the pods as
-      kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings
-  shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--namespace NS]
+      kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings;
+      --then FILE applies a second file to the converged cluster and converges again
+  shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--namespace NS] [--then FILE]
       for one pod after converging: every node's filter verdict (plugin and reason) and,
       for feasible nodes, each score plugin's raw, normalized, weight and weighted score,
-      the total and the position, and the plugin that decided
+      the total and the position, and the plugin that decided; for a pod that preempted,
+      the candidate nodes with their victims and the figures that chose one
   shepherd rollout status FILE|DIR|- --deployment NAME [--at TICK] [--timeout TICKS] [--profile NAME] [--namespace NS]
       the lines kubectl rollout status prints as the manifests roll out, one tick a second:
       each new line until \"successfully rolled out\" (exit 0) or \"exceeded its progress deadline\"

@@ -86,6 +86,8 @@ struct Args {
     seed: u64,
     nodes: u32,
     apps: u32,
+    /// `--then FILE`: objects applied to the converged cluster afterwards.
+    then: Option<String>,
 }
 
 fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
@@ -99,6 +101,7 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
         seed: 7,
         nodes: 6,
         apps: 4,
+        then: None,
     };
     let mut i = 0;
     while i < args.len() {
@@ -148,6 +151,7 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
                 a.profile = Some(Profile::named(&v()?).map_err(|e| e.to_string())?)
             }
             "--pod" => a.pod = Some(v()?),
+            "--then" => a.then = Some(v()?),
             "--namespace" => a.namespace = v()?,
             "--seed" => a.seed = num(v()?, u64::MAX)?,
             "--nodes" => a.nodes = num(v()?, 5000)? as u32,
@@ -238,6 +242,51 @@ fn run(a: &Args, command: &str) -> Run {
         fp.passes += more.passes;
         fp.converged = more.converged;
     }
+    let mut imported = imported;
+    if let Some(then) = &a.then {
+        // `kubectl apply -f` of a second file into the running cluster: what
+        // is there already stays, and the new objects go through the same
+        // queue (a high-priority Deployment may preempt what runs).
+        let text = read_input(then, opts.limits.max_bytes)
+            .unwrap_or_else(|e| fail(format!("--then {then}: {e}")));
+        let more =
+            import_with(&text, &opts).unwrap_or_else(|e| fail(format!("--then {then}: {e}")));
+        if more.scenario.profile.is_some() {
+            fail(format!("--then {then}: a KubeSchedulerConfiguration; expected it in the first input (the scheduler reads one --config when it starts)"));
+        }
+        cluster.set_now(cluster.now() + 1);
+        more.scenario
+            .apply(&mut cluster)
+            .unwrap_or_else(|e| fail(format!("--then {then}: the engine refused it: {e}")));
+        let r = cluster.reconcile_to_fixed_point(&profile);
+        fp.passes += r.passes;
+        fp.converged = r.converged;
+        let delay = more
+            .scenario
+            .deployments
+            .iter()
+            .map(|d| d.template.ready_after as u64)
+            .max()
+            .unwrap_or(0);
+        if delay > 0 {
+            cluster.set_now(cluster.now() + delay);
+            let r = cluster.reconcile_to_fixed_point(&profile);
+            fp.passes += r.passes;
+            fp.converged = r.converged;
+        }
+        imported.warnings.extend(more.warnings);
+        imported
+            .scenario
+            .priority_classes
+            .extend(more.scenario.priority_classes);
+        imported.scenario.nodes.extend(more.scenario.nodes);
+        imported
+            .scenario
+            .deployments
+            .extend(more.scenario.deployments);
+        imported.scenario.pdbs.extend(more.scenario.pdbs);
+        imported.scenario.services.extend(more.scenario.services);
+    }
     Run {
         imported,
         cluster,
@@ -251,7 +300,10 @@ fn run(a: &Args, command: &str) -> Run {
 
 /// `shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS]`
 pub fn simulate(args: &[String]) -> Result<(), String> {
-    let a = parse(args, &["--output", "--policy", "--profile", "--namespace"])?;
+    let a = parse(
+        args,
+        &["--output", "--policy", "--profile", "--namespace", "--then"],
+    )?;
     let Run {
         imported,
         cluster,
@@ -430,7 +482,14 @@ pub fn export_cmd(args: &[String]) -> Result<(), String> {
 pub fn explain(args: &[String]) -> Result<(), String> {
     let a = parse(
         args,
-        &["--output", "--policy", "--profile", "--namespace", "--pod"],
+        &[
+            "--output",
+            "--policy",
+            "--profile",
+            "--namespace",
+            "--pod",
+            "--then",
+        ],
     )?;
     let pod_arg = a
         .pod
@@ -495,6 +554,21 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
         "summary": e.summary,
         "decidedBy": e.decided_by.as_ref().map(|(p, by)| serde_json::json!({"plugin": p, "margin": by})),
         "nodes": nodes,
+        "priority": e.priority,
+        "preemption": e.preemption.as_ref().map(|p| serde_json::json!({
+            "tick": p.tick,
+            "carriedOut": p.recorded,
+            "node": p.node,
+            "decidedBy": p.decided_by,
+            "candidates": p.candidates.iter().map(|c| serde_json::json!({
+                "node": c.node,
+                "victims": c.victims,
+                "pdbViolations": c.pdb_violations,
+                "highestPriority": c.highest_priority,
+                "prioritySum": c.priority_sum,
+                "earliestStart": c.earliest_start,
+            })).collect::<Vec<_>>(),
+        })),
     })
 }
 
@@ -525,6 +599,9 @@ fn print_explanation(ns: &str, e: &Explanation) {
             ),
         }
     }
+    if let Some(p) = &e.preemption {
+        print_preemption(e.priority, p);
+    }
     let mut feasible: Vec<_> = e.nodes.iter().filter(|v| v.feasible).collect();
     if feasible.is_empty() {
         return;
@@ -544,5 +621,49 @@ fn print_explanation(ns: &str, e: &Explanation) {
                 s.plugin, s.raw, s.normalized, s.weight, s.weighted
             );
         }
+    }
+}
+
+/// DefaultPreemption's candidates, in the order pickOneNodeForPreemption
+/// ranks them (the chosen node first), with the figures it compares.
+fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
+    let done = if p.recorded {
+        "deleted"
+    } else {
+        "would delete"
+    };
+    println!(
+        "\npreemption (DefaultPreemption, tick {}): priority {priority}; {} chosen by {}; {done} {}",
+        p.tick,
+        p.node,
+        p.decided_by,
+        p.candidates[0].victims.join(", ")
+    );
+    println!(
+        "  rules in order: {}, then the first node",
+        shepherd::scheduler::PICK_RULES.join(", ")
+    );
+    let w = p
+        .candidates
+        .iter()
+        .map(|c| c.node.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    println!(
+        "  {:<w$}  {:>14}  {:>16}  {:>13}  {:>7}  {:>14}  victims",
+        "node", "PDB violations", "highest priority", "priority sum", "victims", "earliest start"
+    );
+    for c in &p.candidates {
+        println!(
+            "  {:<w$}  {:>14}  {:>16}  {:>13}  {:>7}  {:>14}  {}",
+            c.node,
+            c.pdb_violations,
+            c.highest_priority,
+            c.priority_sum,
+            c.victims.len(),
+            c.earliest_start,
+            c.victims.join(", ")
+        );
     }
 }

@@ -187,6 +187,15 @@ pub(crate) struct Pod {
     pub taint_started: u64,
     /// Ready for the Deployment's minReadySeconds (see `rollout.rs`).
     pub available: bool,
+    /// Resolved at creation by the Priority admission plugin (`priority.rs`).
+    pub priority: i32,
+    /// The pod's preemptionPolicy is Never.
+    pub preempt_never: bool,
+    /// Where preemption made room for it (status.nominatedNodeName), until
+    /// it is bound or deleted.
+    pub nominated: Option<NodeId>,
+    /// The DefaultPreemption decision this pod caused, for `explain`.
+    pub preemption: Option<alloc::boxed::Box<crate::scheduler::Preemption>>,
 }
 
 /// One revision of a Deployment's template, with what the affinity index
@@ -254,6 +263,9 @@ pub(crate) struct Controller {
     pub min_ready_seconds: u32,
     pub progress_deadline_seconds: u32,
     pub rollout: crate::rollout::RolloutState,
+    /// The Priority admission plugin's last refusal of its pods (an unknown
+    /// priorityClassName), to log FailedCreate once.
+    pub create_refused: Option<String>,
 }
 
 impl Controller {
@@ -370,6 +382,8 @@ pub struct ReconcileReport {
     pub endpoints_changed: u32,
     /// Pods still Pending when the pass ended.
     pub pending: u32,
+    /// Pods deleted by preemption (DefaultPreemption) to make room.
+    pub preempted: u32,
 }
 
 impl ReconcileReport {
@@ -383,6 +397,7 @@ impl ReconcileReport {
             + self.became_available
             + self.timed_out
             + self.endpoints_changed
+            + self.preempted
             > 0
     }
     pub(crate) fn add(&mut self, o: &ReconcileReport) {
@@ -395,6 +410,7 @@ impl ReconcileReport {
         self.became_available += o.became_available;
         self.timed_out += o.timed_out;
         self.endpoints_changed += o.endpoints_changed;
+        self.preempted += o.preempted;
         self.pending = o.pending;
     }
 }
@@ -487,6 +503,15 @@ pub struct Cluster {
     pub(crate) stamp_clock: u64,
     /// The scheduler's per-node values kept across batches.
     pub(crate) caches: crate::scheduler::cache::Caches,
+    /// PriorityClasses by name, the system ones included (`priority.rs`).
+    pub(crate) priority_classes: BTreeMap<String, crate::priority::PriorityClass>,
+    /// Set once a pod with a priority other than 0 is created: until then
+    /// the scheduling queue keeps creation order without looking.
+    pub(crate) priorities_in_use: bool,
+    /// Pods deleted by preemption since the last pass report.
+    pub(crate) preempted: u32,
+    /// When tests ask for it: the state before each preemption attempt.
+    pub(crate) preemption_trace: Option<Vec<crate::scheduler::PreemptionTrace>>,
 }
 
 impl Default for Cluster {
@@ -544,6 +569,13 @@ impl Cluster {
             index_min_pods: crate::scheduler::INDEX_MIN_PODS,
             stamp_clock: 0,
             caches: Default::default(),
+            priority_classes: crate::priority::PriorityClass::system()
+                .into_iter()
+                .map(|c| (c.name.clone(), c))
+                .collect(),
+            priorities_in_use: false,
+            preempted: 0,
+            preemption_trace: None,
         }
     }
 
@@ -1042,6 +1074,7 @@ impl Cluster {
             min_ready_seconds: spec.min_ready_seconds,
             progress_deadline_seconds: spec.progress_deadline_seconds,
             rollout: Default::default(),
+            create_refused: None,
         });
         self.controller_by_name.insert(spec.name.clone(), id);
         self.current_revision_for(id, spec.template);
@@ -1374,6 +1407,14 @@ impl Cluster {
         let ordinal = c.next_ordinal;
         c.next_ordinal += 1;
         let revision = c.current;
+        // The caller checked admission (`priority_admits`) before creating.
+        let admitted = self
+            .admit_priority(id)
+            .unwrap_or(crate::priority::Admitted {
+                priority: 0,
+                preempt_never: false,
+            });
+        self.priorities_in_use |= admitted.priority != 0;
         let pod = Pod {
             uid,
             controller: id,
@@ -1389,6 +1430,10 @@ impl Cluster {
             taint_deadline: None,
             taint_started: 0,
             available: false,
+            priority: admitted.priority,
+            preempt_never: admitted.preempt_never,
+            nominated: None,
+            preemption: None,
         };
         let key = match self.free_keys.pop() {
             Some(k) => {
@@ -1480,6 +1525,7 @@ impl Cluster {
             p.node_slot = slot;
             p.phase = PodPhase::Running;
             p.bound_at = now;
+            p.nominated = None;
             p.uid
         };
         self.affinity_count(k, n, true);
@@ -1736,7 +1782,12 @@ fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
 /// A stable short hash of a template (FNV-1a over its debug form), as
 /// Kubernetes names ReplicaSets `deployment-<pod-template-hash>`.
 fn template_hash(t: &PodTemplate) -> String {
-    let text = format!("{:?}", t);
+    let mut text = format!("{:?}", t);
+    // A template without a priorityClassName hashes as it did before the
+    // field existed (it is the last field), so ReplicaSet names stay put.
+    if let Some(cut) = text.strip_suffix(", priority_class_name: None }") {
+        text = format!("{cut} }}");
+    }
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= b as u64;

@@ -55,10 +55,10 @@ impl Cluster {
     /// surplus ones and, during a roll, replaces old pods within maxSurge and
     /// maxUnavailable. Returns (created, deleted).
     pub(crate) fn sync_deployment(&mut self, id: ControllerId) -> (u32, u32) {
-        let ctl = &self.controllers[id.0 as usize];
-        if ctl.deleted {
+        if self.controllers[id.0 as usize].deleted || !self.priority_admits(id) {
             return (0, 0);
         }
+        let ctl = &self.controllers[id.0 as usize];
         let replicas = ctl.replicas;
         let cur = ctl.current;
         let total = ctl.total();

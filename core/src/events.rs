@@ -59,6 +59,12 @@ pub enum Reason {
     Created,
     Deleted,
     FailedEvent,
+    /// A victim of DefaultPreemption, on the victim: "Preempted by pod ... on node ...".
+    Preempted,
+    /// The kubelet stopping a deleted pod's container.
+    Killing,
+    /// The ReplicaSet controller could not create a pod (admission refused it).
+    FailedCreate,
 }
 
 impl Reason {
@@ -92,6 +98,9 @@ impl Reason {
             Reason::Created => "Created",
             Reason::Deleted => "Deleted",
             Reason::FailedEvent => "FailedEvent",
+            Reason::Preempted => "Preempted",
+            Reason::Killing => "Killing",
+            Reason::FailedCreate => "FailedCreate",
         }
     }
 }

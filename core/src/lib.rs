@@ -73,6 +73,7 @@ mod error;
 pub mod events;
 pub mod limits;
 pub mod model;
+pub mod priority;
 pub mod quantity;
 mod reconcile;
 pub mod rollout;
@@ -101,6 +102,7 @@ pub use model::{
 pub use rollout::{
     ConditionStatus, DeploymentCondition, DeploymentConditionType, DeploymentStatus, RolloutStatus,
 };
+pub use priority::{PreemptionPolicy, PriorityClass};
 pub use scheduler::plugins;
 pub use scheduler::{
     CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,

@@ -340,6 +340,9 @@ pub struct PodTemplate {
     pub topology_spread: Vec<TopologySpreadConstraint>,
     /// Ticks between binding and Ready (a readiness probe that passes after a while).
     pub ready_after: u32,
+    /// `priorityClassName`: resolved to a priority when each pod is created
+    /// (see `priority.rs`); `None` takes the globalDefault class, else 0.
+    pub priority_class_name: Option<String>,
 }
 
 /// The longest tolerationSeconds a toleration may give: the latest tick a
@@ -364,7 +367,13 @@ impl PodTemplate {
             preferred_anti_affinity: Vec::new(),
             topology_spread: Vec::new(),
             ready_after: DEFAULT_READY_AFTER,
+            priority_class_name: None,
         }
+    }
+
+    pub fn with_priority_class(mut self, name: &str) -> Self {
+        self.priority_class_name = Some(name.to_string());
+        self
     }
 
     pub fn with_label(mut self, k: &str, v: &str) -> Self {
@@ -503,6 +512,9 @@ impl PodTemplate {
                 &self.version,
                 "1 to 63 characters",
             ));
+        }
+        if let Some(pc) = &self.priority_class_name {
+            validate_name(pc, "priorityClassName")?;
         }
         if self.ready_after > 1000 {
             return Err(Error::Invalid(format!(

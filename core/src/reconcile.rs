@@ -47,6 +47,7 @@ impl Cluster {
             r.timed_out += self.sync_rollout_status(ControllerId(c as u32)) as u32;
         }
         r.bound = self.schedule_pending(profile, on_bind);
+        r.preempted = core::mem::take(&mut self.preempted);
         r.endpoints_changed = self.sync_endpoints();
         r.pending = self.pending_total;
         r

@@ -118,6 +118,10 @@ pub enum Event {
     SetPolicy(ScorePolicy),
     /// Switch the scheduler to a profile (a KubeSchedulerConfiguration profile).
     SetProfile(Profile),
+    /// Create a PriorityClass: see [`Cluster::add_priority_class`].
+    AddPriorityClass(crate::priority::PriorityClass),
+    /// Delete a PriorityClass; pods keep their priority.
+    DeletePriorityClass(String),
 }
 
 impl Event {
@@ -159,6 +163,10 @@ impl Event {
             Event::Evict(p) => format!("evict pod {p}"),
             Event::SetPolicy(p) => format!("set policy {}", p.as_str()),
             Event::SetProfile(p) => format!("set scheduler profile {}", p.scheduler_name),
+            Event::AddPriorityClass(pc) => {
+                format!("add PriorityClass {} (value {})", pc.name, pc.value)
+            }
+            Event::DeletePriorityClass(n) => format!("delete PriorityClass {n}"),
         }
     }
 }
@@ -469,6 +477,53 @@ impl Simulator {
                 strategy.validate(a)
             }
             Event::AddPdb(p) => p.validate(),
+            Event::AddPriorityClass(pc) => {
+                // Classes created or deleted by events queued before it count.
+                let mut exists = c.priority_classes.contains_key(&pc.name);
+                let mut default = c.default_priority_class().map(|d| d.name.clone());
+                for (_, e) in due() {
+                    match e {
+                        Event::AddPriorityClass(q) => {
+                            exists |= q.name == pc.name;
+                            if q.global_default {
+                                default = Some(q.name.clone());
+                            }
+                        }
+                        Event::DeletePriorityClass(q) => {
+                            exists &= *q != pc.name;
+                            if default.as_deref() == Some(q.as_str()) {
+                                default = None;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if exists {
+                    return Err(Error::AlreadyExists {
+                        kind: "PriorityClass",
+                        name: pc.name.clone(),
+                    });
+                }
+                pc.validate()?;
+                match default {
+                    Some(d) if pc.global_default => Err(Error::Invalid(format!(
+                        "PriorityClass {}: PriorityClass {} is already marked as the globalDefault, and only one default can exist; expected globalDefault false, or delete {} first",
+                        crate::limits::quoted(&pc.name),
+                        crate::limits::quoted(&d),
+                        crate::limits::quoted(&d)
+                    ))),
+                    _ => Ok(()),
+                }
+            }
+            Event::DeletePriorityClass(n) => {
+                let queued =
+                    due().any(|(_, e)| matches!(e, Event::AddPriorityClass(q) if q.name == *n));
+                if queued {
+                    Ok(())
+                } else {
+                    c.check_delete_priority_class(n)
+                }
+            }
             Event::DeletePdb(p) => c.pdb_status(p).map(|_| ()),
             Event::AddService(s) => s.validate(),
             Event::DeleteService(s) => c.service_endpoints(s).map(|_| ()),
@@ -579,6 +634,8 @@ impl Simulator {
             Event::DeleteApp(a) => c.delete_app(a),
             Event::AddPdb(p) => c.add_pdb(p.clone()),
             Event::DeletePdb(p) => c.delete_pdb(p),
+            Event::AddPriorityClass(pc) => c.add_priority_class(pc.clone()),
+            Event::DeletePriorityClass(n) => c.delete_priority_class(n),
             Event::AddService(s) => c.add_service(s.clone()),
             Event::DeleteService(s) => c.delete_service(s),
             Event::Evict(p) => c.evict(p),

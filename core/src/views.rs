@@ -53,6 +53,10 @@ pub struct PodView<'a> {
     pub bound_at: u64,
     /// The cluster's bind count right after this pod was bound (0: never bound).
     pub bind_serial: u64,
+    /// spec.priority, resolved from its PriorityClass when it was created.
+    pub priority: i32,
+    /// status.nominatedNodeName: where preemption made room for it.
+    pub nominated: Option<NodeId>,
 }
 
 impl PodView<'_> {
@@ -149,6 +153,8 @@ impl Cluster {
             available: p.available,
             bound_at: p.bound_at,
             bind_serial: p.bind_serial,
+            priority: p.priority,
+            nominated: p.nominated,
         }
     }
 

@@ -285,6 +285,9 @@ fn template(t: &PodTemplate) -> Value {
             Value::Seq(t.topology_spread.iter().map(spread).collect()),
         ));
     }
+    if let Some(pc) = &t.priority_class_name {
+        spec.push(("priorityClassName", s(pc)));
+    }
     spec.push((
         "containers",
         Value::Seq(vec![map(vec![
@@ -367,6 +370,22 @@ fn rollout_timing(d: &DeploymentSpec) -> Vec<(&'static str, Value)> {
 pub fn export(sc: &Scenario, namespace: &str) -> String {
     let mut docs: Vec<Value> = Vec::new();
     docs.extend(sc.nodes.iter().map(node));
+    // Classes before the Deployments whose pods name them.
+    for pc in &sc.priority_classes {
+        let mut fields = vec![
+            ("apiVersion", s("scheduling.k8s.io/v1")),
+            ("kind", s("PriorityClass")),
+            ("metadata", map(vec![("name", s(&pc.name))])),
+            ("value", Value::Int(pc.value as i64)),
+        ];
+        if pc.global_default {
+            fields.push(("globalDefault", Value::Bool(true)));
+        }
+        if pc.preemption_policy != shepherd::PreemptionPolicy::PreemptLowerPriority {
+            fields.push(("preemptionPolicy", s(pc.preemption_policy.as_str())));
+        }
+        docs.push(map(fields));
+    }
     docs.extend(sc.deployments.iter().map(|d| deployment(d, namespace)));
     for p in &sc.pdbs {
         let (k, v) = match p.budget {

@@ -5,7 +5,7 @@
 //! the object key by key: a key is read, or known to change nothing the engine
 //! simulates (`INERT`), or reported with a warning. Fields the engine cannot
 //! represent yet (`not_simulated_yet`) are the places to wire when the model
-//! grows: node affinity, preferred terms, topology spread, priority, the
+//! grows: node affinity, preferred terms, topology spread, the
 //! pods capacity, DaemonSets, namespaces, scheduler configuration.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -24,8 +24,8 @@ use shepherd::model::{
 };
 use shepherd::{
     AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec, PodTemplate,
-    Resources, RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
-    TolerationOperator,
+    PreemptionPolicy, PriorityClass, Resources, RollingUpdate, Selector, ServiceSpec, Taint,
+    TaintEffect, Toleration, TolerationOperator,
 };
 
 type Map = [(String, Value)];
@@ -305,6 +305,7 @@ struct State<'a> {
     apps: HashMap<String, Seen>,
     pdbs: HashMap<String, Seen>,
     services: HashMap<String, Seen>,
+    priority_classes: HashMap<String, Seen>,
     /// (kind, namespace, name) of every object in the input, so a Pod's owner
     /// can be looked up.
     present: HashSet<(String, String, String)>,
@@ -356,6 +357,7 @@ impl<'a> State<'a> {
             apps: HashMap::new(),
             pdbs: HashMap::new(),
             services: HashMap::new(),
+            priority_classes: HashMap::new(),
             present,
             owned_replicasets: HashSet::new(),
             scheduler_config: None,
@@ -442,6 +444,7 @@ impl<'a> State<'a> {
             "Node" | "Service" | "Pod" => Some("v1"),
             "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => Some("apps/v1"),
             "PodDisruptionBudget" => Some("policy/v1"),
+            "PriorityClass" => Some("scheduling.k8s.io/v1"),
             "KubeSchedulerConfiguration" => Some("kubescheduler.config.k8s.io/v1"),
             _ => None,
         };
@@ -519,14 +522,7 @@ impl<'a> State<'a> {
                 self.skip(kind);
                 Ok(())
             }
-            "PriorityClass" => {
-                cx.not_simulated_yet(
-                    "",
-                    "PriorityClasses (the engine has no pod priority or preemption)",
-                );
-                self.skip(kind);
-                Ok(())
-            }
+            "PriorityClass" => self.priority_class(cx, top, meta),
             "KubeSchedulerConfiguration" => {
                 if let Some(prev) = &self.scheduler_config {
                     return Err(cx.err("", format!("a second KubeSchedulerConfiguration (the first is {prev}); expected one, as kube-scheduler reads one --config file")));
@@ -591,6 +587,85 @@ impl<'a> State<'a> {
 
     fn engine<T>(&self, cx: &Ctx, r: Result<T, shepherd::Error>) -> R<T> {
         r.map_err(|e| cx.err("", format!("the engine refused it: {e}")))
+    }
+
+    // ----- PriorityClass -----------------------------------------------------
+
+    /// scheduling.k8s.io/v1 PriorityClass: value (int32, required),
+    /// globalDefault, preemptionPolicy; its fields sit at the top level, not
+    /// under spec. The two system classes exist in every cluster (and in
+    /// `kubectl get priorityclasses -o yaml`): one of them as Kubernetes
+    /// defines it is taken as already there.
+    fn priority_class(&mut self, cx: &mut Ctx, top: &Map, meta: &Map) -> R<()> {
+        let (name, _) = self.metadata(cx, meta, false)?;
+        let mut value = None;
+        let mut pc = PriorityClass::new(&name, 0);
+        for (k, val) in top {
+            let p = child("", k);
+            match k.as_str() {
+                "apiVersion" | "kind" | "metadata" | "description" => {}
+                "value" => {
+                    value = Some(match val {
+                        Value::Int(i) if i32::try_from(*i).is_ok() => *i as i32,
+                        Value::UInt(u) if i32::try_from(*u).is_ok() => *u as i32,
+                        other => return Err(cx.wrong(&p, other, "a whole number from -2147483648 to 1000000000 (an int32; user classes at most 1000000000)")),
+                    })
+                }
+                "globalDefault" => pc.global_default = cx.boolean(val, &p)?,
+                "preemptionPolicy" => {
+                    let text = cx.string(val, &p)?;
+                    pc.preemption_policy = PreemptionPolicy::parse(text).map_err(|_| {
+                        cx.wrong(&p, val, "PreemptLowerPriority or Never")
+                    })?;
+                }
+                _ => cx.unknown(&p),
+            }
+        }
+        let Some(value) = value else {
+            return Err(cx.err(
+                "value",
+                "missing; expected the class's priority, a whole number (scheduling.k8s.io/v1 requires it)",
+            ));
+        };
+        pc.value = value;
+        if let Some(sys) = PriorityClass::system().into_iter().find(|c| c.name == name) {
+            if sys.value == pc.value && !pc.global_default {
+                self.skip("PriorityClass");
+                return Ok(());
+            }
+            return Err(cx.err(
+                "value",
+                format!(
+                    "{name} is a system class with value {} and no globalDefault in every cluster; expected it as it is, or another name",
+                    sys.value
+                ),
+            ));
+        }
+        self.first_seen(cx, &self.priority_classes, "PriorityClass", &name)?;
+        self.engine(cx, pc.validate())?;
+        if pc.global_default {
+            if let Some(d) = self
+                .scenario
+                .priority_classes
+                .iter()
+                .find(|c| c.global_default)
+            {
+                let prev = &self.priority_classes[&d.name].loc;
+                return Err(cx.err(
+                    "globalDefault",
+                    format!("true, but PriorityClass {:?} ({prev}) is already the globalDefault; expected one default at most, as Kubernetes allows", d.name),
+                ));
+            }
+        }
+        self.priority_classes.insert(
+            name,
+            Seen {
+                loc: cx.loc.clone(),
+            },
+        );
+        self.scenario.priority_classes.push(pc);
+        self.took("PriorityClass");
+        Ok(())
     }
 
     // ----- Node -------------------------------------------------------------
@@ -1510,9 +1585,18 @@ fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
                 affinity(cx, t, val, &p, ns)?
             }
             "topologySpreadConstraints" => t.topology_spread = topology_spread(cx, val, &p)?,
-            "priorityClassName" | "priority" | "preemptionPolicy" => {
-                cx.not_simulated_yet(&p, "pod priority and preemption")
+            "priorityClassName" => {
+                let name = cx.string(val, &p)?;
+                shepherd::model::validate_name(name, "priorityClassName")
+                    .map_err(|e| cx.err(&p, e.to_string()))?;
+                t.priority_class_name = Some(name.to_string());
             }
+            // The Priority admission plugin sets both from the class (and
+            // refuses a pod whose given values differ from it).
+            "priority" | "preemptionPolicy" => cx.warn(
+                &p,
+                "set by the Priority admission plugin from priorityClassName (or the globalDefault class); the value given is not used",
+            ),
             "schedulerName" => {
                 let s = cx.string(val, &p)?;
                 if s != "default-scheduler" {

@@ -1,7 +1,9 @@
 //! The engine declarations an import produces, and how they enter a cluster.
 
 use shepherd::simulator::Event;
-use shepherd::{Cluster, DeploymentSpec, Error, NodeSpec, PdbSpec, Profile, ServiceSpec};
+use shepherd::{
+    Cluster, DeploymentSpec, Error, NodeSpec, PdbSpec, PriorityClass, Profile, ServiceSpec,
+};
 
 /// A node with the state its manifest gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +24,9 @@ pub struct Scenario {
     pub deployments: Vec<DeploymentSpec>,
     pub pdbs: Vec<PdbSpec>,
     pub services: Vec<ServiceSpec>,
+    /// PriorityClasses (scheduling.k8s.io/v1), created before the Deployments
+    /// whose pods name them.
+    pub priority_classes: Vec<PriorityClass>,
     /// The profile a `KubeSchedulerConfiguration` in the input describes;
     /// `None` when there was none (kube-scheduler's default profile applies).
     pub profile: Option<Profile>,
@@ -61,6 +66,9 @@ impl Scenario {
             c.set_now(later);
             c.detect_failures();
         }
+        for pc in &self.priority_classes {
+            c.add_priority_class(pc.clone())?;
+        }
         for d in &self.deployments {
             c.deploy(d.clone())?;
         }
@@ -87,6 +95,12 @@ impl Scenario {
                 out.push(Event::FailNode(n.spec.name.clone()));
             }
         }
+        out.extend(
+            self.priority_classes
+                .iter()
+                .cloned()
+                .map(Event::AddPriorityClass),
+        );
         out.extend(self.deployments.iter().cloned().map(Event::Deploy));
         out.extend(self.pdbs.iter().cloned().map(Event::AddPdb));
         out.extend(self.services.iter().cloned().map(Event::AddService));

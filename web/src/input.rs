@@ -406,6 +406,9 @@ pub struct DeployInput {
     pub min_ready_seconds: Option<Field>,
     #[serde(default)]
     pub progress_deadline_seconds: Option<Field>,
+    /// The pods' priorityClassName; absent or empty: none (the globalDefault applies).
+    #[serde(default)]
+    pub priority_class_name: Option<String>,
 }
 
 impl DeployInput {
@@ -445,6 +448,14 @@ impl DeployInput {
             ready_after: match &self.ready_after {
                 None => shepherd::model::DEFAULT_READY_AFTER,
                 Some(f) => field_whole("readyAfter", f, 0, 1000)? as u32,
+            },
+            priority_class_name: match self.priority_class_name.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(pc) => {
+                    shepherd::model::validate_name(pc, "priorityClassName")
+                        .map_err(|e| e.to_string())?;
+                    Some(pc.into())
+                }
             },
         };
         Ok(crate::scenario::Action::Deploy {
@@ -561,6 +572,54 @@ impl PdbInput {
             selector: selector_of(&self.app, &self.selector)?,
             min_available,
             max_unavailable,
+        })
+    }
+}
+
+/// The PriorityClass form: `{name, value, globalDefault?, preemptionPolicy?}`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PriorityClassInput {
+    pub name: String,
+    pub value: Field,
+    #[serde(default)]
+    pub global_default: Option<bool>,
+    /// `PreemptLowerPriority` (absent or empty) or `Never`.
+    #[serde(default)]
+    pub preemption_policy: Option<String>,
+}
+
+impl PriorityClassInput {
+    pub fn action(&self) -> Result<crate::scenario::Action, String> {
+        let name = self.name.trim().to_string();
+        let shown = match &self.value {
+            Field::Num(n) => format!("{n}"),
+            Field::Text(t) => t.clone(),
+        };
+        let parsed: Option<i64> = match &self.value {
+            Field::Num(n) if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e15 => Some(*n as i64),
+            Field::Num(_) => None,
+            Field::Text(t) => t.trim().parse().ok(),
+        };
+        let value = parsed.and_then(|v| i32::try_from(v).ok()).ok_or_else(|| {
+            format!(
+                "value {} is not valid; expected a whole number from -2147483648 to 1000000000 (the PriorityClass's priority; higher is scheduled first)",
+                shepherd::limits::quoted(&shown)
+            )
+        })?;
+        let policy = match self.preemption_policy.as_deref().map(str::trim) {
+            None | Some("") => shepherd::PreemptionPolicy::PreemptLowerPriority,
+            Some(p) => shepherd::PreemptionPolicy::parse(p).map_err(|e| e.to_string())?,
+        };
+        let pc = shepherd::PriorityClass::new(&name, value)
+            .with_global_default(self.global_default.unwrap_or(false))
+            .with_preemption_policy(policy);
+        pc.validate().map_err(|e| e.to_string())?;
+        Ok(crate::scenario::Action::AddPriorityClass {
+            name,
+            value,
+            global_default: pc.global_default,
+            preemption_policy: policy.as_str().into(),
         })
     }
 }

@@ -36,7 +36,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::input::{DeployInput, Field, NodeInput, PdbInput, RollInput, ServiceInput};
+use crate::input::{
+    DeployInput, Field, NodeInput, PdbInput, PriorityClassInput, RollInput, ServiceInput,
+};
 use crate::scenario::{Action, Scenario};
 use crate::session::Session;
 
@@ -384,6 +386,51 @@ impl Shepherd {
             "{name, app or selector, minAvailable or maxUnavailable}",
         )?;
         self.act(p.action().map_err(err)?)
+    }
+
+    /// `{name, value, globalDefault?, preemptionPolicy?}`: a PriorityClass
+    /// (scheduling.k8s.io/v1) that Deployments name in priorityClassName.
+    #[wasm_bindgen(js_name = addPriorityClass)]
+    pub fn add_priority_class(&mut self, spec: JsValue) -> Result<String, JsError> {
+        let p: PriorityClassInput = from_js(
+            "PriorityClass",
+            spec,
+            "{name, value, globalDefault, preemptionPolicy}",
+        )?;
+        self.act(p.action().map_err(err)?)
+    }
+
+    /// Every PriorityClass (the system ones included): `[{name, value,
+    /// globalDefault, preemptionPolicy}]`, by name.
+    #[wasm_bindgen(js_name = priorityClasses)]
+    pub fn priority_classes(&self) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Row {
+            name: String,
+            value: i32,
+            global_default: bool,
+            preemption_policy: &'static str,
+        }
+        let rows: Vec<Row> = self
+            .session
+            .simulator()
+            .cluster()
+            .priority_classes()
+            .into_iter()
+            .map(|c| Row {
+                preemption_policy: c.preemption_policy.as_str(),
+                name: c.name,
+                value: c.value,
+                global_default: c.global_default,
+            })
+            .collect();
+        to_js(&rows)
+    }
+
+    #[wasm_bindgen(js_name = deletePriorityClass)]
+    pub fn delete_priority_class(&mut self, name: &str) -> Result<String, JsError> {
+        self.act(Action::DeletePriorityClass { name: name.into() })
     }
 
     #[wasm_bindgen(js_name = deletePdb)]

@@ -222,6 +222,8 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
                 Event::Evict(_) => {}
                 Event::SetPolicy(p) => sc.profile = Some(p.profile()),
                 Event::SetProfile(p) => sc.profile = Some(p),
+                Event::AddPriorityClass(pc) => sc.priority_classes.push(pc),
+                Event::DeletePriorityClass(n) => sc.priority_classes.retain(|pc| pc.name != n),
             }
         }
     }

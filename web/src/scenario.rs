@@ -15,8 +15,8 @@ use shepherd::model::HOSTNAME_KEY;
 use shepherd::simulator::{Event, Prng};
 use shepherd::{
     AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec, PodTemplate,
-    Profile, Resources, RollingUpdate, ScorePolicy, Selector, ServiceSpec, Taint, TaintEffect,
-    Toleration, TolerationOperator,
+    PreemptionPolicy, PriorityClass, Profile, Resources, RollingUpdate, ScorePolicy, Selector,
+    ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
 };
 
 /// The format version written into every exported scenario.
@@ -177,6 +177,10 @@ pub struct TemplateDoc {
     pub anti_affinity: Vec<TermDoc>,
     #[serde(default = "ready_after")]
     pub ready_after: u32,
+    /// `priorityClassName`: resolved when each pod is created; absent: the
+    /// globalDefault class, else priority 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_class_name: Option<String>,
 }
 
 fn zone_key() -> String {
@@ -330,6 +334,20 @@ pub enum Action {
     SetProfile {
         profile: crate::profile::ProfileDoc,
     },
+    /// A PriorityClass (scheduling.k8s.io/v1): `value` at most 1000000000,
+    /// at most one `globalDefault`, `preemptionPolicy` PreemptLowerPriority
+    /// (the default) or Never.
+    AddPriorityClass {
+        name: String,
+        value: i32,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        global_default: bool,
+        #[serde(default = "preempt_lower", skip_serializing_if = "is_preempt_lower")]
+        preemption_policy: String,
+    },
+    DeletePriorityClass {
+        name: String,
+    },
     /// A generated cluster: `nodes` nodes across three zones and ten
     /// Deployments with `nodes * podsPerNode` pods in all. Node shapes and pod
     /// requests come from a PRNG seeded by the scenario's seed.
@@ -343,6 +361,14 @@ pub enum Action {
     Manifests {
         manifests: String,
     },
+}
+
+fn preempt_lower() -> String {
+    PreemptionPolicy::PreemptLowerPriority.as_str().into()
+}
+
+fn is_preempt_lower(s: &String) -> bool {
+    s == PreemptionPolicy::PreemptLowerPriority.as_str()
 }
 
 fn pct25() -> IntOrString {
@@ -392,6 +418,7 @@ impl TemplateDoc {
             affinity: t.affinity.iter().map(term).collect(),
             anti_affinity: t.anti_affinity.iter().map(term).collect(),
             ready_after: t.ready_after,
+            priority_class_name: t.priority_class_name.clone(),
         }
     }
 
@@ -405,6 +432,7 @@ impl TemplateDoc {
             None => shepherd::labels(&[("app", app)]),
         };
         t.node_selector = self.node_selector.clone();
+        t.priority_class_name = self.priority_class_name.clone();
         for tol in &self.tolerations {
             let eff = match &tol.effect {
                 None => None,
@@ -499,6 +527,8 @@ impl Action {
             Action::SetProfile { .. } => "setProfile",
             Action::Manifests { .. } => "manifests",
             Action::Generate { .. } => "generate",
+            Action::AddPriorityClass { .. } => "addPriorityClass",
+            Action::DeletePriorityClass { .. } => "deletePriorityClass",
         }
     }
 
@@ -585,6 +615,13 @@ impl Action {
                 selector: s.selector.match_labels.clone(),
             },
             Event::DeleteService(s) => Action::DeleteService { name: s.clone() },
+            Event::AddPriorityClass(pc) => Action::AddPriorityClass {
+                name: pc.name.clone(),
+                value: pc.value,
+                global_default: pc.global_default,
+                preemption_policy: pc.preemption_policy.as_str().into(),
+            },
+            Event::DeletePriorityClass(n) => Action::DeletePriorityClass { name: n.clone() },
             Event::Evict(p) => Action::Evict { pod: p.clone() },
             Event::SetPolicy(p) => Action::SetPolicy {
                 policy: policy_name(*p),
@@ -731,6 +768,19 @@ impl Action {
                 pods_per_node,
             } => generate(seed, *nodes, *pods_per_node),
             Action::Manifests { manifests } => crate::manifests::events(manifests),
+            Action::AddPriorityClass {
+                name,
+                value,
+                global_default,
+                preemption_policy,
+            } => one(Event::AddPriorityClass(
+                PriorityClass::new(name, *value)
+                    .with_global_default(*global_default)
+                    .with_preemption_policy(
+                        PreemptionPolicy::parse(preemption_policy).map_err(|e| e.to_string())?,
+                    ),
+            )),
+            Action::DeletePriorityClass { name } => one(Event::DeletePriorityClass(name.clone())),
         }
     }
 }
@@ -962,6 +1012,7 @@ fn field_hint(field: &str) -> &'static str {
         "progressDeadlineSeconds" => {
             " (seconds without progress before a rollout fails, 1 to 2147483647)"
         }
+        "value" => " (the PriorityClass's priority: a whole number up to 1000000000)",
         "nodes" => " (nodes, 1 to 10000)",
         "podsPerNode" => " (pods per node, 0 to 110)",
         _ => "",

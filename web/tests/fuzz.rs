@@ -194,6 +194,11 @@ fn template(rng: &mut Prng) -> TemplateDoc {
         } else {
             number(rng) as u32
         },
+        priority_class_name: if rng.chance(80) {
+            None
+        } else {
+            Some(text(rng))
+        },
     }
 }
 
@@ -203,7 +208,7 @@ const APPS: &[&str] = &["web", "api", "cache"];
 fn action(rng: &mut Prng) -> Action {
     let node = |rng: &mut Prng| name(rng, NODES);
     let app = |rng: &mut Prng| name(rng, APPS);
-    match rng.below(23) {
+    match rng.below(25) {
         0 | 1 => Action::AddNode {
             name: node(rng),
             cpu: if rng.chance(70) {
@@ -320,6 +325,23 @@ fn action(rng: &mut Prng) -> Action {
                 .pick(&["topology.kubernetes.io/zone", "zone", "bad key!"])
                 .to_string(),
             value: rng.pick(&["zone-a", "zone-b", "zone-c", "a b"]).to_string(),
+        },
+        22 => Action::AddPriorityClass {
+            name: rng.pick(&["high", "low", "system-x", "Bad Name"]).to_string(),
+            value: if rng.chance(70) {
+                rng.range(0, 2000) as i32 - 1000
+            } else {
+                rng.next_u64() as i32
+            },
+            global_default: rng.chance(30),
+            preemption_policy: rng
+                .pick(&["PreemptLowerPriority", "Never", "x"])
+                .to_string(),
+        },
+        23 => Action::DeletePriorityClass {
+            name: rng
+                .pick(&["high", "low", "system-node-critical", "x"])
+                .to_string(),
         },
         _ => Action::Generate {
             nodes: if rng.chance(70) {
@@ -491,6 +513,18 @@ fn fuzz_typed_text() {
                 .map(drop)
                 .map_err(|e| e.to_string()),
             input::check_seed(f64::from_bits(rng.next_u64())).map(drop),
+            input::PriorityClassInput {
+                name: t.clone(),
+                value: if rng.chance(50) {
+                    Field::Text(t.clone())
+                } else {
+                    Field::Num(f64::from_bits(rng.next_u64()))
+                },
+                global_default: Some(rng.chance(50)),
+                preemption_policy: Some(t.clone()),
+            }
+            .action()
+            .map(drop),
         ];
         for (i, r) in results.into_iter().enumerate() {
             if let Err(e) = r {

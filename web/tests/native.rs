@@ -51,6 +51,7 @@ fn small() -> Session {
         ready_after: None,
         min_ready_seconds: None,
         progress_deadline_seconds: None,
+        priority_class_name: None,
     };
     s.submit(d.action().expect("the form is valid"))
         .expect("the deploy is accepted");
@@ -198,6 +199,7 @@ fn refused_actions_change_nothing() {
         ready_after: None,
         min_ready_seconds: None,
         progress_deadline_seconds: None,
+        priority_class_name: None,
     };
     let e = s
         .submit(big.action().expect("well-formed"))
@@ -640,6 +642,7 @@ fn min_ready_and_progress_deadline_enter_by_the_form_and_the_document_alike() {
         ready_after: None,
         min_ready_seconds: min,
         progress_deadline_seconds: deadline,
+        priority_class_name: None,
     };
     // Empty boxes are the defaults (0 and 600).
     let a = form(Some(Field::Text(" ".into())), Some(Field::Text("".into())))

@@ -25,6 +25,7 @@
 
 pub mod plugins;
 pub(crate) mod cache;
+mod preemption;
 pub mod profile;
 mod sample_index;
 
@@ -43,6 +44,7 @@ use plugins::{
     inter_pod_affinity as ipa, node_affinity, node_resources_balanced_allocation as balanced,
     node_resources_fit as fit, node_unschedulable, pod_topology_spread as spread, taint_toleration,
 };
+pub use preemption::{Preemption, PreemptionCandidate, PreemptionTrace, PICK_RULES};
 pub use profile::{
     Plugin, Profile, Resource, ScoringStrategy, ScoringStrategyType, TieBreak,
     UtilizationShapePoint,
@@ -319,6 +321,12 @@ pub struct Explanation {
     /// score separates them most, and by how much.
     pub decided_by: Option<(String, i64)>,
     pub nodes: Vec<NodeVerdict>,
+    /// The pod's priority, as admission resolved it.
+    pub priority: i32,
+    /// For a pod that preempted: the decision (node, victims, the figures of
+    /// every candidate); for a Pending pod that fits nowhere: what
+    /// DefaultPreemption would do now.
+    pub preemption: Option<Preemption>,
 }
 
 impl Cluster {
@@ -898,8 +906,9 @@ impl Cluster {
     }
 
     /// Schedules every pending pod, Deployment by Deployment in creation
-    /// order, revision by revision (the current one first), lowest ordinal
-    /// first. Returns the binds.
+    /// order (by highest pending priority first once pods have priorities),
+    /// revision by revision (the current one first), lowest ordinal first;
+    /// pods left Pending may preempt (`preemption.rs`). Returns the binds.
     pub(crate) fn schedule_pending(
         &mut self,
         profile: &Profile,
@@ -909,14 +918,20 @@ impl Cluster {
             return 0;
         }
         let mut bound = 0;
-        for c in 0..self.controllers.len() {
+        // PrioritySort (see `preemption.rs`); creation order while no pod
+        // has a priority.
+        let queue = self.scheduling_queue();
+        let len = queue.as_ref().map_or(self.controllers.len(), |q| q.len());
+        for qi in 0..len {
+            let c = queue.as_ref().map_or(qi, |q| q[qi] as usize);
             let ctl = &self.controllers[c];
             if ctl.pending.is_empty() || ctl.deleted {
                 continue;
             }
             if let Some((cap, bind)) = ctl.blocked {
                 let helped = cap != self.capacity_epoch
-                    || (bind != self.bind_epoch && self.controller_depends_on_binds(c));
+                    || (bind != self.bind_epoch
+                        && (self.controller_depends_on_binds(c) || self.may_preempt(c)));
                 if !helped {
                     continue;
                 }
@@ -932,8 +947,14 @@ impl Cluster {
                 order.insert(0, cur);
             }
             let mut left_pending = false;
+            let mut preempted = false;
             for r in order {
-                let keys = groups.remove(&r).unwrap_or_default();
+                let mut keys = groups.remove(&r).unwrap_or_default();
+                self.queue_order(&mut keys);
+                bound += self.bind_nominated(&mut keys, profile, on_bind.as_deref_mut());
+                if keys.is_empty() {
+                    continue;
+                }
                 let (b, left) = self.schedule_batch(
                     ControllerId(c as u32),
                     r,
@@ -943,12 +964,21 @@ impl Cluster {
                 );
                 bound += b;
                 left_pending |= left;
+                // PostFilter: DefaultPreemption for the pods left Pending.
+                if left && self.priorities_in_use {
+                    preempted |= self.preempt_for(&keys[b as usize..], profile);
+                }
             }
-            self.controllers[c].blocked = if left_pending {
+            self.controllers[c].blocked = if left_pending && !preempted {
                 Some((self.capacity_epoch, self.bind_epoch))
             } else {
                 None
             };
+            // The room made is the preemptors': the rest of the queue
+            // (lower or equal priority) waits for the next pass.
+            if preempted {
+                break;
+            }
         }
         bound
     }
@@ -2296,6 +2326,10 @@ impl Cluster {
                 profile.feasible_nodes_to_find(b.live_nodes)
             ));
         }
+        let preemption = self.explain_preemption(pod, &p, best.is_none(), profile);
+        if let Some(pre) = &preemption {
+            summary.push_str(&pre.summary(p.node.is_none()));
+        }
         Ok(Explanation {
             pod: pod.to_string(),
             phase: p.phase.as_str(),
@@ -2305,6 +2339,8 @@ impl Cluster {
             summary,
             decided_by,
             nodes: verdicts,
+            priority: p.priority,
+            preemption,
         })
     }
 }
