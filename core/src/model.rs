@@ -429,11 +429,10 @@ impl PodTemplate {
     }
 
     pub fn validate(&self, app: &str) -> Result<(), Error> {
-        if self.requests.is_zero() {
-            return Err(Error::Invalid(format!(
-                "app {app}: the pod template requests neither cpu nor memory; expected a request above zero on at least one resource"
-            )));
-        }
+        // A request of zero is a pod without requests (BestEffort, as
+        // Kubernetes allows): NodeResourcesFit filters on the real request,
+        // so it always fits; the scores count kube-scheduler's non-zero
+        // defaults (100m cpu, 200Mi memory) for it.
         if self.requests.cpu_millis > MAX_CPU_MILLIS || self.requests.memory_mib > MAX_MEMORY_MIB {
             return Err(Error::Invalid(format!(
                 "app {app}: the pod template requests {}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory {MAX_MEMORY_MIB}Mi",
@@ -996,8 +995,8 @@ mod tests {
     }
 
     #[test]
-    fn zero_requests_and_zero_capacity_are_refused() {
-        assert!(PodTemplate::new(Resources::ZERO).validate("web").is_err());
+    fn zero_capacity_is_refused_and_zero_requests_are_not() {
+        assert!(PodTemplate::new(Resources::ZERO).validate("web").is_ok());
         assert!(NodeSpec::new("n", 0, 1024).validate().is_err());
         assert!(
             DeploymentSpec::new("web", MAX_REPLICAS + 1, Resources::new(1, 1))

@@ -1571,15 +1571,9 @@ fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
     let eff = sum.add(sidecars).max(init_peak).add(overhead);
     // The engine counts memory in MiB: a request rounds up, so a pod never
     // takes less than it asked for.
-    let mut req = Resources::new(eff.cpu, eff.mem.div_ceil(1 << 20));
-    if req.is_zero() {
-        cx.warn(
-            &cp,
-            "the pod requests no cpu and no memory; simulated as requesting 1m cpu (the engine refuses a pod that requests nothing)",
-        );
-        req = Resources::new(1, 0);
-    }
-    t.requests = req;
+    // A pod that requests nothing is BestEffort: it fits anywhere
+    // NodeResourcesFit looks, and scoring counts the non-zero defaults.
+    t.requests = Resources::new(eff.cpu, eff.mem.div_ceil(1 << 20));
     Ok(())
 }
 
