@@ -2590,7 +2590,8 @@ fn invalid_declarations_are_refused_and_change_nothing() {
         effect: None,
         toleration_seconds: None,
     };
-    let long = "n".repeat(64);
+    // DNS-1123 subdomains: at most 253 characters, dot-separated parts.
+    let long = "n".repeat(254);
     type Attempt<'a> = (&'a str, Box<dyn Fn(&mut Cluster) -> Result<(), Error>>);
     let attempts: Vec<Attempt> = vec![
         (
@@ -2630,8 +2631,12 @@ fn invalid_declarations_are_refused_and_change_nothing() {
             Box::new(|c| c.add_node(node("-node", 1000, 1024)).map(drop)),
         ),
         (
-            "a 64-character node name",
+            "a 254-character node name",
             Box::new(move |c| c.add_node(node(&long, 1000, 1024)).map(drop)),
+        ),
+        (
+            "a node name with an empty dot-separated part",
+            Box::new(|c| c.add_node(node("ip-10.ec2..internal", 1000, 1024)).map(drop)),
         ),
         (
             "a node label key with a space",

@@ -5,7 +5,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase};
+use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase, WorkloadKind};
 use crate::error::Error;
 use crate::model::{NodeSpec, PodTemplate, Resources, RollingUpdate};
 
@@ -41,6 +41,8 @@ impl NodeView<'_> {
 #[derive(Clone, Copy, Debug)]
 pub struct PodView<'a> {
     pub controller: ControllerId,
+    /// Its owner's kind: a Deployment's, a DaemonSet's, or a bare Pod.
+    pub kind: WorkloadKind,
     pub app: &'a str,
     pub ordinal: u32,
     pub revision: u32,
@@ -55,7 +57,10 @@ pub struct PodView<'a> {
 
 impl PodView<'_> {
     pub fn name(&self) -> String {
-        format!("{}-{}", self.app, self.ordinal)
+        match self.kind {
+            WorkloadKind::Pod => String::from(self.app),
+            _ => format!("{}-{}", self.app, self.ordinal),
+        }
     }
 }
 
@@ -63,6 +68,8 @@ impl PodView<'_> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppStatus {
     pub id: ControllerId,
+    /// A Deployment, a DaemonSet (desired: its eligible nodes) or a bare Pod.
+    pub kind: WorkloadKind,
     pub name: String,
     /// spec.replicas
     pub desired: u32,
@@ -137,6 +144,7 @@ impl Cluster {
         let c = &self.controllers[p.controller.0 as usize];
         PodView {
             controller: p.controller,
+            kind: c.workload.kind(),
             app: &c.name,
             ordinal: p.ordinal,
             revision: p.revision,
@@ -174,9 +182,18 @@ impl Cluster {
 
     pub(crate) fn pod_key(&self, name: &str) -> Result<u32, Error> {
         let missing = || Error::not_found("pod", name);
+        if let Some(c) = self.controller_by_name.get(name) {
+            let ctl = &self.controllers[c.0 as usize];
+            if ctl.workload.kind() == WorkloadKind::Pod {
+                return ctl.pods.values().next().copied().ok_or_else(missing);
+            }
+        }
         let (app, ord) = name.rsplit_once('-').ok_or_else(missing)?;
         let ord: u32 = ord.parse().map_err(|_| missing())?;
         let c = self.controller_by_name.get(app).ok_or_else(missing)?;
+        if self.controllers[c.0 as usize].workload.kind() == WorkloadKind::Pod {
+            return Err(missing());
+        }
         self.controllers[c.0 as usize]
             .pods
             .get(&ord)
@@ -188,7 +205,8 @@ impl Cluster {
         Ok(self.pod_view(self.pod_key(name)?))
     }
 
-    /// Live Deployments, in creation order.
+    /// Live pod owners (Deployments, DaemonSets, bare Pods: `kind` says
+    /// which), in creation order.
     pub fn apps(&self) -> impl Iterator<Item = AppStatus> + '_ {
         (0..self.controllers.len())
             .filter(|&i| !self.controllers[i].deleted)
@@ -214,6 +232,7 @@ impl Cluster {
         };
         AppStatus {
             id,
+            kind: c.workload.kind(),
             name: c.name.clone(),
             desired: c.replicas,
             current: c.total(),
