@@ -229,7 +229,10 @@ fn run(a: &Args, command: &str) -> Run {
         .scenario
         .deployments
         .iter()
-        .map(|d| d.template.ready_after as u64)
+        .map(|d| &d.template)
+        .chain(imported.scenario.daemonsets.iter().map(|d| &d.template))
+        .chain(imported.scenario.pods.iter().map(|p| &p.template))
+        .map(|t| t.ready_after as u64)
         .max()
         .unwrap_or(0);
     if delay > 0 {

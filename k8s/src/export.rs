@@ -8,7 +8,7 @@ use shepherd::model::{
     DEFAULT_READY_AFTER,
 };
 use shepherd::{
-    AffinityTerm, Budget, Cluster, DeploymentSpec, IntOrPercent, Labels, PodTemplate, Toleration,
+    AffinityTerm, BarePodSpec, Budget, Cluster, DaemonSetSpec, DeploymentSpec, IntOrPercent, Labels, PodTemplate, Toleration,
     TolerationOperator,
 };
 use shepherd::{Profile, Selector};
@@ -115,6 +115,9 @@ fn toleration(t: &Toleration) -> Value {
     }
     if let Some(e) = t.effect {
         m.push(("effect", s(e.as_str())));
+    }
+    if let Some(secs) = t.toleration_seconds {
+        m.push(("tolerationSeconds", Value::UInt(secs)));
     }
     map(m)
 }
@@ -252,9 +255,17 @@ fn template(t: &PodTemplate) -> Value {
     if t.ready_after != DEFAULT_READY_AFTER {
         annotations.push((ANNOTATION_READY_AFTER, s(&t.ready_after.to_string())));
     }
-    let mut requests = vec![("cpu", s(&format!("{}m", t.requests.cpu_millis)))];
+    // A pod without requests (BestEffort) has no resources at all.
+    let mut requests = Vec::new();
+    if t.requests.cpu_millis > 0 {
+        requests.push(("cpu", s(&format!("{}m", t.requests.cpu_millis))));
+    }
     if t.requests.memory_mib > 0 {
         requests.push(("memory", s(&format!("{}Mi", t.requests.memory_mib))));
+    }
+    let mut container = vec![("name", s("app")), ("image", s(IMAGE))];
+    if !requests.is_empty() {
+        container.push(("resources", map(vec![("requests", map(requests))])));
     }
     let mut spec = Vec::new();
     if !t.node_selector.is_empty() {
@@ -285,14 +296,7 @@ fn template(t: &PodTemplate) -> Value {
             Value::Seq(t.topology_spread.iter().map(spread).collect()),
         ));
     }
-    spec.push((
-        "containers",
-        Value::Seq(vec![map(vec![
-            ("name", s("app")),
-            ("image", s(IMAGE)),
-            ("resources", map(vec![("requests", map(requests))])),
-        ])]),
-    ));
+    spec.push(("containers", Value::Seq(vec![map(container)])));
     map(vec![
         (
             "metadata",
@@ -302,6 +306,68 @@ fn template(t: &PodTemplate) -> Value {
             ]),
         ),
         ("spec", map(spec)),
+    ])
+}
+
+fn daemonset(d: &DaemonSetSpec, namespace: &str) -> Value {
+    map(vec![
+        ("apiVersion", s("apps/v1")),
+        ("kind", s("DaemonSet")),
+        (
+            "metadata",
+            map(vec![("name", s(&d.name)), ("namespace", s(namespace))]),
+        ),
+        (
+            "spec",
+            map(vec![
+                (
+                    "selector",
+                    map(vec![("matchLabels", labels(&d.template.labels))]),
+                ),
+                (
+                    "updateStrategy",
+                    map(vec![
+                        ("type", s("RollingUpdate")),
+                        (
+                            "rollingUpdate",
+                            map(vec![("maxUnavailable", int_or_percent(d.max_unavailable))]),
+                        ),
+                    ]),
+                ),
+                ("template", template(&d.template)),
+            ]),
+        ),
+    ])
+}
+
+/// A bare Pod: the template's metadata and spec as the Pod's own, with
+/// `spec.nodeName` when it is bound by name.
+fn bare_pod(p: &BarePodSpec, namespace: &str) -> Value {
+    let Value::Map(t) = template(&p.template) else {
+        unreachable!("template() writes a mapping")
+    };
+    let mut meta = vec![
+        ("name".to_string(), s(&p.name)),
+        ("namespace".to_string(), s(namespace)),
+    ];
+    let mut spec = Value::Null;
+    for (k, v) in t {
+        match (k.as_str(), v) {
+            ("metadata", Value::Map(m)) => meta.extend(m),
+            ("spec", Value::Map(mut m)) => {
+                if let Some(n) = &p.node_name {
+                    m.insert(0, ("nodeName".to_string(), s(n)));
+                }
+                spec = Value::Map(m);
+            }
+            _ => {}
+        }
+    }
+    map(vec![
+        ("apiVersion", s("v1")),
+        ("kind", s("Pod")),
+        ("metadata", Value::Map(meta)),
+        ("spec", spec),
     ])
 }
 
@@ -343,11 +409,14 @@ fn deployment(d: &DeploymentSpec, namespace: &str) -> Value {
 /// The scenario as a multi-document YAML stream that `kubectl apply -f` takes:
 /// Nodes (labels, taints, unschedulable; allocatable and the Ready condition
 /// in `status`, which KWOK reads and a real cluster's kubelet overwrites),
+/// bare Pods (with `spec.nodeName` when bound by name), DaemonSets and
 /// Deployments (one `pause` container holding the template's requests),
 /// PodDisruptionBudgets and Services, in namespace `namespace`.
 pub fn export(sc: &Scenario, namespace: &str) -> String {
     let mut docs: Vec<Value> = Vec::new();
     docs.extend(sc.nodes.iter().map(node));
+    docs.extend(sc.pods.iter().map(|p| bare_pod(p, namespace)));
+    docs.extend(sc.daemonsets.iter().map(|d| daemonset(d, namespace)));
     docs.extend(sc.deployments.iter().map(|d| deployment(d, namespace)));
     for p in &sc.pdbs {
         let (k, v) = match p.budget {

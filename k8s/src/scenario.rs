@@ -1,7 +1,10 @@
 //! The engine declarations an import produces, and how they enter a cluster.
 
 use shepherd::simulator::Event;
-use shepherd::{Cluster, DeploymentSpec, Error, NodeSpec, PdbSpec, Profile, ServiceSpec};
+use shepherd::{
+    BarePodSpec, Cluster, DaemonSetSpec, DeploymentSpec, Error, NodeSpec, PdbSpec, Profile,
+    ServiceSpec,
+};
 
 /// A node with the state its manifest gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +23,10 @@ pub struct Scenario {
     pub nodes: Vec<ImportedNode>,
     /// Deployments, and the ReplicaSets and StatefulSets simulated as replica owners.
     pub deployments: Vec<DeploymentSpec>,
+    /// DaemonSets: a pod on every node each selects and tolerates.
+    pub daemonsets: Vec<DaemonSetSpec>,
+    /// Pods without a controller (bound by nodeName, else scheduled).
+    pub pods: Vec<BarePodSpec>,
     pub pdbs: Vec<PdbSpec>,
     pub services: Vec<ServiceSpec>,
     /// The profile a `KubeSchedulerConfiguration` in the input describes;
@@ -43,7 +50,8 @@ impl Scenario {
     }
 
     /// Adds the scenario to `cluster`: nodes (cordoned, NotReady as declared),
-    /// then Deployments, budgets and Services.
+    /// then bare Pods (a running cluster's pods are where they are), DaemonSets
+    /// (their pods already run on every node), Deployments, budgets and Services.
     pub fn apply(&self, c: &mut Cluster) -> Result<(), Error> {
         let mut any_down = false;
         for n in &self.nodes {
@@ -60,6 +68,12 @@ impl Scenario {
             let later = c.now() + c.heartbeat_timeout() + 1;
             c.set_now(later);
             c.detect_failures();
+        }
+        for p in &self.pods {
+            c.create_bare_pod(p.clone())?;
+        }
+        for d in &self.daemonsets {
+            c.create_daemonset(d.clone())?;
         }
         for d in &self.deployments {
             c.deploy(d.clone())?;
@@ -87,6 +101,8 @@ impl Scenario {
                 out.push(Event::FailNode(n.spec.name.clone()));
             }
         }
+        out.extend(self.pods.iter().cloned().map(Event::CreatePod));
+        out.extend(self.daemonsets.iter().cloned().map(Event::CreateDaemonSet));
         out.extend(self.deployments.iter().cloned().map(Event::Deploy));
         out.extend(self.pdbs.iter().cloned().map(Event::AddPdb));
         out.extend(self.services.iter().cloned().map(Event::AddService));

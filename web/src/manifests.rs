@@ -43,6 +43,25 @@ pub fn events(text: &str) -> Result<Vec<Event>, String> {
     Ok(out)
 }
 
+/// A scenario holding the one object `add` puts in, as manifests: how the
+/// script carries a DaemonSet or a bare Pod created after the import.
+pub fn one_object(add: impl FnOnce(&mut K8sScenario)) -> String {
+    let mut sc = K8sScenario::default();
+    add(&mut sc);
+    export(&sc, NAMESPACE)
+}
+
+/// The one DaemonSet an `updateDaemonSet` action's manifests hold.
+pub fn daemonset_update(text: &str) -> Result<shepherd::DaemonSetSpec, String> {
+    let im = import(text).map_err(|e| e.to_string())?;
+    let sc = im.scenario;
+    let others = sc.nodes.len() + sc.deployments.len() + sc.pods.len() + sc.pdbs.len() + sc.services.len();
+    match (sc.daemonsets.len(), others) {
+        (1, 0) => Ok(sc.daemonsets.into_iter().next().expect("one DaemonSet")),
+        (n, m) => Err(format!("updateDaemonSet: the manifests hold {n} DaemonSets and {m} other objects; expected exactly one DaemonSet")),
+    }
+}
+
 /// One warning, as the page lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -65,6 +84,9 @@ pub struct ImportReport {
     pub summary: String,
     pub nodes: usize,
     pub deployments: usize,
+    pub daemonsets: usize,
+    /// Bare Pods (pods without a controller).
+    pub pods: usize,
     /// The scheduler profile the session runs.
     pub profile: String,
     pub warnings: Vec<WarningDoc>,
@@ -96,6 +118,8 @@ pub fn import_session(text: &str, seed: u64) -> Result<(Session, ImportReport), 
         summary: im.summary.to_string(),
         nodes: im.scenario.nodes.len(),
         deployments: im.scenario.deployments.len(),
+        daemonsets: im.scenario.daemonsets.len(),
+        pods: im.scenario.pods.len(),
         profile: profile.scheduler_name,
         warnings: im
             .warnings
@@ -222,9 +246,23 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
                 Event::Evict(_) => {}
                 Event::SetPolicy(p) => sc.profile = Some(p.profile()),
                 Event::SetProfile(p) => sc.profile = Some(p),
+                Event::CreateDaemonSet(d) => sc.daemonsets.push(d),
+                Event::UpdateDaemonSet(d) => {
+                    if let Some(x) = sc.daemonsets.iter_mut().find(|x| x.name == d.name) {
+                        *x = d;
+                    }
+                }
+                Event::DeleteDaemonSet(n) => sc.daemonsets.retain(|d| d.name != n),
+                Event::CreatePod(p) => sc.pods.push(p),
+                Event::DeletePod(n) => sc.pods.retain(|p| p.name != n),
             }
         }
     }
+    // A bare Pod that is gone (evicted, rejected by its kubelet, lost with
+    // its node) is not recreated: only those that still exist are exported.
+    let cluster = session.simulator().cluster();
+    sc.pods
+        .retain(|p| cluster.bare_pod_specs().any(|q| q.name == p.name));
     Ok(sc)
 }
 

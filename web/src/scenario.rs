@@ -333,6 +333,19 @@ pub enum Action {
     Manifests {
         manifests: String,
     },
+    /// `kubectl apply` of a changed DaemonSet: `manifests` holds exactly one
+    /// DaemonSet (a new template rolls node by node). New DaemonSets and
+    /// bare Pods arrive by a `manifests` action.
+    UpdateDaemonSet {
+        manifests: String,
+    },
+    DeleteDaemonSet {
+        name: String,
+    },
+    /// Delete a bare Pod (nobody recreates it).
+    DeletePod {
+        name: String,
+    },
 }
 
 fn pct25() -> IntOrString {
@@ -488,6 +501,9 @@ impl Action {
             Action::SetPolicy { .. } => "setPolicy",
             Action::SetProfile { .. } => "setProfile",
             Action::Manifests { .. } => "manifests",
+            Action::UpdateDaemonSet { .. } => "updateDaemonSet",
+            Action::DeleteDaemonSet { .. } => "deleteDaemonSet",
+            Action::DeletePod { .. } => "deletePod",
             Action::Generate { .. } => "generate",
         }
     }
@@ -585,6 +601,17 @@ impl Action {
                     profile: crate::profile::ProfileDoc::from_engine(p),
                 },
             },
+            Event::CreateDaemonSet(d) => Action::Manifests {
+                manifests: crate::manifests::one_object(|sc| sc.daemonsets.push(d.clone())),
+            },
+            Event::UpdateDaemonSet(d) => Action::UpdateDaemonSet {
+                manifests: crate::manifests::one_object(|sc| sc.daemonsets.push(d.clone())),
+            },
+            Event::DeleteDaemonSet(d) => Action::DeleteDaemonSet { name: d.clone() },
+            Event::CreatePod(p) => Action::Manifests {
+                manifests: crate::manifests::one_object(|sc| sc.pods.push(p.clone())),
+            },
+            Event::DeletePod(p) => Action::DeletePod { name: p.clone() },
         }
     }
 
@@ -715,6 +742,11 @@ impl Action {
                 pods_per_node,
             } => generate(seed, *nodes, *pods_per_node),
             Action::Manifests { manifests } => crate::manifests::events(manifests),
+            Action::UpdateDaemonSet { manifests } => {
+                crate::manifests::daemonset_update(manifests).map(|d| vec![Event::UpdateDaemonSet(d)])
+            }
+            Action::DeleteDaemonSet { name } => one(Event::DeleteDaemonSet(name.clone())),
+            Action::DeletePod { name } => one(Event::DeletePod(name.clone())),
         }
     }
 }
