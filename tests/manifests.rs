@@ -259,6 +259,39 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
     assert_eq!(placement(&converge(&again.scenario)), placement(&c));
 }
 
+#[test]
+fn the_kwok_export_makes_fake_nodes_every_pod_tolerates_and_places_the_same() {
+    let im = import(&corpus("workloads.yaml")).unwrap();
+    let text = shepherd_k8s::export_kwok(&im.scenario, "default");
+    let kwok = import(&text).unwrap();
+    for n in &kwok.scenario.nodes {
+        assert_eq!(n.spec.labels.get("type").map(String::as_str), Some("kwok"));
+        assert!(n
+            .spec
+            .taints
+            .iter()
+            .any(|t| t.to_string() == "kwok.x-k8s.io/node=fake:NoSchedule"));
+    }
+    assert_eq!(text.matches("kwok.x-k8s.io/node: fake").count(), 3, "the annotation on every Node");
+    let taint = shepherd::Taint::new("kwok.x-k8s.io/node", "fake", shepherd::TaintEffect::NoSchedule);
+    let sc = &kwok.scenario;
+    let templates = sc
+        .deployments
+        .iter()
+        .map(|d| &d.template)
+        .chain(sc.daemonsets.iter().map(|d| &d.template))
+        .chain(sc.pods.iter().map(|p| &p.template));
+    for t in templates {
+        assert!(t.tolerates(&taint), "{t:?}");
+    }
+    // The taint is on every node and tolerated by every pod: the same placement.
+    assert_eq!(placement(&converge(sc)), placement(&converge(&im.scenario)));
+    // The kubectl script labels and taints nodes of the same names.
+    let script = shepherd_k8s::kubectl_node_script(&im.scenario);
+    assert!(script.contains("kubectl taint node ip-10-0-3-9.ec2.internal --overwrite maintenance:NoExecute"), "{script}");
+    assert!(script.contains("kubectl label node ip-10-0-2-44.ec2.internal --overwrite"), "{script}");
+}
+
 fn api_on(c: &Cluster, node: &str) -> u64 {
     c.pods()
         .filter(|p| p.app == "api" && node_of(c, &p.name()).as_deref() == Some(node))

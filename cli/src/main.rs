@@ -6,7 +6,7 @@
 //! shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
 //! shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS]
 //! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME]
-//! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config]
+//! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
 //! shepherd compare [--profiles P,P...] [--seeds N,N...] [--seed N] [--nodes N] [--apps N] [--output json]
 //! ```
 
@@ -65,7 +65,7 @@ const USAGE: &str = "usage:
       for one pod after converging: every node's filter verdict (plugin and reason) and,
       for feasible nodes, each score plugin's raw, normalized, weight and weighted score,
       the total and the position, and the plugin that decided
-  shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config]
+  shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
       the input's scenario, or a random workload from the seed, as manifests kubectl apply takes;
       --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead
   shepherd compare [--profiles P,P...] [--seeds N,N...] [--seed N] [--nodes N] [--apps N] [--output json]

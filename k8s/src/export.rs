@@ -11,7 +11,7 @@ use shepherd::{
     AffinityTerm, BarePodSpec, Budget, Cluster, DaemonSetSpec, DeploymentSpec, IntOrPercent, Labels, PodTemplate, Toleration,
     TolerationOperator,
 };
-use shepherd::{Profile, Selector};
+use shepherd::{Profile, Selector, Taint, TaintEffect};
 
 use crate::scenario::{ImportedNode, Scenario};
 use crate::value::Value;
@@ -43,7 +43,7 @@ fn int_or_percent(v: IntOrPercent) -> Value {
     }
 }
 
-fn node(n: &ImportedNode) -> Value {
+fn node(n: &ImportedNode, kwok: bool) -> Value {
     let resources = map(vec![
         ("cpu", s(&format!("{}m", n.spec.capacity.cpu_millis))),
         ("memory", s(&format!("{}Mi", n.spec.capacity.memory_mib))),
@@ -73,6 +73,9 @@ fn node(n: &ImportedNode) -> Value {
         ));
     }
     let mut meta = vec![("name", s(&n.spec.name))];
+    if kwok {
+        meta.push(("annotations", map(vec![(KWOK_KEY, s(KWOK_VALUE))])));
+    }
     if !n.spec.labels.is_empty() {
         meta.push(("labels", labels(&n.spec.labels)));
     }
@@ -413,8 +416,82 @@ fn deployment(d: &DeploymentSpec, namespace: &str) -> Value {
 /// Deployments (one `pause` container holding the template's requests),
 /// PodDisruptionBudgets and Services, in namespace `namespace`.
 pub fn export(sc: &Scenario, namespace: &str) -> String {
+    export_docs(sc, namespace, false)
+}
+
+/// The annotation (and taint key) KWOK's controller looks for: kwokctl's
+/// kwok runs with `--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake`,
+/// and KWOK's example node carries the taint `kwok.x-k8s.io/node=fake:NoSchedule`
+/// so that real workloads stay off fake nodes.
+pub const KWOK_KEY: &str = "kwok.x-k8s.io/node";
+const KWOK_VALUE: &str = "fake";
+
+/// [`export`] for a KWOK cluster (`kwokctl create cluster`, then `kubectl
+/// apply -f`): every Node is a fake node KWOK keeps Ready (the annotation
+/// `kwok.x-k8s.io/node: fake`, the label `type: kwok` and the taint
+/// `kwok.x-k8s.io/node=fake:NoSchedule` KWOK documents), and every pod
+/// template tolerates that taint, so the real kube-scheduler places the
+/// scenario's pods on the fake nodes as Shepherd does: the taint is on every
+/// node and tolerated by every pod, so no filter or score changes.
+pub fn export_kwok(sc: &Scenario, namespace: &str) -> String {
+    let mut sc = sc.clone();
+    let taint = Taint::new(KWOK_KEY, KWOK_VALUE, TaintEffect::NoSchedule);
+    let tol = Toleration::equal(KWOK_KEY, KWOK_VALUE, Some(TaintEffect::NoSchedule));
+    for n in sc.nodes.iter_mut() {
+        n.spec.labels.insert("type".into(), "kwok".into());
+        n.spec.taints.retain(|t| t.key != KWOK_KEY);
+        n.spec.taints.push(taint.clone());
+    }
+    let templates = sc
+        .deployments
+        .iter_mut()
+        .map(|d| &mut d.template)
+        .chain(sc.daemonsets.iter_mut().map(|d| &mut d.template))
+        .chain(sc.pods.iter_mut().map(|p| &mut p.template));
+    for t in templates {
+        if !t.tolerates(&taint) {
+            t.tolerations.push(tol.clone());
+        }
+    }
+    export_docs(&sc, namespace, true)
+}
+
+/// The scenario's nodes as a shell script of `kubectl label` and `kubectl
+/// taint` commands for an existing cluster whose nodes have these names:
+/// labels with `--overwrite`, taints with `--overwrite`, and cordons.
+pub fn kubectl_node_script(sc: &Scenario) -> String {
+    let q = |x: &str| {
+        if x.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:".contains(&b)) {
+            x.to_string()
+        } else {
+            format!("'{}'", x.replace('\'', "'\\''"))
+        }
+    };
+    let mut out = String::from("#!/bin/sh\n# Node labels and taints of a Shepherd scenario, for a cluster whose nodes have these names.\nset -e\n");
+    for n in &sc.nodes {
+        let name = q(&n.spec.name);
+        if !n.spec.labels.is_empty() {
+            let pairs: Vec<String> = n.spec.labels.iter().map(|(k, v)| q(&format!("{k}={v}"))).collect();
+            let _ = writeln!(out, "kubectl label node {name} --overwrite {}", pairs.join(" "));
+        }
+        for t in &n.spec.taints {
+            let spec = if t.value.is_empty() {
+                format!("{}:{}", t.key, t.effect.as_str())
+            } else {
+                t.to_string()
+            };
+            let _ = writeln!(out, "kubectl taint node {name} --overwrite {}", q(&spec));
+        }
+        if n.unschedulable {
+            let _ = writeln!(out, "kubectl cordon {name}");
+        }
+    }
+    out
+}
+
+fn export_docs(sc: &Scenario, namespace: &str, kwok: bool) -> String {
     let mut docs: Vec<Value> = Vec::new();
-    docs.extend(sc.nodes.iter().map(node));
+    docs.extend(sc.nodes.iter().map(|n| node(n, kwok)));
     docs.extend(sc.pods.iter().map(|p| bare_pod(p, namespace)));
     docs.extend(sc.daemonsets.iter().map(|d| daemonset(d, namespace)));
     docs.extend(sc.deployments.iter().map(|d| deployment(d, namespace)));

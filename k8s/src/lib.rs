@@ -36,8 +36,8 @@ mod value;
 use std::fmt;
 
 pub use export::{
-    export, export_scheduler_config, pods_wide, pods_wide_json, ANNOTATION_READY_AFTER,
-    ANNOTATION_VERSION,
+    export, export_kwok, export_scheduler_config, kubectl_node_script, pods_wide, pods_wide_json,
+    ANNOTATION_READY_AFTER, ANNOTATION_VERSION, KWOK_KEY,
 };
 pub use import::{import, import_with};
 pub use scenario::{ImportedNode, Scenario};
