@@ -329,12 +329,22 @@ fn bare_pods_bind_by_node_name_fail_kubelet_admission_or_are_scheduled_and_are_n
     assert!(c.pod_by_name("ghost").is_err());
     // A pod without requests is scheduled (BestEffort fits anywhere).
     assert!(node_of(&c, "free").is_some());
+    // The kubelet does not read NoSchedule taints or the cordon: a pod bound
+    // by nodeName runs there anyway (only the scheduler keeps pods away).
+    c.taint_node("node-2.example.com", Taint::new("dedicated", "db", TaintEffect::NoSchedule)).unwrap();
+    c.cordon("node-2.example.com").unwrap();
+    c.create_bare_pod(pod("pinned", 100, Some("node-2.example.com"))).unwrap();
+    converge(&mut c);
+    assert_eq!(node_of(&c, "pinned").as_deref(), Some("node-2.example.com"));
+    verify_constraints(&c).unwrap();
+    verify_capacity(&c).unwrap();
     // Evicted or lost with its node, nobody recreates it.
     c.remove_node("node-1.example.com").unwrap();
     converge(&mut c);
     assert!(c.pod_by_name("debug").is_err());
     assert!(c.apps().all(|a| a.name != "debug"));
     c.delete_bare_pod("free").unwrap();
+    c.delete_bare_pod("pinned").unwrap();
     converge(&mut c);
     assert_eq!(c.pods().count(), 0);
     // Its name is free again.

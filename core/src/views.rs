@@ -5,7 +5,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase, WorkloadKind};
+use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase, Workload, WorkloadKind};
 use crate::error::Error;
 use crate::model::{NodeSpec, PodTemplate, Resources, RollingUpdate};
 
@@ -43,6 +43,9 @@ pub struct PodView<'a> {
     pub controller: ControllerId,
     /// Its owner's kind: a Deployment's, a DaemonSet's, or a bare Pod.
     pub kind: WorkloadKind,
+    /// A bare Pod bound by `spec.nodeName`: the kubelet admitted it, the
+    /// scheduler never saw it (so NoSchedule taints and cordons did not apply).
+    pub by_node_name: bool,
     pub app: &'a str,
     pub ordinal: u32,
     pub revision: u32,
@@ -145,6 +148,7 @@ impl Cluster {
         PodView {
             controller: p.controller,
             kind: c.workload.kind(),
+            by_node_name: matches!(&c.workload, Workload::Pod(b) if b.spec.node_name.is_some()),
             app: &c.name,
             ordinal: p.ordinal,
             revision: p.revision,
