@@ -856,6 +856,49 @@ fn random_scenario(seed: u64) -> Scenario {
         }
         sc.deployments.push(d);
     }
+    // DaemonSets (some with a node selector, a toleration for a while, or no
+    // requests) and bare Pods (some bound by nodeName, some too big for it).
+    for i in 0..rng.range(0, 3) {
+        let mut t = shepherd::PodTemplate::new(Resources::new(
+            rng.range(0, 300),
+            rng.range(0, 256),
+        ))
+        .with_label("ds", &format!("ds-{i}"));
+        let zones: Vec<String> = sc
+            .nodes
+            .iter()
+            .filter_map(|n| n.spec.labels.get("topology.kubernetes.io/zone").cloned())
+            .collect();
+        if !zones.is_empty() && rng.chance(40) {
+            let z = zones[rng.below(zones.len() as u64) as usize].clone();
+            t = t.with_node_selector("topology.kubernetes.io/zone", &z);
+        }
+        if rng.chance(40) {
+            t = t.with_toleration(
+                shepherd::Toleration::exists("maintenance", Some(shepherd::TaintEffect::NoExecute))
+                    .for_seconds(rng.range(0, 3600)),
+            );
+        }
+        let mut d = shepherd::DaemonSetSpec::new(&format!("agent-{i}.v1"), t);
+        d.max_unavailable = IntOrPercent::Int(rng.range(1, 3) as u32);
+        sc.daemonsets.push(d);
+    }
+    for i in 0..rng.range(0, 3) {
+        let node_name = if !sc.nodes.is_empty() && rng.chance(60) {
+            Some(sc.nodes[rng.below(sc.nodes.len() as u64) as usize].spec.name.clone())
+        } else {
+            None
+        };
+        sc.pods.push(shepherd::BarePodSpec {
+            name: format!("debug-{i}"),
+            template: shepherd::PodTemplate::new(Resources::new(
+                rng.range(0, 3000),
+                rng.range(0, 2048),
+            ))
+            .with_label("run", &format!("debug-{i}")),
+            node_name,
+        });
+    }
     if rng.chance(30) {
         let mut p = Profile::kube_scheduler();
         p.scores.retain(|_| rng.chance(70));
@@ -992,6 +1035,7 @@ fn the_importer_survives_mutated_input_all_or_nothing_with_a_path() {
         corpus("helm-stream.yaml"),
         corpus("ssd-list.json"),
         corpus("scheduling-features.yaml"),
+        corpus("workloads.yaml"),
         export(&random_scenario(1), "default"),
     ];
     sweep("the_importer_survives", 200, |seed| {

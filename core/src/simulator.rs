@@ -508,6 +508,19 @@ impl Simulator {
             Event::CreateDaemonSet(d) => {
                 d.validate()?;
                 self.check_new_workload(&d.name)?;
+                let queued = self.script[self.next..]
+                    .iter()
+                    .filter(|(_, e)| matches!(e, Event::CreateDaemonSet(_)))
+                    .count();
+                let live = c.daemonset_specs().count();
+                if live + queued >= crate::daemonset::MAX_DAEMONSETS {
+                    return Err(Error::Invalid(format!(
+                        "DaemonSet {}: with the DaemonSets created and queued the cluster would have {}, more than the limit of {} (MAX_DAEMONSETS); expected one deleted first",
+                        d.name,
+                        live + queued + 1,
+                        crate::daemonset::MAX_DAEMONSETS
+                    )));
+                }
                 self.check_fits(&d.name, &d.template.requests)
             }
             Event::UpdateDaemonSet(d) => {
