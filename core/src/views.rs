@@ -46,6 +46,9 @@ pub struct PodView<'a> {
     /// A bare Pod bound by `spec.nodeName`: the kubelet admitted it, the
     /// scheduler never saw it (so NoSchedule taints and cordons did not apply).
     pub by_node_name: bool,
+    /// Of an older template than its owner's current one (for a DaemonSet,
+    /// whose every node has a revision of its own: an older generation).
+    pub outdated: bool,
     pub app: &'a str,
     pub ordinal: u32,
     pub revision: u32,
@@ -149,6 +152,10 @@ impl Cluster {
             controller: p.controller,
             kind: c.workload.kind(),
             by_node_name: matches!(&c.workload, Workload::Pod(b) if b.spec.node_name.is_some()),
+            outdated: match &c.workload {
+                Workload::DaemonSet(d) => d.rev_info[p.revision as usize - 1].0 != d.generation,
+                _ => p.revision != c.current,
+            },
             app: &c.name,
             ordinal: p.ordinal,
             revision: p.revision,
@@ -225,7 +232,32 @@ impl Cluster {
         let c = &self.controllers[id.0 as usize];
         let cur = c.count(c.current);
         let bound: u32 = c.counts.values().map(|x| x.bound).sum();
-        let (max_surge, max_unavailable) = c.strategy.resolve(c.replicas);
+        let (mut max_surge, mut max_unavailable) = c.strategy.resolve(c.replicas);
+        let mut strategy = c.strategy;
+        let mut updated = cur.pods;
+        let mut rolling = c.rolling;
+        match &c.workload {
+            Workload::Deployment => {}
+            Workload::DaemonSet(d) => {
+                // RollingUpdate with maxSurge 0; up to date: the current generation.
+                strategy = RollingUpdate {
+                    max_surge: crate::model::IntOrPercent::Int(0),
+                    max_unavailable: d.spec.max_unavailable,
+                };
+                max_surge = 0;
+                max_unavailable = d.spec.max_unavailable.scaled(c.replicas, true).max(1);
+                updated = c
+                    .pods
+                    .values()
+                    .filter(|&&k| d.rev_info[self.pod(k).revision as usize - 1].0 == d.generation)
+                    .count() as u32;
+                rolling = updated < c.total();
+            }
+            Workload::Pod(_) => {
+                (max_surge, max_unavailable) = (0, 0);
+                updated = c.total();
+            }
+        }
         let pending_reason = if c.pending.is_empty() {
             None
         } else {
@@ -241,15 +273,15 @@ impl Cluster {
             desired: c.replicas,
             current: c.total(),
             ready: c.ready(),
-            updated: cur.pods,
+            updated,
             available: c.ready(),
             bound,
             pending: c.pending.len() as u32,
             revision: c.current,
             version: c.template().version.clone(),
             requests: c.template().requests,
-            rolling: c.rolling,
-            strategy: c.strategy,
+            rolling,
+            strategy,
             max_surge,
             max_unavailable,
             pending_reason,
