@@ -331,6 +331,44 @@ mod tests {
     }
 
     #[test]
+    fn daemonsets_and_bare_pods_follow_the_script_and_its_link() {
+        let ds = "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels:\n      app: agent\n  template:\n    metadata:\n      labels:\n        app: agent\n    spec:\n      containers:\n      - name: a\n        resources:\n          requests:\n            cpu: 100m\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: debug\nspec:\n  nodeName: n1\n  containers:\n  - name: sh\n";
+        let (mut s, report) = import_session(&format!("{TEXT}{ds}"), 7).unwrap();
+        assert_eq!((report.daemonsets, report.pods), (1, 1));
+        let names = |s: &Session| {
+            let c = s.simulator().cluster();
+            let mut v: Vec<(String, Option<String>)> = c
+                .pods()
+                .map(|p| (p.name(), p.node.and_then(|n| c.node_by_id(n)).map(|n| n.name().to_string())))
+                .collect();
+            v.sort();
+            v
+        };
+        let placed = names(&s);
+        assert!(placed.contains(&("agent-0".to_string(), Some("n1".to_string()))), "{placed:?}");
+        assert!(placed.contains(&("debug".to_string(), Some("n1".to_string()))), "{placed:?}");
+        // The link replays the same placement.
+        assert_eq!(names(&Session::from_scenario(&s.scenario()).unwrap()), placed);
+        // A changed DaemonSet rolls; deleting the Pod and the DaemonSet empties them out.
+        let v2 = one_object(|sc| {
+            let mut d = declarations(&s).unwrap().daemonsets[0].clone();
+            d.template.version = "v2".into();
+            sc.daemonsets.push(d);
+        });
+        s.submit(Action::UpdateDaemonSet { manifests: v2 }).unwrap();
+        s.run(3);
+        assert_eq!(declarations(&s).unwrap().daemonsets[0].template.version, "v2");
+        s.submit(Action::DeletePod { name: "debug".into() }).unwrap();
+        s.submit(Action::DeleteDaemonSet { name: "agent".into() }).unwrap();
+        s.run(1);
+        let d = declarations(&s).unwrap();
+        assert!(d.daemonsets.is_empty() && d.pods.is_empty());
+        assert!(s.simulator().cluster().pods().all(|p| p.app == "web"));
+        // Refused: an update holding something else than one DaemonSet.
+        assert!(s.submit(Action::UpdateDaemonSet { manifests: TEXT.into() }).is_err());
+    }
+
+    #[test]
     fn export_follows_the_script_to_the_current_tick() {
         let (mut s, _) = import_session(TEXT, 7).unwrap();
         s.submit(Action::Scale {
