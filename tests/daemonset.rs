@@ -29,7 +29,9 @@ fn converge(c: &mut Cluster) {
 
 fn node_of(c: &Cluster, pod: &str) -> Option<String> {
     let p = c.pod_by_name(pod).ok()?;
-    p.node.and_then(|n| c.node_by_id(n)).map(|n| n.name().to_string())
+    p.node
+        .and_then(|n| c.node_by_id(n))
+        .map(|n| n.name().to_string())
 }
 
 /// Kubernetes' NodeShouldRunDaemonPod from scratch, with the automatic
@@ -76,21 +78,38 @@ fn check_daemonsets(c: &Cluster, specs: &[DaemonSetSpec]) -> Result<(), String> 
             assert_eq!(p.kind, WorkloadKind::DaemonSet);
             match p.node.and_then(|n| c.node_by_id(n)) {
                 Some(n) => *per_node.entry(n.name().to_string()).or_default() += 1,
-                None => return Err(format!("{} is Pending: {:?}", p.name(), c.pending_reason(&p.name()))),
+                None => {
+                    return Err(format!(
+                        "{} is Pending: {:?}",
+                        p.name(),
+                        c.pending_reason(&p.name())
+                    ))
+                }
             }
         }
         for n in c.nodes() {
             let have = per_node.remove(n.name()).unwrap_or(0);
             let (run, keep) = should_run(&n, ds);
             if run && have != 1 {
-                return Err(format!("DaemonSet {} has {have} pods on eligible node {}", ds.name, n.name()));
+                return Err(format!(
+                    "DaemonSet {} has {have} pods on eligible node {}",
+                    ds.name,
+                    n.name()
+                ));
             }
             if !run && (have > 1 || have == 1 && !keep) {
-                return Err(format!("DaemonSet {} has {have} pods on node {} (should run: no, may keep: {keep})", ds.name, n.name()));
+                return Err(format!(
+                    "DaemonSet {} has {have} pods on node {} (should run: no, may keep: {keep})",
+                    ds.name,
+                    n.name()
+                ));
             }
         }
         if let Some((n, k)) = per_node.into_iter().next() {
-            return Err(format!("DaemonSet {} has {k} pods on unknown node {n}", ds.name));
+            return Err(format!(
+                "DaemonSet {} has {k} pods on unknown node {n}",
+                ds.name
+            ));
         }
     }
     Ok(())
@@ -134,7 +153,8 @@ fn run_seed(seed: u64, ops: u64) {
     );
     c.create_daemonset(agent.clone()).unwrap();
     c.create_daemonset(gpu.clone()).unwrap();
-    c.deploy(DeploymentSpec::new("web", 6, Resources::new(500, 512))).unwrap();
+    c.deploy(DeploymentSpec::new("web", 6, Resources::new(500, 512)))
+        .unwrap();
     let specs = [agent, gpu];
     let mut names: Vec<String> = Vec::new();
     let mut next = 0u32;
@@ -160,7 +180,8 @@ fn run_seed(seed: u64, ops: u64) {
             }
             3 if !live.is_empty() => c.remove_node(&pick(&mut rng)),
             4 if !live.is_empty() => {
-                let effect = [TaintEffect::NoSchedule, TaintEffect::NoExecute][rng.below(2) as usize];
+                let effect =
+                    [TaintEffect::NoSchedule, TaintEffect::NoExecute][rng.below(2) as usize];
                 c.taint_node(&pick(&mut rng), Taint::new("maintenance", "", effect))
             }
             5 if !live.is_empty() => c.untaint_node(&pick(&mut rng), "maintenance", None),
@@ -221,10 +242,19 @@ fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
     ))
     .unwrap();
     converge(&mut c);
-    let mut on: Vec<_> = (0..3).filter_map(|i| node_of(&c, &format!("agent-{i}"))).collect();
+    let mut on: Vec<_> = (0..3)
+        .filter_map(|i| node_of(&c, &format!("agent-{i}")))
+        .collect();
     on.sort();
     // The unschedulable toleration is automatic: the cordoned node has one too.
-    assert_eq!(on, ["node-0.example.com", "node-1.example.com", "node-2.example.com"]);
+    assert_eq!(
+        on,
+        [
+            "node-0.example.com",
+            "node-1.example.com",
+            "node-2.example.com"
+        ]
+    );
     for n in c.nodes() {
         assert_eq!(n.allocated, Resources::new(500, 256), "{}", n.name());
     }
@@ -233,14 +263,24 @@ fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
     let feasible: Vec<_> = e.nodes.iter().filter(|v| v.feasible).collect();
     assert_eq!(feasible.len(), 1, "{:?}", e.nodes);
     // A drain leaves DaemonSet pods (kubectl drain --ignore-daemonsets).
-    c.deploy(DeploymentSpec::new("web", 2, Resources::new(500, 256))).unwrap();
+    c.deploy(DeploymentSpec::new("web", 2, Resources::new(500, 256)))
+        .unwrap();
     converge(&mut c);
     c.drain("node-0.example.com").unwrap();
     converge(&mut c);
-    assert_eq!(c.pods_on(c.node("node-0.example.com").unwrap().id).map(|p| p.app.to_string()).collect::<Vec<_>>(), ["agent"]);
-    assert!(c.rendered_events().iter().any(|e| e.reason == "DrainComplete"));
+    assert_eq!(
+        c.pods_on(c.node("node-0.example.com").unwrap().id)
+            .map(|p| p.app.to_string())
+            .collect::<Vec<_>>(),
+        ["agent"]
+    );
+    assert!(c
+        .rendered_events()
+        .iter()
+        .any(|e| e.reason == "DrainComplete"));
     // A new node gets its pod; a removed one loses it and nobody replaces it elsewhere.
-    c.add_node(NodeSpec::new("node-3.example.com", 2000, 4096)).unwrap();
+    c.add_node(NodeSpec::new("node-3.example.com", 2000, 4096))
+        .unwrap();
     converge(&mut c);
     assert_eq!(c.daemonsets()[0].desired, 4);
     c.remove_node("node-1.example.com").unwrap();
@@ -252,7 +292,11 @@ fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
 #[test]
 fn a_daemonset_pod_that_does_not_fit_stays_pending_with_kube_scheduler_reasons() {
     let mut c = three_nodes();
-    c.deploy(DeploymentSpec::new("big", 1, Resources::new(1800, 512)).with_template(|t| t.with_node_selector(ZONE, "a"))).unwrap();
+    c.deploy(
+        DeploymentSpec::new("big", 1, Resources::new(1800, 512))
+            .with_template(|t| t.with_node_selector(ZONE, "a")),
+    )
+    .unwrap();
     converge(&mut c);
     c.create_daemonset(DaemonSetSpec::new(
         "agent",
@@ -276,7 +320,9 @@ fn a_daemonset_template_change_rolls_one_node_at_a_time() {
     let mut c = three_nodes();
     let mut ds = DaemonSetSpec::new(
         "agent",
-        PodTemplate::new(Resources::new(100, 128)).with_label("app", "agent").with_ready_after(2),
+        PodTemplate::new(Resources::new(100, 128))
+            .with_label("app", "agent")
+            .with_ready_after(2),
     );
     c.create_daemonset(ds.clone()).unwrap();
     for _ in 0..5 {
@@ -295,7 +341,10 @@ fn a_daemonset_template_change_rolls_one_node_at_a_time() {
     }
     let st = &c.daemonsets()[0];
     assert_eq!((st.updated, st.ready, st.current), (3, 3, 3), "{st:?}");
-    assert_eq!(most_unavailable, 1, "maxUnavailable 1 keeps two Ready at all times");
+    assert_eq!(
+        most_unavailable, 1,
+        "maxUnavailable 1 keeps two Ready at all times"
+    );
     // maxUnavailable 0 is refused, as Kubernetes refuses it with maxSurge 0.
     ds.max_unavailable = IntOrPercent::Int(0);
     assert!(c.update_daemonset(ds).is_err());
@@ -309,13 +358,19 @@ fn bare_pods_bind_by_node_name_fail_kubelet_admission_or_are_scheduled_and_are_n
         template: PodTemplate::new(Resources::new(cpu, 128)).with_label("run", name),
         node_name: node.map(String::from),
     };
-    c.create_bare_pod(pod("debug", 500, Some("node-1.example.com"))).unwrap();
-    c.create_bare_pod(pod("huge", 1900, Some("node-1.example.com"))).unwrap();
-    c.create_bare_pod(pod("ghost", 100, Some("node-9.example.com"))).unwrap();
+    c.create_bare_pod(pod("debug", 500, Some("node-1.example.com")))
+        .unwrap();
+    c.create_bare_pod(pod("huge", 1900, Some("node-1.example.com")))
+        .unwrap();
+    c.create_bare_pod(pod("ghost", 100, Some("node-9.example.com")))
+        .unwrap();
     c.create_bare_pod(pod("free", 0, None)).unwrap();
     converge(&mut c);
     assert_eq!(node_of(&c, "debug").as_deref(), Some("node-1.example.com"));
-    assert!(c.pod_by_name("huge").is_err(), "a pod the kubelet rejects fails");
+    assert!(
+        c.pod_by_name("huge").is_err(),
+        "a pod the kubelet rejects fails"
+    );
     let out = c
         .rendered_events()
         .into_iter()
@@ -331,9 +386,14 @@ fn bare_pods_bind_by_node_name_fail_kubelet_admission_or_are_scheduled_and_are_n
     assert!(node_of(&c, "free").is_some());
     // The kubelet does not read NoSchedule taints or the cordon: a pod bound
     // by nodeName runs there anyway (only the scheduler keeps pods away).
-    c.taint_node("node-2.example.com", Taint::new("dedicated", "db", TaintEffect::NoSchedule)).unwrap();
+    c.taint_node(
+        "node-2.example.com",
+        Taint::new("dedicated", "db", TaintEffect::NoSchedule),
+    )
+    .unwrap();
     c.cordon("node-2.example.com").unwrap();
-    c.create_bare_pod(pod("pinned", 100, Some("node-2.example.com"))).unwrap();
+    c.create_bare_pod(pod("pinned", 100, Some("node-2.example.com")))
+        .unwrap();
     converge(&mut c);
     assert_eq!(node_of(&c, "pinned").as_deref(), Some("node-2.example.com"));
     verify_constraints(&c).unwrap();

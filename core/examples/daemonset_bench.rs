@@ -49,8 +49,12 @@ fn main() {
     let t = Instant::now();
     c.reconcile_once(&profile);
     println!("a quiet pass: {:.2?}", t.elapsed());
-    c.add_node(NodeSpec::new("extra.example.com", 8000, 16384)).unwrap();
+    c.add_node(NodeSpec::new("extra.example.com", 8000, 16384))
+        .unwrap();
     let t = Instant::now();
     c.reconcile_to_fixed_point(&profile);
-    println!("a node added (its three DaemonSet pods): {:.2?}", t.elapsed());
+    println!(
+        "a node added (its three DaemonSet pods): {:.2?}",
+        t.elapsed()
+    );
 }

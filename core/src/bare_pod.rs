@@ -211,7 +211,9 @@ impl Cluster {
             return Err((
                 EventType::Normal,
                 Reason::Deleted,
-                format!("deleted by the pod garbage collector: its node {node_name} does not exist"),
+                format!(
+                    "deleted by the pod garbage collector: its node {node_name} does not exist"
+                ),
             ));
         };
         let node = &self.nodes[n.0 as usize];

@@ -101,7 +101,10 @@ pub fn daemon_tolerations(template: &PodTemplate) -> PodTemplate {
         ("node.kubernetes.io/not-ready", TaintEffect::NoExecute),
         ("node.kubernetes.io/unreachable", TaintEffect::NoExecute),
         ("node.kubernetes.io/disk-pressure", TaintEffect::NoSchedule),
-        ("node.kubernetes.io/memory-pressure", TaintEffect::NoSchedule),
+        (
+            "node.kubernetes.io/memory-pressure",
+            TaintEffect::NoSchedule,
+        ),
         ("node.kubernetes.io/pid-pressure", TaintEffect::NoSchedule),
         ("node.kubernetes.io/unschedulable", TaintEffect::NoSchedule),
     ];
@@ -247,10 +250,13 @@ impl Cluster {
 
     /// Live DaemonSets' specs, in creation order.
     pub fn daemonset_specs(&self) -> impl Iterator<Item = &DaemonSetSpec> + '_ {
-        self.controllers.iter().filter(|c| !c.deleted).filter_map(|c| match &c.workload {
-            Workload::DaemonSet(d) => Some(&d.spec),
-            _ => None,
-        })
+        self.controllers
+            .iter()
+            .filter(|c| !c.deleted)
+            .filter_map(|c| match &c.workload {
+                Workload::DaemonSet(d) => Some(&d.spec),
+                _ => None,
+            })
     }
 
     /// Applies a new template or maxUnavailable (kubectl apply of a changed
@@ -539,7 +545,11 @@ impl Cluster {
         if let Workload::DaemonSet(d) = &mut self.controllers[id.0 as usize].workload {
             // A sync that acted looks again next pass (a node whose old pod
             // it deleted wants its new one); a quiet one waits for a change.
-            d.seen = if created + deleted == 0 { Some(key) } else { None };
+            d.seen = if created + deleted == 0 {
+                Some(key)
+            } else {
+                None
+            };
         }
         (created, deleted)
     }
@@ -560,7 +570,9 @@ impl Cluster {
             if g != d.generation || p.node != n {
                 return false;
             }
-            *per_node.entry(p.node.map(|n| n.0).unwrap_or(u32::MAX)).or_default() += 1;
+            *per_node
+                .entry(p.node.map(|n| n.0).unwrap_or(u32::MAX))
+                .or_default() += 1;
         }
         let base = c.template();
         (0..self.nodes.len()).all(|i| {
@@ -574,4 +586,3 @@ impl Cluster {
         })
     }
 }
-

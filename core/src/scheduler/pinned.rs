@@ -116,7 +116,13 @@ impl Cluster {
 
     /// The message the full scan writes: the pinned node's reasons, and each
     /// other live node's first refusing static filter.
-    fn pinned_failure_message(&self, n: NodeId, rev: &Revision, profile: &Profile, u: &Unfit) -> String {
+    fn pinned_failure_message(
+        &self,
+        n: NodeId,
+        rev: &Revision,
+        profile: &Profile,
+        u: &Unfit,
+    ) -> String {
         let mut hist: BTreeMap<String, u32> = BTreeMap::new();
         let mut total = 0;
         for i in 0..self.nodes.len() {
@@ -144,7 +150,13 @@ impl Cluster {
 
     /// Records a FailedScheduling message for the revision's pods, once per
     /// change of message (as `report_unschedulable` does for a batch).
-    fn record_pinned_failure(&mut self, c: ControllerId, rev_no: u32, keys: &[u32], message: String) {
+    fn record_pinned_failure(
+        &mut self,
+        c: ControllerId,
+        rev_no: u32,
+        keys: &[u32],
+        message: String,
+    ) {
         let (serial, text) = match self.controllers[c.0 as usize].failure.get(&rev_no) {
             Some((s, m, t)) if *m == message => (*s, *t),
             _ => {
