@@ -103,12 +103,16 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
         Budget::MinAvailable(IntOrPercent::Int(2))
     );
     assert_eq!(sc.services[0].selector, Selector::new(&[("app", "web")]));
-    // The ReplicaSet and its Pod are web's own; the bare Pod and the DaemonSets are skipped.
+    // The ReplicaSet and its Pod are web's own; the bare Pod (debug) and the
+    // DaemonSet of the default namespace are imported; kube-system's is skipped.
     assert_eq!(im.summary.owned, 2);
-    assert_eq!(
-        im.summary.skipped,
-        vec![("DaemonSet".to_string(), 2), ("Pod".to_string(), 1)]
-    );
+    assert_eq!(im.summary.skipped, vec![("DaemonSet".to_string(), 1)]);
+    assert_eq!(sc.pods.len(), 1);
+    assert_eq!((sc.pods[0].name.as_str(), sc.pods[0].node_name.as_deref()), ("debug", None));
+    // Neither requests anything: BestEffort, simulated as such (no substitute request).
+    assert!(sc.pods[0].template.requests.is_zero());
+    assert_eq!(sc.daemonsets.len(), 1);
+    assert!(sc.daemonsets[0].template.requests.is_zero());
 
     let c = converge(sc);
     // web tolerates nothing and zone-c-1 is cordoned: every web pod on zone-a-1.
@@ -126,6 +130,17 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
     assert_eq!(cache, ["zone-a-1", "zone-b-1"]);
     let pending: Vec<_> = c.pending_pods().map(|p| p.name()).collect();
     assert_eq!(pending, ["cache-2"]);
+    // log-agent: one pod on every node it tolerates: zone-a-1 and the cordoned
+    // zone-c-1 (the DaemonSet controller's automatic unschedulable toleration),
+    // not zone-b-1 (dedicated=gpu:NoSchedule). debug is scheduled like any pod.
+    let mut agents: Vec<_> = c
+        .pods()
+        .filter(|p| p.app == "log-agent")
+        .filter_map(|p| node_of(&c, &p.name()))
+        .collect();
+    agents.sort();
+    assert_eq!(agents, ["zone-a-1", "zone-c-1"]);
+    assert_eq!(node_of(&c, "debug").as_deref(), Some("zone-a-1"));
     let why = c.pending_reason("cache-2").unwrap().unwrap();
     assert!(
         why.contains("0/3 nodes are available")
@@ -145,21 +160,174 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
         "spec.template.spec.containers[0].resources.limits",
         "limits are not simulated"
     ));
-    assert!(im
+    assert!(!im
         .warnings
         .iter()
-        .any(|w| w.loc.name == "debug" && w.message.contains("bare Pods")));
-    assert!(im
-        .warnings
-        .iter()
-        .any(|w| w.loc.name == "log-agent" && w.message.contains("DaemonSets")));
+        .any(|w| w.loc.name == "debug" || w.loc.name == "log-agent"));
     assert!(has_warning(&im, "metadata.namespace", "\"kube-system\""));
     // Status, managedFields, annotations and the rest of a cluster's noise warn about nothing.
     assert!(!im.warnings.iter().any(|w| w.path.contains("managedFields")
         || w.path.starts_with("status.") && w.path != "status.allocatable.pods"));
     // Item indexes inside the List point at the object.
-    let w = im.warnings.iter().find(|w| w.loc.name == "debug").unwrap();
-    assert_eq!((w.loc.document, w.loc.item), (1, Some(7)));
+    let w = im.warnings.iter().find(|w| w.loc.name == "kube-proxy").unwrap();
+    assert_eq!((w.loc.document, w.loc.item), (1, Some(9)));
+}
+
+#[test]
+fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated() {
+    let im = import(&corpus("workloads.yaml")).unwrap();
+    let sc = &im.scenario;
+    let names: Vec<_> = sc.nodes.iter().map(|n| n.spec.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["ip-10-0-1-17.ec2.internal", "ip-10-0-2-44.ec2.internal", "ip-10-0-3-9.ec2.internal"]
+    );
+    assert_eq!(sc.daemonsets.len(), 2);
+    assert_eq!(sc.daemonsets[0].max_unavailable, IntOrPercent::Int(2));
+    // tolerationSeconds is read (DaemonSet, bare Pod and Deployment alike).
+    let secs = |t: &[shepherd::Toleration]| -> Vec<Option<u64>> {
+        t.iter().map(|t| t.toleration_seconds).collect()
+    };
+    assert_eq!(secs(&sc.daemonsets[0].template.tolerations), [None, Some(3600)]);
+    assert_eq!(secs(&sc.deployments[0].template.tolerations), [Some(60)]);
+    let pods: Vec<_> = sc
+        .pods
+        .iter()
+        .map(|p| (p.name.as_str(), p.node_name.as_deref()))
+        .collect();
+    assert_eq!(
+        pods,
+        [
+            ("debug", Some("ip-10-0-1-17.ec2.internal")),
+            ("load-test", Some("ip-10-0-1-17.ec2.internal")),
+            ("scratch", None)
+        ]
+    );
+    assert_eq!(secs(&sc.pods[0].template.tolerations), [Some(300), Some(300)]);
+    // The Job's pod has no owner in the input and has finished; leftover finished too.
+    assert_eq!(im.summary.skipped, vec![("Pod".to_string(), 2)]);
+    assert!(has_warning(&im, "metadata.ownerReferences", "Job \"report-29384\""));
+    assert!(has_warning(&im, "status.phase", "finished (Succeeded)"));
+    assert!(has_warning(&im, "spec.updateStrategy.type", "OnDelete"));
+    assert!(!im.warnings.iter().any(|w| w.path.contains("tolerationSeconds")
+        || w.path.contains("nodeName")
+        || w.message.contains("1m cpu")));
+
+    let c = converge(sc);
+    // debug is bound by nodeName; load-test does not fit beside it: the
+    // kubelet rejects it with OutOfcpu and nobody recreates it.
+    assert_eq!(node_of(&c, "debug").as_deref(), Some("ip-10-0-1-17.ec2.internal"));
+    assert!(c.pod_by_name("load-test").is_err());
+    let out = c
+        .rendered_events()
+        .into_iter()
+        .find(|e| e.reason == "OutOfcpu")
+        .unwrap();
+    assert_eq!(out.object, "pod/load-test");
+    assert!(
+        out.message.contains("requested: 1500m, used: 500m, capacity: 1930m"),
+        "{}",
+        out.message
+    );
+    // scratch requests nothing and tolerates nothing: the one untainted node.
+    assert_eq!(node_of(&c, "scratch").as_deref(), Some("ip-10-0-1-17.ec2.internal"));
+    // node-exporter tolerates both taints: one pod on every node, taking capacity.
+    let mut exporters: Vec<_> = c
+        .pods()
+        .filter(|p| p.app == "node-exporter")
+        .filter_map(|p| node_of(&c, &p.name()))
+        .collect();
+    exporters.sort();
+    assert_eq!(exporters, names);
+    // gpu-plugin: only the node its nodeSelector picks.
+    let gpu: Vec<_> = c
+        .pods()
+        .filter(|p| p.app == "gpu-plugin")
+        .filter_map(|p| node_of(&c, &p.name()))
+        .collect();
+    assert_eq!(gpu, ["ip-10-0-2-44.ec2.internal"]);
+    let n1 = c.node("ip-10-0-1-17.ec2.internal").unwrap();
+    assert_eq!(n1.allocated.cpu_millis, 500 + 100 + api_on(&c, n1.name()) * 300);
+    // api tolerates maintenance for 60 s: it may run on the tainted node, never on the gpu one.
+    assert!(c.pending_pods().next().is_none());
+    assert_eq!(api_on(&c, "ip-10-0-2-44.ec2.internal"), 0);
+
+    // Out and back in: the same scenario and the same placement.
+    let again = import(&export(sc, "default")).unwrap();
+    assert_eq!(&again.scenario, sc);
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+    assert_eq!(placement(&converge(&again.scenario)), placement(&c));
+}
+
+#[test]
+fn the_kwok_export_makes_fake_nodes_every_pod_tolerates_and_places_the_same() {
+    let im = import(&corpus("workloads.yaml")).unwrap();
+    let text = shepherd_k8s::export_kwok(&im.scenario, "default");
+    let kwok = import(&text).unwrap();
+    for n in &kwok.scenario.nodes {
+        assert_eq!(n.spec.labels.get("type").map(String::as_str), Some("kwok"));
+        assert!(n
+            .spec
+            .taints
+            .iter()
+            .any(|t| t.to_string() == "kwok.x-k8s.io/node=fake:NoSchedule"));
+    }
+    assert_eq!(text.matches("kwok.x-k8s.io/node: fake").count(), 3, "the annotation on every Node");
+    let taint = shepherd::Taint::new("kwok.x-k8s.io/node", "fake", shepherd::TaintEffect::NoSchedule);
+    let sc = &kwok.scenario;
+    let templates = sc
+        .deployments
+        .iter()
+        .map(|d| &d.template)
+        .chain(sc.daemonsets.iter().map(|d| &d.template))
+        .chain(sc.pods.iter().map(|p| &p.template));
+    for t in templates {
+        assert!(t.tolerates(&taint), "{t:?}");
+    }
+    // The taint is on every node and tolerated by every pod: the same placement.
+    assert_eq!(placement(&converge(sc)), placement(&converge(&im.scenario)));
+    // The kubectl script labels and taints nodes of the same names.
+    let script = shepherd_k8s::kubectl_node_script(&im.scenario);
+    assert!(script.contains("kubectl taint node ip-10-0-3-9.ec2.internal --overwrite maintenance:NoExecute"), "{script}");
+    assert!(script.contains("kubectl label node ip-10-0-2-44.ec2.internal --overwrite"), "{script}");
+}
+
+fn api_on(c: &Cluster, node: &str) -> u64 {
+    c.pods()
+        .filter(|p| p.app == "api" && node_of(c, &p.name()).as_deref() == Some(node))
+        .count() as u64
+}
+
+#[test]
+fn daemonset_pod_and_toleration_seconds_errors_name_the_field() {
+    let ds = |selector: &str, tol: &str| {
+        format!("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels:\n      app: {selector}\n  template:\n    metadata:\n      labels:\n        app: agent\n    spec:\n      tolerations:\n      - key: k\n        operator: Exists\n{tol}      containers:\n      - name: a\n        image: a\n")
+    };
+    let e = import(&ds("other", "")).unwrap_err().to_string();
+    assert!(e.contains("document 1 (DaemonSet agent)") && e.contains("spec.selector"), "{e}");
+    let e = import(&ds("agent", "        effect: NoSchedule\n        tolerationSeconds: 30\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("spec.template.spec.tolerations[0].tolerationSeconds")
+            && e.contains("expected effect NoExecute"),
+        "{e}"
+    );
+    let e = import(&ds("agent", "        effect: NoExecute\n        tolerationSeconds: lots\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("tolerationSeconds: found a string"), "{e}");
+    // Negative tolerationSeconds mean "evict at once", as Kubernetes reads them.
+    let im = import(&ds("agent", "        effect: NoExecute\n        tolerationSeconds: -5\n")).unwrap();
+    assert_eq!(im.scenario.daemonsets[0].template.tolerations[0].toleration_seconds, Some(0));
+    // A node name that is not a DNS-1123 subdomain.
+    let e = import("apiVersion: v1\nkind: Node\nmetadata:\n  name: ip_10.ec2\nstatus:\n  allocatable:\n    cpu: 1\n    memory: 1Gi\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("DNS-1123 subdomain"), "{e}");
+    // A bare Pod and a Deployment of one name: the engine keeps one name per owner.
+    let e = import("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: a\n---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: a\n").unwrap_err().to_string();
+    assert!(e.contains("document 2 (DaemonSet web)") && e.contains("already declared by document 1"), "{e}");
 }
 
 #[test]
@@ -731,6 +899,49 @@ fn random_scenario(seed: u64) -> Scenario {
         }
         sc.deployments.push(d);
     }
+    // DaemonSets (some with a node selector, a toleration for a while, or no
+    // requests) and bare Pods (some bound by nodeName, some too big for it).
+    for i in 0..rng.range(0, 3) {
+        let mut t = shepherd::PodTemplate::new(Resources::new(
+            rng.range(0, 300),
+            rng.range(0, 256),
+        ))
+        .with_label("ds", &format!("ds-{i}"));
+        let zones: Vec<String> = sc
+            .nodes
+            .iter()
+            .filter_map(|n| n.spec.labels.get("topology.kubernetes.io/zone").cloned())
+            .collect();
+        if !zones.is_empty() && rng.chance(40) {
+            let z = zones[rng.below(zones.len() as u64) as usize].clone();
+            t = t.with_node_selector("topology.kubernetes.io/zone", &z);
+        }
+        if rng.chance(40) {
+            t = t.with_toleration(
+                shepherd::Toleration::exists("maintenance", Some(shepherd::TaintEffect::NoExecute))
+                    .for_seconds(rng.range(0, 3600)),
+            );
+        }
+        let mut d = shepherd::DaemonSetSpec::new(&format!("agent-{i}.v1"), t);
+        d.max_unavailable = IntOrPercent::Int(rng.range(1, 3) as u32);
+        sc.daemonsets.push(d);
+    }
+    for i in 0..rng.range(0, 3) {
+        let node_name = if !sc.nodes.is_empty() && rng.chance(60) {
+            Some(sc.nodes[rng.below(sc.nodes.len() as u64) as usize].spec.name.clone())
+        } else {
+            None
+        };
+        sc.pods.push(shepherd::BarePodSpec {
+            name: format!("debug-{i}"),
+            template: shepherd::PodTemplate::new(Resources::new(
+                rng.range(0, 3000),
+                rng.range(0, 2048),
+            ))
+            .with_label("run", &format!("debug-{i}")),
+            node_name,
+        });
+    }
     if rng.chance(30) {
         let mut p = Profile::kube_scheduler();
         p.scores.retain(|_| rng.chance(70));
@@ -867,6 +1078,7 @@ fn the_importer_survives_mutated_input_all_or_nothing_with_a_path() {
         corpus("helm-stream.yaml"),
         corpus("ssd-list.json"),
         corpus("scheduling-features.yaml"),
+        corpus("workloads.yaml"),
         export(&random_scenario(1), "default"),
     ];
     sweep("the_importer_survives", 200, |seed| {

@@ -87,7 +87,7 @@ export function wireManifests(ctx) {
     ctx.replace(next, { what: `Import of ${name}` });
     ctx.hideProblem();
     showWarnings(report);
-    ctx.toast(`Imported ${name}: ${report.nodes} nodes, ${report.deployments} Deployments, ${report.warnings.length} warnings`);
+    ctx.toast(`Imported ${name}: ${report.nodes} nodes, ${report.deployments} Deployments${report.daemonsets ? `, ${report.daemonsets} DaemonSets` : ''}${report.pods ? `, ${report.pods} Pods` : ''}, ${report.warnings.length} warnings`);
     document.body.dataset.manifests = 'imported';
     return true;
   }

@@ -6,7 +6,7 @@
 //! shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
 //! shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS] [--then FILE]
 //! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--then FILE]
-//! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config]
+//! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
 //! shepherd compare [--profiles P,P...] [--seeds N,N...] [--seed N] [--nodes N] [--apps N] [--output json]
 //! ```
 
@@ -72,7 +72,7 @@ const USAGE: &str = "usage:
       the lines kubectl rollout status prints as the manifests roll out, one tick a second:
       each new line until \"successfully rolled out\" (exit 0) or \"exceeded its progress deadline\"
       (exit 1); --at TICK prints the one line at that tick
-  shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config]
+  shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
       the input's scenario, or a random workload from the seed, as manifests kubectl apply takes;
       --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead
   shepherd compare [--profiles P,P...] [--seeds N,N...] [--seed N] [--nodes N] [--apps N] [--output json]

@@ -10,7 +10,7 @@ use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{Cluster, Explanation, Profile};
 use shepherd_k8s::{
-    export, export_scheduler_config, import_with, pods_wide, pods_wide_json, Imported,
+    export, export_kwok, export_scheduler_config, import_with, kubectl_node_script, pods_wide, pods_wide_json, Imported,
     ImportedNode, Options, Scenario, Warning,
 };
 
@@ -82,6 +82,10 @@ struct Args {
     profile: Option<Profile>,
     pod: Option<String>,
     scheduler_config: bool,
+    /// `--kwok`: Nodes as KWOK fake nodes.
+    kwok: bool,
+    /// `--kubectl-script`: the nodes' labels and taints as kubectl commands.
+    kubectl_script: bool,
     namespace: String,
     seed: u64,
     nodes: u32,
@@ -97,6 +101,8 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
         profile: None,
         pod: None,
         scheduler_config: false,
+        kwok: false,
+        kubectl_script: false,
         namespace: "default".to_string(),
         seed: 7,
         nodes: 6,
@@ -128,6 +134,16 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
         }
         if k == "--scheduler-config" && valued.contains(&k) {
             a.scheduler_config = true;
+            i += 1;
+            continue;
+        }
+        if k == "--kwok" && valued.contains(&k) {
+            a.kwok = true;
+            i += 1;
+            continue;
+        }
+        if k == "--kubectl-script" && valued.contains(&k) {
+            a.kubectl_script = true;
             i += 1;
             continue;
         }
@@ -233,7 +249,10 @@ fn run(a: &Args, command: &str) -> Run {
         .scenario
         .deployments
         .iter()
-        .map(|d| d.template.ready_after as u64)
+        .map(|d| &d.template)
+        .chain(imported.scenario.daemonsets.iter().map(|d| &d.template))
+        .chain(imported.scenario.pods.iter().map(|p| &p.template))
+        .map(|t| t.ready_after as u64)
         .max()
         .unwrap_or(0);
     if delay > 0 {
@@ -422,8 +441,10 @@ fn print_nodes(c: &Cluster) {
     }
 }
 
-/// `shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N]`:
-/// an input's scenario, or a random workload, as manifests.
+/// `shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N]
+/// [--scheduler-config | --kwok | --kubectl-script]`: an input's scenario, or
+/// a random workload, as manifests (for KWOK's fake nodes with `--kwok`), or
+/// the nodes' labels and taints as a kubectl script.
 pub fn export_cmd(args: &[String]) -> Result<(), String> {
     let a = parse(
         args,
@@ -433,8 +454,13 @@ pub fn export_cmd(args: &[String]) -> Result<(), String> {
             "--nodes",
             "--apps",
             "--scheduler-config",
+            "--kwok",
+            "--kubectl-script",
         ],
     )?;
+    if [a.scheduler_config, a.kwok, a.kubectl_script].iter().filter(|x| **x).count() > 1 {
+        return Err("--scheduler-config, --kwok and --kubectl-script each write a different file; expected at most one of them".into());
+    }
     let scenario = match &a.input {
         Some(input) => {
             let opts = Options {
@@ -471,6 +497,10 @@ pub fn export_cmd(args: &[String]) -> Result<(), String> {
             "{}",
             export_scheduler_config(&scenario.profile_or_default())
         );
+    } else if a.kwok {
+        print!("{}", export_kwok(&scenario, &a.namespace));
+    } else if a.kubectl_script {
+        print!("{}", kubectl_node_script(&scenario));
     } else {
         print!("{}", export(&scenario, &a.namespace));
     }

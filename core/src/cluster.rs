@@ -266,6 +266,47 @@ pub(crate) struct Controller {
     /// The Priority admission plugin's last refusal of its pods (an unknown
     /// priorityClassName), to log FailedCreate once.
     pub create_refused: Option<String>,
+    /// What kind of owner this is: a Deployment, a DaemonSet or a bare Pod.
+    pub workload: Workload,
+}
+
+/// The owner behind a controller slot. Deployments keep `replicas` pods;
+/// a DaemonSet one pod per eligible node (`daemonset.rs`); a bare Pod is
+/// its own owner, and nobody recreates it (`bare_pod.rs`).
+#[derive(Clone, Debug)]
+pub(crate) enum Workload {
+    Deployment,
+    DaemonSet(alloc::boxed::Box<crate::daemonset::DaemonState>),
+    Pod(crate::bare_pod::BareState),
+}
+
+impl Workload {
+    pub fn kind(&self) -> WorkloadKind {
+        match self {
+            Workload::Deployment => WorkloadKind::Deployment,
+            Workload::DaemonSet(_) => WorkloadKind::DaemonSet,
+            Workload::Pod(_) => WorkloadKind::Pod,
+        }
+    }
+}
+
+/// The kind of a pod owner, as Kubernetes names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WorkloadKind {
+    Deployment,
+    DaemonSet,
+    /// A bare Pod: its own owner.
+    Pod,
+}
+
+impl WorkloadKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            WorkloadKind::Deployment => "Deployment",
+            WorkloadKind::DaemonSet => "DaemonSet",
+            WorkloadKind::Pod => "Pod",
+        }
+    }
 }
 
 impl Controller {
@@ -661,7 +702,13 @@ impl Cluster {
             ObjectRef::Node(n) => format!("node/{}", self.nodes[n.0 as usize].spec.name),
             ObjectRef::Pod(c, o) => format!("pod/{}", self.pod_name(*c, *o)),
             ObjectRef::Deployment(c) => {
-                format!("deployment/{}", self.controllers[c.0 as usize].name)
+                let ctl = &self.controllers[c.0 as usize];
+                let kind = match ctl.workload {
+                    Workload::Deployment => "deployment",
+                    Workload::DaemonSet(_) => "daemonset",
+                    Workload::Pod(_) => "pod",
+                };
+                format!("{kind}/{}", ctl.name)
             }
             ObjectRef::Named(t) => self.texts[t.0 as usize].clone(),
         };
@@ -692,7 +739,12 @@ impl Cluster {
     }
 
     pub fn pod_name(&self, c: ControllerId, ordinal: u32) -> String {
-        format!("{}-{}", self.controllers[c.0 as usize].name, ordinal)
+        let ctl = &self.controllers[c.0 as usize];
+        match ctl.workload {
+            // A bare Pod's name is its own.
+            Workload::Pod(_) => ctl.name.clone(),
+            _ => format!("{}-{}", ctl.name, ordinal),
+        }
     }
 
     // ----- nodes -----------------------------------------------------------
@@ -1036,10 +1088,12 @@ impl Cluster {
 
     // ----- Deployments -----------------------------------------------------
 
+    /// A live Deployment by name (DaemonSets and bare Pods have their own calls).
     pub(crate) fn controller_id(&self, name: &str) -> Result<ControllerId, Error> {
         self.controller_by_name
             .get(name)
             .copied()
+            .filter(|c| matches!(self.controllers[c.0 as usize].workload, Workload::Deployment))
             .ok_or_else(|| Error::not_found("app", name))
     }
 
@@ -1075,6 +1129,7 @@ impl Cluster {
             progress_deadline_seconds: spec.progress_deadline_seconds,
             rollout: Default::default(),
             create_refused: None,
+            workload: Workload::Deployment,
         });
         self.controller_by_name.insert(spec.name.clone(), id);
         self.current_revision_for(id, spec.template);
@@ -1189,14 +1244,29 @@ impl Cluster {
     }
 
     /// Finds or appends the revision for `template` and makes it current.
-    fn current_revision_for(&mut self, id: ControllerId, template: PodTemplate) {
+    pub(crate) fn current_revision_for(&mut self, id: ControllerId, template: PodTemplate) {
         let existing = self.controllers[id.0 as usize]
             .revisions
             .iter()
             .position(|r| r.template == template);
         let rev = match existing {
             Some(i) => i as u32 + 1,
-            None => {
+            None => self.push_revision(id, template),
+        };
+        let c = &mut self.controllers[id.0 as usize];
+        c.current = rev;
+        c.history.retain(|&r| r != rev);
+        c.history.push(rev);
+        c.blocked = None;
+        self.disruption_epoch += 1;
+        self.revision_switched(id, existing.is_none());
+    }
+
+    /// Appends a revision for `template` (with what the affinity index
+    /// needs) and returns its number; the current revision is unchanged.
+    pub(crate) fn push_revision(&mut self, id: ControllerId, template: PodTemplate) -> u32 {
+        {
+            {
                 let hash = template_hash(&template);
                 let mut affinity_ids = Vec::new();
                 let mut anti_ids = Vec::new();
@@ -1261,14 +1331,7 @@ impl Cluster {
                 self.all_revisions.push(at);
                 r
             }
-        };
-        let c = &mut self.controllers[id.0 as usize];
-        c.current = rev;
-        c.history.retain(|&r| r != rev);
-        c.history.push(rev);
-        c.blocked = None;
-        self.disruption_epoch += 1;
-        self.revision_switched(id, existing.is_none());
+        }
     }
 
     /// The index of a term, creating it (and counting the pods that match it
@@ -1401,12 +1464,17 @@ impl Cluster {
 
     /// Creates a Pending pod of the controller's current revision.
     pub(crate) fn create_pod(&mut self, id: ControllerId) {
+        let revision = self.controllers[id.0 as usize].current;
+        self.create_pod_of_revision(id, revision);
+    }
+
+    /// Creates a Pending pod of one of the controller's revisions; returns its key.
+    pub(crate) fn create_pod_of_revision(&mut self, id: ControllerId, revision: u32) -> u32 {
         let uid = self.next_uid;
         self.next_uid += 1;
         let c = &mut self.controllers[id.0 as usize];
         let ordinal = c.next_ordinal;
         c.next_ordinal += 1;
-        let revision = c.current;
         // The caller checked admission (`priority_admits`) before creating.
         let admitted = self
             .admit_priority(id)
@@ -1457,6 +1525,7 @@ impl Cluster {
             ObjectRef::Deployment(id),
             Message::CreatedPod(id, ordinal),
         );
+        key
     }
 
     /// Deletes a pod; logs `reason` (SuccessfulDelete, Evicted...) when given.

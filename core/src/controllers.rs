@@ -434,12 +434,18 @@ impl Cluster {
                 self.drains.remove(&id);
                 continue;
             }
-            if !self.nodes[i].pods.is_empty() && self.nodes[i].drain_tried == self.disruption_epoch
-            {
+            // kubectl drain --ignore-daemonsets: DaemonSet pods stay (their
+            // controller would put them back on the cordoned node anyway).
+            let mut keys: Vec<u32> = self.nodes[i]
+                .pods
+                .iter()
+                .copied()
+                .filter(|&k| !self.is_daemon_pod(k))
+                .collect();
+            if !keys.is_empty() && self.nodes[i].drain_tried == self.disruption_epoch {
                 continue;
             }
             // Lowest pod name first, for a deterministic order.
-            let mut keys = self.nodes[i].pods.clone();
             keys.sort_by_key(|&k| {
                 let p = self.pod(k);
                 (p.controller, p.ordinal)
@@ -489,7 +495,7 @@ impl Cluster {
                 self.nodes[i].drain_tried = self.disruption_epoch;
             }
             let node_name = self.nodes[i].spec.name.clone();
-            if self.nodes[i].pods.is_empty() {
+            if self.nodes[i].pods.iter().all(|&k| self.is_daemon_pod(k)) {
                 self.nodes[i].draining = false;
                 self.drains.remove(&id);
                 self.nodes[i].drain_blocked = None;

@@ -41,6 +41,9 @@ pub enum Reason {
     /// The kubelet refused a pod after its node re-registered smaller.
     OutOfcpu,
     OutOfmemory,
+    /// The kubelet refused a pod bound by nodeName to a node whose pods
+    /// capacity is used up.
+    OutOfpods,
     /// The kubelet refused a pod whose nodeSelector no longer matches, or
     /// that no longer tolerates a NoSchedule taint.
     NodeAffinity,
@@ -84,6 +87,7 @@ impl Reason {
             Reason::TaintManagerEviction => "TaintManagerEviction",
             Reason::OutOfcpu => "OutOfcpu",
             Reason::OutOfmemory => "OutOfmemory",
+            Reason::OutOfpods => "OutOfpods",
             Reason::NodeAffinity => "NodeAffinity",
             Reason::Started => "Started",
             Reason::Ready => "Ready",

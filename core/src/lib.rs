@@ -66,9 +66,11 @@ extern crate alloc;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 mod affinity;
+mod bare_pod;
 pub mod balance;
 mod cluster;
 mod controllers;
+mod daemonset;
 mod error;
 pub mod events;
 pub mod limits;
@@ -86,10 +88,12 @@ pub mod workload;
 
 pub use balance::{Balance, Fragmentation, ResourceBalance};
 pub use cluster::{
-    Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy,
+    Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy, WorkloadKind,
     DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
+pub use bare_pod::BarePodSpec;
 pub use controllers::PdbStatus;
+pub use daemonset::{daemon_tolerations, DaemonSetSpec, DaemonSetStatus, MAX_DAEMONSETS};
 pub use error::Error;
 pub use events::{EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{

@@ -9,7 +9,7 @@
 //! | [`MAX_PODS`] | 300,000 desired replicas across all Deployments | twice Kubernetes' supported 150,000 pods |
 //! | [`MAX_SCRIPT_EVENTS`] | 50,000 scripted events in one run | a generated 10,000-node cluster is 10,010 |
 //! | [`MAX_TICK`] | tick 100,000 | a replay of every tick stays in seconds |
-//! | names | 63 characters (DNS-1123 labels) | Kubernetes' own limit |
+//! | names | 253 characters (DNS-1123 subdomains: nodes, Deployments, DaemonSets, Pods, budgets), 63 (Services: DNS-1035 labels) | Kubernetes' own rules per kind |
 //! | label keys / values | 253 / 63 characters | Kubernetes' own limits |
 
 use alloc::format;

@@ -438,11 +438,10 @@ impl PodTemplate {
     }
 
     pub fn validate(&self, app: &str) -> Result<(), Error> {
-        if self.requests.is_zero() {
-            return Err(Error::Invalid(format!(
-                "app {app}: the pod template requests neither cpu nor memory; expected a request above zero on at least one resource"
-            )));
-        }
+        // A request of zero is a pod without requests (BestEffort, as
+        // Kubernetes allows): NodeResourcesFit filters on the real request,
+        // so it always fits; the scores count kube-scheduler's non-zero
+        // defaults (100m cpu, 200Mi memory) for it.
         if self.requests.cpu_millis > MAX_CPU_MILLIS || self.requests.memory_mib > MAX_MEMORY_MIB {
             return Err(Error::Invalid(format!(
                 "app {app}: the pod template requests {}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory {MAX_MEMORY_MIB}Mi",
@@ -567,7 +566,7 @@ impl NodeSpec {
     }
 
     pub fn validate(&self) -> Result<(), Error> {
-        validate_name(&self.name, "node")?;
+        validate_name_as(&self.name, "node", NameRule::Dns1123Subdomain)?;
         if self.capacity.cpu_millis == 0 || self.capacity.memory_mib == 0 {
             return Err(Error::Invalid(format!(
                 "node {}: capacity {} has a zero; expected cpu and memory both above zero",
@@ -768,7 +767,7 @@ impl DeploymentSpec {
     }
 
     pub fn validate(&self) -> Result<(), Error> {
-        validate_name(&self.name, "app")?;
+        validate_name_as(&self.name, "app", NameRule::Dns1123Subdomain)?;
         validate_replicas(&self.name, self.replicas)?;
         self.template.validate(&self.name)?;
         self.strategy.validate(&self.name)?;
@@ -833,7 +832,7 @@ pub struct PdbSpec {
 
 impl PdbSpec {
     pub fn validate(&self) -> Result<(), Error> {
-        validate_name(&self.name, "PodDisruptionBudget")?;
+        validate_name_as(&self.name, "PodDisruptionBudget", NameRule::Dns1123Subdomain)?;
         if self.selector.is_empty() {
             return Err(Error::Invalid(format!(
                 "PodDisruptionBudget {}: the selector is empty; expected at least one label, e.g. app=web",
@@ -862,7 +861,7 @@ pub struct ServiceSpec {
 
 impl ServiceSpec {
     pub fn validate(&self) -> Result<(), Error> {
-        validate_name(&self.name, "Service")?;
+        validate_name_as(&self.name, "Service", NameRule::Dns1035Label)?;
         if self.selector.is_empty() {
             return Err(Error::Invalid(format!(
                 "Service {}: the selector is empty; expected at least one label, e.g. app=web",
@@ -873,23 +872,74 @@ impl ServiceSpec {
     }
 }
 
-/// Object names follow DNS-1123 labels: what Kubernetes accepts for most names,
-/// and what keeps a name safe to show anywhere.
+/// Which of Kubernetes' name rules an object's name follows
+/// (apimachinery's `IsDNS1123Label`, `IsDNS1123Subdomain`, `IsDNS1035Label`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameRule {
+    /// At most 63 lowercase letters, digits or '-', starting and ending with
+    /// a letter or digit.
+    Dns1123Label,
+    /// At most 253 characters: DNS-1123 labels joined by '.' (each part
+    /// starting and ending with a letter or digit). Nodes, Deployments,
+    /// DaemonSets, Pods and PodDisruptionBudgets
+    /// (`ValidateNodeName`, `ValidateDeploymentName`, ... = `NameIsDNSSubdomain`).
+    Dns1123Subdomain,
+    /// A DNS-1123 label that starts with a letter: Services
+    /// (`ValidateServiceName` = `NameIsDNS1035Label`).
+    Dns1035Label,
+}
+
+impl NameRule {
+    fn expected(self) -> &'static str {
+        match self {
+            NameRule::Dns1123Label => "1 to 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
+            NameRule::Dns1123Subdomain => "1 to 253 lowercase letters, digits, '-' or '.', each dot-separated part starting and ending with a letter or digit (a DNS-1123 subdomain, e.g. ip-10-0-0-1.ec2.internal)",
+            NameRule::Dns1035Label => "1 to 63 lowercase letters, digits or '-', starting with a letter and ending with a letter or digit",
+        }
+    }
+
+    /// Whether `name` follows the rule.
+    pub fn accepts(self, name: &str) -> bool {
+        let label_ok = |part: &str, max: usize| {
+            let b = part.as_bytes();
+            !b.is_empty()
+                && b.len() <= max
+                && b.iter()
+                    .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+                && b[0].is_ascii_alphanumeric()
+                && b[b.len() - 1].is_ascii_alphanumeric()
+        };
+        match self {
+            NameRule::Dns1123Label => label_ok(name, 63),
+            NameRule::Dns1035Label => {
+                label_ok(name, 63) && name.as_bytes()[0].is_ascii_lowercase()
+            }
+            NameRule::Dns1123Subdomain => {
+                name.len() <= 253 && name.split('.').all(|part| label_ok(part, 253))
+            }
+        }
+    }
+}
+
+/// Object names follow DNS-1123 labels: what Kubernetes accepts for most
+/// label-like names (a scheduler profile's name here).
 pub fn validate_name(name: &str, kind: &str) -> Result<(), Error> {
+    validate_name_as(name, kind, NameRule::Dns1123Label)
+}
+
+/// `name` checked against Kubernetes' rule for its kind.
+pub fn validate_name_as(name: &str, kind: &str, rule: NameRule) -> Result<(), Error> {
     if name.is_empty() {
         return Err(Error::Invalid(format!(
-            "{kind} name is empty; expected 1 to 63 lowercase letters, digits or '-'"
+            "{kind} name is empty; expected {}",
+            rule.expected()
         )));
     }
-    let ok_chars = name
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-    let b = name.as_bytes();
-    let ends_ok = b[0].is_ascii_alphanumeric() && b[b.len() - 1].is_ascii_alphanumeric();
-    if name.len() > 63 || !ok_chars || !ends_ok {
+    if !rule.accepts(name) {
         return Err(Error::Invalid(format!(
-            "{kind} name {} is not valid; expected 1 to 63 lowercase letters, digits or '-', starting and ending with a letter or digit",
-            quoted(name)
+            "{kind} name {} is not valid; expected {}",
+            quoted(name),
+            rule.expected()
         )));
     }
     Ok(())
@@ -978,10 +1028,35 @@ mod tests {
     #[test]
     fn names_follow_dns_labels() {
         assert!(validate_name("web-1", "app").is_ok());
-        for bad in ["", "-web", "web-", "Web", "web_1", "<b>", &"a".repeat(64)] {
+        for bad in ["", "-web", "web-", "Web", "web_1", "<b>", &"a".repeat(64), "a.b"] {
             let e = validate_name(bad, "app").unwrap_err();
             assert!(e.to_string().contains("expected"), "{e}");
         }
+    }
+
+    #[test]
+    fn names_follow_kubernetes_rule_per_kind() {
+        let sub = NameRule::Dns1123Subdomain;
+        for ok in ["ip-10-0-0-1.ec2.internal", "a", "web.v2", "0x", &"a".repeat(253)] {
+            assert!(sub.accepts(ok), "{ok}");
+        }
+        let long = format!("{}.{}", "a".repeat(200), "b".repeat(53));
+        assert_eq!(long.len(), 254);
+        for bad in ["", ".a", "a.", "a..b", "a.-b", "a-.b", "A.b", "a_b", &long] {
+            assert!(!sub.accepts(bad), "{bad}");
+        }
+        let svc = NameRule::Dns1035Label;
+        assert!(svc.accepts("web-1"));
+        for bad in ["1web", "web.v2", "-web", &"a".repeat(64)] {
+            assert!(!svc.accepts(bad), "{bad}");
+        }
+        assert!(NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024).validate().is_ok());
+        let e = NodeSpec::new("ip_10", 1000, 1024).validate().unwrap_err();
+        assert!(e.to_string().contains("DNS-1123 subdomain"), "{e}");
+        let e = ServiceSpec { name: "1web".into(), selector: Selector::new(&[("app", "web")]) }
+            .validate()
+            .unwrap_err();
+        assert!(e.to_string().contains("starting with a letter"), "{e}");
     }
 
     #[test]
@@ -995,8 +1070,8 @@ mod tests {
     }
 
     #[test]
-    fn zero_requests_and_zero_capacity_are_refused() {
-        assert!(PodTemplate::new(Resources::ZERO).validate("web").is_err());
+    fn zero_capacity_is_refused_and_zero_requests_are_not() {
+        assert!(PodTemplate::new(Resources::ZERO).validate("web").is_ok());
         assert!(NodeSpec::new("n", 0, 1024).validate().is_err());
         assert!(
             DeploymentSpec::new("web", MAX_REPLICAS + 1, Resources::new(1, 1))

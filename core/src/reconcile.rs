@@ -2,7 +2,7 @@
 
 use alloc::borrow::Cow;
 
-use crate::cluster::{Cluster, ControllerId, FixedPoint, ReconcileReport, PASS_BUDGET};
+use crate::cluster::{Cluster, ControllerId, FixedPoint, ReconcileReport, Workload, PASS_BUDGET};
 use crate::scheduler::{OnBind, Profile};
 
 impl Cluster {
@@ -41,7 +41,12 @@ impl Cluster {
         };
         r.evicted = self.progress_drains();
         for c in 0..self.controllers.len() {
-            let (created, deleted) = self.sync_deployment(ControllerId(c as u32));
+            let id = ControllerId(c as u32);
+            let (created, deleted) = match self.controllers[c].workload {
+                Workload::Deployment => self.sync_deployment(id),
+                Workload::DaemonSet(_) => self.sync_daemonset(id),
+                Workload::Pod(_) => self.sync_bare_pod(id),
+            };
             r.created += created;
             r.deleted += deleted;
             r.timed_out += self.sync_rollout_status(ControllerId(c as u32)) as u32;
@@ -91,12 +96,20 @@ impl Cluster {
     }
 
     /// Every live Deployment has exactly its desired number of pods, all bound
-    /// to nodes and all of the current revision.
+    /// to nodes and all of the current revision; every DaemonSet one current
+    /// pod bound on each eligible node; every bare Pod bound.
     pub fn fully_satisfied(&self) -> bool {
-        self.controllers.iter().filter(|c| !c.deleted).all(|c| {
-            let cur = c.count(c.current);
-            c.total() == c.replicas && cur.pods == c.replicas && cur.bound == c.replicas
-        })
+        self.controllers
+            .iter()
+            .filter(|c| !c.deleted)
+            .all(|c| match c.workload {
+                Workload::Deployment => {
+                    let cur = c.count(c.current);
+                    c.total() == c.replicas && cur.pods == c.replicas && cur.bound == c.replicas
+                }
+                Workload::DaemonSet(_) => self.daemonset_satisfied(c),
+                Workload::Pod(_) => c.pending.is_empty(),
+            })
     }
 
     /// Pods not yet bound to a node.

@@ -7,7 +7,9 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::bare_pod::BarePodSpec;
 use crate::cluster::{Cluster, FixedPoint, ScorePolicy};
+use crate::daemonset::DaemonSetSpec;
 use crate::error::Error;
 use crate::events::{EventType, Reason};
 use crate::limits::{MAX_NODES, MAX_PODS, MAX_SCRIPT_EVENTS, MAX_TICK};
@@ -122,6 +124,15 @@ pub enum Event {
     AddPriorityClass(crate::priority::PriorityClass),
     /// Delete a PriorityClass; pods keep their priority.
     DeletePriorityClass(String),
+    /// Create a DaemonSet: see [`Cluster::create_daemonset`].
+    CreateDaemonSet(DaemonSetSpec),
+    /// Apply a changed DaemonSet (a new template rolls node by node).
+    UpdateDaemonSet(DaemonSetSpec),
+    DeleteDaemonSet(String),
+    /// Create a bare Pod: see [`Cluster::create_bare_pod`].
+    CreatePod(BarePodSpec),
+    /// Delete a bare Pod (nobody recreates it).
+    DeletePod(String),
 }
 
 impl Event {
@@ -167,6 +178,18 @@ impl Event {
                 format!("add PriorityClass {} (value {})", pc.name, pc.value)
             }
             Event::DeletePriorityClass(n) => format!("delete PriorityClass {n}"),
+            Event::CreateDaemonSet(d) => {
+                format!("create DaemonSet {} ({})", d.name, d.template.requests)
+            }
+            Event::UpdateDaemonSet(d) => {
+                format!("update DaemonSet {} to {}", d.name, d.template.version)
+            }
+            Event::DeleteDaemonSet(d) => format!("delete DaemonSet {d}"),
+            Event::CreatePod(p) => match &p.node_name {
+                Some(n) => format!("create Pod {} on node {n}", p.name),
+                None => format!("create Pod {} ({})", p.name, p.template.requests),
+            },
+            Event::DeletePod(p) => format!("delete Pod {p}"),
         }
     }
 }
@@ -448,6 +471,13 @@ impl Simulator {
                         name: d.name.clone(),
                     });
                 }
+                // A DaemonSet or bare Pod of the name.
+                if c.controller_by_name.contains_key(&d.name) {
+                    return Err(Error::AlreadyExists {
+                        kind: "app",
+                        name: d.name.clone(),
+                    });
+                }
                 self.check_fits(&d.name, &d.template.requests)?;
                 self.check_pods(e, tick)
             }
@@ -530,6 +560,80 @@ impl Simulator {
             Event::Evict(p) => c.pod_by_name(p).map(|_| ()),
             Event::SetPolicy(_) => Ok(()),
             Event::SetProfile(p) => p.validate(),
+            Event::CreateDaemonSet(d) => {
+                d.validate()?;
+                self.check_new_workload(&d.name)?;
+                let queued = self.script[self.next..]
+                    .iter()
+                    .filter(|(_, e)| matches!(e, Event::CreateDaemonSet(_)))
+                    .count();
+                let live = c.daemonset_specs().count();
+                if live + queued >= crate::daemonset::MAX_DAEMONSETS {
+                    return Err(Error::Invalid(format!(
+                        "DaemonSet {}: with the DaemonSets created and queued the cluster would have {}, more than the limit of {} (MAX_DAEMONSETS); expected one deleted first",
+                        d.name,
+                        live + queued + 1,
+                        crate::daemonset::MAX_DAEMONSETS
+                    )));
+                }
+                self.check_fits(&d.name, &d.template.requests)
+            }
+            Event::UpdateDaemonSet(d) => {
+                d.validate()?;
+                self.check_workload_exists("DaemonSet", &d.name, tick)?;
+                self.check_fits(&d.name, &d.template.requests)
+            }
+            Event::DeleteDaemonSet(d) => self.check_workload_exists("DaemonSet", d, tick),
+            Event::CreatePod(p) => {
+                p.validate()?;
+                self.check_new_workload(&p.name)?;
+                if p.node_name.is_none() {
+                    self.check_fits(&p.name, &p.template.requests)?;
+                }
+                Ok(())
+            }
+            Event::DeletePod(p) => self.check_workload_exists("Pod", p, tick),
+        }
+    }
+
+    /// A new Deployment, DaemonSet or bare Pod name: none of the three may
+    /// hold it now or be queued to (the engine keeps one name per owner).
+    fn check_new_workload(&self, name: &str) -> Result<(), Error> {
+        let queued = self.script[self.next..].iter().any(|(_, e)| match e {
+            Event::Deploy(d) => d.name == name,
+            Event::CreateDaemonSet(d) => d.name == name,
+            Event::CreatePod(p) => p.name == name,
+            _ => false,
+        });
+        if queued || self.cluster.controller_by_name.contains_key(name) {
+            return Err(Error::AlreadyExists {
+                kind: "workload",
+                name: name.into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// A DaemonSet or bare Pod that exists now or is created by a scripted
+    /// event due by `tick`.
+    fn check_workload_exists(&self, kind: &'static str, name: &str, tick: u64) -> Result<(), Error> {
+        let c = &self.cluster;
+        let now = match kind {
+            "DaemonSet" => c.daemonset_spec(name).is_ok(),
+            _ => c.bare_pod_specs().any(|p| p.name == name),
+        };
+        let queued = self.script[self.next..]
+            .iter()
+            .take_while(|(t, _)| *t <= tick)
+            .any(|(_, e)| match e {
+                Event::CreateDaemonSet(d) => kind == "DaemonSet" && d.name == name,
+                Event::CreatePod(p) => kind == "Pod" && p.name == name,
+                _ => false,
+            });
+        if now || queued {
+            Ok(())
+        } else {
+            Err(Error::not_found(kind, name))
         }
     }
 
@@ -648,6 +752,11 @@ impl Simulator {
                 self.profile = p.clone();
                 Ok(())
             }
+            Event::CreateDaemonSet(d) => c.create_daemonset(d.clone()).map(|_| ()),
+            Event::UpdateDaemonSet(d) => c.update_daemonset(d.clone()),
+            Event::DeleteDaemonSet(d) => c.delete_daemonset(d),
+            Event::CreatePod(p) => c.create_bare_pod(p.clone()).map(|_| ()),
+            Event::DeletePod(p) => c.delete_bare_pod(p),
         }
     }
 

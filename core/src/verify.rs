@@ -152,7 +152,9 @@ fn check_node_rules(p: &PodView<'_>, n: &NodeView<'_>, at_bind: bool) -> Result<
     for taint in &n.spec.taints {
         let binding = match taint.effect {
             TaintEffect::NoExecute => true,
-            TaintEffect::NoSchedule => !grandfathered,
+            // The kubelet admits a pod bound by nodeName whatever its
+            // NoSchedule taints: only the scheduler reads them.
+            TaintEffect::NoSchedule => !grandfathered && !p.by_node_name,
             TaintEffect::PreferNoSchedule => false,
         };
         if binding && !t.tolerations.iter().any(|tol| tol.tolerates(taint)) {

@@ -5,7 +5,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase};
+use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase, Workload, WorkloadKind};
 use crate::error::Error;
 use crate::model::{NodeSpec, PodTemplate, Resources, RollingUpdate};
 
@@ -41,6 +41,14 @@ impl NodeView<'_> {
 #[derive(Clone, Copy, Debug)]
 pub struct PodView<'a> {
     pub controller: ControllerId,
+    /// Its owner's kind: a Deployment's, a DaemonSet's, or a bare Pod.
+    pub kind: WorkloadKind,
+    /// A bare Pod bound by `spec.nodeName`: the kubelet admitted it, the
+    /// scheduler never saw it (so NoSchedule taints and cordons did not apply).
+    pub by_node_name: bool,
+    /// Of an older template than its owner's current one (for a DaemonSet,
+    /// whose every node has a revision of its own: an older generation).
+    pub outdated: bool,
     pub app: &'a str,
     pub ordinal: u32,
     pub revision: u32,
@@ -61,7 +69,10 @@ pub struct PodView<'a> {
 
 impl PodView<'_> {
     pub fn name(&self) -> String {
-        format!("{}-{}", self.app, self.ordinal)
+        match self.kind {
+            WorkloadKind::Pod => String::from(self.app),
+            _ => format!("{}-{}", self.app, self.ordinal),
+        }
     }
 }
 
@@ -69,6 +80,8 @@ impl PodView<'_> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppStatus {
     pub id: ControllerId,
+    /// A Deployment, a DaemonSet (desired: its eligible nodes) or a bare Pod.
+    pub kind: WorkloadKind,
     pub name: String,
     /// spec.replicas
     pub desired: u32,
@@ -143,6 +156,12 @@ impl Cluster {
         let c = &self.controllers[p.controller.0 as usize];
         PodView {
             controller: p.controller,
+            kind: c.workload.kind(),
+            by_node_name: matches!(&c.workload, Workload::Pod(b) if b.spec.node_name.is_some()),
+            outdated: match &c.workload {
+                Workload::DaemonSet(d) => d.rev_info[p.revision as usize - 1].0 != d.generation,
+                _ => p.revision != c.current,
+            },
             app: &c.name,
             ordinal: p.ordinal,
             revision: p.revision,
@@ -183,9 +202,18 @@ impl Cluster {
 
     pub(crate) fn pod_key(&self, name: &str) -> Result<u32, Error> {
         let missing = || Error::not_found("pod", name);
+        if let Some(c) = self.controller_by_name.get(name) {
+            let ctl = &self.controllers[c.0 as usize];
+            if ctl.workload.kind() == WorkloadKind::Pod {
+                return ctl.pods.values().next().copied().ok_or_else(missing);
+            }
+        }
         let (app, ord) = name.rsplit_once('-').ok_or_else(missing)?;
         let ord: u32 = ord.parse().map_err(|_| missing())?;
         let c = self.controller_by_name.get(app).ok_or_else(missing)?;
+        if self.controllers[c.0 as usize].workload.kind() == WorkloadKind::Pod {
+            return Err(missing());
+        }
         self.controllers[c.0 as usize]
             .pods
             .get(&ord)
@@ -197,7 +225,8 @@ impl Cluster {
         Ok(self.pod_view(self.pod_key(name)?))
     }
 
-    /// Live Deployments, in creation order.
+    /// Live pod owners (Deployments, DaemonSets, bare Pods: `kind` says
+    /// which), in creation order.
     pub fn apps(&self) -> impl Iterator<Item = AppStatus> + '_ {
         (0..self.controllers.len())
             .filter(|&i| !self.controllers[i].deleted)
@@ -212,7 +241,32 @@ impl Cluster {
         let c = &self.controllers[id.0 as usize];
         let cur = c.count(c.current);
         let bound: u32 = c.counts.values().map(|x| x.bound).sum();
-        let (max_surge, max_unavailable) = c.strategy.resolve(c.replicas);
+        let (mut max_surge, mut max_unavailable) = c.strategy.resolve(c.replicas);
+        let mut strategy = c.strategy;
+        let mut updated = cur.pods;
+        let mut rolling = c.rolling;
+        match &c.workload {
+            Workload::Deployment => {}
+            Workload::DaemonSet(d) => {
+                // RollingUpdate with maxSurge 0; up to date: the current generation.
+                strategy = RollingUpdate {
+                    max_surge: crate::model::IntOrPercent::Int(0),
+                    max_unavailable: d.spec.max_unavailable,
+                };
+                max_surge = 0;
+                max_unavailable = d.spec.max_unavailable.scaled(c.replicas, true).max(1);
+                updated = c
+                    .pods
+                    .values()
+                    .filter(|&&k| d.rev_info[self.pod(k).revision as usize - 1].0 == d.generation)
+                    .count() as u32;
+                rolling = updated < c.total();
+            }
+            Workload::Pod(_) => {
+                (max_surge, max_unavailable) = (0, 0);
+                updated = c.total();
+            }
+        }
         let pending_reason = if c.pending.is_empty() {
             None
         } else {
@@ -223,19 +277,20 @@ impl Cluster {
         };
         AppStatus {
             id,
+            kind: c.workload.kind(),
             name: c.name.clone(),
             desired: c.replicas,
             current: c.total(),
             ready: c.ready(),
-            updated: cur.pods,
+            updated,
             available: c.available(),
             bound,
             pending: c.pending.len() as u32,
             revision: c.current,
             version: c.template().version.clone(),
             requests: c.template().requests,
-            rolling: c.rolling,
-            strategy: c.strategy,
+            rolling,
+            strategy,
             max_surge,
             max_unavailable,
             pending_reason,

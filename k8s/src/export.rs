@@ -8,10 +8,10 @@ use shepherd::model::{
     DEFAULT_READY_AFTER,
 };
 use shepherd::{
-    AffinityTerm, Budget, Cluster, DeploymentSpec, IntOrPercent, Labels, PodTemplate, Toleration,
+    AffinityTerm, BarePodSpec, Budget, Cluster, DaemonSetSpec, DeploymentSpec, IntOrPercent, Labels, PodTemplate, Toleration,
     TolerationOperator,
 };
-use shepherd::{Profile, Selector};
+use shepherd::{Profile, Selector, Taint, TaintEffect};
 
 use crate::scenario::{ImportedNode, Scenario};
 use crate::value::Value;
@@ -43,7 +43,7 @@ fn int_or_percent(v: IntOrPercent) -> Value {
     }
 }
 
-fn node(n: &ImportedNode) -> Value {
+fn node(n: &ImportedNode, kwok: bool) -> Value {
     let resources = map(vec![
         ("cpu", s(&format!("{}m", n.spec.capacity.cpu_millis))),
         ("memory", s(&format!("{}Mi", n.spec.capacity.memory_mib))),
@@ -73,6 +73,9 @@ fn node(n: &ImportedNode) -> Value {
         ));
     }
     let mut meta = vec![("name", s(&n.spec.name))];
+    if kwok {
+        meta.push(("annotations", map(vec![(KWOK_KEY, s(KWOK_VALUE))])));
+    }
     if !n.spec.labels.is_empty() {
         meta.push(("labels", labels(&n.spec.labels)));
     }
@@ -115,6 +118,9 @@ fn toleration(t: &Toleration) -> Value {
     }
     if let Some(e) = t.effect {
         m.push(("effect", s(e.as_str())));
+    }
+    if let Some(secs) = t.toleration_seconds {
+        m.push(("tolerationSeconds", Value::UInt(secs)));
     }
     map(m)
 }
@@ -252,9 +258,17 @@ fn template(t: &PodTemplate) -> Value {
     if t.ready_after != DEFAULT_READY_AFTER {
         annotations.push((ANNOTATION_READY_AFTER, s(&t.ready_after.to_string())));
     }
-    let mut requests = vec![("cpu", s(&format!("{}m", t.requests.cpu_millis)))];
+    // A pod without requests (BestEffort) has no resources at all.
+    let mut requests = Vec::new();
+    if t.requests.cpu_millis > 0 {
+        requests.push(("cpu", s(&format!("{}m", t.requests.cpu_millis))));
+    }
     if t.requests.memory_mib > 0 {
         requests.push(("memory", s(&format!("{}Mi", t.requests.memory_mib))));
+    }
+    let mut container = vec![("name", s("app")), ("image", s(IMAGE))];
+    if !requests.is_empty() {
+        container.push(("resources", map(vec![("requests", map(requests))])));
     }
     let mut spec = Vec::new();
     if !t.node_selector.is_empty() {
@@ -288,14 +302,7 @@ fn template(t: &PodTemplate) -> Value {
     if let Some(pc) = &t.priority_class_name {
         spec.push(("priorityClassName", s(pc)));
     }
-    spec.push((
-        "containers",
-        Value::Seq(vec![map(vec![
-            ("name", s("app")),
-            ("image", s(IMAGE)),
-            ("resources", map(vec![("requests", map(requests))])),
-        ])]),
-    ));
+    spec.push(("containers", Value::Seq(vec![map(container)])));
     map(vec![
         (
             "metadata",
@@ -305,6 +312,68 @@ fn template(t: &PodTemplate) -> Value {
             ]),
         ),
         ("spec", map(spec)),
+    ])
+}
+
+fn daemonset(d: &DaemonSetSpec, namespace: &str) -> Value {
+    map(vec![
+        ("apiVersion", s("apps/v1")),
+        ("kind", s("DaemonSet")),
+        (
+            "metadata",
+            map(vec![("name", s(&d.name)), ("namespace", s(namespace))]),
+        ),
+        (
+            "spec",
+            map(vec![
+                (
+                    "selector",
+                    map(vec![("matchLabels", labels(&d.template.labels))]),
+                ),
+                (
+                    "updateStrategy",
+                    map(vec![
+                        ("type", s("RollingUpdate")),
+                        (
+                            "rollingUpdate",
+                            map(vec![("maxUnavailable", int_or_percent(d.max_unavailable))]),
+                        ),
+                    ]),
+                ),
+                ("template", template(&d.template)),
+            ]),
+        ),
+    ])
+}
+
+/// A bare Pod: the template's metadata and spec as the Pod's own, with
+/// `spec.nodeName` when it is bound by name.
+fn bare_pod(p: &BarePodSpec, namespace: &str) -> Value {
+    let Value::Map(t) = template(&p.template) else {
+        unreachable!("template() writes a mapping")
+    };
+    let mut meta = vec![
+        ("name".to_string(), s(&p.name)),
+        ("namespace".to_string(), s(namespace)),
+    ];
+    let mut spec = Value::Null;
+    for (k, v) in t {
+        match (k.as_str(), v) {
+            ("metadata", Value::Map(m)) => meta.extend(m),
+            ("spec", Value::Map(mut m)) => {
+                if let Some(n) = &p.node_name {
+                    m.insert(0, ("nodeName".to_string(), s(n)));
+                }
+                spec = Value::Map(m);
+            }
+            _ => {}
+        }
+    }
+    map(vec![
+        ("apiVersion", s("v1")),
+        ("kind", s("Pod")),
+        ("metadata", Value::Map(meta)),
+        ("spec", spec),
     ])
 }
 
@@ -365,11 +434,86 @@ fn rollout_timing(d: &DeploymentSpec) -> Vec<(&'static str, Value)> {
 /// The scenario as a multi-document YAML stream that `kubectl apply -f` takes:
 /// Nodes (labels, taints, unschedulable; allocatable and the Ready condition
 /// in `status`, which KWOK reads and a real cluster's kubelet overwrites),
+/// bare Pods (with `spec.nodeName` when bound by name), DaemonSets and
 /// Deployments (one `pause` container holding the template's requests),
 /// PodDisruptionBudgets and Services, in namespace `namespace`.
 pub fn export(sc: &Scenario, namespace: &str) -> String {
+    export_docs(sc, namespace, false)
+}
+
+/// The annotation (and taint key) KWOK's controller looks for: kwokctl's
+/// kwok runs with `--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake`,
+/// and KWOK's example node carries the taint `kwok.x-k8s.io/node=fake:NoSchedule`
+/// so that real workloads stay off fake nodes.
+pub const KWOK_KEY: &str = "kwok.x-k8s.io/node";
+const KWOK_VALUE: &str = "fake";
+
+/// [`export`] for a KWOK cluster (`kwokctl create cluster`, then `kubectl
+/// apply -f`): every Node is a fake node KWOK keeps Ready (the annotation
+/// `kwok.x-k8s.io/node: fake`, the label `type: kwok` and the taint
+/// `kwok.x-k8s.io/node=fake:NoSchedule` KWOK documents), and every pod
+/// template tolerates that taint, so the real kube-scheduler places the
+/// scenario's pods on the fake nodes as Shepherd does: the taint is on every
+/// node and tolerated by every pod, so no filter or score changes.
+pub fn export_kwok(sc: &Scenario, namespace: &str) -> String {
+    let mut sc = sc.clone();
+    let taint = Taint::new(KWOK_KEY, KWOK_VALUE, TaintEffect::NoSchedule);
+    let tol = Toleration::equal(KWOK_KEY, KWOK_VALUE, Some(TaintEffect::NoSchedule));
+    for n in sc.nodes.iter_mut() {
+        n.spec.labels.insert("type".into(), "kwok".into());
+        n.spec.taints.retain(|t| t.key != KWOK_KEY);
+        n.spec.taints.push(taint.clone());
+    }
+    let templates = sc
+        .deployments
+        .iter_mut()
+        .map(|d| &mut d.template)
+        .chain(sc.daemonsets.iter_mut().map(|d| &mut d.template))
+        .chain(sc.pods.iter_mut().map(|p| &mut p.template));
+    for t in templates {
+        if !t.tolerates(&taint) {
+            t.tolerations.push(tol.clone());
+        }
+    }
+    export_docs(&sc, namespace, true)
+}
+
+/// The scenario's nodes as a shell script of `kubectl label` and `kubectl
+/// taint` commands for an existing cluster whose nodes have these names:
+/// labels with `--overwrite`, taints with `--overwrite`, and cordons.
+pub fn kubectl_node_script(sc: &Scenario) -> String {
+    let q = |x: &str| {
+        if x.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:".contains(&b)) {
+            x.to_string()
+        } else {
+            format!("'{}'", x.replace('\'', "'\\''"))
+        }
+    };
+    let mut out = String::from("#!/bin/sh\n# Node labels and taints of a Shepherd scenario, for a cluster whose nodes have these names.\nset -e\n");
+    for n in &sc.nodes {
+        let name = q(&n.spec.name);
+        if !n.spec.labels.is_empty() {
+            let pairs: Vec<String> = n.spec.labels.iter().map(|(k, v)| q(&format!("{k}={v}"))).collect();
+            let _ = writeln!(out, "kubectl label node {name} --overwrite {}", pairs.join(" "));
+        }
+        for t in &n.spec.taints {
+            let spec = if t.value.is_empty() {
+                format!("{}:{}", t.key, t.effect.as_str())
+            } else {
+                t.to_string()
+            };
+            let _ = writeln!(out, "kubectl taint node {name} --overwrite {}", q(&spec));
+        }
+        if n.unschedulable {
+            let _ = writeln!(out, "kubectl cordon {name}");
+        }
+    }
+    out
+}
+
+fn export_docs(sc: &Scenario, namespace: &str, kwok: bool) -> String {
     let mut docs: Vec<Value> = Vec::new();
-    docs.extend(sc.nodes.iter().map(node));
+    docs.extend(sc.nodes.iter().map(|n| node(n, kwok)));
     // Classes before the Deployments whose pods name them.
     for pc in &sc.priority_classes {
         let mut fields = vec![
@@ -386,6 +530,8 @@ pub fn export(sc: &Scenario, namespace: &str) -> String {
         }
         docs.push(map(fields));
     }
+    docs.extend(sc.pods.iter().map(|p| bare_pod(p, namespace)));
+    docs.extend(sc.daemonsets.iter().map(|d| daemonset(d, namespace)));
     docs.extend(sc.deployments.iter().map(|d| deployment(d, namespace)));
     for p in &sc.pdbs {
         let (k, v) = match p.budget {

@@ -5,7 +5,7 @@
 //! the object key by key: a key is read, or known to change nothing the engine
 //! simulates (`INERT`), or reported with a warning. Fields the engine cannot
 //! represent yet (`not_simulated_yet`) are the places to wire when the model
-//! grows: node affinity, preferred terms, topology spread, the
+//! grows: node affinity, preferred terms, topology spread, priority, the
 //! pods capacity, DaemonSets, namespaces, scheduler configuration.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -23,9 +23,9 @@ use shepherd::model::{
     WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
 };
 use shepherd::{
-    AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec, PodTemplate,
-    PreemptionPolicy, PriorityClass, Resources, RollingUpdate, Selector, ServiceSpec, Taint,
-    TaintEffect, Toleration, TolerationOperator,
+    AffinityTerm, BarePodSpec, Budget, DaemonSetSpec, DeploymentSpec, IntOrPercent, Labels,
+    NodeSpec, PdbSpec, PodTemplate, PreemptionPolicy, PriorityClass, Resources, RollingUpdate,
+    Selector, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
 };
 
 type Map = [(String, Value)];
@@ -491,6 +491,8 @@ impl<'a> State<'a> {
                 | "Deployment"
                 | "ReplicaSet"
                 | "StatefulSet"
+                | "DaemonSet"
+                | "Pod"
                 | "PodDisruptionBudget"
                 | "Service"
         ) {
@@ -510,18 +512,8 @@ impl<'a> State<'a> {
             "Deployment" | "ReplicaSet" | "StatefulSet" => self.app(cx, kind, v, meta, spec),
             "PodDisruptionBudget" => self.pdb(cx, meta, spec),
             "Service" => self.service(cx, meta, spec),
-            "Pod" => {
-                self.pod(cx, v);
-                Ok(())
-            }
-            "DaemonSet" => {
-                cx.not_simulated_yet(
-                    "",
-                    "DaemonSets (their pods are not placed, and take no capacity)",
-                );
-                self.skip(kind);
-                Ok(())
-            }
+            "Pod" => self.pod(cx, v, meta, spec, status),
+            "DaemonSet" => self.daemonset(cx, meta, spec),
             "PriorityClass" => self.priority_class(cx, top, meta),
             "KubeSchedulerConfiguration" => {
                 if let Some(prev) = &self.scheduler_config {
@@ -962,9 +954,13 @@ impl<'a> State<'a> {
 
     // ----- Pod -------------------------------------------------------------------
 
-    /// A Pod is its controller's when the controller is in the input; the
-    /// engine has no standalone pods yet, so a bare Pod is skipped with a warning.
-    fn pod(&mut self, cx: &mut Ctx, v: &Value) {
+    /// A Pod is its controller's when the controller is in the input (not
+    /// a second copy); one owned by a controller missing from the input is
+    /// skipped with a warning; one without an owner is a bare Pod of its own:
+    /// bound where `spec.nodeName` says (through the kubelet's admission),
+    /// else scheduled, and never recreated. A pod that has finished
+    /// (Succeeded or Failed) holds nothing and is skipped.
+    fn pod(&mut self, cx: &mut Ctx, v: &Value, meta: &Map, spec: &Value, status: &Value) -> R<()> {
         let ns = namespace_of(v).unwrap_or(&self.opts.namespace).to_string();
         for (kind, name) in owner_refs(v) {
             let present = self
@@ -972,25 +968,165 @@ impl<'a> State<'a> {
                 .contains(&(kind.clone(), ns.clone(), name.clone()));
             if present {
                 self.owned += 1;
-                return;
+                return Ok(());
             }
             if kind == "ReplicaSet" && self.owned_replicasets.contains(&(ns.clone(), name.clone()))
             {
                 self.owned += 1;
-                return;
+                return Ok(());
             }
         }
-        match owner_refs(v).first() {
-            Some((k, n)) => cx.warn(
+        if let Some((k, n)) = owner_refs(v).first() {
+            cx.warn(
                 "metadata.ownerReferences",
                 format!("owned by {k} {n:?}, which is not in the input; the pod is not simulated"),
-            ),
-            None => cx.not_simulated_yet(
-                "",
-                "bare Pods (the engine places pods of replica owners only); the pod is skipped",
-            ),
+            );
+            self.skip("Pod");
+            return Ok(());
         }
-        self.skip("Pod");
+        if let Some(phase) = status.get("phase") {
+            let phase = cx.string(phase, "status.phase")?;
+            if phase == "Succeeded" || phase == "Failed" {
+                cx.warn(
+                    "status.phase",
+                    format!("the pod has finished ({phase}) and holds no resources; the pod is skipped"),
+                );
+                self.skip("Pod");
+                return Ok(());
+            }
+        }
+        let (name, labels) = self.metadata(cx, meta, true)?;
+        self.first_seen(cx, &self.apps, OWNER_NAMES, &name)?;
+        let mut t = PodTemplate::new(Resources::ZERO);
+        t.labels = labels;
+        if let Some((_, a)) = meta.iter().find(|(k, _)| k == "annotations") {
+            template_annotations(cx, &mut t, a, "metadata.annotations")?;
+        }
+        let node_name = pod_spec(cx, &mut t, spec, "spec")?;
+        let p = BarePodSpec {
+            name: name.clone(),
+            template: t,
+            node_name,
+        };
+        self.engine(cx, p.validate())?;
+        self.apps.insert(
+            name,
+            Seen {
+                loc: cx.loc.clone(),
+            },
+        );
+        self.scenario.pods.push(p);
+        self.took("Pod");
+        Ok(())
+    }
+
+    // ----- DaemonSet -------------------------------------------------------------
+
+    fn daemonset(&mut self, cx: &mut Ctx, meta: &Map, spec: &Value) -> R<()> {
+        let (name, _) = self.metadata(cx, meta, false)?;
+        self.first_seen(cx, &self.apps, OWNER_NAMES, &name)?;
+        let mut selector = None;
+        let mut template = None;
+        let mut max_unavailable = IntOrPercent::Int(1);
+        for (k, val) in cx.map(spec, "spec")? {
+            let p = child("spec", k);
+            match k.as_str() {
+                "selector" => selector = Some(label_selector(cx, val, &p)?),
+                "template" => template = Some(val),
+                "updateStrategy" => max_unavailable = daemonset_strategy(cx, val, &p)?,
+                "minReadySeconds" => {
+                    if cx.count(val, &p, u32::MAX as u64)? > 0 {
+                        cx.not_simulated_yet(&p, "minReadySeconds (a pod is available once Ready)");
+                    }
+                }
+                "revisionHistoryLimit" => {}
+                _ => cx.unknown(&p),
+            }
+        }
+        let Some(template) = template else {
+            return Err(cx.err("spec.template", "missing; expected the pod template"));
+        };
+        let tpl = pod_template(cx, template, "spec.template")?;
+        match selector {
+            None => {
+                return Err(cx.err(
+                    "spec.selector",
+                    "missing; expected matchLabels that the template's labels carry",
+                ))
+            }
+            Some(sel) if sel.is_empty() || !sel.matches(&tpl.labels) => {
+                return Err(cx.err(
+                    "spec.selector",
+                    format!(
+                        "{sel} does not select the template's labels ({}); expected a selector the template's labels satisfy, as Kubernetes requires",
+                        Selector { match_labels: tpl.labels.clone(), ..Default::default() }
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+        let d = DaemonSetSpec {
+            name: name.clone(),
+            template: tpl,
+            max_unavailable,
+        };
+        self.engine(cx, d.validate())?;
+        self.apps.insert(
+            name,
+            Seen {
+                loc: cx.loc.clone(),
+            },
+        );
+        self.scenario.daemonsets.push(d);
+        self.took("DaemonSet");
+        Ok(())
+    }
+}
+
+/// How `first_seen` names a clash between pod owners: the engine keeps one
+/// name space for them.
+const OWNER_NAMES: &str = "a pod owner (the engine names Deployments, ReplicaSets, StatefulSets, DaemonSets and Pods in one space)";
+
+/// `spec.updateStrategy` of a DaemonSet: RollingUpdate's maxUnavailable
+/// (default 1); OnDelete and a maxSurge above 0 are warned about.
+fn daemonset_strategy(cx: &mut Ctx, v: &Value, path: &str) -> R<IntOrPercent> {
+    let mut max_unavailable = IntOrPercent::Int(1);
+    let mut kind = "RollingUpdate".to_string();
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        match k.as_str() {
+            "type" => kind = cx.string(val, &p)?.to_string(),
+            "rollingUpdate" => {
+                for (rk, rv) in cx.map(val, &p)? {
+                    let q = child(&p, rk);
+                    match rk.as_str() {
+                        "maxUnavailable" => max_unavailable = cx.int_or_percent(rv, &q)?,
+                        "maxSurge" => {
+                            let v = cx.int_or_percent(rv, &q)?;
+                            if !matches!(v, IntOrPercent::Int(0) | IntOrPercent::Percent(0)) {
+                                cx.not_simulated_yet(&q, "a DaemonSet's maxSurge (the roll replaces pods in place, maxSurge 0)");
+                            }
+                        }
+                        _ => cx.unknown(&q),
+                    }
+                }
+            }
+            _ => cx.unknown(&p),
+        }
+    }
+    match kind.as_str() {
+        "RollingUpdate" => Ok(max_unavailable),
+        "OnDelete" => {
+            cx.not_simulated_yet(
+                &child(path, "type"),
+                "OnDelete (a changed template rolls as RollingUpdate does)",
+            );
+            Ok(max_unavailable)
+        }
+        other => Err(cx.err(
+            &child(path, "type"),
+            format!("found {other:?}; expected RollingUpdate or OnDelete"),
+        )),
     }
 }
 
@@ -1542,7 +1678,12 @@ fn pod_template(cx: &mut Ctx, v: &Value, path: &str) -> R<PodTemplate> {
             "missing; expected the pod spec with its containers",
         ));
     };
-    pod_spec(cx, &mut t, spec, &sp)?;
+    if pod_spec(cx, &mut t, spec, &sp)?.is_some() {
+        cx.warn(
+            &child(&sp, "nodeName"),
+            "a nodeName in a pod template is not simulated; the scheduler places the pods",
+        );
+    }
     Ok(t)
 }
 
@@ -1568,7 +1709,9 @@ fn template_annotations(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str
     Ok(())
 }
 
-fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
+/// Reads a pod spec into `t`; returns `spec.nodeName` when set.
+fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<Option<String>> {
+    let mut node_name = None;
     let mut containers = None;
     let mut init = None;
     let mut overhead = Req::default();
@@ -1603,10 +1746,12 @@ fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
                     cx.not_simulated_yet(&p, &format!("scheduler {s:?} (every pod goes to the one profile simulated: default-scheduler, or the KubeSchedulerConfiguration's)"));
                 }
             }
-            "nodeName" => cx.warn(
-                &p,
-                "a fixed nodeName is not simulated; the scheduler places the pod",
-            ),
+            "nodeName" => {
+                let n = cx.string(val, &p)?;
+                if !n.is_empty() {
+                    node_name = Some(n.to_string());
+                }
+            }
             "volumes" => {
                 if !cx.seq(val, &p)?.is_empty() {
                     cx.warn(
@@ -1668,16 +1813,10 @@ fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
     let eff = sum.add(sidecars).max(init_peak).add(overhead);
     // The engine counts memory in MiB: a request rounds up, so a pod never
     // takes less than it asked for.
-    let mut req = Resources::new(eff.cpu, eff.mem.div_ceil(1 << 20));
-    if req.is_zero() {
-        cx.warn(
-            &cp,
-            "the pod requests no cpu and no memory; simulated as requesting 1m cpu (the engine refuses a pod that requests nothing)",
-        );
-        req = Resources::new(1, 0);
-    }
-    t.requests = req;
-    Ok(())
+    // A pod that requests nothing is BestEffort: it fits anywhere
+    // NodeResourcesFit looks, and scoring counts the non-zero defaults.
+    t.requests = Resources::new(eff.cpu, eff.mem.div_ceil(1 << 20));
+    Ok(node_name)
 }
 
 /// One container's requests (a limit stands in for a missing request, as the
@@ -1782,12 +1921,28 @@ fn tolerations(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<Toleration>> {
                         _ => Some(taint_effect(cx, val, &p)?),
                     }
                 }
-                "tolerationSeconds" => cx.not_simulated_yet(
-                    &p,
-                    "tolerationSeconds (a tolerated NoExecute taint is tolerated for good)",
-                ),
+                "tolerationSeconds" => {
+                    // Kubernetes: zero and negative values mean evict at once (0).
+                    let max = shepherd::model::MAX_TOLERATION_SECONDS;
+                    let expected = format!("a whole number of seconds up to {max} (the latest tick)");
+                    tol.toleration_seconds = Some(match val {
+                        Value::Int(i) if *i <= 0 => 0,
+                        Value::Int(i) if (*i as u64) <= max => *i as u64,
+                        Value::UInt(u) if *u <= max => *u,
+                        other => return Err(cx.wrong(&p, other, &expected)),
+                    });
+                }
                 _ => cx.unknown(&p),
             }
+        }
+        if tol.toleration_seconds.is_some() && tol.effect != Some(shepherd::TaintEffect::NoExecute) {
+            return Err(cx.err(
+                &child(&tp, "tolerationSeconds"),
+                format!(
+                    "is set on a toleration with effect {}; expected effect NoExecute, as Kubernetes requires for tolerationSeconds",
+                    tol.effect.map(|e| e.as_str()).unwrap_or("(none)")
+                ),
+            ));
         }
         // Kubernetes: an empty key with operator Exists tolerates everything;
         // an empty key needs Exists.

@@ -9,6 +9,8 @@
 //! | `v1 Node` (status.allocatable, else capacity: cpu, memory, pods; labels; spec.taints; spec.unschedulable; the Ready condition) | [`shepherd::NodeSpec`], cordoned, NotReady |
 //! | `apps/v1 Deployment` (replicas, strategy, template: requests, nodeSelector, tolerations, node affinity, pod (anti-)affinity required and preferred, topologySpreadConstraints; selectors with matchLabels and matchExpressions) | [`shepherd::DeploymentSpec`] |
 //! | `apps/v1 ReplicaSet` not owned by a Deployment, `apps/v1 StatefulSet` | [`shepherd::DeploymentSpec`] (a replica owner; with a warning) |
+//! | `apps/v1 DaemonSet` (selector, template, updateStrategy maxUnavailable) | [`shepherd::DaemonSetSpec`] in [`Scenario::daemonsets`] |
+//! | `v1 Pod` without an owner (spec.nodeName, the pod spec; finished pods skipped) | [`shepherd::BarePodSpec`] in [`Scenario::pods`] |
 //! | `policy/v1 PodDisruptionBudget` | [`shepherd::PdbSpec`] |
 //! | `v1 Service` with a selector | [`shepherd::ServiceSpec`] |
 //! | `kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration` (the profile named default-scheduler, else the first) | [`shepherd::Profile`] in [`Scenario::profile`] |
@@ -20,7 +22,8 @@
 //! found and what was expected; an import with an error imports nothing.
 //!
 //! [`export`] writes a [`Scenario`] back as manifests that `kubectl apply`
-//! takes, and [`pods_wide`] prints a converged cluster's placement as
+//! takes ([`export_kwok`] with KWOK's fake nodes, [`kubectl_node_script`] the
+//! nodes' labels and taints as kubectl commands), and [`pods_wide`] prints a converged cluster's placement as
 //! `kubectl get pods -o wide` does. `import(export(s))` gives `s` back.
 //!
 //! Quantities are read by the engine's own [`shepherd::quantity`], so the
@@ -36,8 +39,8 @@ mod value;
 use std::fmt;
 
 pub use export::{
-    export, export_scheduler_config, pods_wide, pods_wide_json, ANNOTATION_READY_AFTER,
-    ANNOTATION_VERSION,
+    export, export_kwok, export_scheduler_config, kubectl_node_script, pods_wide, pods_wide_json,
+    ANNOTATION_READY_AFTER, ANNOTATION_VERSION, KWOK_KEY,
 };
 pub use import::{import, import_with};
 pub use scenario::{ImportedNode, Scenario};

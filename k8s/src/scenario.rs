@@ -2,7 +2,8 @@
 
 use shepherd::simulator::Event;
 use shepherd::{
-    Cluster, DeploymentSpec, Error, NodeSpec, PdbSpec, PriorityClass, Profile, ServiceSpec,
+    BarePodSpec, Cluster, DaemonSetSpec, DeploymentSpec, Error, NodeSpec, PdbSpec, PriorityClass,
+    Profile, ServiceSpec,
 };
 
 /// A node with the state its manifest gives it.
@@ -22,6 +23,10 @@ pub struct Scenario {
     pub nodes: Vec<ImportedNode>,
     /// Deployments, and the ReplicaSets and StatefulSets simulated as replica owners.
     pub deployments: Vec<DeploymentSpec>,
+    /// DaemonSets: a pod on every node each selects and tolerates.
+    pub daemonsets: Vec<DaemonSetSpec>,
+    /// Pods without a controller (bound by nodeName, else scheduled).
+    pub pods: Vec<BarePodSpec>,
     pub pdbs: Vec<PdbSpec>,
     pub services: Vec<ServiceSpec>,
     /// PriorityClasses (scheduling.k8s.io/v1), created before the Deployments
@@ -48,7 +53,8 @@ impl Scenario {
     }
 
     /// Adds the scenario to `cluster`: nodes (cordoned, NotReady as declared),
-    /// then Deployments, budgets and Services.
+    /// then bare Pods (a running cluster's pods are where they are), DaemonSets
+    /// (their pods already run on every node), Deployments, budgets and Services.
     pub fn apply(&self, c: &mut Cluster) -> Result<(), Error> {
         let mut any_down = false;
         for n in &self.nodes {
@@ -68,6 +74,12 @@ impl Scenario {
         }
         for pc in &self.priority_classes {
             c.add_priority_class(pc.clone())?;
+        }
+        for p in &self.pods {
+            c.create_bare_pod(p.clone())?;
+        }
+        for d in &self.daemonsets {
+            c.create_daemonset(d.clone())?;
         }
         for d in &self.deployments {
             c.deploy(d.clone())?;
@@ -101,6 +113,8 @@ impl Scenario {
                 .cloned()
                 .map(Event::AddPriorityClass),
         );
+        out.extend(self.pods.iter().cloned().map(Event::CreatePod));
+        out.extend(self.daemonsets.iter().cloned().map(Event::CreateDaemonSet));
         out.extend(self.deployments.iter().cloned().map(Event::Deploy));
         out.extend(self.pdbs.iter().cloned().map(Event::AddPdb));
         out.extend(self.services.iter().cloned().map(Event::AddService));

@@ -40,7 +40,11 @@ test('a manifest file dropped on the page is imported, its pods placed, its link
     const placed = await placement(page);
     assert.deepEqual(Object.keys(placed).sort(), ['a-1', 'a-2', 'b-1', 'b-2', 'c-1', 'c-2']);
     const pods = Object.values(placed).flat();
-    assert.equal(pods.length, 10, JSON.stringify(placed));
+    assert.equal(pods.length, 16, JSON.stringify(placed));
+    // The DaemonSet's agent runs on every node, beside the other pods.
+    for (const [node, chips] of Object.entries(placed)) {
+      assert.equal(chips.filter((p) => p.startsWith('log-agent-')).length, 1, `${node}: ${JSON.stringify(chips)}`);
+    }
     // web spreads two per zone (maxSkew 1 over three zones); cache one per node at most.
     for (const zone of ['a', 'b', 'c']) {
       const web = [1, 2].flatMap((i) => placed[`${zone}-${i}`]).filter((p) => p.startsWith('web-'));
@@ -51,7 +55,7 @@ test('a manifest file dropped on the page is imported, its pods placed, its link
     // The dialog lists the summary and the warnings (none for this file).
     assert.ok(await page.isVisible('#manifests-dialog'));
     const summary = await page.textContent('#manifests-summary');
-    assert.match(summary, /10 objects: imported 2 Deployment, 6 Node, 1 PodDisruptionBudget, 1 Service/);
+    assert.match(summary, /11 objects: imported 1 DaemonSet, 2 Deployment, 6 Node, 1 PodDisruptionBudget, 1 Service/);
     assert.match(await page.textContent('#manifests-warnings'), /None/);
     await app.screenshot('manifests-imported-dialog', { fullPage: false });
     await page.click('#manifests-close');

@@ -43,6 +43,25 @@ pub fn events(text: &str) -> Result<Vec<Event>, String> {
     Ok(out)
 }
 
+/// A scenario holding the one object `add` puts in, as manifests: how the
+/// script carries a DaemonSet or a bare Pod created after the import.
+pub fn one_object(add: impl FnOnce(&mut K8sScenario)) -> String {
+    let mut sc = K8sScenario::default();
+    add(&mut sc);
+    export(&sc, NAMESPACE)
+}
+
+/// The one DaemonSet an `updateDaemonSet` action's manifests hold.
+pub fn daemonset_update(text: &str) -> Result<shepherd::DaemonSetSpec, String> {
+    let im = import(text).map_err(|e| e.to_string())?;
+    let sc = im.scenario;
+    let others = sc.nodes.len() + sc.deployments.len() + sc.pods.len() + sc.pdbs.len() + sc.services.len();
+    match (sc.daemonsets.len(), others) {
+        (1, 0) => Ok(sc.daemonsets.into_iter().next().expect("one DaemonSet")),
+        (n, m) => Err(format!("updateDaemonSet: the manifests hold {n} DaemonSets and {m} other objects; expected exactly one DaemonSet")),
+    }
+}
+
 /// One warning, as the page lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -65,6 +84,9 @@ pub struct ImportReport {
     pub summary: String,
     pub nodes: usize,
     pub deployments: usize,
+    pub daemonsets: usize,
+    /// Bare Pods (pods without a controller).
+    pub pods: usize,
     /// The scheduler profile the session runs.
     pub profile: String,
     pub warnings: Vec<WarningDoc>,
@@ -96,6 +118,8 @@ pub fn import_session(text: &str, seed: u64) -> Result<(Session, ImportReport), 
         summary: im.summary.to_string(),
         nodes: im.scenario.nodes.len(),
         deployments: im.scenario.deployments.len(),
+        daemonsets: im.scenario.daemonsets.len(),
+        pods: im.scenario.pods.len(),
         profile: profile.scheduler_name,
         warnings: im
             .warnings
@@ -224,9 +248,23 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
                 Event::SetProfile(p) => sc.profile = Some(p),
                 Event::AddPriorityClass(pc) => sc.priority_classes.push(pc),
                 Event::DeletePriorityClass(n) => sc.priority_classes.retain(|pc| pc.name != n),
+                Event::CreateDaemonSet(d) => sc.daemonsets.push(d),
+                Event::UpdateDaemonSet(d) => {
+                    if let Some(x) = sc.daemonsets.iter_mut().find(|x| x.name == d.name) {
+                        *x = d;
+                    }
+                }
+                Event::DeleteDaemonSet(n) => sc.daemonsets.retain(|d| d.name != n),
+                Event::CreatePod(p) => sc.pods.push(p),
+                Event::DeletePod(n) => sc.pods.retain(|p| p.name != n),
             }
         }
     }
+    // A bare Pod that is gone (evicted, rejected by its kubelet, lost with
+    // its node) is not recreated: only those that still exist are exported.
+    let cluster = session.simulator().cluster();
+    sc.pods
+        .retain(|p| cluster.bare_pod_specs().any(|q| q.name == p.name));
     Ok(sc)
 }
 
@@ -292,6 +330,44 @@ mod tests {
             e.contains("document 2 (Deployment web): spec.replicas"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn daemonsets_and_bare_pods_follow_the_script_and_its_link() {
+        let ds = "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels:\n      app: agent\n  template:\n    metadata:\n      labels:\n        app: agent\n    spec:\n      containers:\n      - name: a\n        resources:\n          requests:\n            cpu: 100m\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: debug\nspec:\n  nodeName: n1\n  containers:\n  - name: sh\n";
+        let (mut s, report) = import_session(&format!("{TEXT}{ds}"), 7).unwrap();
+        assert_eq!((report.daemonsets, report.pods), (1, 1));
+        let names = |s: &Session| {
+            let c = s.simulator().cluster();
+            let mut v: Vec<(String, Option<String>)> = c
+                .pods()
+                .map(|p| (p.name(), p.node.and_then(|n| c.node_by_id(n)).map(|n| n.name().to_string())))
+                .collect();
+            v.sort();
+            v
+        };
+        let placed = names(&s);
+        assert!(placed.contains(&("agent-0".to_string(), Some("n1".to_string()))), "{placed:?}");
+        assert!(placed.contains(&("debug".to_string(), Some("n1".to_string()))), "{placed:?}");
+        // The link replays the same placement.
+        assert_eq!(names(&Session::from_scenario(&s.scenario()).unwrap()), placed);
+        // A changed DaemonSet rolls; deleting the Pod and the DaemonSet empties them out.
+        let v2 = one_object(|sc| {
+            let mut d = declarations(&s).unwrap().daemonsets[0].clone();
+            d.template.version = "v2".into();
+            sc.daemonsets.push(d);
+        });
+        s.submit(Action::UpdateDaemonSet { manifests: v2 }).unwrap();
+        s.run(3);
+        assert_eq!(declarations(&s).unwrap().daemonsets[0].template.version, "v2");
+        s.submit(Action::DeletePod { name: "debug".into() }).unwrap();
+        s.submit(Action::DeleteDaemonSet { name: "agent".into() }).unwrap();
+        s.run(1);
+        let d = declarations(&s).unwrap();
+        assert!(d.daemonsets.is_empty() && d.pods.is_empty());
+        assert!(s.simulator().cluster().pods().all(|p| p.app == "web"));
+        // Refused: an update holding something else than one DaemonSet.
+        assert!(s.submit(Action::UpdateDaemonSet { manifests: TEXT.into() }).is_err());
     }
 
     #[test]

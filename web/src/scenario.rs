@@ -361,6 +361,19 @@ pub enum Action {
     Manifests {
         manifests: String,
     },
+    /// `kubectl apply` of a changed DaemonSet: `manifests` holds exactly one
+    /// DaemonSet (a new template rolls node by node). New DaemonSets and
+    /// bare Pods arrive by a `manifests` action.
+    UpdateDaemonSet {
+        manifests: String,
+    },
+    DeleteDaemonSet {
+        name: String,
+    },
+    /// Delete a bare Pod (nobody recreates it).
+    DeletePod {
+        name: String,
+    },
 }
 
 fn preempt_lower() -> String {
@@ -526,6 +539,9 @@ impl Action {
             Action::SetPolicy { .. } => "setPolicy",
             Action::SetProfile { .. } => "setProfile",
             Action::Manifests { .. } => "manifests",
+            Action::UpdateDaemonSet { .. } => "updateDaemonSet",
+            Action::DeleteDaemonSet { .. } => "deleteDaemonSet",
+            Action::DeletePod { .. } => "deletePod",
             Action::Generate { .. } => "generate",
             Action::AddPriorityClass { .. } => "addPriorityClass",
             Action::DeletePriorityClass { .. } => "deletePriorityClass",
@@ -634,6 +650,17 @@ impl Action {
                     profile: crate::profile::ProfileDoc::from_engine(p),
                 },
             },
+            Event::CreateDaemonSet(d) => Action::Manifests {
+                manifests: crate::manifests::one_object(|sc| sc.daemonsets.push(d.clone())),
+            },
+            Event::UpdateDaemonSet(d) => Action::UpdateDaemonSet {
+                manifests: crate::manifests::one_object(|sc| sc.daemonsets.push(d.clone())),
+            },
+            Event::DeleteDaemonSet(d) => Action::DeleteDaemonSet { name: d.clone() },
+            Event::CreatePod(p) => Action::Manifests {
+                manifests: crate::manifests::one_object(|sc| sc.pods.push(p.clone())),
+            },
+            Event::DeletePod(p) => Action::DeletePod { name: p.clone() },
         }
     }
 
@@ -781,6 +808,11 @@ impl Action {
                     ),
             )),
             Action::DeletePriorityClass { name } => one(Event::DeletePriorityClass(name.clone())),
+            Action::UpdateDaemonSet { manifests } => {
+                crate::manifests::daemonset_update(manifests).map(|d| vec![Event::UpdateDaemonSet(d)])
+            }
+            Action::DeleteDaemonSet { name } => one(Event::DeleteDaemonSet(name.clone())),
+            Action::DeletePod { name } => one(Event::DeletePod(name.clone())),
         }
     }
 }

@@ -162,7 +162,11 @@ pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
                 ready: p.ready,
                 phase: p.phase.as_str(),
                 version: p.template.version.clone(),
-                outdated: p.revision != current,
+                // A DaemonSet pod's revision is per node: the engine says.
+                outdated: match p.kind {
+                    shepherd::WorkloadKind::Deployment => p.revision != current,
+                    _ => p.outdated,
+                },
             }
         })
         .collect();

@@ -27,6 +27,7 @@ pub mod plugins;
 pub(crate) mod cache;
 mod preemption;
 pub mod profile;
+mod pinned;
 mod sample_index;
 
 use alloc::borrow::Cow;
@@ -1142,6 +1143,12 @@ impl Cluster {
         profile: &Profile,
         on_bind: Option<&mut OnBind<'_>>,
     ) -> (u32, bool) {
+        // NodeAffinity's PreFilter: a pod pinned to one node by name (a
+        // DaemonSet's) is filtered on that node only (scheduler/pinned.rs).
+        let pinned = self.pinned_node(&self.controllers[c.0 as usize].revisions[rev_no as usize - 1]);
+        if let Some(n) = pinned {
+            return self.schedule_pinned(c, rev_no, n, keys, profile, on_bind);
+        }
         let mut b = self.new_batch(c, rev_no, profile);
         let (bound, done) = if self.heap_path(&b, profile) {
             self.schedule_batch_heap(&mut b, keys, profile, on_bind)

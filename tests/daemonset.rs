@@ -1,0 +1,414 @@
+//! DaemonSets and bare Pods in the engine.
+//!
+//! The randomized test adds, removes, relabels, taints, cordons, fails and
+//! recovers nodes under two DaemonSets and a Deployment, and after every
+//! operation checks from scratch (from the node specs and the DaemonSet
+//! specs, not from the controller's books) that every node a DaemonSet
+//! should run on has exactly one pod of it, bound there, and no other node
+//! has one it should not keep.
+//!
+//! Size: SHEPHERD_FUZZ_OPS (default 200). A failing seed prints itself:
+//! `SHEPHERD_DS_SEED=N cargo test -p shepherd --test daemonset`.
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use shepherd::simulator::Prng;
+use shepherd::verify::{verify_capacity, verify_constraints, verify_settled};
+use shepherd::{
+    BarePodSpec, Cluster, DaemonSetSpec, DeploymentSpec, IntOrPercent, NodeSpec, PodTemplate,
+    Profile, Resources, Taint, TaintEffect, Toleration, WorkloadKind,
+};
+
+const ZONE: &str = "topology.kubernetes.io/zone";
+
+fn converge(c: &mut Cluster) {
+    let fp = c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    assert!(fp.converged, "no fixed point after {} passes", fp.passes);
+}
+
+fn node_of(c: &Cluster, pod: &str) -> Option<String> {
+    let p = c.pod_by_name(pod).ok()?;
+    p.node
+        .and_then(|n| c.node_by_id(n))
+        .map(|n| n.name().to_string())
+}
+
+/// Kubernetes' NodeShouldRunDaemonPod from scratch, with the automatic
+/// tolerations the DaemonSet controller adds: (should run, may keep a pod).
+fn should_run(n: &shepherd::NodeView, ds: &DaemonSetSpec) -> (bool, bool) {
+    let t = &ds.template;
+    let selected = t
+        .node_selector
+        .iter()
+        .all(|(k, v)| n.spec.labels.get(k) == Some(v));
+    if !selected {
+        return (false, false);
+    }
+    let auto = [
+        "node.kubernetes.io/not-ready",
+        "node.kubernetes.io/unreachable",
+        "node.kubernetes.io/disk-pressure",
+        "node.kubernetes.io/memory-pressure",
+        "node.kubernetes.io/pid-pressure",
+        "node.kubernetes.io/unschedulable",
+    ];
+    let tolerated = |taint: &Taint| {
+        t.tolerations.iter().any(|x| x.tolerates(taint)) || auto.contains(&taint.key.as_str())
+    };
+    let no_schedule = n
+        .spec
+        .taints
+        .iter()
+        .any(|x| x.effect == TaintEffect::NoSchedule && !tolerated(x));
+    let no_execute = n
+        .spec
+        .taints
+        .iter()
+        .any(|x| x.effect == TaintEffect::NoExecute && !tolerated(x));
+    (!no_schedule && !no_execute && n.ready, !no_execute)
+}
+
+/// Every eligible node has exactly one pod of each DaemonSet, bound there;
+/// other nodes have at most the one pod that continues running.
+fn check_daemonsets(c: &Cluster, specs: &[DaemonSetSpec]) -> Result<(), String> {
+    for ds in specs {
+        let mut per_node: BTreeMap<String, u32> = BTreeMap::new();
+        for p in c.pods().filter(|p| p.app == ds.name) {
+            assert_eq!(p.kind, WorkloadKind::DaemonSet);
+            match p.node.and_then(|n| c.node_by_id(n)) {
+                Some(n) => *per_node.entry(n.name().to_string()).or_default() += 1,
+                None => {
+                    return Err(format!(
+                        "{} is Pending: {:?}",
+                        p.name(),
+                        c.pending_reason(&p.name())
+                    ))
+                }
+            }
+        }
+        for n in c.nodes() {
+            let have = per_node.remove(n.name()).unwrap_or(0);
+            let (run, keep) = should_run(&n, ds);
+            if run && have != 1 {
+                return Err(format!(
+                    "DaemonSet {} has {have} pods on eligible node {}",
+                    ds.name,
+                    n.name()
+                ));
+            }
+            if !run && (have > 1 || have == 1 && !keep) {
+                return Err(format!(
+                    "DaemonSet {} has {have} pods on node {} (should run: no, may keep: {keep})",
+                    ds.name,
+                    n.name()
+                ));
+            }
+        }
+        if let Some((n, k)) = per_node.into_iter().next() {
+            return Err(format!(
+                "DaemonSet {} has {k} pods on unknown node {n}",
+                ds.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn ops() -> u64 {
+    std::env::var("SHEPHERD_FUZZ_OPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200)
+}
+
+#[test]
+fn every_eligible_node_has_exactly_one_pod_of_each_daemonset_after_random_node_changes() {
+    let seeds: Vec<u64> = match std::env::var("SHEPHERD_DS_SEED") {
+        Ok(s) => vec![s.parse().expect("SHEPHERD_DS_SEED is a number")],
+        Err(_) => (1..=4).collect(),
+    };
+    for seed in seeds {
+        let r = catch_unwind(AssertUnwindSafe(|| run_seed(seed, ops())));
+        if let Err(e) = r {
+            eprintln!("failing seed: SHEPHERD_DS_SEED={seed}");
+            std::panic::resume_unwind(e);
+        }
+    }
+}
+
+fn run_seed(seed: u64, ops: u64) {
+    let mut rng = Prng::new(seed);
+    let mut c = Cluster::new();
+    let agent = DaemonSetSpec::new(
+        "log-agent",
+        PodTemplate::new(Resources::new(100, 128)).with_label("app", "log-agent"),
+    );
+    let gpu = DaemonSetSpec::new(
+        "gpu-plugin",
+        PodTemplate::new(Resources::new(50, 64))
+            .with_label("app", "gpu-plugin")
+            .with_node_selector("gpu", "true")
+            .with_toleration(Toleration::equal("dedicated", "gpu", None)),
+    );
+    c.create_daemonset(agent.clone()).unwrap();
+    c.create_daemonset(gpu.clone()).unwrap();
+    c.deploy(DeploymentSpec::new("web", 6, Resources::new(500, 512)))
+        .unwrap();
+    let specs = [agent, gpu];
+    let mut names: Vec<String> = Vec::new();
+    let mut next = 0u32;
+    for op in 0..ops {
+        let live: Vec<String> = c.nodes().map(|n| n.name().to_string()).collect();
+        let pick = |rng: &mut Prng| live[rng.below(live.len() as u64) as usize].clone();
+        let what = rng.below(10);
+        let r = match what {
+            0..=2 => {
+                next += 1;
+                // Dotted names, as cloud providers name nodes.
+                let name = format!("ip-10-0-0-{next}.ec2.internal");
+                let mut n = NodeSpec::new(&name, 4000, 8192)
+                    .with_label(ZONE, ["a", "b", "c"][rng.below(3) as usize]);
+                if rng.below(2) == 0 {
+                    n = n.with_label("gpu", "true");
+                }
+                if rng.below(4) == 0 {
+                    n = n.with_taint(Taint::new("dedicated", "gpu", TaintEffect::NoSchedule));
+                }
+                names.push(name);
+                c.add_node(n).map(drop)
+            }
+            3 if !live.is_empty() => c.remove_node(&pick(&mut rng)),
+            4 if !live.is_empty() => {
+                let effect =
+                    [TaintEffect::NoSchedule, TaintEffect::NoExecute][rng.below(2) as usize];
+                c.taint_node(&pick(&mut rng), Taint::new("maintenance", "", effect))
+            }
+            5 if !live.is_empty() => c.untaint_node(&pick(&mut rng), "maintenance", None),
+            6 if !live.is_empty() => {
+                // Relabel: the kubelet registers again with or without gpu=true.
+                let n = c.node(&pick(&mut rng)).unwrap();
+                let mut spec = n.spec.clone();
+                if spec.labels.remove("gpu").is_none() {
+                    spec.labels.insert("gpu".into(), "true".into());
+                }
+                c.reregister_node(spec).map(drop)
+            }
+            7 if !live.is_empty() => c.cordon(&pick(&mut rng)),
+            8 if !live.is_empty() => {
+                let n = pick(&mut rng);
+                let r = c.fail_node(&n);
+                let later = c.now() + c.heartbeat_timeout() + 1;
+                c.set_now(later);
+                c.detect_failures();
+                r
+            }
+            _ if !live.is_empty() => {
+                let n = pick(&mut rng);
+                let r = c.recover_node(&n);
+                c.heartbeats();
+                r
+            }
+            _ => Ok(()),
+        };
+        // Refusals (a taint already there, none to remove) change nothing.
+        let _ = r;
+        converge(&mut c);
+        if let Err(e) = check_daemonsets(&c, &specs) {
+            panic!("seed {seed}, op {op} ({what}): {e}");
+        }
+        verify_capacity(&c).unwrap_or_else(|e| panic!("seed {seed}, op {op}: {e}"));
+        verify_constraints(&c).unwrap_or_else(|e| panic!("seed {seed}, op {op}: {e}"));
+        verify_settled(&c).unwrap_or_else(|e| panic!("seed {seed}, op {op}: {e}"));
+    }
+}
+
+fn three_nodes() -> Cluster {
+    let mut c = Cluster::new();
+    for (i, z) in ["a", "b", "c"].iter().enumerate() {
+        c.add_node(NodeSpec::new(&format!("node-{i}.example.com"), 2000, 4096).with_label(ZONE, z))
+            .unwrap();
+    }
+    c
+}
+
+#[test]
+fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
+    let mut c = three_nodes();
+    c.cordon("node-2.example.com").unwrap();
+    c.create_daemonset(DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(500, 256)).with_label("app", "agent"),
+    ))
+    .unwrap();
+    converge(&mut c);
+    let mut on: Vec<_> = (0..3)
+        .filter_map(|i| node_of(&c, &format!("agent-{i}")))
+        .collect();
+    on.sort();
+    // The unschedulable toleration is automatic: the cordoned node has one too.
+    assert_eq!(
+        on,
+        [
+            "node-0.example.com",
+            "node-1.example.com",
+            "node-2.example.com"
+        ]
+    );
+    for n in c.nodes() {
+        assert_eq!(n.allocated, Resources::new(500, 256), "{}", n.name());
+    }
+    // The scheduler placed them: explain shows the metadata.name affinity at work.
+    let e = c.explain("agent-0", &Profile::kube_scheduler()).unwrap();
+    let feasible: Vec<_> = e.nodes.iter().filter(|v| v.feasible).collect();
+    assert_eq!(feasible.len(), 1, "{:?}", e.nodes);
+    // A drain leaves DaemonSet pods (kubectl drain --ignore-daemonsets).
+    c.deploy(DeploymentSpec::new("web", 2, Resources::new(500, 256)))
+        .unwrap();
+    converge(&mut c);
+    c.drain("node-0.example.com").unwrap();
+    converge(&mut c);
+    assert_eq!(
+        c.pods_on(c.node("node-0.example.com").unwrap().id)
+            .map(|p| p.app.to_string())
+            .collect::<Vec<_>>(),
+        ["agent"]
+    );
+    assert!(c
+        .rendered_events()
+        .iter()
+        .any(|e| e.reason == "DrainComplete"));
+    // A new node gets its pod; a removed one loses it and nobody replaces it elsewhere.
+    c.add_node(NodeSpec::new("node-3.example.com", 2000, 4096))
+        .unwrap();
+    converge(&mut c);
+    assert_eq!(c.daemonsets()[0].desired, 4);
+    c.remove_node("node-1.example.com").unwrap();
+    converge(&mut c);
+    let st = &c.daemonsets()[0];
+    assert_eq!((st.desired, st.current, st.pending), (3, 3, 0), "{st:?}");
+}
+
+#[test]
+fn a_daemonset_pod_that_does_not_fit_stays_pending_with_kube_scheduler_reasons() {
+    let mut c = three_nodes();
+    c.deploy(
+        DeploymentSpec::new("big", 1, Resources::new(1800, 512))
+            .with_template(|t| t.with_node_selector(ZONE, "a")),
+    )
+    .unwrap();
+    converge(&mut c);
+    c.create_daemonset(DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(500, 256)).with_label("app", "agent"),
+    ))
+    .unwrap();
+    converge(&mut c);
+    let pending: Vec<String> = c.pending_pods().map(|p| p.name()).collect();
+    assert_eq!(pending.len(), 1);
+    let why = c.pending_reason(&pending[0]).unwrap().unwrap();
+    assert!(
+        why.contains("0/3 nodes are available")
+            && why.contains("1 Insufficient cpu")
+            && why.contains("2 node(s) didn't match Pod's node affinity/selector"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_daemonset_template_change_rolls_one_node_at_a_time() {
+    let mut c = three_nodes();
+    let mut ds = DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(100, 128))
+            .with_label("app", "agent")
+            .with_ready_after(2),
+    );
+    c.create_daemonset(ds.clone()).unwrap();
+    for _ in 0..5 {
+        c.set_now(c.now() + 1);
+        converge(&mut c);
+    }
+    assert_eq!(c.daemonsets()[0].ready, 3);
+    ds.template = ds.template.clone().with_version("v2");
+    c.update_daemonset(ds.clone()).unwrap();
+    let mut most_unavailable = 0;
+    for _ in 0..20 {
+        c.set_now(c.now() + 1);
+        converge(&mut c);
+        let st = &c.daemonsets()[0];
+        most_unavailable = most_unavailable.max(3 - st.ready);
+    }
+    let st = &c.daemonsets()[0];
+    assert_eq!((st.updated, st.ready, st.current), (3, 3, 3), "{st:?}");
+    assert_eq!(
+        most_unavailable, 1,
+        "maxUnavailable 1 keeps two Ready at all times"
+    );
+    // maxUnavailable 0 is refused, as Kubernetes refuses it with maxSurge 0.
+    ds.max_unavailable = IntOrPercent::Int(0);
+    assert!(c.update_daemonset(ds).is_err());
+}
+
+#[test]
+fn bare_pods_bind_by_node_name_fail_kubelet_admission_or_are_scheduled_and_are_never_recreated() {
+    let mut c = three_nodes();
+    let pod = |name: &str, cpu: u64, node: Option<&str>| BarePodSpec {
+        name: name.into(),
+        template: PodTemplate::new(Resources::new(cpu, 128)).with_label("run", name),
+        node_name: node.map(String::from),
+    };
+    c.create_bare_pod(pod("debug", 500, Some("node-1.example.com")))
+        .unwrap();
+    c.create_bare_pod(pod("huge", 1900, Some("node-1.example.com")))
+        .unwrap();
+    c.create_bare_pod(pod("ghost", 100, Some("node-9.example.com")))
+        .unwrap();
+    c.create_bare_pod(pod("free", 0, None)).unwrap();
+    converge(&mut c);
+    assert_eq!(node_of(&c, "debug").as_deref(), Some("node-1.example.com"));
+    assert!(
+        c.pod_by_name("huge").is_err(),
+        "a pod the kubelet rejects fails"
+    );
+    let out = c
+        .rendered_events()
+        .into_iter()
+        .find(|e| e.reason == "OutOfcpu")
+        .expect("an OutOfcpu event");
+    assert!(
+        out.object == "pod/huge"
+            && out.message.contains("Node didn't have enough resource: cpu, requested: 1900m, used: 500m, capacity: 2000m"),
+        "{out:?}"
+    );
+    assert!(c.pod_by_name("ghost").is_err());
+    // A pod without requests is scheduled (BestEffort fits anywhere).
+    assert!(node_of(&c, "free").is_some());
+    // The kubelet does not read NoSchedule taints or the cordon: a pod bound
+    // by nodeName runs there anyway (only the scheduler keeps pods away).
+    c.taint_node(
+        "node-2.example.com",
+        Taint::new("dedicated", "db", TaintEffect::NoSchedule),
+    )
+    .unwrap();
+    c.cordon("node-2.example.com").unwrap();
+    c.create_bare_pod(pod("pinned", 100, Some("node-2.example.com")))
+        .unwrap();
+    converge(&mut c);
+    assert_eq!(node_of(&c, "pinned").as_deref(), Some("node-2.example.com"));
+    verify_constraints(&c).unwrap();
+    verify_capacity(&c).unwrap();
+    // Evicted or lost with its node, nobody recreates it.
+    c.remove_node("node-1.example.com").unwrap();
+    converge(&mut c);
+    assert!(c.pod_by_name("debug").is_err());
+    assert!(c.apps().all(|a| a.name != "debug"));
+    c.delete_bare_pod("free").unwrap();
+    c.delete_bare_pod("pinned").unwrap();
+    converge(&mut c);
+    assert_eq!(c.pods().count(), 0);
+    // Its name is free again.
+    c.create_bare_pod(pod("debug", 100, None)).unwrap();
+    converge(&mut c);
+    assert!(node_of(&c, "debug").is_some());
+}
