@@ -25,6 +25,7 @@
 //! at the boundary.
 
 pub mod charts;
+pub mod delta;
 pub mod input;
 pub mod manifests;
 pub mod profile;
@@ -50,6 +51,8 @@ pub fn engine_version() -> String {
 #[wasm_bindgen]
 pub struct Shepherd {
     session: Session,
+    /// What `frame` has sent the page (see [`delta`]).
+    sent: delta::Sent,
 }
 
 fn err(msg: impl AsRef<str>) -> JsError {
@@ -82,16 +85,15 @@ impl Shepherd {
     #[wasm_bindgen(constructor)]
     pub fn new(seed: f64, policy_name: &str) -> Result<Shepherd, JsError> {
         let seed = input::check_seed(seed).map_err(err)?;
-        Ok(Shepherd {
-            session: Session::new(seed, policy(policy_name)?),
-        })
+        Ok(Shepherd::from_session(Session::new(
+            seed,
+            policy(policy_name)?,
+        )))
     }
 
     /// The guided tour (the page's `shepherd demo`) at tick 0, its script queued.
     pub fn tour() -> Shepherd {
-        Shepherd {
-            session: Session::tour(),
-        }
+        Shepherd::from_session(Session::tour())
     }
 
     /// Replays a scenario document (JSON text) to its tick. Every action is
@@ -114,9 +116,9 @@ impl Shepherd {
             ))
         })?;
         let s = scenario_from_js(value)?;
-        Ok(Shepherd {
-            session: Session::from_scenario(&s).map_err(err)?,
-        })
+        Ok(Shepherd::from_session(
+            Session::from_scenario(&s).map_err(err)?,
+        ))
     }
 
     /// Replaces the session with the cluster that Kubernetes manifests
@@ -466,6 +468,35 @@ impl Shepherd {
         to_js(&self.session.snapshot(with_nodes))
     }
 
+    /// What changed since the last frame (see `delta.rs`): `{full, header,
+    /// nodes?, apps?, pending?, pdbs?, services?, upcoming?, gridLen,
+    /// gridChanged, gridValues}`. `header` holds `snapshot`'s scalar fields;
+    /// a list is present only when it changed (`apps`, `services` and
+    /// `nodes` as `{len, rows: [[index, row]]}`, the others whole); the grid
+    /// as the indices of the changed cells (`Uint32Array`) and their
+    /// `gridStride` numbers each. With `withNodes`, node cards too. With
+    /// `full` (or on the first call) everything, as if nothing had been sent.
+    /// The page must apply every frame it asks for.
+    pub fn frame(&mut self, with_nodes: bool, full: bool) -> Result<js_sys::Object, JsError> {
+        if full {
+            self.sent.restart();
+        }
+        let snap = self.session.snapshot(false);
+        let f = self
+            .sent
+            .frame(self.session.simulator().cluster(), snap, with_nodes);
+        let o: js_sys::Object = to_js(&f)?.into();
+        let set = |k: &str, v: &JsValue| {
+            js_sys::Reflect::set(&o, &JsValue::from_str(k), v)
+                .map(|_| ())
+                .map_err(|_| err("could not build the frame object"))
+        };
+        set("gridLen", &JsValue::from_f64(f.grid_len as f64))?;
+        set("gridChanged", &js_sys::Uint32Array::from(&f.grid_changed[..]).into())?;
+        set("gridValues", &js_sys::Uint32Array::from(&f.grid_values[..]).into())?;
+        Ok(o)
+    }
+
     /// Every node as `gridStride` numbers: `[id, cpuUsed, cpuCapacity,
     /// memoryUsed, memoryCapacity, pods, flags]`; flags: 1 Ready, 2 kubelet
     /// beating, 4 cordoned, 8 draining, 16 tainted.
@@ -627,7 +658,10 @@ pub fn read_quantity(resource: &str, text: &str) -> Result<JsValue, JsError> {
 /// Rust-only helpers (and what the tests use).
 impl Shepherd {
     pub fn from_session(session: Session) -> Shepherd {
-        Shepherd { session }
+        Shepherd {
+            session,
+            sent: delta::Sent::default(),
+        }
     }
 
     pub fn session(&self) -> &Session {
