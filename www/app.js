@@ -1003,7 +1003,7 @@ function kib(bytes) {
 
 async function start() {
   const t0 = performance.now();
-  await init(); // fetches ../pkg/shepherd_web_bg.wasm relative to the module's own URL
+  const engine = await init(); // fetches ../pkg/shepherd_web_bg.wasm relative to the module's own URL
   const ms = performance.now() - t0;
   const version = engine_version();
 
@@ -1045,6 +1045,8 @@ async function start() {
     // The page's copy of the engine's view, kept by frames (view.js).
     get view() { return view; },
     gridView: () => grid,
+    // The WebAssembly memory in bytes: the engine's whole state.
+    get wasmBytes() { return engine.memory.buffer.byteLength; },
     get lastTimings() { return page.timings; },
     get gridLayout() { return grid.layout; },
     seekTo,

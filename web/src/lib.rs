@@ -206,6 +206,18 @@ impl Shepherd {
         self.session.step_back().map(|t| t as f64).map_err(err)
     }
 
+    /// The ticks of the copies of the simulator kept for Back (at most
+    /// `session::MAX_CHECKPOINTS`; Back replays from the newest one at or
+    /// before the tick it goes to, else from the seed).
+    #[wasm_bindgen(js_name = checkpointTicks)]
+    pub fn checkpoint_ticks(&self) -> Vec<f64> {
+        self.session
+            .checkpoint_ticks()
+            .into_iter()
+            .map(|t| t as f64)
+            .collect()
+    }
+
     /// Replays from the seed to `tick` (back or forward).
     #[wasm_bindgen(js_name = seek)]
     pub fn seek(&mut self, tick: f64) -> Result<f64, JsError> {
