@@ -217,17 +217,12 @@ function once(el, data, paint) {
 function draw() {
   const sim = page.sim;
   const t0 = performance.now();
-  // The grid decision needs the node count; the previous frame's is good enough
-  // to pick the cheap path, and a change of mode redraws at once.
+  // Cards or the grid, from the node count now (cards for thousands of
+  // nodes would cost seconds); a change of mode redraws everything.
   // Only what changed since the last frame crosses from the engine (view.js).
-  let gridMode = useGrid(page.snap ? page.snap.nodeCount : 0);
-  let changes = view.apply(sim.frame(!gridMode, view.snap === null));
-  let all = changes.full || gridMode !== page.grid;
-  if (gridMode !== useGrid(view.snap.nodeCount)) {
-    gridMode = !gridMode;
-    changes = view.apply(sim.frame(!gridMode, false));
-    all = true;
-  }
+  const gridMode = useGrid(sim.nodeCount);
+  const changes = view.apply(sim.frame(!gridMode, view.snap === null));
+  const all = changes.full || gridMode !== page.grid;
   const snap = view.snap;
   page.snap = snap;
   page.grid = gridMode;

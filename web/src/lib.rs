@@ -181,6 +181,12 @@ impl Shepherd {
         self.session.simulator().profile().scheduler_name.clone()
     }
 
+    /// Registered nodes now (the page picks cards or the grid before asking for a frame).
+    #[wasm_bindgen(getter, js_name = nodeCount)]
+    pub fn node_count(&self) -> u32 {
+        self.session.simulator().cluster().node_count() as u32
+    }
+
     /// Actions in the script, fired and still to come.
     #[wasm_bindgen(getter, js_name = actionCount)]
     pub fn action_count(&self) -> u32 {

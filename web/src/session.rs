@@ -5,7 +5,7 @@
 //! cluster now and fired at the next tick. A refused action changes nothing,
 //! not even the script.
 
-use shepherd::simulator::{Event, Simulator};
+use shepherd::simulator::{Event, Simulator, StepReport};
 use shepherd::Profile;
 
 use crate::charts::{BalanceView, Series};
@@ -46,7 +46,8 @@ pub const MAX_CHECKPOINTS: usize = 2;
 #[derive(Clone, Debug, Default)]
 pub struct Checkpoints {
     kept: Vec<(u64, Simulator)>,
-    /// Work since the last copy (or since tick 0), in events.
+    /// Work since the last copy (or since tick 0): events written and pods
+    /// created, bound, made Ready or removed, plus a share per tick.
     work: u64,
     events_seen: usize,
 }
@@ -61,11 +62,22 @@ impl Checkpoints {
             + 1_000
     }
 
-    /// Called after every tick.
-    fn after_tick(&mut self, sim: &Simulator) {
+    /// Called after every tick, with what the tick did.
+    fn after_tick(&mut self, sim: &Simulator, report: &StepReport) {
         let c = sim.cluster();
         let events = c.events().len();
-        self.work += events.saturating_sub(self.events_seen) as u64 + 1 + c.node_count() as u64 / 256;
+        let r = &report.reconcile.total;
+        let pods = r.created as u64
+            + r.deleted as u64
+            + r.bound as u64
+            + r.collected as u64
+            + r.evicted as u64
+            + r.became_ready as u64
+            + r.endpoints_changed as u64;
+        self.work += events.saturating_sub(self.events_seen) as u64
+            + pods
+            + 1
+            + c.node_count() as u64 / 256;
         self.events_seen = events;
         if self.work >= Self::copy_cost(sim) {
             if self.kept.len() >= MAX_CHECKPOINTS {
@@ -121,9 +133,9 @@ impl Session {
     /// `n` ticks, each recorded in the series.
     fn advance(&mut self, n: u64) {
         for _ in 0..n {
-            self.sim.step();
+            let report = self.sim.step();
             self.series.record(self.sim.cluster());
-            self.checkpoints.after_tick(&self.sim);
+            self.checkpoints.after_tick(&self.sim, &report);
         }
     }
 
@@ -234,10 +246,10 @@ impl Session {
         if self.sim.tick() >= MAX_TICK {
             return vec![format!("the simulation stops at tick {MAX_TICK}")];
         }
-        let errors = self.sim.step().errors;
+        let report = self.sim.step();
         self.series.record(self.sim.cluster());
-        self.checkpoints.after_tick(&self.sim);
-        errors
+        self.checkpoints.after_tick(&self.sim, &report);
+        report.errors
     }
 
     /// `n` ticks (at most up to [`MAX_TICK`]).
