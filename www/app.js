@@ -193,6 +193,12 @@ function stepAndDraw() {
   const t2 = performance.now();
   page.timings = { engine: t1 - t0, draw: t2 - t1, parts: page.parts };
   if (refused.length) showProblem(`Refused when it fired: ${refused.join(' · ')}`);
+  // A copy of the simulator for Back, when a big tick made one due, is taken
+  // when the page is idle rather than inside the tick.
+  if (!page.idleAsked && window.requestIdleCallback) {
+    page.idleAsked = true;
+    requestIdleCallback(() => { page.idleAsked = false; if (page.sim) page.sim.idle(); });
+  }
   if (page.playing && page.tourEnd !== null && page.sim.tick === page.tourEnd) {
     setPlaying(false);
     toast('That is the end of the tour: Play stopped. The cluster is yours now.');

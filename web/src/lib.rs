@@ -212,6 +212,12 @@ impl Shepherd {
         self.session.step_back().map(|t| t as f64).map_err(err)
     }
 
+    /// Work for idle time: takes the copy of the simulator for Back that a
+    /// big tick made due (otherwise the next tick takes it first).
+    pub fn idle(&mut self) {
+        self.session.idle();
+    }
+
     /// The ticks of the copies of the simulator kept for Back (at most
     /// `session::MAX_CHECKPOINTS`; Back replays from the newest one at or
     /// before the tick it goes to, else from the seed).

@@ -46,6 +46,10 @@ pub const MAX_CHECKPOINTS: usize = 2;
 #[derive(Clone, Debug, Default)]
 pub struct Checkpoints {
     kept: Vec<(u64, Simulator)>,
+    /// The work since the last copy reached a copy's cost: the next copy is
+    /// taken before the next tick or when the page is idle ([`Session::idle`]),
+    /// so the tick that did the work does not also pay for the copy.
+    due: bool,
     /// Work since the last copy (or since tick 0): events written and pods
     /// created, bound, made Ready or removed, plus a share per tick.
     work: u64,
@@ -80,13 +84,22 @@ impl Checkpoints {
             + c.node_count() as u64 / 256;
         self.events_seen = events;
         if self.work >= Self::copy_cost(sim) {
-            if self.kept.len() >= MAX_CHECKPOINTS {
-                // Keep the oldest (it spans the most) and the newest.
-                self.kept.remove(1.min(self.kept.len() - 1));
-            }
-            self.kept.push((sim.tick(), sim.clone()));
-            self.work = 0;
+            self.due = true;
         }
+    }
+
+    /// Takes the copy that is due, if one is.
+    fn take_due(&mut self, sim: &Simulator) {
+        if !self.due {
+            return;
+        }
+        if self.kept.len() >= MAX_CHECKPOINTS {
+            // Keep the oldest (it spans the most) and the newest.
+            self.kept.remove(1.min(self.kept.len() - 1));
+        }
+        self.kept.push((sim.tick(), sim.clone()));
+        self.work = 0;
+        self.due = false;
     }
 
     /// The script changed at `tick`: copies from that tick on no longer hold.
@@ -107,6 +120,7 @@ impl Checkpoints {
     fn moved_to(&mut self, sim: &Simulator) {
         self.events_seen = sim.cluster().events().len();
         self.work = 0;
+        self.due = false;
     }
 
     pub fn ticks(&self) -> Vec<u64> {
@@ -133,6 +147,7 @@ impl Session {
     /// `n` ticks, each recorded in the series.
     fn advance(&mut self, n: u64) {
         for _ in 0..n {
+            self.checkpoints.take_due(&self.sim);
             let report = self.sim.step();
             self.series.record(self.sim.cluster());
             self.checkpoints.after_tick(&self.sim, &report);
@@ -232,6 +247,12 @@ impl Session {
         &self.sim
     }
 
+    /// Takes the copy for Back that is due, if one is (the page calls this
+    /// when it is idle; otherwise the next tick takes it first).
+    pub fn idle(&mut self) {
+        self.checkpoints.take_due(&self.sim);
+    }
+
     /// The ticks of the copies kept for Back.
     pub fn checkpoint_ticks(&self) -> Vec<u64> {
         self.checkpoints.ticks()
@@ -246,6 +267,7 @@ impl Session {
         if self.sim.tick() >= MAX_TICK {
             return vec![format!("the simulation stops at tick {MAX_TICK}")];
         }
+        self.checkpoints.take_due(&self.sim);
         let report = self.sim.step();
         self.series.record(self.sim.cluster());
         self.checkpoints.after_tick(&self.sim, &report);
