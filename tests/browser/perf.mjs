@@ -124,7 +124,7 @@ async function main() {
         'play: ticks/s': r.playTicksPerSecond.toFixed(0),
         'play: frame p50/p95': `${q(r.frames, 0.5).toFixed(1)} / ${q(r.frames, 0.95).toFixed(1)}`,
         'node-failure tick (engine)': `${(r.heal.engine + r.heal.draw).toFixed(1)} (${r.heal.engine.toFixed(1)})`,
-        [`Back at ${r.back.tick} (engine)`]: `${r.back.total.toFixed(0)} (${r.back.engine.toFixed(0)})`,
+        'Back (engine), at tick': `${r.back.total.toFixed(0)} (${r.back.engine.toFixed(0)}) at ${r.back.tick}`,
         'memory MB: heap + wasm': `${MB(r.memory.heap)} + ${MB(r.memory.wasm)}`,
       });
       parts[`${profile} ${n}`] = { first: r.first.parts, failure: r.heal.parts, checkpoints: r.back.checkpoints };
