@@ -16,7 +16,8 @@
 //!   cluster back as manifests ([`manifests`]).
 //! - Scenarios: `exportScenario()` writes `{version, seed, policy, tick,
 //!   actions: [{tick, action}]}`; `Shepherd.fromScenario(json)` replays it;
-//!   `stepBack()` replays from the seed to the tick before.
+//!   `stepBack()` replays to the tick before, from the newest kept copy of the
+//!   simulator at or before it, else from the seed (`session.rs`).
 //!
 //! The module layout: [`scenario`] (the document and its conversion to engine
 //! events, the tour, the cluster generator), [`input`] (the forms' fields and
@@ -206,7 +207,8 @@ impl Shepherd {
         Ok(self.tick())
     }
 
-    /// Back one tick, by replaying the script from the seed. Returns the tick.
+    /// Back one tick, by replaying the script from the newest kept copy at or
+    /// before it (else from the seed). Returns the tick.
     #[wasm_bindgen(js_name = stepBack)]
     pub fn step_back(&mut self) -> Result<f64, JsError> {
         self.session.step_back().map(|t| t as f64).map_err(err)

@@ -301,7 +301,8 @@ impl Session {
         BalanceView::new(self.sim.tick(), &self.sim.cluster().balance())
     }
 
-    /// Back one tick, by replaying from the seed. The script is kept: actions
+    /// Back one tick, by replaying from the newest kept copy (else from the
+    /// seed). The script is kept: actions
     /// after the new tick fire again as the clock moves forward.
     pub fn step_back(&mut self) -> Result<u64, String> {
         let t = self.sim.tick();
