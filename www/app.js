@@ -4,7 +4,7 @@
 import init, { Shepherd, engine_version, readQuantity } from '../pkg/shepherd_web.js';
 import { $, h, fill, setText } from './dom.js';
 import {
-  CardView, GridView, drawApps, drawPending, drawPdbs, drawServices, drawUpcoming, drawLegend,
+  CardView, GridView, updateApps, drawPending, drawPdbs, drawServices, drawUpcoming, drawLegend,
   prependEvents, setSummary, cellColor,
 } from './render.js';
 import { appColor } from './colors.js';
@@ -14,6 +14,7 @@ import { showError, clearErrors, updateReading } from './forms.js';
 import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 import { wireManifests } from './manifests.js';
 import { ChartsView, drawBalance } from './charts.js';
+import { PageView } from './view.js';
 
 // Past this many nodes the page draws one canvas cell per node instead of cards.
 const CARDS_UP_TO = 40;
@@ -42,7 +43,7 @@ const page = {
   undo: null,
 };
 
-let cards, grid, charts;
+let cards, grid, charts, view;
 
 // ----- engine calls ------------------------------------------------------------
 
@@ -168,6 +169,7 @@ function replace(sim, { what = null, tour = false } = {}) {
   page.scenarioDirty = true;
   $('events').replaceChildren();
   cards.clear();
+  view.clear();
   $('seed').value = String(sim.seed);
   draw();
 }
@@ -191,6 +193,12 @@ function stepAndDraw() {
   const t2 = performance.now();
   page.timings = { engine: t1 - t0, draw: t2 - t1, parts: page.parts };
   if (refused.length) showProblem(`Refused when it fired: ${refused.join(' · ')}`);
+  // A copy of the simulator for Back, when a big tick made one due, is taken
+  // when the page is idle rather than inside the tick.
+  if (!page.idleAsked && window.requestIdleCallback) {
+    page.idleAsked = true;
+    requestIdleCallback(() => { page.idleAsked = false; if (page.sim) page.sim.idle(); });
+  }
   if (page.playing && page.tourEnd !== null && page.sim.tick === page.tourEnd) {
     setPlaying(false);
     toast('That is the end of the tour: Play stopped. The cluster is yours now.');
@@ -215,16 +223,13 @@ function once(el, data, paint) {
 function draw() {
   const sim = page.sim;
   const t0 = performance.now();
-  // The grid decision needs the node count; the previous snapshot's is good enough
-  // to pick the cheap path, and a change of mode redraws at once.
-  let gridMode = useGrid(page.snap ? page.snap.nodeCount : 0);
-  let snap = sim.snapshot(!gridMode);
-  if (!gridMode && useGrid(snap.nodeCount)) {
-    gridMode = true;
-  } else if (gridMode && !useGrid(snap.nodeCount)) {
-    gridMode = false;
-    snap = sim.snapshot(true);
-  }
+  // Cards or the grid, from the node count now (cards for thousands of
+  // nodes would cost seconds); a change of mode redraws everything.
+  // Only what changed since the last frame crosses from the engine (view.js).
+  const gridMode = useGrid(sim.nodeCount);
+  const changes = view.apply(sim.frame(!gridMode, view.snap === null));
+  const all = changes.full || gridMode !== page.grid;
+  const snap = view.snap;
   page.snap = snap;
   page.grid = gridMode;
   const t1 = performance.now();
@@ -253,45 +258,54 @@ function draw() {
   const t2 = performance.now();
   if (gridMode) {
     if (cards.cards.size) cards.clear();
-    grid.draw(sim.nodeGrid());
-  } else {
+    grid.draw(view.grid, all ? null : changes.grid);
+  } else if (all || changes.nodes) {
     cards.draw(snap.nodes);
     updateNodeNames(snap.nodes);
   }
   const t3 = performance.now();
   once($('legend'), [snap.apps.map((a) => a.name), gridMode], () => drawLegend($('legend'), snap.apps, gridMode));
 
-  once($('apps'), snap.apps, () => drawApps($('apps').tBodies[0], snap.apps, { onApp: selectApp }));
+  if (all || changes.apps) {
+    updateApps($('apps').tBodies[0], snap.apps, all ? null : changes.apps, { onApp: selectApp });
+    updateAppNames(snap.apps);
+  }
   show($('apps-empty'), snap.apps.length === 0);
-  updateAppNames(snap.apps);
   updatePriorityClassNames();
 
-  once($('pending'), [snap.pending, snap.pendingPods], () => drawPending($('pending'), snap, { onPod: explain }));
+  if (all || changes.pending || snap.pendingPods !== page.drawnPending) once($('pending'), [snap.pending, snap.pendingPods], () => drawPending($('pending'), snap, { onPod: explain }));
   show($('pending-empty'), snap.pendingPods === 0);
   setText($('pending-h'), snap.pendingPods ? `Pending pods (${snap.pendingPods.toLocaleString('en')})` : 'Pending pods');
 
-  once($('pdbs'), snap.pdbs, () => drawPdbs($('pdbs').tBodies[0], snap.pdbs, { onDelete: (n) => act((sim) => sim.deletePdb(n), { said: () => `Deleting PodDisruptionBudget ${n}` }) }));
+  if (all || changes.pdbs) once($('pdbs'), snap.pdbs, () => drawPdbs($('pdbs').tBodies[0], snap.pdbs, { onDelete: (n) => act((sim) => sim.deletePdb(n), { said: () => `Deleting PodDisruptionBudget ${n}` }) }));
   show($('pdbs-empty'), snap.pdbs.length === 0);
-  once($('services'), snap.services, () => drawServices($('services').tBodies[0], snap.services, { onDelete: (n) => act((sim) => sim.deleteService(n), { said: () => `Deleting Service ${n}` }) }));
+  if (all || changes.services) once($('services'), snap.services, () => drawServices($('services').tBodies[0], snap.services, { onDelete: (n) => act((sim) => sim.deleteService(n), { said: () => `Deleting Service ${n}` }) }));
   show($('services-empty'), snap.services.length === 0);
 
-  once($('upcoming'), [snap.upcoming, snap.upcomingCount], () => drawUpcoming($('upcoming'), snap));
+  if (all || changes.upcoming || snap.upcomingCount !== page.drawnUpcoming) once($('upcoming'), [snap.upcoming, snap.upcomingCount], () => drawUpcoming($('upcoming'), snap));
   show($('upcoming-empty'), snap.upcomingCount === 0);
   show($('btn-discard'), snap.upcomingCount > 0);
 
   const tc = performance.now();
   charts.update(sim);
-  const bal = sim.balance();
-  once($('balance'), bal, () => drawBalance($('balance'), bal));
+  // The balance follows the nodes' figures, the Pending pods and the
+  // Deployments' templates: asked for only when one of them changed.
+  if (all || changes.grid === null || changes.grid.length || changes.apps || changes.pending || snap.pendingPods !== page.drawnPending) {
+    const bal = sim.balance();
+    once($('balance'), bal, () => drawBalance($('balance'), bal));
+  }
+  page.drawnPending = snap.pendingPods;
+  page.drawnUpcoming = snap.upcomingCount;
   const t4 = performance.now();
-  prependEvents($('events'), sim.eventsSince(page.cursor, EVENTS_PER_STEP));
+  // At most EVENTS_PER_STEP events a tick cross, and none when none were written.
+  if (snap.eventCount !== page.cursor) prependEvents($('events'), sim.eventsSince(page.cursor, EVENTS_PER_STEP));
   page.cursor = snap.eventCount;
 
   refreshNodeDialog();
   scheduleLink();
   const t5 = performance.now();
   // Where the drawing time went, for tests/browser/perf.mjs.
-  page.parts = { snapshot: t1 - t0, header: t2 - t1, nodes: t3 - t2, tables: tc - t3, charts: t4 - tc, events: t5 - t4 };
+  page.parts = { frame: t1 - t0, header: t2 - t1, nodes: t3 - t2, tables: tc - t3, charts: t4 - tc, events: t5 - t4 };
 }
 
 // ----- selects and datalists fed from the snapshot -----------------------------
@@ -997,7 +1011,7 @@ function wireGrid() {
       showError($('find-node'), message(err), $('find-node-name'));
     }
   });
-  grid.onResize = () => { if (page.grid) grid.draw(page.sim.nodeGrid()); };
+  grid.onResize = () => { if (page.grid) grid.draw(view.grid); };
 }
 
 // ----- start -------------------------------------------------------------------
@@ -1008,12 +1022,13 @@ function kib(bytes) {
 
 async function start() {
   const t0 = performance.now();
-  await init(); // fetches ../pkg/shepherd_web_bg.wasm relative to the module's own URL
+  const engine = await init(); // fetches ../pkg/shepherd_web_bg.wasm relative to the module's own URL
   const ms = performance.now() - t0;
   const version = engine_version();
 
   cards = new CardView($('nodes'), cardHandlers);
   grid = new GridView($('grid'), Shepherd.gridStride());
+  view = new PageView(Shepherd.gridStride());
   wireTabs();
   wireForms();
   wireControls();
@@ -1046,6 +1061,11 @@ async function start() {
     stepAndDraw,
     draw,
     get grid() { return page.grid; },
+    // The page's copy of the engine's view, kept by frames (view.js).
+    get view() { return view; },
+    gridView: () => grid,
+    // The WebAssembly memory in bytes: the engine's whole state.
+    get wasmBytes() { return engine.memory.buffer.byteLength; },
     get lastTimings() { return page.timings; },
     get gridLayout() { return grid.layout; },
     seekTo,

@@ -182,6 +182,7 @@ export class GridView {
     const height = rows * (cell + gap);
     const dpr = window.devicePixelRatio || 1;
     if (this.layout.width !== width || this.layout.n !== n || this.canvas.height !== Math.round(height * dpr)) {
+      this.resized = true;
       this.canvas.width = Math.round(width * dpr);
       this.canvas.height = Math.round(height * dpr);
       this.canvas.style.width = `${width}px`;
@@ -191,57 +192,83 @@ export class GridView {
     this.layout = { cols, cell, gap, n, width, height };
   }
 
-  draw(data) {
+  // Draws the grid. With `dirty` (indices of the cells that changed since
+  // the last draw), only those cells are painted again, unless the layout
+  // changed or the focus ring is shown: then every cell is.
+  draw(data, dirty = null) {
     this.data = data;
     const s = this.stride;
     const n = data.length / s;
+    const before = this.layout;
+    this.resized = false;
     this.relayout(n);
-    const { cols, cell, gap, width, height } = this.layout;
+    const { width, height } = this.layout;
     const ctx = this.ctx;
+    const focused = document.activeElement === this.canvas && this.focus < n;
+    const same = before.cols === this.layout.cols && before.cell === this.layout.cell && before.n === n && before.width === width;
+    if (dirty && same && !this.resized && !focused && !this.focusDrawn) {
+      this.lastColor = null;
+      for (let k = 0; k < dirty.length; k++) this.paintCell(dirty[k], true);
+      return;
+    }
     ctx.fillStyle = this.background;
     ctx.fillRect(0, 0, width, height);
-    let last = null;
-    for (let i = 0; i < n; i++) {
-      const o = i * s;
-      const flags = data[o + 6];
-      const x = (i % cols) * (cell + gap);
-      const y = Math.floor(i / cols) * (cell + gap);
-      const color = cellColor(data[o + 1], data[o + 2], flags);
-      if (color !== last) { ctx.fillStyle = color; last = color; }
-      ctx.fillRect(x, y, cell, cell);
-      if (cell >= 5) {
-        if (flags & (FLAG_CORDONED | FLAG_DRAINING)) {
-          ctx.fillStyle = flags & FLAG_DRAINING ? '#e8590c' : '#f59f00';
-          ctx.beginPath();
-          ctx.moveTo(x, y);
-          ctx.lineTo(x + cell * 0.6, y);
-          ctx.lineTo(x, y + cell * 0.6);
-          ctx.fill();
-          last = null;
-        }
-        if (!(flags & FLAG_BEATING) && flags & FLAG_READY) {
-          ctx.strokeStyle = '#f59f00';
-          ctx.lineWidth = 2;
-          ctx.strokeRect(x + 1, y + 1, cell - 2, cell - 2);
-        }
-        if (!(flags & FLAG_READY)) {
-          ctx.strokeStyle = '#e03131';
-          ctx.lineWidth = Math.max(1, cell / 8);
-          ctx.beginPath();
-          ctx.moveTo(x + 2, y + 2);
-          ctx.lineTo(x + cell - 2, y + cell - 2);
-          ctx.moveTo(x + cell - 2, y + 2);
-          ctx.lineTo(x + 2, y + cell - 2);
-          ctx.stroke();
-        }
-      }
-    }
-    if (document.activeElement === this.canvas && this.focus < n) {
+    this.lastColor = null;
+    for (let i = 0; i < n; i++) this.paintCell(i, false);
+    this.focusDrawn = focused;
+    if (focused) {
+      const { cols, cell, gap } = this.layout;
       const x = (this.focus % cols) * (cell + gap);
       const y = Math.floor(this.focus / cols) * (cell + gap);
       ctx.strokeStyle = '#111';
       ctx.lineWidth = 2;
       ctx.strokeRect(x - 1, y - 1, cell + 2, cell + 2);
+    }
+  }
+
+  // One node's cell; `clear` paints the background under it first (every
+  // mark stays inside the cell, so a cell drawn alone looks as in a full draw).
+  paintCell(i, clear) {
+    const data = this.data;
+    const o = i * this.stride;
+    const { cols, cell, gap } = this.layout;
+    const ctx = this.ctx;
+    const flags = data[o + 6];
+    const x = (i % cols) * (cell + gap);
+    const y = Math.floor(i / cols) * (cell + gap);
+    if (clear) {
+      ctx.fillStyle = this.background;
+      ctx.fillRect(x, y, cell, cell);
+      this.lastColor = null;
+    }
+    const color = cellColor(data[o + 1], data[o + 2], flags);
+    if (color !== this.lastColor) { ctx.fillStyle = color; this.lastColor = color; }
+    ctx.fillRect(x, y, cell, cell);
+    if (cell >= 5) {
+      if (flags & (FLAG_CORDONED | FLAG_DRAINING)) {
+        ctx.fillStyle = flags & FLAG_DRAINING ? '#e8590c' : '#f59f00';
+        ctx.beginPath();
+        ctx.moveTo(x, y);
+        ctx.lineTo(x + cell * 0.6, y);
+        ctx.lineTo(x, y + cell * 0.6);
+        ctx.fill();
+        this.lastColor = null;
+      }
+      if (!(flags & FLAG_BEATING) && flags & FLAG_READY) {
+        ctx.strokeStyle = '#f59f00';
+        ctx.lineWidth = 2;
+        ctx.strokeRect(x + 1, y + 1, cell - 2, cell - 2);
+      }
+      if (!(flags & FLAG_READY)) {
+        ctx.strokeStyle = '#e03131';
+        ctx.lineWidth = Math.max(1, cell / 8);
+        ctx.beginPath();
+        ctx.moveTo(x + 2, y + 2);
+        ctx.lineTo(x + cell - 2, y + cell - 2);
+        ctx.moveTo(x + cell - 2, y + 2);
+        ctx.lineTo(x + 2, y + cell - 2);
+        ctx.stroke();
+      }
     }
   }
 
@@ -292,6 +319,21 @@ export function drawApps(tbody, apps, { onApp }) {
       h('td', {}, rollout,
         h('div', { class: `rollout-status ${a.deadlineExceeded ? 'warn-text' : 'muted'}` }, a.rolloutStatus)));
   }));
+}
+
+// Replaces only the Deployment rows at positions `changed` (from PageView.apply);
+// the whole table when the row count changed or `changed` is null. Rows are
+// built by drawApps, so a field added there shows here too.
+export function updateApps(tbody, apps, changed, handlers) {
+  if (!changed || tbody.rows.length !== apps.length) {
+    drawApps(tbody, apps, handlers);
+    return;
+  }
+  if (!changed.length) return;
+  const scratch = document.createElement('tbody');
+  drawApps(scratch, changed.map((i) => apps[i]), handlers);
+  const fresh = [...scratch.rows];
+  changed.forEach((i, k) => tbody.rows[i].replaceWith(fresh[k]));
 }
 
 export function drawPending(ul, snap, { onPod }) {

@@ -282,6 +282,21 @@ impl Simulator {
         }
     }
 
+    /// Replaces the events still to fire with those of `script` after the
+    /// current tick, unchecked, as [`Simulator::with_script`] takes them
+    /// (a session restoring a copy of its simulator gives it the script as
+    /// it is now). Events already fired stay as they are.
+    pub fn reschedule(&mut self, script: &[(u64, Event)]) {
+        let later = self.script.split_off(self.next);
+        for (_, e) in &later {
+            self.count_pending(e, false);
+        }
+        let now = self.tick();
+        for (t, e) in script.iter().filter(|(t, _)| *t > now) {
+            self.insert(*t, e.clone());
+        }
+    }
+
     /// Adds an event to the script at `tick`, which must be in the future
     /// and at most [`MAX_TICK`]; the script holds at most
     /// [`MAX_SCRIPT_EVENTS`] events.

@@ -2,7 +2,8 @@
 // at 40 nodes (the most drawn as cards), 100, 1,000 and 5,000 nodes (drawn as a
 // grid), with 30 pods per node, as the page's "Big cluster" form generates them.
 //
-//   node tests/browser/perf.mjs [--nodes 40,100,1000,5000] [--pods 30] [--ticks 60]
+//   node tests/browser/perf.mjs [--nodes 40,100,1000,5000,10000] [--pods 30] [--ticks 60]
+//                               [--profile default-scheduler,binpack] [--parts]
 //
 // Serves dist/ (or SHEPHERD_WEB_ROOT) like the browser tests. Prints one row per
 // size: the first tick (every pod created, scheduled and bound), a quiet tick
@@ -11,6 +12,9 @@
 // Shepherd.step(); "draw" is the snapshot, the grid or cards, the tables and the
 // event log, up to the browser's own paint. Then 3 s of Play at 60 ticks/s:
 // the ticks per second reached and the frame intervals the browser showed.
+// Then Back one tick at tick 200 (Shepherd.stepBack and the redraw), and the
+// page's memory: the JavaScript heap in use (performance.memory) plus the
+// WebAssembly memory (the engine's whole state lives there).
 import { openApp, waitForEngine } from './harness.mjs';
 
 const arg = (name, dflt) => {
@@ -20,13 +24,15 @@ const arg = (name, dflt) => {
 const SIZES = arg('nodes', '40,100,1000,5000').split(',').map(Number);
 const PODS = Number(arg('pods', '30'));
 const TICKS = Number(arg('ticks', '60'));
+const PROFILES = arg('profile', 'default-scheduler').split(',');
 
 const q = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 };
 
-export async function measure(page, nodes, pods = PODS, ticks = TICKS) {
+export async function measure(page, nodes, pods = PODS, ticks = TICKS, profile = null) {
+  if (profile) await page.selectOption('#policy', profile);
   await page.getByRole('tab', { name: 'Big cluster' }).click();
   await page.fill('#form-generate input[name=nodes]', String(nodes));
   await page.fill('#form-generate input[name=podsPerNode]', String(pods));
@@ -73,33 +79,55 @@ export async function measure(page, nodes, pods = PODS, ticks = TICKS) {
   await page.click('#btn-play');
   r.playTicksPerSecond = (Number(await page.textContent('#tick')) - t0) / 3;
   r.frames = frames.slice(1);
+  // Back one tick at tick 200: what the Back button does (engine and redraw),
+  // then the engine's part alone on a second Back.
+  r.back = await page.evaluate(() => {
+    const p = window.shepherdPage;
+    p.sim.run(Math.max(0, 200 - p.sim.tick));
+    p.draw();
+    const tick = p.sim.tick;
+    const t0 = performance.now();
+    document.getElementById('btn-back').click();
+    const t1 = performance.now();
+    p.sim.stepBack();
+    const t2 = performance.now();
+    p.draw();
+    return { tick, total: t1 - t0, engine: t2 - t1, checkpoints: p.sim.checkpointTicks ? Array.from(p.sim.checkpointTicks()) : [] };
+  });
+  r.memory = await page.evaluate(() => ({
+    heap: performance.memory ? performance.memory.usedJSHeapSize : 0,
+    wasm: window.shepherdPage.wasmBytes,
+  }));
   return r;
 }
 
 async function main() {
   const rows = [];
   const parts = {};
-  for (const n of SIZES) {
+  const MB = (b) => (b / 2 ** 20).toFixed(0);
+  for (const profile of PROFILES) for (const n of SIZES) {
     const app = await openApp({ viewport: { width: 1440, height: 900 } });
     try {
       await waitForEngine(app.page);
-      const r = await measure(app.page, n);
+      const r = await measure(app.page, n, PODS, TICKS, profile);
       const tick = r.engine.map((e, i) => e + r.draw[i]);
       rows.push({
+        profile,
         nodes: r.nodes,
         pods: r.pods,
         view: r.grid ? 'grid' : 'cards',
         'first tick (ms)': (r.first.engine + r.first.draw).toFixed(0),
-        'quiet tick median (ms)': q(tick, 0.5).toFixed(2),
-        'engine': q(r.engine, 0.5).toFixed(2),
-        'draw': q(r.draw, 0.5).toFixed(2),
-        'quiet tick p95 (ms)': q(tick, 0.95).toFixed(2),
-        'playing: ticks/s': r.playTicksPerSecond.toFixed(0),
-        'playing: frame p50/p95 (ms)': `${q(r.frames, 0.5).toFixed(1)} / ${q(r.frames, 0.95).toFixed(1)}`,
-        'node-failure tick (ms)': (r.heal.engine + r.heal.draw).toFixed(1),
-        'of which engine': r.heal.engine.toFixed(1),
+        'of which engine': r.first.engine.toFixed(0),
+        'quiet median (ms)': q(tick, 0.5).toFixed(2),
+        'quiet p95 (ms)': q(tick, 0.95).toFixed(2),
+        'engine median / p95': `${q(r.engine, 0.5).toFixed(2)} / ${q(r.engine, 0.95).toFixed(2)}`,
+        'play: ticks/s': r.playTicksPerSecond.toFixed(0),
+        'play: frame p50/p95': `${q(r.frames, 0.5).toFixed(1)} / ${q(r.frames, 0.95).toFixed(1)}`,
+        'node-failure tick (engine)': `${(r.heal.engine + r.heal.draw).toFixed(1)} (${r.heal.engine.toFixed(1)})`,
+        'Back (engine), at tick': `${r.back.total.toFixed(0)} (${r.back.engine.toFixed(0)}) at ${r.back.tick}`,
+        'memory MB: heap + wasm': `${MB(r.memory.heap)} + ${MB(r.memory.wasm)}`,
       });
-      parts[n] = r.heal.parts;
+      parts[`${profile} ${n}`] = { first: r.first.parts, failure: r.heal.parts, checkpoints: r.back.checkpoints };
       if (r.notReady !== 1) throw new Error(`expected one NotReady node after the failure, got ${r.notReady}`);
     } finally {
       await app.close();

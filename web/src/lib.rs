@@ -16,7 +16,8 @@
 //!   cluster back as manifests ([`manifests`]).
 //! - Scenarios: `exportScenario()` writes `{version, seed, policy, tick,
 //!   actions: [{tick, action}]}`; `Shepherd.fromScenario(json)` replays it;
-//!   `stepBack()` replays from the seed to the tick before.
+//!   `stepBack()` replays to the tick before, from the newest kept copy of the
+//!   simulator at or before it, else from the seed (`session.rs`).
 //!
 //! The module layout: [`scenario`] (the document and its conversion to engine
 //! events, the tour, the cluster generator), [`input`] (the forms' fields and
@@ -25,6 +26,7 @@
 //! at the boundary.
 
 pub mod charts;
+pub mod delta;
 pub mod input;
 pub mod manifests;
 pub mod profile;
@@ -52,6 +54,8 @@ pub fn engine_version() -> String {
 #[wasm_bindgen]
 pub struct Shepherd {
     session: Session,
+    /// What `frame` has sent the page (see [`delta`]).
+    sent: delta::Sent,
 }
 
 fn err(msg: impl AsRef<str>) -> JsError {
@@ -84,16 +88,15 @@ impl Shepherd {
     #[wasm_bindgen(constructor)]
     pub fn new(seed: f64, policy_name: &str) -> Result<Shepherd, JsError> {
         let seed = input::check_seed(seed).map_err(err)?;
-        Ok(Shepherd {
-            session: Session::new(seed, policy(policy_name)?),
-        })
+        Ok(Shepherd::from_session(Session::new(
+            seed,
+            policy(policy_name)?,
+        )))
     }
 
     /// The guided tour (the page's `shepherd demo`) at tick 0, its script queued.
     pub fn tour() -> Shepherd {
-        Shepherd {
-            session: Session::tour(),
-        }
+        Shepherd::from_session(Session::tour())
     }
 
     /// Replays a scenario document (JSON text) to its tick. Every action is
@@ -116,9 +119,9 @@ impl Shepherd {
             ))
         })?;
         let s = scenario_from_js(value)?;
-        Ok(Shepherd {
-            session: Session::from_scenario(&s).map_err(err)?,
-        })
+        Ok(Shepherd::from_session(
+            Session::from_scenario(&s).map_err(err)?,
+        ))
     }
 
     /// Replaces the session with the cluster that Kubernetes manifests
@@ -181,6 +184,12 @@ impl Shepherd {
         self.session.simulator().profile().scheduler_name.clone()
     }
 
+    /// Registered nodes now (the page picks cards or the grid before asking for a frame).
+    #[wasm_bindgen(getter, js_name = nodeCount)]
+    pub fn node_count(&self) -> u32 {
+        self.session.simulator().cluster().node_count() as u32
+    }
+
     /// Actions in the script, fired and still to come.
     #[wasm_bindgen(getter, js_name = actionCount)]
     pub fn action_count(&self) -> u32 {
@@ -200,10 +209,29 @@ impl Shepherd {
         Ok(self.tick())
     }
 
-    /// Back one tick, by replaying the script from the seed. Returns the tick.
+    /// Back one tick, by replaying the script from the newest kept copy at or
+    /// before it (else from the seed). Returns the tick.
     #[wasm_bindgen(js_name = stepBack)]
     pub fn step_back(&mut self) -> Result<f64, JsError> {
         self.session.step_back().map(|t| t as f64).map_err(err)
+    }
+
+    /// Work for idle time: takes the copy of the simulator for Back that a
+    /// big tick made due (otherwise the next tick takes it first).
+    pub fn idle(&mut self) {
+        self.session.idle();
+    }
+
+    /// The ticks of the copies of the simulator kept for Back (at most
+    /// `session::MAX_CHECKPOINTS`; Back replays from the newest one at or
+    /// before the tick it goes to, else from the seed).
+    #[wasm_bindgen(js_name = checkpointTicks)]
+    pub fn checkpoint_ticks(&self) -> Vec<f64> {
+        self.session
+            .checkpoint_ticks()
+            .into_iter()
+            .map(|t| t as f64)
+            .collect()
     }
 
     /// Replays from the seed to `tick` (back or forward).
@@ -513,6 +541,35 @@ impl Shepherd {
         to_js(&self.session.snapshot(with_nodes))
     }
 
+    /// What changed since the last frame (see `delta.rs`): `{full, header,
+    /// nodes?, apps?, pending?, pdbs?, services?, upcoming?, gridLen,
+    /// gridChanged, gridValues}`. `header` holds `snapshot`'s scalar fields;
+    /// a list is present only when it changed (`apps`, `services` and
+    /// `nodes` as `{len, rows: [[index, row]]}`, the others whole); the grid
+    /// as the indices of the changed cells (`Uint32Array`) and their
+    /// `gridStride` numbers each. With `withNodes`, node cards too. With
+    /// `full` (or on the first call) everything, as if nothing had been sent.
+    /// The page must apply every frame it asks for.
+    pub fn frame(&mut self, with_nodes: bool, full: bool) -> Result<js_sys::Object, JsError> {
+        if full {
+            self.sent.restart();
+        }
+        let snap = self.session.snapshot(false);
+        let f = self
+            .sent
+            .frame(self.session.simulator().cluster(), snap, with_nodes);
+        let o: js_sys::Object = to_js(&f)?.into();
+        let set = |k: &str, v: &JsValue| {
+            js_sys::Reflect::set(&o, &JsValue::from_str(k), v)
+                .map(|_| ())
+                .map_err(|_| err("could not build the frame object"))
+        };
+        set("gridLen", &JsValue::from_f64(f.grid_len as f64))?;
+        set("gridChanged", &js_sys::Uint32Array::from(&f.grid_changed[..]).into())?;
+        set("gridValues", &js_sys::Uint32Array::from(&f.grid_values[..]).into())?;
+        Ok(o)
+    }
+
     /// Every node as `gridStride` numbers: `[id, cpuUsed, cpuCapacity,
     /// memoryUsed, memoryCapacity, pods, flags]`; flags: 1 Ready, 2 kubelet
     /// beating, 4 cordoned, 8 draining, 16 tainted.
@@ -674,7 +731,10 @@ pub fn read_quantity(resource: &str, text: &str) -> Result<JsValue, JsError> {
 /// Rust-only helpers (and what the tests use).
 impl Shepherd {
     pub fn from_session(session: Session) -> Shepherd {
-        Shepherd { session }
+        Shepherd {
+            session,
+            sent: delta::Sent::default(),
+        }
     }
 
     pub fn session(&self) -> &Session {

@@ -5,7 +5,7 @@
 //! cluster now and fired at the next tick. A refused action changes nothing,
 //! not even the script.
 
-use shepherd::simulator::{Event, Simulator};
+use shepherd::simulator::{Event, Simulator, StepReport};
 use shepherd::Profile;
 
 use crate::charts::{BalanceView, Series};
@@ -25,6 +25,107 @@ pub struct Session {
     /// A few figures per tick for the page's charts: `tick + 1` entries,
     /// entry `t` the cluster at the end of tick `t` (see [`Series`]).
     series: Series,
+    /// Copies of the simulator at earlier ticks, so Back replays from the
+    /// nearest one instead of from the seed (see [`Checkpoints`]).
+    checkpoints: Checkpoints,
+}
+
+/// At most this many copies of the simulator are kept for Back: the memory
+/// they take is at most this many times the cluster's (README, "Back").
+pub const MAX_CHECKPOINTS: usize = 2;
+
+/// Copies of the simulator, oldest first, each taken right after a tick.
+///
+/// A copy is taken when the work done since the last one (events written,
+/// plus a share per node per tick for the ticks' own passes) reaches the
+/// work it takes to copy the cluster (its pods, nodes and events), so the
+/// copies cost no more than the replays they save, and Back replays at most
+/// about one copy's worth of work. Ticks are a function of the seed and the
+/// script, so a copy is the state a replay from the seed would reach; a copy
+/// made before the script changed at or before its tick is dropped.
+#[derive(Clone, Debug, Default)]
+pub struct Checkpoints {
+    kept: Vec<(u64, Simulator)>,
+    /// The work since the last copy reached a copy's cost: the next copy is
+    /// taken before the next tick or when the page is idle ([`Session::idle`]),
+    /// so the tick that did the work does not also pay for the copy.
+    due: bool,
+    /// Work since the last copy (or since tick 0): events written and pods
+    /// created, bound, made Ready or removed, plus a share per tick.
+    work: u64,
+    events_seen: usize,
+}
+
+impl Checkpoints {
+    /// What copying this simulator costs, in the same units as `work`.
+    fn copy_cost(sim: &Simulator) -> u64 {
+        let c = sim.cluster();
+        (c.pending_count() as u64 + c.bound_count() as u64) / 2
+            + c.events().len() as u64 / 4
+            + c.node_count() as u64
+            + 1_000
+    }
+
+    /// Called after every tick, with what the tick did.
+    fn after_tick(&mut self, sim: &Simulator, report: &StepReport) {
+        let c = sim.cluster();
+        let events = c.events().len();
+        let r = &report.reconcile.total;
+        let pods = r.created as u64
+            + r.deleted as u64
+            + r.bound as u64
+            + r.collected as u64
+            + r.evicted as u64
+            + r.became_ready as u64
+            + r.endpoints_changed as u64;
+        self.work += events.saturating_sub(self.events_seen) as u64
+            + pods
+            + 1
+            + c.node_count() as u64 / 256;
+        self.events_seen = events;
+        if self.work >= Self::copy_cost(sim) {
+            self.due = true;
+        }
+    }
+
+    /// Takes the copy that is due, if one is.
+    fn take_due(&mut self, sim: &Simulator) {
+        if !self.due {
+            return;
+        }
+        if self.kept.len() >= MAX_CHECKPOINTS {
+            // Keep the oldest (it spans the most) and the newest.
+            self.kept.remove(1.min(self.kept.len() - 1));
+        }
+        self.kept.push((sim.tick(), sim.clone()));
+        self.work = 0;
+        self.due = false;
+    }
+
+    /// The script changed at `tick`: copies from that tick on no longer hold.
+    fn invalidate_from(&mut self, tick: u64) {
+        self.kept.retain(|(t, _)| *t < tick);
+    }
+
+    /// The newest copy at or before `tick`, as a fresh simulator.
+    fn restore(&self, tick: u64) -> Option<Simulator> {
+        self.kept
+            .iter()
+            .rev()
+            .find(|(t, _)| *t <= tick)
+            .map(|(_, s)| s.clone())
+    }
+
+    /// After a restore or replay to `tick`: the work is counted from there.
+    fn moved_to(&mut self, sim: &Simulator) {
+        self.events_seen = sim.cluster().events().len();
+        self.work = 0;
+        self.due = false;
+    }
+
+    pub fn ticks(&self) -> Vec<u64> {
+        self.kept.iter().map(|(t, _)| *t).collect()
+    }
 }
 
 impl Session {
@@ -39,14 +140,17 @@ impl Session {
             log: Vec::new(),
             notes: Vec::new(),
             series,
+            checkpoints: Checkpoints::default(),
         }
     }
 
     /// `n` ticks, each recorded in the series.
     fn advance(&mut self, n: u64) {
         for _ in 0..n {
-            self.sim.step();
+            self.checkpoints.take_due(&self.sim);
+            let report = self.sim.step();
             self.series.record(self.sim.cluster());
+            self.checkpoints.after_tick(&self.sim, &report);
         }
     }
 
@@ -106,14 +210,26 @@ impl Session {
                 script.push((e.tick, ev));
             }
         }
-        let mut sim = Simulator::with_script(seed, self.profile.clone(), script);
+        // From the newest copy at or before `tick` when there is one, with
+        // the script as it is now; else from the seed.
+        let mut sim = match self.checkpoints.restore(tick) {
+            Some(mut copy) => {
+                copy.reschedule(&script);
+                copy
+            }
+            None => Simulator::with_script(seed, self.profile.clone(), script),
+        };
         // The series up to the current tick stays true: every action fires
         // after the tick it was submitted at, and a session only submits at
         // its current tick, so ticks up to it replay exactly as recorded.
         // Past what was recorded, the replay records as it goes.
         let recorded = (self.series.len() as u64).saturating_sub(1).min(tick);
-        sim.run(recorded);
+        sim.run(recorded.saturating_sub(sim.tick()));
         self.sim = sim;
+        self.checkpoints.moved_to(&self.sim);
+        // A restored copy may be past what was recorded (a replay after
+        // the series was dropped): the series then follows from the copy.
+        let recorded = recorded.max(self.sim.tick());
         self.series.truncate(recorded as usize + 1);
         self.advance(tick - recorded);
         Ok(())
@@ -131,6 +247,17 @@ impl Session {
         &self.sim
     }
 
+    /// Takes the copy for Back that is due, if one is (the page calls this
+    /// when it is idle; otherwise the next tick takes it first).
+    pub fn idle(&mut self) {
+        self.checkpoints.take_due(&self.sim);
+    }
+
+    /// The ticks of the copies kept for Back.
+    pub fn checkpoint_ticks(&self) -> Vec<u64> {
+        self.checkpoints.ticks()
+    }
+
     pub fn log(&self) -> &[Entry] {
         &self.log
     }
@@ -140,9 +267,11 @@ impl Session {
         if self.sim.tick() >= MAX_TICK {
             return vec![format!("the simulation stops at tick {MAX_TICK}")];
         }
-        let errors = self.sim.step().errors;
+        self.checkpoints.take_due(&self.sim);
+        let report = self.sim.step();
         self.series.record(self.sim.cluster());
-        errors
+        self.checkpoints.after_tick(&self.sim, &report);
+        report.errors
     }
 
     /// `n` ticks (at most up to [`MAX_TICK`]).
@@ -172,7 +301,8 @@ impl Session {
         BalanceView::new(self.sim.tick(), &self.sim.cluster().balance())
     }
 
-    /// Back one tick, by replaying from the seed. The script is kept: actions
+    /// Back one tick, by replaying from the newest kept copy (else from the
+    /// seed). The script is kept: actions
     /// after the new tick fire again as the clock moves forward.
     pub fn step_back(&mut self) -> Result<u64, String> {
         let t = self.sim.tick();
@@ -189,6 +319,7 @@ impl Session {
         let now = self.sim.tick();
         let before = self.log.len();
         self.log.retain(|e| e.tick <= now);
+        self.checkpoints.invalidate_from(now + 1);
         // The captions told the story of the script; past this tick it no longer happens.
         self.notes.retain(|n| n.tick <= now);
         let dropped = before - self.log.len();
@@ -231,6 +362,7 @@ impl Session {
             }
         }
         let tick = self.sim.tick() + 1;
+        self.checkpoints.invalidate_from(tick);
         // In tick order, after every entry of the same tick: the order the engine fires them.
         let at = self.log.partition_point(|e| e.tick <= tick);
         self.log.insert(at, Entry { tick, action });
@@ -314,5 +446,67 @@ fn describe(action: &Action, events: &[Event]) -> String {
             .map(|e| e.describe())
             .collect::<Vec<_>>()
             .join("; "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shepherd::Profile;
+
+    /// Everything the page can see of a session, to compare two of them.
+    fn seen(s: &Session) -> (Snapshot, Vec<u32>, EventsPage, usize) {
+        (s.snapshot(true), s.grid(), s.events_since(0, u32::MAX), s.series().len())
+    }
+
+    /// A fresh replay from the seed to the session's tick.
+    fn from_seed(s: &Session) -> Session {
+        let mut doc = s.scenario();
+        doc.tick = Some(s.tick());
+        let mut fresh = Session::from_scenario(&doc).unwrap();
+        fresh.checkpoints = Checkpoints::default();
+        fresh.replay_to(s.tick()).unwrap();
+        fresh
+    }
+
+    #[test]
+    fn back_from_a_checkpoint_is_the_replay_from_the_seed() {
+        let mut s = Session::new(11, Profile::bin_pack());
+        s.submit(Action::Generate {
+            nodes: 200,
+            pods_per_node: 20,
+        })
+        .unwrap();
+        s.run(3);
+        assert!(!s.checkpoint_ticks().is_empty(), "the big first tick is worth a copy");
+        s.submit(Action::FailNode {
+            node: "node-7".into(),
+        })
+        .unwrap();
+        s.run(12);
+        for _ in 0..5 {
+            s.step_back().unwrap();
+            assert_eq!(seen(&s), seen(&from_seed(&s)), "Back to tick {}", s.tick());
+        }
+        // A new action at an earlier tick drops the copies after it.
+        s.submit(Action::Scale {
+            app: s.snapshot(false).apps[0].name.clone(),
+            replicas: 3,
+        })
+        .unwrap();
+        assert!(s.checkpoint_ticks().iter().all(|&t| t <= s.tick()));
+        s.run(4);
+        for _ in 0..6 {
+            s.step_back().unwrap();
+            assert_eq!(seen(&s), seen(&from_seed(&s)), "Back to tick {}", s.tick());
+        }
+        assert!(s.checkpoint_ticks().len() <= MAX_CHECKPOINTS);
+        // Dropping the script after a Back: the copies past now go.
+        s.step_back().unwrap();
+        s.discard_upcoming().unwrap();
+        assert!(s.checkpoint_ticks().iter().all(|&t| t <= s.tick()));
+        s.run(3);
+        s.step_back().unwrap();
+        assert_eq!(seen(&s), seen(&from_seed(&s)));
     }
 }

@@ -1,0 +1,57 @@
+//! Native figures for the page's work at "Big cluster" sizes: the engine's
+//! first tick and a quiet tick, a copy of the session (what a Back checkpoint
+//! costs), and the view the page asks for each tick.
+//!
+//!   cargo run --release -p shepherd-web --example page_bench -- [nodes] [podsPerNode] [profile]
+use std::time::Instant;
+
+use shepherd_web::scenario::{parse_policy, Action};
+use shepherd_web::session::Session;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let nodes: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5000);
+    let per: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(30);
+    let profile = args.get(3).cloned().unwrap_or_else(|| "default-scheduler".into());
+    let mut s = Session::new(1, parse_policy(&profile).expect("a named profile"));
+    s.submit(Action::Generate { nodes, pods_per_node: per }).expect("generate");
+    let t = Instant::now();
+    s.step();
+    println!("{nodes} nodes x {per} pods, {profile}: first tick {:.1} ms", ms(t));
+    let mut quiet = Vec::new();
+    for _ in 0..60 {
+        let t = Instant::now();
+        s.step();
+        quiet.push(ms(t));
+    }
+    quiet.sort_by(|a, b| a.total_cmp(b));
+    println!("quiet tick median {:.3} ms, p95 {:.3} ms", quiet[30], quiet[57]);
+    if std::env::var("CLONE_LOOP").is_ok() {
+        for _ in 0..20 {
+            drop(s.clone());
+        }
+    }
+    let t = Instant::now();
+    let copy = s.clone();
+    println!("a copy of the session {:.1} ms", ms(t));
+    let t = Instant::now();
+    drop(copy);
+    println!("dropping it {:.1} ms", ms(t));
+    let t = Instant::now();
+    let _ = s.snapshot(false);
+    println!("snapshot(false) {:.2} ms", ms(t));
+    let t = Instant::now();
+    let _ = s.grid();
+    println!("grid {:.2} ms", ms(t));
+    s.run(200 - s.tick());
+    println!("copies kept for Back at ticks {:?}", s.checkpoint_ticks());
+    for _ in 0..3 {
+        let t = Instant::now();
+        s.step_back().expect("back");
+        println!("Back to tick {} {:.1} ms", s.tick(), ms(t));
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
