@@ -19,7 +19,7 @@
 
 use alloc::string::String;
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, ControllerId};
 use crate::model::Resources;
 
 /// One resource's balance over the nodes that count for utilisation.
@@ -247,6 +247,20 @@ pub fn larger(a: Resources, b: Resources, tc: u64, tm: u64) -> bool {
 }
 
 impl Cluster {
+    /// Ready pods per Deployment, from the controllers' books (no pod is
+    /// read): `(id, name, ready)` for every Deployment not deleted, in id
+    /// order. O(Deployments x revisions with pods); what the page's "Ready
+    /// per Deployment" chart records each tick.
+    pub fn ready_per_deployment(&self) -> impl Iterator<Item = (ControllerId, &str, u32)> + '_ {
+        self.controllers
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.deleted)
+            .map(|(i, c)| (ControllerId(i as u32), c.name.as_str(), c.ready()))
+    }
+}
+
+impl Cluster {
     /// The cluster's balance now: utilisation per resource over the Ready
     /// nodes and fragmentation measured with the largest Pending pod (see
     /// [`Balance`]). Reads the nodes' books, not the pods: O(nodes +
@@ -432,4 +446,61 @@ mod tests {
         assert!(larger(a, b, 4000, 8192));
         assert!(!larger(a, a, 4000, 8192));
     }
+}
+
+/// What differs between two runs of the same scenario (two profiles, or two
+/// scheduler seeds), pod by pod. Pods are matched by name (Deployment and
+/// ordinal); nodes are compared by name. Every list is in pod name order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlacementDiff {
+    /// Pods bound in both runs, to different nodes: `(pod, node in a, node in b)`.
+    pub landed_differently: Vec<(String, String, String)>,
+    /// Pods Pending in `a` and not Pending in `b` (bound there, or not there at all).
+    pub pending_only_in_a: Vec<String>,
+    /// Pods Pending in `b` and not Pending in `a`.
+    pub pending_only_in_b: Vec<String>,
+}
+
+/// Pod (Deployment, ordinal) -> the node's name (`None`: Pending), sorted by pod name.
+fn placement(c: &Cluster) -> alloc::collections::BTreeMap<(&str, u32), Option<&str>> {
+    c.pods()
+        .map(|p| {
+            let node = p
+                .node
+                .and_then(|id| c.nodes.get(id.0 as usize))
+                .filter(|n| !n.removed)
+                .map(|n| n.spec.name.as_str());
+            ((p.app, p.ordinal), node)
+        })
+        .collect()
+}
+
+/// The pods that landed differently in `b` than in `a`, and the Pending pods
+/// one run has and the other does not. O(pods x log pods); names are built
+/// only for the pods that differ.
+pub fn diff_placements(a: &Cluster, b: &Cluster) -> PlacementDiff {
+    use alloc::format;
+    let (pa, pb) = (placement(a), placement(b));
+    let name = |(app, ord): &(&str, u32)| format!("{app}-{ord}");
+    let mut d = PlacementDiff::default();
+    for (pod, na) in &pa {
+        match (na, pb.get(pod)) {
+            (Some(x), Some(Some(y))) if x != y => {
+                d.landed_differently
+                    .push((name(pod), String::from(*x), String::from(*y)))
+            }
+            (None, Some(Some(_)) | None) => d.pending_only_in_a.push(name(pod)),
+            _ => {}
+        }
+    }
+    for (pod, nb) in &pb {
+        if nb.is_none() && !matches!(pa.get(pod), Some(None)) {
+            d.pending_only_in_b.push(name(pod));
+        }
+    }
+    // Sorted by (Deployment, ordinal) above; the names sort as text.
+    d.landed_differently.sort();
+    d.pending_only_in_a.sort();
+    d.pending_only_in_b.sort();
+    d
 }
