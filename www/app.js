@@ -14,6 +14,7 @@ import { showError, clearErrors, updateReading } from './forms.js';
 import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 import { wireManifests } from './manifests.js';
 import { ChartsView, drawBalance } from './charts.js';
+import { CompareView } from './compare.js';
 
 // Past this many nodes the page draws one canvas cell per node instead of cards.
 const CARDS_UP_TO = 40;
@@ -42,7 +43,7 @@ const page = {
   undo: null,
 };
 
-let cards, grid, charts;
+let cards, grid, charts, compare;
 
 // ----- engine calls ------------------------------------------------------------
 
@@ -282,6 +283,7 @@ function draw() {
   charts.update(sim);
   const bal = sim.balance();
   once($('balance'), bal, () => drawBalance($('balance'), bal));
+  compare.update(sim);
   const t4 = performance.now();
   prependEvents($('events'), sim.eventsSince(page.cursor, EVENTS_PER_STEP));
   page.cursor = snap.eventCount;
@@ -1002,6 +1004,7 @@ async function start() {
   wireGrid();
   wireNodeTools();
   charts = new ChartsView($('charts-panel'), { onSeek: seekTo });
+  compare = new CompareView($('compare-panel'), { onPod: explain });
   wireProfile({ sim: () => page.sim, act, toast });
   wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download });
 
@@ -1032,6 +1035,7 @@ async function start() {
     get gridLayout() { return grid.layout; },
     seekTo,
     get charts() { return charts; },
+    get compare() { return compare; },
     cellColor,
   };
 }
