@@ -16,7 +16,7 @@ use shepherd_k8s::{
 
 /// Reads FILE, every `.yaml`/`.yml`/`.json` file in DIR (sorted by name,
 /// joined as one stream), or standard input for `-`.
-fn read_input(arg: &str, max_bytes: usize) -> Result<String, String> {
+pub(crate) fn read_input(arg: &str, max_bytes: usize) -> Result<String, String> {
     if arg == "-" {
         let mut s = String::new();
         std::io::stdin()
