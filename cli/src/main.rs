@@ -226,6 +226,49 @@ fn bar(used: u64, cap: u64) -> String {
     )
 }
 
+/// The cluster's utilisation as bars (`Cluster::balance`): per resource the
+/// overall share and the spread over the Ready nodes, then how many nodes
+/// fall in each tenth of utilisation.
+fn print_utilisation(c: &Cluster) {
+    let b = c.balance();
+    let pct = |x: f64| format!("{:.0}%", x * 100.0);
+    println!(
+        "utilisation of the {} Ready nodes ({} with pods):",
+        b.ready_nodes, b.nodes_with_pods
+    );
+    for (name, r) in [("cpu", &b.cpu), ("memory", &b.memory), ("pods", &b.pods)] {
+        println!(
+            "  {name:<7} {} {:>4} overall; least {}, mean {}, most {}, std dev {}",
+            bar(r.requested, r.allocatable),
+            pct(r.overall()),
+            pct(r.min),
+            pct(r.mean),
+            pct(r.max),
+            pct(r.std_dev)
+        );
+    }
+    let most = b
+        .cpu
+        .histogram
+        .iter()
+        .chain(&b.memory.histogram)
+        .copied()
+        .max()
+        .unwrap_or(0) as u64;
+    println!("  nodes by utilisation   cpu                    memory");
+    for i in 0..10 {
+        let (nc, nm) = (b.cpu.histogram[i], b.memory.histogram[i]);
+        println!(
+            "  {:>7}              {} {:>5}     {} {:>5}",
+            format!("{}-{}%", i * 10, i * 10 + 10),
+            bar(nc as u64, most),
+            nc,
+            bar(nm as u64, most),
+            nm
+        );
+    }
+}
+
 fn print_nodes(c: &Cluster) {
     for n in c.nodes() {
         let cap = n.spec.capacity;
@@ -396,6 +439,8 @@ fn converge(args: &[String]) -> Result<(), Failure> {
     );
     println!("nodes:");
     print_nodes(c);
+    println!();
+    print_utilisation(c);
     println!("\napps:");
     print_apps(c);
     let pending: Vec<_> = c.apps().filter(|a| a.pending > 0).collect();
