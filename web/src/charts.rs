@@ -211,7 +211,7 @@ pub const GONE: u32 = u32::MAX;
 /// Invariant: `ticks` is sorted; `last[s]` is slot `s`'s value after the
 /// last recorded tick; slots are in the order first seen, so `first` is
 /// sorted too.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct ReadySeries {
     /// One slot per Deployment seen, in the order first seen: its name.
     pub names: Vec<String>,
@@ -229,6 +229,15 @@ pub struct ReadySeries {
     pub ticks: Vec<u32>,
     pub slots: Vec<u32>,
     pub values: Vec<u32>,
+}
+
+/// Two records are equal when they say the same: the same Deployments and
+/// the same changes (bookkeeping and scratch aside).
+impl PartialEq for ReadySeries {
+    fn eq(&self, o: &Self) -> bool {
+        (&self.names, &self.ticks, &self.slots, &self.values)
+            == (&o.names, &o.ticks, &o.slots, &o.values)
+    }
 }
 
 impl ReadySeries {

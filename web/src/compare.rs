@@ -62,6 +62,21 @@ pub struct CompareView {
     pub pending_only_in_b: Vec<String>,
 }
 
+/// The entries of `want` that `have` lacks, when `have` is `want` with some
+/// entries left out (in order); `None` otherwise.
+fn added(have: &[Entry], want: &[Entry]) -> Option<Vec<Entry>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    for e in want {
+        if i < have.len() && have[i] == *e {
+            i += 1;
+        } else {
+            out.push(e.clone());
+        }
+    }
+    (i == have.len()).then_some(out)
+}
+
 /// The actions the second run replays: all but profile changes.
 fn script_of(a: &Session) -> Vec<Entry> {
     a.log()
@@ -104,15 +119,19 @@ impl Comparison {
     /// not take at its own tick).
     pub fn follow(&mut self, a: &Session) -> Result<bool, String> {
         let want = script_of(a);
-        let have = self.other.log();
-        let same_start = have.len() <= want.len() && want[..have.len()] == *have;
-        if same_start {
-            let added = &want[have.len()..];
+        if let Some(added) = added(self.other.log(), &want) {
             // New actions are queued for the tick after the one they were
-            // taken at: the second run takes them at that same tick.
+            // taken at: the second run takes them at that same tick (they
+            // all share it, as the page takes actions at its own tick).
             let at = added.first().map(|e| e.tick.saturating_sub(1));
-            let target = at.map_or(a.tick(), |t| t.min(a.tick()));
-            if self.step_to(target).is_ok() && self.take(added) {
+            let same_tick = added.iter().all(|e| Some(e.tick.saturating_sub(1)) == at);
+            let target = at.unwrap_or(a.tick());
+            if same_tick
+                && target <= a.tick()
+                && self.step_to(target).is_ok()
+                && self.take(&added)
+                && self.other.log() == want.as_slice()
+            {
                 self.step_to(a.tick())?;
                 return Ok(false);
             }
