@@ -49,6 +49,11 @@ export class CompareView {
       if (this.cmp || this.error) this.stop();
       else this.start(select.value);
     });
+    // The top bar's "Compare…": to the panel, its profile list in hand.
+    $('btn-compare-open').addEventListener('click', () => {
+      root.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      select.focus({ preventScroll: true });
+    });
     select.addEventListener('change', () => {
       if (this.cmp) this.start(select.value);
     });
@@ -149,5 +154,9 @@ export class CompareView {
     setText($('compare-pb-h'), `Pending only in the second run (${n(v.pendingOnlyInBCount)})`);
     list('compare-pa', v.pendingOnlyInA, v.pendingOnlyInACount, 'None.');
     list('compare-pb', v.pendingOnlyInB, v.pendingOnlyInBCount, 'None.');
+    setText($('compare-ba-h'), `Bound only in this run (${n(v.boundOnlyInACount)})`);
+    setText($('compare-bb-h'), `Bound only in the second run (${n(v.boundOnlyInBCount)})`);
+    list('compare-ba', v.boundOnlyInA.map(([p, node]) => `${p} on ${node}`), v.boundOnlyInACount, 'None.');
+    list('compare-bb', v.boundOnlyInB.map(([p, node]) => `${p} on ${node}`), v.boundOnlyInBCount, 'None.');
   }
 }

@@ -1126,6 +1126,8 @@ fn compare(args: &[String]) -> Result<(), Failure> {
                 "landedDifferently": d.landed_differently.iter().map(|(p, x, y)| serde_json::json!({"pod": p, "from": x, "to": y})).collect::<Vec<_>>(),
                 "pendingOnlyInFrom": d.pending_only_in_a,
                 "pendingOnlyInTo": d.pending_only_in_b,
+                "boundOnlyInFrom": d.bound_only_in_a.iter().map(|(p, n)| serde_json::json!({"pod": p, "node": n})).collect::<Vec<_>>(),
+                "boundOnlyInTo": d.bound_only_in_b.iter().map(|(p, n)| serde_json::json!({"pod": p, "node": n})).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         });
         println!(
@@ -1230,6 +1232,21 @@ fn compare(args: &[String]) -> Result<(), Failure> {
                 format!(" ({})", names(&d.pending_only_in_b))
             }
         );
+        // Pods one run made and the other did not (a roll or a replacement
+        // went differently): only shown when there are some.
+        for (label, only) in [
+            (&runs[0].label, &d.bound_only_in_a),
+            (&r.label, &d.bound_only_in_b),
+        ] {
+            if !only.is_empty() {
+                let pods: Vec<String> = only.iter().map(|(p, _)| p.clone()).collect();
+                println!(
+                    "  Bound only under {label} (no such pod in the other run): {} ({})",
+                    only.len(),
+                    names(&pods)
+                );
+            }
+        }
     }
     Ok(())
 }

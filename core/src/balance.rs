@@ -459,6 +459,11 @@ pub struct PlacementDiff {
     pub pending_only_in_a: Vec<String>,
     /// Pods Pending in `b` and not Pending in `a`.
     pub pending_only_in_b: Vec<String>,
+    /// Pods bound in `a` that `b` does not have at all (a rolling update or a
+    /// replacement made different pods in each run): `(pod, node in a)`.
+    pub bound_only_in_a: Vec<(String, String)>,
+    /// Pods bound in `b` that `a` does not have at all.
+    pub bound_only_in_b: Vec<(String, String)>,
 }
 
 /// Pod (Deployment, ordinal) -> the node's name (`None`: Pending), sorted by pod name.
@@ -490,17 +495,22 @@ pub fn diff_placements(a: &Cluster, b: &Cluster) -> PlacementDiff {
                     .push((name(pod), String::from(*x), String::from(*y)))
             }
             (None, Some(Some(_)) | None) => d.pending_only_in_a.push(name(pod)),
+            (Some(x), None) => d.bound_only_in_a.push((name(pod), String::from(*x))),
             _ => {}
         }
     }
     for (pod, nb) in &pb {
-        if nb.is_none() && !matches!(pa.get(pod), Some(None)) {
-            d.pending_only_in_b.push(name(pod));
+        match (nb, pa.get(pod)) {
+            (None, None | Some(Some(_))) => d.pending_only_in_b.push(name(pod)),
+            (Some(y), None) => d.bound_only_in_b.push((name(pod), String::from(*y))),
+            _ => {}
         }
     }
     // Sorted by (Deployment, ordinal) above; the names sort as text.
     d.landed_differently.sort();
     d.pending_only_in_a.sort();
     d.pending_only_in_b.sort();
+    d.bound_only_in_a.sort();
+    d.bound_only_in_b.sort();
     d
 }

@@ -5,7 +5,9 @@
 // Ready chart goes to that tick; zero axe-core violations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, waitForEngine, shownTick, step, axeViolations } from './harness.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openApp, waitForEngine, shownTick, step, axeViolations, ARTIFACTS } from './harness.mjs';
 
 // The diff, computed here from the two runs' placements ([pod, node|null]).
 function directDiff(a, b) {
@@ -18,7 +20,8 @@ function directDiff(a, b) {
   }
   const only = (p, q) => p.filter(([pod, n]) => n === null && q.get(pod) !== null).map(([pod]) => pod);
   // q.get(pod) is undefined when the other run has no such pod: it counts.
-  return { moved, onlyA: only(a, mb), onlyB: only(b, ma) };
+  const boundOnly = (p, q) => p.filter(([pod, n]) => n !== null && !q.has(pod));
+  return { moved, onlyA: only(a, mb), onlyB: only(b, ma), boundA: boundOnly(a, mb), boundB: boundOnly(b, ma) };
 }
 
 async function checkAgainstPlacements(page) {
@@ -31,6 +34,7 @@ async function checkAgainstPlacements(page) {
       movedH: document.getElementById('compare-moved-h').textContent,
       pa: [...document.querySelectorAll('#compare-pa li')].map((li) => li.textContent),
       pb: [...document.querySelectorAll('#compare-pb li')].map((li) => li.textContent),
+      ba: [...document.querySelectorAll('#compare-ba li')].map((li) => li.textContent),
     };
   });
   const want = directDiff(got.placements.a, got.placements.b);
@@ -39,6 +43,9 @@ async function checkAgainstPlacements(page) {
   assert.deepEqual(got.view.landedDifferently, want.moved.sort(byPod));
   assert.deepEqual(got.view.pendingOnlyInA, want.onlyA.sort());
   assert.deepEqual(got.view.pendingOnlyInB, want.onlyB.sort());
+  assert.deepEqual(got.view.boundOnlyInA, want.boundA.sort());
+  assert.deepEqual(got.view.boundOnlyInB, want.boundB.sort());
+  assert.deepEqual(got.ba, want.boundA.slice(0, 50).map(([p, node]) => `${p} on ${node}`));
   // What the panel shows is the start of those lists, with whole counts.
   assert.equal(got.movedH, `Pods on a different node (${want.moved.length})`);
   assert.deepEqual(got.rows, want.moved.slice(0, 50).map((m) => [m.pod, m.a, m.b]));
@@ -66,6 +73,9 @@ test('the compare view runs the tour under a second profile in step, and lists a
     const options = await page.$$eval('#compare-profile option', (os) => os.map((o) => o.value));
     assert.deepEqual(options, ['default-scheduler', 'binpack', 'leastloaded']);
     assert.equal(await page.isVisible('#compare-body'), false);
+    // The top bar's Compare… leads to the panel with its profile list focused.
+    await page.click('#btn-compare-open');
+    await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'compare-profile');
     await page.selectOption('#compare-profile', 'default-scheduler');
     await page.click('#btn-compare');
     assert.equal(await page.getAttribute('#btn-compare', 'aria-pressed'), 'true');
@@ -79,15 +89,15 @@ test('the compare view runs the tour under a second profile in step, and lists a
       return [v.a.balance, v.b.balance].map((b) => `${b.nodesWithPods} of ${b.readyNodes}`);
     });
     assert.deepEqual(nodesRow, both);
-    let diff = await checkAgainstPlacements(page);
+    let moved = (await checkAgainstPlacements(page)).moved.length;
 
     // Step on, then Back: both runs move together.
     await step(page, 10);
     assert.equal(await inStep(page), 22);
-    diff = await checkAgainstPlacements(page);
+    moved += (await checkAgainstPlacements(page)).moved.length;
     await page.click('#btn-back');
     assert.equal(await inStep(page), 21);
-    await checkAgainstPlacements(page);
+    moved += (await checkAgainstPlacements(page)).moved.length;
 
     // A click on a chart point goes back in both runs.
     await page.locator('#chart-pending').scrollIntoViewIfNeeded();
@@ -97,13 +107,13 @@ test('the compare view runs the tour under a second profile in step, and lists a
     await page.mouse.click(box.x + 38 + ((box.width - 46) * 6) / span, box.y + box.height / 2);
     await page.waitForFunction(() => document.body.dataset.tick === '6');
     assert.equal(await inStep(page), 6);
-    await checkAgainstPlacements(page);
+    moved += (await checkAgainstPlacements(page)).moved.length;
 
     // An action on the page is taken by the second run too.
     await page.evaluate(() => window.shepherdPage.sim.scale('web', 9));
     await step(page, 4);
     assert.equal(await inStep(page), 10);
-    diff = await checkAgainstPlacements(page);
+    moved += (await checkAgainstPlacements(page)).moved.length;
     const webs = await page.evaluate(() => window.shepherdPage.compare.cmp.placements(window.shepherdPage.sim).b.filter(([p]) => p.startsWith('web-')).length);
     assert.ok(webs >= 9, `the second run scaled web too (${webs} web pods)`);
 
@@ -111,18 +121,19 @@ test('the compare view runs the tour under a second profile in step, and lists a
     await page.selectOption('#compare-profile', 'leastloaded');
     assert.equal(await inStep(page), 10);
     assert.match(await page.textContent('#compare-col-b'), /leastloaded/);
-    await checkAgainstPlacements(page);
+    moved += (await checkAgainstPlacements(page)).moved.length;
 
     await page.locator('#compare-panel').scrollIntoViewIfNeeded();
     assert.deepEqual(await axeViolations(page), [], 'the compare view');
-    await app.screenshot('compare', { fullPage: false });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.locator('#compare-panel').screenshot({ path: path.join(ARTIFACTS, 'compare.png') });
 
     // Stop: the panel folds and stops following.
     await page.click('#btn-compare');
     assert.equal(await page.isVisible('#compare-body'), false);
     assert.equal(await page.getAttribute('#compare-panel', 'data-active'), 'false');
     await step(page, 1);
-    assert.ok(diff.moved.length >= 0);
+    assert.ok(moved > 0, 'binpack and default-scheduler placed some pod differently in the tour');
     app.assertNoConsoleErrors();
   } finally {
     await app.close();
@@ -156,6 +167,27 @@ test('the Ready per Deployment chart follows the Deployments, and a click on it 
     const then = await page.evaluate(() => window.shepherdPage.sim.snapshot(false).apps);
     const text = await page.textContent('#chart-ready-value');
     for (const a of then) if (text.includes(`${a.name} `)) assert.ok(text.includes(`${a.name} ${a.ready}`), `${text} / ${a.name} ${a.ready}`);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
+test('the compare view fits a phone and has zero axe-core violations there', async () => {
+  const app = await openApp({ viewport: { width: 390, height: 844 } });
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await step(page, 30);
+    await page.click('#btn-compare-open');
+    await page.selectOption('#compare-profile', 'leastloaded');
+    await page.click('#btn-compare');
+    assert.equal(await inStep(page), 30);
+    await page.locator('#compare-panel').scrollIntoViewIfNeeded();
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(wide <= 390, `page is ${wide}px wide at 390px`);
+    assert.deepEqual(await axeViolations(page), [], 'the compare view on a phone');
+    await page.locator('#compare-panel').screenshot({ path: path.join(ARTIFACTS, 'compare-phone.png') });
     app.assertNoConsoleErrors();
   } finally {
     await app.close();

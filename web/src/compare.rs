@@ -60,6 +60,12 @@ pub struct CompareView {
     pub pending_only_in_a: Vec<String>,
     pub pending_only_in_b_count: u32,
     pub pending_only_in_b: Vec<String>,
+    /// Pods bound in one run that the other does not have at all (a rolling
+    /// update or a replacement made different pods): `[pod, node]`.
+    pub bound_only_in_a_count: u32,
+    pub bound_only_in_a: Vec<(String, String)>,
+    pub bound_only_in_b_count: u32,
+    pub bound_only_in_b: Vec<(String, String)>,
 }
 
 /// The entries of `want` that `have` lacks, when `have` is `want` with some
@@ -172,6 +178,8 @@ impl Comparison {
             landed_differently,
             pending_only_in_a,
             pending_only_in_b,
+            bound_only_in_a,
+            bound_only_in_b,
         } = diff_placements(a.simulator().cluster(), self.other.simulator().cluster());
         let count = |v: usize| v.min(u32::MAX as usize) as u32;
         CompareView {
@@ -187,6 +195,10 @@ impl Comparison {
             landed_differently_count: count(landed_differently.len()),
             pending_only_in_a_count: count(pending_only_in_a.len()),
             pending_only_in_b_count: count(pending_only_in_b.len()),
+            bound_only_in_a_count: count(bound_only_in_a.len()),
+            bound_only_in_b_count: count(bound_only_in_b.len()),
+            bound_only_in_a: bound_only_in_a.into_iter().take(limit).collect(),
+            bound_only_in_b: bound_only_in_b.into_iter().take(limit).collect(),
             landed_differently: landed_differently
                 .into_iter()
                 .take(limit)
@@ -265,7 +277,8 @@ impl ComparisonJs {
 
     /// `{tick, a, b, landedDifferently, landedDifferentlyCount,
     /// pendingOnlyInA, pendingOnlyInACount, pendingOnlyInB,
-    /// pendingOnlyInBCount}`: `a` is `sim`'s run, `b` the second, each
+    /// pendingOnlyInBCount, boundOnlyInA, boundOnlyInACount, boundOnlyInB,
+    /// boundOnlyInBCount}` (a bound-only pod is `[pod, node]`): `a` is `sim`'s run, `b` the second, each
     /// `{profile, balance}` (as `Shepherd.balance()`); a moved pod is `{pod,
     /// a, b}` (its node in each run); at most `limit` entries per list.
     pub fn view(&self, sim: &Shepherd, limit: u32) -> Result<JsValue, JsError> {

@@ -31,7 +31,13 @@ fn seeds() -> Vec<u64> {
 fn direct_diff(
     a: &[(String, Option<String>)],
     b: &[(String, Option<String>)],
-) -> (Vec<(String, String, String)>, Vec<String>, Vec<String>) {
+) -> (
+    Vec<(String, String, String)>,
+    Vec<String>,
+    Vec<String>,
+    Vec<(String, String)>,
+    Vec<(String, String)>,
+) {
     let a: BTreeMap<_, _> = a.iter().cloned().collect();
     let b: BTreeMap<_, _> = b.iter().cloned().collect();
     let mut moved = Vec::new();
@@ -49,7 +55,17 @@ fn direct_diff(
             .collect::<Vec<_>>()
     };
     let (oa, ob) = (only(&a, &b), only(&b, &a));
-    (moved, oa, ob)
+    let bound_only = |p: &BTreeMap<String, Option<String>>,
+                      q: &BTreeMap<String, Option<String>>| {
+        p.iter()
+            .filter_map(|(pod, n)| match (n, q.get(pod)) {
+                (Some(x), None) => Some((pod.clone(), x.clone())),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let (ba, bb) = (bound_only(&a, &b), bound_only(&b, &a));
+    (moved, oa, ob, ba, bb)
 }
 
 fn check(a: &Session, cmp: &Comparison, policy: &str, what: &str) -> Result<(), String> {
@@ -95,7 +111,13 @@ fn check(a: &Session, cmp: &Comparison, policy: &str, what: &str) -> Result<(), 
         ));
     }
     let v: CompareView = cmp.view(a, usize::MAX);
-    let (moved, oa, ob) = direct_diff(&placements(a), &placements(b));
+    let (moved, oa, ob, ba, bb) = direct_diff(&placements(a), &placements(b));
+    if v.bound_only_in_a != ba || v.bound_only_in_b != bb {
+        return Err(format!(
+            "after {what}: bound only in one run {:?} / {:?}; the direct diff {ba:?} / {bb:?}",
+            v.bound_only_in_a, v.bound_only_in_b
+        ));
+    }
     let got: Vec<_> = v
         .landed_differently
         .iter()
