@@ -18,6 +18,7 @@
 //! every pod requests one).
 
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use crate::cluster::{Cluster, ControllerId};
 use crate::model::Resources;
