@@ -301,3 +301,39 @@ fn a_new_action_is_taken_by_the_second_run_without_a_replay() {
         "an unknown profile is refused"
     );
 }
+
+/// Not a test of speed (nothing is asserted on time): prints what the compare
+/// view costs per drawn tick at 5,000 nodes and 150,000 pods, for the README.
+/// `cargo test --release -p shepherd-web --test compare -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn measure_the_compare_view_at_5000_nodes() {
+    let mut a = Session::new(7, ScorePolicy::BinPack);
+    a.submit(Action::Generate {
+        nodes: 5000,
+        pods_per_node: 30,
+    })
+    .expect("5,000 nodes of 30 pods are within the limits");
+    a.run(3);
+    let t = std::time::Instant::now();
+    let mut cmp = Comparison::new(&a, "leastloaded").expect("a named profile");
+    let built = t.elapsed();
+    let n = 10;
+    let (mut follow, mut view) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    for _ in 0..n {
+        a.step();
+        let t = std::time::Instant::now();
+        cmp.follow(&a).expect("in step");
+        follow += t.elapsed();
+        let t = std::time::Instant::now();
+        let v = cmp.view(&a, 50);
+        view += t.elapsed();
+        assert_eq!(v.tick, a.tick());
+    }
+    println!(
+        "5,000 nodes, {} pods: second run built in {built:?}; per quiet tick: follow {:?}, view (diff of every pod, 50 listed) {:?}",
+        a.simulator().cluster().pods().count(),
+        follow / n,
+        view / n
+    );
+}
