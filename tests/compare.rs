@@ -245,3 +245,157 @@ fn compare_mistakes_are_named_and_change_nothing() {
         assert!(out.is_empty(), "{args:?} printed {out}");
     }
 }
+
+/// Pod name -> node (None: Pending) as `shepherd simulate FILE --profile P
+/// --output json` places the manifests: an independent run of the same input.
+fn simulated(input: &str, profile: &str) -> BTreeMap<String, Option<String>> {
+    let args: Vec<String> = ["simulate", input, "--output", "json", "--profile", profile]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (code, out, err) = shepherd(&args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    let doc: Value = serde_json::from_str(&out).expect("simulate prints JSON");
+    doc["pods"]
+        .as_array()
+        .expect("a pod list")
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().expect("a name").to_string(),
+                p["node"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn compare_over_manifests_equals_a_direct_diff_of_what_simulate_places() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/manifests");
+    let profiles = ["default-scheduler", "binpack", "leastloaded"];
+    let mut inputs: Vec<String> = std::fs::read_dir(dir)
+        .expect("tests/manifests is a folder")
+        .map(|e| e.expect("a folder entry").path().display().to_string())
+        .collect();
+    inputs.sort();
+    // A folder too, read as one stream (FILE|DIR|- as simulate takes).
+    let folder = std::env::temp_dir().join(format!("shepherd-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("a temporary folder");
+    std::fs::copy(
+        format!("{dir}/scheduling-features.yaml"),
+        folder.join("a.yaml"),
+    )
+    .expect("a copy");
+    inputs.push(folder.display().to_string());
+    let mut moved = 0;
+    for input in &inputs {
+        let args: Vec<String> = [
+            "compare",
+            input,
+            "--output",
+            "json",
+            "--profiles",
+            &profiles.join(","),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let (code, out, err) = shepherd(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let doc: Value = serde_json::from_str(&out).expect("compare prints JSON");
+        let runs: Vec<_> = profiles.iter().map(|p| simulated(input, p)).collect();
+        assert_eq!(
+            doc["workload"]["pods"].as_u64(),
+            Some(runs[0].len() as u64),
+            "{input}"
+        );
+        for (r, (want, p)) in doc["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .zip(runs.iter().zip(profiles))
+        {
+            assert_eq!(r["profile"], p, "{input}");
+            let pending = want.values().filter(|n| n.is_none()).count() as u64;
+            assert_eq!(r["pending"].as_u64(), Some(pending), "{input} under {p}");
+        }
+        for (d, other) in doc["differences"]
+            .as_array()
+            .expect("differences")
+            .iter()
+            .zip(&runs[1..])
+        {
+            let first = &runs[0];
+            let mut want = Vec::new();
+            for (pod, a) in first {
+                if let (Some(x), Some(Some(y))) = (a, other.get(pod)) {
+                    if x != y {
+                        want.push(serde_json::json!({"pod": pod, "from": x, "to": y}));
+                    }
+                }
+            }
+            let only = |a: &BTreeMap<String, Option<String>>,
+                        b: &BTreeMap<String, Option<String>>|
+             -> Vec<String> {
+                a.iter()
+                    .filter(|(pod, n)| n.is_none() && !matches!(b.get(*pod), Some(None)))
+                    .map(|(pod, _)| pod.clone())
+                    .collect()
+            };
+            moved += want.len();
+            assert_eq!(
+                d["landedDifferently"].as_array(),
+                Some(&want),
+                "{input}: {} -> {}",
+                d["from"],
+                d["to"]
+            );
+            assert_eq!(
+                strings(&d["pendingOnlyInFrom"]),
+                only(first, other),
+                "{input}"
+            );
+            assert_eq!(
+                strings(&d["pendingOnlyInTo"]),
+                only(other, first),
+                "{input}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&folder).ok();
+    assert!(
+        moved > 0,
+        "the profiles placed every pod of every input alike"
+    );
+}
+
+#[test]
+fn compare_over_manifests_refuses_random_workload_options_and_bad_input() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/manifests/three-zones-list.yaml"
+    );
+    for (args, code, want) in [
+        (
+            vec!["compare", file, "--nodes", "3"],
+            2,
+            "--nodes builds a random workload",
+        ),
+        (
+            vec!["compare", "--namespace", "x"],
+            2,
+            "--namespace applies to manifests",
+        ),
+        (
+            vec!["compare", "/nonexistent/shepherd.yaml"],
+            1,
+            "cannot read",
+        ),
+    ] {
+        let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let (c, out, err) = shepherd(&a);
+        assert_eq!(c, code, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} printed {out}");
+    }
+}

@@ -15,6 +15,7 @@ import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 import { wireManifests } from './manifests.js';
 import { ChartsView, drawBalance } from './charts.js';
 import { PageView } from './view.js';
+import { CompareView } from './compare.js';
 
 // Past this many nodes the page draws one canvas cell per node instead of cards.
 const CARDS_UP_TO = 40;
@@ -43,7 +44,7 @@ const page = {
   undo: null,
 };
 
-let cards, grid, charts, view;
+let cards, grid, charts, view, compare;
 
 // ----- engine calls ------------------------------------------------------------
 
@@ -296,6 +297,7 @@ function draw() {
   }
   page.drawnPending = snap.pendingPods;
   page.drawnUpcoming = snap.upcomingCount;
+  compare.update(sim);
   const t4 = performance.now();
   // At most EVENTS_PER_STEP events a tick cross, and none when none were written.
   if (snap.eventCount !== page.cursor) prependEvents($('events'), sim.eventsSince(page.cursor, EVENTS_PER_STEP));
@@ -1035,6 +1037,7 @@ async function start() {
   wireGrid();
   wireNodeTools();
   charts = new ChartsView($('charts-panel'), { onSeek: seekTo });
+  compare = new CompareView($('compare-panel'), { onPod: explain });
   wireProfile({ sim: () => page.sim, act, toast });
   wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download });
 
@@ -1070,6 +1073,7 @@ async function start() {
     get gridLayout() { return grid.layout; },
     seekTo,
     get charts() { return charts; },
+    get compare() { return compare; },
     cellColor,
   };
 }

@@ -3,6 +3,7 @@
 // given and asks only for the ticks after it, then draws small canvas line
 // charts. Nothing here decides anything about the cluster.
 import { $, h, setText } from './dom.js';
+import { appColor } from './colors.js';
 
 // The charts, in the order they are shown; `col` names the store's column.
 const CHARTS = [
@@ -141,6 +142,14 @@ class Chart {
     const sig = `${store.len}|${store.known}|${tick}|${width}|${this.cursor}|${this.hover}|${colors.fg}`;
     if (!force && sig === this.sig) return;
     this.sig = sig;
+    this.frame(store, colors);
+    if (store.len === 0) return;
+    this.line(store, tick, colors);
+  }
+
+  // The canvas sized and cleared, the axes and their labels.
+  frame(store, colors) {
+    const width = this.width;
     const dpr = window.devicePixelRatio || 1;
     if (this.canvas.width !== Math.round(width * dpr)) {
       this.canvas.width = Math.round(width * dpr);
@@ -154,7 +163,6 @@ class Chart {
     const span = this.span(store);
     const max = this.yMax(store);
     const plotH = HEIGHT - PAD.top - PAD.bottom;
-    const yOf = (v) => PAD.top + plotH - (plotH * Math.min(v, max)) / max;
 
     // Axes: the top and bottom of the scale, the first and last tick.
     ctx.font = '10px system-ui, sans-serif';
@@ -176,7 +184,15 @@ class Chart {
     ctx.fillText('tick 0', PAD.left, HEIGHT - 3);
     ctx.textAlign = 'right';
     ctx.fillText(`tick ${span}`, width - PAD.right, HEIGHT - 3);
-    if (store.len === 0) return;
+  }
+
+  line(store, tick, colors) {
+    const width = this.width;
+    const ctx = this.ctx;
+    const span = this.span(store);
+    const max = this.yMax(store);
+    const plotH = HEIGHT - PAD.top - PAD.bottom;
+    const yOf = (v) => PAD.top + plotH - (plotH * Math.min(v, max)) / max;
 
     // The line: one point per tick, or, when there are more ticks than
     // pixels, each pixel column's lowest and highest value (so a one-tick
@@ -247,6 +263,188 @@ class Chart {
   }
 }
 
+// Ready pods per Deployment: the engine sends the ticks at which a
+// Deployment's ready count changed (Shepherd.readySeries), and this keeps, per
+// Deployment ("slot"), its changes as [tick, value] pairs. Ticks from `known`
+// on are "ahead" after a step back, as in Store.
+const GONE = 4294967295;
+// Deployments drawn at most: the ones with the most Ready pods at any tick.
+const READY_SHOWN = 6;
+
+class ReadyStore {
+  constructor() {
+    this.reset(null);
+  }
+
+  reset(sim) {
+    this.sim = sim;
+    this.names = [];
+    this.changes = [];
+    this.known = 0;
+  }
+
+  // Drops the changes at or after tick t, and the Deployments first seen then.
+  cut(t) {
+    let slots = 0;
+    for (let s = 0; s < this.changes.length; s += 1) {
+      const c = this.changes[s];
+      let k = c.length;
+      while (k > 0 && c[k - 1][0] >= t) k -= 1;
+      c.length = k;
+      if (k > 0) slots = s + 1;
+    }
+    this.names.length = slots;
+    this.changes.length = slots;
+  }
+
+  sync(sim) {
+    if (this.sim !== sim) this.reset(sim);
+    const want = sim.tick + 1;
+    if (want === this.known) return false;
+    if (want < this.known) {
+      this.known = want;
+      return true;
+    }
+    // The engine forgot Deployments first seen at ticks it forgot: ask for
+    // the names from the first slot not held before `known`.
+    let namesFrom = 0;
+    for (let s = 0; s < this.changes.length; s += 1) {
+      const c = this.changes[s];
+      if (c.length && c[0][0] < this.known) namesFrom = s + 1;
+    }
+    const r = sim.readySeries(this.known, namesFrom);
+    this.cut(this.known);
+    this.names.length = Math.min(this.names.length, r.namesFrom);
+    for (const name of r.names) this.names.push(name);
+    while (this.changes.length < this.names.length) this.changes.push([]);
+    for (let i = 0; i < r.tick.length; i += 1) this.changes[r.slot[i]].push([r.tick[i], r.ready[i]]);
+    this.known = want;
+    return true;
+  }
+
+  dropAhead() {
+    this.cut(this.known);
+  }
+
+  // The value of slot s at tick t (null: not there).
+  at(s, t) {
+    const c = this.changes[s];
+    let v = null;
+    for (let i = 0; i < c.length && c[i][0] <= t; i += 1) v = c[i][1];
+    return v === GONE ? null : v;
+  }
+
+  // The slots to draw: the READY_SHOWN with the most Ready pods at any tick.
+  top() {
+    const most = this.changes.map((c, s) => [s, c.reduce((m, [, v]) => (v !== GONE && v > m ? v : m), -1)]);
+    return most.filter(([, m]) => m >= 0)
+      .sort((a, b) => b[1] - a[1] || this.names[a[0]].localeCompare(this.names[b[0]]))
+      .slice(0, READY_SHOWN);
+  }
+}
+
+// The Ready per Deployment chart: a step line per Deployment, in the
+// Deployment's colour (the same as its pods on the node cards).
+class ReadyChart extends Chart {
+  constructor(spec, canvas, readout, ready, legend) {
+    super(spec, canvas, readout);
+    this.ready = ready;
+    this.legend = legend;
+  }
+
+  yMax() {
+    let m = 0;
+    for (const [, most] of this.ready.top()) if (most > m) m = most;
+    if (m <= 4) return 4;
+    const p = 10 ** Math.floor(Math.log10(m));
+    for (const k of [1, 2, 5, 10]) if (k * p >= m) return k * p;
+    return 10 * p;
+  }
+
+  draw(store, tick, colors, force = false) {
+    const width = this.width;
+    if (width <= 0) return;
+    const top = this.ready.top();
+    const sig = `${store.len}|${store.known}|${tick}|${width}|${this.cursor}|${this.hover}|${colors.fg}|${top.join(';')}|${this.ready.known}`;
+    if (!force && sig === this.sig) return;
+    this.sig = sig;
+    this.frame(store, colors);
+    const ctx = this.ctx;
+    const span = this.span(store);
+    const max = this.yMax();
+    const plotH = HEIGHT - PAD.top - PAD.bottom;
+    const yOf = (v) => PAD.top + plotH - (plotH * Math.min(v, max)) / max;
+    const last = store.len - 1;
+    if (last < 0) return;
+    ctx.lineWidth = 1.5;
+    for (const [s] of top) {
+      const c = this.ready.changes[s];
+      const color = appColor(this.ready.names[s]);
+      // Each change holds until the next one (or the end of what is held).
+      for (let i = 0; i < c.length; i += 1) {
+        const [t, v] = c[i];
+        if (v === GONE) continue;
+        const end = i + 1 < c.length ? c[i + 1][0] : last;
+        const solidEnd = Math.min(end, store.known - 1);
+        ctx.strokeStyle = color;
+        const seg = (from, to, dashed) => {
+          if (to < from) return;
+          ctx.setLineDash(dashed ? [3, 3] : []);
+          ctx.beginPath();
+          if (i > 0 && from === t && c[i - 1][1] !== GONE) ctx.moveTo(this.xOf(t, span), yOf(c[i - 1][1]));
+          else ctx.moveTo(this.xOf(from, span), yOf(v));
+          ctx.lineTo(this.xOf(from, span), yOf(v));
+          ctx.lineTo(this.xOf(to, span), yOf(v));
+          ctx.stroke();
+        };
+        if (t <= solidEnd) {
+          seg(t, solidEnd, false);
+          if (end > solidEnd) seg(solidEnd, end, true);
+        } else {
+          seg(t, end, true);
+        }
+      }
+    }
+    ctx.setLineDash([]);
+    const now = Math.min(tick, last);
+    const markAt = (t, color) => {
+      const x = Math.round(this.xOf(t, span)) + 0.5;
+      ctx.strokeStyle = color;
+      ctx.lineWidth = 1;
+      ctx.beginPath();
+      ctx.moveTo(x, PAD.top);
+      ctx.lineTo(x, PAD.top + plotH);
+      ctx.stroke();
+    };
+    markAt(now, colors.fg);
+    const pointed = this.cursor ?? this.hover;
+    if (pointed !== null && pointed !== now && pointed < store.len) markAt(pointed, colors.muted);
+    this.drawLegend(top, now);
+    this.yMaxNow = max;
+  }
+
+  drawLegend(top, now) {
+    const key = `${top.map(([s]) => s).join(',')}|${top.map(([s]) => this.ready.at(s, now)).join(',')}|${this.ready.names.length}`;
+    if (key === this.legendKey) return;
+    this.legendKey = key;
+    const items = top.map(([s]) => {
+      const v = this.ready.at(s, now);
+      return h('li', { dataset: { app: this.ready.names[s] } },
+        h('span', { class: 'swatch', style: { background: appColor(this.ready.names[s]) }, 'aria-hidden': 'true' }),
+        `${this.ready.names[s]} ${v === null ? '—' : v}`);
+    });
+    const alive = this.ready.names.length;
+    if (alive > top.length) items.push(h('li', { class: 'muted' }, `+${alive - top.length} more Deployments (the ${top.length} with the most Ready pods are drawn)`));
+    this.legend.replaceChildren(...items);
+  }
+
+  describe(t) {
+    const top = this.ready.top();
+    if (!top.length) return `tick ${t}: no Deployment yet`;
+    return `tick ${t}: ${top.map(([s]) => `${this.ready.names[s]} ${this.ready.at(s, t) ?? '—'}`).join(', ')} Ready`;
+  }
+}
+
 function readColors(el) {
   const cs = getComputedStyle(el);
   const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
@@ -288,6 +486,29 @@ export class ChartsView {
         canvas);
       wrap.appendChild(fig);
       const c = new Chart(spec, canvas, readout);
+      this.charts.push(c);
+      this.wire(c);
+    }
+    // Ready pods per Deployment: a wider chart with a legend.
+    this.ready = new ReadyStore();
+    {
+      const spec = { id: 'ready', title: 'Ready pods per Deployment', unit: '' };
+      const readout = h('span', { class: 'chart-value', id: 'chart-ready-value' });
+      const legend = h('ul', { class: 'chart-legend', id: 'chart-ready-legend', 'aria-label': 'Deployments drawn, with their Ready pods now' });
+      const canvas = h('canvas', {
+        id: 'chart-ready',
+        class: 'chart',
+        tabindex: 0,
+        role: 'img',
+        'aria-label': 'Ready pods per Deployment per tick, one line per Deployment in its colour; click a point, or use the arrow keys and Enter, to go to that tick',
+        'aria-describedby': 'chart-ready-value',
+        height: HEIGHT,
+      });
+      const fig = h('figure', { class: 'chart-fig chart-wide', dataset: { chart: 'ready' } },
+        h('figcaption', {}, h('span', { class: 'chart-title' }, spec.title), ' ', readout),
+        canvas, legend);
+      wrap.appendChild(fig);
+      const c = new ReadyChart(spec, canvas, readout, this.ready, legend);
       this.charts.push(c);
       this.wire(c);
     }
@@ -350,18 +571,21 @@ export class ChartsView {
 
   // Figures of tick t, in words.
   said(c, t) {
+    if (c.describe) return c.describe(t);
     return `tick ${t}: ${c.spec.said(this.store[c.spec.col][t])}`;
   }
 
   // Called once per drawn tick: fetches only the ticks not held yet.
   update(sim) {
     this.store.sync(sim);
+    this.ready.sync(sim);
     this.tick = sim.tick;
     this.paint();
   }
 
   // An action was taken at the current tick: what was recorded past it may change.
   dropAhead() {
+    this.ready.dropAhead();
     if (this.store.dropAhead()) this.paint();
   }
 

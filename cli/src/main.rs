@@ -7,7 +7,7 @@
 //! shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS] [--then FILE]
 //! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--then FILE]
 //! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
-//! shepherd compare [--profiles P,P...] [--seeds N,N...] [--seed N] [--nodes N] [--apps N] [--output json]
+//! shepherd compare [FILE|DIR|-] [--profiles P,P...] [--seeds N,N...] [--seed N --nodes N --apps N | --namespace NS] [--output json]
 //! ```
 
 mod manifests;
@@ -75,7 +75,7 @@ const USAGE: &str = "usage:
   shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
       the input's scenario, or a random workload from the seed, as manifests kubectl apply takes;
       --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead
-  shepherd compare [--profiles P,P...] [--seeds N,N...] [--seed N] [--nodes N] [--apps N] [--output json]
+  shepherd compare [FILE|DIR|-] [--profiles P,P...] [--seeds N,N...] [--seed N --nodes N --apps N | --namespace NS] [--output json]
       one random workload (from --seed; defaults: seed 7, 6 nodes, 4 apps) converged under each
       profile (default: default-scheduler,binpack,leastloaded) and scheduler seed: a row per run
       (nodes used, Pending, cpu and memory utilisation min/max/std, stranded space), then the pods
@@ -232,6 +232,49 @@ fn bar(used: u64, cap: u64) -> String {
         "#".repeat(filled as usize),
         ".".repeat((W - filled) as usize)
     )
+}
+
+/// The cluster's utilisation as bars (`Cluster::balance`): per resource the
+/// overall share and the spread over the Ready nodes, then how many nodes
+/// fall in each tenth of utilisation.
+fn print_utilisation(c: &Cluster) {
+    let b = c.balance();
+    let pct = |x: f64| format!("{:.0}%", x * 100.0);
+    println!(
+        "utilisation of the {} Ready nodes ({} with pods):",
+        b.ready_nodes, b.nodes_with_pods
+    );
+    for (name, r) in [("cpu", &b.cpu), ("memory", &b.memory), ("pods", &b.pods)] {
+        println!(
+            "  {name:<7} {} {:>4} overall; least {}, mean {}, most {}, std dev {}",
+            bar(r.requested, r.allocatable),
+            pct(r.overall()),
+            pct(r.min),
+            pct(r.mean),
+            pct(r.max),
+            pct(r.std_dev)
+        );
+    }
+    let most = b
+        .cpu
+        .histogram
+        .iter()
+        .chain(&b.memory.histogram)
+        .copied()
+        .max()
+        .unwrap_or(0) as u64;
+    println!("  nodes by utilisation   cpu                    memory");
+    for i in 0..10 {
+        let (nc, nm) = (b.cpu.histogram[i], b.memory.histogram[i]);
+        println!(
+            "  {:>7}              {} {:>5}     {} {:>5}",
+            format!("{}-{}%", i * 10, i * 10 + 10),
+            bar(nc as u64, most),
+            nc,
+            bar(nm as u64, most),
+            nm
+        );
+    }
 }
 
 fn print_nodes(c: &Cluster) {
@@ -404,6 +447,8 @@ fn converge(args: &[String]) -> Result<(), Failure> {
     );
     println!("nodes:");
     print_nodes(c);
+    println!();
+    print_utilisation(c);
     println!("\napps:");
     print_apps(c);
     let pending: Vec<_> = c.apps().filter(|a| a.pending > 0).collect();
@@ -845,14 +890,19 @@ fn bench(args: &[String]) -> Result<(), Failure> {
 /// scheduler seeds, side by side: a row of balance figures per run, then what
 /// differs between the first run and each other one.
 fn compare(args: &[String]) -> Result<(), Failure> {
+    use shepherd::balance::{diff_placements, PlacementDiff};
     use shepherd::{Balance, ResourceBalance};
-    use std::collections::BTreeMap;
 
     /// At most this many runs, so what a user types stays bounded.
     const MAX_SEEDS: usize = 8;
     /// Names shown per list in the text output (JSON lists them all).
     const SHOWN: usize = 5;
 
+    // FILE, DIR or - first: manifests, as `simulate` reads them.
+    let (input, args) = match args.first() {
+        Some(a) if a == "-" || !a.starts_with("--") => (Some(a.clone()), &args[1..]),
+        _ => (None, args),
+    };
     let o = Opts::parse(
         args,
         &[
@@ -862,6 +912,7 @@ fn compare(args: &[String]) -> Result<(), Failure> {
             "--nodes",
             "--apps",
             "--output",
+            "--namespace",
         ],
         &[],
     )?;
@@ -871,6 +922,21 @@ fn compare(args: &[String]) -> Result<(), Failure> {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     };
+    if input.is_some() {
+        if let Some((k, _)) = o
+            .pairs
+            .iter()
+            .find(|(k, _)| matches!(k.as_str(), "--seed" | "--nodes" | "--apps"))
+        {
+            return Err(Failure::Usage(format!(
+                "{k} builds a random workload; with FILE, DIR or - the manifests declare the nodes and Deployments (use --seeds for the scheduler's seed)"
+            )));
+        }
+    } else if value("--namespace").is_some() {
+        return Err(Failure::Usage(
+            "--namespace applies to manifests; expected FILE, DIR or - before the options".into(),
+        ));
+    }
     let seed = o.num("--seed", 7, 0, u64::MAX)?;
     let nodes = o.num("--nodes", 6, 1, 5000)? as u32;
     let apps = o.num("--apps", 4, 0, MAX_BENCH_APPS)? as u32;
@@ -920,12 +986,14 @@ fn compare(args: &[String]) -> Result<(), Failure> {
     .iter()
     .map(|p| Profile::named(p).map_err(|e| format!("--profiles: {e}")))
     .collect::<Result<_, _>>()?;
-    let seeds: Vec<u64> = match value("--seeds") {
-        None => vec![seed],
+    // None: the cluster's own scheduler seed, as `simulate` runs manifests.
+    let seeds: Vec<Option<u64>> = match value("--seeds") {
+        None if input.is_some() => vec![None],
+        None => vec![Some(seed)],
         Some(text) => list("--seeds", text, MAX_SEEDS)?
             .iter()
             .map(|s| {
-                s.parse::<u64>().map_err(|_| {
+                s.parse::<u64>().map(Some).map_err(|_| {
                     format!(
                         "--seeds: {} is not valid; expected a whole number from 0 to {}",
                         shepherd::limits::quoted(s),
@@ -943,91 +1011,103 @@ fn compare(args: &[String]) -> Result<(), Failure> {
     }
 
     // The workload comes from --seed alone (the same as `converge --seed`),
-    // so every run schedules the same nodes and Deployments; a run's seed
-    // feeds only its scheduler's tie-break.
-    let workload = generate(&mut Prng::new(seed), &WorkloadConfig::small(nodes, apps));
+    // or from the manifests, so every run schedules the same nodes and
+    // Deployments; a run's seed feeds only its scheduler's tie-break.
+    enum Workload {
+        Random(shepherd::workload::Workload),
+        Manifests(shepherd_k8s::Imported),
+    }
+    let workload = match &input {
+        None => Workload::Random(generate(
+            &mut Prng::new(seed),
+            &WorkloadConfig::small(nodes, apps),
+        )),
+        Some(arg) => {
+            let opts = shepherd_k8s::Options {
+                namespace: value("--namespace").unwrap_or("default").to_string(),
+                ..shepherd_k8s::Options::default()
+            };
+            let text = manifests::read_input(arg, opts.limits.max_bytes).map_err(Failure::Run)?;
+            Workload::Manifests(
+                shepherd_k8s::import_with(&text, &opts)
+                    .map_err(|e| Failure::Run(format!("{e}\nnothing was imported.")))?,
+            )
+        }
+    };
     struct Run {
         label: String,
         profile: String,
-        seed: u64,
+        seed: Option<u64>,
         converged: bool,
         passes: u32,
         balance: Balance,
-        /// Pod name -> node name (None: Pending), in name order.
-        placement: BTreeMap<String, Option<String>>,
+        pods: usize,
+        cluster: Cluster,
     }
     let mut runs: Vec<Run> = Vec::new();
     for &s in &seeds {
         for p in &profiles {
-            let mut sim = Simulator::new(s, p.clone());
-            let c = sim.cluster_mut();
-            for n in &workload.nodes {
-                c.add_node(n.clone()).map_err(run_failed)?;
-            }
-            for a in &workload.apps {
-                c.deploy(a.clone()).map_err(run_failed)?;
-            }
-            let fp = c.reconcile_to_fixed_point(p);
-            let c = sim.cluster();
+            // The seed as a simulator sets it; none: a fresh cluster's own.
+            let mut c = match s {
+                Some(s) => Simulator::new(s, p.clone()).cluster().clone(),
+                None => Cluster::new(),
+            };
+            let fp = match &workload {
+                Workload::Random(w) => {
+                    for n in &w.nodes {
+                        c.add_node(n.clone()).map_err(run_failed)?;
+                    }
+                    for a in &w.apps {
+                        c.deploy(a.clone()).map_err(run_failed)?;
+                    }
+                    c.reconcile_to_fixed_point(p)
+                }
+                Workload::Manifests(m) => {
+                    m.scenario.apply(&mut c).map_err(run_failed)?;
+                    let mut fp = c.reconcile_to_fixed_point(p);
+                    // As `simulate`: the readiness delays pass.
+                    let delay = m
+                        .scenario
+                        .deployments
+                        .iter()
+                        .map(|d| d.template.ready_after as u64)
+                        .max()
+                        .unwrap_or(0);
+                    if delay > 0 {
+                        c.set_now(c.now() + delay);
+                        let more = c.reconcile_to_fixed_point(p);
+                        fp.passes += more.passes;
+                        fp.converged = more.converged;
+                    }
+                    fp
+                }
+            };
+            let c = &c;
             verified(shepherd::verify::verify_capacity(c))?;
             verified(shepherd::verify::verify_constraints(c))?;
-            let placement = c
-                .pods()
-                .map(|pod| {
-                    let node = pod
-                        .node
-                        .and_then(|id| c.node_by_id(id))
-                        .map(|n| n.name().to_string());
-                    (pod.name(), node)
-                })
-                .collect();
             runs.push(Run {
-                label: if seeds.len() > 1 {
-                    format!("{} seed {s}", p.scheduler_name)
-                } else {
-                    p.scheduler_name.to_string()
+                label: match s {
+                    Some(s) if seeds.len() > 1 => format!("{} seed {s}", p.scheduler_name),
+                    _ => p.scheduler_name.to_string(),
                 },
                 profile: p.scheduler_name.to_string(),
                 seed: s,
                 converged: fp.converged,
                 passes: fp.passes,
                 balance: c.balance(),
-                placement,
+                pods: c.pods().count(),
+                cluster: c.clone(),
             });
         }
     }
 
-    // What differs between the first run and run k, by pod name.
-    struct Diff {
-        moved: Vec<(String, String, String)>,
-        pending_first: Vec<String>,
-        pending_other: Vec<String>,
-    }
-    let diff = |a: &Run, b: &Run| {
-        let mut d = Diff {
-            moved: Vec::new(),
-            pending_first: Vec::new(),
-            pending_other: Vec::new(),
-        };
-        for (pod, na) in &a.placement {
-            let nb = b.placement.get(pod);
-            match (na, nb) {
-                (Some(x), Some(Some(y))) if x != y => {
-                    d.moved.push((pod.clone(), x.clone(), y.clone()))
-                }
-                (None, Some(Some(_))) | (None, None) => d.pending_first.push(pod.clone()),
-                _ => {}
-            }
-        }
-        for (pod, nb) in &b.placement {
-            if nb.is_none() && !matches!(a.placement.get(pod), Some(None)) {
-                d.pending_other.push(pod.clone());
-            }
-        }
-        d
-    };
-    let diffs: Vec<Diff> = runs[1..].iter().map(|r| diff(&runs[0], r)).collect();
-    let pods_total = runs[0].placement.len();
+    // What differs between the first run and each other one, by pod name
+    // (the engine's diff: `shepherd::balance::diff_placements`).
+    let diffs: Vec<PlacementDiff> = runs[1..]
+        .iter()
+        .map(|r| diff_placements(&runs[0].cluster, &r.cluster))
+        .collect();
+    let pods_total = runs[0].pods;
 
     if json {
         let res = |r: &ResourceBalance| {
@@ -1038,7 +1118,14 @@ fn compare(args: &[String]) -> Result<(), Failure> {
             })
         };
         let out = serde_json::json!({
-            "workload": {"seed": seed, "nodes": nodes, "apps": apps, "pods": pods_total},
+            "workload": match &input {
+                None => serde_json::json!({"seed": seed, "nodes": nodes, "apps": apps, "pods": pods_total}),
+                Some(arg) => serde_json::json!({
+                    "input": arg, "nodes": runs[0].cluster.node_count(),
+                    "apps": runs[0].cluster.apps().count(), "pods": pods_total,
+                    "warnings": match &workload { Workload::Manifests(m) => m.warnings.len(), Workload::Random(_) => 0 },
+                }),
+            },
             "runs": runs.iter().map(|r| {
                 let b = &r.balance;
                 serde_json::json!({
@@ -1056,9 +1143,11 @@ fn compare(args: &[String]) -> Result<(), Failure> {
             }).collect::<Vec<_>>(),
             "differences": runs[1..].iter().zip(&diffs).map(|(r, d)| serde_json::json!({
                 "from": runs[0].label, "to": r.label,
-                "landedDifferently": d.moved.iter().map(|(p, x, y)| serde_json::json!({"pod": p, "from": x, "to": y})).collect::<Vec<_>>(),
-                "pendingOnlyInFrom": d.pending_first,
-                "pendingOnlyInTo": d.pending_other,
+                "landedDifferently": d.landed_differently.iter().map(|(p, x, y)| serde_json::json!({"pod": p, "from": x, "to": y})).collect::<Vec<_>>(),
+                "pendingOnlyInFrom": d.pending_only_in_a,
+                "pendingOnlyInTo": d.pending_only_in_b,
+                "boundOnlyInFrom": d.bound_only_in_a.iter().map(|(p, n)| serde_json::json!({"pod": p, "node": n})).collect::<Vec<_>>(),
+                "boundOnlyInTo": d.bound_only_in_b.iter().map(|(p, n)| serde_json::json!({"pod": p, "node": n})).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         });
         println!(
@@ -1068,10 +1157,26 @@ fn compare(args: &[String]) -> Result<(), Failure> {
         return Ok(());
     }
 
-    println!(
-        "shepherd compare: workload seed {seed}, {nodes} nodes, {apps} apps ({pods_total} pods), {} runs\n",
-        runs.len()
-    );
+    match (&input, &workload) {
+        (Some(arg), Workload::Manifests(m)) => println!(
+            "shepherd compare: {arg}: {} nodes, {} Deployments ({pods_total} pods), {} runs{}\n",
+            runs[0].cluster.node_count(),
+            runs[0].cluster.apps().count(),
+            runs.len(),
+            if m.warnings.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} warnings (shepherd simulate lists them)",
+                    m.warnings.len()
+                )
+            }
+        ),
+        _ => println!(
+            "shepherd compare: workload seed {seed}, {nodes} nodes, {apps} apps ({pods_total} pods), {} runs\n",
+            runs.len()
+        ),
+    }
     let pct = |x: f64| format!("{:.0}%", x * 100.0);
     let w = runs.iter().map(|r| r.label.len()).max().unwrap_or(0).max(3);
     println!(
@@ -1119,34 +1224,49 @@ fn compare(args: &[String]) -> Result<(), Failure> {
             "\n{} -> {}: {} pods landed on a different node",
             runs[0].label,
             r.label,
-            d.moved.len()
+            d.landed_differently.len()
         );
-        for (p, x, y) in d.moved.iter().take(SHOWN) {
+        for (p, x, y) in d.landed_differently.iter().take(SHOWN) {
             println!("  {p:<16} {x} -> {y}");
         }
-        if d.moved.len() > SHOWN {
-            println!("  ... ({} more)", d.moved.len() - SHOWN);
+        if d.landed_differently.len() > SHOWN {
+            println!("  ... ({} more)", d.landed_differently.len() - SHOWN);
         }
         println!(
             "  Pending only under {}: {}{}",
             runs[0].label,
-            d.pending_first.len(),
-            if d.pending_first.is_empty() {
+            d.pending_only_in_a.len(),
+            if d.pending_only_in_a.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", names(&d.pending_first))
+                format!(" ({})", names(&d.pending_only_in_a))
             }
         );
         println!(
             "  Pending only under {}: {}{}",
             r.label,
-            d.pending_other.len(),
-            if d.pending_other.is_empty() {
+            d.pending_only_in_b.len(),
+            if d.pending_only_in_b.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", names(&d.pending_other))
+                format!(" ({})", names(&d.pending_only_in_b))
             }
         );
+        // Pods one run made and the other did not (a roll or a replacement
+        // went differently): only shown when there are some.
+        for (label, only) in [
+            (&runs[0].label, &d.bound_only_in_a),
+            (&r.label, &d.bound_only_in_b),
+        ] {
+            if !only.is_empty() {
+                let pods: Vec<String> = only.iter().map(|(p, _)| p.clone()).collect();
+                println!(
+                    "  Bound only under {label} (no such pod in the other run): {} ({})",
+                    only.len(),
+                    names(&pods)
+                );
+            }
+        }
     }
     Ok(())
 }

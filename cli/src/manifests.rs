@@ -387,6 +387,8 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
         }
     );
     print_nodes(&cluster);
+    println!();
+    crate::print_utilisation(&cluster);
     println!("\npods:");
     print!("{}", pods_wide(&cluster));
     let pending: Vec<_> = cluster.pending_pods().map(|p| p.name()).collect();
@@ -409,8 +411,8 @@ fn print_nodes(c: &Cluster) {
     println!("\nnodes:");
     let w = c.nodes().map(|n| n.name().len()).max().unwrap_or(4).max(4);
     println!(
-        "  {:<w$}  {:<26}  {:>22}  {:>22}  PODS",
-        "NAME", "STATUS", "CPU REQUESTS", "MEMORY REQUESTS"
+        "  {:<w$}  {:<26}  {:>14} {:>22}  {:>14} {:>22}  PODS",
+        "NAME", "STATUS", "", "CPU REQUESTS", "", "MEMORY REQUESTS"
     );
     for n in c.nodes() {
         let pct = |a: u64, b: u64| if b == 0 { 0 } else { a * 100 / b };
@@ -421,15 +423,17 @@ fn print_nodes(c: &Cluster) {
             (false, true) => "NotReady,SchedulingDisabled",
         };
         println!(
-            "  {:<w$}  {:<26}  {:>22}  {:>22}  {}",
+            "  {:<w$}  {:<26}  {:>14} {:>22}  {:>14} {:>22}  {}",
             n.name(),
             status,
+            crate::bar(n.allocated.cpu_millis, n.spec.capacity.cpu_millis),
             format!(
                 "{}m/{}m ({}%)",
                 n.allocated.cpu_millis,
                 n.spec.capacity.cpu_millis,
                 pct(n.allocated.cpu_millis, n.spec.capacity.cpu_millis)
             ),
+            crate::bar(n.allocated.memory_mib, n.spec.capacity.memory_mib),
             format!(
                 "{}Mi/{}Mi ({}%)",
                 n.allocated.memory_mib,

@@ -18,8 +18,9 @@
 //! every pod requests one).
 
 use alloc::string::String;
+use alloc::vec::Vec;
 
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, ControllerId};
 use crate::model::Resources;
 
 /// One resource's balance over the nodes that count for utilisation.
@@ -247,6 +248,20 @@ pub fn larger(a: Resources, b: Resources, tc: u64, tm: u64) -> bool {
 }
 
 impl Cluster {
+    /// Ready pods per Deployment, from the controllers' books (no pod is
+    /// read): `(id, name, ready)` for every Deployment not deleted, in id
+    /// order. O(Deployments x revisions with pods); what the page's "Ready
+    /// per Deployment" chart records each tick.
+    pub fn ready_per_deployment(&self) -> impl Iterator<Item = (ControllerId, &str, u32)> + '_ {
+        self.controllers
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.deleted)
+            .map(|(i, c)| (ControllerId(i as u32), c.name.as_str(), c.ready()))
+    }
+}
+
+impl Cluster {
     /// The cluster's balance now: utilisation per resource over the Ready
     /// nodes and fragmentation measured with the largest Pending pod (see
     /// [`Balance`]). Reads the nodes' books, not the pods: O(nodes +
@@ -432,4 +447,146 @@ mod tests {
         assert!(larger(a, b, 4000, 8192));
         assert!(!larger(a, a, 4000, 8192));
     }
+}
+
+/// What differs between two runs of the same scenario (two profiles, or two
+/// scheduler seeds), pod by pod. Pods are matched by name (Deployment and
+/// ordinal); nodes are compared by name. Every list is in pod name order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlacementDiff {
+    /// Pods bound in both runs, to different nodes: `(pod, node in a, node in b)`.
+    pub landed_differently: Vec<(String, String, String)>,
+    /// Pods Pending in `a` and not Pending in `b` (bound there, or not there at all).
+    pub pending_only_in_a: Vec<String>,
+    /// Pods Pending in `b` and not Pending in `a`.
+    pub pending_only_in_b: Vec<String>,
+    /// Pods bound in `a` that `b` does not have at all (a rolling update or a
+    /// replacement made different pods in each run): `(pod, node in a)`.
+    pub bound_only_in_a: Vec<(String, String)>,
+    /// Pods bound in `b` that `a` does not have at all.
+    pub bound_only_in_b: Vec<(String, String)>,
+}
+
+/// Pod (Deployment, ordinal) -> the node's name (`None`: Pending), sorted by pod name.
+fn placement(c: &Cluster) -> alloc::collections::BTreeMap<(&str, u32), Option<&str>> {
+    c.pods()
+        .map(|p| {
+            let node = p
+                .node
+                .and_then(|id| c.nodes.get(id.0 as usize))
+                .filter(|n| !n.removed)
+                .map(|n| n.spec.name.as_str());
+            ((p.app, p.ordinal), node)
+        })
+        .collect()
+}
+
+/// The pods that landed differently in `b` than in `a`, and the Pending pods
+/// one run has and the other does not. O(pods x log pods); names are built
+/// only for the pods that differ.
+pub fn diff_placements(a: &Cluster, b: &Cluster) -> PlacementDiff {
+    use alloc::format;
+    // Two runs of one script have the same Deployments in the same slots:
+    // walk their pods side by side, ordinal by ordinal, with no map built.
+    let aligned = a.controllers.len() == b.controllers.len()
+        && a.controllers
+            .iter()
+            .zip(&b.controllers)
+            .all(|(x, y)| x.name == y.name);
+    if aligned {
+        return diff_aligned(a, b);
+    }
+    let (pa, pb) = (placement(a), placement(b));
+    let name = |(app, ord): &(&str, u32)| format!("{app}-{ord}");
+    let mut d = PlacementDiff::default();
+    for (pod, na) in &pa {
+        match (na, pb.get(pod)) {
+            (Some(x), Some(Some(y))) if x != y => {
+                d.landed_differently
+                    .push((name(pod), String::from(*x), String::from(*y)))
+            }
+            (None, Some(Some(_)) | None) => d.pending_only_in_a.push(name(pod)),
+            (Some(x), None) => d.bound_only_in_a.push((name(pod), String::from(*x))),
+            _ => {}
+        }
+    }
+    for (pod, nb) in &pb {
+        match (nb, pa.get(pod)) {
+            (None, None | Some(Some(_))) => d.pending_only_in_b.push(name(pod)),
+            (Some(y), None) => d.bound_only_in_b.push((name(pod), String::from(*y))),
+            _ => {}
+        }
+    }
+    // Sorted by (Deployment, ordinal) above; the names sort as text.
+    d.landed_differently.sort();
+    d.pending_only_in_a.sort();
+    d.pending_only_in_b.sort();
+    d.bound_only_in_a.sort();
+    d.bound_only_in_b.sort();
+    d
+}
+
+/// The node pod `k` is bound to, by name (`None`: Pending, or its node is gone).
+fn node_of(c: &Cluster, k: u32) -> Option<&str> {
+    c.pod(k)
+        .node
+        .and_then(|id| c.nodes.get(id.0 as usize))
+        .filter(|n| !n.removed)
+        .map(|n| n.spec.name.as_str())
+}
+
+/// [`diff_placements`] for two clusters whose Deployments match slot by slot:
+/// a merge of each Deployment's pods by ordinal. O(pods) plus the sort of
+/// what differs.
+fn diff_aligned(a: &Cluster, b: &Cluster) -> PlacementDiff {
+    use alloc::format;
+    let mut d = PlacementDiff::default();
+    for (ca, cb) in a.controllers.iter().zip(&b.controllers) {
+        let name = |ord: u32| format!("{}-{ord}", ca.name);
+        let mut ia = ca.pods.iter().peekable();
+        let mut ib = cb.pods.iter().peekable();
+        loop {
+            let (oa, ob) = (ia.peek().map(|(&o, _)| o), ib.peek().map(|(&o, _)| o));
+            match (oa, ob) {
+                (None, None) => break,
+                (Some(x), Some(y)) if x == y => {
+                    let (Some((_, &ka)), Some((_, &kb))) = (ia.next(), ib.next()) else {
+                        break;
+                    };
+                    match (node_of(a, ka), node_of(b, kb)) {
+                        (Some(na), Some(nb)) if na != nb => {
+                            d.landed_differently
+                                .push((name(x), String::from(na), String::from(nb)))
+                        }
+                        (None, Some(_)) => d.pending_only_in_a.push(name(x)),
+                        (Some(_), None) => d.pending_only_in_b.push(name(x)),
+                        _ => {}
+                    }
+                }
+                // The lower ordinal is a pod only one run has.
+                (Some(x), y) if y.is_none_or(|y| x < y) => {
+                    if let Some((_, &ka)) = ia.next() {
+                        match node_of(a, ka) {
+                            Some(na) => d.bound_only_in_a.push((name(x), String::from(na))),
+                            None => d.pending_only_in_a.push(name(x)),
+                        }
+                    }
+                }
+                (_, _) => {
+                    if let Some((&y, &kb)) = ib.next() {
+                        match node_of(b, kb) {
+                            Some(nb) => d.bound_only_in_b.push((name(y), String::from(nb))),
+                            None => d.pending_only_in_b.push(name(y)),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    d.landed_differently.sort();
+    d.pending_only_in_a.sort();
+    d.pending_only_in_b.sort();
+    d.bound_only_in_a.sort();
+    d.bound_only_in_b.sort();
+    d
 }

@@ -1,12 +1,32 @@
-// The README's screenshot: the guided tour at a telling tick, in headless Chromium.
+// The README's pictures, in headless Chromium, into docs/ (committed):
 //   node tests/browser/screenshot.mjs [tick] [out.png]
-// Defaults: tick 11 (node-1 NotReady, its pods replaced, a pod Pending), docs/screenshot.png.
+// - the guided tour at a telling tick (default 11: node-1 NotReady, its pods
+//   replaced, a pod Pending) -> out.png (default docs/screenshot.png);
+// - the charts panel ("Over time" and "Balance now") after the tour's node
+//   failure, recovery and rolling update -> docs/charts.png;
+// - the compare view: the tour (binpack) against default-scheduler at the
+//   same tick -> docs/compare.png.
+// The panels are captured as elements, narrow, so each PNG stays small
+// (under 150 KB); the script says each file's size.
 import path from 'node:path';
 import fs from 'node:fs';
 import { openApp, waitForEngine, ROOT, step } from './harness.mjs';
 
 const tick = Number(process.argv[2] || 11);
 const out = path.resolve(process.argv[3] || path.join(ROOT, 'docs', 'screenshot.png'));
+const docs = path.join(ROOT, 'docs');
+// The tour's tick for the charts and the compare view: after node-1 failed
+// and recovered and web rolled to v2.
+const LATER = 30;
+
+function said(file) {
+  console.log(`${file} (${Math.round(fs.statSync(file).size / 1024)} KB)`);
+}
+
+async function quiet(page) {
+  await page.evaluate(() => { document.getElementById('toast').hidden = true; });
+}
+
 const app = await openApp({ viewport: { width: 1440, height: 1000 } });
 try {
   const { page } = app;
@@ -15,8 +35,33 @@ try {
   await page.evaluate(() => { document.getElementById('toast').hidden = true; window.scrollTo(0, 0); });
   fs.mkdirSync(path.dirname(out), { recursive: true });
   await page.screenshot({ path: out });
+  said(out);
   app.assertNoConsoleErrors();
-  console.log(out);
 } finally {
   await app.close();
+}
+
+// The panels, at a narrower width: what a README shows at its own width.
+const narrow = await openApp({ viewport: { width: 900, height: 1000 } });
+try {
+  const { page } = narrow;
+  if ((await waitForEngine(page)) !== 'ready') throw new Error(await page.textContent('#status'));
+  await step(page, LATER);
+  await quiet(page);
+  fs.mkdirSync(docs, { recursive: true });
+  const charts = path.join(docs, 'charts.png');
+  await page.locator('#charts-panel').screenshot({ path: charts });
+  said(charts);
+
+  await page.selectOption('#compare-profile', 'default-scheduler');
+  await page.click('#btn-compare');
+  await page.waitForFunction(() => document.getElementById('compare-panel').dataset.tick !== undefined
+    && !document.getElementById('compare-body').hidden);
+  await quiet(page);
+  const compare = path.join(docs, 'compare.png');
+  await page.locator('#compare-panel').screenshot({ path: compare });
+  said(compare);
+  narrow.assertNoConsoleErrors();
+} finally {
+  await narrow.close();
 }

@@ -119,6 +119,8 @@ pub struct Series {
     pub pending: Vec<u32>,
     /// Registered nodes that are not Ready.
     pub not_ready: Vec<u32>,
+    /// Ready pods per Deployment, as changes (see [`ReadySeries`]).
+    pub ready: ReadySeries,
 }
 
 /// One tick's figures: `(cpu requested, cpu allocatable, memory requested,
@@ -151,6 +153,7 @@ impl Series {
 
     /// Appends the cluster's figures as the next tick's.
     pub fn record(&mut self, c: &Cluster) {
+        self.ready.record(self.len() as u32, c);
         let p = Series::point(c);
         self.cpu_requested.push(p.0);
         self.cpu_allocatable.push(p.1);
@@ -168,6 +171,7 @@ impl Series {
         self.memory_allocatable.truncate(len);
         self.pending.truncate(len);
         self.not_ready.truncate(len);
+        self.ready.truncate(len as u32);
     }
 
     /// Ticks recorded (the current tick + 1).
@@ -189,5 +193,132 @@ impl Series {
             *self.pending.get(t)?,
             *self.not_ready.get(t)?,
         ))
+    }
+}
+
+/// A Deployment's value in [`ReadySeries`] from a tick on when it was deleted.
+pub const GONE: u32 = u32::MAX;
+
+/// Ready pods per Deployment over time, kept as changes: a Deployment's
+/// ready count is recorded at the tick it first appears and at every tick it
+/// differs from the tick before ([`GONE`] when the Deployment is deleted).
+///
+/// Recording a tick reads the controllers' books
+/// (`Cluster::ready_per_deployment`), never the pods: O(Deployments). Ready
+/// counts change at few ticks, so the record stays small where a column per
+/// Deployment per tick would not (10,000 Deployments x 100,000 ticks).
+///
+/// Invariant: `ticks` is sorted; `last[s]` is slot `s`'s value after the
+/// last recorded tick; slots are in the order first seen, so `first` is
+/// sorted too.
+#[derive(Clone, Debug, Default)]
+pub struct ReadySeries {
+    /// One slot per Deployment seen, in the order first seen: its name.
+    pub names: Vec<String>,
+    /// The tick each slot was first seen at.
+    first: Vec<u32>,
+    /// Each slot's value after the last recorded tick.
+    last: Vec<u32>,
+    /// The slot of a controller id, `u32::MAX` when not seen.
+    slot_of: Vec<u32>,
+    /// The controller id of each slot.
+    id_of: Vec<u32>,
+    /// Scratch for [`ReadySeries::record`]: which slots the tick saw.
+    seen: Vec<bool>,
+    /// The changes, in tick order: `(tick, slot, ready or GONE)` in three columns.
+    pub ticks: Vec<u32>,
+    pub slots: Vec<u32>,
+    pub values: Vec<u32>,
+}
+
+/// Two records are equal when they say the same: the same Deployments and
+/// the same changes (bookkeeping and scratch aside).
+impl PartialEq for ReadySeries {
+    fn eq(&self, o: &Self) -> bool {
+        (&self.names, &self.ticks, &self.slots, &self.values)
+            == (&o.names, &o.ticks, &o.slots, &o.values)
+    }
+}
+
+impl ReadySeries {
+    /// Records tick `tick` (the next one: ticks are recorded in order).
+    pub fn record(&mut self, tick: u32, c: &Cluster) {
+        self.seen.clear();
+        self.seen.resize(self.names.len(), false);
+        for (id, name, ready) in c.ready_per_deployment() {
+            let i = id.0 as usize;
+            if self.slot_of.len() <= i {
+                self.slot_of.resize(i + 1, u32::MAX);
+            }
+            let slot = match self.slot_of[i] {
+                u32::MAX => {
+                    let s = self.names.len() as u32;
+                    self.names.push(name.into());
+                    self.first.push(tick);
+                    self.last.push(GONE);
+                    self.id_of.push(id.0);
+                    self.seen.push(false);
+                    self.slot_of[i] = s;
+                    s
+                }
+                s => s,
+            } as usize;
+            self.seen[slot] = true;
+            if self.last[slot] != ready {
+                self.push(tick, slot, ready);
+            }
+        }
+        // Deployments deleted since the last tick: their line ends.
+        for slot in 0..self.last.len() {
+            if self.last[slot] != GONE && !self.seen[slot] {
+                self.push(tick, slot, GONE);
+            }
+        }
+    }
+
+    fn push(&mut self, tick: u32, slot: usize, value: u32) {
+        self.ticks.push(tick);
+        self.slots.push(slot as u32);
+        self.values.push(value);
+        self.last[slot] = value;
+    }
+
+    /// Keeps ticks `0..len`: the changes before it and the Deployments seen before it.
+    pub fn truncate(&mut self, len: u32) {
+        let keep = self.ticks.partition_point(|&t| t < len);
+        let slots = self.first.partition_point(|&f| f < len);
+        if keep == self.ticks.len() && slots == self.first.len() {
+            return;
+        }
+        self.ticks.truncate(keep);
+        self.slots.truncate(keep);
+        self.values.truncate(keep);
+        for &id in &self.id_of[slots..] {
+            self.slot_of[id as usize] = u32::MAX;
+        }
+        self.names.truncate(slots);
+        self.first.truncate(slots);
+        self.id_of.truncate(slots);
+        self.last.clear();
+        self.last.resize(slots, GONE);
+        for i in 0..keep {
+            let s = self.slots[i] as usize;
+            self.last[s] = self.values[i];
+        }
+    }
+
+    /// The index of the first change at or after tick `from`.
+    pub fn changes_from(&self, from: u32) -> usize {
+        self.ticks.partition_point(|&t| t < from)
+    }
+
+    /// Slot `s`'s ready count at tick `t` (`None`: not there then).
+    pub fn at(&self, slot: usize, t: u32) -> Option<u32> {
+        let end = self.ticks.partition_point(|&x| x <= t);
+        (0..end)
+            .rev()
+            .find(|&i| self.slots[i] as usize == slot)
+            .map(|i| self.values[i])
+            .filter(|&v| v != GONE)
     }
 }

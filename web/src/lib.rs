@@ -27,6 +27,7 @@
 
 pub mod charts;
 pub mod delta;
+pub mod compare;
 pub mod input;
 pub mod manifests;
 pub mod profile;
@@ -651,6 +652,39 @@ impl Shepherd {
             "notReady",
             &js_sys::Uint32Array::from(&s.not_ready[from..]).into(),
         )?;
+        Ok(o)
+    }
+
+    /// Ready pods per Deployment, as the changes recorded from tick `from`
+    /// on: `{from, namesFrom, names, tick, slot, ready}`. Slots number the
+    /// Deployments in the order first seen; `names` holds the names of slots
+    /// `namesFrom` on (a page that holds the first names asks for the rest).
+    /// The three `Uint32Array`s list, in tick order, each tick a
+    /// Deployment's ready count differed from the tick before (or it first
+    /// appeared), with 4294967295 from the tick it was deleted. Slots first
+    /// seen after a step back's tick are forgotten, as those ticks are.
+    #[wasm_bindgen(js_name = readySeries)]
+    pub fn ready_series(&self, from: f64, names_from: u32) -> Result<js_sys::Object, JsError> {
+        let r = &self.session.series().ready;
+        let from = input::whole("from", from, 0, scenario::MAX_TICK).map_err(err)?;
+        let i = r.changes_from(from as u32);
+        let o = js_sys::Object::new();
+        let set = |k: &str, v: &JsValue| {
+            js_sys::Reflect::set(&o, &JsValue::from_str(k), v)
+                .map(|_| ())
+                .map_err(|_| err("could not build the series object"))
+        };
+        set("from", &JsValue::from_f64(from as f64))?;
+        let names_from = (names_from as usize).min(r.names.len());
+        set("namesFrom", &JsValue::from_f64(names_from as f64))?;
+        let names = js_sys::Array::new();
+        for n in &r.names[names_from..] {
+            names.push(&JsValue::from_str(n));
+        }
+        set("names", &names.into())?;
+        set("tick", &js_sys::Uint32Array::from(&r.ticks[i..]).into())?;
+        set("slot", &js_sys::Uint32Array::from(&r.slots[i..]).into())?;
+        set("ready", &js_sys::Uint32Array::from(&r.values[i..]).into())?;
         Ok(o)
     }
 

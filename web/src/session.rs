@@ -187,6 +187,21 @@ impl Session {
         Ok(me)
     }
 
+    /// A run of `log` from `seed` under `profile`, replayed to `tick` with
+    /// the actions unchecked, as [`Session::replay_to`] replays them (what
+    /// the compare view's second run is).
+    pub fn replayed(
+        seed: u64,
+        profile: Profile,
+        log: Vec<Entry>,
+        tick: u64,
+    ) -> Result<Session, String> {
+        let mut me = Session::new(seed, profile);
+        me.log = log;
+        me.replay_to(tick)?;
+        Ok(me)
+    }
+
     /// The scripted tour, at tick 0.
     pub fn tour() -> Session {
         // The tour is built in this crate and checked by its tests: it cannot fail.

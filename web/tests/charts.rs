@@ -56,6 +56,43 @@ fn from_scratch(c: &Cluster) -> Point {
     )
 }
 
+/// Ready pods per Deployment at tick `t` as recorded, against a count of the
+/// Ready pods: every live Deployment has its count, every other slot none.
+fn ready_from_scratch(
+    series: &shepherd_web::charts::Series,
+    c: &Cluster,
+    t: u32,
+) -> Result<(), String> {
+    let r = &series.ready;
+    let mut want: std::collections::BTreeMap<String, u32> = c.apps().map(|a| (a.name, 0)).collect();
+    for p in c.pods() {
+        if p.ready {
+            *want.entry(p.app.to_string()).or_insert(0) += 1;
+        }
+    }
+    for (slot, name) in r.names.iter().enumerate() {
+        // The slot of the Deployment by this name now: the last one seen by tick t.
+        let newest = (0..r.ticks.len())
+            .filter(|&i| r.ticks[i] <= t && r.names[r.slots[i] as usize] == *name)
+            .map(|i| r.slots[i] as usize)
+            .max();
+        let live = want.contains_key(name.as_str()) && newest == Some(slot);
+        let got = r.at(slot, t);
+        let expected = if live {
+            want.get(name.as_str()).copied()
+        } else {
+            None
+        };
+        if got != expected {
+            return Err(format!("tick {t}: Deployment {name} (slot {slot}) recorded {got:?} Ready, from the pods {expected:?}"));
+        }
+    }
+    if let Some(a) = c.apps().find(|a| !r.names.contains(&a.name)) {
+        return Err(format!("tick {t}: Deployment {} is not recorded", a.name));
+    }
+    Ok(())
+}
+
 /// Replays the session's script from its seed, tick by tick, to its tick.
 fn check(s: &Session, what: &str) -> Result<(), String> {
     let series = s.series();
@@ -79,6 +116,8 @@ fn check(s: &Session, what: &str) -> Result<(), String> {
             sim.step();
         }
         let want = from_scratch(sim.cluster());
+        ready_from_scratch(series, sim.cluster(), t as u32)
+            .map_err(|e| format!("after {what}: {e}"))?;
         if series.at(t as usize) != Some(want) {
             return Err(format!(
                 "after {what}: tick {t} recorded {:?}, from scratch {want:?}",
@@ -162,6 +201,12 @@ fn case(seed: u64) -> Result<(), String> {
                 s.run(rng.range(1, 8));
                 "run"
             }
+            9 if !apps.is_empty() && rng.chance(50) => {
+                let _ = s.submit(Action::DeleteApp {
+                    app: rng.pick(&apps).clone(),
+                });
+                "deleteApp"
+            }
             _ => {
                 s.step();
                 "step"
@@ -199,5 +244,39 @@ fn a_scenario_records_every_tick_up_to_its_own() {
     assert!(
         series.cpu_requested.iter().any(|&c| c > 0.0),
         "the tour places pods"
+    );
+}
+
+/// Not a test of speed (nothing is asserted on time): prints what recording
+/// one tick's chart figures costs at 5,000 nodes and 150,000 pods, for the
+/// README. `cargo test --release -p shepherd-web --test charts -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn measure_recording_a_tick_at_5000_nodes() {
+    let mut s = Session::new(7, ScorePolicy::BinPack);
+    s.submit(Action::Generate {
+        nodes: 5000,
+        pods_per_node: 30,
+    })
+    .expect("5,000 nodes of 30 pods are within the limits");
+    s.run(3);
+    let c = s.simulator().cluster();
+    let deployments = c.apps().count();
+    let mut series = shepherd_web::charts::Series::default();
+    let n = 200;
+    let t = std::time::Instant::now();
+    for _ in 0..n {
+        series.record(c);
+    }
+    let all = t.elapsed() / n;
+    let mut ready = shepherd_web::charts::ReadySeries::default();
+    let t = std::time::Instant::now();
+    for i in 0..n {
+        ready.record(i, c);
+    }
+    let per_deployment = t.elapsed() / n;
+    println!(
+        "5,000 nodes, {} pods, {deployments} Deployments: a tick's chart figures {all:?}, of which Ready per Deployment {per_deployment:?}",
+        c.pods().count()
     );
 }
