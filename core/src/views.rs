@@ -51,6 +51,9 @@ pub struct PodView<'a> {
     pub bound_at: u64,
     /// The cluster's bind count right after this pod was bound (0: never bound).
     pub bind_serial: u64,
+    /// The tick at which the taint-eviction controller deletes it, while it
+    /// waits out the tolerationSeconds of a NoExecute taint on its node.
+    pub eviction_at: Option<u64>,
 }
 
 impl PodView<'_> {
@@ -146,6 +149,7 @@ impl Cluster {
             ready: p.ready,
             bound_at: p.bound_at,
             bind_serial: p.bind_serial,
+            eviction_at: p.taint_deadline,
         }
     }
 
