@@ -788,6 +788,14 @@ function seedField() {
 function wireControls() {
   $('btn-step').addEventListener('click', () => stepAndDraw());
   $('btn-play').addEventListener('click', () => setPlaying(!page.playing));
+  $('btn-skip').addEventListener('click', () => {
+    setPlaying(false);
+    const from = page.sim.tick;
+    page.sim.skipQuiet();
+    draw();
+    const ran = page.sim.tick - from;
+    toast(ran > 1 ? `Skipped ${ran - 1} quiet ${ran === 2 ? 'second' : 'seconds'} to tick ${page.sim.tick}` : `Tick ${page.sim.tick}`);
+  });
   $('btn-back').addEventListener('click', () => {
     setPlaying(false);
     try {

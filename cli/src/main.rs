@@ -293,7 +293,9 @@ fn print_events_since(c: &Cluster, from: usize) -> usize {
 fn demo(args: &[String]) -> Result<(), Failure> {
     Opts::parse(args, &[], &[])?;
     let script = shepherd::simulator::tour();
-    let last = 36;
+    // One tick is one second: node-1 fails at 6, is NotReady at 57 (the 50 s
+    // grace period), its pods go at 357 (300 s); quiet ticks print nothing.
+    let last = 384;
 
     let mut sim = Simulator::with_script(1, ScorePolicy::BinPack, script);
     println!(
@@ -302,7 +304,7 @@ fn demo(args: &[String]) -> Result<(), Failure> {
         sim.seed()
     );
     let mut seen = 0;
-    let show_at = [2, 4, 10, 14, 18, 24, 30, 36];
+    let show_at = [2, 4, 57, 357, 362, 366, 372, 378, 384];
     for _ in 0..last {
         let fired: Vec<String> = sim
             .pending_script()

@@ -693,7 +693,9 @@ impl Simulator {
 /// The scripted tour that `shepherd demo` prints and the page plays: five
 /// nodes join (gpu-1 tainted `dedicated=gpu:NoSchedule`), `web` is bin-packed
 /// and `cache` spread one per zone by anti-affinity (its third replica stays
-/// Pending), both scale, node-1 stops heart-beating and heals, `web` rolls to
+/// Pending), both scale, node-1 stops heart-beating at tick 6 (NotReady at
+/// 57 after the 50 s grace period, its pods evicted at 357 after their 300 s
+/// and replaced) and heals at 360, `web` rolls to
 /// v2 within maxSurge 1 / maxUnavailable 1, and a drain of node-2 is held back
 /// by a PodDisruptionBudget. Run it with seed 1 and BinPack.
 pub fn tour() -> Vec<(u64, Event)> {
@@ -744,9 +746,9 @@ pub fn tour() -> Vec<(u64, Event)> {
         },
     ));
     s.push((6, Event::FailNode("node-1".into())));
-    s.push((13, Event::RecoverNode("node-1".into())));
+    s.push((360, Event::RecoverNode("node-1".into())));
     s.push((
-        16,
+        364,
         Event::Roll {
             app: "web".into(),
             template: web.template.with_version("v2"),
@@ -757,9 +759,9 @@ pub fn tour() -> Vec<(u64, Event)> {
         selector: Selector::new(&[("app", "web")]),
         budget: Budget::MaxUnavailable(IntOrPercent::Int(1)),
     };
-    s.push((24, Event::AddPdb(budget)));
-    s.push((24, Event::Drain("node-2".into())));
-    s.push((34, Event::Uncordon("node-2".into())));
+    s.push((372, Event::AddPdb(budget)));
+    s.push((372, Event::Drain("node-2".into())));
+    s.push((382, Event::Uncordon("node-2".into())));
     s
 }
 

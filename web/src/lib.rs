@@ -40,6 +40,9 @@ use crate::input::{DeployInput, Field, NodeInput, PdbInput, RollInput, ServiceIn
 use crate::scenario::{Action, Scenario};
 use crate::session::Session;
 
+/// The most quiet ticks one `skipQuiet` runs: an hour of cluster time.
+pub const SKIP_AT_MOST: u64 = 3600;
+
 /// The engine's version (`shepherd::VERSION`).
 #[wasm_bindgen]
 pub fn engine_version() -> String {
@@ -196,6 +199,15 @@ impl Shepherd {
         let n = input::whole("ticks", n, 0, scenario::MAX_TICK).map_err(err)?;
         self.session.run(n);
         Ok(self.tick())
+    }
+
+    /// Runs the quiet ticks up to the next one in which something happens
+    /// (an event, a scripted action), at most [`SKIP_AT_MOST`] of them.
+    /// Returns the tick reached.
+    #[wasm_bindgen(js_name = skipQuiet)]
+    pub fn skip_quiet(&mut self) -> f64 {
+        self.session.skip_quiet(SKIP_AT_MOST);
+        self.tick()
     }
 
     /// Back one tick, by replaying the script from the seed. Returns the tick.
