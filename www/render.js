@@ -37,9 +37,10 @@ export function podChip(p, onPod) {
     style: { '--c': appColor(p.app) },
     dataset: { pod: p.name, app: p.app },
     title: `${p.name}: ${words}, version ${p.version}${p.outdated ? ' (old revision)' : ''}. Click: why here?`,
-    'aria-label': `pod ${p.name}, ${words}, version ${p.version}${p.outdated ? ', old revision' : ''}`,
+    // The accessible name starts with the visible text (name and seconds left).
+    'aria-label': `pod ${p.name}${evicting ? ` ${p.evictIn}s` : ''}, ${words}, version ${p.version}${p.outdated ? ', old revision' : ''}`,
     onclick: () => onPod(p.name),
-  }, p.name, evicting ? h('span', { class: 'countdown', 'aria-hidden': 'true' }, `⏱${p.evictIn}s`) : null);
+  }, p.name, evicting ? ' ' : null, evicting ? h('span', { class: 'countdown' }, `${p.evictIn}s`) : null);
 }
 
 // A node's card. `act(op, node)` runs a node action.
