@@ -480,7 +480,7 @@ fn a_silent_node_is_tainted_unreachable_and_its_pods_evicted_after_toleration_se
     let last = events(&sim, "TaintManagerEviction").pop().unwrap().2;
     assert!(
         last.starts_with("Marking for deletion Pod plain-0")
-            && last.contains("tolerationSeconds (300)"),
+            && last.contains("its tolerationSeconds have passed"),
         "{last}"
     );
     assert_eq!(

@@ -177,10 +177,9 @@ pub(crate) struct Pod {
     pub reported: u32,
     /// The cluster's bind count right after this pod was bound.
     pub bind_serial: u64,
-    /// When a NoExecute taint it tolerates for a while evicts it, and when
-    /// that timer started (see `taints.rs`); cleared when it leaves the node.
+    /// When a NoExecute taint it tolerates for a while evicts it (see
+    /// `taints.rs`); cleared when it leaves the node.
     pub taint_deadline: Option<u64>,
-    pub taint_started: u64,
 }
 
 /// One revision of a Deployment's template, with what the affinity index
@@ -614,6 +613,12 @@ impl Cluster {
                     self.nodes[n.0 as usize].spec.name
                 )
             }
+            Message::NodeIsNotReady => String::from("Node is not ready"),
+            Message::TolerationExpired(c, o, n) => format!(
+                "Marking for deletion Pod {}: node {} has a NoExecute taint and its tolerationSeconds have passed",
+                self.pod_name(*c, *o),
+                self.nodes[n.0 as usize].spec.name
+            ),
             Message::Text(t) => self.texts[t.0 as usize].clone(),
         };
         RenderedEvent {
@@ -975,11 +980,11 @@ impl Cluster {
                     (p.controller, p.ordinal)
                 };
                 self.set_not_ready(k);
-                self.note(
+                self.record(
                     EventType::Warning,
                     Reason::NodeNotReady,
                     ObjectRef::Pod(c, o),
-                    String::from("Node is not ready"),
+                    Message::NodeIsNotReady,
                 );
             }
             self.disruption_epoch += 1;
@@ -1390,7 +1395,6 @@ impl Cluster {
             reported: 0,
             bind_serial: 0,
             taint_deadline: None,
-            taint_started: 0,
         };
         let key = match self.free_keys.pop() {
             Some(k) => {

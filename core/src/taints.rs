@@ -328,11 +328,9 @@ impl Cluster {
     }
 
     fn set_taint_timer(&mut self, k: u32, uid: u64, secs: u64) {
-        let now = self.now;
-        let at = now.saturating_add(secs);
+        let at = self.now.saturating_add(secs);
         let p = self.pod_mut(k);
         p.taint_deadline = Some(at);
-        p.taint_started = now;
         self.taint_queue.entry(at).or_default().push((k, uid));
     }
 
@@ -373,6 +371,9 @@ impl Cluster {
     /// timers due, not the pods. Returns how many pods it evicted.
     pub fn taint_evictions(&mut self) -> u32 {
         let mut n = 0;
+        // The condition taint of the last node seen: timers come in bind
+        // order, so a zone's pods share a few nodes in a row.
+        let mut last: Option<(NodeId, Option<Taint>)> = None;
         while let Some((&at, _)) = self.taint_queue.first_key_value() {
             if at > self.now {
                 break;
@@ -387,24 +388,39 @@ impl Cluster {
                 let Some(id) = live.and_then(|p| p.node) else {
                     continue;
                 };
-                let cond = self.condition_no_execute(id);
-                let v = self.pod_verdict(k, id, cond.as_ref());
-                let started = self.pod(k).taint_started;
-                let why = match v {
+                if last.as_ref().is_none_or(|(l, _)| *l != id) {
+                    last = Some((id, self.condition_no_execute(id)));
+                }
+                let cond = last.as_ref().and_then(|(_, t)| t.as_ref());
+                let v = self.pod_verdict(k, id, cond);
+                match v {
                     Verdict::Stay => {
                         self.pod_mut(k).taint_deadline = None;
                         continue;
                     }
-                    Verdict::EvictNow(i) => format!(
-                        "it does not tolerate taint {}",
-                        self.taint_text(id, i, cond.as_ref())
-                    ),
-                    Verdict::EvictAfter(_) => format!(
-                        "its tolerationSeconds ({}) have passed",
-                        at.saturating_sub(started)
-                    ),
-                };
-                self.taint_evict(k, id, &why);
+                    Verdict::EvictNow(i) => {
+                        let why = format!(
+                            "it does not tolerate taint {}",
+                            self.taint_text(id, i, cond)
+                        );
+                        self.taint_evict(k, id, &why);
+                    }
+                    Verdict::EvictAfter(_) => {
+                        // The common case, and a zone's worth of pods at once:
+                        // a structured event, rendered when read.
+                        let (c, o) = {
+                            let p = self.pod(k);
+                            (p.controller, p.ordinal)
+                        };
+                        self.record(
+                            EventType::Normal,
+                            Reason::TaintManagerEviction,
+                            ObjectRef::Pod(c, o),
+                            crate::events::Message::TolerationExpired(c, o, id),
+                        );
+                        self.delete_pod(k, None);
+                    }
+                }
                 n += 1;
             }
         }
