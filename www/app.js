@@ -100,7 +100,7 @@ function act(fn, { form = null, said = null, fieldOf = null } = {}) {
 
 // What the node buttons do, in one set of words for buttons, tooltips and toasts.
 const NODE_OPS = {
-  failNode: (n) => `Stopping the kubelet of ${n}: NotReady after the heartbeat timeout`,
+  failNode: (n) => `Stopping the kubelet of ${n}: NotReady after the 50 s grace period, its pods evicted 300 s later`,
   recoverNode: (n) => `Starting the kubelet of ${n}: Ready at its next heartbeat`,
   cordon: (n) => `kubectl cordon ${n}: no new pods; running pods stay`,
   uncordon: (n) => `kubectl uncordon ${n}: schedulable again`,

@@ -354,7 +354,7 @@ impl Shepherd {
         self.act(Action::DeleteApp { app: app.into() })
     }
 
-    /// Stops a node's kubelet: NotReady after the heartbeat timeout, and its pods are replaced.
+    /// Stops a node's kubelet: NotReady after the heartbeat timeout (50 s); its pods are evicted and replaced 300 s later.
     #[wasm_bindgen(js_name = failNode)]
     pub fn fail_node(&mut self, node: &str) -> Result<String, JsError> {
         self.act(Action::FailNode { node: node.into() })

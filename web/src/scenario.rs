@@ -800,7 +800,7 @@ pub fn tour() -> Scenario {
             note(2, "Two Deployments arrive. The scheduler filters the nodes and bin-packs: web's pods fill node-1 first. cache has zone anti-affinity: at most one cache pod per zone."),
             note(3, "Pods become Ready one tick after they are bound; the Service web now lists them as endpoints."),
             note(4, "web scales to 8 and cache to 3. The third cache pod stays Pending: its anti-affinity allows one cache pod per zone and both zones already run one (gpu-1 is also tainted, and node-1 is full). Click it to see each node's verdict."),
-            note(6, "node-1's kubelet stops. The control plane does not know yet: it waits for the node monitor grace period, 50 seconds in Kubernetes (one tick is one second). Skip ⏭ jumps over quiet seconds."),
+            note(6, "node-1's kubelet stops. The control plane does not know yet: it waits for the node monitor grace period, 50 seconds in Kubernetes (one tick is one second). Skip jumps over quiet seconds."),
             note(57, "No heartbeat for 51 s: node-1 is NotReady and tainted node.kubernetes.io/unreachable. Its pods are marked not Ready (the Service drops them) but not deleted: each tolerates the taint for 300 s (DefaultTolerationSeconds) and shows the seconds left."),
             note(357, "300 s are up: the taint-eviction controller deletes node-1's pods (TaintManagerEviction) and the Deployments create replacements on the other nodes."),
             note(360, "node-1's kubelet is back; at its next heartbeat the node is Ready again, its taints go, and it takes new pods."),
