@@ -1,11 +1,12 @@
 // The README's screenshot: the guided tour at a telling tick, in headless Chromium.
 //   node tests/browser/screenshot.mjs [tick] [out.png]
-// Defaults: tick 11 (node-1 NotReady, its pods replaced, a pod Pending), docs/screenshot.png.
+// Defaults: tick 67 (node-1 NotReady for 10 s, its pods counting down their
+// 300 s of tolerationSeconds, a pod Pending), docs/screenshot.png.
 import path from 'node:path';
 import fs from 'node:fs';
 import { openApp, waitForEngine, ROOT, step } from './harness.mjs';
 
-const tick = Number(process.argv[2] || 11);
+const tick = Number(process.argv[2] || 67);
 const out = path.resolve(process.argv[3] || path.join(ROOT, 'docs', 'screenshot.png'));
 const app = await openApp({ viewport: { width: 1440, height: 1000 } });
 try {
