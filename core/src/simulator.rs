@@ -598,10 +598,12 @@ impl Simulator {
     /// 1. the clock advances by one tick;
     /// 2. beating nodes heartbeat (a recovered node is Ready again);
     /// 3. scripted events due at this tick fire, in script order;
-    /// 4. node lifecycle: a node silent longer than the heartbeat timeout is
-    ///    NotReady, its pods are Lost and its capacity freed; then the
-    ///    taint-eviction timers due now fire (one tick is one second, so a
-    ///    toleration's tolerationSeconds counts ticks);
+    /// 4. node lifecycle: a node silent longer than the heartbeat timeout
+    ///    (node-monitor-grace-period, 50 s) is NotReady: its pods are marked
+    ///    not Ready and it gets the `node.kubernetes.io/unreachable` taints;
+    ///    then the taint-eviction timers due now fire (one tick is one
+    ///    second, so tolerationSeconds count ticks; a NotReady node's pods go
+    ///    after DefaultTolerationSeconds' 300 unless they say otherwise);
     /// 5. reconcile to a fixed point (readiness, lost pods, drains,
     ///    Deployments and rollouts, scheduling, endpoints).
     pub fn step(&mut self) -> StepReport {
