@@ -133,7 +133,7 @@ fn a_no_execute_taint_evicts_at_once_after_toleration_seconds_or_never() {
     assert_eq!(on(&sim, "node-1"), ["forever-0", "hour-1"]);
     let last = events(&sim, "TaintManagerEviction").pop().unwrap();
     assert_eq!((last.0, last.1.as_str()), (t0 + 3600, "pod/hour-0"));
-    assert!(last.2.contains("tolerationSeconds (3600)"), "{}", last.2);
+    assert!(last.2.contains("its tolerationSeconds have passed"), "{}", last.2);
     sim.run(3599);
     assert_eq!(on(&sim, "node-1"), ["forever-0", "hour-1"]);
     sim.step();
@@ -296,8 +296,9 @@ fn bad_taint_actions_are_refused_with_a_reason_and_change_nothing() {
 }
 
 /// A zone failure: every node of zone-a stops heart-beating at once, goes
-/// NotReady after the heartbeat timeout, and its pods are replaced in the
-/// other zone; nodes elsewhere are untouched.
+/// NotReady after the node monitor grace period (50 s), its pods turn not
+/// Ready but stay for DefaultTolerationSeconds' 300 s, then are evicted and
+/// replaced in the other zone; nodes elsewhere are untouched.
 #[test]
 fn a_zone_failure_fails_every_node_of_the_zone() {
     let mut sim = Simulator::new(4, ScorePolicy::BinPack);
@@ -313,12 +314,15 @@ fn a_zone_failure_fails_every_node_of_the_zone() {
     sim.submit(Event::Deploy(app("web", 8, vec![]))).unwrap();
     sim.run(2);
     assert_eq!(sim.cluster().pending_count(), 0);
+    let on_a = on(&sim, "a-1").len() + on(&sim, "a-2").len();
+    assert!(on_a > 0);
     sim.submit(Event::FailZone {
         key: ZONE.into(),
         value: "zone-a".into(),
     })
     .unwrap();
     sim.step();
+    let failed_at = sim.tick();
     let silent: Vec<String> = sim
         .cluster()
         .nodes()
@@ -330,8 +334,21 @@ fn a_zone_failure_fails_every_node_of_the_zone() {
     let not_ready: Vec<String> = events(&sim, "NodeNotReady")
         .into_iter()
         .map(|e| e.1)
+        .filter(|o| o.starts_with("node/"))
         .collect();
     assert_eq!(not_ready, ["node/a-1", "node/a-2"]);
+    // Still there, not Ready, waiting out their 300 s.
+    assert_eq!(on(&sim, "a-1").len() + on(&sim, "a-2").len(), on_a);
+    let nr_at = failed_at + shepherd::DEFAULT_HEARTBEAT_TIMEOUT + 1;
+    for p in sim.cluster().pods().filter(|p| {
+        p.node
+            .is_some_and(|n| !sim.cluster().node_by_id(n).unwrap().ready)
+    }) {
+        assert!(!p.ready, "{} is Ready on a NotReady node", p.name());
+        assert_eq!(p.eviction_at, Some(nr_at + 300), "{}", p.name());
+    }
+    check(&sim);
+    sim.run(300);
     assert!(on(&sim, "a-1").is_empty() && on(&sim, "a-2").is_empty());
     assert_eq!(on(&sim, "b-1").len() + on(&sim, "b-2").len(), 8);
     check(&sim);
@@ -340,6 +357,199 @@ fn a_zone_failure_fails_every_node_of_the_zone() {
         .script()
         .iter()
         .any(|(_, e)| e.describe() == format!("fail zone {ZONE}=zone-a")));
+}
+
+/// One silent node, with Kubernetes' numbers: kube-controller-manager's
+/// node-monitor-grace-period (50 s since 1.32) and DefaultTolerationSeconds'
+/// 300 s. The kubelet stops at tick F; at F + 51 (silent for more than 50 s)
+/// the node is NotReady with the `node.kubernetes.io/unreachable` taints,
+/// its pods are marked not Ready (the Service drops them) but not deleted;
+/// each is evicted when its tolerationSeconds have passed: 300 s for the
+/// admission's default, 60 s for a pod's own toleration, never for a pod
+/// tolerating the taint without tolerationSeconds; and at once for a pod
+/// whose own toleration for the key does not match (admission adds nothing
+/// to it).
+#[test]
+fn a_silent_node_is_tainted_unreachable_and_its_pods_evicted_after_toleration_seconds() {
+    let unreachable = shepherd::TAINT_NODE_UNREACHABLE;
+    let mut sim = Simulator::new(2, ScorePolicy::BinPack);
+    sim.submit(Event::AddNode(node("node-1", "zone-a")))
+        .unwrap();
+    sim.step();
+    let ne = |s: Option<u64>| {
+        let t = Toleration::exists(unreachable, Some(TaintEffect::NoExecute));
+        match s {
+            Some(s) => t.for_seconds(s),
+            None => t,
+        }
+    };
+    let wrong = Toleration::equal(unreachable, "x", Some(TaintEffect::NoExecute));
+    for (name, tol) in [
+        ("plain", vec![]),
+        ("minute", vec![ne(Some(60))]),
+        ("forever", vec![ne(None)]),
+        ("wrong", vec![wrong]),
+    ] {
+        sim.submit(Event::Deploy(app(name, 1, tol))).unwrap();
+    }
+    sim.submit(Event::AddService(shepherd::ServiceSpec {
+        name: "plain".into(),
+        selector: shepherd::Selector::new(&[("app", "plain")]),
+    }))
+    .unwrap();
+    sim.step();
+    sim.submit(Event::AddNode(node("node-2", "zone-b")))
+        .unwrap();
+    sim.step();
+    assert_eq!(
+        on(&sim, "node-1"),
+        ["forever-0", "minute-0", "plain-0", "wrong-0"]
+    );
+    assert_eq!(
+        sim.cluster().service_endpoints("plain").unwrap(),
+        ["plain-0"]
+    );
+    sim.submit(Event::FailNode("node-1".into())).unwrap();
+    sim.step();
+    let f = sim.tick();
+    // Silent for 50 s: still Ready.
+    sim.run(50);
+    assert!(sim.cluster().node("node-1").unwrap().ready);
+    assert!(sim
+        .cluster()
+        .condition_taints(sim.cluster().node("node-1").unwrap().id)
+        .is_empty());
+    sim.step();
+    let nr = sim.tick();
+    assert_eq!(nr, f + 51);
+    let c = sim.cluster();
+    let n1 = c.node("node-1").unwrap();
+    assert!(!n1.ready);
+    let taints: Vec<String> = c
+        .condition_taints(n1.id)
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    assert_eq!(
+        taints,
+        [
+            format!("{unreachable}:NoSchedule"),
+            format!("{unreachable}:NoExecute")
+        ]
+    );
+    // wrong-0 went at once; the others stay, not Ready, with their timers.
+    assert_eq!(on(&sim, "node-1"), ["forever-0", "minute-0", "plain-0"]);
+    let at = |p: &str| sim.cluster().pod_by_name(p).unwrap().eviction_at;
+    assert_eq!(at("plain-0"), Some(nr + 300));
+    assert_eq!(at("minute-0"), Some(nr + 60));
+    assert_eq!(at("forever-0"), None);
+    assert!(sim.cluster().pods_on(n1.id).all(|p| !p.ready));
+    assert!(sim.cluster().service_endpoints("plain").unwrap().is_empty());
+    let pod_marks: Vec<(u64, String, String)> = events(&sim, "NodeNotReady")
+        .into_iter()
+        .filter(|e| e.1.starts_with("pod/"))
+        .collect();
+    assert_eq!(pod_marks.len(), 4, "{pod_marks:?}");
+    assert!(pod_marks.iter().all(|e| e.0 == nr && e.2 == "Node is not ready"));
+    // No replacement while they wait: the Deployments still count them.
+    assert_eq!(sim.cluster().app("plain").unwrap().current, 1);
+    check(&sim);
+
+    sim.run(59);
+    assert_eq!(on(&sim, "node-1"), ["forever-0", "minute-0", "plain-0"]);
+    sim.step();
+    assert_eq!(on(&sim, "node-1"), ["forever-0", "plain-0"]);
+    sim.run(239);
+    assert_eq!(on(&sim, "node-1"), ["forever-0", "plain-0"]);
+    sim.step();
+    assert_eq!(sim.tick(), nr + 300);
+    assert_eq!(on(&sim, "node-1"), ["forever-0"]);
+    assert_eq!(on(&sim, "node-2"), ["minute-1", "plain-1", "wrong-1"]);
+    let marks: Vec<(u64, String)> = events(&sim, "TaintManagerEviction")
+        .into_iter()
+        .map(|e| (e.0, e.1))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            (nr, "pod/wrong-0".to_string()),
+            (nr + 60, "pod/minute-0".to_string()),
+            (nr + 300, "pod/plain-0".to_string()),
+        ]
+    );
+    let last = events(&sim, "TaintManagerEviction").pop().unwrap().2;
+    assert!(
+        last.starts_with("Marking for deletion Pod plain-0")
+            && last.contains("its tolerationSeconds have passed"),
+        "{last}"
+    );
+    assert_eq!(
+        sim.cluster().service_endpoints("plain").unwrap(),
+        ["plain-1"]
+    );
+    check(&sim);
+    // forever-0 stays for good.
+    sim.run(5000);
+    assert_eq!(on(&sim, "node-1"), ["forever-0"]);
+}
+
+/// A node that comes back before the 300 s: its taints go, the pending
+/// timers are cancelled (`Cancelling deletion of Pod`), its pods are Ready
+/// again and nothing was replaced.
+#[test]
+fn a_node_back_before_toleration_seconds_keeps_its_pods() {
+    let mut sim = Simulator::new(3, ScorePolicy::BinPack);
+    sim.submit(Event::AddNode(node("node-1", "zone-a")))
+        .unwrap();
+    sim.step();
+    sim.submit(Event::Deploy(app("web", 3, vec![]))).unwrap();
+    sim.step();
+    sim.submit(Event::AddNode(node("node-2", "zone-b")))
+        .unwrap();
+    sim.step();
+    sim.submit(Event::FailNode("node-1".into())).unwrap();
+    sim.run(51 + 100);
+    let id = sim.cluster().node("node-1").unwrap().id;
+    assert!(!sim.cluster().node("node-1").unwrap().ready);
+    assert!(sim.cluster().pods_on(id).all(|p| !p.ready && p.eviction_at.is_some()));
+    sim.submit(Event::RecoverNode("node-1".into())).unwrap();
+    // The kubelet starts at this tick and heart-beats at the next.
+    sim.step();
+    assert!(!sim.cluster().node("node-1").unwrap().ready);
+    sim.step();
+    let c = sim.cluster();
+    assert!(c.node("node-1").unwrap().ready);
+    assert!(c.condition_taints(id).is_empty());
+    assert_eq!(on(&sim, "node-1"), ["web-0", "web-1", "web-2"]);
+    assert!(sim.cluster().pods_on(id).all(|p| p.ready && p.eviction_at.is_none()));
+    let cancels = events(&sim, "TaintManagerEviction");
+    assert_eq!(cancels.len(), 3, "{cancels:?}");
+    assert!(cancels
+        .iter()
+        .all(|e| e.2.starts_with("Cancelling deletion of Pod web-")));
+    sim.run(400);
+    assert_eq!(on(&sim, "node-1"), ["web-0", "web-1", "web-2"]);
+    assert_eq!(events(&sim, "TaintManagerEviction").len(), 3);
+    check(&sim);
+}
+
+/// The node lifecycle controller's taint keys are its own: `kubectl taint`
+/// of them is refused here (they follow the Ready condition).
+#[test]
+fn condition_taint_keys_are_refused_as_kubectl_taints() {
+    let mut sim = Simulator::new(1, ScorePolicy::BinPack);
+    sim.submit(Event::AddNode(node("node-1", "zone-a")))
+        .unwrap();
+    sim.step();
+    for key in [shepherd::TAINT_NODE_UNREACHABLE, shepherd::TAINT_NODE_NOT_READY] {
+        let e = sim
+            .submit(Event::TaintNode {
+                node: "node-1".into(),
+                taint: Taint::new(key, "", TaintEffect::NoExecute),
+            })
+            .unwrap_err();
+        assert!(e.to_string().contains("node lifecycle controller"), "{e}");
+    }
 }
 
 /// Same seed and script, same log: taint timers replay exactly.

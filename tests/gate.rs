@@ -169,6 +169,137 @@ mod scratch {
         })
     }
 
+    pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
+    const NOT_READY: &str = "node.kubernetes.io/not-ready";
+
+    /// How long a pod with these tolerations stays on an unreachable node,
+    /// from Kubernetes' rules: the DefaultTolerationSeconds admission adds
+    /// `not-ready` and `unreachable` (Exists, NoExecute, 300 s) unless a
+    /// toleration with that key or an empty key, and effect NoExecute or
+    /// none, is there; the taint-eviction controller then takes the first
+    /// toleration that matches `unreachable:NoExecute`. `None`: evicted at
+    /// once; `Some(None)`: stays for good; `Some(Some(s))`: s seconds.
+    pub fn unreachable_stay(tolerations: &[Toleration]) -> Option<Option<u64>> {
+        let mut all = tolerations.to_vec();
+        for key in [NOT_READY, UNREACHABLE] {
+            let has = tolerations.iter().any(|t| {
+                (t.key == key || t.key.is_empty())
+                    && t.effect.map_or(true, |e| e == TaintEffect::NoExecute)
+            });
+            if !has {
+                all.push(Toleration::exists(key, Some(TaintEffect::NoExecute)).for_seconds(300));
+            }
+        }
+        let taint = Taint::new(UNREACHABLE, "", TaintEffect::NoExecute);
+        all.iter()
+            .find(|t| tolerated(std::slice::from_ref(*t), &taint))
+            .map(|t| t.toleration_seconds)
+    }
+
+    /// Watches a run tick by tick for taint-based eviction, from scratch:
+    /// when each node went NotReady (read from the nodes' conditions), which
+    /// pods sat on it with which tolerations, and the TaintManagerEviction
+    /// events. `observe` after every step checks that no pod was evicted
+    /// from an unreachable node before its tolerationSeconds, none that
+    /// tolerates it for good was evicted, and every pod whose time is up is
+    /// gone. Nodes that also carry NoExecute taints of their own are left
+    /// out (their pods' timers may have started earlier).
+    #[derive(Default)]
+    pub struct EvictionWatch {
+        since: BTreeMap<String, u64>,
+        tolerations: BTreeMap<String, Vec<Toleration>>,
+        seen: usize,
+        pub judged: u64,
+    }
+
+    impl EvictionWatch {
+        pub fn observe(&mut self, c: &Cluster) -> Result<(), String> {
+            let now = c.now();
+            let live: BTreeSet<String> = c.nodes().map(|n| n.name().to_string()).collect();
+            self.since.retain(|n, _| live.contains(n));
+            let mut own_no_execute: BTreeSet<String> = BTreeSet::new();
+            for n in c.nodes() {
+                if n.ready {
+                    self.since.remove(n.name());
+                } else {
+                    self.since.entry(n.name().to_string()).or_insert(now);
+                }
+                if n.spec.taints.iter().any(|t| t.effect == TaintEffect::NoExecute) {
+                    own_no_execute.insert(n.name().to_string());
+                }
+            }
+            let events = c.rendered_events();
+            for e in &events[self.seen.min(events.len())..] {
+                let Some(rest) = e.message.strip_prefix("Marking for deletion Pod ") else {
+                    continue;
+                };
+                if e.reason != "TaintManagerEviction" {
+                    continue;
+                }
+                let Some((pod, rest)) = rest.split_once(": node ") else {
+                    continue;
+                };
+                let node = rest.split(' ').next().unwrap_or_default();
+                let Some(&since) = self.since.get(node) else {
+                    continue;
+                };
+                if own_no_execute.contains(node) {
+                    continue;
+                }
+                let Some(tols) = self.tolerations.get(pod) else {
+                    continue;
+                };
+                self.judged += 1;
+                match unreachable_stay(tols) {
+                    None => {}
+                    Some(None) => {
+                        return Err(format!(
+                            "tick {}: pod {pod} was evicted from unreachable node {node} though it tolerates the taint for good",
+                            e.tick
+                        ))
+                    }
+                    Some(Some(s)) => ensure!(
+                        e.tick >= since + s,
+                        "tick {}: pod {pod} was evicted from node {node} (NotReady since tick {since}) before its tolerationSeconds {s}",
+                        e.tick
+                    ),
+                }
+            }
+            self.seen = events.len();
+            self.tolerations.clear();
+            for p in c.pods() {
+                let Some(n) = p.node.and_then(|id| c.node_by_id(id)) else {
+                    continue;
+                };
+                self.tolerations
+                    .insert(p.name(), p.template.tolerations.clone());
+                let Some(&since) = self.since.get(n.name()) else {
+                    continue;
+                };
+                if own_no_execute.contains(n.name()) {
+                    continue;
+                }
+                match unreachable_stay(&p.template.tolerations) {
+                    None => {
+                        return Err(format!(
+                            "tick {now}: pod {} stays on unreachable node {} though it does not tolerate the taint",
+                            p.name(),
+                            n.name()
+                        ))
+                    }
+                    Some(None) => {}
+                    Some(Some(s)) => ensure!(
+                        now < since + s,
+                        "tick {now}: pod {} is still on node {} (NotReady since tick {since}) after its tolerationSeconds {s}",
+                        p.name(),
+                        n.name()
+                    ),
+                }
+            }
+            Ok(())
+        }
+    }
+
     /// What a kubelet admits: the nodeSelector matches and every NoSchedule
     /// and NoExecute taint is tolerated.
     pub fn node_admits(t: &PodTemplate, n: &NodeSpec) -> Result<(), String> {
@@ -264,13 +395,27 @@ mod scratch {
     /// agree with the pods.
     pub fn capacity(c: &Cluster) -> Result<(), String> {
         let bound = bound_pods(c)?;
-        for b in &bound {
-            if !b.ready {
-                return Err(format!(
-                    "ghost binding: pod {} is bound to node {} which is NotReady",
-                    b.name, b.node.name
-                ));
+        for p in c.pods() {
+            let Some(n) = p.node.and_then(|id| c.node_by_id(id)) else {
+                continue;
+            };
+            if n.ready {
+                continue;
             }
+            // Bound before its node went NotReady: it stays, not Ready, while
+            // it tolerates the unreachable taint.
+            ensure!(
+                !p.ready,
+                "pod {} is Ready on node {} which is NotReady",
+                p.name(),
+                n.name()
+            );
+            ensure!(
+                unreachable_stay(&p.template.tolerations).is_some(),
+                "pod {} stays on NotReady node {} though it does not tolerate {UNREACHABLE}:NoExecute",
+                p.name(),
+                n.name()
+            );
         }
         let mut pending = 0u32;
         for p in c.pods() {
@@ -1181,14 +1326,24 @@ fn failure_run(seed: u64) -> Result<Trace, String> {
     let timeout = rng.range(1, 4);
     let fail_at = rng.range(2, 4);
     let detect = fail_at + timeout + 1;
-    let end = detect + rng.range(3, 10);
+    // DefaultTolerationSeconds: the victim's pods go 300 s after it is
+    // NotReady. Follow-up events come either while they wait (a recovery
+    // then cancels their timers) or once they are gone.
+    let evicted = detect + shepherd::DEFAULT_TOLERATION_SECONDS;
+    let end = evicted + rng.range(3, 10);
+    let late = rng.chance(50);
+    let window = if late {
+        evicted + 1..=end
+    } else {
+        detect + 1..=detect + 10
+    };
 
     let mut script: Vec<(u64, Event)> = Vec::new();
     script.extend(sc.nodes.iter().map(|n| (1, Event::AddNode(n.clone()))));
     script.extend(sc.cordoned.iter().map(|n| (1, Event::Cordon(n.clone()))));
     script.extend(sc.apps.iter().map(|a| (1, Event::Deploy(a.clone()))));
     script.push((fail_at, Event::FailNode(victim.clone())));
-    for t in detect + 1..=end {
+    for t in window {
         if !rng.chance(40) {
             continue;
         }
@@ -1219,6 +1374,8 @@ fn failure_run(seed: u64) -> Result<Trace, String> {
     sim.cluster_mut()
         .set_heartbeat_timeout(timeout)
         .map_err(|e| refused("set_heartbeat_timeout", e))?;
+    let mut watch = scratch::EvictionWatch::default();
+    let mut on_victim_before: Vec<String> = Vec::new();
     for tick in 1..=end {
         let rep = sim.step();
         ensure!(
@@ -1228,9 +1385,15 @@ fn failure_run(seed: u64) -> Result<Trace, String> {
         );
         let c = sim.cluster();
         settled_checks(c).map_err(|e| fail(format!("tick {tick}: {e}")))?;
+        watch.observe(c).map_err(&fail)?;
         let v = c
             .node(&victim)
             .map_err(|e| fail(format!("tick {tick}: the victim is gone: {e}")))?;
+        let on_victim: Vec<String> = c
+            .pods()
+            .filter(|p| p.node == Some(v.id))
+            .map(|p| p.name())
+            .collect();
         if tick < detect {
             ensure!(
                 v.ready,
@@ -1239,8 +1402,8 @@ fn failure_run(seed: u64) -> Result<Trace, String> {
                     "tick {tick}: {victim} is NotReady before its timeout"
                 ))
             );
-        }
-        if tick == detect {
+            on_victim_before = on_victim;
+        } else if tick == detect {
             ensure!(
                 !v.ready,
                 "{}",
@@ -1249,17 +1412,25 @@ fn failure_run(seed: u64) -> Result<Trace, String> {
                     tick - fail_at
                 ))
             );
-            let on_victim: Vec<String> = c
+            // Marked not Ready, not deleted: every pod that tolerates the
+            // unreachable taint (with the admission's 300 s) is still there.
+            let kept: Vec<String> = c
                 .pods()
-                .filter(|p| p.node == Some(v.id))
+                .filter(|p| on_victim_before.contains(&p.name()))
+                .filter(|p| scratch::unreachable_stay(&p.template.tolerations).is_some())
                 .map(|p| p.name())
                 .collect();
             ensure!(
-                on_victim.is_empty() && v.pod_count == 0 && v.allocated == Resources::ZERO,
+                kept.iter().all(|p| on_victim.contains(p)),
                 "{}",
                 fail(format!(
-                    "tick {tick}: pods stay bound to the dead node {victim}: {on_victim:?}"
+                    "tick {tick}: pods left the NotReady node {victim} before their tolerationSeconds: had {on_victim_before:?}, has {on_victim:?}"
                 ))
+            );
+            ensure!(
+                c.pods().filter(|p| p.node == Some(v.id)).all(|p| !p.ready),
+                "{}",
+                fail(format!("tick {tick}: a pod on NotReady {victim} is still Ready"))
             );
             let object = format!("node/{victim}");
             let announced = c.rendered_events().iter().any(|e| {
@@ -1276,6 +1447,22 @@ fn failure_run(seed: u64) -> Result<Trace, String> {
                 announced,
                 "{}",
                 fail(format!("tick {tick}: no NodeNotReady event for {victim}"))
+            );
+        } else if tick == evicted && late {
+            // Nothing happened in between: every pod that did not tolerate
+            // the taint for good is gone and replaced.
+            let stays: Vec<String> = c
+                .pods()
+                .filter(|p| p.node == Some(v.id))
+                .filter(|p| scratch::unreachable_stay(&p.template.tolerations) != Some(None))
+                .map(|p| p.name())
+                .collect();
+            ensure!(
+                !v.ready && stays.is_empty(),
+                "{}",
+                fail(format!(
+                    "tick {tick}: 300 s after {victim} went NotReady its pods {stays:?} are still there"
+                ))
             );
             if uniform {
                 ensure!(
@@ -1304,9 +1491,12 @@ fn first_difference(a: &[RenderedEvent], b: &[RenderedEvent]) -> String {
     }
 }
 
-/// 3. A killed node is declared NotReady after the heartbeat timeout, its
-///    pods are replaced where the survivors have room, none stays bound to
-///    it; and the same seed and script give the same placement and log.
+/// 3. A killed node is declared NotReady after the heartbeat timeout; its
+///    pods turn not Ready and stay for their tolerationSeconds (300 s by
+///    default, never for a pod tolerating the taint for good), not a tick
+///    less, then are replaced where the survivors have room (the scratch
+///    `EvictionWatch` judges every eviction); and the same seed and script
+///    give the same placement and log.
 #[test]
 fn prop_failure_recovery_and_determinism() {
     gate("prop_failure_recovery_and_determinism", |seed| {
@@ -1646,11 +1836,13 @@ fn rejoin_run(
     let mut removed: BTreeSet<String> = BTreeSet::new();
     let apps: Vec<String> = sc.apps.iter().map(|a| a.name.clone()).collect();
 
+    let watch = std::cell::RefCell::new(scratch::EvictionWatch::default());
     let step = |sim: &mut Simulator, history: &mut Vec<String>| -> Result<(), String> {
         let rep = sim.step();
         history.push(format!("tick {} done", rep.tick));
         ensure!(rep.reconcile.converged, "tick {}: no fixed point", rep.tick);
-        settled_checks(sim.cluster()).map_err(|e| format!("tick {}: {e}", rep.tick))
+        settled_checks(sim.cluster()).map_err(|e| format!("tick {}: {e}", rep.tick))?;
+        watch.borrow_mut().observe(sim.cluster())
     };
 
     for _ in 0..rng.range(12, 30) {
@@ -2751,6 +2943,10 @@ fn invalid_declarations_are_refused_and_change_nothing() {
     assert!(sim.pending_script().is_empty());
 }
 
+/// Kubernetes' numbers: node-monitor-grace-period 50 s, DefaultTolerationSeconds
+/// 300 s. The kubelet stops at tick 3; the node is NotReady at tick 54
+/// (silent for 51 s > 50 s), its pods are not Ready but stay; at tick 354
+/// they are evicted (TaintManagerEviction) and replaced on the other node.
 #[test]
 fn a_failed_node_goes_not_ready_after_the_timeout_and_its_pods_are_replaced() {
     let n = |name: &str, zone: &str| node(name, 4000, 8192).with_label(ZONE, zone);
@@ -2762,9 +2958,9 @@ fn a_failed_node_goes_not_ready_after_the_timeout_and_its_pods_are_replaced() {
             Event::Deploy(DeploymentSpec::new("web", 4, Resources::new(1000, 1024))),
         ),
         (3, Event::FailNode("node-1".to_string())),
-        (9, Event::RecoverNode("node-1".to_string())),
+        (360, Event::RecoverNode("node-1".to_string())),
         (
-            11,
+            362,
             Event::Scale {
                 app: "web".to_string(),
                 replicas: 6,
@@ -2772,38 +2968,54 @@ fn a_failed_node_goes_not_ready_after_the_timeout_and_its_pods_are_replaced() {
         ),
     ];
     let mut sim = Simulator::with_script(42, ScorePolicy::LeastLoaded, script);
-    assert_eq!(sim.cluster().heartbeat_timeout(), 3);
+    assert_eq!(sim.cluster().heartbeat_timeout(), 50);
     sim.run(1);
     assert_eq!(pods_on(sim.cluster(), "node-1"), 2);
     assert_eq!(pods_on(sim.cluster(), "node-2"), 2);
 
-    // Silent from tick 3: still Ready while silent for 3 ticks or fewer.
-    sim.run(5);
-    assert_eq!(sim.tick(), 6);
+    // Silent from tick 3: still Ready while silent for 50 s or fewer.
+    sim.run(52);
+    assert_eq!(sim.tick(), 53);
     assert!(sim.cluster().node("node-1").unwrap().ready);
     assert_eq!(pods_on(sim.cluster(), "node-1"), 2);
 
     sim.step();
     let c = sim.cluster();
     assert!(!c.node("node-1").unwrap().ready);
-    assert_eq!(pods_on(c, "node-1"), 0);
-    assert_eq!(pods_on(c, "node-2"), 4);
-    assert!(c.fully_satisfied());
-    let at7: Vec<(String, String, String)> = c
+    assert_eq!(pods_on(c, "node-1"), 2, "marked not Ready, not deleted");
+    assert_eq!(c.app("web").unwrap().ready, 2);
+    let at54: Vec<(String, String, String)> = c
         .rendered_events()
         .into_iter()
-        .filter(|e| e.tick == 7)
+        .filter(|e| e.tick == 54)
         .map(|e| (e.reason.to_string(), e.object, e.message))
         .collect();
     assert_eq!(
-        at7[0],
+        at54[0],
         (
             "NodeNotReady".to_string(),
             "node/node-1".to_string(),
-            "Node node-1 status is now: NodeNotReady (no heartbeat for 4 ticks)".to_string()
+            "Node node-1 status is now: NodeNotReady (no heartbeat for 51 ticks)".to_string()
         )
     );
-    let count = |reason: &str| at7.iter().filter(|e| e.0 == reason).count();
+    assert_eq!(at54.len(), 3, "{at54:?}");
+    settled_checks(c).unwrap();
+
+    sim.run(299);
+    assert_eq!(pods_on(sim.cluster(), "node-1"), 2);
+    sim.step();
+    assert_eq!(sim.tick(), 354);
+    let c = sim.cluster();
+    assert_eq!(pods_on(c, "node-1"), 0);
+    assert_eq!(pods_on(c, "node-2"), 4);
+    assert!(c.fully_satisfied());
+    let at354: Vec<(String, String, String)> = c
+        .rendered_events()
+        .into_iter()
+        .filter(|e| e.tick == 354)
+        .map(|e| (e.reason.to_string(), e.object, e.message))
+        .collect();
+    let count = |reason: &str| at354.iter().filter(|e| e.0 == reason).count();
     assert_eq!(count("TaintManagerEviction"), 2);
     assert_eq!(count("SuccessfulCreate"), 2);
     assert_eq!(count("Scheduled"), 2);
@@ -2811,13 +3023,13 @@ fn a_failed_node_goes_not_ready_after_the_timeout_and_its_pods_are_replaced() {
     assert_eq!(
         places.iter().map(|p| p.0.as_str()).collect::<Vec<_>>(),
         vec!["web-1", "web-3", "web-4", "web-5"],
-        "web-0 and web-2 were lost with node-1 and replaced"
+        "web-0 and web-2 were evicted from node-1 and replaced"
     );
     assert!(places.iter().all(|p| p.1.as_deref() == Some("node-2")));
     settled_checks(c).unwrap();
 
-    // Recovered at tick 9: Ready at its next heartbeat, tick 10.
-    sim.run(3);
+    // Recovered at tick 360: Ready at its next heartbeat, tick 361.
+    sim.run(7);
     let c = sim.cluster();
     assert!(c.node("node-1").unwrap().ready);
     let ready: Vec<u64> = c
@@ -2826,7 +3038,7 @@ fn a_failed_node_goes_not_ready_after_the_timeout_and_its_pods_are_replaced() {
         .filter(|e| e.reason == "NodeReady" && e.object == "node/node-1")
         .map(|e| e.tick)
         .collect();
-    assert_eq!(ready, vec![10]);
+    assert_eq!(ready, vec![361]);
     assert_eq!(
         pods_on(c, "node-1"),
         0,

@@ -84,7 +84,7 @@ use shepherd::{
     AppStatus, Budget, Cluster, ConditionStatus, DeploymentConditionType, DeploymentSpec, Error,
     IntOrPercent, Labels, NodeId, NodeSpec, PdbSpec, PdbStatus, PodPhase, PodTemplate,
     RenderedEvent, Resources, RollingUpdate, RolloutStatus, ScorePolicy, Selector, ServiceSpec,
-    PASS_BUDGET,
+    TaintEffect, Toleration, PASS_BUDGET,
 };
 use IntOrPercent::{Int, Percent};
 
@@ -1113,7 +1113,27 @@ impl Harness {
                 .collect()
         };
         let evicted = pods_in("Evicted");
-        let logged_lost = pods_in("TaintManagerEviction");
+        // The node lifecycle controller marks a NotReady node's pods not
+        // Ready (a NodeNotReady event per pod); the taint-eviction
+        // controller deletes them after their tolerationSeconds.
+        let logged_lost = pods_in("NodeNotReady");
+        let taint_evicted: BTreeSet<String> = window
+            .iter()
+            .filter(|e| e.reason == "TaintManagerEviction")
+            .filter(|e| e.message.starts_with("Marking for deletion Pod "))
+            .filter_map(|e| e.object.strip_prefix("pod/").map(str::to_string))
+            .collect();
+        for pod in &taint_evicted {
+            let was_on_not_ready = prev.pods.get(pod).is_some_and(|p| {
+                p.node
+                    .is_some_and(|n| !now.nodes.get(&n).is_some_and(|x| x.ready))
+            });
+            if !was_on_not_ready {
+                return Err(format!(
+                    "pod {pod} was evicted by the taint-eviction controller but was not on a NotReady node"
+                ));
+            }
+        }
         let deleted: BTreeSet<String> = window
             .iter()
             .filter(|e| e.reason == "SuccessfulDelete")
@@ -1134,6 +1154,9 @@ impl Harness {
             })
             .map(|(n, _)| n.clone())
             .collect();
+        // A pod marked not Ready may also be evicted in the same tick (a
+        // drain takes unready pods first): compare the rest.
+        let logged_lost: BTreeSet<String> = logged_lost.difference(&evicted).cloned().collect();
         if lost != logged_lost {
             return Err(format!(
                 "pods on nodes that went NotReady this tick: {lost:?}; pods the log marks for deletion: {logged_lost:?}"
@@ -1147,7 +1170,11 @@ impl Harness {
         if names != modelled {
             return Err(format!("apps are {names:?}, expected {modelled:?}"));
         }
-        let disrupted: BTreeSet<String> = lost.union(&evicted).cloned().collect();
+        let disrupted: BTreeSet<String> = lost
+            .union(&evicted)
+            .chain(&taint_evicted)
+            .cloned()
+            .collect();
         for (name, m) in self.model.apps.iter_mut() {
             let st = c.app(name).map_err(|e| format!("app {name}: {e}"))?;
             let t = now.tally(name);
@@ -1261,14 +1288,19 @@ fn check_pods_and_nodes(now: &Census) -> Result<(), String> {
                     .nodes
                     .get(&n)
                     .ok_or_else(|| format!("pod {name} is bound to unregistered node {n:?}"))?;
-                if !node.ready {
-                    return Err(format!(
-                        "pod {name} is still bound to NotReady node {}",
-                        node.name
-                    ));
-                }
                 if p.phase != PodPhase::Running {
                     return Err(format!("pod {name} is bound but {:?}", p.phase));
+                }
+                // On a NotReady node a pod waits out its tolerationSeconds,
+                // not Ready.
+                if !node.ready {
+                    if p.ready {
+                        return Err(format!(
+                            "pod {name} is Ready on NotReady node {}",
+                            node.name
+                        ));
+                    }
+                    continue;
                 }
                 let due = p.bound_at + p.ready_after as u64;
                 if p.ready != (now.now >= due) {
@@ -1791,12 +1823,16 @@ fn node_failure_mid_roll_still_converges_to_the_new_revision() {
     assert!(on_it >= 2, "the failed node should carry pods");
     assert!(h.status("web").rolling, "the roll is still in progress");
     h.submit(Event::FailNode(busiest.clone())).unwrap();
-    h.run_until("the node goes NotReady", 6, |h| {
+    // NotReady after the node monitor grace period (50 s); its pods are
+    // evicted 300 s later, so the roll completes on the rest by then.
+    h.run_until("the node goes NotReady", 60, |h| {
         !h.census().node_named(&busiest).unwrap().1.ready
     })
     .unwrap();
-    h.run_until("the roll completes on the rest", 60, |h| h.settled("web"))
-        .unwrap();
+    h.run_until("the roll completes on the rest", 400, |h| {
+        h.settled("web") && h.census().pods_on(&busiest).is_empty()
+    })
+    .unwrap();
     assert!(h.census().pods_on(&busiest).is_empty());
     assert_eq!(h.status("web").version, "v2");
     // The node comes back empty; nothing moves.
@@ -2411,6 +2447,7 @@ const APPS: [&str; 3] = ["web", "api", "cache"];
 struct Outcome {
     cov: Coverage,
     policy: ScorePolicy,
+    heartbeat: u64,
     script: Vec<(u64, Event)>,
     ticks: u64,
     direct: bool,
@@ -2435,6 +2472,15 @@ fn random_case(seed: u64) -> Result<Outcome, String> {
     let policy = *rng.pick(&[ScorePolicy::BinPack, ScorePolicy::LeastLoaded]);
     let mut h = Harness::new(seed, policy);
     let direct_evictions = rng.chance(50);
+    // A short node monitor grace period, and pods that tolerate the
+    // unreachable taint for a few seconds, so node failures turn pods not
+    // Ready and evict them within a run.
+    let heartbeat = rng.range(1, 4);
+    h.sim
+        .cluster_mut()
+        .set_heartbeat_timeout(heartbeat)
+        .map_err(|e| e.to_string())?;
+    let short_tolerations = rng.chance(60);
 
     // Apps, and just enough capacity (tight) or room for every roll.
     let n_apps = rng.range(1, APPS.len() as u64) as usize;
@@ -2445,6 +2491,16 @@ fn random_case(seed: u64) -> Result<Outcome, String> {
         let mut spec = app(name, replicas, rng.range(0, 3) as u32).with_strategy(s, u);
         if rng.chance(40) {
             spec = spec.with_min_ready_seconds(rng.range(1, 5) as u32);
+        }
+        if short_tolerations {
+            let secs = rng.range(0, 8);
+            spec = spec.with_template(|mut t| {
+                t.tolerations.push(
+                    Toleration::exists(shepherd::TAINT_NODE_UNREACHABLE, Some(TaintEffect::NoExecute))
+                        .for_seconds(secs),
+                );
+                t
+            });
         }
         specs.push(spec);
     }
@@ -2538,6 +2594,7 @@ fn random_case(seed: u64) -> Result<Outcome, String> {
     Ok(Outcome {
         cov: h.cov,
         policy,
+        heartbeat,
         script: h.sim.script().to_vec(),
         ticks: h.tick(),
         direct: h.direct,
@@ -2737,6 +2794,9 @@ fn randomized_rollouts_keep_every_bound() {
         // ...and the recorded script alone replays it.
         if !first.direct {
             let mut sim = Simulator::with_script(seed, first.policy, first.script.clone());
+            sim.cluster_mut()
+                .set_heartbeat_timeout(first.heartbeat)
+                .map_err(|e| e.to_string())?;
             sim.run(first.ticks);
             if let Some(i) = first_difference(&first.log, &sim.cluster().rendered_events()) {
                 return Err(format!(

@@ -102,7 +102,7 @@ function act(fn, { form = null, said = null, fieldOf = null } = {}) {
 
 // What the node buttons do, in one set of words for buttons, tooltips and toasts.
 const NODE_OPS = {
-  failNode: (n) => `Stopping the kubelet of ${n}: NotReady after the heartbeat timeout`,
+  failNode: (n) => `Stopping the kubelet of ${n}: NotReady after the 50 s grace period, its pods evicted 300 s later`,
   recoverNode: (n) => `Starting the kubelet of ${n}: Ready at its next heartbeat`,
   cordon: (n) => `kubectl cordon ${n}: no new pods; running pods stay`,
   uncordon: (n) => `kubectl uncordon ${n}: schedulable again`,
@@ -822,6 +822,14 @@ function seedField() {
 function wireControls() {
   $('btn-step').addEventListener('click', () => stepAndDraw());
   $('btn-play').addEventListener('click', () => setPlaying(!page.playing));
+  $('btn-skip').addEventListener('click', () => {
+    setPlaying(false);
+    const from = page.sim.tick;
+    page.sim.skipQuiet();
+    draw();
+    const ran = page.sim.tick - from;
+    toast(ran > 1 ? `Skipped ${ran - 1} quiet ${ran === 2 ? 'second' : 'seconds'} to tick ${page.sim.tick}` : `Tick ${page.sim.tick}`);
+  });
   $('btn-back').addEventListener('click', () => {
     setPlaying(false);
     try {

@@ -26,25 +26,29 @@ function bar(label, node, used, cap, fmt) {
 }
 
 export function podChip(p, onPod) {
+  const evicting = p.evictIn !== null && p.evictIn !== undefined;
   const state = p.phase === 'Lost' ? 'lost' : p.ready ? 'ready' : 'starting';
-  const words = p.phase === 'Lost' ? 'Lost' : p.ready ? 'Ready' : 'starting (not Ready yet)';
+  const words = p.phase === 'Lost' ? 'Lost'
+    : evicting ? `not Ready, evicted in ${p.evictIn} s (NoExecute taint, tolerationSeconds)`
+      : p.ready ? 'Ready' : 'starting (not Ready yet)';
   return h('button', {
     type: 'button',
-    class: `pod ${state}${p.outdated ? ' outdated' : ''}`,
+    class: `pod ${state}${p.outdated ? ' outdated' : ''}${evicting ? ' evicting' : ''}`,
     style: { '--c': appColor(p.app) },
     dataset: { pod: p.name, app: p.app },
     title: `${p.name}: ${words}, version ${p.version}${p.outdated ? ' (old revision)' : ''}. Click: why here?`,
-    'aria-label': `pod ${p.name}, ${words}, version ${p.version}${p.outdated ? ', old revision' : ''}`,
+    // The accessible name starts with the visible text (name and seconds left).
+    'aria-label': `pod ${p.name}${evicting ? ` ${p.evictIn}s` : ''}, ${words}, version ${p.version}${p.outdated ? ', old revision' : ''}`,
     onclick: () => onPod(p.name),
-  }, p.name);
+  }, p.name, evicting ? ' ' : null, evicting ? h('span', { class: 'countdown' }, `${p.evictIn}s`) : null);
 }
 
 // A node's card. `act(op, node)` runs a node action.
 export function nodeCard(n, { onPod, act, onDetails = null }) {
   const status = [];
-  if (n.status === 'NotReady') status.push(badge('NotReady', 'bad', 'No heartbeat for longer than the timeout: its pods were evicted and replaced elsewhere'));
+  if (n.status === 'NotReady') status.push(badge('NotReady', 'bad', 'No heartbeat for longer than the node monitor grace period: tainted unreachable; its pods are not Ready and are evicted after their tolerationSeconds (300 s by default)'));
   else status.push(badge('Ready', 'ok', 'The kubelet is heart-beating'));
-  if (!n.beating && n.status === 'Ready') status.push(badge('kubelet silent', 'warn', 'The kubelet stopped; the node turns NotReady when the heartbeat timeout passes'));
+  if (!n.beating && n.status === 'Ready') status.push(badge('kubelet silent', 'warn', 'The kubelet stopped; the node turns NotReady when the node monitor grace period (50 s) passes'));
   if (n.draining) status.push(badge('Draining', 'warn', 'Evicting its pods as PodDisruptionBudgets allow'));
   else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', 'Cordoned: no new pods'));
 
@@ -57,6 +61,9 @@ export function nodeCard(n, { onPod, act, onDetails = null }) {
     // kubectl writes a taint without a value as key:Effect.
     const shown = t.replace(/=:/, ':');
     meta.push(h('span', { class: 'taint', title: `taint ${shown}` }, `⚠ ${shown}`));
+  }
+  for (const t of n.conditionTaints || []) {
+    meta.push(h('span', { class: 'taint', title: `taint ${t}, set by the node lifecycle controller while the node is not Ready` }, `⚠ ${t.replace(/^node\.kubernetes\.io\//, '')}`));
   }
 
   const buttons = [

@@ -344,7 +344,9 @@ fn print_events_since(c: &Cluster, from: usize) -> usize {
 fn demo(args: &[String]) -> Result<(), Failure> {
     Opts::parse(args, &[], &[])?;
     let script = shepherd::simulator::tour();
-    let last = 36;
+    // One tick is one second: node-1 fails at 6, is NotReady at 57 (the 50 s
+    // grace period), its pods go at 357 (300 s); quiet ticks print nothing.
+    let last = 384;
 
     let mut sim = Simulator::with_script(1, ScorePolicy::BinPack, script);
     println!(
@@ -353,7 +355,7 @@ fn demo(args: &[String]) -> Result<(), Failure> {
         sim.seed()
     );
     let mut seen = 0;
-    let show_at = [2, 4, 10, 14, 18, 24, 30, 36];
+    let show_at = [2, 4, 57, 357, 362, 366, 372, 378, 384];
     for _ in 0..last {
         let fired: Vec<String> = sim
             .pending_script()
@@ -842,8 +844,16 @@ fn bench(args: &[String]) -> Result<(), Failure> {
         .ok_or_else(|| run_failed("no node has pods"))?;
     sim.submit(Event::FailNode(victim.0.clone()))
         .map_err(run_failed)?;
+    // One tick is one second: NotReady after the node monitor grace period,
+    // its pods evicted and re-placed DefaultTolerationSeconds (300) later.
     let timeout = sim.cluster().heartbeat_timeout();
     for _ in 0..=timeout {
+        sim.step();
+    }
+    let t0 = Instant::now();
+    sim.step();
+    let not_ready = t0.elapsed();
+    for _ in 1..shepherd::DEFAULT_TOLERATION_SECONDS {
         sim.step();
     }
     let t0 = Instant::now();
@@ -862,12 +872,56 @@ fn bench(args: &[String]) -> Result<(), Failure> {
         quiet
     );
     println!(
-        "{:<44} {:>10.1?}   ({} pods lost and re-placed, {} binds, healed: {})",
-        format!("tick that declares {} NotReady and heals", victim.0),
+        "{:<44} {:>10.1?}   ({} pods marked not Ready, eviction timers started)",
+        format!("tick that declares {} NotReady", victim.0),
+        not_ready,
+        victim.1
+    );
+    println!(
+        "{:<44} {:>10.1?}   ({} pods evicted and re-placed, {} binds, healed: {})",
+        "tick that evicts them, 300 s later",
         heal,
         victim.1,
         r.reconcile.total.bound,
         healed
+    );
+
+    // A zone failure: every node of the first zone (a third of the nodes).
+    let key = "topology.kubernetes.io/zone";
+    let zone = shepherd::workload::ZONES[0];
+    let (zone_nodes, zone_pods) = sim
+        .cluster()
+        .nodes()
+        .filter(|n| n.spec.labels.get(key).is_some_and(|v| v == zone))
+        .fold((0u32, 0u32), |(n, p), v| (n + 1, p + v.pod_count));
+    sim.submit(Event::FailZone {
+        key: key.into(),
+        value: zone.into(),
+    })
+    .map_err(run_failed)?;
+    for _ in 0..=timeout {
+        sim.step();
+    }
+    let t0 = Instant::now();
+    sim.step();
+    let zone_not_ready = t0.elapsed();
+    for _ in 1..shepherd::DEFAULT_TOLERATION_SECONDS {
+        sim.step();
+    }
+    let t0 = Instant::now();
+    let r = sim.step();
+    let zone_evict = t0.elapsed();
+    println!(
+        "{:<44} {:>10.1?}   ({zone_nodes} nodes, {zone_pods} pods marked not Ready)",
+        format!("zone failure ({zone}): the NotReady tick"),
+        zone_not_ready
+    );
+    println!(
+        "{:<44} {:>10.1?}   ({} binds, {} Pending after)",
+        "zone failure: the tick that evicts, re-places",
+        zone_evict,
+        r.reconcile.total.bound,
+        sim.cluster().pending_count()
     );
     println!(
         "{:<44} {:>10.1} MiB  ({:.0} bytes per pod, events included)",

@@ -181,10 +181,9 @@ pub(crate) struct Pod {
     pub reported: u32,
     /// The cluster's bind count right after this pod was bound.
     pub bind_serial: u64,
-    /// When a NoExecute taint it tolerates for a while evicts it, and when
-    /// that timer started (see `taints.rs`); cleared when it leaves the node.
+    /// When a NoExecute taint it tolerates for a while evicts it (see
+    /// `taints.rs`); cleared when it leaves the node.
     pub taint_deadline: Option<u64>,
-    pub taint_started: u64,
     /// Ready for the Deployment's minReadySeconds (see `rollout.rs`).
     pub available: bool,
     /// Resolved at creation by the Priority admission plugin (`priority.rs`).
@@ -215,6 +214,10 @@ pub(crate) struct Revision {
     /// Preferred affinity and anti-affinity terms with their weights.
     pub preferred_ids: Vec<(u32, i32)>,
     pub preferred_anti_ids: Vec<(u32, i32)>,
+    /// What the DefaultTolerationSeconds admission plugin adds to the pods
+    /// of this revision after the template's own tolerations
+    /// (`taints::default_tolerations`).
+    pub added_tolerations: Vec<crate::model::Toleration>,
 }
 
 impl Revision {
@@ -564,8 +567,10 @@ impl Default for Cluster {
 /// The seed of the scheduler's tie-break PRNG for a cluster built without one.
 pub const DEFAULT_SCHEDULER_SEED: u64 = 0x5eed_5c4e_d01e;
 
-/// The default number of silent ticks after which a node is NotReady.
-pub const DEFAULT_HEARTBEAT_TIMEOUT: u64 = 3;
+/// The default number of silent ticks (seconds of cluster time) after which
+/// a node is NotReady: kube-controller-manager's `--node-monitor-grace-period`,
+/// 50 s since Kubernetes 1.32 (kubernetes/kubernetes#126287; 40 s before).
+pub const DEFAULT_HEARTBEAT_TIMEOUT: u64 = 50;
 
 impl Cluster {
     pub fn new() -> Self {
@@ -722,6 +727,12 @@ impl Cluster {
                     self.nodes[n.0 as usize].spec.name
                 )
             }
+            Message::NodeIsNotReady => String::from("Node is not ready"),
+            Message::TolerationExpired(c, o, n) => format!(
+                "Marking for deletion Pod {}: node {} has a NoExecute taint and its tolerationSeconds have passed",
+                self.pod_name(*c, *o),
+                self.nodes[n.0 as usize].spec.name
+            ),
             Message::Text(t) => self.texts[t.0 as usize].clone(),
         };
         RenderedEvent {
@@ -1006,8 +1017,10 @@ impl Cluster {
     }
 
     /// Heartbeats at the current tick: a silent node whose kubelet is back
-    /// beats again and, if it was NotReady, is Ready. A beating node's
-    /// heartbeat is implicit, so this costs the silent nodes, not every node.
+    /// beats again and, if it was NotReady, is Ready: its condition taints go
+    /// (pending NoExecute timers are cancelled) and the kubelet reports its
+    /// pods Ready again. A beating node's heartbeat is implicit, so this
+    /// costs the silent nodes, not every node.
     pub fn heartbeats(&mut self) {
         let back: Vec<NodeId> = self
             .silent
@@ -1028,12 +1041,31 @@ impl Cluster {
                     ObjectRef::Node(id),
                     format!("Node {name} status is now: NodeReady"),
                 );
+                self.apply_no_execute(id);
+                let now = self.now;
+                for k in self.nodes[id.0 as usize].pods.clone() {
+                    let p = self.pod(k);
+                    if p.ready {
+                        continue;
+                    }
+                    let due = p
+                        .bound_at
+                        .saturating_add(self.revision_of(p).template.ready_after as u64)
+                        .max(now);
+                    let uid = p.uid;
+                    self.ready_queue.entry(due).or_default().push((k, uid));
+                }
             }
         }
     }
 
     /// Node lifecycle at the current tick: a node silent for longer than the
-    /// heartbeat timeout goes NotReady, its pods are lost and its capacity freed.
+    /// heartbeat timeout (node-monitor-grace-period) goes NotReady (Ready
+    /// Unknown), as Kubernetes' node lifecycle controller does: its pods are
+    /// marked not Ready (Services drop them) but stay bound, and the node
+    /// gets the `node.kubernetes.io/unreachable` taints, whose NoExecute half
+    /// evicts each pod after its tolerationSeconds (300 by default, see
+    /// `taints.rs`).
     pub fn detect_failures(&mut self) {
         let now = self.now;
         let timeout = self.heartbeat_timeout;
@@ -1060,7 +1092,22 @@ impl Cluster {
                     "Node {name} status is now: NodeNotReady (no heartbeat for {silent_for} ticks)"
                 ),
             );
-            self.lose_pods(id);
+            // MarkPodsNotReady: the pods' Ready condition turns False.
+            for k in self.nodes[id.0 as usize].pods.clone() {
+                let (c, o) = {
+                    let p = self.pod(k);
+                    (p.controller, p.ordinal)
+                };
+                self.set_not_ready(k);
+                self.record(
+                    EventType::Warning,
+                    Reason::NodeNotReady,
+                    ObjectRef::Pod(c, o),
+                    Message::NodeIsNotReady,
+                );
+            }
+            self.disruption_epoch += 1;
+            self.apply_no_execute(id);
         }
     }
 
@@ -1313,8 +1360,11 @@ impl Cluster {
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
+                let added_tolerations =
+                    crate::taints::default_tolerations(&template.tolerations);
                 let c = &mut self.controllers[id.0 as usize];
                 c.revisions.push(Revision {
+                    added_tolerations,
                     template,
                     hash,
                     matching_terms,
@@ -1496,7 +1546,6 @@ impl Cluster {
             reported: 0,
             bind_serial: 0,
             taint_deadline: None,
-            taint_started: 0,
             available: false,
             priority: admitted.priority,
             preempt_never: admitted.preempt_never,
@@ -1619,12 +1668,8 @@ impl Cluster {
                 .or_default()
                 .push((k, uid));
         }
-        if self.nodes[n.0 as usize]
-            .spec
-            .taints
-            .iter()
-            .any(|t| t.effect == TaintEffect::NoExecute)
-        {
+        let node = &self.nodes[n.0 as usize];
+        if !node.ready || node.spec.taints.iter().any(|t| t.effect == TaintEffect::NoExecute) {
             self.start_taint_timer(k, n);
         }
     }
@@ -1676,6 +1721,29 @@ impl Cluster {
         self.bound_total -= 1;
         self.capacity_epoch += 1;
         self.disruption_epoch += 1;
+    }
+
+    /// The pod's Ready condition turns False while it stays bound (its node
+    /// went NotReady).
+    pub(crate) fn set_not_ready(&mut self, k: u32) {
+        let (c, rev, was_available) = {
+            let p = self.pod_mut(k);
+            if !p.ready {
+                return;
+            }
+            p.ready = false;
+            // Available means Ready for minReadySeconds: no longer either.
+            let was_available = core::mem::replace(&mut p.available, false);
+            (p.controller, p.revision, was_available)
+        };
+        if let Some(cnt) = self.controllers[c.0 as usize].counts.get_mut(&rev) {
+            cnt.ready -= 1;
+            if was_available {
+                cnt.available -= 1;
+            }
+        }
+        self.disruption_epoch += 1;
+        self.mark_services_for(c);
     }
 
     pub(crate) fn set_ready(&mut self, k: u32) {
@@ -1790,7 +1858,10 @@ impl Cluster {
                 .unwrap_or_default();
             for (k, uid) in due {
                 // The pod may have been deleted (and its key reused) since.
-                let live = matches!(&self.pods.get(k as usize), Some(Some(p)) if p.uid == uid && p.node.is_some());
+                // A pod on a NotReady node is not Ready: the kubelet cannot say
+                // it is; the node's recovery queues it again.
+                let live = matches!(&self.pods.get(k as usize), Some(Some(p)) if p.uid == uid
+                    && p.node.is_some_and(|n| self.nodes[n.0 as usize].ready));
                 if live && !self.pod(k).ready {
                     self.set_ready(k);
                     n += 1;

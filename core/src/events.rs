@@ -135,6 +135,11 @@ pub enum Message {
     DeletedPod(ControllerId, u32),
     /// "Successfully assigned default/web-3 to node-2"
     Assigned(ControllerId, u32, NodeId),
+    /// "Node is not ready" (the node lifecycle controller's MarkPodsNotReady)
+    NodeIsNotReady,
+    /// "Marking for deletion Pod web-3: node node-2 has a NoExecute taint and
+    /// its tolerationSeconds have passed" (the taint-eviction controller)
+    TolerationExpired(ControllerId, u32, NodeId),
     Text(TextId),
 }
 

@@ -112,4 +112,5 @@ pub use scheduler::{
     CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,
     ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
 };
+pub use taints::{DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
 pub use views::{AppStatus, NodeView, PodView};

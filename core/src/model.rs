@@ -228,7 +228,12 @@ impl Taint {
 
 impl fmt::Display for Taint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={}:{}", self.key, self.value, self.effect.as_str())
+        // As Kubernetes' Taint.ToString: `key:Effect` when the value is empty.
+        if self.value.is_empty() {
+            write!(f, "{}:{}", self.key, self.effect.as_str())
+        } else {
+            write!(f, "{}={}:{}", self.key, self.value, self.effect.as_str())
+        }
     }
 }
 

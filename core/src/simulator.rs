@@ -779,10 +779,12 @@ impl Simulator {
     /// 1. the clock advances by one tick;
     /// 2. beating nodes heartbeat (a recovered node is Ready again);
     /// 3. scripted events due at this tick fire, in script order;
-    /// 4. node lifecycle: a node silent longer than the heartbeat timeout is
-    ///    NotReady, its pods are Lost and its capacity freed; then the
-    ///    taint-eviction timers due now fire (one tick is one second, so a
-    ///    toleration's tolerationSeconds counts ticks);
+    /// 4. node lifecycle: a node silent longer than the heartbeat timeout
+    ///    (node-monitor-grace-period, 50 s) is NotReady: its pods are marked
+    ///    not Ready and it gets the `node.kubernetes.io/unreachable` taints;
+    ///    then the taint-eviction timers due now fire (one tick is one
+    ///    second, so tolerationSeconds count ticks; a NotReady node's pods go
+    ///    after DefaultTolerationSeconds' 300 unless they say otherwise);
     /// 5. reconcile to a fixed point (readiness, lost pods, drains,
     ///    Deployments and rollouts, scheduling, endpoints).
     pub fn step(&mut self) -> StepReport {
@@ -874,7 +876,9 @@ impl Simulator {
 /// The scripted tour that `shepherd demo` prints and the page plays: five
 /// nodes join (gpu-1 tainted `dedicated=gpu:NoSchedule`), `web` is bin-packed
 /// and `cache` spread one per zone by anti-affinity (its third replica stays
-/// Pending), both scale, node-1 stops heart-beating and heals, `web` rolls to
+/// Pending), both scale, node-1 stops heart-beating at tick 6 (NotReady at
+/// 57 after the 50 s grace period, its pods evicted at 357 after their 300 s
+/// and replaced) and heals at 360, `web` rolls to
 /// v2 within maxSurge 1 / maxUnavailable 1, and a drain of node-2 is held back
 /// by a PodDisruptionBudget. Run it with seed 1 and BinPack.
 pub fn tour() -> Vec<(u64, Event)> {
@@ -925,9 +929,9 @@ pub fn tour() -> Vec<(u64, Event)> {
         },
     ));
     s.push((6, Event::FailNode("node-1".into())));
-    s.push((13, Event::RecoverNode("node-1".into())));
+    s.push((360, Event::RecoverNode("node-1".into())));
     s.push((
-        16,
+        364,
         Event::Roll {
             app: "web".into(),
             template: web.template.with_version("v2"),
@@ -938,9 +942,9 @@ pub fn tour() -> Vec<(u64, Event)> {
         selector: Selector::new(&[("app", "web")]),
         budget: Budget::MaxUnavailable(IntOrPercent::Int(1)),
     };
-    s.push((24, Event::AddPdb(budget)));
-    s.push((24, Event::Drain("node-2".into())));
-    s.push((34, Event::Uncordon("node-2".into())));
+    s.push((372, Event::AddPdb(budget)));
+    s.push((372, Event::Drain("node-2".into())));
+    s.push((382, Event::Uncordon("node-2".into())));
     s
 }
 

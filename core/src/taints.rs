@@ -14,6 +14,21 @@
 //! taints or the pod comes to tolerate them for good. NoSchedule and
 //! PreferNoSchedule only affect scheduling.
 //!
+//! Node conditions: the node lifecycle controller taints a node whose Ready
+//! condition is Unknown (no heartbeat for the node monitor grace period)
+//! with `node.kubernetes.io/unreachable`, NoSchedule and NoExecute, and one
+//! whose Ready condition is False with `node.kubernetes.io/not-ready`.
+//! Shepherd's nodes leave Ready only by a silent kubelet (FailNode,
+//! FailZone, an imported node whose Ready condition is not True), so the
+//! taint they get is `unreachable`. These taints are the node's state, not
+//! entries of its spec (as cordoning is): [`Cluster::condition_taints`]
+//! lists them, the NodeReady filter keeps new pods away (their NoSchedule
+//! half), and the taint-eviction controller below reads their NoExecute half
+//! next to the node's own taints. Every pod carries DefaultTolerationSeconds'
+//! two tolerations ([`default_tolerations`]) unless it already tolerates the
+//! taints, so its pods stay 300 s, not Ready, before they are evicted and
+//! replaced; pods that tolerate the taint with no tolerationSeconds stay.
+//!
 //! Cost: adding or removing a taint visits the node's pods, nothing else; a
 //! timer is one entry in a queue keyed by its tick, checked once per tick.
 
@@ -24,27 +39,79 @@ use alloc::vec::Vec;
 use crate::cluster::{Cluster, NodeId};
 use crate::error::Error;
 use crate::events::{EventType, ObjectRef, Reason};
-use crate::model::{validate_label_key, Taint, TaintEffect, Toleration};
+use crate::model::{validate_label_key, Taint, TaintEffect, Toleration, TolerationOperator};
+
+/// The taint key of a node whose Ready condition is False (Kubernetes'
+/// `v1.TaintNodeNotReady`).
+pub const TAINT_NODE_NOT_READY: &str = "node.kubernetes.io/not-ready";
+/// The taint key of a node whose Ready condition is Unknown: the node
+/// controller has not heard from its kubelet for the node monitor grace
+/// period (Kubernetes' `v1.TaintNodeUnreachable`).
+pub const TAINT_NODE_UNREACHABLE: &str = "node.kubernetes.io/unreachable";
+/// The DefaultTolerationSeconds admission plugin's
+/// `--default-not-ready-toleration-seconds` and
+/// `--default-unreachable-toleration-seconds` (both 300 s).
+pub const DEFAULT_TOLERATION_SECONDS: u64 = 300;
+
+/// The tolerations Kubernetes' DefaultTolerationSeconds admission plugin
+/// adds to a pod created with `tolerations`: `not-ready` and `unreachable`,
+/// operator Exists, effect NoExecute, tolerationSeconds 300, each unless the
+/// pod already has a toleration for it. As the plugin judges it, a
+/// toleration is "for" the taint when its key is the taint's or empty and its
+/// effect is NoExecute or empty (operator and value are not looked at). The
+/// additions go after the pod's own tolerations.
+pub(crate) fn default_tolerations(tolerations: &[Toleration]) -> Vec<Toleration> {
+    let covers = |key: &str| {
+        tolerations.iter().any(|t| {
+            (t.key == key || t.key.is_empty())
+                && t.effect.is_none_or(|e| e == TaintEffect::NoExecute)
+        })
+    };
+    [TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE]
+        .into_iter()
+        .filter(|k| !covers(k))
+        .map(|k| Toleration {
+            key: String::from(k),
+            operator: TolerationOperator::Exists,
+            value: String::new(),
+            effect: Some(TaintEffect::NoExecute),
+            toleration_seconds: Some(DEFAULT_TOLERATION_SECONDS),
+        })
+        .collect()
+}
 
 /// What the taint-eviction controller does with one pod on a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Verdict {
     /// The node has no NoExecute taint, or the pod tolerates them for good.
     Stay,
-    /// A NoExecute taint the pod does not tolerate (index into the node's taints).
+    /// A NoExecute taint the pod does not tolerate (index into the node's
+    /// taints; one past them: the node's condition taint).
     EvictNow(usize),
     /// Tolerated for this many seconds (ticks).
     EvictAfter(u64),
 }
 
-fn verdict(taints: &[Taint], tolerations: &[Toleration]) -> Verdict {
+/// The verdict for a pod whose tolerations are `tolerations` followed by
+/// the admission plugin's `added` ones, on a node with `taints` and the
+/// NoExecute condition taint `condition` (if it is not Ready).
+fn verdict(
+    taints: &[Taint],
+    condition: Option<&Taint>,
+    tolerations: &[Toleration],
+    added: &[Toleration],
+) -> Verdict {
     let mut min: Option<u64> = None;
-    for (i, t) in taints.iter().enumerate() {
+    for (i, t) in taints.iter().chain(condition).enumerate() {
         if t.effect != TaintEffect::NoExecute {
             continue;
         }
         // Kubernetes takes, per taint, the first toleration that matches it.
-        let Some(tol) = tolerations.iter().find(|tol| tol.tolerates(t)) else {
+        let Some(tol) = tolerations
+            .iter()
+            .chain(added)
+            .find(|tol| tol.tolerates(t))
+        else {
             return Verdict::EvictNow(i);
         };
         if let Some(s) = tol.toleration_seconds {
@@ -85,6 +152,12 @@ impl Cluster {
     pub(crate) fn check_taint(&self, id: NodeId, taint: &Taint) -> Result<(), Error> {
         let spec = &self.nodes[id.0 as usize].spec;
         validate_label_key(&taint.key, "taint key")?;
+        if taint.key == TAINT_NODE_NOT_READY || taint.key == TAINT_NODE_UNREACHABLE {
+            return Err(Error::Invalid(format!(
+                "node {}: taint key {} is the node lifecycle controller's, set from the node's Ready condition; expected another key (stop the node's kubelet to make it unreachable)",
+                spec.name, taint.key
+            )));
+        }
         if let Some(t) = spec
             .taints
             .iter()
@@ -167,31 +240,71 @@ impl Cluster {
         )))
     }
 
-    /// The taint-eviction controller over every pod of node `id`.
-    pub(crate) fn apply_no_execute(&mut self, id: NodeId) {
-        let keys = self.nodes[id.0 as usize].pods.clone();
-        for k in keys {
-            self.apply_no_execute_to(k, id);
+    /// The taints the node lifecycle controller keeps on node `id` for its
+    /// Ready condition: none while it is Ready (or removed); once it is not,
+    /// `node.kubernetes.io/unreachable` with effects NoSchedule and
+    /// NoExecute (see the module doc for why never `not-ready` here).
+    pub fn condition_taints(&self, id: NodeId) -> Vec<Taint> {
+        match self.condition_no_execute(id) {
+            Some(t) => alloc::vec![
+                Taint::new(TAINT_NODE_UNREACHABLE, "", TaintEffect::NoSchedule),
+                t
+            ],
+            None => Vec::new(),
         }
     }
 
-    /// The taint-eviction controller for one pod bound to node `id`: evict
-    /// now, start a timer, keep a running one, or cancel it.
-    pub(crate) fn apply_no_execute_to(&mut self, k: u32, id: NodeId) {
-        let v = {
-            let p = self.pod(k);
-            verdict(
-                &self.nodes[id.0 as usize].spec.taints,
-                &self.revision_of(p).template.tolerations,
-            )
-        };
+    /// The NoExecute half of the condition taints of node `id`.
+    pub(crate) fn condition_no_execute(&self, id: NodeId) -> Option<Taint> {
+        let n = &self.nodes[id.0 as usize];
+        (!n.ready && !n.removed)
+            .then(|| Taint::new(TAINT_NODE_UNREACHABLE, "", TaintEffect::NoExecute))
+    }
+
+    /// The controller's verdict for pod `k` on node `id`, whose condition
+    /// taint is `cond`: the pod's tolerations are its template's plus what
+    /// DefaultTolerationSeconds added.
+    fn pod_verdict(&self, k: u32, id: NodeId, cond: Option<&Taint>) -> Verdict {
+        let r = self.revision_of(self.pod(k));
+        verdict(
+            &self.nodes[id.0 as usize].spec.taints,
+            cond,
+            &r.template.tolerations,
+            &r.added_tolerations,
+        )
+    }
+
+    /// The text of the taint at index `i` of a verdict (one past the node's
+    /// taints: the condition taint).
+    fn taint_text(&self, id: NodeId, i: usize, cond: Option<&Taint>) -> String {
+        let taints = &self.nodes[id.0 as usize].spec.taints;
+        match taints.get(i).or(cond) {
+            Some(t) => format!("{t}"),
+            None => String::new(),
+        }
+    }
+
+    /// The taint-eviction controller over every pod of node `id`.
+    pub(crate) fn apply_no_execute(&mut self, id: NodeId) {
+        let keys = self.nodes[id.0 as usize].pods.clone();
+        let cond = self.condition_no_execute(id);
+        for k in keys {
+            self.apply_no_execute_to(k, id, cond.as_ref());
+        }
+    }
+
+    /// The taint-eviction controller for one pod bound to node `id` (whose
+    /// condition taint is `cond`): evict now, start a timer, keep a running
+    /// one, or cancel it.
+    pub(crate) fn apply_no_execute_to(&mut self, k: u32, id: NodeId, cond: Option<&Taint>) {
+        let v = self.pod_verdict(k, id, cond);
         let (c, o, uid, deadline) = {
             let p = self.pod(k);
             (p.controller, p.ordinal, p.uid, p.taint_deadline)
         };
         match v {
             Verdict::EvictNow(i) => {
-                let t = format!("{}", self.nodes[id.0 as usize].spec.taints[i]);
+                let t = self.taint_text(id, i, cond);
                 self.taint_evict(k, id, &format!("it does not tolerate taint {t}"));
             }
             Verdict::EvictAfter(secs) => {
@@ -215,11 +328,9 @@ impl Cluster {
     }
 
     fn set_taint_timer(&mut self, k: u32, uid: u64, secs: u64) {
-        let now = self.now;
-        let at = now.saturating_add(secs);
+        let at = self.now.saturating_add(secs);
         let p = self.pod_mut(k);
         p.taint_deadline = Some(at);
-        p.taint_started = now;
         self.taint_queue.entry(at).or_default().push((k, uid));
     }
 
@@ -229,16 +340,9 @@ impl Cluster {
     /// TaintToleration out); a pod that does not is evicted by a timer of 0,
     /// at the next tick, so a bind never deletes a pod under the scheduler.
     pub(crate) fn start_taint_timer(&mut self, k: u32, id: NodeId) {
-        let (v, uid) = {
-            let p = self.pod(k);
-            (
-                verdict(
-                    &self.nodes[id.0 as usize].spec.taints,
-                    &self.revision_of(p).template.tolerations,
-                ),
-                p.uid,
-            )
-        };
+        let cond = self.condition_no_execute(id);
+        let v = self.pod_verdict(k, id, cond.as_ref());
+        let uid = self.pod(k).uid;
         match v {
             Verdict::Stay => {}
             Verdict::EvictNow(_) => self.set_taint_timer(k, uid, 0),
@@ -267,6 +371,9 @@ impl Cluster {
     /// timers due, not the pods. Returns how many pods it evicted.
     pub fn taint_evictions(&mut self) -> u32 {
         let mut n = 0;
+        // The condition taint of the last node seen: timers come in bind
+        // order, so a zone's pods share a few nodes in a row.
+        let mut last: Option<(NodeId, Option<Taint>)> = None;
         while let Some((&at, _)) = self.taint_queue.first_key_value() {
             if at > self.now {
                 break;
@@ -281,31 +388,39 @@ impl Cluster {
                 let Some(id) = live.and_then(|p| p.node) else {
                     continue;
                 };
-                let (v, started) = {
-                    let p = self.pod(k);
-                    (
-                        verdict(
-                            &self.nodes[id.0 as usize].spec.taints,
-                            &self.revision_of(p).template.tolerations,
-                        ),
-                        p.taint_started,
-                    )
-                };
-                let why = match v {
+                if last.as_ref().is_none_or(|(l, _)| *l != id) {
+                    last = Some((id, self.condition_no_execute(id)));
+                }
+                let cond = last.as_ref().and_then(|(_, t)| t.as_ref());
+                let v = self.pod_verdict(k, id, cond);
+                match v {
                     Verdict::Stay => {
                         self.pod_mut(k).taint_deadline = None;
                         continue;
                     }
-                    Verdict::EvictNow(i) => format!(
-                        "it does not tolerate taint {}",
-                        self.nodes[id.0 as usize].spec.taints[i]
-                    ),
-                    Verdict::EvictAfter(_) => format!(
-                        "its tolerationSeconds ({}) have passed",
-                        at.saturating_sub(started)
-                    ),
-                };
-                self.taint_evict(k, id, &why);
+                    Verdict::EvictNow(i) => {
+                        let why = format!(
+                            "it does not tolerate taint {}",
+                            self.taint_text(id, i, cond)
+                        );
+                        self.taint_evict(k, id, &why);
+                    }
+                    Verdict::EvictAfter(_) => {
+                        // The common case, and a zone's worth of pods at once:
+                        // a structured event, rendered when read.
+                        let (c, o) = {
+                            let p = self.pod(k);
+                            (p.controller, p.ordinal)
+                        };
+                        self.record(
+                            EventType::Normal,
+                            Reason::TaintManagerEviction,
+                            ObjectRef::Pod(c, o),
+                            crate::events::Message::TolerationExpired(c, o, id),
+                        );
+                        self.delete_pod(k, None);
+                    }
+                }
                 n += 1;
             }
         }
@@ -356,11 +471,12 @@ mod tests {
                 None => t,
             }
         };
-        assert_eq!(verdict(&[], &[]), Verdict::Stay);
-        assert_eq!(verdict(&[ne("a")], &[]), Verdict::EvictNow(0));
-        assert_eq!(verdict(&[ne("a")], &[tol("a", None)]), Verdict::Stay);
+        let v = |taints: &[Taint], tols: &[Toleration]| verdict(taints, None, tols, &[]);
+        assert_eq!(v(&[], &[]), Verdict::Stay);
+        assert_eq!(v(&[ne("a")], &[]), Verdict::EvictNow(0));
+        assert_eq!(v(&[ne("a")], &[tol("a", None)]), Verdict::Stay);
         assert_eq!(
-            verdict(
+            v(
                 &[ne("a"), ne("b")],
                 &[tol("a", Some(300)), tol("b", Some(60))]
             ),
@@ -369,15 +485,58 @@ mod tests {
         // The first toleration matching `a` gives no seconds: `a` is tolerated
         // for good, `b` for 30.
         assert_eq!(
-            verdict(&[ne("a"), ne("b")], &[tol("a", None), tol("", Some(30))]),
+            v(&[ne("a"), ne("b")], &[tol("a", None), tol("", Some(30))]),
             Verdict::EvictAfter(30)
         );
         assert_eq!(
-            verdict(&[ne("a")], &[tol("a", Some(0))]),
+            v(&[ne("a")], &[tol("a", Some(0))]),
             Verdict::EvictAfter(0)
         );
         // NoSchedule taints never evict.
         let ns = Taint::new("a", "", TaintEffect::NoSchedule);
-        assert_eq!(verdict(&[ns], &[]), Verdict::Stay);
+        assert_eq!(v(&[ns], &[]), Verdict::Stay);
+    }
+
+    #[test]
+    fn default_toleration_seconds_adds_what_the_pod_does_not_tolerate() {
+        // No tolerations: both, Exists, NoExecute, 300 s.
+        let added = default_tolerations(&[]);
+        assert_eq!(added.len(), 2);
+        assert_eq!(added[0].key, TAINT_NODE_NOT_READY);
+        assert_eq!(added[1].key, TAINT_NODE_UNREACHABLE);
+        for t in &added {
+            assert_eq!(t.operator, TolerationOperator::Exists);
+            assert_eq!(t.effect, Some(TaintEffect::NoExecute));
+            assert_eq!(t.toleration_seconds, Some(300));
+        }
+        // A pod's own unreachable toleration (any seconds, or none) is kept:
+        // only not-ready is added.
+        let own = Toleration::exists(TAINT_NODE_UNREACHABLE, Some(TaintEffect::NoExecute));
+        let added = default_tolerations(&[own.clone().for_seconds(6000)]);
+        assert_eq!(added.len(), 1);
+        assert_eq!(added[0].key, TAINT_NODE_NOT_READY);
+        // An empty effect counts as NoExecute, an empty key as every key.
+        assert!(default_tolerations(&[Toleration::exists(TAINT_NODE_NOT_READY, None), own]).is_empty());
+        assert!(default_tolerations(&[Toleration::exists("", None)]).is_empty());
+        // A NoSchedule toleration for the key does not count.
+        assert_eq!(
+            default_tolerations(&[Toleration::exists(TAINT_NODE_UNREACHABLE, Some(TaintEffect::NoSchedule))]).len(),
+            2
+        );
+        // With the additions, an unreachable node evicts after 300 s; a pod
+        // tolerating it for good stays.
+        let cond = Taint::new(TAINT_NODE_UNREACHABLE, "", TaintEffect::NoExecute);
+        assert_eq!(
+            verdict(&[], Some(&cond), &[], &default_tolerations(&[])),
+            Verdict::EvictAfter(300)
+        );
+        let forever = [Toleration::exists(TAINT_NODE_UNREACHABLE, Some(TaintEffect::NoExecute))];
+        assert_eq!(
+            verdict(&[], Some(&cond), &forever, &default_tolerations(&forever)),
+            Verdict::Stay
+        );
+        // Without them (no admission), the condition taint evicts at once;
+        // its index is one past the node's own taints.
+        assert_eq!(verdict(&[], Some(&cond), &[], &[]), Verdict::EvictNow(0));
     }
 }

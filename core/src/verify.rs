@@ -119,11 +119,38 @@ fn admitted_under_old_body(p: &PodView<'_>, n: &NodeView<'_>) -> bool {
 fn check_node_rules(p: &PodView<'_>, n: &NodeView<'_>, at_bind: bool) -> Result<(), Violation> {
     let t: &PodTemplate = p.template;
     if !n.ready {
-        return Err(format!(
-            "pod {} is bound to node {} which is NotReady",
-            p.name(),
-            n.name()
-        ));
+        // A pod is never bound to a NotReady node. One bound before its node
+        // went NotReady stays (not Ready) while it tolerates the node's
+        // `unreachable:NoExecute` taint, with DefaultTolerationSeconds'
+        // additions; one that does not was evicted at once.
+        if at_bind {
+            return Err(format!(
+                "pod {} is bound to node {} which is NotReady",
+                p.name(),
+                n.name()
+            ));
+        }
+        if p.ready {
+            return Err(format!(
+                "pod {} is Ready on node {} which is NotReady",
+                p.name(),
+                n.name()
+            ));
+        }
+        let taint = crate::model::Taint::new(
+            crate::taints::TAINT_NODE_UNREACHABLE,
+            "",
+            TaintEffect::NoExecute,
+        );
+        let added = crate::taints::default_tolerations(&t.tolerations);
+        if !t.tolerations.iter().chain(&added).any(|tol| tol.tolerates(&taint)) {
+            return Err(format!(
+                "pod {} stays on NotReady node {} without tolerating taint {}",
+                p.name(),
+                n.name(),
+                taint
+            ));
+        }
     }
     let grandfathered = !at_bind && admitted_under_old_body(p, n);
     for (k, v) in &t.node_selector {

@@ -65,6 +65,9 @@ pub struct PodView<'a> {
     pub priority: i32,
     /// status.nominatedNodeName: where preemption made room for it.
     pub nominated: Option<NodeId>,
+    /// The tick at which the taint-eviction controller deletes it, while it
+    /// waits out the tolerationSeconds of a NoExecute taint on its node.
+    pub eviction_at: Option<u64>,
 }
 
 impl PodView<'_> {
@@ -174,6 +177,7 @@ impl Cluster {
             bind_serial: p.bind_serial,
             priority: p.priority,
             nominated: p.nominated,
+            eviction_at: p.taint_deadline,
         }
     }
 

@@ -135,6 +135,14 @@ export async function step(page, n = 1) {
   return shownTick(page);
 }
 
+// Clicks Skip: the quiet ticks run up to the next one in which something happens.
+export async function skip(page) {
+  const before = await shownTick(page);
+  await page.click('#btn-skip');
+  await page.waitForFunction((t) => Number(document.body.dataset.tick) > t, before);
+  return shownTick(page);
+}
+
 // Clicks Step until `check()` is true (at most `max` times); returns the ticks taken.
 export async function stepUntil(page, check, max = 30) {
   for (let i = 0; i <= max; i++) {

@@ -24,18 +24,25 @@ try {
   await page.waitForSelector('#explain[open]');
   await shot('02-explain');
   await page.keyboard.press('Escape');
-  for (let i = 0; i < 6; i++) await page.click('#btn-step');
-  await shot('03-tick10');
-  for (let i = 0; i < 8; i++) await page.click('#btn-step');
-  await shot('04-tick18');
-  for (let i = 0; i < 9; i++) await page.click('#btn-step');
-  await shot('05-tick27');
+  // Skip: the quiet ticks pass up to the next event (tick 6, then 57).
+  const skipTo = async (t) => {
+    while (Number(await page.evaluate(() => document.body.dataset.tick)) < t) await page.click('#btn-skip');
+  };
+  await skipTo(57);
+  await shot('03-tick57-notready');
+  for (let i = 0; i < 10; i++) await page.click('#btn-step');
+  await shot('04-tick67-countdown');
+  await page.locator('#nodes article[data-node="node-1"]').screenshot({ path: path.join(out, '04-tick67-node-1.png') });
+  await skipTo(357);
+  await shot('05-tick357-evicted');
+  await skipTo(366);
+  await shot('06-tick366-rolling');
   await page.click('#tab-big');
   await page.fill('#form-generate input[name=nodes]', '1000');
   await page.click('#form-generate button[type=submit]');
   await page.waitForFunction(() => document.body.dataset.tick === '1');
   await page.waitForTimeout(300);
-  await shot('06-grid1000');
+  await shot('07-grid1000');
   app.assertNoConsoleErrors();
 } finally {
   await app.close();

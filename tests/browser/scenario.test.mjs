@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  openApp, waitForEngine, shownTick, step, nodeCard, appRow, eventLines, toast, openTab, resetEmpty, problem,
+  openApp, waitForEngine, shownTick, step, skip, nodeCard, appRow, eventLines, toast, openTab, resetEmpty, problem,
 } from './harness.mjs';
 
 // Everything the page shows about the cluster, as text, to compare two pages.
@@ -38,7 +38,7 @@ test('export, import, a link and a reload all reproduce the page at its tick', a
   try {
     const { page } = app;
     await waitForEngine(page);
-    // The tour to tick 12 (node-1 dead, pods replaced), plus an action of our own.
+    // The tour to tick 12 (node-1's kubelet silent since tick 6), plus an action of our own.
     await step(page, 11);
     await page.click('#apps tr[data-app="cache"] button.app-name');
     await page.fill('#form-app input[name=replicas]', '2');
@@ -81,9 +81,9 @@ test('export, import, a link and a reload all reproduce the page at its tick', a
     assert.deepEqual(await picture(page), want);
     assert.match((await toast(page)).text, /Imported .*tick 12/);
     await app.screenshot('scenario-imported', { fullPage: false });
-    // And it plays on from there: node-1 recovers at tick 13 as scripted.
-    await step(page, 2);
-    assert.equal((await nodeCard(page, 'node-1')).status, 'Ready');
+    // And it plays on from there: node-1 is NotReady at tick 57 as scripted (the 50 s grace period).
+    assert.equal(await skip(page), 57);
+    assert.equal((await nodeCard(page, 'node-1')).status, 'NotReady');
     app.assertNoConsoleErrors();
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -96,20 +96,23 @@ test('step back replays from the seed to the tick before', async () => {
   try {
     const { page } = app;
     await waitForEngine(page);
-    await step(page, 9);
-    const at9 = await picture(page);
-    const events9 = await firstEvents(page, 20);
-    await step(page); // tick 10: node-1 NotReady, its pods replaced
+    // Skip to tick 6 (node-1's kubelet stops), then step to 56.
+    while ((await shownTick(page)) < 6) await skip(page);
+    await step(page, 50);
+    assert.equal(await shownTick(page), 56);
+    const at56 = await picture(page);
+    const events56 = await firstEvents(page, 20);
+    await step(page); // tick 57: node-1 NotReady, its pods not Ready
     assert.equal((await nodeCard(page, 'node-1')).status, 'NotReady');
     await page.click('#btn-back');
-    assert.equal(await shownTick(page), 9);
-    assert.deepEqual(await picture(page), at9);
-    assert.deepEqual(await firstEvents(page, 20), events9);
-    // Forward again: the same tick 10 as before (deterministic).
+    assert.equal(await shownTick(page), 56);
+    assert.deepEqual(await picture(page), at56);
+    assert.deepEqual(await firstEvents(page, 20), events56);
+    // Forward again: the same tick 57 as before (deterministic).
     await step(page);
     assert.equal((await nodeCard(page, 'node-1')).status, 'NotReady');
     // Back to 0 and no further.
-    for (let i = 0; i < 10; i++) await page.click('#btn-back');
+    for (let i = 0; i < 60 && (await shownTick(page)) > 0; i++) await page.click('#btn-back');
     assert.equal(await shownTick(page), 0);
     assert.equal(await page.isDisabled('#btn-back'), true);
     app.assertNoConsoleErrors();

@@ -1,8 +1,8 @@
 // The README's pictures, in headless Chromium, into docs/ (committed):
 //   node tests/browser/screenshot.mjs [tick] [out.png]
-// - the guided tour at a telling tick (default 11: node-1 NotReady, its pods
-//   replaced, a pod Pending) -> out.png (default docs/screenshot.png);
-// - the charts panel ("Over time" and "Balance now") after the tour's node
+// - the guided tour at a telling tick (default 67: node-1 NotReady for 10 s,
+//   its pods counting down their 300 s of tolerationSeconds, a pod Pending)
+//   -> out.png (default docs/screenshot.png);
 //   failure, recovery and rolling update -> docs/charts.png;
 // - the compare view: the tour (binpack) against default-scheduler at the
 //   same tick -> docs/compare.png.
@@ -12,7 +12,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { openApp, waitForEngine, ROOT, step } from './harness.mjs';
 
-const tick = Number(process.argv[2] || 11);
+const tick = Number(process.argv[2] || 67);
 const out = path.resolve(process.argv[3] || path.join(ROOT, 'docs', 'screenshot.png'));
 const docs = path.join(ROOT, 'docs');
 // The tour's tick for the charts and the compare view: after node-1 failed

@@ -45,6 +45,9 @@ use crate::input::{
 use crate::scenario::{Action, Scenario};
 use crate::session::Session;
 
+/// The most quiet ticks one `skipQuiet` runs: an hour of cluster time.
+pub const SKIP_AT_MOST: u64 = 3600;
+
 /// The engine's version (`shepherd::VERSION`).
 #[wasm_bindgen]
 pub fn engine_version() -> String {
@@ -210,6 +213,15 @@ impl Shepherd {
         Ok(self.tick())
     }
 
+    /// Runs the quiet ticks up to the next one in which something happens
+    /// (an event, a scripted action), at most [`SKIP_AT_MOST`] of them.
+    /// Returns the tick reached.
+    #[wasm_bindgen(js_name = skipQuiet)]
+    pub fn skip_quiet(&mut self) -> f64 {
+        self.session.skip_quiet(SKIP_AT_MOST);
+        self.tick()
+    }
+
     /// Back one tick, by replaying the script from the newest kept copy at or
     /// before it (else from the seed). Returns the tick.
     #[wasm_bindgen(js_name = stepBack)]
@@ -373,7 +385,7 @@ impl Shepherd {
         self.act(Action::DeleteApp { app: app.into() })
     }
 
-    /// Stops a node's kubelet: NotReady after the heartbeat timeout, and its pods are replaced.
+    /// Stops a node's kubelet: NotReady after the heartbeat timeout (50 s); its pods are evicted and replaced 300 s later.
     #[wasm_bindgen(js_name = failNode)]
     pub fn fail_node(&mut self, node: &str) -> Result<String, JsError> {
         self.act(Action::FailNode { node: node.into() })

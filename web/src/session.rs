@@ -289,6 +289,25 @@ impl Session {
         report.errors
     }
 
+    /// Runs quiet ticks until one in which something happens (an event is
+    /// logged or a scripted action fires), that one included, or `max`
+    /// ticks have run (never past [`MAX_TICK`]): how a person skips the
+    /// seconds of cluster time in which nothing changes, such as a node
+    /// monitor grace period or a pod's tolerationSeconds. Returns the ticks run.
+    pub fn skip_quiet(&mut self, max: u64) -> u64 {
+        let mut ran = 0;
+        while ran < max && self.sim.tick() < MAX_TICK {
+            let before = self.sim.cluster().events().len();
+            let fired = self.sim.step().fired;
+            self.series.record(self.sim.cluster());
+            ran += 1;
+            if fired > 0 || self.sim.cluster().events().len() != before {
+                break;
+            }
+        }
+        ran
+    }
+
     /// `n` ticks (at most up to [`MAX_TICK`]).
     pub fn run(&mut self, n: u64) {
         let n = n.min(MAX_TICK - self.sim.tick().min(MAX_TICK));

@@ -34,6 +34,9 @@ pub struct PodChip {
     pub version: String,
     /// True when the pod belongs to a revision older than its app's current one.
     pub outdated: bool,
+    /// Seconds (ticks) left before the taint-eviction controller deletes it,
+    /// while it waits out the tolerationSeconds of a NoExecute taint.
+    pub evict_in: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -51,8 +54,11 @@ pub struct NodeCard {
     pub memory: Usage,
     pub pod_count: u32,
     pub labels: Labels,
-    /// `key=value:Effect`.
+    /// `key=value:Effect` (`key:Effect` without a value).
     pub taints: Vec<String>,
+    /// The node lifecycle controller's taints for the Ready condition
+    /// (`node.kubernetes.io/unreachable` while NotReady): state, not spec.
+    pub condition_taints: Vec<String>,
     /// Sorted by app, then by name.
     pub pods: Vec<PodChip>,
 }
@@ -167,6 +173,7 @@ pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
                     shepherd::WorkloadKind::Deployment => p.revision != current,
                     _ => p.outdated,
                 },
+                evict_in: p.eviction_at.map(|at| at.saturating_sub(c.now())),
             }
         })
         .collect();
@@ -194,6 +201,11 @@ pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
         pod_count: n.pod_count,
         labels: n.spec.labels.clone(),
         taints: n.spec.taints.iter().map(|t| t.to_string()).collect(),
+        condition_taints: c
+            .condition_taints(n.id)
+            .iter()
+            .map(|t| t.to_string())
+            .collect(),
         pods,
     }
 }

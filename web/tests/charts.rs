@@ -234,8 +234,9 @@ fn the_series_equals_a_from_scratch_replay_tick_for_tick() {
 fn a_scenario_records_every_tick_up_to_its_own() {
     // The tour replays to its tick through from_scenario: the series covers it.
     let mut s = Session::tour();
-    s.run(20);
-    check(&s, "the tour at tick 20").unwrap();
+    // node-1 fails at tick 6 and is NotReady from tick 57 (the 50 s grace period).
+    s.run(60);
+    check(&s, "the tour at tick 60").unwrap();
     let series = s.series();
     assert!(
         series.not_ready.iter().any(|&n| n > 0),

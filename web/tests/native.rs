@@ -63,16 +63,29 @@ fn small() -> Session {
 fn the_tour_kills_a_node_and_the_cluster_heals() {
     let mut s = Session::tour();
     assert_eq!(s.tick(), 0);
-    s.run(9);
+    // node-1's kubelet stops at tick 6: NotReady after the 50 s grace period.
+    s.run(56);
     assert_eq!(
         node_named(&s, "node-1").status,
         "Ready",
-        "NotReady only after the heartbeat timeout"
+        "NotReady only after the node monitor grace period"
     );
     s.run(1);
     let n1 = node_named(&s, "node-1");
     assert_eq!(n1.status, "NotReady");
-    assert_eq!(n1.pod_count, 0, "its pods were lost and replaced");
+    assert_eq!(
+        n1.condition_taints,
+        [
+            "node.kubernetes.io/unreachable:NoSchedule",
+            "node.kubernetes.io/unreachable:NoExecute"
+        ]
+    );
+    assert_eq!(n1.pod_count, 7, "marked not Ready, not deleted");
+    assert!(n1.pods.iter().all(|p| !p.ready && p.evict_in == Some(300)));
+    // Skip: the quiet seconds pass in one call, up to the eviction.
+    assert_eq!(s.skip_quiet(3600), 300);
+    assert_eq!(s.tick(), 357);
+    assert_eq!(node_named(&s, "node-1").pod_count, 0, "evicted");
     let web = s
         .snapshot(false)
         .apps
@@ -80,12 +93,12 @@ fn the_tour_kills_a_node_and_the_cluster_heals() {
         .find(|a| a.name == "web")
         .expect("web is deployed");
     assert_eq!(web.desired, 8);
-    assert_eq!(web.current, 8, "the Deployment replaced the lost pods");
+    assert_eq!(web.current, 8, "the Deployment replaced the evicted pods");
     s.run(4);
     assert_eq!(
         node_named(&s, "node-1").status,
         "Ready",
-        "healed after RecoverNode at tick 13"
+        "healed after RecoverNode at tick 360"
     );
     s.run(30);
     let snap = s.snapshot(true);

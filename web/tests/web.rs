@@ -162,16 +162,23 @@ fn a_killed_node_goes_not_ready_and_heals() {
         "bin-packed onto node-1"
     );
     s.fail_node("node-1").expect("node-1 exists");
-    s.run(3.0).expect("valid");
+    s.run(51.0).expect("valid");
     assert_eq!(
         text(&node(&s, "node-1"), "status"),
         "Ready",
-        "still within the heartbeat timeout"
+        "still within the node monitor grace period (50 s)"
     );
-    s.run(2.0).expect("valid");
+    s.run(1.0).expect("valid");
     let n1 = node(&s, "node-1");
     assert_eq!(text(&n1, "status"), "NotReady");
-    assert_eq!(num(&n1, "podCount"), 0.0);
+    assert_eq!(num(&n1, "podCount"), 6.0, "marked not Ready, not deleted");
+    let pods = Array::from(&get(&n1, "pods"));
+    assert_eq!(num(&pods.get(0), "evictIn"), 300.0);
+    assert_eq!(num(&app(&s, "web"), "ready"), 0.0);
+    // Skip the quiet seconds: the tick that evicts them, 300 s later.
+    let before = s.tick();
+    assert_eq!(s.skip_quiet(), before + 300.0);
+    assert_eq!(num(&node(&s, "node-1"), "podCount"), 0.0);
     assert_eq!(
         num(&app(&s, "web"), "current"),
         6.0,
