@@ -577,3 +577,50 @@ fn taint_timers_replay_exactly() {
     };
     assert_eq!(run(), run());
 }
+
+/// The guided tour's zone failure: zone-a (node-1, node-2) stops at 390, is
+/// NotReady after the 50 s grace period and its pods go after 300 s; web's
+/// replacements fit in zone-b, cache's cannot (one cache pod per zone by
+/// required anti-affinity, and zone-b has one) until zone-a is back.
+#[test]
+fn the_tours_zone_failure_leaves_cache_pending_until_the_zone_returns() {
+    let mut sim = Simulator::with_script(1, ScorePolicy::BinPack, shepherd::simulator::tour());
+    let run_to = |sim: &mut Simulator, tick: u64| {
+        while sim.tick() < tick {
+            sim.step();
+        }
+    };
+    let pending_cache = |sim: &Simulator| {
+        sim.cluster()
+            .apps()
+            .find(|a| a.name == "cache")
+            .map(|a| a.pending)
+            .unwrap_or(0)
+    };
+    run_to(&mut sim, 440);
+    assert!(sim.cluster().node("node-1").unwrap().ready);
+    assert_eq!(pending_cache(&sim), 1, "the third replica, as before the failure");
+    run_to(&mut sim, 441);
+    for n in ["node-1", "node-2"] {
+        assert!(!sim.cluster().node(n).unwrap().ready, "{n} NotReady at 441");
+    }
+    assert!(!on(&sim, "node-1").is_empty(), "marked not Ready, not deleted");
+    run_to(&mut sim, 740);
+    assert!(!on(&sim, "node-1").is_empty(), "still there at 740 (300 s from 441 is 741)");
+    run_to(&mut sim, 741);
+    assert!(on(&sim, "node-1").is_empty() && on(&sim, "node-2").is_empty());
+    assert_eq!(pending_cache(&sim), 2, "zone-b already runs a cache pod");
+    let c = sim.cluster();
+    let web = c.apps().find(|a| a.name == "web").unwrap();
+    assert_eq!((web.pending, web.bound), (0, 8), "web fits in zone-b");
+    let why = events(&sim, "FailedScheduling");
+    assert!(
+        why.iter()
+            .any(|(t, _, m)| *t == 741 && m.contains("didn't match pod anti-affinity rules")),
+        "{why:?}"
+    );
+    check(&sim);
+    run_to(&mut sim, 746);
+    assert_eq!(pending_cache(&sim), 1, "one cache pod back in zone-a");
+    check(&sim);
+}

@@ -345,8 +345,9 @@ fn demo(args: &[String]) -> Result<(), Failure> {
     Opts::parse(args, &[], &[])?;
     let script = shepherd::simulator::tour();
     // One tick is one second: node-1 fails at 6, is NotReady at 57 (the 50 s
-    // grace period), its pods go at 357 (300 s); quiet ticks print nothing.
-    let last = 384;
+    // grace period), its pods go at 357 (300 s); zone-a fails at 390, its
+    // pods go at 741 and it is back at 745; quiet ticks print nothing.
+    let last = 748;
 
     let mut sim = Simulator::with_script(1, ScorePolicy::BinPack, script);
     println!(
@@ -355,7 +356,7 @@ fn demo(args: &[String]) -> Result<(), Failure> {
         sim.seed()
     );
     let mut seen = 0;
-    let show_at = [2, 4, 57, 357, 362, 366, 372, 378, 384];
+    let show_at = [2, 4, 57, 357, 362, 366, 372, 378, 384, 441, 741, 748];
     for _ in 0..last {
         let fired: Vec<String> = sim
             .pending_script()

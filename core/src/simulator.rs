@@ -945,6 +945,17 @@ pub fn tour() -> Vec<(u64, Event)> {
     s.push((372, Event::AddPdb(budget)));
     s.push((372, Event::Drain("node-2".into())));
     s.push((382, Event::Uncordon("node-2".into())));
+    // A zone failure: cache's zone anti-affinity keeps its evicted pod
+    // Pending while zone-a is down (zone-b already runs a cache pod).
+    s.push((
+        390,
+        Event::FailZone {
+            key: zone.into(),
+            value: "zone-a".into(),
+        },
+    ));
+    s.push((745, Event::RecoverNode("node-1".into())));
+    s.push((745, Event::RecoverNode("node-2".into())));
     s
 }
 

@@ -191,12 +191,12 @@ test('the tour: Play stops at its end, and Discard takes its caption away', asyn
     await waitForEngine(page);
     await page.selectOption('#speed', '60');
     await page.click('#btn-play');
-    await page.waitForFunction(() => document.body.dataset.playing === 'false', null, { timeout: 40_000 });
-    assert.equal(await shownTick(page), 382, 'stopped at the last scripted tick');
+    await page.waitForFunction(() => document.body.dataset.playing === 'false', null, { timeout: 90_000 });
+    assert.equal(await shownTick(page), 745, 'stopped at the last scripted tick');
     assert.match((await toast(page)).text, /end of the tour/);
     // Play again: the cluster goes on.
     await page.click('#btn-play');
-    await page.waitForFunction(() => Number(document.body.dataset.tick) >= 384);
+    await page.waitForFunction(() => Number(document.body.dataset.tick) >= 747);
     await page.click('#btn-play');
 
     // Discard mid-tour: the caption goes and stays gone, and the export has no notes.
