@@ -102,7 +102,10 @@ fn the_tour_kills_a_node_and_the_cluster_heals() {
     );
     s.run(30);
     let snap = s.snapshot(true);
-    assert_eq!(snap.upcoming_count, 0, "the whole script fired");
+    assert_eq!(
+        snap.upcoming_count, 2,
+        "zone-a failed at 390; its recovery at 745 is still to come"
+    );
     let web = snap.apps.iter().find(|a| a.name == "web").expect("web");
     assert_eq!((web.version.as_str(), web.updated, web.ready), ("v2", 8, 8));
     assert!(snap.note.is_some(), "the tour has captions");
@@ -110,6 +113,16 @@ fn the_tour_kills_a_node_and_the_cluster_heals() {
         events(&s).iter().any(|e| e.contains("FailedEviction")),
         "the drain was held back by the PodDisruptionBudget"
     );
+    // The zone failure: zone-a's pods are evicted at 741, back at 745.
+    s.run(745 - s.tick());
+    assert_eq!(s.snapshot(false).upcoming_count, 0, "the whole script fired");
+    let cache = s
+        .snapshot(false)
+        .apps
+        .into_iter()
+        .find(|a| a.name == "cache")
+        .expect("cache");
+    assert_eq!(cache.pending, 2, "zone anti-affinity while zone-a is down");
 }
 
 #[test]
