@@ -295,6 +295,10 @@ struct Census {
     /// Each app's minReadySeconds as its status reports it (checked
     /// against the model).
     min_ready: BTreeMap<String, u32>,
+    /// Pods whose node was NotReady while they were on it: the tick from
+    /// which they are Ready again (the node's return), carried tick to tick
+    /// (`carry`). Others are Ready from bind time plus their delay.
+    ready_from: BTreeMap<String, u64>,
 }
 
 impl Census {
@@ -348,6 +352,31 @@ impl Census {
             pods,
             nodes,
             min_ready,
+            ready_from: BTreeMap::new(),
+        }
+    }
+
+    /// Carries `ready_from` from the census a tick earlier: a pod that sat on
+    /// a NotReady node then and sits on the same, Ready node now became
+    /// Ready again now, and counts as available minReadySeconds later
+    /// (Available needs Ready for that long, as podutil.IsPodAvailable reads
+    /// the Ready condition's lastTransitionTime).
+    fn carry(&mut self, prev: &Census) {
+        for (name, p) in &self.pods {
+            let Some(n) = p.node else { continue };
+            let Some(before) = prev.pods.get(name) else {
+                continue;
+            };
+            if before.node != Some(n) {
+                continue;
+            }
+            let node_ready = |c: &Census| c.nodes.get(&n).is_some_and(|x| x.ready);
+            if !node_ready(prev) && node_ready(self) {
+                let base = p.bound_at + p.ready_after as u64;
+                self.ready_from.insert(name.clone(), base.max(self.now));
+            } else if let Some(&t) = prev.ready_from.get(name) {
+                self.ready_from.insert(name.clone(), t);
+            }
         }
     }
 
@@ -355,7 +384,17 @@ impl Census {
     /// pod's bind time and delays alone (Ready from `bound_at + ready_after`).
     fn available_now(&self, name: &str, p: &PodRec) -> bool {
         let min_ready = self.min_ready.get(app_of(name)).copied().unwrap_or(0);
-        p.node.is_some() && self.now >= p.bound_at + p.ready_after as u64 + min_ready as u64
+        let Some(n) = p.node else { return false };
+        // A pod on a NotReady node is marked not Ready: not available either.
+        if !self.nodes.get(&n).is_some_and(|x| x.ready) {
+            return false;
+        }
+        let ready_from = self
+            .ready_from
+            .get(name)
+            .copied()
+            .unwrap_or(p.bound_at + p.ready_after as u64);
+        self.now >= ready_from + min_ready as u64
     }
 
     fn tally(&self, app: &str) -> Tally {
@@ -802,7 +841,9 @@ impl Harness {
     }
 
     fn census(&self) -> Census {
-        Census::take(self.cluster())
+        let mut c = Census::take(self.cluster());
+        c.carry(&self.prev);
+        c
     }
 
     fn status(&self, app: &str) -> AppStatus {
@@ -1099,7 +1140,8 @@ impl Harness {
     /// Everything that must hold at the end of a tick, recounted from scratch.
     fn check_tick(&mut self) -> Result<(), String> {
         let c = self.sim.cluster();
-        let now = Census::take(c);
+        let mut now = Census::take(c);
+        now.carry(&self.prev);
         let prev = &self.prev;
         let window: Vec<RenderedEvent> = c.events()[self.seen..]
             .iter()
