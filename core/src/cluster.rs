@@ -184,6 +184,9 @@ pub(crate) struct Pod {
     /// When a NoExecute taint it tolerates for a while evicts it (see
     /// `taints.rs`); cleared when it leaves the node.
     pub taint_deadline: Option<u64>,
+    /// The tick its Ready condition last turned True (availability counts
+    /// minReadySeconds from there).
+    pub ready_at: u64,
     /// Ready for the Deployment's minReadySeconds (see `rollout.rs`).
     pub available: bool,
     /// Resolved at creation by the Priority admission plugin (`priority.rs`).
@@ -1546,6 +1549,7 @@ impl Cluster {
             reported: 0,
             bind_serial: 0,
             taint_deadline: None,
+            ready_at: 0,
             available: false,
             priority: admitted.priority,
             preempt_never: admitted.preempt_never,
@@ -1754,6 +1758,7 @@ impl Cluster {
                 return;
             }
             p.ready = true;
+            p.ready_at = now;
             (p.controller, p.revision, p.uid)
         };
         let ctl = &mut self.controllers[c.0 as usize];

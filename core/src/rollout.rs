@@ -264,8 +264,15 @@ impl Cluster {
                 .map(|(_, v)| v)
                 .unwrap_or_default();
             for (k, uid) in due {
-                // The pod may have been deleted (and its key reused) since.
-                let live = matches!(&self.pods.get(k as usize), Some(Some(p)) if p.uid == uid && p.ready && !p.available);
+                // The pod may have been deleted (and its key reused) since,
+                // or lost its Ready condition and regained it later (then a
+                // later entry counts minReadySeconds from the new time).
+                let now = self.now;
+                let live = matches!(&self.pods.get(k as usize), Some(Some(p))
+                    if p.uid == uid && p.ready && !p.available
+                        && p.ready_at.saturating_add(
+                            self.controllers[p.controller.0 as usize].min_ready_seconds as u64,
+                        ) <= now);
                 if live {
                     self.set_available(k);
                     n += 1;
