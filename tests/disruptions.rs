@@ -133,7 +133,11 @@ fn a_no_execute_taint_evicts_at_once_after_toleration_seconds_or_never() {
     assert_eq!(on(&sim, "node-1"), ["forever-0", "hour-1"]);
     let last = events(&sim, "TaintManagerEviction").pop().unwrap();
     assert_eq!((last.0, last.1.as_str()), (t0 + 3600, "pod/hour-0"));
-    assert!(last.2.contains("its tolerationSeconds have passed"), "{}", last.2);
+    assert!(
+        last.2.contains("its tolerationSeconds have passed"),
+        "{}",
+        last.2
+    );
     sim.run(3599);
     assert_eq!(on(&sim, "node-1"), ["forever-0", "hour-1"]);
     sim.step();
@@ -450,7 +454,9 @@ fn a_silent_node_is_tainted_unreachable_and_its_pods_evicted_after_toleration_se
         .filter(|e| e.1.starts_with("pod/"))
         .collect();
     assert_eq!(pod_marks.len(), 4, "{pod_marks:?}");
-    assert!(pod_marks.iter().all(|e| e.0 == nr && e.2 == "Node is not ready"));
+    assert!(pod_marks
+        .iter()
+        .all(|e| e.0 == nr && e.2 == "Node is not ready"));
     // No replacement while they wait: the Deployments still count them.
     assert_eq!(sim.cluster().app("plain").unwrap().current, 1);
     check(&sim);
@@ -511,7 +517,10 @@ fn a_node_back_before_toleration_seconds_keeps_its_pods() {
     sim.run(51 + 100);
     let id = sim.cluster().node("node-1").unwrap().id;
     assert!(!sim.cluster().node("node-1").unwrap().ready);
-    assert!(sim.cluster().pods_on(id).all(|p| !p.ready && p.eviction_at.is_some()));
+    assert!(sim
+        .cluster()
+        .pods_on(id)
+        .all(|p| !p.ready && p.eviction_at.is_some()));
     sim.submit(Event::RecoverNode("node-1".into())).unwrap();
     // The kubelet starts at this tick and heart-beats at the next.
     sim.step();
@@ -521,7 +530,10 @@ fn a_node_back_before_toleration_seconds_keeps_its_pods() {
     assert!(c.node("node-1").unwrap().ready);
     assert!(c.condition_taints(id).is_empty());
     assert_eq!(on(&sim, "node-1"), ["web-0", "web-1", "web-2"]);
-    assert!(sim.cluster().pods_on(id).all(|p| p.ready && p.eviction_at.is_none()));
+    assert!(sim
+        .cluster()
+        .pods_on(id)
+        .all(|p| p.ready && p.eviction_at.is_none()));
     let cancels = events(&sim, "TaintManagerEviction");
     assert_eq!(cancels.len(), 3, "{cancels:?}");
     assert!(cancels
@@ -541,7 +553,10 @@ fn condition_taint_keys_are_refused_as_kubectl_taints() {
     sim.submit(Event::AddNode(node("node-1", "zone-a")))
         .unwrap();
     sim.step();
-    for key in [shepherd::TAINT_NODE_UNREACHABLE, shepherd::TAINT_NODE_NOT_READY] {
+    for key in [
+        shepherd::TAINT_NODE_UNREACHABLE,
+        shepherd::TAINT_NODE_NOT_READY,
+    ] {
         let e = sim
             .submit(Event::TaintNode {
                 node: "node-1".into(),
@@ -599,14 +614,24 @@ fn the_tours_zone_failure_leaves_cache_pending_until_the_zone_returns() {
     };
     run_to(&mut sim, 440);
     assert!(sim.cluster().node("node-1").unwrap().ready);
-    assert_eq!(pending_cache(&sim), 1, "the third replica, as before the failure");
+    assert_eq!(
+        pending_cache(&sim),
+        1,
+        "the third replica, as before the failure"
+    );
     run_to(&mut sim, 441);
     for n in ["node-1", "node-2"] {
         assert!(!sim.cluster().node(n).unwrap().ready, "{n} NotReady at 441");
     }
-    assert!(!on(&sim, "node-1").is_empty(), "marked not Ready, not deleted");
+    assert!(
+        !on(&sim, "node-1").is_empty(),
+        "marked not Ready, not deleted"
+    );
     run_to(&mut sim, 740);
-    assert!(!on(&sim, "node-1").is_empty(), "still there at 740 (300 s from 441 is 741)");
+    assert!(
+        !on(&sim, "node-1").is_empty(),
+        "still there at 740 (300 s from 441 is 741)"
+    );
     run_to(&mut sim, 741);
     assert!(on(&sim, "node-1").is_empty() && on(&sim, "node-2").is_empty());
     assert_eq!(pending_cache(&sim), 2, "zone-b already runs a cache pod");

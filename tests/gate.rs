@@ -224,7 +224,11 @@ mod scratch {
                 } else {
                     self.since.entry(n.name().to_string()).or_insert(now);
                 }
-                if n.spec.taints.iter().any(|t| t.effect == TaintEffect::NoExecute) {
+                if n.spec
+                    .taints
+                    .iter()
+                    .any(|t| t.effect == TaintEffect::NoExecute)
+                {
                     own_no_execute.insert(n.name().to_string());
                 }
             }
@@ -1430,7 +1434,9 @@ fn failure_run(seed: u64) -> Result<Trace, String> {
             ensure!(
                 c.pods().filter(|p| p.node == Some(v.id)).all(|p| !p.ready),
                 "{}",
-                fail(format!("tick {tick}: a pod on NotReady {victim} is still Ready"))
+                fail(format!(
+                    "tick {tick}: a pod on NotReady {victim} is still Ready"
+                ))
             );
             let object = format!("node/{victim}");
             let announced = c.rendered_events().iter().any(|e| {
@@ -2828,7 +2834,10 @@ fn invalid_declarations_are_refused_and_change_nothing() {
         ),
         (
             "a node name with an empty dot-separated part",
-            Box::new(|c| c.add_node(node("ip-10.ec2..internal", 1000, 1024)).map(drop)),
+            Box::new(|c| {
+                c.add_node(node("ip-10.ec2..internal", 1000, 1024))
+                    .map(drop)
+            }),
         ),
         (
             "a node label key with a space",

@@ -108,7 +108,10 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
     assert_eq!(im.summary.owned, 2);
     assert_eq!(im.summary.skipped, vec![("DaemonSet".to_string(), 1)]);
     assert_eq!(sc.pods.len(), 1);
-    assert_eq!((sc.pods[0].name.as_str(), sc.pods[0].node_name.as_deref()), ("debug", None));
+    assert_eq!(
+        (sc.pods[0].name.as_str(), sc.pods[0].node_name.as_deref()),
+        ("debug", None)
+    );
     // Neither requests anything: BestEffort, simulated as such (no substitute request).
     assert!(sc.pods[0].template.requests.is_zero());
     assert_eq!(sc.daemonsets.len(), 1);
@@ -169,7 +172,11 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
     assert!(!im.warnings.iter().any(|w| w.path.contains("managedFields")
         || w.path.starts_with("status.") && w.path != "status.allocatable.pods"));
     // Item indexes inside the List point at the object.
-    let w = im.warnings.iter().find(|w| w.loc.name == "kube-proxy").unwrap();
+    let w = im
+        .warnings
+        .iter()
+        .find(|w| w.loc.name == "kube-proxy")
+        .unwrap();
     assert_eq!((w.loc.document, w.loc.item), (1, Some(9)));
 }
 
@@ -180,7 +187,11 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
     let names: Vec<_> = sc.nodes.iter().map(|n| n.spec.name.as_str()).collect();
     assert_eq!(
         names,
-        ["ip-10-0-1-17.ec2.internal", "ip-10-0-2-44.ec2.internal", "ip-10-0-3-9.ec2.internal"]
+        [
+            "ip-10-0-1-17.ec2.internal",
+            "ip-10-0-2-44.ec2.internal",
+            "ip-10-0-3-9.ec2.internal"
+        ]
     );
     assert_eq!(sc.daemonsets.len(), 2);
     assert_eq!(sc.daemonsets[0].max_unavailable, IntOrPercent::Int(2));
@@ -188,7 +199,10 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
     let secs = |t: &[shepherd::Toleration]| -> Vec<Option<u64>> {
         t.iter().map(|t| t.toleration_seconds).collect()
     };
-    assert_eq!(secs(&sc.daemonsets[0].template.tolerations), [None, Some(3600)]);
+    assert_eq!(
+        secs(&sc.daemonsets[0].template.tolerations),
+        [None, Some(3600)]
+    );
     assert_eq!(secs(&sc.deployments[0].template.tolerations), [Some(60)]);
     let pods: Vec<_> = sc
         .pods
@@ -203,20 +217,33 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
             ("scratch", None)
         ]
     );
-    assert_eq!(secs(&sc.pods[0].template.tolerations), [Some(300), Some(300)]);
+    assert_eq!(
+        secs(&sc.pods[0].template.tolerations),
+        [Some(300), Some(300)]
+    );
     // The Job's pod has no owner in the input and has finished; leftover finished too.
     assert_eq!(im.summary.skipped, vec![("Pod".to_string(), 2)]);
-    assert!(has_warning(&im, "metadata.ownerReferences", "Job \"report-29384\""));
+    assert!(has_warning(
+        &im,
+        "metadata.ownerReferences",
+        "Job \"report-29384\""
+    ));
     assert!(has_warning(&im, "status.phase", "finished (Succeeded)"));
     assert!(has_warning(&im, "spec.updateStrategy.type", "OnDelete"));
-    assert!(!im.warnings.iter().any(|w| w.path.contains("tolerationSeconds")
-        || w.path.contains("nodeName")
-        || w.message.contains("1m cpu")));
+    assert!(!im
+        .warnings
+        .iter()
+        .any(|w| w.path.contains("tolerationSeconds")
+            || w.path.contains("nodeName")
+            || w.message.contains("1m cpu")));
 
     let c = converge(sc);
     // debug is bound by nodeName; load-test does not fit beside it: the
     // kubelet rejects it with OutOfcpu and nobody recreates it.
-    assert_eq!(node_of(&c, "debug").as_deref(), Some("ip-10-0-1-17.ec2.internal"));
+    assert_eq!(
+        node_of(&c, "debug").as_deref(),
+        Some("ip-10-0-1-17.ec2.internal")
+    );
     assert!(c.pod_by_name("load-test").is_err());
     let out = c
         .rendered_events()
@@ -225,12 +252,16 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
         .unwrap();
     assert_eq!(out.object, "pod/load-test");
     assert!(
-        out.message.contains("requested: 1500m, used: 500m, capacity: 1930m"),
+        out.message
+            .contains("requested: 1500m, used: 500m, capacity: 1930m"),
         "{}",
         out.message
     );
     // scratch requests nothing and tolerates nothing: the one untainted node.
-    assert_eq!(node_of(&c, "scratch").as_deref(), Some("ip-10-0-1-17.ec2.internal"));
+    assert_eq!(
+        node_of(&c, "scratch").as_deref(),
+        Some("ip-10-0-1-17.ec2.internal")
+    );
     // node-exporter tolerates both taints: one pod on every node, taking capacity.
     let mut exporters: Vec<_> = c
         .pods()
@@ -247,7 +278,10 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
         .collect();
     assert_eq!(gpu, ["ip-10-0-2-44.ec2.internal"]);
     let n1 = c.node("ip-10-0-1-17.ec2.internal").unwrap();
-    assert_eq!(n1.allocated.cpu_millis, 500 + 100 + api_on(&c, n1.name()) * 300);
+    assert_eq!(
+        n1.allocated.cpu_millis,
+        500 + 100 + api_on(&c, n1.name()) * 300
+    );
     // api tolerates maintenance for 60 s: it may run on the tainted node, never on the gpu one.
     assert!(c.pending_pods().next().is_none());
     assert_eq!(api_on(&c, "ip-10-0-2-44.ec2.internal"), 0);
@@ -272,8 +306,16 @@ fn the_kwok_export_makes_fake_nodes_every_pod_tolerates_and_places_the_same() {
             .iter()
             .any(|t| t.to_string() == "kwok.x-k8s.io/node=fake:NoSchedule"));
     }
-    assert_eq!(text.matches("kwok.x-k8s.io/node: fake").count(), 3, "the annotation on every Node");
-    let taint = shepherd::Taint::new("kwok.x-k8s.io/node", "fake", shepherd::TaintEffect::NoSchedule);
+    assert_eq!(
+        text.matches("kwok.x-k8s.io/node: fake").count(),
+        3,
+        "the annotation on every Node"
+    );
+    let taint = shepherd::Taint::new(
+        "kwok.x-k8s.io/node",
+        "fake",
+        shepherd::TaintEffect::NoSchedule,
+    );
     let sc = &kwok.scenario;
     let templates = sc
         .deployments
@@ -288,8 +330,16 @@ fn the_kwok_export_makes_fake_nodes_every_pod_tolerates_and_places_the_same() {
     assert_eq!(placement(&converge(sc)), placement(&converge(&im.scenario)));
     // The kubectl script labels and taints nodes of the same names.
     let script = shepherd_k8s::kubectl_node_script(&im.scenario);
-    assert!(script.contains("kubectl taint node ip-10-0-3-9.ec2.internal --overwrite maintenance:NoExecute"), "{script}");
-    assert!(script.contains("kubectl label node ip-10-0-2-44.ec2.internal --overwrite"), "{script}");
+    assert!(
+        script.contains(
+            "kubectl taint node ip-10-0-3-9.ec2.internal --overwrite maintenance:NoExecute"
+        ),
+        "{script}"
+    );
+    assert!(
+        script.contains("kubectl label node ip-10-0-2-44.ec2.internal --overwrite"),
+        "{script}"
+    );
 }
 
 fn api_on(c: &Cluster, node: &str) -> u64 {
@@ -304,22 +354,38 @@ fn daemonset_pod_and_toleration_seconds_errors_name_the_field() {
         format!("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels:\n      app: {selector}\n  template:\n    metadata:\n      labels:\n        app: agent\n    spec:\n      tolerations:\n      - key: k\n        operator: Exists\n{tol}      containers:\n      - name: a\n        image: a\n")
     };
     let e = import(&ds("other", "")).unwrap_err().to_string();
-    assert!(e.contains("document 1 (DaemonSet agent)") && e.contains("spec.selector"), "{e}");
-    let e = import(&ds("agent", "        effect: NoSchedule\n        tolerationSeconds: 30\n"))
-        .unwrap_err()
-        .to_string();
+    assert!(
+        e.contains("document 1 (DaemonSet agent)") && e.contains("spec.selector"),
+        "{e}"
+    );
+    let e = import(&ds(
+        "agent",
+        "        effect: NoSchedule\n        tolerationSeconds: 30\n",
+    ))
+    .unwrap_err()
+    .to_string();
     assert!(
         e.contains("spec.template.spec.tolerations[0].tolerationSeconds")
             && e.contains("expected effect NoExecute"),
         "{e}"
     );
-    let e = import(&ds("agent", "        effect: NoExecute\n        tolerationSeconds: lots\n"))
-        .unwrap_err()
-        .to_string();
+    let e = import(&ds(
+        "agent",
+        "        effect: NoExecute\n        tolerationSeconds: lots\n",
+    ))
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("tolerationSeconds: found a string"), "{e}");
     // Negative tolerationSeconds mean "evict at once", as Kubernetes reads them.
-    let im = import(&ds("agent", "        effect: NoExecute\n        tolerationSeconds: -5\n")).unwrap();
-    assert_eq!(im.scenario.daemonsets[0].template.tolerations[0].toleration_seconds, Some(0));
+    let im = import(&ds(
+        "agent",
+        "        effect: NoExecute\n        tolerationSeconds: -5\n",
+    ))
+    .unwrap();
+    assert_eq!(
+        im.scenario.daemonsets[0].template.tolerations[0].toleration_seconds,
+        Some(0)
+    );
     // A node name that is not a DNS-1123 subdomain.
     let e = import("apiVersion: v1\nkind: Node\nmetadata:\n  name: ip_10.ec2\nstatus:\n  allocatable:\n    cpu: 1\n    memory: 1Gi\n")
         .unwrap_err()
@@ -327,7 +393,10 @@ fn daemonset_pod_and_toleration_seconds_errors_name_the_field() {
     assert!(e.contains("DNS-1123 subdomain"), "{e}");
     // A bare Pod and a Deployment of one name: the engine keeps one name per owner.
     let e = import("apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: a\n---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: a\n").unwrap_err().to_string();
-    assert!(e.contains("document 2 (DaemonSet web)") && e.contains("already declared by document 1"), "{e}");
+    assert!(
+        e.contains("document 2 (DaemonSet web)") && e.contains("already declared by document 1"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -902,11 +971,9 @@ fn random_scenario(seed: u64) -> Scenario {
     // DaemonSets (some with a node selector, a toleration for a while, or no
     // requests) and bare Pods (some bound by nodeName, some too big for it).
     for i in 0..rng.range(0, 3) {
-        let mut t = shepherd::PodTemplate::new(Resources::new(
-            rng.range(0, 300),
-            rng.range(0, 256),
-        ))
-        .with_label("ds", &format!("ds-{i}"));
+        let mut t =
+            shepherd::PodTemplate::new(Resources::new(rng.range(0, 300), rng.range(0, 256)))
+                .with_label("ds", &format!("ds-{i}"));
         let zones: Vec<String> = sc
             .nodes
             .iter()
@@ -928,7 +995,12 @@ fn random_scenario(seed: u64) -> Scenario {
     }
     for i in 0..rng.range(0, 3) {
         let node_name = if !sc.nodes.is_empty() && rng.chance(60) {
-            Some(sc.nodes[rng.below(sc.nodes.len() as u64) as usize].spec.name.clone())
+            Some(
+                sc.nodes[rng.below(sc.nodes.len() as u64) as usize]
+                    .spec
+                    .name
+                    .clone(),
+            )
         } else {
             None
         };

@@ -2538,8 +2538,11 @@ fn random_case(seed: u64) -> Result<Outcome, String> {
             let secs = rng.range(0, 8);
             spec = spec.with_template(|mut t| {
                 t.tolerations.push(
-                    Toleration::exists(shepherd::TAINT_NODE_UNREACHABLE, Some(TaintEffect::NoExecute))
-                        .for_seconds(secs),
+                    Toleration::exists(
+                        shepherd::TAINT_NODE_UNREACHABLE,
+                        Some(TaintEffect::NoExecute),
+                    )
+                    .for_seconds(secs),
                 );
                 t
             });

@@ -880,11 +880,7 @@ fn bench(args: &[String]) -> Result<(), Failure> {
     );
     println!(
         "{:<44} {:>10.1?}   ({} pods evicted and re-placed, {} binds, healed: {})",
-        "tick that evicts them, 300 s later",
-        heal,
-        victim.1,
-        r.reconcile.total.bound,
-        healed
+        "tick that evicts them, 300 s later", heal, victim.1, r.reconcile.total.bound, healed
     );
 
     // A zone failure: every node of the first zone (a third of the nodes).

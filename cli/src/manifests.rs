@@ -10,8 +10,8 @@ use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{Cluster, Explanation, Profile};
 use shepherd_k8s::{
-    export, export_kwok, export_scheduler_config, import_with, kubectl_node_script, pods_wide, pods_wide_json, Imported,
-    ImportedNode, Options, Scenario, Warning,
+    export, export_kwok, export_scheduler_config, import_with, kubectl_node_script, pods_wide,
+    pods_wide_json, Imported, ImportedNode, Options, Scenario, Warning,
 };
 
 /// Reads FILE, every `.yaml`/`.yml`/`.json` file in DIR (sorted by name,
@@ -462,7 +462,12 @@ pub fn export_cmd(args: &[String]) -> Result<(), String> {
             "--kubectl-script",
         ],
     )?;
-    if [a.scheduler_config, a.kwok, a.kubectl_script].iter().filter(|x| **x).count() > 1 {
+    if [a.scheduler_config, a.kwok, a.kubectl_script]
+        .iter()
+        .filter(|x| **x)
+        .count()
+        > 1
+    {
         return Err("--scheduler-config, --kwok and --kubectl-script each write a different file; expected at most one of them".into());
     }
     let scenario = match &a.input {

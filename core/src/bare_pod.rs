@@ -16,7 +16,6 @@
 //! cordon do not concern the kubelet. A Pod without nodeName is scheduled
 //! like any other pod.
 
-use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -75,31 +74,14 @@ impl Cluster {
         self.desired_total = total;
         self.disruption_epoch += 1;
         let id = ControllerId(self.controllers.len() as u32);
-        self.controllers.push(Controller {
-            name: spec.name.clone(),
-            replicas: 1,
-            strategy: Default::default(),
-            revisions: Vec::new(),
-            current: 0,
-            pods: BTreeMap::new(),
-            pending: BTreeSet::new(),
-            next_ordinal: 0,
-            counts: BTreeMap::new(),
-            deleted: false,
-            blocked: None,
-            failure: BTreeMap::new(),
-            rolling: false,
-            history: Vec::new(),
-            // Only Deployments report rollout conditions.
-            min_ready_seconds: 0,
-            progress_deadline_seconds: crate::model::NO_PROGRESS_DEADLINE,
-            rollout: Default::default(),
-            create_refused: None,
-            workload: Workload::Pod(BareState {
+        self.controllers.push(Controller::new(
+            &spec.name,
+            1,
+            Workload::Pod(BareState {
                 spec: spec.clone(),
                 created: false,
             }),
-        });
+        ));
         self.controller_by_name.insert(spec.name.clone(), id);
         self.current_revision_for(id, spec.template);
         self.mark_services_for(id);

@@ -286,6 +286,35 @@ pub(crate) enum Workload {
     Pod(crate::bare_pod::BareState),
 }
 
+impl Controller {
+    /// An owner with no revisions and no pods yet. Only Deployments report
+    /// rollout conditions: others get no progress deadline (their callers
+    /// set a Deployment's strategy and durations).
+    pub(crate) fn new(name: &str, replicas: u32, workload: Workload) -> Controller {
+        Controller {
+            name: name.into(),
+            replicas,
+            strategy: Default::default(),
+            revisions: Vec::new(),
+            current: 0,
+            pods: BTreeMap::new(),
+            pending: BTreeSet::new(),
+            next_ordinal: 0,
+            counts: BTreeMap::new(),
+            deleted: false,
+            blocked: None,
+            failure: BTreeMap::new(),
+            rolling: false,
+            history: Vec::new(),
+            min_ready_seconds: 0,
+            progress_deadline_seconds: crate::model::NO_PROGRESS_DEADLINE,
+            rollout: Default::default(),
+            create_refused: None,
+            workload,
+        }
+    }
+}
+
 impl Workload {
     pub fn kind(&self) -> WorkloadKind {
         match self {
@@ -1143,7 +1172,12 @@ impl Cluster {
         self.controller_by_name
             .get(name)
             .copied()
-            .filter(|c| matches!(self.controllers[c.0 as usize].workload, Workload::Deployment))
+            .filter(|c| {
+                matches!(
+                    self.controllers[c.0 as usize].workload,
+                    Workload::Deployment
+                )
+            })
             .ok_or_else(|| Error::not_found("app", name))
     }
 
@@ -1160,27 +1194,11 @@ impl Cluster {
         self.desired_total += spec.replicas as u64;
         self.disruption_epoch += 1;
         let id = ControllerId(self.controllers.len() as u32);
-        self.controllers.push(Controller {
-            name: spec.name.clone(),
-            replicas: spec.replicas,
-            strategy: spec.strategy,
-            revisions: Vec::new(),
-            current: 0,
-            pods: BTreeMap::new(),
-            pending: BTreeSet::new(),
-            next_ordinal: 0,
-            counts: BTreeMap::new(),
-            deleted: false,
-            blocked: None,
-            failure: BTreeMap::new(),
-            rolling: false,
-            history: Vec::new(),
-            min_ready_seconds: spec.min_ready_seconds,
-            progress_deadline_seconds: spec.progress_deadline_seconds,
-            rollout: Default::default(),
-            create_refused: None,
-            workload: Workload::Deployment,
-        });
+        let mut ctl = Controller::new(&spec.name, spec.replicas, Workload::Deployment);
+        ctl.strategy = spec.strategy;
+        ctl.min_ready_seconds = spec.min_ready_seconds;
+        ctl.progress_deadline_seconds = spec.progress_deadline_seconds;
+        self.controllers.push(ctl);
         self.controller_by_name.insert(spec.name.clone(), id);
         self.current_revision_for(id, spec.template);
         self.mark_services_for(id);
@@ -1363,8 +1381,7 @@ impl Cluster {
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
-                let added_tolerations =
-                    crate::taints::default_tolerations(&template.tolerations);
+                let added_tolerations = crate::taints::default_tolerations(&template.tolerations);
                 let c = &mut self.controllers[id.0 as usize];
                 c.revisions.push(Revision {
                     added_tolerations,
@@ -1673,7 +1690,13 @@ impl Cluster {
                 .push((k, uid));
         }
         let node = &self.nodes[n.0 as usize];
-        if !node.ready || node.spec.taints.iter().any(|t| t.effect == TaintEffect::NoExecute) {
+        if !node.ready
+            || node
+                .spec
+                .taints
+                .iter()
+                .any(|t| t.effect == TaintEffect::NoExecute)
+        {
             self.start_taint_timer(k, n);
         }
     }

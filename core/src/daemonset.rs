@@ -34,7 +34,7 @@
 //! unchanged.
 
 use alloc::boxed::Box;
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec;
@@ -181,34 +181,17 @@ impl Cluster {
         self.disruption_epoch += 1;
         let id = ControllerId(self.controllers.len() as u32);
         let base = daemon_tolerations(&spec.template);
-        self.controllers.push(Controller {
-            name: spec.name.clone(),
-            replicas: 0,
-            strategy: Default::default(),
-            revisions: Vec::new(),
-            current: 0,
-            pods: BTreeMap::new(),
-            pending: BTreeSet::new(),
-            next_ordinal: 0,
-            counts: BTreeMap::new(),
-            deleted: false,
-            blocked: None,
-            failure: BTreeMap::new(),
-            rolling: false,
-            history: Vec::new(),
-            // Only Deployments report rollout conditions.
-            min_ready_seconds: 0,
-            progress_deadline_seconds: crate::model::NO_PROGRESS_DEADLINE,
-            rollout: Default::default(),
-            create_refused: None,
-            workload: Workload::DaemonSet(Box::new(DaemonState {
+        self.controllers.push(Controller::new(
+            &spec.name,
+            0,
+            Workload::DaemonSet(Box::new(DaemonState {
                 spec: spec.clone(),
                 generation: 1,
                 rev_of: BTreeMap::new(),
                 rev_info: Vec::new(),
                 seen: None,
             })),
-        });
+        ));
         self.controller_by_name.insert(spec.name.clone(), id);
         self.push_base_revision(id, base, 1);
         self.mark_services_for(id);

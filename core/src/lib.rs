@@ -66,8 +66,8 @@ extern crate alloc;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 mod affinity;
-mod bare_pod;
 pub mod balance;
+mod bare_pod;
 mod cluster;
 mod controllers;
 mod daemonset;
@@ -87,11 +87,11 @@ mod views;
 pub mod workload;
 
 pub use balance::{Balance, Fragmentation, ResourceBalance};
-pub use cluster::{
-    Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy, WorkloadKind,
-    DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
-};
 pub use bare_pod::BarePodSpec;
+pub use cluster::{
+    Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy,
+    WorkloadKind, DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
+};
 pub use controllers::PdbStatus;
 pub use daemonset::{daemon_tolerations, DaemonSetSpec, DaemonSetStatus, MAX_DAEMONSETS};
 pub use error::Error;
@@ -103,10 +103,10 @@ pub use model::{
     SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
     TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
 };
+pub use priority::{PreemptionPolicy, PriorityClass};
 pub use rollout::{
     ConditionStatus, DeploymentCondition, DeploymentConditionType, DeploymentStatus, RolloutStatus,
 };
-pub use priority::{PreemptionPolicy, PriorityClass};
 pub use scheduler::plugins;
 pub use scheduler::{
     CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,

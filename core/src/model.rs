@@ -837,7 +837,11 @@ pub struct PdbSpec {
 
 impl PdbSpec {
     pub fn validate(&self) -> Result<(), Error> {
-        validate_name_as(&self.name, "PodDisruptionBudget", NameRule::Dns1123Subdomain)?;
+        validate_name_as(
+            &self.name,
+            "PodDisruptionBudget",
+            NameRule::Dns1123Subdomain,
+        )?;
         if self.selector.is_empty() {
             return Err(Error::Invalid(format!(
                 "PodDisruptionBudget {}: the selector is empty; expected at least one label, e.g. app=web",
@@ -916,9 +920,7 @@ impl NameRule {
         };
         match self {
             NameRule::Dns1123Label => label_ok(name, 63),
-            NameRule::Dns1035Label => {
-                label_ok(name, 63) && name.as_bytes()[0].is_ascii_lowercase()
-            }
+            NameRule::Dns1035Label => label_ok(name, 63) && name.as_bytes()[0].is_ascii_lowercase(),
             NameRule::Dns1123Subdomain => {
                 name.len() <= 253 && name.split('.').all(|part| label_ok(part, 253))
             }
@@ -1033,7 +1035,16 @@ mod tests {
     #[test]
     fn names_follow_dns_labels() {
         assert!(validate_name("web-1", "app").is_ok());
-        for bad in ["", "-web", "web-", "Web", "web_1", "<b>", &"a".repeat(64), "a.b"] {
+        for bad in [
+            "",
+            "-web",
+            "web-",
+            "Web",
+            "web_1",
+            "<b>",
+            &"a".repeat(64),
+            "a.b",
+        ] {
             let e = validate_name(bad, "app").unwrap_err();
             assert!(e.to_string().contains("expected"), "{e}");
         }
@@ -1042,7 +1053,13 @@ mod tests {
     #[test]
     fn names_follow_kubernetes_rule_per_kind() {
         let sub = NameRule::Dns1123Subdomain;
-        for ok in ["ip-10-0-0-1.ec2.internal", "a", "web.v2", "0x", &"a".repeat(253)] {
+        for ok in [
+            "ip-10-0-0-1.ec2.internal",
+            "a",
+            "web.v2",
+            "0x",
+            &"a".repeat(253),
+        ] {
             assert!(sub.accepts(ok), "{ok}");
         }
         let long = format!("{}.{}", "a".repeat(200), "b".repeat(53));
@@ -1055,12 +1072,17 @@ mod tests {
         for bad in ["1web", "web.v2", "-web", &"a".repeat(64)] {
             assert!(!svc.accepts(bad), "{bad}");
         }
-        assert!(NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024).validate().is_ok());
+        assert!(NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024)
+            .validate()
+            .is_ok());
         let e = NodeSpec::new("ip_10", 1000, 1024).validate().unwrap_err();
         assert!(e.to_string().contains("DNS-1123 subdomain"), "{e}");
-        let e = ServiceSpec { name: "1web".into(), selector: Selector::new(&[("app", "web")]) }
-            .validate()
-            .unwrap_err();
+        let e = ServiceSpec {
+            name: "1web".into(),
+            selector: Selector::new(&[("app", "web")]),
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.to_string().contains("starting with a letter"), "{e}");
     }
 

@@ -631,7 +631,12 @@ impl Simulator {
 
     /// A DaemonSet or bare Pod that exists now or is created by a scripted
     /// event due by `tick`.
-    fn check_workload_exists(&self, kind: &'static str, name: &str, tick: u64) -> Result<(), Error> {
+    fn check_workload_exists(
+        &self,
+        kind: &'static str,
+        name: &str,
+        tick: u64,
+    ) -> Result<(), Error> {
         let c = &self.cluster;
         let now = match kind {
             "DaemonSet" => c.daemonset_spec(name).is_ok(),

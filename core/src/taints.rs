@@ -107,11 +107,7 @@ fn verdict(
             continue;
         }
         // Kubernetes takes, per taint, the first toleration that matches it.
-        let Some(tol) = tolerations
-            .iter()
-            .chain(added)
-            .find(|tol| tol.tolerates(t))
-        else {
+        let Some(tol) = tolerations.iter().chain(added).find(|tol| tol.tolerates(t)) else {
             return Verdict::EvictNow(i);
         };
         if let Some(s) = tol.toleration_seconds {
@@ -488,10 +484,7 @@ mod tests {
             v(&[ne("a"), ne("b")], &[tol("a", None), tol("", Some(30))]),
             Verdict::EvictAfter(30)
         );
-        assert_eq!(
-            v(&[ne("a")], &[tol("a", Some(0))]),
-            Verdict::EvictAfter(0)
-        );
+        assert_eq!(v(&[ne("a")], &[tol("a", Some(0))]), Verdict::EvictAfter(0));
         // NoSchedule taints never evict.
         let ns = Taint::new("a", "", TaintEffect::NoSchedule);
         assert_eq!(v(&[ns], &[]), Verdict::Stay);
@@ -516,11 +509,17 @@ mod tests {
         assert_eq!(added.len(), 1);
         assert_eq!(added[0].key, TAINT_NODE_NOT_READY);
         // An empty effect counts as NoExecute, an empty key as every key.
-        assert!(default_tolerations(&[Toleration::exists(TAINT_NODE_NOT_READY, None), own]).is_empty());
+        assert!(
+            default_tolerations(&[Toleration::exists(TAINT_NODE_NOT_READY, None), own]).is_empty()
+        );
         assert!(default_tolerations(&[Toleration::exists("", None)]).is_empty());
         // A NoSchedule toleration for the key does not count.
         assert_eq!(
-            default_tolerations(&[Toleration::exists(TAINT_NODE_UNREACHABLE, Some(TaintEffect::NoSchedule))]).len(),
+            default_tolerations(&[Toleration::exists(
+                TAINT_NODE_UNREACHABLE,
+                Some(TaintEffect::NoSchedule)
+            )])
+            .len(),
             2
         );
         // With the additions, an unreachable node evicts after 300 s; a pod
@@ -530,7 +529,10 @@ mod tests {
             verdict(&[], Some(&cond), &[], &default_tolerations(&[])),
             Verdict::EvictAfter(300)
         );
-        let forever = [Toleration::exists(TAINT_NODE_UNREACHABLE, Some(TaintEffect::NoExecute))];
+        let forever = [Toleration::exists(
+            TAINT_NODE_UNREACHABLE,
+            Some(TaintEffect::NoExecute),
+        )];
         assert_eq!(
             verdict(&[], Some(&cond), &forever, &default_tolerations(&forever)),
             Verdict::Stay

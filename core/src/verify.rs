@@ -143,7 +143,12 @@ fn check_node_rules(p: &PodView<'_>, n: &NodeView<'_>, at_bind: bool) -> Result<
             TaintEffect::NoExecute,
         );
         let added = crate::taints::default_tolerations(&t.tolerations);
-        if !t.tolerations.iter().chain(&added).any(|tol| tol.tolerates(&taint)) {
+        if !t
+            .tolerations
+            .iter()
+            .chain(&added)
+            .any(|tol| tol.tolerates(&taint))
+        {
             return Err(format!(
                 "pod {} stays on NotReady node {} without tolerating taint {}",
                 p.name(),

@@ -8,8 +8,8 @@ use shepherd::model::{
     DEFAULT_READY_AFTER,
 };
 use shepherd::{
-    AffinityTerm, BarePodSpec, Budget, Cluster, DaemonSetSpec, DeploymentSpec, IntOrPercent, Labels, PodTemplate, Toleration,
-    TolerationOperator,
+    AffinityTerm, BarePodSpec, Budget, Cluster, DaemonSetSpec, DeploymentSpec, IntOrPercent,
+    Labels, PodTemplate, Toleration, TolerationOperator,
 };
 use shepherd::{Profile, Selector, Taint, TaintEffect};
 
@@ -483,7 +483,9 @@ pub fn export_kwok(sc: &Scenario, namespace: &str) -> String {
 /// labels with `--overwrite`, taints with `--overwrite`, and cordons.
 pub fn kubectl_node_script(sc: &Scenario) -> String {
     let q = |x: &str| {
-        if x.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:".contains(&b)) {
+        if x.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:".contains(&b))
+        {
             x.to_string()
         } else {
             format!("'{}'", x.replace('\'', "'\\''"))
@@ -493,8 +495,17 @@ pub fn kubectl_node_script(sc: &Scenario) -> String {
     for n in &sc.nodes {
         let name = q(&n.spec.name);
         if !n.spec.labels.is_empty() {
-            let pairs: Vec<String> = n.spec.labels.iter().map(|(k, v)| q(&format!("{k}={v}"))).collect();
-            let _ = writeln!(out, "kubectl label node {name} --overwrite {}", pairs.join(" "));
+            let pairs: Vec<String> = n
+                .spec
+                .labels
+                .iter()
+                .map(|(k, v)| q(&format!("{k}={v}")))
+                .collect();
+            let _ = writeln!(
+                out,
+                "kubectl label node {name} --overwrite {}",
+                pairs.join(" ")
+            );
         }
         for t in &n.spec.taints {
             let spec = if t.value.is_empty() {

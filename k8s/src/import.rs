@@ -989,7 +989,9 @@ impl<'a> State<'a> {
             if phase == "Succeeded" || phase == "Failed" {
                 cx.warn(
                     "status.phase",
-                    format!("the pod has finished ({phase}) and holds no resources; the pod is skipped"),
+                    format!(
+                        "the pod has finished ({phase}) and holds no resources; the pod is skipped"
+                    ),
                 );
                 self.skip("Pod");
                 return Ok(());
@@ -1924,7 +1926,8 @@ fn tolerations(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<Toleration>> {
                 "tolerationSeconds" => {
                     // Kubernetes: zero and negative values mean evict at once (0).
                     let max = shepherd::model::MAX_TOLERATION_SECONDS;
-                    let expected = format!("a whole number of seconds up to {max} (the latest tick)");
+                    let expected =
+                        format!("a whole number of seconds up to {max} (the latest tick)");
                     tol.toleration_seconds = Some(match val {
                         Value::Int(i) if *i <= 0 => 0,
                         Value::Int(i) if (*i as u64) <= max => *i as u64,
@@ -1935,7 +1938,8 @@ fn tolerations(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<Toleration>> {
                 _ => cx.unknown(&p),
             }
         }
-        if tol.toleration_seconds.is_some() && tol.effect != Some(shepherd::TaintEffect::NoExecute) {
+        if tol.toleration_seconds.is_some() && tol.effect != Some(shepherd::TaintEffect::NoExecute)
+        {
             return Err(cx.err(
                 &child(&tp, "tolerationSeconds"),
                 format!(

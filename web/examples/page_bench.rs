@@ -12,12 +12,22 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let nodes: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5000);
     let per: u32 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(30);
-    let profile = args.get(3).cloned().unwrap_or_else(|| "default-scheduler".into());
+    let profile = args
+        .get(3)
+        .cloned()
+        .unwrap_or_else(|| "default-scheduler".into());
     let mut s = Session::new(1, parse_policy(&profile).expect("a named profile"));
-    s.submit(Action::Generate { nodes, pods_per_node: per }).expect("generate");
+    s.submit(Action::Generate {
+        nodes,
+        pods_per_node: per,
+    })
+    .expect("generate");
     let t = Instant::now();
     s.step();
-    println!("{nodes} nodes x {per} pods, {profile}: first tick {:.1} ms", ms(t));
+    println!(
+        "{nodes} nodes x {per} pods, {profile}: first tick {:.1} ms",
+        ms(t)
+    );
     let mut quiet = Vec::new();
     for _ in 0..60 {
         let t = Instant::now();
@@ -25,7 +35,10 @@ fn main() {
         quiet.push(ms(t));
     }
     quiet.sort_by(|a, b| a.total_cmp(b));
-    println!("quiet tick median {:.3} ms, p95 {:.3} ms", quiet[30], quiet[57]);
+    println!(
+        "quiet tick median {:.3} ms, p95 {:.3} ms",
+        quiet[30], quiet[57]
+    );
     if std::env::var("CLONE_LOOP").is_ok() {
         for _ in 0..20 {
             drop(s.clone());

@@ -103,7 +103,11 @@ fn rows<T: Clone + PartialEq>(sent: &[T], now: &[T], full: bool) -> Option<Rows<
     Some(Rows {
         len: now.len() as u32,
         rows: if full {
-            now.iter().cloned().enumerate().map(|(i, r)| (i as u32, r)).collect()
+            now.iter()
+                .cloned()
+                .enumerate()
+                .map(|(i, r)| (i as u32, r))
+                .collect()
         } else {
             diff_rows(sent, now)
         },
@@ -253,8 +257,14 @@ mod tests {
                     bound_pods: 0,
                     pending_pods: 0,
                     event_count: 0,
-                    cpu: view::Usage { used: 0, capacity: 0 },
-                    memory: view::Usage { used: 0, capacity: 0 },
+                    cpu: view::Usage {
+                        used: 0,
+                        capacity: 0,
+                    },
+                    memory: view::Usage {
+                        used: 0,
+                        capacity: 0,
+                    },
                     nodes: None,
                     apps: Vec::new(),
                     pending: Vec::new(),
@@ -328,7 +338,13 @@ mod tests {
         .unwrap();
         for t in 0..6 {
             s.step();
-            check(&mut sent, &mut copy, &s, t % 2 == 0, &format!("tick {}", s.tick()));
+            check(
+                &mut sent,
+                &mut copy,
+                &s,
+                t % 2 == 0,
+                &format!("tick {}", s.tick()),
+            );
         }
         s.submit(Action::FailNode {
             node: "node-3".into(),
@@ -341,7 +357,13 @@ mod tests {
         .unwrap();
         for _ in 0..6 {
             s.step();
-            check(&mut sent, &mut copy, &s, true, &format!("tick {}", s.tick()));
+            check(
+                &mut sent,
+                &mut copy,
+                &s,
+                true,
+                &format!("tick {}", s.tick()),
+            );
         }
         s.step_back().unwrap();
         check(&mut sent, &mut copy, &s, false, "after Back");

@@ -26,8 +26,8 @@
 //! at the boundary.
 
 pub mod charts;
-pub mod delta;
 pub mod compare;
+pub mod delta;
 pub mod input;
 pub mod manifests;
 pub mod profile;
@@ -578,8 +578,14 @@ impl Shepherd {
                 .map_err(|_| err("could not build the frame object"))
         };
         set("gridLen", &JsValue::from_f64(f.grid_len as f64))?;
-        set("gridChanged", &js_sys::Uint32Array::from(&f.grid_changed[..]).into())?;
-        set("gridValues", &js_sys::Uint32Array::from(&f.grid_values[..]).into())?;
+        set(
+            "gridChanged",
+            &js_sys::Uint32Array::from(&f.grid_changed[..]).into(),
+        )?;
+        set(
+            "gridValues",
+            &js_sys::Uint32Array::from(&f.grid_values[..]).into(),
+        )?;
         Ok(o)
     }
 

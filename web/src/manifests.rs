@@ -55,7 +55,8 @@ pub fn one_object(add: impl FnOnce(&mut K8sScenario)) -> String {
 pub fn daemonset_update(text: &str) -> Result<shepherd::DaemonSetSpec, String> {
     let im = import(text).map_err(|e| e.to_string())?;
     let sc = im.scenario;
-    let others = sc.nodes.len() + sc.deployments.len() + sc.pods.len() + sc.pdbs.len() + sc.services.len();
+    let others =
+        sc.nodes.len() + sc.deployments.len() + sc.pods.len() + sc.pdbs.len() + sc.services.len();
     match (sc.daemonsets.len(), others) {
         (1, 0) => Ok(sc.daemonsets.into_iter().next().expect("one DaemonSet")),
         (n, m) => Err(format!("updateDaemonSet: the manifests hold {n} DaemonSets and {m} other objects; expected exactly one DaemonSet")),
@@ -341,16 +342,32 @@ mod tests {
             let c = s.simulator().cluster();
             let mut v: Vec<(String, Option<String>)> = c
                 .pods()
-                .map(|p| (p.name(), p.node.and_then(|n| c.node_by_id(n)).map(|n| n.name().to_string())))
+                .map(|p| {
+                    (
+                        p.name(),
+                        p.node
+                            .and_then(|n| c.node_by_id(n))
+                            .map(|n| n.name().to_string()),
+                    )
+                })
                 .collect();
             v.sort();
             v
         };
         let placed = names(&s);
-        assert!(placed.contains(&("agent-0".to_string(), Some("n1".to_string()))), "{placed:?}");
-        assert!(placed.contains(&("debug".to_string(), Some("n1".to_string()))), "{placed:?}");
+        assert!(
+            placed.contains(&("agent-0".to_string(), Some("n1".to_string()))),
+            "{placed:?}"
+        );
+        assert!(
+            placed.contains(&("debug".to_string(), Some("n1".to_string()))),
+            "{placed:?}"
+        );
         // The link replays the same placement.
-        assert_eq!(names(&Session::from_scenario(&s.scenario()).unwrap()), placed);
+        assert_eq!(
+            names(&Session::from_scenario(&s.scenario()).unwrap()),
+            placed
+        );
         // A changed DaemonSet rolls; deleting the Pod and the DaemonSet empties them out.
         let v2 = one_object(|sc| {
             let mut d = declarations(&s).unwrap().daemonsets[0].clone();
@@ -359,15 +376,28 @@ mod tests {
         });
         s.submit(Action::UpdateDaemonSet { manifests: v2 }).unwrap();
         s.run(3);
-        assert_eq!(declarations(&s).unwrap().daemonsets[0].template.version, "v2");
-        s.submit(Action::DeletePod { name: "debug".into() }).unwrap();
-        s.submit(Action::DeleteDaemonSet { name: "agent".into() }).unwrap();
+        assert_eq!(
+            declarations(&s).unwrap().daemonsets[0].template.version,
+            "v2"
+        );
+        s.submit(Action::DeletePod {
+            name: "debug".into(),
+        })
+        .unwrap();
+        s.submit(Action::DeleteDaemonSet {
+            name: "agent".into(),
+        })
+        .unwrap();
         s.run(1);
         let d = declarations(&s).unwrap();
         assert!(d.daemonsets.is_empty() && d.pods.is_empty());
         assert!(s.simulator().cluster().pods().all(|p| p.app == "web"));
         // Refused: an update holding something else than one DaemonSet.
-        assert!(s.submit(Action::UpdateDaemonSet { manifests: TEXT.into() }).is_err());
+        assert!(s
+            .submit(Action::UpdateDaemonSet {
+                manifests: TEXT.into()
+            })
+            .is_err());
     }
 
     #[test]

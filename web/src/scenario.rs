@@ -808,9 +808,8 @@ impl Action {
                     ),
             )),
             Action::DeletePriorityClass { name } => one(Event::DeletePriorityClass(name.clone())),
-            Action::UpdateDaemonSet { manifests } => {
-                crate::manifests::daemonset_update(manifests).map(|d| vec![Event::UpdateDaemonSet(d)])
-            }
+            Action::UpdateDaemonSet { manifests } => crate::manifests::daemonset_update(manifests)
+                .map(|d| vec![Event::UpdateDaemonSet(d)]),
             Action::DeleteDaemonSet { name } => one(Event::DeleteDaemonSet(name.clone())),
             Action::DeletePod { name } => one(Event::DeletePod(name.clone())),
         }

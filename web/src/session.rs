@@ -78,10 +78,8 @@ impl Checkpoints {
             + r.evicted as u64
             + r.became_ready as u64
             + r.endpoints_changed as u64;
-        self.work += events.saturating_sub(self.events_seen) as u64
-            + pods
-            + 1
-            + c.node_count() as u64 / 256;
+        self.work +=
+            events.saturating_sub(self.events_seen) as u64 + pods + 1 + c.node_count() as u64 / 256;
         self.events_seen = events;
         if self.work >= Self::copy_cost(sim) {
             self.due = true;
@@ -490,7 +488,12 @@ mod tests {
 
     /// Everything the page can see of a session, to compare two of them.
     fn seen(s: &Session) -> (Snapshot, Vec<u32>, EventsPage, usize) {
-        (s.snapshot(true), s.grid(), s.events_since(0, u32::MAX), s.series().len())
+        (
+            s.snapshot(true),
+            s.grid(),
+            s.events_since(0, u32::MAX),
+            s.series().len(),
+        )
     }
 
     /// A fresh replay from the seed to the session's tick.
@@ -512,7 +515,10 @@ mod tests {
         })
         .unwrap();
         s.run(3);
-        assert!(!s.checkpoint_ticks().is_empty(), "the big first tick is worth a copy");
+        assert!(
+            !s.checkpoint_ticks().is_empty(),
+            "the big first tick is worth a copy"
+        );
         s.submit(Action::FailNode {
             node: "node-7".into(),
         })

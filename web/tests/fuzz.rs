@@ -327,7 +327,9 @@ fn action(rng: &mut Prng) -> Action {
             value: rng.pick(&["zone-a", "zone-b", "zone-c", "a b"]).to_string(),
         },
         22 => Action::AddPriorityClass {
-            name: rng.pick(&["high", "low", "system-x", "Bad Name"]).to_string(),
+            name: rng
+                .pick(&["high", "low", "system-x", "Bad Name"])
+                .to_string(),
             value: if rng.chance(70) {
                 rng.range(0, 2000) as i32 - 1000
             } else {

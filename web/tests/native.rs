@@ -115,7 +115,11 @@ fn the_tour_kills_a_node_and_the_cluster_heals() {
     );
     // The zone failure: zone-a's pods are evicted at 741, back at 745.
     s.run(745 - s.tick());
-    assert_eq!(s.snapshot(false).upcoming_count, 0, "the whole script fired");
+    assert_eq!(
+        s.snapshot(false).upcoming_count,
+        0,
+        "the whole script fired"
+    );
     let cache = s
         .snapshot(false)
         .apps

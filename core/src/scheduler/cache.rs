@@ -99,10 +99,7 @@ pub(crate) struct Caches {
 /// Tree buffers kept between batches (a batch has a tree per spread class).
 const MAX_TREES: usize = 32;
 
-fn take<K: PartialEq, T: Copy + Default>(
-    list: &mut Vec<Entry<K, T>>,
-    key: &K,
-) -> Option<Slots<T>> {
+fn take<K: PartialEq, T: Copy + Default>(list: &mut Vec<Entry<K, T>>, key: &K) -> Option<Slots<T>> {
     let at = list.iter().position(|e| &e.key == key)?;
     Some(core::mem::take(&mut list[at].slots))
 }
@@ -170,7 +167,11 @@ mod tests {
         s.set(3, 7, 42);
         assert_eq!(s.get(3, 7), Some(42));
         assert_eq!(s.get(3, 8), None, "the node changed since");
-        assert_eq!(s.get(2, 1), None, "an unset slot holds NEVER, no node's stamp");
+        assert_eq!(
+            s.get(2, 1),
+            None,
+            "an unset slot holds NEVER, no node's stamp"
+        );
         assert_eq!(s.get(9, 7), None);
     }
 

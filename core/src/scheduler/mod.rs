@@ -23,11 +23,11 @@
 //! the batch is scheduled from one scan into a heap and each bind re-scores
 //! only its node, which chooses exactly what the cycle would.
 
-pub mod plugins;
 pub(crate) mod cache;
+mod pinned;
+pub mod plugins;
 mod preemption;
 pub mod profile;
-mod pinned;
 mod sample_index;
 
 use alloc::borrow::Cow;
@@ -1145,7 +1145,8 @@ impl Cluster {
     ) -> (u32, bool) {
         // NodeAffinity's PreFilter: a pod pinned to one node by name (a
         // DaemonSet's) is filtered on that node only (scheduler/pinned.rs).
-        let pinned = self.pinned_node(&self.controllers[c.0 as usize].revisions[rev_no as usize - 1]);
+        let pinned =
+            self.pinned_node(&self.controllers[c.0 as usize].revisions[rev_no as usize - 1]);
         if let Some(n) = pinned {
             return self.schedule_pinned(c, rev_no, n, keys, profile, on_bind);
         }
@@ -1628,8 +1629,7 @@ impl Cluster {
             ix.class_of[i] = c;
             if !ix.classes.contains_key(&c) {
                 let buf = self.caches.trees.pop().unwrap_or_default();
-                ix.classes
-                    .insert(c, sample_index::MaxTree::reusing(buf, n));
+                ix.classes.insert(c, sample_index::MaxTree::reusing(buf, n));
             }
             if let Some(t) = ix.classes.get_mut(&c) {
                 t.set(i, Some(l));
@@ -1705,8 +1705,7 @@ impl Cluster {
         }
         let stride = self.spread_stride(b);
         x.zones.clear();
-        x.zones
-            .extend(present.iter().map(|&c| c as usize % stride));
+        x.zones.extend(present.iter().map(|&c| c as usize % stride));
         x.zones.sort_unstable();
         x.zones.dedup();
         let (h, z) = (&b.soft[0], &b.soft[1]);
@@ -1772,7 +1771,12 @@ impl Cluster {
         self.class_spread_scores_into(b, &present, m as usize, &mut x);
         x.present = present;
         let cand = |j: usize, x: &IxScratch| -> i64 {
-            base + x.best[j].0.max + if spread_on { w_spread * x.scores[j].1 } else { 0 }
+            base + x.best[j].0.max
+                + if spread_on {
+                    w_spread * x.scores[j].1
+                } else {
+                    0
+                }
         };
         let mut top = i64::MIN;
         let mut ties = 0u64;
@@ -1824,8 +1828,7 @@ impl Cluster {
                     let (best, parts) = x.best[j];
                     for (&(a, z), part) in ranges.iter().zip(&parts) {
                         if part.max == best.max {
-                            if let Some(slot) =
-                                ix.classes[&x.present[j]].kth_at(a, z, best.max, 0)
+                            if let Some(slot) = ix.classes[&x.present[j]].kth_at(a, z, best.max, 0)
                             {
                                 lowest = lowest.min(slot);
                             }
