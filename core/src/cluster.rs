@@ -1290,6 +1290,13 @@ impl Cluster {
     /// Deletes a Deployment and, cascading, its pods.
     pub fn delete_app(&mut self, name: &str) -> Result<(), Error> {
         let id = self.controller_id(name)?;
+        self.delete_owner(id, name, "Deployment");
+        Ok(())
+    }
+
+    /// Deletes a Deployment or DaemonSet and, cascading, its pods (`kind`
+    /// names it in the Deleted event).
+    pub(crate) fn delete_owner(&mut self, id: ControllerId, name: &str, kind: &str) {
         let keys: Vec<u32> = self.controllers[id.0 as usize]
             .pods
             .values()
@@ -1298,17 +1305,18 @@ impl Cluster {
         for k in keys {
             self.delete_pod(k, Some(Reason::SuccessfulDelete));
         }
-        self.controllers[id.0 as usize].deleted = true;
-        self.desired_total -= self.controllers[id.0 as usize].replicas as u64;
+        let c = &mut self.controllers[id.0 as usize];
+        c.deleted = true;
+        self.desired_total -= c.replicas as u64;
+        c.replicas = 0;
         self.disruption_epoch += 1;
         self.controller_by_name.remove(name);
         self.note(
             EventType::Normal,
             Reason::Deleted,
             ObjectRef::Deployment(id),
-            format!("Deployment {name} deleted"),
+            format!("{kind} {name} deleted"),
         );
-        Ok(())
     }
 
     /// Finds or appends the revision for `template` and makes it current.

@@ -283,26 +283,7 @@ impl Cluster {
     /// Deletes a DaemonSet and, cascading, its pods.
     pub fn delete_daemonset(&mut self, name: &str) -> Result<(), Error> {
         let id = self.daemonset_id(name)?;
-        let keys: Vec<u32> = self.controllers[id.0 as usize]
-            .pods
-            .values()
-            .copied()
-            .collect();
-        for k in keys {
-            self.delete_pod(k, Some(Reason::SuccessfulDelete));
-        }
-        let c = &mut self.controllers[id.0 as usize];
-        c.deleted = true;
-        self.desired_total -= c.replicas as u64;
-        c.replicas = 0;
-        self.disruption_epoch += 1;
-        self.controller_by_name.remove(name);
-        self.note(
-            EventType::Normal,
-            Reason::Deleted,
-            ObjectRef::Deployment(id),
-            format!("DaemonSet {name} deleted"),
-        );
+        self.delete_owner(id, name, "DaemonSet");
         Ok(())
     }
 
