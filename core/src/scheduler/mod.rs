@@ -2169,7 +2169,18 @@ impl Cluster {
     /// message. Every such event shares one copy of the message's text.
     fn report_unschedulable(&mut self, b: &mut Batch, keys: &[u32], profile: &Profile) {
         let message = self.failure_message_for(b, profile);
-        let (c, rev_no) = (b.c, b.rev_no);
+        self.record_failure(b.c, b.rev_no, keys, message);
+    }
+
+    /// Records a FailedScheduling message for a revision's pods, once per
+    /// change of message (a pod told the same thing is not told again).
+    pub(crate) fn record_failure(
+        &mut self,
+        c: ControllerId,
+        rev_no: u32,
+        keys: &[u32],
+        message: String,
+    ) {
         let (serial, text) = match self.controllers[c.0 as usize].failure.get(&rev_no) {
             Some((s, m, t)) if *m == message => (*s, *t),
             _ => {

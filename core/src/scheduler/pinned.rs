@@ -18,14 +18,13 @@
 
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::plugins::node_resources_fit as fit;
 use super::{OnBind, Plugin, Profile, Unfit};
 use crate::affinity::NodeSelectorOperator;
 use crate::cluster::{Cluster, ControllerId, NodeId, Revision};
-use crate::events::{EventType, Message, ObjectRef, Reason};
 use crate::model::WhenUnsatisfiable;
 
 impl Cluster {
@@ -105,7 +104,7 @@ impl Cluster {
         for (i, &k) in keys.iter().enumerate() {
             if let Err(u) = self.pinned_verdict(n, &rev, profile) {
                 let message = self.pinned_failure_message(n, &rev, profile, &u);
-                self.record_pinned_failure(c, rev_no, &keys[i..], message);
+                self.record_failure(c, rev_no, &keys[i..], message);
                 return (bound, true);
             }
             self.bind_observed(k, n, &mut on_bind);
@@ -146,41 +145,5 @@ impl Cluster {
         let mut parts: Vec<String> = hist.into_iter().map(|(r, k)| format!("{k} {r}")).collect();
         parts.sort();
         format!("0/{total} nodes are available: {}.", parts.join(", "))
-    }
-
-    /// Records a FailedScheduling message for the revision's pods, once per
-    /// change of message (as `report_unschedulable` does for a batch).
-    fn record_pinned_failure(
-        &mut self,
-        c: ControllerId,
-        rev_no: u32,
-        keys: &[u32],
-        message: String,
-    ) {
-        let (serial, text) = match self.controllers[c.0 as usize].failure.get(&rev_no) {
-            Some((s, m, t)) if *m == message => (*s, *t),
-            _ => {
-                self.failure_serial += 1;
-                let s = self.failure_serial;
-                let t = self.text(message.clone());
-                self.controllers[c.0 as usize]
-                    .failure
-                    .insert(rev_no, (s, message.to_string(), t));
-                (s, t)
-            }
-        };
-        for &k in keys {
-            let p = self.pod_mut(k);
-            if p.reported != serial {
-                p.reported = serial;
-                let (ctl, o) = (p.controller, p.ordinal);
-                self.record(
-                    EventType::Warning,
-                    Reason::FailedScheduling,
-                    ObjectRef::Pod(ctl, o),
-                    Message::Text(text),
-                );
-            }
-        }
     }
 }
