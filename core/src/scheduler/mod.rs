@@ -1613,7 +1613,7 @@ impl Cluster {
             // Many changes: a bulk build costs less than filing them one by one.
             Some(k)
                 if k.pos < self.changed_base
-                    || end - k.pos + k.dirty.len() as u64 > n as u64 / 4 =>
+                    || end - k.pos + k.dirty.len() as u64 > n as u64 / 2 =>
             {
                 for (_, t) in k.ix.classes {
                     if let Some(buf) = t.into_buffer() {
