@@ -224,6 +224,12 @@ pub struct Simulator {
     /// a name with none is registered when its event fires exactly if it is
     /// now, without a scan of the script.
     pending_by_node: alloc::collections::BTreeMap<String, u32>,
+    /// Per app name, the tick of its pending Deploy (a name is queued once).
+    pending_deploys: alloc::collections::BTreeMap<String, u64>,
+    /// The replicas that pending Deploy and Scale events ask for, summed:
+    /// while the desired total plus this stays under MAX_PODS, no order of
+    /// the script can pass it, and `check_pods` needs no scan.
+    pending_replicas: u64,
 }
 
 impl Simulator {
@@ -243,6 +249,8 @@ impl Simulator {
             pending_adds: 0,
             pending_removes: 0,
             pending_by_node: Default::default(),
+            pending_deploys: Default::default(),
+            pending_replicas: 0,
         }
     }
 
@@ -257,12 +265,30 @@ impl Simulator {
 
     fn insert(&mut self, tick: u64, e: Event) {
         self.count_pending(&e, true);
+        if let Event::Deploy(d) = &e {
+            self.pending_deploys.insert(d.name.clone(), tick);
+        }
         // After every event already due at `tick`: the script keeps its order.
         let at = self.script.partition_point(|(t, _)| *t <= tick);
         self.script.insert(at, (tick, e));
     }
 
     fn count_pending(&mut self, e: &Event, add: bool) {
+        let replicas = match e {
+            Event::Deploy(d) => Some(d.replicas as u64),
+            Event::Scale { replicas, .. } => Some(*replicas as u64),
+            _ => None,
+        };
+        if let Some(r) = replicas {
+            if add {
+                self.pending_replicas += r;
+            } else {
+                self.pending_replicas -= r;
+            }
+        }
+        if let (Event::Deploy(d), false) = (e, add) {
+            self.pending_deploys.remove(&d.name);
+        }
         let (counter, name) = match e {
             Event::AddNode(n) => (&mut self.pending_adds, &n.name),
             Event::RemoveNode(n) => (&mut self.pending_removes, n),
@@ -348,14 +374,9 @@ impl Simulator {
                 .iter()
                 .filter(move |(t, _)| *t <= tick)
         };
-        let queued_app =
-            |name: &str| due().any(|(_, e)| matches!(e, Event::Deploy(d) if d.name == name));
+        let queued_app = |name: &str| self.pending_deploys.get(name).is_some_and(|&t| t <= tick);
         // Any queued Deploy of the name conflicts, whenever it is due.
-        let app_will_exist = |name: &str| {
-            self.script[self.next..]
-                .iter()
-                .any(|(_, e)| matches!(e, Event::Deploy(d) if d.name == name))
-        };
+        let app_will_exist = |name: &str| self.pending_deploys.contains_key(name);
         // Whether the node is registered when `tick` comes: as it is now,
         // then every AddNode and RemoveNode due by then, in order.
         let node_live = |name: &str| {
@@ -698,6 +719,15 @@ impl Simulator {
     /// [`MAX_PODS`] at every step.
     fn check_pods(&self, e: &Event, tick: u64) -> Result<(), Error> {
         let c = &self.cluster;
+        let asked = match e {
+            Event::Deploy(d) => d.replicas as u64,
+            Event::Scale { replicas, .. } => *replicas as u64,
+            _ => 0,
+        };
+        // Every prefix of the script sums to at most this.
+        if c.desired_total + self.pending_replicas + asked <= MAX_PODS {
+            return Ok(());
+        }
         let mut total = c.desired_total;
         let mut peak = total;
         let mut replicas: alloc::collections::BTreeMap<&str, u64> = Default::default();
