@@ -75,6 +75,7 @@ mod error;
 pub mod events;
 pub mod limits;
 pub mod model;
+pub mod namespace;
 pub mod priority;
 pub mod quantity;
 mod reconcile;
@@ -95,6 +96,7 @@ pub use cluster::{
 pub use controllers::PdbStatus;
 pub use daemonset::{daemon_tolerations, DaemonSetSpec, DaemonSetStatus, MAX_DAEMONSETS};
 pub use error::Error;
+pub use namespace::NamespaceSpec;
 pub use events::{EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,

@@ -133,6 +133,8 @@ pub enum Event {
     CreatePod(BarePodSpec),
     /// Delete a bare Pod (nobody recreates it).
     DeletePod(String),
+    /// Create a Namespace with its labels: see [`Cluster::add_namespace`].
+    AddNamespace(crate::namespace::NamespaceSpec),
 }
 
 impl Event {
@@ -190,6 +192,7 @@ impl Event {
                 None => format!("create Pod {} ({})", p.name, p.template.requests),
             },
             Event::DeletePod(p) => format!("delete Pod {p}"),
+            Event::AddNamespace(n) => format!("add Namespace {}", n.name),
         }
     }
 }
@@ -608,6 +611,17 @@ impl Simulator {
                 Ok(())
             }
             Event::DeletePod(p) => self.check_workload_exists("Pod", p, tick),
+            Event::AddNamespace(n) => {
+                n.validate()?;
+                let queued = due().any(|(_, e)| matches!(e, Event::AddNamespace(q) if q.name == n.name));
+                if queued || c.namespaces.contains_key(&n.name) {
+                    return Err(Error::AlreadyExists {
+                        kind: "namespace",
+                        name: n.name.clone(),
+                    });
+                }
+                Ok(())
+            }
         }
     }
 
@@ -777,6 +791,7 @@ impl Simulator {
             Event::DeleteDaemonSet(d) => c.delete_daemonset(d),
             Event::CreatePod(p) => c.create_bare_pod(p.clone()).map(|_| ()),
             Event::DeletePod(p) => c.delete_bare_pod(p),
+            Event::AddNamespace(n) => c.add_namespace(n.clone()),
         }
     }
 
