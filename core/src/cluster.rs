@@ -1277,7 +1277,7 @@ impl Cluster {
         let prev = c.history.len().checked_sub(2).map(|i| c.history[i]);
         match prev {
             Some(r) => {
-                let t = c.revisions[r as usize - 1].template.clone();
+                let t = c.revisions[r as usize - 1].declared.clone();
                 self.roll(name, t)
             }
             None => Err(Error::Invalid(format!("app {name} has no previous revision to roll back to; expected an app that has been rolled at least once"))),

@@ -331,23 +331,43 @@ pub(crate) fn admit_template(
 }
 
 impl crate::cluster::Cluster {
-    /// Creates a Namespace with its labels (`kubectl create namespace`).
-    /// Refused with AlreadyExists when the namespace exists, declared or
-    /// made by an object created in it: its labels are fixed from then on,
-    /// so a Namespace is declared before the objects in it (an import
-    /// applies the Namespaces first).
+    /// Creates a Namespace with its labels (`kubectl apply` of a
+    /// Namespace). A namespace's labels are fixed once it exists (declared,
+    /// or made by an object created in it with no labels): applying it
+    /// again with the same labels changes nothing, with other labels it is
+    /// refused. So a Namespace is declared before the objects in it (an
+    /// import applies the Namespaces first).
     pub fn add_namespace(&mut self, spec: NamespaceSpec) -> Result<(), Error> {
         spec.validate()?;
-        if self.namespaces.contains_key(&spec.name) {
-            return Err(Error::AlreadyExists {
-                kind: "namespace",
-                name: spec.name,
-            });
-        }
         let mut labels = spec.labels;
         labels.remove(NAMESPACE_NAME_LABEL);
+        self.check_namespace_labels(&spec.name, &labels)?;
         self.namespaces.insert(spec.name, labels);
         Ok(())
+    }
+
+    /// Whether namespace `name` may be declared with `labels` (without the
+    /// automatic one): it does not exist, or has exactly these labels.
+    pub(crate) fn check_namespace_labels(&self, name: &str, labels: &Labels) -> Result<(), Error> {
+        match self.namespaces.get(name) {
+            Some(have) if have != labels => {
+                let show = |l: &Labels| {
+                    if l.is_empty() {
+                        String::from("no labels")
+                    } else {
+                        l.iter()
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    }
+                };
+                Err(Error::Invalid(format!(
+                    "namespace {name} exists with {}; a namespace's labels are fixed when it is created (declare the Namespace before the objects in it); expected the same labels",
+                    show(have)
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The namespaces that exist, with their labels (the automatic

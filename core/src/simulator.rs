@@ -613,14 +613,22 @@ impl Simulator {
             Event::DeletePod(p) => self.check_workload_exists("Pod", p, tick),
             Event::AddNamespace(n) => {
                 n.validate()?;
-                let queued = due().any(|(_, e)| matches!(e, Event::AddNamespace(q) if q.name == n.name));
-                if queued || c.namespaces.contains_key(&n.name) {
-                    return Err(Error::AlreadyExists {
-                        kind: "namespace",
-                        name: n.name.clone(),
-                    });
+                let mut labels = n.labels.clone();
+                labels.remove(crate::namespace::NAMESPACE_NAME_LABEL);
+                let queued = due().any(|(_, e)| {
+                    matches!(e, Event::AddNamespace(q) if q.name == n.name && {
+                        let mut l = q.labels.clone();
+                        l.remove(crate::namespace::NAMESPACE_NAME_LABEL);
+                        l != labels
+                    })
+                });
+                if queued {
+                    return Err(Error::Invalid(format!(
+                        "namespace {}: a Namespace of this name with other labels is queued before it; expected the same labels",
+                        n.name
+                    )));
                 }
-                Ok(())
+                c.check_namespace_labels(&n.name, &labels)
             }
         }
     }

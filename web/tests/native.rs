@@ -37,6 +37,7 @@ fn small() -> Session {
         .expect("a valid node is accepted");
     }
     let d = DeployInput {
+        namespace: None,
         name: "web".into(),
         replicas: Field::Num(5.0),
         cpu: Field::Text("1000m".into()),
@@ -215,6 +216,7 @@ fn refused_actions_change_nothing() {
     }
     // A pod bigger than every node.
     let big = DeployInput {
+        namespace: None,
         name: "huge".into(),
         replicas: Field::Num(1.0),
         cpu: Field::Num(64_000.0),
@@ -658,6 +660,7 @@ fn label_values_lists_each_zone_once_sorted_and_follows_removals() {
 #[test]
 fn min_ready_and_progress_deadline_enter_by_the_form_and_the_document_alike() {
     let form = |min: Option<Field>, deadline: Option<Field>| DeployInput {
+        namespace: None,
         name: "api".into(),
         replicas: Field::Num(2.0),
         cpu: Field::Text("500m".into()),
@@ -680,6 +683,7 @@ fn min_ready_and_progress_deadline_enter_by_the_form_and_the_document_alike() {
         .expect("defaults");
     match &a {
         Action::Deploy {
+            namespace: None,
             min_ready_seconds,
             progress_deadline_seconds,
             ..
