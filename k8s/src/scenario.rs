@@ -47,6 +47,16 @@ impl Scenario {
         self.profile.clone().unwrap_or_else(Profile::kube_scheduler)
     }
 
+    /// The namespaces to create before the objects: those with labels. A
+    /// namespace without labels is exactly what the engine makes when an
+    /// object is created in it (and one with no objects holds no pods for
+    /// any term to count), so declaring it changes nothing; leaving it out
+    /// lets a later file (`--then`, a page action) name a namespace that
+    /// exists with labels without redeclaring it.
+    fn labelled_namespaces(&self) -> impl Iterator<Item = &NamespaceSpec> + '_ {
+        self.namespaces.iter().filter(|n| !n.labels.is_empty())
+    }
+
     /// A fresh cluster holding the scenario, nodes first. NotReady nodes are
     /// declared NotReady before any pod exists (their kubelet is stopped and the
     /// heartbeat timeout has passed), so nothing is ever placed on them.
@@ -60,7 +70,7 @@ impl Scenario {
     /// then bare Pods (a running cluster's pods are where they are), DaemonSets
     /// (their pods already run on every node), Deployments, budgets and Services.
     pub fn apply(&self, c: &mut Cluster) -> Result<(), Error> {
-        for n in &self.namespaces {
+        for n in self.labelled_namespaces() {
             c.add_namespace(n.clone())?;
         }
         let mut any_down = false;
@@ -105,8 +115,7 @@ impl Scenario {
     /// NotReady after the heartbeat timeout, as a silent node does.
     pub fn events(&self) -> Vec<Event> {
         let mut out: Vec<Event> = self
-            .namespaces
-            .iter()
+            .labelled_namespaces()
             .cloned()
             .map(Event::AddNamespace)
             .collect();
