@@ -25,7 +25,9 @@
 //! [`export`] writes a [`Scenario`] back as manifests that `kubectl apply`
 //! takes ([`export_kwok`] with KWOK's fake nodes, [`kubectl_node_script`] the
 //! nodes' labels and taints as kubectl commands), and [`pods_wide`] prints a converged cluster's placement as
-//! `kubectl get pods -o wide` does. `import(export(s))` gives `s` back.
+//! `kubectl get pods -o wide` does. `import(export(s))` gives `s` back
+//! (for a scenario that declares every namespace its objects are in, as an
+//! import does: the export writes a Namespace for each).
 //!
 //! Quantities are read by the engine's own [`shepherd::quantity`], so the
 //! page's forms, the scenario format and manifests share one grammar.
