@@ -785,7 +785,7 @@ impl Action {
             }),
             Action::Roll { app, template } => one(Event::Roll {
                 app: app.clone(),
-                template: template.to_engine(app)?,
+                template: template.to_engine(shepherd::namespace::split(app).1)?,
             }),
             Action::Rollback { app } => one(Event::Rollback(app.clone())),
             Action::SetStrategy {
