@@ -977,10 +977,11 @@ pub fn pods_wide_json(c: &Cluster) -> serde_json::Value {
             } else {
                 None
             };
-            let (ns, name) = shepherd::namespace::split(&r.name);
+            // `name` is the engine's key (NAMESPACE/NAME outside default),
+            // unique as `app` is; `namespace` is given on its own as well.
             serde_json::json!({
-                "namespace": ns,
-                "name": name,
+                "namespace": shepherd::namespace::split(&r.name).0,
+                "name": r.name,
                 "app": p.app,
                 "ready": p.ready,
                 "status": r.status,
