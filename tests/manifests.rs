@@ -928,7 +928,10 @@ fn random_scenario(seed: u64) -> Scenario {
         let mut d = d;
         if spaced {
             let ns = spaces[rng.below(3) as usize];
-            if !apps.iter().any(|a| a.name == shepherd::namespace::qualify(ns, &d.name)) {
+            if !apps
+                .iter()
+                .any(|a| a.name == shepherd::namespace::qualify(ns, &d.name))
+            {
                 d.name = shepherd::namespace::qualify(ns, &d.name);
             }
             if rng.chance(40) {
@@ -947,10 +950,12 @@ fn random_scenario(seed: u64) -> Scenario {
                         .in_namespaces(&["default"])
                         .with_namespace_selector(Selector::new(&[("team", "b")])),
                 };
-                d.template.preferred_anti_affinity.push(WeightedAffinityTerm {
-                    weight: rng.range(1, 100) as i32,
-                    term,
-                });
+                d.template
+                    .preferred_anti_affinity
+                    .push(WeightedAffinityTerm {
+                        weight: rng.range(1, 100) as i32,
+                        term,
+                    });
             }
         }
         apps.push(d);
@@ -1506,7 +1511,10 @@ fn namespaces_keep_names_apart_and_scope_selectors_in_and_out() {
     // Once Ready (one tick later):
     let mut c = c;
     c.set_now(c.now() + 1);
-    assert!(c.reconcile_to_fixed_point(sc.profile_or_default()).converged);
+    assert!(
+        c.reconcile_to_fixed_point(sc.profile_or_default())
+            .converged
+    );
     assert_eq!(c.pdb_status("shop/web").unwrap().current_healthy, 2);
     assert_eq!(c.pdb_status("blog/web").unwrap().current_healthy, 3);
     assert_eq!(c.service_endpoints("shop/web").unwrap().len(), 2);
@@ -1515,7 +1523,10 @@ fn namespaces_keep_names_apart_and_scope_selectors_in_and_out() {
     let table = shepherd_k8s::pods_wide(&c);
     let head = table.lines().next().unwrap();
     assert!(head.starts_with("NAMESPACE   NAME"), "{table}");
-    assert!(table.lines().any(|l| l.starts_with("shop        web-0 ")), "{table}");
+    assert!(
+        table.lines().any(|l| l.starts_with("shop        web-0 ")),
+        "{table}"
+    );
     // Out: a Namespace before the objects in it, each object in its own
     // namespace, the term's namespaceSelector kept; and back in, the same.
     let out = export(sc);
@@ -1528,5 +1539,8 @@ fn namespaces_keep_names_apart_and_scope_selectors_in_and_out() {
     // A wrong namespace is refused with its path.
     let bad = corpus("namespaces.yaml").replace("namespace: blog", "namespace: Blog_1");
     let e = import(&bad).unwrap_err().to_string();
-    assert!(e.contains("metadata.namespace") && e.contains("namespace name"), "{e}");
+    assert!(
+        e.contains("metadata.namespace") && e.contains("namespace name"),
+        "{e}"
+    );
 }

@@ -123,14 +123,12 @@ fn same_names_in_two_namespaces_and_selectors_stay_in_their_namespace() {
         shepherd::labels(&[("app", "web")])
     );
     // The event names the namespace as kubectl does.
-    assert!(c
-        .rendered_events()
-        .iter()
-        .any(|e| e.message.starts_with("Successfully assigned shop/web-0 to n1")));
-    assert!(c
-        .rendered_events()
-        .iter()
-        .any(|e| e.message.starts_with("Successfully assigned default/web-0 to n1")));
+    assert!(c.rendered_events().iter().any(|e| e
+        .message
+        .starts_with("Successfully assigned shop/web-0 to n1")));
+    assert!(c.rendered_events().iter().any(|e| e
+        .message
+        .starts_with("Successfully assigned default/web-0 to n1")));
 }
 
 /// A probe: one pod that may only go to `slot` and must not share a node
@@ -168,10 +166,22 @@ fn anti_affinity_counts_the_namespaces_its_term_names() {
             probe("blog/listed", "1", term().in_namespaces(&["shop"])),
             probe("blog/listed-ops", "1", term().in_namespaces(&["ops"])),
             // namespaceSelector {}: every namespace, shop included: Pending.
-            probe("blog/all", "1", term().with_namespace_selector(Selector::default())),
+            probe(
+                "blog/all",
+                "1",
+                term().with_namespace_selector(Selector::default()),
+            ),
             // team=a is shop and ops: Pending; team=b is blog alone: n1.
-            probe("blog/team-a", "1", term().with_namespace_selector(team("a"))),
-            probe("blog/team-b", "1", term().with_namespace_selector(team("b"))),
+            probe(
+                "blog/team-a",
+                "1",
+                term().with_namespace_selector(team("a")),
+            ),
+            probe(
+                "blog/team-b",
+                "1",
+                term().with_namespace_selector(team("b")),
+            ),
             // The automatic label kubernetes.io/metadata.name: Pending.
             probe(
                 "blog/by-name",
@@ -201,10 +211,12 @@ fn anti_affinity_counts_the_namespaces_its_term_names() {
             probe(
                 "blog/union-shop",
                 "1",
-                term().in_namespaces(&["ops"]).with_namespace_selector(Selector::new(&[(
-                    "kubernetes.io/metadata.name",
-                    "shop",
-                )])),
+                term()
+                    .in_namespaces(&["ops"])
+                    .with_namespace_selector(Selector::new(&[(
+                        "kubernetes.io/metadata.name",
+                        "shop",
+                    )])),
             ),
             // An existing pod's term is read with its own namespaces: guard
             // (ops, on n2) keeps app=victim pods of blog off n2, not shop's.
@@ -300,7 +312,10 @@ fn namespaces_are_validated_on_every_declaration() {
     assert!(e.to_string().contains("namespace"), "{e}");
     // A user cannot write the reserved labels.
     let e = c
-        .deploy(web("shop/y", 1).with_template(|t| t.with_label("~ns:kubernetes.io/metadata.name", "blog")))
+        .deploy(
+            web("shop/y", 1)
+                .with_template(|t| t.with_label("~ns:kubernetes.io/metadata.name", "blog")),
+        )
         .unwrap_err();
     assert!(e.to_string().contains("not valid"), "{e}");
     // A namespace's labels are fixed when it is created.

@@ -635,7 +635,9 @@ fn print_explanation(ns: &str, e: &Explanation) {
     println!(
         "pod {ns}/{} ({}), requests {}, scheduler profile {}",
         shepherd::namespace::split(&e.pod).1,
-        e.phase, e.requests, e.profile
+        e.phase,
+        e.requests,
+        e.profile
     );
     println!("{}", e.summary);
     if let Some((p, by)) = &e.decided_by {

@@ -1322,7 +1322,8 @@ impl Cluster {
         self.desired_total -= c.replicas as u64;
         c.replicas = 0;
         self.disruption_epoch += 1;
-        self.controller_by_name.remove(crate::namespace::canonical(name));
+        self.controller_by_name
+            .remove(crate::namespace::canonical(name));
         self.note(
             EventType::Normal,
             Reason::Deleted,

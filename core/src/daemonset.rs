@@ -45,8 +45,7 @@ use crate::cluster::{Cluster, Controller, ControllerId, NodeId, PodPhase, Worklo
 use crate::error::Error;
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::{
-    IntOrPercent, NameRule, PodTemplate, TaintEffect, Toleration,
-    TolerationOperator,
+    IntOrPercent, NameRule, PodTemplate, TaintEffect, Toleration, TolerationOperator,
 };
 
 /// The most DaemonSets a cluster may hold: each may run a pod on every node

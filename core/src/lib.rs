@@ -96,7 +96,6 @@ pub use cluster::{
 pub use controllers::PdbStatus;
 pub use daemonset::{daemon_tolerations, DaemonSetSpec, DaemonSetStatus, MAX_DAEMONSETS};
 pub use error::Error;
-pub use namespace::NamespaceSpec;
 pub use events::{EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
@@ -105,6 +104,7 @@ pub use model::{
     SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
     TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
 };
+pub use namespace::NamespaceSpec;
 pub use priority::{PreemptionPolicy, PriorityClass};
 pub use rollout::{
     ConditionStatus, DeploymentCondition, DeploymentConditionType, DeploymentStatus, RolloutStatus,

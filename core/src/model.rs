@@ -773,8 +773,7 @@ impl DeploymentSpec {
         DeploymentSpec {
             name: name.to_string(),
             replicas,
-            template: PodTemplate::new(requests)
-                .with_label("app", crate::namespace::split(name).1),
+            template: PodTemplate::new(requests).with_label("app", crate::namespace::split(name).1),
             strategy: RollingUpdate::default(),
             min_ready_seconds: 0,
             progress_deadline_seconds: DEFAULT_PROGRESS_DEADLINE_SECONDS,

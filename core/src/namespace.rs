@@ -414,7 +414,14 @@ mod tests {
         assert_eq!(canonical("default/web"), "web");
         assert_eq!(full_name("web-0"), "default/web-0");
         assert!(validate_key("shop/web", "app", NameRule::Dns1123Subdomain).is_ok());
-        for bad in ["default/web", "Shop/web", "a.b/web", "/web", "shop/", "a/b/c"] {
+        for bad in [
+            "default/web",
+            "Shop/web",
+            "a.b/web",
+            "/web",
+            "shop/",
+            "a/b/c",
+        ] {
             let e = validate_key(bad, "app", NameRule::Dns1123Subdomain).unwrap_err();
             assert!(e.to_string().contains("expected"), "{bad}: {e}");
         }
@@ -429,7 +436,10 @@ mod tests {
         let a = admit_template(&t, "shop", &labels(&[("team", "x")]), &BTreeMap::new());
         assert_eq!(a.labels.len(), 3);
         assert_eq!(strip_template(&a), t);
-        assert_eq!(admit_template(&a, "shop", &labels(&[("team", "x")]), &BTreeMap::new()), a);
+        assert_eq!(
+            admit_template(&a, "shop", &labels(&[("team", "x")]), &BTreeMap::new()),
+            a
+        );
         let term = &a.anti_affinity[0].selector;
         assert!(term.matches(&a.labels));
         let other = admit_template(&t, "blog", &Labels::new(), &BTreeMap::new());

@@ -333,10 +333,7 @@ fn daemonset(d: &DaemonSetSpec) -> Value {
     map(vec![
         ("apiVersion", s("apps/v1")),
         ("kind", s("DaemonSet")),
-        (
-            "metadata",
-            object_meta(&d.name),
-        ),
+        ("metadata", object_meta(&d.name)),
         (
             "spec",
             map(vec![
@@ -396,10 +393,7 @@ fn deployment(d: &DeploymentSpec) -> Value {
     map(vec![
         ("apiVersion", s("apps/v1")),
         ("kind", s("Deployment")),
-        (
-            "metadata",
-            object_meta(&d.name),
-        ),
+        ("metadata", object_meta(&d.name)),
         (
             "spec",
             map(vec![
@@ -603,10 +597,7 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
         docs.push(map(vec![
             ("apiVersion", s("policy/v1")),
             ("kind", s("PodDisruptionBudget")),
-            (
-                "metadata",
-                object_meta(&p.name),
-            ),
+            ("metadata", object_meta(&p.name)),
             (
                 "spec",
                 map(vec![
@@ -620,10 +611,7 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
         docs.push(map(vec![
             ("apiVersion", s("v1")),
             ("kind", s("Service")),
-            (
-                "metadata",
-                object_meta(&svc.name),
-            ),
+            ("metadata", object_meta(&svc.name)),
             (
                 "spec",
                 map(vec![

@@ -17,16 +17,16 @@ use crate::{
     ImportError, Imported, Location, Options, Summary, Warning, ANNOTATION_READY_AFTER,
     ANNOTATION_VERSION,
 };
-use shepherd::namespace::DEFAULT_NAMESPACE;
 use shepherd::model::{
     LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
 };
+use shepherd::namespace::DEFAULT_NAMESPACE;
 use shepherd::{
-    AffinityTerm, BarePodSpec, Budget, NamespaceSpec, DaemonSetSpec, DeploymentSpec, IntOrPercent, Labels,
-    NodeSpec, PdbSpec, PodTemplate, PreemptionPolicy, PriorityClass, Resources, RollingUpdate,
-    Selector, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
+    AffinityTerm, BarePodSpec, Budget, DaemonSetSpec, DeploymentSpec, IntOrPercent, Labels,
+    NamespaceSpec, NodeSpec, PdbSpec, PodTemplate, PreemptionPolicy, PriorityClass, Resources,
+    RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
 };
 
 type Map = [(String, Value)];
@@ -598,9 +598,7 @@ impl<'a> State<'a> {
             match k.as_str() {
                 // The key of a namespaced object: NAMESPACE/NAME outside
                 // the namespace default (cx.ns is default for the others).
-                "name" => {
-                    name = Some(shepherd::namespace::qualify(cx.ns, cx.string(v, &p)?))
-                }
+                "name" => name = Some(shepherd::namespace::qualify(cx.ns, cx.string(v, &p)?)),
                 "namespace" | "ownerReferences" => {}
                 "labels" => {
                     let l = cx.labels(v, &p)?;
@@ -725,7 +723,10 @@ impl<'a> State<'a> {
     fn namespace(&mut self, cx: &mut Ctx, top: &Map, meta: &Map) -> R<()> {
         let (name, mut labels) = self.metadata(cx, meta, true)?;
         for (k, _) in top {
-            if !matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "spec" | "status") {
+            if !matches!(
+                k.as_str(),
+                "apiVersion" | "kind" | "metadata" | "spec" | "status"
+            ) {
                 cx.unknown(&child("", k));
             }
         }

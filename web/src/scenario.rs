@@ -458,7 +458,10 @@ impl TemplateDoc {
             match_labels: a.selector.match_labels.clone(),
             topology_key: a.topology_key.clone(),
             namespaces: a.namespaces.clone(),
-            namespace_selector: a.namespace_selector.as_ref().map(|s| s.match_labels.clone()),
+            namespace_selector: a
+                .namespace_selector
+                .as_ref()
+                .map(|s| s.match_labels.clone()),
         };
         TemplateDoc {
             version: t.version.clone(),

@@ -789,12 +789,18 @@ fn scenario_documents_carry_namespaces_and_old_ones_are_unchanged() {
     // Written back: the namespace field, not a prefixed name; and it replays.
     let out = serde_json::to_string(&s.scenario()).unwrap();
     assert!(out.contains(r#""namespace":"shop","name":"web""#), "{out}");
-    assert!(out.contains(r#""type":"addNamespace","name":"shop""#), "{out}");
+    assert!(
+        out.contains(r#""type":"addNamespace","name":"shop""#),
+        "{out}"
+    );
     assert!(out.contains(r#""namespaceSelector":{"team":"a"}"#), "{out}");
     let again = Session::from_scenario(&s.scenario()).expect("it replays");
     assert_eq!(again.snapshot(true), s.snapshot(true));
     // A wrong namespace is refused with its words.
-    let bad = doc.replace(r#""namespace":"shop","name":"web","replicas""#, r#""namespace":"Shop","name":"web","replicas""#);
+    let bad = doc.replace(
+        r#""namespace":"shop","name":"web","replicas""#,
+        r#""namespace":"Shop","name":"web","replicas""#,
+    );
     let e = import_json(&bad).err().expect("refused");
     assert!(e.contains("namespace name \"Shop\" is not valid"), "{e}");
     // A document from before namespaces writes no namespace at all.
