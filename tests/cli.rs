@@ -196,8 +196,73 @@ fn rollout_status_prints_kubectls_lines_tick_by_tick() {
     assert_eq!(code, 1);
     assert!(
         err.contains(
-            "deployments.apps \"api\" not found in the input; expected one of: web, stuck"
+            "deployments.apps \"api\" not found in namespace \"default\" of the input; expected one of: web, stuck"
         ),
+        "{err}"
+    );
+}
+
+/// Namespaces on the command line as kubectl takes them: `rollout status
+/// -n NS`, `explain --pod NAMESPACE/NAME`, `simulate` listing every
+/// namespace with a NAMESPACE column, and `--namespace` as a filter.
+#[test]
+fn namespaces_are_named_as_kubectl_names_them() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/manifests/namespaces.yaml"
+    );
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
+    // shop/web and blog/web: two Deployments named web.
+    for ns in ["shop", "blog"] {
+        let (code, out, err) = run(&s(&[
+            "rollout",
+            "status",
+            file,
+            "--deployment",
+            "web",
+            "-n",
+            ns,
+        ]));
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.ends_with("deployment \"web\" successfully rolled out\n"),
+            "{out}"
+        );
+    }
+    let (code, _, err) = run(&s(&["rollout", "status", file, "--deployment", "web"]));
+    assert_eq!(code, 1);
+    assert!(err.contains("not found in namespace \"default\""), "{err}");
+    // explain: NAMESPACE/NAME; blog/cache-0 is kept off node-a by shop's web pods.
+    let (code, out, err) = run(&s(&["explain", file, "--pod", "blog/cache-0"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("pod blog/cache-0 (Running)"), "{out}");
+    assert!(
+        out.contains("node-a") && out.contains("anti-affinity"),
+        "{out}"
+    );
+    let (code, _, err) = run(&s(&["explain", file, "--pod", "cache-0"]));
+    assert_eq!(code, 1, "a bare NAME is in the namespace default: {err}");
+    // simulate: every namespace, with kubectl's NAMESPACE column.
+    let (code, out, err) = run(&s(&["simulate", file]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("NAMESPACE   NAME"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("shop ") && l.contains("web-0")),
+        "{out}"
+    );
+    // --namespace (-n) takes one namespace; the rest is skipped and said so.
+    let (code, out, err) = run(&s(&["simulate", file, "-n", "shop"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("blog/"), "{out}");
+    assert!(
+        out.contains("this import takes namespace \"shop\" alone"),
+        "{out}"
+    );
+    let (code, _, err) = run(&s(&["simulate", file, "-n", "Shop"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("namespace name \"Shop\" is not valid"),
         "{err}"
     );
 }

@@ -103,10 +103,11 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
         Budget::MinAvailable(IntOrPercent::Int(2))
     );
     assert_eq!(sc.services[0].selector, Selector::new(&[("app", "web")]));
-    // The ReplicaSet and its Pod are web's own; the bare Pod (debug) and the
-    // DaemonSet of the default namespace are imported; kube-system's is skipped.
+    // The ReplicaSet and its Pod are web's own; the bare Pod (debug), the
+    // DaemonSet of the default namespace and kube-system's kube-proxy are
+    // imported (every namespace, as `kubectl get -A` lists them).
     assert_eq!(im.summary.owned, 2);
-    assert_eq!(im.summary.skipped, vec![("DaemonSet".to_string(), 1)]);
+    assert!(im.summary.skipped.is_empty(), "{:?}", im.summary.skipped);
     assert_eq!(sc.pods.len(), 1);
     assert_eq!(
         (sc.pods[0].name.as_str(), sc.pods[0].node_name.as_deref()),
@@ -114,8 +115,14 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
     );
     // Neither requests anything: BestEffort, simulated as such (no substitute request).
     assert!(sc.pods[0].template.requests.is_zero());
-    assert_eq!(sc.daemonsets.len(), 1);
+    assert_eq!(sc.daemonsets.len(), 2);
     assert!(sc.daemonsets[0].template.requests.is_zero());
+    assert_eq!(sc.daemonsets[1].name, "kube-system/kube-proxy");
+    // kube-system exists with no labels of its own (no Namespace object).
+    assert_eq!(
+        sc.namespaces,
+        vec![shepherd::NamespaceSpec::new("kube-system")]
+    );
 
     let c = converge(sc);
     // web tolerates nothing and zone-c-1 is cordoned: every web pod on zone-a-1.
@@ -167,7 +174,25 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
         .warnings
         .iter()
         .any(|w| w.loc.name == "debug" || w.loc.name == "log-agent"));
-    assert!(has_warning(&im, "metadata.namespace", "\"kube-system\""));
+    // kube-proxy tolerates everything: one pod on each of the three nodes.
+    let mut proxies: Vec<_> = c
+        .pods()
+        .filter(|p| p.app == "kube-system/kube-proxy")
+        .filter_map(|p| node_of(&c, &p.name()))
+        .collect();
+    proxies.sort();
+    assert_eq!(proxies, ["zone-a-1", "zone-b-1", "zone-c-1"]);
+    // With a namespace filter (kubectl's -n), the others are skipped and said so.
+    let only = shepherd_k8s::import_with(
+        &corpus("three-zones-list.yaml"),
+        &shepherd_k8s::Options {
+            namespace: Some("default".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(only.summary.skipped, vec![("DaemonSet".to_string(), 1)]);
+    assert!(has_warning(&only, "metadata.namespace", "\"kube-system\""));
     // Status, managedFields, annotations and the rest of a cluster's noise warn about nothing.
     assert!(!im.warnings.iter().any(|w| w.path.contains("managedFields")
         || w.path.starts_with("status.") && w.path != "status.allocatable.pods"));
@@ -287,7 +312,7 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
     assert_eq!(api_on(&c, "ip-10-0-2-44.ec2.internal"), 0);
 
     // Out and back in: the same scenario and the same placement.
-    let again = import(&export(sc, "default")).unwrap();
+    let again = import(&export(sc)).unwrap();
     assert_eq!(&again.scenario, sc);
     assert!(again.warnings.is_empty(), "{:?}", again.warnings);
     assert_eq!(placement(&converge(&again.scenario)), placement(&c));
@@ -296,7 +321,7 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
 #[test]
 fn the_kwok_export_makes_fake_nodes_every_pod_tolerates_and_places_the_same() {
     let im = import(&corpus("workloads.yaml")).unwrap();
-    let text = shepherd_k8s::export_kwok(&im.scenario, "default");
+    let text = shepherd_k8s::export_kwok(&im.scenario);
     let kwok = import(&text).unwrap();
     for n in &kwok.scenario.nodes {
         assert_eq!(n.spec.labels.get("type").map(String::as_str), Some("kwok"));
@@ -401,7 +426,23 @@ fn daemonset_pod_and_toleration_seconds_errors_name_the_field() {
 
 #[test]
 fn a_helm_stream_reads_effective_requests_not_ready_nodes_and_skips_what_it_must() {
-    let im = import(&corpus("helm-stream.yaml")).unwrap();
+    // A Helm release's stream, taken for its namespace (kubectl's -n):
+    // `elsewhere`, in namespace other, is skipped with a warning; without
+    // the filter it is imported as other/elsewhere.
+    let all = import(&corpus("helm-stream.yaml")).unwrap();
+    assert!(all
+        .scenario
+        .deployments
+        .iter()
+        .any(|d| d.name == "other/elsewhere"));
+    let im = shepherd_k8s::import_with(
+        &corpus("helm-stream.yaml"),
+        &shepherd_k8s::Options {
+            namespace: Some("default".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let sc = &im.scenario;
     let dead = &sc.nodes[1];
     assert!(!dead.ready && dead.spec.taints.is_empty(), "{dead:?}");
@@ -714,14 +755,14 @@ fn min_ready_and_progress_deadline_are_imported_and_exported() {
         (d.min_ready_seconds, d.progress_deadline_seconds),
         (10, 120)
     );
-    let out = export(&im.scenario, "default");
+    let out = export(&im.scenario);
     assert!(out.contains("minReadySeconds: 10"), "{out}");
     assert!(out.contains("progressDeadlineSeconds: 120"), "{out}");
     // Kubernetes' defaults are not written out, and come back as defaults.
     let plain = import(&format!("{NODE}---\n{}", deployment("2", "1"))).unwrap();
     let d = &plain.scenario.deployments[0];
     assert_eq!((d.min_ready_seconds, d.progress_deadline_seconds), (0, 600));
-    let out = export(&plain.scenario, "default");
+    let out = export(&plain.scenario);
     assert!(!out.contains("minReadySeconds") && !out.contains("progressDeadlineSeconds"));
     // A ReplicaSet has no progress deadline: simulated as a Deployment without one.
     let rs = deployment("2", "1")
@@ -865,7 +906,61 @@ fn random_scenario(seed: u64) -> Scenario {
             .collect(),
         ..Scenario::default()
     };
-    for mut d in w.apps {
+    // Namespaces: some scenarios spread their objects over shop, blog and
+    // kube-system (declared, with labels a namespaceSelector reads).
+    let spaced = rng.chance(50);
+    if spaced {
+        sc.namespaces = vec![
+            shepherd::NamespaceSpec::new("shop").with_label("team", "a"),
+            shepherd::NamespaceSpec::new("blog").with_label("team", "b"),
+            shepherd::NamespaceSpec::new("kube-system"),
+        ];
+    }
+    let spaces = ["default", "shop", "blog"];
+    let mut apps: Vec<shepherd::DeploymentSpec> = Vec::new();
+    for d in w.apps {
+        if spaced && rng.chance(30) {
+            // The same Deployment in blog as well: two of one name.
+            let mut twin = d.clone();
+            twin.name = shepherd::namespace::qualify("blog", &d.name);
+            apps.push(twin);
+        }
+        let mut d = d;
+        if spaced {
+            let ns = spaces[rng.below(3) as usize];
+            if !apps
+                .iter()
+                .any(|a| a.name == shepherd::namespace::qualify(ns, &d.name))
+            {
+                d.name = shepherd::namespace::qualify(ns, &d.name);
+            }
+            if rng.chance(40) {
+                let term = AffinityTerm::new(
+                    Selector {
+                        match_labels: d.template.labels.clone(),
+                        ..Default::default()
+                    },
+                    None,
+                );
+                let term = match rng.below(4) {
+                    0 => term.in_namespaces(&["blog"]),
+                    1 => term.with_namespace_selector(Selector::default()),
+                    2 => term.with_namespace_selector(Selector::new(&[("team", "a")])),
+                    _ => term
+                        .in_namespaces(&["default"])
+                        .with_namespace_selector(Selector::new(&[("team", "b")])),
+                };
+                d.template
+                    .preferred_anti_affinity
+                    .push(WeightedAffinityTerm {
+                        weight: rng.range(1, 100) as i32,
+                        term,
+                    });
+            }
+        }
+        apps.push(d);
+    }
+    for mut d in apps {
         d.strategy = RollingUpdate {
             max_surge: pct(&mut rng),
             max_unavailable: IntOrPercent::Int(rng.range(1, 3) as u32),
@@ -888,6 +983,7 @@ fn random_scenario(seed: u64) -> Scenario {
                 Budget::MaxUnavailable(pct(&mut rng))
             };
             sc.pdbs.push(PdbSpec {
+                // In the Deployment's namespace (its key's prefix).
                 name: format!("{}-pdb", d.name),
                 selector: Selector {
                     match_labels: d.template.labels.clone(),
@@ -989,7 +1085,13 @@ fn random_scenario(seed: u64) -> Scenario {
                     .for_seconds(rng.range(0, 3600)),
             );
         }
-        let mut d = shepherd::DaemonSetSpec::new(&format!("agent-{i}.v1"), t);
+        let name = format!("agent-{i}.v1");
+        let name = if spaced && i == 0 {
+            shepherd::namespace::qualify("kube-system", &name)
+        } else {
+            name
+        };
+        let mut d = shepherd::DaemonSetSpec::new(&name, t);
         d.max_unavailable = IntOrPercent::Int(rng.range(1, 3) as u32);
         sc.daemonsets.push(d);
     }
@@ -1005,7 +1107,11 @@ fn random_scenario(seed: u64) -> Scenario {
             None
         };
         sc.pods.push(shepherd::BarePodSpec {
-            name: format!("debug-{i}"),
+            name: if spaced && i == 1 {
+                format!("shop/debug-{i}")
+            } else {
+                format!("debug-{i}")
+            },
             template: shepherd::PodTemplate::new(Resources::new(
                 rng.range(0, 3000),
                 rng.range(0, 2048),
@@ -1037,7 +1143,7 @@ fn random_scenario(seed: u64) -> Scenario {
 fn import_of_an_export_is_the_same_scenario_and_the_same_placement() {
     sweep("import_of_an_export", 200, |seed| {
         let sc = random_scenario(seed);
-        let mut text = export(&sc, "default");
+        let mut text = export(&sc);
         if let Some(p) = &sc.profile {
             // The scheduler's configuration is a file of its own (kube-scheduler --config); it reads back as part of the stream.
             text.push_str(&export_scheduler_config(p));
@@ -1151,7 +1257,7 @@ fn the_importer_survives_mutated_input_all_or_nothing_with_a_path() {
         corpus("ssd-list.json"),
         corpus("scheduling-features.yaml"),
         corpus("workloads.yaml"),
-        export(&random_scenario(1), "default"),
+        export(&random_scenario(1)),
     ];
     sweep("the_importer_survives", 200, |seed| {
         let mut rng = Prng::new(seed);
@@ -1289,7 +1395,7 @@ fn priority_classes_and_priority_class_names_are_simulated() {
     assert_eq!(node_of(&c, "web-0").as_deref(), Some("node-1"));
     assert_eq!(c.pending_count(), 1);
     // Export and import again: the same scenario.
-    let text = export(sc, "default");
+    let text = export(sc);
     assert!(text.contains("kind: PriorityClass"), "{text}");
     assert!(text.contains("priorityClassName: high"), "{text}");
     let back = import(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -1353,7 +1459,7 @@ fn import_of_an_export_keeps_priority_classes() {
                 d.template.priority_class_name = Some(format!("class-{}", rng.below(n)));
             }
         }
-        let mut text = export(&sc, "default");
+        let mut text = export(&sc);
         if let Some(p) = &sc.profile {
             text.push_str(&export_scheduler_config(p));
         }
@@ -1365,4 +1471,76 @@ fn import_of_an_export_keeps_priority_classes() {
         );
         assert!(back.warnings.is_empty(), "{:?}", back.warnings);
     });
+}
+
+#[test]
+fn namespaces_keep_names_apart_and_scope_selectors_in_and_out() {
+    // shop/web runs on node-a, blog/web on node-b (nodeSelectors); each
+    // budget and Service counts its own namespace's web pods (2 and 3);
+    // blog/cache may not share a node with a web pod of a namespace
+    // labelled team=shop-team (shop alone), so both cache pods go to
+    // node-b, next to blog's own web pods.
+    let im = import(&corpus("namespaces.yaml")).unwrap();
+    assert!(im.warnings.is_empty(), "{:?}", im.warnings);
+    let sc = &im.scenario;
+    assert_eq!(
+        sc.namespaces,
+        vec![
+            shepherd::NamespaceSpec::new("shop").with_label("team", "shop-team"),
+            shepherd::NamespaceSpec::new("blog"),
+        ]
+    );
+    let names: Vec<&str> = sc.deployments.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["shop/web", "blog/web", "blog/cache"]);
+    let c = converge(sc);
+    let mut placed = placement(&c);
+    placed.sort();
+    let on = |n: &str| Some(n.to_string());
+    assert_eq!(
+        placed,
+        vec![
+            ("blog/cache-0".to_string(), on("node-b")),
+            ("blog/cache-1".to_string(), on("node-b")),
+            ("blog/web-0".to_string(), on("node-b")),
+            ("blog/web-1".to_string(), on("node-b")),
+            ("blog/web-2".to_string(), on("node-b")),
+            ("shop/web-0".to_string(), on("node-a")),
+            ("shop/web-1".to_string(), on("node-a")),
+        ]
+    );
+    // Once Ready (one tick later):
+    let mut c = c;
+    c.set_now(c.now() + 1);
+    assert!(
+        c.reconcile_to_fixed_point(sc.profile_or_default())
+            .converged
+    );
+    assert_eq!(c.pdb_status("shop/web").unwrap().current_healthy, 2);
+    assert_eq!(c.pdb_status("blog/web").unwrap().current_healthy, 3);
+    assert_eq!(c.service_endpoints("shop/web").unwrap().len(), 2);
+    assert_eq!(c.service_endpoints("blog/web").unwrap().len(), 3);
+    // `kubectl get pods -A -o wide`: a NAMESPACE column and the bare names.
+    let table = shepherd_k8s::pods_wide(&c);
+    let head = table.lines().next().unwrap();
+    assert!(head.starts_with("NAMESPACE   NAME"), "{table}");
+    assert!(
+        table.lines().any(|l| l.starts_with("shop        web-0 ")),
+        "{table}"
+    );
+    // Out: a Namespace before the objects in it, each object in its own
+    // namespace, the term's namespaceSelector kept; and back in, the same.
+    let out = export(sc);
+    let first_ns = out.find("kind: Namespace").unwrap();
+    assert!(first_ns < out.find("kind: Deployment").unwrap());
+    assert!(out.contains("namespace: blog") && out.contains("namespaceSelector"));
+    let again = import(&out).unwrap();
+    assert_eq!(&again.scenario, sc);
+    assert_eq!(placement(&converge(&again.scenario)), placement(&c));
+    // A wrong namespace is refused with its path.
+    let bad = corpus("namespaces.yaml").replace("namespace: blog", "namespace: Blog_1");
+    let e = import(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains("metadata.namespace") && e.contains("namespace name"),
+        "{e}"
+    );
 }

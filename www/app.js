@@ -666,7 +666,7 @@ function wireForms() {
     if (!quantitiesOk(form)) return;
     const v = formValues(form);
     act((sim) => sim.deploy({
-      name: v.name, replicas: v.replicas, cpu: v.cpu, memory: v.memory, version: v.version,
+      namespace: v.namespace, name: v.name, replicas: v.replicas, cpu: v.cpu, memory: v.memory, version: v.version,
       labels: v.labels, nodeSelector: v.nodeSelector, toleration: v.toleration,
       antiAffinity: v.antiAffinity, maxSurge: v.maxSurge, maxUnavailable: v.maxUnavailable,
       minReadySeconds: v.minReadySeconds, progressDeadlineSeconds: v.progressDeadlineSeconds,
@@ -719,12 +719,12 @@ function wireForms() {
   $('form-pdb').addEventListener('submit', (e) => {
     e.preventDefault();
     const v = formValues(e.target);
-    act((sim) => sim.addPdb({ name: v.name, selector: v.selector, [v.kind]: v.value }), { form: e.target });
+    act((sim) => sim.addPdb({ namespace: v.namespace, name: v.name, selector: v.selector, [v.kind]: v.value }), { form: e.target });
   });
   $('form-service').addEventListener('submit', (e) => {
     e.preventDefault();
     const v = formValues(e.target);
-    act((sim) => sim.addService({ name: v.name, selector: v.selector }), { form: e.target });
+    act((sim) => sim.addService({ namespace: v.namespace, name: v.name, selector: v.selector }), { form: e.target });
   });
   $('form-evict').addEventListener('submit', (e) => {
     e.preventDefault();

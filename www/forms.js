@@ -19,6 +19,7 @@ const FIELD_WORDS = [
   [/^(app \S+: )?minReadySeconds/, 'minReadySeconds'],
   [/^minAvailable/i, 'value'],
   [/^replicas/i, 'replicas'],
+  [/^namespace\b/i, 'namespace'],
   [/^selector/i, 'selector'],
   [/^nodes\b(?! ")/i, 'nodes'],
   [/^pods per node/i, 'podsPerNode'],

@@ -62,16 +62,19 @@ const USAGE: &str = "usage:
       Kubernetes manifests (YAML, JSON, kind: List) converged under the input's
       KubeSchedulerConfiguration (else kube-scheduler's default profile, or --profile): per-node requests, the pods as
       kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings;
-      --then FILE applies a second file to the converged cluster and converges again
+      --then FILE applies a second file to the converged cluster and converges again;
+      every namespace is imported unless --namespace NS (-n NS) takes that one alone
   shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--namespace NS] [--then FILE]
       for one pod after converging: every node's filter verdict (plugin and reason) and,
       for feasible nodes, each score plugin's raw, normalized, weight and weighted score,
-      the total and the position, and the plugin that decided; for a pod that preempted,
+      the total and the position, and the plugin that decided (a bare NAME is in the
+      namespace default, or in --namespace); for a pod that preempted,
       the candidate nodes with their victims and the figures that chose one
   shepherd rollout status FILE|DIR|- --deployment NAME [--at TICK] [--timeout TICKS] [--profile NAME] [--namespace NS]
       the lines kubectl rollout status prints as the manifests roll out, one tick a second:
       each new line until \"successfully rolled out\" (exit 0) or \"exceeded its progress deadline\"
-      (exit 1); --at TICK prints the one line at that tick
+      (exit 1); --at TICK prints the one line at that tick; --namespace NS (-n NS) is the
+      Deployment's namespace (default: default)
   shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
       the input's scenario, or a random workload from the seed, as manifests kubectl apply takes;
       --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead
@@ -1075,7 +1078,7 @@ fn compare(args: &[String]) -> Result<(), Failure> {
         )),
         Some(arg) => {
             let opts = shepherd_k8s::Options {
-                namespace: value("--namespace").unwrap_or("default").to_string(),
+                namespace: value("--namespace").map(str::to_string),
                 ..shepherd_k8s::Options::default()
             };
             let text = manifests::read_input(arg, opts.limits.max_bytes).map_err(Failure::Run)?;

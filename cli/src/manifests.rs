@@ -86,7 +86,9 @@ struct Args {
     kwok: bool,
     /// `--kubectl-script`: the nodes' labels and taints as kubectl commands.
     kubectl_script: bool,
-    namespace: String,
+    /// `--namespace NS` (or `-n NS`): import that namespace alone, as
+    /// kubectl's `-n`; none: every namespace.
+    namespace: Option<String>,
     seed: u64,
     nodes: u32,
     apps: u32,
@@ -103,7 +105,7 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
         scheduler_config: false,
         kwok: false,
         kubectl_script: false,
-        namespace: "default".to_string(),
+        namespace: None,
         seed: 7,
         nodes: 6,
         apps: 4,
@@ -111,7 +113,11 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
     };
     let mut i = 0;
     while i < args.len() {
-        let k = args[i].as_str();
+        // kubectl's short form of --namespace.
+        let k = match args[i].as_str() {
+            "-n" if valued.contains(&"--namespace") => "--namespace",
+            k => k,
+        };
         let v = || {
             args.get(i + 1)
                 .cloned()
@@ -168,7 +174,12 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
             }
             "--pod" => a.pod = Some(v()?),
             "--then" => a.then = Some(v()?),
-            "--namespace" => a.namespace = v()?,
+            "--namespace" => {
+                let ns = v()?;
+                shepherd::namespace::validate_namespace(&ns)
+                    .map_err(|e| format!("--namespace: {e}"))?;
+                a.namespace = Some(ns)
+            }
             "--seed" => a.seed = num(v()?, u64::MAX)?,
             "--nodes" => a.nodes = num(v()?, 5000)? as u32,
             "--apps" => a.apps = num(v()?, 5000)? as u32,
@@ -507,11 +518,11 @@ pub fn export_cmd(args: &[String]) -> Result<(), String> {
             export_scheduler_config(&scenario.profile_or_default())
         );
     } else if a.kwok {
-        print!("{}", export_kwok(&scenario, &a.namespace));
+        print!("{}", export_kwok(&scenario));
     } else if a.kubectl_script {
         print!("{}", kubectl_node_script(&scenario));
     } else {
-        print!("{}", export(&scenario, &a.namespace));
+        print!("{}", export(&scenario));
     }
     Ok(())
 }
@@ -533,24 +544,33 @@ pub fn explain(args: &[String]) -> Result<(), String> {
     let pod_arg = a
         .pod
         .clone()
-        .ok_or("explain needs --pod NAMESPACE/NAME (or NAME in the imported namespace)")?;
+        .ok_or("explain needs --pod NAMESPACE/NAME (or NAME, in the namespace given by --namespace, else default)")?;
+    // NAMESPACE/NAME, or NAME in --namespace (else default), as kubectl reads it.
     let (ns, pod) = match pod_arg.split_once('/') {
         Some((ns, p)) => (ns.to_string(), p.to_string()),
-        None => (a.namespace.clone(), pod_arg.clone()),
+        None => (
+            a.namespace.clone().unwrap_or_else(|| "default".into()),
+            pod_arg.clone(),
+        ),
     };
-    if ns != a.namespace {
+    shepherd::namespace::validate_namespace(&ns).map_err(|e| format!("--pod {pod_arg:?}: {e}"))?;
+    if let Some(only) = a.namespace.as_ref().filter(|only| **only != ns) {
         return Err(format!(
-            "--pod {pod_arg:?} is in namespace {ns:?}, but the import simulates {:?}; expected --namespace {ns} as well",
-            a.namespace
+            "--pod {pod_arg:?} is in namespace {ns:?}, but --namespace imports {only:?} alone; expected the pod's namespace, or no --namespace"
         ));
     }
+    let key = shepherd::namespace::qualify(&ns, &pod);
     let r = run(&a, "explain");
-    let e = r.cluster.explain(&pod, &r.profile).unwrap_or_else(|err| {
-        let names: Vec<String> = r.cluster.pods().map(|p| p.name()).take(8).collect();
+    let e = r.cluster.explain(&key, &r.profile).unwrap_or_else(|err| {
+        let names: Vec<String> = r
+            .cluster
+            .pods()
+            .map(|p| shepherd::namespace::full_name(&p.name()))
+            .take(8)
+            .collect();
         eprintln!(
-            "shepherd: {err}; expected one of the simulated pods, e.g. {}/{}",
-            ns,
-            names.join(&format!(", {ns}/"))
+            "shepherd: {err}; expected one of the simulated pods, e.g. {}",
+            names.join(", ")
         );
         std::process::exit(1)
     });
@@ -585,7 +605,7 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
         })
         .collect();
     serde_json::json!({
-        "pod": format!("{ns}/{}", e.pod),
+        "pod": format!("{ns}/{}", shepherd::namespace::split(&e.pod).1),
         "phase": e.phase,
         "boundTo": e.bound_to,
         "requests": {"cpuMillis": e.requests.cpu_millis, "memoryMiB": e.requests.memory_mib},
@@ -614,7 +634,10 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
 fn print_explanation(ns: &str, e: &Explanation) {
     println!(
         "pod {ns}/{} ({}), requests {}, scheduler profile {}",
-        e.pod, e.phase, e.requests, e.profile
+        shepherd::namespace::split(&e.pod).1,
+        e.phase,
+        e.requests,
+        e.profile
     );
     println!("{}", e.summary);
     if let Some((p, by)) = &e.decided_by {

@@ -14,6 +14,8 @@ struct Args {
     deployment: String,
     at: Option<u64>,
     timeout: u64,
+    /// `--namespace NS` / `-n NS`: the Deployment's namespace (default
+    /// `default`), as kubectl reads it.
     namespace: String,
     profile: Option<Profile>,
 }
@@ -49,7 +51,11 @@ fn parse(args: &[String]) -> Result<Args, String> {
     };
     let mut i = 1;
     while i < args.len() {
-        let k = args[i].as_str();
+        // kubectl's short form of --namespace.
+        let k = match args[i].as_str() {
+            "-n" => "--namespace",
+            k => k,
+        };
         if !k.starts_with("--") || k == "-" {
             if input.replace(k.to_string()).is_some() {
                 return Err(format!(
@@ -89,7 +95,11 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--deployment" => a.deployment = v.clone(),
             "--at" => a.at = Some(ticks(v, 0)?),
             "--timeout" => a.timeout = ticks(v, 1)?,
-            "--namespace" => a.namespace = v.clone(),
+            "--namespace" => {
+                shepherd::namespace::validate_namespace(v)
+                    .map_err(|e| format!("--namespace: {e}"))?;
+                a.namespace = v.clone()
+            }
             "--profile" => a.profile = Some(Profile::named(v).map_err(|e| e.to_string())?),
             _ => unreachable!("every option in OPTIONS is matched"),
         }
@@ -121,18 +131,24 @@ fn kubectl_error(msg: &str) -> ! {
 /// (`--watch=false`).
 pub fn rollout(args: &[String]) -> Result<(), String> {
     let a = parse(args)?;
-    let opts = Options {
-        namespace: a.namespace.clone(),
-        ..Options::default()
-    };
+    // Every namespace is imported (a namespaceSelector may reach any);
+    // the Deployment is looked up in its own, as kubectl does.
+    let opts = Options::default();
+    let key = shepherd::namespace::qualify(&a.namespace, &a.deployment);
     let text = read_input(&a.input, opts.limits.max_bytes).unwrap_or_else(|e| kubectl_error(&e));
     let imported = import_with(&text, &opts).unwrap_or_else(|e| kubectl_error(&e.to_string()));
     let sc = &imported.scenario;
-    if !sc.deployments.iter().any(|d| d.name == a.deployment) {
-        let names: Vec<&str> = sc.deployments.iter().map(|d| d.name.as_str()).collect();
+    if !sc.deployments.iter().any(|d| d.name == key) {
+        let names: Vec<&str> = sc
+            .deployments
+            .iter()
+            .filter(|d| shepherd::namespace::split(&d.name).0 == a.namespace)
+            .map(|d| shepherd::namespace::split(&d.name).1)
+            .collect();
         kubectl_error(&format!(
-            "deployments.apps {} not found in the input; expected one of: {}",
+            "deployments.apps {} not found in namespace {} of the input; expected one of: {}",
             quoted(&a.deployment),
+            quoted(&a.namespace),
             if names.is_empty() {
                 "(none)".to_string()
             } else {
@@ -147,7 +163,7 @@ pub fn rollout(args: &[String]) -> Result<(), String> {
     let start = sim.tick();
     let status = |sim: &Simulator| -> RolloutStatus {
         sim.cluster()
-            .rollout_status(&a.deployment)
+            .rollout_status(&key)
             .unwrap_or_else(|e| kubectl_error(&e.to_string()))
     };
     if let Some(at) = a.at {

@@ -36,7 +36,7 @@ pub struct BarePodSpec {
 
 impl BarePodSpec {
     pub fn validate(&self) -> Result<(), Error> {
-        validate_name_as(&self.name, "Pod", NameRule::Dns1123Subdomain)?;
+        crate::namespace::validate_key(&self.name, "Pod", NameRule::Dns1123Subdomain)?;
         if let Some(n) = &self.node_name {
             validate_name_as(n, "spec.nodeName: node", NameRule::Dns1123Subdomain)?;
         }
@@ -57,6 +57,7 @@ impl Cluster {
     /// nodeName (kubelet admission) or leaves it to the scheduler.
     pub fn create_bare_pod(&mut self, spec: BarePodSpec) -> Result<ControllerId, Error> {
         spec.validate()?;
+        self.use_namespace(&spec.name);
         if self.controller_by_name.contains_key(&spec.name) {
             return Err(Error::AlreadyExists {
                 kind: "workload",
@@ -90,7 +91,7 @@ impl Cluster {
 
     fn bare_pod_id(&self, name: &str) -> Result<ControllerId, Error> {
         self.controller_by_name
-            .get(name)
+            .get(crate::namespace::canonical(name))
             .copied()
             .filter(|c| matches!(self.controllers[c.0 as usize].workload, Workload::Pod(_)))
             .ok_or_else(|| Error::not_found("Pod", name))

@@ -204,7 +204,11 @@ pub(crate) struct Pod {
 /// precomputed for it.
 #[derive(Clone, Debug)]
 pub(crate) struct Revision {
+    /// The template as admitted: with the reserved namespace labels and
+    /// selector requirements (`namespace.rs`) that every matcher reads.
     pub template: PodTemplate,
+    /// The template as declared (what `Cluster::template` shows).
+    pub declared: PodTemplate,
     /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`.
     pub hash: String,
     /// Terms (by index) whose selector matches this template's labels.
@@ -534,6 +538,11 @@ pub struct Cluster {
     pub(crate) all_revisions: Vec<(u32, u32)>,
     pub(crate) pdbs: BTreeMap<String, PdbSpec>,
     pub(crate) services: BTreeMap<String, ServiceState>,
+    /// Namespaces by name with their labels (without the automatic
+    /// `kubernetes.io/metadata.name`): declared ones, and those an object
+    /// was created in (with no labels). A namespace's labels are fixed when
+    /// it is created (`namespace.rs`).
+    pub(crate) namespaces: BTreeMap<String, Labels>,
     pub(crate) events: Vec<EventRecord>,
     pub(crate) texts: Vec<String>,
     /// Pods to mark Ready at a tick: (tick, key, uid).
@@ -630,6 +639,7 @@ impl Cluster {
             all_revisions: Vec::new(),
             pdbs: BTreeMap::new(),
             services: BTreeMap::new(),
+            namespaces: BTreeMap::new(),
             events: Vec::new(),
             texts: Vec::new(),
             ready_queue: BTreeMap::new(),
@@ -761,8 +771,8 @@ impl Cluster {
             Message::DeletedPod(c, o) => format!("Deleted pod: {}", self.pod_name(*c, *o)),
             Message::Assigned(c, o, n) => {
                 format!(
-                    "Successfully assigned default/{} to {}",
-                    self.pod_name(*c, *o),
+                    "Successfully assigned {} to {}",
+                    crate::namespace::full_name(&self.pod_name(*c, *o)),
                     self.nodes[n.0 as usize].spec.name
                 )
             }
@@ -1177,7 +1187,7 @@ impl Cluster {
     /// A live Deployment by name (DaemonSets and bare Pods have their own calls).
     pub(crate) fn controller_id(&self, name: &str) -> Result<ControllerId, Error> {
         self.controller_by_name
-            .get(name)
+            .get(crate::namespace::canonical(name))
             .copied()
             .filter(|c| {
                 matches!(
@@ -1191,6 +1201,7 @@ impl Cluster {
     /// Creates a Deployment. Its pods are created by the next pass.
     pub fn deploy(&mut self, spec: DeploymentSpec) -> Result<ControllerId, Error> {
         spec.validate()?;
+        self.use_namespace(&spec.name);
         if self.controller_by_name.contains_key(&spec.name) {
             return Err(Error::AlreadyExists {
                 kind: "app",
@@ -1249,6 +1260,7 @@ impl Cluster {
     pub fn roll(&mut self, name: &str, template: PodTemplate) -> Result<(), Error> {
         let id = self.controller_id(name)?;
         template.validate(name)?;
+        let template = self.admit(id, &template);
         if *self.controllers[id.0 as usize].template() == template {
             return Ok(());
         }
@@ -1272,7 +1284,7 @@ impl Cluster {
         let prev = c.history.len().checked_sub(2).map(|i| c.history[i]);
         match prev {
             Some(r) => {
-                let t = c.revisions[r as usize - 1].template.clone();
+                let t = c.revisions[r as usize - 1].declared.clone();
                 self.roll(name, t)
             }
             None => Err(Error::Invalid(format!("app {name} has no previous revision to roll back to; expected an app that has been rolled at least once"))),
@@ -1317,7 +1329,8 @@ impl Cluster {
         self.desired_total -= c.replicas as u64;
         c.replicas = 0;
         self.disruption_epoch += 1;
-        self.controller_by_name.remove(name);
+        self.controller_by_name
+            .remove(crate::namespace::canonical(name));
         self.note(
             EventType::Normal,
             Reason::Deleted,
@@ -1328,6 +1341,7 @@ impl Cluster {
 
     /// Finds or appends the revision for `template` and makes it current.
     pub(crate) fn current_revision_for(&mut self, id: ControllerId, template: PodTemplate) {
+        let template = self.admit(id, &template);
         let existing = self.controllers[id.0 as usize]
             .revisions
             .iter()
@@ -1350,16 +1364,23 @@ impl Cluster {
     pub(crate) fn push_revision(&mut self, id: ControllerId, template: PodTemplate) -> u32 {
         {
             {
-                let hash = template_hash(&template);
+                let declared = crate::namespace::strip_template(&template);
+                let template = self.admit(id, &template);
+                // The hash of the declared template: namespaces do not
+                // rename a ReplicaSet.
+                let hash = template_hash(&declared);
                 let mut affinity_ids = Vec::new();
                 let mut anti_ids = Vec::new();
                 // Kubernetes counts an existing pod toward required affinity
                 // only when it matches every term's selector.
                 let all = conjunction(template.affinity.iter().map(|t| &t.selector));
                 for t in &template.affinity {
+                    // The admitted selectors carry each term's namespaces.
                     let term = AffinityTerm {
                         selector: all.clone(),
                         topology_key: t.topology_key.clone(),
+                        namespaces: Vec::new(),
+                        namespace_selector: None,
                     };
                     affinity_ids.push(self.term_id(&term));
                 }
@@ -1401,6 +1422,7 @@ impl Cluster {
                 c.revisions.push(Revision {
                     added_tolerations,
                     template,
+                    declared,
                     hash,
                     matching_terms,
                     affinity_ids,

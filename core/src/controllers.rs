@@ -227,8 +227,12 @@ impl Cluster {
     // ----- PodDisruptionBudgets and eviction ---------------------------------
 
     /// Adds (or replaces) a PodDisruptionBudget.
-    pub fn add_pdb(&mut self, spec: PdbSpec) -> Result<(), Error> {
+    pub fn add_pdb(&mut self, mut spec: PdbSpec) -> Result<(), Error> {
         spec.validate()?;
+        // A budget selects the pods of its own namespace (namespace.rs).
+        self.use_namespace(&spec.name);
+        spec.selector =
+            crate::namespace::own_namespace(&spec.selector, crate::namespace::split(&spec.name).0);
         let name = spec.name.clone();
         let what = match spec.budget {
             Budget::MinAvailable(v) => format!("minAvailable {v}"),
@@ -252,7 +256,7 @@ impl Cluster {
     pub fn delete_pdb(&mut self, name: &str) -> Result<(), Error> {
         self.disruption_epoch += 1;
         self.pdbs
-            .remove(name)
+            .remove(crate::namespace::canonical(name))
             .map(|_| ())
             .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))
     }
@@ -272,7 +276,7 @@ impl Cluster {
     pub fn pdb_status(&self, name: &str) -> Result<PdbStatus, Error> {
         let spec = self
             .pdbs
-            .get(name)
+            .get(crate::namespace::canonical(name))
             .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))?;
         let mut expected = 0u32;
         let mut matching = 0u32;
@@ -518,8 +522,12 @@ impl Cluster {
     // ----- Services --------------------------------------------------------
 
     /// Adds (or replaces) a Service; its endpoints follow at the next pass.
-    pub fn add_service(&mut self, spec: ServiceSpec) -> Result<(), Error> {
+    pub fn add_service(&mut self, mut spec: ServiceSpec) -> Result<(), Error> {
         spec.validate()?;
+        // A Service selects the pods of its own namespace (namespace.rs).
+        self.use_namespace(&spec.name);
+        spec.selector =
+            crate::namespace::own_namespace(&spec.selector, crate::namespace::split(&spec.name).0);
         let name = spec.name.clone();
         let obj = self.named("service", &name);
         self.note(
@@ -541,7 +549,7 @@ impl Cluster {
 
     pub fn delete_service(&mut self, name: &str) -> Result<(), Error> {
         self.services
-            .remove(name)
+            .remove(crate::namespace::canonical(name))
             .map(|_| ())
             .ok_or_else(|| Error::not_found("Service", name))
     }

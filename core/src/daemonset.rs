@@ -45,8 +45,7 @@ use crate::cluster::{Cluster, Controller, ControllerId, NodeId, PodPhase, Worklo
 use crate::error::Error;
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::{
-    validate_name_as, IntOrPercent, NameRule, PodTemplate, TaintEffect, Toleration,
-    TolerationOperator,
+    IntOrPercent, NameRule, PodTemplate, TaintEffect, Toleration, TolerationOperator,
 };
 
 /// The most DaemonSets a cluster may hold: each may run a pod on every node
@@ -74,7 +73,7 @@ impl DaemonSetSpec {
     }
 
     pub fn validate(&self) -> Result<(), Error> {
-        validate_name_as(&self.name, "DaemonSet", NameRule::Dns1123Subdomain)?;
+        crate::namespace::validate_key(&self.name, "DaemonSet", NameRule::Dns1123Subdomain)?;
         self.template.validate(&self.name)?;
         // Kubernetes' ValidateRollingUpdateDaemonSet: maxUnavailable may not
         // be 0 while maxSurge is 0 (the engine rolls with maxSurge 0).
@@ -161,6 +160,7 @@ impl Cluster {
     /// Creates a DaemonSet; its pods are created by the next pass.
     pub fn create_daemonset(&mut self, spec: DaemonSetSpec) -> Result<ControllerId, Error> {
         spec.validate()?;
+        self.use_namespace(&spec.name);
         if self.controller_by_name.contains_key(&spec.name) {
             return Err(Error::AlreadyExists {
                 kind: "workload",
@@ -216,7 +216,7 @@ impl Cluster {
 
     fn daemonset_id(&self, name: &str) -> Result<ControllerId, Error> {
         self.controller_by_name
-            .get(name)
+            .get(crate::namespace::canonical(name))
             .copied()
             .filter(|c| {
                 matches!(

@@ -75,6 +75,7 @@ mod error;
 pub mod events;
 pub mod limits;
 pub mod model;
+pub mod namespace;
 pub mod priority;
 pub mod quantity;
 mod reconcile;
@@ -103,6 +104,7 @@ pub use model::{
     SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
     TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
 };
+pub use namespace::NamespaceSpec;
 pub use priority::{PreemptionPolicy, PriorityClass};
 pub use rollout::{
     ConditionStatus, DeploymentCondition, DeploymentConditionType, DeploymentStatus, RolloutStatus,

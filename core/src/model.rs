@@ -157,8 +157,12 @@ impl Selector {
 
 impl fmt::Display for Selector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Admission's namespace requirements are not the user's to see.
         let mut first = true;
         for (k, v) in &self.match_labels {
+            if crate::namespace::is_reserved(k) {
+                continue;
+            }
             if !first {
                 f.write_str(",")?;
             }
@@ -166,6 +170,9 @@ impl fmt::Display for Selector {
             write!(f, "{}={}", k, v)?;
         }
         for r in &self.match_expressions {
+            if crate::namespace::is_reserved(&r.key) {
+                continue;
+            }
             if !first {
                 f.write_str(",")?;
             }
@@ -308,6 +315,13 @@ impl Toleration {
 pub struct AffinityTerm {
     pub selector: Selector,
     pub topology_key: String,
+    /// `namespaces`: the pods of these namespaces count (with
+    /// `namespace_selector`, the union; with neither, the pod's own
+    /// namespace). See `namespace.rs`.
+    pub namespaces: Vec<String>,
+    /// `namespaceSelector`: the pods of the namespaces whose labels it
+    /// matches count; `Some` of an empty selector is every namespace.
+    pub namespace_selector: Option<Selector>,
 }
 
 impl AffinityTerm {
@@ -315,7 +329,22 @@ impl AffinityTerm {
         AffinityTerm {
             selector,
             topology_key: topology_key.unwrap_or(HOSTNAME_KEY).to_string(),
+            namespaces: Vec::new(),
+            namespace_selector: None,
         }
+    }
+
+    /// The same term counting the pods of `namespaces`.
+    pub fn in_namespaces(mut self, namespaces: &[&str]) -> Self {
+        self.namespaces = namespaces.iter().map(|n| n.to_string()).collect();
+        self
+    }
+
+    /// The same term counting the pods of the namespaces `selector` matches
+    /// (an empty selector: every namespace).
+    pub fn with_namespace_selector(mut self, selector: Selector) -> Self {
+        self.namespace_selector = Some(selector);
+        self
     }
 }
 
@@ -461,6 +490,7 @@ impl PodTemplate {
         for t in self.affinity.iter().chain(self.anti_affinity.iter()) {
             t.selector.validate("affinity selector")?;
             validate_label_key(&t.topology_key, "topology key")?;
+            crate::namespace::validate_term_scope(t, "pod affinity term")?;
         }
         for w in self
             .preferred_affinity
@@ -472,6 +502,7 @@ impl PodTemplate {
                 .selector
                 .validate("preferred pod affinity selector")?;
             validate_label_key(&w.term.topology_key, "topology key")?;
+            crate::namespace::validate_term_scope(&w.term, "preferred pod affinity term")?;
         }
         self.node_affinity.validate(app)?;
         for c in &self.topology_spread {
@@ -710,6 +741,8 @@ impl RollingUpdate {
 /// A Deployment: keep `replicas` pods of `template` running.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeploymentSpec {
+    /// `NAME` in the namespace default, `NAMESPACE/NAME` in another (see
+    /// `namespace.rs`).
     pub name: String,
     pub replicas: u32,
     pub template: PodTemplate,
@@ -734,12 +767,13 @@ pub const DEFAULT_PROGRESS_DEADLINE_SECONDS: u32 = 600;
 pub const NO_PROGRESS_DEADLINE: u32 = i32::MAX as u32;
 
 impl DeploymentSpec {
-    /// A Deployment whose pods carry the label `app=<name>`.
+    /// A Deployment whose pods carry the label `app=<name>` (`name` may be
+    /// `NAMESPACE/NAME`; the label is the name alone).
     pub fn new(name: &str, replicas: u32, requests: Resources) -> Self {
         DeploymentSpec {
             name: name.to_string(),
             replicas,
-            template: PodTemplate::new(requests).with_label("app", name),
+            template: PodTemplate::new(requests).with_label("app", crate::namespace::split(name).1),
             strategy: RollingUpdate::default(),
             min_ready_seconds: 0,
             progress_deadline_seconds: DEFAULT_PROGRESS_DEADLINE_SECONDS,
@@ -772,7 +806,7 @@ impl DeploymentSpec {
     }
 
     pub fn validate(&self) -> Result<(), Error> {
-        validate_name_as(&self.name, "app", NameRule::Dns1123Subdomain)?;
+        crate::namespace::validate_key(&self.name, "app", NameRule::Dns1123Subdomain)?;
         validate_replicas(&self.name, self.replicas)?;
         self.template.validate(&self.name)?;
         self.strategy.validate(&self.name)?;
@@ -830,6 +864,7 @@ pub enum Budget {
 /// A PodDisruptionBudget: caps voluntary evictions of the pods it selects.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PdbSpec {
+    /// `NAME` or `NAMESPACE/NAME`: it selects the pods of its namespace only.
     pub name: String,
     pub selector: Selector,
     pub budget: Budget,
@@ -837,7 +872,7 @@ pub struct PdbSpec {
 
 impl PdbSpec {
     pub fn validate(&self) -> Result<(), Error> {
-        validate_name_as(
+        crate::namespace::validate_key(
             &self.name,
             "PodDisruptionBudget",
             NameRule::Dns1123Subdomain,
@@ -864,13 +899,14 @@ impl PdbSpec {
 /// A Service: its endpoints are the Ready pods its selector matches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServiceSpec {
+    /// `NAME` or `NAMESPACE/NAME`: it selects the pods of its namespace only.
     pub name: String,
     pub selector: Selector,
 }
 
 impl ServiceSpec {
     pub fn validate(&self) -> Result<(), Error> {
-        validate_name_as(&self.name, "Service", NameRule::Dns1035Label)?;
+        crate::namespace::validate_key(&self.name, "Service", NameRule::Dns1035Label)?;
         if self.selector.is_empty() {
             return Err(Error::Invalid(format!(
                 "Service {}: the selector is empty; expected at least one label, e.g. app=web",
@@ -993,7 +1029,7 @@ fn validate_count(n: usize, what: &str) -> Result<(), Error> {
     Ok(())
 }
 
-fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
+pub(crate) fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
     validate_count(l.len(), what)?;
     for (k, v) in l {
         validate_label_key(k, what)?;

@@ -475,7 +475,8 @@ impl Cluster {
     /// the pass that follows it, within the same tick.)
     pub fn rollout_status(&self, name: &str) -> Result<RolloutStatus, Error> {
         let s = self.deployment_status(name)?;
-        let n = &s.name;
+        // kubectl names the Deployment without its namespace.
+        let n = crate::namespace::split(&s.name).1;
         let timed_out = s
             .condition(DeploymentConditionType::Progressing)
             .is_some_and(|c| c.reason == reasons::PROGRESS_DEADLINE_EXCEEDED);

@@ -133,6 +133,8 @@ pub enum Event {
     CreatePod(BarePodSpec),
     /// Delete a bare Pod (nobody recreates it).
     DeletePod(String),
+    /// Create a Namespace with its labels: see [`Cluster::add_namespace`].
+    AddNamespace(crate::namespace::NamespaceSpec),
 }
 
 impl Event {
@@ -190,6 +192,7 @@ impl Event {
                 None => format!("create Pod {} ({})", p.name, p.template.requests),
             },
             Event::DeletePod(p) => format!("delete Pod {p}"),
+            Event::AddNamespace(n) => format!("add Namespace {}", n.name),
         }
     }
 }
@@ -629,6 +632,25 @@ impl Simulator {
                 Ok(())
             }
             Event::DeletePod(p) => self.check_workload_exists("Pod", p, tick),
+            Event::AddNamespace(n) => {
+                n.validate()?;
+                let mut labels = n.labels.clone();
+                labels.remove(crate::namespace::NAMESPACE_NAME_LABEL);
+                let queued = due().any(|(_, e)| {
+                    matches!(e, Event::AddNamespace(q) if q.name == n.name && {
+                        let mut l = q.labels.clone();
+                        l.remove(crate::namespace::NAMESPACE_NAME_LABEL);
+                        l != labels
+                    })
+                });
+                if queued {
+                    return Err(Error::Invalid(format!(
+                        "namespace {}: a Namespace of this name with other labels is queued before it; expected the same labels",
+                        n.name
+                    )));
+                }
+                c.check_namespace_labels(&n.name, &labels)
+            }
         }
     }
 
@@ -807,6 +829,7 @@ impl Simulator {
             Event::DeleteDaemonSet(d) => c.delete_daemonset(d),
             Event::CreatePod(p) => c.create_bare_pod(p.clone()).map(|_| ()),
             Event::DeletePod(p) => c.delete_bare_pod(p),
+            Event::AddNamespace(n) => c.add_namespace(n.clone()),
         }
     }
 

@@ -335,6 +335,7 @@ impl<'a> Index<'a> {
 /// Costs O(pods x terms), counting matching pods by domain (plus, after
 /// re-registrations, the forgiven pairs it walks past).
 pub fn verify_constraints(c: &Cluster) -> Result<(), Violation> {
+    verify_namespaces(c)?;
     let ix = Index::of(c)?;
     for b in &ix.bound {
         check_node_rules(&b.pod, &b.node, false)?;
@@ -364,6 +365,76 @@ pub fn verify_constraints(c: &Cluster) -> Result<(), Violation> {
                     b.node.name(),
                     term.topology_key,
                     q.pod.name()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The namespace scoping every matcher relies on (`namespace.rs`), checked
+/// from the pods: each pod carries its owner's namespace as the reserved
+/// name label, and each of its terms reaches the namespaces Kubernetes'
+/// PodAffinityTerm rule says: with neither `namespaces` nor
+/// `namespaceSelector`, the pod's own; with a list alone, that list; with
+/// `namespaceSelector: {}`, every namespace (no namespace requirement).
+pub fn verify_namespaces(c: &Cluster) -> Result<(), Violation> {
+    let name_key = format!(
+        "{}{}",
+        crate::namespace::RESERVED_PREFIX,
+        crate::namespace::NAMESPACE_NAME_LABEL
+    );
+    for p in c.pods() {
+        let ns = crate::namespace::split(p.app).0;
+        let t = p.template;
+        if t.labels.get(&name_key).map(String::as_str) != Some(ns) {
+            return Err(format!(
+                "pod {} of namespace {ns} carries the namespace label {:?}",
+                p.name(),
+                t.labels.get(&name_key)
+            ));
+        }
+        let terms = t
+            .affinity
+            .iter()
+            .chain(t.anti_affinity.iter())
+            .chain(t.preferred_affinity.iter().map(|w| &w.term))
+            .chain(t.preferred_anti_affinity.iter().map(|w| &w.term));
+        for term in terms {
+            let own = term.selector.match_labels.get(&name_key);
+            let listed = term
+                .selector
+                .match_expressions
+                .iter()
+                .find(|r| r.key == name_key);
+            let ok = match (&term.namespace_selector, term.namespaces.is_empty()) {
+                (None, true) => own.map(String::as_str) == Some(ns) && listed.is_none(),
+                (None, false) => {
+                    own.is_none()
+                        && listed.is_some_and(|r| {
+                            r.operator == crate::model::SelectorOperator::In
+                                && r.values == term.namespaces
+                        })
+                }
+                (Some(sel), _) if sel.is_empty() => {
+                    own.is_none()
+                        && !term
+                            .selector
+                            .match_expressions
+                            .iter()
+                            .any(|r| crate::namespace::is_reserved(&r.key))
+                }
+                // A namespaceSelector with labels: its requirements on the
+                // Namespace's labels (checked by the pinned tests).
+                (Some(_), _) => true,
+            };
+            if !ok {
+                return Err(format!(
+                    "pod {} of namespace {ns}: a term over {} (namespaces {:?}, namespaceSelector {:?}) reaches other namespaces than Kubernetes' rule gives",
+                    p.name(),
+                    term.selector,
+                    term.namespaces,
+                    term.namespace_selector
                 ));
             }
         }

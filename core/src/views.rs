@@ -206,6 +206,7 @@ impl Cluster {
 
     pub(crate) fn pod_key(&self, name: &str) -> Result<u32, Error> {
         let missing = || Error::not_found("pod", name);
+        let name = crate::namespace::canonical(name);
         if let Some(c) = self.controller_by_name.get(name) {
             let ctl = &self.controllers[c.0 as usize];
             if ctl.workload.kind() == WorkloadKind::Pod {
@@ -303,7 +304,8 @@ impl Cluster {
 
     /// The current pod template of a Deployment.
     pub fn template(&self, app: &str) -> Result<&PodTemplate, Error> {
-        Ok(self.controllers[self.controller_id(app)?.0 as usize].template())
+        let c = &self.controllers[self.controller_id(app)?.0 as usize];
+        Ok(&c.revisions[c.current as usize - 1].declared)
     }
 
     /// The FailedScheduling message for a pending pod, if the scheduler has
@@ -340,7 +342,7 @@ impl Cluster {
     pub fn service_endpoints(&self, name: &str) -> Result<Vec<String>, Error> {
         let s = self
             .services
-            .get(name)
+            .get(crate::namespace::canonical(name))
             .ok_or_else(|| Error::not_found("Service", name))?;
         Ok(s.endpoints
             .iter()

@@ -153,10 +153,24 @@ fn selector(sel: &Selector) -> Value {
 }
 
 fn term(t: &AffinityTerm) -> Value {
-    map(vec![
+    let mut m = vec![
         ("labelSelector", selector(&t.selector)),
         ("topologyKey", s(&t.topology_key)),
-    ])
+    ];
+    if !t.namespaces.is_empty() {
+        m.push(("namespaces", strings(&t.namespaces)));
+    }
+    if let Some(ns) = &t.namespace_selector {
+        m.push(("namespaceSelector", selector(ns)));
+    }
+    map(m)
+}
+
+/// `metadata` of a namespaced object: its name and namespace, from its
+/// engine key (`NAME` or `NAMESPACE/NAME`).
+fn object_meta(key: &str) -> Value {
+    let (ns, name) = shepherd::namespace::split(key);
+    map(vec![("name", s(name)), ("namespace", s(ns))])
 }
 
 fn pod_terms(required: &[AffinityTerm], preferred: &[WeightedAffinityTerm]) -> Option<Value> {
@@ -315,14 +329,11 @@ fn template(t: &PodTemplate) -> Value {
     ])
 }
 
-fn daemonset(d: &DaemonSetSpec, namespace: &str) -> Value {
+fn daemonset(d: &DaemonSetSpec) -> Value {
     map(vec![
         ("apiVersion", s("apps/v1")),
         ("kind", s("DaemonSet")),
-        (
-            "metadata",
-            map(vec![("name", s(&d.name)), ("namespace", s(namespace))]),
-        ),
+        ("metadata", object_meta(&d.name)),
         (
             "spec",
             map(vec![
@@ -348,13 +359,14 @@ fn daemonset(d: &DaemonSetSpec, namespace: &str) -> Value {
 
 /// A bare Pod: the template's metadata and spec as the Pod's own, with
 /// `spec.nodeName` when it is bound by name.
-fn bare_pod(p: &BarePodSpec, namespace: &str) -> Value {
+fn bare_pod(p: &BarePodSpec) -> Value {
     let Value::Map(t) = template(&p.template) else {
         unreachable!("template() writes a mapping")
     };
+    let (ns, name) = shepherd::namespace::split(&p.name);
     let mut meta = vec![
-        ("name".to_string(), s(&p.name)),
-        ("namespace".to_string(), s(namespace)),
+        ("name".to_string(), s(name)),
+        ("namespace".to_string(), s(ns)),
     ];
     let mut spec = Value::Null;
     for (k, v) in t {
@@ -377,14 +389,11 @@ fn bare_pod(p: &BarePodSpec, namespace: &str) -> Value {
     ])
 }
 
-fn deployment(d: &DeploymentSpec, namespace: &str) -> Value {
+fn deployment(d: &DeploymentSpec) -> Value {
     map(vec![
         ("apiVersion", s("apps/v1")),
         ("kind", s("Deployment")),
-        (
-            "metadata",
-            map(vec![("name", s(&d.name)), ("namespace", s(namespace))]),
-        ),
+        ("metadata", object_meta(&d.name)),
         (
             "spec",
             map(vec![
@@ -436,9 +445,11 @@ fn rollout_timing(d: &DeploymentSpec) -> Vec<(&'static str, Value)> {
 /// in `status`, which KWOK reads and a real cluster's kubelet overwrites),
 /// bare Pods (with `spec.nodeName` when bound by name), DaemonSets and
 /// Deployments (one `pause` container holding the template's requests),
-/// PodDisruptionBudgets and Services, in namespace `namespace`.
-pub fn export(sc: &Scenario, namespace: &str) -> String {
-    export_docs(sc, namespace, false)
+/// PodDisruptionBudgets and Services, each in its own namespace, after a
+/// `v1 Namespace` for each namespace other than `default` that the scenario
+/// declares or an object is in (so `kubectl apply` creates it first).
+pub fn export(sc: &Scenario) -> String {
+    export_docs(sc, false)
 }
 
 /// The annotation (and taint key) KWOK's controller looks for: kwokctl's
@@ -455,7 +466,7 @@ const KWOK_VALUE: &str = "fake";
 /// template tolerates that taint, so the real kube-scheduler places the
 /// scenario's pods on the fake nodes as Shepherd does: the taint is on every
 /// node and tolerated by every pod, so no filter or score changes.
-pub fn export_kwok(sc: &Scenario, namespace: &str) -> String {
+pub fn export_kwok(sc: &Scenario) -> String {
     let mut sc = sc.clone();
     let taint = Taint::new(KWOK_KEY, KWOK_VALUE, TaintEffect::NoSchedule);
     let tol = Toleration::equal(KWOK_KEY, KWOK_VALUE, Some(TaintEffect::NoSchedule));
@@ -475,7 +486,7 @@ pub fn export_kwok(sc: &Scenario, namespace: &str) -> String {
             t.tolerations.push(tol.clone());
         }
     }
-    export_docs(&sc, namespace, true)
+    export_docs(&sc, true)
 }
 
 /// The scenario's nodes as a shell script of `kubectl label` and `kubectl
@@ -522,8 +533,42 @@ pub fn kubectl_node_script(sc: &Scenario) -> String {
     out
 }
 
-fn export_docs(sc: &Scenario, namespace: &str, kwok: bool) -> String {
+fn export_docs(sc: &Scenario, kwok: bool) -> String {
     let mut docs: Vec<Value> = Vec::new();
+    // Namespaces first: the declared ones (with their labels, `default`
+    // too when declared), then any other an object is in.
+    let mut names: Vec<&str> = Vec::new();
+    for n in &sc.namespaces {
+        names.push(&n.name);
+        let mut meta = vec![("name", s(&n.name))];
+        if !n.labels.is_empty() {
+            meta.push(("labels", labels(&n.labels)));
+        }
+        docs.push(map(vec![
+            ("apiVersion", s("v1")),
+            ("kind", s("Namespace")),
+            ("metadata", map(meta)),
+        ]));
+    }
+    let keys = sc
+        .pods
+        .iter()
+        .map(|p| &p.name)
+        .chain(sc.daemonsets.iter().map(|d| &d.name))
+        .chain(sc.deployments.iter().map(|d| &d.name))
+        .chain(sc.pdbs.iter().map(|p| &p.name))
+        .chain(sc.services.iter().map(|x| &x.name));
+    for k in keys {
+        let ns = shepherd::namespace::split(k).0;
+        if ns != shepherd::namespace::DEFAULT_NAMESPACE && !names.contains(&ns) {
+            names.push(ns);
+            docs.push(map(vec![
+                ("apiVersion", s("v1")),
+                ("kind", s("Namespace")),
+                ("metadata", map(vec![("name", s(ns))])),
+            ]));
+        }
+    }
     docs.extend(sc.nodes.iter().map(|n| node(n, kwok)));
     // Classes before the Deployments whose pods name them.
     for pc in &sc.priority_classes {
@@ -541,9 +586,9 @@ fn export_docs(sc: &Scenario, namespace: &str, kwok: bool) -> String {
         }
         docs.push(map(fields));
     }
-    docs.extend(sc.pods.iter().map(|p| bare_pod(p, namespace)));
-    docs.extend(sc.daemonsets.iter().map(|d| daemonset(d, namespace)));
-    docs.extend(sc.deployments.iter().map(|d| deployment(d, namespace)));
+    docs.extend(sc.pods.iter().map(bare_pod));
+    docs.extend(sc.daemonsets.iter().map(daemonset));
+    docs.extend(sc.deployments.iter().map(deployment));
     for p in &sc.pdbs {
         let (k, v) = match p.budget {
             Budget::MinAvailable(v) => ("minAvailable", v),
@@ -552,10 +597,7 @@ fn export_docs(sc: &Scenario, namespace: &str, kwok: bool) -> String {
         docs.push(map(vec![
             ("apiVersion", s("policy/v1")),
             ("kind", s("PodDisruptionBudget")),
-            (
-                "metadata",
-                map(vec![("name", s(&p.name)), ("namespace", s(namespace))]),
-            ),
+            ("metadata", object_meta(&p.name)),
             (
                 "spec",
                 map(vec![
@@ -569,10 +611,7 @@ fn export_docs(sc: &Scenario, namespace: &str, kwok: bool) -> String {
         docs.push(map(vec![
             ("apiVersion", s("v1")),
             ("kind", s("Service")),
-            (
-                "metadata",
-                map(vec![("name", s(&svc.name)), ("namespace", s(namespace))]),
-            ),
+            ("metadata", object_meta(&svc.name)),
             (
                 "spec",
                 map(vec![
@@ -849,10 +888,14 @@ fn rows(c: &Cluster) -> Vec<Row> {
 }
 
 /// The pods as `kubectl get pods -o wide` prints them (AGE in ticks, `t`;
-/// pod IPs are not simulated, so IP is `<none>`).
+/// pod IPs are not simulated, so IP is `<none>`); when a pod is in a
+/// namespace other than `default`, as `kubectl get pods -A -o wide` does,
+/// with a NAMESPACE column first.
 pub fn pods_wide(c: &Cluster) -> String {
     let rows = rows(c);
+    let all = rows.iter().any(|r| r.name.contains('/'));
     let head = [
+        "NAMESPACE",
         "NAME",
         "READY",
         "STATUS",
@@ -863,11 +906,13 @@ pub fn pods_wide(c: &Cluster) -> String {
         "NOMINATED NODE",
         "READINESS GATES",
     ];
-    let table: Vec<[String; 9]> = rows
+    let table: Vec<[String; 10]> = rows
         .iter()
         .map(|r| {
+            let (ns, name) = shepherd::namespace::split(&r.name);
             [
-                r.name.clone(),
+                ns.to_string(),
+                name.to_string(),
                 r.ready.to_string(),
                 r.status.to_string(),
                 "0".to_string(),
@@ -879,9 +924,10 @@ pub fn pods_wide(c: &Cluster) -> String {
             ]
         })
         .collect();
-    let mut width = head.map(|h| h.len());
+    let from_col = if all { 0 } else { 1 };
+    let mut width: Vec<usize> = head[from_col..].iter().map(|h| h.len()).collect();
     for r in &table {
-        for (i, cell) in r.iter().enumerate() {
+        for (i, cell) in r[from_col..].iter().enumerate() {
             width[i] = width[i].max(cell.len());
         }
     }
@@ -898,9 +944,10 @@ pub fn pods_wide(c: &Cluster) -> String {
         out.push_str(l.trim_end());
         out.push('\n');
     };
-    line(&head);
+    let from = if all { 0 } else { 1 };
+    line(&head[from..]);
     for r in &table {
-        let cells: Vec<&str> = r.iter().map(|x| x.as_str()).collect();
+        let cells: Vec<&str> = r[from..].iter().map(|x| x.as_str()).collect();
         line(&cells);
     }
     out
@@ -918,7 +965,10 @@ pub fn pods_wide_json(c: &Cluster) -> serde_json::Value {
             } else {
                 None
             };
+            // `name` is the engine's key (NAMESPACE/NAME outside default),
+            // unique as `app` is; `namespace` is given on its own as well.
             serde_json::json!({
+                "namespace": shepherd::namespace::split(&r.name).0,
                 "name": r.name,
                 "app": p.app,
                 "ready": p.ready,

@@ -22,10 +22,11 @@ use shepherd::model::{
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
 };
+use shepherd::namespace::DEFAULT_NAMESPACE;
 use shepherd::{
     AffinityTerm, BarePodSpec, Budget, DaemonSetSpec, DeploymentSpec, IntOrPercent, Labels,
-    NodeSpec, PdbSpec, PodTemplate, PreemptionPolicy, PriorityClass, Resources, RollingUpdate,
-    Selector, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
+    NamespaceSpec, NodeSpec, PdbSpec, PodTemplate, PreemptionPolicy, PriorityClass, Resources,
+    RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
 };
 
 type Map = [(String, Value)];
@@ -114,7 +115,7 @@ const INERT_CONTAINER: &[&str] = &[
 pub(crate) struct Ctx<'a> {
     pub(crate) loc: &'a Location,
     pub(crate) warnings: &'a mut Vec<Warning>,
-    /// The namespace simulated.
+    /// The object's namespace (`default` for a cluster-scoped object).
     pub(crate) ns: &'a str,
 }
 
@@ -331,6 +332,22 @@ fn owner_refs(v: &Value) -> Vec<(String, String)> {
     out
 }
 
+/// Kinds without a namespace (Nodes, Namespaces, PriorityClasses ...).
+fn cluster_scoped(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Node"
+            | "Namespace"
+            | "PriorityClass"
+            | "ClusterRole"
+            | "ClusterRoleBinding"
+            | "CustomResourceDefinition"
+            | "PersistentVolume"
+            | "StorageClass"
+            | "KubeSchedulerConfiguration"
+    )
+}
+
 fn namespace_of(v: &Value) -> Option<&str> {
     v.get("metadata")
         .and_then(|m| m.get("namespace"))
@@ -342,7 +359,7 @@ impl<'a> State<'a> {
         let mut present = HashSet::new();
         for o in objs {
             let ns = namespace_of(&o.value)
-                .unwrap_or(&opts.namespace)
+                .unwrap_or(DEFAULT_NAMESPACE)
                 .to_string();
             present.insert((o.loc.kind.clone(), ns, o.loc.name.clone()));
         }
@@ -364,7 +381,35 @@ impl<'a> State<'a> {
         }
     }
 
-    fn finish(self, objects: usize) -> R<Imported> {
+    fn finish(mut self, objects: usize) -> R<Imported> {
+        // Every namespace an object is in exists: one without a Namespace
+        // object in the input is declared with no labels, after the declared
+        // ones (so an export writes a Namespace for it and kubectl apply
+        // takes the objects in it).
+        let mut used: Vec<String> = Vec::new();
+        {
+            let sc = &self.scenario;
+            let keys = sc
+                .deployments
+                .iter()
+                .map(|d| &d.name)
+                .chain(sc.daemonsets.iter().map(|d| &d.name))
+                .chain(sc.pods.iter().map(|p| &p.name))
+                .chain(sc.pdbs.iter().map(|p| &p.name))
+                .chain(sc.services.iter().map(|s| &s.name));
+            for k in keys {
+                let ns = shepherd::namespace::split(k).0;
+                if ns != DEFAULT_NAMESPACE
+                    && !sc.namespaces.iter().any(|n| n.name == ns)
+                    && !used.iter().any(|u| u == ns)
+                {
+                    used.push(ns.to_string());
+                }
+            }
+        }
+        self.scenario
+            .namespaces
+            .extend(used.iter().map(|n| NamespaceSpec::new(n)));
         // The engine's own checks, all at once, so a cross-object refusal is
         // still an import error rather than a half-built cluster later.
         if let Err(e) = self.scenario.to_cluster() {
@@ -402,7 +447,12 @@ impl<'a> State<'a> {
     fn object(&mut self, o: &RawObject) -> R<()> {
         let loc = &o.loc;
         let mut warnings = std::mem::take(&mut self.warnings);
-        let ns = self.opts.namespace.clone();
+        // The object's namespace, checked in object_in; a wrong one is
+        // refused there before anything is named with it.
+        let ns = match o.value.get("metadata").and_then(|m| m.get("namespace")) {
+            Some(Value::Str(s)) if !s.is_empty() && !cluster_scoped(&loc.kind) => s.clone(),
+            _ => DEFAULT_NAMESPACE.to_string(),
+        };
         let r = self.object_in(
             o,
             &mut Ctx {
@@ -441,7 +491,7 @@ impl<'a> State<'a> {
             None => return Err(cx.err("apiVersion", "missing; expected e.g. apps/v1 or v1")),
         };
         let want = match kind {
-            "Node" | "Service" | "Pod" => Some("v1"),
+            "Node" | "Service" | "Pod" | "Namespace" => Some("v1"),
             "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => Some("apps/v1"),
             "PodDisruptionBudget" => Some("policy/v1"),
             "PriorityClass" => Some("scheduling.k8s.io/v1"),
@@ -456,33 +506,35 @@ impl<'a> State<'a> {
                 ));
             }
         }
-        let namespaced = !matches!(
-            kind,
-            "Node"
-                | "Namespace"
-                | "PriorityClass"
-                | "ClusterRole"
-                | "ClusterRoleBinding"
-                | "CustomResourceDefinition"
-                | "PersistentVolume"
-                | "StorageClass"
-                | "KubeSchedulerConfiguration"
-        );
+        let namespaced = !cluster_scoped(kind);
         let meta = cx.map(v.get("metadata").unwrap_or(&Value::Null), "metadata")?;
         if namespaced {
             if let Some((_, ns)) = meta.iter().find(|(k, _)| k == "namespace") {
                 let ns = cx.string(ns, "metadata.namespace")?;
-                if ns != self.opts.namespace {
-                    cx.not_simulated_yet(
+                if !ns.is_empty() {
+                    shepherd::namespace::validate_namespace(ns)
+                        .map_err(|e| cx.err("metadata.namespace", e.to_string()))?;
+                }
+            }
+            if let Some(only) = &self.opts.namespace {
+                if cx.ns != only {
+                    cx.warn(
                         "metadata.namespace",
-                        &format!(
-                            "namespace {ns:?} (the engine has one namespace; this import simulates {:?}); the object is skipped",
-                            self.opts.namespace
+                        format!(
+                            "namespace {:?}: this import takes namespace {only:?} alone (--namespace); the object is skipped",
+                            cx.ns
                         ),
                     );
                     self.skip(kind);
                     return Ok(());
                 }
+            }
+        } else if let Some((_, ns)) = meta.iter().find(|(k, _)| k == "namespace") {
+            if !matches!(ns, Value::Null) && cx.string(ns, "metadata.namespace")? != "" {
+                cx.warn(
+                    "metadata.namespace",
+                    format!("a {kind} is cluster-scoped; the namespace is ignored"),
+                );
             }
         }
         if matches!(
@@ -515,6 +567,7 @@ impl<'a> State<'a> {
             "Pod" => self.pod(cx, v, meta, spec, status),
             "DaemonSet" => self.daemonset(cx, meta, spec),
             "PriorityClass" => self.priority_class(cx, top, meta),
+            "Namespace" => self.namespace(cx, top, meta),
             "KubeSchedulerConfiguration" => {
                 if let Some(prev) = &self.scheduler_config {
                     return Err(cx.err("", format!("a second KubeSchedulerConfiguration (the first is {prev}); expected one, as kube-scheduler reads one --config file")));
@@ -543,7 +596,9 @@ impl<'a> State<'a> {
         for (k, v) in meta {
             let p = child("metadata", k);
             match k.as_str() {
-                "name" => name = Some(cx.string(v, &p)?.to_string()),
+                // The key of a namespaced object: NAMESPACE/NAME outside
+                // the namespace default (cx.ns is default for the others).
+                "name" => name = Some(shepherd::namespace::qualify(cx.ns, cx.string(v, &p)?)),
                 "namespace" | "ownerReferences" => {}
                 "labels" => {
                     let l = cx.labels(v, &p)?;
@@ -660,6 +715,47 @@ impl<'a> State<'a> {
         Ok(())
     }
 
+    // ----- Namespace ----------------------------------------------------------
+
+    /// v1 Namespace: its name and labels (what namespaceSelectors read);
+    /// `kubernetes.io/metadata.name` is every Namespace's own and not kept.
+    /// With `--namespace`, only that one is taken.
+    fn namespace(&mut self, cx: &mut Ctx, top: &Map, meta: &Map) -> R<()> {
+        let (name, mut labels) = self.metadata(cx, meta, true)?;
+        for (k, _) in top {
+            if !matches!(
+                k.as_str(),
+                "apiVersion" | "kind" | "metadata" | "spec" | "status"
+            ) {
+                cx.unknown(&child("", k));
+            }
+        }
+        if let Some(only) = &self.opts.namespace {
+            if &name != only {
+                cx.warn(
+                    "metadata.name",
+                    format!("this import takes namespace {only:?} alone (--namespace); the Namespace is skipped"),
+                );
+                self.skip("Namespace");
+                return Ok(());
+            }
+        }
+        if self.scenario.namespaces.iter().any(|n| n.name == name) {
+            return Err(cx.err(
+                "metadata.name",
+                format!("Namespace {name:?} is declared twice; expected each name once"),
+            ));
+        }
+        if labels.get(shepherd::namespace::NAMESPACE_NAME_LABEL) == Some(&name) {
+            labels.remove(shepherd::namespace::NAMESPACE_NAME_LABEL);
+        }
+        let n = NamespaceSpec { name, labels };
+        self.engine(cx, n.validate())?;
+        self.scenario.namespaces.push(n);
+        self.took("Namespace");
+        Ok(())
+    }
+
     // ----- Node -------------------------------------------------------------
 
     fn node(&mut self, cx: &mut Ctx, meta: &Map, spec: &Value, status: &Value) -> R<()> {
@@ -702,14 +798,15 @@ impl<'a> State<'a> {
 
     fn app(&mut self, cx: &mut Ctx, kind: &str, v: &Value, meta: &Map, spec: &Value) -> R<()> {
         let (name, _) = self.metadata(cx, meta, false)?;
-        let ns = namespace_of(v).unwrap_or(&self.opts.namespace).to_string();
+        let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE).to_string();
+        let plain = shepherd::namespace::split(&name).1.to_string();
         if kind == "ReplicaSet" {
             if let Some((ok, on)) = owner_refs(v).into_iter().find(|(k, _)| k == "Deployment") {
                 if self.present.contains(&(ok.clone(), ns.clone(), on.clone())) {
                     // The Deployment's revision: the Deployment is imported, its
                     // ReplicaSets are its own and not second copies.
                     self.owned += 1;
-                    self.owned_replicasets.insert((ns, name));
+                    self.owned_replicasets.insert((ns, plain));
                     return Ok(());
                 }
                 cx.warn(
@@ -961,7 +1058,7 @@ impl<'a> State<'a> {
     /// else scheduled, and never recreated. A pod that has finished
     /// (Succeeded or Failed) holds nothing and is skipped.
     fn pod(&mut self, cx: &mut Ctx, v: &Value, meta: &Map, spec: &Value, status: &Value) -> R<()> {
-        let ns = namespace_of(v).unwrap_or(&self.opts.namespace).to_string();
+        let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE).to_string();
         for (kind, name) in owner_refs(v) {
             let present = self
                 .present
@@ -2039,8 +2136,10 @@ fn pod_affinity(
 /// One pod affinity term. `None` (with a warning) when it has no
 /// labelSelector: Kubernetes' null selector matches no pods, which the
 /// engine's selectors cannot say.
-fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, ns: &str) -> R<Option<AffinityTerm>> {
+fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, _ns: &str) -> R<Option<AffinityTerm>> {
     let mut sel = None;
+    let mut namespaces = Vec::new();
+    let mut namespace_selector = None;
     let mut key = None;
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
@@ -2050,21 +2149,20 @@ fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, ns: &str) -> R<Option<Affi
             }
             "labelSelector" => {}
             "topologyKey" => key = Some(cx.string(val, &p)?.to_string()),
-            "namespaces" => {
-                let list = cx.seq(val, &p)?;
-                let mut only_ours = true;
-                for (i, x) in list.iter().enumerate() {
-                    only_ours &= cx.string(x, &index(&p, i))? == ns;
-                }
-                if !only_ours {
-                    cx.not_simulated_yet(&p, &format!("namespaces other than {ns:?} (the engine has one namespace; the term counts the pods of {ns:?} alone)"));
-                }
-            }
-            "namespaceSelector" => {
-                if !matches!(val, Value::Null) {
-                    cx.not_simulated_yet(&p, &format!("namespaceSelector (the engine has one namespace; the term counts the pods of {ns:?} alone)"));
+            "namespaces" if !matches!(val, Value::Null) => {
+                for (i, x) in cx.seq(val, &p)?.iter().enumerate() {
+                    let q = index(&p, i);
+                    let n = cx.string(x, &q)?;
+                    shepherd::namespace::validate_namespace(n)
+                        .map_err(|e| cx.err(&q, e.to_string()))?;
+                    namespaces.push(n.to_string());
                 }
             }
+            "namespaces" => {}
+            "namespaceSelector" if !matches!(val, Value::Null) => {
+                namespace_selector = Some(label_selector(cx, val, &p)?);
+            }
+            "namespaceSelector" => {}
             "matchLabelKeys" | "mismatchLabelKeys" => {
                 if !cx.seq(val, &p)?.is_empty() {
                     cx.not_simulated_yet(
@@ -2103,5 +2201,7 @@ fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, ns: &str) -> R<Option<Affi
     Ok(Some(AffinityTerm {
         selector,
         topology_key: key,
+        namespaces,
+        namespace_selector,
     }))
 }

@@ -11,6 +11,7 @@
 //! | `apps/v1 ReplicaSet` not owned by a Deployment, `apps/v1 StatefulSet` | [`shepherd::DeploymentSpec`] (a replica owner; with a warning) |
 //! | `apps/v1 DaemonSet` (selector, template, updateStrategy maxUnavailable) | [`shepherd::DaemonSetSpec`] in [`Scenario::daemonsets`] |
 //! | `v1 Pod` without an owner (spec.nodeName, the pod spec; finished pods skipped) | [`shepherd::BarePodSpec`] in [`Scenario::pods`] |
+//! | `v1 Namespace` (labels, for namespaceSelectors) | [`shepherd::NamespaceSpec`] in [`Scenario::namespaces`] |
 //! | `policy/v1 PodDisruptionBudget` | [`shepherd::PdbSpec`] |
 //! | `v1 Service` with a selector | [`shepherd::ServiceSpec`] |
 //! | `kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration` (the profile named default-scheduler, else the first) | [`shepherd::Profile`] in [`Scenario::profile`] |
@@ -24,7 +25,9 @@
 //! [`export`] writes a [`Scenario`] back as manifests that `kubectl apply`
 //! takes ([`export_kwok`] with KWOK's fake nodes, [`kubectl_node_script`] the
 //! nodes' labels and taints as kubectl commands), and [`pods_wide`] prints a converged cluster's placement as
-//! `kubectl get pods -o wide` does. `import(export(s))` gives `s` back.
+//! `kubectl get pods -o wide` does. `import(export(s))` gives `s` back
+//! (for a scenario that declares every namespace its objects are in, as an
+//! import does: the export writes a Namespace for each).
 //!
 //! Quantities are read by the engine's own [`shepherd::quantity`], so the
 //! page's forms, the scenario format and manifests share one grammar.
@@ -161,17 +164,18 @@ impl Default for Limits {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     pub limits: Limits,
-    /// The one namespace simulated (the engine has no namespaces yet). Objects
-    /// without a namespace are taken to be in it; objects in any other
-    /// namespace are skipped with a warning. Default `default`.
-    pub namespace: String,
+    /// Only this namespace (kubectl's `-n`): objects in any other, and
+    /// other Namespace objects, are skipped with a warning. `None` (the
+    /// default) takes every namespace, as `kubectl get -A` lists them. An
+    /// object without `metadata.namespace` is in `default`.
+    pub namespace: Option<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             limits: Limits::default(),
-            namespace: "default".to_string(),
+            namespace: None,
         }
     }
 }

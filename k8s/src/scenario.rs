@@ -2,8 +2,8 @@
 
 use shepherd::simulator::Event;
 use shepherd::{
-    BarePodSpec, Cluster, DaemonSetSpec, DeploymentSpec, Error, NodeSpec, PdbSpec, PriorityClass,
-    Profile, ServiceSpec,
+    BarePodSpec, Cluster, DaemonSetSpec, DeploymentSpec, Error, NamespaceSpec, NodeSpec, PdbSpec,
+    PriorityClass, Profile, ServiceSpec,
 };
 
 /// A node with the state its manifest gives it.
@@ -20,6 +20,10 @@ pub struct ImportedNode {
 /// Everything an import declares, in input order within each kind.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scenario {
+    /// Namespaces with their labels (`v1 Namespace`), created before every
+    /// namespaced object. An import also lists here, with no labels, each
+    /// namespace an object is in that the input has no Namespace for.
+    pub namespaces: Vec<NamespaceSpec>,
     pub nodes: Vec<ImportedNode>,
     /// Deployments, and the ReplicaSets and StatefulSets simulated as replica owners.
     pub deployments: Vec<DeploymentSpec>,
@@ -43,6 +47,16 @@ impl Scenario {
         self.profile.clone().unwrap_or_else(Profile::kube_scheduler)
     }
 
+    /// The namespaces to create before the objects: those with labels. A
+    /// namespace without labels is exactly what the engine makes when an
+    /// object is created in it (and one with no objects holds no pods for
+    /// any term to count), so declaring it changes nothing; leaving it out
+    /// lets a later file (`--then`, a page action) name a namespace that
+    /// exists with labels without redeclaring it.
+    fn labelled_namespaces(&self) -> impl Iterator<Item = &NamespaceSpec> + '_ {
+        self.namespaces.iter().filter(|n| !n.labels.is_empty())
+    }
+
     /// A fresh cluster holding the scenario, nodes first. NotReady nodes are
     /// declared NotReady before any pod exists (their kubelet is stopped and the
     /// heartbeat timeout has passed), so nothing is ever placed on them.
@@ -52,10 +66,13 @@ impl Scenario {
         Ok(c)
     }
 
-    /// Adds the scenario to `cluster`: nodes (cordoned, NotReady as declared),
+    /// Adds the scenario to `cluster`: namespaces, nodes (cordoned, NotReady as declared),
     /// then bare Pods (a running cluster's pods are where they are), DaemonSets
     /// (their pods already run on every node), Deployments, budgets and Services.
     pub fn apply(&self, c: &mut Cluster) -> Result<(), Error> {
+        for n in self.labelled_namespaces() {
+            c.add_namespace(n.clone())?;
+        }
         let mut any_down = false;
         for n in &self.nodes {
             c.add_node(n.spec.clone())?;
@@ -97,7 +114,11 @@ impl Scenario {
     /// tick 0: a NotReady node's kubelet is stopped at once, so it goes
     /// NotReady after the heartbeat timeout, as a silent node does.
     pub fn events(&self) -> Vec<Event> {
-        let mut out = Vec::new();
+        let mut out: Vec<Event> = self
+            .labelled_namespaces()
+            .cloned()
+            .map(Event::AddNamespace)
+            .collect();
         for n in &self.nodes {
             out.push(Event::AddNode(n.spec.clone()));
             if n.unschedulable {

@@ -379,6 +379,9 @@ impl NodeInput {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DeployInput {
+    /// Absent or empty: `default`.
+    #[serde(default)]
+    pub namespace: Option<String>,
     pub name: String,
     pub replicas: Field,
     pub cpu: Field,
@@ -428,6 +431,8 @@ impl DeployInput {
             Some(Some(key)) => vec![TermDoc {
                 match_labels: labels.clone(),
                 topology_key: key,
+                namespaces: Vec::new(),
+                namespace_selector: None,
             }],
             _ => Vec::new(),
         };
@@ -459,6 +464,7 @@ impl DeployInput {
             },
         };
         Ok(crate::scenario::Action::Deploy {
+            namespace: namespace_of(&self.namespace)?,
             name,
             replicas,
             template,
@@ -537,6 +543,9 @@ impl RollInput {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PdbInput {
+    /// Absent or empty: `default`.
+    #[serde(default)]
+    pub namespace: Option<String>,
     pub name: String,
     /// Shorthand for the selector `app=<app>`.
     #[serde(default)]
@@ -547,6 +556,18 @@ pub struct PdbInput {
     pub min_available: Option<Field>,
     #[serde(default)]
     pub max_unavailable: Option<Field>,
+}
+
+/// A form's namespace field: empty or `default` is none (the default
+/// namespace), anything else must be a DNS-1123 label.
+fn namespace_of(ns: &Option<String>) -> Result<Option<String>, String> {
+    match ns.as_deref().map(str::trim) {
+        None | Some("") | Some("default") => Ok(None),
+        Some(n) => {
+            shepherd::namespace::validate_namespace(n).map_err(|e| e.to_string())?;
+            Ok(Some(n.to_string()))
+        }
+    }
 }
 
 fn selector_of(app: &Option<String>, sel: &Option<LabelsField>) -> Result<Labels, String> {
@@ -568,6 +589,7 @@ impl PdbInput {
             ));
         }
         Ok(crate::scenario::Action::AddPdb {
+            namespace: namespace_of(&self.namespace)?,
             name,
             selector: selector_of(&self.app, &self.selector)?,
             min_available,
@@ -628,6 +650,9 @@ impl PriorityClassInput {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ServiceInput {
+    /// Absent or empty: `default`.
+    #[serde(default)]
+    pub namespace: Option<String>,
     pub name: String,
     #[serde(default)]
     pub app: Option<String>,
@@ -638,6 +663,7 @@ pub struct ServiceInput {
 impl ServiceInput {
     pub fn action(&self) -> Result<crate::scenario::Action, String> {
         Ok(crate::scenario::Action::AddService {
+            namespace: namespace_of(&self.namespace)?,
             name: self.name.trim().to_string(),
             selector: selector_of(&self.app, &self.selector)?,
         })

@@ -312,13 +312,15 @@ impl Shepherd {
         self.act(n.reregistration().map_err(err)?)
     }
 
-    /// `{name, replicas, cpu, memory, version?, labels?, nodeSelector?,
-    /// toleration?, antiAffinity? ("hostname" | "zone"), maxSurge?, maxUnavailable?}`.
+    /// `{namespace?, name, replicas, cpu, memory, version?, labels?, nodeSelector?,
+    /// toleration?, antiAffinity? ("hostname" | "zone"), maxSurge?, maxUnavailable?}`;
+    /// namespace absent or empty: `default` (other actions then name the
+    /// Deployment `NAMESPACE/NAME`).
     pub fn deploy(&mut self, spec: JsValue) -> Result<String, JsError> {
         let d: DeployInput = from_js(
             "deploy",
             spec,
-            "{name, replicas, cpu, memory, version?, labels?, nodeSelector?, toleration?, antiAffinity?, maxSurge?, maxUnavailable?}",
+            "{namespace?, name, replicas, cpu, memory, version?, labels?, nodeSelector?, toleration?, antiAffinity?, maxSurge?, maxUnavailable?}",
         )?;
         self.act(d.action().map_err(err)?)
     }
@@ -418,13 +420,14 @@ impl Shepherd {
         self.act(Action::Drain { node: node.into() })
     }
 
-    /// `{name, app? | selector?, minAvailable? | maxUnavailable?}`: a number or a percentage.
+    /// `{namespace?, name, app? | selector?, minAvailable? | maxUnavailable?}`: a number or a
+    /// percentage; it selects the pods of its namespace only.
     #[wasm_bindgen(js_name = addPdb)]
     pub fn add_pdb(&mut self, spec: JsValue) -> Result<String, JsError> {
         let p: PdbInput = from_js(
             "PodDisruptionBudget",
             spec,
-            "{name, app or selector, minAvailable or maxUnavailable}",
+            "{namespace?, name, app or selector, minAvailable or maxUnavailable}",
         )?;
         self.act(p.action().map_err(err)?)
     }
@@ -479,10 +482,11 @@ impl Shepherd {
         self.act(Action::DeletePdb { name: name.into() })
     }
 
-    /// `{name, app? | selector?}`: endpoints follow the Ready pods it selects.
+    /// `{namespace?, name, app? | selector?}`: endpoints follow the Ready pods it
+    /// selects in its namespace.
     #[wasm_bindgen(js_name = addService)]
     pub fn add_service(&mut self, spec: JsValue) -> Result<String, JsError> {
-        let s: ServiceInput = from_js("Service", spec, "{name, app or selector}")?;
+        let s: ServiceInput = from_js("Service", spec, "{namespace?, name, app or selector}")?;
         self.act(s.action().map_err(err)?)
     }
 

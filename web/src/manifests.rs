@@ -27,9 +27,6 @@ use shepherd_k8s::{
 use crate::scenario::{self, Action, Entry, Scenario};
 use crate::session::Session;
 
-/// The namespace the page imports and exports (the engine has one).
-pub const NAMESPACE: &str = "default";
-
 /// The engine events an [`Action::Manifests`] declares: the profile first
 /// (when the manifests carry a KubeSchedulerConfiguration), then nodes
 /// (cordoned, NotReady), Deployments, budgets and Services.
@@ -48,7 +45,12 @@ pub fn events(text: &str) -> Result<Vec<Event>, String> {
 pub fn one_object(add: impl FnOnce(&mut K8sScenario)) -> String {
     let mut sc = K8sScenario::default();
     add(&mut sc);
-    export(&sc, NAMESPACE)
+    // Without the Namespace the export writes for it: the object's
+    // namespace exists already, with the labels it was declared with.
+    export(&sc)
+        .split_inclusive("---\n")
+        .filter(|d| !d.contains("\nkind: Namespace\n"))
+        .collect()
 }
 
 /// The one DaemonSet an `updateDaemonSet` action's manifests hold.
@@ -99,7 +101,7 @@ pub struct ImportReport {
 /// and nothing is built.
 pub fn import_session(text: &str, seed: u64) -> Result<(Session, ImportReport), String> {
     let im = import(text).map_err(|e| e.to_string())?;
-    let mut canonical = export(&im.scenario, NAMESPACE);
+    let mut canonical = export(&im.scenario);
     if let Some(p) = &im.scenario.profile {
         canonical.push_str(&export_scheduler_config(p));
     }
@@ -248,6 +250,7 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
                 Event::SetPolicy(p) => sc.profile = Some(p.profile()),
                 Event::SetProfile(p) => sc.profile = Some(p),
                 Event::AddPriorityClass(pc) => sc.priority_classes.push(pc),
+                Event::AddNamespace(n) => sc.namespaces.push(n),
                 Event::DeletePriorityClass(n) => sc.priority_classes.retain(|pc| pc.name != n),
                 Event::CreateDaemonSet(d) => sc.daemonsets.push(d),
                 Event::UpdateDaemonSet(d) => {
@@ -278,7 +281,7 @@ pub fn export_session(session: &Session) -> Result<(String, String), String> {
         .profile
         .clone()
         .unwrap_or_else(|| session.simulator().profile().clone());
-    Ok((export(&sc, NAMESPACE), export_scheduler_config(&profile)))
+    Ok((export(&sc), export_scheduler_config(&profile)))
 }
 
 #[cfg(test)]

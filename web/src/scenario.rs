@@ -148,6 +148,41 @@ pub struct TermDoc {
     /// Absent: `kubernetes.io/hostname`, the node itself.
     #[serde(default = "hostname")]
     pub topology_key: String,
+    /// The term counts the pods of these namespaces (with
+    /// `namespaceSelector`, the union); with neither, the pod's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<String>,
+    /// The term counts the pods of the namespaces whose labels match
+    /// (`{}`: every namespace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace_selector: Option<Labels>,
+}
+
+/// The engine key of `name` in the optional `namespace` (absent: default).
+pub fn key_of(namespace: &Option<String>, name: &str) -> Result<String, String> {
+    match namespace.as_deref().map(str::trim) {
+        None | Some("") => Ok(name.to_string()),
+        Some(ns) => {
+            shepherd::namespace::validate_namespace(ns).map_err(|e| e.to_string())?;
+            if name.contains('/') {
+                return Err(format!(
+                    "name {} has a namespace prefix and namespace {} is given as well; expected the name alone",
+                    shepherd::limits::quoted(name),
+                    shepherd::limits::quoted(ns)
+                ));
+            }
+            Ok(shepherd::namespace::qualify(ns, name))
+        }
+    }
+}
+
+/// `(namespace, name)` of an engine key, the namespace absent for default.
+fn split_key(key: &str) -> (Option<String>, String) {
+    let (ns, name) = shepherd::namespace::split(key);
+    (
+        (ns != shepherd::namespace::DEFAULT_NAMESPACE).then(|| ns.to_string()),
+        name.to_string(),
+    )
 }
 
 fn hostname() -> String {
@@ -267,7 +302,18 @@ pub enum Action {
         key: String,
         value: String,
     },
+    /// A Namespace with labels (what namespaceSelectors read), created
+    /// before the objects in it.
+    AddNamespace {
+        name: String,
+        #[serde(default, skip_serializing_if = "Labels::is_empty")]
+        labels: Labels,
+    },
     Deploy {
+        /// Absent: `default`. Other actions name the Deployment
+        /// `NAMESPACE/NAME` outside `default`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
         name: String,
         replicas: u32,
         template: TemplateDoc,
@@ -306,6 +352,8 @@ pub enum Action {
         app: String,
     },
     AddPdb {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
         name: String,
         selector: Labels,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -317,6 +365,8 @@ pub enum Action {
         name: String,
     },
     AddService {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namespace: Option<String>,
         name: String,
         selector: Labels,
     },
@@ -407,6 +457,11 @@ impl TemplateDoc {
         let term = |a: &AffinityTerm| TermDoc {
             match_labels: a.selector.match_labels.clone(),
             topology_key: a.topology_key.clone(),
+            namespaces: a.namespaces.clone(),
+            namespace_selector: a
+                .namespace_selector
+                .as_ref()
+                .map(|s| s.match_labels.clone()),
         };
         TemplateDoc {
             version: t.version.clone(),
@@ -476,6 +531,11 @@ impl TemplateDoc {
                 ..Default::default()
             },
             topology_key: d.topology_key.clone(),
+            namespaces: d.namespaces.clone(),
+            namespace_selector: d.namespace_selector.as_ref().map(|l| Selector {
+                match_labels: l.clone(),
+                ..Default::default()
+            }),
         };
         t.affinity = self.affinity.iter().map(term).collect();
         t.anti_affinity = self.anti_affinity.iter().map(term).collect();
@@ -525,6 +585,7 @@ impl Action {
             Action::TaintNode { .. } => "taintNode",
             Action::UntaintNode { .. } => "untaintNode",
             Action::FailZone { .. } => "failZone",
+            Action::AddNamespace { .. } => "addNamespace",
             Action::Deploy { .. } => "deploy",
             Action::Scale { .. } => "scale",
             Action::Roll { .. } => "roll",
@@ -590,7 +651,8 @@ impl Action {
                 value: value.clone(),
             },
             Event::Deploy(d) => Action::Deploy {
-                name: d.name.clone(),
+                namespace: split_key(&d.name).0,
+                name: split_key(&d.name).1,
                 replicas: d.replicas,
                 template: TemplateDoc::from_engine(&d.template),
                 max_surge: ios(d.strategy.max_surge),
@@ -619,7 +681,8 @@ impl Action {
                     Budget::MaxUnavailable(v) => (None, Some(ios(v))),
                 };
                 Action::AddPdb {
-                    name: p.name.clone(),
+                    namespace: split_key(&p.name).0,
+                    name: split_key(&p.name).1,
                     selector: p.selector.match_labels.clone(),
                     min_available,
                     max_unavailable,
@@ -627,7 +690,8 @@ impl Action {
             }
             Event::DeletePdb(p) => Action::DeletePdb { name: p.clone() },
             Event::AddService(s) => Action::AddService {
-                name: s.name.clone(),
+                namespace: split_key(&s.name).0,
+                name: split_key(&s.name).1,
                 selector: s.selector.match_labels.clone(),
             },
             Event::DeleteService(s) => Action::DeleteService { name: s.clone() },
@@ -661,6 +725,10 @@ impl Action {
                 manifests: crate::manifests::one_object(|sc| sc.pods.push(p.clone())),
             },
             Event::DeletePod(p) => Action::DeletePod { name: p.clone() },
+            Event::AddNamespace(n) => Action::AddNamespace {
+                name: n.name.clone(),
+                labels: n.labels.clone(),
+            },
         }
     }
 
@@ -694,6 +762,7 @@ impl Action {
             Action::Uncordon { node } => one(Event::Uncordon(node.clone())),
             Action::Drain { node } => one(Event::Drain(node.clone())),
             Action::Deploy {
+                namespace,
                 name,
                 replicas,
                 template,
@@ -702,9 +771,10 @@ impl Action {
                 min_ready_seconds,
                 progress_deadline_seconds,
             } => one(Event::Deploy(DeploymentSpec {
-                name: name.clone(),
+                name: key_of(namespace, name)?,
                 replicas: *replicas,
-                template: template.to_engine(name)?,
+                // The default label app=<name> takes the name alone.
+                template: template.to_engine(shepherd::namespace::split(name).1)?,
                 strategy: RollingUpdate {
                     max_surge: max_surge.to_engine()?,
                     max_unavailable: max_unavailable.to_engine()?,
@@ -718,7 +788,7 @@ impl Action {
             }),
             Action::Roll { app, template } => one(Event::Roll {
                 app: app.clone(),
-                template: template.to_engine(app)?,
+                template: template.to_engine(shepherd::namespace::split(app).1)?,
             }),
             Action::Rollback { app } => one(Event::Rollback(app.clone())),
             Action::SetStrategy {
@@ -734,6 +804,7 @@ impl Action {
             }),
             Action::DeleteApp { app } => one(Event::DeleteApp(app.clone())),
             Action::AddPdb {
+                namespace,
                 name,
                 selector,
                 min_available,
@@ -750,7 +821,7 @@ impl Action {
                     }
                 };
                 one(Event::AddPdb(PdbSpec {
-                    name: name.clone(),
+                    name: key_of(namespace, name)?,
                     selector: Selector {
                         match_labels: selector.clone(),
                         ..Default::default()
@@ -759,8 +830,12 @@ impl Action {
                 }))
             }
             Action::DeletePdb { name } => one(Event::DeletePdb(name.clone())),
-            Action::AddService { name, selector } => one(Event::AddService(ServiceSpec {
-                name: name.clone(),
+            Action::AddService {
+                namespace,
+                name,
+                selector,
+            } => one(Event::AddService(ServiceSpec {
+                name: key_of(namespace, name)?,
                 selector: Selector {
                     match_labels: selector.clone(),
                     ..Default::default()
@@ -784,6 +859,12 @@ impl Action {
                     Some(x) => Some(effect(x)?),
                 },
             }),
+            Action::AddNamespace { name, labels } => {
+                one(Event::AddNamespace(shepherd::NamespaceSpec {
+                    name: name.clone(),
+                    labels: labels.clone(),
+                }))
+            }
             Action::FailZone { key, value } => one(Event::FailZone {
                 key: key.clone(),
                 value: value.clone(),

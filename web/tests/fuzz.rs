@@ -248,6 +248,7 @@ fn action(rng: &mut Prng) -> Action {
         7 => Action::Uncordon { node: node(rng) },
         8 => Action::Drain { node: node(rng) },
         9 | 10 => Action::Deploy {
+            namespace: None,
             name: app(rng),
             replicas: if rng.chance(80) {
                 rng.range(0, 8) as u32
@@ -288,6 +289,7 @@ fn action(rng: &mut Prng) -> Action {
         },
         15 => Action::DeleteApp { app: app(rng) },
         16 => Action::AddPdb {
+            namespace: None,
             name: name(rng, &["pdb"]),
             selector: labels(rng),
             min_available: if rng.chance(50) { Some(ios(rng)) } else { None },
@@ -574,6 +576,7 @@ fn many_generate_actions_are_refused_at_the_second() {
 #[test]
 fn deployments_beyond_the_cluster_wide_pod_limit_are_refused() {
     let deploy = |n: &str| Action::Deploy {
+        namespace: None,
         name: n.into(),
         replicas: 1_000_000,
         template: TemplateDoc::from_engine(&shepherd::PodTemplate::new(shepherd::Resources::new(
@@ -663,6 +666,7 @@ fn blocked_drains_of_every_node_write_nothing_while_nothing_changes() {
     let mut sel = BTreeMap::new();
     sel.insert("app".to_string(), "web".to_string());
     s.submit(Action::AddPdb {
+        namespace: None,
         name: "web-pdb".into(),
         selector: sel,
         min_available: Some(IntOrString::Str("100%".into())),
@@ -709,6 +713,7 @@ fn the_largest_max_surge_rolls_to_completion() {
         &shepherd::PodTemplate::new(shepherd::Resources::new(500, 256)).with_label("app", "web"),
     );
     s.submit(Action::Deploy {
+        namespace: None,
         name: "web".into(),
         replicas: 4,
         template: t.clone(),

@@ -37,6 +37,7 @@ fn small() -> Session {
         .expect("a valid node is accepted");
     }
     let d = DeployInput {
+        namespace: None,
         name: "web".into(),
         replicas: Field::Num(5.0),
         cpu: Field::Text("1000m".into()),
@@ -215,6 +216,7 @@ fn refused_actions_change_nothing() {
     }
     // A pod bigger than every node.
     let big = DeployInput {
+        namespace: None,
         name: "huge".into(),
         replicas: Field::Num(1.0),
         cpu: Field::Num(64_000.0),
@@ -658,6 +660,7 @@ fn label_values_lists_each_zone_once_sorted_and_follows_removals() {
 #[test]
 fn min_ready_and_progress_deadline_enter_by_the_form_and_the_document_alike() {
     let form = |min: Option<Field>, deadline: Option<Field>| DeployInput {
+        namespace: None,
         name: "api".into(),
         replicas: Field::Num(2.0),
         cpu: Field::Text("500m".into()),
@@ -680,6 +683,7 @@ fn min_ready_and_progress_deadline_enter_by_the_form_and_the_document_alike() {
         .expect("defaults");
     match &a {
         Action::Deploy {
+            namespace: None,
             min_ready_seconds,
             progress_deadline_seconds,
             ..
@@ -755,5 +759,56 @@ fn min_ready_and_progress_deadline_enter_by_the_form_and_the_document_alike() {
     assert!(
         !out.contains("progressDeadlineSeconds"),
         "the default is not written: {out}"
+    );
+}
+
+/// Scenario documents carry an optional `namespace` on each namespaced
+/// object and `addNamespace` actions; a document without them reads and
+/// writes exactly as before.
+#[test]
+fn scenario_documents_carry_namespaces_and_old_ones_are_unchanged() {
+    let doc = r#"{"version":1,"seed":1,"policy":"binpack","actions":[
+        {"tick":1,"action":{"type":"addNamespace","name":"shop","labels":{"team":"a"}}},
+        {"tick":1,"action":{"type":"addNode","name":"node-1","cpu":4000,"memory":8192,"labels":{"kubernetes.io/hostname":"node-1"}}},
+        {"tick":1,"action":{"type":"deploy","namespace":"shop","name":"web","replicas":2,"template":{"cpu":500,"memory":256}}},
+        {"tick":1,"action":{"type":"deploy","name":"web","replicas":1,"template":{"cpu":500,"memory":256,
+            "antiAffinity":[{"matchLabels":{"app":"web"},"namespaceSelector":{"team":"a"}}]}}},
+        {"tick":1,"action":{"type":"addPdb","namespace":"shop","name":"web","selector":{"app":"web"},"minAvailable":1}},
+        {"tick":1,"action":{"type":"addService","namespace":"shop","name":"web","selector":{"app":"web"}}},
+        {"tick":2,"action":{"type":"scale","app":"shop/web","replicas":3}}]}"#;
+    let mut s = import_json(doc).expect("a document with namespaces runs");
+    s.run(4);
+    let snap = s.snapshot(false);
+    let names: Vec<&str> = snap.apps.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["shop/web", "web"]);
+    // default/web's anti-affinity reaches shop (team=a) only: shop/web's
+    // pods hold node-1, so web-0 stays Pending.
+    assert_eq!(snap.pending.len(), 1, "{:?}", snap.pending);
+    let pdb = snap.pdbs.iter().find(|p| p.name == "shop/web").unwrap();
+    assert_eq!((pdb.current_healthy, pdb.selector.as_str()), (3, "app=web"));
+    // Written back: the namespace field, not a prefixed name; and it replays.
+    let out = serde_json::to_string(&s.scenario()).unwrap();
+    assert!(out.contains(r#""namespace":"shop","name":"web""#), "{out}");
+    assert!(
+        out.contains(r#""type":"addNamespace","name":"shop""#),
+        "{out}"
+    );
+    assert!(out.contains(r#""namespaceSelector":{"team":"a"}"#), "{out}");
+    let again = Session::from_scenario(&s.scenario()).expect("it replays");
+    assert_eq!(again.snapshot(true), s.snapshot(true));
+    // A wrong namespace is refused with its words.
+    let bad = doc.replace(
+        r#""namespace":"shop","name":"web","replicas""#,
+        r#""namespace":"Shop","name":"web","replicas""#,
+    );
+    let e = import_json(&bad).err().expect("refused");
+    assert!(e.contains("namespace name \"Shop\" is not valid"), "{e}");
+    // A document from before namespaces writes no namespace at all.
+    let old = small().scenario();
+    let text = serde_json::to_string(&old).unwrap();
+    assert!(!text.contains("namespace"), "{text}");
+    assert_eq!(
+        Session::from_scenario(&old).unwrap().snapshot(true),
+        small().snapshot(true)
     );
 }
