@@ -35,6 +35,7 @@ mod read;
 mod scenario;
 mod scheduler_config;
 mod value;
+mod yaml_fast;
 
 use std::fmt;
 
