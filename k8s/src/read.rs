@@ -30,12 +30,8 @@ fn doc_error(document: usize, message: String) -> ImportError {
 /// otherwise; `kind: List` and `kind: ...List` documents are flattened into
 /// their items. Empty documents (a stray `---`) are skipped but keep their
 /// index, so a document number always counts the `---` separators.
-pub(crate) fn objects(text: &str, limits: &Limits) -> Result<Vec<RawObject>, ImportError> {
-    objects_with_progress(text, limits, &mut |_| {})
-}
-
-/// [`objects`], telling `progress` the bytes of YAML read so far.
-pub(crate) fn objects_with_progress(
+/// `progress` is told the bytes of YAML read so far.
+pub(crate) fn objects(
     text: &str,
     limits: &Limits,
     progress: &mut dyn FnMut(usize),

@@ -186,8 +186,9 @@ struct Line<'a> {
 }
 
 impl Line<'_> {
+    /// Not blank, not a comment (`text` starts after every leading space).
     fn content(&self) -> bool {
-        !self.text.is_empty() && !self.text.starts_with('#') && !self.text.bytes().all(|c| c == b' ')
+        !self.text.is_empty() && !self.text.starts_with('#')
     }
     fn seq_item(&self) -> bool {
         let t = self.text.as_bytes();
@@ -503,9 +504,20 @@ fn plain(r: &str) -> Option<&str> {
     if !starts_plain(r) {
         return None;
     }
-    let cut = r.find(" #").unwrap_or(r.len());
+    // One pass: stop at ` #`; give up at `: `.
+    let b = r.as_bytes();
+    let mut cut = b.len();
+    for p in 1..b.len() {
+        if b[p - 1] == b' ' && b[p] == b'#' {
+            cut = p - 1;
+            break;
+        }
+        if b[p - 1] == b':' && b[p] == b' ' {
+            return None;
+        }
+    }
     let s = r[..cut].trim_end_matches(' ');
-    if s.contains(": ") || s.ends_with(':') {
+    if s.ends_with(':') {
         return None;
     }
     Some(s)
