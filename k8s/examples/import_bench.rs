@@ -234,7 +234,10 @@ fn main() {
     let again = time("import YAML stream, full parser only", || {
         shepherd_k8s::import(&full).expect("the generated stream imports")
     });
-    assert_eq!(again.scenario, im.scenario, "both readers give the same cluster");
+    assert_eq!(
+        again.scenario, im.scenario,
+        "both readers give the same cluster"
+    );
     // The same objects as kubectl's JSON List.
     let values: Vec<serde_json::Value> = docs
         .iter()

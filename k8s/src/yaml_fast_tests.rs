@@ -29,8 +29,7 @@ fn same(text: &str) -> bool {
     let full = format!("{:?}", documents_full(text, &limits));
     let fast = format!("{:?}", documents(text, &limits, &mut |_| {}));
     assert_eq!(fast, full, "the readers differ on:\n{text}");
-    super::documents(text, usize::MAX, &mut |_| {})
-        .is_some_and(|r| r.is_ok())
+    super::documents(text, usize::MAX, &mut |_| {}).is_some_and(|r| r.is_ok())
 }
 
 fn sweep(test: &str, default: u64, f: impl Fn(u64)) {
@@ -170,9 +169,13 @@ fn edge_cases_read_the_same() {
     assert!(fast >= 30, "the fast reader read only {fast} of the cases");
     // Deep nesting: within the full parser's limit and beyond it.
     for depth in [50, 99, 101, 127, 128, 129, 300] {
-        let deep: String = (0..depth).map(|i| format!("{}k{i}:\n", " ".repeat(i))).collect();
+        let deep: String = (0..depth)
+            .map(|i| format!("{}k{i}:\n", " ".repeat(i)))
+            .collect();
         same(&deep);
-        let seq: String = (0..depth).map(|i| format!("{}- \n", " ".repeat(2 * i))).collect();
+        let seq: String = (0..depth)
+            .map(|i| format!("{}- \n", " ".repeat(2 * i)))
+            .collect();
         same(&seq);
     }
     // A key of 1,000 bytes and one beyond libyaml's simple-key length.
@@ -182,20 +185,110 @@ fn edge_cases_read_the_same() {
 }
 
 const KEYS: &[&str] = &[
-    "name", "app", "f:spec", "k:{\"name\":\"main\"}", ".", "true", "True", "0x1F", "007", "12",
-    "-a", "a b", "null", "~", "1.5", "kubernetes.io/hostname", "x#y", "é", "+3", "a #b", "a: b",
-    "-", "'", "\"", "[x]", "?q", "",
+    "name",
+    "app",
+    "f:spec",
+    "k:{\"name\":\"main\"}",
+    ".",
+    "true",
+    "True",
+    "0x1F",
+    "007",
+    "12",
+    "-a",
+    "a b",
+    "null",
+    "~",
+    "1.5",
+    "kubernetes.io/hostname",
+    "x#y",
+    "é",
+    "+3",
+    "a #b",
+    "a: b",
+    "-",
+    "'",
+    "\"",
+    "[x]",
+    "?q",
+    "",
 ];
 
 const STRINGS: &[&str] = &[
-    "", "a", "yes", "no", "on", "1", "-1", "+1", "0", "00", "007", "0x1f", "0o17", "0b11",
-    "-0x1f", "1.5", "-.5", ".inf", "-.Inf", ".nan", "1e3", "1_000", "12:30", "null", "Null", "~",
-    "true", "FALSE", "a: b", "a #b", "a#b", "#x", "- x", "-x", "[a]", "{a: 1}", "a, b", "'q'",
-    "\"dq\"", "back\\slash", "é ü", "18446744073709551616", "-9223372036854775809",
-    "99999999999999999999999999999999999999999", "1e400", " lead", "trail ", "multi\nline",
-    "two\n\nbreaks\n", "tab\there", "@x", "`x", "%x", "&a", "*a", "!x", "|", ">", "?x", ":x", "x:",
-    "...", "---", "unix:///run/containerd/containerd.sock", "registry.example/app:1.0",
-    "2024-05-01T10:00:00Z", "100m", "512Mi", "25%", "{}", "[]", "a'b", "ctl\u{1}x", "nel\u{85}x",
+    "",
+    "a",
+    "yes",
+    "no",
+    "on",
+    "1",
+    "-1",
+    "+1",
+    "0",
+    "00",
+    "007",
+    "0x1f",
+    "0o17",
+    "0b11",
+    "-0x1f",
+    "1.5",
+    "-.5",
+    ".inf",
+    "-.Inf",
+    ".nan",
+    "1e3",
+    "1_000",
+    "12:30",
+    "null",
+    "Null",
+    "~",
+    "true",
+    "FALSE",
+    "a: b",
+    "a #b",
+    "a#b",
+    "#x",
+    "- x",
+    "-x",
+    "[a]",
+    "{a: 1}",
+    "a, b",
+    "'q'",
+    "\"dq\"",
+    "back\\slash",
+    "é ü",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "99999999999999999999999999999999999999999",
+    "1e400",
+    " lead",
+    "trail ",
+    "multi\nline",
+    "two\n\nbreaks\n",
+    "tab\there",
+    "@x",
+    "`x",
+    "%x",
+    "&a",
+    "*a",
+    "!x",
+    "|",
+    ">",
+    "?x",
+    ":x",
+    "x:",
+    "...",
+    "---",
+    "unix:///run/containerd/containerd.sock",
+    "registry.example/app:1.0",
+    "2024-05-01T10:00:00Z",
+    "100m",
+    "512Mi",
+    "25%",
+    "{}",
+    "[]",
+    "a'b",
+    "ctl\u{1}x",
+    "nel\u{85}x",
 ];
 
 enum Gen {
@@ -323,7 +416,11 @@ fn render_value(rng: &mut Prng, g: &Gen, n: usize, in_map: bool, out: &mut Strin
         Gen::Seq(v) if !v.is_empty() => {
             out.push_str(comment(rng));
             out.push('\n');
-            let at = if in_map && rng.chance(60) { n } else { n + step };
+            let at = if in_map && rng.chance(60) {
+                n
+            } else {
+                n + step
+            };
             render_seq(rng, v, at, out);
         }
         Gen::Scalar(s) if s.contains('\n') || rng.chance(5) => {
@@ -453,8 +550,8 @@ fn mutate(rng: &mut Prng, s: &str) -> String {
                 pick(
                     rng,
                     &[
-                        ":", " ", "  ", "-", "- ", "#", " #", "\n", "\n---\n", "'", "\"", "|",
-                        "{", "[", "&a ", "*a", "!x ", "\t", "\r", "? ", "\\", "...", "%", "\u{feff}",
+                        ":", " ", "  ", "-", "- ", "#", " #", "\n", "\n---\n", "'", "\"", "|", "{",
+                        "[", "&a ", "*a", "!x ", "\t", "\r", "? ", "\\", "...", "%", "\u{feff}",
                     ],
                 ),
             ),

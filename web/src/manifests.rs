@@ -108,11 +108,9 @@ pub fn import_session(text: &str, seed: u64) -> Result<(Session, ImportReport), 
 /// it in a Web Worker for large inputs (www/import-worker.js), telling
 /// `progress` the bytes read so far, and builds the session from the
 /// canonical text with [`canonical_session`] on the page.
-pub fn read(
-    text: &str,
-    progress: &mut dyn FnMut(usize),
-) -> Result<(String, ImportReport), String> {
-    let im = import_with_progress(text, &Options::default(), progress).map_err(|e| e.to_string())?;
+pub fn read(text: &str, progress: &mut dyn FnMut(usize)) -> Result<(String, ImportReport), String> {
+    let im =
+        import_with_progress(text, &Options::default(), progress).map_err(|e| e.to_string())?;
     let mut canonical = export(&im.scenario, NAMESPACE);
     if let Some(p) = &im.scenario.profile {
         canonical.push_str(&export_scheduler_config(p));
