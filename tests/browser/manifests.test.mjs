@@ -324,3 +324,27 @@ test('a large stream with an error at its end is refused from the worker, and th
     await app.close();
   }
 });
+
+test('a large import cancelled while the worker reads changes nothing', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await step(page, 2);
+    const before = { tick: await shownTick(page), placed: await placement(page), hash: await page.evaluate(() => location.hash) };
+    await dropFile(page, 'cluster.yaml', bigStream(2000, 2000));
+    await page.waitForSelector('#manifests-progress:not([hidden])');
+    await page.click('#manifests-cancel');
+    await page.waitForSelector('#manifests-progress', { state: 'hidden' });
+    assert.match(await page.textContent('#toast'), /Import of cluster\.yaml cancelled; nothing changed/);
+    assert.equal(await page.evaluate(() => document.body.dataset.importing), undefined);
+    await page.click('#manifests-close');
+    assert.equal(await shownTick(page), before.tick);
+    assert.deepEqual(await placement(page), before.placed);
+    assert.equal(await page.evaluate(() => location.hash), before.hash);
+    assert.equal(await page.evaluate(() => document.body.dataset.manifests), undefined);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
