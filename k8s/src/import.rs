@@ -40,7 +40,17 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
 /// Imports `text` (YAML, JSON, or `kind: List`). All or nothing: on an error
 /// nothing is returned but the error.
 pub fn import_with(text: &str, opts: &Options) -> Result<Imported, ImportError> {
-    let objs = objects(text, &opts.limits)?;
+    import_with_progress(text, opts, &mut |_| {})
+}
+
+/// [`import_with`], telling `progress` how many bytes of a YAML stream have
+/// been read (after each document; the page shows it for large inputs).
+pub fn import_with_progress(
+    text: &str,
+    opts: &Options,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Imported, ImportError> {
+    let objs = objects(text, &opts.limits, progress)?;
     let mut st = State::new(opts, &objs);
     for o in &objs {
         st.object(o)?;

@@ -30,7 +30,12 @@ fn doc_error(document: usize, message: String) -> ImportError {
 /// otherwise; `kind: List` and `kind: ...List` documents are flattened into
 /// their items. Empty documents (a stray `---`) are skipped but keep their
 /// index, so a document number always counts the `---` separators.
-pub(crate) fn objects(text: &str, limits: &Limits) -> Result<Vec<RawObject>, ImportError> {
+/// `progress` is told the bytes of YAML read so far.
+pub(crate) fn objects(
+    text: &str,
+    limits: &Limits,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Vec<RawObject>, ImportError> {
     if text.len() > limits.max_bytes {
         return Err(doc_error(
             0,
@@ -41,7 +46,7 @@ pub(crate) fn objects(text: &str, limits: &Limits) -> Result<Vec<RawObject>, Imp
             ),
         ));
     }
-    let docs = documents(text, limits)?;
+    let docs = documents(text, limits, progress)?;
     let mut out = Vec::new();
     for (i, doc) in docs.into_iter().enumerate() {
         let document = i + 1;
@@ -132,12 +137,18 @@ fn too_many_objects(document: usize, limits: &Limits) -> ImportError {
     )
 }
 
-fn looks_like_json(text: &str) -> bool {
+pub(crate) fn looks_like_json(text: &str) -> bool {
     let rest = text.trim_start_matches('\u{feff}').trim_start();
     matches!(rest.as_bytes().first(), Some(b'{') | Some(b'['))
 }
 
-fn documents(text: &str, limits: &Limits) -> Result<Vec<Value>, ImportError> {
+/// The documents of a YAML stream or a JSON text. `progress` is told the
+/// bytes read so far after each YAML document the fast reader reads.
+pub(crate) fn documents(
+    text: &str,
+    limits: &Limits,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Vec<Value>, ImportError> {
     let mut docs = Vec::new();
     if looks_like_json(text) {
         let text = text.trim_start_matches('\u{feff}');
@@ -158,6 +169,18 @@ fn documents(text: &str, limits: &Limits) -> Result<Vec<Value>, ImportError> {
         }
         return Ok(docs);
     }
+    match crate::yaml_fast::documents(text, limits.max_documents, progress) {
+        Some(Ok(docs)) => return Ok(docs),
+        Some(Err(document)) => return Err(doc_error(document, too_many_docs(limits))),
+        None => {}
+    }
+    documents_full(text, limits)
+}
+
+/// A YAML stream read by the full parser alone: what the fast reader
+/// (yaml_fast.rs) gives up to, and the reference its tests compare against.
+pub(crate) fn documents_full(text: &str, limits: &Limits) -> Result<Vec<Value>, ImportError> {
+    let mut docs = Vec::new();
     for (i, d) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
         if i >= limits.max_documents {
             return Err(doc_error(i + 1, too_many_docs(limits)));

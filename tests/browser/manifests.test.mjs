@@ -109,3 +109,242 @@ test('a bad manifest file is refused with its document and field, and the run st
     await app.close();
   }
 });
+
+// A cluster as `kubectl get nodes,deployments -o yaml` prints it, one
+// document per object, with the status and managedFields a real one has
+// (about 1.9 KB a node and 2.4 KB a Deployment).
+function bigStream(nodes, deployments) {
+  const docs = [];
+  for (let i = 1; i <= nodes; i++) {
+    const zone = ['a', 'b', 'c'][i % 3];
+    docs.push(`apiVersion: v1
+kind: Node
+metadata:
+  annotations:
+    kubeadm.alpha.kubernetes.io/cri-socket: unix:///run/containerd/containerd.sock
+    node.alpha.kubernetes.io/ttl: "0"
+  creationTimestamp: "2024-05-01T10:00:00Z"
+  labels:
+    kubernetes.io/arch: amd64
+    kubernetes.io/hostname: node-${i}
+    kubernetes.io/os: linux
+    topology.kubernetes.io/zone: zone-${zone}
+  name: node-${i}
+  resourceVersion: "${1000 + i}"
+  uid: 6f1c2a0e-0000-4000-8000-${String(i).padStart(12, '0')}
+spec:
+  podCIDR: 10.244.${i % 256}.0/24
+  podCIDRs:
+  - 10.244.${i % 256}.0/24
+status:
+  addresses:
+  - address: 172.18.${i % 256}.${i % 200 + 2}
+    type: InternalIP
+  allocatable:
+    cpu: "16"
+    ephemeral-storage: 102626232Ki
+    memory: 65776800Ki
+    pods: "110"
+  capacity:
+    cpu: "16"
+    memory: 65879200Ki
+    pods: "110"
+  conditions:
+  - lastHeartbeatTime: "2024-05-01T12:00:00Z"
+    lastTransitionTime: "2024-05-01T10:00:00Z"
+    message: kubelet has sufficient memory available
+    reason: KubeletHasSufficientMemory
+    status: "False"
+    type: MemoryPressure
+  - lastHeartbeatTime: "2024-05-01T12:00:00Z"
+    lastTransitionTime: "2024-05-01T10:00:30Z"
+    message: kubelet is posting ready status
+    reason: KubeletReady
+    status: "True"
+    type: Ready
+  nodeInfo:
+    kubeletVersion: v1.30.0
+    osImage: Debian GNU/Linux 12 (bookworm)
+`);
+  }
+  for (let i = 1; i <= deployments; i++) {
+    docs.push(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  annotations:
+    deployment.kubernetes.io/revision: "1"
+  creationTimestamp: "2024-05-01T10:05:00Z"
+  generation: 1
+  labels:
+    app: app-${i}
+  managedFields:
+  - apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:spec:
+        f:replicas: {}
+        f:template:
+          f:spec:
+            f:containers:
+              k:{"name":"main"}:
+                .: {}
+                f:image: {}
+    manager: kubectl-client-side-apply
+    operation: Update
+    time: "2024-05-01T10:05:00Z"
+  name: app-${i}
+  namespace: default
+  resourceVersion: "${200000 + i}"
+spec:
+  progressDeadlineSeconds: 600
+  replicas: 3
+  selector:
+    matchLabels:
+      app: app-${i}
+  strategy:
+    rollingUpdate:
+      maxSurge: 25%
+      maxUnavailable: 25%
+    type: RollingUpdate
+  template:
+    metadata:
+      labels:
+        app: app-${i}
+    spec:
+      containers:
+      - image: registry.example/app-${i}:1.0
+        imagePullPolicy: IfNotPresent
+        name: main
+        resources:
+          requests:
+            cpu: 100m
+            memory: 128Mi
+      restartPolicy: Always
+      securityContext: {}
+status:
+  availableReplicas: 3
+  conditions:
+  - lastTransitionTime: "2024-05-01T10:05:10Z"
+    lastUpdateTime: "2024-05-01T10:05:10Z"
+    message: Deployment has minimum availability.
+    reason: MinimumReplicasAvailable
+    status: "True"
+    type: Available
+  observedGeneration: 1
+  readyReplicas: 3
+  replicas: 3
+`);
+  }
+  return docs.join('---\n');
+}
+
+// Records, while the worker reads (body[data-importing=reading]), the timer
+// ticks and frames the page still runs and the progress values it shows.
+async function heartbeat(page) {
+  await page.evaluate(() => {
+    const beat = { ticks: 0, frames: 0, maxGap: 0, progress: [] };
+    window.beat = beat;
+    let last = performance.now();
+    setInterval(() => {
+      const now = performance.now();
+      if (document.body.dataset.importing === 'reading') {
+        beat.ticks++;
+        beat.maxGap = Math.max(beat.maxGap, now - last);
+      }
+      last = now;
+    }, 20);
+    const frame = () => {
+      if (document.body.dataset.importing === 'reading') beat.frames++;
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+    const bar = document.getElementById('manifests-progress-bar');
+    new MutationObserver(() => {
+      if (document.body.dataset.importing === 'reading' && bar.hasAttribute('value')) beat.progress.push(bar.value);
+    }).observe(bar, { attributes: true });
+  });
+}
+
+test('a large stream is read in a worker with progress while the page answers, then its pods are placed', async () => {
+  const app = await openApp({ viewport: { width: 1440, height: 900 } });
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    const text = bigStream(2000, 2000);
+    assert.ok(text.length > 5e6, `${text.length} bytes`);
+    await heartbeat(page);
+    await dropFile(page, 'cluster.yaml', text);
+    // Over 4 MB: the progress shows at once, in the dialog that opens.
+    await page.waitForSelector('#manifests-progress:not([hidden])');
+    assert.ok(await page.isVisible('#manifests-dialog'));
+    assert.match(await page.textContent('#manifests-progress-text'), /cluster\.yaml/);
+    // The bar moves as the worker reads (the picture once it has).
+    await page.waitForFunction(() => document.getElementById('manifests-progress-bar').value >= 10 || document.body.dataset.importing !== 'reading');
+    await app.screenshot('manifests-progress', { fullPage: false });
+    // The page answers while the worker reads: typing reaches the text box.
+    await page.fill('#manifests-text', 'typed while the import runs');
+    assert.equal(await page.inputValue('#manifests-text'), 'typed while the import runs');
+    await page.waitForFunction(() => document.body.dataset.manifests === 'imported', null, { timeout: 180_000 });
+    const beat = await page.evaluate(() => window.beat);
+    const times = JSON.parse(await page.evaluate(() => document.body.dataset.importTimes));
+    console.log(`${(text.length / 1e6).toFixed(1)} MB, 2,000 Nodes + 2,000 Deployments: worker ready in ${times.workerLoadMs} ms, read in ${times.readMs} ms, run built and pods placed in ${times.placeMs} ms, ${times.totalMs} ms in all; while reading: ${beat.ticks} timer ticks (longest gap ${beat.maxGap.toFixed(0)} ms), ${beat.frames} frames, ${beat.progress.length} progress updates`);
+    // Timers and frames kept coming while the worker read, and the bar moved.
+    assert.ok(beat.ticks >= 3 && beat.frames >= 2, JSON.stringify(beat));
+    assert.ok(beat.maxGap < 1000, `the page stalled ${beat.maxGap.toFixed(0)} ms while the worker read`);
+    assert.ok(new Set(beat.progress).size >= 3, `progress values ${JSON.stringify(beat.progress)}`);
+    assert.ok(await page.isHidden('#manifests-progress'));
+    assert.match(await page.textContent('#manifests-summary'), /4000 objects: imported 2000 Deployment, 2000 Node/);
+    assert.match(await page.textContent('#cluster-summary'), /2,000 nodes \(2,000 Ready\) · 6,000 pods bound · 0 Pending/);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
+test('a large stream with an error at its end is refused from the worker, and the run stays', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await step(page, 2);
+    const before = { tick: await shownTick(page), placed: await placement(page), hash: await page.evaluate(() => location.hash) };
+    const text = `${bigStream(300, 300)}---\napiVersion: v1\nkind: Node\nmetadata:\n  name: last\nstatus:\n  allocatable:\n    cpu: lots\n`;
+    assert.ok(text.length > 256 * 1024, 'large enough for the worker');
+    await dropFile(page, 'big-broken.yaml', text);
+    await page.waitForSelector('#manifests-error:not([hidden])');
+    assert.match(await page.textContent('#manifests-error'),
+      /Could not import big-broken\.yaml; nothing changed\. document 601 \(Node last\): status\.allocatable\.cpu: cpu "lots" is not a quantity/);
+    assert.ok(await page.isHidden('#manifests-progress'));
+    await page.click('#manifests-close');
+    assert.equal(await shownTick(page), before.tick);
+    assert.deepEqual(await placement(page), before.placed);
+    assert.equal(await page.evaluate(() => location.hash), before.hash);
+    assert.equal(await page.evaluate(() => document.body.dataset.manifests), undefined);
+  } finally {
+    await app.close();
+  }
+});
+
+test('a large import cancelled while the worker reads changes nothing', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await step(page, 2);
+    const before = { tick: await shownTick(page), placed: await placement(page), hash: await page.evaluate(() => location.hash) };
+    await dropFile(page, 'cluster.yaml', bigStream(2000, 2000));
+    await page.waitForSelector('#manifests-progress:not([hidden])');
+    await page.click('#manifests-cancel');
+    await page.waitForSelector('#manifests-progress', { state: 'hidden' });
+    assert.match(await page.textContent('#toast'), /Import of cluster\.yaml cancelled; nothing changed/);
+    assert.equal(await page.evaluate(() => document.body.dataset.importing), undefined);
+    await page.click('#manifests-close');
+    assert.equal(await shownTick(page), before.tick);
+    assert.deepEqual(await placement(page), before.placed);
+    assert.equal(await page.evaluate(() => location.hash), before.hash);
+    assert.equal(await page.evaluate(() => document.body.dataset.manifests), undefined);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});

@@ -28,6 +28,7 @@
 pub mod charts;
 pub mod compare;
 pub mod delta;
+mod import_worker;
 pub mod input;
 pub mod manifests;
 pub mod profile;

@@ -21,7 +21,8 @@ use serde::Serialize;
 use shepherd::simulator::Event;
 use shepherd::{PodTemplate, Profile};
 use shepherd_k8s::{
-    export, export_scheduler_config, import, ImportedNode, Scenario as K8sScenario,
+    export, export_scheduler_config, import, import_with_progress, ImportedNode, Options,
+    Scenario as K8sScenario,
 };
 
 use crate::scenario::{self, Action, Entry, Scenario};
@@ -100,23 +101,23 @@ pub struct ImportReport {
 /// `seed`. Refused: the error names the document, the object and the field,
 /// and nothing is built.
 pub fn import_session(text: &str, seed: u64) -> Result<(Session, ImportReport), String> {
-    let im = import(text).map_err(|e| e.to_string())?;
+    let (canonical, report) = read(text, &mut |_| {})?;
+    Ok((canonical_session(&canonical, seed)?, report))
+}
+
+/// The reading half of [`import_session`]: the manifests' canonical export
+/// (what the script's `manifests` action holds) and the report. The page runs
+/// it in a Web Worker for large inputs (www/import-worker.js), telling
+/// `progress` the bytes read so far, and builds the session from the
+/// canonical text with [`canonical_session`] on the page.
+pub fn read(text: &str, progress: &mut dyn FnMut(usize)) -> Result<(String, ImportReport), String> {
+    let im =
+        import_with_progress(text, &Options::default(), progress).map_err(|e| e.to_string())?;
     let mut canonical = export(&im.scenario);
     if let Some(p) = &im.scenario.profile {
         canonical.push_str(&export_scheduler_config(p));
     }
     let profile = im.scenario.profile_or_default();
-    let doc = Scenario {
-        tick: Some(1),
-        actions: vec![Entry {
-            tick: 1,
-            action: Action::Manifests {
-                manifests: canonical,
-            },
-        }],
-        ..scenario::empty(seed, &Profile::kube_scheduler())
-    };
-    let session = Session::from_scenario(&doc)?;
     let report = ImportReport {
         summary: im.summary.to_string(),
         nodes: im.scenario.nodes.len(),
@@ -138,7 +139,24 @@ pub fn import_session(text: &str, seed: u64) -> Result<(Session, ImportReport), 
             })
             .collect(),
     };
-    Ok((session, report))
+    Ok((canonical, report))
+}
+
+/// The session whose script is the one `manifests` action holding
+/// `canonical` at tick 1, replayed to tick 1. The replay imports the text
+/// again, so any text is checked: a refusal builds nothing.
+pub fn canonical_session(canonical: &str, seed: u64) -> Result<Session, String> {
+    let doc = Scenario {
+        tick: Some(1),
+        actions: vec![Entry {
+            tick: 1,
+            action: Action::Manifests {
+                manifests: canonical.to_string(),
+            },
+        }],
+        ..scenario::empty(seed, &Profile::kube_scheduler())
+    };
+    Session::from_scenario(&doc)
 }
 
 /// The declarations the session's script has made up to its current tick.
