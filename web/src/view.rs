@@ -67,6 +67,8 @@ pub struct NodeCard {
 #[serde(rename_all = "camelCase")]
 pub struct AppRow {
     pub name: String,
+    /// Deployment, DaemonSet or Pod (a bare Pod).
+    pub kind: &'static str,
     pub desired: u32,
     pub current: u32,
     pub ready: u32,
@@ -80,6 +82,9 @@ pub struct AppRow {
     pub rolling: bool,
     pub max_surge: String,
     pub max_unavailable: String,
+    /// A DaemonSet's updateStrategy as its row shows it (`OnDelete`, or
+    /// `maxSurge / maxUnavailable`).
+    pub strategy: Option<String>,
     /// The FailedScheduling message of its pending pods, if any.
     pub pending_reason: Option<String>,
     /// What `kubectl rollout status` prints now (`Cluster::rollout_status`),
@@ -286,6 +291,12 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
             rollout_status: status.map(|s| s.to_string()).unwrap_or_default(),
             max_surge: a.strategy.max_surge.to_string(),
             max_unavailable: a.strategy.max_unavailable.to_string(),
+            // A DaemonSet's cell says its own updateStrategy.
+            strategy: c
+                .daemonset_spec(&a.name)
+                .ok()
+                .map(crate::workloads::strategy_text),
+            kind: a.kind.as_str(),
             name: a.name,
             desired: a.desired,
             current: a.current,
