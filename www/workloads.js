@@ -100,12 +100,12 @@ export function wireWorkloads({ act, confirmAction, quantitiesOk, plural, snapsh
     if (!quantitiesOk(podForm)) return;
     const v = values(podForm);
     act((sim) => sim.createPod({
-      name: v.name, cpu: v.cpu, memory: v.memory, labels: v.labels, nodeName: v.nodeName,
+      name: v.name, cpu: v.cpu, memory: v.memory, labels: v.labels, nodeName: v.node,
       priorityClassName: v.priorityClassName,
     }), {
       form: podForm,
-      fieldOf: (m) => (/nodeName|node "|node .* (not found|does not exist)/i.test(m) ? podForm.elements.nodeName : undefined),
-      said: () => `kubectl apply: Pod ${v.name.trim()} created${v.nodeName.trim() ? ` on ${v.nodeName.trim()} (spec.nodeName: the kubelet admits it)` : ''}`,
+      fieldOf: (m) => (/nodeName|node "|node .* (not found|does not exist)/i.test(m) ? podForm.elements.node : undefined),
+      said: () => `kubectl apply: Pod ${v.name.trim()} created${v.node.trim() ? ` on ${v.node.trim()} (spec.nodeName: the kubelet admits it)` : ''}`,
     });
   });
 

@@ -73,7 +73,7 @@ test('DaemonSet and Pod forms: create, roll with surge, delete, refuse, and the 
 
     // A bare Pod bound by nodeName: the kubelet admits it on node-3 despite the taint.
     await page.fill('#form-pod input[name=name]', 'debug');
-    await page.fill('#form-pod input[name=nodeName]', 'node-3');
+    await page.fill('#form-pod input[name=node]', 'node-3');
     await page.click('#form-pod button[type=submit]');
     assert.equal(await problem(page), null);
     await stepUntil(page, async () => (await chips(page))['node-3'].includes('debug'));
