@@ -356,4 +356,73 @@ mod tests {
             Some("debug")
         );
     }
+
+    #[test]
+    fn form_actions_are_recorded_as_scenario_actions_and_replay_to_the_same_placement() {
+        use crate::session::Session;
+        let mut s = Session::new(7, shepherd::Profile::kube_scheduler());
+        for n in ["node-1", "node-2", "node-3"] {
+            let a: Action = serde_json::from_value(
+                serde_json::json!({"type": "addNode", "name": n, "cpu": 2000, "memory": 4096}),
+            )
+            .unwrap();
+            s.submit(a).unwrap();
+        }
+        s.step();
+        let ds: DaemonSetInput = serde_json::from_value(serde_json::json!({
+            "name": "log-agent", "cpu": "100m", "memory": "128Mi",
+            "maxUnavailable": "0", "maxSurge": "1"
+        }))
+        .unwrap();
+        s.submit(ds.action().unwrap()).unwrap();
+        let pod: PodInput = serde_json::from_value(
+            serde_json::json!({"name": "debug", "cpu": "250m", "memory": "64Mi", "nodeName": "node-3"}),
+        )
+        .unwrap();
+        s.submit(pod.action().unwrap()).unwrap();
+        s.run(4);
+        let current = s
+            .simulator()
+            .cluster()
+            .daemonset_spec("log-agent")
+            .unwrap()
+            .clone();
+        let change = DaemonSetChange {
+            version: Some("v2".into()),
+            ..Default::default()
+        };
+        s.submit(change.action(&current).unwrap()).unwrap();
+        s.run(3);
+        s.submit(Action::DeletePod {
+            name: "debug".into(),
+        })
+        .unwrap();
+        s.run(10);
+        let kinds: Vec<&str> = s.log().iter().map(|e| e.action.kind()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "addNode",
+                "addNode",
+                "addNode",
+                "manifests",
+                "manifests",
+                "updateDaemonSet",
+                "deletePod"
+            ]
+        );
+        let c = s.simulator().cluster();
+        let st = &c.daemonsets()[0];
+        assert_eq!((st.desired, st.updated, st.ready), (3, 3, 3), "{st:?}");
+        assert!(c.pod_by_name("debug").is_err());
+        // The document the link and Export carry replays to the same pods on the same nodes.
+        let json = serde_json::to_string(&s.scenario()).unwrap();
+        let doc: crate::scenario::Scenario = serde_json::from_str(&json).unwrap();
+        let again = Session::from_scenario(&doc).unwrap();
+        assert_eq!(again.tick(), s.tick());
+        assert_eq!(
+            crate::compare::placements(&again),
+            crate::compare::placements(&s)
+        );
+    }
 }
