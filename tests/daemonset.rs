@@ -539,11 +539,20 @@ fn max_surge_creates_the_new_pod_beside_the_old_one_and_deletes_the_old_once_ava
     tick(&mut c);
     let (_, unavailable, doubled, most, old, _) = roll_counts(&c, &v2);
     assert_eq!((unavailable, doubled, most, old), (0, 2, 2, 5));
+    let rolling = shepherd::DaemonSetUpdateStrategyType::RollingUpdate;
+    assert_eq!(
+        c.daemonsets()[0].rollout_status(rolling),
+        "Waiting for daemon set \"agent\" rollout to finish: 2 out of 5 new pods have been updated..."
+    );
     // Two nodes hold 100m + 100m while the surge lasts.
     let busy = c.nodes().filter(|n| n.allocated.cpu_millis == 200).count();
     assert_eq!(busy, 2);
     let (unavailable, doubled) = roll_to_end(&mut c, &v2, 60);
     assert_eq!((unavailable, doubled), (0, 2));
+    assert_eq!(
+        c.daemonsets()[0].rollout_status(rolling),
+        "daemon set \"agent\" successfully rolled out"
+    );
     // An integer maxSurge is taken as is: 1 node at a time.
     let mut v3 = v2.with_surge(IntOrPercent::Int(1));
     v3.template = v3.template.clone().with_version("v3");
@@ -582,6 +591,11 @@ fn on_delete_replaces_nothing_until_a_pod_is_deleted_or_evicted() {
         tick(&mut c);
     }
     assert_eq!(roll_counts(&c, &v2).4, 3, "every pod is still the old one");
+    // kubectl has no rollout to wait for under OnDelete.
+    assert_eq!(
+        c.daemonsets()[0].rollout_status(v2.strategy),
+        "error: rollout status is only available for RollingUpdate strategy type"
+    );
     verify_settled(&c).unwrap();
     let victim = c
         .pods_on(c.node("node-1").unwrap().id)

@@ -307,6 +307,9 @@ export function drawApps(tbody, apps, { onApp }) {
         h('div', { class: 'bar small', role: 'progressbar', 'aria-label': `rollout of ${a.name}`, 'aria-valuemin': 0, 'aria-valuemax': a.desired, 'aria-valuenow': a.updated },
           h('span', { style: { width: `${progress}%` } })),
         h('span', {}, `Rolling to ${a.version}: ${a.updated}/${a.desired} updated`));
+    } else if (a.strategy === 'OnDelete' && a.updated < a.current) {
+      // OnDelete: old pods stay until someone deletes them.
+      rollout = h('span', { class: 'muted', title: 'updateStrategy OnDelete: a pod is replaced when it is deleted or evicted' }, `${a.current - a.updated} on the old template`);
     } else if (a.pending > 0) {
       rollout = h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
     } else if (a.available === a.desired) {

@@ -276,10 +276,37 @@ pub struct DaemonSetStatus {
     /// Pods bound to a node (`currentNumberScheduled`).
     pub current: u32,
     pub ready: u32,
-    /// Pods of the current template (`updatedNumberScheduled`).
+    /// Pods of the current template, bound or not.
     pub updated: u32,
+    /// Pods of the current template bound to a node (`updatedNumberScheduled`).
+    pub updated_scheduled: u32,
+    /// Pods Ready for minReadySeconds (`numberAvailable`).
+    pub available: u32,
     /// Pods waiting for the scheduler.
     pub pending: u32,
+}
+
+impl DaemonSetStatus {
+    /// What `kubectl rollout status daemonset/NAME` prints (kubectl's
+    /// DaemonSetStatusViewer): only RollingUpdate has a rollout to wait for.
+    pub fn rollout_status(&self, strategy: DaemonSetUpdateStrategyType) -> String {
+        let n = &self.name;
+        if strategy != DaemonSetUpdateStrategyType::RollingUpdate {
+            "error: rollout status is only available for RollingUpdate strategy type".into()
+        } else if self.updated_scheduled < self.desired {
+            format!(
+                "Waiting for daemon set \"{n}\" rollout to finish: {} out of {} new pods have been updated...",
+                self.updated_scheduled, self.desired
+            )
+        } else if self.available < self.desired {
+            format!(
+                "Waiting for daemon set \"{n}\" rollout to finish: {} of {} updated pods are available...",
+                self.available, self.desired
+            )
+        } else {
+            format!("daemon set \"{n}\" successfully rolled out")
+        }
+    }
 }
 
 impl Cluster {
@@ -435,6 +462,8 @@ impl Cluster {
                         current: 0,
                         ready: 0,
                         updated: 0,
+                        updated_scheduled: 0,
+                        available: 0,
                         pending: c.pending.len() as u32,
                     };
                     for &k in c.pods.values() {
@@ -445,9 +474,15 @@ impl Cluster {
                         if p.ready {
                             st.ready += 1;
                         }
+                        if p.available {
+                            st.available += 1;
+                        }
                         let gen = d.rev_info[p.revision as usize - 1].0;
                         if gen == d.generation {
                             st.updated += 1;
+                            if p.node.is_some() {
+                                st.updated_scheduled += 1;
+                            }
                         }
                     }
                     Some(st)

@@ -280,6 +280,8 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
         let revs = revisions(c);
         c.nodes().map(|n| node_card(c, &revs, &n)).collect()
     });
+    // Per DaemonSet: its strategy cell and kubectl's rollout status line.
+    let daemonsets = crate::workloads::daemonset_lines(c);
     let apps = c
         .apps()
         .map(|a| {
@@ -288,14 +290,15 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
         })
         .map(|(a, status)| AppRow {
             deadline_exceeded: matches!(status, Ok(shepherd::RolloutStatus::DeadlineExceeded(_))),
-            rollout_status: status.map(|s| s.to_string()).unwrap_or_default(),
+            // A DaemonSet's line is kubectl's for daemon sets.
+            rollout_status: match daemonsets.get(&a.name) {
+                Some((_, line)) => line.clone(),
+                None => status.map(|s| s.to_string()).unwrap_or_default(),
+            },
             max_surge: a.strategy.max_surge.to_string(),
             max_unavailable: a.strategy.max_unavailable.to_string(),
             // A DaemonSet's cell says its own updateStrategy.
-            strategy: c
-                .daemonset_spec(&a.name)
-                .ok()
-                .map(crate::workloads::strategy_text),
+            strategy: daemonsets.get(&a.name).map(|(s, _)| s.clone()),
             kind: a.kind.as_str(),
             name: a.name,
             desired: a.desired,

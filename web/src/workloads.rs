@@ -283,6 +283,23 @@ pub fn strategy_text(d: &DaemonSetSpec) -> String {
     }
 }
 
+/// Per live DaemonSet, by name: its strategy as its row shows it and what
+/// `kubectl rollout status` prints for it. One pass over the DaemonSets' pods.
+pub fn daemonset_lines(
+    c: &shepherd::Cluster,
+) -> std::collections::BTreeMap<String, (String, String)> {
+    c.daemonset_specs()
+        .zip(c.daemonsets())
+        .map(|(spec, st)| {
+            debug_assert_eq!(spec.name, st.name, "both in creation order");
+            (
+                st.name.clone(),
+                (strategy_text(spec), st.rollout_status(spec.strategy)),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
