@@ -93,6 +93,8 @@ test('DaemonSet and Pod forms: create, roll with surge, delete, refuse, and the 
       return r[5].startsWith('v2') && r[2] === '2' && r[1] === '2/2' && doubled === 0;
     }, 20);
     assert.equal(most, 1, 'maxSurge 1: one node at a time runs two pods');
+    // The row says what kubectl rollout status says for a daemon set.
+    assert.equal(await page.textContent('#apps tr[data-app="log-agent"] .rollout-status'), 'daemon set "log-agent" successfully rolled out');
 
     // Delete the Pod: nobody recreates it.
     await page.click('#apps tr[data-app="debug"] button.app-name');
