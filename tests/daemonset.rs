@@ -412,3 +412,360 @@ fn bare_pods_bind_by_node_name_fail_kubelet_admission_or_are_scheduled_and_are_n
     converge(&mut c);
     assert!(node_of(&c, "debug").is_some());
 }
+
+// ----- update strategies: RollingUpdate (maxUnavailable, maxSurge) and OnDelete
+
+/// One tick of cluster time, converged.
+fn tick(c: &mut Cluster) {
+    c.set_now(c.now() + 1);
+    converge(c);
+}
+
+/// From scratch, per eligible node of `ds` (eligibility by `should_run` from
+/// the node specs): (eligible nodes, nodes without an available pod of it,
+/// nodes with two of its pods, most pods on one node, pods of an older
+/// version than the spec's, pods of the spec's version that are available).
+fn roll_counts(c: &Cluster, ds: &DaemonSetSpec) -> (u32, u32, u32, u32, u32, u32) {
+    let mut per_node: BTreeMap<String, (u32, bool)> = BTreeMap::new();
+    let (mut old, mut new_available) = (0, 0);
+    for p in c.pods().filter(|p| p.app == ds.name) {
+        let fresh = p.template.version == ds.template.version;
+        if !fresh {
+            old += 1;
+        } else if p.available {
+            new_available += 1;
+        }
+        assert!(
+            !p.available || p.ready,
+            "{} is available but not Ready",
+            p.name()
+        );
+        if let Some(n) = p.node.and_then(|n| c.node_by_id(n)) {
+            let e = per_node.entry(n.name().to_string()).or_default();
+            e.0 += 1;
+            e.1 |= p.available;
+        }
+    }
+    let (mut eligible, mut unavailable, mut doubled, mut most) = (0, 0, 0, 0);
+    for n in c.nodes() {
+        let (pods, available) = per_node.get(n.name()).copied().unwrap_or((0, false));
+        most = most.max(pods);
+        if should_run(&n, ds).0 {
+            eligible += 1;
+            if !available {
+                unavailable += 1;
+            }
+            if pods == 2 {
+                doubled += 1;
+            }
+        }
+    }
+    (eligible, unavailable, doubled, most, old, new_available)
+}
+
+fn nodes(n: u32, cpu: u64) -> Cluster {
+    let mut c = Cluster::new();
+    for i in 0..n {
+        c.add_node(NodeSpec::new(&format!("node-{i}"), cpu, 8192))
+            .unwrap();
+    }
+    c
+}
+
+fn agent(min_ready: u32, ready_after: u32) -> DaemonSetSpec {
+    let mut ds = DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(100, 64))
+            .with_label("app", "agent")
+            .with_ready_after(ready_after),
+    );
+    ds.min_ready_seconds = min_ready;
+    ds
+}
+
+/// Runs ticks until every eligible node has one available pod of the
+/// spec's version; returns the peak (unavailable, doubled) seen meanwhile.
+fn roll_to_end(c: &mut Cluster, ds: &DaemonSetSpec, limit: u32) -> (u32, u32) {
+    let mut peak = (0, 0);
+    for _ in 0..limit {
+        tick(c);
+        let (eligible, unavailable, doubled, _, old, fresh) = roll_counts(c, ds);
+        peak = (peak.0.max(unavailable), peak.1.max(doubled));
+        if old == 0 && fresh == eligible && doubled == 0 {
+            return peak;
+        }
+    }
+    panic!(
+        "the roll of {} did not end in {limit} ticks: {:?}",
+        ds.name,
+        roll_counts(c, ds)
+    );
+}
+
+#[test]
+fn max_unavailable_percent_rounds_up_against_the_nodes_that_should_run_the_pod() {
+    // 10 eligible nodes: 25% is 2.5, rounded up to 3 (UnavailableCount
+    // scales with rounding up, unlike a Deployment's maxUnavailable); 30% is
+    // exactly 3; 31% is 3.1, so 4.
+    for (pct, expected) in [(25, 3), (30, 3), (31, 4), (1, 1), (100, 10)] {
+        let mut c = nodes(10, 4000);
+        let mut ds = agent(0, 2);
+        ds.max_unavailable = IntOrPercent::Percent(pct);
+        c.create_daemonset(ds.clone()).unwrap();
+        roll_to_end(&mut c, &ds, 30);
+        ds.template = ds.template.clone().with_version("v2");
+        c.update_daemonset(ds.clone()).unwrap();
+        let (unavailable, doubled) = roll_to_end(&mut c, &ds, 60);
+        assert_eq!(
+            (unavailable, doubled),
+            (expected, 0),
+            "maxUnavailable {pct}% of 10 nodes"
+        );
+    }
+}
+
+#[test]
+fn max_surge_creates_the_new_pod_beside_the_old_one_and_deletes_the_old_once_available() {
+    // 5 nodes, maxSurge 30%: 1.5 rounded up to 2 nodes at a time hold two
+    // pods, and no node is ever without an available pod (maxUnavailable 0).
+    // A pod is Ready 1 tick after binding and available 3 ticks later.
+    let mut c = nodes(5, 4000);
+    let ds = agent(3, 1).with_surge(IntOrPercent::Percent(30));
+    c.create_daemonset(ds.clone()).unwrap();
+    roll_to_end(&mut c, &ds, 30);
+    let mut v2 = ds.clone();
+    v2.template = v2.template.clone().with_version("v2");
+    c.update_daemonset(v2.clone()).unwrap();
+    tick(&mut c);
+    let (_, unavailable, doubled, most, old, _) = roll_counts(&c, &v2);
+    assert_eq!((unavailable, doubled, most, old), (0, 2, 2, 5));
+    let rolling = shepherd::DaemonSetUpdateStrategyType::RollingUpdate;
+    assert_eq!(
+        c.daemonsets()[0].rollout_status(rolling),
+        "Waiting for daemon set \"agent\" rollout to finish: 2 out of 5 new pods have been updated..."
+    );
+    // Two nodes hold 100m + 100m while the surge lasts.
+    let busy = c.nodes().filter(|n| n.allocated.cpu_millis == 200).count();
+    assert_eq!(busy, 2);
+    let (unavailable, doubled) = roll_to_end(&mut c, &v2, 60);
+    assert_eq!((unavailable, doubled), (0, 2));
+    assert_eq!(
+        c.daemonsets()[0].rollout_status(rolling),
+        "daemon set \"agent\" successfully rolled out"
+    );
+    // An integer maxSurge is taken as is: 1 node at a time.
+    let mut v3 = v2.with_surge(IntOrPercent::Int(1));
+    v3.template = v3.template.clone().with_version("v3");
+    c.update_daemonset(v3.clone()).unwrap();
+    assert_eq!(roll_to_end(&mut c, &v3, 80), (0, 1));
+}
+
+#[test]
+fn a_surge_pod_that_does_not_fit_beside_the_old_one_stays_pending_and_the_old_one_keeps_running() {
+    // 250m nodes: the old pod (200m) and its surge pod (200m) cannot share one.
+    let mut c = nodes(2, 250);
+    let mut ds = agent(0, 1).with_surge(IntOrPercent::Int(1));
+    ds.template.requests = Resources::new(200, 64);
+    c.create_daemonset(ds.clone()).unwrap();
+    roll_to_end(&mut c, &ds, 10);
+    ds.template = ds.template.clone().with_version("v2");
+    c.update_daemonset(ds.clone()).unwrap();
+    for _ in 0..10 {
+        tick(&mut c);
+    }
+    let st = &c.daemonsets()[0];
+    // The pending pod is the one updated (new-template) pod.
+    assert_eq!((st.pending, st.ready, st.updated), (1, 2, 1), "{st:?}");
+}
+
+#[test]
+fn on_delete_replaces_nothing_until_a_pod_is_deleted_or_evicted() {
+    let mut c = nodes(3, 4000);
+    let ds = agent(0, 1).on_delete();
+    c.create_daemonset(ds.clone()).unwrap();
+    roll_to_end(&mut c, &ds, 10);
+    let mut v2 = ds.clone();
+    v2.template = v2.template.clone().with_version("v2");
+    c.update_daemonset(v2.clone()).unwrap();
+    for _ in 0..20 {
+        tick(&mut c);
+    }
+    assert_eq!(roll_counts(&c, &v2).4, 3, "every pod is still the old one");
+    // kubectl has no rollout to wait for under OnDelete.
+    assert_eq!(
+        c.daemonsets()[0].rollout_status(v2.strategy),
+        "error: rollout status is only available for RollingUpdate strategy type"
+    );
+    verify_settled(&c).unwrap();
+    let victim = c
+        .pods_on(c.node("node-1").unwrap().id)
+        .map(|p| p.name())
+        .next()
+        .unwrap();
+    c.evict(&victim).unwrap();
+    tick(&mut c);
+    tick(&mut c);
+    let on1: Vec<_> = c
+        .pods_on(c.node("node-1").unwrap().id)
+        .map(|p| (p.template.version.clone(), p.ready))
+        .collect();
+    assert_eq!(on1, [("v2".to_string(), true)]);
+    assert_eq!(roll_counts(&c, &v2).4, 2, "the other two are untouched");
+    // Switching to RollingUpdate rolls the rest.
+    let mut rolling = v2.clone();
+    rolling.strategy = shepherd::DaemonSetUpdateStrategyType::RollingUpdate;
+    c.update_daemonset(rolling.clone()).unwrap();
+    assert_eq!(roll_to_end(&mut c, &rolling, 20).0, 1);
+}
+
+#[test]
+fn update_strategy_validation_follows_kubernetes() {
+    let ds = agent(0, 1);
+    let refuse = |d: DaemonSetSpec, words: &str| {
+        let e = d.validate().unwrap_err().to_string();
+        assert!(e.contains(words), "{e}");
+    };
+    let mut both_zero = ds.clone();
+    both_zero.max_unavailable = IntOrPercent::Percent(0);
+    refuse(
+        both_zero,
+        "maxUnavailable of DaemonSet agent is 0 while maxSurge is 0",
+    );
+    let mut both_set = ds.clone();
+    both_set.max_surge = IntOrPercent::Int(1);
+    refuse(
+        both_set,
+        "maxSurge 1 of DaemonSet agent is set while maxUnavailable is 1",
+    );
+    refuse(
+        ds.clone().with_surge(IntOrPercent::Percent(101)),
+        "maxSurge 101% of DaemonSet agent is out of range",
+    );
+    ds.clone()
+        .with_surge(IntOrPercent::Percent(100))
+        .validate()
+        .unwrap();
+    // OnDelete reads neither number.
+    let mut od = ds.on_delete();
+    od.max_unavailable = IntOrPercent::Int(0);
+    od.validate().unwrap();
+    let mut c = nodes(1, 1000);
+    assert!(c
+        .create_daemonset({
+            let mut d = agent(0, 1);
+            d.max_unavailable = IntOrPercent::Int(0);
+            d
+        })
+        .is_err());
+    assert_eq!(c.daemonsets().len(), 0, "a refusal changes nothing");
+}
+
+#[test]
+fn rolls_keep_within_max_unavailable_and_max_surge_at_every_tick() {
+    let seeds: Vec<u64> = match std::env::var("SHEPHERD_DS_SEED") {
+        Ok(s) => vec![s.parse().expect("SHEPHERD_DS_SEED is a number")],
+        Err(_) => (1..=6).collect(),
+    };
+    for seed in seeds {
+        let r = catch_unwind(AssertUnwindSafe(|| roll_seed(seed, ops())));
+        if let Err(e) = r {
+            eprintln!(
+                "failing seed: SHEPHERD_DS_SEED={seed} cargo test -p shepherd --test daemonset rolls_keep"
+            );
+            std::panic::resume_unwind(e);
+        }
+    }
+}
+
+fn roll_seed(seed: u64, ops: u64) {
+    let mut rng = Prng::new(seed);
+    let n = 2 + rng.below(11) as u32;
+    let mut c = Cluster::new();
+    for i in 0..n {
+        let mut node = NodeSpec::new(&format!("node-{i}"), 4000, 8192);
+        // Some nodes are not for the DaemonSet: it does not tolerate them.
+        if rng.below(5) == 0 {
+            node = node.with_taint(Taint::new("dedicated", "db", TaintEffect::NoSchedule));
+        }
+        c.add_node(node).unwrap();
+    }
+    let mut ds = agent(rng.below(4) as u32, 1 + rng.below(3) as u32);
+    match rng.below(5) {
+        0 => ds.max_unavailable = IntOrPercent::Int(1 + rng.below(3) as u32),
+        1 => ds.max_unavailable = IntOrPercent::Percent(1 + rng.below(100) as u32),
+        2 => ds = ds.with_surge(IntOrPercent::Int(1 + rng.below(3) as u32)),
+        3 => ds = ds.with_surge(IntOrPercent::Percent(1 + rng.below(100) as u32)),
+        _ => ds = ds.on_delete(),
+    }
+    let rolling = ds.strategy == shepherd::DaemonSetUpdateStrategyType::RollingUpdate;
+    c.create_daemonset(ds.clone()).unwrap();
+    roll_to_end(&mut c, &ds, 40);
+    let mut version = 1;
+    let mut roll_started: Option<u64> = None;
+    for op in 0..ops {
+        let (eligible, _, _, _, stale, fresh) = roll_counts(&c, &ds);
+        let settled = stale == 0 && fresh == eligible;
+        if settled {
+            roll_started = None;
+        }
+        let ctx = format!("seed {seed}, op {op}, {n} nodes, {ds:?}");
+        if settled && rng.below(3) == 0 {
+            version += 1;
+            ds.template = ds.template.clone().with_version(&format!("v{version}"));
+            c.update_daemonset(ds.clone()).unwrap();
+            roll_started = Some(c.now());
+        } else if !rolling && rng.below(3) == 0 {
+            // OnDelete: someone deletes a pod; its node gets the new version.
+            let pods: Vec<(String, bool)> = c
+                .pods()
+                .filter(|p| p.app == "agent")
+                .map(|p| (p.name(), p.ready))
+                .collect();
+            if !pods.is_empty() {
+                let (name, _) = pods[rng.below(pods.len() as u64) as usize].clone();
+                c.evict(&name).unwrap();
+            }
+        }
+        // Old pods left after what the test did, before the controllers run.
+        let old = roll_counts(&c, &ds).4;
+        tick(&mut c);
+        let (eligible, unavailable, doubled, most, old_now, _) = roll_counts(&c, &ds);
+        let max_u = ds.max_unavailable.scaled(eligible, true);
+        let max_s = ds.max_surge.scaled(eligible, true);
+        if !rolling {
+            assert!(most <= 1, "{ctx}: OnDelete put {most} pods on one node");
+            assert_eq!(
+                old_now, old,
+                "{ctx}: OnDelete replaced a pod nobody deleted"
+            );
+        } else if max_s == 0 {
+            assert!(most <= 1, "{ctx}: {most} pods on one node without surge");
+            assert!(
+                unavailable <= max_u.max(1),
+                "{ctx}: {unavailable} nodes without an available pod; maxUnavailable resolves to {max_u}"
+            );
+        } else {
+            assert!(most <= 2, "{ctx}: {most} pods on one node");
+            assert_eq!(
+                unavailable, 0,
+                "{ctx}: a node without an available pod during a surge"
+            );
+            assert!(
+                doubled <= max_s,
+                "{ctx}: {doubled} nodes surging; maxSurge resolves to {max_s}"
+            );
+        }
+        if let (true, Some(t)) = (rolling, roll_started) {
+            // Every node rolls within ceil(eligible / step) steps of at most
+            // readyAfter + minReadySeconds + 2 ticks each.
+            let step = max_u.max(max_s).max(1) as u64;
+            let per = 3 + 2 + ds.min_ready_seconds as u64;
+            let bound = (eligible as u64).div_ceil(step) * per + 4;
+            assert!(
+                c.now() - t <= bound,
+                "{ctx}: the roll takes more than {bound} ticks"
+            );
+        }
+        verify_capacity(&c).unwrap_or_else(|e| panic!("{ctx}: {e}"));
+    }
+}

@@ -254,7 +254,12 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
         "Job \"report-29384\""
     ));
     assert!(has_warning(&im, "status.phase", "finished (Succeeded)"));
-    assert!(has_warning(&im, "spec.updateStrategy.type", "OnDelete"));
+    // OnDelete is simulated: read, not warned about.
+    assert_eq!(
+        sc.daemonsets[1].strategy,
+        shepherd::DaemonSetUpdateStrategyType::OnDelete
+    );
+    assert!(!has_warning(&im, "spec.updateStrategy.type", "OnDelete"));
     assert!(!im
         .warnings
         .iter()
@@ -371,6 +376,59 @@ fn api_on(c: &Cluster, node: &str) -> u64 {
     c.pods()
         .filter(|p| p.app == "api" && node_of(c, &p.name()).as_deref() == Some(node))
         .count() as u64
+}
+
+#[test]
+fn daemonset_update_strategy_is_read_with_kubernetes_defaults_and_checks() {
+    let ds = |strategy: &str| {
+        format!("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  minReadySeconds: 5\n  selector:\n    matchLabels:\n      app: agent\n  template:\n    metadata:\n      labels:\n        app: agent\n    spec:\n      containers:\n      - name: a\n        image: a\n{strategy}")
+    };
+    // No updateStrategy: RollingUpdate, maxUnavailable 1, maxSurge 0.
+    let d = &import(&ds("")).unwrap().scenario.daemonsets[0];
+    assert_eq!(
+        (
+            d.strategy,
+            d.max_unavailable,
+            d.max_surge,
+            d.min_ready_seconds
+        ),
+        (
+            shepherd::DaemonSetUpdateStrategyType::RollingUpdate,
+            IntOrPercent::Int(1),
+            IntOrPercent::Int(0),
+            5
+        )
+    );
+    let surge = "  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxSurge: 25%\n      maxUnavailable: 0\n";
+    let d = &import(&ds(surge)).unwrap().scenario.daemonsets[0];
+    assert_eq!(
+        (d.max_unavailable, d.max_surge),
+        (IntOrPercent::Int(0), IntOrPercent::Percent(25))
+    );
+    // maxSurge alone leaves maxUnavailable at its default 1: Kubernetes refuses both set.
+    let e = import(&ds(
+        "  updateStrategy:\n    rollingUpdate:\n      maxSurge: 1\n",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("document 1 (DaemonSet agent)")
+            && e.contains("maxSurge 1 of DaemonSet agent is set while maxUnavailable is 1"),
+        "{e}"
+    );
+    let e = import(&ds("  updateStrategy:\n    type: Recreate\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("spec.updateStrategy.type") && e.contains("expected RollingUpdate or OnDelete"),
+        "{e}"
+    );
+    // Out again as it came in.
+    let sc = import(&ds(surge)).unwrap().scenario;
+    let back = import(&shepherd_k8s::export(&sc))
+        .unwrap()
+        .scenario;
+    assert_eq!(back.daemonsets, sc.daemonsets);
 }
 
 #[test]
@@ -1093,6 +1151,12 @@ fn random_scenario(seed: u64) -> Scenario {
         };
         let mut d = shepherd::DaemonSetSpec::new(&name, t);
         d.max_unavailable = IntOrPercent::Int(rng.range(1, 3) as u32);
+        match rng.below(4) {
+            0 => d = d.with_surge(IntOrPercent::Percent(rng.range(1, 100) as u32)),
+            1 => d = d.on_delete(),
+            _ => {}
+        }
+        d.min_ready_seconds = rng.range(0, 30) as u32;
         sc.daemonsets.push(d);
     }
     for i in 0..rng.range(0, 3) {

@@ -13,6 +13,7 @@ import { encodeScenario, decodeScenario, readHash, writeHash, withTick } from '.
 import { showError, clearErrors, updateReading } from './forms.js';
 import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 import { wireManifests } from './manifests.js';
+import { wireWorkloads, updateWorkloadNames, selectWorkload } from './workloads.js';
 import { ChartsView, drawBalance } from './charts.js';
 import { PageView } from './view.js';
 import { CompareView } from './compare.js';
@@ -328,15 +329,18 @@ function updateNodeNames(nodes) {
 }
 
 function updateAppNames(apps) {
-  const names = apps.map((a) => a.name);
+  updateWorkloadNames(apps);
+  const names = apps.filter((a) => a.kind === 'Deployment').map((a) => a.name);
   const sel = $('app-select');
   if (!sameList(sel, names)) {
     const keep = sel.value;
     fill(sel, names.length ? names.map((n) => h('option', { value: n }, n)) : h('option', { value: '' }, '(no Deployments yet)'));
     if (names.includes(keep)) sel.value = keep;
   }
+  // Deployments and DaemonSets label their pods app=<name> by default.
+  const selectable = apps.filter((a) => a.kind !== 'Pod').map((a) => a.name);
   const dl = $('selector-names');
-  if (!sameList(dl, names)) fill(dl, names.map((n) => h('option', { value: `app=${n}` })));
+  if (!sameList(dl, selectable)) fill(dl, selectable.map((n) => h('option', { value: `app=${n}` })));
 }
 
 function updatePriorityClassNames() {
@@ -345,7 +349,11 @@ function updatePriorityClassNames() {
   if (!sameList(dl, names)) fill(dl, names.map((n) => h('option', { value: n })));
 }
 
-function selectApp(name) {
+function selectApp(name, kind = 'Deployment') {
+  if (kind !== 'Deployment') {
+    selectWorkload(name, kind, showTab);
+    return;
+  }
   showTab('tab-app');
   $('app-select').value = name;
   $('form-app').elements.replicas.focus();
@@ -755,6 +763,7 @@ function wireForms() {
       toast(`Generated ${plural(nodes, 'node')} and ${plural(nodes * per, 'pod')}; the first tick placed them in ${t.engine.toFixed(0)} ms`);
     }, 0));
   });
+  wireWorkloads({ act, confirmAction, quantitiesOk, plural, snapshot: () => page.snap || {} });
   wireReadings();
 }
 

@@ -307,6 +307,9 @@ export function drawApps(tbody, apps, { onApp }) {
         h('div', { class: 'bar small', role: 'progressbar', 'aria-label': `rollout of ${a.name}`, 'aria-valuemin': 0, 'aria-valuemax': a.desired, 'aria-valuenow': a.updated },
           h('span', { style: { width: `${progress}%` } })),
         h('span', {}, `Rolling to ${a.version}: ${a.updated}/${a.desired} updated`));
+    } else if (a.strategy === 'OnDelete' && a.updated < a.current) {
+      // OnDelete: old pods stay until someone deletes them.
+      rollout = h('span', { class: 'muted', title: 'updateStrategy OnDelete: a pod is replaced when it is deleted or evicted' }, `${a.current - a.updated} on the old template`);
     } else if (a.pending > 0) {
       rollout = h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
     } else if (a.available === a.desired) {
@@ -314,15 +317,19 @@ export function drawApps(tbody, apps, { onApp }) {
     } else {
       rollout = h('span', { class: 'muted' }, 'Progressing');
     }
-    return h('tr', { dataset: { app: a.name } },
-      h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link app-name', style: { '--c': appColor(a.name) }, title: 'Select in Actions → Change Deployment', onclick: () => onApp(a.name) }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), a.name)),
+    // DaemonSets and bare Pods share the table; their actions are elsewhere.
+    const kind = a.kind || 'Deployment';
+    const where = kind === 'Deployment' ? 'Change Deployment' : 'DaemonSet & Pod';
+    return h('tr', { dataset: { app: a.name, kind } },
+      h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link app-name', style: { '--c': appColor(a.name) }, title: `Select in Actions → ${where}`, onclick: () => onApp(a.name, kind) }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), a.name),
+        kind === 'Deployment' ? null : h('span', { class: 'kind muted' }, kind)),
       h('td', { class: 'num' }, String(a.desired)),
       h('td', { class: `num${a.ready < a.desired ? ' warn-text' : ''}` }, `${a.ready}/${a.desired}`),
       h('td', { class: 'num' }, String(a.updated)),
       h('td', { class: 'num' }, String(a.available)),
       h('td', { class: `num${a.pending ? ' warn-text' : ''}` }, String(a.pending)),
       h('td', { class: 'template' }, h('strong', {}, a.version), h('span', { class: 'muted' }, ` rev ${a.revision}`), h('br'), h('span', { class: 'muted' }, `${cpuText(a.cpu)} · ${memText(a.memory)}`)),
-      h('td', { class: 'muted' }, `${a.maxSurge} / ${a.maxUnavailable}`),
+      h('td', { class: 'muted' }, kind === 'Pod' ? '—' : (a.strategy || `${a.maxSurge} / ${a.maxUnavailable}`)),
       h('td', {}, rollout,
         h('div', { class: `rollout-status ${a.deadlineExceeded ? 'warn-text' : 'muted'}` }, a.rolloutStatus)));
   }));

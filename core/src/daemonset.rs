@@ -26,9 +26,29 @@
 //! does not cover); what happens to a running pod there is the node
 //! failure's business.
 //!
-//! A template change rolls node by node (RollingUpdate with maxSurge 0):
-//! an old pod that is not Ready is replaced at once, a Ready one only while
-//! fewer than maxUnavailable (default 1) eligible nodes lack a Ready pod.
+//! A template change follows `spec.updateStrategy`, as Kubernetes'
+//! `rollingUpdate` (pkg/controller/daemon/update.go) does:
+//!
+//! - RollingUpdate without surge (maxSurge 0, maxUnavailable default 1): an
+//!   old pod that is not available is replaced at once; an available one is
+//!   deleted only while fewer than maxUnavailable eligible nodes lack an
+//!   available pod (a node with no pod, or whose new pod is not yet
+//!   available, counts), and the node gets its new pod at the next pass.
+//! - RollingUpdate with surge (maxSurge above 0, maxUnavailable 0): the new
+//!   pod is created beside the old one, on at most maxSurge nodes at a time,
+//!   and the old pod is deleted once the new one is available (Ready for
+//!   minReadySeconds); an old pod that is not available gets its new pod at
+//!   once, outside the surge limit.
+//! - OnDelete: a template change replaces nothing; a node whose pod is
+//!   deleted or evicted gets a pod of the current template.
+//!
+//! Both maxSurge and maxUnavailable are whole numbers or percentages of the
+//! nodes that should run the pod (desiredNumberScheduled), and both
+//! percentages round up (`SurgeCount` and `UnavailableCount` in
+//! pkg/controller/daemon/util/daemonset_util.go scale with rounding up; the
+//! Deployment controller rounds maxUnavailable down, the DaemonSet
+//! controller does not). Validation (`ValidateRollingUpdateDaemonSet`)
+//! requires exactly one of them to be non-zero, each at most 100%.
 //! Each (template, node) pair is one revision of the controller, so the
 //! scheduler's per-revision batches, the affinity index and explain work
 //! unchanged.
@@ -53,6 +73,42 @@ use crate::model::{
 /// to a few dozen.
 pub const MAX_DAEMONSETS: usize = 32;
 
+/// `spec.updateStrategy.type` of a DaemonSet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DaemonSetUpdateStrategyType {
+    /// Kubernetes' default: the controller replaces old pods itself, within
+    /// maxUnavailable or maxSurge.
+    #[default]
+    RollingUpdate,
+    /// Old pods stay until they are deleted; their replacements are new.
+    OnDelete,
+}
+
+impl DaemonSetUpdateStrategyType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DaemonSetUpdateStrategyType::RollingUpdate => "RollingUpdate",
+            DaemonSetUpdateStrategyType::OnDelete => "OnDelete",
+        }
+    }
+
+    /// Reads Kubernetes' spelling.
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        match s {
+            "RollingUpdate" => Ok(DaemonSetUpdateStrategyType::RollingUpdate),
+            "OnDelete" => Ok(DaemonSetUpdateStrategyType::OnDelete),
+            other => Err(Error::invalid(
+                "updateStrategy type",
+                other,
+                "RollingUpdate or OnDelete",
+            )),
+        }
+    }
+}
+
+/// The most minReadySeconds a DaemonSet may ask for (Kubernetes' int32).
+pub const MAX_DAEMONSET_MIN_READY_SECONDS: u32 = i32::MAX as u32;
+
 /// An `apps/v1 DaemonSet`: a pod of `template` on every eligible node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DaemonSetSpec {
@@ -60,6 +116,14 @@ pub struct DaemonSetSpec {
     pub template: PodTemplate,
     /// `spec.updateStrategy.rollingUpdate.maxUnavailable` (default 1).
     pub max_unavailable: IntOrPercent,
+    /// `spec.updateStrategy.rollingUpdate.maxSurge` (default 0).
+    pub max_surge: IntOrPercent,
+    /// `spec.updateStrategy.type` (default RollingUpdate); with OnDelete the
+    /// two numbers above are not read.
+    pub strategy: DaemonSetUpdateStrategyType,
+    /// `spec.minReadySeconds`: a pod counts as available once Ready this
+    /// long (default 0), for maxUnavailable and for ending a surge.
+    pub min_ready_seconds: u32,
 }
 
 impl DaemonSetSpec {
@@ -69,26 +133,75 @@ impl DaemonSetSpec {
             name: name.to_string(),
             template,
             max_unavailable: IntOrPercent::Int(1),
+            max_surge: IntOrPercent::Int(0),
+            strategy: DaemonSetUpdateStrategyType::RollingUpdate,
+            min_ready_seconds: 0,
         }
+    }
+
+    /// RollingUpdate with surge: `max_surge` nodes at a time get their new
+    /// pod beside the old one (maxUnavailable 0, as Kubernetes requires).
+    pub fn with_surge(mut self, max_surge: IntOrPercent) -> Self {
+        self.strategy = DaemonSetUpdateStrategyType::RollingUpdate;
+        self.max_surge = max_surge;
+        self.max_unavailable = IntOrPercent::Int(0);
+        self
+    }
+
+    /// `spec.updateStrategy.type: OnDelete`.
+    pub fn on_delete(mut self) -> Self {
+        self.strategy = DaemonSetUpdateStrategyType::OnDelete;
+        self
     }
 
     pub fn validate(&self) -> Result<(), Error> {
         crate::namespace::validate_key(&self.name, "DaemonSet", NameRule::Dns1123Subdomain)?;
         self.template.validate(&self.name)?;
-        // Kubernetes' ValidateRollingUpdateDaemonSet: maxUnavailable may not
-        // be 0 while maxSurge is 0 (the engine rolls with maxSurge 0).
-        match self.max_unavailable {
-            IntOrPercent::Int(0) | IntOrPercent::Percent(0) => Err(Error::Invalid(format!(
-                "DaemonSet {}: maxUnavailable is 0; expected at least 1 or 1% (with maxSurge 0, a roll could never start)",
+        if self.min_ready_seconds > MAX_DAEMONSET_MIN_READY_SECONDS {
+            return Err(Error::Invalid(format!(
+                "minReadySeconds {} of DaemonSet {} is out of range; expected 0 to {MAX_DAEMONSET_MIN_READY_SECONDS}",
+                self.min_ready_seconds, self.name
+            )));
+        }
+        if self.strategy == DaemonSetUpdateStrategyType::OnDelete {
+            return Ok(());
+        }
+        // Kubernetes' ValidateRollingUpdateDaemonSet: each at most 100%, and
+        // exactly one of the two non-zero.
+        for (what, v) in [
+            ("maxUnavailable", self.max_unavailable),
+            ("maxSurge", self.max_surge),
+        ] {
+            if let IntOrPercent::Percent(p) = v {
+                if p > 100 {
+                    return Err(Error::Invalid(format!(
+                        "{what} {p}% of DaemonSet {} is out of range; expected 0% to 100%",
+                        self.name
+                    )));
+                }
+            }
+        }
+        let zero = |v: IntOrPercent| matches!(v, IntOrPercent::Int(0) | IntOrPercent::Percent(0));
+        match (zero(self.max_unavailable), zero(self.max_surge)) {
+            (true, true) => Err(Error::Invalid(format!(
+                "maxUnavailable of DaemonSet {} is 0 while maxSurge is 0; expected one of them above 0 (a roll could never start)",
                 self.name
             ))),
-            IntOrPercent::Percent(p) if p > 100 => Err(Error::invalid(
-                "maxUnavailable",
-                &format!("{p}%"),
-                "0% to 100%",
-            )),
+            (false, false) => Err(Error::Invalid(format!(
+                "maxSurge {} of DaemonSet {} is set while maxUnavailable is {}; expected maxUnavailable 0 with a maxSurge, as Kubernetes allows only one of them above 0",
+                show(self.max_surge),
+                self.name,
+                show(self.max_unavailable)
+            ))),
             _ => Ok(()),
         }
+    }
+}
+
+fn show(v: IntOrPercent) -> String {
+    match v {
+        IntOrPercent::Int(n) => format!("{n}"),
+        IntOrPercent::Percent(p) => format!("{p}%"),
     }
 }
 
@@ -125,6 +238,18 @@ pub fn daemon_tolerations(template: &PodTemplate) -> PodTemplate {
     t
 }
 
+/// A DaemonSet pod as the sync sees it.
+#[derive(Clone, Copy, Debug)]
+struct DaemonPod {
+    key: u32,
+    /// Of the current template generation.
+    new: bool,
+    ready: bool,
+    available: bool,
+    /// Creation order: the oldest pod of a kind stays.
+    ordinal: u32,
+}
+
 /// A DaemonSet's state beside its controller slot.
 #[derive(Clone, Debug)]
 pub(crate) struct DaemonState {
@@ -150,10 +275,37 @@ pub struct DaemonSetStatus {
     /// Pods bound to a node (`currentNumberScheduled`).
     pub current: u32,
     pub ready: u32,
-    /// Pods of the current template (`updatedNumberScheduled`).
+    /// Pods of the current template, bound or not.
     pub updated: u32,
+    /// Pods of the current template bound to a node (`updatedNumberScheduled`).
+    pub updated_scheduled: u32,
+    /// Pods Ready for minReadySeconds (`numberAvailable`).
+    pub available: u32,
     /// Pods waiting for the scheduler.
     pub pending: u32,
+}
+
+impl DaemonSetStatus {
+    /// What `kubectl rollout status daemonset/NAME` prints (kubectl's
+    /// DaemonSetStatusViewer): only RollingUpdate has a rollout to wait for.
+    pub fn rollout_status(&self, strategy: DaemonSetUpdateStrategyType) -> String {
+        let n = &self.name;
+        if strategy != DaemonSetUpdateStrategyType::RollingUpdate {
+            "error: rollout status is only available for RollingUpdate strategy type".into()
+        } else if self.updated_scheduled < self.desired {
+            format!(
+                "Waiting for daemon set \"{n}\" rollout to finish: {} out of {} new pods have been updated...",
+                self.updated_scheduled, self.desired
+            )
+        } else if self.available < self.desired {
+            format!(
+                "Waiting for daemon set \"{n}\" rollout to finish: {} of {} updated pods are available...",
+                self.available, self.desired
+            )
+        } else {
+            format!("daemon set \"{n}\" successfully rolled out")
+        }
+    }
 }
 
 impl Cluster {
@@ -192,6 +344,7 @@ impl Cluster {
                 seen: None,
             })),
         ));
+        self.controllers[id.0 as usize].min_ready_seconds = spec.min_ready_seconds;
         self.controller_by_name.insert(spec.name.clone(), id);
         self.push_base_revision(id, base, 1);
         self.mark_services_for(id);
@@ -247,8 +400,9 @@ impl Cluster {
             })
     }
 
-    /// Applies a new template or maxUnavailable (kubectl apply of a changed
-    /// DaemonSet). A new template rolls node by node.
+    /// Applies a new template, update strategy or minReadySeconds (kubectl
+    /// apply of a changed DaemonSet). A new template rolls as the strategy
+    /// says; under OnDelete it waits for pods to be deleted.
     pub fn update_daemonset(&mut self, spec: DaemonSetSpec) -> Result<(), Error> {
         spec.validate()?;
         let id = self.daemonset_id(&spec.name)?;
@@ -264,17 +418,25 @@ impl Cluster {
             }
             _ => return Err(Error::not_found("DaemonSet", &spec.name)),
         };
+        self.controllers[id.0 as usize].min_ready_seconds = spec.min_ready_seconds;
         if changed {
             self.push_base_revision(id, daemon_tolerations(&spec.template), generation);
             self.disruption_epoch += 1;
+            let message = match spec.strategy {
+                DaemonSetUpdateStrategyType::RollingUpdate => format!(
+                    "Rolling DaemonSet {} to template generation {generation} (version {})",
+                    spec.name, spec.template.version
+                ),
+                DaemonSetUpdateStrategyType::OnDelete => format!(
+                    "DaemonSet {} has template generation {generation} (version {}); OnDelete: each pod is replaced when it is deleted",
+                    spec.name, spec.template.version
+                ),
+            };
             self.note(
                 EventType::Normal,
                 Reason::RollingUpdate,
                 ObjectRef::Deployment(id),
-                format!(
-                    "Rolling DaemonSet {} to template generation {generation} (version {})",
-                    spec.name, spec.template.version
-                ),
+                message,
             );
         }
         Ok(())
@@ -300,6 +462,8 @@ impl Cluster {
                         current: 0,
                         ready: 0,
                         updated: 0,
+                        updated_scheduled: 0,
+                        available: 0,
                         pending: c.pending.len() as u32,
                     };
                     for &k in c.pods.values() {
@@ -310,9 +474,15 @@ impl Cluster {
                         if p.ready {
                             st.ready += 1;
                         }
+                        if p.available {
+                            st.available += 1;
+                        }
                         let gen = d.rev_info[p.revision as usize - 1].0;
                         if gen == d.generation {
                             st.updated += 1;
+                            if p.node.is_some() {
+                                st.updated_scheduled += 1;
+                            }
                         }
                     }
                     Some(st)
@@ -385,6 +555,11 @@ impl Cluster {
     }
 
     /// One DaemonSet toward its spec. Returns (created, deleted).
+    ///
+    /// First the manage loop (`podsShouldBeOnNode`): pods on nodes that may
+    /// not keep them go, surplus pods go (one pod per node; under surge one
+    /// old beside one new), nodes without a pod get one of the current
+    /// template. Then the update strategy (see the module doc).
     pub(crate) fn sync_daemonset(&mut self, id: ControllerId) -> (u32, u32) {
         let key = (
             self.capacity_epoch,
@@ -392,24 +567,31 @@ impl Cluster {
             self.nodes.len() as u64,
             self.live_nodes,
         );
-        let (generation, max_unavailable) = {
+        let (generation, spec) = {
             let c = &self.controllers[id.0 as usize];
             match &c.workload {
                 Workload::DaemonSet(d) if !c.deleted => {
                     if d.seen == Some(key) {
                         return (0, 0);
                     }
-                    (d.generation, d.spec.max_unavailable)
+                    (
+                        d.generation,
+                        (d.spec.strategy, d.spec.max_surge, d.spec.max_unavailable),
+                    )
                 }
                 _ => return (0, 0),
             }
         };
+        let (strategy, max_surge, max_unavailable) = spec;
+        let rolling = strategy == DaemonSetUpdateStrategyType::RollingUpdate;
+        // Kubernetes' AllowsSurge: a maxSurge that is not zero.
+        let surge =
+            rolling && !matches!(max_surge, IntOrPercent::Int(0) | IntOrPercent::Percent(0));
         let base = {
             let c = &self.controllers[id.0 as usize];
             c.revisions[c.current as usize - 1].template.clone()
         };
-        // The pods per node: (key, generation, ready, pending).
-        let mut by_node: BTreeMap<u32, Vec<(u32, u32, bool)>> = BTreeMap::new();
+        let mut by_node: BTreeMap<u32, Vec<DaemonPod>> = BTreeMap::new();
         {
             let c = &self.controllers[id.0 as usize];
             let Workload::DaemonSet(d) = &c.workload else {
@@ -422,7 +604,13 @@ impl Cluster {
                 }
                 let (g, n) = d.rev_info[p.revision as usize - 1];
                 if let Some(n) = n {
-                    by_node.entry(n.0).or_default().push((k, g, p.ready));
+                    by_node.entry(n.0).or_default().push(DaemonPod {
+                        key: k,
+                        new: g == generation,
+                        ready: p.ready,
+                        available: p.available,
+                        ordinal: p.ordinal,
+                    });
                 }
             }
         }
@@ -431,9 +619,9 @@ impl Cluster {
         // Nodes that no longer qualify but whose pod continues running.
         let mut kept = 0u32;
         let mut want: Vec<NodeId> = Vec::new();
-        let mut old_ready: Vec<u32> = Vec::new();
-        let mut unavailable = 0u32;
         let mut doomed: Vec<u32> = Vec::new();
+        // Eligible nodes with their (new, old) pod after the manage loop.
+        let mut rows: Vec<(NodeId, Option<DaemonPod>, Option<DaemonPod>)> = Vec::new();
         for i in 0..self.nodes.len() {
             let n = NodeId(i as u32);
             let (run, keep) = self.daemon_should_run(n, &base);
@@ -442,58 +630,117 @@ impl Cluster {
                 eligible += 1;
             }
             if !run && !keep {
-                doomed.extend(pods.iter().map(|p| p.0));
+                doomed.extend(pods.iter().map(|p| p.key));
                 continue;
             }
-            // Keep the newest pod; surplus ones (more than one) go.
+            // The oldest pod of each kind stays; others are surplus.
+            let (mut new, mut old): (Option<DaemonPod>, Option<DaemonPod>) = (None, None);
             let mut pods = pods;
-            pods.sort_by_key(|p| (p.1, p.2));
-            while pods.len() > 1 {
-                doomed.push(pods.remove(0).0);
-            }
-            if !run && !pods.is_empty() {
-                kept += 1;
-            }
-            match pods.first() {
-                None => {
-                    if run {
-                        want.push(n);
-                        unavailable += 1;
-                    }
+            pods.sort_by_key(|p| p.ordinal);
+            for p in pods {
+                let slot = if p.new { &mut new } else { &mut old };
+                if slot.is_none() {
+                    *slot = Some(p);
+                } else {
+                    doomed.push(p.key);
                 }
-                Some(&(k, g, ready)) => {
-                    if !ready {
+            }
+            if let (Some(_), Some(o)) = (new, old) {
+                // Two pods stay together only under surge, and only while
+                // the old one is Ready (Kubernetes' manage loop); otherwise
+                // the new one stays.
+                if !run || !surge || !o.ready {
+                    doomed.push(o.key);
+                    old = None;
+                }
+            }
+            if !run {
+                if new.is_some() || old.is_some() {
+                    kept += 1;
+                }
+                continue;
+            }
+            if new.is_none() && old.is_none() {
+                want.push(n);
+            }
+            rows.push((n, new.take(), old.take()));
+        }
+        // Pods whose revision names no node (never created) or a node gone.
+        for (_, pods) in by_node {
+            doomed.extend(pods.iter().map(|p| p.key));
+        }
+        // The strategy. Both numbers scale against desiredNumberScheduled and
+        // round up (SurgeCount, UnavailableCount); if both come to 0 with
+        // nodes to run on, maxUnavailable is 1 (updatedDesiredNodeCounts).
+        let (max_surge, mut max_unavailable) = if rolling {
+            (
+                max_surge.scaled(eligible, true),
+                max_unavailable.scaled(eligible, true),
+            )
+        } else {
+            (0, 0)
+        };
+        if rolling && eligible > 0 && max_surge == 0 && max_unavailable == 0 {
+            max_unavailable = 1;
+        }
+        if rolling && !surge {
+            // Delete just enough old pods to stay within maxUnavailable; the
+            // next pass gives their nodes a new pod.
+            let mut unavailable = 0u32;
+            let mut candidates: Vec<u32> = Vec::new();
+            for &(_, new, old) in &rows {
+                match (new, old) {
+                    (None, None) => unavailable += 1,
+                    (Some(p), _) => {
+                        if !p.available {
+                            unavailable += 1;
+                        }
+                    }
+                    (None, Some(o)) if !o.available => {
+                        // An old pod that is not available costs nothing to replace.
+                        doomed.push(o.key);
                         unavailable += 1;
                     }
-                    if g != generation && run {
-                        if ready {
-                            old_ready.push(k);
-                        } else {
-                            // An old pod that is not available costs nothing to replace.
-                            doomed.push(k);
+                    (None, Some(o)) => {
+                        if unavailable < max_unavailable {
+                            candidates.push(o.key);
                         }
                     }
                 }
             }
-        }
-        // Pods whose revision names no node (never created) or a node gone.
-        for (_, pods) in by_node {
-            doomed.extend(pods.iter().map(|p| p.0));
+            let room = max_unavailable.saturating_sub(unavailable) as usize;
+            doomed.extend(candidates.into_iter().take(room));
+        } else if surge {
+            // Create new pods beside old ones on at most maxSurge nodes; an
+            // old pod goes once the new one beside it is available.
+            let mut surging = 0u32;
+            let mut allowed: Vec<NodeId> = Vec::new();
+            let mut candidates: Vec<NodeId> = Vec::new();
+            for &(n, new, old) in &rows {
+                match (new, old) {
+                    (_, None) => {}
+                    (None, Some(o)) if !o.available => allowed.push(n),
+                    (None, Some(_)) => {
+                        if surging < max_surge {
+                            candidates.push(n);
+                        }
+                    }
+                    (Some(p), Some(o)) => {
+                        if p.available {
+                            doomed.push(o.key);
+                        } else {
+                            surging += 1;
+                        }
+                    }
+                }
+            }
+            let room = max_surge.saturating_sub(surging) as usize;
+            want.extend(allowed);
+            want.extend(candidates.into_iter().take(room));
         }
         for k in doomed {
             self.delete_pod(k, Some(Reason::SuccessfulDelete));
             deleted += 1;
-        }
-        // RollingUpdate: replace Ready old pods while fewer than maxUnavailable
-        // eligible nodes lack an available pod.
-        let max_unavailable = max_unavailable.scaled(eligible, true).max(1);
-        for k in old_ready {
-            if unavailable >= max_unavailable {
-                break;
-            }
-            self.delete_pod(k, Some(Reason::SuccessfulDelete));
-            deleted += 1;
-            unavailable += 1;
         }
         for n in want {
             let r = self.daemon_revision(id, n);
@@ -513,7 +760,8 @@ impl Cluster {
         );
         if let Workload::DaemonSet(d) = &mut self.controllers[id.0 as usize].workload {
             // A sync that acted looks again next pass (a node whose old pod
-            // it deleted wants its new one); a quiet one waits for a change.
+            // it deleted wants its new one); a quiet one waits for a change
+            // (or for a pod to become available, see `set_available`).
             d.seen = if created + deleted == 0 {
                 Some(key)
             } else {
@@ -523,8 +771,9 @@ impl Cluster {
         (created, deleted)
     }
 
-    /// Whether every live DaemonSet has exactly one pod of its current
-    /// template bound on every eligible node and none elsewhere.
+    /// Whether every live DaemonSet has one pod bound on every eligible
+    /// node and none elsewhere: of its current template, except that
+    /// OnDelete keeps old pods until they are deleted.
     pub(crate) fn daemonset_satisfied(&self, c: &Controller) -> bool {
         let Workload::DaemonSet(d) = &c.workload else {
             return true;
@@ -532,11 +781,12 @@ impl Cluster {
         if !c.pending.is_empty() {
             return false;
         }
+        let on_delete = d.spec.strategy == DaemonSetUpdateStrategyType::OnDelete;
         let mut per_node: BTreeMap<u32, u32> = BTreeMap::new();
         for &k in c.pods.values() {
             let p = self.pod(k);
             let (g, n) = d.rev_info[p.revision as usize - 1];
-            if g != d.generation || p.node != n {
+            if (g != d.generation && !on_delete) || p.node != n {
                 return false;
             }
             *per_node

@@ -94,7 +94,10 @@ pub use cluster::{
     WorkloadKind, DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
 pub use controllers::PdbStatus;
-pub use daemonset::{daemon_tolerations, DaemonSetSpec, DaemonSetStatus, MAX_DAEMONSETS};
+pub use daemonset::{
+    daemon_tolerations, DaemonSetSpec, DaemonSetStatus, DaemonSetUpdateStrategyType,
+    MAX_DAEMONSETS, MAX_DAEMONSET_MIN_READY_SECONDS,
+};
 pub use error::Error;
 pub use events::{EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{

@@ -243,6 +243,12 @@ impl Cluster {
             p.available = true;
             (p.controller, p.revision)
         };
+        // A DaemonSet's roll waits on availability (maxUnavailable, the end
+        // of a surge): it looks again.
+        if let crate::cluster::Workload::DaemonSet(d) = &mut self.controllers[c.0 as usize].workload
+        {
+            d.seen = None;
+        }
         self.controllers[c.0 as usize]
             .counts
             .entry(rev)

@@ -253,19 +253,28 @@ impl Cluster {
         match &c.workload {
             Workload::Deployment => {}
             Workload::DaemonSet(d) => {
-                // RollingUpdate with maxSurge 0; up to date: the current generation.
+                // Its updateStrategy, both numbers rounded up against the
+                // eligible nodes (see daemonset.rs); up to date: the current
+                // generation. Under OnDelete nothing rolls by itself.
                 strategy = RollingUpdate {
-                    max_surge: crate::model::IntOrPercent::Int(0),
+                    max_surge: d.spec.max_surge,
                     max_unavailable: d.spec.max_unavailable,
                 };
-                max_surge = 0;
-                max_unavailable = d.spec.max_unavailable.scaled(c.replicas, true).max(1);
+                let on_delete =
+                    d.spec.strategy == crate::daemonset::DaemonSetUpdateStrategyType::OnDelete;
+                max_surge = d.spec.max_surge.scaled(c.replicas, true);
+                max_unavailable = d.spec.max_unavailable.scaled(c.replicas, true);
+                if on_delete {
+                    (max_surge, max_unavailable) = (0, 0);
+                } else if max_surge == 0 && max_unavailable == 0 && c.replicas > 0 {
+                    max_unavailable = 1;
+                }
                 updated = c
                     .pods
                     .values()
                     .filter(|&&k| d.rev_info[self.pod(k).revision as usize - 1].0 == d.generation)
                     .count() as u32;
-                rolling = updated < c.total();
+                rolling = !on_delete && updated < c.total();
             }
             Workload::Pod(_) => {
                 (max_surge, max_unavailable) = (0, 0);

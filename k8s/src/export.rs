@@ -341,17 +341,29 @@ fn daemonset(d: &DaemonSetSpec) -> Value {
                     "selector",
                     map(vec![("matchLabels", labels(&d.template.labels))]),
                 ),
-                (
-                    "updateStrategy",
-                    map(vec![
-                        ("type", s("RollingUpdate")),
-                        (
-                            "rollingUpdate",
-                            map(vec![("maxUnavailable", int_or_percent(d.max_unavailable))]),
-                        ),
-                    ]),
-                ),
+                ("updateStrategy", daemonset_strategy(d)),
                 ("template", template(&d.template)),
+            ]
+            .into_iter()
+            .chain(
+                (d.min_ready_seconds > 0)
+                    .then(|| ("minReadySeconds", Value::UInt(d.min_ready_seconds as u64))),
+            )
+            .collect()),
+        ),
+    ])
+}
+
+/// `spec.updateStrategy` with both numbers (OnDelete does not read them,
+/// and the API server keeps them as given).
+fn daemonset_strategy(d: &DaemonSetSpec) -> Value {
+    map(vec![
+        ("type", s(d.strategy.as_str())),
+        (
+            "rollingUpdate",
+            map(vec![
+                ("maxSurge", int_or_percent(d.max_surge)),
+                ("maxUnavailable", int_or_percent(d.max_unavailable)),
             ]),
         ),
     ])

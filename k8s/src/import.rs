@@ -24,9 +24,10 @@ use shepherd::model::{
 };
 use shepherd::namespace::DEFAULT_NAMESPACE;
 use shepherd::{
-    AffinityTerm, BarePodSpec, Budget, DaemonSetSpec, DeploymentSpec, IntOrPercent, Labels,
-    NamespaceSpec, NodeSpec, PdbSpec, PodTemplate, PreemptionPolicy, PriorityClass, Resources,
-    RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
+    AffinityTerm, BarePodSpec, Budget, DaemonSetSpec, DaemonSetUpdateStrategyType, DeploymentSpec,
+    IntOrPercent, Labels, NamespaceSpec, NodeSpec, PdbSpec, PodTemplate, PreemptionPolicy,
+    PriorityClass, Resources, RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
+    TolerationOperator,
 };
 
 type Map = [(String, Value)];
@@ -1136,17 +1137,17 @@ impl<'a> State<'a> {
         self.first_seen(cx, &self.apps, OWNER_NAMES, &name)?;
         let mut selector = None;
         let mut template = None;
-        let mut max_unavailable = IntOrPercent::Int(1);
+        let mut strategy = DaemonSetStrategy::default();
+        let mut min_ready_seconds = 0;
         for (k, val) in cx.map(spec, "spec")? {
             let p = child("spec", k);
             match k.as_str() {
                 "selector" => selector = Some(label_selector(cx, val, &p)?),
                 "template" => template = Some(val),
-                "updateStrategy" => max_unavailable = daemonset_strategy(cx, val, &p)?,
+                "updateStrategy" => strategy = daemonset_strategy(cx, val, &p)?,
                 "minReadySeconds" => {
-                    if cx.count(val, &p, u32::MAX as u64)? > 0 {
-                        cx.not_simulated_yet(&p, "minReadySeconds (a pod is available once Ready)");
-                    }
+                    min_ready_seconds =
+                        cx.count(val, &p, shepherd::MAX_DAEMONSET_MIN_READY_SECONDS as u64)? as u32
                 }
                 "revisionHistoryLimit" => {}
                 _ => cx.unknown(&p),
@@ -1177,7 +1178,10 @@ impl<'a> State<'a> {
         let d = DaemonSetSpec {
             name: name.clone(),
             template: tpl,
-            max_unavailable,
+            max_unavailable: strategy.max_unavailable,
+            max_surge: strategy.max_surge,
+            strategy: strategy.kind,
+            min_ready_seconds,
         };
         self.engine(cx, d.validate())?;
         self.apps.insert(
@@ -1196,26 +1200,47 @@ impl<'a> State<'a> {
 /// name space for them.
 const OWNER_NAMES: &str = "a pod owner (the engine names Deployments, ReplicaSets, StatefulSets, DaemonSets and Pods in one space)";
 
-/// `spec.updateStrategy` of a DaemonSet: RollingUpdate's maxUnavailable
-/// (default 1); OnDelete and a maxSurge above 0 are warned about.
-fn daemonset_strategy(cx: &mut Ctx, v: &Value, path: &str) -> R<IntOrPercent> {
-    let mut max_unavailable = IntOrPercent::Int(1);
-    let mut kind = "RollingUpdate".to_string();
+/// A DaemonSet's `spec.updateStrategy` with Kubernetes' defaults
+/// (SetDefaults_DaemonSet): RollingUpdate, maxUnavailable 1, maxSurge 0.
+struct DaemonSetStrategy {
+    kind: DaemonSetUpdateStrategyType,
+    max_unavailable: IntOrPercent,
+    max_surge: IntOrPercent,
+}
+
+impl Default for DaemonSetStrategy {
+    fn default() -> Self {
+        DaemonSetStrategy {
+            kind: DaemonSetUpdateStrategyType::RollingUpdate,
+            max_unavailable: IntOrPercent::Int(1),
+            max_surge: IntOrPercent::Int(0),
+        }
+    }
+}
+
+/// `spec.updateStrategy` of a DaemonSet: type RollingUpdate (maxUnavailable,
+/// maxSurge) or OnDelete. Whether the two numbers go together is the
+/// engine's check (`DaemonSetSpec::validate`), so every door refuses alike.
+fn daemonset_strategy(cx: &mut Ctx, v: &Value, path: &str) -> R<DaemonSetStrategy> {
+    let mut out = DaemonSetStrategy::default();
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         match k.as_str() {
-            "type" => kind = cx.string(val, &p)?.to_string(),
+            "type" => {
+                let t = cx.string(val, &p)?;
+                out.kind = DaemonSetUpdateStrategyType::parse(t).map_err(|_| {
+                    cx.err(
+                        &p,
+                        format!("found {t:?}; expected RollingUpdate or OnDelete"),
+                    )
+                })?;
+            }
             "rollingUpdate" => {
                 for (rk, rv) in cx.map(val, &p)? {
                     let q = child(&p, rk);
                     match rk.as_str() {
-                        "maxUnavailable" => max_unavailable = cx.int_or_percent(rv, &q)?,
-                        "maxSurge" => {
-                            let v = cx.int_or_percent(rv, &q)?;
-                            if !matches!(v, IntOrPercent::Int(0) | IntOrPercent::Percent(0)) {
-                                cx.not_simulated_yet(&q, "a DaemonSet's maxSurge (the roll replaces pods in place, maxSurge 0)");
-                            }
-                        }
+                        "maxUnavailable" => out.max_unavailable = cx.int_or_percent(rv, &q)?,
+                        "maxSurge" => out.max_surge = cx.int_or_percent(rv, &q)?,
                         _ => cx.unknown(&q),
                     }
                 }
@@ -1223,20 +1248,7 @@ fn daemonset_strategy(cx: &mut Ctx, v: &Value, path: &str) -> R<IntOrPercent> {
             _ => cx.unknown(&p),
         }
     }
-    match kind.as_str() {
-        "RollingUpdate" => Ok(max_unavailable),
-        "OnDelete" => {
-            cx.not_simulated_yet(
-                &child(path, "type"),
-                "OnDelete (a changed template rolls as RollingUpdate does)",
-            );
-            Ok(max_unavailable)
-        }
-        other => Err(cx.err(
-            &child(path, "type"),
-            format!("found {other:?}; expected RollingUpdate or OnDelete"),
-        )),
-    }
+    Ok(out)
 }
 
 // ----- field groups ------------------------------------------------------------

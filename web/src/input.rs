@@ -64,7 +64,7 @@ fn show(v: f64) -> String {
     }
 }
 
-fn field_whole(what: &str, f: &Field, min: u64, max: u64) -> Result<u64, String> {
+pub(crate) fn field_whole(what: &str, f: &Field, min: u64, max: u64) -> Result<u64, String> {
     match f {
         Field::Num(v) => whole(what, *v, min, max),
         Field::Text(s) => {
@@ -237,7 +237,7 @@ pub fn memory(f: &Field) -> Result<u64, String> {
     }
 }
 
-fn int_or_string(what: &str, f: &Option<Field>) -> Result<Option<IntOrString>, String> {
+pub(crate) fn int_or_string(what: &str, f: &Option<Field>) -> Result<Option<IntOrString>, String> {
     let v = match f {
         None => return Ok(None),
         Some(Field::Text(s)) if s.trim().is_empty() => return Ok(None),
@@ -490,7 +490,7 @@ impl DeployInput {
 }
 
 /// An optional field that was filled in: an empty text box means "the default".
-fn given(f: &Option<Field>) -> Option<&Field> {
+pub(crate) fn given(f: &Option<Field>) -> Option<&Field> {
     match f {
         Some(Field::Text(t)) if t.trim().is_empty() => None,
         other => other.as_ref(),

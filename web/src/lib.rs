@@ -35,6 +35,7 @@ pub mod profile;
 pub mod scenario;
 pub mod session;
 pub mod view;
+pub mod workloads;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -494,6 +495,60 @@ impl Shepherd {
     #[wasm_bindgen(js_name = deleteService)]
     pub fn delete_service(&mut self, name: &str) -> Result<String, JsError> {
         self.act(Action::DeleteService { name: name.into() })
+    }
+
+    /// Creates a DaemonSet from the page's form (`workloads::DaemonSetInput`):
+    /// recorded as the scenario's `manifests` action.
+    #[wasm_bindgen(js_name = createDaemonSet)]
+    pub fn create_daemonset(&mut self, spec: JsValue) -> Result<String, JsError> {
+        let d: workloads::DaemonSetInput = from_js(
+            "DaemonSet",
+            spec,
+            "{name, cpu, memory, version?, labels?, nodeSelector?, toleration?, strategy?, maxUnavailable?, maxSurge?, minReadySeconds?}",
+        )?;
+        self.act(d.action().map_err(err)?)
+    }
+
+    /// Changes a DaemonSet's template or update strategy: `{version?, cpu?,
+    /// memory?, strategy?, maxUnavailable?, maxSurge?, minReadySeconds?}`
+    /// (the scenario's `updateDaemonSet`).
+    #[wasm_bindgen(js_name = updateDaemonSet)]
+    pub fn update_daemonset(&mut self, name: &str, change: JsValue) -> Result<String, JsError> {
+        let c: workloads::DaemonSetChange = from_js(
+            "DaemonSet change",
+            change,
+            "{version?, cpu?, memory?, strategy?, maxUnavailable?, maxSurge?, minReadySeconds?}",
+        )?;
+        let current = self
+            .session
+            .simulator()
+            .cluster()
+            .daemonset_spec(name)
+            .map_err(|e| err(e.to_string()))?
+            .clone();
+        self.act(c.action(&current).map_err(err)?)
+    }
+
+    #[wasm_bindgen(js_name = deleteDaemonSet)]
+    pub fn delete_daemonset(&mut self, name: &str) -> Result<String, JsError> {
+        self.act(Action::DeleteDaemonSet { name: name.into() })
+    }
+
+    /// Creates a bare Pod from the page's form (`workloads::PodInput`):
+    /// recorded as the scenario's `manifests` action.
+    #[wasm_bindgen(js_name = createPod)]
+    pub fn create_pod(&mut self, spec: JsValue) -> Result<String, JsError> {
+        let p: workloads::PodInput = from_js(
+            "Pod",
+            spec,
+            "{name, cpu, memory, labels?, nodeName?, priorityClassName?}",
+        )?;
+        self.act(p.action().map_err(err)?)
+    }
+
+    #[wasm_bindgen(js_name = deletePod)]
+    pub fn delete_pod(&mut self, name: &str) -> Result<String, JsError> {
+        self.act(Action::DeletePod { name: name.into() })
     }
 
     /// The eviction call for one pod (refused when a budget allows no disruption).

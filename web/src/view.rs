@@ -67,6 +67,8 @@ pub struct NodeCard {
 #[serde(rename_all = "camelCase")]
 pub struct AppRow {
     pub name: String,
+    /// Deployment, DaemonSet or Pod (a bare Pod).
+    pub kind: &'static str,
     pub desired: u32,
     pub current: u32,
     pub ready: u32,
@@ -80,6 +82,9 @@ pub struct AppRow {
     pub rolling: bool,
     pub max_surge: String,
     pub max_unavailable: String,
+    /// A DaemonSet's updateStrategy as its row shows it (`OnDelete`, or
+    /// `maxSurge / maxUnavailable`).
+    pub strategy: Option<String>,
     /// The FailedScheduling message of its pending pods, if any.
     pub pending_reason: Option<String>,
     /// What `kubectl rollout status` prints now (`Cluster::rollout_status`),
@@ -275,6 +280,8 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
         let revs = revisions(c);
         c.nodes().map(|n| node_card(c, &revs, &n)).collect()
     });
+    // Per DaemonSet: its strategy cell and kubectl's rollout status line.
+    let daemonsets = crate::workloads::daemonset_lines(c);
     let apps = c
         .apps()
         .map(|a| {
@@ -283,9 +290,16 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
         })
         .map(|(a, status)| AppRow {
             deadline_exceeded: matches!(status, Ok(shepherd::RolloutStatus::DeadlineExceeded(_))),
-            rollout_status: status.map(|s| s.to_string()).unwrap_or_default(),
+            // A DaemonSet's line is kubectl's for daemon sets.
+            rollout_status: match daemonsets.get(&a.name) {
+                Some((_, line)) => line.clone(),
+                None => status.map(|s| s.to_string()).unwrap_or_default(),
+            },
             max_surge: a.strategy.max_surge.to_string(),
             max_unavailable: a.strategy.max_unavailable.to_string(),
+            // A DaemonSet's cell says its own updateStrategy.
+            strategy: daemonsets.get(&a.name).map(|(s, _)| s.clone()),
+            kind: a.kind.as_str(),
             name: a.name,
             desired: a.desired,
             current: a.current,

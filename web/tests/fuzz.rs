@@ -16,6 +16,7 @@ use shepherd::ScorePolicy;
 use shepherd_web::input::{self, Field};
 use shepherd_web::scenario::{self, Action, IntOrString, TemplateDoc};
 use shepherd_web::session::Session;
+use shepherd_web::workloads;
 
 mod common;
 use common::import_json;
@@ -208,7 +209,7 @@ const APPS: &[&str] = &["web", "api", "cache"];
 fn action(rng: &mut Prng) -> Action {
     let node = |rng: &mut Prng| name(rng, NODES);
     let app = |rng: &mut Prng| name(rng, APPS);
-    match rng.below(25) {
+    match rng.below(30) {
         0 | 1 => Action::AddNode {
             name: node(rng),
             cpu: if rng.chance(70) {
@@ -346,6 +347,51 @@ fn action(rng: &mut Prng) -> Action {
             name: rng
                 .pick(&["high", "low", "system-node-critical", "x"])
                 .to_string(),
+        },
+        // DaemonSets (every update strategy, some refused) and bare Pods,
+        // as the page's forms record them.
+        24 | 25 => {
+            let mut d = shepherd::DaemonSetSpec::new(
+                *rng.pick(&["agent", "gpu-agent"]),
+                template(rng).to_engine("agent").unwrap_or_else(|_| {
+                    shepherd::PodTemplate::new(shepherd::Resources::new(100, 64))
+                }),
+            );
+            d.max_unavailable = shepherd::IntOrPercent::Int(rng.range(0, 3) as u32);
+            d.max_surge = match rng.below(3) {
+                0 => shepherd::IntOrPercent::Int(rng.range(0, 3) as u32),
+                1 => shepherd::IntOrPercent::Percent(rng.range(0, 150) as u32),
+                _ => shepherd::IntOrPercent::Int(0),
+            };
+            if rng.chance(20) {
+                d = d.on_delete();
+            }
+            d.min_ready_seconds = rng.range(0, 5) as u32;
+            let manifests = shepherd_web::manifests::one_object(|sc| sc.daemonsets.push(d));
+            if rng.chance(50) {
+                Action::Manifests { manifests }
+            } else {
+                Action::UpdateDaemonSet { manifests }
+            }
+        }
+        26 => Action::DeleteDaemonSet {
+            name: rng.pick(&["agent", "gpu-agent", "web"]).to_string(),
+        },
+        27 => {
+            let p = shepherd::BarePodSpec {
+                name: rng.pick(&["debug", "probe"]).to_string(),
+                template: shepherd::PodTemplate::new(shepherd::Resources::new(
+                    rng.range(0, 3000),
+                    rng.range(0, 4096),
+                )),
+                node_name: rng.chance(60).then(|| node(rng)),
+            };
+            Action::Manifests {
+                manifests: shepherd_web::manifests::one_object(|sc| sc.pods.push(p)),
+            }
+        }
+        28 => Action::DeletePod {
+            name: rng.pick(&["debug", "probe", "web"]).to_string(),
         },
         _ => Action::Generate {
             nodes: if rng.chance(70) {
@@ -526,6 +572,47 @@ fn fuzz_typed_text() {
                 },
                 global_default: Some(rng.chance(50)),
                 preemption_policy: Some(t.clone()),
+            }
+            .action()
+            .map(drop),
+            // The DaemonSet and Pod forms (web/src/workloads.rs).
+            workloads::DaemonSetInput {
+                name: t.clone(),
+                cpu: Field::Text(t.clone()),
+                memory: Field::Num(f64::from_bits(rng.next_u64())),
+                version: Some(t.clone()),
+                labels: None,
+                node_selector: None,
+                toleration: Some(t.clone()),
+                strategy: Some(t.clone()),
+                max_unavailable: Some(Field::Text(t.clone())),
+                max_surge: Some(Field::Num(f64::from_bits(rng.next_u64()))),
+                min_ready_seconds: Some(Field::Text(t.clone())),
+            }
+            .action()
+            .map(drop),
+            workloads::DaemonSetInput {
+                name: "agent".into(),
+                cpu: Field::Text("100m".into()),
+                memory: Field::Text("64Mi".into()),
+                version: None,
+                labels: None,
+                node_selector: None,
+                toleration: None,
+                strategy: None,
+                max_unavailable: Some(Field::Text(t.clone())),
+                max_surge: Some(Field::Text(t.clone())),
+                min_ready_seconds: Some(Field::Num(f64::from_bits(rng.next_u64()))),
+            }
+            .action()
+            .map(drop),
+            workloads::PodInput {
+                name: t.clone(),
+                cpu: Field::Num(f64::from_bits(rng.next_u64())),
+                memory: Field::Text(t.clone()),
+                labels: None,
+                node_name: Some(t.clone()),
+                priority_class_name: Some(t.clone()),
             }
             .action()
             .map(drop),

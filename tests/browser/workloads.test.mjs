@@ -1,0 +1,129 @@
+// DaemonSets and bare Pods from the page's own forms, by real clicks: a
+// DaemonSet with maxSurge 1 lands on every node it tolerates, a Pod bound by
+// nodeName lands on the tainted node the DaemonSet skips; a roll to v2 runs
+// the new pod beside the old one on one node at a time; the Pod is deleted;
+// an invalid strategy is shown at its field and changes nothing; the share
+// link reproduces the page. axe finds nothing on the tab, with an error
+// showing and after the actions.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  openApp, waitForEngine, step, stepUntil, nodeCard, openTab, resetEmpty, problem,
+  axeViolations, shownTick, launchBrowser, watchPage,
+} from './harness.mjs';
+
+async function addNode(page, name, taints = '') {
+  await openTab(page, 'Node');
+  await page.fill('#form-add-node input[name=name]', name);
+  await page.fill('#form-add-node input[name=cpu]', '2');
+  await page.fill('#form-add-node input[name=memory]', '4Gi');
+  await page.fill('#form-add-node input[name=taints]', taints);
+  await page.click('#form-add-node button[value=add]');
+}
+
+const NODES = ['node-1', 'node-2', 'node-3'];
+
+async function chips(page) {
+  const out = {};
+  for (const n of NODES) out[n] = (await nodeCard(page, n)).chips;
+  return out;
+}
+
+const agentsOn = (list) => list.filter((c) => c.startsWith('log-agent-')).length;
+
+test('DaemonSet and Pod forms: create, roll with surge, delete, refuse, and the link replays it', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await resetEmpty(page, 7);
+    await addNode(page, 'node-1');
+    await addNode(page, 'node-2');
+    // The DaemonSet does not tolerate node-3's taint.
+    await addNode(page, 'node-3', 'dedicated=db:NoSchedule');
+
+    await openTab(page, 'DaemonSet & Pod');
+    assert.deepEqual(await axeViolations(page, { include: '#actions' }), []);
+    const ds = '#form-daemonset';
+    // Kubernetes refuses maxSurge beside a non-zero maxUnavailable: shown at
+    // maxSurge, and nothing is queued.
+    const tick = await shownTick(page);
+    await page.fill(`${ds} input[name=maxSurge]`, '1');
+    await page.click(`${ds} button[type=submit]`);
+    const p = await problem(page);
+    assert.equal(p.where, 'field', JSON.stringify(p));
+    assert.equal(p.field, 'maxSurge');
+    assert.ok(p.focused);
+    assert.match(p.text, /maxSurge 1 of DaemonSet log-agent is set while maxUnavailable is 1; expected maxUnavailable 0/);
+    assert.equal(await shownTick(page), tick, 'a refusal does not step');
+    assert.equal(await page.$('#apps tr[data-app="log-agent"]'), null);
+    assert.deepEqual(await axeViolations(page, { include: '#actions' }), [], 'with the error showing');
+
+    await page.fill(`${ds} input[name=maxUnavailable]`, '0');
+    await page.click(`${ds} button[type=submit]`);
+    assert.equal(await problem(page), null);
+    await stepUntil(page, async () => {
+      const c = await chips(page);
+      return agentsOn(c['node-1']) === 1 && agentsOn(c['node-2']) === 1;
+    });
+    assert.equal(agentsOn((await chips(page))['node-3']), 0, 'node-3 is tainted');
+    const row = await page.$eval('#apps tr[data-app="log-agent"]', (tr) => tr.textContent);
+    assert.match(row, /DaemonSet/);
+    assert.match(row, /1 \/ 0/, 'maxSurge / maxUnavailable');
+
+    // A bare Pod bound by nodeName: the kubelet admits it on node-3 despite the taint.
+    await page.fill('#form-pod input[name=name]', 'debug');
+    await page.fill('#form-pod input[name=node]', 'node-3');
+    await page.click('#form-pod button[type=submit]');
+    assert.equal(await problem(page), null);
+    await stepUntil(page, async () => (await chips(page))['node-3'].includes('debug'));
+
+    // Roll to v2: with maxSurge 1, one node at a time holds the old pod and the new one.
+    await page.click('#apps tr[data-app="log-agent"] button.app-name');
+    assert.equal(await page.$eval('#daemonset-select', (s) => s.value), 'log-agent');
+    await page.fill('#form-daemonset-ops input[name=version]', 'v2');
+    await page.getByRole('button', { name: 'Update DaemonSet', exact: true }).click();
+    assert.equal(await problem(page), null);
+    let most = 0;
+    await stepUntil(page, async () => {
+      const c = await chips(page);
+      const doubled = NODES.filter((n) => agentsOn(c[n]) === 2).length;
+      most = Math.max(most, doubled);
+      const r = await page.$eval('#apps tr[data-app="log-agent"]', (tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim()));
+      return r[5].startsWith('v2') && r[2] === '2' && r[1] === '2/2' && doubled === 0;
+    }, 20);
+    assert.equal(most, 1, 'maxSurge 1: one node at a time runs two pods');
+    // The row says what kubectl rollout status says for a daemon set.
+    assert.equal(await page.textContent('#apps tr[data-app="log-agent"] .rollout-status'), 'daemon set "log-agent" successfully rolled out');
+
+    // Delete the Pod: nobody recreates it.
+    await page.click('#apps tr[data-app="debug"] button.app-name');
+    assert.equal(await page.$eval('#pod-select', (s) => s.value), 'debug');
+    await page.getByRole('button', { name: 'Delete Pod', exact: true }).click();
+    await stepUntil(page, async () => !(await chips(page))['node-3'].includes('debug'));
+    await step(page, 3);
+    assert.equal(await page.$('#apps tr[data-app="debug"]'), null);
+    assert.deepEqual(await axeViolations(page, { include: '#actions' }), []);
+    await app.screenshot('workloads');
+
+    // The link holds every form's action: a fresh page at it shows the same nodes.
+    await page.waitForFunction(() => location.hash.startsWith(`#t=${document.body.dataset.tick}&s=`));
+    const want = await chips(page);
+    const url = page.url();
+    const other = await launchBrowser();
+    try {
+      const p2 = other.context.pages()[0] ?? (await other.context.newPage());
+      const watch = watchPage(p2);
+      await p2.goto(url, { waitUntil: 'load' });
+      assert.equal(await waitForEngine(p2), 'ready');
+      await p2.waitForFunction((t) => document.body.dataset.tick === String(t), await shownTick(page));
+      assert.deepEqual(await chips(p2), want);
+      assert.deepEqual(watch.problems, []);
+    } finally {
+      await other.close();
+    }
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
