@@ -389,6 +389,7 @@ export function drawLegend(el, apps, grid) {
       h('span', { class: 'legend-item' }, h('span', { class: 'pod-mark ready', 'aria-hidden': 'true' }), 'Ready'),
       h('span', { class: 'legend-item' }, h('span', { class: 'pod-mark starting', 'aria-hidden': 'true' }), 'starting'),
       h('span', { class: 'legend-item' }, h('span', { class: 'pod-mark ready outdated', 'aria-hidden': 'true' }), 'old revision'),
+      h('span', { class: 'legend-item' }, h('span', { class: 'legend-countdown' }, '290s'), 'to eviction (NotReady node)'),
     ];
   fill(el, grid ? null : items, items.length && !grid ? h('span', { class: 'legend-sep', 'aria-hidden': 'true' }) : null, marks);
 }
