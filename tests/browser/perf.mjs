@@ -9,7 +9,8 @@
 // size: the first tick (every pod created, scheduled and bound), a quiet tick
 // (median and 95th percentile of --ticks ticks), and the ticks on which a killed
 // node's pods are evicted (300 s after it is NotReady) and replaced (--failures
-// nodes fail on successive ticks: the median and the slowest of those ticks). "engine" is
+// nodes fail on successive ticks: the median and the slowest of those ticks,
+// and the main thread's CPU time per such tick with the frame that shows it). "engine" is
 // Shepherd.step(); "draw" is the snapshot, the grid or cards, the tables and the
 // event log, up to the browser's own paint. Then 3 s of Play at 60 ticks/s:
 // the ticks per second reached and the frame intervals the browser showed.
@@ -63,11 +64,28 @@ export async function measure(page, nodes, pods = PODS, ticks = TICKS, profile =
     p.sim.run(51 - failures);
     p.stepAndDraw();
     p.sim.run(299);
-    const heals = [];
-    for (let k = 0; k < failures; k++) heals.push(p.stepAndDraw());
-    const snap = p.sim.snapshot(false);
-    return { first, engine, draw, heals, grid: p.grid, nodes: snap.nodeCount, pods: snap.boundPods, notReady: snap.nodeCount - snap.readyNodes };
+    return { first, engine, draw };
   }, { ticks, failures });
+  // The eviction ticks, each followed by the frame that shows it. Besides
+  // each tick's own time, the main thread's CPU time over all of them
+  // (Chromium's ThreadTime: the ticks, style, layout and paint of their
+  // frames): a figure that other processes on the machine barely move.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const threadTime = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime').value;
+  const cpu0 = await threadTime();
+  Object.assign(r, await page.evaluate(async (failures) => {
+    const p = window.shepherdPage;
+    const heals = [];
+    for (let k = 0; k < failures; k++) {
+      heals.push(p.stepAndDraw());
+      await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    }
+    const snap = p.sim.snapshot(false);
+    return { heals, grid: p.grid, nodes: snap.nodeCount, pods: snap.boundPods, notReady: snap.nodeCount - snap.readyNodes };
+  }, failures));
+  r.healCpu = (1000 * ((await threadTime()) - cpu0)) / failures;
+  await cdp.detach();
   const median = (xs) => q(xs, 0.5);
   r.heal = {
     engine: median(r.heals.map((x) => x.engine)),
@@ -139,6 +157,7 @@ async function main() {
         'play: ticks/s': r.playTicksPerSecond.toFixed(0),
         'play: frame p50/p95': `${q(r.frames, 0.5).toFixed(1)} / ${q(r.frames, 0.95).toFixed(1)}`,
         'node-failure tick median, max (engine)': `${r.heal.total.toFixed(1)}, ${r.heal.max.toFixed(1)} (${r.heal.engine.toFixed(1)})`,
+        'node-failure CPU, tick + frame': r.healCpu.toFixed(1),
         'Back (engine), at tick': `${r.back.total.toFixed(0)} (${r.back.engine.toFixed(0)}) at ${r.back.tick}`,
         'memory MB: heap + wasm': `${MB(r.memory.heap)} + ${MB(r.memory.wasm)}`,
       });
