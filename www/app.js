@@ -2,7 +2,7 @@
 // it reports, and forwards what the person does. No scheduling logic lives here.
 // Paths are relative, so the same files work from the repository root and from dist/.
 import init, { Shepherd, engine_version, readQuantity } from '../pkg/shepherd_web.js';
-import { $, h, fill, setText } from './dom.js';
+import { $, h, fill, setText, num } from './dom.js';
 import {
   CardView, GridView, updateApps, drawPending, drawPdbs, drawServices, drawUpcoming, drawLegend,
   prependEvents, setSummary, cellColor,
@@ -277,7 +277,7 @@ function draw() {
 
   if (all || changes.pending || snap.pendingPods !== page.drawnPending) once($('pending'), [snap.pending, snap.pendingPods], () => drawPending($('pending'), snap, { onPod: explain }));
   show($('pending-empty'), snap.pendingPods === 0);
-  setText($('pending-h'), snap.pendingPods ? `Pending pods (${snap.pendingPods.toLocaleString('en')})` : 'Pending pods');
+  setText($('pending-h'), snap.pendingPods ? `Pending pods (${num(snap.pendingPods)})` : 'Pending pods');
 
   if (all || changes.pdbs) once($('pdbs'), snap.pdbs, () => drawPdbs($('pdbs').tBodies[0], snap.pdbs, { onDelete: (n) => act((sim) => sim.deletePdb(n), { said: () => `Deleting PodDisruptionBudget ${n}` }) }));
   show($('pdbs-empty'), snap.pdbs.length === 0);
@@ -290,6 +290,7 @@ function draw() {
 
   const tc = performance.now();
   charts.update(sim);
+  const tch = performance.now();
   // The balance follows the nodes' figures, the Pending pods and the
   // Deployments' templates: asked for only when one of them changed.
   if (all || changes.grid === null || changes.grid.length || changes.apps || changes.pending || snap.pendingPods !== page.drawnPending) {
@@ -298,17 +299,26 @@ function draw() {
   }
   page.drawnPending = snap.pendingPods;
   page.drawnUpcoming = snap.upcomingCount;
+  const tb = performance.now();
   compare.update(sim);
   const t4 = performance.now();
   // At most EVENTS_PER_STEP events a tick cross, and none when none were written.
-  if (snap.eventCount !== page.cursor) prependEvents($('events'), sim.eventsSince(page.cursor, EVENTS_PER_STEP));
+  let te = t4;
+  if (snap.eventCount !== page.cursor) {
+    const events = sim.eventsSince(page.cursor, EVENTS_PER_STEP);
+    te = performance.now();
+    prependEvents($('events'), events);
+  }
   page.cursor = snap.eventCount;
 
   refreshNodeDialog();
   scheduleLink();
   const t5 = performance.now();
   // Where the drawing time went, for tests/browser/perf.mjs.
-  page.parts = { frame: t1 - t0, header: t2 - t1, nodes: t3 - t2, tables: tc - t3, charts: t4 - tc, events: t5 - t4 };
+  page.parts = {
+    frame: t1 - t0, header: t2 - t1, nodes: t3 - t2, tables: tc - t3, charts: tch - tc, balance: tb - tch,
+    compare: t4 - tb, eventsFetch: te - t4, events: t5 - te,
+  };
 }
 
 // ----- selects and datalists fed from the snapshot -----------------------------

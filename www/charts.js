@@ -2,7 +2,7 @@
 // figures per tick as ticks run (Shepherd.series); this file keeps what it was
 // given and asks only for the ticks after it, then draws small canvas line
 // charts. Nothing here decides anything about the cluster.
-import { $, h, setText } from './dom.js';
+import { $, h, setText, num } from './dom.js';
 import { appColor } from './colors.js';
 
 // The charts, in the order they are shown; `col` names the store's column.
@@ -12,9 +12,9 @@ const CHARTS = [
   { id: 'memory', title: 'Memory requested', unit: '%', fixedMax: 100,
     col: 'memory', said: (v) => `${v.toFixed(1)}% of allocatable` },
   { id: 'pending', title: 'Pending pods', unit: '', fixedMax: 0,
-    col: 'pending', said: (v) => `${v.toLocaleString('en')} Pending` },
+    col: 'pending', said: (v) => `${num(v)} Pending` },
   { id: 'notready', title: 'NotReady nodes', unit: '', fixedMax: 0,
-    col: 'notReady', said: (v) => `${v.toLocaleString('en')} NotReady` },
+    col: 'notReady', said: (v) => `${num(v)} NotReady` },
 ];
 
 const HEIGHT = 84;
@@ -281,10 +281,12 @@ class ReadyStore {
     this.names = [];
     this.changes = [];
     this.known = 0;
+    this.topMemo = null;
   }
 
   // Drops the changes at or after tick t, and the Deployments first seen then.
   cut(t) {
+    this.topMemo = null;
     let slots = 0;
     for (let s = 0; s < this.changes.length; s += 1) {
       const c = this.changes[s];
@@ -318,6 +320,7 @@ class ReadyStore {
     for (const name of r.names) this.names.push(name);
     while (this.changes.length < this.names.length) this.changes.push([]);
     for (let i = 0; i < r.tick.length; i += 1) this.changes[r.slot[i]].push([r.tick[i], r.ready[i]]);
+    this.topMemo = null;
     this.known = want;
     return true;
   }
@@ -335,7 +338,13 @@ class ReadyStore {
   }
 
   // The slots to draw: the READY_SHOWN with the most Ready pods at any tick.
+  // Kept until the changes change (a paint asks for it three times).
   top() {
+    if (!this.topMemo) this.topMemo = this.computeTop();
+    return this.topMemo;
+  }
+
+  computeTop() {
     const most = this.changes.map((c, s) => [s, c.reduce((m, [, v]) => (v !== GONE && v > m ? v : m), -1)]);
     return most.filter(([, m]) => m >= 0)
       .sort((a, b) => b[1] - a[1] || this.names[a[0]].localeCompare(this.names[b[0]]))
@@ -377,25 +386,29 @@ class ReadyChart extends Chart {
     const last = store.len - 1;
     if (last < 0) return;
     ctx.lineWidth = 1.5;
+    // Each Deployment's line is two paths, its solid and its dashed
+    // segments, each stroked once (a stroke per change cost a few
+    // milliseconds a tick once evictions had made hundreds of changes).
     for (const [s] of top) {
       const c = this.ready.changes[s];
-      const color = appColor(this.ready.names[s]);
+      ctx.strokeStyle = appColor(this.ready.names[s]);
+      let anySolid = false;
+      let anyDashed = false;
+      const paths = [new Path2D(), new Path2D()];
       // Each change holds until the next one (or the end of what is held).
       for (let i = 0; i < c.length; i += 1) {
         const [t, v] = c[i];
         if (v === GONE) continue;
         const end = i + 1 < c.length ? c[i + 1][0] : last;
         const solidEnd = Math.min(end, store.known - 1);
-        ctx.strokeStyle = color;
-        const seg = (from, to, dashed) => {
+        const seg = (from, to, isDashed) => {
           if (to < from) return;
-          ctx.setLineDash(dashed ? [3, 3] : []);
-          ctx.beginPath();
-          if (i > 0 && from === t && c[i - 1][1] !== GONE) ctx.moveTo(this.xOf(t, span), yOf(c[i - 1][1]));
-          else ctx.moveTo(this.xOf(from, span), yOf(v));
-          ctx.lineTo(this.xOf(from, span), yOf(v));
-          ctx.lineTo(this.xOf(to, span), yOf(v));
-          ctx.stroke();
+          const p = paths[isDashed ? 1 : 0];
+          if (isDashed) anyDashed = true; else anySolid = true;
+          if (i > 0 && from === t && c[i - 1][1] !== GONE) p.moveTo(this.xOf(t, span), yOf(c[i - 1][1]));
+          else p.moveTo(this.xOf(from, span), yOf(v));
+          p.lineTo(this.xOf(from, span), yOf(v));
+          p.lineTo(this.xOf(to, span), yOf(v));
         };
         if (t <= solidEnd) {
           seg(t, solidEnd, false);
@@ -403,6 +416,14 @@ class ReadyChart extends Chart {
         } else {
           seg(t, end, true);
         }
+      }
+      if (anySolid) {
+        ctx.setLineDash([]);
+        ctx.stroke(paths[0]);
+      }
+      if (anyDashed) {
+        ctx.setLineDash([3, 3]);
+        ctx.stroke(paths[1]);
       }
     }
     ctx.setLineDash([]);
@@ -608,7 +629,7 @@ export class ChartsView {
 // ----- the balance strip -------------------------------------------------------
 
 const pc = (f) => `${(100 * f).toFixed(0)}%`;
-const n = (v) => v.toLocaleString('en');
+const n = num;
 
 function histogram(r, label) {
   const most = Math.max(1, ...r.histogram);

@@ -4,14 +4,14 @@
 // that differ. Stepping, Play, Back and the charts move both runs together:
 // the page calls update() after every tick it draws. Nothing is decided here.
 import { Comparison } from '../pkg/shepherd_web.js';
-import { $, h, setText } from './dom.js';
+import { $, h, setText, num } from './dom.js';
 import { NAMED } from './profile.js';
 
 // Names listed per list; the counts are always whole.
 const LISTED = 50;
 
 const pc = (f) => `${(100 * f).toFixed(0)}%`;
-const n = (v) => v.toLocaleString('en');
+const n = num;
 
 // The figures compared, each read from a `Shepherd.balance()` object.
 // `better`: which way is better when the two differ, for the arrow ('' when

@@ -61,6 +61,12 @@ export function memText(mi) {
   return `${mi}Mi`;
 }
 
+// A whole number with thousands separators ("150,000"). One formatter for
+// the page: Number.prototype.toLocaleString builds a new one on every call,
+// which a tick that writes hundreds of figures paid for.
+const NUMBER = new Intl.NumberFormat('en');
+export const num = (v) => NUMBER.format(v);
+
 export function pct(used, cap) {
   return cap > 0 ? Math.min(100, (100 * used) / cap) : 0;
 }

@@ -1,6 +1,6 @@
 // Drawing: turns what the engine reports into DOM and canvas pixels.
 // Nothing here decides anything about the cluster.
-import { h, fill, setText, cpuText, memText, pct } from './dom.js';
+import { h, fill, setText, cpuText, memText, pct, num } from './dom.js';
 import { appColor } from './colors.js';
 
 // ----- node cards (small clusters) -------------------------------------------
@@ -396,6 +396,7 @@ export function drawLegend(el, apps, grid) {
       h('span', { class: 'legend-item' }, h('span', { class: 'pod-mark ready', 'aria-hidden': 'true' }), 'Ready'),
       h('span', { class: 'legend-item' }, h('span', { class: 'pod-mark starting', 'aria-hidden': 'true' }), 'starting'),
       h('span', { class: 'legend-item' }, h('span', { class: 'pod-mark ready outdated', 'aria-hidden': 'true' }), 'old revision'),
+      h('span', { class: 'legend-item' }, h('span', { class: 'legend-countdown' }, '290s'), 'to eviction (NotReady node)'),
     ];
   fill(el, grid ? null : items, items.length && !grid ? h('span', { class: 'legend-sep', 'aria-hidden': 'true' }) : null, marks);
 }
@@ -429,11 +430,25 @@ export function eventItem(e) {
 }
 
 // Prepends a page of events (oldest first in the page) so the newest is on top.
+// The rows pushed out at the bottom go in one Range deletion, before the new
+// rows are built: a node's eviction writes a few hundred events in a tick,
+// and removing the old rows one by one cost as much as building the new ones.
 export function prependEvents(ol, page) {
   if (!page.events.length && !page.skipped) return;
+  const added = page.events.length + (page.skipped ? 1 : 0);
+  const keep = Math.max(0, EVENTS_KEPT - added);
+  if (ol.childElementCount > keep) {
+    const range = document.createRange();
+    if (keep === 0) range.selectNodeContents(ol);
+    else {
+      range.setStartAfter(ol.children[keep - 1]);
+      range.setEndAfter(ol.lastChild);
+    }
+    range.deleteContents();
+  }
   const frag = document.createDocumentFragment();
   for (let i = page.events.length - 1; i >= 0; i--) frag.appendChild(eventItem(page.events[i]));
-  if (page.skipped) frag.appendChild(h('li', { class: 'event skipped' }, `… ${page.skipped.toLocaleString('en')} earlier events of this step not shown`));
+  if (page.skipped) frag.appendChild(h('li', { class: 'event skipped' }, `… ${num(page.skipped)} earlier events of this step not shown`));
   ol.insertBefore(frag, ol.firstChild);
   while (ol.childElementCount > EVENTS_KEPT) ol.lastElementChild.remove();
 }
@@ -441,6 +456,6 @@ export function prependEvents(ol, page) {
 export function setSummary(el, snap) {
   const cpu = pct(snap.cpu.used, snap.cpu.capacity).toFixed(0);
   const mem = pct(snap.memory.used, snap.memory.capacity).toFixed(0);
-  const count = (n, word) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
-  setText(el, `${count(snap.nodeCount, 'node')} (${snap.readyNodes.toLocaleString('en')} Ready) · ${count(snap.boundPods, 'pod')} bound · ${snap.pendingPods.toLocaleString('en')} Pending · CPU ${cpu}% and memory ${mem}% requested`);
+  const count = (n, word) => `${num(n)} ${word}${n === 1 ? '' : 's'}`;
+  setText(el, `${count(snap.nodeCount, 'node')} (${num(snap.readyNodes)} Ready) · ${count(snap.boundPods, 'pod')} bound · ${num(snap.pendingPods)} Pending · CPU ${cpu}% and memory ${mem}% requested`);
 }

@@ -25,10 +25,10 @@ test('1,000 nodes draw as a grid; a cell opens its node; a killed node turns gre
   try {
     const { page } = app;
     await waitForEngine(page);
-    const r = await measure(page, 1000, 30, 30);
+    const r = await measure(page, 1000, 30, 30, null, 1);
     const tick = r.engine.map((e, i) => e + r.draw[i]).sort((a, b) => a - b);
     const median = tick[Math.floor(tick.length / 2)];
-    console.log(`1,000 nodes, 30,000 pods: first tick ${(r.first.engine + r.first.draw).toFixed(0)} ms; quiet tick median ${median.toFixed(2)} ms (engine ${r.engine.sort((a, b) => a - b)[15].toFixed(2)} ms); node-failure tick ${(r.heal.engine + r.heal.draw).toFixed(1)} ms`);
+    console.log(`1,000 nodes, 30,000 pods: first tick ${(r.first.engine + r.first.draw).toFixed(0)} ms; quiet tick median ${median.toFixed(2)} ms (engine ${r.engine.sort((a, b) => a - b)[15].toFixed(2)} ms); node-failure tick ${r.heal.total.toFixed(1)} ms`);
     assert.equal(r.grid, true);
     assert.equal(r.pods, 30000);
     // Generous for a loaded CI machine; the figure itself is printed above.

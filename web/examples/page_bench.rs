@@ -3,10 +3,46 @@
 //! costs), and the view the page asks for each tick.
 //!
 //!   cargo run --release -p shepherd-web --example page_bench -- [nodes] [podsPerNode] [profile]
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
 use shepherd_web::scenario::{parse_policy, Action};
 use shepherd_web::session::Session;
+
+/// The system allocator, counting the bytes in use and their peak: what a
+/// copy of the simulator holds, and the most the page's memory must hold.
+struct Counting;
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let now = IN_USE.fetch_add(l.size(), Relaxed) + l.size();
+        PEAK.fetch_max(now, Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        IN_USE.fetch_sub(l.size(), Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        if new >= l.size() {
+            let now = IN_USE.fetch_add(new - l.size(), Relaxed) + new - l.size();
+            PEAK.fetch_max(now, Relaxed);
+        } else {
+            IN_USE.fetch_sub(l.size() - new, Relaxed);
+        }
+        unsafe { System.realloc(p, l, new) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn mb(bytes: usize) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -44,12 +80,29 @@ fn main() {
             drop(s.clone());
         }
     }
+    println!(
+        "heap at the most so far (first tick, quiet ticks) {:.1} MB",
+        mb(PEAK.load(Relaxed))
+    );
+    let before = IN_USE.load(Relaxed);
+    let mut sim = s.simulator().clone();
+    let with = IN_USE.load(Relaxed) - before;
+    sim.drop_caches();
+    let without = IN_USE.load(Relaxed) - before;
+    drop(sim);
+    println!(
+        "heap in use {:.1} MB; one copy of the simulator {:.1} MB, of which the scheduler's caches {:.1} MB",
+        mb(before),
+        mb(with),
+        mb(with - without)
+    );
     let t = Instant::now();
     let copy = s.clone();
     println!("a copy of the session {:.1} ms", ms(t));
     let t = Instant::now();
     drop(copy);
     println!("dropping it {:.1} ms", ms(t));
+    PEAK.store(IN_USE.load(Relaxed), Relaxed);
     let t = Instant::now();
     let _ = s.snapshot(false);
     println!("snapshot(false) {:.2} ms", ms(t));
@@ -63,6 +116,11 @@ fn main() {
         s.step_back().expect("back");
         println!("Back to tick {} {:.1} ms", s.tick(), ms(t));
     }
+    println!(
+        "heap in use {:.1} MB at the end, {:.1} MB at the most since the copy above",
+        mb(IN_USE.load(Relaxed)),
+        mb(PEAK.load(Relaxed))
+    );
 }
 
 fn ms(t: Instant) -> f64 {
