@@ -1632,20 +1632,16 @@ impl Cluster {
                 }
             });
         let build = BUILD_COST * n as u64;
-        let cost = match changes {
-            Some(c) if c <= n as u64 / 2 => c * REFILE_COST,
-            _ => build,
-        };
+        let refile = changes.map(|c| c.saturating_mul(REFILE_COST));
+        let rebuild = refile.map_or(true, |r| r > build);
+        let cost = refile.map_or(build, |r| r.min(build));
         // (Tests set `index_min_pods` to 0 to take the index whatever it costs.)
         if cost > scan && self.index_min_pods > 0 {
             return;
         }
         let mut kept = match self.caches.lend_index(&key) {
             // Many changes: a bulk build costs less than filing them one by one.
-            Some(k)
-                if k.pos < self.changed_base
-                    || end - k.pos + k.dirty.len() as u64 > n as u64 / 2 =>
-            {
+            Some(k) if rebuild => {
                 for (_, t) in k.ix.classes {
                     if let Some(buf) = t.into_buffer() {
                         self.caches.keep_tree(buf);
