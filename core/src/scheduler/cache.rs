@@ -177,6 +177,11 @@ impl Caches {
         )
     }
 
+    /// The index kept under `key`, left in place.
+    pub fn peek_index(&self, key: &IndexKey) -> Option<&KeptIndex> {
+        self.indexes.iter().find(|e| &e.0 == key).map(|e| &e.1)
+    }
+
     /// The index kept under `key`, taken out until [`Caches::keep_index`].
     pub fn lend_index(&mut self, key: &IndexKey) -> Option<KeptIndex> {
         let at = self.indexes.iter().position(|e| &e.0 == key)?;
