@@ -223,6 +223,7 @@ impl MaxTree {
     }
 
     /// Slot `i`'s score if it is a member.
+    #[cfg(any(test, debug_assertions))]
     pub fn leaf(&self, i: usize) -> Option<i64> {
         let b = self.t[self.size + i];
         (b.members == 1).then_some(b.max)
@@ -373,6 +374,7 @@ impl ClassSet {
     }
 
     /// Slot `i`'s score if it is a member (for checks).
+    #[cfg(any(test, debug_assertions))]
     pub fn leaf(&self, i: usize) -> Option<i64> {
         match self {
             ClassSet::Tree(t) => t.leaf(i),
