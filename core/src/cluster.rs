@@ -586,11 +586,6 @@ pub struct Cluster {
     pub(crate) index_min_pods: usize,
     /// The last stamp given to a node (see `HotNode::stamp`).
     pub(crate) stamp_clock: u64,
-    /// Nodes given a new stamp, in order, since `changed_base` changes:
-    /// what an index kept across batches reads to catch up.
-    pub(crate) changed: Vec<u32>,
-    /// How many changes were dropped from the front of `changed`.
-    pub(crate) changed_base: u64,
     /// The scheduler's per-node values kept across batches.
     pub(crate) caches: crate::scheduler::cache::Caches,
     /// PriorityClasses by name, the system ones included (`priority.rs`).
@@ -661,8 +656,6 @@ impl Cluster {
             last_cycle: Default::default(),
             index_min_pods: crate::scheduler::INDEX_MIN_PODS,
             stamp_clock: 0,
-            changed: Vec::new(),
-            changed_base: 0,
             caches: Default::default(),
             priority_classes: crate::priority::PriorityClass::system()
                 .into_iter()
@@ -1541,14 +1534,6 @@ impl Cluster {
         let mut h = HotNode::of(&self.nodes[id.0 as usize]);
         h.stamp = self.stamp_clock;
         self.hot[id.0 as usize] = h;
-        // The log keeps its newer half once it holds a few times the node
-        // count: a reader that fell behind its start rebuilds instead.
-        if self.changed.len() >= 4 * self.hot.len() + 1024 {
-            let half = self.changed.len() / 2;
-            self.changed.drain(..half);
-            self.changed_base += half as u64;
-        }
-        self.changed.push(id.0);
     }
 
     fn refresh_domains(&mut self, id: NodeId) {

@@ -92,42 +92,9 @@ pub(crate) struct Caches {
     statics: Vec<Entry<StaticKey, u8>>,
     locals: Vec<Entry<LocalKey, i64>>,
     clock: u64,
-    indexes: Vec<(IndexKey, KeptIndex, u64)>,
     /// Memory of the sample index's trees, between batches.
     pub trees: Vec<Vec<super::sample_index::Best>>,
 }
-
-/// What a kept sample index depends on, besides the nodes: the filters'
-/// and scores' inputs, the zone topology its classes are filed under (none
-/// without spreading), the class stride, and the node slots it covers.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct IndexKey {
-    pub static_key: StaticKey,
-    pub local_key: LocalKey,
-    pub zone: Option<u32>,
-    pub stride: usize,
-    pub slots: usize,
-}
-
-/// A sample index kept from one batch to the next: every feasible node
-/// filed under its zone's class with its node-local score.
-#[derive(Clone, Debug)]
-pub(crate) struct KeptIndex {
-    pub ix: super::Index,
-    /// Per slot, the node stamp its entry was computed at.
-    pub seen: Vec<u64>,
-    /// How far into the cluster's change log it has caught up (absolute).
-    pub pos: u64,
-    /// While lent: the slots filed under a class of the batch's own pods.
-    pub overlay: Vec<u32>,
-    /// Slots to file anew under their zones before the next batch (the
-    /// last batch's own).
-    pub dirty: Vec<u32>,
-}
-
-/// Kept sample indexes, least recently used dropped first. Each holds a
-/// tree per zone (two words per node slot each).
-pub(crate) const MAX_INDEXES: usize = 24;
 
 /// Tree buffers kept between batches (a batch has a tree per spread class).
 const MAX_TREES: usize = 32;
@@ -168,43 +135,12 @@ impl Caches {
         if self.profile.as_ref() != Some(profile) {
             self.statics.clear();
             self.locals.clear();
-            self.indexes.clear();
             self.profile = Some(profile.clone());
         }
         (
             take(&mut self.statics, s).unwrap_or_default(),
             take(&mut self.locals, l).unwrap_or_default(),
         )
-    }
-
-    /// The index kept under `key`, left in place.
-    pub fn peek_index(&self, key: &IndexKey) -> Option<&KeptIndex> {
-        self.indexes.iter().find(|e| &e.0 == key).map(|e| &e.1)
-    }
-
-    /// The index kept under `key`, taken out until [`Caches::keep_index`].
-    pub fn lend_index(&mut self, key: &IndexKey) -> Option<KeptIndex> {
-        let at = self.indexes.iter().position(|e| &e.0 == key)?;
-        Some(self.indexes.swap_remove(at).1)
-    }
-
-    /// Keeps `index` under `key`; returns the tree memory of an index
-    /// dropped to make room.
-    pub fn keep_index(
-        &mut self,
-        key: IndexKey,
-        index: KeptIndex,
-    ) -> Vec<Vec<super::sample_index::Best>> {
-        self.clock += 1;
-        let mut dropped = Vec::new();
-        if self.indexes.len() >= MAX_INDEXES {
-            if let Some(oldest) = (0..self.indexes.len()).min_by_key(|&i| self.indexes[i].2) {
-                let (_, k, _) = self.indexes.swap_remove(oldest);
-                dropped.extend(k.ix.classes.into_values().filter_map(|t| t.into_buffer()));
-            }
-        }
-        self.indexes.push((key, index, self.clock));
-        dropped
     }
 
     pub fn keep_tree(&mut self, buf: Vec<super::sample_index::Best>) {

@@ -197,15 +197,8 @@ struct Batch {
     pods_left: usize,
     /// Set when the profile's node-local scores take the common shape.
     local_plan: Option<LocalPlan>,
-    /// For batches of the common shape: the sample answered from trees,
-    /// lent by the caches (kept across batches under `kept_key`).
-    index: Option<cache::KeptIndex>,
-    kept_key: Option<cache::IndexKey>,
-    /// The index was tried and cannot serve this batch.
-    no_index: bool,
-    /// The nodes holding pods of the revision at the batch's start, when
-    /// spreading listed them (the system defaults over a plain template).
-    rev_nodes: Option<Vec<u32>>,
+    /// Built for big batches of the common shape: the sample answered from trees.
+    index: Option<Index>,
     // Scratch, reused pod after pod.
     feasible: Vec<u32>,
     feasible_slots: Vec<u32>,
@@ -262,26 +255,18 @@ struct LocalPlan {
 
 /// A batch's sample index (see `sample_index`): feasible nodes, and per
 /// spread class a tree of node-local scores.
-#[derive(Clone, Debug)]
-pub(crate) struct Index {
+struct Index {
     feasible: sample_index::Counts,
-    classes: BTreeMap<u32, sample_index::ClassSet>,
+    classes: BTreeMap<u32, sample_index::MaxTree>,
     /// Each slot's class while it is feasible.
     class_of: Vec<u32>,
 }
 
 /// Batches with at least this many pods, on at least this many nodes, are
-/// scheduled through a sample index (kept across batches, so a batch of one
-/// pod pays only for the nodes changed since its key's last batch); on
-/// fewer nodes the scan is as cheap. Tests set `usize::MAX` to compare the
-/// index with the scan.
-pub(crate) const INDEX_MIN_PODS: usize = 1;
+/// scheduled through a sample index; smaller ones scan (the index costs
+/// O(nodes log nodes) to build).
+pub(crate) const INDEX_MIN_PODS: usize = 32;
 const INDEX_MIN_NODES: usize = 256;
-
-/// The index's costs in node visits of the scan (see `lend_index`): per node
-/// of a bulk build, per changed node filed anew.
-const BUILD_COST: u64 = 4;
-const REFILE_COST: u64 = 30;
 
 /// The record of the last scheduling cycle, for tests and explanations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -347,8 +332,7 @@ pub struct Explanation {
 
 impl Cluster {
     /// The smallest batch scheduled through a sample index (tests set it to
-    /// `usize::MAX` to compare the indexed cycle with the scan, and to 0 to
-    /// take the index for every batch, whether or not it pays).
+    /// `usize::MAX` to compare the indexed cycle with the scan).
     #[doc(hidden)]
     pub fn set_sample_index_min_pods(&mut self, pods: usize) {
         self.index_min_pods = pods;
@@ -403,9 +387,6 @@ impl Cluster {
             fast: None,
             pods_left: 0,
             index: None,
-            kept_key: None,
-            no_index: false,
-            rev_nodes: None,
             local_plan: local_plan(profile),
             feasible: Vec::new(),
             feasible_slots: Vec::new(),
@@ -505,15 +486,11 @@ impl Cluster {
                 .map(|(_, k, _, _, _)| (k != HOSTNAME_KEY).then(|| self.topology_id(k)))
                 .collect();
             let mut per_node = vec![0u32; n];
-            let mut rev_nodes = Vec::new();
             let ctl = &self.controllers[b.c.0 as usize];
             for &k in ctl.pods.values() {
                 let p = self.pod(k);
                 if p.revision == b.rev_no {
                     if let Some(node) = p.node {
-                        if per_node[node.0 as usize] == 0 {
-                            rev_nodes.push(node.0);
-                        }
                         per_node[node.0 as usize] += 1;
                     }
                 }
@@ -524,9 +501,8 @@ impl Cluster {
                 let mut per_domain = Vec::new();
                 if let Some(t) = topo {
                     per_domain = vec![0i64; self.topologies[t as usize].domains.len()];
-                    for &i in &rev_nodes {
-                        let (i, c) = (i as usize, per_node[i as usize]);
-                        if !self.hot[i].removed {
+                    for (i, &c) in per_node.iter().enumerate() {
+                        if c > 0 && !self.hot[i].removed {
                             if let Some(d) = self.domain(t, NodeId(i as u32)) {
                                 per_domain[d as usize] += c as i64;
                             }
@@ -545,7 +521,6 @@ impl Cluster {
                     counts: BTreeMap::new(),
                 });
             }
-            b.rev_nodes = Some(rev_nodes);
             return;
         }
         b.inclusion = (0..n)
@@ -1185,18 +1160,15 @@ impl Cluster {
         if left {
             self.report_unschedulable(&mut b, &keys[done..], profile);
         }
-        self.return_index(&mut b);
         self.end_batch(b);
         (bound, left)
     }
 
     /// Returns the batch's per-node values to the cluster's caches.
     fn end_batch(&mut self, b: Batch) {
-        if let Some(k) = b.index {
-            for (_, t) in k.ix.classes {
-                if let Some(buf) = t.into_buffer() {
-                    self.caches.keep_tree(buf);
-                }
+        if let Some(ix) = b.index {
+            for (_, t) in ix.classes {
+                self.caches.keep_tree(t.into_buffer());
             }
         }
         self.caches
@@ -1400,14 +1372,12 @@ impl Cluster {
         // node's feasibility can change: not with inter-pod or hard spread
         // terms, where one bind changes whole domains.
         if b.index.is_none()
-            && !b.no_index
             && b.hard.is_empty()
             && !b.inter_pod_filter
             && b.pods_left >= self.index_min_pods
             && self.nodes.len() >= INDEX_MIN_NODES
         {
-            self.lend_index(b, profile);
-            b.no_index = b.index.is_none();
+            self.build_index(b, profile);
         }
         if b.index.is_some() {
             return Some(self.cycle_indexed(b, profile));
@@ -1589,13 +1559,9 @@ impl Cluster {
             .map_or(1, |t| self.topologies[t as usize].domains.len() + 1)
     }
 
-    /// Lends the batch its sample index: the one kept for the batch's
-    /// filters, requests and zone key, caught up with every node changed
-    /// since its last batch (or built, the first time), with the nodes that
-    /// already hold pods of the revision moved into their own spread
-    /// classes. Nothing, when a node with a PreferNoSchedule taint would
-    /// need TaintToleration's general scorer.
-    fn lend_index(&mut self, b: &mut Batch, profile: &Profile) {
+    /// Builds the batch's sample index, unless a node with a PreferNoSchedule
+    /// taint would need TaintToleration's general scorer.
+    fn build_index(&mut self, b: &mut Batch, profile: &Profile) {
         if profile.weight(Plugin::TaintToleration).is_some()
             && self.hot.iter().any(|h| h.soft_taints && !h.removed)
         {
@@ -1603,114 +1569,20 @@ impl Cluster {
         }
         let n = self.nodes.len();
         let stride = self.spread_stride(b);
-        let key = cache::IndexKey {
-            static_key: b.static_key.clone(),
-            local_key: b.local_key,
-            zone: if b.soft.is_empty() {
-                None
-            } else {
-                b.soft[1].topo
-            },
-            stride,
-            slots: n,
-        };
-        let end = self.changed_base + self.changed.len() as u64;
-        // What the index costs against what scanning the batch's samples
-        // costs, in node visits of the scan (sequential, through the packed
-        // mirror): a bulk build is a few per node, filing a changed node anew
-        // a few dozen (two tree paths in memory the last batches left cold).
-        // Measured on the bench's mixes; the choice never changes a decision.
-        let scan = b.pods_left as u64 * profile.feasible_nodes_to_find(b.live_nodes) as u64;
-        let changes = self
-            .caches
-            .peek_index(&key)
-            .map(|k| {
-                if k.pos < self.changed_base {
-                    u64::MAX
-                } else {
-                    end - k.pos + k.dirty.len() as u64
-                }
-            });
-        let build = BUILD_COST * n as u64;
-        let refile = changes.map(|c| c.saturating_mul(REFILE_COST));
-        let rebuild = refile.map_or(true, |r| r > build);
-        let cost = refile.map_or(build, |r| r.min(build));
-        // (Tests set `index_min_pods` to 0 to take the index whatever it costs.)
-        if cost > scan && self.index_min_pods > 0 {
-            return;
-        }
-        let mut kept = match self.caches.lend_index(&key) {
-            // Many changes: a bulk build costs less than filing them one by one.
-            Some(k) if rebuild => {
-                for (_, t) in k.ix.classes {
-                    if let Some(buf) = t.into_buffer() {
-                        self.caches.keep_tree(buf);
-                    }
-                }
-                self.build_kept(b, profile, stride)
-            }
-            Some(mut k) => {
-                let dirty = core::mem::take(&mut k.dirty);
-                for &i in &dirty {
-                    self.index_refile(b, &mut k, i as usize, profile, true);
-                }
-                k.dirty = dirty;
-                k.dirty.clear();
-                let from = (k.pos - self.changed_base) as usize;
-                for j in from..self.changed.len() {
-                    let i = self.changed[j] as usize;
-                    if i < n && k.seen[i] != self.hot[i].stamp {
-                        self.index_refile(b, &mut k, i, profile, true);
-                    }
-                }
-                k
-            }
-            None => self.build_kept(b, profile, stride),
-        };
-        kept.pos = end;
-        #[cfg(debug_assertions)]
-        self.check_kept(b, &kept, profile, stride);
-        // The revision's own pods put their nodes in classes of their own.
-        if !b.soft.is_empty() {
-            let listed = b.rev_nodes.take();
-            let nodes: Vec<u32> = match &listed {
-                Some(l) => l.clone(),
-                None => (0..n as u32)
-                    .filter(|&i| b.soft[0].per_node[i as usize] > 0)
-                    .collect(),
-            };
-            for i in nodes {
-                if kept.ix.class_of[i as usize] != u32::MAX {
-                    self.index_refile(b, &mut kept, i as usize, profile, false);
-                    kept.overlay.push(i);
-                }
-            }
-            b.rev_nodes = listed;
-        }
-        b.kept_key = Some(key);
-        b.index = Some(kept);
-    }
-
-    /// A kept index built from scratch: every node filed under its zone.
-    fn build_kept(&mut self, b: &mut Batch, profile: &Profile, stride: usize) -> cache::KeptIndex {
-        let n = self.nodes.len();
         let mut ix = Index {
-            feasible: sample_index::Counts::new(0),
+            feasible: sample_index::Counts::new(n),
             classes: BTreeMap::new(),
             class_of: vec![u32::MAX; n],
         };
         let mut score = vec![0i64; n];
-        let mut flags = vec![false; n];
         let mut present: Vec<u32> = Vec::new();
-        let mut seen = vec![0u64; n];
         for i in 0..n {
-            seen[i] = self.hot[i].stamp;
             if self.hot[i].removed || !self.feasible_fast(i, b, profile) {
                 continue;
             }
-            let c = self.zone_class(b, i, stride);
+            let c = self.class_of(b, i, stride);
             score[i] = self.local_cached(i, b, profile);
-            flags[i] = true;
+            ix.feasible.set(i, true);
             ix.class_of[i] = c;
             if !present.contains(&c) {
                 present.push(c);
@@ -1721,149 +1593,49 @@ impl Cluster {
             let leaves = (0..n)
                 .filter(|&i| ix.class_of[i] == c)
                 .map(|i| (i, score[i]));
-            ix.classes.insert(
-                c,
-                sample_index::ClassSet::Tree(sample_index::MaxTree::from_leaves_in(buf, n, leaves)),
-            );
+            ix.classes
+                .insert(c, sample_index::MaxTree::from_leaves_in(buf, n, leaves));
         }
-        ix.feasible = sample_index::Counts::from_flags(flags);
-        cache::KeptIndex {
-            ix,
-            seen,
-            pos: 0,
-            overlay: Vec::new(),
-            dirty: Vec::new(),
-        }
-    }
-
-    /// The spread class of a slot holding none of the batch's pods: its zone.
-    fn zone_class(&self, b: &Batch, i: usize, stride: usize) -> u32 {
-        if b.soft.is_empty() {
-            return 0;
-        }
-        let t = b.soft[1].topo.unwrap_or(0) as usize;
-        self.topologies[t].node_domain[i].map_or(stride as u32 - 1, |d| d as u32)
-    }
-
-    /// Files slot `i` anew in the index: its feasibility, its class (its zone
-    /// alone when `zone_only`, else with its pods of the batch) and its
-    /// node-local score, as of its node's stamp now.
-    fn index_refile(
-        &mut self,
-        b: &mut Batch,
-        k: &mut cache::KeptIndex,
-        i: usize,
-        profile: &Profile,
-        zone_only: bool,
-    ) {
-        k.seen[i] = self.hot[i].stamp;
-        let ok = !self.hot[i].removed && self.feasible_fast(i, b, profile);
-        let stride = self.spread_stride(b);
-        let c = match (ok, zone_only) {
-            (false, _) => u32::MAX,
-            (true, true) => self.zone_class(b, i, stride),
-            (true, false) => self.class_of(b, i, stride),
-        };
-        let ix = &mut k.ix;
-        ix.feasible.set(i, ok);
-        let old = ix.class_of[i];
-        if ok && old == c {
-            // The same class: the score changes in place.
-            let l = self.local_cached(i, b, profile);
-            if let Some(t) = k.ix.classes.get_mut(&c) {
-                t.set(i, Some(l));
-            }
-            return;
-        }
-        if old != u32::MAX {
-            if let Some(t) = ix.classes.get_mut(&old) {
-                t.set(i, None);
-                // An empty class is dropped: every cycle queries each class.
-                if t.members() == 0 {
-                    if let Some(buf) = ix.classes.remove(&old).and_then(|t| t.into_buffer()) {
-                        self.caches.keep_tree(buf);
-                    }
-                }
-            }
-            ix.class_of[i] = u32::MAX;
-        }
-        if !ok {
-            return;
-        }
-        let l = self.local_cached(i, b, profile);
-        let ix = &mut k.ix;
-        ix.class_of[i] = c;
-        let t = ix
-            .classes
-            .entry(c)
-            .or_insert_with(|| sample_index::ClassSet::Sparse(Vec::new()));
-        t.set(i, Some(l));
-        if t.members() as usize > sample_index::SPARSE_MAX {
-            if let sample_index::ClassSet::Sparse(_) = t {
-                let buf = self.caches.trees.pop().unwrap_or_default();
-                let n = self.nodes.len();
-                if let Some(back) = k.ix.classes.get_mut(&c).and_then(|t| t.grow(n, buf)) {
-                    self.caches.keep_tree(back);
-                }
-            }
-        }
-    }
-
-    /// Debug builds: the kept index, caught up, equals one built afresh.
-    #[cfg(debug_assertions)]
-    fn check_kept(
-        &mut self,
-        b: &mut Batch,
-        k: &cache::KeptIndex,
-        profile: &Profile,
-        stride: usize,
-    ) {
-        for i in 0..self.nodes.len() {
-            let ok = !self.hot[i].removed && self.feasible_fast(i, b, profile);
-            assert_eq!(k.ix.feasible.get(i), ok, "kept feasibility of slot {i}");
-            if ok {
-                let c = self.zone_class(b, i, stride);
-                assert_eq!(k.ix.class_of[i], c, "kept class of slot {i}");
-                let fresh = self.local_total(NodeId(i as u32), b, profile);
-                assert_eq!(
-                    k.ix.classes[&c].leaf(i),
-                    Some(fresh),
-                    "kept score of slot {i}"
-                );
-            } else {
-                assert_eq!(k.ix.class_of[i], u32::MAX, "slot {i} is not feasible");
-            }
-        }
+        b.index = Some(ix);
     }
 
     /// Keeps the index true after a pod of the batch bound to `x`: its
     /// feasibility, its class and its node-local score may have changed.
     fn index_bound(&mut self, b: &mut Batch, x: NodeId, profile: &Profile) {
-        let Some(mut k) = b.index.take() else {
+        let Some(mut ix) = b.index.take() else {
             return;
         };
         let i = x.0 as usize;
-        self.index_refile(b, &mut k, i, profile, false);
-        k.overlay.push(x.0);
-        b.index = Some(k);
-    }
-
-    /// At the end of a batch the index is kept for the next batch of its
-    /// key; the nodes that held the batch's pods are filed back under their
-    /// zones when it is lent again.
-    fn return_index(&mut self, b: &mut Batch) {
-        let (Some(mut k), Some(key)) = (b.index.take(), b.kept_key.take()) else {
-            return;
-        };
-        // Filed anew when the index is next lent (or dropped by a rebuild).
-        let overlay = core::mem::take(&mut k.overlay);
-        k.dirty.extend_from_slice(&overlay);
-        k.overlay = overlay;
-        k.overlay.clear();
-        let dropped = self.caches.keep_index(key, k);
-        for t in dropped {
-            self.caches.keep_tree(t);
+        let old = ix.class_of[i];
+        if old != u32::MAX {
+            if let Some(t) = ix.classes.get_mut(&old) {
+                t.set(i, None);
+                // An empty class is dropped: every cycle queries each class.
+                if t.members() == 0 {
+                    if let Some(t) = ix.classes.remove(&old) {
+                        self.caches.keep_tree(t.into_buffer());
+                    }
+                }
+            }
+            ix.class_of[i] = u32::MAX;
         }
+        let ok = !self.hot[i].removed && self.feasible_fast(i, b, profile);
+        ix.feasible.set(i, ok);
+        if ok {
+            let stride = self.spread_stride(b);
+            let c = self.class_of(b, i, stride);
+            let l = self.local_cached(i, b, profile);
+            let n = self.nodes.len();
+            ix.class_of[i] = c;
+            if !ix.classes.contains_key(&c) {
+                let buf = self.caches.trees.pop().unwrap_or_default();
+                ix.classes.insert(c, sample_index::MaxTree::reusing(buf, n));
+            }
+            if let Some(t) = ix.classes.get_mut(&c) {
+                t.set(i, Some(l));
+            }
+        }
+        b.index = Some(ix);
     }
 
     /// `cycle_fast` answered from the index: the same sample (the first
@@ -1874,11 +1646,10 @@ impl Cluster {
         let slots = n as u32;
         let start = (self.next_start_node % slots) as usize;
         let k = profile.feasible_nodes_to_find(b.live_nodes);
-        let kept = b
+        let ix = b
             .index
             .take()
             .expect("cycle_indexed needs the batch's index");
-        let ix = &kept.ix;
         let total = ix.feasible.prefix(n);
         // The sample: up to k feasible nodes from `start`, wrapping once.
         let (pair, used, visited): ([(usize, usize); 2], usize, usize) = if total <= k {
@@ -1905,14 +1676,14 @@ impl Cluster {
                 .map(|&(a, _)| ix.feasible.kth(ix.feasible.prefix(a) + 1));
             first.map(|i| NodeId(i as u32))
         } else {
-            Some(self.pick_indexed(b, ix, ranges, m, profile))
+            Some(self.pick_indexed(b, &ix, ranges, m, profile))
         };
         if b.record {
-            self.record_indexed(b, ix, ranges, profile, start as u32, chosen);
+            self.record_indexed(b, &ix, ranges, profile, start as u32, chosen);
         } else {
             self.record_cycle(b, start as u32, chosen, &[]);
         }
-        b.index = Some(kept);
+        b.index = Some(ix);
         chosen
     }
 
@@ -2608,12 +2379,14 @@ mod tests {
 
     fn big(
         seed: u64,
-        index_min_pods: usize,
+        indexed: bool,
         profile: &Profile,
     ) -> Vec<(alloc::string::String, Option<crate::NodeId>)> {
         let mut c = Cluster::new();
         c.set_scheduler_seed(seed);
-        c.set_sample_index_min_pods(index_min_pods);
+        if !indexed {
+            c.set_sample_index_min_pods(usize::MAX);
+        }
         let zones = ["a", "b", "c"];
         for i in 0..700u64 {
             let cpu = 4000 + 2000 * (i % 3);
@@ -2632,33 +2405,6 @@ mod tests {
             c.deploy(d).unwrap();
         }
         c.reconcile_to_fixed_point(profile);
-        // Many small Deployments (the kept index serves batches of one pod),
-        // nodes changed between batches (the index catches up from the
-        // change log), and scale-ups whose revision already holds nodes.
-        for a in 0..60u64 {
-            let d = DeploymentSpec::new(
-                &alloc::format!("small-{a}"),
-                1 + (a % 12) as u32,
-                Resources::new(50 + 50 * (a % 3), 64 + 64 * (a % 4)),
-            );
-            c.deploy(d).unwrap();
-            if a % 9 == 4 {
-                c.cordon(&alloc::format!("n-{}", a * 7)).unwrap();
-            }
-            if a % 11 == 3 {
-                c.uncordon(&alloc::format!("n-{}", (a - 3) * 7 + 28)).ok();
-                c.remove_node(&alloc::format!("n-{}", a * 5 + 1)).unwrap();
-            }
-            if a % 5 == 0 {
-                c.scale(&alloc::format!("small-{}", a / 2), 6 + (a % 7) as u32)
-                    .unwrap();
-            }
-            if a % 3 == 0 {
-                c.reconcile_to_fixed_point(profile);
-            }
-        }
-        c.scale("app-1", 520).unwrap();
-        c.reconcile_to_fixed_point(profile);
         c.pods().map(|p| (p.name(), p.node)).collect()
     }
 
@@ -2670,17 +2416,10 @@ mod tests {
         lowest.tie_break = crate::TieBreak::LowestNodeId;
         for profile in [Profile::kube_scheduler(), lowest] {
             for seed in [1u64, 2, 3] {
-                let scan = big(seed, usize::MAX, &profile);
+                let scan = big(seed, false, &profile);
+                let indexed = big(seed, true, &profile);
                 assert!(scan.iter().all(|p| p.1.is_some()));
-                // The index where it pays, and the index for every batch.
-                for knob in [crate::scheduler::INDEX_MIN_PODS, 0] {
-                    let indexed = big(seed, knob, &profile);
-                    assert_eq!(
-                        scan, indexed,
-                        "seed {seed}, ties {:?}, index_min_pods {knob}",
-                        profile.tie_break
-                    );
-                }
+                assert_eq!(scan, indexed, "seed {seed}, ties {:?}", profile.tie_break);
             }
         }
     }

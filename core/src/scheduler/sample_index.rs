@@ -32,20 +32,6 @@ impl Counts {
         }
     }
 
-    /// A tree over `flags`, built in O(n).
-    pub fn from_flags(flags: Vec<bool>) -> Counts {
-        let n = flags.len();
-        let mut tree = vec![0u32; n + 1];
-        for (i, &f) in flags.iter().enumerate() {
-            tree[i + 1] += f as u32;
-            let up = (i + 1) + ((i + 1) & (i + 1).wrapping_neg());
-            if up <= n {
-                tree[up] += tree[i + 1];
-            }
-        }
-        Counts { tree, flags }
-    }
-
     pub fn set(&mut self, i: usize, on: bool) {
         if self.flags[i] == on {
             return;
@@ -222,13 +208,6 @@ impl MaxTree {
         join(left, right)
     }
 
-    /// Slot `i`'s score if it is a member.
-    #[cfg(any(test, debug_assertions))]
-    pub fn leaf(&self, i: usize) -> Option<i64> {
-        let b = self.t[self.size + i];
-        (b.members == 1).then_some(b.max)
-    }
-
     /// The slot of the `k`-th (0-based) member in `a..b` whose score is
     /// `score`, in slot order.
     pub fn kth_at(&self, a: usize, b: usize, score: i64, k: u32) -> Option<usize> {
@@ -267,122 +246,6 @@ impl MaxTree {
         let mid = (lo + hi) / 2;
         self.descend(2 * node, lo, mid, a, b, score, k)
             .or_else(|| self.descend(2 * node + 1, mid, hi, a, b, score, k))
-    }
-}
-
-/// A class's members hold up to this many nodes in a sorted list before
-/// they move into a [`MaxTree`]: a tree costs O(nodes) memory to start, a
-/// list of a few nodes costs nothing, and a batch of a few pods puts its
-/// nodes into classes of their own.
-pub(crate) const SPARSE_MAX: usize = 48;
-
-/// The members of one spread class: a short list sorted by slot, or a tree.
-/// Both answer the same questions; the list by visiting its members.
-#[derive(Clone, Debug)]
-pub(crate) enum ClassSet {
-    Sparse(Vec<(u32, i64)>),
-    Tree(MaxTree),
-}
-
-impl ClassSet {
-    pub fn members(&self) -> u32 {
-        match self {
-            ClassSet::Sparse(v) => v.len() as u32,
-            ClassSet::Tree(t) => t.members(),
-        }
-    }
-
-    /// Makes slot `i` a member with `score`, or (`None`) not a member.
-    pub fn set(&mut self, i: usize, score: Option<i64>) {
-        match self {
-            ClassSet::Tree(t) => t.set(i, score),
-            ClassSet::Sparse(v) => {
-                let at = v.binary_search_by_key(&(i as u32), |e| e.0);
-                match (at, score) {
-                    (Ok(j), Some(s)) => v[j].1 = s,
-                    (Ok(j), None) => {
-                        v.remove(j);
-                    }
-                    (Err(j), Some(s)) => v.insert(j, (i as u32, s)),
-                    (Err(_), None) => {}
-                }
-            }
-        }
-    }
-
-    /// A list grown past [`SPARSE_MAX`] becomes a tree over `n` slots in
-    /// `buf`'s memory; otherwise `buf` comes back unused.
-    pub fn grow(&mut self, n: usize, buf: Vec<Best>) -> Option<Vec<Best>> {
-        match self {
-            ClassSet::Sparse(v) if v.len() > SPARSE_MAX => {
-                let t = MaxTree::from_leaves_in(buf, n, v.iter().map(|&(i, s)| (i as usize, s)));
-                *self = ClassSet::Tree(t);
-                None
-            }
-            _ => Some(buf),
-        }
-    }
-
-    /// The best member score in `a..b`, how many share it, and the members.
-    pub fn query(&self, a: usize, b: usize) -> Best {
-        match self {
-            ClassSet::Tree(t) => t.query(a, b),
-            ClassSet::Sparse(v) => {
-                let from = v.partition_point(|e| (e.0 as usize) < a);
-                let mut best = NONE;
-                for &(i, s) in &v[from..] {
-                    if i as usize >= b {
-                        break;
-                    }
-                    best = join(
-                        best,
-                        Best {
-                            max: s,
-                            at_max: 1,
-                            members: 1,
-                        },
-                    );
-                }
-                best
-            }
-        }
-    }
-
-    /// The slot of the `k`-th (0-based) member in `a..b` whose score is
-    /// `score`, in slot order.
-    pub fn kth_at(&self, a: usize, b: usize, score: i64, k: u32) -> Option<usize> {
-        match self {
-            ClassSet::Tree(t) => t.kth_at(a, b, score, k),
-            ClassSet::Sparse(v) => {
-                let from = v.partition_point(|e| (e.0 as usize) < a);
-                v[from..]
-                    .iter()
-                    .take_while(|e| (e.0 as usize) < b)
-                    .filter(|e| e.1 == score)
-                    .nth(k as usize)
-                    .map(|e| e.0 as usize)
-            }
-        }
-    }
-
-    /// The tree's memory, for reuse (a list has none worth keeping).
-    pub fn into_buffer(self) -> Option<Vec<Best>> {
-        match self {
-            ClassSet::Tree(t) => Some(t.into_buffer()),
-            ClassSet::Sparse(_) => None,
-        }
-    }
-
-    /// Slot `i`'s score if it is a member (for checks).
-    #[cfg(any(test, debug_assertions))]
-    pub fn leaf(&self, i: usize) -> Option<i64> {
-        match self {
-            ClassSet::Tree(t) => t.leaf(i),
-            ClassSet::Sparse(v) => v
-                .binary_search_by_key(&(i as u32), |e| e.0)
-                .ok()
-                .map(|j| v[j].1),
-        }
     }
 }
 
@@ -427,33 +290,6 @@ mod tests {
                 let leaves: Vec<(usize, i64)> =
                     (0..n).filter_map(|j| plain[j].map(|s| (j, s))).collect();
                 let bulk = MaxTree::from_leaves(n, &leaves);
-                let flags: Vec<bool> = (0..n).map(|j| plain[j].is_some()).collect();
-                let bulk_counts = Counts::from_flags(flags);
-                for j in 0..=n {
-                    assert_eq!(bulk_counts.prefix(j), counts.prefix(j));
-                }
-                let mut set = ClassSet::Sparse(Vec::new());
-                for (j, v) in plain.iter().enumerate() {
-                    set.set(j, *v);
-                }
-                let mut grown = set.clone();
-                let unused = grown.grow(n, Vec::new());
-                assert_eq!(unused.is_some(), leaves.len() <= SPARSE_MAX);
-                for cs in [&set, &grown] {
-                    assert_eq!(cs.query(a, b), best);
-                    assert_eq!(cs.members() as usize, leaves.len());
-                    if best.members > 0 {
-                        for k in 0..=best.at_max {
-                            assert_eq!(
-                                cs.kth_at(a, b, best.max, k),
-                                tree.kth_at(a, b, best.max, k)
-                            );
-                        }
-                    }
-                    for j in 0..n {
-                        assert_eq!(cs.leaf(j), plain[j]);
-                    }
-                }
                 assert_eq!(bulk.query(0, n), tree.query(0, n));
                 assert_eq!(bulk.query(a, b), best);
                 let total = counts.prefix(n);
