@@ -425,9 +425,7 @@ fn daemonset_update_strategy_is_read_with_kubernetes_defaults_and_checks() {
     );
     // Out again as it came in.
     let sc = import(&ds(surge)).unwrap().scenario;
-    let back = import(&shepherd_k8s::export(&sc))
-        .unwrap()
-        .scenario;
+    let back = import(&shepherd_k8s::export(&sc)).unwrap().scenario;
     assert_eq!(back.daemonsets, sc.daemonsets);
 }
 
