@@ -44,6 +44,16 @@ fn labels_of(f: &Option<LabelsField>, what: &str) -> Result<Labels, String> {
     f.as_ref().map_or(Ok(Labels::new()), |l| l.labels(what))
 }
 
+/// A form's pod labels; absent or empty: `key=<name>` (what `kubectl create
+/// deployment` and `kubectl run` label their pods with: `app` and `run`).
+pub(crate) fn labels_or(f: &Option<LabelsField>, key: &str, name: &str) -> Result<Labels, String> {
+    let mut labels = labels_of(f, "label")?;
+    if labels.is_empty() {
+        labels.insert(key.into(), name.into());
+    }
+    Ok(labels)
+}
+
 /// A whole number in `min..=max`, from a JavaScript number or typed text.
 pub fn whole(what: &str, v: f64, min: u64, max: u64) -> Result<u64, String> {
     if v.is_finite() && v.fract() == 0.0 && v >= min as f64 && v <= max as f64 {
@@ -418,10 +428,7 @@ impl DeployInput {
     pub fn action(&self) -> Result<crate::scenario::Action, String> {
         let name = self.name.trim().to_string();
         let replicas = field_whole("replicas", &self.replicas, 0, MAX_REPLICAS as u64)? as u32;
-        let mut labels = labels_of(&self.labels, "label")?;
-        if labels.is_empty() {
-            labels.insert("app".into(), name.clone());
-        }
+        let labels = labels_or(&self.labels, "app", &name)?;
         let anti_affinity = match self
             .anti_affinity
             .as_deref()

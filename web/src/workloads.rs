@@ -14,7 +14,7 @@ use serde::Deserialize;
 use shepherd::{BarePodSpec, DaemonSetSpec, DaemonSetUpdateStrategyType, IntOrPercent};
 
 use crate::input::{
-    cpu, field_whole, given, int_or_string, memory, parse_toleration, Field, LabelsField,
+    cpu, field_whole, given, int_or_string, labels_or, memory, parse_toleration, Field, LabelsField,
 };
 use crate::scenario::{Action, TemplateDoc};
 
@@ -90,13 +90,7 @@ fn version_of(v: &Option<String>) -> String {
 impl DaemonSetInput {
     pub fn spec(&self) -> Result<DaemonSetSpec, String> {
         let name = self.name.trim().to_string();
-        let mut labels = match &self.labels {
-            Some(l) => l.labels("label")?,
-            None => Default::default(),
-        };
-        if labels.is_empty() {
-            labels.insert("app".into(), name.clone());
-        }
+        let labels = labels_or(&self.labels, "app", &name)?;
         let doc = TemplateDoc {
             version: version_of(&self.version),
             cpu: cpu(&self.cpu)?,
@@ -219,13 +213,7 @@ pub struct PodInput {
 impl PodInput {
     pub fn spec(&self) -> Result<BarePodSpec, String> {
         let name = self.name.trim().to_string();
-        let mut labels = match &self.labels {
-            Some(l) => l.labels("label")?,
-            None => Default::default(),
-        };
-        if labels.is_empty() {
-            labels.insert("run".into(), name.clone());
-        }
+        let labels = labels_or(&self.labels, "run", &name)?;
         let priority_class_name = match self.priority_class_name.as_deref().map(str::trim) {
             None | Some("") => None,
             Some(pc) => {
