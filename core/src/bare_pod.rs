@@ -57,13 +57,7 @@ impl Cluster {
     /// nodeName (kubelet admission) or leaves it to the scheduler.
     pub fn create_bare_pod(&mut self, spec: BarePodSpec) -> Result<ControllerId, Error> {
         spec.validate()?;
-        self.use_namespace(&spec.name);
-        if self.controller_by_name.contains_key(&spec.name) {
-            return Err(Error::AlreadyExists {
-                kind: "workload",
-                name: spec.name,
-            });
-        }
+        self.owner_name_free(&spec.name, "workload")?;
         let total = self.desired_total + 1;
         if total > crate::limits::MAX_PODS {
             return Err(Error::Invalid(format!(
@@ -74,8 +68,7 @@ impl Cluster {
         }
         self.desired_total = total;
         self.disruption_epoch += 1;
-        let id = ControllerId(self.controllers.len() as u32);
-        self.controllers.push(Controller::new(
+        let id = self.add_owner(Controller::new(
             &spec.name,
             1,
             Workload::Pod(BareState {
@@ -83,7 +76,6 @@ impl Cluster {
                 created: false,
             }),
         ));
-        self.controller_by_name.insert(spec.name.clone(), id);
         self.current_revision_for(id, spec.template);
         self.mark_services_for(id);
         Ok(id)

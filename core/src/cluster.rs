@@ -1191,26 +1191,40 @@ impl Cluster {
             .ok_or_else(|| Error::not_found("app", name))
     }
 
+    /// Refuses `name` for a new owner (Deployment, DaemonSet or bare Pod)
+    /// while an owner of any kind holds it.
+    pub(crate) fn owner_name_free(&self, name: &str, kind: &'static str) -> Result<(), Error> {
+        if self.controller_by_name.contains_key(name) {
+            return Err(Error::AlreadyExists {
+                kind,
+                name: name.to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Registers a new owner that passed every check: its namespace exists
+    /// from now on, and its name leads to it.
+    pub(crate) fn add_owner(&mut self, ctl: Controller) -> ControllerId {
+        self.use_namespace(&ctl.name);
+        let id = ControllerId(self.controllers.len() as u32);
+        self.controller_by_name.insert(ctl.name.clone(), id);
+        self.controllers.push(ctl);
+        id
+    }
+
     /// Creates a Deployment. Its pods are created by the next pass.
     pub fn deploy(&mut self, spec: DeploymentSpec) -> Result<ControllerId, Error> {
         spec.validate()?;
-        self.use_namespace(&spec.name);
-        if self.controller_by_name.contains_key(&spec.name) {
-            return Err(Error::AlreadyExists {
-                kind: "app",
-                name: spec.name,
-            });
-        }
+        self.owner_name_free(&spec.name, "app")?;
         check_pod_limit(&spec.name, self.desired_total + spec.replicas as u64)?;
         self.desired_total += spec.replicas as u64;
         self.disruption_epoch += 1;
-        let id = ControllerId(self.controllers.len() as u32);
         let mut ctl = Controller::new(&spec.name, spec.replicas, Workload::Deployment);
         ctl.strategy = spec.strategy;
         ctl.min_ready_seconds = spec.min_ready_seconds;
         ctl.progress_deadline_seconds = spec.progress_deadline_seconds;
-        self.controllers.push(ctl);
-        self.controller_by_name.insert(spec.name.clone(), id);
+        let id = self.add_owner(ctl);
         self.current_revision_for(id, spec.template);
         self.mark_services_for(id);
         self.note(

@@ -312,13 +312,7 @@ impl Cluster {
     /// Creates a DaemonSet; its pods are created by the next pass.
     pub fn create_daemonset(&mut self, spec: DaemonSetSpec) -> Result<ControllerId, Error> {
         spec.validate()?;
-        self.use_namespace(&spec.name);
-        if self.controller_by_name.contains_key(&spec.name) {
-            return Err(Error::AlreadyExists {
-                kind: "workload",
-                name: spec.name,
-            });
-        }
+        self.owner_name_free(&spec.name, "workload")?;
         let live = self
             .controllers
             .iter()
@@ -331,9 +325,8 @@ impl Cluster {
             )));
         }
         self.disruption_epoch += 1;
-        let id = ControllerId(self.controllers.len() as u32);
         let base = daemon_tolerations(&spec.template);
-        self.controllers.push(Controller::new(
+        let mut ctl = Controller::new(
             &spec.name,
             0,
             Workload::DaemonSet(Box::new(DaemonState {
@@ -343,9 +336,9 @@ impl Cluster {
                 rev_info: Vec::new(),
                 seen: None,
             })),
-        ));
-        self.controllers[id.0 as usize].min_ready_seconds = spec.min_ready_seconds;
-        self.controller_by_name.insert(spec.name.clone(), id);
+        );
+        ctl.min_ready_seconds = spec.min_ready_seconds;
+        let id = self.add_owner(ctl);
         self.push_base_revision(id, base, 1);
         self.mark_services_for(id);
         self.note(
