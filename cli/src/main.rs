@@ -1118,22 +1118,8 @@ fn compare(args: &[String]) -> Result<(), Failure> {
                 }
                 Workload::Manifests(m) => {
                     m.scenario.apply(&mut c).map_err(run_failed)?;
-                    let mut fp = c.reconcile_to_fixed_point(p);
                     // As `simulate`: the readiness delays pass.
-                    let delay = m
-                        .scenario
-                        .deployments
-                        .iter()
-                        .map(|d| d.template.ready_after as u64)
-                        .max()
-                        .unwrap_or(0);
-                    if delay > 0 {
-                        c.set_now(c.now() + delay);
-                        let more = c.reconcile_to_fixed_point(p);
-                        fp.passes += more.passes;
-                        fp.converged = more.converged;
-                    }
-                    fp
+                    manifests::converge_until_ready(&mut c, &m.scenario, p)
                 }
             };
             let c = &c;

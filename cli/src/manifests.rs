@@ -234,6 +234,33 @@ struct Run {
     converge_time: std::time::Duration,
 }
 
+/// Converges the cluster after `sc` was applied to it, then lets every
+/// readiness delay of `sc`'s templates pass and converges again, so bound
+/// pods show Ready as they would once their probes pass.
+pub(crate) fn converge_until_ready(
+    cluster: &mut Cluster,
+    sc: &Scenario,
+    profile: &Profile,
+) -> shepherd::FixedPoint {
+    let mut fp = cluster.reconcile_to_fixed_point(profile);
+    let delay = sc
+        .deployments
+        .iter()
+        .map(|d| &d.template)
+        .chain(sc.daemonsets.iter().map(|d| &d.template))
+        .chain(sc.pods.iter().map(|p| &p.template))
+        .map(|t| t.ready_after as u64)
+        .max()
+        .unwrap_or(0);
+    if delay > 0 {
+        cluster.set_now(cluster.now() + delay);
+        let more = cluster.reconcile_to_fixed_point(profile);
+        fp.passes += more.passes;
+        fp.converged = more.converged;
+    }
+    fp
+}
+
 fn run(a: &Args, command: &str) -> Run {
     let Some(input) = a.input.clone() else {
         eprintln!("shepherd: {command} needs FILE, DIR or - (standard input)");
@@ -253,25 +280,7 @@ fn run(a: &Args, command: &str) -> Run {
         .unwrap_or_else(|| imported.scenario.profile_or_default());
     let mut cluster = imported.scenario.to_cluster().unwrap_or_else(|e| fail(e));
     let t = Instant::now();
-    let mut fp = cluster.reconcile_to_fixed_point(&profile);
-    // Then let every readiness delay pass, so bound pods show Ready as they
-    // would once their probes pass.
-    let delay = imported
-        .scenario
-        .deployments
-        .iter()
-        .map(|d| &d.template)
-        .chain(imported.scenario.daemonsets.iter().map(|d| &d.template))
-        .chain(imported.scenario.pods.iter().map(|p| &p.template))
-        .map(|t| t.ready_after as u64)
-        .max()
-        .unwrap_or(0);
-    if delay > 0 {
-        cluster.set_now(cluster.now() + delay);
-        let more = cluster.reconcile_to_fixed_point(&profile);
-        fp.passes += more.passes;
-        fp.converged = more.converged;
-    }
+    let mut fp = converge_until_ready(&mut cluster, &imported.scenario, &profile);
     let mut imported = imported;
     if let Some(then) = &a.then {
         // `kubectl apply -f` of a second file into the running cluster: what
@@ -288,22 +297,9 @@ fn run(a: &Args, command: &str) -> Run {
         more.scenario
             .apply(&mut cluster)
             .unwrap_or_else(|e| fail(format!("--then {then}: the engine refused it: {e}")));
-        let r = cluster.reconcile_to_fixed_point(&profile);
+        let r = converge_until_ready(&mut cluster, &more.scenario, &profile);
         fp.passes += r.passes;
         fp.converged = r.converged;
-        let delay = more
-            .scenario
-            .deployments
-            .iter()
-            .map(|d| d.template.ready_after as u64)
-            .max()
-            .unwrap_or(0);
-        if delay > 0 {
-            cluster.set_now(cluster.now() + delay);
-            let r = cluster.reconcile_to_fixed_point(&profile);
-            fp.passes += r.passes;
-            fp.converged = r.converged;
-        }
         imported.warnings.extend(more.warnings);
         imported
             .scenario
