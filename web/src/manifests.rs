@@ -359,22 +359,7 @@ mod tests {
         let ds = "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels:\n      app: agent\n  template:\n    metadata:\n      labels:\n        app: agent\n    spec:\n      containers:\n      - name: a\n        resources:\n          requests:\n            cpu: 100m\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: debug\nspec:\n  nodeName: n1\n  containers:\n  - name: sh\n";
         let (mut s, report) = import_session(&format!("{TEXT}{ds}"), 7).unwrap();
         assert_eq!((report.daemonsets, report.pods), (1, 1));
-        let names = |s: &Session| {
-            let c = s.simulator().cluster();
-            let mut v: Vec<(String, Option<String>)> = c
-                .pods()
-                .map(|p| {
-                    (
-                        p.name(),
-                        p.node
-                            .and_then(|n| c.node_by_id(n))
-                            .map(|n| n.name().to_string()),
-                    )
-                })
-                .collect();
-            v.sort();
-            v
-        };
+        let names = crate::compare::placements;
         let placed = names(&s);
         assert!(
             placed.contains(&("agent-0".to_string(), Some("n1".to_string()))),
