@@ -1257,6 +1257,9 @@ pub fn import_error(
         Some(i) => &msg[..i],
         None => msg,
     };
+    // An unknown action type is named by the message itself; the place
+    // does not repeat it.
+    let kind = kind.filter(|_| !msg.starts_with("unknown variant "));
     let field_of = |p: &str| -> String {
         let last = p.rsplit('.').next().unwrap_or(p);
         format!("{}{}", shown(p), field_hint(last))

@@ -476,7 +476,7 @@ fn fuzz_scenario_documents() {
         let json = doc.to_string();
         match import_json(&json) {
             Ok(_) => Ok(()),
-            Err(e) if e.len() > MAX_MESSAGE => Err(format!("a {}-byte refusal", e.len())),
+            Err(e) if e.len() > MAX_MESSAGE => Err(format!("a {}-byte refusal: {e}", e.len())),
             Err(e) if e.contains("u64") || e.contains("u32") || e.contains("floating point") => {
                 Err(format!("the refusal speaks of Rust types: {e}"))
             }
