@@ -92,12 +92,9 @@ pub(crate) struct Caches {
     statics: Vec<Entry<StaticKey, u8>>,
     locals: Vec<Entry<LocalKey, i64>>,
     clock: u64,
-    /// Memory of the sample index's trees, between batches.
-    pub trees: Vec<Vec<super::sample_index::Best>>,
+    /// Memory of the sample index, between batches.
+    pub blocks: super::sample_index::Blocks,
 }
-
-/// Tree buffers kept between batches (a batch has a tree per spread class).
-const MAX_TREES: usize = 32;
 
 fn take<K: PartialEq, T: Copy + Default>(list: &mut Vec<Entry<K, T>>, key: &K) -> Option<Slots<T>> {
     let at = list.iter().position(|e| &e.key == key)?;
@@ -141,12 +138,6 @@ impl Caches {
             take(&mut self.statics, s).unwrap_or_default(),
             take(&mut self.locals, l).unwrap_or_default(),
         )
-    }
-
-    pub fn keep_tree(&mut self, buf: Vec<super::sample_index::Best>) {
-        if self.trees.len() < MAX_TREES {
-            self.trees.push(buf);
-        }
     }
 
     pub fn give_back(&mut self, s: StaticKey, st: Slots<u8>, l: LocalKey, lo: Slots<i64>) {

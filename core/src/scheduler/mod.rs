@@ -197,7 +197,7 @@ struct Batch {
     pods_left: usize,
     /// Set when the profile's node-local scores take the common shape.
     local_plan: Option<LocalPlan>,
-    /// Built for big batches of the common shape: the sample answered from trees.
+    /// Built for big batches of the common shape: the sample answered from block summaries.
     index: Option<Index>,
     // Scratch, reused pod after pod.
     feasible: Vec<u32>,
@@ -215,8 +215,11 @@ struct Batch {
 struct IxScratch {
     /// The classes present in the sample, ascending.
     present: Vec<u32>,
-    /// Per present class: its best over the whole sample, and per range.
-    best: Vec<(sample_index::Best, [sample_index::Best; 2])>,
+    /// Per present class: its best over the whole sample.
+    best: Vec<sample_index::Best>,
+    /// Per class (indexed by class, `members` 0 between cycles): its best
+    /// over the sample while it is gathered.
+    acc: Vec<sample_index::Best>,
     /// Per present class: its normalised spread score.
     scores: Vec<(u32, i64)>,
     zones: Vec<usize>,
@@ -253,14 +256,9 @@ struct LocalPlan {
     w_bal: i64,
 }
 
-/// A batch's sample index (see `sample_index`): feasible nodes, and per
-/// spread class a tree of node-local scores.
-struct Index {
-    feasible: sample_index::Counts,
-    classes: BTreeMap<u32, sample_index::MaxTree>,
-    /// Each slot's class while it is feasible.
-    class_of: Vec<u32>,
-}
+/// A batch's sample index (see `sample_index`): each feasible slot's
+/// spread class and node-local score, summarised by block.
+type Index = sample_index::Blocks;
 
 /// Batches with at least this many pods, on at least this many nodes, are
 /// scheduled through a sample index; smaller ones scan (the index costs
@@ -1167,9 +1165,7 @@ impl Cluster {
     /// Returns the batch's per-node values to the cluster's caches.
     fn end_batch(&mut self, b: Batch) {
         if let Some(ix) = b.index {
-            for (_, t) in ix.classes {
-                self.caches.keep_tree(t.into_buffer());
-            }
+            self.caches.blocks = ix;
         }
         self.caches
             .give_back(b.static_key, b.static_ok, b.local_key, b.local);
@@ -1569,33 +1565,16 @@ impl Cluster {
         }
         let n = self.nodes.len();
         let stride = self.spread_stride(b);
-        let mut ix = Index {
-            feasible: sample_index::Counts::new(n),
-            classes: BTreeMap::new(),
-            class_of: vec![u32::MAX; n],
-        };
-        let mut score = vec![0i64; n];
-        let mut present: Vec<u32> = Vec::new();
+        let mut ix = core::mem::take(&mut self.caches.blocks);
+        ix.reset(n);
         for i in 0..n {
             if self.hot[i].removed || !self.feasible_fast(i, b, profile) {
                 continue;
             }
             let c = self.class_of(b, i, stride);
-            score[i] = self.local_cached(i, b, profile);
-            ix.feasible.set(i, true);
-            ix.class_of[i] = c;
-            if !present.contains(&c) {
-                present.push(c);
-            }
+            ix.load(i, c, self.local_cached(i, b, profile));
         }
-        for c in present {
-            let buf = self.caches.trees.pop().unwrap_or_default();
-            let leaves = (0..n)
-                .filter(|&i| ix.class_of[i] == c)
-                .map(|i| (i, score[i]));
-            ix.classes
-                .insert(c, sample_index::MaxTree::from_leaves_in(buf, n, leaves));
-        }
+        ix.summarise_all();
         b.index = Some(ix);
     }
 
@@ -1606,75 +1585,44 @@ impl Cluster {
             return;
         };
         let i = x.0 as usize;
-        let old = ix.class_of[i];
-        if old != u32::MAX {
-            if let Some(t) = ix.classes.get_mut(&old) {
-                t.set(i, None);
-                // An empty class is dropped: every cycle queries each class.
-                if t.members() == 0 {
-                    if let Some(t) = ix.classes.remove(&old) {
-                        self.caches.keep_tree(t.into_buffer());
-                    }
-                }
-            }
-            ix.class_of[i] = u32::MAX;
-        }
-        let ok = !self.hot[i].removed && self.feasible_fast(i, b, profile);
-        ix.feasible.set(i, ok);
-        if ok {
+        if !self.hot[i].removed && self.feasible_fast(i, b, profile) {
             let stride = self.spread_stride(b);
             let c = self.class_of(b, i, stride);
             let l = self.local_cached(i, b, profile);
-            let n = self.nodes.len();
-            ix.class_of[i] = c;
-            if !ix.classes.contains_key(&c) {
-                let buf = self.caches.trees.pop().unwrap_or_default();
-                ix.classes.insert(c, sample_index::MaxTree::reusing(buf, n));
-            }
-            if let Some(t) = ix.classes.get_mut(&c) {
-                t.set(i, Some(l));
-            }
+            ix.set(i, c, l);
+        } else {
+            ix.set(i, sample_index::NONE, 0);
         }
         b.index = Some(ix);
     }
 
     /// `cycle_fast` answered from the index: the same sample (the first
     /// feasible nodes from the start slot), the same totals and the same
-    /// choice, in O(classes x log nodes).
+    /// choice, reading whole blocks from their summaries.
     fn cycle_indexed(&mut self, b: &mut Batch, profile: &Profile) -> Option<NodeId> {
         let n = self.nodes.len();
-        let slots = n as u32;
-        let start = (self.next_start_node % slots) as usize;
+        let start = (self.next_start_node % n as u32) as usize;
         let k = profile.feasible_nodes_to_find(b.live_nodes);
         let ix = b
             .index
             .take()
             .expect("cycle_indexed needs the batch's index");
-        let total = ix.feasible.prefix(n);
-        // The sample: up to k feasible nodes from `start`, wrapping once.
-        let (pair, used, visited): ([(usize, usize); 2], usize, usize) = if total <= k {
-            ([(start, n), (0, start)], 2, n)
+        let (pair, visited) = ix.sample(start, k);
+        let ranges: &[(usize, usize)] = if pair[1].0 < pair[1].1 {
+            &pair
         } else {
-            let after = ix.feasible.range(start, n);
-            if after >= k {
-                let end = ix.feasible.kth(ix.feasible.prefix(start) + k) + 1;
-                ([(start, end), (0, 0)], 1, end - start)
-            } else {
-                let end = ix.feasible.kth(k - after) + 1;
-                ([(start, n), (0, end)], 2, n - start + end)
-            }
+            &pair[..1]
         };
-        let ranges = &pair[..used];
         self.next_start_node = ((start + visited) % n) as u32;
-        let m = total.min(k);
+        let m = ix.total().min(k);
         let chosen = if m == 0 {
             None
         } else if m == 1 {
-            let first = ranges
-                .iter()
-                .find(|&&(a, z)| ix.feasible.range(a, z) > 0)
-                .map(|&(a, _)| ix.feasible.kth(ix.feasible.prefix(a) + 1));
-            first.map(|i| NodeId(i as u32))
+            // The sample's only feasible node.
+            let mut one = sample_index::Best::EMPTY;
+            ix.fold(ranges, |e| one = *e);
+            ix.nth_at(ranges, one.class, one.max, 0)
+                .map(|i| NodeId(i as u32))
         } else {
             Some(self.pick_indexed(b, &ix, ranges, m, profile))
         };
@@ -1753,25 +1701,33 @@ impl Cluster {
         let mut x = core::mem::take(&mut b.ix);
         // Per class present in the sample: its best node-local score there.
         x.present.clear();
+        {
+            let (acc, present) = (&mut x.acc, &mut x.present);
+            ix.fold(ranges, |e| {
+                let c = e.class as usize;
+                if acc.len() <= c {
+                    acc.resize(c + 1, sample_index::Best::EMPTY);
+                }
+                if acc[c].members == 0 {
+                    acc[c] = *e;
+                    present.push(e.class);
+                } else {
+                    acc[c].join(e);
+                }
+            });
+        }
+        x.present.sort_unstable();
         x.best.clear();
-        for (&c, t) in &ix.classes {
-            let mut parts = [sample_index::NONE; 2];
-            for (p, &(a, z)) in parts.iter_mut().zip(ranges) {
-                *p = t.query(a, z);
-            }
-            let all = sample_index::join(parts[0], parts[1]);
-            if all.members == 0 {
-                continue;
-            }
-            x.present.push(c);
-            x.best.push((all, parts));
+        for &c in &x.present {
+            x.best.push(x.acc[c as usize]);
+            x.acc[c as usize] = sample_index::Best::EMPTY;
         }
         let spread_on = w_spread > 0 && !b.soft.is_empty();
         let present = core::mem::take(&mut x.present);
         self.class_spread_scores_into(b, &present, m as usize, &mut x);
         x.present = present;
         let cand = |j: usize, x: &IxScratch| -> i64 {
-            base + x.best[j].0.max
+            base + x.best[j].max
                 + if spread_on {
                     w_spread * x.scores[j].1
                 } else {
@@ -1787,10 +1743,11 @@ impl Cluster {
                 ties = 0;
             }
             if t == top {
-                ties += x.best[j].0.at_max as u64;
+                ties += x.best[j].at_max as u64;
             }
         }
         let chosen = match profile.tie_break {
+            // The tied nodes in (spread class, visiting order).
             TieBreak::Random => {
                 let mut r = if ties > 1 {
                     self.rng.below(ties) as u32
@@ -1798,24 +1755,17 @@ impl Cluster {
                     0
                 };
                 let mut found = None;
-                'classes: for j in 0..x.best.len() {
+                for j in 0..x.best.len() {
                     if cand(j, &x) != top {
                         continue;
                     }
-                    let (best, parts) = x.best[j];
+                    let best = x.best[j];
                     if r >= best.at_max {
                         r -= best.at_max;
                         continue;
                     }
-                    // The r-th tied node of this class, in visiting order.
-                    for (&(a, z), part) in ranges.iter().zip(&parts) {
-                        let here = if part.max == best.max { part.at_max } else { 0 };
-                        if r < here {
-                            found = ix.classes[&x.present[j]].kth_at(a, z, best.max, r);
-                            break 'classes;
-                        }
-                        r -= here;
-                    }
+                    found = ix.nth_at(ranges, best.class, best.max, r);
+                    break;
                 }
                 found.expect("the tie count covers every tied node")
             }
@@ -1825,13 +1775,10 @@ impl Cluster {
                     if cand(j, &x) != top {
                         continue;
                     }
-                    let (best, parts) = x.best[j];
-                    for (&(a, z), part) in ranges.iter().zip(&parts) {
-                        if part.max == best.max {
-                            if let Some(slot) = ix.classes[&x.present[j]].kth_at(a, z, best.max, 0)
-                            {
-                                lowest = lowest.min(slot);
-                            }
+                    let best = x.best[j];
+                    for &range in ranges {
+                        if let Some(slot) = ix.nth_at(&[range], best.class, best.max, 0) {
+                            lowest = lowest.min(slot);
                         }
                     }
                 }
@@ -1860,12 +1807,12 @@ impl Cluster {
         let mut scored = Vec::new();
         for &(a, z) in ranges {
             for i in a..z {
-                if scored.len() < k && ix.feasible.get(i) {
+                if scored.len() < k && ix.class(i) != sample_index::NONE {
                     scored.push(i);
                 }
             }
         }
-        let mut present: Vec<u32> = scored.iter().map(|&i| ix.class_of[i]).collect();
+        let mut present: Vec<u32> = scored.iter().map(|&i| ix.class(i)).collect();
         present.sort_unstable();
         present.dedup();
         let scores: BTreeMap<u32, i64> = self
@@ -1876,7 +1823,7 @@ impl Cluster {
         let totals: Vec<i64> = scored
             .iter()
             .map(|&i| {
-                let c = ix.class_of[i];
+                let c = ix.class(i);
                 base + self.local_cached(i, b, profile)
                     + if spread_on { w_spread * scores[&c] } else { 0 }
             })
