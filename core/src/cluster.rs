@@ -582,8 +582,8 @@ pub struct Cluster {
     /// Settles equal scores when the profile breaks ties at random.
     pub(crate) rng: crate::simulator::Prng,
     pub(crate) last_cycle: crate::scheduler::CycleRecord,
-    /// Batches with at least this many pods use a sample index.
-    pub(crate) index_min_pods: usize,
+    /// When batches use a sample index (tests compare it with the scan).
+    pub(crate) index_use: crate::scheduler::IndexUse,
     /// The last stamp given to a node (see `HotNode::stamp`).
     pub(crate) stamp_clock: u64,
     /// The scheduler's per-node values kept across batches.
@@ -654,7 +654,7 @@ impl Cluster {
             next_start_node: 0,
             rng: crate::simulator::Prng::new(DEFAULT_SCHEDULER_SEED),
             last_cycle: Default::default(),
-            index_min_pods: crate::scheduler::INDEX_MIN_PODS,
+            index_use: crate::scheduler::IndexUse::Auto,
             stamp_clock: 0,
             caches: Default::default(),
             priority_classes: crate::priority::PriorityClass::system()

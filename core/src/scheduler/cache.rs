@@ -77,6 +77,55 @@ pub(crate) struct LocalKey {
     pub nonzero: Resources,
 }
 
+/// What a batch's sample index holds besides the nodes' own state: which
+/// nodes are feasible (the static filters and the requests), their spread
+/// class (the zone-like topology of the system default constraints) and
+/// their node-local score (the requests).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct IndexKey {
+    pub statics: StaticKey,
+    pub local: LocalKey,
+    /// The topology of the zone constraint and the class stride (domains
+    /// + 1), `None` without spread classes.
+    pub zones: Option<(u32, usize)>,
+    pub slots: usize,
+}
+
+/// A sample index kept between batches with the same [`IndexKey`]: a slot is
+/// true while its node keeps the stamp it was filed at and holds no pod of
+/// the batch's revision (such slots are marked to refile when a batch ends).
+#[derive(Clone, Debug)]
+pub(crate) struct KeptIndex {
+    pub key: IndexKey,
+    pub blocks: super::sample_index::Blocks,
+    /// Per slot, the node's stamp when it was filed ([`NEVER`]: refile).
+    pub filed: Vec<u64>,
+    used: u64,
+}
+
+impl KeptIndex {
+    pub fn new(key: IndexKey) -> KeptIndex {
+        let n = key.slots;
+        let mut blocks = super::sample_index::Blocks::default();
+        blocks.reset(n);
+        KeptIndex {
+            key,
+            blocks,
+            filed: alloc::vec![NEVER; n],
+            used: 0,
+        }
+    }
+
+    /// Marks slot `i` to be filed again by the next batch that lends it.
+    pub fn stale(&mut self, i: usize) {
+        self.filed[i] = NEVER;
+    }
+}
+
+/// Sample indexes kept (about 4 bytes x 9 a node slot each: 180 KB at
+/// 5,000 nodes).
+pub(crate) const MAX_INDEXES: usize = 24;
+
 #[derive(Clone, Debug)]
 struct Entry<K, T: Copy + Default> {
     key: K,
@@ -92,8 +141,11 @@ pub(crate) struct Caches {
     statics: Vec<Entry<StaticKey, u8>>,
     locals: Vec<Entry<LocalKey, i64>>,
     clock: u64,
-    /// Memory of the sample index, between batches.
-    pub blocks: super::sample_index::Blocks,
+    /// Sample indexes kept between batches, by what they depend on.
+    indexes: Vec<KeptIndex>,
+    /// Per key without a kept index: the node visits its batches' scans
+    /// were expected to cost since (see [`Caches::scan_work`]).
+    work: Vec<(IndexKey, u64)>,
 }
 
 fn take<K: PartialEq, T: Copy + Default>(list: &mut Vec<Entry<K, T>>, key: &K) -> Option<Slots<T>> {
@@ -132,12 +184,48 @@ impl Caches {
         if self.profile.as_ref() != Some(profile) {
             self.statics.clear();
             self.locals.clear();
+            self.indexes.clear();
+            self.work.clear();
             self.profile = Some(profile.clone());
         }
         (
             take(&mut self.statics, s).unwrap_or_default(),
             take(&mut self.locals, l).unwrap_or_default(),
         )
+    }
+
+    /// The kept index for `key`, taken out until [`Caches::keep_index`].
+    pub fn take_index(&mut self, key: &IndexKey) -> Option<KeptIndex> {
+        let at = self.indexes.iter().position(|e| &e.key == key)?;
+        Some(self.indexes.swap_remove(at))
+    }
+
+    pub fn keep_index(&mut self, mut ix: KeptIndex) {
+        self.clock += 1;
+        ix.used = self.clock;
+        if self.indexes.len() >= MAX_INDEXES {
+            if let Some(oldest) = (0..self.indexes.len()).min_by_key(|&i| self.indexes[i].used) {
+                self.indexes.swap_remove(oldest);
+            }
+        }
+        self.work.retain(|(k, _)| k != &ix.key);
+        self.indexes.push(ix);
+    }
+
+    /// Adds `visits` to what scans under `key` were expected to cost since
+    /// its index was last built, and returns the sum: an index is built
+    /// once that sum reaches what building costs (the ski-rental rule, never
+    /// more than twice the cheaper of always and never building).
+    pub fn scan_work(&mut self, key: &IndexKey, visits: u64) -> u64 {
+        if let Some(e) = self.work.iter_mut().find(|(k, _)| k == key) {
+            e.1 = e.1.saturating_add(visits);
+            return e.1;
+        }
+        if self.work.len() >= MAX_ENTRIES * 4 {
+            self.work.remove(0);
+        }
+        self.work.push((key.clone(), visits));
+        visits
     }
 
     pub fn give_back(&mut self, s: StaticKey, st: Slots<u8>, l: LocalKey, lo: Slots<i64>) {

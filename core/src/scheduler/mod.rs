@@ -197,8 +197,13 @@ struct Batch {
     pods_left: usize,
     /// Set when the profile's node-local scores take the common shape.
     local_plan: Option<LocalPlan>,
-    /// Built for big batches of the common shape: the sample answered from block summaries.
-    index: Option<Index>,
+    /// For batches of the common shape whose scans would cost more than
+    /// keeping it: the sample answered from block summaries.
+    index: Option<cache::KeptIndex>,
+    /// Whether the batch asked for an index (it does once, at its first cycle).
+    index_tried: bool,
+    /// Slots filed with a class of this batch's own pods (stale for the next).
+    index_dirty: Vec<u32>,
     // Scratch, reused pod after pod.
     feasible: Vec<u32>,
     feasible_slots: Vec<u32>,
@@ -260,11 +265,24 @@ struct LocalPlan {
 /// spread class and node-local score, summarised by block.
 type Index = sample_index::Blocks;
 
-/// Batches with at least this many pods, on at least this many nodes, are
-/// scheduled through a sample index; smaller ones scan (the index costs
-/// O(nodes log nodes) to build).
-pub(crate) const INDEX_MIN_PODS: usize = 32;
+/// Clusters of at least this many nodes may schedule through a sample index.
 const INDEX_MIN_NODES: usize = 256;
+
+/// What filing a node in an index costs, in the scan's node visits (its
+/// filters, class and node-local score, and the block update), and what
+/// checking a kept slot's stamp costs.
+const FILE_VISITS: u64 = 4;
+const CHECK_VISITS_PER: u64 = 8;
+
+/// When batches use a sample index (tests force one way to compare them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) enum IndexUse {
+    /// When the scans it saves cost more than building or catching up.
+    Auto,
+    Always,
+    Never,
+}
 
 /// The record of the last scheduling cycle, for tests and explanations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -329,11 +347,11 @@ pub struct Explanation {
 }
 
 impl Cluster {
-    /// The smallest batch scheduled through a sample index (tests set it to
-    /// `usize::MAX` to compare the indexed cycle with the scan).
-    #[doc(hidden)]
-    pub fn set_sample_index_min_pods(&mut self, pods: usize) {
-        self.index_min_pods = pods;
+    /// When batches use a sample index (tests compare the indexed cycle
+    /// with the scan).
+    #[cfg(test)]
+    pub(crate) fn set_index_use(&mut self, u: IndexUse) {
+        self.index_use = u;
     }
 
     /// The record of the last scheduling cycle.
@@ -385,6 +403,8 @@ impl Cluster {
             fast: None,
             pods_left: 0,
             index: None,
+            index_tried: false,
+            index_dirty: Vec::new(),
             local_plan: local_plan(profile),
             feasible: Vec::new(),
             feasible_slots: Vec::new(),
@@ -484,12 +504,15 @@ impl Cluster {
                 .map(|(_, k, _, _, _)| (k != HOSTNAME_KEY).then(|| self.topology_id(k)))
                 .collect();
             let mut per_node = vec![0u32; n];
+            // The nodes holding the revision's pods, once per pod.
+            let mut holding = Vec::new();
             let ctl = &self.controllers[b.c.0 as usize];
             for &k in ctl.pods.values() {
                 let p = self.pod(k);
                 if p.revision == b.rev_no {
                     if let Some(node) = p.node {
                         per_node[node.0 as usize] += 1;
+                        holding.push(node.0 as usize);
                     }
                 }
             }
@@ -499,10 +522,10 @@ impl Cluster {
                 let mut per_domain = Vec::new();
                 if let Some(t) = topo {
                     per_domain = vec![0i64; self.topologies[t as usize].domains.len()];
-                    for (i, &c) in per_node.iter().enumerate() {
-                        if c > 0 && !self.hot[i].removed {
+                    for &i in &holding {
+                        if !self.hot[i].removed {
                             if let Some(d) = self.domain(t, NodeId(i as u32)) {
-                                per_domain[d as usize] += c as i64;
+                                per_domain[d as usize] += 1;
                             }
                         }
                     }
@@ -1164,8 +1187,11 @@ impl Cluster {
 
     /// Returns the batch's per-node values to the cluster's caches.
     fn end_batch(&mut self, b: Batch) {
-        if let Some(ix) = b.index {
-            self.caches.blocks = ix;
+        if let Some(mut ix) = b.index {
+            for &i in &b.index_dirty {
+                ix.stale(i as usize);
+            }
+            self.caches.keep_index(ix);
         }
         self.caches
             .give_back(b.static_key, b.static_ok, b.local_key, b.local);
@@ -1367,13 +1393,14 @@ impl Cluster {
         // The index keeps feasibility per node, right while only the bound
         // node's feasibility can change: not with inter-pod or hard spread
         // terms, where one bind changes whole domains.
-        if b.index.is_none()
+        if !b.index_tried
             && b.hard.is_empty()
             && !b.inter_pod_filter
-            && b.pods_left >= self.index_min_pods
+            && self.index_use != IndexUse::Never
             && self.nodes.len() >= INDEX_MIN_NODES
         {
-            self.build_index(b, profile);
+            b.index_tried = true;
+            self.lend_index(b, profile);
         }
         if b.index.is_some() {
             return Some(self.cycle_indexed(b, profile));
@@ -1555,9 +1582,12 @@ impl Cluster {
             .map_or(1, |t| self.topologies[t as usize].domains.len() + 1)
     }
 
-    /// Builds the batch's sample index, unless a node with a PreferNoSchedule
-    /// taint would need TaintToleration's general scorer.
-    fn build_index(&mut self, b: &mut Batch, profile: &Profile) {
+    /// Lends the batch the sample index kept for its key, caught up with
+    /// the nodes changed since and with the nodes holding the batch's own
+    /// pods, or builds one, when that costs less than the scans it saves
+    /// (in `IndexUse::Auto`). Not with a PreferNoSchedule taint on a live
+    /// node under TaintToleration (the general scorer's case).
+    fn lend_index(&mut self, b: &mut Batch, profile: &Profile) {
         if profile.weight(Plugin::TaintToleration).is_some()
             && self.hot.iter().any(|h| h.soft_taints && !h.removed)
         {
@@ -1565,17 +1595,103 @@ impl Cluster {
         }
         let n = self.nodes.len();
         let stride = self.spread_stride(b);
-        let mut ix = core::mem::take(&mut self.caches.blocks);
-        ix.reset(n);
-        for i in 0..n {
-            if self.hot[i].removed || !self.feasible_fast(i, b, profile) {
-                continue;
+        let key = cache::IndexKey {
+            statics: b.static_key.clone(),
+            local: b.local_key,
+            zones: if b.soft.is_empty() {
+                None
+            } else {
+                b.soft[1].topo.map(|t| (t, stride))
+            },
+            slots: n,
+        };
+        let k = profile.feasible_nodes_to_find(b.live_nodes) as u64;
+        // The scans' cost: a sample's worth of visits per pod.
+        let scans = (b.pods_left as u64).saturating_mul(k.min(n as u64));
+        let auto = self.index_use == IndexUse::Auto;
+        let kept = self.caches.take_index(&key);
+        let mut fresh = kept.is_none();
+        let mut ix = match kept {
+            Some(mut ix) => {
+                if auto && scans < n as u64 / CHECK_VISITS_PER {
+                    self.caches.keep_index(ix);
+                    return;
+                }
+                // Many nodes changed since: loading all is cheaper than
+                // filing them one by one.
+                let changed = (0..n).filter(|&i| ix.filed[i] != self.hot[i].stamp).count();
+                if changed > n / 4 {
+                    ix.blocks.reset(n);
+                    fresh = true;
+                }
+                ix
             }
-            let c = self.class_of(b, i, stride);
-            ix.load(i, c, self.local_cached(i, b, profile));
+            None => {
+                let work = self.caches.scan_work(&key, scans);
+                if auto && work < FILE_VISITS * n as u64 {
+                    return;
+                }
+                cache::KeptIndex::new(key)
+            }
+        };
+        b.index_dirty.clear();
+        for i in 0..n {
+            let own = !b.soft.is_empty() && b.soft[0].per_node[i] > 0;
+            let stamp = self.hot[i].stamp;
+            if own {
+                b.index_dirty.push(i as u32);
+            }
+            if fresh {
+                // Loaded slot by slot, summarised once at the end.
+                if !self.hot[i].removed && self.feasible_fast(i, b, profile) {
+                    let c = self.class_of(b, i, stride);
+                    let l = self.local_cached(i, b, profile);
+                    ix.blocks.load(i, c, l);
+                }
+                ix.filed[i] = stamp;
+            } else if ix.filed[i] != stamp || own {
+                self.file(b, &mut ix, i, stride, profile);
+            }
         }
-        ix.summarise_all();
+        if fresh {
+            ix.blocks.summarise_all();
+        }
+        #[cfg(debug_assertions)]
+        for i in 0..n {
+            let want = if !self.hot[i].removed && self.feasible_fast(i, b, profile) {
+                (
+                    self.class_of(b, i, stride),
+                    self.local_cached(i, b, profile),
+                )
+            } else {
+                (sample_index::NONE, 0)
+            };
+            let got = ix.blocks.get(i);
+            assert!(
+                got.0 == want.0 && (want.0 == sample_index::NONE || got.1 == want.1),
+                "a lent index's slot must equal a fresh one"
+            );
+        }
         b.index = Some(ix);
+    }
+
+    /// Files slot `i` in `ix` as the node is now, for batch `b`.
+    fn file(
+        &mut self,
+        b: &mut Batch,
+        ix: &mut cache::KeptIndex,
+        i: usize,
+        stride: usize,
+        profile: &Profile,
+    ) {
+        if !self.hot[i].removed && self.feasible_fast(i, b, profile) {
+            let c = self.class_of(b, i, stride);
+            let l = self.local_cached(i, b, profile);
+            ix.blocks.set(i, c, l);
+        } else {
+            ix.blocks.set(i, sample_index::NONE, 0);
+        }
+        ix.filed[i] = self.hot[i].stamp;
     }
 
     /// Keeps the index true after a pod of the batch bound to `x`: its
@@ -1585,13 +1701,10 @@ impl Cluster {
             return;
         };
         let i = x.0 as usize;
-        if !self.hot[i].removed && self.feasible_fast(i, b, profile) {
-            let stride = self.spread_stride(b);
-            let c = self.class_of(b, i, stride);
-            let l = self.local_cached(i, b, profile);
-            ix.set(i, c, l);
-        } else {
-            ix.set(i, sample_index::NONE, 0);
+        let stride = self.spread_stride(b);
+        self.file(b, &mut ix, i, stride, profile);
+        if !b.soft.is_empty() {
+            b.index_dirty.push(i as u32);
         }
         b.index = Some(ix);
     }
@@ -1603,10 +1716,11 @@ impl Cluster {
         let n = self.nodes.len();
         let start = (self.next_start_node % n as u32) as usize;
         let k = profile.feasible_nodes_to_find(b.live_nodes);
-        let ix = b
+        let kept = b
             .index
             .take()
             .expect("cycle_indexed needs the batch's index");
+        let ix = &kept.blocks;
         let (pair, visited) = ix.sample(start, k);
         let ranges: &[(usize, usize)] = if pair[1].0 < pair[1].1 {
             &pair
@@ -1624,14 +1738,14 @@ impl Cluster {
             ix.nth_at(ranges, one.class, one.max, 0)
                 .map(|i| NodeId(i as u32))
         } else {
-            Some(self.pick_indexed(b, &ix, ranges, m, profile))
+            Some(self.pick_indexed(b, ix, ranges, m, profile))
         };
         if b.record {
-            self.record_indexed(b, &ix, ranges, profile, start as u32, chosen);
+            self.record_indexed(b, ix, ranges, profile, start as u32, chosen);
         } else {
             self.record_cycle(b, start as u32, chosen, &[]);
         }
-        b.index = Some(ix);
+        b.index = Some(kept);
         chosen
     }
 
@@ -2326,14 +2440,12 @@ mod tests {
 
     fn big(
         seed: u64,
-        indexed: bool,
+        index: super::IndexUse,
         profile: &Profile,
     ) -> Vec<(alloc::string::String, Option<crate::NodeId>)> {
         let mut c = Cluster::new();
         c.set_scheduler_seed(seed);
-        if !indexed {
-            c.set_sample_index_min_pods(usize::MAX);
-        }
+        c.set_index_use(index);
         let zones = ["a", "b", "c"];
         for i in 0..700u64 {
             let cpu = 4000 + 2000 * (i % 3);
@@ -2352,6 +2464,33 @@ mod tests {
             c.deploy(d).unwrap();
         }
         c.reconcile_to_fixed_point(profile);
+        // Many small Deployments (kept indexes serve batches of one pod),
+        // nodes changed between batches (an index catches up with them),
+        // and scale-ups whose revision already holds nodes.
+        for a in 0..60u64 {
+            let d = DeploymentSpec::new(
+                &alloc::format!("small-{a}"),
+                1 + (a % 12) as u32,
+                Resources::new(50 + 50 * (a % 3), 64 + 64 * (a % 4)),
+            );
+            c.deploy(d).unwrap();
+            if a % 9 == 4 {
+                c.cordon(&alloc::format!("n-{}", a * 7)).unwrap();
+            }
+            if a % 11 == 3 {
+                c.uncordon(&alloc::format!("n-{}", (a - 3) * 7 + 28)).ok();
+                c.remove_node(&alloc::format!("n-{}", a * 5 + 1)).unwrap();
+            }
+            if a % 5 == 0 {
+                c.scale(&alloc::format!("small-{}", a / 2), 6 + (a % 7) as u32)
+                    .unwrap();
+            }
+            if a % 3 == 0 {
+                c.reconcile_to_fixed_point(profile);
+            }
+        }
+        c.scale("app-1", 520).unwrap();
+        c.reconcile_to_fixed_point(profile);
         c.pods().map(|p| (p.name(), p.node)).collect()
     }
 
@@ -2359,14 +2498,22 @@ mod tests {
     /// sample, totals, tie order and PRNG draws.
     #[test]
     fn the_sample_index_places_every_pod_as_the_scan_does() {
+        use super::IndexUse;
         let mut lowest = Profile::kube_scheduler();
         lowest.tie_break = crate::TieBreak::LowestNodeId;
         for profile in [Profile::kube_scheduler(), lowest] {
             for seed in [1u64, 2, 3] {
-                let scan = big(seed, false, &profile);
-                let indexed = big(seed, true, &profile);
+                let scan = big(seed, IndexUse::Never, &profile);
                 assert!(scan.iter().all(|p| p.1.is_some()));
-                assert_eq!(scan, indexed, "seed {seed}, ties {:?}", profile.tie_break);
+                // The index where it pays, and the index for every batch.
+                for knob in [IndexUse::Auto, IndexUse::Always] {
+                    let indexed = big(seed, knob, &profile);
+                    assert_eq!(
+                        scan, indexed,
+                        "seed {seed}, ties {:?}, index {knob:?}",
+                        profile.tie_break
+                    );
+                }
             }
         }
     }

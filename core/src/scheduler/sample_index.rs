@@ -92,6 +92,12 @@ impl Blocks {
         self.total
     }
 
+    /// The slot's class and score (`NONE` when its node is not feasible).
+    #[cfg(debug_assertions)]
+    pub fn get(&self, i: usize) -> (u32, i64) {
+        (self.class[i], self.score[i])
+    }
+
     /// The slot's class, `NONE` when its node is not feasible.
     #[inline]
     pub fn class(&self, i: usize) -> u32 {
