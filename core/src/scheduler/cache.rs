@@ -122,8 +122,8 @@ impl KeptIndex {
     }
 }
 
-/// Sample indexes kept (about 4 bytes x 9 a node slot each: 180 KB at
-/// 5,000 nodes).
+/// Sample indexes kept (44 bytes a node slot each: the class, the score,
+/// the stamp and a block entry; 220 KB at 5,000 nodes).
 pub(crate) const MAX_INDEXES: usize = 24;
 
 #[derive(Clone, Debug)]

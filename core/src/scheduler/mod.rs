@@ -181,6 +181,8 @@ struct Batch {
     inter_pod_filter: bool,
     ipa_score: bool,
     node_affinity_score: bool,
+    /// Per node, NodeAffinity's raw score (the preferred terms' weights).
+    na_raw: cache::Slots<i64>,
     best_effort: bool,
     live_nodes: u32,
     /// The template has neither nodeSelector nor required node affinity.
@@ -269,10 +271,10 @@ type Index = sample_index::Blocks;
 const INDEX_MIN_NODES: usize = 256;
 
 /// What filing a node in an index costs, in the scan's node visits (its
-/// filters, class and node-local score, and the block update), and what
-/// checking a kept slot's stamp costs.
+/// filters, class and node-local score, and the block update).
 const FILE_VISITS: u64 = 4;
-const CHECK_VISITS_PER: u64 = 8;
+/// Kept slots whose stamp is checked in the time of one scan visit.
+const CHECKS_PER_VISIT: u64 = 8;
 
 /// When batches use a sample index (tests force one way to compare them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -394,6 +396,7 @@ impl Cluster {
             ipa_score: false,
             node_affinity_score: !tpl.node_affinity.preferred.is_empty()
                 && profile.weight(Plugin::NodeAffinity).is_some(),
+            na_raw: cache::Slots::default(),
             best_effort: req.is_zero(),
             live_nodes,
             plain_template: tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none(),
@@ -1613,13 +1616,17 @@ impl Cluster {
         let mut fresh = kept.is_none();
         let mut ix = match kept {
             Some(mut ix) => {
-                if auto && scans < n as u64 / CHECK_VISITS_PER {
+                if auto && scans < n as u64 / CHECKS_PER_VISIT {
+                    self.caches.keep_index(ix);
+                    return;
+                }
+                let changed = (0..n).filter(|&i| ix.filed[i] != self.hot[i].stamp).count();
+                if auto && scans < FILE_VISITS * changed as u64 {
                     self.caches.keep_index(ix);
                     return;
                 }
                 // Many nodes changed since: loading all is cheaper than
                 // filing them one by one.
-                let changed = (0..n).filter(|&i| ix.filed[i] != self.hot[i].stamp).count();
                 if changed > n / 4 {
                     ix.blocks.reset(n);
                     fresh = true;
@@ -2030,11 +2037,24 @@ impl Cluster {
             d.clear();
             d.resize(m, Vec::new());
         }
+        // Without detail, the node-local plugins' weighted sum comes from
+        // the batch's cache (the same sum the two arms below add).
+        let cached_local = detail.is_none();
+        if cached_local {
+            for (j, &i) in feasible.iter().enumerate() {
+                b.totals[j] = self.local_cached(i as usize, b, profile);
+            }
+        }
         let mut raw = core::mem::take(&mut b.raw);
         for &(p, w) in &profile.scores {
             raw.clear();
             let mut norm: Vec<i64>;
             match p {
+                Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation
+                    if cached_local =>
+                {
+                    continue
+                }
                 Plugin::NodeResourcesFit => {
                     raw.extend(
                         feasible
@@ -2063,10 +2083,24 @@ impl Cluster {
                 }
                 Plugin::NodeAffinity => {
                     if b.node_affinity_score {
-                        raw.extend(feasible.iter().map(|&i| {
-                            let s = &self.nodes[i as usize].spec;
-                            node_affinity::score(&s.name, &s.labels, &b.rev.template.node_affinity)
-                        }));
+                        for &i in feasible {
+                            let i = i as usize;
+                            let stamp = self.hot[i].stamp;
+                            let v = match b.na_raw.get(i, stamp) {
+                                Some(v) => v,
+                                None => {
+                                    let s = &self.nodes[i].spec;
+                                    let v = node_affinity::score(
+                                        &s.name,
+                                        &s.labels,
+                                        &b.rev.template.node_affinity,
+                                    );
+                                    b.na_raw.set(i, stamp, v);
+                                    v
+                                }
+                            };
+                            raw.push(v);
+                        }
                     } else {
                         raw.resize(m, 0);
                     }
