@@ -20,6 +20,7 @@
 //! first; each entry holds two words per node slot. A profile change clears
 //! everything (the values depend on its plugins, weights and arguments).
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::affinity::NodeSelectorTerm;
@@ -104,16 +105,16 @@ pub(crate) struct KeptIndex {
 }
 
 impl KeptIndex {
-    pub fn new(key: IndexKey) -> KeptIndex {
+    pub fn new(key: IndexKey) -> Box<KeptIndex> {
         let n = key.slots;
         let mut blocks = super::sample_index::Blocks::default();
         blocks.reset(n);
-        KeptIndex {
+        Box::new(KeptIndex {
             key,
             blocks,
             filed: alloc::vec![NEVER; n],
             used: 0,
-        }
+        })
     }
 
     /// Marks slot `i` to be filed again by the next batch that lends it.
@@ -141,8 +142,12 @@ pub(crate) struct Caches {
     statics: Vec<Entry<StaticKey, u8>>,
     locals: Vec<Entry<LocalKey, i64>>,
     clock: u64,
+    /// Per node, whether the nodeSelector and required node affinity of a
+    /// key admit it (which nodes count for spreading under
+    /// nodeAffinityPolicy Honor).
+    inclusions: Vec<Entry<StaticKey, u8>>,
     /// Sample indexes kept between batches, by what they depend on.
-    indexes: Vec<KeptIndex>,
+    indexes: Vec<Box<KeptIndex>>,
     /// Per key without a kept index: the node visits its batches' scans
     /// were expected to cost since (see [`Caches::scan_work`]).
     work: Vec<(IndexKey, u64)>,
@@ -186,6 +191,7 @@ impl Caches {
             self.locals.clear();
             self.indexes.clear();
             self.work.clear();
+            self.inclusions.clear();
             self.profile = Some(profile.clone());
         }
         (
@@ -194,13 +200,24 @@ impl Caches {
         )
     }
 
+    /// The inclusion verdicts kept for `key` (its tolerations are ignored),
+    /// empty ones for a new key; they go back with [`Caches::keep_inclusion`].
+    pub fn lend_inclusion(&mut self, key: &StaticKey) -> Slots<u8> {
+        take(&mut self.inclusions, key).unwrap_or_default()
+    }
+
+    pub fn keep_inclusion(&mut self, key: StaticKey, slots: Slots<u8>) {
+        self.clock += 1;
+        give(&mut self.inclusions, key, slots, self.clock);
+    }
+
     /// The kept index for `key`, taken out until [`Caches::keep_index`].
-    pub fn take_index(&mut self, key: &IndexKey) -> Option<KeptIndex> {
+    pub fn take_index(&mut self, key: &IndexKey) -> Option<Box<KeptIndex>> {
         let at = self.indexes.iter().position(|e| &e.key == key)?;
         Some(self.indexes.swap_remove(at))
     }
 
-    pub fn keep_index(&mut self, mut ix: KeptIndex) {
+    pub fn keep_index(&mut self, mut ix: Box<KeptIndex>) {
         self.clock += 1;
         ix.used = self.clock;
         if self.indexes.len() >= MAX_INDEXES {

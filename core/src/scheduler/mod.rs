@@ -201,7 +201,7 @@ struct Batch {
     local_plan: Option<LocalPlan>,
     /// For batches of the common shape whose scans would cost more than
     /// keeping it: the sample answered from block summaries.
-    index: Option<cache::KeptIndex>,
+    index: Option<alloc::boxed::Box<cache::KeptIndex>>,
     /// Whether the batch asked for an index (it does once, at its first cycle).
     index_tried: bool,
     /// Slots filed with a class of this batch's own pods (stale for the next).
@@ -547,19 +547,44 @@ impl Cluster {
             }
             return;
         }
+        // Kept between batches with the same nodeSelector and required
+        // terms, per node stamp (a node's labels change its stamp).
+        let key = cache::StaticKey {
+            node_selector: tpl.node_selector.clone(),
+            required: tpl.node_affinity.required.clone(),
+            tolerations: Vec::new(),
+        };
+        let mut kept = if plain {
+            cache::Slots::default()
+        } else {
+            self.caches.lend_inclusion(&key)
+        };
         b.inclusion = (0..n)
             .map(|i| {
+                if self.nodes[i].removed {
+                    return 0;
+                }
+                if plain {
+                    return 1;
+                }
+                let stamp = self.hot[i].stamp;
+                if let Some(v) = kept.get(i, stamp) {
+                    return v;
+                }
                 let s = &self.nodes[i].spec;
-                (!self.nodes[i].removed
-                    && (plain
-                        || node_affinity::filter(
-                            &s.name,
-                            &s.labels,
-                            &tpl.node_selector,
-                            &tpl.node_affinity,
-                        ))) as u8
+                let v = node_affinity::filter(
+                    &s.name,
+                    &s.labels,
+                    &tpl.node_selector,
+                    &tpl.node_affinity,
+                ) as u8;
+                kept.set(i, stamp, v);
+                v
             })
             .collect();
+        if !plain {
+            self.caches.keep_inclusion(key, kept);
+        }
         let build = |this: &mut Cluster, list: Vec<(i64, String, SpreadSelector, bool, u32)>| {
             let mut out = Vec::new();
             let topos: Vec<Option<u32>> = list
