@@ -233,6 +233,8 @@ struct IxScratch {
     raws: Vec<(u32, i64)>,
     /// PodTopologySpread's normalizing weight, ln(size + 2), by size.
     ln: Vec<(usize, f64)>,
+    /// Per node of the sample, NodeAffinity's raw score.
+    na: Vec<i64>,
     /// The scan's per-class spread score and tie count, indexed by class
     /// (i64::MIN and 0 between cycles).
     norm: Vec<i64>,
@@ -914,6 +916,19 @@ impl Cluster {
         !(b.inter_pod_filter && self.inter_pod_filter(NodeId(i as u32), &b.rev).is_err())
     }
 
+    /// NodeAffinity's raw score (the weights of the preferred terms the
+    /// node matches), cached per batch until the node changes.
+    fn na_raw_cached(&self, i: usize, b: &mut Batch) -> i64 {
+        let stamp = self.hot[i].stamp;
+        if let Some(v) = b.na_raw.get(i, stamp) {
+            return v;
+        }
+        let s = &self.nodes[i].spec;
+        let v = node_affinity::score(&s.name, &s.labels, &b.rev.template.node_affinity);
+        b.na_raw.set(i, stamp, v);
+        v
+    }
+
     /// NodeResourcesFit's and BalancedAllocation's weighted sum, cached per
     /// batch until the node's allocation changes.
     #[inline]
@@ -1383,14 +1398,14 @@ impl Cluster {
         }
     }
 
-    /// Whether the batch has the common shape `cycle_fast` computes: no
-    /// hard spread constraints, no inter-pod terms, no preferred node
-    /// affinity, soft spreading absent or the system defaults' shape, and
-    /// no score plugin beyond kube-scheduler's default ones.
+    /// Whether the batch has the shape `cycle_fast` scores: no inter-pod
+    /// scoring terms, soft spreading absent or the system defaults' shape,
+    /// and no score plugin beyond kube-scheduler's default ones (preferred
+    /// node affinity is scored node by node; any filter is fine).
     fn fast_cycle_applies(&self, b: &Batch, profile: &Profile) -> bool {
         // Filters of any kind are fine (the scan runs them all); the scores
         // must be the common shape.
-        if b.ipa_score || b.node_affinity_score {
+        if b.ipa_score {
             return false;
         }
         let spread_ok = b.soft.is_empty()
@@ -1421,9 +1436,12 @@ impl Cluster {
         // The index keeps feasibility per node, right while only the bound
         // node's feasibility can change: not with inter-pod or hard spread
         // terms, where one bind changes whole domains.
+        // Nor with preferred node affinity, whose normalised score is not
+        // the same within a spread class.
         if !b.index_tried
             && b.hard.is_empty()
             && !b.inter_pod_filter
+            && !b.node_affinity_score
             && self.index_use != IndexUse::Never
             && self.nodes.len() >= INDEX_MIN_NODES
         {
@@ -1514,6 +1532,22 @@ impl Cluster {
                         x.norm[c as usize] = v;
                     }
                 }
+                // NodeAffinity's preferred terms: DefaultNormalizeScore, the
+                // highest raw score in the sample is 100.
+                let w_na = if b.node_affinity_score {
+                    profile.weight(Plugin::NodeAffinity).unwrap_or(0)
+                } else {
+                    0
+                };
+                let mut na_max = 0i64;
+                if w_na > 0 {
+                    x.na.clear();
+                    for &i in feasible.iter() {
+                        let v = self.na_raw_cached(i as usize, b);
+                        na_max = na_max.max(v);
+                        x.na.push(v);
+                    }
+                }
                 // Pass 2: totals, the best, and how many share it.
                 b.totals.clear();
                 let mut best = i64::MIN;
@@ -1523,6 +1557,9 @@ impl Cluster {
                     let mut t = base + self.local_cached(i, b, profile);
                     if spread {
                         t += w_spread * x.norm[classes[j] as usize];
+                    }
+                    if na_max > 0 {
+                        t += w_na * (plugins::MAX_NODE_SCORE * x.na[j] / na_max);
                     }
                     b.totals.push(t);
                     if t > best {
@@ -2109,22 +2146,7 @@ impl Cluster {
                 Plugin::NodeAffinity => {
                     if b.node_affinity_score {
                         for &i in feasible {
-                            let i = i as usize;
-                            let stamp = self.hot[i].stamp;
-                            let v = match b.na_raw.get(i, stamp) {
-                                Some(v) => v,
-                                None => {
-                                    let s = &self.nodes[i].spec;
-                                    let v = node_affinity::score(
-                                        &s.name,
-                                        &s.labels,
-                                        &b.rev.template.node_affinity,
-                                    );
-                                    b.na_raw.set(i, stamp, v);
-                                    v
-                                }
-                            };
-                            raw.push(v);
+                            raw.push(self.na_raw_cached(i as usize, b));
                         }
                     } else {
                         raw.resize(m, 0);
