@@ -1408,11 +1408,15 @@ impl Cluster {
         if b.ipa_score {
             return false;
         }
+        // The system defaults (hostname, then zone), or one hostname
+        // constraint of the pod's own (every node has its hostname, so
+        // requiring every key ignores none).
         let spread_ok = b.soft.is_empty()
             || (b.soft.len() == 2
                 && !b.soft_require_all
                 && b.soft[0].topo.is_none()
-                && b.soft[1].topo.is_some());
+                && b.soft[1].topo.is_some())
+            || (b.soft.len() == 1 && b.soft[0].topo.is_none());
         spread_ok
             && profile.scores.iter().all(|(p, _)| {
                 matches!(
@@ -1457,7 +1461,11 @@ impl Cluster {
         let tt = profile.weight(Plugin::TaintToleration);
         let w_spread = profile.weight(Plugin::PodTopologySpread).unwrap_or(0);
         let spread = w_spread > 0 && !b.soft.is_empty();
-        let zone_topo = if spread { b.soft[1].topo } else { None };
+        let zone_topo = if spread {
+            b.soft.get(1).and_then(|z| z.topo)
+        } else {
+            None
+        };
         let stride = zone_topo.map_or(1, |t| self.topologies[t as usize].domains.len() + 1);
         let mut feasible = core::mem::take(&mut b.feasible);
         let mut classes = core::mem::take(&mut b.feasible_slots);
@@ -1492,7 +1500,7 @@ impl Cluster {
             }
             feasible.push(i);
             if spread {
-                let dom = self.topologies[zone_topo.unwrap_or(0) as usize].node_domain[iu];
+                let dom = zone_topo.and_then(|t| self.topologies[t as usize].node_domain[iu]);
                 let cnt = b.soft[0].per_node[iu] as usize;
                 classes.push((cnt * stride + dom.map_or(stride - 1, |d| d as usize)) as u32);
             }
@@ -1633,8 +1641,12 @@ impl Cluster {
         if b.soft.is_empty() {
             return 0;
         }
-        let t = b.soft[1].topo.unwrap_or(0) as usize;
-        let d = self.topologies[t].node_domain[i].map_or(stride - 1, |d| d as usize);
+        let d = b
+            .soft
+            .get(1)
+            .and_then(|z| z.topo)
+            .and_then(|t| self.topologies[t as usize].node_domain[i])
+            .map_or(stride - 1, |d| d as usize);
         (b.soft[0].per_node[i] as usize * stride + d) as u32
     }
 
@@ -1642,8 +1654,9 @@ impl Cluster {
         if b.soft.is_empty() {
             return 1;
         }
-        b.soft[1]
-            .topo
+        b.soft
+            .get(1)
+            .and_then(|z| z.topo)
             .map_or(1, |t| self.topologies[t as usize].domains.len() + 1)
     }
 
@@ -1666,7 +1679,7 @@ impl Cluster {
             zones: if b.soft.is_empty() {
                 None
             } else {
-                b.soft[1].topo.map(|t| (t, stride))
+                b.soft.get(1).and_then(|z| z.topo).map(|t| (t, stride))
             },
             slots: n,
         };
@@ -1839,7 +1852,7 @@ impl Cluster {
         x.zones.extend(present.iter().map(|&c| c as usize % stride));
         x.zones.sort_unstable();
         x.zones.dedup();
-        let (h, z) = (&b.soft[0], &b.soft[1]);
+        let (h, z) = (&b.soft[0], b.soft.get(1));
         let w_h = x.normalizing_weight(m);
         let w_z = x.normalizing_weight(x.zones.len());
         x.raws.clear();
@@ -1847,7 +1860,7 @@ impl Cluster {
         for &c in present {
             let (cnt, d) = (c as usize / stride, c as usize % stride);
             let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
-            if d != stride - 1 {
+            if let (Some(z), true) = (z, d != stride - 1) {
                 let zc = z.per_domain.get(d).copied().unwrap_or(0);
                 score += spread::score_for_count(zc, z.max_skew, w_z);
             }
@@ -2516,7 +2529,11 @@ fn p_requests(c: &Cluster, p: &crate::cluster::Pod) -> Resources {
 mod tests {
     use alloc::vec::Vec;
 
-    use crate::model::{DeploymentSpec, NodeSpec, Resources};
+    use crate::affinity::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm};
+    use crate::model::{
+        DeploymentSpec, NodeAffinity, NodeSpec, PreferredSchedulingTerm, Resources, Selector,
+        TopologySpreadConstraint, WhenUnsatisfiable,
+    };
     use crate::{Cluster, Profile};
 
     fn big(
@@ -2549,11 +2566,39 @@ mod tests {
         // nodes changed between batches (an index catches up with them),
         // and scale-ups whose revision already holds nodes.
         for a in 0..60u64 {
-            let d = DeploymentSpec::new(
-                &alloc::format!("small-{a}"),
+            let name = alloc::format!("small-{a}");
+            let mut d = DeploymentSpec::new(
+                &name,
                 1 + (a % 12) as u32,
                 Resources::new(50 + 50 * (a % 3), 64 + 64 * (a % 4)),
             );
+            // Some spread by hostname on their own, some prefer a zone.
+            if a % 4 == 1 {
+                d.template = d
+                    .template
+                    .with_topology_spread(TopologySpreadConstraint::new(
+                        1,
+                        "kubernetes.io/hostname",
+                        WhenUnsatisfiable::ScheduleAnyway,
+                        Selector::new(&[("app", &name)]),
+                    ));
+            }
+            if a % 4 == 2 {
+                d.template = d.template.with_node_affinity(NodeAffinity {
+                    required: None,
+                    preferred: alloc::vec![PreferredSchedulingTerm {
+                        weight: 1 + (a % 50) as i32,
+                        preference: NodeSelectorTerm {
+                            match_expressions: alloc::vec![NodeSelectorRequirement::new(
+                                "topology.kubernetes.io/zone",
+                                NodeSelectorOperator::In,
+                                &["b"],
+                            )],
+                            match_fields: Vec::new(),
+                        },
+                    }],
+                });
+            }
             c.deploy(d).unwrap();
             if a % 9 == 4 {
                 c.cordon(&alloc::format!("n-{}", a * 7)).unwrap();
