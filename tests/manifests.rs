@@ -429,6 +429,43 @@ fn daemonset_update_strategy_is_read_with_kubernetes_defaults_and_checks() {
     assert_eq!(back.daemonsets, sc.daemonsets);
 }
 
+/// `spec.template.spec.hostNetwork` of a DaemonSet is read (the DaemonSet
+/// controller adds the network-unavailable toleration for it) and written
+/// back; elsewhere it is warned about.
+#[test]
+fn daemonset_host_network_is_read_and_written_back() {
+    let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: cni\n  namespace: kube-system\nspec:\n  selector:\n    matchLabels:\n      app: cni\n  template:\n    metadata:\n      labels:\n        app: cni\n    spec:\n      hostNetwork: true\n      containers:\n      - name: a\n        image: a\n";
+    let im = import(ds).unwrap();
+    let d = &im.scenario.daemonsets[0];
+    assert!(d.host_network);
+    assert!(im.warnings.is_empty(), "{:?}", im.warnings);
+    let out = shepherd_k8s::export(&im.scenario);
+    assert!(out.contains("hostNetwork: true"), "{out}");
+    let back = import(&out).unwrap().scenario;
+    assert_eq!(back.daemonsets, im.scenario.daemonsets);
+    // false is the default: read, and not written.
+    let off = import(&ds.replace("hostNetwork: true", "hostNetwork: false")).unwrap();
+    assert!(!off.scenario.daemonsets[0].host_network);
+    assert!(!shepherd_k8s::export(&off.scenario).contains("hostNetwork"));
+    // A Deployment's hostNetwork changes nothing simulated: a warning only.
+    let dep = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      hostNetwork: true\n      containers:\n      - name: a\n        image: a\n";
+    let im = import(dep).unwrap();
+    assert!(
+        has_warning(
+            &im,
+            "spec.template.spec.hostNetwork",
+            "host networking is not simulated"
+        ),
+        "{:?}",
+        im.warnings
+    );
+    // A value of the wrong type names the field.
+    let e = import(&ds.replace("hostNetwork: true", "hostNetwork: yes please"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("spec.template.spec.hostNetwork"), "{e}");
+}
+
 #[test]
 fn daemonset_pod_and_toleration_seconds_errors_name_the_field() {
     let ds = |selector: &str, tol: &str| {
@@ -1155,6 +1192,7 @@ fn random_scenario(seed: u64) -> Scenario {
             _ => {}
         }
         d.min_ready_seconds = rng.range(0, 30) as u32;
+        d.host_network = rng.chance(30);
         sc.daemonsets.push(d);
     }
     for i in 0..rng.range(0, 3) {

@@ -17,9 +17,10 @@
 //! tolerations" section of the DaemonSet documentation):
 //! node.kubernetes.io/not-ready and unreachable NoExecute without
 //! tolerationSeconds; disk-pressure, memory-pressure, pid-pressure and
-//! unschedulable NoSchedule (network-unavailable is added for hostNetwork
-//! pods only, which the engine does not model). So a cordoned node keeps and
-//! gets its DaemonSet pod.
+//! unschedulable NoSchedule; and network-unavailable NoSchedule when the
+//! template has `hostNetwork: true` (a pod on the host's network does not
+//! wait for the node's pod network). So a cordoned node keeps and gets its
+//! DaemonSet pod.
 //!
 //! A NotReady node gets no new pod (Kubernetes' node lifecycle controller
 //! taints it not-ready:NoSchedule, which the automatic NoExecute toleration
@@ -124,6 +125,11 @@ pub struct DaemonSetSpec {
     /// `spec.minReadySeconds`: a pod counts as available once Ready this
     /// long (default 0), for maxUnavailable and for ending a surge.
     pub min_ready_seconds: u32,
+    /// `spec.template.spec.hostNetwork`: part of the template (a change
+    /// rolls the pods). Its one effect simulated is the toleration the
+    /// controller adds for it (see [`daemon_tolerations`]); host ports are
+    /// not simulated.
+    pub host_network: bool,
 }
 
 impl DaemonSetSpec {
@@ -136,7 +142,14 @@ impl DaemonSetSpec {
             max_surge: IntOrPercent::Int(0),
             strategy: DaemonSetUpdateStrategyType::RollingUpdate,
             min_ready_seconds: 0,
+            host_network: false,
         }
+    }
+
+    /// `spec.template.spec.hostNetwork: true`.
+    pub fn with_host_network(mut self) -> Self {
+        self.host_network = true;
+        self
     }
 
     /// RollingUpdate with surge: `max_surge` nodes at a time get their new
@@ -205,9 +218,16 @@ fn show(v: IntOrPercent) -> String {
     }
 }
 
-/// The tolerations the DaemonSet controller adds to every DaemonSet pod,
-/// unless the template already has one with the same key and effect.
-pub fn daemon_tolerations(template: &PodTemplate) -> PodTemplate {
+/// The tolerations the DaemonSet controller adds to every DaemonSet pod
+/// (Kubernetes' `AddOrUpdateDaemonPodTolerations` in
+/// pkg/controller/daemon/util/daemonset_util.go): not-ready and unreachable
+/// NoExecute without tolerationSeconds; disk-, memory-, pid-pressure and
+/// unschedulable NoSchedule; network-unavailable NoSchedule for a pod with
+/// `hostNetwork: true`. Each is added as `AddOrUpdateTolerationInPodSpec`
+/// adds it: a toleration of the template with the same key, operator,
+/// value and effect (`MatchToleration`) is replaced in place (so a
+/// tolerationSeconds given there is dropped), otherwise it is appended.
+pub fn daemon_tolerations(template: &PodTemplate, host_network: bool) -> PodTemplate {
     let mut t = template.clone();
     let auto = [
         ("node.kubernetes.io/not-ready", TaintEffect::NoExecute),
@@ -220,19 +240,32 @@ pub fn daemon_tolerations(template: &PodTemplate) -> PodTemplate {
         ("node.kubernetes.io/pid-pressure", TaintEffect::NoSchedule),
         ("node.kubernetes.io/unschedulable", TaintEffect::NoSchedule),
     ];
-    for (key, effect) in auto {
-        let present = t
-            .tolerations
-            .iter()
-            .any(|x| x.key == key && x.effect == Some(effect));
-        if !present {
-            t.tolerations.push(Toleration {
-                key: key.to_string(),
-                operator: TolerationOperator::Exists,
-                value: String::new(),
-                effect: Some(effect),
-                toleration_seconds: None,
-            });
+    let network = (
+        "node.kubernetes.io/network-unavailable",
+        TaintEffect::NoSchedule,
+    );
+    let extra = if host_network { Some(network) } else { None };
+    for (key, effect) in auto.into_iter().chain(extra) {
+        let add = Toleration {
+            key: key.to_string(),
+            operator: TolerationOperator::Exists,
+            value: String::new(),
+            effect: Some(effect),
+            toleration_seconds: None,
+        };
+        let mut replaced = false;
+        for x in t.tolerations.iter_mut() {
+            if x.key == add.key
+                && x.operator == add.operator
+                && x.value == add.value
+                && x.effect == add.effect
+            {
+                *x = add.clone();
+                replaced = true;
+            }
+        }
+        if !replaced {
+            t.tolerations.push(add);
         }
     }
     t
@@ -325,7 +358,7 @@ impl Cluster {
             )));
         }
         self.disruption_epoch += 1;
-        let base = daemon_tolerations(&spec.template);
+        let base = daemon_tolerations(&spec.template, spec.host_network);
         let mut ctl = Controller::new(
             &spec.name,
             0,
@@ -401,7 +434,8 @@ impl Cluster {
         let id = self.daemonset_id(&spec.name)?;
         let (changed, generation) = match &mut self.controllers[id.0 as usize].workload {
             Workload::DaemonSet(d) => {
-                let changed = d.spec.template != spec.template;
+                let changed =
+                    d.spec.template != spec.template || d.spec.host_network != spec.host_network;
                 d.spec = spec.clone();
                 if changed {
                     d.generation += 1;
@@ -413,7 +447,11 @@ impl Cluster {
         };
         self.controllers[id.0 as usize].min_ready_seconds = spec.min_ready_seconds;
         if changed {
-            self.push_base_revision(id, daemon_tolerations(&spec.template), generation);
+            self.push_base_revision(
+                id,
+                daemon_tolerations(&spec.template, spec.host_network),
+                generation,
+            );
             self.disruption_epoch += 1;
             let message = match spec.strategy {
                 DaemonSetUpdateStrategyType::RollingUpdate => format!(

@@ -342,7 +342,7 @@ fn daemonset(d: &DaemonSetSpec) -> Value {
                     map(vec![("matchLabels", labels(&d.template.labels))]),
                 ),
                 ("updateStrategy", daemonset_strategy(d)),
-                ("template", template(&d.template)),
+                ("template", daemonset_template(d)),
             ]
             .into_iter()
             .chain(
@@ -352,6 +352,23 @@ fn daemonset(d: &DaemonSetSpec) -> Value {
             .collect()),
         ),
     ])
+}
+
+/// A DaemonSet's pod template: `hostNetwork: true` beside the containers
+/// when set (false is the default and is left out).
+fn daemonset_template(d: &DaemonSetSpec) -> Value {
+    let mut t = template(&d.template);
+    if d.host_network {
+        if let Value::Map(top) = &mut t {
+            for (k, v) in top.iter_mut() {
+                if let (true, Value::Map(spec)) = (k == "spec", v) {
+                    let at = spec.len().saturating_sub(1);
+                    spec.insert(at, ("hostNetwork".to_string(), Value::Bool(true)));
+                }
+            }
+        }
+    }
+    t
 }
 
 /// `spec.updateStrategy` with both numbers (OnDelete does not read them,

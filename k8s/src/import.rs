@@ -884,7 +884,7 @@ impl<'a> State<'a> {
         let Some(template) = template else {
             return Err(cx.err("spec.template", "missing; expected the pod template"));
         };
-        let tpl = pod_template(cx, template, "spec.template")?;
+        let tpl = pod_template(cx, template, "spec.template", None)?;
         match selector {
             None => {
                 return Err(cx.err(
@@ -1112,7 +1112,7 @@ impl<'a> State<'a> {
         if let Some((_, a)) = meta.iter().find(|(k, _)| k == "annotations") {
             template_annotations(cx, &mut t, a, "metadata.annotations")?;
         }
-        let node_name = pod_spec(cx, &mut t, spec, "spec")?;
+        let node_name = pod_spec(cx, &mut t, spec, "spec", None)?;
         let p = BarePodSpec {
             name: name.clone(),
             template: t,
@@ -1156,7 +1156,8 @@ impl<'a> State<'a> {
         let Some(template) = template else {
             return Err(cx.err("spec.template", "missing; expected the pod template"));
         };
-        let tpl = pod_template(cx, template, "spec.template")?;
+        let mut host_network = false;
+        let tpl = pod_template(cx, template, "spec.template", Some(&mut host_network))?;
         match selector {
             None => {
                 return Err(cx.err(
@@ -1182,6 +1183,7 @@ impl<'a> State<'a> {
             max_surge: strategy.max_surge,
             strategy: strategy.kind,
             min_ready_seconds,
+            host_network,
         };
         self.engine(cx, d.validate())?;
         self.apps.insert(
@@ -1771,8 +1773,14 @@ fn deployment_strategy(cx: &mut Ctx, v: &Value, path: &str) -> R<RollingUpdate> 
     }
 }
 
-/// A pod template: labels, Shepherd's own annotations, and the pod spec.
-fn pod_template(cx: &mut Ctx, v: &Value, path: &str) -> R<PodTemplate> {
+/// A pod template: labels, Shepherd's own annotations, and the pod spec
+/// (`host_network`: see [`pod_spec`]).
+fn pod_template(
+    cx: &mut Ctx,
+    v: &Value,
+    path: &str,
+    host_network: Option<&mut bool>,
+) -> R<PodTemplate> {
     let mut t = PodTemplate::new(Resources::ZERO);
     let mut spec = None;
     for (k, val) in cx.map(v, path)? {
@@ -1799,7 +1807,7 @@ fn pod_template(cx: &mut Ctx, v: &Value, path: &str) -> R<PodTemplate> {
             "missing; expected the pod spec with its containers",
         ));
     };
-    if pod_spec(cx, &mut t, spec, &sp)?.is_some() {
+    if pod_spec(cx, &mut t, spec, &sp, host_network)?.is_some() {
         cx.warn(
             &child(&sp, "nodeName"),
             "a nodeName in a pod template is not simulated; the scheduler places the pods",
@@ -1830,8 +1838,17 @@ fn template_annotations(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str
     Ok(())
 }
 
-/// Reads a pod spec into `t`; returns `spec.nodeName` when set.
-fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<Option<String>> {
+/// Reads a pod spec into `t`; returns `spec.nodeName` when set. A DaemonSet's
+/// template passes `host_network` to receive `hostNetwork` (the one owner
+/// for which the engine simulates its effect: the DaemonSet controller's
+/// network-unavailable toleration); for other pods it is warned about.
+fn pod_spec(
+    cx: &mut Ctx,
+    t: &mut PodTemplate,
+    v: &Value,
+    path: &str,
+    mut host_network: Option<&mut bool>,
+) -> R<Option<String>> {
     let mut node_name = None;
     let mut containers = None;
     let mut init = None;
@@ -1882,11 +1899,14 @@ fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<Optio
                 }
             }
             "hostNetwork" => {
-                if cx.boolean(val, &p)? {
-                    cx.warn(
+                let on = cx.boolean(val, &p)?;
+                match host_network.as_deref_mut() {
+                    Some(h) => *h = on,
+                    None if on => cx.warn(
                         &p,
                         "host networking is not simulated (no host port conflicts)",
-                    );
+                    ),
+                    None => {}
                 }
             }
             "runtimeClassName" => cx.warn(

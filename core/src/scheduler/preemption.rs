@@ -32,6 +32,12 @@
 //!   lose their nomination, and the preemptor is scheduled in a later pass,
 //!   where its nominated node is tried first (PreferNominatedNode).
 //!
+//! A DaemonSet's pod is scheduled by the default scheduler (through its
+//! `metadata.name` node affinity, see `daemonset.rs` and `pinned.rs`) and
+//! so preempts exactly as any other pod, with its node as the only
+//! potential one: with `system-node-critical` (or any class above the
+//! node's pods) it evicts lower-priority pods on the node it must run on.
+//!
 //! Differences by design: kube-scheduler dry-runs at least
 //! max(10% of the potential nodes, 100) candidates from a random offset (the
 //! DefaultPreemptionArgs minCandidateNodesPercentage and
@@ -402,7 +408,17 @@ impl Cluster {
         }
         let allowed = self.pdb_allowances();
         let mut found: Vec<Found> = Vec::new();
-        for i in 0..self.nodes.len() {
+        // A pod pinned to one node by name (a DaemonSet's, see pinned.rs)
+        // has that node as its only potential node: the Filter never sees
+        // the nodes outside NodeAffinity's PreFilter result, and
+        // NewDefaultNodeToStatus reads those as UnschedulableAndUnresolvable,
+        // which findCandidates skips. The others would fail static_filter
+        // below anyway; this only spares the scan.
+        let nodes = match self.pinned_node(&b.rev) {
+            Some(n) => n.0 as usize..n.0 as usize + 1,
+            None => 0..self.nodes.len(),
+        };
+        for i in nodes {
             let n = NodeId(i as u32);
             if self.nodes[i].removed || self.static_filter(n, &b.rev, profile).is_err() {
                 continue;
