@@ -51,7 +51,7 @@
 //! pass, where the preemptor is first in line.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -274,6 +274,9 @@ impl Cluster {
         let mut any = false;
         // Room already promised this pass to earlier preemptors, per node.
         let mut reserved: BTreeMap<u32, (Resources, u32)> = BTreeMap::new();
+        // Nodes where an earlier preemptor of this pass was nominated: the
+        // only nodes whose room changed since the batch found none.
+        let mut touched: BTreeSet<u32> = BTreeSet::new();
         let mut work: Option<Cluster> = None;
         // The batch's pods share a template and come highest priority first:
         // once one finds no candidate, none of lower or equal priority can.
@@ -288,7 +291,7 @@ impl Cluster {
                 self.preemption_trace = Some(t);
                 snapshot
             });
-            let chosen = self.select_candidate(k, profile, &reserved, &mut work);
+            let (chosen, fits) = self.select_candidate(k, profile, &reserved, &touched, &mut work);
             if let Some(before) = before {
                 let decision = chosen
                     .as_ref()
@@ -307,7 +310,9 @@ impl Cluster {
                 }
             }
             let Some((found, ranked)) = chosen else {
-                hopeless = Some(self.pod(k).priority);
+                if !fits {
+                    hopeless = Some(self.pod(k).priority);
+                }
                 continue;
             };
             let record = self.render_preemption(k, &found, &ranked);
@@ -323,6 +328,7 @@ impl Cluster {
                     e.0.saturating_add(&self.revision_of(self.pod(k)).template.requests);
                 e.1 += 1;
             }
+            touched.insert(found.node.0);
             any = true;
         }
         any
@@ -344,7 +350,8 @@ impl Cluster {
         let mut me = self.clone();
         let mut work = None;
         Ok(me
-            .select_candidate(k, &profile, &BTreeMap::new(), &mut work)
+            .select_candidate(k, &profile, &BTreeMap::new(), &BTreeSet::new(), &mut work)
+            .0
             .map(|(found, ranked)| me.render_preemption(k, &found, &ranked)))
     }
 
@@ -388,13 +395,21 @@ impl Cluster {
     }
 
     /// Finds every candidate for pod `k` and ranks them; the first is chosen.
+    /// Also says whether the pod already fits a node, counting the room
+    /// earlier preemptors of this pass were promised: the victims of those
+    /// are gone at once here (kube-scheduler waits for their graceful
+    /// exit), so the room they left beyond the preemptor's needs is free
+    /// now, and the pod waits for the next pass, which binds it there,
+    /// instead of evicting more pods (kube-scheduler's DryRunPreemption
+    /// likewise never takes a node that needs no victim).
     fn select_candidate(
         &mut self,
         k: u32,
         profile: &Profile,
         reserved: &BTreeMap<u32, (Resources, u32)>,
+        touched: &BTreeSet<u32>,
         work: &mut Option<Cluster>,
-    ) -> Option<(Found, Vec<Found>)> {
+    ) -> (Option<(Found, Vec<Found>)>, bool) {
         let (c, rev, prio) = {
             let p = self.pod(k);
             (p.controller, p.revision, p.priority)
@@ -408,6 +423,7 @@ impl Cluster {
         }
         let allowed = self.pdb_allowances();
         let mut found: Vec<Found> = Vec::new();
+        let mut fits = false;
         // A pod pinned to one node by name (a DaemonSet's, see pinned.rs)
         // has that node as its only potential node: the Filter never sees
         // the nodes outside NodeAffinity's PreFilter result, and
@@ -435,7 +451,7 @@ impl Cluster {
                 .copied()
                 .filter(|&v| self.pod(v).priority < prio)
                 .collect();
-            if potential.is_empty() {
+            if potential.is_empty() && !touched.contains(&n.0) {
                 continue;
             }
             potential.sort_by_key(|&v| importance(self, v));
@@ -450,6 +466,7 @@ impl Cluster {
             };
             if let Some((mut victims, violations)) = got {
                 if victims.is_empty() {
+                    fits = true;
                     continue;
                 }
                 victims.sort_by_key(|&v| importance(self, v));
@@ -461,8 +478,8 @@ impl Cluster {
             }
         }
         drop(b);
-        if found.is_empty() {
-            return None;
+        if fits || found.is_empty() {
+            return (None, fits);
         }
         // pickOneNodeForPreemption: the best figures, rule by rule; a stable
         // sort on all five keys puts the chosen node first (ties: node order).
@@ -472,7 +489,7 @@ impl Cluster {
             .collect();
         ranked.sort_by(|a, b| a.0.cmp(&b.0));
         let ranked: Vec<Found> = ranked.into_iter().map(|(_, f)| f).collect();
-        Some((ranked[0].clone(), ranked))
+        (Some((ranked[0].clone(), ranked)), false)
     }
 
     /// Each budget's disruptionsAllowed now, with its selector.
