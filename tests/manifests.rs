@@ -805,6 +805,55 @@ fn plugin_sets_merge_and_expand_as_kube_scheduler_does() {
     );
 }
 
+/// A missing labelSelector is labels.Nothing() in Kubernetes
+/// (metav1.LabelSelectorAsSelector(nil)), unlike `{}` (Everything): a
+/// spread constraint without one counts no pods, yet DoNotSchedule still
+/// refuses a node without its topology key; a required affinity term
+/// without one holds nowhere (the pod does not match it either). Both are
+/// simulated and written back without a selector.
+#[test]
+fn a_missing_label_selector_selects_no_pods_as_in_kubernetes() {
+    let nodes = "apiVersion: v1\nkind: Node\nmetadata:\n  name: zoned\n  labels:\n    topology.kubernetes.io/zone: a\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n    pods: \"110\"\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: bare\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n    pods: \"110\"\n";
+    let dep = |name: &str, extra: &str| {
+        format!("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: {name}\n  template:\n    metadata:\n      labels:\n        app: {name}\n    spec:\n{extra}      containers:\n      - name: a\n        image: a\n        resources:\n          requests:\n            cpu: 100m\n")
+    };
+    let spread = "      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n";
+    let affinity = "      affinity:\n        podAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - topologyKey: kubernetes.io/hostname\n";
+    let text = format!(
+        "{nodes}{}{}",
+        dep("spread", spread),
+        dep("affine", affinity)
+    );
+    let im = import(&text).unwrap();
+    assert!(im.warnings.is_empty(), "{:?}", im.warnings);
+    let c = converge(&im.scenario);
+    let p = placement(&c);
+    // All three spread pods on the zoned node: counting nothing, every skew
+    // is 0, and the bare node lacks the key (with the constraint skipped, as
+    // Shepherd did before, all three went to the bare node).
+    for (pod, node) in p.iter().filter(|(n, _)| n.starts_with("spread-")) {
+        assert_eq!(node.as_deref(), Some("zoned"), "{pod}");
+    }
+    // The affinity pods match no pod, not even themselves: Pending.
+    for (pod, node) in p.iter().filter(|(n, _)| n.starts_with("affine-")) {
+        assert_eq!(node, &None, "{pod}");
+    }
+    // Out without a selector, and back the same.
+    let out = export(&im.scenario);
+    assert!(!out.contains("labelSelector"), "{out}");
+    let back = import(&out).unwrap();
+    assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+    assert_eq!(back.scenario.deployments, im.scenario.deployments);
+    // `{}` is not the same: it counts every pod of the namespace.
+    let everything = import(&text.replace(
+        "whenUnsatisfiable: DoNotSchedule\n",
+        "whenUnsatisfiable: DoNotSchedule\n        labelSelector: {}\n",
+    ))
+    .unwrap();
+    let sel = &everything.scenario.deployments[0].template.topology_spread[0].selector;
+    assert!(sel.match_labels.is_empty() && sel.match_expressions.is_empty());
+}
+
 #[test]
 fn affinity_and_spread_errors_name_the_field() {
     let with = |spec: &str| {

@@ -153,10 +153,12 @@ fn selector(sel: &Selector) -> Value {
 }
 
 fn term(t: &AffinityTerm) -> Value {
-    let mut m = vec![
-        ("labelSelector", selector(&t.selector)),
-        ("topologyKey", s(&t.topology_key)),
-    ];
+    let mut m = Vec::new();
+    // A selector of no pods is Kubernetes' missing labelSelector.
+    if !crate::import::is_nothing(&t.selector, &t.topology_key) {
+        m.push(("labelSelector", selector(&t.selector)));
+    }
+    m.push(("topologyKey", s(&t.topology_key)));
     if !t.namespaces.is_empty() {
         m.push(("namespaces", strings(&t.namespaces)));
     }
@@ -259,8 +261,10 @@ fn spread(c: &TopologySpreadConstraint) -> Value {
         ("maxSkew", Value::UInt(c.max_skew as u64)),
         ("topologyKey", s(&c.topology_key)),
         ("whenUnsatisfiable", s(c.when_unsatisfiable.as_str())),
-        ("labelSelector", selector(&c.selector)),
     ];
+    if !crate::import::is_nothing(&c.selector, &c.topology_key) {
+        m.push(("labelSelector", selector(&c.selector)));
+    }
     if let Some(d) = c.min_domains {
         m.push(("minDomains", Value::UInt(d as u64)));
     }

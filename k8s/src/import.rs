@@ -1409,6 +1409,33 @@ fn quantity_of(cx: &Ctx, v: &Value, path: &str, unit: Unit) -> R<u64> {
     })
 }
 
+/// What a missing `labelSelector` of a spread constraint or a pod affinity
+/// term means in Kubernetes: `metav1.LabelSelectorAsSelector(nil)` is
+/// `labels.Nothing()`, which no pod matches (while an empty `{}` is
+/// `labels.Everything()`). The engine says it as `KEY` Exists and `KEY`
+/// DoesNotExist on the term's own topology key, which no label set can
+/// satisfy; the export writes it back as a missing selector
+/// ([`is_nothing`]).
+pub(crate) fn nothing(key: &str) -> Selector {
+    let req = |operator| LabelSelectorRequirement {
+        key: key.to_string(),
+        operator,
+        values: Vec::new(),
+    };
+    Selector {
+        match_labels: Default::default(),
+        match_expressions: vec![
+            req(SelectorOperator::Exists),
+            req(SelectorOperator::DoesNotExist),
+        ],
+    }
+}
+
+/// Whether `sel` is [`nothing`] for `key`.
+pub(crate) fn is_nothing(sel: &Selector, key: &str) -> bool {
+    *sel == nothing(key)
+}
+
 /// A label selector: `matchLabels` and `matchExpressions` (In, NotIn,
 /// Exists, DoesNotExist), every one of which must hold. An empty selector
 /// (`{}`) matches every pod, as in Kubernetes.
@@ -1652,7 +1679,10 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
                             .map_err(|_| cx.wrong(&p, val, "DoNotSchedule or ScheduleAnyway"))?,
                     );
                 }
-                "labelSelector" => sel = Some(label_selector(cx, val, &p)?),
+                "labelSelector" if !matches!(val, Value::Null) => {
+                    sel = Some(label_selector(cx, val, &p)?)
+                }
+                "labelSelector" => {}
                 "minDomains" => match val {
                     Value::Null => {}
                     _ => {
@@ -1704,15 +1734,11 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
                 "missing; expected DoNotSchedule or ScheduleAnyway",
             )
         })?;
-        let Some(selector) = sel else {
-            // Kubernetes counts no pods for a constraint without a selector, so
-            // every domain has skew 0: only its missing-label rule would remain.
-            cx.warn(
-                &cp,
-                "no labelSelector: the constraint counts no pods, so it is skipped",
-            );
-            continue;
-        };
+        // Without a selector Kubernetes counts no pods (labels.Nothing), so
+        // every domain's skew is 0, but a DoNotSchedule constraint still
+        // refuses nodes without its topology key, and ScheduleAnyway scores
+        // those 0: the constraint is kept, selecting nothing.
+        let selector = sel.unwrap_or_else(|| nothing(&topology_key));
         let c = TopologySpreadConstraint {
             max_skew,
             topology_key,
@@ -2175,9 +2201,10 @@ fn pod_affinity(
     Ok((required, preferred))
 }
 
-/// One pod affinity term. `None` (with a warning) when it has no
-/// labelSelector: Kubernetes' null selector matches no pods, which the
-/// engine's selectors cannot say.
+/// One pod affinity term. Without a labelSelector it matches no pods, as
+/// Kubernetes' null selector ([`nothing`]): a required affinity term then
+/// holds on no node (the pod does not match it either), and an
+/// anti-affinity or preferred term changes nothing.
 fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, _ns: &str) -> R<Option<AffinityTerm>> {
     let mut sel = None;
     let mut namespaces = Vec::new();
@@ -2233,13 +2260,7 @@ fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, _ns: &str) -> R<Option<Aff
     }
     .validate("topologyKey", false)
     .map_err(|e| cx.err(&child(path, "topologyKey"), e.to_string()))?;
-    let Some(selector) = sel else {
-        cx.warn(
-            path,
-            "no labelSelector: Kubernetes matches no pods with it; the term is skipped",
-        );
-        return Ok(None);
-    };
+    let selector = sel.unwrap_or_else(|| nothing(&key));
     Ok(Some(AffinityTerm {
         selector,
         topology_key: key,
