@@ -923,6 +923,7 @@ fn a_daemonset_pod_preempts_a_lower_priority_pod_on_its_node_never_a_higher_one(
     assert_eq!(pending, ["api-2", "batch-1"]);
     verify_capacity(&c).unwrap();
     verify_constraints(&c).unwrap();
+    verify_settled(&c).unwrap();
 }
 
 /// With a class below every pod on the node, the DaemonSet pod preempts
@@ -948,6 +949,7 @@ fn a_daemonset_pod_never_preempts_pods_of_higher_or_equal_priority() {
         assert!(why.contains("1 Insufficient cpu"), "{why}");
     }
     assert_eq!(c.pods().filter(|p| p.node.is_some()).count(), 4);
+    verify_settled(&c).unwrap();
 }
 
 /// filterPodsWithPDBViolation: the pods whose eviction would break a
@@ -998,6 +1000,8 @@ fn a_daemonset_pod_spares_budget_protected_pods_when_it_can() {
             format!("pod/solo-1 Preempted by pod {on_n2} on node n2"),
         ]
     );
+    verify_capacity(&c).unwrap();
+    verify_settled(&c).unwrap();
 }
 
 // ----- hostNetwork -----------------------------------------------------------

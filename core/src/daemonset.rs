@@ -5,7 +5,10 @@
 //! node affinity is replaced by a single term `matchFields metadata.name In
 //! [node]` (`ReplaceDaemonSetPodNodeNameNodeAffinity`), and the default
 //! scheduler binds it, so a DaemonSet pod passes every filter (resources,
-//! pods capacity, taints) and shows in explain like any other pod.
+//! pods capacity, taints), shows in explain like any other pod, and, with a
+//! PriorityClass above the pods of a full node, preempts them there like
+//! any other pod (`scheduler/preemption.rs`: its node is its only
+//! candidate).
 //!
 //! Which nodes get a pod is Kubernetes' `NodeShouldRunDaemonPod`: the node
 //! matches the template's nodeSelector and required node affinity, and every

@@ -57,7 +57,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use super::{Batch, OnBind, Plugin, Profile, Unfit};
+use super::{OnBind, Plugin, Profile, Unfit};
 use crate::cluster::{Cluster, ControllerId, NodeId};
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::Resources;
@@ -414,33 +414,50 @@ impl Cluster {
             let p = self.pod(k);
             (p.controller, p.revision, p.priority)
         };
-        let b = self.new_batch(c, rev, profile);
-        // Resources are the only filter that removing pods changes unless
-        // the pod has hard spread constraints or inter-pod terms.
-        let simple = b.hard.is_empty() && !b.inter_pod_filter;
-        if !simple && work.is_none() {
-            *work = Some(self.clone());
-        }
-        let allowed = self.pdb_allowances();
-        let mut found: Vec<Found> = Vec::new();
-        let mut fits = false;
+        let revision = self.controllers[c.0 as usize].revisions[rev as usize - 1].clone();
         // A pod pinned to one node by name (a DaemonSet's, see pinned.rs)
         // has that node as its only potential node: the Filter never sees
         // the nodes outside NodeAffinity's PreFilter result, and
         // NewDefaultNodeToStatus reads those as UnschedulableAndUnresolvable,
         // which findCandidates skips. The others would fail static_filter
         // below anyway; this only spares the scan.
-        let nodes = match self.pinned_node(&b.rev) {
+        let pinned = self.pinned_node(&revision);
+        let inter_pod = profile.filter_enabled(Plugin::InterPodAffinity)
+            && (!revision.affinity_ids.is_empty()
+                || !revision.anti_ids.is_empty()
+                || !revision.matching_terms.is_empty());
+        // A pinned pod has no hard spread constraint (pinned_node's rule);
+        // without inter-pod terms its one node's books are enough, and the
+        // batch's per-node state (spreading over every node) is not built.
+        let b = if pinned.is_some() && !inter_pod {
+            None
+        } else {
+            Some(self.new_batch(c, rev, profile))
+        };
+        // Resources are the only filter that removing pods changes unless
+        // the pod has hard spread constraints or inter-pod terms.
+        let simple = b
+            .as_ref()
+            .is_none_or(|b| b.hard.is_empty() && !b.inter_pod_filter);
+        if !simple && work.is_none() {
+            *work = Some(self.clone());
+        }
+        let allowed = self.pdb_allowances();
+        let mut found: Vec<Found> = Vec::new();
+        let mut fits = false;
+        let nodes = match pinned {
             Some(n) => n.0 as usize..n.0 as usize + 1,
             None => 0..self.nodes.len(),
         };
+        let req = revision.template.requests;
         for i in nodes {
             let n = NodeId(i as u32);
-            if self.nodes[i].removed || self.static_filter(n, &b.rev, profile).is_err() {
+            if self.nodes[i].removed || self.static_filter(n, &revision, profile).is_err() {
                 continue;
             }
             if !simple {
-                match self.dynamic_filter(n, &b, profile) {
+                let b = b.as_ref().expect("the general path builds the batch");
+                match self.dynamic_filter(n, b, profile) {
                     Err(Unfit::SpreadMissingLabel) | Err(Unfit::PodAffinity) => continue,
                     _ => {}
                 }
@@ -457,7 +474,7 @@ impl Cluster {
             potential.sort_by_key(|&v| importance(self, v));
             let (violating, others) = self.split_by_pdb(&potential, &allowed);
             let got = if simple {
-                self.victims_by_resources(n, &b, profile, reserved.get(&n.0), &violating, &others)
+                self.victims_by_resources(n, req, profile, reserved.get(&n.0), &violating, &others)
             } else {
                 let w = work
                     .as_mut()
@@ -541,7 +558,7 @@ impl Cluster {
     fn victims_by_resources(
         &self,
         n: NodeId,
-        b: &Batch,
+        req: Resources,
         profile: &Profile,
         reserved: Option<&(Resources, u32)>,
         violating: &[u32],
@@ -558,7 +575,7 @@ impl Cluster {
                 return true;
             }
             let (cpu, mem, many) = super::fit::insufficient(
-                (b.req.cpu_millis, b.req.memory_mib),
+                (req.cpu_millis, req.memory_mib),
                 (alloc.cpu_millis, alloc.memory_mib),
                 (node.spec.capacity.cpu_millis, node.spec.capacity.memory_mib),
                 pods,
