@@ -903,7 +903,7 @@ fn a_daemonset_pod_preempts_a_lower_priority_pod_on_its_node_never_a_higher_one(
     assert_eq!(pre.candidates[0].highest_priority, 10);
     // Bound on its nominated node: the nomination is cleared.
     assert_eq!(c.nominated_node(&agent_n1), None);
-    let ex = c.explain(&agent_n1, &Profile::kube_scheduler()).unwrap();
+    let ex = c.explain(&agent_n1, Profile::kube_scheduler()).unwrap();
     assert!(
         ex.summary
             .contains("preemption deleted 1 lower-priority pod(s) on n1 (batch-0)"),
