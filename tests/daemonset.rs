@@ -1009,8 +1009,8 @@ fn a_daemonset_pod_spares_budget_protected_pods_when_it_can() {
 /// AddOrUpdateDaemonPodTolerations adds network-unavailable:NoSchedule to
 /// the pods of a DaemonSet whose template has hostNetwork: true, so such a
 /// DaemonSet runs on a node whose pod network is not up yet, and another
-/// does not. Turning hostNetwork on is a template change: the pods roll,
-/// and the tainted node gets its pod.
+/// does not. Turning hostNetwork on or off is a template change: the pods
+/// roll, and the tainted node gets its pod, or loses it.
 #[test]
 fn host_network_daemonsets_tolerate_network_unavailable_nodes() {
     let mut c = three_nodes();
@@ -1061,7 +1061,19 @@ fn host_network_daemonsets_tolerate_network_unavailable_nodes() {
     assert_eq!(counts(&c)["plain"], (3, 3));
     assert!(pod_of_on(&c, "plain", "node-1.example.com").is_some());
     assert!(c.pods().filter(|p| p.app == "plain").all(|p| !p.outdated));
-    check_daemonsets(&c, &[on, cni]).unwrap();
+    check_daemonsets(&c, &[on, cni.clone()]).unwrap();
+    // hostNetwork off for cni: node-1 no longer should run its pod (an
+    // untolerated NoSchedule taint), which would continue running there
+    // (no NoExecute taint); the roll, which walks every node with a pod,
+    // deletes that old pod and the manage loop creates none there.
+    let mut off = cni.clone();
+    off.host_network = false;
+    c.update_daemonset(off.clone()).unwrap();
+    settle(&mut c, 10);
+    assert_eq!(pod_of_on(&c, "cni", "node-1.example.com"), None);
+    assert_eq!(counts(&c)["cni"], (2, 2));
+    assert!(c.pods().filter(|p| p.app == "cni").all(|p| !p.outdated));
+    check_daemonsets(&c, &[off]).unwrap();
 }
 
 /// AddOrUpdateTolerationInPodSpec replaces a template's toleration that

@@ -38,6 +38,9 @@
 //!   deleted only while fewer than maxUnavailable eligible nodes lack an
 //!   available pod (a node with no pod, or whose new pod is not yet
 //!   available, counts), and the node gets its new pod at the next pass.
+//!   An old pod on a node that no longer should run the pod but keeps it
+//!   (an untolerated NoSchedule taint) is replaced the same way, by no pod:
+//!   Kubernetes' rollingUpdate walks every node that has a daemon pod.
 //! - RollingUpdate with surge (maxSurge above 0, maxUnavailable 0): the new
 //!   pod is created beside the old one, on at most maxSurge nodes at a time,
 //!   and the old pod is deleted once the new one is available (Ready for
@@ -654,8 +657,11 @@ impl Cluster {
         let mut kept = 0u32;
         let mut want: Vec<NodeId> = Vec::new();
         let mut doomed: Vec<u32> = Vec::new();
-        // Eligible nodes with their (new, old) pod after the manage loop.
-        let mut rows: Vec<(NodeId, Option<DaemonPod>, Option<DaemonPod>)> = Vec::new();
+        // Nodes with their (new, old) pod after the manage loop, and whether
+        // the node should run the pod: every eligible node, and each node
+        // whose pod only continues running (Kubernetes' rollingUpdate walks
+        // every node that has a daemon pod, getNodesToDaemonPods).
+        let mut rows: Vec<(NodeId, Option<DaemonPod>, Option<DaemonPod>, bool)> = Vec::new();
         for i in 0..self.nodes.len() {
             let n = NodeId(i as u32);
             let (run, keep) = self.daemon_should_run(n, &base);
@@ -691,13 +697,14 @@ impl Cluster {
             if !run {
                 if new.is_some() || old.is_some() {
                     kept += 1;
+                    rows.push((n, new.take(), old.take(), false));
                 }
                 continue;
             }
             if new.is_none() && old.is_none() {
                 want.push(n);
             }
-            rows.push((n, new.take(), old.take()));
+            rows.push((n, new.take(), old.take(), true));
         }
         // Pods whose revision names no node (never created) or a node gone.
         for (_, pods) in by_node {
@@ -719,10 +726,11 @@ impl Cluster {
         }
         if rolling && !surge {
             // Delete just enough old pods to stay within maxUnavailable; the
-            // next pass gives their nodes a new pod.
+            // next pass gives their nodes a new pod (a node that should not
+            // run the pod, whose old pod only continued running, gets none).
             let mut unavailable = 0u32;
             let mut candidates: Vec<u32> = Vec::new();
-            for &(_, new, old) in &rows {
+            for &(_, new, old, _) in &rows {
                 match (new, old) {
                     (None, None) => unavailable += 1,
                     (Some(p), _) => {
@@ -750,9 +758,18 @@ impl Cluster {
             let mut surging = 0u32;
             let mut allowed: Vec<NodeId> = Vec::new();
             let mut candidates: Vec<NodeId> = Vec::new();
-            for &(n, new, old) in &rows {
+            for &(n, new, old, run) in &rows {
                 match (new, old) {
                     (_, None) => {}
+                    // An old pod that is not available on a node that should
+                    // not run the pod is deleted without a replacement; an
+                    // available one stays (Kubernetes would surge a new pod
+                    // there, which the node's taint keeps Pending).
+                    (None, Some(o)) if !run => {
+                        if !o.available {
+                            doomed.push(o.key);
+                        }
+                    }
                     (None, Some(o)) if !o.available => allowed.push(n),
                     (None, Some(_)) => {
                         if surging < max_surge {
