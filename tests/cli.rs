@@ -322,3 +322,38 @@ fn explain_then_shows_the_preemption_and_its_figures() {
     assert_eq!(code, 1);
     assert!(err.contains("--then /nonexistent/x.yaml"), "{err}");
 }
+
+/// A DaemonSet at system-node-critical arriving in the full cluster: its pod
+/// on each node preempts one batch pod there (the only candidate node is
+/// the one it is pinned to), `explain` shows the decision, and `simulate`
+/// lists the evicted pods' replacements as Pending.
+#[test]
+fn a_daemonset_pod_preempts_on_its_node_and_explain_shows_it() {
+    let dir = format!("{}/../tests/manifests", env!("CARGO_MANIFEST_DIR"));
+    let then = |cmd: &str| -> Vec<String> {
+        vec![
+            cmd.to_string(),
+            format!("{dir}/priority-full-cluster.yaml"),
+            "--then".to_string(),
+            format!("{dir}/priority-node-agent.yaml"),
+        ]
+    };
+    let mut args = then("explain");
+    args.extend(["--pod".to_string(), "kube-system/node-agent-0".to_string()]);
+    args.extend(["--output".to_string(), "json".to_string()]);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("explain --output json is JSON");
+    assert_eq!(v["priority"], 2000001000);
+    let pre = &v["preemption"];
+    assert_eq!(pre["node"], "node-1", "{out}");
+    assert_eq!(pre["candidates"].as_array().map(|a| a.len()), Some(1), "{out}");
+    let victims = pre["candidates"][0]["victims"].as_array().expect("victims");
+    assert_eq!(victims.len(), 1, "{out}");
+    assert!(victims[0].as_str().is_some_and(|n| n.starts_with("batch-")), "{out}");
+    let (code, out, err) = run(&then("simulate"));
+    assert_eq!(code, 0, "{err}");
+    // Two replacements (priority 50, preemptionPolicy Never) wait.
+    assert!(out.contains("pending (2):"), "{out}");
+    assert!(out.contains("node-agent-0") && out.contains("node-agent-1"), "{out}");
+}

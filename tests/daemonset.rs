@@ -1,7 +1,8 @@
 //! DaemonSets and bare Pods in the engine.
 //!
 //! The randomized test adds, removes, relabels, taints, cordons, fails and
-//! recovers nodes under two DaemonSets and a Deployment, and after every
+//! recovers nodes under three DaemonSets (one on the host network) and a
+//! Deployment, and after every
 //! operation checks from scratch (from the node specs and the DaemonSet
 //! specs, not from the controller's books) that every node a DaemonSet
 //! should run on has exactly one pod of it, bound there, and no other node
@@ -16,11 +17,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use shepherd::simulator::Prng;
 use shepherd::verify::{verify_capacity, verify_constraints, verify_settled};
 use shepherd::{
-    BarePodSpec, Cluster, DaemonSetSpec, DeploymentSpec, IntOrPercent, NodeSpec, PodTemplate,
-    Profile, Resources, Taint, TaintEffect, Toleration, WorkloadKind,
+    BarePodSpec, Budget, Cluster, DaemonSetSpec, DeploymentSpec, IntOrPercent, NodeSpec, PdbSpec,
+    PodTemplate, PriorityClass, Profile, Resources, Selector, Taint, TaintEffect, Toleration,
+    WorkloadKind,
 };
 
 const ZONE: &str = "topology.kubernetes.io/zone";
+const NETWORK_UNAVAILABLE: &str = "node.kubernetes.io/network-unavailable";
 
 fn converge(c: &mut Cluster) {
     let fp = c.reconcile_to_fixed_point(Profile::kube_scheduler());
@@ -53,8 +56,16 @@ fn should_run(n: &shepherd::NodeView, ds: &DaemonSetSpec) -> (bool, bool) {
         "node.kubernetes.io/pid-pressure",
         "node.kubernetes.io/unschedulable",
     ];
+    // hostNetwork pods also tolerate network-unavailable:NoSchedule.
+    let network = |taint: &Taint| {
+        ds.host_network
+            && taint.key == NETWORK_UNAVAILABLE
+            && taint.effect == TaintEffect::NoSchedule
+    };
     let tolerated = |taint: &Taint| {
-        t.tolerations.iter().any(|x| x.tolerates(taint)) || auto.contains(&taint.key.as_str())
+        t.tolerations.iter().any(|x| x.tolerates(taint))
+            || auto.contains(&taint.key.as_str())
+            || network(taint)
     };
     let no_schedule = n
         .spec
@@ -151,11 +162,18 @@ fn run_seed(seed: u64, ops: u64) {
             .with_node_selector("gpu", "true")
             .with_toleration(Toleration::equal("dedicated", "gpu", None)),
     );
+    // A host-network DaemonSet: it also tolerates network-unavailable.
+    let cni = DaemonSetSpec::new(
+        "cni",
+        PodTemplate::new(Resources::new(50, 64)).with_label("app", "cni"),
+    )
+    .with_host_network();
     c.create_daemonset(agent.clone()).unwrap();
     c.create_daemonset(gpu.clone()).unwrap();
+    c.create_daemonset(cni.clone()).unwrap();
     c.deploy(DeploymentSpec::new("web", 6, Resources::new(500, 512)))
         .unwrap();
-    let specs = [agent, gpu];
+    let specs = [agent, gpu, cni];
     let mut names: Vec<String> = Vec::new();
     let mut next = 0u32;
     for op in 0..ops {
@@ -182,9 +200,18 @@ fn run_seed(seed: u64, ops: u64) {
             4 if !live.is_empty() => {
                 let effect =
                     [TaintEffect::NoSchedule, TaintEffect::NoExecute][rng.below(2) as usize];
-                c.taint_node(&pick(&mut rng), Taint::new("maintenance", "", effect))
+                let taint = if rng.below(3) == 0 {
+                    // The node's pod network is not up yet.
+                    Taint::new(NETWORK_UNAVAILABLE, "", TaintEffect::NoSchedule)
+                } else {
+                    Taint::new("maintenance", "", effect)
+                };
+                c.taint_node(&pick(&mut rng), taint)
             }
-            5 if !live.is_empty() => c.untaint_node(&pick(&mut rng), "maintenance", None),
+            5 if !live.is_empty() => {
+                let key = ["maintenance", NETWORK_UNAVAILABLE][rng.below(2) as usize];
+                c.untaint_node(&pick(&mut rng), key, None)
+            }
             6 if !live.is_empty() => {
                 // Relabel: the kubelet registers again with or without gpu=true.
                 let n = c.node(&pick(&mut rng)).unwrap();
@@ -768,4 +795,322 @@ fn roll_seed(seed: u64, ops: u64) {
         }
         verify_capacity(&c).unwrap_or_else(|e| panic!("{ctx}: {e}"));
     }
+}
+
+// ----- preemption by DaemonSet pods ------------------------------------------
+
+/// The name of the pod of `app` on `node`, if any.
+fn pod_of_on(c: &Cluster, app: &str, node: &str) -> Option<String> {
+    let id = c.node(node).ok()?.id;
+    c.pods_on(id).find(|p| p.app == app).map(|p| p.name())
+}
+
+fn events_of(c: &Cluster, reason: &str) -> Vec<String> {
+    c.rendered_events()
+        .into_iter()
+        .filter(|e| e.reason == reason)
+        .map(|e| format!("{} {}", e.object, e.message))
+        .collect()
+}
+
+/// Two 2-CPU nodes, each labelled `slot=<name>`, and three PriorityClasses:
+/// `low` 10, `mid` 20, `high` 5000.
+fn two_slots() -> Cluster {
+    let mut c = Cluster::new();
+    for n in ["n1", "n2"] {
+        c.add_node(NodeSpec::new(n, 2000, 4096).with_label("slot", n))
+            .unwrap();
+    }
+    for (name, value) in [("low", 10), ("mid", 20), ("high", 5000)] {
+        c.add_priority_class(PriorityClass::new(name, value))
+            .unwrap();
+    }
+    c
+}
+
+/// A Deployment of 1-CPU pods with a PriorityClass, kept on one node.
+fn on_slot(name: &str, replicas: u32, class: &str, node: &str) -> DeploymentSpec {
+    DeploymentSpec::new(name, replicas, Resources::new(1000, 256)).with_template(|t| {
+        t.with_label("app", name)
+            .with_priority_class(class)
+            .with_node_selector("slot", node)
+    })
+}
+
+/// A half-CPU DaemonSet with a PriorityClass.
+fn critical_agent(class: &str) -> DaemonSetSpec {
+    DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(500, 128))
+            .with_label("app", "agent")
+            .with_priority_class(class),
+    )
+}
+
+/// Runs a few ticks so that pods become Ready (budgets count healthy pods).
+fn settle(c: &mut Cluster, ticks: u64) {
+    for _ in 0..ticks {
+        tick(c);
+    }
+}
+
+/// kube-scheduler schedules DaemonSet pods (since 1.12) and so runs
+/// DefaultPreemption for them like for any pod. n1 runs keep-0 (priority
+/// 5000) and batch-0 (10), 1 CPU each; the agent (half a CPU,
+/// system-node-critical: 2000001000) must run there. SelectVictimsOnNode
+/// removes both (both are lower), then reprieves the more important first:
+/// keep-0 goes back (1 CPU left, enough), batch-0 does not: the victim.
+/// n2 runs api-0 and api-1 (5000 each): the later, api-1, is the victim.
+#[test]
+fn a_daemonset_pod_preempts_a_lower_priority_pod_on_its_node_never_a_higher_one() {
+    let mut c = two_slots();
+    c.deploy(on_slot("keep", 1, "high", "n1")).unwrap();
+    c.deploy(on_slot("batch", 1, "low", "n1")).unwrap();
+    c.deploy(on_slot("api", 2, "high", "n2")).unwrap();
+    converge(&mut c);
+    assert_eq!(c.pending_count(), 0);
+    c.create_daemonset(critical_agent("system-node-critical"))
+        .unwrap();
+    converge(&mut c);
+    // n1: the agent is bound where batch-0 was; keep-0 stays.
+    let agent_n1 = pod_of_on(&c, "agent", "n1").expect("an agent pod on n1");
+    assert_eq!(pod_of_on(&c, "keep", "n1").as_deref(), Some("keep-0"));
+    assert_eq!(pod_of_on(&c, "batch", "n1"), None);
+    // Events in kube-scheduler's and the kubelet's words.
+    let agent_n2 = pod_of_on(&c, "agent", "n2").expect("an agent pod on n2");
+    assert_eq!(
+        events_of(&c, "Preempted"),
+        [
+            format!("pod/batch-0 Preempted by pod {agent_n1} on node n1"),
+            format!("pod/api-1 Preempted by pod {agent_n2} on node n2"),
+        ]
+    );
+    assert_eq!(
+        events_of(&c, "Killing"),
+        [
+            "pod/batch-0 Stopping container batch",
+            "pod/api-1 Stopping container api"
+        ]
+    );
+    let pre = c.last_preemption(&agent_n1).unwrap();
+    assert_eq!(pre.node, "n1");
+    assert_eq!(pre.priority, shepherd::priority::SYSTEM_NODE_CRITICAL);
+    // The pinned node is the only potential node (NodeAffinity's PreFilter).
+    assert_eq!(pre.decided_by, "the only candidate");
+    assert_eq!(pre.candidates.len(), 1);
+    assert_eq!(pre.candidates[0].victims, ["batch-0"]);
+    assert_eq!(pre.candidates[0].pdb_violations, 0);
+    assert_eq!(pre.candidates[0].highest_priority, 10);
+    // Bound on its nominated node: the nomination is cleared.
+    assert_eq!(c.nominated_node(&agent_n1), None);
+    let ex = c.explain(&agent_n1, Profile::kube_scheduler()).unwrap();
+    assert!(
+        ex.summary
+            .contains("preemption deleted 1 lower-priority pod(s) on n1 (batch-0)"),
+        "{}",
+        ex.summary
+    );
+    // n2 runs two 1-CPU pods of priority 5000 < system-node-critical: the
+    // agent preempts one there too, the least important (api-1, the later).
+    assert_eq!(
+        c.last_preemption(&agent_n2).unwrap().candidates[0].victims,
+        ["api-1"]
+    );
+    // The replacements wait at their own priority: they cannot preempt
+    // the agents (higher) nor keep-0 and api-0 (equal or higher).
+    let mut pending: Vec<String> = c.pending_pods().map(|p| p.name()).collect();
+    pending.sort();
+    assert_eq!(pending, ["api-2", "batch-1"]);
+    verify_capacity(&c).unwrap();
+    verify_constraints(&c).unwrap();
+    verify_settled(&c).unwrap();
+}
+
+/// With a class below every pod on the node, the DaemonSet pod preempts
+/// nothing and stays Pending with the filter's reasons.
+#[test]
+fn a_daemonset_pod_never_preempts_pods_of_higher_or_equal_priority() {
+    let mut c = two_slots();
+    c.deploy(on_slot("keep", 2, "high", "n1")).unwrap();
+    c.deploy(on_slot("peer", 2, "mid", "n2")).unwrap();
+    converge(&mut c);
+    c.create_daemonset(critical_agent("mid")).unwrap();
+    converge(&mut c);
+    assert_eq!(events_of(&c, "Preempted"), Vec::<String>::new());
+    assert_eq!(c.pods().filter(|p| p.app == "agent").count(), 2);
+    for p in c.pods().filter(|p| p.app == "agent") {
+        assert_eq!(p.node, None, "{} is bound", p.name());
+        assert_eq!(
+            c.preemption_preview(&p.name(), Profile::kube_scheduler())
+                .unwrap(),
+            None
+        );
+        let why = c.pending_reason(&p.name()).unwrap().unwrap();
+        assert!(why.contains("1 Insufficient cpu"), "{why}");
+    }
+    assert_eq!(c.pods().filter(|p| p.node.is_some()).count(), 4);
+    verify_settled(&c).unwrap();
+}
+
+/// filterPodsWithPDBViolation: the pods whose eviction would break a
+/// budget are reprieved first, so the agent takes the priority-20 pod and
+/// spares the priority-10 one its budget protects (minAvailable 1 of 1:
+/// disruptionsAllowed 0). With the node full of protected pods only, the
+/// agent still preempts (a budget is best effort for preemption) and the
+/// violation is counted. (free's class never preempts, so its replacement
+/// waits instead of taking guarded-0's place in turn.)
+#[test]
+fn a_daemonset_pod_spares_budget_protected_pods_when_it_can() {
+    let mut c = two_slots();
+    c.add_priority_class(
+        PriorityClass::new("patient", 20).with_preemption_policy(shepherd::PreemptionPolicy::Never),
+    )
+    .unwrap();
+    c.deploy(on_slot("guarded", 1, "low", "n1")).unwrap();
+    c.deploy(on_slot("free", 1, "patient", "n1")).unwrap();
+    c.deploy(on_slot("solo", 2, "low", "n2")).unwrap();
+    for app in ["guarded", "solo"] {
+        c.add_pdb(PdbSpec {
+            name: app.into(),
+            selector: Selector::new(&[("app", app)]),
+            budget: Budget::MinAvailable(IntOrPercent::Percent(100)),
+        })
+        .unwrap();
+    }
+    settle(&mut c, 3);
+    assert_eq!(c.pdb_status("guarded").unwrap().disruptions_allowed, 0);
+    c.create_daemonset(critical_agent("high")).unwrap();
+    converge(&mut c);
+    let on_n1 = pod_of_on(&c, "agent", "n1").expect("an agent pod on n1");
+    let pre = c.last_preemption(&on_n1).unwrap();
+    // Removing both leaves 2 CPUs; guarded-0 (violating) is put back first
+    // and fits (1 CPU left for the agent's half); free-0 then does not.
+    assert_eq!(pre.candidates[0].victims, ["free-0"]);
+    assert_eq!(pre.candidates[0].pdb_violations, 0);
+    assert_eq!(pod_of_on(&c, "guarded", "n1").as_deref(), Some("guarded-0"));
+    // n2: both pods are protected; one must go, and it is a violation.
+    let on_n2 = pod_of_on(&c, "agent", "n2").expect("an agent pod on n2");
+    let pre = c.last_preemption(&on_n2).unwrap();
+    assert_eq!(pre.candidates[0].victims, ["solo-1"]);
+    assert_eq!(pre.candidates[0].pdb_violations, 1);
+    assert_eq!(
+        events_of(&c, "Preempted"),
+        [
+            format!("pod/free-0 Preempted by pod {on_n1} on node n1"),
+            format!("pod/solo-1 Preempted by pod {on_n2} on node n2"),
+        ]
+    );
+    verify_capacity(&c).unwrap();
+    verify_settled(&c).unwrap();
+}
+
+// ----- hostNetwork -----------------------------------------------------------
+
+/// AddOrUpdateDaemonPodTolerations adds network-unavailable:NoSchedule to
+/// the pods of a DaemonSet whose template has hostNetwork: true, so such a
+/// DaemonSet runs on a node whose pod network is not up yet, and another
+/// does not. Turning hostNetwork on or off is a template change: the pods
+/// roll, and the tainted node gets its pod, or loses it.
+#[test]
+fn host_network_daemonsets_tolerate_network_unavailable_nodes() {
+    let mut c = three_nodes();
+    c.taint_node(
+        "node-1.example.com",
+        Taint::new(
+            "node.kubernetes.io/network-unavailable",
+            "",
+            TaintEffect::NoSchedule,
+        ),
+    )
+    .unwrap();
+    let plain = DaemonSetSpec::new(
+        "plain",
+        PodTemplate::new(Resources::new(100, 64)).with_label("app", "plain"),
+    );
+    let cni = DaemonSetSpec::new(
+        "cni",
+        PodTemplate::new(Resources::new(100, 64)).with_label("app", "cni"),
+    )
+    .with_host_network();
+    c.create_daemonset(plain.clone()).unwrap();
+    c.create_daemonset(cni.clone()).unwrap();
+    converge(&mut c);
+    let counts = |c: &Cluster| -> BTreeMap<String, (u32, u32)> {
+        c.daemonsets()
+            .into_iter()
+            .map(|s| (s.name.clone(), (s.desired, s.current)))
+            .collect()
+    };
+    assert_eq!(counts(&c)["plain"], (2, 2));
+    assert_eq!(counts(&c)["cni"], (3, 3));
+    assert!(pod_of_on(&c, "cni", "node-1.example.com").is_some());
+    assert_eq!(pod_of_on(&c, "plain", "node-1.example.com"), None);
+    check_daemonsets(&c, &[plain.clone(), cni.clone()]).unwrap();
+    // The toleration is the controller's: the declared spec has none.
+    assert!(c
+        .daemonset_spec("cni")
+        .unwrap()
+        .template
+        .tolerations
+        .is_empty());
+    assert!(c.daemonset_spec("cni").unwrap().host_network);
+    // hostNetwork on for plain: a new template generation, rolled.
+    let on = plain.clone().with_host_network();
+    c.update_daemonset(on.clone()).unwrap();
+    settle(&mut c, 10);
+    assert_eq!(counts(&c)["plain"], (3, 3));
+    assert!(pod_of_on(&c, "plain", "node-1.example.com").is_some());
+    assert!(c.pods().filter(|p| p.app == "plain").all(|p| !p.outdated));
+    check_daemonsets(&c, &[on, cni.clone()]).unwrap();
+    // hostNetwork off for cni: node-1 no longer should run its pod (an
+    // untolerated NoSchedule taint), which would continue running there
+    // (no NoExecute taint); the roll, which walks every node with a pod,
+    // deletes that old pod and the manage loop creates none there.
+    let mut off = cni.clone();
+    off.host_network = false;
+    c.update_daemonset(off.clone()).unwrap();
+    settle(&mut c, 10);
+    assert_eq!(pod_of_on(&c, "cni", "node-1.example.com"), None);
+    assert_eq!(counts(&c)["cni"], (2, 2));
+    assert!(c.pods().filter(|p| p.app == "cni").all(|p| !p.outdated));
+    check_daemonsets(&c, &[off]).unwrap();
+}
+
+/// AddOrUpdateTolerationInPodSpec replaces a template's toleration that
+/// matches the automatic one (same key, operator, value and effect), so a
+/// tolerationSeconds given there is dropped: a DaemonSet pod stays on a
+/// NotReady node for good. One that differs (operator Equal) is kept beside it.
+#[test]
+fn automatic_tolerations_replace_a_matching_one_and_keep_the_others() {
+    let mut with_seconds =
+        Toleration::exists("node.kubernetes.io/not-ready", Some(TaintEffect::NoExecute));
+    with_seconds.toleration_seconds = Some(30);
+    let other = Toleration::equal(
+        "node.kubernetes.io/unreachable",
+        "x",
+        Some(TaintEffect::NoExecute),
+    );
+    let t = PodTemplate::new(Resources::new(100, 64))
+        .with_toleration(with_seconds)
+        .with_toleration(other.clone());
+    let got = shepherd::daemon_tolerations(&t, false);
+    assert_eq!(got.tolerations.len(), 7, "{:?}", got.tolerations);
+    assert_eq!(got.tolerations[0].key, "node.kubernetes.io/not-ready");
+    assert_eq!(got.tolerations[0].toleration_seconds, None);
+    assert_eq!(got.tolerations[1], other);
+    assert!(!got
+        .tolerations
+        .iter()
+        .any(|x| x.key == "node.kubernetes.io/network-unavailable"));
+    let host = shepherd::daemon_tolerations(&t, true);
+    assert_eq!(host.tolerations.len(), 8);
+    let last = host.tolerations.last().unwrap();
+    assert_eq!(
+        (last.key.as_str(), last.effect, last.toleration_seconds),
+        (
+            "node.kubernetes.io/network-unavailable",
+            Some(TaintEffect::NoSchedule),
+            None
+        )
+    );
 }

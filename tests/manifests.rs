@@ -429,6 +429,43 @@ fn daemonset_update_strategy_is_read_with_kubernetes_defaults_and_checks() {
     assert_eq!(back.daemonsets, sc.daemonsets);
 }
 
+/// `spec.template.spec.hostNetwork` of a DaemonSet is read (the DaemonSet
+/// controller adds the network-unavailable toleration for it) and written
+/// back; elsewhere it is warned about.
+#[test]
+fn daemonset_host_network_is_read_and_written_back() {
+    let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: cni\n  namespace: kube-system\nspec:\n  selector:\n    matchLabels:\n      app: cni\n  template:\n    metadata:\n      labels:\n        app: cni\n    spec:\n      hostNetwork: true\n      containers:\n      - name: a\n        image: a\n";
+    let im = import(ds).unwrap();
+    let d = &im.scenario.daemonsets[0];
+    assert!(d.host_network);
+    assert!(im.warnings.is_empty(), "{:?}", im.warnings);
+    let out = shepherd_k8s::export(&im.scenario);
+    assert!(out.contains("hostNetwork: true"), "{out}");
+    let back = import(&out).unwrap().scenario;
+    assert_eq!(back.daemonsets, im.scenario.daemonsets);
+    // false is the default: read, and not written.
+    let off = import(&ds.replace("hostNetwork: true", "hostNetwork: false")).unwrap();
+    assert!(!off.scenario.daemonsets[0].host_network);
+    assert!(!shepherd_k8s::export(&off.scenario).contains("hostNetwork"));
+    // A Deployment's hostNetwork changes nothing simulated: a warning only.
+    let dep = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      hostNetwork: true\n      containers:\n      - name: a\n        image: a\n";
+    let im = import(dep).unwrap();
+    assert!(
+        has_warning(
+            &im,
+            "spec.template.spec.hostNetwork",
+            "host networking is not simulated"
+        ),
+        "{:?}",
+        im.warnings
+    );
+    // A value of the wrong type names the field.
+    let e = import(&ds.replace("hostNetwork: true", "hostNetwork: yes please"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("spec.template.spec.hostNetwork"), "{e}");
+}
+
 #[test]
 fn daemonset_pod_and_toleration_seconds_errors_name_the_field() {
     let ds = |selector: &str, tol: &str| {
@@ -766,6 +803,55 @@ fn plugin_sets_merge_and_expand_as_kube_scheduler_does() {
         e.contains("percentageOfNodesToScore") && e.contains("from 0 to 100"),
         "{e}"
     );
+}
+
+/// A missing labelSelector is labels.Nothing() in Kubernetes
+/// (metav1.LabelSelectorAsSelector(nil)), unlike `{}` (Everything): a
+/// spread constraint without one counts no pods, yet DoNotSchedule still
+/// refuses a node without its topology key; a required affinity term
+/// without one holds nowhere (the pod does not match it either). Both are
+/// simulated and written back without a selector.
+#[test]
+fn a_missing_label_selector_selects_no_pods_as_in_kubernetes() {
+    let nodes = "apiVersion: v1\nkind: Node\nmetadata:\n  name: zoned\n  labels:\n    topology.kubernetes.io/zone: a\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n    pods: \"110\"\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: bare\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n    pods: \"110\"\n";
+    let dep = |name: &str, extra: &str| {
+        format!("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: {name}\n  template:\n    metadata:\n      labels:\n        app: {name}\n    spec:\n{extra}      containers:\n      - name: a\n        image: a\n        resources:\n          requests:\n            cpu: 100m\n")
+    };
+    let spread = "      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n";
+    let affinity = "      affinity:\n        podAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - topologyKey: kubernetes.io/hostname\n";
+    let text = format!(
+        "{nodes}{}{}",
+        dep("spread", spread),
+        dep("affine", affinity)
+    );
+    let im = import(&text).unwrap();
+    assert!(im.warnings.is_empty(), "{:?}", im.warnings);
+    let c = converge(&im.scenario);
+    let p = placement(&c);
+    // All three spread pods on the zoned node: counting nothing, every skew
+    // is 0, and the bare node lacks the key (with the constraint skipped, as
+    // Shepherd did before, all three went to the bare node).
+    for (pod, node) in p.iter().filter(|(n, _)| n.starts_with("spread-")) {
+        assert_eq!(node.as_deref(), Some("zoned"), "{pod}");
+    }
+    // The affinity pods match no pod, not even themselves: Pending.
+    for (pod, node) in p.iter().filter(|(n, _)| n.starts_with("affine-")) {
+        assert_eq!(node, &None, "{pod}");
+    }
+    // Out without a selector, and back the same.
+    let out = export(&im.scenario);
+    assert!(!out.contains("labelSelector"), "{out}");
+    let back = import(&out).unwrap();
+    assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+    assert_eq!(back.scenario.deployments, im.scenario.deployments);
+    // `{}` is not the same: it counts every pod of the namespace.
+    let everything = import(&text.replace(
+        "whenUnsatisfiable: DoNotSchedule\n",
+        "whenUnsatisfiable: DoNotSchedule\n        labelSelector: {}\n",
+    ))
+    .unwrap();
+    let sel = &everything.scenario.deployments[0].template.topology_spread[0].selector;
+    assert!(sel.match_labels.is_empty() && sel.match_expressions.is_empty());
 }
 
 #[test]
@@ -1155,6 +1241,7 @@ fn random_scenario(seed: u64) -> Scenario {
             _ => {}
         }
         d.min_ready_seconds = rng.range(0, 30) as u32;
+        d.host_network = rng.chance(30);
         sc.daemonsets.push(d);
     }
     for i in 0..rng.range(0, 3) {

@@ -291,6 +291,45 @@ fn topology_spread_counts_its_own_namespace() {
 }
 
 #[test]
+fn an_empty_spread_selector_counts_every_pod_of_its_own_namespace_only() {
+    // metav1.LabelSelectorAsSelector turns `labelSelector: {}` into
+    // labels.Everything(), and podtopologyspread's countPodsMatchSelector
+    // skips pods of other namespaces: blog/web's `{}` counts blog/db's two
+    // pods in z1 (they do not carry app=web) and not shop/x's three in z2.
+    // So z1 holds 2 and z2 0 (the pod matches `{}` itself): web-0 in z1
+    // would make a skew of 3 - 0 = 3 > maxSkew 1, so it goes to z2; web-1 in
+    // z1 would make 3 - 1 = 2, in z2 2 - 2 = 0: z2 again. Were shop's pods
+    // counted (z2: 3), both would go to z1.
+    let zone = "topology.kubernetes.io/zone";
+    let spread = shepherd::TopologySpreadConstraint::new(
+        1,
+        zone,
+        shepherd::WhenUnsatisfiable::DoNotSchedule,
+        Selector::default(),
+    );
+    let sim = run(
+        vec![
+            Event::AddNode(NodeSpec::new("a", 8000, 16384).with_label(zone, "z1")),
+            Event::AddNode(NodeSpec::new("b", 8000, 16384).with_label(zone, "z2")),
+            Event::Deploy(web("shop/x", 3).with_template(|t| t.with_node_selector(zone, "z2"))),
+            Event::Deploy(web("blog/db", 2).with_template(|t| t.with_node_selector(zone, "z1"))),
+            Event::Deploy(web("blog/web", 2).with_template(|t| t.with_topology_spread(spread))),
+        ],
+        3,
+    );
+    let p = placement(&sim);
+    let on = |prefix: &str| -> Vec<String> {
+        p.iter()
+            .filter(|(n, _)| n.starts_with(prefix))
+            .map(|(_, node)| node.clone().unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(on("blog/web-"), ["b", "b"]);
+    assert_eq!(on("blog/db-"), ["a", "a"]);
+    assert_eq!(on("shop/x-"), ["b", "b", "b"]);
+}
+
+#[test]
 fn namespaces_are_validated_on_every_declaration() {
     let mut c = shepherd::Cluster::new();
     for bad in ["Shop/web", "default/web", "a.b/web", "/web", "shop/"] {

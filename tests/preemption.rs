@@ -427,7 +427,7 @@ fn simulator_priority_class_events_are_checked_when_submitted() {
 // the filters for which the reference below is obviously right.
 
 use shepherd::simulator::Prng;
-use shepherd::{PodTemplate, Toleration};
+use shepherd::{DaemonSetSpec, PodTemplate, Toleration};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 const DEFAULT_FUZZ_OPS: u64 = 200;
@@ -541,6 +541,12 @@ fn world(seed: u64) -> World {
             .unwrap();
         }
     }
+    // Sometimes a DaemonSet among the low-priority workloads: its pods are
+    // victims like any other.
+    if w.rng.chance(30) {
+        let d = random_daemonset(&mut w);
+        w.c.create_daemonset(d).unwrap();
+    }
     // Let the pods become Ready so budgets count them healthy.
     for t in 1..4 {
         w.c.set_now(t);
@@ -579,6 +585,28 @@ fn random_app(w: &mut World, max_replicas: u64) -> DeploymentSpec {
     })
 }
 
+/// A DaemonSet of a random class (or none): kube-scheduler schedules its
+/// pods, so they preempt as any pod does, on the one node each must run on.
+fn random_daemonset(w: &mut World) -> DaemonSetSpec {
+    let name = format!("ds-{}", w.apps);
+    w.apps += 1;
+    let cpu = w.rng.range(1, 4) * 500;
+    let mem = w.rng.range(1, 4) * 512;
+    let class = w.rng.below(w.classes.len() as u64 + 1) as usize;
+    let mut t = PodTemplate::new(Resources::new(cpu, mem)).with_label("app", &name);
+    if w.rng.chance(30) {
+        t = t.with_toleration(Toleration::equal(
+            "dedicated",
+            "gpu",
+            Some(TaintEffect::NoSchedule),
+        ));
+    }
+    if class < w.classes.len() {
+        t = t.with_priority_class(&w.classes[class].0);
+    }
+    DaemonSetSpec::new(&name, t)
+}
+
 /// The reference's view of one node.
 struct RefNode {
     name: String,
@@ -592,8 +620,18 @@ struct RefNode {
 }
 
 fn static_ok(node: &shepherd::NodeView, t: &PodTemplate) -> bool {
+    // A cordoned node carries node.kubernetes.io/unschedulable:NoSchedule;
+    // a DaemonSet's pods tolerate it (the controller adds the toleration).
+    let unschedulable = Taint::new(
+        "node.kubernetes.io/unschedulable",
+        "",
+        TaintEffect::NoSchedule,
+    );
     node.ready
-        && !node.cordoned
+        && (!node.cordoned
+            || t.tolerations
+                .iter()
+                .any(|tol| tol.tolerates(&unschedulable)))
         && node.spec.taints.iter().all(|x| {
             x.effect == TaintEffect::PreferNoSchedule
                 || t.tolerations.iter().any(|tol| tol.tolerates(x))
@@ -601,6 +639,21 @@ fn static_ok(node: &shepherd::NodeView, t: &PodTemplate) -> bool {
         && t.node_selector
             .iter()
             .all(|(k, v)| node.spec.labels.get(k) == Some(v))
+        && pinned_to(t).is_none_or(|name| name == node.name())
+}
+
+/// The node a DaemonSet's pod is pinned to: the one required node affinity
+/// this world generates is the controller's `matchFields metadata.name In
+/// [node]`.
+fn pinned_to(t: &PodTemplate) -> Option<&str> {
+    let terms = t.node_affinity.required.as_ref()?;
+    assert_eq!(terms.len(), 1, "this world pins DaemonSet pods only");
+    let f = &terms[0].match_fields;
+    assert!(
+        f.len() == 1 && f[0].key == "metadata.name" && f[0].values.len() == 1,
+        "this world pins DaemonSet pods only: {f:?}"
+    );
+    Some(&f[0].values[0])
 }
 
 fn ref_nodes(c: &Cluster, t: &PodTemplate, reserved: &[(String, Resources, u32)]) -> Vec<RefNode> {
@@ -738,6 +791,14 @@ fn reference(
     let req = (t.requests.cpu_millis as i64, t.requests.memory_mib as i64);
     let budgets = allowances(before);
     let nodes = ref_nodes(before, &t, reserved);
+    // A node with room already (earlier preemptors' victims left more than
+    // they needed): no preemption; the pod is bound there next pass.
+    if nodes
+        .iter()
+        .any(|n| n.eligible && n.free_cpu >= req.0 && n.free_mem >= req.1 && n.free_pods >= 1)
+    {
+        return None;
+    }
     let mut best: Option<(Vec<i64>, usize, Vec<usize>, u32)> = None;
     for (ni, node) in nodes.iter().enumerate() {
         let Some((victims, violations)) = ref_victims(node, p.priority, req, &budgets) else {
@@ -786,8 +847,13 @@ fn reference(
 fn run_world(seed: u64) -> Result<Cluster, String> {
     let mut w = world(seed);
     for round in 0..w.rng.range(1, 4) {
-        let d = random_app(&mut w, 3);
-        w.c.deploy(d).map_err(|e| e.to_string())?;
+        if w.rng.chance(25) {
+            let d = random_daemonset(&mut w);
+            w.c.create_daemonset(d).map_err(|e| e.to_string())?;
+        } else {
+            let d = random_app(&mut w, 3);
+            w.c.deploy(d).map_err(|e| e.to_string())?;
+        }
         w.c.set_now(10 * (round + 1));
         let fp = w.c.reconcile_to_fixed_point(w.profile.clone());
         if !fp.converged {

@@ -1,5 +1,5 @@
 // The "DaemonSet & Pod" actions: create a DaemonSet (template, nodeSelector,
-// toleration, update strategy), change its template or strategy (a new
+// toleration, priorityClassName, hostNetwork, update strategy), change its template or strategy (a new
 // template rolls as the strategy says) or delete it; create a bare Pod
 // (optionally bound by nodeName) or delete it. The engine reads and checks
 // every field: each form turns into the scenario's own action (manifests,
@@ -62,7 +62,8 @@ export function wireWorkloads({ act, confirmAction, quantitiesOk, plural, snapsh
     const v = values(dsForm);
     act((sim) => sim.createDaemonSet({
       name: v.name, version: v.version, cpu: v.cpu, memory: v.memory, labels: v.labels,
-      nodeSelector: v.nodeSelector, toleration: v.toleration, strategy: v.strategy,
+      nodeSelector: v.nodeSelector, toleration: v.toleration, priorityClassName: v.priorityClassName,
+      hostNetwork: dsForm.elements.hostNetwork.checked, strategy: v.strategy,
       maxUnavailable: v.maxUnavailable, maxSurge: v.maxSurge, minReadySeconds: v.minReadySeconds,
     }), { form: dsForm, fieldOf: strategyField(dsForm), said: () => `kubectl apply: DaemonSet ${v.name.trim()} created; a pod on every node it selects and tolerates` });
   });

@@ -5,7 +5,10 @@
 //! node affinity is replaced by a single term `matchFields metadata.name In
 //! [node]` (`ReplaceDaemonSetPodNodeNameNodeAffinity`), and the default
 //! scheduler binds it, so a DaemonSet pod passes every filter (resources,
-//! pods capacity, taints) and shows in explain like any other pod.
+//! pods capacity, taints), shows in explain like any other pod, and, with a
+//! PriorityClass above the pods of a full node, preempts them there like
+//! any other pod (`scheduler/preemption.rs`: its node is its only
+//! candidate).
 //!
 //! Which nodes get a pod is Kubernetes' `NodeShouldRunDaemonPod`: the node
 //! matches the template's nodeSelector and required node affinity, and every
@@ -17,9 +20,10 @@
 //! tolerations" section of the DaemonSet documentation):
 //! node.kubernetes.io/not-ready and unreachable NoExecute without
 //! tolerationSeconds; disk-pressure, memory-pressure, pid-pressure and
-//! unschedulable NoSchedule (network-unavailable is added for hostNetwork
-//! pods only, which the engine does not model). So a cordoned node keeps and
-//! gets its DaemonSet pod.
+//! unschedulable NoSchedule; and network-unavailable NoSchedule when the
+//! template has `hostNetwork: true` (a pod on the host's network does not
+//! wait for the node's pod network). So a cordoned node keeps and gets its
+//! DaemonSet pod.
 //!
 //! A NotReady node gets no new pod (Kubernetes' node lifecycle controller
 //! taints it not-ready:NoSchedule, which the automatic NoExecute toleration
@@ -34,6 +38,9 @@
 //!   deleted only while fewer than maxUnavailable eligible nodes lack an
 //!   available pod (a node with no pod, or whose new pod is not yet
 //!   available, counts), and the node gets its new pod at the next pass.
+//!   An old pod on a node that no longer should run the pod but keeps it
+//!   (an untolerated NoSchedule taint) is replaced the same way, by no pod:
+//!   Kubernetes' rollingUpdate walks every node that has a daemon pod.
 //! - RollingUpdate with surge (maxSurge above 0, maxUnavailable 0): the new
 //!   pod is created beside the old one, on at most maxSurge nodes at a time,
 //!   and the old pod is deleted once the new one is available (Ready for
@@ -124,6 +131,11 @@ pub struct DaemonSetSpec {
     /// `spec.minReadySeconds`: a pod counts as available once Ready this
     /// long (default 0), for maxUnavailable and for ending a surge.
     pub min_ready_seconds: u32,
+    /// `spec.template.spec.hostNetwork`: part of the template (a change
+    /// rolls the pods). Its one effect simulated is the toleration the
+    /// controller adds for it (see [`daemon_tolerations`]); host ports are
+    /// not simulated.
+    pub host_network: bool,
 }
 
 impl DaemonSetSpec {
@@ -136,7 +148,14 @@ impl DaemonSetSpec {
             max_surge: IntOrPercent::Int(0),
             strategy: DaemonSetUpdateStrategyType::RollingUpdate,
             min_ready_seconds: 0,
+            host_network: false,
         }
+    }
+
+    /// `spec.template.spec.hostNetwork: true`.
+    pub fn with_host_network(mut self) -> Self {
+        self.host_network = true;
+        self
     }
 
     /// RollingUpdate with surge: `max_surge` nodes at a time get their new
@@ -205,9 +224,16 @@ fn show(v: IntOrPercent) -> String {
     }
 }
 
-/// The tolerations the DaemonSet controller adds to every DaemonSet pod,
-/// unless the template already has one with the same key and effect.
-pub fn daemon_tolerations(template: &PodTemplate) -> PodTemplate {
+/// The tolerations the DaemonSet controller adds to every DaemonSet pod
+/// (Kubernetes' `AddOrUpdateDaemonPodTolerations` in
+/// pkg/controller/daemon/util/daemonset_util.go): not-ready and unreachable
+/// NoExecute without tolerationSeconds; disk-, memory-, pid-pressure and
+/// unschedulable NoSchedule; network-unavailable NoSchedule for a pod with
+/// `hostNetwork: true`. Each is added as `AddOrUpdateTolerationInPodSpec`
+/// adds it: a toleration of the template with the same key, operator,
+/// value and effect (`MatchToleration`) is replaced in place (so a
+/// tolerationSeconds given there is dropped), otherwise it is appended.
+pub fn daemon_tolerations(template: &PodTemplate, host_network: bool) -> PodTemplate {
     let mut t = template.clone();
     let auto = [
         ("node.kubernetes.io/not-ready", TaintEffect::NoExecute),
@@ -220,19 +246,32 @@ pub fn daemon_tolerations(template: &PodTemplate) -> PodTemplate {
         ("node.kubernetes.io/pid-pressure", TaintEffect::NoSchedule),
         ("node.kubernetes.io/unschedulable", TaintEffect::NoSchedule),
     ];
-    for (key, effect) in auto {
-        let present = t
-            .tolerations
-            .iter()
-            .any(|x| x.key == key && x.effect == Some(effect));
-        if !present {
-            t.tolerations.push(Toleration {
-                key: key.to_string(),
-                operator: TolerationOperator::Exists,
-                value: String::new(),
-                effect: Some(effect),
-                toleration_seconds: None,
-            });
+    let network = (
+        "node.kubernetes.io/network-unavailable",
+        TaintEffect::NoSchedule,
+    );
+    let extra = if host_network { Some(network) } else { None };
+    for (key, effect) in auto.into_iter().chain(extra) {
+        let add = Toleration {
+            key: key.to_string(),
+            operator: TolerationOperator::Exists,
+            value: String::new(),
+            effect: Some(effect),
+            toleration_seconds: None,
+        };
+        let mut replaced = false;
+        for x in t.tolerations.iter_mut() {
+            if x.key == add.key
+                && x.operator == add.operator
+                && x.value == add.value
+                && x.effect == add.effect
+            {
+                *x = add.clone();
+                replaced = true;
+            }
+        }
+        if !replaced {
+            t.tolerations.push(add);
         }
     }
     t
@@ -325,7 +364,7 @@ impl Cluster {
             )));
         }
         self.disruption_epoch += 1;
-        let base = daemon_tolerations(&spec.template);
+        let base = daemon_tolerations(&spec.template, spec.host_network);
         let mut ctl = Controller::new(
             &spec.name,
             0,
@@ -401,7 +440,8 @@ impl Cluster {
         let id = self.daemonset_id(&spec.name)?;
         let (changed, generation) = match &mut self.controllers[id.0 as usize].workload {
             Workload::DaemonSet(d) => {
-                let changed = d.spec.template != spec.template;
+                let changed =
+                    d.spec.template != spec.template || d.spec.host_network != spec.host_network;
                 d.spec = spec.clone();
                 if changed {
                     d.generation += 1;
@@ -413,7 +453,11 @@ impl Cluster {
         };
         self.controllers[id.0 as usize].min_ready_seconds = spec.min_ready_seconds;
         if changed {
-            self.push_base_revision(id, daemon_tolerations(&spec.template), generation);
+            self.push_base_revision(
+                id,
+                daemon_tolerations(&spec.template, spec.host_network),
+                generation,
+            );
             self.disruption_epoch += 1;
             let message = match spec.strategy {
                 DaemonSetUpdateStrategyType::RollingUpdate => format!(
@@ -613,8 +657,11 @@ impl Cluster {
         let mut kept = 0u32;
         let mut want: Vec<NodeId> = Vec::new();
         let mut doomed: Vec<u32> = Vec::new();
-        // Eligible nodes with their (new, old) pod after the manage loop.
-        let mut rows: Vec<(NodeId, Option<DaemonPod>, Option<DaemonPod>)> = Vec::new();
+        // Nodes with their (new, old) pod after the manage loop, and whether
+        // the node should run the pod: every eligible node, and each node
+        // whose pod only continues running (Kubernetes' rollingUpdate walks
+        // every node that has a daemon pod, getNodesToDaemonPods).
+        let mut rows: Vec<(NodeId, Option<DaemonPod>, Option<DaemonPod>, bool)> = Vec::new();
         for i in 0..self.nodes.len() {
             let n = NodeId(i as u32);
             let (run, keep) = self.daemon_should_run(n, &base);
@@ -650,13 +697,14 @@ impl Cluster {
             if !run {
                 if new.is_some() || old.is_some() {
                     kept += 1;
+                    rows.push((n, new.take(), old.take(), false));
                 }
                 continue;
             }
             if new.is_none() && old.is_none() {
                 want.push(n);
             }
-            rows.push((n, new.take(), old.take()));
+            rows.push((n, new.take(), old.take(), true));
         }
         // Pods whose revision names no node (never created) or a node gone.
         for (_, pods) in by_node {
@@ -678,10 +726,11 @@ impl Cluster {
         }
         if rolling && !surge {
             // Delete just enough old pods to stay within maxUnavailable; the
-            // next pass gives their nodes a new pod.
+            // next pass gives their nodes a new pod (a node that should not
+            // run the pod, whose old pod only continued running, gets none).
             let mut unavailable = 0u32;
             let mut candidates: Vec<u32> = Vec::new();
-            for &(_, new, old) in &rows {
+            for &(_, new, old, _) in &rows {
                 match (new, old) {
                     (None, None) => unavailable += 1,
                     (Some(p), _) => {
@@ -709,9 +758,18 @@ impl Cluster {
             let mut surging = 0u32;
             let mut allowed: Vec<NodeId> = Vec::new();
             let mut candidates: Vec<NodeId> = Vec::new();
-            for &(n, new, old) in &rows {
+            for &(n, new, old, run) in &rows {
                 match (new, old) {
                     (_, None) => {}
+                    // An old pod that is not available on a node that should
+                    // not run the pod is deleted without a replacement; an
+                    // available one stays (Kubernetes would surge a new pod
+                    // there, which the node's taint keeps Pending).
+                    (None, Some(o)) if !run => {
+                        if !o.available {
+                            doomed.push(o.key);
+                        }
+                    }
                     (None, Some(o)) if !o.available => allowed.push(n),
                     (None, Some(_)) => {
                         if surging < max_surge {

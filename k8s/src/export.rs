@@ -153,10 +153,12 @@ fn selector(sel: &Selector) -> Value {
 }
 
 fn term(t: &AffinityTerm) -> Value {
-    let mut m = vec![
-        ("labelSelector", selector(&t.selector)),
-        ("topologyKey", s(&t.topology_key)),
-    ];
+    let mut m = Vec::new();
+    // A selector of no pods is Kubernetes' missing labelSelector.
+    if !crate::import::is_nothing(&t.selector, &t.topology_key) {
+        m.push(("labelSelector", selector(&t.selector)));
+    }
+    m.push(("topologyKey", s(&t.topology_key)));
     if !t.namespaces.is_empty() {
         m.push(("namespaces", strings(&t.namespaces)));
     }
@@ -259,8 +261,10 @@ fn spread(c: &TopologySpreadConstraint) -> Value {
         ("maxSkew", Value::UInt(c.max_skew as u64)),
         ("topologyKey", s(&c.topology_key)),
         ("whenUnsatisfiable", s(c.when_unsatisfiable.as_str())),
-        ("labelSelector", selector(&c.selector)),
     ];
+    if !crate::import::is_nothing(&c.selector, &c.topology_key) {
+        m.push(("labelSelector", selector(&c.selector)));
+    }
     if let Some(d) = c.min_domains {
         m.push(("minDomains", Value::UInt(d as u64)));
     }
@@ -342,7 +346,7 @@ fn daemonset(d: &DaemonSetSpec) -> Value {
                     map(vec![("matchLabels", labels(&d.template.labels))]),
                 ),
                 ("updateStrategy", daemonset_strategy(d)),
-                ("template", template(&d.template)),
+                ("template", daemonset_template(d)),
             ]
             .into_iter()
             .chain(
@@ -352,6 +356,23 @@ fn daemonset(d: &DaemonSetSpec) -> Value {
             .collect()),
         ),
     ])
+}
+
+/// A DaemonSet's pod template: `hostNetwork: true` beside the containers
+/// when set (false is the default and is left out).
+fn daemonset_template(d: &DaemonSetSpec) -> Value {
+    let mut t = template(&d.template);
+    if d.host_network {
+        if let Value::Map(top) = &mut t {
+            for (k, v) in top.iter_mut() {
+                if let (true, Value::Map(spec)) = (k == "spec", v) {
+                    let at = spec.len().saturating_sub(1);
+                    spec.insert(at, ("hostNetwork".to_string(), Value::Bool(true)));
+                }
+            }
+        }
+    }
+    t
 }
 
 /// `spec.updateStrategy` with both numbers (OnDelete does not read them,

@@ -884,7 +884,7 @@ impl<'a> State<'a> {
         let Some(template) = template else {
             return Err(cx.err("spec.template", "missing; expected the pod template"));
         };
-        let tpl = pod_template(cx, template, "spec.template")?;
+        let tpl = pod_template(cx, template, "spec.template", None)?;
         match selector {
             None => {
                 return Err(cx.err(
@@ -1112,7 +1112,7 @@ impl<'a> State<'a> {
         if let Some((_, a)) = meta.iter().find(|(k, _)| k == "annotations") {
             template_annotations(cx, &mut t, a, "metadata.annotations")?;
         }
-        let node_name = pod_spec(cx, &mut t, spec, "spec")?;
+        let node_name = pod_spec(cx, &mut t, spec, "spec", None)?;
         let p = BarePodSpec {
             name: name.clone(),
             template: t,
@@ -1156,7 +1156,8 @@ impl<'a> State<'a> {
         let Some(template) = template else {
             return Err(cx.err("spec.template", "missing; expected the pod template"));
         };
-        let tpl = pod_template(cx, template, "spec.template")?;
+        let mut host_network = false;
+        let tpl = pod_template(cx, template, "spec.template", Some(&mut host_network))?;
         match selector {
             None => {
                 return Err(cx.err(
@@ -1182,6 +1183,7 @@ impl<'a> State<'a> {
             max_surge: strategy.max_surge,
             strategy: strategy.kind,
             min_ready_seconds,
+            host_network,
         };
         self.engine(cx, d.validate())?;
         self.apps.insert(
@@ -1405,6 +1407,33 @@ fn quantity_of(cx: &Ctx, v: &Value, path: &str, unit: Unit) -> R<u64> {
         };
         cx.err(path, message)
     })
+}
+
+/// What a missing `labelSelector` of a spread constraint or a pod affinity
+/// term means in Kubernetes: `metav1.LabelSelectorAsSelector(nil)` is
+/// `labels.Nothing()`, which no pod matches (while an empty `{}` is
+/// `labels.Everything()`). The engine says it as `KEY` Exists and `KEY`
+/// DoesNotExist on the term's own topology key, which no label set can
+/// satisfy; the export writes it back as a missing selector
+/// ([`is_nothing`]).
+pub(crate) fn nothing(key: &str) -> Selector {
+    let req = |operator| LabelSelectorRequirement {
+        key: key.to_string(),
+        operator,
+        values: Vec::new(),
+    };
+    Selector {
+        match_labels: Default::default(),
+        match_expressions: vec![
+            req(SelectorOperator::Exists),
+            req(SelectorOperator::DoesNotExist),
+        ],
+    }
+}
+
+/// Whether `sel` is [`nothing`] for `key`.
+pub(crate) fn is_nothing(sel: &Selector, key: &str) -> bool {
+    *sel == nothing(key)
 }
 
 /// A label selector: `matchLabels` and `matchExpressions` (In, NotIn,
@@ -1650,7 +1679,10 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
                             .map_err(|_| cx.wrong(&p, val, "DoNotSchedule or ScheduleAnyway"))?,
                     );
                 }
-                "labelSelector" => sel = Some(label_selector(cx, val, &p)?),
+                "labelSelector" if !matches!(val, Value::Null) => {
+                    sel = Some(label_selector(cx, val, &p)?)
+                }
+                "labelSelector" => {}
                 "minDomains" => match val {
                     Value::Null => {}
                     _ => {
@@ -1702,15 +1734,11 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
                 "missing; expected DoNotSchedule or ScheduleAnyway",
             )
         })?;
-        let Some(selector) = sel else {
-            // Kubernetes counts no pods for a constraint without a selector, so
-            // every domain has skew 0: only its missing-label rule would remain.
-            cx.warn(
-                &cp,
-                "no labelSelector: the constraint counts no pods, so it is skipped",
-            );
-            continue;
-        };
+        // Without a selector Kubernetes counts no pods (labels.Nothing), so
+        // every domain's skew is 0, but a DoNotSchedule constraint still
+        // refuses nodes without its topology key, and ScheduleAnyway scores
+        // those 0: the constraint is kept, selecting nothing.
+        let selector = sel.unwrap_or_else(|| nothing(&topology_key));
         let c = TopologySpreadConstraint {
             max_skew,
             topology_key,
@@ -1771,8 +1799,14 @@ fn deployment_strategy(cx: &mut Ctx, v: &Value, path: &str) -> R<RollingUpdate> 
     }
 }
 
-/// A pod template: labels, Shepherd's own annotations, and the pod spec.
-fn pod_template(cx: &mut Ctx, v: &Value, path: &str) -> R<PodTemplate> {
+/// A pod template: labels, Shepherd's own annotations, and the pod spec
+/// (`host_network`: see [`pod_spec`]).
+fn pod_template(
+    cx: &mut Ctx,
+    v: &Value,
+    path: &str,
+    host_network: Option<&mut bool>,
+) -> R<PodTemplate> {
     let mut t = PodTemplate::new(Resources::ZERO);
     let mut spec = None;
     for (k, val) in cx.map(v, path)? {
@@ -1799,7 +1833,7 @@ fn pod_template(cx: &mut Ctx, v: &Value, path: &str) -> R<PodTemplate> {
             "missing; expected the pod spec with its containers",
         ));
     };
-    if pod_spec(cx, &mut t, spec, &sp)?.is_some() {
+    if pod_spec(cx, &mut t, spec, &sp, host_network)?.is_some() {
         cx.warn(
             &child(&sp, "nodeName"),
             "a nodeName in a pod template is not simulated; the scheduler places the pods",
@@ -1830,8 +1864,17 @@ fn template_annotations(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str
     Ok(())
 }
 
-/// Reads a pod spec into `t`; returns `spec.nodeName` when set.
-fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<Option<String>> {
+/// Reads a pod spec into `t`; returns `spec.nodeName` when set. A DaemonSet's
+/// template passes `host_network` to receive `hostNetwork` (the one owner
+/// for which the engine simulates its effect: the DaemonSet controller's
+/// network-unavailable toleration); for other pods it is warned about.
+fn pod_spec(
+    cx: &mut Ctx,
+    t: &mut PodTemplate,
+    v: &Value,
+    path: &str,
+    mut host_network: Option<&mut bool>,
+) -> R<Option<String>> {
     let mut node_name = None;
     let mut containers = None;
     let mut init = None;
@@ -1882,11 +1925,14 @@ fn pod_spec(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<Optio
                 }
             }
             "hostNetwork" => {
-                if cx.boolean(val, &p)? {
-                    cx.warn(
+                let on = cx.boolean(val, &p)?;
+                match host_network.as_deref_mut() {
+                    Some(h) => *h = on,
+                    None if on => cx.warn(
                         &p,
                         "host networking is not simulated (no host port conflicts)",
-                    );
+                    ),
+                    None => {}
                 }
             }
             "runtimeClassName" => cx.warn(
@@ -2155,9 +2201,10 @@ fn pod_affinity(
     Ok((required, preferred))
 }
 
-/// One pod affinity term. `None` (with a warning) when it has no
-/// labelSelector: Kubernetes' null selector matches no pods, which the
-/// engine's selectors cannot say.
+/// One pod affinity term. Without a labelSelector it matches no pods, as
+/// Kubernetes' null selector ([`nothing`]): a required affinity term then
+/// holds on no node (the pod does not match it either), and an
+/// anti-affinity or preferred term changes nothing.
 fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, _ns: &str) -> R<Option<AffinityTerm>> {
     let mut sel = None;
     let mut namespaces = Vec::new();
@@ -2213,13 +2260,7 @@ fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, _ns: &str) -> R<Option<Aff
     }
     .validate("topologyKey", false)
     .map_err(|e| cx.err(&child(path, "topologyKey"), e.to_string()))?;
-    let Some(selector) = sel else {
-        cx.warn(
-            path,
-            "no labelSelector: Kubernetes matches no pods with it; the term is skipped",
-        );
-        return Ok(None);
-    };
+    let selector = sel.unwrap_or_else(|| nothing(&key));
     Ok(Some(AffinityTerm {
         selector,
         topology_key: key,

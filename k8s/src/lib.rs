@@ -9,7 +9,7 @@
 //! | `v1 Node` (status.allocatable, else capacity: cpu, memory, pods; labels; spec.taints; spec.unschedulable; the Ready condition) | [`shepherd::NodeSpec`], cordoned, NotReady |
 //! | `apps/v1 Deployment` (replicas, strategy, template: requests, nodeSelector, tolerations, node affinity, pod (anti-)affinity required and preferred, topologySpreadConstraints; selectors with matchLabels and matchExpressions) | [`shepherd::DeploymentSpec`] |
 //! | `apps/v1 ReplicaSet` not owned by a Deployment, `apps/v1 StatefulSet` | [`shepherd::DeploymentSpec`] (a replica owner; with a warning) |
-//! | `apps/v1 DaemonSet` (selector, template, updateStrategy: RollingUpdate maxUnavailable and maxSurge, OnDelete; minReadySeconds) | [`shepherd::DaemonSetSpec`] in [`Scenario::daemonsets`] |
+//! | `apps/v1 DaemonSet` (selector, template, updateStrategy: RollingUpdate maxUnavailable and maxSurge, OnDelete; minReadySeconds; the template's hostNetwork) | [`shepherd::DaemonSetSpec`] in [`Scenario::daemonsets`] |
 //! | `v1 Pod` without an owner (spec.nodeName, the pod spec; finished pods skipped) | [`shepherd::BarePodSpec`] in [`Scenario::pods`] |
 //! | `v1 Namespace` (labels, for namespaceSelectors) | [`shepherd::NamespaceSpec`] in [`Scenario::namespaces`] |
 //! | `policy/v1 PodDisruptionBudget` | [`shepherd::PdbSpec`] |

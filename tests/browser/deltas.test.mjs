@@ -3,7 +3,8 @@
 // and redraws only the grid cells and table rows that changed. Speed must not
 // buy a wrong picture: after every random action (add, stop, start and remove
 // nodes, deploy, scale, cordon, step, Back, a change of view between cards
-// and grid) the copy must equal a full snapshot of the same state, the grid
+// and grid; DaemonSets, some preempting, and bare Pods created, changed and
+// deleted) the copy must equal a full snapshot of the same state, the grid
 // canvas must equal a full redraw pixel for pixel, and the Deployments table
 // must equal one drawn from scratch.
 //
@@ -77,6 +78,7 @@ test('the frame-kept view equals a full snapshot after random actions', async ()
     let apps = 0;
     const log = [];
     let gridChecks = 0;
+    let workloads = 0;
     for (let op = 0; op < OPS; op++) {
       const r = rnd();
       let what;
@@ -111,6 +113,39 @@ test('the frame-kept view equals a full snapshot after random actions', async ()
           } catch { /* refused: nothing changed, still a tick to check */ }
           window.shepherdPage.stepAndDraw();
         }, { kind, target, replicas });
+      } else if (r < 0.58) {
+        // DaemonSets and bare Pods, as the "DaemonSet & Pod" forms make them.
+        const kind = pick(['createDaemonSet', 'createDaemonSet', 'createDaemonSet', 'updateDaemonSet', 'updateDaemonSet', 'deleteDaemonSet', 'createPod', 'createPod', 'createPod', 'deletePod']);
+        const target = kind.endsWith('DaemonSet') ? pick(['agent', 'cni']) : `p${1 + Math.floor(rnd() * 5)}`;
+        const args = {
+          kind,
+          target,
+          cpu: pick(['100m', '500m', '2']),
+          node: rnd() < 0.5 ? `n${1 + Math.floor(rnd() * Math.max(1, nodes))}` : '',
+          surge: rnd() < 0.3,
+          version: `v${1 + Math.floor(rnd() * 3)}`,
+          critical: rnd() < 0.5,
+        };
+        what = `${kind} ${target}${args.node && kind === 'createPod' ? ` on ${args.node}` : ''}`;
+        const taken = await page.evaluate((a) => {
+          const sim = window.shepherdPage.sim;
+          let ok = true;
+          try {
+            if (a.kind === 'createDaemonSet') {
+              sim.createDaemonSet({
+                name: a.target, cpu: a.cpu, memory: '64Mi', hostNetwork: a.target === 'cni',
+                priorityClassName: a.critical ? 'system-node-critical' : '',
+                maxSurge: a.surge ? '1' : '0', maxUnavailable: a.surge ? '0' : '1',
+              });
+            } else if (a.kind === 'updateDaemonSet') sim.updateDaemonSet(a.target, { version: a.version, cpu: a.cpu });
+            else if (a.kind === 'deleteDaemonSet') sim.deleteDaemonSet(a.target);
+            else if (a.kind === 'createPod') sim.createPod({ name: a.target, cpu: a.cpu, memory: '64Mi', nodeName: a.node, priorityClassName: a.critical ? 'system-cluster-critical' : '' });
+            else sim.deletePod(a.target);
+          } catch { ok = false; /* refused (a name taken or missing): nothing changed */ }
+          window.shepherdPage.stepAndDraw();
+          return ok;
+        }, args);
+        if (taken) workloads += 1;
       } else if (r < 0.62) {
         what = 'back';
         await page.evaluate(() => document.getElementById('btn-back').click());
@@ -128,7 +163,7 @@ test('the frame-kept view equals a full snapshot after random actions', async ()
       const diff = await differences(page);
       assert.deepEqual(diff, [], `seed ${SEED}, after action ${op + 1} (${what}); the actions were: ${log.join('; ')}`);
     }
-    console.log(`deltas: ${gridChecks} of ${OPS} checks drew the grid; ${nodes} nodes and ${apps} Deployments created`);
+    console.log(`deltas: ${gridChecks} of ${OPS} checks drew the grid; ${nodes} nodes and ${apps} Deployments created; ${workloads} DaemonSet and Pod actions taken`);
     app.assertNoConsoleErrors();
   } finally {
     await app.close();

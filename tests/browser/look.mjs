@@ -37,12 +37,22 @@ try {
   await shot('05-tick357-evicted');
   await skipTo(366);
   await shot('06-tick366-rolling');
+  // The "DaemonSet & Pod" forms: a system-node-critical DaemonSet on the
+  // host network (it preempts where a node is full) and a bare Pod.
+  await page.click('#tab-workloads');
+  await page.fill('#form-daemonset input[name=priorityClassName]', 'system-node-critical');
+  await page.check('#form-daemonset input[name=hostNetwork]');
+  await page.click('#form-daemonset button[type=submit]');
+  await page.click('#form-pod button[type=submit]');
+  for (let i = 0; i < 3; i++) await page.click('#btn-step');
+  await shot('07-daemonset-pod');
+  await page.locator('#pane-workloads').screenshot({ path: path.join(out, '07-daemonset-pod-forms.png') });
   await page.click('#tab-big');
   await page.fill('#form-generate input[name=nodes]', '1000');
   await page.click('#form-generate button[type=submit]');
   await page.waitForFunction(() => document.body.dataset.tick === '1');
   await page.waitForTimeout(300);
-  await shot('07-grid1000');
+  await shot('08-grid1000');
   app.assertNoConsoleErrors();
 } finally {
   await app.close();

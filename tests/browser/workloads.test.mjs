@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   openApp, waitForEngine, step, stepUntil, nodeCard, openTab, resetEmpty, problem,
-  axeViolations, shownTick, launchBrowser, watchPage,
+  axeViolations, shownTick, launchBrowser, watchPage, eventLines, appRow,
 } from './harness.mjs';
 
 async function addNode(page, name, taints = '') {
@@ -122,6 +122,59 @@ test('DaemonSet and Pod forms: create, roll with surge, delete, refuse, and the 
     } finally {
       await other.close();
     }
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
+// A DaemonSet with a PriorityClass preempts on the node it must run on, as
+// kube-scheduler's DefaultPreemption does for DaemonSet pods: node-1 is
+// full of priority-0 pods, so the system-node-critical agent evicts one of
+// them there (Preempted and Killing in the event log) and the evicted pod's
+// replacement waits; hostNetwork lets the agent onto node-2, whose pod
+// network is not up (the controller adds the network-unavailable toleration).
+test('DaemonSet form: priorityClassName preempts on a full node, hostNetwork tolerates network-unavailable', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await resetEmpty(page, 7);
+    await addNode(page, 'node-1');
+    await addNode(page, 'node-2', 'node.kubernetes.io/network-unavailable:NoSchedule');
+    // Two 1-CPU pods fill node-1 (node-2's taint keeps them off it).
+    await openTab(page, 'Deploy');
+    await page.fill('#form-deploy input[name=name]', 'batch');
+    await page.fill('#form-deploy input[name=replicas]', '2');
+    await page.fill('#form-deploy input[name=cpu]', '1');
+    await page.fill('#form-deploy input[name=memory]', '256Mi');
+    await page.click('#form-deploy button[type=submit]');
+    await stepUntil(page, async () => (await nodeCard(page, 'node-1')).pods === 2);
+
+    await openTab(page, 'DaemonSet & Pod');
+    const ds = '#form-daemonset';
+    await page.fill(`${ds} input[name=name]`, 'cni');
+    await page.fill(`${ds} input[name=cpu]`, '500m');
+    await page.fill(`${ds} input[name=priorityClassName]`, 'system-node-critical');
+    await page.check(`${ds} input[name=hostNetwork]`);
+    await page.click(`${ds} button[type=submit]`);
+    assert.equal(await problem(page), null);
+    const on = (chips, prefix) => chips.filter((c) => c.startsWith(prefix)).length;
+    await stepUntil(page, async () => {
+      const [a, b] = [await nodeCard(page, 'node-1'), await nodeCard(page, 'node-2')];
+      return on(a.chips, 'cni-') === 1 && on(b.chips, 'cni-') === 1;
+    });
+    const n1 = await nodeCard(page, 'node-1');
+    assert.equal(on(n1.chips, 'batch-'), 1, JSON.stringify(n1.chips));
+    const lines = await eventLines(page);
+    const preempted = lines.filter((l) => /Preempted by pod cni-\d+ on node node-1/.test(l));
+    assert.equal(preempted.length, 1, lines.slice(0, 20).join('\n'));
+    assert.match(preempted[0], /batch-[01]/);
+    assert.equal(lines.filter((l) => /Killing/.test(l) && /Stopping container batch/.test(l)).length, 1);
+    // The replacement (priority 0) cannot preempt the agent: it waits.
+    const row = await appRow(page, 'batch');
+    assert.equal(row.pending, 1);
+    assert.deepEqual(await axeViolations(page, { include: '#actions' }), []);
     app.assertNoConsoleErrors();
   } finally {
     await app.close();

@@ -504,7 +504,7 @@ impl Shepherd {
         let d: workloads::DaemonSetInput = from_js(
             "DaemonSet",
             spec,
-            "{name, cpu, memory, version?, labels?, nodeSelector?, toleration?, strategy?, maxUnavailable?, maxSurge?, minReadySeconds?}",
+            "{name, cpu, memory, version?, labels?, nodeSelector?, toleration?, priorityClassName?, hostNetwork?, strategy?, maxUnavailable?, maxSurge?, minReadySeconds?}",
         )?;
         self.act(d.action().map_err(err)?)
     }

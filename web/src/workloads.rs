@@ -19,10 +19,12 @@ use crate::input::{
 use crate::scenario::{Action, TemplateDoc};
 
 /// The create-a-DaemonSet form: `{name, cpu, memory, version?, labels?,
-/// nodeSelector?, toleration?, strategy? ("RollingUpdate" | "OnDelete"),
-/// maxUnavailable?, maxSurge?, minReadySeconds?}`. Empty fields take
-/// Kubernetes' defaults: RollingUpdate, maxUnavailable 1, maxSurge 0,
-/// minReadySeconds 0, labels `app=<name>`.
+/// nodeSelector?, toleration?, priorityClassName?, hostNetwork?, strategy?
+/// ("RollingUpdate" | "OnDelete"), maxUnavailable?, maxSurge?,
+/// minReadySeconds?}`. Empty fields take Kubernetes' defaults:
+/// RollingUpdate, maxUnavailable 1, maxSurge 0, minReadySeconds 0, labels
+/// `app=<name>`, no priorityClassName (the globalDefault class, else 0),
+/// hostNetwork false.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DaemonSetInput {
@@ -37,6 +39,10 @@ pub struct DaemonSetInput {
     pub node_selector: Option<LabelsField>,
     #[serde(default)]
     pub toleration: Option<String>,
+    #[serde(default)]
+    pub priority_class_name: Option<String>,
+    #[serde(default)]
+    pub host_network: bool,
     #[serde(default)]
     pub strategy: Option<String>,
     #[serde(default)]
@@ -106,9 +112,10 @@ impl DaemonSetInput {
             affinity: Vec::new(),
             anti_affinity: Vec::new(),
             ready_after: shepherd::model::DEFAULT_READY_AFTER,
-            priority_class_name: None,
+            priority_class_name: priority_class(&self.priority_class_name)?,
         };
         let mut d = DaemonSetSpec::new(&name, doc.to_engine(&name)?);
+        d.host_network = self.host_network;
         strategy_fields(
             &mut d,
             &self.strategy,
@@ -214,14 +221,7 @@ impl PodInput {
     pub fn spec(&self) -> Result<BarePodSpec, String> {
         let name = self.name.trim().to_string();
         let labels = labels_or(&self.labels, "run", &name)?;
-        let priority_class_name = match self.priority_class_name.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(pc) => {
-                shepherd::model::validate_name(pc, "priorityClassName")
-                    .map_err(|e| e.to_string())?;
-                Some(pc.to_string())
-            }
-        };
+        let priority_class_name = priority_class(&self.priority_class_name)?;
         let doc = TemplateDoc {
             version: "v1".into(),
             cpu: cpu(&self.cpu)?,
@@ -254,6 +254,17 @@ impl PodInput {
         Ok(Action::Manifests {
             manifests: crate::manifests::one_object(|sc| sc.pods.push(p)),
         })
+    }
+}
+
+/// A form's priorityClassName: empty is none, anything else a valid name.
+fn priority_class(field: &Option<String>) -> Result<Option<String>, String> {
+    match field.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(pc) => {
+            shepherd::model::validate_name(pc, "priorityClassName").map_err(|e| e.to_string())?;
+            Ok(Some(pc.to_string()))
+        }
     }
 }
 
@@ -337,6 +348,21 @@ mod tests {
             e.starts_with("updateStrategy \"Recreate\" is not valid"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_daemonset_form_carries_its_priority_class_and_host_network() {
+        let d = ds(serde_json::json!({"name": "cni", "cpu": "100m", "memory": "64Mi", "priorityClassName": " system-node-critical ", "hostNetwork": true})).unwrap();
+        assert_eq!(
+            d.template.priority_class_name.as_deref(),
+            Some("system-node-critical")
+        );
+        assert!(d.host_network);
+        let d = ds(serde_json::json!({"name": "cni", "cpu": "100m", "memory": "64Mi", "priorityClassName": ""})).unwrap();
+        assert_eq!(d.template.priority_class_name, None);
+        assert!(!d.host_network);
+        let e = ds(serde_json::json!({"name": "cni", "cpu": "100m", "memory": "64Mi", "priorityClassName": "Gold!"})).unwrap_err();
+        assert!(e.contains("priorityClassName"), "{e}");
     }
 
     #[test]

@@ -367,6 +367,7 @@ fn action(rng: &mut Prng) -> Action {
                 d = d.on_delete();
             }
             d.min_ready_seconds = rng.range(0, 5) as u32;
+            d.host_network = rng.chance(30);
             let manifests = shepherd_web::manifests::one_object(|sc| sc.daemonsets.push(d));
             if rng.chance(50) {
                 Action::Manifests { manifests }
@@ -584,6 +585,8 @@ fn fuzz_typed_text() {
                 labels: None,
                 node_selector: None,
                 toleration: Some(t.clone()),
+                priority_class_name: Some(t.clone()),
+                host_network: rng.chance(50),
                 strategy: Some(t.clone()),
                 max_unavailable: Some(Field::Text(t.clone())),
                 max_surge: Some(Field::Num(f64::from_bits(rng.next_u64()))),
@@ -599,6 +602,8 @@ fn fuzz_typed_text() {
                 labels: None,
                 node_selector: None,
                 toleration: None,
+                priority_class_name: None,
+                host_network: false,
                 strategy: None,
                 max_unavailable: Some(Field::Text(t.clone())),
                 max_surge: Some(Field::Text(t.clone())),

@@ -32,6 +32,12 @@
 //!   lose their nomination, and the preemptor is scheduled in a later pass,
 //!   where its nominated node is tried first (PreferNominatedNode).
 //!
+//! A DaemonSet's pod is scheduled by the default scheduler (through its
+//! `metadata.name` node affinity, see `daemonset.rs` and `pinned.rs`) and
+//! so preempts exactly as any other pod, with its node as the only
+//! potential one: with `system-node-critical` (or any class above the
+//! node's pods) it evicts lower-priority pods on the node it must run on.
+//!
 //! Differences by design: kube-scheduler dry-runs at least
 //! max(10% of the potential nodes, 100) candidates from a random offset (the
 //! DefaultPreemptionArgs minCandidateNodesPercentage and
@@ -45,13 +51,13 @@
 //! pass, where the preemptor is first in line.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use super::{Batch, OnBind, Plugin, Profile, Unfit};
+use super::{OnBind, Plugin, Profile, Unfit};
 use crate::cluster::{Cluster, ControllerId, NodeId};
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::Resources;
@@ -268,6 +274,9 @@ impl Cluster {
         let mut any = false;
         // Room already promised this pass to earlier preemptors, per node.
         let mut reserved: BTreeMap<u32, (Resources, u32)> = BTreeMap::new();
+        // Nodes where an earlier preemptor of this pass was nominated: the
+        // only nodes whose room changed since the batch found none.
+        let mut touched: BTreeSet<u32> = BTreeSet::new();
         let mut work: Option<Cluster> = None;
         // The batch's pods share a template and come highest priority first:
         // once one finds no candidate, none of lower or equal priority can.
@@ -282,7 +291,7 @@ impl Cluster {
                 self.preemption_trace = Some(t);
                 snapshot
             });
-            let chosen = self.select_candidate(k, profile, &reserved, &mut work);
+            let (chosen, fits) = self.select_candidate(k, profile, &reserved, &touched, &mut work);
             if let Some(before) = before {
                 let decision = chosen
                     .as_ref()
@@ -301,7 +310,9 @@ impl Cluster {
                 }
             }
             let Some((found, ranked)) = chosen else {
-                hopeless = Some(self.pod(k).priority);
+                if !fits {
+                    hopeless = Some(self.pod(k).priority);
+                }
                 continue;
             };
             let record = self.render_preemption(k, &found, &ranked);
@@ -317,6 +328,7 @@ impl Cluster {
                     e.0.saturating_add(&self.revision_of(self.pod(k)).template.requests);
                 e.1 += 1;
             }
+            touched.insert(found.node.0);
             any = true;
         }
         any
@@ -338,7 +350,8 @@ impl Cluster {
         let mut me = self.clone();
         let mut work = None;
         Ok(me
-            .select_candidate(k, &profile, &BTreeMap::new(), &mut work)
+            .select_candidate(k, &profile, &BTreeMap::new(), &BTreeSet::new(), &mut work)
+            .0
             .map(|(found, ranked)| me.render_preemption(k, &found, &ranked)))
     }
 
@@ -382,33 +395,69 @@ impl Cluster {
     }
 
     /// Finds every candidate for pod `k` and ranks them; the first is chosen.
+    /// Also says whether the pod already fits a node, counting the room
+    /// earlier preemptors of this pass were promised: the victims of those
+    /// are gone at once here (kube-scheduler waits for their graceful
+    /// exit), so the room they left beyond the preemptor's needs is free
+    /// now, and the pod waits for the next pass, which binds it there,
+    /// instead of evicting more pods (kube-scheduler's DryRunPreemption
+    /// likewise never takes a node that needs no victim).
     fn select_candidate(
         &mut self,
         k: u32,
         profile: &Profile,
         reserved: &BTreeMap<u32, (Resources, u32)>,
+        touched: &BTreeSet<u32>,
         work: &mut Option<Cluster>,
-    ) -> Option<(Found, Vec<Found>)> {
+    ) -> (Option<(Found, Vec<Found>)>, bool) {
         let (c, rev, prio) = {
             let p = self.pod(k);
             (p.controller, p.revision, p.priority)
         };
-        let b = self.new_batch(c, rev, profile);
+        let revision = self.controllers[c.0 as usize].revisions[rev as usize - 1].clone();
+        // A pod pinned to one node by name (a DaemonSet's, see pinned.rs)
+        // has that node as its only potential node: the Filter never sees
+        // the nodes outside NodeAffinity's PreFilter result, and
+        // NewDefaultNodeToStatus reads those as UnschedulableAndUnresolvable,
+        // which findCandidates skips. The others would fail static_filter
+        // below anyway; this only spares the scan.
+        let pinned = self.pinned_node(&revision);
+        let inter_pod = profile.filter_enabled(Plugin::InterPodAffinity)
+            && (!revision.affinity_ids.is_empty()
+                || !revision.anti_ids.is_empty()
+                || !revision.matching_terms.is_empty());
+        // A pinned pod has no hard spread constraint (pinned_node's rule);
+        // without inter-pod terms its one node's books are enough, and the
+        // batch's per-node state (spreading over every node) is not built.
+        let b = if pinned.is_some() && !inter_pod {
+            None
+        } else {
+            Some(self.new_batch(c, rev, profile))
+        };
         // Resources are the only filter that removing pods changes unless
         // the pod has hard spread constraints or inter-pod terms.
-        let simple = b.hard.is_empty() && !b.inter_pod_filter;
+        let simple = b
+            .as_ref()
+            .is_none_or(|b| b.hard.is_empty() && !b.inter_pod_filter);
         if !simple && work.is_none() {
             *work = Some(self.clone());
         }
         let allowed = self.pdb_allowances();
         let mut found: Vec<Found> = Vec::new();
-        for i in 0..self.nodes.len() {
+        let mut fits = false;
+        let nodes = match pinned {
+            Some(n) => n.0 as usize..n.0 as usize + 1,
+            None => 0..self.nodes.len(),
+        };
+        let req = revision.template.requests;
+        for i in nodes {
             let n = NodeId(i as u32);
-            if self.nodes[i].removed || self.static_filter(n, &b.rev, profile).is_err() {
+            if self.nodes[i].removed || self.static_filter(n, &revision, profile).is_err() {
                 continue;
             }
             if !simple {
-                match self.dynamic_filter(n, &b, profile) {
+                let b = b.as_ref().expect("the general path builds the batch");
+                match self.dynamic_filter(n, b, profile) {
                     Err(Unfit::SpreadMissingLabel) | Err(Unfit::PodAffinity) => continue,
                     _ => {}
                 }
@@ -419,13 +468,13 @@ impl Cluster {
                 .copied()
                 .filter(|&v| self.pod(v).priority < prio)
                 .collect();
-            if potential.is_empty() {
+            if potential.is_empty() && !touched.contains(&n.0) {
                 continue;
             }
             potential.sort_by_key(|&v| importance(self, v));
             let (violating, others) = self.split_by_pdb(&potential, &allowed);
             let got = if simple {
-                self.victims_by_resources(n, &b, profile, reserved.get(&n.0), &violating, &others)
+                self.victims_by_resources(n, req, profile, reserved.get(&n.0), &violating, &others)
             } else {
                 let w = work
                     .as_mut()
@@ -434,6 +483,7 @@ impl Cluster {
             };
             if let Some((mut victims, violations)) = got {
                 if victims.is_empty() {
+                    fits = true;
                     continue;
                 }
                 victims.sort_by_key(|&v| importance(self, v));
@@ -445,8 +495,8 @@ impl Cluster {
             }
         }
         drop(b);
-        if found.is_empty() {
-            return None;
+        if fits || found.is_empty() {
+            return (None, fits);
         }
         // pickOneNodeForPreemption: the best figures, rule by rule; a stable
         // sort on all five keys puts the chosen node first (ties: node order).
@@ -456,7 +506,7 @@ impl Cluster {
             .collect();
         ranked.sort_by(|a, b| a.0.cmp(&b.0));
         let ranked: Vec<Found> = ranked.into_iter().map(|(_, f)| f).collect();
-        Some((ranked[0].clone(), ranked))
+        (Some((ranked[0].clone(), ranked)), false)
     }
 
     /// Each budget's disruptionsAllowed now, with its selector.
@@ -508,7 +558,7 @@ impl Cluster {
     fn victims_by_resources(
         &self,
         n: NodeId,
-        b: &Batch,
+        req: Resources,
         profile: &Profile,
         reserved: Option<&(Resources, u32)>,
         violating: &[u32],
@@ -525,7 +575,7 @@ impl Cluster {
                 return true;
             }
             let (cpu, mem, many) = super::fit::insufficient(
-                (b.req.cpu_millis, b.req.memory_mib),
+                (req.cpu_millis, req.memory_mib),
                 (alloc.cpu_millis, alloc.memory_mib),
                 (node.spec.capacity.cpu_millis, node.spec.capacity.memory_mib),
                 pods,
