@@ -145,7 +145,8 @@ struct Spread {
     /// The topology index, `None` for the hostname key (a node is its own domain).
     topo: Option<u32>,
     self_match: bool,
-    /// Matching pods on each node, by node id.
+    /// Matching pods on each node, by node id (empty for the system
+    /// defaults' zone constraint: only its domains' counts are read).
     per_node: Vec<u32>,
     /// Matching pods per domain over the eligible nodes, by domain.
     per_domain: Vec<i64>,
@@ -521,6 +522,9 @@ impl Cluster {
                     }
                 }
             }
+            // Only hostname constraints read `per_node` (a zone constraint's
+            // count is `per_domain`): the last one takes it, others copy.
+            let mut hostnames = topos.iter().filter(|t| t.is_none()).count();
             for ((max_skew, _, _, self_match, min_domains), topo) in soft.into_iter().zip(topos) {
                 // Soft constraints read the zone's count and the node's own:
                 // the hostname domain's count is `per_node`.
@@ -540,7 +544,17 @@ impl Cluster {
                     min_domains,
                     topo,
                     self_match,
-                    per_node: per_node.clone(),
+                    per_node: match topo {
+                        Some(_) => Vec::new(),
+                        None => {
+                            hostnames -= 1;
+                            if hostnames == 0 {
+                                core::mem::take(&mut per_node)
+                            } else {
+                                per_node.clone()
+                            }
+                        }
+                    },
                     per_domain,
                     domain_nodes: Vec::new(),
                     domains: 0,
@@ -698,7 +712,11 @@ impl Cluster {
                 if !s.self_match {
                     continue;
                 }
-                s.per_node[i] += 1;
+                // (Empty for a system default zone constraint, which reads
+                // its domain's count alone.)
+                if let Some(c) = s.per_node.get_mut(i) {
+                    *c += 1;
+                }
                 if !eligible {
                     continue;
                 }
