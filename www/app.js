@@ -214,10 +214,12 @@ function stepAndDraw() {
 function askIdle() {
   if (page.idleAsked || !window.requestIdleCallback) return;
   page.idleAsked = true;
+  // With a time limit: a browser can go a long while without an idle
+  // period (headless Chromium sometimes stops having them at all).
   requestIdleCallback(() => {
     page.idleAsked = false;
     if (page.sim && page.sim.idle(!page.playing)) askIdle();
-  });
+  }, { timeout: 1000 });
 }
 
 // Writes `hidden` only when it changes: a tick should touch only what changed.

@@ -145,7 +145,7 @@ async function back(page) {
     const p = window.shepherdPage;
     const waited = performance.now();
     const ready = () => p.sim.spareTick() === p.sim.tick - 1;
-    while (!ready() && performance.now() - waited < 20_000) await new Promise((resolve) => requestIdleCallback(resolve));
+    while (!ready() && performance.now() - waited < 20_000) await new Promise((resolve) => requestIdleCallback(resolve, { timeout: 200 }));
     const prepared = ready();
     const tick = p.sim.tick;
     const checkpoints = Array.from(p.sim.checkpointTicks());
