@@ -1125,7 +1125,12 @@ async function start() {
   // page was at (link.js, takeReloadHash).
   takeReloadHash();
   window.addEventListener('pagehide', () => {
-    if (page.sim) noteHashForReload(linkNow());
+    try {
+      if (page.sim) noteHashForReload(linkNow());
+    } catch (err) {
+      // Leaving the page: the address keeps the tick last written.
+      console.warn('could not note the address for a reload:', err);
+    }
   });
   let sim = null;
   try {
