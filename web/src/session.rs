@@ -28,6 +28,9 @@ pub struct Session {
     /// Copies of the simulator at earlier ticks, so Back replays from the
     /// nearest one instead of from the seed (see [`Checkpoints`]).
     checkpoints: Checkpoints,
+    /// Counts the changes to `log`: a simulator given the script at one
+    /// version need not be given it again while the version stays.
+    script_version: u64,
 }
 
 /// At most this many copies of the simulator are kept for Back: the memory
@@ -57,6 +60,11 @@ pub struct Checkpoints {
     /// A simulator at some tick before now (`spare.0`), ready to become the
     /// live one; only while no action changed the script at or before it.
     spare: Option<(u64, Simulator)>,
+    /// The version of the script ([`Session`]'s `script_version`) the spare
+    /// was last given; `None` when it has not been given one since it was
+    /// copied. Building the script from the log is thousands of events for
+    /// a generated cluster: it is done only when the script changed.
+    spare_script: Option<u64>,
     /// The simulator that Back replaced, freed in idle time.
     retired: Option<Simulator>,
     /// The work since the last copy reached a copy's cost: the next copy is
@@ -76,6 +84,7 @@ impl Clone for Checkpoints {
         Checkpoints {
             kept: self.kept.clone(),
             spare: None,
+            spare_script: None,
             retired: None,
             due: self.due,
             work: self.work,
@@ -142,6 +151,7 @@ impl Checkpoints {
         self.kept.retain(|(t, _)| *t < tick);
         if self.spare.as_ref().is_some_and(|(t, _)| *t >= tick) {
             self.spare = None;
+            self.spare_script = None;
         }
     }
 
@@ -159,6 +169,7 @@ impl Checkpoints {
     /// the newest kept one.
     fn restore(&mut self, tick: u64) -> Option<Simulator> {
         if self.spare_serves(tick) {
+            self.spare_script = None;
             return self.spare.take().map(|(_, sim)| sim);
         }
         self.kept
@@ -193,6 +204,7 @@ impl Session {
             notes: Vec::new(),
             series,
             checkpoints: Checkpoints::default(),
+            script_version: 0,
         }
     }
 
@@ -250,6 +262,7 @@ impl Session {
     ) -> Result<Session, String> {
         let mut me = Session::new(seed, profile);
         me.log = log;
+        me.script_version += 1;
         me.replay_to(tick)?;
         Ok(me)
     }
@@ -271,7 +284,14 @@ impl Session {
             ));
         }
         let seed = self.sim.seed();
-        let script = self.script()?;
+        // The spare was given the script as it is: no need to build it.
+        let spare_has_script = self.checkpoints.spare_serves(tick)
+            && self.checkpoints.spare_script == Some(self.script_version);
+        let script = if spare_has_script {
+            Vec::new()
+        } else {
+            self.script()?
+        };
         // From the newest copy at or before `tick` when there is one, with
         // the script as it is now; else from the seed. Nothing below can
         // fail. When the spare serves, the live simulator is set aside for
@@ -288,7 +308,9 @@ impl Session {
         }
         let mut sim = match self.checkpoints.restore(tick) {
             Some(mut copy) => {
-                copy.reschedule(&script);
+                if !spare_has_script {
+                    copy.reschedule(&script);
+                }
                 copy
             }
             None => Simulator::with_script(seed, self.profile.clone(), script),
@@ -364,6 +386,7 @@ impl Session {
             // The old spare goes before the copy is made: one more
             // simulator in memory at most.
             cp.spare = None;
+            cp.spare_script = None;
             let copy = sim.clone();
             cp.spare = Some((t, copy));
             return t < target;
@@ -371,17 +394,29 @@ impl Session {
         if !usable {
             // No copy before now to start from: Back replays from the seed.
             cp.spare = None;
+            cp.spare_script = None;
             return false;
         }
-        let Ok(script) = self.script() else {
-            self.checkpoints.spare = None;
-            return false;
-        };
+        let behind = self
+            .checkpoints
+            .spare
+            .as_ref()
+            .is_some_and(|(t, _)| *t < target);
+        if behind && self.checkpoints.spare_script != Some(self.script_version) {
+            let Ok(script) = self.script() else {
+                self.checkpoints.spare = None;
+                self.checkpoints.spare_script = None;
+                return false;
+            };
+            if let Some((_, spare)) = self.checkpoints.spare.as_mut() {
+                spare.reschedule(&script);
+                self.checkpoints.spare_script = Some(self.script_version);
+            }
+        }
         let Some((t, spare)) = self.checkpoints.spare.as_mut() else {
             return false;
         };
         if *t < target {
-            spare.reschedule(&script);
             let n = (target - *t).min(SPARE_TICKS_PER_IDLE);
             spare.run(n);
             *t = spare.tick();
@@ -484,6 +519,7 @@ impl Session {
         self.notes.retain(|n| n.tick <= now);
         let dropped = before - self.log.len();
         if dropped > 0 {
+            self.script_version += 1;
             self.replay_to(now)?;
         }
         Ok(dropped)
@@ -526,6 +562,7 @@ impl Session {
         // In tick order, after every entry of the same tick: the order the engine fires them.
         let at = self.log.partition_point(|e| e.tick <= tick);
         self.log.insert(at, Entry { tick, action });
+        self.script_version += 1;
         Ok(format!("{what} (queued for tick {tick})"))
     }
 
