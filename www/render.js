@@ -347,7 +347,24 @@ export function updateApps(tbody, apps, changed, handlers) {
   const scratch = document.createElement('tbody');
   drawApps(scratch, changed.map((i) => apps[i]), handlers);
   const fresh = [...scratch.rows];
-  changed.forEach((i, k) => tbody.rows[i].replaceWith(fresh[k]));
+  changed.forEach((i, k) => {
+    const row = tbody.rows[i];
+    const now = fresh[k];
+    // The same workload in the row: only its cells that differ are
+    // replaced (an eviction changes the counts of every row, rarely the
+    // name, template or strategy), which leaves less for the browser to
+    // style and lay out again.
+    const same = row.dataset.app === now.dataset.app && row.dataset.kind === now.dataset.kind
+      && row.cells.length === now.cells.length;
+    if (!same) {
+      row.replaceWith(now);
+      return;
+    }
+    const cells = [...now.cells];
+    cells.forEach((cell, j) => {
+      if (!row.cells[j].isEqualNode(cell)) row.cells[j].replaceWith(cell);
+    });
+  });
 }
 
 export function drawPending(ul, snap, { onPod }) {
