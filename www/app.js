@@ -9,7 +9,9 @@ import {
 } from './render.js';
 import { appColor } from './colors.js';
 import { showExplain, showNode, nodeDialogOpen } from './dialogs.js';
-import { encodeScenario, decodeScenario, readHash, writeHash, withTick } from './link.js';
+import {
+  encodeScenario, encodeScenarioNow, decodeScenario, readHash, writeHash, linkHash, withTick, noteHashForReload, takeReloadHash,
+} from './link.js';
 import { showError, clearErrors, updateReading } from './forms.js';
 import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 import { wireManifests } from './manifests.js';
@@ -33,6 +35,7 @@ const page = {
   scenarioKey: null, // the encoded scenario (without its tick) for the URL
   scenarioDirty: true,
   linkTimer: 0,
+  linkIdle: false, // an idle callback that writes the hash is pending
   snap: null,
   grid: false,
   timings: { engine: 0, draw: 0 },
@@ -195,17 +198,28 @@ function stepAndDraw() {
   const t2 = performance.now();
   page.timings = { engine: t1 - t0, draw: t2 - t1, parts: page.parts };
   if (refused.length) showProblem(`Refused when it fired: ${refused.join(' · ')}`);
-  // A copy of the simulator for Back, when a big tick made one due, is taken
-  // when the page is idle rather than inside the tick.
-  if (!page.idleAsked && window.requestIdleCallback) {
-    page.idleAsked = true;
-    requestIdleCallback(() => { page.idleAsked = false; if (page.sim) page.sim.idle(); });
-  }
+  askIdle();
   if (page.playing && page.tourEnd !== null && page.sim.tick === page.tourEnd) {
     setPlaying(false);
     toast('That is the end of the tour: Play stopped. The cluster is yours now.');
   }
   return page.timings;
+}
+
+// The engine's idle work, in the browser's idle time rather than inside a
+// tick: the copy of the simulator for Back that a big tick made due, and,
+// while paused, the simulator Back will take (the tick before now), so that
+// Back does not copy and replay while the person waits. Bounded work per
+// call; asked again while some remains.
+function askIdle() {
+  if (page.idleAsked || !window.requestIdleCallback) return;
+  page.idleAsked = true;
+  // With a time limit: a browser can go a long while without an idle
+  // period (headless Chromium sometimes stops having them at all).
+  requestIdleCallback(() => {
+    page.idleAsked = false;
+    if (page.sim && page.sim.idle(!page.playing)) askIdle();
+  }, { timeout: 1000 });
 }
 
 // Writes `hidden` only when it changes: a tick should touch only what changed.
@@ -237,6 +251,11 @@ function draw() {
   const t1 = performance.now();
   // Colours are handed out in the engine's order of Deployments (creation order).
   for (const a of snap.apps) appColor(a.name);
+  // The charts before any element changes: their text drawn on canvases
+  // would otherwise make the browser bring the page's style up to date in
+  // the middle of the tick (charts.js, paint).
+  charts.update(sim);
+  const tch0 = performance.now();
 
   setText($('tick'), snap.tick);
   document.body.dataset.tick = String(snap.tick);
@@ -289,8 +308,6 @@ function draw() {
   show($('btn-discard'), snap.upcomingCount > 0);
 
   const tc = performance.now();
-  charts.update(sim);
-  const tch = performance.now();
   // The balance follows the nodes' figures, the Pending pods and the
   // Deployments' templates: asked for only when one of them changed.
   if (all || changes.grid === null || changes.grid.length || changes.apps || changes.pending || snap.pendingPods !== page.drawnPending) {
@@ -305,7 +322,7 @@ function draw() {
   // At most EVENTS_PER_STEP events a tick cross, and none when none were written.
   let te = t4;
   if (snap.eventCount !== page.cursor) {
-    const events = sim.eventsSince(page.cursor, EVENTS_PER_STEP);
+    const events = sim.eventsPacked(page.cursor, EVENTS_PER_STEP);
     te = performance.now();
     prependEvents($('events'), events);
   }
@@ -316,7 +333,7 @@ function draw() {
   const t5 = performance.now();
   // Where the drawing time went, for tests/browser/perf.mjs.
   page.parts = {
-    frame: t1 - t0, header: t2 - t1, nodes: t3 - t2, tables: tc - t3, charts: tch - tc, balance: tb - tch,
+    frame: t1 - t0, header: t2 - tch0, nodes: t3 - t2, tables: tc - t3, charts: tch0 - t1, balance: tb - tc,
     compare: t4 - tb, eventsFetch: te - t4, events: t5 - te,
   };
 }
@@ -517,6 +534,7 @@ function seekTo(tick) {
     $('events').replaceChildren();
   }
   draw();
+  askIdle();
 }
 
 // ----- play / pause ------------------------------------------------------------
@@ -533,6 +551,7 @@ function setPlaying(on) {
     requestAnimationFrame(frame);
   } else {
     scheduleLink(true);
+    askIdle();
   }
 }
 
@@ -555,14 +574,44 @@ function frame(now) {
 
 // ----- the scenario in the URL -------------------------------------------------
 
-// Updates `#t=..&s=..`: at once when paused, at most once a second while playing.
+// Updates `#t=..&s=..`, off the ticks' path: `history.replaceState` costs
+// Chromium 2-65 ms (more on a busy machine), as much as a whole eviction
+// tick at 5,000 nodes. Paused, the hash is written once the page has been
+// quiet for LINK_QUIET_MS (a run of steps writes it once, after the last);
+// playing, at most once a second; either way in the browser's idle time,
+// not in the task after a tick. Copy link writes it at once, and a reload
+// right after a tick finds the newest tick (the pagehide handler in start()).
+const LINK_QUIET_MS = 250;
+
 function scheduleLink(now = false) {
   if (now || !page.playing) {
     clearTimeout(page.linkTimer);
-    page.linkTimer = setTimeout(updateLink, 0);
+    page.linkTimer = setTimeout(linkWhenIdle, now ? 0 : LINK_QUIET_MS);
   } else if (!page.linkTimer) {
-    page.linkTimer = setTimeout(updateLink, 1000);
+    page.linkTimer = setTimeout(linkWhenIdle, 1000);
   }
+}
+
+function linkWhenIdle() {
+  page.linkTimer = 0;
+  if (!window.requestIdleCallback) {
+    updateLink();
+    return;
+  }
+  if (page.linkIdle) return;
+  page.linkIdle = true;
+  requestIdleCallback(() => {
+    page.linkIdle = false;
+    updateLink();
+  }, { timeout: 1000 });
+}
+
+// The hash for the page as it is now, without waiting: the encoded scenario
+// when it is up to date, else the scenario uncompressed.
+function linkNow() {
+  const sim = page.sim;
+  const key = page.scenarioDirty || page.scenarioKey === null ? encodeScenarioNow(withTick(scenarioJson(sim), null)) : page.scenarioKey;
+  return linkHash(sim.tick, key);
 }
 
 async function updateLink() {
@@ -851,15 +900,19 @@ function wireControls() {
   });
   $('btn-back').addEventListener('click', () => {
     setPlaying(false);
+    const t0 = performance.now();
     try {
       page.sim.stepBack();
     } catch (err) {
       showProblem(message(err));
       return;
     }
+    const t1 = performance.now();
     page.cursor = 0;
     $('events').replaceChildren();
     draw();
+    page.backTimings = { engine: t1 - t0, draw: performance.now() - t1 };
+    askIdle();
   });
   $('btn-reset').addEventListener('click', () => {
     setPlaying(false);
@@ -1068,6 +1121,17 @@ async function start() {
   wireProfile({ sim: () => page.sim, act, toast });
   wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download });
 
+  // A reload right after a tick, before the hash was written: the tick the
+  // page was at (link.js, takeReloadHash).
+  takeReloadHash();
+  window.addEventListener('pagehide', () => {
+    try {
+      if (page.sim) noteHashForReload(linkNow());
+    } catch (err) {
+      // Leaving the page: the address keeps the tick last written.
+      console.warn('could not note the address for a reload:', err);
+    }
+  });
   let sim = null;
   try {
     sim = await fromLink();
@@ -1097,6 +1161,8 @@ async function start() {
     // The WebAssembly memory in bytes: the engine's whole state.
     get wasmBytes() { return engine.memory.buffer.byteLength; },
     get lastTimings() { return page.timings; },
+    // The last Back: the engine's part (Shepherd.stepBack) and the redraw.
+    get lastBack() { return page.backTimings; },
     get gridLayout() { return grid.layout; },
     seekTo,
     get charts() { return charts; },

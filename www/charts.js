@@ -156,8 +156,19 @@ class Chart {
       this.canvas.height = Math.round(HEIGHT * dpr);
       this.canvas.style.width = `${width}px`;
       this.canvas.style.height = `${HEIGHT}px`;
+      // Resizing the canvas reset its context's state, the font included.
+      this.fontSet = false;
     }
     const ctx = this.ctx;
+    // Setting a context's font makes Chromium bring the page's style up to
+    // date at once (a few milliseconds after a tick changed the tables), so
+    // it is set once per context, not per paint; and the text direction is
+    // stated, so that drawing text need not read the canvas's style either.
+    if (!this.fontSet) {
+      ctx.font = '10px system-ui, sans-serif';
+      ctx.direction = 'ltr';
+      this.fontSet = true;
+    }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, width, HEIGHT);
     const span = this.span(store);
@@ -165,7 +176,6 @@ class Chart {
     const plotH = HEIGHT - PAD.top - PAD.bottom;
 
     // Axes: the top and bottom of the scale, the first and last tick.
-    ctx.font = '10px system-ui, sans-serif';
     ctx.fillStyle = colors.muted;
     ctx.strokeStyle = colors.line;
     ctx.lineWidth = 1;
@@ -610,12 +620,16 @@ export class ChartsView {
     if (this.store.dropAhead()) this.paint();
   }
 
+  // The canvases first, then the text around them: drawing text on a
+  // canvas brings the page's style up to date first (Chromium), which costs
+  // nothing while no element changed since the last frame and milliseconds
+  // after (app.js draws the charts before the tables and the event log).
   paint(force = false) {
     const s = this.store;
+    for (const c of this.charts) c.draw(s, this.tick, this.colors, force);
     this.root.dataset.points = String(s.len);
     this.root.dataset.known = String(s.known);
     for (const c of this.charts) {
-      c.draw(s, this.tick, this.colors, force);
       if (s.len === 0) continue;
       const now = Math.min(this.tick, s.len - 1);
       const pointed = c.cursor ?? c.hover;

@@ -32,6 +32,12 @@ export async function encodeScenario(json) {
   return 'j' + toBase64Url(bytes);
 }
 
+// The same, at once and uncompressed ("j"): for when the page is being left
+// and cannot wait for the compression stream.
+export function encodeScenarioNow(json) {
+  return 'j' + toBase64Url(new TextEncoder().encode(json));
+}
+
 // The `s` parameter -> scenario JSON text. Throws with a reason a person can read.
 export async function decodeScenario(param) {
   let bytes;
@@ -59,9 +65,47 @@ export function readHash(hash = location.hash) {
   return { tick: t !== null && /^\d+$/.test(t) ? Number(t) : null, scenario: p.get('s') };
 }
 
+export function linkHash(tick, encoded) {
+  return `#t=${tick}&s=${encoded}`;
+}
+
 export function writeHash(tick, encoded) {
-  const hash = `#t=${tick}&s=${encoded}`;
+  const hash = linkHash(tick, encoded);
   if (location.hash !== hash) history.replaceState(null, '', hash);
+}
+
+// The hash is written when the page is quiet (app.js, scheduleLink), so a
+// reload right after a tick would find the address one or more ticks
+// behind; a hash written while the page is being left does not reach the
+// reload (the browser has already taken the address). So on leaving, the
+// page notes the up-to-date hash for the address it leaves (pagehide), and
+// a reload of that same address takes it back (takeReloadHash).
+const RELOAD_NOTE = 'shepherd.reload-hash';
+
+export function noteHashForReload(hash) {
+  try {
+    if (location.hash === hash) sessionStorage.removeItem(RELOAD_NOTE);
+    else sessionStorage.setItem(RELOAD_NOTE, JSON.stringify({ from: location.href, hash }));
+  } catch {
+    // Storage refused (private mode, quota): the reload shows the address's tick.
+  }
+}
+
+// On start: when this load is a reload of the address a page left with a
+// newer hash noted, that hash replaces the address's. Any other load (a
+// link, a new tab, a typed address) is taken as it is.
+export function takeReloadHash() {
+  let note = null;
+  try {
+    note = JSON.parse(sessionStorage.getItem(RELOAD_NOTE));
+    sessionStorage.removeItem(RELOAD_NOTE);
+  } catch {
+    return;
+  }
+  const nav = performance.getEntriesByType('navigation')[0];
+  if (note && typeof note.hash === 'string' && note.from === location.href && nav && nav.type === 'reload') {
+    history.replaceState(null, '', note.hash);
+  }
 }
 
 // The exported JSON with its tick replaced (or removed when tick is null).

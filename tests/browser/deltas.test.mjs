@@ -5,8 +5,9 @@
 // nodes, deploy, scale, cordon, step, Back, a change of view between cards
 // and grid; DaemonSets, some preempting, and bare Pods created, changed and
 // deleted) the copy must equal a full snapshot of the same state, the grid
-// canvas must equal a full redraw pixel for pixel, and the Deployments table
-// must equal one drawn from scratch.
+// canvas must equal a full redraw pixel for pixel, the Deployments table
+// must equal one drawn from scratch, and the event log must show the
+// engine's newest events as eventsSince gives them.
 //
 //   SHEPHERD_SEED=n  replays one run; SHEPHERD_FUZZ_OPS=n sets its length (default 60).
 import { test } from 'node:test';
@@ -61,6 +62,31 @@ async function differences(page) {
     drawApps(scratch, full.apps, { onApp: () => {} });
     const shown = document.querySelector('#apps tbody');
     if (scratch.innerHTML !== shown.innerHTML) out.push(`Deployments table: differs from one drawn from scratch:\n${shown.innerHTML.slice(0, 400)}\nvs\n${scratch.innerHTML.slice(0, 400)}`);
+    // The event log (rows built from the packed events, Shepherd.eventsPacked):
+    // the rows above the first "earlier events not shown" line are the
+    // engine's newest events, newest first, each as eventsSince gives it.
+    const rows = [...document.querySelectorAll('#events li.event')];
+    const cut = rows.findIndex((li) => li.classList.contains('skipped'));
+    const logged = cut < 0 ? rows : rows.slice(0, cut);
+    const { EVENTS_KEPT } = await import('./www/render.js');
+    if (cut < 0 && logged.length !== Math.min(EVENTS_KEPT, full.eventCount)) out.push(`event log: ${logged.length} rows, expected ${Math.min(EVENTS_KEPT, full.eventCount)} of ${full.eventCount} events`);
+    const newest = p.sim.eventsSince(0, logged.length).events.reverse();
+    const rowOf = (li) => ({
+      cls: li.className, reason: li.dataset.reason,
+      cells: [...li.children].map((c) => `${c.className}:${c.textContent}`).join(' | '),
+    });
+    const rowFor = (e) => ({
+      cls: e.type === 'Warning' ? 'event warning' : 'event normal', reason: e.reason,
+      cells: [`ev-tick:t=${e.tick}`, `ev-type${e.type === 'Warning' ? ' warning' : ''}:${e.type}`, `ev-reason:${e.reason}`, `ev-object:${e.object}`, `ev-message:${e.message}`].join(' | '),
+    });
+    for (let i = 0; i < logged.length; i++) {
+      const a = rowOf(logged[i]);
+      const b = newest[i] ? rowFor(newest[i]) : null;
+      if (canon(a) !== canon(b)) {
+        out.push(`event log row ${i}: the page shows ${canon(a)}, the engine says ${canon(b)}`);
+        break;
+      }
+    }
     return out;
   });
 }

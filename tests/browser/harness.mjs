@@ -135,6 +135,13 @@ export async function step(page, n = 1) {
   return shownTick(page);
 }
 
+// The address once the page has written it for the tick shown: the page
+// writes `#t=..&s=..` when it is quiet, not inside the tick.
+export async function settledHash(page) {
+  await page.waitForFunction(() => location.hash.startsWith(`#t=${document.body.dataset.tick}&s=`));
+  return page.evaluate(() => location.hash);
+}
+
 // Clicks Skip: the quiet ticks run up to the next one in which something happens.
 export async function skip(page) {
   const before = await shownTick(page);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, waitForEngine, shownTick, step, ROOT } from './harness.mjs';
+import { openApp, waitForEngine, shownTick, step, settledHash, ROOT } from './harness.mjs';
 
 const EXAMPLE = fs.readFileSync(path.join(ROOT, 'www', 'examples', 'three-zones.yaml'), 'utf8');
 
@@ -80,7 +80,7 @@ test('a bad manifest file is refused with its document and field, and the run st
     const { page } = app;
     assert.equal(await waitForEngine(page), 'ready');
     await step(page, 4);
-    const before = { tick: await shownTick(page), placed: await placement(page), hash: await page.evaluate(() => location.hash) };
+    const before = { tick: await shownTick(page), placed: await placement(page), hash: await settledHash(page) };
 
     // Dropped: the banner says what and where.
     const bad = EXAMPLE.replace('replicas: 6', 'replicas: six');
@@ -307,7 +307,7 @@ test('a large stream with an error at its end is refused from the worker, and th
     const { page } = app;
     assert.equal(await waitForEngine(page), 'ready');
     await step(page, 2);
-    const before = { tick: await shownTick(page), placed: await placement(page), hash: await page.evaluate(() => location.hash) };
+    const before = { tick: await shownTick(page), placed: await placement(page), hash: await settledHash(page) };
     const text = `${bigStream(300, 300)}---\napiVersion: v1\nkind: Node\nmetadata:\n  name: last\nstatus:\n  allocatable:\n    cpu: lots\n`;
     assert.ok(text.length > 256 * 1024, 'large enough for the worker');
     await dropFile(page, 'big-broken.yaml', text);
@@ -331,7 +331,7 @@ test('a large import cancelled while the worker reads changes nothing', async ()
     const { page } = app;
     assert.equal(await waitForEngine(page), 'ready');
     await step(page, 2);
-    const before = { tick: await shownTick(page), placed: await placement(page), hash: await page.evaluate(() => location.hash) };
+    const before = { tick: await shownTick(page), placed: await placement(page), hash: await settledHash(page) };
     await dropFile(page, 'cluster.yaml', bigStream(2000, 2000));
     await page.waitForSelector('#manifests-progress:not([hidden])');
     await page.click('#manifests-cancel');

@@ -197,3 +197,43 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
     await app.close();
   }
 });
+
+test('the address follows the page when it is quiet, and a reload or Copy link right after a step has the newest tick', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await app.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    await waitForEngine(page);
+    // Several steps in a row: the address is written once the page is quiet.
+    const tick = await step(page, 4);
+    const url = await hashAtTick(page);
+    assert.match(url, new RegExp(`#t=${tick}&s=`));
+    // A reload at once after a step, before the page wrote the address.
+    await page.click('#btn-step');
+    const want = await picture(page);
+    await page.reload();
+    await waitForEngine(page);
+    assert.equal(await page.evaluate(() => document.body.dataset.from), 'link');
+    assert.deepEqual(await picture(page), want, 'a reload right after a step restores the newest tick');
+    assert.equal(await shownTick(page), tick + 1);
+    // Copy link at once after a step: the copied link holds the newest tick.
+    await page.click('#btn-step');
+    await page.click('#btn-link');
+    await page.waitForFunction(() => /Link copied/.test(document.getElementById('toast').textContent));
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.match(copied, new RegExp(`#t=${tick + 2}&s=`));
+    const tab = await app.page.context().newPage();
+    await tab.goto(copied);
+    await waitForEngine(tab);
+    assert.deepEqual(await picture(tab), await picture(page));
+    await tab.close();
+    // A fresh load of an older link is taken as it is (only a reload takes the newer tick).
+    await page.goto('about:blank');
+    await page.goto(url);
+    await waitForEngine(page);
+    assert.equal(await shownTick(page), tick);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});

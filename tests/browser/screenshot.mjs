@@ -3,7 +3,7 @@
 // - the guided tour at a telling tick (default 67: node-1 NotReady for 10 s,
 //   its pods counting down their 300 s of tolerationSeconds, a pod Pending)
 //   -> out.png (default docs/screenshot.png);
-//   failure, recovery and rolling update -> docs/charts.png;
+//   failure, recovery and rolling update (tick LATER) -> docs/charts.png;
 // - the compare view: the tour (binpack) against default-scheduler at the
 //   same tick -> docs/compare.png.
 // The panels are captured as elements, narrow, so each PNG stays small
@@ -16,8 +16,9 @@ const tick = Number(process.argv[2] || 67);
 const out = path.resolve(process.argv[3] || path.join(ROOT, 'docs', 'screenshot.png'));
 const docs = path.join(ROOT, 'docs');
 // The tour's tick for the charts and the compare view: after node-1 failed
-// and recovered and web rolled to v2.
-const LATER = 30;
+// (NotReady at tick 57) and recovered (tick 360) and web rolled to v2 (from
+// tick 364), before node-2 is drained (tick 372).
+const LATER = 371;
 
 function said(file) {
   console.log(`${file} (${Math.round(fs.statSync(file).size / 1024)} KB)`);
@@ -46,7 +47,9 @@ const narrow = await openApp({ viewport: { width: 900, height: 1000 } });
 try {
   const { page } = narrow;
   if ((await waitForEngine(page)) !== 'ready') throw new Error(await page.textContent('#status'));
-  await step(page, LATER);
+  // Quietly to the tick before, then one Step as a person would click it.
+  await page.evaluate((t) => window.shepherdPage.sim.run(t), LATER - 1);
+  await step(page, 1);
   await quiet(page);
   fs.mkdirSync(docs, { recursive: true });
   const charts = path.join(docs, 'charts.png');

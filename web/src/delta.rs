@@ -215,6 +215,76 @@ impl Sent {
     }
 }
 
+/// Separates two event rows in [`PackedEvents::text`] (ASCII record separator).
+pub const ROW_SEP: char = '\u{1e}';
+/// Separates the fields of one row (ASCII unit separator).
+pub const FIELD_SEP: char = '\u{1f}';
+
+/// The events after a cursor as one string: a node's eviction writes one to
+/// two hundred events in a tick, and as objects each row crossed the wasm
+/// boundary as five strings and an object (a thousand crossings a tick);
+/// packed, the page gets one string and splits it.
+///
+/// `text` holds the rows oldest first, separated by [`ROW_SEP`]; each row is
+/// `tick`, `type`, `reason`, `object`, `message`, separated by
+/// [`FIELD_SEP`]. The two separators are control characters that no name or
+/// message needs; any that a field holds is written as U+FFFD, so the split
+/// always gives `count` rows of five fields. The same rows as
+/// [`view::events_since`] (tests/browser/deltas.test.mjs compares the event
+/// log the page shows with them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PackedEvents {
+    /// Pass this back to get the events after these.
+    pub cursor: u32,
+    /// Events after the old cursor that were left out to keep within the limit.
+    pub skipped: u32,
+    /// Rows in `text`.
+    pub count: u32,
+    pub text: String,
+}
+
+fn push_field(out: &mut String, field: &str) {
+    if field.contains([ROW_SEP, FIELD_SEP]) {
+        out.extend(field.chars().map(|ch| {
+            if ch == ROW_SEP || ch == FIELD_SEP {
+                char::REPLACEMENT_CHARACTER
+            } else {
+                ch
+            }
+        }));
+    } else {
+        out.push_str(field);
+    }
+}
+
+/// [`view::events_since`], packed into one string (see [`PackedEvents`]).
+pub fn events_packed(c: &Cluster, cursor: u32, limit: u32) -> PackedEvents {
+    let page = view::events_since(c, cursor, limit);
+    let mut text = String::with_capacity(page.events.len() * 120);
+    for (i, e) in page.events.iter().enumerate() {
+        if i > 0 {
+            text.push(ROW_SEP);
+        }
+        use std::fmt::Write;
+        // Writing into a String cannot fail.
+        let _ = write!(text, "{}", e.tick);
+        text.push(FIELD_SEP);
+        push_field(&mut text, e.type_);
+        text.push(FIELD_SEP);
+        push_field(&mut text, e.reason);
+        text.push(FIELD_SEP);
+        push_field(&mut text, &e.object);
+        text.push(FIELD_SEP);
+        push_field(&mut text, &e.message);
+    }
+    PackedEvents {
+        cursor: page.cursor,
+        skipped: page.skipped,
+        count: page.events.len() as u32,
+        text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,5 +461,78 @@ mod tests {
         assert_eq!((f.apps, f.pending, f.nodes), (None, None, None));
         assert!(!f.cards);
         assert_eq!(f.header.tick, 6);
+    }
+
+    /// The packed rows split back into fields.
+    fn unpack(p: &PackedEvents) -> Vec<Vec<String>> {
+        if p.text.is_empty() {
+            return Vec::new();
+        }
+        p.text
+            .split(ROW_SEP)
+            .map(|r| r.split(FIELD_SEP).map(String::from).collect())
+            .collect()
+    }
+
+    #[test]
+    fn packed_events_are_the_rows_of_events_since() {
+        let mut s = Session::new(5, Profile::bin_pack());
+        s.submit(Action::Generate {
+            nodes: 20,
+            pods_per_node: 8,
+        })
+        .unwrap();
+        s.run(3);
+        s.submit(Action::FailNode {
+            node: "node-2".into(),
+        })
+        .unwrap();
+        s.run(360);
+        let c = s.simulator().cluster();
+        let total = c.events().len() as u32;
+        assert!(total > 200, "the run writes enough events to page: {total}");
+        for (cursor, limit) in [
+            (0, u32::MAX),
+            (0, 50),
+            (total - 30, 100),
+            (total, 10),
+            (total + 5, 10),
+        ] {
+            let want = view::events_since(c, cursor, limit);
+            let got = events_packed(c, cursor, limit);
+            assert_eq!(
+                (got.cursor, got.skipped),
+                (want.cursor, want.skipped),
+                "cursor {cursor}, limit {limit}"
+            );
+            assert_eq!(
+                got.count as usize,
+                want.events.len(),
+                "cursor {cursor}, limit {limit}"
+            );
+            let rows: Vec<Vec<String>> = want
+                .events
+                .iter()
+                .map(|e| {
+                    vec![
+                        e.tick.to_string(),
+                        e.type_.into(),
+                        e.reason.into(),
+                        e.object.clone(),
+                        e.message.clone(),
+                    ]
+                })
+                .collect();
+            assert_eq!(unpack(&got), rows, "cursor {cursor}, limit {limit}");
+        }
+    }
+
+    #[test]
+    fn a_separator_inside_a_field_cannot_split_it() {
+        let mut out = String::new();
+        push_field(&mut out, "a\u{1e}b\u{1f}c");
+        assert_eq!(out, "a\u{fffd}b\u{fffd}c");
+        push_field(&mut out, "plain");
+        assert_eq!(out, "a\u{fffd}b\u{fffd}cplain");
     }
 }

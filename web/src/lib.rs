@@ -10,7 +10,8 @@
 //!   and changes nothing.
 //! - Reads: `snapshot(withNodes)` for what the page draws (plain objects),
 //!   `nodeGrid()` for large clusters (one `Uint32Array`), `eventsSince(cursor,
-//!   limit)` for the event log, `explain(pod)` for every node's verdict.
+//!   limit)` for the event log (`eventsPacked`: the same rows as one string,
+//!   what the page draws from), `explain(pod)` for every node's verdict.
 //! - Manifests: `importManifests(text)` builds a new session from Kubernetes
 //!   manifests (all or nothing, with warnings), `exportManifests()` writes the
 //!   cluster back as manifests ([`manifests`]).
@@ -231,10 +232,19 @@ impl Shepherd {
         self.session.step_back().map(|t| t as f64).map_err(err)
     }
 
-    /// Work for idle time: takes the copy of the simulator for Back that a
-    /// big tick made due (otherwise the next tick takes it first).
-    pub fn idle(&mut self) {
-        self.session.idle();
+    /// Work for idle time, a bounded amount per call: frees what Back
+    /// replaced, takes the copy of the simulator for Back that a big tick
+    /// made due (otherwise the next tick takes it first), and with
+    /// `prepareBack` readies the simulator Back will take (see
+    /// `session::Checkpoints`). Returns whether work remains.
+    pub fn idle(&mut self, prepare_back: bool) -> bool {
+        self.session.idle(prepare_back)
+    }
+
+    /// The tick of the simulator readied for Back, or `undefined`.
+    #[wasm_bindgen(js_name = spareTick)]
+    pub fn spare_tick(&self) -> Option<f64> {
+        self.session.spare_tick().map(|t| t as f64)
     }
 
     /// The ticks of the copies of the simulator kept for Back (at most
@@ -678,6 +688,19 @@ impl Shepherd {
     #[wasm_bindgen(js_name = eventsSince)]
     pub fn events_since(&self, cursor: u32, limit: u32) -> Result<JsValue, JsError> {
         to_js(&self.session.events_since(cursor, limit))
+    }
+
+    /// The same events as `eventsSince`, packed into one string for the
+    /// event log (see `delta.rs`, `PackedEvents`): `{cursor, skipped, count,
+    /// text}`, rows oldest first separated by U+001E, each row's `tick`,
+    /// `type`, `reason`, `object` and `message` separated by U+001F.
+    #[wasm_bindgen(js_name = eventsPacked)]
+    pub fn events_packed(&self, cursor: u32, limit: u32) -> Result<JsValue, JsError> {
+        to_js(&delta::events_packed(
+            self.session.simulator().cluster(),
+            cursor,
+            limit,
+        ))
     }
 
     /// Why a pod is where it is, or why it is not anywhere: every node's

@@ -28,6 +28,9 @@ pub struct Session {
     /// Copies of the simulator at earlier ticks, so Back replays from the
     /// nearest one instead of from the seed (see [`Checkpoints`]).
     checkpoints: Checkpoints,
+    /// Counts the changes to `log`: a simulator given the script at one
+    /// version need not be given it again while the version stays.
+    script_version: u64,
 }
 
 /// At most this many copies of the simulator are kept for Back: the memory
@@ -43,9 +46,27 @@ pub const MAX_CHECKPOINTS: usize = 2;
 /// about one copy's worth of work. Ticks are a function of the seed and the
 /// script, so a copy is the state a replay from the seed would reach; a copy
 /// made before the script changed at or before its tick is dropped.
-#[derive(Clone, Debug, Default)]
+///
+/// Besides the kept copies, one spare: a simulator at the tick before now,
+/// made ready in idle time ([`Session::idle`] with `prepare_back`) from the
+/// newest copy before it, so that Back takes it as it is instead of copying
+/// and replaying while the person waits (the copy alone is tens of
+/// milliseconds at 5,000 nodes). Back leaves the simulator it replaced
+/// for idle time to free, after which the spare for the next Back is made:
+/// the memory holds the live simulator, the kept copies and one more.
+#[derive(Debug, Default)]
 pub struct Checkpoints {
     kept: Vec<(u64, Simulator)>,
+    /// A simulator at some tick before now (`spare.0`), ready to become the
+    /// live one; only while no action changed the script at or before it.
+    spare: Option<(u64, Simulator)>,
+    /// The version of the script ([`Session`]'s `script_version`) the spare
+    /// was last given; `None` when it has not been given one since it was
+    /// copied. Building the script from the log is thousands of events for
+    /// a generated cluster: it is done only when the script changed.
+    spare_script: Option<u64>,
+    /// The simulator that Back replaced, freed in idle time.
+    retired: Option<Simulator>,
     /// The work since the last copy reached a copy's cost: the next copy is
     /// taken before the next tick or when the page is idle ([`Session::idle`]),
     /// so the tick that did the work does not also pay for the copy.
@@ -55,6 +76,26 @@ pub struct Checkpoints {
     work: u64,
     events_seen: usize,
 }
+
+/// A copy of a session keeps the copies, not the spare (made again when
+/// needed) nor the simulator waiting to be freed.
+impl Clone for Checkpoints {
+    fn clone(&self) -> Self {
+        Checkpoints {
+            kept: self.kept.clone(),
+            spare: None,
+            spare_script: None,
+            retired: None,
+            due: self.due,
+            work: self.work,
+            events_seen: self.events_seen,
+        }
+    }
+}
+
+/// The most ticks one call of [`Session::idle`] replays on the spare: a
+/// bounded amount of work per idle callback.
+pub const SPARE_TICKS_PER_IDLE: u64 = 64;
 
 impl Checkpoints {
     /// What copying this simulator costs, in the same units as `work`.
@@ -108,15 +149,34 @@ impl Checkpoints {
     /// The script changed at `tick`: copies from that tick on no longer hold.
     fn invalidate_from(&mut self, tick: u64) {
         self.kept.retain(|(t, _)| *t < tick);
+        if self.spare.as_ref().is_some_and(|(t, _)| *t >= tick) {
+            self.spare = None;
+            self.spare_script = None;
+        }
     }
 
-    /// The newest copy at or before `tick`, as a fresh simulator.
-    fn restore(&self, tick: u64) -> Option<Simulator> {
+    /// Whether a restore to `tick` takes the spare: it is at or before
+    /// `tick`, and no kept copy is nearer.
+    fn spare_serves(&self, tick: u64) -> bool {
+        match &self.spare {
+            Some((s, _)) if *s <= tick => !self.kept.iter().any(|(k, _)| *k <= tick && *k > *s),
+            _ => false,
+        }
+    }
+
+    /// The newest copy at or before `tick`, as a fresh simulator: the spare
+    /// itself when it serves ([`Checkpoints::spare_serves`]), else a copy of
+    /// the newest kept one.
+    fn restore(&mut self, tick: u64) -> Option<Simulator> {
+        if self.spare_serves(tick) {
+            self.spare_script = None;
+            return self.spare.take().map(|(_, sim)| sim);
+        }
         self.kept
             .iter()
             .rev()
             .find(|(t, _)| *t <= tick)
-            .map(|(_, s)| s.clone())
+            .map(|(_, sim)| sim.clone())
     }
 
     /// After a restore or replay to `tick`: the work is counted from there.
@@ -144,6 +204,7 @@ impl Session {
             notes: Vec::new(),
             series,
             checkpoints: Checkpoints::default(),
+            script_version: 0,
         }
     }
 
@@ -201,6 +262,7 @@ impl Session {
     ) -> Result<Session, String> {
         let mut me = Session::new(seed, profile);
         me.log = log;
+        me.script_version += 1;
         me.replay_to(tick)?;
         Ok(me)
     }
@@ -222,21 +284,33 @@ impl Session {
             ));
         }
         let seed = self.sim.seed();
-        let mut script: Vec<(u64, Event)> = Vec::new();
-        for e in &self.log {
-            for ev in e.action.to_events(seed)? {
-                script.push((e.tick, ev));
-            }
-        }
+        // The spare was given the script as it is: no need to build it.
+        let spare_has_script = self.checkpoints.spare_serves(tick)
+            && self.checkpoints.spare_script == Some(self.script_version);
+        let script = if spare_has_script {
+            Vec::new()
+        } else {
+            self.script()?
+        };
         // From the newest copy at or before `tick` when there is one, with
         // the script as it is now; else from the seed. Nothing below can
-        // fail, so the live simulator goes first: the page's memory (which
-        // never shrinks) then holds at most the live state and the kept
-        // copies, not a third copy while Back restores.
-        self.sim = Simulator::new(seed, self.profile.clone());
+        // fail. When the spare serves, the live simulator is set aside for
+        // idle time to free (the memory already held it and the spare);
+        // otherwise it goes first: the page's memory (which never shrinks)
+        // then holds the live state and the kept copies, not one more copy
+        // while Back restores.
+        let live = std::mem::replace(&mut self.sim, Simulator::new(seed, self.profile.clone()));
+        if self.checkpoints.spare_serves(tick) {
+            // One simulator waits to be freed at most: an older one goes now.
+            self.checkpoints.retired = Some(live);
+        } else {
+            drop(live);
+        }
         let mut sim = match self.checkpoints.restore(tick) {
             Some(mut copy) => {
-                copy.reschedule(&script);
+                if !spare_has_script {
+                    copy.reschedule(&script);
+                }
                 copy
             }
             None => Simulator::with_script(seed, self.profile.clone(), script),
@@ -269,10 +343,90 @@ impl Session {
         &self.sim
     }
 
-    /// Takes the copy for Back that is due, if one is (the page calls this
-    /// when it is idle; otherwise the next tick takes it first).
-    pub fn idle(&mut self) {
+    /// The script as engine events, from the log: what a replay fires.
+    fn script(&self) -> Result<Vec<(u64, Event)>, String> {
+        let seed = self.sim.seed();
+        let mut script: Vec<(u64, Event)> = Vec::new();
+        for e in &self.log {
+            for ev in e.action.to_events(seed)? {
+                script.push((e.tick, ev));
+            }
+        }
+        Ok(script)
+    }
+
+    /// Work for idle time, a bounded amount per call: frees the simulator
+    /// Back replaced, takes the copy for Back that is due (otherwise the
+    /// next tick takes it first), and with `prepare_back` brings the spare
+    /// (see [`Checkpoints`]) to the tick before now: a copy of the newest
+    /// kept copy before that tick, then at most [`SPARE_TICKS_PER_IDLE`]
+    /// ticks of replay per call. Returns whether work remains (call again
+    /// when idle).
+    pub fn idle(&mut self, prepare_back: bool) -> bool {
+        if self.checkpoints.retired.take().is_some() {
+            return true;
+        }
         self.checkpoints.take_due(&self.sim);
+        let now = self.sim.tick();
+        if !prepare_back || now == 0 {
+            return false;
+        }
+        let target = now - 1;
+        let cp = &mut self.checkpoints;
+        let usable = cp.spare.as_ref().is_some_and(|(t, _)| *t <= target);
+        // A kept copy nearer than the spare: start the spare from it instead.
+        let nearer = cp
+            .kept
+            .iter()
+            .rev()
+            .find(|(t, _)| *t <= target)
+            .filter(|(t, _)| !usable || cp.spare.as_ref().is_some_and(|(s, _)| *s < *t))
+            .map(|(t, sim)| (*t, sim));
+        if let Some((t, sim)) = nearer {
+            // The old spare goes before the copy is made: one more
+            // simulator in memory at most.
+            cp.spare = None;
+            cp.spare_script = None;
+            let copy = sim.clone();
+            cp.spare = Some((t, copy));
+            return t < target;
+        }
+        if !usable {
+            // No copy before now to start from: Back replays from the seed.
+            cp.spare = None;
+            cp.spare_script = None;
+            return false;
+        }
+        let behind = self
+            .checkpoints
+            .spare
+            .as_ref()
+            .is_some_and(|(t, _)| *t < target);
+        if behind && self.checkpoints.spare_script != Some(self.script_version) {
+            let Ok(script) = self.script() else {
+                self.checkpoints.spare = None;
+                self.checkpoints.spare_script = None;
+                return false;
+            };
+            if let Some((_, spare)) = self.checkpoints.spare.as_mut() {
+                spare.reschedule(&script);
+                self.checkpoints.spare_script = Some(self.script_version);
+            }
+        }
+        let Some((t, spare)) = self.checkpoints.spare.as_mut() else {
+            return false;
+        };
+        if *t < target {
+            let n = (target - *t).min(SPARE_TICKS_PER_IDLE);
+            spare.run(n);
+            *t = spare.tick();
+        }
+        *t < target
+    }
+
+    /// The tick of the spare simulator for Back, if one is kept (see [`Checkpoints`]).
+    pub fn spare_tick(&self) -> Option<u64> {
+        self.checkpoints.spare.as_ref().map(|(t, _)| *t)
     }
 
     /// The ticks of the copies kept for Back.
@@ -365,6 +519,7 @@ impl Session {
         self.notes.retain(|n| n.tick <= now);
         let dropped = before - self.log.len();
         if dropped > 0 {
+            self.script_version += 1;
             self.replay_to(now)?;
         }
         Ok(dropped)
@@ -407,6 +562,7 @@ impl Session {
         // In tick order, after every entry of the same tick: the order the engine fires them.
         let at = self.log.partition_point(|e| e.tick <= tick);
         self.log.insert(at, Entry { tick, action });
+        self.script_version += 1;
         Ok(format!("{what} (queued for tick {tick})"))
     }
 
@@ -565,5 +721,88 @@ mod tests {
         s.run(3);
         s.step_back().unwrap();
         assert_eq!(seen(&s), seen(&from_seed(&s)));
+    }
+
+    /// Idle time until the session has no more idle work.
+    fn settle(s: &mut Session) {
+        let mut calls = 0;
+        while s.idle(true) {
+            calls += 1;
+            assert!(calls < 10_000, "idle work ends");
+        }
+    }
+
+    #[test]
+    fn back_from_the_spare_is_the_replay_from_the_seed() {
+        for profile in [Profile::bin_pack(), Profile::kube_scheduler()] {
+            let mut s = Session::new(13, profile);
+            s.submit(Action::Generate {
+                nodes: 120,
+                pods_per_node: 15,
+            })
+            .unwrap();
+            s.run(2);
+            s.submit(Action::FailNode {
+                node: "node-4".into(),
+            })
+            .unwrap();
+            // Past the spare's bounded replay per idle call.
+            s.run(SPARE_TICKS_PER_IDLE + 40);
+            settle(&mut s);
+            assert_eq!(
+                s.spare_tick(),
+                Some(s.tick() - 1),
+                "the spare waits at the tick before now"
+            );
+            for round in 0..4 {
+                s.step_back().unwrap();
+                assert_eq!(s.spare_tick(), None, "Back took the spare");
+                assert_eq!(
+                    seen(&s),
+                    seen(&from_seed(&s)),
+                    "Back {round} to tick {}",
+                    s.tick()
+                );
+                settle(&mut s);
+                assert_eq!(s.spare_tick(), Some(s.tick() - 1));
+            }
+            // Steps forward: the spare follows, a tick behind.
+            s.run(3);
+            settle(&mut s);
+            assert_eq!(s.spare_tick(), Some(s.tick() - 1));
+            // An action queued for the next tick leaves the spare (before now)
+            // valid; Back then replays the action's tick from it.
+            s.submit(Action::Scale {
+                app: s.snapshot(false).apps[0].name.clone(),
+                replicas: 2,
+            })
+            .unwrap();
+            s.run(2);
+            s.step_back().unwrap();
+            assert_eq!(
+                seen(&s),
+                seen(&from_seed(&s)),
+                "Back over the action, tick {}",
+                s.tick()
+            );
+            settle(&mut s);
+            s.step_back().unwrap();
+            assert_eq!(
+                seen(&s),
+                seen(&from_seed(&s)),
+                "Back to the action's tick {}",
+                s.tick()
+            );
+            // Without prepare_back (the page plays), no spare is made.
+            let mut t = Session::new(2, Profile::bin_pack());
+            t.submit(Action::Generate {
+                nodes: 50,
+                pods_per_node: 10,
+            })
+            .unwrap();
+            t.run(5);
+            while t.idle(false) {}
+            assert_eq!(t.spare_tick(), None);
+        }
     }
 }

@@ -463,6 +463,62 @@ fn fuzz_session_actions() {
     });
 }
 
+/// Random actions, ticks, idle time (which readies the spare simulator Back
+/// takes, or does not while "playing") and Back: after each Back the run is
+/// the one a replay of its script from the seed reaches (the same events,
+/// the same view), whether Back took the spare, a kept copy or the seed.
+#[test]
+fn fuzz_back_after_idle() {
+    fuzz("fuzz_back_after_idle", ops() / 4, |seed| {
+        let mut rng = Prng::new(seed);
+        let mut s = Session::new(seed, ScorePolicy::BinPack);
+        // A first tick big enough to be worth a kept copy, so that the spare
+        // has one to start from.
+        s.submit(Action::Generate {
+            nodes: rng.range(20, 40) as u32,
+            pods_per_node: rng.range(10, 20) as u32,
+        })
+        .map_err(|e| format!("generate refused: {e}"))?;
+        for step in 0..rng.range(5, 30) {
+            let _ = s.submit(action(&mut rng));
+            if rng.chance(50) {
+                s.run(rng.range(1, 4));
+            }
+            if rng.chance(40) {
+                let prepare = rng.chance(80);
+                let mut calls = 0;
+                while s.idle(prepare) {
+                    calls += 1;
+                    if calls > 10_000 {
+                        return Err(format!("step {step}: idle work does not end"));
+                    }
+                }
+            }
+            if rng.chance(30) && s.tick() > 0 {
+                s.step_back()
+                    .map_err(|e| format!("step {step}: Back refused: {e}"))?;
+                let fresh = Session::replayed(
+                    seed,
+                    ScorePolicy::BinPack.into(),
+                    s.log().to_vec(),
+                    s.tick(),
+                )
+                .map_err(|e| format!("step {step}: the replay from the seed failed: {e}"))?;
+                if s.simulator().cluster().rendered_events()
+                    != fresh.simulator().cluster().rendered_events()
+                    || s.snapshot(true) != fresh.snapshot(true)
+                {
+                    return Err(format!(
+                        "step {step}: Back to tick {} differs from the replay from the seed",
+                        s.tick()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    });
+}
+
 /// The tour's document, mutated: each import either replays or is refused
 /// with a bounded message that names what was wrong.
 #[test]
