@@ -347,13 +347,23 @@ fn a_daemonset_pod_preempts_on_its_node_and_explain_shows_it() {
     assert_eq!(v["priority"], 2000001000);
     let pre = &v["preemption"];
     assert_eq!(pre["node"], "node-1", "{out}");
-    assert_eq!(pre["candidates"].as_array().map(|a| a.len()), Some(1), "{out}");
+    assert_eq!(
+        pre["candidates"].as_array().map(|a| a.len()),
+        Some(1),
+        "{out}"
+    );
     let victims = pre["candidates"][0]["victims"].as_array().expect("victims");
     assert_eq!(victims.len(), 1, "{out}");
-    assert!(victims[0].as_str().is_some_and(|n| n.starts_with("batch-")), "{out}");
+    assert!(
+        victims[0].as_str().is_some_and(|n| n.starts_with("batch-")),
+        "{out}"
+    );
     let (code, out, err) = run(&then("simulate"));
     assert_eq!(code, 0, "{err}");
     // Two replacements (priority 50, preemptionPolicy Never) wait.
     assert!(out.contains("pending (2):"), "{out}");
-    assert!(out.contains("node-agent-0") && out.contains("node-agent-1"), "{out}");
+    assert!(
+        out.contains("node-agent-0") && out.contains("node-agent-1"),
+        "{out}"
+    );
 }
