@@ -1479,11 +1479,7 @@ impl Cluster {
         let tt = profile.weight(Plugin::TaintToleration);
         let w_spread = profile.weight(Plugin::PodTopologySpread).unwrap_or(0);
         let spread = w_spread > 0 && !b.soft.is_empty();
-        let zone_topo = if spread {
-            b.soft.get(1).and_then(|z| z.topo)
-        } else {
-            None
-        };
+        let zone_topo = if spread { zone_topo(b) } else { None };
         let stride = zone_topo.map_or(1, |t| self.topologies[t as usize].domains.len() + 1);
         let mut feasible = core::mem::take(&mut b.feasible);
         let mut classes = core::mem::take(&mut b.feasible_slots);
@@ -1659,10 +1655,7 @@ impl Cluster {
         if b.soft.is_empty() {
             return 0;
         }
-        let d = b
-            .soft
-            .get(1)
-            .and_then(|z| z.topo)
+        let d = zone_topo(b)
             .and_then(|t| self.topologies[t as usize].node_domain[i])
             .map_or(stride - 1, |d| d as usize);
         (b.soft[0].per_node[i] as usize * stride + d) as u32
@@ -1672,10 +1665,7 @@ impl Cluster {
         if b.soft.is_empty() {
             return 1;
         }
-        b.soft
-            .get(1)
-            .and_then(|z| z.topo)
-            .map_or(1, |t| self.topologies[t as usize].domains.len() + 1)
+        zone_topo(b).map_or(1, |t| self.topologies[t as usize].domains.len() + 1)
     }
 
     /// Lends the batch the sample index kept for its key, caught up with
@@ -1694,11 +1684,7 @@ impl Cluster {
         let key = cache::IndexKey {
             statics: b.static_key.clone(),
             local: b.local_key,
-            zones: if b.soft.is_empty() {
-                None
-            } else {
-                b.soft.get(1).and_then(|z| z.topo).map(|t| (t, stride))
-            },
+            zones: zone_topo(b).map(|t| (t, stride)),
             slots: n,
         };
         let k = profile.feasible_nodes_to_find(b.live_nodes) as u64;
@@ -1743,11 +1729,8 @@ impl Cluster {
             }
             if fresh {
                 // Loaded slot by slot, summarised once at the end.
-                if !self.hot[i].removed && self.feasible_fast(i, b, profile) {
-                    let c = self.class_of(b, i, stride);
-                    let l = self.local_cached(i, b, profile);
-                    ix.blocks.load(i, c, l);
-                }
+                let (c, l) = self.slot_entry(b, i, stride, profile);
+                ix.blocks.load(i, c, l);
                 ix.filed[i] = stamp;
             } else if ix.filed[i] != stamp || own {
                 self.file(b, &mut ix, i, stride, profile);
@@ -1758,14 +1741,7 @@ impl Cluster {
         }
         #[cfg(debug_assertions)]
         for i in 0..n {
-            let want = if !self.hot[i].removed && self.feasible_fast(i, b, profile) {
-                (
-                    self.class_of(b, i, stride),
-                    self.local_cached(i, b, profile),
-                )
-            } else {
-                (sample_index::NONE, 0)
-            };
+            let want = self.slot_entry(b, i, stride, profile);
             let got = ix.blocks.get(i);
             assert!(
                 got.0 == want.0 && (want.0 == sample_index::NONE || got.1 == want.1),
@@ -1773,6 +1749,25 @@ impl Cluster {
             );
         }
         b.index = Some(ix);
+    }
+
+    /// What slot `i` holds in batch `b`'s index: the node's spread class
+    /// and node-local score, or `NONE` when the node is not feasible.
+    fn slot_entry(
+        &mut self,
+        b: &mut Batch,
+        i: usize,
+        stride: usize,
+        profile: &Profile,
+    ) -> (u32, i64) {
+        if !self.hot[i].removed && self.feasible_fast(i, b, profile) {
+            (
+                self.class_of(b, i, stride),
+                self.local_cached(i, b, profile),
+            )
+        } else {
+            (sample_index::NONE, 0)
+        }
     }
 
     /// Files slot `i` in `ix` as the node is now, for batch `b`.
@@ -1784,13 +1779,8 @@ impl Cluster {
         stride: usize,
         profile: &Profile,
     ) {
-        if !self.hot[i].removed && self.feasible_fast(i, b, profile) {
-            let c = self.class_of(b, i, stride);
-            let l = self.local_cached(i, b, profile);
-            ix.blocks.set(i, c, l);
-        } else {
-            ix.blocks.set(i, sample_index::NONE, 0);
-        }
+        let (c, l) = self.slot_entry(b, i, stride, profile);
+        ix.blocks.set(i, c, l);
         ix.filed[i] = self.hot[i].stamp;
     }
 
@@ -2661,6 +2651,12 @@ mod tests {
             }
         }
     }
+}
+
+/// The topology of the fast cycle's zone constraint (the system defaults'
+/// second one), if the batch has one.
+fn zone_topo(b: &Batch) -> Option<u32> {
+    b.soft.get(1).and_then(|z| z.topo)
 }
 
 /// The plan for `local_planned`, when NodeResourcesFit scores LeastAllocated
