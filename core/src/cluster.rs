@@ -1548,6 +1548,7 @@ impl Cluster {
         let mut h = HotNode::of(&self.nodes[id.0 as usize]);
         h.stamp = self.stamp_clock;
         self.hot[id.0 as usize] = h;
+        self.caches.stamped(id.0, self.stamp_clock);
     }
 
     fn refresh_domains(&mut self, id: NodeId) {

@@ -23,7 +23,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::affinity::NodeSelectorTerm;
+use crate::affinity::{NodeSelectorTerm, PreferredSchedulingTerm};
 use crate::model::{Labels, Resources, Toleration};
 
 use super::profile::Profile;
@@ -89,6 +89,8 @@ pub(crate) struct IndexKey {
     /// The topology of the zone constraint and the class stride (domains
     /// + 1), `None` without spread classes.
     pub zones: Option<(u32, usize)>,
+    /// The preferred node affinity terms a class holds (empty without).
+    pub preferred: Vec<PreferredSchedulingTerm>,
     pub slots: usize,
 }
 
@@ -101,6 +103,11 @@ pub(crate) struct KeptIndex {
     pub blocks: super::sample_index::Blocks,
     /// Per slot, the node's stamp when it was filed ([`NEVER`]: refile).
     pub filed: Vec<u64>,
+    /// Every node stamped up to this clock is filed at its stamp, except
+    /// the slots in `pending` (the journal names the ones stamped since).
+    pub synced: u64,
+    /// Slots marked to refile (`filed` is [`NEVER`] for each).
+    pub pending: Vec<u32>,
     used: u64,
 }
 
@@ -113,13 +120,18 @@ impl KeptIndex {
             key,
             blocks,
             filed: alloc::vec![NEVER; n],
+            synced: 0,
+            pending: Vec::new(),
             used: 0,
         })
     }
 
     /// Marks slot `i` to be filed again by the next batch that lends it.
     pub fn stale(&mut self, i: usize) {
-        self.filed[i] = NEVER;
+        if self.filed[i] != NEVER {
+            self.filed[i] = NEVER;
+            self.pending.push(i as u32);
+        }
     }
 }
 
@@ -151,7 +163,16 @@ pub(crate) struct Caches {
     /// Per key without a kept index: the node visits its batches' scans
     /// were expected to cost since (see [`Caches::scan_work`]).
     work: Vec<(IndexKey, u64)>,
+    /// The node slot each stamp after `journal_base` went to, in order:
+    /// what changed since an index was last filed, without reading every
+    /// node's stamp. At most [`JOURNAL_MAX`] entries (the oldest half is
+    /// dropped; an index older than what is left reads every stamp).
+    journal: Vec<u32>,
+    journal_base: u64,
 }
+
+/// The journal's bound: 256 KB.
+const JOURNAL_MAX: usize = 1 << 16;
 
 fn take<K: PartialEq, T: Copy + Default>(list: &mut Vec<Entry<K, T>>, key: &K) -> Option<Slots<T>> {
     let at = list.iter().position(|e| &e.key == key)?;
@@ -227,6 +248,28 @@ impl Caches {
         }
         self.work.retain(|(k, _)| k != &ix.key);
         self.indexes.push(ix);
+    }
+
+    /// Notes that node slot `node` was given `stamp` (the cluster's clock
+    /// moves by one per change, so the journal is indexed by stamp).
+    pub fn stamped(&mut self, node: u32, stamp: u64) {
+        if stamp != self.journal_base + self.journal.len() as u64 + 1 {
+            // A clock that jumped (never expected): start again from here.
+            self.journal.clear();
+            self.journal_base = stamp - 1;
+        } else if self.journal.len() >= JOURNAL_MAX {
+            self.journal.drain(..JOURNAL_MAX / 2);
+            self.journal_base += (JOURNAL_MAX / 2) as u64;
+        }
+        self.journal.push(node);
+    }
+
+    /// The node slots stamped after clock `since`, one entry per stamp (a
+    /// slot can appear more than once); `None` when the journal no longer
+    /// reaches back that far.
+    pub fn stamped_since(&self, since: u64) -> Option<&[u32]> {
+        let from = since.checked_sub(self.journal_base)?;
+        self.journal.get(from as usize..)
     }
 
     /// Adds `visits` to what scans under `key` were expected to cost since

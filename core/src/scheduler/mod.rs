@@ -182,6 +182,12 @@ struct Batch {
     inter_pod_filter: bool,
     ipa_score: bool,
     node_affinity_score: bool,
+    /// With preferred node affinity of at most [`NA_CLASS_TERMS`] terms:
+    /// their count. A node's class then also holds which terms it matches
+    /// (the low `na_bits` bits), so the sample index serves such batches.
+    na_bits: u32,
+    /// Per node, the preferred terms it matches (with `na_bits`).
+    na_mask: cache::Slots<u32>,
     /// Per node, NodeAffinity's raw score (the preferred terms' weights).
     na_raw: cache::Slots<i64>,
     best_effort: bool,
@@ -240,6 +246,9 @@ struct IxScratch {
     /// (i64::MIN and 0 between cycles).
     norm: Vec<i64>,
     tied: Vec<u32>,
+    /// Per domain of a hard spread constraint's topology: whether its
+    /// nodes pass that constraint this cycle (see `domain_gate`).
+    gate: Vec<bool>,
 }
 
 impl IxScratch {
@@ -270,14 +279,22 @@ struct LocalPlan {
 /// spread class and node-local score, summarised by block.
 type Index = sample_index::Blocks;
 
+/// Preferred node affinity terms a class can hold (a bit per term).
+const NA_CLASS_TERMS: usize = 4;
+
 /// Clusters of at least this many nodes may schedule through a sample index.
 const INDEX_MIN_NODES: usize = 256;
 
 /// What filing a node in an index costs, in the scan's node visits (its
 /// filters, class and node-local score, and the block update).
-const FILE_VISITS: u64 = 4;
+const FILE_VISITS: u64 = 2;
 /// Kept slots whose stamp is checked in the time of one scan visit.
 const CHECKS_PER_VISIT: u64 = 8;
+/// What loading one slot into an emptied index costs, in scan visits.
+const LOAD_VISITS: u64 = 1;
+/// What one indexed cycle costs, in scan visits (the blocks' summaries,
+/// the two end blocks' slots, the classes' scores and the tie draw).
+const CYCLE_VISITS: u64 = 32;
 
 /// When batches use a sample index (tests force one way to compare them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -400,6 +417,8 @@ impl Cluster {
             node_affinity_score: !tpl.node_affinity.preferred.is_empty()
                 && profile.weight(Plugin::NodeAffinity).is_some(),
             na_raw: cache::Slots::default(),
+            na_bits: 0,
+            na_mask: cache::Slots::default(),
             best_effort: req.is_zero(),
             live_nodes,
             plain_template: tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none(),
@@ -430,6 +449,9 @@ impl Cluster {
                     .iter()
                     .any(|&t| self.terms[t as usize].score_carriers > 0)
                 || self.template_carries_self_terms(&b.rev));
+        if b.node_affinity_score && tpl_preferred_len(&b.rev) <= NA_CLASS_TERMS {
+            b.na_bits = tpl_preferred_len(&b.rev) as u32;
+        }
         self.init_spread(&mut b, profile);
         b
     }
@@ -690,6 +712,27 @@ impl Cluster {
         }
     }
 
+    /// For a batch with a hard spread constraint over a zone-like key (not
+    /// the hostname): the constraint's topology, with `gate[d]` true when a
+    /// node of domain `d` passes it now (PodTopologySpread's Filter, the
+    /// same test `spread_filter` makes node by node). A node without the
+    /// key fails it.
+    fn domain_gate(&self, b: &Batch, gate: &mut Vec<bool>) -> Option<u32> {
+        let s = b.hard.iter().find(|s| s.topo.is_some())?;
+        let t = s.topo?;
+        let min = if s.domains < s.min_domains {
+            0
+        } else {
+            s.counts.keys().next().copied().unwrap_or(0)
+        };
+        gate.clear();
+        gate.extend((0..self.topologies[t as usize].domains.len()).map(|d| {
+            let matching = s.per_domain.get(d).copied().unwrap_or(0);
+            spread::skew_ok(matching, s.self_match, min, s.max_skew)
+        }));
+        Some(t)
+    }
+
     /// Updates a batch's spread counts after one of its pods bound to `n`.
     fn spread_bound(&self, b: &mut Batch, n: NodeId) {
         let i = n.0 as usize;
@@ -945,6 +988,19 @@ impl Cluster {
         let v = node_affinity::score(&s.name, &s.labels, &b.rev.template.node_affinity);
         b.na_raw.set(i, stamp, v);
         v
+    }
+
+    /// Which of the batch's preferred node affinity terms node `i` matches
+    /// (a bit per term, as `class_of` holds them), cached per batch until
+    /// the node changes.
+    fn na_mask_cached(&self, i: usize, b: &mut Batch) -> u32 {
+        let stamp = self.hot[i].stamp;
+        if let Some(v) = b.na_mask.get(i, stamp) {
+            return v;
+        }
+        let mask = self.na_mask(b, i);
+        b.na_mask.set(i, stamp, mask);
+        mask
     }
 
     /// NodeResourcesFit's and BalancedAllocation's weighted sum, cached per
@@ -1252,6 +1308,16 @@ impl Cluster {
             for &i in &b.index_dirty {
                 ix.stale(i as usize);
             }
+            // The batch filed the nodes it bound to: whatever else was
+            // stamped since the lend (nothing, today) waits in `pending`.
+            if let Some(log) = self.caches.stamped_since(ix.synced) {
+                for &i in log {
+                    if ix.filed[i as usize] != self.hot[i as usize].stamp {
+                        ix.stale(i as usize);
+                    }
+                }
+                ix.synced = self.stamp_clock;
+            }
             self.caches.keep_index(ix);
         }
         self.caches
@@ -1458,12 +1524,12 @@ impl Cluster {
         // The index keeps feasibility per node, right while only the bound
         // node's feasibility can change: not with inter-pod or hard spread
         // terms, where one bind changes whole domains.
-        // Nor with preferred node affinity, whose normalised score is not
-        // the same within a spread class.
+        // Preferred node affinity takes its terms into the class (when
+        // there are few); with more, the score is not the same within a class.
         if !b.index_tried
             && b.hard.is_empty()
             && !b.inter_pod_filter
-            && !b.node_affinity_score
+            && (!b.node_affinity_score || b.na_bits > 0)
             && self.index_use != IndexUse::Never
             && self.nodes.len() >= INDEX_MIN_NODES
         {
@@ -1481,11 +1547,21 @@ impl Cluster {
         let spread = w_spread > 0 && !b.soft.is_empty();
         let zone_topo = if spread { zone_topo(b) } else { None };
         let stride = zone_topo.map_or(1, |t| self.topologies[t as usize].domains.len() + 1);
+        // Nodes are told apart by class (as the index does) when spreading
+        // or preferred node affinity's terms give them different scores.
+        let classed = spread || b.na_bits > 0;
         let mut feasible = core::mem::take(&mut b.feasible);
         let mut classes = core::mem::take(&mut b.feasible_slots);
         feasible.clear();
         classes.clear();
-        let mut visited = 0u32;
+        // kube-scheduler moves the next start past every node it processed:
+        // all of them when the sample does not fill (processedNodes).
+        let mut visited = slots;
+        // A hard spread constraint over a zone-like key passes or fails a
+        // whole domain: decided once per cycle, its failing domains' nodes
+        // are skipped without running the filters (which would fail them).
+        let mut gate = core::mem::take(&mut b.ix.gate);
+        let gate_topo = self.domain_gate(b, &mut gate);
         // Pass 1: the sample, and each node's spread class (its pods of the
         // batch, its domain).
         for (step, i) in (start..slots).chain(0..start).enumerate() {
@@ -1493,6 +1569,12 @@ impl Cluster {
             let h = &self.hot[iu];
             if h.removed {
                 continue;
+            }
+            if let Some(t) = gate_topo {
+                match self.topologies[t as usize].node_domain[iu] {
+                    Some(d) if gate[d as usize] => {}
+                    _ => continue,
+                }
             }
             let simple = h.schedulable
                 && !h.hard_taints
@@ -1510,20 +1592,28 @@ impl Cluster {
             if h.soft_taints && tt.is_some() {
                 b.feasible = feasible;
                 b.feasible_slots = classes;
+                b.ix.gate = gate;
                 return None;
             }
             feasible.push(i);
-            if spread {
-                let dom = zone_topo.and_then(|t| self.topologies[t as usize].node_domain[iu]);
-                let cnt = b.soft[0].per_node[iu] as usize;
-                classes.push((cnt * stride + dom.map_or(stride - 1, |d| d as usize)) as u32);
+            if classed {
+                let mut c = 0u32;
+                if spread {
+                    let dom = zone_topo.and_then(|t| self.topologies[t as usize].node_domain[iu]);
+                    let cnt = b.soft[0].per_node[iu] as usize;
+                    c = (cnt * stride + dom.map_or(stride - 1, |d| d as usize)) as u32;
+                }
+                if b.na_bits > 0 {
+                    c = c << b.na_bits | self.na_mask_cached(iu, b);
+                }
+                classes.push(c);
             }
             if feasible.len() == to_find {
                 visited = step as u32 + 1;
                 break;
             }
-            visited = step as u32 + 1;
         }
+        b.ix.gate = gate;
         self.next_start_node = (start + visited) % slots;
         let m = feasible.len();
         let chosen = match m {
@@ -1535,7 +1625,7 @@ impl Cluster {
                 // present (`x.norm` is indexed by class, i64::MIN between cycles).
                 let mut x = core::mem::take(&mut b.ix);
                 x.present.clear();
-                if spread {
+                if classed {
                     let top_class = classes.iter().copied().max().unwrap_or(0) as usize;
                     if x.norm.len() <= top_class {
                         x.norm.resize(top_class + 1, i64::MIN);
@@ -1547,11 +1637,13 @@ impl Cluster {
                             x.present.push(c);
                         }
                     }
-                    let present = core::mem::take(&mut x.present);
-                    self.class_spread_scores_into(b, &present, m, &mut x);
-                    x.present = present;
-                    for &(c, v) in &x.scores {
-                        x.norm[c as usize] = v;
+                    if spread {
+                        let present = core::mem::take(&mut x.present);
+                        self.class_spread_scores_into(b, &present, m, &mut x);
+                        x.present = present;
+                        for &(c, v) in &x.scores {
+                            x.norm[c as usize] = v;
+                        }
                     }
                 }
                 // NodeAffinity's preferred terms: DefaultNormalizeScore, the
@@ -1596,9 +1688,9 @@ impl Cluster {
                     _ => 0,
                 };
                 let chosen = match profile.tie_break {
-                    // The tied nodes in (spread class, visiting order): the
+                    // The tied nodes in (class, visiting order): the
                     // order the indexed cycle draws from too.
-                    TieBreak::Random if spread => {
+                    TieBreak::Random if classed => {
                         for j in 0..m {
                             if b.totals[j] == best {
                                 x.tied[classes[j] as usize] += 1;
@@ -1650,15 +1742,36 @@ impl Cluster {
         Some(chosen)
     }
 
-    /// The spread class of a slot: (its pods of the batch, its domain slot).
+    /// The class of a slot: its spread class (its pods of the batch, its
+    /// domain slot), then the preferred node affinity terms it matches
+    /// (`na_bits` low bits). Nodes of one class in a sample get the same
+    /// PodTopologySpread and NodeAffinity scores.
     fn class_of(&self, b: &Batch, i: usize, stride: usize) -> u32 {
-        if b.soft.is_empty() {
-            return 0;
+        let spread = if b.soft.is_empty() {
+            0
+        } else {
+            let d = zone_topo(b)
+                .and_then(|t| self.topologies[t as usize].node_domain[i])
+                .map_or(stride - 1, |d| d as usize);
+            (b.soft[0].per_node[i] as usize * stride + d) as u32
+        };
+        if b.na_bits == 0 {
+            return spread;
         }
-        let d = zone_topo(b)
-            .and_then(|t| self.topologies[t as usize].node_domain[i])
-            .map_or(stride - 1, |d| d as usize);
-        (b.soft[0].per_node[i] as usize * stride + d) as u32
+        spread << b.na_bits | self.na_mask(b, i)
+    }
+
+    /// Which of the batch's preferred node affinity terms node `i` matches,
+    /// a bit per term.
+    fn na_mask(&self, b: &Batch, i: usize) -> u32 {
+        let s = &self.nodes[i].spec;
+        let mut mask = 0u32;
+        for (j, p) in b.rev.template.node_affinity.preferred.iter().enumerate() {
+            if p.preference.matches(&s.name, &s.labels) {
+                mask |= 1 << j;
+            }
+        }
+        mask
     }
 
     fn spread_stride(&self, b: &Batch) -> usize {
@@ -1685,60 +1798,107 @@ impl Cluster {
             statics: b.static_key.clone(),
             local: b.local_key,
             zones: zone_topo(b).map(|t| (t, stride)),
+            preferred: if b.na_bits > 0 {
+                b.rev.template.node_affinity.preferred.clone()
+            } else {
+                Vec::new()
+            },
             slots: n,
         };
         let k = profile.feasible_nodes_to_find(b.live_nodes) as u64;
         // The scans' cost: a sample's worth of visits per pod.
-        let scans = (b.pods_left as u64).saturating_mul(k.min(n as u64));
+        let pods = b.pods_left as u64;
+        let scans = pods.saturating_mul(k.min(n as u64));
         let auto = self.index_use == IndexUse::Auto;
+        // The slots holding this batch's own pods: their class is the
+        // batch's, so they are filed for it and marked stale after.
+        b.index_dirty.clear();
+        if let Some(s) = b.soft.first() {
+            b.index_dirty.extend(
+                s.per_node
+                    .iter()
+                    .enumerate()
+                    .filter(|e| *e.1 > 0)
+                    .map(|e| e.0 as u32),
+            );
+        }
+        let own = b.index_dirty.len() as u64;
+        let clock = self.stamp_clock;
         let kept = self.caches.take_index(&key);
-        let mut fresh = kept.is_none();
-        let mut ix = match kept {
+        let ix = match kept {
             Some(mut ix) => {
-                if auto && scans < n as u64 / CHECKS_PER_VISIT {
+                // The slots to refile: those stamped since it was filed
+                // (from the journal, else from every stamp) and those marked.
+                let mut refile = core::mem::take(&mut b.feasible);
+                refile.clear();
+                let journal = match self.caches.stamped_since(ix.synced) {
+                    Some(log) => {
+                        refile.extend_from_slice(log);
+                        refile.extend_from_slice(&ix.pending);
+                        true
+                    }
+                    None => false,
+                };
+                let (changed, checks) = match journal {
+                    true => (refile.len() as u64, 0),
+                    false => {
+                        let c = (0..n).filter(|&i| ix.filed[i] != self.hot[i].stamp).count();
+                        (c as u64, n as u64 / CHECKS_PER_VISIT)
+                    }
+                };
+                let reload = changed > n as u64 / 4;
+                let cost = checks
+                    + pods.saturating_mul(CYCLE_VISITS)
+                    + if reload {
+                        n as u64 * LOAD_VISITS
+                    } else {
+                        FILE_VISITS * (changed + own)
+                    };
+                if auto && scans < cost {
+                    b.feasible = refile;
                     self.caches.keep_index(ix);
+                    b.index_dirty.clear();
                     return;
                 }
-                let changed = (0..n).filter(|&i| ix.filed[i] != self.hot[i].stamp).count();
-                if auto && scans < FILE_VISITS * changed as u64 {
-                    self.caches.keep_index(ix);
-                    return;
-                }
-                // Many nodes changed since: loading all is cheaper than
-                // filing them one by one.
-                if changed > n / 4 {
+                if reload {
                     ix.blocks.reset(n);
-                    fresh = true;
+                    self.load_index(b, &mut ix, stride, profile);
+                } else {
+                    if !journal {
+                        refile.clear();
+                        refile.extend(
+                            (0..n as u32)
+                                .filter(|&i| ix.filed[i as usize] != self.hot[i as usize].stamp),
+                        );
+                    }
+                    for &i in &refile {
+                        if ix.filed[i as usize] != self.hot[i as usize].stamp {
+                            self.file(b, &mut ix, i as usize, stride, profile);
+                        }
+                    }
+                    let dirty = core::mem::take(&mut b.index_dirty);
+                    for &i in &dirty {
+                        self.file(b, &mut ix, i as usize, stride, profile);
+                    }
+                    b.index_dirty = dirty;
                 }
+                ix.pending.clear();
+                ix.synced = clock;
+                b.feasible = refile;
                 ix
             }
             None => {
                 let work = self.caches.scan_work(&key, scans);
                 if auto && work < FILE_VISITS * n as u64 {
+                    b.index_dirty.clear();
                     return;
                 }
-                cache::KeptIndex::new(key)
+                let mut ix = cache::KeptIndex::new(key);
+                self.load_index(b, &mut ix, stride, profile);
+                ix.synced = clock;
+                ix
             }
         };
-        b.index_dirty.clear();
-        for i in 0..n {
-            let own = !b.soft.is_empty() && b.soft[0].per_node[i] > 0;
-            let stamp = self.hot[i].stamp;
-            if own {
-                b.index_dirty.push(i as u32);
-            }
-            if fresh {
-                // Loaded slot by slot, summarised once at the end.
-                let (c, l) = self.slot_entry(b, i, stride, profile);
-                ix.blocks.load(i, c, l);
-                ix.filed[i] = stamp;
-            } else if ix.filed[i] != stamp || own {
-                self.file(b, &mut ix, i, stride, profile);
-            }
-        }
-        if fresh {
-            ix.blocks.summarise_all();
-        }
         #[cfg(debug_assertions)]
         for i in 0..n {
             let want = self.slot_entry(b, i, stride, profile);
@@ -1749,6 +1909,23 @@ impl Cluster {
             );
         }
         b.index = Some(ix);
+    }
+
+    /// Loads every slot of `ix` (emptied) for batch `b`, then summarises.
+    fn load_index(
+        &mut self,
+        b: &mut Batch,
+        ix: &mut cache::KeptIndex,
+        stride: usize,
+        profile: &Profile,
+    ) {
+        for i in 0..self.nodes.len() {
+            let (c, l) = self.slot_entry(b, i, stride, profile);
+            ix.blocks.load(i, c, l);
+            ix.filed[i] = self.hot[i].stamp;
+        }
+        ix.blocks.summarise_all();
+        ix.pending.clear();
     }
 
     /// What slot `i` holds in batch `b`'s index: the node's spread class
@@ -1857,7 +2034,9 @@ impl Cluster {
         }
         let stride = self.spread_stride(b);
         x.zones.clear();
-        x.zones.extend(present.iter().map(|&c| c as usize % stride));
+        let na = b.na_bits;
+        x.zones
+            .extend(present.iter().map(|&c| (c >> na) as usize % stride));
         x.zones.sort_unstable();
         x.zones.dedup();
         let (h, z) = (&b.soft[0], b.soft.get(1));
@@ -1866,7 +2045,8 @@ impl Cluster {
         x.raws.clear();
         let (mut min, mut max) = (i64::MAX, 0i64);
         for &c in present {
-            let (cnt, d) = (c as usize / stride, c as usize % stride);
+            let sc = (c >> na) as usize;
+            let (cnt, d) = (sc / stride, sc % stride);
             let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
             if let (Some(z), true) = (z, d != stride - 1) {
                 let zc = z.per_domain.get(d).copied().unwrap_or(0);
@@ -1930,6 +2110,7 @@ impl Cluster {
         let present = core::mem::take(&mut x.present);
         self.class_spread_scores_into(b, &present, m as usize, &mut x);
         x.present = present;
+        class_na_scores(b, profile, &x.present, &mut x.na);
         let cand = |j: usize, x: &IxScratch| -> i64 {
             base + x.best[j].max
                 + if spread_on {
@@ -1937,6 +2118,7 @@ impl Cluster {
                 } else {
                     0
                 }
+                + x.na[j]
         };
         let mut top = i64::MIN;
         let mut ties = 0u64;
@@ -2023,6 +2205,9 @@ impl Cluster {
             .class_spread_scores(b, &present, scored.len())
             .into_iter()
             .collect();
+        let mut na = Vec::new();
+        class_na_scores(b, profile, &present, &mut na);
+        let na: BTreeMap<u32, i64> = present.iter().copied().zip(na).collect();
         let spread_on = w_spread > 0 && !b.soft.is_empty();
         let totals: Vec<i64> = scored
             .iter()
@@ -2030,6 +2215,7 @@ impl Cluster {
                 let c = ix.class(i);
                 base + self.local_cached(i, b, profile)
                     + if spread_on { w_spread * scores[&c] } else { 0 }
+                    + na[&c]
             })
             .collect();
         b.totals = totals;
@@ -2559,6 +2745,9 @@ mod tests {
             if i % 7 != 0 {
                 n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
             }
+            if i % 4 == 0 {
+                n = n.with_label("disktype", "ssd");
+            }
             c.add_node(n).unwrap();
         }
         for a in 0..4u64 {
@@ -2591,20 +2780,36 @@ mod tests {
                         Selector::new(&[("app", &name)]),
                     ));
             }
+            // Some prefer a zone; some also SSDs, or five things (more
+            // terms than a class holds: those batches scan).
             if a % 4 == 2 {
+                let term = |key: &str, value: &str, weight: i32| PreferredSchedulingTerm {
+                    weight,
+                    preference: NodeSelectorTerm {
+                        match_expressions: alloc::vec![NodeSelectorRequirement::new(
+                            key,
+                            NodeSelectorOperator::In,
+                            &[value],
+                        )],
+                        match_fields: Vec::new(),
+                    },
+                };
+                let mut preferred = alloc::vec![term(
+                    "topology.kubernetes.io/zone",
+                    "b",
+                    1 + (a % 50) as i32
+                )];
+                if a % 8 == 6 {
+                    preferred.push(term("disktype", "ssd", 30));
+                }
+                if a % 20 == 10 {
+                    for (v, w) in [("a", 5), ("c", 7), ("d", 9)] {
+                        preferred.push(term("topology.kubernetes.io/zone", v, w));
+                    }
+                }
                 d.template = d.template.with_node_affinity(NodeAffinity {
                     required: None,
-                    preferred: alloc::vec![PreferredSchedulingTerm {
-                        weight: 1 + (a % 50) as i32,
-                        preference: NodeSelectorTerm {
-                            match_expressions: alloc::vec![NodeSelectorRequirement::new(
-                                "topology.kubernetes.io/zone",
-                                NodeSelectorOperator::In,
-                                &["b"],
-                            )],
-                            match_fields: Vec::new(),
-                        },
-                    }],
+                    preferred,
                 });
             }
             c.deploy(d).unwrap();
@@ -2685,4 +2890,44 @@ fn local_plan(profile: &Profile) -> Option<LocalPlan> {
             .weight(Plugin::NodeResourcesBalancedAllocation)
             .unwrap_or(0),
     })
+}
+
+fn tpl_preferred_len(rev: &Revision) -> usize {
+    rev.template.node_affinity.preferred.len()
+}
+
+/// NodeAffinity's raw score of a class (the weights of the terms its low
+/// `na_bits` bits name).
+fn na_raw_of_class(b: &Batch, c: u32) -> i64 {
+    let mut raw = 0;
+    for (j, p) in b.rev.template.node_affinity.preferred.iter().enumerate() {
+        if j < b.na_bits as usize && c & (1 << j) != 0 {
+            raw += p.weight as i64;
+        }
+    }
+    raw
+}
+
+/// Per class present in a sample, NodeAffinity's weighted normalised score
+/// (DefaultNormalizeScore: the highest raw score present is 100); zeros
+/// when the batch's classes hold no preferred terms.
+fn class_na_scores(b: &Batch, profile: &Profile, present: &[u32], out: &mut Vec<i64>) {
+    out.clear();
+    let w = profile.weight(Plugin::NodeAffinity).unwrap_or(0);
+    if b.na_bits == 0 || w == 0 {
+        out.resize(present.len(), 0);
+        return;
+    }
+    let max = present
+        .iter()
+        .map(|&c| na_raw_of_class(b, c))
+        .max()
+        .unwrap_or(0);
+    out.extend(present.iter().map(|&c| {
+        if max > 0 {
+            w * (plugins::MAX_NODE_SCORE * na_raw_of_class(b, c) / max)
+        } else {
+            0
+        }
+    }));
 }
