@@ -586,24 +586,23 @@ impl Cluster {
             return;
         }
         // Kept between batches with the same nodeSelector and required
-        // terms, per node stamp (a node's labels change its stamp).
+        // terms, per node stamp (a node's labels change its stamp). A plain
+        // template includes every live node (`include_all`).
         let key = cache::StaticKey {
             node_selector: tpl.node_selector.clone(),
             required: tpl.node_affinity.required.clone(),
             tolerations: Vec::new(),
         };
+        b.include_all = plain;
         let mut kept = if plain {
             cache::Slots::default()
         } else {
             self.caches.lend_inclusion(&key)
         };
-        b.inclusion = (0..n)
+        b.inclusion = (0..if plain { 0 } else { n })
             .map(|i| {
                 if self.nodes[i].removed {
                     return 0;
-                }
-                if plain {
-                    return 1;
                 }
                 let stamp = self.hot[i].stamp;
                 if let Some(v) = kept.get(i, stamp) {
@@ -667,12 +666,25 @@ impl Cluster {
         b.hard = build(self, hard);
         b.soft = build(self, soft);
         // Domain counts over the eligible nodes: those the policy includes
-        // and that carry every key of their list.
+        // and that carry every key of their list. A soft hostname
+        // constraint reads `per_node` alone (its domain is the node), so
+        // it needs none.
         let require_all_soft = b.soft_require_all;
-        for (list, require_all) in [(&mut b.hard, true), (&mut b.soft, require_all_soft)] {
+        for (list, require_all, hard) in [
+            (&mut b.hard, true, true),
+            (&mut b.soft, require_all_soft, false),
+        ] {
+            if !hard && list.iter().all(|s| s.topo.is_none()) {
+                continue;
+            }
             let topos: Vec<Option<u32>> = list.iter().map(|s| s.topo).collect();
             for i in 0..n {
-                if b.inclusion[i] == 0 {
+                let included = if b.include_all {
+                    !self.hot[i].removed
+                } else {
+                    b.inclusion[i] == 1
+                };
+                if !included {
                     continue;
                 }
                 let node = NodeId(i as u32);
@@ -684,6 +696,9 @@ impl Cluster {
                     continue;
                 }
                 for s in list.iter_mut() {
+                    if !hard && s.topo.is_none() {
+                        continue;
+                    }
                     let d = match s.topo {
                         None => Some(i as u32),
                         Some(t) => self.domain(t, node),
