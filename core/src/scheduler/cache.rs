@@ -89,6 +89,8 @@ pub(crate) struct IndexKey {
     /// The topology of the zone constraint and the class stride (domains
     /// + 1), `None` without spread classes.
     pub zones: Option<(u32, usize)>,
+    /// The topology and class stride of a hard zone constraint's domains.
+    pub hard_zones: Option<(u32, usize)>,
     /// The preferred node affinity terms a class holds (empty without).
     pub preferred: Vec<PreferredSchedulingTerm>,
     pub slots: usize,

@@ -186,6 +186,11 @@ struct Batch {
     /// their count. A node's class then also holds which terms it matches
     /// (the low `na_bits` bits), so the sample index serves such batches.
     na_bits: u32,
+    /// With one hard spread constraint over a zone-like key and no other:
+    /// its topology and the class stride (domains + 1). A node's class then
+    /// ends with its domain there, and the constraint, which passes or
+    /// fails whole domains, filters classes (see `domain_gate`).
+    hard_zone: Option<(u32, usize)>,
     /// Per node, the preferred terms it matches (with `na_bits`).
     na_mask: cache::Slots<u32>,
     /// Per node, NodeAffinity's raw score (the preferred terms' weights).
@@ -418,6 +423,7 @@ impl Cluster {
                 && profile.weight(Plugin::NodeAffinity).is_some(),
             na_raw: cache::Slots::default(),
             na_bits: 0,
+            hard_zone: None,
             na_mask: cache::Slots::default(),
             best_effort: req.is_zero(),
             live_nodes,
@@ -453,6 +459,11 @@ impl Cluster {
             b.na_bits = tpl_preferred_len(&b.rev) as u32;
         }
         self.init_spread(&mut b, profile);
+        if let [h] = &b.hard[..] {
+            if let Some(t) = h.topo {
+                b.hard_zone = Some((t, self.topologies[t as usize].domains.len() + 1));
+            }
+        }
         b
     }
 
@@ -953,6 +964,18 @@ impl Cluster {
     /// packed mirror refuses most nodes without reading them.
     #[inline(always)]
     fn feasible_fast(&mut self, i: usize, b: &mut Batch, profile: &Profile) -> bool {
+        if !self.feasible_but_spread(i, b, profile) {
+            return false;
+        }
+        if !b.hard.is_empty() && self.spread_filter(NodeId(i as u32), b).is_err() {
+            return false;
+        }
+        !(b.inter_pod_filter && self.inter_pod_filter(NodeId(i as u32), &b.rev).is_err())
+    }
+
+    /// Every filter but PodTopologySpread's and InterPodAffinity's (those
+    /// that read other nodes' pods): the node's own state and the template.
+    fn feasible_but_spread(&mut self, i: usize, b: &mut Batch, profile: &Profile) -> bool {
         let h = &self.hot[i];
         let fits = b.req.fits_in(&h.free) && h.pods_free > 0;
         if h.schedulable && !fits {
@@ -986,10 +1009,7 @@ impl Cluster {
                 return false;
             }
         }
-        if !b.hard.is_empty() && self.spread_filter(NodeId(i as u32), b).is_err() {
-            return false;
-        }
-        !(b.inter_pod_filter && self.inter_pod_filter(NodeId(i as u32), &b.rev).is_err())
+        true
     }
 
     /// NodeAffinity's raw score (the weights of the preferred terms the
@@ -1542,7 +1562,7 @@ impl Cluster {
         // Preferred node affinity takes its terms into the class (when
         // there are few); with more, the score is not the same within a class.
         if !b.index_tried
-            && b.hard.is_empty()
+            && (b.hard.is_empty() || b.hard_zone.is_some())
             && !b.inter_pod_filter
             && (!b.node_affinity_score || b.na_bits > 0)
             && self.index_use != IndexUse::Never
@@ -1564,7 +1584,7 @@ impl Cluster {
         let stride = zone_topo.map_or(1, |t| self.topologies[t as usize].domains.len() + 1);
         // Nodes are told apart by class (as the index does) when spreading
         // or preferred node affinity's terms give them different scores.
-        let classed = spread || b.na_bits > 0;
+        let classed = spread || b.na_bits > 0 || b.hard_zone.is_some();
         let mut feasible = core::mem::take(&mut b.feasible);
         let mut classes = core::mem::take(&mut b.feasible_slots);
         feasible.clear();
@@ -1620,6 +1640,11 @@ impl Cluster {
                 }
                 if b.na_bits > 0 {
                     c = c << b.na_bits | self.na_mask_cached(iu, b);
+                }
+                if let Some((t, hs)) = b.hard_zone {
+                    let d =
+                        self.topologies[t as usize].node_domain[iu].map_or(hs - 1, |d| d as usize);
+                    c = (c as usize * hs + d) as u32;
                 }
                 classes.push(c);
             }
@@ -1770,10 +1795,18 @@ impl Cluster {
                 .map_or(stride - 1, |d| d as usize);
             (b.soft[0].per_node[i] as usize * stride + d) as u32
         };
-        if b.na_bits == 0 {
-            return spread;
+        let c = if b.na_bits == 0 {
+            spread
+        } else {
+            spread << b.na_bits | self.na_mask(b, i)
+        };
+        match b.hard_zone {
+            None => c,
+            Some((t, hs)) => {
+                let d = self.topologies[t as usize].node_domain[i].map_or(hs - 1, |d| d as usize);
+                (c as usize * hs + d) as u32
+            }
         }
-        spread << b.na_bits | self.na_mask(b, i)
     }
 
     /// Which of the batch's preferred node affinity terms node `i` matches,
@@ -1813,6 +1846,7 @@ impl Cluster {
             statics: b.static_key.clone(),
             local: b.local_key,
             zones: zone_topo(b).map(|t| (t, stride)),
+            hard_zones: b.hard_zone,
             preferred: if b.na_bits > 0 {
                 b.rev.template.node_affinity.preferred.clone()
             } else {
@@ -1952,7 +1986,14 @@ impl Cluster {
         stride: usize,
         profile: &Profile,
     ) -> (u32, i64) {
-        if !self.hot[i].removed && self.feasible_fast(i, b, profile) {
+        // With a hard zone constraint, its verdict is the class's, per cycle.
+        let feasible = !self.hot[i].removed
+            && if b.hard_zone.is_some() {
+                self.feasible_but_spread(i, b, profile)
+            } else {
+                self.feasible_fast(i, b, profile)
+            };
+        if feasible {
             (
                 self.class_of(b, i, stride),
                 self.local_cached(i, b, profile),
@@ -2003,30 +2044,48 @@ impl Cluster {
             .take()
             .expect("cycle_indexed needs the batch's index");
         let ix = &kept.blocks;
-        let (pair, visited) = ix.sample(start, k);
+        // A hard zone constraint admits the classes of the domains that
+        // pass it this cycle (the last part of a class is its domain).
+        let mut gate = core::mem::take(&mut b.ix.gate);
+        let hz = b.hard_zone.map(|(_, hs)| {
+            self.domain_gate(b, &mut gate);
+            hs
+        });
+        let allow = |c: u32| match hz {
+            Some(hs) => gate.get(c as usize % hs).copied().unwrap_or(false),
+            None => true,
+        };
+        let (total, (pair, visited)) = match hz {
+            Some(_) => {
+                let t = ix.total_where(&allow);
+                (t, ix.sample_where(start, k, t, &allow))
+            }
+            None => (ix.total(), ix.sample(start, k)),
+        };
         let ranges: &[(usize, usize)] = if pair[1].0 < pair[1].1 {
             &pair
         } else {
             &pair[..1]
         };
         self.next_start_node = ((start + visited) % n) as u32;
-        let m = ix.total().min(k);
+        let m = total.min(k);
         let chosen = if m == 0 {
             None
         } else if m == 1 {
             // The sample's only feasible node.
             let mut one = sample_index::Best::EMPTY;
-            ix.fold(ranges, |e| one = *e);
+            ix.fold_where(ranges, &allow, |e| one = *e);
             ix.nth_at(ranges, one.class, one.max, 0)
                 .map(|i| NodeId(i as u32))
         } else {
-            Some(self.pick_indexed(b, ix, ranges, m, profile))
+            Some(self.pick_indexed(b, ix, ranges, m, profile, &allow))
         };
         if b.record {
-            self.record_indexed(b, ix, ranges, profile, start as u32, chosen);
+            self.record_indexed(b, ix, ranges, profile, start as u32, chosen, &allow);
         } else {
             self.record_cycle(b, start as u32, chosen, &[]);
         }
+        b.ix.gate = gate;
         b.index = Some(kept);
         chosen
     }
@@ -2050,8 +2109,11 @@ impl Cluster {
         let stride = self.spread_stride(b);
         x.zones.clear();
         let na = b.na_bits;
-        x.zones
-            .extend(present.iter().map(|&c| (c >> na) as usize % stride));
+        x.zones.extend(
+            present
+                .iter()
+                .map(|&c| (scoring_class(b, c) >> na) as usize % stride),
+        );
         x.zones.sort_unstable();
         x.zones.dedup();
         let (h, z) = (&b.soft[0], b.soft.get(1));
@@ -2060,7 +2122,7 @@ impl Cluster {
         x.raws.clear();
         let (mut min, mut max) = (i64::MAX, 0i64);
         for &c in present {
-            let sc = (c >> na) as usize;
+            let sc = (scoring_class(b, c) >> na) as usize;
             let (cnt, d) = (sc / stride, sc % stride);
             let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
             if let (Some(z), true) = (z, d != stride - 1) {
@@ -2092,6 +2154,7 @@ impl Cluster {
         ranges: &[(usize, usize)],
         m: u32,
         profile: &Profile,
+        allow: &impl Fn(u32) -> bool,
     ) -> NodeId {
         let base = profile
             .weight(Plugin::TaintToleration)
@@ -2102,7 +2165,8 @@ impl Cluster {
         x.present.clear();
         {
             let (acc, present) = (&mut x.acc, &mut x.present);
-            ix.fold(ranges, |e| {
+            let filtered = b.hard_zone.is_some();
+            let take = |e: &sample_index::Best| {
                 let c = e.class as usize;
                 if acc.len() <= c {
                     acc.resize(c + 1, sample_index::Best::EMPTY);
@@ -2113,7 +2177,12 @@ impl Cluster {
                 } else {
                     acc[c].join(e);
                 }
-            });
+            };
+            if filtered {
+                ix.fold_where(ranges, allow, take);
+            } else {
+                ix.fold(ranges, take);
+            }
         }
         x.present.sort_unstable();
         x.best.clear();
@@ -2199,6 +2268,7 @@ impl Cluster {
         profile: &Profile,
         start: u32,
         chosen: Option<NodeId>,
+        allow: &impl Fn(u32) -> bool,
     ) {
         let base = profile
             .weight(Plugin::TaintToleration)
@@ -2208,7 +2278,8 @@ impl Cluster {
         let mut scored = Vec::new();
         for &(a, z) in ranges {
             for i in a..z {
-                if scored.len() < k && ix.class(i) != sample_index::NONE {
+                let c = ix.class(i);
+                if scored.len() < k && c != sample_index::NONE && allow(c) {
                     scored.push(i);
                 }
             }
@@ -2795,6 +2866,17 @@ mod tests {
                         Selector::new(&[("app", &name)]),
                     ));
             }
+            // Some must spread over zones (nodes without a zone never fit).
+            if a % 4 == 3 {
+                d.template = d
+                    .template
+                    .with_topology_spread(TopologySpreadConstraint::new(
+                        1 + (a % 2) as u32,
+                        "topology.kubernetes.io/zone",
+                        WhenUnsatisfiable::DoNotSchedule,
+                        Selector::new(&[("app", &name)]),
+                    ));
+            }
             // Some prefer a zone; some also SSDs, or five things (more
             // terms than a class holds: those batches scan).
             if a % 4 == 2 {
@@ -2911,9 +2993,18 @@ fn tpl_preferred_len(rev: &Revision) -> usize {
     rev.template.node_affinity.preferred.len()
 }
 
+/// A class without its hard spread domain (see `Batch::hard_zone`).
+fn scoring_class(b: &Batch, c: u32) -> u32 {
+    match b.hard_zone {
+        Some((_, hs)) => c / hs as u32,
+        None => c,
+    }
+}
+
 /// NodeAffinity's raw score of a class (the weights of the terms its low
 /// `na_bits` bits name).
 fn na_raw_of_class(b: &Batch, c: u32) -> i64 {
+    let c = scoring_class(b, c);
     let mut raw = 0;
     for (j, p) in b.rev.template.node_affinity.preferred.iter().enumerate() {
         if j < b.na_bits as usize && c & (1 << j) != 0 {

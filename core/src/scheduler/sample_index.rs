@@ -224,39 +224,93 @@ impl Blocks {
         self.feasible[b] = count;
     }
 
+    /// The feasible slots of block `b` whose class `allow` admits (all of
+    /// them when `F` is false: no filter).
+    #[inline]
+    fn admitted<const F: bool>(&self, b: usize, allow: &impl Fn(u32) -> bool) -> u32 {
+        if !F {
+            return self.feasible[b];
+        }
+        self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize]
+            .iter()
+            .filter(|e| allow(e.class))
+            .map(|e| e.members)
+            .sum()
+    }
+
+    /// The feasible slots whose class `allow` admits.
+    pub fn total_where(&self, allow: &impl Fn(u32) -> bool) -> u32 {
+        (0..self.len.len())
+            .map(|b| self.admitted::<true>(b, allow))
+            .sum()
+    }
+
     /// The sample: the first `k` feasible slots from `start`, wrapping once.
     /// Returns the ranges it spans (the second may be empty) and how many
     /// slots it visits.
     pub fn sample(&self, start: usize, k: u32) -> ([(usize, usize); 2], usize) {
+        self.sample_in::<false>(start, k, self.total, &|_| true)
+    }
+
+    /// `sample` counting only the slots whose class `allow` admits (a
+    /// filter that passes or fails whole classes); `total` is how many
+    /// there are (`total_where`).
+    pub fn sample_where(
+        &self,
+        start: usize,
+        k: u32,
+        total: u32,
+        allow: &impl Fn(u32) -> bool,
+    ) -> ([(usize, usize); 2], usize) {
+        self.sample_in::<true>(start, k, total, allow)
+    }
+
+    fn sample_in<const F: bool>(
+        &self,
+        start: usize,
+        k: u32,
+        total: u32,
+        allow: &impl Fn(u32) -> bool,
+    ) -> ([(usize, usize); 2], usize) {
         let n = self.class.len();
-        if self.total <= k {
+        if total <= k {
             return ([(start, n), (0, start)], n);
         }
         let mut need = k;
-        if let Some(end) = self.kth_end(start, n, &mut need) {
+        if let Some(end) = self.kth_end::<F>(start, n, &mut need, allow) {
             return ([(start, end), (0, 0)], end - start);
         }
         let end = self
-            .kth_end(0, start, &mut need)
+            .kth_end::<F>(0, start, &mut need, allow)
             .expect("more than k feasible slots hold k from any start");
         ([(start, n), (0, end)], n - start + end)
     }
 
     /// The slot after the `need`-th feasible slot of `a..z`; `None` (with
     /// `need` reduced by the range's feasible slots) when it has fewer.
-    fn kth_end(&self, a: usize, z: usize, need: &mut u32) -> Option<usize> {
+    fn kth_end<const F: bool>(
+        &self,
+        a: usize,
+        z: usize,
+        need: &mut u32,
+        allow: &impl Fn(u32) -> bool,
+    ) -> Option<usize> {
         let mut i = a;
         while i < z {
             let b = i / BLOCK;
             let block_end = ((b + 1) * BLOCK).min(self.class.len());
-            if i == b * BLOCK && block_end <= z && self.feasible[b] < *need {
-                *need -= self.feasible[b];
-                i = block_end;
-                continue;
+            if i == b * BLOCK && block_end <= z {
+                let here = self.admitted::<F>(b, allow);
+                if here < *need {
+                    *need -= here;
+                    i = block_end;
+                    continue;
+                }
             }
             let stop = block_end.min(z);
             for s in i..stop {
-                if self.class[s] != NONE {
+                let c = self.class[s];
+                if c != NONE && (!F || allow(c)) {
                     *need -= 1;
                     if *need == 0 {
                         return Some(s + 1);
@@ -272,7 +326,28 @@ impl Blocks {
     /// of `ranges`: a block's summary where a range covers the block, one
     /// slot at a time elsewhere.
     #[inline]
-    pub fn fold(&self, ranges: &[(usize, usize)], mut f: impl FnMut(&Best)) {
+    pub fn fold(&self, ranges: &[(usize, usize)], f: impl FnMut(&Best)) {
+        self.fold_in::<false>(ranges, &|_| true, f)
+    }
+
+    /// `fold` over the classes `allow` admits.
+    #[inline]
+    pub fn fold_where(
+        &self,
+        ranges: &[(usize, usize)],
+        allow: &impl Fn(u32) -> bool,
+        f: impl FnMut(&Best),
+    ) {
+        self.fold_in::<true>(ranges, allow, f)
+    }
+
+    #[inline]
+    fn fold_in<const F: bool>(
+        &self,
+        ranges: &[(usize, usize)],
+        allow: &impl Fn(u32) -> bool,
+        mut f: impl FnMut(&Best),
+    ) {
         for &(a, z) in ranges {
             let mut i = a;
             while i < z {
@@ -280,7 +355,9 @@ impl Blocks {
                 let block_end = ((b + 1) * BLOCK).min(self.class.len());
                 if i == b * BLOCK && block_end <= z {
                     for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
-                        f(e);
+                        if !F || allow(e.class) {
+                            f(e);
+                        }
                     }
                     i = block_end;
                     continue;
@@ -288,7 +365,7 @@ impl Blocks {
                 let stop = block_end.min(z);
                 for s in i..stop {
                     let c = self.class[s];
-                    if c != NONE {
+                    if c != NONE && (!F || allow(c)) {
                         f(&Best {
                             class: c,
                             max: self.score[s],
@@ -429,6 +506,40 @@ mod tests {
                         assert_eq!(ix.nth_at(&pair, class, max, at.len() as u32), None);
                     }
                 }
+                // Filtered by class: a random set of admitted classes.
+                let admitted = rng.below(8) as u32;
+                let allow = |c: u32| admitted & (1 << c) != 0;
+                let ok = |j: usize| plain[j].is_some_and(|p| allow(p.0));
+                let total = ix.total_where(&allow);
+                assert_eq!(total as usize, (0..n).filter(|&j| ok(j)).count());
+                let (pair, visited) = ix.sample_where(start, k, total, &allow);
+                let mut taken = Vec::new();
+                let mut seen = 0;
+                for &j in &order {
+                    if taken.len() == k as usize {
+                        break;
+                    }
+                    seen += 1;
+                    if ok(j) {
+                        taken.push(j);
+                    }
+                }
+                if total as usize <= k as usize {
+                    seen = n;
+                }
+                assert_eq!(visited, seen, "filtered: n {n} start {start} k {k}");
+                let in_ranges: Vec<usize> = pair
+                    .iter()
+                    .flat_map(|&(a, z)| a..z)
+                    .filter(|&j| ok(j))
+                    .collect();
+                assert_eq!(in_ranges, taken, "filtered");
+                let mut folded = 0;
+                ix.fold_where(&pair, &allow, |e| {
+                    assert!(allow(e.class));
+                    folded += e.members as usize;
+                });
+                assert_eq!(folded, taken.len());
             }
         }
     }
