@@ -137,9 +137,17 @@ impl KeptIndex {
     }
 }
 
-/// Sample indexes kept (44 bytes a node slot each: the class, the score,
-/// the stamp and a block entry; 220 KB at 5,000 nodes).
-pub(crate) const MAX_INDEXES: usize = 24;
+/// What kept sample indexes may take together (44 bytes a node slot each:
+/// the class, the score, the stamp and a block entry; 220 KB at 5,000
+/// nodes, so 54 of them there).
+pub(crate) const MAX_INDEX_BYTES: usize = 12 << 20;
+/// Sample indexes kept at least, however many nodes.
+pub(crate) const MIN_INDEXES: usize = 8;
+
+/// How many sample indexes of `slots` node slots are kept.
+pub(crate) fn max_indexes(slots: usize) -> usize {
+    (MAX_INDEX_BYTES / (44 * slots.max(1))).max(MIN_INDEXES)
+}
 
 #[derive(Clone, Debug)]
 struct Entry<K, T: Copy + Default> {
@@ -243,7 +251,7 @@ impl Caches {
     pub fn keep_index(&mut self, mut ix: Box<KeptIndex>) {
         self.clock += 1;
         ix.used = self.clock;
-        if self.indexes.len() >= MAX_INDEXES {
+        if self.indexes.len() >= max_indexes(ix.key.slots) {
             if let Some(oldest) = (0..self.indexes.len()).min_by_key(|&i| self.indexes[i].used) {
                 self.indexes.swap_remove(oldest);
             }
