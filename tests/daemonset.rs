@@ -342,6 +342,75 @@ fn a_daemonset_pod_that_does_not_fit_stays_pending_with_kube_scheduler_reasons()
     );
 }
 
+/// The FailedScheduling message of every pod of a DaemonSet that fits
+/// nowhere counts every node, as the full scan does: the node the pod is
+/// pinned to under its own reason, each other node under its first refusing
+/// filter. The engine counts the other nodes once per generation and reuses
+/// the tally until a node changes (its debug check compares each message
+/// with a node-by-node count); the messages here are written out by hand,
+/// before and after nodes change.
+#[test]
+fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_change() {
+    let mut c = Cluster::new();
+    for i in 0..5 {
+        c.add_node(NodeSpec::new(&format!("n{i}"), 2000, 4096)).unwrap();
+    }
+    c.cordon("n1").unwrap();
+    c.taint_node("n2", Taint::new("dedicated", "x", TaintEffect::NoSchedule))
+        .unwrap();
+    c.create_daemonset(DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(3000, 256)).with_label("app", "agent"),
+    ))
+    .unwrap();
+    converge(&mut c);
+    let reasons = |c: &Cluster| -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = c
+            .pending_pods()
+            .map(|p| {
+                let name = p.name();
+                let why = c.pending_reason(&name).unwrap().unwrap_or_default();
+                let node = name.clone();
+                (node, why)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    // n0, n1 (cordoned: a DaemonSet pod tolerates that), n3 and n4 run the
+    // agent; n2's taint keeps it off.
+    let got = reasons(&c);
+    assert_eq!(got.len(), 4, "{got:?}");
+    let want = "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 3 node(s) didn't match Pod's node affinity/selector.";
+    for (pod, why) in &got {
+        assert_eq!(why, want, "{pod}");
+    }
+    // Two more nodes, one with the taint: five pods, seven nodes counted.
+    c.add_node(NodeSpec::new("n5", 2000, 4096)).unwrap();
+    c.add_node(
+        NodeSpec::new("n6", 2000, 4096).with_taint(Taint::new("dedicated", "x", TaintEffect::NoSchedule)),
+    )
+    .unwrap();
+    converge(&mut c);
+    let got = reasons(&c);
+    assert_eq!(got.len(), 5, "{got:?}");
+    let want = "0/7 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: x}, 4 node(s) didn't match Pod's node affinity/selector.";
+    for (pod, why) in &got {
+        assert_eq!(why, want, "{pod}");
+    }
+    // The taint goes from n2: n2 gets its pod and nothing else changes in
+    // the other pods' counts but the taint's.
+    c.untaint_node("n2", "dedicated", Some(TaintEffect::NoSchedule))
+        .unwrap();
+    converge(&mut c);
+    let got = reasons(&c);
+    assert_eq!(got.len(), 6, "{got:?}");
+    let want = "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 5 node(s) didn't match Pod's node affinity/selector.";
+    for (pod, why) in &got {
+        assert_eq!(why, want, "{pod}");
+    }
+}
+
 #[test]
 fn a_daemonset_template_change_rolls_one_node_at_a_time() {
     let mut c = three_nodes();

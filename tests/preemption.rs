@@ -1002,3 +1002,34 @@ fn prop_preemption_replays_identically() {
         Ok(())
     });
 }
+
+/// getLowerPriorityNominatedPods: a preemption on a node clears the
+/// nominations of the lower-priority pods nominated there, and only those.
+/// mid-0 (priority 100) preempts on node-1 and is nominated; before it
+/// binds, web-0 (priority 1000) needs the whole node and preempts there too:
+/// mid-0 loses its nomination. The engine keeps each node's nominees, so
+/// the clearing reads node-1's nominees rather than every pending pod.
+#[test]
+fn a_higher_priority_preemption_clears_the_lower_nominations_on_its_node() {
+    let mut c = Cluster::new();
+    c.add_node(NodeSpec::new("node-1", 4000, 8192)).unwrap();
+    c.add_priority_class(PriorityClass::new("mid", 100)).unwrap();
+    c.add_priority_class(PriorityClass::new("web", 1000)).unwrap();
+    c.deploy(app("low", 4, 1000, None)).unwrap();
+    assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+    c.deploy(app("mid", 1, 2000, Some("mid"))).unwrap();
+    // One pass: mid-0 fits nowhere, preempts two low pods and is nominated.
+    c.reconcile_once(ScorePolicy::BinPack);
+    assert_eq!(c.nominated_node("mid-0").as_deref(), Some("node-1"));
+    assert_eq!(node_of(&c, "mid-0"), None);
+    c.deploy(app("web", 1, 4000, Some("web"))).unwrap();
+    // The next pass: web-0 comes first in the queue, fits nowhere and
+    // preempts on node-1; mid-0 (lower) loses its nomination.
+    c.reconcile_once(ScorePolicy::BinPack);
+    assert_eq!(c.nominated_node("web-0").as_deref(), Some("node-1"));
+    assert_eq!(c.nominated_node("mid-0"), None);
+    assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+    assert_eq!(node_of(&c, "web-0").as_deref(), Some("node-1"));
+    assert_eq!(node_of(&c, "mid-0"), None);
+    assert_eq!(c.nominated_node("web-0"), None);
+}

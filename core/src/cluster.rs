@@ -586,6 +586,18 @@ pub struct Cluster {
     pub(crate) index_use: crate::scheduler::IndexUse,
     /// The last stamp given to a node (see `HotNode::stamp`).
     pub(crate) stamp_clock: u64,
+    /// Moves whenever a node is added, removed, re-registered, tainted,
+    /// untainted, cordoned, uncordoned or changes readiness: everything the
+    /// static filters read (binds and unbinds leave it). What
+    /// `pinned_messages` checks its values against.
+    pub(crate) node_epoch: u64,
+    /// FailedScheduling messages of pinned pods, per DaemonSet generation
+    /// (`scheduler/pinned.rs`).
+    pub(crate) pinned_messages: crate::scheduler::pinned::PinnedMessages,
+    /// Pods nominated to each node by preemption (by node slot): a superset
+    /// of the pods whose nominatedNodeName is that node, so that clearing a
+    /// node's lower-priority nominations reads its nominees only.
+    pub(crate) nominees: BTreeMap<u32, BTreeSet<u32>>,
     /// The scheduler's per-node values kept across batches.
     pub(crate) caches: crate::scheduler::cache::Caches,
     /// PriorityClasses by name, the system ones included (`priority.rs`).
@@ -656,6 +668,9 @@ impl Cluster {
             last_cycle: Default::default(),
             index_use: crate::scheduler::IndexUse::Auto,
             stamp_clock: 0,
+            node_epoch: 0,
+            pinned_messages: Default::default(),
+            nominees: BTreeMap::new(),
             caches: Default::default(),
             priority_classes: crate::priority::PriorityClass::system()
                 .into_iter()
@@ -1544,6 +1559,13 @@ impl Cluster {
     }
 
     pub(crate) fn refresh_hot(&mut self, id: NodeId) {
+        self.node_epoch += 1;
+        self.refresh_hot_resources(id);
+    }
+
+    /// `refresh_hot` for a bind or an unbind: what the node holds changed,
+    /// not what the static filters read.
+    pub(crate) fn refresh_hot_resources(&mut self, id: NodeId) {
         self.stamp_clock += 1;
         let mut h = HotNode::of(&self.nodes[id.0 as usize]);
         h.stamp = self.stamp_clock;
@@ -1652,6 +1674,11 @@ impl Cluster {
             .expect("a pod key to delete should name a live pod");
         self.free_keys.push(k);
         self.disruption_epoch += 1;
+        if let Some(m) = p.nominated {
+            if let Some(set) = self.nominees.get_mut(&m.0) {
+                set.remove(&k);
+            }
+        }
         let c = &mut self.controllers[p.controller.0 as usize];
         c.pods.remove(&p.ordinal);
         if c.pending.remove(&p.ordinal) {
@@ -1701,15 +1728,21 @@ impl Cluster {
         );
         let slot = node.pods.len() as u32;
         node.pods.push(k);
-        self.refresh_hot(n);
+        self.refresh_hot_resources(n);
         let uid = {
             let p = self.pod_mut(k);
             p.node = Some(n);
             p.node_slot = slot;
             p.phase = PodPhase::Running;
             p.bound_at = now;
-            p.nominated = None;
-            p.uid
+            let nominated = p.nominated.take();
+            let uid = p.uid;
+            if let Some(m) = nominated {
+                if let Some(set) = self.nominees.get_mut(&m.0) {
+                    set.remove(&k);
+                }
+            }
+            uid
         };
         self.affinity_count(k, n, true);
         let ctl = &mut self.controllers[c.0 as usize];
@@ -1770,7 +1803,7 @@ impl Cluster {
             let moved = node.pods[slot as usize];
             self.pod_mut(moved).node_slot = slot;
         }
-        self.refresh_hot(n);
+        self.refresh_hot_resources(n);
         let p = self.pod_mut(k);
         p.node = None;
         p.ready = false;

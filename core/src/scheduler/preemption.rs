@@ -726,24 +726,39 @@ impl Cluster {
             self.delete_pod(v, None);
             self.preempted += 1;
         }
-        // Lower-priority pods nominated to this node may no longer fit there.
-        let lower: Vec<u32> = self
-            .controllers
-            .iter()
-            .flat_map(|ctl| ctl.pending.iter().map(|o| ctl.pods[o]))
-            .filter(|&q| {
-                let p = self.pod(q);
-                p.nominated == Some(found.node) && p.priority < prio
-            })
-            .collect();
-        for q in lower {
-            self.pod_mut(q).nominated = None;
-        }
+        // Lower-priority pods nominated to this node may no longer fit there
+        // (getLowerPriorityNominatedPods). The node's nominees are every pod
+        // nominated there: binds and deletions take theirs out, and a pod
+        // nominated again is moved below.
+        let mut nominees = self.nominees.remove(&found.node.0).unwrap_or_default();
+        nominees.retain(|&q| {
+            let p = self.pod_mut(q);
+            debug_assert_eq!(p.nominated, Some(found.node), "a nominee is nominated to its node");
+            if p.priority < prio {
+                p.nominated = None;
+                return false;
+            }
+            true
+        });
+        debug_assert!(
+            self.controllers
+                .iter()
+                .flat_map(|ctl| ctl.pending.iter().map(|o| ctl.pods[o]))
+                .all(|q| self.pod(q).nominated != Some(found.node) || nominees.contains(&q)),
+            "every pod nominated to a node is among its nominees"
+        );
         let p = self.pod_mut(k);
-        p.nominated = Some(found.node);
+        let before = p.nominated.replace(found.node);
         p.preemption = Some(Box::new(Preemption {
             recorded: true,
             ..record
         }));
+        if let Some(m) = before.filter(|&m| m != found.node) {
+            if let Some(set) = self.nominees.get_mut(&m.0) {
+                set.remove(&k);
+            }
+        }
+        nominees.insert(k);
+        self.nominees.insert(found.node.0, nominees);
     }
 }
