@@ -874,6 +874,11 @@ fn pod_of_on(c: &Cluster, app: &str, node: &str) -> Option<String> {
     c.pods_on(id).find(|p| p.app == app).map(|p| p.name())
 }
 
+/// A pod's metadata.uid, as kube-scheduler's Preempted event names a preemptor.
+fn uid(c: &Cluster, pod: &str) -> String {
+    c.pod_by_name(pod).expect("the pod should exist").uid()
+}
+
 fn events_of(c: &Cluster, reason: &str) -> Vec<String> {
     c.rendered_events()
         .into_iter()
@@ -950,8 +955,8 @@ fn a_daemonset_pod_preempts_a_lower_priority_pod_on_its_node_never_a_higher_one(
     assert_eq!(
         events_of(&c, "Preempted"),
         [
-            format!("pod/batch-0 Preempted by pod {agent_n1} on node n1"),
-            format!("pod/api-1 Preempted by pod {agent_n2} on node n2"),
+            format!("pod/batch-0 Preempted by pod {} on node n1", uid(&c, &agent_n1)),
+            format!("pod/api-1 Preempted by pod {} on node n2", uid(&c, &agent_n2)),
         ]
     );
     assert_eq!(
@@ -1065,8 +1070,8 @@ fn a_daemonset_pod_spares_budget_protected_pods_when_it_can() {
     assert_eq!(
         events_of(&c, "Preempted"),
         [
-            format!("pod/free-0 Preempted by pod {on_n1} on node n1"),
-            format!("pod/solo-1 Preempted by pod {on_n2} on node n2"),
+            format!("pod/free-0 Preempted by pod {} on node n1", uid(&c, &on_n1)),
+            format!("pod/solo-1 Preempted by pod {} on node n2", uid(&c, &on_n2)),
         ]
     );
     verify_capacity(&c).unwrap();

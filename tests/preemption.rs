@@ -70,6 +70,21 @@ fn two_full_nodes() -> Cluster {
 /// cheap pods (equal priority: the later started), cheap-2 and cheap-3:
 /// after removing all four, cheap-0 and cheap-1 are reprieved (2 + 1 + 1 =
 /// 4 CPUs), cheap-2 and cheap-3 are not.
+
+/// kube-scheduler's Preempted event on a victim, which names the preemptor
+/// by its UID (preemption.go: "Preempted by pod <uid> on node <node>").
+fn preempted(c: &Cluster, victim: &str, by: &str, node: &str) -> String {
+    let uid = c
+        .pod_by_name(by)
+        .expect("the preemptor should still exist")
+        .uid();
+    // metadata.uid is a UUID: 8-4-4-4-12 hexadecimal digits.
+    let groups: Vec<usize> = uid.split('-').map(str::len).collect();
+    assert_eq!(groups, [8, 4, 4, 4, 12], "{uid}");
+    assert!(uid.chars().all(|ch| ch == '-' || ch.is_ascii_hexdigit()), "{uid}");
+    format!("pod/{victim} Preempted by pod {uid} on node {node}")
+}
+
 #[test]
 fn preemption_picks_the_node_whose_victims_have_the_lowest_priority() {
     let mut c = two_full_nodes();
@@ -81,8 +96,8 @@ fn preemption_picks_the_node_whose_victims_have_the_lowest_priority() {
     assert_eq!(
         events(&c, "Preempted"),
         [
-            "pod/cheap-2 Preempted by pod web-0 on node node-2",
-            "pod/cheap-3 Preempted by pod web-0 on node node-2"
+            preempted(&c, "cheap-2", "web-0", "node-2"),
+            preempted(&c, "cheap-3", "web-0", "node-2")
         ]
     );
     assert_eq!(
@@ -149,10 +164,10 @@ fn preemption_prefers_a_node_that_breaks_no_budget() {
     assert_eq!(
         events(&c, "Preempted"),
         [
-            "pod/batch-2 Preempted by pod web-0 on node node-1",
-            "pod/batch-3 Preempted by pod web-0 on node node-1",
-            "pod/cheap-3 Preempted by pod batch-4 on node node-2",
-            "pod/cheap-2 Preempted by pod batch-5 on node node-2",
+            preempted(&c, "batch-2", "web-0", "node-1"),
+            preempted(&c, "batch-3", "web-0", "node-1"),
+            preempted(&c, "cheap-3", "batch-4", "node-2"),
+            preempted(&c, "cheap-2", "batch-5", "node-2"),
         ]
     );
     let b4 = c.last_preemption("batch-4").unwrap();
@@ -296,7 +311,7 @@ fn preemption_removes_what_anti_affinity_needs_and_reprieves_the_rest() {
     assert_eq!(node_of(&c, "x-2"), None);
     assert_eq!(
         events(&c, "Preempted"),
-        ["pod/x-0 Preempted by pod y-0 on node node-1"]
+        [preempted(&c, "x-0", "y-0", "node-1")]
     );
 }
 

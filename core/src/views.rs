@@ -68,6 +68,10 @@ pub struct PodView<'a> {
     /// The tick at which the taint-eviction controller deletes it, while it
     /// waits out the tolerationSeconds of a NoExecute taint on its node.
     pub eviction_at: Option<u64>,
+    /// The pod's serial number, unique for the cluster's life (a pod created
+    /// in place of a deleted one gets a new one); `uid()` writes it as
+    /// Kubernetes writes metadata.uid.
+    pub uid_serial: u64,
 }
 
 impl PodView<'_> {
@@ -77,6 +81,23 @@ impl PodView<'_> {
             _ => format!("{}-{}", self.app, self.ordinal),
         }
     }
+
+    /// metadata.uid, in the form of Kubernetes' UIDs (an RFC 4122 UUID):
+    /// the serial number in the last 64 bits, so the same seed and script
+    /// give the same UIDs.
+    pub fn uid(&self) -> String {
+        uid_text(self.uid_serial)
+    }
+}
+
+/// A pod's serial number written as a UUID (`00000000-0000-0000-0000-00000000002a`
+/// for 42), as every message that names a pod by UID writes it.
+pub(crate) fn uid_text(serial: u64) -> String {
+    format!(
+        "00000000-0000-0000-{:04x}-{:012x}",
+        serial >> 48,
+        serial & 0xffff_ffff_ffff
+    )
 }
 
 /// A Deployment's status, in Kubernetes' words.
@@ -178,6 +199,7 @@ impl Cluster {
             priority: p.priority,
             nominated: p.nominated,
             eviction_at: p.taint_deadline,
+            uid_serial: p.uid,
         }
     }
 

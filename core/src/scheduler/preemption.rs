@@ -26,8 +26,8 @@
 //!   sum of victim priorities (each counted as priority + 2^31, so negative
 //!   priorities still add up); then the fewest victims; then the latest
 //!   earliest start among the highest-priority victims; then the first.
-//! - The victims are deleted (a `Preempted` event on each, by the preemptor
-//!   on the node, and the kubelet's `Killing`), the preemptor's
+//! - The victims are deleted (a `Preempted` event on each, naming the
+//!   preemptor by its UID and the node, and the kubelet's `Killing`), the preemptor's
 //!   nominatedNodeName is set, lower-priority pods nominated to that node
 //!   lose their nomination, and the preemptor is scheduled in a later pass,
 //!   where its nominated node is tried first (PreferNominatedNode).
@@ -705,6 +705,9 @@ impl Cluster {
     fn execute_preemption(&mut self, k: u32, found: &Found, record: Preemption) {
         let node_name = record.node.clone();
         let prio = self.pod(k).priority;
+        // kube-scheduler names the preemptor by its UID
+        // (preemption.go: "Preempted by pod %v on node %v", preemptor.UID).
+        let preemptor_uid = crate::views::uid_text(self.pod(k).uid);
         for &v in &found.victims {
             let (vc, vo) = {
                 let q = self.pod(v);
@@ -714,7 +717,7 @@ impl Cluster {
                 EventType::Normal,
                 Reason::Preempted,
                 ObjectRef::Pod(vc, vo),
-                format!("Preempted by pod {} on node {node_name}", record.preemptor),
+                format!("Preempted by pod {preemptor_uid} on node {node_name}"),
             );
             let app = self.controllers[vc.0 as usize].name.clone();
             self.note(
