@@ -636,9 +636,12 @@ fn max_surge_creates_the_new_pod_beside_the_old_one_and_deletes_the_old_once_ava
     let (_, unavailable, doubled, most, old, _) = roll_counts(&c, &v2);
     assert_eq!((unavailable, doubled, most, old), (0, 2, 2, 5));
     let rolling = shepherd::DaemonSetUpdateStrategyType::RollingUpdate;
+    // updatedNumberScheduled counts each node by its first pod, bound
+    // before unbound and then the oldest (podByCreationTimestampAndPhase):
+    // on a surging node that is the old pod, so no node is up to date yet.
     assert_eq!(
         c.daemonsets()[0].rollout_status(rolling),
-        "Waiting for daemon set \"agent\" rollout to finish: 2 out of 5 new pods have been updated..."
+        "Waiting for daemon set \"agent\" rollout to finish: 0 out of 5 new pods have been updated..."
     );
     // Two nodes hold 100m + 100m while the surge lasts.
     let busy = c.nodes().filter(|n| n.allocated.cpu_millis == 200).count();
@@ -1186,5 +1189,60 @@ fn automatic_tolerations_replace_a_matching_one_and_keep_the_others() {
             Some(TaintEffect::NoSchedule),
             None
         )
+    );
+}
+
+/// updateDaemonSetStatus counts by node: desiredNumberScheduled is the nodes
+/// that should run the pod (shouldRun), not those that merely keep one
+/// (shouldContinueRunning): a node that takes an untolerated NoSchedule
+/// taint keeps its pod, which is then misscheduled. currentNumberScheduled
+/// counts a node whose pod is still Pending (the pod's node is read from its
+/// metadata.name node affinity).
+#[test]
+fn desired_counts_the_nodes_that_should_run_the_pod_and_a_kept_pod_is_misscheduled() {
+    let mut c = three_nodes();
+    let ds = DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(500, 256)).with_label("app", "agent"),
+    );
+    c.create_daemonset(ds.clone()).unwrap();
+    tick(&mut c);
+    tick(&mut c);
+    let st = &c.daemonsets()[0];
+    assert_eq!(
+        (st.desired, st.current, st.ready, st.updated_scheduled, st.misscheduled),
+        (3, 3, 3, 3, 0),
+        "{st:?}"
+    );
+    c.taint_node(
+        "node-0.example.com",
+        Taint::new("dedicated", "db", TaintEffect::NoSchedule),
+    )
+    .unwrap();
+    tick(&mut c);
+    // The pod stays (NoSchedule does not evict) but the node no longer
+    // should run one.
+    assert!(pod_of_on(&c, "agent", "node-0.example.com").is_some());
+    let st = &c.daemonsets()[0];
+    assert_eq!(
+        (st.desired, st.current, st.ready, st.available, st.misscheduled),
+        (2, 2, 2, 2, 1),
+        "{st:?}"
+    );
+    let row = c.apps().find(|a| a.name == "agent").expect("the DaemonSet's row");
+    assert_eq!((row.desired, row.current), (2, 3), "{row:?}");
+    check_daemonsets(&c, &[ds.clone()]).unwrap();
+    // A node whose pod cannot be placed is desired and current, not ready.
+    c.add_node(NodeSpec::new("small.example.com", 200, 4096)).unwrap();
+    tick(&mut c);
+    let st = &c.daemonsets()[0];
+    assert_eq!(
+        (st.desired, st.current, st.ready, st.pending, st.misscheduled),
+        (3, 3, 2, 1, 1),
+        "{st:?}"
+    );
+    assert_eq!(
+        st.rollout_status(ds.strategy),
+        "Waiting for daemon set \"agent\" rollout to finish: 2 of 3 updated pods are available..."
     );
 }

@@ -725,12 +725,23 @@ pub fn verify_settled(c: &Cluster) -> Result<(), Violation> {
             *count.entry(p.controller.0).or_insert(0) += 1;
         }
     }
+    let daemonsets: BTreeMap<String, crate::DaemonSetStatus> = c
+        .daemonsets()
+        .into_iter()
+        .map(|s| (s.name.clone(), s))
+        .collect();
     for a in c.apps() {
         let n = count.get(&a.id.0).copied().unwrap_or(0);
-        if n != a.desired && !a.rolling {
+        // A DaemonSet wants a pod on each node that should run it and keeps
+        // one on each node that only may keep it (misscheduled).
+        let wants = match daemonsets.get(&a.name) {
+            Some(d) if a.kind == crate::WorkloadKind::DaemonSet => d.desired + d.misscheduled,
+            _ => a.desired,
+        };
+        if n != wants && !a.rolling {
             return Err(format!(
                 "app {} wants {} pods but has {}",
-                a.name, a.desired, n
+                a.name, wants, n
             ));
         }
     }

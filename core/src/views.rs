@@ -272,23 +272,28 @@ impl Cluster {
         let mut strategy = c.strategy;
         let mut updated = cur.pods;
         let mut rolling = c.rolling;
+        let mut desired = c.replicas;
         match &c.workload {
             Workload::Deployment => {}
             Workload::DaemonSet(d) => {
-                // Its updateStrategy, both numbers rounded up against the
-                // eligible nodes (see daemonset.rs); up to date: the current
-                // generation. Under OnDelete nothing rolls by itself.
+                // Desired: the nodes that should run the pod
+                // (desiredNumberScheduled; `c.replicas` also counts the
+                // nodes that only keep theirs). Its updateStrategy, both
+                // numbers rounded up against those nodes (see daemonset.rs);
+                // up to date: the current generation. Under OnDelete
+                // nothing rolls by itself.
+                desired = d.should_run.len() as u32;
                 strategy = RollingUpdate {
                     max_surge: d.spec.max_surge,
                     max_unavailable: d.spec.max_unavailable,
                 };
                 let on_delete =
                     d.spec.strategy == crate::daemonset::DaemonSetUpdateStrategyType::OnDelete;
-                max_surge = d.spec.max_surge.scaled(c.replicas, true);
-                max_unavailable = d.spec.max_unavailable.scaled(c.replicas, true);
+                max_surge = d.spec.max_surge.scaled(desired, true);
+                max_unavailable = d.spec.max_unavailable.scaled(desired, true);
                 if on_delete {
                     (max_surge, max_unavailable) = (0, 0);
-                } else if max_surge == 0 && max_unavailable == 0 && c.replicas > 0 {
+                } else if max_surge == 0 && max_unavailable == 0 && desired > 0 {
                     max_unavailable = 1;
                 }
                 updated = c
@@ -315,7 +320,7 @@ impl Cluster {
             id,
             kind: c.workload.kind(),
             name: c.name.clone(),
-            desired: c.replicas,
+            desired,
             current: c.total(),
             ready: c.ready(),
             updated,
