@@ -61,16 +61,6 @@ fn two_full_nodes() -> Cluster {
     c
 }
 
-/// web (priority 1000, 2 CPUs) fits nowhere. Both nodes are candidates:
-/// each frees 2 CPUs by deleting 2 pods. Figures (PDB violations, highest
-/// victim priority, sum of priorities + 2^31 each, victims):
-/// node-1: 0, 100, 2 x (100 + 2147483648) = 4294967496, 2;
-/// node-2: 0, 50, 2 x (50 + 2147483648) = 4294967396, 2.
-/// node-2 wins on the second rule. Its victims are the two least important
-/// cheap pods (equal priority: the later started), cheap-2 and cheap-3:
-/// after removing all four, cheap-0 and cheap-1 are reprieved (2 + 1 + 1 =
-/// 4 CPUs), cheap-2 and cheap-3 are not.
-
 /// kube-scheduler's Preempted event on a victim, which names the preemptor
 /// by its UID (preemption.go: "Preempted by pod <uid> on node <node>").
 fn preempted(c: &Cluster, victim: &str, by: &str, node: &str) -> String {
@@ -85,6 +75,15 @@ fn preempted(c: &Cluster, victim: &str, by: &str, node: &str) -> String {
     format!("pod/{victim} Preempted by pod {uid} on node {node}")
 }
 
+/// web (priority 1000, 2 CPUs) fits nowhere. Both nodes are candidates:
+/// each frees 2 CPUs by deleting 2 pods. Figures (PDB violations, highest
+/// victim priority, sum of priorities + 2^31 each, victims):
+/// node-1: 0, 100, 2 x (100 + 2147483648) = 4294967496, 2;
+/// node-2: 0, 50, 2 x (50 + 2147483648) = 4294967396, 2.
+/// node-2 wins on the second rule. Its victims are the two least important
+/// cheap pods (equal priority: the later started), cheap-2 and cheap-3:
+/// after removing all four, cheap-0 and cheap-1 are reprieved (2 + 1 + 1 =
+/// 4 CPUs), cheap-2 and cheap-3 are not.
 #[test]
 fn preemption_picks_the_node_whose_victims_have_the_lowest_priority() {
     let mut c = two_full_nodes();

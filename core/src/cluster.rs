@@ -1391,32 +1391,8 @@ impl Cluster {
                 // The hash of the declared template: namespaces do not
                 // rename a ReplicaSet.
                 let hash = template_hash(&declared);
-                let mut affinity_ids = Vec::new();
-                let mut anti_ids = Vec::new();
-                // Kubernetes counts an existing pod toward required affinity
-                // only when it matches every term's selector.
-                let all = conjunction(template.affinity.iter().map(|t| &t.selector));
-                for t in &template.affinity {
-                    // The admitted selectors carry each term's namespaces.
-                    let term = AffinityTerm {
-                        selector: all.clone(),
-                        topology_key: t.topology_key.clone(),
-                        namespaces: Vec::new(),
-                        namespace_selector: None,
-                    };
-                    affinity_ids.push(self.term_id(&term));
-                }
-                for t in &template.anti_affinity {
-                    anti_ids.push(self.term_id(t));
-                }
-                let mut preferred_ids = Vec::new();
-                for w in &template.preferred_affinity {
-                    preferred_ids.push((self.term_id(&w.term), w.weight));
-                }
-                let mut preferred_anti_ids = Vec::new();
-                for w in &template.preferred_anti_affinity {
-                    preferred_anti_ids.push((self.term_id(&w.term), w.weight));
-                }
+                let (affinity_ids, anti_ids, preferred_ids, preferred_anti_ids) =
+                    self.carried_term_ids(&template);
                 let mut candidates: Vec<u32> = self.terms_without_labels.clone();
                 for (k, v) in &template.labels {
                     if let Some(ts) = self.terms_by_label.get(&(k.clone(), v.clone())) {
@@ -1461,6 +1437,43 @@ impl Cluster {
                 r
             }
         }
+    }
+
+    /// The terms an admitted template carries, by index (created as
+    /// needed): required affinity, required anti-affinity, preferred
+    /// affinity and preferred anti-affinity with their weights.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn carried_term_ids(
+        &mut self,
+        template: &PodTemplate,
+    ) -> (Vec<u32>, Vec<u32>, Vec<(u32, i32)>, Vec<(u32, i32)>) {
+        let mut affinity_ids = Vec::new();
+        let mut anti_ids = Vec::new();
+        // Kubernetes counts an existing pod toward required affinity
+        // only when it matches every term's selector.
+        let all = conjunction(template.affinity.iter().map(|t| &t.selector));
+        for t in &template.affinity {
+            // The admitted selectors carry each term's namespaces.
+            let term = AffinityTerm {
+                selector: all.clone(),
+                topology_key: t.topology_key.clone(),
+                namespaces: Vec::new(),
+                namespace_selector: None,
+            };
+            affinity_ids.push(self.term_id(&term));
+        }
+        for t in &template.anti_affinity {
+            anti_ids.push(self.term_id(t));
+        }
+        let mut preferred_ids = Vec::new();
+        for w in &template.preferred_affinity {
+            preferred_ids.push((self.term_id(&w.term), w.weight));
+        }
+        let mut preferred_anti_ids = Vec::new();
+        for w in &template.preferred_anti_affinity {
+            preferred_anti_ids.push((self.term_id(&w.term), w.weight));
+        }
+        (affinity_ids, anti_ids, preferred_ids, preferred_anti_ids)
     }
 
     /// The index of a term, creating it (and counting the pods that match it
@@ -1877,7 +1890,7 @@ impl Cluster {
     }
 
     /// Adds or removes a bound pod from the inter-pod affinity counts.
-    fn affinity_count(&mut self, k: u32, n: NodeId, add: bool) {
+    pub(crate) fn affinity_count(&mut self, k: u32, n: NodeId, add: bool) {
         let p = self.pod(k);
         let r = &self.controllers[p.controller.0 as usize].revisions[p.revision as usize - 1];
         if r.matching_terms.is_empty() && !r.carries_terms() {
