@@ -377,13 +377,21 @@ pub fn verify_constraints(c: &Cluster) -> Result<(), Violation> {
 /// name label, and each of its terms reaches the namespaces Kubernetes'
 /// PodAffinityTerm rule says: with neither `namespaces` nor
 /// `namespaceSelector`, the pod's own; with a list alone, that list; with
-/// `namespaceSelector: {}`, every namespace (no namespace requirement).
+/// `namespaceSelector: {}`, every namespace (no namespace requirement);
+/// with a list and a labelled namespaceSelector, the list and every
+/// Namespace that exists now whose labels the selector matches.
 pub fn verify_namespaces(c: &Cluster) -> Result<(), Violation> {
     let name_key = format!(
         "{}{}",
         crate::namespace::RESERVED_PREFIX,
         crate::namespace::NAMESPACE_NAME_LABEL
     );
+    // Each Namespace's labels as a namespaceSelector sees them.
+    let namespaces: Vec<(String, crate::model::Labels)> = c
+        .namespaces()
+        .into_iter()
+        .map(|n| (n.name.clone(), n.effective_labels()))
+        .collect();
     for p in c.pods() {
         let ns = crate::namespace::split(p.app).0;
         let t = p.template;
@@ -424,9 +432,26 @@ pub fn verify_namespaces(c: &Cluster) -> Result<(), Violation> {
                             .iter()
                             .any(|r| crate::namespace::is_reserved(&r.key))
                 }
-                // A namespaceSelector with labels: its requirements on the
-                // Namespace's labels (checked by the pinned tests).
-                (Some(_), _) => true,
+                // A list and a labelled namespaceSelector: the union, over
+                // the Namespaces that exist now.
+                (Some(sel), false) => {
+                    let mut want: Vec<String> = term.namespaces.clone();
+                    want.extend(
+                        namespaces
+                            .iter()
+                            .filter(|(_, l)| sel.matches(l))
+                            .map(|(n, _)| n.clone()),
+                    );
+                    want.sort();
+                    want.dedup();
+                    own.is_none()
+                        && listed.is_some_and(|r| {
+                            r.operator == crate::model::SelectorOperator::In && r.values == want
+                        })
+                }
+                // A namespaceSelector with labels alone: its requirements on
+                // the Namespace's labels (checked by the pinned tests).
+                (Some(_), true) => true,
             };
             if !ok {
                 return Err(format!(
