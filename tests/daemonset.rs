@@ -342,6 +342,75 @@ fn a_daemonset_pod_that_does_not_fit_stays_pending_with_kube_scheduler_reasons()
     );
 }
 
+/// The FailedScheduling message of every pod of a DaemonSet that fits
+/// nowhere counts every node, as the full scan does: the node the pod is
+/// pinned to under its own reason, each other node under its first refusing
+/// filter. The engine counts the other nodes once per generation and reuses
+/// the tally until a node changes (its debug check compares each message
+/// with a node-by-node count); the messages here are written out by hand,
+/// before and after nodes change.
+#[test]
+fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_change() {
+    let mut c = Cluster::new();
+    for i in 0..5 {
+        c.add_node(NodeSpec::new(&format!("n{i}"), 2000, 4096)).unwrap();
+    }
+    c.cordon("n1").unwrap();
+    c.taint_node("n2", Taint::new("dedicated", "x", TaintEffect::NoSchedule))
+        .unwrap();
+    c.create_daemonset(DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(3000, 256)).with_label("app", "agent"),
+    ))
+    .unwrap();
+    converge(&mut c);
+    let reasons = |c: &Cluster| -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = c
+            .pending_pods()
+            .map(|p| {
+                let name = p.name();
+                let why = c.pending_reason(&name).unwrap().unwrap_or_default();
+                let node = name.clone();
+                (node, why)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    // n0, n1 (cordoned: a DaemonSet pod tolerates that), n3 and n4 run the
+    // agent; n2's taint keeps it off.
+    let got = reasons(&c);
+    assert_eq!(got.len(), 4, "{got:?}");
+    let want = "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 3 node(s) didn't match Pod's node affinity/selector.";
+    for (pod, why) in &got {
+        assert_eq!(why, want, "{pod}");
+    }
+    // Two more nodes, one with the taint: five pods, seven nodes counted.
+    c.add_node(NodeSpec::new("n5", 2000, 4096)).unwrap();
+    c.add_node(
+        NodeSpec::new("n6", 2000, 4096).with_taint(Taint::new("dedicated", "x", TaintEffect::NoSchedule)),
+    )
+    .unwrap();
+    converge(&mut c);
+    let got = reasons(&c);
+    assert_eq!(got.len(), 5, "{got:?}");
+    let want = "0/7 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: x}, 4 node(s) didn't match Pod's node affinity/selector.";
+    for (pod, why) in &got {
+        assert_eq!(why, want, "{pod}");
+    }
+    // The taint goes from n2: n2 gets its pod and nothing else changes in
+    // the other pods' counts but the taint's.
+    c.untaint_node("n2", "dedicated", Some(TaintEffect::NoSchedule))
+        .unwrap();
+    converge(&mut c);
+    let got = reasons(&c);
+    assert_eq!(got.len(), 6, "{got:?}");
+    let want = "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 5 node(s) didn't match Pod's node affinity/selector.";
+    for (pod, why) in &got {
+        assert_eq!(why, want, "{pod}");
+    }
+}
+
 #[test]
 fn a_daemonset_template_change_rolls_one_node_at_a_time() {
     let mut c = three_nodes();
@@ -567,9 +636,12 @@ fn max_surge_creates_the_new_pod_beside_the_old_one_and_deletes_the_old_once_ava
     let (_, unavailable, doubled, most, old, _) = roll_counts(&c, &v2);
     assert_eq!((unavailable, doubled, most, old), (0, 2, 2, 5));
     let rolling = shepherd::DaemonSetUpdateStrategyType::RollingUpdate;
+    // updatedNumberScheduled counts each node by its first pod, bound
+    // before unbound and then the oldest (podByCreationTimestampAndPhase):
+    // on a surging node that is the old pod, so no node is up to date yet.
     assert_eq!(
         c.daemonsets()[0].rollout_status(rolling),
-        "Waiting for daemon set \"agent\" rollout to finish: 2 out of 5 new pods have been updated..."
+        "Waiting for daemon set \"agent\" rollout to finish: 0 out of 5 new pods have been updated..."
     );
     // Two nodes hold 100m + 100m while the surge lasts.
     let busy = c.nodes().filter(|n| n.allocated.cpu_millis == 200).count();
@@ -805,6 +877,11 @@ fn pod_of_on(c: &Cluster, app: &str, node: &str) -> Option<String> {
     c.pods_on(id).find(|p| p.app == app).map(|p| p.name())
 }
 
+/// A pod's metadata.uid, as kube-scheduler's Preempted event names a preemptor.
+fn uid(c: &Cluster, pod: &str) -> String {
+    c.pod_by_name(pod).expect("the pod should exist").uid()
+}
+
 fn events_of(c: &Cluster, reason: &str) -> Vec<String> {
     c.rendered_events()
         .into_iter()
@@ -881,8 +958,8 @@ fn a_daemonset_pod_preempts_a_lower_priority_pod_on_its_node_never_a_higher_one(
     assert_eq!(
         events_of(&c, "Preempted"),
         [
-            format!("pod/batch-0 Preempted by pod {agent_n1} on node n1"),
-            format!("pod/api-1 Preempted by pod {agent_n2} on node n2"),
+            format!("pod/batch-0 Preempted by pod {} on node n1", uid(&c, &agent_n1)),
+            format!("pod/api-1 Preempted by pod {} on node n2", uid(&c, &agent_n2)),
         ]
     );
     assert_eq!(
@@ -996,8 +1073,8 @@ fn a_daemonset_pod_spares_budget_protected_pods_when_it_can() {
     assert_eq!(
         events_of(&c, "Preempted"),
         [
-            format!("pod/free-0 Preempted by pod {on_n1} on node n1"),
-            format!("pod/solo-1 Preempted by pod {on_n2} on node n2"),
+            format!("pod/free-0 Preempted by pod {} on node n1", uid(&c, &on_n1)),
+            format!("pod/solo-1 Preempted by pod {} on node n2", uid(&c, &on_n2)),
         ]
     );
     verify_capacity(&c).unwrap();
@@ -1112,5 +1189,60 @@ fn automatic_tolerations_replace_a_matching_one_and_keep_the_others() {
             Some(TaintEffect::NoSchedule),
             None
         )
+    );
+}
+
+/// updateDaemonSetStatus counts by node: desiredNumberScheduled is the nodes
+/// that should run the pod (shouldRun), not those that merely keep one
+/// (shouldContinueRunning): a node that takes an untolerated NoSchedule
+/// taint keeps its pod, which is then misscheduled. currentNumberScheduled
+/// counts a node whose pod is still Pending (the pod's node is read from its
+/// metadata.name node affinity).
+#[test]
+fn desired_counts_the_nodes_that_should_run_the_pod_and_a_kept_pod_is_misscheduled() {
+    let mut c = three_nodes();
+    let ds = DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(500, 256)).with_label("app", "agent"),
+    );
+    c.create_daemonset(ds.clone()).unwrap();
+    tick(&mut c);
+    tick(&mut c);
+    let st = &c.daemonsets()[0];
+    assert_eq!(
+        (st.desired, st.current, st.ready, st.updated_scheduled, st.misscheduled),
+        (3, 3, 3, 3, 0),
+        "{st:?}"
+    );
+    c.taint_node(
+        "node-0.example.com",
+        Taint::new("dedicated", "db", TaintEffect::NoSchedule),
+    )
+    .unwrap();
+    tick(&mut c);
+    // The pod stays (NoSchedule does not evict) but the node no longer
+    // should run one.
+    assert!(pod_of_on(&c, "agent", "node-0.example.com").is_some());
+    let st = &c.daemonsets()[0];
+    assert_eq!(
+        (st.desired, st.current, st.ready, st.available, st.misscheduled),
+        (2, 2, 2, 2, 1),
+        "{st:?}"
+    );
+    let row = c.apps().find(|a| a.name == "agent").expect("the DaemonSet's row");
+    assert_eq!((row.desired, row.current), (2, 3), "{row:?}");
+    check_daemonsets(&c, &[ds.clone()]).unwrap();
+    // A node whose pod cannot be placed is desired and current, not ready.
+    c.add_node(NodeSpec::new("small.example.com", 200, 4096)).unwrap();
+    tick(&mut c);
+    let st = &c.daemonsets()[0];
+    assert_eq!(
+        (st.desired, st.current, st.ready, st.pending, st.misscheduled),
+        (3, 3, 2, 1, 1),
+        "{st:?}"
+    );
+    assert_eq!(
+        st.rollout_status(ds.strategy),
+        "Waiting for daemon set \"agent\" rollout to finish: 2 of 3 updated pods are available..."
     );
 }

@@ -378,3 +378,89 @@ fn namespaces_are_validated_on_every_declaration() {
     // Nothing refused changed the cluster.
     assert_eq!(c.apps().count(), 1);
 }
+
+/// A term with both `namespaces` and a namespaceSelector reaches the
+/// namespaces its selector matches as they are (Kubernetes evaluates the
+/// selector against the Namespaces that exist when it schedules), so a
+/// Namespace created after the term's pod counts, both for an existing pod's
+/// term and for a later pod of the same template.
+#[test]
+fn a_union_term_reaches_a_namespace_created_after_it() {
+    use shepherd::Cluster;
+    let union = |app: &str| {
+        AffinityTerm::new(Selector::new(&[("app", app)]), None)
+            .in_namespaces(&["ops"])
+            .with_namespace_selector(Selector::new(&[("team", "late")]))
+    };
+    let pinned = |name: &str, replicas: u32, slot: &str| {
+        DeploymentSpec::new(name, replicas, Resources::new(100, 64)).with_template(|t| {
+            t.with_label("app", name.rsplit('/').next().unwrap())
+                .with_node_selector("slot", slot)
+        })
+    };
+    let mut c = Cluster::new();
+    c.add_node(NodeSpec::new("n1", 8000, 16384).with_label("slot", "1").with_label("zone", "z"))
+        .unwrap();
+    c.add_node(NodeSpec::new("n2", 8000, 16384).with_label("slot", "2").with_label("zone", "z"))
+        .unwrap();
+    // guard (blog, on n1) keeps app=victim pods of ops and of team=late
+    // namespaces off its node; probe (blog, none yet) avoids app=db pods of
+    // the same namespaces. Neither namespace "late" nor "other" exists yet.
+    c.deploy(
+        DeploymentSpec::new("blog/guard", 1, Resources::new(100, 64))
+            .with_template(|t| t.with_node_selector("slot", "1").with_anti_affinity(union("victim"))),
+    )
+    .unwrap();
+    c.deploy(
+        DeploymentSpec::new("blog/probe", 0, Resources::new(100, 64))
+            .with_template(|t| t.with_node_selector("zone", "z").with_anti_affinity(union("db"))),
+    )
+    .unwrap();
+    assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+    c.add_namespace(NamespaceSpec::new("late").with_label("team", "late"))
+        .unwrap();
+    // "other" is made by its first object, with no labels.
+    c.deploy(pinned("other/victim", 1, "1")).unwrap();
+    c.deploy(pinned("late/victim", 1, "1")).unwrap();
+    // A big db: n2 is the fuller node, where bin packing sends the probes.
+    c.deploy(
+        DeploymentSpec::new("late/db", 1, Resources::new(6000, 64))
+            .with_template(|t| t.with_label("app", "db").with_node_selector("slot", "2")),
+    )
+    .unwrap();
+    assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+    // Two probes now, of the template admitted before "late" existed: n2
+    // runs late/db, so both go to n1 (bin packing alone would pick n2).
+    c.scale("blog/probe", 2).unwrap();
+    assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+    let sim_like: Vec<(String, Option<String>)> = {
+        let mut v: Vec<(String, Option<String>)> = c
+            .pods()
+            .map(|p| {
+                let n = p.node.and_then(|id| c.node_by_id(id)).map(|n| n.name().to_string());
+                (p.name(), n)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let on = |n: &str| Some(n.to_string());
+    assert_eq!(
+        sim_like,
+        vec![
+            ("blog/guard-0".to_string(), on("n1")),
+            ("blog/probe-0".to_string(), on("n1")),
+            ("blog/probe-1".to_string(), on("n1")),
+            ("late/db-0".to_string(), on("n2")),
+            ("late/victim-0".to_string(), None),
+            ("other/victim-0".to_string(), on("n1")),
+        ]
+    );
+    let why = c.pending_reason("late/victim-0").unwrap().unwrap();
+    assert!(why.contains("anti-affinity"), "{why}");
+    verify_capacity(&c).unwrap();
+    verify_constraints(&c).unwrap();
+    // The declared terms are unchanged: what the user wrote, not the list.
+    let t = c.template("blog/guard").unwrap();
+    assert_eq!(t.anti_affinity[0], union("victim"));
+}

@@ -61,6 +61,20 @@ fn two_full_nodes() -> Cluster {
     c
 }
 
+/// kube-scheduler's Preempted event on a victim, which names the preemptor
+/// by its UID (preemption.go: "Preempted by pod <uid> on node <node>").
+fn preempted(c: &Cluster, victim: &str, by: &str, node: &str) -> String {
+    let uid = c
+        .pod_by_name(by)
+        .expect("the preemptor should still exist")
+        .uid();
+    // metadata.uid is a UUID: 8-4-4-4-12 hexadecimal digits.
+    let groups: Vec<usize> = uid.split('-').map(str::len).collect();
+    assert_eq!(groups, [8, 4, 4, 4, 12], "{uid}");
+    assert!(uid.chars().all(|ch| ch == '-' || ch.is_ascii_hexdigit()), "{uid}");
+    format!("pod/{victim} Preempted by pod {uid} on node {node}")
+}
+
 /// web (priority 1000, 2 CPUs) fits nowhere. Both nodes are candidates:
 /// each frees 2 CPUs by deleting 2 pods. Figures (PDB violations, highest
 /// victim priority, sum of priorities + 2^31 each, victims):
@@ -81,8 +95,8 @@ fn preemption_picks_the_node_whose_victims_have_the_lowest_priority() {
     assert_eq!(
         events(&c, "Preempted"),
         [
-            "pod/cheap-2 Preempted by pod web-0 on node node-2",
-            "pod/cheap-3 Preempted by pod web-0 on node node-2"
+            preempted(&c, "cheap-2", "web-0", "node-2"),
+            preempted(&c, "cheap-3", "web-0", "node-2")
         ]
     );
     assert_eq!(
@@ -149,10 +163,10 @@ fn preemption_prefers_a_node_that_breaks_no_budget() {
     assert_eq!(
         events(&c, "Preempted"),
         [
-            "pod/batch-2 Preempted by pod web-0 on node node-1",
-            "pod/batch-3 Preempted by pod web-0 on node node-1",
-            "pod/cheap-3 Preempted by pod batch-4 on node node-2",
-            "pod/cheap-2 Preempted by pod batch-5 on node node-2",
+            preempted(&c, "batch-2", "web-0", "node-1"),
+            preempted(&c, "batch-3", "web-0", "node-1"),
+            preempted(&c, "cheap-3", "batch-4", "node-2"),
+            preempted(&c, "cheap-2", "batch-5", "node-2"),
         ]
     );
     let b4 = c.last_preemption("batch-4").unwrap();
@@ -296,7 +310,7 @@ fn preemption_removes_what_anti_affinity_needs_and_reprieves_the_rest() {
     assert_eq!(node_of(&c, "x-2"), None);
     assert_eq!(
         events(&c, "Preempted"),
-        ["pod/x-0 Preempted by pod y-0 on node node-1"]
+        [preempted(&c, "x-0", "y-0", "node-1")]
     );
 }
 
@@ -1001,4 +1015,35 @@ fn prop_preemption_replays_identically() {
         }
         Ok(())
     });
+}
+
+/// getLowerPriorityNominatedPods: a preemption on a node clears the
+/// nominations of the lower-priority pods nominated there, and only those.
+/// mid-0 (priority 100) preempts on node-1 and is nominated; before it
+/// binds, web-0 (priority 1000) needs the whole node and preempts there too:
+/// mid-0 loses its nomination. The engine keeps each node's nominees, so
+/// the clearing reads node-1's nominees rather than every pending pod.
+#[test]
+fn a_higher_priority_preemption_clears_the_lower_nominations_on_its_node() {
+    let mut c = Cluster::new();
+    c.add_node(NodeSpec::new("node-1", 4000, 8192)).unwrap();
+    c.add_priority_class(PriorityClass::new("mid", 100)).unwrap();
+    c.add_priority_class(PriorityClass::new("web", 1000)).unwrap();
+    c.deploy(app("low", 4, 1000, None)).unwrap();
+    assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+    c.deploy(app("mid", 1, 2000, Some("mid"))).unwrap();
+    // One pass: mid-0 fits nowhere, preempts two low pods and is nominated.
+    c.reconcile_once(ScorePolicy::BinPack);
+    assert_eq!(c.nominated_node("mid-0").as_deref(), Some("node-1"));
+    assert_eq!(node_of(&c, "mid-0"), None);
+    c.deploy(app("web", 1, 4000, Some("web"))).unwrap();
+    // The next pass: web-0 comes first in the queue, fits nowhere and
+    // preempts on node-1; mid-0 (lower) loses its nomination.
+    c.reconcile_once(ScorePolicy::BinPack);
+    assert_eq!(c.nominated_node("web-0").as_deref(), Some("node-1"));
+    assert_eq!(c.nominated_node("mid-0"), None);
+    assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+    assert_eq!(node_of(&c, "web-0").as_deref(), Some("node-1"));
+    assert_eq!(node_of(&c, "mid-0"), None);
+    assert_eq!(c.nominated_node("web-0"), None);
 }

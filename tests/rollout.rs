@@ -17,7 +17,12 @@
 //!   voluntary evictions. Precisely, `available(t) >= min(floor,
 //!   available(t-1) - disrupted(t))`: from a fully Ready start that is the
 //!   floor itself, and after a failure the rollout may never make things worse
-//!   while the lost pods are replaced (the "availability ratchet");
+//!   while the lost pods are replaced (the "availability ratchet"). The
+//!   ratchet holds at the controller's last scale-down of the tick:
+//!   disruptions logged after it (a drain's evictions that a budget allows
+//!   because it counts Ready pods that are not yet available) come off the
+//!   bound, since maxUnavailable limits the controller's own deletions, not
+//!   evictions;
 //! - **readiness**: a bound pod is Ready exactly from `bound_at + ready_after`,
 //!   only on a Ready node; nothing is left Lost at the end of a tick;
 //! - **availability** (minReadySeconds): a pod is available exactly from
@@ -1217,9 +1222,35 @@ impl Harness {
             .chain(&taint_evicted)
             .cloned()
             .collect();
+        // Where each disruption sits in the tick's log: a disruption logged
+        // after an app's last scale-down came after the controller's last
+        // look at availability, so the controller could not have counted it.
+        let disrupted_at: BTreeMap<&str, usize> = window
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                matches!(
+                    &*e.reason,
+                    "Evicted" | "NodeNotReady" | "TaintManagerEviction"
+                )
+            })
+            .filter_map(|(i, e)| Some((e.object.strip_prefix("pod/")?, i)))
+            .filter(|(p, _)| disrupted.contains(*p))
+            .fold(BTreeMap::new(), |mut m, (p, i)| {
+                m.entry(p).or_insert(i);
+                m
+            });
         for (name, m) in self.model.apps.iter_mut() {
             let st = c.app(name).map_err(|e| format!("app {name}: {e}"))?;
             let t = now.tally(name);
+            let object = format!("deployment/{name}");
+            let last_delete = window
+                .iter()
+                .rposition(|e| e.reason == "SuccessfulDelete" && e.object == object);
+            let late = disrupted_at
+                .iter()
+                .filter(|(p, &i)| app_of(p) == name && last_delete.is_some_and(|d| i > d))
+                .count() as u32;
             let was_rolling = m.rolling;
             if was_rolling {
                 let s = self.stats.entry(name.clone()).or_insert(RollStats {
@@ -1235,7 +1266,7 @@ impl Harness {
                 self.cov.ready_not_available += (t.ready > t.available) as u64;
                 self.cov.lost_mid_roll += lost.iter().any(|p| app_of(p) == name) as u64;
             }
-            check_app(name, &st, m, &t, &prev.tally(name), &disrupted)?;
+            check_app(name, &st, m, &t, &prev.tally(name), &disrupted, late)?;
             check_deployment_status(c, name, m, &t, now.min_ready.get(name).copied())?;
             self.cov.rolls_completed += (was_rolling && !m.rolling) as u64;
         }
@@ -1396,6 +1427,7 @@ fn check_app(
     t: &Tally,
     before: &Tally,
     disrupted: &BTreeSet<String>,
+    late: u32,
 ) -> Result<(), String> {
     let (surge, unavailable) = m.fenceposts();
     let cur = t.revision(m.current);
@@ -1435,11 +1467,24 @@ fn check_app(
             t.total, m.replicas
         ));
     }
+    // maxUnavailable bounds the Deployment controller's own scale-down
+    // (reconcileOldReplicaSets deletes old pods only while the available
+    // pods stay at replicas - maxUnavailable); an eviction through the
+    // Eviction API answers to PodDisruptionBudgets alone, and a budget
+    // counts Ready pods, so new pods that are Ready but not yet available
+    // (minReadySeconds) let a drain take availability below the floor after
+    // the controller scaled down to it. So the ratchet holds at the
+    // controller's last scale-down of the tick, counting the disruptions
+    // logged before it, and the `late` ones logged after it come off that.
     let losses = disrupted.iter().filter(|p| app_of(p) == name).count() as u32;
-    let required = m.floor().min(before.available.saturating_sub(losses));
+    let early = losses - late;
+    let required = m
+        .floor()
+        .min(before.available.saturating_sub(early))
+        .saturating_sub(late);
     if t.available < required {
         return Err(format!(
-            "app {name}: {} pods available, below replicas {} - maxUnavailable {unavailable} (was {} last tick, {losses} lost or evicted since)",
+            "app {name}: {} pods available, below replicas {} - maxUnavailable {unavailable} (was {} last tick, {losses} lost or evicted since, {late} of them after the controller's last scale-down)",
             t.available, m.replicas, before.available
         ));
     }
@@ -2298,6 +2343,73 @@ fn drain_blocked_by_a_budget_waits_then_completes_as_replacements_become_ready()
     h.run_until("web settles on node-1", 10, |h| h.settled("web"))
         .unwrap();
     assert_eq!(h.census().pods_on("node-1").len(), 3);
+}
+
+/// Seed 1076 of the sweep, distilled. maxUnavailable bounds the Deployment
+/// controller's own scale-down; a drain's evictions answer to the budget
+/// alone, and the budget counts Ready pods. With minReadySeconds the new
+/// pods are Ready before they are available, so in the tick that rolls and
+/// drains at once the controller scales the old pods down to the floor and
+/// the drain then evicts what the budget allows, leaving fewer available
+/// pods than replicas - maxUnavailable, as Kubernetes would. The harness
+/// checks every tick, so this also pins that its ratchet allows exactly that.
+#[test]
+fn a_drain_in_the_tick_of_a_roll_may_take_availability_below_the_floor_but_the_rollout_does_not() {
+    let spec = app("api", 5, 0)
+        .with_strategy(Int(3), Int(2))
+        .with_min_ready_seconds(3);
+    let mut h = Harness::new(1076, ScorePolicy::BinPack);
+    h.submit_all([
+        Event::AddNode(node("node-0", 3)),
+        Event::AddNode(node("node-1", 2)),
+        Event::Deploy(spec.clone()),
+        Event::AddPdb(pdb(
+            "api",
+            &[("app", "api")],
+            Budget::MaxUnavailable(Int(1)),
+        )),
+    ])
+    .unwrap();
+    h.run_until("api settles", 20, |h| h.settled("api")).unwrap();
+    h.submit(Event::AddNode(node("node-2", 8))).unwrap();
+    h.step().unwrap();
+    h.submit_all([
+        Event::Roll {
+            app: "api".into(),
+            template: spec.template.clone().with_version("v2"),
+        },
+        Event::Drain("node-0".into()),
+    ])
+    .unwrap();
+    h.step().unwrap();
+    let now = h.tick();
+    let events: Vec<RenderedEvent> = h
+        .cluster()
+        .rendered_events()
+        .into_iter()
+        .filter(|e| e.tick == now)
+        .collect();
+    let last_delete = events
+        .iter()
+        .rposition(|e| e.reason == "SuccessfulDelete")
+        .expect("the roll scaled the old pods down");
+    let late = events[last_delete..]
+        .iter()
+        .filter(|e| e.reason == "Evicted")
+        .count();
+    assert!(late > 0, "the drain evicted after the scale-down: {events:#?}");
+    let st = h.cluster().app("api").unwrap();
+    assert!(
+        st.available < 5 - 2,
+        "{} available: the late evictions took it below the floor",
+        st.available
+    );
+    assert!(
+        st.available + late as u32 >= 5 - 2,
+        "{} available with {late} late evictions: the controller itself stopped at the floor",
+        st.available
+    );
+    h.run_until("the roll completes", 30, |h| h.settled("api")).unwrap();
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! DaemonSets (15,000 pods, each placed by the scheduler through its
 //! metadata.name node affinity) under kube-scheduler's default profile; then
 //! Deployments beside them, a quiet pass, and a node added; then 5,000 full
-//! nodes where a system-node-critical DaemonSet preempts one pod on each.
+//! nodes where a DaemonSet at priority 0 fits on none (5,000 FailedScheduling
+//! messages), and a system-node-critical DaemonSet preempts one pod on each.
 //!
 //! `cargo run --release -p shepherd --example daemonset_bench`
 
@@ -73,6 +74,22 @@ fn main() {
         Resources::new(1000, 256),
     ))
     .unwrap();
+    c.reconcile_to_fixed_point(&profile);
+    // A node agent at priority 0 fits on none of them: 5,000 FailedScheduling
+    // messages, each counting every node's reason.
+    c.create_daemonset(DaemonSetSpec::new(
+        "blocked-agent",
+        PodTemplate::new(Resources::new(500, 128)).with_label("app", "blocked-agent"),
+    ))
+    .unwrap();
+    let t = Instant::now();
+    c.reconcile_to_fixed_point(&profile);
+    println!(
+        "a DaemonSet that fits on none of 5000 full nodes: {} pending, in {:.2?}",
+        c.pending_count(),
+        t.elapsed()
+    );
+    c.delete_daemonset("blocked-agent").unwrap();
     c.reconcile_to_fixed_point(&profile);
     c.create_daemonset(DaemonSetSpec::new(
         "critical-agent",

@@ -586,6 +586,18 @@ pub struct Cluster {
     pub(crate) index_use: crate::scheduler::IndexUse,
     /// The last stamp given to a node (see `HotNode::stamp`).
     pub(crate) stamp_clock: u64,
+    /// Moves whenever a node is added, removed, re-registered, tainted,
+    /// untainted, cordoned, uncordoned or changes readiness: everything the
+    /// static filters read (binds and unbinds leave it). What
+    /// `pinned_messages` checks its values against.
+    pub(crate) node_epoch: u64,
+    /// FailedScheduling messages of pinned pods, per DaemonSet generation
+    /// (`scheduler/pinned.rs`).
+    pub(crate) pinned_messages: crate::scheduler::pinned::PinnedMessages,
+    /// Pods nominated to each node by preemption (by node slot): a superset
+    /// of the pods whose nominatedNodeName is that node, so that clearing a
+    /// node's lower-priority nominations reads its nominees only.
+    pub(crate) nominees: BTreeMap<u32, BTreeSet<u32>>,
     /// The scheduler's per-node values kept across batches.
     pub(crate) caches: crate::scheduler::cache::Caches,
     /// PriorityClasses by name, the system ones included (`priority.rs`).
@@ -656,6 +668,9 @@ impl Cluster {
             last_cycle: Default::default(),
             index_use: crate::scheduler::IndexUse::Auto,
             stamp_clock: 0,
+            node_epoch: 0,
+            pinned_messages: Default::default(),
+            nominees: BTreeMap::new(),
             caches: Default::default(),
             priority_classes: crate::priority::PriorityClass::system()
                 .into_iter()
@@ -1376,32 +1391,8 @@ impl Cluster {
                 // The hash of the declared template: namespaces do not
                 // rename a ReplicaSet.
                 let hash = template_hash(&declared);
-                let mut affinity_ids = Vec::new();
-                let mut anti_ids = Vec::new();
-                // Kubernetes counts an existing pod toward required affinity
-                // only when it matches every term's selector.
-                let all = conjunction(template.affinity.iter().map(|t| &t.selector));
-                for t in &template.affinity {
-                    // The admitted selectors carry each term's namespaces.
-                    let term = AffinityTerm {
-                        selector: all.clone(),
-                        topology_key: t.topology_key.clone(),
-                        namespaces: Vec::new(),
-                        namespace_selector: None,
-                    };
-                    affinity_ids.push(self.term_id(&term));
-                }
-                for t in &template.anti_affinity {
-                    anti_ids.push(self.term_id(t));
-                }
-                let mut preferred_ids = Vec::new();
-                for w in &template.preferred_affinity {
-                    preferred_ids.push((self.term_id(&w.term), w.weight));
-                }
-                let mut preferred_anti_ids = Vec::new();
-                for w in &template.preferred_anti_affinity {
-                    preferred_anti_ids.push((self.term_id(&w.term), w.weight));
-                }
+                let (affinity_ids, anti_ids, preferred_ids, preferred_anti_ids) =
+                    self.carried_term_ids(&template);
                 let mut candidates: Vec<u32> = self.terms_without_labels.clone();
                 for (k, v) in &template.labels {
                     if let Some(ts) = self.terms_by_label.get(&(k.clone(), v.clone())) {
@@ -1446,6 +1437,43 @@ impl Cluster {
                 r
             }
         }
+    }
+
+    /// The terms an admitted template carries, by index (created as
+    /// needed): required affinity, required anti-affinity, preferred
+    /// affinity and preferred anti-affinity with their weights.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn carried_term_ids(
+        &mut self,
+        template: &PodTemplate,
+    ) -> (Vec<u32>, Vec<u32>, Vec<(u32, i32)>, Vec<(u32, i32)>) {
+        let mut affinity_ids = Vec::new();
+        let mut anti_ids = Vec::new();
+        // Kubernetes counts an existing pod toward required affinity
+        // only when it matches every term's selector.
+        let all = conjunction(template.affinity.iter().map(|t| &t.selector));
+        for t in &template.affinity {
+            // The admitted selectors carry each term's namespaces.
+            let term = AffinityTerm {
+                selector: all.clone(),
+                topology_key: t.topology_key.clone(),
+                namespaces: Vec::new(),
+                namespace_selector: None,
+            };
+            affinity_ids.push(self.term_id(&term));
+        }
+        for t in &template.anti_affinity {
+            anti_ids.push(self.term_id(t));
+        }
+        let mut preferred_ids = Vec::new();
+        for w in &template.preferred_affinity {
+            preferred_ids.push((self.term_id(&w.term), w.weight));
+        }
+        let mut preferred_anti_ids = Vec::new();
+        for w in &template.preferred_anti_affinity {
+            preferred_anti_ids.push((self.term_id(&w.term), w.weight));
+        }
+        (affinity_ids, anti_ids, preferred_ids, preferred_anti_ids)
     }
 
     /// The index of a term, creating it (and counting the pods that match it
@@ -1544,6 +1572,13 @@ impl Cluster {
     }
 
     pub(crate) fn refresh_hot(&mut self, id: NodeId) {
+        self.node_epoch += 1;
+        self.refresh_hot_resources(id);
+    }
+
+    /// `refresh_hot` for a bind or an unbind: what the node holds changed,
+    /// not what the static filters read.
+    pub(crate) fn refresh_hot_resources(&mut self, id: NodeId) {
         self.stamp_clock += 1;
         let mut h = HotNode::of(&self.nodes[id.0 as usize]);
         h.stamp = self.stamp_clock;
@@ -1653,6 +1688,11 @@ impl Cluster {
             .expect("a pod key to delete should name a live pod");
         self.free_keys.push(k);
         self.disruption_epoch += 1;
+        if let Some(m) = p.nominated {
+            if let Some(set) = self.nominees.get_mut(&m.0) {
+                set.remove(&k);
+            }
+        }
         let c = &mut self.controllers[p.controller.0 as usize];
         c.pods.remove(&p.ordinal);
         if c.pending.remove(&p.ordinal) {
@@ -1702,15 +1742,21 @@ impl Cluster {
         );
         let slot = node.pods.len() as u32;
         node.pods.push(k);
-        self.refresh_hot(n);
+        self.refresh_hot_resources(n);
         let uid = {
             let p = self.pod_mut(k);
             p.node = Some(n);
             p.node_slot = slot;
             p.phase = PodPhase::Running;
             p.bound_at = now;
-            p.nominated = None;
-            p.uid
+            let nominated = p.nominated.take();
+            let uid = p.uid;
+            if let Some(m) = nominated {
+                if let Some(set) = self.nominees.get_mut(&m.0) {
+                    set.remove(&k);
+                }
+            }
+            uid
         };
         self.affinity_count(k, n, true);
         let ctl = &mut self.controllers[c.0 as usize];
@@ -1771,7 +1817,7 @@ impl Cluster {
             let moved = node.pods[slot as usize];
             self.pod_mut(moved).node_slot = slot;
         }
-        self.refresh_hot(n);
+        self.refresh_hot_resources(n);
         let p = self.pod_mut(k);
         p.node = None;
         p.ready = false;
@@ -1845,7 +1891,7 @@ impl Cluster {
     }
 
     /// Adds or removes a bound pod from the inter-pod affinity counts.
-    fn affinity_count(&mut self, k: u32, n: NodeId, add: bool) {
+    pub(crate) fn affinity_count(&mut self, k: u32, n: NodeId, add: bool) {
         let p = self.pod(k);
         let r = &self.controllers[p.controller.0 as usize].revisions[p.revision as usize - 1];
         if r.matching_terms.is_empty() && !r.carries_terms() {

@@ -301,25 +301,45 @@ pub(crate) struct DaemonState {
     /// Per revision (index revision - 1): its generation and node; the
     /// generation's base revision (no node) has `None`.
     pub rev_info: Vec<(u32, Option<NodeId>)>,
-    /// The cluster's epochs at the last sync: nothing to do until one moves.
+    /// The cluster's epochs at the last sync (capacity, disruption, node
+    /// changes: `Cluster::node_epoch` moves with every label, taint,
+    /// readiness and node add or removal), and its live nodes: nothing to do
+    /// until one moves.
     pub seen: Option<(u64, u64, u64, u32)>,
+    /// The node slots that should run the pod at the last sync
+    /// (NodeShouldRunDaemonPod's shouldRun), ascending: what the status
+    /// counts, as Kubernetes' updateDaemonSetStatus counts by node.
+    pub should_run: Vec<u32>,
 }
 
 /// A DaemonSet's status, as `kubectl get daemonsets` prints it.
+///
+/// Counted node by node as Kubernetes' updateDaemonSetStatus counts: only
+/// the nodes that should run the pod (NodeShouldRunDaemonPod's shouldRun)
+/// are desired, and each of them by the first of its pods (bound before
+/// unbound, then the oldest); a node that merely keeps its pod (should
+/// continue running, not should run) is misscheduled, not desired.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DaemonSetStatus {
     pub name: String,
-    /// Eligible nodes (`desiredNumberScheduled`).
+    /// Nodes that should run the pod (`desiredNumberScheduled`).
     pub desired: u32,
-    /// Pods bound to a node (`currentNumberScheduled`).
+    /// Of those, nodes with a pod meant for them, bound or still Pending
+    /// (`currentNumberScheduled`: Kubernetes finds a Pending pod's node in
+    /// its `metadata.name` node affinity).
     pub current: u32,
+    /// Of those, nodes whose first pod is Ready (`numberReady`).
     pub ready: u32,
-    /// Pods of the current template, bound or not.
+    /// Pods of the current template, bound or not, on any node.
     pub updated: u32,
-    /// Pods of the current template bound to a node (`updatedNumberScheduled`).
+    /// Of the desired nodes, those whose first pod is of the current
+    /// template (`updatedNumberScheduled`, kubectl's UP-TO-DATE).
     pub updated_scheduled: u32,
-    /// Pods Ready for minReadySeconds (`numberAvailable`).
+    /// Of the desired nodes, those whose first pod has been Ready for
+    /// minReadySeconds (`numberAvailable`).
     pub available: u32,
+    /// Nodes that should not run the pod but have one (`numberMisscheduled`).
+    pub misscheduled: u32,
     /// Pods waiting for the scheduler.
     pub pending: u32,
 }
@@ -374,6 +394,7 @@ impl Cluster {
                 rev_of: BTreeMap::new(),
                 rev_info: Vec::new(),
                 seen: None,
+                should_run: Vec::new(),
             })),
         );
         ctl.min_ready_seconds = spec.min_ready_seconds;
@@ -486,47 +507,68 @@ impl Cluster {
         Ok(())
     }
 
-    /// The status of every live DaemonSet, in creation order.
+    /// The status of every live DaemonSet, in creation order, as its
+    /// controller's last sync saw the nodes (see `DaemonSetStatus`).
     pub fn daemonsets(&self) -> Vec<DaemonSetStatus> {
         self.controllers
             .iter()
             .filter(|c| !c.deleted)
             .filter_map(|c| match &c.workload {
-                Workload::DaemonSet(d) => {
-                    let mut st = DaemonSetStatus {
-                        name: c.name.clone(),
-                        desired: c.replicas,
-                        current: 0,
-                        ready: 0,
-                        updated: 0,
-                        updated_scheduled: 0,
-                        available: 0,
-                        pending: c.pending.len() as u32,
-                    };
-                    for &k in c.pods.values() {
-                        let p = self.pod(k);
-                        if p.node.is_some() {
-                            st.current += 1;
-                        }
-                        if p.ready {
-                            st.ready += 1;
-                        }
-                        if p.available {
-                            st.available += 1;
-                        }
-                        let gen = d.rev_info[p.revision as usize - 1].0;
-                        if gen == d.generation {
-                            st.updated += 1;
-                            if p.node.is_some() {
-                                st.updated_scheduled += 1;
-                            }
-                        }
-                    }
-                    Some(st)
-                }
+                Workload::DaemonSet(d) => Some(self.daemonset_status(c, d)),
                 _ => None,
             })
             .collect()
+    }
+
+    fn daemonset_status(&self, c: &Controller, d: &DaemonState) -> DaemonSetStatus {
+        let mut st = DaemonSetStatus {
+            name: c.name.clone(),
+            desired: d.should_run.len() as u32,
+            current: 0,
+            ready: 0,
+            updated: 0,
+            updated_scheduled: 0,
+            available: 0,
+            misscheduled: 0,
+            pending: c.pending.len() as u32,
+        };
+        // Per node its first pod (podByCreationTimestampAndPhase: bound
+        // before unbound, then the oldest; ordinals follow creation).
+        let mut first: BTreeMap<u32, (bool, u32, u32)> = BTreeMap::new();
+        for &k in c.pods.values() {
+            let p = self.pod(k);
+            let (gen, target) = d.rev_info[p.revision as usize - 1];
+            if gen == d.generation {
+                st.updated += 1;
+            }
+            if p.phase == PodPhase::Lost {
+                continue; // deleted by collect_lost
+            }
+            let Some(n) = target else { continue };
+            let rank = (p.node.is_none(), p.ordinal, k);
+            first
+                .entry(n.0)
+                .and_modify(|r| *r = (*r).min(rank))
+                .or_insert(rank);
+        }
+        for (n, (_, _, k)) in first {
+            if d.should_run.binary_search(&n).is_err() {
+                st.misscheduled += 1;
+                continue;
+            }
+            st.current += 1;
+            let p = self.pod(k);
+            if p.ready {
+                st.ready += 1;
+                if p.available {
+                    st.available += 1;
+                }
+            }
+            if d.rev_info[p.revision as usize - 1].0 == d.generation {
+                st.updated_scheduled += 1;
+            }
+        }
+        st
     }
 
     /// Whether the pod is a DaemonSet's (kubectl drain leaves those).
@@ -601,7 +643,7 @@ impl Cluster {
         let key = (
             self.capacity_epoch,
             self.disruption_epoch,
-            self.nodes.len() as u64,
+            self.node_epoch,
             self.live_nodes,
         );
         let (generation, spec) = {
@@ -653,6 +695,7 @@ impl Cluster {
         }
         let (mut created, mut deleted) = (0u32, 0u32);
         let mut eligible = 0u32;
+        let mut should_run: Vec<u32> = Vec::new();
         // Nodes that no longer qualify but whose pod continues running.
         let mut kept = 0u32;
         let mut want: Vec<NodeId> = Vec::new();
@@ -668,6 +711,7 @@ impl Cluster {
             let pods = by_node.remove(&(i as u32)).unwrap_or_default();
             if run {
                 eligible += 1;
+                should_run.push(i as u32);
             }
             if !run && !keep {
                 doomed.extend(pods.iter().map(|p| p.key));
@@ -806,7 +850,7 @@ impl Cluster {
         let key = (
             self.capacity_epoch,
             self.disruption_epoch,
-            self.nodes.len() as u64,
+            self.node_epoch,
             self.live_nodes,
         );
         if let Workload::DaemonSet(d) = &mut self.controllers[id.0 as usize].workload {
@@ -818,6 +862,7 @@ impl Cluster {
             } else {
                 None
             };
+            d.should_run = should_run;
         }
         (created, deleted)
     }

@@ -34,9 +34,17 @@
 //! (the NamespaceDefaultLabelName feature, GA in Kubernetes 1.22). A
 //! namespaceSelector alone, or a list alone, is evaluated for every pod as
 //! it is (a Namespace's labels are fixed when it is created, before the
-//! objects in it); a term with both a list and a non-empty selector is
-//! resolved when its pod is admitted, against the namespaces that exist
-//! then (a union of two label conditions is not one selector).
+//! objects in it). A term with both a list and a non-empty selector (a
+//! union of two label conditions, which is not one selector) is written as
+//! the list of the namespaces it reaches: those listed and those that exist
+//! whose labels the selector matches; and when a Namespace is created
+//! later, every admitted term whose selector matches it takes it into its
+//! list (`Cluster::namespace_created`), so such a term reaches the
+//! Namespace's pods as Kubernetes' selector, evaluated against the
+//! namespaces as they are, does. This is exact because a Namespace exists
+//! before any object in it, its labels never change, and no Namespace is
+//! deleted: when one appears no pod of it exists yet, so widening the lists
+//! changes no count, only what later pods of it will match.
 
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -288,6 +296,34 @@ fn admit_term(
     t
 }
 
+/// Adds namespace `name` (with `labels`, its own name label included) to
+/// the namespace list of an admitted term written from both `namespaces` and
+/// a non-empty namespaceSelector that matches it. Whether it changed.
+fn widen_term(term: &mut AffinityTerm, name: &str, labels: &Labels) -> bool {
+    let Some(ns_sel) = &term.namespace_selector else {
+        return false;
+    };
+    if term.namespaces.is_empty() || ns_sel.is_empty() || !ns_sel.matches(labels) {
+        return false;
+    }
+    let key = reserved(NAMESPACE_NAME_LABEL);
+    let Some(req) = term
+        .selector
+        .match_expressions
+        .iter_mut()
+        .find(|r| r.key == key && r.operator == SelectorOperator::In)
+    else {
+        return false;
+    };
+    match req.values.binary_search_by(|v| v.as_str().cmp(name)) {
+        Ok(_) => false,
+        Err(at) => {
+            req.values.insert(at, name.to_string());
+            true
+        }
+    }
+}
+
 fn in_names(names: &[String]) -> LabelSelectorRequirement {
     LabelSelectorRequirement {
         key: reserved(NAMESPACE_NAME_LABEL),
@@ -342,7 +378,12 @@ impl crate::cluster::Cluster {
         let mut labels = spec.labels;
         labels.remove(NAMESPACE_NAME_LABEL);
         self.check_namespace_labels(&spec.name, &labels)?;
-        self.namespaces.insert(spec.name, labels);
+        if let alloc::collections::btree_map::Entry::Vacant(e) =
+            self.namespaces.entry(spec.name.clone())
+        {
+            e.insert(labels);
+            self.namespace_created(&spec.name);
+        }
         Ok(())
     }
 
@@ -388,6 +429,65 @@ impl crate::cluster::Cluster {
         let ns = split(key).0;
         if !self.namespaces.contains_key(ns) {
             self.namespaces.insert(ns.to_string(), Labels::new());
+            self.namespace_created(ns);
+        }
+    }
+
+    /// A Namespace has just been created (no object is in it yet): every
+    /// admitted term with both `namespaces` and a namespaceSelector that
+    /// matches it takes it into the list it was written as (see the module
+    /// doc), and each revision whose template changed carries the terms of
+    /// its new template from now on: its bound pods' carried counts move
+    /// from the old terms to the new ones. What the pods of other namespaces
+    /// match does not change, so no matching count does.
+    pub(crate) fn namespace_created(&mut self, name: &str) {
+        let mut labels = self.namespaces.get(name).cloned().unwrap_or_default();
+        labels.insert(NAMESPACE_NAME_LABEL.to_string(), name.to_string());
+        let mut changed: Vec<(usize, usize)> = Vec::new();
+        for (c, ctl) in self.controllers.iter_mut().enumerate() {
+            for (r, rev) in ctl.revisions.iter_mut().enumerate() {
+                let t = &mut rev.template;
+                let mut any = false;
+                for term in t
+                    .affinity
+                    .iter_mut()
+                    .chain(t.anti_affinity.iter_mut())
+                    .chain(t.preferred_affinity.iter_mut().map(|w| &mut w.term))
+                    .chain(t.preferred_anti_affinity.iter_mut().map(|w| &mut w.term))
+                {
+                    any |= widen_term(term, name, &labels);
+                }
+                if any {
+                    changed.push((c, r));
+                }
+            }
+        }
+        for (c, r) in changed {
+            let template = self.controllers[c].revisions[r].template.clone();
+            let (aff, anti, pref, pref_anti) = self.carried_term_ids(&template);
+            let bound: Vec<(u32, crate::cluster::NodeId)> = self.controllers[c]
+                .pods
+                .values()
+                .filter_map(|&k| {
+                    let p = self.pod(k);
+                    (p.revision as usize == r + 1).then_some((k, p.node?))
+                })
+                .collect();
+            // The matching counts stay: new terms counted the pods that
+            // match them when they were created, old ones keep theirs.
+            let matching = core::mem::take(&mut self.controllers[c].revisions[r].matching_terms);
+            for &(k, n) in &bound {
+                self.affinity_count(k, n, false);
+            }
+            let rev = &mut self.controllers[c].revisions[r];
+            rev.affinity_ids = aff;
+            rev.anti_ids = anti;
+            rev.preferred_ids = pref;
+            rev.preferred_anti_ids = pref_anti;
+            for &(k, n) in &bound {
+                self.affinity_count(k, n, true);
+            }
+            self.controllers[c].revisions[r].matching_terms = matching;
         }
     }
 

@@ -377,13 +377,21 @@ pub fn verify_constraints(c: &Cluster) -> Result<(), Violation> {
 /// name label, and each of its terms reaches the namespaces Kubernetes'
 /// PodAffinityTerm rule says: with neither `namespaces` nor
 /// `namespaceSelector`, the pod's own; with a list alone, that list; with
-/// `namespaceSelector: {}`, every namespace (no namespace requirement).
+/// `namespaceSelector: {}`, every namespace (no namespace requirement);
+/// with a list and a labelled namespaceSelector, the list and every
+/// Namespace that exists now whose labels the selector matches.
 pub fn verify_namespaces(c: &Cluster) -> Result<(), Violation> {
     let name_key = format!(
         "{}{}",
         crate::namespace::RESERVED_PREFIX,
         crate::namespace::NAMESPACE_NAME_LABEL
     );
+    // Each Namespace's labels as a namespaceSelector sees them.
+    let namespaces: Vec<(String, crate::model::Labels)> = c
+        .namespaces()
+        .into_iter()
+        .map(|n| (n.name.clone(), n.effective_labels()))
+        .collect();
     for p in c.pods() {
         let ns = crate::namespace::split(p.app).0;
         let t = p.template;
@@ -424,9 +432,26 @@ pub fn verify_namespaces(c: &Cluster) -> Result<(), Violation> {
                             .iter()
                             .any(|r| crate::namespace::is_reserved(&r.key))
                 }
-                // A namespaceSelector with labels: its requirements on the
-                // Namespace's labels (checked by the pinned tests).
-                (Some(_), _) => true,
+                // A list and a labelled namespaceSelector: the union, over
+                // the Namespaces that exist now.
+                (Some(sel), false) => {
+                    let mut want: Vec<String> = term.namespaces.clone();
+                    want.extend(
+                        namespaces
+                            .iter()
+                            .filter(|(_, l)| sel.matches(l))
+                            .map(|(n, _)| n.clone()),
+                    );
+                    want.sort();
+                    want.dedup();
+                    own.is_none()
+                        && listed.is_some_and(|r| {
+                            r.operator == crate::model::SelectorOperator::In && r.values == want
+                        })
+                }
+                // A namespaceSelector with labels alone: its requirements on
+                // the Namespace's labels (checked by the pinned tests).
+                (Some(_), true) => true,
             };
             if !ok {
                 return Err(format!(
@@ -725,12 +750,23 @@ pub fn verify_settled(c: &Cluster) -> Result<(), Violation> {
             *count.entry(p.controller.0).or_insert(0) += 1;
         }
     }
+    let daemonsets: BTreeMap<String, crate::DaemonSetStatus> = c
+        .daemonsets()
+        .into_iter()
+        .map(|s| (s.name.clone(), s))
+        .collect();
     for a in c.apps() {
         let n = count.get(&a.id.0).copied().unwrap_or(0);
-        if n != a.desired && !a.rolling {
+        // A DaemonSet wants a pod on each node that should run it and keeps
+        // one on each node that only may keep it (misscheduled).
+        let wants = match daemonsets.get(&a.name) {
+            Some(d) if a.kind == crate::WorkloadKind::DaemonSet => d.desired + d.misscheduled,
+            _ => a.desired,
+        };
+        if n != wants && !a.rolling {
             return Err(format!(
                 "app {} wants {} pods but has {}",
-                a.name, a.desired, n
+                a.name, wants, n
             ));
         }
     }

@@ -68,6 +68,10 @@ pub struct PodView<'a> {
     /// The tick at which the taint-eviction controller deletes it, while it
     /// waits out the tolerationSeconds of a NoExecute taint on its node.
     pub eviction_at: Option<u64>,
+    /// The pod's serial number, unique for the cluster's life (a pod created
+    /// in place of a deleted one gets a new one); `uid()` writes it as
+    /// Kubernetes writes metadata.uid.
+    pub uid_serial: u64,
 }
 
 impl PodView<'_> {
@@ -77,6 +81,23 @@ impl PodView<'_> {
             _ => format!("{}-{}", self.app, self.ordinal),
         }
     }
+
+    /// metadata.uid, in the form of Kubernetes' UIDs (an RFC 4122 UUID):
+    /// the serial number in the last 64 bits, so the same seed and script
+    /// give the same UIDs.
+    pub fn uid(&self) -> String {
+        uid_text(self.uid_serial)
+    }
+}
+
+/// A pod's serial number written as a UUID (`00000000-0000-0000-0000-00000000002a`
+/// for 42), as every message that names a pod by UID writes it.
+pub(crate) fn uid_text(serial: u64) -> String {
+    format!(
+        "00000000-0000-0000-{:04x}-{:012x}",
+        serial >> 48,
+        serial & 0xffff_ffff_ffff
+    )
 }
 
 /// A Deployment's status, in Kubernetes' words.
@@ -178,6 +199,7 @@ impl Cluster {
             priority: p.priority,
             nominated: p.nominated,
             eviction_at: p.taint_deadline,
+            uid_serial: p.uid,
         }
     }
 
@@ -250,23 +272,28 @@ impl Cluster {
         let mut strategy = c.strategy;
         let mut updated = cur.pods;
         let mut rolling = c.rolling;
+        let mut desired = c.replicas;
         match &c.workload {
             Workload::Deployment => {}
             Workload::DaemonSet(d) => {
-                // Its updateStrategy, both numbers rounded up against the
-                // eligible nodes (see daemonset.rs); up to date: the current
-                // generation. Under OnDelete nothing rolls by itself.
+                // Desired: the nodes that should run the pod
+                // (desiredNumberScheduled; `c.replicas` also counts the
+                // nodes that only keep theirs). Its updateStrategy, both
+                // numbers rounded up against those nodes (see daemonset.rs);
+                // up to date: the current generation. Under OnDelete
+                // nothing rolls by itself.
+                desired = d.should_run.len() as u32;
                 strategy = RollingUpdate {
                     max_surge: d.spec.max_surge,
                     max_unavailable: d.spec.max_unavailable,
                 };
                 let on_delete =
                     d.spec.strategy == crate::daemonset::DaemonSetUpdateStrategyType::OnDelete;
-                max_surge = d.spec.max_surge.scaled(c.replicas, true);
-                max_unavailable = d.spec.max_unavailable.scaled(c.replicas, true);
+                max_surge = d.spec.max_surge.scaled(desired, true);
+                max_unavailable = d.spec.max_unavailable.scaled(desired, true);
                 if on_delete {
                     (max_surge, max_unavailable) = (0, 0);
-                } else if max_surge == 0 && max_unavailable == 0 && c.replicas > 0 {
+                } else if max_surge == 0 && max_unavailable == 0 && desired > 0 {
                     max_unavailable = 1;
                 }
                 updated = c
@@ -293,7 +320,7 @@ impl Cluster {
             id,
             kind: c.workload.kind(),
             name: c.name.clone(),
-            desired: c.replicas,
+            desired,
             current: c.total(),
             ready: c.ready(),
             updated,

@@ -63,7 +63,8 @@ test('a high-priority Deployment preempts lower-priority pods in a full cluster'
       return cards.flatMap((c) => c.chips).filter((c) => c.startsWith('web-')).length === 2;
     });
     const lines = await eventLines(page);
-    const preempted = lines.filter((l) => /Preempted/.test(l) && /Preempted by pod web-/.test(l));
+    // kube-scheduler names the preemptor by its UID.
+    const preempted = lines.filter((l) => /Preempted by pod [0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12} on node node-/.test(l));
     const killing = lines.filter((l) => /Killing/.test(l));
     assert.equal(preempted.length, 4, lines.slice(0, 30).join('\n'));
     assert.equal(killing.length, 4);

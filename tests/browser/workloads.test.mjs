@@ -167,7 +167,8 @@ test('DaemonSet form: priorityClassName preempts on a full node, hostNetwork tol
     const n1 = await nodeCard(page, 'node-1');
     assert.equal(on(n1.chips, 'batch-'), 1, JSON.stringify(n1.chips));
     const lines = await eventLines(page);
-    const preempted = lines.filter((l) => /Preempted by pod cni-\d+ on node node-1/.test(l));
+    // kube-scheduler names the preemptor by its UID.
+    const preempted = lines.filter((l) => /Preempted by pod [0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12} on node node-1/.test(l));
     assert.equal(preempted.length, 1, lines.slice(0, 20).join('\n'));
     assert.match(preempted[0], /batch-[01]/);
     assert.equal(lines.filter((l) => /Killing/.test(l) && /Stopping container batch/.test(l)).length, 1);

@@ -24,7 +24,7 @@
 //! only its node, which chooses exactly what the cycle would.
 
 pub(crate) mod cache;
-mod pinned;
+pub(crate) mod pinned;
 pub mod plugins;
 mod preemption;
 pub mod profile;

@@ -15,6 +15,15 @@
 //! the FailedScheduling message the full scan writes (every other live node
 //! counted by the first filter that refuses it, NodeAffinity at the latest),
 //! computed only when it fails.
+//!
+//! The pods of one DaemonSet generation differ only in the node they are
+//! pinned to, so the other nodes' reasons are counted once per generation
+//! and kept (`PinnedMessages`) until a node changes in a way the static
+//! filters read (`Cluster::node_epoch`): the message for a pod pinned to
+//! node `n` is that tally with `n`'s own verdict in place of what `n`
+//! counted under the pin of the tally, and the tally's pinned node counted
+//! as any other. A DaemonSet that fits on none of 5,000 nodes so writes its
+//! 5,000 messages from one scan instead of 5,000.
 
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -24,8 +33,37 @@ use alloc::vec::Vec;
 use super::plugins::node_resources_fit as fit;
 use super::{OnBind, Plugin, Profile, Unfit};
 use crate::affinity::NodeSelectorOperator;
-use crate::cluster::{Cluster, ControllerId, NodeId, Revision};
+use crate::cluster::{Cluster, ControllerId, NodeId, Revision, Workload};
 use crate::model::WhenUnsatisfiable;
+
+/// The other nodes' FailedScheduling reasons for pinned pods, per group of
+/// revisions that differ only in their pin (a DaemonSet generation; any
+/// other pinned revision is a group of its own).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PinnedMessages {
+    /// The `Cluster::node_epoch` the tallies were counted at: all of them
+    /// are dropped when it moves.
+    epoch: u64,
+    /// By (controller, whether a DaemonSet generation, generation or revision).
+    tallies: BTreeMap<(u32, bool, u32), Tally>,
+}
+
+/// At most this many groups are kept; more clears them all (each is
+/// recounted by one scan when next needed).
+const MAX_TALLIES: usize = 256;
+
+#[derive(Clone, Debug)]
+struct Tally {
+    /// The profile's filters it was counted under, in order.
+    filters: Vec<Plugin>,
+    /// The revision it was counted for, and the node that revision is pinned to.
+    rev_no: u32,
+    pin: NodeId,
+    /// Each reason's count over the live nodes other than `pin`.
+    others: BTreeMap<String, u32>,
+    /// How many live nodes other than `pin` there are.
+    total: u32,
+}
 
 impl Cluster {
     /// The node a revision's template is pinned to by its required node
@@ -103,7 +141,7 @@ impl Cluster {
         let mut bound = 0;
         for (i, &k) in keys.iter().enumerate() {
             if let Err(u) = self.pinned_verdict(n, &rev, profile) {
-                let message = self.pinned_failure_message(n, &rev, profile, &u);
+                let message = self.pinned_failure_message(c, rev_no, n, &rev, profile, &u);
                 self.record_failure(c, rev_no, &keys[i..], message);
                 return (bound, true);
             }
@@ -114,8 +152,96 @@ impl Cluster {
     }
 
     /// The message the full scan writes: the pinned node's reasons, and each
-    /// other live node's first refusing static filter.
+    /// other live node's first refusing static filter, from the group's
+    /// tally (counted here if missing or stale).
     fn pinned_failure_message(
+        &mut self,
+        c: ControllerId,
+        rev_no: u32,
+        n: NodeId,
+        rev: &Revision,
+        profile: &Profile,
+        u: &Unfit,
+    ) -> String {
+        if self.pinned_messages.epoch != self.node_epoch
+            || self.pinned_messages.tallies.len() >= MAX_TALLIES
+        {
+            self.pinned_messages.tallies.clear();
+            self.pinned_messages.epoch = self.node_epoch;
+        }
+        let ctl = &self.controllers[c.0 as usize];
+        let group = match &ctl.workload {
+            Workload::DaemonSet(d) => (c.0, true, d.rev_info[rev_no as usize - 1].0),
+            _ => (c.0, false, rev_no),
+        };
+        let tally = match self.pinned_messages.tallies.remove(&group) {
+            Some(t) if t.filters == profile.filters => t,
+            _ => self.tally_others(n, rev_no, rev, profile),
+        };
+        let mut hist = tally.others.clone();
+        if tally.pin != n {
+            // `n` was counted under the tally's pin; the tally's pinned node
+            // was not counted at all.
+            let counted = &self.controllers[c.0 as usize].revisions[tally.rev_no as usize - 1];
+            for r in self.static_reasons(n, counted, profile) {
+                if let Some(k) = hist.get_mut(&r) {
+                    *k -= 1;
+                    if *k == 0 {
+                        hist.remove(&r);
+                    }
+                }
+            }
+            for r in self.static_reasons(tally.pin, rev, profile) {
+                *hist.entry(r).or_default() += 1;
+            }
+        }
+        for r in u.reasons() {
+            *hist.entry(r).or_default() += 1;
+        }
+        let message = render(tally.total + 1, hist);
+        debug_assert_eq!(
+            message,
+            self.scanned_failure_message(n, rev, profile, u),
+            "the tally must give the full scan's message"
+        );
+        self.pinned_messages.tallies.insert(group, tally);
+        message
+    }
+
+    /// Every live node but `pin` under its first refusing static filter.
+    fn tally_others(&self, pin: NodeId, rev_no: u32, rev: &Revision, profile: &Profile) -> Tally {
+        let mut others: BTreeMap<String, u32> = BTreeMap::new();
+        let mut total = 0;
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].removed || i == pin.0 as usize {
+                continue;
+            }
+            total += 1;
+            for r in self.static_reasons(NodeId(i as u32), rev, profile) {
+                *others.entry(r).or_default() += 1;
+            }
+        }
+        Tally {
+            filters: profile.filters.clone(),
+            rev_no,
+            pin,
+            others,
+            total,
+        }
+    }
+
+    /// A node's reasons under its first refusing static filter (none for a
+    /// node the pin admits: unreachable for the nodes other than the pin,
+    /// kept total for safety).
+    fn static_reasons(&self, n: NodeId, rev: &Revision, profile: &Profile) -> Vec<String> {
+        match self.static_filter(n, rev, profile) {
+            Err(u) => u.reasons(),
+            Ok(()) => Vec::new(),
+        }
+    }
+
+    /// The message counted node by node: what the tally must agree with.
+    fn scanned_failure_message(
         &self,
         n: NodeId,
         rev: &Revision,
@@ -132,18 +258,19 @@ impl Cluster {
             let reasons = if i == n.0 as usize {
                 u.reasons()
             } else {
-                match self.static_filter(NodeId(i as u32), rev, profile) {
-                    Err(other) => other.reasons(),
-                    // Unreachable for a name pin; kept total for safety.
-                    Ok(()) => Vec::new(),
-                }
+                self.static_reasons(NodeId(i as u32), rev, profile)
             };
             for r in reasons {
                 *hist.entry(r).or_default() += 1;
             }
         }
-        let mut parts: Vec<String> = hist.into_iter().map(|(r, k)| format!("{k} {r}")).collect();
-        parts.sort();
-        format!("0/{total} nodes are available: {}.", parts.join(", "))
+        render(total, hist)
     }
+}
+
+/// kube-scheduler's "0/N nodes are available: ..." from reasons and counts.
+fn render(total: u32, hist: BTreeMap<String, u32>) -> String {
+    let mut parts: Vec<String> = hist.into_iter().map(|(r, k)| format!("{k} {r}")).collect();
+    parts.sort();
+    format!("0/{total} nodes are available: {}.", parts.join(", "))
 }

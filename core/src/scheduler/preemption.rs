@@ -26,8 +26,8 @@
 //!   sum of victim priorities (each counted as priority + 2^31, so negative
 //!   priorities still add up); then the fewest victims; then the latest
 //!   earliest start among the highest-priority victims; then the first.
-//! - The victims are deleted (a `Preempted` event on each, by the preemptor
-//!   on the node, and the kubelet's `Killing`), the preemptor's
+//! - The victims are deleted (a `Preempted` event on each, naming the
+//!   preemptor by its UID and the node, and the kubelet's `Killing`), the preemptor's
 //!   nominatedNodeName is set, lower-priority pods nominated to that node
 //!   lose their nomination, and the preemptor is scheduled in a later pass,
 //!   where its nominated node is tried first (PreferNominatedNode).
@@ -705,6 +705,9 @@ impl Cluster {
     fn execute_preemption(&mut self, k: u32, found: &Found, record: Preemption) {
         let node_name = record.node.clone();
         let prio = self.pod(k).priority;
+        // kube-scheduler names the preemptor by its UID
+        // (preemption.go: "Preempted by pod %v on node %v", preemptor.UID).
+        let preemptor_uid = crate::views::uid_text(self.pod(k).uid);
         for &v in &found.victims {
             let (vc, vo) = {
                 let q = self.pod(v);
@@ -714,7 +717,7 @@ impl Cluster {
                 EventType::Normal,
                 Reason::Preempted,
                 ObjectRef::Pod(vc, vo),
-                format!("Preempted by pod {} on node {node_name}", record.preemptor),
+                format!("Preempted by pod {preemptor_uid} on node {node_name}"),
             );
             let app = self.controllers[vc.0 as usize].name.clone();
             self.note(
@@ -726,24 +729,39 @@ impl Cluster {
             self.delete_pod(v, None);
             self.preempted += 1;
         }
-        // Lower-priority pods nominated to this node may no longer fit there.
-        let lower: Vec<u32> = self
-            .controllers
-            .iter()
-            .flat_map(|ctl| ctl.pending.iter().map(|o| ctl.pods[o]))
-            .filter(|&q| {
-                let p = self.pod(q);
-                p.nominated == Some(found.node) && p.priority < prio
-            })
-            .collect();
-        for q in lower {
-            self.pod_mut(q).nominated = None;
-        }
+        // Lower-priority pods nominated to this node may no longer fit there
+        // (getLowerPriorityNominatedPods). The node's nominees are every pod
+        // nominated there: binds and deletions take theirs out, and a pod
+        // nominated again is moved below.
+        let mut nominees = self.nominees.remove(&found.node.0).unwrap_or_default();
+        nominees.retain(|&q| {
+            let p = self.pod_mut(q);
+            debug_assert_eq!(p.nominated, Some(found.node), "a nominee is nominated to its node");
+            if p.priority < prio {
+                p.nominated = None;
+                return false;
+            }
+            true
+        });
+        debug_assert!(
+            self.controllers
+                .iter()
+                .flat_map(|ctl| ctl.pending.iter().map(|o| ctl.pods[o]))
+                .all(|q| self.pod(q).nominated != Some(found.node) || nominees.contains(&q)),
+            "every pod nominated to a node is among its nominees"
+        );
         let p = self.pod_mut(k);
-        p.nominated = Some(found.node);
+        let before = p.nominated.replace(found.node);
         p.preemption = Some(Box::new(Preemption {
             recorded: true,
             ..record
         }));
+        if let Some(m) = before.filter(|&m| m != found.node) {
+            if let Some(set) = self.nominees.get_mut(&m.0) {
+                set.remove(&k);
+            }
+        }
+        nominees.insert(k);
+        self.nominees.insert(found.node.0, nominees);
     }
 }
