@@ -1895,7 +1895,8 @@ impl Cluster {
                         (c as u64, n as u64 / CHECKS_PER_VISIT)
                     }
                 };
-                let reload = changed > n as u64 / 4;
+                // Filing costs about twice what loading a slot does.
+                let reload = FILE_VISITS * changed > LOAD_VISITS * n as u64;
                 let cost = checks
                     + pods.saturating_mul(CYCLE_VISITS)
                     + if reload {
