@@ -100,16 +100,7 @@ class Chart {
     this.spec = spec;
     this.canvas = canvas;
     this.readout = readout;
-    // Drawn into an OffscreenCanvas, then copied onto the page's canvas in
-    // one drawImage (present). Text drawn on a canvas in the document makes
-    // Chromium bring the whole page's style up to date first, which costs
-    // milliseconds whenever an element changed since the last frame (4 ms
-    // seen inside a quiet tick at 5,000 nodes, 12 ms in a test with 3,000
-    // changed rows); text drawn on an OffscreenCanvas does not, and the copy
-    // does not either.
-    this.screen = canvas.getContext('2d');
-    this.off = null;
-    this.ctx = this.screen;
+    this.ctx = canvas.getContext('2d');
     this.width = 0;
     this.sig = '';
     // The tick under the keyboard cursor (arrow keys), or null.
@@ -152,18 +143,8 @@ class Chart {
     if (!force && sig === this.sig) return;
     this.sig = sig;
     this.frame(store, colors);
-    if (store.len > 0) this.line(store, tick, colors);
-    this.present();
-  }
-
-  // Copies what was drawn off screen onto the page's canvas.
-  present() {
-    if (!this.off) return;
-    const screen = this.screen;
-    screen.setTransform(1, 0, 0, 1, 0, 0);
-    screen.globalCompositeOperation = 'copy';
-    screen.drawImage(this.off, 0, 0);
-    screen.globalCompositeOperation = 'source-over';
+    if (store.len === 0) return;
+    this.line(store, tick, colors);
   }
 
   // The canvas sized and cleared, the axes and their labels.
@@ -178,16 +159,9 @@ class Chart {
       // Resizing the canvas reset its context's state, the font included.
       this.fontSet = false;
     }
-    const off = this.off;
-    if (typeof OffscreenCanvas === 'function' && (!off || off.width !== this.canvas.width || off.height !== this.canvas.height)) {
-      this.off = new OffscreenCanvas(this.canvas.width, this.canvas.height);
-      this.ctx = this.off.getContext('2d');
-      this.fontSet = false;
-    }
     const ctx = this.ctx;
     // Setting a context's font makes Chromium bring the page's style up to
-    // date at once (a few milliseconds after a tick changed the tables) on
-    // a canvas in the document (the fallback without OffscreenCanvas), so
+    // date at once (a few milliseconds after a tick changed the tables), so
     // it is set once per context, not per paint; and the text direction is
     // stated, so that drawing text need not read the canvas's style either.
     if (!this.fontSet) {
@@ -420,10 +394,7 @@ class ReadyChart extends Chart {
     const plotH = HEIGHT - PAD.top - PAD.bottom;
     const yOf = (v) => PAD.top + plotH - (plotH * Math.min(v, max)) / max;
     const last = store.len - 1;
-    if (last < 0) {
-      this.present();
-      return;
-    }
+    if (last < 0) return;
     ctx.lineWidth = 1.5;
     // Each Deployment's line is two paths, its solid and its dashed
     // segments, each stroked once (a stroke per change cost a few
@@ -479,7 +450,6 @@ class ReadyChart extends Chart {
     markAt(now, colors.fg);
     const pointed = this.cursor ?? this.hover;
     if (pointed !== null && pointed !== now && pointed < store.len) markAt(pointed, colors.muted);
-    this.present();
     this.drawLegend(top, now);
     this.yMaxNow = max;
   }
