@@ -554,20 +554,23 @@ impl Session {
         let what = describe(&action, &events);
         let tick = self.sim.tick() + 1;
         // Later actions queued (after Back, or a tour's or a link's script):
-        // the action is checked as an import checks it, with the script up
-        // to its own tick only (a node queued later must not make a pod fit
-        // now); the later actions are then checked after it.
+        // the action is checked twice. First with the whole script queued,
+        // as the engine checks it (its refusals then name a later action,
+        // as in "does not exist yet: the scripted action that creates it
+        // fires at tick 16"); then as an import checks it, with the script
+        // up to its own tick only (a node queued later must not make a pod
+        // fit now). The later actions are then checked after it.
         let later = self.log.last().is_some_and(|e| e.tick > tick);
-        if later {
+        let again = if later { Some(events.clone()) } else { None };
+        submit_all(&mut self.sim, events)?;
+        if let Some(events) = again {
             let upto = self.script_through(tick);
             self.sim.reschedule(&upto);
-        }
-        if let Err(e) = submit_all(&mut self.sim, events) {
-            if later {
+            if let Err(e) = submit_all(&mut self.sim, events) {
                 let all = self.script_through(MAX_TICK);
                 self.sim.reschedule(&all);
+                return Err(e);
             }
-            return Err(e);
         }
         self.checkpoints.invalidate_from(tick);
         // In tick order, after every entry of the same tick: the order the engine fires them.
