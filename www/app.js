@@ -100,7 +100,11 @@ function act(fn, { form = null, said = null, fieldOf = null } = {}) {
   // What the charts recorded past now may no longer happen.
   charts.dropAhead();
   toast(said ? said(result) : result || 'done');
+  // Later queued actions (a script's rest, or what was done before Back)
+  // that this action made wrong were dropped: say which, until dismissed.
+  const dropped = page.sim.droppedNote;
   stepAndDraw();
+  if (dropped) showProblem(`Your action changed what comes next: ${dropped}.`);
   return true;
 }
 

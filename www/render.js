@@ -297,74 +297,143 @@ export class GridView {
 // ----- tables and lists ------------------------------------------------------
 
 export function drawApps(tbody, apps, { onApp }) {
-  fill(tbody, apps.map((a) => {
-    const progress = a.desired > 0 ? Math.min(100, (100 * a.updated) / a.desired) : 100;
-    let rollout;
-    if (a.deadlineExceeded) {
-      rollout = h('span', { class: 'warn-text', title: 'Progressing=False: no progress for progressDeadlineSeconds' }, 'ProgressDeadlineExceeded');
-    } else if (a.rolling) {
-      rollout = h('div', { class: 'rollout' },
-        h('div', { class: 'bar small', role: 'progressbar', 'aria-label': `rollout of ${a.name}`, 'aria-valuemin': 0, 'aria-valuemax': a.desired, 'aria-valuenow': a.updated },
-          h('span', { style: { width: `${progress}%` } })),
-        h('span', {}, `Rolling to ${a.version}: ${a.updated}/${a.desired} updated`));
-    } else if (a.strategy === 'OnDelete' && a.updated < a.current) {
-      // OnDelete: old pods stay until someone deletes them.
-      rollout = h('span', { class: 'muted', title: 'updateStrategy OnDelete: a pod is replaced when it is deleted or evicted' }, `${a.current - a.updated} on the old template`);
-    } else if (a.pending > 0) {
-      rollout = h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
-    } else if (a.available === a.desired) {
-      rollout = h('span', { class: 'ok-text' }, 'Complete');
-    } else {
-      rollout = h('span', { class: 'muted' }, 'Progressing');
+  fill(tbody, apps.map((a) => appRow(a, onApp)));
+}
+
+// What each cell of a workload's row shows, one string per cell (the row
+// header, then the eight cells, the last one's two lines apart): updateApps
+// rebuilds a cell only when its string changed.
+function appCellKeys(a) {
+  const kind = a.kind || 'Deployment';
+  return [
+    `${a.name}\u001f${kind}`,
+    String(a.desired),
+    `${a.ready}/${a.desired}`,
+    String(a.updated),
+    String(a.available),
+    String(a.pending),
+    `${a.version}\u001f${a.revision}\u001f${a.cpu}\u001f${a.memory}`,
+    `${kind}\u001f${a.strategy}\u001f${a.maxSurge}\u001f${a.maxUnavailable}`,
+    [a.deadlineExceeded, a.rolling, a.version, a.updated, a.desired, a.strategy, a.current, a.pending, a.pendingReason, a.available].join('\u001f'),
+    // The last cell's second line: kubectl's rollout status.
+    `${a.deadlineExceeded}\u001f${a.rolloutStatus}`,
+  ];
+}
+
+// The keys a drawn row was built from (appCellKeys).
+const rowKeys = new WeakMap();
+
+function appRow(a, onApp) {
+  const kind = a.kind || 'Deployment';
+  const cells = [];
+  for (let j = 0; j < APP_CELLS; j++) cells.push(appCell(a, j, onApp));
+  const tr = h('tr', { dataset: { app: a.name, kind } }, cells);
+  rowKeys.set(tr, appCellKeys(a));
+  return tr;
+}
+
+const APP_CELLS = 9;
+
+// Cell j of a workload's row (0: the row header with the name).
+function appCell(a, j, onApp) {
+  const kind = a.kind || 'Deployment';
+  switch (j) {
+    case 0: {
+      // DaemonSets and bare Pods share the table; their actions are elsewhere.
+      const where = kind === 'Deployment' ? 'Change Deployment' : 'DaemonSet & Pod';
+      return h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link app-name', style: { '--c': appColor(a.name) }, title: `Select in Actions → ${where}`, onclick: () => onApp(a.name, kind) }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), a.name),
+        kind === 'Deployment' ? null : h('span', { class: 'kind muted' }, kind));
     }
-    // DaemonSets and bare Pods share the table; their actions are elsewhere.
-    const kind = a.kind || 'Deployment';
-    const where = kind === 'Deployment' ? 'Change Deployment' : 'DaemonSet & Pod';
-    return h('tr', { dataset: { app: a.name, kind } },
-      h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link app-name', style: { '--c': appColor(a.name) }, title: `Select in Actions → ${where}`, onclick: () => onApp(a.name, kind) }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), a.name),
-        kind === 'Deployment' ? null : h('span', { class: 'kind muted' }, kind)),
-      h('td', { class: 'num' }, String(a.desired)),
-      h('td', { class: `num${a.ready < a.desired ? ' warn-text' : ''}` }, `${a.ready}/${a.desired}`),
-      h('td', { class: 'num' }, String(a.updated)),
-      h('td', { class: 'num' }, String(a.available)),
-      h('td', { class: `num${a.pending ? ' warn-text' : ''}` }, String(a.pending)),
-      h('td', { class: 'template' }, h('strong', {}, a.version), h('span', { class: 'muted' }, ` rev ${a.revision}`), h('br'), h('span', { class: 'muted' }, `${cpuText(a.cpu)} · ${memText(a.memory)}`)),
-      h('td', { class: 'muted' }, kind === 'Pod' ? '—' : (a.strategy || `${a.maxSurge} / ${a.maxUnavailable}`)),
-      h('td', {}, rollout,
-        h('div', { class: `rollout-status ${a.deadlineExceeded ? 'warn-text' : 'muted'}` }, a.rolloutStatus)));
-  }));
+    case 1: case 2: case 3: case 4: case 5: {
+      const [cls, text] = countCell(a, j);
+      return h('td', { class: cls }, text);
+    }
+    case 6: return h('td', { class: 'template' }, h('strong', {}, a.version), h('span', { class: 'muted' }, ` rev ${a.revision}`), h('br'), h('span', { class: 'muted' }, `${cpuText(a.cpu)} · ${memText(a.memory)}`));
+    case 7: return h('td', { class: 'muted' }, kind === 'Pod' ? '—' : (a.strategy || `${a.maxSurge} / ${a.maxUnavailable}`));
+    default: return h('td', {}, rolloutCell(a), h('div', { class: statusClass(a) }, a.rolloutStatus));
+  }
+}
+
+function statusClass(a) {
+  return `rollout-status ${a.deadlineExceeded ? 'warn-text' : 'muted'}`;
+}
+
+// The class and text of the count cells (1 to 5: desired, ready, updated,
+// available, pending), which updateApps writes in place.
+function countCell(a, j) {
+  switch (j) {
+    case 1: return ['num', String(a.desired)];
+    case 2: return [`num${a.ready < a.desired ? ' warn-text' : ''}`, `${a.ready}/${a.desired}`];
+    case 3: return ['num', String(a.updated)];
+    case 4: return ['num', String(a.available)];
+    default: return [`num${a.pending ? ' warn-text' : ''}`, String(a.pending)];
+  }
+}
+
+function rolloutCell(a) {
+  const progress = a.desired > 0 ? Math.min(100, (100 * a.updated) / a.desired) : 100;
+  if (a.deadlineExceeded) {
+    return h('span', { class: 'warn-text', title: 'Progressing=False: no progress for progressDeadlineSeconds' }, 'ProgressDeadlineExceeded');
+  }
+  if (a.rolling) {
+    return h('div', { class: 'rollout' },
+      h('div', { class: 'bar small', role: 'progressbar', 'aria-label': `rollout of ${a.name}`, 'aria-valuemin': 0, 'aria-valuemax': a.desired, 'aria-valuenow': a.updated },
+        h('span', { style: { width: `${progress}%` } })),
+      h('span', {}, `Rolling to ${a.version}: ${a.updated}/${a.desired} updated`));
+  }
+  if (a.strategy === 'OnDelete' && a.updated < a.current) {
+    // OnDelete: old pods stay until someone deletes them.
+    return h('span', { class: 'muted', title: 'updateStrategy OnDelete: a pod is replaced when it is deleted or evicted' }, `${a.current - a.updated} on the old template`);
+  }
+  if (a.pending > 0) return h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
+  if (a.available === a.desired) return h('span', { class: 'ok-text' }, 'Complete');
+  return h('span', { class: 'muted' }, 'Progressing');
 }
 
 // Replaces only the Deployment rows at positions `changed` (from PageView.apply);
-// the whole table when the row count changed or `changed` is null. Rows are
-// built by drawApps, so a field added there shows here too.
+// the whole table when the row count changed or `changed` is null. Rows and
+// cells are built by appRow and appCell, so a field added there shows here too.
 export function updateApps(tbody, apps, changed, handlers) {
   if (!changed || tbody.rows.length !== apps.length) {
     drawApps(tbody, apps, handlers);
     return;
   }
-  if (!changed.length) return;
-  const scratch = document.createElement('tbody');
-  drawApps(scratch, changed.map((i) => apps[i]), handlers);
-  const fresh = [...scratch.rows];
-  changed.forEach((i, k) => {
+  for (const i of changed) {
     const row = tbody.rows[i];
-    const now = fresh[k];
-    // The same workload in the row: only its cells that differ are
-    // replaced (an eviction changes the counts of every row, rarely the
-    // name, template or strategy), which leaves less for the browser to
-    // style and lay out again.
-    const same = row.dataset.app === now.dataset.app && row.dataset.kind === now.dataset.kind
-      && row.cells.length === now.cells.length;
-    if (!same) {
-      row.replaceWith(now);
-      return;
+    const a = apps[i];
+    const was = rowKeys.get(row);
+    const keys = appCellKeys(a);
+    // The same workload in the row: only the cells whose content changed
+    // are built and replaced (an eviction changes the counts of every row,
+    // rarely the name, template or strategy): building whole rows to
+    // compare them cost 2-3 ms a tick for ten Deployments.
+    if (!was || was[0] !== keys[0] || row.cells.length !== APP_CELLS) {
+      row.replaceWith(appRow(a, handlers.onApp));
+      continue;
     }
-    const cells = [...now.cells];
-    cells.forEach((cell, j) => {
-      if (!row.cells[j].isEqualNode(cell)) row.cells[j].replaceWith(cell);
-    });
-  });
+    for (let j = 1; j < APP_CELLS; j++) {
+      if (was[j] === keys[j]) continue;
+      if (j <= 5) {
+        // A count: its text and class, in place.
+        const [cls, text] = countCell(a, j);
+        const td = row.cells[j];
+        if (td.className !== cls) td.className = cls;
+        td.textContent = text;
+      } else if (j < APP_CELLS - 1) {
+        row.cells[j].replaceWith(appCell(a, j, handlers.onApp));
+      } else {
+        // The rollout state: its element, not the status line under it.
+        row.cells[j].firstChild.replaceWith(rolloutCell(a));
+      }
+    }
+    if (was[APP_CELLS] !== keys[APP_CELLS]) {
+      const line = row.cells[APP_CELLS - 1].lastChild;
+      const cls = statusClass(a);
+      if (line.className !== cls) line.className = cls;
+      line.textContent = a.rolloutStatus ?? '';
+    }
+    rowKeys.set(row, keys);
+  }
 }
 
 export function drawPending(ul, snap, { onPod }) {
@@ -447,16 +516,45 @@ export function eventRowsHtml(text) {
   return html;
 }
 
+// Removes the rows past the newest EVENTS_KEPT, in one Range deletion.
+export function trimEvents(ol) {
+  if (ol.childElementCount <= EVENTS_KEPT) return;
+  const range = document.createRange();
+  range.setStartAfter(ol.children[EVENTS_KEPT - 1]);
+  range.setEndAfter(ol.lastChild);
+  range.deleteContents();
+}
+
+// The trim of the rows pushed out, asked for after a prepend: it runs when
+// the browser is idle (or within half a second), after the frame that shows
+// the new rows, instead of inside the tick.
+const trimAsked = new WeakSet();
+function askTrim(ol) {
+  if (trimAsked.has(ol)) return;
+  trimAsked.add(ol);
+  const run = () => {
+    trimAsked.delete(ol);
+    trimEvents(ol);
+  };
+  if (window.requestIdleCallback) requestIdleCallback(run, { timeout: 500 });
+  else setTimeout(run, 50);
+}
+
 // Prepends a packed page of events ({skipped, count, text}; oldest first in
-// the page) so the newest is on top. The rows pushed out at the bottom go in
-// one Range deletion, before the new rows are built: a node's eviction
-// writes a few hundred events in a tick, and removing the old rows one by
-// one cost as much as building the new ones.
+// the page) so the newest is on top. The rows pushed out at the bottom are
+// removed after the frame (askTrim): a node's eviction writes a few hundred
+// events in a tick, and removing as many old rows cost nearly as much as
+// building the new ones (1.5-2 ms at 200 rows, one Range deletion, which
+// was already the cheapest way found: row by row, or with the list taken
+// out of the document, cost more). If the last trim has not run yet (no
+// idle moment came, as while playing), the rows beyond the ones kept go
+// first, at once, so the list never holds more than EVENTS_KEPT plus one
+// tick's rows.
 export function prependEvents(ol, page) {
   if (!page.count && !page.skipped) return;
   const added = page.count + (page.skipped ? 1 : 0);
   const keep = Math.max(0, EVENTS_KEPT - added);
-  if (ol.childElementCount > keep) {
+  if (ol.childElementCount > EVENTS_KEPT) {
     const range = document.createRange();
     if (keep === 0) range.selectNodeContents(ol);
     else {
@@ -468,7 +566,7 @@ export function prependEvents(ol, page) {
   let html = eventRowsHtml(page.text);
   if (page.skipped) html += `<li class="event skipped">… ${num(page.skipped)} earlier events of this step not shown</li>`;
   ol.insertAdjacentHTML('afterbegin', html);
-  while (ol.childElementCount > EVENTS_KEPT) ol.lastElementChild.remove();
+  if (ol.childElementCount > EVENTS_KEPT) askTrim(ol);
 }
 
 export function setSummary(el, snap) {

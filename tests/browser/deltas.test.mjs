@@ -65,10 +65,12 @@ async function differences(page) {
     // The event log (rows built from the packed events, Shepherd.eventsPacked):
     // the rows above the first "earlier events not shown" line are the
     // engine's newest events, newest first, each as eventsSince gives it.
+    // The rows pushed out are removed after the frame (render.js, trimEvents): as they are then.
+    const { EVENTS_KEPT, trimEvents } = await import('./www/render.js');
+    trimEvents(document.getElementById('events'));
     const rows = [...document.querySelectorAll('#events li.event')];
     const cut = rows.findIndex((li) => li.classList.contains('skipped'));
     const logged = cut < 0 ? rows : rows.slice(0, cut);
-    const { EVENTS_KEPT } = await import('./www/render.js');
     if (cut < 0 && logged.length !== Math.min(EVENTS_KEPT, full.eventCount)) out.push(`event log: ${logged.length} rows, expected ${Math.min(EVENTS_KEPT, full.eventCount)} of ${full.eventCount} events`);
     const newest = p.sim.eventsSince(0, logged.length).events.reverse();
     const rowOf = (li) => ({

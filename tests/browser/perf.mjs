@@ -47,13 +47,14 @@ export async function measure(page, nodes, pods = PODS, ticks = TICKS, profile =
     const p = window.shepherdPage;
     const first = { ...p.lastTimings };
     // Quiet ticks: what one tick costs in JavaScript, engine and drawing.
-    const engine = [], draw = [];
+    const engine = [], draw = [], parts = [];
     for (let i = 0; i < ticks; i++) {
       const t = p.stepAndDraw();
       engine.push(t.engine);
       draw.push(t.draw);
+      parts.push({ tick: p.sim.tick, ...t.parts });
     }
-    return { first, engine, draw };
+    return { first, engine, draw, parts };
   }, { ticks, failures });
   // Back one tick at tick 200, as the issue states it (the run then goes on
   // from tick 198).
@@ -188,7 +189,13 @@ async function main() {
         'Back (engine) at tick; at once': `${r.back.total.toFixed(0)} (${r.back.engine.toFixed(0)}) at ${r.back.tick}${r.back.prepared ? '' : ' unprepared'}; ${r.back.atOnce.toFixed(0)} (${r.back.atOnceEngine.toFixed(0)})`,
         'memory MB: heap + wasm': `${MB(r.memory.heap)} + ${MB(r.memory.wasm)}`,
       });
-      parts[`${profile} ${n}`] = { first: r.first.parts, failure: r.heal.parts, checkpoints: { 200: r.back200.checkpoints, [r.back.tick]: r.back.checkpoints } };
+      // The quiet ticks at or above the 95th percentile: where their time went.
+      const p95 = q(tick, 0.95);
+      const slow = r.parts
+        .map((x, i) => ({ ...x, engine: Number(r.engine[i].toFixed(2)), total: Number(tick[i].toFixed(2)) }))
+        .filter((x) => x.total >= p95)
+        .map((x) => Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === 'number' && k !== 'tick' ? Number(v.toFixed(2)) : v])));
+      parts[`${profile} ${n}`] = { first: r.first.parts, failure: r.heal.parts, slowQuiet: slow, checkpoints: { 200: r.back200.checkpoints, [r.back.tick]: r.back.checkpoints } };
       if (r.notReady !== FAILURES) throw new Error(`expected ${FAILURES} NotReady nodes after the failures, got ${r.notReady}`);
     } finally {
       await app.close();

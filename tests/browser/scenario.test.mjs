@@ -91,6 +91,61 @@ test('export, import, a link and a reload all reproduce the page at its tick', a
   }
 });
 
+test('an action after Back keeps the later actions that still apply, and the link reproduces the page', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await waitForEngine(page);
+    await resetEmpty(page);
+    await openTab(page, 'Node');
+    // node-1 at tick 1, node-2 at 2, then cordon node-1 (tick 3) and node-2 (tick 4).
+    for (const name of ['node-1', 'node-2']) {
+      await page.fill('#form-add-node input[name=name]', name);
+      await page.click('#form-add-node button[value=add]');
+    }
+    for (const name of ['node-1', 'node-2']) {
+      await page.fill('#form-node-ops input[name=node]', name);
+      await page.click('#form-node-ops button[value=cordon]');
+    }
+    assert.equal(await shownTick(page), 4);
+    // Back to tick 1: node-2 and both cordons are queued again.
+    for (let i = 0; i < 3; i++) await page.click('#btn-back');
+    assert.equal(await shownTick(page), 1);
+    assert.match(await page.textContent('#upcoming'), /node-2/);
+    // Deleting node-1 (at tick 2) makes its cordon at tick 3 wrong: it is
+    // dropped and the page says so; node-2's cordon stays queued.
+    await page.fill('#form-node-ops input[name=node]', 'node-1');
+    await page.click('#form-node-ops button[value=removeNode]');
+    await page.click('#confirm-ok');
+    await page.waitForFunction(() => document.body.dataset.tick === '2');
+    const said = await problem(page, { banner: true });
+    assert.ok(said, 'the page says what was dropped');
+    assert.match(said.text, /1 later action no longer applies and was dropped: .*node-1 at tick 3/);
+    const upcoming = await page.textContent('#upcoming');
+    assert.match(upcoming, /node-2/);
+    assert.doesNotMatch(upcoming, /node-1/);
+    const want = await picture(page);
+    // The link (the exported scenario) loads and shows the same page, and
+    // both play on alike: node-2 cordoned at tick 4, nothing refused.
+    const url = await hashAtTick(page);
+    const tab = await app.page.context().newPage();
+    await tab.goto(url);
+    await waitForEngine(tab);
+    assert.equal(await tab.evaluate(() => document.body.dataset.from), 'link');
+    assert.equal(await problem(tab, { banner: true }), null, 'the link loads');
+    assert.deepEqual(await picture(tab), want);
+    await step(page, 3);
+    await step(tab, 3);
+    assert.deepEqual(await picture(tab), await picture(page));
+    assert.equal((await nodeCard(tab, 'node-2')).cordoned, true);
+    assert.equal(await tab.locator('#nodes article[data-node="node-1"]').count(), 0);
+    await tab.close();
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
 test('step back replays from the seed to the tick before', async () => {
   const app = await openApp();
   try {

@@ -203,6 +203,13 @@ impl Shepherd {
         self.session.log().len() as u32
     }
 
+    /// What the last accepted action dropped from the script (later queued
+    /// actions it made wrong), in words, or `undefined`.
+    #[wasm_bindgen(getter, js_name = droppedNote)]
+    pub fn dropped_note(&self) -> Option<String> {
+        self.session.dropped_note().map(str::to_string)
+    }
+
     /// One tick. Returns the messages of scripted actions that were refused
     /// when they fired (they are also Warning events in the log).
     pub fn step(&mut self) -> Vec<String> {

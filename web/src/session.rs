@@ -31,6 +31,8 @@ pub struct Session {
     /// Counts the changes to `log`: a simulator given the script at one
     /// version need not be given it again while the version stays.
     script_version: u64,
+    /// What the last accepted action dropped from the script, in words.
+    dropped_note: Option<String>,
 }
 
 /// At most this many copies of the simulator are kept for Back: the memory
@@ -205,6 +207,7 @@ impl Session {
             series,
             checkpoints: Checkpoints::default(),
             script_version: 0,
+            dropped_note: None,
         }
     }
 
@@ -498,7 +501,9 @@ impl Session {
 
     /// Back one tick, by replaying from the newest kept copy (else from the
     /// seed). The script is kept: actions
-    /// after the new tick fire again as the clock moves forward.
+    /// after the new tick fire again as the clock moves forward. A new
+    /// action taken after Back keeps those of them that still apply (see
+    /// [`Session::submit`]); Discard drops them all.
     pub fn step_back(&mut self) -> Result<u64, String> {
         let t = self.sim.tick();
         if t == 0 {
@@ -531,7 +536,9 @@ impl Session {
     }
 
     /// Checks an action against the cluster now and queues it for the next
-    /// tick. Returns what it will do, in words. Refused: nothing changes.
+    /// tick. Returns what it will do, in words (and which later queued
+    /// actions it made wrong and dropped, see
+    /// [`Session::keep_what_still_applies`]). Refused: nothing changes.
     pub fn submit(&mut self, action: Action) -> Result<String, String> {
         if self.log.len() >= MAX_ACTIONS {
             return Err(format!(
@@ -545,25 +552,124 @@ impl Session {
         // Names, duplicates, rollbacks, sizes and limits are the engine's to
         // check (submit).
         let what = describe(&action, &events);
-        if let [e] = events.as_slice() {
-            self.sim.submit(e.clone()).map_err(|e| e.to_string())?;
-        } else {
-            // Several events: all or nothing.
-            let before = self.sim.clone();
-            for e in events {
-                if let Err(err) = self.sim.submit(e) {
-                    self.sim = before;
-                    return Err(err.to_string());
-                }
+        let tick = self.sim.tick() + 1;
+        // Later actions queued (after Back, or a tour's or a link's script):
+        // the action is checked twice. First with the whole script queued,
+        // as the engine checks it (its refusals then name a later action,
+        // as in "does not exist yet: the scripted action that creates it
+        // fires at tick 16"); then as an import checks it, with the script
+        // up to its own tick only (a node queued later must not make a pod
+        // fit now). The later actions are then checked after it.
+        let later = self.log.last().is_some_and(|e| e.tick > tick);
+        let again = if later { Some(events.clone()) } else { None };
+        submit_all(&mut self.sim, events)?;
+        if let Some(events) = again {
+            let upto = self.script_through(tick);
+            self.sim.reschedule(&upto);
+            if let Err(e) = submit_all(&mut self.sim, events) {
+                let all = self.script_through(MAX_TICK);
+                self.sim.reschedule(&all);
+                return Err(e);
             }
         }
-        let tick = self.sim.tick() + 1;
         self.checkpoints.invalidate_from(tick);
         // In tick order, after every entry of the same tick: the order the engine fires them.
         let at = self.log.partition_point(|e| e.tick <= tick);
         self.log.insert(at, Entry { tick, action });
         self.script_version += 1;
+        let dropped = self.keep_what_still_applies(at);
+        self.dropped_note = None;
+        if !dropped.is_empty() {
+            let seed = self.sim.seed();
+            let names: Vec<String> = dropped
+                .iter()
+                .take(3)
+                .map(|(e, why)| {
+                    let what = e
+                        .action
+                        .to_events(seed)
+                        .map(|ev| describe(&e.action, &ev))
+                        .unwrap_or_else(|_| e.action.kind().to_string());
+                    format!("{what} at tick {} ({why})", e.tick)
+                })
+                .collect();
+            let more = dropped.len().saturating_sub(names.len());
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            let n = dropped.len();
+            let s = if n == 1 { "" } else { "s" };
+            self.dropped_note = Some(format!(
+                "{n} later action{s} no longer {} and {} dropped: {}{more}",
+                if n == 1 { "applies" } else { "apply" },
+                if n == 1 { "was" } else { "were" },
+                names.join("; ")
+            ));
+        }
         Ok(format!("{what} (queued for tick {tick})"))
+    }
+
+    /// What the last accepted action dropped from the script, in words
+    /// (see [`Session::keep_what_still_applies`]); `None` when it dropped nothing.
+    pub fn dropped_note(&self) -> Option<&str> {
+        self.dropped_note.as_deref()
+    }
+
+    /// After an action is taken at log entry `at` (fired at the next tick)
+    /// while later actions are queued (the rest of a tour's or a link's
+    /// script, or the actions a person made before going Back): each later
+    /// action is checked again, in order, exactly as an import checks it
+    /// ([`Session::from_scenario`]: the run plays to the tick before it
+    /// fires and the action goes through the engine's submit), and one that
+    /// the new action made wrong (an eviction of a pod that no longer
+    /// exists, a node name now taken) is dropped from the script. The script
+    /// then holds only what applies, so the run's export and link always
+    /// load and replay to what the page shows. The check plays a copy of
+    /// the simulator up to the last later action (nothing to do when there
+    /// is none). Returns the dropped entries with the engine's reasons.
+    fn keep_what_still_applies(&mut self, at: usize) -> Vec<(Entry, String)> {
+        if at + 1 >= self.log.len() {
+            return Vec::new();
+        }
+        let seed = self.sim.seed();
+        // The live simulator is at the new action's tick - 1 and its script
+        // holds the actions up to the new one (submit), as an import has
+        // them when it reaches the first later one.
+        let mut trial = self.sim.clone();
+        let later = self.log.split_off(at + 1);
+        let mut dropped = Vec::new();
+        for e in later {
+            // check() and submit keep every entry from tick 1 and the later
+            // ones after the new action's tick: e.tick - 1 >= trial.tick().
+            trial.run(e.tick.saturating_sub(1).saturating_sub(trial.tick()));
+            let taken = e
+                .action
+                .to_events(seed)
+                .and_then(|events| submit_all(&mut trial, events));
+            match taken {
+                Ok(()) => self.log.push(e),
+                Err(why) => dropped.push((e, why)),
+            }
+        }
+        // The live run keeps its state; its script is what the log holds now.
+        let all = self.script_through(MAX_TICK);
+        self.sim.reschedule(&all);
+        dropped
+    }
+
+    /// The script as engine events, from the log entries up to `tick`.
+    fn script_through(&self, tick: u64) -> Vec<(u64, Event)> {
+        let seed = self.sim.seed();
+        let mut script: Vec<(u64, Event)> = Vec::new();
+        for e in self.log.iter().take_while(|e| e.tick <= tick) {
+            // Every logged action made its events when it was taken.
+            for ev in e.action.to_events(seed).unwrap_or_default() {
+                script.push((e.tick, ev));
+            }
+        }
+        script
     }
 
     /// The run so far as a scenario document, at the current tick.
@@ -627,6 +733,22 @@ impl Session {
             .cloned()
             .map_err(|e| e.to_string())
     }
+}
+
+/// Submits an action's events to `sim`: all of them, or none (the simulator
+/// is then as it was) with the first refusal's message.
+fn submit_all(sim: &mut Simulator, events: Vec<Event>) -> Result<(), String> {
+    if let [e] = events.as_slice() {
+        return sim.submit(e.clone()).map_err(|e| e.to_string());
+    }
+    let before = sim.clone();
+    for e in events {
+        if let Err(err) = sim.submit(e) {
+            *sim = before;
+            return Err(err.to_string());
+        }
+    }
+    Ok(())
 }
 
 fn describe(action: &Action, events: &[Event]) -> String {
@@ -721,6 +843,79 @@ mod tests {
         s.run(3);
         s.step_back().unwrap();
         assert_eq!(seen(&s), seen(&from_seed(&s)));
+    }
+
+    fn add_node(name: &str) -> Action {
+        Action::AddNode {
+            name: name.into(),
+            cpu: 4000,
+            memory: 8192,
+            labels: Default::default(),
+            taints: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_action_after_back_drops_the_later_actions_it_makes_wrong() {
+        let mut s = Session::new(5, Profile::bin_pack());
+        s.submit(add_node("node-a")).unwrap(); // tick 1
+        s.submit(add_node("node-b")).unwrap(); // tick 1
+        s.run(2);
+        s.submit(Action::Cordon {
+            node: "node-a".into(),
+        })
+        .unwrap(); // tick 3
+        s.run(1);
+        s.submit(Action::Cordon {
+            node: "node-b".into(),
+        })
+        .unwrap(); // tick 4
+        s.run(2);
+        // Back to tick 1: both cordons are queued again.
+        for _ in 0..4 {
+            s.step_back().unwrap();
+        }
+        assert_eq!(s.tick(), 1);
+        assert_eq!(s.log().len(), 4);
+        // Removing node-a at tick 2 makes its cordon at tick 3 wrong; node-b's stays.
+        let said = s
+            .submit(Action::RemoveNode {
+                node: "node-a".into(),
+            })
+            .unwrap();
+        assert!(said.contains("queued for tick 2"), "{said}");
+        let note = s.dropped_note().unwrap_or_default();
+        assert!(
+            note.starts_with("1 later action no longer applies and was dropped"),
+            "{note}"
+        );
+        assert!(note.contains("node-a at tick 3"), "{note}");
+        assert!(note.contains("not found"), "the engine's reason: {note}");
+        let kinds: Vec<(u64, &str)> = s.log().iter().map(|e| (e.tick, e.action.kind())).collect();
+        assert_eq!(
+            kinds,
+            [
+                (1, "addNode"),
+                (1, "addNode"),
+                (2, "removeNode"),
+                (4, "cordon")
+            ]
+        );
+        // The export loads, and both runs go on alike past the kept cordon.
+        let mut back = Session::from_scenario(&s.scenario()).unwrap();
+        assert_eq!(seen(&back), seen(&s));
+        s.run(4);
+        back.run(4);
+        assert_eq!(seen(&back), seen(&s));
+        assert!(s
+            .snapshot(true)
+            .nodes
+            .iter()
+            .flatten()
+            .any(|n| n.name == "node-b" && n.cordoned));
+        // With nothing queued later, an action drops nothing.
+        s.submit(add_node("node-c")).unwrap();
+        assert_eq!(s.dropped_note(), None);
     }
 
     /// Idle time until the session has no more idle work.
