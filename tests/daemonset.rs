@@ -353,7 +353,8 @@ fn a_daemonset_pod_that_does_not_fit_stays_pending_with_kube_scheduler_reasons()
 fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_change() {
     let mut c = Cluster::new();
     for i in 0..5 {
-        c.add_node(NodeSpec::new(&format!("n{i}"), 2000, 4096)).unwrap();
+        c.add_node(NodeSpec::new(&format!("n{i}"), 2000, 4096))
+            .unwrap();
     }
     c.cordon("n1").unwrap();
     c.taint_node("n2", Taint::new("dedicated", "x", TaintEffect::NoSchedule))
@@ -387,9 +388,11 @@ fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_ch
     }
     // Two more nodes, one with the taint: five pods, seven nodes counted.
     c.add_node(NodeSpec::new("n5", 2000, 4096)).unwrap();
-    c.add_node(
-        NodeSpec::new("n6", 2000, 4096).with_taint(Taint::new("dedicated", "x", TaintEffect::NoSchedule)),
-    )
+    c.add_node(NodeSpec::new("n6", 2000, 4096).with_taint(Taint::new(
+        "dedicated",
+        "x",
+        TaintEffect::NoSchedule,
+    )))
     .unwrap();
     converge(&mut c);
     let got = reasons(&c);
@@ -958,8 +961,14 @@ fn a_daemonset_pod_preempts_a_lower_priority_pod_on_its_node_never_a_higher_one(
     assert_eq!(
         events_of(&c, "Preempted"),
         [
-            format!("pod/batch-0 Preempted by pod {} on node n1", uid(&c, &agent_n1)),
-            format!("pod/api-1 Preempted by pod {} on node n2", uid(&c, &agent_n2)),
+            format!(
+                "pod/batch-0 Preempted by pod {} on node n1",
+                uid(&c, &agent_n1)
+            ),
+            format!(
+                "pod/api-1 Preempted by pod {} on node n2",
+                uid(&c, &agent_n2)
+            ),
         ]
     );
     assert_eq!(
@@ -1210,7 +1219,13 @@ fn desired_counts_the_nodes_that_should_run_the_pod_and_a_kept_pod_is_misschedul
     tick(&mut c);
     let st = &c.daemonsets()[0];
     assert_eq!(
-        (st.desired, st.current, st.ready, st.updated_scheduled, st.misscheduled),
+        (
+            st.desired,
+            st.current,
+            st.ready,
+            st.updated_scheduled,
+            st.misscheduled
+        ),
         (3, 3, 3, 3, 0),
         "{st:?}"
     );
@@ -1225,19 +1240,35 @@ fn desired_counts_the_nodes_that_should_run_the_pod_and_a_kept_pod_is_misschedul
     assert!(pod_of_on(&c, "agent", "node-0.example.com").is_some());
     let st = &c.daemonsets()[0];
     assert_eq!(
-        (st.desired, st.current, st.ready, st.available, st.misscheduled),
+        (
+            st.desired,
+            st.current,
+            st.ready,
+            st.available,
+            st.misscheduled
+        ),
         (2, 2, 2, 2, 1),
         "{st:?}"
     );
-    let row = c.apps().find(|a| a.name == "agent").expect("the DaemonSet's row");
+    let row = c
+        .apps()
+        .find(|a| a.name == "agent")
+        .expect("the DaemonSet's row");
     assert_eq!((row.desired, row.current), (2, 3), "{row:?}");
     check_daemonsets(&c, &[ds.clone()]).unwrap();
     // A node whose pod cannot be placed is desired and current, not ready.
-    c.add_node(NodeSpec::new("small.example.com", 200, 4096)).unwrap();
+    c.add_node(NodeSpec::new("small.example.com", 200, 4096))
+        .unwrap();
     tick(&mut c);
     let st = &c.daemonsets()[0];
     assert_eq!(
-        (st.desired, st.current, st.ready, st.pending, st.misscheduled),
+        (
+            st.desired,
+            st.current,
+            st.ready,
+            st.pending,
+            st.misscheduled
+        ),
         (3, 3, 2, 1, 1),
         "{st:?}"
     );

@@ -399,21 +399,33 @@ fn a_union_term_reaches_a_namespace_created_after_it() {
         })
     };
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("n1", 8000, 16384).with_label("slot", "1").with_label("zone", "z"))
-        .unwrap();
-    c.add_node(NodeSpec::new("n2", 8000, 16384).with_label("slot", "2").with_label("zone", "z"))
-        .unwrap();
+    c.add_node(
+        NodeSpec::new("n1", 8000, 16384)
+            .with_label("slot", "1")
+            .with_label("zone", "z"),
+    )
+    .unwrap();
+    c.add_node(
+        NodeSpec::new("n2", 8000, 16384)
+            .with_label("slot", "2")
+            .with_label("zone", "z"),
+    )
+    .unwrap();
     // guard (blog, on n1) keeps app=victim pods of ops and of team=late
     // namespaces off its node; probe (blog, none yet) avoids app=db pods of
     // the same namespaces. Neither namespace "late" nor "other" exists yet.
     c.deploy(
-        DeploymentSpec::new("blog/guard", 1, Resources::new(100, 64))
-            .with_template(|t| t.with_node_selector("slot", "1").with_anti_affinity(union("victim"))),
+        DeploymentSpec::new("blog/guard", 1, Resources::new(100, 64)).with_template(|t| {
+            t.with_node_selector("slot", "1")
+                .with_anti_affinity(union("victim"))
+        }),
     )
     .unwrap();
     c.deploy(
-        DeploymentSpec::new("blog/probe", 0, Resources::new(100, 64))
-            .with_template(|t| t.with_node_selector("zone", "z").with_anti_affinity(union("db"))),
+        DeploymentSpec::new("blog/probe", 0, Resources::new(100, 64)).with_template(|t| {
+            t.with_node_selector("zone", "z")
+                .with_anti_affinity(union("db"))
+        }),
     )
     .unwrap();
     assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
@@ -437,7 +449,10 @@ fn a_union_term_reaches_a_namespace_created_after_it() {
         let mut v: Vec<(String, Option<String>)> = c
             .pods()
             .map(|p| {
-                let n = p.node.and_then(|id| c.node_by_id(id)).map(|n| n.name().to_string());
+                let n = p
+                    .node
+                    .and_then(|id| c.node_by_id(id))
+                    .map(|n| n.name().to_string());
                 (p.name(), n)
             })
             .collect();

@@ -71,7 +71,10 @@ fn preempted(c: &Cluster, victim: &str, by: &str, node: &str) -> String {
     // metadata.uid is a UUID: 8-4-4-4-12 hexadecimal digits.
     let groups: Vec<usize> = uid.split('-').map(str::len).collect();
     assert_eq!(groups, [8, 4, 4, 4, 12], "{uid}");
-    assert!(uid.chars().all(|ch| ch == '-' || ch.is_ascii_hexdigit()), "{uid}");
+    assert!(
+        uid.chars().all(|ch| ch == '-' || ch.is_ascii_hexdigit()),
+        "{uid}"
+    );
     format!("pod/{victim} Preempted by pod {uid} on node {node}")
 }
 
@@ -1027,8 +1030,10 @@ fn prop_preemption_replays_identically() {
 fn a_higher_priority_preemption_clears_the_lower_nominations_on_its_node() {
     let mut c = Cluster::new();
     c.add_node(NodeSpec::new("node-1", 4000, 8192)).unwrap();
-    c.add_priority_class(PriorityClass::new("mid", 100)).unwrap();
-    c.add_priority_class(PriorityClass::new("web", 1000)).unwrap();
+    c.add_priority_class(PriorityClass::new("mid", 100))
+        .unwrap();
+    c.add_priority_class(PriorityClass::new("web", 1000))
+        .unwrap();
     c.deploy(app("low", 4, 1000, None)).unwrap();
     assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
     c.deploy(app("mid", 1, 2000, Some("mid"))).unwrap();

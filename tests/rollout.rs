@@ -2370,7 +2370,8 @@ fn a_drain_in_the_tick_of_a_roll_may_take_availability_below_the_floor_but_the_r
         )),
     ])
     .unwrap();
-    h.run_until("api settles", 20, |h| h.settled("api")).unwrap();
+    h.run_until("api settles", 20, |h| h.settled("api"))
+        .unwrap();
     h.submit(Event::AddNode(node("node-2", 8))).unwrap();
     h.step().unwrap();
     h.submit_all([
@@ -2397,7 +2398,10 @@ fn a_drain_in_the_tick_of_a_roll_may_take_availability_below_the_floor_but_the_r
         .iter()
         .filter(|e| e.reason == "Evicted")
         .count();
-    assert!(late > 0, "the drain evicted after the scale-down: {events:#?}");
+    assert!(
+        late > 0,
+        "the drain evicted after the scale-down: {events:#?}"
+    );
     let st = h.cluster().app("api").unwrap();
     assert!(
         st.available < 5 - 2,
@@ -2409,7 +2413,8 @@ fn a_drain_in_the_tick_of_a_roll_may_take_availability_below_the_floor_but_the_r
         "{} available with {late} late evictions: the controller itself stopped at the floor",
         st.available
     );
-    h.run_until("the roll completes", 30, |h| h.settled("api")).unwrap();
+    h.run_until("the roll completes", 30, |h| h.settled("api"))
+        .unwrap();
 }
 
 #[test]

@@ -764,10 +764,7 @@ pub fn verify_settled(c: &Cluster) -> Result<(), Violation> {
             _ => a.desired,
         };
         if n != wants && !a.rolling {
-            return Err(format!(
-                "app {} wants {} pods but has {}",
-                a.name, wants, n
-            ));
+            return Err(format!("app {} wants {} pods but has {}", a.name, wants, n));
         }
     }
     let f = Feasibility::of(c)?;

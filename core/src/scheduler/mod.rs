@@ -287,6 +287,10 @@ type Index = sample_index::Blocks;
 /// Preferred node affinity terms a class can hold (a bit per term).
 const NA_CLASS_TERMS: usize = 4;
 
+/// The most classes a batch's fast cycle tells apart (its per-class
+/// buffers: about 2.5 MB at this size).
+const MAX_CLASSES: u64 = 1 << 16;
+
 /// Clusters of at least this many nodes may schedule through a sample index.
 const INDEX_MIN_NODES: usize = 256;
 
@@ -1457,7 +1461,8 @@ impl Cluster {
         }
         if b.fast == Some(true) || b.fast.is_none() {
             if b.fast.is_none() {
-                b.fast = Some(self.fast_cycle_applies(b, profile));
+                let classes_fit = self.bound_classes(b);
+                b.fast = Some(classes_fit && self.fast_cycle_applies(b, profile));
             }
             if b.fast == Some(true) {
                 if let Some(chosen) = self.cycle_fast(b, profile) {
@@ -1515,6 +1520,29 @@ impl Cluster {
                 rec.totals.extend_from_slice(&b.totals);
             }
         }
+    }
+
+    /// Keeps the batch's classes (see `class_of`) under [`MAX_CLASSES`]:
+    /// the fast cycle's per-class buffers are indexed by class. Past it,
+    /// the preferred terms and the hard zone domain leave the class (the
+    /// scan scores and filters them node by node); false when even the
+    /// spread classes alone would pass it (the general cycle then runs).
+    fn bound_classes(&self, b: &mut Batch) -> bool {
+        let spread = match b.soft.first() {
+            None => 1u64,
+            Some(s) => {
+                let most = s.per_node.iter().copied().max().unwrap_or(0) as u64;
+                (most + b.pods_left as u64 + 1) * self.spread_stride(b) as u64
+            }
+        };
+        let with_na = spread << b.na_bits;
+        let all = with_na.saturating_mul(b.hard_zone.map_or(1, |(_, hs)| hs as u64));
+        if all <= MAX_CLASSES {
+            return true;
+        }
+        b.na_bits = 0;
+        b.hard_zone = None;
+        spread <= MAX_CLASSES
     }
 
     /// Whether the batch has the shape `cycle_fast` scores: no inter-pod
@@ -2933,6 +2961,45 @@ mod tests {
 
     /// The indexed cycle chooses exactly what the scan chooses: the same
     /// sample, totals, tie order and PRNG draws.
+    /// A zone key with a value per node and many pods a node: more spread
+    /// classes than the fast cycle's buffers hold. The batch falls back to
+    /// the general cycle, and scan and index still agree.
+    #[test]
+    fn too_many_classes_fall_back_to_the_general_cycle() {
+        let run = |index: super::IndexUse| {
+            let mut c = Cluster::new();
+            c.set_index_use(index);
+            for i in 0..300u64 {
+                let n = NodeSpec::new(&alloc::format!("n-{i}"), 64_000, 262_144)
+                    .with_label("topology.kubernetes.io/zone", &alloc::format!("z-{i}"));
+                c.add_node(n).unwrap();
+            }
+            c.deploy(DeploymentSpec::new("web", 600, Resources::new(10, 16)))
+                .unwrap();
+            let mut d = DeploymentSpec::new("prefers", 300, Resources::new(10, 16));
+            d.template = d.template.with_node_affinity(NodeAffinity {
+                required: None,
+                preferred: alloc::vec![PreferredSchedulingTerm {
+                    weight: 10,
+                    preference: NodeSelectorTerm {
+                        match_expressions: alloc::vec![NodeSelectorRequirement::new(
+                            "topology.kubernetes.io/zone",
+                            NodeSelectorOperator::In,
+                            &["z-1", "z-2"],
+                        )],
+                        match_fields: Vec::new(),
+                    },
+                }],
+            });
+            c.deploy(d).unwrap();
+            c.reconcile_to_fixed_point(&Profile::kube_scheduler());
+            c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>()
+        };
+        let scan = run(super::IndexUse::Never);
+        assert!(scan.iter().all(|p| p.1.is_some()));
+        assert_eq!(scan, run(super::IndexUse::Always));
+    }
+
     #[test]
     fn the_sample_index_places_every_pod_as_the_scan_does() {
         use super::IndexUse;

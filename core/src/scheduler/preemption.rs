@@ -736,7 +736,11 @@ impl Cluster {
         let mut nominees = self.nominees.remove(&found.node.0).unwrap_or_default();
         nominees.retain(|&q| {
             let p = self.pod_mut(q);
-            debug_assert_eq!(p.nominated, Some(found.node), "a nominee is nominated to its node");
+            debug_assert_eq!(
+                p.nominated,
+                Some(found.node),
+                "a nominee is nominated to its node"
+            );
             if p.priority < prio {
                 p.nominated = None;
                 return false;
