@@ -426,6 +426,41 @@ mod tests {
     use crate::simulator::Prng;
     use alloc::vec;
 
+    /// The plain sample: from `start`, wrapping once, the first `k` slots
+    /// `ok` admits, and how many slots the visit took (all of them when
+    /// fewer than `k` are admitted, as kube-scheduler's processedNodes).
+    fn plain_sample(
+        n: usize,
+        start: usize,
+        k: u32,
+        ok: impl Fn(usize) -> bool,
+    ) -> (Vec<usize>, usize) {
+        let mut taken = Vec::new();
+        let mut seen = 0;
+        for j in (start..n).chain(0..start) {
+            if taken.len() == k as usize {
+                break;
+            }
+            seen += 1;
+            if ok(j) {
+                taken.push(j);
+            }
+        }
+        if (0..n).filter(|&j| ok(j)).count() <= k as usize {
+            seen = n;
+        }
+        (taken, seen)
+    }
+
+    /// The slots of `ranges` that `ok` admits, in order.
+    fn in_ranges(ranges: &[(usize, usize)], ok: impl Fn(usize) -> bool) -> Vec<usize> {
+        ranges
+            .iter()
+            .flat_map(|&(a, z)| a..z)
+            .filter(|&j| ok(j))
+            .collect()
+    }
+
     /// The blocks answer what a plain scan of the slots answers: the sample's
     /// end, each class's best and tie count, and the r-th tied slot.
     #[test]
@@ -461,29 +496,9 @@ mod tests {
                 let start = rng.below(n as u64) as usize;
                 let k = 1 + rng.below(n as u64 + 1) as u32;
                 let (pair, visited) = ix.sample(start, k);
-                // The plain sample: visit from start, wrapping once.
-                let order: Vec<usize> = (start..n).chain(0..start).collect();
-                let mut taken = Vec::new();
-                let mut seen = 0;
-                for &j in &order {
-                    if taken.len() == k as usize {
-                        break;
-                    }
-                    seen += 1;
-                    if plain[j].is_some() {
-                        taken.push(j);
-                    }
-                }
-                if feasible.len() <= k as usize {
-                    seen = n;
-                }
+                let (taken, seen) = plain_sample(n, start, k, |j| plain[j].is_some());
                 assert_eq!(visited, seen, "n {n} start {start} k {k}");
-                let in_ranges: Vec<usize> = pair
-                    .iter()
-                    .flat_map(|&(a, z)| a..z)
-                    .filter(|&j| plain[j].is_some())
-                    .collect();
-                assert_eq!(in_ranges, taken);
+                assert_eq!(in_ranges(&pair, |j| plain[j].is_some()), taken);
                 for class in 0..3u32 {
                     let mut best = Best::EMPTY;
                     ix.fold(&pair, |e| {
@@ -513,27 +528,9 @@ mod tests {
                 let total = ix.total_where(&allow);
                 assert_eq!(total as usize, (0..n).filter(|&j| ok(j)).count());
                 let (pair, visited) = ix.sample_where(start, k, total, &allow);
-                let mut taken = Vec::new();
-                let mut seen = 0;
-                for &j in &order {
-                    if taken.len() == k as usize {
-                        break;
-                    }
-                    seen += 1;
-                    if ok(j) {
-                        taken.push(j);
-                    }
-                }
-                if total as usize <= k as usize {
-                    seen = n;
-                }
+                let (taken, seen) = plain_sample(n, start, k, ok);
                 assert_eq!(visited, seen, "filtered: n {n} start {start} k {k}");
-                let in_ranges: Vec<usize> = pair
-                    .iter()
-                    .flat_map(|&(a, z)| a..z)
-                    .filter(|&j| ok(j))
-                    .collect();
-                assert_eq!(in_ranges, taken, "filtered");
+                assert_eq!(in_ranges(&pair, ok), taken, "filtered");
                 let mut folded = 0;
                 ix.fold_where(&pair, &allow, |e| {
                     assert!(allow(e.class));
