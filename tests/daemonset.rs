@@ -365,27 +365,24 @@ fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_ch
     ))
     .unwrap();
     converge(&mut c);
-    let reasons = |c: &Cluster| -> Vec<(String, String)> {
-        let mut v: Vec<(String, String)> = c
+    // Every Pending pod, and `count` of them, told `want`.
+    let all_say = |c: &Cluster, count: usize, want: &str| {
+        let got: Vec<(String, String)> = c
             .pending_pods()
             .map(|p| {
                 let name = p.name();
                 let why = c.pending_reason(&name).unwrap().unwrap_or_default();
-                let node = name.clone();
-                (node, why)
+                (name, why)
             })
             .collect();
-        v.sort();
-        v
+        assert_eq!(got.len(), count, "{got:?}");
+        for (pod, why) in &got {
+            assert_eq!(why, want, "{pod}");
+        }
     };
     // n0, n1 (cordoned: a DaemonSet pod tolerates that), n3 and n4 run the
     // agent; n2's taint keeps it off.
-    let got = reasons(&c);
-    assert_eq!(got.len(), 4, "{got:?}");
-    let want = "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 3 node(s) didn't match Pod's node affinity/selector.";
-    for (pod, why) in &got {
-        assert_eq!(why, want, "{pod}");
-    }
+    all_say(&c, 4, "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 3 node(s) didn't match Pod's node affinity/selector.");
     // Two more nodes, one with the taint: five pods, seven nodes counted.
     c.add_node(NodeSpec::new("n5", 2000, 4096)).unwrap();
     c.add_node(NodeSpec::new("n6", 2000, 4096).with_taint(Taint::new(
@@ -395,23 +392,13 @@ fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_ch
     )))
     .unwrap();
     converge(&mut c);
-    let got = reasons(&c);
-    assert_eq!(got.len(), 5, "{got:?}");
-    let want = "0/7 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: x}, 4 node(s) didn't match Pod's node affinity/selector.";
-    for (pod, why) in &got {
-        assert_eq!(why, want, "{pod}");
-    }
+    all_say(&c, 5, "0/7 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: x}, 4 node(s) didn't match Pod's node affinity/selector.");
     // The taint goes from n2: n2 gets its pod and nothing else changes in
     // the other pods' counts but the taint's.
     c.untaint_node("n2", "dedicated", Some(TaintEffect::NoSchedule))
         .unwrap();
     converge(&mut c);
-    let got = reasons(&c);
-    assert_eq!(got.len(), 6, "{got:?}");
-    let want = "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 5 node(s) didn't match Pod's node affinity/selector.";
-    for (pod, why) in &got {
-        assert_eq!(why, want, "{pod}");
-    }
+    all_say(&c, 6, "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 5 node(s) didn't match Pod's node affinity/selector.");
 }
 
 #[test]
