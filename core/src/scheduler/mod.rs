@@ -159,6 +159,18 @@ struct Spread {
     counts: BTreeMap<i64, u32>,
 }
 
+impl Spread {
+    /// The global minimum a hard constraint's skew is measured from: 0
+    /// while fewer domains than minDomains exist (PodTopologySpread).
+    fn min_match(&self) -> i64 {
+        if self.domains < self.min_domains {
+            0
+        } else {
+            self.counts.keys().next().copied().unwrap_or(0)
+        }
+    }
+}
+
 /// What a batch of identical pods shares: the revision, its pre-filter and
 /// pre-score state, and scratch buffers.
 struct Batch {
@@ -750,11 +762,7 @@ impl Cluster {
     fn domain_gate(&self, b: &Batch, gate: &mut Vec<bool>) -> Option<u32> {
         let s = b.hard.iter().find(|s| s.topo.is_some())?;
         let t = s.topo?;
-        let min = if s.domains < s.min_domains {
-            0
-        } else {
-            s.counts.keys().next().copied().unwrap_or(0)
-        };
+        let min = s.min_match();
         gate.clear();
         gate.extend((0..self.topologies[t as usize].domains.len()).map(|d| {
             let matching = s.per_domain.get(d).copied().unwrap_or(0);
@@ -899,11 +907,7 @@ impl Cluster {
                 None => n.0,
                 Some(t) => self.domain(t, n).ok_or(Unfit::SpreadMissingLabel)?,
             };
-            let min = if s.domains < s.min_domains {
-                0
-            } else {
-                s.counts.keys().next().copied().unwrap_or(0)
-            };
+            let min = s.min_match();
             let matching = s.per_domain.get(d as usize).copied().unwrap_or(0);
             if !spread::skew_ok(matching, s.self_match, min, s.max_skew) {
                 return Err(Unfit::SpreadSkew);
@@ -1660,21 +1664,12 @@ impl Cluster {
             }
             feasible.push(i);
             if classed {
-                let mut c = 0u32;
-                if spread {
-                    let dom = zone_topo.and_then(|t| self.topologies[t as usize].node_domain[iu]);
-                    let cnt = b.soft[0].per_node[iu] as usize;
-                    c = (cnt * stride + dom.map_or(stride - 1, |d| d as usize)) as u32;
-                }
-                if b.na_bits > 0 {
-                    c = c << b.na_bits | self.na_mask_cached(iu, b);
-                }
-                if let Some((t, hs)) = b.hard_zone {
-                    let d =
-                        self.topologies[t as usize].node_domain[iu].map_or(hs - 1, |d| d as usize);
-                    c = (c as usize * hs + d) as u32;
-                }
-                classes.push(c);
+                let mask = if b.na_bits > 0 {
+                    self.na_mask_cached(iu, b)
+                } else {
+                    0
+                };
+                classes.push(self.class_with(b, iu, stride, mask));
             }
             if feasible.len() == to_find {
                 visited = step as u32 + 1;
@@ -1815,6 +1810,17 @@ impl Cluster {
     /// (`na_bits` low bits). Nodes of one class in a sample get the same
     /// PodTopologySpread and NodeAffinity scores.
     fn class_of(&self, b: &Batch, i: usize, stride: usize) -> u32 {
+        let mask = if b.na_bits == 0 {
+            0
+        } else {
+            self.na_mask(b, i)
+        };
+        self.class_with(b, i, stride, mask)
+    }
+
+    /// `class_of` with the node's preferred-term bits given (`mask`).
+    #[inline]
+    fn class_with(&self, b: &Batch, i: usize, stride: usize, mask: u32) -> u32 {
         let spread = if b.soft.is_empty() {
             0
         } else {
@@ -1826,7 +1832,7 @@ impl Cluster {
         let c = if b.na_bits == 0 {
             spread
         } else {
-            spread << b.na_bits | self.na_mask(b, i)
+            spread << b.na_bits | mask
         };
         match b.hard_zone {
             None => c,
