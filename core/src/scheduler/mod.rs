@@ -311,8 +311,11 @@ const INDEX_MIN_NODES: usize = 256;
 const FILE_VISITS: u64 = 2;
 /// Kept slots whose stamp is checked in the time of one scan visit.
 const CHECKS_PER_VISIT: u64 = 8;
-/// What loading one slot into an emptied index costs, in scan visits.
+/// What loading one slot without its block's summary costs, in scan visits.
 const LOAD_VISITS: u64 = 1;
+/// Slots a block summary reads in the time of one scan visit (an index
+/// loaded in bulk is summarised whole, every slot read once).
+const SUMMARIES_PER_VISIT: u64 = 8;
 /// What one indexed cycle costs, in scan visits (the blocks' summaries,
 /// the two end blocks' slots, the classes' scores and the tie draw).
 const CYCLE_VISITS: u64 = 32;
@@ -1929,12 +1932,15 @@ impl Cluster {
                         (c as u64, n as u64 / CHECKS_PER_VISIT)
                     }
                 };
-                // Filing costs about twice what loading a slot does.
-                let reload = FILE_VISITS * changed > LOAD_VISITS * n as u64;
+                // One at a time, each filing keeps its block's summary; in
+                // bulk, the changed slots are loaded and every block is
+                // summarised once after.
+                let bulk =
+                    FILE_VISITS * changed > LOAD_VISITS * changed + n as u64 / SUMMARIES_PER_VISIT;
                 let cost = checks
                     + pods.saturating_mul(CYCLE_VISITS)
-                    + if reload {
-                        n as u64 * LOAD_VISITS
+                    + if bulk {
+                        LOAD_VISITS * (changed + own) + n as u64 / SUMMARIES_PER_VISIT
                     } else {
                         FILE_VISITS * (changed + own)
                     };
@@ -1944,28 +1950,41 @@ impl Cluster {
                     b.index_dirty.clear();
                     return;
                 }
-                if reload {
-                    ix.blocks.reset(n);
-                    self.load_index(b, &mut ix, stride, profile);
-                } else {
-                    if !journal {
-                        refile.clear();
-                        refile.extend(
-                            (0..n as u32)
-                                .filter(|&i| ix.filed[i as usize] != self.hot[i as usize].stamp),
-                        );
+                if !journal {
+                    refile.clear();
+                    refile.extend(
+                        (0..n as u32)
+                            .filter(|&i| ix.filed[i as usize] != self.hot[i as usize].stamp),
+                    );
+                }
+                let dirty = core::mem::take(&mut b.index_dirty);
+                if bulk {
+                    for &i in &refile {
+                        let i = i as usize;
+                        if ix.filed[i] != self.hot[i].stamp {
+                            let (c, l) = self.slot_entry(b, i, stride, profile);
+                            ix.blocks.load(i, c, l);
+                            ix.filed[i] = self.hot[i].stamp;
+                        }
                     }
+                    for &i in &dirty {
+                        let i = i as usize;
+                        let (c, l) = self.slot_entry(b, i, stride, profile);
+                        ix.blocks.load(i, c, l);
+                        ix.filed[i] = self.hot[i].stamp;
+                    }
+                    ix.blocks.summarise_all();
+                } else {
                     for &i in &refile {
                         if ix.filed[i as usize] != self.hot[i as usize].stamp {
                             self.file(b, &mut ix, i as usize, stride, profile);
                         }
                     }
-                    let dirty = core::mem::take(&mut b.index_dirty);
                     for &i in &dirty {
                         self.file(b, &mut ix, i as usize, stride, profile);
                     }
-                    b.index_dirty = dirty;
                 }
+                b.index_dirty = dirty;
                 ix.pending.clear();
                 ix.synced = clock;
                 b.feasible = refile;
@@ -2021,6 +2040,22 @@ impl Cluster {
         stride: usize,
         profile: &Profile,
     ) -> (u32, i64) {
+        // A template that selects no nodes on an ordinary node: only the
+        // requests and the node's pod capacity decide (`feasible_but_spread`'s
+        // shortcut, without its per-batch cache), and the node-local score
+        // is computed directly (an index holds it: nothing reads it twice).
+        let h = &self.hot[i];
+        if let (Some(l), true) = (
+            b.local_plan,
+            b.plain_template && h.schedulable && !h.hard_taints && !h.removed && b.na_bits == 0,
+        ) {
+            if !(b.req.fits_in(&h.free) && h.pods_free > 0) {
+                return (sample_index::NONE, 0);
+            }
+            let v = self.local_planned(NodeId(i as u32), b, l);
+            debug_assert_eq!(v, self.local_total_general(NodeId(i as u32), b, profile));
+            return (self.class_with(b, i, stride, 0), v);
+        }
         // With a hard zone constraint, its verdict is the class's, per cycle.
         let feasible = !self.hot[i].removed
             && if b.hard_zone.is_some() {
