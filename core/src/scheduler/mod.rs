@@ -248,9 +248,9 @@ struct IxScratch {
     present: Vec<u32>,
     /// Per present class: its best over the whole sample.
     best: Vec<sample_index::Best>,
-    /// Per class (indexed by class, `members` 0 between cycles): its best
+    /// Per class (indexed by class, absent between cycles): its best
     /// over the sample while it is gathered.
-    acc: Vec<sample_index::Best>,
+    acc: Vec<sample_index::Top>,
     /// Per present class: its normalised spread score.
     scores: Vec<(u32, i64)>,
     zones: Vec<usize>,
@@ -2233,32 +2233,22 @@ impl Cluster {
         let mut x = core::mem::take(&mut b.ix);
         // Per class present in the sample: its best node-local score there.
         x.present.clear();
-        {
-            let (acc, present) = (&mut x.acc, &mut x.present);
-            let filtered = b.hard_zone.is_some();
-            let take = |e: &sample_index::Best| {
-                let c = e.class as usize;
-                if acc.len() <= c {
-                    acc.resize(c + 1, sample_index::Best::EMPTY);
-                }
-                if acc[c].members == 0 {
-                    acc[c] = *e;
-                    present.push(e.class);
-                } else {
-                    acc[c].join(e);
-                }
-            };
-            if filtered {
-                ix.fold_where(ranges, allow, take);
-            } else {
-                ix.fold(ranges, take);
-            }
-        }
+        let filter: Option<&dyn Fn(u32) -> bool> = match b.hard_zone {
+            Some(_) => Some(allow),
+            None => None,
+        };
+        ix.gather(ranges, filter, &mut x.acc, &mut x.present);
         x.present.sort_unstable();
         x.best.clear();
         for &c in &x.present {
-            x.best.push(x.acc[c as usize]);
-            x.acc[c as usize] = sample_index::Best::EMPTY;
+            let t = x.acc[c as usize];
+            x.best.push(sample_index::Best {
+                class: c,
+                max: t.max,
+                at_max: t.at_max,
+                members: 0,
+            });
+            x.acc[c as usize] = sample_index::Top::ABSENT;
         }
         let spread_on = w_spread > 0 && !b.soft.is_empty();
         let present = core::mem::take(&mut x.present);

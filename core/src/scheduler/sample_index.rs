@@ -57,6 +57,21 @@ impl Best {
     }
 }
 
+/// A class's best score over some slots and how many hold it (`at_max` 0:
+/// the class is absent), as [`Blocks::gather`] accumulates it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Top {
+    pub max: i64,
+    pub at_max: u32,
+}
+
+impl Top {
+    pub const ABSENT: Top = Top {
+        max: i64::MIN,
+        at_max: 0,
+    };
+}
+
 /// Feasible slots with their class and score, summarised by block.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Blocks {
@@ -325,7 +340,7 @@ impl Blocks {
     /// Calls `f` with per-class bests that together cover the feasible slots
     /// of `ranges`: a block's summary where a range covers the block, one
     /// slot at a time elsewhere.
-    #[inline]
+    #[cfg(test)]
     pub fn fold(&self, ranges: &[(usize, usize)], f: impl FnMut(&Best)) {
         self.fold_in::<false>(ranges, &|_| true, f)
     }
@@ -372,6 +387,59 @@ impl Blocks {
                             at_max: 1,
                             members: 1,
                         });
+                    }
+                }
+                i = stop;
+            }
+        }
+    }
+
+    /// Per class over the feasible slots of `ranges` that `allow` admits:
+    /// the best score and how many slots hold it, gathered into `acc`
+    /// (indexed by class, `at_max` 0 where a class is absent: it must be so
+    /// for every class on entry), with each class found pushed to `present`
+    /// once. What [`Blocks::fold`] gives, in a loop made for the cycle.
+    pub fn gather(
+        &self,
+        ranges: &[(usize, usize)],
+        allow: Option<&dyn Fn(u32) -> bool>,
+        acc: &mut Vec<Top>,
+        present: &mut Vec<u32>,
+    ) {
+        let mut add = |c: u32, max: i64, at_max: u32| {
+            let ci = c as usize;
+            if ci >= acc.len() {
+                acc.resize(ci + 1, Top::ABSENT);
+            }
+            let a = &mut acc[ci];
+            if a.at_max == 0 {
+                present.push(c);
+                *a = Top { max, at_max };
+            } else if max > a.max {
+                *a = Top { max, at_max };
+            } else if max == a.max {
+                a.at_max += at_max;
+            }
+        };
+        for &(a, z) in ranges {
+            let mut i = a;
+            while i < z {
+                let b = i / BLOCK;
+                let block_end = ((b + 1) * BLOCK).min(self.class.len());
+                if i == b * BLOCK && block_end <= z {
+                    for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
+                        if allow.is_none_or(|f| f(e.class)) {
+                            add(e.class, e.max, e.at_max);
+                        }
+                    }
+                    i = block_end;
+                    continue;
+                }
+                let stop = block_end.min(z);
+                let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
+                for (&c, &v) in cs.iter().zip(vs) {
+                    if c != NONE && allow.is_none_or(|f| f(c)) {
+                        add(c, v, 1);
                     }
                 }
                 i = stop;
@@ -461,6 +529,33 @@ mod tests {
             .collect()
     }
 
+    /// `gather` gives each class present its best and tie count as a fold
+    /// of the same slots does, and names each present class once.
+    fn gathered_as_folded(
+        ix: &Blocks,
+        ranges: &[(usize, usize)],
+        allow: Option<&dyn Fn(u32) -> bool>,
+    ) {
+        let (mut acc, mut present) = (Vec::new(), Vec::new());
+        ix.gather(ranges, allow, &mut acc, &mut present);
+        let mut folded: Vec<Best> = Vec::new();
+        ix.fold_where(ranges, &|c| allow.is_none_or(|f| f(c)), |e| {
+            match folded.iter_mut().find(|b| b.class == e.class) {
+                Some(b) => b.join(e),
+                None => folded.push(*e),
+            }
+        });
+        let mut want: Vec<u32> = folded.iter().map(|b| b.class).collect();
+        let mut got = present.clone();
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want, "the classes gathered");
+        for b in &folded {
+            let t = acc[b.class as usize];
+            assert_eq!((t.max, t.at_max), (b.max, b.at_max), "class {}", b.class);
+        }
+    }
+
     /// The blocks answer what a plain scan of the slots answers: the sample's
     /// end, each class's best and tie count, and the r-th tied slot.
     #[test]
@@ -521,6 +616,7 @@ mod tests {
                         assert_eq!(ix.nth_at(&pair, class, max, at.len() as u32), None);
                     }
                 }
+                gathered_as_folded(&ix, &pair, None);
                 // Filtered by class: a random set of admitted classes.
                 let admitted = rng.below(8) as u32;
                 let allow = |c: u32| admitted & (1 << c) != 0;
@@ -537,6 +633,7 @@ mod tests {
                     folded += e.members as usize;
                 });
                 assert_eq!(folded, taken.len());
+                gathered_as_folded(&ix, &pair, Some(&allow));
             }
         }
     }
