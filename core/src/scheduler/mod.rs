@@ -289,6 +289,8 @@ struct LocalPlan {
     most: bool,
     w_cpu: i64,
     w_mem: i64,
+    /// `w_cpu + w_mem`, above 0 (profile validation refuses weights of 0).
+    w_sum: i64,
     w_bal: i64,
 }
 
@@ -1220,7 +1222,7 @@ impl Cluster {
     /// NodeResourcesFit (LeastAllocated or MostAllocated over cpu and
     /// memory) and BalancedAllocation, weighted, without the general
     /// plumbing: the same integer and float steps as the plugins' functions.
-    #[inline]
+    #[inline(always)]
     fn local_planned(&self, n: NodeId, b: &Batch, l: LocalPlan) -> i64 {
         let h = &self.hot[n.0 as usize];
         let mut total = 0i64;
@@ -1228,9 +1230,8 @@ impl Cluster {
             let per = |req: u64, cap: u64| -> i64 {
                 let (r, c) = (req as i64, cap as i64);
                 if c == 0 {
-                    return 0;
-                }
-                if l.most {
+                    0
+                } else if l.most {
                     fit::most_requested_score(r, c)
                 } else {
                     fit::least_requested_score(r, c)
@@ -1244,11 +1245,14 @@ impl Cluster {
                 h.nonzero.memory_mib + b.nonzero.memory_mib,
                 h.capacity.memory_mib,
             );
-            total += l.w_fit * ((cpu * l.w_cpu + mem * l.w_mem) / (l.w_cpu + l.w_mem));
+            total += l.w_fit * ((cpu * l.w_cpu + mem * l.w_mem) / l.w_sum);
         }
         if l.w_bal > 0 && !b.best_effort {
+            // Through i64: one conversion instruction where u64 takes
+            // several, and the same value (a node's requests stay below
+            // MAX_PODS x MAX_CPU_MILLIS, about 2^48).
             let frac = |r: u64, a: u64| {
-                let f = r as f64 / a as f64;
+                let f = r as i64 as f64 / a as i64 as f64;
                 if f > 1.0 {
                     1.0
                 } else {
@@ -1822,7 +1826,7 @@ impl Cluster {
     }
 
     /// `class_of` with the node's preferred-term bits given (`mask`).
-    #[inline]
+    #[inline(always)]
     fn class_with(&self, b: &Batch, i: usize, stride: usize, mask: u32) -> u32 {
         let spread = if b.soft.is_empty() {
             0
@@ -2049,12 +2053,12 @@ impl Cluster {
             b.local_plan,
             b.plain_template && h.schedulable && !h.hard_taints && !h.removed && b.na_bits == 0,
         ) {
-            if !(b.req.fits_in(&h.free) && h.pods_free > 0) {
-                return (sample_index::NONE, 0);
-            }
-            let v = self.local_planned(NodeId(i as u32), b, l);
-            debug_assert_eq!(v, self.local_total_general(NodeId(i as u32), b, profile));
-            return (self.class_with(b, i, stride, 0), v);
+            let e = self.plain_slot(b, i, stride, l);
+            debug_assert!(
+                e.0 == sample_index::NONE
+                    || e.1 == self.local_total_general(NodeId(i as u32), b, profile)
+            );
+            return e;
         }
         // With a hard zone constraint, its verdict is the class's, per cycle.
         let feasible = !self.hot[i].removed
@@ -2071,6 +2075,39 @@ impl Cluster {
         } else {
             (sample_index::NONE, 0)
         }
+    }
+
+    /// `slot_entry` for a template that selects no nodes, without
+    /// preferred-term bits, on a schedulable node without hard taints: only
+    /// the requests and the pod capacity decide feasibility (as in
+    /// `feasible_but_spread`), the class is `class_with`'s and the score
+    /// `local_planned`'s, written out for the index's bulk loads.
+    #[inline]
+    fn plain_slot(&self, b: &Batch, i: usize, stride: usize, l: LocalPlan) -> (u32, i64) {
+        let h = &self.hot[i];
+        if !(b.req.fits_in(&h.free) && h.pods_free > 0) {
+            return (sample_index::NONE, 0);
+        }
+        let mut class = 0usize;
+        if let Some(s) = b.soft.first() {
+            let d = match zone_topo(b) {
+                Some(t) => match self.topologies[t as usize].node_domain[i] {
+                    Some(d) => d as usize,
+                    None => stride - 1,
+                },
+                None => stride - 1,
+            };
+            class = s.per_node[i] as usize * stride + d;
+        }
+        if let Some((t, hs)) = b.hard_zone {
+            let d = match self.topologies[t as usize].node_domain[i] {
+                Some(d) => d as usize,
+                None => hs - 1,
+            };
+            class = class * hs + d;
+        }
+        debug_assert_eq!(class as u32, self.class_with(b, i, stride, 0));
+        (class as u32, self.local_planned(NodeId(i as u32), b, l))
     }
 
     /// Files slot `i` in `ix` as the node is now, for batch `b`.
@@ -3082,6 +3119,7 @@ fn local_plan(profile: &Profile) -> Option<LocalPlan> {
         most,
         w_cpu,
         w_mem,
+        w_sum: w_cpu + w_mem,
         w_bal: profile
             .weight(Plugin::NodeResourcesBalancedAllocation)
             .unwrap_or(0),
