@@ -1963,6 +1963,21 @@ impl Cluster {
                 }
                 let dirty = core::mem::take(&mut b.index_dirty);
                 if bulk {
+                    // In slot order (a bit per slot, read back word by
+                    // word): the nodes' records and the index's arrays are
+                    // read front to back, each line once.
+                    let mut marks = alloc::vec![0u64; n.div_ceil(64)];
+                    for &i in &refile {
+                        marks[i as usize / 64] |= 1 << (i % 64);
+                    }
+                    refile.clear();
+                    for (w, &bits) in marks.iter().enumerate() {
+                        let mut bits = bits;
+                        while bits != 0 {
+                            refile.push((w * 64) as u32 + bits.trailing_zeros());
+                            bits &= bits - 1;
+                        }
+                    }
                     for &i in &refile {
                         let i = i as usize;
                         if ix.filed[i] != self.hot[i].stamp {
