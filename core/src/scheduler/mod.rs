@@ -2058,7 +2058,7 @@ impl Cluster {
         i: usize,
         stride: usize,
         profile: &Profile,
-    ) -> (u32, i64) {
+    ) -> (u32, sample_index::Score) {
         // A template that selects no nodes on an ordinary node: only the
         // requests and the node's pod capacity decide (`feasible_but_spread`'s
         // shortcut, without its per-batch cache), and the node-local score
@@ -2071,7 +2071,7 @@ impl Cluster {
             let e = self.plain_slot(b, i, stride, l);
             debug_assert!(
                 e.0 == sample_index::NONE
-                    || e.1 == self.local_total_general(NodeId(i as u32), b, profile)
+                    || e.1 as i64 == self.local_total_general(NodeId(i as u32), b, profile)
             );
             return e;
         }
@@ -2085,7 +2085,7 @@ impl Cluster {
         if feasible {
             (
                 self.class_of(b, i, stride),
-                self.local_cached(i, b, profile),
+                sample_index::score_of(self.local_cached(i, b, profile)),
             )
         } else {
             (sample_index::NONE, 0)
@@ -2098,7 +2098,13 @@ impl Cluster {
     /// `feasible_but_spread`), the class is `class_with`'s and the score
     /// `local_planned`'s, written out for the index's bulk loads.
     #[inline]
-    fn plain_slot(&self, b: &Batch, i: usize, stride: usize, l: LocalPlan) -> (u32, i64) {
+    fn plain_slot(
+        &self,
+        b: &Batch,
+        i: usize,
+        stride: usize,
+        l: LocalPlan,
+    ) -> (u32, sample_index::Score) {
         let h = &self.hot[i];
         if !(b.req.fits_in(&h.free) && h.pods_free > 0) {
             return (sample_index::NONE, 0);
@@ -2122,7 +2128,10 @@ impl Cluster {
             class = class * hs + d;
         }
         debug_assert_eq!(class as u32, self.class_with(b, i, stride, 0));
-        (class as u32, self.local_planned(NodeId(i as u32), b, l))
+        (
+            class as u32,
+            sample_index::score_of(self.local_planned(NodeId(i as u32), b, l)),
+        )
     }
 
     /// Files slot `i` in `ix` as the node is now, for batch `b`.
@@ -2308,7 +2317,7 @@ impl Cluster {
         x.present = present;
         class_na_scores(b, profile, &x.present, &mut x.na);
         let cand = |j: usize, x: &IxScratch| -> i64 {
-            base + x.best[j].max
+            base + x.best[j].max as i64
                 + if spread_on {
                     w_spread * x.scores[j].1
                 } else {

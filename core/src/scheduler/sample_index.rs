@@ -22,6 +22,21 @@ use alloc::vec::Vec;
 /// Slots per block.
 pub(crate) const BLOCK: usize = 64;
 
+/// A slot's score as the index holds it: a node-local score, at most the
+/// sum of two weights (1 to 100) times 100, so 32 bits are plenty and the
+/// arrays a cycle reads take half the cache lines.
+pub(crate) type Score = i32;
+
+/// `v` as a [`Score`] (node-local scores are far inside its range).
+#[inline]
+pub(crate) fn score_of(v: i64) -> Score {
+    debug_assert!(
+        Score::try_from(v).is_ok(),
+        "a node-local score fits a Score"
+    );
+    v.clamp(Score::MIN as i64, Score::MAX as i64) as Score
+}
+
 /// The class of a slot whose node is not feasible.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -29,7 +44,7 @@ pub(crate) const NONE: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Best {
     pub class: u32,
-    pub max: i64,
+    pub max: Score,
     /// Slots holding `max`.
     pub at_max: u32,
     /// Slots of the class.
@@ -39,7 +54,7 @@ pub(crate) struct Best {
 impl Best {
     pub const EMPTY: Best = Best {
         class: NONE,
-        max: i64::MIN,
+        max: Score::MIN,
         at_max: 0,
         members: 0,
     };
@@ -61,13 +76,13 @@ impl Best {
 /// the class is absent), as [`Blocks::gather`] accumulates it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Top {
-    pub max: i64,
+    pub max: Score,
     pub at_max: u32,
 }
 
 impl Top {
     pub const ABSENT: Top = Top {
-        max: i64::MIN,
+        max: Score::MIN,
         at_max: 0,
     };
 }
@@ -76,7 +91,7 @@ impl Top {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Blocks {
     class: Vec<u32>,
-    score: Vec<i64>,
+    score: Vec<Score>,
     /// Feasible slots per block.
     feasible: Vec<u32>,
     total: u32,
@@ -109,7 +124,7 @@ impl Blocks {
 
     /// The slot's class and score (`NONE` when its node is not feasible).
     #[cfg(debug_assertions)]
-    pub fn get(&self, i: usize) -> (u32, i64) {
+    pub fn get(&self, i: usize) -> (u32, Score) {
         (self.class[i], self.score[i])
     }
 
@@ -122,7 +137,7 @@ impl Blocks {
     /// Sets a slot without summarising its block: for bulk loads, which end
     /// with [`Blocks::summarise_all`].
     #[inline]
-    pub fn load(&mut self, i: usize, class: u32, score: i64) {
+    pub fn load(&mut self, i: usize, class: u32, score: Score) {
         self.class[i] = class;
         self.score[i] = score;
     }
@@ -137,7 +152,7 @@ impl Blocks {
     /// true: the old value leaves its class's entry (which is rebuilt from
     /// the block's slots only when it held the class's only best score),
     /// the new one joins its class's entry.
-    pub fn set(&mut self, i: usize, class: u32, score: i64) {
+    pub fn set(&mut self, i: usize, class: u32, score: Score) {
         let b = i / BLOCK;
         let (old_c, old_s) = (self.class[i], self.score[i]);
         self.class[i] = NONE;
@@ -188,7 +203,7 @@ impl Blocks {
     fn rebest(&mut self, b: usize, j: usize) {
         let (a, z) = (b * BLOCK, ((b + 1) * BLOCK).min(self.class.len()));
         let c = self.entries[b * BLOCK + j].class;
-        let (mut max, mut at_max) = (i64::MIN, 0);
+        let (mut max, mut at_max) = (Score::MIN, 0);
         for s in a..z {
             if self.class[s] == c {
                 let v = self.score[s];
@@ -406,7 +421,7 @@ impl Blocks {
         acc: &mut Vec<Top>,
         present: &mut Vec<u32>,
     ) {
-        let mut add = |c: u32, max: i64, at_max: u32| {
+        let mut add = |c: u32, max: Score, at_max: u32| {
             let ci = c as usize;
             if ci >= acc.len() {
                 acc.resize(ci + 1, Top::ABSENT);
@@ -453,7 +468,7 @@ impl Blocks {
         &self,
         ranges: &[(usize, usize)],
         class: u32,
-        score: i64,
+        score: Score,
         mut r: u32,
     ) -> Option<usize> {
         for &(a, z) in ranges {
@@ -564,13 +579,13 @@ mod tests {
         for n in [1usize, 2, 3, 7, 63, 64, 65, 100, 333] {
             let mut ix = Blocks::default();
             ix.reset(n);
-            let mut plain: Vec<Option<(u32, i64)>> = vec![None; n];
+            let mut plain: Vec<Option<(u32, Score)>> = vec![None; n];
             for step in 0..400 {
                 let i = rng.below(n as u64) as usize;
                 let v = if rng.chance(30) {
                     None
                 } else {
-                    Some((rng.below(3) as u32, rng.below(5) as i64))
+                    Some((rng.below(3) as u32, rng.below(5) as Score))
                 };
                 plain[i] = v;
                 if step % 50 == 0 {
@@ -601,7 +616,7 @@ mod tests {
                             best.join(e)
                         }
                     });
-                    let members: Vec<(usize, i64)> = taken
+                    let members: Vec<(usize, Score)> = taken
                         .iter()
                         .filter_map(|&j| plain[j].filter(|p| p.0 == class).map(|p| (j, p.1)))
                         .collect();
