@@ -311,6 +311,9 @@ const INDEX_MIN_NODES: usize = 256;
 /// What filing a node in an index costs, in the scan's node visits (its
 /// filters, class and node-local score, and the block update).
 const FILE_VISITS: u64 = 2;
+/// Slots per word of a bit set over slots: one block of the sample index.
+const BLOCK_WORD: usize = 64;
+const _: () = assert!(sample_index::BLOCK == BLOCK_WORD);
 /// Kept slots whose stamp is checked in the time of one scan visit.
 const CHECKS_PER_VISIT: u64 = 8;
 /// What loading one slot without its block's summary costs, in scan visits.
@@ -1912,7 +1915,6 @@ impl Cluster {
                     .map(|e| e.0 as u32),
             );
         }
-        let own = b.index_dirty.len() as u64;
         let clock = self.stamp_clock;
         let kept = self.caches.take_index(&key);
         let ix = match kept {
@@ -1929,24 +1931,43 @@ impl Cluster {
                     }
                     None => false,
                 };
-                let (changed, checks) = match journal {
-                    true => (refile.len() as u64, 0),
-                    false => {
-                        let c = (0..n).filter(|&i| ix.filed[i] != self.hot[i].stamp).count();
-                        (c as u64, n as u64 / CHECKS_PER_VISIT)
+                // The slots to file again, a bit per slot (a block's slots
+                // are one word): those stamped since it was filed (from the
+                // journal, else from every stamp), those marked, and those
+                // holding the batch's own pods (their class is the batch's).
+                let mut marks = alloc::vec![0u64; n.div_ceil(BLOCK_WORD)];
+                let mut mark = |i: usize| marks[i / BLOCK_WORD] |= 1 << (i % BLOCK_WORD);
+                let checks = if journal {
+                    for &i in &refile {
+                        if ix.filed[i as usize] != self.hot[i as usize].stamp {
+                            mark(i as usize);
+                        }
                     }
+                    0
+                } else {
+                    for i in 0..n {
+                        if ix.filed[i] != self.hot[i].stamp {
+                            mark(i);
+                        }
+                    }
+                    n as u64 / CHECKS_PER_VISIT
                 };
+                for &i in &b.index_dirty {
+                    mark(i as usize);
+                }
+                let changed: u64 = marks.iter().map(|w| w.count_ones() as u64).sum();
+                let blocks = marks.iter().filter(|&&w| w != 0).count() as u64;
                 // One at a time, each filing keeps its block's summary; in
-                // bulk, the changed slots are loaded and every block is
+                // bulk, the slots are loaded and each block touched is
                 // summarised once after.
-                let bulk =
-                    FILE_VISITS * changed > LOAD_VISITS * changed + n as u64 / SUMMARIES_PER_VISIT;
+                let summaries = blocks * sample_index::BLOCK as u64 / SUMMARIES_PER_VISIT;
+                let bulk = FILE_VISITS * changed > LOAD_VISITS * changed + summaries;
                 let cost = checks
                     + pods.saturating_mul(CYCLE_VISITS)
                     + if bulk {
-                        LOAD_VISITS * (changed + own) + n as u64 / SUMMARIES_PER_VISIT
+                        LOAD_VISITS * changed + summaries
                     } else {
-                        FILE_VISITS * (changed + own)
+                        FILE_VISITS * changed
                     };
                 if auto && scans < cost {
                     b.feasible = refile;
@@ -1954,56 +1975,25 @@ impl Cluster {
                     b.index_dirty.clear();
                     return;
                 }
-                if !journal {
-                    refile.clear();
-                    refile.extend(
-                        (0..n as u32)
-                            .filter(|&i| ix.filed[i as usize] != self.hot[i as usize].stamp),
-                    );
-                }
-                let dirty = core::mem::take(&mut b.index_dirty);
-                if bulk {
-                    // In slot order (a bit per slot, read back word by
-                    // word): the nodes' records and the index's arrays are
-                    // read front to back, each line once.
-                    let mut marks = alloc::vec![0u64; n.div_ceil(64)];
-                    for &i in &refile {
-                        marks[i as usize / 64] |= 1 << (i % 64);
-                    }
-                    refile.clear();
-                    for (w, &bits) in marks.iter().enumerate() {
-                        let mut bits = bits;
-                        while bits != 0 {
-                            refile.push((w * 64) as u32 + bits.trailing_zeros());
-                            bits &= bits - 1;
-                        }
-                    }
-                    for &i in &refile {
-                        let i = i as usize;
-                        if ix.filed[i] != self.hot[i].stamp {
+                // In slot order: the nodes' records and the index's arrays
+                // are read front to back, each line once.
+                for (w, &bits) in marks.iter().enumerate() {
+                    let mut bits = bits;
+                    while bits != 0 {
+                        let i = w * BLOCK_WORD + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        if bulk {
                             let (c, l) = self.slot_entry(b, i, stride, profile);
                             ix.blocks.load(i, c, l);
                             ix.filed[i] = self.hot[i].stamp;
+                        } else {
+                            self.file(b, &mut ix, i, stride, profile);
                         }
                     }
-                    for &i in &dirty {
-                        let i = i as usize;
-                        let (c, l) = self.slot_entry(b, i, stride, profile);
-                        ix.blocks.load(i, c, l);
-                        ix.filed[i] = self.hot[i].stamp;
-                    }
-                    ix.blocks.summarise_all();
-                } else {
-                    for &i in &refile {
-                        if ix.filed[i as usize] != self.hot[i as usize].stamp {
-                            self.file(b, &mut ix, i as usize, stride, profile);
-                        }
-                    }
-                    for &i in &dirty {
-                        self.file(b, &mut ix, i as usize, stride, profile);
+                    if bulk && marks[w] != 0 {
+                        ix.blocks.summarise(w);
                     }
                 }
-                b.index_dirty = dirty;
                 ix.pending.clear();
                 ix.synced = clock;
                 b.feasible = refile;

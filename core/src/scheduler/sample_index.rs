@@ -219,7 +219,8 @@ impl Blocks {
         e.at_max = at_max;
     }
 
-    fn summarise(&mut self, b: usize) {
+    /// Rebuilds block `b`'s summary from its slots (after [`Blocks::load`]).
+    pub fn summarise(&mut self, b: usize) {
         let (a, z) = (b * BLOCK, ((b + 1) * BLOCK).min(self.class.len()));
         let e = &mut self.entries[b * BLOCK..(b + 1) * BLOCK];
         let mut len = 0usize;
