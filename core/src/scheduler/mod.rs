@@ -254,6 +254,8 @@ struct IxScratch {
     /// Per present class: its normalised spread score.
     scores: Vec<(u32, i64)>,
     zones: Vec<usize>,
+    /// Per present class: its count of the batch's pods and domain slot.
+    parts: Vec<(u32, u32)>,
     raws: Vec<(u32, i64)>,
     /// PodTopologySpread's normalizing weight, ln(size + 2), by size.
     ln: Vec<(usize, f64)>,
@@ -2227,27 +2229,38 @@ impl Cluster {
             x.scores.extend(present.iter().map(|&c| (c, 0)));
             return;
         }
-        let stride = self.spread_stride(b);
-        x.zones.clear();
+        let stride = self.spread_stride(b) as u32;
         let na = b.na_bits;
-        x.zones.extend(
-            present
-                .iter()
-                .map(|&c| (scoring_class(b, c) >> na) as usize % stride),
-        );
-        x.zones.sort_unstable();
-        x.zones.dedup();
+        // Each present class's count and domain slot, once.
+        x.parts.clear();
+        x.parts.extend(present.iter().map(|&c| {
+            let sc = scoring_class(b, c) >> na;
+            (sc / stride, sc % stride)
+        }));
+        // The domains present (the slot without the key counts as one):
+        // a bit each while they fit a word, else a sorted list.
+        let zones = if stride <= 64 {
+            let mut bits = 0u64;
+            for &(_, d) in &x.parts {
+                bits |= 1 << d;
+            }
+            bits.count_ones() as usize
+        } else {
+            x.zones.clear();
+            x.zones.extend(x.parts.iter().map(|&(_, d)| d as usize));
+            x.zones.sort_unstable();
+            x.zones.dedup();
+            x.zones.len()
+        };
         let (h, z) = (&b.soft[0], b.soft.get(1));
         let w_h = x.normalizing_weight(m);
-        let w_z = x.normalizing_weight(x.zones.len());
+        let w_z = x.normalizing_weight(zones);
         x.raws.clear();
         let (mut min, mut max) = (i64::MAX, 0i64);
-        for &c in present {
-            let sc = (scoring_class(b, c) >> na) as usize;
-            let (cnt, d) = (sc / stride, sc % stride);
+        for (&c, &(cnt, d)) in present.iter().zip(&x.parts) {
             let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
             if let (Some(z), true) = (z, d != stride - 1) {
-                let zc = z.per_domain.get(d).copied().unwrap_or(0);
+                let zc = z.per_domain.get(d as usize).copied().unwrap_or(0);
                 score += spread::score_for_count(zc, z.max_skew, w_z);
             }
             let v = plugins::round_half_away(score);
