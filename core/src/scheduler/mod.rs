@@ -680,10 +680,11 @@ impl Cluster {
                         }
                     }
                     SpreadSelector::Term(t) => {
-                        let ts = &this.terms[t as usize];
-                        for (i, c) in per_node.iter_mut().enumerate() {
-                            *c = ts.matching_in(i as u32);
-                        }
+                        // The term's own per-node counts (`matching_in`),
+                        // copied whole; nodes past its end count 0.
+                        let m = &this.terms[t as usize].matching;
+                        let k = m.len().min(n);
+                        per_node[..k].copy_from_slice(&m[..k]);
                     }
                 }
                 out.push(Spread {
