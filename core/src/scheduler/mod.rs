@@ -320,8 +320,8 @@ const _: () = assert!(sample_index::BLOCK == BLOCK_WORD);
 const CHECKS_PER_VISIT: u64 = 8;
 /// What loading one slot without its block's summary costs, in scan visits.
 const LOAD_VISITS: u64 = 1;
-/// Slots a block summary reads in the time of one scan visit (an index
-/// loaded in bulk is summarised whole, every slot read once).
+/// Slots a block summary reads in the time of one scan visit (a bulk
+/// refile summarises each block it touched, reading all its slots).
 const SUMMARIES_PER_VISIT: u64 = 8;
 /// What one indexed cycle costs, in scan visits (the blocks' summaries,
 /// the two end blocks' slots, the classes' scores and the tie draw).
