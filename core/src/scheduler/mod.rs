@@ -1941,9 +1941,20 @@ impl Cluster {
                 let mut marks = alloc::vec![0u64; n.div_ceil(BLOCK_WORD)];
                 let mut mark = |i: usize| marks[i / BLOCK_WORD] |= 1 << (i % BLOCK_WORD);
                 let checks = if journal {
+                    // Marked as named, then checked in slot order (the
+                    // journal's order would read the nodes' records at random).
                     for &i in &refile {
-                        if ix.filed[i as usize] != self.hot[i as usize].stamp {
-                            mark(i as usize);
+                        mark(i as usize);
+                    }
+                    for (w, bits) in marks.iter_mut().enumerate() {
+                        let mut left = *bits;
+                        while left != 0 {
+                            let t = left.trailing_zeros() as usize;
+                            left &= left - 1;
+                            let i = w * BLOCK_WORD + t;
+                            if ix.filed[i] == self.hot[i].stamp {
+                                *bits &= !(1 << t);
+                            }
                         }
                     }
                     0
@@ -1955,6 +1966,7 @@ impl Cluster {
                     }
                     n as u64 / CHECKS_PER_VISIT
                 };
+                let mut mark = |i: usize| marks[i / BLOCK_WORD] |= 1 << (i % BLOCK_WORD);
                 for &i in &b.index_dirty {
                     mark(i as usize);
                 }
