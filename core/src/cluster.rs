@@ -516,6 +516,9 @@ pub struct Cluster {
     pub(crate) nodes: Vec<NodeState>,
     /// The scheduler's packed mirror of `nodes`, same indexes.
     pub(crate) hot: Vec<HotNode>,
+    /// Each node's `hot[i].stamp` again, packed: what the sample indexes
+    /// compare their slots against, eight nodes to a cache line.
+    pub(crate) stamps: Vec<u64>,
     pub(crate) node_by_name: BTreeMap<String, NodeId>,
     pub(crate) controllers: Vec<Controller>,
     pub(crate) controller_by_name: BTreeMap<String, ControllerId>,
@@ -631,6 +634,7 @@ impl Cluster {
             now: 0,
             nodes: Vec::new(),
             hot: Vec::new(),
+            stamps: Vec::new(),
             node_by_name: BTreeMap::new(),
             controllers: Vec::new(),
             controller_by_name: BTreeMap::new(),
@@ -862,6 +866,7 @@ impl Cluster {
         self.node_by_name.insert(name.clone(), id);
         self.nodes.push(fresh_node(spec));
         self.hot.push(HotNode::default());
+        self.stamps.push(0);
         self.refresh_hot(id);
         for t in self.topologies.iter_mut() {
             t.node_domain.push(None);
@@ -1583,6 +1588,7 @@ impl Cluster {
         let mut h = HotNode::of(&self.nodes[id.0 as usize]);
         h.stamp = self.stamp_clock;
         self.hot[id.0 as usize] = h;
+        self.stamps[id.0 as usize] = self.stamp_clock;
         self.caches.stamped(id.0, self.stamp_clock);
     }
 

@@ -316,6 +316,9 @@ const FILE_VISITS: u64 = 2;
 /// Slots per word of a bit set over slots: one block of the sample index.
 const BLOCK_WORD: usize = 64;
 const _: () = assert!(sample_index::BLOCK == BLOCK_WORD);
+/// A kept index reads the journal (which repeats nodes) while it is
+/// shorter than this fraction of the nodes, else compares every stamp.
+const JOURNAL_PER_STAMP: usize = 2;
 /// Kept slots whose stamp is checked in the time of one scan visit.
 const CHECKS_PER_VISIT: u64 = 8;
 /// What loading one slot without its block's summary costs, in scan visits.
@@ -1939,12 +1942,14 @@ impl Cluster {
                 // journal, else from every stamp), those marked, and those
                 // holding the batch's own pods (their class is the batch's).
                 let mut marks = alloc::vec![0u64; n.div_ceil(BLOCK_WORD)];
-                let mut mark = |i: usize| marks[i / BLOCK_WORD] |= 1 << (i % BLOCK_WORD);
-                let checks = if journal {
-                    // Marked as named, then checked in slot order (the
-                    // journal's order would read the nodes' records at random).
+                debug_assert!((0..n).all(|i| self.stamps[i] == self.hot[i].stamp));
+                let stamps = &self.stamps;
+                // A journal longer than a fraction of the nodes (it repeats
+                // nodes) costs more than comparing every packed stamp.
+                let checks = if journal && refile.len() < n / JOURNAL_PER_STAMP {
+                    // Marked as named, then checked in slot order.
                     for &i in &refile {
-                        mark(i as usize);
+                        marks[i as usize / BLOCK_WORD] |= 1 << (i as usize % BLOCK_WORD);
                     }
                     for (w, bits) in marks.iter_mut().enumerate() {
                         let mut left = *bits;
@@ -1952,17 +1957,24 @@ impl Cluster {
                             let t = left.trailing_zeros() as usize;
                             left &= left - 1;
                             let i = w * BLOCK_WORD + t;
-                            if ix.filed[i] == self.hot[i].stamp {
+                            if ix.filed[i] == stamps[i] {
                                 *bits &= !(1 << t);
                             }
                         }
                     }
                     0
                 } else {
-                    for i in 0..n {
-                        if ix.filed[i] != self.hot[i].stamp {
-                            mark(i);
+                    for (w, (filed, now)) in ix
+                        .filed
+                        .chunks(BLOCK_WORD)
+                        .zip(stamps.chunks(BLOCK_WORD))
+                        .enumerate()
+                    {
+                        let mut bits = 0u64;
+                        for (t, (f, s)) in filed.iter().zip(now).enumerate() {
+                            bits |= ((f != s) as u64) << t;
                         }
+                        marks[w] = bits;
                     }
                     n as u64 / CHECKS_PER_VISIT
                 };
