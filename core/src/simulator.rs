@@ -233,6 +233,9 @@ pub struct Simulator {
     /// while the desired total plus this stays under MAX_PODS, no order of
     /// the script can pass it, and `check_pods` needs no scan.
     pending_replicas: u64,
+    /// A tick run in slices ([`Simulator::step_slice`]) that has not
+    /// finished: its report so far and its reconcile.
+    in_step: Option<alloc::boxed::Box<(StepReport, crate::Reconciling)>>,
 }
 
 impl Simulator {
@@ -254,6 +257,7 @@ impl Simulator {
             pending_by_node: Default::default(),
             pending_deploys: Default::default(),
             pending_replicas: 0,
+            in_step: None,
         }
     }
 
@@ -845,7 +849,20 @@ impl Simulator {
     ///    after DefaultTolerationSeconds' 300 unless they say otherwise);
     /// 5. reconcile to a fixed point (readiness, lost pods, drains,
     ///    Deployments and rollouts, scheduling, endpoints).
+    ///
+    /// A tick begun by [`Simulator::step_slice`] and not finished is
+    /// finished instead (its report returned).
     pub fn step(&mut self) -> StepReport {
+        if self.in_step.is_some() {
+            return self.finish_step();
+        }
+        let mut report = self.begin_step();
+        report.reconcile = self.cluster.reconcile_to_fixed_point(&self.profile);
+        report
+    }
+
+    /// Phases 1-4 of [`Simulator::step`].
+    fn begin_step(&mut self) -> StepReport {
         let tick = self.tick() + 1;
         self.cluster.set_now(tick);
         self.cluster.heartbeats();
@@ -868,8 +885,58 @@ impl Simulator {
         }
         self.cluster.detect_failures();
         self.cluster.taint_evictions();
-        report.reconcile = self.cluster.reconcile_to_fixed_point(&self.profile);
         report
+    }
+
+    /// One tick in slices, so that a tick that places many pods (the first
+    /// tick of an imported or generated cluster) can leave the page time to
+    /// paint between them. The first call begins a tick (phases 1-4 of
+    /// [`Simulator::step`]); each call then runs its reconcile on until
+    /// about `budget` pods were created, deleted or bound (see
+    /// [`Cluster::reconcile_slice`]). Returns the tick's report once the
+    /// tick is finished, `None` while work remains.
+    ///
+    /// Between the calls the cluster is in the middle of the tick: submit
+    /// nothing and change nothing until it is finished ([`Simulator::in_step`]),
+    /// and the tick is then exactly the one [`Simulator::step`] makes:
+    /// the same placement, events and PRNG draws (tests/sliced.rs).
+    pub fn step_slice(&mut self, budget: u32) -> Option<StepReport> {
+        let mut st = match self.in_step.take() {
+            Some(st) => st,
+            None => alloc::boxed::Box::new((self.begin_step(), crate::Reconciling::default())),
+        };
+        let (report, reconciling) = &mut *st;
+        if !self
+            .cluster
+            .reconcile_slice(&self.profile, reconciling, budget)
+        {
+            self.in_step = Some(st);
+            return None;
+        }
+        report.reconcile = reconciling.fixed_point().clone();
+        Some(core::mem::take(report))
+    }
+
+    /// Whether a tick begun by [`Simulator::step_slice`] is still under way.
+    pub fn in_step(&self) -> bool {
+        self.in_step.is_some()
+    }
+
+    /// During a tick in slices: the pods it has bound so far, and the
+    /// pods Pending now (so `bound + pending` is what the tick may place).
+    pub fn step_progress(&self) -> Option<(u32, u32)> {
+        self.in_step
+            .as_ref()
+            .map(|st| (st.1.bound(), self.cluster.pending_count()))
+    }
+
+    /// The rest of a tick begun in slices, at once.
+    fn finish_step(&mut self) -> StepReport {
+        loop {
+            if let Some(r) = self.step_slice(u32::MAX) {
+                return r;
+            }
+        }
     }
 
     /// `ticks` steps; returns the last report.
