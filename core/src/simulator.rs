@@ -917,6 +917,30 @@ impl Simulator {
         Some(core::mem::take(report))
     }
 
+    /// A copy at the start of the next tick with the events queued for it
+    /// fired in order (phases 1-3 of [`Simulator::step`]; their refusals
+    /// ignored) and nothing else queued: the cluster an event submitted now
+    /// meets when it fires. `validate` on the copy checks an event against
+    /// the events queued before it for its tick, as `submit` cannot (it
+    /// checks against the cluster as it is now, and a name deleted by an
+    /// event queued for the same tick still exists now).
+    pub fn next_tick_start(&self) -> Simulator {
+        let tick = self.tick() + 1;
+        let mut s = Simulator::new(self.seed, self.profile.clone());
+        s.cluster = self.cluster.clone();
+        s.rng = self.rng.clone();
+        s.drop_caches();
+        s.cluster.set_now(tick);
+        s.cluster.heartbeats();
+        for (_, e) in self.script[self.next..]
+            .iter()
+            .take_while(|(t, _)| *t <= tick)
+        {
+            let _ = s.apply(e);
+        }
+        s
+    }
+
     /// Whether a tick begun by [`Simulator::step_slice`] is still under way.
     pub fn in_step(&self) -> bool {
         self.in_step.is_some()

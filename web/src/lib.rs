@@ -216,6 +216,28 @@ impl Shepherd {
         self.session.step()
     }
 
+    /// One tick in slices, so the page can paint between them while a tick
+    /// places many pods (an import's or a generated cluster's first tick):
+    /// each call runs the tick on until about `budget` pods (at least 1)
+    /// were created, deleted or bound, stopping only between two
+    /// controllers. Returns `undefined` while work remains, else what `step`
+    /// returns. The finished tick is exactly the one `step` makes (same
+    /// placement, events and random draws). Until it is finished actions
+    /// are refused; `step` or `run` finish it at once.
+    #[wasm_bindgen(js_name = stepSlice)]
+    pub fn step_slice(&mut self, budget: f64) -> Result<Option<Vec<String>>, JsError> {
+        let budget = input::whole("budget", budget, 1, u32::MAX as u64).map_err(err)? as u32;
+        Ok(self.session.step_slice(budget))
+    }
+
+    /// During a tick run in slices: `[bound, pending]`, the pods it has
+    /// bound so far and the pods Pending now; `undefined` when no tick is
+    /// under way.
+    #[wasm_bindgen(getter, js_name = stepProgress)]
+    pub fn step_progress(&self) -> Option<Vec<u32>> {
+        self.session.step_progress().map(|(b, p)| vec![b, p])
+    }
+
     /// `n` ticks; returns the tick reached.
     pub fn run(&mut self, n: f64) -> Result<f64, JsError> {
         let n = input::whole("ticks", n, 0, scenario::MAX_TICK).map_err(err)?;
