@@ -699,6 +699,7 @@ impl Session {
         }
         let dropped = self.keep_what_still_applies(at);
         self.dropped_note = None;
+        self.captions_after_drop(&dropped);
         if !dropped.is_empty() {
             let seed = self.sim.seed();
             let names: Vec<String> = dropped
@@ -729,6 +730,58 @@ impl Session {
             ));
         }
         Ok(format!("{what} (queued for tick {tick})"))
+    }
+
+    /// The captions of a script (the tour's) that told what dropped
+    /// actions did no longer hold: the caption at a dropped action's tick
+    /// now says that it was dropped and why, and the captions after it
+    /// that tell only its consequences (at ticks with no action of their
+    /// own, up to the next caption that has one, such as "node-1 is
+    /// NotReady" after a dropped kubelet stop) go.
+    fn captions_after_drop(&mut self, dropped: &[(Entry, String)]) {
+        if dropped.is_empty() || self.notes.is_empty() {
+            return;
+        }
+        let seed = self.sim.seed();
+        let acts = |log: &[Entry], t: u64| log.iter().any(|e| e.tick == t);
+        let mut gone: Vec<u64> = Vec::new();
+        for (e, why) in dropped {
+            let Some(i) = self.notes.iter().position(|n| n.tick == e.tick) else {
+                continue;
+            };
+            let what = e
+                .action
+                .to_events(seed)
+                .map(|ev| describe(&e.action, &ev))
+                .unwrap_or_else(|_| e.action.kind().to_string());
+            let still = if acts(&self.log, e.tick) {
+                " The rest of this step still happens."
+            } else {
+                ""
+            };
+            self.notes[i].text = format!(
+                "Dropped from the script: {what} no longer applies ({why}), so the step told here does not happen.{still}"
+            );
+            self.notes[i].text = self.notes[i]
+                .text
+                .chars()
+                .take(scenario::MAX_NOTE_CHARS)
+                .collect();
+            let mut after: Vec<u64> = self
+                .notes
+                .iter()
+                .map(|n| n.tick)
+                .filter(|&t| t > e.tick)
+                .collect();
+            after.sort_unstable();
+            for t in after {
+                if acts(&self.log, t) || dropped.iter().any(|(d, _)| d.tick == t) {
+                    break;
+                }
+                gone.push(t);
+            }
+        }
+        self.notes.retain(|n| !gone.contains(&n.tick));
     }
 
     /// What the last accepted action dropped from the script, in words
@@ -1112,6 +1165,107 @@ mod tests {
         let e = Session::from_scenario(&doc).unwrap_err();
         assert!(e.contains("is refused: scale web to 2"), "{e}");
         assert!(e.contains("queued before it for tick 3"), "{e}");
+    }
+
+    #[test]
+    fn a_dropped_tour_action_takes_its_captions_along() {
+        // The tour brings node-1's kubelet back at tick 360 (its caption
+        // tells it) and zone-a's (node-1 and node-2) at 745. Deleting
+        // node-1 at tick 6 makes both recoveries of node-1 wrong.
+        let mut s = Session::tour();
+        s.run(5);
+        s.submit(Action::RemoveNode {
+            node: "node-1".into(),
+        })
+        .unwrap();
+        let note = s.dropped_note().unwrap_or_default().to_string();
+        assert!(note.contains("node-1 at tick 360"), "{note}");
+        assert!(note.contains("node-1 at tick 745"), "{note}");
+        s.run(360 - s.tick());
+        let at360 = s.note().unwrap_or_default();
+        assert!(
+            at360.starts_with("Dropped from the script: recover node node-1 no longer applies"),
+            "{at360}"
+        );
+        assert!(at360.contains("not found"), "the reason: {at360}");
+        assert!(
+            !at360.contains("kubelet is back"),
+            "the old caption went: {at360}"
+        );
+        // At 745 node-2 still comes back: the caption says the rest happens.
+        s.run(745 - s.tick());
+        let at745 = s.note().unwrap_or_default();
+        assert!(
+            at745.starts_with("Dropped from the script: recover node node-1"),
+            "{at745}"
+        );
+        assert!(
+            at745.ends_with("The rest of this step still happens."),
+            "{at745}"
+        );
+        // The export keeps the new captions and loads to the same page.
+        let back = Session::from_scenario(&s.scenario()).unwrap();
+        assert_eq!(back.note(), s.note());
+    }
+
+    #[test]
+    fn the_captions_of_a_dropped_actions_consequences_go() {
+        // A script with captions at a kubelet stop (tick 3), at its
+        // consequence (tick 10, no action of its own) and at a later action.
+        let mut doc = scenario::empty(4, &Profile::bin_pack());
+        let add = |name: &str| Entry {
+            tick: 1,
+            action: Action::AddNode {
+                name: name.into(),
+                cpu: 4000,
+                memory: 4096,
+                labels: Default::default(),
+                taints: Vec::new(),
+            },
+        };
+        doc.actions = vec![
+            add("a"),
+            add("b"),
+            Entry {
+                tick: 3,
+                action: Action::FailNode { node: "a".into() },
+            },
+            Entry {
+                tick: 12,
+                action: Action::Cordon { node: "b".into() },
+            },
+        ];
+        let note = |tick: u64, text: &str| Note {
+            tick,
+            text: text.into(),
+        };
+        doc.notes = vec![
+            note(1, "two nodes"),
+            note(3, "a stops"),
+            note(10, "a is NotReady"),
+            note(12, "b is cordoned"),
+        ];
+        doc.tick = Some(0);
+        let mut s = Session::from_scenario(&doc).unwrap();
+        s.run(1);
+        s.submit(Action::RemoveNode { node: "a".into() }).unwrap();
+        assert!(s.dropped_note().unwrap_or_default().contains("at tick 3"));
+        let notes: Vec<(u64, String)> = s
+            .scenario()
+            .notes
+            .into_iter()
+            .map(|n| (n.tick, n.text))
+            .collect();
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert_eq!(notes[0], (1, "two nodes".to_string()));
+        assert_eq!(notes[1].0, 3);
+        assert!(
+            notes[1]
+                .1
+                .starts_with("Dropped from the script: fail node a no longer applies"),
+            "{notes:?}"
+        );
+        assert_eq!(notes[2], (12, "b is cordoned".to_string()));
     }
 
     /// Idle time until the session has no more idle work.
