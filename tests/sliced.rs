@@ -230,7 +230,13 @@ fn case(seed: u64) -> Result<(), String> {
                     "tick {tick}: a slice left work but no tick under way"
                 ));
             }
-            let (bound, _pending) = sliced.step_progress().ok_or("no progress mid-tick")?;
+            let (bound, pending, expected) =
+                sliced.step_progress().ok_or("no progress mid-tick")?;
+            if expected < bound + pending {
+                return Err(format!(
+                    "tick {tick}: expected {expected} is less than bound {bound} + pending {pending}"
+                ));
+            }
             if bound > want.reconcile.total.bound {
                 return Err(format!(
                     "tick {tick}: the slices report {bound} binds, more than the whole tick's {}",
@@ -325,6 +331,8 @@ fn a_big_first_tick_takes_many_slices_and_ends_where_the_whole_one_does() {
         assert!(w[1].0 - w[0].0 <= 500 + 150, "{progress:?}");
     }
     assert_eq!(progress.last().map(|p| p.0 + p.1), Some(3000));
+    // 0 while the events fire (no Deployment yet), then the pods to place.
+    assert!(progress.iter().all(|p| p.2 == 0 || p.2 == 3000), "{progress:?}");
     assert_eq!(got, want);
     assert_eq!(state(&sliced), state(&whole));
     // A step() while a tick is under way finishes that tick.

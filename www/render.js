@@ -390,15 +390,29 @@ function rolloutCell(a) {
   return h('span', { class: 'muted' }, 'Progressing');
 }
 
+// The most workload rows the table draws: an imported cluster can hold
+// 10,000 Deployments, and 10,000 rows (150,000 elements) cost the browser
+// seconds of style and layout. The rest are counted under the table
+// (#apps-more); every name stays selectable in the Actions forms.
+export const APP_ROWS_AT_MOST = 200;
+
 // Replaces only the Deployment rows at positions `changed` (from PageView.apply);
 // the whole table when the row count changed or `changed` is null. Rows and
 // cells are built by appRow and appCell, so a field added there shows here too.
-export function updateApps(tbody, apps, changed, handlers) {
+export function updateApps(tbody, all, changed, handlers) {
+  const apps = all.length > APP_ROWS_AT_MOST ? all.slice(0, APP_ROWS_AT_MOST) : all;
+  const more = document.getElementById('apps-more');
+  if (more) {
+    const hidden = all.length - apps.length;
+    if (more.hidden !== (hidden === 0)) more.hidden = hidden === 0;
+    if (hidden) setText(more, `The first ${apps.length} of ${all.length.toLocaleString('en')} workloads, in creation order; Actions → Change Deployment lists every Deployment.`);
+  }
   if (!changed || tbody.rows.length !== apps.length) {
     drawApps(tbody, apps, handlers);
     return;
   }
   for (const i of changed) {
+    if (i >= apps.length) continue;
     const row = tbody.rows[i];
     const a = apps[i];
     const was = rowKeys.get(row);

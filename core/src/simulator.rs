@@ -234,9 +234,25 @@ pub struct Simulator {
     /// the script can pass it, and `check_pods` needs no scan.
     pending_replicas: u64,
     /// A tick run in slices ([`Simulator::step_slice`]) that has not
-    /// finished: its report so far and its reconcile.
-    in_step: Option<alloc::boxed::Box<(StepReport, crate::Reconciling)>>,
+    /// finished.
+    in_step: Option<alloc::boxed::Box<InStep>>,
 }
+
+/// A tick under way in slices: its report so far, whether its scripted
+/// events have all fired, and its reconcile.
+#[derive(Clone, Debug)]
+struct InStep {
+    report: StepReport,
+    fired_all: bool,
+    reconciling: crate::Reconciling,
+    /// Pods bound when the tick began (for the progress estimate).
+    bound_before: u32,
+}
+
+/// What firing one scripted event counts against a slice's budget, in pods
+/// created, deleted or bound: measured, an event (a Deployment, a node)
+/// costs the engine about as much as four binds.
+const EVENT_COST: u32 = 4;
 
 impl Simulator {
     /// A simulator scheduling under `profile` (a [`Profile`], or a
@@ -857,20 +873,33 @@ impl Simulator {
             return self.finish_step();
         }
         let mut report = self.begin_step();
+        self.fire_due(&mut report, u32::MAX);
         report.reconcile = self.cluster.reconcile_to_fixed_point(&self.profile);
         report
     }
 
-    /// Phases 1-4 of [`Simulator::step`].
+    /// Phases 1-2 of [`Simulator::step`].
     fn begin_step(&mut self) -> StepReport {
         let tick = self.tick() + 1;
         self.cluster.set_now(tick);
         self.cluster.heartbeats();
-        let mut report = StepReport {
+        StepReport {
             tick,
             ..Default::default()
-        };
+        }
+    }
+
+    /// Phase 3, the scripted events due now, in script order, until
+    /// `budget` is spent (each event counts [`EVENT_COST`]), then phase 4
+    /// once every one has fired. Returns whether all have.
+    fn fire_due(&mut self, report: &mut StepReport, budget: u32) -> bool {
+        let tick = report.tick;
+        let mut spent = 0u32;
         while self.next < self.script.len() && self.script[self.next].0 <= tick {
+            if spent >= budget {
+                return false;
+            }
+            spent = spent.saturating_add(EVENT_COST);
             let e = self.script[self.next].1.clone();
             self.next += 1;
             self.count_pending(&e, false);
@@ -885,14 +914,14 @@ impl Simulator {
         }
         self.cluster.detect_failures();
         self.cluster.taint_evictions();
-        report
+        true
     }
 
     /// One tick in slices, so that a tick that places many pods (the first
     /// tick of an imported or generated cluster) can leave the page time to
-    /// paint between them. The first call begins a tick (phases 1-4 of
-    /// [`Simulator::step`]); each call then runs its reconcile on until
-    /// about `budget` pods were created, deleted or bound (see
+    /// paint between them. The first call begins a tick; each call then
+    /// runs it on until about `budget` pods were created, deleted or bound
+    /// (a scripted event counts as [`EVENT_COST`] pods; see also
     /// [`Cluster::reconcile_slice`]). Returns the tick's report once the
     /// tick is finished, `None` while work remains.
     ///
@@ -901,20 +930,68 @@ impl Simulator {
     /// and the tick is then exactly the one [`Simulator::step`] makes:
     /// the same placement, events and PRNG draws (tests/sliced.rs).
     pub fn step_slice(&mut self, budget: u32) -> Option<StepReport> {
+        let budget = budget.max(1);
         let mut st = match self.in_step.take() {
             Some(st) => st,
-            None => alloc::boxed::Box::new((self.begin_step(), crate::Reconciling::default())),
+            None => alloc::boxed::Box::new(InStep {
+                report: self.begin_step(),
+                fired_all: false,
+                reconciling: crate::Reconciling::default(),
+                bound_before: self.cluster.bound_count(),
+            }),
         };
-        let (report, reconciling) = &mut *st;
+        let mut left = budget;
+        if !st.fired_all {
+            let fired = st.report.fired;
+            st.fired_all = self.fire_due(&mut st.report, budget);
+            let spent = (st.report.fired - fired).saturating_mul(EVENT_COST);
+            left = budget.saturating_sub(spent);
+            if !st.fired_all || left == 0 {
+                self.in_step = Some(st);
+                return None;
+            }
+        }
         if !self
             .cluster
-            .reconcile_slice(&self.profile, reconciling, budget)
+            .reconcile_slice(&self.profile, &mut st.reconciling, left)
         {
             self.in_step = Some(st);
             return None;
         }
-        report.reconcile = reconciling.fixed_point().clone();
-        Some(core::mem::take(report))
+        let mut report = core::mem::take(&mut st.report);
+        report.reconcile = st.reconciling.fixed_point().clone();
+        Some(report)
+    }
+
+    /// Whether a tick begun by [`Simulator::step_slice`] is still under way.
+    pub fn in_step(&self) -> bool {
+        self.in_step.is_some()
+    }
+
+    /// During a tick in slices: `(bound, pending, expected)`, the pods it
+    /// has bound so far, the pods Pending now, and an estimate of the pods
+    /// it will place in all (at least `bound + pending`; while the
+    /// Deployments' pods are still being created, the replicas they desire
+    /// less the pods bound before the tick).
+    pub fn step_progress(&self) -> Option<(u32, u32, u32)> {
+        self.in_step.as_ref().map(|st| {
+            let bound = st.reconciling.bound();
+            let pending = self.cluster.pending_count();
+            let desired = u32::try_from(self.cluster.desired_total).unwrap_or(u32::MAX);
+            let expected = desired
+                .saturating_sub(st.bound_before)
+                .max(bound.saturating_add(pending));
+            (bound, pending, expected)
+        })
+    }
+
+    /// The rest of a tick begun in slices, at once.
+    fn finish_step(&mut self) -> StepReport {
+        loop {
+            if let Some(r) = self.step_slice(u32::MAX) {
+                return r;
+            }
+        }
     }
 
     /// A copy at the start of the next tick with the events queued for it
@@ -939,28 +1016,6 @@ impl Simulator {
             let _ = s.apply(e);
         }
         s
-    }
-
-    /// Whether a tick begun by [`Simulator::step_slice`] is still under way.
-    pub fn in_step(&self) -> bool {
-        self.in_step.is_some()
-    }
-
-    /// During a tick in slices: the pods it has bound so far, and the
-    /// pods Pending now (so `bound + pending` is what the tick may place).
-    pub fn step_progress(&self) -> Option<(u32, u32)> {
-        self.in_step
-            .as_ref()
-            .map(|st| (st.1.bound(), self.cluster.pending_count()))
-    }
-
-    /// The rest of a tick begun in slices, at once.
-    fn finish_step(&mut self) -> StepReport {
-        loop {
-            if let Some(r) = self.step_slice(u32::MAX) {
-                return r;
-            }
-        }
     }
 
     /// `ticks` steps; returns the last report.

@@ -230,12 +230,14 @@ impl Shepherd {
         Ok(self.session.step_slice(budget))
     }
 
-    /// During a tick run in slices: `[bound, pending]`, the pods it has
-    /// bound so far and the pods Pending now; `undefined` when no tick is
-    /// under way.
+    /// During a tick run in slices: `[bound, pending, expected]`, the pods
+    /// it has bound so far, the pods Pending now, and an estimate of the
+    /// pods it places in all (at least `bound + pending`; while pods are
+    /// still being created, the replicas the Deployments desire less the
+    /// pods bound before the tick); `undefined` when no tick is under way.
     #[wasm_bindgen(getter, js_name = stepProgress)]
     pub fn step_progress(&self) -> Option<Vec<u32>> {
-        self.session.step_progress().map(|(b, p)| vec![b, p])
+        self.session.step_progress().map(|(b, p, e)| vec![b, p, e])
     }
 
     /// `n` ticks; returns the tick reached.

@@ -492,9 +492,10 @@ impl Session {
         Some(report.errors)
     }
 
-    /// During a tick run in slices: the pods it bound so far and the pods
-    /// Pending now; `None` when no tick is under way.
-    pub fn step_progress(&self) -> Option<(u32, u32)> {
+    /// During a tick run in slices: the pods it bound so far, the pods
+    /// Pending now, and an estimate of the pods it places in all
+    /// (`Simulator::step_progress`); `None` when no tick is under way.
+    pub fn step_progress(&self) -> Option<(u32, u32, u32)> {
         self.sim.step_progress()
     }
 
