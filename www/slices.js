@@ -72,6 +72,7 @@ function dialog() {
   if (dialogEl) return dialogEl;
   dialogEl = h('dialog', { id: 'slices-dialog', class: 'dialog', 'aria-labelledby': 'slices-h' },
     h('h2', { id: 'slices-h' }, 'Placing pods'),
+    h('p', { class: 'summary' }, 'The first tick places every pod; the page shows the new cluster when it is done. Cancel keeps your run as it is.'),
     h('div', { class: 'progress', role: 'status' },
       h('progress', { id: 'slices-bar', max: '100', 'aria-labelledby': 'slices-text' }),
       h('span', { id: 'slices-text' })),

@@ -61,6 +61,8 @@ async function run(text) {
         longestMs: Math.max(0, ...tasks.map((t) => t.ms)),
         longTotalMs: tasks.reduce((a, t) => a + t.ms, 0),
         over500: tasks.filter((t) => t.ms > 500).length,
+        // Each long task: when it began after the drop, and how long it took.
+        list: tasks.map((t) => `${Math.round(t.start - window.droppedAt)}+${Math.round(t.ms)}`).join(' '),
         summary: document.getElementById('cluster-summary').textContent,
       };
     });
@@ -76,6 +78,6 @@ for (let i = 0; i < RUNS; i++) {
   const t = r.times;
   console.log(`run ${i + 1}: drop to drawn ${r.totalMs.toFixed(0)} ms; worker ready ${t.workerLoadMs} ms, read ${t.readMs} ms, run built ${t.loadMs ?? '-'} ms, pods placed ${t.placeMs} ms engine` +
     `${t.slices ? ` in ${t.slices} slices (longest ${t.longestSliceMs} ms, ${t.placeWallMs} ms wall)` : ' (one task, run built included)'}; ` +
-    `long tasks: ${r.longTasks}, longest ${r.longestMs.toFixed(0)} ms, ${r.over500} over 500 ms, ${r.longTotalMs.toFixed(0)} ms in all; ${r.summary}`);
+    `long tasks: ${r.longTasks}, longest ${r.longestMs.toFixed(0)} ms, ${r.over500} over 500 ms, ${r.longTotalMs.toFixed(0)} ms in all (start+ms: ${r.list}); ${r.summary}`);
 }
 console.log(`load average after: ${load()}`);

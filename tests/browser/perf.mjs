@@ -42,7 +42,7 @@ export async function measure(page, nodes, pods = PODS, ticks = TICKS, profile =
   await page.fill('#form-generate input[name=nodes]', String(nodes));
   await page.fill('#form-generate input[name=podsPerNode]', String(pods));
   await page.click('#form-generate button[type=submit]');
-  await page.waitForFunction(() => document.body.dataset.tick === '1', null, { timeout: 120_000 });
+  await page.waitForFunction(() => !document.body.dataset.slicing && document.body.dataset.tick === '1', null, { timeout: 120_000 });
   const r = await page.evaluate(async ({ ticks, failures }) => {
     const p = window.shepherdPage;
     const first = { ...p.lastTimings };
