@@ -218,9 +218,10 @@ impl Shepherd {
 
     /// One tick in slices, so the page can paint between them while a tick
     /// places many pods (an import's or a generated cluster's first tick):
-    /// each call runs the tick on until about `budget` pods (at least 1)
-    /// were created, deleted or bound, stopping only between two
-    /// controllers. Returns `undefined` while work remains, else what `step`
+    /// each call runs the tick on until about `budget` units of work (at
+    /// least 1: a pod created or deleted counts 1, a pod bound 3, a
+    /// Deployment or DaemonSet declared 16, another scripted event 1) were
+    /// done, stopping only between two controllers. Returns `undefined` while work remains, else what `step`
     /// returns. The finished tick is exactly the one `step` makes (same
     /// placement, events and random draws). Until it is finished actions
     /// are refused; `step` or `run` finish it at once.

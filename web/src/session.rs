@@ -473,7 +473,9 @@ impl Session {
 
     /// One tick in slices (`Simulator::step_slice`), for the page to paint
     /// between them when a tick places many pods: each call runs the tick
-    /// on until about `budget` pods were created, deleted or bound, and
+    /// on until about `budget` units of work were done (a pod created
+    /// counts 1, a pod bound `shepherd::BIND_COST`; see
+    /// `Simulator::step_slice`), and
     /// returns what [`Session::step`] returns once the tick is finished,
     /// `None` while work remains. The finished tick is exactly the one
     /// `step` makes. Until then no action is taken ([`Session::submit`]
