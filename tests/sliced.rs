@@ -332,7 +332,10 @@ fn a_big_first_tick_takes_many_slices_and_ends_where_the_whole_one_does() {
     }
     assert_eq!(progress.last().map(|p| p.0 + p.1), Some(3000));
     // 0 while the events fire (no Deployment yet), then the pods to place.
-    assert!(progress.iter().all(|p| p.2 == 0 || p.2 == 3000), "{progress:?}");
+    assert!(
+        progress.iter().all(|p| p.2 == 0 || p.2 == 3000),
+        "{progress:?}"
+    );
     assert_eq!(got, want);
     assert_eq!(state(&sliced), state(&whole));
     // A step() while a tick is under way finishes that tick.

@@ -853,7 +853,10 @@ fn a_first_tick_in_slices_is_the_whole_tick() {
     );
     assert_eq!(progress.last().map(|p| p.0 + p.1), Some(3600));
     // 0 while the events fire (no Deployment yet), then the pods to place.
-    assert!(progress.iter().all(|p| p.2 == 0 || p.2 == 3600), "{progress:?}");
+    assert!(
+        progress.iter().all(|p| p.2 == 0 || p.2 == 3600),
+        "{progress:?}"
+    );
     assert_eq!(sliced.snapshot(true), whole.snapshot(true));
     assert_eq!(events(&sliced), events(&whole));
     assert_eq!(sliced.series().len(), whole.series().len());
