@@ -369,8 +369,9 @@ function updateAppNames(apps) {
     fill(sel, names.length ? names.map((n) => h('option', { value: n }, n)) : h('option', { value: '' }, '(no Deployments yet)'));
     if (names.includes(keep)) sel.value = keep;
   }
-  // Deployments and DaemonSets label their pods app=<name> by default.
-  const selectable = apps.filter((a) => a.kind !== 'Pod').map((a) => a.name);
+  // Deployments and DaemonSets label their pods app=<name> by default (as
+  // suggestions, the first thousand: an import can hold 10,000).
+  const selectable = apps.filter((a) => a.kind !== 'Pod').slice(0, 1000).map((a) => a.name);
   const dl = $('selector-names');
   if (!sameList(dl, selectable)) fill(dl, selectable.map((n) => h('option', { value: `app=${n}` })));
 }

@@ -482,9 +482,15 @@ export function drawUpcoming(ol, snap) {
     snap.upcomingCount > snap.upcoming.length ? h('li', { class: 'muted' }, `… and ${snap.upcomingCount - snap.upcoming.length} more`) : null);
 }
 
-// The legend: every app's colour, and what the marks mean.
+// The most apps the legend names (an imported cluster can hold 10,000).
+const LEGEND_APPS_AT_MOST = 60;
+
+// The legend: the apps' colours (on node cards; the grid draws none), and
+// what the marks mean.
 export function drawLegend(el, apps, grid) {
-  const items = apps.map((a) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: { '--c': appColor(a.name) }, 'aria-hidden': 'true' }), a.name));
+  const named = grid ? [] : apps.slice(0, LEGEND_APPS_AT_MOST);
+  const items = named.map((a) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: { '--c': appColor(a.name) }, 'aria-hidden': 'true' }), a.name));
+  if (named.length < apps.length && !grid) items.push(h('span', { class: 'legend-item muted' }, `and ${(apps.length - named.length).toLocaleString('en')} more`));
   const marks = grid
     ? [
       h('span', { class: 'legend-item' }, h('span', { class: 'ramp', 'aria-hidden': 'true' }), 'CPU requested: empty → full'),
