@@ -326,8 +326,10 @@ test('a big import cancelled while its pods are placed changes nothing', async (
       window.shepherdSliceHold = new Promise((r) => { window.releaseSlices = r; });
     });
     await dropFile(page, 'cluster.yaml', bigStream(1500, 3000, 4));
+    // Held after the first slice, which fires the first of the scripted
+    // events (the nodes are registered before any pod is placed).
     await page.waitForFunction(() => document.body.dataset.importing === 'placing'
-      && /Placing pods/.test(document.getElementById('manifests-progress-text').textContent), null, { timeout: 180_000, polling: 10 });
+      && /Registering the nodes and workloads|Placing pods/.test(document.getElementById('manifests-progress-text').textContent), null, { timeout: 180_000, polling: 10 });
     await page.click('#manifests-cancel');
     await page.evaluate(() => { window.shepherdSliceHold = null; window.releaseSlices(); });
     await page.waitForSelector('#manifests-progress', { state: 'hidden' });
