@@ -203,7 +203,7 @@ fn state(sim: &Simulator) -> String {
 }
 
 fn case(seed: u64) -> Result<(), String> {
-    let mut rng = Prng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5117_ced);
+    let mut rng = Prng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x0511_7ced);
     let p = profile(&mut rng);
     let (script, ticks) = script(&mut rng);
     let mut whole = Simulator::with_script(seed, p.clone(), script.clone());
