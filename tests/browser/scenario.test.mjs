@@ -177,6 +177,37 @@ test('a tour action dropped by a new action takes its caption along', async () =
   }
 });
 
+test('after Back, an action that no longer applies once the actions queued for its tick fire is refused at once', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await waitForEngine(page);
+    // The tour at tick 3: web exists. Delete it (it goes at tick 4), then
+    // Back: the deletion is queued for tick 4 again.
+    await step(page, 3);
+    await openTab(page, 'Change Deployment');
+    await page.selectOption('#app-select', 'web');
+    await page.click('#form-app button[value=deleteApp]');
+    await page.click('#confirm-ok');
+    await page.waitForFunction(() => document.body.dataset.tick === '4');
+    await page.click('#btn-back');
+    assert.equal(await shownTick(page), 3);
+    assert.match(await page.textContent('#upcoming'), /delete app web/);
+    // Scaling web would fire at tick 4 after the deletion: refused now,
+    // saying why, and nothing changes.
+    await page.selectOption('#app-select', 'web');
+    await page.fill('#form-app input[name=replicas]', '5');
+    await page.click('#form-app button[value=scale]');
+    const shown = await page.textContent('#form-app');
+    assert.match(shown, /scale web to 5: once the 3 actions queued before it for tick 4 have fired \(scale web to 8; scale cache to 3; delete app web\): app "web" not found/);
+    assert.equal(await shownTick(page), 3);
+    assert.doesNotMatch(await page.textContent('#upcoming'), /scale web/);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
 test('step back replays from the seed to the tick before', async () => {
   const app = await openApp();
   try {

@@ -684,7 +684,7 @@ impl Session {
                         ("actions", "have")
                     };
                     return Err(format!(
-                        "{what}: {why} once the {n} {actions} queued before it for tick {tick} {have} fired ({}{more}); expected an action that still applies after them",
+                        "{what}: once the {n} {actions} queued before it for tick {tick} {have} fired ({}{more}): {why}",
                         before.join("; ")
                     ));
                 }
@@ -1115,7 +1115,9 @@ mod tests {
         assert!(e.starts_with("scale web to 5"), "names the action: {e}");
         assert!(e.contains("not found"), "the engine's reason: {e}");
         assert!(
-            e.contains("once the 1 action queued before it for tick 3 has fired (delete app web)"),
+            e.contains(
+                "once the 1 action queued before it for tick 3 has fired (delete app web): "
+            ),
             "{e}"
         );
         // Refused: nothing changed; the run goes on with the deletion alone.
