@@ -201,7 +201,7 @@ test('after Back, an action that no longer applies once the actions queued for i
     const shown = await page.textContent('#form-app');
     assert.match(shown, /scale web to 5: once the 3 actions queued before it for tick 4 have fired \(scale web to 8; scale cache to 3; delete app web\): app "web" not found/);
     assert.equal(await shownTick(page), 3);
-    assert.doesNotMatch(await page.textContent('#upcoming'), /scale web/);
+    assert.doesNotMatch(await page.textContent('#upcoming'), /scale web to 5/);
     app.assertNoConsoleErrors();
   } finally {
     await app.close();
