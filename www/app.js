@@ -15,6 +15,7 @@ import {
 import { showError, clearErrors, updateReading } from './forms.js';
 import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 import { wireManifests } from './manifests.js';
+import { placeWithProgress } from './slices.js';
 import { wireWorkloads, updateWorkloadNames, selectWorkload } from './workloads.js';
 import { ChartsView, drawBalance } from './charts.js';
 import { PageView } from './view.js';
@@ -368,8 +369,9 @@ function updateAppNames(apps) {
     fill(sel, names.length ? names.map((n) => h('option', { value: n }, n)) : h('option', { value: '' }, '(no Deployments yet)'));
     if (names.includes(keep)) sel.value = keep;
   }
-  // Deployments and DaemonSets label their pods app=<name> by default.
-  const selectable = apps.filter((a) => a.kind !== 'Pod').map((a) => a.name);
+  // Deployments and DaemonSets label their pods app=<name> by default (as
+  // suggestions, the first thousand: an import can hold 10,000).
+  const selectable = apps.filter((a) => a.kind !== 'Pod').slice(0, 1000).map((a) => a.name);
   const dl = $('selector-names');
   if (!sameList(dl, selectable)) fill(dl, selectable.map((n) => h('option', { value: `app=${n}` })));
 }
@@ -818,13 +820,27 @@ function wireForms() {
     }
     clearErrors(form);
     setPlaying(false);
-    replace(fresh, { what: 'Generate' });
     toast(`Generating ${plural(nodes, 'node')} and ${plural(nodes * per, 'pod')}…`);
-    // Let the message paint before the first (big) tick.
-    requestAnimationFrame(() => setTimeout(() => {
-      const t = stepAndDraw();
-      toast(`Generated ${plural(nodes, 'node')} and ${plural(nodes * per, 'pod')}; the first tick placed them in ${t.engine.toFixed(0)} ms`);
-    }, 0));
+    // The first tick places every pod: in slices on the new run, with a
+    // progress bar when it takes more than one (www/slices.js); the page
+    // shows the old run until it is done, and Cancel keeps it.
+    const started = performance.now();
+    placeWithProgress(fresh, `Placing ${plural(nodes * per, 'pod')} on ${plural(nodes, 'node')}`).then((r) => {
+      if (!r) {
+        fresh.free();
+        toast('Generate cancelled; nothing changed');
+        return;
+      }
+      const t0 = performance.now();
+      replace(fresh, { what: 'Generate' });
+      page.timings = { engine: r.engineMs, draw: performance.now() - t0, parts: page.parts, slices: r.slices, longestSlice: r.longestMs, wallMs: performance.now() - started };
+      if (r.refused.length) showProblem(`Refused when it fired: ${r.refused.join(' · ')}`);
+      askIdle();
+      toast(`Generated ${plural(nodes, 'node')} and ${plural(nodes * per, 'pod')}; the first tick placed them in ${r.engineMs.toFixed(0)} ms${r.slices > 1 ? ` of engine time, in ${r.slices} slices` : ''}`);
+    }, (err) => {
+      fresh.free();
+      showProblem(message(err));
+    });
   });
   wireWorkloads({ act, confirmAction, quantitiesOk, plural, snapshot: () => page.snap || {} });
   wireReadings();

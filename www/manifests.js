@@ -7,6 +7,7 @@
 // An imported cluster is one action in the scenario (its canonical manifests
 // at tick 1), so the link, Export, Back and undo keep working as for any run.
 import { $, h, setText } from './dom.js';
+import { stepInSlices, placedWords } from './slices.js';
 
 // Example manifest sets shipped with the page (www/examples/).
 export const EXAMPLES = [
@@ -183,33 +184,54 @@ export function wireManifests(ctx) {
       }
       return refused(name, err.message);
     }
-    // The run is built here, where the engine's session lives: the replay
-    // to tick 1 places the pods. Say so first if it is worth saying.
+    // The run is built here, where the engine's session lives, and its
+    // first tick (every pod placed) runs in slices with the page painting
+    // between them (www/slices.js): the bar counts the pods placed, and
+    // Cancel still works.
     phase('placing');
     const r = read.report;
-    setProgress(null, `Placing the pods of ${r.nodes} nodes and ${r.deployments} Deployments…`);
-    $('manifests-cancel').disabled = true;
+    setProgress(null, `Checking the ${r.nodes} nodes and ${r.deployments} Deployments…`);
     if (!progress.hidden || performance.now() - started > PROGRESS_AFTER_MS / 2) {
       show();
       await painted();
     }
+    let stop = false;
+    cancel.now = () => { stop = true; };
     const next = new ctx.Shepherd(ctx.sim().seed, 'default-scheduler');
     const t = performance.now();
+    let placed;
     try {
-      next.loadImported(read.manifests);
+      next.loadImported(read.manifests, true);
+      const loadMs = performance.now() - t;
+      placed = await stepInSlices(next, {
+        onProgress: (bound, total) => {
+          if (performance.now() - started > PROGRESS_AFTER_MS) show();
+          setProgress(total > 0 ? bound / total : 0, placedWords(bound, total));
+        },
+        cancelled: () => stop,
+      });
+      if (placed) placed.loadMs = loadMs;
     } catch (err) {
       next.free();
+      cancel.now = () => {};
       done();
-      $('manifests-cancel').disabled = false;
       return refused(name, err && err.message ? err.message : String(err));
     }
-    // For the browser test and the README's figures: where the time went.
+    cancel.now = () => {};
+    if (!placed) {
+      next.free();
+      done();
+      ctx.toast(`Import of ${name} cancelled; nothing changed`);
+      return false;
+    }
+    // For the browser tests and the README's figures: where the time went.
     document.body.dataset.importTimes = JSON.stringify({
       workerLoadMs: Math.round(read.loadMs), readMs: Math.round(read.readMs),
-      placeMs: Math.round(performance.now() - t), totalMs: Math.round(performance.now() - started),
+      loadMs: Math.round(placed.loadMs), placeMs: Math.round(placed.engineMs),
+      slices: placed.slices, longestSliceMs: Math.round(placed.longestMs),
+      placeWallMs: Math.round(performance.now() - t), totalMs: Math.round(performance.now() - started),
     });
     done();
-    $('manifests-cancel').disabled = false;
     return imported(next, r, name);
   }
 

@@ -390,15 +390,29 @@ function rolloutCell(a) {
   return h('span', { class: 'muted' }, 'Progressing');
 }
 
+// The most workload rows the table draws: an imported cluster can hold
+// 10,000 Deployments, and 10,000 rows (150,000 elements) cost the browser
+// seconds of style and layout. The rest are counted under the table
+// (#apps-more); every name stays selectable in the Actions forms.
+export const APP_ROWS_AT_MOST = 200;
+
 // Replaces only the Deployment rows at positions `changed` (from PageView.apply);
 // the whole table when the row count changed or `changed` is null. Rows and
 // cells are built by appRow and appCell, so a field added there shows here too.
-export function updateApps(tbody, apps, changed, handlers) {
+export function updateApps(tbody, all, changed, handlers) {
+  const apps = all.length > APP_ROWS_AT_MOST ? all.slice(0, APP_ROWS_AT_MOST) : all;
+  const more = document.getElementById('apps-more');
+  if (more) {
+    const hidden = all.length - apps.length;
+    if (more.hidden !== (hidden === 0)) more.hidden = hidden === 0;
+    if (hidden) setText(more, `The first ${apps.length} of ${all.length.toLocaleString('en')} workloads, in creation order; Actions → Change Deployment lists every Deployment.`);
+  }
   if (!changed || tbody.rows.length !== apps.length) {
     drawApps(tbody, apps, handlers);
     return;
   }
   for (const i of changed) {
+    if (i >= apps.length) continue;
     const row = tbody.rows[i];
     const a = apps[i];
     const was = rowKeys.get(row);
@@ -468,9 +482,15 @@ export function drawUpcoming(ol, snap) {
     snap.upcomingCount > snap.upcoming.length ? h('li', { class: 'muted' }, `… and ${snap.upcomingCount - snap.upcoming.length} more`) : null);
 }
 
-// The legend: every app's colour, and what the marks mean.
+// The most apps the legend names (an imported cluster can hold 10,000).
+const LEGEND_APPS_AT_MOST = 60;
+
+// The legend: the apps' colours (on node cards; the grid draws none), and
+// what the marks mean.
 export function drawLegend(el, apps, grid) {
-  const items = apps.map((a) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: { '--c': appColor(a.name) }, 'aria-hidden': 'true' }), a.name));
+  const named = grid ? [] : apps.slice(0, LEGEND_APPS_AT_MOST);
+  const items = named.map((a) => h('span', { class: 'legend-item' }, h('span', { class: 'swatch', style: { '--c': appColor(a.name) }, 'aria-hidden': 'true' }), a.name));
+  if (named.length < apps.length && !grid) items.push(h('span', { class: 'legend-item muted' }, `and ${(apps.length - named.length).toLocaleString('en')} more`));
   const marks = grid
     ? [
       h('span', { class: 'legend-item' }, h('span', { class: 'ramp', 'aria-hidden': 'true' }), 'CPU requested: empty → full'),

@@ -612,6 +612,8 @@ pub struct Cluster {
     pub(crate) preempted: u32,
     /// When tests ask for it: the state before each preemption attempt.
     pub(crate) preemption_trace: Option<Vec<crate::scheduler::PreemptionTrace>>,
+    /// A reconcile run in slices: where the scheduler stopped (`reconcile.rs`).
+    pub(crate) slice: crate::reconcile::SliceState,
 }
 
 impl Default for Cluster {
@@ -683,6 +685,7 @@ impl Cluster {
             priorities_in_use: false,
             preempted: 0,
             preemption_trace: None,
+            slice: Default::default(),
         }
     }
 

@@ -109,6 +109,7 @@ pub use model::{
 };
 pub use namespace::NamespaceSpec;
 pub use priority::{PreemptionPolicy, PriorityClass};
+pub use reconcile::{Reconciling, BIND_COST};
 pub use rollout::{
     ConditionStatus, DeploymentCondition, DeploymentConditionType, DeploymentStatus, RolloutStatus,
 };

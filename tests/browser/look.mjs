@@ -50,7 +50,7 @@ try {
   await page.click('#tab-big');
   await page.fill('#form-generate input[name=nodes]', '1000');
   await page.click('#form-generate button[type=submit]');
-  await page.waitForFunction(() => document.body.dataset.tick === '1');
+  await page.waitForFunction(() => !document.body.dataset.slicing && document.body.dataset.tick === '1');
   await page.waitForTimeout(300);
   await shot('08-grid1000');
   app.assertNoConsoleErrors();

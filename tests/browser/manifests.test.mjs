@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openApp, waitForEngine, shownTick, step, settledHash, ROOT } from './harness.mjs';
+import { bigStream } from './bigstream.mjs';
 
 const EXAMPLE = fs.readFileSync(path.join(ROOT, 'www', 'examples', 'three-zones.yaml'), 'utf8');
 
@@ -110,134 +111,6 @@ test('a bad manifest file is refused with its document and field, and the run st
   }
 });
 
-// A cluster as `kubectl get nodes,deployments -o yaml` prints it, one
-// document per object, with the status and managedFields a real one has
-// (about 1.9 KB a node and 2.4 KB a Deployment).
-function bigStream(nodes, deployments) {
-  const docs = [];
-  for (let i = 1; i <= nodes; i++) {
-    const zone = ['a', 'b', 'c'][i % 3];
-    docs.push(`apiVersion: v1
-kind: Node
-metadata:
-  annotations:
-    kubeadm.alpha.kubernetes.io/cri-socket: unix:///run/containerd/containerd.sock
-    node.alpha.kubernetes.io/ttl: "0"
-  creationTimestamp: "2024-05-01T10:00:00Z"
-  labels:
-    kubernetes.io/arch: amd64
-    kubernetes.io/hostname: node-${i}
-    kubernetes.io/os: linux
-    topology.kubernetes.io/zone: zone-${zone}
-  name: node-${i}
-  resourceVersion: "${1000 + i}"
-  uid: 6f1c2a0e-0000-4000-8000-${String(i).padStart(12, '0')}
-spec:
-  podCIDR: 10.244.${i % 256}.0/24
-  podCIDRs:
-  - 10.244.${i % 256}.0/24
-status:
-  addresses:
-  - address: 172.18.${i % 256}.${i % 200 + 2}
-    type: InternalIP
-  allocatable:
-    cpu: "16"
-    ephemeral-storage: 102626232Ki
-    memory: 65776800Ki
-    pods: "110"
-  capacity:
-    cpu: "16"
-    memory: 65879200Ki
-    pods: "110"
-  conditions:
-  - lastHeartbeatTime: "2024-05-01T12:00:00Z"
-    lastTransitionTime: "2024-05-01T10:00:00Z"
-    message: kubelet has sufficient memory available
-    reason: KubeletHasSufficientMemory
-    status: "False"
-    type: MemoryPressure
-  - lastHeartbeatTime: "2024-05-01T12:00:00Z"
-    lastTransitionTime: "2024-05-01T10:00:30Z"
-    message: kubelet is posting ready status
-    reason: KubeletReady
-    status: "True"
-    type: Ready
-  nodeInfo:
-    kubeletVersion: v1.30.0
-    osImage: Debian GNU/Linux 12 (bookworm)
-`);
-  }
-  for (let i = 1; i <= deployments; i++) {
-    docs.push(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  annotations:
-    deployment.kubernetes.io/revision: "1"
-  creationTimestamp: "2024-05-01T10:05:00Z"
-  generation: 1
-  labels:
-    app: app-${i}
-  managedFields:
-  - apiVersion: apps/v1
-    fieldsType: FieldsV1
-    fieldsV1:
-      f:spec:
-        f:replicas: {}
-        f:template:
-          f:spec:
-            f:containers:
-              k:{"name":"main"}:
-                .: {}
-                f:image: {}
-    manager: kubectl-client-side-apply
-    operation: Update
-    time: "2024-05-01T10:05:00Z"
-  name: app-${i}
-  namespace: default
-  resourceVersion: "${200000 + i}"
-spec:
-  progressDeadlineSeconds: 600
-  replicas: 3
-  selector:
-    matchLabels:
-      app: app-${i}
-  strategy:
-    rollingUpdate:
-      maxSurge: 25%
-      maxUnavailable: 25%
-    type: RollingUpdate
-  template:
-    metadata:
-      labels:
-        app: app-${i}
-    spec:
-      containers:
-      - image: registry.example/app-${i}:1.0
-        imagePullPolicy: IfNotPresent
-        name: main
-        resources:
-          requests:
-            cpu: 100m
-            memory: 128Mi
-      restartPolicy: Always
-      securityContext: {}
-status:
-  availableReplicas: 3
-  conditions:
-  - lastTransitionTime: "2024-05-01T10:05:10Z"
-    lastUpdateTime: "2024-05-01T10:05:10Z"
-    message: Deployment has minimum availability.
-    reason: MinimumReplicasAvailable
-    status: "True"
-    type: Available
-  observedGeneration: 1
-  readyReplicas: 3
-  replicas: 3
-`);
-  }
-  return docs.join('---\n');
-}
-
 // Records, while the worker reads (body[data-importing=reading]), the timer
 // ticks and frames the page still runs and the progress values it shows.
 async function heartbeat(page) {
@@ -335,6 +208,130 @@ test('a large import cancelled while the worker reads changes nothing', async ()
     await dropFile(page, 'cluster.yaml', bigStream(2000, 2000));
     await page.waitForSelector('#manifests-progress:not([hidden])');
     await page.click('#manifests-cancel');
+    await page.waitForSelector('#manifests-progress', { state: 'hidden' });
+    assert.match(await page.textContent('#toast'), /Import of cluster\.yaml cancelled; nothing changed/);
+    assert.equal(await page.evaluate(() => document.body.dataset.importing), undefined);
+    await page.click('#manifests-close');
+    assert.equal(await shownTick(page), before.tick);
+    assert.deepEqual(await placement(page), before.placed);
+    assert.equal(await page.evaluate(() => location.hash), before.hash);
+    assert.equal(await page.evaluate(() => document.body.dataset.manifests), undefined);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
+// Records, while the page places an import's pods in slices
+// (body[data-importing=placing]), the timer ticks and frames it still runs
+// and every progress line it shows.
+async function placingBeat(page) {
+  await page.evaluate(() => {
+    const beat = { ticks: 0, frames: 0, maxGap: 0, lines: [] };
+    window.placingBeat = beat;
+    let last = performance.now();
+    setInterval(() => {
+      const now = performance.now();
+      if (document.body.dataset.importing === 'placing') {
+        beat.ticks++;
+        beat.maxGap = Math.max(beat.maxGap, now - last);
+      }
+      last = now;
+    }, 20);
+    const frame = () => {
+      if (document.body.dataset.importing === 'placing') beat.frames++;
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+    const text = document.getElementById('manifests-progress-text');
+    new MutationObserver(() => {
+      if (document.body.dataset.importing === 'placing') beat.lines.push(text.textContent);
+    }).observe(text, { childList: true, characterData: true, subtree: true });
+  });
+}
+
+test('a big import places its pods in slices with progress while the page answers, and ends where the whole tick does', async () => {
+  const app = await openApp({ viewport: { width: 1440, height: 900 } });
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    // Short slices, so that a cluster a test can afford takes many.
+    await page.evaluate(() => { window.shepherdSliceMs = 1; });
+    await placingBeat(page);
+    await dropFile(page, 'cluster.yaml', bigStream(2000, 4000, 4));
+    await page.waitForFunction(() => document.body.dataset.importing === 'placing'
+      && /Placing pods: [\d,]+ of [\d,]+ placed/.test(document.getElementById('manifests-progress-text').textContent), null, { timeout: 180_000, polling: 10 });
+    // A click lands between two slices: the text box takes focus. (The
+    // test holds the slices there, so that the click cannot come after the
+    // last one on a fast machine; the beat above counts what ran while they
+    // ran.)
+    await page.evaluate(() => { window.shepherdSliceHold = new Promise((r) => { window.releaseSlices = r; }); });
+    const box = await page.locator('#manifests-text').boundingBox();
+    await page.mouse.click(box.x + 20, box.y + 10);
+    const during = await page.evaluate(() => ({ focus: document.activeElement.id, importing: document.body.dataset.importing }));
+    assert.deepEqual(during, { focus: 'manifests-text', importing: 'placing' });
+    await app.screenshot('manifests-placing', { fullPage: false });
+    await page.evaluate(() => { window.shepherdSliceHold = null; window.releaseSlices(); });
+    await page.waitForFunction(() => document.body.dataset.manifests === 'imported', null, { timeout: 180_000 });
+    const beat = await page.evaluate(() => window.placingBeat);
+    const times = JSON.parse(await page.evaluate(() => document.body.dataset.importTimes));
+    console.log(`2,000 Nodes + 4,000 Deployments (16,000 pods): run built in ${times.loadMs} ms, pods placed in ${times.slices} slices, ${times.placeMs} ms of engine time (longest slice ${times.longestSliceMs} ms), ${times.placeWallMs} ms wall; while placing: ${beat.ticks} timer ticks (longest gap ${beat.maxGap.toFixed(0)} ms), ${beat.frames} frames, ${beat.lines.length} progress lines`);
+    assert.ok(times.slices >= 5, `${times.slices} slices`);
+    // Timers and frames ran between the slices, and the count went up.
+    assert.ok(beat.ticks >= 3 && beat.frames >= 2, JSON.stringify({ ...beat, lines: beat.lines.length }));
+    const counts = beat.lines.map((l) => l.match(/Placing pods: ([\d,]+) of ([\d,]+) placed/)).filter(Boolean)
+      .map((m) => [Number(m[1].replace(/,/g, '')), Number(m[2].replace(/,/g, ''))]);
+    assert.ok(counts.length >= 3, JSON.stringify(beat.lines.slice(0, 5)));
+    assert.ok(counts.every((c, i) => i === 0 || c[0] >= counts[i - 1][0]), 'the placed count only grows');
+    assert.ok(counts.every(([done, total]) => done <= total && total <= 16000), JSON.stringify(counts.slice(-3)));
+    assert.match(await page.textContent('#cluster-summary'), /2,000 nodes \(2,000 Ready\) · 16,000 pods bound · 0 Pending/);
+    // The same scenario replayed whole (fromScenario steps the tick in one
+    // call): the same placement, events and view.
+    const same = await page.evaluate(() => {
+      const sim = window.shepherdPage.sim;
+      const whole = sim.constructor.fromScenario(sim.exportScenario());
+      try {
+        const events = (s) => JSON.stringify(s.eventsSince(0, 1e6).events);
+        const snap = (s) => JSON.stringify(s.snapshot(false));
+        return {
+          tick: [sim.tick, whole.tick],
+          grid: JSON.stringify(Array.from(sim.nodeGrid())) === JSON.stringify(Array.from(whole.nodeGrid())),
+          events: events(sim) === events(whole),
+          eventCount: sim.eventsSince(0, 1e6).events.length,
+          snapshot: snap(sim) === snap(whole),
+        };
+      } finally {
+        whole.free();
+      }
+    });
+    assert.deepEqual(same.tick, [1, 1]);
+    assert.ok(same.eventCount > 16000, `${same.eventCount} events`);
+    assert.deepEqual({ grid: same.grid, events: same.events, snapshot: same.snapshot }, { grid: true, events: true, snapshot: true });
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
+test('a big import cancelled while its pods are placed changes nothing', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await step(page, 2);
+    const before = { tick: await shownTick(page), placed: await placement(page), hash: await settledHash(page) };
+    // Held between two slices (see the test above) while Cancel is pressed.
+    await page.evaluate(() => {
+      window.shepherdSliceMs = 1;
+      window.shepherdSliceHold = new Promise((r) => { window.releaseSlices = r; });
+    });
+    await dropFile(page, 'cluster.yaml', bigStream(1500, 3000, 4));
+    // Held after the first slice, which fires the first of the scripted
+    // events (the nodes are registered before any pod is placed).
+    await page.waitForFunction(() => document.body.dataset.importing === 'placing'
+      && /Registering the nodes and workloads|Placing pods/.test(document.getElementById('manifests-progress-text').textContent), null, { timeout: 180_000, polling: 10 });
+    await page.click('#manifests-cancel');
+    await page.evaluate(() => { window.shepherdSliceHold = null; window.releaseSlices(); });
     await page.waitForSelector('#manifests-progress', { state: 'hidden' });
     assert.match(await page.textContent('#toast'), /Import of cluster\.yaml cancelled; nothing changed/);
     assert.equal(await page.evaluate(() => document.body.dataset.importing), undefined);

@@ -351,7 +351,7 @@ test('explain at 5,000 nodes: one page of rows at a time, a filter, pages', asyn
     await page.fill('#form-generate input[name=nodes]', '5000');
     await page.fill('#form-generate input[name=podsPerNode]', '2');
     await page.click('#form-generate button[type=submit]');
-    await page.waitForFunction(() => document.body.dataset.tick === '1', null, { timeout: 60_000 });
+    await page.waitForFunction(() => !document.body.dataset.slicing && document.body.dataset.tick === '1', null, { timeout: 60_000 });
     const t0 = Date.now();
     // As a person would: find a node, open it, click one of its pods.
     await page.fill('#find-node-name', 'node-1');

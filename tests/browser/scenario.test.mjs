@@ -146,6 +146,68 @@ test('an action after Back keeps the later actions that still apply, and the lin
   }
 });
 
+test('a tour action dropped by a new action takes its caption along', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await waitForEngine(page);
+    // The tour, at tick 5: node-1's kubelet stops at 6 and comes back at 360
+    // (its caption tells it), zone-a's nodes come back at 745.
+    await step(page, 5);
+    await openTab(page, 'Node');
+    await page.fill('#form-node-ops input[name=node]', 'node-1');
+    await page.click('#form-node-ops button[value=removeNode]');
+    await page.click('#confirm-ok');
+    await page.waitForFunction(() => document.body.dataset.tick === '6');
+    const said = await problem(page, { banner: true });
+    assert.match(said.text, /2 later actions no longer apply and were dropped: recover node node-1 at tick 360 .*; recover node node-1 at tick 745/);
+    // At 360 the caption says that its step was dropped, and why, instead
+    // of telling a recovery that no longer happens.
+    await page.evaluate(() => window.shepherdPage.seekTo(360));
+    assert.equal(await shownTick(page), 360);
+    const at360 = await page.textContent('#note');
+    assert.match(at360, /Dropped from the script: recover node node-1 no longer applies \(node "node-1" not found/);
+    assert.doesNotMatch(at360, /kubelet is back/);
+    // At 745 node-2 still comes back: the rest of that step happens.
+    await page.evaluate(() => window.shepherdPage.seekTo(745));
+    assert.match(await page.textContent('#note'), /Dropped from the script: recover node node-1 .*The rest of this step still happens\./);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
+test('after Back, an action that no longer applies once the actions queued for its tick fire is refused at once', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    await waitForEngine(page);
+    // The tour at tick 3: web exists. Delete it (it goes at tick 4), then
+    // Back: the deletion is queued for tick 4 again.
+    await step(page, 3);
+    await openTab(page, 'Change Deployment');
+    await page.selectOption('#app-select', 'web');
+    await page.click('#form-app button[value=deleteApp]');
+    await page.click('#confirm-ok');
+    await page.waitForFunction(() => document.body.dataset.tick === '4');
+    await page.click('#btn-back');
+    assert.equal(await shownTick(page), 3);
+    assert.match(await page.textContent('#upcoming'), /delete app web/);
+    // Scaling web would fire at tick 4 after the deletion: refused now,
+    // saying why, and nothing changes.
+    await page.selectOption('#app-select', 'web');
+    await page.fill('#form-app input[name=replicas]', '5');
+    await page.click('#form-app button[value=scale]');
+    const shown = await page.textContent('#form-app');
+    assert.match(shown, /scale web to 5: once the 3 actions queued before it for tick 4 have fired \(scale web to 8; scale cache to 3; delete app web\): app "web" not found/);
+    assert.equal(await shownTick(page), 3);
+    assert.doesNotMatch(await page.textContent('#upcoming'), /scale web to 5/);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
 test('step back replays from the seed to the tick before', async () => {
   const app = await openApp();
   try {

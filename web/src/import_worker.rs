@@ -48,10 +48,18 @@ impl Shepherd {
     /// Replaces the session with the run whose script is the canonical
     /// manifests `readManifests` returned, same seed, at tick 1. All or
     /// nothing: the text is imported again on the way, and a refusal throws
-    /// and leaves the session unchanged.
+    /// and leaves the session unchanged. With `placeLater`, the session
+    /// stays at tick 0 with the import queued for tick 1: the page then
+    /// places the pods in slices (`stepSlice`), painting between them.
     #[wasm_bindgen(js_name = loadImported)]
-    pub fn load_imported(&mut self, canonical: &str) -> Result<(), JsError> {
-        let session = manifests::canonical_session(canonical, self.session.seed()).map_err(err)?;
+    pub fn load_imported(
+        &mut self,
+        canonical: &str,
+        place_later: Option<bool>,
+    ) -> Result<(), JsError> {
+        let tick = if place_later.unwrap_or(false) { 0 } else { 1 };
+        let session =
+            manifests::canonical_session_at(canonical, self.session.seed(), tick).map_err(err)?;
         self.session = session;
         Ok(())
     }

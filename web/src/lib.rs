@@ -216,6 +216,31 @@ impl Shepherd {
         self.session.step()
     }
 
+    /// One tick in slices, so the page can paint between them while a tick
+    /// places many pods (an import's or a generated cluster's first tick):
+    /// each call runs the tick on until about `budget` units of work (at
+    /// least 1: a pod created or deleted counts 1, a pod bound 3, a
+    /// Deployment or DaemonSet declared 16, another scripted event 1) were
+    /// done, stopping only between two controllers. Returns `undefined` while work remains, else what `step`
+    /// returns. The finished tick is exactly the one `step` makes (same
+    /// placement, events and random draws). Until it is finished actions
+    /// are refused; `step` or `run` finish it at once.
+    #[wasm_bindgen(js_name = stepSlice)]
+    pub fn step_slice(&mut self, budget: f64) -> Result<Option<Vec<String>>, JsError> {
+        let budget = input::whole("budget", budget, 1, u32::MAX as u64).map_err(err)? as u32;
+        Ok(self.session.step_slice(budget))
+    }
+
+    /// During a tick run in slices: `[bound, pending, expected]`, the pods
+    /// it has bound so far, the pods Pending now, and an estimate of the
+    /// pods it places in all (at least `bound + pending`; while pods are
+    /// still being created, the replicas the Deployments desire less the
+    /// pods bound before the tick); `undefined` when no tick is under way.
+    #[wasm_bindgen(getter, js_name = stepProgress)]
+    pub fn step_progress(&self) -> Option<Vec<u32>> {
+        self.session.step_progress().map(|(b, p, e)| vec![b, p, e])
+    }
+
     /// `n` ticks; returns the tick reached.
     pub fn run(&mut self, n: f64) -> Result<f64, JsError> {
         let n = input::whole("ticks", n, 0, scenario::MAX_TICK).map_err(err)?;

@@ -146,8 +146,14 @@ pub fn read(text: &str, progress: &mut dyn FnMut(usize)) -> Result<(String, Impo
 /// `canonical` at tick 1, replayed to tick 1. The replay imports the text
 /// again, so any text is checked: a refusal builds nothing.
 pub fn canonical_session(canonical: &str, seed: u64) -> Result<Session, String> {
+    canonical_session_at(canonical, seed, 1)
+}
+
+/// [`canonical_session`] replayed to `tick`: 0 leaves the import queued for
+/// tick 1, for the page to place its pods in slices (`Session::step_slice`).
+pub fn canonical_session_at(canonical: &str, seed: u64, tick: u64) -> Result<Session, String> {
     let doc = Scenario {
-        tick: Some(1),
+        tick: Some(tick),
         actions: vec![Entry {
             tick: 1,
             action: Action::Manifests {

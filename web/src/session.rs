@@ -33,6 +33,12 @@ pub struct Session {
     script_version: u64,
     /// What the last accepted action dropped from the script, in words.
     dropped_note: Option<String>,
+    /// While actions are queued for the next tick: the simulator at that
+    /// tick's start with them fired (`Simulator::next_tick_start`), and the
+    /// `script_version` it holds, so that a further action for the same
+    /// tick is checked after them (see [`Session::submit`]). Dropped when
+    /// the run moves.
+    same_tick: Option<(u64, Simulator)>,
 }
 
 /// At most this many copies of the simulator are kept for Back: the memory
@@ -129,9 +135,10 @@ impl Checkpoints {
         }
     }
 
-    /// Takes the copy that is due, if one is.
+    /// Takes the copy that is due, if one is (never in the middle of a
+    /// tick run in slices: a copy is the state at the end of a tick).
     fn take_due(&mut self, sim: &Simulator) {
-        if !self.due {
+        if !self.due || sim.in_step() {
             return;
         }
         if self.kept.len() >= MAX_CHECKPOINTS {
@@ -208,11 +215,15 @@ impl Session {
             checkpoints: Checkpoints::default(),
             script_version: 0,
             dropped_note: None,
+            same_tick: None,
         }
     }
 
     /// `n` ticks, each recorded in the series.
     fn advance(&mut self, n: u64) {
+        if n > 0 {
+            self.same_tick = None;
+        }
         for _ in 0..n {
             self.checkpoints.take_due(&self.sim);
             let report = self.sim.step();
@@ -302,6 +313,7 @@ impl Session {
         // otherwise it goes first: the page's memory (which never shrinks)
         // then holds the live state and the kept copies, not one more copy
         // while Back restores.
+        self.same_tick = None;
         let live = std::mem::replace(&mut self.sim, Simulator::new(seed, self.profile.clone()));
         if self.checkpoints.spare_serves(tick) {
             // One simulator waits to be freed at most: an older one goes now.
@@ -366,6 +378,10 @@ impl Session {
     /// ticks of replay per call. Returns whether work remains (call again
     /// when idle).
     pub fn idle(&mut self, prepare_back: bool) -> bool {
+        if self.sim.in_step() {
+            // The tick under way finishes first (`step_slice`).
+            return false;
+        }
         if self.checkpoints.retired.take().is_some() {
             return true;
         }
@@ -443,14 +459,46 @@ impl Session {
 
     /// One tick. Returns the refusals of scripted actions that failed when they fired.
     pub fn step(&mut self) -> Vec<String> {
-        if self.sim.tick() >= MAX_TICK {
+        // A tick under way in slices is finished (the simulator's `step`).
+        if self.sim.tick() >= MAX_TICK && !self.sim.in_step() {
             return vec![format!("the simulation stops at tick {MAX_TICK}")];
         }
+        self.same_tick = None;
         self.checkpoints.take_due(&self.sim);
         let report = self.sim.step();
         self.series.record(self.sim.cluster());
         self.checkpoints.after_tick(&self.sim, &report);
         report.errors
+    }
+
+    /// One tick in slices (`Simulator::step_slice`), for the page to paint
+    /// between them when a tick places many pods: each call runs the tick
+    /// on until about `budget` units of work were done (a pod created
+    /// counts 1, a pod bound `shepherd::BIND_COST`; see
+    /// `Simulator::step_slice`), and
+    /// returns what [`Session::step`] returns once the tick is finished,
+    /// `None` while work remains. The finished tick is exactly the one
+    /// `step` makes. Until then no action is taken ([`Session::submit`]
+    /// refuses) and idle work waits; `step` or `run` finish it at once.
+    pub fn step_slice(&mut self, budget: u32) -> Option<Vec<String>> {
+        if !self.sim.in_step() {
+            if self.sim.tick() >= MAX_TICK {
+                return Some(vec![format!("the simulation stops at tick {MAX_TICK}")]);
+            }
+            self.checkpoints.take_due(&self.sim);
+            self.same_tick = None;
+        }
+        let report = self.sim.step_slice(budget)?;
+        self.series.record(self.sim.cluster());
+        self.checkpoints.after_tick(&self.sim, &report);
+        Some(report.errors)
+    }
+
+    /// During a tick run in slices: the pods it bound so far, the pods
+    /// Pending now, and an estimate of the pods it places in all
+    /// (`Simulator::step_progress`); `None` when no tick is under way.
+    pub fn step_progress(&self) -> Option<(u32, u32, u32)> {
+        self.sim.step_progress()
     }
 
     /// Runs quiet ticks until one in which something happens (an event is
@@ -460,6 +508,7 @@ impl Session {
     /// monitor grace period or a pod's tolerationSeconds. Returns the ticks run.
     pub fn skip_quiet(&mut self, max: u64) -> u64 {
         let mut ran = 0;
+        self.same_tick = None;
         while ran < max && self.sim.tick() < MAX_TICK {
             let before = self.sim.cluster().events().len();
             let fired = self.sim.step().fired;
@@ -540,6 +589,12 @@ impl Session {
     /// actions it made wrong and dropped, see
     /// [`Session::keep_what_still_applies`]). Refused: nothing changes.
     pub fn submit(&mut self, action: Action) -> Result<String, String> {
+        if self.sim.in_step() {
+            return Err(format!(
+                "tick {} is still being computed (its pods are placed in slices); expected the action once it is finished",
+                self.sim.tick()
+            ));
+        }
         if self.log.len() >= MAX_ACTIONS {
             return Err(format!(
                 "this scenario already has {MAX_ACTIONS} actions; expected fewer (export it and start a new one)"
@@ -562,6 +617,28 @@ impl Session {
         // fit now). The later actions are then checked after it.
         let later = self.log.last().is_some_and(|e| e.tick > tick);
         let again = if later { Some(events.clone()) } else { None };
+        // Actions already queued for the same tick fire before this one
+        // (after Back, or in a script): it must still apply once they have,
+        // so it is checked on the simulator at that tick's start with them
+        // fired, kept for the next action of the tick.
+        let first = self.log.partition_point(|e| e.tick < tick);
+        let same_tick: Vec<usize> = (first..self.log.len())
+            .take_while(|&i| self.log[i].tick == tick)
+            .collect();
+        if !same_tick.is_empty() {
+            let fresh = self
+                .same_tick
+                .as_ref()
+                .is_some_and(|(v, s)| *v == self.script_version && s.tick() == tick);
+            if !fresh {
+                self.same_tick = Some((self.script_version, self.sim.next_tick_start()));
+            }
+        }
+        let trial_events = if same_tick.is_empty() {
+            Vec::new()
+        } else {
+            events.clone()
+        };
         submit_all(&mut self.sim, events)?;
         if let Some(events) = again {
             let upto = self.script_through(tick);
@@ -572,13 +649,60 @@ impl Session {
                 return Err(e);
             }
         }
+        if let Some((_, trial)) = self.same_tick.as_mut().filter(|_| !trial_events.is_empty()) {
+            for e in &trial_events {
+                let refused = trial
+                    .validate(e)
+                    .err()
+                    .map(|e| e.to_string())
+                    .or_else(|| trial.apply(e).err().map(|e| e.to_string()));
+                if let Some(why) = refused {
+                    // The copy may hold part of the action: made again next time.
+                    self.same_tick = None;
+                    let all = self.script_through(MAX_TICK);
+                    self.sim.reschedule(&all);
+                    let seed = self.sim.seed();
+                    let before: Vec<String> = same_tick
+                        .iter()
+                        .take(3)
+                        .map(|&i| {
+                            let a = &self.log[i].action;
+                            a.to_events(seed)
+                                .map(|ev| describe(a, &ev))
+                                .unwrap_or_else(|_| a.kind().to_string())
+                        })
+                        .collect();
+                    let n = same_tick.len();
+                    let more = if n > before.len() {
+                        format!(" and {} more", n - before.len())
+                    } else {
+                        String::new()
+                    };
+                    let (actions, have) = if n == 1 {
+                        ("action", "has")
+                    } else {
+                        ("actions", "have")
+                    };
+                    return Err(format!(
+                        "{what}: once the {n} {actions} queued before it for tick {tick} {have} fired ({}{more}): {why}",
+                        before.join("; ")
+                    ));
+                }
+            }
+        }
         self.checkpoints.invalidate_from(tick);
         // In tick order, after every entry of the same tick: the order the engine fires them.
         let at = self.log.partition_point(|e| e.tick <= tick);
         self.log.insert(at, Entry { tick, action });
         self.script_version += 1;
+        // The copy holds this action now (or there was none to check).
+        match self.same_tick.as_mut() {
+            Some((v, _)) if !trial_events.is_empty() => *v = self.script_version,
+            _ => self.same_tick = None,
+        }
         let dropped = self.keep_what_still_applies(at);
         self.dropped_note = None;
+        self.captions_after_drop(&dropped);
         if !dropped.is_empty() {
             let seed = self.sim.seed();
             let names: Vec<String> = dropped
@@ -609,6 +733,58 @@ impl Session {
             ));
         }
         Ok(format!("{what} (queued for tick {tick})"))
+    }
+
+    /// The captions of a script (the tour's) that told what dropped
+    /// actions did no longer hold: the caption at a dropped action's tick
+    /// now says that it was dropped and why, and the captions after it
+    /// that tell only its consequences (at ticks with no action of their
+    /// own, up to the next caption that has one, such as "node-1 is
+    /// NotReady" after a dropped kubelet stop) go.
+    fn captions_after_drop(&mut self, dropped: &[(Entry, String)]) {
+        if dropped.is_empty() || self.notes.is_empty() {
+            return;
+        }
+        let seed = self.sim.seed();
+        let acts = |log: &[Entry], t: u64| log.iter().any(|e| e.tick == t);
+        let mut gone: Vec<u64> = Vec::new();
+        for (e, why) in dropped {
+            let Some(i) = self.notes.iter().position(|n| n.tick == e.tick) else {
+                continue;
+            };
+            let what = e
+                .action
+                .to_events(seed)
+                .map(|ev| describe(&e.action, &ev))
+                .unwrap_or_else(|_| e.action.kind().to_string());
+            let still = if acts(&self.log, e.tick) {
+                " The rest of this step still happens."
+            } else {
+                ""
+            };
+            self.notes[i].text = format!(
+                "Dropped from the script: {what} no longer applies ({why}), so the step told here does not happen.{still}"
+            );
+            self.notes[i].text = self.notes[i]
+                .text
+                .chars()
+                .take(scenario::MAX_NOTE_CHARS)
+                .collect();
+            let mut after: Vec<u64> = self
+                .notes
+                .iter()
+                .map(|n| n.tick)
+                .filter(|&t| t > e.tick)
+                .collect();
+            after.sort_unstable();
+            for t in after {
+                if acts(&self.log, t) || dropped.iter().any(|(d, _)| d.tick == t) {
+                    break;
+                }
+                gone.push(t);
+            }
+        }
+        self.notes.retain(|n| !gone.contains(&n.tick));
     }
 
     /// What the last accepted action dropped from the script, in words
@@ -916,6 +1092,185 @@ mod tests {
         // With nothing queued later, an action drops nothing.
         s.submit(add_node("node-c")).unwrap();
         assert_eq!(s.dropped_note(), None);
+    }
+
+    #[test]
+    fn an_action_is_checked_after_the_actions_queued_for_its_tick() {
+        let mut s = Session::new(3, Profile::bin_pack());
+        s.submit(Action::Generate {
+            nodes: 4,
+            pods_per_node: 3,
+        })
+        .unwrap();
+        s.run(3);
+        s.step_back().unwrap();
+        // Two actions for tick 3: a deletion, then a scale of what it deleted.
+        s.submit(Action::DeleteApp { app: "web".into() }).unwrap();
+        let e = s
+            .submit(Action::Scale {
+                app: "web".into(),
+                replicas: 5,
+            })
+            .unwrap_err();
+        assert!(e.starts_with("scale web to 5"), "names the action: {e}");
+        assert!(e.contains("not found"), "the engine's reason: {e}");
+        assert!(
+            e.contains(
+                "once the 1 action queued before it for tick 3 has fired (delete app web): "
+            ),
+            "{e}"
+        );
+        // Refused: nothing changed; the run goes on with the deletion alone.
+        assert_eq!(s.log().len(), 2);
+        let a = s.snapshot(false);
+        assert!(
+            a.apps.iter().any(|x| x.name == "web"),
+            "the Deployment goes at tick 3 only"
+        );
+        // An action that still applies after them is taken, and the next
+        // one is checked after both (the copy follows the script).
+        s.submit(Action::Scale {
+            app: "api".into(),
+            replicas: 1,
+        })
+        .unwrap();
+        s.submit(Action::DeleteApp { app: "api".into() }).unwrap();
+        let e = s
+            .submit(Action::Scale {
+                app: "api".into(),
+                replicas: 4,
+            })
+            .unwrap_err();
+        assert!(
+            e.contains("3 actions queued before it for tick 3 have fired"),
+            "{e}"
+        );
+        s.step();
+        let errors: Vec<String> = s
+            .simulator()
+            .cluster()
+            .rendered_events()
+            .iter()
+            .filter(|e| e.reason == "FailedEvent")
+            .map(|e| e.to_string())
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "nothing queued fails when it fires: {errors:?}"
+        );
+        // An import checks its actions the same way: the document is refused.
+        let mut doc = s.scenario();
+        doc.actions.push(Entry {
+            tick: 3,
+            action: Action::Scale {
+                app: "web".into(),
+                replicas: 2,
+            },
+        });
+        let e = Session::from_scenario(&doc).unwrap_err();
+        assert!(e.contains("is refused: scale web to 2"), "{e}");
+        assert!(e.contains("queued before it for tick 3"), "{e}");
+    }
+
+    #[test]
+    fn a_dropped_tour_action_takes_its_captions_along() {
+        // The tour brings node-1's kubelet back at tick 360 (its caption
+        // tells it) and zone-a's (node-1 and node-2) at 745. Deleting
+        // node-1 at tick 6 makes both recoveries of node-1 wrong.
+        let mut s = Session::tour();
+        s.run(5);
+        s.submit(Action::RemoveNode {
+            node: "node-1".into(),
+        })
+        .unwrap();
+        let note = s.dropped_note().unwrap_or_default().to_string();
+        assert!(note.contains("node-1 at tick 360"), "{note}");
+        assert!(note.contains("node-1 at tick 745"), "{note}");
+        s.run(360 - s.tick());
+        let at360 = s.note().unwrap_or_default();
+        assert!(
+            at360.starts_with("Dropped from the script: recover node node-1 no longer applies"),
+            "{at360}"
+        );
+        assert!(at360.contains("not found"), "the reason: {at360}");
+        assert!(
+            !at360.contains("kubelet is back"),
+            "the old caption went: {at360}"
+        );
+        // At 745 node-2 still comes back: the caption says the rest happens.
+        s.run(745 - s.tick());
+        let at745 = s.note().unwrap_or_default();
+        assert!(
+            at745.starts_with("Dropped from the script: recover node node-1"),
+            "{at745}"
+        );
+        assert!(
+            at745.ends_with("The rest of this step still happens."),
+            "{at745}"
+        );
+        // The export keeps the new captions and loads to the same page.
+        let back = Session::from_scenario(&s.scenario()).unwrap();
+        assert_eq!(back.note(), s.note());
+    }
+
+    #[test]
+    fn the_captions_of_a_dropped_actions_consequences_go() {
+        // A script with captions at a kubelet stop (tick 3), at its
+        // consequence (tick 10, no action of its own) and at a later action.
+        let mut doc = scenario::empty(4, &Profile::bin_pack());
+        let add = |name: &str| Entry {
+            tick: 1,
+            action: Action::AddNode {
+                name: name.into(),
+                cpu: 4000,
+                memory: 4096,
+                labels: Default::default(),
+                taints: Vec::new(),
+            },
+        };
+        doc.actions = vec![
+            add("a"),
+            add("b"),
+            Entry {
+                tick: 3,
+                action: Action::FailNode { node: "a".into() },
+            },
+            Entry {
+                tick: 12,
+                action: Action::Cordon { node: "b".into() },
+            },
+        ];
+        let note = |tick: u64, text: &str| Note {
+            tick,
+            text: text.into(),
+        };
+        doc.notes = vec![
+            note(1, "two nodes"),
+            note(3, "a stops"),
+            note(10, "a is NotReady"),
+            note(12, "b is cordoned"),
+        ];
+        doc.tick = Some(0);
+        let mut s = Session::from_scenario(&doc).unwrap();
+        s.run(1);
+        s.submit(Action::RemoveNode { node: "a".into() }).unwrap();
+        assert!(s.dropped_note().unwrap_or_default().contains("at tick 3"));
+        let notes: Vec<(u64, String)> = s
+            .scenario()
+            .notes
+            .into_iter()
+            .map(|n| (n.tick, n.text))
+            .collect();
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert_eq!(notes[0], (1, "two nodes".to_string()));
+        assert_eq!(notes[1].0, 3);
+        assert!(
+            notes[1]
+                .1
+                .starts_with("Dropped from the script: fail node a no longer applies"),
+            "{notes:?}"
+        );
+        assert_eq!(notes[2], (12, "b is cordoned".to_string()));
     }
 
     /// Idle time until the session has no more idle work.

@@ -812,3 +812,62 @@ fn scenario_documents_carry_namespaces_and_old_ones_are_unchanged() {
         small().snapshot(true)
     );
 }
+
+/// A generated cluster's first tick in slices (the page's way of placing
+/// it without freezing) ends exactly where the whole tick does, and no
+/// action is taken while it is under way.
+#[test]
+fn a_first_tick_in_slices_is_the_whole_tick() {
+    let generate = Action::Generate {
+        nodes: 300,
+        pods_per_node: 12,
+    };
+    let mut whole = Session::new(21, shepherd::Profile::kube_scheduler());
+    whole.submit(generate.clone()).unwrap();
+    let mut sliced = Session::new(21, shepherd::Profile::kube_scheduler());
+    sliced.submit(generate).unwrap();
+    let refused = whole.step();
+    let mut slices = 0;
+    let mut progress = Vec::new();
+    let got = loop {
+        slices += 1;
+        if let Some(r) = sliced.step_slice(300) {
+            break r;
+        }
+        progress.push(sliced.step_progress().expect("a tick under way"));
+        if slices == 2 {
+            let e = sliced
+                .submit(Action::Scale {
+                    app: "web".into(),
+                    replicas: 1,
+                })
+                .unwrap_err();
+            assert!(e.contains("still being computed"), "{e}");
+            assert!(!sliced.idle(true), "no idle work mid-tick");
+        }
+    };
+    assert_eq!(got, refused);
+    assert!(
+        slices >= 10,
+        "{slices} slices for 3,600 pods at 300 a slice"
+    );
+    assert_eq!(progress.last().map(|p| p.0 + p.1), Some(3600));
+    // While the events fire, the replicas of the Deployments declared so
+    // far; once pods exist, the pods to place.
+    assert!(
+        progress
+            .iter()
+            .all(|p| p.2 <= 3600 && (p.0 + p.1 == 0 || p.2 == 3600)),
+        "{progress:?}"
+    );
+    assert_eq!(sliced.snapshot(true), whole.snapshot(true));
+    assert_eq!(events(&sliced), events(&whole));
+    assert_eq!(sliced.series().len(), whole.series().len());
+    // They go on alike, and Back from the sliced run replays the same.
+    whole.run(5);
+    sliced.run(5);
+    assert_eq!(sliced.snapshot(true), whole.snapshot(true));
+    sliced.step_back().unwrap();
+    whole.step_back().unwrap();
+    assert_eq!(events(&sliced), events(&whole));
+}

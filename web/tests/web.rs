@@ -427,3 +427,64 @@ fn a_registered_node_name_is_refused_and_reregistration_is_its_own_call() {
     let pods_after = num(&after, "podCount");
     assert_eq!(pods_before, pods_after, "NoSchedule keeps running pods");
 }
+
+/// An imported cluster whose pods are placed in slices (`loadImported`
+/// with `placeLater`, then `stepSlice` until it returns the tick's
+/// refusals) ends exactly where the whole import does.
+#[wasm_bindgen_test]
+fn an_import_placed_in_slices_is_the_whole_import() {
+    let mut docs = Vec::new();
+    for i in 1..=30 {
+        docs.push(format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i}\n  labels:\n    topology.kubernetes.io/zone: zone-{}\nstatus:\n  allocatable:\n    cpu: \"8\"\n    memory: 16Gi\n    pods: \"110\"\n",
+            i % 3
+        ));
+    }
+    for d in 1..=12 {
+        docs.push(format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{d}\nspec:\n  replicas: {}\n  selector:\n    matchLabels:\n      app: app-{d}\n  template:\n    metadata:\n      labels:\n        app: app-{d}\n    spec:\n      containers:\n      - name: c\n        resources:\n          requests:\n            cpu: 250m\n            memory: 256Mi\n",
+            d * 5
+        ));
+    }
+    let (canonical, _) =
+        shepherd_web::manifests::read(&docs.join("---\n"), &mut |_| {}).expect("imports");
+    let mut whole = Shepherd::new(4.0, "default-scheduler").expect("a session");
+    whole.load_imported(&canonical, None).expect("loads");
+    assert_eq!(whole.tick(), 1.0);
+    let mut sliced = Shepherd::new(4.0, "default-scheduler").expect("a session");
+    sliced.load_imported(&canonical, Some(true)).expect("loads");
+    assert_eq!(sliced.tick(), 0.0, "the pods are placed by the slices");
+    assert!(sliced.step_progress().is_none());
+    let mut seen = Vec::new();
+    let refused = loop {
+        match sliced.step_slice(40.0).expect("a valid budget") {
+            Some(r) => break r,
+            None => {
+                let p = sliced.step_progress().expect("a tick under way");
+                seen.push(p[0]);
+                // Actions wait for the tick.
+                match sliced.scale("app-1", 2.0) {
+                    Ok(said) => panic!("an action mid-tick was taken: {said}"),
+                    Err(e) => assert!(message(e).contains("still being computed")),
+                }
+            }
+        }
+    };
+    assert!(refused.is_empty(), "{refused:?}");
+    assert!(seen.len() >= 5, "slices: {seen:?}");
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert_eq!(sliced.tick(), 1.0);
+    assert!(sliced.step_progress().is_none());
+    assert_eq!(all_events(&sliced), all_events(&whole));
+    let json = |s: &Shepherd| {
+        js_sys::JSON::stringify(&s.snapshot(true).expect("a snapshot"))
+            .expect("JSON")
+            .as_string()
+            .expect("text")
+    };
+    assert_eq!(json(&sliced), json(&whole));
+    match sliced.step_slice(0.0) {
+        Ok(_) => panic!("a budget of 0 was taken"),
+        Err(e) => assert!(message(e).contains("budget 0 is not valid")),
+    }
+}

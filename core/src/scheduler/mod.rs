@@ -1110,15 +1110,23 @@ impl Cluster {
         profile: &Profile,
         mut on_bind: Option<&mut OnBind<'_>>,
     ) -> u32 {
+        // A reconcile run in slices (`reconcile.rs`) resumes where the last
+        // slice stopped, and stops between controllers once the slice's
+        // binds are spent.
+        let resume = self.slice.resume.take();
         if self.pending_total == 0 {
             return 0;
         }
         let mut bound = 0;
         // PrioritySort (see `preemption.rs`); creation order while no pod
         // has a priority.
-        let queue = self.scheduling_queue();
+        let (queue, start) = resume.unwrap_or_else(|| (self.scheduling_queue(), 0));
         let len = queue.as_ref().map_or(self.controllers.len(), |q| q.len());
-        for qi in 0..len {
+        for qi in start..len {
+            if bound >= self.slice.budget {
+                self.slice.resume = Some((queue, qi));
+                return bound;
+            }
             let c = queue.as_ref().map_or(qi, |q| q[qi] as usize);
             let ctl = &self.controllers[c];
             if ctl.pending.is_empty() || ctl.deleted {
