@@ -111,31 +111,41 @@ test('a bad manifest file is refused with its document and field, and the run st
   }
 });
 
-// Records, while the worker reads (body[data-importing=reading]), the timer
-// ticks and frames the page still runs and the progress values it shows.
-async function heartbeat(page) {
-  await page.evaluate(() => {
-    const beat = { ticks: 0, frames: 0, maxGap: 0, progress: [] };
-    window.beat = beat;
+// Records, while body[data-importing] is `phase` ('reading': the worker reads;
+// 'placing': the page places the pods in slices), the timer ticks and frames
+// the page still runs and what the progress shows at each change: the bar's
+// value while reading, the text's lines while placing. Kept as window[name].
+async function heartbeat(page, phase, name) {
+  await page.evaluate(([phase, name]) => {
+    const beat = { ticks: 0, frames: 0, maxGap: 0, seen: [] };
+    window[name] = beat;
+    const now = () => document.body.dataset.importing === phase;
     let last = performance.now();
     setInterval(() => {
-      const now = performance.now();
-      if (document.body.dataset.importing === 'reading') {
+      const t = performance.now();
+      if (now()) {
         beat.ticks++;
-        beat.maxGap = Math.max(beat.maxGap, now - last);
+        beat.maxGap = Math.max(beat.maxGap, t - last);
       }
-      last = now;
+      last = t;
     }, 20);
     const frame = () => {
-      if (document.body.dataset.importing === 'reading') beat.frames++;
+      if (now()) beat.frames++;
       requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);
     const bar = document.getElementById('manifests-progress-bar');
-    new MutationObserver(() => {
-      if (document.body.dataset.importing === 'reading' && bar.hasAttribute('value')) beat.progress.push(bar.value);
-    }).observe(bar, { attributes: true });
-  });
+    const text = document.getElementById('manifests-progress-text');
+    if (phase === 'reading') {
+      new MutationObserver(() => {
+        if (now() && bar.hasAttribute('value')) beat.seen.push(bar.value);
+      }).observe(bar, { attributes: true });
+    } else {
+      new MutationObserver(() => {
+        if (now()) beat.seen.push(text.textContent);
+      }).observe(text, { childList: true, characterData: true, subtree: true });
+    }
+  }, [phase, name]);
 }
 
 test('a large stream is read in a worker with progress while the page answers, then its pods are placed', async () => {
@@ -145,7 +155,7 @@ test('a large stream is read in a worker with progress while the page answers, t
     assert.equal(await waitForEngine(page), 'ready');
     const text = bigStream(2000, 2000);
     assert.ok(text.length > 5e6, `${text.length} bytes`);
-    await heartbeat(page);
+    await heartbeat(page, 'reading', 'beat');
     await dropFile(page, 'cluster.yaml', text);
     // Over 4 MB: the progress shows at once, in the dialog that opens.
     await page.waitForSelector('#manifests-progress:not([hidden])');
@@ -160,11 +170,11 @@ test('a large stream is read in a worker with progress while the page answers, t
     await page.waitForFunction(() => document.body.dataset.manifests === 'imported', null, { timeout: 180_000 });
     const beat = await page.evaluate(() => window.beat);
     const times = JSON.parse(await page.evaluate(() => document.body.dataset.importTimes));
-    console.log(`${(text.length / 1e6).toFixed(1)} MB, 2,000 Nodes + 2,000 Deployments: worker ready in ${times.workerLoadMs} ms, read in ${times.readMs} ms, run built and pods placed in ${times.placeMs} ms, ${times.totalMs} ms in all; while reading: ${beat.ticks} timer ticks (longest gap ${beat.maxGap.toFixed(0)} ms), ${beat.frames} frames, ${beat.progress.length} progress updates`);
+    console.log(`${(text.length / 1e6).toFixed(1)} MB, 2,000 Nodes + 2,000 Deployments: worker ready in ${times.workerLoadMs} ms, read in ${times.readMs} ms, run built and pods placed in ${times.placeMs} ms, ${times.totalMs} ms in all; while reading: ${beat.ticks} timer ticks (longest gap ${beat.maxGap.toFixed(0)} ms), ${beat.frames} frames, ${beat.seen.length} progress updates`);
     // Timers and frames kept coming while the worker read, and the bar moved.
     assert.ok(beat.ticks >= 3 && beat.frames >= 2, JSON.stringify(beat));
     assert.ok(beat.maxGap < 1000, `the page stalled ${beat.maxGap.toFixed(0)} ms while the worker read`);
-    assert.ok(new Set(beat.progress).size >= 3, `progress values ${JSON.stringify(beat.progress)}`);
+    assert.ok(new Set(beat.seen).size >= 3, `progress values ${JSON.stringify(beat.seen)}`);
     assert.ok(await page.isHidden('#manifests-progress'));
     assert.match(await page.textContent('#manifests-summary'), /4000 objects: imported 2000 Deployment, 2000 Node/);
     assert.match(await page.textContent('#cluster-summary'), /2,000 nodes \(2,000 Ready\) · 6,000 pods bound · 0 Pending/);
@@ -222,34 +232,6 @@ test('a large import cancelled while the worker reads changes nothing', async ()
   }
 });
 
-// Records, while the page places an import's pods in slices
-// (body[data-importing=placing]), the timer ticks and frames it still runs
-// and every progress line it shows.
-async function placingBeat(page) {
-  await page.evaluate(() => {
-    const beat = { ticks: 0, frames: 0, maxGap: 0, lines: [] };
-    window.placingBeat = beat;
-    let last = performance.now();
-    setInterval(() => {
-      const now = performance.now();
-      if (document.body.dataset.importing === 'placing') {
-        beat.ticks++;
-        beat.maxGap = Math.max(beat.maxGap, now - last);
-      }
-      last = now;
-    }, 20);
-    const frame = () => {
-      if (document.body.dataset.importing === 'placing') beat.frames++;
-      requestAnimationFrame(frame);
-    };
-    requestAnimationFrame(frame);
-    const text = document.getElementById('manifests-progress-text');
-    new MutationObserver(() => {
-      if (document.body.dataset.importing === 'placing') beat.lines.push(text.textContent);
-    }).observe(text, { childList: true, characterData: true, subtree: true });
-  });
-}
-
 test('a big import places its pods in slices with progress while the page answers, and ends where the whole tick does', async () => {
   const app = await openApp({ viewport: { width: 1440, height: 900 } });
   try {
@@ -257,7 +239,7 @@ test('a big import places its pods in slices with progress while the page answer
     assert.equal(await waitForEngine(page), 'ready');
     // Short slices, so that a cluster a test can afford takes many.
     await page.evaluate(() => { window.shepherdSliceMs = 1; });
-    await placingBeat(page);
+    await heartbeat(page, 'placing', 'placingBeat');
     await dropFile(page, 'cluster.yaml', bigStream(2000, 4000, 4));
     await page.waitForFunction(() => document.body.dataset.importing === 'placing'
       && /Placing pods: [\d,]+ of [\d,]+ placed/.test(document.getElementById('manifests-progress-text').textContent), null, { timeout: 180_000, polling: 10 });
@@ -275,13 +257,13 @@ test('a big import places its pods in slices with progress while the page answer
     await page.waitForFunction(() => document.body.dataset.manifests === 'imported', null, { timeout: 180_000 });
     const beat = await page.evaluate(() => window.placingBeat);
     const times = JSON.parse(await page.evaluate(() => document.body.dataset.importTimes));
-    console.log(`2,000 Nodes + 4,000 Deployments (16,000 pods): run built in ${times.loadMs} ms, pods placed in ${times.slices} slices, ${times.placeMs} ms of engine time (longest slice ${times.longestSliceMs} ms), ${times.placeWallMs} ms wall; while placing: ${beat.ticks} timer ticks (longest gap ${beat.maxGap.toFixed(0)} ms), ${beat.frames} frames, ${beat.lines.length} progress lines`);
+    console.log(`2,000 Nodes + 4,000 Deployments (16,000 pods): run built in ${times.loadMs} ms, pods placed in ${times.slices} slices, ${times.placeMs} ms of engine time (longest slice ${times.longestSliceMs} ms), ${times.placeWallMs} ms wall; while placing: ${beat.ticks} timer ticks (longest gap ${beat.maxGap.toFixed(0)} ms), ${beat.frames} frames, ${beat.seen.length} progress lines`);
     assert.ok(times.slices >= 5, `${times.slices} slices`);
     // Timers and frames ran between the slices, and the count went up.
-    assert.ok(beat.ticks >= 3 && beat.frames >= 2, JSON.stringify({ ...beat, lines: beat.lines.length }));
-    const counts = beat.lines.map((l) => l.match(/Placing pods: ([\d,]+) of ([\d,]+) placed/)).filter(Boolean)
+    assert.ok(beat.ticks >= 3 && beat.frames >= 2, JSON.stringify({ ...beat, seen: beat.seen.length }));
+    const counts = beat.seen.map((l) => l.match(/Placing pods: ([\d,]+) of ([\d,]+) placed/)).filter(Boolean)
       .map((m) => [Number(m[1].replace(/,/g, '')), Number(m[2].replace(/,/g, ''))]);
-    assert.ok(counts.length >= 3, JSON.stringify(beat.lines.slice(0, 5)));
+    assert.ok(counts.length >= 3, JSON.stringify(beat.seen.slice(0, 5)));
     assert.ok(counts.every((c, i) => i === 0 || c[0] >= counts[i - 1][0]), 'the placed count only grows');
     assert.ok(counts.every(([done, total]) => done <= total && total <= 16000), JSON.stringify(counts.slice(-3)));
     assert.match(await page.textContent('#cluster-summary'), /2,000 nodes \(2,000 Ready\) · 16,000 pods bound · 0 Pending/);
