@@ -379,6 +379,27 @@ impl Blocks {
         allow: &impl Fn(u32) -> bool,
         mut f: impl FnMut(&Best),
     ) {
+        self.walk::<F>(ranges, allow, |class, max, at_max, members| {
+            f(&Best {
+                class,
+                max,
+                at_max,
+                members,
+            })
+        })
+    }
+
+    /// Calls `f(class, best score, slots holding it, members)` for per-class
+    /// bests that together cover the feasible slots of `ranges` that `allow`
+    /// admits (all when `F` is false): a block's summary where a range
+    /// covers the block, one slot at a time elsewhere.
+    #[inline]
+    fn walk<const F: bool>(
+        &self,
+        ranges: &[(usize, usize)],
+        allow: &impl Fn(u32) -> bool,
+        mut f: impl FnMut(u32, Score, u32, u32),
+    ) {
         for &(a, z) in ranges {
             let mut i = a;
             while i < z {
@@ -387,22 +408,17 @@ impl Blocks {
                 if i == b * BLOCK && block_end <= z {
                     for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
                         if !F || allow(e.class) {
-                            f(e);
+                            f(e.class, e.max, e.at_max, e.members);
                         }
                     }
                     i = block_end;
                     continue;
                 }
                 let stop = block_end.min(z);
-                for s in i..stop {
-                    let c = self.class[s];
+                let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
+                for (&c, &v) in cs.iter().zip(vs) {
                     if c != NONE && (!F || allow(c)) {
-                        f(&Best {
-                            class: c,
-                            max: self.score[s],
-                            at_max: 1,
-                            members: 1,
-                        });
+                        f(c, v, 1, 1);
                     }
                 }
                 i = stop;
@@ -414,7 +430,7 @@ impl Blocks {
     /// the best score and how many slots hold it, gathered into `acc`
     /// (indexed by class, `at_max` 0 where a class is absent: it must be so
     /// for every class on entry), with each class found pushed to `present`
-    /// once. What [`Blocks::fold`] gives, in a loop made for the cycle.
+    /// once. What [`Blocks::fold`] gives, in a flat accumulator for the cycle.
     pub fn gather(
         &self,
         ranges: &[(usize, usize)],
@@ -422,7 +438,7 @@ impl Blocks {
         acc: &mut Vec<Top>,
         present: &mut Vec<u32>,
     ) {
-        let mut add = |c: u32, max: Score, at_max: u32| {
+        let add = |c: u32, max: Score, at_max: u32, _members: u32| {
             let ci = c as usize;
             if ci >= acc.len() {
                 acc.resize(ci + 1, Top::ABSENT);
@@ -437,29 +453,9 @@ impl Blocks {
                 a.at_max += at_max;
             }
         };
-        for &(a, z) in ranges {
-            let mut i = a;
-            while i < z {
-                let b = i / BLOCK;
-                let block_end = ((b + 1) * BLOCK).min(self.class.len());
-                if i == b * BLOCK && block_end <= z {
-                    for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
-                        if allow.is_none_or(|f| f(e.class)) {
-                            add(e.class, e.max, e.at_max);
-                        }
-                    }
-                    i = block_end;
-                    continue;
-                }
-                let stop = block_end.min(z);
-                let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
-                for (&c, &v) in cs.iter().zip(vs) {
-                    if c != NONE && allow.is_none_or(|f| f(c)) {
-                        add(c, v, 1);
-                    }
-                }
-                i = stop;
-            }
+        match allow {
+            None => self.walk::<false>(ranges, &|_| true, add),
+            Some(allow) => self.walk::<true>(ranges, &allow, add),
         }
     }
 
