@@ -23,6 +23,12 @@ async function dropFile(page, name, text) {
 }
 
 // Pod chips per node card, as the page draws them.
+// What a refused or cancelled import must leave as it was: the tick shown,
+// where every pod is, and the run's link.
+async function runState(page) {
+  return { tick: await shownTick(page), placed: await placement(page), hash: await settledHash(page) };
+}
+
 async function placement(page) {
   return page.$$eval('#nodes article.node', (els) => Object.fromEntries(
     els.map((el) => [el.dataset.node, [...el.querySelectorAll('.pods .pod')].map((b) => b.dataset.pod).sort()]),
@@ -81,7 +87,7 @@ test('a bad manifest file is refused with its document and field, and the run st
     const { page } = app;
     assert.equal(await waitForEngine(page), 'ready');
     await step(page, 4);
-    const before = { tick: await shownTick(page), placed: await placement(page), hash: await settledHash(page) };
+    const before = await runState(page);
 
     // Dropped: the banner says what and where.
     const bad = EXAMPLE.replace('replicas: 6', 'replicas: six');
@@ -190,7 +196,7 @@ test('a large stream with an error at its end is refused from the worker, and th
     const { page } = app;
     assert.equal(await waitForEngine(page), 'ready');
     await step(page, 2);
-    const before = { tick: await shownTick(page), placed: await placement(page), hash: await settledHash(page) };
+    const before = await runState(page);
     const text = `${bigStream(300, 300)}---\napiVersion: v1\nkind: Node\nmetadata:\n  name: last\nstatus:\n  allocatable:\n    cpu: lots\n`;
     assert.ok(text.length > 256 * 1024, 'large enough for the worker');
     await dropFile(page, 'big-broken.yaml', text);
@@ -214,7 +220,7 @@ test('a large import cancelled while the worker reads changes nothing', async ()
     const { page } = app;
     assert.equal(await waitForEngine(page), 'ready');
     await step(page, 2);
-    const before = { tick: await shownTick(page), placed: await placement(page), hash: await settledHash(page) };
+    const before = await runState(page);
     await dropFile(page, 'cluster.yaml', bigStream(2000, 2000));
     await page.waitForSelector('#manifests-progress:not([hidden])');
     await page.click('#manifests-cancel');
@@ -301,7 +307,7 @@ test('a big import cancelled while its pods are placed changes nothing', async (
     const { page } = app;
     assert.equal(await waitForEngine(page), 'ready');
     await step(page, 2);
-    const before = { tick: await shownTick(page), placed: await placement(page), hash: await settledHash(page) };
+    const before = await runState(page);
     // Held between two slices (see the test above) while Cancel is pressed.
     await page.evaluate(() => {
       window.shepherdSliceMs = 1;
