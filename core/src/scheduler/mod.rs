@@ -248,15 +248,16 @@ struct IxScratch {
     present: Vec<u32>,
     /// Per present class: its best over the whole sample.
     best: Vec<sample_index::Best>,
-    /// Per class (indexed by class, absent between cycles): its best
-    /// over the sample while it is gathered.
-    acc: Vec<sample_index::Top>,
+    /// Per class: its best over the sample while it is gathered (empty
+    /// between cycles).
+    acc: sample_index::Gathered,
     /// Per present class: its normalised spread score.
     scores: Vec<(u32, i64)>,
     zones: Vec<usize>,
     /// Per present class: its count of the batch's pods and domain slot.
     parts: Vec<(u32, u32)>,
-    raws: Vec<(u32, i64)>,
+    /// Per present class: its nodes' total at the class's best.
+    cand: Vec<i64>,
     /// PodTopologySpread's normalizing weight, ln(size + 2), by size.
     ln: Vec<(usize, f64)>,
     /// Per node of the sample, NodeAffinity's raw score.
@@ -2211,13 +2212,31 @@ impl Cluster {
             Some(hs) => gate.get(c as usize % hs).copied().unwrap_or(false),
             None => true,
         };
+        // The sample, and each class's best in it, in one walk.
+        let mut x = core::mem::take(&mut b.ix);
         let (total, (pair, visited)) = match hz {
             Some(_) => {
                 let t = ix.total_where(&allow);
-                (t, ix.sample_where(start, k, t, &allow))
+                (t, ix.sample_gather::<true>(start, k, t, &allow, &mut x.acc))
             }
-            None => (ix.total(), ix.sample(start, k)),
+            None => (
+                ix.total(),
+                ix.sample_gather::<false>(start, k, ix.total(), &|_| true, &mut x.acc),
+            ),
         };
+        x.present.clear();
+        x.best.clear();
+        let (present, best) = (&mut x.present, &mut x.best);
+        x.acc.drain(|class, t| {
+            present.push(class);
+            best.push(sample_index::Best {
+                class,
+                max: t.max,
+                at_max: t.at_max,
+                members: 0,
+            });
+        });
+        b.ix = x;
         let ranges: &[(usize, usize)] = if pair[1].0 < pair[1].1 {
             &pair
         } else {
@@ -2227,14 +2246,8 @@ impl Cluster {
         let m = total.min(k);
         let chosen = if m == 0 {
             None
-        } else if m == 1 {
-            // The sample's only feasible node.
-            let mut one = sample_index::Best::EMPTY;
-            ix.fold_where(ranges, &allow, |e| one = *e);
-            ix.nth_at(ranges, one.class, one.max, 0)
-                .map(|i| NodeId(i as u32))
         } else {
-            Some(self.pick_indexed(b, ix, ranges, m, profile, &allow))
+            Some(self.pick_indexed(b, ix, ranges, m, profile))
         };
         if b.record {
             self.record_indexed(b, ix, ranges, profile, start as u32, chosen, &allow);
@@ -2288,10 +2301,16 @@ impl Cluster {
         let (h, z) = (&b.soft[0], b.soft.get(1));
         let w_h = x.normalizing_weight(m);
         let w_z = x.normalizing_weight(zones);
-        x.raws.clear();
+        // Raw scores in `x.scores` first, then normalised in place. The
+        // classes come in ascending order, so by count: the hostname term
+        // is computed once per count.
         let (mut min, mut max) = (i64::MAX, 0i64);
+        let mut last = (u32::MAX, 0.0);
         for (&c, &(cnt, d)) in present.iter().zip(&x.parts) {
-            let mut score = spread::score_for_count(cnt as i64, h.max_skew, w_h);
+            if last.0 != cnt {
+                last = (cnt, spread::score_for_count(cnt as i64, h.max_skew, w_h));
+            }
+            let mut score = last.1;
             if let (Some(z), true) = (z, d != stride - 1) {
                 let zc = z.per_domain.get(d as usize).copied().unwrap_or(0);
                 score += spread::score_for_count(zc, z.max_skew, w_z);
@@ -2299,21 +2318,22 @@ impl Cluster {
             let v = plugins::round_half_away(score);
             min = min.min(v);
             max = max.max(v);
-            x.raws.push((c, v));
+            x.scores.push((c, v));
         }
-        if x.raws.is_empty() {
+        if x.scores.is_empty() {
             min = 0;
         }
-        for &(c, v) in &x.raws {
-            let norm = if max == 0 {
+        for e in x.scores.iter_mut() {
+            e.1 = if max == 0 {
                 plugins::MAX_NODE_SCORE
             } else {
-                plugins::MAX_NODE_SCORE * (max + min - v) / max
+                plugins::MAX_NODE_SCORE * (max + min - e.1) / max
             };
-            x.scores.push((c, norm));
         }
     }
 
+    /// The chosen node of a sample whose classes and their bests
+    /// `cycle_indexed` gathered into `b.ix` (`present`, `best`).
     fn pick_indexed(
         &mut self,
         b: &mut Batch,
@@ -2321,50 +2341,30 @@ impl Cluster {
         ranges: &[(usize, usize)],
         m: u32,
         profile: &Profile,
-        allow: &impl Fn(u32) -> bool,
     ) -> NodeId {
         let base = profile
             .weight(Plugin::TaintToleration)
             .map_or(0, |w| w * plugins::MAX_NODE_SCORE);
         let w_spread = profile.weight(Plugin::PodTopologySpread).unwrap_or(0);
         let mut x = core::mem::take(&mut b.ix);
-        // Per class present in the sample: its best node-local score there.
-        x.present.clear();
-        let filter: Option<&dyn Fn(u32) -> bool> = match b.hard_zone {
-            Some(_) => Some(allow),
-            None => None,
-        };
-        ix.gather(ranges, filter, &mut x.acc, &mut x.present);
-        x.present.sort_unstable();
-        x.best.clear();
-        for &c in &x.present {
-            let t = x.acc[c as usize];
-            x.best.push(sample_index::Best {
-                class: c,
-                max: t.max,
-                at_max: t.at_max,
-                members: 0,
-            });
-            x.acc[c as usize] = sample_index::Top::ABSENT;
-        }
         let spread_on = w_spread > 0 && !b.soft.is_empty();
         let present = core::mem::take(&mut x.present);
         self.class_spread_scores_into(b, &present, m as usize, &mut x);
         x.present = present;
         class_na_scores(b, profile, &x.present, &mut x.na);
-        let cand = |j: usize, x: &IxScratch| -> i64 {
-            base + x.best[j].max as i64
+        let mut top = i64::MIN;
+        let mut ties = 0u64;
+        x.cand.clear();
+        for j in 0..x.best.len() {
+            let t = base
+                + x.best[j].max as i64
                 + if spread_on {
                     w_spread * x.scores[j].1
                 } else {
                     0
                 }
-                + x.na[j]
-        };
-        let mut top = i64::MIN;
-        let mut ties = 0u64;
-        for j in 0..x.best.len() {
-            let t = cand(j, &x);
+                + x.na[j];
+            x.cand.push(t);
             if t > top {
                 top = t;
                 ties = 0;
@@ -2373,6 +2373,7 @@ impl Cluster {
                 ties += x.best[j].at_max as u64;
             }
         }
+        let cand = |j: usize, x: &IxScratch| x.cand[j];
         let chosen = match profile.tie_break {
             // The tied nodes in (spread class, visiting order).
             TieBreak::Random => {

@@ -87,6 +87,58 @@ impl Top {
     };
 }
 
+/// Per class, its best over a sample as [`Blocks::sample_gather`] finds it:
+/// a [`Top`] indexed by class and a bit per class found.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Gathered {
+    top: Vec<Top>,
+    seen: Vec<u64>,
+}
+
+impl Gathered {
+    /// Room for classes up to `top_class`.
+    #[inline]
+    fn fit(&mut self, top_class: u32) {
+        let want = top_class as usize + 1;
+        if self.top.len() < want {
+            self.top.resize(want, Top::ABSENT);
+            self.seen.resize(want.div_ceil(64), 0);
+        }
+    }
+
+    /// Merges `at_max` slots of `class` holding `max`.
+    #[inline(always)]
+    fn add(&mut self, class: u32, max: Score, at_max: u32) {
+        let c = class as usize;
+        self.seen[c / 64] |= 1 << (c % 64);
+        let t = &mut self.top[c];
+        if max > t.max {
+            *t = Top { max, at_max };
+        } else if max == t.max {
+            t.at_max += at_max;
+        }
+    }
+
+    /// Calls `f(class, its best)` for each class found, in ascending
+    /// order, and forgets them (ready for the next sample).
+    #[inline]
+    pub fn drain(&mut self, mut f: impl FnMut(u32, Top)) {
+        for w in 0..self.seen.len() {
+            let mut bits = self.seen[w];
+            if bits == 0 {
+                continue;
+            }
+            self.seen[w] = 0;
+            while bits != 0 {
+                let c = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                f(c as u32, self.top[c]);
+                self.top[c] = Top::ABSENT;
+            }
+        }
+    }
+}
+
 /// Feasible slots with their class and score, summarised by block.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Blocks {
@@ -98,6 +150,8 @@ pub(crate) struct Blocks {
     /// `BLOCK` entries per block, the first `len[block]` in use.
     entries: Vec<Best>,
     len: Vec<u8>,
+    /// The highest class any slot has held since the reset.
+    top_class: u32,
 }
 
 impl Blocks {
@@ -115,6 +169,7 @@ impl Blocks {
         self.entries.resize(blocks * BLOCK, Best::EMPTY);
         self.len.clear();
         self.len.resize(blocks, 0);
+        self.top_class = 0;
     }
 
     /// Feasible slots in all.
@@ -138,6 +193,9 @@ impl Blocks {
     /// with [`Blocks::summarise_all`].
     #[inline]
     pub fn load(&mut self, i: usize, class: u32, score: Score) {
+        if class != NONE {
+            self.top_class = self.top_class.max(class);
+        }
         self.class[i] = class;
         self.score[i] = score;
     }
@@ -279,6 +337,7 @@ impl Blocks {
     /// The sample: the first `k` feasible slots from `start`, wrapping once.
     /// Returns the ranges it spans (the second may be empty) and how many
     /// slots it visits.
+    #[cfg(test)]
     pub fn sample(&self, start: usize, k: u32) -> ([(usize, usize); 2], usize) {
         self.sample_in::<false>(start, k, self.total, &|_| true)
     }
@@ -286,6 +345,7 @@ impl Blocks {
     /// `sample` counting only the slots whose class `allow` admits (a
     /// filter that passes or fails whole classes); `total` is how many
     /// there are (`total_where`).
+    #[cfg(test)]
     pub fn sample_where(
         &self,
         start: usize,
@@ -296,6 +356,7 @@ impl Blocks {
         self.sample_in::<true>(start, k, total, allow)
     }
 
+    #[cfg(test)]
     fn sample_in<const F: bool>(
         &self,
         start: usize,
@@ -319,6 +380,7 @@ impl Blocks {
 
     /// The slot after the `need`-th feasible slot of `a..z`; `None` (with
     /// `need` reduced by the range's feasible slots) when it has fewer.
+    #[cfg(test)]
     fn kth_end<const F: bool>(
         &self,
         a: usize,
@@ -363,6 +425,7 @@ impl Blocks {
 
     /// `fold` over the classes `allow` admits.
     #[inline]
+    #[cfg(test)]
     pub fn fold_where(
         &self,
         ranges: &[(usize, usize)],
@@ -373,6 +436,7 @@ impl Blocks {
     }
 
     #[inline]
+    #[cfg(test)]
     fn fold_in<const F: bool>(
         &self,
         ranges: &[(usize, usize)],
@@ -394,6 +458,7 @@ impl Blocks {
     /// admits (all when `F` is false): a block's summary where a range
     /// covers the block, one slot at a time elsewhere.
     #[inline]
+    #[cfg(test)]
     fn walk<const F: bool>(
         &self,
         ranges: &[(usize, usize)],
@@ -426,37 +491,83 @@ impl Blocks {
         }
     }
 
-    /// Per class over the feasible slots of `ranges` that `allow` admits:
-    /// the best score and how many slots hold it, gathered into `acc`
-    /// (indexed by class, `at_max` 0 where a class is absent: it must be so
-    /// for every class on entry), with each class found pushed to `present`
-    /// once. What [`Blocks::fold`] gives, in a flat accumulator for the cycle.
-    pub fn gather(
+    /// The sample and, per class in it, the best score and how many slots
+    /// hold it, in one walk: what [`Blocks::sample_where`] and a fold of its
+    /// ranges give. `F` false: no filter, `total` is `self.total()`; else
+    /// only the classes `allow` admits count, `total` is `total_where`'s.
+    /// Each class found is marked in `seen` (a bit per class) and its best
+    /// merged into `acc` (indexed by class; a class not yet seen must hold
+    /// [`Top::ABSENT`] there), so a caller reads the classes in ascending
+    /// order from the bits, and resets both as it goes. Returns the ranges
+    /// and how many slots the sample visits, as `sample_where`.
+    pub fn sample_gather<const F: bool>(
         &self,
-        ranges: &[(usize, usize)],
-        allow: Option<&dyn Fn(u32) -> bool>,
-        acc: &mut Vec<Top>,
-        present: &mut Vec<u32>,
-    ) {
-        let add = |c: u32, max: Score, at_max: u32, _members: u32| {
-            let ci = c as usize;
-            if ci >= acc.len() {
-                acc.resize(ci + 1, Top::ABSENT);
-            }
-            let a = &mut acc[ci];
-            if a.at_max == 0 {
-                present.push(c);
-                *a = Top { max, at_max };
-            } else if max > a.max {
-                *a = Top { max, at_max };
-            } else if max == a.max {
-                a.at_max += at_max;
-            }
-        };
-        match allow {
-            None => self.walk::<false>(ranges, &|_| true, add),
-            Some(allow) => self.walk::<true>(ranges, &allow, add),
+        start: usize,
+        k: u32,
+        total: u32,
+        allow: &impl Fn(u32) -> bool,
+        acc: &mut Gathered,
+    ) -> ([(usize, usize); 2], usize) {
+        debug_assert!(k > 0, "a sample takes at least one node");
+        let n = self.class.len();
+        acc.fit(self.top_class);
+        if total <= k {
+            let mut all = u32::MAX;
+            self.take::<F>(start, n, &mut all, allow, acc);
+            self.take::<F>(0, start, &mut all, allow, acc);
+            return ([(start, n), (0, start)], n);
         }
+        let mut need = k;
+        if let Some(end) = self.take::<F>(start, n, &mut need, allow, acc) {
+            return ([(start, end), (0, 0)], end - start);
+        }
+        let end = self
+            .take::<F>(0, start, &mut need, allow, acc)
+            .expect("more than k feasible slots hold k from any start");
+        ([(start, n), (0, end)], n - start + end)
+    }
+
+    /// `kth_end` that gathers what it passes into `acc`.
+    #[inline]
+    fn take<const F: bool>(
+        &self,
+        a: usize,
+        z: usize,
+        need: &mut u32,
+        allow: &impl Fn(u32) -> bool,
+        acc: &mut Gathered,
+    ) -> Option<usize> {
+        let mut i = a;
+        while i < z {
+            let b = i / BLOCK;
+            let block_end = ((b + 1) * BLOCK).min(self.class.len());
+            if i == b * BLOCK && block_end <= z {
+                let here = self.admitted::<F>(b, allow);
+                if here < *need {
+                    *need -= here;
+                    for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
+                        if !F || allow(e.class) {
+                            acc.add(e.class, e.max, e.at_max);
+                        }
+                    }
+                    i = block_end;
+                    continue;
+                }
+            }
+            let stop = block_end.min(z);
+            let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
+            for (s, (&c, &v)) in cs.iter().zip(vs).enumerate() {
+                if c != NONE && (!F || allow(c)) {
+                    acc.add(c, v, 1);
+                    *need -= 1;
+                    if *need == 0 {
+                        return Some(i + s + 1);
+                    }
+                }
+            }
+            i = stop;
+        }
+        None
     }
 
     /// The `r`-th slot (from 0), in the ranges' order, of class `class` with
@@ -541,31 +652,36 @@ mod tests {
             .collect()
     }
 
-    /// `gather` gives each class present its best and tie count as a fold
-    /// of the same slots does, and names each present class once.
-    fn gathered_as_folded(
-        ix: &Blocks,
-        ranges: &[(usize, usize)],
-        allow: Option<&dyn Fn(u32) -> bool>,
-    ) {
-        let (mut acc, mut present) = (Vec::new(), Vec::new());
-        ix.gather(ranges, allow, &mut acc, &mut present);
+    /// `sample_gather` gives the sample `sample_where` gives, and each
+    /// class in it its best and tie count as a fold of the sample does,
+    /// each class once and in ascending order.
+    fn gathered_as_folded(ix: &Blocks, start: usize, k: u32, allow: Option<&dyn Fn(u32) -> bool>) {
+        let admit = |c: u32| allow.is_none_or(|f| f(c));
+        let total = ix.total_where(&admit);
+        let mut acc = Gathered::default();
+        let got_sample = match allow {
+            None => ix.sample_gather::<false>(start, k, ix.total(), &|_| true, &mut acc),
+            Some(_) => ix.sample_gather::<true>(start, k, total, &admit, &mut acc),
+        };
+        let want_sample = ix.sample_where(start, k, total, &admit);
+        assert_eq!(got_sample, want_sample, "the sample");
         let mut folded: Vec<Best> = Vec::new();
-        ix.fold_where(ranges, &|c| allow.is_none_or(|f| f(c)), |e| {
+        ix.fold_where(&want_sample.0, &admit, |e| {
             match folded.iter_mut().find(|b| b.class == e.class) {
                 Some(b) => b.join(e),
                 None => folded.push(*e),
             }
         });
-        let mut want: Vec<u32> = folded.iter().map(|b| b.class).collect();
-        let mut got = present.clone();
-        want.sort_unstable();
-        got.sort_unstable();
+        folded.sort_unstable_by_key(|b| b.class);
+        let mut got = Vec::new();
+        acc.drain(|c, t| got.push((c, t.max, t.at_max)));
+        let want: Vec<(u32, Score, u32)> =
+            folded.iter().map(|b| (b.class, b.max, b.at_max)).collect();
         assert_eq!(got, want, "the classes gathered");
-        for b in &folded {
-            let t = acc[b.class as usize];
-            assert_eq!((t.max, t.at_max), (b.max, b.at_max), "class {}", b.class);
-        }
+        let mut again = Vec::new();
+        acc.drain(|c, _| again.push(c));
+        assert!(again.is_empty(), "drained");
+        assert!(acc.top.iter().all(|t| *t == Top::ABSENT), "reset");
     }
 
     /// The blocks answer what a plain scan of the slots answers: the sample's
@@ -628,7 +744,7 @@ mod tests {
                         assert_eq!(ix.nth_at(&pair, class, max, at.len() as u32), None);
                     }
                 }
-                gathered_as_folded(&ix, &pair, None);
+                gathered_as_folded(&ix, start, k, None);
                 // Filtered by class: a random set of admitted classes.
                 let admitted = rng.below(8) as u32;
                 let allow = |c: u32| admitted & (1 << c) != 0;
@@ -645,7 +761,7 @@ mod tests {
                     folded += e.members as usize;
                 });
                 assert_eq!(folded, taken.len());
-                gathered_as_folded(&ix, &pair, Some(&allow));
+                gathered_as_folded(&ix, start, k, Some(&allow));
             }
         }
     }
