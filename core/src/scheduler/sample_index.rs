@@ -88,12 +88,19 @@ impl Top {
 }
 
 /// Per class, its best over a sample as [`Blocks::sample_gather`] finds it:
-/// a [`Top`] indexed by class and a bit per class found.
+/// a [`Top`] indexed by class and, when there are many classes, a bit per
+/// class found (with few, reading every class's entry costs less than
+/// setting a bit per entry gathered, which the same word serialises).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Gathered {
     top: Vec<Top>,
     seen: Vec<u64>,
+    /// Whether `seen` is kept (more than `SCAN_CLASSES` classes).
+    bits: bool,
 }
+
+/// Up to this many classes, [`Gathered::drain`] reads every class's entry.
+const SCAN_CLASSES: usize = 256;
 
 impl Gathered {
     /// Room for classes up to `top_class`.
@@ -103,6 +110,7 @@ impl Gathered {
         if self.top.len() < want {
             self.top.resize(want, Top::ABSENT);
             self.seen.resize(want.div_ceil(64), 0);
+            self.bits = want > SCAN_CLASSES;
         }
     }
 
@@ -110,7 +118,9 @@ impl Gathered {
     #[inline(always)]
     fn add(&mut self, class: u32, max: Score, at_max: u32) {
         let c = class as usize;
-        self.seen[c / 64] |= 1 << (c % 64);
+        if self.bits {
+            self.seen[c / 64] |= 1 << (c % 64);
+        }
         let t = &mut self.top[c];
         if max > t.max {
             *t = Top { max, at_max };
@@ -123,6 +133,15 @@ impl Gathered {
     /// order, and forgets them (ready for the next sample).
     #[inline]
     pub fn drain(&mut self, mut f: impl FnMut(u32, Top)) {
+        if !self.bits {
+            for (c, t) in self.top.iter_mut().enumerate() {
+                if t.at_max > 0 {
+                    f(c as u32, *t);
+                    *t = Top::ABSENT;
+                }
+            }
+            return;
+        }
         for w in 0..self.seen.len() {
             let mut bits = self.seen[w];
             if bits == 0 {
@@ -682,6 +701,38 @@ mod tests {
         acc.drain(|c, _| again.push(c));
         assert!(again.is_empty(), "drained");
         assert!(acc.top.iter().all(|t| *t == Top::ABSENT), "reset");
+    }
+
+    /// `Gathered` gives each class added its best and tie count, in
+    /// ascending order, with few classes (read whole) and with many (a bit
+    /// per class), and is empty after.
+    #[test]
+    fn gathered_merges_and_drains_in_class_order() {
+        let mut rng = Prng::new(11);
+        for classes in [1u32, 5, 64, 200, 300, 2000] {
+            let mut g = Gathered::default();
+            g.fit(classes - 1);
+            for _ in 0..5 {
+                let mut want: alloc::collections::BTreeMap<u32, Top> = Default::default();
+                for _ in 0..rng.below(100) {
+                    let c = rng.below(classes as u64) as u32;
+                    let (max, at) = (rng.below(4) as Score, 1 + rng.below(3) as u32);
+                    g.add(c, max, at);
+                    let t = want.entry(c).or_insert(Top::ABSENT);
+                    if max > t.max {
+                        *t = Top { max, at_max: at };
+                    } else if max == t.max {
+                        t.at_max += at;
+                    }
+                }
+                let mut got = Vec::new();
+                g.drain(|c, t| got.push((c, t)));
+                let want: Vec<(u32, Top)> = want.into_iter().collect();
+                assert_eq!(got, want, "{classes} classes");
+                assert!(g.top.iter().all(|t| *t == Top::ABSENT));
+                assert!(g.seen.iter().all(|&w| w == 0));
+            }
+        }
     }
 
     /// The blocks answer what a plain scan of the slots answers: the sample's
