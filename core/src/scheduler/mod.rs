@@ -1467,23 +1467,30 @@ impl Cluster {
     ) -> (u32, usize) {
         let mut bound = 0;
         b.record = on_bind.is_some();
+        // The cycles' scratch, out of the batch while they run (moving it
+        // in and out each cycle copied it).
+        let mut x = core::mem::take(&mut b.ix);
         for (i, &k) in keys.iter().enumerate() {
             b.pods_left = keys.len() - i;
-            match self.cycle(b, profile) {
+            match self.cycle(b, &mut x, profile) {
                 Some(n) => {
                     self.bind_observed(k, n, &mut on_bind);
                     self.spread_bound(b, n);
                     self.index_bound(b, n, profile);
                     bound += 1;
                 }
-                None => return (bound, i),
+                None => {
+                    b.ix = x;
+                    return (bound, i);
+                }
             }
         }
+        b.ix = x;
         (bound, keys.len())
     }
 
     /// One scheduling cycle for one pod of the batch: the chosen node.
-    fn cycle(&mut self, b: &mut Batch, profile: &Profile) -> Option<NodeId> {
+    fn cycle(&mut self, b: &mut Batch, x: &mut IxScratch, profile: &Profile) -> Option<NodeId> {
         let slots = self.nodes.len() as u32;
         if slots == 0 {
             return None;
@@ -1494,7 +1501,7 @@ impl Cluster {
                 b.fast = Some(classes_fit && self.fast_cycle_applies(b, profile));
             }
             if b.fast == Some(true) {
-                if let Some(chosen) = self.cycle_fast(b, profile) {
+                if let Some(chosen) = self.cycle_fast(b, x, profile) {
                     return chosen;
                 }
             }
@@ -1612,7 +1619,12 @@ impl Cluster {
     /// through the general scorer (the reference test checks every bind).
     /// `None`: a node in the sample needs the general scorer (an untolerated
     /// PreferNoSchedule taint under TaintToleration); nothing was changed.
-    fn cycle_fast(&mut self, b: &mut Batch, profile: &Profile) -> Option<Option<NodeId>> {
+    fn cycle_fast(
+        &mut self,
+        b: &mut Batch,
+        x: &mut IxScratch,
+        profile: &Profile,
+    ) -> Option<Option<NodeId>> {
         // The index keeps feasibility per node, right while only the bound
         // node's feasibility can change: not with inter-pod or hard spread
         // terms, where one bind changes whole domains.
@@ -1629,7 +1641,7 @@ impl Cluster {
             self.lend_index(b, profile);
         }
         if b.index.is_some() {
-            return Some(self.cycle_indexed(b, profile));
+            return Some(self.cycle_indexed(b, x, profile));
         }
         let slots = self.nodes.len() as u32;
         let to_find = profile.feasible_nodes_to_find(b.live_nodes) as usize;
@@ -1652,7 +1664,7 @@ impl Cluster {
         // A hard spread constraint over a zone-like key passes or fails a
         // whole domain: decided once per cycle, its failing domains' nodes
         // are skipped without running the filters (which would fail them).
-        let mut gate = core::mem::take(&mut b.ix.gate);
+        let mut gate = core::mem::take(&mut x.gate);
         let gate_topo = self.domain_gate(b, &mut gate);
         // Pass 1: the sample, and each node's spread class (its pods of the
         // batch, its domain).
@@ -1684,7 +1696,7 @@ impl Cluster {
             if h.soft_taints && tt.is_some() {
                 b.feasible = feasible;
                 b.feasible_slots = classes;
-                b.ix.gate = gate;
+                x.gate = gate;
                 return None;
             }
             feasible.push(i);
@@ -1701,7 +1713,7 @@ impl Cluster {
                 break;
             }
         }
-        b.ix.gate = gate;
+        x.gate = gate;
         self.next_start_node = (start + visited) % slots;
         let m = feasible.len();
         let chosen = match m {
@@ -1711,7 +1723,6 @@ impl Cluster {
                 let base = tt.map_or(0, |w| w * plugins::MAX_NODE_SCORE);
                 // The spread score per class, normalised over the classes
                 // present (`x.norm` is indexed by class, i64::MIN between cycles).
-                let mut x = core::mem::take(&mut b.ix);
                 x.present.clear();
                 if classed {
                     let top_class = classes.iter().copied().max().unwrap_or(0) as usize;
@@ -1727,7 +1738,7 @@ impl Cluster {
                     }
                     if spread {
                         let present = core::mem::take(&mut x.present);
-                        self.class_spread_scores_into(b, &present, m, &mut x);
+                        self.class_spread_scores_into(b, &present, m, x);
                         x.present = present;
                         for &(c, v) in &x.scores {
                             x.norm[c as usize] = v;
@@ -1820,7 +1831,6 @@ impl Cluster {
                     x.norm[c as usize] = i64::MIN;
                     x.tied[c as usize] = 0;
                 }
-                b.ix = x;
                 Some(NodeId(feasible[chosen]))
             }
         };
@@ -2192,7 +2202,12 @@ impl Cluster {
     /// `cycle_fast` answered from the index: the same sample (the first
     /// feasible nodes from the start slot), the same totals and the same
     /// choice, reading whole blocks from their summaries.
-    fn cycle_indexed(&mut self, b: &mut Batch, profile: &Profile) -> Option<NodeId> {
+    fn cycle_indexed(
+        &mut self,
+        b: &mut Batch,
+        x: &mut IxScratch,
+        profile: &Profile,
+    ) -> Option<NodeId> {
         let n = self.nodes.len();
         let start = (self.next_start_node % n as u32) as usize;
         let k = profile.feasible_nodes_to_find(b.live_nodes);
@@ -2203,7 +2218,7 @@ impl Cluster {
         let ix = &kept.blocks;
         // A hard zone constraint admits the classes of the domains that
         // pass it this cycle (the last part of a class is its domain).
-        let mut gate = core::mem::take(&mut b.ix.gate);
+        let mut gate = core::mem::take(&mut x.gate);
         let hz = b.hard_zone.map(|(_, hs)| {
             self.domain_gate(b, &mut gate);
             hs
@@ -2213,7 +2228,6 @@ impl Cluster {
             None => true,
         };
         // The sample, and each class's best in it, in one walk.
-        let mut x = core::mem::take(&mut b.ix);
         let (total, (pair, visited)) = match hz {
             Some(_) => {
                 let t = ix.total_where(&allow);
@@ -2236,7 +2250,6 @@ impl Cluster {
                 members: 0,
             });
         });
-        b.ix = x;
         let ranges: &[(usize, usize)] = if pair[1].0 < pair[1].1 {
             &pair
         } else {
@@ -2247,14 +2260,14 @@ impl Cluster {
         let chosen = if m == 0 {
             None
         } else {
-            Some(self.pick_indexed(b, ix, ranges, m, profile))
+            Some(self.pick_indexed(b, x, ix, ranges, m, profile))
         };
         if b.record {
             self.record_indexed(b, ix, ranges, profile, start as u32, chosen, &allow);
         } else {
             self.record_cycle(b, start as u32, chosen, &[]);
         }
-        b.ix.gate = gate;
+        x.gate = gate;
         b.index = Some(kept);
         chosen
     }
@@ -2333,10 +2346,11 @@ impl Cluster {
     }
 
     /// The chosen node of a sample whose classes and their bests
-    /// `cycle_indexed` gathered into `b.ix` (`present`, `best`).
+    /// `cycle_indexed` gathered into `x` (`present`, `best`).
     fn pick_indexed(
         &mut self,
         b: &mut Batch,
+        x: &mut IxScratch,
         ix: &Index,
         ranges: &[(usize, usize)],
         m: u32,
@@ -2346,10 +2360,9 @@ impl Cluster {
             .weight(Plugin::TaintToleration)
             .map_or(0, |w| w * plugins::MAX_NODE_SCORE);
         let w_spread = profile.weight(Plugin::PodTopologySpread).unwrap_or(0);
-        let mut x = core::mem::take(&mut b.ix);
         let spread_on = w_spread > 0 && !b.soft.is_empty();
         let present = core::mem::take(&mut x.present);
-        self.class_spread_scores_into(b, &present, m as usize, &mut x);
+        self.class_spread_scores_into(b, &present, m as usize, x);
         x.present = present;
         class_na_scores(b, profile, &x.present, &mut x.na);
         let mut top = i64::MIN;
@@ -2413,7 +2426,6 @@ impl Cluster {
                 lowest
             }
         };
-        b.ix = x;
         NodeId(chosen as u32)
     }
 

@@ -615,10 +615,11 @@ impl Blocks {
                         continue;
                     }
                 }
-                for s in i..stop {
-                    if self.class[s] == class && self.score[s] == score {
+                let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
+                for (s, (&c, &v)) in cs.iter().zip(vs).enumerate() {
+                    if c == class && v == score {
                         if r == 0 {
-                            return Some(s);
+                            return Some(i + s);
                         }
                         r -= 1;
                     }
