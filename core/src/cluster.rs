@@ -519,6 +519,9 @@ pub struct Cluster {
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
     /// compare their slots against, eight nodes to a cache line.
     pub(crate) stamps: Vec<u64>,
+    /// Nodes of `hot` with a PreferNoSchedule taint and not removed: kept
+    /// so a batch asks it without reading every node's record.
+    pub(crate) soft_tainted: u32,
     pub(crate) node_by_name: BTreeMap<String, NodeId>,
     pub(crate) controllers: Vec<Controller>,
     pub(crate) controller_by_name: BTreeMap<String, ControllerId>,
@@ -637,6 +640,7 @@ impl Cluster {
             nodes: Vec::new(),
             hot: Vec::new(),
             stamps: Vec::new(),
+            soft_tainted: 0,
             node_by_name: BTreeMap::new(),
             controllers: Vec::new(),
             controller_by_name: BTreeMap::new(),
@@ -1590,6 +1594,8 @@ impl Cluster {
         self.stamp_clock += 1;
         let mut h = HotNode::of(&self.nodes[id.0 as usize]);
         h.stamp = self.stamp_clock;
+        let soft = |h: &HotNode| (h.soft_taints && !h.removed) as u32;
+        self.soft_tainted = self.soft_tainted - soft(&self.hot[id.0 as usize]) + soft(&h);
         self.hot[id.0 as usize] = h;
         self.stamps[id.0 as usize] = self.stamp_clock;
         self.caches.stamped(id.0, self.stamp_clock);

@@ -1904,9 +1904,14 @@ impl Cluster {
     /// (in `IndexUse::Auto`). Not with a PreferNoSchedule taint on a live
     /// node under TaintToleration (the general scorer's case).
     fn lend_index(&mut self, b: &mut Batch, profile: &Profile) {
-        if profile.weight(Plugin::TaintToleration).is_some()
-            && self.hot.iter().any(|h| h.soft_taints && !h.removed)
-        {
+        debug_assert_eq!(
+            self.soft_tainted as usize,
+            self.hot
+                .iter()
+                .filter(|h| h.soft_taints && !h.removed)
+                .count()
+        );
+        if profile.weight(Plugin::TaintToleration).is_some() && self.soft_tainted > 0 {
             return;
         }
         let n = self.nodes.len();
