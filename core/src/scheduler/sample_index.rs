@@ -51,6 +51,7 @@ pub(crate) struct Best {
     pub members: u32,
 }
 
+#[cfg(test)]
 impl Best {
     pub const EMPTY: Best = Best {
         class: NONE,
@@ -69,6 +70,60 @@ impl Best {
             self.at_max += o.at_max;
         }
         self.members += o.members;
+    }
+}
+
+/// A block's summary of one class, packed into 8 bytes so a block's
+/// summaries take half the cache lines a [`Best`] would: classes stay
+/// under 2^16 (the scheduler bounds a batch's classes so) and a block has
+/// at most [`BLOCK`] slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    max: Score,
+    class: u16,
+    /// Slots holding `max`.
+    at_max: u8,
+    /// Slots of the class.
+    members: u8,
+}
+
+const _: () = assert!(BLOCK <= u8::MAX as usize);
+
+impl Entry {
+    const EMPTY: Entry = Entry {
+        max: Score::MIN,
+        class: u16::MAX,
+        at_max: 0,
+        members: 0,
+    };
+
+    /// One slot of `class` holding `max`.
+    #[inline]
+    fn one(class: u32, max: Score) -> Entry {
+        debug_assert!(class <= u16::MAX as u32, "a class fits 16 bits");
+        Entry {
+            max,
+            class: class as u16,
+            at_max: 1,
+            members: 1,
+        }
+    }
+
+    /// Adds one slot holding `v` to this class's entry.
+    #[inline]
+    fn take_one(&mut self, v: Score) {
+        if v > self.max {
+            self.max = v;
+            self.at_max = 1;
+        } else if v == self.max {
+            self.at_max += 1;
+        }
+        self.members += 1;
+    }
+
+    #[inline]
+    fn class(&self) -> u32 {
+        self.class as u32
     }
 }
 
@@ -167,7 +222,7 @@ pub(crate) struct Blocks {
     feasible: Vec<u32>,
     total: u32,
     /// `BLOCK` entries per block, the first `len[block]` in use.
-    entries: Vec<Best>,
+    entries: Vec<Entry>,
     len: Vec<u8>,
     /// The highest class any slot has held since the reset.
     top_class: u32,
@@ -185,7 +240,7 @@ impl Blocks {
         self.feasible.resize(blocks, 0);
         self.total = 0;
         self.entries.clear();
-        self.entries.resize(blocks * BLOCK, Best::EMPTY);
+        self.entries.resize(blocks * BLOCK, Entry::EMPTY);
         self.len.clear();
         self.len.resize(blocks, 0);
         self.top_class = 0;
@@ -237,13 +292,13 @@ impl Blocks {
         if old_c != NONE {
             let len = self.len[b] as usize;
             let j = (0..len)
-                .find(|&j| self.entries[at + j].class == old_c)
+                .find(|&j| self.entries[at + j].class() == old_c)
                 .expect("a feasible slot's class has an entry in its block");
             let e = &mut self.entries[at + j];
             e.members -= 1;
             if e.members == 0 {
                 self.entries[at + j] = self.entries[at + len - 1];
-                self.entries[at + len - 1] = Best::EMPTY;
+                self.entries[at + len - 1] = Entry::EMPTY;
                 self.len[b] -= 1;
             } else if e.max == old_s {
                 e.at_max -= 1;
@@ -257,16 +312,10 @@ impl Blocks {
         self.load(i, class, score);
         if class != NONE {
             let len = self.len[b] as usize;
-            let one = Best {
-                class,
-                max: score,
-                at_max: 1,
-                members: 1,
-            };
-            match (0..len).find(|&j| self.entries[at + j].class == class) {
-                Some(j) => self.entries[at + j].join(&one),
+            match (0..len).find(|&j| self.entries[at + j].class() == class) {
+                Some(j) => self.entries[at + j].take_one(score),
                 None => {
-                    self.entries[at + len] = one;
+                    self.entries[at + len] = Entry::one(class, score);
                     self.len[b] += 1;
                 }
             }
@@ -279,8 +328,8 @@ impl Blocks {
     /// from the block's slots.
     fn rebest(&mut self, b: usize, j: usize) {
         let (a, z) = (b * BLOCK, ((b + 1) * BLOCK).min(self.class.len()));
-        let c = self.entries[b * BLOCK + j].class;
-        let (mut max, mut at_max) = (Score::MIN, 0);
+        let c = self.entries[b * BLOCK + j].class();
+        let (mut max, mut at_max) = (Score::MIN, 0u8);
         for s in a..z {
             if self.class[s] == c {
                 let v = self.score[s];
@@ -309,20 +358,10 @@ impl Blocks {
             }
             count += 1;
             let v = self.score[s];
-            match e[..len].iter_mut().find(|x| x.class == c) {
-                Some(x) => x.join(&Best {
-                    class: c,
-                    max: v,
-                    at_max: 1,
-                    members: 1,
-                }),
+            match e[..len].iter_mut().find(|x| x.class() == c) {
+                Some(x) => x.take_one(v),
                 None => {
-                    e[len] = Best {
-                        class: c,
-                        max: v,
-                        at_max: 1,
-                        members: 1,
-                    };
+                    e[len] = Entry::one(c, v);
                     len += 1;
                 }
             }
@@ -341,8 +380,8 @@ impl Blocks {
         }
         self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize]
             .iter()
-            .filter(|e| allow(e.class))
-            .map(|e| e.members)
+            .filter(|e| allow(e.class()))
+            .map(|e| e.members as u32)
             .sum()
     }
 
@@ -491,8 +530,8 @@ impl Blocks {
                 let block_end = ((b + 1) * BLOCK).min(self.class.len());
                 if i == b * BLOCK && block_end <= z {
                     for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
-                        if !F || allow(e.class) {
-                            f(e.class, e.max, e.at_max, e.members);
+                        if !F || allow(e.class()) {
+                            f(e.class(), e.max, e.at_max as u32, e.members as u32);
                         }
                     }
                     i = block_end;
@@ -565,8 +604,8 @@ impl Blocks {
                 if here < *need {
                     *need -= here;
                     for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
-                        if !F || allow(e.class) {
-                            acc.add(e.class, e.max, e.at_max);
+                        if !F || allow(e.class()) {
+                            acc.add(e.class(), e.max, e.at_max as u32);
                         }
                     }
                     i = block_end;
@@ -607,8 +646,8 @@ impl Blocks {
                 if i == b * BLOCK && block_end <= z {
                     let here = self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize]
                         .iter()
-                        .find(|e| e.class == class)
-                        .map_or(0, |e| if e.max == score { e.at_max } else { 0 });
+                        .find(|e| e.class() == class)
+                        .map_or(0, |e| if e.max == score { e.at_max as u32 } else { 0 });
                     if r >= here {
                         r -= here;
                         i = block_end;
