@@ -1000,7 +1000,7 @@ impl Cluster {
     /// that read other nodes' pods): the node's own state and the template.
     fn feasible_but_spread(&mut self, i: usize, b: &mut Batch, profile: &Profile) -> bool {
         let h = &self.hot[i];
-        let fits = b.req.fits_in(&h.free) && h.pods_free > 0;
+        let fits = h.fits(&b.req) && h.pods_free > 0;
         if h.schedulable && !fits {
             return false;
         }
@@ -1686,7 +1686,7 @@ impl Cluster {
                 && b.hard.is_empty()
                 && !b.inter_pod_filter;
             if simple {
-                if !(b.req.fits_in(&h.free) && h.pods_free > 0) {
+                if !(h.fits(&b.req) && h.pods_free > 0) {
                     continue;
                 }
             } else if !self.feasible_fast(iu, b, profile) {
@@ -2147,7 +2147,7 @@ impl Cluster {
         l: LocalPlan,
     ) -> (u32, sample_index::Score) {
         let h = &self.hot[i];
-        if !(b.req.fits_in(&h.free) && h.pods_free > 0) {
+        if !(h.fits(&b.req) && h.pods_free > 0) {
             return (sample_index::NONE, 0);
         }
         let mut class = 0usize;
