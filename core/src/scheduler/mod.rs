@@ -1041,7 +1041,7 @@ impl Cluster {
     /// NodeAffinity's raw score (the weights of the preferred terms the
     /// node matches), cached per batch until the node changes.
     fn na_raw_cached(&self, i: usize, b: &mut Batch) -> i64 {
-        let stamp = self.hot[i].stamp;
+        let stamp = self.stamps[i];
         if let Some(v) = b.na_raw.get(i, stamp) {
             return v;
         }
@@ -1055,7 +1055,7 @@ impl Cluster {
     /// (a bit per term, as `class_of` holds them), cached per batch until
     /// the node changes.
     fn na_mask_cached(&self, i: usize, b: &mut Batch) -> u32 {
-        let stamp = self.hot[i].stamp;
+        let stamp = self.stamps[i];
         if let Some(v) = b.na_mask.get(i, stamp) {
             return v;
         }
@@ -1068,7 +1068,7 @@ impl Cluster {
     /// batch until the node's allocation changes.
     #[inline]
     fn local_cached(&self, i: usize, b: &mut Batch, profile: &Profile) -> i64 {
-        let stamp = self.hot[i].stamp;
+        let stamp = self.stamps[i];
         if let Some(v) = b.local.get(i, stamp) {
             debug_assert_eq!(
                 v,
