@@ -168,6 +168,8 @@ test('Reset and the tour can be undone, and deletes ask first', async () => {
     assert.equal(await page.locator('#apps tr[data-app="web"]').count(), 1);
     await page.getByRole('button', { name: 'Delete Deployment' }).click();
     await page.click('#confirm-ok');
+    // The dialog's close event, which runs the deletion, comes after the click returns.
+    await page.waitForFunction(() => document.body.dataset.tick === '13');
     assert.equal(await shownTick(page), 13);
     assert.equal(await page.locator('#apps tr[data-app="web"]').count(), 0);
     // Delete node asks too.
