@@ -2394,7 +2394,6 @@ impl Cluster {
                 ties += x.best[j].at_max as u64;
             }
         }
-        let cand = |j: usize, x: &IxScratch| x.cand[j];
         let chosen = match profile.tie_break {
             // The tied nodes in (spread class, visiting order).
             TieBreak::Random => {
@@ -2405,7 +2404,7 @@ impl Cluster {
                 };
                 let mut found = None;
                 for j in 0..x.best.len() {
-                    if cand(j, &x) != top {
+                    if x.cand[j] != top {
                         continue;
                     }
                     let best = x.best[j];
@@ -2421,7 +2420,7 @@ impl Cluster {
             TieBreak::LowestNodeId => {
                 let mut lowest = usize::MAX;
                 for j in 0..x.best.len() {
-                    if cand(j, &x) != top {
+                    if x.cand[j] != top {
                         continue;
                     }
                     let best = x.best[j];

@@ -392,87 +392,6 @@ impl Blocks {
             .sum()
     }
 
-    /// The sample: the first `k` feasible slots from `start`, wrapping once.
-    /// Returns the ranges it spans (the second may be empty) and how many
-    /// slots it visits.
-    #[cfg(test)]
-    pub fn sample(&self, start: usize, k: u32) -> ([(usize, usize); 2], usize) {
-        self.sample_in::<false>(start, k, self.total, &|_| true)
-    }
-
-    /// `sample` counting only the slots whose class `allow` admits (a
-    /// filter that passes or fails whole classes); `total` is how many
-    /// there are (`total_where`).
-    #[cfg(test)]
-    pub fn sample_where(
-        &self,
-        start: usize,
-        k: u32,
-        total: u32,
-        allow: &impl Fn(u32) -> bool,
-    ) -> ([(usize, usize); 2], usize) {
-        self.sample_in::<true>(start, k, total, allow)
-    }
-
-    #[cfg(test)]
-    fn sample_in<const F: bool>(
-        &self,
-        start: usize,
-        k: u32,
-        total: u32,
-        allow: &impl Fn(u32) -> bool,
-    ) -> ([(usize, usize); 2], usize) {
-        let n = self.class.len();
-        if total <= k {
-            return ([(start, n), (0, start)], n);
-        }
-        let mut need = k;
-        if let Some(end) = self.kth_end::<F>(start, n, &mut need, allow) {
-            return ([(start, end), (0, 0)], end - start);
-        }
-        let end = self
-            .kth_end::<F>(0, start, &mut need, allow)
-            .expect("more than k feasible slots hold k from any start");
-        ([(start, n), (0, end)], n - start + end)
-    }
-
-    /// The slot after the `need`-th feasible slot of `a..z`; `None` (with
-    /// `need` reduced by the range's feasible slots) when it has fewer.
-    #[cfg(test)]
-    fn kth_end<const F: bool>(
-        &self,
-        a: usize,
-        z: usize,
-        need: &mut u32,
-        allow: &impl Fn(u32) -> bool,
-    ) -> Option<usize> {
-        let mut i = a;
-        while i < z {
-            let b = i / BLOCK;
-            let block_end = ((b + 1) * BLOCK).min(self.class.len());
-            if i == b * BLOCK && block_end <= z {
-                let here = self.admitted::<F>(b, allow);
-                if here < *need {
-                    *need -= here;
-                    i = block_end;
-                    continue;
-                }
-            }
-            let stop = block_end.min(z);
-            for s in i..stop {
-                let c = self.class[s];
-                if c != NONE && (!F || allow(c)) {
-                    *need -= 1;
-                    if *need == 0 {
-                        return Some(s + 1);
-                    }
-                }
-            }
-            i = stop;
-        }
-        None
-    }
-
     /// Calls `f` with per-class bests that together cover the feasible slots
     /// of `ranges`: a block's summary where a range covers the block, one
     /// slot at a time elsewhere.
@@ -549,15 +468,15 @@ impl Blocks {
         }
     }
 
-    /// The sample and, per class in it, the best score and how many slots
-    /// hold it, in one walk: what [`Blocks::sample_where`] and a fold of its
-    /// ranges give. `F` false: no filter, `total` is `self.total()`; else
-    /// only the classes `allow` admits count, `total` is `total_where`'s.
-    /// Each class found is marked in `seen` (a bit per class) and its best
-    /// merged into `acc` (indexed by class; a class not yet seen must hold
-    /// [`Top::ABSENT`] there), so a caller reads the classes in ascending
-    /// order from the bits, and resets both as it goes. Returns the ranges
-    /// and how many slots the sample visits, as `sample_where`.
+    /// The sample (the first `k` feasible slots from `start`, wrapping once)
+    /// and, per class in it, the best score and how many slots hold it, in
+    /// one walk. `F` false: no filter, `total` is `self.total()`; else only
+    /// the classes `allow` admits count (a filter that passes or fails
+    /// whole classes), `total` is `total_where`'s. Each class's best is
+    /// merged into `acc`, which the caller drains (`Gathered::drain`).
+    /// Returns the ranges the sample spans (the second may be empty) and
+    /// how many slots it visits (all of them when it takes every feasible
+    /// slot, as kube-scheduler's processedNodes).
     pub fn sample_gather<const F: bool>(
         &self,
         start: usize,
@@ -585,7 +504,9 @@ impl Blocks {
         ([(start, n), (0, end)], n - start + end)
     }
 
-    /// `kth_end` that gathers what it passes into `acc`.
+    /// Walks `a..z` to the slot after the `need`-th feasible one, gathering
+    /// what it passes into `acc`; `None` (with `need` reduced by the range's
+    /// feasible slots) when the range has fewer.
     #[inline]
     fn take<const F: bool>(
         &self,
@@ -711,21 +632,17 @@ mod tests {
             .collect()
     }
 
-    /// `sample_gather` gives the sample `sample_where` gives, and each
-    /// class in it its best and tie count as a fold of the sample does,
-    /// each class once and in ascending order.
-    fn gathered_as_folded(ix: &Blocks, start: usize, k: u32, allow: Option<&dyn Fn(u32) -> bool>) {
-        let admit = |c: u32| allow.is_none_or(|f| f(c));
-        let total = ix.total_where(&admit);
-        let mut acc = Gathered::default();
-        let got_sample = match allow {
-            None => ix.sample_gather::<false>(start, k, ix.total(), &|_| true, &mut acc),
-            Some(_) => ix.sample_gather::<true>(start, k, total, &admit, &mut acc),
-        };
-        let want_sample = ix.sample_where(start, k, total, &admit);
-        assert_eq!(got_sample, want_sample, "the sample");
+    /// The classes `sample_gather` gathered into `acc` for `ranges`: each
+    /// class's best and tie count as a fold of the same slots gives them,
+    /// each class once and in ascending order; `acc` is empty after.
+    fn gathered_as_folded(
+        ix: &Blocks,
+        ranges: &[(usize, usize)],
+        admit: &impl Fn(u32) -> bool,
+        acc: &mut Gathered,
+    ) {
         let mut folded: Vec<Best> = Vec::new();
-        ix.fold_where(&want_sample.0, &admit, |e| {
+        ix.fold_where(ranges, admit, |e| {
             match folded.iter_mut().find(|b| b.class == e.class) {
                 Some(b) => b.join(e),
                 None => folded.push(*e),
@@ -809,7 +726,9 @@ mod tests {
                 assert_eq!(ix.total() as usize, feasible.len());
                 let start = rng.below(n as u64) as usize;
                 let k = 1 + rng.below(n as u64 + 1) as u32;
-                let (pair, visited) = ix.sample(start, k);
+                let mut acc = Gathered::default();
+                let (pair, visited) =
+                    ix.sample_gather::<false>(start, k, ix.total(), &|_| true, &mut acc);
                 let (taken, seen) = plain_sample(n, start, k, |j| plain[j].is_some());
                 assert_eq!(visited, seen, "n {n} start {start} k {k}");
                 assert_eq!(in_ranges(&pair, |j| plain[j].is_some()), taken);
@@ -835,14 +754,14 @@ mod tests {
                         assert_eq!(ix.nth_at(&pair, class, max, at.len() as u32), None);
                     }
                 }
-                gathered_as_folded(&ix, start, k, None);
+                gathered_as_folded(&ix, &pair, &|_| true, &mut acc);
                 // Filtered by class: a random set of admitted classes.
                 let admitted = rng.below(8) as u32;
                 let allow = |c: u32| admitted & (1 << c) != 0;
                 let ok = |j: usize| plain[j].is_some_and(|p| allow(p.0));
                 let total = ix.total_where(&allow);
                 assert_eq!(total as usize, (0..n).filter(|&j| ok(j)).count());
-                let (pair, visited) = ix.sample_where(start, k, total, &allow);
+                let (pair, visited) = ix.sample_gather::<true>(start, k, total, &allow, &mut acc);
                 let (taken, seen) = plain_sample(n, start, k, ok);
                 assert_eq!(visited, seen, "filtered: n {n} start {start} k {k}");
                 assert_eq!(in_ranges(&pair, ok), taken, "filtered");
@@ -852,7 +771,7 @@ mod tests {
                     folded += e.members as usize;
                 });
                 assert_eq!(folded, taken.len());
-                gathered_as_folded(&ix, start, k, Some(&allow));
+                gathered_as_folded(&ix, &pair, &allow, &mut acc);
             }
         }
     }
