@@ -176,12 +176,14 @@ impl Gathered {
         if self.bits {
             self.seen[c / 64] |= 1 << (c % 64);
         }
+        // Without branches: whether a score beats, ties or trails the best
+        // so far follows no pattern, and a mispredicted branch per slot cost
+        // more than the few arithmetic instructions.
         let t = &mut self.top[c];
-        if max > t.max {
-            *t = Top { max, at_max };
-        } else if max == t.max {
-            t.at_max += at_max;
-        }
+        let (gt, eq) = (max > t.max, max == t.max);
+        let kept = core::hint::select_unpredictable(gt, 0, t.at_max);
+        t.at_max = kept + core::hint::select_unpredictable(gt | eq, at_max, 0);
+        t.max = t.max.max(max);
     }
 
     /// Calls `f(class, its best)` for each class found, in ascending
@@ -516,14 +518,16 @@ impl Blocks {
         allow: &impl Fn(u32) -> bool,
         acc: &mut Gathered,
     ) -> Option<usize> {
+        // `need` is counted in a register and written back once.
+        let mut left = *need;
         let mut i = a;
         while i < z {
             let b = i / BLOCK;
             let block_end = ((b + 1) * BLOCK).min(self.class.len());
             if i == b * BLOCK && block_end <= z {
                 let here = self.admitted::<F>(b, allow);
-                if here < *need {
-                    *need -= here;
+                if here < left {
+                    left -= here;
                     for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
                         if !F || allow(e.class()) {
                             acc.add(e.class(), e.max, e.at_max as u32);
@@ -538,14 +542,16 @@ impl Blocks {
             for (s, (&c, &v)) in cs.iter().zip(vs).enumerate() {
                 if c != NONE && (!F || allow(c)) {
                     acc.add(c, v, 1);
-                    *need -= 1;
-                    if *need == 0 {
+                    left -= 1;
+                    if left == 0 {
+                        *need = 0;
                         return Some(i + s + 1);
                     }
                 }
             }
             i = stop;
         }
+        *need = left;
         None
     }
 
