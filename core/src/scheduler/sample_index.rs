@@ -112,12 +112,10 @@ impl Entry {
     /// Adds one slot holding `v` to this class's entry.
     #[inline]
     fn take_one(&mut self, v: Score) {
-        if v > self.max {
-            self.max = v;
-            self.at_max = 1;
-        } else if v == self.max {
-            self.at_max += 1;
-        }
+        // Without branches, as `Gathered::add`.
+        let (gt, eq) = (v > self.max, v == self.max);
+        self.at_max = core::hint::select_unpredictable(gt, 1, self.at_max + eq as u8);
+        self.max = self.max.max(v);
         self.members += 1;
     }
 
@@ -228,6 +226,9 @@ pub(crate) struct Blocks {
     len: Vec<u8>,
     /// The highest class any slot has held since the reset.
     top_class: u32,
+    /// Per class, its entry's place in the block `summarise` is building
+    /// (`u8::MAX`: none yet), back to `u8::MAX` after each block.
+    entry_of: Vec<u8>,
 }
 
 impl Blocks {
@@ -350,23 +351,32 @@ impl Blocks {
     /// Rebuilds block `b`'s summary from its slots (after [`Blocks::load`]).
     pub fn summarise(&mut self, b: usize) {
         let (a, z) = (b * BLOCK, ((b + 1) * BLOCK).min(self.class.len()));
+        // A class finds its entry through `entry_of`, not by searching the
+        // block's entries (a search whose length follows no pattern).
+        let classes = self.top_class as usize + 1;
+        if self.entry_of.len() < classes {
+            self.entry_of.resize(classes, u8::MAX);
+        }
+        let at = &mut self.entry_of;
         let e = &mut self.entries[b * BLOCK..(b + 1) * BLOCK];
         let mut len = 0usize;
         let mut count = 0u32;
-        for s in a..z {
-            let c = self.class[s];
+        for (&c, &v) in self.class[a..z].iter().zip(&self.score[a..z]) {
             if c == NONE {
                 continue;
             }
             count += 1;
-            let v = self.score[s];
-            match e[..len].iter_mut().find(|x| x.class() == c) {
-                Some(x) => x.take_one(v),
-                None => {
-                    e[len] = Entry::one(c, v);
-                    len += 1;
-                }
+            let j = at[c as usize];
+            if j == u8::MAX {
+                at[c as usize] = len as u8;
+                e[len] = Entry::one(c, v);
+                len += 1;
+            } else {
+                e[j as usize].take_one(v);
             }
+        }
+        for x in &e[..len] {
+            at[x.class() as usize] = u8::MAX;
         }
         self.len[b] = len as u8;
         self.total = self.total - self.feasible[b] + count;
