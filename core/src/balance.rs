@@ -355,7 +355,7 @@ impl Cluster {
                 _ => {
                     let mut seen: alloc::vec::Vec<u32> = alloc::vec::Vec::new();
                     for o in &c.pending {
-                        let rev = self.pod(c.pods[o]).revision;
+                        let rev = self.pod(c.pods[&o]).revision;
                         if !seen.contains(&rev) {
                             seen.push(rev);
                             consider(i, c.revisions[rev as usize - 1].template.requests);

@@ -163,7 +163,7 @@ impl Cluster {
             .pending
             .iter()
             .rev()
-            .map(|o| ctl.pods[o])
+            .map(|o| ctl.pods[&o])
             .filter(|&k| accept(self.pod(k)))
             .take(n)
             .collect();

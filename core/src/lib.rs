@@ -76,6 +76,7 @@ pub mod events;
 pub mod limits;
 pub mod model;
 pub mod namespace;
+mod ordinals;
 pub mod priority;
 pub mod quantity;
 mod reconcile;

@@ -215,7 +215,7 @@ impl Cluster {
     pub fn pending_pods(&self) -> impl Iterator<Item = PodView<'_>> + '_ {
         self.controllers
             .iter()
-            .flat_map(move |c| c.pending.iter().map(move |o| self.pod_view(c.pods[o])))
+            .flat_map(move |c| c.pending.iter().map(move |o| self.pod_view(c.pods[&o])))
     }
 
     /// The pods bound to a node.
@@ -312,7 +312,7 @@ impl Cluster {
             None
         } else {
             c.pending.iter().find_map(|o| {
-                let rev = self.pod(c.pods[o]).revision;
+                let rev = self.pod(c.pods[&o]).revision;
                 c.failure.get(&rev).map(|(_, m, _)| m.clone())
             })
         };

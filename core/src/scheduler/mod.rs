@@ -1145,7 +1145,7 @@ impl Cluster {
                 }
             }
             let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-            for &o in &ctl.pending {
+            for o in &ctl.pending {
                 let k = ctl.pods[&o];
                 groups.entry(self.pod(k).revision).or_default().push(k);
             }

@@ -209,7 +209,7 @@ impl Cluster {
             let top = ctl
                 .pending
                 .iter()
-                .map(|o| self.pod(ctl.pods[o]).priority)
+                .map(|o| self.pod(ctl.pods[&o]).priority)
                 .max()
                 .unwrap_or(0);
             q.push((Reverse(top), c as u32));
@@ -227,7 +227,7 @@ impl Cluster {
         let ctl = &self.controllers[c];
         ctl.pending
             .iter()
-            .any(|o| !self.pod(ctl.pods[o]).preempt_never)
+            .any(|o| !self.pod(ctl.pods[&o]).preempt_never)
     }
 
     /// The pods of one batch in queue order: higher priority first (stable).
@@ -750,7 +750,7 @@ impl Cluster {
         debug_assert!(
             self.controllers
                 .iter()
-                .flat_map(|ctl| ctl.pending.iter().map(|o| ctl.pods[o]))
+                .flat_map(|ctl| ctl.pending.iter().map(|o| ctl.pods[&o]))
                 .all(|q| self.pod(q).nominated != Some(found.node) || nominees.contains(&q)),
             "every pod nominated to a node is among its nominees"
         );

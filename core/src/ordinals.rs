@@ -1,0 +1,267 @@
+//! A set of pod ordinals, as a controller keeps its Pending pods.
+//!
+//! A controller numbers its pods in creation order, so the ordinals it
+//! holds Pending are close together: a bit per ordinal over the span from
+//! the lowest to the highest costs far less than a tree, and adding or
+//! removing one is a bit set or cleared (a bind removes one, 150,000 times
+//! when a big cluster starts). The span is what the bits cost: an ordinal
+//! long Pending while the controller creates and deletes many pods after
+//! it keeps a bit for each of them (an eighth of a byte per pod created),
+//! and the span shrinks back when that pod leaves.
+
+use alloc::vec::Vec;
+
+/// Equal sets are equal values: the words are trimmed at both ends and
+/// `base` is the first word's.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct OrdinalSet {
+    /// The ordinal of `words[0]`'s lowest bit, a multiple of 64.
+    base: u32,
+    /// A bit per ordinal from `base`; the first and the last word are not
+    /// zero unless the set is empty (then there are no words).
+    words: Vec<u64>,
+    len: u32,
+}
+
+impl OrdinalSet {
+    pub fn new() -> OrdinalSet {
+        OrdinalSet::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[cfg(test)]
+    pub fn contains(&self, o: &u32) -> bool {
+        match self.place(*o) {
+            Some((w, bit)) => self.words[w] & bit != 0,
+            None => false,
+        }
+    }
+
+    /// The word and bit of ordinal `o`, when the words cover it.
+    #[inline]
+    fn place(&self, o: u32) -> Option<(usize, u64)> {
+        let w = (o.checked_sub(self.base)? / 64) as usize;
+        (w < self.words.len()).then(|| (w, 1u64 << (o % 64)))
+    }
+
+    /// Adds `o`; false when it was there.
+    pub fn insert(&mut self, o: u32) -> bool {
+        let first = o - o % 64;
+        if self.words.is_empty() {
+            self.base = first;
+        } else if first < self.base {
+            // Below the span (a pod Pending again after ordinals after it
+            // were added): the words move up.
+            let shift = ((self.base - first) / 64) as usize;
+            self.words.splice(0..0, core::iter::repeat_n(0, shift));
+            self.base = first;
+        }
+        let w = ((o - self.base) / 64) as usize;
+        if w >= self.words.len() {
+            self.words.resize(w + 1, 0);
+        }
+        let bit = 1u64 << (o % 64);
+        let fresh = self.words[w] & bit == 0;
+        self.words[w] |= bit;
+        self.len += fresh as u32;
+        fresh
+    }
+
+    /// Removes `o`; false when it was not there.
+    pub fn remove(&mut self, o: &u32) -> bool {
+        let Some((w, bit)) = self.place(*o) else {
+            return false;
+        };
+        if self.words[w] & bit == 0 {
+            return false;
+        }
+        self.words[w] &= !bit;
+        self.len -= 1;
+        if self.len == 0 {
+            self.words.clear();
+        } else if self.words[w] == 0 {
+            // Keep the first and last words non-zero: the span follows the
+            // ordinals held.
+            if w + 1 == self.words.len() {
+                while self.words.last() == Some(&0) {
+                    self.words.pop();
+                }
+            } else if w == 0 {
+                let lead = self.words.iter().take_while(|&&x| x == 0).count();
+                self.words.drain(..lead);
+                self.base += lead as u32 * 64;
+            }
+        }
+        true
+    }
+
+    /// The ordinals, ascending (and from either end).
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            words: &self.words,
+            base: self.base,
+            front: (0, self.words.first().copied().unwrap_or(0)),
+            back: (
+                self.words.len().saturating_sub(1),
+                if self.words.len() > 1 {
+                    *self.words.last().unwrap_or(&0)
+                } else {
+                    0
+                },
+            ),
+            left: self.len,
+        }
+    }
+}
+
+/// Printed as the set it is, `{3, 4, 9}`.
+impl core::fmt::Debug for OrdinalSet {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// [`OrdinalSet::iter`]: the bits left in the front word and in the back
+/// word (the same word is held once, by the front).
+pub(crate) struct Iter<'a> {
+    words: &'a [u64],
+    base: u32,
+    front: (usize, u64),
+    back: (usize, u64),
+    left: u32,
+}
+
+impl Iterator for Iter<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        if self.left == 0 {
+            return None;
+        }
+        loop {
+            let (w, bits) = &mut self.front;
+            if *bits != 0 {
+                let t = bits.trailing_zeros();
+                *bits &= *bits - 1;
+                self.left -= 1;
+                return Some(self.base + *w as u32 * 64 + t);
+            }
+            *w += 1;
+            *bits = if *w == self.back.0 {
+                core::mem::take(&mut self.back.1)
+            } else {
+                self.words[*w]
+            };
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<u32> {
+        if self.left == 0 {
+            return None;
+        }
+        loop {
+            if self.back.0 == self.front.0 {
+                // One word left, held by the front: take its highest bit.
+                let bits = &mut self.front.1;
+                let t = 63 - bits.leading_zeros();
+                *bits &= !(1u64 << t);
+                self.left -= 1;
+                return Some(self.base + self.front.0 as u32 * 64 + t);
+            }
+            let (w, bits) = &mut self.back;
+            if *bits != 0 {
+                let t = 63 - bits.leading_zeros();
+                *bits &= !(1u64 << t);
+                self.left -= 1;
+                return Some(self.base + *w as u32 * 64 + t);
+            }
+            *w -= 1;
+            *bits = if *w == self.front.0 {
+                0
+            } else {
+                self.words[*w]
+            };
+        }
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl<'a> IntoIterator for &'a OrdinalSet {
+    type Item = u32;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulator::Prng;
+    use alloc::collections::BTreeSet;
+
+    /// Random inserts and removes agree with a BTreeSet, from the front,
+    /// from the back and from both ends at once; the span stays trimmed.
+    #[test]
+    fn agrees_with_a_btree_set() {
+        #[cfg(feature = "std")]
+        let ops: u64 = std::env::var("SHEPHERD_FUZZ_OPS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(200);
+        #[cfg(not(feature = "std"))]
+        let ops: u64 = 200;
+        for seed in 0..ops {
+            let mut rng = Prng::new(seed);
+            let mut s = OrdinalSet::new();
+            let mut want = BTreeSet::new();
+            let span = 1 + rng.below(700) as u32;
+            for step in 0..300 {
+                let o = rng.below(span as u64) as u32 + (step / 3);
+                if rng.below(3) == 0 {
+                    assert_eq!(s.remove(&o), want.remove(&o), "seed {seed}");
+                } else {
+                    assert_eq!(s.insert(o), want.insert(o), "seed {seed}");
+                }
+                assert_eq!(s.len(), want.len(), "seed {seed}");
+                assert_eq!(s.contains(&o), want.contains(&o), "seed {seed}");
+                assert!(
+                    s.words.first().is_none_or(|&w| w != 0)
+                        && s.words.last().is_none_or(|&w| w != 0),
+                    "seed {seed}: the span is trimmed"
+                );
+            }
+            assert!(s.iter().eq(want.iter().copied()), "seed {seed}");
+            assert!(s.iter().rev().eq(want.iter().rev().copied()), "seed {seed}");
+            // Both ends at once.
+            let (mut it, mut w) = (s.iter(), want.iter().copied());
+            loop {
+                let flip = rng.below(2) == 0;
+                let (a, b) = if flip {
+                    (it.next(), w.next())
+                } else {
+                    (it.next_back(), w.next_back())
+                };
+                assert_eq!(a, b, "seed {seed}");
+                if a.is_none() {
+                    break;
+                }
+            }
+        }
+    }
+}
