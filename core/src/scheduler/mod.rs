@@ -2248,16 +2248,7 @@ impl Cluster {
         };
         x.present.clear();
         x.best.clear();
-        let (present, best) = (&mut x.present, &mut x.best);
-        x.acc.drain(|class, t| {
-            present.push(class);
-            best.push(sample_index::Best {
-                class,
-                max: t.max,
-                at_max: t.at_max,
-                members: 0,
-            });
-        });
+        x.acc.drain(&mut x.present, &mut x.best);
         let ranges: &[(usize, usize)] = if pair[1].0 < pair[1].1 {
             &pair
         } else {

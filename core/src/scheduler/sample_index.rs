@@ -184,17 +184,39 @@ impl Gathered {
         t.max = t.max.max(max);
     }
 
-    /// Calls `f(class, its best)` for each class found, in ascending
+    /// Appends each class found and its best to `present` and `best`
+    /// (`members` 0: a sample's summary counts no members), in ascending
     /// order, and forgets them (ready for the next sample).
     #[inline]
-    pub fn drain(&mut self, mut f: impl FnMut(u32, Top)) {
+    pub fn drain(&mut self, present: &mut Vec<u32>, best: &mut Vec<Best>) {
         if !self.bits {
+            // Every class's entry is written and kept only when found: no
+            // branch on which classes a sample holds.
+            let (p0, b0, n) = (present.len(), best.len(), self.top.len());
+            present.resize(p0 + n, 0);
+            best.resize(
+                b0 + n,
+                Best {
+                    class: NONE,
+                    max: Score::MIN,
+                    at_max: 0,
+                    members: 0,
+                },
+            );
+            let mut j = 0;
             for (c, t) in self.top.iter_mut().enumerate() {
-                if t.at_max > 0 {
-                    f(c as u32, *t);
-                    *t = Top::ABSENT;
-                }
+                present[p0 + j] = c as u32;
+                best[b0 + j] = Best {
+                    class: c as u32,
+                    max: t.max,
+                    at_max: t.at_max,
+                    members: 0,
+                };
+                j += (t.at_max > 0) as usize;
+                *t = Top::ABSENT;
             }
+            present.truncate(p0 + j);
+            best.truncate(b0 + j);
             return;
         }
         for w in 0..self.seen.len() {
@@ -206,7 +228,14 @@ impl Gathered {
             while bits != 0 {
                 let c = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                f(c as u32, self.top[c]);
+                let t = self.top[c];
+                present.push(c as u32);
+                best.push(Best {
+                    class: c as u32,
+                    max: t.max,
+                    at_max: t.at_max,
+                    members: 0,
+                });
                 self.top[c] = Top::ABSENT;
             }
         }
@@ -665,13 +694,15 @@ mod tests {
             }
         });
         folded.sort_unstable_by_key(|b| b.class);
-        let mut got = Vec::new();
-        acc.drain(|c, t| got.push((c, t.max, t.at_max)));
+        let (mut classes, mut tops) = (Vec::new(), Vec::new());
+        acc.drain(&mut classes, &mut tops);
+        assert!(classes.iter().eq(tops.iter().map(|t| &t.class)));
+        let got: Vec<(u32, Score, u32)> = tops.iter().map(|t| (t.class, t.max, t.at_max)).collect();
         let want: Vec<(u32, Score, u32)> =
             folded.iter().map(|b| (b.class, b.max, b.at_max)).collect();
         assert_eq!(got, want, "the classes gathered");
-        let mut again = Vec::new();
-        acc.drain(|c, _| again.push(c));
+        let (mut again, mut tops) = (Vec::new(), Vec::new());
+        acc.drain(&mut again, &mut tops);
         assert!(again.is_empty(), "drained");
         assert!(acc.top.iter().all(|t| *t == Top::ABSENT), "reset");
     }
@@ -698,8 +729,21 @@ mod tests {
                         t.at_max += at;
                     }
                 }
-                let mut got = Vec::new();
-                g.drain(|c, t| got.push((c, t)));
+                let (mut found, mut tops) = (Vec::new(), Vec::new());
+                g.drain(&mut found, &mut tops);
+                assert!(found.iter().eq(tops.iter().map(|t| &t.class)));
+                let got: Vec<(u32, Top)> = tops
+                    .iter()
+                    .map(|t| {
+                        (
+                            t.class,
+                            Top {
+                                max: t.max,
+                                at_max: t.at_max,
+                            },
+                        )
+                    })
+                    .collect();
                 let want: Vec<(u32, Top)> = want.into_iter().collect();
                 assert_eq!(got, want, "{classes} classes");
                 assert!(g.top.iter().all(|t| *t == Top::ABSENT));
