@@ -2021,11 +2021,14 @@ impl Cluster {
             return;
         }
         let ctl = &self.controllers[c.0 as usize];
+        // A service marked already is not matched again: a tick that turns
+        // 150,000 pods Ready asks for each of them.
         for s in self.services.values_mut() {
-            if ctl
-                .revisions
-                .iter()
-                .any(|r| s.spec.selector.matches(&r.template.labels))
+            if !s.dirty
+                && ctl
+                    .revisions
+                    .iter()
+                    .any(|r| s.spec.selector.matches(&r.template.labels))
             {
                 s.dirty = true;
             }
