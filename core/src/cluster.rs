@@ -528,6 +528,12 @@ pub struct Cluster {
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
     /// compare their slots against, eight nodes to a cache line.
     pub(crate) stamps: Vec<u64>,
+    /// Per node, the stamp of its last change other than a bind or an
+    /// unbind (`refresh_hot`, not `refresh_hot_resources`): what values
+    /// that read only the node's spec and conditions (the static filters'
+    /// verdict, NodeAffinity's terms) are checked against, so they outlive
+    /// the binds that restamp the node.
+    pub(crate) spec_stamps: Vec<u64>,
     /// Nodes of `hot` with a PreferNoSchedule taint and not removed: kept
     /// so a batch asks it without reading every node's record.
     pub(crate) soft_tainted: u32,
@@ -649,6 +655,7 @@ impl Cluster {
             nodes: Vec::new(),
             hot: Vec::new(),
             stamps: Vec::new(),
+            spec_stamps: Vec::new(),
             soft_tainted: 0,
             node_by_name: BTreeMap::new(),
             controllers: Vec::new(),
@@ -883,6 +890,7 @@ impl Cluster {
         self.nodes.push(fresh_node(spec));
         self.hot.push(HotNode::default());
         self.stamps.push(0);
+        self.spec_stamps.push(0);
         self.refresh_hot(id);
         for t in self.topologies.iter_mut() {
             t.node_domain.push(None);
@@ -1595,6 +1603,7 @@ impl Cluster {
     pub(crate) fn refresh_hot(&mut self, id: NodeId) {
         self.node_epoch += 1;
         self.refresh_hot_resources(id);
+        self.spec_stamps[id.0 as usize] = self.stamp_clock;
     }
 
     /// `refresh_hot` for a bind or an unbind: what the node holds changed,

@@ -168,6 +168,12 @@ pub(crate) struct Caches {
     /// key admit it (which nodes count for spreading under
     /// nodeAffinityPolicy Honor).
     inclusions: Vec<Entry<StaticKey, u8>>,
+    /// Per node, NodeAffinity's raw score and which preferred terms it
+    /// matches (a bit per term), by the template's preferred terms: many
+    /// Deployments prefer the same nodes, and matching every node's labels
+    /// for each of their batches cost a tenth of the Zipf mix.
+    affinity_raw: Vec<Entry<Vec<PreferredSchedulingTerm>, i64>>,
+    affinity_mask: Vec<Entry<Vec<PreferredSchedulingTerm>, u32>>,
     /// Sample indexes kept between batches, by what they depend on.
     indexes: Vec<Box<KeptIndex>>,
     /// Per key without a kept index: the node visits its batches' scans
@@ -223,6 +229,8 @@ impl Caches {
             self.indexes.clear();
             self.work.clear();
             self.inclusions.clear();
+            self.affinity_raw.clear();
+            self.affinity_mask.clear();
             self.profile = Some(profile.clone());
         }
         (
@@ -240,6 +248,30 @@ impl Caches {
     pub fn keep_inclusion(&mut self, key: StaticKey, slots: Slots<u8>) {
         self.clock += 1;
         give(&mut self.inclusions, key, slots, self.clock);
+    }
+
+    /// NodeAffinity's per-node raw scores and term masks kept for these
+    /// preferred terms, empty ones for new terms; they go back with
+    /// [`Caches::keep_affinity`]. Their values carry the nodes' spec stamps.
+    pub fn lend_affinity(
+        &mut self,
+        key: &Vec<PreferredSchedulingTerm>,
+    ) -> (Slots<i64>, Slots<u32>) {
+        (
+            take(&mut self.affinity_raw, key).unwrap_or_default(),
+            take(&mut self.affinity_mask, key).unwrap_or_default(),
+        )
+    }
+
+    pub fn keep_affinity(
+        &mut self,
+        key: Vec<PreferredSchedulingTerm>,
+        raw: Slots<i64>,
+        mask: Slots<u32>,
+    ) {
+        self.clock += 1;
+        give(&mut self.affinity_raw, key.clone(), raw, self.clock);
+        give(&mut self.affinity_mask, key, mask, self.clock);
     }
 
     /// The kept index for `key`, taken out until [`Caches::keep_index`].

@@ -432,6 +432,11 @@ impl Cluster {
             nonzero: req.non_zero(),
         };
         let (static_ok, local) = self.caches.lend(profile, &static_key, &local_key);
+        let (na_raw, na_mask) = if tpl.node_affinity.preferred.is_empty() {
+            Default::default()
+        } else {
+            self.caches.lend_affinity(&tpl.node_affinity.preferred)
+        };
         let mut b = Batch {
             c,
             rev_no,
@@ -451,10 +456,10 @@ impl Cluster {
             ipa_score: false,
             node_affinity_score: !tpl.node_affinity.preferred.is_empty()
                 && profile.weight(Plugin::NodeAffinity).is_some(),
-            na_raw: cache::Slots::default(),
+            na_raw,
             na_bits: 0,
             hard_zone: None,
-            na_mask: cache::Slots::default(),
+            na_mask,
             best_effort: req.is_zero(),
             live_nodes,
             plain_template: tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none(),
@@ -1008,7 +1013,8 @@ impl Cluster {
             return false;
         }
         if !(h.schedulable && !h.hard_taints && b.plain_template) {
-            let stamp = h.stamp;
+            // The verdict reads the node's spec and conditions only.
+            let stamp = self.spec_stamps[i];
             let cached = b.static_ok.get(i, stamp);
             debug_assert!(
                 cached.is_none()
@@ -1039,13 +1045,19 @@ impl Cluster {
     }
 
     /// NodeAffinity's raw score (the weights of the preferred terms the
-    /// node matches), cached per batch until the node changes.
+    /// node matches), cached per batch until the node's spec changes.
     fn na_raw_cached(&self, i: usize, b: &mut Batch) -> i64 {
-        let stamp = self.stamps[i];
+        // The terms read the node's name and labels only.
+        let stamp = self.spec_stamps[i];
+        let s = &self.nodes[i].spec;
         if let Some(v) = b.na_raw.get(i, stamp) {
+            debug_assert_eq!(
+                v,
+                node_affinity::score(&s.name, &s.labels, &b.rev.template.node_affinity),
+                "a cached NodeAffinity score must equal a fresh one"
+            );
             return v;
         }
-        let s = &self.nodes[i].spec;
         let v = node_affinity::score(&s.name, &s.labels, &b.rev.template.node_affinity);
         b.na_raw.set(i, stamp, v);
         v
@@ -1053,10 +1065,15 @@ impl Cluster {
 
     /// Which of the batch's preferred node affinity terms node `i` matches
     /// (a bit per term, as `class_of` holds them), cached per batch until
-    /// the node changes.
+    /// the node's spec changes.
     fn na_mask_cached(&self, i: usize, b: &mut Batch) -> u32 {
-        let stamp = self.stamps[i];
+        let stamp = self.spec_stamps[i];
         if let Some(v) = b.na_mask.get(i, stamp) {
+            debug_assert_eq!(
+                v,
+                self.na_mask(b, i),
+                "a cached term mask must equal a fresh one"
+            );
             return v;
         }
         let mask = self.na_mask(b, i);
@@ -1092,12 +1109,13 @@ impl Cluster {
             && b.rev.template.node_selector.is_empty()
             && b.rev.template.node_affinity.required.is_none();
         if !plain {
-            match b.static_ok.get(i, h.stamp) {
+            let stamp = self.spec_stamps[i];
+            match b.static_ok.get(i, stamp) {
                 Some(1) => {}
                 Some(_) => return self.static_filter(n, &b.rev, profile),
                 None => {
                     let r = self.static_filter(n, &b.rev, profile);
-                    b.static_ok.set(i, h.stamp, if r.is_ok() { 1 } else { 2 });
+                    b.static_ok.set(i, stamp, if r.is_ok() { 1 } else { 2 });
                     r?;
                 }
             }
@@ -1390,6 +1408,11 @@ impl Cluster {
                 ix.synced = self.stamp_clock;
             }
             self.caches.keep_index(ix);
+        }
+        let preferred = &b.rev.template.node_affinity.preferred;
+        if !preferred.is_empty() {
+            self.caches
+                .keep_affinity(preferred.clone(), b.na_raw, b.na_mask);
         }
         self.caches
             .give_back(b.static_key, b.static_ok, b.local_key, b.local);
