@@ -11,10 +11,15 @@
 //!
 //! So they are kept here, keyed by what they depend on, and each value carries
 //! the stamp its node had when it was computed. Every change to a node goes
-//! through `Cluster::refresh_hot`, which gives the node a stamp never used
-//! before; a value whose stamp differs from its node's is stale and is
-//! recomputed on use. A cache therefore never changes a decision: it only
-//! saves recomputing a value whose inputs are the same.
+//! through `Cluster::refresh_hot` (or, for a bind or an unbind,
+//! `refresh_hot_resources`), which gives the node a stamp never used before;
+//! a value whose stamp differs from its node's is stale and is recomputed on
+//! use. Values that read only the node's spec and conditions (the static
+//! verdicts, inclusion, NodeAffinity's terms) are checked against the node's
+//! spec stamp, which binds leave alone; the node-local scores against the
+//! stamp every change moves. A cache therefore never changes a decision: it
+//! only saves recomputing a value whose inputs are the same (debug builds
+//! compare every cached value with a fresh one).
 //!
 //! Bounds: at most [`MAX_ENTRIES`] keys per kind, least recently used dropped
 //! first; each entry holds two words per node slot. A profile change clears

@@ -632,8 +632,9 @@ impl Cluster {
             return;
         }
         // Kept between batches with the same nodeSelector and required
-        // terms, per node stamp (a node's labels change its stamp). A plain
-        // template includes every live node (`include_all`).
+        // terms, per node spec stamp (a node's labels change it, a bind
+        // does not). A plain template includes every live node
+        // (`include_all`).
         let key = cache::StaticKey {
             node_selector: tpl.node_selector.clone(),
             required: tpl.node_affinity.required.clone(),
@@ -646,15 +647,28 @@ impl Cluster {
             self.caches.lend_inclusion(&key)
         };
         // With no node removed, no node's record is read to ask; the
-        // stamps are read from their packed copy (eight to a cache line).
+        // stamps are read from their packed array (eight to a cache line).
         let none_removed = self.live_nodes as usize == self.nodes.len();
         b.inclusion = (0..if plain { 0 } else { n })
             .map(|i| {
                 if !none_removed && self.hot[i].removed {
                     return 0;
                 }
-                let stamp = self.stamps[i];
+                let stamp = self.spec_stamps[i];
                 if let Some(v) = kept.get(i, stamp) {
+                    debug_assert_eq!(
+                        v,
+                        {
+                            let s = &self.nodes[i].spec;
+                            node_affinity::filter(
+                                &s.name,
+                                &s.labels,
+                                &tpl.node_selector,
+                                &tpl.node_affinity,
+                            ) as u8
+                        },
+                        "a cached inclusion must equal a fresh one"
+                    );
                     return v;
                 }
                 let s = &self.nodes[i].spec;
@@ -1110,7 +1124,13 @@ impl Cluster {
             && b.rev.template.node_affinity.required.is_none();
         if !plain {
             let stamp = self.spec_stamps[i];
-            match b.static_ok.get(i, stamp) {
+            let cached = b.static_ok.get(i, stamp);
+            debug_assert!(
+                cached.is_none()
+                    || (cached == Some(1)) == self.static_filter(n, &b.rev, profile).is_ok(),
+                "a cached static verdict must equal a fresh one"
+            );
+            match cached {
                 Some(1) => {}
                 Some(_) => return self.static_filter(n, &b.rev, profile),
                 None => {
