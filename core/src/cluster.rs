@@ -266,7 +266,7 @@ pub(crate) struct Controller {
     pub pods: BTreeMap<u32, u32>,
     pub pending: crate::ordinals::OrdinalSet,
     pub next_ordinal: u32,
-    pub counts: BTreeMap<u32, Counts>,
+    pub counts: crate::ordinals::RevisionMap<Counts>,
     pub deleted: bool,
     /// Epochs at which scheduling last left pods pending; no retry until
     /// something that could help has happened.
@@ -313,7 +313,7 @@ impl Controller {
             pods: BTreeMap::new(),
             pending: crate::ordinals::OrdinalSet::new(),
             next_ordinal: 0,
-            counts: BTreeMap::new(),
+            counts: crate::ordinals::RevisionMap::new(),
             deleted: false,
             blocked: None,
             failure: BTreeMap::new(),
@@ -1699,7 +1699,7 @@ impl Cluster {
         let c = &mut self.controllers[id.0 as usize];
         c.pods.insert(ordinal, key);
         c.pending.insert(ordinal);
-        c.counts.entry(revision).or_default().pods += 1;
+        c.counts.entry_or_default(revision).pods += 1;
         c.blocked = None;
         self.pending_total += 1;
         self.record(
@@ -1794,7 +1794,7 @@ impl Cluster {
         self.affinity_count(k, n, true);
         let ctl = &mut self.controllers[c.0 as usize];
         ctl.pending.remove(&o);
-        ctl.counts.entry(rev).or_default().bound += 1;
+        ctl.counts.entry_or_default(rev).bound += 1;
         self.pending_total -= 1;
         self.bound_total += 1;
         self.bind_epoch += 1;
@@ -1909,7 +1909,7 @@ impl Cluster {
             (p.controller, p.revision, p.uid)
         };
         let ctl = &mut self.controllers[c.0 as usize];
-        ctl.counts.entry(rev).or_default().ready += 1;
+        ctl.counts.entry_or_default(rev).ready += 1;
         let min_ready = ctl.min_ready_seconds;
         self.disruption_epoch += 1;
         self.mark_services_for(c);

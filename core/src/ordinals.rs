@@ -265,3 +265,108 @@ mod tests {
         }
     }
 }
+
+/// A small map from revision number to `T`, sorted by revision: a
+/// controller's pods belong to one or a few revisions, so a sorted vector
+/// answers in a comparison or two where a B-tree walked its nodes (a
+/// controller's counts are touched four times in each pod's life: created,
+/// bound, Ready, available).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct RevisionMap<T> {
+    entries: Vec<(u32, T)>,
+}
+
+impl<T> RevisionMap<T> {
+    pub fn new() -> RevisionMap<T> {
+        RevisionMap {
+            entries: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn find(&self, rev: u32) -> Result<usize, usize> {
+        // The revision asked is most often the newest (the last entry).
+        match self.entries.last() {
+            Some(&(r, _)) if r == rev => Ok(self.entries.len() - 1),
+            _ => self.entries.binary_search_by_key(&rev, |e| e.0),
+        }
+    }
+
+    pub fn get(&self, rev: &u32) -> Option<&T> {
+        self.find(*rev).ok().map(|i| &self.entries[i].1)
+    }
+
+    pub fn get_mut(&mut self, rev: &u32) -> Option<&mut T> {
+        self.find(*rev).ok().map(move |i| &mut self.entries[i].1)
+    }
+
+    /// The value for `rev`, a default one added when there is none.
+    pub fn entry_or_default(&mut self, rev: u32) -> &mut T
+    where
+        T: Default,
+    {
+        let i = match self.find(rev) {
+            Ok(i) => i,
+            Err(i) => {
+                self.entries.insert(i, (rev, T::default()));
+                i
+            }
+        };
+        &mut self.entries[i].1
+    }
+
+    pub fn remove(&mut self, rev: &u32) -> Option<T> {
+        self.find(*rev).ok().map(|i| self.entries.remove(i).1)
+    }
+
+    /// The revisions and their values, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = (&u32, &T)> {
+        self.entries.iter().map(|(r, v)| (r, v))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.entries.iter().map(|e| &e.1)
+    }
+}
+
+/// Printed as the map it is, `{1: ..., 2: ...}`.
+impl<T: core::fmt::Debug> core::fmt::Debug for RevisionMap<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod revision_map_tests {
+    use super::*;
+    use crate::simulator::Prng;
+    use alloc::collections::BTreeMap;
+
+    /// Random adds, changes and removes agree with a BTreeMap.
+    #[test]
+    fn agrees_with_a_btree_map() {
+        for seed in 0..200u64 {
+            let mut rng = Prng::new(seed);
+            let mut m: RevisionMap<u32> = RevisionMap::new();
+            let mut want: BTreeMap<u32, u32> = BTreeMap::new();
+            for _ in 0..200 {
+                let rev = 1 + rng.below(8) as u32;
+                match rng.below(4) {
+                    0 => assert_eq!(m.remove(&rev), want.remove(&rev), "seed {seed}"),
+                    1 => {
+                        if let (Some(a), Some(b)) = (m.get_mut(&rev), want.get_mut(&rev)) {
+                            *a += 1;
+                            *b += 1;
+                        }
+                    }
+                    _ => {
+                        *m.entry_or_default(rev) += 1;
+                        *want.entry(rev).or_default() += 1;
+                    }
+                }
+                assert_eq!(m.get(&rev), want.get(&rev), "seed {seed}");
+                assert!(m.iter().eq(want.iter()), "seed {seed}");
+            }
+        }
+    }
+}

@@ -251,8 +251,7 @@ impl Cluster {
         }
         self.controllers[c.0 as usize]
             .counts
-            .entry(rev)
-            .or_default()
+            .entry_or_default(rev)
             .available += 1;
     }
 
