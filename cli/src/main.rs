@@ -821,9 +821,11 @@ fn bench(args: &[String]) -> Result<(), Failure> {
                 }
             );
             println!(
-                "{:<44} {:>10.1?} {:>12.0} {:>8} {:>8}",
+                "{:<44} {:>10} {:>12.0} {:>8} {:>8}",
                 label,
-                dt,
+                // Milliseconds whatever the size: a second printed as "1.3s"
+                // hides the differences a change makes.
+                format!("{:.1}ms", dt.as_secs_f64() * 1000.0),
                 c.bound_count() as f64 / dt.as_secs_f64(),
                 fp.passes,
                 c.pending_count()
