@@ -1063,16 +1063,19 @@ impl Cluster {
     fn na_raw_cached(&self, i: usize, b: &mut Batch) -> i64 {
         // The terms read the node's name and labels only.
         let stamp = self.spec_stamps[i];
-        let s = &self.nodes[i].spec;
+        let fresh = || {
+            let s = &self.nodes[i].spec;
+            node_affinity::score(&s.name, &s.labels, &b.rev.template.node_affinity)
+        };
         if let Some(v) = b.na_raw.get(i, stamp) {
             debug_assert_eq!(
                 v,
-                node_affinity::score(&s.name, &s.labels, &b.rev.template.node_affinity),
+                fresh(),
                 "a cached NodeAffinity score must equal a fresh one"
             );
             return v;
         }
-        let v = node_affinity::score(&s.name, &s.labels, &b.rev.template.node_affinity);
+        let v = fresh();
         b.na_raw.set(i, stamp, v);
         v
     }
