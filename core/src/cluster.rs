@@ -113,7 +113,7 @@ pub(crate) struct NodeState {
 /// nodes stays in cache: 64 bytes, aligned to a cache line, so a node's
 /// record is one line. A mirror of `NodeState`, refreshed by
 /// `Cluster::refresh_hot` wherever a node's state changes.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(align(64))]
 pub(crate) struct HotNode {
     /// Requests counted with Kubernetes' non-zero defaults (what scoring reads).
@@ -1602,19 +1602,36 @@ impl Cluster {
 
     pub(crate) fn refresh_hot(&mut self, id: NodeId) {
         self.node_epoch += 1;
-        self.refresh_hot_resources(id);
-        self.spec_stamps[id.0 as usize] = self.stamp_clock;
-    }
-
-    /// `refresh_hot` for a bind or an unbind: what the node holds changed,
-    /// not what the static filters read.
-    pub(crate) fn refresh_hot_resources(&mut self, id: NodeId) {
         self.stamp_clock += 1;
         let mut h = HotNode::of(&self.nodes[id.0 as usize]);
         h.stamp = self.stamp_clock;
         let soft = |h: &HotNode| (h.soft_taints && !h.removed) as u32;
         self.soft_tainted = self.soft_tainted - soft(&self.hot[id.0 as usize]) + soft(&h);
         self.hot[id.0 as usize] = h;
+        self.stamps[id.0 as usize] = self.stamp_clock;
+        self.spec_stamps[id.0 as usize] = self.stamp_clock;
+        self.caches.stamped(id.0, self.stamp_clock);
+    }
+
+    /// `refresh_hot` for a bind or an unbind: what the node holds changed,
+    /// not what the static filters read, so only the resource fields are
+    /// copied (the node's taints, a separate allocation, are not read).
+    pub(crate) fn refresh_hot_resources(&mut self, id: NodeId) {
+        self.stamp_clock += 1;
+        let n = &self.nodes[id.0 as usize];
+        let h = &mut self.hot[id.0 as usize];
+        h.nonzero = n.nonzero;
+        h.allocated = n.allocated;
+        h.pods_free = n.spec.max_pods.saturating_sub(n.pods.len() as u32);
+        h.stamp = self.stamp_clock;
+        debug_assert_eq!(
+            *h,
+            HotNode {
+                stamp: self.stamp_clock,
+                ..HotNode::of(n)
+            },
+            "a bind changes only a node's resource fields"
+        );
         self.stamps[id.0 as usize] = self.stamp_clock;
         self.caches.stamped(id.0, self.stamp_clock);
     }
@@ -1813,13 +1830,16 @@ impl Cluster {
                 .or_default()
                 .push((k, uid));
         }
+        // A node without NoSchedule or NoExecute taints (the packed record
+        // says so) has no NoExecute one: its taints are not read.
         let node = &self.nodes[n.0 as usize];
         if !node.ready
-            || node
-                .spec
-                .taints
-                .iter()
-                .any(|t| t.effect == TaintEffect::NoExecute)
+            || (self.hot[n.0 as usize].hard_taints
+                && node
+                    .spec
+                    .taints
+                    .iter()
+                    .any(|t| t.effect == TaintEffect::NoExecute))
         {
             self.start_taint_timer(k, n);
         }
