@@ -1602,38 +1602,43 @@ impl Cluster {
 
     pub(crate) fn refresh_hot(&mut self, id: NodeId) {
         self.node_epoch += 1;
-        self.stamp_clock += 1;
+        let stamp = self.restamp(id);
         let mut h = HotNode::of(&self.nodes[id.0 as usize]);
-        h.stamp = self.stamp_clock;
+        h.stamp = stamp;
         let soft = |h: &HotNode| (h.soft_taints && !h.removed) as u32;
         self.soft_tainted = self.soft_tainted - soft(&self.hot[id.0 as usize]) + soft(&h);
         self.hot[id.0 as usize] = h;
-        self.stamps[id.0 as usize] = self.stamp_clock;
-        self.spec_stamps[id.0 as usize] = self.stamp_clock;
-        self.caches.stamped(id.0, self.stamp_clock);
+        self.spec_stamps[id.0 as usize] = stamp;
     }
 
     /// `refresh_hot` for a bind or an unbind: what the node holds changed,
     /// not what the static filters read, so only the resource fields are
     /// copied (the node's taints, a separate allocation, are not read).
     pub(crate) fn refresh_hot_resources(&mut self, id: NodeId) {
-        self.stamp_clock += 1;
+        let stamp = self.restamp(id);
         let n = &self.nodes[id.0 as usize];
         let h = &mut self.hot[id.0 as usize];
         h.nonzero = n.nonzero;
         h.allocated = n.allocated;
         h.pods_free = n.spec.max_pods.saturating_sub(n.pods.len() as u32);
-        h.stamp = self.stamp_clock;
+        h.stamp = stamp;
         debug_assert_eq!(
             *h,
             HotNode {
-                stamp: self.stamp_clock,
+                stamp,
                 ..HotNode::of(n)
             },
             "a bind changes only a node's resource fields"
         );
+    }
+
+    /// A stamp no node had before, given to node `id` in its packed copy
+    /// (`stamps`) and the caches' journal; the caller sets `hot[id].stamp`.
+    fn restamp(&mut self, id: NodeId) -> u64 {
+        self.stamp_clock += 1;
         self.stamps[id.0 as usize] = self.stamp_clock;
         self.caches.stamped(id.0, self.stamp_clock);
+        self.stamp_clock
     }
 
     fn refresh_domains(&mut self, id: NodeId) {
