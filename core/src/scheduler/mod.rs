@@ -1307,7 +1307,16 @@ impl Cluster {
                 h.nonzero.memory_mib + b.nonzero.memory_mib,
                 h.capacity.memory_mib,
             );
-            total += l.w_fit * ((cpu * l.w_cpu + mem * l.w_mem) / l.w_sum);
+            // Both scores are 0..=100, so with equal weights the weighted
+            // mean is their sum halved (the default profile's case), without
+            // a division.
+            let mean = if l.w_cpu == l.w_mem {
+                (cpu + mem) >> 1
+            } else {
+                (cpu * l.w_cpu + mem * l.w_mem) / l.w_sum
+            };
+            debug_assert_eq!(mean, (cpu * l.w_cpu + mem * l.w_mem) / l.w_sum);
+            total += l.w_fit * mean;
         }
         if l.w_bal > 0 && !b.best_effort {
             // Through i64: one conversion instruction where u64 takes
