@@ -1148,8 +1148,9 @@ impl Harness {
         let mut now = Census::take(c);
         now.carry(&self.prev);
         let prev = &self.prev;
-        let window: Vec<RenderedEvent> = c.events()[self.seen..]
-            .iter()
+        let window: Vec<RenderedEvent> = c
+            .events()
+            .iter_from(self.seen)
             .map(|e| c.render_event(e))
             .collect();
         let pods_in = |reason: &str| -> BTreeSet<String> {

@@ -540,7 +540,8 @@ pub struct Cluster {
     pub(crate) node_by_name: BTreeMap<String, NodeId>,
     pub(crate) controllers: Vec<Controller>,
     pub(crate) controller_by_name: BTreeMap<String, ControllerId>,
-    pub(crate) pods: Vec<Option<Pod>>,
+    /// The pod slab, by key (`None`: a free key, in `free_keys`).
+    pub(crate) pods: crate::chunked::Chunked<Option<Pod>>,
     pub(crate) free_keys: Vec<u32>,
     pub(crate) next_uid: u64,
     pub(crate) topologies: Vec<Topology>,
@@ -564,7 +565,7 @@ pub struct Cluster {
     /// was created in (with no labels). A namespace's labels are fixed when
     /// it is created (`namespace.rs`).
     pub(crate) namespaces: BTreeMap<String, Labels>,
-    pub(crate) events: Vec<EventRecord>,
+    pub(crate) events: crate::events::EventLog,
     pub(crate) texts: Vec<String>,
     /// Pods to mark Ready at a tick: (tick, key, uid).
     /// Pods to mark Ready, bucketed by tick: (key, uid) in bind order.
@@ -660,7 +661,7 @@ impl Cluster {
             node_by_name: BTreeMap::new(),
             controllers: Vec::new(),
             controller_by_name: BTreeMap::new(),
-            pods: Vec::new(),
+            pods: Default::default(),
             free_keys: Vec::new(),
             next_uid: 1,
             topologies: Vec::new(),
@@ -673,7 +674,7 @@ impl Cluster {
             pdbs: BTreeMap::new(),
             services: BTreeMap::new(),
             namespaces: BTreeMap::new(),
-            events: Vec::new(),
+            events: Default::default(),
             texts: Vec::new(),
             ready_queue: BTreeMap::new(),
             available_queue: BTreeMap::new(),
@@ -782,7 +783,7 @@ impl Cluster {
     }
 
     /// Every event so far, oldest first.
-    pub fn events(&self) -> &[EventRecord] {
+    pub fn events(&self) -> &crate::events::EventLog {
         &self.events
     }
 

@@ -143,6 +143,10 @@ pub enum Message {
     Text(TextId),
 }
 
+/// The event log: grows by chunks, so the 300,000 events of a large first
+/// tick are never copied to make room (see `chunked`).
+pub type EventLog = crate::chunked::Chunked<EventRecord>;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EventRecord {
     pub tick: u64,

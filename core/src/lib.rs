@@ -68,6 +68,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 mod affinity;
 pub mod balance;
 mod bare_pod;
+pub mod chunked;
 mod cluster;
 mod controllers;
 mod daemonset;
@@ -100,7 +101,7 @@ pub use daemonset::{
     MAX_DAEMONSETS, MAX_DAEMONSET_MIN_READY_SECONDS,
 };
 pub use error::Error;
-pub use events::{EventRecord, EventType, Reason, RenderedEvent};
+pub use events::{EventLog, EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
     NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm, NodeSpec,

@@ -424,8 +424,8 @@ pub fn events_since(c: &Cluster, cursor: u32, limit: u32) -> EventsPage {
     EventsPage {
         cursor: all.len() as u32,
         skipped: (start - from) as u32,
-        events: all[start..]
-            .iter()
+        events: all
+            .iter_from(start)
             .map(|e| c.render_event(e).into())
             .collect(),
     }
