@@ -546,11 +546,11 @@ fn diff_aligned(a: &Cluster, b: &Cluster) -> PlacementDiff {
         let mut ia = ca.pods.iter().peekable();
         let mut ib = cb.pods.iter().peekable();
         loop {
-            let (oa, ob) = (ia.peek().map(|(&o, _)| o), ib.peek().map(|(&o, _)| o));
+            let (oa, ob) = (ia.peek().map(|&(o, _)| o), ib.peek().map(|&(o, _)| o));
             match (oa, ob) {
                 (None, None) => break,
                 (Some(x), Some(y)) if x == y => {
-                    let (Some((_, &ka)), Some((_, &kb))) = (ia.next(), ib.next()) else {
+                    let (Some((_, ka)), Some((_, kb))) = (ia.next(), ib.next()) else {
                         break;
                     };
                     match (node_of(a, ka), node_of(b, kb)) {
@@ -565,7 +565,7 @@ fn diff_aligned(a: &Cluster, b: &Cluster) -> PlacementDiff {
                 }
                 // The lower ordinal is a pod only one run has.
                 (Some(x), y) if y.is_none_or(|y| x < y) => {
-                    if let Some((_, &ka)) = ia.next() {
+                    if let Some((_, ka)) = ia.next() {
                         match node_of(a, ka) {
                             Some(na) => d.bound_only_in_a.push((name(x), String::from(na))),
                             None => d.pending_only_in_a.push(name(x)),
@@ -573,7 +573,7 @@ fn diff_aligned(a: &Cluster, b: &Cluster) -> PlacementDiff {
                     }
                 }
                 (_, _) => {
-                    if let Some((&y, &kb)) = ib.next() {
+                    if let Some((y, kb)) = ib.next() {
                         match node_of(b, kb) {
                             Some(nb) => d.bound_only_in_b.push((name(y), String::from(nb))),
                             None => d.pending_only_in_b.push(name(y)),

@@ -263,7 +263,8 @@ pub(crate) struct Controller {
     /// Revision `r` is `revisions[r - 1]`.
     pub revisions: Vec<Revision>,
     pub current: u32,
-    pub pods: BTreeMap<u32, u32>,
+    /// Pod keys by ordinal.
+    pub pods: crate::ordinals::OrdinalMap,
     pub pending: crate::ordinals::OrdinalSet,
     pub next_ordinal: u32,
     pub counts: crate::ordinals::RevisionMap<Counts>,
@@ -310,7 +311,7 @@ impl Controller {
             strategy: Default::default(),
             revisions: Vec::new(),
             current: 0,
-            pods: BTreeMap::new(),
+            pods: Default::default(),
             pending: crate::ordinals::OrdinalSet::new(),
             next_ordinal: 0,
             counts: crate::ordinals::RevisionMap::new(),
@@ -1750,7 +1751,7 @@ impl Cluster {
             }
         }
         let c = &mut self.controllers[p.controller.0 as usize];
-        c.pods.remove(&p.ordinal);
+        c.pods.remove(p.ordinal);
         if c.pending.remove(&p.ordinal) {
             self.pending_total -= 1;
         }

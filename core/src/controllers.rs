@@ -575,7 +575,7 @@ impl Cluster {
                 {
                     continue;
                 }
-                for (&o, &k) in &ctl.pods {
+                for (o, k) in ctl.pods.iter() {
                     let p = self.pod(k);
                     if p.ready && sel.matches(&self.revision_of(p).template.labels) {
                         eps.push((ControllerId(ci as u32), o));

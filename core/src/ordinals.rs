@@ -370,3 +370,162 @@ mod revision_map_tests {
         }
     }
 }
+
+/// A controller's pod keys by ordinal, as `OrdinalSet` holds its Pending
+/// ordinals: one key per ordinal over the span from the lowest ordinal held
+/// to the highest (4 bytes an ordinal, where a tree took a node allocation
+/// and a search of unpredictable branches per lookup). A lookup is an index;
+/// the span shrinks back at either end when the ordinal there leaves, so an
+/// old pod outliving many created and deleted after it keeps 4 bytes for
+/// each of them until it goes.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct OrdinalMap {
+    /// The ordinal of `keys[0]`.
+    base: u32,
+    /// A key per ordinal from `base` ([`HOLE`]: none); the first and the
+    /// last are not holes (no keys when the map is empty).
+    keys: Vec<u32>,
+    len: u32,
+}
+
+/// No pod at this ordinal.
+const HOLE: u32 = u32::MAX;
+
+impl OrdinalMap {
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The key at ordinal `o`.
+    #[inline]
+    pub fn get(&self, o: u32) -> Option<u32> {
+        let i = o.checked_sub(self.base)? as usize;
+        self.keys.get(i).copied().filter(|&k| k != HOLE)
+    }
+
+    /// Puts key `k` (not [`HOLE`]) at ordinal `o`; the key it replaces.
+    pub fn insert(&mut self, o: u32, k: u32) -> Option<u32> {
+        debug_assert_ne!(k, HOLE, "a pod key is below u32::MAX");
+        if self.keys.is_empty() {
+            self.base = o;
+        } else if o < self.base {
+            let shift = (self.base - o) as usize;
+            self.keys.splice(0..0, core::iter::repeat_n(HOLE, shift));
+            self.base = o;
+        }
+        let i = (o - self.base) as usize;
+        if i >= self.keys.len() {
+            self.keys.resize(i + 1, HOLE);
+        }
+        let old = core::mem::replace(&mut self.keys[i], k);
+        if old == HOLE {
+            self.len += 1;
+            None
+        } else {
+            Some(old)
+        }
+    }
+
+    /// Takes the key at ordinal `o` out.
+    pub fn remove(&mut self, o: u32) -> Option<u32> {
+        let i = o.checked_sub(self.base)? as usize;
+        let old = core::mem::replace(self.keys.get_mut(i)?, HOLE);
+        if old == HOLE {
+            return None;
+        }
+        self.len -= 1;
+        if self.len == 0 {
+            self.keys.clear();
+        } else if i + 1 == self.keys.len() {
+            while self.keys.last() == Some(&HOLE) {
+                self.keys.pop();
+            }
+        } else if i == 0 {
+            let lead = self.keys.iter().take_while(|&&k| k == HOLE).count();
+            self.keys.drain(..lead);
+            self.base += lead as u32;
+        }
+        Some(old)
+    }
+
+    /// `(ordinal, key)` pairs, by ordinal.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (u32, u32)> + '_ {
+        let base = self.base;
+        self.keys
+            .iter()
+            .enumerate()
+            .filter(|e| *e.1 != HOLE)
+            .map(move |(i, &k)| (base + i as u32, k))
+    }
+
+    /// The keys, by ordinal.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &u32> + '_ {
+        self.keys.iter().filter(|&&k| k != HOLE)
+    }
+}
+
+/// The key at an ordinal the map holds (a missing one is a bug: panics).
+impl core::ops::Index<&u32> for OrdinalMap {
+    type Output = u32;
+
+    #[inline]
+    fn index(&self, o: &u32) -> &u32 {
+        let k = &self.keys[(*o - self.base) as usize];
+        assert_ne!(*k, HOLE, "ordinal {o} holds no pod");
+        k
+    }
+}
+
+/// Printed as the map it is, `{3: 17, 4: 2}`.
+impl core::fmt::Debug for OrdinalMap {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod map_tests {
+    use super::*;
+    use crate::simulator::Prng;
+    use alloc::collections::BTreeMap;
+
+    /// Random inserts and removes, clustered as a controller's ordinals
+    /// are, agree with a BTreeMap; equal maps are equal values.
+    #[test]
+    fn agrees_with_a_btreemap() {
+        let mut rng = Prng::new(5);
+        for round in 0..200 {
+            let (mut m, mut want) = (OrdinalMap::default(), BTreeMap::new());
+            let span = 1 + rng.below(300) as u32;
+            for _ in 0..rng.below(400) {
+                let o = 1000 + rng.below(span as u64) as u32;
+                if rng.chance(60) {
+                    let k = rng.below(1 << 20) as u32;
+                    assert_eq!(m.insert(o, k), want.insert(o, k), "round {round}");
+                } else {
+                    assert_eq!(m.remove(o), want.remove(&o), "round {round}");
+                }
+                assert_eq!(m.len(), want.len());
+                assert_eq!(m.get(o), want.get(&o).copied());
+            }
+            assert!(m.iter().eq(want.iter().map(|(&o, &k)| (o, k))));
+            assert!(m.iter().rev().eq(want.iter().rev().map(|(&o, &k)| (o, k))));
+            assert!(m.values().eq(want.values()));
+            for (&o, &k) in &want {
+                assert_eq!(m[&o], k);
+            }
+            // Built again in another order, it is the same value.
+            let mut again = OrdinalMap::default();
+            for (&o, &k) in want.iter().rev() {
+                again.insert(o, k);
+            }
+            assert_eq!(again, m, "round {round}");
+            assert_eq!(m.is_empty(), want.is_empty());
+            assert_eq!(alloc::format!("{m:?}"), alloc::format!("{want:?}"));
+        }
+    }
+}

@@ -243,8 +243,7 @@ impl Cluster {
         }
         self.controllers[c.0 as usize]
             .pods
-            .get(&ord)
-            .copied()
+            .get(ord)
             .ok_or_else(missing)
     }
 
