@@ -2418,7 +2418,12 @@ impl Cluster {
         let present = core::mem::take(&mut x.present);
         self.class_spread_scores_into(b, &present, m as usize, x);
         x.present = present;
-        class_na_scores(b, profile, &x.present, &mut x.na);
+        // NodeAffinity's per-class scores only when its terms are in the
+        // classes (else they are all 0, and are not written out per cycle).
+        let na_on = b.na_bits > 0 && profile.weight(Plugin::NodeAffinity).is_some_and(|w| w > 0);
+        if na_on {
+            class_na_scores(b, profile, &x.present, &mut x.na);
+        }
         let mut top = i64::MIN;
         let mut ties = 0u64;
         x.cand.clear();
@@ -2430,15 +2435,14 @@ impl Cluster {
                 } else {
                     0
                 }
-                + x.na[j];
+                + if na_on { x.na[j] } else { 0 };
             x.cand.push(t);
-            if t > top {
-                top = t;
-                ties = 0;
-            }
-            if t == top {
-                ties += x.best[j].at_max as u64;
-            }
+            // The best total and how many slots share it, without a branch
+            // on how this class's total compares (it follows no pattern).
+            let at = x.best[j].at_max as u64;
+            let kept = core::hint::select_unpredictable(t == top, ties + at, ties);
+            ties = core::hint::select_unpredictable(t > top, at, kept);
+            top = top.max(t);
         }
         let chosen = match profile.tie_break {
             // The tied nodes in (spread class, visiting order).
