@@ -3,7 +3,11 @@
 // grid), with 30 pods per node, as the page's "Big cluster" form generates them.
 //
 //   node tests/browser/perf.mjs [--nodes 40,100,1000,5000,10000] [--pods 30] [--ticks 60]
-//                               [--profile default-scheduler,binpack] [--failures 9] [--parts]
+//                               [--profile default-scheduler,binpack] [--failures 9] [--parts] [--cold]
+//
+// The page readies the engine's optimised code in its idle time after it
+// loads (www/warmup.js); each size waits for that, then a second, as a
+// person filling in the form would. --cold generates at once instead.
 //
 // Serves dist/ (or SHEPHERD_WEB_ROOT) like the browser tests. Prints one row per
 // size: the first tick (every pod created, scheduled and bound: in slices, as
@@ -31,6 +35,17 @@ const PODS = Number(arg('pods', '30'));
 const TICKS = Number(arg('ticks', '60'));
 const PROFILES = arg('profile', 'default-scheduler').split(',');
 const FAILURES = Number(arg('failures', '9'));
+const COLD = process.argv.includes('--cold');
+
+// The page's warm-up (www/warmup.js): waited for, then a second more for
+// the optimising compiler's background work; its main-thread time.
+async function warmed(page) {
+  if (COLD) return 'cold';
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.body.dataset.warm), null, { timeout: 60_000 });
+  await page.waitForTimeout(1000);
+  const { warm, warmMs } = await page.evaluate(() => ({ ...document.body.dataset }));
+  return warm === 'done' ? warmMs : warm;
+}
 
 const q = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -170,6 +185,7 @@ async function main() {
     const app = await openApp({ viewport: { width: 1440, height: 900 } });
     try {
       await waitForEngine(app.page);
+      const warmup = await warmed(app.page);
       const r = await measure(app.page, n, PODS, TICKS, profile);
       const tick = r.engine.map((e, i) => e + r.draw[i]);
       rows.push({
@@ -191,6 +207,7 @@ async function main() {
         'Back (engine) at tick 200; at once': `${r.back200.total.toFixed(0)} (${r.back200.engine.toFixed(0)})${r.back200.prepared ? '' : ' unprepared'}; ${r.back200.atOnce.toFixed(0)} (${r.back200.atOnceEngine.toFixed(0)})`,
         'Back (engine) at tick; at once': `${r.back.total.toFixed(0)} (${r.back.engine.toFixed(0)}) at ${r.back.tick}${r.back.prepared ? '' : ' unprepared'}; ${r.back.atOnce.toFixed(0)} (${r.back.atOnceEngine.toFixed(0)})`,
         'memory MB: heap + wasm': `${MB(r.memory.heap)} + ${MB(r.memory.wasm)}`,
+        'warm-up ms (longest slice)': warmup,
       });
       // The quiet ticks at or above the 95th percentile: where their time went.
       const p95 = q(tick, 0.95);
