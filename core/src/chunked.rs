@@ -3,10 +3,9 @@
 //! A `Vec` that doubles copies everything it holds at each doubling, into
 //! memory no one has touched yet, and keeps up to half its capacity unused.
 //! Natively the system allocator remaps a large block instead of copying
-//! it; in WebAssembly nothing can, and the pod slab's doublings cost about
-//! 30 ms of the page's first tick at 5,000 nodes and 150,000 pods (measured
-//! with Chromium's profiler), and the slab's capacity ends up to twice what it holds (27 MB for
-//! the 15.6 MB of those pods).
+//! it; in WebAssembly nothing can. At 5,000 nodes and 150,000 pods the pod
+//! slab's doublings cost about 30 ms of the page's first tick (Chromium's
+//! profiler), and its capacity ended at 27 MB for the 15.6 MB it held.
 
 use alloc::vec::Vec;
 

@@ -1,4 +1,6 @@
-//! A set of pod ordinals, as a controller keeps its Pending pods.
+//! A controller's books without trees: its Pending pods by ordinal
+//! (`OrdinalSet`), its pod keys by ordinal (`OrdinalMap`) and its counts by
+//! revision (`RevisionMap`).
 //!
 //! A controller numbers its pods in creation order, so the ordinals it
 //! holds Pending are close together: a bit per ordinal over the span from

@@ -2420,7 +2420,7 @@ impl Cluster {
         x.present = present;
         // NodeAffinity's per-class scores only when its terms are in the
         // classes (else they are all 0, and are not written out per cycle).
-        let na_on = b.na_bits > 0 && profile.weight(Plugin::NodeAffinity).is_some_and(|w| w > 0);
+        let na_on = na_scored(b, profile);
         if na_on {
             class_na_scores(b, profile, &x.present, &mut x.na);
         }
@@ -3284,13 +3284,19 @@ fn na_raw_of_class(b: &Batch, c: u32) -> i64 {
 /// Per class present in a sample, NodeAffinity's weighted normalised score
 /// (DefaultNormalizeScore: the highest raw score present is 100); zeros
 /// when the batch's classes hold no preferred terms.
+/// Whether NodeAffinity scores a batch's classes: its preferred terms are
+/// in the classes and the plugin has a weight (else every class scores 0).
+fn na_scored(b: &Batch, profile: &Profile) -> bool {
+    b.na_bits > 0 && profile.weight(Plugin::NodeAffinity).is_some_and(|w| w > 0)
+}
+
 fn class_na_scores(b: &Batch, profile: &Profile, present: &[u32], out: &mut Vec<i64>) {
     out.clear();
-    let w = profile.weight(Plugin::NodeAffinity).unwrap_or(0);
-    if b.na_bits == 0 || w == 0 {
+    if !na_scored(b, profile) {
         out.resize(present.len(), 0);
         return;
     }
+    let w = profile.weight(Plugin::NodeAffinity).unwrap_or(0);
     let max = present
         .iter()
         .map(|&c| na_raw_of_class(b, c))
