@@ -2086,13 +2086,14 @@ impl Cluster {
                 }
                 // In slot order: the nodes' records and the index's arrays
                 // are read front to back, each line once.
+                let plain = self.plain_plan(b);
                 for (w, &bits) in marks.iter().enumerate() {
                     let mut bits = bits;
                     while bits != 0 {
                         let i = w * BLOCK_WORD + bits.trailing_zeros() as usize;
                         bits &= bits - 1;
                         if bulk {
-                            let (c, l) = self.slot_entry(b, i, stride, profile);
+                            let (c, l) = self.slot_loaded(b, i, stride, profile, plain);
                             ix.blocks.load(i, c, l);
                             ix.filed[i] = self.hot[i].stamp;
                         } else {
@@ -2140,13 +2141,43 @@ impl Cluster {
         stride: usize,
         profile: &Profile,
     ) {
+        let plain = self.plain_plan(b);
         for i in 0..self.nodes.len() {
-            let (c, l) = self.slot_entry(b, i, stride, profile);
+            let (c, l) = self.slot_loaded(b, i, stride, profile, plain);
             ix.blocks.load(i, c, l);
             ix.filed[i] = self.hot[i].stamp;
         }
         ix.blocks.summarise_all();
         ix.pending.clear();
+    }
+
+    /// The plan of `plain_slot` when batch `b`'s template selects no nodes
+    /// and has no preferred terms in its class (`slot_entry`'s shortcut).
+    fn plain_plan(&self, b: &Batch) -> Option<LocalPlan> {
+        b.local_plan.filter(|_| b.plain_template && b.na_bits == 0)
+    }
+
+    /// `slot_entry` for the loops that load many slots: with `plain` (from
+    /// `plain_plan`), an ordinary node's slot is computed inline, without
+    /// the call and the batch's checks per slot.
+    #[inline(always)]
+    fn slot_loaded(
+        &mut self,
+        b: &mut Batch,
+        i: usize,
+        stride: usize,
+        profile: &Profile,
+        plain: Option<LocalPlan>,
+    ) -> (u32, sample_index::Score) {
+        let h = &self.hot[i];
+        match plain {
+            Some(l) if h.schedulable && !h.hard_taints && !h.removed => {
+                let e = self.plain_slot(b, i, stride, l);
+                debug_assert_eq!(e, self.slot_entry(b, i, stride, profile));
+                e
+            }
+            _ => self.slot_entry(b, i, stride, profile),
+        }
     }
 
     /// What slot `i` holds in batch `b`'s index: the node's spread class
@@ -2196,7 +2227,7 @@ impl Cluster {
     /// the requests and the pod capacity decide feasibility (as in
     /// `feasible_but_spread`), the class is `class_with`'s and the score
     /// `local_planned`'s, written out for the index's bulk loads.
-    #[inline]
+    #[inline(always)]
     fn plain_slot(
         &self,
         b: &Batch,
