@@ -115,6 +115,13 @@ pub(crate) struct KeptIndex {
     pub synced: u64,
     /// Slots marked to refile (`filed` is [`NEVER`] for each).
     pub pending: Vec<u32>,
+    /// Slots a lend left to refile when a cycle first reaches their block
+    /// (a bit per slot, a word per block): a batch whose samples will not
+    /// go round the nodes refiles only the blocks they read. A block with
+    /// a bit set is stale: no cycle reads it before it is refiled.
+    pub lazy: Vec<u64>,
+    /// Blocks with a bit set in `lazy`.
+    pub lazy_blocks: u32,
     used: u64,
 }
 
@@ -129,6 +136,8 @@ impl KeptIndex {
             filed: alloc::vec![NEVER; n],
             synced: 0,
             pending: Vec::new(),
+            lazy: alloc::vec![0; n.div_ceil(super::sample_index::BLOCK)],
+            lazy_blocks: 0,
             used: 0,
         })
     }

@@ -2064,8 +2064,28 @@ impl Cluster {
                 for &i in &b.index_dirty {
                     mark(i as usize);
                 }
-                let changed: u64 = marks.iter().map(|w| w.count_ones() as u64).sum();
-                let blocks = marks.iter().filter(|&&w| w != 0).count() as u64;
+                // And those an earlier lend left for its cycles to refile.
+                for (m, &l) in marks.iter_mut().zip(&ix.lazy) {
+                    *m |= l;
+                }
+                let mut changed: u64 = marks.iter().map(|w| w.count_ones() as u64).sum();
+                let mut blocks = marks.iter().filter(|&&w| w != 0).count() as u64;
+                // The slots the batch's samples will reach: a cycle visits
+                // about k feasible nodes' worth from where the last one
+                // stopped. Short of every slot, the lend refiles nothing
+                // and each cycle refiles the stale blocks it is about to
+                // read (`refresh_ahead`): a batch of a few pods refiles a
+                // few blocks, not every node stamped since.
+                let feasible = (ix.blocks.total() as u64).max(1);
+                let per_cycle = (k.saturating_mul(n as u64) / feasible).min(n as u64);
+                let reach = pods
+                    .saturating_mul(per_cycle)
+                    .saturating_add(2 * BLOCK_WORD as u64);
+                let lazy = reach < n as u64;
+                if lazy {
+                    changed = changed * reach / n as u64;
+                    blocks = blocks * reach / n as u64;
+                }
                 // One at a time, each filing keeps its block's summary; in
                 // bulk, the slots are loaded and each block touched is
                 // summarised once after.
@@ -2084,24 +2104,15 @@ impl Cluster {
                     b.index_dirty.clear();
                     return;
                 }
-                // In slot order: the nodes' records and the index's arrays
-                // are read front to back, each line once.
-                let plain = self.plain_plan(b);
-                for (w, &bits) in marks.iter().enumerate() {
-                    let mut bits = bits;
-                    while bits != 0 {
-                        let i = w * BLOCK_WORD + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        if bulk {
-                            let (c, l) = self.slot_loaded(b, i, stride, profile, plain);
-                            ix.blocks.load(i, c, l);
-                            ix.filed[i] = self.hot[i].stamp;
-                        } else {
-                            self.file(b, &mut ix, i, stride, profile);
+                ix.lazy_blocks = marks.iter().filter(|&&w| w != 0).count() as u32;
+                ix.lazy = marks;
+                if !lazy {
+                    // In slot order: the nodes' records and the index's
+                    // arrays are read front to back, each line once.
+                    for w in 0..ix.lazy.len() {
+                        if ix.lazy[w] != 0 {
+                            self.refresh_block(b, &mut ix, w, stride, profile);
                         }
-                    }
-                    if bulk && marks[w] != 0 {
-                        ix.blocks.summarise(w);
                     }
                 }
                 ix.pending.clear();
@@ -2123,6 +2134,9 @@ impl Cluster {
         };
         #[cfg(debug_assertions)]
         for i in 0..n {
+            if ix.lazy[i / BLOCK_WORD] != 0 {
+                continue;
+            }
             let want = self.slot_entry(b, i, stride, profile);
             let got = ix.blocks.get(i);
             assert!(
@@ -2131,6 +2145,76 @@ impl Cluster {
             );
         }
         b.index = Some(ix);
+    }
+
+    /// Refiles the slots of block `w` that `ix.lazy` marks, for batch `b`:
+    /// loaded and the block summarised once when there are many, else
+    /// filed one at a time (each keeping the summary).
+    fn refresh_block(
+        &mut self,
+        b: &mut Batch,
+        ix: &mut cache::KeptIndex,
+        w: usize,
+        stride: usize,
+        profile: &Profile,
+    ) {
+        let bits = core::mem::take(&mut ix.lazy[w]);
+        debug_assert!(bits != 0, "only a stale block is refreshed");
+        ix.lazy_blocks -= 1;
+        let count = bits.count_ones() as u64;
+        let bulk =
+            FILE_VISITS * count > LOAD_VISITS * count + BLOCK_WORD as u64 / SUMMARIES_PER_VISIT;
+        let plain = self.plain_plan(b);
+        let mut left = bits;
+        while left != 0 {
+            let i = w * BLOCK_WORD + left.trailing_zeros() as usize;
+            left &= left - 1;
+            if bulk {
+                let (c, l) = self.slot_loaded(b, i, stride, profile, plain);
+                ix.blocks.load(i, c, l);
+                ix.filed[i] = self.hot[i].stamp;
+            } else {
+                self.file(b, ix, i, stride, profile);
+            }
+        }
+        if bulk {
+            ix.blocks.summarise(w);
+        }
+    }
+
+    /// Refiles the stale blocks a cycle from slot `start` may read: the
+    /// start block, then the blocks after it until they hold more than `k`
+    /// slots the cycle admits (its sample then ends inside them, and the
+    /// index holds more than `k` in all), or every block.
+    fn refresh_ahead(
+        &mut self,
+        b: &mut Batch,
+        ix: &mut cache::KeptIndex,
+        start: usize,
+        k: u32,
+        filtered: bool,
+        allow: &impl Fn(u32) -> bool,
+        profile: &Profile,
+    ) {
+        let blocks = ix.lazy.len();
+        let first = start / BLOCK_WORD;
+        let stride = self.spread_stride(b);
+        let mut held = 0u64;
+        for step in 0..blocks {
+            if ix.lazy_blocks == 0 {
+                return;
+            }
+            let w = (first + step) % blocks;
+            if ix.lazy[w] != 0 {
+                self.refresh_block(b, ix, w, stride, profile);
+            }
+            if step > 0 {
+                held += ix.blocks.admitted_in(w, filtered, allow) as u64;
+                if held > k as u64 {
+                    return;
+                }
+            }
+        }
     }
 
     /// Loads every slot of `ix` (emptied) for batch `b`, then summarises.
@@ -2285,6 +2369,11 @@ impl Cluster {
             return;
         };
         let i = x.0 as usize;
+        debug_assert_eq!(
+            ix.lazy[i / BLOCK_WORD],
+            0,
+            "the chosen node's block is fresh"
+        );
         let stride = self.spread_stride(b);
         self.file(b, &mut ix, i, stride, profile);
         if !b.soft.is_empty() {
@@ -2305,11 +2394,10 @@ impl Cluster {
         let n = self.nodes.len();
         let start = (self.next_start_node % n as u32) as usize;
         let k = profile.feasible_nodes_to_find(b.live_nodes);
-        let kept = b
+        let mut kept = b
             .index
             .take()
             .expect("cycle_indexed needs the batch's index");
-        let ix = &kept.blocks;
         // A hard zone constraint admits the classes of the domains that
         // pass it this cycle (the last part of a class is its domain).
         let mut gate = core::mem::take(&mut x.gate);
@@ -2321,7 +2409,13 @@ impl Cluster {
             Some(hs) => gate.get(c as usize % hs).copied().unwrap_or(false),
             None => true,
         };
-        // The sample, and each class's best in it, in one walk.
+        if kept.lazy_blocks > 0 {
+            self.refresh_ahead(b, &mut kept, start, k, hz.is_some(), &allow, profile);
+        }
+        let ix = &kept.blocks;
+        // The sample, and each class's best in it, in one walk. With blocks
+        // still stale, the fresh ones ahead hold more than k: the total is
+        // more than k whatever the stale blocks count, as it truly is.
         let (total, (pair, visited)) = match hz {
             Some(_) => {
                 let t = ix.total_where(&allow);
@@ -2332,6 +2426,13 @@ impl Cluster {
                 ix.sample_gather::<false>(start, k, ix.total(), &|_| true, &mut x.acc),
             ),
         };
+        debug_assert!(kept.lazy_blocks == 0 || total > k);
+        #[cfg(debug_assertions)]
+        for &(a, z) in &pair {
+            for w in a / BLOCK_WORD..z.div_ceil(BLOCK_WORD) {
+                assert_eq!(kept.lazy[w], 0, "a cycle reads no stale block");
+            }
+        }
         x.present.clear();
         x.best.clear();
         x.acc.drain(&mut x.present, &mut x.best);
@@ -3227,6 +3328,86 @@ mod tests {
         let scan = run(super::IndexUse::Never);
         assert!(scan.iter().all(|p| p.1.is_some()));
         assert_eq!(scan, run(super::IndexUse::Always));
+    }
+
+    /// A small batch lends an index without refiling it (its cycles
+    /// refile the blocks they reach): after other requests filled most
+    /// nodes, the stale blocks still count them feasible, and after the
+    /// filler leaves they count them full. Every cycle still sees what the
+    /// scan sees, including when fewer nodes than a sample are left.
+    #[test]
+    fn a_lazily_refiled_index_places_as_the_scan_does() {
+        use super::IndexUse;
+        let run = |index: IndexUse, profile: &Profile| {
+            let mut c = Cluster::new();
+            c.set_index_use(index);
+            let zones = ["a", "b", "c"];
+            for i in 0..1000u64 {
+                let n = NodeSpec::new(&alloc::format!("n-{i}"), 4000, 16_384)
+                    .with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
+                c.add_node(n).unwrap();
+            }
+            let small = |c: &mut Cluster, name: &str, replicas: u32| {
+                c.deploy(DeploymentSpec::new(
+                    name,
+                    replicas,
+                    Resources::new(100, 256),
+                ))
+                .unwrap();
+                c.reconcile_to_fixed_point(profile);
+            };
+            // A hard zone constraint: its index is another.
+            let zoned = |c: &mut Cluster, name: &str, replicas: u32| {
+                let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
+                d.template = d
+                    .template
+                    .with_topology_spread(TopologySpreadConstraint::new(
+                        1,
+                        "topology.kubernetes.io/zone",
+                        WhenUnsatisfiable::DoNotSchedule,
+                        Selector::new(&[("app", name)]),
+                    ));
+                c.deploy(d).unwrap();
+                c.reconcile_to_fixed_point(profile);
+            };
+            // The index of the small request, filed over every node.
+            small(&mut c, "wide", 1000);
+            zoned(&mut c, "zoned-0", 6);
+            // Another request fills 980 nodes (a node with a pod of each
+            // has 50m left): stale in that index, and too few nodes left
+            // for a sample.
+            c.deploy(DeploymentSpec::new(
+                "filler",
+                980,
+                Resources::new(3850, 1024),
+            ))
+            .unwrap();
+            c.reconcile_to_fixed_point(profile);
+            for (j, r) in [1u32, 2, 1, 3, 1].into_iter().enumerate() {
+                small(&mut c, &alloc::format!("late-{j}"), r);
+                zoned(&mut c, &alloc::format!("zoned-late-{j}"), r);
+            }
+            // The filler goes: the nodes come back, stale the other way.
+            c.scale("filler", 0).unwrap();
+            c.reconcile_to_fixed_point(profile);
+            for (j, r) in [1u32, 2, 1, 7].into_iter().enumerate() {
+                small(&mut c, &alloc::format!("again-{j}"), r);
+                zoned(&mut c, &alloc::format!("zoned-again-{j}"), r);
+            }
+            c.cordon("n-5").unwrap();
+            c.remove_node("n-77").unwrap();
+            small(&mut c, "last", 3);
+            c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>()
+        };
+        let mut lowest = Profile::kube_scheduler();
+        lowest.tie_break = crate::TieBreak::LowestNodeId;
+        for profile in [Profile::kube_scheduler(), lowest] {
+            let scan = run(IndexUse::Never, &profile);
+            assert!(scan.iter().all(|p| p.1.is_some()));
+            for knob in [IndexUse::Auto, IndexUse::Always] {
+                assert_eq!(scan, run(knob, &profile), "index {knob:?}");
+            }
+        }
     }
 
     #[test]

@@ -426,6 +426,16 @@ impl Blocks {
             .sum()
     }
 
+    /// The feasible slots of block `b` whose class `allow` admits (all of
+    /// them when `filtered` is false).
+    pub fn admitted_in(&self, b: usize, filtered: bool, allow: &impl Fn(u32) -> bool) -> u32 {
+        if filtered {
+            self.admitted::<true>(b, allow)
+        } else {
+            self.admitted::<false>(b, allow)
+        }
+    }
+
     /// The feasible slots whose class `allow` admits.
     pub fn total_where(&self, allow: &impl Fn(u32) -> bool) -> u32 {
         (0..self.len.len())
