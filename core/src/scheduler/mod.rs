@@ -230,6 +230,10 @@ struct Batch {
     index_tried: bool,
     /// Slots filed with a class of this batch's own pods (stale for the next).
     index_dirty: Vec<u32>,
+    /// The nodes holding the revision's pods when the batch began, once per
+    /// pod, when its spreading state was built from them (`None`: read
+    /// them from the hostname constraint's counts).
+    holding: Option<Vec<u32>>,
     // Scratch, reused pod after pod.
     feasible: Vec<u32>,
     feasible_slots: Vec<u32>,
@@ -471,6 +475,7 @@ impl Cluster {
             index: None,
             index_tried: false,
             index_dirty: Vec::new(),
+            holding: None,
             local_plan: local_plan(profile),
             feasible: Vec::new(),
             feasible_slots: Vec::new(),
@@ -586,7 +591,7 @@ impl Cluster {
                 if p.revision == b.rev_no {
                     if let Some(node) = p.node {
                         per_node[node.0 as usize] += 1;
-                        holding.push(node.0 as usize);
+                        holding.push(node.0);
                     }
                 }
             }
@@ -600,8 +605,8 @@ impl Cluster {
                 if let Some(t) = topo {
                     per_domain = vec![0i64; self.topologies[t as usize].domains.len()];
                     for &i in &holding {
-                        if !self.hot[i].removed {
-                            if let Some(d) = self.domain(t, NodeId(i as u32)) {
+                        if !self.hot[i as usize].removed {
+                            if let Some(d) = self.domain(t, NodeId(i)) {
                                 per_domain[d as usize] += 1;
                             }
                         }
@@ -629,6 +634,7 @@ impl Cluster {
                     counts: BTreeMap::new(),
                 });
             }
+            b.holding = Some(holding);
             return;
         }
         // Kept between batches with the same nodeSelector and required
@@ -1994,7 +2000,13 @@ impl Cluster {
         // The slots holding this batch's own pods: their class is the
         // batch's, so they are filed for it and marked stale after.
         b.index_dirty.clear();
-        if let Some(s) = b.soft.first() {
+        if let Some(h) = &b.holding {
+            // The same nodes, without reading every node's count (a new
+            // Deployment has none).
+            if b.soft.first().is_some_and(|s| s.topo.is_none()) {
+                b.index_dirty.extend_from_slice(h);
+            }
+        } else if let Some(s) = b.soft.first() {
             b.index_dirty.extend(
                 s.per_node
                     .iter()
