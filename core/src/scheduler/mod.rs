@@ -1087,7 +1087,7 @@ impl Cluster {
     }
 
     /// Which of the batch's preferred node affinity terms node `i` matches
-    /// (a bit per term, as `class_of` holds them), cached per batch until
+    /// (a bit per term, as `class_with` holds them), cached per batch until
     /// the node's spec changes.
     fn na_mask_cached(&self, i: usize, b: &mut Batch) -> u32 {
         let stamp = self.spec_stamps[i];
@@ -1622,7 +1622,7 @@ impl Cluster {
         }
     }
 
-    /// Keeps the batch's classes (see `class_of`) under [`MAX_CLASSES`]:
+    /// Keeps the batch's classes (see `class_with`) under [`MAX_CLASSES`]:
     /// the fast cycle's per-class buffers are indexed by class. Past it,
     /// the preferred terms and the hard zone domain leave the class (the
     /// scan scores and filters them node by node); false when even the
@@ -1906,18 +1906,9 @@ impl Cluster {
 
     /// The class of a slot: its spread class (its pods of the batch, its
     /// domain slot), then the preferred node affinity terms it matches
-    /// (`na_bits` low bits). Nodes of one class in a sample get the same
+    /// (`mask`, in the `na_bits` low bits), then a hard zone constraint's
+    /// domain. Nodes of one class in a sample get the same
     /// PodTopologySpread and NodeAffinity scores.
-    fn class_of(&self, b: &Batch, i: usize, stride: usize) -> u32 {
-        let mask = if b.na_bits == 0 {
-            0
-        } else {
-            self.na_mask(b, i)
-        };
-        self.class_with(b, i, stride, mask)
-    }
-
-    /// `class_of` with the node's preferred-term bits given (`mask`).
     #[inline(always)]
     fn class_with(&self, b: &Batch, i: usize, stride: usize, mask: u32) -> u32 {
         let spread = if b.soft.is_empty() {
@@ -2309,8 +2300,16 @@ impl Cluster {
                 self.feasible_fast(i, b, profile)
             };
         if feasible {
+            // The preferred terms' bits from the batch's cache (kept
+            // between batches with the same terms): matching them is most
+            // of a refile's cost for such a template.
+            let mask = if b.na_bits == 0 {
+                0
+            } else {
+                self.na_mask_cached(i, b)
+            };
             (
-                self.class_of(b, i, stride),
+                self.class_with(b, i, stride, mask),
                 sample_index::score_of(self.local_cached(i, b, profile)),
             )
         } else {
