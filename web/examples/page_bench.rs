@@ -1,6 +1,7 @@
 //! Native figures for the page's work at "Big cluster" sizes: the engine's
 //! first tick and a quiet tick, a copy of the session (what a Back checkpoint
-//! costs), and the view the page asks for each tick.
+//! costs), the view the page asks for each tick, and the ticks that evict
+//! and replace failed nodes' pods (as perf.mjs's node-failure column).
 //!
 //!   cargo run --release -p shepherd-web --example page_bench -- [nodes] [podsPerNode] [profile]
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -121,6 +122,32 @@ fn main() {
         mb(IN_USE.load(Relaxed)),
         mb(PEAK.load(Relaxed))
     );
+    // As perf.mjs: three nodes fail on successive ticks; each is NotReady
+    // 51 s later and its pods are evicted and replaced 300 s after that, on
+    // three successive ticks, which are timed.
+    const FAILURES: usize = 3;
+    for k in 1..=FAILURES {
+        s.submit(Action::FailNode {
+            node: format!("node-{k}"),
+        })
+        .expect("failNode");
+        s.step();
+    }
+    s.run(51 - FAILURES as u64 + 1 + 299);
+    let heals = eviction_ticks(&mut s, FAILURES);
+    println!("node-failure ticks (evict and replace) {heals:.2?} ms");
+}
+
+/// The eviction ticks, apart (a profiler can collect this function alone).
+#[inline(never)]
+fn eviction_ticks(s: &mut Session, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            s.step();
+            ms(t)
+        })
+        .collect()
 }
 
 fn ms(t: Instant) -> f64 {

@@ -583,9 +583,11 @@ impl Cluster {
                 .map(|(_, k, _, _, _)| (k != HOSTNAME_KEY).then(|| self.topology_id(k)))
                 .collect();
             let mut per_node = vec![0u32; n];
-            // The nodes holding the revision's pods, once per pod.
-            let mut holding = Vec::new();
+            // The nodes holding the revision's pods, once per pod (room for
+            // all of the controller's: growing it by doubling copied it
+            // over and over at a Deployment of 15,000 pods).
             let ctl = &self.controllers[b.c.0 as usize];
+            let mut holding = Vec::with_capacity(ctl.pods.len());
             for &k in ctl.pods.values() {
                 let p = self.pod(k);
                 if p.revision == b.rev_no {
