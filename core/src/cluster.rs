@@ -543,6 +543,11 @@ pub struct Cluster {
     pub(crate) controller_by_name: BTreeMap<String, ControllerId>,
     /// The pod slab, by key (`None`: a free key, in `free_keys`).
     pub(crate) pods: crate::chunked::Chunked<Option<Pod>>,
+    /// Per pod key, its revision and node packed (`pack_place`), kept with
+    /// the slab: a batch's spreading state counts a revision's pods per
+    /// node from these 8 bytes a pod, not from every pod's record (a small
+    /// batch of a Deployment of 15,000 pods read 1.5 MB of records).
+    pub(crate) places: crate::chunked::Chunked<u64>,
     pub(crate) free_keys: Vec<u32>,
     pub(crate) next_uid: u64,
     pub(crate) topologies: Vec<Topology>,
@@ -663,6 +668,7 @@ impl Cluster {
             controllers: Vec::new(),
             controller_by_name: BTreeMap::new(),
             pods: Default::default(),
+            places: Default::default(),
             free_keys: Vec::new(),
             next_uid: 1,
             topologies: Vec::new(),
@@ -1653,6 +1659,20 @@ impl Cluster {
 
     // ----- pods ------------------------------------------------------------
 
+    /// Pod `k`'s revision and node (`places`).
+    #[inline]
+    pub(crate) fn place(&self, k: u32) -> (u32, Option<NodeId>) {
+        let v = self.places[k as usize];
+        let node = v as u32;
+        let place = ((v >> 32) as u32, node.checked_sub(1).map(NodeId));
+        debug_assert_eq!(
+            place,
+            (self.pod(k).revision, self.pod(k).node),
+            "a pod's packed place is its record's"
+        );
+        place
+    }
+
     pub(crate) fn pod(&self, k: u32) -> &Pod {
         self.pods[k as usize]
             .as_ref()
@@ -1713,10 +1733,12 @@ impl Cluster {
         let key = match self.free_keys.pop() {
             Some(k) => {
                 self.pods[k as usize] = Some(pod);
+                self.places[k as usize] = pack_place(revision, None);
                 k
             }
             None => {
                 self.pods.push(Some(pod));
+                self.places.push(pack_place(revision, None));
                 self.pods.len() as u32 - 1
             }
         };
@@ -1804,6 +1826,9 @@ impl Cluster {
             let p = self.pod_mut(k);
             p.node = Some(n);
             p.node_slot = slot;
+            let place = pack_place(p.revision, Some(n));
+            self.places[k as usize] = place;
+            let p = self.pod_mut(k);
             p.phase = PodPhase::Running;
             p.bound_at = now;
             let nominated = p.nominated.take();
@@ -1880,6 +1905,9 @@ impl Cluster {
         self.refresh_hot_resources(n);
         let p = self.pod_mut(k);
         p.node = None;
+        let place = pack_place(p.revision, None);
+        self.places[k as usize] = place;
+        let p = self.pod_mut(k);
         p.ready = false;
         p.available = false;
         p.taint_deadline = None;
@@ -2154,4 +2182,11 @@ fn conjunction<'a>(selectors: impl Iterator<Item = &'a Selector>) -> Selector {
             .extend(sel.match_expressions.iter().cloned());
     }
     out
+}
+
+/// A pod's revision and node in 8 bytes (`Cluster::places`): the revision
+/// high, the node's id plus one low (0: not bound).
+#[inline]
+pub(crate) fn pack_place(revision: u32, node: Option<NodeId>) -> u64 {
+    (revision as u64) << 32 | node.map_or(0, |n| n.0 as u64 + 1)
 }

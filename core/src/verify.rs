@@ -31,7 +31,8 @@ fn used_by_node(c: &Cluster) -> BTreeMap<NodeId, Resources> {
 }
 
 /// The sum of requests bound to every node is within its capacity, and the
-/// scheduler's own books agree with that sum.
+/// scheduler's own books agree with that sum (and its packed pod places with
+/// the pods).
 pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
     let used = used_by_node(c);
     for (id, u) in &used {
@@ -45,6 +46,18 @@ pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
                 u,
                 n.spec.capacity
             ));
+        }
+    }
+    // The packed places a batch counts its revision's pods from.
+    for (k, p) in c.pods.iter().enumerate() {
+        if let Some(p) = p {
+            let want = crate::cluster::pack_place(p.revision, p.node);
+            if c.places[k] != want {
+                return Err(format!(
+                    "pod key {k}: the scheduler's packed place is {:#x}, the pod's revision and node give {want:#x}",
+                    c.places[k]
+                ));
+            }
         }
     }
     for n in c.nodes() {

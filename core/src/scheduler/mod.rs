@@ -589,9 +589,9 @@ impl Cluster {
             let ctl = &self.controllers[b.c.0 as usize];
             let mut holding = Vec::with_capacity(ctl.pods.len());
             for &k in ctl.pods.values() {
-                let p = self.pod(k);
-                if p.revision == b.rev_no {
-                    if let Some(node) = p.node {
+                let (revision, node) = self.place(k);
+                if revision == b.rev_no {
+                    if let Some(node) = node {
                         per_node[node.0 as usize] += 1;
                         holding.push(node.0);
                     }
