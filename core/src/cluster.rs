@@ -1679,6 +1679,15 @@ impl Cluster {
             .expect("a pod key in an index should name a live pod")
     }
 
+    /// Sets pod `k`'s node and its packed place together (the only writer
+    /// of a pod's node after its creation).
+    fn set_pod_node(&mut self, k: u32, node: Option<NodeId>) {
+        let p = self.pod_mut(k);
+        p.node = node;
+        let place = pack_place(p.revision, node);
+        self.places[k as usize] = place;
+    }
+
     pub(crate) fn pod_mut(&mut self, k: u32) -> &mut Pod {
         self.pods[k as usize]
             .as_mut()
@@ -1823,12 +1832,9 @@ impl Cluster {
         node.pods.push(k);
         self.refresh_hot_resources(n);
         let uid = {
+            self.set_pod_node(k, Some(n));
             let p = self.pod_mut(k);
-            p.node = Some(n);
             p.node_slot = slot;
-            let place = pack_place(p.revision, Some(n));
-            self.places[k as usize] = place;
-            let p = self.pod_mut(k);
             p.phase = PodPhase::Running;
             p.bound_at = now;
             let nominated = p.nominated.take();
@@ -1903,10 +1909,7 @@ impl Cluster {
             self.pod_mut(moved).node_slot = slot;
         }
         self.refresh_hot_resources(n);
-        let p = self.pod_mut(k);
-        p.node = None;
-        let place = pack_place(p.revision, None);
-        self.places[k as usize] = place;
+        self.set_pod_node(k, None);
         let p = self.pod_mut(k);
         p.ready = false;
         p.available = false;

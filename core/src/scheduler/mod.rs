@@ -2074,7 +2074,8 @@ impl Cluster {
                     *m |= l;
                 }
                 let mut changed: u64 = marks.iter().map(|w| w.count_ones() as u64).sum();
-                let mut blocks = marks.iter().filter(|&&w| w != 0).count() as u64;
+                let stale_blocks = marks.iter().filter(|&&w| w != 0).count() as u32;
+                let mut blocks = stale_blocks as u64;
                 // The slots the batch's samples will reach: a cycle visits
                 // about k feasible nodes' worth from where the last one
                 // stopped. Short of every slot, the lend refiles nothing
@@ -2109,7 +2110,7 @@ impl Cluster {
                     b.index_dirty.clear();
                     return;
                 }
-                ix.lazy_blocks = marks.iter().filter(|&&w| w != 0).count() as u32;
+                ix.lazy_blocks = stale_blocks;
                 ix.lazy = marks;
                 if !lazy {
                     // In slot order: the nodes' records and the index's
@@ -2246,6 +2247,14 @@ impl Cluster {
         b.local_plan.filter(|_| b.plain_template && b.na_bits == 0)
     }
 
+    /// Whether node `i` is schedulable, without hard taints and not
+    /// removed: where a plain template's slot is `plain_slot`'s.
+    #[inline(always)]
+    fn ordinary_node(&self, i: usize) -> bool {
+        let h = &self.hot[i];
+        h.schedulable && !h.hard_taints && !h.removed
+    }
+
     /// `slot_entry` for the loops that load many slots: with `plain` (from
     /// `plain_plan`), an ordinary node's slot is computed inline, without
     /// the call and the batch's checks per slot.
@@ -2258,9 +2267,8 @@ impl Cluster {
         profile: &Profile,
         plain: Option<LocalPlan>,
     ) -> (u32, sample_index::Score) {
-        let h = &self.hot[i];
         match plain {
-            Some(l) if h.schedulable && !h.hard_taints && !h.removed => {
+            Some(l) if self.ordinary_node(i) => {
                 let e = self.plain_slot(b, i, stride, l);
                 debug_assert_eq!(e, self.slot_entry(b, i, stride, profile));
                 e
@@ -2282,11 +2290,7 @@ impl Cluster {
         // requests and the node's pod capacity decide (`feasible_but_spread`'s
         // shortcut, without its per-batch cache), and the node-local score
         // is computed directly (an index holds it: nothing reads it twice).
-        let h = &self.hot[i];
-        if let (Some(l), true) = (
-            b.local_plan,
-            b.plain_template && h.schedulable && !h.hard_taints && !h.removed && b.na_bits == 0,
-        ) {
+        if let (Some(l), true) = (self.plain_plan(b), self.ordinary_node(i)) {
             let e = self.plain_slot(b, i, stride, l);
             debug_assert!(
                 e.0 == sample_index::NONE
