@@ -151,16 +151,16 @@ impl KeptIndex {
     }
 }
 
-/// What kept sample indexes may take together (44 bytes a node slot each:
-/// the class, the score, the stamp and a block entry; 220 KB at 5,000
-/// nodes, so 54 of them there).
-pub(crate) const MAX_INDEX_BYTES: usize = 12 << 20;
+/// What kept sample indexes may take together (52 bytes a node slot each:
+/// the class, the score, the stamp, a block entry and its ties; 260 KB at
+/// 5,000 nodes, so 54 of them there).
+pub(crate) const MAX_INDEX_BYTES: usize = 14 << 20;
 /// Sample indexes kept at least, however many nodes.
 pub(crate) const MIN_INDEXES: usize = 8;
 
 /// How many sample indexes of `slots` node slots are kept.
 pub(crate) fn max_indexes(slots: usize) -> usize {
-    (MAX_INDEX_BYTES / (44 * slots.max(1))).max(MIN_INDEXES)
+    (MAX_INDEX_BYTES / (52 * slots.max(1))).max(MIN_INDEXES)
 }
 
 #[derive(Clone, Debug)]

@@ -242,6 +242,17 @@ impl Gathered {
     }
 }
 
+/// `ties` (the slots of entry `e`'s class at its best) after a slot `bit`
+/// of the class holding `v` joins the entry: `bit` alone when `v` beats
+/// the best, added when it ties, unchanged when it trails (without
+/// branches, as `Entry::take_one`).
+#[inline(always)]
+fn joined_ties(e: &Entry, ties: u64, v: Score, bit: u64) -> u64 {
+    let (gt, eq) = (v > e.max, v == e.max);
+    core::hint::select_unpredictable(gt, 0, ties)
+        | core::hint::select_unpredictable(gt | eq, bit, 0)
+}
+
 /// Feasible slots with their class and score, summarised by block.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Blocks {
@@ -252,6 +263,10 @@ pub(crate) struct Blocks {
     total: u32,
     /// `BLOCK` entries per block, the first `len[block]` in use.
     entries: Vec<Entry>,
+    /// Beside each entry, its ties: bit `t` is set when slot `t` of the
+    /// block holds the class at its best score. A cycle's chosen node is
+    /// then a set bit, not found by reading the block's slots.
+    ties: Vec<u64>,
     len: Vec<u8>,
     /// The highest class any slot has held since the reset.
     top_class: u32,
@@ -273,6 +288,8 @@ impl Blocks {
         self.total = 0;
         self.entries.clear();
         self.entries.resize(blocks * BLOCK, Entry::EMPTY);
+        self.ties.clear();
+        self.ties.resize(blocks * BLOCK, 0);
         self.len.clear();
         self.len.resize(blocks, 0);
         self.top_class = 0;
@@ -318,6 +335,7 @@ impl Blocks {
     /// the new one joins its class's entry.
     pub fn set(&mut self, i: usize, class: u32, score: Score) {
         let b = i / BLOCK;
+        let bit = 1u64 << (i % BLOCK);
         let (old_c, old_s) = (self.class[i], self.score[i]);
         self.class[i] = NONE;
         let at = b * BLOCK;
@@ -331,9 +349,12 @@ impl Blocks {
             if e.members == 0 {
                 self.entries[at + j] = self.entries[at + len - 1];
                 self.entries[at + len - 1] = Entry::EMPTY;
+                self.ties[at + j] = self.ties[at + len - 1];
+                self.ties[at + len - 1] = 0;
                 self.len[b] -= 1;
             } else if e.max == old_s {
                 e.at_max -= 1;
+                self.ties[at + j] &= !bit;
                 if e.at_max == 0 {
                     self.rebest(b, j);
                 }
@@ -345,9 +366,14 @@ impl Blocks {
         if class != NONE {
             let len = self.len[b] as usize;
             match (0..len).find(|&j| self.entries[at + j].class() == class) {
-                Some(j) => self.entries[at + j].take_one(score),
+                Some(j) => {
+                    self.ties[at + j] =
+                        joined_ties(&self.entries[at + j], self.ties[at + j], score, bit);
+                    self.entries[at + j].take_one(score);
+                }
                 None => {
                     self.entries[at + len] = Entry::one(class, score);
+                    self.ties[at + len] = bit;
                     self.len[b] += 1;
                 }
             }
@@ -361,20 +387,23 @@ impl Blocks {
     fn rebest(&mut self, b: usize, j: usize) {
         let (a, z) = (b * BLOCK, ((b + 1) * BLOCK).min(self.class.len()));
         let c = self.entries[b * BLOCK + j].class();
-        let (mut max, mut at_max) = (Score::MIN, 0u8);
+        let (mut max, mut at_max, mut ties) = (Score::MIN, 0u8, 0u64);
         for s in a..z {
             if self.class[s] == c {
                 let v = self.score[s];
+                let bit = 1u64 << (s - a);
                 if v > max {
-                    (max, at_max) = (v, 1);
+                    (max, at_max, ties) = (v, 1, bit);
                 } else if v == max {
                     at_max += 1;
+                    ties |= bit;
                 }
             }
         }
         let e = &mut self.entries[b * BLOCK + j];
         e.max = max;
         e.at_max = at_max;
+        self.ties[b * BLOCK + j] = ties;
     }
 
     /// Rebuilds block `b`'s summary from its slots (after [`Blocks::load`]).
@@ -388,20 +417,25 @@ impl Blocks {
         }
         let at = &mut self.entry_of;
         let e = &mut self.entries[b * BLOCK..(b + 1) * BLOCK];
+        let ties = &mut self.ties[b * BLOCK..(b + 1) * BLOCK];
         let mut len = 0usize;
         let mut count = 0u32;
-        for (&c, &v) in self.class[a..z].iter().zip(&self.score[a..z]) {
+        for (t, (&c, &v)) in self.class[a..z].iter().zip(&self.score[a..z]).enumerate() {
             if c == NONE {
                 continue;
             }
             count += 1;
+            let bit = 1u64 << t;
             let j = at[c as usize];
             if j == u8::MAX {
                 at[c as usize] = len as u8;
                 e[len] = Entry::one(c, v);
+                ties[len] = bit;
                 len += 1;
             } else {
-                e[j as usize].take_one(v);
+                let j = j as usize;
+                ties[j] = joined_ties(&e[j], ties[j], v, bit);
+                e[j].take_one(v);
             }
         }
         for x in &e[..len] {
@@ -604,6 +638,22 @@ impl Blocks {
         None
     }
 
+    /// Checks every entry's ties against its block's slots.
+    #[cfg(test)]
+    fn check_ties(&self) {
+        for b in 0..self.len.len() {
+            let (a, z) = (b * BLOCK, ((b + 1) * BLOCK).min(self.class.len()));
+            for j in 0..self.len[b] as usize {
+                let e = self.entries[a + j];
+                let want = (a..z)
+                    .filter(|&s| self.class[s] == e.class() && self.score[s] == e.max)
+                    .fold(0u64, |m, s| m | 1 << (s - a));
+                assert_eq!(self.ties[a + j], want, "block {b} class {}", e.class());
+                assert_eq!(want.count_ones(), e.at_max as u32);
+            }
+        }
+    }
+
     /// The `r`-th slot (from 0), in the ranges' order, of class `class` with
     /// score `score`.
     pub fn nth_at(
@@ -619,17 +669,43 @@ impl Blocks {
                 let b = i / BLOCK;
                 let block_end = ((b + 1) * BLOCK).min(self.class.len());
                 let stop = block_end.min(z);
-                if i == b * BLOCK && block_end <= z {
-                    let here = self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize]
-                        .iter()
-                        .find(|e| e.class() == class)
-                        .map_or(0, |e| if e.max == score { e.at_max as u32 } else { 0 });
+                let at = b * BLOCK;
+                let Some(j) = self.entries[at..at + self.len[b] as usize]
+                    .iter()
+                    .position(|e| e.class() == class)
+                else {
+                    i = stop;
+                    continue;
+                };
+                let max = self.entries[at + j].max;
+                if max < score {
+                    i = stop;
+                    continue;
+                }
+                // Where the class's best in the block is `score`, its ties
+                // there are the entry's bits (those of the range).
+                if max == score {
+                    let span = stop - i;
+                    let range = if span == BLOCK {
+                        u64::MAX
+                    } else {
+                        ((1u64 << span) - 1) << (i - at)
+                    };
+                    let mut tied = self.ties[at + j] & range;
+                    let here = tied.count_ones();
                     if r >= here {
                         r -= here;
-                        i = block_end;
+                        i = stop;
                         continue;
                     }
+                    for _ in 0..r {
+                        tied &= tied - 1;
+                    }
+                    return Some(at + tied.trailing_zeros() as usize);
                 }
+                // The class's best in the block is above `score`: its slots
+                // at `score` are found one by one (only in a partial block:
+                // a sample covering the block has the block's best).
                 let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
                 for (s, (&c, &v)) in cs.iter().zip(vs).enumerate() {
                     if c == class && v == score {
@@ -767,7 +843,7 @@ mod tests {
     #[test]
     fn blocks_agree_with_a_plain_scan() {
         let mut rng = Prng::new(7);
-        for n in [1usize, 2, 3, 7, 63, 64, 65, 100, 333] {
+        for n in [1usize, 2, 3, 7, 63, 64, 65, 100, 128, 333] {
             let mut ix = Blocks::default();
             ix.reset(n);
             let mut plain: Vec<Option<(u32, Score)>> = vec![None; n];
@@ -794,6 +870,7 @@ mod tests {
                 }
                 let feasible: Vec<usize> = (0..n).filter(|&j| plain[j].is_some()).collect();
                 assert_eq!(ix.total() as usize, feasible.len());
+                ix.check_ties();
                 let start = rng.below(n as u64) as usize;
                 let k = 1 + rng.below(n as u64 + 1) as u32;
                 let mut acc = Gathered::default();
