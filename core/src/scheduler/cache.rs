@@ -153,7 +153,7 @@ impl KeptIndex {
 
 /// What kept sample indexes may take together (52 bytes a node slot each:
 /// the class, the score, the stamp, a block entry and its ties; 260 KB at
-/// 5,000 nodes, so 54 of them there).
+/// 5,000 nodes, so 56 of them there).
 pub(crate) const MAX_INDEX_BYTES: usize = 14 << 20;
 /// Sample indexes kept at least, however many nodes.
 pub(crate) const MIN_INDEXES: usize = 8;

@@ -586,16 +586,10 @@ impl Cluster {
             // The nodes holding the revision's pods, once per pod (room for
             // all of the controller's: growing it by doubling copied it
             // over and over at a Deployment of 15,000 pods).
-            let ctl = &self.controllers[b.c.0 as usize];
-            let mut holding = Vec::with_capacity(ctl.pods.len());
-            for &k in ctl.pods.values() {
-                let (revision, node) = self.place(k);
-                if revision == b.rev_no {
-                    if let Some(node) = node {
-                        per_node[node.0 as usize] += 1;
-                        holding.push(node.0);
-                    }
-                }
+            let mut holding = Vec::with_capacity(self.controllers[b.c.0 as usize].pods.len());
+            for node in self.revision_nodes(b.c, b.rev_no) {
+                per_node[node as usize] += 1;
+                holding.push(node);
             }
             // Only hostname constraints read `per_node` (a zone constraint's
             // count is `per_domain`): the last one takes it, others copy.
@@ -703,14 +697,8 @@ impl Cluster {
                 let mut per_node = vec![0u32; n];
                 match sel {
                     SpreadSelector::SameRevision => {
-                        let ctl = &this.controllers[b.c.0 as usize];
-                        for &k in ctl.pods.values() {
-                            let p = this.pod(k);
-                            if p.revision == b.rev_no {
-                                if let Some(node) = p.node {
-                                    per_node[node.0 as usize] += 1;
-                                }
-                            }
+                        for node in this.revision_nodes(b.c, b.rev_no) {
+                            per_node[node as usize] += 1;
                         }
                     }
                     SpreadSelector::Term(t) => {
@@ -797,6 +785,18 @@ impl Cluster {
                 }
             }
         }
+    }
+
+    /// The node of each bound pod of controller `c`'s revision `rev`, once
+    /// per pod, from the packed places (not the pods' records).
+    fn revision_nodes(&self, c: ControllerId, rev: u32) -> impl Iterator<Item = u32> + '_ {
+        self.controllers[c.0 as usize]
+            .pods
+            .values()
+            .filter_map(move |&k| match self.place(k) {
+                (r, Some(node)) if r == rev => Some(node.0),
+                _ => None,
+            })
     }
 
     /// For a batch with a hard spread constraint over a zone-like key (not
