@@ -685,18 +685,26 @@ impl Blocks {
                 // Where the class's best in the block is `score`, its ties
                 // there are the entry's bits (those of the range).
                 if max == score {
+                    // A whole block's count is the entry's (read with it:
+                    // the mask is another cache line, read only here).
                     let span = stop - i;
-                    let range = if span == BLOCK {
-                        u64::MAX
+                    let mut tied;
+                    if span == BLOCK {
+                        let here = self.entries[at + j].at_max as u32;
+                        if r >= here {
+                            r -= here;
+                            i = stop;
+                            continue;
+                        }
+                        tied = self.ties[at + j];
                     } else {
-                        ((1u64 << span) - 1) << (i - at)
-                    };
-                    let mut tied = self.ties[at + j] & range;
-                    let here = tied.count_ones();
-                    if r >= here {
-                        r -= here;
-                        i = stop;
-                        continue;
+                        tied = self.ties[at + j] & (((1u64 << span) - 1) << (i - at));
+                        let here = tied.count_ones();
+                        if r >= here {
+                            r -= here;
+                            i = stop;
+                            continue;
+                        }
                     }
                     for _ in 0..r {
                         tied &= tied - 1;
