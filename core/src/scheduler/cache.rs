@@ -83,6 +83,38 @@ pub(crate) struct LocalKey {
     pub nonzero: Resources,
 }
 
+/// What decides which nodes count for a list of spread constraints and
+/// their domains (PodTopologySpread's eligible nodes): the template's
+/// nodeSelector and required terms under nodeAffinityPolicy Honor (`None`:
+/// every live node counts), each constraint's topology (`None`: hostname),
+/// whether a node must carry every key of the list, and whether the list is
+/// the filter's (a hostname constraint counts per node only there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LayoutKey {
+    pub inclusion: Option<StaticKey>,
+    pub topos: Vec<Option<u32>>,
+    pub require_all: bool,
+    pub hard: bool,
+}
+
+/// A node that does not count for a constraint in [`DomainLayout::domain_of`].
+pub(crate) const NOT_COUNTED: u32 = u32::MAX;
+
+/// The eligible nodes of a [`LayoutKey`] and their domains, as they were at
+/// one `Cluster::node_epoch` (which every change to a node's labels, taints,
+/// schedulability or presence moves; binds leave it alone): a batch's
+/// domain counts then read only the nodes holding matching pods.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct DomainLayout {
+    pub epoch: u64,
+    pub slots: usize,
+    /// Per constraint of the list, each node's domain, or [`NOT_COUNTED`]
+    /// (empty for a constraint whose domains are not counted).
+    pub domain_of: Vec<Vec<u32>>,
+    /// Per constraint, how many eligible nodes each domain has.
+    pub domain_nodes: Vec<Vec<u32>>,
+}
+
 /// What a batch's sample index holds besides the nodes' own state: which
 /// nodes are feasible (the static filters and the requests), their spread
 /// class (the zone-like topology of the system default constraints) and
@@ -188,6 +220,9 @@ pub(crate) struct Caches {
     /// for each of their batches cost a tenth of the Zipf mix.
     affinity_raw: Vec<Entry<Vec<PreferredSchedulingTerm>, i64>>,
     affinity_mask: Vec<Entry<Vec<PreferredSchedulingTerm>, u32>>,
+    /// Spread constraints' eligible nodes and domains, by what they
+    /// depend on (each valid at one node epoch).
+    layouts: Vec<(LayoutKey, DomainLayout, u64)>,
     /// Sample indexes kept between batches, by what they depend on.
     indexes: Vec<Box<KeptIndex>>,
     /// Per key without a kept index: the node visits its batches' scans
@@ -243,6 +278,7 @@ impl Caches {
             self.indexes.clear();
             self.work.clear();
             self.inclusions.clear();
+            self.layouts.clear();
             self.affinity_raw.clear();
             self.affinity_mask.clear();
             self.profile = Some(profile.clone());
@@ -286,6 +322,34 @@ impl Caches {
         self.clock += 1;
         give(&mut self.affinity_raw, key.clone(), raw, self.clock);
         give(&mut self.affinity_mask, key, mask, self.clock);
+    }
+
+    /// The domain layout kept for `key` if it was counted at `epoch` over
+    /// `slots` nodes; it goes back with [`Caches::keep_layout`].
+    pub fn lend_layout(
+        &mut self,
+        key: &LayoutKey,
+        epoch: u64,
+        slots: usize,
+    ) -> Option<DomainLayout> {
+        let at = self.layouts.iter().position(|e| &e.0 == key)?;
+        let l = &mut self.layouts[at].1;
+        (l.epoch == epoch && l.slots == slots).then(|| core::mem::take(l))
+    }
+
+    pub fn keep_layout(&mut self, key: LayoutKey, layout: DomainLayout) {
+        self.clock += 1;
+        if let Some(e) = self.layouts.iter_mut().find(|e| e.0 == key) {
+            e.1 = layout;
+            e.2 = self.clock;
+            return;
+        }
+        if self.layouts.len() >= MAX_ENTRIES {
+            if let Some(oldest) = (0..self.layouts.len()).min_by_key(|&i| self.layouts[i].2) {
+                self.layouts.swap_remove(oldest);
+            }
+        }
+        self.layouts.push((key, layout, self.clock));
     }
 
     /// The kept index for `key`, taken out until [`Caches::keep_index`].

@@ -685,7 +685,7 @@ impl Cluster {
             })
             .collect();
         if !plain {
-            self.caches.keep_inclusion(key, kept);
+            self.caches.keep_inclusion(key.clone(), kept);
         }
         let build = |this: &mut Cluster, list: Vec<(i64, String, SpreadSelector, bool, u32)>| {
             let mut out = Vec::new();
@@ -728,52 +728,48 @@ impl Cluster {
         // Domain counts over the eligible nodes: those the policy includes
         // and that carry every key of their list. A soft hostname
         // constraint reads `per_node` alone (its domain is the node), so
-        // it needs none.
+        // it needs none. Which nodes are eligible, and their domains, read
+        // only the nodes' labels and presence: kept between batches until a
+        // node changes (`node_epoch`), so a batch reads only the nodes
+        // holding its matching pods.
         let require_all_soft = b.soft_require_all;
-        for (list, require_all, hard) in [
-            (&mut b.hard, true, true),
-            (&mut b.soft, require_all_soft, false),
-        ] {
-            if !hard && list.iter().all(|s| s.topo.is_none()) {
+        let epoch = self.node_epoch;
+        for (hard, require_all) in [(true, true), (false, require_all_soft)] {
+            let list = if hard { &mut b.hard } else { &mut b.soft };
+            if list.is_empty() || (!hard && list.iter().all(|s| s.topo.is_none())) {
                 continue;
             }
-            let topos: Vec<Option<u32>> = list.iter().map(|s| s.topo).collect();
-            for i in 0..n {
-                let included = if b.include_all {
-                    none_removed || !self.hot[i].removed
-                } else {
-                    b.inclusion[i] == 1
-                };
-                if !included {
+            let lkey = cache::LayoutKey {
+                inclusion: (!b.include_all).then(|| key.clone()),
+                topos: list.iter().map(|s| s.topo).collect(),
+                require_all,
+                hard,
+            };
+            let layout = match self.caches.lend_layout(&lkey, epoch, n) {
+                Some(l) => {
+                    debug_assert_eq!(
+                        l,
+                        self.domain_layout(&lkey, &b.inclusion, none_removed),
+                        "a kept domain layout must equal a fresh one"
+                    );
+                    l
+                }
+                None => self.domain_layout(&lkey, &b.inclusion, none_removed),
+            };
+            for (j, s) in list.iter_mut().enumerate() {
+                let dom = &layout.domain_of[j];
+                if dom.is_empty() {
                     continue;
                 }
-                let node = NodeId(i as u32);
-                if require_all
-                    && topos
-                        .iter()
-                        .any(|t| t.is_some_and(|t| self.domain(t, node).is_none()))
-                {
-                    continue;
-                }
-                for s in list.iter_mut() {
-                    if !hard && s.topo.is_none() {
-                        continue;
-                    }
-                    let d = match s.topo {
-                        None => Some(i as u32),
-                        Some(t) => self.domain(t, node),
-                    };
-                    if let Some(d) = d {
-                        let d = d as usize;
-                        if s.per_domain.len() <= d {
-                            s.per_domain.resize(d + 1, 0);
-                            s.domain_nodes.resize(d + 1, 0);
-                        }
-                        s.per_domain[d] += s.per_node[i] as i64;
-                        s.domain_nodes[d] += 1;
+                s.domain_nodes = layout.domain_nodes[j].clone();
+                s.per_domain = vec![0i64; s.domain_nodes.len()];
+                for (&c, &d) in s.per_node.iter().zip(dom) {
+                    if c != 0 && d != cache::NOT_COUNTED {
+                        s.per_domain[d as usize] += c as i64;
                     }
                 }
             }
+            self.caches.keep_layout(lkey, layout);
         }
         for s in b.hard.iter_mut().chain(b.soft.iter_mut()) {
             s.domains = s.domain_nodes.iter().filter(|&&c| c > 0).count() as u32;
@@ -784,6 +780,75 @@ impl Cluster {
                     *s.counts.entry(s.per_domain[d]).or_default() += 1;
                 }
             }
+        }
+    }
+
+    /// Which nodes count for a list of spread constraints and their
+    /// domains (`init_spread`'s eligible nodes): those `inclusion` admits
+    /// (every live node without one) that carry every key of the list when
+    /// it requires all, each in its domain per constraint (a hostname
+    /// constraint's domain is the node; a soft one is not counted).
+    fn domain_layout(
+        &self,
+        key: &cache::LayoutKey,
+        inclusion: &[u8],
+        none_removed: bool,
+    ) -> cache::DomainLayout {
+        let n = self.nodes.len();
+        let counted = |topo: &Option<u32>| key.hard || topo.is_some();
+        let mut domain_of: Vec<Vec<u32>> = key
+            .topos
+            .iter()
+            .map(|t| {
+                if counted(t) {
+                    vec![cache::NOT_COUNTED; n]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let mut domain_nodes: Vec<Vec<u32>> = alloc::vec![Vec::new(); key.topos.len()];
+        for i in 0..n {
+            let included = if key.inclusion.is_none() {
+                none_removed || !self.hot[i].removed
+            } else {
+                inclusion[i] == 1
+            };
+            if !included {
+                continue;
+            }
+            let node = NodeId(i as u32);
+            if key.require_all
+                && key
+                    .topos
+                    .iter()
+                    .any(|t| t.is_some_and(|t| self.domain(t, node).is_none()))
+            {
+                continue;
+            }
+            for (j, topo) in key.topos.iter().enumerate() {
+                if !counted(topo) {
+                    continue;
+                }
+                let d = match topo {
+                    None => Some(i as u32),
+                    Some(t) => self.domain(*t, node),
+                };
+                if let Some(d) = d {
+                    let nodes = &mut domain_nodes[j];
+                    if nodes.len() <= d as usize {
+                        nodes.resize(d as usize + 1, 0);
+                    }
+                    nodes[d as usize] += 1;
+                    domain_of[j][i] = d;
+                }
+            }
+        }
+        cache::DomainLayout {
+            epoch: self.node_epoch,
+            slots: n,
+            domain_of,
+            domain_nodes,
         }
     }
 
