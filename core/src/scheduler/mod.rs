@@ -1698,7 +1698,16 @@ impl Cluster {
         let spread = match b.soft.first() {
             None => 1u64,
             Some(s) => {
-                let most = s.per_node.iter().copied().max().unwrap_or(0) as u64;
+                // A hostname constraint counted from the revision's own
+                // pods is non-zero only on the nodes holding them.
+                let most = match &b.holding {
+                    Some(h) if s.topo.is_none() => {
+                        h.iter().map(|&i| s.per_node[i as usize]).max().unwrap_or(0)
+                    }
+                    _ => s.per_node.iter().copied().max().unwrap_or(0),
+                };
+                debug_assert_eq!(most, s.per_node.iter().copied().max().unwrap_or(0));
+                let most = most as u64;
                 (most + b.pods_left as u64 + 1) * self.spread_stride(b) as u64
             }
         };
@@ -2240,13 +2249,14 @@ impl Cluster {
         while left != 0 {
             let i = w * BLOCK_WORD + left.trailing_zeros() as usize;
             left &= left - 1;
+            // An ordinary node's slot inline (`slot_loaded`) either way.
+            let (c, l) = self.slot_loaded(b, i, stride, profile, plain);
             if bulk {
-                let (c, l) = self.slot_loaded(b, i, stride, profile, plain);
                 ix.blocks.load(i, c, l);
-                ix.filed[i] = self.hot[i].stamp;
             } else {
-                self.file(b, ix, i, stride, profile);
+                ix.blocks.set(i, c, l);
             }
+            ix.filed[i] = self.hot[i].stamp;
         }
         if bulk {
             ix.blocks.summarise(w);
