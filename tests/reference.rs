@@ -828,6 +828,18 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
             c.cordon(&format!("n{}", rng.below(nodes as u64)))
                 .map_err(|e| e.to_string())?;
         }
+        // A node registered again with new labels (its zone and disk may
+        // change), or removed: what the scheduler keeps between batches
+        // (inclusions, spread domains, indexes) must follow.
+        if wave == 1 && rng.chance(30) {
+            let i = rng.below(nodes as u64) as usize;
+            c.reregister_node(random_node(&mut rng, i))
+                .map_err(|e| e.to_string())?;
+        }
+        if wave == 1 && nodes > 3 && rng.chance(15) {
+            c.remove_node(&format!("n{}", rng.below(nodes as u64)))
+                .map_err(|e| e.to_string())?;
+        }
         let p = profile.clone();
         let fp = c.reconcile_to_fixed_point_observed(&profile, &mut |c, pod, n| {
             if failure.is_none() {
