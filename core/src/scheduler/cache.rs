@@ -107,7 +107,6 @@ pub(crate) const NOT_COUNTED: u32 = u32::MAX;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct DomainLayout {
     pub epoch: u64,
-    pub slots: usize,
     /// Per constraint of the list, each node's domain, or [`NOT_COUNTED`]
     /// (empty for a constraint whose domains are not counted).
     pub domain_of: Vec<Vec<u32>>,
@@ -195,10 +194,11 @@ pub(crate) fn max_indexes(slots: usize) -> usize {
     (MAX_INDEX_BYTES / (52 * slots.max(1))).max(MIN_INDEXES)
 }
 
+/// A kept value, its key, and when it was last given back.
 #[derive(Clone, Debug)]
-struct Entry<K, T: Copy + Default> {
+struct Entry<K, V> {
     key: K,
-    slots: Slots<T>,
+    value: V,
     used: u64,
 }
 
@@ -207,22 +207,22 @@ struct Entry<K, T: Copy + Default> {
 pub(crate) struct Caches {
     /// The profile the values were computed under.
     profile: Option<Profile>,
-    statics: Vec<Entry<StaticKey, u8>>,
-    locals: Vec<Entry<LocalKey, i64>>,
+    statics: Vec<Entry<StaticKey, Slots<u8>>>,
+    locals: Vec<Entry<LocalKey, Slots<i64>>>,
     clock: u64,
     /// Per node, whether the nodeSelector and required node affinity of a
     /// key admit it (which nodes count for spreading under
     /// nodeAffinityPolicy Honor).
-    inclusions: Vec<Entry<StaticKey, u8>>,
+    inclusions: Vec<Entry<StaticKey, Slots<u8>>>,
     /// Per node, NodeAffinity's raw score and which preferred terms it
     /// matches (a bit per term), by the template's preferred terms: many
     /// Deployments prefer the same nodes, and matching every node's labels
     /// for each of their batches cost a tenth of the Zipf mix.
-    affinity_raw: Vec<Entry<Vec<PreferredSchedulingTerm>, i64>>,
-    affinity_mask: Vec<Entry<Vec<PreferredSchedulingTerm>, u32>>,
+    affinity_raw: Vec<Entry<Vec<PreferredSchedulingTerm>, Slots<i64>>>,
+    affinity_mask: Vec<Entry<Vec<PreferredSchedulingTerm>, Slots<u32>>>,
     /// Spread constraints' eligible nodes and domains, by what they
     /// depend on (each valid at one node epoch).
-    layouts: Vec<(LayoutKey, DomainLayout, u64)>,
+    layouts: Vec<Entry<LayoutKey, DomainLayout>>,
     /// Sample indexes kept between batches, by what they depend on.
     indexes: Vec<Box<KeptIndex>>,
     /// Per key without a kept index: the node visits its batches' scans
@@ -239,19 +239,14 @@ pub(crate) struct Caches {
 /// The journal's bound: 256 KB.
 const JOURNAL_MAX: usize = 1 << 16;
 
-fn take<K: PartialEq, T: Copy + Default>(list: &mut Vec<Entry<K, T>>, key: &K) -> Option<Slots<T>> {
+fn take<K: PartialEq, V: Default>(list: &mut [Entry<K, V>], key: &K) -> Option<V> {
     let at = list.iter().position(|e| &e.key == key)?;
-    Some(core::mem::take(&mut list[at].slots))
+    Some(core::mem::take(&mut list[at].value))
 }
 
-fn give<K: PartialEq, T: Copy + Default>(
-    list: &mut Vec<Entry<K, T>>,
-    key: K,
-    slots: Slots<T>,
-    used: u64,
-) {
+fn give<K: PartialEq, V>(list: &mut Vec<Entry<K, V>>, key: K, value: V, used: u64) {
     if let Some(e) = list.iter_mut().find(|e| e.key == key) {
-        e.slots = slots;
+        e.value = value;
         e.used = used;
         return;
     }
@@ -260,7 +255,7 @@ fn give<K: PartialEq, T: Copy + Default>(
             list.swap_remove(oldest);
         }
     }
-    list.push(Entry { key, slots, used });
+    list.push(Entry { key, value, used });
 }
 
 impl Caches {
@@ -324,32 +319,16 @@ impl Caches {
         give(&mut self.affinity_mask, key, mask, self.clock);
     }
 
-    /// The domain layout kept for `key` if it was counted at `epoch` over
-    /// `slots` nodes; it goes back with [`Caches::keep_layout`].
-    pub fn lend_layout(
-        &mut self,
-        key: &LayoutKey,
-        epoch: u64,
-        slots: usize,
-    ) -> Option<DomainLayout> {
-        let at = self.layouts.iter().position(|e| &e.0 == key)?;
-        let l = &mut self.layouts[at].1;
-        (l.epoch == epoch && l.slots == slots).then(|| core::mem::take(l))
+    /// The domain layout kept for `key` if it was counted at node epoch
+    /// `epoch` (a node added moves it too); it goes back with
+    /// [`Caches::keep_layout`].
+    pub fn lend_layout(&mut self, key: &LayoutKey, epoch: u64) -> Option<DomainLayout> {
+        take(&mut self.layouts, key).filter(|l| l.epoch == epoch)
     }
 
     pub fn keep_layout(&mut self, key: LayoutKey, layout: DomainLayout) {
         self.clock += 1;
-        if let Some(e) = self.layouts.iter_mut().find(|e| e.0 == key) {
-            e.1 = layout;
-            e.2 = self.clock;
-            return;
-        }
-        if self.layouts.len() >= MAX_ENTRIES {
-            if let Some(oldest) = (0..self.layouts.len()).min_by_key(|&i| self.layouts[i].2) {
-                self.layouts.swap_remove(oldest);
-            }
-        }
-        self.layouts.push((key, layout, self.clock));
+        give(&mut self.layouts, key, layout, self.clock);
     }
 
     /// The kept index for `key`, taken out until [`Caches::keep_index`].
@@ -436,7 +415,7 @@ mod tests {
 
     #[test]
     fn the_least_recently_used_key_goes_first() {
-        let mut list: Vec<Entry<u32, u8>> = Vec::new();
+        let mut list: Vec<Entry<u32, Slots<u8>>> = Vec::new();
         for k in 0..MAX_ENTRIES as u32 {
             give(&mut list, k, Slots::default(), k as u64 + 10);
         }

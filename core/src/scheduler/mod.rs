@@ -231,8 +231,10 @@ struct Batch {
     /// Slots filed with a class of this batch's own pods (stale for the next).
     index_dirty: Vec<u32>,
     /// The nodes holding the revision's pods when the batch began, once per
-    /// pod, when its spreading state was built from them (`None`: read
-    /// them from the hostname constraint's counts).
+    /// pod, when its spreading state was built from them (the system
+    /// defaults over a plain template): the only nodes where the first soft
+    /// constraint, the hostname one, counts above 0 before the first bind
+    /// (`None`: read them from that constraint's counts).
     holding: Option<Vec<u32>>,
     // Scratch, reused pod after pod.
     feasible: Vec<u32>,
@@ -334,6 +336,20 @@ const SUMMARIES_PER_VISIT: u64 = 8;
 /// What one indexed cycle costs, in scan visits (the blocks' summaries,
 /// the two end blocks' slots, the classes' scores and the tie draw).
 const CYCLE_VISITS: u64 = 32;
+
+/// What refiling `slots` stale slots over `blocks` blocks of an index
+/// costs, in scan visits, and whether loading them and summarising each
+/// block once after (bulk) is the cheaper way; else each filing keeps its
+/// block's summary.
+fn refile_cost(slots: u64, blocks: u64) -> (u64, bool) {
+    let one_by_one = FILE_VISITS * slots;
+    let bulk = LOAD_VISITS * slots + blocks * BLOCK_WORD as u64 / SUMMARIES_PER_VISIT;
+    if one_by_one > bulk {
+        (bulk, true)
+    } else {
+        (one_by_one, false)
+    }
+}
 
 /// When batches use a sample index (tests force one way to compare them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -630,6 +646,7 @@ impl Cluster {
                     counts: BTreeMap::new(),
                 });
             }
+            debug_assert!(b.soft.first().is_some_and(|s| s.topo.is_none()));
             b.holding = Some(holding);
             return;
         }
@@ -745,16 +762,16 @@ impl Cluster {
                 require_all,
                 hard,
             };
-            let layout = match self.caches.lend_layout(&lkey, epoch, n) {
+            let layout = match self.caches.lend_layout(&lkey, epoch) {
                 Some(l) => {
                     debug_assert_eq!(
                         l,
-                        self.domain_layout(&lkey, &b.inclusion, none_removed),
+                        self.domain_layout(&lkey, &b.inclusion),
                         "a kept domain layout must equal a fresh one"
                     );
                     l
                 }
-                None => self.domain_layout(&lkey, &b.inclusion, none_removed),
+                None => self.domain_layout(&lkey, &b.inclusion),
             };
             for (j, s) in list.iter_mut().enumerate() {
                 let dom = &layout.domain_of[j];
@@ -788,12 +805,7 @@ impl Cluster {
     /// (every live node without one) that carry every key of the list when
     /// it requires all, each in its domain per constraint (a hostname
     /// constraint's domain is the node; a soft one is not counted).
-    fn domain_layout(
-        &self,
-        key: &cache::LayoutKey,
-        inclusion: &[u8],
-        none_removed: bool,
-    ) -> cache::DomainLayout {
+    fn domain_layout(&self, key: &cache::LayoutKey, inclusion: &[u8]) -> cache::DomainLayout {
         let n = self.nodes.len();
         let counted = |topo: &Option<u32>| key.hard || topo.is_some();
         let mut domain_of: Vec<Vec<u32>> = key
@@ -810,7 +822,7 @@ impl Cluster {
         let mut domain_nodes: Vec<Vec<u32>> = alloc::vec![Vec::new(); key.topos.len()];
         for i in 0..n {
             let included = if key.inclusion.is_none() {
-                none_removed || !self.hot[i].removed
+                !self.hot[i].removed
             } else {
                 inclusion[i] == 1
             };
@@ -846,7 +858,6 @@ impl Cluster {
         }
         cache::DomainLayout {
             epoch: self.node_epoch,
-            slots: n,
             domain_of,
             domain_nodes,
         }
@@ -1698,13 +1709,9 @@ impl Cluster {
         let spread = match b.soft.first() {
             None => 1u64,
             Some(s) => {
-                // A hostname constraint counted from the revision's own
-                // pods is non-zero only on the nodes holding them.
                 let most = match &b.holding {
-                    Some(h) if s.topo.is_none() => {
-                        h.iter().map(|&i| s.per_node[i as usize]).max().unwrap_or(0)
-                    }
-                    _ => s.per_node.iter().copied().max().unwrap_or(0),
+                    Some(h) => h.iter().map(|&i| s.per_node[i as usize]).max().unwrap_or(0),
+                    None => s.per_node.iter().copied().max().unwrap_or(0),
                 };
                 debug_assert_eq!(most, s.per_node.iter().copied().max().unwrap_or(0));
                 let most = most as u64;
@@ -2070,9 +2077,7 @@ impl Cluster {
         if let Some(h) = &b.holding {
             // The same nodes, without reading every node's count (a new
             // Deployment has none).
-            if b.soft.first().is_some_and(|s| s.topo.is_none()) {
-                b.index_dirty.extend_from_slice(h);
-            }
+            b.index_dirty.extend_from_slice(h);
         } else if let Some(s) = b.soft.first() {
             b.index_dirty.extend(
                 s.per_node
@@ -2166,18 +2171,8 @@ impl Cluster {
                     changed = changed * reach / n as u64;
                     blocks = blocks * reach / n as u64;
                 }
-                // One at a time, each filing keeps its block's summary; in
-                // bulk, the slots are loaded and each block touched is
-                // summarised once after.
-                let summaries = blocks * sample_index::BLOCK as u64 / SUMMARIES_PER_VISIT;
-                let bulk = FILE_VISITS * changed > LOAD_VISITS * changed + summaries;
-                let cost = checks
-                    + pods.saturating_mul(CYCLE_VISITS)
-                    + if bulk {
-                        LOAD_VISITS * changed + summaries
-                    } else {
-                        FILE_VISITS * changed
-                    };
+                let cost =
+                    checks + pods.saturating_mul(CYCLE_VISITS) + refile_cost(changed, blocks).0;
                 if auto && scans < cost {
                     b.feasible = refile;
                     self.caches.keep_index(ix);
@@ -2241,9 +2236,7 @@ impl Cluster {
         let bits = core::mem::take(&mut ix.lazy[w]);
         debug_assert!(bits != 0, "only a stale block is refreshed");
         ix.lazy_blocks -= 1;
-        let count = bits.count_ones() as u64;
-        let bulk =
-            FILE_VISITS * count > LOAD_VISITS * count + BLOCK_WORD as u64 / SUMMARIES_PER_VISIT;
+        let (_, bulk) = refile_cost(bits.count_ones() as u64, 1);
         let plain = self.plain_plan(b);
         let mut left = bits;
         while left != 0 {
