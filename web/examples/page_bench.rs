@@ -4,6 +4,8 @@
 //! and replace failed nodes' pods (as perf.mjs's node-failure column).
 //!
 //!   cargo run --release -p shepherd-web --example page_bench -- [nodes] [podsPerNode] [profile]
+//!
+//! With FIRST_TICK_ONLY set it stops after the first tick (for profilers).
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
@@ -65,6 +67,10 @@ fn main() {
         "{nodes} nodes x {per} pods, {profile}: first tick {:.1} ms",
         ms(t)
     );
+    if std::env::var("FIRST_TICK_ONLY").is_ok() {
+        // For profilers: the first tick alone.
+        return;
+    }
     let mut quiet = Vec::new();
     for _ in 0..60 {
         let t = Instant::now();

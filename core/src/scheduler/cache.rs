@@ -182,16 +182,16 @@ impl KeptIndex {
     }
 }
 
-/// What kept sample indexes may take together (52 bytes a node slot each:
-/// the class, the score, the stamp, a block entry and its ties; 260 KB at
-/// 5,000 nodes, so 56 of them there).
-pub(crate) const MAX_INDEX_BYTES: usize = 14 << 20;
+/// What kept sample indexes may take together (60 bytes a node slot each:
+/// the class, the score, the stamp, a block entry, its ties and its
+/// members; 300 KB at 5,000 nodes, so 55 of them there).
+pub(crate) const MAX_INDEX_BYTES: usize = 16 << 20;
 /// Sample indexes kept at least, however many nodes.
 pub(crate) const MIN_INDEXES: usize = 8;
 
 /// How many sample indexes of `slots` node slots are kept.
 pub(crate) fn max_indexes(slots: usize) -> usize {
-    (MAX_INDEX_BYTES / (52 * slots.max(1))).max(MIN_INDEXES)
+    (MAX_INDEX_BYTES / (60 * slots.max(1))).max(MIN_INDEXES)
 }
 
 /// A kept value, its key, and when it was last given back.

@@ -253,6 +253,38 @@ fn joined_ties(e: &Entry, ties: u64, v: Score, bit: u64) -> u64 {
         | core::hint::select_unpredictable(gt | eq, bit, 0)
 }
 
+/// A part of a block of at most this many slots per class in the block is
+/// read slot by slot; a longer one through the entries' masks.
+const PART_SCAN: usize = 4;
+
+/// Bits `lo..hi` of a block's mask (`hi` at most [`BLOCK`]).
+#[inline(always)]
+fn span_mask(lo: usize, hi: usize) -> u64 {
+    debug_assert!(lo <= hi && hi <= BLOCK);
+    let upto = if hi == BLOCK {
+        u64::MAX
+    } else {
+        (1u64 << hi) - 1
+    };
+    upto & !((1u64 << lo) - 1)
+}
+
+/// The position of the `n`-th (from 0) set bit of `x`, which has more
+/// than `n`: six halvings, each keeping the half that holds it.
+#[inline]
+fn nth_set_bit(mut x: u64, mut n: u32) -> u32 {
+    debug_assert!(x.count_ones() > n);
+    let mut pos = 0;
+    for w in [32u32, 16, 8, 4, 2, 1] {
+        let low = (x & ((1u64 << w) - 1)).count_ones();
+        let up = n >= low;
+        n -= if up { low } else { 0 };
+        x = if up { x >> w } else { x };
+        pos += if up { w } else { 0 };
+    }
+    pos
+}
+
 /// Feasible slots with their class and score, summarised by block.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Blocks {
@@ -267,6 +299,10 @@ pub(crate) struct Blocks {
     /// block holds the class at its best score. A cycle's chosen node is
     /// then a set bit, not found by reading the block's slots.
     ties: Vec<u64>,
+    /// Beside each entry, its members: bit `t` is set when slot `t` of the
+    /// block is of the class. A sample that covers part of a block reads
+    /// these masks, not the slots.
+    members: Vec<u64>,
     len: Vec<u8>,
     /// The highest class any slot has held since the reset.
     top_class: u32,
@@ -290,6 +326,8 @@ impl Blocks {
         self.entries.resize(blocks * BLOCK, Entry::EMPTY);
         self.ties.clear();
         self.ties.resize(blocks * BLOCK, 0);
+        self.members.clear();
+        self.members.resize(blocks * BLOCK, 0);
         self.len.clear();
         self.len.resize(blocks, 0);
         self.top_class = 0;
@@ -346,11 +384,14 @@ impl Blocks {
                 .expect("a feasible slot's class has an entry in its block");
             let e = &mut self.entries[at + j];
             e.members -= 1;
+            self.members[at + j] &= !bit;
             if e.members == 0 {
                 self.entries[at + j] = self.entries[at + len - 1];
                 self.entries[at + len - 1] = Entry::EMPTY;
                 self.ties[at + j] = self.ties[at + len - 1];
                 self.ties[at + len - 1] = 0;
+                self.members[at + j] = self.members[at + len - 1];
+                self.members[at + len - 1] = 0;
                 self.len[b] -= 1;
             } else if e.max == old_s {
                 e.at_max -= 1;
@@ -370,10 +411,12 @@ impl Blocks {
                     self.ties[at + j] =
                         joined_ties(&self.entries[at + j], self.ties[at + j], score, bit);
                     self.entries[at + j].take_one(score);
+                    self.members[at + j] |= bit;
                 }
                 None => {
                     self.entries[at + len] = Entry::one(class, score);
                     self.ties[at + len] = bit;
+                    self.members[at + len] = bit;
                     self.len[b] += 1;
                 }
             }
@@ -385,21 +428,9 @@ impl Blocks {
     /// The best score of entry `j` of block `b` and how many slots hold it,
     /// from the block's slots.
     fn rebest(&mut self, b: usize, j: usize) {
-        let (a, z) = (b * BLOCK, ((b + 1) * BLOCK).min(self.class.len()));
-        let c = self.entries[b * BLOCK + j].class();
-        let (mut max, mut at_max, mut ties) = (Score::MIN, 0u8, 0u64);
-        for s in a..z {
-            if self.class[s] == c {
-                let v = self.score[s];
-                let bit = 1u64 << (s - a);
-                if v > max {
-                    (max, at_max, ties) = (v, 1, bit);
-                } else if v == max {
-                    at_max += 1;
-                    ties |= bit;
-                }
-            }
-        }
+        let a = b * BLOCK;
+        let (max, ties) = self.best_of(a, self.members[a + j]);
+        let at_max = ties.count_ones() as u8;
         let e = &mut self.entries[b * BLOCK + j];
         e.max = max;
         e.at_max = at_max;
@@ -418,6 +449,7 @@ impl Blocks {
         let at = &mut self.entry_of;
         let e = &mut self.entries[b * BLOCK..(b + 1) * BLOCK];
         let ties = &mut self.ties[b * BLOCK..(b + 1) * BLOCK];
+        let members = &mut self.members[b * BLOCK..(b + 1) * BLOCK];
         let mut len = 0usize;
         let mut count = 0u32;
         for (t, (&c, &v)) in self.class[a..z].iter().zip(&self.score[a..z]).enumerate() {
@@ -431,11 +463,13 @@ impl Blocks {
                 at[c as usize] = len as u8;
                 e[len] = Entry::one(c, v);
                 ties[len] = bit;
+                members[len] = bit;
                 len += 1;
             } else {
                 let j = j as usize;
                 ties[j] = joined_ties(&e[j], ties[j], v, bit);
                 e[j].take_one(v);
+                members[j] |= bit;
             }
         }
         for x in &e[..len] {
@@ -606,12 +640,14 @@ impl Blocks {
         let mut i = a;
         while i < z {
             let b = i / BLOCK;
-            let block_end = ((b + 1) * BLOCK).min(self.class.len());
-            if i == b * BLOCK && block_end <= z {
+            let at = b * BLOCK;
+            let block_end = (at + BLOCK).min(self.class.len());
+            let stop = block_end.min(z);
+            if i == at && stop == block_end {
                 let here = self.admitted::<F>(b, allow);
                 if here < left {
                     left -= here;
-                    for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
+                    for e in &self.entries[at..at + self.len[b] as usize] {
                         if !F || allow(e.class()) {
                             acc.add(e.class(), e.max, e.at_max as u32);
                         }
@@ -620,22 +656,93 @@ impl Blocks {
                     continue;
                 }
             }
-            let stop = block_end.min(z);
-            let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
-            for (s, (&c, &v)) in cs.iter().zip(vs).enumerate() {
-                if c != NONE && (!F || allow(c)) {
-                    acc.add(c, v, 1);
-                    left -= 1;
-                    if left == 0 {
-                        *need = 0;
-                        return Some(i + s + 1);
+            let len = self.len[b] as usize;
+            if stop - i <= PART_SCAN * len {
+                // A short part, or many classes: slot by slot.
+                let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
+                for (s, (&c, &v)) in cs.iter().zip(vs).enumerate() {
+                    if c != NONE && (!F || allow(c)) {
+                        acc.add(c, v, 1);
+                        left -= 1;
+                        if left == 0 {
+                            *need = 0;
+                            return Some(i + s + 1);
+                        }
                     }
                 }
+                i = stop;
+                continue;
+            }
+            // Part of the block: its entries' masks cut to the part, and
+            // the slots read only for a class whose best in the block lies
+            // outside it.
+            let (entries, ties, members) = (
+                &self.entries[at..at + len],
+                &self.ties[at..at + len],
+                &self.members[at..at + len],
+            );
+            let (mut admitted, mut open) = (0u64, 0u64);
+            for (j, (e, &m)) in entries.iter().zip(members).enumerate() {
+                if !F || allow(e.class()) {
+                    admitted |= m;
+                    open |= 1 << j;
+                }
+            }
+            let mut part = span_mask(i - at, stop - at);
+            let found = (admitted & part).count_ones();
+            let end = if found >= left {
+                // The sample ends at the `left`-th admitted slot of the part.
+                let last = nth_set_bit(admitted & part, left - 1);
+                part &= span_mask(0, last as usize + 1);
+                left = 0;
+                Some(at + last as usize + 1)
+            } else {
+                left -= found;
+                None
+            };
+            while open != 0 {
+                let j = open.trailing_zeros() as usize;
+                open &= open - 1;
+                let m = members[j] & part;
+                if m == 0 {
+                    continue;
+                }
+                let e = &entries[j];
+                let t = ties[j] & part;
+                if t != 0 {
+                    acc.add(e.class(), e.max, t.count_ones());
+                } else {
+                    let (max, t) = self.best_of(at, m);
+                    acc.add(e.class(), max, t.count_ones());
+                }
+            }
+            if end.is_some() {
+                *need = 0;
+                return end;
             }
             i = stop;
         }
         *need = left;
         None
+    }
+
+    /// The best score among the slots `mask` names in the block starting at
+    /// slot `at`, and the mask of those holding it.
+    #[inline]
+    fn best_of(&self, at: usize, mask: u64) -> (Score, u64) {
+        let (mut max, mut ties) = (Score::MIN, 0u64);
+        let mut m = mask;
+        while m != 0 {
+            let t = m.trailing_zeros() as usize;
+            let bit = m & m.wrapping_neg();
+            m &= m - 1;
+            let v = self.score[at + t];
+            let (gt, eq) = (v > max, v == max);
+            ties = core::hint::select_unpredictable(gt, 0, ties)
+                | core::hint::select_unpredictable(gt | eq, bit, 0);
+            max = max.max(v);
+        }
+        (max, ties)
     }
 
     /// Checks every entry's ties against its block's slots.
@@ -650,6 +757,16 @@ impl Blocks {
                     .fold(0u64, |m, s| m | 1 << (s - a));
                 assert_eq!(self.ties[a + j], want, "block {b} class {}", e.class());
                 assert_eq!(want.count_ones(), e.at_max as u32);
+                let members = (a..z)
+                    .filter(|&s| self.class[s] == e.class())
+                    .fold(0u64, |m, s| m | 1 << (s - a));
+                assert_eq!(
+                    self.members[a + j],
+                    members,
+                    "block {b} class {}",
+                    e.class()
+                );
+                assert_eq!(members.count_ones(), e.members as u32);
             }
         }
     }
@@ -712,13 +829,16 @@ impl Blocks {
                     return Some(at + tied.trailing_zeros() as usize);
                 }
                 // The class's best in the block is above `score`: its slots
-                // at `score` are found one by one (only in a partial block:
-                // a sample covering the block has the block's best).
-                let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
-                for (s, (&c, &v)) in cs.iter().zip(vs).enumerate() {
-                    if c == class && v == score {
+                // in the range at `score` are found among its members, one
+                // by one (only in a partial block: a sample covering the
+                // block has the block's best).
+                let mut m = self.members[at + j] & span_mask(i - at, stop - at);
+                while m != 0 {
+                    let s = at + m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if self.score[s] == score {
                         if r == 0 {
-                            return Some(i + s);
+                            return Some(s);
                         }
                         r -= 1;
                     }
