@@ -262,6 +262,10 @@ struct IxScratch {
     zones: Vec<usize>,
     /// Per present class: its count of the batch's pods and domain slot.
     parts: Vec<(u32, u32)>,
+    /// Per class: its count and domain slot (`parts`), worked out once for
+    /// the class layout `decoded_as` names (`u32::MAX`: not yet).
+    decoded: Vec<(u32, u32)>,
+    decoded_as: (u32, u32, u32),
     /// Per present class: its nodes' total at the class's best.
     cand: Vec<i64>,
     /// PodTopologySpread's normalizing weight, ln(size + 2), by size.
@@ -2561,12 +2565,25 @@ impl Cluster {
         }
         let stride = self.spread_stride(b) as u32;
         let na = b.na_bits;
-        // Each present class's count and domain slot, once.
+        // Each present class's count and domain slot: two divisions the
+        // first time a class of this layout is seen, a read after.
+        let layout = (stride, na, b.hard_zone.map_or(0, |(_, hs)| hs as u32));
+        if x.decoded_as != layout {
+            x.decoded.clear();
+            x.decoded_as = layout;
+        }
         x.parts.clear();
-        x.parts.extend(present.iter().map(|&c| {
-            let sc = scoring_class(b, c) >> na;
-            (sc / stride, sc % stride)
-        }));
+        for &c in present {
+            let ci = c as usize;
+            if ci >= x.decoded.len() {
+                x.decoded.resize(ci + 1, (u32::MAX, 0));
+            }
+            if x.decoded[ci].0 == u32::MAX {
+                let sc = scoring_class(b, c) >> na;
+                x.decoded[ci] = (sc / stride, sc % stride);
+            }
+            x.parts.push(x.decoded[ci]);
+        }
         // The domains present (the slot without the key counts as one):
         // a bit each while they fit a word, else a sorted list.
         let zones = if stride <= 64 {
@@ -2611,7 +2628,8 @@ impl Cluster {
             e.1 = if max == 0 {
                 plugins::MAX_NODE_SCORE
             } else {
-                plugins::MAX_NODE_SCORE * (max + min - e.1) / max
+                // Through f64: every class is divided, every cycle.
+                fit::quotient(plugins::MAX_NODE_SCORE * (max + min - e.1), max)
             };
         }
     }
