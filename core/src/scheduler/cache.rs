@@ -150,7 +150,7 @@ pub(crate) struct KeptIndex {
     /// (a bit per slot, a word per block): a batch whose samples will not
     /// go round the nodes refiles only the blocks they read. A block with
     /// a bit set is stale: no cycle reads it before it is refiled.
-    pub lazy: Vec<u64>,
+    pub lazy: Vec<super::sample_index::Mask>,
     /// Blocks with a bit set in `lazy`.
     pub lazy_blocks: u32,
     used: u64,

@@ -325,8 +325,7 @@ const INDEX_MIN_NODES: usize = 256;
 /// filters, class and node-local score, and the block update).
 const FILE_VISITS: u64 = 2;
 /// Slots per word of a bit set over slots: one block of the sample index.
-const BLOCK_WORD: usize = 64;
-const _: () = assert!(sample_index::BLOCK == BLOCK_WORD);
+const BLOCK_WORD: usize = sample_index::BLOCK;
 /// A kept index reads the journal (which repeats nodes) while it is
 /// shorter than this fraction of the nodes, else compares every stamp.
 const JOURNAL_PER_STAMP: usize = 2;
@@ -2111,7 +2110,7 @@ impl Cluster {
                 // are one word): those stamped since it was filed (from the
                 // journal, else from every stamp), those marked, and those
                 // holding the batch's own pods (their class is the batch's).
-                let mut marks = alloc::vec![0u64; n.div_ceil(BLOCK_WORD)];
+                let mut marks: Vec<sample_index::Mask> = alloc::vec![0; n.div_ceil(BLOCK_WORD)];
                 debug_assert!((0..n).all(|i| self.stamps[i] == self.hot[i].stamp));
                 let stamps = &self.stamps;
                 // A journal longer than a fraction of the nodes (it repeats
@@ -2140,9 +2139,9 @@ impl Cluster {
                         .zip(stamps.chunks(BLOCK_WORD))
                         .enumerate()
                     {
-                        let mut bits = 0u64;
+                        let mut bits: sample_index::Mask = 0;
                         for (t, (f, s)) in filed.iter().zip(now).enumerate() {
-                            bits |= ((f != s) as u64) << t;
+                            bits |= ((f != s) as sample_index::Mask) << t;
                         }
                         marks[w] = bits;
                     }

@@ -19,8 +19,11 @@
 
 use alloc::vec::Vec;
 
-/// Slots per block.
-pub(crate) const BLOCK: usize = 64;
+/// A bit per slot of a block.
+pub(crate) type Mask = u64;
+
+/// Slots per block: a [`Mask`]'s bits.
+pub(crate) const BLOCK: usize = Mask::BITS as usize;
 
 /// A slot's score as the index holds it: a node-local score, at most the
 /// sum of two weights (1 to 100) times 100, so 32 bits are plenty and the
@@ -247,7 +250,7 @@ impl Gathered {
 /// the best, added when it ties, unchanged when it trails (without
 /// branches, as `Entry::take_one`).
 #[inline(always)]
-fn joined_ties(e: &Entry, ties: u64, v: Score, bit: u64) -> u64 {
+fn joined_ties(e: &Entry, ties: Mask, v: Score, bit: Mask) -> Mask {
     let (gt, eq) = (v > e.max, v == e.max);
     core::hint::select_unpredictable(gt, 0, ties)
         | core::hint::select_unpredictable(gt | eq, bit, 0)
@@ -259,28 +262,30 @@ const PART_SCAN: usize = 4;
 
 /// Bits `lo..hi` of a block's mask (`hi` at most [`BLOCK`]).
 #[inline(always)]
-fn span_mask(lo: usize, hi: usize) -> u64 {
+fn span_mask(lo: usize, hi: usize) -> Mask {
     debug_assert!(lo <= hi && hi <= BLOCK);
     let upto = if hi == BLOCK {
-        u64::MAX
+        Mask::MAX
     } else {
-        (1u64 << hi) - 1
+        ((1 as Mask) << hi) - 1
     };
-    upto & !((1u64 << lo) - 1)
+    upto & !(((1 as Mask) << lo) - 1)
 }
 
 /// The position of the `n`-th (from 0) set bit of `x`, which has more
-/// than `n`: six halvings, each keeping the half that holds it.
+/// than `n`: halvings, each keeping the half that holds it.
 #[inline]
-fn nth_set_bit(mut x: u64, mut n: u32) -> u32 {
+fn nth_set_bit(mut x: Mask, mut n: u32) -> u32 {
     debug_assert!(x.count_ones() > n);
     let mut pos = 0;
-    for w in [32u32, 16, 8, 4, 2, 1] {
-        let low = (x & ((1u64 << w) - 1)).count_ones();
+    let mut w = Mask::BITS / 2;
+    while w > 0 {
+        let low = (x & (((1 as Mask) << w) - 1)).count_ones();
         let up = n >= low;
         n -= if up { low } else { 0 };
         x = if up { x >> w } else { x };
         pos += if up { w } else { 0 };
+        w /= 2;
     }
     pos
 }
@@ -298,11 +303,11 @@ pub(crate) struct Blocks {
     /// Beside each entry, its ties: bit `t` is set when slot `t` of the
     /// block holds the class at its best score. A cycle's chosen node is
     /// then a set bit, not found by reading the block's slots.
-    ties: Vec<u64>,
+    ties: Vec<Mask>,
     /// Beside each entry, its members: bit `t` is set when slot `t` of the
     /// block is of the class. A sample that covers part of a block reads
     /// these masks, not the slots.
-    members: Vec<u64>,
+    members: Vec<Mask>,
     len: Vec<u8>,
     /// The highest class any slot has held since the reset.
     top_class: u32,
@@ -373,7 +378,7 @@ impl Blocks {
     /// the new one joins its class's entry.
     pub fn set(&mut self, i: usize, class: u32, score: Score) {
         let b = i / BLOCK;
-        let bit = 1u64 << (i % BLOCK);
+        let bit = (1 as Mask) << (i % BLOCK);
         let (old_c, old_s) = (self.class[i], self.score[i]);
         self.class[i] = NONE;
         let at = b * BLOCK;
@@ -457,7 +462,7 @@ impl Blocks {
                 continue;
             }
             count += 1;
-            let bit = 1u64 << t;
+            let bit = (1 as Mask) << t;
             let j = at[c as usize];
             if j == u8::MAX {
                 at[c as usize] = len as u8;
@@ -681,7 +686,7 @@ impl Blocks {
                 &self.ties[at..at + len],
                 &self.members[at..at + len],
             );
-            let (mut admitted, mut open) = (0u64, 0u64);
+            let (mut admitted, mut open) = (0 as Mask, 0 as Mask);
             for (j, (e, &m)) in entries.iter().zip(members).enumerate() {
                 if !F || allow(e.class()) {
                     admitted |= m;
@@ -729,8 +734,8 @@ impl Blocks {
     /// The best score among the slots `mask` names in the block starting at
     /// slot `at`, and the mask of those holding it.
     #[inline]
-    fn best_of(&self, at: usize, mask: u64) -> (Score, u64) {
-        let (mut max, mut ties) = (Score::MIN, 0u64);
+    fn best_of(&self, at: usize, mask: Mask) -> (Score, Mask) {
+        let (mut max, mut ties) = (Score::MIN, 0 as Mask);
         let mut m = mask;
         while m != 0 {
             let t = m.trailing_zeros() as usize;
@@ -754,12 +759,12 @@ impl Blocks {
                 let e = self.entries[a + j];
                 let want = (a..z)
                     .filter(|&s| self.class[s] == e.class() && self.score[s] == e.max)
-                    .fold(0u64, |m, s| m | 1 << (s - a));
+                    .fold(0 as Mask, |m, s| m | 1 << (s - a));
                 assert_eq!(self.ties[a + j], want, "block {b} class {}", e.class());
                 assert_eq!(want.count_ones(), e.at_max as u32);
                 let members = (a..z)
                     .filter(|&s| self.class[s] == e.class())
-                    .fold(0u64, |m, s| m | 1 << (s - a));
+                    .fold(0 as Mask, |m, s| m | 1 << (s - a));
                 assert_eq!(
                     self.members[a + j],
                     members,
@@ -815,7 +820,7 @@ impl Blocks {
                         }
                         tied = self.ties[at + j];
                     } else {
-                        tied = self.ties[at + j] & (((1u64 << span) - 1) << (i - at));
+                        tied = self.ties[at + j] & span_mask(i - at, stop - at);
                         let here = tied.count_ones();
                         if r >= here {
                             r -= here;
@@ -971,7 +976,7 @@ mod tests {
     #[test]
     fn blocks_agree_with_a_plain_scan() {
         let mut rng = Prng::new(7);
-        for n in [1usize, 2, 3, 7, 63, 64, 65, 100, 128, 333] {
+        for n in [1usize, 2, 3, 7, 63, 64, 65, 100, 127, 128, 129, 333, 700] {
             let mut ix = Blocks::default();
             ix.reset(n);
             let mut plain: Vec<Option<(u32, Score)>> = vec![None; n];
