@@ -182,16 +182,16 @@ impl KeptIndex {
     }
 }
 
-/// What kept sample indexes may take together (60 bytes a node slot each:
+/// What kept sample indexes may take together (72 bytes a node slot each:
 /// the class, the score, the stamp, a block entry, its ties and its
-/// members; 300 KB at 5,000 nodes, so 55 of them there).
-pub(crate) const MAX_INDEX_BYTES: usize = 16 << 20;
+/// members, and a group entry; 360 KB at 5,000 nodes, so 58 of them there).
+pub(crate) const MAX_INDEX_BYTES: usize = 20 << 20;
 /// Sample indexes kept at least, however many nodes.
 pub(crate) const MIN_INDEXES: usize = 8;
 
 /// How many sample indexes of `slots` node slots are kept.
 pub(crate) fn max_indexes(slots: usize) -> usize {
-    (MAX_INDEX_BYTES / (60 * slots.max(1))).max(MIN_INDEXES)
+    (MAX_INDEX_BYTES / (72 * slots.max(1))).max(MIN_INDEXES)
 }
 
 /// A kept value, its key, and when it was last given back.

@@ -10,12 +10,16 @@
 //! [`Blocks`] keeps, per slot, the class and the score of a feasible node,
 //! and cuts the slots into blocks of [`BLOCK`]. Each block has a summary: its
 //! feasible count and, per class present in it, the best score, how many
-//! nodes share it and how many members the class has there. A cycle reads
-//! the blocks its sample covers whole from their summaries and scans only
-//! the slots of the two blocks where it starts and ends; a bind rebuilds one
-//! block. At 5,000 nodes and a sample of 500 that is about 8 summaries and
-//! at most 128 slots a cycle, in a few flat arrays (about 60 KB), where a
-//! tree per class cost O(classes x log nodes) and 2 x nodes entries a class.
+//! nodes share it and how many members the class has there; and per entry
+//! two bit masks over the block's slots, its members and its ties. Groups
+//! of [`GROUP`] blocks have the same summary over their slots. A cycle
+//! reads the groups and blocks its sample covers whole from their
+//! summaries, and the two blocks where it starts and ends through their
+//! entries' masks; a bind updates one block entry and one group entry. At
+//! 5,000 nodes and a sample of 500 that is one or two group summaries, a
+//! few block summaries and two partial blocks a cycle, in a few flat arrays
+//! (about 360 KB), where a tree per class cost O(classes x log nodes) and
+//! 2 x nodes entries a class.
 
 use alloc::vec::Vec;
 
@@ -120,6 +124,47 @@ impl Entry {
         self.at_max = core::hint::select_unpredictable(gt, 1, self.at_max + eq as u8);
         self.max = self.max.max(v);
         self.members += 1;
+    }
+
+    #[inline]
+    fn class(&self) -> u32 {
+        self.class as u32
+    }
+}
+
+/// Blocks per group: a group's summary (its classes' bests over
+/// `GROUP * BLOCK` slots) answers for four blocks a sample covers whole.
+pub(crate) const GROUP: usize = 4;
+const GROUP_SLOTS: usize = GROUP * BLOCK;
+
+/// A group's summary of one class: as [`Entry`], with counts up to
+/// `GROUP_SLOTS`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct GroupEntry {
+    max: Score,
+    class: u16,
+    at_max: u16,
+    members: u16,
+}
+
+const _: () = assert!(GROUP_SLOTS <= u16::MAX as usize);
+
+impl GroupEntry {
+    const EMPTY: GroupEntry = GroupEntry {
+        max: Score::MIN,
+        class: u16::MAX,
+        at_max: 0,
+        members: 0,
+    };
+
+    /// Merges a block's entry of the same class.
+    #[inline]
+    fn join(&mut self, e: &Entry) {
+        let (gt, eq) = (e.max > self.max, e.max == self.max);
+        self.at_max = core::hint::select_unpredictable(gt, 0, self.at_max)
+            + core::hint::select_unpredictable(gt | eq, e.at_max as u16, 0);
+        self.max = self.max.max(e.max);
+        self.members += e.members as u16;
     }
 
     #[inline]
@@ -314,6 +359,15 @@ pub(crate) struct Blocks {
     /// Per class, its entry's place in the block `summarise` is building
     /// (`u8::MAX`: none yet), back to `u8::MAX` after each block.
     entry_of: Vec<u8>,
+    /// `GROUP_SLOTS` entries per group of `GROUP` blocks, the first
+    /// `group_len[group]` in use: each class's best over the group, the
+    /// join of its blocks' entries.
+    group_entries: Vec<GroupEntry>,
+    group_len: Vec<u16>,
+    /// Feasible slots per group.
+    group_feasible: Vec<u32>,
+    /// As `entry_of`, for the group `group_rebuild` is building.
+    group_of: Vec<u16>,
 }
 
 impl Blocks {
@@ -336,6 +390,14 @@ impl Blocks {
         self.len.clear();
         self.len.resize(blocks, 0);
         self.top_class = 0;
+        let groups = blocks.div_ceil(GROUP);
+        self.group_entries.clear();
+        self.group_entries
+            .resize(groups * GROUP_SLOTS, GroupEntry::EMPTY);
+        self.group_len.clear();
+        self.group_len.resize(groups, 0);
+        self.group_feasible.clear();
+        self.group_feasible.resize(groups, 0);
     }
 
     /// Feasible slots in all.
@@ -368,7 +430,10 @@ impl Blocks {
 
     pub fn summarise_all(&mut self) {
         for b in 0..self.len.len() {
-            self.summarise(b);
+            self.summarise_block(b);
+        }
+        for g in 0..self.group_len.len() {
+            self.group_rebuild(g);
         }
     }
 
@@ -407,6 +472,7 @@ impl Blocks {
             }
             self.feasible[b] -= 1;
             self.total -= 1;
+            self.group_leave(b / GROUP, old_c, old_s);
         }
         self.load(i, class, score);
         if class != NONE {
@@ -427,6 +493,7 @@ impl Blocks {
             }
             self.feasible[b] += 1;
             self.total += 1;
+            self.group_join(b / GROUP, class, score);
         }
     }
 
@@ -442,8 +509,133 @@ impl Blocks {
         self.ties[b * BLOCK + j] = ties;
     }
 
-    /// Rebuilds block `b`'s summary from its slots (after [`Blocks::load`]).
+    /// Rebuilds block `b`'s summary from its slots (after [`Blocks::load`]),
+    /// and its group's.
     pub fn summarise(&mut self, b: usize) {
+        self.summarise_block(b);
+        self.group_rebuild(b / GROUP);
+    }
+
+    /// Rebuilds group `g`'s summary from its blocks' entries.
+    fn group_rebuild(&mut self, g: usize) {
+        let classes = self.top_class as usize + 1;
+        if self.group_of.len() < classes {
+            self.group_of.resize(classes, u16::MAX);
+        }
+        let blocks = g * GROUP..((g + 1) * GROUP).min(self.len.len());
+        let ge = &mut self.group_entries[g * GROUP_SLOTS..(g + 1) * GROUP_SLOTS];
+        let mut len = 0usize;
+        let mut feasible = 0;
+        for b in blocks {
+            feasible += self.feasible[b];
+            for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
+                let j = self.group_of[e.class() as usize];
+                if j == u16::MAX {
+                    self.group_of[e.class() as usize] = len as u16;
+                    ge[len] = GroupEntry {
+                        max: e.max,
+                        class: e.class,
+                        at_max: e.at_max as u16,
+                        members: e.members as u16,
+                    };
+                    len += 1;
+                } else {
+                    ge[j as usize].join(e);
+                }
+            }
+        }
+        for x in &ge[..len] {
+            self.group_of[x.class() as usize] = u16::MAX;
+        }
+        self.group_len[g] = len as u16;
+        self.group_feasible[g] = feasible;
+    }
+
+    /// Group `g`'s entry `j` after its best slot left: its best and tie
+    /// count again from the group's blocks' entries of the class.
+    fn group_rebest(&mut self, g: usize, j: usize) {
+        let c = self.group_entries[g * GROUP_SLOTS + j].class();
+        let (mut max, mut at_max) = (Score::MIN, 0u16);
+        for b in g * GROUP..((g + 1) * GROUP).min(self.len.len()) {
+            let es = &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize];
+            if let Some(e) = es.iter().find(|e| e.class() == c) {
+                if e.max > max {
+                    (max, at_max) = (e.max, e.at_max as u16);
+                } else if e.max == max {
+                    at_max += e.at_max as u16;
+                }
+            }
+        }
+        let e = &mut self.group_entries[g * GROUP_SLOTS + j];
+        e.max = max;
+        e.at_max = at_max;
+    }
+
+    /// Takes a slot of class `old` holding `old_s` out of group `g`'s
+    /// summary, its block's entries already without it (a group entry's
+    /// best is found again from them).
+    fn group_leave(&mut self, g: usize, old: u32, old_s: Score) {
+        let at = g * GROUP_SLOTS;
+        let len = self.group_len[g] as usize;
+        let j = (0..len)
+            .find(|&j| self.group_entries[at + j].class() == old)
+            .expect("a feasible slot's class has an entry in its group");
+        let e = &mut self.group_entries[at + j];
+        e.members -= 1;
+        if e.members == 0 {
+            self.group_entries[at + j] = self.group_entries[at + len - 1];
+            self.group_entries[at + len - 1] = GroupEntry::EMPTY;
+            self.group_len[g] -= 1;
+        } else if e.max == old_s {
+            e.at_max -= 1;
+            if e.at_max == 0 {
+                self.group_rebest(g, j);
+            }
+        }
+        self.group_feasible[g] -= 1;
+    }
+
+    /// Adds a slot of `class` holding `score` to group `g`'s summary.
+    fn group_join(&mut self, g: usize, class: u32, score: Score) {
+        let at = g * GROUP_SLOTS;
+        let len = self.group_len[g] as usize;
+        match (0..len).find(|&j| self.group_entries[at + j].class() == class) {
+            Some(j) => {
+                let e = &mut self.group_entries[at + j];
+                let (gt, eq) = (score > e.max, score == e.max);
+                e.at_max = core::hint::select_unpredictable(gt, 1, e.at_max + eq as u16);
+                e.max = e.max.max(score);
+                e.members += 1;
+            }
+            None => {
+                self.group_entries[at + len] = GroupEntry {
+                    max: score,
+                    class: class as u16,
+                    at_max: 1,
+                    members: 1,
+                };
+                self.group_len[g] += 1;
+            }
+        }
+        self.group_feasible[g] += 1;
+    }
+
+    /// The feasible slots of group `g` whose class `allow` admits (all of
+    /// them when `F` is false).
+    #[inline]
+    fn group_admitted<const F: bool>(&self, g: usize, allow: &impl Fn(u32) -> bool) -> u32 {
+        if !F {
+            return self.group_feasible[g];
+        }
+        self.group_entries[g * GROUP_SLOTS..g * GROUP_SLOTS + self.group_len[g] as usize]
+            .iter()
+            .filter(|e| allow(e.class()))
+            .map(|e| e.members as u32)
+            .sum()
+    }
+
+    /// Rebuilds block `b`'s summary from its slots, not its group's.
+    fn summarise_block(&mut self, b: usize) {
         let (a, z) = (b * BLOCK, ((b + 1) * BLOCK).min(self.class.len()));
         // A class finds its entry through `entry_of`, not by searching the
         // block's entries (a search whose length follows no pattern).
@@ -644,6 +836,25 @@ impl Blocks {
         let mut left = *need;
         let mut i = a;
         while i < z {
+            // A group the range covers and the sample passes whole: its
+            // summary.
+            let g_at = i / GROUP_SLOTS * GROUP_SLOTS;
+            let g_end = (g_at + GROUP_SLOTS).min(self.class.len());
+            if i == g_at && g_end <= z {
+                let g = i / GROUP_SLOTS;
+                let here = self.group_admitted::<F>(g, allow);
+                if here < left {
+                    left -= here;
+                    let at = g * GROUP_SLOTS;
+                    for e in &self.group_entries[at..at + self.group_len[g] as usize] {
+                        if !F || allow(e.class()) {
+                            acc.add(e.class(), e.max, e.at_max as u32);
+                        }
+                    }
+                    i = g_end;
+                    continue;
+                }
+            }
             let b = i / BLOCK;
             let at = b * BLOCK;
             let block_end = (at + BLOCK).min(self.class.len());
@@ -750,6 +961,34 @@ impl Blocks {
         (max, ties)
     }
 
+    /// Checks every group's summary against a join of its blocks' entries.
+    #[cfg(test)]
+    fn check_groups(&self) {
+        for g in 0..self.group_len.len() {
+            let blocks = g * GROUP..((g + 1) * GROUP).min(self.len.len());
+            let mut want: alloc::collections::BTreeMap<u16, GroupEntry> = Default::default();
+            let mut feasible = 0;
+            for b in blocks {
+                feasible += self.feasible[b];
+                for e in &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize] {
+                    want.entry(e.class)
+                        .or_insert(GroupEntry {
+                            class: e.class,
+                            ..GroupEntry::EMPTY
+                        })
+                        .join(e);
+                }
+            }
+            let at = g * GROUP_SLOTS;
+            let mut got: alloc::vec::Vec<GroupEntry> =
+                self.group_entries[at..at + self.group_len[g] as usize].to_vec();
+            got.sort_by_key(|e| e.class);
+            let want: alloc::vec::Vec<GroupEntry> = want.into_values().collect();
+            assert_eq!(got, want, "group {g}");
+            assert_eq!(self.group_feasible[g], feasible, "group {g}");
+        }
+    }
+
     /// Checks every entry's ties against its block's slots.
     #[cfg(test)]
     fn check_ties(&self) {
@@ -788,6 +1027,30 @@ impl Blocks {
         for &(a, z) in ranges {
             let mut i = a;
             while i < z {
+                // A whole group without the class at `score`, or with
+                // fewer such slots than `r`, is passed by its summary.
+                let g_at = i / GROUP_SLOTS * GROUP_SLOTS;
+                let g_end = (g_at + GROUP_SLOTS).min(self.class.len());
+                if i == g_at && g_end <= z {
+                    let g = i / GROUP_SLOTS;
+                    let ge = &self.group_entries[g_at..g_at + self.group_len[g] as usize];
+                    match ge.iter().find(|e| e.class() == class) {
+                        None => {
+                            i = g_end;
+                            continue;
+                        }
+                        Some(e) if e.max < score => {
+                            i = g_end;
+                            continue;
+                        }
+                        Some(e) if e.max == score && r >= e.at_max as u32 => {
+                            r -= e.at_max as u32;
+                            i = g_end;
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
                 let b = i / BLOCK;
                 let block_end = ((b + 1) * BLOCK).min(self.class.len());
                 let stop = block_end.min(z);
@@ -976,7 +1239,9 @@ mod tests {
     #[test]
     fn blocks_agree_with_a_plain_scan() {
         let mut rng = Prng::new(7);
-        for n in [1usize, 2, 3, 7, 63, 64, 65, 100, 127, 128, 129, 333, 700] {
+        for n in [
+            1usize, 2, 3, 7, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 333, 700, 1100,
+        ] {
             let mut ix = Blocks::default();
             ix.reset(n);
             let mut plain: Vec<Option<(u32, Score)>> = vec![None; n];
@@ -1004,6 +1269,7 @@ mod tests {
                 let feasible: Vec<usize> = (0..n).filter(|&j| plain[j].is_some()).collect();
                 assert_eq!(ix.total() as usize, feasible.len());
                 ix.check_ties();
+                ix.check_groups();
                 let start = rng.below(n as u64) as usize;
                 let k = 1 + rng.below(n as u64 + 1) as u32;
                 let mut acc = Gathered::default();
