@@ -2192,6 +2192,7 @@ impl Cluster {
                             self.refresh_block(b, &mut ix, w, stride, profile);
                         }
                     }
+                    ix.blocks.settle();
                 }
                 ix.pending.clear();
                 ix.synced = clock;
@@ -2500,6 +2501,7 @@ impl Cluster {
         if kept.lazy_blocks > 0 {
             self.refresh_ahead(b, &mut kept, start, k, hz.is_some(), &allow, profile);
         }
+        kept.blocks.settle();
         let ix = &kept.blocks;
         // The sample, and each class's best in it, in one walk. With blocks
         // still stale, the fresh ones ahead hold more than k: the total is

@@ -368,6 +368,11 @@ pub(crate) struct Blocks {
     group_feasible: Vec<u32>,
     /// As `entry_of`, for the group `group_rebuild` is building.
     group_of: Vec<u16>,
+    /// Groups whose blocks were summarised since their own summary was
+    /// built (a refile summarises a group's blocks one by one): rebuilt
+    /// once, by [`Blocks::settle`], before a sample reads them.
+    group_stale: Vec<bool>,
+    stale_groups: Vec<u32>,
 }
 
 impl Blocks {
@@ -398,6 +403,9 @@ impl Blocks {
         self.group_len.resize(groups, 0);
         self.group_feasible.clear();
         self.group_feasible.resize(groups, 0);
+        self.group_stale.clear();
+        self.group_stale.resize(groups, false);
+        self.stale_groups.clear();
     }
 
     /// Feasible slots in all.
@@ -434,7 +442,9 @@ impl Blocks {
         }
         for g in 0..self.group_len.len() {
             self.group_rebuild(g);
+            self.group_stale[g] = false;
         }
+        self.stale_groups.clear();
     }
 
     /// Sets a slot (`NONE`: not feasible) and keeps its block's summary
@@ -472,7 +482,9 @@ impl Blocks {
             }
             self.feasible[b] -= 1;
             self.total -= 1;
-            self.group_leave(b / GROUP, old_c, old_s);
+            if !self.group_stale[b / GROUP] {
+                self.group_leave(b / GROUP, old_c, old_s);
+            }
         }
         self.load(i, class, score);
         if class != NONE {
@@ -493,7 +505,9 @@ impl Blocks {
             }
             self.feasible[b] += 1;
             self.total += 1;
-            self.group_join(b / GROUP, class, score);
+            if !self.group_stale[b / GROUP] {
+                self.group_join(b / GROUP, class, score);
+            }
         }
     }
 
@@ -509,11 +523,24 @@ impl Blocks {
         self.ties[b * BLOCK + j] = ties;
     }
 
-    /// Rebuilds block `b`'s summary from its slots (after [`Blocks::load`]),
-    /// and its group's.
+    /// Rebuilds block `b`'s summary from its slots (after [`Blocks::load`]);
+    /// its group's waits for [`Blocks::settle`].
     pub fn summarise(&mut self, b: usize) {
         self.summarise_block(b);
-        self.group_rebuild(b / GROUP);
+        let g = b / GROUP;
+        if !self.group_stale[g] {
+            self.group_stale[g] = true;
+            self.stale_groups.push(g as u32);
+        }
+    }
+
+    /// Rebuilds the summaries of the groups whose blocks were summarised
+    /// since: before a sample reads the groups.
+    pub fn settle(&mut self) {
+        while let Some(g) = self.stale_groups.pop() {
+            self.group_rebuild(g as usize);
+            self.group_stale[g as usize] = false;
+        }
     }
 
     /// Rebuilds group `g`'s summary from its blocks' entries.
@@ -802,6 +829,7 @@ impl Blocks {
         acc: &mut Gathered,
     ) -> ([(usize, usize); 2], usize) {
         debug_assert!(k > 0, "a sample takes at least one node");
+        debug_assert!(self.stale_groups.is_empty(), "groups settled");
         let n = self.class.len();
         acc.fit(self.top_class);
         if total <= k {
@@ -1262,12 +1290,28 @@ mod tests {
                         }
                     }
                     ix.summarise_all();
+                } else if step % 5 == 2 {
+                    // A refile of one block in bulk (its group stale until
+                    // settled), then a slot set anywhere, maybe in it.
+                    let (c, s) = v.unwrap_or((NONE, 0));
+                    ix.load(i, c, s);
+                    ix.summarise(i / BLOCK);
+                    let j = rng.below(n as u64) as usize;
+                    let w = if rng.chance(30) {
+                        None
+                    } else {
+                        Some((rng.below(3) as u32, rng.below(5) as Score))
+                    };
+                    plain[j] = w;
+                    let (c, s) = w.unwrap_or((NONE, 0));
+                    ix.set(j, c, s);
                 } else {
                     let (c, s) = v.unwrap_or((NONE, 0));
                     ix.set(i, c, s);
                 }
                 let feasible: Vec<usize> = (0..n).filter(|&j| plain[j].is_some()).collect();
                 assert_eq!(ix.total() as usize, feasible.len());
+                ix.settle();
                 ix.check_ties();
                 ix.check_groups();
                 let start = rng.below(n as u64) as usize;
