@@ -156,7 +156,7 @@ mod tests {
             cs.push(1 + rng.below(big as u64) as i64);
         }
         for &c in &cs {
-            let mut check = |a: i64| {
+            let check = |a: i64| {
                 if a >= 0 {
                     assert_eq!(quotient(a, c), a / c, "{a} / {c}");
                 }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Compares builds on this machine, whose pace moves by a third from one
+# quarter hour to the next: each round runs every build once, one after the
+# other, so all of them see the same minutes; then min / median / max per build.
+#
+#   scripts/bench-ab.sh [--rounds N] [--page] BUILD... [-- BENCH FLAGS]
+#
+# A BUILD is a copy of a `shepherd` binary (the CLI), or with --page of a
+# `page_bench` example binary. Build one per commit, e.g. in a worktree:
+#   git worktree add /tmp/base <commit>
+#   (cd /tmp/base && CARGO_TARGET_DIR=/tmp/base-target cargo build --release -p shepherd-cli)
+#   cp /tmp/base-target/release/shepherd /tmp/shepherd-base
+#   cargo build --release -p shepherd-cli && cp target/release/shepherd /tmp/shepherd-new
+#   scripts/bench-ab.sh --rounds 10 /tmp/shepherd-base /tmp/shepherd-new -- --mix zipf
+# Without --page each run is `BUILD bench --converge-only --profile
+# default-scheduler FLAGS` and the figure is its converge time; with --page it
+# is `BUILD 5000 30 default-scheduler` with FIRST_TICK_ONLY=1 (page_bench's
+# first tick, the engine's work in the page's "Big cluster"). The page's own
+# figure in Chromium: tests/browser/perf.mjs with SHEPHERD_WEB_ROOT set to a
+# copy of each build's dist/, alternated the same way.
+set -euo pipefail
+
+rounds=8
+page=0
+builds=()
+flags=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds="$2"; shift 2 ;;
+    --page) page=1; shift ;;
+    --) shift; flags=("$@"); break ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) builds+=("$1"); shift ;;
+  esac
+done
+[ ${#builds[@]} -ge 1 ] || { echo "bench-ab.sh: give at least one build (see --help)" >&2; exit 2; }
+case "$rounds" in ''|*[!0-9]*|0) echo "bench-ab.sh: --rounds takes a positive number" >&2; exit 2 ;; esac
+for b in "${builds[@]}"; do
+  [ -x "$b" ] || { echo "bench-ab.sh: $b is not an executable build" >&2; exit 2; }
+done
+
+# One run of build $1: its figure in milliseconds.
+run_once() {
+  if [ "$page" = 1 ]; then
+    FIRST_TICK_ONLY=1 "$1" 5000 30 default-scheduler "${flags[@]}" |
+      sed -n 's/.*first tick \([0-9.]*\) ms.*/\1/p'
+  else
+    "$1" bench --converge-only --profile default-scheduler "${flags[@]}" |
+      awk '/^converge/ { for (i = 1; i <= NF; i++) if ($i ~ /ms$/) { sub(/ms$/, "", $i); print $i; exit } }'
+  fi
+}
+
+declare -A times
+for ((r = 1; r <= rounds; r++)); do
+  for b in "${builds[@]}"; do
+    t="$(run_once "$b")"
+    [ -n "$t" ] || { echo "bench-ab.sh: $b printed no figure" >&2; exit 1; }
+    times[$b]="${times[$b]:-} $t"
+  done
+done
+
+echo "$rounds rounds, $([ "$page" = 1 ] && echo "page_bench first tick" || echo "bench --converge-only --profile default-scheduler ${flags[*]}") (ms):"
+for b in "${builds[@]}"; do
+  printf '%s\n' ${times[$b]} | sort -n | awk -v name="$b" '
+    { v[NR] = $1 }
+    END {
+      med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+      printf "  %-40s min %7.1f  median %7.1f  max %7.1f\n", name, v[1], med, v[NR]
+    }'
+done
