@@ -1717,8 +1717,18 @@ impl Cluster {
                     None => s.per_node.iter().copied().max().unwrap_or(0),
                 };
                 debug_assert_eq!(most, s.per_node.iter().copied().max().unwrap_or(0));
-                let most = most as u64;
-                (most + b.pods_left as u64 + 1) * self.spread_stride(b) as u64
+                let stride = self.spread_stride(b) as u64;
+                // A node's count of the batch's pods reaches at most its
+                // count now plus the pods left, and never more pods than
+                // it holds: its allocatable pods (or more, when that was
+                // lowered under pods it already had). The second bound is
+                // read only when the first would pass MAX_CLASSES (a batch
+                // of 30,000 pods at 10,000 nodes).
+                let mut reach = most as u64 + b.pods_left as u64;
+                if (reach + 1) * stride > MAX_CLASSES {
+                    reach = reach.min(self.most_pods_a_node_may_hold());
+                }
+                (reach + 1) * stride
             }
         };
         let with_na = spread << b.na_bits;
@@ -1729,6 +1739,17 @@ impl Cluster {
         b.na_bits = 0;
         b.hard_zone = None;
         spread <= MAX_CLASSES
+    }
+
+    /// The most pods any live node holds or may hold: the largest of its
+    /// allocatable pods and its pods now, over the live nodes.
+    fn most_pods_a_node_may_hold(&self) -> u64 {
+        self.nodes
+            .iter()
+            .filter(|n| !n.removed)
+            .map(|n| (n.spec.max_pods as u64).max(n.pods.len() as u64))
+            .max()
+            .unwrap_or(0)
     }
 
     /// Whether the batch has the shape `cycle_fast` scores: no inter-pod
@@ -3426,6 +3447,33 @@ mod tests {
                 }],
             });
             c.deploy(d).unwrap();
+            c.reconcile_to_fixed_point(&Profile::kube_scheduler());
+            c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>()
+        };
+        let scan = run(super::IndexUse::Never);
+        assert!(scan.iter().all(|p| p.1.is_some()));
+        assert_eq!(scan, run(super::IndexUse::Always));
+    }
+
+    /// A batch of more pods than the spread classes could count if any
+    /// node took them all (17,000 pods in three zones: 68,004 classes by
+    /// the pods left) keeps the fast cycle when no node can hold more than
+    /// 60 pods: its classes are bounded by what a node may hold, and the
+    /// index places every pod as the scan does.
+    #[test]
+    fn a_batch_bounded_by_node_capacity_keeps_the_index() {
+        let run = |index: super::IndexUse| {
+            let mut c = Cluster::new();
+            c.set_index_use(index);
+            let zones = ["a", "b", "c"];
+            for i in 0..300u64 {
+                let n = NodeSpec::new(&alloc::format!("n-{i}"), 64_000, 262_144)
+                    .with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize])
+                    .with_max_pods(60);
+                c.add_node(n).unwrap();
+            }
+            c.deploy(DeploymentSpec::new("web", 17_000, Resources::new(10, 16)))
+                .unwrap();
             c.reconcile_to_fixed_point(&Profile::kube_scheduler());
             c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>()
         };
