@@ -2213,7 +2213,6 @@ impl Cluster {
                             self.refresh_block(b, &mut ix, w, stride, profile);
                         }
                     }
-                    ix.blocks.settle();
                 }
                 ix.pending.clear();
                 ix.synced = clock;

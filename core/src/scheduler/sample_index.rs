@@ -157,6 +157,17 @@ impl GroupEntry {
         members: 0,
     };
 
+    /// A block's entry as the first of its class in a group.
+    #[inline]
+    fn of(e: &Entry) -> GroupEntry {
+        GroupEntry {
+            max: e.max,
+            class: e.class,
+            at_max: e.at_max as u16,
+            members: e.members as u16,
+        }
+    }
+
     /// Merges a block's entry of the same class.
     #[inline]
     fn join(&mut self, e: &Entry) {
@@ -559,12 +570,7 @@ impl Blocks {
                 let j = self.group_of[e.class() as usize];
                 if j == u16::MAX {
                     self.group_of[e.class() as usize] = len as u16;
-                    ge[len] = GroupEntry {
-                        max: e.max,
-                        class: e.class,
-                        at_max: e.at_max as u16,
-                        members: e.members as u16,
-                    };
+                    ge[len] = GroupEntry::of(e);
                     len += 1;
                 } else {
                     ge[j as usize].join(e);
@@ -582,20 +588,16 @@ impl Blocks {
     /// count again from the group's blocks' entries of the class.
     fn group_rebest(&mut self, g: usize, j: usize) {
         let c = self.group_entries[g * GROUP_SLOTS + j].class();
-        let (mut max, mut at_max) = (Score::MIN, 0u16);
+        let mut best = GroupEntry::EMPTY;
         for b in g * GROUP..((g + 1) * GROUP).min(self.len.len()) {
             let es = &self.entries[b * BLOCK..b * BLOCK + self.len[b] as usize];
             if let Some(e) = es.iter().find(|e| e.class() == c) {
-                if e.max > max {
-                    (max, at_max) = (e.max, e.at_max as u16);
-                } else if e.max == max {
-                    at_max += e.at_max as u16;
-                }
+                best.join(e);
             }
         }
         let e = &mut self.group_entries[g * GROUP_SLOTS + j];
-        e.max = max;
-        e.at_max = at_max;
+        e.max = best.max;
+        e.at_max = best.at_max;
     }
 
     /// Takes a slot of class `old` holding `old_s` out of group `g`'s
@@ -626,21 +628,11 @@ impl Blocks {
     fn group_join(&mut self, g: usize, class: u32, score: Score) {
         let at = g * GROUP_SLOTS;
         let len = self.group_len[g] as usize;
+        let one = Entry::one(class, score);
         match (0..len).find(|&j| self.group_entries[at + j].class() == class) {
-            Some(j) => {
-                let e = &mut self.group_entries[at + j];
-                let (gt, eq) = (score > e.max, score == e.max);
-                e.at_max = core::hint::select_unpredictable(gt, 1, e.at_max + eq as u16);
-                e.max = e.max.max(score);
-                e.members += 1;
-            }
+            Some(j) => self.group_entries[at + j].join(&one),
             None => {
-                self.group_entries[at + len] = GroupEntry {
-                    max: score,
-                    class: class as u16,
-                    at_max: 1,
-                    members: 1,
-                };
+                self.group_entries[at + len] = GroupEntry::of(&one);
                 self.group_len[g] += 1;
             }
         }
