@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compares builds on this machine, whose pace moves by a third from one
 # quarter hour to the next: each round runs every build once, one after the
-# other, so all of them see the same minutes; then min / median / max per build.
+# other, so all of them see the same minutes; then min / median / max per build,
+# and each build's round-by-round ratio to the first.
 #
 #   scripts/bench-ab.sh [--rounds N] [--page] BUILD... [-- BENCH FLAGS]
 #
@@ -50,12 +51,20 @@ run_once() {
   fi
 }
 
+# Each build's figures in round order (the order within a round alternates,
+# so a drift of the machine's pace during a round favours no build).
 declare -A times
+n=${#builds[@]}
 for ((r = 1; r <= rounds; r++)); do
-  for b in "${builds[@]}"; do
+  declare -A this=()
+  for ((j = 0; j < n; j++)); do
+    if ((r % 2)); then b="${builds[j]}"; else b="${builds[n - 1 - j]}"; fi
     t="$(run_once "$b")"
     [ -n "$t" ] || { echo "bench-ab.sh: $b printed no figure" >&2; exit 1; }
-    times[$b]="${times[$b]:-} $t"
+    this[$b]="$t"
+  done
+  for b in "${builds[@]}"; do
+    times[$b]="${times[$b]:-} ${this[$b]}"
   done
 done
 
@@ -66,5 +75,17 @@ for b in "${builds[@]}"; do
     END {
       med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
       printf "  %-40s min %7.1f  median %7.1f  max %7.1f\n", name, v[1], med, v[NR]
+    }'
+done
+# Paired: each build against the first, round by round (the same minutes),
+# which the machine's swings between rounds do not blur.
+base="${builds[0]}"
+for b in "${builds[@]:1}"; do
+  paste <(printf '%s\n' ${times[$base]}) <(printf '%s\n' ${times[$b]}) |
+    awk '{ printf "%.6f %d\n", $2 / $1, ($2 < $1) }' | sort -n | awk -v name="$b" '
+    { r[NR] = $1; faster += $2 }
+    END {
+      med = (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+      printf "  %-40s against the first, round by round: ratio median %.3f (%.3f-%.3f), faster in %d of %d\n", name, med, r[1], r[NR], faster, NR
     }'
 done
