@@ -38,7 +38,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use crate::cluster::{Cluster, ControllerId, NodeId, Revision};
+use crate::cluster::{Cluster, ControllerId, HotNode, NodeId, Revision};
 use crate::events::{EventType, Message, ObjectRef, Reason};
 use crate::model::{Resources, WhenUnsatisfiable, HOSTNAME_KEY};
 use plugins::{
@@ -1373,7 +1373,14 @@ impl Cluster {
     /// plumbing: the same integer and float steps as the plugins' functions.
     #[inline(always)]
     fn local_planned(&self, n: NodeId, b: &Batch, l: LocalPlan) -> i64 {
-        let h = &self.hot[n.0 as usize];
+        local_planned_of(&self.hot[n.0 as usize], b, l)
+    }
+}
+
+/// `Cluster::local_planned` for the node record `h`.
+#[inline(always)]
+fn local_planned_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
+    {
         let mut total = 0i64;
         if l.w_fit > 0 {
             let per = |req: u64, cap: u64| -> i64 {
@@ -1430,7 +1437,9 @@ impl Cluster {
         }
         total
     }
+}
 
+impl Cluster {
     fn local_total_general(&self, n: NodeId, b: &Batch, profile: &Profile) -> i64 {
         let mut total = 0;
         for &(p, w) in &profile.scores {
@@ -2262,6 +2271,19 @@ impl Cluster {
         ix.lazy_blocks -= 1;
         let (_, bulk) = refile_cost(bits.count_ones() as u64, 1);
         let plain = self.plain_plan(b);
+        if let (true, Some(l)) = (bulk, plain) {
+            let others = self.load_plain_slots(b, ix, w, bits, stride, l);
+            let mut left = others;
+            while left != 0 {
+                let i = w * BLOCK_WORD + left.trailing_zeros() as usize;
+                left &= left - 1;
+                let (c, l) = self.slot_entry(b, i, stride, profile);
+                ix.blocks.load(i, c, l);
+                ix.filed[i] = self.hot[i].stamp;
+            }
+            ix.blocks.summarise(w);
+            return;
+        }
         let mut left = bits;
         while left != 0 {
             let i = w * BLOCK_WORD + left.trailing_zeros() as usize;
@@ -2278,6 +2300,69 @@ impl Cluster {
         if bulk {
             ix.blocks.summarise(w);
         }
+    }
+
+    /// Loads the slots of block `w` that `bits` names for batch `b` (a
+    /// plain template: `plain_plan` is `l`) without summarising: the slots
+    /// of ordinary nodes as `plain_slot` gives them, in one loop over the
+    /// block's records with the batch's columns cut to the block; returns
+    /// the others (`slot_entry`'s to file).
+    fn load_plain_slots(
+        &self,
+        b: &Batch,
+        ix: &mut cache::KeptIndex,
+        w: usize,
+        bits: sample_index::Mask,
+        stride: usize,
+        l: LocalPlan,
+    ) -> sample_index::Mask {
+        let at = w * BLOCK_WORD;
+        let end = (at + BLOCK_WORD).min(self.nodes.len());
+        let hot = &self.hot[at..end];
+        let own = b.soft.first().map(|s| &s.per_node[at..end]);
+        let zone = zone_topo(b).map(|t| &self.topologies[t as usize].node_domain[at..end]);
+        let hard = b
+            .hard_zone
+            .map(|(t, hs)| (&self.topologies[t as usize].node_domain[at..end], hs));
+        let filed = &mut ix.filed[at..end];
+        let mut others = 0 as sample_index::Mask;
+        let mut left = bits;
+        while left != 0 {
+            let t = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let h = &hot[t];
+            if !(h.schedulable && !h.hard_taints && !h.removed) {
+                others |= 1 << t;
+                continue;
+            }
+            filed[t] = h.stamp;
+            if !(h.fits(&b.req) && h.pods_free > 0) {
+                ix.blocks.load(at + t, sample_index::NONE, 0);
+                continue;
+            }
+            let mut class = 0usize;
+            if let Some(own) = own {
+                let d = match zone.and_then(|z| z[t]) {
+                    Some(d) => d as usize,
+                    None => stride - 1,
+                };
+                class = own[t] as usize * stride + d;
+            }
+            if let Some((dom, hs)) = hard {
+                class = class * hs
+                    + match dom[t] {
+                        Some(d) => d as usize,
+                        None => hs - 1,
+                    };
+            }
+            let e = (
+                class as u32,
+                sample_index::score_of(local_planned_of(h, b, l)),
+            );
+            debug_assert_eq!(e, self.plain_slot(b, at + t, stride, l));
+            ix.blocks.load(at + t, e.0, e.1);
+        }
+        others
     }
 
     /// Refiles the stale blocks a cycle from slot `start` may read: the
@@ -2323,11 +2408,29 @@ impl Cluster {
         stride: usize,
         profile: &Profile,
     ) {
-        let plain = self.plain_plan(b);
-        for i in 0..self.nodes.len() {
-            let (c, l) = self.slot_loaded(b, i, stride, profile, plain);
-            ix.blocks.load(i, c, l);
-            ix.filed[i] = self.hot[i].stamp;
+        let n = self.nodes.len();
+        match self.plain_plan(b) {
+            Some(l) => {
+                for w in 0..n.div_ceil(BLOCK_WORD) {
+                    let here = (n - w * BLOCK_WORD).min(BLOCK_WORD);
+                    let all = sample_index::Mask::MAX >> (BLOCK_WORD - here);
+                    let mut others = self.load_plain_slots(b, ix, w, all, stride, l);
+                    while others != 0 {
+                        let i = w * BLOCK_WORD + others.trailing_zeros() as usize;
+                        others &= others - 1;
+                        let (c, l) = self.slot_entry(b, i, stride, profile);
+                        ix.blocks.load(i, c, l);
+                        ix.filed[i] = self.hot[i].stamp;
+                    }
+                }
+            }
+            None => {
+                for i in 0..n {
+                    let (c, l) = self.slot_entry(b, i, stride, profile);
+                    ix.blocks.load(i, c, l);
+                    ix.filed[i] = self.hot[i].stamp;
+                }
+            }
         }
         ix.blocks.summarise_all();
         ix.pending.clear();
