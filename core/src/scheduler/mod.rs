@@ -1373,14 +1373,12 @@ impl Cluster {
     /// plumbing: the same integer and float steps as the plugins' functions.
     #[inline(always)]
     fn local_planned(&self, n: NodeId, b: &Batch, l: LocalPlan) -> i64 {
-        local_planned_of(&self.hot[n.0 as usize], b, l)
+        Self::local_planned_of(&self.hot[n.0 as usize], b, l)
     }
-}
 
-/// `Cluster::local_planned` for the node record `h`.
-#[inline(always)]
-fn local_planned_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
-    {
+    /// `local_planned` for the node record `h`.
+    #[inline(always)]
+    fn local_planned_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
         let mut total = 0i64;
         if l.w_fit > 0 {
             let per = |req: u64, cap: u64| -> i64 {
@@ -1437,9 +1435,7 @@ fn local_planned_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
         }
         total
     }
-}
 
-impl Cluster {
     fn local_total_general(&self, n: NodeId, b: &Batch, profile: &Profile) -> i64 {
         let mut total = 0;
         for &(p, w) in &profile.scores {
@@ -2272,15 +2268,7 @@ impl Cluster {
         let (_, bulk) = refile_cost(bits.count_ones() as u64, 1);
         let plain = self.plain_plan(b);
         if let (true, Some(l)) = (bulk, plain) {
-            let others = self.load_plain_slots(b, ix, w, bits, stride, l);
-            let mut left = others;
-            while left != 0 {
-                let i = w * BLOCK_WORD + left.trailing_zeros() as usize;
-                left &= left - 1;
-                let (c, l) = self.slot_entry(b, i, stride, profile);
-                ix.blocks.load(i, c, l);
-                ix.filed[i] = self.hot[i].stamp;
-            }
+            self.load_block(b, ix, w, bits, stride, l, profile);
             ix.blocks.summarise(w);
             return;
         }
@@ -2299,6 +2287,29 @@ impl Cluster {
         }
         if bulk {
             ix.blocks.summarise(w);
+        }
+    }
+
+    /// Loads the slots of block `w` that `bits` names for batch `b`, whose
+    /// template is plain (`plain_plan` is `l`), without summarising: ordinary
+    /// nodes through `load_plain_slots`, the others through `slot_entry`.
+    fn load_block(
+        &mut self,
+        b: &mut Batch,
+        ix: &mut cache::KeptIndex,
+        w: usize,
+        bits: sample_index::Mask,
+        stride: usize,
+        l: LocalPlan,
+        profile: &Profile,
+    ) {
+        let mut others = self.load_plain_slots(b, ix, w, bits, stride, l);
+        while others != 0 {
+            let i = w * BLOCK_WORD + others.trailing_zeros() as usize;
+            others &= others - 1;
+            let (c, l) = self.slot_entry(b, i, stride, profile);
+            ix.blocks.load(i, c, l);
+            ix.filed[i] = self.hot[i].stamp;
         }
     }
 
@@ -2357,7 +2368,7 @@ impl Cluster {
             }
             let e = (
                 class as u32,
-                sample_index::score_of(local_planned_of(h, b, l)),
+                sample_index::score_of(Self::local_planned_of(h, b, l)),
             );
             debug_assert_eq!(e, self.plain_slot(b, at + t, stride, l));
             ix.blocks.load(at + t, e.0, e.1);
@@ -2414,14 +2425,7 @@ impl Cluster {
                 for w in 0..n.div_ceil(BLOCK_WORD) {
                     let here = (n - w * BLOCK_WORD).min(BLOCK_WORD);
                     let all = sample_index::Mask::MAX >> (BLOCK_WORD - here);
-                    let mut others = self.load_plain_slots(b, ix, w, all, stride, l);
-                    while others != 0 {
-                        let i = w * BLOCK_WORD + others.trailing_zeros() as usize;
-                        others &= others - 1;
-                        let (c, l) = self.slot_entry(b, i, stride, profile);
-                        ix.blocks.load(i, c, l);
-                        ix.filed[i] = self.hot[i].stamp;
-                    }
+                    self.load_block(b, ix, w, all, stride, l, profile);
                 }
             }
             None => {
