@@ -321,27 +321,35 @@ const MAX_CLASSES: u64 = 1 << 16;
 /// Clusters of at least this many nodes may schedule through a sample index.
 const INDEX_MIN_NODES: usize = 256;
 
-/// What filing a node in an index costs, in the scan's node visits (its
-/// filters, class and node-local score, and the block update).
+/// What one node visit of the scan path costs in the units of the index's
+/// costs below (filing, loading, checking, cycling). At one, batches of a
+/// few pods scanned where a kept index was the cheaper way; at two
+/// (measured in interleaved rounds against one) the Zipf mix takes 0.963
+/// of the time (faster in 12 of 12 rounds; three: 0.964, four: 0.974),
+/// `--apps 10000` 0.977, and the plain run the same (its batches of 300
+/// pods use an index either way).
+const SCAN_VISIT: u64 = 2;
+/// What filing a node in an index costs, in cost units (its filters,
+/// class and node-local score, and the block update).
 const FILE_VISITS: u64 = 2;
 /// Slots per word of a bit set over slots: one block of the sample index.
 const BLOCK_WORD: usize = sample_index::BLOCK;
 /// A kept index reads the journal (which repeats nodes) while it is
 /// shorter than this fraction of the nodes, else compares every stamp.
 const JOURNAL_PER_STAMP: usize = 2;
-/// Kept slots whose stamp is checked in the time of one scan visit.
+/// Kept slots whose stamp is checked for one cost unit.
 const CHECKS_PER_VISIT: u64 = 8;
-/// What loading one slot without its block's summary costs, in scan visits.
+/// What loading one slot without its block's summary costs, in cost units.
 const LOAD_VISITS: u64 = 1;
-/// Slots a block summary reads in the time of one scan visit (a bulk
+/// Slots a block summary reads for one cost unit (a bulk
 /// refile summarises each block it touched, reading all its slots).
 const SUMMARIES_PER_VISIT: u64 = 8;
-/// What one indexed cycle costs, in scan visits (the blocks' summaries,
+/// What one indexed cycle costs, in cost units (the blocks' summaries,
 /// the two end blocks' slots, the classes' scores and the tie draw).
 const CYCLE_VISITS: u64 = 32;
 
 /// What refiling `slots` stale slots over `blocks` blocks of an index
-/// costs, in scan visits, and whether loading them and summarising each
+/// costs, in cost units, and whether loading them and summarising each
 /// block once after (bulk) is the cheaper way; else each filing keeps its
 /// block's summary.
 fn refile_cost(slots: u64, blocks: u64) -> (u64, bool) {
@@ -2098,7 +2106,9 @@ impl Cluster {
         let k = profile.feasible_nodes_to_find(b.live_nodes) as u64;
         // The scans' cost: a sample's worth of visits per pod.
         let pods = b.pods_left as u64;
-        let scans = pods.saturating_mul(k.min(n as u64));
+        let scans = pods
+            .saturating_mul(k.min(n as u64))
+            .saturating_mul(SCAN_VISIT);
         let auto = self.index_use == IndexUse::Auto;
         // The slots holding this batch's own pods: their class is the
         // batch's, so they are filed for it and marked stale after.
