@@ -2091,11 +2091,22 @@ impl Cluster {
         }
         let n = self.nodes.len();
         let stride = self.spread_stride(b);
+        // A hard zone constraint alone (no soft constraints, no preferred
+        // terms) gives every node the class the system defaults' zone
+        // constraint over the same topology gives a node holding none of
+        // the batch's pods: its domain (`class_with`, the own-pod digit 0).
+        // A node holding the batch's pods is filed for the batch at the lend
+        // and stale after it. So the two keys are one, and such batches
+        // share the index of the Deployments with the system defaults.
+        let (zones, hard_zones) = match (zone_topo(b).map(|t| (t, stride)), b.hard_zone) {
+            (None, Some(h)) if b.soft.is_empty() && b.na_bits == 0 => (Some(h), None),
+            z => z,
+        };
         let key = cache::IndexKey {
             statics: b.static_key.clone(),
             local: b.local_key,
-            zones: zone_topo(b).map(|t| (t, stride)),
-            hard_zones: b.hard_zone,
+            zones,
+            hard_zones,
             preferred: if b.na_bits > 0 {
                 b.rev.template.node_affinity.preferred.clone()
             } else {
@@ -3624,7 +3635,8 @@ mod tests {
                 .unwrap();
                 c.reconcile_to_fixed_point(profile);
             };
-            // A hard zone constraint: its index is another.
+            // A hard zone constraint with the same requests: it shares the
+            // small Deployments' index (`lend_index`).
             let zoned = |c: &mut Cluster, name: &str, replicas: u32| {
                 let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
                 d.template = d
