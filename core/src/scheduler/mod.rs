@@ -236,6 +236,11 @@ struct Batch {
     /// constraint, the hostname one, counts above 0 before the first bind
     /// (`None`: read them from that constraint's counts).
     holding: Option<Vec<u32>>,
+    /// The topology whose domain is a digit of a node's spread class (see
+    /// `class_with`): the zone constraint's, or for a batch spread by
+    /// hostname alone the system defaults' zone topology, whose digit then
+    /// scores nothing (see `class_zone`).
+    class_zone: Option<u32>,
     // Scratch, reused pod after pod.
     feasible: Vec<u32>,
     feasible_slots: Vec<u32>,
@@ -503,6 +508,7 @@ impl Cluster {
             index_tried: false,
             index_dirty: Vec::new(),
             holding: None,
+            class_zone: None,
             local_plan: local_plan(profile),
             feasible: Vec::new(),
             feasible_slots: Vec::new(),
@@ -531,6 +537,7 @@ impl Cluster {
                 b.hard_zone = Some((t, self.topologies[t as usize].domains.len() + 1));
             }
         }
+        b.class_zone = self.class_zone(&b, profile);
         b
     }
 
@@ -2064,6 +2071,34 @@ impl Cluster {
             }
         }
         mask
+    }
+
+    /// The topology of the zone digit of `b`'s spread classes: the second
+    /// soft constraint's (the system defaults' zone constraint; the fast
+    /// cycle's classes read no other). A batch spread by hostname alone
+    /// (one ScheduleAnyway constraint, no hard zone or preferred terms)
+    /// under a profile with the system defaults takes their zone topology
+    /// as a digit too, when the cluster has it: the digit scores nothing
+    /// (`class_spread_scores_into` reads the zone constraint, which the
+    /// batch lacks), but every node holding none of the batch's pods then
+    /// has the class the Deployments under the system defaults give it,
+    /// its zone, so both share one kept index (`lend_index`).
+    fn class_zone(&self, b: &Batch, profile: &Profile) -> Option<u32> {
+        if let Some(t) = b.soft.get(1).and_then(|z| z.topo) {
+            return Some(t);
+        }
+        let hostname_alone = matches!(&b.soft[..], [s] if s.topo.is_none());
+        if !(hostname_alone
+            && b.hard_zone.is_none()
+            && b.na_bits == 0
+            && profile.system_default_spreading)
+        {
+            return None;
+        }
+        self.topologies
+            .iter()
+            .position(|t| t.key == spread::ZONE_KEY)
+            .map(|t| t as u32)
     }
 
     fn spread_stride(&self, b: &Batch) -> usize {
@@ -3650,6 +3685,21 @@ mod tests {
                 c.deploy(d).unwrap();
                 c.reconcile_to_fixed_point(profile);
             };
+            // A soft hostname constraint alone, the same requests: it shares
+            // that index too, its classes carrying the zone digit.
+            let hosted = |c: &mut Cluster, name: &str, replicas: u32| {
+                let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
+                d.template = d
+                    .template
+                    .with_topology_spread(TopologySpreadConstraint::new(
+                        1,
+                        "kubernetes.io/hostname",
+                        WhenUnsatisfiable::ScheduleAnyway,
+                        Selector::new(&[("app", name)]),
+                    ));
+                c.deploy(d).unwrap();
+                c.reconcile_to_fixed_point(profile);
+            };
             // The index of the small request, filed over every node.
             small(&mut c, "wide", 1000);
             zoned(&mut c, "zoned-0", 6);
@@ -3666,6 +3716,7 @@ mod tests {
             for (j, r) in [1u32, 2, 1, 3, 1].into_iter().enumerate() {
                 small(&mut c, &alloc::format!("late-{j}"), r);
                 zoned(&mut c, &alloc::format!("zoned-late-{j}"), r);
+                hosted(&mut c, &alloc::format!("hosted-late-{j}"), r + 1);
             }
             // The filler goes: the nodes come back, stale the other way.
             c.scale("filler", 0).unwrap();
@@ -3673,6 +3724,7 @@ mod tests {
             for (j, r) in [1u32, 2, 1, 7].into_iter().enumerate() {
                 small(&mut c, &alloc::format!("again-{j}"), r);
                 zoned(&mut c, &alloc::format!("zoned-again-{j}"), r);
+                hosted(&mut c, &alloc::format!("hosted-again-{j}"), 2 * r);
             }
             c.cordon("n-5").unwrap();
             c.remove_node("n-77").unwrap();
@@ -3713,10 +3765,10 @@ mod tests {
     }
 }
 
-/// The topology of the fast cycle's zone constraint (the system defaults'
-/// second one), if the batch has one.
+/// The topology whose domain is a digit of the batch's spread classes
+/// (`Batch::class_zone`).
 fn zone_topo(b: &Batch) -> Option<u32> {
-    b.soft.get(1).and_then(|z| z.topo)
+    b.class_zone
 }
 
 /// The plan for `local_planned`, when NodeResourcesFit scores LeastAllocated
