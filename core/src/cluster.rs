@@ -1983,68 +1983,67 @@ impl Cluster {
 
     /// Adds or removes a bound pod from the inter-pod affinity counts.
     pub(crate) fn affinity_count(&mut self, k: u32, n: NodeId, add: bool) {
-        let p = self.pod(k);
-        let r = &self.controllers[p.controller.0 as usize].revisions[p.revision as usize - 1];
+        let (c, rev) = {
+            let p = self.pod(k);
+            (p.controller, p.revision)
+        };
+        // The revision's term lists are read in place while the terms'
+        // counts change (other fields of the cluster), not copied per bind.
+        let r = &self.controllers[c.0 as usize].revisions[rev as usize - 1];
         if r.matching_terms.is_empty() && !r.carries_terms() {
             return;
         }
-        let (matching, anti, aff) = (
-            r.matching_terms.clone(),
-            r.anti_ids.clone(),
-            r.affinity_ids.clone(),
-        );
-        let prefs: Vec<(u32, i64)> = r
-            .preferred_ids
-            .iter()
-            .map(|&(t, w)| (t, w as i64))
-            .chain(r.preferred_anti_ids.iter().map(|&(t, w)| (t, -(w as i64))))
-            .collect();
-        for t in matching {
-            let d = self.domain(self.terms[t as usize].topo, n);
-            let ts = &mut self.terms[t as usize];
-            if let Some(d) = d {
-                if add {
-                    ts.matching_total += 1;
-                } else {
-                    ts.matching_total -= 1;
-                }
+        let (terms, topologies) = (&mut self.terms, &self.topologies);
+        let domain = |topo: u32| topologies[topo as usize].node_domain[n.0 as usize];
+        let step = |v: &mut u32| {
+            if add {
+                *v += 1;
+            } else {
+                *v -= 1;
+            }
+        };
+        for &t in &r.matching_terms {
+            let ts = &mut terms[t as usize];
+            if let Some(d) = domain(ts.topo) {
+                step(&mut ts.matching_total);
                 bump(&mut ts.matching, d, add);
             }
         }
-        let carried = anti
+        let preferred = r
+            .preferred_ids
             .iter()
-            .chain(aff.iter())
+            .map(|&(t, w)| (t, w as i64))
+            .chain(r.preferred_anti_ids.iter().map(|&(t, w)| (t, -(w as i64))));
+        for &t in r.anti_ids.iter().chain(&r.affinity_ids) {
+            step(&mut terms[t as usize].carriers);
+        }
+        for (t, _) in preferred.clone() {
+            step(&mut terms[t as usize].carriers);
+        }
+        for t in r
+            .affinity_ids
+            .iter()
             .copied()
-            .chain(prefs.iter().map(|&(t, _)| t));
-        for t in carried.collect::<Vec<u32>>() {
-            let ts = &mut self.terms[t as usize];
-            if add {
-                ts.carriers += 1;
-            } else {
-                ts.carriers -= 1;
+            .chain(preferred.clone().map(|(t, _)| t))
+        {
+            step(&mut terms[t as usize].score_carriers);
+        }
+        for &t in &r.anti_ids {
+            let ts = &mut terms[t as usize];
+            if let Some(d) = domain(ts.topo) {
+                bump(&mut ts.owners, d, add);
             }
         }
-        for t in aff.iter().copied().chain(prefs.iter().map(|&(t, _)| t)) {
-            let ts = &mut self.terms[t as usize];
-            if add {
-                ts.score_carriers += 1;
-            } else {
-                ts.score_carriers -= 1;
+        for &t in &r.affinity_ids {
+            let ts = &mut terms[t as usize];
+            if let Some(d) = domain(ts.topo) {
+                bump(&mut ts.affinity_owners, d, add);
             }
         }
-        for t in anti {
-            if let Some(d) = self.domain(self.terms[t as usize].topo, n) {
-                bump(&mut self.terms[t as usize].owners, d, add);
-            }
-        }
-        for t in aff {
-            if let Some(d) = self.domain(self.terms[t as usize].topo, n) {
-                bump(&mut self.terms[t as usize].affinity_owners, d, add);
-            }
-        }
-        for (t, w) in prefs {
-            if let Some(d) = self.domain(self.terms[t as usize].topo, n) {
-                let v = &mut self.terms[t as usize].preferred;
+        for (t, w) in preferred {
+            let ts = &mut terms[t as usize];
+            if let Some(d) = domain(ts.topo) {
+                let v = &mut ts.preferred;
                 if v.len() <= d as usize {
                     v.resize(d as usize + 1, 0);
                 }
