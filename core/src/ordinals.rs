@@ -302,12 +302,27 @@ impl<T> RevisionMap<T> {
         self.find(*rev).ok().map(move |i| &mut self.entries[i].1)
     }
 
-    /// The value for `rev`, a default one added when there is none.
+    /// The value for `rev`, a default one added when there is none. Inline
+    /// to its callers (each pod's creation, bind, readiness): the common
+    /// case is one comparison with the last entry.
+    #[inline]
     pub fn entry_or_default(&mut self, rev: u32) -> &mut T
     where
         T: Default,
     {
-        let i = match self.find(rev) {
+        let last = self.entries.len().wrapping_sub(1);
+        if self.entries.get(last).is_some_and(|e| e.0 == rev) {
+            return &mut self.entries[last].1;
+        }
+        self.entry_or_default_slow(rev)
+    }
+
+    #[inline(never)]
+    fn entry_or_default_slow(&mut self, rev: u32) -> &mut T
+    where
+        T: Default,
+    {
+        let i = match self.entries.binary_search_by_key(&rev, |e| e.0) {
             Ok(i) => i,
             Err(i) => {
                 self.entries.insert(i, (rev, T::default()));
