@@ -323,6 +323,10 @@ const NA_CLASS_TERMS: usize = 4;
 /// buffers: about 2.5 MB at this size).
 const MAX_CLASSES: u64 = 1 << 16;
 
+/// A batch spread by hostname alone takes the zone digit into its classes
+/// (`Cluster::class_zone`) while the zone key has fewer values than this.
+const INERT_ZONE_DOMAINS: usize = 64;
+
 /// Clusters of at least this many nodes may schedule through a sample index.
 const INDEX_MIN_NODES: usize = 256;
 
@@ -2095,9 +2099,12 @@ impl Cluster {
         {
             return None;
         }
+        // The digit multiplies the batch's classes by the zone key's values:
+        // not for a key with a value per node or so (the classes would
+        // outgrow what a fast cycle tells apart).
         self.topologies
             .iter()
-            .position(|t| t.key == spread::ZONE_KEY)
+            .position(|t| t.key == spread::ZONE_KEY && t.domains.len() < INERT_ZONE_DOMAINS)
             .map(|t| t as u32)
     }
 
