@@ -3664,8 +3664,11 @@ mod tests {
             c.set_index_use(index);
             let zones = ["a", "b", "c"];
             for i in 0..1000u64 {
-                let n = NodeSpec::new(&alloc::format!("n-{i}"), 4000, 16_384)
+                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), 4000, 16_384)
                     .with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
+                if i % 4 == 1 {
+                    n = n.with_label("disktype", "ssd");
+                }
                 c.add_node(n).unwrap();
             }
             let small = |c: &mut Cluster, name: &str, replicas: u32| {
@@ -3707,8 +3710,40 @@ mod tests {
                 c.deploy(d).unwrap();
                 c.reconcile_to_fixed_point(profile);
             };
+            // Required SSDs (a filter of their index's key) and preferred
+            // SSDs (a bit of their classes), the same requests: indexes of
+            // their own beside the small request's.
+            let ssd = || NodeSelectorTerm {
+                match_expressions: alloc::vec![NodeSelectorRequirement::new(
+                    "disktype",
+                    NodeSelectorOperator::In,
+                    &["ssd"],
+                )],
+                match_fields: Vec::new(),
+            };
+            let on_ssd = |c: &mut Cluster, name: &str, replicas: u32, required: bool| {
+                let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
+                d.template = d.template.with_node_affinity(if required {
+                    NodeAffinity {
+                        required: Some(alloc::vec![ssd()]),
+                        preferred: Vec::new(),
+                    }
+                } else {
+                    NodeAffinity {
+                        required: None,
+                        preferred: alloc::vec![PreferredSchedulingTerm {
+                            weight: 20 + (replicas % 50) as i32,
+                            preference: ssd(),
+                        }],
+                    }
+                });
+                c.deploy(d).unwrap();
+                c.reconcile_to_fixed_point(profile);
+            };
             // The index of the small request, filed over every node.
             small(&mut c, "wide", 1000);
+            on_ssd(&mut c, "ssd-wide", 200, true);
+            on_ssd(&mut c, "ssd-liked", 100, false);
             zoned(&mut c, "zoned-0", 6);
             // Another request fills 980 nodes (a node with a pod of each
             // has 50m left): stale in that index, and too few nodes left
@@ -3724,6 +3759,13 @@ mod tests {
                 small(&mut c, &alloc::format!("late-{j}"), r);
                 zoned(&mut c, &alloc::format!("zoned-late-{j}"), r);
                 hosted(&mut c, &alloc::format!("hosted-late-{j}"), r + 1);
+                on_ssd(&mut c, &alloc::format!("ssd-late-{j}"), r, j % 2 == 0);
+                on_ssd(
+                    &mut c,
+                    &alloc::format!("ssd-liked-late-{j}"),
+                    r + 2,
+                    j % 2 == 1,
+                );
             }
             // The filler goes: the nodes come back, stale the other way.
             c.scale("filler", 0).unwrap();
@@ -3732,6 +3774,7 @@ mod tests {
                 small(&mut c, &alloc::format!("again-{j}"), r);
                 zoned(&mut c, &alloc::format!("zoned-again-{j}"), r);
                 hosted(&mut c, &alloc::format!("hosted-again-{j}"), 2 * r);
+                on_ssd(&mut c, &alloc::format!("ssd-again-{j}"), 3 * r, true);
             }
             c.cordon("n-5").unwrap();
             c.remove_node("n-77").unwrap();
