@@ -2329,12 +2329,12 @@ impl Cluster {
         debug_assert!(bits != 0, "only a stale block is refreshed");
         ix.lazy_blocks -= 1;
         let (_, bulk) = refile_cost(bits.count_ones() as u64, 1);
-        let plain = self.plain_plan(b);
-        if let (true, Some(l)) = (bulk, plain) {
+        if let (true, Some(l)) = (bulk, self.load_plan(b)) {
             self.load_block(b, ix, w, bits, stride, l, profile);
             ix.blocks.summarise(w);
             return;
         }
+        let plain = self.plain_plan(b);
         let mut left = bits;
         while left != 0 {
             let i = w * BLOCK_WORD + left.trailing_zeros() as usize;
@@ -2353,9 +2353,9 @@ impl Cluster {
         }
     }
 
-    /// Loads the slots of block `w` that `bits` names for batch `b`, whose
-    /// template is plain (`plain_plan` is `l`), without summarising: ordinary
-    /// nodes through `load_plain_slots`, the others through `slot_entry`.
+    /// Loads the slots of block `w` that `bits` names for batch `b`
+    /// (`load_plan` is `l`), without summarising: ordinary nodes through
+    /// `load_ordinary_slots`, the others through `slot_entry`.
     fn load_block(
         &mut self,
         b: &mut Batch,
@@ -2366,7 +2366,7 @@ impl Cluster {
         l: LocalPlan,
         profile: &Profile,
     ) {
-        let mut others = self.load_plain_slots(b, ix, w, bits, stride, l);
+        let mut others = self.load_ordinary_slots(b, ix, w, bits, stride, l);
         while others != 0 {
             let i = w * BLOCK_WORD + others.trailing_zeros() as usize;
             others &= others - 1;
@@ -2376,12 +2376,16 @@ impl Cluster {
         }
     }
 
-    /// Loads the slots of block `w` that `bits` names for batch `b` (a
-    /// plain template: `plain_plan` is `l`) without summarising: the slots
-    /// of ordinary nodes as `plain_slot` gives them, in one loop over the
-    /// block's records with the batch's columns cut to the block; returns
-    /// the others (`slot_entry`'s to file).
-    fn load_plain_slots(
+    /// Loads the slots of block `w` that `bits` names for batch `b`
+    /// (`load_plan` is `l`) without summarising: the slots of ordinary nodes
+    /// as `slot_entry` gives them, in one loop over the block's records with
+    /// the batch's columns cut to the block. A template that selects nodes
+    /// reads its static verdict, and one with preferred terms in its class
+    /// their bits, from the batch's caches (a node's spec stamp keeps them:
+    /// a bind does not move it); a node whose verdict or bits are not
+    /// cached yet is left, with the other nodes, to `slot_entry`: returns
+    /// them.
+    fn load_ordinary_slots(
         &self,
         b: &Batch,
         ix: &mut cache::KeptIndex,
@@ -2398,6 +2402,7 @@ impl Cluster {
         let hard = b
             .hard_zone
             .map(|(t, hs)| (&self.topologies[t as usize].node_domain[at..end], hs));
+        let spec = &self.spec_stamps[at..end];
         let filed = &mut ix.filed[at..end];
         let mut others = 0 as sample_index::Mask;
         let mut left = bits;
@@ -2409,11 +2414,37 @@ impl Cluster {
                 others |= 1 << t;
                 continue;
             }
-            filed[t] = h.stamp;
             if !(h.fits(&b.req) && h.pods_free > 0) {
+                filed[t] = h.stamp;
                 ix.blocks.load(at + t, sample_index::NONE, 0);
                 continue;
             }
+            if !b.plain_template {
+                match b.static_ok.get(at + t, spec[t]) {
+                    Some(1) => {}
+                    Some(_) => {
+                        filed[t] = h.stamp;
+                        ix.blocks.load(at + t, sample_index::NONE, 0);
+                        continue;
+                    }
+                    None => {
+                        others |= 1 << t;
+                        continue;
+                    }
+                }
+            }
+            let mask = if b.na_bits == 0 {
+                0
+            } else {
+                match b.na_mask.get(at + t, spec[t]) {
+                    Some(m) => m as usize,
+                    None => {
+                        others |= 1 << t;
+                        continue;
+                    }
+                }
+            };
+            filed[t] = h.stamp;
             let mut class = 0usize;
             if let Some(own) = own {
                 let d = match zone.and_then(|z| z[t]) {
@@ -2421,6 +2452,9 @@ impl Cluster {
                     None => stride - 1,
                 };
                 class = own[t] as usize * stride + d;
+            }
+            if b.na_bits > 0 {
+                class = class << b.na_bits | mask;
             }
             if let Some((dom, hs)) = hard {
                 class = class * hs
@@ -2433,7 +2467,10 @@ impl Cluster {
                 class as u32,
                 sample_index::score_of(Self::local_planned_of(h, b, l)),
             );
-            debug_assert_eq!(e, self.plain_slot(b, at + t, stride, l));
+            debug_assert!(
+                !(b.plain_template && b.na_bits == 0) || e == self.plain_slot(b, at + t, stride, l)
+            );
+            debug_assert_eq!(e.0, self.class_with(b, at + t, stride, mask as u32));
             ix.blocks.load(at + t, e.0, e.1);
         }
         others
@@ -2483,7 +2520,7 @@ impl Cluster {
         profile: &Profile,
     ) {
         let n = self.nodes.len();
-        match self.plain_plan(b) {
+        match self.load_plan(b) {
             Some(l) => {
                 for w in 0..n.div_ceil(BLOCK_WORD) {
                     let here = (n - w * BLOCK_WORD).min(BLOCK_WORD);
@@ -2501,6 +2538,15 @@ impl Cluster {
         }
         ix.blocks.summarise_all();
         ix.pending.clear();
+    }
+
+    /// The plan of `load_ordinary_slots`: batch `b`'s node-local plan when
+    /// an ordinary node's slot needs no filter that reads other nodes' pods
+    /// (no inter-pod terms; no hard spread constraint but a zone one, which
+    /// its class carries), as in every batch a sample index serves.
+    fn load_plan(&self, b: &Batch) -> Option<LocalPlan> {
+        b.local_plan
+            .filter(|_| !b.inter_pod_filter && (b.hard.is_empty() || b.hard_zone.is_some()))
     }
 
     /// The plan of `plain_slot` when batch `b`'s template selects no nodes
