@@ -127,8 +127,9 @@ pub(crate) struct IndexKey {
     pub zones: Option<(u32, usize)>,
     /// The topology and class stride of a hard zone constraint's domains.
     pub hard_zones: Option<(u32, usize)>,
-    /// The preferred node affinity terms a class holds (empty without).
-    pub preferred: Vec<PreferredSchedulingTerm>,
+    /// The preferred node affinity terms whose matches a class holds, in
+    /// the template's order, without their weights (empty without).
+    pub preferred: Vec<NodeSelectorTerm>,
     pub slots: usize,
 }
 

@@ -2149,8 +2149,12 @@ impl Cluster {
             local: b.local_key,
             zones,
             hard_zones,
+            // The terms, not their weights: a class holds which terms a node
+            // matches, and the weights score each class per cycle.
             preferred: if b.na_bits > 0 {
-                b.rev.template.node_affinity.preferred.clone()
+                (b.rev.template.node_affinity.preferred.iter())
+                    .map(|p| p.preference.clone())
+                    .collect()
             } else {
                 Vec::new()
             },
