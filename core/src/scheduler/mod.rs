@@ -1844,7 +1844,7 @@ impl Cluster {
         let tt = profile.weight(Plugin::TaintToleration);
         let w_spread = profile.weight(Plugin::PodTopologySpread).unwrap_or(0);
         let spread = w_spread > 0 && !b.soft.is_empty();
-        let zone_topo = if spread { zone_topo(b) } else { None };
+        let zone_topo = if spread { b.class_zone } else { None };
         let stride = zone_topo.map_or(1, |t| self.topologies[t as usize].domains.len() + 1);
         // Nodes are told apart by class (as the index does) when spreading
         // or preferred node affinity's terms give them different scores.
@@ -2045,7 +2045,8 @@ impl Cluster {
         let spread = if b.soft.is_empty() {
             0
         } else {
-            let d = zone_topo(b)
+            let d = b
+                .class_zone
                 .and_then(|t| self.topologies[t as usize].node_domain[i])
                 .map_or(stride - 1, |d| d as usize);
             (b.soft[0].per_node[i] as usize * stride + d) as u32
@@ -2112,7 +2113,8 @@ impl Cluster {
         if b.soft.is_empty() {
             return 1;
         }
-        zone_topo(b).map_or(1, |t| self.topologies[t as usize].domains.len() + 1)
+        b.class_zone
+            .map_or(1, |t| self.topologies[t as usize].domains.len() + 1)
     }
 
     /// Lends the batch the sample index kept for its key, caught up with
@@ -2140,7 +2142,7 @@ impl Cluster {
         // A node holding the batch's pods is filed for the batch at the lend
         // and stale after it. So the two keys are one, and such batches
         // share the index of the Deployments with the system defaults.
-        let (zones, hard_zones) = match (zone_topo(b).map(|t| (t, stride)), b.hard_zone) {
+        let (zones, hard_zones) = match (b.class_zone.map(|t| (t, stride)), b.hard_zone) {
             (None, Some(h)) if b.soft.is_empty() && b.na_bits == 0 => (Some(h), None),
             z => z,
         };
@@ -2402,7 +2404,9 @@ impl Cluster {
         let end = (at + BLOCK_WORD).min(self.nodes.len());
         let hot = &self.hot[at..end];
         let own = b.soft.first().map(|s| &s.per_node[at..end]);
-        let zone = zone_topo(b).map(|t| &self.topologies[t as usize].node_domain[at..end]);
+        let zone = b
+            .class_zone
+            .map(|t| &self.topologies[t as usize].node_domain[at..end]);
         let hard = b
             .hard_zone
             .map(|(t, hs)| (&self.topologies[t as usize].node_domain[at..end], hs));
@@ -2654,7 +2658,7 @@ impl Cluster {
         }
         let mut class = 0usize;
         if let Some(s) = b.soft.first() {
-            let d = match zone_topo(b) {
+            let d = match b.class_zone {
                 Some(t) => match self.topologies[t as usize].node_domain[i] {
                     Some(d) => d as usize,
                     None => stride - 1,
@@ -3730,35 +3734,31 @@ mod tests {
                 .unwrap();
                 c.reconcile_to_fixed_point(profile);
             };
-            // A hard zone constraint with the same requests: it shares the
-            // small Deployments' index (`lend_index`).
+            // One spread constraint of the pod's own, the same requests: a
+            // hard zone constraint (`zoned`) shares the small Deployments'
+            // index (`lend_index`), and so does a soft hostname constraint
+            // (`hosted`), its classes carrying the zone digit.
+            let spread =
+                |c: &mut Cluster, name: &str, replicas: u32, key: &str, when: WhenUnsatisfiable| {
+                    let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
+                    d.template = d
+                        .template
+                        .with_topology_spread(TopologySpreadConstraint::new(
+                            1,
+                            key,
+                            when,
+                            Selector::new(&[("app", name)]),
+                        ));
+                    c.deploy(d).unwrap();
+                    c.reconcile_to_fixed_point(profile);
+                };
             let zoned = |c: &mut Cluster, name: &str, replicas: u32| {
-                let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
-                d.template = d
-                    .template
-                    .with_topology_spread(TopologySpreadConstraint::new(
-                        1,
-                        "topology.kubernetes.io/zone",
-                        WhenUnsatisfiable::DoNotSchedule,
-                        Selector::new(&[("app", name)]),
-                    ));
-                c.deploy(d).unwrap();
-                c.reconcile_to_fixed_point(profile);
+                let zone = "topology.kubernetes.io/zone";
+                spread(c, name, replicas, zone, WhenUnsatisfiable::DoNotSchedule)
             };
-            // A soft hostname constraint alone, the same requests: it shares
-            // that index too, its classes carrying the zone digit.
             let hosted = |c: &mut Cluster, name: &str, replicas: u32| {
-                let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
-                d.template = d
-                    .template
-                    .with_topology_spread(TopologySpreadConstraint::new(
-                        1,
-                        "kubernetes.io/hostname",
-                        WhenUnsatisfiable::ScheduleAnyway,
-                        Selector::new(&[("app", name)]),
-                    ));
-                c.deploy(d).unwrap();
-                c.reconcile_to_fixed_point(profile);
+                let host = "kubernetes.io/hostname";
+                spread(c, name, replicas, host, WhenUnsatisfiable::ScheduleAnyway)
             };
             // Required SSDs (a filter of their index's key) and preferred
             // SSDs (a bit of their classes), the same requests: indexes of
@@ -3863,12 +3863,6 @@ mod tests {
             }
         }
     }
-}
-
-/// The topology whose domain is a digit of the batch's spread classes
-/// (`Batch::class_zone`).
-fn zone_topo(b: &Batch) -> Option<u32> {
-    b.class_zone
 }
 
 /// The plan for `local_planned`, when NodeResourcesFit scores LeastAllocated
