@@ -1454,6 +1454,11 @@ impl Cluster {
                     .collect();
                 let added_tolerations = crate::taints::default_tolerations(&template.tolerations);
                 let c = &mut self.controllers[id.0 as usize];
+                // A Deployment holds a revision or a few (one per template
+                // it ran, up to its history); a revision is about 800
+                // bytes, so the vector grows by one, not by a doubling that
+                // would reserve four at the first push.
+                c.revisions.reserve_exact(1);
                 c.revisions.push(Revision {
                     added_tolerations,
                     template,
