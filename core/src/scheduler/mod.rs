@@ -2746,16 +2746,30 @@ impl Cluster {
             self.refresh_ahead(b, &mut kept, start, k, hz.is_some(), &allow, profile);
         }
         kept.blocks.settle();
+        // The sample, and each class's best in it, in one walk; or, when
+        // this start's sample was gathered since and its slots stayed as
+        // they were (or changed by steps the index followed), as then.
+        // With blocks still stale, the fresh ones ahead hold more than k:
+        // the total is more than k whatever the stale blocks count, as it
+        // truly is.
+        x.present.clear();
+        x.best.clear();
+        let cached = match hz {
+            Some(_) => None,
+            None => kept.blocks.cached_sample(start, k).map(|(end, best)| {
+                x.best.extend_from_slice(best);
+                x.present.extend(best.iter().map(|b| b.class));
+                ([(start, end), (0, 0)], end - start)
+            }),
+        };
         let ix = &kept.blocks;
-        // The sample, and each class's best in it, in one walk. With blocks
-        // still stale, the fresh ones ahead hold more than k: the total is
-        // more than k whatever the stale blocks count, as it truly is.
-        let (total, (pair, visited)) = match hz {
-            Some(_) => {
+        let (total, (pair, visited)) = match (hz, cached) {
+            (_, Some(c)) => (ix.total(), c),
+            (Some(_), None) => {
                 let t = ix.total_where(&allow);
                 (t, ix.sample_gather::<true>(start, k, t, &allow, &mut x.acc))
             }
-            None => (
+            (None, None) => (
                 ix.total(),
                 ix.sample_gather::<false>(start, k, ix.total(), &|_| true, &mut x.acc),
             ),
@@ -2767,9 +2781,27 @@ impl Cluster {
                 assert_eq!(kept.lazy[w], 0, "a cycle reads no stale block");
             }
         }
-        x.present.clear();
-        x.best.clear();
-        x.acc.drain(&mut x.present, &mut x.best);
+        if cached.is_some() {
+            #[cfg(debug_assertions)]
+            {
+                let (mut present, mut best) = (Vec::new(), Vec::new());
+                let again = ix.sample_gather::<false>(start, k, total, &|_| true, &mut x.acc);
+                x.acc.drain(&mut present, &mut best);
+                assert_eq!(
+                    again,
+                    (pair, visited),
+                    "a kept sample ends where a walk does"
+                );
+                assert_eq!(best, x.best, "a kept sample's bests are a walk's");
+                assert_eq!(present, x.present);
+            }
+        } else {
+            x.acc.drain(&mut x.present, &mut x.best);
+            if hz.is_none() && total > k && pair[1].0 == pair[1].1 {
+                kept.blocks.keep_sample(start, pair[0].1, k, &x.best);
+            }
+        }
+        let ix = &kept.blocks;
         let ranges: &[(usize, usize)] = if pair[1].0 < pair[1].1 {
             &pair
         } else {

@@ -384,6 +384,79 @@ pub(crate) struct Blocks {
     /// once, by [`Blocks::settle`], before a sample reads them.
     group_stale: Vec<bool>,
     stale_groups: Vec<u32>,
+    /// Samples gathered lately, kept while their slots stay as they were
+    /// (see [`Window`]): a batch's samples come round to the same starts,
+    /// a round later, with one slot changed by its own bind.
+    windows: Vec<Window>,
+    /// Moves on whenever slots change without `set` (a reset, a bulk
+    /// load): the windows gathered before are then forgotten.
+    epoch: u64,
+    /// Where the next window is kept when none is free.
+    next_window: usize,
+}
+
+/// How many gathered samples a [`Blocks`] keeps. At 5,000 nodes the
+/// default sample (10%) goes round in ten cycles.
+const WINDOWS: usize = 16;
+
+/// A sample [`Blocks::sample_gather`] gathered without a filter and did not
+/// wrap: its start, its end, how many feasible slots it had to take, and
+/// each class's best in it (in class order). Kept true through `set`: a
+/// slot inside that changes class or score updates it when that is one
+/// step (the best leaves only while others hold it, or the value does not
+/// beat it), and drops it otherwise, as when the slot's feasibility
+/// changes (the sample would end elsewhere).
+#[derive(Clone, Debug, Default)]
+struct Window {
+    epoch: u64,
+    start: u32,
+    end: u32,
+    k: u32,
+    best: Vec<Best>,
+}
+
+impl Window {
+    /// Takes a slot of `class` holding `v` out of the bests: false when
+    /// that cannot be done without reading the slots again (it held its
+    /// class's only best).
+    fn leave(&mut self, class: u32, v: Score) -> bool {
+        let Ok(j) = self.best.binary_search_by_key(&class, |b| b.class) else {
+            return false;
+        };
+        let b = &mut self.best[j];
+        if v < b.max {
+            true
+        } else if v == b.max && b.at_max > 1 {
+            b.at_max -= 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Puts a slot of `class` holding `v` into the bests.
+    fn join(&mut self, class: u32, v: Score) {
+        match self.best.binary_search_by_key(&class, |b| b.class) {
+            Ok(j) => {
+                let b = &mut self.best[j];
+                if v > b.max {
+                    b.max = v;
+                    b.at_max = 1;
+                } else if v == b.max {
+                    b.at_max += 1;
+                }
+            }
+            Err(j) => self.best.insert(
+                j,
+                Best {
+                    class,
+                    max: v,
+                    at_max: 1,
+                    members: 0,
+                },
+            ),
+        }
+    }
 }
 
 impl Blocks {
@@ -417,6 +490,7 @@ impl Blocks {
         self.group_stale.clear();
         self.group_stale.resize(groups, false);
         self.stale_groups.clear();
+        self.epoch += 1;
     }
 
     /// Feasible slots in all.
@@ -440,6 +514,12 @@ impl Blocks {
     /// with [`Blocks::summarise_all`].
     #[inline]
     pub fn load(&mut self, i: usize, class: u32, score: Score) {
+        self.epoch += 1;
+        self.put(i, class, score);
+    }
+
+    #[inline]
+    fn put(&mut self, i: usize, class: u32, score: Score) {
         if class != NONE {
             self.top_class = self.top_class.max(class);
         }
@@ -497,7 +577,8 @@ impl Blocks {
                 self.group_leave(b / GROUP, old_c, old_s);
             }
         }
-        self.load(i, class, score);
+        self.put(i, class, score);
+        self.keep_windows(i, (old_c, old_s), (class, score));
         if class != NONE {
             let len = self.len[b] as usize;
             match (0..len).find(|&j| self.entries[at + j].class() == class) {
@@ -520,6 +601,64 @@ impl Blocks {
                 self.group_join(b / GROUP, class, score);
             }
         }
+    }
+
+    /// Keeps the windows that hold slot `i` true after it went from `old`
+    /// to `new` (class, score), or drops them.
+    #[inline]
+    fn keep_windows(&mut self, i: usize, old: (u32, Score), new: (u32, Score)) {
+        let (epoch, i) = (self.epoch, i as u32);
+        for w in &mut self.windows {
+            if w.epoch != epoch || i < w.start || i >= w.end {
+                continue;
+            }
+            let kept = old.0 != NONE && new.0 != NONE && w.leave(old.0, old.1);
+            if kept {
+                w.join(new.0, new.1);
+            } else {
+                w.epoch = u64::MAX;
+            }
+        }
+    }
+
+    /// The sample from `start` taking `k` feasible slots, when it was
+    /// gathered since and its slots are as they were: its end and each
+    /// class's best. Only while more than `k` slots are feasible (else a
+    /// sample takes them all).
+    pub fn cached_sample(&self, start: usize, k: u32) -> Option<(usize, &[Best])> {
+        if self.total <= k {
+            return None;
+        }
+        self.windows
+            .iter()
+            .find(|w| w.epoch == self.epoch && w.start as usize == start && w.k == k)
+            .map(|w| (w.end as usize, &w.best[..]))
+    }
+
+    /// Keeps the sample `start..end` that took `k` feasible slots and whose
+    /// classes' bests are `best` (in class order, as `Gathered::drain`
+    /// gives them), for [`Blocks::cached_sample`].
+    pub fn keep_sample(&mut self, start: usize, end: usize, k: u32, best: &[Best]) {
+        debug_assert!(best.windows(2).all(|p| p[0].class < p[1].class));
+        let epoch = self.epoch;
+        let at = match self.windows.iter().position(|w| w.epoch != epoch) {
+            Some(at) => at,
+            None if self.windows.len() < WINDOWS => {
+                self.windows.push(Window::default());
+                self.windows.len() - 1
+            }
+            None => {
+                self.next_window = (self.next_window + 1) % WINDOWS;
+                self.next_window
+            }
+        };
+        let w = &mut self.windows[at];
+        w.epoch = epoch;
+        w.start = start as u32;
+        w.end = end as u32;
+        w.k = k;
+        w.best.clear();
+        w.best.extend_from_slice(best);
     }
 
     /// The best score of entry `j` of block `b` and how many slots hold it,
@@ -1356,5 +1495,77 @@ mod tests {
                 gathered_as_folded(&ix, &pair, &allow, &mut acc);
             }
         }
+    }
+
+    /// A kept sample, after any mix of sets (its slots changing class,
+    /// score or feasibility, inside or outside it), loads and resets, is
+    /// either dropped or exactly what a fresh walk gathers from its start:
+    /// the same end and the same bests. Most sets leave it kept.
+    #[test]
+    fn kept_samples_match_a_fresh_walk() {
+        #[cfg(feature = "std")]
+        let ops: u64 = std::env::var("SHEPHERD_FUZZ_OPS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(200);
+        #[cfg(not(feature = "std"))]
+        let ops: u64 = 200;
+        let (mut hits, mut lookups) = (0u64, 0u64);
+        for seed in 0..ops {
+            let mut rng = Prng::new(seed);
+            let n = 1 + rng.below(900) as usize;
+            let classes = 1 + rng.below(6) as u32;
+            let scores = 1 + rng.below(6) as Score;
+            let mut ix = Blocks::default();
+            ix.reset(n);
+            for i in 0..n {
+                if !rng.chance(10) {
+                    ix.load(
+                        i,
+                        rng.below(classes as u64) as u32,
+                        rng.below(scores as u64) as Score,
+                    );
+                }
+            }
+            ix.summarise_all();
+            let k = 1 + rng.below(n as u64) as u32;
+            // A few starts, come back to again and again, as a batch's
+            // samples come round.
+            let starts: Vec<usize> = (0..4).map(|_| rng.below(n as u64) as usize).collect();
+            let mut acc = Gathered::default();
+            for step in 0..300 {
+                let i = rng.below(n as u64) as usize;
+                if rng.chance(2) {
+                    ix.load(i, rng.below(classes as u64) as u32, 0);
+                    ix.summarise(i / BLOCK);
+                } else if rng.chance(10) {
+                    ix.set(i, NONE, 0);
+                } else {
+                    let c = rng.below(classes as u64) as u32;
+                    ix.set(i, c, rng.below(scores as u64) as Score);
+                }
+                ix.settle();
+                let start = starts[step % starts.len()];
+                let (pair, visited) =
+                    ix.sample_gather::<false>(start, k, ix.total(), &|_| true, &mut acc);
+                let (mut present, mut best) = (Vec::new(), Vec::new());
+                acc.drain(&mut present, &mut best);
+                lookups += 1;
+                if let Some((end, kept)) = ix.cached_sample(start, k) {
+                    hits += 1;
+                    assert_eq!(
+                        (pair, visited),
+                        ([(start, end), (0, 0)], end - start),
+                        "seed {seed} step {step}: a kept sample ends where a walk does"
+                    );
+                    assert_eq!(kept, &best[..], "seed {seed} step {step}: the same bests");
+                } else if ix.total() > k && pair[1].0 == pair[1].1 {
+                    ix.keep_sample(start, pair[0].1, k, &best);
+                }
+            }
+        }
+        // Sets inside a kept sample mostly keep it (else the cache would
+        // never be read and the test would check nothing).
+        assert!(hits * 4 > lookups, "{hits} hits of {lookups} lookups");
     }
 }
