@@ -388,16 +388,20 @@ pub(crate) struct Blocks {
     /// (see [`Window`]): a batch's samples come round to the same starts,
     /// a round later, with one slot changed by its own bind.
     windows: Vec<Window>,
-    /// Moves on whenever slots change without `set` (a reset, a bulk
-    /// load): the windows gathered before are then forgotten.
-    epoch: u64,
+    /// Which of `windows` are kept, a bit each: none after slots change
+    /// without `set` (a reset, a bulk load).
+    live: u16,
     /// Where the next window is kept when none is free.
     next_window: usize,
+    /// Per block, the windows whose samples cover any of its slots, a bit
+    /// each (of the kept ones or not: read with `live`).
+    window_blocks: Vec<u16>,
 }
 
 /// How many gathered samples a [`Blocks`] keeps. At 5,000 nodes the
 /// default sample (10%) goes round in ten cycles.
 const WINDOWS: usize = 16;
+const _: () = assert!(WINDOWS <= u16::BITS as usize);
 
 /// A sample [`Blocks::sample_gather`] gathered without a filter and did not
 /// wrap: its start, its end, how many feasible slots it had to take, and
@@ -408,7 +412,6 @@ const WINDOWS: usize = 16;
 /// changes (the sample would end elsewhere).
 #[derive(Clone, Debug, Default)]
 struct Window {
-    epoch: u64,
     start: u32,
     end: u32,
     k: u32,
@@ -490,7 +493,12 @@ impl Blocks {
         self.group_stale.clear();
         self.group_stale.resize(groups, false);
         self.stale_groups.clear();
-        self.epoch += 1;
+        self.live = 0;
+        self.window_blocks.clear();
+        self.window_blocks.resize(blocks, 0);
+        for w in &mut self.windows {
+            (w.start, w.end) = (0, 0);
+        }
     }
 
     /// Feasible slots in all.
@@ -514,7 +522,7 @@ impl Blocks {
     /// with [`Blocks::summarise_all`].
     #[inline]
     pub fn load(&mut self, i: usize, class: u32, score: Score) {
-        self.epoch += 1;
+        self.live = 0;
         self.put(i, class, score);
     }
 
@@ -607,16 +615,20 @@ impl Blocks {
     /// to `new` (class, score), or drops them.
     #[inline]
     fn keep_windows(&mut self, i: usize, old: (u32, Score), new: (u32, Score)) {
-        let (epoch, i) = (self.epoch, i as u32);
-        for w in &mut self.windows {
-            if w.epoch != epoch || i < w.start || i >= w.end {
+        let mut left = self.live & self.window_blocks[i / BLOCK];
+        let i = i as u32;
+        while left != 0 {
+            let j = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let w = &mut self.windows[j];
+            if i < w.start || i >= w.end {
                 continue;
             }
             let kept = old.0 != NONE && new.0 != NONE && w.leave(old.0, old.1);
             if kept {
                 w.join(new.0, new.1);
             } else {
-                w.epoch = u64::MAX;
+                self.live &= !(1 << j);
             }
         }
     }
@@ -629,10 +641,15 @@ impl Blocks {
         if self.total <= k {
             return None;
         }
-        self.windows
-            .iter()
-            .find(|w| w.epoch == self.epoch && w.start as usize == start && w.k == k)
-            .map(|w| (w.end as usize, &w.best[..]))
+        let mut left = self.live;
+        while left != 0 {
+            let w = &self.windows[left.trailing_zeros() as usize];
+            left &= left - 1;
+            if w.start as usize == start && w.k == k {
+                return Some((w.end as usize, &w.best[..]));
+            }
+        }
+        None
     }
 
     /// Keeps the sample `start..end` that took `k` feasible slots and whose
@@ -640,25 +657,40 @@ impl Blocks {
     /// gives them), for [`Blocks::cached_sample`].
     pub fn keep_sample(&mut self, start: usize, end: usize, k: u32, best: &[Best]) {
         debug_assert!(best.windows(2).all(|p| p[0].class < p[1].class));
-        let epoch = self.epoch;
-        let at = match self.windows.iter().position(|w| w.epoch != epoch) {
-            Some(at) => at,
-            None if self.windows.len() < WINDOWS => {
-                self.windows.push(Window::default());
-                self.windows.len() - 1
-            }
-            None => {
+        if self.windows.len() < WINDOWS {
+            self.windows.resize(WINDOWS, Window::default());
+        }
+        // A free place, else the next in turn.
+        let at = match (!self.live).trailing_zeros() as usize {
+            at if at < WINDOWS => at,
+            _ => {
                 self.next_window = (self.next_window + 1) % WINDOWS;
                 self.next_window
             }
         };
+        self.live |= 1 << at;
         let w = &mut self.windows[at];
-        w.epoch = epoch;
+        let bit = 1u16 << at;
+        for b in &mut self.window_blocks[Self::blocks_of(w.start as usize, w.end as usize)] {
+            *b &= !bit;
+        }
+        for b in &mut self.window_blocks[Self::blocks_of(start, end)] {
+            *b |= bit;
+        }
         w.start = start as u32;
         w.end = end as u32;
         w.k = k;
         w.best.clear();
         w.best.extend_from_slice(best);
+    }
+
+    /// The blocks holding slots `start..end`.
+    fn blocks_of(start: usize, end: usize) -> core::ops::Range<usize> {
+        if start < end {
+            start / BLOCK..(end - 1) / BLOCK + 1
+        } else {
+            0..0
+        }
     }
 
     /// The best score of entry `j` of block `b` and how many slots hold it,
