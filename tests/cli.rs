@@ -367,3 +367,35 @@ fn a_daemonset_pod_preempts_on_its_node_and_explain_shows_it() {
         "{out}"
     );
 }
+
+/// A reader that closes the pipe early (`shepherd converge | head -1`) ends
+/// the command quietly: no panic on the next print.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shepherd"))
+        .args(["converge", "--nodes", "3000", "--apps", "300"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the shepherd binary should start");
+    // Read the first bytes, then close our end while it still prints.
+    let mut first = [0u8; 16];
+    child
+        .stdout
+        .take()
+        .expect("stdout is piped")
+        .read_exact(&mut first)
+        .expect("it prints");
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr is piped")
+        .read_to_string(&mut err)
+        .expect("stderr reads");
+    child.wait().expect("it ends");
+    assert!(!err.contains("panicked"), "{err}");
+}

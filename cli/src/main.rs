@@ -120,7 +120,27 @@ fn run_failed(e: impl ToString) -> Failure {
     Failure::Run(e.to_string())
 }
 
+/// A reader that stops early (`shepherd converge | head`) ends the process
+/// quietly, as it does `cat` or `ls`: Rust's runtime ignores SIGPIPE, so
+/// without this the next print to the closed pipe would panic.
+#[cfg(unix)]
+fn end_quietly_on_a_closed_pipe() {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    // SIGPIPE is 13 and SIG_DFL 0 on Linux and the BSDs, macOS included.
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: restores the default action for one signal before any other
+    // thread exists; nothing here runs in a signal handler.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    end_quietly_on_a_closed_pipe();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(|s| s.as_str()) {
         Some("demo") => demo(&args[1..]),
