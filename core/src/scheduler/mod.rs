@@ -288,7 +288,9 @@ struct IxScratch {
 
 impl IxScratch {
     fn normalizing_weight(&mut self, size: usize) -> f64 {
-        if let Some(&(_, w)) = self.ln.iter().find(|e| e.0 == size) {
+        // The sample's size and its zones' count come back cycle after
+        // cycle: the latest first.
+        if let Some(&(_, w)) = self.ln.iter().rev().find(|e| e.0 == size) {
             return w;
         }
         let w = spread::normalizing_weight(size);
@@ -2849,25 +2851,25 @@ impl Cluster {
             x.decoded.clear();
             x.decoded_as = layout;
         }
+        // Each class decoded, and the domains present (the slot without
+        // the key counts as one) a bit each while they fit a word.
+        let mut bits = 0u64;
+        let decoded = &mut x.decoded;
         x.parts.clear();
-        for &c in present {
-            let ci = c as usize;
-            if ci >= x.decoded.len() {
-                x.decoded.resize(ci + 1, (u32::MAX, 0));
+        x.parts.extend(present.iter().map(|&c| {
+            if c as usize >= decoded.len() {
+                decoded.resize(c as usize + 1, (u32::MAX, 0));
             }
-            if x.decoded[ci].0 == u32::MAX {
+            let e = &mut decoded[c as usize];
+            if e.0 == u32::MAX {
                 let sc = scoring_class(b, c) >> na;
-                x.decoded[ci] = (sc / stride, sc % stride);
+                *e = (sc / stride, sc % stride);
             }
-            x.parts.push(x.decoded[ci]);
-        }
-        // The domains present (the slot without the key counts as one):
-        // a bit each while they fit a word, else a sorted list.
+            bits |= 1u64.wrapping_shl(e.1);
+            *e
+        }));
+        // Else a sorted list.
         let zones = if stride <= 64 {
-            let mut bits = 0u64;
-            for &(_, d) in &x.parts {
-                bits |= 1 << d;
-            }
             bits.count_ones() as usize
         } else {
             x.zones.clear();
@@ -2884,20 +2886,21 @@ impl Cluster {
         // is computed once per count.
         let (mut min, mut max) = (i64::MAX, 0i64);
         let mut last = (u32::MAX, 0.0);
-        for (&c, &(cnt, d)) in present.iter().zip(&x.parts) {
-            if last.0 != cnt {
-                last = (cnt, spread::score_for_count(cnt as i64, h.max_skew, w_h));
-            }
-            let mut score = last.1;
-            if let (Some(z), true) = (z, d != stride - 1) {
-                let zc = z.per_domain.get(d as usize).copied().unwrap_or(0);
-                score += spread::score_for_count(zc, z.max_skew, w_z);
-            }
-            let v = plugins::round_half_away(score);
-            min = min.min(v);
-            max = max.max(v);
-            x.scores.push((c, v));
-        }
+        x.scores
+            .extend(present.iter().zip(&x.parts).map(|(&c, &(cnt, d))| {
+                if last.0 != cnt {
+                    last = (cnt, spread::score_for_count(cnt as i64, h.max_skew, w_h));
+                }
+                let mut score = last.1;
+                if let (Some(z), true) = (z, d != stride - 1) {
+                    let zc = z.per_domain.get(d as usize).copied().unwrap_or(0);
+                    score += spread::score_for_count(zc, z.max_skew, w_z);
+                }
+                let v = plugins::round_half_away(score);
+                min = min.min(v);
+                max = max.max(v);
+                (c, v)
+            }));
         if x.scores.is_empty() {
             min = 0;
         }
@@ -2939,23 +2942,20 @@ impl Cluster {
         let mut top = i64::MIN;
         let mut ties = 0u64;
         x.cand.clear();
-        for j in 0..x.best.len() {
+        let (scores, na) = (&x.scores, &x.na);
+        x.cand.extend(x.best.iter().enumerate().map(|(j, best)| {
             let t = base
-                + x.best[j].max as i64
-                + if spread_on {
-                    w_spread * x.scores[j].1
-                } else {
-                    0
-                }
-                + if na_on { x.na[j] } else { 0 };
-            x.cand.push(t);
+                + best.max as i64
+                + if spread_on { w_spread * scores[j].1 } else { 0 }
+                + if na_on { na[j] } else { 0 };
             // The best total and how many slots share it, without a branch
             // on how this class's total compares (it follows no pattern).
-            let at = x.best[j].at_max as u64;
+            let at = best.at_max as u64;
             let kept = core::hint::select_unpredictable(t == top, ties + at, ties);
             ties = core::hint::select_unpredictable(t > top, at, kept);
             top = top.max(t);
-        }
+            t
+        }));
         let chosen = match profile.tie_break {
             // The tied nodes in (spread class, visiting order).
             TieBreak::Random => {
