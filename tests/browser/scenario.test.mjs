@@ -297,6 +297,9 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
     await refused('a taken name', /app "web" already exists/, 'name');
 
     await page.setInputFiles('#import-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"version": 1, "seed": ') });
+    // The file is read asynchronously: its refusal comes after the change
+    // event, later on a busy machine.
+    await page.waitForSelector('#alert:not([hidden])');
     await refused('a malformed file', /Could not import broken\.json; nothing changed\. the scenario is not valid JSON/, 'banner');
 
     assert.equal(await hashAtTick(page), url, 'the scenario in the URL is unchanged');
