@@ -2683,20 +2683,6 @@ impl Cluster {
         )
     }
 
-    /// Files slot `i` in `ix` as the node is now, for batch `b`.
-    fn file(
-        &mut self,
-        b: &mut Batch,
-        ix: &mut cache::KeptIndex,
-        i: usize,
-        stride: usize,
-        profile: &Profile,
-    ) {
-        let (c, l) = self.slot_entry(b, i, stride, profile);
-        ix.blocks.set(i, c, l);
-        ix.filed[i] = self.hot[i].stamp;
-    }
-
     /// Keeps the index true after a pod of the batch bound to `x`: its
     /// feasibility, its class and its node-local score may have changed.
     fn index_bound(&mut self, b: &mut Batch, x: NodeId, profile: &Profile) {
@@ -2710,7 +2696,11 @@ impl Cluster {
             "the chosen node's block is fresh"
         );
         let stride = self.spread_stride(b);
-        self.file(b, &mut ix, i, stride, profile);
+        // An ordinary node's slot inline, as a refile computes it.
+        let plain = self.plain_plan(b);
+        let (c, l) = self.slot_loaded(b, i, stride, profile, plain);
+        ix.blocks.set(i, c, l);
+        ix.filed[i] = self.hot[i].stamp;
         if !b.soft.is_empty() {
             b.index_dirty.push(i as u32);
         }
