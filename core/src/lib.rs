@@ -89,6 +89,23 @@ pub mod verify;
 mod views;
 pub mod workload;
 
+/// The sweep size of the engine's randomized unit tests: `SHEPHERD_FUZZ_OPS`
+/// when set (and the standard library is there to read it), else `default`.
+#[cfg(test)]
+pub(crate) fn fuzz_ops(default: u64) -> u64 {
+    #[cfg(feature = "std")]
+    {
+        std::env::var("SHEPHERD_FUZZ_OPS")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(default)
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        default
+    }
+}
+
 pub use balance::{Balance, Fragmentation, ResourceBalance};
 pub use bare_pod::BarePodSpec;
 pub use cluster::{

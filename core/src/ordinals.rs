@@ -221,13 +221,7 @@ mod tests {
     /// from the back and from both ends at once; the span stays trimmed.
     #[test]
     fn agrees_with_a_btree_set() {
-        #[cfg(feature = "std")]
-        let ops: u64 = std::env::var("SHEPHERD_FUZZ_OPS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(200);
-        #[cfg(not(feature = "std"))]
-        let ops: u64 = 200;
+        let ops = crate::fuzz_ops(200);
         for seed in 0..ops {
             let mut rng = Prng::new(seed);
             let mut s = OrdinalSet::new();
