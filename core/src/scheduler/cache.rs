@@ -235,6 +235,8 @@ pub(crate) struct Caches {
     /// dropped; an index older than what is left reads every stamp).
     journal: Vec<u32>,
     journal_base: u64,
+    /// The last batch's buffers, for the next (see [`super::Spare`]).
+    spare: super::Spare,
 }
 
 /// The journal's bound: 256 KB.
@@ -386,6 +388,16 @@ impl Caches {
         }
         self.work.push((key.clone(), visits));
         visits
+    }
+
+    /// The buffers the last batch left, emptied (see [`super::Spare`]).
+    pub fn take_spare(&mut self) -> super::Spare {
+        core::mem::take(&mut self.spare).emptied()
+    }
+
+    /// Keeps a batch's buffers for the next one.
+    pub fn keep_spare(&mut self, spare: super::Spare) {
+        self.spare = spare;
     }
 
     pub fn give_back(&mut self, s: StaticKey, st: Slots<u8>, l: LocalKey, lo: Slots<i64>) {

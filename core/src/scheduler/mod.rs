@@ -253,7 +253,7 @@ struct Batch {
 }
 
 /// The indexed cycle's buffers, reused pod after pod (a cycle allocates nothing).
-#[derive(Default)]
+#[derive(Clone, Debug, Default)]
 struct IxScratch {
     /// The classes present in the sample, ascending.
     present: Vec<u32>,
@@ -284,6 +284,39 @@ struct IxScratch {
     /// Per domain of a hard spread constraint's topology: whether its
     /// nodes pass that constraint this cycle (see `domain_gate`).
     gate: Vec<bool>,
+}
+
+/// The buffers a batch hands to the next at its end, emptied but with their
+/// capacity (grown from empty batch after batch, they were most of the Zipf
+/// mix's reallocations). The indexed cycle's scratch keeps its contents:
+/// what it caches depends only on a size (`ln`) or a class layout
+/// (`decoded`), and the rest is empty or neutral between cycles.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Spare {
+    feasible: Vec<u32>,
+    feasible_slots: Vec<u32>,
+    raw: Vec<i64>,
+    totals: Vec<i64>,
+    spread_raw: Vec<Option<i64>>,
+    index_dirty: Vec<u32>,
+    ix: IxScratch,
+}
+
+impl Spare {
+    /// Empties the batch's own buffers (the scratch stays as between cycles).
+    fn emptied(mut self) -> Spare {
+        self.feasible.clear();
+        self.feasible_slots.clear();
+        self.raw.clear();
+        self.totals.clear();
+        self.spread_raw.clear();
+        self.index_dirty.clear();
+        debug_assert!(
+            self.ix.norm.iter().all(|&v| v == i64::MIN) && self.ix.tied.iter().all(|&t| t == 0),
+            "the scan's per-class buffers are neutral between cycles"
+        );
+        self
+    }
 }
 
 impl IxScratch {
@@ -479,6 +512,7 @@ impl Cluster {
         } else {
             self.caches.lend_affinity(&tpl.node_affinity.preferred)
         };
+        let spare = self.caches.take_spare();
         let mut b = Batch {
             c,
             rev_no,
@@ -512,18 +546,18 @@ impl Cluster {
             pods_left: 0,
             index: None,
             index_tried: false,
-            index_dirty: Vec::new(),
+            index_dirty: spare.index_dirty,
             holding: None,
             class_zone: None,
             local_plan: local_plan(profile),
-            feasible: Vec::new(),
-            feasible_slots: Vec::new(),
-            raw: Vec::new(),
-            totals: Vec::new(),
-            spread_raw: Vec::new(),
+            feasible: spare.feasible,
+            feasible_slots: spare.feasible_slots,
+            raw: spare.raw,
+            totals: spare.totals,
+            spread_raw: spare.spread_raw,
             stamp: Vec::new(),
             stamp_now: 0,
-            ix: IxScratch::default(),
+            ix: spare.ix,
             rev,
         };
         b.ipa_score = profile.weight(Plugin::InterPodAffinity).is_some()
@@ -1561,6 +1595,15 @@ impl Cluster {
         }
         self.caches
             .give_back(b.static_key, b.static_ok, b.local_key, b.local);
+        self.caches.keep_spare(Spare {
+            feasible: b.feasible,
+            feasible_slots: b.feasible_slots,
+            raw: b.raw,
+            totals: b.totals,
+            spread_raw: b.spread_raw,
+            index_dirty: b.index_dirty,
+            ix: b.ix,
+        });
     }
 
     fn bind_observed(&mut self, k: u32, n: NodeId, on_bind: &mut Option<&mut OnBind<'_>>) {
