@@ -594,7 +594,7 @@ impl Cluster {
     }
 
     fn init_spread(&mut self, b: &mut Batch, profile: &Profile) {
-        let tpl = b.rev.template.clone();
+        let tpl = &b.rev.template;
         let hard_on = profile.filter_enabled(Plugin::PodTopologySpread);
         let soft_on = profile.weight(Plugin::PodTopologySpread).is_some();
         let mut hard = Vec::new();
