@@ -8,6 +8,7 @@
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
@@ -260,8 +261,9 @@ pub(crate) struct Controller {
     pub name: String,
     pub replicas: u32,
     pub strategy: RollingUpdate,
-    /// Revision `r` is `revisions[r - 1]`.
-    pub revisions: Vec<Revision>,
+    /// Revision `r` is `revisions[r - 1]`; shared with the scheduler's
+    /// batch of its pods, which holds it while binds change the cluster.
+    pub revisions: Vec<Rc<Revision>>,
     pub current: u32,
     /// Pod keys by ordinal.
     pub pods: crate::ordinals::OrdinalMap,
@@ -1459,7 +1461,7 @@ impl Cluster {
                 // bytes, so the vector grows by one, not by a doubling that
                 // would reserve four at the first push.
                 c.revisions.reserve_exact(1);
-                c.revisions.push(Revision {
+                c.revisions.push(Rc::new(Revision {
                     added_tolerations,
                     template,
                     declared,
@@ -1469,7 +1471,7 @@ impl Cluster {
                     anti_ids,
                     preferred_ids,
                     preferred_anti_ids,
-                });
+                }));
                 let r = c.revisions.len() as u32;
                 let at = (id.0, r - 1);
                 for pair in labels {
@@ -1566,7 +1568,9 @@ impl Cluster {
                 {
                     continue;
                 }
-                self.controllers[c].revisions[r].matching_terms.push(i);
+                Rc::make_mut(&mut self.controllers[c].revisions[r])
+                    .matching_terms
+                    .push(i);
                 let bound: Vec<NodeId> = self.controllers[c]
                     .pods
                     .values()

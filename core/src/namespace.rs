@@ -48,6 +48,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
@@ -446,7 +447,8 @@ impl crate::cluster::Cluster {
         let mut changed: Vec<(usize, usize)> = Vec::new();
         for (c, ctl) in self.controllers.iter_mut().enumerate() {
             for (r, rev) in ctl.revisions.iter_mut().enumerate() {
-                let t = &mut rev.template;
+                // Copied first when a snapshot or a batch shares it.
+                let t = &mut Rc::make_mut(rev).template;
                 let mut any = false;
                 for term in t
                     .affinity
@@ -475,11 +477,13 @@ impl crate::cluster::Cluster {
                 .collect();
             // The matching counts stay: new terms counted the pods that
             // match them when they were created, old ones keep theirs.
-            let matching = core::mem::take(&mut self.controllers[c].revisions[r].matching_terms);
+            let matching = core::mem::take(
+                &mut Rc::make_mut(&mut self.controllers[c].revisions[r]).matching_terms,
+            );
             for &(k, n) in &bound {
                 self.affinity_count(k, n, false);
             }
-            let rev = &mut self.controllers[c].revisions[r];
+            let rev = Rc::make_mut(&mut self.controllers[c].revisions[r]);
             rev.affinity_ids = aff;
             rev.anti_ids = anti;
             rev.preferred_ids = pref;
@@ -487,7 +491,7 @@ impl crate::cluster::Cluster {
             for &(k, n) in &bound {
                 self.affinity_count(k, n, true);
             }
-            self.controllers[c].revisions[r].matching_terms = matching;
+            Rc::make_mut(&mut self.controllers[c].revisions[r]).matching_terms = matching;
         }
     }
 

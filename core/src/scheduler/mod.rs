@@ -176,7 +176,9 @@ impl Spread {
 struct Batch {
     c: ControllerId,
     rev_no: u32,
-    rev: Revision,
+    /// The revision, shared with its controller (binds change the cluster
+    /// while the batch reads it; it was copied, templates and all, per batch).
+    rev: alloc::rc::Rc<Revision>,
     req: Resources,
     nonzero: Resources,
     /// Per node: 1 passes the static filters, 2 fails them (lent by the
@@ -492,8 +494,8 @@ impl Cluster {
     }
 
     fn new_batch(&mut self, c: ControllerId, rev_no: u32, profile: &Profile) -> Batch {
-        // The revision is cloned out so binds can mutate the cluster; it is small.
-        let rev = self.controllers[c.0 as usize].revisions[rev_no as usize - 1].clone();
+        let rev =
+            alloc::rc::Rc::clone(&self.controllers[c.0 as usize].revisions[rev_no as usize - 1]);
         let tpl = &rev.template;
         let req = tpl.requests;
         let live_nodes = self.live_nodes;
