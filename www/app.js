@@ -591,6 +591,9 @@ function frame(now) {
 const LINK_QUIET_MS = 250;
 
 function scheduleLink(now = false) {
+  // `data-link` says whether the address holds the page as it is now
+  // ("written") or a write is due ("pending"): what a test waits for.
+  if (document.body.dataset.link !== 'pending') document.body.dataset.link = 'pending';
   if (now || !page.playing) {
     clearTimeout(page.linkTimer);
     page.linkTimer = setTimeout(linkWhenIdle, now ? 0 : LINK_QUIET_MS);
@@ -633,6 +636,8 @@ async function updateLink() {
   } catch (err) {
     console.warn('could not write the scenario into the URL:', err);
   }
+  // Written, unless another write was scheduled while this one encoded.
+  if (!page.linkTimer && !page.linkIdle && sim === page.sim) document.body.dataset.link = 'written';
 }
 
 async function fromLink() {

@@ -28,7 +28,12 @@ async function firstEvents(page, n) {
 }
 
 async function hashAtTick(page) {
-  await page.waitForFunction(() => location.hash.startsWith(`#t=${document.body.dataset.tick}&s=`));
+  // The page writes the address once it is quiet: wait for that write (an
+  // earlier one can name the same tick with the scenario before the last
+  // action, as when Back passes through the tick a new action then reaches).
+  await page.waitForFunction(
+    () => document.body.dataset.link === 'written' && location.hash.startsWith(`#t=${document.body.dataset.tick}&s=`),
+  );
   return page.url();
 }
 
