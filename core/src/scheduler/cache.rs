@@ -237,6 +237,9 @@ pub(crate) struct Caches {
     journal_base: u64,
     /// The last batch's buffers, for the next (see [`super::Spare`]).
     spare: super::Spare,
+    /// How many batches built an index of their own (tests read it).
+    #[cfg(test)]
+    pub own_indexes: u32,
 }
 
 /// The journal's bound: 256 KB.

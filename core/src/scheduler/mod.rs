@@ -194,6 +194,10 @@ struct Batch {
     /// Soft constraints ignore nodes lacking a key unless system-defaulted.
     soft_require_all: bool,
     inter_pod_filter: bool,
+    /// A node's InterPodAffinity verdict moves only with the batch's binds
+    /// to that node (see `inter_pod_node_local`), so a sample index of the
+    /// batch's own can hold it.
+    inter_pod_local: bool,
     ipa_score: bool,
     node_affinity_score: bool,
     /// With preferred node affinity of at most [`NA_CLASS_TERMS`] terms:
@@ -534,6 +538,7 @@ impl Cluster {
                 && (!rev.affinity_ids.is_empty()
                     || !rev.anti_ids.is_empty()
                     || !rev.matching_terms.is_empty()),
+            inter_pod_local: false,
             ipa_score: false,
             node_affinity_score: !tpl.node_affinity.preferred.is_empty()
                 && profile.weight(Plugin::NodeAffinity).is_some(),
@@ -573,6 +578,7 @@ impl Cluster {
                     .iter()
                     .any(|&t| self.terms[t as usize].score_carriers > 0)
                 || self.template_carries_self_terms(&b.rev));
+        b.inter_pod_local = b.inter_pod_filter && self.inter_pod_node_local(&b.rev);
         if b.node_affinity_score && tpl_preferred_len(&b.rev) <= NA_CLASS_TERMS {
             b.na_bits = tpl_preferred_len(&b.rev) as u32;
         }
@@ -584,6 +590,27 @@ impl Cluster {
         }
         b.class_zone = self.class_zone(&b, profile);
         b
+    }
+
+    /// Whether InterPodAffinity's filter for `rev` gives each node a
+    /// verdict that only the node's own binds move while its batch runs.
+    /// Only the batch's pods bind then, and they change the counts of the
+    /// terms they match and of the anti-affinity terms they carry: every
+    /// other count the filter reads stays put. So the anti-affinity terms
+    /// the batch's pods both carry and match must be keyed by hostname (a
+    /// domain per node: a bind moves its own node's verdict alone), and its
+    /// required affinity terms must not match its own pods (the first pod
+    /// of a group passes anywhere, and its bind closes every other domain).
+    fn inter_pod_node_local(&self, rev: &Revision) -> bool {
+        let own = |t: &u32| rev.matching_terms.contains(t);
+        let by_hostname =
+            |t: u32| self.topologies[self.terms[t as usize].topo as usize].key == HOSTNAME_KEY;
+        !rev.affinity_ids.iter().any(own)
+            && rev
+                .anti_ids
+                .iter()
+                .filter(|t| own(t))
+                .all(|&t| by_hostname(t))
     }
 
     /// Whether the template's own terms match its labels, so that binding
@@ -1577,7 +1604,9 @@ impl Cluster {
 
     /// Returns the batch's per-node values to the cluster's caches.
     fn end_batch(&mut self, b: Batch) {
-        if let Some(mut ix) = b.index {
+        // An index holding this revision's inter-pod verdicts is the batch's
+        // own (`lend_index`): not kept.
+        if let Some(mut ix) = b.index.filter(|_| !b.inter_pod_local) {
             for &i in &b.index_dirty {
                 ix.stale(i as usize);
             }
@@ -1877,7 +1906,7 @@ impl Cluster {
         // there are few); with more, the score is not the same within a class.
         if !b.index_tried
             && (b.hard.is_empty() || b.hard_zone.is_some())
-            && !b.inter_pod_filter
+            && (!b.inter_pod_filter || b.inter_pod_local)
             && (!b.node_affinity_score || b.na_bits > 0)
             && self.index_use != IndexUse::Never
             && self.nodes.len() >= INDEX_MIN_NODES
@@ -2236,6 +2265,24 @@ impl Cluster {
             );
         }
         let clock = self.stamp_clock;
+        if b.inter_pod_local {
+            // Its slots hold this revision's inter-pod verdicts: an index
+            // of the batch's own, built when the scans would cost more
+            // than filing every node, and not kept after it.
+            if auto && scans < FILE_VISITS * n as u64 {
+                b.index_dirty.clear();
+                return;
+            }
+            let mut ix = cache::KeptIndex::new(key);
+            self.load_index(b, &mut ix, stride, profile);
+            ix.synced = clock;
+            b.index = Some(ix);
+            #[cfg(test)]
+            {
+                self.caches.own_indexes += 1;
+            }
+            return;
+        }
         let kept = self.caches.take_index(&key);
         let ix = match kept {
             Some(mut ix) => {
@@ -2610,7 +2657,8 @@ impl Cluster {
     /// The plan of `plain_slot` when batch `b`'s template selects no nodes
     /// and has no preferred terms in its class (`slot_entry`'s shortcut).
     fn plain_plan(&self, b: &Batch) -> Option<LocalPlan> {
-        b.local_plan.filter(|_| b.plain_template && b.na_bits == 0)
+        b.local_plan
+            .filter(|_| b.plain_template && b.na_bits == 0 && !b.inter_pod_filter)
     }
 
     /// Whether node `i` is schedulable, without hard taints and not
@@ -3588,8 +3636,8 @@ mod tests {
 
     use crate::affinity::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm};
     use crate::model::{
-        DeploymentSpec, NodeAffinity, NodeSpec, PreferredSchedulingTerm, Resources, Selector,
-        TopologySpreadConstraint, WhenUnsatisfiable,
+        AffinityTerm, DeploymentSpec, NodeAffinity, NodeSpec, PreferredSchedulingTerm, Resources,
+        Selector, TopologySpreadConstraint, WhenUnsatisfiable,
     };
     use crate::{Cluster, Profile};
 
@@ -3614,11 +3662,18 @@ mod tests {
             c.add_node(n).unwrap();
         }
         for a in 0..4u64 {
-            let d = DeploymentSpec::new(
-                &alloc::format!("app-{a}"),
+            let name = alloc::format!("app-{a}");
+            let mut d = DeploymentSpec::new(
+                &name,
                 400 + 300 * a as u32,
                 Resources::new(100 + 150 * a, 128 + 256 * a),
             );
+            // One pod a node (InterPodAffinity's filter, node by node).
+            if a == 0 {
+                d.template = d
+                    .template
+                    .with_anti_affinity(AffinityTerm::new(Selector::new(&[("app", &name)]), None));
+            }
             c.deploy(d).unwrap();
         }
         c.reconcile_to_fixed_point(profile);
@@ -3642,6 +3697,21 @@ mod tests {
                         WhenUnsatisfiable::ScheduleAnyway,
                         Selector::new(&[("app", &name)]),
                     ));
+            }
+            // Some keep one pod a node, or a zone (whose verdict moves with
+            // binds elsewhere in the zone: those batches scan); some keep
+            // away from app-0's pods, which its scale-up below then avoids.
+            if a % 4 == 0 {
+                let key = (a % 8 == 4).then_some("topology.kubernetes.io/zone");
+                d.template = d
+                    .template
+                    .with_anti_affinity(AffinityTerm::new(Selector::new(&[("app", &name)]), key));
+            }
+            if a % 12 == 5 {
+                let key = (a % 24 == 17).then_some("topology.kubernetes.io/zone");
+                d.template = d
+                    .template
+                    .with_anti_affinity(AffinityTerm::new(Selector::new(&[("app", "app-0")]), key));
             }
             // Some must spread over zones (nodes without a zone never fit).
             if a % 4 == 3 {
@@ -3703,6 +3773,7 @@ mod tests {
             }
         }
         c.scale("app-1", 520).unwrap();
+        c.scale("app-0", 450).unwrap();
         c.reconcile_to_fixed_point(profile);
         c.pods().map(|p| (p.name(), p.node)).collect()
     }
@@ -3753,6 +3824,121 @@ mod tests {
     /// the pods left) keeps the fast cycle when no node can hold more than
     /// 60 pods: its classes are bounded by what a node may hold, and the
     /// index places every pod as the scan does.
+    #[test]
+    fn pods_kept_one_a_node_are_placed_from_an_index_of_their_own() {
+        // Required anti-affinity by hostname to their own pods, a Deployment
+        // kept off another's nodes, one drawn to another's zones: each
+        // node's InterPodAffinity verdict moves only with that node's binds
+        // of the batch, so an index of the batch's own holds it. Anti-affinity
+        // to its own pods by zone, or affinity to its own pods, moves whole
+        // zones: those batches scan.
+        let run = |index: super::IndexUse| {
+            let mut c = Cluster::new();
+            c.set_index_use(index);
+            let zones = ["a", "b", "c"];
+            for i in 0..400u64 {
+                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), 8_000 + 1000 * (i % 4), 32_768);
+                if i % 200 != 7 {
+                    n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
+                }
+                c.add_node(n).unwrap();
+            }
+            let apart = |name: &str, of: &str, replicas: u32| {
+                let mut d = DeploymentSpec::new(name, replicas, Resources::new(500, 1024));
+                d.template = d
+                    .template
+                    .with_anti_affinity(AffinityTerm::new(Selector::new(&[("app", of)]), None));
+                d
+            };
+            c.deploy(apart("web", "web", 250)).unwrap();
+            // One pod a zone: a bind closes its whole zone, so this batch
+            // scans. One in each of three zones, the others on the two
+            // nodes without one.
+            let mut zonal = DeploymentSpec::new("zonal", 6, Resources::new(500, 1024));
+            zonal.template = zonal.template.with_anti_affinity(AffinityTerm::new(
+                Selector::new(&[("app", "zonal")]),
+                Some("topology.kubernetes.io/zone"),
+            ));
+            c.deploy(zonal).unwrap();
+            // All in the zone of their first pod.
+            let mut group = DeploymentSpec::new("group", 30, Resources::new(200, 256));
+            group.template = group.template.with_affinity(AffinityTerm::new(
+                Selector::new(&[("app", "group")]),
+                Some("topology.kubernetes.io/zone"),
+            ));
+            c.deploy(group).unwrap();
+            c.reconcile_to_fixed_point(Profile::kube_scheduler());
+            // Only on nodes holding a web pod (required affinity by
+            // hostname to another Deployment's pods).
+            let mut near = DeploymentSpec::new("near", 60, Resources::new(100, 128));
+            near.template = near
+                .template
+                .with_affinity(AffinityTerm::new(Selector::new(&[("app", "web")]), None));
+            c.deploy(near).unwrap();
+            c.deploy(apart("cache", "web", 120)).unwrap();
+            // Web's new pods avoid cache's nodes too (cache's pods carry the
+            // term and web's pods match it): 280 nodes, 140 pods Pending.
+            c.scale("web", 420).unwrap();
+            c.reconcile_to_fixed_point(Profile::kube_scheduler());
+            let placed = c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>();
+            (placed, c.caches.own_indexes)
+        };
+        let (scan, none) = run(super::IndexUse::Never);
+        assert_eq!(none, 0);
+        assert_eq!(scan.iter().filter(|p| p.1.is_none()).count(), 140);
+        for knob in [super::IndexUse::Auto, super::IndexUse::Always] {
+            let (indexed, own) = run(knob);
+            // web's two batches, cache's and near's; not zonal's nor group's.
+            assert_eq!(own, 4, "{knob:?}: batches with an index of their own");
+            assert_eq!(scan, indexed, "{knob:?}");
+        }
+    }
+
+    /// The generated workloads with constraints (nodeSelectors, taints,
+    /// anti-affinity by hostname and by zone), without PreferNoSchedule
+    /// taints (under which no batch takes an index): the index, where it
+    /// pays and for every batch, places every pod as the scan does.
+    #[test]
+    fn generated_workloads_with_anti_affinity_place_as_the_scan_does() {
+        use super::IndexUse;
+        use crate::workload::{generate, WorkloadConfig};
+        let cfg = WorkloadConfig {
+            nodes: 300,
+            apps: 40,
+            min_replicas: 20,
+            max_replicas: 160,
+            constraints: true,
+        };
+        for seed in 1..=crate::fuzz_ops(4) {
+            let run = |index: IndexUse| {
+                let mut w = generate(&mut crate::simulator::Prng::new(seed), &cfg);
+                let mut c = Cluster::new();
+                c.set_scheduler_seed(seed);
+                c.set_index_use(index);
+                for mut n in w.nodes.drain(..) {
+                    n.taints
+                        .retain(|t| t.effect != crate::model::TaintEffect::PreferNoSchedule);
+                    c.add_node(n).unwrap();
+                }
+                for d in w.apps.drain(..) {
+                    c.deploy(d).unwrap();
+                }
+                c.reconcile_to_fixed_point(Profile::kube_scheduler());
+                let placed = c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>();
+                (placed, c.caches.own_indexes)
+            };
+            let (scan, _) = run(IndexUse::Never);
+            let (always, own) = run(IndexUse::Always);
+            assert!(own > 0, "seed {seed}: no batch had an index of its own");
+            assert_eq!(scan, always, "seed {seed}: every batch indexed");
+            assert_eq!(
+                scan,
+                run(IndexUse::Auto).0,
+                "seed {seed}: indexed where it pays"
+            );
+        }
+    }
+
     #[test]
     fn a_batch_bounded_by_node_capacity_keeps_the_index() {
         let run = |index: super::IndexUse| {
