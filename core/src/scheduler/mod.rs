@@ -1900,8 +1900,10 @@ impl Cluster {
         profile: &Profile,
     ) -> Option<Option<NodeId>> {
         // The index keeps feasibility per node, right while only the bound
-        // node's feasibility can change: not with inter-pod or hard spread
-        // terms, where one bind changes whole domains.
+        // node's feasibility can change: not with hard spread terms (but a
+        // zone one, filtered per class), where one bind changes whole
+        // domains, nor inter-pod terms unless their verdicts move node by
+        // node (`inter_pod_node_local`; such an index is the batch's own).
         // Preferred node affinity takes its terms into the class (when
         // there are few); with more, the score is not the same within a class.
         if !b.index_tried
