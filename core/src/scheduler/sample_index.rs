@@ -981,8 +981,9 @@ impl Blocks {
     /// whole classes), `total` is `total_where`'s. Each class's best is
     /// merged into `acc`, which the caller drains (`Gathered::drain`).
     /// Returns the ranges the sample spans (the second may be empty) and
-    /// how many slots it visits (all of them when it takes every feasible
-    /// slot, as kube-scheduler's processedNodes).
+    /// how many slots it visits: up to the `k`-th feasible slot, as the scans
+    /// stop there (exactly `k` feasible included), or all of them when fewer
+    /// than `k` are feasible (processedNodes then counts every node).
     pub fn sample_gather<const F: bool>(
         &self,
         start: usize,
@@ -995,7 +996,7 @@ impl Blocks {
         debug_assert!(self.stale_groups.is_empty(), "groups settled");
         let n = self.class.len();
         acc.fit(self.top_class);
-        if total <= k {
+        if total < k {
             let mut all = u32::MAX;
             self.take::<F>(start, n, &mut all, allow, acc);
             self.take::<F>(0, start, &mut all, allow, acc);
@@ -1007,7 +1008,7 @@ impl Blocks {
         }
         let end = self
             .take::<F>(0, start, &mut need, allow, acc)
-            .expect("more than k feasible slots hold k from any start");
+            .expect("k feasible slots or more hold k from any start");
         ([(start, n), (0, end)], n - start + end)
     }
 
@@ -1317,7 +1318,8 @@ mod tests {
 
     /// The plain sample: from `start`, wrapping once, the first `k` slots
     /// `ok` admits, and how many slots the visit took (all of them when
-    /// fewer than `k` are admitted, as kube-scheduler's processedNodes).
+    /// fewer than `k` are admitted, as kube-scheduler's processedNodes; up to
+    /// the `k`-th when exactly `k` are, as the scans stop there).
     fn plain_sample(
         n: usize,
         start: usize,
@@ -1335,7 +1337,7 @@ mod tests {
                 taken.push(j);
             }
         }
-        if (0..n).filter(|&j| ok(j)).count() <= k as usize {
+        if (0..n).filter(|&j| ok(j)).count() < k as usize {
             seen = n;
         }
         (taken, seen)
