@@ -2714,10 +2714,13 @@ impl Cluster {
             );
             return e;
         }
-        // With a hard zone constraint, its verdict is the class's, per cycle.
+        // With a hard zone constraint, its verdict is the class's, per cycle;
+        // an inter-pod one stays the node's (a batch with an index of its own).
         let feasible = !self.hot[i].removed
             && if b.hard_zone.is_some() {
                 self.feasible_but_spread(i, b, profile)
+                    && !(b.inter_pod_filter
+                        && self.inter_pod_filter(NodeId(i as u32), &b.rev).is_err())
             } else {
                 self.feasible_fast(i, b, profile)
             };
@@ -3703,7 +3706,9 @@ mod tests {
             // Some keep one pod a node, or a zone (whose verdict moves with
             // binds elsewhere in the zone: those batches scan); some keep
             // away from app-0's pods, which its scale-up below then avoids.
-            if a % 4 == 0 {
+            // (and some of those that must spread over zones, below, keep
+            // one pod a node too: an index of their own, with zone classes).
+            if a % 4 == 0 || a % 12 == 3 {
                 let key = (a % 8 == 4).then_some("topology.kubernetes.io/zone");
                 d.template = d
                     .template
@@ -3829,7 +3834,7 @@ mod tests {
     #[test]
     fn pods_kept_one_a_node_are_placed_from_an_index_of_their_own() {
         // Required anti-affinity by hostname to their own pods, a Deployment
-        // kept off another's nodes, one drawn to another's zones: each
+        // kept off another's nodes, one drawn to another's nodes: each
         // node's InterPodAffinity verdict moves only with that node's binds
         // of the batch, so an index of the batch's own holds it. Anti-affinity
         // to its own pods by zone, or affinity to its own pods, moves whole
