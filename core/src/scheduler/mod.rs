@@ -1189,6 +1189,12 @@ impl Cluster {
         if !b.hard.is_empty() && self.spread_filter(NodeId(i as u32), b).is_err() {
             return false;
         }
+        self.inter_pod_passes(i, b)
+    }
+
+    /// InterPodAffinity's verdict on node `i` for batch `b`, when it filters.
+    #[inline(always)]
+    fn inter_pod_passes(&self, i: usize, b: &Batch) -> bool {
         !(b.inter_pod_filter && self.inter_pod_filter(NodeId(i as u32), &b.rev).is_err())
     }
 
@@ -2250,6 +2256,23 @@ impl Cluster {
             .saturating_mul(k.min(n as u64))
             .saturating_mul(SCAN_VISIT);
         let auto = self.index_use == IndexUse::Auto;
+        if b.inter_pod_local {
+            // Its slots hold this revision's inter-pod verdicts: an index
+            // of the batch's own, built when the scans would cost more
+            // than filing every node, and not kept after it (so nothing
+            // is marked stale for a later batch).
+            if auto && scans < FILE_VISITS * n as u64 {
+                return;
+            }
+            let mut ix = cache::KeptIndex::new(key);
+            self.load_index(b, &mut ix, stride, profile);
+            b.index = Some(ix);
+            #[cfg(test)]
+            {
+                self.caches.own_indexes += 1;
+            }
+            return;
+        }
         // The slots holding this batch's own pods: their class is the
         // batch's, so they are filed for it and marked stale after.
         b.index_dirty.clear();
@@ -2267,24 +2290,6 @@ impl Cluster {
             );
         }
         let clock = self.stamp_clock;
-        if b.inter_pod_local {
-            // Its slots hold this revision's inter-pod verdicts: an index
-            // of the batch's own, built when the scans would cost more
-            // than filing every node, and not kept after it.
-            if auto && scans < FILE_VISITS * n as u64 {
-                b.index_dirty.clear();
-                return;
-            }
-            let mut ix = cache::KeptIndex::new(key);
-            self.load_index(b, &mut ix, stride, profile);
-            ix.synced = clock;
-            b.index = Some(ix);
-            #[cfg(test)]
-            {
-                self.caches.own_indexes += 1;
-            }
-            return;
-        }
         let kept = self.caches.take_index(&key);
         let ix = match kept {
             Some(mut ix) => {
@@ -2656,8 +2661,9 @@ impl Cluster {
             .filter(|_| !b.inter_pod_filter && (b.hard.is_empty() || b.hard_zone.is_some()))
     }
 
-    /// The plan of `plain_slot` when batch `b`'s template selects no nodes
-    /// and has no preferred terms in its class (`slot_entry`'s shortcut).
+    /// The plan of `plain_slot` when batch `b`'s template selects no nodes,
+    /// has no preferred terms in its class and no inter-pod filter
+    /// (`slot_entry`'s shortcut, which runs neither).
     fn plain_plan(&self, b: &Batch) -> Option<LocalPlan> {
         b.local_plan
             .filter(|_| b.plain_template && b.na_bits == 0 && !b.inter_pod_filter)
@@ -2718,9 +2724,7 @@ impl Cluster {
         // an inter-pod one stays the node's (a batch with an index of its own).
         let feasible = !self.hot[i].removed
             && if b.hard_zone.is_some() {
-                self.feasible_but_spread(i, b, profile)
-                    && !(b.inter_pod_filter
-                        && self.inter_pod_filter(NodeId(i as u32), &b.rev).is_err())
+                self.feasible_but_spread(i, b, profile) && self.inter_pod_passes(i, b)
             } else {
                 self.feasible_fast(i, b, profile)
             };
@@ -2802,7 +2806,7 @@ impl Cluster {
         let (c, l) = self.slot_loaded(b, i, stride, profile, plain);
         ix.blocks.set(i, c, l);
         ix.filed[i] = self.hot[i].stamp;
-        if !b.soft.is_empty() {
+        if !b.soft.is_empty() && !b.inter_pod_local {
             b.index_dirty.push(i as u32);
         }
         b.index = Some(ix);
