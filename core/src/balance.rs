@@ -273,27 +273,39 @@ impl Cluster {
         let mut ready_nodes = 0u32;
         let mut not_ready_nodes = 0u32;
         let mut nodes_with_pods = 0u32;
-        for n in self.nodes.iter().filter(|n| !n.removed) {
+        for ((n, on), h) in self
+            .nodes
+            .iter()
+            .zip(&self.node_pods)
+            .zip(&self.hot)
+            .filter(|((n, _), _)| !n.removed)
+        {
             if !n.ready {
                 not_ready_nodes += 1;
                 continue;
             }
             ready_nodes += 1;
-            let count = n.pods.len() as u64;
+            let count = on.len() as u64;
             if count > 0 {
                 nodes_with_pods += 1;
             }
-            cpu.add(n.allocated.cpu_millis, n.spec.capacity.cpu_millis);
-            mem.add(n.allocated.memory_mib, n.spec.capacity.memory_mib);
+            cpu.add(h.allocated.cpu_millis, n.spec.capacity.cpu_millis);
+            mem.add(h.allocated.memory_mib, n.spec.capacity.memory_mib);
             pods.add(count, n.spec.max_pods as u64);
         }
         // The deviation's second pass: the mean is known now.
         let mut sq = [0.0f64; 3];
-        for n in self.nodes.iter().filter(|n| !n.removed && n.ready) {
+        for ((n, on), h) in self
+            .nodes
+            .iter()
+            .zip(&self.node_pods)
+            .zip(&self.hot)
+            .filter(|((n, _), _)| !n.removed && n.ready)
+        {
             let pairs = [
-                (n.allocated.cpu_millis, n.spec.capacity.cpu_millis, &cpu),
-                (n.allocated.memory_mib, n.spec.capacity.memory_mib, &mem),
-                (n.pods.len() as u64, n.spec.max_pods as u64, &pods),
+                (h.allocated.cpu_millis, n.spec.capacity.cpu_millis, &cpu),
+                (h.allocated.memory_mib, n.spec.capacity.memory_mib, &mem),
+                (on.len() as u64, n.spec.max_pods as u64, &pods),
             ];
             for (i, (r, a, acc)) in pairs.into_iter().enumerate() {
                 if a > 0 {
@@ -371,13 +383,15 @@ impl Cluster {
         let (ctl, req) = self.largest_pending(tc, tm)?;
         let (mut fc, mut fm, mut fp) = (0u128, 0u128, 0u128);
         let mut on_nodes = 0u128;
-        for n in self
+        for ((n, on), h) in self
             .nodes
             .iter()
-            .filter(|n| !n.removed && n.ready && !n.cordoned)
+            .zip(&self.node_pods)
+            .zip(&self.hot)
+            .filter(|((n, _), _)| !n.removed && n.ready && !n.cordoned)
         {
-            let free = n.free();
-            let pods_free = n.spec.max_pods.saturating_sub(n.pods.len() as u32) as u128;
+            let free = h.free();
+            let pods_free = n.spec.max_pods.saturating_sub(on.len() as u32) as u128;
             on_nodes += fits(
                 free.cpu_millis as u128,
                 free.memory_mib as u128,

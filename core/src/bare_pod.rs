@@ -207,18 +207,19 @@ impl Cluster {
         let c = &self.controllers[id.0 as usize];
         let tpl = c.template();
         let req = tpl.requests;
-        let (used, cap) = (node.allocated, node.spec.capacity);
+        let (used, cap) = (self.hot[n.0 as usize].allocated, node.spec.capacity);
         let short = |res: &str, requested: String, used: String, capacity: String| {
             format!("rejected by the kubelet on node {node_name}: Node didn't have enough resource: {res}, requested: {requested}, used: {used}, capacity: {capacity}")
         };
-        if node.pods.len() as u32 + 1 > node.spec.max_pods {
+        let on_node = self.node_pods[n.0 as usize].len();
+        if on_node as u32 + 1 > node.spec.max_pods {
             return Err((
                 EventType::Warning,
                 Reason::OutOfpods,
                 short(
                     "pods",
                     "1".to_string(),
-                    node.pods.len().to_string(),
+                    on_node.to_string(),
                     node.spec.max_pods.to_string(),
                 ),
             ));

@@ -82,13 +82,6 @@ impl PodPhase {
 #[derive(Clone, Debug)]
 pub(crate) struct NodeState {
     pub spec: NodeSpec,
-    /// Sum of the requests of the pods bound here. Always `fits_in(capacity)`.
-    pub allocated: Resources,
-    /// The same sum with Kubernetes' non-zero defaults for a request of zero
-    /// (100m cpu, 200Mi memory): what the resource scores read.
-    pub nonzero: Resources,
-    /// Keys of the pods bound here; each pod records its position (`node_slot`).
-    pub pods: Vec<u32>,
     /// The NodeReady condition.
     pub ready: bool,
     /// Whether its kubelet is alive and heart-beating (the simulation's switch).
@@ -113,12 +106,18 @@ pub(crate) struct NodeState {
 /// What the scheduler's scan reads for every node, packed so a scan of 5,000
 /// nodes stays in cache: 64 bytes, aligned to a cache line, so a node's
 /// record is one line. A mirror of `NodeState`, refreshed by
-/// `Cluster::refresh_hot` wherever a node's state changes.
+/// `Cluster::refresh_hot` wherever a node's state changes, and the only
+/// home of the node's request sums (`allocated`, `nonzero`): a bind reads
+/// and writes them here alone, never the node's larger record, which at
+/// 5,000 nodes is rarely in cache when a bind comes (waiting for it, and
+/// then for the store of it, was most of a bind's time).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(align(64))]
 pub(crate) struct HotNode {
-    /// Requests counted with Kubernetes' non-zero defaults (what scoring reads).
+    /// Requests counted with Kubernetes' non-zero defaults for a request of
+    /// zero (100m cpu, 200Mi memory): what the resource scores read.
     pub nonzero: Resources,
+    /// Sum of the requests of the pods bound here. Always `fits_in(capacity)`.
     pub allocated: Resources,
     pub capacity: Resources,
     /// How many more pods the node admits (allocatable pods minus bound pods).
@@ -145,12 +144,14 @@ impl HotNode {
         req.fits_in(&self.capacity.saturating_sub(&self.allocated))
     }
 
-    fn of(n: &NodeState) -> HotNode {
+    /// The mirror of node `n`, which holds `pods` pods requesting
+    /// `allocated` (`nonzero` with the non-zero defaults).
+    fn of(n: &NodeState, pods: usize, allocated: Resources, nonzero: Resources) -> HotNode {
         HotNode {
-            nonzero: n.nonzero,
-            allocated: n.allocated,
+            nonzero,
+            allocated,
             capacity: n.spec.capacity,
-            pods_free: n.spec.max_pods.saturating_sub(n.pods.len() as u32),
+            pods_free: n.spec.max_pods.saturating_sub(pods as u32),
             removed: n.removed,
             stamp: 0,
             schedulable: n.ready && !n.cordoned && !n.removed,
@@ -168,9 +169,10 @@ impl HotNode {
     }
 }
 
-impl NodeState {
+impl HotNode {
+    /// What the node has left.
     pub fn free(&self) -> Resources {
-        self.spec.capacity.saturating_sub(&self.allocated)
+        self.capacity.saturating_sub(&self.allocated)
     }
 }
 
@@ -182,7 +184,7 @@ pub(crate) struct Pod {
     pub ordinal: u32,
     pub revision: u32,
     pub node: Option<NodeId>,
-    /// Position in `nodes[node].pods`; meaningful while bound.
+    /// Position in `node_pods[node]`; meaningful while bound.
     pub node_slot: u32,
     pub phase: PodPhase,
     pub ready: bool,
@@ -526,6 +528,13 @@ pub const PASS_BUDGET: u32 = 64;
 pub struct Cluster {
     pub(crate) now: u64,
     pub(crate) nodes: Vec<NodeState>,
+    /// Per node, the keys of the pods bound there; each pod records its
+    /// position (`node_slot`). Apart from the node's record, so that a
+    /// bind, which writes the record's resource sums without reading them
+    /// (the packed mirror has them), never waits for that record's line:
+    /// at 5,000 nodes the records (some 200 bytes each) fall out of cache
+    /// between two binds to a node, and that wait was most of a bind's time.
+    pub(crate) node_pods: Vec<Vec<u32>>,
     /// The scheduler's packed mirror of `nodes`, same indexes.
     pub(crate) hot: Vec<HotNode>,
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
@@ -662,6 +671,7 @@ impl Cluster {
         Cluster {
             now: 0,
             nodes: Vec::new(),
+            node_pods: Vec::new(),
             hot: Vec::new(),
             stamps: Vec::new(),
             spec_stamps: Vec::new(),
@@ -880,6 +890,10 @@ impl Cluster {
         if let Some(id) = existing {
             // A removed node coming back: a fresh node in its old slot.
             self.nodes[id.0 as usize] = fresh_node(spec.clone());
+            debug_assert!(self.node_pods[id.0 as usize].is_empty());
+            self.node_pods[id.0 as usize].clear();
+            let h = &mut self.hot[id.0 as usize];
+            (h.allocated, h.nonzero) = (Resources::ZERO, Resources::ZERO);
             self.refresh_hot(id);
             self.refresh_domains(id);
             self.capacity_epoch += 1;
@@ -898,6 +912,7 @@ impl Cluster {
         let name = spec.name.clone();
         self.node_by_name.insert(name.clone(), id);
         self.nodes.push(fresh_node(spec));
+        self.node_pods.push(Vec::new());
         self.hot.push(HotNode::default());
         self.stamps.push(0);
         self.spec_stamps.push(0);
@@ -943,7 +958,7 @@ impl Cluster {
         }
         self.disruption_epoch += 1;
         // Take the node's pods out of the affinity counts while its labels change.
-        let keys = self.nodes[id.0 as usize].pods.clone();
+        let keys = self.node_pods[id.0 as usize].clone();
         for &k in &keys {
             self.affinity_count(k, id, false);
         }
@@ -1139,7 +1154,7 @@ impl Cluster {
                 );
                 self.apply_no_execute(id);
                 let now = self.now;
-                for k in self.nodes[id.0 as usize].pods.clone() {
+                for k in self.node_pods[id.0 as usize].clone() {
                     let p = self.pod(k);
                     if p.ready {
                         continue;
@@ -1189,7 +1204,7 @@ impl Cluster {
                 ),
             );
             // MarkPodsNotReady: the pods' Ready condition turns False.
-            for k in self.nodes[id.0 as usize].pods.clone() {
+            for k in self.node_pods[id.0 as usize].clone() {
                 let (c, o) = {
                     let p = self.pod(k);
                     (p.controller, p.ordinal)
@@ -1210,7 +1225,7 @@ impl Cluster {
     /// Every pod on the node becomes Lost and its capacity is freed at once;
     /// the next pass deletes them and their controllers replace them.
     fn lose_pods(&mut self, id: NodeId) {
-        let keys = self.nodes[id.0 as usize].pods.clone();
+        let keys = self.node_pods[id.0 as usize].clone();
         let name = self.nodes[id.0 as usize].spec.name.clone();
         for k in keys {
             let (c, o) = {
@@ -1620,7 +1635,14 @@ impl Cluster {
     pub(crate) fn refresh_hot(&mut self, id: NodeId) {
         self.node_epoch += 1;
         let stamp = self.restamp(id);
-        let mut h = HotNode::of(&self.nodes[id.0 as usize]);
+        let i = id.0 as usize;
+        let old = self.hot[i];
+        let mut h = HotNode::of(
+            &self.nodes[i],
+            self.node_pods[i].len(),
+            old.allocated,
+            old.nonzero,
+        );
         h.stamp = stamp;
         let soft = |h: &HotNode| (h.soft_taints && !h.removed) as u32;
         self.soft_tainted = self.soft_tainted - soft(&self.hot[id.0 as usize]) + soft(&h);
@@ -1628,24 +1650,25 @@ impl Cluster {
         self.spec_stamps[id.0 as usize] = stamp;
     }
 
-    /// `refresh_hot` for a bind or an unbind: what the node holds changed,
-    /// not what the static filters read, so only the resource fields are
-    /// copied (the node's taints, a separate allocation, are not read).
-    pub(crate) fn refresh_hot_resources(&mut self, id: NodeId) {
+    /// Node `id`'s packed mirror after a bind or an unbind: its request
+    /// sums become `allocated` and `nonzero`, its pods count is read again,
+    /// and it gets a new stamp. What the static filters read is unchanged,
+    /// so the node's record is not read (outside debug checks).
+    fn rebook(&mut self, id: NodeId, allocated: Resources, nonzero: Resources, pods_free: u32) {
         let stamp = self.restamp(id);
-        let n = &self.nodes[id.0 as usize];
-        let h = &mut self.hot[id.0 as usize];
-        h.nonzero = n.nonzero;
-        h.allocated = n.allocated;
-        h.pods_free = n.spec.max_pods.saturating_sub(n.pods.len() as u32);
+        let i = id.0 as usize;
+        let h = &mut self.hot[i];
+        h.allocated = allocated;
+        h.nonzero = nonzero;
+        h.pods_free = pods_free;
         h.stamp = stamp;
         debug_assert_eq!(
-            *h,
+            self.hot[i],
             HotNode {
                 stamp,
-                ..HotNode::of(n)
+                ..HotNode::of(&self.nodes[i], self.node_pods[i].len(), allocated, nonzero)
             },
-            "a bind changes only a node's resource fields"
+            "a bind or an unbind changes only a node's resource fields"
         );
     }
 
@@ -1830,16 +1853,22 @@ impl Cluster {
                 r.template.ready_after,
             )
         };
-        let node = &mut self.nodes[n.0 as usize];
-        node.allocated = node.allocated.saturating_add(&req);
-        node.nonzero = node.nonzero.saturating_add(&req.non_zero());
+        // The node's record is not touched (see `HotNode`).
+        let i = n.0 as usize;
+        let h = self.hot[i];
+        let allocated = h.allocated.saturating_add(&req);
         debug_assert!(
-            node.allocated.fits_in(&node.spec.capacity),
+            allocated.fits_in(&h.capacity),
             "a bind must never overcommit a node"
         );
-        let slot = node.pods.len() as u32;
-        node.pods.push(k);
-        self.refresh_hot_resources(n);
+        let slot = self.node_pods[i].len() as u32;
+        self.node_pods[i].push(k);
+        self.rebook(
+            n,
+            allocated,
+            h.nonzero.saturating_add(&req.non_zero()),
+            h.pods_free.saturating_sub(1),
+        );
         let uid = {
             self.set_pod_node(k, Some(n));
             let p = self.pod_mut(k);
@@ -1879,10 +1908,11 @@ impl Cluster {
         }
         // A node without NoSchedule or NoExecute taints (the packed record
         // says so) has no NoExecute one: its taints are not read.
-        let node = &self.nodes[n.0 as usize];
-        if !node.ready
-            || (self.hot[n.0 as usize].hard_taints
-                && node
+        // A schedulable node is ready: its record is read only otherwise.
+        let h = &self.hot[i];
+        if (!h.schedulable && !self.nodes[i].ready)
+            || (h.hard_taints
+                && self.nodes[i]
                     .spec
                     .taints
                     .iter()
@@ -1908,16 +1938,24 @@ impl Cluster {
         };
         let req = self.revision_of(self.pod(k)).template.requests;
         self.affinity_count(k, n, false);
-        let node = &mut self.nodes[n.0 as usize];
-        node.allocated = node.allocated.saturating_sub(&req);
-        node.nonzero = node.nonzero.saturating_sub(&req.non_zero());
-        let last = node.pods.len() as u32 - 1;
-        node.pods.swap_remove(slot as usize);
+        let on = &mut self.node_pods[n.0 as usize];
+        let last = on.len() as u32 - 1;
+        on.swap_remove(slot as usize);
         if slot != last {
-            let moved = node.pods[slot as usize];
+            let moved = on[slot as usize];
             self.pod_mut(moved).node_slot = slot;
         }
-        self.refresh_hot_resources(n);
+        let h = self.hot[n.0 as usize];
+        let pods_free = self.nodes[n.0 as usize]
+            .spec
+            .max_pods
+            .saturating_sub(self.node_pods[n.0 as usize].len() as u32);
+        self.rebook(
+            n,
+            h.allocated.saturating_sub(&req),
+            h.nonzero.saturating_sub(&req.non_zero()),
+            pods_free,
+        );
         self.set_pod_node(k, None);
         let p = self.pod_mut(k);
         p.ready = false;
@@ -2114,9 +2152,6 @@ impl Cluster {
 fn fresh_node(spec: NodeSpec) -> NodeState {
     NodeState {
         spec,
-        allocated: Resources::ZERO,
-        nonzero: Resources::ZERO,
-        pods: Vec::new(),
         ready: true,
         beating: true,
         last_heartbeat: 0,

@@ -405,7 +405,7 @@ impl Cluster {
             n.draining = true;
             n.drain_tried = 0;
             self.drains.insert(id);
-            let count = n.pods.len();
+            let count = self.node_pods[id.0 as usize].len();
             self.note(
                 EventType::Normal,
                 Reason::Drain,
@@ -440,8 +440,7 @@ impl Cluster {
             }
             // kubectl drain --ignore-daemonsets: DaemonSet pods stay (their
             // controller would put them back on the cordoned node anyway).
-            let mut keys: Vec<u32> = self.nodes[i]
-                .pods
+            let mut keys: Vec<u32> = self.node_pods[i]
                 .iter()
                 .copied()
                 .filter(|&k| !self.is_daemon_pod(k))
@@ -499,7 +498,7 @@ impl Cluster {
                 self.nodes[i].drain_tried = self.disruption_epoch;
             }
             let node_name = self.nodes[i].spec.name.clone();
-            if self.nodes[i].pods.iter().all(|&k| self.is_daemon_pod(k)) {
+            if self.node_pods[i].iter().all(|&k| self.is_daemon_pod(k)) {
                 self.nodes[i].draining = false;
                 self.drains.remove(&id);
                 self.nodes[i].drain_blocked = None;

@@ -282,7 +282,7 @@ impl Cluster {
 
     /// The taint-eviction controller over every pod of node `id`.
     pub(crate) fn apply_no_execute(&mut self, id: NodeId) {
-        let keys = self.nodes[id.0 as usize].pods.clone();
+        let keys = self.node_pods[id.0 as usize].clone();
         let cond = self.condition_no_execute(id);
         for k in keys {
             self.apply_no_execute_to(k, id, cond.as_ref());

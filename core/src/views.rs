@@ -140,12 +140,12 @@ impl Cluster {
         NodeView {
             id: NodeId(i as u32),
             spec: &n.spec,
-            allocated: n.allocated,
+            allocated: self.hot[i].allocated,
             ready: n.ready,
             beating: n.beating,
             cordoned: n.cordoned,
             draining: n.draining,
-            pod_count: n.pods.len() as u32,
+            pod_count: self.node_pods[i].len() as u32,
             drain_blocked: n.drain_blocked.as_deref(),
             silent_since: if n.beating {
                 None
@@ -223,7 +223,11 @@ impl Cluster {
         self.nodes
             .get(id.0 as usize)
             .into_iter()
-            .flat_map(move |n| n.pods.iter().map(move |&k| self.pod_view(k)))
+            .flat_map(move |_| {
+                self.node_pods[id.0 as usize]
+                    .iter()
+                    .map(move |&k| self.pod_view(k))
+            })
     }
 
     pub(crate) fn pod_key(&self, name: &str) -> Result<u32, Error> {

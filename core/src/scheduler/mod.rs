@@ -1095,7 +1095,7 @@ impl Cluster {
                         (b.req.cpu_millis, b.req.memory_mib),
                         (h.allocated.cpu_millis, h.allocated.memory_mib),
                         (h.capacity.cpu_millis, h.capacity.memory_mib),
-                        self.nodes[i].pods.len() as u32,
+                        self.node_pods[i].len() as u32,
                         self.nodes[i].spec.max_pods,
                     );
                     if cpu || memory || pods {
@@ -1855,8 +1855,9 @@ impl Cluster {
     fn most_pods_a_node_may_hold(&self) -> u64 {
         self.nodes
             .iter()
-            .filter(|n| !n.removed)
-            .map(|n| (n.spec.max_pods as u64).max(n.pods.len() as u64))
+            .zip(&self.node_pods)
+            .filter(|(n, _)| !n.removed)
+            .map(|(n, on)| (n.spec.max_pods as u64).max(on.len() as u64))
             .max()
             .unwrap_or(0)
     }

@@ -104,9 +104,12 @@ impl Cluster {
                 Plugin::NodeResourcesFit => {
                     let (cpu, memory, pods) = fit::insufficient(
                         (req.cpu_millis, req.memory_mib),
-                        (node.allocated.cpu_millis, node.allocated.memory_mib),
+                        (
+                            self.hot[n.0 as usize].allocated.cpu_millis,
+                            self.hot[n.0 as usize].allocated.memory_mib,
+                        ),
                         (node.spec.capacity.cpu_millis, node.spec.capacity.memory_mib),
-                        node.pods.len() as u32,
+                        self.node_pods[n.0 as usize].len() as u32,
                         node.spec.max_pods,
                     );
                     if cpu || memory || pods {

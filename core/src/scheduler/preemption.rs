@@ -462,8 +462,7 @@ impl Cluster {
                     _ => {}
                 }
             }
-            let mut potential: Vec<u32> = self.nodes[i]
-                .pods
+            let mut potential: Vec<u32> = self.node_pods[i]
                 .iter()
                 .copied()
                 .filter(|&v| self.pod(v).priority < prio)
@@ -566,8 +565,8 @@ impl Cluster {
     ) -> Option<(Vec<u32>, u32)> {
         let node = &self.nodes[n.0 as usize];
         let (res, extra) = reserved.copied().unwrap_or_default();
-        let base = node.allocated.saturating_add(&res);
-        let base_pods = node.pods.len() as u32 + extra;
+        let base = self.hot[n.0 as usize].allocated.saturating_add(&res);
+        let base_pods = self.node_pods[n.0 as usize].len() as u32 + extra;
         let req_of = |k: u32| self.revision_of(self.pod(k)).template.requests;
         let check = profile.filter_enabled(Plugin::NodeResourcesFit);
         let fits = |alloc: Resources, pods: u32| {
