@@ -529,11 +529,11 @@ pub struct Cluster {
     pub(crate) now: u64,
     pub(crate) nodes: Vec<NodeState>,
     /// Per node, the keys of the pods bound there; each pod records its
-    /// position (`node_slot`). Apart from the node's record, so that a
-    /// bind, which writes the record's resource sums without reading them
-    /// (the packed mirror has them), never waits for that record's line:
-    /// at 5,000 nodes the records (some 200 bytes each) fall out of cache
-    /// between two binds to a node, and that wait was most of a bind's time.
+    /// position (`node_slot`). Apart from the node's record, as the node's
+    /// request sums are (in `hot`), so that a bind never touches the
+    /// record: at 5,000 nodes the records (152 bytes each) fall out of
+    /// cache between two binds to a node, and waiting for one was most of
+    /// a bind's time.
     pub(crate) node_pods: Vec<Vec<u32>>,
     /// The scheduler's packed mirror of `nodes`, same indexes.
     pub(crate) hot: Vec<HotNode>,
