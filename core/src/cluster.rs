@@ -535,6 +535,13 @@ pub struct Cluster {
     /// cache between two binds to a node, and waiting for one was most of
     /// a bind's time.
     pub(crate) node_pods: Vec<Vec<u32>>,
+    /// Binds of the batch being scheduled not yet in `node_pods`: (node,
+    /// pod key), in bind order. The scheduler's cycles read a node's pods
+    /// count from `hot` only, so a batch files its pods into the lists when
+    /// its cycles end (`file_pods`), in one loop whose stores to the lists,
+    /// each likely a cache miss, overlap, instead of one such store a bind
+    /// holding up the cycle after it. Empty outside a batch's cycles.
+    pub(crate) unfiled: Vec<(u32, u32)>,
     /// The scheduler's packed mirror of `nodes`, same indexes.
     pub(crate) hot: Vec<HotNode>,
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
@@ -672,6 +679,7 @@ impl Cluster {
             now: 0,
             nodes: Vec::new(),
             node_pods: Vec::new(),
+            unfiled: Vec::new(),
             hot: Vec::new(),
             stamps: Vec::new(),
             spec_stamps: Vec::new(),
@@ -1666,7 +1674,13 @@ impl Cluster {
             self.hot[i],
             HotNode {
                 stamp,
-                ..HotNode::of(&self.nodes[i], self.node_pods[i].len(), allocated, nonzero)
+                ..HotNode::of(
+                    &self.nodes[i],
+                    self.node_pods[i].len()
+                        + self.unfiled.iter().filter(|u| u.0 as usize == i).count(),
+                    allocated,
+                    nonzero
+                )
             },
             "a bind or an unbind changes only a node's resource fields"
         );
@@ -1841,6 +1855,30 @@ impl Cluster {
 
     /// Binds a pending pod. The caller (the scheduler) has checked every filter.
     pub(crate) fn bind(&mut self, k: u32, n: NodeId) {
+        self.bind_to(k, n, false);
+    }
+
+    /// `bind`, leaving the pod out of its node's list until `file_pods`
+    /// (see `unfiled`): for the scheduler's cycles, which read no list.
+    pub(crate) fn bind_unfiled(&mut self, k: u32, n: NodeId) {
+        self.bind_to(k, n, true);
+    }
+
+    /// Puts the pods bound by `bind_unfiled` into their nodes' lists, in
+    /// bind order (each list as `bind` would have left it).
+    pub(crate) fn file_pods(&mut self) {
+        let mut unfiled = core::mem::take(&mut self.unfiled);
+        for &(i, k) in &unfiled {
+            let on = &mut self.node_pods[i as usize];
+            let slot = on.len() as u32;
+            on.push(k);
+            self.pod_mut(k).node_slot = slot;
+        }
+        unfiled.clear();
+        self.unfiled = unfiled;
+    }
+
+    fn bind_to(&mut self, k: u32, n: NodeId, unfiled: bool) {
         let now = self.now;
         let (c, o, rev, req, ready_after) = {
             let p = self.pod(k);
@@ -1861,8 +1899,15 @@ impl Cluster {
             allocated.fits_in(&h.capacity),
             "a bind must never overcommit a node"
         );
-        let slot = self.node_pods[i].len() as u32;
-        self.node_pods[i].push(k);
+        // A pod's place in its node's list (set when it is filed).
+        let mut slot = u32::MAX;
+        if unfiled {
+            self.unfiled.push((i as u32, k));
+        } else {
+            debug_assert!(self.unfiled.is_empty(), "a list is filed in bind order");
+            slot = self.node_pods[i].len() as u32;
+            self.node_pods[i].push(k);
+        }
         self.rebook(
             n,
             allocated,

@@ -1091,13 +1091,17 @@ impl Cluster {
         for p in &profile.filters {
             match p {
                 Plugin::NodeResourcesFit => {
-                    let (cpu, memory, pods) = fit::insufficient(
+                    // The pods verdict from the packed record: a node
+                    // without room for one more pod has none free (its
+                    // list may wait to be filed, see `Cluster::unfiled`).
+                    let (cpu, memory, _) = fit::insufficient(
                         (b.req.cpu_millis, b.req.memory_mib),
                         (h.allocated.cpu_millis, h.allocated.memory_mib),
                         (h.capacity.cpu_millis, h.capacity.memory_mib),
-                        self.node_pods[i].len() as u32,
-                        self.nodes[i].spec.max_pods,
+                        0,
+                        1,
                     );
+                    let pods = h.pods_free == 0;
                     if cpu || memory || pods {
                         return Err(Unfit::Insufficient { cpu, memory, pods });
                     }
@@ -1600,6 +1604,7 @@ impl Cluster {
         } else {
             self.schedule_batch_cycles(&mut b, keys, profile, on_bind)
         };
+        self.file_pods();
         let left = done < keys.len();
         if left {
             self.report_unschedulable(&mut b, &keys[done..], profile);
@@ -1728,7 +1733,13 @@ impl Cluster {
             b.pods_left = keys.len() - i;
             match self.cycle(b, &mut x, profile) {
                 Some(n) => {
-                    self.bind_observed(k, n, &mut on_bind);
+                    // Unobserved, a bind leaves its node's list to the
+                    // batch's end (see `Cluster::unfiled`).
+                    if on_bind.is_some() {
+                        self.bind_observed(k, n, &mut on_bind);
+                    } else {
+                        self.bind_unfiled(k, n);
+                    }
                     self.spread_bound(b, n);
                     self.index_bound(b, n, profile);
                     bound += 1;
