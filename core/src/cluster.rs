@@ -233,6 +233,12 @@ pub(crate) struct Revision {
     /// Preferred affinity and anti-affinity terms with their weights.
     pub preferred_ids: Vec<(u32, i32)>,
     pub preferred_anti_ids: Vec<(u32, i32)>,
+    /// Per topology spread constraint of the template, in order, the term
+    /// over its selector (no topology key: `init_spread` counts by the
+    /// constraint's own key). Registered with the revision, so a batch
+    /// holding the revision does not register it (which would copy the
+    /// revision to record that it matches the new term).
+    pub spread_ids: Vec<u32>,
     /// What the DefaultTolerationSeconds admission plugin adds to the pods
     /// of this revision after the template's own tolerations
     /// (`taints::default_tolerations`).
@@ -414,6 +420,9 @@ pub(crate) struct TermState {
     pub matching_total: u32,
     /// Bound pods that carry this term as required anti-affinity, per domain (grown on demand).
     pub owners: Vec<u32>,
+    /// The sum of `owners`: bound pods carrying it as required
+    /// anti-affinity on nodes that have the topology key.
+    pub owners_total: u32,
     /// Bound pods that carry this term as required affinity, per domain.
     pub affinity_owners: Vec<u32>,
     /// Per domain, the weights of bound pods that carry this term as a
@@ -1455,6 +1464,9 @@ impl Cluster {
                 let hash = template_hash(&declared);
                 let (affinity_ids, anti_ids, preferred_ids, preferred_anti_ids) =
                     self.carried_term_ids(&template);
+                let spread_ids = (template.topology_spread.iter())
+                    .map(|c| self.term_id(&AffinityTerm::new(c.selector.clone(), None)))
+                    .collect();
                 let mut candidates: Vec<u32> = self.terms_without_labels.clone();
                 for (k, v) in &template.labels {
                     if let Some(ts) = self.terms_by_label.get(&(k.clone(), v.clone())) {
@@ -1494,6 +1506,7 @@ impl Cluster {
                     anti_ids,
                     preferred_ids,
                     preferred_anti_ids,
+                    spread_ids,
                 }));
                 let r = c.revisions.len() as u32;
                 let at = (id.0, r - 1);
@@ -1557,6 +1570,7 @@ impl Cluster {
             matching: Vec::new(),
             matching_total: 0,
             owners: Vec::new(),
+            owners_total: 0,
             affinity_owners: Vec::new(),
             preferred: Vec::new(),
             carriers: 0,
@@ -2123,6 +2137,7 @@ impl Cluster {
         for &t in &r.anti_ids {
             let ts = &mut terms[t as usize];
             if let Some(d) = domain(ts.topo) {
+                step(&mut ts.owners_total);
                 bump(&mut ts.owners, d, add);
             }
         }

@@ -39,6 +39,17 @@ pub(crate) const MAX_ENTRIES: usize = 24;
 /// A value not computed yet (stamps start at 1).
 const NEVER: u64 = 0;
 
+/// Which nodes a key's nodeSelector and required node affinity admit: per
+/// node with its spec stamp, and the whole vector as it was at one
+/// `Cluster::node_epoch` (which every change to a node's labels or
+/// presence moves, binds not), read whole by a batch at that epoch.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Inclusion {
+    pub slots: Slots<u8>,
+    pub whole: Vec<u8>,
+    pub epoch: Option<u64>,
+}
+
 /// Per-node values with the node stamp each was computed at.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Slots<T: Copy + Default> {
@@ -214,7 +225,7 @@ pub(crate) struct Caches {
     /// Per node, whether the nodeSelector and required node affinity of a
     /// key admit it (which nodes count for spreading under
     /// nodeAffinityPolicy Honor).
-    inclusions: Vec<Entry<StaticKey, Slots<u8>>>,
+    inclusions: Vec<Entry<StaticKey, Inclusion>>,
     /// Per node, NodeAffinity's raw score and which preferred terms it
     /// matches (a bit per term), by the template's preferred terms: many
     /// Deployments prefer the same nodes, and matching every node's labels
@@ -292,11 +303,11 @@ impl Caches {
 
     /// The inclusion verdicts kept for `key` (its tolerations are ignored),
     /// empty ones for a new key; they go back with [`Caches::keep_inclusion`].
-    pub fn lend_inclusion(&mut self, key: &StaticKey) -> Slots<u8> {
+    pub fn lend_inclusion(&mut self, key: &StaticKey) -> Inclusion {
         take(&mut self.inclusions, key).unwrap_or_default()
     }
 
-    pub fn keep_inclusion(&mut self, key: StaticKey, slots: Slots<u8>) {
+    pub fn keep_inclusion(&mut self, key: StaticKey, slots: Inclusion) {
         self.clock += 1;
         give(&mut self.inclusions, key, slots, self.clock);
     }

@@ -534,10 +534,16 @@ impl Cluster {
             hard: Vec::new(),
             soft: Vec::new(),
             soft_require_all: !tpl.topology_spread.is_empty(),
+            // A term the pods match turns the filter on only while bound
+            // pods carry it as required anti-affinity: while the batch runs
+            // only its own pods bind, and they carry none (or `anti_ids`
+            // turns it on), so no node can refuse them for such a term (a
+            // term that only a spread constraint or a preference uses, say).
             inter_pod_filter: profile.filter_enabled(Plugin::InterPodAffinity)
                 && (!rev.affinity_ids.is_empty()
                     || !rev.anti_ids.is_empty()
-                    || !rev.matching_terms.is_empty()),
+                    || (rev.matching_terms.iter())
+                        .any(|&t| self.terms[t as usize].owners_total > 0)),
             inter_pod_local: false,
             ipa_score: false,
             node_affinity_score: !tpl.node_affinity.preferred.is_empty()
@@ -570,6 +576,10 @@ impl Cluster {
             ix: spare.ix,
             rev,
         };
+        debug_assert!(b.rev.matching_terms.iter().all(|&t| {
+            let ts = &self.terms[t as usize];
+            ts.owners_total == ts.owners.iter().sum::<u32>()
+        }));
         b.ipa_score = profile.weight(Plugin::InterPodAffinity).is_some()
             && (!b.rev.preferred_ids.is_empty()
                 || !b.rev.preferred_anti_ids.is_empty()
@@ -649,9 +659,13 @@ impl Cluster {
                 ));
             }
         } else {
-            for c in &tpl.topology_spread {
-                let term = crate::model::AffinityTerm::new(c.selector.clone(), None);
-                let t = self.term_id(&term);
+            for (c, &t) in tpl.topology_spread.iter().zip(&b.rev.spread_ids) {
+                debug_assert_eq!(
+                    Some(&t),
+                    self.term_by_value
+                        .get(&crate::model::AffinityTerm::new(c.selector.clone(), None)),
+                    "a revision's spread terms are its constraints' selectors"
+                );
                 let self_match = c.selector.matches(&tpl.labels);
                 let entry = (
                     c.max_skew as i64,
@@ -751,20 +765,24 @@ impl Cluster {
         };
         b.include_all = plain;
         let mut kept = if plain {
-            cache::Slots::default()
+            cache::Inclusion::default()
         } else {
             self.caches.lend_inclusion(&key)
         };
+        // The vector kept whole at this node epoch is this batch's: no node
+        // was added, removed or relabelled since it was built.
+        let whole = !plain && kept.epoch == Some(self.node_epoch) && kept.whole.len() == n;
         // With no node removed, no node's record is read to ask; the
         // stamps are read from their packed array (eight to a cache line).
         let none_removed = self.live_nodes as usize == self.nodes.len();
-        b.inclusion = (0..if plain { 0 } else { n })
+        let slots = &mut kept.slots;
+        b.inclusion = (0..if plain || whole { 0 } else { n })
             .map(|i| {
                 if !none_removed && self.hot[i].removed {
                     return 0;
                 }
                 let stamp = self.spec_stamps[i];
-                if let Some(v) = kept.get(i, stamp) {
+                if let Some(v) = slots.get(i, stamp) {
                     debug_assert_eq!(
                         v,
                         {
@@ -787,10 +805,29 @@ impl Cluster {
                     &tpl.node_selector,
                     &tpl.node_affinity,
                 ) as u8;
-                kept.set(i, stamp, v);
+                slots.set(i, stamp, v);
                 v
             })
             .collect();
+        if whole {
+            b.inclusion = kept.whole.clone();
+            debug_assert!(
+                (0..n).all(|i| b.inclusion[i]
+                    == (!self.hot[i].removed && {
+                        let s = &self.nodes[i].spec;
+                        node_affinity::filter(
+                            &s.name,
+                            &s.labels,
+                            &tpl.node_selector,
+                            &tpl.node_affinity,
+                        )
+                    }) as u8),
+                "an inclusion kept whole must equal a fresh one"
+            );
+        } else if !plain {
+            kept.whole.clone_from(&b.inclusion);
+            kept.epoch = Some(self.node_epoch);
+        }
         if !plain {
             self.caches.keep_inclusion(key.clone(), kept);
         }
