@@ -543,7 +543,7 @@ pub fn diff_placements(a: &Cluster, b: &Cluster) -> PlacementDiff {
 /// The node pod `k` is bound to, by name (`None`: Pending, or its node is gone).
 fn node_of(c: &Cluster, k: u32) -> Option<&str> {
     c.pod(k)
-        .node
+        .node()
         .and_then(|id| c.nodes.get(id.0 as usize))
         .filter(|n| !n.removed)
         .map(|n| n.spec.name.as_str())

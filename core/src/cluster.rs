@@ -176,40 +176,169 @@ impl HotNode {
     }
 }
 
-#[derive(Clone, Debug)]
-pub(crate) struct Pod {
-    /// Unique for the life of the cluster (slab keys are reused; uids are not).
-    pub uid: u64,
-    pub controller: ControllerId,
-    pub ordinal: u32,
-    pub revision: u32,
-    pub node: Option<NodeId>,
-    /// Position in `node_pods[node]`; meaningful while bound.
-    pub node_slot: u32,
-    pub phase: PodPhase,
-    pub ready: bool,
-    pub bound_at: u64,
-    /// The serial of the last FailedScheduling message this pod was told.
-    pub reported: u32,
-    /// The cluster's bind count right after this pod was bound.
-    pub bind_serial: u64,
-    /// When a NoExecute taint it tolerates for a while evicts it (see
-    /// `taints.rs`); cleared when it leaves the node.
-    pub taint_deadline: Option<u64>,
-    /// The tick its Ready condition last turned True (availability counts
-    /// minReadySeconds from there).
-    pub ready_at: u64,
-    /// Ready for the Deployment's minReadySeconds (see `rollout.rs`).
-    pub available: bool,
-    /// Resolved at creation by the Priority admission plugin (`priority.rs`).
-    pub priority: i32,
-    /// The pod's preemptionPolicy is Never.
-    pub preempt_never: bool,
+/// What few pods carry, behind one pointer so that the common pod's record
+/// is one cache line: a nomination and the preemption decision behind it
+/// (preemption), and the serial of the last FailedScheduling message it was
+/// told (pods that stay Pending).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PodExtra {
     /// Where preemption made room for it (status.nominatedNodeName), until
     /// it is bound or deleted.
     pub nominated: Option<NodeId>,
     /// The DefaultPreemption decision this pod caused, for `explain`.
-    pub preemption: Option<alloc::boxed::Box<crate::scheduler::Preemption>>,
+    pub preemption: Option<crate::scheduler::Preemption>,
+    /// The serial of the last FailedScheduling message this pod was told.
+    pub reported: u32,
+}
+
+/// A tick as a pod's record keeps it: 32 bits. Scripts stop at
+/// `MAX_TICK` (100,000) and a live simulator reaches 2^32 ticks after
+/// 136 years of one tick a second; a later tick reads as `TICK32_MAX`.
+pub(crate) const TICK32_MAX: u32 = u32::MAX - 1;
+const NO_TICK: u32 = u32::MAX;
+
+#[inline]
+fn tick32(t: u64) -> u32 {
+    t.min(TICK32_MAX as u64) as u32
+}
+
+/// A pod's node in four bytes (`Option<NodeId>` takes eight): its id plus
+/// one, none when zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PodNode(Option<core::num::NonZeroU32>);
+
+impl PodNode {
+    #[inline]
+    fn of(n: Option<NodeId>) -> PodNode {
+        debug_assert!(
+            n.is_none_or(|n| n.0 < u32::MAX),
+            "node ids are below 2^32 - 1"
+        );
+        PodNode(n.and_then(|n| core::num::NonZeroU32::new(n.0.wrapping_add(1))))
+    }
+
+    #[inline]
+    fn get(self) -> Option<NodeId> {
+        self.0.map(|v| NodeId(v.get() - 1))
+    }
+}
+
+/// A pod's record: 64 bytes, one cache line (150,000 of them are written
+/// at creation, read at the bind and written there), the rarer fields in
+/// [`PodExtra`].
+#[derive(Clone, Debug)]
+#[repr(align(64))]
+pub(crate) struct Pod {
+    /// Unique for the life of the cluster (slab keys are reused; uids are not).
+    pub uid: u64,
+    /// The cluster's bind count right after this pod was bound.
+    pub bind_serial: u64,
+    extra: Option<alloc::boxed::Box<PodExtra>>,
+    pub controller: ControllerId,
+    pub ordinal: u32,
+    pub revision: u32,
+    /// Set through `Cluster::set_pod_node`, with the packed place.
+    node: PodNode,
+    /// Position in `node_pods[node]`; meaningful while bound.
+    pub node_slot: u32,
+    /// Resolved at creation by the Priority admission plugin (`priority.rs`).
+    pub priority: i32,
+    bound_at: u32,
+    /// The tick its Ready condition last turned True (availability counts
+    /// minReadySeconds from there).
+    ready_at: u32,
+    /// When a NoExecute taint it tolerates for a while evicts it (see
+    /// `taints.rs`), `NO_TICK` for never; cleared when it leaves the node.
+    taint_deadline: u32,
+    pub phase: PodPhase,
+    pub ready: bool,
+    /// Ready for the Deployment's minReadySeconds (see `rollout.rs`).
+    pub available: bool,
+    /// The pod's preemptionPolicy is Never.
+    pub preempt_never: bool,
+}
+
+const _: () = assert!(core::mem::size_of::<Option<Pod>>() == 64);
+
+impl Pod {
+    /// The node it is bound to.
+    #[inline]
+    pub fn node(&self) -> Option<NodeId> {
+        self.node.get()
+    }
+
+    /// The tick it was bound at.
+    #[inline]
+    pub fn bound_at(&self) -> u64 {
+        self.bound_at as u64
+    }
+
+    #[inline]
+    pub fn set_bound_at(&mut self, t: u64) {
+        self.bound_at = tick32(t);
+    }
+
+    /// The tick its Ready condition last turned True.
+    #[inline]
+    pub fn ready_at(&self) -> u64 {
+        self.ready_at as u64
+    }
+
+    #[inline]
+    pub fn set_ready_at(&mut self, t: u64) {
+        self.ready_at = tick32(t);
+    }
+
+    /// When a NoExecute taint it tolerates for a while evicts it.
+    #[inline]
+    pub fn taint_deadline(&self) -> Option<u64> {
+        (self.taint_deadline != NO_TICK).then_some(self.taint_deadline as u64)
+    }
+
+    #[inline]
+    pub fn set_taint_deadline(&mut self, t: Option<u64>) {
+        self.taint_deadline = t.map_or(NO_TICK, tick32);
+    }
+
+    /// Where preemption made room for it (status.nominatedNodeName).
+    #[inline]
+    pub fn nominated(&self) -> Option<NodeId> {
+        self.extra.as_ref().and_then(|e| e.nominated)
+    }
+
+    /// Sets its nomination; returns the one it had.
+    pub fn set_nominated(&mut self, n: Option<NodeId>) -> Option<NodeId> {
+        match (&mut self.extra, n) {
+            (None, None) => None,
+            (Some(e), n) => core::mem::replace(&mut e.nominated, n),
+            (extra @ None, n) => {
+                extra.get_or_insert_with(Default::default).nominated = n;
+                None
+            }
+        }
+    }
+
+    /// The DefaultPreemption decision this pod caused.
+    #[inline]
+    pub fn preemption(&self) -> Option<&crate::scheduler::Preemption> {
+        self.extra.as_ref().and_then(|e| e.preemption.as_ref())
+    }
+
+    pub fn set_preemption(&mut self, p: crate::scheduler::Preemption) {
+        self.extra.get_or_insert_with(Default::default).preemption = Some(p);
+    }
+
+    /// The serial of the last FailedScheduling message it was told (0: none).
+    #[inline]
+    pub fn reported(&self) -> u32 {
+        self.extra.as_ref().map_or(0, |e| e.reported)
+    }
+
+    pub fn set_reported(&mut self, serial: u32) {
+        if serial != 0 || self.extra.is_some() {
+            self.extra.get_or_insert_with(Default::default).reported = serial;
+        }
+    }
 }
 
 /// One revision of a Deployment's template, with what the affinity index
@@ -1177,7 +1306,7 @@ impl Cluster {
                         continue;
                     }
                     let due = p
-                        .bound_at
+                        .bound_at()
                         .saturating_add(self.revision_of(p).template.ready_after as u64)
                         .max(now);
                     let uid = p.uid;
@@ -1613,7 +1742,7 @@ impl Cluster {
                     .values()
                     .map(|&k| self.pod(k))
                     .filter(|p| p.revision as usize == r + 1)
-                    .filter_map(|p| p.node)
+                    .filter_map(|p| p.node())
                     .collect();
                 for n in bound {
                     let d = self.domain(topo, n);
@@ -1727,7 +1856,7 @@ impl Cluster {
         let place = ((v >> 32) as u32, node.checked_sub(1).map(NodeId));
         debug_assert_eq!(
             place,
-            (self.pod(k).revision, self.pod(k).node),
+            (self.pod(k).revision, self.pod(k).node()),
             "a pod's packed place is its record's"
         );
         place
@@ -1743,7 +1872,7 @@ impl Cluster {
     /// of a pod's node after its creation).
     fn set_pod_node(&mut self, k: u32, node: Option<NodeId>) {
         let p = self.pod_mut(k);
-        p.node = node;
+        p.node = PodNode::of(node);
         let place = pack_place(p.revision, node);
         self.places[k as usize] = place;
     }
@@ -1781,23 +1910,21 @@ impl Cluster {
         self.priorities_in_use |= admitted.priority != 0;
         let pod = Pod {
             uid,
+            bind_serial: 0,
+            extra: None,
             controller: id,
             ordinal,
             revision,
-            node: None,
+            node: PodNode::default(),
             node_slot: 0,
+            priority: admitted.priority,
+            bound_at: 0,
+            ready_at: 0,
+            taint_deadline: NO_TICK,
             phase: PodPhase::Pending,
             ready: false,
-            bound_at: 0,
-            reported: 0,
-            bind_serial: 0,
-            taint_deadline: None,
-            ready_at: 0,
             available: false,
-            priority: admitted.priority,
             preempt_never: admitted.preempt_never,
-            nominated: None,
-            preemption: None,
         };
         let key = match self.free_keys.pop() {
             Some(k) => {
@@ -1828,7 +1955,7 @@ impl Cluster {
 
     /// Deletes a pod; logs `reason` (SuccessfulDelete, Evicted...) when given.
     pub(crate) fn delete_pod(&mut self, k: u32, reason: Option<Reason>) {
-        if self.pod(k).node.is_some() {
+        if self.pod(k).node().is_some() {
             self.unbind(k);
         }
         let p = self.pods[k as usize]
@@ -1836,7 +1963,7 @@ impl Cluster {
             .expect("a pod key to delete should name a live pod");
         self.free_keys.push(k);
         self.disruption_epoch += 1;
-        if let Some(m) = p.nominated {
+        if let Some(m) = p.nominated() {
             if let Some(set) = self.nominees.get_mut(&m.0) {
                 set.remove(&k);
             }
@@ -1933,8 +2060,8 @@ impl Cluster {
             let p = self.pod_mut(k);
             p.node_slot = slot;
             p.phase = PodPhase::Running;
-            p.bound_at = now;
-            let nominated = p.nominated.take();
+            p.set_bound_at(now);
+            let nominated = p.set_nominated(None);
             let uid = p.uid;
             if let Some(m) = nominated {
                 if let Some(set) = self.nominees.get_mut(&m.0) {
@@ -1987,7 +2114,7 @@ impl Cluster {
         let (n, slot, c, rev, ready, available) = {
             let p = self.pod(k);
             (
-                p.node.expect("unbind needs a bound pod"),
+                p.node().expect("unbind needs a bound pod"),
                 p.node_slot,
                 p.controller,
                 p.revision,
@@ -2019,7 +2146,7 @@ impl Cluster {
         let p = self.pod_mut(k);
         p.ready = false;
         p.available = false;
-        p.taint_deadline = None;
+        p.set_taint_deadline(None);
         let ctl = &mut self.controllers[c.0 as usize];
         if let Some(cnt) = ctl.counts.get_mut(&rev) {
             cnt.bound -= 1;
@@ -2065,11 +2192,11 @@ impl Cluster {
         let now = self.now;
         let (c, rev, uid) = {
             let p = self.pod_mut(k);
-            if p.ready || p.node.is_none() {
+            if p.ready || p.node().is_none() {
                 return;
             }
             p.ready = true;
-            p.ready_at = now;
+            p.set_ready_at(now);
             (p.controller, p.revision, p.uid)
         };
         let ctl = &mut self.controllers[c.0 as usize];
@@ -2177,7 +2304,7 @@ impl Cluster {
                 // A pod on a NotReady node is not Ready: the kubelet cannot say
                 // it is; the node's recovery queues it again.
                 let live = matches!(&self.pods.get(k as usize), Some(Some(p)) if p.uid == uid
-                    && p.node.is_some_and(|n| self.nodes[n.0 as usize].ready));
+                    && p.node().is_some_and(|n| self.nodes[n.0 as usize].ready));
                 if live && !self.pod(k).ready {
                     self.set_ready(k);
                     n += 1;
@@ -2295,4 +2422,75 @@ fn conjunction<'a>(selectors: impl Iterator<Item = &'a Selector>) -> Selector {
 #[inline]
 pub(crate) fn pack_place(revision: u32, node: Option<NodeId>) -> u64 {
     (revision as u64) << 32 | node.map_or(0, |n| n.0 as u64 + 1)
+}
+
+#[cfg(test)]
+mod pod_record_tests {
+    use super::*;
+
+    fn pod() -> Pod {
+        Pod {
+            uid: 1,
+            bind_serial: 0,
+            extra: None,
+            controller: ControllerId(0),
+            ordinal: 0,
+            revision: 1,
+            node: PodNode::default(),
+            node_slot: 0,
+            priority: 0,
+            bound_at: 0,
+            ready_at: 0,
+            taint_deadline: NO_TICK,
+            phase: PodPhase::Pending,
+            ready: false,
+            available: false,
+            preempt_never: false,
+        }
+    }
+
+    #[test]
+    fn a_pods_compact_fields_read_back_what_was_set() {
+        for n in [None, Some(NodeId(0)), Some(NodeId(1)), Some(NodeId(9_999))] {
+            assert_eq!(PodNode::of(n).get(), n);
+        }
+        let mut p = pod();
+        assert_eq!(
+            (p.node(), p.taint_deadline(), p.nominated(), p.reported()),
+            (None, None, None, 0)
+        );
+        // Ticks: every tick a script reaches, and a tick past 32 bits
+        // read as the last one kept.
+        for t in [0, 1, crate::limits::MAX_TICK, 2 * crate::limits::MAX_TICK] {
+            p.set_bound_at(t);
+            p.set_ready_at(t + 1);
+            p.set_taint_deadline(Some(t));
+            assert_eq!(
+                (p.bound_at(), p.ready_at(), p.taint_deadline()),
+                (t, t + 1, Some(t))
+            );
+        }
+        p.set_bound_at(u64::MAX);
+        p.set_taint_deadline(Some(u64::MAX));
+        assert_eq!(p.bound_at(), TICK32_MAX as u64);
+        assert_eq!(p.taint_deadline(), Some(TICK32_MAX as u64));
+        p.set_taint_deadline(None);
+        assert_eq!(p.taint_deadline(), None);
+        // The rare fields: no allocation until one is set; a nomination
+        // replaced returns the one before.
+        p.set_reported(0);
+        assert!(p.extra.is_none());
+        assert_eq!(p.set_nominated(None), None);
+        assert!(p.extra.is_none());
+        assert_eq!(p.set_nominated(Some(NodeId(3))), None);
+        assert_eq!(p.set_nominated(Some(NodeId(4))), Some(NodeId(3)));
+        assert_eq!(p.nominated(), Some(NodeId(4)));
+        p.set_reported(7);
+        assert_eq!((p.reported(), p.nominated()), (7, Some(NodeId(4))));
+        assert_eq!(p.set_nominated(None), Some(NodeId(4)));
+        assert_eq!(
+            (p.reported(), p.nominated(), p.preemption()),
+            (7, None, None)
+        );
+    }
 }

@@ -178,7 +178,7 @@ impl Cluster {
                 .copied()
                 .filter(|&k| {
                     let p = self.pod(k);
-                    p.node.is_some() && p.ready == ready && p.available == available && accept(p)
+                    p.node().is_some() && p.ready == ready && p.available == available && accept(p)
                 })
                 .take(n - out.len())
                 .collect();
@@ -333,7 +333,7 @@ impl Cluster {
         self.check_eviction(k, pod)?;
         let p = self.pod(k);
         let (c, o) = (p.controller, p.ordinal);
-        let on = p.node.map(|n| self.nodes[n.0 as usize].spec.name.clone());
+        let on = p.node().map(|n| self.nodes[n.0 as usize].spec.name.clone());
         self.delete_pod(k, None);
         let msg = match on {
             Some(n) => format!("Evicted pod {pod} from node {n} (voluntary disruption)"),
@@ -359,7 +359,7 @@ impl Cluster {
             return Ok(());
         }
         let p = self.pod(k);
-        if p.node.is_none() {
+        if p.node().is_none() {
             return Ok(());
         }
         let labels = &self.revision_of(p).template.labels;
@@ -458,7 +458,7 @@ impl Cluster {
             for k in keys {
                 let p = self.pod(k);
                 let name = self.pod_name(p.controller, p.ordinal);
-                let known = if p.node.is_some() && !refused.is_empty() {
+                let known = if p.node().is_some() && !refused.is_empty() {
                     let labels = &self.revision_of(p).template.labels;
                     refused.iter().find(|(pdb, ready, _)| {
                         *ready == p.ready

@@ -545,7 +545,7 @@ impl Cluster {
                 continue; // deleted by collect_lost
             }
             let Some(n) = target else { continue };
-            let rank = (p.node.is_none(), p.ordinal, k);
+            let rank = (p.node().is_none(), p.ordinal, k);
             first
                 .entry(n.0)
                 .and_modify(|r| *r = (*r).min(rank))
@@ -882,11 +882,11 @@ impl Cluster {
         for &k in c.pods.values() {
             let p = self.pod(k);
             let (g, n) = d.rev_info[p.revision as usize - 1];
-            if (g != d.generation && !on_delete) || p.node != n {
+            if (g != d.generation && !on_delete) || p.node() != n {
                 return false;
             }
             *per_node
-                .entry(p.node.map(|n| n.0).unwrap_or(u32::MAX))
+                .entry(p.node().map(|n| n.0).unwrap_or(u32::MAX))
                 .or_default() += 1;
         }
         let base = c.template();

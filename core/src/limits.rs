@@ -26,7 +26,10 @@ pub const MAX_PODS: u64 = 300_000;
 /// The most scripted events one simulator holds, fired and pending.
 pub const MAX_SCRIPT_EVENTS: usize = 50_000;
 
-/// The latest tick a script may name.
+/// The latest tick a script may name. A live simulator steps on past it;
+/// a pod's record keeps its ticks (bound, Ready since, an eviction's
+/// deadline) in 32 bits, which a tick a second fills after 136 years: a
+/// later tick reads as the last one 32 bits hold.
 pub const MAX_TICK: u64 = 100_000;
 
 /// The longest piece of a person's text an error message repeats.

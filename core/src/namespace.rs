@@ -472,7 +472,7 @@ impl crate::cluster::Cluster {
                 .values()
                 .filter_map(|&k| {
                     let p = self.pod(k);
-                    (p.revision as usize == r + 1).then_some((k, p.node?))
+                    (p.revision as usize == r + 1).then_some((k, p.node()?))
                 })
                 .collect();
             // The matching counts stay: new terms counted the pods that

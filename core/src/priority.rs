@@ -287,7 +287,7 @@ impl Cluster {
     pub fn nominated_node(&self, pod: &str) -> Option<String> {
         let k = self.pod_key(pod).ok()?;
         self.pod(k)
-            .nominated
+            .nominated()
             .map(|n| self.nodes[n.0 as usize].spec.name.clone())
     }
 }

@@ -275,7 +275,7 @@ impl Cluster {
                 let now = self.now;
                 let live = matches!(&self.pods.get(k as usize), Some(Some(p))
                     if p.uid == uid && p.ready && !p.available
-                        && p.ready_at.saturating_add(
+                        && p.ready_at().saturating_add(
                             self.controllers[p.controller.0 as usize].min_ready_seconds as u64,
                         ) <= now);
                 if live {

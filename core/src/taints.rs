@@ -296,7 +296,7 @@ impl Cluster {
         let v = self.pod_verdict(k, id, cond);
         let (c, o, uid, deadline) = {
             let p = self.pod(k);
-            (p.controller, p.ordinal, p.uid, p.taint_deadline)
+            (p.controller, p.ordinal, p.uid, p.taint_deadline())
         };
         match v {
             Verdict::EvictNow(i) => {
@@ -310,7 +310,7 @@ impl Cluster {
             }
             Verdict::Stay => {
                 if deadline.is_some() {
-                    self.pod_mut(k).taint_deadline = None;
+                    self.pod_mut(k).set_taint_deadline(None);
                     let pod = self.pod_name(c, o);
                     self.note(
                         EventType::Normal,
@@ -326,7 +326,7 @@ impl Cluster {
     fn set_taint_timer(&mut self, k: u32, uid: u64, secs: u64) {
         let at = self.now.saturating_add(secs);
         let p = self.pod_mut(k);
-        p.taint_deadline = Some(at);
+        p.set_taint_deadline(Some(at));
         self.taint_queue.entry(at).or_default().push((k, uid));
     }
 
@@ -380,8 +380,8 @@ impl Cluster {
                     .pods
                     .get(k as usize)
                     .and_then(|p| p.as_ref())
-                    .filter(|p| p.uid == uid && p.taint_deadline == Some(at));
-                let Some(id) = live.and_then(|p| p.node) else {
+                    .filter(|p| p.uid == uid && p.taint_deadline() == Some(at));
+                let Some(id) = live.and_then(|p| p.node()) else {
                     continue;
                 };
                 if last.as_ref().is_none_or(|(l, _)| *l != id) {
@@ -391,7 +391,7 @@ impl Cluster {
                 let v = self.pod_verdict(k, id, cond);
                 match v {
                     Verdict::Stay => {
-                        self.pod_mut(k).taint_deadline = None;
+                        self.pod_mut(k).set_taint_deadline(None);
                         continue;
                     }
                     Verdict::EvictNow(i) => {

@@ -51,7 +51,7 @@ pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
     // The packed places a batch counts its revision's pods from.
     for (k, p) in c.pods.iter().enumerate() {
         if let Some(p) = p {
-            let want = crate::cluster::pack_place(p.revision, p.node);
+            let want = crate::cluster::pack_place(p.revision, p.node());
             if c.places[k] != want {
                 return Err(format!(
                     "pod key {k}: the scheduler's packed place is {:#x}, the pod's revision and node give {want:#x}",

@@ -190,15 +190,15 @@ impl Cluster {
             ordinal: p.ordinal,
             revision: p.revision,
             template: &c.revisions[p.revision as usize - 1].template,
-            node: p.node,
+            node: p.node(),
             phase: p.phase,
             ready: p.ready,
             available: p.available,
-            bound_at: p.bound_at,
+            bound_at: p.bound_at(),
             bind_serial: p.bind_serial,
             priority: p.priority,
-            nominated: p.nominated,
-            eviction_at: p.taint_deadline,
+            nominated: p.nominated(),
+            eviction_at: p.taint_deadline(),
             uid_serial: p.uid,
         }
     }
@@ -352,7 +352,7 @@ impl Cluster {
     pub fn pending_reason(&self, pod: &str) -> Result<Option<String>, Error> {
         let k = self.pod_key(pod)?;
         let p = self.pod(k);
-        if p.node.is_some() {
+        if p.node().is_some() {
             return Ok(None);
         }
         Ok(self.controllers[p.controller.0 as usize]

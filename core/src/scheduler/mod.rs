@@ -3513,8 +3513,8 @@ impl Cluster {
         };
         for &k in keys {
             let p = self.pod_mut(k);
-            if p.reported != serial {
-                p.reported = serial;
+            if p.reported() != serial {
+                p.set_reported(serial);
                 let (ctl, o) = (p.controller, p.ordinal);
                 self.record(
                     EventType::Warning,
@@ -3567,7 +3567,7 @@ impl Cluster {
         let k = self.pod_key(pod)?;
         let mut work = self.clone();
         let p = work.pod(k).clone();
-        if p.node.is_some() {
+        if p.node().is_some() {
             work.unbind(k);
         }
         let mut b = work.new_batch(p.controller, p.revision, profile);
@@ -3643,7 +3643,7 @@ impl Cluster {
             .filter(|&&r| verdicts[r].position == Some(1))
             .count();
         let sampling = profile.feasible_nodes_to_find(b.live_nodes) < b.live_nodes;
-        let mut summary = match (p.node, &best) {
+        let mut summary = match (p.node(), &best) {
             (Some(n), _) => format!(
                 "{pod} is bound to {}; the scores below are as if it were placed again now",
                 self.nodes[n.0 as usize].spec.name
@@ -3667,12 +3667,12 @@ impl Cluster {
         }
         let preemption = self.explain_preemption(pod, &p, best.is_none(), profile);
         if let Some(pre) = &preemption {
-            summary.push_str(&pre.summary(p.node.is_none()));
+            summary.push_str(&pre.summary(p.node().is_none()));
         }
         Ok(Explanation {
             pod: pod.to_string(),
             phase: p.phase.as_str(),
-            bound_to: p.node.map(|n| self.nodes[n.0 as usize].spec.name.clone()),
+            bound_to: p.node().map(|n| self.nodes[n.0 as usize].spec.name.clone()),
             requests: p_requests(self, &p),
             profile: profile.scheduler_name.clone(),
             summary,

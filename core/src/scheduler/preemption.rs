@@ -50,7 +50,6 @@
 //! scheduling the rest of the (lower or equal priority) queue until the next
 //! pass, where the preemptor is first in line.
 
-use alloc::boxed::Box;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
@@ -171,7 +170,7 @@ impl Found {
             .victims
             .iter()
             .filter(|&&k| prio(k) == highest)
-            .map(|&k| c.pod(k).bound_at)
+            .map(|&k| c.pod(k).bound_at())
             .min()
             .unwrap_or(0);
         // Larger is better for every entry, as kube-scheduler's score functions.
@@ -189,7 +188,7 @@ impl Found {
 /// earlier start (bind tick, then bind order).
 fn importance(c: &Cluster, k: u32) -> (Reverse<i32>, u64, u64) {
     let p = c.pod(k);
-    (Reverse(p.priority), p.bound_at, p.bind_serial)
+    (Reverse(p.priority), p.bound_at(), p.bind_serial)
 }
 
 impl Cluster {
@@ -246,14 +245,14 @@ impl Cluster {
         profile: &Profile,
         mut on_bind: Option<&mut OnBind<'_>>,
     ) -> u32 {
-        if !self.priorities_in_use || keys.iter().all(|&k| self.pod(k).nominated.is_none()) {
+        if !self.priorities_in_use || keys.iter().all(|&k| self.pod(k).nominated().is_none()) {
             return 0;
         }
         let p = self.pod(keys[0]);
         let mut b = self.new_batch(p.controller, p.revision, profile);
         let mut bound = 0;
         keys.retain(|&k| {
-            let Some(n) = self.pod(k).nominated else {
+            let Some(n) = self.pod(k).nominated() else {
                 return true;
             };
             if self.nodes[n.0 as usize].removed || self.filter_node(n, &mut b, profile).is_err() {
@@ -283,7 +282,7 @@ impl Cluster {
         let mut hopeless: Option<i32> = None;
         for &k in keys {
             let p = self.pod(k);
-            if p.preempt_never || p.node.is_some() || hopeless.is_some_and(|h| p.priority <= h) {
+            if p.preempt_never || p.node().is_some() || hopeless.is_some_and(|h| p.priority <= h) {
                 continue;
             }
             let before = self.preemption_trace.take().map(|t| {
@@ -344,7 +343,7 @@ impl Cluster {
         let profile = profile.into();
         let k = self.pod_key(pod)?;
         let p = self.pod(k);
-        if p.node.is_some() || p.preempt_never {
+        if p.node().is_some() || p.preempt_never {
             return Ok(None);
         }
         let mut me = self.clone();
@@ -364,10 +363,10 @@ impl Cluster {
         fits_nowhere: bool,
         profile: &Profile,
     ) -> Option<Preemption> {
-        if let Some(r) = &p.preemption {
+        if let Some(r) = &p.preemption() {
             return Some((**r).clone());
         }
-        if p.node.is_none() && fits_nowhere {
+        if p.node().is_none() && fits_nowhere {
             return self.preemption_preview(pod, profile).ok().flatten();
         }
         None
@@ -391,7 +390,7 @@ impl Cluster {
     /// The decision recorded when `pod` preempted (kept on the pod for its life).
     pub fn last_preemption(&self, pod: &str) -> Option<Preemption> {
         let k = self.pod_key(pod).ok()?;
-        self.pod(k).preemption.as_deref().cloned()
+        self.pod(k).preemption().as_deref().cloned()
     }
 
     /// Finds every candidate for pod `k` and ranks them; the first is chosen.
@@ -736,12 +735,12 @@ impl Cluster {
         nominees.retain(|&q| {
             let p = self.pod_mut(q);
             debug_assert_eq!(
-                p.nominated,
+                p.nominated(),
                 Some(found.node),
                 "a nominee is nominated to its node"
             );
             if p.priority < prio {
-                p.nominated = None;
+                p.set_nominated(None);
                 return false;
             }
             true
@@ -750,15 +749,15 @@ impl Cluster {
             self.controllers
                 .iter()
                 .flat_map(|ctl| ctl.pending.iter().map(|o| ctl.pods[&o]))
-                .all(|q| self.pod(q).nominated != Some(found.node) || nominees.contains(&q)),
+                .all(|q| self.pod(q).nominated() != Some(found.node) || nominees.contains(&q)),
             "every pod nominated to a node is among its nominees"
         );
         let p = self.pod_mut(k);
-        let before = p.nominated.replace(found.node);
-        p.preemption = Some(Box::new(Preemption {
+        let before = p.set_nominated(Some(found.node));
+        p.set_preemption(Preemption {
             recorded: true,
             ..record
-        }));
+        });
         if let Some(m) = before.filter(|&m| m != found.node) {
             if let Some(set) = self.nominees.get_mut(&m.0) {
                 set.remove(&k);
