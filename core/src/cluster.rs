@@ -917,6 +917,16 @@ impl Cluster {
         object: ObjectRef,
         message: Message,
     ) {
+        debug_assert!(
+            match message {
+                Message::CreatedPod(_) | Message::DeletedPod(_) => object.owner().is_some(),
+                Message::Assigned(_) | Message::TolerationExpired(_) => {
+                    matches!(object, ObjectRef::Pod(..))
+                }
+                Message::NodeIsNotReady | Message::Text(_) => true,
+            },
+            "a message's pod is its object's"
+        );
         self.events.push(EventRecord {
             tick: self.now,
             type_,
@@ -967,20 +977,29 @@ impl Cluster {
             }
             ObjectRef::Named(t) => self.texts[t.0 as usize].clone(),
         };
+        // A message's pod is of the object's controller (`record` checks).
+        let pod = |o: u32| match e.object.owner() {
+            Some(c) => self.pod_name(c, o),
+            None => String::new(),
+        };
+        let object_pod = || match e.object {
+            ObjectRef::Pod(c, o) => self.pod_name(c, o),
+            _ => String::new(),
+        };
         let message = match &e.message {
-            Message::CreatedPod(c, o) => format!("Created pod: {}", self.pod_name(*c, *o)),
-            Message::DeletedPod(c, o) => format!("Deleted pod: {}", self.pod_name(*c, *o)),
-            Message::Assigned(c, o, n) => {
+            Message::CreatedPod(o) => format!("Created pod: {}", pod(*o)),
+            Message::DeletedPod(o) => format!("Deleted pod: {}", pod(*o)),
+            Message::Assigned(n) => {
                 format!(
                     "Successfully assigned {} to {}",
-                    crate::namespace::full_name(&self.pod_name(*c, *o)),
+                    crate::namespace::full_name(&object_pod()),
                     self.nodes[n.0 as usize].spec.name
                 )
             }
             Message::NodeIsNotReady => String::from("Node is not ready"),
-            Message::TolerationExpired(c, o, n) => format!(
+            Message::TolerationExpired(n) => format!(
                 "Marking for deletion Pod {}: node {} has a NoExecute taint and its tolerationSeconds have passed",
-                self.pod_name(*c, *o),
+                object_pod(),
                 self.nodes[n.0 as usize].spec.name
             ),
             Message::Text(t) => self.texts[t.0 as usize].clone(),
@@ -1948,7 +1967,7 @@ impl Cluster {
             EventType::Normal,
             Reason::SuccessfulCreate,
             ObjectRef::Deployment(id),
-            Message::CreatedPod(id, ordinal),
+            Message::CreatedPod(ordinal),
         );
         key
     }
@@ -1985,12 +2004,7 @@ impl Cluster {
             } else {
                 ObjectRef::Pod(p.controller, p.ordinal)
             };
-            self.record(
-                EventType::Normal,
-                r,
-                obj,
-                Message::DeletedPod(p.controller, p.ordinal),
-            );
+            self.record(EventType::Normal, r, obj, Message::DeletedPod(p.ordinal));
         }
     }
 
@@ -2082,7 +2096,7 @@ impl Cluster {
             EventType::Normal,
             Reason::Scheduled,
             ObjectRef::Pod(c, o),
-            Message::Assigned(c, o, n),
+            Message::Assigned(n),
         );
         if ready_after == 0 {
             self.set_ready(k);

@@ -121,26 +121,41 @@ pub enum ObjectRef {
 }
 
 /// An index into the cluster's table of event texts. Keeping text out of the
-/// record keeps a record at 40 bytes.
+/// record keeps a record at 32 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TextId(pub u32);
 
 /// The part of a message that would cost an allocation on the hot path is kept
-/// as ids; everything else is text written when the event happens.
+/// as ids; everything else is text written when the event happens. A
+/// message names only what its event's object does not: the pod's owner
+/// (and the pod) come from the object, so a record takes 32 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Message {
-    /// "Created pod: web-3"
-    CreatedPod(ControllerId, u32),
-    /// "Deleted pod: web-3"
-    DeletedPod(ControllerId, u32),
-    /// "Successfully assigned default/web-3 to node-2"
-    Assigned(ControllerId, u32, NodeId),
+    /// "Created pod: web-3": the ordinal, of the object's controller.
+    CreatedPod(u32),
+    /// "Deleted pod: web-3": the ordinal, of the object's controller (the
+    /// object is the pod or its controller).
+    DeletedPod(u32),
+    /// "Successfully assigned default/web-3 to node-2": the node; the pod
+    /// is the object.
+    Assigned(NodeId),
     /// "Node is not ready" (the node lifecycle controller's MarkPodsNotReady)
     NodeIsNotReady,
     /// "Marking for deletion Pod web-3: node node-2 has a NoExecute taint and
-    /// its tolerationSeconds have passed" (the taint-eviction controller)
-    TolerationExpired(ControllerId, u32, NodeId),
+    /// its tolerationSeconds have passed" (the taint-eviction controller):
+    /// the node; the pod is the object.
+    TolerationExpired(NodeId),
     Text(TextId),
+}
+
+impl ObjectRef {
+    /// The controller a pod or controller object is of.
+    pub(crate) fn owner(&self) -> Option<ControllerId> {
+        match *self {
+            ObjectRef::Pod(c, _) | ObjectRef::Deployment(c) => Some(c),
+            ObjectRef::Node(_) | ObjectRef::Named(_) => None,
+        }
+    }
 }
 
 /// The event log: grows by chunks, so the 300,000 events of a large first
@@ -155,6 +170,8 @@ pub struct EventRecord {
     pub object: ObjectRef,
     pub message: Message,
 }
+
+const _: () = assert!(core::mem::size_of::<EventRecord>() == 32);
 
 /// An event as text, for people and for comparing logs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -412,7 +412,7 @@ impl Cluster {
                             EventType::Normal,
                             Reason::TaintManagerEviction,
                             ObjectRef::Pod(c, o),
-                            crate::events::Message::TolerationExpired(c, o, id),
+                            crate::events::Message::TolerationExpired(id),
                         );
                         self.delete_pod(k, None);
                     }
