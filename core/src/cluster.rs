@@ -261,6 +261,34 @@ pub(crate) struct Pod {
 const _: () = assert!(core::mem::size_of::<Option<Pod>>() == 64);
 
 impl Pod {
+    /// A new pod, Pending, of `revision` of `controller`.
+    fn pending(
+        uid: u64,
+        controller: ControllerId,
+        ordinal: u32,
+        revision: u32,
+        admitted: crate::priority::Admitted,
+    ) -> Pod {
+        Pod {
+            uid,
+            bind_serial: 0,
+            extra: None,
+            controller,
+            ordinal,
+            revision,
+            node: PodNode::default(),
+            node_slot: 0,
+            priority: admitted.priority,
+            bound_at: 0,
+            ready_at: 0,
+            taint_deadline: NO_TICK,
+            phase: PodPhase::Pending,
+            ready: false,
+            available: false,
+            preempt_never: admitted.preempt_never,
+        }
+    }
+
     /// The node it is bound to.
     #[inline]
     pub fn node(&self) -> Option<NodeId> {
@@ -1927,24 +1955,7 @@ impl Cluster {
                 preempt_never: false,
             });
         self.priorities_in_use |= admitted.priority != 0;
-        let pod = Pod {
-            uid,
-            bind_serial: 0,
-            extra: None,
-            controller: id,
-            ordinal,
-            revision,
-            node: PodNode::default(),
-            node_slot: 0,
-            priority: admitted.priority,
-            bound_at: 0,
-            ready_at: 0,
-            taint_deadline: NO_TICK,
-            phase: PodPhase::Pending,
-            ready: false,
-            available: false,
-            preempt_never: admitted.preempt_never,
-        };
+        let pod = Pod::pending(uid, id, ordinal, revision, admitted);
         let key = match self.free_keys.pop() {
             Some(k) => {
                 self.pods[k as usize] = Some(pod);
@@ -2443,24 +2454,11 @@ mod pod_record_tests {
     use super::*;
 
     fn pod() -> Pod {
-        Pod {
-            uid: 1,
-            bind_serial: 0,
-            extra: None,
-            controller: ControllerId(0),
-            ordinal: 0,
-            revision: 1,
-            node: PodNode::default(),
-            node_slot: 0,
+        let admitted = crate::priority::Admitted {
             priority: 0,
-            bound_at: 0,
-            ready_at: 0,
-            taint_deadline: NO_TICK,
-            phase: PodPhase::Pending,
-            ready: false,
-            available: false,
             preempt_never: false,
-        }
+        };
+        Pod::pending(1, ControllerId(0), 0, 1, admitted)
     }
 
     #[test]

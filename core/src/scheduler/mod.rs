@@ -776,6 +776,11 @@ impl Cluster {
         // stamps are read from their packed array (eight to a cache line).
         let none_removed = self.live_nodes as usize == self.nodes.len();
         let slots = &mut kept.slots;
+        let nodes = &self.nodes;
+        let admits = |i: usize| {
+            let s = &nodes[i].spec;
+            node_affinity::filter(&s.name, &s.labels, &tpl.node_selector, &tpl.node_affinity) as u8
+        };
         b.inclusion = (0..if plain || whole { 0 } else { n })
             .map(|i| {
                 if !none_removed && self.hot[i].removed {
@@ -783,28 +788,10 @@ impl Cluster {
                 }
                 let stamp = self.spec_stamps[i];
                 if let Some(v) = slots.get(i, stamp) {
-                    debug_assert_eq!(
-                        v,
-                        {
-                            let s = &self.nodes[i].spec;
-                            node_affinity::filter(
-                                &s.name,
-                                &s.labels,
-                                &tpl.node_selector,
-                                &tpl.node_affinity,
-                            ) as u8
-                        },
-                        "a cached inclusion must equal a fresh one"
-                    );
+                    debug_assert_eq!(v, admits(i), "a cached inclusion must equal a fresh one");
                     return v;
                 }
-                let s = &self.nodes[i].spec;
-                let v = node_affinity::filter(
-                    &s.name,
-                    &s.labels,
-                    &tpl.node_selector,
-                    &tpl.node_affinity,
-                ) as u8;
+                let v = admits(i);
                 slots.set(i, stamp, v);
                 v
             })
@@ -812,16 +799,7 @@ impl Cluster {
         if whole {
             b.inclusion = kept.whole.clone();
             debug_assert!(
-                (0..n).all(|i| b.inclusion[i]
-                    == (!self.hot[i].removed && {
-                        let s = &self.nodes[i].spec;
-                        node_affinity::filter(
-                            &s.name,
-                            &s.labels,
-                            &tpl.node_selector,
-                            &tpl.node_affinity,
-                        )
-                    }) as u8),
+                (0..n).all(|i| b.inclusion[i] == (!self.hot[i].removed as u8 & admits(i))),
                 "an inclusion kept whole must equal a fresh one"
             );
         } else if !plain {
