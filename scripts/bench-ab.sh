@@ -4,7 +4,7 @@
 # other, so all of them see the same minutes; then min / median / max per build,
 # and each build's round-by-round ratio to the first.
 #
-#   scripts/bench-ab.sh [--rounds N] [--page] BUILD... [-- BENCH FLAGS]
+#   scripts/bench-ab.sh [--rounds N] [--page] [--profile NAME] BUILD... [-- BENCH FLAGS]
 #
 # A BUILD is a copy of a `shepherd` binary (the CLI), or with --page of a
 # `page_bench` example binary. Build one per commit, e.g. in a worktree:
@@ -14,8 +14,9 @@
 #   cargo build --release -p shepherd-cli && cp target/release/shepherd /tmp/shepherd-new
 #   scripts/bench-ab.sh --rounds 10 /tmp/shepherd-base /tmp/shepherd-new -- --mix zipf
 # Without --page each run is `BUILD bench --converge-only --profile
-# default-scheduler FLAGS` and the figure is its converge time; with --page it
-# is `BUILD 5000 30 default-scheduler` with FIRST_TICK_ONLY=1 (page_bench's
+# NAME FLAGS` (NAME: default-scheduler unless --profile says) and the figure
+# is its converge time; with --page it
+# is `BUILD 5000 30 NAME` with FIRST_TICK_ONLY=1 (page_bench's
 # first tick, the engine's work in the page's "Big cluster"). The page's own
 # figure in Chromium: tests/browser/perf.mjs with SHEPHERD_WEB_ROOT set to a
 # copy of each build's dist/, alternated the same way.
@@ -23,14 +24,16 @@ set -euo pipefail
 
 rounds=8
 page=0
+profile=default-scheduler
 builds=()
 flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
     --page) page=1; shift ;;
+    --profile) profile="$2"; shift 2 ;;
     --) shift; flags=("$@"); break ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) builds+=("$1"); shift ;;
   esac
 done
@@ -43,10 +46,10 @@ done
 # One run of build $1: its figure in milliseconds.
 run_once() {
   if [ "$page" = 1 ]; then
-    FIRST_TICK_ONLY=1 "$1" 5000 30 default-scheduler "${flags[@]}" |
+    FIRST_TICK_ONLY=1 "$1" 5000 30 "$profile" "${flags[@]}" |
       sed -n 's/.*first tick \([0-9.]*\) ms.*/\1/p'
   else
-    "$1" bench --converge-only --profile default-scheduler "${flags[@]}" |
+    "$1" bench --converge-only --profile "$profile" "${flags[@]}" |
       awk '/^converge/ { for (i = 1; i <= NF; i++) if ($i ~ /ms$/) { sub(/ms$/, "", $i); print $i; exit } }'
   fi
 }
@@ -68,7 +71,7 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
-echo "$rounds rounds, $([ "$page" = 1 ] && echo "page_bench first tick" || echo "bench --converge-only --profile default-scheduler ${flags[*]}") (ms):"
+echo "$rounds rounds, $([ "$page" = 1 ] && echo "page_bench first tick ($profile)" || echo "bench --converge-only --profile $profile ${flags[*]}") (ms):"
 for b in "${builds[@]}"; do
   printf '%s\n' ${times[$b]} | sort -n | awk -v name="$b" '
     { v[NR] = $1 }

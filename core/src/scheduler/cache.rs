@@ -251,6 +251,9 @@ pub(crate) struct Caches {
     /// How many batches built an index of their own (tests read it).
     #[cfg(test)]
     pub own_indexes: u32,
+    /// How many batches the heap path could serve took a kept index instead.
+    #[cfg(test)]
+    pub heap_indexes: u32,
 }
 
 /// The journal's bound: 256 KB.
