@@ -194,7 +194,7 @@ pub(crate) struct PodExtra {
 /// A tick as a pod's record keeps it: 32 bits. Scripts stop at
 /// `MAX_TICK` (100,000) and a live simulator reaches 2^32 ticks after
 /// 136 years of one tick a second; a later tick reads as `TICK32_MAX`.
-pub(crate) const TICK32_MAX: u32 = u32::MAX - 1;
+const TICK32_MAX: u32 = u32::MAX - 1;
 const NO_TICK: u32 = u32::MAX;
 
 #[inline]
@@ -336,14 +336,11 @@ impl Pod {
 
     /// Sets its nomination; returns the one it had.
     pub fn set_nominated(&mut self, n: Option<NodeId>) -> Option<NodeId> {
-        match (&mut self.extra, n) {
-            (None, None) => None,
-            (Some(e), n) => core::mem::replace(&mut e.nominated, n),
-            (extra @ None, n) => {
-                extra.get_or_insert_with(Default::default).nominated = n;
-                None
-            }
+        if n.is_none() && self.extra.is_none() {
+            return None;
         }
+        let e = self.extra.get_or_insert_with(Default::default);
+        core::mem::replace(&mut e.nominated, n)
     }
 
     /// The DefaultPreemption decision this pod caused.
@@ -1006,12 +1003,9 @@ impl Cluster {
             ObjectRef::Named(t) => self.texts[t.0 as usize].clone(),
         };
         // A message's pod is of the object's controller (`record` checks).
-        let pod = |o: u32| match e.object.owner() {
-            Some(c) => self.pod_name(c, o),
-            None => String::new(),
-        };
+        let pod = |o: u32| (e.object.owner()).map_or_else(String::new, |c| self.pod_name(c, o));
         let object_pod = || match e.object {
-            ObjectRef::Pod(c, o) => self.pod_name(c, o),
+            ObjectRef::Pod(_, o) => pod(o),
             _ => String::new(),
         };
         let message = match &e.message {

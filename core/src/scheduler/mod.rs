@@ -1470,6 +1470,8 @@ impl Cluster {
         {
             return;
         }
+        // What `cycle` would work out at its first call.
+        b.fast = Some(true);
         b.heap_cost = Some(heap);
         b.pods_left = pods;
         b.index_tried = true;

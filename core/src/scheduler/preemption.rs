@@ -363,8 +363,8 @@ impl Cluster {
         fits_nowhere: bool,
         profile: &Profile,
     ) -> Option<Preemption> {
-        if let Some(r) = &p.preemption() {
-            return Some((**r).clone());
+        if let Some(r) = p.preemption() {
+            return Some(r.clone());
         }
         if p.node().is_none() && fits_nowhere {
             return self.preemption_preview(pod, profile).ok().flatten();
@@ -390,7 +390,7 @@ impl Cluster {
     /// The decision recorded when `pod` preempted (kept on the pod for its life).
     pub fn last_preemption(&self, pod: &str) -> Option<Preemption> {
         let k = self.pod_key(pod).ok()?;
-        self.pod(k).preemption().as_deref().cloned()
+        self.pod(k).preemption().cloned()
     }
 
     /// Finds every candidate for pod `k` and ranks them; the first is chosen.
