@@ -1928,26 +1928,43 @@ impl Cluster {
         &self.controllers[p.controller.0 as usize].revisions[p.revision as usize - 1]
     }
 
-    /// Creates a Pending pod of the controller's current revision.
-    pub(crate) fn create_pod(&mut self, id: ControllerId) {
+    /// Creates `n` Pending pods of the controller's current revision.
+    pub(crate) fn create_pods(&mut self, id: ControllerId, n: u32) {
         let revision = self.controllers[id.0 as usize].current;
-        self.create_pod_of_revision(id, revision);
+        // One template, one admission for all of them.
+        let admitted = self.admitted(id);
+        for _ in 0..n {
+            self.create_admitted_pod(id, revision, admitted);
+        }
+    }
+
+    /// What the Priority admission plugin gives the controller's new pods.
+    /// The caller checked admission (`priority_admits`) before creating.
+    fn admitted(&self, id: ControllerId) -> crate::priority::Admitted {
+        self.admit_priority(id)
+            .unwrap_or(crate::priority::Admitted {
+                priority: 0,
+                preempt_never: false,
+            })
     }
 
     /// Creates a Pending pod of one of the controller's revisions; returns its key.
     pub(crate) fn create_pod_of_revision(&mut self, id: ControllerId, revision: u32) -> u32 {
+        let admitted = self.admitted(id);
+        self.create_admitted_pod(id, revision, admitted)
+    }
+
+    fn create_admitted_pod(
+        &mut self,
+        id: ControllerId,
+        revision: u32,
+        admitted: crate::priority::Admitted,
+    ) -> u32 {
         let uid = self.next_uid;
         self.next_uid += 1;
         let c = &mut self.controllers[id.0 as usize];
         let ordinal = c.next_ordinal;
         c.next_ordinal += 1;
-        // The caller checked admission (`priority_admits`) before creating.
-        let admitted = self
-            .admit_priority(id)
-            .unwrap_or(crate::priority::Admitted {
-                priority: 0,
-                preempt_never: false,
-            });
         self.priorities_in_use |= admitted.priority != 0;
         let pod = Pod::pending(uid, id, ordinal, revision, admitted);
         let key = match self.free_keys.pop() {

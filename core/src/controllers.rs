@@ -67,9 +67,7 @@ impl Cluster {
         let (mut created, mut deleted) = (0, 0);
         if old_pods == 0 {
             if total < replicas {
-                for _ in total..replicas {
-                    self.create_pod(id);
-                }
+                self.create_pods(id, replicas - total);
                 created = replicas - total;
             } else if total > replicas {
                 deleted = self.delete_surplus(id, total - replicas, |_| true);
@@ -89,9 +87,7 @@ impl Cluster {
             // maxSurge may be any whole number: saturate rather than wrap.
             let room = replicas.saturating_add(surge).saturating_sub(total);
             let up = room.min(replicas - new.pods);
-            for _ in 0..up {
-                self.create_pod(id);
-            }
+            self.create_pods(id, up);
             if up > 0 {
                 created += up;
                 self.note(

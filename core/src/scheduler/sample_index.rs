@@ -551,9 +551,15 @@ impl Blocks {
     /// the block's slots only when it held the class's only best score),
     /// the new one joins its class's entry.
     pub fn set(&mut self, i: usize, class: u32, score: Score) {
+        let (old_c, old_s) = (self.class[i], self.score[i]);
+        // A slot refiled to what it held (a bind elsewhere moved the
+        // node's stamp, not its integer score): every summary and kept
+        // sample is already true.
+        if old_c == class && old_s == score {
+            return;
+        }
         let b = i / BLOCK;
         let bit = (1 as Mask) << (i % BLOCK);
-        let (old_c, old_s) = (self.class[i], self.score[i]);
         self.class[i] = NONE;
         let at = b * BLOCK;
         if old_c != NONE {
