@@ -2446,6 +2446,14 @@ impl Cluster {
                 }
                 let cost =
                     checks + pods.saturating_mul(CYCLE_VISITS) + refile_cost(changed, blocks).0;
+                // The scans visit the same way: a cycle reads nodes until k
+                // of them are feasible (numFeasibleNodesToFind counts
+                // feasible nodes), so a template whose filters pass half
+                // the nodes reads twice k a cycle.
+                let scans = pods
+                    .saturating_mul(per_cycle)
+                    .saturating_mul(SCAN_VISIT)
+                    .min(b.heap_cost.unwrap_or(u64::MAX));
                 if auto && scans < cost {
                     b.feasible = refile;
                     self.caches.keep_index(ix);
