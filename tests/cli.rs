@@ -92,7 +92,7 @@ fn random_arguments_never_panic_and_bad_ones_exit_2_with_the_usage() {
         let shown: Vec<String> = a.iter().map(|s| s.chars().take(20).collect()).collect();
         let why = if err.contains("panicked") {
             Some(format!("panicked: {err}"))
-        } else if !matches!(code, 0 | 1 | 2) {
+        } else if !matches!(code, 0..=2) {
             Some(format!("exit status {code}"))
         } else if code == 2 && !err.contains("usage:") {
             Some(format!("exit 2 without the usage: {err}"))

@@ -740,7 +740,7 @@ fn taint_toleration_filter_table() {
         )
         .unwrap();
         c.reconcile_to_fixed_point(Profile::kube_scheduler());
-        let e = c.explain("pod1-0", &Profile::kube_scheduler()).unwrap();
+        let e = c.explain("pod1-0", Profile::kube_scheduler()).unwrap();
         let v = &e.nodes[0];
         assert_eq!(v.feasible, fits, "{what}: {v:?}");
         assert_eq!(
@@ -1641,7 +1641,7 @@ fn pod_topology_spread_formula_rows() {
 // ===== whole profile, by hand ================================================
 
 fn totals(c: &Cluster, pod: &str) -> Vec<(String, Option<i64>)> {
-    let e = c.explain(pod, &Profile::kube_scheduler()).unwrap();
+    let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
     e.nodes.iter().map(|v| (v.node.clone(), v.total)).collect()
 }
 
@@ -1725,7 +1725,7 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
             ("n3".to_string(), Some(675))
         ]
     );
-    let e = c.explain("web-0", &Profile::kube_scheduler()).unwrap();
+    let e = c.explain("web-0", Profile::kube_scheduler()).unwrap();
     assert_eq!(e.decided_by, Some(("NodeAffinity".to_string(), 200)));
     assert_eq!(e.bound_to.as_deref(), Some("n2"));
 }

@@ -286,7 +286,7 @@ fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
         assert_eq!(n.allocated, Resources::new(500, 256), "{}", n.name());
     }
     // The scheduler placed them: explain shows the metadata.name affinity at work.
-    let e = c.explain("agent-0", &Profile::kube_scheduler()).unwrap();
+    let e = c.explain("agent-0", Profile::kube_scheduler()).unwrap();
     let feasible: Vec<_> = e.nodes.iter().filter(|v| v.feasible).collect();
     assert_eq!(feasible.len(), 1, "{:?}", e.nodes);
     // A drain leaves DaemonSet pods (kubectl drain --ignore-daemonsets).

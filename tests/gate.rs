@@ -184,7 +184,7 @@ mod scratch {
         for key in [NOT_READY, UNREACHABLE] {
             let has = tolerations.iter().any(|t| {
                 (t.key == key || t.key.is_empty())
-                    && t.effect.map_or(true, |e| e == TaintEffect::NoExecute)
+                    && t.effect.is_none_or(|e| e == TaintEffect::NoExecute)
             });
             if !has {
                 all.push(Toleration::exists(key, Some(TaintEffect::NoExecute)).for_seconds(300));

@@ -979,7 +979,7 @@ fn size_limits_refuse_oversized_input_with_a_message() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("more than 2 documents"), "{e}");
-    let list = format!("kind: List\napiVersion: v1\nitems: [{{}}, {{}}, {{}}]\n");
+    let list = "kind: List\napiVersion: v1\nitems: [{}, {}, {}]\n".to_string();
     let e = import_with(&list, &roomy).unwrap_err().to_string();
     assert!(e.contains("more than 2 objects"), "{e}");
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));

@@ -920,7 +920,7 @@ fn run_world(seed: u64) -> Result<Cluster, String> {
                     .sum();
                 let fits = node.free_cpu + cpu >= t.requests.cpu_millis as i64
                     && node.free_mem + mem >= t.requests.memory_mib as i64
-                    && node.free_pods + victims.len() as i64 - 1 >= 1;
+                    && node.free_pods + victims.len() as i64 > 1;
                 if fits {
                     return Err(format!(
                         "preemption for {} on {}: victim {} was not needed",

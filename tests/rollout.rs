@@ -215,7 +215,7 @@ fn scale(v: IntOrPercent, total: u32, round_up: bool) -> u32 {
         Int(n) => n,
         Percent(p) => {
             let x = p as u64 * total as u64;
-            (if round_up { (x + 99) / 100 } else { x / 100 }) as u32
+            (if round_up { x.div_ceil(100) } else { x / 100 }) as u32
         }
     }
 }
@@ -1231,7 +1231,7 @@ impl Harness {
             .enumerate()
             .filter(|(_, e)| {
                 matches!(
-                    &*e.reason,
+                    e.reason,
                     "Evicted" | "NodeNotReady" | "TaintManagerEviction"
                 )
             })
@@ -3216,7 +3216,7 @@ fn a_budget_counts_the_deployments_whose_pods_match_now() {
         c.set_now(t);
         c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     }
-    assert_eq!(c.app("b").unwrap().rolling, false);
+    assert!(!c.app("b").unwrap().rolling);
     c.add_pdb(pdb(
         "front",
         &[("tier", "front")],

@@ -68,7 +68,7 @@ impl LabelSelectorRequirement {
         let v = labels.get(&self.key);
         match self.operator {
             SelectorOperator::In => v.is_some_and(|v| self.values.iter().any(|x| x == v)),
-            SelectorOperator::NotIn => v.map_or(true, |v| !self.values.iter().any(|x| x == v)),
+            SelectorOperator::NotIn => v.is_none_or(|v| !self.values.iter().any(|x| x == v)),
             SelectorOperator::Exists => v.is_some(),
             SelectorOperator::DoesNotExist => v.is_none(),
         }
@@ -180,7 +180,7 @@ impl NodeSelectorRequirement {
     fn matches_value(&self, v: Option<&str>) -> bool {
         match self.operator {
             NodeSelectorOperator::In => v.is_some_and(|v| self.values.iter().any(|x| x == v)),
-            NodeSelectorOperator::NotIn => v.map_or(true, |v| !self.values.iter().any(|x| x == v)),
+            NodeSelectorOperator::NotIn => v.is_none_or(|v| !self.values.iter().any(|x| x == v)),
             NodeSelectorOperator::Exists => v.is_some(),
             NodeSelectorOperator::DoesNotExist => v.is_none(),
             NodeSelectorOperator::Gt | NodeSelectorOperator::Lt => {

@@ -429,7 +429,7 @@ impl Simulator {
         let later = |kind: &'static str, name: &str, created: &dyn Fn(&Event) -> bool| {
             match self.script[self.next..].iter().find(|(t, e)| *t > tick && created(e)) {
                 Some((t, _)) => Error::Invalid(format!(
-                    "{kind} {} does not exist yet: the scripted action that creates it fires at tick {t}, after tick {tick}; expected the name of an existing {kind}", crate::limits::quoted(&name)
+                    "{kind} {} does not exist yet: the scripted action that creates it fires at tick {t}, after tick {tick}; expected the name of an existing {kind}", crate::limits::quoted(name)
                 )),
                 None => Error::not_found(kind, name),
             }

@@ -351,7 +351,7 @@ fn daemonset(d: &DaemonSetSpec) -> Value {
             .into_iter()
             .chain(
                 (d.min_ready_seconds > 0)
-                    .then(|| ("minReadySeconds", Value::UInt(d.min_ready_seconds as u64))),
+                    .then_some(("minReadySeconds", Value::UInt(d.min_ready_seconds as u64))),
             )
             .collect()),
         ),

@@ -541,7 +541,7 @@ impl<'a> State<'a> {
                 }
             }
         } else if let Some((_, ns)) = meta.iter().find(|(k, _)| k == "namespace") {
-            if !matches!(ns, Value::Null) && cx.string(ns, "metadata.namespace")? != "" {
+            if !matches!(ns, Value::Null) && !cx.string(ns, "metadata.namespace")?.is_empty() {
                 cx.warn(
                     "metadata.namespace",
                     format!("a {kind} is cluster-scoped; the namespace is ignored"),

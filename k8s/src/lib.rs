@@ -162,7 +162,7 @@ impl Default for Limits {
 }
 
 /// How to import.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Options {
     pub limits: Limits,
     /// Only this namespace (kubectl's `-n`): objects in any other, and
@@ -170,15 +170,6 @@ pub struct Options {
     /// default) takes every namespace, as `kubectl get -A` lists them. An
     /// object without `metadata.namespace` is in `default`.
     pub namespace: Option<String>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            limits: Limits::default(),
-            namespace: None,
-        }
-    }
 }
 
 /// What an import produced.

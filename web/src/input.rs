@@ -83,7 +83,7 @@ pub(crate) fn field_whole(what: &str, f: &Field, min: u64, max: u64) -> Result<u
                 Ok(n) if (min..=max).contains(&n) => Ok(n),
                 _ => Err(format!(
                     "{what} {} is not valid; expected a whole number from {min} to {max}",
-                    shepherd::limits::quoted(&s)
+                    shepherd::limits::quoted(s)
                 )),
             }
         }
@@ -265,7 +265,7 @@ pub fn parse_taints(s: &str) -> Result<Vec<TaintDoc>, String> {
         let bad = || {
             format!(
                 "taint {} is not valid; expected key=value:Effect, e.g. dedicated=gpu:NoSchedule",
-                shepherd::limits::quoted(&part)
+                shepherd::limits::quoted(part)
             )
         };
         let (kv, effect) = part.rsplit_once(':').ok_or_else(bad)?;
@@ -323,7 +323,7 @@ pub fn topology_key(choice: &str) -> Result<Option<String>, String> {
         "zone" => Ok(Some(ZONE_KEY.into())),
         other if other.contains('/') || other.contains('.') => Ok(Some(other.into())),
         other => Err(format!(
-            "anti-affinity {} is not valid; expected hostname (one pod per node), zone (one pod per zone) or a topology key", shepherd::limits::quoted(&other)
+            "anti-affinity {} is not valid; expected hostname (one pod per node), zone (one pod per zone) or a topology key", shepherd::limits::quoted(other)
         )),
     }
 }

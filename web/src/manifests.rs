@@ -203,7 +203,7 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
                         sc.nodes[i]
                             .spec
                             .taints
-                            .retain(|t| !(t.key == key && effect.map_or(true, |e| e == t.effect)));
+                            .retain(|t| !(t.key == key && effect.is_none_or(|e| e == t.effect)));
                     }
                 }
                 // Every node of the zone stops: as NotReady nodes.

@@ -513,7 +513,7 @@ impl TemplateDoc {
                 other => {
                     return Err(format!(
                         "toleration operator {} is not valid; expected Equal or Exists",
-                        shepherd::limits::quoted(&other)
+                        shepherd::limits::quoted(other)
                     ))
                 }
             };
@@ -1080,7 +1080,7 @@ pub fn parse_labels(s: &str, what: &str) -> Result<Labels, String> {
     let mut out = BTreeMap::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = part.split_once('=').ok_or_else(|| {
-            format!("{what} {} is not valid; expected key=value pairs separated by commas, e.g. app=web", shepherd::limits::quoted(&part))
+            format!("{what} {} is not valid; expected key=value pairs separated by commas, e.g. app=web", shepherd::limits::quoted(part))
         })?;
         out.insert(k.trim().to_string(), v.trim().to_string());
     }

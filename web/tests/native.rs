@@ -568,7 +568,7 @@ fn import_errors_name_the_action_the_field_and_what_was_expected() {
         ),
         (r#"{"type":"explode"}"#, "\"explode\" is not an action type; expected one of addNode"),
     ] {
-        let e = import_json(&doc(action)).err().expect("refused");
+        let e = import_json(&doc(action)).expect_err("refused");
         assert!(e.contains(want), "{e}\nshould contain\n{want}");
         assert!(!e.contains("u64") && !e.contains("floating point"), "{e}");
     }
@@ -719,15 +719,12 @@ fn min_ready_and_progress_deadline_enter_by_the_form_and_the_document_alike() {
         )
     };
     let e = import_json(&doc(r#","minReadySeconds":10,"progressDeadlineSeconds":5"#))
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(
         e.contains("progressDeadlineSeconds 5 must be greater than minReadySeconds 10"),
         "{e}"
     );
-    let e = import_json(&doc(r#","minReadySeconds":-1"#))
-        .err()
-        .expect("refused");
+    let e = import_json(&doc(r#","minReadySeconds":-1"#)).expect_err("refused");
     assert!(e.contains("minReadySeconds"), "{e}");
 
     // A valid document runs, shows kubectl's status line, and exports what it read.
@@ -801,7 +798,7 @@ fn scenario_documents_carry_namespaces_and_old_ones_are_unchanged() {
         r#""namespace":"shop","name":"web","replicas""#,
         r#""namespace":"Shop","name":"web","replicas""#,
     );
-    let e = import_json(&bad).err().expect("refused");
+    let e = import_json(&bad).expect_err("refused");
     assert!(e.contains("namespace name \"Shop\" is not valid"), "{e}");
     // A document from before namespaces writes no namespace at all.
     let old = small().scenario();

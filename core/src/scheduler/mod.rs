@@ -1018,7 +1018,7 @@ impl Cluster {
                 && (!require_all
                     || list
                         .iter()
-                        .all(|s| s.topo.map_or(true, |t| self.domain(t, n).is_some())));
+                        .all(|s| s.topo.is_none_or(|t| self.domain(t, n).is_some())));
             for s in list.iter_mut() {
                 if !s.self_match {
                     continue;
@@ -1070,10 +1070,10 @@ impl Cluster {
         let tpl = &rev.template;
         for p in &profile.filters {
             match p {
-                Plugin::NodeUnschedulable => {
-                    if !node_unschedulable::filter(node.cordoned, &tpl.tolerations) {
-                        return Err(Unfit::Unschedulable);
-                    }
+                Plugin::NodeUnschedulable
+                    if !node_unschedulable::filter(node.cordoned, &tpl.tolerations) =>
+                {
+                    return Err(Unfit::Unschedulable);
                 }
                 Plugin::TaintToleration => {
                     if let Some(t) =
@@ -3455,7 +3455,7 @@ impl Cluster {
         let has_all = |i: usize| {
             node_domains
                 .iter()
-                .all(|d| d.map_or(true, |d| d[i].is_some()))
+                .all(|d| d.is_none_or(|d| d[i].is_some()))
         };
         // Domains among the scored nodes give each constraint its weight,
         // ln(domains + 2); nodes lacking a required key are not scored.
@@ -3724,6 +3724,90 @@ fn p_requests(c: &Cluster, p: &crate::cluster::Pod) -> Resources {
     c.revision_of(p).template.requests
 }
 
+/// The plan for `local_planned`, when NodeResourcesFit scores LeastAllocated
+/// or MostAllocated over cpu and memory (in either order) and nothing else
+/// node-local is unusual.
+fn local_plan(profile: &Profile) -> Option<LocalPlan> {
+    let fit = &profile.fit;
+    let most = match fit.kind {
+        ScoringStrategyType::LeastAllocated => false,
+        ScoringStrategyType::MostAllocated => true,
+        ScoringStrategyType::RequestedToCapacityRatio => return None,
+    };
+    let w = |r: Resource| fit.resources.iter().find(|(x, _)| *x == r).map(|&(_, w)| w);
+    let (Some(w_cpu), Some(w_mem)) = (w(Resource::Cpu), w(Resource::Memory)) else {
+        return None;
+    };
+    if fit.resources.len() != 2 {
+        return None;
+    }
+    Some(LocalPlan {
+        w_fit: profile.weight(Plugin::NodeResourcesFit).unwrap_or(0),
+        most,
+        w_cpu,
+        w_mem,
+        w_sum: w_cpu + w_mem,
+        w_bal: profile
+            .weight(Plugin::NodeResourcesBalancedAllocation)
+            .unwrap_or(0),
+    })
+}
+
+fn tpl_preferred_len(rev: &Revision) -> usize {
+    rev.template.node_affinity.preferred.len()
+}
+
+/// A class without its hard spread domain (see `Batch::hard_zone`).
+fn scoring_class(b: &Batch, c: u32) -> u32 {
+    match b.hard_zone {
+        Some((_, hs)) => c / hs as u32,
+        None => c,
+    }
+}
+
+/// NodeAffinity's raw score of a class (the weights of the terms its low
+/// `na_bits` bits name).
+fn na_raw_of_class(b: &Batch, c: u32) -> i64 {
+    let c = scoring_class(b, c);
+    let mut raw = 0;
+    for (j, p) in b.rev.template.node_affinity.preferred.iter().enumerate() {
+        if j < b.na_bits as usize && c & (1 << j) != 0 {
+            raw += p.weight as i64;
+        }
+    }
+    raw
+}
+
+/// Per class present in a sample, NodeAffinity's weighted normalised score
+/// (DefaultNormalizeScore: the highest raw score present is 100); zeros
+/// when the batch's classes hold no preferred terms.
+/// Whether NodeAffinity scores a batch's classes: its preferred terms are
+/// in the classes and the plugin has a weight (else every class scores 0).
+fn na_scored(b: &Batch, profile: &Profile) -> bool {
+    b.na_bits > 0 && profile.weight(Plugin::NodeAffinity).is_some_and(|w| w > 0)
+}
+
+fn class_na_scores(b: &Batch, profile: &Profile, present: &[u32], out: &mut Vec<i64>) {
+    out.clear();
+    if !na_scored(b, profile) {
+        out.resize(present.len(), 0);
+        return;
+    }
+    let w = profile.weight(Plugin::NodeAffinity).unwrap_or(0);
+    let max = present
+        .iter()
+        .map(|&c| na_raw_of_class(b, c))
+        .max()
+        .unwrap_or(0);
+    out.extend(present.iter().map(|&c| {
+        if max > 0 {
+            w * (plugins::MAX_NODE_SCORE * na_raw_of_class(b, c) / max)
+        } else {
+            0
+        }
+    }));
+}
+
 #[cfg(test)]
 mod tests {
     use alloc::vec::Vec;
@@ -3907,7 +3991,7 @@ mod tests {
                 }],
             });
             c.deploy(d).unwrap();
-            c.reconcile_to_fixed_point(&Profile::kube_scheduler());
+            c.reconcile_to_fixed_point(Profile::kube_scheduler());
             c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>()
         };
         let scan = run(super::IndexUse::Never);
@@ -4111,7 +4195,7 @@ mod tests {
             }
             c.deploy(DeploymentSpec::new("web", 17_000, Resources::new(10, 16)))
                 .unwrap();
-            c.reconcile_to_fixed_point(&Profile::kube_scheduler());
+            c.reconcile_to_fixed_point(Profile::kube_scheduler());
             c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>()
         };
         let scan = run(super::IndexUse::Never);
@@ -4277,88 +4361,4 @@ mod tests {
             }
         }
     }
-}
-
-/// The plan for `local_planned`, when NodeResourcesFit scores LeastAllocated
-/// or MostAllocated over cpu and memory (in either order) and nothing else
-/// node-local is unusual.
-fn local_plan(profile: &Profile) -> Option<LocalPlan> {
-    let fit = &profile.fit;
-    let most = match fit.kind {
-        ScoringStrategyType::LeastAllocated => false,
-        ScoringStrategyType::MostAllocated => true,
-        ScoringStrategyType::RequestedToCapacityRatio => return None,
-    };
-    let w = |r: Resource| fit.resources.iter().find(|(x, _)| *x == r).map(|&(_, w)| w);
-    let (Some(w_cpu), Some(w_mem)) = (w(Resource::Cpu), w(Resource::Memory)) else {
-        return None;
-    };
-    if fit.resources.len() != 2 {
-        return None;
-    }
-    Some(LocalPlan {
-        w_fit: profile.weight(Plugin::NodeResourcesFit).unwrap_or(0),
-        most,
-        w_cpu,
-        w_mem,
-        w_sum: w_cpu + w_mem,
-        w_bal: profile
-            .weight(Plugin::NodeResourcesBalancedAllocation)
-            .unwrap_or(0),
-    })
-}
-
-fn tpl_preferred_len(rev: &Revision) -> usize {
-    rev.template.node_affinity.preferred.len()
-}
-
-/// A class without its hard spread domain (see `Batch::hard_zone`).
-fn scoring_class(b: &Batch, c: u32) -> u32 {
-    match b.hard_zone {
-        Some((_, hs)) => c / hs as u32,
-        None => c,
-    }
-}
-
-/// NodeAffinity's raw score of a class (the weights of the terms its low
-/// `na_bits` bits name).
-fn na_raw_of_class(b: &Batch, c: u32) -> i64 {
-    let c = scoring_class(b, c);
-    let mut raw = 0;
-    for (j, p) in b.rev.template.node_affinity.preferred.iter().enumerate() {
-        if j < b.na_bits as usize && c & (1 << j) != 0 {
-            raw += p.weight as i64;
-        }
-    }
-    raw
-}
-
-/// Per class present in a sample, NodeAffinity's weighted normalised score
-/// (DefaultNormalizeScore: the highest raw score present is 100); zeros
-/// when the batch's classes hold no preferred terms.
-/// Whether NodeAffinity scores a batch's classes: its preferred terms are
-/// in the classes and the plugin has a weight (else every class scores 0).
-fn na_scored(b: &Batch, profile: &Profile) -> bool {
-    b.na_bits > 0 && profile.weight(Plugin::NodeAffinity).is_some_and(|w| w > 0)
-}
-
-fn class_na_scores(b: &Batch, profile: &Profile, present: &[u32], out: &mut Vec<i64>) {
-    out.clear();
-    if !na_scored(b, profile) {
-        out.resize(present.len(), 0);
-        return;
-    }
-    let w = profile.weight(Plugin::NodeAffinity).unwrap_or(0);
-    let max = present
-        .iter()
-        .map(|&c| na_raw_of_class(b, c))
-        .max()
-        .unwrap_or(0);
-    out.extend(present.iter().map(|&c| {
-        if max > 0 {
-            w * (plugins::MAX_NODE_SCORE * na_raw_of_class(b, c) / max)
-        } else {
-            0
-        }
-    }));
 }

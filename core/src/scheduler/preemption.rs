@@ -502,7 +502,7 @@ impl Cluster {
             .into_iter()
             .map(|f| (Reverse(f.figures(self)), f))
             .collect();
-        ranked.sort_by(|a, b| a.0.cmp(&b.0));
+        ranked.sort_by_key(|a| a.0);
         let ranked: Vec<Found> = ranked.into_iter().map(|(_, f)| f).collect();
         (Some((ranked[0].clone(), ranked)), false)
     }
