@@ -606,17 +606,17 @@ mod tests {
         assert_eq!(parse_cpu_millis("0e999999999999"), Ok(0));
         // A long run of digits is linear work, and exact.
         let mut long = String::from("0.");
-        long.extend(std::iter::repeat_n('0', 100_000));
+        long.extend(core::iter::repeat_n('0', 100_000));
         long.push('1');
         assert_eq!(parse_cpu_millis(&long), Ok(1));
         let mut big = String::from("1");
-        big.extend(std::iter::repeat_n('0', 100_000));
+        big.extend(core::iter::repeat_n('0', 100_000));
         assert_eq!(
             parse_cpu_millis(&big).unwrap_err().kind,
             QuantityErrorKind::TooLarge
         );
         let mut exact = String::from("2");
-        exact.extend(std::iter::repeat_n('0', 50_000));
+        exact.extend(core::iter::repeat_n('0', 50_000));
         exact.push_str("e-50000");
         assert_eq!(parse_cpu_millis(&exact), Ok(2000));
         // The last value that fits, and the first that does not.
