@@ -2319,13 +2319,19 @@ impl Cluster {
             slots: n,
         };
         let k = profile.feasible_nodes_to_find(b.live_nodes) as u64;
-        // The scans' cost: a sample's worth of visits per pod (or the heap
-        // path's one pass, when it would serve the batch).
+        // The scans' cost: a cycle's visits per pod (or the heap path's
+        // one pass, when it would serve the batch). A cycle reads nodes
+        // until k are feasible (numFeasibleNodesToFind counts feasible
+        // nodes): k visits, or more where a kept index shows how many of
+        // the nodes its template's filters pass (below).
         let pods = b.pods_left as u64;
-        let scans = pods
-            .saturating_mul(k.min(n as u64))
-            .saturating_mul(SCAN_VISIT)
-            .min(b.heap_cost.unwrap_or(u64::MAX));
+        let heap_cost = b.heap_cost.unwrap_or(u64::MAX);
+        let scans_of = |visits: u64| {
+            pods.saturating_mul(visits)
+                .saturating_mul(SCAN_VISIT)
+                .min(heap_cost)
+        };
+        let scans = scans_of(k.min(n as u64));
         let auto = self.index_use == IndexUse::Auto;
         if b.inter_pod_local {
             // Its slots hold this revision's inter-pod verdicts: an index
@@ -2446,15 +2452,9 @@ impl Cluster {
                 }
                 let cost =
                     checks + pods.saturating_mul(CYCLE_VISITS) + refile_cost(changed, blocks).0;
-                // The scans visit the same way: a cycle reads nodes until k
-                // of them are feasible (numFeasibleNodesToFind counts
-                // feasible nodes), so a template whose filters pass half
-                // the nodes reads twice k a cycle.
-                let scans = pods
-                    .saturating_mul(per_cycle)
-                    .saturating_mul(SCAN_VISIT)
-                    .min(b.heap_cost.unwrap_or(u64::MAX));
-                if auto && scans < cost {
+                // A template whose filters pass half the nodes reads twice
+                // k a cycle.
+                if auto && scans_of(per_cycle) < cost {
                     b.feasible = refile;
                     self.caches.keep_index(ix);
                     b.index_dirty.clear();
@@ -3778,15 +3778,15 @@ fn na_raw_of_class(b: &Batch, c: u32) -> i64 {
     raw
 }
 
-/// Per class present in a sample, NodeAffinity's weighted normalised score
-/// (DefaultNormalizeScore: the highest raw score present is 100); zeros
-/// when the batch's classes hold no preferred terms.
 /// Whether NodeAffinity scores a batch's classes: its preferred terms are
 /// in the classes and the plugin has a weight (else every class scores 0).
 fn na_scored(b: &Batch, profile: &Profile) -> bool {
     b.na_bits > 0 && profile.weight(Plugin::NodeAffinity).is_some_and(|w| w > 0)
 }
 
+/// Per class present in a sample, NodeAffinity's weighted normalised score
+/// (DefaultNormalizeScore: the highest raw score present is 100); zeros
+/// when the batch's classes hold no preferred terms.
 fn class_na_scores(b: &Batch, profile: &Profile, present: &[u32], out: &mut Vec<i64>) {
     out.clear();
     if !na_scored(b, profile) {
