@@ -643,7 +643,7 @@ async function updateLink() {
 async function fromLink() {
   const { tick, scenario } = readHash();
   if (!scenario) return null;
-  const json = await decodeScenario(scenario);
+  const json = await decodeScenario(scenario, Shepherd.maxDocumentBytes());
   return Shepherd.fromScenario(tick === null ? json : withTick(json, tick));
 }
 

@@ -38,8 +38,45 @@ export function encodeScenarioNow(json) {
   return 'j' + toBase64Url(new TextEncoder().encode(json));
 }
 
-// The `s` parameter -> scenario JSON text. Throws with a reason a person can read.
-export async function decodeScenario(param) {
+// More than `maxBytes` of scenario: the engine's refusal, said before the
+// text is built (a deflated link of a few hundred kilobytes inflates to
+// gigabytes: the tab would run out of memory before the engine could refuse).
+function tooLarge(maxBytes) {
+  return new Error(`the scenario is more than the limit of ${maxBytes} bytes (MAX_DOCUMENT_BYTES) once decompressed; expected a smaller document`);
+}
+
+// `bytes` inflated, reading no more than `maxBytes` of output.
+async function inflateAtMost(bytes, maxBytes) {
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const parts = [];
+  let length = 0;
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw new Error('the link is damaged: its scenario does not decompress');
+    }
+    if (chunk.done) break;
+    length += chunk.value.length;
+    if (length > maxBytes) {
+      reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    parts.push(chunk.value);
+  }
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+// The `s` parameter -> scenario JSON text, of at most `maxBytes` bytes (the
+// engine's MAX_DOCUMENT_BYTES). Throws with a reason a person can read.
+export async function decodeScenario(param, maxBytes) {
   let bytes;
   try {
     bytes = fromBase64Url(param.slice(1));
@@ -47,14 +84,11 @@ export async function decodeScenario(param) {
     throw new Error('the link is damaged: its scenario is not base64url');
   }
   if (param[0] === 'z') {
-    try {
-      bytes = await pipe(bytes, new DecompressionStream('deflate-raw'));
-    } catch {
-      throw new Error('the link is damaged: its scenario does not decompress');
-    }
+    bytes = await inflateAtMost(bytes, maxBytes);
   } else if (param[0] !== 'j') {
     throw new Error('the link is damaged: unknown scenario encoding');
   }
+  if (bytes.length > maxBytes) throw tooLarge(maxBytes);
   return new TextDecoder().decode(bytes);
 }
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import {
   openApp, waitForEngine, shownTick, step, skip, nodeCard, appRow, eventLines, toast, openTab, resetEmpty, problem,
 } from './harness.mjs';
@@ -317,6 +318,30 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
     assert.equal(await tab.evaluate(() => document.body.dataset.from), 'tour');
     assert.match((await problem(tab)).text, /link's scenario could not be loaded/);
     await tab.close();
+
+    // A link of a few hundred kilobytes that inflates to a gigabyte (it
+    // crashed the tab while the page inflated it whole) is refused once
+    // its text passes the engine's limit, and the tour starts.
+    const bomb = await new Promise((resolve, reject) => {
+      const z = zlib.createDeflateRaw({ level: 9 });
+      const out = [];
+      z.on('data', (c) => out.push(c));
+      z.on('end', () => resolve(Buffer.concat(out)));
+      z.on('error', reject);
+      const mb = Buffer.alloc(1 << 20, 'x');
+      z.write('{"version":1,"pad":"');
+      for (let i = 0; i < 1024; i++) z.write(mb);
+      z.end('"}');
+    });
+    const huge = await page.context().newPage();
+    await huge.goto(url.replace(/&s=.*/, '&s=z' + bomb.toString('base64url')));
+    await waitForEngine(huge);
+    assert.equal(await huge.evaluate(() => document.body.dataset.from), 'tour');
+    assert.match(
+      (await problem(huge)).text,
+      /link's scenario could not be loaded: the scenario is more than the limit of \d+ bytes \(MAX_DOCUMENT_BYTES\) once decompressed/,
+    );
+    await huge.close();
     app.assertNoConsoleErrors();
   } finally {
     await app.close();

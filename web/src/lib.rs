@@ -106,6 +106,14 @@ impl Shepherd {
         Shepherd::from_session(Session::tour())
     }
 
+    /// The largest scenario document `fromScenario` takes, in bytes
+    /// (`MAX_DOCUMENT_BYTES`): a link is refused by it before it is
+    /// inflated past it.
+    #[wasm_bindgen(js_name = maxDocumentBytes)]
+    pub fn max_document_bytes() -> usize {
+        scenario::MAX_DOCUMENT_BYTES
+    }
+
     /// Replays a scenario document (JSON text) to its tick. Every action is
     /// checked as the forms' actions are (the engine's submit, its limits
     /// included); the first refusal refuses the whole document and names the
