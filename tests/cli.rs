@@ -399,3 +399,36 @@ fn a_closed_pipe_ends_the_output_quietly() {
     child.wait().expect("it ends");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// A file past the import's size limit (64 MiB) is refused from its size,
+/// alone or in a folder, before it is read: the files here are sparse, so
+/// reading one whole would take 80 MB of memory to find it too large.
+#[test]
+fn an_input_past_the_size_limit_is_refused_before_it_is_read() {
+    let dir = std::env::temp_dir().join(format!("shepherd-cli-large-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let small = dir.join("a-node.yaml");
+    std::fs::write(
+        &small,
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n",
+    )
+    .expect("a small manifest");
+    let large = dir.join("b-large.yaml");
+    std::fs::File::create(&large)
+        .and_then(|f| f.set_len(80 << 20))
+        .expect("a sparse 80 MiB file");
+    let (code, out, err) = run(&["simulate".into(), dir.display().to_string()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("holds more than 67108864 bytes of manifests")
+            && err.contains("b-large.yaml alone is 83886080 bytes"),
+        "{err}"
+    );
+    let (code, out, err) = run(&["simulate".into(), large.display().to_string()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("is 83886080 bytes; expected at most 67108864"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

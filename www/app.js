@@ -1026,6 +1026,10 @@ function wireControls() {
     if (!file) return;
     let sim;
     try {
+      // Refused from its size before it is read (see maxDocumentBytes).
+      if (file.size > Shepherd.maxDocumentBytes()) {
+        throw new Error(`the scenario is ${file.size} bytes, more than the limit of ${Shepherd.maxDocumentBytes()} (MAX_DOCUMENT_BYTES); expected a smaller document`);
+      }
       sim = Shepherd.fromScenario(await file.text());
     } catch (err) {
       showProblem(`Could not import ${file.name}; nothing changed. ${message(err)}`);

@@ -122,7 +122,13 @@ export function wireManifests(ctx) {
 
   // A file's text, shown in the text box unless it is large (megabytes in a
   // text box cost the page more than the import does).
+  // A file past the import's limit is refused from its size (nothing read):
+  // `file.text()` of a gigabyte would take the tab's memory first.
   async function shown(file) {
+    const max = ctx.Shepherd.maxManifestBytes();
+    if (file.size > max) {
+      throw new Error(`the input is ${file.size} bytes; expected at most ${max} (Limits::max_bytes)`);
+    }
     const source = await file.text();
     text.value = source.length > WORKER_BYTES ? '' : source;
     text.placeholder = source.length > WORKER_BYTES ? `${file.name} (${mb(source.length)}) is not shown here` : 'apiVersion: v1\nkind: Node\n…';
@@ -245,7 +251,14 @@ export function wireManifests(ctx) {
     const file = e.target.files && e.target.files[0];
     e.target.value = '';
     if (!file) return;
-    await importText(await shown(file), file.name);
+    let source;
+    try {
+      source = await shown(file);
+    } catch (err) {
+      refused(file.name, err.message);
+      return;
+    }
+    await importText(source, file.name);
   });
   $('manifests-example').addEventListener('change', async (e) => {
     const file = e.target.value;
@@ -286,7 +299,14 @@ export function wireManifests(ctx) {
     document.body.classList.remove('dropping');
     if (!file) return;
     e.preventDefault();
-    if (await importText(await shown(file), file.name) && !d.open) d.showModal();
+    let source;
+    try {
+      source = await shown(file);
+    } catch (err) {
+      refused(file.name, err.message);
+      return;
+    }
+    if (await importText(source, file.name) && !d.open) d.showModal();
   });
 
   $('btn-export-manifests').addEventListener('click', () => {

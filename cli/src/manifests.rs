@@ -45,6 +45,15 @@ pub(crate) fn read_input(arg: &str, max_bytes: usize) -> Result<String, String> 
         }
         let mut s = String::new();
         for f in files {
+            // A file past what is left of the limit is refused before it is
+            // read: a large file is never held whole to find it too large.
+            let len = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
+            if s.len() as u64 + len > max_bytes as u64 {
+                return Err(format!(
+                    "the folder {arg} holds more than {max_bytes} bytes of manifests ({} alone is {len} bytes); expected at most {max_bytes} in all",
+                    f.display()
+                ));
+            }
             let text = std::fs::read_to_string(&f).map_err(|e| {
                 format!(
                     "cannot read {}: {e}; expected a UTF-8 text file",
@@ -56,9 +65,6 @@ pub(crate) fn read_input(arg: &str, max_bytes: usize) -> Result<String, String> 
             s.push_str(&text);
             if !text.ends_with('\n') {
                 s.push('\n');
-            }
-            if s.len() > max_bytes {
-                break;
             }
         }
         return Ok(s);

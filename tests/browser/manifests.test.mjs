@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { openApp, waitForEngine, shownTick, step, settledHash, ROOT } from './harness.mjs';
 import { bigStream } from './bigstream.mjs';
@@ -331,5 +332,43 @@ test('a big import cancelled while its pods are placed changes nothing', async (
     app.assertNoConsoleErrors();
   } finally {
     await app.close();
+  }
+});
+
+// A file past the import's limit is refused from its size, before the page
+// reads it (reading 80 MB into the tab to find it too large was the cost
+// before); a scenario file past its own limit likewise. The files are sparse:
+// nothing is written but their length.
+test('files past the size limits are refused from their size, and the run stays', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shepherd-large-inputs-'));
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await step(page, 2);
+    const before = await runState(page);
+    const manifests = path.join(dir, 'huge.yaml');
+    fs.closeSync(fs.openSync(manifests, 'w'));
+    fs.truncateSync(manifests, 80 << 20);
+    await page.click('#btn-manifests');
+    await page.setInputFiles('#manifests-file', manifests);
+    await page.waitForSelector('#manifests-error:not([hidden])');
+    assert.match(await page.textContent('#manifests-error'),
+      /Could not import huge\.yaml; nothing changed\. the input is 83886080 bytes; expected at most 67108864 \(Limits::max_bytes\)/);
+    await page.click('#manifests-close');
+
+    const scenario = path.join(dir, 'huge.json');
+    fs.closeSync(fs.openSync(scenario, 'w'));
+    fs.truncateSync(scenario, 9 << 20);
+    await page.setInputFiles('#import-file', scenario);
+    await page.waitForSelector('#alert:not([hidden])');
+    assert.match(await page.textContent('#alert-text'),
+      /Could not import huge\.json; nothing changed\. the scenario is 9437184 bytes, more than the limit of 8388608 \(MAX_DOCUMENT_BYTES\)/);
+    assert.equal(await shownTick(page), before.tick);
+    assert.deepEqual(await placement(page), before.placed);
+    assert.equal(await page.evaluate(() => location.hash), before.hash);
+  } finally {
+    await app.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

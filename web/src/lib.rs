@@ -114,6 +114,14 @@ impl Shepherd {
         scenario::MAX_DOCUMENT_BYTES
     }
 
+    /// The largest manifest input `importManifests` reads, in bytes
+    /// (`shepherd_k8s::Limits::max_bytes`): a chosen or dropped file past it
+    /// is refused from its size, before it is read.
+    #[wasm_bindgen(js_name = maxManifestBytes)]
+    pub fn max_manifest_bytes() -> usize {
+        shepherd_k8s::Limits::default().max_bytes
+    }
+
     /// Replays a scenario document (JSON text) to its tick. Every action is
     /// checked as the forms' actions are (the engine's submit, its limits
     /// included); the first refusal refuses the whole document and names the
