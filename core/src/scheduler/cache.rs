@@ -237,6 +237,10 @@ pub(crate) struct Caches {
     layouts: Vec<Entry<LayoutKey, DomainLayout>>,
     /// Sample indexes kept between batches, by what they depend on.
     indexes: Vec<Box<KeptIndex>>,
+    /// Views of a wider template's index (`sample_index::Masked`), by the
+    /// static key and preferred terms of the template they serve, each
+    /// with the node epoch it was built at (binds leave it).
+    views: Vec<Entry<ViewKey, (u64, super::sample_index::Masked)>>,
     /// Per key without a kept index: the node visits its batches' scans
     /// were expected to cost since (see [`Caches::scan_work`]).
     work: Vec<(IndexKey, u64)>,
@@ -254,7 +258,14 @@ pub(crate) struct Caches {
     /// How many batches the heap path could serve took a kept index instead.
     #[cfg(test)]
     pub heap_indexes: u32,
+    /// How many batches borrowed a wider template's index through a view.
+    #[cfg(test)]
+    pub masked_lends: u32,
 }
+
+/// What a view (`sample_index::Masked`) depends on besides the nodes: the
+/// template's static filters and its preferred terms.
+pub(crate) type ViewKey = (StaticKey, Vec<PreferredSchedulingTerm>);
 
 /// The journal's bound: 256 KB.
 const JOURNAL_MAX: usize = 1 << 16;
@@ -291,6 +302,7 @@ impl Caches {
             self.statics.clear();
             self.locals.clear();
             self.indexes.clear();
+            self.views.clear();
             self.work.clear();
             self.inclusions.clear();
             self.layouts.clear();
@@ -349,6 +361,36 @@ impl Caches {
     pub fn keep_layout(&mut self, key: LayoutKey, layout: DomainLayout) {
         self.clock += 1;
         give(&mut self.layouts, key, layout, self.clock);
+    }
+
+    /// The view kept for `key` if it was built at node epoch `epoch`; back
+    /// with [`Caches::keep_view`].
+    pub fn lend_view(&mut self, key: &ViewKey, epoch: u64) -> Option<super::sample_index::Masked> {
+        take(&mut self.views, key)
+            .filter(|v| v.0 == epoch)
+            .map(|v| v.1)
+    }
+
+    pub fn keep_view(&mut self, key: ViewKey, epoch: u64, view: super::sample_index::Masked) {
+        self.clock += 1;
+        give(&mut self.views, key, (epoch, view), self.clock);
+    }
+
+    /// Whether an index is kept for `key`.
+    pub fn has_index(&self, key: &IndexKey) -> bool {
+        self.indexes.iter().any(|e| &e.key == key)
+    }
+
+    /// The static verdicts kept for `key` alone (a batch filing a wider
+    /// template's index lends them beside its own); back with
+    /// [`Caches::give_static`].
+    pub fn lend_static(&mut self, key: &StaticKey) -> Slots<u8> {
+        take(&mut self.statics, key).unwrap_or_default()
+    }
+
+    pub fn give_static(&mut self, key: StaticKey, slots: Slots<u8>) {
+        self.clock += 1;
+        give(&mut self.statics, key, slots, self.clock);
     }
 
     /// The kept index for `key`, taken out until [`Caches::keep_index`].

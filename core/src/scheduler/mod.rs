@@ -211,6 +211,12 @@ struct Batch {
     hard_zone: Option<(u32, usize)>,
     /// Per node, the preferred terms it matches (with `na_bits`).
     na_mask: cache::Slots<u32>,
+    /// When the batch borrows the kept index of a wider template through
+    /// a view (see `Cluster::lend_masked`).
+    masked: Option<alloc::boxed::Box<MaskedLend>>,
+    /// While filing such an index's slots (`swap_filing`): the static
+    /// verdicts are the wider template's, without NodeAffinity.
+    filing_base: bool,
     /// Per node, NodeAffinity's raw score (the preferred terms' weights).
     na_raw: cache::Slots<i64>,
     best_effort: bool,
@@ -293,6 +299,26 @@ struct IxScratch {
     /// Per domain of a hard spread constraint's topology: whether its
     /// nodes pass that constraint this cycle (see `domain_gate`).
     gate: Vec<bool>,
+}
+
+/// A batch's loan of a wider template's kept index (see
+/// `Cluster::lend_masked`): its view of the slots, how many feasible ones
+/// the view admits, and what `swap_filing` exchanges with the batch while
+/// the index's slots are filed: the wider template's preferred-term bits
+/// (none), that it selects no nodes, and its static verdicts (lent by the
+/// caches under `base_key`; `None` when they are the batch's own).
+#[derive(Debug)]
+struct MaskedLend {
+    view: sample_index::Masked,
+    /// Where the view goes back (`Caches::keep_view`), with the node epoch
+    /// it holds for.
+    view_key: cache::ViewKey,
+    epoch: u64,
+    total: u32,
+    swap_na: u32,
+    swap_plain: bool,
+    base_static: Option<cache::Slots<u8>>,
+    base_key: cache::StaticKey,
 }
 
 /// The buffers a batch hands to the next at its end, emptied but with their
@@ -403,6 +429,12 @@ const SUMMARIES_PER_VISIT: u64 = 8;
 /// What one indexed cycle costs, in cost units (the blocks' summaries,
 /// the two end blocks' slots, the classes' scores and the tie draw).
 const CYCLE_VISITS: u64 = 32;
+/// What a cycle through a view (`sample_index::Masked`) adds per block it
+/// reads, in cost units (its entries cut by the view's masks).
+const MASKED_BLOCK_VISITS: u64 = 4;
+/// Preferred node affinity terms a view splits classes by (a mask per
+/// pattern and block: 2^bits).
+const MASKED_NA_BITS: u32 = 2;
 
 /// What refiling `slots` stale slots over `blocks` blocks of an index
 /// costs, in cost units, and whether loading them and summarising each
@@ -555,6 +587,8 @@ impl Cluster {
             na_bits: 0,
             hard_zone: None,
             na_mask,
+            masked: None,
+            filing_base: false,
             best_effort: req.is_zero(),
             live_nodes,
             plain_template: tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none(),
@@ -1063,6 +1097,20 @@ impl Cluster {
     /// The filters that depend only on the node and the template, in the
     /// profile's order (NodeReady always first).
     fn static_filter(&self, n: NodeId, rev: &Revision, profile: &Profile) -> Result<(), Unfit> {
+        self.static_filter_with(n, rev, profile, true)
+    }
+
+    /// `static_filter`, with NodeAffinity (the template's nodeSelector and
+    /// required node affinity) or without it: a batch filing the kept
+    /// index of a wider template (see `Masked`) files that template's
+    /// verdicts, whose key has neither.
+    fn static_filter_with(
+        &self,
+        n: NodeId,
+        rev: &Revision,
+        profile: &Profile,
+        affinity: bool,
+    ) -> Result<(), Unfit> {
         let node = &self.nodes[n.0 as usize];
         if !node.ready {
             return Err(Unfit::NotReady);
@@ -1085,7 +1133,7 @@ impl Cluster {
                         });
                     }
                 }
-                Plugin::NodeAffinity => {
+                Plugin::NodeAffinity if affinity => {
                     let s = &node.spec;
                     if !node_affinity::filter(
                         &s.name,
@@ -1230,35 +1278,38 @@ impl Cluster {
             return false;
         }
         if !(h.schedulable && !h.hard_taints && b.plain_template) {
-            // The verdict reads the node's spec and conditions only.
-            let stamp = self.spec_stamps[i];
-            let cached = b.static_ok.get(i, stamp);
-            debug_assert!(
-                cached.is_none()
-                    || (cached == Some(1))
-                        == self
-                            .static_filter(NodeId(i as u32), &b.rev, profile)
-                            .is_ok(),
-                "a cached static verdict must equal a fresh one"
-            );
-            match cached {
-                Some(1) => {}
-                Some(_) => return false,
-                None => {
-                    let ok = self
-                        .static_filter(NodeId(i as u32), &b.rev, profile)
-                        .is_ok();
-                    b.static_ok.set(i, stamp, if ok { 1 } else { 2 });
-                    if !ok {
-                        return false;
-                    }
-                }
-            }
-            if !fits {
-                return false;
-            }
+            return self.static_ok_cached(i, b, profile) && fits;
         }
         true
+    }
+
+    /// The static filters' verdict on node `i` for batch `b`, from the
+    /// batch's cache (it reads the node's spec and conditions only, so the
+    /// spec stamp keeps it), computed and kept on a miss. While the batch
+    /// files a wider template's index (`filing_base`), that template's
+    /// verdict: without NodeAffinity.
+    fn static_ok_cached(&self, i: usize, b: &mut Batch, profile: &Profile) -> bool {
+        let stamp = self.spec_stamps[i];
+        let cached = b.static_ok.get(i, stamp);
+        let affinity = !b.filing_base;
+        debug_assert!(
+            cached.is_none()
+                || (cached == Some(1))
+                    == self
+                        .static_filter_with(NodeId(i as u32), &b.rev, profile, affinity)
+                        .is_ok(),
+            "a cached static verdict must equal a fresh one"
+        );
+        match cached {
+            Some(v) => v == 1,
+            None => {
+                let ok = self
+                    .static_filter_with(NodeId(i as u32), &b.rev, profile, affinity)
+                    .is_ok();
+                b.static_ok.set(i, stamp, if ok { 1 } else { 2 });
+                ok
+            }
+        }
     }
 
     /// NodeAffinity's raw score (the weights of the preferred terms the
@@ -1671,7 +1722,8 @@ impl Cluster {
     }
 
     /// Returns the batch's per-node values to the cluster's caches.
-    fn end_batch(&mut self, b: Batch) {
+    fn end_batch(&mut self, mut b: Batch) {
+        self.end_masked(&mut b);
         // An index holding this revision's inter-pod verdicts is the batch's
         // own (`lend_index`): not kept.
         if let Some(mut ix) = b.index.filter(|_| !b.inter_pod_local) {
@@ -2289,6 +2341,121 @@ impl Cluster {
         if profile.weight(Plugin::TaintToleration).is_some() && self.soft_tainted > 0 {
             return;
         }
+        self.lend_masked(b, profile);
+        if b.masked.is_none() {
+            self.lend_index_keyed(b, profile);
+            return;
+        }
+        swap_filing(b);
+        self.lend_index_keyed(b, profile);
+        swap_filing(b);
+        match (&mut b.masked, &b.index) {
+            (Some(m), Some(ix)) => {
+                m.total = ix.blocks.masked_total(&m.view);
+                #[cfg(test)]
+                {
+                    self.caches.masked_lends += 1;
+                }
+            }
+            _ => self.end_masked(b),
+        }
+    }
+
+    /// Prepares batch `b` to borrow the kept index of a wider template
+    /// through a view (`sample_index::Masked`), when one is kept: the same
+    /// requests, tolerations and spread classes, without the batch's
+    /// nodeSelector, required node affinity and preferred terms. Many
+    /// Deployments that select or prefer some nodes run beside many that do
+    /// not; each kept an index of its own, which every bind elsewhere made
+    /// stale and which few batches lent, so each lend refiled most nodes
+    /// (in the Zipf mix, the eighth of its Deployments that select or
+    /// prefer `disktype: ssd` refiled 45% of the slots). Borrowed, the wider
+    /// index is refiled as the batches of the wider template keep it, and the
+    /// batch's view holds what its own index would: the nodes its static
+    /// filters pass, in the classes `class << na_bits | terms matched`.
+    fn lend_masked(&mut self, b: &mut Batch, profile: &Profile) {
+        if b.inter_pod_filter
+            || b.inter_pod_local
+            || !b.hard.is_empty()
+            || b.hard_zone.is_some()
+            || (b.plain_template && b.na_bits == 0)
+            || b.na_bits > MASKED_NA_BITS
+            || self.index_use == IndexUse::Never
+        {
+            return;
+        }
+        let base_key = cache::StaticKey {
+            node_selector: Default::default(),
+            required: None,
+            tolerations: b.static_key.tolerations.clone(),
+        };
+        let stride = self.spread_stride(b);
+        let key = cache::IndexKey {
+            statics: base_key.clone(),
+            local: b.local_key,
+            zones: b.class_zone.map(|t| (t, stride)),
+            hard_zones: None,
+            preferred: Vec::new(),
+            slots: self.nodes.len(),
+        };
+        if !self.caches.has_index(&key) {
+            return;
+        }
+        // The view reads the nodes' specs, conditions and presence: kept
+        // between batches of the template while the node epoch stays.
+        let na = b.na_bits;
+        let view_key = (
+            b.static_key.clone(),
+            b.rev.template.node_affinity.preferred.clone(),
+        );
+        let epoch = self.node_epoch;
+        let view = match self.caches.lend_view(&view_key, epoch) {
+            Some(v) if v.na == na && v.slots() == self.nodes.len() => v,
+            _ => {
+                let mut view = sample_index::Masked::new(self.nodes.len(), na);
+                for i in 0..self.nodes.len() {
+                    if self.hot[i].removed
+                        || !(b.plain_template || self.static_ok_cached(i, b, profile))
+                    {
+                        continue;
+                    }
+                    let p = if na > 0 { self.na_mask_cached(i, b) } else { 0 };
+                    view.admit(i, p);
+                }
+                view
+            }
+        };
+        // A template without nodeSelector or required terms has the wider
+        // template's static key: its verdicts are the batch's own.
+        let base_static = (!b.plain_template).then(|| self.caches.lend_static(&base_key));
+        b.masked = Some(alloc::boxed::Box::new(MaskedLend {
+            view,
+            view_key,
+            epoch,
+            total: 0,
+            swap_na: 0,
+            swap_plain: true,
+            base_static,
+            base_key,
+        }));
+    }
+
+    /// Ends batch `b`'s loan of a wider index's view: the wider template's
+    /// static verdicts go back to the caches.
+    fn end_masked(&mut self, b: &mut Batch) {
+        debug_assert!(!b.filing_base, "not while filing");
+        if let Some(m) = b.masked.take() {
+            let m = *m;
+            if let Some(s) = m.base_static {
+                self.caches.give_static(m.base_key, s);
+            }
+            self.caches.keep_view(m.view_key, m.epoch, m.view);
+        }
+    }
+
+    /// `lend_index` for the batch's key, or for the wider template's key
+    /// while the batch files a borrowed index (`swap_filing`).
+    fn lend_index_keyed(&mut self, b: &mut Batch, profile: &Profile) {
         let n = self.nodes.len();
         let stride = self.spread_stride(b);
         // A hard zone constraint alone (no soft constraints, no preferred
@@ -2303,7 +2470,10 @@ impl Cluster {
             z => z,
         };
         let key = cache::IndexKey {
-            statics: b.static_key.clone(),
+            statics: match &b.masked {
+                Some(m) => m.base_key.clone(),
+                None => b.static_key.clone(),
+            },
             local: b.local_key,
             zones,
             hard_zones,
@@ -2440,7 +2610,14 @@ impl Cluster {
                 // and each cycle refiles the stale blocks it is about to
                 // read (`refresh_ahead`): a batch of a few pods refiles a
                 // few blocks, not every node stamped since.
-                let feasible = (ix.blocks.total() as u64).max(1);
+                // Through a view, the feasible slots it admits (about the
+                // index's feasible share of the nodes it admits); its cycles
+                // read blocks, not groups.
+                let feasible = match &b.masked {
+                    Some(m) => ix.blocks.total() as u64 * m.view.admitted_count() as u64 / n as u64,
+                    None => ix.blocks.total() as u64,
+                }
+                .max(1);
                 let per_cycle = (k.saturating_mul(n as u64) / feasible).min(n as u64);
                 let reach = pods
                     .saturating_mul(per_cycle)
@@ -2450,8 +2627,11 @@ impl Cluster {
                     changed = changed * reach / n as u64;
                     blocks = blocks * reach / n as u64;
                 }
-                let cost =
-                    checks + pods.saturating_mul(CYCLE_VISITS) + refile_cost(changed, blocks).0;
+                let cycle = match &b.masked {
+                    Some(_) => CYCLE_VISITS + per_cycle / BLOCK_WORD as u64 * MASKED_BLOCK_VISITS,
+                    None => CYCLE_VISITS,
+                };
+                let cost = checks + pods.saturating_mul(cycle) + refile_cost(changed, blocks).0;
                 // A template whose filters pass half the nodes reads twice
                 // k a cycle.
                 if auto && scans_of(per_cycle) < cost {
@@ -2685,6 +2865,7 @@ impl Cluster {
         k: u32,
         filtered: bool,
         allow: &impl Fn(u32) -> bool,
+        view: Option<&[sample_index::Mask]>,
         profile: &Profile,
     ) {
         let blocks = ix.lazy.len();
@@ -2700,7 +2881,10 @@ impl Cluster {
                 self.refresh_block(b, ix, w, stride, profile);
             }
             if step > 0 {
-                held += ix.blocks.admitted_in(w, filtered, allow) as u64;
+                held += match view {
+                    Some(admitted) => ix.blocks.feasible_in(w, admitted[w]),
+                    None => ix.blocks.admitted_in(w, filtered, allow),
+                } as u64;
                 if held > k as u64 {
                     return;
                 }
@@ -2886,9 +3070,19 @@ impl Cluster {
             "the chosen node's block is fresh"
         );
         let stride = self.spread_stride(b);
-        // An ordinary node's slot inline, as a refile computes it.
+        // An ordinary node's slot inline, as a refile computes it (a
+        // borrowed index's slot as its own template files it).
+        swap_filing(b);
         let plain = self.plain_plan(b);
         let (c, l) = self.slot_loaded(b, i, stride, profile, plain);
+        swap_filing(b);
+        if let Some(m) = b.masked.as_deref_mut() {
+            if m.view.admits(i) {
+                let was = ix.blocks.class(i) != sample_index::NONE;
+                let is = c != sample_index::NONE;
+                m.total = m.total + is as u32 - was as u32;
+            }
+        }
         ix.blocks.set(i, c, l);
         ix.filed[i] = self.hot[i].stamp;
         if !b.soft.is_empty() && !b.inter_pod_local {
@@ -2925,7 +3119,26 @@ impl Cluster {
             None => true,
         };
         if kept.lazy_blocks > 0 {
-            self.refresh_ahead(b, &mut kept, start, k, hz.is_some(), &allow, profile);
+            // Through a view, the blocks ahead hold what it admits, and
+            // they are filed as the wider template's (`swap_filing`); its
+            // total then counts the refiled blocks afresh (the stale ones
+            // keep their old counts: the fresh ones ahead hold more than k).
+            let admitted = (b.masked.as_deref()).map(|m| m.view.admitted_masks().to_vec());
+            swap_filing(b);
+            self.refresh_ahead(
+                b,
+                &mut kept,
+                start,
+                k,
+                hz.is_some(),
+                &allow,
+                admitted.as_deref(),
+                profile,
+            );
+            swap_filing(b);
+            if let Some(m) = b.masked.as_deref_mut() {
+                m.total = kept.blocks.masked_total(&m.view);
+            }
         }
         kept.blocks.settle();
         // The sample, and each class's best in it, in one walk; or, when
@@ -2936,8 +3149,10 @@ impl Cluster {
         // truly is.
         x.present.clear();
         x.best.clear();
+        debug_assert!(b.masked.is_none() || hz.is_none());
         let cached = match hz {
             Some(_) => None,
+            None if b.masked.is_some() => None,
             None => kept.blocks.cached_sample(start, k).map(|(end, best)| {
                 x.best.extend_from_slice(best);
                 x.present.extend(best.iter().map(|b| b.class));
@@ -2945,13 +3160,20 @@ impl Cluster {
             }),
         };
         let ix = &kept.blocks;
-        let (total, (pair, visited)) = match (hz, cached) {
-            (_, Some(c)) => (ix.total(), c),
-            (Some(_), None) => {
+        let (total, (pair, visited)) = match (hz, cached, &b.masked) {
+            (_, _, Some(m)) => {
+                debug_assert_eq!(m.total, ix.masked_total(&m.view));
+                (
+                    m.total,
+                    ix.sample_gather_masked(start, k, m.total, &m.view, &mut x.acc),
+                )
+            }
+            (_, Some(c), None) => (ix.total(), c),
+            (Some(_), None, None) => {
                 let t = ix.total_where(&allow);
                 (t, ix.sample_gather::<true>(start, k, t, &allow, &mut x.acc))
             }
-            (None, None) => (
+            (None, None, None) => (
                 ix.total(),
                 ix.sample_gather::<false>(start, k, ix.total(), &|_| true, &mut x.acc),
             ),
@@ -2979,7 +3201,7 @@ impl Cluster {
             }
         } else {
             x.acc.drain(&mut x.present, &mut x.best);
-            if hz.is_none() && total > k && pair[1].0 == pair[1].1 {
+            if hz.is_none() && b.masked.is_none() && total > k && pair[1].0 == pair[1].1 {
                 kept.blocks.keep_sample(start, pair[0].1, k, &x.best);
             }
         }
@@ -3154,7 +3376,7 @@ impl Cluster {
                         r -= best.at_max;
                         continue;
                     }
-                    found = ix.nth_at(ranges, best.class, best.max, r);
+                    found = nth_tied(b, ix, ranges, best.class, best.max, r);
                     break;
                 }
                 found.expect("the tie count covers every tied node")
@@ -3167,7 +3389,7 @@ impl Cluster {
                     }
                     let best = x.best[j];
                     for &range in ranges {
-                        if let Some(slot) = ix.nth_at(&[range], best.class, best.max, 0) {
+                        if let Some(slot) = nth_tied(b, ix, &[range], best.class, best.max, 0) {
                             lowest = lowest.min(slot);
                         }
                     }
@@ -3195,15 +3417,21 @@ impl Cluster {
         let w_spread = profile.weight(Plugin::PodTopologySpread).unwrap_or(0);
         let k = profile.feasible_nodes_to_find(b.live_nodes) as usize;
         let mut scored = Vec::new();
+        // Through a view, its classes (`class << na_bits | terms`).
+        let masked = b.masked.take();
+        let class = |i: usize| match masked.as_deref() {
+            Some(m) => ix.masked_class(i, &m.view),
+            None => ix.class(i),
+        };
         for &(a, z) in ranges {
             for i in a..z {
-                let c = ix.class(i);
+                let c = class(i);
                 if scored.len() < k && c != sample_index::NONE && allow(c) {
                     scored.push(i);
                 }
             }
         }
-        let mut present: Vec<u32> = scored.iter().map(|&i| ix.class(i)).collect();
+        let mut present: Vec<u32> = scored.iter().map(|&i| class(i)).collect();
         present.sort_unstable();
         present.dedup();
         let scores: BTreeMap<u32, i64> = self
@@ -3217,13 +3445,14 @@ impl Cluster {
         let totals: Vec<i64> = scored
             .iter()
             .map(|&i| {
-                let c = ix.class(i);
+                let c = class(i);
                 base + self.local_cached(i, b, profile)
                     + if spread_on { w_spread * scores[&c] } else { 0 }
                     + na[&c]
             })
             .collect();
         b.totals = totals;
+        b.masked = masked;
         let scored: Vec<u32> = scored.iter().map(|&i| i as u32).collect();
         self.record_cycle(b, start, chosen, &scored);
     }
@@ -3753,6 +3982,37 @@ fn local_plan(profile: &Profile) -> Option<LocalPlan> {
     })
 }
 
+/// The `r`-th slot of `class` holding `score` in `ranges` (visiting
+/// order), through the batch's view when it borrows the index.
+fn nth_tied(
+    b: &Batch,
+    ix: &Index,
+    ranges: &[(usize, usize)],
+    class: u32,
+    score: sample_index::Score,
+    r: u32,
+) -> Option<usize> {
+    match &b.masked {
+        Some(m) => ix.nth_at_masked(ranges, class, score, r, &m.view),
+        None => ix.nth_at(ranges, class, score, r),
+    }
+}
+
+/// Exchanges what filing a borrowed wider index reads with the batch's own
+/// (see `MaskedLend`): called in pairs around every filing of such an
+/// index's slots. Nothing without a loan.
+fn swap_filing(b: &mut Batch) {
+    let Some(m) = b.masked.as_deref_mut() else {
+        return;
+    };
+    core::mem::swap(&mut b.na_bits, &mut m.swap_na);
+    core::mem::swap(&mut b.plain_template, &mut m.swap_plain);
+    if let Some(s) = &mut m.base_static {
+        core::mem::swap(&mut b.static_ok, s);
+    }
+    b.filing_base = !b.filing_base;
+}
+
 fn tpl_preferred_len(rev: &Revision) -> usize {
     rev.template.node_affinity.preferred.len()
 }
@@ -3823,7 +4083,7 @@ mod tests {
         seed: u64,
         index: super::IndexUse,
         profile: &Profile,
-    ) -> Vec<(alloc::string::String, Option<crate::NodeId>)> {
+    ) -> (Vec<(alloc::string::String, Option<crate::NodeId>)>, u32) {
         let mut c = Cluster::new();
         c.set_scheduler_seed(seed);
         c.set_index_use(index);
@@ -3904,6 +4164,25 @@ mod tests {
                         Selector::new(&[("app", &name)]),
                     ));
             }
+            // Some select SSDs, or require zones a and c (they borrow the
+            // index of the templates without, through a view: see
+            // `lend_masked`); some also prefer a zone.
+            if a % 6 == 1 {
+                d.template = d.template.with_node_selector("disktype", "ssd");
+            }
+            if (a % 10 == 7 || a % 10 == 9) && a % 12 != 5 {
+                d.template = d.template.with_node_affinity(NodeAffinity {
+                    required: Some(alloc::vec![NodeSelectorTerm {
+                        match_expressions: alloc::vec![NodeSelectorRequirement::new(
+                            "topology.kubernetes.io/zone",
+                            NodeSelectorOperator::In,
+                            &["a", "c"],
+                        )],
+                        match_fields: Vec::new(),
+                    }]),
+                    preferred: Vec::new(),
+                });
+            }
             // Some prefer a zone; some also SSDs, or five things (more
             // terms than a class holds: those batches scan).
             if a % 4 == 2 {
@@ -3931,8 +4210,9 @@ mod tests {
                         preferred.push(term("topology.kubernetes.io/zone", v, w));
                     }
                 }
+                let required = d.template.node_affinity.required.clone();
                 d.template = d.template.with_node_affinity(NodeAffinity {
-                    required: None,
+                    required,
                     preferred,
                 });
             }
@@ -3955,7 +4235,8 @@ mod tests {
         c.scale("app-1", 520).unwrap();
         c.scale("app-0", 450).unwrap();
         c.reconcile_to_fixed_point(profile);
-        c.pods().map(|p| (p.name(), p.node)).collect()
+        let placed = c.pods().map(|p| (p.name(), p.node)).collect();
+        (placed, c.caches.masked_lends)
     }
 
     /// The indexed cycle chooses exactly what the scan chooses: the same
@@ -4116,6 +4397,141 @@ mod tests {
                 run(IndexUse::Auto).0,
                 "seed {seed}: indexed where it pays"
             );
+        }
+    }
+
+    /// Templates that select, require or prefer nodes borrow the index of
+    /// the templates without (`lend_masked`, through a view): random ones
+    /// beside plain Deployments of the same few requests, with nodes
+    /// relabelled, cordoned, tainted and removed between waves (the views
+    /// are kept by node epoch), place as the scan does under each tie rule.
+    #[test]
+    fn templates_that_select_nodes_place_through_a_view_as_the_scan_does() {
+        use super::IndexUse;
+        use crate::simulator::Prng;
+        let term = |key: &str, op: NodeSelectorOperator, values: &[&str]| NodeSelectorTerm {
+            match_expressions: alloc::vec![NodeSelectorRequirement::new(key, op, values)],
+            match_fields: Vec::new(),
+        };
+        let mut lowest = Profile::kube_scheduler();
+        lowest.tie_break = crate::TieBreak::LowestNodeId;
+        for seed in 1..=crate::fuzz_ops(4) {
+            let run = |index: IndexUse, profile: &Profile| {
+                let mut rng = Prng::new(seed);
+                let mut c = Cluster::new();
+                c.set_scheduler_seed(seed);
+                c.set_index_use(index);
+                let zones = ["a", "b", "c"];
+                let node = |rng: &mut Prng, i: u64| {
+                    let mut n = NodeSpec::new(
+                        &alloc::format!("n-{i}"),
+                        4000 + 2000 * rng.below(3),
+                        8192 + 4096 * rng.below(3),
+                    );
+                    if !rng.chance(10) {
+                        n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
+                    }
+                    if rng.chance(40) {
+                        n = n.with_label("disktype", "ssd");
+                    }
+                    n
+                };
+                let nodes = 300 + rng.below(200);
+                for i in 0..nodes {
+                    c.add_node(node(&mut rng, i)).unwrap();
+                }
+                for wave in 0..3 {
+                    for a in 0..14 {
+                        let req =
+                            Resources::new(100 + 100 * rng.below(2), 256 + 256 * rng.below(2));
+                        let replicas = 1 + rng.below(60) as u32;
+                        let mut d =
+                            DeploymentSpec::new(&alloc::format!("w{wave}-{a}"), replicas, req);
+                        let ssd = || term("disktype", NodeSelectorOperator::In, &["ssd"]);
+                        let preferred = |w: i32| PreferredSchedulingTerm {
+                            weight: w,
+                            preference: ssd(),
+                        };
+                        match rng.below(7) {
+                            0 => d.template = d.template.with_node_selector("disktype", "ssd"),
+                            1 => {
+                                d.template = d.template.with_node_affinity(NodeAffinity {
+                                    required: Some(alloc::vec![term(
+                                        "topology.kubernetes.io/zone",
+                                        NodeSelectorOperator::In,
+                                        &["a", "b"],
+                                    )]),
+                                    preferred: Vec::new(),
+                                })
+                            }
+                            2 => {
+                                d.template = d.template.with_node_affinity(NodeAffinity {
+                                    required: None,
+                                    preferred: alloc::vec![preferred(1 + rng.below(100) as i32)],
+                                })
+                            }
+                            3 => {
+                                d.template = d.template.with_node_affinity(NodeAffinity {
+                                    required: Some(alloc::vec![term(
+                                        "topology.kubernetes.io/zone",
+                                        NodeSelectorOperator::NotIn,
+                                        &["c"],
+                                    )]),
+                                    preferred: alloc::vec![
+                                        preferred(20),
+                                        PreferredSchedulingTerm {
+                                            weight: 5,
+                                            preference: term(
+                                                "topology.kubernetes.io/zone",
+                                                NodeSelectorOperator::In,
+                                                &["b"],
+                                            ),
+                                        }
+                                    ],
+                                })
+                            }
+                            _ => {}
+                        }
+                        c.deploy(d).unwrap();
+                    }
+                    c.reconcile_to_fixed_point(profile);
+                    // Nodes change between waves: a view built before is
+                    // not read after (the node epoch moved).
+                    let pick = |rng: &mut Prng| alloc::format!("n-{}", rng.below(nodes));
+                    for _ in 0..4 {
+                        c.cordon(&pick(&mut rng)).ok();
+                        c.taint_node(
+                            &pick(&mut rng),
+                            crate::Taint::new("dedicated", "x", crate::TaintEffect::NoSchedule),
+                        )
+                        .ok();
+                        let i = rng.below(nodes);
+                        let mut relabelled = node(&mut rng, i);
+                        relabelled = relabelled.with_label("disktype", "ssd");
+                        c.reregister_node(relabelled).ok();
+                    }
+                    c.remove_node(&pick(&mut rng)).ok();
+                    c.reconcile_to_fixed_point(profile);
+                }
+                let placed = c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>();
+                (placed, c.caches.masked_lends)
+            };
+            for profile in [Profile::kube_scheduler(), lowest.clone()] {
+                let (scan, _) = run(IndexUse::Never, &profile);
+                let (always, masked) = run(IndexUse::Always, &profile);
+                assert!(masked > 0, "seed {seed}: no batch borrowed through a view");
+                assert_eq!(
+                    scan, always,
+                    "seed {seed}, {:?}: every batch indexed",
+                    profile.tie_break
+                );
+                let (auto, _) = run(IndexUse::Auto, &profile);
+                assert_eq!(
+                    scan, auto,
+                    "seed {seed}, {:?}: indexed where it pays",
+                    profile.tie_break
+                );
+            }
         }
     }
 
@@ -4347,11 +4763,19 @@ mod tests {
         lowest.tie_break = crate::TieBreak::LowestNodeId;
         for profile in [Profile::kube_scheduler(), lowest] {
             for seed in [1u64, 2, 3] {
-                let scan = big(seed, IndexUse::Never, &profile);
-                assert!(scan.iter().all(|p| p.1.is_some()));
+                let (scan, _) = big(seed, IndexUse::Never, &profile);
+                assert!(
+                    scan.iter().all(|p| p.1.is_some()),
+                    "{:?}",
+                    scan.iter()
+                        .filter(|p| p.1.is_none())
+                        .map(|p| &p.0)
+                        .collect::<Vec<_>>()
+                );
                 // The index where it pays, and the index for every batch.
                 for knob in [IndexUse::Auto, IndexUse::Always] {
-                    let indexed = big(seed, knob, &profile);
+                    let (indexed, masked) = big(seed, knob, &profile);
+                    assert!(masked > 0, "some batches borrow through a view");
                     assert_eq!(
                         scan, indexed,
                         "seed {seed}, ties {:?}, index {knob:?}",

@@ -346,6 +346,79 @@ fn nth_set_bit(mut x: Mask, mut n: u32) -> u32 {
     pos
 }
 
+/// A view of an index through a template's node filters and preferred
+/// terms, for a batch that borrows the index of a wider template (the same
+/// requests and spread classes, without its nodeSelector, required node
+/// affinity and preferred terms): per block, the slots whose node the
+/// template admits, split by which of its preferred terms the node
+/// matches (the pattern, `na` bits). The view's classes are the index's
+/// with the pattern appended, `class << na | pattern`: the classes the
+/// template's own index would hold, so a cycle through the view gathers,
+/// scores and breaks ties as one over that index does.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Masked {
+    pub na: u32,
+    /// `1 << na` masks per block, one per pattern.
+    masks: Vec<Mask>,
+    /// Per block, the union of its patterns' masks.
+    admitted: Vec<Mask>,
+    count: u32,
+    slots: usize,
+}
+
+impl Masked {
+    /// A view over `n` slots admitting none, with `na` pattern bits.
+    pub fn new(n: usize, na: u32) -> Masked {
+        let blocks = n.div_ceil(BLOCK);
+        Masked {
+            na,
+            masks: alloc::vec![0; blocks << na],
+            admitted: alloc::vec![0; blocks],
+            count: 0,
+            slots: n,
+        }
+    }
+
+    /// How many slots it admits.
+    pub fn admitted_count(&self) -> u32 {
+        self.count
+    }
+
+    /// The slots it covers (admitted or not).
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// Admits slot `i` with pattern `p`.
+    pub fn admit(&mut self, i: usize, p: u32) {
+        let (b, bit) = (i / BLOCK, (1 as Mask) << (i % BLOCK));
+        debug_assert!(self.admitted[b] & bit == 0, "a slot is admitted once");
+        self.masks[(b << self.na) + p as usize] |= bit;
+        self.admitted[b] |= bit;
+        self.count += 1;
+    }
+
+    /// Whether the view admits slot `i`.
+    pub fn admits(&self, i: usize) -> bool {
+        self.admitted[i / BLOCK] & (1 << (i % BLOCK)) != 0
+    }
+
+    #[inline]
+    fn admitted(&self, b: usize) -> Mask {
+        self.admitted[b]
+    }
+
+    /// Per block, the slots it admits.
+    pub fn admitted_masks(&self) -> &[Mask] {
+        &self.admitted
+    }
+
+    #[inline]
+    fn patterns(&self, b: usize) -> &[Mask] {
+        &self.masks[b << self.na..(b + 1) << self.na]
+    }
+}
+
 /// Feasible slots with their class and score, summarised by block.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Blocks {
@@ -1138,6 +1211,191 @@ impl Blocks {
         }
         *need = left;
         None
+    }
+
+    /// The slots of block `b` that hold a feasible node (any class).
+    #[inline]
+    fn feasible_mask(&self, b: usize) -> Mask {
+        let at = b * BLOCK;
+        self.members[at..at + self.len[b] as usize]
+            .iter()
+            .fold(0, |m, &x| m | x)
+    }
+
+    /// The feasible slots of block `b` among `admitted` (a view's mask).
+    pub fn feasible_in(&self, b: usize, admitted: Mask) -> u32 {
+        (self.feasible_mask(b) & admitted).count_ones()
+    }
+
+    /// The feasible slots a [`Masked`] view admits.
+    pub fn masked_total(&self, view: &Masked) -> u32 {
+        (0..self.len.len())
+            .map(|b| (self.feasible_mask(b) & view.admitted(b)).count_ones())
+            .sum()
+    }
+
+    /// [`Blocks::sample_gather`] through a [`Masked`] view: the sample is
+    /// the first `k` feasible slots the view admits from `start` (wrapping
+    /// once), and each entry's slots are split by the view's patterns into
+    /// the classes `class << na | pattern`. `total` is `masked_total`'s.
+    pub fn sample_gather_masked(
+        &self,
+        start: usize,
+        k: u32,
+        total: u32,
+        view: &Masked,
+        acc: &mut Gathered,
+    ) -> ([(usize, usize); 2], usize) {
+        debug_assert!(k > 0, "a sample takes at least one node");
+        let n = self.class.len();
+        acc.fit(((self.top_class + 1) << view.na) - 1);
+        if total < k {
+            let mut all = u32::MAX;
+            self.take_masked(start, n, &mut all, view, acc);
+            self.take_masked(0, start, &mut all, view, acc);
+            return ([(start, n), (0, start)], n);
+        }
+        let mut need = k;
+        if let Some(end) = self.take_masked(start, n, &mut need, view, acc) {
+            return ([(start, end), (0, 0)], end - start);
+        }
+        let end = self
+            .take_masked(0, start, &mut need, view, acc)
+            .expect("k admitted slots or more hold k from any start");
+        ([(start, n), (0, end)], n - start + end)
+    }
+
+    /// [`Blocks::take`] through a view: block by block (a group's summary
+    /// does not tell the view's slots apart), each entry's members cut to
+    /// the part and to each pattern's slots, its ties read where they fall
+    /// in the cut and the slots otherwise.
+    fn take_masked(
+        &self,
+        a: usize,
+        z: usize,
+        need: &mut u32,
+        view: &Masked,
+        acc: &mut Gathered,
+    ) -> Option<usize> {
+        let mut left = *need;
+        let mut i = a;
+        while i < z {
+            let b = i / BLOCK;
+            let at = b * BLOCK;
+            let block_end = (at + BLOCK).min(self.class.len());
+            let stop = block_end.min(z);
+            let len = self.len[b] as usize;
+            let mut part = span_mask(i - at, stop - at) & view.admitted(b);
+            let admitted = self.feasible_mask(b) & part;
+            let found = admitted.count_ones();
+            let end = if found >= left {
+                let last = nth_set_bit(admitted, left - 1);
+                part &= span_mask(0, last as usize + 1);
+                left = 0;
+                Some(at + last as usize + 1)
+            } else {
+                left -= found;
+                None
+            };
+            if part != 0 {
+                let pats = view.patterns(b);
+                for j in 0..len {
+                    let m = self.members[at + j] & part;
+                    if m == 0 {
+                        continue;
+                    }
+                    let e = &self.entries[at + j];
+                    for (p, &pm) in pats.iter().enumerate() {
+                        let m = m & pm;
+                        if m == 0 {
+                            continue;
+                        }
+                        let class = e.class() << view.na | p as u32;
+                        let t = self.ties[at + j] & m;
+                        if t != 0 {
+                            acc.add(class, e.max, t.count_ones());
+                        } else {
+                            let (max, t) = self.best_of(at, m);
+                            acc.add(class, max, t.count_ones());
+                        }
+                    }
+                }
+            }
+            if end.is_some() {
+                *need = 0;
+                return end;
+            }
+            i = stop;
+        }
+        *need = left;
+        None
+    }
+
+    /// [`Blocks::nth_at`] through a view: the `r`-th slot (in `ranges`'
+    /// order) of the view's class `class` (`class << na | pattern`)
+    /// holding `score`.
+    pub fn nth_at_masked(
+        &self,
+        ranges: &[(usize, usize)],
+        class: u32,
+        score: Score,
+        mut r: u32,
+        view: &Masked,
+    ) -> Option<usize> {
+        let (own, p) = (class >> view.na, (class & ((1 << view.na) - 1)) as usize);
+        for &(a, z) in ranges {
+            let mut i = a;
+            while i < z {
+                let b = i / BLOCK;
+                let at = b * BLOCK;
+                let stop = ((b + 1) * BLOCK).min(self.class.len()).min(z);
+                let span = span_mask(i - at, stop - at);
+                i = stop;
+                let Some(j) = self.entries[at..at + self.len[b] as usize]
+                    .iter()
+                    .position(|e| e.class() == own)
+                else {
+                    continue;
+                };
+                let max = self.entries[at + j].max;
+                if max < score {
+                    continue;
+                }
+                let m = self.members[at + j] & span & view.patterns(b)[p];
+                let tied = if max == score {
+                    self.ties[at + j] & m
+                } else {
+                    let mut t = 0 as Mask;
+                    let mut left = m;
+                    while left != 0 {
+                        let s = left.trailing_zeros() as usize;
+                        left &= left - 1;
+                        t |= ((self.score[at + s] == score) as Mask) << s;
+                    }
+                    t
+                };
+                let here = tied.count_ones();
+                if r < here {
+                    return Some(at + nth_set_bit(tied, r) as usize);
+                }
+                r -= here;
+            }
+        }
+        None
+    }
+
+    /// Slot `i`'s class through a view (`class << na | pattern`), `NONE`
+    /// when its node is not feasible or the view does not admit it.
+    pub fn masked_class(&self, i: usize, view: &Masked) -> u32 {
+        let c = self.class[i];
+        if c == NONE {
+            return NONE;
+        }
+        let bit = (1 as Mask) << (i % BLOCK);
+        view.patterns(i / BLOCK)
+            .iter()
+            .position(|&m| m & bit != 0)
+            .map_or(NONE, |p| c << view.na | p as u32)
     }
 
     /// The best score among the slots `mask` names in the block starting at
