@@ -3984,6 +3984,7 @@ fn local_plan(profile: &Profile) -> Option<LocalPlan> {
 
 /// The `r`-th slot of `class` holding `score` in `ranges` (visiting
 /// order), through the batch's view when it borrows the index.
+#[inline]
 fn nth_tied(
     b: &Batch,
     ix: &Index,
@@ -4001,6 +4002,7 @@ fn nth_tied(
 /// Exchanges what filing a borrowed wider index reads with the batch's own
 /// (see `MaskedLend`): called in pairs around every filing of such an
 /// index's slots. Nothing without a loan.
+#[inline]
 fn swap_filing(b: &mut Batch) {
     let Some(m) = b.masked.as_deref_mut() else {
         return;
