@@ -135,6 +135,16 @@ export function wireManifests(ctx) {
     return source;
   }
 
+  // `shown`, or null once the file is refused (the dialog or the banner says why).
+  async function readChosen(file) {
+    try {
+      return await shown(file);
+    } catch (err) {
+      refused(file.name, err.message);
+      return null;
+    }
+  }
+
   const progress = $('manifests-progress');
   const cancel = { now: () => {} };
   let busy = false;
@@ -251,14 +261,8 @@ export function wireManifests(ctx) {
     const file = e.target.files && e.target.files[0];
     e.target.value = '';
     if (!file) return;
-    let source;
-    try {
-      source = await shown(file);
-    } catch (err) {
-      refused(file.name, err.message);
-      return;
-    }
-    await importText(source, file.name);
+    const source = await readChosen(file);
+    if (source !== null) await importText(source, file.name);
   });
   $('manifests-example').addEventListener('change', async (e) => {
     const file = e.target.value;
@@ -299,14 +303,8 @@ export function wireManifests(ctx) {
     document.body.classList.remove('dropping');
     if (!file) return;
     e.preventDefault();
-    let source;
-    try {
-      source = await shown(file);
-    } catch (err) {
-      refused(file.name, err.message);
-      return;
-    }
-    if (await importText(source, file.name) && !d.open) d.showModal();
+    const source = await readChosen(file);
+    if (source !== null && await importText(source, file.name) && !d.open) d.showModal();
   });
 
   $('btn-export-manifests').addEventListener('click', () => {

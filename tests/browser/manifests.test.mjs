@@ -23,6 +23,21 @@ async function dropFile(page, name, text) {
   }, [name, text]);
 }
 
+// Waits for the engine, steps the run `ticks` ticks and records its state:
+// what a refused or cancelled import must leave as it was.
+async function steppedRun(page, ticks) {
+  assert.equal(await waitForEngine(page), 'ready');
+  await step(page, ticks);
+  return runState(page);
+}
+
+// The tick shown, every pod's node and the run's link are as `before`.
+async function assertRunAsBefore(page, before) {
+  assert.equal(await shownTick(page), before.tick);
+  assert.deepEqual(await placement(page), before.placed);
+  assert.equal(await page.evaluate(() => location.hash), before.hash);
+}
+
 // Pod chips per node card, as the page draws them.
 // What a refused or cancelled import must leave as it was: the tick shown,
 // where every pod is, and the run's link.
@@ -86,9 +101,7 @@ test('a bad manifest file is refused with its document and field, and the run st
   const app = await openApp();
   try {
     const { page } = app;
-    assert.equal(await waitForEngine(page), 'ready');
-    await step(page, 4);
-    const before = await runState(page);
+    const before = await steppedRun(page, 4);
 
     // Dropped: the banner says what and where.
     const bad = EXAMPLE.replace('replicas: 6', 'replicas: six');
@@ -195,9 +208,7 @@ test('a large stream with an error at its end is refused from the worker, and th
   const app = await openApp();
   try {
     const { page } = app;
-    assert.equal(await waitForEngine(page), 'ready');
-    await step(page, 2);
-    const before = await runState(page);
+    const before = await steppedRun(page, 2);
     const text = `${bigStream(300, 300)}---\napiVersion: v1\nkind: Node\nmetadata:\n  name: last\nstatus:\n  allocatable:\n    cpu: lots\n`;
     assert.ok(text.length > 256 * 1024, 'large enough for the worker');
     await dropFile(page, 'big-broken.yaml', text);
@@ -206,9 +217,7 @@ test('a large stream with an error at its end is refused from the worker, and th
       /Could not import big-broken\.yaml; nothing changed\. document 601 \(Node last\): status\.allocatable\.cpu: cpu "lots" is not a quantity/);
     assert.ok(await page.isHidden('#manifests-progress'));
     await page.click('#manifests-close');
-    assert.equal(await shownTick(page), before.tick);
-    assert.deepEqual(await placement(page), before.placed);
-    assert.equal(await page.evaluate(() => location.hash), before.hash);
+    await assertRunAsBefore(page, before);
     assert.equal(await page.evaluate(() => document.body.dataset.manifests), undefined);
   } finally {
     await app.close();
@@ -219,9 +228,7 @@ test('a large import cancelled while the worker reads changes nothing', async ()
   const app = await openApp();
   try {
     const { page } = app;
-    assert.equal(await waitForEngine(page), 'ready');
-    await step(page, 2);
-    const before = await runState(page);
+    const before = await steppedRun(page, 2);
     await dropFile(page, 'cluster.yaml', bigStream(2000, 2000));
     await page.waitForSelector('#manifests-progress:not([hidden])');
     await page.click('#manifests-cancel');
@@ -229,9 +236,7 @@ test('a large import cancelled while the worker reads changes nothing', async ()
     assert.match(await page.textContent('#toast'), /Import of cluster\.yaml cancelled; nothing changed/);
     assert.equal(await page.evaluate(() => document.body.dataset.importing), undefined);
     await page.click('#manifests-close');
-    assert.equal(await shownTick(page), before.tick);
-    assert.deepEqual(await placement(page), before.placed);
-    assert.equal(await page.evaluate(() => location.hash), before.hash);
+    await assertRunAsBefore(page, before);
     assert.equal(await page.evaluate(() => document.body.dataset.manifests), undefined);
     app.assertNoConsoleErrors();
   } finally {
@@ -306,9 +311,7 @@ test('a big import cancelled while its pods are placed changes nothing', async (
   const app = await openApp();
   try {
     const { page } = app;
-    assert.equal(await waitForEngine(page), 'ready');
-    await step(page, 2);
-    const before = await runState(page);
+    const before = await steppedRun(page, 2);
     // Held between two slices (see the test above) while Cancel is pressed.
     await page.evaluate(() => {
       window.shepherdSliceMs = 1;
@@ -325,9 +328,7 @@ test('a big import cancelled while its pods are placed changes nothing', async (
     assert.match(await page.textContent('#toast'), /Import of cluster\.yaml cancelled; nothing changed/);
     assert.equal(await page.evaluate(() => document.body.dataset.importing), undefined);
     await page.click('#manifests-close');
-    assert.equal(await shownTick(page), before.tick);
-    assert.deepEqual(await placement(page), before.placed);
-    assert.equal(await page.evaluate(() => location.hash), before.hash);
+    await assertRunAsBefore(page, before);
     assert.equal(await page.evaluate(() => document.body.dataset.manifests), undefined);
     app.assertNoConsoleErrors();
   } finally {
@@ -344,9 +345,7 @@ test('files past the size limits are refused from their size, and the run stays'
   const app = await openApp();
   try {
     const { page } = app;
-    assert.equal(await waitForEngine(page), 'ready');
-    await step(page, 2);
-    const before = await runState(page);
+    const before = await steppedRun(page, 2);
     const manifests = path.join(dir, 'huge.yaml');
     fs.closeSync(fs.openSync(manifests, 'w'));
     fs.truncateSync(manifests, 80 << 20);
@@ -364,9 +363,7 @@ test('files past the size limits are refused from their size, and the run stays'
     await page.waitForSelector('#alert:not([hidden])');
     assert.match(await page.textContent('#alert-text'),
       /Could not import huge\.json; nothing changed\. the scenario is 9437184 bytes, more than the limit of 8388608 \(MAX_DOCUMENT_BYTES\)/);
-    assert.equal(await shownTick(page), before.tick);
-    assert.deepEqual(await placement(page), before.placed);
-    assert.equal(await page.evaluate(() => location.hash), before.hash);
+    await assertRunAsBefore(page, before);
   } finally {
     await app.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -419,6 +419,25 @@ impl Masked {
     }
 }
 
+/// Where a sample that still needs `left` slots ends in the part `part` of
+/// the block at slot `at`, whose admitted slots are `admitted`: when the
+/// part holds that many, at the `left`-th of them (the part cut after it,
+/// `left` 0, and the slot after it returned); else nowhere (`left` less
+/// what the part holds).
+#[inline(always)]
+fn cut_part(admitted: Mask, part: &mut Mask, left: &mut u32, at: usize) -> Option<usize> {
+    let found = admitted.count_ones();
+    if found >= *left {
+        let last = nth_set_bit(admitted, *left - 1);
+        *part &= span_mask(0, last as usize + 1);
+        *left = 0;
+        Some(at + last as usize + 1)
+    } else {
+        *left -= found;
+        None
+    }
+}
+
 /// Feasible slots with their class and score, summarised by block.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Blocks {
@@ -1176,17 +1195,7 @@ impl Blocks {
                 }
             }
             let mut part = span_mask(i - at, stop - at);
-            let found = (admitted & part).count_ones();
-            let end = if found >= left {
-                // The sample ends at the `left`-th admitted slot of the part.
-                let last = nth_set_bit(admitted & part, left - 1);
-                part &= span_mask(0, last as usize + 1);
-                left = 0;
-                Some(at + last as usize + 1)
-            } else {
-                left -= found;
-                None
-            };
+            let end = cut_part(admitted & part, &mut part, &mut left, at);
             while open != 0 {
                 let j = open.trailing_zeros() as usize;
                 open &= open - 1;
@@ -1287,16 +1296,7 @@ impl Blocks {
             let len = self.len[b] as usize;
             let mut part = span_mask(i - at, stop - at) & view.admitted(b);
             let admitted = self.feasible_mask(b) & part;
-            let found = admitted.count_ones();
-            let end = if found >= left {
-                let last = nth_set_bit(admitted, left - 1);
-                part &= span_mask(0, last as usize + 1);
-                left = 0;
-                Some(at + last as usize + 1)
-            } else {
-                left -= found;
-                None
-            };
+            let end = cut_part(admitted, &mut part, &mut left, at);
             if part != 0 {
                 let pats = view.patterns(b);
                 for j in 0..len {
