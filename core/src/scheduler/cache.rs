@@ -376,9 +376,16 @@ impl Caches {
         give(&mut self.views, key, (epoch, view), self.clock);
     }
 
-    /// Whether an index is kept for `key`.
-    pub fn has_index(&self, key: &IndexKey) -> bool {
-        self.indexes.iter().any(|e| &e.key == key)
+    /// For an index kept for `key`, about how many of its slots a lend
+    /// would refile: those stamped since it was filed (a node stamped twice
+    /// counts twice; every slot when the journal no longer reaches back)
+    /// and those marked. `None` without one.
+    pub fn stale_slots(&self, key: &IndexKey) -> Option<u64> {
+        let ix = self.indexes.iter().find(|e| &e.key == key)?;
+        let stamped = self
+            .stamped_since(ix.synced)
+            .map_or(key.slots, |log| log.len().min(key.slots));
+        Some((stamped + ix.pending.len()).min(key.slots) as u64)
     }
 
     /// The static verdicts kept for `key` alone (a batch filing a wider
