@@ -4449,11 +4449,24 @@ mod tests {
         let mut lowest = Profile::kube_scheduler();
         lowest.tie_break = crate::TieBreak::LowestNodeId;
         for seed in 1..=crate::fuzz_ops(4) {
-            let run = |index: IndexUse, profile: &Profile| {
+            // With `observe`, every cycle's record (its sample, totals and
+            // choice) is kept too.
+            let run = |index: IndexUse, profile: &Profile, observe: bool| {
                 let mut rng = Prng::new(seed);
                 let mut c = Cluster::new();
                 c.set_scheduler_seed(seed);
                 c.set_index_use(index);
+                let mut records: Vec<super::CycleRecord> = Vec::new();
+                let mut converge = |c: &mut Cluster| {
+                    if observe {
+                        c.reconcile_to_fixed_point_observed(
+                            profile,
+                            &mut |c: &Cluster, _: &str, _| records.push(c.last_cycle().clone()),
+                        );
+                    } else {
+                        c.reconcile_to_fixed_point(profile);
+                    }
+                };
                 let zones = ["a", "b", "c"];
                 let node = |rng: &mut Prng, i: u64| {
                     let mut n = NodeSpec::new(
@@ -4527,7 +4540,7 @@ mod tests {
                         }
                         c.deploy(d).unwrap();
                     }
-                    c.reconcile_to_fixed_point(profile);
+                    converge(&mut c);
                     // Nodes change between waves: a view built before is
                     // not read after (the node epoch moved).
                     let pick = |rng: &mut Prng| alloc::format!("n-{}", rng.below(nodes));
@@ -4544,27 +4557,37 @@ mod tests {
                         c.reregister_node(relabelled).ok();
                     }
                     c.remove_node(&pick(&mut rng)).ok();
-                    c.reconcile_to_fixed_point(profile);
+                    converge(&mut c);
                 }
                 let placed = c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>();
-                (placed, c.caches.masked_lends)
+                drop(converge);
+                (placed, c.caches.masked_lends, records)
             };
             for profile in [Profile::kube_scheduler(), lowest.clone()] {
-                let (scan, _) = run(IndexUse::Never, &profile);
-                let (always, masked) = run(IndexUse::Always, &profile);
+                let (scan, _, _) = run(IndexUse::Never, &profile, false);
+                let (always, masked, _) = run(IndexUse::Always, &profile, false);
                 assert!(masked > 0, "seed {seed}: no batch borrowed through a view");
                 assert_eq!(
                     scan, always,
                     "seed {seed}, {:?}: every batch indexed",
                     profile.tie_break
                 );
-                let (auto, _) = run(IndexUse::Auto, &profile);
+                let (auto, _, _) = run(IndexUse::Auto, &profile, false);
                 assert_eq!(
                     scan, auto,
                     "seed {seed}, {:?}: indexed where it pays",
                     profile.tie_break
                 );
             }
+            // Watched, each cycle through a view records what the scan does.
+            let profile = Profile::kube_scheduler();
+            let (_, _, scanned) = run(IndexUse::Never, &profile, true);
+            let (_, masked, indexed) = run(IndexUse::Always, &profile, true);
+            assert!(
+                masked > 0,
+                "seed {seed}: no watched batch borrowed through a view"
+            );
+            assert_eq!(scanned, indexed, "seed {seed}: the cycles' records");
         }
     }
 
