@@ -20,6 +20,14 @@
 //! few block summaries and two partial blocks a cycle, in a few flat arrays
 //! (about 360 KB), where a tree per class cost O(classes x log nodes) and
 //! 2 x nodes entries a class.
+//!
+//! A batch whose template narrows another's (its nodeSelector, required
+//! node affinity or preferred terms aside, the same key) may read that
+//! template's index through a [`Masked`] view: per block, the slots its
+//! filters admit, split by the preferred terms each node matches. Its
+//! sample is the first `k` feasible slots the view admits, and its classes
+//! are the index's with the terms' bits appended, so it gathers, scores and
+//! draws ties as over an index of its own; it reads blocks, not groups.
 
 use alloc::vec::Vec;
 
