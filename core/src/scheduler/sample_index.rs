@@ -1799,6 +1799,62 @@ mod tests {
                 });
                 assert_eq!(folded, taken.len());
                 gathered_as_folded(&ix, &pair, &allow, &mut acc);
+                // Through a random view: the slots it admits, each with a
+                // pattern of `na` bits, the classes `class << na | pattern`.
+                let na = rng.below(3) as u32;
+                let mut view = Masked::new(n, na);
+                let mut pattern: Vec<Option<u32>> = vec![None; n];
+                for (j, p) in pattern.iter_mut().enumerate() {
+                    if rng.chance(70) {
+                        let q = rng.below(1 << na) as u32;
+                        view.admit(j, q);
+                        *p = Some(q);
+                    }
+                }
+                let vclass = |j: usize| match (plain[j], pattern[j]) {
+                    (Some((c, _)), Some(q)) => Some(c << na | q),
+                    _ => None,
+                };
+                let ok = |j: usize| vclass(j).is_some();
+                for j in 0..n {
+                    assert_eq!(ix.masked_class(j, &view), vclass(j).unwrap_or(NONE));
+                }
+                let total = ix.masked_total(&view);
+                assert_eq!(total as usize, (0..n).filter(|&j| ok(j)).count());
+                let (pair, visited) = ix.sample_gather_masked(start, k, total, &view, &mut acc);
+                let (taken, seen) = plain_sample(n, start, k, ok);
+                assert_eq!(visited, seen, "viewed: n {n} start {start} k {k} na {na}");
+                assert_eq!(in_ranges(&pair, ok), taken, "viewed");
+                let (mut classes, mut tops) = (Vec::new(), Vec::new());
+                acc.drain(&mut classes, &mut tops);
+                let mut want: alloc::collections::BTreeMap<u32, (Score, Vec<usize>)> =
+                    Default::default();
+                for &j in &taken {
+                    let (c, v) = (vclass(j).unwrap(), plain[j].unwrap().1);
+                    let e = want.entry(c).or_insert((v, Vec::new()));
+                    if v > e.0 {
+                        *e = (v, Vec::new());
+                    }
+                    if v == e.0 {
+                        e.1.push(j);
+                    }
+                }
+                let got: Vec<(u32, Score, u32)> =
+                    tops.iter().map(|t| (t.class, t.max, t.at_max)).collect();
+                let wanted: Vec<(u32, Score, u32)> = want
+                    .iter()
+                    .map(|(&c, (v, at))| (c, *v, at.len() as u32))
+                    .collect();
+                assert_eq!(
+                    got, wanted,
+                    "viewed classes: n {n} start {start} k {k} na {na}"
+                );
+                for (&c, (v, at)) in &want {
+                    for (r, &slot) in at.iter().enumerate() {
+                        assert_eq!(ix.nth_at_masked(&pair, c, *v, r as u32, &view), Some(slot));
+                    }
+                    assert_eq!(ix.nth_at_masked(&pair, c, *v, at.len() as u32, &view), None);
+                }
             }
         }
     }
