@@ -354,6 +354,7 @@ test('files past the size limits are refused from their size, and the run stays'
     await page.waitForSelector('#manifests-error:not([hidden])');
     assert.match(await page.textContent('#manifests-error'),
       /Could not import huge\.yaml; nothing changed\. the input is 83886080 bytes; expected at most 67108864 \(Limits::max_bytes\)/);
+    await app.screenshot('manifests-too-large', { fullPage: false });
     await page.click('#manifests-close');
 
     const scenario = path.join(dir, 'huge.json');
