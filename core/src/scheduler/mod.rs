@@ -4448,6 +4448,19 @@ mod tests {
         };
         let mut lowest = Profile::kube_scheduler();
         lowest.tie_break = crate::TieBreak::LowestNodeId;
+        // Another shape: every feasible node scored, no system default
+        // spreading (no classes but the terms'), NodeAffinity weighed 7 and
+        // not filtering (a nodeSelector then narrows nothing).
+        let mut other = Profile::kube_scheduler();
+        other.percentage_of_nodes_to_score = 100;
+        other.system_default_spreading = false;
+        other.filters.retain(|p| *p != crate::Plugin::NodeAffinity);
+        for s in &mut other.scores {
+            if s.0 == crate::Plugin::NodeAffinity {
+                s.1 = 7;
+            }
+        }
+        let mut other_masked = 0;
         for seed in 1..=crate::fuzz_ops(4) {
             // With `observe`, every cycle's record (its sample, totals and
             // choice) is kept too.
@@ -4563,10 +4576,14 @@ mod tests {
                 drop(converge);
                 (placed, c.caches.masked_lends, records)
             };
-            for profile in [Profile::kube_scheduler(), lowest.clone()] {
+            for profile in [Profile::kube_scheduler(), lowest.clone(), other.clone()] {
                 let (scan, _, _) = run(IndexUse::Never, &profile, false);
                 let (always, masked, _) = run(IndexUse::Always, &profile, false);
-                assert!(masked > 0, "seed {seed}: no batch borrowed through a view");
+                if profile.percentage_of_nodes_to_score == 0 {
+                    assert!(masked > 0, "seed {seed}: no batch borrowed through a view");
+                } else {
+                    other_masked += masked;
+                }
                 assert_eq!(
                     scan, always,
                     "seed {seed}, {:?}: every batch indexed",
@@ -4589,6 +4606,10 @@ mod tests {
             );
             assert_eq!(scanned, indexed, "seed {seed}: the cycles' records");
         }
+        assert!(
+            other_masked > 0,
+            "no batch of the other shape borrowed through a view"
+        );
     }
 
     #[test]
