@@ -311,7 +311,7 @@ impl Caches {
             self.profile = Some(profile.clone());
         }
         (
-            take(&mut self.statics, s).unwrap_or_default(),
+            self.lend_static(s),
             take(&mut self.locals, l).unwrap_or_default(),
         )
     }
@@ -467,8 +467,7 @@ impl Caches {
     }
 
     pub fn give_back(&mut self, s: StaticKey, st: Slots<u8>, l: LocalKey, lo: Slots<i64>) {
-        self.clock += 1;
-        give(&mut self.statics, s, st, self.clock);
+        self.give_static(s, st);
         give(&mut self.locals, l, lo, self.clock);
     }
 }

@@ -2389,15 +2389,7 @@ impl Cluster {
             required: None,
             tolerations: b.static_key.tolerations.clone(),
         };
-        let stride = self.spread_stride(b);
-        let key = cache::IndexKey {
-            statics: base_key.clone(),
-            local: b.local_key,
-            zones: b.class_zone.map(|t| (t, stride)),
-            hard_zones: None,
-            preferred: Vec::new(),
-            slots: self.nodes.len(),
-        };
+        let key = self.index_key(b, base_key.clone(), 0);
         let Some(base_stale) = self.caches.stale_slots(&key) else {
             return;
         };
@@ -2437,7 +2429,7 @@ impl Cluster {
         let through_view = (b.pods_left as u64)
             .saturating_mul(per_cycle / BLOCK_WORD as u64 * MASKED_BLOCK_VISITS)
             .saturating_add(base_stale * LOAD_VISITS);
-        let own_key = self.index_key(b, b.static_key.clone());
+        let own_key = self.index_key(b, b.static_key.clone(), b.na_bits);
         let own = match self.caches.stale_slots(&own_key) {
             Some(stale) => stale * LOAD_VISITS,
             None => FILE_VISITS * n,
@@ -2474,9 +2466,10 @@ impl Cluster {
         }
     }
 
-    /// The key of batch `b`'s kept index with static filters `statics`
-    /// (its own, or a wider template's while it files that one's index).
-    fn index_key(&self, b: &Batch, statics: cache::StaticKey) -> cache::IndexKey {
+    /// The key of batch `b`'s kept index with static filters `statics` and
+    /// the first `na_bits` of its preferred terms in the classes (its own
+    /// key, or with none of them a wider template's: see `lend_masked`).
+    fn index_key(&self, b: &Batch, statics: cache::StaticKey, na_bits: u32) -> cache::IndexKey {
         let stride = self.spread_stride(b);
         // A hard zone constraint alone (no soft constraints, no preferred
         // terms) gives every node the class the system defaults' zone
@@ -2486,7 +2479,7 @@ impl Cluster {
         // and stale after it. So the two keys are one, and such batches
         // share the index of the Deployments with the system defaults.
         let (zones, hard_zones) = match (b.class_zone.map(|t| (t, stride)), b.hard_zone) {
-            (None, Some(h)) if b.soft.is_empty() && b.na_bits == 0 => (Some(h), None),
+            (None, Some(h)) if b.soft.is_empty() && na_bits == 0 => (Some(h), None),
             z => z,
         };
         cache::IndexKey {
@@ -2496,7 +2489,7 @@ impl Cluster {
             hard_zones,
             // The terms, not their weights: a class holds which terms a node
             // matches, and the weights score each class per cycle.
-            preferred: if b.na_bits > 0 {
+            preferred: if na_bits > 0 {
                 (b.rev.template.node_affinity.preferred.iter())
                     .map(|p| p.preference.clone())
                     .collect()
@@ -2518,6 +2511,7 @@ impl Cluster {
                 Some(m) => m.base_key.clone(),
                 None => b.static_key.clone(),
             },
+            b.na_bits,
         );
         let k = profile.feasible_nodes_to_find(b.live_nodes) as u64;
         // The scans' cost: a cycle's visits per pod (or the heap path's
@@ -3154,7 +3148,8 @@ impl Cluster {
             // they are filed as the wider template's (`swap_filing`); its
             // total then counts the refiled blocks afresh (the stale ones
             // keep their old counts: the fresh ones ahead hold more than k).
-            let admitted = (b.masked.as_deref()).map(|m| m.view.admitted_masks().to_vec());
+            // (The view is read beside the batch, which the filing borrows.)
+            let view = (b.masked.as_deref_mut()).map(|m| core::mem::take(&mut m.view));
             swap_filing(b);
             self.refresh_ahead(
                 b,
@@ -3163,12 +3158,13 @@ impl Cluster {
                 k,
                 hz.is_some(),
                 &allow,
-                admitted.as_deref(),
+                view.as_ref().map(|v| v.admitted_masks()),
                 profile,
             );
             swap_filing(b);
-            if let Some(m) = b.masked.as_deref_mut() {
-                m.total = kept.blocks.masked_total(&m.view);
+            if let (Some(m), Some(view)) = (b.masked.as_deref_mut(), view) {
+                m.total = kept.blocks.masked_total(&view);
+                m.view = view;
             }
         }
         kept.blocks.settle();

@@ -1247,7 +1247,7 @@ impl Blocks {
     /// The feasible slots a [`Masked`] view admits.
     pub fn masked_total(&self, view: &Masked) -> u32 {
         (0..self.len.len())
-            .map(|b| (self.feasible_mask(b) & view.admitted(b)).count_ones())
+            .map(|b| self.feasible_in(b, view.admitted(b)))
             .sum()
     }
 
