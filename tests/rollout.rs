@@ -1120,7 +1120,7 @@ impl Harness {
             .cluster()
             .events()
             .last()
-            .map(|e| self.cluster().render_event(e));
+            .map(|e| self.cluster().render_event(&e));
         if !last.is_some_and(|e| e.reason == "Evicted" && e.object == format!("pod/{pod}")) {
             return Err(format!("evicting {pod} did not log an Evicted event"));
         }
@@ -1151,7 +1151,7 @@ impl Harness {
         let window: Vec<RenderedEvent> = c
             .events()
             .iter_from(self.seen)
-            .map(|e| c.render_event(e))
+            .map(|e| c.render_event(&e))
             .collect();
         let pods_in = |reason: &str| -> BTreeSet<String> {
             window

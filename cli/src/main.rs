@@ -375,7 +375,7 @@ fn print_apps(c: &Cluster) {
 fn print_events_since(c: &Cluster, from: usize) -> usize {
     let ev = c.events();
     for e in ev.iter_from(from) {
-        println!("    {}", c.render_event(e));
+        println!("    {}", c.render_event(&e));
     }
     ev.len()
 }

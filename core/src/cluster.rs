@@ -1037,7 +1037,7 @@ impl Cluster {
 
     /// The whole log as text; what determinism tests compare.
     pub fn rendered_events(&self) -> Vec<RenderedEvent> {
-        self.events.iter().map(|e| self.render_event(e)).collect()
+        self.events.iter().map(|e| self.render_event(&e)).collect()
     }
 
     pub fn pod_name(&self, c: ControllerId, ordinal: u32) -> String {

@@ -1248,7 +1248,7 @@ mod tests {
         );
         let r = sim.step();
         assert_eq!(r.errors.len(), 1);
-        let last = sim.cluster().events().last().copied().unwrap();
+        let last = sim.cluster().events().last().unwrap();
         assert_eq!(sim.cluster().render_event(&last).reason, "FailedEvent");
     }
 }

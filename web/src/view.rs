@@ -426,7 +426,7 @@ pub fn events_since(c: &Cluster, cursor: u32, limit: u32) -> EventsPage {
         skipped: (start - from) as u32,
         events: all
             .iter_from(start)
-            .map(|e| c.render_event(e).into())
+            .map(|e| c.render_event(&e).into())
             .collect(),
     }
 }
