@@ -496,6 +496,18 @@ pub(crate) struct Blocks {
     /// Per block, the windows whose samples cover any of its slots, a bit
     /// each (of the kept ones or not: read with `live`).
     window_blocks: Vec<u16>,
+    /// `summarise_block`'s working record per class of a block.
+    gather: Vec<Gather>,
+}
+
+/// One class of a block as `summarise_block` gathers it: its best score,
+/// the slots holding it and the slots of the class.
+#[derive(Clone, Copy, Debug, Default)]
+struct Gather {
+    max: Score,
+    class: u32,
+    ties: Mask,
+    members: Mask,
 }
 
 /// How many gathered samples a [`Blocks`] keeps. At 5,000 nodes the
@@ -939,34 +951,53 @@ impl Blocks {
         if self.entry_of.len() < classes {
             self.entry_of.resize(classes, u8::MAX);
         }
+        if self.gather.len() < BLOCK {
+            self.gather.resize(BLOCK, Gather::default());
+        }
         let at = &mut self.entry_of;
-        let e = &mut self.entries[b * BLOCK..(b + 1) * BLOCK];
-        let ties = &mut self.ties[b * BLOCK..(b + 1) * BLOCK];
-        let members = &mut self.members[b * BLOCK..(b + 1) * BLOCK];
+        // Each class's best, ties and members, gathered in one record (the
+        // counts are the masks' afterwards); an entry's place is below
+        // BLOCK, so it needs no bounds check.
+        let acc: &mut [Gather; BLOCK] = (&mut self.gather[..BLOCK]).try_into().unwrap();
         let mut len = 0usize;
-        let mut count = 0u32;
         for (t, (&c, &v)) in self.class[a..z].iter().zip(&self.score[a..z]).enumerate() {
             if c == NONE {
                 continue;
             }
-            count += 1;
             let bit = (1 as Mask) << t;
-            let j = at[c as usize];
-            if j == u8::MAX {
+            let j = at[c as usize] as usize;
+            if j == u8::MAX as usize {
                 at[c as usize] = len as u8;
-                e[len] = Entry::one(c, v);
-                ties[len] = bit;
-                members[len] = bit;
+                acc[len % BLOCK] = Gather {
+                    max: v,
+                    class: c,
+                    ties: bit,
+                    members: bit,
+                };
                 len += 1;
             } else {
-                let j = j as usize;
-                ties[j] = joined_ties(&e[j], ties[j], v, bit);
-                e[j].take_one(v);
-                members[j] |= bit;
+                let g = &mut acc[j % BLOCK];
+                let (gt, eq) = (v > g.max, v == g.max);
+                g.ties = core::hint::select_unpredictable(gt, 0, g.ties)
+                    | core::hint::select_unpredictable(gt | eq, bit, 0);
+                g.max = g.max.max(v);
+                g.members |= bit;
             }
         }
-        for x in &e[..len] {
-            at[x.class() as usize] = u8::MAX;
+        let mut count = 0;
+        for (j, g) in acc[..len].iter().enumerate() {
+            debug_assert!(g.class <= u16::MAX as u32, "a class fits 16 bits");
+            at[g.class as usize] = u8::MAX;
+            let members = g.members.count_ones();
+            count += members;
+            self.entries[a + j] = Entry {
+                max: g.max,
+                class: g.class as u16,
+                at_max: g.ties.count_ones() as u8,
+                members: members as u8,
+            };
+            self.ties[a + j] = g.ties;
+            self.members[a + j] = g.members;
         }
         self.len[b] = len as u8;
         self.total = self.total - self.feasible[b] + count;
