@@ -251,6 +251,14 @@ struct Batch {
     /// constraint, the hostname one, counts above 0 before the first bind
     /// (`None`: read them from that constraint's counts).
     holding: Option<Vec<u32>>,
+    /// Which soft constraint's `per_node` is the recycled count buffer
+    /// (`Spare::counts`), given back zeroed at the batch's end: zeroed at
+    /// the nodes of `holding` and of `counted`, not over every node.
+    recycled: Option<usize>,
+    /// The nodes whose count in the recycled buffer a bind moved up from 0.
+    counted: Vec<u32>,
+    /// The recycled count buffer until the batch's spreading takes it.
+    counts: Vec<u32>,
     /// The topology whose domain is a digit of a node's spread class (see
     /// `class_with`): the zone constraint's, or for a batch spread by
     /// hostname alone the system defaults' zone topology, whose digit then
@@ -338,6 +346,9 @@ pub(crate) struct Spare {
     spread_raw: Vec<Option<i64>>,
     index_dirty: Vec<u32>,
     ix: IxScratch,
+    /// A per-node count buffer, every count 0 (see `Batch::recycled`).
+    counts: Vec<u32>,
+    counted: Vec<u32>,
 }
 
 impl Spare {
@@ -349,6 +360,8 @@ impl Spare {
         self.totals.clear();
         self.spread_raw.clear();
         self.index_dirty.clear();
+        self.counted.clear();
+        debug_assert!(self.counts.iter().all(|&c| c == 0));
         debug_assert!(
             self.ix.norm.iter().all(|&v| v == i64::MIN) && self.ix.tied.iter().all(|&t| t == 0),
             "the scan's per-class buffers are neutral between cycles"
@@ -602,6 +615,9 @@ impl Cluster {
             heap_cost: None,
             index_dirty: spare.index_dirty,
             holding: None,
+            recycled: None,
+            counted: spare.counted,
+            counts: spare.counts,
             class_zone: None,
             local_plan: local_plan(profile),
             feasible: spare.feasible,
@@ -740,7 +756,14 @@ impl Cluster {
                 .iter()
                 .map(|(_, k, _, _, _)| (k != HOSTNAME_KEY).then(|| self.topology_id(k)))
                 .collect();
-            let mut per_node = vec![0u32; n];
+            // Zeroed by the batch before (at the nodes it counted), not
+            // allocated and zeroed over every node.
+            let mut per_node = core::mem::take(&mut b.counts);
+            if per_node.len() != n {
+                per_node.clear();
+                per_node.resize(n, 0);
+            }
+            debug_assert!(per_node.iter().all(|&c| c == 0));
             // The nodes holding the revision's pods, once per pod (room for
             // all of the controller's: growing it by doubling copied it
             // over and over at a Deployment of 15,000 pods).
@@ -753,6 +776,9 @@ impl Cluster {
             // count is `per_domain`): the last one takes it, others copy.
             let mut hostnames = topos.iter().filter(|t| t.is_none()).count();
             for ((max_skew, _, _, self_match, min_domains), topo) in soft.into_iter().zip(topos) {
+                if topo.is_none() && hostnames == 1 {
+                    b.recycled = Some(b.soft.len());
+                }
                 // Soft constraints read the zone's count and the node's own:
                 // the hostname domain's count is `per_node`.
                 let mut per_domain = Vec::new();
@@ -1039,6 +1065,12 @@ impl Cluster {
     fn spread_bound(&self, b: &mut Batch, n: NodeId) {
         let i = n.0 as usize;
         let require_all_soft = b.soft_require_all;
+        // The recycled count buffer notes the nodes it counts from 0.
+        if let Some(j) = b.recycled {
+            if b.soft[j].per_node[i] == 0 {
+                b.counted.push(i as u32);
+            }
+        }
         for (list, require_all, hard) in [
             (&mut b.hard, true, true),
             (&mut b.soft, require_all_soft, false),
@@ -1749,7 +1781,17 @@ impl Cluster {
         }
         self.caches
             .give_back(b.static_key, b.static_ok, b.local_key, b.local);
+        // The recycled count buffer back, zeroed where it counted.
+        let mut counts = Vec::new();
+        if let Some(j) = b.recycled {
+            counts = core::mem::take(&mut b.soft[j].per_node);
+            for &i in b.holding.iter().flatten().chain(&b.counted) {
+                counts[i as usize] = 0;
+            }
+        }
         self.caches.keep_spare(Spare {
+            counts,
+            counted: b.counted,
             feasible: b.feasible,
             feasible_slots: b.feasible_slots,
             raw: b.raw,
@@ -2566,17 +2608,10 @@ impl Cluster {
         let ix = match kept {
             Some(mut ix) => {
                 // The slots to refile: those stamped since it was filed
-                // (from the journal, else from every stamp) and those marked.
-                let mut refile = core::mem::take(&mut b.feasible);
-                refile.clear();
-                let journal = match self.caches.stamped_since(ix.synced) {
-                    Some(log) => {
-                        refile.extend_from_slice(log);
-                        refile.extend_from_slice(&ix.pending);
-                        true
-                    }
-                    None => false,
-                };
+                // (named by the journal, read in place, else from every
+                // stamp) and those marked.
+                let journal = self.caches.stamped_since(ix.synced);
+                let named = journal.map_or(0, |log| log.len() + ix.pending.len());
                 // The slots to file again, a bit per slot (a block's slots
                 // are one word): those stamped since it was filed (from the
                 // journal, else from every stamp), those marked, and those
@@ -2586,9 +2621,9 @@ impl Cluster {
                 let stamps = &self.stamps;
                 // A journal longer than a fraction of the nodes (it repeats
                 // nodes) costs more than comparing every packed stamp.
-                let checks = if journal && refile.len() < n / JOURNAL_PER_STAMP {
+                let checks = if let Some(log) = journal.filter(|_| named < n / JOURNAL_PER_STAMP) {
                     // Marked as named, then checked in slot order.
-                    for &i in &refile {
+                    for &i in log.iter().chain(&ix.pending) {
                         marks[i as usize / BLOCK_WORD] |= 1 << (i as usize % BLOCK_WORD);
                     }
                     for (w, bits) in marks.iter_mut().enumerate() {
@@ -2660,7 +2695,6 @@ impl Cluster {
                 // A template whose filters pass half the nodes reads twice
                 // k a cycle.
                 if auto && scans_of(per_cycle) < cost {
-                    b.feasible = refile;
                     self.caches.keep_index(ix);
                     b.index_dirty.clear();
                     return;
@@ -2678,7 +2712,6 @@ impl Cluster {
                 }
                 ix.pending.clear();
                 ix.synced = clock;
-                b.feasible = refile;
                 ix
             }
             None => {
