@@ -4,7 +4,7 @@
 # other, so all of them see the same minutes; then min / median / max per build,
 # and each build's round-by-round ratio to the first.
 #
-#   scripts/bench-ab.sh [--rounds N] [--page] [--profile NAME] BUILD... [-- BENCH FLAGS]
+#   scripts/bench-ab.sh [--rounds N] [--page] [--profile NAME] [--contend] BUILD... [-- BENCH FLAGS]
 #
 # A BUILD is a copy of a `shepherd` binary (the CLI), or with --page of a
 # `page_bench` example binary. Build one per commit, e.g. in a worktree:
@@ -20,10 +20,17 @@
 # first tick, the engine's work in the page's "Big cluster"). The page's own
 # figure in Chromium: tests/browser/perf.mjs with SHEPHERD_WEB_ROOT set to a
 # copy of each build's dist/, alternated the same way.
+# --contend makes the machine's slow phase on purpose: the machine's slow
+# minutes are its memory system's (a loop that stays in registers keeps its
+# pace through them), so a neighbour copying two 256 MiB buffers back and
+# forth on the second CPU, with every run on the first, slows a quiet
+# machine's runs as they do. It needs two CPUs and taskset.
 set -euo pipefail
 
 rounds=8
 page=0
+contend=0
+pin=()
 profile=default-scheduler
 builds=()
 flags=()
@@ -32,8 +39,9 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --page) page=1; shift ;;
     --profile) profile="$2"; shift 2 ;;
+    --contend) contend=1; shift ;;
     --) shift; flags=("$@"); break ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) builds+=("$1"); shift ;;
   esac
 done
@@ -43,13 +51,29 @@ for b in "${builds[@]}"; do
   [ -x "$b" ] || { echo "bench-ab.sh: $b is not an executable build" >&2; exit 2; }
 done
 
+if [ "$contend" = 1 ]; then
+  command -v taskset > /dev/null || { echo "bench-ab.sh: --contend needs taskset" >&2; exit 2; }
+  [ "$(nproc)" -ge 2 ] || { echo "bench-ab.sh: --contend needs two CPUs" >&2; exit 2; }
+  taskset -c 1 python3 -c '
+a = bytearray(1 << 28)
+b = bytearray(1 << 28)
+while True:
+    b[:] = a
+    a[:] = b
+' &
+  neighbour=$!
+  trap 'kill "$neighbour" 2> /dev/null' EXIT
+  pin=(taskset -c 0)
+  sleep 1
+fi
+
 # One run of build $1: its figure in milliseconds.
 run_once() {
   if [ "$page" = 1 ]; then
-    FIRST_TICK_ONLY=1 "$1" 5000 30 "$profile" "${flags[@]}" |
+    FIRST_TICK_ONLY=1 "${pin[@]}" "$1" 5000 30 "$profile" "${flags[@]}" |
       sed -n 's/.*first tick \([0-9.]*\) ms.*/\1/p'
   else
-    "$1" bench --converge-only --profile "$profile" "${flags[@]}" |
+    "${pin[@]}" "$1" bench --converge-only --profile "$profile" "${flags[@]}" |
       awk '/^converge/ { for (i = 1; i <= NF; i++) if ($i ~ /ms$/) { sub(/ms$/, "", $i); print $i; exit } }'
   fi
 }
@@ -71,7 +95,7 @@ for ((r = 1; r <= rounds; r++)); do
   done
 done
 
-echo "$rounds rounds, $([ "$page" = 1 ] && echo "page_bench first tick ($profile)" || echo "bench --converge-only --profile $profile ${flags[*]}") (ms):"
+echo "$rounds rounds, $([ "$page" = 1 ] && echo "page_bench first tick ($profile)" || echo "bench --converge-only --profile $profile ${flags[*]}")$([ "$contend" = 1 ] && echo ", beside a streaming neighbour") (ms):"
 for b in "${builds[@]}"; do
   printf '%s\n' ${times[$b]} | sort -n | awk -v name="$b" '
     { v[NR] = $1 }
