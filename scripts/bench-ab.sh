@@ -24,7 +24,8 @@
 # minutes are its memory system's (a loop that stays in registers keeps its
 # pace through them), so a neighbour copying two 256 MiB buffers back and
 # forth on the second CPU, with every run on the first, slows a quiet
-# machine's runs as they do. It needs two CPUs and taskset.
+# machine's runs as they do (by 5-60% in three tries: builds are still
+# compared within one set). It needs two CPUs and taskset.
 set -euo pipefail
 
 rounds=8
@@ -41,7 +42,7 @@ while [ $# -gt 0 ]; do
     --profile) profile="$2"; shift 2 ;;
     --contend) contend=1; shift ;;
     --) shift; flags=("$@"); break ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) builds+=("$1"); shift ;;
   esac
 done
