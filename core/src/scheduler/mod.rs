@@ -1067,7 +1067,7 @@ impl Cluster {
         let require_all_soft = b.soft_require_all;
         // The recycled count buffer notes the nodes it counts from 0.
         if let Some(j) = b.recycled {
-            if b.soft[j].per_node[i] == 0 {
+            if b.soft[j].per_node.get(i) == Some(&0) {
                 b.counted.push(i as u32);
             }
         }
@@ -1781,14 +1781,18 @@ impl Cluster {
         }
         self.caches
             .give_back(b.static_key, b.static_ok, b.local_key, b.local);
-        // The recycled count buffer back, zeroed where it counted.
-        let mut counts = Vec::new();
-        if let Some(j) = b.recycled {
-            counts = core::mem::take(&mut b.soft[j].per_node);
-            for &i in b.holding.iter().flatten().chain(&b.counted) {
-                counts[i as usize] = 0;
+        // The recycled count buffer back, zeroed where it counted (or as
+        // the batch got it, when its spreading did not take it).
+        let counts = match b.recycled {
+            Some(j) => {
+                let mut counts = core::mem::take(&mut b.soft[j].per_node);
+                for &i in b.holding.iter().flatten().chain(&b.counted) {
+                    counts[i as usize] = 0;
+                }
+                counts
             }
-        }
+            None => b.counts,
+        };
         self.caches.keep_spare(Spare {
             counts,
             counted: b.counted,
