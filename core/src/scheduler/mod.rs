@@ -298,6 +298,9 @@ struct IxScratch {
     cand: Vec<i64>,
     /// PodTopologySpread's normalizing weight, ln(size + 2), by size.
     ln: Vec<(usize, f64)>,
+    /// The last cycle's sample size and zone count, with their weights
+    /// (the next cycle's are mostly the same).
+    weights: Option<((usize, usize), (f64, f64))>,
     /// Per node of the sample, NodeAffinity's raw score.
     na: Vec<i64>,
     /// The scan's per-class spread score and tie count, indexed by class
@@ -3345,8 +3348,14 @@ impl Cluster {
             x.zones.len()
         };
         let (h, z) = (&b.soft[0], b.soft.get(1));
-        let w_h = x.normalizing_weight(m);
-        let w_z = x.normalizing_weight(zones);
+        let (w_h, w_z) = match x.weights {
+            Some((sizes, w)) if sizes == (m, zones) => w,
+            _ => {
+                let w = (x.normalizing_weight(m), x.normalizing_weight(zones));
+                x.weights = Some(((m, zones), w));
+                w
+            }
+        };
         // Raw scores in `x.scores` first, then normalised in place. The
         // classes come in ascending order, so by count: the hostname term
         // is computed once per count.
