@@ -309,13 +309,13 @@ impl Gathered {
     }
 }
 
-/// `ties` (the slots of entry `e`'s class at its best) after a slot `bit`
-/// of the class holding `v` joins the entry: `bit` alone when `v` beats
-/// the best, added when it ties, unchanged when it trails (without
-/// branches, as `Entry::take_one`).
+/// `ties` (the slots of a class at its best, `max`) after a slot `bit` of
+/// the class holding `v` joins it: `bit` alone when `v` beats the best,
+/// added when it ties, unchanged when it trails (without branches, as
+/// `Entry::take_one`).
 #[inline(always)]
-fn joined_ties(e: &Entry, ties: Mask, v: Score, bit: Mask) -> Mask {
-    let (gt, eq) = (v > e.max, v == e.max);
+fn joined_ties(max: Score, ties: Mask, v: Score, bit: Mask) -> Mask {
+    let (gt, eq) = (v > max, v == max);
     core::hint::select_unpredictable(gt, 0, ties)
         | core::hint::select_unpredictable(gt | eq, bit, 0)
 }
@@ -710,7 +710,7 @@ impl Blocks {
             match (0..len).find(|&j| self.entries[at + j].class() == class) {
                 Some(j) => {
                     self.ties[at + j] =
-                        joined_ties(&self.entries[at + j], self.ties[at + j], score, bit);
+                        joined_ties(self.entries[at + j].max, self.ties[at + j], score, bit);
                     self.entries[at + j].take_one(score);
                     self.members[at + j] |= bit;
                 }
@@ -977,9 +977,7 @@ impl Blocks {
                 len += 1;
             } else {
                 let g = &mut acc[j % BLOCK];
-                let (gt, eq) = (v > g.max, v == g.max);
-                g.ties = core::hint::select_unpredictable(gt, 0, g.ties)
-                    | core::hint::select_unpredictable(gt | eq, bit, 0);
+                g.ties = joined_ties(g.max, g.ties, v, bit);
                 g.max = g.max.max(v);
                 g.members |= bit;
             }
@@ -1448,9 +1446,7 @@ impl Blocks {
             let bit = m & m.wrapping_neg();
             m &= m - 1;
             let v = self.score[at + t];
-            let (gt, eq) = (v > max, v == max);
-            ties = core::hint::select_unpredictable(gt, 0, ties)
-                | core::hint::select_unpredictable(gt | eq, bit, 0);
+            ties = joined_ties(max, ties, v, bit);
             max = max.max(v);
         }
         (max, ties)
