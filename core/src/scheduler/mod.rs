@@ -296,11 +296,10 @@ struct IxScratch {
     decoded_as: (u32, u32, u32),
     /// Per present class: its nodes' total at the class's best.
     cand: Vec<i64>,
-    /// PodTopologySpread's normalizing weight, ln(size + 2), by size.
-    ln: Vec<(usize, f64)>,
-    /// The last cycle's sample size and zone count, with their weights
-    /// (the next cycle's are mostly the same).
-    weights: Option<((usize, usize), (f64, f64))>,
+    /// PodTopologySpread's normalizing weight, ln(size + 2), indexed by
+    /// size (NaN: not worked out yet). The sample's size and its zones'
+    /// count come back cycle after cycle.
+    ln: Vec<f64>,
     /// Per node of the sample, NodeAffinity's raw score.
     na: Vec<i64>,
     /// The scan's per-class spread score and tie count, indexed by class
@@ -374,18 +373,21 @@ impl Spare {
 }
 
 impl IxScratch {
+    #[inline]
     fn normalizing_weight(&mut self, size: usize) -> f64 {
-        // The sample's size and its zones' count come back cycle after
-        // cycle: the latest first.
-        if let Some(&(_, w)) = self.ln.iter().rev().find(|e| e.0 == size) {
-            return w;
+        match self.ln.get(size) {
+            Some(&w) if !w.is_nan() => w,
+            _ => self.work_out_weight(size),
         }
-        let w = spread::normalizing_weight(size);
-        if self.ln.len() >= 8 {
-            self.ln.remove(0);
+    }
+
+    #[cold]
+    fn work_out_weight(&mut self, size: usize) -> f64 {
+        if self.ln.len() <= size {
+            self.ln.resize(size + 1, f64::NAN);
         }
-        self.ln.push((size, w));
-        w
+        self.ln[size] = spread::normalizing_weight(size);
+        self.ln[size]
     }
 }
 
@@ -3348,14 +3350,8 @@ impl Cluster {
             x.zones.len()
         };
         let (h, z) = (&b.soft[0], b.soft.get(1));
-        let (w_h, w_z) = match x.weights {
-            Some((sizes, w)) if sizes == (m, zones) => w,
-            _ => {
-                let w = (x.normalizing_weight(m), x.normalizing_weight(zones));
-                x.weights = Some(((m, zones), w));
-                w
-            }
-        };
+        let w_h = x.normalizing_weight(m);
+        let w_z = x.normalizing_weight(zones);
         // Raw scores in `x.scores` first, then normalised in place. The
         // classes come in ascending order, so by count: the hostname term
         // is computed once per count.
