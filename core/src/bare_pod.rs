@@ -71,10 +71,10 @@ impl Cluster {
         let id = self.add_owner(Controller::new(
             &spec.name,
             1,
-            Workload::Pod(BareState {
+            Workload::Pod(alloc::boxed::Box::new(BareState {
                 spec: spec.clone(),
                 created: false,
-            }),
+            })),
         ));
         self.current_revision_for(id, spec.template);
         self.mark_services_for(id);

@@ -456,13 +456,17 @@ pub(crate) struct Controller {
 
 /// The owner behind a controller slot. Deployments keep `replicas` pods;
 /// a DaemonSet one pod per eligible node (`daemonset.rs`); a bare Pod is
-/// its own owner, and nobody recreates it (`bare_pod.rs`).
+/// its own owner, and nobody recreates it (`bare_pod.rs`). The rarer two
+/// are boxed: a bare Pod's spec is 360 bytes, which every Deployment's
+/// controller carried while the variant held it in place.
 #[derive(Clone, Debug)]
 pub(crate) enum Workload {
     Deployment,
     DaemonSet(alloc::boxed::Box<crate::daemonset::DaemonState>),
-    Pod(crate::bare_pod::BareState),
+    Pod(alloc::boxed::Box<crate::bare_pod::BareState>),
 }
+
+const _: () = assert!(core::mem::size_of::<Workload>() <= 16);
 
 impl Controller {
     /// An owner with no revisions and no pods yet. Only Deployments report
