@@ -12,6 +12,7 @@ use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use crate::domain_counts::DomainCounts;
 use crate::error::Error;
 use crate::events::{EventRecord, EventType, Message, ObjectRef, Reason, RenderedEvent, TextId};
 use crate::model::*;
@@ -572,20 +573,20 @@ pub(crate) struct TermState {
     pub term: AffinityTerm,
     /// Index into the cluster's topologies.
     pub topo: u32,
-    /// Bound pods matching the selector, per domain (grown on demand).
-    pub matching: Vec<u32>,
+    /// Bound pods matching the selector, per domain.
+    pub matching: DomainCounts<u32>,
     /// Bound pods matching the selector on nodes that have the topology key.
     pub matching_total: u32,
-    /// Bound pods that carry this term as required anti-affinity, per domain (grown on demand).
-    pub owners: Vec<u32>,
+    /// Bound pods that carry this term as required anti-affinity, per domain.
+    pub owners: DomainCounts<u32>,
     /// The sum of `owners`: bound pods carrying it as required
     /// anti-affinity on nodes that have the topology key.
     pub owners_total: u32,
     /// Bound pods that carry this term as required affinity, per domain.
-    pub affinity_owners: Vec<u32>,
+    pub affinity_owners: DomainCounts<u32>,
     /// Per domain, the weights of bound pods that carry this term as a
     /// preference: + for preferred affinity, - for preferred anti-affinity.
-    pub preferred: Vec<i64>,
+    pub preferred: DomainCounts<i64>,
     /// Bound pods that carry this term in any of the four ways, anywhere.
     pub carriers: u32,
     /// Bound pods that carry it in a way the InterPodAffinity score counts
@@ -595,27 +596,16 @@ pub(crate) struct TermState {
 
 impl TermState {
     pub fn matching_in(&self, d: u32) -> u32 {
-        self.matching.get(d as usize).copied().unwrap_or(0)
+        self.matching.get(d)
     }
     pub fn owners_in(&self, d: u32) -> u32 {
-        self.owners.get(d as usize).copied().unwrap_or(0)
+        self.owners.get(d)
     }
     pub fn affinity_owners_in(&self, d: u32) -> u32 {
-        self.affinity_owners.get(d as usize).copied().unwrap_or(0)
+        self.affinity_owners.get(d)
     }
     pub fn preferred_in(&self, d: u32) -> i64 {
-        self.preferred.get(d as usize).copied().unwrap_or(0)
-    }
-}
-
-fn bump(v: &mut Vec<u32>, d: u32, add: bool) {
-    if v.len() <= d as usize {
-        v.resize(d as usize + 1, 0);
-    }
-    if add {
-        v[d as usize] += 1;
-    } else {
-        v[d as usize] -= 1;
+        self.preferred.get(d)
     }
 }
 
@@ -1742,12 +1732,12 @@ impl Cluster {
         self.terms.push(TermState {
             term: term.clone(),
             topo,
-            matching: Vec::new(),
+            matching: DomainCounts::default(),
             matching_total: 0,
-            owners: Vec::new(),
+            owners: DomainCounts::default(),
             owners_total: 0,
-            affinity_owners: Vec::new(),
-            preferred: Vec::new(),
+            affinity_owners: DomainCounts::default(),
+            preferred: DomainCounts::default(),
             carriers: 0,
             score_carriers: 0,
         });
@@ -1795,7 +1785,7 @@ impl Cluster {
                     let ts = &mut self.terms[i as usize];
                     if let Some(d) = d {
                         ts.matching_total += 1;
-                        bump(&mut ts.matching, d, true);
+                        ts.matching.step(d, true);
                     }
                 }
             }
@@ -2280,7 +2270,7 @@ impl Cluster {
             let ts = &mut terms[t as usize];
             if let Some(d) = domain(ts.topo) {
                 step(&mut ts.matching_total);
-                bump(&mut ts.matching, d, add);
+                ts.matching.step(d, add);
             }
         }
         let preferred = r
@@ -2306,23 +2296,19 @@ impl Cluster {
             let ts = &mut terms[t as usize];
             if let Some(d) = domain(ts.topo) {
                 step(&mut ts.owners_total);
-                bump(&mut ts.owners, d, add);
+                ts.owners.step(d, add);
             }
         }
         for &t in &r.affinity_ids {
             let ts = &mut terms[t as usize];
             if let Some(d) = domain(ts.topo) {
-                bump(&mut ts.affinity_owners, d, add);
+                ts.affinity_owners.step(d, add);
             }
         }
         for (t, w) in preferred {
             let ts = &mut terms[t as usize];
             if let Some(d) = domain(ts.topo) {
-                let v = &mut ts.preferred;
-                if v.len() <= d as usize {
-                    v.resize(d as usize + 1, 0);
-                }
-                v[d as usize] += if add { w } else { -w };
+                ts.preferred.add(d, if add { w } else { -w });
             }
         }
     }

@@ -72,6 +72,7 @@ pub mod chunked;
 mod cluster;
 mod controllers;
 mod daemonset;
+mod domain_counts;
 mod error;
 pub mod events;
 pub mod limits;

@@ -637,7 +637,7 @@ impl Cluster {
         };
         debug_assert!(b.rev.matching_terms.iter().all(|&t| {
             let ts = &self.terms[t as usize];
-            ts.owners_total == ts.owners.iter().sum::<u32>()
+            ts.owners_total == ts.owners.iter().map(|(_, c)| c).sum::<u32>()
         }));
         b.ipa_score = profile.weight(Plugin::InterPodAffinity).is_some()
             && (!b.rev.preferred_ids.is_empty()
@@ -894,10 +894,8 @@ impl Cluster {
                     }
                     SpreadSelector::Term(t) => {
                         // The term's own per-node counts (`matching_in`),
-                        // copied whole; nodes past its end count 0.
-                        let m = &this.terms[t as usize].matching;
-                        let k = m.len().min(n);
-                        per_node[..k].copy_from_slice(&m[..k]);
+                        // its counted pages copied; the rest count 0.
+                        this.terms[t as usize].matching.copy_into(&mut per_node);
                     }
                 }
                 out.push(Spread {
