@@ -2016,7 +2016,7 @@ fn rollback_follows_kubernetes_history_after_a_template_is_reused() {
         .unwrap();
         h.run_until("web settles", 10, |h| h.settled("web"))
             .unwrap();
-        let v1 = h.cluster().template("web").unwrap().clone();
+        let v1 = h.cluster().template("web").unwrap();
         for &v in rolls {
             let template = v1.clone().with_version(v);
             h.submit(Event::Roll {
@@ -2559,7 +2559,7 @@ fn bounds_hold_after_every_reconcile_pass_not_only_at_tick_ends() {
                         c.heartbeats();
                         c.detect_failures();
                         if tick == 5 {
-                            let t = c.template("web").unwrap().clone().with_version("v2");
+                            let t = c.template("web").unwrap().with_version("v2");
                             c.roll("web", t).unwrap();
                             rolled = true;
                         }
@@ -3210,7 +3210,7 @@ fn a_budget_counts_the_deployments_whose_pods_match_now() {
         .unwrap();
     }
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
-    let back = c.template("b").unwrap().clone().with_label("tier", "back");
+    let back = c.template("b").unwrap().with_label("tier", "back");
     c.roll("b", back).unwrap();
     for t in 1..=10 {
         c.set_now(t);

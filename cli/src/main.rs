@@ -527,7 +527,6 @@ fn roll_all(sim: &mut Simulator) -> Result<(), String> {
             .cluster()
             .template(a)
             .map_err(|e| e.to_string())?
-            .clone()
             .with_version("v2");
         let surge = *rng.pick(&[
             IntOrPercent::Percent(25),

@@ -374,8 +374,6 @@ pub(crate) struct Revision {
     /// The template as admitted: with the reserved namespace labels and
     /// selector requirements (`namespace.rs`) that every matcher reads.
     pub template: PodTemplate,
-    /// The template as declared (what `Cluster::template` shows).
-    pub declared: PodTemplate,
     /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`.
     pub hash: String,
     /// Terms (by index) whose selector matches this template's labels.
@@ -401,6 +399,14 @@ pub(crate) struct Revision {
 }
 
 impl Revision {
+    /// The template as declared (what `Cluster::template` shows): the
+    /// admitted one without the reserved labels and selector requirements
+    /// that namespaces added (worked out when asked for, not kept: it was
+    /// a second template, about a kilobyte, in every revision).
+    pub fn declared(&self) -> PodTemplate {
+        crate::namespace::strip_template(&self.template)
+    }
+
     /// Whether pods of this revision carry any inter-pod term, required or preferred.
     pub fn carries_terms(&self) -> bool {
         !self.affinity_ids.is_empty()
@@ -1542,7 +1548,7 @@ impl Cluster {
         let prev = c.history.len().checked_sub(2).map(|i| c.history[i]);
         match prev {
             Some(r) => {
-                let t = c.revisions[r as usize - 1].declared.clone();
+                let t = c.revisions[r as usize - 1].declared();
                 self.roll(name, t)
             }
             None => Err(Error::Invalid(format!("app {name} has no previous revision to roll back to; expected an app that has been rolled at least once"))),
@@ -1624,6 +1630,10 @@ impl Cluster {
             {
                 let declared = crate::namespace::strip_template(&template);
                 let template = self.admit(id, &template);
+                // The declared template is the admitted one without what
+                // admission added, so a revision keeps only the admitted
+                // one (`Revision::declared`).
+                debug_assert_eq!(crate::namespace::strip_template(&template), declared);
                 // The hash of the declared template: namespaces do not
                 // rename a ReplicaSet.
                 let hash = template_hash(&declared);
@@ -1664,7 +1674,6 @@ impl Cluster {
                 c.revisions.push(Rc::new(Revision {
                     added_tolerations,
                     template,
-                    declared,
                     hash,
                     matching_terms,
                     affinity_ids,

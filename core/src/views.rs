@@ -341,10 +341,10 @@ impl Cluster {
         }
     }
 
-    /// The current pod template of a Deployment.
-    pub fn template(&self, app: &str) -> Result<&PodTemplate, Error> {
+    /// The current pod template of a Deployment, as declared.
+    pub fn template(&self, app: &str) -> Result<PodTemplate, Error> {
         let c = &self.controllers[self.controller_id(app)?.0 as usize];
-        Ok(&c.revisions[c.current as usize - 1].declared)
+        Ok(c.revisions[c.current as usize - 1].declared())
     }
 
     /// The FailedScheduling message for a pending pod, if the scheduler has

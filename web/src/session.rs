@@ -903,11 +903,7 @@ impl Session {
 
     /// The current pod template of an app (the roll form starts from it).
     pub fn template(&self, app: &str) -> Result<shepherd::PodTemplate, String> {
-        self.sim
-            .cluster()
-            .template(app)
-            .cloned()
-            .map_err(|e| e.to_string())
+        self.sim.cluster().template(app).map_err(|e| e.to_string())
     }
 }
 
