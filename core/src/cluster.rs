@@ -395,7 +395,9 @@ pub(crate) struct Revision {
     /// What the DefaultTolerationSeconds admission plugin adds to the pods
     /// of this revision after the template's own tolerations
     /// (`taints::default_tolerations`).
-    pub added_tolerations: Vec<crate::model::Toleration>,
+    /// Shared: there are four possible lists, and every revision held a
+    /// copy of one (`Cluster::added_tolerations`).
+    pub added_tolerations: Rc<[crate::model::Toleration]>,
 }
 
 impl Revision {
@@ -690,6 +692,9 @@ pub const PASS_BUDGET: u32 = 64;
 #[derive(Clone, Debug)]
 pub struct Cluster {
     pub(crate) now: u64,
+    /// The lists DefaultTolerationSeconds adds to a revision's pods, by
+    /// which of the two it adds (`added_tolerations`), made once.
+    pub(crate) default_added: [Option<Rc<[Toleration]>>; 4],
     pub(crate) nodes: Vec<NodeState>,
     /// Per node, the keys of the pods bound there; each pod records its
     /// position (`node_slot`). Apart from the node's record, as the node's
@@ -841,6 +846,7 @@ impl Cluster {
     pub fn new() -> Self {
         Cluster {
             now: 0,
+            default_added: Default::default(),
             nodes: Vec::new(),
             node_pods: Vec::new(),
             unfiled: Vec::new(),
@@ -1664,7 +1670,7 @@ impl Cluster {
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
-                let added_tolerations = crate::taints::default_tolerations(&template.tolerations);
+                let added_tolerations = self.added_tolerations(&template.tolerations);
                 let c = &mut self.controllers[id.0 as usize];
                 // A Deployment holds a revision or a few (one per template
                 // it ran, up to its history); a revision is about 800

@@ -250,6 +250,22 @@ impl Cluster {
         }
     }
 
+    /// What DefaultTolerationSeconds adds to the pods of a template with
+    /// `tolerations` ([`default_tolerations`]), one shared list for each of
+    /// the four outcomes.
+    pub(crate) fn added_tolerations(
+        &mut self,
+        tolerations: &[Toleration],
+    ) -> alloc::rc::Rc<[Toleration]> {
+        let added = default_tolerations(tolerations);
+        let which = added.iter().fold(0, |m, t| {
+            m | if t.key == TAINT_NODE_NOT_READY { 1 } else { 2 }
+        });
+        self.default_added[which]
+            .get_or_insert_with(|| added.into())
+            .clone()
+    }
+
     /// The NoExecute half of the condition taints of node `id`.
     pub(crate) fn condition_no_execute(&self, id: NodeId) -> Option<Taint> {
         let n = &self.nodes[id.0 as usize];
