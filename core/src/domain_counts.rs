@@ -24,7 +24,9 @@ pub(crate) trait Count:
 impl Count for u32 {}
 impl Count for i64 {}
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// No `PartialEq`: two equal sets of counts may hold different runs of
+/// freed pages; compare `iter()`.
+#[derive(Clone, Debug)]
 pub(crate) struct DomainCounts<T> {
     pages: Vec<Option<Box<[T; PAGE]>>>,
     /// Domains whose count is not zero.
