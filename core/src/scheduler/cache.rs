@@ -147,16 +147,21 @@ pub(crate) struct IndexKey {
 /// A sample index kept between batches with the same [`IndexKey`]: a slot is
 /// true while its node keeps the stamp it was filed at and holds no pod of
 /// the batch's revision (such slots are marked to refile when a batch ends).
+///
+/// Node stamps come from one clock that only goes forward, and every slot
+/// is filed at its node's stamp by the lend and the binds of the batch that
+/// holds the index; so a slot outside `pending` and `lazy` is true exactly
+/// while its node's stamp is at most `synced`, and the index keeps no stamp
+/// of its own per slot.
 #[derive(Clone, Debug)]
 pub(crate) struct KeptIndex {
     pub key: IndexKey,
     pub blocks: super::sample_index::Blocks,
-    /// Per slot, the node's stamp when it was filed ([`NEVER`]: refile).
-    pub filed: Vec<u64>,
-    /// Every node stamped up to this clock is filed at its stamp, except
-    /// the slots in `pending` (the journal names the ones stamped since).
+    /// Every slot whose node was stamped up to this clock is filed at its
+    /// stamp, except the slots in `pending` and `lazy` (the journal names
+    /// the nodes stamped since).
     pub synced: u64,
-    /// Slots marked to refile (`filed` is [`NEVER`] for each).
+    /// Slots marked to refile (a slot may be named twice).
     pub pending: Vec<u32>,
     /// Slots a lend left to refile when a cycle first reaches their block
     /// (a bit per slot, a word per block): a batch whose samples will not
@@ -176,7 +181,6 @@ impl KeptIndex {
         Box::new(KeptIndex {
             key,
             blocks,
-            filed: alloc::vec![NEVER; n],
             synced: 0,
             pending: Vec::new(),
             lazy: alloc::vec![0; n.div_ceil(super::sample_index::BLOCK)],
@@ -187,23 +191,19 @@ impl KeptIndex {
 
     /// Marks slot `i` to be filed again by the next batch that lends it.
     pub fn stale(&mut self, i: usize) {
-        if self.filed[i] != NEVER {
-            self.filed[i] = NEVER;
-            self.pending.push(i as u32);
-        }
+        self.pending.push(i as u32);
     }
 }
 
-/// What kept sample indexes may take together (72 bytes a node slot each:
-/// the class, the score, the stamp, a block entry, its ties and its
-/// members, and a group entry; 360 KB at 5,000 nodes, so 58 of them there).
+/// What kept sample indexes may take together (`SLOT_BYTES`, 34, a node
+/// slot each; 170 KB at 5,000 nodes, so 123 of them there).
 pub(crate) const MAX_INDEX_BYTES: usize = 20 << 20;
 /// Sample indexes kept at least, however many nodes.
 pub(crate) const MIN_INDEXES: usize = 8;
 
 /// How many sample indexes of `slots` node slots are kept.
 pub(crate) fn max_indexes(slots: usize) -> usize {
-    (MAX_INDEX_BYTES / (72 * slots.max(1))).max(MIN_INDEXES)
+    (MAX_INDEX_BYTES / (super::sample_index::SLOT_BYTES * slots.max(1))).max(MIN_INDEXES)
 }
 
 /// A kept value, its key, and when it was last given back.

@@ -412,7 +412,7 @@ const NA_CLASS_TERMS: usize = 4;
 
 /// The most classes a batch's fast cycle tells apart (its per-class
 /// buffers: about 2.5 MB at this size).
-const MAX_CLASSES: u64 = 1 << 16;
+const MAX_CLASSES: u64 = (1 << 16) - 1;
 
 /// A batch spread by hostname alone takes the zone digit into its classes
 /// (`Cluster::class_zone`) while the zone key has fewer values than this.
@@ -1612,6 +1612,42 @@ impl Cluster {
         Self::local_planned_of(&self.hot[n.0 as usize], b, l)
     }
 
+    /// `local_planned_of` for a plan of LeastAllocated over cpu and memory
+    /// weighed alike beside BalancedAllocation, for a pod with requests.
+    #[inline(always)]
+    fn local_common_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
+        debug_assert!(l.w_fit > 0 && !l.most && l.w_cpu == l.w_mem && l.w_bal > 0);
+        let cpu = fit::least_requested_score(
+            (h.nonzero.cpu_millis + b.nonzero.cpu_millis) as i64,
+            h.capacity.cpu_millis as i64,
+        );
+        let mem = fit::least_requested_score(
+            (h.nonzero.memory_mib + b.nonzero.memory_mib) as i64,
+            h.capacity.memory_mib as i64,
+        );
+        let frac = |r: u64, a: u64| {
+            let f = r as i64 as f64 / a as i64 as f64;
+            if f > 1.0 {
+                1.0
+            } else {
+                f
+            }
+        };
+        let f1 = frac(
+            h.allocated.cpu_millis + b.req.cpu_millis,
+            h.capacity.cpu_millis,
+        );
+        let f2 = frac(
+            h.allocated.memory_mib + b.req.memory_mib,
+            h.capacity.memory_mib,
+        );
+        let std = plugins::abs((f1 - f2) / 2.0);
+        let total = l.w_fit * ((cpu + mem) >> 1)
+            + l.w_bal * (((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64);
+        debug_assert_eq!(total, Self::local_planned_of(h, b, l));
+        total
+    }
+
     /// `local_planned` for the node record `h`.
     #[inline(always)]
     fn local_planned_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
@@ -1765,16 +1801,11 @@ impl Cluster {
             for &i in &b.index_dirty {
                 ix.stale(i as usize);
             }
-            // The batch filed the nodes it bound to: whatever else was
-            // stamped since the lend (nothing, today) waits in `pending`.
-            if let Some(log) = self.caches.stamped_since(ix.synced) {
-                for &i in log {
-                    if ix.filed[i as usize] != self.hot[i as usize].stamp {
-                        ix.stale(i as usize);
-                    }
-                }
-                ix.synced = self.stamp_clock;
-            }
+            // The batch filed the nodes it bound to at their stamps: the
+            // index is true up to now but for its marked and lazy slots.
+            // Nothing else stamps a node while a batch holds an index (the
+            // next lend checks every fresh slot in debug builds).
+            ix.synced = self.stamp_clock;
             self.caches.keep_index(ix);
         }
         let preferred = &b.rev.template.node_affinity.preferred;
@@ -2614,9 +2645,9 @@ impl Cluster {
         let kept = self.caches.take_index(&key);
         let ix = match kept {
             Some(mut ix) => {
-                // The slots to refile: those stamped since it was filed
-                // (named by the journal, read in place, else from every
-                // stamp) and those marked.
+                // The slots to refile: those stamped since it was synced
+                // (named by the journal, else read from every stamp) and
+                // those marked.
                 let journal = self.caches.stamped_since(ix.synced);
                 let named = journal.map_or(0, |log| log.len() + ix.pending.len());
                 // The slots to file again, a bit per slot (a block's slots
@@ -2629,37 +2660,24 @@ impl Cluster {
                 // A journal longer than a fraction of the nodes (it repeats
                 // nodes) costs more than comparing every packed stamp.
                 let checks = if let Some(log) = journal.filter(|_| named < n / JOURNAL_PER_STAMP) {
-                    // Marked as named, then checked in slot order.
-                    for &i in log.iter().chain(&ix.pending) {
+                    for &i in log {
                         marks[i as usize / BLOCK_WORD] |= 1 << (i as usize % BLOCK_WORD);
-                    }
-                    for (w, bits) in marks.iter_mut().enumerate() {
-                        let mut left = *bits;
-                        while left != 0 {
-                            let t = left.trailing_zeros() as usize;
-                            left &= left - 1;
-                            let i = w * BLOCK_WORD + t;
-                            if ix.filed[i] == stamps[i] {
-                                *bits &= !(1 << t);
-                            }
-                        }
                     }
                     0
                 } else {
-                    for (w, (filed, now)) in ix
-                        .filed
-                        .chunks(BLOCK_WORD)
-                        .zip(stamps.chunks(BLOCK_WORD))
-                        .enumerate()
-                    {
+                    let synced = ix.synced;
+                    for (w, now) in stamps.chunks(BLOCK_WORD).enumerate() {
                         let mut bits: sample_index::Mask = 0;
-                        for (t, (f, s)) in filed.iter().zip(now).enumerate() {
-                            bits |= ((f != s) as sample_index::Mask) << t;
+                        for (t, &s) in now.iter().enumerate() {
+                            bits |= ((s > synced) as sample_index::Mask) << t;
                         }
                         marks[w] = bits;
                     }
                     n as u64 / CHECKS_PER_VISIT
                 };
+                for &i in &ix.pending {
+                    marks[i as usize / BLOCK_WORD] |= 1 << (i as usize % BLOCK_WORD);
+                }
                 let mut mark = |i: usize| marks[i / BLOCK_WORD] |= 1 << (i % BLOCK_WORD);
                 for &i in &b.index_dirty {
                     mark(i as usize);
@@ -2786,7 +2804,6 @@ impl Cluster {
             } else {
                 ix.blocks.set(i, c, l);
             }
-            ix.filed[i] = self.hot[i].stamp;
         }
         if bulk {
             ix.blocks.summarise(w);
@@ -2812,7 +2829,6 @@ impl Cluster {
             others &= others - 1;
             let (c, l) = self.slot_entry(b, i, stride, profile);
             ix.blocks.load(i, c, l);
-            ix.filed[i] = self.hot[i].stamp;
         }
     }
 
@@ -2834,6 +2850,37 @@ impl Cluster {
         stride: usize,
         l: LocalPlan,
     ) -> sample_index::Mask {
+        // The common shape (a template that selects no nodes and has no
+        // preferred terms in its class, no hard constraint, LeastAllocated
+        // over cpu and memory weighed alike beside BalancedAllocation) in a
+        // loop of its own, its plan's branches compiled out.
+        let common = b.plain_template
+            && b.na_bits == 0
+            && b.hard_zone.is_none()
+            && l.w_fit > 0
+            && !l.most
+            && l.w_cpu == l.w_mem
+            && l.w_bal > 0
+            && !b.best_effort;
+        if common {
+            self.load_ordinary_slots_in::<true>(b, ix, w, bits, stride, l)
+        } else {
+            self.load_ordinary_slots_in::<false>(b, ix, w, bits, stride, l)
+        }
+    }
+
+    /// `load_ordinary_slots`, with `COMMON` saying the batch has the shape
+    /// its fast loop serves.
+    #[inline(always)]
+    fn load_ordinary_slots_in<const COMMON: bool>(
+        &self,
+        b: &Batch,
+        ix: &mut cache::KeptIndex,
+        w: usize,
+        bits: sample_index::Mask,
+        stride: usize,
+        l: LocalPlan,
+    ) -> sample_index::Mask {
         let at = w * BLOCK_WORD;
         let end = (at + BLOCK_WORD).min(self.nodes.len());
         let hot = &self.hot[at..end];
@@ -2845,7 +2892,6 @@ impl Cluster {
             .hard_zone
             .map(|(t, hs)| (&self.topologies[t as usize].node_domain[at..end], hs));
         let spec = &self.spec_stamps[at..end];
-        let filed = &mut ix.filed[at..end];
         let mut others = 0 as sample_index::Mask;
         let mut left = bits;
         while left != 0 {
@@ -2857,15 +2903,13 @@ impl Cluster {
                 continue;
             }
             if !(h.fits(&b.req) && h.pods_free > 0) {
-                filed[t] = h.stamp;
                 ix.blocks.load(at + t, sample_index::NONE, 0);
                 continue;
             }
-            if !b.plain_template {
+            if !COMMON && !b.plain_template {
                 match b.static_ok.get(at + t, spec[t]) {
                     Some(1) => {}
                     Some(_) => {
-                        filed[t] = h.stamp;
                         ix.blocks.load(at + t, sample_index::NONE, 0);
                         continue;
                     }
@@ -2875,7 +2919,7 @@ impl Cluster {
                     }
                 }
             }
-            let mask = if b.na_bits == 0 {
+            let mask = if COMMON || b.na_bits == 0 {
                 0
             } else {
                 match b.na_mask.get(at + t, spec[t]) {
@@ -2886,7 +2930,6 @@ impl Cluster {
                     }
                 }
             };
-            filed[t] = h.stamp;
             let mut class = 0usize;
             if let Some(own) = own {
                 let d = match zone.and_then(|z| z[t]) {
@@ -2895,10 +2938,10 @@ impl Cluster {
                 };
                 class = own[t] as usize * stride + d;
             }
-            if b.na_bits > 0 {
+            if !COMMON && b.na_bits > 0 {
                 class = class << b.na_bits | mask;
             }
-            if let Some((dom, hs)) = hard {
+            if let Some((dom, hs)) = hard.filter(|_| !COMMON) {
                 class = class * hs
                     + match dom[t] {
                         Some(d) => d as usize,
@@ -2907,7 +2950,11 @@ impl Cluster {
             }
             let e = (
                 class as u32,
-                sample_index::score_of(Self::local_planned_of(h, b, l)),
+                sample_index::score_of(if COMMON {
+                    Self::local_common_of(h, b, l)
+                } else {
+                    Self::local_planned_of(h, b, l)
+                }),
             );
             debug_assert!(
                 !(b.plain_template && b.na_bits == 0) || e == self.plain_slot(b, at + t, stride, l)
@@ -2978,7 +3025,6 @@ impl Cluster {
                 for i in 0..n {
                     let (c, l) = self.slot_entry(b, i, stride, profile);
                     ix.blocks.load(i, c, l);
-                    ix.filed[i] = self.hot[i].stamp;
                 }
             }
         }
@@ -3149,7 +3195,6 @@ impl Cluster {
             }
         }
         ix.blocks.set(i, c, l);
-        ix.filed[i] = self.hot[i].stamp;
         if !b.soft.is_empty() && !b.inter_pod_local {
             b.index_dirty.push(i as u32);
         }

@@ -18,7 +18,7 @@
 //! entries' masks; a bind updates one block entry and one group entry. At
 //! 5,000 nodes and a sample of 500 that is one or two group summaries, a
 //! few block summaries and two partial blocks a cycle, in a few flat arrays
-//! (about 360 KB), where a tree per class cost O(classes x log nodes) and
+//! (about 170 KB), where a tree per class cost O(classes x log nodes) and
 //! 2 x nodes entries a class.
 //!
 //! A batch whose template narrows another's (its nodeSelector, required
@@ -38,9 +38,13 @@ pub(crate) type Mask = u64;
 pub(crate) const BLOCK: usize = Mask::BITS as usize;
 
 /// A slot's score as the index holds it: a node-local score, at most the
-/// sum of two weights (1 to 100) times 100, so 32 bits are plenty and the
-/// arrays a cycle reads take half the cache lines.
-pub(crate) type Score = i32;
+/// sum of two weights (NodeResourcesFit's and BalancedAllocation's, each 1
+/// to 100 as profile validation allows) times 100, so 16 bits hold it and
+/// the arrays a cycle and a refile touch take a quarter of the cache lines
+/// 64 bits would (the kept indexes of a convergence outgrow the L2 cache).
+pub(crate) type Score = i16;
+
+const _: () = assert!(2 * 100 * super::plugins::MAX_NODE_SCORE <= Score::MAX as i64);
 
 /// `v` as a [`Score`] (node-local scores are far inside its range).
 #[inline]
@@ -54,6 +58,19 @@ pub(crate) fn score_of(v: i64) -> Score {
 
 /// The class of a slot whose node is not feasible.
 pub(crate) const NONE: u32 = u32::MAX;
+
+/// [`NONE`] as a slot holds it.
+const NARROW_NONE: u16 = u16::MAX;
+
+/// A slot's class as [`Blocks`] holds it, widened.
+#[inline]
+fn wide(c: u16) -> u32 {
+    if c == NARROW_NONE {
+        NONE
+    } else {
+        c as u32
+    }
+}
 
 /// One class's best over a set of slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,8 +105,8 @@ impl Best {
     }
 }
 
-/// A block's summary of one class, packed into 8 bytes so a block's
-/// summaries take half the cache lines a [`Best`] would: classes stay
+/// A block's summary of one class, packed into 6 bytes so a block's
+/// summaries take under half the cache lines a [`Best`] would: classes stay
 /// under 2^16 (the scheduler bounds a batch's classes so) and a block has
 /// at most [`BLOCK`] slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -449,7 +466,10 @@ fn cut_part(admitted: Mask, part: &mut Mask, left: &mut u32, at: usize) -> Optio
 /// Feasible slots with their class and score, summarised by block.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Blocks {
-    class: Vec<u32>,
+    /// Each slot's class in 16 bits ([`NONE`] as `u16::MAX`, a value no
+    /// class takes: the scheduler keeps a batch's classes below it), so
+    /// the slot arrays of the kept indexes take half the cache they would.
+    class: Vec<u16>,
     score: Vec<Score>,
     /// Feasible slots per block.
     feasible: Vec<u32>,
@@ -574,12 +594,20 @@ impl Window {
     }
 }
 
+/// What a [`Blocks`] takes per node slot: its class and score, a block
+/// entry with its ties and members masks, and a group entry.
+pub(crate) const SLOT_BYTES: usize = core::mem::size_of::<u16>()
+    + core::mem::size_of::<Score>()
+    + core::mem::size_of::<Entry>()
+    + 2 * core::mem::size_of::<Mask>()
+    + core::mem::size_of::<GroupEntry>();
+
 impl Blocks {
     /// An empty index over `n` slots (no node feasible), in `self`'s memory.
     pub fn reset(&mut self, n: usize) {
         let blocks = n.div_ceil(BLOCK);
         self.class.clear();
-        self.class.resize(n, NONE);
+        self.class.resize(n, NARROW_NONE);
         self.score.clear();
         self.score.resize(n, 0);
         self.feasible.clear();
@@ -621,13 +649,13 @@ impl Blocks {
     /// The slot's class and score (`NONE` when its node is not feasible).
     #[cfg(debug_assertions)]
     pub fn get(&self, i: usize) -> (u32, Score) {
-        (self.class[i], self.score[i])
+        (wide(self.class[i]), self.score[i])
     }
 
     /// The slot's class, `NONE` when its node is not feasible.
     #[inline]
     pub fn class(&self, i: usize) -> u32 {
-        self.class[i]
+        wide(self.class[i])
     }
 
     /// Sets a slot without summarising its block: for bulk loads, which end
@@ -643,7 +671,11 @@ impl Blocks {
         if class != NONE {
             self.top_class = self.top_class.max(class);
         }
-        self.class[i] = class;
+        debug_assert!(
+            class == NONE || class < NARROW_NONE as u32,
+            "a class fits 16 bits"
+        );
+        self.class[i] = class as u16;
         self.score[i] = score;
     }
 
@@ -663,7 +695,7 @@ impl Blocks {
     /// the block's slots only when it held the class's only best score),
     /// the new one joins its class's entry.
     pub fn set(&mut self, i: usize, class: u32, score: Score) {
-        let (old_c, old_s) = (self.class[i], self.score[i]);
+        let (old_c, old_s) = (wide(self.class[i]), self.score[i]);
         // A slot refiled to what it held (a bind elsewhere moved the
         // node's stamp, not its integer score): every summary and kept
         // sample is already true.
@@ -672,7 +704,7 @@ impl Blocks {
         }
         let b = i / BLOCK;
         let bit = (1 as Mask) << (i % BLOCK);
-        self.class[i] = NONE;
+        self.class[i] = NARROW_NONE;
         let at = b * BLOCK;
         if old_c != NONE {
             let len = self.len[b] as usize;
@@ -961,9 +993,10 @@ impl Blocks {
         let acc: &mut [Gather; BLOCK] = (&mut self.gather[..BLOCK]).try_into().unwrap();
         let mut len = 0usize;
         for (t, (&c, &v)) in self.class[a..z].iter().zip(&self.score[a..z]).enumerate() {
-            if c == NONE {
+            if c == NARROW_NONE {
                 continue;
             }
+            let c = c as u32;
             let bit = (1 as Mask) << t;
             let j = at[c as usize] as usize;
             if j == u8::MAX as usize {
@@ -1100,6 +1133,7 @@ impl Blocks {
                 let stop = block_end.min(z);
                 let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
                 for (&c, &v) in cs.iter().zip(vs) {
+                    let c = wide(c);
                     if c != NONE && (!F || allow(c)) {
                         f(c, v, 1, 1);
                     }
@@ -1204,6 +1238,7 @@ impl Blocks {
                 // A short part, or many classes: slot by slot.
                 let (cs, vs) = (&self.class[i..stop], &self.score[i..stop]);
                 for (s, (&c, &v)) in cs.iter().zip(vs).enumerate() {
+                    let c = wide(c);
                     if c != NONE && (!F || allow(c)) {
                         acc.add(c, v, 1);
                         left -= 1;
@@ -1424,7 +1459,7 @@ impl Blocks {
     /// Slot `i`'s class through a view (`class << na | pattern`), `NONE`
     /// when its node is not feasible or the view does not admit it.
     pub fn masked_class(&self, i: usize, view: &Masked) -> u32 {
-        let c = self.class[i];
+        let c = wide(self.class[i]);
         if c == NONE {
             return NONE;
         }
@@ -1488,12 +1523,12 @@ impl Blocks {
             for j in 0..self.len[b] as usize {
                 let e = self.entries[a + j];
                 let want = (a..z)
-                    .filter(|&s| self.class[s] == e.class() && self.score[s] == e.max)
+                    .filter(|&s| wide(self.class[s]) == e.class() && self.score[s] == e.max)
                     .fold(0 as Mask, |m, s| m | 1 << (s - a));
                 assert_eq!(self.ties[a + j], want, "block {b} class {}", e.class());
                 assert_eq!(want.count_ones(), e.at_max as u32);
                 let members = (a..z)
-                    .filter(|&s| self.class[s] == e.class())
+                    .filter(|&s| wide(self.class[s]) == e.class())
                     .fold(0 as Mask, |m, s| m | 1 << (s - a));
                 assert_eq!(
                     self.members[a + j],
