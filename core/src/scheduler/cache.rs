@@ -235,7 +235,11 @@ pub(crate) struct Caches {
     /// Spread constraints' eligible nodes and domains, by what they
     /// depend on (each valid at one node epoch).
     layouts: Vec<Entry<LayoutKey, DomainLayout>>,
-    /// Sample indexes kept between batches, by what they depend on.
+    /// Sample indexes kept between batches, by what they depend on. Boxed:
+    /// a batch takes one out and gives it back, and a box moves as one
+    /// word where the index's record (its arrays' headers) is hundreds of
+    /// bytes.
+    #[allow(clippy::vec_box)]
     indexes: Vec<Box<KeptIndex>>,
     /// Views of a wider template's index (`sample_index::Masked`), by the
     /// static key and preferred terms of the template they serve, each

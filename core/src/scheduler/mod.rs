@@ -2273,9 +2273,9 @@ impl Cluster {
                     // The tied nodes in (class, visiting order): the
                     // order the indexed cycle draws from too.
                     TieBreak::Random if classed => {
-                        for j in 0..m {
-                            if b.totals[j] == best {
-                                x.tied[classes[j] as usize] += 1;
+                        for (&t, &c) in b.totals[..m].iter().zip(&classes[..m]) {
+                            if t == best {
+                                x.tied[c as usize] += 1;
                             }
                         }
                         x.present.sort_unstable();
@@ -2290,8 +2290,8 @@ impl Cluster {
                             }
                         }
                         let mut chosen = 0;
-                        for j in 0..m {
-                            if b.totals[j] == best && classes[j] == class {
+                        for (j, (&t, &c)) in b.totals[..m].iter().zip(&classes[..m]).enumerate() {
+                            if t == best && c == class {
                                 if r == 0 {
                                     chosen = j;
                                     break;
@@ -2813,6 +2813,9 @@ impl Cluster {
     /// Loads the slots of block `w` that `bits` names for batch `b`
     /// (`load_plan` is `l`), without summarising: ordinary nodes through
     /// `load_ordinary_slots`, the others through `slot_entry`.
+    // The batch's filing plan passed in parts, worked out once a lend, not
+    // once a block.
+    #[allow(clippy::too_many_arguments)]
     fn load_block(
         &mut self,
         b: &mut Batch,
@@ -2969,6 +2972,9 @@ impl Cluster {
     /// start block, then the blocks after it until they hold more than `k`
     /// slots the cycle admits (its sample then ends inside them, and the
     /// index holds more than `k` in all), or every block.
+    // What the cycle admits comes in its three parts (a class filter, its
+    // switch, a view's masks), as `cycle_indexed` holds them.
+    #[allow(clippy::too_many_arguments)]
     fn refresh_ahead(
         &mut self,
         b: &mut Batch,
@@ -3513,6 +3519,9 @@ impl Cluster {
     }
 
     /// For observers: the sample and every total, as the scan computes them.
+    // The cycle's sample, outcome and class filter, as `cycle_indexed`
+    // holds them.
+    #[allow(clippy::too_many_arguments)]
     fn record_indexed(
         &mut self,
         b: &mut Batch,
@@ -3731,8 +3740,9 @@ impl Cluster {
                 }
                 Plugin::NodeUnschedulable => continue,
             }
-            for j in 0..m {
-                b.totals[j] += w * norm[j];
+            debug_assert_eq!(norm.len(), m);
+            for (t, &v) in b.totals[..m].iter_mut().zip(&norm) {
+                *t += w * v;
             }
             if let Some(d) = detail.as_deref_mut() {
                 for j in 0..m {
