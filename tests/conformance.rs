@@ -355,7 +355,9 @@ fn requested_to_capacity_ratio_table() {
 fn broken_linear_function_table() {
     // requested_to_capacity_ratio_test.go, TestBrokenLinearFunction: the
     // three shapes and every assertion (raw shape scores, not scaled).
-    let cases: [(&[(i64, i64)], &[(i64, i64)]); 3] = [
+    // (the shape's points, then (utilization, expected score) pairs)
+    type Case<'a> = (&'a [(i64, i64)], &'a [(i64, i64)]);
+    let cases: [Case; 3] = [
         (
             &[(10, 1), (90, 9)],
             &[

@@ -1242,7 +1242,7 @@ fn desired_counts_the_nodes_that_should_run_the_pod_and_a_kept_pod_is_misschedul
         .find(|a| a.name == "agent")
         .expect("the DaemonSet's row");
     assert_eq!((row.desired, row.current), (2, 3), "{row:?}");
-    check_daemonsets(&c, &[ds.clone()]).unwrap();
+    check_daemonsets(&c, core::slice::from_ref(&ds)).unwrap();
     // A node whose pod cannot be placed is desired and current, not ready.
     c.add_node(NodeSpec::new("small.example.com", 200, 4096))
         .unwrap();

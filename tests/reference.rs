@@ -238,7 +238,11 @@ fn inter_pod_filter(w: &World, n: &NodeView, tpl: &PodTemplate) -> Result<(), &'
                 }
             }
         }
-        if !exist && !(counts.is_empty() && matches_all(&tpl.labels)) {
+        // Kubernetes' rule for required affinity: with no pod matching
+        // anywhere, a pod that matches its own terms may go (the first pod
+        // of a group).
+        let first_of_group = counts.is_empty() && matches_all(&tpl.labels);
+        if !exist && !first_of_group {
             return Err("InterPodAffinity");
         }
     }
@@ -326,21 +330,20 @@ fn spread_scores(w: &World, scored: &[&NodeView], inc: &Incoming, profile: &Prof
     let tpl = inc.tpl;
     // (maxSkew, key, selector: None = the pod's own ReplicaSet)
     let mut cons: Vec<(i64, String, Option<&Selector>)> = Vec::new();
-    let require_all;
-    if tpl.topology_spread.is_empty() {
+    let require_all = if tpl.topology_spread.is_empty() {
         if profile.system_default_spreading {
             cons.push((3, HOSTNAME_KEY.to_string(), None));
             cons.push((5, ZONE.to_string(), None));
         }
-        require_all = false;
+        false
     } else {
         for c in &tpl.topology_spread {
             if c.when_unsatisfiable == WhenUnsatisfiable::ScheduleAnyway {
                 cons.push((c.max_skew as i64, c.topology_key.clone(), Some(&c.selector)));
             }
         }
-        require_all = true;
-    }
+        true
+    };
     if cons.is_empty() {
         return vec![0; scored.len()];
     }

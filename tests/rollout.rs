@@ -2003,7 +2003,9 @@ fn rollback_without_a_previous_revision_is_refused_and_changes_nothing() {
 /// - v1, v2, v3, v1, undo, undo: v3, then v1 again (revision 1), not v2.
 #[test]
 fn rollback_follows_kubernetes_history_after_a_template_is_reused() {
-    let cases: [(&[&str], &[(u32, &str)]); 2] = [
+    // (the templates applied after v1, the undos: revision and template)
+    type Case<'a> = (&'a [&'a str], &'a [(u32, &'a str)]);
+    let cases: [Case; 2] = [
         (&["v2", "v1", "v3"], &[(1, "v1")]),
         (&["v2", "v3", "v1"], &[(3, "v3"), (1, "v1")]),
     ];

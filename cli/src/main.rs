@@ -807,8 +807,7 @@ fn bench(args: &[String]) -> Result<(), Failure> {
             Profile::bin_pack(),
             Profile::least_loaded(),
         ] {
-            if (constrained && o.flag("--converge-only"))
-                || (zipf && constrained)
+            if (constrained && (o.flag("--converge-only") || zipf))
                 || only.as_ref().is_some_and(|n| *n != profile.scheduler_name)
             {
                 continue;
@@ -1119,7 +1118,8 @@ fn compare(args: &[String]) -> Result<(), Failure> {
     // Deployments; a run's seed feeds only its scheduler's tie-break.
     enum Workload {
         Random(shepherd::workload::Workload),
-        Manifests(shepherd_k8s::Imported),
+        // Boxed: an import's record is far larger than a workload's.
+        Manifests(Box<shepherd_k8s::Imported>),
     }
     let workload = match &input {
         None => Workload::Random(generate(
@@ -1132,10 +1132,10 @@ fn compare(args: &[String]) -> Result<(), Failure> {
                 ..shepherd_k8s::Options::default()
             };
             let text = manifests::read_input(arg, opts.limits.max_bytes).map_err(Failure::Run)?;
-            Workload::Manifests(
+            Workload::Manifests(Box::new(
                 shepherd_k8s::import_with(&text, &opts)
                     .map_err(|e| Failure::Run(format!("{e}\nnothing was imported.")))?,
-            )
+            ))
         }
     };
     struct Run {

@@ -428,7 +428,7 @@ fn print_nodes(c: &Cluster) {
         "NAME", "STATUS", "", "CPU REQUESTS", "", "MEMORY REQUESTS"
     );
     for n in c.nodes() {
-        let pct = |a: u64, b: u64| if b == 0 { 0 } else { a * 100 / b };
+        let pct = |a: u64, b: u64| (a * 100).checked_div(b).unwrap_or(0);
         let status = match (n.ready, n.cordoned) {
             (true, false) => "Ready",
             (true, true) => "Ready,SchedulingDisabled",

@@ -382,12 +382,12 @@ mod tests {
             };
             let e = EventRecord {
                 tick,
-                type_: if x % 3 == 0 {
+                type_: if x.is_multiple_of(3) {
                     EventType::Warning
                 } else {
                     EventType::Normal
                 },
-                reason: if x % 2 == 0 {
+                reason: if x.is_multiple_of(2) {
                     Reason::Scheduled
                 } else {
                     Reason::FailedCreate

@@ -387,7 +387,9 @@ fn one_profile(cx: &mut Ctx, v: &Value, path: &str, out: &mut Profile) -> R<()> 
         for (i, e) in set.enabled.iter().enumerate() {
             let shepherd_runs = Plugin::parse(&e.name).is_ok();
             let q = child(&index(&child(pp, "enabled"), i), "name");
-            if !shepherd_runs && !(is_default(&e.name) && *point == "multiPoint") {
+            // A default plugin enabled at multiPoint is the default profile's own.
+            let default_multi_point = is_default(&e.name) && *point == "multiPoint";
+            if !shepherd_runs && !default_multi_point {
                 cx.warn(&q, format!("the plugin {} is not simulated (Shepherd runs NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread and InterPodAffinity)", e.name));
             } else if shepherd_runs
                 && !matches!(

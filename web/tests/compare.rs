@@ -27,17 +27,19 @@ fn seeds() -> Vec<u64> {
     (0..(ops / 4).max(5)).collect()
 }
 
-/// The diff computed here from the two placements, pod by pod.
-fn direct_diff(
-    a: &[(String, Option<String>)],
-    b: &[(String, Option<String>)],
-) -> (
+/// A diff of two placements: pods moved (pod, node in a, node in b),
+/// Pending in a but not in b, the same the other way, bound in a and not
+/// in b at all (pod, node), the same the other way.
+type Diff = (
     Vec<(String, String, String)>,
     Vec<String>,
     Vec<String>,
     Vec<(String, String)>,
     Vec<(String, String)>,
-) {
+);
+
+/// The diff computed here from the two placements, pod by pod.
+fn direct_diff(a: &[(String, Option<String>)], b: &[(String, Option<String>)]) -> Diff {
     let a: BTreeMap<_, _> = a.iter().cloned().collect();
     let b: BTreeMap<_, _> = b.iter().cloned().collect();
     let mut moved = Vec::new();

@@ -4664,7 +4664,6 @@ mod tests {
                     converge(&mut c);
                 }
                 let placed = c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>();
-                drop(converge);
                 (placed, c.caches.masked_lends, records)
             };
             for profile in [Profile::kube_scheduler(), lowest.clone(), other.clone()] {
