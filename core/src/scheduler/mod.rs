@@ -1617,14 +1617,35 @@ impl Cluster {
     #[inline(always)]
     fn local_common_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
         debug_assert!(l.w_fit > 0 && !l.most && l.w_cpu == l.w_mem && l.w_bal > 0);
-        let cpu = fit::least_requested_score(
-            (h.nonzero.cpu_millis + b.nonzero.cpu_millis) as i64,
-            h.capacity.cpu_millis as i64,
-        );
-        let mem = fit::least_requested_score(
-            (h.nonzero.memory_mib + b.nonzero.memory_mib) as i64,
-            h.capacity.memory_mib as i64,
-        );
+        let (cpu, mem) = Self::fit_pair(h, b, fit::least_requested_score);
+        let total = l.w_fit * ((cpu + mem) >> 1) + l.w_bal * Self::balanced_of(h, b);
+        debug_assert_eq!(total, Self::local_planned_of(h, b, l));
+        total
+    }
+
+    /// NodeResourcesFit's score `per` resource (requested with the non-zero
+    /// defaults, allocatable) for cpu and memory on node record `h`.
+    #[inline(always)]
+    fn fit_pair(h: &HotNode, b: &Batch, per: impl Fn(i64, i64) -> i64) -> (i64, i64) {
+        (
+            per(
+                (h.nonzero.cpu_millis + b.nonzero.cpu_millis) as i64,
+                h.capacity.cpu_millis as i64,
+            ),
+            per(
+                (h.nonzero.memory_mib + b.nonzero.memory_mib) as i64,
+                h.capacity.memory_mib as i64,
+            ),
+        )
+    }
+
+    /// BalancedAllocation's score for cpu and memory on node record `h`
+    /// (`balanced_score`'s, inline for the refile loops).
+    #[inline(always)]
+    fn balanced_of(h: &HotNode, b: &Batch) -> i64 {
+        // Through i64: one conversion instruction where u64 takes
+        // several, and the same value (a node's requests stay below
+        // MAX_PODS x MAX_CPU_MILLIS, about 2^48).
         let frac = |r: u64, a: u64| {
             let f = r as i64 as f64 / a as i64 as f64;
             if f > 1.0 {
@@ -1642,10 +1663,7 @@ impl Cluster {
             h.capacity.memory_mib,
         );
         let std = plugins::abs((f1 - f2) / 2.0);
-        let total = l.w_fit * ((cpu + mem) >> 1)
-            + l.w_bal * (((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64);
-        debug_assert_eq!(total, Self::local_planned_of(h, b, l));
-        total
+        ((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64
     }
 
     /// `local_planned` for the node record `h`.
@@ -1653,8 +1671,7 @@ impl Cluster {
     fn local_planned_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
         let mut total = 0i64;
         if l.w_fit > 0 {
-            let per = |req: u64, cap: u64| -> i64 {
-                let (r, c) = (req as i64, cap as i64);
+            let (cpu, mem) = Self::fit_pair(h, b, |r, c| {
                 if c == 0 {
                     0
                 } else if l.most {
@@ -1662,15 +1679,7 @@ impl Cluster {
                 } else {
                     fit::least_requested_score(r, c)
                 }
-            };
-            let cpu = per(
-                h.nonzero.cpu_millis + b.nonzero.cpu_millis,
-                h.capacity.cpu_millis,
-            );
-            let mem = per(
-                h.nonzero.memory_mib + b.nonzero.memory_mib,
-                h.capacity.memory_mib,
-            );
+            });
             // Both scores are 0..=100, so with equal weights the weighted
             // mean is their sum halved (the default profile's case), without
             // a division.
@@ -1683,27 +1692,7 @@ impl Cluster {
             total += l.w_fit * mean;
         }
         if l.w_bal > 0 && !b.best_effort {
-            // Through i64: one conversion instruction where u64 takes
-            // several, and the same value (a node's requests stay below
-            // MAX_PODS x MAX_CPU_MILLIS, about 2^48).
-            let frac = |r: u64, a: u64| {
-                let f = r as i64 as f64 / a as i64 as f64;
-                if f > 1.0 {
-                    1.0
-                } else {
-                    f
-                }
-            };
-            let f1 = frac(
-                h.allocated.cpu_millis + b.req.cpu_millis,
-                h.capacity.cpu_millis,
-            );
-            let f2 = frac(
-                h.allocated.memory_mib + b.req.memory_mib,
-                h.capacity.memory_mib,
-            );
-            let std = plugins::abs((f1 - f2) / 2.0);
-            total += l.w_bal * (((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64);
+            total += l.w_bal * Self::balanced_of(h, b);
         }
         total
     }
@@ -2810,6 +2799,21 @@ impl Cluster {
         }
     }
 
+    /// Whether batch `b` (`load_plan` `l`) has the common shape: a template
+    /// that selects no nodes and has no preferred terms in its class, no
+    /// hard constraint, LeastAllocated over cpu and memory weighed alike
+    /// beside BalancedAllocation, a pod with requests.
+    fn common_shape(b: &Batch, l: LocalPlan) -> bool {
+        b.plain_template
+            && b.na_bits == 0
+            && b.hard_zone.is_none()
+            && l.w_fit > 0
+            && !l.most
+            && l.w_cpu == l.w_mem
+            && l.w_bal > 0
+            && !b.best_effort
+    }
+
     /// Loads the slots of block `w` that `bits` names for batch `b`
     /// (`load_plan` is `l`), without summarising: ordinary nodes through
     /// `load_ordinary_slots`, the others through `slot_entry`.
@@ -2826,7 +2830,11 @@ impl Cluster {
         l: LocalPlan,
         profile: &Profile,
     ) {
-        let mut others = self.load_ordinary_slots(b, ix, w, bits, stride, l);
+        let mut others = if Self::common_shape(b, l) {
+            self.load_ordinary_slots::<true>(b, ix, w, bits, stride, l)
+        } else {
+            self.load_ordinary_slots::<false>(b, ix, w, bits, stride, l)
+        };
         while others != 0 {
             let i = w * BLOCK_WORD + others.trailing_zeros() as usize;
             others &= others - 1;
@@ -2844,38 +2852,11 @@ impl Cluster {
     /// a bind does not move it); a node whose verdict or bits are not
     /// cached yet is left, with the other nodes, to `slot_entry`: returns
     /// them.
-    fn load_ordinary_slots(
-        &self,
-        b: &Batch,
-        ix: &mut cache::KeptIndex,
-        w: usize,
-        bits: sample_index::Mask,
-        stride: usize,
-        l: LocalPlan,
-    ) -> sample_index::Mask {
-        // The common shape (a template that selects no nodes and has no
-        // preferred terms in its class, no hard constraint, LeastAllocated
-        // over cpu and memory weighed alike beside BalancedAllocation) in a
-        // loop of its own, its plan's branches compiled out.
-        let common = b.plain_template
-            && b.na_bits == 0
-            && b.hard_zone.is_none()
-            && l.w_fit > 0
-            && !l.most
-            && l.w_cpu == l.w_mem
-            && l.w_bal > 0
-            && !b.best_effort;
-        if common {
-            self.load_ordinary_slots_in::<true>(b, ix, w, bits, stride, l)
-        } else {
-            self.load_ordinary_slots_in::<false>(b, ix, w, bits, stride, l)
-        }
-    }
-
-    /// `load_ordinary_slots`, with `COMMON` saying the batch has the shape
-    /// its fast loop serves.
+    ///
+    /// `COMMON` (see `common_shape`) compiles a loop of its own for the
+    /// common shape, its plan's branches out.
     #[inline(always)]
-    fn load_ordinary_slots_in<const COMMON: bool>(
+    fn load_ordinary_slots<const COMMON: bool>(
         &self,
         b: &Batch,
         ix: &mut cache::KeptIndex,
