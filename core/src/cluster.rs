@@ -230,6 +230,16 @@ impl PodNode {
 /// (4, 8, 16, 32), each move a copy and a free among thousands of lists.
 const FIRST_NODE_LIST: usize = 32;
 
+/// Appends pod `k` to a node's list of pods: its place there.
+#[inline]
+fn list_pod(on: &mut Vec<u32>, k: u32) -> u32 {
+    if on.capacity() == 0 {
+        on.reserve_exact(FIRST_NODE_LIST);
+    }
+    on.push(k);
+    on.len() as u32 - 1
+}
+
 /// A pod's record: 64 bytes, one cache line (150,000 of them are written
 /// at creation, read at the bind and written there), the rarer fields in
 /// [`PodExtra`].
@@ -2062,12 +2072,7 @@ impl Cluster {
     pub(crate) fn file_pods(&mut self) {
         let mut unfiled = core::mem::take(&mut self.unfiled);
         for &(i, k) in &unfiled {
-            let on = &mut self.node_pods[i as usize];
-            let slot = on.len() as u32;
-            if on.capacity() == 0 {
-                on.reserve_exact(FIRST_NODE_LIST);
-            }
-            on.push(k);
+            let slot = list_pod(&mut self.node_pods[i as usize], k);
             self.pod_mut(k).node_slot = slot;
         }
         unfiled.clear();
@@ -2101,12 +2106,7 @@ impl Cluster {
             self.unfiled.push((i as u32, k));
         } else {
             debug_assert!(self.unfiled.is_empty(), "a list is filed in bind order");
-            let on = &mut self.node_pods[i];
-            slot = on.len() as u32;
-            if on.capacity() == 0 {
-                on.reserve_exact(FIRST_NODE_LIST);
-            }
-            on.push(k);
+            slot = list_pod(&mut self.node_pods[i], k);
         }
         self.rebook(
             n,

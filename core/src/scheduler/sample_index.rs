@@ -40,8 +40,8 @@ pub(crate) const BLOCK: usize = Mask::BITS as usize;
 /// A slot's score as the index holds it: a node-local score, at most the
 /// sum of two weights (NodeResourcesFit's and BalancedAllocation's, each 1
 /// to 100 as profile validation allows) times 100, so 16 bits hold it and
-/// the arrays a cycle and a refile touch take a quarter of the cache lines
-/// 64 bits would (the kept indexes of a convergence outgrow the L2 cache).
+/// the arrays a cycle and a refile touch take half the cache lines 32 bits
+/// did (the kept indexes of a convergence outgrow the L2 cache).
 pub(crate) type Score = i16;
 
 const _: () = assert!(2 * 100 * super::plugins::MAX_NODE_SCORE <= Score::MAX as i64);
