@@ -378,6 +378,53 @@ fn admission_resolves_priority_class_names() {
 }
 
 #[test]
+fn admission_follows_priority_classes_and_revisions_as_they_change() {
+    let mut c = Cluster::new();
+    c.add_node(NodeSpec::new("node-1", 8000, 16384)).unwrap();
+    c.add_priority_class(PriorityClass::new("gold", 700))
+        .unwrap();
+    c.deploy(app("web", 1, 500, Some("gold"))).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    assert_eq!(c.pod_priority("web-0"), Some(700));
+    // The class goes: a new pod is forbidden; the running one keeps its
+    // priority.
+    c.delete_priority_class("gold").unwrap();
+    c.scale("web", 2).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    assert!(c.pod_by_name("web-1").is_err());
+    let failed = events(&c, "FailedCreate");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(
+        failed[0].contains("no PriorityClass with name gold"),
+        "{failed:?}"
+    );
+    assert_eq!(c.pod_priority("web-0"), Some(700));
+    // Back with another value: the waiting pod is created with it.
+    c.add_priority_class(PriorityClass::new("gold", 900))
+        .unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    assert_eq!(c.pod_priority("web-1"), Some(900));
+    // A roll to a template naming a class that does not exist: its pods
+    // are refused, with the new reason.
+    let t = c.template("web").unwrap().with_priority_class("platinum");
+    c.roll("web", t).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    let failed = events(&c, "FailedCreate");
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    assert!(
+        failed[1].contains("no PriorityClass with name platinum"),
+        "{failed:?}"
+    );
+    assert!(c.pod_by_name("web-2").is_err());
+    // Rolled back to the gold template, whose class exists: admitted again.
+    c.rollback("web").unwrap();
+    c.scale("web", 3).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    assert_eq!(events(&c, "FailedCreate").len(), 2);
+    assert_eq!(c.pod_priority("web-2"), Some(900));
+}
+
+#[test]
 fn priority_class_validation_says_what_was_wrong() {
     let mut c = Cluster::new();
     let err =

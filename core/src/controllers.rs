@@ -29,6 +29,19 @@ impl Cluster {
 
     /// Deletes the pods that were lost with their node.
     pub(crate) fn collect_lost(&mut self) -> u32 {
+        // Every Lost pod is collected below, so none is left until another
+        // node's pods are marked (`lose_pods`).
+        if !core::mem::take(&mut self.lost_marked) {
+            debug_assert!(self.controllers.iter().all(|ctl| {
+                let unbound: u32 = ctl.counts.values().map(|x| x.pods - x.bound).sum();
+                unbound == ctl.pending.len() as u32
+                    || ctl
+                        .pods
+                        .values()
+                        .all(|&k| self.pod(k).phase != PodPhase::Lost)
+            }));
+            return 0;
+        }
         let mut n = 0;
         for c in 0..self.controllers.len() {
             // Lost pods are unbound and not pending: pods - bound - pending.

@@ -155,6 +155,7 @@ impl Cluster {
             ),
         );
         self.priority_classes.insert(pc.name.clone(), pc);
+        self.priority_epoch += 1;
         // A Deployment waiting for its class may create its pods now.
         self.disruption_epoch += 1;
         Ok(())
@@ -187,6 +188,7 @@ impl Cluster {
     pub fn delete_priority_class(&mut self, name: &str) -> Result<(), Error> {
         self.check_delete_priority_class(name)?;
         self.priority_classes.remove(name);
+        self.priority_epoch += 1;
         let obj = self.named("priorityclass", name);
         self.note(
             EventType::Normal,
@@ -249,12 +251,21 @@ impl Cluster {
     /// refusal (as the ReplicaSet controller reports a forbidden pod) and
     /// says no.
     pub(crate) fn priority_admits(&mut self, id: ControllerId) -> bool {
+        let c = &self.controllers[id.0 as usize];
+        let now = (self.priority_epoch, c.current);
+        if c.admitted == Some(now) {
+            debug_assert!(self.admit_priority(id).is_ok() && c.create_refused.is_none());
+            return true;
+        }
         match self.admit_priority(id) {
             Ok(_) => {
-                self.controllers[id.0 as usize].create_refused = None;
+                let c = &mut self.controllers[id.0 as usize];
+                c.create_refused = None;
+                c.admitted = Some(now);
                 true
             }
             Err(why) => {
+                self.controllers[id.0 as usize].admitted = None;
                 let c = &self.controllers[id.0 as usize];
                 let wants = c.total() < c.replicas || c.count(c.current).pods < c.replicas;
                 if wants && c.create_refused.as_deref() != Some(why.as_str()) {
