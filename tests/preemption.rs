@@ -416,12 +416,47 @@ fn admission_follows_priority_classes_and_revisions_as_they_change() {
         "{failed:?}"
     );
     assert!(c.pod_by_name("web-2").is_err());
+    // The roll waits with its old pods kept.
+    assert_eq!(c.pod_priority("web-0"), Some(700));
+    assert_eq!(c.pod_priority("web-1"), Some(900));
     // Rolled back to the gold template, whose class exists: admitted again.
     c.rollback("web").unwrap();
     c.scale("web", 3).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     assert_eq!(events(&c, "FailedCreate").len(), 2);
     assert_eq!(c.pod_priority("web-2"), Some(900));
+}
+
+#[test]
+fn a_deployment_whose_class_is_gone_still_scales_down() {
+    let mut c = Cluster::new();
+    c.add_node(NodeSpec::new("node-1", 8000, 16384)).unwrap();
+    c.add_priority_class(PriorityClass::new("gold", 700))
+        .unwrap();
+    c.deploy(app("web", 3, 500, Some("gold"))).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    c.delete_priority_class("gold").unwrap();
+    // Deleting pods needs no admission (the ReplicaSet controller's
+    // deletions pass none): the surplus goes.
+    c.scale("web", 1).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    let left: Vec<&str> = ["web-0", "web-1", "web-2"]
+        .into_iter()
+        .filter(|p| c.pod_by_name(p).is_ok())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(events(&c, "FailedCreate").is_empty());
+    // Scaling up again is refused until the class is back.
+    c.scale("web", 2).unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    assert_eq!(events(&c, "FailedCreate").len(), 1);
+    assert_eq!(
+        ["web-0", "web-1", "web-2", "web-3"]
+            .into_iter()
+            .filter(|p| c.pod_by_name(p).is_ok())
+            .count(),
+        1
+    );
 }
 
 #[test]

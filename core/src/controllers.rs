@@ -68,9 +68,12 @@ impl Cluster {
     /// surplus ones and, during a roll, replaces old pods within maxSurge and
     /// maxUnavailable. Returns (created, deleted).
     pub(crate) fn sync_deployment(&mut self, id: ControllerId) -> (u32, u32) {
-        if self.controllers[id.0 as usize].deleted || !self.priority_admits(id) {
+        if self.controllers[id.0 as usize].deleted {
             return (0, 0);
         }
+        // The ReplicaSet controller's pod creations pass the Priority
+        // admission plugin; its deletions pass none.
+        let admitted = self.priority_admits(id);
         let ctl = &self.controllers[id.0 as usize];
         let replicas = ctl.replicas;
         let cur = ctl.current;
@@ -79,7 +82,7 @@ impl Cluster {
         let old_pods = total - new.pods;
         let (mut created, mut deleted) = (0, 0);
         if old_pods == 0 {
-            if total < replicas {
+            if total < replicas && admitted {
                 self.create_pods(id, replicas - total);
                 created = replicas - total;
             } else if total > replicas {
@@ -87,6 +90,14 @@ impl Cluster {
             }
             self.check_rollout_complete(id);
             return (created, deleted);
+        }
+        // A roll whose new pods are refused waits, old pods kept: in
+        // Kubernetes the new ReplicaSet is scaled up by maxSurge and its
+        // missing pods count as unavailable, so reconcileOldReplicaSets
+        // scales the old ones down no further (with maxSurge 0 it first
+        // takes maxUnavailable of them, which this does not).
+        if !admitted {
+            return (0, 0);
         }
 
         // A roll: Kubernetes' reconcileNewReplicaSet, then reconcileOldReplicaSets.
