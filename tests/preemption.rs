@@ -27,6 +27,15 @@ fn events(c: &Cluster, reason: &str) -> Vec<String> {
         .collect()
 }
 
+/// `n` FailedCreate events so far, the last for a pod naming `class`,
+/// which no PriorityClass carries.
+fn forbidden(c: &Cluster, n: usize, class: &str) {
+    let failed = events(c, "FailedCreate");
+    assert_eq!(failed.len(), n, "{failed:?}");
+    let why = format!("is forbidden: no PriorityClass with name {class} was found");
+    assert!(failed[n - 1].contains(&why), "{failed:?}");
+}
+
 fn node_of(c: &Cluster, pod: &str) -> Option<String> {
     let p = c.pod_by_name(pod).ok()?;
     p.node.map(|n| c.node_by_id(n).unwrap().spec.name.clone())
@@ -350,12 +359,7 @@ fn admission_resolves_priority_class_names() {
     c.deploy(app("web", 2, 500, Some("gold"))).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
-    let failed = events(&c, "FailedCreate");
-    assert_eq!(failed.len(), 1, "{failed:?}");
-    assert!(
-        failed[0].contains("is forbidden: no PriorityClass with name gold was found"),
-        "{failed:?}"
-    );
+    forbidden(&c, 1, "gold");
     assert!(c.pod_by_name("web-0").is_err());
     c.deploy(app("plain", 1, 500, None)).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
@@ -377,14 +381,21 @@ fn admission_resolves_priority_class_names() {
     assert_eq!(c.pod_priority("sys-0"), Some(2_000_001_000));
 }
 
-#[test]
-fn admission_follows_priority_classes_and_revisions_as_they_change() {
+/// One 8-CPU node, the class gold (700) and `web` of `replicas` pods
+/// naming it, converged.
+fn gold_web(replicas: u32) -> Cluster {
     let mut c = Cluster::new();
     c.add_node(NodeSpec::new("node-1", 8000, 16384)).unwrap();
     c.add_priority_class(PriorityClass::new("gold", 700))
         .unwrap();
-    c.deploy(app("web", 1, 500, Some("gold"))).unwrap();
+    c.deploy(app("web", replicas, 500, Some("gold"))).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    c
+}
+
+#[test]
+fn admission_follows_priority_classes_and_revisions_as_they_change() {
+    let mut c = gold_web(1);
     assert_eq!(c.pod_priority("web-0"), Some(700));
     // The class goes: a new pod is forbidden; the running one keeps its
     // priority.
@@ -392,12 +403,7 @@ fn admission_follows_priority_classes_and_revisions_as_they_change() {
     c.scale("web", 2).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     assert!(c.pod_by_name("web-1").is_err());
-    let failed = events(&c, "FailedCreate");
-    assert_eq!(failed.len(), 1, "{failed:?}");
-    assert!(
-        failed[0].contains("no PriorityClass with name gold"),
-        "{failed:?}"
-    );
+    forbidden(&c, 1, "gold");
     assert_eq!(c.pod_priority("web-0"), Some(700));
     // Back with another value: the waiting pod is created with it.
     c.add_priority_class(PriorityClass::new("gold", 900))
@@ -409,12 +415,7 @@ fn admission_follows_priority_classes_and_revisions_as_they_change() {
     let t = c.template("web").unwrap().with_priority_class("platinum");
     c.roll("web", t).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
-    let failed = events(&c, "FailedCreate");
-    assert_eq!(failed.len(), 2, "{failed:?}");
-    assert!(
-        failed[1].contains("no PriorityClass with name platinum"),
-        "{failed:?}"
-    );
+    forbidden(&c, 2, "platinum");
     assert!(c.pod_by_name("web-2").is_err());
     // The roll waits with its old pods kept.
     assert_eq!(c.pod_priority("web-0"), Some(700));
@@ -429,12 +430,7 @@ fn admission_follows_priority_classes_and_revisions_as_they_change() {
 
 #[test]
 fn a_deployment_whose_class_is_gone_still_scales_down() {
-    let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 8000, 16384)).unwrap();
-    c.add_priority_class(PriorityClass::new("gold", 700))
-        .unwrap();
-    c.deploy(app("web", 3, 500, Some("gold"))).unwrap();
-    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    let mut c = gold_web(3);
     c.delete_priority_class("gold").unwrap();
     // Deleting pods needs no admission (the ReplicaSet controller's
     // deletions pass none): the surplus goes.
