@@ -32,36 +32,32 @@ impl Cluster {
         // Every Lost pod is collected below, so none is left until another
         // node's pods are marked (`lose_pods`).
         if !core::mem::take(&mut self.lost_marked) {
-            debug_assert!(self.controllers.iter().all(|ctl| {
-                let unbound: u32 = ctl.counts.values().map(|x| x.pods - x.bound).sum();
-                unbound == ctl.pending.len() as u32
-                    || ctl
-                        .pods
-                        .values()
-                        .all(|&k| self.pod(k).phase != PodPhase::Lost)
-            }));
+            debug_assert!((0..self.controllers.len()).all(|c| self.lost_of(c).is_empty()));
             return 0;
         }
         let mut n = 0;
         for c in 0..self.controllers.len() {
-            // Lost pods are unbound and not pending: pods - bound - pending.
-            let ctl = &self.controllers[c];
-            let unbound: u32 = ctl.counts.values().map(|x| x.pods - x.bound).sum();
-            if unbound == ctl.pending.len() as u32 {
-                continue;
-            }
-            let lost: Vec<u32> = ctl
-                .pods
-                .values()
-                .copied()
-                .filter(|&k| self.pod(k).phase == PodPhase::Lost)
-                .collect();
-            for k in lost {
+            for k in self.lost_of(c) {
                 self.delete_pod(k, None);
                 n += 1;
             }
         }
         n
+    }
+
+    /// Controller `c`'s Lost pods.
+    fn lost_of(&self, c: usize) -> Vec<u32> {
+        // Lost pods are unbound and not pending: pods - bound - pending.
+        let ctl = &self.controllers[c];
+        let unbound: u32 = ctl.counts.values().map(|x| x.pods - x.bound).sum();
+        if unbound == ctl.pending.len() as u32 {
+            return Vec::new();
+        }
+        ctl.pods
+            .values()
+            .copied()
+            .filter(|&k| self.pod(k).phase == PodPhase::Lost)
+            .collect()
     }
 
     /// Moves one Deployment toward its spec: creates missing pods, deletes
