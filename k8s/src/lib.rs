@@ -39,6 +39,7 @@ mod scenario;
 mod scheduler_config;
 mod value;
 mod yaml_fast;
+mod yaml_scan;
 
 use std::fmt;
 

@@ -25,23 +25,39 @@
 
 use std::collections::HashSet;
 
-use crate::value::Value;
+use crate::value::{Budget, Value};
+use crate::yaml_scan::scan;
 
 /// Deeper than this, the full parser decides (its own limit is 128).
 const MAX_DEPTH: usize = 100;
 /// libyaml refuses simple keys longer than 1024 characters; leave those to it.
 const MAX_KEY: usize = 1000;
 
+/// Why the fast reader stopped a stream that the full parser must not read
+/// again.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// Document `i` (1-based) is one more than `max_documents`.
+    TooManyDocuments(usize),
+    /// Document `i` passed the budget (its aliases expanded); the budget
+    /// says where.
+    OverBudget(usize),
+}
+
 /// The documents of a YAML stream, or `None` when the stream must be read by
 /// the full parser from the start (an error somewhere, a directive, `...`,
 /// characters this reader leaves alone). `progress` is called after each
 /// document with the bytes read so far. `max_documents` is checked before a
-/// document is read: `Err(i)` means document `i` (1-based) is one too many.
+/// document is read. A document this reader gives up on is read by the full
+/// parser alone, first scanned (`yaml_scan`): too deep, it goes to the full
+/// parser's stream read, which refuses it; with aliases, it is read within
+/// `budget`.
 pub(crate) fn documents(
     text: &str,
     max_documents: usize,
+    budget: &Budget,
     progress: &mut dyn FnMut(usize),
-) -> Option<Result<Vec<Value>, usize>> {
+) -> Option<Result<Vec<Value>, Stop>> {
     if !plain_characters(text.as_bytes()) {
         return None;
     }
@@ -57,10 +73,14 @@ pub(crate) fn documents(
                 }
                 Value::Null
             }
-            Parsed::GiveUp => full_one(body)?,
+            Parsed::GiveUp => match full_one(body, budget) {
+                Full::Value(v) => v,
+                Full::GiveUp => return None,
+                Full::OverBudget => return Some(Err(Stop::OverBudget(docs.len() + 1))),
+            },
         };
         if docs.len() >= max_documents {
-            return Some(Err(docs.len() + 1));
+            return Some(Err(Stop::TooManyDocuments(docs.len() + 1)));
         }
         docs.push(v);
         progress(c.end);
@@ -68,25 +88,45 @@ pub(crate) fn documents(
     // The full parser reads a stream without a document as one empty document.
     if docs.is_empty() {
         if max_documents == 0 {
-            return Some(Err(1));
+            return Some(Err(Stop::TooManyDocuments(1)));
         }
         docs.push(Value::Null);
     }
     Some(Ok(docs))
 }
 
-/// One document read by the full parser alone; `None` if it is not exactly
-/// one document that reads (then the whole stream goes to the full parser,
-/// which reports the error at the right line).
-fn full_one(body: &str) -> Option<Value> {
+enum Full {
+    Value(Value),
+    /// Not exactly one document that reads: the whole stream goes to the
+    /// full parser, which reports the error at the right line.
+    GiveUp,
+    OverBudget,
+}
+
+/// One document read by the full parser alone.
+fn full_one(body: &str, budget: &Budget) -> Full {
     use serde::Deserialize;
+    let Ok(scanned) = scan(body, crate::yaml_scan::MAX_DEPTH) else {
+        return Full::GiveUp;
+    };
     let mut it = serde_yaml_ng::Deserializer::from_str(body);
-    let d = it.next()?;
-    let v = Value::deserialize(d).ok()?;
+    let Some(d) = it.next() else {
+        return Full::GiveUp;
+    };
+    let v = if scanned.aliases {
+        budget.read(d)
+    } else {
+        Value::deserialize(d)
+    };
+    let v = match v {
+        Ok(v) => v,
+        Err(_) if budget.exceeded() => return Full::OverBudget,
+        Err(_) => return Full::GiveUp,
+    };
     if it.next().is_some() {
-        return None;
+        return Full::GiveUp;
     }
-    Some(v)
+    Full::Value(v)
 }
 
 /// No byte the fast reader would have to treat specially: tabs, CR, control
