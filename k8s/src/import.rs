@@ -33,6 +33,21 @@ use shepherd::{
 type Map = [(String, Value)];
 pub(crate) type R<T> = Result<T, ImportError>;
 
+#[cfg(test)]
+thread_local! {
+    /// Lookups in the importer's indexes of names (tests hold an import to
+    /// a few per object; the scans these replaced went through every name
+    /// declared before, quadratic in the input).
+    pub(crate) static LOOKUPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one lookup in an index of names (tests only).
+#[inline]
+pub(crate) fn looked_up() {
+    #[cfg(test)]
+    LOOKUPS.with(|c| c.set(c.get() + 1));
+}
+
 /// Imports with the default [`Options`] (namespace `default`, default limits).
 pub fn import(text: &str) -> Result<Imported, ImportError> {
     import_with(text, &Options::default())
@@ -318,6 +333,8 @@ struct State<'a> {
     pdbs: HashMap<String, Seen>,
     services: HashMap<String, Seen>,
     priority_classes: HashMap<String, Seen>,
+    /// The Namespace objects read so far.
+    namespaces: HashMap<String, Seen>,
     /// (kind, namespace, name) of every object in the input, so a Pod's owner
     /// can be looked up.
     present: HashSet<(String, String, String)>,
@@ -386,6 +403,7 @@ impl<'a> State<'a> {
             pdbs: HashMap::new(),
             services: HashMap::new(),
             priority_classes: HashMap::new(),
+            namespaces: HashMap::new(),
             present,
             owned_replicasets: HashSet::new(),
             scheduler_config: None,
@@ -397,9 +415,13 @@ impl<'a> State<'a> {
         // object in the input is declared with no labels, after the declared
         // ones (so an export writes a Namespace for it and kubectl apply
         // takes the objects in it).
+        // One pass over the objects, each namespace looked up in a set: an
+        // input of 100,000 Namespaces once took 52 s here, scanning the list
+        // of declared ones for every object.
         let mut used: Vec<String> = Vec::new();
         {
             let sc = &self.scenario;
+            let mut known: HashSet<&str> = sc.namespaces.iter().map(|n| n.name.as_str()).collect();
             let keys = sc
                 .deployments
                 .iter()
@@ -410,10 +432,8 @@ impl<'a> State<'a> {
                 .chain(sc.services.iter().map(|s| &s.name));
             for k in keys {
                 let ns = shepherd::namespace::split(k).0;
-                if ns != DEFAULT_NAMESPACE
-                    && !sc.namespaces.iter().any(|n| n.name == ns)
-                    && !used.iter().any(|u| u == ns)
-                {
+                looked_up();
+                if ns != DEFAULT_NAMESPACE && known.insert(ns) {
                     used.push(ns.to_string());
                 }
             }
@@ -631,6 +651,7 @@ impl<'a> State<'a> {
     }
 
     fn first_seen(&self, cx: &Ctx, seen: &HashMap<String, Seen>, what: &str, name: &str) -> R<()> {
+        looked_up();
         if let Some(prev) = seen.get(name) {
             return Err(cx.err(
                 "metadata.name",
@@ -751,17 +772,21 @@ impl<'a> State<'a> {
                 return Ok(());
             }
         }
-        if self.scenario.namespaces.iter().any(|n| n.name == name) {
-            return Err(cx.err(
-                "metadata.name",
-                format!("Namespace {name:?} is declared twice; expected each name once"),
-            ));
-        }
+        self.first_seen(cx, &self.namespaces, "Namespace", &name)?;
         if labels.get(shepherd::namespace::NAMESPACE_NAME_LABEL) == Some(&name) {
             labels.remove(shepherd::namespace::NAMESPACE_NAME_LABEL);
         }
-        let n = NamespaceSpec { name, labels };
+        let n = NamespaceSpec {
+            name: name.clone(),
+            labels,
+        };
         self.engine(cx, n.validate())?;
+        self.namespaces.insert(
+            name,
+            Seen {
+                loc: cx.loc.clone(),
+            },
+        );
         self.scenario.namespaces.push(n);
         self.took("Namespace");
         Ok(())
@@ -2267,4 +2292,74 @@ fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, _ns: &str) -> R<Option<Aff
         namespaces,
         namespace_selector,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lookups_for(text: &str) -> (Result<Imported, ImportError>, u64) {
+        LOOKUPS.with(|c| c.set(0));
+        let r = import(text);
+        (r, LOOKUPS.with(|c| c.get()))
+    }
+
+    /// Issue 42, row 6: 100,000 Namespaces took 52 s, each Namespace (and
+    /// each object's namespace at the end) scanning every one declared
+    /// before. Now each costs one lookup in an index.
+    #[test]
+    fn namespaces_cost_one_lookup_each() {
+        let n = 2_000;
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!(
+                "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns{i}\n"
+            ));
+            // An object in a namespace no Namespace declares.
+            text.push_str(&format!(
+                "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  namespace: other{i}\nspec:\n  selector:\n    app: web\n"
+            ));
+        }
+        let (r, lookups) = lookups_for(&text);
+        let im = r.expect("the import");
+        assert_eq!(im.scenario.namespaces.len(), 2 * n);
+        // A Namespace: one; a Service: its name, then its namespace at the end.
+        assert_eq!(lookups, 3 * n as u64);
+
+        let twice = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n";
+        let e = import(twice).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "document 2 (Namespace a): metadata.name: Namespace \"a\" is already declared by document 1 (Namespace a); expected each name once"
+        );
+    }
+
+    /// Row 6 again: a KubeSchedulerConfiguration's 60,000 pluginConfig
+    /// entries took 34 s, each checked against every entry before it.
+    #[test]
+    fn plugin_config_and_enabled_plugins_cost_one_lookup_each() {
+        let n = 2_000;
+        let mut text = String::from("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      enabled:\n");
+        for i in 0..n {
+            text.push_str(&format!("      - name: Enabled{i}\n"));
+        }
+        text.push_str("  pluginConfig:\n");
+        for i in 0..n {
+            text.push_str(&format!("  - name: P{i}\n    args: {{a: 1}}\n"));
+        }
+        let (r, lookups) = lookups_for(&text);
+        let im = r.expect("the import");
+        assert_eq!(lookups, 2 * n as u64);
+        // Nothing vanishes: each unknown plugin and each argument is named.
+        assert_eq!(im.warnings.len(), 2 * n);
+
+        let twice = format!("{text}  - name: P7\n");
+        let e = import(&twice).unwrap_err();
+        assert!(
+            e.to_string().ends_with(&format!(
+                "profiles[0].pluginConfig[{n}].name: arguments for P7 are given twice; expected once"
+            )),
+            "{e}"
+        );
+    }
 }
