@@ -17,6 +17,7 @@ use crate::{
     ImportError, Imported, Location, Options, Summary, Warning, ANNOTATION_READY_AFTER,
     ANNOTATION_VERSION,
 };
+use shepherd::limits::{MAX_ANNOTATION_BYTES, MAX_LIST, MAX_VALUES};
 use shepherd::model::{
     LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
@@ -83,7 +84,6 @@ const INERT_METADATA: &[&str] = &[
     "managedFields",
     "selfLink",
     "finalizers",
-    "annotations",
     "generateName",
 ];
 
@@ -202,6 +202,31 @@ impl Ctx<'_> {
         }
     }
 
+    /// A list the engine keeps, within `max` entries (`MAX_LIST`, or
+    /// `MAX_VALUES` for a requirement's values): refused with its path and
+    /// its length before any entry is read.
+    pub(crate) fn list<'v>(&self, v: &'v Value, path: &str, max: usize) -> R<&'v [Value]> {
+        let s = self.seq(v, path)?;
+        self.at_most(s.len(), path, max)?;
+        Ok(s)
+    }
+
+    /// `n` entries at `path` within `max` (a limit of shepherd::limits).
+    pub(crate) fn at_most(&self, n: usize, path: &str, max: usize) -> R<()> {
+        if n > max {
+            let name = if max == MAX_VALUES {
+                "MAX_VALUES"
+            } else {
+                "MAX_LIST"
+            };
+            return Err(self.err(
+                path,
+                format!("{n} entries; expected at most {max} (shepherd::limits::{name})"),
+            ));
+        }
+        Ok(())
+    }
+
     pub(crate) fn string<'v>(&self, v: &'v Value, path: &str) -> R<&'v str> {
         match v {
             Value::Str(s) => Ok(s),
@@ -265,9 +290,12 @@ impl Ctx<'_> {
         }
     }
 
+    /// Labels the engine keeps (within `MAX_LIST`).
     fn labels(&self, v: &Value, path: &str) -> R<Labels> {
+        let m = self.map(v, path)?;
+        self.at_most(m.len(), path, MAX_LIST)?;
         let mut out = Labels::new();
-        for (k, val) in self.map(v, path)? {
+        for (k, val) in m {
             let p = child(path, k);
             let s = self.string(val, &p)?;
             out.insert(k.clone(), s.to_string());
@@ -631,12 +659,14 @@ impl<'a> State<'a> {
                 // the namespace default (cx.ns is default for the others).
                 "name" => name = Some(shepherd::namespace::qualify(cx.ns, cx.string(v, &p)?)),
                 "namespace" | "ownerReferences" => {}
+                "labels" if labels_matter => labels = cx.labels(v, &p)?,
                 "labels" => {
-                    let l = cx.labels(v, &p)?;
-                    if labels_matter {
-                        labels = l;
+                    // Not kept: read as strings only (Kubernetes sets no count).
+                    for (lk, lv) in cx.map(v, &p)? {
+                        cx.string(lv, &child(&p, lk))?;
                     }
                 }
+                "annotations" => annotations(cx, v, &p)?,
                 k if INERT_METADATA.contains(&k) => {}
                 "deletionTimestamp" | "deletionGracePeriodSeconds" => {
                     cx.warn(&p, "the object is being deleted; simulated as if it stays");
@@ -1289,7 +1319,7 @@ fn node_spec(cx: &mut Ctx, spec: &Value) -> R<(bool, Vec<Taint>)> {
         match k.as_str() {
             "unschedulable" => unschedulable = cx.boolean(v, &p)?,
             "taints" => {
-                for (i, t) in cx.seq(v, &p)?.iter().enumerate() {
+                for (i, t) in cx.list(v, &p, MAX_LIST)?.iter().enumerate() {
                     taints.push(taint(cx, t, &index(&p, i))?);
                 }
             }
@@ -1479,7 +1509,7 @@ fn label_selector(cx: &mut Ctx, v: &Value, path: &str) -> R<Selector> {
                 .map_err(|e| cx.err(&p, e.to_string()))?;
             }
             "matchExpressions" => {
-                for (i, e) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, e) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     sel.match_expressions
                         .push(label_requirement(cx, e, &index(&p, i))?);
                 }
@@ -1506,7 +1536,7 @@ fn requirement_parts(
             "key" => key = Some(cx.string(val, &p)?.to_string()),
             "operator" => op = Some((cx.string(val, &p)?.to_string(), val.clone())),
             "values" => {
-                for (i, x) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, x) in cx.list(val, &p, MAX_VALUES)?.iter().enumerate() {
                     values.push(cx.string(x, &index(&p, i))?.to_string());
                 }
             }
@@ -1579,13 +1609,13 @@ fn node_selector_term(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeSelectorTerm
         let p = child(path, k);
         match k.as_str() {
             "matchExpressions" => {
-                for (i, e) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, e) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     t.match_expressions
                         .push(node_requirement(cx, e, &index(&p, i), false)?);
                 }
             }
             "matchFields" => {
-                for (i, e) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, e) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     t.match_fields
                         .push(node_requirement(cx, e, &index(&p, i), true)?);
                 }
@@ -1619,7 +1649,7 @@ fn node_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeAffinity> {
                     match rk.as_str() {
                         "nodeSelectorTerms" => {
                             let mut ts = Vec::new();
-                            for (i, t) in cx.seq(rv, &rp)?.iter().enumerate() {
+                            for (i, t) in cx.list(rv, &rp, MAX_LIST)?.iter().enumerate() {
                                 ts.push(node_selector_term(cx, t, &index(&rp, i))?);
                             }
                             terms = Some(ts);
@@ -1638,7 +1668,7 @@ fn node_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeAffinity> {
                 }
             }
             "preferredDuringSchedulingIgnoredDuringExecution" => {
-                for (i, t) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, t) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     let tp = index(&p, i);
                     let mut w = None;
                     let mut pref = None;
@@ -1678,7 +1708,7 @@ fn node_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeAffinity> {
 /// Ignore), so other values are warned about.
 fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadConstraint>> {
     let mut out = Vec::new();
-    for (i, c) in cx.seq(v, path)?.iter().enumerate() {
+    for (i, c) in cx.list(v, path, MAX_LIST)?.iter().enumerate() {
         let cp = index(path, i);
         let mut skew = None;
         let mut key = None;
@@ -1871,6 +1901,7 @@ fn pod_template(
 /// template holds that Kubernetes has no field for, so an export comes back
 /// the same. Other annotations change nothing.
 fn template_annotations(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
+    annotations(cx, v, path)?;
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         if k == ANNOTATION_VERSION {
@@ -1885,6 +1916,30 @@ fn template_annotations(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str
                     cx.wrong(&p, val, "a whole number of ticks from \"0\" to \"1000\"")
                 })?;
         }
+    }
+    Ok(())
+}
+
+/// `metadata.annotations` as the API server takes them (apimachinery's
+/// `ValidateAnnotations`): string values, keys that are qualified names
+/// (case aside), and at most 256 KiB of keys and values together
+/// (`TotalAnnotationSizeLimitB`). The engine keeps none but Shepherd's own.
+fn annotations(cx: &Ctx, v: &Value, path: &str) -> R<()> {
+    let mut total = 0usize;
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        let s = cx.string(val, &p)?;
+        shepherd::model::validate_label_key(&k.to_ascii_lowercase(), "annotation key")
+            .map_err(|e| cx.err(&p, e.to_string()))?;
+        total = total.saturating_add(k.len() + s.len());
+    }
+    if total > MAX_ANNOTATION_BYTES {
+        return Err(cx.err(
+            path,
+            format!(
+                "{total} bytes of keys and values; expected at most {MAX_ANNOTATION_BYTES} (Kubernetes' TotalAnnotationSizeLimitB, 256 KiB)"
+            ),
+        ));
     }
     Ok(())
 }
@@ -2090,7 +2145,7 @@ fn resource_list(cx: &mut Ctx, v: &Value, path: &str) -> R<Req> {
 
 fn tolerations(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<Toleration>> {
     let mut out = Vec::new();
-    for (i, t) in cx.seq(v, path)?.iter().enumerate() {
+    for (i, t) in cx.list(v, path, MAX_LIST)?.iter().enumerate() {
         let tp = index(path, i);
         let mut tol = Toleration::equal("", "", None);
         let mut op_given = false;
@@ -2180,14 +2235,14 @@ fn pod_affinity(
         let p = child(path, k);
         match k.as_str() {
             "requiredDuringSchedulingIgnoredDuringExecution" => {
-                for (i, term) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, term) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     if let Some(t) = affinity_term(cx, term, &index(&p, i), ns)? {
                         required.push(t);
                     }
                 }
             }
             "preferredDuringSchedulingIgnoredDuringExecution" => {
-                for (i, w) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, w) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     let wp = index(&p, i);
                     let mut weight_v = None;
                     let mut term = None;
@@ -2244,7 +2299,7 @@ fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, _ns: &str) -> R<Option<Aff
             "labelSelector" => {}
             "topologyKey" => key = Some(cx.string(val, &p)?.to_string()),
             "namespaces" if !matches!(val, Value::Null) => {
-                for (i, x) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, x) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     let q = index(&p, i);
                     let n = cx.string(x, &q)?;
                     shepherd::namespace::validate_namespace(n)
