@@ -482,7 +482,8 @@ fn non_regular_files_are_bounded_and_a_folders_fifo_is_never_opened() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(status.code(), Some(1), "{err}");
     assert!(
-        err.contains("b-fifo.yaml in the folder") && err.contains("is a FIFO (named pipe); expected regular files"),
+        err.contains("b-fifo.yaml in the folder")
+            && err.contains("is a FIFO (named pipe); expected regular files"),
         "{err}"
     );
     std::fs::remove_file(dir.join("b-fifo.yaml")).ok();
@@ -495,4 +496,43 @@ fn non_regular_files_are_bounded_and_a_folders_fifo_is_never_opened() {
         "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Issue 42's smaller messages: `explain` for a pod that is not there says
+/// "expected" once, and names some pods, or says there are none.
+#[test]
+fn explain_names_a_missing_pod_once_and_what_there_is() {
+    let dir = format!("{}/../tests/manifests", env!("CARGO_MANIFEST_DIR"));
+    let args = |file: &str| -> Vec<String> {
+        ["explain", &format!("{dir}/{file}"), "--pod", "nope"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let (code, out, err) = run(&args("priority-full-cluster.yaml"));
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.starts_with("shepherd: pod \"default/nope\" not found; expected one of the simulated pods, e.g. default/"),
+        "{err}"
+    );
+    assert_eq!(err.matches("expected").count(), 1, "{err}");
+
+    let tmp = std::env::temp_dir().join(format!("shepherd-cli-nopods-{}.yaml", std::process::id()));
+    std::fs::write(
+        &tmp,
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n",
+    )
+    .expect("a manifest");
+    let (code, out, err) = run(&[
+        "explain".into(),
+        tmp.display().to_string(),
+        "--pod".into(),
+        "nope".into(),
+    ]);
+    std::fs::remove_file(&tmp).ok();
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        err.trim_end(),
+        "shepherd: pod \"default/nope\" not found: the simulation holds no pods; expected manifests with pods to explain"
+    );
 }

@@ -102,8 +102,7 @@ fn read_folder(arg: &str, p: &Path, max_bytes: usize) -> Result<String, String> 
     // is opened: a FIFO or a device refuses the folder without being touched.
     let mut sizes = Vec::with_capacity(files.len());
     for f in &files {
-        let meta = std::fs::metadata(f)
-            .map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        let meta = std::fs::metadata(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
         if !meta.is_file() {
             return Err(format!(
                 "{} in the folder {arg} is {}; expected regular files of manifests",
@@ -125,7 +124,10 @@ fn read_folder(arg: &str, p: &Path, max_bytes: usize) -> Result<String, String> 
             ));
         }
         let file = std::fs::File::open(f).map_err(|e| {
-            format!("cannot read {}: {e}; expected a UTF-8 text file", f.display())
+            format!(
+                "cannot read {}: {e}; expected a UTF-8 text file",
+                f.display()
+            )
         })?;
         let text = read_bounded(file, &f.display().to_string(), left)?;
         // JSON files join a YAML stream as flow documents (JSON is YAML).
@@ -621,16 +623,7 @@ pub fn explain(args: &[String]) -> Result<(), String> {
     let key = shepherd::namespace::qualify(&ns, &pod);
     let r = run(&a, "explain");
     let e = r.cluster.explain(&key, &r.profile).unwrap_or_else(|err| {
-        let names: Vec<String> = r
-            .cluster
-            .pods()
-            .map(|p| shepherd::namespace::full_name(&p.name()))
-            .take(8)
-            .collect();
-        eprintln!(
-            "shepherd: {err}; expected one of the simulated pods, e.g. {}",
-            names.join(", ")
-        );
+        eprintln!("shepherd: {}", not_explained(&err, &r.cluster));
         std::process::exit(1)
     });
     if a.json {
@@ -642,6 +635,28 @@ pub fn explain(args: &[String]) -> Result<(), String> {
     }
     print_explanation(&ns, &e);
     Ok(())
+}
+
+/// Why `explain` has nothing to show, in one sentence with one "expected":
+/// a pod not found names a few of the simulated pods, or says there are none.
+fn not_explained(err: &shepherd::Error, cluster: &Cluster) -> String {
+    let shepherd::Error::NotFound { kind, name } = err else {
+        return err.to_string();
+    };
+    let names: Vec<String> = cluster
+        .pods()
+        .map(|p| shepherd::namespace::full_name(&p.name()))
+        .take(8)
+        .collect();
+    let what = shepherd::limits::quoted(&shepherd::namespace::full_name(name));
+    if names.is_empty() {
+        format!("{kind} {what} not found: the simulation holds no pods; expected manifests with pods to explain")
+    } else {
+        format!(
+            "{kind} {what} not found; expected one of the simulated pods, e.g. {}",
+            names.join(", ")
+        )
+    }
 }
 
 fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
@@ -821,7 +836,10 @@ mod tests {
         );
         assert_eq!(bytes.get(), (1 << 20) + 1);
         let e = read_bounded(&b"a: \xff\n"[..], "x.yaml", 100).unwrap_err();
-        assert!(e.contains("x.yaml is not UTF-8 text (byte 3 is not)"), "{e}");
+        assert!(
+            e.contains("x.yaml is not UTF-8 text (byte 3 is not)"),
+            "{e}"
+        );
         assert_eq!(read_bounded(&b"a: 1\n"[..], "x", 5).unwrap(), "a: 1\n");
     }
 }

@@ -144,7 +144,9 @@ impl Budget {
             }
             None => {
                 self.exceeded.set(true);
-                Err(de::Error::custom("the values take more bytes than the input limit"))
+                Err(de::Error::custom(
+                    "the values take more bytes than the input limit",
+                ))
             }
         }
     }

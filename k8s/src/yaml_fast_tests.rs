@@ -654,20 +654,7 @@ fn scan_agrees(text: &str) -> Option<usize> {
 
 /// Scalars that hold what the scan must not take for structure.
 const TRICKY: &[&str] = &[
-    "[[",
-    "]]",
-    "{[",
-    "a[b",
-    "x: [y",
-    "# [",
-    "'[",
-    "\"[",
-    "*a",
-    "&a [",
-    "- [",
-    "? {",
-    "a\"b[",
-    "|",
+    "[[", "]]", "{[", "a[b", "x: [y", "# [", "'[", "\"[", "*a", "&a [", "- [", "? {", "a\"b[", "|",
     "a #[",
 ];
 
@@ -734,9 +721,7 @@ fn tricky_stream(rng: &mut Prng) -> String {
             }
             2 => s.push_str(&format!("{f}\n")),
             3 => s.push_str(&format!("a: &x {f}\nb: *x\nc: [*x, *x]\n")),
-            4 => s.push_str(&format!(
-                "a: |\n  {t}\n    {t}\n\n  {t}\nb: {f}\n"
-            )),
+            4 => s.push_str(&format!("a: |\n  {t}\n    {t}\n\n  {t}\nb: {f}\n")),
             5 => s.push_str(&format!("a: word {t}\n  {t}\n   {t}\nb: {f}\n")),
             6 => s.push_str(&format!("a: \"x {t}\n  {}\"\nb: {f}\n", t.replace('"', ""))),
             7 => s.push_str(&format!("word\n{t}\n")),
