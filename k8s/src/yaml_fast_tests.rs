@@ -547,7 +547,14 @@ fn mutate(rng: &mut Prng, s: &str) -> String {
         let a = char_at(&s, rng);
         let b = char_at(&s, rng).max(a);
         match rng.below(7) {
-            0 => s.replace_range(a..b.min(a + 8).max(a), ""),
+            0 => {
+                // Up to 8 bytes, cut back to a character boundary.
+                let mut end = b.min(a + 8);
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                s.replace_range(a..end, "")
+            }
             1 => s.insert_str(
                 a,
                 pick(
