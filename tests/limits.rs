@@ -146,7 +146,7 @@ fn row_2_deep_nesting_is_refused_before_the_parser_runs() {
         let e = r.unwrap_err();
         assert_eq!(
             e.to_string(),
-            format!("document 1: collections nest deeper than 128 levels at line {line}, column {column}; expected at most 128 (the YAML and JSON parsers' recursion limit)")
+            format!("document 1: collections nest deeper than 128 levels at line {line}, column {column}; expected at most 128 (the YAML parser's recursion limit)")
         );
         assert!(
             peak < 4 * text.len(),

@@ -193,7 +193,7 @@ pub(crate) fn documents_full(text: &str, limits: &Limits) -> Result<Vec<Value>, 
         doc_error(
             d.document,
             format!(
-                "collections nest deeper than {MAX_DEPTH} levels at line {}, column {}; expected at most {MAX_DEPTH} (the YAML and JSON parsers' recursion limit)",
+                "collections nest deeper than {MAX_DEPTH} levels at line {}, column {}; expected at most {MAX_DEPTH} (the YAML parser's recursion limit)",
                 d.line, d.column
             ),
         )

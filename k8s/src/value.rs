@@ -128,7 +128,9 @@ impl Budget {
         let mut out = String::new();
         for step in self.path.borrow().iter().rev() {
             out = match step {
-                Step::Key(k) => crate::import::child(&out, k),
+                // A key as long as the input is cut, as every message cuts
+                // what it repeats.
+                Step::Key(k) => crate::import::child(&out, &shepherd::limits::shown(k)),
                 Step::Index(i) => crate::import::index(&out, *i),
             };
         }

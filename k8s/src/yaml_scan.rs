@@ -20,8 +20,9 @@
 //! generated streams), so a refusal never turns away a stream the parser
 //! would read.
 
-/// The deepest nesting the full parsers read: serde_yaml_ng's and
-/// serde_json's own recursion limit (128 nested collections).
+/// The deepest nesting the full YAML parser reads: serde_yaml_ng's own
+/// recursion limit (128 nested collections; JSON is left to serde_json,
+/// which stops at 127 by itself, at once).
 pub(crate) const MAX_DEPTH: usize = 128;
 
 /// What the pass found in a stream it did not refuse.
