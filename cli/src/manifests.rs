@@ -15,70 +15,129 @@ use shepherd_k8s::{
 };
 
 /// Reads FILE, every `.yaml`/`.yml`/`.json` file in DIR (sorted by name,
-/// joined as one stream), or standard input for `-`.
+/// joined as one stream), or standard input for `-`, never more than
+/// `max_bytes` + 1 bytes of any: a regular file past the limit is refused
+/// from its size, unread; anything else named on the command line (a pipe,
+/// `<(kubectl get ...)`, a device such as /dev/zero) is read as standard
+/// input is, up to the limit. A folder's entries must be regular files
+/// (symbolic links are followed): a FIFO in a folder is never opened (it
+/// would wait for a writer), a device never read.
 pub(crate) fn read_input(arg: &str, max_bytes: usize) -> Result<String, String> {
     if arg == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .take(max_bytes as u64 + 1)
-            .read_to_string(&mut s)
-            .map_err(|e| format!("cannot read standard input: {e}; expected UTF-8 text"))?;
-        return Ok(s);
+        return read_bounded(std::io::stdin(), "standard input", max_bytes);
     }
     let p = Path::new(arg);
-    if p.is_dir() {
-        let mut files: Vec<_> = std::fs::read_dir(p)
-            .map_err(|e| format!("cannot read the folder {arg}: {e}"))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|f| {
-                matches!(
-                    f.extension().and_then(|x| x.to_str()),
-                    Some("yaml" | "yml" | "json")
-                )
-            })
-            .collect();
-        files.sort();
-        if files.is_empty() {
-            return Err(format!(
-                "the folder {arg} holds no .yaml, .yml or .json file; expected manifests"
-            ));
-        }
-        let mut s = String::new();
-        for f in files {
-            // A file past what is left of the limit is refused before it is
-            // read: a large file is never held whole to find it too large.
-            let len = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
-            if s.len() as u64 + len > max_bytes as u64 {
-                return Err(format!(
-                    "the folder {arg} holds more than {max_bytes} bytes of manifests ({} alone is {len} bytes); expected at most {max_bytes} in all",
-                    f.display()
-                ));
-            }
-            let text = std::fs::read_to_string(&f).map_err(|e| {
-                format!(
-                    "cannot read {}: {e}; expected a UTF-8 text file",
-                    f.display()
-                )
-            })?;
-            // JSON files join a YAML stream as flow documents (JSON is YAML).
-            s.push_str("---\n");
-            s.push_str(&text);
-            if !text.ends_with('\n') {
-                s.push('\n');
-            }
-        }
-        return Ok(s);
-    }
     let meta = std::fs::metadata(p)
         .map_err(|e| format!("cannot read {arg}: {e}; expected a file, a folder or -"))?;
-    if meta.len() > max_bytes as u64 {
+    if meta.is_dir() {
+        return read_folder(arg, p, max_bytes);
+    }
+    if meta.is_file() && meta.len() > max_bytes as u64 {
         return Err(format!(
             "{arg} is {} bytes; expected at most {max_bytes}",
             meta.len()
         ));
     }
-    std::fs::read_to_string(p)
-        .map_err(|e| format!("cannot read {arg}: {e}; expected a UTF-8 text file"))
+    let f = std::fs::File::open(p)
+        .map_err(|e| format!("cannot read {arg}: {e}; expected a file, a folder or -"))?;
+    read_bounded(f, arg, max_bytes)
+}
+
+/// At most `max_bytes` of `r` as UTF-8 text; more is refused once the byte
+/// past the limit is read, so an endless source costs the limit and no more.
+fn read_bounded(r: impl Read, what: &str, max_bytes: usize) -> Result<String, String> {
+    let mut buf = Vec::new();
+    r.take(max_bytes as u64 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("cannot read {what}: {e}"))?;
+    if buf.len() > max_bytes {
+        return Err(format!(
+            "{what} holds more than {max_bytes} bytes; expected at most {max_bytes}"
+        ));
+    }
+    String::from_utf8(buf).map_err(|e| {
+        format!(
+            "{what} is not UTF-8 text (byte {} is not); expected UTF-8 text",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// What a non-regular file is, in words.
+fn file_kind(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+fn read_folder(arg: &str, p: &Path, max_bytes: usize) -> Result<String, String> {
+    let mut files: Vec<_> = std::fs::read_dir(p)
+        .map_err(|e| format!("cannot read the folder {arg}: {e}"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|f| {
+            matches!(
+                f.extension().and_then(|x| x.to_str()),
+                Some("yaml" | "yml" | "json")
+            )
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!(
+            "the folder {arg} holds no .yaml, .yml or .json file; expected manifests"
+        ));
+    }
+    // Every entry is looked at (its metadata, links followed) before any
+    // is opened: a FIFO or a device refuses the folder without being touched.
+    let mut sizes = Vec::with_capacity(files.len());
+    for f in &files {
+        let meta = std::fs::metadata(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        if !meta.is_file() {
+            return Err(format!(
+                "{} in the folder {arg} is {}; expected regular files of manifests",
+                f.display(),
+                file_kind(meta.file_type())
+            ));
+        }
+        sizes.push(meta.len());
+    }
+    let mut s = String::new();
+    for (f, len) in files.iter().zip(sizes) {
+        // A file past what is left of the limit is refused before it is
+        // read: a large file is never held whole to find it too large.
+        let left = max_bytes.saturating_sub(s.len());
+        if len > left as u64 {
+            return Err(format!(
+                "the folder {arg} holds more than {max_bytes} bytes of manifests ({} alone is {len} bytes); expected at most {max_bytes} in all",
+                f.display()
+            ));
+        }
+        let file = std::fs::File::open(f).map_err(|e| {
+            format!(
+                "cannot read {}: {e}; expected a UTF-8 text file",
+                f.display()
+            )
+        })?;
+        let text = read_bounded(file, &f.display().to_string(), left)?;
+        // JSON files join a YAML stream as flow documents (JSON is YAML).
+        s.push_str("---\n");
+        s.push_str(&text);
+        if !text.ends_with('\n') {
+            s.push('\n');
+        }
+    }
+    Ok(s)
 }
 
 struct Args {
@@ -564,16 +623,7 @@ pub fn explain(args: &[String]) -> Result<(), String> {
     let key = shepherd::namespace::qualify(&ns, &pod);
     let r = run(&a, "explain");
     let e = r.cluster.explain(&key, &r.profile).unwrap_or_else(|err| {
-        let names: Vec<String> = r
-            .cluster
-            .pods()
-            .map(|p| shepherd::namespace::full_name(&p.name()))
-            .take(8)
-            .collect();
-        eprintln!(
-            "shepherd: {err}; expected one of the simulated pods, e.g. {}",
-            names.join(", ")
-        );
+        eprintln!("shepherd: {}", not_explained(&err, &r.cluster));
         std::process::exit(1)
     });
     if a.json {
@@ -585,6 +635,28 @@ pub fn explain(args: &[String]) -> Result<(), String> {
     }
     print_explanation(&ns, &e);
     Ok(())
+}
+
+/// Why `explain` has nothing to show, in one sentence with one "expected":
+/// a pod not found names a few of the simulated pods, or says there are none.
+fn not_explained(err: &shepherd::Error, cluster: &Cluster) -> String {
+    let shepherd::Error::NotFound { kind, name } = err else {
+        return err.to_string();
+    };
+    let names: Vec<String> = cluster
+        .pods()
+        .map(|p| shepherd::namespace::full_name(&p.name()))
+        .take(8)
+        .collect();
+    let what = shepherd::limits::quoted(&shepherd::namespace::full_name(name));
+    if names.is_empty() {
+        format!("{kind} {what} not found: the simulation holds no pods; expected manifests with pods to explain")
+    } else {
+        format!(
+            "{kind} {what} not found; expected one of the simulated pods, e.g. {}",
+            names.join(", ")
+        )
+    }
 }
 
 fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
@@ -729,5 +801,45 @@ fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
             c.earliest_start,
             c.victims.join(", ")
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts the bytes it hands out.
+    struct Counted<R> {
+        inner: R,
+        bytes: std::rc::Rc<std::cell::Cell<usize>>,
+    }
+
+    impl<R: Read> Read for Counted<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.bytes.set(self.bytes.get() + n);
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_endless_source_is_read_to_the_limit_and_one_byte_more() {
+        let bytes = std::rc::Rc::new(std::cell::Cell::new(0));
+        let endless = Counted {
+            inner: std::io::repeat(b'a'),
+            bytes: bytes.clone(),
+        };
+        let e = read_bounded(endless, "/dev/zero", 1 << 20).unwrap_err();
+        assert_eq!(
+            e,
+            "/dev/zero holds more than 1048576 bytes; expected at most 1048576"
+        );
+        assert_eq!(bytes.get(), (1 << 20) + 1);
+        let e = read_bounded(&b"a: \xff\n"[..], "x.yaml", 100).unwrap_err();
+        assert!(
+            e.contains("x.yaml is not UTF-8 text (byte 3 is not)"),
+            "{e}"
+        );
+        assert_eq!(read_bounded(&b"a: 1\n"[..], "x", 5).unwrap(), "a: 1\n");
     }
 }

@@ -76,6 +76,10 @@ impl LabelSelectorRequirement {
 
     pub fn validate(&self, what: &str) -> Result<(), Error> {
         crate::model::validate_label_key(&self.key, what)?;
+        crate::model::validate_values(
+            self.values.len(),
+            &format!("{what} {}", crate::limits::quoted(&self.key)),
+        )?;
         match self.operator {
             SelectorOperator::In | SelectorOperator::NotIn if self.values.is_empty() => {
                 Err(Error::Invalid(format!(
@@ -219,6 +223,10 @@ impl NodeSelectorRequirement {
             return Ok(());
         }
         crate::model::validate_label_key(&self.key, what)?;
+        crate::model::validate_values(
+            self.values.len(),
+            &format!("{what} {}", crate::limits::quoted(&self.key)),
+        )?;
         let n = self.values.len();
         let ok = match self.operator {
             NodeSelectorOperator::In | NodeSelectorOperator::NotIn => n > 0,
@@ -281,6 +289,11 @@ impl NodeSelectorTerm {
     }
 
     pub fn validate(&self, what: &str) -> Result<(), Error> {
+        crate::model::validate_count(
+            self.match_expressions.len(),
+            &format!("{what} matchExpressions"),
+        )?;
+        crate::model::validate_count(self.match_fields.len(), &format!("{what} matchFields"))?;
         for r in &self.match_expressions {
             r.validate(what, false)?;
         }
@@ -288,6 +301,16 @@ impl NodeSelectorTerm {
             r.validate(what, true)?;
         }
         Ok(())
+    }
+
+    /// Its list entries: itself, its requirements and their values.
+    pub fn list_entries(&self) -> usize {
+        1 + self
+            .match_expressions
+            .iter()
+            .chain(self.match_fields.iter())
+            .map(|r| 1 + r.values.len())
+            .sum::<usize>()
     }
 }
 
@@ -331,7 +354,21 @@ impl NodeAffinity {
         self.required.is_none() && self.preferred.is_empty()
     }
 
+    /// Its list entries: every term, required and preferred, with theirs.
+    pub fn list_entries(&self) -> usize {
+        self.required
+            .iter()
+            .flatten()
+            .chain(self.preferred.iter().map(|p| &p.preference))
+            .map(NodeSelectorTerm::list_entries)
+            .sum()
+    }
+
     pub fn validate(&self, app: &str) -> Result<(), Error> {
+        if let Some(terms) = &self.required {
+            crate::model::validate_count(terms.len(), "required node affinity term")?;
+        }
+        crate::model::validate_count(self.preferred.len(), "preferred node affinity term")?;
         if let Some(terms) = &self.required {
             if terms.is_empty() {
                 return Err(Error::Invalid(format!(

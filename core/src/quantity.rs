@@ -60,7 +60,8 @@ pub enum QuantityErrorKind {
     BadExponent(String),
     /// Below zero: requests and capacities are 0 or more.
     Negative,
-    /// Above [`MAX_VALUE`] of the unit.
+    /// Above [`MAX_VALUE`] of the unit (the message names the engine's
+    /// own bound, which is lower: `MAX_CPU_MILLIS`, `MAX_MEMORY_MIB`).
     TooLarge,
 }
 
@@ -112,11 +113,25 @@ impl fmt::Display for QuantityError {
                 "{what} {input} is negative; expected 0 or more, {}",
                 self.expected()
             ),
-            QuantityErrorKind::TooLarge => write!(
-                f,
-                "{what} {input} is too large; expected at most {MAX_VALUE} {}",
-                if what == "cpu" { "millicores" } else { "bytes" }
-            ),
+            // The bound a user can reach is the engine's (MAX_CPU_MILLIS,
+            // MAX_MEMORY_MIB), far below the parse's 2^63 - 1: naming the
+            // parse's bound read as "at most" the very value typed.
+            QuantityErrorKind::TooLarge => {
+                if what == "cpu" {
+                    write!(
+                        f,
+                        "{what} {input} is too large; expected at most {} cores ({}m), the most a node may have or a pod request",
+                        crate::model::MAX_CPU_MILLIS / 1000,
+                        crate::model::MAX_CPU_MILLIS
+                    )
+                } else {
+                    write!(
+                        f,
+                        "{what} {input} is too large; expected at most {}Mi (1Pi), the most a node may have or a pod request",
+                        crate::model::MAX_MEMORY_MIB
+                    )
+                }
+            }
         }
     }
 }
@@ -596,6 +611,20 @@ mod tests {
         assert!(
             msg.contains("negative") && msg.contains("0 or more"),
             "{msg}"
+        );
+        // Issue 42: 2^63 - 1 cores is too large, and the message names the
+        // engine's bound, not "at most 9223372036854775807" (the very digits).
+        let msg = parse_cpu_millis("9223372036854775807")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            msg,
+            "cpu \"9223372036854775807\" is too large; expected at most 1000000 cores (1000000000m), the most a node may have or a pod request"
+        );
+        let msg = parse_memory_bytes("9Ei").unwrap_err().to_string();
+        assert_eq!(
+            msg,
+            "memory \"9Ei\" is too large; expected at most 1073741824Mi (1Pi), the most a node may have or a pod request"
         );
     }
 
