@@ -187,7 +187,7 @@ pub(crate) struct PodExtra {
     /// it is bound or deleted.
     pub nominated: Option<NodeId>,
     /// The DefaultPreemption decision this pod caused, for `explain`.
-    pub preemption: Option<crate::scheduler::Preemption>,
+    pub preemption: Option<crate::scheduler::PreemptionRecord>,
     /// The serial of the last FailedScheduling message this pod was told.
     pub reported: u32,
 }
@@ -362,11 +362,11 @@ impl Pod {
 
     /// The DefaultPreemption decision this pod caused.
     #[inline]
-    pub fn preemption(&self) -> Option<&crate::scheduler::Preemption> {
+    pub(crate) fn preemption(&self) -> Option<&crate::scheduler::PreemptionRecord> {
         self.extra.as_ref().and_then(|e| e.preemption.as_ref())
     }
 
-    pub fn set_preemption(&mut self, p: crate::scheduler::Preemption) {
+    pub(crate) fn set_preemption(&mut self, p: crate::scheduler::PreemptionRecord) {
         self.extra.get_or_insert_with(Default::default).preemption = Some(p);
     }
 
