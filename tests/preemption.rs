@@ -956,8 +956,7 @@ fn reference(
         }
         let ni = potential[(offset as usize + i) % count];
         evaluated += 1;
-        let Some((victims, violations)) = ref_victims(&nodes[ni], p.priority, req, &budgets)
-        else {
+        let Some((victims, violations)) = ref_victims(&nodes[ni], p.priority, req, &budgets) else {
             continue;
         };
         // kube-scheduler: a node that needs no victim is no candidate.
@@ -1189,14 +1188,21 @@ fn prop_preemption_matches_the_reference() {
 #[test]
 fn prop_sampled_preemption_matches_the_reference() {
     let sampled = std::cell::Cell::new(0);
-    gate_every("prop_sampled_preemption_matches_the_reference", 20, |seed| {
-        let (_, n) = run_world(seed, SAMPLED)?;
-        sampled.set(sampled.get() + n);
-        Ok(())
-    });
+    gate_every(
+        "prop_sampled_preemption_matches_the_reference",
+        20,
+        |seed| {
+            let (_, n) = run_world(seed, SAMPLED)?;
+            sampled.set(sampled.get() + n);
+            Ok(())
+        },
+    );
     // A sweep of a few seeds may not sample; the default one does.
     if seeds().len() >= 50 {
-        assert!(sampled.get() > 0, "no decision sampled: the worlds are too empty");
+        assert!(
+            sampled.get() > 0,
+            "no decision sampled: the worlds are too empty"
+        );
     }
 }
 
@@ -1228,9 +1234,12 @@ fn preemption_dry_runs_a_sample_and_keeps_a_bounded_record() {
         c.add_node(NodeSpec::new(&format!("node-{i}"), 4000, 8192))
             .unwrap();
     }
-    c.add_priority_class(PriorityClass::new("batch", 10)).unwrap();
-    c.add_priority_class(PriorityClass::new("web", 1000)).unwrap();
-    c.deploy(app("batch", 4 * nodes, 1000, Some("batch"))).unwrap();
+    c.add_priority_class(PriorityClass::new("batch", 10))
+        .unwrap();
+    c.add_priority_class(PriorityClass::new("web", 1000))
+        .unwrap();
+    c.deploy(app("batch", 4 * nodes, 1000, Some("batch")))
+        .unwrap();
     assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
     c.deploy(app("web", 30, 2000, Some("web"))).unwrap();
     assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
@@ -1239,10 +1248,16 @@ fn preemption_dry_runs_a_sample_and_keeps_a_bounded_record() {
     for i in 0..30 {
         let pod = format!("web-{i}");
         let d = c.last_preemption(&pod).expect("each web pod preempted");
-        assert_eq!((d.potential, d.evaluated, d.found), (nodes, 150, 150), "{pod}");
+        assert_eq!(
+            (d.potential, d.evaluated, d.found),
+            (nodes, 150, 150),
+            "{pod}"
+        );
         assert_eq!(d.candidates.len(), shepherd::scheduler::KEPT_CANDIDATES);
         assert_eq!(d.candidates[0].victims.len(), 2);
-        assert!(d.candidates[1..].iter().all(|r| r.victims.len() == 2 && r.victim_count == 2));
+        assert!(d.candidates[1..]
+            .iter()
+            .all(|r| r.victims.len() == 2 && r.victim_count == 2));
         // Ties: the lowest node slot among the sample.
         assert_eq!(d.decided_by, "first in node order (every figure ties)");
         let bytes = c.preemption_record_bytes(&pod).unwrap();

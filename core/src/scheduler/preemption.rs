@@ -501,7 +501,8 @@ impl Cluster {
             };
             // The chosen node's dry run is stale once it is taken.
             let at = run.ranked[0].0 as usize;
-            let Dry::Candidate(found, _) = core::mem::replace(&mut pass.dry[at], Dry::Unknown) else {
+            let Dry::Candidate(found, _) = core::mem::replace(&mut pass.dry[at], Dry::Unknown)
+            else {
                 unreachable!("the chosen node is a candidate");
             };
             self.execute_preemption(k, &found, record);
@@ -596,7 +597,10 @@ impl Cluster {
         Some(
             core::mem::size_of::<PreemptionRecord>()
                 + r.rows.capacity() * core::mem::size_of::<Row>()
-                + r.rows.iter().map(|w| w.shown.capacity() * id).sum::<usize>()
+                + r.rows
+                    .iter()
+                    .map(|w| w.shown.capacity() * id)
+                    .sum::<usize>()
                 + r.victims.capacity() * id,
         )
     }
@@ -1131,7 +1135,11 @@ mod tests {
             (10_000, 1_000),
             (u32::MAX, 429_496_729),
         ] {
-            assert_eq!(candidates_wanted(potential), wanted, "{potential} potential nodes");
+            assert_eq!(
+                candidates_wanted(potential),
+                wanted,
+                "{potential} potential nodes"
+            );
         }
     }
 }
