@@ -326,8 +326,9 @@ struct Pass {
     /// The potential nodes of the batch's template, in slot order, once
     /// found (kept while only resources matter, see `select_candidate`).
     potential: Option<Vec<u32>>,
-    /// Each node's dry run (by slot) for the last pod, kept for the next
-    /// while only resources matter and it has the priority `dry_for`.
+    /// Each potential node's dry run (in `potential`'s order) for the last
+    /// pod, kept for the next while only resources matter and it has the
+    /// priority `dry_for`.
     dry: Vec<Dry>,
     dry_for: Option<i32>,
 }
@@ -362,9 +363,9 @@ fn reads_hold(reads: &Reads, allowed: &[(crate::model::Selector, i64)]) -> bool 
 
 /// What one dry run found, ranked, and how much of the cluster it read.
 struct DryRun {
-    /// The nodes of the candidates found, the chosen one first (their
-    /// victims are in the pass's `dry`).
-    ranked: Vec<NodeId>,
+    /// The candidates found, the chosen one first, by their place in the
+    /// potential nodes (and in the pass's `dry`, which holds them).
+    ranked: Vec<u32>,
     potential: u32,
     evaluated: u32,
     offset: u32,
@@ -500,7 +501,7 @@ impl Cluster {
                 continue;
             };
             // The chosen node's dry run is stale once it is taken.
-            let at = run.ranked[0].0 as usize;
+            let at = run.ranked[0] as usize;
             let Dry::Candidate(found, _) = core::mem::replace(&mut pass.dry[at], Dry::Unknown)
             else {
                 unreachable!("the chosen node is a candidate");
@@ -745,7 +746,7 @@ impl Cluster {
             pass.dry.clear();
             pass.dry_for = simple.then_some(prio);
         }
-        pass.dry.resize(self.nodes.len(), Dry::Unknown);
+        pass.dry.resize(count as usize, Dry::Unknown);
         // DryRunPreemption: candidates breaking no budget and the others,
         // each list holding at most `wanted`.
         let mut clean: Vec<([i64; 5], u32)> = Vec::new();
@@ -755,19 +756,20 @@ impl Cluster {
             if !clean.is_empty() && clean.len() + violating.len() >= wanted {
                 break;
             }
-            let n = potential[((offset + i) % count) as usize];
+            let j = ((offset + i) % count) as usize;
+            let n = potential[j];
             evaluated += 1;
-            let stale = match &pass.dry[n as usize] {
+            let stale = match &pass.dry[j] {
                 Dry::Unknown => true,
                 Dry::Candidate(_, reads) => !reads_hold(reads, &allowed),
                 Dry::None | Dry::Fits => false,
             };
             if stale {
-                pass.dry[n as usize] = self.dry_run_node(NodeId(n), prio, &allowed, |me, v, o| {
+                pass.dry[j] = self.dry_run_node(NodeId(n), prio, &allowed, |me, v, o| {
                     victims_on(me, work, NodeId(n), v, o)
                 });
             }
-            match &pass.dry[n as usize] {
+            match &pass.dry[j] {
                 Dry::Unknown | Dry::None => {}
                 // The pod fits here as things are (a state the batch did
                 // not see): no preemption.
@@ -779,7 +781,7 @@ impl Cluster {
                         &mut violating
                     };
                     if list.len() < wanted {
-                        list.push((f.figures, n));
+                        list.push((f.figures, j as u32));
                     }
                 }
             }
@@ -788,13 +790,13 @@ impl Cluster {
             return (None, false);
         }
         // pickOneNodeForPreemption: the best figures, rule by rule; then the
-        // lowest node slot.
+        // lowest node slot (the potential nodes are in slot order).
         let mut ranked = clean;
         ranked.append(&mut violating);
-        ranked.sort_by_key(|&(f, n)| (Reverse(f), n));
+        ranked.sort_by_key(|&(f, j)| (Reverse(f), j));
         (
             Some(DryRun {
-                ranked: ranked.into_iter().map(|(_, n)| NodeId(n)).collect(),
+                ranked: ranked.into_iter().map(|(_, j)| j).collect(),
                 potential: count,
                 evaluated,
                 offset,
@@ -1004,7 +1006,7 @@ impl Cluster {
             let q = self.pod(*v);
             (q.controller, q.ordinal)
         };
-        let found = |n: &NodeId| match &dry[n.0 as usize] {
+        let found = |&j: &u32| match &dry[j as usize] {
             Dry::Candidate(f, _) => f,
             other => unreachable!("a ranked node is a candidate, not {other:?}"),
         };
