@@ -693,9 +693,14 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
             "carriedOut": p.recorded,
             "node": p.node,
             "decidedBy": p.decided_by,
+            "potentialNodes": p.potential,
+            "dryRunNodes": p.evaluated,
+            "offset": p.offset,
+            "candidatesFound": p.found,
             "candidates": p.candidates.iter().map(|c| serde_json::json!({
                 "node": c.node,
                 "victims": c.victims,
+                "victimCount": c.victim_count,
                 "pdbViolations": c.pdb_violations,
                 "highestPriority": c.highest_priority,
                 "prioritySum": c.priority_sum,
@@ -760,8 +765,19 @@ fn print_explanation(ns: &str, e: &Explanation) {
     }
 }
 
+/// A candidate's victims as far as the decision names them.
+fn named_victims(c: &shepherd::scheduler::PreemptionCandidate) -> String {
+    let more = c.victim_count as usize - c.victims.len().min(c.victim_count as usize);
+    if more == 0 {
+        c.victims.join(", ")
+    } else {
+        format!("{} and {more} more", c.victims.join(", "))
+    }
+}
+
 /// DefaultPreemption's candidates, in the order pickOneNodeForPreemption
-/// ranks them (the chosen node first), with the figures it compares.
+/// ranks them (the chosen node first), with the figures it compares: the
+/// best of those its dry run found.
 fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
     let done = if p.recorded {
         "deleted"
@@ -774,6 +790,18 @@ fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
         p.node,
         p.decided_by,
         p.candidates[0].victims.join(", ")
+    );
+    println!(
+        "  dry run: {} of {} potential node(s) from offset {}, {} candidate(s) found{}",
+        p.evaluated,
+        p.potential,
+        p.offset,
+        p.found,
+        if p.candidates.len() < p.found as usize {
+            format!(", the best {} shown", p.candidates.len())
+        } else {
+            String::new()
+        }
     );
     println!(
         "  rules in order: {}, then the first node",
@@ -797,9 +825,9 @@ fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
             c.pdb_violations,
             c.highest_priority,
             c.priority_sum,
-            c.victims.len(),
+            c.victim_count,
             c.earliest_start,
-            c.victims.join(", ")
+            named_victims(c)
         );
     }
 }

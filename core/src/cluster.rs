@@ -187,7 +187,7 @@ pub(crate) struct PodExtra {
     /// it is bound or deleted.
     pub nominated: Option<NodeId>,
     /// The DefaultPreemption decision this pod caused, for `explain`.
-    pub preemption: Option<crate::scheduler::Preemption>,
+    pub preemption: Option<crate::scheduler::PreemptionRecord>,
     /// The serial of the last FailedScheduling message this pod was told.
     pub reported: u32,
 }
@@ -362,11 +362,11 @@ impl Pod {
 
     /// The DefaultPreemption decision this pod caused.
     #[inline]
-    pub fn preemption(&self) -> Option<&crate::scheduler::Preemption> {
+    pub(crate) fn preemption(&self) -> Option<&crate::scheduler::PreemptionRecord> {
         self.extra.as_ref().and_then(|e| e.preemption.as_ref())
     }
 
-    pub fn set_preemption(&mut self, p: crate::scheduler::Preemption) {
+    pub(crate) fn set_preemption(&mut self, p: crate::scheduler::PreemptionRecord) {
         self.extra.get_or_insert_with(Default::default).preemption = Some(p);
     }
 
@@ -640,11 +640,13 @@ impl TermState {
     }
 }
 
+/// A Service as the endpoints controller keeps it (`controllers.rs`): its
+/// endpoints are not copied here but read from the pods when asked.
 #[derive(Clone, Debug)]
 pub(crate) struct ServiceState {
     pub spec: ServiceSpec,
-    pub endpoints: Vec<(ControllerId, u32)>,
-    pub dirty: bool,
+    /// How many endpoints it had at the last sync.
+    pub ready: u32,
 }
 
 /// What one pass changed, and what is still pending.
@@ -775,6 +777,7 @@ pub struct Cluster {
     pub(crate) all_revisions: Vec<(u32, u32)>,
     pub(crate) pdbs: BTreeMap<String, PdbSpec>,
     pub(crate) services: BTreeMap<String, ServiceState>,
+    pub(crate) service_books: crate::controllers::ServiceBooks,
     /// Namespaces by name with their labels (without the automatic
     /// `kubernetes.io/metadata.name`): declared ones, and those an object
     /// was created in (with no labels). A namespace's labels are fixed when
@@ -898,6 +901,7 @@ impl Cluster {
             all_revisions: Vec::new(),
             pdbs: BTreeMap::new(),
             services: BTreeMap::new(),
+            service_books: Default::default(),
             namespaces: BTreeMap::new(),
             events: Default::default(),
             texts: Vec::new(),
@@ -1520,7 +1524,6 @@ impl Cluster {
         ctl.progress_deadline_seconds = spec.progress_deadline_seconds;
         let id = self.add_owner(ctl);
         self.current_revision_for(id, spec.template);
-        self.mark_services_for(id);
         self.note(
             EventType::Normal,
             Reason::Created,
@@ -2232,7 +2235,7 @@ impl Cluster {
             }
         }
         if ready {
-            self.mark_services_for(c);
+            self.endpoint_moved(k, false);
         }
         self.bound_total -= 1;
         self.capacity_epoch += 1;
@@ -2259,7 +2262,7 @@ impl Cluster {
             }
         }
         self.disruption_epoch += 1;
-        self.mark_services_for(c);
+        self.endpoint_moved(k, false);
     }
 
     pub(crate) fn set_ready(&mut self, k: u32) {
@@ -2277,7 +2280,7 @@ impl Cluster {
         ctl.counts.entry_or_default(rev).ready += 1;
         let min_ready = ctl.min_ready_seconds;
         self.disruption_epoch += 1;
-        self.mark_services_for(c);
+        self.endpoint_moved(k, true);
         if min_ready == 0 {
             self.set_available(k);
         } else {
@@ -2382,27 +2385,6 @@ impl Cluster {
             }
         }
         n
-    }
-
-    // ----- services --------------------------------------------------------
-
-    pub(crate) fn mark_services_for(&mut self, c: ControllerId) {
-        if self.services.is_empty() {
-            return;
-        }
-        let ctl = &self.controllers[c.0 as usize];
-        // A service marked already is not matched again: a tick that turns
-        // 150,000 pods Ready asks for each of them.
-        for s in self.services.values_mut() {
-            if !s.dirty
-                && ctl
-                    .revisions
-                    .iter()
-                    .any(|r| s.spec.selector.matches(&r.template.labels))
-            {
-                s.dirty = true;
-            }
-        }
     }
 }
 

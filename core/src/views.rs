@@ -369,9 +369,9 @@ impl Cluster {
                 (
                     n.clone(),
                     format!("{}", s.spec.selector),
-                    s.endpoints
-                        .iter()
-                        .map(|&(c, o)| self.pod_name(c, o))
+                    self.endpoints_of(&s.spec.selector)
+                        .into_iter()
+                        .map(|(c, o)| self.pod_name(c, o))
                         .collect(),
                 )
             })
@@ -383,9 +383,10 @@ impl Cluster {
             .services
             .get(crate::namespace::canonical(name))
             .ok_or_else(|| Error::not_found("Service", name))?;
-        Ok(s.endpoints
-            .iter()
-            .map(|&(c, o)| self.pod_name(c, o))
+        Ok(self
+            .endpoints_of(&s.spec.selector)
+            .into_iter()
+            .map(|(c, o)| self.pod_name(c, o))
             .collect())
     }
 }

@@ -45,7 +45,12 @@ use plugins::{
     inter_pod_affinity as ipa, node_affinity, node_resources_balanced_allocation as balanced,
     node_resources_fit as fit, node_unschedulable, pod_topology_spread as spread, taint_toleration,
 };
-pub use preemption::{Preemption, PreemptionCandidate, PreemptionTrace, PICK_RULES};
+pub(crate) use preemption::PreemptionRecord;
+pub use preemption::{
+    candidates_wanted, record_bytes_bound, Preemption, PreemptionCandidate, PreemptionTrace,
+    KEPT_CANDIDATES, KEPT_VICTIMS, MIN_CANDIDATE_NODES_ABSOLUTE, MIN_CANDIDATE_NODES_PERCENTAGE,
+    PICK_RULES,
+};
 pub use profile::{
     Plugin, Profile, Resource, ScoringStrategy, ScoringStrategyType, TieBreak,
     UtilizationShapePoint,
