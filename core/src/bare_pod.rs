@@ -44,10 +44,14 @@ impl BarePodSpec {
     }
 }
 
-/// A bare Pod's state beside its controller slot.
+/// A bare Pod's state beside its controller slot: its name is the slot's
+/// and its template the slot's one revision (`Revision::declared`), so a
+/// Pod keeps its template once, as admitted, not a second declared copy
+/// beside it (a template of 64 preferred terms is about 50 KB).
 #[derive(Clone, Debug)]
 pub(crate) struct BareState {
-    pub spec: BarePodSpec,
+    /// `spec.nodeName`.
+    pub node_name: Option<String>,
     /// Its one pod has been created (it is never created again).
     pub created: bool,
 }
@@ -58,6 +62,7 @@ impl Cluster {
     pub fn create_bare_pod(&mut self, spec: BarePodSpec) -> Result<ControllerId, Error> {
         spec.validate()?;
         self.owner_name_free(&spec.name, "workload")?;
+        self.check_topology_keys(&spec.name, &spec.template)?;
         let total = self.desired_total + 1;
         if total > crate::limits::MAX_PODS {
             return Err(Error::Invalid(format!(
@@ -72,7 +77,7 @@ impl Cluster {
             &spec.name,
             1,
             Workload::Pod(alloc::boxed::Box::new(BareState {
-                spec: spec.clone(),
+                node_name: spec.node_name,
                 created: false,
             })),
         ));
@@ -110,15 +115,26 @@ impl Cluster {
     }
 
     /// Live bare Pods' specs (those whose pod still exists or is about to be
-    /// created), in creation order.
-    pub fn bare_pod_specs(&self) -> impl Iterator<Item = &BarePodSpec> + '_ {
+    /// created), in creation order; each template is made from the Pod's
+    /// revision as asked (`bare_pod_exists` answers for a name alone).
+    pub fn bare_pod_specs(&self) -> impl Iterator<Item = BarePodSpec> + '_ {
         self.controllers
             .iter()
             .filter(|c| !c.deleted)
             .filter_map(|c| match &c.workload {
-                Workload::Pod(b) => Some(&b.spec),
+                Workload::Pod(b) => Some(BarePodSpec {
+                    name: c.name.clone(),
+                    template: c.revisions[c.current as usize - 1].declared(),
+                    node_name: b.node_name.clone(),
+                }),
                 _ => None,
             })
+    }
+
+    /// Whether bare Pod `name` is live: its pod exists or is about to be
+    /// created.
+    pub fn bare_pod_exists(&self, name: &str) -> bool {
+        self.bare_pod_id(name).is_ok()
     }
 
     fn retire_bare_pod(&mut self, id: ControllerId) {
@@ -151,7 +167,7 @@ impl Cluster {
             }
             return (0, 0);
         }
-        let node_name = b.spec.node_name.clone();
+        let node_name = b.node_name.clone();
         let name = c.name.clone();
         let cur = c.current;
         if let Workload::Pod(b) = &mut self.controllers[id.0 as usize].workload {

@@ -605,7 +605,7 @@ impl Cluster {
         let candidates: &[(u32, u32)] = match first {
             Some((k, v)) => self
                 .revisions_by_label
-                .get(&(k.clone(), v.clone()))
+                .get(&crate::cluster::label_hash(k, v))
                 .map_or(&[], |v| v.as_slice()),
             None => &self.all_revisions,
         };

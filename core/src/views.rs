@@ -181,7 +181,7 @@ impl Cluster {
         PodView {
             controller: p.controller,
             kind: c.workload.kind(),
-            by_node_name: matches!(&c.workload, Workload::Pod(b) if b.spec.node_name.is_some()),
+            by_node_name: matches!(&c.workload, Workload::Pod(b) if b.node_name.is_some()),
             outdated: match &c.workload {
                 Workload::DaemonSet(d) => d.rev_info[p.revision as usize - 1].0 != d.generation,
                 _ => p.revision != c.current,

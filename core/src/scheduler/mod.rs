@@ -726,8 +726,8 @@ impl Cluster {
             for (c, &t) in tpl.topology_spread.iter().zip(&b.rev.spread_ids) {
                 debug_assert_eq!(
                     Some(&t),
-                    self.term_by_value
-                        .get(&crate::model::AffinityTerm::new(c.selector.clone(), None)),
+                    self.find_term(&crate::model::AffinityTerm::new(c.selector.clone(), None))
+                        .as_ref(),
                     "a revision's spread terms are its constraints' selectors"
                 );
                 let self_match = c.selector.matches(&tpl.labels);
@@ -1259,7 +1259,6 @@ impl Cluster {
                 let first = none_anywhere
                     && rev.affinity_ids.first().is_some_and(|&t| {
                         self.terms[t as usize]
-                            .term
                             .selector
                             .matches(&rev.template.labels)
                     });
