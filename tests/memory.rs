@@ -3,7 +3,9 @@
 //! at most their stated bound (`shepherd::limits`), whatever the cluster's
 //! size (issue 42: endpoints cost Services x pods, preemption the square of
 //! the nodes, a heavy template 245 KB a Pod); and the work of a Pod's
-//! terms is counted (`Cluster::term_index_work`). Counted by a
+//! terms is counted (`Cluster::term_index_work`); the Services' list the
+//! page shows each tick holds a few hundred bytes a Service at the most,
+//! whatever they select (`Cluster::service_summaries`). Counted by a
 //! counting global allocator (live bytes), so this file is its own test
 //! binary, and its tests take turns (`LOCK`): the count is the process's.
 
@@ -20,12 +22,15 @@ use shepherd::{
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// The most LIVE has been since the last `reset_peak`.
+static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         let p = unsafe { System.alloc(l) };
         if !p.is_null() {
-            LIVE.fetch_add(l.size(), Ordering::Relaxed);
+            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
         }
         p
     }
@@ -42,6 +47,17 @@ static LOCK: Mutex<()> = Mutex::new(());
 
 fn live() -> usize {
     LIVE.load(Ordering::Relaxed)
+}
+
+/// Starts a new peak at what is live now; returns it.
+fn reset_peak() -> usize {
+    let now = live();
+    PEAK.store(now, Ordering::Relaxed);
+    now
+}
+
+fn peak() -> usize {
+    PEAK.load(Ordering::Relaxed)
 }
 
 /// Nodes enough for `pods` at 110 pods a node, with room to spare.
@@ -169,7 +185,32 @@ fn a_service_costs_at_most_service_bytes_whatever_it_selects() {
         per_service <= SERVICE_BYTES,
         "{per_service} bytes a Service"
     );
+    // The list the page shows each tick: a count and the first three
+    // endpoints a Service, built from the owners' counts and the first
+    // pods that are Ready (here after n0's, which are not), never from
+    // every endpoint (which named 3 billion pods). Its heap at the most,
+    // the list itself included, is a few hundred bytes a Service.
+    let first: Vec<String> = c.service_endpoints("s0").unwrap()[..3].to_vec();
+    let base = reset_peak();
+    let listed = c.service_summaries(3);
+    let per_summary = (peak() - base) / MAX_SERVICES;
+    eprintln!("{per_summary} bytes a Service's summary at the most");
+    assert_eq!(listed.len(), MAX_SERVICES);
+    for s in &listed {
+        assert_eq!(s.endpoint_count as usize, left, "{}", s.name);
+        assert_eq!(s.endpoints, first, "{}", s.name);
+        assert_eq!(s.selector, "app=web");
+    }
+    assert!(
+        per_summary <= SUMMARY_BYTES,
+        "{per_summary} bytes a Service's summary"
+    );
 }
+
+/// What `Cluster::service_summaries(3)` may hold a Service at the most:
+/// its row (about 100 bytes), its name, selector and three pod names, and
+/// the revisions its selector reaches.
+const SUMMARY_BYTES: usize = 512;
 
 /// 10,000 full nodes (MAX_NODES), then 200 pods that must preempt: each
 /// dry run reads max(10%, 100) = 1,000 nodes and keeps at most
