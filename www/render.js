@@ -475,7 +475,8 @@ export function drawPdbs(tbody, pdbs, { onDelete }) {
 function endpointList(s) {
   if (s.endpointCount === 0) return '<none>';
   const more = s.endpointCount - s.endpoints.length;
-  return s.endpoints.join(', ') + (more > 0 ? ` + ${more} more...` : '');
+  return [s.endpoints.join(', '),
+    more > 0 ? [' ', h('span', { style: { whiteSpace: 'nowrap' } }, `+ ${more} more...`)] : null];
 }
 
 export function drawServices(tbody, services, { onDelete }) {
