@@ -301,10 +301,10 @@ fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
             .collect::<Vec<_>>(),
         ["agent"]
     );
-    assert!(c
-        .rendered_events()
-        .iter()
-        .any(|e| e.reason == "DrainComplete"));
+    // kubectl's words: the DaemonSet pod ignored, then the node drained.
+    let n0 = c.node("node-0.example.com").unwrap();
+    assert!(n0.cordoned && !n0.draining);
+    assert_eq!(n0.drain_status, Some("node/node-0.example.com drained"));
     // A new node gets its pod; a removed one loses it and nobody replaces it elsewhere.
     c.add_node(NodeSpec::new("node-3.example.com", 2000, 4096))
         .unwrap();

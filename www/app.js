@@ -116,7 +116,7 @@ const NODE_OPS = {
   recoverNode: (n) => `Starting the kubelet of ${n}: Ready at its next heartbeat`,
   cordon: (n) => `kubectl cordon ${n}: no new pods; running pods stay`,
   uncordon: (n) => `kubectl uncordon ${n}: schedulable again`,
-  drain: (n) => `kubectl drain ${n}: cordoned, evicting its pods as budgets allow`,
+  drain: (n) => `kubectl drain ${n} --ignore-daemonsets --force: cordoned; evicting the pods on it now as budgets allow, each refused one again after 5 s`,
   removeNode: (n) => `kubectl delete node ${n}: its pods are replaced elsewhere`,
 };
 

@@ -49,8 +49,10 @@ export function nodeCard(n, { onPod, act, onDetails = null }) {
   if (n.status === 'NotReady') status.push(badge('NotReady', 'bad', 'No heartbeat for longer than the node monitor grace period: tainted unreachable; its pods are not Ready and are evicted after their tolerationSeconds (300 s by default)'));
   else status.push(badge('Ready', 'ok', 'The kubelet is heart-beating'));
   if (!n.beating && n.status === 'Ready') status.push(badge('kubelet silent', 'warn', 'The kubelet stopped; the node turns NotReady when the node monitor grace period (50 s) passes'));
-  if (n.draining) status.push(badge('Draining', 'warn', 'Evicting its pods as PodDisruptionBudgets allow'));
-  else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', 'Cordoned: no new pods'));
+  // kubectl drain's last line about the node (a retry the budget forced,
+  // node/NAME drained, or its error) is the badge's title.
+  if (n.draining) status.push(badge('Draining', 'warn', n.drainStatus || 'Evicting the pods it listed as PodDisruptionBudgets allow'));
+  else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', n.drainStatus ? `Cordoned: no new pods; ${n.drainStatus}` : 'Cordoned: no new pods'));
 
   const meta = [];
   for (const [k, v] of Object.entries(n.labels)) {

@@ -90,12 +90,12 @@ pub(crate) struct NodeState {
     /// The tick of the last heartbeat, meaningful while `!beating`.
     pub last_heartbeat: u64,
     pub cordoned: bool,
-    pub draining: bool,
-    /// The last FailedEviction message of a blocked drain, to log changes only.
-    pub drain_blocked: Option<String>,
-    /// The `disruption_epoch` at which a drain of this node last found every
-    /// pod it still has refused; it is not retried until the epoch moves.
-    pub drain_tried: u64,
+    /// A drain in progress (`controllers.rs`): the pods it listed when it
+    /// started and when each is tried next.
+    pub drain: Option<alloc::boxed::Box<crate::controllers::Drain>>,
+    /// What `kubectl drain` last printed about this node (a retry, `node/NAME
+    /// drained`, an error), kept until the node is uncordoned.
+    pub drain_status: Option<String>,
     /// The cluster's bind count when this node last re-registered with new
     /// labels or taints: pods bound at or before it were admitted under the
     /// old body (what the constraint checker forgives, as Kubernetes'
@@ -793,8 +793,10 @@ pub struct Cluster {
     pub(crate) taint_queue: BTreeMap<u64, Vec<(u32, u64)>>,
     /// Nodes whose kubelet is silent; only these are checked for NotReady.
     pub(crate) silent: BTreeSet<NodeId>,
-    /// Nodes being drained; only these are visited by a pass.
-    pub(crate) drains: BTreeSet<NodeId>,
+    /// Drains by the tick of their next eviction attempt (kubectl retries a
+    /// refused eviction after 5 s): a pass visits the drains due, not every
+    /// drain.
+    pub(crate) drains: BTreeMap<u64, BTreeSet<NodeId>>,
     /// Bumped by anything that can make a pending pod schedulable: capacity
     /// freed, a node added, relabelled, Ready or uncordoned.
     pub(crate) capacity_epoch: u64,
@@ -802,8 +804,8 @@ pub struct Cluster {
     pub(crate) bind_epoch: u64,
     /// Bumped by anything that can let a refused eviction through: a pod
     /// Ready, deleted or unbound, a Deployment scaled, rolled, created or
-    /// deleted, a budget added or deleted, a node re-registered. A blocked
-    /// drain waits for it to move instead of retrying every pass.
+    /// deleted, a budget added or deleted, a node re-registered. A
+    /// DaemonSet's sync is skipped while it and the other epochs stand.
     pub(crate) disruption_epoch: u64,
     /// Replicas desired by all live Deployments together; at most
     /// [`crate::limits::MAX_PODS`].
@@ -905,7 +907,7 @@ impl Cluster {
             available_queue: BTreeMap::new(),
             taint_queue: BTreeMap::new(),
             silent: BTreeSet::new(),
-            drains: BTreeSet::new(),
+            drains: BTreeMap::new(),
             capacity_epoch: 1,
             bind_epoch: 1,
             disruption_epoch: 1,
@@ -1335,8 +1337,9 @@ impl Cluster {
     pub fn uncordon(&mut self, name: &str) -> Result<(), Error> {
         let id = self.node_id(name)?;
         let n = &mut self.nodes[id.0 as usize];
-        n.draining = false;
-        n.drain_blocked = None;
+        // Ends a drain as stopping `kubectl drain` would; its status goes.
+        n.drain = None;
+        n.drain_status = None;
         if n.cordoned {
             n.cordoned = false;
             self.refresh_hot(id);
@@ -2413,9 +2416,8 @@ fn fresh_node(spec: NodeSpec) -> NodeState {
         beating: true,
         last_heartbeat: 0,
         cordoned: false,
-        draining: false,
-        drain_blocked: None,
-        drain_tried: 0,
+        drain: None,
+        drain_status: None,
         changed_at_bind: 0,
         removed: false,
     }

@@ -21,8 +21,9 @@ pub struct NodeView<'a> {
     pub cordoned: bool,
     pub draining: bool,
     pub pod_count: u32,
-    /// Why a drain of this node is waiting, if it is (the eviction's refusal).
-    pub drain_blocked: Option<&'a str>,
+    /// What `kubectl drain` last printed about this node: why it waits (the
+    /// eviction's refusal and the retry), `node/NAME drained`, or its error.
+    pub drain_status: Option<&'a str>,
     /// The tick of the last heartbeat while the kubelet is silent: the node
     /// goes NotReady once `now - last_heartbeat` exceeds the heartbeat timeout.
     pub silent_since: Option<u64>,
@@ -144,9 +145,9 @@ impl Cluster {
             ready: n.ready,
             beating: n.beating,
             cordoned: n.cordoned,
-            draining: n.draining,
+            draining: n.drain.is_some(),
             pod_count: self.node_pods[i].len() as u32,
-            drain_blocked: n.drain_blocked.as_deref(),
+            drain_status: n.drain_status.as_deref(),
             silent_since: if n.beating {
                 None
             } else {

@@ -475,7 +475,8 @@ impl Shepherd {
         self.act(Action::Uncordon { node: node.into() })
     }
 
-    /// kubectl drain: cordon, then evict every pod as disruption budgets allow.
+    /// `kubectl drain --ignore-daemonsets --force`: cordon, then evict the
+    /// pods on the node now as disruption budgets allow (retried after 5 s).
     pub fn drain(&mut self, node: &str) -> Result<String, JsError> {
         self.act(Action::Drain { node: node.into() })
     }

@@ -983,7 +983,7 @@ pub fn tour() -> Scenario {
             note(357, "300 s are up: the taint-eviction controller deletes node-1's pods (TaintManagerEviction) and the Deployments create replacements on the other nodes."),
             note(360, "node-1's kubelet is back; at its next heartbeat the node is Ready again, its taints go, and it takes new pods."),
             note(364, "A rolling update of web to v2, with maxSurge 1 and maxUnavailable 1: a few new pods at a time, old ones deleted as new ones become Ready."),
-            note(372, "A PodDisruptionBudget allows at most one web pod to be unavailable. Draining node-2 evicts its pods only as fast as the budget allows."),
+            note(372, "A PodDisruptionBudget allows at most one web pod to be unavailable. Draining node-2 evicts its pods only as fast as the budget allows: kubectl drain tries a refused pod again after 5 s."),
             note(382, "node-2 is uncordoned and schedulable again."),
             note(390, "A zone failure: every node labelled topology.kubernetes.io/zone=zone-a stops at once (node-1 and node-2; a node's dialog has Fail zone). Watch cache: its required anti-affinity allows one cache pod per zone."),
             note(441, "Both zone-a nodes are NotReady and tainted unreachable; their pods are marked not Ready and count down their 300 s, as node-1's did."),

@@ -50,6 +50,9 @@ pub struct NodeCard {
     pub beating: bool,
     pub cordoned: bool,
     pub draining: bool,
+    /// What `kubectl drain` last printed about the node: why it waits (a
+    /// budget's refusal, retried after 5 s), `node/NAME drained`, or its error.
+    pub drain_status: Option<String>,
     pub cpu: Usage,
     pub memory: Usage,
     pub pod_count: u32,
@@ -195,6 +198,7 @@ pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
         beating: n.beating,
         cordoned: n.cordoned,
         draining: n.draining,
+        drain_status: n.drain_status.map(str::to_string),
         cpu: Usage {
             used: n.allocated.cpu_millis,
             capacity: n.spec.capacity.cpu_millis,
