@@ -497,7 +497,10 @@ impl Cluster {
         // kubectl's WARNING line (PodDeleteList.Warnings).
         let mut warn = Vec::new();
         if !daemons.is_empty() {
-            warn.push(format!("ignoring DaemonSet-managed Pods: {}", summary(&daemons)));
+            warn.push(format!(
+                "ignoring DaemonSet-managed Pods: {}",
+                summary(&daemons)
+            ));
         }
         if !bare.is_empty() {
             warn.push(format!(
