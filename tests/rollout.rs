@@ -705,7 +705,7 @@ impl Snapshot {
                 .iter()
                 .filter_map(|n| c.pdb_status(n).ok())
                 .collect(),
-            events: c.events().len(),
+            events: c.events().writes() as usize,
             script: sim.script().len(),
         }
     }
@@ -813,8 +813,6 @@ struct Harness {
     /// The census at the last check (or after the last direct call).
     prev: Census,
     prev_desired: BTreeMap<String, u32>,
-    /// Events already examined.
-    seen: usize,
     /// Calls made on the cluster directly, which the script does not record.
     direct: bool,
     trace: Vec<String>,
@@ -824,7 +822,8 @@ struct Harness {
 
 impl Harness {
     fn new(seed: u64, policy: ScorePolicy) -> Harness {
-        let sim = Simulator::new(seed, policy);
+        let mut sim = Simulator::new(seed, policy);
+        sim.cluster_mut().watch_events();
         let prev = Census::take(sim.cluster());
         Harness {
             sim,
@@ -832,7 +831,6 @@ impl Harness {
             queued: Vec::new(),
             prev,
             prev_desired: BTreeMap::new(),
-            seen: 0,
             direct: false,
             trace: Vec::new(),
             stats: BTreeMap::new(),
@@ -1012,10 +1010,10 @@ impl Harness {
     /// Steps until nothing has happened for 6 ticks (longer than any
     /// readiness delay here) and no bound pod is still waiting to be Ready.
     fn settle_quietly(&mut self, max: u64) -> Result<u64, String> {
-        let (mut quiet, mut last) = (0, self.cluster().events().len());
+        let (mut quiet, mut last) = (0, self.cluster().events().writes());
         for i in 1..=max {
             self.step()?;
-            let n = self.cluster().events().len();
+            let n = self.cluster().events().writes();
             let waiting = self
                 .census()
                 .pods
@@ -1102,7 +1100,8 @@ impl Harness {
             Err(_) => self.cov.evictions_refused += 1,
         }
         self.prev = after;
-        self.seen = self.cluster().events().len();
+        // The call's events are checked here, not in the next tick's window.
+        self.sim.cluster_mut().take_watched_events();
         Ok(result)
     }
 
@@ -1147,15 +1146,14 @@ impl Harness {
 
     /// Everything that must hold at the end of a tick, recounted from scratch.
     fn check_tick(&mut self) -> Result<(), String> {
+        // Every event of the tick as it was emitted: the log counts a
+        // repeat into an earlier record and combines similar ones, which a
+        // check that follows each pod must see one by one.
+        let window: Vec<RenderedEvent> = self.sim.cluster_mut().take_watched_events();
         let c = self.sim.cluster();
         let mut now = Census::take(c);
         now.carry(&self.prev);
         let prev = &self.prev;
-        let window: Vec<RenderedEvent> = c
-            .events()
-            .iter_from(self.seen)
-            .map(|e| c.render_event(&e))
-            .collect();
         let pods_in = |reason: &str| -> BTreeSet<String> {
             window
                 .iter()
@@ -1359,7 +1357,6 @@ impl Harness {
         }
 
         verify_capacity(c)?;
-        self.seen = c.events().len();
         self.prev = now;
         Ok(())
     }
@@ -3084,10 +3081,12 @@ fn pass_with_bounds(
         .filter(|p| p.app == app && p.ready)
         .map(|p| p.name())
         .collect();
-    let from = c.events().len();
+    // Each create and delete as it was emitted (the log combines them).
+    c.watch_events();
+    c.take_watched_events();
     let r = c.reconcile_once(ScorePolicy::BinPack);
     verify_capacity(c)?;
-    let events: Vec<_> = c.rendered_events()[from..].to_vec();
+    let events: Vec<_> = c.take_watched_events();
     for e in events {
         if let Some(pod) = e.message.strip_prefix("Created pod: ") {
             alive.insert(pod.to_string());

@@ -856,6 +856,9 @@ pub struct Cluster {
     pub(crate) preemption_trace: Option<Vec<crate::scheduler::PreemptionTrace>>,
     /// A reconcile run in slices: where the scheduler stopped (`reconcile.rs`).
     pub(crate) slice: crate::reconcile::SliceState,
+    /// Events as emitted, before correlation, while a test watches
+    /// (`watch_events`).
+    pub(crate) watched: Option<Vec<RenderedEvent>>,
 }
 
 impl Default for Cluster {
@@ -936,6 +939,7 @@ impl Cluster {
             preempted: 0,
             preemption_trace: None,
             slice: Default::default(),
+            watched: None,
         }
     }
 
@@ -974,12 +978,25 @@ impl Cluster {
         Ok(())
     }
 
+    /// Records an event through the event correlator; a Text message's text
+    /// is shared with other events (it is not given back on a repeat).
     pub(crate) fn record(
         &mut self,
         type_: EventType,
         reason: Reason,
         object: ObjectRef,
         message: Message,
+    ) {
+        self.record_owned(type_, reason, object, message, false);
+    }
+
+    fn record_owned(
+        &mut self,
+        type_: EventType,
+        reason: Reason,
+        object: ObjectRef,
+        message: Message,
+        owns_text: bool,
     ) {
         debug_assert!(
             match message {
@@ -991,13 +1008,32 @@ impl Cluster {
             },
             "a message's pod is its object's"
         );
-        self.events.push(EventRecord {
-            tick: self.now,
-            type_,
-            reason,
-            object,
-            message,
-        });
+        let e = EventRecord::new(self.now, type_, reason, object, message);
+        if self.watched.is_some() {
+            let r = self.render_event(&e);
+            if let Some(w) = &mut self.watched {
+                w.push(r);
+            }
+        }
+        self.events.observe(e, &mut self.texts, owns_text);
+    }
+
+    /// Starts keeping every event as it is emitted, before the event
+    /// correlator counts or combines it: what a watcher of client-go's
+    /// broadcaster sees (StartEventWatcher), where the log is what the
+    /// sink records. For tests that follow each event; see
+    /// [`Cluster::take_watched_events`].
+    pub fn watch_events(&mut self) {
+        self.watched.get_or_insert_with(Vec::new);
+    }
+
+    /// The events emitted since the last call (or since
+    /// [`Cluster::watch_events`]), uncorrelated, in order.
+    pub fn take_watched_events(&mut self) -> Vec<RenderedEvent> {
+        self.watched
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
     }
 
     pub(crate) fn note(
@@ -1008,7 +1044,7 @@ impl Cluster {
         text: String,
     ) {
         let t = self.text(text);
-        self.record(type_, reason, object, Message::Text(t));
+        self.record_owned(type_, reason, object, Message::Text(t), true);
     }
 
     pub(crate) fn text(&mut self, s: String) -> TextId {
@@ -1065,12 +1101,20 @@ impl Cluster {
             ),
             Message::Text(t) => self.texts[t.0 as usize].clone(),
         };
+        // client-go's EventAggregatorByReasonMessageFunc.
+        let message = if e.combined {
+            format!("(combined from similar events): {message}")
+        } else {
+            message
+        };
         RenderedEvent {
             tick: e.tick,
             type_: e.type_.as_str(),
             reason: e.reason.as_str(),
             object,
             message,
+            count: e.count,
+            last_tick: e.last_tick,
         }
     }
 

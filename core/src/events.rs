@@ -3,7 +3,9 @@
 //! Records are compact (ids, not strings) because a 150,000-pod convergence
 //! writes 300,000 of them; [`crate::Cluster::render_event`] turns one into text.
 
+use alloc::collections::BTreeMap;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use crate::cluster::{ControllerId, NodeId};
 
@@ -157,12 +159,50 @@ impl ObjectRef {
 /// events at one tick, not in every record), in chunks, so the 300,000
 /// events of a large first tick are never copied to make room (see
 /// `chunked`). Read as [`EventRecord`]s.
+///
+/// Events pass Kubernetes' event correlator on their way in ([`Correlator`],
+/// client-go's tools/record/events_cache.go): an event equal to a recent one
+/// (same type, reason, object and message) adds one to that record's count
+/// and moves its last tick, and the eleventh event within 600 s that
+/// differs from recent ones of its type, reason and object by its message
+/// alone is written once as "(combined from similar events): MESSAGE",
+/// whose count and message the later ones update. So the log grows with
+/// what changes, not with how often it is said. A reader keeps an
+/// [`EventCursor`] and asks for what it has not seen ([`EventLog::since`]):
+/// the records added and those whose count moved.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EventLog {
     records: crate::chunked::Chunked<Packed>,
     /// (tick, index of its first event), one for each run of events at one
     /// tick, in log order.
     runs: alloc::vec::Vec<(u64, usize)>,
+    /// The records seen more than once, by index: their count and last tick
+    /// (most records are seen once and take no entry).
+    repeats: BTreeMap<usize, Repeat>,
+    /// The same records by the number of the update that last touched
+    /// them: what a reader that has seen the updates up to a number has
+    /// not seen.
+    updated: BTreeMap<u64, usize>,
+    /// Updates so far (an event counted into an earlier record).
+    updates: u64,
+    correlator: Correlator,
+}
+
+/// A record's count beyond one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Repeat {
+    count: u32,
+    last: u64,
+    /// The update that last touched it (a key of `updated`).
+    update: u64,
+}
+
+/// Where a reader of the log stands: the records it has read and the
+/// updates it has seen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct EventCursor {
+    pub len: usize,
+    pub updates: u64,
 }
 
 /// An event without its tick: the kinds of its object and message, then
@@ -200,13 +240,14 @@ impl Packed {
             type_: e.type_,
             reason: e.reason,
             object,
-            message,
+            message: message | if e.combined { COMBINED } else { 0 },
             a,
             b,
             m,
         }
     }
 
+    /// The record as it was first written (count 1, last tick `tick`).
     fn record(&self, tick: u64) -> EventRecord {
         let object = match self.object {
             0 => ObjectRef::Node(NodeId(self.a)),
@@ -214,7 +255,7 @@ impl Packed {
             2 => ObjectRef::Deployment(ControllerId(self.a)),
             _ => ObjectRef::Named(TextId(self.a)),
         };
-        let message = match self.message {
+        let message = match self.message & !COMBINED {
             0 => Message::CreatedPod(self.m),
             1 => Message::DeletedPod(self.m),
             2 => Message::Assigned(NodeId(self.m)),
@@ -228,11 +269,18 @@ impl Packed {
             reason: self.reason,
             object,
             message,
+            combined: self.message & COMBINED != 0,
+            count: 1,
+            last_tick: tick,
         }
     }
 }
 
+/// The bit of `Packed::message` that marks a combined record.
+const COMBINED: u8 = 0x80;
+
 impl EventLog {
+    /// The records in the log (an event counted into an earlier record adds none).
     pub fn len(&self) -> usize {
         self.records.len()
     }
@@ -241,6 +289,27 @@ impl EventLog {
         self.records.is_empty()
     }
 
+    /// The updates so far: events counted into an earlier record.
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    /// Everything written so far: records and updates. What the log's cost
+    /// grows with.
+    pub fn writes(&self) -> u64 {
+        self.records.len() as u64 + self.updates
+    }
+
+    /// Where a reader that has read everything stands.
+    pub fn cursor(&self) -> EventCursor {
+        EventCursor {
+            len: self.records.len(),
+            updates: self.updates,
+        }
+    }
+
+    /// Appends a record as it is (tests; the cluster's events go through
+    /// [`EventLog::observe`]).
     pub(crate) fn push(&mut self, e: EventRecord) {
         if self.runs.last().is_none_or(|r| r.0 != e.tick) {
             self.runs.push((e.tick, self.records.len()));
@@ -253,9 +322,17 @@ impl EventLog {
         self.runs.partition_point(|r| r.1 <= i) - 1
     }
 
+    fn with_repeat(&self, mut e: EventRecord, i: usize) -> EventRecord {
+        if let Some(r) = self.repeats.get(&i) {
+            e.count = r.count;
+            e.last_tick = r.last;
+        }
+        e
+    }
+
     pub fn get(&self, i: usize) -> Option<EventRecord> {
         let p = self.records.get(i)?;
-        Some(p.record(self.runs[self.run_of(i)].0))
+        Some(self.with_repeat(p.record(self.runs[self.run_of(i)].0), i))
     }
 
     pub fn last(&self) -> Option<EventRecord> {
@@ -276,6 +353,273 @@ impl EventLog {
             at,
         }
     }
+
+    /// What a reader at `c` has not seen, as (index, record): the earlier
+    /// records whose count moved since, in the order they last moved, then
+    /// the records added since, in order (each with its count now).
+    pub fn since(&self, c: EventCursor) -> impl Iterator<Item = (usize, EventRecord)> + '_ {
+        let from = c.len.min(self.len());
+        self.updated
+            .range(c.updates.saturating_add(1)..)
+            .map(|(_, &i)| i)
+            .filter(move |&i| i < from)
+            .filter_map(move |i| Some((i, self.get(i)?)))
+            .chain((from..).zip(self.iter_from(from)))
+    }
+
+    /// The records a reader at `c` would be given by [`EventLog::since`]:
+    /// how many, without reading them.
+    pub fn count_since(&self, c: EventCursor) -> usize {
+        let from = c.len.min(self.len());
+        let moved = self
+            .updated
+            .range(c.updates.saturating_add(1)..)
+            .filter(|(_, &i)| i < from)
+            .count();
+        moved + (self.len() - from)
+    }
+
+    /// Counts event `e` into record `i`: one more, last seen at `e.tick`.
+    fn count_into(&mut self, i: usize, tick: u64) {
+        self.updates += 1;
+        let update = self.updates;
+        let r = self.repeats.entry(i).or_insert(Repeat {
+            count: 1,
+            last: tick,
+            update: 0,
+        });
+        r.count = r.count.saturating_add(1);
+        r.last = r.last.max(tick);
+        let old = core::mem::replace(&mut r.update, update);
+        self.updated.remove(&old);
+        self.updated.insert(update, i);
+    }
+
+    /// Records `e` through the event correlator: a new record, or a count
+    /// added to an earlier one (see [`EventLog`]). `texts` holds the texts
+    /// of Named objects and Text messages. A Named object's text is made
+    /// for its event, and so is a Text message's when `owns_text` (a message
+    /// text may also be shared by many events, as FailedScheduling's is):
+    /// counted into an earlier record, the event gives back the texts it
+    /// made, so a repeated event costs no memory.
+    pub(crate) fn observe(&mut self, mut e: EventRecord, texts: &mut Vec<String>, owns_text: bool) {
+        let now = e.tick;
+        let (key, combined) = self.correlator.aggregate(&e, texts);
+        e.combined = combined;
+        if let Some(i) = self.correlator.lookup(key) {
+            if self.same_event(i, &e, texts) {
+                let mut keep_text = !owns_text;
+                // A combined record shows the latest message (Kubernetes
+                // patches the message along with the count).
+                if combined {
+                    let old = self.records.get(i).map(|p| (p.message, p.m));
+                    let new = Packed::of(&e);
+                    match (old, e.message) {
+                        // The new text takes the old one's place.
+                        (Some((kind, t)), Message::Text(nt))
+                            if owns_text && kind & !COMBINED == 5 =>
+                        {
+                            texts.swap(t as usize, nt.0 as usize);
+                        }
+                        (_, m) => {
+                            keep_text |= matches!(m, Message::Text(_));
+                            if let Some(p) = self.records.get_mut(i) {
+                                p.message = new.message;
+                                p.m = new.m;
+                            }
+                        }
+                    }
+                }
+                give_back(texts, &e, !keep_text);
+                self.count_into(i, now);
+                return;
+            }
+        }
+        self.correlator.remember(key, self.records.len());
+        self.push(e);
+    }
+
+    /// Whether record `i` is `e` again: the same type, reason and object,
+    /// and the same message (or, both combined, any message).
+    fn same_event(&self, i: usize, e: &EventRecord, texts: &[String]) -> bool {
+        let Some(r) = self.records.get(i).map(|p| p.record(0)) else {
+            return false;
+        };
+        let text = |t: TextId| texts.get(t.0 as usize).map(String::as_str);
+        let same_object = match (r.object, e.object) {
+            (ObjectRef::Named(a), ObjectRef::Named(b)) => text(a) == text(b),
+            (a, b) => a == b,
+        };
+        let same_message = r.combined && e.combined
+            || !r.combined
+                && !e.combined
+                && match (r.message, e.message) {
+                    (Message::Text(a), Message::Text(b)) => text(a) == text(b),
+                    (a, b) => a == b,
+                };
+        r.type_ == e.type_ && r.reason == e.reason && same_object && same_message
+    }
+}
+
+/// Gives back the texts event `e` made (it was counted into an earlier
+/// record): its message's (when `message`), then its object's, each if it
+/// is the last text.
+fn give_back(texts: &mut Vec<String>, e: &EventRecord, message: bool) {
+    if let (Message::Text(t), true) = (e.message, message) {
+        if t.0 as usize + 1 == texts.len() {
+            texts.pop();
+        }
+    }
+    if let ObjectRef::Named(t) = e.object {
+        if t.0 as usize + 1 == texts.len() {
+            texts.pop();
+        }
+    }
+}
+
+/// Kubernetes' event correlator (client-go tools/record/events_cache.go,
+/// NewEventCorrelator's defaults), in bounded memory:
+///
+/// - the EventAggregator groups events by (type, reason, object) and
+///   remembers the distinct messages of each group seen within 600 s
+///   (defaultAggregateIntervalInSeconds); once a group holds 10
+///   (defaultAggregateMaxEvents), the event is recorded as "(combined from
+///   similar events): MESSAGE" under the group's key, and one message is
+///   forgotten so the set stays under ten;
+/// - the eventLogger maps an event's key (the group and its message, or the
+///   group alone when combined) to the record it wrote, so an equal event
+///   adds to that record's count.
+///
+/// Kubernetes keeps each in an LRU cache of 4,096 entries per component
+/// (maxLruCacheEntries); here each is a table of 4,096 slots chosen by the
+/// key's hash, a newer key taking its slot: as bounded, as deterministic,
+/// and, like the LRU, best effort (a key pushed out is written anew). The
+/// spam filter (25 events an object, then one every 5 minutes) drops
+/// events, and is not applied: nothing is dropped.
+#[derive(Clone, Default, PartialEq, Eq)]
+struct Correlator {
+    /// The aggregator's groups, empty until the first event.
+    groups: Vec<Group>,
+    /// The logger's keys: (key, record index + 1; 0: empty).
+    keys: Vec<(u64, u32)>,
+}
+
+impl core::fmt::Debug for Correlator {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let used = self.keys.iter().filter(|k| k.1 != 0).count();
+        write!(f, "Correlator {{ {used} keys of {SLOTS} }}")
+    }
+}
+
+/// Slots in each of the correlator's tables (maxLruCacheEntries).
+const SLOTS: usize = 4096;
+/// Distinct messages of a group before its events are combined
+/// (defaultAggregateMaxEvents).
+const AGGREGATE_MAX_EVENTS: usize = 10;
+/// Seconds (ticks) after which a group's messages are forgotten
+/// (defaultAggregateIntervalInSeconds).
+const AGGREGATE_INTERVAL: u64 = 600;
+
+/// An aggregator group: its key, when it was last seen, and the hashes of
+/// its distinct messages (`n` of them, oldest first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Group {
+    key: u64,
+    last: u64,
+    n: u8,
+    messages: [u32; AGGREGATE_MAX_EVENTS],
+}
+
+impl Correlator {
+    /// EventAggregate: records `e`'s message in its group and returns the
+    /// key the logger files `e` under, and whether `e` is combined.
+    fn aggregate(&mut self, e: &EventRecord, texts: &[String]) -> (u64, bool) {
+        if self.groups.is_empty() {
+            self.groups = alloc::vec![Group::default(); SLOTS];
+            self.keys = alloc::vec![(0, 0); SLOTS];
+        }
+        let group = group_hash(e, texts);
+        let message = message_hash(e, texts);
+        let g = &mut self.groups[group as usize % SLOTS];
+        if g.key != group || e.tick.saturating_sub(g.last) > AGGREGATE_INTERVAL {
+            *g = Group {
+                key: group,
+                ..Group::default()
+            };
+        }
+        g.last = e.tick;
+        let m = message as u32;
+        let n = g.n as usize;
+        if !g.messages[..n].contains(&m) {
+            g.messages[n] = m;
+            g.n += 1;
+        }
+        if (g.n as usize) < AGGREGATE_MAX_EVENTS {
+            return (mix(group ^ message), false);
+        }
+        // Forget the oldest message, so the set stays below the limit.
+        g.messages.copy_within(1.., 0);
+        g.n -= 1;
+        (mix(group ^ 0x636f_6d62_696e_6564), true)
+    }
+
+    /// The record the logger filed under `key`, if it still holds it.
+    fn lookup(&self, key: u64) -> Option<usize> {
+        let (k, i) = *self.keys.get(key as usize % SLOTS)?;
+        (k == key && i != 0).then(|| i as usize - 1)
+    }
+
+    fn remember(&mut self, key: u64, index: usize) {
+        if let Some(slot) = self.keys.get_mut(key as usize % SLOTS) {
+            *slot = (key, u32::try_from(index + 1).unwrap_or(0));
+        }
+    }
+}
+
+/// A 64-bit hash of bytes (FNV-1a), mixed.
+fn hash_bytes(h: u64, bytes: &[u8]) -> u64 {
+    let mut h = h;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// SplitMix64's finaliser: spreads a key's bits over the slot index.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The aggregate key: type, reason and object (a Named object by its text).
+fn group_hash(e: &EventRecord, texts: &[String]) -> u64 {
+    let head = ((e.type_ as u64) << 56) ^ ((e.reason as u64) << 48);
+    mix(match e.object {
+        ObjectRef::Node(n) => head ^ (1 << 40) ^ n.0 as u64,
+        ObjectRef::Pod(c, o) => head ^ (2 << 40) ^ mix(((c.0 as u64) << 32) | o as u64),
+        ObjectRef::Deployment(c) => head ^ (3 << 40) ^ c.0 as u64,
+        ObjectRef::Named(t) => hash_bytes(
+            head ^ 0xcbf2_9ce4_8422_2325,
+            texts.get(t.0 as usize).map_or(&[][..], |s| s.as_bytes()),
+        ),
+    })
+}
+
+/// The local key: the message (a Text message by its text).
+fn message_hash(e: &EventRecord, texts: &[String]) -> u64 {
+    mix(match e.message {
+        Message::CreatedPod(o) => (1 << 40) ^ o as u64,
+        Message::DeletedPod(o) => (2 << 40) ^ o as u64,
+        Message::Assigned(n) => (3 << 40) ^ n.0 as u64,
+        Message::NodeIsNotReady => 4 << 40,
+        Message::TolerationExpired(n) => (5 << 40) ^ n.0 as u64,
+        Message::Text(t) => hash_bytes(
+            0xcbf2_9ce4_8422_2325,
+            texts.get(t.0 as usize).map_or(&[][..], |s| s.as_bytes()),
+        ),
+    })
 }
 
 /// The events of an [`EventLog`] from one on, in order.
@@ -294,8 +638,9 @@ impl Iterator for Events<'_> {
         while runs.get(self.run + 1).is_some_and(|r| r.1 <= self.at) {
             self.run += 1;
         }
+        let i = self.at;
         self.at += 1;
-        Some(p.record(runs[self.run].0))
+        Some(self.log.with_repeat(p.record(runs[self.run].0), i))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -309,22 +654,58 @@ impl ExactSizeIterator for Events<'_> {}
 /// An event as read from the log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EventRecord {
+    /// When it was first seen (Kubernetes' firstTimestamp).
     pub tick: u64,
     pub type_: EventType,
     pub reason: Reason,
     pub object: ObjectRef,
+    /// For a combined record, the latest of the similar messages.
     pub message: Message,
+    /// "(combined from similar events)": it stands for events of its type,
+    /// reason and object whose messages differed.
+    pub combined: bool,
+    /// How many times it was seen (Kubernetes' count).
+    pub count: u32,
+    /// When it was last seen (lastTimestamp).
+    pub last_tick: u64,
+}
+
+impl EventRecord {
+    /// An event seen once, now.
+    pub(crate) fn new(
+        tick: u64,
+        type_: EventType,
+        reason: Reason,
+        object: ObjectRef,
+        message: Message,
+    ) -> EventRecord {
+        EventRecord {
+            tick,
+            type_,
+            reason,
+            object,
+            message,
+            combined: false,
+            count: 1,
+            last_tick: tick,
+        }
+    }
 }
 
 /// An event as text, for people and for comparing logs.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RenderedEvent {
+    /// When it was first seen.
     pub tick: u64,
     pub type_: &'static str,
     pub reason: &'static str,
     /// `kind/name`, e.g. `pod/web-3` or `node/node-2`.
     pub object: String,
     pub message: String,
+    /// How many times it was seen.
+    pub count: u32,
+    /// When it was last seen.
+    pub last_tick: u64,
 }
 
 impl core::fmt::Display for RenderedEvent {
@@ -333,7 +714,11 @@ impl core::fmt::Display for RenderedEvent {
             f,
             "t={:<4} {:<7} {:<20} {:<22} {}",
             self.tick, self.type_, self.reason, self.object, self.message
-        )
+        )?;
+        if self.count > 1 {
+            write!(f, " (x{}, last at t={})", self.count, self.last_tick)?;
+        }
+        Ok(())
     }
 }
 
@@ -374,21 +759,21 @@ mod tests {
                 4 => Message::TolerationExpired(NodeId(i)),
                 _ => Message::Text(TextId(x)),
             };
-            let e = EventRecord {
+            let e = EventRecord::new(
                 tick,
-                type_: if x.is_multiple_of(3) {
+                if x.is_multiple_of(3) {
                     EventType::Warning
                 } else {
                     EventType::Normal
                 },
-                reason: if x.is_multiple_of(2) {
+                if x.is_multiple_of(2) {
                     Reason::Scheduled
                 } else {
                     Reason::FailedCreate
                 },
                 object,
                 message,
-            };
+            );
             log.push(e);
             want.push(e);
         }
@@ -418,5 +803,164 @@ mod tests {
         }
         let empty = EventLog::default();
         assert!(empty.is_empty() && empty.last().is_none() && empty.iter_from(2).next().is_none());
+    }
+    fn text(texts: &mut Vec<String>, s: &str) -> TextId {
+        texts.push(s.into());
+        TextId(texts.len() as u32 - 1)
+    }
+
+    fn rendered(log: &EventLog, texts: &[String]) -> Vec<(u64, u64, u32, bool, String)> {
+        log.iter()
+            .map(|e| {
+                let m = match e.message {
+                    Message::Text(t) => texts[t.0 as usize].clone(),
+                    Message::CreatedPod(o) => alloc::format!("Created pod: web-{o}"),
+                    other => alloc::format!("{other:?}"),
+                };
+                (e.tick, e.last_tick, e.count, e.combined, m)
+            })
+            .collect()
+    }
+
+    /// client-go's eventLogger: the same type, reason, object and message
+    /// again adds to the first record's count and moves its last tick; the
+    /// texts the repeat brought are given back.
+    #[test]
+    fn an_equal_event_is_counted_into_the_first_record() {
+        let mut log = EventLog::default();
+        let mut texts = Vec::new();
+        for tick in [3, 4, 9] {
+            let o = text(&mut texts, "node/node-1");
+            let m = text(&mut texts, "Drain of node-1 waits");
+            log.observe(
+                EventRecord::new(
+                    tick,
+                    EventType::Warning,
+                    Reason::Evicted,
+                    ObjectRef::Named(o),
+                    Message::Text(m),
+                ),
+                &mut texts,
+                true,
+            );
+        }
+        assert_eq!(
+            rendered(&log, &texts),
+            [(3, 9, 3, false, "Drain of node-1 waits".into())]
+        );
+        assert_eq!(texts.len(), 2, "the repeats' texts were given back");
+        assert_eq!((log.len(), log.updates(), log.writes()), (1, 2, 3));
+        // Another message, another reason or another object is another record.
+        log.observe(
+            EventRecord::new(
+                10,
+                EventType::Normal,
+                Reason::Scheduled,
+                ObjectRef::Node(NodeId(1)),
+                Message::NodeIsNotReady,
+            ),
+            &mut texts,
+            true,
+        );
+        log.observe(
+            EventRecord::new(
+                10,
+                EventType::Normal,
+                Reason::Scheduled,
+                ObjectRef::Node(NodeId(2)),
+                Message::NodeIsNotReady,
+            ),
+            &mut texts,
+            true,
+        );
+        assert_eq!(log.len(), 3);
+    }
+
+    /// client-go's EventAggregator: ten events of one type, reason and
+    /// object with different messages within 600 s: from the tenth on they
+    /// are one record, "(combined from similar events)", whose count and
+    /// message (the latest) move; after 600 s quiet the group starts over.
+    #[test]
+    fn similar_events_are_combined_from_the_tenth() {
+        let mut log = EventLog::default();
+        let mut texts = Vec::new();
+        let created = |log: &mut EventLog, texts: &mut Vec<String>, tick: u64, o: u32| {
+            log.observe(
+                EventRecord::new(
+                    tick,
+                    EventType::Normal,
+                    Reason::SuccessfulCreate,
+                    ObjectRef::Deployment(ControllerId(0)),
+                    Message::CreatedPod(o),
+                ),
+                texts,
+                false,
+            )
+        };
+        for o in 0..25 {
+            created(&mut log, &mut texts, 1 + o as u64, o);
+        }
+        let r = rendered(&log, &texts);
+        assert_eq!(r.len(), 10, "nine single records and one combined: {r:?}");
+        assert!(r[..9].iter().all(|x| x.2 == 1 && !x.3));
+        assert_eq!(r[9], (10, 25, 16, true, "Created pod: web-24".into()));
+        // 601 ticks later the group is forgotten: a record of its own again.
+        created(&mut log, &mut texts, 25 + 601, 99);
+        assert_eq!(log.len(), 11);
+        assert!(!log.last().unwrap().combined);
+    }
+
+    /// A reader's cursor: the records added since, after the earlier
+    /// records whose count moved since (once each, with the count now).
+    #[test]
+    fn a_reader_gets_what_moved_and_what_was_added() {
+        let mut log = EventLog::default();
+        let mut texts = Vec::new();
+        let ev = |tick: u64, n: u32| {
+            EventRecord::new(
+                tick,
+                EventType::Normal,
+                Reason::NodeReady,
+                ObjectRef::Node(NodeId(n)),
+                Message::NodeIsNotReady,
+            )
+        };
+        log.observe(ev(1, 0), &mut texts, true);
+        log.observe(ev(1, 1), &mut texts, true);
+        let c = log.cursor();
+        assert_eq!(log.since(c).count(), 0);
+        log.observe(ev(2, 0), &mut texts, true);
+        log.observe(ev(3, 0), &mut texts, true);
+        log.observe(ev(3, 2), &mut texts, true);
+        let got: Vec<(usize, u32, u64)> = log
+            .since(c)
+            .map(|(i, e)| (i, e.count, e.last_tick))
+            .collect();
+        assert_eq!(got, [(0, 3, 3), (2, 1, 3)]);
+        assert_eq!(log.count_since(c), 2);
+        assert_eq!(log.since(log.cursor()).count(), 0);
+    }
+
+    /// However many events, the correlator's memory is its two tables.
+    #[test]
+    fn the_correlators_tables_stay_bounded() {
+        let mut log = EventLog::default();
+        let mut texts = Vec::new();
+        for i in 0..20_000u32 {
+            log.observe(
+                EventRecord::new(
+                    i as u64,
+                    EventType::Normal,
+                    Reason::Scheduled,
+                    ObjectRef::Pod(ControllerId(0), i),
+                    Message::Assigned(NodeId(0)),
+                ),
+                &mut texts,
+                true,
+            );
+        }
+        assert_eq!(log.len(), 20_000);
+        assert_eq!(log.correlator.groups.len(), SLOTS);
+        assert_eq!(log.correlator.keys.len(), SLOTS);
     }
 }

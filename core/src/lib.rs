@@ -119,7 +119,7 @@ pub use daemonset::{
     MAX_DAEMONSETS, MAX_DAEMONSET_MIN_READY_SECONDS,
 };
 pub use error::Error;
-pub use events::{EventLog, EventRecord, EventType, Reason, RenderedEvent};
+pub use events::{EventCursor, EventLog, EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
     NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm, NodeSpec,

@@ -888,8 +888,8 @@ impl Session {
             .map_err(|e| e.to_string())
     }
 
-    pub fn events_since(&self, cursor: u32, limit: u32) -> EventsPage {
-        view::events_since(self.sim.cluster(), cursor, limit)
+    pub fn events_since(&self, cursor: u32, updates: u64, limit: u32) -> EventsPage {
+        view::events_since(self.sim.cluster(), cursor, updates, limit)
     }
 
     /// Why a pod is where it is, or why it is nowhere: every node's verdict.
@@ -950,7 +950,7 @@ mod tests {
         (
             s.snapshot(true),
             s.grid(),
-            s.events_since(0, u32::MAX),
+            s.events_since(0, 0, u32::MAX),
             s.series().len(),
         )
     }

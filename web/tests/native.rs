@@ -490,13 +490,13 @@ fn discarding_the_upcoming_script_keeps_the_past() {
 #[test]
 fn the_event_page_keeps_the_newest() {
     let s = small();
-    let all = s.events_since(0, 10_000);
+    let all = s.events_since(0, 0, 10_000);
     assert_eq!(all.skipped, 0);
-    let page = s.events_since(0, 3);
+    let page = s.events_since(0, 0, 3);
     assert_eq!(page.events.len(), 3);
     assert_eq!(page.skipped as usize, all.events.len() - 3);
     assert_eq!(page.events[2], all.events[all.events.len() - 1]);
-    let none = s.events_since(page.cursor, 10);
+    let none = s.events_since(page.cursor, page.updates, 10);
     assert!(none.events.is_empty());
 }
 
