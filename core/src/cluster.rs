@@ -987,7 +987,19 @@ impl Cluster {
         object: ObjectRef,
         message: Message,
     ) {
-        self.record_owned(type_, reason, object, message, false);
+        self.record_owned(type_, reason, object, message, false, false);
+    }
+
+    /// Records an event whose message no earlier event had: a pod's name as
+    /// it is created (ordinals are never reused) or deleted (once).
+    pub(crate) fn record_fresh_message(
+        &mut self,
+        type_: EventType,
+        reason: Reason,
+        object: ObjectRef,
+        message: Message,
+    ) {
+        self.record_owned(type_, reason, object, message, false, true);
     }
 
     fn record_owned(
@@ -997,6 +1009,7 @@ impl Cluster {
         object: ObjectRef,
         message: Message,
         owns_text: bool,
+        fresh: bool,
     ) {
         debug_assert!(
             match message {
@@ -1008,14 +1021,15 @@ impl Cluster {
             },
             "a message's pod is its object's"
         );
-        let e = EventRecord::new(self.now, type_, reason, object, message);
         if self.watched.is_some() {
-            let r = self.render_event(&e);
+            let r = self.render_event(&EventRecord::new(self.now, type_, reason, object, message));
             if let Some(w) = &mut self.watched {
                 w.push(r);
             }
         }
-        self.events.observe(e, &mut self.texts, owns_text);
+        let p = crate::events::Packed::new(type_, reason, object, message);
+        self.events
+            .observe(p, self.now, &mut self.texts, owns_text, fresh);
     }
 
     /// Starts keeping every event as it is emitted, before the event
@@ -1044,7 +1058,7 @@ impl Cluster {
         text: String,
     ) {
         let t = self.text(text);
-        self.record_owned(type_, reason, object, Message::Text(t), true);
+        self.record_owned(type_, reason, object, Message::Text(t), true, false);
     }
 
     pub(crate) fn text(&mut self, s: String) -> TextId {
@@ -2073,7 +2087,7 @@ impl Cluster {
         c.counts.entry_or_default(revision).pods += 1;
         c.blocked = None;
         self.pending_total += 1;
-        self.record(
+        self.record_fresh_message(
             EventType::Normal,
             Reason::SuccessfulCreate,
             ObjectRef::Deployment(id),
@@ -2114,7 +2128,8 @@ impl Cluster {
             } else {
                 ObjectRef::Pod(p.controller, p.ordinal)
             };
-            self.record(EventType::Normal, r, obj, Message::DeletedPod(p.ordinal));
+            // A pod is deleted once: its name is a fresh message.
+            self.record_fresh_message(EventType::Normal, r, obj, Message::DeletedPod(p.ordinal));
         }
     }
 
@@ -2199,12 +2214,22 @@ impl Cluster {
         self.bound_total += 1;
         self.bind_epoch += 1;
         self.pod_mut(k).bind_serial = self.bind_epoch;
-        self.record(
+        // A pod is bound once (a working copy's unbind aside): its Scheduled
+        // event is its first and last, which no correlator key can match.
+        let (t, r, o, m) = (
             EventType::Normal,
             Reason::Scheduled,
             ObjectRef::Pod(c, o),
             Message::Assigned(n),
         );
+        if self.watched.is_some() {
+            let e = self.render_event(&EventRecord::new(self.now, t, r, o, m));
+            if let Some(w) = &mut self.watched {
+                w.push(e);
+            }
+        }
+        self.events
+            .observe_fresh(crate::events::Packed::new(t, r, o, m), self.now);
         if ready_after == 0 {
             self.set_ready(k);
         } else {

@@ -176,13 +176,16 @@ pub struct EventLog {
     /// (tick, index of its first event), one for each run of events at one
     /// tick, in log order.
     runs: alloc::vec::Vec<(u64, usize)>,
-    /// The records seen more than once, by index: their count and last tick
-    /// (most records are seen once and take no entry).
-    repeats: BTreeMap<usize, Repeat>,
-    /// The same records by the number of the update that last touched
-    /// them: what a reader that has seen the updates up to a number has
-    /// not seen.
-    updated: BTreeMap<u64, usize>,
+    /// The records seen more than once (most are seen once and take no
+    /// entry): their count and last tick, in the order they first repeated.
+    repeats: Vec<Repeat>,
+    /// The same by record index, for readers.
+    repeat_of: BTreeMap<usize, u32>,
+    /// (update number, slot in `repeats`) for each update, in order; an
+    /// entry of a record updated again since is stale, and the stale ones
+    /// are dropped once they are half the journal: what a reader that has
+    /// seen the updates up to a number has not seen, in bounded memory.
+    journal: Vec<(u64, u32)>,
     /// Updates so far (an event counted into an earlier record).
     updates: u64,
     correlator: Correlator,
@@ -191,9 +194,10 @@ pub struct EventLog {
 /// A record's count beyond one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Repeat {
+    index: usize,
     count: u32,
     last: u64,
-    /// The update that last touched it (a key of `updated`).
+    /// The update that last touched it.
     update: u64,
 }
 
@@ -208,7 +212,7 @@ pub struct EventCursor {
 /// An event without its tick: the kinds of its object and message, then
 /// their ids (`a`, `b`: the object's; `m`: the message's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Packed {
+pub(crate) struct Packed {
     type_: EventType,
     reason: Reason,
     object: u8,
@@ -221,14 +225,29 @@ struct Packed {
 const _: () = assert!(core::mem::size_of::<Packed>() == 16);
 
 impl Packed {
+    #[cfg(test)]
     fn of(e: &EventRecord) -> Packed {
-        let (object, a, b) = match e.object {
+        let mut p = Packed::new(e.type_, e.reason, e.object, e.message);
+        if e.combined {
+            p.message |= COMBINED;
+        }
+        p
+    }
+
+    #[inline]
+    pub(crate) fn new(
+        type_: EventType,
+        reason: Reason,
+        object: ObjectRef,
+        message: Message,
+    ) -> Packed {
+        let (object, a, b) = match object {
             ObjectRef::Node(n) => (0, n.0, 0),
             ObjectRef::Pod(c, o) => (1, c.0, o),
             ObjectRef::Deployment(c) => (2, c.0, 0),
             ObjectRef::Named(t) => (3, t.0, 0),
         };
-        let (message, m) = match e.message {
+        let (message, m) = match message {
             Message::CreatedPod(o) => (0, o),
             Message::DeletedPod(o) => (1, o),
             Message::Assigned(n) => (2, n.0),
@@ -237,10 +256,10 @@ impl Packed {
             Message::Text(t) => (5, t.0),
         };
         Packed {
-            type_: e.type_,
-            reason: e.reason,
+            type_,
+            reason,
             object,
-            message: message | if e.combined { COMBINED } else { 0 },
+            message,
             a,
             b,
             m,
@@ -310,11 +329,9 @@ impl EventLog {
 
     /// Appends a record as it is (tests; the cluster's events go through
     /// [`EventLog::observe`]).
+    #[cfg(test)]
     pub(crate) fn push(&mut self, e: EventRecord) {
-        if self.runs.last().is_none_or(|r| r.0 != e.tick) {
-            self.runs.push((e.tick, self.records.len()));
-        }
-        self.records.push(Packed::of(&e));
+        self.push_packed(Packed::of(&e), e.tick);
     }
 
     /// The run event `i` is in (`i` below `len`).
@@ -323,7 +340,7 @@ impl EventLog {
     }
 
     fn with_repeat(&self, mut e: EventRecord, i: usize) -> EventRecord {
-        if let Some(r) = self.repeats.get(&i) {
+        if let Some(r) = self.repeat_of.get(&i).map(|&r| self.repeats[r as usize]) {
             e.count = r.count;
             e.last_tick = r.last;
         }
@@ -359,40 +376,63 @@ impl EventLog {
     /// the records added since, in order (each with its count now).
     pub fn since(&self, c: EventCursor) -> impl Iterator<Item = (usize, EventRecord)> + '_ {
         let from = c.len.min(self.len());
-        self.updated
-            .range(c.updates.saturating_add(1)..)
-            .map(|(_, &i)| i)
+        self.moved_since(c.updates)
             .filter(move |&i| i < from)
             .filter_map(move |i| Some((i, self.get(i)?)))
             .chain((from..).zip(self.iter_from(from)))
+    }
+
+    /// The records updated after update number `u`, once each, in the
+    /// order of their last update.
+    fn moved_since(&self, u: u64) -> impl Iterator<Item = usize> + '_ {
+        let at = self.journal.partition_point(|&(n, _)| n <= u);
+        self.journal[at..].iter().filter_map(|&(n, r)| {
+            let rep = &self.repeats[r as usize];
+            (rep.update == n).then_some(rep.index)
+        })
     }
 
     /// The records a reader at `c` would be given by [`EventLog::since`]:
     /// how many, without reading them.
     pub fn count_since(&self, c: EventCursor) -> usize {
         let from = c.len.min(self.len());
-        let moved = self
-            .updated
-            .range(c.updates.saturating_add(1)..)
-            .filter(|(_, &i)| i < from)
-            .count();
-        moved + (self.len() - from)
+        self.moved_since(c.updates).filter(|&i| i < from).count() + (self.len() - from)
     }
 
-    /// Counts event `e` into record `i`: one more, last seen at `e.tick`.
-    fn count_into(&mut self, i: usize, tick: u64) {
+    /// Counts an event seen at `tick` into record `i`, whose slot in
+    /// `repeats` is `slot` (0: none yet, else the slot + 1); returns the
+    /// slot + 1.
+    fn count_into(&mut self, i: usize, slot: u32, tick: u64) -> u32 {
         self.updates += 1;
-        let update = self.updates;
-        let r = self.repeats.entry(i).or_insert(Repeat {
-            count: 1,
-            last: tick,
-            update: 0,
-        });
+        let slot = if slot == 0 {
+            self.repeats.push(Repeat {
+                index: i,
+                count: 1,
+                last: tick,
+                update: 0,
+            });
+            let r = self.repeats.len() as u32 - 1;
+            self.repeat_of.insert(i, r);
+            r
+        } else {
+            slot - 1
+        };
+        let r = &mut self.repeats[slot as usize];
         r.count = r.count.saturating_add(1);
         r.last = r.last.max(tick);
-        let old = core::mem::replace(&mut r.update, update);
-        self.updated.remove(&old);
-        self.updated.insert(update, i);
+        r.update = self.updates;
+        // A record counted again right after its last count (a streak, as
+        // a ReplicaSet's combined SuccessfulCreate is) moves its entry.
+        match self.journal.last_mut() {
+            Some(last) if last.1 == slot => last.0 = self.updates,
+            _ => self.journal.push((self.updates, slot)),
+        }
+        if self.journal.len() >= 2 * self.repeats.len() + 64 {
+            let repeats = &self.repeats;
+            self.journal
+                .retain(|&(n, r)| repeats[r as usize].update == n);
+        }
+        slot + 1
     }
 
     /// Records `e` through the event correlator: a new record, or a count
@@ -402,78 +442,97 @@ impl EventLog {
     /// text may also be shared by many events, as FailedScheduling's is):
     /// counted into an earlier record, the event gives back the texts it
     /// made, so a repeated event costs no memory.
-    pub(crate) fn observe(&mut self, mut e: EventRecord, texts: &mut Vec<String>, owns_text: bool) {
-        let now = e.tick;
-        let (key, combined) = self.correlator.aggregate(&e, texts);
-        e.combined = combined;
-        if let Some(i) = self.correlator.lookup(key) {
-            if self.same_event(i, &e, texts) {
-                let mut keep_text = !owns_text;
-                // A combined record shows the latest message (Kubernetes
-                // patches the message along with the count).
-                if combined {
-                    let old = self.records.get(i).map(|p| (p.message, p.m));
-                    let new = Packed::of(&e);
-                    match (old, e.message) {
-                        // The new text takes the old one's place.
-                        (Some((kind, t)), Message::Text(nt))
-                            if owns_text && kind & !COMBINED == 5 =>
-                        {
-                            texts.swap(t as usize, nt.0 as usize);
-                        }
-                        (_, m) => {
-                            keep_text |= matches!(m, Message::Text(_));
-                            if let Some(p) = self.records.get_mut(i) {
-                                p.message = new.message;
-                                p.m = new.m;
-                            }
+    pub(crate) fn observe(
+        &mut self,
+        mut p: Packed,
+        tick: u64,
+        texts: &mut Vec<String>,
+        owns_text: bool,
+        fresh: bool,
+    ) {
+        let (key, combined) = self.correlator.aggregate(&p, tick, texts, fresh);
+        if combined {
+            p.message |= COMBINED;
+        } else if fresh {
+            // A message never seen is no earlier record's: the logger's
+            // key for it could match nothing, now or later.
+            self.push_packed(p, tick);
+            return;
+        }
+        if let Some((i, slot)) = self.correlator.lookup(key) {
+            if let Some(old) = self.records.get(i).copied() {
+                if same_event(&old, &p, texts) {
+                    let mut keep_text = !owns_text;
+                    // A combined record shows the latest message (Kubernetes
+                    // patches the message along with the count).
+                    if combined {
+                        if owns_text && old.message == COMBINED | 5 && p.message == old.message {
+                            // The new text takes the old one's place.
+                            texts.swap(old.m as usize, p.m as usize);
+                        } else if let Some(r) = self.records.get_mut(i) {
+                            keep_text |= p.message & !COMBINED == 5;
+                            r.message = p.message;
+                            r.m = p.m;
                         }
                     }
+                    give_back(texts, &p, !keep_text);
+                    let slot = self.count_into(i, slot, tick);
+                    self.correlator.set_repeat(key, slot);
+                    return;
                 }
-                give_back(texts, &e, !keep_text);
-                self.count_into(i, now);
-                return;
             }
         }
         self.correlator.remember(key, self.records.len());
-        self.push(e);
+        self.push_packed(p, tick);
     }
 
-    /// Whether record `i` is `e` again: the same type, reason and object,
-    /// and the same message (or, both combined, any message).
-    fn same_event(&self, i: usize, e: &EventRecord, texts: &[String]) -> bool {
-        let Some(r) = self.records.get(i).map(|p| p.record(0)) else {
-            return false;
-        };
-        let text = |t: TextId| texts.get(t.0 as usize).map(String::as_str);
-        let same_object = match (r.object, e.object) {
-            (ObjectRef::Named(a), ObjectRef::Named(b)) => text(a) == text(b),
-            (a, b) => a == b,
-        };
-        let same_message = r.combined && e.combined
-            || !r.combined
-                && !e.combined
-                && match (r.message, e.message) {
-                    (Message::Text(a), Message::Text(b)) => text(a) == text(b),
-                    (a, b) => a == b,
-                };
-        r.type_ == e.type_ && r.reason == e.reason && same_object && same_message
+    /// Records `e` as a new record without consulting the correlator: for
+    /// an event whose object has had no event of its kind before and will
+    /// have none again (a pod's Scheduled: a pod is bound once), which the
+    /// correlator could only file under keys nothing will ask for.
+    pub(crate) fn observe_fresh(&mut self, p: Packed, tick: u64) {
+        self.push_packed(p, tick);
+    }
+
+    fn push_packed(&mut self, p: Packed, tick: u64) {
+        if self.runs.last().is_none_or(|r| r.0 != tick) {
+            self.runs.push((tick, self.records.len()));
+        }
+        self.records.push(p);
     }
 }
 
-/// Gives back the texts event `e` made (it was counted into an earlier
+/// Whether `new` is the event of record `old` again: the same type, reason
+/// and object, and the same message (or, both combined, any message).
+fn same_event(old: &Packed, new: &Packed, texts: &[String]) -> bool {
+    let text = |t: u32| texts.get(t as usize).map(String::as_str);
+    if old.type_ != new.type_ || old.reason != new.reason || old.object != new.object {
+        return false;
+    }
+    let same_object = if new.object == 3 {
+        text(old.a) == text(new.a)
+    } else {
+        old.a == new.a && old.b == new.b
+    };
+    let same_message = old.message == new.message
+        && (new.message & COMBINED != 0
+            || if new.message == 5 {
+                text(old.m) == text(new.m)
+            } else {
+                old.m == new.m
+            });
+    same_object && same_message
+}
+
+/// Gives back the texts event `p` made (it was counted into an earlier
 /// record): its message's (when `message`), then its object's, each if it
 /// is the last text.
-fn give_back(texts: &mut Vec<String>, e: &EventRecord, message: bool) {
-    if let (Message::Text(t), true) = (e.message, message) {
-        if t.0 as usize + 1 == texts.len() {
-            texts.pop();
-        }
+fn give_back(texts: &mut Vec<String>, p: &Packed, message: bool) {
+    if message && p.message & !COMBINED == 5 && p.m as usize + 1 == texts.len() {
+        texts.pop();
     }
-    if let ObjectRef::Named(t) = e.object {
-        if t.0 as usize + 1 == texts.len() {
-            texts.pop();
-        }
+    if p.object == 3 && p.a as usize + 1 == texts.len() {
+        texts.pop();
     }
 }
 
@@ -500,8 +559,9 @@ fn give_back(texts: &mut Vec<String>, e: &EventRecord, message: bool) {
 struct Correlator {
     /// The aggregator's groups, empty until the first event.
     groups: Vec<Group>,
-    /// The logger's keys: (key, record index + 1; 0: empty).
-    keys: Vec<(u64, u32)>,
+    /// The logger's keys: (key, record index + 1 (0: empty), its slot in
+    /// the log's repeats + 1 (0: none yet)).
+    keys: Vec<(u64, u32, u32)>,
 }
 
 impl core::fmt::Debug for Correlator {
@@ -521,64 +581,93 @@ const AGGREGATE_MAX_EVENTS: usize = 10;
 const AGGREGATE_INTERVAL: u64 = 600;
 
 /// An aggregator group: its key, when it was last seen, and the hashes of
-/// its distinct messages (`n` of them, oldest first).
+/// its distinct messages (odd numbers; 0 is an empty place), `n` of them,
+/// the oldest at `head`. Nine places: the tenth distinct message combines
+/// and the oldest is forgotten (client-go pops one to stay under ten).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Group {
     key: u64,
     last: u64,
     n: u8,
-    messages: [u32; AGGREGATE_MAX_EVENTS],
+    head: u8,
+    messages: [u32; AGGREGATE_MAX_EVENTS - 1],
 }
 
 impl Correlator {
-    /// EventAggregate: records `e`'s message in its group and returns the
-    /// key the logger files `e` under, and whether `e` is combined.
-    fn aggregate(&mut self, e: &EventRecord, texts: &[String]) -> (u64, bool) {
+    /// EventAggregate: records event `p`'s message in its group and returns
+    /// the key the logger files it under, and whether it is combined.
+    /// A `fresh` message is one no earlier event had (a pod's name on its
+    /// creation or deletion): it is not looked for in the group.
+    fn aggregate(&mut self, p: &Packed, tick: u64, texts: &[String], fresh: bool) -> (u64, bool) {
         if self.groups.is_empty() {
             self.groups = alloc::vec![Group::default(); SLOTS];
-            self.keys = alloc::vec![(0, 0); SLOTS];
+            self.keys = alloc::vec![(0, 0, 0); SLOTS];
         }
-        let group = group_hash(e, texts);
-        let message = message_hash(e, texts);
+        let text = |t: u32| texts.get(t as usize).map_or(&[][..], |s| s.as_bytes());
+        let head = (p.type_ as u64) << 62 | (p.reason as u64) << 54 | (p.object as u64) << 52;
+        let group = if p.object == 3 {
+            spread(hash_bytes(head, text(p.a)))
+        } else {
+            spread(head ^ (p.a as u64) << 32 ^ p.b as u64)
+        };
+        let message = if p.message == 5 {
+            spread(hash_bytes(0, text(p.m)))
+        } else {
+            spread((p.message as u64) << 32 ^ p.m as u64 ^ 0x6d65_7373_6167_6500)
+        };
         let g = &mut self.groups[group as usize % SLOTS];
-        if g.key != group || e.tick.saturating_sub(g.last) > AGGREGATE_INTERVAL {
+        if g.key != group || tick.saturating_sub(g.last) > AGGREGATE_INTERVAL {
             *g = Group {
                 key: group,
                 ..Group::default()
             };
         }
-        g.last = e.tick;
-        let m = message as u32;
-        let n = g.n as usize;
-        if !g.messages[..n].contains(&m) {
-            g.messages[n] = m;
+        g.last = tick;
+        let m = message as u32 | 1;
+        if !fresh && g.messages.contains(&m) {
+            return (group ^ message, false);
+        }
+        let places = g.messages.len() as u8;
+        if g.n < places {
+            // Below nine, nothing was forgotten: the head is 0.
+            g.messages[g.n as usize] = m;
             g.n += 1;
+            return (group ^ message, false);
         }
-        if (g.n as usize) < AGGREGATE_MAX_EVENTS {
-            return (mix(group ^ message), false);
-        }
-        // Forget the oldest message, so the set stays below the limit.
-        g.messages.copy_within(1.., 0);
-        g.n -= 1;
-        (mix(group ^ 0x636f_6d62_696e_6564), true)
+        // The tenth: combined, and the oldest message forgotten.
+        g.messages[g.head as usize] = m;
+        g.head = if g.head + 1 == places { 0 } else { g.head + 1 };
+        (group ^ 0x636f_6d62_696e_6564, true)
     }
 
-    /// The record the logger filed under `key`, if it still holds it.
-    fn lookup(&self, key: u64) -> Option<usize> {
-        let (k, i) = *self.keys.get(key as usize % SLOTS)?;
-        (k == key && i != 0).then(|| i as usize - 1)
+    /// The record the logger filed under `key`, if it still holds it, and
+    /// its repeat slot (+ 1; 0: none yet).
+    fn lookup(&self, key: u64) -> Option<(usize, u32)> {
+        let (k, i, r) = *self.keys.get(slot_of(key))?;
+        (k == key && i != 0).then(|| (i as usize - 1, r))
     }
 
     fn remember(&mut self, key: u64, index: usize) {
-        if let Some(slot) = self.keys.get_mut(key as usize % SLOTS) {
-            *slot = (key, u32::try_from(index + 1).unwrap_or(0));
+        if let Some(slot) = self.keys.get_mut(slot_of(key)) {
+            *slot = (key, u32::try_from(index + 1).unwrap_or(0), 0);
+        }
+    }
+
+    fn set_repeat(&mut self, key: u64, repeat: u32) {
+        if let Some(slot) = self.keys.get_mut(slot_of(key)) {
+            slot.2 = repeat;
         }
     }
 }
 
-/// A 64-bit hash of bytes (FNV-1a), mixed.
+/// The logger's slot of a key (its high bits: the low ones chose the group).
+fn slot_of(key: u64) -> usize {
+    (key >> 40) as usize % SLOTS
+}
+
+/// A 64-bit hash of bytes (FNV-1a).
 fn hash_bytes(h: u64, bytes: &[u8]) -> u64 {
-    let mut h = h;
+    let mut h = h ^ 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
@@ -586,40 +675,11 @@ fn hash_bytes(h: u64, bytes: &[u8]) -> u64 {
     h
 }
 
-/// SplitMix64's finaliser: spreads a key's bits over the slot index.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// The aggregate key: type, reason and object (a Named object by its text).
-fn group_hash(e: &EventRecord, texts: &[String]) -> u64 {
-    let head = ((e.type_ as u64) << 56) ^ ((e.reason as u64) << 48);
-    mix(match e.object {
-        ObjectRef::Node(n) => head ^ (1 << 40) ^ n.0 as u64,
-        ObjectRef::Pod(c, o) => head ^ (2 << 40) ^ mix(((c.0 as u64) << 32) | o as u64),
-        ObjectRef::Deployment(c) => head ^ (3 << 40) ^ c.0 as u64,
-        ObjectRef::Named(t) => hash_bytes(
-            head ^ 0xcbf2_9ce4_8422_2325,
-            texts.get(t.0 as usize).map_or(&[][..], |s| s.as_bytes()),
-        ),
-    })
-}
-
-/// The local key: the message (a Text message by its text).
-fn message_hash(e: &EventRecord, texts: &[String]) -> u64 {
-    mix(match e.message {
-        Message::CreatedPod(o) => (1 << 40) ^ o as u64,
-        Message::DeletedPod(o) => (2 << 40) ^ o as u64,
-        Message::Assigned(n) => (3 << 40) ^ n.0 as u64,
-        Message::NodeIsNotReady => 4 << 40,
-        Message::TolerationExpired(n) => (5 << 40) ^ n.0 as u64,
-        Message::Text(t) => hash_bytes(
-            0xcbf2_9ce4_8422_2325,
-            texts.get(t.0 as usize).map_or(&[][..], |s| s.as_bytes()),
-        ),
-    })
+/// Spreads a key's bits over the high half (a multiply by the golden
+/// ratio, folded): the slots are taken from there.
+fn spread(z: u64) -> u64 {
+    let z = (z ^ (z >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z ^ (z >> 32)
 }
 
 /// The events of an [`EventLog`] from one on, in order.
@@ -725,6 +785,18 @@ impl core::fmt::Display for RenderedEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl EventLog {
+        fn observe_record(
+            &mut self,
+            e: EventRecord,
+            texts: &mut Vec<String>,
+            owns: bool,
+            fresh: bool,
+        ) {
+            self.observe(Packed::of(&e), e.tick, texts, owns, fresh)
+        }
+    }
     use alloc::vec::Vec;
 
     /// Every kind of object and message, at ticks that repeat, jump and
@@ -832,7 +904,7 @@ mod tests {
         for tick in [3, 4, 9] {
             let o = text(&mut texts, "node/node-1");
             let m = text(&mut texts, "Drain of node-1 waits");
-            log.observe(
+            log.observe_record(
                 EventRecord::new(
                     tick,
                     EventType::Warning,
@@ -842,6 +914,7 @@ mod tests {
                 ),
                 &mut texts,
                 true,
+                false,
             );
         }
         assert_eq!(
@@ -851,7 +924,7 @@ mod tests {
         assert_eq!(texts.len(), 2, "the repeats' texts were given back");
         assert_eq!((log.len(), log.updates(), log.writes()), (1, 2, 3));
         // Another message, another reason or another object is another record.
-        log.observe(
+        log.observe_record(
             EventRecord::new(
                 10,
                 EventType::Normal,
@@ -861,8 +934,9 @@ mod tests {
             ),
             &mut texts,
             true,
+            false,
         );
-        log.observe(
+        log.observe_record(
             EventRecord::new(
                 10,
                 EventType::Normal,
@@ -872,6 +946,7 @@ mod tests {
             ),
             &mut texts,
             true,
+            false,
         );
         assert_eq!(log.len(), 3);
     }
@@ -882,32 +957,36 @@ mod tests {
     /// message (the latest) move; after 600 s quiet the group starts over.
     #[test]
     fn similar_events_are_combined_from_the_tenth() {
-        let mut log = EventLog::default();
-        let mut texts = Vec::new();
-        let created = |log: &mut EventLog, texts: &mut Vec<String>, tick: u64, o: u32| {
-            log.observe(
-                EventRecord::new(
-                    tick,
-                    EventType::Normal,
-                    Reason::SuccessfulCreate,
-                    ObjectRef::Deployment(ControllerId(0)),
-                    Message::CreatedPod(o),
-                ),
-                texts,
-                false,
-            )
-        };
-        for o in 0..25 {
-            created(&mut log, &mut texts, 1 + o as u64, o);
+        // The same, whether the caller knows its messages are fresh or not.
+        for fresh in [false, true] {
+            let mut log = EventLog::default();
+            let mut texts = Vec::new();
+            let created = |log: &mut EventLog, texts: &mut Vec<String>, tick: u64, o: u32| {
+                log.observe_record(
+                    EventRecord::new(
+                        tick,
+                        EventType::Normal,
+                        Reason::SuccessfulCreate,
+                        ObjectRef::Deployment(ControllerId(0)),
+                        Message::CreatedPod(o),
+                    ),
+                    texts,
+                    false,
+                    fresh,
+                )
+            };
+            for o in 0..25 {
+                created(&mut log, &mut texts, 1 + o as u64, o);
+            }
+            let r = rendered(&log, &texts);
+            assert_eq!(r.len(), 10, "nine single records and one combined: {r:?}");
+            assert!(r[..9].iter().all(|x| x.2 == 1 && !x.3));
+            assert_eq!(r[9], (10, 25, 16, true, "Created pod: web-24".into()));
+            // 601 ticks later the group is forgotten: a record of its own again.
+            created(&mut log, &mut texts, 25 + 601, 99);
+            assert_eq!(log.len(), 11);
+            assert!(!log.last().unwrap().combined);
         }
-        let r = rendered(&log, &texts);
-        assert_eq!(r.len(), 10, "nine single records and one combined: {r:?}");
-        assert!(r[..9].iter().all(|x| x.2 == 1 && !x.3));
-        assert_eq!(r[9], (10, 25, 16, true, "Created pod: web-24".into()));
-        // 601 ticks later the group is forgotten: a record of its own again.
-        created(&mut log, &mut texts, 25 + 601, 99);
-        assert_eq!(log.len(), 11);
-        assert!(!log.last().unwrap().combined);
     }
 
     /// A reader's cursor: the records added since, after the earlier
@@ -925,13 +1004,13 @@ mod tests {
                 Message::NodeIsNotReady,
             )
         };
-        log.observe(ev(1, 0), &mut texts, true);
-        log.observe(ev(1, 1), &mut texts, true);
+        log.observe_record(ev(1, 0), &mut texts, true, false);
+        log.observe_record(ev(1, 1), &mut texts, true, false);
         let c = log.cursor();
         assert_eq!(log.since(c).count(), 0);
-        log.observe(ev(2, 0), &mut texts, true);
-        log.observe(ev(3, 0), &mut texts, true);
-        log.observe(ev(3, 2), &mut texts, true);
+        log.observe_record(ev(2, 0), &mut texts, true, false);
+        log.observe_record(ev(3, 0), &mut texts, true, false);
+        log.observe_record(ev(3, 2), &mut texts, true, false);
         let got: Vec<(usize, u32, u64)> = log
             .since(c)
             .map(|(i, e)| (i, e.count, e.last_tick))
@@ -947,7 +1026,7 @@ mod tests {
         let mut log = EventLog::default();
         let mut texts = Vec::new();
         for i in 0..20_000u32 {
-            log.observe(
+            log.observe_record(
                 EventRecord::new(
                     i as u64,
                     EventType::Normal,
@@ -957,6 +1036,7 @@ mod tests {
                 ),
                 &mut texts,
                 true,
+                false,
             );
         }
         assert_eq!(log.len(), 20_000);
