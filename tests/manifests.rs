@@ -269,12 +269,14 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
 
     let c = converge(sc);
     // debug is bound by nodeName; load-test does not fit beside it: the
-    // kubelet rejects it with OutOfcpu and nobody recreates it.
+    // kubelet rejects it with OutOfcpu, it stays Failed, and nobody
+    // recreates it (the kubelet counts cpu in millicores).
     assert_eq!(
         node_of(&c, "debug").as_deref(),
         Some("ip-10-0-1-17.ec2.internal")
     );
-    assert!(c.pod_by_name("load-test").is_err());
+    let load = c.pod_by_name("load-test").unwrap();
+    assert_eq!((load.phase, load.node), (shepherd::PodPhase::Failed, None));
     let out = c
         .rendered_events()
         .into_iter()
@@ -283,7 +285,7 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
     assert_eq!(out.object, "pod/load-test");
     assert!(
         out.message
-            .contains("requested: 1500m, used: 500m, capacity: 1930m"),
+            .contains("requested: 1500, used: 500, capacity: 1930"),
         "{}",
         out.message
     );
@@ -1692,4 +1694,33 @@ fn namespaces_keep_names_apart_and_scope_selectors_in_and_out() {
         e.contains("metadata.namespace") && e.contains("namespace name"),
         "{e}"
     );
+}
+
+/// Issue 42, row 8: a Pod owned by a Pod (or any kind no controller here
+/// runs) was counted "owned by an imported controller" and simulated by
+/// none. It is kept as a bare Pod, with a warning that names it; a pod of
+/// a Deployment, a ReplicaSet, a StatefulSet or a DaemonSet in the input
+/// is still that controller's.
+#[test]
+fn a_pod_owned_by_a_kind_no_controller_runs_is_kept_as_a_bare_pod() {
+    let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: parent}\nspec:\n  containers: [{name: c, image: x}]\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: child\n  ownerReferences: [{apiVersion: v1, kind: Pod, name: parent, uid: \"1\", controller: true}]\nspec:\n  containers: [{name: c, image: x}]\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: once}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: x}]\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: once-abcde\n  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: once, uid: \"2\", controller: true}]\nspec:\n  containers: [{name: c, image: x}]\n";
+    let im = import(text).unwrap();
+    let names: Vec<&str> = im.scenario.pods.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["parent", "child", "once-abcde"]);
+    assert!(has_warning(
+        &im,
+        "metadata.ownerReferences",
+        "owned by Pod \"parent\", which is not a controller Shepherd runs; simulated as a bare Pod"
+    ));
+    assert!(has_warning(
+        &im,
+        "metadata.ownerReferences",
+        "owned by Job \"once\", which is not a controller Shepherd runs"
+    ));
+    let w = im
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("Pod \"parent\""))
+        .unwrap();
+    assert_eq!(w.loc.name, "child");
 }

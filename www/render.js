@@ -316,7 +316,7 @@ function appCellKeys(a) {
     String(a.pending),
     `${a.version}\u001f${a.revision}\u001f${a.cpu}\u001f${a.memory}`,
     `${kind}\u001f${a.strategy}\u001f${a.maxSurge}\u001f${a.maxUnavailable}`,
-    [a.deadlineExceeded, a.rolling, a.version, a.updated, a.desired, a.strategy, a.current, a.pending, a.pendingReason, a.available].join('\u001f'),
+    [a.deadlineExceeded, a.rolling, a.version, a.updated, a.desired, a.strategy, a.current, a.pending, a.pendingReason, a.available, a.failure].join('\u001f'),
     // The last cell's second line: kubectl's rollout status.
     `${a.deadlineExceeded}\u001f${a.rolloutStatus}`,
   ];
@@ -387,6 +387,9 @@ function rolloutCell(a) {
     // OnDelete: old pods stay until someone deletes them.
     return h('span', { class: 'muted', title: 'updateStrategy OnDelete: a pod is replaced when it is deleted or evicted' }, `${a.current - a.updated} on the old template`);
   }
+  // Admission forbade its pods (FailedCreate), or its kubelet refused a
+  // bare Pod (OutOfcpu...): the reason shows, the message is the title.
+  if (a.failure) return h('span', { class: 'warn-text', title: a.failure }, a.failure.slice(0, a.failure.indexOf(':')));
   if (a.pending > 0) return h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
   if (a.available === a.desired) return h('span', { class: 'ok-text' }, 'Complete');
   return h('span', { class: 'muted' }, 'Progressing');

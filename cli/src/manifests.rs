@@ -346,6 +346,7 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
         converge_time,
     } = run(&a, "simulate");
     let fp = (converged, passes);
+    let (failed, gone) = not_running(&cluster, &imported.scenario);
     if a.json {
         let nodes: Vec<_> = cluster
             .nodes()
@@ -377,6 +378,12 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
             "passes": fp.1,
             "nodes": nodes,
             "pods": pods_wide_json(&cluster),
+            "notRunning": failed.iter().map(|(what, reason, message)| serde_json::json!({
+                "object": what, "reason": reason, "message": message,
+            })).collect::<Vec<_>>(),
+            "deleted": gone.iter().map(|(pod, reason, message)| serde_json::json!({
+                "pod": pod, "reason": reason, "message": message,
+            })).collect::<Vec<_>>(),
             "warnings": warnings,
         });
         println!(
@@ -404,20 +411,85 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
     crate::print_utilisation(&cluster);
     println!("\npods:");
     print!("{}", pods_wide(&cluster));
-    let pending: Vec<_> = cluster.pending_pods().map(|p| p.name()).collect();
+    let pending: Vec<_> = cluster
+        .pending_pods()
+        .map(|p| (p.name(), p.by_node_name))
+        .collect();
     if !pending.is_empty() {
         println!("\npending ({}):", pending.len());
-        for p in pending {
+        for (p, by_node_name) in pending {
             let why = cluster
                 .pending_reason(&p)
                 .ok()
                 .flatten()
                 .unwrap_or_else(|| "not yet scheduled".into());
-            println!("  {p}: FailedScheduling: {why}");
+            // A pod with spec.nodeName is not the scheduler's.
+            if by_node_name {
+                println!("  {p}: {why}");
+            } else {
+                println!("  {p}: FailedScheduling: {why}");
+            }
+        }
+    }
+    if !failed.is_empty() {
+        println!("\nnot running ({}):", failed.len());
+        for (what, reason, message) in &failed {
+            println!("  {what}: {reason}: {message}");
+        }
+    }
+    if !gone.is_empty() {
+        println!("\ndeleted while converging ({}):", gone.len());
+        for (pod, reason, message) in &gone {
+            println!("  pod {pod}: {reason}: {message}");
         }
     }
     print_warnings(&imported.warnings);
     Ok(())
+}
+
+/// What of the input does not run, and why, so that no pod of the input
+/// vanishes without a word: (owner, reason, message) for each owner with
+/// fewer pods than it wants for a reason no scheduler can help (a
+/// Deployment whose pods admission forbids: FailedCreate; a bare Pod its
+/// kubelet refused: OutOfcpu...), and (pod, reason, message) for each bare
+/// Pod of the input deleted while converging (by the taint-eviction
+/// controller or the pod garbage collector), from its last event.
+fn not_running(
+    c: &Cluster,
+    sc: &Scenario,
+) -> (
+    Vec<(String, &'static str, String)>,
+    Vec<(String, &'static str, String)>,
+) {
+    let failed = c
+        .apps()
+        .filter_map(|a| {
+            let (reason, message) = a.failure.clone()?;
+            let kind = a.kind.as_str();
+            let what = if kind == "Pod" {
+                format!("pod {}", a.name)
+            } else {
+                format!(
+                    "{} {} ({} of {} pods)",
+                    kind.to_lowercase(),
+                    a.name,
+                    a.current,
+                    a.desired
+                )
+            };
+            Some((what, reason, message))
+        })
+        .collect();
+    let live: std::collections::BTreeSet<String> = c.apps().map(|a| a.name).collect();
+    let mut gone = Vec::new();
+    let events = c.rendered_events();
+    for p in sc.pods.iter().filter(|p| !live.contains(&p.name)) {
+        let object = format!("pod/{}", p.name);
+        if let Some(e) = events.iter().rev().find(|e| e.object == object) {
+            gone.push((p.name.clone(), e.reason, e.message.clone()));
+        }
+    }
+    (failed, gone)
 }
 
 fn print_nodes(c: &Cluster) {
@@ -564,16 +636,26 @@ pub fn explain(args: &[String]) -> Result<(), String> {
     let key = shepherd::namespace::qualify(&ns, &pod);
     let r = run(&a, "explain");
     let e = r.cluster.explain(&key, &r.profile).unwrap_or_else(|err| {
+        // A pod of the input deleted while converging: say by whom and why.
+        let (_, gone) = not_running(&r.cluster, &r.imported.scenario);
+        if let Some((_, reason, message)) = gone.iter().find(|(p, _, _)| *p == key) {
+            eprintln!("shepherd: pod {ns}/{pod} was deleted while converging: {reason}: {message}");
+            std::process::exit(1)
+        }
         let names: Vec<String> = r
             .cluster
             .pods()
             .map(|p| shepherd::namespace::full_name(&p.name()))
             .take(8)
             .collect();
-        eprintln!(
-            "shepherd: {err}; expected one of the simulated pods, e.g. {}",
-            names.join(", ")
-        );
+        if names.is_empty() {
+            eprintln!("shepherd: {err}; no pod is simulated");
+        } else {
+            eprintln!(
+                "shepherd: {err}; the simulated pods include {}",
+                names.join(", ")
+            );
+        }
         std::process::exit(1)
     });
     if a.json {

@@ -68,6 +68,10 @@ pub enum PodPhase {
     Running,
     /// Its node went NotReady or was removed; it will be deleted and replaced.
     Lost,
+    /// The kubelet refused it (a bare Pod bound by `spec.nodeName` that its
+    /// node cannot admit: `OutOfcpu`...): it stays, takes no capacity, and
+    /// nobody restarts it, as Kubernetes keeps a Failed pod.
+    Failed,
 }
 
 impl PodPhase {
@@ -76,6 +80,7 @@ impl PodPhase {
             PodPhase::Pending => "Pending",
             PodPhase::Running => "Running",
             PodPhase::Lost => "Lost",
+            PodPhase::Failed => "Failed",
         }
     }
 }
@@ -2230,7 +2235,9 @@ impl Cluster {
         }
         self.events
             .observe_fresh(crate::events::Packed::new(t, r, o, m), self.now);
-        if ready_after == 0 {
+        // A schedulable node is Ready; only a bare Pod bound by nodeName
+        // lands on a NotReady one, whose kubelet never reports it Ready.
+        if ready_after == 0 && (self.hot[i].schedulable || self.nodes[i].ready) {
             self.set_ready(k);
         } else {
             self.ready_queue

@@ -47,6 +47,13 @@ pub struct PodView<'a> {
     /// A bare Pod bound by `spec.nodeName`: the kubelet admitted it, the
     /// scheduler never saw it (so NoSchedule taints and cordons did not apply).
     pub by_node_name: bool,
+    /// Its `spec.nodeName`, for a bare Pod that has one: where a Failed pod
+    /// was refused, or the name an orphan waits for (no node has it).
+    pub node_name: Option<&'a str>,
+    /// Why its kubelet refused it, for a Failed pod: status.reason
+    /// (`OutOfcpu`...) and status.message, as `kubectl get pods` and
+    /// `describe` show them.
+    pub failure: Option<(&'static str, &'a str)>,
     /// Of an older template than its owner's current one (for a DaemonSet,
     /// whose every node has a revision of its own: an older generation).
     pub outdated: bool,
@@ -129,6 +136,11 @@ pub struct AppStatus {
     pub max_unavailable: u32,
     /// The FailedScheduling message of its pending pods, if any.
     pub pending_reason: Option<String>,
+    /// Why it has fewer pods than it wants, when no scheduler can help: a
+    /// Deployment's pod creation refused by admission (`FailedCreate` and the
+    /// ReplicaSet controller's message), or a bare Pod refused by its
+    /// kubelet (`OutOfcpu`... and status.message).
+    pub failure: Option<(&'static str, String)>,
 }
 
 impl Cluster {
@@ -183,6 +195,14 @@ impl Cluster {
             controller: p.controller,
             kind: c.workload.kind(),
             by_node_name: matches!(&c.workload, Workload::Pod(b) if b.spec.node_name.is_some()),
+            node_name: match &c.workload {
+                Workload::Pod(b) => b.spec.node_name.as_deref(),
+                _ => None,
+            },
+            failure: match &c.workload {
+                Workload::Pod(b) => b.failed.as_ref().map(|(r, m)| (r.as_str(), m.as_str())),
+                _ => None,
+            },
             outdated: match &c.workload {
                 Workload::DaemonSet(d) => d.rev_info[p.revision as usize - 1].0 != d.generation,
                 _ => p.revision != c.current,
@@ -320,8 +340,22 @@ impl Cluster {
                 c.failure.get(&rev).map(|(_, m, _)| m.clone())
             })
         };
+        let failure = match &c.workload {
+            Workload::Pod(b) => b.failed.as_ref().map(|(r, m)| (r.as_str(), m.clone())),
+            _ => c.create_refused.as_ref().map(|why| {
+                (
+                    crate::events::Reason::FailedCreate.as_str(),
+                    format!(
+                        "Error creating: pods \"{}-{}-\" is forbidden: {why}",
+                        c.name,
+                        c.revisions[c.current as usize - 1].hash
+                    ),
+                )
+            }),
+        };
         AppStatus {
             id,
+            failure,
             kind: c.workload.kind(),
             name: c.name.clone(),
             desired,

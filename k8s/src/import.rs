@@ -1064,17 +1064,22 @@ impl<'a> State<'a> {
 
     /// A Pod is its controller's when the controller is in the input (not
     /// a second copy); one owned by a controller missing from the input is
-    /// skipped with a warning; one without an owner is a bare Pod of its own:
+    /// skipped with a warning; one owned by a kind Shepherd runs no
+    /// controller for (a Pod, a Job) is kept as a bare Pod, with a warning;
+    /// one without an owner is a bare Pod of its own:
     /// bound where `spec.nodeName` says (through the kubelet's admission),
     /// else scheduled, and never recreated. A pod that has finished
     /// (Succeeded or Failed) holds nothing and is skipped.
     fn pod(&mut self, cx: &mut Ctx, v: &Value, meta: &Map, spec: &Value, status: &Value) -> R<()> {
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE).to_string();
+        // The owners whose pods the engine makes: their pods are theirs.
+        const RUN: [&str; 4] = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
+        let mut foreign = None;
         for (kind, name) in owner_refs(v) {
             let present = self
                 .present
                 .contains(&(kind.clone(), ns.clone(), name.clone()));
-            if present {
+            if present && RUN.contains(&kind.as_str()) {
                 self.owned += 1;
                 return Ok(());
             }
@@ -1083,14 +1088,29 @@ impl<'a> State<'a> {
                 self.owned += 1;
                 return Ok(());
             }
+            // An owner of a kind no controller here runs (a Pod, a Job, a
+            // custom resource): nothing would make or replace the pod, so
+            // it is kept as it is, a bare Pod.
+            if !RUN.contains(&kind.as_str()) {
+                foreign.get_or_insert((kind, name));
+            }
         }
-        if let Some((k, n)) = owner_refs(v).first() {
-            cx.warn(
+        match (foreign, owner_refs(v).first()) {
+            (Some((k, n)), _) => cx.warn(
                 "metadata.ownerReferences",
-                format!("owned by {k} {n:?}, which is not in the input; the pod is not simulated"),
-            );
-            self.skip("Pod");
-            return Ok(());
+                format!("owned by {k} {n:?}, which is not a controller Shepherd runs; simulated as a bare Pod (nothing recreates it)"),
+            ),
+            (None, Some((k, n))) => {
+                cx.warn(
+                    "metadata.ownerReferences",
+                    format!(
+                        "owned by {k} {n:?}, which is not in the input; the pod is not simulated"
+                    ),
+                );
+                self.skip("Pod");
+                return Ok(());
+            }
+            (None, None) => {}
         }
         if let Some(phase) = status.get("phase") {
             let phase = cx.string(phase, "status.phase")?;

@@ -90,6 +90,10 @@ pub struct AppRow {
     pub strategy: Option<String>,
     /// The FailedScheduling message of its pending pods, if any.
     pub pending_reason: Option<String>,
+    /// Why it has fewer pods than it wants when no scheduler can help:
+    /// `FailedCreate: ...` (admission forbade its pods) or, for a bare Pod
+    /// its kubelet refused, `OutOfcpu: Pod was rejected: ...`.
+    pub failure: Option<String>,
     /// What `kubectl rollout status` prints now (`Cluster::rollout_status`),
     /// with kubectl's `error: ` before a progress-deadline failure.
     pub rollout_status: String,
@@ -321,6 +325,7 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
             memory: a.requests.memory_mib,
             rolling: a.rolling,
             pending_reason: a.pending_reason,
+            failure: a.failure.map(|(r, m)| format!("{r}: {m}")),
         })
         .collect();
     // Scans the pods only while some are pending: a quiet tick costs nothing here.

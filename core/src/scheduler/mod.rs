@@ -1466,6 +1466,12 @@ impl Cluster {
             if ctl.pending.is_empty() || ctl.deleted {
                 continue;
             }
+            // A bare Pod with spec.nodeName is its kubelet's, never the
+            // scheduler's (Pending only while that node does not exist).
+            if matches!(&ctl.workload, crate::cluster::Workload::Pod(b) if b.spec.node_name.is_some())
+            {
+                continue;
+            }
             if let Some((cap, bind)) = ctl.blocked {
                 let helped = cap != self.capacity_epoch
                     || (bind != self.bind_epoch
@@ -4033,7 +4039,44 @@ impl Cluster {
                 profile.feasible_nodes_to_find(b.live_nodes)
             ));
         }
-        let preemption = self.explain_preemption(pod, &p, best.is_none(), profile);
+        // A bare Pod with spec.nodeName is its kubelet's: say what became of
+        // it (and preemption, the scheduler's, is not for it).
+        let mut by_node_name = false;
+        if let crate::cluster::Workload::Pod(bare) =
+            &self.controllers[p.controller.0 as usize].workload
+        {
+            if let Some(node) = &bare.spec.node_name {
+                by_node_name = true;
+                summary = match (&bare.failed, p.node()) {
+                    (Some((reason, message)), _) => format!(
+                        "{pod} is Failed ({}): spec.nodeName {node}, whose kubelet refused it: {message}; the scheduler never considers it (the verdicts below are the scheduler's, for comparison)",
+                        reason.as_str()
+                    ),
+                    (None, Some(n)) if !self.nodes[n.0 as usize].ready => format!(
+                        "{pod} is bound to {node} by spec.nodeName, whose kubelet is silent (NotReady): nothing started it{}",
+                        match p.taint_deadline() {
+                            Some(t) => format!(", and the taint-eviction controller deletes it at tick {t}, when its tolerationSeconds for the unreachable taint have passed"),
+                            None => String::new(),
+                        }
+                    ),
+                    (None, Some(_)) => format!(
+                        "{pod} is bound to {node} by spec.nodeName: its kubelet admitted it without the scheduler (the scores below are as if the scheduler placed it now)"
+                    ),
+                    (None, None) => format!(
+                        "{pod} is Pending: {}",
+                        self.controllers[p.controller.0 as usize]
+                            .failure
+                            .get(&p.revision)
+                            .map_or_else(|| format!("spec.nodeName {node} names no node"), |(_, m, _)| m.clone())
+                    ),
+                };
+            }
+        }
+        let preemption = if by_node_name {
+            None
+        } else {
+            self.explain_preemption(pod, &p, best.is_none(), profile)
+        };
         if let Some(pre) = &preemption {
             summary.push_str(&pre.summary(p.node().is_none()));
         }
