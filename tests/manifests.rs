@@ -1724,3 +1724,46 @@ fn a_pod_owned_by_a_kind_no_controller_runs_is_kept_as_a_bare_pod() {
         .unwrap();
     assert_eq!(w.loc.name, "child");
 }
+
+/// Issue 42, row 10: a node with 0 allocatable cpu, memory or pods failed
+/// the whole import. Kubernetes takes such a node; so does the importer,
+/// and the cluster places what fits (a pod without requests on the nodes
+/// with no cpu or no memory, nothing on the one with no pods).
+#[test]
+fn nodes_with_zero_allocatable_are_imported() {
+    let node = |name: &str, cpu: &str, mem: &str, pods: &str| {
+        format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus:\n  allocatable: {{cpu: \"{cpu}\", memory: \"{mem}\", pods: \"{pods}\"}}\n---\n")
+    };
+    let text = [
+        node("no-cpu", "0", "4Gi", "110"),
+        node("no-memory", "2", "0", "110"),
+        node("no-pods", "2", "4Gi", "0"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: be}\nspec:\n  replicas: 6\n  selector: {matchLabels: {app: be}}\n  template:\n    metadata: {labels: {app: be}}\n    spec:\n      containers: [{name: c, image: x}]\n".to_string(),
+    ]
+    .concat();
+    let im = import(&text).unwrap();
+    let caps: Vec<(u64, u64, u32)> = im
+        .scenario
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                n.spec.capacity.cpu_millis,
+                n.spec.capacity.memory_mib,
+                n.spec.max_pods,
+            )
+        })
+        .collect();
+    assert_eq!(caps, [(0, 4096, 110), (2000, 0, 110), (2000, 4096, 0)]);
+    let c = converge(&im.scenario);
+    assert_eq!(c.pending_count(), 0);
+    assert!(c
+        .pods()
+        .all(|p| node_of(&c, &p.name()).as_deref() != Some("no-pods")));
+    // Still refused: more pods than a node may say it takes.
+    let e = import(&node("big", "2", "4Gi", "1000001")).unwrap_err();
+    assert!(
+        e.to_string().contains("a number of pods from 0 to 1000000"),
+        "{e}"
+    );
+}

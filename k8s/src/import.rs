@@ -1361,11 +1361,11 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
             "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Memory)? >> 20),
             "pods" => {
                 let n = quantity_of(cx, val, &rp, Unit::Other("pods"))?;
-                if n == 0 || n > 1_000_000 {
+                if n > 1_000_000 {
                     return Err(cx.wrong(
                         &rp,
                         val,
-                        "a number of pods from 1 to 1000000 (the kubelet's default is 110)",
+                        "a number of pods from 0 to 1000000 (the kubelet's default is 110)",
                     ));
                 }
                 pods = n as u32;
