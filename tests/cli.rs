@@ -545,3 +545,73 @@ fn a_pod_the_taint_eviction_controller_deletes_is_named_with_the_reason() {
     );
     let _ = std::fs::remove_file(&file);
 }
+
+/// Issue 42, row 12: `--then` is `kubectl apply`: a file that changes an
+/// existing Deployment updates it (the changed template rolls to a new
+/// ReplicaSet, the new replicas scale) instead of refusing "app web already
+/// exists"; an immutable field changed (the selector, a Pod's spec) is
+/// refused as the API server refuses it, with nothing applied.
+#[test]
+fn then_applies_a_changed_deployment_as_kubectl_apply_does() {
+    let node = "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\nstatus:\n  allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}\n";
+    let web = |replicas: u32, version: &str, selector: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{{selector}}}}}\n  template:\n    metadata: {{labels: {{app: web, version: {version}}}}}\n    spec:\n      containers: [{{name: c, image: x, resources: {{requests: {{cpu: 100m}}}}}}]\n")
+    };
+    let base = temp_file(
+        "base.yaml",
+        &[
+            node.to_string(),
+            web(3, "v1", "app: web"),
+            pod_doc("debug", None, "100m", ""),
+        ]
+        .join("---\n"),
+    );
+    let roll = temp_file("roll.yaml", &web(5, "v2", "app: web"));
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
+    let (code, out, err) = run(&s(&[
+        "simulate", &base, "--then", &roll, "--output", "json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let web_pods: Vec<&serde_json::Value> = v["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["app"] == "web")
+        .collect();
+    assert_eq!(web_pods.len(), 5, "{out}");
+    assert!(web_pods
+        .iter()
+        .all(|p| p["ready"] == true && p["status"] == "Running"));
+    // The roll replaced the three v1 pods: the five are new ones.
+    assert!(web_pods
+        .iter()
+        .all(|p| p["name"] != "web-0" && p["name"] != "web-1" && p["name"] != "web-2"));
+    let (code, out, err) = run(&s(&["explain", &base, "--then", &roll, "--pod", "web-3"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("pod default/web-3 (Running)"), "{out}");
+    // Refusals, as the API server words them; nothing applied.
+    let moved = temp_file("selector.yaml", &web(3, "v1", "app: web, version: v1"));
+    let (code, _, err) = run(&s(&["simulate", &base, "--then", &moved]));
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("Deployment.apps \"web\" is invalid: spec.selector: Invalid value: app=web,version=v1: field is immutable"),
+        "{err}"
+    );
+    let pod = temp_file("pod.yaml", &pod_doc("debug", None, "200m", ""));
+    let (code, _, err) = run(&s(&["simulate", &base, "--then", &pod]));
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(
+            "Pod \"debug\" is invalid: spec: Forbidden: pod updates may not change fields"
+        ),
+        "{err}"
+    );
+    // The same Pod again is no change.
+    let same = temp_file("same.yaml", &pod_doc("debug", None, "100m", ""));
+    let (code, _, err) = run(&s(&["simulate", &base, "--then", &same]));
+    assert_eq!(code, 0, "{err}");
+    for f in [base, roll, moved, pod, same] {
+        let _ = std::fs::remove_file(f);
+    }
+}

@@ -2807,7 +2807,10 @@ fn invalid_declarations_are_refused_and_change_nothing() {
         ),
         (
             "re-registering a node beyond the supported capacity",
-            Box::new(|c| c.reregister_node(node("node-1", 1_000_000_001, 0)).map(drop)),
+            Box::new(|c| {
+                c.reregister_node(node("node-1", 1_000_000_001, 0))
+                    .map(drop)
+            }),
         ),
         (
             "adding a node whose name is registered (kubectl: AlreadyExists)",
@@ -2954,7 +2957,9 @@ fn invalid_declarations_are_refused_and_change_nothing() {
         )))
         .is_err());
     assert!(sim
-        .submit(Event::AddNode(node("node-1", 1, 1).with_max_pods(1_000_001)))
+        .submit(Event::AddNode(
+            node("node-1", 1, 1).with_max_pods(1_000_001)
+        ))
         .is_err());
     assert!(sim.pending_script().is_empty());
 }

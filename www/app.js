@@ -1154,7 +1154,7 @@ async function start() {
   charts = new ChartsView($('charts-panel'), { onSeek: seekTo });
   compare = new CompareView($('compare-panel'), { onPod: explain });
   wireProfile({ sim: () => page.sim, act, toast });
-  wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download });
+  wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download, act });
 
   // A reload right after a tick, before the hash was written: the tick the
   // page was at (link.js, takeReloadHash).

@@ -240,9 +240,10 @@ struct Run {
     converge_time: std::time::Duration,
 }
 
-/// Converges the cluster after `sc` was applied to it, then lets every
-/// readiness delay of `sc`'s templates pass and converges again, so bound
-/// pods show Ready as they would once their probes pass.
+/// Converges the cluster after `sc` was applied to it, then lets the
+/// readiness delay of `sc`'s templates pass and converges again while bound
+/// pods wait to be Ready (a roll's steps), so they show Ready as they would
+/// once their probes pass.
 pub(crate) fn converge_until_ready(
     cluster: &mut Cluster,
     sc: &Scenario,
@@ -258,8 +259,22 @@ pub(crate) fn converge_until_ready(
         .map(|t| t.ready_after as u64)
         .max()
         .unwrap_or(0);
-    if delay > 0 {
-        cluster.set_now(cluster.now() + delay);
+    // A roll replaces pods a step at a time, each step once the last one's
+    // pods are Ready: the delay passes again while a bound pod on a Ready
+    // node waits for it (a bounded number of times).
+    let waiting = |c: &Cluster| {
+        c.pods().any(|p| {
+            !p.ready
+                && p.node
+                    .and_then(|n| c.node_by_id(n))
+                    .is_some_and(|n| n.ready)
+        })
+    };
+    for _ in 0..64 {
+        if !waiting(cluster) {
+            break;
+        }
+        cluster.set_now(cluster.now() + delay.max(1));
         let more = cluster.reconcile_to_fixed_point(profile);
         fp.passes += more.passes;
         fp.converged = more.converged;
@@ -299,25 +314,37 @@ fn run(a: &Args, command: &str) -> Run {
         if more.scenario.profile.is_some() {
             fail(format!("--then {then}: a KubeSchedulerConfiguration; expected it in the first input (the scheduler reads one --config when it starts)"));
         }
+        // kubectl apply: what exists is updated (a changed template rolls,
+        // replicas scale), what is new is created; an immutable field
+        // changed is refused with nothing applied.
         cluster.set_now(cluster.now() + 1);
         more.scenario
-            .apply(&mut cluster)
+            .apply_onto(&mut cluster)
             .unwrap_or_else(|e| fail(format!("--then {then}: the engine refused it: {e}")));
         let r = converge_until_ready(&mut cluster, &more.scenario, &profile);
         fp.passes += r.passes;
         fp.converged = r.converged;
         imported.warnings.extend(more.warnings);
-        imported
-            .scenario
-            .priority_classes
-            .extend(more.scenario.priority_classes);
-        imported.scenario.nodes.extend(more.scenario.nodes);
-        imported
-            .scenario
-            .deployments
-            .extend(more.scenario.deployments);
-        imported.scenario.pdbs.extend(more.scenario.pdbs);
-        imported.scenario.services.extend(more.scenario.services);
+        // The declarations now: each object of the second file in place of
+        // the first's of its name.
+        fn merge<T: Clone>(into: &mut Vec<T>, from: Vec<T>, key: impl Fn(&T) -> String) {
+            for x in from {
+                match into.iter().position(|y| key(y) == key(&x)) {
+                    Some(i) => into[i] = x,
+                    None => into.push(x),
+                }
+            }
+        }
+        let (sc, more) = (&mut imported.scenario, more.scenario);
+        merge(&mut sc.priority_classes, more.priority_classes, |p| {
+            p.name.clone()
+        });
+        merge(&mut sc.nodes, more.nodes, |n| n.spec.name.clone());
+        merge(&mut sc.deployments, more.deployments, |d| d.name.clone());
+        merge(&mut sc.daemonsets, more.daemonsets, |d| d.name.clone());
+        merge(&mut sc.pods, more.pods, |p| p.name.clone());
+        merge(&mut sc.pdbs, more.pdbs, |p| p.name.clone());
+        merge(&mut sc.services, more.services, |s| s.name.clone());
     }
     Run {
         imported,

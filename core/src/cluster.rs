@@ -486,6 +486,9 @@ pub(crate) struct Controller {
     /// template again (at 10,000 Deployments that read was most of a quiet
     /// tick: each one's revision list and revision are two cache misses).
     pub admitted: Option<(u64, u32)>,
+    /// A Deployment's spec.selector when it was not its first template's
+    /// labels (immutable: see `apply.rs`).
+    pub selector: Option<alloc::boxed::Box<Selector>>,
     /// What kind of owner this is: a Deployment, a DaemonSet or a bare Pod.
     pub workload: Workload,
 }
@@ -529,6 +532,7 @@ impl Controller {
             rollout: Default::default(),
             create_refused: None,
             admitted: None,
+            selector: None,
             workload,
         }
     }
@@ -1584,6 +1588,7 @@ impl Cluster {
         ctl.strategy = spec.strategy;
         ctl.min_ready_seconds = spec.min_ready_seconds;
         ctl.progress_deadline_seconds = spec.progress_deadline_seconds;
+        ctl.selector = spec.selector.clone().map(alloc::boxed::Box::new);
         let id = self.add_owner(ctl);
         self.current_revision_for(id, spec.template);
         self.mark_services_for(id);
@@ -2500,7 +2505,7 @@ fn fresh_node(spec: NodeSpec) -> NodeState {
 }
 
 /// Refuses a total of desired replicas beyond [`crate::limits::MAX_PODS`].
-fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
+pub(crate) fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
     let max = crate::limits::MAX_PODS;
     if total > max {
         return Err(Error::Invalid(format!(

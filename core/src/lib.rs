@@ -66,6 +66,7 @@ extern crate alloc;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 mod affinity;
+mod apply;
 pub mod balance;
 mod bare_pod;
 pub mod chunked;

@@ -753,6 +753,10 @@ pub struct DeploymentSpec {
     /// ProgressDeadlineExceeded. Default 600; [`NO_PROGRESS_DEADLINE`]
     /// (2147483647, Kubernetes' "no deadline") keeps no Progressing condition.
     pub progress_deadline_seconds: u32,
+    /// `spec.selector` when it is not the template's labels (`None`: them,
+    /// as `kubectl create deployment` writes it). Immutable once the
+    /// Deployment exists, as the API server holds it (apps/v1).
+    pub selector: Option<Selector>,
 }
 
 /// Kubernetes' default `progressDeadlineSeconds`.
@@ -774,7 +778,16 @@ impl DeploymentSpec {
             strategy: RollingUpdate::default(),
             min_ready_seconds: 0,
             progress_deadline_seconds: DEFAULT_PROGRESS_DEADLINE_SECONDS,
+            selector: None,
         }
+    }
+
+    /// Its selector: `selector`, else the template's labels.
+    pub fn effective_selector(&self) -> Selector {
+        self.selector.clone().unwrap_or_else(|| Selector {
+            match_labels: self.template.labels.clone(),
+            ..Selector::default()
+        })
     }
 
     /// The same Deployment with `minReadySeconds`.
@@ -807,6 +820,15 @@ impl DeploymentSpec {
         validate_replicas(&self.name, self.replicas)?;
         self.template.validate(&self.name)?;
         self.strategy.validate(&self.name)?;
+        if let Some(sel) = &self.selector {
+            sel.validate("spec.selector")?;
+            if sel.is_empty() || !sel.matches(&self.template.labels) {
+                return Err(Error::Invalid(format!(
+                    "app {}: spec.selector {sel} does not select the template's labels; expected a selector the template's labels satisfy",
+                    self.name
+                )));
+            }
+        }
         validate_rollout_timing(
             &self.name,
             self.min_ready_seconds,

@@ -433,7 +433,10 @@ fn deployment(d: &DeploymentSpec) -> Value {
                 ("replicas", Value::UInt(d.replicas as u64)),
                 (
                     "selector",
-                    map(vec![("matchLabels", labels(&d.template.labels))]),
+                    match &d.selector {
+                        Some(sel) => selector(sel),
+                        None => map(vec![("matchLabels", labels(&d.template.labels))]),
+                    },
                 ),
                 (
                     "strategy",

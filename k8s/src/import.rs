@@ -885,7 +885,9 @@ impl<'a> State<'a> {
             return Err(cx.err("spec.template", "missing; expected the pod template"));
         };
         let tpl = pod_template(cx, template, "spec.template", None)?;
-        match selector {
+        // Kept when it is not the template's labels: it is immutable, so a
+        // later apply (`--then`) is checked against it.
+        let selector = match selector {
             None => {
                 return Err(cx.err(
                     "spec.selector",
@@ -899,17 +901,21 @@ impl<'a> State<'a> {
                         "selects nothing; expected matchLabels that the template's labels carry",
                     ));
                 }
+                let implicit = Selector {
+                    match_labels: tpl.labels.clone(),
+                    ..Default::default()
+                };
                 if !sel.matches(&tpl.labels) {
                     return Err(cx.err(
                         "spec.selector.matchLabels",
                         format!(
-                            "{sel} does not match the template's labels ({}); expected a selector the template's labels satisfy, as Kubernetes requires",
-                            Selector { match_labels: tpl.labels.clone(), ..Default::default() }
+                            "{sel} does not match the template's labels ({implicit}); expected a selector the template's labels satisfy, as Kubernetes requires",
                         ),
                     ));
                 }
+                (sel != implicit).then_some(sel)
             }
-        }
+        };
         match kind {
             "ReplicaSet" => cx.warn("", "a ReplicaSet is simulated as a Deployment with its replicas and template"),
             "StatefulSet" => cx.warn("", "a StatefulSet is simulated as a Deployment: pods are named by ordinal, but start and update in no particular order"),
@@ -922,6 +928,7 @@ impl<'a> State<'a> {
             strategy,
             min_ready_seconds,
             progress_deadline_seconds,
+            selector,
         };
         self.engine(cx, d.validate())?;
         self.apps.insert(

@@ -171,6 +171,18 @@ impl Shepherd {
         Ok(out)
     }
 
+    /// `kubectl apply -f` of manifests onto the running cluster: queued for
+    /// the next tick as an action (`apply`), each object created when its
+    /// name is new, else updated (a changed Deployment template rolls,
+    /// replicas scale; an immutable field changed is refused). Returns the
+    /// import's report as `importManifests` does; a refusal throws and
+    /// queues nothing.
+    #[wasm_bindgen(js_name = applyManifests)]
+    pub fn apply_manifests(&mut self, text: &str) -> Result<JsValue, JsError> {
+        let (_, report) = manifests::apply_to_session(&mut self.session, text).map_err(err)?;
+        to_js(&report)
+    }
+
     /// The cluster as declared at the current tick, as manifests: `{manifests,
     /// schedulerConfig}` (a YAML stream for `kubectl apply -f`, and the
     /// profile as a KubeSchedulerConfiguration for kube-scheduler's --config).

@@ -411,6 +411,14 @@ pub enum Action {
     Manifests {
         manifests: String,
     },
+    /// `kubectl apply -f` of manifests onto the running cluster: each
+    /// object created when its name is new, else updated as the API server
+    /// updates it (a changed Deployment template rolls, replicas scale, an
+    /// immutable field changed is refused): see `Scenario::apply_onto` in
+    /// shepherd-k8s.
+    Apply {
+        manifests: String,
+    },
     /// `kubectl apply` of a changed DaemonSet: `manifests` holds exactly one
     /// DaemonSet (a new template rolls node by node). New DaemonSets and
     /// bare Pods arrive by a `manifests` action.
@@ -600,6 +608,7 @@ impl Action {
             Action::SetPolicy { .. } => "setPolicy",
             Action::SetProfile { .. } => "setProfile",
             Action::Manifests { .. } => "manifests",
+            Action::Apply { .. } => "apply",
             Action::UpdateDaemonSet { .. } => "updateDaemonSet",
             Action::DeleteDaemonSet { .. } => "deleteDaemonSet",
             Action::DeletePod { .. } => "deletePod",
@@ -729,6 +738,27 @@ impl Action {
                 name: n.name.clone(),
                 labels: n.labels.clone(),
             },
+            Event::ApplyDeployment(d) => Action::Apply {
+                manifests: crate::manifests::one_object(|sc| sc.deployments.push(d.clone())),
+            },
+            Event::ApplyDaemonSet(d) => Action::Apply {
+                manifests: crate::manifests::one_object(|sc| sc.daemonsets.push(d.clone())),
+            },
+            Event::ApplyPod(p) => Action::Apply {
+                manifests: crate::manifests::one_object(|sc| sc.pods.push(p.clone())),
+            },
+            Event::ApplyNode(n) => Action::Apply {
+                manifests: crate::manifests::one_object(|sc| {
+                    sc.nodes.push(shepherd_k8s::ImportedNode {
+                        spec: n.clone(),
+                        unschedulable: false,
+                        ready: true,
+                    })
+                }),
+            },
+            Event::ApplyPriorityClass(pc) => Action::Apply {
+                manifests: crate::manifests::one_object(|sc| sc.priority_classes.push(pc.clone())),
+            },
         }
     }
 
@@ -781,6 +811,7 @@ impl Action {
                 },
                 min_ready_seconds: *min_ready_seconds,
                 progress_deadline_seconds: *progress_deadline_seconds,
+                selector: None,
             })),
             Action::Scale { app, replicas } => one(Event::Scale {
                 app: app.clone(),
@@ -876,6 +907,7 @@ impl Action {
                 pods_per_node,
             } => generate(seed, *nodes, *pods_per_node),
             Action::Manifests { manifests } => crate::manifests::events(manifests),
+            Action::Apply { manifests } => crate::manifests::apply_events(manifests),
             Action::AddPriorityClass {
                 name,
                 value,

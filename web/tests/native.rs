@@ -877,3 +877,59 @@ fn a_first_tick_in_slices_is_the_whole_tick() {
     whole.step_back().unwrap();
     assert_eq!(events(&sliced), events(&whole));
 }
+
+/// Issue 42, row 12, in the page: manifests applied onto a running
+/// scenario are `kubectl apply` (an `apply` action): a changed Deployment
+/// rolls and scales, new objects are created, and the link replays it; a
+/// changed selector is refused with the API server's words and queues
+/// nothing.
+#[test]
+fn manifests_applied_onto_a_running_scenario_update_what_exists() {
+    let web = |replicas: u32, version: &str, selector: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{{selector}}}}}\n  template:\n    metadata: {{labels: {{app: web, version: {version}}}}}\n    spec:\n      containers: [{{name: c, image: x, resources: {{requests: {{cpu: 100m}}}}}}]\n")
+    };
+    let node = |name: &str| {
+        format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus:\n  allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n---\n")
+    };
+    let (mut s, _) = shepherd_web::manifests::import_session(
+        &format!("{}{}", node("node-1"), web(3, "v1", "app: web")),
+        5,
+    )
+    .unwrap();
+    s.run(3);
+    let (said, report) = shepherd_web::manifests::apply_to_session(
+        &mut s,
+        &format!("{}{}", node("node-2"), web(5, "v2", "app: web")),
+    )
+    .unwrap();
+    assert!(!said.is_empty() && report.nodes == 1 && report.deployments == 1);
+    s.run(30);
+    let c = s.simulator().cluster();
+    assert!(c.node("node-2").is_ok(), "a new object is created");
+    let st = c.app("web").unwrap();
+    assert_eq!(
+        (st.desired, st.updated, st.ready, st.revision),
+        (5, 5, 5, 2),
+        "the changed template rolled and the replicas scaled"
+    );
+    assert_eq!(
+        c.template("web").unwrap().labels.get("version").map(String::as_str),
+        Some("v2")
+    );
+    assert!(events(&s).iter().any(|e| e.contains("RollingUpdate")));
+    // The link replays the same run.
+    let doc = s.scenario();
+    assert!(doc.actions.iter().any(|e| e.action.kind() == "apply"));
+    let back = Session::from_scenario(&doc).unwrap();
+    assert_eq!(events(&back), events(&s));
+    // An immutable field changed: refused, nothing queued.
+    let before = s.scenario();
+    let e =
+        shepherd_web::manifests::apply_to_session(&mut s, &web(5, "v2", "app: web, version: v2"))
+            .unwrap_err();
+    assert!(
+        e.contains("spec.selector: Invalid value: app=web,version=v2: field is immutable"),
+        "{e}"
+    );
+    assert_eq!(s.scenario(), before);
+}
