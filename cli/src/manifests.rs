@@ -474,6 +474,9 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// (what, reason, message).
+type Said = (String, &'static str, String);
+
 /// What of the input does not run, and why, so that no pod of the input
 /// vanishes without a word: (owner, reason, message) for each owner with
 /// fewer pods than it wants for a reason no scheduler can help (a
@@ -481,13 +484,7 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
 /// kubelet refused: OutOfcpu...), and (pod, reason, message) for each bare
 /// Pod of the input deleted while converging (by the taint-eviction
 /// controller or the pod garbage collector), from its last event.
-fn not_running(
-    c: &Cluster,
-    sc: &Scenario,
-) -> (
-    Vec<(String, &'static str, String)>,
-    Vec<(String, &'static str, String)>,
-) {
+fn not_running(c: &Cluster, sc: &Scenario) -> (Vec<Said>, Vec<Said>) {
     let failed = c
         .apps()
         .filter_map(|a| {

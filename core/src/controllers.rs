@@ -560,9 +560,9 @@ impl Cluster {
                 }
                 // NotFound: deleted, evicted or lost since (its key may hold
                 // another pod now): done, as kubectl's wait for it is.
-                if !self.pods[l.key as usize]
+                if self.pods[l.key as usize]
                     .as_ref()
-                    .is_some_and(|p| p.uid == l.uid)
+                    .is_none_or(|p| p.uid != l.uid)
                 {
                     continue;
                 }

@@ -913,7 +913,11 @@ fn manifests_applied_onto_a_running_scenario_update_what_exists() {
         "the changed template rolled and the replicas scaled"
     );
     assert_eq!(
-        c.template("web").unwrap().labels.get("version").map(String::as_str),
+        c.template("web")
+            .unwrap()
+            .labels
+            .get("version")
+            .map(String::as_str),
         Some("v2")
     );
     assert!(events(&s).iter().any(|e| e.contains("RollingUpdate")));
