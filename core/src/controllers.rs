@@ -24,6 +24,10 @@ pub(crate) struct Drain {
     /// Evictions refused other than by a budget's 429 (a pod two budgets
     /// select: 500): kubectl does not retry them, and the drain ends in error.
     errors: Vec<String>,
+    /// The cluster's `disruption_epoch` when every pod tried last was
+    /// refused (0: not so): until it moves, a retry would be refused alike,
+    /// so the retry is scheduled without asking the budgets again.
+    refused_epoch: u64,
 }
 
 /// A pod a drain listed: its key and uid (the key may be reused once it is
@@ -551,8 +555,21 @@ impl Cluster {
             let Some(mut d) = self.nodes[i].drain.take() else {
                 continue;
             };
+            // Nothing that could let an eviction through has happened since
+            // every pod was refused: each due retry is refused again (and
+            // changes nothing), so it only moves on by the retry interval.
+            if d.refused_epoch == self.disruption_epoch {
+                for l in d.pods.iter_mut().filter(|l| l.at <= now) {
+                    l.at = now + DRAIN_RETRY_TICKS;
+                }
+                let next = d.pods.iter().map(|l| l.at).min().unwrap_or(now);
+                self.nodes[i].drain = Some(d);
+                self.drains.entry(next).or_default().insert(id);
+                continue;
+            }
             let mut left = Vec::with_capacity(d.pods.len());
             let mut waiting = None;
+            let (mut tried, mut went) = (0u32, 0u32);
             for mut l in core::mem::take(&mut d.pods) {
                 if l.at > now {
                     left.push(l);
@@ -596,8 +613,12 @@ impl Cluster {
                     }
                 };
                 let (ns, short) = crate::namespace::split(&name);
+                tried += 1;
                 match result {
-                    Ok(()) => evicted += 1,
+                    Ok(()) => {
+                        evicted += 1;
+                        went += 1;
+                    }
                     // 429: kubectl sleeps 5 s and tries again.
                     Err(e @ Error::DisruptionBudget { .. }) => {
                         waiting.get_or_insert_with(|| {
@@ -629,6 +650,11 @@ impl Cluster {
             if let Some(w) = waiting {
                 self.nodes[i].drain_status = Some(w);
             }
+            d.refused_epoch = if tried > 0 && went == 0 && d.errors.is_empty() {
+                self.disruption_epoch
+            } else {
+                0
+            };
             let next = left.iter().map(|l| l.at).min().unwrap_or(now);
             d.pods = left;
             self.nodes[i].drain = Some(d);
