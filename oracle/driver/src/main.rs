@@ -14,33 +14,19 @@
 //! with its seed and a minimal manifest; the last line is `N passed, N
 //! failed`. docs/oracle.md says what is compared and what is not.
 
-mod funcs;
-mod gen;
-mod oracle;
-mod sched;
-
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use gen::{Avoid, Case};
-use oracle::Oracle;
-use sched::Diff;
+use shepherd_oracle::gen::{self, Avoid, Case};
+use shepherd_oracle::oracle::Oracle;
+use shepherd_oracle::sched::{self, Diff};
+use shepherd_oracle::{env_u64, funcs};
 
 const DEFAULT_CASES: u64 = 2000;
 /// Cases sent ahead of the one being compared.
 const PIPELINE: usize = 32;
 /// Mismatches that get shrunk and printed in full; the rest by seed.
 const SHRINK_LIMIT: usize = 12;
-
-fn env_u64(name: &str, default: u64) -> Result<u64, String> {
-    match std::env::var(name) {
-        Ok(s) if !s.trim().is_empty() => s
-            .trim()
-            .parse()
-            .map_err(|_| format!("{name}={s:?}; expected a whole number")),
-        _ => Ok(default),
-    }
-}
 
 struct Args {
     oracle: String,
