@@ -218,8 +218,10 @@ func disruption(line []byte) (any, error) {
 	}
 	cs := clientsetfake.NewClientset(objs...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	f := informers.NewSharedInformerFactory(cs, 0)
+	// Stop the controller and the informers first, then wait for them.
+	defer f.Shutdown()
+	defer cancel()
 	dc := disruptionctl.NewDisruptionController(ctx,
 		f.Core().V1().Pods(),
 		f.Policy().V1().PodDisruptionBudgets(),
@@ -231,7 +233,6 @@ func disruption(line []byte) (any, error) {
 	f.Start(ctx.Done())
 	f.WaitForCacheSync(ctx.Done())
 	go dc.Run(ctx, 1)
-	defer f.Shutdown()
 	for {
 		p, err := cs.PolicyV1().PodDisruptionBudgets(req.PDB.Namespace).Get(ctx, req.PDB.Name, metav1.GetOptions{})
 		if err != nil {

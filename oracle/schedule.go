@@ -16,16 +16,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientsetfake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/events"
+	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
@@ -35,9 +40,52 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/dynamicresources"
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+	"k8s.io/kubernetes/pkg/scheduler/util/assumecache"
 )
+
+// The DynamicResources plugin (on by default) needs a DRA manager, as
+// pkg/scheduler/scheduler.go builds one. No case has ResourceClaims,
+// ResourceSlices or DeviceClasses, so one manager over an empty fake API
+// serves every request.
+var (
+	draOnce    sync.Once
+	draManager fwk.SharedDRAManager
+	draErr     error
+)
+
+func sharedDRAManager() (fwk.SharedDRAManager, error) {
+	draOnce.Do(func() {
+		if !feature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
+			return
+		}
+		ctx := context.Background()
+		cs := clientsetfake.NewClientset()
+		f := informers.NewSharedInformerFactory(cs, 0)
+		logger := klog.Background()
+		claims := assumecache.NewAssumeCache(logger, f.Resource().V1().ResourceClaims().Informer(), "ResourceClaim", "", nil)
+		opts := resourceslicetracker.Options{
+			EnableDeviceTaintRules:   feature.DefaultFeatureGate.Enabled(features.DRADeviceTaintRules),
+			EnableConsumableCapacity: feature.DefaultFeatureGate.Enabled(features.DRAConsumableCapacity),
+			SliceInformer:            f.Resource().V1().ResourceSlices(),
+			KubeClient:               cs,
+		}
+		if opts.EnableDeviceTaintRules {
+			opts.TaintInformer = f.Resource().V1().DeviceTaintRules()
+		}
+		tracker, err := resourceslicetracker.StartTracker(ctx, opts)
+		if err != nil {
+			draErr = err
+			return
+		}
+		draManager = dynamicresources.NewDRAManager(ctx, claims, tracker, f)
+		f.Start(ctx.Done())
+		f.WaitForCacheSync(ctx.Done())
+	})
+	return draManager, draErr
+}
 
 type scheduleRequest struct {
 	Nodes                  []*v1.Node                      `json:"nodes"`
@@ -242,7 +290,12 @@ func schedule(line []byte) (any, error) {
 		return p, err
 	}
 
+	dra, err := sharedDRAManager()
+	if err != nil {
+		return nil, fmt.Errorf("DRA manager: %w", err)
+	}
 	f, err := frameworkruntime.NewFramework(ctx, registry, profile,
+		frameworkruntime.WithSharedDRAManager(dra),
 		frameworkruntime.WithClientSet(cs),
 		frameworkruntime.WithInformerFactory(factory),
 		frameworkruntime.WithSnapshotSharedLister(snapshot),
@@ -260,6 +313,7 @@ func schedule(line []byte) (any, error) {
 	res := &scheduleResult{
 		Profile:      profile.SchedulerName,
 		ScorePlugins: map[string]int32{},
+		Nodes:        []nodeVerdict{},
 		Skipped:      []string{},
 		Best:         []string{},
 	}

@@ -40,9 +40,20 @@ pub struct Avoid {
     pub zero_resource_nodes: bool,
     /// Status codes and PreScore Skip are not compared (item 7).
     pub status_codes: bool,
+    /// NodeResourcesBalancedAllocation is left out of the comparison (its
+    /// score, and the totals and best nodes recomputed without it): v1.37
+    /// scores the change in balance, Shepherd the balance with the pod.
+    pub balanced_allocation: bool,
+    /// TaintToleration's reason text is not compared (v1.37 no longer names
+    /// the taint).
+    pub taint_reason: bool,
+    /// Every container of a pod with several sets both cpu and memory:
+    /// kube-scheduler gives each container that misses one the non-zero
+    /// default, Shepherd only a pod whose total is zero.
+    pub non_zero_per_container: bool,
 }
 
-pub const CLASSES: [&str; 7] = [
+pub const CLASSES: [&str; 10] = [
     "memory-mib",
     "explicit-zero",
     "default-spreading",
@@ -50,6 +61,9 @@ pub const CLASSES: [&str; 7] = [
     "hostname-label",
     "zero-resource-nodes",
     "status-codes",
+    "balanced-allocation",
+    "taint-reason",
+    "non-zero-per-container",
 ];
 
 impl Avoid {
@@ -62,6 +76,9 @@ impl Avoid {
             hostname_label: true,
             zero_resource_nodes: true,
             status_codes: true,
+            balanced_allocation: true,
+            taint_reason: true,
+            non_zero_per_container: true,
         }
     }
 
@@ -79,6 +96,9 @@ impl Avoid {
                 "hostname-label" => a.hostname_label = true,
                 "zero-resource-nodes" => a.zero_resource_nodes = true,
                 "status-codes" => a.status_codes = true,
+                "balanced-allocation" => a.balanced_allocation = true,
+                "taint-reason" => a.taint_reason = true,
+                "non-zero-per-container" => a.non_zero_per_container = true,
                 _ => {
                     return Err(format!(
                         "--avoid: unknown class {w:?}; expected all, none or some of {}",
@@ -222,16 +242,16 @@ fn node_requirement(rng: &mut Prng) -> Value {
     }
 }
 
-fn requests(rng: &mut Prng, cpu_m: u64, mem_b: u64, avoid: &Avoid) -> Value {
+fn requests(rng: &mut Prng, cpu_m: u64, mem_b: u64, avoid: &Avoid, both: bool) -> Value {
     let mut r = Map::new();
     // Missing requests get the scheduler's non-zero defaults for scoring.
     let cpu = match rng.below(10) {
-        0 => None,
+        0 if !both => None,
         1 if !avoid.explicit_zero => Some("0".to_string()),
         _ => Some(cpu_text(rng, cpu_m)),
     };
     let mem = match rng.below(10) {
-        0 => None,
+        0 if !both => None,
         1 if !avoid.explicit_zero => Some("0".to_string()),
         _ => Some(mem_text(rng, mem_b)),
     };
@@ -275,12 +295,13 @@ fn pod_object(name: &str, labels_v: Value, spec: Map<String, Value>) -> Value {
 fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, avoid: &Avoid) -> Value {
     // One container, or two that split the requests.
     if rng.chance(80) || cpu_m < 2 || mem_b < 2 * MIB {
-        json!([{"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, cpu_m, mem_b, avoid)}}])
+        json!([{"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, cpu_m, mem_b, avoid, false)}}])
     } else {
         let (c1, m1) = (cpu_m / 2, (mem_b / 2 / MIB) * MIB);
+        let both = avoid.non_zero_per_container;
         json!([
-            {"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, c1, m1, avoid)}},
-            {"name": "side", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, cpu_m - c1, mem_b - m1, avoid)}}
+            {"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, c1, m1, avoid, both)}},
+            {"name": "side", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, cpu_m - c1, mem_b - m1, avoid, both)}}
         ])
     }
 }
@@ -453,7 +474,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
     if rng.chance(40) {
         l.push(("tier", *rng.pick(&["frontend", "backend"])));
     }
-    let (cpu_m, mem_b) = if rng.chance(30) {
+    let (cpu_m, mem_b) = if rng.chance(20) {
         let (c, m) = (rng.range(4, 40) * 250, rng.range(4, 64) * 256);
         (c, mem_bytes(rng, m, avoid))
     } else {
@@ -465,7 +486,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
     if let Some(c) = [None, Some("low"), Some("mid"), Some("high"), Some("high"), Some("polite")][rng.below(6) as usize] {
         spec.insert("priorityClassName".into(), json!(c));
     }
-    if rng.chance(20) {
+    if rng.chance(12) {
         let sel = match rng.below(3) {
             0 => json!({"disktype": "ssd"}),
             1 => json!({"pool": "batch"}),
@@ -499,7 +520,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
     }
     for k in ["podAffinity", "podAntiAffinity"] {
         let mut inner = Map::new();
-        if rng.chance(12) {
+        if rng.chance(7) {
             inner.insert("requiredDuringSchedulingIgnoredDuringExecution".into(), json!([term(rng, app)]));
         }
         if rng.chance(20) {
@@ -568,7 +589,8 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
     }
 
     let mut config = random_config(rng);
-    if avoid.default_spreading && !has_spread {
+    let _ = has_spread;
+    if avoid.default_spreading {
         // No default constraints: kube-scheduler's PreScore skips the
         // plugin for a pod without constraints.
         let c = config.get_or_insert_with(|| {

@@ -130,6 +130,9 @@ fn cases(o: &mut Oracle, a: &Args) -> Result<(u64, u64), String> {
         // Shepherd's side runs while the oracle works on the queue.
         let s = sched::shepherd_side(&c);
         let kv = o.recv().map_err(|e| format!("seed {}: {e}", c.seed))?;
+        if a.verbose {
+            eprintln!("seed {}\nREQUEST {}\nANSWER {kv}", c.seed, sched::oracle_request(&c));
+        }
         let k = sched::oracle_side(&kv).map_err(|e| format!("seed {}: {e}", c.seed))?;
         if !k.nodes.values().any(|v| v.feasible) {
             infeasible += 1;
@@ -230,6 +233,9 @@ fn shrink(o: &mut Oracle, c: &Case, class: &str, avoid: &Avoid) -> Result<(Case,
             tries.push(x);
         }
         for i in 0..best.nodes.len() {
+            if best.nodes.len() == 1 {
+                break;
+            }
             let mut x = best.clone();
             let name = x.nodes[i]["metadata"]["name"].clone();
             x.nodes.remove(i);
@@ -246,7 +252,8 @@ fn shrink(o: &mut Oracle, c: &Case, class: &str, avoid: &Avoid) -> Result<(Case,
             x.services.remove(i);
             tries.push(x);
         }
-        if best.config.is_some() {
+        // The avoidance of default spreading lives in the configuration.
+        if best.config.is_some() && !avoid.default_spreading {
             let mut x = best.clone();
             x.config = None;
             tries.push(x);

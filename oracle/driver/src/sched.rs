@@ -241,6 +241,20 @@ pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
         .to_cluster()
         .map_err(|e| d("engine-refused", format!("the engine refused the cluster: {e}")))?;
     cluster.reconcile_to_fixed_point(&profile);
+    // The bound pods turn Ready after their readiness delay (as `shepherd
+    // explain` waits for it, cli/src/manifests.rs converge_until_ready): the
+    // case's pods are Running and Ready, which budgets count.
+    let delay = (imported.scenario.pods.iter())
+        .map(|p| p.template.ready_after as u64)
+        .max()
+        .unwrap_or(0);
+    if delay > 0 {
+        cluster.set_now(cluster.now() + delay);
+        cluster.reconcile_to_fixed_point(&profile);
+    }
+    if let Some(p) = cluster.pods().find(|p| !p.ready) {
+        return Err(d("setup", format!("bound pod {} is not Ready after the import's reconcile", p.name())));
+    }
     // Every bound pod is where the case put it.
     let nodes: BTreeMap<u32, String> = cluster.nodes().map(|n| (n.id.0, n.name().to_string())).collect();
     let mut placed: BTreeMap<String, Option<String>> = BTreeMap::new();
@@ -312,7 +326,34 @@ pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
     Ok(s)
 }
 
+/// The side without NodeResourcesBalancedAllocation: its score taken out of
+/// every total, and the best nodes recomputed.
+fn without_balanced_allocation(side: &Side) -> Side {
+    const BA: &str = "NodeResourcesBalancedAllocation";
+    let mut x = side.clone();
+    for v in x.nodes.values_mut() {
+        if let Some(b) = v.scores.remove(BA) {
+            v.total = v.total.map(|t| t - b);
+        }
+    }
+    x.skipped.remove(BA);
+    let top = x.nodes.values().filter_map(|v| v.total).max();
+    x.best = x
+        .nodes
+        .iter()
+        .filter(|(_, v)| v.total.is_some() && v.total == top)
+        .map(|(n, _)| n.clone())
+        .collect();
+    x
+}
+
 pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
+    if avoid.balanced_allocation {
+        let (k, s) = (without_balanced_allocation(k), without_balanced_allocation(s));
+        let mut a = *avoid;
+        a.balanced_allocation = false;
+        return compare(&k, &s, &a);
+    }
     let mut out = Vec::new();
     let names: BTreeSet<&String> = k.nodes.keys().chain(s.nodes.keys()).collect();
     for n in names {
@@ -341,7 +382,9 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
                     "filter-plugin",
                     format!("node {n}: rejected by {:?} in Kubernetes ({:?}), by {:?} in Shepherd ({:?})", kv.plugin, kv.reasons, sv.plugin, sv.reasons),
                 ));
-            } else if kv.reasons != sv.reasons {
+            } else if kv.reasons != sv.reasons
+                && !(avoid.taint_reason && kv.plugin.as_deref() == Some("TaintToleration"))
+            {
                 out.push(d(
                     format!("reasons:{}", kv.plugin.clone().unwrap_or_default()),
                     format!("node {n}: reasons {:?} in Kubernetes, {:?} in Shepherd", kv.reasons, sv.reasons),
