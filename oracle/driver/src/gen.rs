@@ -51,9 +51,16 @@ pub struct Avoid {
     /// kube-scheduler gives each container that misses one the non-zero
     /// default, Shepherd only a pod whose total is zero.
     pub non_zero_per_container: bool,
+    /// A quantity without a digit ("Mi", "+", "."), which Kubernetes reads
+    /// as zero and Shepherd refuses, is not drawn (the pure functions).
+    pub quantity_no_digits: bool,
+    /// Label keys and values that Shepherd takes and Kubernetes refuses
+    /// (Shepherd checks the characters only) are not counted (the pure
+    /// functions).
+    pub label_syntax: bool,
 }
 
-pub const CLASSES: [&str; 10] = [
+pub const CLASSES: [&str; 12] = [
     "memory-mib",
     "explicit-zero",
     "default-spreading",
@@ -64,6 +71,8 @@ pub const CLASSES: [&str; 10] = [
     "balanced-allocation",
     "taint-reason",
     "non-zero-per-container",
+    "quantity-no-digits",
+    "label-syntax",
 ];
 
 impl Avoid {
@@ -79,6 +88,8 @@ impl Avoid {
             balanced_allocation: true,
             taint_reason: true,
             non_zero_per_container: true,
+            quantity_no_digits: true,
+            label_syntax: true,
         }
     }
 
@@ -99,6 +110,8 @@ impl Avoid {
                 "balanced-allocation" => a.balanced_allocation = true,
                 "taint-reason" => a.taint_reason = true,
                 "non-zero-per-container" => a.non_zero_per_container = true,
+                "quantity-no-digits" => a.quantity_no_digits = true,
+                "label-syntax" => a.label_syntax = true,
                 _ => {
                     return Err(format!(
                         "--avoid: unknown class {w:?}; expected all, none or some of {}",
