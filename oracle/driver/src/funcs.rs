@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use shepherd::model::NameRule;
 use shepherd::quantity::{self, Quantity};
 use shepherd::simulator::Prng;
+use shepherd::model::{LabelSelectorRequirement, Labels, SelectorOperator};
 use shepherd::{IntOrPercent, RollingUpdate, Selector, Taint, TaintEffect, Toleration};
 
 use crate::gen::{self, Avoid};
@@ -156,6 +157,109 @@ fn int_or_percent(rng: &mut Prng) -> (Value, IntOrPercent) {
     }
 }
 
+const SEL_KEYS: [&str; 3] = ["app", "tier", "env"];
+const SEL_VALUES: [&str; 3] = ["web", "db", "prod"];
+
+/// A label selector as Kubernetes JSON and as Shepherd's (None when
+/// Shepherd's validation refuses it).
+fn random_selector(rng: &mut Prng) -> (Value, Selector) {
+    let mut j = json!({});
+    let mut sel = Selector::new(&[]);
+    if rng.chance(50) {
+        let mut m = serde_json::Map::new();
+        for _ in 0..rng.range(1, 2) {
+            let (k, v) = (*rng.pick(&SEL_KEYS), *rng.pick(&SEL_VALUES));
+            m.insert(k.into(), json!(v));
+        }
+        let pairs: Vec<(&str, &str)> = m.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect();
+        sel = Selector::new(&pairs);
+        j["matchLabels"] = Value::Object(m);
+    }
+    if rng.chance(70) {
+        let mut exprs = Vec::new();
+        for _ in 0..rng.range(1, 3) {
+            let op = *rng.pick(&[SelectorOperator::In, SelectorOperator::NotIn, SelectorOperator::Exists, SelectorOperator::DoesNotExist]);
+            let key = *rng.pick(&SEL_KEYS);
+            let values: Vec<&str> = match op {
+                SelectorOperator::In | SelectorOperator::NotIn => (0..rng.range(0, 2)).map(|_| *rng.pick(&SEL_VALUES)).collect(),
+                _ if rng.chance(10) => vec!["web"],
+                _ => vec![],
+            };
+            exprs.push(json!({"key": key, "operator": op.as_str(), "values": values}));
+            sel = sel.with_expression(LabelSelectorRequirement::new(key, op, &values));
+        }
+        j["matchExpressions"] = Value::Array(exprs);
+    }
+    (j, sel)
+}
+
+fn random_labels(rng: &mut Prng) -> Labels {
+    let mut l = Labels::new();
+    for k in SEL_KEYS {
+        if rng.chance(60) {
+            l.insert(k.to_string(), rng.pick(&SEL_VALUES).to_string());
+        }
+    }
+    l
+}
+
+/// The disruption controller's status for a budget over a Deployment's pods
+/// (pkg/controller/disruption, run by the oracle) against
+/// `Cluster::pdb_status` after Shepherd's import and reconcile.
+fn disruption_case(o: &mut Oracle, rng: &mut Prng, t: &mut Tally) -> Result<(), String> {
+    let replicas = rng.range(0, 6);
+    let app = "web";
+    let budget = {
+        let v = if rng.chance(50) { json!(rng.range(0, 6)) } else { json!(format!("{}%", rng.pick(&[0, 10, 25, 50, 75, 100]))) };
+        if rng.chance(50) { ("minAvailable", v) } else { ("maxUnavailable", v) }
+    };
+    let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "budget", "namespace": "default", "uid": "pdb-uid"},
+        "spec": {budget.0: budget.1, "selector": {"matchLabels": {"app": app}}}});
+    let template = json!({"metadata": {"labels": {"app": app}},
+        "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}});
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": app, "namespace": "default", "uid": "deploy-uid"},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}}, "template": template}});
+    // Shepherd: the Deployment and the budget on one roomy node.
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+        "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"}}});
+    let text = json!({"apiVersion": "v1", "kind": "List", "items": [node, deployment, pdb]}).to_string();
+    let im = shepherd_k8s::import(&text).map_err(|e| format!("disruption case: {e}"))?;
+    let profile = im.scenario.profile_or_default();
+    let mut c = im.scenario.to_cluster().map_err(|e| e.to_string())?;
+    c.reconcile_to_fixed_point(&profile);
+    let delay = im.scenario.deployments.iter().map(|d| d.template.ready_after as u64).max().unwrap_or(0);
+    c.set_now(c.now() + delay + 1);
+    c.reconcile_to_fixed_point(&profile);
+    let st = c.pdb_status("budget").map_err(|e| e.to_string())?;
+    // Kubernetes: the ReplicaSet and its pods, Ready, owned as the
+    // Deployment controller makes them.
+    let rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": "web-1", "namespace": "default", "uid": "rs-uid", "labels": {"app": app},
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": app, "uid": "deploy-uid", "controller": true}]},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}}, "template": template}});
+    let pods: Vec<Value> = (0..replicas).map(|i| json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": format!("web-1-{i}"), "namespace": "default", "uid": format!("pod-{i}"), "labels": {"app": app},
+                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1", "uid": "rs-uid", "controller": true}]},
+        "spec": {"nodeName": "n1", "containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}]},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})).collect();
+    let mut dep = deployment.clone();
+    dep["status"] = json!({"replicas": replicas});
+    let k = o.ask(&json!({"op": "disruption", "pdb": pdb, "pods": pods, "deployments": [dep], "replicaSets": [rs]}))?;
+    let got = (st.expected_pods as i64, st.desired_healthy as i64, st.current_healthy as i64, st.disruptions_allowed as i64);
+    let want = (
+        k["expectedPods"].as_i64().unwrap_or(-1),
+        k["desiredHealthy"].as_i64().unwrap_or(-1),
+        k["currentHealthy"].as_i64().unwrap_or(-1),
+        k["disruptionsAllowed"].as_i64().unwrap_or(-1),
+    );
+    t.check(got == want, "disruption", || {
+        format!("{replicas} replicas, {}: {:?}: (expected, desired, healthy, allowed) {want:?} in Kubernetes, {got:?} in Shepherd", budget.0, budget.1)
+    });
+    Ok(())
+}
+
 pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
     let n = crate::env_u64("SHEPHERD_FUZZ_OPS", 2000)?;
     let seed = crate::env_u64("SHEPHERD_ORACLE_SEED", 1)?;
@@ -249,6 +353,29 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
             let ss = st.tolerates(&Taint::new(k, v, taint_effect(e).expect("an effect")));
             t.check(kk == ss, "tolerates", || format!("toleration {tol} and taint {k}={v}:{e}: Kubernetes {kk}, Shepherd {ss}"));
         }
+    }
+
+    // Label selectors: validity and matching.
+    for _ in 0..(n / 10).max(10) {
+        let (sj, sel) = random_selector(rng);
+        let sets: Vec<Labels> = (0..8).map(|_| random_labels(rng)).collect();
+        let ans = o.ask(&json!({"op": "selector", "selector": sj, "labels": sets}))?;
+        let s_ok = sel.validate("oracle").is_ok();
+        if let Some(why) = ans.get("invalid") {
+            t.check(!s_ok, "selector", || format!("selector {sj}: Kubernetes refuses it ({why}), Shepherd takes it"));
+            continue;
+        }
+        t.check(s_ok, "selector", || format!("selector {sj}: Kubernetes takes it, Shepherd refuses it"));
+        for (i, l) in sets.iter().enumerate() {
+            let k = ans["matches"][i].as_bool().unwrap_or(false);
+            let s = sel.matches(l);
+            t.check(k == s, "selector", || format!("selector {sj} and labels {l:?}: Kubernetes {k}, Shepherd {s}"));
+        }
+    }
+
+    // The disruption controller's arithmetic, the controller itself running.
+    for _ in 0..(n / 100).clamp(5, 40) {
+        disruption_case(o, rng, &mut t)?;
     }
 
     // Rollout arithmetic: ResolveFenceposts.
