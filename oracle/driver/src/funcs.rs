@@ -5,9 +5,9 @@
 
 use serde_json::{json, Value};
 use shepherd::model::NameRule;
+use shepherd::model::{LabelSelectorRequirement, Labels, SelectorOperator};
 use shepherd::quantity::{self, Quantity};
 use shepherd::simulator::Prng;
-use shepherd::model::{LabelSelectorRequirement, Labels, SelectorOperator};
 use shepherd::{IntOrPercent, RollingUpdate, Selector, Taint, TaintEffect, Toleration};
 
 use crate::gen::{self, Avoid};
@@ -49,8 +49,8 @@ impl Tally {
 }
 
 const SUFFIXES: [&str; 24] = [
-    "", "", "", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "u", "n", "e3", "E2", "e-3", "e+2",
-    // Not Kubernetes suffixes.
+    "", "", "", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "u", "n", "e3", "E2",
+    "e-3", "e+2", // Not Kubernetes suffixes.
     "Kb", "mi", "K", "e",
 ];
 
@@ -91,7 +91,9 @@ fn random_name(rng: &mut Prng) -> String {
         s = (0..rng.range(1, 3))
             .map(|_| {
                 let n = rng.range(1, 8);
-                (0..n).map(|_| char::from(b'a' + rng.below(26) as u8)).collect::<String>()
+                (0..n)
+                    .map(|_| char::from(b'a' + rng.below(26) as u8))
+                    .collect::<String>()
             })
             .collect::<Vec<_>>()
             .join(if rng.chance(50) { "-" } else { "." });
@@ -171,17 +173,27 @@ fn random_selector(rng: &mut Prng) -> (Value, Selector) {
             let (k, v) = (*rng.pick(&SEL_KEYS), *rng.pick(&SEL_VALUES));
             m.insert(k.into(), json!(v));
         }
-        let pairs: Vec<(&str, &str)> = m.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap_or(""))).collect();
+        let pairs: Vec<(&str, &str)> = m
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or("")))
+            .collect();
         sel = Selector::new(&pairs);
         j["matchLabels"] = Value::Object(m);
     }
     if rng.chance(70) {
         let mut exprs = Vec::new();
         for _ in 0..rng.range(1, 3) {
-            let op = *rng.pick(&[SelectorOperator::In, SelectorOperator::NotIn, SelectorOperator::Exists, SelectorOperator::DoesNotExist]);
+            let op = *rng.pick(&[
+                SelectorOperator::In,
+                SelectorOperator::NotIn,
+                SelectorOperator::Exists,
+                SelectorOperator::DoesNotExist,
+            ]);
             let key = *rng.pick(&SEL_KEYS);
             let values: Vec<&str> = match op {
-                SelectorOperator::In | SelectorOperator::NotIn => (0..rng.range(0, 2)).map(|_| *rng.pick(&SEL_VALUES)).collect(),
+                SelectorOperator::In | SelectorOperator::NotIn => (0..rng.range(0, 2))
+                    .map(|_| *rng.pick(&SEL_VALUES))
+                    .collect(),
                 _ if rng.chance(10) => vec!["web"],
                 _ => vec![],
             };
@@ -210,8 +222,16 @@ fn disruption_case(o: &mut Oracle, rng: &mut Prng, t: &mut Tally) -> Result<(), 
     let replicas = rng.range(0, 6);
     let app = "web";
     let budget = {
-        let v = if rng.chance(50) { json!(rng.range(0, 6)) } else { json!(format!("{}%", rng.pick(&[0, 10, 25, 50, 75, 100]))) };
-        if rng.chance(50) { ("minAvailable", v) } else { ("maxUnavailable", v) }
+        let v = if rng.chance(50) {
+            json!(rng.range(0, 6))
+        } else {
+            json!(format!("{}%", rng.pick(&[0, 10, 25, 50, 75, 100])))
+        };
+        if rng.chance(50) {
+            ("minAvailable", v)
+        } else {
+            ("maxUnavailable", v)
+        }
     };
     let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
         "metadata": {"name": "budget", "namespace": "default", "uid": "pdb-uid"},
@@ -224,12 +244,19 @@ fn disruption_case(o: &mut Oracle, rng: &mut Prng, t: &mut Tally) -> Result<(), 
     // Shepherd: the Deployment and the budget on one roomy node.
     let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
         "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"}}});
-    let text = json!({"apiVersion": "v1", "kind": "List", "items": [node, deployment, pdb]}).to_string();
+    let text =
+        json!({"apiVersion": "v1", "kind": "List", "items": [node, deployment, pdb]}).to_string();
     let im = shepherd_k8s::import(&text).map_err(|e| format!("disruption case: {e}"))?;
     let profile = im.scenario.profile_or_default();
     let mut c = im.scenario.to_cluster().map_err(|e| e.to_string())?;
     c.reconcile_to_fixed_point(&profile);
-    let delay = im.scenario.deployments.iter().map(|d| d.template.ready_after as u64).max().unwrap_or(0);
+    let delay = im
+        .scenario
+        .deployments
+        .iter()
+        .map(|d| d.template.ready_after as u64)
+        .max()
+        .unwrap_or(0);
     c.set_now(c.now() + delay + 1);
     c.reconcile_to_fixed_point(&profile);
     let st = c.pdb_status("budget").map_err(|e| e.to_string())?;
@@ -247,7 +274,12 @@ fn disruption_case(o: &mut Oracle, rng: &mut Prng, t: &mut Tally) -> Result<(), 
     let mut dep = deployment.clone();
     dep["status"] = json!({"replicas": replicas});
     let k = o.ask(&json!({"op": "disruption", "pdb": pdb, "pods": pods, "deployments": [dep], "replicaSets": [rs]}))?;
-    let got = (st.expected_pods as i64, st.desired_healthy as i64, st.current_healthy as i64, st.disruptions_allowed as i64);
+    let got = (
+        st.expected_pods as i64,
+        st.desired_healthy as i64,
+        st.current_healthy as i64,
+        st.disruptions_allowed as i64,
+    );
     let want = (
         k["expectedPods"].as_i64().unwrap_or(-1),
         k["desiredHealthy"].as_i64().unwrap_or(-1),
@@ -270,7 +302,10 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
     // Quantities: validity, millis and bytes rounded up, canonical forms.
     let values: Vec<String> = (0..n).map(|_| random_quantity(rng)).collect();
     let ans = o.ask(&json!({"op": "quantity", "values": values}))?;
-    for (s, k) in values.iter().zip(ans.as_array().ok_or("quantity: no list")?) {
+    for (s, k) in values
+        .iter()
+        .zip(ans.as_array().ok_or("quantity: no list")?)
+    {
         let k_ok = k.get("error").is_none();
         // No digit in the number before the suffix ("Mi", "+", ".e3").
         let mantissa = s.trim_start_matches(['+', '-']);
@@ -282,37 +317,67 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
             continue;
         }
         let sq = Quantity::parse(s);
-        let class = if digitless { "quantity-no-digits" } else { "quantity-grammar" };
+        let class = if digitless {
+            "quantity-no-digits"
+        } else {
+            "quantity-grammar"
+        };
         t.check(sq.is_ok() == k_ok, class, || {
-            format!("{s:?}: Kubernetes {}, Shepherd {}", if k_ok { "accepts" } else { "refuses" }, if sq.is_ok() { "accepts" } else { "refuses" })
+            format!(
+                "{s:?}: Kubernetes {}, Shepherd {}",
+                if k_ok { "accepts" } else { "refuses" },
+                if sq.is_ok() { "accepts" } else { "refuses" }
+            )
         });
         if !k_ok || s.starts_with('-') {
             continue;
         }
-        let (km, ki) = (k["milli"].as_i64().unwrap_or(0), k["int"].as_i64().unwrap_or(0));
+        let (km, ki) = (
+            k["milli"].as_i64().unwrap_or(0),
+            k["int"].as_i64().unwrap_or(0),
+        );
         // Shepherd refuses quantities above its limit (MAX_VALUE): not compared.
         if let Ok(r) = quantity::cpu_millis(s) {
-            t.check(r.value as i64 == km, "quantity-milli", || format!("{s:?}: MilliValue {km} in Kubernetes, cpu_millis {} in Shepherd", r.value));
+            t.check(r.value as i64 == km, "quantity-milli", || {
+                format!(
+                    "{s:?}: MilliValue {km} in Kubernetes, cpu_millis {} in Shepherd",
+                    r.value
+                )
+            });
         }
         if let Ok(b) = quantity::parse_memory_bytes(s) {
-            t.check(b as i64 == ki, "quantity-value", || format!("{s:?}: Value {ki} in Kubernetes, parse_memory_bytes {b} in Shepherd"));
+            t.check(b as i64 == ki, "quantity-value", || {
+                format!("{s:?}: Value {ki} in Kubernetes, parse_memory_bytes {b} in Shepherd")
+            });
         }
     }
     // Canonical forms of millicores and MiB, as kubectl prints them.
-    let millis: Vec<u64> = (0..200).map(|_| rng.range(0, 5) * 1000 + rng.below(3) * rng.range(1, 999)).collect();
-    let mibs: Vec<u64> = (0..200).map(|_| rng.range(0, 3) * 1024 * rng.range(0, 64) + rng.below(2) * rng.range(1, 1023)).collect();
-    let texts: Vec<String> = millis.iter().map(|m| format!("{m}m")).chain(mibs.iter().map(|m| format!("{m}Mi"))).collect();
+    let millis: Vec<u64> = (0..200)
+        .map(|_| rng.range(0, 5) * 1000 + rng.below(3) * rng.range(1, 999))
+        .collect();
+    let mibs: Vec<u64> = (0..200)
+        .map(|_| rng.range(0, 3) * 1024 * rng.range(0, 64) + rng.below(2) * rng.range(1, 1023))
+        .collect();
+    let texts: Vec<String> = millis
+        .iter()
+        .map(|m| format!("{m}m"))
+        .chain(mibs.iter().map(|m| format!("{m}Mi")))
+        .collect();
     let ans = o.ask(&json!({"op": "quantity", "values": texts}))?;
     let ans = ans.as_array().ok_or("quantity: no list")?;
     for (i, m) in millis.iter().enumerate() {
         let k = ans[i]["string"].as_str().unwrap_or("");
         let s = quantity::format_cpu_millis(*m);
-        t.check(s == k, "quantity-string", || format!("{m}m: canonical {k:?} in Kubernetes, format_cpu_millis {s:?}"));
+        t.check(s == k, "quantity-string", || {
+            format!("{m}m: canonical {k:?} in Kubernetes, format_cpu_millis {s:?}")
+        });
     }
     for (i, m) in mibs.iter().enumerate() {
         let k = ans[millis.len() + i]["string"].as_str().unwrap_or("");
         let s = quantity::format_memory_mib(*m);
-        t.check(s == k, "quantity-string", || format!("{m}Mi: canonical {k:?} in Kubernetes, format_memory_mib {s:?}"));
+        t.check(s == k, "quantity-string", || {
+            format!("{m}Mi: canonical {k:?} in Kubernetes, format_memory_mib {s:?}")
+        });
     }
 
     // Names and label keys/values.
@@ -326,24 +391,49 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
         ] {
             let k_ok = k[field].as_array().is_some_and(|a| a.is_empty());
             let s_ok = rule.accepts(s);
-            t.check(k_ok == s_ok, "names", || format!("{s:?} as {field}: Kubernetes {}, Shepherd {}", ok_word(k_ok), ok_word(s_ok)));
+            t.check(k_ok == s_ok, "names", || {
+                format!(
+                    "{s:?} as {field}: Kubernetes {}, Shepherd {}",
+                    ok_word(k_ok),
+                    ok_word(s_ok)
+                )
+            });
         }
         // Shepherd accepting a label Kubernetes refuses is the label-syntax
         // class; refusing one Kubernetes accepts is always a mismatch.
         let k_key = k["labelKey"].as_array().is_some_and(|a| a.is_empty());
-        let s_key = Selector::new(&[(s.as_str(), "v")]).validate("oracle").is_ok();
+        let s_key = Selector::new(&[(s.as_str(), "v")])
+            .validate("oracle")
+            .is_ok();
         if !(avoid.label_syntax && s_key && !k_key) {
-            t.check(k_key == s_key, "label-syntax", || format!("{s:?} as a label key: Kubernetes {}, Shepherd {}", ok_word(k_key), ok_word(s_key)));
+            t.check(k_key == s_key, "label-syntax", || {
+                format!(
+                    "{s:?} as a label key: Kubernetes {}, Shepherd {}",
+                    ok_word(k_key),
+                    ok_word(s_key)
+                )
+            });
         }
         let k_val = k["labelValue"].as_array().is_some_and(|a| a.is_empty());
-        let s_val = Selector::new(&[("k", s.as_str())]).validate("oracle").is_ok();
+        let s_val = Selector::new(&[("k", s.as_str())])
+            .validate("oracle")
+            .is_ok();
         if !(avoid.label_syntax && s_val && !k_val) {
-            t.check(k_val == s_val, "label-syntax", || format!("{s:?} as a label value: Kubernetes {}, Shepherd {}", ok_word(k_val), ok_word(s_val)));
+            t.check(k_val == s_val, "label-syntax", || {
+                format!(
+                    "{s:?} as a label value: Kubernetes {}, Shepherd {}",
+                    ok_word(k_val),
+                    ok_word(s_val)
+                )
+            });
         }
     }
 
     // Tolerations against taints.
-    let taints: Vec<Value> = TAINTS.iter().map(|&(k, v, e)| json!({"key": k, "value": v, "effect": e})).collect();
+    let taints: Vec<Value> = TAINTS
+        .iter()
+        .map(|&(k, v, e)| json!({"key": k, "value": v, "effect": e}))
+        .collect();
     for _ in 0..(n / 10).max(10) {
         let tol = random_toleration(rng);
         let ans = o.ask(&json!({"op": "tolerates", "toleration": tol, "taints": taints}))?;
@@ -351,7 +441,9 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
         for (i, &(k, v, e)) in TAINTS.iter().enumerate() {
             let kk = ans[i].as_bool().unwrap_or(false);
             let ss = st.tolerates(&Taint::new(k, v, taint_effect(e).expect("an effect")));
-            t.check(kk == ss, "tolerates", || format!("toleration {tol} and taint {k}={v}:{e}: Kubernetes {kk}, Shepherd {ss}"));
+            t.check(kk == ss, "tolerates", || {
+                format!("toleration {tol} and taint {k}={v}:{e}: Kubernetes {kk}, Shepherd {ss}")
+            });
         }
     }
 
@@ -362,14 +454,20 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
         let ans = o.ask(&json!({"op": "selector", "selector": sj, "labels": sets}))?;
         let s_ok = sel.validate("oracle").is_ok();
         if let Some(why) = ans.get("invalid") {
-            t.check(!s_ok, "selector", || format!("selector {sj}: Kubernetes refuses it ({why}), Shepherd takes it"));
+            t.check(!s_ok, "selector", || {
+                format!("selector {sj}: Kubernetes refuses it ({why}), Shepherd takes it")
+            });
             continue;
         }
-        t.check(s_ok, "selector", || format!("selector {sj}: Kubernetes takes it, Shepherd refuses it"));
+        t.check(s_ok, "selector", || {
+            format!("selector {sj}: Kubernetes takes it, Shepherd refuses it")
+        });
         for (i, l) in sets.iter().enumerate() {
             let k = ans["matches"][i].as_bool().unwrap_or(false);
             let s = sel.matches(l);
-            t.check(k == s, "selector", || format!("selector {sj} and labels {l:?}: Kubernetes {k}, Shepherd {s}"));
+            t.check(k == s, "selector", || {
+                format!("selector {sj} and labels {l:?}: Kubernetes {k}, Shepherd {s}")
+            });
         }
     }
 
@@ -383,9 +481,18 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
         let (sj, s) = int_or_percent(rng);
         let (uj, u) = int_or_percent(rng);
         let replicas = rng.range(0, 30) as u32;
-        let ans = o.ask(&json!({"op": "fenceposts", "maxSurge": sj, "maxUnavailable": uj, "desired": replicas}))?;
-        let (ks, ku) = (ans["surge"].as_i64().unwrap_or(-1), ans["unavailable"].as_i64().unwrap_or(-1));
-        let (ss, su) = RollingUpdate { max_surge: s, max_unavailable: u }.resolve(replicas);
+        let ans = o.ask(
+            &json!({"op": "fenceposts", "maxSurge": sj, "maxUnavailable": uj, "desired": replicas}),
+        )?;
+        let (ks, ku) = (
+            ans["surge"].as_i64().unwrap_or(-1),
+            ans["unavailable"].as_i64().unwrap_or(-1),
+        );
+        let (ss, su) = RollingUpdate {
+            max_surge: s,
+            max_unavailable: u,
+        }
+        .resolve(replicas);
         t.check((ks, ku) == (ss as i64, su as i64), "fenceposts", || {
             format!("maxSurge {sj} maxUnavailable {uj} replicas {replicas}: ResolveFenceposts ({ks}, {ku}), Shepherd ({ss}, {su})")
         });
@@ -401,11 +508,15 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
         let imported = match shepherd_k8s::import(&text) {
             Ok(im) => im,
             Err(e) => {
-                t.check(false, "import-refused", || format!("pod {pod}: refused: {e}"));
+                t.check(false, "import-refused", || {
+                    format!("pod {pod}: refused: {e}")
+                });
                 continue;
             }
         };
-        let Some(p) = imported.scenario.pods.first() else { continue };
+        let Some(p) = imported.scenario.pods.first() else {
+            continue;
+        };
         let r = p.template.requests;
         let nz = r.non_zero();
         let kcpu = ans["milliCPU"].as_u64().unwrap_or(0);
@@ -413,14 +524,40 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
         let k0cpu = ans["non0CPU"].as_u64().unwrap_or(0);
         let k0mem = ans["non0Mem"].as_u64().unwrap_or(0);
         let containers = pod["spec"]["containers"].to_string();
-        t.check(r.cpu_millis == kcpu, "requests", || format!("{containers}: cpu {kcpu}m in Kubernetes, {}m in Shepherd", r.cpu_millis));
-        let mib = |b: u64| b.div_ceil(1 << 20);
-        t.check(r.memory_mib == mib(kmem) && kmem % (1 << 20) == 0, "memory-mib", || {
-            format!("{containers}: memory {kmem} bytes in Kubernetes, {} MiB in Shepherd", r.memory_mib)
+        t.check(r.cpu_millis == kcpu, "requests", || {
+            format!(
+                "{containers}: cpu {kcpu}m in Kubernetes, {}m in Shepherd",
+                r.cpu_millis
+            )
         });
-        let class = if containers.contains("\"0\"") { "explicit-zero" } else { "non-zero-per-container" };
-        t.check(nz.cpu_millis == k0cpu, class, || format!("{containers}: non-zero cpu {k0cpu}m in Kubernetes, {}m in Shepherd", nz.cpu_millis));
-        t.check(nz.memory_mib == mib(k0mem), class, || format!("{containers}: non-zero memory {k0mem} bytes in Kubernetes, {} MiB in Shepherd", nz.memory_mib));
+        let mib = |b: u64| b.div_ceil(1 << 20);
+        t.check(
+            r.memory_mib == mib(kmem) && kmem % (1 << 20) == 0,
+            "memory-mib",
+            || {
+                format!(
+                    "{containers}: memory {kmem} bytes in Kubernetes, {} MiB in Shepherd",
+                    r.memory_mib
+                )
+            },
+        );
+        let class = if containers.contains("\"0\"") {
+            "explicit-zero"
+        } else {
+            "non-zero-per-container"
+        };
+        t.check(nz.cpu_millis == k0cpu, class, || {
+            format!(
+                "{containers}: non-zero cpu {k0cpu}m in Kubernetes, {}m in Shepherd",
+                nz.cpu_millis
+            )
+        });
+        t.check(nz.memory_mib == mib(k0mem), class, || {
+            format!(
+                "{containers}: non-zero memory {k0mem} bytes in Kubernetes, {} MiB in Shepherd",
+                nz.memory_mib
+            )
+        });
     }
     Ok(t.done())
 }
@@ -441,11 +578,22 @@ pub fn exports(o: &mut Oracle, files: &[String]) -> Result<(u64, u64), String> {
         let ans = o.ask(&json!({"op": "validate", "manifest": text}))?;
         for obj in ans.as_array().ok_or("validate: no list")? {
             let errs = obj["errors"].as_array().cloned().unwrap_or_default();
-            let what = format!("{f}: {} {}", obj["kind"].as_str().unwrap_or("?"), obj["name"].as_str().unwrap_or("?"));
+            let what = format!(
+                "{f}: {} {}",
+                obj["kind"].as_str().unwrap_or("?"),
+                obj["name"].as_str().unwrap_or("?")
+            );
             t.check(errs.is_empty(), "export-invalid", || {
                 let list: Vec<String> = errs
                     .iter()
-                    .map(|e| format!("{} {}: {}", e["field"].as_str().unwrap_or(""), e["type"].as_str().unwrap_or(""), e["message"].as_str().unwrap_or("")))
+                    .map(|e| {
+                        format!(
+                            "{} {}: {}",
+                            e["field"].as_str().unwrap_or(""),
+                            e["type"].as_str().unwrap_or(""),
+                            e["message"].as_str().unwrap_or("")
+                        )
+                    })
                     .collect();
                 format!("{what}: {}\n    object: {}", list.join("; "), obj["object"])
             });

@@ -157,15 +157,15 @@ pub fn priority_of(class: Option<&str>) -> (i32, &'static str) {
 /// A cpu amount in millicores written in a random form that means exactly it.
 pub fn cpu_text(rng: &mut Prng, m: u64) -> String {
     let mut forms = vec![format!("{m}m"), format!("{m}e-3")];
-    if m % 1000 == 0 {
+    if m.is_multiple_of(1000) {
         forms.push(format!("{}", m / 1000));
         forms.push(format!("{}.0", m / 1000));
-        if m >= 1000 && (m / 1000) % 10 == 0 {
+        if m >= 1000 && (m / 1000).is_multiple_of(10) {
             forms.push(format!("{}e1", m / 10000));
         }
-    } else if m % 100 == 0 {
+    } else if m.is_multiple_of(100) {
         forms.push(format!("{}.{}", m / 1000, (m % 1000) / 100));
-    } else if m % 10 == 0 {
+    } else if m.is_multiple_of(10) {
         forms.push(format!("{}.{:02}", m / 1000, (m % 1000) / 10));
     }
     forms.push(format!("{}u", m * 1000));
@@ -177,14 +177,18 @@ pub fn cpu_text(rng: &mut Prng, m: u64) -> String {
 pub fn mem_text(rng: &mut Prng, b: u64) -> String {
     let mut forms = vec![format!("{b}")];
     for (suffix, unit) in [("Ki", 1u64 << 10), ("Mi", 1 << 20), ("Gi", 1 << 30)] {
-        if b % unit == 0 {
+        if b.is_multiple_of(unit) {
             forms.push(format!("{}{suffix}", b / unit));
-        } else if (2 * b) % unit == 0 {
+        } else if (2 * b).is_multiple_of(unit) {
             forms.push(format!("{}.5{suffix}", b / unit));
         }
     }
-    for (suffix, unit, exp) in [("k", 1000u64, 3), ("M", 1_000_000, 6), ("G", 1_000_000_000, 9)] {
-        if b % unit == 0 {
+    for (suffix, unit, exp) in [
+        ("k", 1000u64, 3),
+        ("M", 1_000_000, 6),
+        ("G", 1_000_000_000, 9),
+    ] {
+        if b.is_multiple_of(unit) {
             forms.push(format!("{}{suffix}", b / unit));
             forms.push(format!("{}e{exp}", b / unit));
         }
@@ -217,14 +221,20 @@ fn labels(pairs: &[(&str, &str)]) -> Value {
 
 fn random_toleration(rng: &mut Prng) -> Value {
     match rng.below(9) {
-        0 => json!({"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}),
+        0 => {
+            json!({"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"})
+        }
         1 => json!({"key": "dedicated", "operator": "Equal", "value": "gpu"}),
-        2 => json!({"key": "dedicated", "operator": "Equal", "value": "infra", "effect": "NoExecute"}),
+        2 => {
+            json!({"key": "dedicated", "operator": "Equal", "value": "infra", "effect": "NoExecute"})
+        }
         3 => json!({"key": "dedicated", "operator": "Exists"}),
         4 => json!({"key": "maintenance", "operator": "Exists", "effect": "NoExecute"}),
         5 => json!({"key": "maintenance", "value": "true", "effect": "NoSchedule"}),
         6 => json!({"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"}),
-        7 => json!({"key": "dedicated", "operator": "Equal", "value": "infra", "effect": "NoSchedule"}),
+        7 => {
+            json!({"key": "dedicated", "operator": "Equal", "value": "infra", "effect": "NoSchedule"})
+        }
         _ => json!({"operator": "Exists"}),
     }
 }
@@ -233,8 +243,12 @@ fn app_selector(rng: &mut Prng, own: &str) -> Value {
     match rng.below(5) {
         0 | 1 => json!({"matchLabels": {"app": own}}),
         2 => json!({"matchLabels": {"app": *rng.pick(&APPS)}}),
-        3 => json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": [*rng.pick(&["frontend", "backend"])]}]}),
-        _ => json!({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": [own]}, {"key": "app", "operator": "Exists"}]}),
+        3 => {
+            json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": [*rng.pick(&["frontend", "backend"])]}]})
+        }
+        _ => {
+            json!({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": [own]}, {"key": "app", "operator": "Exists"}]})
+        }
     }
 }
 
@@ -245,7 +259,9 @@ fn term(rng: &mut Prng, own: &str) -> Value {
 
 fn node_requirement(rng: &mut Prng) -> Value {
     match rng.below(7) {
-        0 => json!({"key": ZONE, "operator": "In", "values": [*rng.pick(&ZONES), *rng.pick(&ZONES)]}),
+        0 => {
+            json!({"key": ZONE, "operator": "In", "values": [*rng.pick(&ZONES), *rng.pick(&ZONES)]})
+        }
         1 => json!({"key": ZONE, "operator": "NotIn", "values": [*rng.pick(&ZONES)]}),
         2 => json!({"key": "disktype", "operator": "Exists"}),
         3 => json!({"key": "pool", "operator": "DoesNotExist"}),
@@ -322,16 +338,32 @@ fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, avoid: &Avoid) -> Value {
 pub fn generate(seed: u64, avoid: &Avoid) -> Case {
     let mut rng = Prng::new(seed ^ 0x6f72_6163_6c65);
     let rng = &mut rng;
-    let n_nodes = if rng.chance(10) { rng.range(9, 16) } else { rng.range(1, 8) };
+    let n_nodes = if rng.chance(10) {
+        rng.range(9, 16)
+    } else {
+        rng.range(1, 8)
+    };
     let tight = rng.chance(50);
     let mut nodes = Vec::new();
     // (name, cpu m, mem b, pods, NoExecute keys)
     let mut room: Vec<(String, u64, u64, u64, Vec<String>)> = Vec::new();
     for i in 0..n_nodes {
         let name = format!("node-{i}");
-        let cpu_m = if tight { rng.range(1, 8) * 250 } else { rng.range(2, 32) * 250 };
-        let cpu_m = if rng.chance(10) { cpu_m + rng.range(1, 99) } else { cpu_m };
-        let mem_mib = if tight { rng.range(1, 16) * 256 } else { rng.range(2, 64) * 256 };
+        let cpu_m = if tight {
+            rng.range(1, 8) * 250
+        } else {
+            rng.range(2, 32) * 250
+        };
+        let cpu_m = if rng.chance(10) {
+            cpu_m + rng.range(1, 99)
+        } else {
+            cpu_m
+        };
+        let mem_mib = if tight {
+            rng.range(1, 16) * 256
+        } else {
+            rng.range(2, 64) * 256
+        };
         let mut mem_b = mem_bytes(rng, mem_mib, avoid);
         let mut cpu_m = cpu_m;
         if !avoid.zero_resource_nodes && rng.chance(3) {
@@ -456,10 +488,17 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
             }
             let mut aff = Map::new();
             if rng.chance(15) {
-                aff.insert("podAntiAffinity".into(), json!({"requiredDuringSchedulingIgnoredDuringExecution": [term(rng, app)]}));
+                aff.insert(
+                    "podAntiAffinity".into(),
+                    json!({"requiredDuringSchedulingIgnoredDuringExecution": [term(rng, app)]}),
+                );
             }
             if rng.chance(15) {
-                let k = if rng.chance(50) { "podAffinity" } else { "podAntiAffinity" };
+                let k = if rng.chance(50) {
+                    "podAffinity"
+                } else {
+                    "podAntiAffinity"
+                };
                 let mut inner = aff.remove(k).unwrap_or_else(|| json!({}));
                 inner["preferredDuringSchedulingIgnoredDuringExecution"] =
                     json!([{"weight": rng.range(1, 100), "podAffinityTerm": term(rng, app)}]);
@@ -496,7 +535,15 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
     };
     let mut spec = Map::new();
     spec.insert("containers".into(), containers(rng, cpu_m, mem_b, avoid));
-    if let Some(c) = [None, Some("low"), Some("mid"), Some("high"), Some("high"), Some("polite")][rng.below(6) as usize] {
+    if let Some(c) = [
+        None,
+        Some("low"),
+        Some("mid"),
+        Some("high"),
+        Some("high"),
+        Some("polite"),
+    ][rng.below(6) as usize]
+    {
         spec.insert("priorityClassName".into(), json!(c));
     }
     if rng.chance(12) {
@@ -508,7 +555,9 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
         spec.insert("nodeSelector".into(), sel);
     }
     if rng.chance(35) {
-        let tols: Vec<Value> = (0..rng.range(1, 3)).map(|_| random_toleration(rng)).collect();
+        let tols: Vec<Value> = (0..rng.range(1, 3))
+            .map(|_| random_toleration(rng))
+            .collect();
         spec.insert("tolerations".into(), Value::Array(tols));
     }
     let mut aff = Map::new();
@@ -516,17 +565,25 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
     if rng.chance(20) {
         let terms: Vec<Value> = (0..rng.range(1, 2))
             .map(|_| {
-                let reqs: Vec<Value> = (0..rng.range(1, 2)).map(|_| node_requirement(rng)).collect();
+                let reqs: Vec<Value> = (0..rng.range(1, 2))
+                    .map(|_| node_requirement(rng))
+                    .collect();
                 json!({"matchExpressions": reqs})
             })
             .collect();
-        na.insert("requiredDuringSchedulingIgnoredDuringExecution".into(), json!({"nodeSelectorTerms": terms}));
+        na.insert(
+            "requiredDuringSchedulingIgnoredDuringExecution".into(),
+            json!({"nodeSelectorTerms": terms}),
+        );
     }
     if rng.chance(25) {
         let prefs: Vec<Value> = (0..rng.range(1, 3))
             .map(|_| json!({"weight": rng.range(1, 100), "preference": {"matchExpressions": [node_requirement(rng)]}}))
             .collect();
-        na.insert("preferredDuringSchedulingIgnoredDuringExecution".into(), Value::Array(prefs));
+        na.insert(
+            "preferredDuringSchedulingIgnoredDuringExecution".into(),
+            Value::Array(prefs),
+        );
     }
     if !na.is_empty() {
         aff.insert("nodeAffinity".into(), Value::Object(na));
@@ -534,13 +591,19 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
     for k in ["podAffinity", "podAntiAffinity"] {
         let mut inner = Map::new();
         if rng.chance(7) {
-            inner.insert("requiredDuringSchedulingIgnoredDuringExecution".into(), json!([term(rng, app)]));
+            inner.insert(
+                "requiredDuringSchedulingIgnoredDuringExecution".into(),
+                json!([term(rng, app)]),
+            );
         }
         if rng.chance(20) {
             let prefs: Vec<Value> = (0..rng.range(1, 2))
                 .map(|_| json!({"weight": rng.range(1, 100), "podAffinityTerm": term(rng, app)}))
                 .collect();
-            inner.insert("preferredDuringSchedulingIgnoredDuringExecution".into(), Value::Array(prefs));
+            inner.insert(
+                "preferredDuringSchedulingIgnoredDuringExecution".into(),
+                Value::Array(prefs),
+            );
         }
         if !inner.is_empty() {
             aff.insert(k.into(), Value::Object(inner));
@@ -593,7 +656,11 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
     }
     let mut services = Vec::new();
     if !avoid.default_spreading && rng.chance(25) {
-        let sel = if rng.chance(70) { app } else { *rng.pick(&APPS) };
+        let sel = if rng.chance(70) {
+            app
+        } else {
+            *rng.pick(&APPS)
+        };
         services.push(json!({
             "apiVersion": "v1", "kind": "Service",
             "metadata": {"name": format!("svc-{sel}"), "namespace": "default"},
@@ -657,5 +724,7 @@ fn random_config(rng: &mut Prng) -> Option<Value> {
     if !plugin_config.is_empty() {
         prof["pluginConfig"] = Value::Array(plugin_config);
     }
-    Some(json!({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [prof]}))
+    Some(
+        json!({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [prof]}),
+    )
 }

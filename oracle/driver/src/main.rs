@@ -131,7 +131,11 @@ fn cases(o: &mut Oracle, a: &Args) -> Result<(u64, u64), String> {
         let s = sched::shepherd_side(&c);
         let kv = o.recv().map_err(|e| format!("seed {}: {e}", c.seed))?;
         if a.verbose {
-            eprintln!("seed {}\nREQUEST {}\nANSWER {kv}", c.seed, sched::oracle_request(&c));
+            eprintln!(
+                "seed {}\nREQUEST {}\nANSWER {kv}",
+                c.seed,
+                sched::oracle_request(&c)
+            );
         }
         let k = sched::oracle_side(&kv).map_err(|e| format!("seed {}: {e}", c.seed))?;
         if !k.nodes.values().any(|v| v.feasible) {
@@ -197,14 +201,21 @@ fn cases(o: &mut Oracle, a: &Args) -> Result<(u64, u64), String> {
 }
 
 fn print_mismatch(orig: &Case, small: &Case, diffs: &[Diff], orig_diffs: &[Diff]) {
-    println!("MISMATCH seed {} (SHEPHERD_ORACLE_SEED={} SHEPHERD_FUZZ_OPS=1)", orig.seed, orig.seed);
+    println!(
+        "MISMATCH seed {} (SHEPHERD_ORACLE_SEED={} SHEPHERD_FUZZ_OPS=1)",
+        orig.seed, orig.seed
+    );
     for d in orig_diffs.iter().take(6) {
         println!("  [{}] {}", d.class, d.text);
     }
     if orig_diffs.len() > 6 {
         println!("  ... {} more", orig_diffs.len() - 6);
     }
-    println!("  shrunk to {} node(s), {} bound pod(s); it still shows:", small.nodes.len(), small.pods.len());
+    println!(
+        "  shrunk to {} node(s), {} bound pod(s); it still shows:",
+        small.nodes.len(),
+        small.pods.len()
+    );
     for d in diffs.iter().take(4) {
         println!("  [{}] {}", d.class, d.text);
     }
@@ -216,7 +227,12 @@ fn print_mismatch(orig: &Case, small: &Case, diffs: &[Diff], orig_diffs: &[Diff]
 
 /// Greedy shrinking: drop objects and fields of the incoming pod while the
 /// case still shows a difference of `class`.
-fn shrink(o: &mut Oracle, c: &Case, class: &str, avoid: &Avoid) -> Result<(Case, Vec<Diff>), String> {
+fn shrink(
+    o: &mut Oracle,
+    c: &Case,
+    class: &str,
+    avoid: &Avoid,
+) -> Result<(Case, Vec<Diff>), String> {
     let mut best = c.clone();
     let mut best_diffs = check(o, &best, avoid)?;
     let still = |o: &mut Oracle, x: &Case| -> Result<Option<Vec<Diff>>, String> {
@@ -258,7 +274,13 @@ fn shrink(o: &mut Oracle, c: &Case, class: &str, avoid: &Avoid) -> Result<(Case,
             x.config = None;
             tries.push(x);
         }
-        for key in ["affinity", "tolerations", "nodeSelector", "topologySpreadConstraints", "priorityClassName"] {
+        for key in [
+            "affinity",
+            "tolerations",
+            "nodeSelector",
+            "topologySpreadConstraints",
+            "priorityClassName",
+        ] {
             if best.incoming["spec"].get(key).is_some() {
                 let mut x = best.clone();
                 x.incoming["spec"].as_object_mut().map(|m| m.remove(key));

@@ -26,8 +26,16 @@ impl Oracle {
             .stderr(Stdio::inherit())
             .spawn()
             .map_err(|e| format!("cannot start the oracle {path:?}: {e}; expected the program scripts/oracle.sh builds"))?;
-        let stdin = child.stdin.take().ok_or("the oracle has no standard input")?;
-        let out = BufReader::new(child.stdout.take().ok_or("the oracle has no standard output")?);
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or("the oracle has no standard input")?;
+        let out = BufReader::new(
+            child
+                .stdout
+                .take()
+                .ok_or("the oracle has no standard output")?,
+        );
         let (tx, rx) = channel::<String>();
         let writer = std::thread::spawn(move || {
             let mut w = BufWriter::new(stdin);
@@ -76,7 +84,10 @@ impl Oracle {
         let mut v: Value = serde_json::from_str(&line)
             .map_err(|e| format!("the oracle's answer is not JSON ({e}): {line}"))?;
         if let Some(e) = v.get("error") {
-            return Err(format!("the oracle answered an error: {}", e.as_str().unwrap_or(&e.to_string())));
+            return Err(format!(
+                "the oracle answered an error: {}",
+                e.as_str().unwrap_or(&e.to_string())
+            ));
         }
         Ok(v["result"].take())
     }

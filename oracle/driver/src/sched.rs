@@ -177,7 +177,10 @@ pub fn oracle_side(v: &Value) -> Result<Side, String> {
         num_to_find: v["numToFind"].as_u64().unwrap_or(0),
         ..Side::default()
     };
-    for n in v["nodes"].as_array().ok_or("the oracle's answer has no nodes")? {
+    for n in v["nodes"]
+        .as_array()
+        .ok_or("the oracle's answer has no nodes")?
+    {
         let name = n["name"].as_str().unwrap_or("").to_string();
         let mut nv = NodeV {
             feasible: n["feasible"].as_bool().unwrap_or(false),
@@ -185,7 +188,11 @@ pub fn oracle_side(v: &Value) -> Result<Side, String> {
             plugin: n["plugin"].as_str().map(str::to_string),
             reasons: n["reasons"]
                 .as_array()
-                .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|r| r.as_str().map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default(),
             total: n["total"].as_i64(),
             ..NodeV::default()
@@ -215,7 +222,8 @@ pub fn oracle_side(v: &Value) -> Result<Side, String> {
                     .flatten()
                     .map(|x| x["name"].as_str().unwrap_or("").to_string())
                     .collect();
-                pre.candidates.insert(c["node"].as_str().unwrap_or("").to_string(), vs);
+                pre.candidates
+                    .insert(c["node"].as_str().unwrap_or("").to_string(), vs);
             }
             for x in p["best"].as_array().into_iter().flatten() {
                 pre.best.insert(x.as_str().unwrap_or("").to_string());
@@ -233,13 +241,19 @@ fn short(name: &str) -> String {
 /// Shepherd's side of a case; Err is a refusal (import or engine), which is
 /// compared as a difference.
 pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
-    let imported = shepherd_k8s::import(&cluster_manifest(c))
-        .map_err(|e| d("import-refused", format!("shepherd refused the cluster: {e}")))?;
+    let imported = shepherd_k8s::import(&cluster_manifest(c)).map_err(|e| {
+        d(
+            "import-refused",
+            format!("shepherd refused the cluster: {e}"),
+        )
+    })?;
     let profile: Profile = imported.scenario.profile_or_default();
-    let mut cluster: Cluster = imported
-        .scenario
-        .to_cluster()
-        .map_err(|e| d("engine-refused", format!("the engine refused the cluster: {e}")))?;
+    let mut cluster: Cluster = imported.scenario.to_cluster().map_err(|e| {
+        d(
+            "engine-refused",
+            format!("the engine refused the cluster: {e}"),
+        )
+    })?;
     cluster.reconcile_to_fixed_point(&profile);
     // The bound pods turn Ready after their readiness delay (as `shepherd
     // explain` waits for it, cli/src/manifests.rs converge_until_ready): the
@@ -253,13 +267,25 @@ pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
         cluster.reconcile_to_fixed_point(&profile);
     }
     if let Some(p) = cluster.pods().find(|p| !p.ready) {
-        return Err(d("setup", format!("bound pod {} is not Ready after the import's reconcile", p.name())));
+        return Err(d(
+            "setup",
+            format!(
+                "bound pod {} is not Ready after the import's reconcile",
+                p.name()
+            ),
+        ));
     }
     // Every bound pod is where the case put it.
-    let nodes: BTreeMap<u32, String> = cluster.nodes().map(|n| (n.id.0, n.name().to_string())).collect();
+    let nodes: BTreeMap<u32, String> = cluster
+        .nodes()
+        .map(|n| (n.id.0, n.name().to_string()))
+        .collect();
     let mut placed: BTreeMap<String, Option<String>> = BTreeMap::new();
     for p in cluster.pods() {
-        placed.insert(short(&p.name()), p.node.and_then(|n| nodes.get(&n.0).cloned()));
+        placed.insert(
+            short(&p.name()),
+            p.node.and_then(|n| nodes.get(&n.0).cloned()),
+        );
     }
     for p in &c.pods {
         let name = p["metadata"]["name"].as_str().unwrap_or("");
@@ -273,17 +299,24 @@ pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
         }
     }
     let one = list(vec![c.incoming.clone()]).to_string();
-    let inc = shepherd_k8s::import(&one)
-        .map_err(|e| d("import-refused", format!("shepherd refused the incoming pod: {e}")))?;
-    let spec = inc
-        .scenario
-        .pods
-        .first()
-        .cloned()
-        .ok_or_else(|| d("import-refused", "the incoming pod was not imported as a Pod"))?;
-    cluster
-        .create_bare_pod(spec)
-        .map_err(|e| d("engine-refused", format!("the engine refused the incoming pod: {e}")))?;
+    let inc = shepherd_k8s::import(&one).map_err(|e| {
+        d(
+            "import-refused",
+            format!("shepherd refused the incoming pod: {e}"),
+        )
+    })?;
+    let spec = inc.scenario.pods.first().cloned().ok_or_else(|| {
+        d(
+            "import-refused",
+            "the incoming pod was not imported as a Pod",
+        )
+    })?;
+    cluster.create_bare_pod(spec).map_err(|e| {
+        d(
+            "engine-refused",
+            format!("the engine refused the incoming pod: {e}"),
+        )
+    })?;
     // One slice with a budget of one pod: the pass creates the pod and stops
     // before its scheduler step.
     let mut state = Reconciling::default();
@@ -293,7 +326,10 @@ pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
         .explain(&key, &profile)
         .map_err(|e| d("engine-refused", format!("explain failed: {e}")))?;
     if e.bound_to.is_some() {
-        return Err(d("setup", "the incoming pod was bound before it was explained"));
+        return Err(d(
+            "setup",
+            "the incoming pod was bound before it was explained",
+        ));
     }
     let mut s = Side::default();
     for v in &e.nodes {
@@ -318,8 +354,10 @@ pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
         let mut pre = Preempt::default();
         pre.best.insert(p.node.clone());
         for cand in &p.candidates {
-            pre.candidates
-                .insert(cand.node.clone(), cand.victims.iter().map(|v| short(v)).collect());
+            pre.candidates.insert(
+                cand.node.clone(),
+                cand.victims.iter().map(|v| short(v)).collect(),
+            );
         }
         s.preemption = Some(pre);
     }
@@ -349,7 +387,10 @@ fn without_balanced_allocation(side: &Side) -> Side {
 
 pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
     if avoid.balanced_allocation {
-        let (k, s) = (without_balanced_allocation(k), without_balanced_allocation(s));
+        let (k, s) = (
+            without_balanced_allocation(k),
+            without_balanced_allocation(s),
+        );
         let mut a = *avoid;
         a.balanced_allocation = false;
         return compare(&k, &s, &a);
@@ -363,13 +404,24 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
         };
         if kv.feasible != sv.feasible {
             out.push(d(
-                format!("feasibility:{}", kv.plugin.clone().or(sv.plugin.clone()).unwrap_or_default()),
+                format!(
+                    "feasibility:{}",
+                    kv.plugin.clone().or(sv.plugin.clone()).unwrap_or_default()
+                ),
                 format!(
                     "node {n}: Kubernetes {} ({:?} {:?}), Shepherd {} ({:?} {:?})",
-                    if kv.feasible { "feasible" } else { "infeasible" },
+                    if kv.feasible {
+                        "feasible"
+                    } else {
+                        "infeasible"
+                    },
                     kv.plugin,
                     kv.reasons,
-                    if sv.feasible { "feasible" } else { "infeasible" },
+                    if sv.feasible {
+                        "feasible"
+                    } else {
+                        "infeasible"
+                    },
                     sv.plugin,
                     sv.reasons
                 ),
@@ -387,13 +439,19 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
             {
                 out.push(d(
                     format!("reasons:{}", kv.plugin.clone().unwrap_or_default()),
-                    format!("node {n}: reasons {:?} in Kubernetes, {:?} in Shepherd", kv.reasons, sv.reasons),
+                    format!(
+                        "node {n}: reasons {:?} in Kubernetes, {:?} in Shepherd",
+                        kv.reasons, sv.reasons
+                    ),
                 ));
             }
             if !avoid.status_codes && kv.code != sv.code {
                 out.push(d(
                     "status-codes",
-                    format!("node {n}: code {:?} in Kubernetes, none in Shepherd's explain", kv.code.clone().unwrap_or_default()),
+                    format!(
+                        "node {n}: code {:?} in Kubernetes, none in Shepherd's explain",
+                        kv.code.clone().unwrap_or_default()
+                    ),
                 ));
             }
             continue;
@@ -412,14 +470,13 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
                     format!("score:{p}"),
                     format!("node {n}: {p} skipped by its PreScore in Kubernetes (adds nothing), {b} in Shepherd"),
                 )),
-                (None, Some(_)) if skipped => {
-                    if !avoid.status_codes {
+                (None, Some(_)) if skipped
+                    && !avoid.status_codes => {
                         out.push(d(
                             "status-codes",
                             format!("node {n}: {p} skipped by its PreScore in Kubernetes, scored (0) in Shepherd's explain"),
                         ));
                     }
-                }
                 (None, Some(b)) if b != 0 => out.push(d(
                     format!("score:{p}"),
                     format!("node {n}: {p} is not a score plugin of Kubernetes' profile, {b} in Shepherd"),
@@ -432,16 +489,31 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
             }
         }
         if kv.total != sv.total {
-            out.push(d("total", format!("node {n}: total {:?} in Kubernetes, {:?} in Shepherd", kv.total, sv.total)));
+            out.push(d(
+                "total",
+                format!(
+                    "node {n}: total {:?} in Kubernetes, {:?} in Shepherd",
+                    kv.total, sv.total
+                ),
+            ));
         }
     }
     if k.best != s.best {
-        out.push(d("best", format!("best nodes {:?} in Kubernetes, {:?} in Shepherd", k.best, s.best)));
+        out.push(d(
+            "best",
+            format!(
+                "best nodes {:?} in Kubernetes, {:?} in Shepherd",
+                k.best, s.best
+            ),
+        ));
     }
     if k.num_to_find != s.num_to_find {
         out.push(d(
             "sample-size",
-            format!("numFeasibleNodesToFind {} in Kubernetes, {} in Shepherd", k.num_to_find, s.num_to_find),
+            format!(
+                "numFeasibleNodesToFind {} in Kubernetes, {} in Shepherd",
+                k.num_to_find, s.num_to_find
+            ),
         ));
     }
     let any_feasible = k.nodes.values().any(|v| v.feasible) || s.nodes.values().any(|v| v.feasible);
@@ -450,17 +522,26 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
             (None, None) => {}
             (Some(kp), None) => out.push(d(
                 "preemption",
-                format!("Kubernetes preempts on {:?} (candidates {:?}), Shepherd finds no preemption", kp.best, kp.candidates),
+                format!(
+                    "Kubernetes preempts on {:?} (candidates {:?}), Shepherd finds no preemption",
+                    kp.best, kp.candidates
+                ),
             )),
             (None, Some(sp)) => out.push(d(
                 "preemption",
-                format!("Shepherd preempts on {:?} (candidates {:?}), Kubernetes finds no candidate", sp.best, sp.candidates),
+                format!(
+                    "Shepherd preempts on {:?} (candidates {:?}), Kubernetes finds no candidate",
+                    sp.best, sp.candidates
+                ),
             )),
             (Some(kp), Some(sp)) => {
                 if !sp.best.is_subset(&kp.best) {
                     out.push(d(
                         "preemption-node",
-                        format!("Shepherd nominates {:?}, Kubernetes one of {:?}", sp.best, kp.best),
+                        format!(
+                            "Shepherd nominates {:?}, Kubernetes one of {:?}",
+                            sp.best, kp.best
+                        ),
                     ));
                 }
                 let kc: BTreeSet<&String> = kp.candidates.keys().collect();
@@ -476,7 +557,9 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
                         if kv != sv {
                             out.push(d(
                                 "preemption-victims",
-                                format!("victims on {node}: {kv:?} in Kubernetes, {sv:?} in Shepherd"),
+                                format!(
+                                    "victims on {node}: {kv:?} in Kubernetes, {sv:?} in Shepherd"
+                                ),
                             ));
                         }
                     }

@@ -66,9 +66,14 @@ fn memory_below_one_mib_is_refused_at_import() {
     let c = case(
         vec![node("small", "1", "512Ki", host("small"))],
         Vec::new(),
-        pod("incoming", json!({"cpu": "100m", "memory": "100Ki"}), json!({})),
+        pod(
+            "incoming",
+            json!({"cpu": "100m", "memory": "100Ki"}),
+            json!({}),
+        ),
     );
-    let e = shepherd_side(&c).expect_err("Shepherd takes a node of 512Ki now: memory-mib is fixed?");
+    let e =
+        shepherd_side(&c).expect_err("Shepherd takes a node of 512Ki now: memory-mib is fixed?");
     assert_eq!(e.class, "import-refused", "{}", e.text);
 }
 
@@ -89,7 +94,10 @@ fn an_explicit_zero_request_is_scored_as_a_missing_one() {
     );
     let s = side(&c);
     let fit = s.nodes["n1"].scores["NodeResourcesFit"];
-    assert_ne!(fit, 100, "Shepherd scores an explicit zero as Kubernetes does now: explicit-zero is fixed?");
+    assert_ne!(
+        fit, 100,
+        "Shepherd scores an explicit zero as Kubernetes does now: explicit-zero is fixed?"
+    );
     assert_eq!(fit, 97);
 }
 
@@ -104,9 +112,16 @@ fn an_explicit_zero_request_is_scored_as_a_missing_one() {
 #[test]
 fn a_standalone_pod_is_spread_by_default() {
     let c = case(
-        vec![node("n1", "4", "8Gi", host("n1")), node("n2", "4", "8Gi", host("n2"))],
+        vec![
+            node("n1", "4", "8Gi", host("n1")),
+            node("n2", "4", "8Gi", host("n2")),
+        ],
         Vec::new(),
-        pod("incoming", json!({"cpu": "100m", "memory": "128Mi"}), json!({})),
+        pod(
+            "incoming",
+            json!({"cpu": "100m", "memory": "128Mi"}),
+            json!({}),
+        ),
     );
     let s = side(&c);
     for n in ["n1", "n2"] {
@@ -127,10 +142,24 @@ fn a_standalone_pod_is_spread_by_default() {
 /// counts zone a with 0 pods and refuses zone b (skew 2).
 #[test]
 fn node_taints_policy_honor_is_ignored() {
-    let mut a = node("a1", "4", "8Gi", json!({"kubernetes.io/hostname": "a1", "topology.kubernetes.io/zone": "a"}));
+    let mut a = node(
+        "a1",
+        "4",
+        "8Gi",
+        json!({"kubernetes.io/hostname": "a1", "topology.kubernetes.io/zone": "a"}),
+    );
     a["spec"] = json!({"taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]});
-    let b = node("b1", "4", "8Gi", json!({"kubernetes.io/hostname": "b1", "topology.kubernetes.io/zone": "b"}));
-    let mut existing = pod("web-0", json!({"cpu": "100m", "memory": "128Mi"}), json!({"nodeName": "b1"}));
+    let b = node(
+        "b1",
+        "4",
+        "8Gi",
+        json!({"kubernetes.io/hostname": "b1", "topology.kubernetes.io/zone": "b"}),
+    );
+    let mut existing = pod(
+        "web-0",
+        json!({"cpu": "100m", "memory": "128Mi"}),
+        json!({"nodeName": "b1"}),
+    );
     existing["metadata"]["name"] = json!("web-0");
     let incoming = pod(
         "incoming",
@@ -140,7 +169,10 @@ fn node_taints_policy_honor_is_ignored() {
             "labelSelector": {"matchLabels": {"app": "web"}}, "nodeTaintsPolicy": "Honor"}]}),
     );
     let s = side(&case(vec![a, b], vec![existing], incoming));
-    assert!(!s.nodes["b1"].feasible, "Shepherd honours nodeTaintsPolicy now: spread-policies is fixed?");
+    assert!(
+        !s.nodes["b1"].feasible,
+        "Shepherd honours nodeTaintsPolicy now: spread-policies is fixed?"
+    );
     assert_eq!(s.nodes["b1"].plugin.as_deref(), Some("PodTopologySpread"));
 }
 
@@ -153,7 +185,12 @@ fn node_taints_policy_honor_is_ignored() {
 #[test]
 fn the_hostname_domain_comes_from_the_node_name() {
     let c = case(
-        vec![node("n1", "4", "8Gi", json!({"topology.kubernetes.io/zone": "a"}))],
+        vec![node(
+            "n1",
+            "4",
+            "8Gi",
+            json!({"topology.kubernetes.io/zone": "a"}),
+        )],
         Vec::new(),
         pod(
             "incoming",
@@ -164,7 +201,10 @@ fn the_hostname_domain_comes_from_the_node_name() {
         ),
     );
     let s = side(&c);
-    assert!(s.nodes["n1"].feasible, "Shepherd refuses a node without the hostname label now: hostname-label is fixed?");
+    assert!(
+        s.nodes["n1"].feasible,
+        "Shepherd refuses a node without the hostname label now: hostname-label is fixed?"
+    );
 }
 
 /// zero-resource-nodes (item 6): a node with no cpu (or no memory) in
@@ -178,7 +218,8 @@ fn a_node_without_cpu_is_refused_at_import() {
         Vec::new(),
         pod("incoming", json!({"memory": "128Mi"}), json!({})),
     );
-    let e = shepherd_side(&c).expect_err("Shepherd takes a node without cpu now: zero-resource-nodes is fixed?");
+    let e = shepherd_side(&c)
+        .expect_err("Shepherd takes a node without cpu now: zero-resource-nodes is fixed?");
     assert_eq!(e.class, "import-refused", "{}", e.text);
 }
 
@@ -194,7 +235,11 @@ fn explain_reports_a_skipped_plugin_as_a_score() {
     let c = case(
         vec![node("n1", "4", "8Gi", host("n1"))],
         Vec::new(),
-        pod("incoming", json!({"cpu": "100m", "memory": "128Mi"}), json!({})),
+        pod(
+            "incoming",
+            json!({"cpu": "100m", "memory": "128Mi"}),
+            json!({}),
+        ),
     );
     let s = side(&c);
     assert_eq!(
