@@ -6,7 +6,9 @@
 #      SHEPHERD_ORACLE_SEED (default 1), compared verdict by verdict;
 #   2. the pure functions (quantities, names, selectors, tolerations,
 #      requests, rollout arithmetic) from the same seed;
-#   3. the exports of every example in tests/manifests/ and of random
+#   3. the known deviations pinned in oracle/driver/tests/deviations.rs,
+#      with Kubernetes' side asked of the oracle;
+#   4. the exports of every example in tests/manifests/ and of random
 #      workloads (plain, --kwok, --scheduler-config) through the API
 #      server's defaulting and validation.
 # Each mismatch is printed with its seed and a manifest that reproduces it;
@@ -19,7 +21,7 @@
 #
 # SHEPHERD_ORACLE_AVOID lists the known deviation classes whose inputs the
 # generator leaves out (default: all of them, docs/oracle.md's table);
-# SHEPHERD_ORACLE_ONLY=cases|funcs|exports runs one check.
+# SHEPHERD_ORACLE_ONLY=cases|funcs|deviations|exports runs one check.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SHEPHERD_ROOT"
@@ -76,6 +78,19 @@ if [ -z "$ONLY" ] || [ "$ONLY" = cases ]; then
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = funcs ]; then
   run "pure functions from seed $SHEPHERD_ORACLE_SEED" "$DRIVER" --oracle "$ORACLE" funcs
+fi
+# The pinned deviations (oracle/driver/tests/deviations.rs), Kubernetes' side included.
+deviations() {
+  local out p f
+  out="$(SHEPHERD_ORACLE="$ORACLE" cargo test --release -q -p shepherd-oracle --test deviations 2>&1)"
+  printf '%s\n' "$out" | grep -v '^$'
+  p="$(printf '%s\n' "$out" | sed -n 's/^test result: .* \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' | tail -n 1)"
+  f="$(printf '%s\n' "$out" | sed -n 's/^test result: .* \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' | tail -n 1)"
+  [ -n "$p" ] || { p=0; f=1; }
+  echo "$p passed, $f failed"
+}
+if [ -z "$ONLY" ] || [ "$ONLY" = deviations ]; then
+  run "the known deviations, pinned (both sides)" deviations
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = exports ]; then
   EXPORTS="$SHEPHERD_ROOT/target/oracle/exports"

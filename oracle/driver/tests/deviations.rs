@@ -8,11 +8,24 @@
 //!
 //! The cases go through the driver's own Shepherd side
 //! (`sched::shepherd_side`: manifest import, reconcile, explain of a
-//! pending pod), so they need no Go toolchain.
+//! pending pod), so they need no Go toolchain. When SHEPHERD_ORACLE names
+//! the oracle program (scripts/oracle.sh runs these tests so), each test
+//! also asks it and checks Kubernetes' answer stated here.
 
 use serde_json::{json, Value};
 use shepherd_oracle::gen::Case;
-use shepherd_oracle::sched::{shepherd_side, Side};
+use shepherd_oracle::oracle::Oracle;
+use shepherd_oracle::sched::{oracle_request, oracle_side, shepherd_side, Side};
+
+/// Kubernetes' side of a case, when the oracle is at hand.
+fn kube(c: &Case) -> Option<Side> {
+    let path = std::env::var("SHEPHERD_ORACLE")
+        .ok()
+        .filter(|p| !p.is_empty())?;
+    let mut o = Oracle::start(&path).expect("the oracle starts");
+    let v = o.ask(&oracle_request(c)).expect("the oracle answers");
+    Some(oracle_side(&v).expect("an answer with nodes"))
+}
 
 fn node(name: &str, cpu: &str, memory: &str, labels: Value) -> Value {
     json!({
@@ -92,6 +105,9 @@ fn an_explicit_zero_request_is_scored_as_a_missing_one() {
         Vec::new(),
         pod("incoming", json!({"cpu": "0", "memory": "0"}), json!({})),
     );
+    if let Some(k) = kube(&c) {
+        assert_eq!(k.nodes["n1"].scores["NodeResourcesFit"], 100);
+    }
     let s = side(&c);
     let fit = s.nodes["n1"].scores["NodeResourcesFit"];
     assert_ne!(
@@ -123,6 +139,10 @@ fn a_standalone_pod_is_spread_by_default() {
             json!({}),
         ),
     );
+    if let Some(k) = kube(&c) {
+        assert!(k.skipped.contains("PodTopologySpread"));
+        assert!(!k.nodes["n1"].scores.contains_key("PodTopologySpread"));
+    }
     let s = side(&c);
     for n in ["n1", "n2"] {
         assert_eq!(
@@ -241,6 +261,9 @@ fn explain_reports_a_skipped_plugin_as_a_score() {
             json!({}),
         ),
     );
+    if let Some(k) = kube(&c) {
+        assert!(k.skipped.contains("NodeAffinity"));
+    }
     let s = side(&c);
     assert_eq!(
         s.nodes["n1"].scores.get("NodeAffinity").copied(),
@@ -248,4 +271,149 @@ fn explain_reports_a_skipped_plugin_as_a_score() {
         "Shepherd's explain no longer lists a skipped NodeAffinity: status-codes is fixed?"
     );
     assert!(s.nodes["n1"].code.is_none());
+}
+
+/// balanced-allocation: v1.37's NodeResourcesBalancedAllocation scores the
+/// change in balance the pod brings, 50 + (50 + with - without) / 2
+/// (noderesources/balanced_allocation.go balancedResourceScorer). An empty
+/// 4750m / 7680Mi node and a 1250m / 3328Mi pod: with the pod the balance is
+/// 91, without 100, so Kubernetes scores 70; Shepherd scores the balance with
+/// the pod, 91.
+#[test]
+fn balanced_allocation_scores_the_balance_with_the_pod() {
+    let c = case(
+        vec![node("n1", "4750m", "7680Mi", host("n1"))],
+        Vec::new(),
+        pod(
+            "incoming",
+            json!({"cpu": "1250m", "memory": "3328Mi"}),
+            json!({}),
+        ),
+    );
+    if let Some(k) = kube(&c) {
+        assert_eq!(k.nodes["n1"].scores["NodeResourcesBalancedAllocation"], 70);
+    }
+    let s = side(&c);
+    assert_eq!(
+        s.nodes["n1"].scores["NodeResourcesBalancedAllocation"], 91,
+        "Shepherd scores the change in balance now: balanced-allocation is fixed?"
+    );
+}
+
+/// taint-reason: v1.37's TaintToleration Filter says "node(s) had
+/// untolerated taint(s)" without naming the taint
+/// (tainttoleration/taint_toleration.go, line 133).
+#[test]
+fn the_taint_reason_names_the_taint() {
+    let mut n = node("n1", "4", "8Gi", host("n1"));
+    n["spec"] = json!({"taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]});
+    let c = case(
+        vec![n],
+        Vec::new(),
+        pod(
+            "incoming",
+            json!({"cpu": "100m", "memory": "128Mi"}),
+            json!({}),
+        ),
+    );
+    if let Some(k) = kube(&c) {
+        assert_eq!(k.nodes["n1"].reasons, ["node(s) had untolerated taint(s)"]);
+    }
+    let s = side(&c);
+    assert_eq!(
+        s.nodes["n1"].reasons,
+        ["node(s) had untolerated taint {dedicated: gpu}"],
+        "Shepherd's taint reason is Kubernetes' now: taint-reason is fixed?"
+    );
+}
+
+/// non-zero-per-container: kube-scheduler gives the non-zero default (200Mi
+/// memory) to each container without a memory request
+/// (framework/types.go CalculateResource with NonMissingContainerRequests),
+/// so a bound pod of two containers, one without memory, counts 200Mi more
+/// in the node's non-zero requested memory. An 8-cpu 8Gi node holding such
+/// a pod (100m; 100m and 1Gi): for a 1-cpu 1Gi pod Kubernetes' LeastAllocated
+/// is (cpu 85 + memory 72) / 2 = 78 (1224Mi + 1Gi of 8Gi used), Shepherd's
+/// (85 + 75) / 2 = 80 (1Gi + 1Gi).
+#[test]
+fn non_zero_defaults_go_to_the_pod_not_to_each_container() {
+    let mut existing = pod("web-0", json!({"cpu": "100m"}), json!({"nodeName": "n1"}));
+    existing["spec"]["containers"]
+        .as_array_mut()
+        .expect("containers")
+        .push(
+            json!({"name": "side", "image": "registry.k8s.io/pause:3.10",
+                     "resources": {"requests": {"cpu": "100m", "memory": "1Gi"}}}),
+        );
+    let c = case(
+        vec![node("n1", "8", "8Gi", host("n1"))],
+        vec![existing],
+        pod("incoming", json!({"cpu": "1", "memory": "1Gi"}), json!({})),
+    );
+    if let Some(k) = kube(&c) {
+        assert_eq!(k.nodes["n1"].scores["NodeResourcesFit"], 78);
+    }
+    let s = side(&c);
+    assert_eq!(
+        s.nodes["n1"].scores["NodeResourcesFit"], 80,
+        "Shepherd gives each container the non-zero defaults now: non-zero-per-container is fixed?"
+    );
+}
+
+fn oracle() -> Option<Oracle> {
+    let path = std::env::var("SHEPHERD_ORACLE")
+        .ok()
+        .filter(|p| !p.is_empty())?;
+    Some(Oracle::start(&path).expect("the oracle starts"))
+}
+
+/// quantity-no-digits: resource.ParseQuantity takes a quantity whose number
+/// has no digit ("Mi", "+", ".", "E2") as zero
+/// (api/resource/quantity.go parseQuantityString, line 161, returns "0" when
+/// the string ends before a digit); Shepherd's quantity grammar refuses it.
+#[test]
+fn a_quantity_without_digits_is_refused() {
+    let values = ["Mi", "+", ".", "E2"];
+    if let Some(mut o) = oracle() {
+        let a = o
+            .ask(&json!({"op": "quantity", "values": values}))
+            .expect("an answer");
+        for (i, v) in values.iter().enumerate() {
+            assert!(a[i].get("error").is_none(), "Kubernetes refuses {v:?}");
+            assert_eq!(a[i]["milli"], 0);
+        }
+    }
+    for v in values {
+        assert!(
+            shepherd::quantity::Quantity::parse(v).is_err(),
+            "Shepherd takes {v:?} now: quantity-no-digits is fixed?"
+        );
+    }
+}
+
+/// label-syntax: a label key is a qualified name (an optional DNS-1123
+/// subdomain prefix and '/', then a name of at most 63 characters that
+/// starts and ends with a letter or digit) and a value is empty or such a
+/// name (apimachinery pkg/api/validate/content IsLabelKey, IsLabelValue);
+/// Shepherd checks the characters and lengths only.
+#[test]
+fn label_keys_and_values_are_checked_by_characters_only() {
+    let bad = ["5y-", "__", "a-", "0aayc/"];
+    if let Some(mut o) = oracle() {
+        let a = o
+            .ask(&json!({"op": "names", "values": bad}))
+            .expect("an answer");
+        for (i, v) in bad.iter().enumerate() {
+            let refused = !a[i]["labelKey"].as_array().expect("a list").is_empty();
+            assert!(refused, "Kubernetes takes the label key {v:?}");
+        }
+    }
+    for v in bad {
+        assert!(
+            shepherd::Selector::new(&[(v, "x")])
+                .validate("test")
+                .is_ok(),
+            "Shepherd refuses the label key {v:?} now: label-syntax is fixed?"
+        );
+    }
 }
