@@ -325,6 +325,8 @@ func schedule(line []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// findNodesThatPassFilters counts the nodes it is given: all of them,
+	// or PreFilter's subset (set below).
 	res.NumToFind = numFeasibleNodesToFind(profile.PercentageOfNodesToScore, cfg.PercentageOfNodesToScore, int32(len(allNodes)))
 
 	pod := req.Pod
@@ -362,6 +364,7 @@ func schedule(line []byte) (any, error) {
 				}
 			}
 		}
+		res.NumToFind = numFeasibleNodesToFind(profile.PercentageOfNodesToScore, cfg.PercentageOfNodesToScore, int32(len(nodes)))
 		for _, ni := range nodes {
 			st := f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
 			if st.Code() == fwk.Error {
