@@ -28,10 +28,6 @@ import (
 	plfeature "k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 )
 
-// setFeatureGates keeps v1.37.2's defaults: the oracle answers as a
-// kube-scheduler started without --feature-gates.
-func setFeatureGates() {}
-
 // quantity: resource.ParseQuantity, then MilliValue, Value (rounded up) and
 // the canonical String.
 func quantity(line []byte) (any, error) {
