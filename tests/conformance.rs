@@ -85,18 +85,17 @@ fn existing(
 /// `incoming`), and returns each node's normalised score for `plugin` under
 /// `profile` (`None` for an infeasible node), in node order.
 fn scores(
-    mut c: Cluster,
+    c: Cluster,
     incoming: DeploymentSpec,
     profile: &Profile,
     plugin: Plugin,
 ) -> Vec<(String, Option<i64>)> {
-    assert!(c.reconcile_to_fixed_point(Profile::bin_pack()).converged);
-    assert_eq!(c.pending_count(), 0, "every existing pod should be placed");
-    let name = format!("{}-0", incoming.name);
-    c.deploy(incoming)
-        .expect("the incoming Deployment should be valid");
-    c.reconcile_to_fixed_point(Profile::bin_pack());
-    let e = c.explain(&name, profile).expect("the incoming pod exists");
+    let e = explain_incoming(c, incoming, profile);
+    assert!(
+        !e.skipped.contains(&plugin.name()),
+        "{} skipped at PreScore",
+        plugin.name()
+    );
     e.nodes
         .iter()
         .map(|v| {
@@ -110,6 +109,22 @@ fn scores(
             (v.node.clone(), s)
         })
         .collect()
+}
+
+/// Settles the existing pods, adds the incoming pod (one replica of
+/// `incoming`) and explains it under `profile`.
+fn explain_incoming(
+    mut c: Cluster,
+    incoming: DeploymentSpec,
+    profile: &Profile,
+) -> shepherd::Explanation {
+    assert!(c.reconcile_to_fixed_point(Profile::bin_pack()).converged);
+    assert_eq!(c.pending_count(), 0, "every existing pod should be placed");
+    let name = format!("{}-0", incoming.name);
+    c.deploy(incoming)
+        .expect("the incoming Deployment should be valid");
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.explain(&name, profile).expect("the incoming pod exists")
 }
 
 fn want(rows: &[(&str, Option<i64>)]) -> Vec<(String, Option<i64>)> {
@@ -1189,12 +1204,19 @@ fn run_ipa(row: IpaRow) {
         };
         apply(t, aff)
     });
-    let got = scores(
-        c,
-        pod,
-        &only(Plugin::InterPodAffinity),
-        Plugin::InterPodAffinity,
-    );
+    let profile = only(Plugin::InterPodAffinity);
+    if row.want.is_empty() {
+        // The Go row wants PreScore's Skip: no score rows, nothing added.
+        let e = explain_incoming(c, pod, &profile);
+        assert_eq!(e.skipped, vec!["InterPodAffinity"], "{}", row.name);
+        assert!(
+            e.nodes.iter().all(|v| v.scores.is_empty() && v.total == Some(0)),
+            "{}",
+            row.name
+        );
+        return;
+    }
+    let got = scores(c, pod, &profile, Plugin::InterPodAffinity);
     let expected: Vec<(String, Option<i64>)> = row
         .nodes
         .iter()
@@ -1232,7 +1254,8 @@ fn inter_pod_affinity_score_table() {
             nodes: vec![("node1", CHINA), ("node2", INDIA), ("node3", AZ1)],
             pods: vec![],
             pod: (Some("S1"), None),
-            want: vec![0, 0, 0],
+            // wantStatus Skip: no pod carries a term, nor matches one.
+            want: vec![],
         },
         IpaRow {
             name: "Affinity: pod that matches topology key & pods in nodes will get high score comparing to others",
@@ -1730,4 +1753,283 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
     let e = c.explain("web-0", Profile::kube_scheduler()).unwrap();
     assert_eq!(e.decided_by, Some(("NodeAffinity".to_string(), 200)));
     assert_eq!(e.bound_to.as_deref(), Some("n2"));
+}
+
+// ===== status codes (framework/interface.go) ==================================
+
+/// Each node's Filter code for `pod` under the default profile, in node order.
+fn codes(c: &Cluster, pod: &str) -> Vec<(String, shepherd::Code)> {
+    let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
+    e.nodes.iter().map(|v| (v.node.clone(), v.code)).collect()
+}
+
+fn want_codes(rows: &[(&str, shepherd::Code)]) -> Vec<(String, shepherd::Code)> {
+    rows.iter().map(|(n, c)| (n.to_string(), *c)).collect()
+}
+
+#[test]
+fn filter_status_codes_table() {
+    use shepherd::Code::{Success, Unschedulable, UnschedulableAndUnresolvable as Unresolvable};
+    let zone = "zone";
+    let foo = || Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
+        "foo",
+        SelectorOperator::Exists,
+        &[],
+    ));
+
+    // podtopologyspread/filtering_test.go, TestSingleConstraint, "pods spread
+    // across zones as 1/2 due to absence of label 'zone' on node-b": the
+    // missing label is UnschedulableAndUnresolvable, the skew Unschedulable.
+    let mut c = Cluster::new();
+    for (n, key, z) in [
+        ("node-a", zone, "zone1"),
+        ("node-b", "zon", "zone1"),
+        ("node-x", zone, "zone2"),
+        ("node-y", zone, "zone2"),
+    ] {
+        c.add_node(node(n, 4000, 4000).with_label(key, z).with_label("node", n))
+            .unwrap();
+    }
+    for n in ["node-a", "node-b", "node-x", "node-y"] {
+        existing(&mut c, &format!("p-{n}"), n, 1, Resources::new(1, 0), |t| {
+            t.with_label("foo", "")
+        });
+    }
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.deploy(
+        DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(|t| {
+            t.with_label("foo", "").with_topology_spread(TopologySpreadConstraint::new(
+                1,
+                zone,
+                WhenUnsatisfiable::DoNotSchedule,
+                foo(),
+            ))
+        }),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    assert_eq!(
+        codes(&c, "p-0"),
+        want_codes(&[
+            ("node-a", Success),
+            ("node-b", Unresolvable),
+            ("node-x", Unschedulable),
+            ("node-y", Unschedulable),
+        ])
+    );
+
+    // noderesources/fit_test.go: "too many resources fails" (node 10m /
+    // 20, full; the pod asks 1 / 1, here in Mi) and TestNotEnoughRequests
+    // "even if both resources fit, predicate fails when there's no space
+    // for additional pod" are Unschedulable; a request above the node's
+    // allocatable is UnschedulableAndUnresolvable (fitsRequest's
+    // Unresolvable, as the "extended resource capacity enforced" row has it
+    // for a request of 10 on an allocatable of 5).
+    let mut c = Cluster::new();
+    c.add_node(node("full", 10, 20)).unwrap();
+    c.add_node(node("one-pod", 20, 20).with_max_pods(1)).unwrap();
+    c.add_node(node("small", 5, 20)).unwrap();
+    existing(&mut c, "held", "full", 1, Resources::new(10, 20), |t| t);
+    existing(&mut c, "only", "one-pod", 1, Resources::new(5, 5), |t| t);
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.deploy(DeploymentSpec::new("p", 1, Resources::new(6, 1)))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("p-0", Profile::kube_scheduler()).unwrap();
+    let by: Vec<_> = e
+        .nodes
+        .iter()
+        .map(|v| (v.node.as_str(), v.code, v.reasons.clone()))
+        .collect();
+    assert_eq!(
+        by,
+        vec![
+            (
+                "full",
+                Unschedulable,
+                vec!["Insufficient cpu".to_string(), "Insufficient memory".to_string()]
+            ),
+            ("one-pod", Unschedulable, vec!["Too many pods".to_string()]),
+            ("small", Unresolvable, vec!["Insufficient cpu".to_string()]),
+        ]
+    );
+
+    // interpodaffinity/filtering_test.go, TestRequiredAffinitySingleNode
+    // (node1: region r1, zone z11; the existing pod service=securityscan):
+    // required affinity unmatched is UnschedulableAndUnresolvable, the
+    // pod's anti-affinity and an existing pod's are Unschedulable.
+    let svc = |v: &[&str]| {
+        Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
+            "service",
+            SelectorOperator::In,
+            v,
+        ))
+    };
+    type Row = (
+        &'static str,
+        fn(PodTemplate) -> PodTemplate,
+        Box<dyn Fn(PodTemplate) -> PodTemplate>,
+        shepherd::Code,
+    );
+    let rows: Vec<Row> = vec![
+        (
+            "Doesn't satisfy the PodAffinity because of unmatching labelSelector with the existing pod",
+            |t| t,
+            Box::new(move |t| {
+                t.with_label("service", "securityscan")
+                    .with_affinity(at(svc(&["antivirusscan", "value2"]), "region"))
+            }),
+            Unresolvable,
+        ),
+        (
+            "satisfies the PodAffinity but doesn't satisfy the PodAntiAffinity with the existing pod",
+            |t| t,
+            Box::new(move |t| {
+                t.with_label("security", "S1")
+                    .with_affinity(at(svc(&["securityscan", "value2"]), "region"))
+                    .with_anti_affinity(at(svc(&["securityscan", "value2"]), "zone"))
+            }),
+            Unschedulable,
+        ),
+        (
+            "verify that PodAntiAffinity from existing pod is respected when pod has no AntiAffinity constraints. doesn't satisfy PodAntiAffinity symmetry with the existing pod",
+            |t| {
+                t.with_anti_affinity(at(
+                    Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
+                        "service",
+                        SelectorOperator::In,
+                        &["securityscan", "value2"],
+                    )),
+                    "zone",
+                ))
+            },
+            Box::new(|t| t.with_label("service", "securityscan")),
+            Unschedulable,
+        ),
+    ];
+    for (what, existing_tpl, incoming, code) in rows {
+        let mut c = Cluster::new();
+        c.add_node(
+            node("node1", 4000, 4000)
+                .with_label("region", "r1")
+                .with_label("zone", "z11"),
+        )
+        .unwrap();
+        existing(&mut c, "pod", "node1", 1, Resources::new(1, 0), |t| {
+            existing_tpl(t.with_label("service", "securityscan"))
+        });
+        c.reconcile_to_fixed_point(Profile::bin_pack());
+        c.deploy(DeploymentSpec::new("incoming", 1, Resources::new(1, 0)).with_template(incoming))
+            .unwrap();
+        c.reconcile_to_fixed_point(Profile::kube_scheduler());
+        assert_eq!(codes(&c, "incoming-0"), want_codes(&[("node1", code)]), "{what}");
+    }
+
+    // nodeunschedulable_test.go "Does not schedule pod to unschedulable
+    // node", node_affinity_test.go (ErrReasonPod) and
+    // taint_toleration_test.go: UnschedulableAndUnresolvable.
+    let mut c = Cluster::new();
+    c.add_node(node("cordoned", 4000, 4000)).unwrap();
+    c.add_node(node("elsewhere", 4000, 4000).with_label("foo", "baz"))
+        .unwrap();
+    c.add_node(
+        node("tainted", 4000, 4000)
+            .with_label("foo", "bar")
+            .with_taint(Taint::new("dedicated", "user1", TaintEffect::NoSchedule)),
+    )
+    .unwrap();
+    c.add_node(node("fits", 4000, 4000).with_label("foo", "bar"))
+        .unwrap();
+    c.cordon("cordoned").unwrap();
+    c.deploy(
+        DeploymentSpec::new("p", 1, Resources::new(100, 100))
+            .with_template(|t| t.with_node_selector("foo", "bar")),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("p-0", Profile::kube_scheduler()).unwrap();
+    let by: Vec<_> = e
+        .nodes
+        .iter()
+        .map(|v| (v.node.as_str(), v.plugin, v.code))
+        .collect();
+    assert_eq!(
+        by,
+        vec![
+            ("cordoned", Some("NodeUnschedulable"), Unresolvable),
+            ("elsewhere", Some("NodeAffinity"), Unresolvable),
+            ("tainted", Some("TaintToleration"), Unresolvable),
+            ("fits", None, Success),
+        ]
+    );
+}
+
+#[test]
+fn prescore_skip_leaves_the_plugin_out() {
+    // A plugin whose PreScore returns Skip has no score row on any node and
+    // adds nothing to a total (framework/runtime/framework.go,
+    // RunPreScorePlugins and RunScorePlugins). The rows: node_affinity_test.go
+    // "Skip is returned in PreScore when NodeAffinity is nil";
+    // balanced_allocation_test.go "nothing scheduled, nothing requested,
+    // skip in PreScore"; interpodaffinity/scoring_test.go "all nodes are
+    // same priority as Affinity is nil".
+    let mut c = Cluster::new();
+    c.add_node(node("node1", 4000, 8000)).unwrap();
+    c.add_node(node("node2", 4000, 8000)).unwrap();
+    c.deploy(DeploymentSpec::new("nothing", 1, Resources::ZERO))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("nothing-0", Profile::kube_scheduler()).unwrap();
+    assert_eq!(
+        e.skipped,
+        vec!["NodeAffinity", "InterPodAffinity", "NodeResourcesBalancedAllocation"]
+    );
+    for v in &e.nodes {
+        let plugins: Vec<&str> = v.scores.iter().map(|s| s.plugin).collect();
+        assert_eq!(
+            plugins,
+            vec!["TaintToleration", "NodeResourcesFit", "PodTopologySpread"],
+            "{}",
+            v.node
+        );
+        let sum: i64 = v.scores.iter().map(|s| s.weighted).sum();
+        assert_eq!(v.total, Some(sum));
+    }
+
+    // With a preference and a request, neither skips; InterPodAffinity
+    // stays skipped until a bound pod gives a domain a score.
+    let mut c = Cluster::new();
+    c.add_node(node("node1", 4000, 8000).with_label("zone", "a"))
+        .unwrap();
+    c.add_node(node("node2", 4000, 8000).with_label("zone", "b"))
+        .unwrap();
+    let pref = preferred(vec![(5, term(vec![expr("zone", Op::In, &["a"])]))]);
+    c.deploy(
+        DeploymentSpec::new("web", 1, Resources::new(100, 100)).with_template(|t| {
+            t.with_node_affinity(pref)
+                .with_preferred_anti_affinity(3, at(sec("S1"), "zone"))
+        }),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("web-0", Profile::kube_scheduler()).unwrap();
+    assert_eq!(e.skipped, vec!["InterPodAffinity"]);
+    existing(&mut c, "s1", "node2", 1, Resources::new(1, 0), |t| {
+        t.with_label("security", "S1")
+    });
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("web-0", Profile::kube_scheduler()).unwrap();
+    assert!(e.skipped.is_empty(), "{:?}", e.skipped);
+    let ipa: Vec<i64> = e
+        .nodes
+        .iter()
+        .map(|v| {
+            v.scores
+                .iter()
+                .find(|s| s.plugin == "InterPodAffinity")
+                .unwrap()
+                .normalized
+        })
+        .collect();
+    assert_eq!(ipa, vec![100, 0]);
 }

@@ -55,6 +55,36 @@ pub use profile::{
 /// how the gate checks invariants bind by bind.
 pub type OnBind<'a> = dyn FnMut(&Cluster, &str, NodeId) + 'a;
 
+/// A plugin's status code, as kube-scheduler's framework names them
+/// (`framework/interface.go`: Success, Error, Unschedulable,
+/// UnschedulableAndUnresolvable, Wait, Skip, Pending); the engine's plugins
+/// return these four.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Code {
+    Success,
+    /// The node may take the pod once pods leave it: DefaultPreemption
+    /// considers it.
+    Unschedulable,
+    /// Removing pods cannot help (a label, a taint, a size the node does not
+    /// have): DefaultPreemption passes the node by.
+    UnschedulableAndUnresolvable,
+    /// A PreScore that has nothing to score for this pod: the framework
+    /// leaves the plugin out of Score, NormalizeScore and the totals.
+    Skip,
+}
+
+impl Code {
+    /// The name kube-scheduler prints (`Code.String()`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Success => "Success",
+            Code::Unschedulable => "Unschedulable",
+            Code::UnschedulableAndUnresolvable => "UnschedulableAndUnresolvable",
+            Code::Skip => "Skip",
+        }
+    }
+}
+
 /// Why a filter rejected a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unfit {
@@ -70,6 +100,9 @@ pub enum Unfit {
         cpu: bool,
         memory: bool,
         pods: bool,
+        /// The pod asks for more cpu or memory than the node has allocatable
+        /// at all (NodeResourcesFit's `InsufficientResource.Unresolvable`).
+        unresolvable: bool,
     },
     SpreadMissingLabel,
     SpreadSkew,
@@ -89,7 +122,9 @@ impl Unfit {
             Unfit::Taint { key, value } => {
                 vec![format!("node(s) had untolerated taint {{{key}: {value}}}")]
             }
-            Unfit::Insufficient { cpu, memory, pods } => {
+            Unfit::Insufficient {
+                cpu, memory, pods, ..
+            } => {
                 let mut v = Vec::new();
                 if *pods {
                     v.push(fit::TOO_MANY_PODS.to_string());
@@ -107,6 +142,38 @@ impl Unfit {
             Unfit::PodAffinity => one(ipa::REASON_AFFINITY),
             Unfit::PodAntiAffinity => one(ipa::REASON_ANTI_AFFINITY),
             Unfit::ExistingAntiAffinity => one(ipa::REASON_EXISTING_ANTI_AFFINITY),
+        }
+    }
+
+    /// The status code the rejecting plugin's Filter returns with this
+    /// reason, as in Kubernetes v1.37: TaintToleration (the not-ready taint
+    /// included), NodeUnschedulable and NodeAffinity say
+    /// UnschedulableAndUnresolvable; NodeResourcesFit says Unschedulable
+    /// unless a request exceeds the node's allocatable (`fitsRequest`);
+    /// PodTopologySpread says UnschedulableAndUnresolvable for a missing
+    /// topology label and Unschedulable for the skew (`Filter` in
+    /// podtopologyspread/filtering.go); InterPodAffinity says
+    /// UnschedulableAndUnresolvable for required affinity and Unschedulable
+    /// for anti-affinity, the pod's or the existing pods'
+    /// (interpodaffinity/filtering.go).
+    pub fn code(&self) -> Code {
+        match self {
+            Unfit::NotReady
+            | Unfit::Unschedulable
+            | Unfit::NodeAffinity
+            | Unfit::Taint { .. }
+            | Unfit::SpreadMissingLabel
+            | Unfit::PodAffinity => Code::UnschedulableAndUnresolvable,
+            Unfit::Insufficient { unresolvable, .. } => {
+                if *unresolvable {
+                    Code::UnschedulableAndUnresolvable
+                } else {
+                    Code::Unschedulable
+                }
+            }
+            Unfit::SpreadSkew | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
+                Code::Unschedulable
+            }
         }
     }
 
@@ -510,6 +577,9 @@ pub struct NodeVerdict {
     pub feasible: bool,
     /// The filter plugin that rejected the node, if one did.
     pub plugin: Option<&'static str>,
+    /// Success for a feasible node, else the rejecting Filter's code:
+    /// DefaultPreemption looks only at nodes marked Unschedulable.
+    pub code: Code,
     pub reasons: Vec<String>,
     /// Each score plugin's raw, normalised and weighted score (feasible nodes).
     pub scores: Vec<PluginScore>,
@@ -531,6 +601,11 @@ pub struct Explanation {
     /// Between the best node and the runner-up: the plugin whose weighted
     /// score separates them most, and by how much.
     pub decided_by: Option<(String, i64)>,
+    /// The score plugins whose PreScore returned Skip for this pod (in the
+    /// profile's order): the framework runs neither their Score nor their
+    /// NormalizeScore, so they have no row in any node's `scores` and add
+    /// nothing to a total. Empty when no node passes the filters.
+    pub skipped: Vec<&'static str>,
     pub nodes: Vec<NodeVerdict>,
     /// The pod's priority, as admission resolved it.
     pub priority: i32,
@@ -1205,7 +1280,15 @@ impl Cluster {
                     );
                     let pods = h.pods_free == 0;
                     if cpu || memory || pods {
-                        return Err(Unfit::Insufficient { cpu, memory, pods });
+                        return Err(Unfit::Insufficient {
+                            cpu,
+                            memory,
+                            pods,
+                            unresolvable: fit::unresolvable(
+                                (b.req.cpu_millis, b.req.memory_mib),
+                                (h.capacity.cpu_millis, h.capacity.memory_mib),
+                            ),
+                        });
                     }
                 }
                 Plugin::PodTopologySpread => self.spread_filter(n, b)?,
@@ -3650,6 +3733,13 @@ impl Cluster {
                 b.totals[j] = self.local_cached(i as usize, b, profile);
             }
         }
+        // Explained cycles leave out the plugins whose PreScore skips; a
+        // skipped plugin's scores are 0 on every node here, so the totals
+        // are the same either way (checked below in debug builds).
+        let skipped = match detail {
+            Some(_) => self.prescore_skips(b, profile),
+            None => Vec::new(),
+        };
         let mut raw = core::mem::take(&mut b.raw);
         for &(p, w) in &profile.scores {
             raw.clear();
@@ -3722,6 +3812,14 @@ impl Cluster {
                 Plugin::NodeUnschedulable => continue,
             }
             debug_assert_eq!(norm.len(), m);
+            if skipped.contains(&p) {
+                debug_assert!(
+                    norm.iter().all(|&v| v == 0),
+                    "{} skips at PreScore yet scores {norm:?}",
+                    p.name()
+                );
+                continue;
+            }
             for (t, &v) in b.totals[..m].iter_mut().zip(&norm) {
                 *t += w * v;
             }
@@ -3738,6 +3836,81 @@ impl Cluster {
             }
         }
         b.raw = raw;
+    }
+
+    /// The enabled score plugins whose PreScore returns Skip for the
+    /// batch's pods, in the profile's order (Kubernetes v1.37):
+    /// PodTopologySpread with no ScheduleAnyway constraint of the pod's own
+    /// nor a system default one (scoring.go); NodeAffinity with no preferred
+    /// term (node_affinity.go); NodeResourcesBalancedAllocation for a pod
+    /// that requests nothing (balanced_allocation.go, `isBestEffortPod`);
+    /// InterPodAffinity when no bound pod gives any topology domain a score
+    /// (`ipa_skips`). TaintToleration and NodeResourcesFit never skip.
+    fn prescore_skips(&self, b: &Batch, profile: &Profile) -> Vec<Plugin> {
+        profile
+            .scores
+            .iter()
+            .map(|&(p, _)| p)
+            .filter(|p| match p {
+                Plugin::PodTopologySpread => b.soft.is_empty(),
+                Plugin::NodeAffinity => b.rev.template.node_affinity.preferred.is_empty(),
+                Plugin::NodeResourcesBalancedAllocation => b.best_effort,
+                Plugin::InterPodAffinity => self.ipa_skips(&b.rev, profile),
+                Plugin::TaintToleration
+                | Plugin::NodeResourcesFit
+                | Plugin::NodeUnschedulable => false,
+            })
+            .collect()
+    }
+
+    /// Whether InterPodAffinity's PreScore skips for a pod of `rev`: no
+    /// bound pod on a node carrying the term's topology key (i) matches a
+    /// preferred (anti-)affinity term of the pod, or (ii) carries, as
+    /// required affinity (with hardPodAffinityWeight above 0) or as a
+    /// preference, a term the pod matches (`processExistingPod`: the
+    /// topology score map stays empty). Read from the terms' counts, which
+    /// count only pods on nodes with the key; preferences are summed
+    /// weights there, which can cancel, so when they are all 0 but pods
+    /// carry such a term the bound pods are read one by one.
+    fn ipa_skips(&self, rev: &Revision, profile: &Profile) -> bool {
+        let terms = &self.terms;
+        if (rev.preferred_ids.iter())
+            .chain(&rev.preferred_anti_ids)
+            .any(|&(t, _)| terms[t as usize].matching_total > 0)
+        {
+            return false;
+        }
+        let hard = profile.hard_pod_affinity_weight > 0;
+        let mut carried = false;
+        for &t in &rev.matching_terms {
+            let ts = &terms[t as usize];
+            if (hard && !ts.affinity_owners.is_empty()) || !ts.preferred.is_empty() {
+                return false;
+            }
+            carried |= ts.score_carriers > 0;
+        }
+        if !carried {
+            return true;
+        }
+        // Preferences that cancel in every domain: any carrier on a node
+        // with the key is enough.
+        let own = |t: &u32| rev.matching_terms.binary_search(t).is_ok();
+        for (i, on) in self.node_pods.iter().enumerate() {
+            for &k in on {
+                let p = self.pod(k);
+                let r = self.revision_of(p);
+                let carries = (r.preferred_ids.iter())
+                    .chain(&r.preferred_anti_ids)
+                    .map(|(t, _)| t)
+                    .chain(r.affinity_ids.iter().filter(|_| hard))
+                    .filter(|t| own(t))
+                    .any(|&t| self.domain(terms[t as usize].topo, NodeId(i as u32)).is_some());
+                if carries {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// InterPodAffinity's raw score for a node: the sum, over the topology
@@ -3947,9 +4120,9 @@ impl Cluster {
             }
             let n = NodeId(i as u32);
             let r = work.filter_node(n, &mut b, profile);
-            let (ok, plugin, reasons) = match &r {
-                Ok(()) => (true, None, Vec::new()),
-                Err(u) => (false, Some(u.plugin()), u.reasons()),
+            let (ok, plugin, code, reasons) = match &r {
+                Ok(()) => (true, None, Code::Success, Vec::new()),
+                Err(u) => (false, Some(u.plugin()), u.code(), u.reasons()),
             };
             if ok {
                 feasible.push(i as u32);
@@ -3958,6 +4131,7 @@ impl Cluster {
                 node: work.nodes[i].spec.name.clone(),
                 feasible: ok,
                 plugin,
+                code,
                 reasons,
                 scores: Vec::new(),
                 total: None,
@@ -3966,6 +4140,13 @@ impl Cluster {
         }
         let mut detail = Vec::new();
         work.score_feasible(&mut b, &feasible, profile, Some(&mut detail));
+        let skipped: Vec<&'static str> = if feasible.is_empty() {
+            Vec::new()
+        } else {
+            (work.prescore_skips(&b, profile).iter())
+                .map(|p| p.name())
+                .collect()
+        };
         // verdicts are in node order over live nodes; map feasible ids to rows.
         let row_of: BTreeMap<u32, usize> = work
             .nodes
@@ -4045,6 +4226,7 @@ impl Cluster {
             profile: profile.scheduler_name.clone(),
             summary,
             decided_by,
+            skipped,
             nodes: verdicts,
             priority: p.priority,
             preemption,

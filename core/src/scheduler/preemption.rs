@@ -56,7 +56,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use super::{OnBind, Plugin, Profile, Unfit};
+use super::{Code, OnBind, Plugin, Profile};
 use crate::cluster::{Cluster, ControllerId, NodeId};
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::Resources;
@@ -451,14 +451,25 @@ impl Cluster {
         let req = revision.template.requests;
         for i in nodes {
             let n = NodeId(i as u32);
-            if self.nodes[i].removed || self.static_filter(n, &revision, profile).is_err() {
+            if self.nodes[i].removed {
+                continue;
+            }
+            // The node-level filters refuse UnschedulableAndUnresolvable
+            // (a taint, the node's affinity, cordoned, not ready).
+            if let Err(u) = self.static_filter(n, &revision, profile) {
+                debug_assert_eq!(u.code(), Code::UnschedulableAndUnresolvable);
                 continue;
             }
             if !simple {
                 let b = b.as_ref().expect("the general path builds the batch");
-                match self.dynamic_filter(n, b, profile) {
-                    Err(Unfit::SpreadMissingLabel) | Err(Unfit::PodAffinity) => continue,
-                    _ => {}
+                // findCandidates takes only the nodes whose Filter said
+                // Unschedulable: an UnschedulableAndUnresolvable one (a
+                // missing spread key, required pod affinity) stays so
+                // whatever is removed.
+                if let Err(u) = self.dynamic_filter(n, b, profile) {
+                    if u.code() == Code::UnschedulableAndUnresolvable {
+                        continue;
+                    }
                 }
             }
             let mut potential: Vec<u32> = self.node_pods[i]
