@@ -2033,3 +2033,501 @@ fn prescore_skip_leaves_the_plugin_out() {
         .collect();
     assert_eq!(ipa, vec![100, 0]);
 }
+
+// ===== system default spreading: helper/spread.go's DefaultSelector ==========
+
+/// PodTopologySpread's normalised score per node for `pod` under the
+/// default profile, or `None` when its PreScore skipped.
+fn spread_of(c: &Cluster, pod: &str) -> Option<Vec<(String, i64, i64)>> {
+    let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
+    if e.skipped.contains(&"PodTopologySpread") {
+        assert!(e.nodes.iter().all(|v| v.scores.iter().all(|s| s.plugin != "PodTopologySpread")));
+        return None;
+    }
+    Some(
+        e.nodes
+            .iter()
+            .filter(|v| v.feasible)
+            .map(|v| {
+                let s = v.scores.iter().find(|s| s.plugin == "PodTopologySpread").unwrap();
+                (v.node.clone(), s.raw, s.normalized)
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn default_spreading_needs_a_service_or_an_owning_replicaset() {
+    // helper/spread_test.go, TestGetPodServices: services service-0..2 in
+    // namespace test select app=test-0..2; pods test-pod-0..4 carry
+    // app=test-i. A bare pod's only selector is its Services': pods 3 and
+    // 4 have none, so the system defaults do not apply and PreScore skips
+    // (scoring_test.go TestPreScoreSkip); pods 0..2 are spread.
+    let mut c = Cluster::new();
+    c.add_node(node("node-a", 4000, 8000)).unwrap();
+    c.add_node(node("node-b", 4000, 8000)).unwrap();
+    for i in 0..3 {
+        c.add_service(shepherd::ServiceSpec {
+            name: format!("test/service-{i}"),
+            selector: Selector::new(&[("app", &format!("test-{i}"))]),
+        })
+        .unwrap();
+    }
+    for i in 0..5 {
+        c.create_bare_pod(shepherd::BarePodSpec {
+            name: format!("test/test-pod-{i}"),
+            template: PodTemplate::new(Resources::new(100, 100))
+                .with_label("app", &format!("test-{i}"))
+                .with_label("label", &format!("label-{i}")),
+            node_name: None,
+        })
+        .unwrap();
+    }
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    for i in 0..5 {
+        let pod = format!("test/test-pod-{i}");
+        assert_eq!(spread_of(&c, &pod).is_some(), i < 3, "{pod}");
+    }
+    // A Service of another namespace does not select them.
+    c.add_service(shepherd::ServiceSpec {
+        name: "other/service-3".into(),
+        selector: Selector::new(&[("app", "test-3")]),
+    })
+    .unwrap();
+    assert_eq!(spread_of(&c, "test/test-pod-3"), None);
+    // A standalone pod no longer scores 100 everywhere (200 weighted):
+    // without the plugin its totals are what the other plugins give.
+    let e = c.explain("test/test-pod-4", Profile::kube_scheduler()).unwrap();
+    for v in &e.nodes {
+        let sum: i64 = v.scores.iter().map(|s| s.weighted).sum();
+        assert_eq!(v.total, Some(sum));
+    }
+
+    // A DaemonSet's pod: its owner is not a ReplicaSet, StatefulSet or
+    // ReplicationController, so only a Service gives it a selector.
+    let mut c = Cluster::new();
+    c.add_node(node("node-a", 4000, 8000)).unwrap();
+    c.create_daemonset(shepherd::DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(100, 100)).with_label("app", "agent"),
+    ))
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let pod = c.pods().find(|p| p.app == "agent").unwrap().name();
+    assert_eq!(spread_of(&c, &pod), None);
+    c.add_service(shepherd::ServiceSpec {
+        name: "agent".into(),
+        selector: Selector::new(&[("app", "agent")]),
+    })
+    .unwrap();
+    assert!(spread_of(&c, &pod).is_some());
+
+    // A profile without the system defaults (ListDefaulting with no
+    // constraints: TestPreScoreSkip "the pod doesn't have soft topology
+    // spread Constraints") skips for a Deployment's pod too.
+    let mut c = Cluster::new();
+    c.add_node(node("node-a", 4000, 8000)).unwrap();
+    c.add_node(node("node-b", 4000, 8000)).unwrap();
+    c.deploy(DeploymentSpec::new("web", 1, Resources::new(100, 100)))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let listed = Profile {
+        system_default_spreading: false,
+        ..Profile::kube_scheduler()
+    };
+    let e = c.explain("web-0", listed).unwrap();
+    assert!(e.skipped.contains(&"PodTopologySpread"), "{:?}", e.skipped);
+}
+
+#[test]
+fn default_spreading_counts_what_the_replicaset_selects() {
+    // scoring_test.go, TestPreScoreStateEmptyNodes, "system default
+    // constraints and a replicaset": node-a and node-b in zone mars, node-c
+    // and node-d without a zone (one more domain, the empty value), no
+    // matching pods: hostname weight ln(4 + 2), zone weight ln(2 + 2).
+    // Raw: node-a, node-b 0 + (3 - 1) + 0 + (5 - 1) = 6; node-c, node-d
+    // lack the zone key, so only the hostname constraint scores: 2.
+    // Normalised 100 * (6 + 2 - raw) / 6: 33, 33, 100, 100.
+    let mut c = Cluster::new();
+    for (n, zone) in [("node-a", Some("mars")), ("node-b", Some("mars")), ("node-c", None), ("node-d", None)] {
+        let mut spec = node(n, 4000, 8000);
+        if let Some(z) = zone {
+            spec = spec.with_label(spread::ZONE_KEY, z);
+        }
+        c.add_node(spec).unwrap();
+    }
+    c.deploy(DeploymentSpec::new("p", 1, Resources::new(100, 100)).with_template(|t| {
+        t.with_label("foo", "tar").with_label("baz", "sup")
+    }))
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let want_rows = |rows: &[(&str, i64, i64)]| -> Vec<(String, i64, i64)> {
+        rows.iter().map(|(n, r, s)| (n.to_string(), *r, *s)).collect()
+    };
+    assert_eq!(
+        spread_of(&c, "p-0"),
+        Some(want_rows(&[
+            ("node-a", 6, 33),
+            ("node-b", 6, 33),
+            ("node-c", 2, 100),
+            ("node-d", 2, 100)
+        ]))
+    );
+
+    // The ReplicaSet's selector is the Deployment's plus pod-template-hash:
+    // another Deployment with the very same template (labels included) has
+    // the same hash, so its pods are counted too, as Kubernetes counts them.
+    // Three nodes without zones; "b" has a pod on n1 and one on n2.
+    let shared = |t: PodTemplate| {
+        let mut t = t;
+        t.labels = shepherd::labels(&[("app", "shared")]);
+        t
+    };
+    let mut c = Cluster::new();
+    for n in ["n1", "n2", "n3"] {
+        c.add_node(NodeSpec::new(n, 4000, 8000)).unwrap();
+    }
+    c.deploy(DeploymentSpec::new("b", 2, Resources::new(100, 100)).with_template(shared))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.deploy(DeploymentSpec::new("a", 1, Resources::new(100, 100)).with_template(shared))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let b_on: Vec<String> = c
+        .pods()
+        .filter(|p| p.app == "b")
+        .map(|p| c.node_by_id(p.node.unwrap()).unwrap().name().to_string())
+        .collect();
+    assert_eq!(b_on, vec!["n1", "n1"], "binpack puts both of b's pods on n1");
+    // Hostname only (no zones): ln(3 + 2) per matching pod, + 2.
+    // n1: round(2 * 1.609 + 2) = 5; n2, n3: 2 -> 100 * (5 + 2 - raw) / 5.
+    assert_eq!(
+        spread_of(&c, "a-0"),
+        Some(want_rows(&[("n1", 5, 40), ("n2", 2, 100), ("n3", 2, 100)]))
+    );
+    // A pod of a different template (another hash) is not counted, even
+    // with the same labels: "c" differs by its requests.
+    let mut c2 = Cluster::new();
+    for n in ["n1", "n2", "n3"] {
+        c2.add_node(NodeSpec::new(n, 4000, 8000)).unwrap();
+    }
+    c2.deploy(DeploymentSpec::new("c", 2, Resources::new(200, 100)).with_template(shared))
+        .unwrap();
+    c2.reconcile_to_fixed_point(Profile::bin_pack());
+    c2.deploy(DeploymentSpec::new("a", 1, Resources::new(100, 100)).with_template(shared))
+        .unwrap();
+    c2.reconcile_to_fixed_point(Profile::kube_scheduler());
+    assert_eq!(
+        spread_of(&c2, "a-0"),
+        Some(want_rows(&[("n1", 2, 100), ("n2", 2, 100), ("n3", 2, 100)]))
+    );
+}
+
+// ===== nodeAffinityPolicy and nodeTaintsPolicy ================================
+
+/// A spread row: nodes (name, labels, tainted with `node.kubernetes.io/
+/// unschedulable` NoSchedule, as filtering_test.go's `taints`), existing pods
+/// (node, labels), and the incoming pod's template.
+struct PolicyRow {
+    name: &'static str,
+    nodes: Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>,
+    pods: Vec<(&'static str, &'static [(&'static str, &'static str)])>,
+    pod: fn(PodTemplate) -> PodTemplate,
+}
+
+/// Builds the row's cluster (existing pods pinned and tolerating every
+/// taint), adds the incoming pod and explains it.
+fn explain_row(row: &PolicyRow) -> shepherd::Explanation {
+    let mut c = Cluster::new();
+    for (n, labels, tainted) in &row.nodes {
+        let mut spec = node(n, 4000, 4000);
+        for (k, v) in labels.iter() {
+            spec = spec.with_label(k, v);
+        }
+        if *tainted {
+            spec = spec.with_taint(Taint::new(
+                "node.kubernetes.io/unschedulable",
+                "",
+                TaintEffect::NoSchedule,
+            ));
+        }
+        c.add_node(spec).unwrap();
+    }
+    for (i, (n, labels)) in row.pods.iter().enumerate() {
+        existing(&mut c, &format!("existing{i}"), n, 1, Resources::new(1, 0), |t| {
+            let mut t = t.with_toleration(Toleration::exists("", None));
+            for (k, v) in labels.iter() {
+                t = t.with_label(k, v);
+            }
+            t
+        });
+    }
+    assert!(c.reconcile_to_fixed_point(Profile::bin_pack()).converged);
+    assert_eq!(c.pending_count(), 0, "{}: every existing pod placed", row.name);
+    c.deploy(DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(row.pod))
+        .unwrap();
+    // (Placed or not: a bound pod is explained as if placed again.)
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    c.explain("p-0", Profile::kube_scheduler()).unwrap()
+}
+
+const FOO: &[(&str, &str)] = &[("foo", "")];
+const BAR: &[(&str, &str)] = &[("bar", "")];
+const NONE: &[(&str, &str)] = &[];
+
+fn hard(key: &str, sel: Selector) -> TopologySpreadConstraint {
+    TopologySpreadConstraint::new(1, key, WhenUnsatisfiable::DoNotSchedule, sel)
+}
+
+#[test]
+fn inclusion_policies_filter_table() {
+    // podtopologyspread/filtering_test.go, TestPreFilterState: the rows on
+    // NodeAffinityPolicy and NodeTaintsPolicy. The Go test checks the
+    // counts (TpValueToMatchNum); here each node's Filter verdict that
+    // follows from them, `matching + selfMatch - min <= maxSkew`, with the
+    // code and plugin. The topology key "node" is a plain label.
+    use shepherd::model::NodeInclusionPolicy::{Honor, Ignore};
+    use shepherd::Code::{Success, Unschedulable, UnschedulableAndUnresolvable as Unresolvable};
+    let abc = |a: &'static [(&'static str, &'static str)],
+               b: &'static [(&'static str, &'static str)],
+               c: &'static [(&'static str, &'static str)],
+               tainted_c: bool| {
+        vec![("node-a", a, false), ("node-b", b, false), ("node-c", c, tainted_c)]
+    };
+    type Want = Vec<(&'static str, Option<&'static str>, shepherd::Code)>;
+    let rows: Vec<(PolicyRow, Want)> = vec![
+        (
+            // counts node-a 1, node-b 2 (node-c is not admitted): min 1.
+            PolicyRow {
+                name: "NodeAffinityPolicy honored with labelSelectors",
+                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(hard("node", bar())),
+            },
+            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("NodeAffinity"), Unresolvable)],
+        ),
+        (
+            // counts 1, 2, 0: min 0, node-b's skew is 2.
+            PolicyRow {
+                name: "NodeAffinityPolicy ignored with labelSelectors",
+                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| {
+                    t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
+                        hard("node", bar()).with_policies(Ignore, Ignore),
+                    )
+                },
+            },
+            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("NodeAffinity"), Unresolvable)],
+        ),
+        (
+            PolicyRow {
+                name: "NodeAffinityPolicy honored with nodeAffinity",
+                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_node_affinity(required(vec![term(vec![expr("foo", Op::In, &[""])])]))
+                        .with_topology_spread(hard("node", bar()))
+                },
+            },
+            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("NodeAffinity"), Unresolvable)],
+        ),
+        (
+            PolicyRow {
+                name: "NodeAffinityPolicy ignored with nodeAffinity",
+                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_node_affinity(required(vec![term(vec![expr("foo", Op::In, &[""])])]))
+                        .with_topology_spread(hard("node", bar()).with_policies(Ignore, Ignore))
+                },
+            },
+            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("NodeAffinity"), Unresolvable)],
+        ),
+        (
+            // counts 1, 2, 0 (the tainted node counts): min 0.
+            PolicyRow {
+                name: "NodeTaintsPolicy ignored",
+                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| t.with_label("foo", "").with_topology_spread(hard("node", bar())),
+            },
+            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("TaintToleration"), Unresolvable)],
+        ),
+        (
+            // counts 1, 2 (the tainted node does not count): min 1.
+            PolicyRow {
+                name: "NodeTaintsPolicy honored",
+                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| t.with_label("foo", "").with_topology_spread(hard("node", bar()).with_policies(Honor, Honor)),
+            },
+            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("TaintToleration"), Unresolvable)],
+        ),
+        (
+            // The pod tolerates the taint: node-c counts again (0), min 0.
+            PolicyRow {
+                name: "NodeTaintsPolicy honored with tolerated taints",
+                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_toleration(Toleration::exists("node.kubernetes.io/unschedulable", None))
+                        .with_topology_spread(hard("node", bar()).with_policies(Honor, Honor))
+                },
+            },
+            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", None, Success)],
+        ),
+    ];
+    for (row, want) in rows {
+        let e = explain_row(&row);
+        let got: Want = e.nodes.iter().map(|v| (match v.node.as_str() {
+            "node-a" => "node-a",
+            "node-b" => "node-b",
+            _ => "node-c",
+        }, v.plugin, v.code)).collect();
+        assert_eq!(got, want, "{}", row.name);
+    }
+
+    // The rows with two constraints ("two node inclusion Constraints, ...").
+    type Row4 = (&'static str, Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>, Vec<(&'static str, &'static [(&'static str, &'static str)])>, fn(PodTemplate) -> PodTemplate, Want);
+    const Z1A: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-a")];
+    const Z1A_FOO: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-a"), ("foo", "")];
+    const Z1B: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-b")];
+    const Z1B_FOO: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-b"), ("foo", "")];
+    const Z2X_FOO: &[(&str, &str)] = &[("zone", "zone2"), ("node", "node-x"), ("foo", "")];
+    const Z2Y: &[(&str, &str)] = &[("zone", "zone2"), ("node", "node-y")];
+    const Z2Y_FOO: &[(&str, &str)] = &[("zone", "zone2"), ("node", "node-y"), ("foo", "")];
+    let rows: Vec<Row4> = vec![
+        (
+            // zone counts (node affinity honoured): zone1 0 (node-a), zone2
+            // 1; node counts (ignored): a 0, b 2, x 1. The pod matches itself.
+            "two node inclusion Constraints, zone: honor/ignore, node: ignore/ignore",
+            vec![("node-a", Z1A_FOO, false), ("node-b", Z1B, false), ("node-x", Z2X_FOO, false)],
+            vec![("node-b", FOO), ("node-b", FOO), ("node-x", FOO)],
+            |t| {
+                t.with_label("foo", "")
+                    .with_node_selector("foo", "")
+                    .with_topology_spread(hard("zone", foo()))
+                    .with_topology_spread(hard("node", foo()).with_policies(Ignore, Ignore))
+            },
+            vec![("node-a", None, Success), ("node-b", Some("NodeAffinity"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable)],
+        ),
+        (
+            // zone counts (taints honoured): zone1 0, zone2 1.
+            "two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
+            vec![("node-a", Z1A_FOO, false), ("node-b", Z1B, true), ("node-x", Z2X_FOO, false)],
+            vec![("node-b", FOO), ("node-b", FOO), ("node-x", FOO)],
+            |t| {
+                t.with_label("foo", "")
+                    .with_topology_spread(hard("zone", foo()).with_policies(Honor, Honor))
+                    .with_topology_spread(hard("node", foo()))
+            },
+            vec![("node-a", None, Success), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable)],
+        ),
+        (
+            "two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
+            vec![("node-a", Z1A, false), ("node-b", Z1B_FOO, true), ("node-x", Z2X_FOO, false), ("node-y", Z2Y, false)],
+            vec![("node-a", FOO), ("node-a", FOO), ("node-x", FOO), ("node-y", FOO)],
+            |t| {
+                t.with_label("foo", "")
+                    .with_node_selector("foo", "")
+                    .with_topology_spread(hard("zone", foo()))
+                    .with_topology_spread(hard("node", foo()))
+            },
+            vec![("node-a", Some("NodeAffinity"), Unresolvable), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable), ("node-y", Some("NodeAffinity"), Unresolvable)],
+        ),
+        (
+            // zone counts (all nodes): zone1 2, zone2 3, min 2; node-x
+            // and node-y skew 3 + 1 - 2 = 2 in their zone.
+            "two node inclusion Constraints, zone: ignore/ignore, node: honor/honor",
+            vec![("node-a", Z1A, false), ("node-b", Z1B_FOO, true), ("node-x", Z2X_FOO, false), ("node-y", Z2Y_FOO, false)],
+            vec![("node-a", FOO), ("node-a", FOO), ("node-x", FOO), ("node-x", FOO), ("node-y", FOO)],
+            |t| {
+                t.with_label("foo", "")
+                    .with_node_selector("foo", "")
+                    .with_topology_spread(hard("zone", foo()).with_policies(Ignore, Ignore))
+                    .with_topology_spread(hard("node", foo()).with_policies(Honor, Honor))
+            },
+            vec![("node-a", Some("NodeAffinity"), Unresolvable), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable), ("node-y", Some("PodTopologySpread"), Unschedulable)],
+        ),
+    ];
+    for (name, nodes, pods, pod, want) in rows {
+        let row = PolicyRow { name, nodes, pods, pod };
+        let e = explain_row(&row);
+        let got: Vec<(String, Option<&str>, shepherd::Code)> =
+            e.nodes.iter().map(|v| (v.node.clone(), v.plugin, v.code)).collect();
+        let want: Vec<(String, Option<&str>, shepherd::Code)> =
+            want.into_iter().map(|(n, p, c)| (n.to_string(), p, c)).collect();
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+#[test]
+fn inclusion_policies_score_by_hand() {
+    // scoring_test.go's NodeAffinityPolicy and NodeTaintsPolicy rows score
+    // node-c although it fails the filters (the Go test calls Score on
+    // every node); in a cluster node-c is not scored, so these rows keep
+    // their shape over a zone key, where the excluded node's pods change
+    // the count of a feasible node's domain. Nodes a (zone1), b and c
+    // (zone2); pods: a 2, b 1, c 1, all matching. The feasible nodes are a
+    // and b: two domains, weight ln(4) = 1.386; maxSkew 1.
+    //   Honor: zone1 2, zone2 1 -> raw 3, 1 -> 100 * (3 + 1 - raw) / 3 = 33, 100
+    //   Ignore: zone1 2, zone2 2 -> raw 3, 3 -> 100, 100
+    use shepherd::model::NodeInclusionPolicy::{Honor, Ignore};
+    const Z1_FOO: &[(&str, &str)] = &[("zone", "zone1"), ("foo", "")];
+    const Z2_FOO: &[(&str, &str)] = &[("zone", "zone2"), ("foo", "")];
+    const Z2: &[(&str, &str)] = &[("zone", "zone2")];
+    type Case = (&'static str, bool, Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>, fn(PodTemplate) -> PodTemplate, [i64; 2]);
+    let by_affinity = vec![("node-a", Z1_FOO, false), ("node-b", Z2_FOO, false), ("node-c", Z2, false)];
+    let by_taints = vec![("node-a", Z1_FOO, false), ("node-b", Z2_FOO, false), ("node-c", Z2_FOO, true)];
+    let cases: Vec<Case> = vec![
+        ("NodeAffinityPolicy honored", true, by_affinity.clone(), |t| {
+            t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
+                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo()),
+            )
+        }, [33, 100]),
+        ("NodeAffinityPolicy ignored", true, by_affinity, |t| {
+            t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
+                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo())
+                    .with_policies(Ignore, Ignore),
+            )
+        }, [100, 100]),
+        ("NodeTaintsPolicy honored", false, by_taints.clone(), |t| {
+            t.with_label("foo", "").with_topology_spread(
+                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo())
+                    .with_policies(Honor, Honor),
+            )
+        }, [33, 100]),
+        ("NodeTaintsPolicy ignored", false, by_taints, |t| {
+            t.with_label("foo", "").with_topology_spread(
+                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo()),
+            )
+        }, [100, 100]),
+    ];
+    for (name, _, nodes, pod, want) in cases {
+        let row = PolicyRow {
+            name,
+            nodes,
+            pods: vec![("node-a", FOO), ("node-a", FOO), ("node-b", FOO), ("node-c", FOO)],
+            pod,
+        };
+        let e = explain_row(&row);
+        let got: Vec<(String, i64)> = e
+            .nodes
+            .iter()
+            .filter(|v| v.feasible)
+            .map(|v| {
+                let s = v.scores.iter().find(|s| s.plugin == "PodTopologySpread").unwrap();
+                (v.node.clone(), s.normalized)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![("node-a".to_string(), want[0]), ("node-b".to_string(), want[1])],
+            "{name}"
+        );
+    }
+}

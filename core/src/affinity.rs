@@ -396,6 +396,35 @@ impl WhenUnsatisfiable {
     }
 }
 
+/// `nodeAffinityPolicy` and `nodeTaintsPolicy` of a topology spread
+/// constraint (`v1.NodeInclusionPolicy`): whether the pod's node affinity,
+/// or its tolerations, decide which nodes count for the constraint's domains
+/// and skew (podtopologyspread/common.go, `matchNodeInclusionPolicies`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NodeInclusionPolicy {
+    /// Only nodes that the rule admits count.
+    Honor,
+    /// Every node counts, whatever the rule says.
+    Ignore,
+}
+
+impl NodeInclusionPolicy {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            NodeInclusionPolicy::Honor => "Honor",
+            NodeInclusionPolicy::Ignore => "Ignore",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        match s {
+            "Honor" => Ok(NodeInclusionPolicy::Honor),
+            "Ignore" => Ok(NodeInclusionPolicy::Ignore),
+            _ => Err(Error::invalid("node inclusion policy", s, "Honor or Ignore")),
+        }
+    }
+}
+
 /// A `topologySpreadConstraints` entry.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TopologySpreadConstraint {
@@ -406,6 +435,13 @@ pub struct TopologySpreadConstraint {
     /// Only with DoNotSchedule: fewer eligible domains than this count the
     /// global minimum as 0.
     pub min_domains: Option<u32>,
+    /// `nodeAffinityPolicy`: Honor (Kubernetes' default) counts only the
+    /// nodes the pod's nodeSelector and required node affinity admit.
+    pub node_affinity_policy: NodeInclusionPolicy,
+    /// `nodeTaintsPolicy`: Ignore (Kubernetes' default) counts tainted
+    /// nodes too; Honor only nodes whose NoSchedule and NoExecute taints the
+    /// pod tolerates (a cordoned or not Ready node's included).
+    pub node_taints_policy: NodeInclusionPolicy,
 }
 
 impl TopologySpreadConstraint {
@@ -421,7 +457,16 @@ impl TopologySpreadConstraint {
             when_unsatisfiable: when,
             selector,
             min_domains: None,
+            node_affinity_policy: NodeInclusionPolicy::Honor,
+            node_taints_policy: NodeInclusionPolicy::Ignore,
         }
+    }
+
+    /// The same constraint with `nodeAffinityPolicy` and `nodeTaintsPolicy`.
+    pub fn with_policies(mut self, affinity: NodeInclusionPolicy, taints: NodeInclusionPolicy) -> Self {
+        self.node_affinity_policy = affinity;
+        self.node_taints_policy = taints;
+        self
     }
 
     pub fn validate(&self, app: &str) -> Result<(), Error> {
@@ -457,6 +502,13 @@ impl fmt::Display for TopologySpreadConstraint {
             self.topology_key,
             self.when_unsatisfiable.as_str(),
             self.selector
-        )
+        )?;
+        if self.node_affinity_policy != NodeInclusionPolicy::Honor {
+            write!(f, ", nodeAffinityPolicy {}", self.node_affinity_policy.as_str())?;
+        }
+        if self.node_taints_policy != NodeInclusionPolicy::Ignore {
+            write!(f, ", nodeTaintsPolicy {}", self.node_taints_policy.as_str())?;
+        }
+        Ok(())
     }
 }

@@ -390,7 +390,9 @@ pub(crate) struct Revision {
     /// The template as admitted: with the reserved namespace labels and
     /// selector requirements (`namespace.rs`) that every matcher reads.
     pub template: PodTemplate,
-    /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`.
+    /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`, and
+    /// the label (`POD_TEMPLATE_HASH`) that a Deployment's pods carry and
+    /// its ReplicaSet's selector adds to the Deployment's.
     pub hash: String,
     /// Terms (by index) whose selector matches this template's labels.
     pub matching_terms: Vec<u32>,
@@ -2466,7 +2468,7 @@ impl NodeSpec {
 /// matchLabels merged (a key asked for two values matches nothing, kept as
 /// an In requirement on an empty set is not allowed, so as two In
 /// requirements that cannot both hold) and matchExpressions concatenated.
-fn conjunction<'a>(selectors: impl Iterator<Item = &'a Selector>) -> Selector {
+pub(crate) fn conjunction<'a>(selectors: impl Iterator<Item = &'a Selector>) -> Selector {
     let mut out = Selector::default();
     for sel in selectors {
         for (k, v) in &sel.match_labels {

@@ -122,6 +122,7 @@ pub use error::Error;
 pub use events::{EventLog, EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
+    NodeInclusionPolicy,
     NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm, NodeSpec,
     PdbSpec, PodTemplate, PreferredSchedulingTerm, Resources, RollingUpdate, Selector,
     SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,

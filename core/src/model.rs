@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub use crate::affinity::{
-    LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
+    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable,
 };
@@ -35,6 +35,10 @@ pub const MAX_MEMORY_MIB: u64 = 1 << 30;
 
 /// The topology key that names "the node itself".
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
+
+/// The label the Deployment controller adds to its ReplicaSets' pods and
+/// selectors (`apps.DefaultDeploymentUniqueLabelKey`): a revision's hash.
+pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
 
 /// CPU in millicores and memory in MiB, the two resources the scheduler counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -40,6 +40,7 @@ use core::cmp::Reverse;
 
 use crate::cluster::{Cluster, ControllerId, HotNode, NodeId, Revision};
 use crate::events::{EventType, Message, ObjectRef, Reason};
+use crate::model::NodeInclusionPolicy::{self, Honor, Ignore};
 use crate::model::{Resources, WhenUnsatisfiable, HOSTNAME_KEY};
 use plugins::{
     inter_pod_affinity as ipa, node_affinity, node_resources_balanced_allocation as balanced,
@@ -196,12 +197,29 @@ impl Unfit {
 /// Which pods a spread constraint counts.
 #[derive(Clone, Debug)]
 enum SpreadSelector {
-    /// The system default constraints: the pods of the same ReplicaSet (the
-    /// Deployment's selector plus pod-template-hash), which every Service
-    /// selecting the pod also selects.
+    /// The system default constraints of a Deployment's pod when its
+    /// ReplicaSet's selector (the Deployment's plus pod-template-hash),
+    /// narrowed by the Services that select the pod, selects the pods of
+    /// its own revision alone (`default_spread_selector`).
     SameRevision,
-    /// An explicit labelSelector, counted through an interned hostname term.
+    /// The same when it selects pods of other revisions too (a Deployment
+    /// with the same labels and template, or a pod that carries its
+    /// pod-template-hash): their pods, revision by revision (the batch's
+    /// own among them).
+    Revisions(Vec<(ControllerId, u32)>),
+    /// An explicit labelSelector, or the Services' selectors for a pod no
+    /// ReplicaSet owns, counted through an interned hostname term.
     Term(u32),
+}
+
+/// A spread constraint as `init_spread` gathers it, before its counts.
+struct SpreadEntry {
+    max_skew: i64,
+    key: String,
+    sel: SpreadSelector,
+    self_match: bool,
+    min_domains: u32,
+    inclusion: Option<cache::InclusionKey>,
 }
 
 /// One topology spread constraint of a batch, with its counts.
@@ -211,6 +229,9 @@ struct Spread {
     min_domains: u32,
     /// The topology index, `None` for the hostname key (a node is its own domain).
     topo: Option<u32>,
+    /// Which of the batch's inclusion vectors (`Batch::inclusions`) says
+    /// which nodes count for it; `None`: every live node.
+    inclusion: Option<u8>,
     self_match: bool,
     /// Matching pods on each node, by node id (empty for the system
     /// defaults' zone constraint: only its domains' counts are read).
@@ -252,9 +273,11 @@ struct Batch {
     /// cluster's caches: shared by every batch with the same `static_key`).
     static_ok: cache::Slots<u8>,
     static_key: cache::StaticKey,
-    /// Per node: whether it counts for spreading (nodeAffinityPolicy Honor).
-    inclusion: Vec<u8>,
-    /// Every live node counts for spreading (`inclusion` is not built).
+    /// Per inclusion policy of the batch's spread constraints, per node:
+    /// whether it counts for them (`Spread::inclusion` names one).
+    inclusions: Vec<Vec<u8>>,
+    /// Every live node counts for every spread constraint (no inclusion
+    /// vector is built).
     include_all: bool,
     hard: Vec<Spread>,
     soft: Vec<Spread>,
@@ -629,6 +652,16 @@ impl Cluster {
     }
 
     fn new_batch(&mut self, c: ControllerId, rev_no: u32, profile: &Profile) -> Batch {
+        // The system defaults' selector, worked out (and its term interned)
+        // before the batch holds the revision.
+        let defaults = {
+            let tpl = &self.controllers[c.0 as usize].revisions[rev_no as usize - 1].template;
+            (tpl.topology_spread.is_empty()
+                && profile.system_default_spreading
+                && profile.weight(Plugin::PodTopologySpread).is_some())
+            .then(|| self.default_spread_selector(c, rev_no))
+            .flatten()
+        };
         let rev =
             alloc::rc::Rc::clone(&self.controllers[c.0 as usize].revisions[rev_no as usize - 1]);
         let tpl = &rev.template;
@@ -657,7 +690,7 @@ impl Cluster {
             nonzero: req.non_zero(),
             static_ok,
             static_key,
-            inclusion: Vec::new(),
+            inclusions: Vec::new(),
             include_all: false,
             hard: Vec::new(),
             soft: Vec::new(),
@@ -726,7 +759,7 @@ impl Cluster {
         if b.node_affinity_score && tpl_preferred_len(&b.rev) <= NA_CLASS_TERMS {
             b.na_bits = tpl_preferred_len(&b.rev) as u32;
         }
-        self.init_spread(&mut b, profile);
+        self.init_spread(&mut b, profile, defaults);
         if let [h] = &b.hard[..] {
             if let Some(t) = h.topo {
                 b.hard_zone = Some((t, self.topologies[t as usize].domains.len() + 1));
@@ -769,28 +802,226 @@ impl Cluster {
             })
     }
 
-    fn init_spread(&mut self, b: &mut Batch, profile: &Profile) {
+    /// kube-scheduler's DefaultSelector (helper/spread.go), which the system
+    /// default constraints count pods by (`buildDefaultConstraints` in
+    /// podtopologyspread/common.go): the union of the selectors of the
+    /// Services that select the pod, narrowed by the selector of the
+    /// ReplicaSet, StatefulSet or ReplicationController that owns it.
+    /// `None` when it is empty: then PreScore returns Skip and the plugin
+    /// scores nothing. Here a Deployment's pod is owned by its revision's
+    /// ReplicaSet, whose selector is the Deployment's (its template's
+    /// labels) plus pod-template-hash, so pods of its other revisions are
+    /// not counted; a DaemonSet's pod (owned by the DaemonSet, which the
+    /// rule does not read) and a bare pod are selected through Services
+    /// only. (Shepherd simulates StatefulSets and ReplicaSets as
+    /// Deployments, and has no ReplicationControllers.) A Service selector
+    /// asking for pod-template-hash itself is matched against the template's
+    /// labels, which do not carry it.
+    fn default_spread_selector(&mut self, c: ControllerId, rev_no: u32) -> Option<SpreadSelector> {
+        let ctl = &self.controllers[c.0 as usize];
+        let rev = &ctl.revisions[rev_no as usize - 1];
+        let labels = &rev.template.labels;
+        let services = || {
+            (self.services.values())
+                .map(|s| &s.spec.selector)
+                .filter(|s| s.matches(labels))
+        };
+        if ctl.workload.kind() != crate::cluster::WorkloadKind::Deployment {
+            if services().next().is_none() {
+                return None;
+            }
+            let sel = crate::cluster::conjunction(services());
+            return Some(SpreadSelector::Term(
+                self.term_id(&crate::model::AffinityTerm::new(sel, None)),
+            ));
+        }
+        // Pods of other revisions the ReplicaSet's selector takes: a
+        // revision of any owner whose labels hold this template's, with the
+        // same pod-template-hash (a Deployment's revision) or carrying it as
+        // a label (any other pod), and that every Service selecting this
+        // pod selects too. Only revisions with pods can count any; they are
+        // found among the revisions sharing this template's rarest label.
+        let hash = &rev.hash;
+        let pair = labels
+            .iter()
+            .filter(|(k, _)| !crate::namespace::is_reserved(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .min_by_key(|p| self.revisions_by_label.get(p).map_or(0, Vec::len));
+        let candidates = match &pair {
+            Some(p) => self.revisions_by_label.get(p).map_or(&[][..], Vec::as_slice),
+            None => &self.all_revisions[..],
+        };
+        let mut others = Vec::new();
+        for &(qc, qr) in candidates {
+            let (q_ctl, q_no) = (&self.controllers[qc as usize], qr + 1);
+            if (qc, q_no) == (c.0, rev_no) || q_ctl.count(q_no).pods == 0 {
+                continue;
+            }
+            let q = &q_ctl.revisions[qr as usize].template.labels;
+            let same_hash = if q_ctl.workload.kind() == crate::cluster::WorkloadKind::Deployment {
+                &q_ctl.revisions[qr as usize].hash == hash
+            } else {
+                q.get(crate::model::POD_TEMPLATE_HASH) == Some(hash)
+            };
+            if same_hash
+                && labels.iter().all(|(k, v)| q.get(k) == Some(v))
+                && services().all(|s| s.matches(q))
+            {
+                others.push((ControllerId(qc), q_no));
+            }
+        }
+        if others.is_empty() {
+            return Some(SpreadSelector::SameRevision);
+        }
+        others.push((c, rev_no));
+        Some(SpreadSelector::Revisions(others))
+    }
+
+    /// A spread constraint's inclusion: under `affinity` (nodeAffinityPolicy)
+    /// Honor the template's nodeSelector and required node affinity, if it
+    /// has any, decide; under `taints` (nodeTaintsPolicy) Honor the pod's
+    /// tolerations do; `None` when every live node counts.
+    fn inclusion_key(
+        &self,
+        rev: &Revision,
+        affinity: NodeInclusionPolicy,
+        taints: NodeInclusionPolicy,
+    ) -> Option<cache::InclusionKey> {
+        let tpl = &rev.template;
+        let plain = tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none();
+        let key = cache::InclusionKey {
+            affinity: (affinity == Honor && !plain)
+                .then(|| (tpl.node_selector.clone(), tpl.node_affinity.required.clone())),
+            taints: (taints == Honor).then(|| {
+                let mut all = tpl.tolerations.clone();
+                all.extend(rev.added_tolerations.iter().cloned());
+                all
+            }),
+        };
+        (key.affinity.is_some() || key.taints.is_some()).then_some(key)
+    }
+
+    /// Whether live node `i` counts for a spread constraint with inclusion
+    /// `key` (`matchNodeInclusionPolicies`): it matches the nodeSelector and
+    /// required terms, and the pod tolerates every NoSchedule and NoExecute
+    /// taint it has (helper.DoNotScheduleTaintsFilterFunc): its own, and
+    /// those the node lifecycle controller keeps on a cordoned node
+    /// (`node.kubernetes.io/unschedulable`) and on a node that is not Ready
+    /// (`Cluster::condition_taints`).
+    fn node_included(&self, i: usize, key: &cache::InclusionKey) -> bool {
+        let node = &self.nodes[i];
+        let s = &node.spec;
+        if let Some((selector, required)) = &key.affinity {
+            let admits = selector.iter().all(|(k, v)| s.labels.get(k) == Some(v))
+                && required
+                    .as_ref()
+                    .is_none_or(|terms| terms.iter().any(|t| t.matches(&s.name, &s.labels)));
+            if !admits {
+                return false;
+            }
+        }
+        if let Some(tolerations) = &key.taints {
+            let untolerated = |t: &crate::model::Taint| {
+                t.effect != crate::model::TaintEffect::PreferNoSchedule
+                    && !tolerations.iter().any(|x| x.tolerates(t))
+            };
+            if s.taints.iter().any(untolerated) {
+                return false;
+            }
+            if node.cordoned
+                && untolerated(&crate::model::Taint::new(
+                    node_unschedulable::UNSCHEDULABLE_TAINT_KEY,
+                    "",
+                    crate::model::TaintEffect::NoSchedule,
+                ))
+            {
+                return false;
+            }
+            if self.condition_taints(NodeId(i as u32)).iter().any(untolerated) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Per node, whether it counts under inclusion `key` (0 for removed
+    /// nodes). Kept between batches with the same key, per node spec stamp
+    /// (a node's labels, taints, cordon and readiness change it, a bind
+    /// does not), and whole per node epoch.
+    fn inclusion_of(&mut self, key: &cache::InclusionKey) -> Vec<u8> {
+        let n = self.nodes.len();
+        let mut kept = self.caches.lend_inclusion(key);
+        // The vector kept whole at this node epoch is this batch's: no node
+        // was added, removed or changed since it was built.
+        let whole = kept.epoch == Some(self.node_epoch) && kept.whole.len() == n;
+        let out = if whole {
+            let v = kept.whole.clone();
+            debug_assert!(
+                (0..n).all(|i| v[i] == (!self.hot[i].removed && self.node_included(i, key)) as u8),
+                "an inclusion kept whole must equal a fresh one"
+            );
+            v
+        } else {
+            // With no node removed, no node's record is read to ask; the
+            // stamps are read from their packed array (eight to a cache line).
+            let none_removed = self.live_nodes as usize == self.nodes.len();
+            let v: Vec<u8> = (0..n)
+                .map(|i| {
+                    if !none_removed && self.hot[i].removed {
+                        return 0;
+                    }
+                    let stamp = self.spec_stamps[i];
+                    if let Some(v) = kept.slots.get(i, stamp) {
+                        debug_assert_eq!(
+                            v,
+                            self.node_included(i, key) as u8,
+                            "a cached inclusion must equal a fresh one"
+                        );
+                        return v;
+                    }
+                    let v = self.node_included(i, key) as u8;
+                    kept.slots.set(i, stamp, v);
+                    v
+                })
+                .collect();
+            kept.whole.clone_from(&v);
+            kept.epoch = Some(self.node_epoch);
+            v
+        };
+        self.caches.keep_inclusion(key.clone(), kept);
+        out
+    }
+
+    fn init_spread(&mut self, b: &mut Batch, profile: &Profile, defaults: Option<SpreadSelector>) {
         let tpl = &b.rev.template;
         let hard_on = profile.filter_enabled(Plugin::PodTopologySpread);
         let soft_on = profile.weight(Plugin::PodTopologySpread).is_some();
         let mut hard = Vec::new();
         let mut soft = Vec::new();
         if tpl.topology_spread.is_empty() {
-            if soft_on && profile.system_default_spreading {
-                soft.push((
-                    3,
-                    HOSTNAME_KEY.to_string(),
-                    SpreadSelector::SameRevision,
-                    true,
-                    0,
-                ));
-                soft.push((
-                    5,
-                    spread::ZONE_KEY.to_string(),
-                    SpreadSelector::SameRevision,
-                    true,
-                    0,
-                ));
+            // The system defaults (ScheduleAnyway only: they never filter),
+            // for a pod a Service, ReplicaSet, StatefulSet or
+            // ReplicationController selects (`default_spread_selector`).
+            // Their inclusion policies are Kubernetes' defaults.
+            if let Some(sel) = defaults {
+                debug_assert!(soft_on && profile.system_default_spreading);
+                let inclusion = self.inclusion_key(&b.rev, Honor, Ignore);
+                soft.push(SpreadEntry {
+                    max_skew: 3,
+                    key: HOSTNAME_KEY.to_string(),
+                    sel: sel.clone(),
+                    self_match: true,
+                    min_domains: 0,
+                    inclusion: inclusion.clone(),
+                });
+                soft.push(SpreadEntry {
+                    max_skew: 5,
+                    key: spread::ZONE_KEY.to_string(),
+                    sel,
+                    self_match: true,
+                    min_domains: 0,
+                    inclusion,
+                });
             }
         } else {
             for (c, &t) in tpl.topology_spread.iter().zip(&b.rev.spread_ids) {
@@ -801,13 +1032,18 @@ impl Cluster {
                     "a revision's spread terms are its constraints' selectors"
                 );
                 let self_match = c.selector.matches(&tpl.labels);
-                let entry = (
-                    c.max_skew as i64,
-                    c.topology_key.clone(),
-                    SpreadSelector::Term(t),
+                let entry = SpreadEntry {
+                    max_skew: c.max_skew as i64,
+                    key: c.topology_key.clone(),
+                    sel: SpreadSelector::Term(t),
                     self_match,
-                    c.min_domains.unwrap_or(0),
-                );
+                    min_domains: c.min_domains.unwrap_or(0),
+                    inclusion: self.inclusion_key(
+                        &b.rev,
+                        c.node_affinity_policy,
+                        c.node_taints_policy,
+                    ),
+                };
                 match c.when_unsatisfiable {
                     WhenUnsatisfiable::DoNotSchedule if hard_on => hard.push(entry),
                     WhenUnsatisfiable::ScheduleAnyway if soft_on => soft.push(entry),
@@ -819,22 +1055,20 @@ impl Cluster {
             return;
         }
         let n = self.nodes.len();
-        // nodeAffinityPolicy Honor: only nodes the pod's nodeSelector and
-        // required node affinity admit count toward spreading.
-        let plain = tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none();
         // The system defaults over a plain template (the common case): every
-        // live node counts and the counts come from the revision's own pods,
-        // so the batch costs O(its pods), not O(nodes), beyond `per_node`.
-        if plain
-            && hard.is_empty()
+        // live node counts (nodeAffinityPolicy Honor admits all of them,
+        // nodeTaintsPolicy Ignore) and the counts come from the revision's
+        // own pods, so the batch costs O(its pods), not O(nodes), beyond
+        // `per_node`.
+        if hard.is_empty()
             && soft
                 .iter()
-                .all(|e| matches!(e.2, SpreadSelector::SameRevision))
+                .all(|e| matches!(e.sel, SpreadSelector::SameRevision) && e.inclusion.is_none())
         {
             b.include_all = true;
             let topos: Vec<Option<u32>> = soft
                 .iter()
-                .map(|(_, k, _, _, _)| (k != HOSTNAME_KEY).then(|| self.topology_id(k)))
+                .map(|e| (e.key != HOSTNAME_KEY).then(|| self.topology_id(&e.key)))
                 .collect();
             // Zeroed by the batch before (at the nodes it counted), not
             // allocated and zeroed over every node.
@@ -855,7 +1089,8 @@ impl Cluster {
             // Only hostname constraints read `per_node` (a zone constraint's
             // count is `per_domain`): the last one takes it, others copy.
             let mut hostnames = topos.iter().filter(|t| t.is_none()).count();
-            for ((max_skew, _, _, self_match, min_domains), topo) in soft.into_iter().zip(topos) {
+            for (e, topo) in soft.into_iter().zip(topos) {
+                let (max_skew, self_match, min_domains) = (e.max_skew, e.self_match, e.min_domains);
                 if topo.is_none() && hostnames == 1 {
                     b.recycled = Some(b.soft.len());
                 }
@@ -876,6 +1111,7 @@ impl Cluster {
                     max_skew,
                     min_domains,
                     topo,
+                    inclusion: None,
                     self_match,
                     per_node: match topo {
                         Some(_) => Vec::new(),
@@ -898,73 +1134,43 @@ impl Cluster {
             b.holding = Some(holding);
             return;
         }
-        // Kept between batches with the same nodeSelector and required
-        // terms, per node spec stamp (a node's labels change it, a bind
-        // does not). A plain template includes every live node
-        // (`include_all`).
-        let key = cache::StaticKey {
-            node_selector: tpl.node_selector.clone(),
-            required: tpl.node_affinity.required.clone(),
-            tolerations: Vec::new(),
-        };
-        b.include_all = plain;
-        let mut kept = if plain {
-            cache::Inclusion::default()
-        } else {
-            self.caches.lend_inclusion(&key)
-        };
-        // The vector kept whole at this node epoch is this batch's: no node
-        // was added, removed or relabelled since it was built.
-        let whole = !plain && kept.epoch == Some(self.node_epoch) && kept.whole.len() == n;
-        // With no node removed, no node's record is read to ask; the
-        // stamps are read from their packed array (eight to a cache line).
-        let none_removed = self.live_nodes as usize == self.nodes.len();
-        let slots = &mut kept.slots;
-        let nodes = &self.nodes;
-        let admits = |i: usize| {
-            let s = &nodes[i].spec;
-            node_affinity::filter(&s.name, &s.labels, &tpl.node_selector, &tpl.node_affinity) as u8
-        };
-        b.inclusion = (0..if plain || whole { 0 } else { n })
-            .map(|i| {
-                if !none_removed && self.hot[i].removed {
-                    return 0;
+        // Each distinct inclusion policy's vector: which nodes count.
+        let mut keys: Vec<cache::InclusionKey> = Vec::new();
+        for e in hard.iter().chain(&soft) {
+            if let Some(k) = &e.inclusion {
+                if !keys.contains(k) {
+                    keys.push(k.clone());
                 }
-                let stamp = self.spec_stamps[i];
-                if let Some(v) = slots.get(i, stamp) {
-                    debug_assert_eq!(v, admits(i), "a cached inclusion must equal a fresh one");
-                    return v;
-                }
-                let v = admits(i);
-                slots.set(i, stamp, v);
-                v
-            })
-            .collect();
-        if whole {
-            b.inclusion = kept.whole.clone();
-            debug_assert!(
-                (0..n).all(|i| b.inclusion[i] == (!self.hot[i].removed as u8 & admits(i))),
-                "an inclusion kept whole must equal a fresh one"
-            );
-        } else if !plain {
-            kept.whole.clone_from(&b.inclusion);
-            kept.epoch = Some(self.node_epoch);
+            }
         }
-        if !plain {
-            self.caches.keep_inclusion(key.clone(), kept);
-        }
-        let build = |this: &mut Cluster, list: Vec<(i64, String, SpreadSelector, bool, u32)>| {
+        b.include_all = keys.is_empty();
+        b.inclusions = keys.iter().map(|k| self.inclusion_of(k)).collect();
+        let index_of = |e: &SpreadEntry| {
+            (e.inclusion.as_ref()).map(|k| keys.iter().position(|x| x == k).unwrap_or(0) as u8)
+        };
+        let hard: Vec<(SpreadEntry, Option<u8>)> =
+            hard.into_iter().map(|e| (index_of(&e), e)).map(|(i, e)| (e, i)).collect();
+        let soft: Vec<(SpreadEntry, Option<u8>)> =
+            soft.into_iter().map(|e| (index_of(&e), e)).map(|(i, e)| (e, i)).collect();
+        let build = |this: &mut Cluster, list: Vec<(SpreadEntry, Option<u8>)>| {
             let mut out = Vec::new();
             let topos: Vec<Option<u32>> = list
                 .iter()
-                .map(|(_, k, _, _, _)| (k != HOSTNAME_KEY).then(|| this.topology_id(k)))
+                .map(|(e, _)| (e.key != HOSTNAME_KEY).then(|| this.topology_id(&e.key)))
                 .collect();
-            for ((max_skew, _, sel, self_match, min_domains), topo) in list.into_iter().zip(topos) {
+            for ((e, inclusion), topo) in list.into_iter().zip(topos) {
                 let mut per_node = vec![0u32; n];
-                match sel {
+                match e.sel {
                     SpreadSelector::SameRevision => {
                         for node in this.revision_nodes(b.c, b.rev_no) {
                             per_node[node as usize] += 1;
+                        }
+                    }
+                    SpreadSelector::Revisions(list) => {
+                        for (c, r) in list {
+                            for node in this.revision_nodes(c, r) {
+                                per_node[node as usize] += 1;
+                            }
                         }
                     }
                     SpreadSelector::Term(t) => {
@@ -974,10 +1180,11 @@ impl Cluster {
                     }
                 }
                 out.push(Spread {
-                    max_skew,
-                    min_domains,
+                    max_skew: e.max_skew,
+                    min_domains: e.min_domains,
                     topo,
-                    self_match,
+                    inclusion,
+                    self_match: e.self_match,
                     per_node,
                     per_domain: Vec::new(),
                     domain_nodes: Vec::new(),
@@ -1004,21 +1211,28 @@ impl Cluster {
                 continue;
             }
             let lkey = cache::LayoutKey {
-                inclusion: (!b.include_all).then(|| key.clone()),
+                inclusion: list
+                    .iter()
+                    .map(|s| s.inclusion.map(|i| keys[i as usize].clone()))
+                    .collect(),
                 topos: list.iter().map(|s| s.topo).collect(),
                 require_all,
                 hard,
             };
+            let vectors: Vec<Option<&[u8]>> = list
+                .iter()
+                .map(|s| s.inclusion.map(|i| b.inclusions[i as usize].as_slice()))
+                .collect();
             let layout = match self.caches.lend_layout(&lkey, epoch) {
                 Some(l) => {
                     debug_assert_eq!(
                         l,
-                        self.domain_layout(&lkey, &b.inclusion),
+                        self.domain_layout(&lkey, &vectors),
                         "a kept domain layout must equal a fresh one"
                     );
                     l
                 }
-                None => self.domain_layout(&lkey, &b.inclusion),
+                None => self.domain_layout(&lkey, &vectors),
             };
             for (j, s) in list.iter_mut().enumerate() {
                 let dom = &layout.domain_of[j];
@@ -1052,7 +1266,11 @@ impl Cluster {
     /// (every live node without one) that carry every key of the list when
     /// it requires all, each in its domain per constraint (a hostname
     /// constraint's domain is the node; a soft one is not counted).
-    fn domain_layout(&self, key: &cache::LayoutKey, inclusion: &[u8]) -> cache::DomainLayout {
+    fn domain_layout(
+        &self,
+        key: &cache::LayoutKey,
+        inclusion: &[Option<&[u8]>],
+    ) -> cache::DomainLayout {
         let n = self.nodes.len();
         let counted = |topo: &Option<u32>| key.hard || topo.is_some();
         let mut domain_of: Vec<Vec<u32>> = key
@@ -1068,12 +1286,7 @@ impl Cluster {
             .collect();
         let mut domain_nodes: Vec<Vec<u32>> = alloc::vec![Vec::new(); key.topos.len()];
         for i in 0..n {
-            let included = if key.inclusion.is_none() {
-                !self.hot[i].removed
-            } else {
-                inclusion[i] == 1
-            };
-            if !included {
+            if self.hot[i].removed {
                 continue;
             }
             let node = NodeId(i as u32);
@@ -1086,7 +1299,7 @@ impl Cluster {
                 continue;
             }
             for (j, topo) in key.topos.iter().enumerate() {
-                if !counted(topo) {
+                if !counted(topo) || inclusion[j].is_some_and(|v| v[i] != 1) {
                     continue;
                 }
                 let d = match topo {
@@ -1149,16 +1362,12 @@ impl Cluster {
                 b.counted.push(i as u32);
             }
         }
+        let inclusions = &b.inclusions;
         for (list, require_all, hard) in [
             (&mut b.hard, true, true),
             (&mut b.soft, require_all_soft, false),
         ] {
-            let included = if b.include_all {
-                !self.hot[i].removed
-            } else {
-                b.inclusion.get(i).copied().unwrap_or(0) == 1
-            };
-            let eligible = included
+            let has_keys = !self.hot[i].removed
                 && (!require_all
                     || list
                         .iter()
@@ -1172,7 +1381,10 @@ impl Cluster {
                 if let Some(c) = s.per_node.get_mut(i) {
                     *c += 1;
                 }
-                if !eligible {
+                let included = s
+                    .inclusion
+                    .is_none_or(|v| inclusions[v as usize].get(i).copied().unwrap_or(0) == 1);
+                if !(has_keys && included) {
                     continue;
                 }
                 let d = match s.topo {
