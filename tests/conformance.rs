@@ -2531,3 +2531,206 @@ fn inclusion_policies_score_by_hand() {
         );
     }
 }
+
+// ===== the hostname domain is the kubernetes.io/hostname label ================
+
+/// A node pinned as `node` makes it, without the hostname label, or with
+/// another value.
+fn host(name: &str, hostname: Option<&str>) -> NodeSpec {
+    let mut n = node(name, 4000, 4000);
+    match hostname {
+        Some(h) => n.labels.insert(HOSTNAME_KEY.to_string(), h.to_string()),
+        None => n.labels.remove(HOSTNAME_KEY),
+    };
+    n
+}
+
+#[test]
+fn hostname_label_decides_the_hostname_domain() {
+    // scoring_test.go, TestPodTopologySpreadScore, "one constraint on node, 3
+    // out of 4 nodes are candidates, one node doesn't match topology key":
+    // matching pods 4 / ?2? / 1 / ~3~, node-b has no hostname label (its
+    // label is `n`), node-y is not a candidate. node-b is not scored (0);
+    // weight ln(2 + 2): node-a round(4 * 1.386) = 6, node-x 1.
+    let mut c = Cluster::new();
+    for (n, h, cpu) in [
+        ("node-a", Some("node-a"), 4000),
+        ("node-b", None, 4000),
+        ("node-x", Some("node-x"), 4000),
+        ("node-y", Some("node-y"), 500),
+    ] {
+        let mut spec = host(n, h);
+        spec.capacity.cpu_millis = cpu;
+        if h.is_none() {
+            spec = spec.with_label("n", n);
+        }
+        c.add_node(spec).unwrap();
+    }
+    for (i, (n, count)) in [("node-a", 4), ("node-b", 2), ("node-x", 1), ("node-y", 3)]
+        .into_iter()
+        .enumerate()
+    {
+        existing(&mut c, &format!("existing{i}"), n, count, Resources::new(1, 0), |t| {
+            t.with_label("foo", "")
+        });
+    }
+    let pod = DeploymentSpec::new("incoming", 1, Resources::new(1000, 100)).with_template(|t| {
+        t.with_label("foo", "").with_topology_spread(soft(1, HOSTNAME_KEY, foo()))
+    });
+    assert_eq!(
+        scores(c, pod, &only(Plugin::PodTopologySpread), Plugin::PodTopologySpread),
+        want(&[
+            ("node-a", Some(16)),
+            ("node-b", Some(0)),
+            ("node-x", Some(100)),
+            ("node-y", None)
+        ])
+    );
+
+    // scoring_test.go, "system defaulting, nodes don't have zone, pods
+    // match service": a bare pod a Service selects, matching pods 4/3/2/1
+    // on node-a..d, each its own hostname: 44, 66, 77, 100 ("same scores as
+    // if we were using one spreading constraint").
+    let mut c = Cluster::new();
+    for n in ["node-a", "node-b", "node-c", "node-d"] {
+        c.add_node(node(n, 4000, 4000)).unwrap();
+    }
+    for (n, count) in [("node-a", 4), ("node-b", 3), ("node-c", 2), ("node-d", 1)] {
+        existing(&mut c, &format!("p-{n}"), n, count, Resources::new(1, 0), |t| {
+            t.with_label("foo", "")
+        });
+    }
+    c.add_service(shepherd::ServiceSpec {
+        name: "svc".into(),
+        selector: Selector::new(&[("foo", "")]),
+    })
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.create_bare_pod(shepherd::BarePodSpec {
+        name: "p".into(),
+        template: PodTemplate::new(Resources::new(100, 100)).with_label("foo", ""),
+        node_name: None,
+    })
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let defaulting = Profile {
+        system_default_spreading: true,
+        ..only(Plugin::PodTopologySpread)
+    };
+    let e = c.explain("p", defaulting).unwrap();
+    let got: Vec<(String, i64)> = e
+        .nodes
+        .iter()
+        .map(|v| (v.node.clone(), v.scores[0].normalized))
+        .collect();
+    let want_rows: Vec<(String, i64)> = [("node-a", 44), ("node-b", 66), ("node-c", 77), ("node-d", 100)]
+        .iter()
+        .map(|(n, s)| (n.to_string(), *s))
+        .collect();
+    assert_eq!(got, want_rows);
+}
+
+#[test]
+fn hostname_filters_read_the_label() {
+    use shepherd::Code::{Success, Unschedulable, UnschedulableAndUnresolvable as Unresolvable};
+    // PodTopologySpread's Filter (filtering.go): a node without the
+    // constraint's key is refused UnschedulableAndUnresolvable with the
+    // missing-label reason; nodes sharing a hostname value are one domain.
+    // n1 and n2 share "rack-1" (2 matching pods between them), n3 is
+    // "n3" (1), n4 has no hostname. min 1: n1, n2: 2 + 1 - 1 = 2 > 1.
+    let mut c = Cluster::new();
+    c.add_node(host("n1", Some("rack-1"))).unwrap();
+    c.add_node(host("n2", Some("rack-1"))).unwrap();
+    c.add_node(host("n3", Some("n3"))).unwrap();
+    c.add_node(host("n4", None)).unwrap();
+    for (n, count) in [("n1", 1), ("n2", 1), ("n3", 1), ("n4", 3)] {
+        existing(&mut c, &format!("p-{n}"), n, count, Resources::new(1, 0), |t| {
+            t.with_label("foo", "")
+        });
+    }
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.deploy(
+        DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(|t| {
+            t.with_label("foo", "").with_topology_spread(hard(HOSTNAME_KEY, foo()))
+        }),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("p-0", Profile::kube_scheduler()).unwrap();
+    let got: Vec<_> = e
+        .nodes
+        .iter()
+        .map(|v| (v.node.as_str(), v.code, v.reasons.clone()))
+        .collect();
+    let skew = vec![spread::REASON_SKEW.to_string()];
+    assert_eq!(
+        got,
+        vec![
+            ("n1", Unschedulable, skew.clone()),
+            ("n2", Unschedulable, skew),
+            ("n3", Success, vec![]),
+            ("n4", Unresolvable, vec![spread::REASON_MISSING_LABEL.to_string()]),
+        ]
+    );
+    assert_eq!(c.pod_by_name("p-0").unwrap().node, Some(shepherd::NodeId(2)));
+
+    // InterPodAffinity: anti-affinity over the hostname key refuses every
+    // node of the domain that holds a matching pod (n1 and n2 share one);
+    // a node without the label is in no domain, so it never violates it,
+    // and cannot satisfy a required affinity term over the key.
+    let mut c = Cluster::new();
+    c.add_node(host("n1", Some("rack-1"))).unwrap();
+    c.add_node(host("n2", Some("rack-1"))).unwrap();
+    c.add_node(host("n3", None)).unwrap();
+    existing(&mut c, "db", "n1", 1, Resources::new(1, 0), |t| t.with_label("app", "db"));
+    existing(&mut c, "db2", "n3", 1, Resources::new(1, 0), |t| t.with_label("app", "db"));
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    let away = AffinityTerm::new(Selector::new(&[("app", "db")]), None);
+    c.deploy(
+        DeploymentSpec::new("away", 1, Resources::new(1, 0))
+            .with_template(|t| t.with_anti_affinity(away.clone())),
+    )
+    .unwrap();
+    c.deploy(
+        DeploymentSpec::new("near", 1, Resources::new(1, 0))
+            .with_template(|t| t.with_affinity(away.clone())),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let verdicts = |pod: &str| -> Vec<(String, Option<&'static str>, shepherd::Code)> {
+        let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
+        e.nodes.iter().map(|v| (v.node.clone(), v.plugin, v.code)).collect()
+    };
+    let ipa = Some("InterPodAffinity");
+    assert_eq!(
+        verdicts("away-0"),
+        vec![
+            ("n1".to_string(), ipa, Unschedulable),
+            ("n2".to_string(), ipa, Unschedulable),
+            ("n3".to_string(), None, Success),
+        ]
+    );
+    assert_eq!(
+        verdicts("near-0"),
+        vec![
+            ("n1".to_string(), None, Success),
+            ("n2".to_string(), None, Success),
+            ("n3".to_string(), ipa, Unresolvable),
+        ]
+    );
+}
+
+#[test]
+fn nodes_shepherd_makes_carry_the_kubelets_hostname_label() {
+    // NodeSpec::new registers as the kubelet does: hostname = node name
+    // (a label value holds at most 63 characters: a longer name gets none).
+    let n = NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024);
+    assert_eq!(n.labels.get(HOSTNAME_KEY).map(String::as_str), Some("ip-10-0-0-1.ec2.internal"));
+    let long = format!("{}.example.com", "a".repeat(60));
+    let n = NodeSpec::new(&long, 1000, 1024);
+    assert!(n.validate().is_ok());
+    assert!(n.labels.get(HOSTNAME_KEY).is_none());
+    // The spec may give another value.
+    let n = NodeSpec::new("node-1", 1000, 1024).with_label(HOSTNAME_KEY, "host-a");
+    assert_eq!(n.labels.get(HOSTNAME_KEY).map(String::as_str), Some("host-a"));
+}

@@ -87,13 +87,11 @@ impl<'a> World<'a> {
     }
 }
 
-/// The value of a topology key on a node: the node itself for the hostname key.
+/// The value of a topology key on a node: its label's (the hostname key's
+/// too: a node without the label has no hostname domain, and two nodes with
+/// one value share it).
 fn value(n: &NodeView, key: &str) -> Option<String> {
-    if key == HOSTNAME_KEY {
-        Some(n.spec.name.clone())
-    } else {
-        n.spec.labels.get(key).cloned()
-    }
+    n.spec.labels.get(key).cloned()
 }
 
 /// The pod being scheduled: its template, its pod-template-hash (a
@@ -781,6 +779,20 @@ fn random_policies(extra: &mut Prng) -> (NodeInclusionPolicy, NodeInclusionPolic
     (*extra.pick(&[Honor, Ignore]), *extra.pick(&[Honor, Ignore]))
 }
 
+/// A node as the kubelet registers it (hostname label = name), or, when
+/// `odd`, now and then without the label or with another node's value.
+fn relabel_hostname(hosts: &mut Prng, odd: bool, mut n: NodeSpec) -> NodeSpec {
+    if odd && hosts.chance(30) {
+        if hosts.chance(50) {
+            n.labels.remove(HOSTNAME_KEY);
+        } else {
+            n.labels
+                .insert(HOSTNAME_KEY.to_string(), format!("n{}", hosts.below(3)));
+        }
+    }
+    n
+}
+
 fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> DeploymentSpec {
     let name = format!("app{i}");
     let cpu = if rng.chance(10) {
@@ -915,8 +927,13 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
     } as usize;
     let mut c = Cluster::new();
     c.set_scheduler_seed(seed);
+    // In a fifth of the cases some nodes have no hostname label, or share
+    // one (a stream of its own, so the rest of a seed's case stays).
+    let mut hosts = Prng::new(seed ^ 0x4057_1abe);
+    let odd_hosts = hosts.chance(20);
+    let mut hostname = |n: NodeSpec| relabel_hostname(&mut hosts, odd_hosts, n);
     for i in 0..nodes {
-        c.add_node(random_node(&mut rng, i))
+        c.add_node(hostname(random_node(&mut rng, i)))
             .map_err(|e| e.to_string())?;
     }
     let apps = if big {
@@ -979,7 +996,7 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
         // (inclusions, spread domains, indexes) must follow.
         if wave == 1 && rng.chance(30) {
             let i = rng.below(nodes as u64) as usize;
-            c.reregister_node(random_node(&mut rng, i))
+            c.reregister_node(hostname(random_node(&mut rng, i)))
                 .map_err(|e| e.to_string())?;
         }
         if wave == 1 && nodes > 3 && rng.chance(15) {

@@ -580,12 +580,21 @@ pub struct NodeSpec {
 pub const DEFAULT_MAX_PODS: u32 = 110;
 
 impl NodeSpec {
+    /// A node as its kubelet registers it: with the `kubernetes.io/hostname`
+    /// label set to its name (the kubelet's default, where the node's name
+    /// is its hostname), which `with_label` may replace. A name longer than a
+    /// label value may be (63 characters) gets no such label. Nodes read
+    /// from manifests keep the labels the manifest gives instead.
     pub fn new(name: &str, cpu_millis: u64, memory_mib: u64) -> Self {
+        let mut labels = Labels::new();
+        if validate_label_value(name, "").is_ok() {
+            labels.insert(HOSTNAME_KEY.to_string(), name.to_string());
+        }
         NodeSpec {
             name: name.to_string(),
             capacity: Resources::new(cpu_millis, memory_mib),
             max_pods: DEFAULT_MAX_PODS,
-            labels: Labels::new(),
+            labels,
             taints: Vec::new(),
         }
     }

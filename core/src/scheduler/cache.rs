@@ -116,6 +116,10 @@ pub(crate) struct InclusionKey {
 /// only there).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LayoutKey {
+    /// For a soft list whose nodes must carry every key while some node
+    /// lacks the hostname label: the hostname topology, which says whether
+    /// a node carries it (`Batch::hostname_labels`).
+    pub hostname_labels: Option<u32>,
     pub inclusion: Vec<Option<InclusionKey>>,
     pub topos: Vec<Option<u32>>,
     pub require_all: bool,

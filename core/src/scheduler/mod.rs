@@ -208,7 +208,8 @@ enum SpreadSelector {
     /// own among them).
     Revisions(Vec<(ControllerId, u32)>),
     /// An explicit labelSelector, or the Services' selectors for a pod no
-    /// ReplicaSet owns, counted through an interned hostname term.
+    /// ReplicaSet owns, counted node by node through an interned term
+    /// (`cluster::per_node_term`).
     Term(u32),
 }
 
@@ -283,6 +284,11 @@ struct Batch {
     soft: Vec<Spread>,
     /// Soft constraints ignore nodes lacking a key unless system-defaulted.
     soft_require_all: bool,
+    /// The hostname topology, when a soft hostname constraint (counted per
+    /// node, `topo` None) must ask whether a node carries the label: some
+    /// live node lacks it (`Hostnames::missing`). Such a node is scored
+    /// without the constraint, or not at all when every key is required.
+    hostname_labels: Option<u32>,
     inter_pod_filter: bool,
     /// A node's InterPodAffinity verdict moves only with the batch's binds
     /// to that node (see `inter_pod_node_local`), so a sample index of the
@@ -695,6 +701,7 @@ impl Cluster {
             hard: Vec::new(),
             soft: Vec::new(),
             soft_require_all: !tpl.topology_spread.is_empty(),
+            hostname_labels: None,
             // A term the pods match turns the filter on only while bound
             // pods carry it as required anti-affinity: while the batch runs
             // only its own pods bind, and they carry none (or `anti_ids`
@@ -780,8 +787,12 @@ impl Cluster {
     /// of a group passes anywhere, and its bind closes every other domain).
     fn inter_pod_node_local(&self, rev: &Revision) -> bool {
         let own = |t: &u32| rev.matching_terms.contains(t);
-        let by_hostname =
-            |t: u32| self.topologies[self.terms[t as usize].topo as usize].key == HOSTNAME_KEY;
+        // A hostname domain is one node only while every node has a
+        // hostname of its own.
+        let by_hostname = |t: u32| {
+            self.hostname_is_node()
+                && self.topologies[self.terms[t as usize].topo as usize].key == HOSTNAME_KEY
+        };
         !rev.affinity_ids.iter().any(own)
             && rev
                 .anti_ids
@@ -832,7 +843,7 @@ impl Cluster {
             }
             let sel = crate::cluster::conjunction(services());
             return Some(SpreadSelector::Term(
-                self.term_id(&crate::model::AffinityTerm::new(sel, None)),
+                self.term_id(&crate::cluster::per_node_term(sel)),
             ));
         }
         // Pods of other revisions the ReplicaSet's selector takes: a
@@ -992,6 +1003,12 @@ impl Cluster {
         out
     }
 
+    /// `Batch::hostname_labels` for soft constraints `soft`.
+    fn hostname_labels(&mut self, soft: &[Spread]) -> Option<u32> {
+        (self.hostnames.missing > 0 && soft.iter().any(|s| s.topo.is_none()))
+            .then(|| self.topology_id(HOSTNAME_KEY))
+    }
+
     fn init_spread(&mut self, b: &mut Batch, profile: &Profile, defaults: Option<SpreadSelector>) {
         let tpl = &b.rev.template;
         let hard_on = profile.filter_enabled(Plugin::PodTopologySpread);
@@ -1028,7 +1045,7 @@ impl Cluster {
                 debug_assert_eq!(
                     Some(&t),
                     self.term_by_value
-                        .get(&crate::model::AffinityTerm::new(c.selector.clone(), None)),
+                        .get(&crate::cluster::per_node_term(c.selector.clone())),
                     "a revision's spread terms are its constraints' selectors"
                 );
                 let self_match = c.selector.matches(&tpl.labels);
@@ -1132,6 +1149,7 @@ impl Cluster {
             }
             debug_assert!(b.soft.first().is_some_and(|s| s.topo.is_none()));
             b.holding = Some(holding);
+            b.hostname_labels = self.hostname_labels(&b.soft);
             return;
         }
         // Each distinct inclusion policy's vector: which nodes count.
@@ -1152,11 +1170,19 @@ impl Cluster {
             hard.into_iter().map(|e| (index_of(&e), e)).map(|(i, e)| (e, i)).collect();
         let soft: Vec<(SpreadEntry, Option<u8>)> =
             soft.into_iter().map(|e| (index_of(&e), e)).map(|(i, e)| (e, i)).collect();
-        let build = |this: &mut Cluster, list: Vec<(SpreadEntry, Option<u8>)>| {
+        // A hostname constraint's domain is the node (`topo` None) for the
+        // score always (kube-scheduler counts a hostname constraint's pods
+        // on the node itself), and for the filter while every node has a
+        // hostname of its own; else the filter's domains are the label's
+        // values, as any key's.
+        let by_node = self.hostname_is_node();
+        let build = |this: &mut Cluster, list: Vec<(SpreadEntry, Option<u8>)>, hard: bool| {
             let mut out = Vec::new();
             let topos: Vec<Option<u32>> = list
                 .iter()
-                .map(|(e, _)| (e.key != HOSTNAME_KEY).then(|| this.topology_id(&e.key)))
+                .map(|(e, _)| {
+                    (e.key != HOSTNAME_KEY || (hard && !by_node)).then(|| this.topology_id(&e.key))
+                })
                 .collect();
             for ((e, inclusion), topo) in list.into_iter().zip(topos) {
                 let mut per_node = vec![0u32; n];
@@ -1194,8 +1220,9 @@ impl Cluster {
             }
             out
         };
-        b.hard = build(self, hard);
-        b.soft = build(self, soft);
+        b.hard = build(self, hard, true);
+        b.soft = build(self, soft, false);
+        b.hostname_labels = self.hostname_labels(&b.soft);
         // Domain counts over the eligible nodes: those the policy includes
         // and that carry every key of their list. A soft hostname
         // constraint reads `per_node` alone (its domain is the node), so
@@ -1211,6 +1238,7 @@ impl Cluster {
                 continue;
             }
             let lkey = cache::LayoutKey {
+                hostname_labels: if hard { None } else { b.hostname_labels },
                 inclusion: list
                     .iter()
                     .map(|s| s.inclusion.map(|i| keys[i as usize].clone()))
@@ -1290,11 +1318,13 @@ impl Cluster {
                 continue;
             }
             let node = NodeId(i as u32);
+            // (A hostname constraint counted per node asks for the label
+            // through `hostname_labels`.)
             if key.require_all
-                && key
-                    .topos
-                    .iter()
-                    .any(|t| t.is_some_and(|t| self.domain(t, node).is_none()))
+                && key.topos.iter().any(|t| {
+                    t.or(key.hostname_labels)
+                        .is_some_and(|t| self.domain(t, node).is_none())
+                })
             {
                 continue;
             }
@@ -1367,11 +1397,12 @@ impl Cluster {
             (&mut b.hard, true, true),
             (&mut b.soft, require_all_soft, false),
         ] {
+            let labels = if hard { None } else { b.hostname_labels };
             let has_keys = !self.hot[i].removed
                 && (!require_all
                     || list
                         .iter()
-                        .all(|s| s.topo.is_none_or(|t| self.domain(t, n).is_some())));
+                        .all(|s| s.topo.or(labels).is_none_or(|t| self.domain(t, n).is_some())));
             for s in list.iter_mut() {
                 if !s.self_match {
                     continue;
@@ -2359,12 +2390,15 @@ impl Cluster {
         // The system defaults (hostname, then zone), or one hostname
         // constraint of the pod's own (every node has its hostname, so
         // requiring every key ignores none).
+        // (A node without a hostname label scores without the hostname
+        // constraint: the general scorer's case.)
         let spread_ok = b.soft.is_empty()
-            || (b.soft.len() == 2
+            || b.hostname_labels.is_none()
+                && (b.soft.len() == 2
                 && !b.soft_require_all
                 && b.soft[0].topo.is_none()
-                && b.soft[1].topo.is_some())
-            || (b.soft.len() == 1 && b.soft[0].topo.is_none());
+                && b.soft[1].topo.is_some()
+                || b.soft.len() == 1 && b.soft[0].topo.is_none());
         spread_ok
             && profile.scores.iter().all(|(p, _)| {
                 matches!(
@@ -4169,10 +4203,15 @@ impl Cluster {
                     .map(|t| self.topologies[t as usize].node_domain.as_slice())
             })
             .collect();
+        // Whether a node carries the hostname label, when some node does not.
+        let labelled: Option<&[Option<u32>]> = b
+            .hostname_labels
+            .map(|t| self.topologies[t as usize].node_domain.as_slice());
+        let has_label = |i: usize| labelled.is_none_or(|d| d[i].is_some());
         let has_all = |i: usize| {
             node_domains
                 .iter()
-                .all(|d| d.is_none_or(|d| d[i].is_some()))
+                .all(|d| d.map_or_else(|| has_label(i), |d| d[i].is_some()))
         };
         // Domains among the scored nodes give each constraint its weight,
         // ln(domains + 2); nodes lacking a required key are not scored.
@@ -4224,6 +4263,7 @@ impl Cluster {
             let mut score = 0.0;
             for ((s, &w), dom) in b.soft.iter().zip(&weights).zip(&node_domains) {
                 let cnt = match dom {
+                    None if !has_label(i) => continue,
                     None => s.per_node[i] as i64,
                     Some(dom) => match dom[i] {
                         Some(d) => s.per_domain.get(d as usize).copied().unwrap_or(0),
