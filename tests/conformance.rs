@@ -2228,9 +2228,12 @@ fn default_spreading_counts_what_the_replicaset_selects() {
 /// A spread row: nodes (name, labels, tainted with `node.kubernetes.io/
 /// unschedulable` NoSchedule, as filtering_test.go's `taints`), existing pods
 /// (node, labels), and the incoming pod's template.
+/// Labels as the rows write them.
+type Pairs = &'static [(&'static str, &'static str)];
+
 struct PolicyRow {
     name: &'static str,
-    nodes: Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>,
+    nodes: Vec<(&'static str, Pairs, bool)>,
     pods: Vec<(&'static str, &'static [(&'static str, &'static str)])>,
     pod: fn(PodTemplate) -> PodTemplate,
 }
@@ -2729,7 +2732,7 @@ fn nodes_shepherd_makes_carry_the_kubelets_hostname_label() {
     let long = format!("{}.example.com", "a".repeat(60));
     let n = NodeSpec::new(&long, 1000, 1024);
     assert!(n.validate().is_ok());
-    assert!(n.labels.get(HOSTNAME_KEY).is_none());
+    assert!(!n.labels.contains_key(HOSTNAME_KEY));
     // The spec may give another value.
     let n = NodeSpec::new("node-1", 1000, 1024).with_label(HOSTNAME_KEY, "host-a");
     assert_eq!(n.labels.get(HOSTNAME_KEY).map(String::as_str), Some("host-a"));

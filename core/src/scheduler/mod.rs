@@ -838,9 +838,7 @@ impl Cluster {
                 .filter(|s| s.matches(labels))
         };
         if ctl.workload.kind() != crate::cluster::WorkloadKind::Deployment {
-            if services().next().is_none() {
-                return None;
-            }
+            services().next()?;
             let sel = crate::cluster::conjunction(services());
             return Some(SpreadSelector::Term(
                 self.term_id(&crate::cluster::per_node_term(sel)),
