@@ -2587,6 +2587,12 @@ fn template_hash(t: &PodTemplate) -> String {
     if let Some(cut) = text.strip_suffix(", priority_class_name: None }") {
         text = format!("{cut} }}");
     }
+    // So do spread constraints with Kubernetes' default inclusion policies
+    // (the last two fields of each).
+    const DEFAULT_POLICIES: &str = ", node_affinity_policy: Honor, node_taints_policy: Ignore }";
+    if text.contains(DEFAULT_POLICIES) {
+        text = text.replace(DEFAULT_POLICIES, " }");
+    }
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= b as u64;
@@ -2773,5 +2779,35 @@ mod pod_record_tests {
                 assert_eq!(term.matching_in(d), n, "step {step}: domain {d}");
             }
         }
+    }
+
+    /// ReplicaSet names of templates with spread constraints under the
+    /// default inclusion policies are what they were before the policies
+    /// were simulated (the hashes as the engine gave them then).
+    #[test]
+    fn spread_policies_at_their_defaults_keep_the_template_hash() {
+        use crate::model::{PodTemplate, Selector, TopologySpreadConstraint, WhenUnsatisfiable};
+        let t = PodTemplate::new(Resources::new(100, 128))
+            .with_label("app", "web")
+            .with_topology_spread(TopologySpreadConstraint::new(
+                1,
+                "topology.kubernetes.io/zone",
+                WhenUnsatisfiable::DoNotSchedule,
+                Selector::new(&[("app", "web")]),
+            ));
+        assert_eq!(template_hash(&t), "k8g7v9wx");
+        let t2 = PodTemplate::new(Resources::new(100, 128))
+            .with_label("app", "web")
+            .with_topology_spread(TopologySpreadConstraint::new(
+                2,
+                HOSTNAME_KEY,
+                WhenUnsatisfiable::ScheduleAnyway,
+                Selector::new(&[("app", "web")]),
+            ));
+        assert_eq!(template_hash(&t2), "f5vlkspv");
+        // Another policy is another template.
+        let mut t3 = t.clone();
+        t3.topology_spread[0].node_taints_policy = crate::model::NodeInclusionPolicy::Honor;
+        assert_ne!(template_hash(&t3), template_hash(&t));
     }
 }
