@@ -425,8 +425,11 @@ impl NodeInclusionPolicy {
     }
 }
 
-/// A `topologySpreadConstraints` entry.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A `topologySpreadConstraints` entry. Its `Debug` form leaves out the
+/// inclusion policies at Kubernetes' defaults: a template's hash (its
+/// ReplicaSet's name) reads that form, and stays what it was before the
+/// policies were simulated.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TopologySpreadConstraint {
     pub max_skew: u32,
     pub topology_key: String,
@@ -490,6 +493,24 @@ impl TopologySpreadConstraint {
             }
         }
         self.selector.validate("topology spread labelSelector")
+    }
+}
+
+impl fmt::Debug for TopologySpreadConstraint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("TopologySpreadConstraint");
+        d.field("max_skew", &self.max_skew)
+            .field("topology_key", &self.topology_key)
+            .field("when_unsatisfiable", &self.when_unsatisfiable)
+            .field("selector", &self.selector)
+            .field("min_domains", &self.min_domains);
+        if self.node_affinity_policy != NodeInclusionPolicy::Honor
+            || self.node_taints_policy != NodeInclusionPolicy::Ignore
+        {
+            d.field("node_affinity_policy", &self.node_affinity_policy)
+                .field("node_taints_policy", &self.node_taints_policy);
+        }
+        d.finish()
     }
 }
 

@@ -840,6 +840,15 @@ pub struct Cluster {
     pub(crate) topologies: Vec<Topology>,
     /// The live nodes' hostname labels (see `hostname_is_node`).
     pub(crate) hostnames: Hostnames,
+    /// Deployment revisions per pod-template-hash (its 8 characters as one
+    /// word), and how many hashes two or more of them share: while none is
+    /// shared and no pod carries a `pod-template-hash` label of its own
+    /// (`hash_labelled`), a ReplicaSet's selector selects its own revision's
+    /// pods alone (`default_spread_selector`) without a look.
+    pub(crate) deployment_hashes: BTreeMap<u64, u32>,
+    pub(crate) hash_collisions: u32,
+    /// Revisions of any owner whose template carries a `pod-template-hash` label.
+    pub(crate) hash_labelled: u32,
     pub(crate) terms: Vec<TermState>,
     pub(crate) term_by_value: BTreeMap<AffinityTerm, u32>,
     /// Terms by the first pair of their selector's matchLabels (a template
@@ -971,6 +980,9 @@ impl Cluster {
             next_uid: 1,
             topologies: Vec::new(),
             hostnames: Hostnames::default(),
+            deployment_hashes: BTreeMap::new(),
+            hash_collisions: 0,
+            hash_labelled: 0,
             terms: Vec::new(),
             term_by_value: BTreeMap::new(),
             terms_by_label: BTreeMap::new(),
@@ -1793,6 +1805,16 @@ impl Cluster {
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
                 let added_tolerations = self.added_tolerations(&template.tolerations);
+                if self.controllers[id.0 as usize].workload.kind() == WorkloadKind::Deployment {
+                    let n = self.deployment_hashes.entry(hash_word(&hash)).or_insert(0);
+                    *n += 1;
+                    if *n == 2 {
+                        self.hash_collisions += 1;
+                    }
+                }
+                if template.labels.contains_key(POD_TEMPLATE_HASH) {
+                    self.hash_labelled += 1;
+                }
                 let c = &mut self.controllers[id.0 as usize];
                 // A Deployment holds a revision or a few (one per template
                 // it ran, up to its history); a revision is about 800
@@ -2578,6 +2600,16 @@ fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
     Ok(())
 }
 
+/// A pod-template-hash (8 characters) as one word: equal hashes, equal words.
+fn hash_word(hash: &str) -> u64 {
+    let mut w = [0u8; 8];
+    for (d, s) in w.iter_mut().zip(hash.bytes()) {
+        *d = s;
+    }
+    debug_assert_eq!(hash.len(), 8);
+    u64::from_le_bytes(w)
+}
+
 /// A stable short hash of a template (FNV-1a over its debug form), as
 /// Kubernetes names ReplicaSets `deployment-<pod-template-hash>`.
 fn template_hash(t: &PodTemplate) -> String {
@@ -2587,12 +2619,8 @@ fn template_hash(t: &PodTemplate) -> String {
     if let Some(cut) = text.strip_suffix(", priority_class_name: None }") {
         text = format!("{cut} }}");
     }
-    // So do spread constraints with Kubernetes' default inclusion policies
-    // (the last two fields of each).
-    const DEFAULT_POLICIES: &str = ", node_affinity_policy: Honor, node_taints_policy: Ignore }";
-    if text.contains(DEFAULT_POLICIES) {
-        text = text.replace(DEFAULT_POLICIES, " }");
-    }
+    // (Spread constraints at the default inclusion policies write none:
+    // see `TopologySpreadConstraint`'s Debug.)
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= b as u64;

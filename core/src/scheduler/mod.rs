@@ -844,6 +844,11 @@ impl Cluster {
                 self.term_id(&crate::cluster::per_node_term(sel)),
             ));
         }
+        // No two Deployment revisions share a hash and no pod carries one of
+        // its own: the ReplicaSet selects its revision's pods alone.
+        if self.hash_collisions == 0 && self.hash_labelled == 0 {
+            return Some(SpreadSelector::SameRevision);
+        }
         // Pods of other revisions the ReplicaSet's selector takes: a
         // revision of any owner whose labels hold this template's, with the
         // same pod-template-hash (a Deployment's revision) or carrying it as
