@@ -629,8 +629,11 @@ impl Topology {
 /// lets the scheduler take a node as its own hostname domain.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Hostnames {
-    /// Live nodes per value of the label.
-    values: BTreeMap<String, u32>,
+    /// Live nodes per value of the label, by a 64-bit hash of the value (a
+    /// word a node instead of a second copy of its name): two values that
+    /// hash alike count as one shared value, which can only send the
+    /// scheduler to its general path, right for any labels.
+    values: BTreeMap<u64, u32>,
     /// Live nodes without the label.
     pub missing: u32,
     /// Values two or more live nodes share.
@@ -638,11 +641,18 @@ pub(crate) struct Hostnames {
 }
 
 impl Hostnames {
+    /// FNV-1a over the value.
+    fn word(v: &str) -> u64 {
+        v.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    }
+
     fn add(&mut self, spec: &NodeSpec) {
         match spec.labels.get(HOSTNAME_KEY) {
             None => self.missing += 1,
             Some(v) => {
-                let n = self.values.entry(v.clone()).or_insert(0);
+                let n = self.values.entry(Self::word(v)).or_insert(0);
                 *n += 1;
                 if *n == 2 {
                     self.shared += 1;
@@ -655,22 +665,24 @@ impl Hostnames {
         match spec.labels.get(HOSTNAME_KEY) {
             None => self.missing -= 1,
             Some(v) => {
+                let w = Self::word(v);
                 let n = self
                     .values
-                    .get_mut(v)
+                    .get_mut(&w)
                     .expect("a live node's hostname is counted");
                 *n -= 1;
                 if *n == 1 {
                     self.shared -= 1;
                 }
                 if *n == 0 {
-                    self.values.remove(v);
+                    self.values.remove(&w);
                 }
             }
         }
     }
 
-    /// Every live node carries the label, each with a value of its own.
+    /// Every live node carries the label, each with a value of its own
+    /// (false, too, in the unlikely case of two values hashing alike).
     pub fn each_node_its_own(&self) -> bool {
         self.missing == 0 && self.shared == 0
     }
