@@ -668,6 +668,7 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
                 "node": v.node,
                 "feasible": v.feasible,
                 "filter": v.plugin,
+                "code": v.code.as_str(),
                 "reasons": v.reasons,
                 "scores": v.scores.iter().map(|s| serde_json::json!({
                     "plugin": s.plugin, "raw": s.raw, "normalized": s.normalized,
@@ -686,6 +687,7 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
         "profile": e.profile,
         "summary": e.summary,
         "decidedBy": e.decided_by.as_ref().map(|(p, by)| serde_json::json!({"plugin": p, "margin": by})),
+        "skipped": e.skipped,
         "nodes": nodes,
         "priority": e.priority,
         "preemption": e.preemption.as_ref().map(|p| serde_json::json!({
@@ -734,8 +736,9 @@ fn print_explanation(ns: &str, e: &Explanation) {
         match v.plugin {
             None => println!("  {:<w$}  feasible", v.node),
             Some(p) => println!(
-                "  {:<w$}  rejected by {p}: {}",
+                "  {:<w$}  rejected by {p} ({}): {}",
                 v.node,
+                v.code.as_str(),
                 v.reasons.join(", ")
             ),
         }
@@ -749,6 +752,12 @@ fn print_explanation(ns: &str, e: &Explanation) {
     }
     feasible.sort_by_key(|v| (v.position, v.node.clone()));
     println!("\nscores (weighted = normalized x weight; the highest total wins):");
+    if !e.skipped.is_empty() {
+        println!(
+            "  skipped at PreScore (nothing to score for this pod): {}",
+            e.skipped.join(", ")
+        );
+    }
     for v in feasible {
         println!(
             "  {}. {:<w$}  total {}",

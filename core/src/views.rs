@@ -53,6 +53,10 @@ pub struct PodView<'a> {
     pub ordinal: u32,
     pub revision: u32,
     pub template: &'a PodTemplate,
+    /// The `pod-template-hash` label of a Deployment's pod (its
+    /// ReplicaSet's, which its selector adds to the Deployment's); `None`
+    /// for other pods. The template's labels do not carry it.
+    pub template_hash: Option<&'a str>,
     pub node: Option<NodeId>,
     pub phase: PodPhase,
     pub ready: bool,
@@ -190,6 +194,8 @@ impl Cluster {
             ordinal: p.ordinal,
             revision: p.revision,
             template: &c.revisions[p.revision as usize - 1].template,
+            template_hash: (c.workload.kind() == WorkloadKind::Deployment)
+                .then(|| c.revisions[p.revision as usize - 1].hash.as_str()),
             node: p.node(),
             phase: p.phase,
             ready: p.ready,

@@ -20,7 +20,7 @@ use crate::{
 use shepherd::limits::{MAX_ANNOTATION_BYTES, MAX_LIST, MAX_VALUES};
 use shepherd::model::{
     LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
-    NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
+    NodeInclusionPolicy, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
 };
 use shepherd::namespace::DEFAULT_NAMESPACE;
@@ -1703,9 +1703,9 @@ fn node_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeAffinity> {
 }
 
 /// `topologySpreadConstraints`: maxSkew, topologyKey, whenUnsatisfiable,
-/// labelSelector and minDomains are simulated; the engine counts with
-/// Kubernetes' default policies (nodeAffinityPolicy Honor, nodeTaintsPolicy
-/// Ignore), so other values are warned about.
+/// labelSelector, minDomains, nodeAffinityPolicy and nodeTaintsPolicy are
+/// simulated (the policies default to Honor and Ignore, as Kubernetes
+/// defaults a missing or null one).
 fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadConstraint>> {
     let mut out = Vec::new();
     for (i, c) in cx.list(v, path, MAX_LIST)?.iter().enumerate() {
@@ -1715,6 +1715,8 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
         let mut when = None;
         let mut sel = None;
         let mut min_domains = None;
+        let mut affinity_policy = NodeInclusionPolicy::Honor;
+        let mut taints_policy = NodeInclusionPolicy::Ignore;
         for (k, val) in cx.map(c, &cp)? {
             let p = child(&cp, k);
             match k.as_str() {
@@ -1748,18 +1750,17 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
                         min_domains = Some(n as u32);
                     }
                 },
-                "nodeAffinityPolicy" => {
+                "nodeAffinityPolicy" | "nodeTaintsPolicy" if !matches!(val, Value::Null) => {
                     let s = cx.string(val, &p)?;
-                    if s != "Honor" {
-                        cx.warn(&p, format!("{s} is not simulated; nodes are counted as with Honor (the default): only nodes the pod's nodeSelector and node affinity allow"));
+                    let policy = NodeInclusionPolicy::parse(s)
+                        .map_err(|_| cx.wrong(&p, val, "Honor or Ignore"))?;
+                    if k == "nodeAffinityPolicy" {
+                        affinity_policy = policy;
+                    } else {
+                        taints_policy = policy;
                     }
                 }
-                "nodeTaintsPolicy" => {
-                    let s = cx.string(val, &p)?;
-                    if s != "Ignore" {
-                        cx.warn(&p, format!("{s} is not simulated; nodes are counted as with Ignore (the default): tainted nodes count too"));
-                    }
-                }
+                "nodeAffinityPolicy" | "nodeTaintsPolicy" => {}
                 "matchLabelKeys" => {
                     if !cx.seq(val, &p)?.is_empty() {
                         cx.warn(
@@ -1800,6 +1801,8 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
             when_unsatisfiable,
             selector,
             min_domains,
+            node_affinity_policy: affinity_policy,
+            node_taints_policy: taints_policy,
         };
         c.validate(&cx.loc.name)
             .map_err(|e| cx.err(&cp, e.to_string()))?;

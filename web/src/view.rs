@@ -438,6 +438,9 @@ pub struct VerdictRow {
     pub feasible: bool,
     /// The filter plugin that rejected the node (NodeResourcesFit, TaintToleration, ...).
     pub plugin: Option<&'static str>,
+    /// Kubernetes' status code: Success, Unschedulable (preemption may
+    /// help) or UnschedulableAndUnresolvable (it cannot).
+    pub code: &'static str,
     pub reasons: Vec<String>,
     /// The weighted sum of the score plugins; the highest wins.
     pub total: Option<i64>,
@@ -471,6 +474,8 @@ pub struct ExplainView {
     /// The plugin whose weighted score separates the best node from the
     /// runner-up, and by how much.
     pub decided_by: Option<(String, i64)>,
+    /// Score plugins whose PreScore skipped for this pod: no column.
+    pub skipped: Vec<&'static str>,
     pub feasible: u32,
     /// Feasible nodes in the scheduler's order, then the rejected ones by node id.
     pub nodes: Vec<VerdictRow>,
@@ -485,6 +490,7 @@ impl From<Explanation> for ExplainView {
                 node: v.node,
                 feasible: v.feasible,
                 plugin: v.plugin,
+                code: v.code.as_str(),
                 reasons: v.reasons,
                 total: v.total,
                 position: v.position,
@@ -512,6 +518,7 @@ impl From<Explanation> for ExplainView {
             policy: x.profile,
             summary: x.summary,
             decided_by: x.decided_by,
+            skipped: x.skipped,
             feasible: nodes.iter().filter(|v| v.feasible).count() as u32,
             nodes,
         }
