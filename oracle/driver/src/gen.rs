@@ -28,18 +28,8 @@ pub struct Avoid {
     pub memory_mib: bool,
     /// No request written as an explicit zero (item 2).
     pub explicit_zero: bool,
-    /// No default spreading of a pod without constraints (item 3): such a
-    /// case runs with defaultingType List and no default constraints, and
-    /// has no Services.
-    pub default_spreading: bool,
-    /// No nodeTaintsPolicy / nodeAffinityPolicy (item 4).
-    pub spread_policies: bool,
-    /// Every node's hostname label is its name (item 5).
-    pub hostname_label: bool,
     /// Every node has cpu and memory (item 6).
     pub zero_resource_nodes: bool,
-    /// Status codes and PreScore Skip are not compared (item 7).
-    pub status_codes: bool,
     /// NodeResourcesBalancedAllocation is left out of the comparison (its
     /// score, and the totals and best nodes recomputed without it): v1.37
     /// scores the change in balance, Shepherd the balance with the pod.
@@ -60,14 +50,10 @@ pub struct Avoid {
     pub label_syntax: bool,
 }
 
-pub const CLASSES: [&str; 12] = [
+pub const CLASSES: [&str; 8] = [
     "memory-mib",
     "explicit-zero",
-    "default-spreading",
-    "spread-policies",
-    "hostname-label",
     "zero-resource-nodes",
-    "status-codes",
     "balanced-allocation",
     "taint-reason",
     "non-zero-per-container",
@@ -80,11 +66,7 @@ impl Avoid {
         Avoid {
             memory_mib: true,
             explicit_zero: true,
-            default_spreading: true,
-            spread_policies: true,
-            hostname_label: true,
             zero_resource_nodes: true,
-            status_codes: true,
             balanced_allocation: true,
             taint_reason: true,
             non_zero_per_container: true,
@@ -102,11 +84,7 @@ impl Avoid {
                 "none" => a = Avoid::default(),
                 "memory-mib" => a.memory_mib = true,
                 "explicit-zero" => a.explicit_zero = true,
-                "default-spreading" => a.default_spreading = true,
-                "spread-policies" => a.spread_policies = true,
-                "hostname-label" => a.hostname_label = true,
                 "zero-resource-nodes" => a.zero_resource_nodes = true,
-                "status-codes" => a.status_codes = true,
                 "balanced-allocation" => a.balanced_allocation = true,
                 "taint-reason" => a.taint_reason = true,
                 "non-zero-per-container" => a.non_zero_per_container = true,
@@ -375,7 +353,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
         }
         let pods = if rng.chance(15) { rng.range(1, 4) } else { 110 };
         let mut l = Map::new();
-        let host_label = if avoid.hostname_label || rng.chance(90) {
+        let host_label = if rng.chance(90) {
             Some(name.clone())
         } else if rng.chance(50) {
             None
@@ -630,10 +608,10 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
             if hard && rng.chance(20) {
                 c["minDomains"] = json!(rng.range(1, 4));
             }
-            if !avoid.spread_policies && rng.chance(20) {
+            if rng.chance(20) {
                 c["nodeTaintsPolicy"] = json!(*rng.pick(&["Honor", "Ignore"]));
             }
-            if !avoid.spread_policies && rng.chance(20) {
+            if rng.chance(20) {
                 c["nodeAffinityPolicy"] = json!(*rng.pick(&["Honor", "Ignore"]));
             }
             cs.push(c);
@@ -655,7 +633,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
         }
     }
     let mut services = Vec::new();
-    if !avoid.default_spreading && rng.chance(25) {
+    if rng.chance(25) {
         let sel = if rng.chance(70) {
             app
         } else {
@@ -668,26 +646,8 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
         }));
     }
 
-    let mut config = random_config(rng);
+    let config = random_config(rng);
     let _ = has_spread;
-    if avoid.default_spreading {
-        // No default constraints: kube-scheduler's PreScore skips the
-        // plugin for a pod without constraints.
-        let c = config.get_or_insert_with(|| {
-            json!({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-                   "profiles": [{"schedulerName": "default-scheduler"}]})
-        });
-        let prof = &mut c["profiles"][0];
-        let pc = prof
-            .as_object_mut()
-            .unwrap()
-            .entry("pluginConfig")
-            .or_insert_with(|| json!([]));
-        pc.as_array_mut().unwrap().push(json!({
-            "name": "PodTopologySpread",
-            "args": {"defaultingType": "List"},
-        }));
-    }
 
     Case {
         seed,

@@ -269,7 +269,7 @@ fn shrink(
             tries.push(x);
         }
         // The avoidance of default spreading lives in the configuration.
-        if best.config.is_some() && !avoid.default_spreading {
+        if best.config.is_some() {
             let mut x = best.clone();
             x.config = None;
             tries.push(x);

@@ -26,7 +26,7 @@ use crate::gen::{priority_of, Avoid, Case};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NodeV {
     pub feasible: bool,
-    /// Kubernetes' status code (Shepherd has none).
+    /// The rejecting Filter's status code (None for a feasible node).
     pub code: Option<String>,
     pub plugin: Option<String>,
     pub reasons: Vec<String>,
@@ -335,7 +335,7 @@ pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
     for v in &e.nodes {
         let mut nv = NodeV {
             feasible: v.feasible,
-            code: None,
+            code: (!v.feasible).then(|| v.code.as_str().to_string()),
             plugin: v.plugin.map(str::to_string),
             reasons: v.reasons.clone(),
             total: v.total,
@@ -349,6 +349,7 @@ pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
         }
         s.nodes.insert(v.node.clone(), nv);
     }
+    s.skipped = e.skipped.iter().map(|p| p.to_string()).collect();
     s.num_to_find = profile.feasible_nodes_to_find(e.nodes.len() as u32) as u64;
     if let Some(p) = &e.preemption {
         let mut pre = Preempt::default();
@@ -396,6 +397,16 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
         return compare(&k, &s, &a);
     }
     let mut out = Vec::new();
+    let any_feasible = |x: &Side| x.nodes.values().any(|v| v.feasible);
+    if any_feasible(k) && any_feasible(s) && k.skipped != s.skipped {
+        out.push(d(
+            "status-codes",
+            format!(
+                "plugins skipped at PreScore: {:?} in Kubernetes, {:?} in Shepherd",
+                k.skipped, s.skipped
+            ),
+        ));
+    }
     let names: BTreeSet<&String> = k.nodes.keys().chain(s.nodes.keys()).collect();
     for n in names {
         let (Some(kv), Some(sv)) = (k.nodes.get(n), s.nodes.get(n)) else {
@@ -445,12 +456,13 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
                     ),
                 ));
             }
-            if !avoid.status_codes && kv.code != sv.code {
+            if kv.code != sv.code {
                 out.push(d(
                     "status-codes",
                     format!(
-                        "node {n}: code {:?} in Kubernetes, none in Shepherd's explain",
-                        kv.code.clone().unwrap_or_default()
+                        "node {n}: code {:?} in Kubernetes, {:?} in Shepherd",
+                        kv.code.clone().unwrap_or_default(),
+                        sv.code.clone().unwrap_or_default()
                     ),
                 ));
             }
@@ -470,8 +482,7 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
                     format!("score:{p}"),
                     format!("node {n}: {p} skipped by its PreScore in Kubernetes (adds nothing), {b} in Shepherd"),
                 )),
-                (None, Some(_)) if skipped
-                    && !avoid.status_codes => {
+                (None, Some(_)) if skipped => {
                         out.push(d(
                             "status-codes",
                             format!("node {n}: {p} skipped by its PreScore in Kubernetes, scored (0) in Shepherd's explain"),
