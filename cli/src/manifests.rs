@@ -669,6 +669,7 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
                 "feasible": v.feasible,
                 "filter": v.plugin,
                 "reasons": v.reasons,
+                "detail": v.detail,
                 "scores": v.scores.iter().map(|s| serde_json::json!({
                     "plugin": s.plugin, "raw": s.raw, "normalized": s.normalized,
                     "weight": s.weight, "weighted": s.weighted,
@@ -734,9 +735,13 @@ fn print_explanation(ns: &str, e: &Explanation) {
         match v.plugin {
             None => println!("  {:<w$}  feasible", v.node),
             Some(p) => println!(
-                "  {:<w$}  rejected by {p}: {}",
+                "  {:<w$}  rejected by {p}: {}{}",
                 v.node,
-                v.reasons.join(", ")
+                v.reasons.join(", "),
+                v.detail
+                    .as_ref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
             ),
         }
     }

@@ -439,6 +439,8 @@ pub struct VerdictRow {
     /// The filter plugin that rejected the node (NodeResourcesFit, TaintToleration, ...).
     pub plugin: Option<&'static str>,
     pub reasons: Vec<String>,
+    /// What the reasons leave out: the untolerated taint, `key=value:Effect`.
+    pub detail: Option<String>,
     /// The weighted sum of the score plugins; the highest wins.
     pub total: Option<i64>,
     /// 1 for the best total (equal totals share a position).
@@ -486,6 +488,7 @@ impl From<Explanation> for ExplainView {
                 feasible: v.feasible,
                 plugin: v.plugin,
                 reasons: v.reasons,
+                detail: v.detail,
                 total: v.total,
                 position: v.position,
                 scores: v

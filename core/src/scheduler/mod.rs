@@ -66,11 +66,10 @@ pub enum Unfit {
     NotReady,
     Unschedulable,
     NodeAffinity,
-    /// An untolerated NoSchedule or NoExecute taint: `key: value`.
-    Taint {
-        key: String,
-        value: String,
-    },
+    /// An untolerated NoSchedule or NoExecute taint (the first, in the
+    /// node's order). Kubernetes' reason does not name it; [`Unfit::detail`]
+    /// does.
+    Taint(crate::model::Taint),
     Insufficient {
         cpu: bool,
         memory: bool,
@@ -91,9 +90,7 @@ impl Unfit {
             Unfit::NotReady => one("node(s) were not ready"),
             Unfit::Unschedulable => one(node_unschedulable::REASON),
             Unfit::NodeAffinity => one(node_affinity::REASON),
-            Unfit::Taint { key, value } => {
-                vec![format!("node(s) had untolerated taint {{{key}: {value}}}")]
-            }
+            Unfit::Taint(_) => one(taint_toleration::REASON),
             Unfit::Insufficient { cpu, memory, pods } => {
                 let mut v = Vec::new();
                 if *pods {
@@ -115,13 +112,23 @@ impl Unfit {
         }
     }
 
+    /// What the reasons leave out, for a person reading explain: the
+    /// untolerated taint as `key=value:Effect` (Kubernetes logs it at -v=4
+    /// and keeps it out of the status). Not part of FailedScheduling.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            Unfit::Taint(t) => Some(format!("{t}")),
+            _ => None,
+        }
+    }
+
     /// The filter plugin that rejected, by its Kubernetes name.
     pub fn plugin(&self) -> &'static str {
         match self {
             Unfit::NotReady => "NodeReady",
             Unfit::Unschedulable => Plugin::NodeUnschedulable.name(),
             Unfit::NodeAffinity => Plugin::NodeAffinity.name(),
-            Unfit::Taint { .. } => Plugin::TaintToleration.name(),
+            Unfit::Taint(_) => Plugin::TaintToleration.name(),
             Unfit::Insufficient { .. } => Plugin::NodeResourcesFit.name(),
             Unfit::SpreadMissingLabel | Unfit::SpreadSkew => Plugin::PodTopologySpread.name(),
             Unfit::PodAffinity | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
@@ -516,6 +523,9 @@ pub struct NodeVerdict {
     /// The filter plugin that rejected the node, if one did.
     pub plugin: Option<&'static str>,
     pub reasons: Vec<String>,
+    /// What the reasons do not say ([`Unfit::detail`]): the untolerated
+    /// taint, `key=value:Effect`.
+    pub detail: Option<String>,
     /// Each score plugin's raw, normalised and weighted score (feasible nodes).
     pub scores: Vec<PluginScore>,
     /// The weighted sum; the highest wins.
@@ -1167,10 +1177,7 @@ impl Cluster {
                     if let Some(t) =
                         taint_toleration::first_untolerated(&node.spec.taints, &tpl.tolerations)
                     {
-                        return Err(Unfit::Taint {
-                            key: t.key.clone(),
-                            value: t.value.clone(),
-                        });
+                        return Err(Unfit::Taint(t.clone()));
                     }
                 }
                 Plugin::NodeAffinity if affinity => {
@@ -3899,9 +3906,10 @@ impl Cluster {
         }
     }
 
-    /// "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated:
-    /// gpu}, 3 Insufficient cpu." Reasons counted over every node and sorted
-    /// as kube-scheduler sorts them (as strings "N reason").
+    /// "0/6 nodes are available: 1 node(s) had untolerated taint(s), 3
+    /// Insufficient cpu." Reasons counted over every node and sorted as
+    /// kube-scheduler sorts them (as strings "N reason", framework/types.go
+    /// FitError.Error).
     fn failure_message_for(&mut self, b: &mut Batch, profile: &Profile) -> String {
         let mut hist: BTreeMap<String, u32> = BTreeMap::new();
         let mut total = 0;
@@ -3952,9 +3960,9 @@ impl Cluster {
             }
             let n = NodeId(i as u32);
             let r = work.filter_node(n, &mut b, profile);
-            let (ok, plugin, reasons) = match &r {
-                Ok(()) => (true, None, Vec::new()),
-                Err(u) => (false, Some(u.plugin()), u.reasons()),
+            let (ok, plugin, reasons, detail) = match &r {
+                Ok(()) => (true, None, Vec::new(), None),
+                Err(u) => (false, Some(u.plugin()), u.reasons(), u.detail()),
             };
             if ok {
                 feasible.push(i as u32);
@@ -3964,6 +3972,7 @@ impl Cluster {
                 feasible: ok,
                 plugin,
                 reasons,
+                detail,
                 scores: Vec::new(),
                 total: None,
                 position: None,
