@@ -2460,8 +2460,7 @@ fn failed_scheduling_message_sorts_reasons_as_kube_scheduler_does() {
     );
     converge(&mut c, ScorePolicy::BinPack);
     // kube-scheduler sorts the "N reason" strings themselves.
-    let first =
-        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu.";
+    let first = "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.";
     assert_eq!(c.pending_reason("web-0").unwrap().as_deref(), Some(first));
     assert_eq!(c.app("web").unwrap().pending_reason.as_deref(), Some(first));
 
@@ -2469,7 +2468,7 @@ fn failed_scheduling_message_sorts_reasons_as_kube_scheduler_does() {
     c.add_node(node("node-4", 8000, 16384)).unwrap();
     c.cordon("node-4").unwrap();
     converge(&mut c, ScorePolicy::BinPack);
-    let second = "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, \
+    let second = "0/4 nodes are available: 1 node(s) had untolerated taint(s), \
                   1 node(s) were unschedulable, 2 Insufficient cpu.";
     assert_eq!(c.pending_reason("web-0").unwrap().as_deref(), Some(second));
 
@@ -2667,7 +2666,7 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
     converge(&mut c, ScorePolicy::BinPack);
 
     let why = "0/3 nodes are available: 1 Insufficient cpu, \
-               1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable.";
+               1 node(s) had untolerated taint(s), 1 node(s) were unschedulable.";
     let ex = c.explain("big-0", ScorePolicy::BinPack).unwrap();
     assert_eq!(
         (ex.pod.as_str(), ex.phase, ex.bound_to.clone()),
@@ -2709,11 +2708,14 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
                 "node-3",
                 false,
                 Some("TaintToleration"),
-                vec!["node(s) had untolerated taint {dedicated: gpu}".to_string()],
+                vec!["node(s) had untolerated taint(s)".to_string()],
                 None
             ),
         ]
     );
+    // Kubernetes' reason does not name the taint; explain's detail does.
+    let details: Vec<_> = ex.nodes.iter().map(|v| v.detail.as_deref()).collect();
+    assert_eq!(details, [None, None, Some("dedicated=gpu:NoSchedule")]);
 
     // A bound pod is explained as if placed again, its own requests freed:
     // MostAllocated = (1000*100/2000 + 1024*100/4096) / 2 = (50 + 25) / 2 = 37.

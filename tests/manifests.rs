@@ -909,6 +909,27 @@ fn spread_inclusion_policies_are_read_simulated_and_written_back() {
     }
 }
 
+/// Quantity.UnmarshalJSON trims white space before ParseQuantity; kubectl's
+/// JSON escapes a tab or a newline, which then stays and is refused (both
+/// checked against the API server's decoding by the oracle).
+#[test]
+fn quantities_are_trimmed_as_the_api_server_trims_them() {
+    let im = import(&format!(
+        "{}---\n{}",
+        NODE.replace("cpu: \"4\"", "cpu: \" 4 \""),
+        deployment("1", "\"\u{a0}500m\u{3000}\"")
+    ))
+    .unwrap();
+    assert_eq!(im.scenario.deployments[0].template.requests.cpu_millis, 500);
+    let e = import(&format!("{NODE}---\n{}", deployment("1", "\"\\t500m\"")))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("requests.cpu") && e.contains("is not a quantity"),
+        "{e}"
+    );
+}
+
 const NODE: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n";
 
 fn deployment(replicas: &str, cpu: &str) -> String {

@@ -105,7 +105,8 @@ function rowFor(r) {
       h('td', { class: 'num bad-text', title: `rejected by ${v.plugin} (${v.code})` }, '✗'),
       h('th', { scope: 'row' }, v.node, here ? h('span', { class: 'badge ok' }, 'bound here') : null),
       h('td', { colspan: ex.cols.length + 1, class: 'reason' },
-        h('span', { class: 'bad-text' }, breakable(v.plugin)), ': ', v.reasons.join('; '), code));
+        h('span', { class: 'bad-text' }, breakable(v.plugin)), ': ', v.reasons.join('; '),
+        v.detail ? h('span', { class: 'muted' }, ` (${v.detail})`) : null, code));
   }
   const best = v.position === 1;
   return h('tr', { class: `verdict ok${best ? ' chosen' : ''}${here ? ' here' : ''}`, dataset: { node: v.node, position: v.position } },

@@ -670,6 +670,7 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
                 "filter": v.plugin,
                 "code": v.code.as_str(),
                 "reasons": v.reasons,
+                "detail": v.detail,
                 "scores": v.scores.iter().map(|s| serde_json::json!({
                     "plugin": s.plugin, "raw": s.raw, "normalized": s.normalized,
                     "weight": s.weight, "weighted": s.weighted,
@@ -736,10 +737,14 @@ fn print_explanation(ns: &str, e: &Explanation) {
         match v.plugin {
             None => println!("  {:<w$}  feasible", v.node),
             Some(p) => println!(
-                "  {:<w$}  rejected by {p} ({}): {}",
+                "  {:<w$}  rejected by {p} ({}): {}{}",
                 v.node,
                 v.code.as_str(),
-                v.reasons.join(", ")
+                v.reasons.join(", "),
+                v.detail
+                    .as_ref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
             ),
         }
     }

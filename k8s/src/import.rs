@@ -282,7 +282,7 @@ impl Ctx<'_> {
     /// A quantity, as a string or a bare number.
     fn quantity_text(&self, v: &Value, path: &str) -> R<String> {
         match v {
-            Value::Str(s) => Ok(s.clone()),
+            Value::Str(s) => Ok(api_trim(s).to_string()),
             Value::Int(i) => Ok(i.to_string()),
             Value::UInt(u) => Ok(u.to_string()),
             Value::Float(f) if f.is_finite() => Ok(format!("{f}")),
@@ -302,6 +302,20 @@ impl Ctx<'_> {
         }
         Ok(out)
     }
+}
+
+/// A quantity's text as the API server parses it: Quantity.UnmarshalJSON
+/// (apimachinery resource/quantity.go) trims white space
+/// (strings.TrimSpace) from the JSON text between the quotes, escapes
+/// included, before ParseQuantity. kubectl's JSON escapes the control
+/// characters (tab, newline, vertical tab, form feed, carriage return) and
+/// U+2028/U+2029, which then stay and are refused; every other white space
+/// (the space, U+0085, U+00A0, U+3000 ...) is trimmed. Rust's and Go's white
+/// space are the same set (Unicode White_Space).
+fn api_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| {
+        c.is_whitespace() && !matches!(c, '\t'..='\r' | '\u{2028}' | '\u{2029}')
+    })
 }
 
 /// `a.b` for a plain key, `a["x/y"]` for a key with dots or slashes, as

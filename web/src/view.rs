@@ -442,6 +442,8 @@ pub struct VerdictRow {
     /// help) or UnschedulableAndUnresolvable (it cannot).
     pub code: &'static str,
     pub reasons: Vec<String>,
+    /// What the reasons leave out: the untolerated taint, `key=value:Effect`.
+    pub detail: Option<String>,
     /// The weighted sum of the score plugins; the highest wins.
     pub total: Option<i64>,
     /// 1 for the best total (equal totals share a position).
@@ -492,6 +494,7 @@ impl From<Explanation> for ExplainView {
                 plugin: v.plugin,
                 code: v.code.as_str(),
                 reasons: v.reasons,
+                detail: v.detail,
                 total: v.total,
                 position: v.position,
                 scores: v

@@ -97,11 +97,10 @@ pub enum Unfit {
     NotReady,
     Unschedulable,
     NodeAffinity,
-    /// An untolerated NoSchedule or NoExecute taint: `key: value`.
-    Taint {
-        key: String,
-        value: String,
-    },
+    /// An untolerated NoSchedule or NoExecute taint (the first, in the
+    /// node's order). Kubernetes' reason does not name it; [`Unfit::detail`]
+    /// does.
+    Taint(crate::model::Taint),
     Insufficient {
         cpu: bool,
         memory: bool,
@@ -125,9 +124,7 @@ impl Unfit {
             Unfit::NotReady => one("node(s) were not ready"),
             Unfit::Unschedulable => one(node_unschedulable::REASON),
             Unfit::NodeAffinity => one(node_affinity::REASON),
-            Unfit::Taint { key, value } => {
-                vec![format!("node(s) had untolerated taint {{{key}: {value}}}")]
-            }
+            Unfit::Taint(_) => one(taint_toleration::REASON),
             Unfit::Insufficient {
                 cpu, memory, pods, ..
             } => {
@@ -167,7 +164,7 @@ impl Unfit {
             Unfit::NotReady
             | Unfit::Unschedulable
             | Unfit::NodeAffinity
-            | Unfit::Taint { .. }
+            | Unfit::Taint(_)
             | Unfit::SpreadMissingLabel
             | Unfit::PodAffinity => Code::UnschedulableAndUnresolvable,
             Unfit::Insufficient { unresolvable, .. } => {
@@ -183,13 +180,23 @@ impl Unfit {
         }
     }
 
+    /// What the reasons leave out, for a person reading explain: the
+    /// untolerated taint as `key=value:Effect` (Kubernetes logs it at -v=4
+    /// and keeps it out of the status). Not part of FailedScheduling.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            Unfit::Taint(t) => Some(format!("{t}")),
+            _ => None,
+        }
+    }
+
     /// The filter plugin that rejected, by its Kubernetes name.
     pub fn plugin(&self) -> &'static str {
         match self {
             Unfit::NotReady => "NodeReady",
             Unfit::Unschedulable => Plugin::NodeUnschedulable.name(),
             Unfit::NodeAffinity => Plugin::NodeAffinity.name(),
-            Unfit::Taint { .. } => Plugin::TaintToleration.name(),
+            Unfit::Taint(_) => Plugin::TaintToleration.name(),
             Unfit::Insufficient { .. } => Plugin::NodeResourcesFit.name(),
             Unfit::SpreadMissingLabel | Unfit::SpreadSkew => Plugin::PodTopologySpread.name(),
             Unfit::PodAffinity | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
@@ -615,6 +622,9 @@ pub struct NodeVerdict {
     /// DefaultPreemption looks only at nodes marked Unschedulable.
     pub code: Code,
     pub reasons: Vec<String>,
+    /// What the reasons do not say ([`Unfit::detail`]): the untolerated
+    /// taint, `key=value:Effect`.
+    pub detail: Option<String>,
     /// Each score plugin's raw, normalised and weighted score (feasible nodes).
     pub scores: Vec<PluginScore>,
     /// The weighted sum; the highest wins.
@@ -1488,10 +1498,7 @@ impl Cluster {
                     if let Some(t) =
                         taint_toleration::first_untolerated(&node.spec.taints, &tpl.tolerations)
                     {
-                        return Err(Unfit::Taint {
-                            key: t.key.clone(),
-                            value: t.value.clone(),
-                        });
+                        return Err(Unfit::Taint(t.clone()));
                     }
                 }
                 Plugin::NodeAffinity if affinity => {
@@ -4327,9 +4334,10 @@ impl Cluster {
         }
     }
 
-    /// "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated:
-    /// gpu}, 3 Insufficient cpu." Reasons counted over every node and sorted
-    /// as kube-scheduler sorts them (as strings "N reason").
+    /// "0/6 nodes are available: 1 node(s) had untolerated taint(s), 3
+    /// Insufficient cpu." Reasons counted over every node and sorted as
+    /// kube-scheduler sorts them (as strings "N reason", framework/types.go
+    /// FitError.Error).
     fn failure_message_for(&mut self, b: &mut Batch, profile: &Profile) -> String {
         let mut hist: BTreeMap<String, u32> = BTreeMap::new();
         let mut total = 0;
@@ -4380,9 +4388,9 @@ impl Cluster {
             }
             let n = NodeId(i as u32);
             let r = work.filter_node(n, &mut b, profile);
-            let (ok, plugin, code, reasons) = match &r {
-                Ok(()) => (true, None, Code::Success, Vec::new()),
-                Err(u) => (false, Some(u.plugin()), u.code(), u.reasons()),
+            let (ok, plugin, code, reasons, detail) = match &r {
+                Ok(()) => (true, None, Code::Success, Vec::new(), None),
+                Err(u) => (false, Some(u.plugin()), u.code(), u.reasons(), u.detail()),
             };
             if ok {
                 feasible.push(i as u32);
@@ -4393,6 +4401,7 @@ impl Cluster {
                 plugin,
                 code,
                 reasons,
+                detail,
                 scores: Vec::new(),
                 total: None,
                 position: None,

@@ -34,31 +34,18 @@ pub struct Avoid {
     /// score, and the totals and best nodes recomputed without it): v1.37
     /// scores the change in balance, Shepherd the balance with the pod.
     pub balanced_allocation: bool,
-    /// TaintToleration's reason text is not compared (v1.37 no longer names
-    /// the taint).
-    pub taint_reason: bool,
     /// Every container of a pod with several sets both cpu and memory:
     /// kube-scheduler gives each container that misses one the non-zero
     /// default, Shepherd only a pod whose total is zero.
     pub non_zero_per_container: bool,
-    /// A quantity without a digit ("Mi", "+", "."), which Kubernetes reads
-    /// as zero and Shepherd refuses, is not drawn (the pure functions).
-    pub quantity_no_digits: bool,
-    /// Label keys and values that Shepherd takes and Kubernetes refuses
-    /// (Shepherd checks the characters only) are not counted (the pure
-    /// functions).
-    pub label_syntax: bool,
 }
 
-pub const CLASSES: [&str; 8] = [
+pub const CLASSES: [&str; 5] = [
     "memory-mib",
     "explicit-zero",
     "zero-resource-nodes",
     "balanced-allocation",
-    "taint-reason",
     "non-zero-per-container",
-    "quantity-no-digits",
-    "label-syntax",
 ];
 
 impl Avoid {
@@ -68,10 +55,7 @@ impl Avoid {
             explicit_zero: true,
             zero_resource_nodes: true,
             balanced_allocation: true,
-            taint_reason: true,
             non_zero_per_container: true,
-            quantity_no_digits: true,
-            label_syntax: true,
         }
     }
 
@@ -86,10 +70,7 @@ impl Avoid {
                 "explicit-zero" => a.explicit_zero = true,
                 "zero-resource-nodes" => a.zero_resource_nodes = true,
                 "balanced-allocation" => a.balanced_allocation = true,
-                "taint-reason" => a.taint_reason = true,
                 "non-zero-per-container" => a.non_zero_per_container = true,
-                "quantity-no-digits" => a.quantity_no_digits = true,
-                "label-syntax" => a.label_syntax = true,
                 _ => {
                     return Err(format!(
                         "--avoid: unknown class {w:?}; expected all, none or some of {}",

@@ -445,9 +445,7 @@ pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
                     "filter-plugin",
                     format!("node {n}: rejected by {:?} in Kubernetes ({:?}), by {:?} in Shepherd ({:?})", kv.plugin, kv.reasons, sv.plugin, sv.reasons),
                 ));
-            } else if kv.reasons != sv.reasons
-                && !(avoid.taint_reason && kv.plugin.as_deref() == Some("TaintToleration"))
-            {
+            } else if kv.reasons != sv.reasons {
                 out.push(d(
                     format!("reasons:{}", kv.plugin.clone().unwrap_or_default()),
                     format!(

@@ -160,33 +160,6 @@ fn balanced_allocation_scores_the_balance_with_the_pod() {
     );
 }
 
-/// taint-reason: v1.37's TaintToleration Filter says "node(s) had
-/// untolerated taint(s)" without naming the taint
-/// (tainttoleration/taint_toleration.go, line 133).
-#[test]
-fn the_taint_reason_names_the_taint() {
-    let mut n = node("n1", "4", "8Gi", host("n1"));
-    n["spec"] = json!({"taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]});
-    let c = case(
-        vec![n],
-        Vec::new(),
-        pod(
-            "incoming",
-            json!({"cpu": "100m", "memory": "128Mi"}),
-            json!({}),
-        ),
-    );
-    if let Some(k) = kube(&c) {
-        assert_eq!(k.nodes["n1"].reasons, ["node(s) had untolerated taint(s)"]);
-    }
-    let s = side(&c);
-    assert_eq!(
-        s.nodes["n1"].reasons,
-        ["node(s) had untolerated taint {dedicated: gpu}"],
-        "Shepherd's taint reason is Kubernetes' now: taint-reason is fixed?"
-    );
-}
-
 /// non-zero-per-container: kube-scheduler gives the non-zero default (200Mi
 /// memory) to each container without a memory request
 /// (framework/types.go CalculateResource with NonMissingContainerRequests),
@@ -218,62 +191,4 @@ fn non_zero_defaults_go_to_the_pod_not_to_each_container() {
         s.nodes["n1"].scores["NodeResourcesFit"], 80,
         "Shepherd gives each container the non-zero defaults now: non-zero-per-container is fixed?"
     );
-}
-
-fn oracle() -> Option<Oracle> {
-    let path = std::env::var("SHEPHERD_ORACLE")
-        .ok()
-        .filter(|p| !p.is_empty())?;
-    Some(Oracle::start(&path).expect("the oracle starts"))
-}
-
-/// quantity-no-digits: resource.ParseQuantity takes a quantity whose number
-/// has no digit ("Mi", "+", ".", "E2") as zero
-/// (api/resource/quantity.go parseQuantityString, line 161, returns "0" when
-/// the string ends before a digit); Shepherd's quantity grammar refuses it.
-#[test]
-fn a_quantity_without_digits_is_refused() {
-    let values = ["Mi", "+", ".", "E2"];
-    if let Some(mut o) = oracle() {
-        let a = o
-            .ask(&json!({"op": "quantity", "values": values}))
-            .expect("an answer");
-        for (i, v) in values.iter().enumerate() {
-            assert!(a[i].get("error").is_none(), "Kubernetes refuses {v:?}");
-            assert_eq!(a[i]["milli"], 0);
-        }
-    }
-    for v in values {
-        assert!(
-            shepherd::quantity::Quantity::parse(v).is_err(),
-            "Shepherd takes {v:?} now: quantity-no-digits is fixed?"
-        );
-    }
-}
-
-/// label-syntax: a label key is a qualified name (an optional DNS-1123
-/// subdomain prefix and '/', then a name of at most 63 characters that
-/// starts and ends with a letter or digit) and a value is empty or such a
-/// name (apimachinery pkg/api/validate/content IsLabelKey, IsLabelValue);
-/// Shepherd checks the characters and lengths only.
-#[test]
-fn label_keys_and_values_are_checked_by_characters_only() {
-    let bad = ["5y-", "__", "a-", "0aayc/"];
-    if let Some(mut o) = oracle() {
-        let a = o
-            .ask(&json!({"op": "names", "values": bad}))
-            .expect("an answer");
-        for (i, v) in bad.iter().enumerate() {
-            let refused = !a[i]["labelKey"].as_array().expect("a list").is_empty();
-            assert!(refused, "Kubernetes takes the label key {v:?}");
-        }
-    }
-    for v in bad {
-        assert!(
-            shepherd::Selector::new(&[(v, "x")])
-                .validate("test")
-                .is_ok(),
-            "Shepherd refuses the label key {v:?} now: label-syntax is fixed?"
-        );
-    }
 }
