@@ -615,3 +615,107 @@ fn then_applies_a_changed_deployment_as_kubectl_apply_does() {
         let _ = std::fs::remove_file(f);
     }
 }
+
+/// Issue 42, row 11: what is not a regular file is never read past the
+/// limit, and a folder's FIFO is never opened. `/dev/zero` is read as
+/// standard input is (up to the limit, then refused); in a folder, a FIFO
+/// and a symbolic link to a device refuse the folder before anything is
+/// opened. The FIFO run is watched: a reader that opened it would wait for
+/// a writer forever, and is killed and reported after a minute.
+#[test]
+fn non_regular_files_are_bounded_and_a_folders_fifo_is_never_opened() {
+    let (code, out, err) = run(&["simulate".into(), "/dev/zero".into()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("/dev/zero holds more than 67108864 bytes; expected at most 67108864"),
+        "{err}"
+    );
+
+    let dir = std::env::temp_dir().join(format!("shepherd-cli-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    std::fs::write(
+        dir.join("a-node.yaml"),
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n",
+    )
+    .expect("a small manifest");
+    let made = Command::new("mkfifo")
+        .arg(dir.join("b-fifo.yaml"))
+        .status()
+        .expect("mkfifo should run");
+    assert!(made.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shepherd"))
+        .args(["simulate", &dir.display().to_string()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the shepherd binary should start");
+    let mut waited = 0;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("a child to wait on") {
+            break s;
+        }
+        if waited >= 600 {
+            child.kill().ok();
+            panic!("simulate opened the folder's FIFO and waits for a writer");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    };
+    let out = child.wait_with_output().expect("the output");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("b-fifo.yaml in the folder")
+            && err.contains("is a FIFO (named pipe); expected regular files"),
+        "{err}"
+    );
+    std::fs::remove_file(dir.join("b-fifo.yaml")).ok();
+
+    std::os::unix::fs::symlink("/dev/zero", dir.join("c-zero.yaml")).expect("a symbolic link");
+    let (code, out, err) = run(&["simulate".into(), dir.display().to_string()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("c-zero.yaml in the folder") && err.contains("is a character device"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Issue 42's smaller messages: `explain` for a pod that is not there says
+/// "expected" once, and names some pods, or says there are none.
+#[test]
+fn explain_names_a_missing_pod_once_and_what_there_is() {
+    let dir = format!("{}/../tests/manifests", env!("CARGO_MANIFEST_DIR"));
+    let args = |file: &str| -> Vec<String> {
+        ["explain", &format!("{dir}/{file}"), "--pod", "nope"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let (code, out, err) = run(&args("priority-full-cluster.yaml"));
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.starts_with("shepherd: pod \"default/nope\" not found; expected one of the simulated pods, e.g. default/"),
+        "{err}"
+    );
+    assert_eq!(err.matches("expected").count(), 1, "{err}");
+
+    let tmp = std::env::temp_dir().join(format!("shepherd-cli-nopods-{}.yaml", std::process::id()));
+    std::fs::write(
+        &tmp,
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n",
+    )
+    .expect("a manifest");
+    let (code, out, err) = run(&[
+        "explain".into(),
+        tmp.display().to_string(),
+        "--pod".into(),
+        "nope".into(),
+    ]);
+    std::fs::remove_file(&tmp).ok();
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        err.trim_end(),
+        "shepherd: pod \"default/nope\" not found: the simulation holds no pods; expected manifests with pods to explain"
+    );
+}

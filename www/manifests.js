@@ -160,6 +160,14 @@ export function wireManifests(ctx) {
   async function importText(source, name) {
     if (busy) return false;
     error.hidden = true;
+    // A text longer than the limit in UTF-16 units is longer still in UTF-8
+    // bytes: refused here, before it is copied into the engine or a worker.
+    // Within it, the engine bounds the rest (nesting, aliases, every list)
+    // in the worker as on the page.
+    const max = ctx.Shepherd.maxManifestBytes();
+    if (source.length > max) {
+      return refused(name, `the input is more than ${max} bytes; expected at most ${max} (Limits::max_bytes)`);
+    }
     if (source.length <= WORKER_BYTES) {
       const next = new ctx.Shepherd(ctx.sim().seed, 'default-scheduler');
       let report;

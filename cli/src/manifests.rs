@@ -15,70 +15,129 @@ use shepherd_k8s::{
 };
 
 /// Reads FILE, every `.yaml`/`.yml`/`.json` file in DIR (sorted by name,
-/// joined as one stream), or standard input for `-`.
+/// joined as one stream), or standard input for `-`, never more than
+/// `max_bytes` + 1 bytes of any: a regular file past the limit is refused
+/// from its size, unread; anything else named on the command line (a pipe,
+/// `<(kubectl get ...)`, a device such as /dev/zero) is read as standard
+/// input is, up to the limit. A folder's entries must be regular files
+/// (symbolic links are followed): a FIFO in a folder is never opened (it
+/// would wait for a writer), a device never read.
 pub(crate) fn read_input(arg: &str, max_bytes: usize) -> Result<String, String> {
     if arg == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .take(max_bytes as u64 + 1)
-            .read_to_string(&mut s)
-            .map_err(|e| format!("cannot read standard input: {e}; expected UTF-8 text"))?;
-        return Ok(s);
+        return read_bounded(std::io::stdin(), "standard input", max_bytes);
     }
     let p = Path::new(arg);
-    if p.is_dir() {
-        let mut files: Vec<_> = std::fs::read_dir(p)
-            .map_err(|e| format!("cannot read the folder {arg}: {e}"))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|f| {
-                matches!(
-                    f.extension().and_then(|x| x.to_str()),
-                    Some("yaml" | "yml" | "json")
-                )
-            })
-            .collect();
-        files.sort();
-        if files.is_empty() {
-            return Err(format!(
-                "the folder {arg} holds no .yaml, .yml or .json file; expected manifests"
-            ));
-        }
-        let mut s = String::new();
-        for f in files {
-            // A file past what is left of the limit is refused before it is
-            // read: a large file is never held whole to find it too large.
-            let len = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
-            if s.len() as u64 + len > max_bytes as u64 {
-                return Err(format!(
-                    "the folder {arg} holds more than {max_bytes} bytes of manifests ({} alone is {len} bytes); expected at most {max_bytes} in all",
-                    f.display()
-                ));
-            }
-            let text = std::fs::read_to_string(&f).map_err(|e| {
-                format!(
-                    "cannot read {}: {e}; expected a UTF-8 text file",
-                    f.display()
-                )
-            })?;
-            // JSON files join a YAML stream as flow documents (JSON is YAML).
-            s.push_str("---\n");
-            s.push_str(&text);
-            if !text.ends_with('\n') {
-                s.push('\n');
-            }
-        }
-        return Ok(s);
-    }
     let meta = std::fs::metadata(p)
         .map_err(|e| format!("cannot read {arg}: {e}; expected a file, a folder or -"))?;
-    if meta.len() > max_bytes as u64 {
+    if meta.is_dir() {
+        return read_folder(arg, p, max_bytes);
+    }
+    if meta.is_file() && meta.len() > max_bytes as u64 {
         return Err(format!(
             "{arg} is {} bytes; expected at most {max_bytes}",
             meta.len()
         ));
     }
-    std::fs::read_to_string(p)
-        .map_err(|e| format!("cannot read {arg}: {e}; expected a UTF-8 text file"))
+    let f = std::fs::File::open(p)
+        .map_err(|e| format!("cannot read {arg}: {e}; expected a file, a folder or -"))?;
+    read_bounded(f, arg, max_bytes)
+}
+
+/// At most `max_bytes` of `r` as UTF-8 text; more is refused once the byte
+/// past the limit is read, so an endless source costs the limit and no more.
+fn read_bounded(r: impl Read, what: &str, max_bytes: usize) -> Result<String, String> {
+    let mut buf = Vec::new();
+    r.take(max_bytes as u64 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("cannot read {what}: {e}"))?;
+    if buf.len() > max_bytes {
+        return Err(format!(
+            "{what} holds more than {max_bytes} bytes; expected at most {max_bytes}"
+        ));
+    }
+    String::from_utf8(buf).map_err(|e| {
+        format!(
+            "{what} is not UTF-8 text (byte {} is not); expected UTF-8 text",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// What a non-regular file is, in words.
+fn file_kind(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+fn read_folder(arg: &str, p: &Path, max_bytes: usize) -> Result<String, String> {
+    let mut files: Vec<_> = std::fs::read_dir(p)
+        .map_err(|e| format!("cannot read the folder {arg}: {e}"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|f| {
+            matches!(
+                f.extension().and_then(|x| x.to_str()),
+                Some("yaml" | "yml" | "json")
+            )
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!(
+            "the folder {arg} holds no .yaml, .yml or .json file; expected manifests"
+        ));
+    }
+    // Every entry is looked at (its metadata, links followed) before any
+    // is opened: a FIFO or a device refuses the folder without being touched.
+    let mut sizes = Vec::with_capacity(files.len());
+    for f in &files {
+        let meta = std::fs::metadata(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        if !meta.is_file() {
+            return Err(format!(
+                "{} in the folder {arg} is {}; expected regular files of manifests",
+                f.display(),
+                file_kind(meta.file_type())
+            ));
+        }
+        sizes.push(meta.len());
+    }
+    let mut s = String::new();
+    for (f, len) in files.iter().zip(sizes) {
+        // A file past what is left of the limit is refused before it is
+        // read: a large file is never held whole to find it too large.
+        let left = max_bytes.saturating_sub(s.len());
+        if len > left as u64 {
+            return Err(format!(
+                "the folder {arg} holds more than {max_bytes} bytes of manifests ({} alone is {len} bytes); expected at most {max_bytes} in all",
+                f.display()
+            ));
+        }
+        let file = std::fs::File::open(f).map_err(|e| {
+            format!(
+                "cannot read {}: {e}; expected a UTF-8 text file",
+                f.display()
+            )
+        })?;
+        let text = read_bounded(file, &f.display().to_string(), left)?;
+        // JSON files join a YAML stream as flow documents (JSON is YAML).
+        s.push_str("---\n");
+        s.push_str(&text);
+        if !text.ends_with('\n') {
+            s.push('\n');
+        }
+    }
+    Ok(s)
 }
 
 struct Args {
@@ -666,20 +725,7 @@ pub fn explain(args: &[String]) -> Result<(), String> {
             eprintln!("shepherd: pod {ns}/{pod} was deleted while converging: {reason}: {message}");
             std::process::exit(1)
         }
-        let names: Vec<String> = r
-            .cluster
-            .pods()
-            .map(|p| shepherd::namespace::full_name(&p.name()))
-            .take(8)
-            .collect();
-        if names.is_empty() {
-            eprintln!("shepherd: {err}; no pod is simulated");
-        } else {
-            eprintln!(
-                "shepherd: {err}; the simulated pods include {}",
-                names.join(", ")
-            );
-        }
+        eprintln!("shepherd: {}", not_explained(&err, &r.cluster));
         std::process::exit(1)
     });
     if a.json {
@@ -693,6 +739,28 @@ pub fn explain(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Why `explain` has nothing to show, in one sentence with one "expected":
+/// a pod not found names a few of the simulated pods, or says there are none.
+fn not_explained(err: &shepherd::Error, cluster: &Cluster) -> String {
+    let shepherd::Error::NotFound { kind, name } = err else {
+        return err.to_string();
+    };
+    let names: Vec<String> = cluster
+        .pods()
+        .map(|p| shepherd::namespace::full_name(&p.name()))
+        .take(8)
+        .collect();
+    let what = shepherd::limits::quoted(&shepherd::namespace::full_name(name));
+    if names.is_empty() {
+        format!("{kind} {what} not found: the simulation holds no pods; expected manifests with pods to explain")
+    } else {
+        format!(
+            "{kind} {what} not found; expected one of the simulated pods, e.g. {}",
+            names.join(", ")
+        )
+    }
+}
+
 fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
     let nodes: Vec<_> = e
         .nodes
@@ -702,7 +770,9 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
                 "node": v.node,
                 "feasible": v.feasible,
                 "filter": v.plugin,
+                "code": v.code.as_str(),
                 "reasons": v.reasons,
+                "detail": v.detail,
                 "scores": v.scores.iter().map(|s| serde_json::json!({
                     "plugin": s.plugin, "raw": s.raw, "normalized": s.normalized,
                     "weight": s.weight, "weighted": s.weighted,
@@ -720,6 +790,7 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
         "profile": e.profile,
         "summary": e.summary,
         "decidedBy": e.decided_by.as_ref().map(|(p, by)| serde_json::json!({"plugin": p, "margin": by})),
+        "skipped": e.skipped,
         "nodes": nodes,
         "priority": e.priority,
         "preemption": e.preemption.as_ref().map(|p| serde_json::json!({
@@ -727,9 +798,14 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
             "carriedOut": p.recorded,
             "node": p.node,
             "decidedBy": p.decided_by,
+            "potentialNodes": p.potential,
+            "dryRunNodes": p.evaluated,
+            "offset": p.offset,
+            "candidatesFound": p.found,
             "candidates": p.candidates.iter().map(|c| serde_json::json!({
                 "node": c.node,
                 "victims": c.victims,
+                "victimCount": c.victim_count,
                 "pdbViolations": c.pdb_violations,
                 "highestPriority": c.highest_priority,
                 "prioritySum": c.priority_sum,
@@ -763,9 +839,14 @@ fn print_explanation(ns: &str, e: &Explanation) {
         match v.plugin {
             None => println!("  {:<w$}  feasible", v.node),
             Some(p) => println!(
-                "  {:<w$}  rejected by {p}: {}",
+                "  {:<w$}  rejected by {p} ({}): {}{}",
                 v.node,
-                v.reasons.join(", ")
+                v.code.as_str(),
+                v.reasons.join(", "),
+                v.detail
+                    .as_ref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
             ),
         }
     }
@@ -778,6 +859,12 @@ fn print_explanation(ns: &str, e: &Explanation) {
     }
     feasible.sort_by_key(|v| (v.position, v.node.clone()));
     println!("\nscores (weighted = normalized x weight; the highest total wins):");
+    if !e.skipped.is_empty() {
+        println!(
+            "  skipped at PreScore (nothing to score for this pod): {}",
+            e.skipped.join(", ")
+        );
+    }
     for v in feasible {
         println!(
             "  {}. {:<w$}  total {}",
@@ -794,8 +881,19 @@ fn print_explanation(ns: &str, e: &Explanation) {
     }
 }
 
+/// A candidate's victims as far as the decision names them.
+fn named_victims(c: &shepherd::scheduler::PreemptionCandidate) -> String {
+    let more = c.victim_count as usize - c.victims.len().min(c.victim_count as usize);
+    if more == 0 {
+        c.victims.join(", ")
+    } else {
+        format!("{} and {more} more", c.victims.join(", "))
+    }
+}
+
 /// DefaultPreemption's candidates, in the order pickOneNodeForPreemption
-/// ranks them (the chosen node first), with the figures it compares.
+/// ranks them (the chosen node first), with the figures it compares: the
+/// best of those its dry run found.
 fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
     let done = if p.recorded {
         "deleted"
@@ -808,6 +906,18 @@ fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
         p.node,
         p.decided_by,
         p.candidates[0].victims.join(", ")
+    );
+    println!(
+        "  dry run: {} of {} potential node(s) from offset {}, {} candidate(s) found{}",
+        p.evaluated,
+        p.potential,
+        p.offset,
+        p.found,
+        if p.candidates.len() < p.found as usize {
+            format!(", the best {} shown", p.candidates.len())
+        } else {
+            String::new()
+        }
     );
     println!(
         "  rules in order: {}, then the first node",
@@ -831,9 +941,49 @@ fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
             c.pdb_violations,
             c.highest_priority,
             c.priority_sum,
-            c.victims.len(),
+            c.victim_count,
             c.earliest_start,
-            c.victims.join(", ")
+            named_victims(c)
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts the bytes it hands out.
+    struct Counted<R> {
+        inner: R,
+        bytes: std::rc::Rc<std::cell::Cell<usize>>,
+    }
+
+    impl<R: Read> Read for Counted<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.bytes.set(self.bytes.get() + n);
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_endless_source_is_read_to_the_limit_and_one_byte_more() {
+        let bytes = std::rc::Rc::new(std::cell::Cell::new(0));
+        let endless = Counted {
+            inner: std::io::repeat(b'a'),
+            bytes: bytes.clone(),
+        };
+        let e = read_bounded(endless, "/dev/zero", 1 << 20).unwrap_err();
+        assert_eq!(
+            e,
+            "/dev/zero holds more than 1048576 bytes; expected at most 1048576"
+        );
+        assert_eq!(bytes.get(), (1 << 20) + 1);
+        let e = read_bounded(&b"a: \xff\n"[..], "x.yaml", 100).unwrap_err();
+        assert!(
+            e.contains("x.yaml is not UTF-8 text (byte 3 is not)"),
+            "{e}"
+        );
+        assert_eq!(read_bounded(&b"a: 1\n"[..], "x", 5).unwrap(), "a: 1\n");
     }
 }

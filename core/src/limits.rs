@@ -7,10 +7,20 @@
 //! | --- | --- | --- |
 //! | [`MAX_NODES`] | 10,000 live nodes | twice Kubernetes' supported 5,000 |
 //! | [`MAX_PODS`] | 300,000 desired replicas across all Deployments | twice Kubernetes' supported 150,000 pods |
+//! | [`MAX_SERVICES`] | 10,000 Services | Kubernetes' scalability threshold (sig-scalability thresholds.md: 10,000 Services a cluster) |
 //! | [`MAX_SCRIPT_EVENTS`] | 50,000 scripted events in one run | a generated 10,000-node cluster is 10,010 |
 //! | [`MAX_TICK`] | tick 100,000 | a replay of every tick stays in seconds |
 //! | names | 253 characters (DNS-1123 subdomains: nodes, Deployments, DaemonSets, Pods, budgets), 63 (Services: DNS-1035 labels) | Kubernetes' own rules per kind |
-//! | label keys / values | 253 / 63 characters | Kubernetes' own limits |
+//! | label keys / values | a qualified name (an optional DNS-1123 subdomain prefix of 253 and `/`, then 63) / 63 characters | Kubernetes' own rules (apimachinery `IsQualifiedName`, `IsValidLabelValue`) |
+//! | [`MAX_LIST`] | 64 entries in any one list of a declaration | Kubernetes has no such limit; ours bounds the work of every filter per node |
+//! | [`MAX_VALUES`] | 256 values in one selector requirement | ours, as above, room for long `In` lists of zones or instance types |
+//! | [`MAX_TEMPLATE_ENTRIES`] | 1,024 list entries in one pod template, all lists together | ours: a pod's cost grows with every term, selector and value it carries |
+//! | [`MAX_ANNOTATION_BYTES`] | 256 KiB of annotations (keys and values) on one object | Kubernetes' own (apimachinery `TotalAnnotationSizeLimitB`); checked on import |
+//!
+//! And what the engine keeps within them, in heap bytes (checked by
+//! `tests/memory.rs` at the limits): a pod at most [`POD_BYTES`], a Service
+//! at most [`SERVICE_BYTES`] whatever it selects, a preemptor's record at
+//! most `scheduler::record_bytes_bound` of its victims.
 
 use alloc::format;
 use alloc::string::String;
@@ -23,6 +33,24 @@ pub const MAX_NODES: u32 = 10_000;
 /// maxSurge more for a while.
 pub const MAX_PODS: u64 = 300_000;
 
+/// The most Services a cluster may have: Kubernetes' scalability threshold
+/// of 10,000 Services a cluster (kubernetes/community,
+/// sig-scalability/configs-and-limits/thresholds.md). A Service costs its
+/// spec and a few entries whatever it selects (`controllers.rs`), so this
+/// bounds the Services a pod's readiness change can touch.
+pub const MAX_SERVICES: usize = 10_000;
+
+/// The most heap a pod may cost in a converged cluster, its creation and
+/// bind events included (`tests/memory.rs` checks it at [`MAX_PODS`]; the
+/// bench's figure is under 200 bytes).
+pub const POD_BYTES: usize = 1024;
+
+/// The most heap a Service with a short name and selector may cost, its
+/// events of two endpoint changes included, whatever it selects
+/// (`tests/memory.rs` checks it at [`MAX_SERVICES`] Services each selecting
+/// [`MAX_PODS`] Ready pods).
+pub const SERVICE_BYTES: usize = 1024;
+
 /// The most scripted events one simulator holds, fired and pending.
 pub const MAX_SCRIPT_EVENTS: usize = 50_000;
 
@@ -31,6 +59,33 @@ pub const MAX_SCRIPT_EVENTS: usize = 50_000;
 /// deadline) in 32 bits, which a tick a second fills after 136 years: a
 /// later tick reads as the last one 32 bits hold.
 pub const MAX_TICK: u64 = 100_000;
+
+/// The most entries one list in a declaration may hold: labels, a
+/// nodeSelector, taints, tolerations, every kind of affinity term (required
+/// and preferred, pod and node), topology spread constraints, node selector
+/// terms, matchExpressions, matchFields and a term's namespaces. Far above
+/// real use; Kubernetes sets no count, so the bound is ours: it keeps the
+/// work of every filter and score per node bounded.
+pub const MAX_LIST: usize = 64;
+
+/// The most values one selector requirement (`In`, `NotIn`) may list:
+/// room for the zones or instance types a real `In` names.
+pub const MAX_VALUES: usize = 256;
+
+/// The most list entries one pod template may carry, all its lists together
+/// (labels, nodeSelector, tolerations, every term, each selector's labels,
+/// requirements and values, namespaces; see `PodTemplate::list_entries`).
+/// Each list alone within [`MAX_LIST`] still multiplies out to millions of
+/// entries (64 terms of 64 requirements of 64 values), and a pod's work in
+/// the scheduler grows with them: 3,000 replicas of a template with 262,144
+/// values took 2 s and 100 MB.
+pub const MAX_TEMPLATE_ENTRIES: usize = 1024;
+
+/// The most bytes of annotations (keys and values together) one object may
+/// carry: Kubernetes' own limit, apimachinery's `TotalAnnotationSizeLimitB`
+/// (`ValidateAnnotationsSize`, 256 KiB). The engine keeps no annotations;
+/// the manifest importer checks it.
+pub const MAX_ANNOTATION_BYTES: usize = 256 * 1024;
 
 /// The longest piece of a person's text an error message repeats.
 pub const ECHO_CHARS: usize = 64;

@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub use crate::affinity::{
-    LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
+    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable,
 };
@@ -35,6 +35,10 @@ pub const MAX_MEMORY_MIB: u64 = 1 << 30;
 
 /// The topology key that names "the node itself".
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
+
+/// The label the Deployment controller adds to its ReplicaSets' pods and
+/// selectors (`apps.DefaultDeploymentUniqueLabelKey`): a revision's hash.
+pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
 
 /// CPU in millicores and memory in MiB, the two resources the scheduler counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -148,10 +152,24 @@ impl Selector {
 
     pub fn validate(&self, what: &str) -> Result<(), Error> {
         validate_labels(&self.match_labels, what)?;
+        validate_count(
+            self.match_expressions.len(),
+            &format!("{what} matchExpressions"),
+        )?;
         for r in &self.match_expressions {
             r.validate(what)?;
         }
         Ok(())
+    }
+
+    /// Its list entries: labels, requirements and their values.
+    pub fn list_entries(&self) -> usize {
+        self.match_labels.len()
+            + self
+                .match_expressions
+                .iter()
+                .map(|r| 1 + r.values.len())
+                .sum::<usize>()
     }
 }
 
@@ -346,6 +364,16 @@ impl AffinityTerm {
         self.namespace_selector = Some(selector);
         self
     }
+
+    /// Its list entries: itself, its selectors' and its namespaces.
+    pub fn list_entries(&self) -> usize {
+        1 + self.selector.list_entries()
+            + self.namespaces.len()
+            + self
+                .namespace_selector
+                .as_ref()
+                .map_or(0, Selector::list_entries)
+    }
 }
 
 /// What every pod of a Deployment revision looks like.
@@ -471,6 +499,31 @@ impl PodTemplate {
         self.tolerations.iter().any(|tol| tol.tolerates(t))
     }
 
+    /// Every list entry the template carries, all its lists together (what
+    /// [`MAX_TEMPLATE_ENTRIES`] bounds): labels, nodeSelector, tolerations,
+    /// each affinity term and spread constraint with its selectors,
+    /// requirements, values and namespaces, and node affinity's terms.
+    pub fn list_entries(&self) -> usize {
+        let terms = self
+            .affinity
+            .iter()
+            .chain(self.anti_affinity.iter())
+            .chain(self.preferred_affinity.iter().map(|w| &w.term))
+            .chain(self.preferred_anti_affinity.iter().map(|w| &w.term))
+            .map(AffinityTerm::list_entries)
+            .sum::<usize>();
+        self.labels.len()
+            + self.node_selector.len()
+            + self.tolerations.len()
+            + terms
+            + self.node_affinity.list_entries()
+            + self
+                .topology_spread
+                .iter()
+                .map(|c| 1 + c.selector.list_entries())
+                .sum::<usize>()
+    }
+
     pub fn validate(&self, app: &str) -> Result<(), Error> {
         // A request of zero is a pod without requests (BestEffort, as
         // Kubernetes allows): NodeResourcesFit filters on the real request,
@@ -487,6 +540,18 @@ impl PodTemplate {
         validate_count(self.tolerations.len(), "toleration")?;
         validate_count(self.affinity.len(), "pod affinity term")?;
         validate_count(self.anti_affinity.len(), "pod anti-affinity term")?;
+        validate_count(self.preferred_affinity.len(), "preferred pod affinity term")?;
+        validate_count(
+            self.preferred_anti_affinity.len(),
+            "preferred pod anti-affinity term",
+        )?;
+        validate_count(self.topology_spread.len(), "topology spread constraint")?;
+        let entries = self.list_entries();
+        if entries > MAX_TEMPLATE_ENTRIES {
+            return Err(Error::Invalid(format!(
+                "app {app}: the pod template carries {entries} list entries (labels, tolerations, terms, selectors and their values together); expected at most {MAX_TEMPLATE_ENTRIES}"
+            )));
+        }
         for t in self.affinity.iter().chain(self.anti_affinity.iter()) {
             t.selector.validate("affinity selector")?;
             validate_label_key(&t.topology_key, "topology key")?;
@@ -576,12 +641,21 @@ pub struct NodeSpec {
 pub const DEFAULT_MAX_PODS: u32 = 110;
 
 impl NodeSpec {
+    /// A node as its kubelet registers it: with the `kubernetes.io/hostname`
+    /// label set to its name (the kubelet's default, where the node's name
+    /// is its hostname), which `with_label` may replace. A name longer than a
+    /// label value may be (63 characters) gets no such label. Nodes read
+    /// from manifests keep the labels the manifest gives instead.
     pub fn new(name: &str, cpu_millis: u64, memory_mib: u64) -> Self {
+        let mut labels = Labels::new();
+        if validate_label_value(name, "").is_ok() {
+            labels.insert(HOSTNAME_KEY.to_string(), name.to_string());
+        }
         NodeSpec {
             name: name.to_string(),
             capacity: Resources::new(cpu_millis, memory_mib),
             max_pods: DEFAULT_MAX_PODS,
-            labels: Labels::new(),
+            labels,
             taints: Vec::new(),
         }
     }
@@ -1007,42 +1081,67 @@ pub fn validate_name_as(name: &str, kind: &str, rule: NameRule) -> Result<(), Er
     Ok(())
 }
 
-pub(crate) fn validate_label_key(k: &str, what: &str) -> Result<(), Error> {
-    let ok = !k.is_empty()
-        && k.len() <= 253
-        && k.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'));
+/// Kubernetes' name part of a qualified name and a label value: at most 63
+/// letters, digits, '-', '_' or '.', starting and ending with a letter or
+/// digit (apimachinery's `qualifiedNameFmt`).
+fn label_name_ok(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+}
+
+/// A label key, taint key, toleration key or topology key: Kubernetes'
+/// qualified name (apimachinery `IsQualifiedName`): a name part, optionally
+/// after a DNS-1123 subdomain prefix and '/'.
+pub fn validate_label_key(k: &str, what: &str) -> Result<(), Error> {
+    let ok = match k.split_once('/') {
+        None => label_name_ok(k),
+        Some((prefix, name)) => {
+            !prefix.is_empty() && NameRule::Dns1123Subdomain.accepts(prefix) && label_name_ok(name)
+        }
+    };
     if !ok {
         return Err(Error::Invalid(format!(
-            "{what} {} is not valid; expected letters, digits, '-', '_', '.' or '/', 1 to 253 characters",
+            "{what} {} is not valid; expected a qualified name: 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, optionally after a DNS subdomain prefix and '/' (e.g. app or example.com/tier)",
             quoted(k)
         )));
     }
     Ok(())
 }
 
-pub(crate) fn validate_label_value(v: &str, what: &str) -> Result<(), Error> {
-    let ok = v.len() <= 63
-        && v.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if !ok {
+/// A label value: empty, or a name part as in [`validate_label_key`]
+/// (apimachinery `IsValidLabelValue`).
+pub fn validate_label_value(v: &str, what: &str) -> Result<(), Error> {
+    if !(v.is_empty() || label_name_ok(v)) {
         return Err(Error::Invalid(format!(
-            "{what} {} is not valid; expected at most 63 letters, digits, '-', '_' or '.'",
+            "{what} {} is not valid; expected at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (or empty)",
             quoted(v)
         )));
     }
     Ok(())
 }
 
-/// The most entries one list in a declaration may hold (labels, a selector,
-/// taints, tolerations, affinity terms): far above real use, and a bound on
-/// the work every filter does per node.
-pub const MAX_LIST: usize = 64;
+pub use crate::limits::{MAX_LIST, MAX_TEMPLATE_ENTRIES, MAX_VALUES};
 
-fn validate_count(n: usize, what: &str) -> Result<(), Error> {
+/// A list within [`MAX_LIST`] (`what` names its entries).
+pub(crate) fn validate_count(n: usize, what: &str) -> Result<(), Error> {
     if n > MAX_LIST {
         return Err(Error::Invalid(format!(
             "{n} {what} entries is more than the limit of {MAX_LIST}; expected at most {MAX_LIST}"
+        )));
+    }
+    Ok(())
+}
+
+/// A requirement's values within [`MAX_VALUES`].
+pub(crate) fn validate_values(n: usize, what: &str) -> Result<(), Error> {
+    if n > MAX_VALUES {
+        return Err(Error::Invalid(format!(
+            "{what}: {n} values is more than the limit of {MAX_VALUES}; expected at most {MAX_VALUES}"
         )));
     }
     Ok(())

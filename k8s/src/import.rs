@@ -17,9 +17,10 @@ use crate::{
     ImportError, Imported, Location, Options, Summary, Warning, ANNOTATION_READY_AFTER,
     ANNOTATION_VERSION,
 };
+use shepherd::limits::{MAX_ANNOTATION_BYTES, MAX_LIST, MAX_VALUES};
 use shepherd::model::{
     LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
-    NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
+    NodeInclusionPolicy, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
 };
 use shepherd::namespace::DEFAULT_NAMESPACE;
@@ -32,6 +33,21 @@ use shepherd::{
 
 type Map = [(String, Value)];
 pub(crate) type R<T> = Result<T, ImportError>;
+
+#[cfg(test)]
+thread_local! {
+    /// Lookups in the importer's indexes of names (tests hold an import to
+    /// a few per object; the scans these replaced went through every name
+    /// declared before, quadratic in the input).
+    pub(crate) static LOOKUPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one lookup in an index of names (tests only).
+#[inline]
+pub(crate) fn looked_up() {
+    #[cfg(test)]
+    LOOKUPS.with(|c| c.set(c.get() + 1));
+}
 
 /// Imports with the default [`Options`] (namespace `default`, default limits).
 pub fn import(text: &str) -> Result<Imported, ImportError> {
@@ -68,7 +84,6 @@ const INERT_METADATA: &[&str] = &[
     "managedFields",
     "selfLink",
     "finalizers",
-    "annotations",
     "generateName",
 ];
 
@@ -187,6 +202,31 @@ impl Ctx<'_> {
         }
     }
 
+    /// A list the engine keeps, within `max` entries (`MAX_LIST`, or
+    /// `MAX_VALUES` for a requirement's values): refused with its path and
+    /// its length before any entry is read.
+    pub(crate) fn list<'v>(&self, v: &'v Value, path: &str, max: usize) -> R<&'v [Value]> {
+        let s = self.seq(v, path)?;
+        self.at_most(s.len(), path, max)?;
+        Ok(s)
+    }
+
+    /// `n` entries at `path` within `max` (a limit of shepherd::limits).
+    pub(crate) fn at_most(&self, n: usize, path: &str, max: usize) -> R<()> {
+        if n > max {
+            let name = if max == MAX_VALUES {
+                "MAX_VALUES"
+            } else {
+                "MAX_LIST"
+            };
+            return Err(self.err(
+                path,
+                format!("{n} entries; expected at most {max} (shepherd::limits::{name})"),
+            ));
+        }
+        Ok(())
+    }
+
     pub(crate) fn string<'v>(&self, v: &'v Value, path: &str) -> R<&'v str> {
         match v {
             Value::Str(s) => Ok(s),
@@ -242,7 +282,7 @@ impl Ctx<'_> {
     /// A quantity, as a string or a bare number.
     fn quantity_text(&self, v: &Value, path: &str) -> R<String> {
         match v {
-            Value::Str(s) => Ok(s.clone()),
+            Value::Str(s) => Ok(api_trim(s).to_string()),
             Value::Int(i) => Ok(i.to_string()),
             Value::UInt(u) => Ok(u.to_string()),
             Value::Float(f) if f.is_finite() => Ok(format!("{f}")),
@@ -250,15 +290,32 @@ impl Ctx<'_> {
         }
     }
 
+    /// Labels the engine keeps (within `MAX_LIST`).
     fn labels(&self, v: &Value, path: &str) -> R<Labels> {
+        let m = self.map(v, path)?;
+        self.at_most(m.len(), path, MAX_LIST)?;
         let mut out = Labels::new();
-        for (k, val) in self.map(v, path)? {
+        for (k, val) in m {
             let p = child(path, k);
             let s = self.string(val, &p)?;
             out.insert(k.clone(), s.to_string());
         }
         Ok(out)
     }
+}
+
+/// A quantity's text as the API server parses it: Quantity.UnmarshalJSON
+/// (apimachinery resource/quantity.go) trims white space
+/// (strings.TrimSpace) from the JSON text between the quotes, escapes
+/// included, before ParseQuantity. kubectl's JSON escapes the control
+/// characters (tab, newline, vertical tab, form feed, carriage return) and
+/// U+2028/U+2029, which then stay and are refused; every other white space
+/// (the space, U+0085, U+00A0, U+3000 ...) is trimmed. Rust's and Go's white
+/// space are the same set (Unicode White_Space).
+fn api_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| {
+        c.is_whitespace() && !matches!(c, '\t'..='\r' | '\u{2028}' | '\u{2029}')
+    })
 }
 
 /// `a.b` for a plain key, `a["x/y"]` for a key with dots or slashes, as
@@ -318,6 +375,8 @@ struct State<'a> {
     pdbs: HashMap<String, Seen>,
     services: HashMap<String, Seen>,
     priority_classes: HashMap<String, Seen>,
+    /// The Namespace objects read so far.
+    namespaces: HashMap<String, Seen>,
     /// (kind, namespace, name) of every object in the input, so a Pod's owner
     /// can be looked up.
     present: HashSet<(String, String, String)>,
@@ -386,6 +445,7 @@ impl<'a> State<'a> {
             pdbs: HashMap::new(),
             services: HashMap::new(),
             priority_classes: HashMap::new(),
+            namespaces: HashMap::new(),
             present,
             owned_replicasets: HashSet::new(),
             scheduler_config: None,
@@ -397,9 +457,13 @@ impl<'a> State<'a> {
         // object in the input is declared with no labels, after the declared
         // ones (so an export writes a Namespace for it and kubectl apply
         // takes the objects in it).
+        // One pass over the objects, each namespace looked up in a set: an
+        // input of 100,000 Namespaces once took 52 s here, scanning the list
+        // of declared ones for every object.
         let mut used: Vec<String> = Vec::new();
         {
             let sc = &self.scenario;
+            let mut known: HashSet<&str> = sc.namespaces.iter().map(|n| n.name.as_str()).collect();
             let keys = sc
                 .deployments
                 .iter()
@@ -410,10 +474,8 @@ impl<'a> State<'a> {
                 .chain(sc.services.iter().map(|s| &s.name));
             for k in keys {
                 let ns = shepherd::namespace::split(k).0;
-                if ns != DEFAULT_NAMESPACE
-                    && !sc.namespaces.iter().any(|n| n.name == ns)
-                    && !used.iter().any(|u| u == ns)
-                {
+                looked_up();
+                if ns != DEFAULT_NAMESPACE && known.insert(ns) {
                     used.push(ns.to_string());
                 }
             }
@@ -611,12 +673,14 @@ impl<'a> State<'a> {
                 // the namespace default (cx.ns is default for the others).
                 "name" => name = Some(shepherd::namespace::qualify(cx.ns, cx.string(v, &p)?)),
                 "namespace" | "ownerReferences" => {}
+                "labels" if labels_matter => labels = cx.labels(v, &p)?,
                 "labels" => {
-                    let l = cx.labels(v, &p)?;
-                    if labels_matter {
-                        labels = l;
+                    // Not kept: read as strings only (Kubernetes sets no count).
+                    for (lk, lv) in cx.map(v, &p)? {
+                        cx.string(lv, &child(&p, lk))?;
                     }
                 }
+                "annotations" => annotations(cx, v, &p)?,
                 k if INERT_METADATA.contains(&k) => {}
                 "deletionTimestamp" | "deletionGracePeriodSeconds" => {
                     cx.warn(&p, "the object is being deleted; simulated as if it stays");
@@ -631,6 +695,7 @@ impl<'a> State<'a> {
     }
 
     fn first_seen(&self, cx: &Ctx, seen: &HashMap<String, Seen>, what: &str, name: &str) -> R<()> {
+        looked_up();
         if let Some(prev) = seen.get(name) {
             return Err(cx.err(
                 "metadata.name",
@@ -751,17 +816,21 @@ impl<'a> State<'a> {
                 return Ok(());
             }
         }
-        if self.scenario.namespaces.iter().any(|n| n.name == name) {
-            return Err(cx.err(
-                "metadata.name",
-                format!("Namespace {name:?} is declared twice; expected each name once"),
-            ));
-        }
+        self.first_seen(cx, &self.namespaces, "Namespace", &name)?;
         if labels.get(shepherd::namespace::NAMESPACE_NAME_LABEL) == Some(&name) {
             labels.remove(shepherd::namespace::NAMESPACE_NAME_LABEL);
         }
-        let n = NamespaceSpec { name, labels };
+        let n = NamespaceSpec {
+            name: name.clone(),
+            labels,
+        };
         self.engine(cx, n.validate())?;
+        self.namespaces.insert(
+            name,
+            Seen {
+                loc: cx.loc.clone(),
+            },
+        );
         self.scenario.namespaces.push(n);
         self.took("Namespace");
         Ok(())
@@ -1291,7 +1360,7 @@ fn node_spec(cx: &mut Ctx, spec: &Value) -> R<(bool, Vec<Taint>)> {
         match k.as_str() {
             "unschedulable" => unschedulable = cx.boolean(v, &p)?,
             "taints" => {
-                for (i, t) in cx.seq(v, &p)?.iter().enumerate() {
+                for (i, t) in cx.list(v, &p, MAX_LIST)?.iter().enumerate() {
                     taints.push(taint(cx, t, &index(&p, i))?);
                 }
             }
@@ -1481,7 +1550,7 @@ fn label_selector(cx: &mut Ctx, v: &Value, path: &str) -> R<Selector> {
                 .map_err(|e| cx.err(&p, e.to_string()))?;
             }
             "matchExpressions" => {
-                for (i, e) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, e) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     sel.match_expressions
                         .push(label_requirement(cx, e, &index(&p, i))?);
                 }
@@ -1508,7 +1577,7 @@ fn requirement_parts(
             "key" => key = Some(cx.string(val, &p)?.to_string()),
             "operator" => op = Some((cx.string(val, &p)?.to_string(), val.clone())),
             "values" => {
-                for (i, x) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, x) in cx.list(val, &p, MAX_VALUES)?.iter().enumerate() {
                     values.push(cx.string(x, &index(&p, i))?.to_string());
                 }
             }
@@ -1581,13 +1650,13 @@ fn node_selector_term(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeSelectorTerm
         let p = child(path, k);
         match k.as_str() {
             "matchExpressions" => {
-                for (i, e) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, e) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     t.match_expressions
                         .push(node_requirement(cx, e, &index(&p, i), false)?);
                 }
             }
             "matchFields" => {
-                for (i, e) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, e) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     t.match_fields
                         .push(node_requirement(cx, e, &index(&p, i), true)?);
                 }
@@ -1621,7 +1690,7 @@ fn node_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeAffinity> {
                     match rk.as_str() {
                         "nodeSelectorTerms" => {
                             let mut ts = Vec::new();
-                            for (i, t) in cx.seq(rv, &rp)?.iter().enumerate() {
+                            for (i, t) in cx.list(rv, &rp, MAX_LIST)?.iter().enumerate() {
                                 ts.push(node_selector_term(cx, t, &index(&rp, i))?);
                             }
                             terms = Some(ts);
@@ -1640,7 +1709,7 @@ fn node_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeAffinity> {
                 }
             }
             "preferredDuringSchedulingIgnoredDuringExecution" => {
-                for (i, t) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, t) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     let tp = index(&p, i);
                     let mut w = None;
                     let mut pref = None;
@@ -1675,18 +1744,20 @@ fn node_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeAffinity> {
 }
 
 /// `topologySpreadConstraints`: maxSkew, topologyKey, whenUnsatisfiable,
-/// labelSelector and minDomains are simulated; the engine counts with
-/// Kubernetes' default policies (nodeAffinityPolicy Honor, nodeTaintsPolicy
-/// Ignore), so other values are warned about.
+/// labelSelector, minDomains, nodeAffinityPolicy and nodeTaintsPolicy are
+/// simulated (the policies default to Honor and Ignore, as Kubernetes
+/// defaults a missing or null one).
 fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadConstraint>> {
     let mut out = Vec::new();
-    for (i, c) in cx.seq(v, path)?.iter().enumerate() {
+    for (i, c) in cx.list(v, path, MAX_LIST)?.iter().enumerate() {
         let cp = index(path, i);
         let mut skew = None;
         let mut key = None;
         let mut when = None;
         let mut sel = None;
         let mut min_domains = None;
+        let mut affinity_policy = NodeInclusionPolicy::Honor;
+        let mut taints_policy = NodeInclusionPolicy::Ignore;
         for (k, val) in cx.map(c, &cp)? {
             let p = child(&cp, k);
             match k.as_str() {
@@ -1720,18 +1791,17 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
                         min_domains = Some(n as u32);
                     }
                 },
-                "nodeAffinityPolicy" => {
+                "nodeAffinityPolicy" | "nodeTaintsPolicy" if !matches!(val, Value::Null) => {
                     let s = cx.string(val, &p)?;
-                    if s != "Honor" {
-                        cx.warn(&p, format!("{s} is not simulated; nodes are counted as with Honor (the default): only nodes the pod's nodeSelector and node affinity allow"));
+                    let policy = NodeInclusionPolicy::parse(s)
+                        .map_err(|_| cx.wrong(&p, val, "Honor or Ignore"))?;
+                    if k == "nodeAffinityPolicy" {
+                        affinity_policy = policy;
+                    } else {
+                        taints_policy = policy;
                     }
                 }
-                "nodeTaintsPolicy" => {
-                    let s = cx.string(val, &p)?;
-                    if s != "Ignore" {
-                        cx.warn(&p, format!("{s} is not simulated; nodes are counted as with Ignore (the default): tainted nodes count too"));
-                    }
-                }
+                "nodeAffinityPolicy" | "nodeTaintsPolicy" => {}
                 "matchLabelKeys" => {
                     if !cx.seq(val, &p)?.is_empty() {
                         cx.warn(
@@ -1772,6 +1842,8 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
             when_unsatisfiable,
             selector,
             min_domains,
+            node_affinity_policy: affinity_policy,
+            node_taints_policy: taints_policy,
         };
         c.validate(&cx.loc.name)
             .map_err(|e| cx.err(&cp, e.to_string()))?;
@@ -1873,6 +1945,7 @@ fn pod_template(
 /// template holds that Kubernetes has no field for, so an export comes back
 /// the same. Other annotations change nothing.
 fn template_annotations(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str) -> R<()> {
+    annotations(cx, v, path)?;
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         if k == ANNOTATION_VERSION {
@@ -1887,6 +1960,30 @@ fn template_annotations(cx: &mut Ctx, t: &mut PodTemplate, v: &Value, path: &str
                     cx.wrong(&p, val, "a whole number of ticks from \"0\" to \"1000\"")
                 })?;
         }
+    }
+    Ok(())
+}
+
+/// `metadata.annotations` as the API server takes them (apimachinery's
+/// `ValidateAnnotations`): string values, keys that are qualified names
+/// (case aside), and at most 256 KiB of keys and values together
+/// (`TotalAnnotationSizeLimitB`). The engine keeps none but Shepherd's own.
+fn annotations(cx: &Ctx, v: &Value, path: &str) -> R<()> {
+    let mut total = 0usize;
+    for (k, val) in cx.map(v, path)? {
+        let p = child(path, k);
+        let s = cx.string(val, &p)?;
+        shepherd::model::validate_label_key(&k.to_ascii_lowercase(), "annotation key")
+            .map_err(|e| cx.err(&p, e.to_string()))?;
+        total = total.saturating_add(k.len() + s.len());
+    }
+    if total > MAX_ANNOTATION_BYTES {
+        return Err(cx.err(
+            path,
+            format!(
+                "{total} bytes of keys and values; expected at most {MAX_ANNOTATION_BYTES} (Kubernetes' TotalAnnotationSizeLimitB, 256 KiB)"
+            ),
+        ));
     }
     Ok(())
 }
@@ -2092,7 +2189,7 @@ fn resource_list(cx: &mut Ctx, v: &Value, path: &str) -> R<Req> {
 
 fn tolerations(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<Toleration>> {
     let mut out = Vec::new();
-    for (i, t) in cx.seq(v, path)?.iter().enumerate() {
+    for (i, t) in cx.list(v, path, MAX_LIST)?.iter().enumerate() {
         let tp = index(path, i);
         let mut tol = Toleration::equal("", "", None);
         let mut op_given = false;
@@ -2182,14 +2279,14 @@ fn pod_affinity(
         let p = child(path, k);
         match k.as_str() {
             "requiredDuringSchedulingIgnoredDuringExecution" => {
-                for (i, term) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, term) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     if let Some(t) = affinity_term(cx, term, &index(&p, i), ns)? {
                         required.push(t);
                     }
                 }
             }
             "preferredDuringSchedulingIgnoredDuringExecution" => {
-                for (i, w) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, w) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     let wp = index(&p, i);
                     let mut weight_v = None;
                     let mut term = None;
@@ -2246,7 +2343,7 @@ fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, _ns: &str) -> R<Option<Aff
             "labelSelector" => {}
             "topologyKey" => key = Some(cx.string(val, &p)?.to_string()),
             "namespaces" if !matches!(val, Value::Null) => {
-                for (i, x) in cx.seq(val, &p)?.iter().enumerate() {
+                for (i, x) in cx.list(val, &p, MAX_LIST)?.iter().enumerate() {
                     let q = index(&p, i);
                     let n = cx.string(x, &q)?;
                     shepherd::namespace::validate_namespace(n)
@@ -2294,4 +2391,74 @@ fn affinity_term(cx: &mut Ctx, v: &Value, path: &str, _ns: &str) -> R<Option<Aff
         namespaces,
         namespace_selector,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lookups_for(text: &str) -> (Result<Imported, ImportError>, u64) {
+        LOOKUPS.with(|c| c.set(0));
+        let r = import(text);
+        (r, LOOKUPS.with(|c| c.get()))
+    }
+
+    /// Issue 42, row 6: 100,000 Namespaces took 52 s, each Namespace (and
+    /// each object's namespace at the end) scanning every one declared
+    /// before. Now each costs one lookup in an index.
+    #[test]
+    fn namespaces_cost_one_lookup_each() {
+        let n = 2_000;
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!(
+                "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns{i}\n"
+            ));
+            // An object in a namespace no Namespace declares.
+            text.push_str(&format!(
+                "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  namespace: other{i}\nspec:\n  selector:\n    app: web\n"
+            ));
+        }
+        let (r, lookups) = lookups_for(&text);
+        let im = r.expect("the import");
+        assert_eq!(im.scenario.namespaces.len(), 2 * n);
+        // A Namespace: one; a Service: its name, then its namespace at the end.
+        assert_eq!(lookups, 3 * n as u64);
+
+        let twice = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n";
+        let e = import(twice).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "document 2 (Namespace a): metadata.name: Namespace \"a\" is already declared by document 1 (Namespace a); expected each name once"
+        );
+    }
+
+    /// Row 6 again: a KubeSchedulerConfiguration's 60,000 pluginConfig
+    /// entries took 34 s, each checked against every entry before it.
+    #[test]
+    fn plugin_config_and_enabled_plugins_cost_one_lookup_each() {
+        let n = 2_000;
+        let mut text = String::from("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      enabled:\n");
+        for i in 0..n {
+            text.push_str(&format!("      - name: Enabled{i}\n"));
+        }
+        text.push_str("  pluginConfig:\n");
+        for i in 0..n {
+            text.push_str(&format!("  - name: P{i}\n    args: {{a: 1}}\n"));
+        }
+        let (r, lookups) = lookups_for(&text);
+        let im = r.expect("the import");
+        assert_eq!(lookups, 2 * n as u64);
+        // Nothing vanishes: each unknown plugin and each argument is named.
+        assert_eq!(im.warnings.len(), 2 * n);
+
+        let twice = format!("{text}  - name: P7\n");
+        let e = import(&twice).unwrap_err();
+        assert!(
+            e.to_string().ends_with(&format!(
+                "profiles[0].pluginConfig[{n}].name: arguments for P7 are given twice; expected once"
+            )),
+            "{e}"
+        );
+    }
 }

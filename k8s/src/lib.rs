@@ -39,6 +39,7 @@ mod scenario;
 mod scheduler_config;
 mod value;
 mod yaml_fast;
+mod yaml_scan;
 
 use std::fmt;
 
@@ -142,7 +143,9 @@ impl std::error::Error for ImportError {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Total input size in bytes (default 64 MiB: 5,000 Nodes and 10,000
-    /// Deployments as kubectl prints them are about 28 MB).
+    /// Deployments as kubectl prints them are about 28 MB). YAML aliases are
+    /// expanded within it too: the values a stream with aliases reads may
+    /// take this many bytes, each value counting 32 and its text.
     pub max_bytes: usize,
     /// YAML documents or JSON values (default 100,000).
     pub max_documents: usize,

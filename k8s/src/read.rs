@@ -2,7 +2,9 @@
 
 use serde::Deserialize;
 
-use crate::value::Value;
+use crate::value::{Budget, Value, VALUE_BYTES};
+use crate::yaml_fast::Stop;
+use crate::yaml_scan::{scan, MAX_DEPTH};
 use crate::{ImportError, Limits, Location};
 
 /// One Kubernetes object out of the stream, with where it came from.
@@ -169,9 +171,13 @@ pub(crate) fn documents(
         }
         return Ok(docs);
     }
-    match crate::yaml_fast::documents(text, limits.max_documents, progress) {
+    let budget = Budget::new(limits.max_bytes);
+    match crate::yaml_fast::documents(text, limits.max_documents, &budget, progress) {
         Some(Ok(docs)) => return Ok(docs),
-        Some(Err(document)) => return Err(doc_error(document, too_many_docs(limits))),
+        Some(Err(Stop::TooManyDocuments(document))) => {
+            return Err(doc_error(document, too_many_docs(limits)))
+        }
+        Some(Err(Stop::OverBudget(document))) => return Err(over_budget(document, &budget)),
         None => {}
     }
     documents_full(text, limits)
@@ -179,17 +185,55 @@ pub(crate) fn documents(
 
 /// A YAML stream read by the full parser alone: what the fast reader
 /// (yaml_fast.rs) gives up to, and the reference its tests compare against.
+/// The stream is scanned first (yaml_scan.rs): nesting past the parser's
+/// limit is refused before the parser's quadratic scanner sees it, and a
+/// stream with aliases is read within a budget of `Limits::max_bytes`.
 pub(crate) fn documents_full(text: &str, limits: &Limits) -> Result<Vec<Value>, ImportError> {
+    let scanned = scan(text, MAX_DEPTH).map_err(|d| {
+        doc_error(
+            d.document,
+            format!(
+                "collections nest deeper than {MAX_DEPTH} levels at line {}, column {}; expected at most {MAX_DEPTH} (the YAML parser's recursion limit)",
+                d.line, d.column
+            ),
+        )
+    })?;
+    let budget = Budget::new(limits.max_bytes);
     let mut docs = Vec::new();
     for (i, d) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
         if i >= limits.max_documents {
             return Err(doc_error(i + 1, too_many_docs(limits)));
         }
-        let v = Value::deserialize(d)
-            .map_err(|e| doc_error(i + 1, format!("the YAML cannot be read: {e}")))?;
+        let v = if scanned.aliases {
+            budget.read(d)
+        } else {
+            Value::deserialize(d)
+        };
+        let v = v.map_err(|e| {
+            if budget.exceeded() {
+                over_budget(i + 1, &budget)
+            } else {
+                doc_error(i + 1, format!("the YAML cannot be read: {e}"))
+            }
+        })?;
         docs.push(v);
     }
     Ok(docs)
+}
+
+/// Aliases repeated past the input limit: the document, where the read
+/// stopped, and the figure.
+fn over_budget(document: usize, budget: &Budget) -> ImportError {
+    let mut e = doc_error(
+        document,
+        format!(
+            "its aliases expand the values read past {} bytes; expected at most {} (Limits::max_bytes, each value counting {VALUE_BYTES} bytes and its text)",
+            budget.limit(),
+            budget.limit()
+        ),
+    );
+    e.path = budget.path();
+    e
 }
 
 fn too_many_docs(limits: &Limits) -> String {

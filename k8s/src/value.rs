@@ -4,10 +4,11 @@
 //! by hand, so every field it meets is either read, known to be inert, or
 //! reported with its path; typed structs would drop unknown fields silently.
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::fmt;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -73,64 +74,199 @@ impl Value {
 
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ValueVisitor)
+        d.deserialize_any(ValueVisitor { budget: None })
     }
 }
 
-struct ValueVisitor;
+/// The bytes one value is counted as, whatever the platform: a value's
+/// size on a 64-bit machine (a map key, a String there, is counted alike).
+pub(crate) const VALUE_BYTES: usize = 32;
 
-impl<'de> Visitor<'de> for ValueVisitor {
+/// How many bytes the values read from one input may take, aliases
+/// expanded: a value counts [`VALUE_BYTES`] plus its text. The full YAML
+/// parser repeats an aliased node wherever it is named; serde_yaml_ng's own
+/// repetition limit counts aliases (100 per event), not what they repeat,
+/// so 1 MB of aliases of one long scalar would grow toward tens of
+/// gigabytes. Reading with a budget stops at the value that passes it.
+pub(crate) struct Budget {
+    left: Cell<usize>,
+    limit: usize,
+    exceeded: Cell<bool>,
+    /// Where the read stopped, innermost step first, filled as the error
+    /// travels out.
+    path: RefCell<Vec<Step>>,
+}
+
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+impl Budget {
+    pub(crate) fn new(limit: usize) -> Budget {
+        Budget {
+            left: Cell::new(limit),
+            limit,
+            exceeded: Cell::new(false),
+            path: RefCell::new(Vec::new()),
+        }
+    }
+
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Whether a read failed because the budget ran out (rather than for a
+    /// reason of the parser's own).
+    pub(crate) fn exceeded(&self) -> bool {
+        self.exceeded.get()
+    }
+
+    /// The field path where the budget ran out, as an error message names
+    /// it (`data.l[6543]`).
+    pub(crate) fn path(&self) -> String {
+        let mut out = String::new();
+        for step in self.path.borrow().iter().rev() {
+            out = match step {
+                // A key as long as the input is cut, as every message cuts
+                // what it repeats.
+                Step::Key(k) => crate::import::child(&out, &shepherd::limits::shown(k)),
+                Step::Index(i) => crate::import::index(&out, *i),
+            };
+        }
+        out
+    }
+
+    fn charge<E: de::Error>(&self, bytes: usize) -> Result<(), E> {
+        let n = VALUE_BYTES.saturating_add(bytes);
+        match self.left.get().checked_sub(n) {
+            Some(left) => {
+                self.left.set(left);
+                Ok(())
+            }
+            None => {
+                self.exceeded.set(true);
+                Err(de::Error::custom(
+                    "the values take more bytes than the input limit",
+                ))
+            }
+        }
+    }
+
+    fn at(&self, step: Step) {
+        if self.exceeded.get() {
+            self.path.borrow_mut().push(step);
+        }
+    }
+
+    /// Reads one value within the budget.
+    pub(crate) fn read<'de, D: Deserializer<'de>>(&self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(ValueVisitor { budget: Some(self) })
+    }
+}
+
+/// Builds a [`Value`], counting it against `budget` when there is one.
+#[derive(Clone, Copy)]
+struct ValueVisitor<'b> {
+    budget: Option<&'b Budget>,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueVisitor<'_> {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl ValueVisitor<'_> {
+    fn charge<E: de::Error>(&self, bytes: usize) -> Result<(), E> {
+        match self.budget {
+            Some(b) => b.charge(bytes),
+            None => Ok(()),
+        }
+    }
+
+    fn at(&self, step: impl FnOnce() -> Step) {
+        if let Some(b) = self.budget {
+            if b.exceeded() {
+                b.at(step());
+            }
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for ValueVisitor<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a YAML or JSON value")
     }
-    fn visit_unit<E>(self) -> Result<Value, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        self.charge(0)?;
         Ok(Value::Null)
     }
-    fn visit_none<E>(self) -> Result<Value, E> {
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        self.charge(0)?;
         Ok(Value::Null)
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        Value::deserialize(d)
+        d.deserialize_any(self)
     }
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
+        self.charge(0)?;
         Ok(Value::Bool(b))
     }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        self.charge(0)?;
         Ok(Value::Int(v))
     }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        self.charge(0)?;
         Ok(Value::UInt(v))
     }
     // Integers beyond 64 bits (YAML reads them as 128-bit): kept as a number
     // so that a quantity reports "too large" and a count "expected a whole number".
-    fn visit_i128<E>(self, v: i128) -> Result<Value, E> {
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
+        self.charge(0)?;
         Ok(Value::Float(v as f64))
     }
-    fn visit_u128<E>(self, v: u128) -> Result<Value, E> {
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
+        self.charge(0)?;
         Ok(Value::Float(v as f64))
     }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        self.charge(0)?;
         Ok(Value::Float(v))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        // Counted before it is copied: a refused string is never held twice.
+        self.charge(v.len())?;
         Ok(Value::Str(v.to_owned()))
     }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        self.charge(v.len())?;
         Ok(Value::Str(v))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
+        self.charge(0)?;
         let mut v = Vec::new();
-        while let Some(x) = a.next_element()? {
-            v.push(x);
+        loop {
+            match a.next_element_seed(self) {
+                Ok(Some(x)) => v.push(x),
+                Ok(None) => break,
+                Err(e) => {
+                    self.at(|| Step::Index(v.len()));
+                    return Err(e);
+                }
+            }
         }
         Ok(Value::Seq(v))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Value, A::Error> {
+        self.charge(0)?;
         let mut v: Vec<(String, Value)> = Vec::new();
         let mut index: Option<HashSet<String>> = None;
-        while let Some(k) = a.next_key::<Value>()? {
+        while let Some(k) = a.next_key_seed(self)? {
             let k = match k {
                 Value::Str(s) => s,
                 Value::Int(i) => i.to_string(),
@@ -163,8 +299,13 @@ impl<'de> Visitor<'de> for ValueVisitor {
                     "the key {k:?} appears twice in one mapping; expected each key once"
                 )));
             }
-            let val = a.next_value()?;
-            v.push((k, val));
+            match a.next_value_seed(self) {
+                Ok(val) => v.push((k, val)),
+                Err(e) => {
+                    self.at(|| Step::Key(k));
+                    return Err(e);
+                }
+            }
         }
         Ok(Value::Map(v))
     }

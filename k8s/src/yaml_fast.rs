@@ -25,23 +25,39 @@
 
 use std::collections::HashSet;
 
-use crate::value::Value;
+use crate::value::{Budget, Value};
+use crate::yaml_scan::scan;
 
 /// Deeper than this, the full parser decides (its own limit is 128).
 const MAX_DEPTH: usize = 100;
 /// libyaml refuses simple keys longer than 1024 characters; leave those to it.
 const MAX_KEY: usize = 1000;
 
+/// Why the fast reader stopped a stream that the full parser must not read
+/// again.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// Document `i` (1-based) is one more than `max_documents`.
+    TooManyDocuments(usize),
+    /// Document `i` passed the budget (its aliases expanded); the budget
+    /// says where.
+    OverBudget(usize),
+}
+
 /// The documents of a YAML stream, or `None` when the stream must be read by
 /// the full parser from the start (an error somewhere, a directive, `...`,
 /// characters this reader leaves alone). `progress` is called after each
 /// document with the bytes read so far. `max_documents` is checked before a
-/// document is read: `Err(i)` means document `i` (1-based) is one too many.
+/// document is read. A document this reader gives up on is read by the full
+/// parser alone, first scanned (`yaml_scan`): too deep, it goes to the full
+/// parser's stream read, which refuses it; with aliases, it is read within
+/// `budget`.
 pub(crate) fn documents(
     text: &str,
     max_documents: usize,
+    budget: &Budget,
     progress: &mut dyn FnMut(usize),
-) -> Option<Result<Vec<Value>, usize>> {
+) -> Option<Result<Vec<Value>, Stop>> {
     if !plain_characters(text.as_bytes()) {
         return None;
     }
@@ -57,10 +73,14 @@ pub(crate) fn documents(
                 }
                 Value::Null
             }
-            Parsed::GiveUp => full_one(body)?,
+            Parsed::GiveUp => match full_one(body, budget) {
+                Full::Value(v) => v,
+                Full::GiveUp => return None,
+                Full::OverBudget => return Some(Err(Stop::OverBudget(docs.len() + 1))),
+            },
         };
         if docs.len() >= max_documents {
-            return Some(Err(docs.len() + 1));
+            return Some(Err(Stop::TooManyDocuments(docs.len() + 1)));
         }
         docs.push(v);
         progress(c.end);
@@ -68,25 +88,45 @@ pub(crate) fn documents(
     // The full parser reads a stream without a document as one empty document.
     if docs.is_empty() {
         if max_documents == 0 {
-            return Some(Err(1));
+            return Some(Err(Stop::TooManyDocuments(1)));
         }
         docs.push(Value::Null);
     }
     Some(Ok(docs))
 }
 
-/// One document read by the full parser alone; `None` if it is not exactly
-/// one document that reads (then the whole stream goes to the full parser,
-/// which reports the error at the right line).
-fn full_one(body: &str) -> Option<Value> {
+enum Full {
+    Value(Value),
+    /// Not exactly one document that reads: the whole stream goes to the
+    /// full parser, which reports the error at the right line.
+    GiveUp,
+    OverBudget,
+}
+
+/// One document read by the full parser alone.
+fn full_one(body: &str, budget: &Budget) -> Full {
     use serde::Deserialize;
+    let Ok(scanned) = scan(body, crate::yaml_scan::MAX_DEPTH) else {
+        return Full::GiveUp;
+    };
     let mut it = serde_yaml_ng::Deserializer::from_str(body);
-    let d = it.next()?;
-    let v = Value::deserialize(d).ok()?;
+    let Some(d) = it.next() else {
+        return Full::GiveUp;
+    };
+    let v = if scanned.aliases {
+        budget.read(d)
+    } else {
+        Value::deserialize(d)
+    };
+    let v = match v {
+        Ok(v) => v,
+        Err(_) if budget.exceeded() => return Full::OverBudget,
+        Err(_) => return Full::GiveUp,
+    };
     if it.next().is_some() {
-        return None;
+        return Full::GiveUp;
     }
-    Some(v)
+    Full::Value(v)
 }
 
 /// No byte the fast reader would have to treat specially: tabs, CR, control
@@ -203,42 +243,64 @@ enum Parsed {
     GiveUp,
 }
 
+/// A document read line by line, in place: no list of its lines is built
+/// (at 24 bytes a line, 64 MiB of empty lines would have taken 1.5 GB).
 struct Doc<'a> {
-    lines: Vec<Line<'a>>,
-    i: usize,
+    body: &'a str,
+    /// Where the line after the current one starts; past the end (`len + 1`)
+    /// when the current line is the last.
+    next: usize,
+    /// The current line (as `seq` may rewrite it), `None` past the last.
+    cur: Option<Line<'a>>,
     depth: usize,
 }
 
 impl<'a> Doc<'a> {
     fn new(body: &'a str) -> Doc<'a> {
-        let lines = body
-            .split('\n')
-            .map(|l| {
-                let indent = l.bytes().take_while(|&c| c == b' ').count();
-                Line {
-                    indent,
-                    text: &l[indent..],
-                }
-            })
-            .collect();
-        Doc {
-            lines,
-            i: 0,
+        let mut d = Doc {
+            body,
+            next: 0,
+            cur: None,
             depth: 0,
+        };
+        d.advance();
+        d
+    }
+
+    /// On to the next line (lines are split at '\n', the text after the
+    /// last one a line too, as `str::split` gives them).
+    fn advance(&mut self) {
+        let b = self.body.as_bytes();
+        if self.next > b.len() {
+            self.cur = None;
+            return;
         }
+        let start = self.next;
+        let end = memchr_nl(b, start);
+        let l = &self.body[start..end];
+        let indent = l.bytes().take_while(|&c| c == b' ').count();
+        self.cur = Some(Line {
+            indent,
+            text: &l[indent..],
+        });
+        self.next = end + 1;
+    }
+
+    /// Whether the current line ends with a line break (it is not the last).
+    fn ends_with_break(&self) -> bool {
+        self.next <= self.body.len()
     }
 
     fn parse(mut self) -> Parsed {
         self.skip();
-        if self.i >= self.lines.len() {
+        let Some(first) = self.cur else {
             return Parsed::Empty;
-        }
-        let indent = self.lines[self.i].indent;
-        let Some(v) = self.node(indent) else {
+        };
+        let Some(v) = self.node(first.indent) else {
             return Parsed::GiveUp;
         };
         self.skip();
-        if self.i < self.lines.len() {
+        if self.cur.is_some() {
             return Parsed::GiveUp;
         }
         Parsed::Value(v)
@@ -246,8 +308,8 @@ impl<'a> Doc<'a> {
 
     /// Past blank and comment lines.
     fn skip(&mut self) {
-        while self.i < self.lines.len() && !self.lines[self.i].content() {
-            self.i += 1;
+        while self.cur.is_some_and(|l| !l.content()) {
+            self.advance();
         }
     }
 
@@ -257,7 +319,7 @@ impl<'a> Doc<'a> {
         if self.depth > MAX_DEPTH {
             return None;
         }
-        let line = self.lines[self.i];
+        let line = self.cur?;
         let v = if line.seq_item() {
             self.seq(n)
         } else {
@@ -272,7 +334,7 @@ impl<'a> Doc<'a> {
         let mut index: Option<HashSet<String>> = None;
         loop {
             self.skip();
-            let Some(&line) = self.lines.get(self.i) else {
+            let Some(line) = self.cur else {
                 break;
             };
             if line.indent < n {
@@ -282,7 +344,7 @@ impl<'a> Doc<'a> {
                 return None;
             }
             let (key, rest) = split_key(line.text)?;
-            self.i += 1;
+            self.advance();
             // The same rule as the full parser's tree (value.rs): a key given
             // twice is refused, so leave it to the full parser to say so.
             let dup = match &mut index {
@@ -311,7 +373,7 @@ impl<'a> Doc<'a> {
         let mut items = Vec::new();
         loop {
             self.skip();
-            let Some(&line) = self.lines.get(self.i) else {
+            let Some(line) = self.cur else {
                 break;
             };
             if line.indent < n || (line.indent == n && !line.seq_item()) {
@@ -324,7 +386,7 @@ impl<'a> Doc<'a> {
             let spaces = after.bytes().take_while(|&c| c == b' ').count();
             let rest = &after[spaces..];
             if rest.is_empty() || rest.starts_with('#') {
-                self.i += 1;
+                self.advance();
                 items.push(self.value("", n, false)?);
                 continue;
             }
@@ -334,10 +396,10 @@ impl<'a> Doc<'a> {
             if split_key(rest).is_some() {
                 // `- key: value`: a mapping whose keys stand where `key` does.
                 let m = n + 1 + spaces;
-                self.lines[self.i] = Line {
+                self.cur = Some(Line {
                     indent: m,
                     text: rest,
-                };
+                });
                 self.depth += 1;
                 if self.depth > MAX_DEPTH {
                     return None;
@@ -347,7 +409,7 @@ impl<'a> Doc<'a> {
                 items.push(v);
                 continue;
             }
-            self.i += 1;
+            self.advance();
             items.push(self.value(rest, n, false)?);
         }
         Some(Value::Seq(items))
@@ -359,7 +421,7 @@ impl<'a> Doc<'a> {
         let r = rest.trim_start_matches(' ');
         if r.is_empty() || r.starts_with('#') {
             self.skip();
-            if let Some(&l) = self.lines.get(self.i) {
+            if let Some(l) = self.cur {
                 if l.indent > n {
                     return self.node(l.indent);
                 }
@@ -401,7 +463,7 @@ impl<'a> Doc<'a> {
         };
         // A more indented line after a scalar would continue it (or be an error).
         self.skip();
-        if self.lines.get(self.i).is_some_and(|l| l.indent > n) {
+        if self.cur.is_some_and(|l| l.indent > n) {
             return None;
         }
         Some(v)
@@ -421,7 +483,7 @@ impl<'a> Doc<'a> {
         }
         // The first line must hold content (leading empty lines change the
         // detected indentation; leave them to the full parser).
-        let first = *self.lines.get(self.i)?;
+        let first = self.cur?;
         if first.text.is_empty() || first.indent <= n {
             return None;
         }
@@ -429,13 +491,15 @@ impl<'a> Doc<'a> {
         let mut s = String::new();
         let mut pending = 0usize;
         let mut any = false;
-        while let Some(l) = self.lines.get(self.i) {
+        // Whether the last content line ended with a break.
+        let mut broken = false;
+        while let Some(l) = self.cur {
             if l.text.is_empty() {
                 // Only spaces: empty if no deeper than the indentation, else
                 // its spaces beyond it are content.
                 if l.indent <= ci {
                     pending += 1;
-                    self.i += 1;
+                    self.advance();
                     continue;
                 }
             } else if l.indent < ci {
@@ -454,16 +518,17 @@ impl<'a> Doc<'a> {
                 s.push(' ');
             }
             s.push_str(l.text);
-            self.i += 1;
+            broken = self.ends_with_break();
+            self.advance();
         }
         // Clip keeps the last content line's break, if it has one (the
         // last line of the input may not).
-        if !strip && self.i - pending < self.lines.len() {
+        if !strip && broken {
             s.push('\n');
         }
         // The lines that ended it must not be more indented than the collection.
         self.skip();
-        if self.lines.get(self.i).is_some_and(|l| l.indent > n) {
+        if self.cur.is_some_and(|l| l.indent > n) {
             return None;
         }
         Some(Value::Str(s))

@@ -9,6 +9,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use shepherd::simulator::Prng;
 
 use crate::read::{documents, documents_full, looks_like_json};
+use crate::value::Value;
+use crate::yaml_scan::scan;
 use crate::Limits;
 
 fn fuzz_ops(default: u64) -> u64 {
@@ -29,7 +31,8 @@ fn same(text: &str) -> bool {
     let full = format!("{:?}", documents_full(text, &limits));
     let fast = format!("{:?}", documents(text, &limits, &mut |_| {}));
     assert_eq!(fast, full, "the readers differ on:\n{text}");
-    super::documents(text, usize::MAX, &mut |_| {}).is_some_and(|r| r.is_ok())
+    let budget = crate::value::Budget::new(limits.max_bytes);
+    super::documents(text, usize::MAX, &budget, &mut |_| {}).is_some_and(|r| r.is_ok())
 }
 
 fn sweep(test: &str, default: u64, f: impl Fn(u64)) {
@@ -544,7 +547,14 @@ fn mutate(rng: &mut Prng, s: &str) -> String {
         let a = char_at(&s, rng);
         let b = char_at(&s, rng).max(a);
         match rng.below(7) {
-            0 => s.replace_range(a..b.min(a + 8).max(a), ""),
+            0 => {
+                // Up to 8 bytes, cut back to a character boundary.
+                let mut end = b.min(a + 8);
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                s.replace_range(a..end, "")
+            }
             1 => s.insert_str(
                 a,
                 pick(
@@ -595,4 +605,217 @@ fn mutated_documents_read_the_same() {
         let text = mutate(&mut rng, &base);
         same(&text);
     });
+}
+
+// ----- the scan before the full parser (yaml_scan.rs) ----------------------------
+
+/// The full parser alone, without the scan: the reference the scan is held to.
+fn parse_unscanned(text: &str) -> Option<Vec<Value>> {
+    use serde::Deserialize;
+    let mut docs = Vec::new();
+    for d in serde_yaml_ng::Deserializer::from_str(text) {
+        docs.push(Value::deserialize(d).ok()?);
+    }
+    Some(docs)
+}
+
+/// Nested collections around the deepest value (a scalar is 0).
+fn tree_depth(v: &Value) -> usize {
+    match v {
+        Value::Seq(s) => 1 + s.iter().map(tree_depth).max().unwrap_or(0),
+        Value::Map(m) => 1 + m.iter().map(|(_, v)| tree_depth(v)).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn values(v: &Value) -> usize {
+    match v {
+        Value::Seq(s) => 1 + s.iter().map(values).sum::<usize>(),
+        Value::Map(m) => 1 + m.iter().map(|(_, v)| values(v)).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+/// The scan never counts deeper than the parser nests, and a stream it
+/// finds no alias in holds no more values than bytes (nothing was
+/// repeated). Returns the depth the scan saw, if the parser reads `text`.
+fn scan_agrees(text: &str) -> Option<usize> {
+    let s = scan(text, usize::MAX).expect("no limit");
+    let docs = parse_unscanned(text)?;
+    {
+        let deepest = docs.iter().map(tree_depth).max().unwrap_or(0);
+        assert!(
+            s.depth <= deepest,
+            "the scan counts {} levels, the parser {deepest}, in:\n{text}",
+            s.depth
+        );
+        let n: usize = docs.iter().map(values).sum();
+        assert!(
+            s.aliases || n <= text.len() + docs.len() + 1,
+            "{n} values from {} bytes without an alias the scan saw, in:\n{text}",
+            text.len()
+        );
+    }
+    Some(s.depth)
+}
+
+/// Scalars that hold what the scan must not take for structure.
+const TRICKY: &[&str] = &[
+    "[[", "]]", "{[", "a[b", "x: [y", "# [", "'[", "\"[", "*a", "&a [", "- [", "? {", "a\"b[", "|",
+    "a #[",
+];
+
+/// A flow rendering of `g`, with tricky scalars, spaces and line breaks.
+fn flow(rng: &mut Prng, g: &Gen, out: &mut String) {
+    let gap = |rng: &mut Prng| pick(rng, &["", " ", "  ", "\n ", " # [[ {\n  ", "\n"]).to_string();
+    match g {
+        Gen::Map(m) => {
+            out.push('{');
+            for (i, (k, v)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&gap(rng));
+                out.push_str(&dq(k));
+                out.push_str(": ");
+                flow(rng, v, out);
+                out.push_str(&gap(rng));
+            }
+            out.push('}');
+        }
+        Gen::Seq(v) => {
+            out.push('[');
+            for (i, x) in v.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&gap(rng));
+                flow(rng, x, out);
+            }
+            out.push(']');
+        }
+        _ => {
+            let t = pick(rng, TRICKY);
+            match rng.below(4) {
+                0 => out.push_str(&dq(t)),
+                1 => out.push_str(&format!("'{}'", t.replace('\'', "''"))),
+                // Plain in flow: text with a quote or a colon inside.
+                2 => out.push_str(pick(rng, &["a\"b", "x'y", "a:b", "-x", "a#b", "a b"])),
+                _ => out.push_str(&scalar(rng, g).replace(['[', ']', '{', '}', ','], "")),
+            }
+        }
+    }
+}
+
+/// A stream of the shapes that reach the full parser: flow collections
+/// after a key, a dash or at the top, compact nesting, anchors and aliases,
+/// block scalars, multi-line plain and quoted scalars, all holding brackets.
+fn tricky_stream(rng: &mut Prng) -> String {
+    let mut s = String::new();
+    for i in 0..1 + rng.below(3) {
+        if i > 0 {
+            s.push_str("---\n");
+        }
+        let g = gen(rng, 1);
+        let mut f = String::new();
+        flow(rng, &g, &mut f);
+        let t = pick(rng, TRICKY);
+        match rng.below(9) {
+            0 => s.push_str(&format!("a: {f}\n")),
+            1 => {
+                let k = 1 + rng.below(4) as usize;
+                s.push_str(&format!("{}{f}\n", "- ".repeat(k)));
+            }
+            2 => s.push_str(&format!("{f}\n")),
+            3 => s.push_str(&format!("a: &x {f}\nb: *x\nc: [*x, *x]\n")),
+            4 => s.push_str(&format!("a: |\n  {t}\n    {t}\n\n  {t}\nb: {f}\n")),
+            5 => s.push_str(&format!("a: word {t}\n  {t}\n   {t}\nb: {f}\n")),
+            6 => s.push_str(&format!("a: \"x {t}\n  {}\"\nb: {f}\n", t.replace('"', ""))),
+            7 => s.push_str(&format!("word\n{t}\n")),
+            _ => {
+                s.push_str(&render_doc(rng, &g));
+                s.push_str(&format!("z: {f}\n"));
+            }
+        }
+    }
+    if rng.chance(40) {
+        s = mutate(rng, &s);
+    }
+    s
+}
+
+/// The YAML differential of the scan (and, on the same streams, of the two
+/// readers): block, flow, alias and mutated streams, sized by
+/// SHEPHERD_FUZZ_OPS like the others.
+#[test]
+fn scanned_depth_is_never_deeper_than_parsed() {
+    let corpus: Vec<String> = corpus().into_iter().map(|(_, t)| t).collect();
+    let deep = std::sync::atomic::AtomicUsize::new(0);
+    let read = std::sync::atomic::AtomicU64::new(0);
+    sweep("scanned_depth_is_never_deeper_than_parsed", 300, |seed| {
+        let mut rng = Prng::new(seed);
+        let text = match rng.below(4) {
+            0 => random_stream(&mut rng),
+            1 => {
+                let base = corpus[rng.below(corpus.len() as u64) as usize].clone();
+                mutate(&mut rng, &base)
+            }
+            _ => tricky_stream(&mut rng),
+        };
+        // The fast reader and the full parser agree on these too.
+        same(&text);
+        if let Some(d) = scan_agrees(&text) {
+            deep.fetch_max(d, std::sync::atomic::Ordering::Relaxed);
+            read.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    // Not vacuous: many streams read, and they nest.
+    let (total, read) = (fuzz_ops(300), read.into_inner());
+    assert!(total < 20 || (read * 3 >= total && deep.into_inner() >= 4));
+}
+
+#[test]
+fn edge_cases_scan_no_deeper_than_parsed() {
+    // Some of these the parser refuses (a key that is not a string, an
+    // unknown tag, a flow collection cut by a document): the scan must
+    // still end, and agree on the others.
+    let mut read = 0;
+    for c in [
+        "a: [[1], {b: [2]}]\n",
+        "- - - x\n",
+        "a:\n- b: 1\n",
+        "[a \"[]]\n",
+        "[a, # ]]]\n  [b]]\n",
+        "a: &x [1, [2]]\nb: *x\n",
+        "? [a]\n: [b]\n",
+        "[a]: b\n",
+        "a: |2\n   [[\n  b\n",
+        "a:\n   b\n  [[\nc: 1\n",
+        "abc\n[[[x\n",
+        "- a\n - [b\n",
+        "{a: [b, {c: d}], e: f}\n",
+        "a: 'x [[\n  y'\n",
+        "a: \"x \\\" [[\"\n",
+        "--- [a,\n--- [b]\n",
+        "%YAML 1.1\n--- [a]\n",
+        "a: !!seq [b]\nc: !t {d: e}\n",
+        "a: b\r\nc: [d]\r\n",
+        "a: b\u{85}[c]\n",
+    ] {
+        if scan_agrees(c).is_some() {
+            read += 1;
+        }
+    }
+    assert!(read >= 14, "the parser read only {read} of the cases");
+    // At the limit and one past it, nested every way the scan counts.
+    for (open, close) in [("[", "]"), ("{a: ", "}"), ("- ", "")] {
+        for depth in [127, 128, 129] {
+            let text = format!("{}x{}\n", open.repeat(depth), close.repeat(depth));
+            let refused = scan(&text, crate::yaml_scan::MAX_DEPTH).is_err();
+            assert_eq!(refused, depth > 128, "{open} x {depth}");
+            // The full parser agrees with the limit.
+            let parsed = parse_unscanned(&text);
+            assert_eq!(parsed.is_none(), depth > 128, "{open} x {depth}");
+        }
+    }
 }

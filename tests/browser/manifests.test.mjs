@@ -169,6 +169,45 @@ test('a bad manifest file is refused with its document and field, and the run st
   }
 });
 
+// Issue 42, rows 1-3 in the page: aliases that repeat one long scalar
+// (721 KB, read in the worker), 2 MB of `[[[[` (the worker) and 200 KB of it
+// (on the page), and a template with 65 preferred anti-affinity terms (on the
+// page) are refused with their document, path and figure, and the run stays.
+test('inputs that once took the tab\'s memory or minutes are refused at once, and the run stays', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    const before = await steppedRun(page, 2);
+    const term = '          - weight: 1\n            podAffinityTerm:\n              topologyKey: kubernetes.io/hostname\n              labelSelector:\n                matchLabels:\n                  app: web\n';
+    const cases = [
+      ['aliases.yaml',
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: &a ${'x'.repeat(1000)}\n  l: [${Array(240000).fill('*a').join(',')}]\n`,
+        /document 1: data\.l\[65026\]: its aliases expand the values read past 67108864 bytes; expected at most 67108864/],
+      ['deep.yaml', `a: ${'['.repeat(1000000)}${']'.repeat(1000000)}\n`,
+        /document 1: collections nest deeper than 128 levels at line 1, column 131; expected at most 128/],
+      ['deep-small.yaml', `a: ${'['.repeat(100000)}${']'.repeat(100000)}\n`,
+        /document 1: collections nest deeper than 128 levels at line 1, column 131/],
+      ['terms.yaml',
+        `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3000\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n      affinity:\n        podAntiAffinity:\n          preferredDuringSchedulingIgnoredDuringExecution:\n${term.repeat(65)}`,
+        /document 1 \(Deployment web\): spec\.template\.spec\.affinity\.podAntiAffinity\.preferredDuringSchedulingIgnoredDuringExecution: 65 entries; expected at most 64/],
+    ];
+    for (const [name, text, why] of cases) {
+      await dropFile(page, name, text);
+      // Large inputs answer in the dialog (the worker's), small ones in the banner.
+      await page.waitForFunction((name) => [document.getElementById('manifests-error'), document.getElementById('alert-text')]
+        .some((el) => el && el.offsetParent !== null && el.textContent.includes(`Could not import ${name}`)), name, { timeout: 60_000 });
+      const shown = await page.evaluate(() => [document.getElementById('manifests-error'), document.getElementById('alert-text')]
+        .filter((el) => el && el.offsetParent !== null).map((el) => el.textContent).join(' | '));
+      assert.match(shown, why, name);
+      if (await page.evaluate(() => document.getElementById('manifests-dialog')?.open)) await page.click('#manifests-close');
+      await assertRunAsBefore(page, before);
+    }
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
 // Records, while body[data-importing] is `phase` ('reading': the worker reads;
 // 'placing': the page places the pods in slices), the timer ticks and frames
 // the page still runs and what the progress shows at each change: the bar's
