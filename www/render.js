@@ -49,8 +49,10 @@ export function nodeCard(n, { onPod, act, onDetails = null }) {
   if (n.status === 'NotReady') status.push(badge('NotReady', 'bad', 'No heartbeat for longer than the node monitor grace period: tainted unreachable; its pods are not Ready and are evicted after their tolerationSeconds (300 s by default)'));
   else status.push(badge('Ready', 'ok', 'The kubelet is heart-beating'));
   if (!n.beating && n.status === 'Ready') status.push(badge('kubelet silent', 'warn', 'The kubelet stopped; the node turns NotReady when the node monitor grace period (50 s) passes'));
-  if (n.draining) status.push(badge('Draining', 'warn', 'Evicting its pods as PodDisruptionBudgets allow'));
-  else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', 'Cordoned: no new pods'));
+  // kubectl drain's last line about the node (a retry the budget forced,
+  // node/NAME drained, or its error) is the badge's title.
+  if (n.draining) status.push(badge('Draining', 'warn', n.drainStatus || 'Evicting the pods it listed as PodDisruptionBudgets allow'));
+  else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', n.drainStatus ? `Cordoned: no new pods; ${n.drainStatus}` : 'Cordoned: no new pods'));
 
   const meta = [];
   for (const [k, v] of Object.entries(n.labels)) {
@@ -316,7 +318,7 @@ function appCellKeys(a) {
     String(a.pending),
     `${a.version}\u001f${a.revision}\u001f${a.cpu}\u001f${a.memory}`,
     `${kind}\u001f${a.strategy}\u001f${a.maxSurge}\u001f${a.maxUnavailable}`,
-    [a.deadlineExceeded, a.rolling, a.version, a.updated, a.desired, a.strategy, a.current, a.pending, a.pendingReason, a.available].join('\u001f'),
+    [a.deadlineExceeded, a.rolling, a.version, a.updated, a.desired, a.strategy, a.current, a.pending, a.pendingReason, a.available, a.failure].join('\u001f'),
     // The last cell's second line: kubectl's rollout status.
     `${a.deadlineExceeded}\u001f${a.rolloutStatus}`,
   ];
@@ -387,6 +389,9 @@ function rolloutCell(a) {
     // OnDelete: old pods stay until someone deletes them.
     return h('span', { class: 'muted', title: 'updateStrategy OnDelete: a pod is replaced when it is deleted or evicted' }, `${a.current - a.updated} on the old template`);
   }
+  // Admission forbade its pods (FailedCreate), or its kubelet refused a
+  // bare Pod (OutOfcpu...): the reason shows, the message is the title.
+  if (a.failure) return h('span', { class: 'warn-text', title: a.failure }, a.failure.slice(0, a.failure.indexOf(':')));
   if (a.pending > 0) return h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
   if (a.available === a.desired) return h('span', { class: 'ok-text' }, 'Complete');
   return h('span', { class: 'muted' }, 'Progressing');
@@ -514,15 +519,24 @@ export function drawLegend(el, apps, grid) {
 export const EVENTS_KEPT = 400;
 
 // Event rows arrive packed in one string (Shepherd.eventsPacked): rows
-// oldest first, separated by U+001E, each row's tick, type, reason, object
-// and message separated by U+001F. An eviction writes one to two hundred
-// events in a tick; the rows are built as one HTML string and parsed by the
-// browser in one call, several times cheaper than building them node by
-// node (and one string crosses from the engine instead of a thousand).
+// oldest first, separated by U+001E, each row's index, tick, type, reason,
+// object, message, count and last tick separated by U+001F. An eviction
+// writes one to two hundred events in a tick; the rows are built as one HTML
+// string and parsed by the browser in one call, several times cheaper than
+// building them node by node (and one string crosses from the engine
+// instead of a thousand). An event seen again (Kubernetes' event correlator
+// counts it into the first) shows its count and when it was last seen.
 const ROW_SEP = '\u001e';
 const FIELD_SEP = '\u001f';
 const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (s) => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+
+function eventRowHtml(row) {
+  const [index, tick, type, reason, object, message, count, last] = row.split(FIELD_SEP);
+  const warning = type === 'Warning';
+  const seen = Number(count) > 1 ? `<span class="ev-count">×${count}, last at t=${last}</span>` : '';
+  return `<li class="event ${warning ? 'warning' : 'normal'}" data-reason="${reason}" data-i="${index}"><span class="ev-tick">t=${tick}</span><span class="ev-type${warning ? ' warning' : ''}">${type}</span><span class="ev-reason">${reason}</span><span class="ev-object">${object}</span><span class="ev-message">${message}</span>${seen}</li>`;
+}
 
 // The rows of a packed page as HTML, newest first. Escaped once as a whole:
 // the separators are not touched by escaping.
@@ -530,11 +544,7 @@ export function eventRowsHtml(text) {
   if (!text) return '';
   const rows = escapeHtml(text).split(ROW_SEP);
   let html = '';
-  for (let i = rows.length - 1; i >= 0; i--) {
-    const [tick, type, reason, object, message] = rows[i].split(FIELD_SEP);
-    const warning = type === 'Warning';
-    html += `<li class="event ${warning ? 'warning' : 'normal'}" data-reason="${reason}"><span class="ev-tick">t=${tick}</span><span class="ev-type${warning ? ' warning' : ''}">${type}</span><span class="ev-reason">${reason}</span><span class="ev-object">${object}</span><span class="ev-message">${message}</span></li>`;
-  }
+  for (let i = rows.length - 1; i >= 0; i--) html += eventRowHtml(rows[i]);
   return html;
 }
 
@@ -574,7 +584,22 @@ function askTrim(ol) {
 // tick's rows.
 export function prependEvents(ol, page) {
   if (!page.count && !page.skipped) return;
-  const added = page.count + (page.skipped ? 1 : 0);
+  let text = page.text;
+  let count = page.count;
+  // The first `updated` rows are earlier events whose count moved: their
+  // rows, where the list still has them, are redrawn in place.
+  if (page.updated) {
+    const rows = escapeHtml(text).split(ROW_SEP);
+    for (const row of rows.slice(0, page.updated)) {
+      const index = row.slice(0, row.indexOf(FIELD_SEP));
+      const li = ol.querySelector(`li[data-i="${index}"]`);
+      if (li) li.outerHTML = eventRowHtml(row);
+    }
+    count -= page.updated;
+    text = page.text.split(ROW_SEP).slice(page.updated).join(ROW_SEP);
+    if (!count && !page.skipped) return;
+  }
+  const added = count + (page.skipped ? 1 : 0);
   const keep = Math.max(0, EVENTS_KEPT - added);
   if (ol.childElementCount > EVENTS_KEPT) {
     const range = document.createRange();
@@ -585,7 +610,7 @@ export function prependEvents(ol, page) {
     }
     range.deleteContents();
   }
-  let html = eventRowsHtml(page.text);
+  let html = eventRowsHtml(text);
   if (page.skipped) html += `<li class="event skipped">… ${num(page.skipped)} earlier events of this step not shown</li>`;
   ol.insertAdjacentHTML('afterbegin', html);
   if (ol.childElementCount > EVENTS_KEPT) askTrim(ol);

@@ -28,8 +28,6 @@ pub struct Avoid {
     pub memory_mib: bool,
     /// No request written as an explicit zero (item 2).
     pub explicit_zero: bool,
-    /// Every node has cpu and memory (item 6).
-    pub zero_resource_nodes: bool,
     /// NodeResourcesBalancedAllocation is left out of the comparison (its
     /// score, and the totals and best nodes recomputed without it): v1.37
     /// scores the change in balance, Shepherd the balance with the pod.
@@ -40,10 +38,9 @@ pub struct Avoid {
     pub non_zero_per_container: bool,
 }
 
-pub const CLASSES: [&str; 5] = [
+pub const CLASSES: [&str; 4] = [
     "memory-mib",
     "explicit-zero",
-    "zero-resource-nodes",
     "balanced-allocation",
     "non-zero-per-container",
 ];
@@ -53,7 +50,6 @@ impl Avoid {
         Avoid {
             memory_mib: true,
             explicit_zero: true,
-            zero_resource_nodes: true,
             balanced_allocation: true,
             non_zero_per_container: true,
         }
@@ -68,7 +64,6 @@ impl Avoid {
                 "none" => a = Avoid::default(),
                 "memory-mib" => a.memory_mib = true,
                 "explicit-zero" => a.explicit_zero = true,
-                "zero-resource-nodes" => a.zero_resource_nodes = true,
                 "balanced-allocation" => a.balanced_allocation = true,
                 "non-zero-per-container" => a.non_zero_per_container = true,
                 _ => {
@@ -325,7 +320,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
         };
         let mut mem_b = mem_bytes(rng, mem_mib, avoid);
         let mut cpu_m = cpu_m;
-        if !avoid.zero_resource_nodes && rng.chance(3) {
+        if rng.chance(3) {
             if rng.chance(50) {
                 cpu_m = 0;
             } else {

@@ -71,11 +71,11 @@ fn host(name: &str) -> Value {
 }
 
 /// memory-mib (issue 43, item 1): Kubernetes counts memory in bytes
-/// (resource.Quantity.Value, int64); a node whose memory is below one MiB is
-/// a node like any other there (it fits pods asking for less). Shepherd
-/// counts whole MiB (allocatable rounded down) and refuses the node.
+/// (resource.Quantity.Value, int64); a node of 512Ki fits a pod asking for
+/// 100Ki there. Shepherd counts whole MiB (allocatable rounded down to 0,
+/// the request up to 1) and says Insufficient memory.
 #[test]
-fn memory_below_one_mib_is_refused_at_import() {
+fn memory_below_one_mib_is_rounded_away() {
     let c = case(
         vec![node("small", "1", "512Ki", host("small"))],
         Vec::new(),
@@ -85,9 +85,15 @@ fn memory_below_one_mib_is_refused_at_import() {
             json!({}),
         ),
     );
-    let e =
-        shepherd_side(&c).expect_err("Shepherd takes a node of 512Ki now: memory-mib is fixed?");
-    assert_eq!(e.class, "import-refused", "{}", e.text);
+    if let Some(k) = kube(&c) {
+        assert!(k.nodes["small"].feasible);
+    }
+    let s = side(&c);
+    assert!(
+        !s.nodes["small"].feasible,
+        "Shepherd fits 100Ki on a 512Ki node now: memory-mib is fixed?"
+    );
+    assert_eq!(s.nodes["small"].reasons, ["Insufficient memory"]);
 }
 
 /// explicit-zero (item 2): kube-scheduler applies its non-zero defaults
@@ -115,22 +121,6 @@ fn an_explicit_zero_request_is_scored_as_a_missing_one() {
         "Shepherd scores an explicit zero as Kubernetes does now: explicit-zero is fixed?"
     );
     assert_eq!(fit, 97);
-}
-
-/// zero-resource-nodes (item 6): a node with no cpu (or no memory) in
-/// allocatable is a node in Kubernetes; it fits the pods that request none
-/// of it (noderesources/fit.go fitsRequest compares each requested
-/// resource). Shepherd refuses it at import.
-#[test]
-fn a_node_without_cpu_is_refused_at_import() {
-    let c = case(
-        vec![node("n1", "0", "8Gi", host("n1"))],
-        Vec::new(),
-        pod("incoming", json!({"memory": "128Mi"}), json!({})),
-    );
-    let e = shepherd_side(&c)
-        .expect_err("Shepherd takes a node without cpu now: zero-resource-nodes is fixed?");
-    assert_eq!(e.class, "import-refused", "{}", e.text);
 }
 
 /// balanced-allocation: v1.37's NodeResourcesBalancedAllocation scores the
