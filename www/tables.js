@@ -88,10 +88,12 @@ function podStatus(a) {
 }
 
 // Each kind's columns: heading, its title (what the figure is), and the cell.
+// "Up‑to‑date" is written with non-breaking hyphens: kubectl's UP-TO-DATE
+// is one word, not three lines.
 const COLUMNS = {
   Deployment: [
     ['Ready', 'Ready pods / spec.replicas', count('ready', (a) => `${a.ready}/${a.desired}`, warnIf((a) => a.ready < a.desired))],
-    ['Up-to-date', 'Pods of the current revision', count('updated', (a) => String(a.updated), plainNum)],
+    ['Up‑to‑date', 'Pods of the current revision', count('updated', (a) => String(a.updated), plainNum)],
     ['Available', 'Pods Ready for at least the Deployment\'s minReadySeconds', count('available', (a) => String(a.available), plainNum)],
     ['Pending', 'Pods the scheduler could not place yet', count('pending', (a) => String(a.pending), warnIf((a) => a.pending > 0))],
     ['Template', 'The current pod template: version, revision, and requests per pod', TEMPLATE],
@@ -102,7 +104,7 @@ const COLUMNS = {
     ['Desired', 'status.desiredNumberScheduled: the nodes that should run its pod', count('desired', (a) => String(a.desired), plainNum)],
     ['Current', 'status.currentNumberScheduled: the nodes that run its pod', count('current', (a) => String(a.current), plainNum)],
     ['Ready', 'status.numberReady', count('ready', (a) => String(a.ready), warnIf((a) => a.ready < a.desired))],
-    ['Up-to-date', 'status.updatedNumberScheduled: pods of the current template', count('updated', (a) => String(a.updated), plainNum)],
+    ['Up‑to‑date', 'status.updatedNumberScheduled: pods of the current template', count('updated', (a) => String(a.updated), plainNum)],
     ['Available', 'status.numberAvailable: Ready for at least minReadySeconds', count('available', (a) => String(a.available), plainNum)],
     ['Pending', 'Pods the scheduler could not place yet', count('pending', (a) => String(a.pending), warnIf((a) => a.pending > 0))],
     ['Template', 'The current pod template: version, revision, and requests per pod', TEMPLATE],
