@@ -22,10 +22,16 @@ export const KINDS = [
 
 // ----- cells -------------------------------------------------------------------
 
+// NAMESPACE/NAME may break after the slash in a narrow column.
+function nameText(name) {
+  const slash = name.indexOf('/');
+  return slash < 0 ? [name] : [name.slice(0, slash + 1), h('wbr'), name.slice(slash + 1)];
+}
+
 function nameCell(a, onApp, where) {
   return h('th', { scope: 'row', dataset: { col: 'name' } },
     h('button', { type: 'button', class: 'link app-name', style: { '--c': appColor(a.name) }, title: `Select in Actions → ${where}`, onclick: () => onApp(a.name, a.kind) },
-      h('span', { class: 'swatch', 'aria-hidden': 'true' }), a.name));
+      h('span', { class: 'swatch', 'aria-hidden': 'true' }), h('span', {}, nameText(a.name))));
 }
 
 // A short cell (a count, a word): its text and class, which a row patches

@@ -500,6 +500,11 @@ test('10,000 Deployments: a page at a time, a name filter, and a Rollout column 
         return { width: td.getBoundingClientRect().width, wrap: s.overflowWrap, split, text: line.textContent };
       });
       assert.ok(rollout.width >= 200, `the Rollout column is ${rollout.width}px wide`);
+      if (vp === DESKTOP) {
+        // On a desktop the table fits its column: no sideways scroll.
+        const fit = await page.$eval('#apps', (t) => ({ table: t.scrollWidth, wrap: t.parentElement.clientWidth }));
+        assert.ok(fit.table <= fit.wrap, `the Deployments table is ${fit.table}px wide in ${fit.wrap}px`);
+      }
       assert.equal(rollout.split, 0, `no word of "${rollout.text}" is split across lines`);
       await page.locator('#workloads .workload[data-kind="Deployment"] input[type=search]').fill('app-9999');
       await page.waitForFunction(() => document.querySelectorAll('#apps tbody tr').length === 1);
