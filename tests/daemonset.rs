@@ -382,7 +382,7 @@ fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_ch
     };
     // n0, n1 (cordoned: a DaemonSet pod tolerates that), n3 and n4 run the
     // agent; n2's taint keeps it off.
-    all_say(&c, 4, "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 3 node(s) didn't match Pod's node affinity/selector.");
+    all_say(&c, 4, "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), 3 node(s) didn't match Pod's node affinity/selector.");
     // Two more nodes, one with the taint: five pods, seven nodes counted.
     c.add_node(NodeSpec::new("n5", 2000, 4096)).unwrap();
     c.add_node(NodeSpec::new("n6", 2000, 4096).with_taint(Taint::new(
@@ -392,13 +392,13 @@ fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_ch
     )))
     .unwrap();
     converge(&mut c);
-    all_say(&c, 5, "0/7 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: x}, 4 node(s) didn't match Pod's node affinity/selector.");
+    all_say(&c, 5, "0/7 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector.");
     // The taint goes from n2: n2 gets its pod and nothing else changes in
     // the other pods' counts but the taint's.
     c.untaint_node("n2", "dedicated", Some(TaintEffect::NoSchedule))
         .unwrap();
     converge(&mut c);
-    all_say(&c, 6, "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 5 node(s) didn't match Pod's node affinity/selector.");
+    all_say(&c, 6, "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), 5 node(s) didn't match Pod's node affinity/selector.");
 }
 
 #[test]

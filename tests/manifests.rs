@@ -866,6 +866,7 @@ fn affinity_and_spread_errors_name_the_field() {
         ("      affinity:\n        podAntiAffinity:\n          preferredDuringSchedulingIgnoredDuringExecution:\n          - weight: 0\n            podAffinityTerm:\n              topologyKey: zone\n", &["preferredDuringSchedulingIgnoredDuringExecution[0].weight", "from 1 to 100"][..]),
         ("      topologySpreadConstraints:\n      - maxSkew: 0\n        topologyKey: zone\n        whenUnsatisfiable: DoNotSchedule\n", &["topologySpreadConstraints[0].maxSkew", "from 1"][..]),
         ("      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: zone\n        whenUnsatisfiable: Sometimes\n", &["whenUnsatisfiable", "DoNotSchedule or ScheduleAnyway"][..]),
+        ("      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: zone\n        whenUnsatisfiable: DoNotSchedule\n        nodeTaintsPolicy: honor\n", &["topologySpreadConstraints[0].nodeTaintsPolicy", "Honor or Ignore"][..]),
         ("      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: zone\n        whenUnsatisfiable: ScheduleAnyway\n        minDomains: 2\n        labelSelector: {}\n", &["topologySpreadConstraints[0]", "minDomains", "only with DoNotSchedule"][..]),
         ("      affinity:\n        podAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - topologyKey: zone\n            labelSelector:\n              matchExpressions:\n              - key: app\n                operator: Exists\n                values: [x]\n", &["labelSelector.matchExpressions[0]", "must be empty for Exists"][..]),
     ] {
@@ -874,6 +875,59 @@ fn affinity_and_spread_errors_name_the_field() {
             assert!(e.contains(w), "{e:?} should contain {w:?}");
         }
     }
+}
+
+#[test]
+fn spread_inclusion_policies_are_read_simulated_and_written_back() {
+    // nodeAffinityPolicy and nodeTaintsPolicy (GA): read as given, null or
+    // missing as Kubernetes' defaults (Honor, Ignore), written back only
+    // when they are not the defaults, and no longer warned about.
+    let manifest = |policies: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: zone\n        whenUnsatisfiable: DoNotSchedule\n        labelSelector:\n          matchLabels:\n            app: web\n{policies}      containers:\n      - name: c\n        resources:\n          requests:\n            cpu: 1\n")
+    };
+    use shepherd::model::NodeInclusionPolicy::{Honor, Ignore};
+    for (policies, want) in [
+        ("", (Honor, Ignore)),
+        ("        nodeAffinityPolicy: null\n        nodeTaintsPolicy: null\n", (Honor, Ignore)),
+        ("        nodeAffinityPolicy: Ignore\n        nodeTaintsPolicy: Honor\n", (Ignore, Honor)),
+        ("        nodeTaintsPolicy: Honor\n", (Honor, Honor)),
+    ] {
+        let im = import(&manifest(policies)).unwrap();
+        let c = &im.scenario.deployments[0].template.topology_spread[0];
+        assert_eq!((c.node_affinity_policy, c.node_taints_policy), want, "{policies:?}");
+        assert!(
+            !im.warnings.iter().any(|w| w.message.contains("not simulated")),
+            "{:?}",
+            im.warnings
+        );
+        let out = export(&im.scenario);
+        assert_eq!(out.contains("nodeAffinityPolicy: Ignore"), want.0 == Ignore, "{out}");
+        assert_eq!(out.contains("nodeTaintsPolicy: Honor"), want.1 == Honor, "{out}");
+        assert!(!out.contains("nodeAffinityPolicy: Honor") && !out.contains("nodeTaintsPolicy: Ignore"));
+        let again = import(&out).unwrap();
+        assert_eq!(again.scenario.deployments[0].template.topology_spread[0], *c);
+    }
+}
+
+/// Quantity.UnmarshalJSON trims white space before ParseQuantity; kubectl's
+/// JSON escapes a tab or a newline, which then stays and is refused (both
+/// checked against the API server's decoding by the oracle).
+#[test]
+fn quantities_are_trimmed_as_the_api_server_trims_them() {
+    let im = import(&format!(
+        "{}---\n{}",
+        NODE.replace("cpu: \"4\"", "cpu: \" 4 \""),
+        deployment("1", "\"\u{a0}500m\u{3000}\"")
+    ))
+    .unwrap();
+    assert_eq!(im.scenario.deployments[0].template.requests.cpu_millis, 500);
+    let e = import(&format!("{NODE}---\n{}", deployment("1", "\"\\t500m\"")))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("requests.cpu") && e.contains("is not a quantity"),
+        "{e}"
+    );
 }
 
 const NODE: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n";
@@ -1186,6 +1240,13 @@ fn random_scenario(seed: u64) -> Scenario {
             );
             if rng.chance(50) {
                 c.min_domains = Some(rng.range(1, 4) as u32);
+            }
+            // The inclusion policies from a stream of their own (the rest
+            // of the scenario stays what the seed made before them).
+            let mut pol = Prng::new(seed ^ d.template.topology_spread.len() as u64 ^ 0x9011);
+            if pol.chance(50) {
+                use shepherd::model::NodeInclusionPolicy::{Honor, Ignore};
+                c = c.with_policies(*pol.pick(&[Honor, Ignore]), *pol.pick(&[Honor, Ignore]));
             }
             d.template.topology_spread.push(c);
             d.template

@@ -54,6 +54,8 @@ export function nodeCard(n, { onPod, act, onDetails = null }) {
 
   const meta = [];
   for (const [k, v] of Object.entries(n.labels)) {
+    // The kubelet's own hostname label (the node's name) says nothing new.
+    if (k === 'kubernetes.io/hostname' && v === n.name) continue;
     const short = k.replace(/^topology\.kubernetes\.io\//, '').replace(/^kubernetes\.io\//, '');
     meta.push(h('span', { class: 'label', title: `label ${k}=${v}` }, `${short}=${v}`));
   }

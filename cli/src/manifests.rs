@@ -668,7 +668,9 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
                 "node": v.node,
                 "feasible": v.feasible,
                 "filter": v.plugin,
+                "code": v.code.as_str(),
                 "reasons": v.reasons,
+                "detail": v.detail,
                 "scores": v.scores.iter().map(|s| serde_json::json!({
                     "plugin": s.plugin, "raw": s.raw, "normalized": s.normalized,
                     "weight": s.weight, "weighted": s.weighted,
@@ -686,6 +688,7 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
         "profile": e.profile,
         "summary": e.summary,
         "decidedBy": e.decided_by.as_ref().map(|(p, by)| serde_json::json!({"plugin": p, "margin": by})),
+        "skipped": e.skipped,
         "nodes": nodes,
         "priority": e.priority,
         "preemption": e.preemption.as_ref().map(|p| serde_json::json!({
@@ -693,9 +696,14 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
             "carriedOut": p.recorded,
             "node": p.node,
             "decidedBy": p.decided_by,
+            "potentialNodes": p.potential,
+            "dryRunNodes": p.evaluated,
+            "offset": p.offset,
+            "candidatesFound": p.found,
             "candidates": p.candidates.iter().map(|c| serde_json::json!({
                 "node": c.node,
                 "victims": c.victims,
+                "victimCount": c.victim_count,
                 "pdbViolations": c.pdb_violations,
                 "highestPriority": c.highest_priority,
                 "prioritySum": c.priority_sum,
@@ -729,9 +737,14 @@ fn print_explanation(ns: &str, e: &Explanation) {
         match v.plugin {
             None => println!("  {:<w$}  feasible", v.node),
             Some(p) => println!(
-                "  {:<w$}  rejected by {p}: {}",
+                "  {:<w$}  rejected by {p} ({}): {}{}",
                 v.node,
-                v.reasons.join(", ")
+                v.code.as_str(),
+                v.reasons.join(", "),
+                v.detail
+                    .as_ref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
             ),
         }
     }
@@ -744,6 +757,12 @@ fn print_explanation(ns: &str, e: &Explanation) {
     }
     feasible.sort_by_key(|v| (v.position, v.node.clone()));
     println!("\nscores (weighted = normalized x weight; the highest total wins):");
+    if !e.skipped.is_empty() {
+        println!(
+            "  skipped at PreScore (nothing to score for this pod): {}",
+            e.skipped.join(", ")
+        );
+    }
     for v in feasible {
         println!(
             "  {}. {:<w$}  total {}",
@@ -760,8 +779,19 @@ fn print_explanation(ns: &str, e: &Explanation) {
     }
 }
 
+/// A candidate's victims as far as the decision names them.
+fn named_victims(c: &shepherd::scheduler::PreemptionCandidate) -> String {
+    let more = c.victim_count as usize - c.victims.len().min(c.victim_count as usize);
+    if more == 0 {
+        c.victims.join(", ")
+    } else {
+        format!("{} and {more} more", c.victims.join(", "))
+    }
+}
+
 /// DefaultPreemption's candidates, in the order pickOneNodeForPreemption
-/// ranks them (the chosen node first), with the figures it compares.
+/// ranks them (the chosen node first), with the figures it compares: the
+/// best of those its dry run found.
 fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
     let done = if p.recorded {
         "deleted"
@@ -774,6 +804,18 @@ fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
         p.node,
         p.decided_by,
         p.candidates[0].victims.join(", ")
+    );
+    println!(
+        "  dry run: {} of {} potential node(s) from offset {}, {} candidate(s) found{}",
+        p.evaluated,
+        p.potential,
+        p.offset,
+        p.found,
+        if p.candidates.len() < p.found as usize {
+            format!(", the best {} shown", p.candidates.len())
+        } else {
+            String::new()
+        }
     );
     println!(
         "  rules in order: {}, then the first node",
@@ -797,9 +839,9 @@ fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
             c.pdb_violations,
             c.highest_priority,
             c.priority_sum,
-            c.victims.len(),
+            c.victim_count,
             c.earliest_start,
-            c.victims.join(", ")
+            named_victims(c)
         );
     }
 }

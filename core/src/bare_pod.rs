@@ -77,7 +77,6 @@ impl Cluster {
             })),
         ));
         self.current_revision_for(id, spec.template);
-        self.mark_services_for(id);
         Ok(id)
     }
 

@@ -187,7 +187,7 @@ pub(crate) struct PodExtra {
     /// it is bound or deleted.
     pub nominated: Option<NodeId>,
     /// The DefaultPreemption decision this pod caused, for `explain`.
-    pub preemption: Option<crate::scheduler::Preemption>,
+    pub preemption: Option<crate::scheduler::PreemptionRecord>,
     /// The serial of the last FailedScheduling message this pod was told.
     pub reported: u32,
 }
@@ -362,11 +362,11 @@ impl Pod {
 
     /// The DefaultPreemption decision this pod caused.
     #[inline]
-    pub fn preemption(&self) -> Option<&crate::scheduler::Preemption> {
+    pub(crate) fn preemption(&self) -> Option<&crate::scheduler::PreemptionRecord> {
         self.extra.as_ref().and_then(|e| e.preemption.as_ref())
     }
 
-    pub fn set_preemption(&mut self, p: crate::scheduler::Preemption) {
+    pub(crate) fn set_preemption(&mut self, p: crate::scheduler::PreemptionRecord) {
         self.extra.get_or_insert_with(Default::default).preemption = Some(p);
     }
 
@@ -390,7 +390,9 @@ pub(crate) struct Revision {
     /// The template as admitted: with the reserved namespace labels and
     /// selector requirements (`namespace.rs`) that every matcher reads.
     pub template: PodTemplate,
-    /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`.
+    /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`, and
+    /// the label (`POD_TEMPLATE_HASH`) that a Deployment's pods carry and
+    /// its ReplicaSet's selector adds to the Deployment's.
     pub hash: String,
     /// Terms (by index) whose selector matches this template's labels.
     pub matching_terms: Vec<u32>,
@@ -403,8 +405,8 @@ pub(crate) struct Revision {
     pub preferred_ids: Vec<(u32, i32)>,
     pub preferred_anti_ids: Vec<(u32, i32)>,
     /// Per topology spread constraint of the template, in order, the term
-    /// over its selector (no topology key: `init_spread` counts by the
-    /// constraint's own key). Registered with the revision, so a batch
+    /// over its selector, counted node by node (`NODE_KEY`: `init_spread`
+    /// counts by the constraint's own key). Registered with the revision, so a batch
     /// holding the revision does not register it (which would copy the
     /// revision to record that it matches the new term).
     pub spread_ids: Vec<u32>,
@@ -577,24 +579,112 @@ impl Controller {
 }
 
 /// The domains of one topology key: which domain each node is in. Shared by
-/// every term with that key. For the hostname key a node is its own domain,
-/// so no label is read or interned.
+/// every term with that key. A domain is a value of the key's node label,
+/// as in Kubernetes (the hostname key's too: a node without the
+/// `kubernetes.io/hostname` label is in no hostname domain, and two nodes
+/// with one value are one domain). While every live node carries the
+/// hostname label with a value of its own (`Cluster::hostname_is_node`),
+/// the hostname key's domain is the node's id instead: the same partition,
+/// numbered without reading or interning a label.
 #[derive(Clone, Debug)]
 pub(crate) struct Topology {
     pub key: String,
     /// Indexed by node id; `None` for a node without the key's label.
     pub node_domain: Vec<Option<u32>>,
+    /// The interned values (empty for the hostname key while its domains
+    /// are node ids).
     pub domains: BTreeMap<String, u32>,
 }
 
+/// The topology key of the terms that count a spread constraint's pods
+/// node by node (`Revision::spread_ids`): every live node is its own
+/// domain, whatever its labels. No label key can hold `~`.
+pub(crate) const NODE_KEY: &str = "~node";
+
+/// The term that counts the pods `selector` selects, node by node.
+pub(crate) fn per_node_term(selector: Selector) -> AffinityTerm {
+    AffinityTerm {
+        selector,
+        topology_key: NODE_KEY.to_string(),
+        namespaces: Vec::new(),
+        namespace_selector: None,
+    }
+}
+
 impl Topology {
-    fn domain_for(&mut self, id: NodeId, spec: &NodeSpec) -> Option<u32> {
-        if self.key == HOSTNAME_KEY {
+    /// Node `id`'s domain; `hostname_is_node`: the cluster's fast path for
+    /// the hostname key holds.
+    fn domain_for(&mut self, id: NodeId, spec: &NodeSpec, hostname_is_node: bool) -> Option<u32> {
+        if self.key == NODE_KEY || (hostname_is_node && self.key == HOSTNAME_KEY) {
             return Some(id.0);
         }
         let v = spec.labels.get(&self.key)?;
         let next = self.domains.len() as u32;
         Some(*self.domains.entry(v.clone()).or_insert(next))
+    }
+}
+
+/// The live nodes' `kubernetes.io/hostname` labels, kept as nodes come, go
+/// and re-register: whether each live node carries one of its own, which
+/// lets the scheduler take a node as its own hostname domain.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Hostnames {
+    /// Live nodes per value of the label, by a 64-bit hash of the value (a
+    /// word a node instead of a second copy of its name): two values that
+    /// hash alike count as one shared value, which can only send the
+    /// scheduler to its general path, right for any labels.
+    values: BTreeMap<u64, u32>,
+    /// Live nodes without the label.
+    pub missing: u32,
+    /// Values two or more live nodes share.
+    shared: u32,
+}
+
+impl Hostnames {
+    /// FNV-1a over the value.
+    fn word(v: &str) -> u64 {
+        v.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    }
+
+    fn add(&mut self, spec: &NodeSpec) {
+        match spec.labels.get(HOSTNAME_KEY) {
+            None => self.missing += 1,
+            Some(v) => {
+                let n = self.values.entry(Self::word(v)).or_insert(0);
+                *n += 1;
+                if *n == 2 {
+                    self.shared += 1;
+                }
+            }
+        }
+    }
+
+    fn remove(&mut self, spec: &NodeSpec) {
+        match spec.labels.get(HOSTNAME_KEY) {
+            None => self.missing -= 1,
+            Some(v) => {
+                let w = Self::word(v);
+                let n = self
+                    .values
+                    .get_mut(&w)
+                    .expect("a live node's hostname is counted");
+                *n -= 1;
+                if *n == 1 {
+                    self.shared -= 1;
+                }
+                if *n == 0 {
+                    self.values.remove(&w);
+                }
+            }
+        }
+    }
+
+    /// Every live node carries the label, each with a value of its own
+    /// (false, too, in the unlikely case of two values hashing alike).
+    pub fn each_node_its_own(&self) -> bool {
+        self.missing == 0 && self.shared == 0
     }
 }
 
@@ -640,11 +730,13 @@ impl TermState {
     }
 }
 
+/// A Service as the endpoints controller keeps it (`controllers.rs`): its
+/// endpoints are not copied here but read from the pods when asked.
 #[derive(Clone, Debug)]
 pub(crate) struct ServiceState {
     pub spec: ServiceSpec,
-    pub endpoints: Vec<(ControllerId, u32)>,
-    pub dirty: bool,
+    /// How many endpoints it had at the last sync.
+    pub ready: u32,
 }
 
 /// What one pass changed, and what is still pending.
@@ -760,6 +852,17 @@ pub struct Cluster {
     pub(crate) free_keys: Vec<u32>,
     pub(crate) next_uid: u64,
     pub(crate) topologies: Vec<Topology>,
+    /// The live nodes' hostname labels (see `hostname_is_node`).
+    pub(crate) hostnames: Hostnames,
+    /// Deployment revisions per pod-template-hash (its 8 characters as one
+    /// word), and how many hashes two or more of them share: while none is
+    /// shared and no pod carries a `pod-template-hash` label of its own
+    /// (`hash_labelled`), a ReplicaSet's selector selects its own revision's
+    /// pods alone (`default_spread_selector`) without a look.
+    pub(crate) deployment_hashes: BTreeMap<u64, u32>,
+    pub(crate) hash_collisions: u32,
+    /// Revisions of any owner whose template carries a `pod-template-hash` label.
+    pub(crate) hash_labelled: u32,
     pub(crate) terms: Vec<TermState>,
     pub(crate) term_by_value: BTreeMap<AffinityTerm, u32>,
     /// Terms by the first pair of their selector's matchLabels (a template
@@ -775,6 +878,7 @@ pub struct Cluster {
     pub(crate) all_revisions: Vec<(u32, u32)>,
     pub(crate) pdbs: BTreeMap<String, PdbSpec>,
     pub(crate) services: BTreeMap<String, ServiceState>,
+    pub(crate) service_books: crate::controllers::ServiceBooks,
     /// Namespaces by name with their labels (without the automatic
     /// `kubernetes.io/metadata.name`): declared ones, and those an object
     /// was created in (with no labels). A namespace's labels are fixed when
@@ -890,6 +994,10 @@ impl Cluster {
             free_keys: Vec::new(),
             next_uid: 1,
             topologies: Vec::new(),
+            hostnames: Hostnames::default(),
+            deployment_hashes: BTreeMap::new(),
+            hash_collisions: 0,
+            hash_labelled: 0,
             terms: Vec::new(),
             term_by_value: BTreeMap::new(),
             terms_by_label: BTreeMap::new(),
@@ -898,6 +1006,7 @@ impl Cluster {
             all_revisions: Vec::new(),
             pdbs: BTreeMap::new(),
             services: BTreeMap::new(),
+            service_books: Default::default(),
             namespaces: BTreeMap::new(),
             events: Default::default(),
             texts: Vec::new(),
@@ -1111,6 +1220,8 @@ impl Cluster {
             )));
         }
         self.live_nodes += 1;
+        let was = self.hostname_is_node();
+        self.hostnames.add(&spec);
         if let Some(id) = existing {
             // A removed node coming back: a fresh node in its old slot.
             self.nodes[id.0 as usize] = fresh_node(spec.clone());
@@ -1119,7 +1230,7 @@ impl Cluster {
             let h = &mut self.hot[id.0 as usize];
             (h.allocated, h.nonzero) = (Resources::ZERO, Resources::ZERO);
             self.refresh_hot(id);
-            self.refresh_domains(id);
+            self.refresh_domains(id, was);
             self.capacity_epoch += 1;
             self.note(
                 EventType::Normal,
@@ -1144,7 +1255,7 @@ impl Cluster {
         for t in self.topologies.iter_mut() {
             t.node_domain.push(None);
         }
-        self.refresh_domains(id);
+        self.refresh_domains(id, was);
         self.capacity_epoch += 1;
         self.note(
             EventType::Normal,
@@ -1186,9 +1297,12 @@ impl Cluster {
         for &k in &keys {
             self.affinity_count(k, id, false);
         }
+        let was = self.hostname_is_node();
+        self.hostnames.remove(&self.nodes[id.0 as usize].spec);
+        self.hostnames.add(&spec);
         self.nodes[id.0 as usize].spec = spec;
         self.refresh_hot(id);
-        self.refresh_domains(id);
+        self.refresh_domains(id, was);
         for &k in &keys {
             self.affinity_count(k, id, true);
         }
@@ -1280,10 +1394,15 @@ impl Cluster {
         let id = self.node_id(name)?;
         self.lose_pods(id);
         self.live_nodes -= 1;
+        let was = self.hostname_is_node();
+        self.hostnames.remove(&self.nodes[id.0 as usize].spec);
         let n = &mut self.nodes[id.0 as usize];
         n.removed = true;
         n.ready = false;
         self.refresh_hot(id);
+        if self.hostname_is_node() != was {
+            self.renumber_hostnames(None);
+        }
         self.silent.remove(&id);
         self.note(
             EventType::Normal,
@@ -1520,7 +1639,6 @@ impl Cluster {
         ctl.progress_deadline_seconds = spec.progress_deadline_seconds;
         let id = self.add_owner(ctl);
         self.current_revision_for(id, spec.template);
-        self.mark_services_for(id);
         self.note(
             EventType::Normal,
             Reason::Created,
@@ -1677,7 +1795,7 @@ impl Cluster {
                 let (affinity_ids, anti_ids, preferred_ids, preferred_anti_ids) =
                     self.carried_term_ids(&template);
                 let spread_ids = (template.topology_spread.iter())
-                    .map(|c| self.term_id(&AffinityTerm::new(c.selector.clone(), None)))
+                    .map(|c| self.term_id(&per_node_term(c.selector.clone())))
                     .collect();
                 let mut candidates: Vec<u32> = self.terms_without_labels.clone();
                 for (k, v) in &template.labels {
@@ -1702,6 +1820,16 @@ impl Cluster {
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
                 let added_tolerations = self.added_tolerations(&template.tolerations);
+                if self.controllers[id.0 as usize].workload.kind() == WorkloadKind::Deployment {
+                    let n = self.deployment_hashes.entry(hash_word(&hash)).or_insert(0);
+                    *n += 1;
+                    if *n == 2 {
+                        self.hash_collisions += 1;
+                    }
+                }
+                if template.labels.contains_key(POD_TEMPLATE_HASH) {
+                    self.hash_labelled += 1;
+                }
                 let c = &mut self.controllers[id.0 as usize];
                 // A Deployment holds a revision or a few (one per template
                 // it ran, up to its history); a revision is about 800
@@ -1848,11 +1976,12 @@ impl Cluster {
             node_domain: Vec::with_capacity(self.nodes.len()),
             domains: BTreeMap::new(),
         };
+        let by_node = self.hostname_is_node();
         for (i, n) in self.nodes.iter().enumerate() {
             let d = if n.removed {
                 None
             } else {
-                t.domain_for(NodeId(i as u32), &n.spec)
+                t.domain_for(NodeId(i as u32), &n.spec, by_node)
             };
             t.node_domain.push(d);
         }
@@ -1920,11 +2049,65 @@ impl Cluster {
         self.stamp_clock
     }
 
-    fn refresh_domains(&mut self, id: NodeId) {
+    /// Node `id`'s domains after it was added or re-registered, with
+    /// `was` what `hostname_is_node` said before: when that changes, every
+    /// node's hostname domain is renumbered (`renumber_hostnames`).
+    fn refresh_domains(&mut self, id: NodeId, was: bool) {
+        let by_node = self.hostname_is_node();
         let spec = &self.nodes[id.0 as usize].spec;
         for t in self.topologies.iter_mut() {
-            let d = t.domain_for(id, spec);
+            let d = t.domain_for(id, spec, by_node);
             t.node_domain[id.0 as usize] = d;
+        }
+        if by_node != was {
+            // A re-registering node's pods are out of the counts meanwhile.
+            self.renumber_hostnames(Some(id));
+        }
+    }
+
+    /// Whether every live node carries the `kubernetes.io/hostname` label
+    /// with a value of its own: then each node is its own hostname domain,
+    /// numbered by its id, and the scheduler's hostname fast paths (a
+    /// domain's count is the node's, a bind moves its own node's verdicts
+    /// alone) hold. Otherwise the hostname key is a topology like any other.
+    pub(crate) fn hostname_is_node(&self) -> bool {
+        self.hostnames.each_node_its_own()
+    }
+
+    /// Renumbers the hostname topology's domains after `hostname_is_node`
+    /// changed (by node id, or by interned label value): every bound pod
+    /// leaves the inter-pod counts, the domains are worked out again, and
+    /// the pods are counted back. Rare (a node without the label, or with a
+    /// second node's value, joins a cluster whose nodes all had their own,
+    /// or the last such node leaves), so it may cost every bound pod. The
+    /// scheduler's caches, some of which hold hostname domains, are dropped.
+    ///
+    /// `outside`: a node whose pods are out of the counts now (a node being
+    /// added has none; a re-registering one's are taken out meanwhile).
+    fn renumber_hostnames(&mut self, outside: Option<NodeId>) {
+        self.caches = Default::default();
+        let Some(t) = self.topologies.iter().position(|t| t.key == HOSTNAME_KEY) else {
+            return;
+        };
+        let bound: Vec<(u32, NodeId)> = (0..self.nodes.len())
+            .filter(|&i| outside != Some(NodeId(i as u32)))
+            .flat_map(|i| self.node_pods[i].iter().map(move |&k| (k, NodeId(i as u32))))
+            .collect();
+        for &(k, n) in &bound {
+            self.affinity_count(k, n, false);
+        }
+        let by_node = self.hostname_is_node();
+        let topo = &mut self.topologies[t];
+        topo.domains.clear();
+        for (i, n) in self.nodes.iter().enumerate() {
+            topo.node_domain[i] = if n.removed {
+                None
+            } else {
+                topo.domain_for(NodeId(i as u32), &n.spec, by_node)
+            };
+        }
+        for &(k, n) in &bound {
+            self.affinity_count(k, n, true);
         }
     }
 
@@ -2232,7 +2415,7 @@ impl Cluster {
             }
         }
         if ready {
-            self.mark_services_for(c);
+            self.endpoint_moved(k, false);
         }
         self.bound_total -= 1;
         self.capacity_epoch += 1;
@@ -2259,7 +2442,7 @@ impl Cluster {
             }
         }
         self.disruption_epoch += 1;
-        self.mark_services_for(c);
+        self.endpoint_moved(k, false);
     }
 
     pub(crate) fn set_ready(&mut self, k: u32) {
@@ -2277,7 +2460,7 @@ impl Cluster {
         ctl.counts.entry_or_default(rev).ready += 1;
         let min_ready = ctl.min_ready_seconds;
         self.disruption_epoch += 1;
-        self.mark_services_for(c);
+        self.endpoint_moved(k, true);
         if min_ready == 0 {
             self.set_available(k);
         } else {
@@ -2383,27 +2566,6 @@ impl Cluster {
         }
         n
     }
-
-    // ----- services --------------------------------------------------------
-
-    pub(crate) fn mark_services_for(&mut self, c: ControllerId) {
-        if self.services.is_empty() {
-            return;
-        }
-        let ctl = &self.controllers[c.0 as usize];
-        // A service marked already is not matched again: a tick that turns
-        // 150,000 pods Ready asks for each of them.
-        for s in self.services.values_mut() {
-            if !s.dirty
-                && ctl
-                    .revisions
-                    .iter()
-                    .any(|r| s.spec.selector.matches(&r.template.labels))
-            {
-                s.dirty = true;
-            }
-        }
-    }
 }
 
 fn fresh_node(spec: NodeSpec) -> NodeState {
@@ -2432,6 +2594,16 @@ fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
     Ok(())
 }
 
+/// A pod-template-hash (8 characters) as one word: equal hashes, equal words.
+fn hash_word(hash: &str) -> u64 {
+    let mut w = [0u8; 8];
+    for (d, s) in w.iter_mut().zip(hash.bytes()) {
+        *d = s;
+    }
+    debug_assert_eq!(hash.len(), 8);
+    u64::from_le_bytes(w)
+}
+
 /// A stable short hash of a template (FNV-1a over its debug form), as
 /// Kubernetes names ReplicaSets `deployment-<pod-template-hash>`.
 fn template_hash(t: &PodTemplate) -> String {
@@ -2441,6 +2613,8 @@ fn template_hash(t: &PodTemplate) -> String {
     if let Some(cut) = text.strip_suffix(", priority_class_name: None }") {
         text = format!("{cut} }}");
     }
+    // (Spread constraints at the default inclusion policies write none:
+    // see `TopologySpreadConstraint`'s Debug.)
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= b as u64;
@@ -2466,7 +2640,7 @@ impl NodeSpec {
 /// matchLabels merged (a key asked for two values matches nothing, kept as
 /// an In requirement on an empty set is not allowed, so as two In
 /// requirements that cannot both hold) and matchExpressions concatenated.
-fn conjunction<'a>(selectors: impl Iterator<Item = &'a Selector>) -> Selector {
+pub(crate) fn conjunction<'a>(selectors: impl Iterator<Item = &'a Selector>) -> Selector {
     let mut out = Selector::default();
     for sel in selectors {
         for (k, v) in &sel.match_labels {
@@ -2549,5 +2723,113 @@ mod pod_record_tests {
             (p.reported(), p.nominated(), p.preemption()),
             (7, None, None)
         );
+    }
+
+    /// `hostname_is_node` follows nodes added, removed and re-registered
+    /// with labels of their own, shared or missing; the hostname topology's
+    /// domains are then the nodes, or the label's values; the inter-pod
+    /// counts over it follow every renumbering (checked against a recount
+    /// from the pods), and binds in either numbering count the same pods.
+    #[test]
+    fn hostname_domains_follow_the_labels_as_nodes_come_and_go() {
+        use crate::model::{AffinityTerm, DeploymentSpec, Selector};
+        let ops = crate::fuzz_ops(300);
+        let mut rng = crate::simulator::Prng::new(43);
+        let mut c = Cluster::new();
+        // A term over the hostname key, so its topology exists and counts.
+        c.deploy(
+            DeploymentSpec::new("web", 6, Resources::new(10, 10)).with_template(|t| {
+                t.with_preferred_anti_affinity(1, AffinityTerm::new(Selector::new(&[("app", "web")]), None))
+            }),
+        )
+        .unwrap();
+        let names = ["a", "b", "c", "d", "e"];
+        for step in 0..ops {
+            let name = names[rng.below(names.len() as u64) as usize];
+            let mut spec = NodeSpec::new(name, 1000, 1000);
+            match rng.below(4) {
+                0 => {
+                    spec.labels.remove(HOSTNAME_KEY);
+                }
+                1 => {
+                    spec.labels.insert(HOSTNAME_KEY.into(), "shared".into());
+                }
+                _ => {}
+            }
+            let live = c.node_id(name).is_ok();
+            match (live, rng.below(3)) {
+                (false, _) => {
+                    c.add_node(spec).unwrap();
+                }
+                (true, 0) => c.remove_node(name).unwrap(),
+                (true, _) => {
+                    c.reregister_node(spec).unwrap();
+                }
+            }
+            c.reconcile_to_fixed_point(crate::scheduler::Profile::kube_scheduler());
+            // The flag, from scratch.
+            let live: Vec<&NodeState> = c.nodes.iter().filter(|n| !n.removed).collect();
+            let values: Vec<Option<&String>> =
+                live.iter().map(|n| n.spec.labels.get(HOSTNAME_KEY)).collect();
+            let mut distinct = values.iter().flatten().collect::<Vec<_>>();
+            distinct.sort();
+            distinct.dedup();
+            let own = values.iter().all(|v| v.is_some()) && distinct.len() == values.len();
+            assert_eq!(c.hostname_is_node(), own, "step {step}: {values:?}");
+            // Domains: same value, same domain; no label, none.
+            let t = c.topologies.iter().position(|t| t.key == HOSTNAME_KEY).unwrap();
+            let ids: Vec<usize> = (0..c.nodes.len()).filter(|&i| !c.nodes[i].removed).collect();
+            for &i in &ids {
+                for &j in &ids {
+                    let (di, dj) = (c.domain(t as u32, NodeId(i as u32)), c.domain(t as u32, NodeId(j as u32)));
+                    let (li, lj) = (c.nodes[i].spec.labels.get(HOSTNAME_KEY), c.nodes[j].spec.labels.get(HOSTNAME_KEY));
+                    assert_eq!(di.is_some(), li.is_some(), "step {step}");
+                    if di.is_some() && dj.is_some() {
+                        assert_eq!(di == dj, li == lj, "step {step}");
+                    }
+                }
+            }
+            // The term's counts, from the pods.
+            let term = c.terms.iter().find(|ts| c.topologies[ts.topo as usize].key == HOSTNAME_KEY).unwrap();
+            let mut want: BTreeMap<u32, u32> = BTreeMap::new();
+            for &i in &ids {
+                if let Some(d) = c.domain(t as u32, NodeId(i as u32)) {
+                    *want.entry(d).or_default() += c.node_pods[i].len() as u32;
+                }
+            }
+            for (d, n) in want {
+                assert_eq!(term.matching_in(d), n, "step {step}: domain {d}");
+            }
+        }
+    }
+
+    /// ReplicaSet names of templates with spread constraints under the
+    /// default inclusion policies are what they were before the policies
+    /// were simulated (the hashes as the engine gave them then).
+    #[test]
+    fn spread_policies_at_their_defaults_keep_the_template_hash() {
+        use crate::model::{PodTemplate, Selector, TopologySpreadConstraint, WhenUnsatisfiable};
+        let t = PodTemplate::new(Resources::new(100, 128))
+            .with_label("app", "web")
+            .with_topology_spread(TopologySpreadConstraint::new(
+                1,
+                "topology.kubernetes.io/zone",
+                WhenUnsatisfiable::DoNotSchedule,
+                Selector::new(&[("app", "web")]),
+            ));
+        assert_eq!(template_hash(&t), "k8g7v9wx");
+        let t2 = PodTemplate::new(Resources::new(100, 128))
+            .with_label("app", "web")
+            .with_topology_spread(TopologySpreadConstraint::new(
+                2,
+                HOSTNAME_KEY,
+                WhenUnsatisfiable::ScheduleAnyway,
+                Selector::new(&[("app", "web")]),
+            ));
+        assert_eq!(template_hash(&t2), "f5vlkspv");
+        // Another policy is another template.
+        let mut t3 = t.clone();
+        t3.topology_spread[0].node_taints_policy = crate::model::NodeInclusionPolicy::Honor;
+        assert_ne!(template_hash(&t3), template_hash(&t));
     }
 }

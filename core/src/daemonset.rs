@@ -400,7 +400,6 @@ impl Cluster {
         ctl.min_ready_seconds = spec.min_ready_seconds;
         let id = self.add_owner(ctl);
         self.push_base_revision(id, base, 1);
-        self.mark_services_for(id);
         self.note(
             EventType::Normal,
             Reason::Created,

@@ -122,6 +122,7 @@ pub use error::Error;
 pub use events::{EventLog, EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
+    NodeInclusionPolicy,
     NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm, NodeSpec,
     PdbSpec, PodTemplate, PreferredSchedulingTerm, Resources, RollingUpdate, Selector,
     SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
@@ -135,7 +136,7 @@ pub use rollout::{
 };
 pub use scheduler::plugins;
 pub use scheduler::{
-    CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,
+    Code, CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,
     ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
 };
 pub use taints::{DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};

@@ -7,6 +7,7 @@
 //! | --- | --- | --- |
 //! | [`MAX_NODES`] | 10,000 live nodes | twice Kubernetes' supported 5,000 |
 //! | [`MAX_PODS`] | 300,000 desired replicas across all Deployments | twice Kubernetes' supported 150,000 pods |
+//! | [`MAX_SERVICES`] | 10,000 Services | Kubernetes' scalability threshold (sig-scalability thresholds.md: 10,000 Services a cluster) |
 //! | [`MAX_SCRIPT_EVENTS`] | 50,000 scripted events in one run | a generated 10,000-node cluster is 10,010 |
 //! | [`MAX_TICK`] | tick 100,000 | a replay of every tick stays in seconds |
 //! | names | 253 characters (DNS-1123 subdomains: nodes, Deployments, DaemonSets, Pods, budgets), 63 (Services: DNS-1035 labels) | Kubernetes' own rules per kind |
@@ -15,6 +16,11 @@
 //! | [`MAX_VALUES`] | 256 values in one selector requirement | ours, as above, room for long `In` lists of zones or instance types |
 //! | [`MAX_TEMPLATE_ENTRIES`] | 1,024 list entries in one pod template, all lists together | ours: a pod's cost grows with every term, selector and value it carries |
 //! | [`MAX_ANNOTATION_BYTES`] | 256 KiB of annotations (keys and values) on one object | Kubernetes' own (apimachinery `TotalAnnotationSizeLimitB`); checked on import |
+//!
+//! And what the engine keeps within them, in heap bytes (checked by
+//! `tests/memory.rs` at the limits): a pod at most [`POD_BYTES`], a Service
+//! at most [`SERVICE_BYTES`] whatever it selects, a preemptor's record at
+//! most `scheduler::record_bytes_bound` of its victims.
 
 use alloc::format;
 use alloc::string::String;
@@ -26,6 +32,24 @@ pub const MAX_NODES: u32 = 10_000;
 /// Kubernetes' supported 150,000 pods. A rolling update may run up to
 /// maxSurge more for a while.
 pub const MAX_PODS: u64 = 300_000;
+
+/// The most Services a cluster may have: Kubernetes' scalability threshold
+/// of 10,000 Services a cluster (kubernetes/community,
+/// sig-scalability/configs-and-limits/thresholds.md). A Service costs its
+/// spec and a few entries whatever it selects (`controllers.rs`), so this
+/// bounds the Services a pod's readiness change can touch.
+pub const MAX_SERVICES: usize = 10_000;
+
+/// The most heap a pod may cost in a converged cluster, its creation and
+/// bind events included (`tests/memory.rs` checks it at [`MAX_PODS`]; the
+/// bench's figure is under 200 bytes).
+pub const POD_BYTES: usize = 1024;
+
+/// The most heap a Service with a short name and selector may cost, its
+/// events of two endpoint changes included, whatever it selects
+/// (`tests/memory.rs` checks it at [`MAX_SERVICES`] Services each selecting
+/// [`MAX_PODS`] Ready pods).
+pub const SERVICE_BYTES: usize = 1024;
 
 /// The most scripted events one simulator holds, fired and pending.
 pub const MAX_SCRIPT_EVENTS: usize = 50_000;

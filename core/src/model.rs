@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub use crate::affinity::{
-    LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
+    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable,
 };
@@ -35,6 +35,10 @@ pub const MAX_MEMORY_MIB: u64 = 1 << 30;
 
 /// The topology key that names "the node itself".
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
+
+/// The label the Deployment controller adds to its ReplicaSets' pods and
+/// selectors (`apps.DefaultDeploymentUniqueLabelKey`): a revision's hash.
+pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
 
 /// CPU in millicores and memory in MiB, the two resources the scheduler counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -637,12 +641,21 @@ pub struct NodeSpec {
 pub const DEFAULT_MAX_PODS: u32 = 110;
 
 impl NodeSpec {
+    /// A node as its kubelet registers it: with the `kubernetes.io/hostname`
+    /// label set to its name (the kubelet's default, where the node's name
+    /// is its hostname), which `with_label` may replace. A name longer than a
+    /// label value may be (63 characters) gets no such label. Nodes read
+    /// from manifests keep the labels the manifest gives instead.
     pub fn new(name: &str, cpu_millis: u64, memory_mib: u64) -> Self {
+        let mut labels = Labels::new();
+        if validate_label_value(name, "").is_ok() {
+            labels.insert(HOSTNAME_KEY.to_string(), name.to_string());
+        }
         NodeSpec {
             name: name.to_string(),
             capacity: Resources::new(cpu_millis, memory_mib),
             max_pods: DEFAULT_MAX_PODS,
-            labels: Labels::new(),
+            labels,
             taints: Vec::new(),
         }
     }

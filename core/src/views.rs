@@ -53,6 +53,10 @@ pub struct PodView<'a> {
     pub ordinal: u32,
     pub revision: u32,
     pub template: &'a PodTemplate,
+    /// The `pod-template-hash` label of a Deployment's pod (its
+    /// ReplicaSet's, which its selector adds to the Deployment's); `None`
+    /// for other pods. The template's labels do not carry it.
+    pub template_hash: Option<&'a str>,
     pub node: Option<NodeId>,
     pub phase: PodPhase,
     pub ready: bool,
@@ -190,6 +194,8 @@ impl Cluster {
             ordinal: p.ordinal,
             revision: p.revision,
             template: &c.revisions[p.revision as usize - 1].template,
+            template_hash: (c.workload.kind() == WorkloadKind::Deployment)
+                .then(|| c.revisions[p.revision as usize - 1].hash.as_str()),
             node: p.node(),
             phase: p.phase,
             ready: p.ready,
@@ -369,9 +375,9 @@ impl Cluster {
                 (
                     n.clone(),
                     format!("{}", s.spec.selector),
-                    s.endpoints
-                        .iter()
-                        .map(|&(c, o)| self.pod_name(c, o))
+                    self.endpoints_of(&s.spec.selector)
+                        .into_iter()
+                        .map(|(c, o)| self.pod_name(c, o))
                         .collect(),
                 )
             })
@@ -383,9 +389,10 @@ impl Cluster {
             .services
             .get(crate::namespace::canonical(name))
             .ok_or_else(|| Error::not_found("Service", name))?;
-        Ok(s.endpoints
-            .iter()
-            .map(|&(c, o)| self.pod_name(c, o))
+        Ok(self
+            .endpoints_of(&s.spec.selector)
+            .into_iter()
+            .map(|(c, o)| self.pod_name(c, o))
             .collect())
     }
 }

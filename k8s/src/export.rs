@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use shepherd::model::{
-    NodeAffinity, NodeSelectorTerm, TopologySpreadConstraint, WeightedAffinityTerm,
+    NodeAffinity, NodeInclusionPolicy, NodeSelectorTerm, TopologySpreadConstraint, WeightedAffinityTerm,
     DEFAULT_READY_AFTER,
 };
 use shepherd::{
@@ -267,6 +267,13 @@ fn spread(c: &TopologySpreadConstraint) -> Value {
     }
     if let Some(d) = c.min_domains {
         m.push(("minDomains", Value::UInt(d as u64)));
+    }
+    // Kubernetes' defaults (Honor, Ignore) are left out, as it leaves them.
+    if c.node_affinity_policy != NodeInclusionPolicy::Honor {
+        m.push(("nodeAffinityPolicy", s(c.node_affinity_policy.as_str())));
+    }
+    if c.node_taints_policy != NodeInclusionPolicy::Ignore {
+        m.push(("nodeTaintsPolicy", s(c.node_taints_policy.as_str())));
     }
     map(m)
 }

@@ -20,7 +20,7 @@ use crate::{
 use shepherd::limits::{MAX_ANNOTATION_BYTES, MAX_LIST, MAX_VALUES};
 use shepherd::model::{
     LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
-    NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
+    NodeInclusionPolicy, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
 };
 use shepherd::namespace::DEFAULT_NAMESPACE;
@@ -282,7 +282,7 @@ impl Ctx<'_> {
     /// A quantity, as a string or a bare number.
     fn quantity_text(&self, v: &Value, path: &str) -> R<String> {
         match v {
-            Value::Str(s) => Ok(s.clone()),
+            Value::Str(s) => Ok(api_trim(s).to_string()),
             Value::Int(i) => Ok(i.to_string()),
             Value::UInt(u) => Ok(u.to_string()),
             Value::Float(f) if f.is_finite() => Ok(format!("{f}")),
@@ -302,6 +302,20 @@ impl Ctx<'_> {
         }
         Ok(out)
     }
+}
+
+/// A quantity's text as the API server parses it: Quantity.UnmarshalJSON
+/// (apimachinery resource/quantity.go) trims white space
+/// (strings.TrimSpace) from the JSON text between the quotes, escapes
+/// included, before ParseQuantity. kubectl's JSON escapes the control
+/// characters (tab, newline, vertical tab, form feed, carriage return) and
+/// U+2028/U+2029, which then stay and are refused; every other white space
+/// (the space, U+0085, U+00A0, U+3000 ...) is trimmed. Rust's and Go's white
+/// space are the same set (Unicode White_Space).
+fn api_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| {
+        c.is_whitespace() && !matches!(c, '\t'..='\r' | '\u{2028}' | '\u{2029}')
+    })
 }
 
 /// `a.b` for a plain key, `a["x/y"]` for a key with dots or slashes, as
@@ -1703,9 +1717,9 @@ fn node_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeAffinity> {
 }
 
 /// `topologySpreadConstraints`: maxSkew, topologyKey, whenUnsatisfiable,
-/// labelSelector and minDomains are simulated; the engine counts with
-/// Kubernetes' default policies (nodeAffinityPolicy Honor, nodeTaintsPolicy
-/// Ignore), so other values are warned about.
+/// labelSelector, minDomains, nodeAffinityPolicy and nodeTaintsPolicy are
+/// simulated (the policies default to Honor and Ignore, as Kubernetes
+/// defaults a missing or null one).
 fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadConstraint>> {
     let mut out = Vec::new();
     for (i, c) in cx.list(v, path, MAX_LIST)?.iter().enumerate() {
@@ -1715,6 +1729,8 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
         let mut when = None;
         let mut sel = None;
         let mut min_domains = None;
+        let mut affinity_policy = NodeInclusionPolicy::Honor;
+        let mut taints_policy = NodeInclusionPolicy::Ignore;
         for (k, val) in cx.map(c, &cp)? {
             let p = child(&cp, k);
             match k.as_str() {
@@ -1748,18 +1764,17 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
                         min_domains = Some(n as u32);
                     }
                 },
-                "nodeAffinityPolicy" => {
+                "nodeAffinityPolicy" | "nodeTaintsPolicy" if !matches!(val, Value::Null) => {
                     let s = cx.string(val, &p)?;
-                    if s != "Honor" {
-                        cx.warn(&p, format!("{s} is not simulated; nodes are counted as with Honor (the default): only nodes the pod's nodeSelector and node affinity allow"));
+                    let policy = NodeInclusionPolicy::parse(s)
+                        .map_err(|_| cx.wrong(&p, val, "Honor or Ignore"))?;
+                    if k == "nodeAffinityPolicy" {
+                        affinity_policy = policy;
+                    } else {
+                        taints_policy = policy;
                     }
                 }
-                "nodeTaintsPolicy" => {
-                    let s = cx.string(val, &p)?;
-                    if s != "Ignore" {
-                        cx.warn(&p, format!("{s} is not simulated; nodes are counted as with Ignore (the default): tainted nodes count too"));
-                    }
-                }
+                "nodeAffinityPolicy" | "nodeTaintsPolicy" => {}
                 "matchLabelKeys" => {
                     if !cx.seq(val, &p)?.is_empty() {
                         cx.warn(
@@ -1800,6 +1815,8 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
             when_unsatisfiable,
             selector,
             min_domains,
+            node_affinity_policy: affinity_policy,
+            node_taints_policy: taints_policy,
         };
         c.validate(&cx.loc.name)
             .map_err(|e| cx.err(&cp, e.to_string()))?;

@@ -108,7 +108,7 @@ test('roll out a new version, drain a node under a budget, and explain pods', as
     assert.match(await page.textContent('#explain-title'), /Why is cache-2 Pending\?/);
     const rows = await page.$$eval('#explain-table tbody tr', (trs) => trs.map((tr) => tr.textContent));
     assert.equal(rows.length, 5, 'one verdict per node');
-    assert.ok(rows.some((r) => /gpu-1.*TaintToleration.*dedicated: gpu/.test(r)), rows.join('\n'));
+    assert.ok(rows.some((r) => /gpu-1.*TaintToleration.*untolerated taint\(s\).*dedicated=gpu:NoSchedule/.test(r)), rows.join('\n'));
     assert.ok(rows.some((r) => /InterPodAffinity.*anti-affinity/.test(r)), rows.join('\n'));
     await app.screenshot('workflow-explain-pending');
     await page.keyboard.press('Escape');

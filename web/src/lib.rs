@@ -752,7 +752,8 @@ impl Shepherd {
     }
 
     /// Why a pod is where it is, or why it is not anywhere: every node's
-    /// filter verdict (plugin and reason) and the score of each feasible one.
+    /// filter verdict (plugin, status `code` and reason), the score plugins
+    /// whose PreScore skipped (`skipped`) and the score of each feasible one.
     pub fn explain(&self, pod: &str) -> Result<JsValue, JsError> {
         to_js(&self.session.explain(pod).map_err(err)?)
     }

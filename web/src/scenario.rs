@@ -561,8 +561,14 @@ fn node_spec(
     labels: &Labels,
     taints: &[TaintDoc],
 ) -> Result<NodeSpec, String> {
+    // The kubelet's hostname label (the node's name) unless the form or
+    // the document gives one.
     let mut n = NodeSpec::new(name, cpu, memory);
+    let hostname = n.labels.get(HOSTNAME_KEY).cloned();
     n.labels = labels.clone();
+    if let Some(h) = hostname {
+        n.labels.entry(HOSTNAME_KEY.to_string()).or_insert(h);
+    }
     for t in taints {
         n.taints
             .push(Taint::new(&t.key, &t.value, effect(&t.effect)?));

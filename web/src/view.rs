@@ -438,7 +438,12 @@ pub struct VerdictRow {
     pub feasible: bool,
     /// The filter plugin that rejected the node (NodeResourcesFit, TaintToleration, ...).
     pub plugin: Option<&'static str>,
+    /// Kubernetes' status code: Success, Unschedulable (preemption may
+    /// help) or UnschedulableAndUnresolvable (it cannot).
+    pub code: &'static str,
     pub reasons: Vec<String>,
+    /// What the reasons leave out: the untolerated taint, `key=value:Effect`.
+    pub detail: Option<String>,
     /// The weighted sum of the score plugins; the highest wins.
     pub total: Option<i64>,
     /// 1 for the best total (equal totals share a position).
@@ -471,6 +476,8 @@ pub struct ExplainView {
     /// The plugin whose weighted score separates the best node from the
     /// runner-up, and by how much.
     pub decided_by: Option<(String, i64)>,
+    /// Score plugins whose PreScore skipped for this pod: no column.
+    pub skipped: Vec<&'static str>,
     pub feasible: u32,
     /// Feasible nodes in the scheduler's order, then the rejected ones by node id.
     pub nodes: Vec<VerdictRow>,
@@ -485,7 +492,9 @@ impl From<Explanation> for ExplainView {
                 node: v.node,
                 feasible: v.feasible,
                 plugin: v.plugin,
+                code: v.code.as_str(),
                 reasons: v.reasons,
+                detail: v.detail,
                 total: v.total,
                 position: v.position,
                 scores: v
@@ -512,6 +521,7 @@ impl From<Explanation> for ExplainView {
             policy: x.profile,
             summary: x.summary,
             decided_by: x.decided_by,
+            skipped: x.skipped,
             feasible: nodes.iter().filter(|v| v.feasible).count() as u32,
             nodes,
         }

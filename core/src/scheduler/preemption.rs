@@ -10,9 +10,23 @@
 //!   (NodeUnschedulable), an untolerated taint, node affinity or nodeSelector,
 //!   a missing topology spread key, or required pod affinity (which removing
 //!   pods can only make worse).
-//! - **SelectVictimsOnNode**: every pod on the node with a priority strictly
-//!   below the preemptor's is removed; if the preemptor still fails the
-//!   filters the node is no candidate. Otherwise the removed pods are sorted
+//! - **How many are dry-run** (findCandidates, GetOffsetAndNumCandidates,
+//!   calculateNumCandidates and DryRunPreemption): with P potential nodes the
+//!   dry run wants max(P x minCandidateNodesPercentage / 100,
+//!   minCandidateNodesAbsolute) candidates, at most P (the
+//!   DefaultPreemptionArgs defaults: 10% and 100; Shepherd's profiles do not
+//!   set them). It walks the potential nodes in slot order from an offset
+//!   (wrapping round) and stops once it holds that many candidates, at least
+//!   one of them breaking no budget; it keeps at most that many of each kind.
+//!   kube-scheduler draws the offset at random; Shepherd draws it from the
+//!   cluster's seeded PRNG, and only when the dry run may stop early (fewer
+//!   candidates wanted than potential nodes): otherwise every potential node
+//!   is tried and the offset changes nothing. So a run is deterministic, and
+//!   up to 100 potential nodes every one is tried.
+//! - **SelectVictimsOnNode**: a node without a pod of lower priority than the
+//!   preemptor is no candidate. Otherwise every such pod is removed; if the
+//!   preemptor still fails the filters the node is no candidate. Otherwise
+//!   the removed pods are sorted
 //!   by importance (MoreImportantPod: higher priority first, then the
 //!   earlier start), split stably into those whose eviction would break a
 //!   PodDisruptionBudget (filterPodsWithPDBViolation: each matching budget's
@@ -21,11 +35,11 @@
 //!   violating ones first, then the others, each put back if the preemptor
 //!   still passes every filter. What cannot be put back are the victims; the
 //!   violating victims are the node's PDB violations.
-//! - **pickOneNodeForPreemption**: the candidate with the fewest PDB
-//!   violations; then the lowest highest-victim priority; then the smallest
-//!   sum of victim priorities (each counted as priority + 2^31, so negative
-//!   priorities still add up); then the fewest victims; then the latest
-//!   earliest start among the highest-priority victims; then the first.
+//! - **pickOneNodeForPreemption**, over the candidates found: the one with
+//!   the fewest PDB violations; then the lowest highest-victim priority; then
+//!   the smallest sum of victim priorities (each counted as priority + 2^31,
+//!   so negative priorities still add up); then the fewest victims; then the
+//!   latest earliest start among the highest-priority victims; then the first.
 //! - The victims are deleted (a `Preempted` event on each, naming the
 //!   preemptor by its UID and the node, and the kubelet's `Killing`), the preemptor's
 //!   nominatedNodeName is set, lower-priority pods nominated to that node
@@ -38,17 +52,23 @@
 //! potential one: with `system-node-critical` (or any class above the
 //! node's pods) it evicts lower-priority pods on the node it must run on.
 //!
-//! Differences by design: kube-scheduler dry-runs at least
-//! max(10% of the potential nodes, 100) candidates from a random offset (the
-//! DefaultPreemptionArgs minCandidateNodesPercentage and
-//! minCandidateNodesAbsolute), in parallel, so with more than 100 nodes it
-//! may not see the best one, and its "first" is Go's map order; Shepherd
-//! tries every potential node in slot order, so its choice is the best over
-//! all of them and its ties go to the lowest node slot. Victims have no
+//! Differences by design: kube-scheduler dry-runs in parallel, and its
+//! "first" is Go's map order; Shepherd dry-runs in order, and ties among the
+//! candidates it found go to the lowest node slot. Victims have no
 //! graceful termination: they are gone at once. Instead of filtering
 //! lower-priority pods against nominated pods, a pass that preempted stops
 //! scheduling the rest of the (lower or equal priority) queue until the next
 //! pass, where the preemptor is first in line.
+//!
+//! What a decision keeps (on the preemptor, for `explain`): the best
+//! [`KEPT_CANDIDATES`] candidates as the rules rank them, the chosen one's
+//! victims as (owner, ordinal) ids, at most [`KEPT_VICTIMS`] of each other
+//! candidate's, and how many nodes were potential and dry-run: at most
+//! [`record_bytes_bound`] bytes, whatever the size of the cluster. Within
+//! one batch's pass, while only resources matter, a node's dry run serves
+//! the batch's later pods until a preemption takes the node or the budgets'
+//! allowances split its pods otherwise (`Pass`): 5,000 preemptors on 5,000
+//! full nodes read each node about once, not 500 times each.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
@@ -56,18 +76,37 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use super::{OnBind, Plugin, Profile, Unfit};
+use super::{Code, OnBind, Plugin, Profile};
 use crate::cluster::{Cluster, ControllerId, NodeId};
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::Resources;
+
+/// kube-scheduler's DefaultPreemptionArgs.minCandidateNodesPercentage default.
+pub const MIN_CANDIDATE_NODES_PERCENTAGE: u32 = 10;
+/// kube-scheduler's DefaultPreemptionArgs.minCandidateNodesAbsolute default.
+pub const MIN_CANDIDATE_NODES_ABSOLUTE: u32 = 100;
+/// How many of the ranked candidates a decision keeps for `explain`.
+pub const KEPT_CANDIDATES: usize = 10;
+/// How many victims a kept candidate other than the chosen one names.
+pub const KEPT_VICTIMS: usize = 5;
+
+/// calculateNumCandidates (default_preemption.go): how many candidates
+/// the dry run wants out of `potential` nodes.
+pub fn candidates_wanted(potential: u32) -> u32 {
+    let n = (potential as u64 * MIN_CANDIDATE_NODES_PERCENTAGE as u64 / 100) as u32;
+    n.max(MIN_CANDIDATE_NODES_ABSOLUTE).min(potential)
+}
 
 /// One node that preemption could free for a pod, with the figures
 /// pickOneNodeForPreemption compares.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PreemptionCandidate {
     pub node: String,
-    /// The victims, most important first.
+    /// The victims, most important first: all of them for the chosen node,
+    /// the first [`KEPT_VICTIMS`] for the others.
     pub victims: Vec<String>,
+    /// How many victims the node needs (`victims` may name fewer).
+    pub victim_count: u32,
     /// Victims whose eviction breaks a PodDisruptionBudget.
     pub pdb_violations: u32,
     /// The highest priority among the victims.
@@ -92,7 +131,17 @@ pub struct Preemption {
     /// The rule that set the chosen node apart from the runner-up, or
     /// "the only candidate", or "first in node order" for a full tie.
     pub decided_by: &'static str,
+    /// The best [`KEPT_CANDIDATES`] candidates, ranked.
     pub candidates: Vec<PreemptionCandidate>,
+    /// How many candidates the dry run found (`candidates` keeps the best).
+    pub found: u32,
+    /// The potential nodes: those the pod failed for reasons removing pods
+    /// could fix.
+    pub potential: u32,
+    /// How many potential nodes were dry-run, from `offset` on.
+    pub evaluated: u32,
+    /// Where in the potential nodes (slot order) the dry run started.
+    pub offset: u32,
     /// True once carried out (recorded on the pod); false for a preview.
     pub recorded: bool,
 }
@@ -107,14 +156,16 @@ impl Preemption {
             "preemption deleted"
         };
         format!(
-            "; at tick {} {verb} {} lower-priority pod(s) on {} ({}) for it (priority {}): {} of {} candidate node(s), chosen by {} (PDB violations {}, highest victim priority {}, priority sum {}, earliest start of the highest-priority victims tick {})",
+            "; at tick {} {verb} {} lower-priority pod(s) on {} ({}) for it (priority {}): {} of {} candidate node(s) found by dry-running {} of {} potential node(s), chosen by {} (PDB violations {}, highest victim priority {}, priority sum {}, earliest start of the highest-priority victims tick {})",
             self.tick,
-            c.victims.len(),
+            c.victim_count,
             self.node,
             c.victims.join(", "),
             self.priority,
             self.node,
-            self.candidates.len(),
+            self.found,
+            self.evaluated,
+            self.potential,
             self.decided_by,
             c.pdb_violations,
             c.highest_priority,
@@ -125,6 +176,84 @@ impl Preemption {
 
     fn nominated_already(&self) -> bool {
         self.recorded
+    }
+}
+
+/// A decision as the preemptor keeps it: node slots and (owner, ordinal)
+/// ids, rendered into a [`Preemption`] when asked. Node slots and owner ids
+/// are never given to another object (a removed node that comes back takes
+/// its old slot), so the names read later are the names of then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PreemptionRecord {
+    tick: u64,
+    priority: i32,
+    decided_by: &'static str,
+    /// At most [`KEPT_CANDIDATES`], ranked; the first is the chosen node.
+    rows: Vec<Row>,
+    /// The chosen node's victims, most important first.
+    victims: Vec<(ControllerId, u32)>,
+    found: u32,
+    potential: u32,
+    evaluated: u32,
+    offset: u32,
+}
+
+/// One kept candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Row {
+    node: NodeId,
+    /// pickOneNodeForPreemption's figures (see [`Found::figures`]).
+    figures: [i64; 5],
+    /// At most [`KEPT_VICTIMS`] victims (the chosen node's are in the record).
+    shown: Vec<(ControllerId, u32)>,
+}
+
+/// An upper bound on the heap bytes of one [`PreemptionRecord`] whose chosen
+/// node has `victims` victims: the rows (each with at most [`KEPT_VICTIMS`]
+/// ids) and the victims' ids, with the allocator's rounding left out (each
+/// vector is allocated at its exact length).
+pub fn record_bytes_bound(victims: usize) -> usize {
+    let id = core::mem::size_of::<(ControllerId, u32)>();
+    core::mem::size_of::<PreemptionRecord>()
+        + KEPT_CANDIDATES * (core::mem::size_of::<Row>() + KEPT_VICTIMS * id)
+        + victims * id
+}
+
+impl PreemptionRecord {
+    /// The decision as `explain` shows it, names read from `c`.
+    pub(crate) fn render(&self, c: &Cluster, preemptor: String, recorded: bool) -> Preemption {
+        let name_of = |&(o, i): &(ControllerId, u32)| c.pod_name(o, i);
+        let candidates = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| PreemptionCandidate {
+                node: c.nodes[r.node.0 as usize].spec.name.clone(),
+                victims: if i == 0 {
+                    self.victims.iter().map(name_of).collect()
+                } else {
+                    r.shown.iter().map(name_of).collect()
+                },
+                victim_count: -r.figures[3] as u32,
+                pdb_violations: -r.figures[0] as u32,
+                highest_priority: -r.figures[1] as i32,
+                priority_sum: -r.figures[2],
+                earliest_start: r.figures[4] as u64,
+            })
+            .collect();
+        Preemption {
+            tick: self.tick,
+            preemptor,
+            priority: self.priority,
+            node: c.nodes[self.rows[0].node.0 as usize].spec.name.clone(),
+            decided_by: self.decided_by,
+            candidates,
+            found: self.found,
+            potential: self.potential,
+            evaluated: self.evaluated,
+            offset: self.offset,
+            recorded,
+        }
     }
 }
 
@@ -154,34 +283,96 @@ pub const PICK_RULES: [&str; 5] = [
 struct Found {
     node: NodeId,
     victims: Vec<u32>,
-    violations: u32,
+    /// pickOneNodeForPreemption's figures, larger is better for each (as
+    /// kube-scheduler's score functions): -violations, -highest victim
+    /// priority, -sum of (priority + 2^31), -victims, the earliest start
+    /// among the highest-priority victims.
+    figures: [i64; 5],
 }
 
 impl Found {
-    fn figures(&self, c: &Cluster) -> [i64; 5] {
+    fn new(c: &Cluster, node: NodeId, victims: Vec<u32>, violations: u32) -> Found {
         let prio = |k: u32| c.pod(k).priority;
-        let highest = self.victims.iter().map(|&k| prio(k)).max().unwrap_or(0);
-        let sum: i64 = self
-            .victims
+        let highest = victims.iter().map(|&k| prio(k)).max().unwrap_or(0);
+        let sum: i64 = victims
             .iter()
             .map(|&k| prio(k) as i64 + (i32::MAX as i64 + 1))
             .sum();
-        let earliest = self
-            .victims
+        let earliest = victims
             .iter()
             .filter(|&&k| prio(k) == highest)
             .map(|&k| c.pod(k).bound_at())
             .min()
             .unwrap_or(0);
-        // Larger is better for every entry, as kube-scheduler's score functions.
-        [
-            -(self.violations as i64),
+        let figures = [
+            -(violations as i64),
             -(highest as i64),
             -sum,
-            -(self.victims.len() as i64),
+            -(victims.len() as i64),
             earliest as i64,
-        ]
+        ];
+        Found {
+            node,
+            victims,
+            figures,
+        }
     }
+}
+
+/// What the earlier preemptors of one batch's pass leave to the pods after
+/// them.
+#[derive(Default)]
+struct Pass {
+    /// Every node taken, in slot order.
+    touched: BTreeSet<u32>,
+    /// The node taken last.
+    last: Option<u32>,
+    /// The potential nodes of the batch's template, in slot order, once
+    /// found (kept while only resources matter, see `select_candidate`).
+    potential: Option<Vec<u32>>,
+    /// Each potential node's dry run (in `potential`'s order) for the last
+    /// pod, kept for the next while only resources matter and it has the
+    /// priority `dry_for`.
+    dry: Vec<Dry>,
+    dry_for: Option<i32>,
+}
+
+/// One node's dry run for a pod.
+#[derive(Clone, Debug)]
+enum Dry {
+    /// Not run (or no longer true).
+    Unknown,
+    /// No candidate: no lower-priority pod, or the pod fails even without
+    /// them.
+    None,
+    /// The pod fits with no victim.
+    Fits,
+    /// A candidate, found with what it read of the budgets.
+    Candidate(Found, Reads),
+}
+
+/// What splitting a node's pods by budgets read of the budgets'
+/// allowances: (budget, pods of the node it matched, its allowance clamped
+/// to 0..=those pods). Another allowance that clamps alike splits the pods
+/// alike (a budget at or below 0 counts every matched pod as violating, one
+/// at or above their number none).
+type Reads = Vec<(u32, u32, i64)>;
+
+/// Whether `reads` still hold under the allowances `allowed`.
+fn reads_hold(reads: &Reads, allowed: &[(crate::model::Selector, i64)]) -> bool {
+    reads
+        .iter()
+        .all(|&(i, m, c)| allowed[i as usize].1.clamp(0, m as i64) == c)
+}
+
+/// What one dry run found, ranked, and how much of the cluster it read.
+struct DryRun {
+    /// The candidates found, the chosen one first, by their place in the
+    /// potential nodes (and in the pass's `dry`, which holds them).
+    ranked: Vec<u32>,
+    potential: u32,
+    evaluated: u32,
+    offset: u32,
 }
 
 /// MoreImportantPod's order as a sort key: higher priority first, then the
@@ -275,7 +466,7 @@ impl Cluster {
         let mut reserved: BTreeMap<u32, (Resources, u32)> = BTreeMap::new();
         // Nodes where an earlier preemptor of this pass was nominated: the
         // only nodes whose room changed since the batch found none.
-        let mut touched: BTreeSet<u32> = BTreeSet::new();
+        let mut pass = Pass::default();
         let mut work: Option<Cluster> = None;
         // The batch's pods share a template and come highest priority first:
         // once one finds no candidate, none of lower or equal priority can.
@@ -290,31 +481,35 @@ impl Cluster {
                 self.preemption_trace = Some(t);
                 snapshot
             });
-            let (chosen, fits) = self.select_candidate(k, profile, &reserved, &touched, &mut work);
+            let (run, fits) = self.select_candidate(k, profile, &reserved, &mut pass, &mut work);
+            let record = run.as_ref().map(|r| self.record_of(k, r, &pass.dry));
             if let Some(before) = before {
-                let decision = chosen
-                    .as_ref()
-                    .map(|(found, ranked)| self.render_preemption(k, found, ranked));
+                let name = self.pod_name(self.pod(k).controller, self.pod(k).ordinal);
                 let entry = PreemptionTrace {
-                    pod: self.pod_name(self.pod(k).controller, self.pod(k).ordinal),
+                    pod: name.clone(),
                     reserved: reserved
                         .iter()
                         .map(|(&n, &(r, c))| (self.nodes[n as usize].spec.name.clone(), r, c))
                         .collect(),
                     before,
-                    decision,
+                    decision: record.as_ref().map(|r| r.render(self, name, false)),
                 };
                 if let Some(t) = self.preemption_trace.as_mut() {
                     t.push(entry);
                 }
             }
-            let Some((found, ranked)) = chosen else {
+            let (Some(run), Some(record)) = (run, record) else {
                 if !fits {
                     hopeless = Some(self.pod(k).priority);
                 }
                 continue;
             };
-            let record = self.render_preemption(k, &found, &ranked);
+            // The chosen node's dry run is stale once it is taken.
+            let at = run.ranked[0] as usize;
+            let Dry::Candidate(found, _) = core::mem::replace(&mut pass.dry[at], Dry::Unknown)
+            else {
+                unreachable!("the chosen node is a candidate");
+            };
             self.execute_preemption(k, &found, record);
             if let Some(w) = work.as_mut() {
                 for &v in &found.victims {
@@ -327,7 +522,8 @@ impl Cluster {
                     e.0.saturating_add(&self.revision_of(self.pod(k)).template.requests);
                 e.1 += 1;
             }
-            touched.insert(found.node.0);
+            pass.touched.insert(found.node.0);
+            pass.last = Some(found.node.0);
             any = true;
         }
         any
@@ -335,6 +531,7 @@ impl Cluster {
 
     /// What DefaultPreemption would do for `pod` now, without doing it
     /// (`None`: the pod is bound, may not preempt, or no node would do).
+    /// The dry run's offset is drawn from a copy of the cluster's PRNG.
     pub fn preemption_preview<'p>(
         &self,
         pod: &str,
@@ -348,10 +545,10 @@ impl Cluster {
         }
         let mut me = self.clone();
         let mut work = None;
-        Ok(me
-            .select_candidate(k, &profile, &BTreeMap::new(), &BTreeSet::new(), &mut work)
-            .0
-            .map(|(found, ranked)| me.render_preemption(k, &found, &ranked)))
+        let mut pass = Pass::default();
+        let (run, _) = me.select_candidate(k, &profile, &BTreeMap::new(), &mut pass, &mut work);
+        let name = me.pod_name(p.controller, p.ordinal);
+        Ok(run.map(|r| me.record_of(k, &r, &pass.dry).render(&me, name, false)))
     }
 
     /// What `explain` says about preemption for a pod: its own recorded
@@ -364,7 +561,7 @@ impl Cluster {
         profile: &Profile,
     ) -> Option<Preemption> {
         if let Some(r) = p.preemption() {
-            return Some(r.clone());
+            return Some(r.render(self, self.pod_name(p.controller, p.ordinal), true));
         }
         if p.node().is_none() && fits_nowhere {
             return self.preemption_preview(pod, profile).ok().flatten();
@@ -390,25 +587,49 @@ impl Cluster {
     /// The decision recorded when `pod` preempted (kept on the pod for its life).
     pub fn last_preemption(&self, pod: &str) -> Option<Preemption> {
         let k = self.pod_key(pod).ok()?;
-        self.pod(k).preemption().cloned()
+        let p = self.pod(k);
+        p.preemption()
+            .map(|r| r.render(self, self.pod_name(p.controller, p.ordinal), true))
     }
 
-    /// Finds every candidate for pod `k` and ranks them; the first is chosen.
-    /// Also says whether the pod already fits a node, counting the room
-    /// earlier preemptors of this pass were promised: the victims of those
-    /// are gone at once here (kube-scheduler waits for their graceful
-    /// exit), so the room they left beyond the preemptor's needs is free
-    /// now, and the pod waits for the next pass, which binds it there,
-    /// instead of evicting more pods (kube-scheduler's DryRunPreemption
-    /// likewise never takes a node that needs no victim).
+    /// Tests: the heap bytes of the decision recorded on `pod`, counted as
+    /// [`record_bytes_bound`] counts them (vector capacities, not lengths).
+    #[doc(hidden)]
+    pub fn preemption_record_bytes(&self, pod: &str) -> Option<usize> {
+        let k = self.pod_key(pod).ok()?;
+        let r = self.pod(k).preemption()?;
+        let id = core::mem::size_of::<(ControllerId, u32)>();
+        Some(
+            core::mem::size_of::<PreemptionRecord>()
+                + r.rows.capacity() * core::mem::size_of::<Row>()
+                + r.rows
+                    .iter()
+                    .map(|w| w.shown.capacity() * id)
+                    .sum::<usize>()
+                + r.victims.capacity() * id,
+        )
+    }
+
+    /// The potential nodes for pod `k` (findCandidates: the nodes whose
+    /// filters failed for a reason removing pods could fix), dry-run from
+    /// an offset until enough candidates are found (DryRunPreemption), and
+    /// ranked by pickOneNodeForPreemption; the first is chosen. Also says
+    /// whether the pod already fits a node, counting the room earlier
+    /// preemptors of this pass were promised: the victims of those are gone
+    /// at once here (kube-scheduler waits for their graceful exit), so the
+    /// room they left beyond the preemptor's needs is free now, and the pod
+    /// waits for the next pass, which binds it there, instead of evicting
+    /// more pods (kube-scheduler's DryRunPreemption likewise never takes a
+    /// node that needs no victim). Only the nodes of `touched` can have such
+    /// room; each is checked before the dry run.
     fn select_candidate(
         &mut self,
         k: u32,
         profile: &Profile,
         reserved: &BTreeMap<u32, (Resources, u32)>,
-        touched: &BTreeSet<u32>,
+        pass: &mut Pass,
         work: &mut Option<Cluster>,
-    ) -> (Option<(Found, Vec<Found>)>, bool) {
+    ) -> (Option<DryRun>, bool) {
         let (c, rev, prio) = {
             let p = self.pod(k);
             (p.controller, p.revision, p.priority)
@@ -441,70 +662,196 @@ impl Cluster {
         if !simple && work.is_none() {
             *work = Some(self.clone());
         }
-        let allowed = self.pdb_allowances();
-        let mut found: Vec<Found> = Vec::new();
-        let mut fits = false;
         let nodes = match pinned {
             Some(n) => n.0 as usize..n.0 as usize + 1,
             None => 0..self.nodes.len(),
         };
+        // The potential nodes, in slot order: not those refused
+        // UnschedulableAndUnresolvable. Preemption changes no node's
+        // static verdicts, so while only resources matter the list of the
+        // pass's first pod of this template serves the others.
+        if !simple || pass.potential.is_none() {
+            pass.potential = Some(
+                nodes
+                    .filter(|&i| {
+                        let n = NodeId(i as u32);
+                        if self.nodes[i].removed {
+                            return false;
+                        }
+                        // The node-level filters refuse UnschedulableAndUnresolvable
+                        // (a taint, the node's affinity, cordoned, not ready).
+                        if let Err(u) = self.static_filter(n, &revision, profile) {
+                            debug_assert_eq!(u.code(), Code::UnschedulableAndUnresolvable);
+                            return false;
+                        }
+                        if simple {
+                            // NodeResourcesFit: a request above allocatable
+                            // is UnschedulableAndUnresolvable (no victims
+                            // make room for it).
+                            let (req, cap) = (revision.template.requests, self.hot[i].capacity);
+                            return !super::plugins::node_resources_fit::unresolvable(
+                                (req.cpu_millis, req.memory_mib),
+                                (cap.cpu_millis, cap.memory_mib),
+                            );
+                        }
+                        // findCandidates takes only the nodes whose Filter said
+                        // Unschedulable: an UnschedulableAndUnresolvable one (a
+                        // missing spread key, required pod affinity, a request
+                        // above allocatable) stays so whatever is removed.
+                        let b = b.as_ref().expect("the general path builds the batch");
+                        !matches!(
+                            self.dynamic_filter(n, b, profile),
+                            Err(u) if u.code() == Code::UnschedulableAndUnresolvable
+                        )
+                    })
+                    .map(|i| i as u32)
+                    .collect(),
+            );
+        }
+        let potential = pass
+            .potential
+            .as_deref()
+            .expect("the potential nodes were just found");
+        drop(b);
         let req = revision.template.requests;
-        for i in nodes {
-            let n = NodeId(i as u32);
-            if self.nodes[i].removed || self.static_filter(n, &revision, profile).is_err() {
-                continue;
-            }
-            if !simple {
-                let b = b.as_ref().expect("the general path builds the batch");
-                match self.dynamic_filter(n, b, profile) {
-                    Err(Unfit::SpreadMissingLabel) | Err(Unfit::PodAffinity) => continue,
-                    _ => {}
-                }
-            }
-            let mut potential: Vec<u32> = self.node_pods[i]
-                .iter()
-                .copied()
-                .filter(|&v| self.pod(v).priority < prio)
-                .collect();
-            if potential.is_empty() && !touched.contains(&n.0) {
-                continue;
-            }
-            potential.sort_by_key(|&v| importance(self, v));
-            let (violating, others) = self.split_by_pdb(&potential, &allowed);
-            let got = if simple {
-                self.victims_by_resources(n, req, profile, reserved.get(&n.0), &violating, &others)
+        let victims_on = |me: &mut Cluster,
+                          work: &mut Option<Cluster>,
+                          n: NodeId,
+                          violating: &[u32],
+                          others: &[u32]| {
+            if simple {
+                me.victims_by_resources(n, req, profile, reserved.get(&n.0), violating, others)
             } else {
                 let w = work
                     .as_mut()
                     .expect("a working copy exists for the general path");
-                w.victims_by_filters(n, c, rev, profile, &violating, &others)
-            };
-            if let Some((mut victims, violations)) = got {
-                if victims.is_empty() {
-                    fits = true;
-                    continue;
-                }
-                victims.sort_by_key(|&v| importance(self, v));
-                found.push(Found {
-                    node: n,
-                    victims,
-                    violations,
-                });
+                w.victims_by_filters(n, c, rev, profile, violating, others)
+            }
+        };
+        // While only resources matter, a node's room changes only when a
+        // preemption takes it: the nodes taken before the last one were
+        // checked for this template already (by the pod that took the last).
+        // Otherwise a bind moves the spread and affinity counts of every
+        // node in its domains: each node taken this pass is checked.
+        let check: Vec<u32> = if simple {
+            pass.last.into_iter().collect()
+        } else {
+            pass.touched.iter().copied().collect()
+        };
+        for t in check {
+            if potential.binary_search(&t).is_ok()
+                && victims_on(self, work, NodeId(t), &[], &[]).is_some()
+            {
+                return (None, true);
             }
         }
-        drop(b);
-        if fits || found.is_empty() {
-            return (None, fits);
+        let count = potential.len() as u32;
+        if count == 0 {
+            return (None, false);
         }
-        // pickOneNodeForPreemption: the best figures, rule by rule; a stable
-        // sort on all five keys puts the chosen node first (ties: node order).
-        let mut ranked: Vec<(Reverse<[i64; 5]>, Found)> = found
-            .into_iter()
-            .map(|f| (Reverse(f.figures(self)), f))
+        // GetOffsetAndNumCandidates; the offset matters only when the dry
+        // run may stop before the last potential node.
+        let wanted = candidates_wanted(count) as usize;
+        let offset = if (wanted as u32) < count {
+            self.rng.below(count as u64) as u32
+        } else {
+            0
+        };
+        let allowed = self.pdb_allowances();
+        // A node's dry run holds for the later pods of the pass while only
+        // resources matter, the node is not taken, the pod's priority is the
+        // same and the budgets' allowances split the node's pods alike.
+        if !simple || pass.dry_for != Some(prio) {
+            pass.dry.clear();
+            pass.dry_for = simple.then_some(prio);
+        }
+        pass.dry.resize(count as usize, Dry::Unknown);
+        // DryRunPreemption: candidates breaking no budget and the others,
+        // each list holding at most `wanted`.
+        let mut clean: Vec<([i64; 5], u32)> = Vec::new();
+        let mut violating: Vec<([i64; 5], u32)> = Vec::new();
+        let mut evaluated = 0;
+        for i in 0..count {
+            if !clean.is_empty() && clean.len() + violating.len() >= wanted {
+                break;
+            }
+            let j = ((offset + i) % count) as usize;
+            let n = potential[j];
+            evaluated += 1;
+            let stale = match &pass.dry[j] {
+                Dry::Unknown => true,
+                Dry::Candidate(_, reads) => !reads_hold(reads, &allowed),
+                Dry::None | Dry::Fits => false,
+            };
+            if stale {
+                pass.dry[j] = self.dry_run_node(NodeId(n), prio, &allowed, |me, v, o| {
+                    victims_on(me, work, NodeId(n), v, o)
+                });
+            }
+            match &pass.dry[j] {
+                Dry::Unknown | Dry::None => {}
+                // The pod fits here as things are (a state the batch did
+                // not see): no preemption.
+                Dry::Fits => return (None, true),
+                Dry::Candidate(f, _) => {
+                    let list = if f.figures[0] == 0 {
+                        &mut clean
+                    } else {
+                        &mut violating
+                    };
+                    if list.len() < wanted {
+                        list.push((f.figures, j as u32));
+                    }
+                }
+            }
+        }
+        if clean.is_empty() && violating.is_empty() {
+            return (None, false);
+        }
+        // pickOneNodeForPreemption: the best figures, rule by rule; then the
+        // lowest node slot (the potential nodes are in slot order).
+        let mut ranked = clean;
+        ranked.append(&mut violating);
+        ranked.sort_by_key(|&(f, j)| (Reverse(f), j));
+        (
+            Some(DryRun {
+                ranked: ranked.into_iter().map(|(_, j)| j).collect(),
+                potential: count,
+                evaluated,
+                offset,
+            }),
+            false,
+        )
+    }
+
+    /// SelectVictimsOnNode for one potential node: its lower-priority pods
+    /// in importance order, split by budgets, and reprieved by `victims`.
+    fn dry_run_node(
+        &mut self,
+        n: NodeId,
+        prio: i32,
+        allowed: &[(crate::model::Selector, i64)],
+        victims: impl FnOnce(&mut Cluster, &[u32], &[u32]) -> Option<(Vec<u32>, u32)>,
+    ) -> Dry {
+        let mut lower: Vec<u32> = self.node_pods[n.0 as usize]
+            .iter()
+            .copied()
+            .filter(|&v| self.pod(v).priority < prio)
             .collect();
-        ranked.sort_by_key(|a| a.0);
-        let ranked: Vec<Found> = ranked.into_iter().map(|(_, f)| f).collect();
-        (Some((ranked[0].clone(), ranked)), false)
+        // No lower-priority pod: no candidate.
+        if lower.is_empty() {
+            return Dry::None;
+        }
+        lower.sort_by_key(|&v| importance(self, v));
+        let (violating, others, reads) = self.split_by_pdb(&lower, allowed);
+        match victims(self, &violating, &others) {
+            None => Dry::None,
+            Some((v, _)) if v.is_empty() => Dry::Fits,
+            Some((mut v, violations)) => {
+                v.sort_by_key(|&k| importance(self, k));
+                Dry::Candidate(Found::new(self, n, v, violations), reads)
+            }
+        }
     }
 
     /// Each budget's disruptionsAllowed now, with its selector.
@@ -522,12 +869,13 @@ impl Cluster {
     }
 
     /// filterPodsWithPDBViolation over pods in importance order: (violating,
-    /// others), each keeping that order.
+    /// others), each keeping that order, and what the split read of the
+    /// budgets (see [`Reads`]).
     fn split_by_pdb(
         &self,
         pods: &[u32],
         allowed: &[(crate::model::Selector, i64)],
-    ) -> (Vec<u32>, Vec<u32>) {
+    ) -> (Vec<u32>, Vec<u32>, Reads) {
         let mut left: Vec<i64> = allowed.iter().map(|(_, a)| *a).collect();
         let (mut violating, mut others) = (Vec::new(), Vec::new());
         for &k in pods {
@@ -548,7 +896,19 @@ impl Cluster {
                 others.push(k);
             }
         }
-        (violating, others)
+        // A budget matched m pods here: the split read its allowance
+        // clamped to 0..=m.
+        let reads = allowed
+            .iter()
+            .zip(&left)
+            .enumerate()
+            .filter(|(_, ((_, a), l))| *a != **l)
+            .map(|(i, ((_, a), l))| {
+                let m = (a - l) as u32;
+                (i as u32, m, (*a).clamp(0, m as i64))
+            })
+            .collect();
+        (violating, others, reads)
     }
 
     /// SelectVictimsOnNode when NodeResourcesFit is the only filter removing
@@ -658,50 +1018,60 @@ impl Cluster {
         self.pending_total += 1;
     }
 
-    fn render_preemption(&self, k: u32, chosen: &Found, ranked: &[Found]) -> Preemption {
-        let p = self.pod(k);
-        let name_of = |v: u32| {
-            let q = self.pod(v);
-            self.pod_name(q.controller, q.ordinal)
+    /// What the preemptor keeps of a dry run: the best rows, the chosen
+    /// node's victims, the counts.
+    fn record_of(&self, k: u32, run: &DryRun, dry: &[Dry]) -> PreemptionRecord {
+        let id = |v: &u32| {
+            let q = self.pod(*v);
+            (q.controller, q.ordinal)
         };
-        let candidates: Vec<PreemptionCandidate> = ranked
+        let found = |&j: &u32| match &dry[j as usize] {
+            Dry::Candidate(f, _) => f,
+            other => unreachable!("a ranked node is a candidate, not {other:?}"),
+        };
+        let chosen = found(&run.ranked[0]);
+        let rows = run
+            .ranked
             .iter()
-            .map(|f| {
-                let fig = f.figures(self);
-                PreemptionCandidate {
-                    node: self.nodes[f.node.0 as usize].spec.name.clone(),
-                    victims: f.victims.iter().map(|&v| name_of(v)).collect(),
-                    pdb_violations: f.violations,
-                    highest_priority: -fig[1] as i32,
-                    priority_sum: -fig[2],
-                    earliest_start: fig[4] as u64,
-                }
+            .take(KEPT_CANDIDATES)
+            .map(found)
+            .enumerate()
+            .map(|(i, f)| Row {
+                node: f.node,
+                figures: f.figures,
+                shown: if i == 0 {
+                    Vec::new()
+                } else {
+                    f.victims.iter().take(KEPT_VICTIMS).map(id).collect()
+                },
             })
             .collect();
-        let decided_by = match ranked.get(1) {
+        let decided_by = match run.ranked.get(1) {
             None => "the only candidate",
             Some(second) => {
-                let (a, z) = (chosen.figures(self), second.figures(self));
+                let (a, z) = (chosen.figures, found(second).figures);
                 match (0..5).find(|&i| a[i] != z[i]) {
                     Some(i) => PICK_RULES[i],
                     None => "first in node order (every figure ties)",
                 }
             }
         };
-        Preemption {
+        PreemptionRecord {
             tick: self.now,
-            preemptor: self.pod_name(p.controller, p.ordinal),
-            priority: p.priority,
-            node: self.nodes[chosen.node.0 as usize].spec.name.clone(),
+            priority: self.pod(k).priority,
             decided_by,
-            candidates,
-            recorded: false,
+            rows,
+            victims: chosen.victims.iter().map(id).collect(),
+            found: run.ranked.len() as u32,
+            potential: run.potential,
+            evaluated: run.evaluated,
+            offset: run.offset,
         }
     }
 
     /// Deletes the victims with Kubernetes' events and nominates the node.
-    fn execute_preemption(&mut self, k: u32, found: &Found, record: Preemption) {
-        let node_name = record.node.clone();
+    fn execute_preemption(&mut self, k: u32, found: &Found, record: PreemptionRecord) {
+        let node_name = self.nodes[found.node.0 as usize].spec.name.clone();
         let prio = self.pod(k).priority;
         // kube-scheduler names the preemptor by its UID
         // (preemption.go: "Preempted by pod %v on node %v", preemptor.UID).
@@ -754,10 +1124,7 @@ impl Cluster {
         );
         let p = self.pod_mut(k);
         let before = p.set_nominated(Some(found.node));
-        p.set_preemption(Preemption {
-            recorded: true,
-            ..record
-        });
+        p.set_preemption(record);
         if let Some(m) = before.filter(|&m| m != found.node) {
             if let Some(set) = self.nominees.get_mut(&m.0) {
                 set.remove(&k);
@@ -765,5 +1132,35 @@ impl Cluster {
         }
         nominees.insert(k);
         self.nominees.insert(found.node.0, nominees);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// calculateNumCandidates with the defaults (10%, 100): at least 100,
+    /// never more than the potential nodes.
+    #[test]
+    fn candidates_wanted_follows_calculate_num_candidates() {
+        for (potential, wanted) in [
+            (0, 0),
+            (1, 1),
+            (50, 50),
+            (100, 100),
+            (101, 100),
+            (1_000, 100),
+            (1_009, 100),
+            (1_010, 101),
+            (5_000, 500),
+            (10_000, 1_000),
+            (u32::MAX, 429_496_729),
+        ] {
+            assert_eq!(
+                candidates_wanted(potential),
+                wanted,
+                "{potential} potential nodes"
+            );
+        }
     }
 }
