@@ -1750,6 +1750,71 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
     assert_eq!(e.bound_to.as_deref(), Some("n2"));
 }
 
+// ===== nodes with zero allocatable (issue 42, row 10) ========================
+
+/// kube-scheduler's scorers leave out a resource whose allocatable is 0
+/// (noderesources/resource_allocation.go fills only the resources a node
+/// has; leastResourceScorer, mostResourceScorer and balancedResourceScorer
+/// skip `allocable[i] == 0`), so a node with no cpu is scored on memory
+/// alone; with neither, the fit score is 0.
+#[test]
+fn a_resource_with_zero_allocatable_is_left_out_of_the_scores() {
+    let least = ScoringStrategy::least_allocated();
+    let most = ScoringStrategy::most_allocated();
+    // Requested with the non-zero defaults (100m, 200Mi), in the Go units.
+    let req = [100, 200 << 20];
+    assert_eq!(fit::score(&least, &req, &[0, 4096 << 20]), 95);
+    assert_eq!(fit::score(&least, &req, &[2000, 0]), 95);
+    assert_eq!(fit::score(&least, &req, &[0, 0]), 0);
+    assert_eq!(fit::score(&most, &req, &[0, 4096 << 20]), 4);
+    assert_eq!(balanced::score(&[0, 256], &[0, 4096]), 100);
+    assert_eq!(balanced::score(&[0, 0], &[0, 0]), 100);
+}
+
+/// A node with 0 allocatable cpu, memory or pods is taken; it fits pods
+/// that request none of what it lacks (a pod without requests fits cpu and
+/// memory 0, never pods 0), and explain gives kube-scheduler's reasons and
+/// scores there.
+#[test]
+fn nodes_with_zero_allocatable_fit_only_pods_that_need_none_of_it() {
+    let mut c = Cluster::new();
+    c.add_node(node("no-cpu", 0, 4096)).unwrap();
+    c.add_node(node("no-memory", 2000, 0)).unwrap();
+    c.add_node(node("no-pods", 2000, 4096).with_max_pods(0))
+        .unwrap();
+    c.deploy(DeploymentSpec::new("be", 1, Resources::new(0, 0)))
+        .unwrap();
+    c.deploy(DeploymentSpec::new("cpu", 1, Resources::new(100, 0)))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("be-0", Profile::kube_scheduler()).unwrap();
+    let verdict = |node: &str| e.nodes.iter().find(|v| v.node == node).unwrap();
+    assert!(verdict("no-cpu").feasible && verdict("no-memory").feasible);
+    assert_eq!(verdict("no-pods").reasons, ["Too many pods"]);
+    let fit_of = |node: &str| {
+        verdict(node)
+            .scores
+            .iter()
+            .find(|s| s.plugin == "NodeResourcesFit")
+            .unwrap()
+            .raw
+    };
+    // Memory alone on no-cpu: (4096 - 200) * 100 / 4096; cpu alone on
+    // no-memory, where cpu-0 runs: (2000 - 100 - 100) * 100 / 2000.
+    assert_eq!((fit_of("no-cpu"), fit_of("no-memory")), (95, 90));
+    let e = c.explain("cpu-0", Profile::kube_scheduler()).unwrap();
+    let v = e.nodes.iter().find(|v| v.node == "no-cpu").unwrap();
+    assert_eq!(v.reasons, ["Insufficient cpu"]);
+    assert_eq!(
+        c.pod_by_name("cpu-0")
+            .unwrap()
+            .node
+            .and_then(|n| c.node_by_id(n))
+            .map(|n| n.name().to_string())
+            .as_deref(),
+        Some("no-memory")
+    );
+}
 // ===== status codes (framework/interface.go) ==================================
 
 /// Each node's Filter code for `pod` under the default profile, in node order.

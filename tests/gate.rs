@@ -2802,17 +2802,25 @@ fn invalid_declarations_are_refused_and_change_nothing() {
     let long = "n".repeat(254);
     type Attempt<'a> = (&'a str, Box<dyn Fn(&mut Cluster) -> Result<(), Error>>);
     let attempts: Vec<Attempt> = vec![
+        // Zero allocatable is a node Kubernetes takes (issue 42, row 10);
+        // past the supported range is not.
         (
-            "a node with zero cpu",
-            Box::new(|c| c.add_node(node("node-2", 0, 1024)).map(drop)),
+            "a node with more cpu than a million cores",
+            Box::new(|c| c.add_node(node("node-2", 1_000_000_001, 1024)).map(drop)),
         ),
         (
-            "a node with zero memory",
-            Box::new(|c| c.add_node(node("node-2", 1000, 0)).map(drop)),
+            "a node that admits more than a million pods",
+            Box::new(|c| {
+                c.add_node(node("node-2", 1000, 1024).with_max_pods(1_000_001))
+                    .map(drop)
+            }),
         ),
         (
-            "re-registering a node with zero capacity",
-            Box::new(|c| c.reregister_node(node("node-1", 0, 0)).map(drop)),
+            "re-registering a node beyond the supported capacity",
+            Box::new(|c| {
+                c.reregister_node(node("node-1", 1_000_000_001, 0))
+                    .map(drop)
+            }),
         ),
         (
             "adding a node whose name is registered (kubectl: AlreadyExists)",
@@ -2958,7 +2966,11 @@ fn invalid_declarations_are_refused_and_change_nothing() {
             Resources::new(MAX_CPU_MILLIS + 1, 1)
         )))
         .is_err());
-    assert!(sim.submit(Event::AddNode(node("node-1", 0, 1))).is_err());
+    assert!(sim
+        .submit(Event::AddNode(
+            node("node-1", 1, 1).with_max_pods(1_000_001)
+        ))
+        .is_err());
     assert!(sim.pending_script().is_empty());
 }
 

@@ -33,7 +33,8 @@ const EVENTS_PER_STEP = 200;
 
 const page = {
   sim: null,
-  cursor: 0,
+  cursor: 0, // the event log's records shown so far
+  eventUpdates: 0, // and the updates (counts moved) seen
   playing: false,
   lastFrame: 0,
   owed: 0,
@@ -114,7 +115,7 @@ const NODE_OPS = {
   recoverNode: (n) => `Starting the kubelet of ${n}: Ready at its next heartbeat`,
   cordon: (n) => `kubectl cordon ${n}: no new pods; running pods stay`,
   uncordon: (n) => `kubectl uncordon ${n}: schedulable again`,
-  drain: (n) => `kubectl drain ${n}: cordoned, evicting its pods as budgets allow`,
+  drain: (n) => `kubectl drain ${n} --ignore-daemonsets --force: cordoned; evicting the pods on it now as budgets allow, each refused one again after 5 s`,
   removeNode: (n) => `kubectl delete node ${n}: its pods are replaced elsewhere`,
 };
 
@@ -175,6 +176,7 @@ function replace(sim, { what = null, tour = false } = {}) {
     $('undo').hidden = true;
   }
   page.cursor = 0;
+  page.eventUpdates = 0;
   page.scenarioDirty = true;
   $('events').replaceChildren();
   cards.clear();
@@ -331,12 +333,13 @@ function draw() {
   const t4 = performance.now();
   // At most EVENTS_PER_STEP events a tick cross, and none when none were written.
   let te = t4;
-  if (snap.eventCount !== page.cursor) {
-    const events = sim.eventsPacked(page.cursor, EVENTS_PER_STEP);
+  if (snap.eventCount !== page.cursor || snap.eventUpdates !== page.eventUpdates) {
+    const events = sim.eventsPacked(page.cursor, EVENTS_PER_STEP, page.eventUpdates);
     te = performance.now();
     prependEvents($('events'), events);
   }
   page.cursor = snap.eventCount;
+  page.eventUpdates = snap.eventUpdates;
 
   refreshNodeDialog();
   updateZones(all);
@@ -655,6 +658,7 @@ function seekTo(tick) {
   }
   if (tick < before) {
     page.cursor = 0;
+    page.eventUpdates = 0;
     $('events').replaceChildren();
   }
   draw();
@@ -1052,6 +1056,7 @@ function wireControls() {
     }
     const t1 = performance.now();
     page.cursor = 0;
+    page.eventUpdates = 0;
     $('events').replaceChildren();
     draw();
     page.backTimings = { engine: t1 - t0, draw: performance.now() - t1 };
@@ -1239,7 +1244,7 @@ async function start() {
   charts = new ChartsView($('charts-panel'), { onSeek: seekTo });
   compare = new CompareView($('compare-panel'), { onPod: explain });
   wireProfile({ sim: () => page.sim, act, toast });
-  wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download, refusedDuringReplay, plural });
+  wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download, refusedDuringReplay, plural, act });
 
   // A reload right after a tick, before the hash was written: the tick the
   // page was at (link.js, takeReloadHash).

@@ -128,6 +128,7 @@ function dialog() {
             h('ul', { id: 'manifests-warnings', 'aria-labelledby': 'manifests-warnings-h' })))),
       h('div', { class: 'buttons dialog-foot' },
         h('button', { type: 'button', id: 'manifests-import', class: 'primary' }, 'Import'),
+        h('button', { type: 'button', id: 'manifests-apply', title: 'kubectl apply -f onto the running cluster: new objects are created, existing ones updated (a changed Deployment template rolls, replicas scale)' }, 'Apply to this run'),
         h('button', { type: 'submit', value: 'close', id: 'manifests-close' }, 'Close'))));
   document.body.append(d);
   return d;
@@ -382,6 +383,40 @@ export function wireManifests(ctx) {
       return;
     }
     await importText(text.value, file);
+  });
+  // kubectl apply -f onto the running cluster: one action, queued for the
+  // next tick like any other (Back, the link and undo keep it).
+  $('manifests-apply').addEventListener('click', () => {
+    if (!text.value.trim()) {
+      setText(error, 'Nothing to apply: paste manifests, choose a file or an example.');
+      error.hidden = false;
+      text.focus();
+      return;
+    }
+    if (text.value.length > WORKER_BYTES) {
+      setText(error, `The manifests are ${mb(text.value.length)}; expected at most ${mb(WORKER_BYTES)} to apply onto a running cluster (Import reads larger inputs as a new run).`);
+      error.hidden = false;
+      return;
+    }
+    error.hidden = true;
+    let report = null;
+    let why = '';
+    const ok = ctx.act((sim) => {
+      try {
+        report = sim.applyManifests(text.value);
+      } catch (err) {
+        why = err && err.message ? err.message : String(err);
+        throw err;
+      }
+      return `kubectl apply: ${report.summary}`;
+    });
+    if (!ok) {
+      setText(error, `Could not apply the manifests; nothing changed. ${why}`);
+      error.hidden = false;
+      return;
+    }
+    showWarnings(report);
+    document.body.dataset.manifests = 'applied';
   });
   $('manifests-import').addEventListener('click', async () => {
     if (!text.value.trim()) {

@@ -49,8 +49,10 @@ export function nodeCard(n, { onPod, act, onDetails = null }) {
   if (n.status === 'NotReady') status.push(badge('NotReady', 'bad', 'No heartbeat for longer than the node monitor grace period: tainted unreachable; its pods are not Ready and are evicted after their tolerationSeconds (300 s by default)'));
   else status.push(badge('Ready', 'ok', 'The kubelet is heart-beating'));
   if (!n.beating && n.status === 'Ready') status.push(badge('kubelet silent', 'warn', 'The kubelet stopped; the node turns NotReady when the node monitor grace period (50 s) passes'));
-  if (n.draining) status.push(badge('Draining', 'warn', 'Evicting its pods as PodDisruptionBudgets allow'));
-  else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', 'Cordoned: no new pods'));
+  // kubectl drain's last line about the node (a retry the budget forced,
+  // node/NAME drained, or its error) is the badge's title.
+  if (n.draining) status.push(badge('Draining', 'warn', n.drainStatus || 'Evicting the pods it listed as PodDisruptionBudgets allow'));
+  else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', n.drainStatus ? `Cordoned: no new pods; ${n.drainStatus}` : 'Cordoned: no new pods'));
 
   const meta = [];
   for (const [k, v] of Object.entries(n.labels)) {
@@ -360,15 +362,24 @@ export function drawLegend(el, apps, grid) {
 export const EVENTS_KEPT = 400;
 
 // Event rows arrive packed in one string (Shepherd.eventsPacked): rows
-// oldest first, separated by U+001E, each row's tick, type, reason, object
-// and message separated by U+001F. An eviction writes one to two hundred
-// events in a tick; the rows are built as one HTML string and parsed by the
-// browser in one call, several times cheaper than building them node by
-// node (and one string crosses from the engine instead of a thousand).
+// oldest first, separated by U+001E, each row's index, tick, type, reason,
+// object, message, count and last tick separated by U+001F. An eviction
+// writes one to two hundred events in a tick; the rows are built as one HTML
+// string and parsed by the browser in one call, several times cheaper than
+// building them node by node (and one string crosses from the engine
+// instead of a thousand). An event seen again (Kubernetes' event correlator
+// counts it into the first) shows its count and when it was last seen.
 const ROW_SEP = '\u001e';
 const FIELD_SEP = '\u001f';
 const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (s) => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+
+function eventRowHtml(row) {
+  const [index, tick, type, reason, object, message, count, last] = row.split(FIELD_SEP);
+  const warning = type === 'Warning';
+  const seen = Number(count) > 1 ? `<span class="ev-count">×${count}, last at t=${last}</span>` : '';
+  return `<li class="event ${warning ? 'warning' : 'normal'}" data-reason="${reason}" data-i="${index}"><span class="ev-tick">t=${tick}</span><span class="ev-type${warning ? ' warning' : ''}">${type}</span><span class="ev-reason">${reason}</span><span class="ev-object">${object}</span><span class="ev-message">${message}</span>${seen}</li>`;
+}
 
 // The rows of a packed page as HTML, newest first. Escaped once as a whole:
 // the separators are not touched by escaping.
@@ -376,11 +387,7 @@ export function eventRowsHtml(text) {
   if (!text) return '';
   const rows = escapeHtml(text).split(ROW_SEP);
   let html = '';
-  for (let i = rows.length - 1; i >= 0; i--) {
-    const [tick, type, reason, object, message] = rows[i].split(FIELD_SEP);
-    const warning = type === 'Warning';
-    html += `<li class="event ${warning ? 'warning' : 'normal'}" data-reason="${reason}"><span class="ev-tick">t=${tick}</span><span class="ev-type${warning ? ' warning' : ''}">${type}</span><span class="ev-reason">${reason}</span><span class="ev-object">${object}</span><span class="ev-message">${message}</span></li>`;
-  }
+  for (let i = rows.length - 1; i >= 0; i--) html += eventRowHtml(rows[i]);
   return html;
 }
 
@@ -420,7 +427,22 @@ function askTrim(ol) {
 // tick's rows.
 export function prependEvents(ol, page) {
   if (!page.count && !page.skipped) return;
-  const added = page.count + (page.skipped ? 1 : 0);
+  let text = page.text;
+  let count = page.count;
+  // The first `updated` rows are earlier events whose count moved: their
+  // rows, where the list still has them, are redrawn in place.
+  if (page.updated) {
+    const rows = escapeHtml(text).split(ROW_SEP);
+    for (const row of rows.slice(0, page.updated)) {
+      const index = row.slice(0, row.indexOf(FIELD_SEP));
+      const li = ol.querySelector(`li[data-i="${index}"]`);
+      if (li) li.outerHTML = eventRowHtml(row);
+    }
+    count -= page.updated;
+    text = page.text.split(ROW_SEP).slice(page.updated).join(ROW_SEP);
+    if (!count && !page.skipped) return;
+  }
+  const added = count + (page.skipped ? 1 : 0);
   const keep = Math.max(0, EVENTS_KEPT - added);
   if (ol.childElementCount > EVENTS_KEPT) {
     const range = document.createRange();
@@ -431,7 +453,7 @@ export function prependEvents(ol, page) {
     }
     range.deleteContents();
   }
-  let html = eventRowsHtml(page.text);
+  let html = eventRowsHtml(text);
   if (page.skipped) html += `<li class="event skipped">… ${num(page.skipped)} earlier events of this step not shown</li>`;
   ol.insertAdjacentHTML('afterbegin', html);
   if (ol.childElementCount > EVENTS_KEPT) askTrim(ol);

@@ -74,6 +74,9 @@ function rolloutState(a) {
     // OnDelete: old pods stay until someone deletes them.
     return h('span', { class: 'muted', title: 'updateStrategy OnDelete: a pod is replaced when it is deleted or evicted' }, `${a.current - a.updated} on the old template`);
   }
+  // Admission forbade its pods (FailedCreate): the reason shows, the
+  // message is the title.
+  if (a.failure) return h('span', { class: 'warn-text', title: a.failure }, a.failure.slice(0, a.failure.indexOf(':')));
   if (a.pending > 0) return h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
   if (a.available === a.desired) return h('span', { class: 'ok-text' }, 'Complete');
   return h('span', { class: 'muted' }, 'Progressing');
@@ -82,13 +85,15 @@ function rolloutState(a) {
 // The rollout's state, and under it what `kubectl rollout status` prints.
 const ROLLOUT = {
   col: 'rollout',
-  key: (a) => [a.deadlineExceeded, a.rolling, a.version, a.updated, a.desired, a.strategy, a.current, a.pending, a.pendingReason, a.available, a.rolloutStatus].join('\u001f'),
+  key: (a) => [a.deadlineExceeded, a.rolling, a.version, a.updated, a.desired, a.strategy, a.current, a.pending, a.pendingReason, a.available, a.failure, a.rolloutStatus].join('\u001f'),
   build: (a) => h('td', { class: 'rollout-cell', dataset: { col: 'rollout' } }, rolloutState(a),
     h('div', { class: `rollout-status ${a.deadlineExceeded ? 'warn-text' : 'muted'}` }, a.rolloutStatus)),
 };
 
 // A bare Pod's STATUS, as kubectl get pods words it for what the simulation knows.
 function podStatus(a) {
+  // Its kubelet refused it (OutOfcpu...): kubectl shows the reason.
+  if (a.failure) return a.failure.slice(0, a.failure.indexOf(':'));
   if (a.pending > 0) return 'Pending';
   return a.current > 0 ? 'Running' : 'Pending';
 }
@@ -119,7 +124,7 @@ const COLUMNS = {
   ],
   Pod: [
     ['Ready', 'Ready containers / containers', count('ready', (a) => `${a.ready}/${a.desired}`, warnIf((a) => a.ready < a.desired))],
-    ['Status', 'Pending until a node runs it, then Running', count('status', podStatus, (a) => (podStatus(a) === 'Pending' ? 'warn-text' : ''), false)],
+    ['Status', 'Pending until a node runs it, then Running', count('status', podStatus, (a) => (podStatus(a) !== 'Running' ? 'warn-text' : ''), false)],
     ['Requests', 'CPU and memory requested', { col: 'requests', key: (a) => `${a.cpu}\u001f${a.memory}`, build: (a) => h('td', { class: 'nowrap', dataset: { col: 'requests' } }, `${cpuText(a.cpu)} · ${memText(a.memory)}`) }],
     ['Scheduling', 'The scheduler\'s FailedScheduling message while it is Pending', { col: 'reason', key: (a) => (a.pending ? a.pendingReason || '' : ''), build: (a) => h('td', { class: 'muted', dataset: { col: 'reason' } }, a.pending ? a.pendingReason || 'waiting for the scheduler' : '—') }],
   ],

@@ -68,6 +68,10 @@ pub enum PodPhase {
     Running,
     /// Its node went NotReady or was removed; it will be deleted and replaced.
     Lost,
+    /// The kubelet refused it (a bare Pod bound by `spec.nodeName` that its
+    /// node cannot admit: `OutOfcpu`...): it stays, takes no capacity, and
+    /// nobody restarts it, as Kubernetes keeps a Failed pod.
+    Failed,
 }
 
 impl PodPhase {
@@ -76,6 +80,7 @@ impl PodPhase {
             PodPhase::Pending => "Pending",
             PodPhase::Running => "Running",
             PodPhase::Lost => "Lost",
+            PodPhase::Failed => "Failed",
         }
     }
 }
@@ -90,12 +95,12 @@ pub(crate) struct NodeState {
     /// The tick of the last heartbeat, meaningful while `!beating`.
     pub last_heartbeat: u64,
     pub cordoned: bool,
-    pub draining: bool,
-    /// The last FailedEviction message of a blocked drain, to log changes only.
-    pub drain_blocked: Option<String>,
-    /// The `disruption_epoch` at which a drain of this node last found every
-    /// pod it still has refused; it is not retried until the epoch moves.
-    pub drain_tried: u64,
+    /// A drain in progress (`controllers.rs`): the pods it listed when it
+    /// started and when each is tried next.
+    pub drain: Option<alloc::boxed::Box<crate::controllers::Drain>>,
+    /// What `kubectl drain` last printed about this node (a retry, `node/NAME
+    /// drained`, an error), kept until the node is uncordoned.
+    pub drain_status: Option<String>,
     /// The cluster's bind count when this node last re-registered with new
     /// labels or taints: pods bound at or before it were admitted under the
     /// old body (what the constraint checker forgives, as Kubernetes'
@@ -483,6 +488,9 @@ pub(crate) struct Controller {
     /// template again (at 10,000 Deployments that read was most of a quiet
     /// tick: each one's revision list and revision are two cache misses).
     pub admitted: Option<(u64, u32)>,
+    /// A Deployment's spec.selector when it was not its first template's
+    /// labels (immutable: see `apply.rs`).
+    pub selector: Option<alloc::boxed::Box<Selector>>,
     /// What kind of owner this is: a Deployment, a DaemonSet or a bare Pod.
     pub workload: Workload,
 }
@@ -526,6 +534,7 @@ impl Controller {
             rollout: Default::default(),
             create_refused: None,
             admitted: None,
+            selector: None,
             workload,
         }
     }
@@ -897,8 +906,10 @@ pub struct Cluster {
     pub(crate) taint_queue: BTreeMap<u64, Vec<(u32, u64)>>,
     /// Nodes whose kubelet is silent; only these are checked for NotReady.
     pub(crate) silent: BTreeSet<NodeId>,
-    /// Nodes being drained; only these are visited by a pass.
-    pub(crate) drains: BTreeSet<NodeId>,
+    /// Drains by the tick of their next eviction attempt (kubectl retries a
+    /// refused eviction after 5 s): a pass visits the drains due, not every
+    /// drain.
+    pub(crate) drains: BTreeMap<u64, BTreeSet<NodeId>>,
     /// Bumped by anything that can make a pending pod schedulable: capacity
     /// freed, a node added, relabelled, Ready or uncordoned.
     pub(crate) capacity_epoch: u64,
@@ -906,8 +917,8 @@ pub struct Cluster {
     pub(crate) bind_epoch: u64,
     /// Bumped by anything that can let a refused eviction through: a pod
     /// Ready, deleted or unbound, a Deployment scaled, rolled, created or
-    /// deleted, a budget added or deleted, a node re-registered. A blocked
-    /// drain waits for it to move instead of retrying every pass.
+    /// deleted, a budget added or deleted, a node re-registered. A
+    /// DaemonSet's sync is skipped while it and the other epochs stand.
     pub(crate) disruption_epoch: u64,
     /// Replicas desired by all live Deployments together; at most
     /// [`crate::limits::MAX_PODS`].
@@ -958,6 +969,9 @@ pub struct Cluster {
     pub(crate) preemption_trace: Option<Vec<crate::scheduler::PreemptionTrace>>,
     /// A reconcile run in slices: where the scheduler stopped (`reconcile.rs`).
     pub(crate) slice: crate::reconcile::SliceState,
+    /// Events as emitted, before correlation, while a test watches
+    /// (`watch_events`).
+    pub(crate) watched: Option<Vec<RenderedEvent>>,
 }
 
 impl Default for Cluster {
@@ -1014,7 +1028,7 @@ impl Cluster {
             available_queue: BTreeMap::new(),
             taint_queue: BTreeMap::new(),
             silent: BTreeSet::new(),
-            drains: BTreeSet::new(),
+            drains: BTreeMap::new(),
             capacity_epoch: 1,
             bind_epoch: 1,
             disruption_epoch: 1,
@@ -1043,6 +1057,7 @@ impl Cluster {
             preempted: 0,
             preemption_trace: None,
             slice: Default::default(),
+            watched: None,
         }
     }
 
@@ -1081,12 +1096,38 @@ impl Cluster {
         Ok(())
     }
 
+    /// Records an event through the event correlator; a Text message's text
+    /// is shared with other events (it is not given back on a repeat).
     pub(crate) fn record(
         &mut self,
         type_: EventType,
         reason: Reason,
         object: ObjectRef,
         message: Message,
+    ) {
+        self.record_owned(type_, reason, object, message, false, false);
+    }
+
+    /// Records an event whose message no earlier event had: a pod's name as
+    /// it is created (ordinals are never reused) or deleted (once).
+    pub(crate) fn record_fresh_message(
+        &mut self,
+        type_: EventType,
+        reason: Reason,
+        object: ObjectRef,
+        message: Message,
+    ) {
+        self.record_owned(type_, reason, object, message, false, true);
+    }
+
+    fn record_owned(
+        &mut self,
+        type_: EventType,
+        reason: Reason,
+        object: ObjectRef,
+        message: Message,
+        owns_text: bool,
+        fresh: bool,
     ) {
         debug_assert!(
             match message {
@@ -1098,13 +1139,33 @@ impl Cluster {
             },
             "a message's pod is its object's"
         );
-        self.events.push(EventRecord {
-            tick: self.now,
-            type_,
-            reason,
-            object,
-            message,
-        });
+        if self.watched.is_some() {
+            let r = self.render_event(&EventRecord::new(self.now, type_, reason, object, message));
+            if let Some(w) = &mut self.watched {
+                w.push(r);
+            }
+        }
+        let p = crate::events::Packed::new(type_, reason, object, message);
+        self.events
+            .observe(p, self.now, &mut self.texts, owns_text, fresh);
+    }
+
+    /// Starts keeping every event as it is emitted, before the event
+    /// correlator counts or combines it: what a watcher of client-go's
+    /// broadcaster sees (StartEventWatcher), where the log is what the
+    /// sink records. For tests that follow each event; see
+    /// [`Cluster::take_watched_events`].
+    pub fn watch_events(&mut self) {
+        self.watched.get_or_insert_with(Vec::new);
+    }
+
+    /// The events emitted since the last call (or since
+    /// [`Cluster::watch_events`]), uncorrelated, in order.
+    pub fn take_watched_events(&mut self) -> Vec<RenderedEvent> {
+        self.watched
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
     }
 
     pub(crate) fn note(
@@ -1115,7 +1176,7 @@ impl Cluster {
         text: String,
     ) {
         let t = self.text(text);
-        self.record(type_, reason, object, Message::Text(t));
+        self.record_owned(type_, reason, object, Message::Text(t), true, false);
     }
 
     pub(crate) fn text(&mut self, s: String) -> TextId {
@@ -1172,12 +1233,20 @@ impl Cluster {
             ),
             Message::Text(t) => self.texts[t.0 as usize].clone(),
         };
+        // client-go's EventAggregatorByReasonMessageFunc.
+        let message = if e.combined {
+            format!("(combined from similar events): {message}")
+        } else {
+            message
+        };
         RenderedEvent {
             tick: e.tick,
             type_: e.type_.as_str(),
             reason: e.reason.as_str(),
             object,
             message,
+            count: e.count,
+            last_tick: e.last_tick,
         }
     }
 
@@ -1454,8 +1523,9 @@ impl Cluster {
     pub fn uncordon(&mut self, name: &str) -> Result<(), Error> {
         let id = self.node_id(name)?;
         let n = &mut self.nodes[id.0 as usize];
-        n.draining = false;
-        n.drain_blocked = None;
+        // Ends a drain as stopping `kubectl drain` would; its status goes.
+        n.drain = None;
+        n.drain_status = None;
         if n.cordoned {
             n.cordoned = false;
             self.refresh_hot(id);
@@ -1637,6 +1707,7 @@ impl Cluster {
         ctl.strategy = spec.strategy;
         ctl.min_ready_seconds = spec.min_ready_seconds;
         ctl.progress_deadline_seconds = spec.progress_deadline_seconds;
+        ctl.selector = spec.selector.clone().map(alloc::boxed::Box::new);
         let id = self.add_owner(ctl);
         self.current_revision_for(id, spec.template);
         self.note(
@@ -2209,7 +2280,7 @@ impl Cluster {
         c.counts.entry_or_default(revision).pods += 1;
         c.blocked = None;
         self.pending_total += 1;
-        self.record(
+        self.record_fresh_message(
             EventType::Normal,
             Reason::SuccessfulCreate,
             ObjectRef::Deployment(id),
@@ -2250,7 +2321,8 @@ impl Cluster {
             } else {
                 ObjectRef::Pod(p.controller, p.ordinal)
             };
-            self.record(EventType::Normal, r, obj, Message::DeletedPod(p.ordinal));
+            // A pod is deleted once: its name is a fresh message.
+            self.record_fresh_message(EventType::Normal, r, obj, Message::DeletedPod(p.ordinal));
         }
     }
 
@@ -2335,13 +2407,25 @@ impl Cluster {
         self.bound_total += 1;
         self.bind_epoch += 1;
         self.pod_mut(k).bind_serial = self.bind_epoch;
-        self.record(
+        // A pod is bound once (a working copy's unbind aside): its Scheduled
+        // event is its first and last, which no correlator key can match.
+        let (t, r, o, m) = (
             EventType::Normal,
             Reason::Scheduled,
             ObjectRef::Pod(c, o),
             Message::Assigned(n),
         );
-        if ready_after == 0 {
+        if self.watched.is_some() {
+            let e = self.render_event(&EventRecord::new(self.now, t, r, o, m));
+            if let Some(w) = &mut self.watched {
+                w.push(e);
+            }
+        }
+        self.events
+            .observe_fresh(crate::events::Packed::new(t, r, o, m), self.now);
+        // A schedulable node is Ready; only a bare Pod bound by nodeName
+        // lands on a NotReady one, whose kubelet never reports it Ready.
+        if ready_after == 0 && (self.hot[i].schedulable || self.nodes[i].ready) {
             self.set_ready(k);
         } else {
             self.ready_queue
@@ -2575,16 +2659,15 @@ fn fresh_node(spec: NodeSpec) -> NodeState {
         beating: true,
         last_heartbeat: 0,
         cordoned: false,
-        draining: false,
-        drain_blocked: None,
-        drain_tried: 0,
+        drain: None,
+        drain_status: None,
         changed_at_bind: 0,
         removed: false,
     }
 }
 
 /// Refuses a total of desired replicas beyond [`crate::limits::MAX_PODS`].
-fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
+pub(crate) fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
     let max = crate::limits::MAX_PODS;
     if total > max {
         return Err(Error::Invalid(format!(

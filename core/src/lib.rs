@@ -66,6 +66,7 @@ extern crate alloc;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 mod affinity;
+mod apply;
 pub mod balance;
 mod bare_pod;
 pub mod chunked;
@@ -119,7 +120,7 @@ pub use daemonset::{
     MAX_DAEMONSETS, MAX_DAEMONSET_MIN_READY_SECONDS,
 };
 pub use error::Error;
-pub use events::{EventLog, EventRecord, EventType, Reason, RenderedEvent};
+pub use events::{EventCursor, EventLog, EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
     NodeInclusionPolicy,

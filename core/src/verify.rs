@@ -796,13 +796,16 @@ pub fn verify_settled(c: &Cluster) -> Result<(), Violation> {
             Some(d) if a.kind == crate::WorkloadKind::DaemonSet => d.desired + d.misscheduled,
             _ => a.desired,
         };
-        if n != wants && !a.rolling {
+        // Admission forbidding its pods (FailedCreate) is a stated wait.
+        if n != wants && !a.rolling && a.failure.is_none() {
             return Err(format!("app {} wants {} pods but has {}", a.name, wants, n));
         }
     }
     let f = Feasibility::of(c)?;
     let mut judged: BTreeMap<(u32, u32), ()> = BTreeMap::new();
-    for p in c.pods().filter(|p| p.node.is_none()) {
+    // A pod bound by nodeName is its kubelet's, never the scheduler's: a
+    // Failed one stays, an orphan waits for its node or podgc.
+    for p in c.pods().filter(|p| p.node.is_none() && !p.by_node_name) {
         if p.phase == PodPhase::Lost {
             return Err(format!(
                 "pod {} is Lost at a fixed point; it should have been replaced",

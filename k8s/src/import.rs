@@ -954,7 +954,9 @@ impl<'a> State<'a> {
             return Err(cx.err("spec.template", "missing; expected the pod template"));
         };
         let tpl = pod_template(cx, template, "spec.template", None)?;
-        match selector {
+        // Kept when it is not the template's labels: it is immutable, so a
+        // later apply (`--then`) is checked against it.
+        let selector = match selector {
             None => {
                 return Err(cx.err(
                     "spec.selector",
@@ -968,17 +970,21 @@ impl<'a> State<'a> {
                         "selects nothing; expected matchLabels that the template's labels carry",
                     ));
                 }
+                let implicit = Selector {
+                    match_labels: tpl.labels.clone(),
+                    ..Default::default()
+                };
                 if !sel.matches(&tpl.labels) {
                     return Err(cx.err(
                         "spec.selector.matchLabels",
                         format!(
-                            "{sel} does not match the template's labels ({}); expected a selector the template's labels satisfy, as Kubernetes requires",
-                            Selector { match_labels: tpl.labels.clone(), ..Default::default() }
+                            "{sel} does not match the template's labels ({implicit}); expected a selector the template's labels satisfy, as Kubernetes requires",
                         ),
                     ));
                 }
+                (sel != implicit).then_some(sel)
             }
-        }
+        };
         match kind {
             "ReplicaSet" => cx.warn("", "a ReplicaSet is simulated as a Deployment with its replicas and template"),
             "StatefulSet" => cx.warn("", "a StatefulSet is simulated as a Deployment: pods are named by ordinal, but start and update in no particular order"),
@@ -991,6 +997,7 @@ impl<'a> State<'a> {
             strategy,
             min_ready_seconds,
             progress_deadline_seconds,
+            selector,
         };
         self.engine(cx, d.validate())?;
         self.apps.insert(
@@ -1133,17 +1140,22 @@ impl<'a> State<'a> {
 
     /// A Pod is its controller's when the controller is in the input (not
     /// a second copy); one owned by a controller missing from the input is
-    /// skipped with a warning; one without an owner is a bare Pod of its own:
+    /// skipped with a warning; one owned by a kind Shepherd runs no
+    /// controller for (a Pod, a Job) is kept as a bare Pod, with a warning;
+    /// one without an owner is a bare Pod of its own:
     /// bound where `spec.nodeName` says (through the kubelet's admission),
     /// else scheduled, and never recreated. A pod that has finished
     /// (Succeeded or Failed) holds nothing and is skipped.
     fn pod(&mut self, cx: &mut Ctx, v: &Value, meta: &Map, spec: &Value, status: &Value) -> R<()> {
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE).to_string();
+        // The owners whose pods the engine makes: their pods are theirs.
+        const RUN: [&str; 4] = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
+        let mut foreign = None;
         for (kind, name) in owner_refs(v) {
             let present = self
                 .present
                 .contains(&(kind.clone(), ns.clone(), name.clone()));
-            if present {
+            if present && RUN.contains(&kind.as_str()) {
                 self.owned += 1;
                 return Ok(());
             }
@@ -1152,14 +1164,29 @@ impl<'a> State<'a> {
                 self.owned += 1;
                 return Ok(());
             }
+            // An owner of a kind no controller here runs (a Pod, a Job, a
+            // custom resource): nothing would make or replace the pod, so
+            // it is kept as it is, a bare Pod.
+            if !RUN.contains(&kind.as_str()) {
+                foreign.get_or_insert((kind, name));
+            }
         }
-        if let Some((k, n)) = owner_refs(v).first() {
-            cx.warn(
+        match (foreign, owner_refs(v).first()) {
+            (Some((k, n)), _) => cx.warn(
                 "metadata.ownerReferences",
-                format!("owned by {k} {n:?}, which is not in the input; the pod is not simulated"),
-            );
-            self.skip("Pod");
-            return Ok(());
+                format!("owned by {k} {n:?}, which is not a controller Shepherd runs; simulated as a bare Pod (nothing recreates it)"),
+            ),
+            (None, Some((k, n))) => {
+                cx.warn(
+                    "metadata.ownerReferences",
+                    format!(
+                        "owned by {k} {n:?}, which is not in the input; the pod is not simulated"
+                    ),
+                );
+                self.skip("Pod");
+                return Ok(());
+            }
+            (None, None) => {}
         }
         if let Some(phase) = status.get("phase") {
             let phase = cx.string(phase, "status.phase")?;
@@ -1410,11 +1437,11 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
             "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Memory)? >> 20),
             "pods" => {
                 let n = quantity_of(cx, val, &rp, Unit::Other("pods"))?;
-                if n == 0 || n > 1_000_000 {
+                if n > 1_000_000 {
                     return Err(cx.wrong(
                         &rp,
                         val,
-                        "a number of pods from 1 to 1000000 (the kubelet's default is 110)",
+                        "a number of pods from 0 to 1000000 (the kubelet's default is 110)",
                     ));
                 }
                 pods = n as u32;

@@ -168,6 +168,8 @@ export async function nodeCard(page, name) {
     draining: el.dataset.draining === 'true',
     chips: [...el.querySelectorAll('.pods .pod')].map((b) => b.dataset.pod),
     text: el.textContent,
+    // The status badges' titles (kubectl drain's last line is the Draining one's).
+    titles: [...el.querySelectorAll('.badge')].map((b) => b.title),
   }));
 }
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openApp, waitForEngine, shownTick, step, settledHash, openMenu, ROOT } from './harness.mjs';
+import { openApp, waitForEngine, shownTick, step, stepUntil, appRow, settledHash, openMenu, ROOT } from './harness.mjs';
 import { bigStream } from './bigstream.mjs';
 
 const EXAMPLE = fs.readFileSync(path.join(ROOT, 'www', 'examples', 'three-zones.yaml'), 'utf8');
@@ -93,6 +93,45 @@ test('a manifest file dropped on the page is imported, its pods placed, its link
     app.assertNoConsoleErrors();
   } finally {
     if (again) await again.close();
+    await app.close();
+  }
+});
+
+// Issue 42, row 12: "Apply to this run" is kubectl apply -f onto the running
+// cluster: a changed Deployment rolls and scales (it was refused as "already
+// exists"), and a changed selector is refused in the API server's words.
+test('manifests applied to the running cluster update what exists, as kubectl apply does', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await dropFile(page, 'three-zones.yaml', EXAMPLE);
+    await page.waitForFunction(() => document.body.dataset.manifests === 'imported');
+    const web = EXAMPLE.slice(EXAMPLE.indexOf('kind: Deployment\nmetadata:\n  name: web'));
+    const changed = `apiVersion: apps/v1\n${web.slice(0, web.indexOf('\n---'))}`
+      .replace('replicas: 6', 'replicas: 7')
+      .replace('        tier: frontend\n', '        tier: frontend\n        version: v2\n');
+    assert.ok(changed.includes('version: v2'), changed);
+    await page.fill('#manifests-text', changed);
+    await page.click('#manifests-apply');
+    await page.waitForFunction(() => document.body.dataset.manifests === 'applied');
+    assert.equal(await page.isHidden('#manifests-error'), true);
+    await page.click('#manifests-close');
+    await stepUntil(page, async () => {
+      const r = await appRow(page, 'web');
+      return r.ready === '7/7' && r.updated === 7;
+    }, 60);
+    // A changed selector: refused, named, and the run stays.
+    const before = await shownTick(page);
+    await openMenu(page, 'scenario');
+    await page.click('#btn-import');
+    await page.fill('#manifests-text', changed.replace('matchLabels:\n      app: web', 'matchLabels:\n      app: web\n      version: v2'));
+    await page.click('#manifests-apply');
+    assert.match(await page.textContent('#manifests-error'), /spec\.selector: Invalid value: .*field is immutable/);
+    assert.equal(await shownTick(page), before);
+    await page.click('#manifests-close');
+    app.assertNoConsoleErrors();
+  } finally {
     await app.close();
   }
 });

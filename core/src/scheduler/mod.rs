@@ -1807,6 +1807,12 @@ impl Cluster {
             if ctl.pending.is_empty() || ctl.deleted {
                 continue;
             }
+            // A bare Pod with spec.nodeName is its kubelet's, never the
+            // scheduler's (Pending only while that node does not exist).
+            if matches!(&ctl.workload, crate::cluster::Workload::Pod(b) if b.spec.node_name.is_some())
+            {
+                continue;
+            }
             if let Some((cap, bind)) = ctl.blocked {
                 let helped = cap != self.capacity_epoch
                     || (bind != self.bind_epoch
@@ -1958,6 +1964,9 @@ impl Cluster {
     #[inline(always)]
     fn local_common_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
         debug_assert!(l.w_fit > 0 && !l.most && l.w_cpu == l.w_mem && l.w_bal > 0);
+        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_mib == 0) {
+            return Self::local_zero_capacity_of(h, b, l);
+        }
         let (cpu, mem) = Self::fit_pair(h, b, fit::least_requested_score);
         let total = l.w_fit * ((cpu + mem) >> 1) + l.w_bal * Self::balanced_of(h, b);
         debug_assert_eq!(total, Self::local_planned_of(h, b, l));
@@ -2007,9 +2016,55 @@ impl Cluster {
         ((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64
     }
 
+    /// `local_planned_of` for a node with no allocatable cpu or memory:
+    /// kube-scheduler's scorers leave out a resource whose allocatable is 0
+    /// (noderesources: leastResourceScorer, mostResourceScorer and
+    /// balancedResourceScorer skip it), so the fit score is the other
+    /// resource's alone (0 with neither) and the balance is over one
+    /// resource (a deviation of 0: 100). Only pods that request none of the
+    /// missing resource fit there.
+    #[cold]
+    #[inline(never)]
+    fn local_zero_capacity_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
+        let caps = [h.capacity.cpu_millis as i64, h.capacity.memory_mib as i64];
+        let mut total = 0i64;
+        if l.w_fit > 0 {
+            let req = [
+                (h.nonzero.cpu_millis + b.nonzero.cpu_millis) as i64,
+                (h.nonzero.memory_mib + b.nonzero.memory_mib) as i64,
+            ];
+            let (mut sum, mut weights) = (0i64, 0i64);
+            for ((&r, &c), w) in req.iter().zip(&caps).zip([l.w_cpu, l.w_mem]) {
+                if c == 0 {
+                    continue;
+                }
+                sum += w * if l.most {
+                    fit::most_requested_score(r, c)
+                } else {
+                    fit::least_requested_score(r, c)
+                };
+                weights += w;
+            }
+            if weights > 0 {
+                total += l.w_fit * (sum / weights);
+            }
+        }
+        if l.w_bal > 0 && !b.best_effort {
+            let req = [
+                (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
+                (h.allocated.memory_mib + b.req.memory_mib) as i64,
+            ];
+            total += l.w_bal * balanced::score(&req, &caps);
+        }
+        total
+    }
+
     /// `local_planned` for the node record `h`.
     #[inline(always)]
     fn local_planned_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
+        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_mib == 0) {
+            return Self::local_zero_capacity_of(h, b, l);
+        }
         let mut total = 0i64;
         if l.w_fit > 0 {
             let (cpu, mem) = Self::fit_pair(h, b, |r, c| {
@@ -4483,7 +4538,44 @@ impl Cluster {
                 profile.feasible_nodes_to_find(b.live_nodes)
             ));
         }
-        let preemption = self.explain_preemption(pod, &p, best.is_none(), profile);
+        // A bare Pod with spec.nodeName is its kubelet's: say what became of
+        // it (and preemption, the scheduler's, is not for it).
+        let mut by_node_name = false;
+        if let crate::cluster::Workload::Pod(bare) =
+            &self.controllers[p.controller.0 as usize].workload
+        {
+            if let Some(node) = &bare.spec.node_name {
+                by_node_name = true;
+                summary = match (&bare.failed, p.node()) {
+                    (Some((reason, message)), _) => format!(
+                        "{pod} is Failed ({}): spec.nodeName {node}, whose kubelet refused it: {message}; the scheduler never considers it (the verdicts below are the scheduler's, for comparison)",
+                        reason.as_str()
+                    ),
+                    (None, Some(n)) if !self.nodes[n.0 as usize].ready => format!(
+                        "{pod} is bound to {node} by spec.nodeName, whose kubelet is silent (NotReady): nothing started it{}",
+                        match p.taint_deadline() {
+                            Some(t) => format!(", and the taint-eviction controller deletes it at tick {t}, when its tolerationSeconds for the unreachable taint have passed"),
+                            None => String::new(),
+                        }
+                    ),
+                    (None, Some(_)) => format!(
+                        "{pod} is bound to {node} by spec.nodeName: its kubelet admitted it without the scheduler (the scores below are as if the scheduler placed it now)"
+                    ),
+                    (None, None) => format!(
+                        "{pod} is Pending: {}",
+                        self.controllers[p.controller.0 as usize]
+                            .failure
+                            .get(&p.revision)
+                            .map_or_else(|| format!("spec.nodeName {node} names no node"), |(_, m, _)| m.clone())
+                    ),
+                };
+            }
+        }
+        let preemption = if by_node_name {
+            None
+        } else {
+            self.explain_preemption(pod, &p, best.is_none(), profile)
+        };
         if let Some(pre) = &preemption {
             summary.push_str(&pre.summary(p.node().is_none()));
         }
@@ -5382,5 +5474,55 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Issue 42, row 10: nodes with no allocatable cpu, memory or pods
+    /// among 300 (enough for the sample index): pods that request none of
+    /// what a node lacks go there, scored as kube-scheduler scores them (a
+    /// resource with allocatable 0 left out), and the index places every
+    /// pod as the scan does (debug builds also compare each planned score
+    /// with the general one).
+    #[test]
+    fn nodes_with_zero_allocatable_place_alike_through_the_index_and_the_scan() {
+        use super::IndexUse;
+        let run = |index: IndexUse| {
+            let mut c = Cluster::new();
+            c.set_index_use(index);
+            for i in 0..300u64 {
+                let (cpu, mem) = match i % 5 {
+                    0 => (0, 8192),
+                    1 => (4000, 0),
+                    _ => (4000, 8192),
+                };
+                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, mem);
+                if i % 11 == 0 {
+                    n = n.with_max_pods(0);
+                }
+                c.add_node(n).unwrap();
+            }
+            for (name, req, replicas) in [
+                ("best-effort", Resources::new(0, 0), 500),
+                ("memory-only", Resources::new(0, 256), 400),
+                ("cpu-only", Resources::new(250, 0), 400),
+                ("both", Resources::new(250, 256), 300),
+            ] {
+                c.deploy(DeploymentSpec::new(name, replicas, req)).unwrap();
+            }
+            assert!(
+                c.reconcile_to_fixed_point(Profile::kube_scheduler())
+                    .converged
+            );
+            crate::verify::verify_capacity(&c).unwrap();
+            c.pods()
+                .map(|p| (p.name(), p.node))
+                .collect::<alloc::vec::Vec<_>>()
+        };
+        let scan = run(IndexUse::Never);
+        assert!(
+            scan.iter().all(|p| p.1.is_some()),
+            "every pod fits somewhere"
+        );
+        assert_eq!(scan, run(IndexUse::Always));
+        assert_eq!(scan, run(IndexUse::Auto));
     }
 }
