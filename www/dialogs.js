@@ -40,6 +40,7 @@ export function breakable(name) {
 }
 
 const num = (n) => n.toLocaleString('en');
+const nodes = (n) => `${num(n)} ${n === 1 ? 'node' : 'nodes'}`;
 const byName = new Intl.Collator('en', { numeric: true }).compare;
 
 function decidedLine(x, profile) {
@@ -152,8 +153,8 @@ function render() {
   fill($('explain-table').tBodies[0], body);
   $('explain-table').classList.toggle('with-detail', $('explain-detail').checked);
   $('explain-rows').textContent = rows.length
-    ? `Rows ${num(from + 1)}–${num(from + shown.length)} of ${num(rows.length)}${rows.length < ex.rows.length ? ` (of ${num(ex.rows.length)} nodes)` : ''}`
-    : `0 of ${num(ex.rows.length)} nodes`;
+    ? `Rows ${num(from + 1)}–${num(from + shown.length)} of ${num(rows.length)}${rows.length < ex.rows.length ? ` (of ${nodes(ex.rows.length)})` : ''}`
+    : `0 of ${nodes(ex.rows.length)}`;
   $('explain-prev').disabled = ex.page === 0;
   $('explain-next').disabled = ex.page >= pages - 1;
   for (const b of [$('explain-prev'), $('explain-next')]) b.hidden = pages === 1;
@@ -215,7 +216,9 @@ export function showExplain(x, tick, profile = null) {
 
   $('explain-meta').textContent =
     `At tick ${tick}. Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scheduler profile ${x.policy}. ` +
-    `${num(feasible.length)} of ${num(x.nodes.length)} nodes pass every filter. ` +
+    (x.nodes.length === 1
+      ? `The one node ${feasible.length ? 'passes every filter' : 'fails a filter'}. `
+      : `${num(feasible.length)} of ${nodes(x.nodes.length)} ${feasible.length === 1 ? 'passes' : 'pass'} every filter. `) +
     (ex.cols.length
       ? 'A column per score plugin: its normalized score (0 to 100), its weight in the heading; Total is the sum of normalized × weight.'
       : 'This profile has no score plugins.');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openApp, waitForEngine, shownTick, step, stepUntil, appRow, settledHash, ROOT } from './harness.mjs';
+import { openApp, waitForEngine, shownTick, step, stepUntil, appRow, settledHash, openMenu, ROOT } from './harness.mjs';
 import { bigStream } from './bigstream.mjs';
 
 const EXAMPLE = fs.readFileSync(path.join(ROOT, 'www', 'examples', 'three-zones.yaml'), 'utf8');
@@ -123,7 +123,8 @@ test('manifests applied to the running cluster update what exists, as kubectl ap
     }, 60);
     // A changed selector: refused, named, and the run stays.
     const before = await shownTick(page);
-    await page.click('#btn-manifests');
+    await openMenu(page, 'scenario');
+    await page.click('#btn-import');
     await page.fill('#manifests-text', changed.replace('matchLabels:\n      app: web', 'matchLabels:\n      app: web\n      version: v2'));
     await page.click('#manifests-apply');
     assert.match(await page.textContent('#manifests-error'), /spec\.selector: Invalid value: .*field is immutable/);
@@ -141,19 +142,21 @@ test('a bad manifest file is refused with its document and field, and the run st
     const { page } = app;
     const before = await steppedRun(page, 4);
 
-    // Dropped: the banner says what and where.
+    // Dropped: the Import dialog opens and says what and where.
     const bad = EXAMPLE.replace('replicas: 6', 'replicas: six');
     await dropFile(page, 'broken.yaml', bad);
-    await page.waitForSelector('#alert:not([hidden])');
-    const text = await page.textContent('#alert-text');
+    await page.waitForSelector('#manifests-error:not([hidden])');
+    const text = await page.textContent('#manifests-error');
     assert.match(text, /Could not import broken\.yaml; nothing changed/);
     assert.match(text, /document 7 \(Deployment web\): spec\.replicas: found a string \("six"\); expected a whole number/);
     assert.equal(await shownTick(page), before.tick);
     assert.deepEqual(await placement(page), before.placed);
     await app.screenshot('manifests-refused');
+    await page.click('#manifests-close');
 
     // Pasted into the dialog: the error shows in the dialog, and again nothing changes.
-    await page.click('#btn-manifests');
+    await openMenu(page, 'scenario');
+    await page.click('#btn-import');
     await page.fill('#manifests-text', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: lots\n    memory: 8Gi\n');
     await page.click('#manifests-import');
     await page.waitForSelector('#manifests-error:not([hidden])');
@@ -193,7 +196,7 @@ test('inputs that once took the tab\'s memory or minutes are refused at once, an
     ];
     for (const [name, text, why] of cases) {
       await dropFile(page, name, text);
-      // Large inputs answer in the dialog (the worker's), small ones in the banner.
+      // Every input answers in the Import dialog (large ones read in the worker).
       await page.waitForFunction((name) => [document.getElementById('manifests-error'), document.getElementById('alert-text')]
         .some((el) => el && el.offsetParent !== null && el.textContent.includes(`Could not import ${name}`)), name, { timeout: 60_000 });
       const shown = await page.evaluate(() => [document.getElementById('manifests-error'), document.getElementById('alert-text')]
@@ -426,20 +429,22 @@ test('files past the size limits are refused from their size, and the run stays'
     const manifests = path.join(dir, 'huge.yaml');
     fs.closeSync(fs.openSync(manifests, 'w'));
     fs.truncateSync(manifests, 80 << 20);
-    await page.click('#btn-manifests');
-    await page.setInputFiles('#manifests-file', manifests);
+    await openMenu(page, 'scenario');
+    await page.click('#btn-import');
+    await page.setInputFiles('#import-file', manifests);
     await page.waitForSelector('#manifests-error:not([hidden])');
     assert.match(await page.textContent('#manifests-error'),
       /Could not import huge\.yaml; nothing changed\. the input is 83886080 bytes; expected at most 67108864 \(Limits::max_bytes\)/);
     await app.screenshot('manifests-too-large', { fullPage: false });
     await page.click('#manifests-close');
 
+    // A scenario (its first key says so) past its own, smaller limit.
     const scenario = path.join(dir, 'huge.json');
-    fs.closeSync(fs.openSync(scenario, 'w'));
+    fs.writeFileSync(scenario, '{"version": 1, "seed": 1, "policy": "binpack", "actions": [');
     fs.truncateSync(scenario, 9 << 20);
     await page.setInputFiles('#import-file', scenario);
-    await page.waitForSelector('#alert:not([hidden])');
-    assert.match(await page.textContent('#alert-text'),
+    await page.waitForFunction(() => /huge\.json/.test(document.getElementById('manifests-error').textContent));
+    assert.match(await page.textContent('#manifests-error'),
       /Could not import huge\.json; nothing changed\. the scenario is 9437184 bytes, more than the limit of 8388608 \(MAX_DOCUMENT_BYTES\)/);
     await assertRunAsBefore(page, before);
   } finally {

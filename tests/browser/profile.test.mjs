@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  openApp, waitForEngine, step, nodeCard, toast, openTab, resetEmpty, problem, axeViolations,
+  openApp, waitForEngine, step, nodeCard, toast, openTab, resetEmpty, problem, axeViolations, openMenu,
 } from './harness.mjs';
 
 const DEFAULT_SCORES = ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity', 'NodeResourcesBalancedAllocation'];
@@ -195,6 +195,7 @@ test('switching the profile changes where pods land, and Reset keeps the choice'
     assert.deepEqual(await run(), { 'node-1': 1, 'node-2': 1 });
 
     // binpack: the fullest node that fits, ties to the lowest id: both on node-1.
+    await openMenu(page, 'scheduler');
     await page.selectOption('#policy', 'binpack');
     assert.match((await toast(page)).text, /Scheduler profile binpack/);
     await resetEmpty(page, 3);
@@ -208,6 +209,7 @@ test('switching the profile changes where pods land, and Reset keeps the choice'
     await page.keyboard.press('Escape');
 
     // Switching mid-run applies from the next tick: new pods spread again.
+    await openMenu(page, 'scheduler');
     await page.selectOption('#policy', 'leastloaded');
     await deploy(page, 'api', 2, '500m');
     const api = await page.$$eval('#nodes .pod[data-pod^="api-"]', (bs) => bs.map((b) => b.closest('article').dataset.node));
@@ -224,6 +226,7 @@ test('the profile editor: a bad weight is refused at its field; an edited profil
     const { page } = app;
     await waitForEngine(page);
     await resetEmpty(page, 3);
+    await openMenu(page, 'scheduler');
     await page.click('#btn-profile');
     await page.waitForSelector('#profile-dialog[open]');
     assert.equal(await page.inputValue('#form-profile input[name=schedulerName]'), 'default-scheduler');
@@ -291,6 +294,7 @@ test('the profile editor: a bad weight is refused at its field; an edited profil
     await step(page);
     assert.equal(await page.$eval('#policy', (s) => s.selectedOptions[0].textContent), 'packer (custom)');
     // Editing default-scheduler under its own name shows as edited.
+    await openMenu(page, 'scheduler');
     await page.click('#btn-profile');
     await page.selectOption('#form-profile select[name=base]', 'default-scheduler');
     await page.click('#profile-load');
@@ -299,6 +303,7 @@ test('the profile editor: a bad weight is refused at its field; an edited profil
     await page.waitForFunction(() => !document.getElementById('profile-dialog').open);
     assert.equal(await page.$eval('#policy', (s) => s.selectedOptions[0].textContent), 'default-scheduler (edited)');
     // Choosing a named profile again takes it as it is.
+    await openMenu(page, 'scheduler');
     await page.selectOption('#policy', 'default-scheduler');
     assert.equal(await page.$eval('#policy', (s) => s.selectedOptions[0].textContent), 'default-scheduler');
     assert.equal((await page.evaluate(() => window.shepherdPage.sim.profile)).plugins.score[1].weight, 2);
@@ -330,7 +335,8 @@ test('axe-core with the explain dialog open, and a phone at 390x844', async () =
       await openExplain(page, '#pending button.pod');
       assert.deepEqual(await axeViolations(page), [], `the explain dialog of a pending pod at ${viewport.width}px`);
       await page.keyboard.press('Escape');
-      await page.click('#btn-profile');
+      await openMenu(page, 'scheduler');
+    await page.click('#btn-profile');
       await page.waitForSelector('#profile-dialog[open]');
       await page.fill('#form-profile input[name="weight-NodeAffinity"]', '101');
       await page.click('#form-profile button[type=submit]');

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  openApp, waitForEngine, shownTick, step, stepUntil, skip, nodeCard, appRow, eventLines, toast, openTab, resetEmpty,
+  openApp, waitForEngine, shownTick, step, stepUntil, skip, nodeCard, appRow, eventLines, toast, openTab, resetEmpty, openMenu,
 } from './harness.mjs';
 
 async function addNode(page, name, cpu = '4', memory = '8Gi', labels = '') {
@@ -24,6 +24,7 @@ test('deploy, scale, kill a node, and watch the cluster heal', async () => {
     // This story is told with bin packing: choose binpack for new runs
     // (they start with default-scheduler otherwise), then start over.
     await resetEmpty(page, 7);
+    await openMenu(page, 'scheduler');
     await page.selectOption('#policy', 'binpack');
     await resetEmpty(page, 7);
     for (const [n, z] of [['node-1', 'zone-a'], ['node-2', 'zone-b'], ['node-3', 'zone-c']]) {
