@@ -5,7 +5,8 @@
 #
 # Steps: (a) the wasm32-unknown-unknown standard library, (b) wasm-pack,
 # (c) wasm-bindgen-cli at the version in Cargo.lock, (d) Chromium and ChromeDriver from
-# Debian, (e) playwright-core and binaryen (wasm-opt) from package-lock.json.
+# Debian, (e) playwright-core and binaryen (wasm-opt) from package-lock.json, (f) the Go
+# modules of the Kubernetes oracle (oracle/go.mod; Go itself comes with the machine).
 # Installing needs root (apt-get, and the Debian route writes into /usr/lib/rustlib).
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -178,6 +179,16 @@ else
   quiet npm-ci npm ci --no-audit --no-fund || fail "npm ci failed" "see $LOGDIR/npm-ci.log"
   npm_ok >/dev/null || fail "node_modules does not match package-lock.json after npm ci" "rm -rf node_modules and rerun"
 fi
+
+# ---------------------------------------------------------------- (f) Go modules
+# The oracle (oracle/, scripts/oracle.sh) builds from k8s.io/kubernetes v1.37.2 and its
+# staging modules; go mod download fetches what go.sum names into the module cache
+# (GOMODCACHE, default ~/go/pkg/mod) and only checks when they are there.
+step "(f) Go modules of the Kubernetes oracle (go mod download)"
+command -v go >/dev/null 2>&1 || fail "go not found" "install Go 1.26 (the machines of this project come with it)"
+(cd oracle && quiet go-mod-download go mod download) ||
+  fail "go mod download failed" "see $LOGDIR/go-mod-download.log; check that the Go module proxy is reachable (go env GOPROXY)"
+note "$(go version | cut -d' ' -f3), modules in $(go env GOMODCACHE)"
 
 step_end
 say "setup done in $((SECONDS - T0)) s"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: set-up, native tests, the no_std core,
-# the wasm32 build of core, wasm tests in headless Chromium, and the browser tests of the page.
+# the wasm32 build of core, wasm tests in headless Chromium, the browser tests of the page, and
+# the differential check against Kubernetes' own code (scripts/oracle.sh, 2,000 cases unless
+# SHEPHERD_ORACLE_OPS says otherwise).
 #
 #   scripts/test.sh
 #
@@ -53,5 +55,7 @@ stage "wasm32 build of core (no_std)" wasm cargo build -p shepherd --no-default-
 stage "wasm tests in headless Chromium (wasm-pack)" \
   wasm wasm-pack test --headless --chrome --chromedriver "$(command -v chromedriver)" web
 stage "browser tests of the page (node --test)" browser_tests
+stage "Kubernetes oracle (scripts/oracle.sh)" \
+  native env SHEPHERD_FUZZ_OPS="${SHEPHERD_ORACLE_OPS:-2000}" scripts/oracle.sh
 summary
 [ "$FAILED" = 0 ]

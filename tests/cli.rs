@@ -433,6 +433,189 @@ fn an_input_past_the_size_limit_is_refused_before_it_is_read() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Writes `text` to a file of its own for one test and returns its path.
+fn temp_file(name: &str, text: &str) -> String {
+    let p = std::env::temp_dir().join(format!("shepherd-{}-{name}", std::process::id()));
+    std::fs::write(&p, text).expect("the temporary file should be writable");
+    p.to_string_lossy().into_owned()
+}
+
+const NODE: &str = "apiVersion: v1\nkind: Node\nmetadata: {name: NAME}\nstatus:\n  allocatable: {cpu: \"2\", memory: 4Gi, pods: \"110\"}\n  conditions: [{type: Ready, status: \"READY\"}]\n";
+
+fn node_doc(name: &str, ready: bool) -> String {
+    NODE.replace("NAME", name)
+        .replace("READY", if ready { "True" } else { "False" })
+}
+
+fn pod_doc(name: &str, node: Option<&str>, cpu: &str, extra_meta: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n{extra_meta}spec:\n{}  containers: [{{name: c, image: x, resources: {{requests: {{cpu: {cpu}}}}}}}]\n",
+        node.map_or(String::new(), |n| format!("  nodeName: {n}\n"))
+    )
+}
+
+/// Issue 42, row 8: every pod of the input is in `simulate`'s output with
+/// the status Kubernetes shows, or named with the reason it is not there.
+/// Before, each of these vanished without a word.
+#[test]
+fn simulate_names_every_pod_of_the_input() {
+    let owned = "  ownerReferences: [{apiVersion: v1, kind: Pod, name: parent, uid: \"1\", controller: true}]\n";
+    let docs = [
+        node_doc("node-1", true),
+        node_doc("node-down", false),
+        pod_doc("ghost", Some("node-9"), "100m", ""),
+        pod_doc("huge", Some("node-1"), "\"3\"", ""),
+        pod_doc("down", Some("node-down"), "100m", ""),
+        pod_doc("parent", None, "100m", ""),
+        pod_doc("child", None, "100m", owned),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      priorityClassName: missing-class\n      containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]\n".to_string(),
+    ];
+    let file = temp_file("row8.yaml", &docs.join("---\n"));
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
+    let (code, out, err) = run(&s(&["simulate", &file]));
+    assert_eq!(code, 0, "{err}");
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{out}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    // NAME READY STATUS RESTARTS AGE IP NODE ...
+    assert_eq!((row("ghost")[2], row("ghost")[6]), ("Pending", "node-9"));
+    assert_eq!((row("huge")[2], row("huge")[6]), ("OutOfcpu", "node-1"));
+    assert_eq!(
+        (row("down")[1], row("down")[2], row("down")[6]),
+        ("0/1", "Pending", "node-down")
+    );
+    assert_eq!(row("child")[2], "Running");
+    assert!(
+        out.contains("ghost: spec.nodeName node-9: no node has this name"),
+        "{out}"
+    );
+    assert!(
+        out.contains("pod huge: OutOfcpu: Pod was rejected: Node didn't have enough resource: cpu, requested: 3000"),
+        "{out}"
+    );
+    assert!(
+        out.contains("deployment web (0 of 2 pods): FailedCreate: Error creating: pods \"web-")
+            && out.contains("is forbidden: no PriorityClass with name missing-class was found"),
+        "{out}"
+    );
+    assert!(
+        out.contains("owned by Pod \"parent\", which is not a controller Shepherd runs"),
+        "{out}"
+    );
+    // explain answers for each, in kubelet's terms where the scheduler had no part.
+    let (code, out, err) = run(&s(&["explain", &file, "--pod", "huge"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("huge is Failed (OutOfcpu)"), "{out}");
+    let (code, out, err) = run(&s(&["explain", &file, "--pod", "down"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("whose kubelet is silent (NotReady)"), "{out}");
+    let _ = std::fs::remove_file(&file);
+}
+
+/// Issue 42, row 9: a bare Pod bound to a node with an untolerated
+/// NoExecute taint is deleted by the taint-eviction controller, and
+/// `simulate` and `explain` say so.
+#[test]
+fn a_pod_the_taint_eviction_controller_deletes_is_named_with_the_reason() {
+    let node = "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\nspec:\n  taints: [{key: maintenance, effect: NoExecute}]\nstatus:\n  allocatable: {cpu: \"2\", memory: 4Gi, pods: \"110\"}\n";
+    let file = temp_file(
+        "row9.yaml",
+        &[
+            node.to_string(),
+            pod_doc("pinned", Some("node-1"), "100m", ""),
+        ]
+        .join("---\n"),
+    );
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
+    let (code, out, err) = run(&s(&["simulate", &file]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("deleted while converging (1):\n  pod pinned: TaintManagerEviction: Marking for deletion Pod pinned: node node-1 has a NoExecute taint and it does not tolerate taint maintenance:NoExecute"),
+        "{out}"
+    );
+    let (code, _, err) = run(&s(&["explain", &file, "--pod", "pinned"]));
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("pod default/pinned was deleted while converging: TaintManagerEviction"),
+        "{err}"
+    );
+    let _ = std::fs::remove_file(&file);
+}
+
+/// Issue 42, row 12: `--then` is `kubectl apply`: a file that changes an
+/// existing Deployment updates it (the changed template rolls to a new
+/// ReplicaSet, the new replicas scale) instead of refusing "app web already
+/// exists"; an immutable field changed (the selector, a Pod's spec) is
+/// refused as the API server refuses it, with nothing applied.
+#[test]
+fn then_applies_a_changed_deployment_as_kubectl_apply_does() {
+    let node = "apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\nstatus:\n  allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}\n";
+    let web = |replicas: u32, version: &str, selector: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{{selector}}}}}\n  template:\n    metadata: {{labels: {{app: web, version: {version}}}}}\n    spec:\n      containers: [{{name: c, image: x, resources: {{requests: {{cpu: 100m}}}}}}]\n")
+    };
+    let base = temp_file(
+        "base.yaml",
+        &[
+            node.to_string(),
+            web(3, "v1", "app: web"),
+            pod_doc("debug", None, "100m", ""),
+        ]
+        .join("---\n"),
+    );
+    let roll = temp_file("roll.yaml", &web(5, "v2", "app: web"));
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
+    let (code, out, err) = run(&s(&[
+        "simulate", &base, "--then", &roll, "--output", "json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let web_pods: Vec<&serde_json::Value> = v["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["app"] == "web")
+        .collect();
+    assert_eq!(web_pods.len(), 5, "{out}");
+    assert!(web_pods
+        .iter()
+        .all(|p| p["ready"] == true && p["status"] == "Running"));
+    // The roll replaced the three v1 pods: the five are new ones.
+    assert!(web_pods
+        .iter()
+        .all(|p| p["name"] != "web-0" && p["name"] != "web-1" && p["name"] != "web-2"));
+    let (code, out, err) = run(&s(&["explain", &base, "--then", &roll, "--pod", "web-3"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("pod default/web-3 (Running)"), "{out}");
+    // Refusals, as the API server words them; nothing applied.
+    let moved = temp_file("selector.yaml", &web(3, "v1", "app: web, version: v1"));
+    let (code, _, err) = run(&s(&["simulate", &base, "--then", &moved]));
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("Deployment.apps \"web\" is invalid: spec.selector: Invalid value: app=web,version=v1: field is immutable"),
+        "{err}"
+    );
+    let pod = temp_file("pod.yaml", &pod_doc("debug", None, "200m", ""));
+    let (code, _, err) = run(&s(&["simulate", &base, "--then", &pod]));
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(
+            "Pod \"debug\" is invalid: spec: Forbidden: pod updates may not change fields"
+        ),
+        "{err}"
+    );
+    // The same Pod again is no change.
+    let same = temp_file("same.yaml", &pod_doc("debug", None, "100m", ""));
+    let (code, _, err) = run(&s(&["simulate", &base, "--then", &same]));
+    assert_eq!(code, 0, "{err}");
+    for f in [base, roll, moved, pod, same] {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
 /// Issue 42, row 11: what is not a regular file is never read past the
 /// limit, and a folder's FIFO is never opened. `/dev/zero` is read as
 /// standard input is (up to the limit, then refused); in a folder, a FIFO

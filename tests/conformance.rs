@@ -85,18 +85,17 @@ fn existing(
 /// `incoming`), and returns each node's normalised score for `plugin` under
 /// `profile` (`None` for an infeasible node), in node order.
 fn scores(
-    mut c: Cluster,
+    c: Cluster,
     incoming: DeploymentSpec,
     profile: &Profile,
     plugin: Plugin,
 ) -> Vec<(String, Option<i64>)> {
-    assert!(c.reconcile_to_fixed_point(Profile::bin_pack()).converged);
-    assert_eq!(c.pending_count(), 0, "every existing pod should be placed");
-    let name = format!("{}-0", incoming.name);
-    c.deploy(incoming)
-        .expect("the incoming Deployment should be valid");
-    c.reconcile_to_fixed_point(Profile::bin_pack());
-    let e = c.explain(&name, profile).expect("the incoming pod exists");
+    let e = explain_incoming(c, incoming, profile);
+    assert!(
+        !e.skipped.contains(&plugin.name()),
+        "{} skipped at PreScore",
+        plugin.name()
+    );
     e.nodes
         .iter()
         .map(|v| {
@@ -110,6 +109,22 @@ fn scores(
             (v.node.clone(), s)
         })
         .collect()
+}
+
+/// Settles the existing pods, adds the incoming pod (one replica of
+/// `incoming`) and explains it under `profile`.
+fn explain_incoming(
+    mut c: Cluster,
+    incoming: DeploymentSpec,
+    profile: &Profile,
+) -> shepherd::Explanation {
+    assert!(c.reconcile_to_fixed_point(Profile::bin_pack()).converged);
+    assert_eq!(c.pending_count(), 0, "every existing pod should be placed");
+    let name = format!("{}-0", incoming.name);
+    c.deploy(incoming)
+        .expect("the incoming Deployment should be valid");
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.explain(&name, profile).expect("the incoming pod exists")
 }
 
 fn want(rows: &[(&str, Option<i64>)]) -> Vec<(String, Option<i64>)> {
@@ -663,9 +678,8 @@ fn taint_toleration_score_in_a_cluster() {
 fn taint_toleration_filter_table() {
     // taint_toleration_test.go, TestTaintTolerationFilter (rows without
     // Gt/Lt), each run through a one-node cluster and `explain`. kube-scheduler
-    // rejects with the TaintToleration plugin; its reason text has changed
-    // across releases ("untolerated taint {key: value}" in older ones,
-    // "untolerated taint(s)" now), so the prefix is compared.
+    // rejects with the TaintToleration plugin and v1.37.2's reason, which
+    // does not name the taint (taint_toleration.go, Filter).
     let ns = Some(TaintEffect::NoSchedule);
     let no_schedule = |k: &str, v: &str| Taint::new(k, v, TaintEffect::NoSchedule);
     type Row = (&'static str, Vec<Toleration>, Vec<Taint>, bool);
@@ -752,11 +766,7 @@ fn taint_toleration_filter_table() {
         );
         if !fits {
             assert_eq!(v.plugin, Some("TaintToleration"), "{what}");
-            assert!(
-                v.reasons[0].starts_with("node(s) had untolerated taint"),
-                "{what}: {:?}",
-                v.reasons
-            );
+            assert_eq!(v.reasons, ["node(s) had untolerated taint(s)"], "{what}");
         }
     }
 }
@@ -1189,12 +1199,19 @@ fn run_ipa(row: IpaRow) {
         };
         apply(t, aff)
     });
-    let got = scores(
-        c,
-        pod,
-        &only(Plugin::InterPodAffinity),
-        Plugin::InterPodAffinity,
-    );
+    let profile = only(Plugin::InterPodAffinity);
+    if row.want.is_empty() {
+        // The Go row wants PreScore's Skip: no score rows, nothing added.
+        let e = explain_incoming(c, pod, &profile);
+        assert_eq!(e.skipped, vec!["InterPodAffinity"], "{}", row.name);
+        assert!(
+            e.nodes.iter().all(|v| v.scores.is_empty() && v.total == Some(0)),
+            "{}",
+            row.name
+        );
+        return;
+    }
+    let got = scores(c, pod, &profile, Plugin::InterPodAffinity);
     let expected: Vec<(String, Option<i64>)> = row
         .nodes
         .iter()
@@ -1232,7 +1249,8 @@ fn inter_pod_affinity_score_table() {
             nodes: vec![("node1", CHINA), ("node2", INDIA), ("node3", AZ1)],
             pods: vec![],
             pod: (Some("S1"), None),
-            want: vec![0, 0, 0],
+            // wantStatus Skip: no pod carries a term, nor matches one.
+            want: vec![],
         },
         IpaRow {
             name: "Affinity: pod that matches topology key & pods in nodes will get high score comparing to others",
@@ -1730,4 +1748,1052 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
     let e = c.explain("web-0", Profile::kube_scheduler()).unwrap();
     assert_eq!(e.decided_by, Some(("NodeAffinity".to_string(), 200)));
     assert_eq!(e.bound_to.as_deref(), Some("n2"));
+}
+
+// ===== nodes with zero allocatable (issue 42, row 10) ========================
+
+/// kube-scheduler's scorers leave out a resource whose allocatable is 0
+/// (noderesources/resource_allocation.go fills only the resources a node
+/// has; leastResourceScorer, mostResourceScorer and balancedResourceScorer
+/// skip `allocable[i] == 0`), so a node with no cpu is scored on memory
+/// alone; with neither, the fit score is 0.
+#[test]
+fn a_resource_with_zero_allocatable_is_left_out_of_the_scores() {
+    let least = ScoringStrategy::least_allocated();
+    let most = ScoringStrategy::most_allocated();
+    // Requested with the non-zero defaults (100m, 200Mi), in the Go units.
+    let req = [100, 200 << 20];
+    assert_eq!(fit::score(&least, &req, &[0, 4096 << 20]), 95);
+    assert_eq!(fit::score(&least, &req, &[2000, 0]), 95);
+    assert_eq!(fit::score(&least, &req, &[0, 0]), 0);
+    assert_eq!(fit::score(&most, &req, &[0, 4096 << 20]), 4);
+    assert_eq!(balanced::score(&[0, 256], &[0, 4096]), 100);
+    assert_eq!(balanced::score(&[0, 0], &[0, 0]), 100);
+}
+
+/// A node with 0 allocatable cpu, memory or pods is taken; it fits pods
+/// that request none of what it lacks (a pod without requests fits cpu and
+/// memory 0, never pods 0), and explain gives kube-scheduler's reasons and
+/// scores there.
+#[test]
+fn nodes_with_zero_allocatable_fit_only_pods_that_need_none_of_it() {
+    let mut c = Cluster::new();
+    c.add_node(node("no-cpu", 0, 4096)).unwrap();
+    c.add_node(node("no-memory", 2000, 0)).unwrap();
+    c.add_node(node("no-pods", 2000, 4096).with_max_pods(0))
+        .unwrap();
+    c.deploy(DeploymentSpec::new("be", 1, Resources::new(0, 0)))
+        .unwrap();
+    c.deploy(DeploymentSpec::new("cpu", 1, Resources::new(100, 0)))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("be-0", Profile::kube_scheduler()).unwrap();
+    let verdict = |node: &str| e.nodes.iter().find(|v| v.node == node).unwrap();
+    assert!(verdict("no-cpu").feasible && verdict("no-memory").feasible);
+    assert_eq!(verdict("no-pods").reasons, ["Too many pods"]);
+    let fit_of = |node: &str| {
+        verdict(node)
+            .scores
+            .iter()
+            .find(|s| s.plugin == "NodeResourcesFit")
+            .unwrap()
+            .raw
+    };
+    // Memory alone on no-cpu: (4096 - 200) * 100 / 4096; cpu alone on
+    // no-memory, where cpu-0 runs: (2000 - 100 - 100) * 100 / 2000.
+    assert_eq!((fit_of("no-cpu"), fit_of("no-memory")), (95, 90));
+    let e = c.explain("cpu-0", Profile::kube_scheduler()).unwrap();
+    let v = e.nodes.iter().find(|v| v.node == "no-cpu").unwrap();
+    assert_eq!(v.reasons, ["Insufficient cpu"]);
+    assert_eq!(
+        c.pod_by_name("cpu-0")
+            .unwrap()
+            .node
+            .and_then(|n| c.node_by_id(n))
+            .map(|n| n.name().to_string())
+            .as_deref(),
+        Some("no-memory")
+    );
+}
+// ===== status codes (framework/interface.go) ==================================
+
+/// Each node's Filter code for `pod` under the default profile, in node order.
+fn codes(c: &Cluster, pod: &str) -> Vec<(String, shepherd::Code)> {
+    let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
+    e.nodes.iter().map(|v| (v.node.clone(), v.code)).collect()
+}
+
+fn want_codes(rows: &[(&str, shepherd::Code)]) -> Vec<(String, shepherd::Code)> {
+    rows.iter().map(|(n, c)| (n.to_string(), *c)).collect()
+}
+
+#[test]
+fn filter_status_codes_table() {
+    use shepherd::Code::{Success, Unschedulable, UnschedulableAndUnresolvable as Unresolvable};
+    let zone = "zone";
+    let foo = || Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
+        "foo",
+        SelectorOperator::Exists,
+        &[],
+    ));
+
+    // podtopologyspread/filtering_test.go, TestSingleConstraint, "pods spread
+    // across zones as 1/2 due to absence of label 'zone' on node-b": the
+    // missing label is UnschedulableAndUnresolvable, the skew Unschedulable.
+    let mut c = Cluster::new();
+    for (n, key, z) in [
+        ("node-a", zone, "zone1"),
+        ("node-b", "zon", "zone1"),
+        ("node-x", zone, "zone2"),
+        ("node-y", zone, "zone2"),
+    ] {
+        c.add_node(node(n, 4000, 4000).with_label(key, z).with_label("node", n))
+            .unwrap();
+    }
+    for n in ["node-a", "node-b", "node-x", "node-y"] {
+        existing(&mut c, &format!("p-{n}"), n, 1, Resources::new(1, 0), |t| {
+            t.with_label("foo", "")
+        });
+    }
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.deploy(
+        DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(|t| {
+            t.with_label("foo", "").with_topology_spread(TopologySpreadConstraint::new(
+                1,
+                zone,
+                WhenUnsatisfiable::DoNotSchedule,
+                foo(),
+            ))
+        }),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    assert_eq!(
+        codes(&c, "p-0"),
+        want_codes(&[
+            ("node-a", Success),
+            ("node-b", Unresolvable),
+            ("node-x", Unschedulable),
+            ("node-y", Unschedulable),
+        ])
+    );
+
+    // noderesources/fit_test.go: "too many resources fails" (node 10m /
+    // 20, full; the pod asks 1 / 1, here in Mi) and TestNotEnoughRequests
+    // "even if both resources fit, predicate fails when there's no space
+    // for additional pod" are Unschedulable; a request above the node's
+    // allocatable is UnschedulableAndUnresolvable (fitsRequest's
+    // Unresolvable, as the "extended resource capacity enforced" row has it
+    // for a request of 10 on an allocatable of 5).
+    let mut c = Cluster::new();
+    c.add_node(node("full", 10, 20)).unwrap();
+    c.add_node(node("one-pod", 20, 20).with_max_pods(1)).unwrap();
+    c.add_node(node("small", 5, 20)).unwrap();
+    existing(&mut c, "held", "full", 1, Resources::new(10, 20), |t| t);
+    existing(&mut c, "only", "one-pod", 1, Resources::new(5, 5), |t| t);
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.deploy(DeploymentSpec::new("p", 1, Resources::new(6, 1)))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("p-0", Profile::kube_scheduler()).unwrap();
+    let by: Vec<_> = e
+        .nodes
+        .iter()
+        .map(|v| (v.node.as_str(), v.code, v.reasons.clone()))
+        .collect();
+    assert_eq!(
+        by,
+        vec![
+            (
+                "full",
+                Unschedulable,
+                vec!["Insufficient cpu".to_string(), "Insufficient memory".to_string()]
+            ),
+            ("one-pod", Unschedulable, vec!["Too many pods".to_string()]),
+            ("small", Unresolvable, vec!["Insufficient cpu".to_string()]),
+        ]
+    );
+
+    // interpodaffinity/filtering_test.go, TestRequiredAffinitySingleNode
+    // (node1: region r1, zone z11; the existing pod service=securityscan):
+    // required affinity unmatched is UnschedulableAndUnresolvable, the
+    // pod's anti-affinity and an existing pod's are Unschedulable.
+    let svc = |v: &[&str]| {
+        Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
+            "service",
+            SelectorOperator::In,
+            v,
+        ))
+    };
+    type Row = (
+        &'static str,
+        fn(PodTemplate) -> PodTemplate,
+        Box<dyn Fn(PodTemplate) -> PodTemplate>,
+        shepherd::Code,
+    );
+    let rows: Vec<Row> = vec![
+        (
+            "Doesn't satisfy the PodAffinity because of unmatching labelSelector with the existing pod",
+            |t| t,
+            Box::new(move |t| {
+                t.with_label("service", "securityscan")
+                    .with_affinity(at(svc(&["antivirusscan", "value2"]), "region"))
+            }),
+            Unresolvable,
+        ),
+        (
+            "satisfies the PodAffinity but doesn't satisfy the PodAntiAffinity with the existing pod",
+            |t| t,
+            Box::new(move |t| {
+                t.with_label("security", "S1")
+                    .with_affinity(at(svc(&["securityscan", "value2"]), "region"))
+                    .with_anti_affinity(at(svc(&["securityscan", "value2"]), "zone"))
+            }),
+            Unschedulable,
+        ),
+        (
+            "verify that PodAntiAffinity from existing pod is respected when pod has no AntiAffinity constraints. doesn't satisfy PodAntiAffinity symmetry with the existing pod",
+            |t| {
+                t.with_anti_affinity(at(
+                    Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
+                        "service",
+                        SelectorOperator::In,
+                        &["securityscan", "value2"],
+                    )),
+                    "zone",
+                ))
+            },
+            Box::new(|t| t.with_label("service", "securityscan")),
+            Unschedulable,
+        ),
+    ];
+    for (what, existing_tpl, incoming, code) in rows {
+        let mut c = Cluster::new();
+        c.add_node(
+            node("node1", 4000, 4000)
+                .with_label("region", "r1")
+                .with_label("zone", "z11"),
+        )
+        .unwrap();
+        existing(&mut c, "pod", "node1", 1, Resources::new(1, 0), |t| {
+            existing_tpl(t.with_label("service", "securityscan"))
+        });
+        c.reconcile_to_fixed_point(Profile::bin_pack());
+        c.deploy(DeploymentSpec::new("incoming", 1, Resources::new(1, 0)).with_template(incoming))
+            .unwrap();
+        c.reconcile_to_fixed_point(Profile::kube_scheduler());
+        assert_eq!(codes(&c, "incoming-0"), want_codes(&[("node1", code)]), "{what}");
+    }
+
+    // nodeunschedulable_test.go "Does not schedule pod to unschedulable
+    // node", node_affinity_test.go (ErrReasonPod) and
+    // taint_toleration_test.go: UnschedulableAndUnresolvable.
+    let mut c = Cluster::new();
+    c.add_node(node("cordoned", 4000, 4000)).unwrap();
+    c.add_node(node("elsewhere", 4000, 4000).with_label("foo", "baz"))
+        .unwrap();
+    c.add_node(
+        node("tainted", 4000, 4000)
+            .with_label("foo", "bar")
+            .with_taint(Taint::new("dedicated", "user1", TaintEffect::NoSchedule)),
+    )
+    .unwrap();
+    c.add_node(node("fits", 4000, 4000).with_label("foo", "bar"))
+        .unwrap();
+    c.cordon("cordoned").unwrap();
+    c.deploy(
+        DeploymentSpec::new("p", 1, Resources::new(100, 100))
+            .with_template(|t| t.with_node_selector("foo", "bar")),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("p-0", Profile::kube_scheduler()).unwrap();
+    let by: Vec<_> = e
+        .nodes
+        .iter()
+        .map(|v| (v.node.as_str(), v.plugin, v.code))
+        .collect();
+    assert_eq!(
+        by,
+        vec![
+            ("cordoned", Some("NodeUnschedulable"), Unresolvable),
+            ("elsewhere", Some("NodeAffinity"), Unresolvable),
+            ("tainted", Some("TaintToleration"), Unresolvable),
+            ("fits", None, Success),
+        ]
+    );
+}
+
+#[test]
+fn prescore_skip_leaves_the_plugin_out() {
+    // A plugin whose PreScore returns Skip has no score row on any node and
+    // adds nothing to a total (framework/runtime/framework.go,
+    // RunPreScorePlugins and RunScorePlugins). The rows: node_affinity_test.go
+    // "Skip is returned in PreScore when NodeAffinity is nil";
+    // balanced_allocation_test.go "nothing scheduled, nothing requested,
+    // skip in PreScore"; interpodaffinity/scoring_test.go "all nodes are
+    // same priority as Affinity is nil".
+    let mut c = Cluster::new();
+    c.add_node(node("node1", 4000, 8000)).unwrap();
+    c.add_node(node("node2", 4000, 8000)).unwrap();
+    c.deploy(DeploymentSpec::new("nothing", 1, Resources::ZERO))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("nothing-0", Profile::kube_scheduler()).unwrap();
+    assert_eq!(
+        e.skipped,
+        vec!["NodeAffinity", "InterPodAffinity", "NodeResourcesBalancedAllocation"]
+    );
+    for v in &e.nodes {
+        let plugins: Vec<&str> = v.scores.iter().map(|s| s.plugin).collect();
+        assert_eq!(
+            plugins,
+            vec!["TaintToleration", "NodeResourcesFit", "PodTopologySpread"],
+            "{}",
+            v.node
+        );
+        let sum: i64 = v.scores.iter().map(|s| s.weighted).sum();
+        assert_eq!(v.total, Some(sum));
+    }
+
+    // With a preference and a request, neither skips; InterPodAffinity
+    // stays skipped until a bound pod gives a domain a score.
+    let mut c = Cluster::new();
+    c.add_node(node("node1", 4000, 8000).with_label("zone", "a"))
+        .unwrap();
+    c.add_node(node("node2", 4000, 8000).with_label("zone", "b"))
+        .unwrap();
+    let pref = preferred(vec![(5, term(vec![expr("zone", Op::In, &["a"])]))]);
+    c.deploy(
+        DeploymentSpec::new("web", 1, Resources::new(100, 100)).with_template(|t| {
+            t.with_node_affinity(pref)
+                .with_preferred_anti_affinity(3, at(sec("S1"), "zone"))
+        }),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("web-0", Profile::kube_scheduler()).unwrap();
+    assert_eq!(e.skipped, vec!["InterPodAffinity"]);
+    existing(&mut c, "s1", "node2", 1, Resources::new(1, 0), |t| {
+        t.with_label("security", "S1")
+    });
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("web-0", Profile::kube_scheduler()).unwrap();
+    assert!(e.skipped.is_empty(), "{:?}", e.skipped);
+    let ipa: Vec<i64> = e
+        .nodes
+        .iter()
+        .map(|v| {
+            v.scores
+                .iter()
+                .find(|s| s.plugin == "InterPodAffinity")
+                .unwrap()
+                .normalized
+        })
+        .collect();
+    assert_eq!(ipa, vec![100, 0]);
+}
+
+// ===== system default spreading: helper/spread.go's DefaultSelector ==========
+
+/// PodTopologySpread's normalised score per node for `pod` under the
+/// default profile, or `None` when its PreScore skipped.
+fn spread_of(c: &Cluster, pod: &str) -> Option<Vec<(String, i64, i64)>> {
+    let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
+    if e.skipped.contains(&"PodTopologySpread") {
+        assert!(e.nodes.iter().all(|v| v.scores.iter().all(|s| s.plugin != "PodTopologySpread")));
+        return None;
+    }
+    Some(
+        e.nodes
+            .iter()
+            .filter(|v| v.feasible)
+            .map(|v| {
+                let s = v.scores.iter().find(|s| s.plugin == "PodTopologySpread").unwrap();
+                (v.node.clone(), s.raw, s.normalized)
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn default_spreading_needs_a_service_or_an_owning_replicaset() {
+    // helper/spread_test.go, TestGetPodServices: services service-0..2 in
+    // namespace test select app=test-0..2; pods test-pod-0..4 carry
+    // app=test-i. A bare pod's only selector is its Services': pods 3 and
+    // 4 have none, so the system defaults do not apply and PreScore skips
+    // (scoring_test.go TestPreScoreSkip); pods 0..2 are spread.
+    let mut c = Cluster::new();
+    c.add_node(node("node-a", 4000, 8000)).unwrap();
+    c.add_node(node("node-b", 4000, 8000)).unwrap();
+    for i in 0..3 {
+        c.add_service(shepherd::ServiceSpec {
+            name: format!("test/service-{i}"),
+            selector: Selector::new(&[("app", &format!("test-{i}"))]),
+        })
+        .unwrap();
+    }
+    for i in 0..5 {
+        c.create_bare_pod(shepherd::BarePodSpec {
+            name: format!("test/test-pod-{i}"),
+            template: PodTemplate::new(Resources::new(100, 100))
+                .with_label("app", &format!("test-{i}"))
+                .with_label("label", &format!("label-{i}")),
+            node_name: None,
+        })
+        .unwrap();
+    }
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    for i in 0..5 {
+        let pod = format!("test/test-pod-{i}");
+        assert_eq!(spread_of(&c, &pod).is_some(), i < 3, "{pod}");
+    }
+    // A Service of another namespace does not select them.
+    c.add_service(shepherd::ServiceSpec {
+        name: "other/service-3".into(),
+        selector: Selector::new(&[("app", "test-3")]),
+    })
+    .unwrap();
+    assert_eq!(spread_of(&c, "test/test-pod-3"), None);
+    // A standalone pod no longer scores 100 everywhere (200 weighted):
+    // without the plugin its totals are what the other plugins give.
+    let e = c.explain("test/test-pod-4", Profile::kube_scheduler()).unwrap();
+    for v in &e.nodes {
+        let sum: i64 = v.scores.iter().map(|s| s.weighted).sum();
+        assert_eq!(v.total, Some(sum));
+    }
+
+    // A DaemonSet's pod: its owner is not a ReplicaSet, StatefulSet or
+    // ReplicationController, so only a Service gives it a selector.
+    let mut c = Cluster::new();
+    c.add_node(node("node-a", 4000, 8000)).unwrap();
+    c.create_daemonset(shepherd::DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(100, 100)).with_label("app", "agent"),
+    ))
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let pod = c.pods().find(|p| p.app == "agent").unwrap().name();
+    assert_eq!(spread_of(&c, &pod), None);
+    c.add_service(shepherd::ServiceSpec {
+        name: "agent".into(),
+        selector: Selector::new(&[("app", "agent")]),
+    })
+    .unwrap();
+    assert!(spread_of(&c, &pod).is_some());
+
+    // A profile without the system defaults (ListDefaulting with no
+    // constraints: TestPreScoreSkip "the pod doesn't have soft topology
+    // spread Constraints") skips for a Deployment's pod too.
+    let mut c = Cluster::new();
+    c.add_node(node("node-a", 4000, 8000)).unwrap();
+    c.add_node(node("node-b", 4000, 8000)).unwrap();
+    c.deploy(DeploymentSpec::new("web", 1, Resources::new(100, 100)))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let listed = Profile {
+        system_default_spreading: false,
+        ..Profile::kube_scheduler()
+    };
+    let e = c.explain("web-0", listed).unwrap();
+    assert!(e.skipped.contains(&"PodTopologySpread"), "{:?}", e.skipped);
+}
+
+#[test]
+fn default_spreading_counts_what_the_replicaset_selects() {
+    // scoring_test.go, TestPreScoreStateEmptyNodes, "system default
+    // constraints and a replicaset": node-a and node-b in zone mars, node-c
+    // and node-d without a zone (one more domain, the empty value), no
+    // matching pods: hostname weight ln(4 + 2), zone weight ln(2 + 2).
+    // Raw: node-a, node-b 0 + (3 - 1) + 0 + (5 - 1) = 6; node-c, node-d
+    // lack the zone key, so only the hostname constraint scores: 2.
+    // Normalised 100 * (6 + 2 - raw) / 6: 33, 33, 100, 100.
+    let mut c = Cluster::new();
+    for (n, zone) in [("node-a", Some("mars")), ("node-b", Some("mars")), ("node-c", None), ("node-d", None)] {
+        let mut spec = node(n, 4000, 8000);
+        if let Some(z) = zone {
+            spec = spec.with_label(spread::ZONE_KEY, z);
+        }
+        c.add_node(spec).unwrap();
+    }
+    c.deploy(DeploymentSpec::new("p", 1, Resources::new(100, 100)).with_template(|t| {
+        t.with_label("foo", "tar").with_label("baz", "sup")
+    }))
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let want_rows = |rows: &[(&str, i64, i64)]| -> Vec<(String, i64, i64)> {
+        rows.iter().map(|(n, r, s)| (n.to_string(), *r, *s)).collect()
+    };
+    assert_eq!(
+        spread_of(&c, "p-0"),
+        Some(want_rows(&[
+            ("node-a", 6, 33),
+            ("node-b", 6, 33),
+            ("node-c", 2, 100),
+            ("node-d", 2, 100)
+        ]))
+    );
+
+    // The ReplicaSet's selector is the Deployment's plus pod-template-hash:
+    // another Deployment with the very same template (labels included) has
+    // the same hash, so its pods are counted too, as Kubernetes counts them.
+    // Three nodes without zones; "b" has a pod on n1 and one on n2.
+    let shared = |t: PodTemplate| {
+        let mut t = t;
+        t.labels = shepherd::labels(&[("app", "shared")]);
+        t
+    };
+    let mut c = Cluster::new();
+    for n in ["n1", "n2", "n3"] {
+        c.add_node(NodeSpec::new(n, 4000, 8000)).unwrap();
+    }
+    c.deploy(DeploymentSpec::new("b", 2, Resources::new(100, 100)).with_template(shared))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.deploy(DeploymentSpec::new("a", 1, Resources::new(100, 100)).with_template(shared))
+        .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let b_on: Vec<String> = c
+        .pods()
+        .filter(|p| p.app == "b")
+        .map(|p| c.node_by_id(p.node.unwrap()).unwrap().name().to_string())
+        .collect();
+    assert_eq!(b_on, vec!["n1", "n1"], "binpack puts both of b's pods on n1");
+    // Hostname only (no zones): ln(3 + 2) per matching pod, + 2.
+    // n1: round(2 * 1.609 + 2) = 5; n2, n3: 2 -> 100 * (5 + 2 - raw) / 5.
+    assert_eq!(
+        spread_of(&c, "a-0"),
+        Some(want_rows(&[("n1", 5, 40), ("n2", 2, 100), ("n3", 2, 100)]))
+    );
+    // A pod of a different template (another hash) is not counted, even
+    // with the same labels: "c" differs by its requests.
+    let mut c2 = Cluster::new();
+    for n in ["n1", "n2", "n3"] {
+        c2.add_node(NodeSpec::new(n, 4000, 8000)).unwrap();
+    }
+    c2.deploy(DeploymentSpec::new("c", 2, Resources::new(200, 100)).with_template(shared))
+        .unwrap();
+    c2.reconcile_to_fixed_point(Profile::bin_pack());
+    c2.deploy(DeploymentSpec::new("a", 1, Resources::new(100, 100)).with_template(shared))
+        .unwrap();
+    c2.reconcile_to_fixed_point(Profile::kube_scheduler());
+    assert_eq!(
+        spread_of(&c2, "a-0"),
+        Some(want_rows(&[("n1", 2, 100), ("n2", 2, 100), ("n3", 2, 100)]))
+    );
+}
+
+// ===== nodeAffinityPolicy and nodeTaintsPolicy ================================
+
+/// A spread row: nodes (name, labels, tainted with `node.kubernetes.io/
+/// unschedulable` NoSchedule, as filtering_test.go's `taints`), existing pods
+/// (node, labels), and the incoming pod's template.
+/// Labels as the rows write them.
+type Pairs = &'static [(&'static str, &'static str)];
+
+struct PolicyRow {
+    name: &'static str,
+    nodes: Vec<(&'static str, Pairs, bool)>,
+    pods: Vec<(&'static str, &'static [(&'static str, &'static str)])>,
+    pod: fn(PodTemplate) -> PodTemplate,
+}
+
+/// Builds the row's cluster (existing pods pinned and tolerating every
+/// taint), adds the incoming pod and explains it.
+fn explain_row(row: &PolicyRow) -> shepherd::Explanation {
+    let mut c = Cluster::new();
+    for (n, labels, tainted) in &row.nodes {
+        let mut spec = node(n, 4000, 4000);
+        for (k, v) in labels.iter() {
+            spec = spec.with_label(k, v);
+        }
+        if *tainted {
+            spec = spec.with_taint(Taint::new(
+                "node.kubernetes.io/unschedulable",
+                "",
+                TaintEffect::NoSchedule,
+            ));
+        }
+        c.add_node(spec).unwrap();
+    }
+    for (i, (n, labels)) in row.pods.iter().enumerate() {
+        existing(&mut c, &format!("existing{i}"), n, 1, Resources::new(1, 0), |t| {
+            let mut t = t.with_toleration(Toleration::exists("", None));
+            for (k, v) in labels.iter() {
+                t = t.with_label(k, v);
+            }
+            t
+        });
+    }
+    assert!(c.reconcile_to_fixed_point(Profile::bin_pack()).converged);
+    assert_eq!(c.pending_count(), 0, "{}: every existing pod placed", row.name);
+    c.deploy(DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(row.pod))
+        .unwrap();
+    // (Placed or not: a bound pod is explained as if placed again.)
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    c.explain("p-0", Profile::kube_scheduler()).unwrap()
+}
+
+const FOO: &[(&str, &str)] = &[("foo", "")];
+const BAR: &[(&str, &str)] = &[("bar", "")];
+const NONE: &[(&str, &str)] = &[];
+
+fn hard(key: &str, sel: Selector) -> TopologySpreadConstraint {
+    TopologySpreadConstraint::new(1, key, WhenUnsatisfiable::DoNotSchedule, sel)
+}
+
+#[test]
+fn inclusion_policies_filter_table() {
+    // podtopologyspread/filtering_test.go, TestPreFilterState: the rows on
+    // NodeAffinityPolicy and NodeTaintsPolicy. The Go test checks the
+    // counts (TpValueToMatchNum); here each node's Filter verdict that
+    // follows from them, `matching + selfMatch - min <= maxSkew`, with the
+    // code and plugin. The topology key "node" is a plain label.
+    use shepherd::model::NodeInclusionPolicy::{Honor, Ignore};
+    use shepherd::Code::{Success, Unschedulable, UnschedulableAndUnresolvable as Unresolvable};
+    let abc = |a: &'static [(&'static str, &'static str)],
+               b: &'static [(&'static str, &'static str)],
+               c: &'static [(&'static str, &'static str)],
+               tainted_c: bool| {
+        vec![("node-a", a, false), ("node-b", b, false), ("node-c", c, tainted_c)]
+    };
+    type Want = Vec<(&'static str, Option<&'static str>, shepherd::Code)>;
+    let rows: Vec<(PolicyRow, Want)> = vec![
+        (
+            // counts node-a 1, node-b 2 (node-c is not admitted): min 1.
+            PolicyRow {
+                name: "NodeAffinityPolicy honored with labelSelectors",
+                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(hard("node", bar())),
+            },
+            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("NodeAffinity"), Unresolvable)],
+        ),
+        (
+            // counts 1, 2, 0: min 0, node-b's skew is 2.
+            PolicyRow {
+                name: "NodeAffinityPolicy ignored with labelSelectors",
+                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| {
+                    t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
+                        hard("node", bar()).with_policies(Ignore, Ignore),
+                    )
+                },
+            },
+            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("NodeAffinity"), Unresolvable)],
+        ),
+        (
+            PolicyRow {
+                name: "NodeAffinityPolicy honored with nodeAffinity",
+                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_node_affinity(required(vec![term(vec![expr("foo", Op::In, &[""])])]))
+                        .with_topology_spread(hard("node", bar()))
+                },
+            },
+            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("NodeAffinity"), Unresolvable)],
+        ),
+        (
+            PolicyRow {
+                name: "NodeAffinityPolicy ignored with nodeAffinity",
+                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_node_affinity(required(vec![term(vec![expr("foo", Op::In, &[""])])]))
+                        .with_topology_spread(hard("node", bar()).with_policies(Ignore, Ignore))
+                },
+            },
+            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("NodeAffinity"), Unresolvable)],
+        ),
+        (
+            // counts 1, 2, 0 (the tainted node counts): min 0.
+            PolicyRow {
+                name: "NodeTaintsPolicy ignored",
+                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| t.with_label("foo", "").with_topology_spread(hard("node", bar())),
+            },
+            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("TaintToleration"), Unresolvable)],
+        ),
+        (
+            // counts 1, 2 (the tainted node does not count): min 1.
+            PolicyRow {
+                name: "NodeTaintsPolicy honored",
+                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| t.with_label("foo", "").with_topology_spread(hard("node", bar()).with_policies(Honor, Honor)),
+            },
+            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("TaintToleration"), Unresolvable)],
+        ),
+        (
+            // The pod tolerates the taint: node-c counts again (0), min 0.
+            PolicyRow {
+                name: "NodeTaintsPolicy honored with tolerated taints",
+                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
+                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_toleration(Toleration::exists("node.kubernetes.io/unschedulable", None))
+                        .with_topology_spread(hard("node", bar()).with_policies(Honor, Honor))
+                },
+            },
+            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", None, Success)],
+        ),
+    ];
+    for (row, want) in rows {
+        let e = explain_row(&row);
+        let got: Want = e.nodes.iter().map(|v| (match v.node.as_str() {
+            "node-a" => "node-a",
+            "node-b" => "node-b",
+            _ => "node-c",
+        }, v.plugin, v.code)).collect();
+        assert_eq!(got, want, "{}", row.name);
+    }
+
+    // The rows with two constraints ("two node inclusion Constraints, ...").
+    type Row4 = (&'static str, Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>, Vec<(&'static str, &'static [(&'static str, &'static str)])>, fn(PodTemplate) -> PodTemplate, Want);
+    const Z1A: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-a")];
+    const Z1A_FOO: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-a"), ("foo", "")];
+    const Z1B: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-b")];
+    const Z1B_FOO: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-b"), ("foo", "")];
+    const Z2X_FOO: &[(&str, &str)] = &[("zone", "zone2"), ("node", "node-x"), ("foo", "")];
+    const Z2Y: &[(&str, &str)] = &[("zone", "zone2"), ("node", "node-y")];
+    const Z2Y_FOO: &[(&str, &str)] = &[("zone", "zone2"), ("node", "node-y"), ("foo", "")];
+    let rows: Vec<Row4> = vec![
+        (
+            // zone counts (node affinity honoured): zone1 0 (node-a), zone2
+            // 1; node counts (ignored): a 0, b 2, x 1. The pod matches itself.
+            "two node inclusion Constraints, zone: honor/ignore, node: ignore/ignore",
+            vec![("node-a", Z1A_FOO, false), ("node-b", Z1B, false), ("node-x", Z2X_FOO, false)],
+            vec![("node-b", FOO), ("node-b", FOO), ("node-x", FOO)],
+            |t| {
+                t.with_label("foo", "")
+                    .with_node_selector("foo", "")
+                    .with_topology_spread(hard("zone", foo()))
+                    .with_topology_spread(hard("node", foo()).with_policies(Ignore, Ignore))
+            },
+            vec![("node-a", None, Success), ("node-b", Some("NodeAffinity"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable)],
+        ),
+        (
+            // zone counts (taints honoured): zone1 0, zone2 1.
+            "two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
+            vec![("node-a", Z1A_FOO, false), ("node-b", Z1B, true), ("node-x", Z2X_FOO, false)],
+            vec![("node-b", FOO), ("node-b", FOO), ("node-x", FOO)],
+            |t| {
+                t.with_label("foo", "")
+                    .with_topology_spread(hard("zone", foo()).with_policies(Honor, Honor))
+                    .with_topology_spread(hard("node", foo()))
+            },
+            vec![("node-a", None, Success), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable)],
+        ),
+        (
+            "two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
+            vec![("node-a", Z1A, false), ("node-b", Z1B_FOO, true), ("node-x", Z2X_FOO, false), ("node-y", Z2Y, false)],
+            vec![("node-a", FOO), ("node-a", FOO), ("node-x", FOO), ("node-y", FOO)],
+            |t| {
+                t.with_label("foo", "")
+                    .with_node_selector("foo", "")
+                    .with_topology_spread(hard("zone", foo()))
+                    .with_topology_spread(hard("node", foo()))
+            },
+            vec![("node-a", Some("NodeAffinity"), Unresolvable), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable), ("node-y", Some("NodeAffinity"), Unresolvable)],
+        ),
+        (
+            // zone counts (all nodes): zone1 2, zone2 3, min 2; node-x
+            // and node-y skew 3 + 1 - 2 = 2 in their zone.
+            "two node inclusion Constraints, zone: ignore/ignore, node: honor/honor",
+            vec![("node-a", Z1A, false), ("node-b", Z1B_FOO, true), ("node-x", Z2X_FOO, false), ("node-y", Z2Y_FOO, false)],
+            vec![("node-a", FOO), ("node-a", FOO), ("node-x", FOO), ("node-x", FOO), ("node-y", FOO)],
+            |t| {
+                t.with_label("foo", "")
+                    .with_node_selector("foo", "")
+                    .with_topology_spread(hard("zone", foo()).with_policies(Ignore, Ignore))
+                    .with_topology_spread(hard("node", foo()).with_policies(Honor, Honor))
+            },
+            vec![("node-a", Some("NodeAffinity"), Unresolvable), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable), ("node-y", Some("PodTopologySpread"), Unschedulable)],
+        ),
+    ];
+    for (name, nodes, pods, pod, want) in rows {
+        let row = PolicyRow { name, nodes, pods, pod };
+        let e = explain_row(&row);
+        let got: Vec<(String, Option<&str>, shepherd::Code)> =
+            e.nodes.iter().map(|v| (v.node.clone(), v.plugin, v.code)).collect();
+        let want: Vec<(String, Option<&str>, shepherd::Code)> =
+            want.into_iter().map(|(n, p, c)| (n.to_string(), p, c)).collect();
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+#[test]
+fn inclusion_policies_score_by_hand() {
+    // scoring_test.go's NodeAffinityPolicy and NodeTaintsPolicy rows score
+    // node-c although it fails the filters (the Go test calls Score on
+    // every node); in a cluster node-c is not scored, so these rows keep
+    // their shape over a zone key, where the excluded node's pods change
+    // the count of a feasible node's domain. Nodes a (zone1), b and c
+    // (zone2); pods: a 2, b 1, c 1, all matching. The feasible nodes are a
+    // and b: two domains, weight ln(4) = 1.386; maxSkew 1.
+    //   Honor: zone1 2, zone2 1 -> raw 3, 1 -> 100 * (3 + 1 - raw) / 3 = 33, 100
+    //   Ignore: zone1 2, zone2 2 -> raw 3, 3 -> 100, 100
+    use shepherd::model::NodeInclusionPolicy::{Honor, Ignore};
+    const Z1_FOO: &[(&str, &str)] = &[("zone", "zone1"), ("foo", "")];
+    const Z2_FOO: &[(&str, &str)] = &[("zone", "zone2"), ("foo", "")];
+    const Z2: &[(&str, &str)] = &[("zone", "zone2")];
+    type Case = (&'static str, bool, Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>, fn(PodTemplate) -> PodTemplate, [i64; 2]);
+    let by_affinity = vec![("node-a", Z1_FOO, false), ("node-b", Z2_FOO, false), ("node-c", Z2, false)];
+    let by_taints = vec![("node-a", Z1_FOO, false), ("node-b", Z2_FOO, false), ("node-c", Z2_FOO, true)];
+    let cases: Vec<Case> = vec![
+        ("NodeAffinityPolicy honored", true, by_affinity.clone(), |t| {
+            t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
+                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo()),
+            )
+        }, [33, 100]),
+        ("NodeAffinityPolicy ignored", true, by_affinity, |t| {
+            t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
+                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo())
+                    .with_policies(Ignore, Ignore),
+            )
+        }, [100, 100]),
+        ("NodeTaintsPolicy honored", false, by_taints.clone(), |t| {
+            t.with_label("foo", "").with_topology_spread(
+                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo())
+                    .with_policies(Honor, Honor),
+            )
+        }, [33, 100]),
+        ("NodeTaintsPolicy ignored", false, by_taints, |t| {
+            t.with_label("foo", "").with_topology_spread(
+                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo()),
+            )
+        }, [100, 100]),
+    ];
+    for (name, _, nodes, pod, want) in cases {
+        let row = PolicyRow {
+            name,
+            nodes,
+            pods: vec![("node-a", FOO), ("node-a", FOO), ("node-b", FOO), ("node-c", FOO)],
+            pod,
+        };
+        let e = explain_row(&row);
+        let got: Vec<(String, i64)> = e
+            .nodes
+            .iter()
+            .filter(|v| v.feasible)
+            .map(|v| {
+                let s = v.scores.iter().find(|s| s.plugin == "PodTopologySpread").unwrap();
+                (v.node.clone(), s.normalized)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![("node-a".to_string(), want[0]), ("node-b".to_string(), want[1])],
+            "{name}"
+        );
+    }
+}
+
+// ===== the hostname domain is the kubernetes.io/hostname label ================
+
+/// A node pinned as `node` makes it, without the hostname label, or with
+/// another value.
+fn host(name: &str, hostname: Option<&str>) -> NodeSpec {
+    let mut n = node(name, 4000, 4000);
+    match hostname {
+        Some(h) => n.labels.insert(HOSTNAME_KEY.to_string(), h.to_string()),
+        None => n.labels.remove(HOSTNAME_KEY),
+    };
+    n
+}
+
+#[test]
+fn hostname_label_decides_the_hostname_domain() {
+    // scoring_test.go, TestPodTopologySpreadScore, "one constraint on node, 3
+    // out of 4 nodes are candidates, one node doesn't match topology key":
+    // matching pods 4 / ?2? / 1 / ~3~, node-b has no hostname label (its
+    // label is `n`), node-y is not a candidate. node-b is not scored (0);
+    // weight ln(2 + 2): node-a round(4 * 1.386) = 6, node-x 1.
+    let mut c = Cluster::new();
+    for (n, h, cpu) in [
+        ("node-a", Some("node-a"), 4000),
+        ("node-b", None, 4000),
+        ("node-x", Some("node-x"), 4000),
+        ("node-y", Some("node-y"), 500),
+    ] {
+        let mut spec = host(n, h);
+        spec.capacity.cpu_millis = cpu;
+        if h.is_none() {
+            spec = spec.with_label("n", n);
+        }
+        c.add_node(spec).unwrap();
+    }
+    for (i, (n, count)) in [("node-a", 4), ("node-b", 2), ("node-x", 1), ("node-y", 3)]
+        .into_iter()
+        .enumerate()
+    {
+        existing(&mut c, &format!("existing{i}"), n, count, Resources::new(1, 0), |t| {
+            t.with_label("foo", "")
+        });
+    }
+    let pod = DeploymentSpec::new("incoming", 1, Resources::new(1000, 100)).with_template(|t| {
+        t.with_label("foo", "").with_topology_spread(soft(1, HOSTNAME_KEY, foo()))
+    });
+    assert_eq!(
+        scores(c, pod, &only(Plugin::PodTopologySpread), Plugin::PodTopologySpread),
+        want(&[
+            ("node-a", Some(16)),
+            ("node-b", Some(0)),
+            ("node-x", Some(100)),
+            ("node-y", None)
+        ])
+    );
+
+    // scoring_test.go, "system defaulting, nodes don't have zone, pods
+    // match service": a bare pod a Service selects, matching pods 4/3/2/1
+    // on node-a..d, each its own hostname: 44, 66, 77, 100 ("same scores as
+    // if we were using one spreading constraint").
+    let mut c = Cluster::new();
+    for n in ["node-a", "node-b", "node-c", "node-d"] {
+        c.add_node(node(n, 4000, 4000)).unwrap();
+    }
+    for (n, count) in [("node-a", 4), ("node-b", 3), ("node-c", 2), ("node-d", 1)] {
+        existing(&mut c, &format!("p-{n}"), n, count, Resources::new(1, 0), |t| {
+            t.with_label("foo", "")
+        });
+    }
+    c.add_service(shepherd::ServiceSpec {
+        name: "svc".into(),
+        selector: Selector::new(&[("foo", "")]),
+    })
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.create_bare_pod(shepherd::BarePodSpec {
+        name: "p".into(),
+        template: PodTemplate::new(Resources::new(100, 100)).with_label("foo", ""),
+        node_name: None,
+    })
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let defaulting = Profile {
+        system_default_spreading: true,
+        ..only(Plugin::PodTopologySpread)
+    };
+    let e = c.explain("p", defaulting).unwrap();
+    let got: Vec<(String, i64)> = e
+        .nodes
+        .iter()
+        .map(|v| (v.node.clone(), v.scores[0].normalized))
+        .collect();
+    let want_rows: Vec<(String, i64)> = [("node-a", 44), ("node-b", 66), ("node-c", 77), ("node-d", 100)]
+        .iter()
+        .map(|(n, s)| (n.to_string(), *s))
+        .collect();
+    assert_eq!(got, want_rows);
+}
+
+#[test]
+fn hostname_filters_read_the_label() {
+    use shepherd::Code::{Success, Unschedulable, UnschedulableAndUnresolvable as Unresolvable};
+    // PodTopologySpread's Filter (filtering.go): a node without the
+    // constraint's key is refused UnschedulableAndUnresolvable with the
+    // missing-label reason; nodes sharing a hostname value are one domain.
+    // n1 and n2 share "rack-1" (2 matching pods between them), n3 is
+    // "n3" (1), n4 has no hostname. min 1: n1, n2: 2 + 1 - 1 = 2 > 1.
+    let mut c = Cluster::new();
+    c.add_node(host("n1", Some("rack-1"))).unwrap();
+    c.add_node(host("n2", Some("rack-1"))).unwrap();
+    c.add_node(host("n3", Some("n3"))).unwrap();
+    c.add_node(host("n4", None)).unwrap();
+    for (n, count) in [("n1", 1), ("n2", 1), ("n3", 1), ("n4", 3)] {
+        existing(&mut c, &format!("p-{n}"), n, count, Resources::new(1, 0), |t| {
+            t.with_label("foo", "")
+        });
+    }
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    c.deploy(
+        DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(|t| {
+            t.with_label("foo", "").with_topology_spread(hard(HOSTNAME_KEY, foo()))
+        }),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let e = c.explain("p-0", Profile::kube_scheduler()).unwrap();
+    let got: Vec<_> = e
+        .nodes
+        .iter()
+        .map(|v| (v.node.as_str(), v.code, v.reasons.clone()))
+        .collect();
+    let skew = vec![spread::REASON_SKEW.to_string()];
+    assert_eq!(
+        got,
+        vec![
+            ("n1", Unschedulable, skew.clone()),
+            ("n2", Unschedulable, skew),
+            ("n3", Success, vec![]),
+            ("n4", Unresolvable, vec![spread::REASON_MISSING_LABEL.to_string()]),
+        ]
+    );
+    assert_eq!(c.pod_by_name("p-0").unwrap().node, Some(shepherd::NodeId(2)));
+
+    // InterPodAffinity: anti-affinity over the hostname key refuses every
+    // node of the domain that holds a matching pod (n1 and n2 share one);
+    // a node without the label is in no domain, so it never violates it,
+    // and cannot satisfy a required affinity term over the key.
+    let mut c = Cluster::new();
+    c.add_node(host("n1", Some("rack-1"))).unwrap();
+    c.add_node(host("n2", Some("rack-1"))).unwrap();
+    c.add_node(host("n3", None)).unwrap();
+    existing(&mut c, "db", "n1", 1, Resources::new(1, 0), |t| t.with_label("app", "db"));
+    existing(&mut c, "db2", "n3", 1, Resources::new(1, 0), |t| t.with_label("app", "db"));
+    c.reconcile_to_fixed_point(Profile::bin_pack());
+    let away = AffinityTerm::new(Selector::new(&[("app", "db")]), None);
+    c.deploy(
+        DeploymentSpec::new("away", 1, Resources::new(1, 0))
+            .with_template(|t| t.with_anti_affinity(away.clone())),
+    )
+    .unwrap();
+    c.deploy(
+        DeploymentSpec::new("near", 1, Resources::new(1, 0))
+            .with_template(|t| t.with_affinity(away.clone())),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(Profile::kube_scheduler());
+    let verdicts = |pod: &str| -> Vec<(String, Option<&'static str>, shepherd::Code)> {
+        let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
+        e.nodes.iter().map(|v| (v.node.clone(), v.plugin, v.code)).collect()
+    };
+    let ipa = Some("InterPodAffinity");
+    assert_eq!(
+        verdicts("away-0"),
+        vec![
+            ("n1".to_string(), ipa, Unschedulable),
+            ("n2".to_string(), ipa, Unschedulable),
+            ("n3".to_string(), None, Success),
+        ]
+    );
+    assert_eq!(
+        verdicts("near-0"),
+        vec![
+            ("n1".to_string(), None, Success),
+            ("n2".to_string(), None, Success),
+            ("n3".to_string(), ipa, Unresolvable),
+        ]
+    );
+}
+
+#[test]
+fn nodes_shepherd_makes_carry_the_kubelets_hostname_label() {
+    // NodeSpec::new registers as the kubelet does: hostname = node name
+    // (a label value holds at most 63 characters: a longer name gets none).
+    let n = NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024);
+    assert_eq!(n.labels.get(HOSTNAME_KEY).map(String::as_str), Some("ip-10-0-0-1.ec2.internal"));
+    let long = format!("{}.example.com", "a".repeat(60));
+    let n = NodeSpec::new(&long, 1000, 1024);
+    assert!(n.validate().is_ok());
+    assert!(!n.labels.contains_key(HOSTNAME_KEY));
+    // The spec may give another value.
+    let n = NodeSpec::new("node-1", 1000, 1024).with_label(HOSTNAME_KEY, "host-a");
+    assert_eq!(n.labels.get(HOSTNAME_KEY).map(String::as_str), Some("host-a"));
 }

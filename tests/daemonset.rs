@@ -301,10 +301,10 @@ fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
             .collect::<Vec<_>>(),
         ["agent"]
     );
-    assert!(c
-        .rendered_events()
-        .iter()
-        .any(|e| e.reason == "DrainComplete"));
+    // kubectl's words: the DaemonSet pod ignored, then the node drained.
+    let n0 = c.node("node-0.example.com").unwrap();
+    assert!(n0.cordoned && !n0.draining);
+    assert_eq!(n0.drain_status, Some("node/node-0.example.com drained"));
     // A new node gets its pod; a removed one loses it and nobody replaces it elsewhere.
     c.add_node(NodeSpec::new("node-3.example.com", 2000, 4096))
         .unwrap();
@@ -382,7 +382,7 @@ fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_ch
     };
     // n0, n1 (cordoned: a DaemonSet pod tolerates that), n3 and n4 run the
     // agent; n2's taint keeps it off.
-    all_say(&c, 4, "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 3 node(s) didn't match Pod's node affinity/selector.");
+    all_say(&c, 4, "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), 3 node(s) didn't match Pod's node affinity/selector.");
     // Two more nodes, one with the taint: five pods, seven nodes counted.
     c.add_node(NodeSpec::new("n5", 2000, 4096)).unwrap();
     c.add_node(NodeSpec::new("n6", 2000, 4096).with_taint(Taint::new(
@@ -392,13 +392,13 @@ fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_ch
     )))
     .unwrap();
     converge(&mut c);
-    all_say(&c, 5, "0/7 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: x}, 4 node(s) didn't match Pod's node affinity/selector.");
+    all_say(&c, 5, "0/7 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s), 4 node(s) didn't match Pod's node affinity/selector.");
     // The taint goes from n2: n2 gets its pod and nothing else changes in
     // the other pods' counts but the taint's.
     c.untaint_node("n2", "dedicated", Some(TaintEffect::NoSchedule))
         .unwrap();
     converge(&mut c);
-    all_say(&c, 6, "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: x}, 5 node(s) didn't match Pod's node affinity/selector.");
+    all_say(&c, 6, "0/7 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), 5 node(s) didn't match Pod's node affinity/selector.");
 }
 
 #[test]
@@ -453,21 +453,36 @@ fn bare_pods_bind_by_node_name_fail_kubelet_admission_or_are_scheduled_and_are_n
     c.create_bare_pod(pod("free", 0, None)).unwrap();
     converge(&mut c);
     assert_eq!(node_of(&c, "debug").as_deref(), Some("node-1.example.com"));
-    assert!(
-        c.pod_by_name("huge").is_err(),
-        "a pod the kubelet rejects fails"
+    // A pod the kubelet rejects is Failed with its reason, and stays.
+    let huge = c.pod_by_name("huge").expect("a Failed pod stays");
+    assert_eq!(huge.phase, shepherd::PodPhase::Failed);
+    assert_eq!(huge.node, None, "it takes no capacity");
+    assert_eq!(
+        huge.failure,
+        Some((
+            "OutOfcpu",
+            "Pod was rejected: Node didn't have enough resource: cpu, requested: 1900, used: 500, capacity: 2000"
+        ))
     );
     let out = c
         .rendered_events()
         .into_iter()
         .find(|e| e.reason == "OutOfcpu")
         .expect("an OutOfcpu event");
-    assert!(
-        out.object == "pod/huge"
-            && out.message.contains("Node didn't have enough resource: cpu, requested: 1900m, used: 500m, capacity: 2000m"),
-        "{out:?}"
+    assert_eq!(
+        (out.object.as_str(), out.message.as_str()),
+        (
+            "pod/huge",
+            "Node didn't have enough resource: cpu, requested: 1900, used: 500, capacity: 2000"
+        )
     );
-    assert!(c.pod_by_name("ghost").is_err());
+    // A nodeName no node has: Pending, bound to that name, never scheduled.
+    let ghost = c.pod_by_name("ghost").expect("an orphan stays Pending");
+    assert_eq!(
+        (ghost.phase, ghost.node),
+        (shepherd::PodPhase::Pending, None)
+    );
+    assert_eq!(ghost.node_name, Some("node-9.example.com"));
     // A pod without requests is scheduled (BestEffort fits anywhere).
     assert!(node_of(&c, "free").is_some());
     // The kubelet does not read NoSchedule taints or the cordon: a pod bound
@@ -491,12 +506,158 @@ fn bare_pods_bind_by_node_name_fail_kubelet_admission_or_are_scheduled_and_are_n
     assert!(c.apps().all(|a| a.name != "debug"));
     c.delete_bare_pod("free").unwrap();
     c.delete_bare_pod("pinned").unwrap();
+    // The pod garbage collector deletes the orphans (ghost's node never
+    // came, huge's went away) 40 s after it finds them.
+    c.set_now(c.now() + 40);
     converge(&mut c);
     assert_eq!(c.pods().count(), 0);
     // Its name is free again.
     c.create_bare_pod(pod("debug", 100, None)).unwrap();
     converge(&mut c);
     assert!(node_of(&c, "debug").is_some());
+}
+
+/// Issue 42, row 8: pods that vanished from the output with no word. Each
+/// is there now with the status Kubernetes would show: a nodeName no node
+/// has leaves the pod Pending (never scheduled) until the pod garbage
+/// collector deletes it 40 s later, or a node of that name takes it; a pod
+/// bound to a NotReady node is bound there, not Ready, until the
+/// taint-eviction controller deletes it after its 300 s for the unreachable
+/// taint; a Deployment naming a missing PriorityClass says FailedCreate.
+#[test]
+fn bare_pods_of_missing_or_not_ready_nodes_and_forbidden_pods_are_shown_as_kubernetes_shows_them() {
+    use shepherd::simulator::{Event, Simulator};
+    let pod = |name: &str, node: &str| BarePodSpec {
+        name: name.into(),
+        template: PodTemplate::new(Resources::new(100, 64)),
+        node_name: Some(node.into()),
+    };
+    let mut sim = Simulator::new(1, Profile::kube_scheduler());
+    for e in [
+        Event::AddNode(NodeSpec::new("node-1", 2000, 4096)),
+        Event::AddNode(NodeSpec::new("down", 2000, 4096)),
+        Event::FailNode("down".into()),
+    ] {
+        sim.submit(e).unwrap();
+    }
+    sim.run(52);
+    assert!(!sim.cluster().node("down").unwrap().ready);
+    for e in [
+        Event::CreatePod(pod("ghost", "node-9")),
+        Event::CreatePod(pod("late", "node-7")),
+        Event::CreatePod(pod("stranded", "down")),
+        Event::Deploy(
+            DeploymentSpec::new("web", 2, Resources::new(100, 64))
+                .with_template(|t| t.with_priority_class("missing-class")),
+        ),
+    ] {
+        sim.submit(e).unwrap();
+    }
+    sim.step();
+    let t0 = sim.tick();
+    let c = sim.cluster();
+    let ghost = c.pod_by_name("ghost").unwrap();
+    assert_eq!(
+        (ghost.phase, ghost.node, ghost.node_name),
+        (shepherd::PodPhase::Pending, None, Some("node-9"))
+    );
+    let why = c.pending_reason("ghost").unwrap().unwrap();
+    assert!(
+        why.contains("no node has this name") && why.contains(&format!("tick {}", t0 + 40)),
+        "{why}"
+    );
+    let stranded = c.pod_by_name("stranded").unwrap();
+    assert_eq!(node_of(c, "stranded").as_deref(), Some("down"));
+    assert!(!stranded.ready);
+    assert_eq!(stranded.eviction_at, Some(t0 + 300));
+    let web = c.app("web").unwrap();
+    assert_eq!((web.desired, web.current), (2, 0));
+    let (reason, message) = web.failure.clone().expect("web cannot create its pods");
+    assert_eq!(reason, "FailedCreate");
+    assert!(
+        message.ends_with("is forbidden: no PriorityClass with name missing-class was found"),
+        "{message}"
+    );
+    verify_capacity(c).unwrap();
+    verify_settled(c).unwrap();
+    // A node named as `late` wants registers: its kubelet takes the pod.
+    sim.submit(Event::AddNode(NodeSpec::new("node-7", 2000, 4096)))
+        .unwrap();
+    sim.step();
+    assert_eq!(node_of(sim.cluster(), "late").as_deref(), Some("node-7"));
+    // podgc: ghost goes 40 s after it was created.
+    while sim.tick() < t0 + 39 {
+        sim.step();
+    }
+    assert!(sim.cluster().pod_by_name("ghost").is_ok());
+    sim.step();
+    assert!(sim.cluster().pod_by_name("ghost").is_err());
+    assert!(sim
+        .cluster()
+        .rendered_events()
+        .iter()
+        .any(|e| e.object == "pod/ghost" && e.message.contains("pod garbage collector")));
+    // The taint-eviction controller: stranded goes after its 300 s.
+    while sim.tick() < t0 + 300 {
+        sim.step();
+    }
+    assert!(sim.cluster().pod_by_name("stranded").is_err());
+    assert!(sim
+        .cluster()
+        .rendered_events()
+        .iter()
+        .any(|e| e.object == "pod/stranded" && e.reason == "TaintManagerEviction"));
+}
+
+/// Issue 42, row 9: a bare Pod bound by nodeName to a node with a NoExecute
+/// taint it does not tolerate ran there, while explain said TaintToleration
+/// rejects the node. The taint-eviction controller deletes it as soon as it
+/// sees it bound, in the same pass (no tick needs to pass: `simulate`
+/// converges without one).
+#[test]
+fn a_bare_pod_bound_to_an_untolerated_no_execute_taint_is_deleted_by_the_taint_eviction_controller()
+{
+    let mut c = Cluster::new();
+    c.add_node(NodeSpec::new("node-1", 2000, 4096).with_taint(Taint::new(
+        "maintenance",
+        "",
+        TaintEffect::NoExecute,
+    )))
+    .unwrap();
+    let pinned = |name: &str, tolerations: Vec<Toleration>| {
+        let mut template = PodTemplate::new(Resources::new(100, 64));
+        template.tolerations = tolerations;
+        BarePodSpec {
+            name: name.into(),
+            template,
+            node_name: Some("node-1".into()),
+        }
+    };
+    c.create_bare_pod(pinned("pinned", vec![])).unwrap();
+    c.create_bare_pod(pinned(
+        "tolerant",
+        vec![Toleration::exists(
+            "maintenance",
+            Some(TaintEffect::NoExecute),
+        )],
+    ))
+    .unwrap();
+    converge(&mut c);
+    assert!(c.pod_by_name("pinned").is_err(), "deleted");
+    assert_eq!(node_of(&c, "tolerant").as_deref(), Some("node-1"));
+    let e = c
+        .rendered_events()
+        .into_iter()
+        .rfind(|e| e.object == "pod/pinned")
+        .expect("an event names it");
+    assert_eq!(e.reason, "TaintManagerEviction");
+    assert!(
+        e.message
+            .contains("does not tolerate taint maintenance:NoExecute"),
+        "{}",
+        e.message
+    );
+    assert!(c.apps().all(|a| a.name != "pinned"), "nobody recreates it");
 }
 
 // ----- update strategies: RollingUpdate (maxUnavailable, maxSurge) and OnDelete

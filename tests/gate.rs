@@ -137,15 +137,12 @@ fn refused(what: &str, e: Error) -> String {
 mod scratch {
     use super::*;
 
-    /// The value of a topology key on a node. The hostname key names the node
-    /// itself (the engine and `verify` agree: a node is its own hostname
-    /// domain, whatever labels it carries).
+    /// The value of a topology key on a node: its label's, the hostname
+    /// key's too (Kubernetes reads `kubernetes.io/hostname` as any label: a
+    /// node without it is in no hostname domain, two nodes with one value
+    /// are one).
     pub fn domain<'a>(n: &'a NodeSpec, key: &str) -> Option<&'a str> {
-        if key == "kubernetes.io/hostname" {
-            Some(n.name.as_str())
-        } else {
-            n.labels.get(key).map(|v| v.as_str())
-        }
+        n.labels.get(key).map(|v| v.as_str())
     }
 
     /// matchLabels: every pair present with the same value.
@@ -543,9 +540,13 @@ mod scratch {
             let key = &term.topology_key;
             let sel = &term.selector.match_labels;
             let d = domain(me.node, key);
-            let others = bound
-                .iter()
-                .filter(|q| q.name != me.name && selects(sel, &q.template.labels));
+            // (Only pods on nodes with the key count, for the first of a
+            // group too: kube-scheduler's affinity counts skip the others.)
+            let others = bound.iter().filter(|q| {
+                q.name != me.name
+                    && selects(sel, &q.template.labels)
+                    && domain(q.node, key).is_some()
+            });
             let here = d.is_some() && others.clone().any(|q| domain(q.node, key) == d);
             let first =
                 d.is_some() && selects(sel, &me.template.labels) && others.clone().next().is_none();
@@ -592,7 +593,9 @@ mod scratch {
             let key = &term.topology_key;
             let sel = &term.selector.match_labels;
             let d = domain(n.spec, key);
-            let mut matching = bound.iter().filter(|q| selects(sel, &q.template.labels));
+            let mut matching = bound
+                .iter()
+                .filter(|q| selects(sel, &q.template.labels) && domain(q.node, key).is_some());
             let here = d.is_some() && matching.clone().any(|q| domain(q.node, key) == d);
             let first = d.is_some() && selects(sel, &t.labels) && matching.next().is_none();
             if !here && !first {
@@ -897,8 +900,13 @@ fn random_node(rng: &mut Prng, name: &str, mix: &Mix, zone: Option<Option<String
         n = n.with_label("pool", "batch");
     }
     if rng.chance(5) {
-        // Shared by several nodes, yet each node stays its own hostname domain.
-        n = n.with_label("kubernetes.io/hostname", "shared-host");
+        // Shared by several nodes: one hostname domain, as Kubernetes
+        // counts it; or no hostname label at all: no hostname domain.
+        if rng.chance(50) {
+            n = n.with_label("kubernetes.io/hostname", "shared-host");
+        } else {
+            n.labels.remove("kubernetes.io/hostname");
+        }
     }
     if rng.chance(mix.constraints) {
         for _ in 0..rng.range(1, 2) {
@@ -2452,8 +2460,7 @@ fn failed_scheduling_message_sorts_reasons_as_kube_scheduler_does() {
     );
     converge(&mut c, ScorePolicy::BinPack);
     // kube-scheduler sorts the "N reason" strings themselves.
-    let first =
-        "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu.";
+    let first = "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.";
     assert_eq!(c.pending_reason("web-0").unwrap().as_deref(), Some(first));
     assert_eq!(c.app("web").unwrap().pending_reason.as_deref(), Some(first));
 
@@ -2461,7 +2468,7 @@ fn failed_scheduling_message_sorts_reasons_as_kube_scheduler_does() {
     c.add_node(node("node-4", 8000, 16384)).unwrap();
     c.cordon("node-4").unwrap();
     converge(&mut c, ScorePolicy::BinPack);
-    let second = "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, \
+    let second = "0/4 nodes are available: 1 node(s) had untolerated taint(s), \
                   1 node(s) were unschedulable, 2 Insufficient cpu.";
     assert_eq!(c.pending_reason("web-0").unwrap().as_deref(), Some(second));
 
@@ -2659,7 +2666,7 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
     converge(&mut c, ScorePolicy::BinPack);
 
     let why = "0/3 nodes are available: 1 Insufficient cpu, \
-               1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable.";
+               1 node(s) had untolerated taint(s), 1 node(s) were unschedulable.";
     let ex = c.explain("big-0", ScorePolicy::BinPack).unwrap();
     assert_eq!(
         (ex.pod.as_str(), ex.phase, ex.bound_to.clone()),
@@ -2701,11 +2708,14 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
                 "node-3",
                 false,
                 Some("TaintToleration"),
-                vec!["node(s) had untolerated taint {dedicated: gpu}".to_string()],
+                vec!["node(s) had untolerated taint(s)".to_string()],
                 None
             ),
         ]
     );
+    // Kubernetes' reason does not name the taint; explain's detail does.
+    let details: Vec<_> = ex.nodes.iter().map(|v| v.detail.as_deref()).collect();
+    assert_eq!(details, [None, None, Some("dedicated=gpu:NoSchedule")]);
 
     // A bound pod is explained as if placed again, its own requests freed:
     // MostAllocated = (1000*100/2000 + 1024*100/4096) / 2 = (50 + 25) / 2 = 37.
@@ -2792,17 +2802,25 @@ fn invalid_declarations_are_refused_and_change_nothing() {
     let long = "n".repeat(254);
     type Attempt<'a> = (&'a str, Box<dyn Fn(&mut Cluster) -> Result<(), Error>>);
     let attempts: Vec<Attempt> = vec![
+        // Zero allocatable is a node Kubernetes takes (issue 42, row 10);
+        // past the supported range is not.
         (
-            "a node with zero cpu",
-            Box::new(|c| c.add_node(node("node-2", 0, 1024)).map(drop)),
+            "a node with more cpu than a million cores",
+            Box::new(|c| c.add_node(node("node-2", 1_000_000_001, 1024)).map(drop)),
         ),
         (
-            "a node with zero memory",
-            Box::new(|c| c.add_node(node("node-2", 1000, 0)).map(drop)),
+            "a node that admits more than a million pods",
+            Box::new(|c| {
+                c.add_node(node("node-2", 1000, 1024).with_max_pods(1_000_001))
+                    .map(drop)
+            }),
         ),
         (
-            "re-registering a node with zero capacity",
-            Box::new(|c| c.reregister_node(node("node-1", 0, 0)).map(drop)),
+            "re-registering a node beyond the supported capacity",
+            Box::new(|c| {
+                c.reregister_node(node("node-1", 1_000_000_001, 0))
+                    .map(drop)
+            }),
         ),
         (
             "adding a node whose name is registered (kubectl: AlreadyExists)",
@@ -2948,7 +2966,11 @@ fn invalid_declarations_are_refused_and_change_nothing() {
             Resources::new(MAX_CPU_MILLIS + 1, 1)
         )))
         .is_err());
-    assert!(sim.submit(Event::AddNode(node("node-1", 0, 1))).is_err());
+    assert!(sim
+        .submit(Event::AddNode(
+            node("node-1", 1, 1).with_max_pods(1_000_001)
+        ))
+        .is_err());
     assert!(sim.pending_script().is_empty());
 }
 

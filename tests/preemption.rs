@@ -807,9 +807,14 @@ fn ref_nodes(c: &Cluster, t: &PodTemplate, reserved: &[(String, Resources, u32)]
                 .find(|(name, _, _)| name == n.name())
                 .map(|(_, r, k)| (*r, *k))
                 .unwrap_or_default();
+            // NodeResourcesFit is UnschedulableAndUnresolvable for a request
+            // above the node's allocatable (fit.go: no eviction makes room),
+            // so such a node is not a potential node either.
+            let within = t.requests.cpu_millis <= n.spec.capacity.cpu_millis
+                && t.requests.memory_mib <= n.spec.capacity.memory_mib;
             RefNode {
                 name: n.name().to_string(),
-                eligible: static_ok(&n, t),
+                eligible: static_ok(&n, t) && within,
                 free_cpu: n.spec.capacity.cpu_millis as i64
                     - n.allocated.cpu_millis as i64
                     - rr.cpu_millis as i64,

@@ -28,7 +28,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use shepherd::model::{
-    LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
+    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WhenUnsatisfiable, HOSTNAME_KEY,
 };
@@ -87,20 +87,57 @@ impl<'a> World<'a> {
     }
 }
 
-/// The value of a topology key on a node: the node itself for the hostname key.
+/// The value of a topology key on a node: its label's (the hostname key's
+/// too: a node without the label has no hostname domain, and two nodes with
+/// one value share it).
 fn value(n: &NodeView, key: &str) -> Option<String> {
-    if key == HOSTNAME_KEY {
-        Some(n.spec.name.clone())
-    } else {
-        n.spec.labels.get(key).cloned()
-    }
+    n.spec.labels.get(key).cloned()
 }
 
-/// The pod being scheduled: its template, and which pods are its ReplicaSet.
+/// The pod being scheduled: its template, its pod-template-hash (a
+/// Deployment's pod), and the Services of the cluster (for the system
+/// default constraints' selector).
 struct Incoming<'a> {
     tpl: &'a PodTemplate,
-    controller: shepherd::ControllerId,
-    revision: u32,
+    hash: Option<&'a str>,
+    services: &'a [Selector],
+}
+
+/// A pod's labels as the API server holds them: the template's, plus
+/// `pod-template-hash` on a Deployment's pod.
+fn pod_labels(p: &PodView) -> shepherd::Labels {
+    let mut l = p.template.labels.clone();
+    if let Some(h) = p.template_hash {
+        l.insert("pod-template-hash".to_string(), h.to_string());
+    }
+    l
+}
+
+/// kube-scheduler's DefaultSelector (helper/spread.go) as a predicate on
+/// pods: the Services selecting the pod, and the selector of its owning
+/// ReplicaSet (a Deployment's pod: the template's labels and its
+/// pod-template-hash); `None` when that selects nothing (no Service, no
+/// ReplicaSet), and the system default constraints are then not applied.
+fn default_selector<'a>(inc: &'a Incoming<'a>) -> Option<impl Fn(&PodView) -> bool + 'a> {
+    let svc: Vec<&Selector> = inc
+        .services
+        .iter()
+        .filter(|s| s.matches(&inc.tpl.labels))
+        .collect();
+    if inc.hash.is_none() && svc.is_empty() {
+        return None;
+    }
+    Some(move |p: &PodView| {
+        let l = pod_labels(p);
+        let owner = match inc.hash {
+            Some(h) => {
+                inc.tpl.labels.iter().all(|(k, v)| l.get(k) == Some(v))
+                    && l.get("pod-template-hash").map(String::as_str) == Some(h)
+            }
+            None => true,
+        };
+        owner && svc.iter().all(|s| s.matches(&l))
+    })
 }
 
 fn node_affinity_ok(n: &NodeView, tpl: &PodTemplate) -> bool {
@@ -114,6 +151,48 @@ fn node_affinity_ok(n: &NodeView, tpl: &PodTemplate) -> bool {
 
 fn tolerated(tpl: &PodTemplate, t: &Taint) -> bool {
     tpl.tolerations.iter().any(|tol| tol.tolerates(t))
+}
+
+/// Whether node `m` counts for spread constraint `c`
+/// (podtopologyspread/common.go, `matchNodeInclusionPolicies`):
+/// nodeAffinityPolicy Honor asks the pod's nodeSelector and required node
+/// affinity; nodeTaintsPolicy Honor asks that the pod tolerate the node's
+/// NoSchedule and NoExecute taints, those of its spec and those the node
+/// lifecycle controller puts on a cordoned node (unschedulable) and on a
+/// node that is not Ready (unreachable; the NoExecute half is always
+/// tolerated, by the pod or by what DefaultTolerationSeconds adds).
+fn included(m: &NodeView, tpl: &PodTemplate, c: &TopologySpreadConstraint) -> bool {
+    use shepherd::model::NodeInclusionPolicy::Honor;
+    if c.node_affinity_policy == Honor && !node_affinity_ok(m, tpl) {
+        return false;
+    }
+    if c.node_taints_policy == Honor {
+        let mut taints: Vec<Taint> = m
+            .spec
+            .taints
+            .iter()
+            .filter(|t| t.effect != TaintEffect::PreferNoSchedule)
+            .cloned()
+            .collect();
+        if m.cordoned {
+            taints.push(Taint::new(
+                "node.kubernetes.io/unschedulable",
+                "",
+                TaintEffect::NoSchedule,
+            ));
+        }
+        if !m.ready {
+            taints.push(Taint::new(
+                "node.kubernetes.io/unreachable",
+                "",
+                TaintEffect::NoSchedule,
+            ));
+        }
+        if taints.iter().any(|t| !tolerated(tpl, t)) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Every filter of the default plugin set, from scratch. `Err` names the plugin.
@@ -174,12 +253,11 @@ fn spread_filter(w: &World, n: &NodeView, tpl: &PodTemplate) -> Result<(), &'sta
     if hard.is_empty() {
         return Ok(());
     }
-    // Eligible nodes: admitted by the pod's node affinity (nodeAffinityPolicy
-    // Honor) and carrying every key of the hard constraints.
+    // Eligible nodes: carrying every key of the hard constraints, and each
+    // constraint's own inclusion policies.
     let eligible: Vec<&NodeView> = w
         .nodes
         .iter()
-        .filter(|m| node_affinity_ok(m, tpl))
         .filter(|m| hard.iter().all(|c| value(m, &c.topology_key).is_some()))
         .collect();
     for c in &hard {
@@ -187,7 +265,7 @@ fn spread_filter(w: &World, n: &NodeView, tpl: &PodTemplate) -> Result<(), &'sta
             return Err("PodTopologySpread");
         };
         let mut counts: BTreeMap<String, i64> = BTreeMap::new();
-        for m in &eligible {
+        for m in eligible.iter().filter(|m| included(m, tpl, c)) {
             let k = value(m, &c.topology_key).expect("eligible nodes carry the key");
             let matching = w.on[&m.id]
                 .iter()
@@ -328,18 +406,34 @@ fn round(x: f64) -> i64 {
 /// PodTopologySpread's normalised scores over `scored`.
 fn spread_scores(w: &World, scored: &[&NodeView], inc: &Incoming, profile: &Profile) -> Vec<i64> {
     let tpl = inc.tpl;
-    // (maxSkew, key, selector: None = the pod's own ReplicaSet)
-    let mut cons: Vec<(i64, String, Option<&Selector>)> = Vec::new();
+    // (maxSkew, key, selector: None = DefaultSelector, the constraint for
+    // its inclusion policies)
+    let mut cons: Vec<(i64, String, Option<&Selector>, TopologySpreadConstraint)> = Vec::new();
+    let defaults = default_selector(inc);
     let require_all = if tpl.topology_spread.is_empty() {
-        if profile.system_default_spreading {
-            cons.push((3, HOSTNAME_KEY.to_string(), None));
-            cons.push((5, ZONE.to_string(), None));
+        if profile.system_default_spreading && defaults.is_some() {
+            // Kubernetes' default policies: node affinity honoured, taints not.
+            let c = |skew: u32, key: &str| {
+                TopologySpreadConstraint::new(
+                    skew,
+                    key,
+                    WhenUnsatisfiable::ScheduleAnyway,
+                    Selector::default(),
+                )
+            };
+            cons.push((3, HOSTNAME_KEY.to_string(), None, c(3, HOSTNAME_KEY)));
+            cons.push((5, ZONE.to_string(), None, c(5, ZONE)));
         }
         false
     } else {
         for c in &tpl.topology_spread {
             if c.when_unsatisfiable == WhenUnsatisfiable::ScheduleAnyway {
-                cons.push((c.max_skew as i64, c.topology_key.clone(), Some(&c.selector)));
+                cons.push((
+                    c.max_skew as i64,
+                    c.topology_key.clone(),
+                    Some(&c.selector),
+                    c.clone(),
+                ));
             }
         }
         true
@@ -349,16 +443,16 @@ fn spread_scores(w: &World, scored: &[&NodeView], inc: &Incoming, profile: &Prof
     }
     let matches = |p: &PodView, sel: Option<&Selector>| match sel {
         Some(s) => s.matches(&p.template.labels),
-        None => p.controller == inc.controller && p.revision == inc.revision,
+        None => defaults.as_ref().is_some_and(|d| d(p)),
     };
-    let has_all = |n: &NodeView| cons.iter().all(|(_, k, _)| value(n, k).is_some());
+    let has_all = |n: &NodeView| cons.iter().all(|(_, k, _, _)| value(n, k).is_some());
     let ignored: Vec<bool> = scored.iter().map(|n| require_all && !has_all(n)).collect();
     let kept = ignored.iter().filter(|&&i| !i).count();
     // Domains among the scored nodes ("" for a missing key when defaulted),
     // counted over every node the pod's node affinity admits.
     let mut weights = Vec::new();
     let mut counts: Vec<BTreeMap<String, i64>> = Vec::new();
-    for (_, key, sel) in &cons {
+    for (_, key, sel, c) in &cons {
         let mut doms: BTreeMap<String, i64> = BTreeMap::new();
         if key != HOSTNAME_KEY {
             for (n, ig) in scored.iter().zip(&ignored) {
@@ -367,7 +461,7 @@ fn spread_scores(w: &World, scored: &[&NodeView], inc: &Incoming, profile: &Prof
                 }
             }
             for m in &w.nodes {
-                if !node_affinity_ok(m, tpl) || (require_all && !has_all(m)) {
+                if !included(m, tpl, c) || (require_all && !has_all(m)) {
                     continue;
                 }
                 let v = value(m, key).unwrap_or_default();
@@ -389,7 +483,7 @@ fn spread_scores(w: &World, scored: &[&NodeView], inc: &Incoming, profile: &Prof
                 return None;
             }
             let mut s = 0.0;
-            for (i, (skew, key, sel)) in cons.iter().enumerate() {
+            for (i, (skew, key, sel, _)) in cons.iter().enumerate() {
                 let Some(v) = value(n, key) else { continue };
                 let cnt = if key == HOSTNAME_KEY {
                     w.on[&n.id].iter().filter(|p| matches(p, *sel)).count() as i64
@@ -559,14 +653,15 @@ fn check_bind(
     pod: &str,
     bound: NodeId,
     profile: &Profile,
+    services: &[Selector],
     strict_lowest_id: bool,
 ) -> Result<(), String> {
     let w = World::new(c, Some(pod));
     let pv = c.pod_by_name(pod).map_err(|e| e.to_string())?;
     let inc = Incoming {
         tpl: pv.template,
-        controller: pv.controller,
-        revision: pv.revision,
+        hash: pv.template_hash,
+        services,
     };
     let feasible: Vec<&NodeView> = w
         .nodes
@@ -674,7 +769,31 @@ fn random_node(rng: &mut Prng, i: usize) -> NodeSpec {
     n
 }
 
-fn random_app(rng: &mut Prng, i: usize, others: usize) -> DeploymentSpec {
+/// nodeAffinityPolicy and nodeTaintsPolicy for a constraint: Kubernetes'
+/// defaults (Honor, Ignore) most of the time.
+fn random_policies(extra: &mut Prng) -> (NodeInclusionPolicy, NodeInclusionPolicy) {
+    use NodeInclusionPolicy::{Honor, Ignore};
+    if extra.chance(60) {
+        return (Honor, Ignore);
+    }
+    (*extra.pick(&[Honor, Ignore]), *extra.pick(&[Honor, Ignore]))
+}
+
+/// A node as the kubelet registers it (hostname label = name), or, when
+/// `odd`, now and then without the label or with another node's value.
+fn relabel_hostname(hosts: &mut Prng, odd: bool, mut n: NodeSpec) -> NodeSpec {
+    if odd && hosts.chance(30) {
+        if hosts.chance(50) {
+            n.labels.remove(HOSTNAME_KEY);
+        } else {
+            n.labels
+                .insert(HOSTNAME_KEY.to_string(), format!("n{}", hosts.below(3)));
+        }
+    }
+    n
+}
+
+fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> DeploymentSpec {
     let name = format!("app{i}");
     let cpu = if rng.chance(10) {
         0
@@ -739,6 +858,8 @@ fn random_app(rng: &mut Prng, i: usize, others: usize) -> DeploymentSpec {
         if when == WhenUnsatisfiable::DoNotSchedule && rng.chance(30) {
             c.min_domains = Some(rng.range(1, 4) as u32);
         }
+        let (aff, taints) = random_policies(extra);
+        c = c.with_policies(aff, taints);
         t = t.with_topology_spread(c);
         if rng.chance(30) {
             let tier = Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
@@ -746,12 +867,11 @@ fn random_app(rng: &mut Prng, i: usize, others: usize) -> DeploymentSpec {
                 SelectorOperator::In,
                 &["a"],
             ));
-            t = t.with_topology_spread(TopologySpreadConstraint::new(
-                2,
-                HOSTNAME_KEY,
-                WhenUnsatisfiable::ScheduleAnyway,
-                tier,
-            ));
+            let (a, p) = random_policies(extra);
+            t = t.with_topology_spread(
+                TopologySpreadConstraint::new(2, HOSTNAME_KEY, WhenUnsatisfiable::ScheduleAnyway, tier)
+                    .with_policies(a, p),
+            );
         }
     }
     if others > 0 && rng.chance(10) {
@@ -807,8 +927,13 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
     } as usize;
     let mut c = Cluster::new();
     c.set_scheduler_seed(seed);
+    // In a fifth of the cases some nodes have no hostname label, or share
+    // one (a stream of its own, so the rest of a seed's case stays).
+    let mut hosts = Prng::new(seed ^ 0x4057_1abe);
+    let odd_hosts = hosts.chance(20);
+    let mut hostname = |n: NodeSpec| relabel_hostname(&mut hosts, odd_hosts, n);
     for i in 0..nodes {
-        c.add_node(random_node(&mut rng, i))
+        c.add_node(hostname(random_node(&mut rng, i)))
             .map_err(|e| e.to_string())?;
     }
     let apps = if big {
@@ -818,14 +943,49 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
     } as usize;
     let mut failure: Option<String> = None;
     let mut made = 0;
+    // Services and bare pods come from a stream of their own, so the
+    // Deployments and nodes of a seed stay what they were before them.
+    let mut extra = Prng::new(seed ^ 0x5e41_1ce5);
+    let mut policies = Prng::new(seed ^ 0x9011_c1e5);
+    let mut services: Vec<Selector> = Vec::new();
+    let mut bare = 0;
     for wave in 0..2 {
         for _ in 0..apps {
-            let mut d = random_app(&mut rng, made, made);
+            let mut d = random_app(&mut rng, &mut policies, made, made);
             if big {
                 d.replicas *= 3;
             }
             c.deploy(d).map_err(|e| e.to_string())?;
             made += 1;
+        }
+        // A Service over a tier or an app: the system default constraints'
+        // selector for the pods it selects (a Deployment's pods have one
+        // anyway: their ReplicaSet's).
+        if extra.chance(50) {
+            let sel = if extra.chance(50) {
+                Selector::new(&[("tier", *extra.pick(&["a", "b"]))])
+            } else {
+                Selector::new(&[("app", &format!("app{}", extra.below(made as u64)))])
+            };
+            let name = format!("svc{}", services.len());
+            c.add_service(shepherd::ServiceSpec {
+                name,
+                selector: sel.clone(),
+            })
+            .map_err(|e| e.to_string())?;
+            services.push(sel);
+        }
+        // Bare pods: spread by default only when a Service selects them.
+        for _ in 0..extra.below(3) {
+            let tpl = PodTemplate::new(Resources::new(extra.range(1, 8) * 100, 256))
+                .with_label("tier", *extra.pick(&["a", "b", "c"]));
+            c.create_bare_pod(shepherd::BarePodSpec {
+                name: format!("bare{bare}"),
+                template: tpl,
+                node_name: None,
+            })
+            .map_err(|e| e.to_string())?;
+            bare += 1;
         }
         if wave == 1 && nodes > 2 && rng.chance(30) {
             c.cordon(&format!("n{}", rng.below(nodes as u64)))
@@ -836,7 +996,7 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
         // (inclusions, spread domains, indexes) must follow.
         if wave == 1 && rng.chance(30) {
             let i = rng.below(nodes as u64) as usize;
-            c.reregister_node(random_node(&mut rng, i))
+            c.reregister_node(hostname(random_node(&mut rng, i)))
                 .map_err(|e| e.to_string())?;
         }
         if wave == 1 && nodes > 3 && rng.chance(15) {
@@ -846,7 +1006,7 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
         let p = profile.clone();
         let fp = c.reconcile_to_fixed_point_observed(&profile, &mut |c, pod, n| {
             if failure.is_none() {
-                if let Err(e) = check_bind(c, pod, n, &p, strict_lowest_id) {
+                if let Err(e) = check_bind(c, pod, n, &p, &services, strict_lowest_id) {
                     failure = Some(e);
                 }
             }
@@ -864,8 +1024,8 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
         PENDING.fetch_add(1, Relaxed);
         let inc = Incoming {
             tpl: p.template,
-            controller: p.controller,
-            revision: p.revision,
+            hash: p.template_hash,
+            services: &services,
         };
         if let Some(n) = w
             .nodes

@@ -4,8 +4,8 @@
 import init, { Shepherd, engine_version, readQuantity } from '../pkg/shepherd_web.js';
 import { $, h, fill, setText, num } from './dom.js';
 import {
-  CardView, GridView, updateApps, drawPending, drawPdbs, drawServices, drawUpcoming, drawLegend,
-  prependEvents, setSummary, cellColor,
+  CardView, GridView, drawPending, drawPdbs, drawServices, drawUpcoming, drawLegend,
+  prependEvents, setSummary, cellColor, FLAG_BEATING, FLAG_READY,
 } from './render.js';
 import { appColor } from './colors.js';
 import { showExplain, showNode, nodeDialogOpen } from './dialogs.js';
@@ -19,8 +19,11 @@ import { placeWithProgress } from './slices.js';
 import { wireWorkloads, updateWorkloadNames, selectWorkload } from './workloads.js';
 import { ChartsView, drawBalance } from './charts.js';
 import { PageView } from './view.js';
+import { WorkloadTables } from './tables.js';
 import { CompareView } from './compare.js';
 import { warmEngine } from './warmup.js';
+import { wireMenus, closeMenus, openMenuOf } from './menus.js';
+import { showProblem, hideProblems } from './problems.js';
 
 // Past this many nodes the page draws one canvas cell per node instead of cards.
 const CARDS_UP_TO = 40;
@@ -30,7 +33,8 @@ const EVENTS_PER_STEP = 200;
 
 const page = {
   sim: null,
-  cursor: 0,
+  cursor: 0, // the event log's records shown so far
+  eventUpdates: 0, // and the updates (counts moved) seen
   playing: false,
   lastFrame: 0,
   owed: 0,
@@ -50,7 +54,7 @@ const page = {
   undo: null,
 };
 
-let cards, grid, charts, view, compare;
+let cards, grid, charts, view, compare, workloads;
 
 // ----- engine calls ------------------------------------------------------------
 
@@ -58,8 +62,9 @@ function message(err) {
   return err && err.message ? err.message : String(err);
 }
 
-// Success only: a short note that fades. Problems go to showProblem or next
-// to the field they are about, and stay until dealt with.
+// Success only: a short note that fades. Problems go to showProblem (next
+// to the control that caused them, www/problems.js) or next to the field
+// they are about, and stay until dealt with.
 function toast(text) {
   const t = $('toast');
   t.textContent = text;
@@ -68,32 +73,26 @@ function toast(text) {
   toast.timer = setTimeout(() => { t.hidden = true; }, 5000);
 }
 
-// A problem that belongs to no form (a card button, a scripted action refused
-// when it fired, a link that could not be read): a banner under the top bar
-// that stays until dismissed.
-function showProblem(text) {
-  setText($('alert-text'), text);
-  $('alert').hidden = false;
-  $('toast').hidden = true;
-}
-
 function hideProblem() {
-  $('alert').hidden = true;
+  hideProblems();
 }
 
 // Runs one action through the engine. On success the page steps once so the
 // action fires and shows at once; on refusal the engine's message is shown
-// next to the form field it is about (or in the banner) and nothing changed.
+// next to the form field it is about (or next to the control pressed:
+// www/problems.js) and nothing changed.
 // `said(result)` words the success toast when the engine's words are not the
 // page's; `fieldOf(message)` picks the field a refusal is about when the
 // form's own words do not (forms.js fieldFor).
 function act(fn, { form = null, said = null, fieldOf = null } = {}) {
   let result;
+  // The control pressed: a refusal, or a note on what the action dropped, is shown beside it.
+  const near = document.activeElement;
   try {
     result = fn(page.sim);
   } catch (err) {
     if (form) showError(form, message(err), fieldOf ? fieldOf(message(err)) : undefined);
-    else showProblem(message(err));
+    else showProblem(message(err), near);
     return false;
   }
   if (form) clearErrors(form);
@@ -105,8 +104,8 @@ function act(fn, { form = null, said = null, fieldOf = null } = {}) {
   // Later queued actions (a script's rest, or what was done before Back)
   // that this action made wrong were dropped: say which, until dismissed.
   const dropped = page.sim.droppedNote;
-  stepAndDraw();
-  if (dropped) showProblem(`Your action changed what comes next: ${dropped}.`);
+  stepAndDraw(form ? form.querySelector('button') : near);
+  if (dropped) showProblem(`Your action changed what comes next: ${dropped}.`, form ? form.querySelector('button') : near);
   return true;
 }
 
@@ -116,7 +115,7 @@ const NODE_OPS = {
   recoverNode: (n) => `Starting the kubelet of ${n}: Ready at its next heartbeat`,
   cordon: (n) => `kubectl cordon ${n}: no new pods; running pods stay`,
   uncordon: (n) => `kubectl uncordon ${n}: schedulable again`,
-  drain: (n) => `kubectl drain ${n}: cordoned, evicting its pods as budgets allow`,
+  drain: (n) => `kubectl drain ${n} --ignore-daemonsets --force: cordoned; evicting the pods on it now as budgets allow, each refused one again after 5 s`,
   removeNode: (n) => `kubectl delete node ${n}: its pods are replaced elsewhere`,
 };
 
@@ -177,6 +176,7 @@ function replace(sim, { what = null, tour = false } = {}) {
     $('undo').hidden = true;
   }
   page.cursor = 0;
+  page.eventUpdates = 0;
   page.scenarioDirty = true;
   $('events').replaceChildren();
   cards.clear();
@@ -196,14 +196,16 @@ function useGrid(nodeCount) {
 }
 
 // Steps the engine once and draws; returns { engine, draw } in milliseconds.
-function stepAndDraw() {
+// An action refused when it fired is said next to `near` (the control that
+// queued it), else under the top bar, by Step.
+function stepAndDraw(near = null) {
   const t0 = performance.now();
   const refused = page.sim.step();
   const t1 = performance.now();
   draw();
   const t2 = performance.now();
   page.timings = { engine: t1 - t0, draw: t2 - t1, parts: page.parts };
-  if (refused.length) showProblem(`Refused when it fired: ${refused.join(' · ')}`);
+  if (refused.length) showProblem(`Refused when it fired: ${refused.join(' · ')}`, near || $('btn-step'));
   askIdle();
   if (page.playing && page.tourEnd !== null && page.sim.tick === page.tourEnd) {
     setPlaying(false);
@@ -280,6 +282,10 @@ function draw() {
   if (seedDiffers) setText(seedHint, `This run uses seed ${sim.seed}; Reset starts over with seed ${typedSeed}.`);
 
   show($('empty-hint'), snap.nodeCount === 0);
+  if (snap.nodeCount === 0) {
+    const hint = page.tourEnd !== null && snap.upcomingCount > 0 ? 'tour' : snap.upcomingCount > 0 ? 'script' : 'empty';
+    once($('empty-hint'), hint, () => drawEmptyHint($('empty-hint'), hint));
+  }
   show($('nodes'), !gridMode && snap.nodeCount > 0);
   show($('grid-wrap'), gridMode && snap.nodeCount > 0);
   const t2 = performance.now();
@@ -294,7 +300,7 @@ function draw() {
   once($('legend'), [snap.apps.map((a) => a.name), gridMode], () => drawLegend($('legend'), snap.apps, gridMode));
 
   if (all || changes.apps) {
-    updateApps($('apps').tBodies[0], snap.apps, all ? null : changes.apps, { onApp: selectApp });
+    workloads.update(snap.apps, all ? null : changes.apps);
     updateAppNames(snap.apps);
   }
   show($('apps-empty'), snap.apps.length === 0);
@@ -327,14 +333,17 @@ function draw() {
   const t4 = performance.now();
   // At most EVENTS_PER_STEP events a tick cross, and none when none were written.
   let te = t4;
-  if (snap.eventCount !== page.cursor) {
-    const events = sim.eventsPacked(page.cursor, EVENTS_PER_STEP);
+  if (snap.eventCount !== page.cursor || snap.eventUpdates !== page.eventUpdates) {
+    const events = sim.eventsPacked(page.cursor, EVENTS_PER_STEP, page.eventUpdates);
     te = performance.now();
     prependEvents($('events'), events);
   }
   page.cursor = snap.eventCount;
+  page.eventUpdates = snap.eventUpdates;
 
   refreshNodeDialog();
+  updateZones(all);
+  if (!gridMode && changes.nodes) zoneReading();
   scheduleLink();
   const t5 = performance.now();
   // Where the drawing time went, for tests/browser/perf.mjs.
@@ -342,6 +351,19 @@ function draw() {
     frame: t1 - t0, header: t2 - tch0, nodes: t3 - t2, tables: tc - t3, charts: tch0 - t1, balance: tb - tc,
     compare: t4 - tb, eventsFetch: te - t4, events: t5 - te,
   };
+}
+
+// What the Nodes panel says while there are none: the tour (or a script)
+// adds them at the next ticks; otherwise, where nodes come from.
+function drawEmptyHint(el, hint) {
+  if (hint === 'tour') {
+    fill(el, 'No nodes yet: the guided tour adds them at tick 1. Press ', h('strong', {}, 'Step ▶'), ' or ', h('strong', {}, 'Play'), ' and read its captions above the nodes.');
+  } else if (hint === 'script') {
+    fill(el, 'No nodes yet: the actions under ', h('em', {}, 'Coming up'), ' add them. Press ', h('strong', {}, 'Step ▶'), ' or ', h('strong', {}, 'Play'), '.');
+  } else {
+    fill(el, 'No nodes yet. Add one under ', h('em', {}, 'Actions → Node'), ', generate a big cluster under ', h('em', {}, 'Actions → Big cluster'),
+      ', or import manifests or start the ', h('strong', {}, 'Guided tour'), ' from the ', h('em', {}, 'Scenario'), ' menu.');
+  }
 }
 
 // ----- selects and datalists fed from the snapshot -----------------------------
@@ -498,7 +520,105 @@ function taintField(msg) {
   return undefined;
 }
 
+// ----- zones (Actions → Node) ---------------------------------------------------
+
+// The zone select under Actions → Node, filled when the node count changes
+// (and when it is focused: a re-registration can change a node's zone).
+function updateZones(force = false) {
+  const count = page.sim.nodeCount;
+  if (!force && page.zonesFor === count) return;
+  page.zonesFor = count;
+  const sel = $('zone-select');
+  const list = zoneList();
+  if (!sameList(sel, list)) {
+    const keep = sel.value;
+    fill(sel, list.length ? list.map((z) => h('option', { value: z }, z)) : h('option', { value: '' }, `(no node has the ${ZONE_KEY} label)`));
+    if (list.includes(keep)) sel.value = keep;
+  }
+  for (const b of $('form-zone').querySelectorAll('button')) b.disabled = list.length === 0;
+  zoneReading();
+}
+
+// The nodes of `zone`: [{ name, ready, beating }]. Cards carry their labels;
+// on the grid a node's labels are read one node at a time, so only the
+// nodes that match `only` (grid flags) are read.
+function zoneNodes(zone, only = () => true) {
+  const out = [];
+  const snap = page.snap;
+  if (snap && snap.nodes) {
+    for (const n of snap.nodes) {
+      const node = { name: n.name, ready: n.status === 'Ready', beating: n.beating };
+      if (n.labels[ZONE_KEY] === zone && only(node)) out.push(node);
+    }
+    return out;
+  }
+  const g = view.grid;
+  const stride = Shepherd.gridStride();
+  for (let o = 0; o < g.length; o += stride) {
+    const flags = g[o + 6];
+    const node = { id: g[o], ready: (flags & FLAG_READY) !== 0, beating: (flags & FLAG_BEATING) !== 0 };
+    if (!only(node)) continue;
+    const n = page.sim.node(node.id);
+    if (n.labels[ZONE_KEY] === zone) out.push({ ...node, name: n.name });
+  }
+  return out;
+}
+
+// What the chosen zone holds now, under the select (cards only: on the
+// grid, reading every node's labels for a line of text costs too much).
+function zoneReading() {
+  const zone = $('zone-select').value;
+  const out = $('zone-reading');
+  if (!zone || !(page.snap && page.snap.nodes)) {
+    setText(out, '');
+    return;
+  }
+  const nodes = zoneNodes(zone);
+  const notReady = nodes.filter((n) => !n.ready).length;
+  const stopped = nodes.filter((n) => !n.beating).length;
+  setText(out, `${plural(nodes.length, 'node')}: ${num(nodes.length - notReady)} Ready, ${num(notReady)} NotReady; ${plural(stopped, 'kubelet')} stopped`);
+}
+
+function wireZones() {
+  const form = $('form-zone');
+  const sel = $('zone-select');
+  sel.addEventListener('focus', () => updateZones(true));
+  sel.addEventListener('change', zoneReading);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const op = e.submitter && e.submitter.value;
+    const zone = sel.value;
+    if (!zone) {
+      showError(form, `No node has the ${ZONE_KEY} label: add one under Add a node (Labels) first.`, sel);
+      return;
+    }
+    if (op === 'fail') {
+      act((sim) => sim.failZone(zone), {
+        form,
+        fieldOf: () => sel,
+        said: () => `Zone ${zone} fails: its nodes stop heart-beating and turn NotReady after the 50 s grace period`,
+      });
+      return;
+    }
+    // Recovery: the kubelet of every node of the zone that is stopped
+    // starts again (one recoverNode each, so the script and the link keep them).
+    const stopped = zoneNodes(zone, (n) => !n.beating);
+    if (!stopped.length) {
+      showError(form, `No node of zone ${zone} has its kubelet stopped; expected a zone that failed (or a node stopped with Stop kubelet)`, sel);
+      return;
+    }
+    act((sim) => {
+      for (const n of stopped) sim.recoverNode(n.name);
+    }, {
+      form,
+      fieldOf: () => sel,
+      said: () => `Zone ${zone}: starting the kubelets of ${plural(stopped.length, 'node')}; each is Ready at its next heartbeat`,
+    });
+  });
+}
+
 function wireNodeTools() {
+  wireZones();
   $('form-taint').addEventListener('submit', (e) => {
     e.preventDefault();
     const form = e.target;
@@ -538,6 +658,7 @@ function seekTo(tick) {
   }
   if (tick < before) {
     page.cursor = 0;
+    page.eventUpdates = 0;
     $('events').replaceChildren();
   }
   draw();
@@ -840,12 +961,12 @@ function wireForms() {
       const t0 = performance.now();
       replace(fresh, { what: 'Generate' });
       page.timings = { engine: r.engineMs, draw: performance.now() - t0, parts: page.parts, slices: r.slices, longestSlice: r.longestMs, wallMs: performance.now() - started };
-      if (r.refused.length) showProblem(`Refused when it fired: ${r.refused.join(' · ')}`);
+      if (r.refused.length) showProblem(`Refused when it fired: ${r.refused.join(' · ')}`, form.querySelector('button'));
       askIdle();
       toast(`Generated ${plural(nodes, 'node')} and ${plural(nodes * per, 'pod')}; the first tick placed them in ${r.engineMs.toFixed(0)} ms${r.slices > 1 ? ` of engine time, in ${r.slices} slices` : ''}`);
     }, (err) => {
       fresh.free();
-      showProblem(message(err));
+      showError(form, message(err));
     });
   });
   wireWorkloads({ act, confirmAction, quantitiesOk, plural, snapshot: () => page.snap || {} });
@@ -897,19 +1018,19 @@ function refusedDuringReplay(sim) {
   return page1.events.filter((e) => e.reason === 'FailedEvent');
 }
 
+// The seed typed beside Reset, or null once its problem is shown next to
+// it (the Scenario menu open again, focus on the field).
 function seedField() {
   const el = $('seed');
+  const form = $('form-reset');
   const text = el.value.trim();
   const seed = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(seed)) {
-    el.setAttribute('aria-invalid', 'true');
-    el.setAttribute('aria-describedby', 'alert-text');
-    showProblem(`Seed "${text}" is not valid; expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}.`);
-    el.focus();
+    openMenuOf(el);
+    showError(form, `Seed "${text}" is not valid; expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}.`, el);
     return null;
   }
-  el.removeAttribute('aria-invalid');
-  el.setAttribute('aria-describedby', 'seed-hint');
+  clearErrors(form);
   return seed;
 }
 
@@ -930,26 +1051,29 @@ function wireControls() {
     try {
       page.sim.stepBack();
     } catch (err) {
-      showProblem(message(err));
+      showProblem(message(err), $('btn-back'));
       return;
     }
     const t1 = performance.now();
     page.cursor = 0;
+    page.eventUpdates = 0;
     $('events').replaceChildren();
     draw();
     page.backTimings = { engine: t1 - t0, draw: performance.now() - t1 };
     askIdle();
   });
-  $('btn-reset').addEventListener('click', () => {
+  $('form-reset').addEventListener('submit', (e) => {
+    e.preventDefault();
     setPlaying(false);
     const seed = seedField();
     if (seed === null) return;
+    closeMenus($('btn-reset'));
     try {
       replace(newSim(seed), { what: 'Reset' });
       hideProblem();
       toast(`An empty cluster at tick 0, seed ${seed}, scheduler profile ${chosenName()}`);
     } catch (err) {
-      showProblem(message(err));
+      showProblem(message(err), $('menu-scenario-btn'));
     }
   });
   $('btn-tour').addEventListener('click', () => {
@@ -1019,37 +1143,6 @@ function wireControls() {
     download(`shepherd-seed${sim.seed}-tick${sim.tick}.json`, scenarioJson(sim));
     toast('Scenario exported');
   });
-  $('btn-import').addEventListener('click', () => $('import-file').click());
-  $('import-file').addEventListener('change', async (e) => {
-    const file = e.target.files && e.target.files[0];
-    e.target.value = '';
-    if (!file) return;
-    let sim;
-    try {
-      // Refused from its size before it is read (see maxDocumentBytes).
-      if (file.size > Shepherd.maxDocumentBytes()) {
-        throw new Error(`the scenario is ${file.size} bytes, more than the limit of ${Shepherd.maxDocumentBytes()} (MAX_DOCUMENT_BYTES); expected a smaller document`);
-      }
-      sim = Shepherd.fromScenario(await file.text());
-    } catch (err) {
-      showProblem(`Could not import ${file.name}; nothing changed. ${message(err)}`);
-      $('btn-import').focus();
-      return;
-    }
-    // A recorded run may hold actions that were refused when they fired (the
-    // cluster had changed by then); they replay the same way. Say so where it
-    // stays readable, never as a plain success.
-    const refused = refusedDuringReplay(sim);
-    setPlaying(false);
-    replace(sim, { what: `Import of ${file.name}` });
-    if (refused.length) {
-      const first = refused[0];
-      showProblem(`Imported ${file.name} to tick ${sim.tick}, but ${refused.length.toLocaleString('en')} of its actions ${refused.length === 1 ? 'was' : 'were'} refused when ${refused.length === 1 ? 'it' : 'they'} fired (see the Warning events), the first at tick ${first.tick}: ${first.object}: ${first.message}`);
-    } else {
-      hideProblem();
-      toast(`Imported ${file.name}: tick ${sim.tick}, ${plural(sim.actionCount, 'action')}`);
-    }
-  });
   $('btn-link').addEventListener('click', async () => {
     await updateLink();
     let copied = false;
@@ -1088,7 +1181,7 @@ function wireGrid() {
     if (id < 0) return;
     try {
       const n = page.sim.node(id);
-      setText(info, `${n.name} · ${n.status}${n.cordoned ? ' · SchedulingDisabled' : ''} · ${n.podCount} pods · CPU ${n.cpu.used}/${n.cpu.capacity}m · memory ${n.memory.used}/${n.memory.capacity}Mi — click or press Enter for details`);
+      setText(info, `${n.name} · ${n.status}${n.cordoned ? ' · SchedulingDisabled' : ''} · ${plural(n.podCount, 'pod')} · CPU ${n.cpu.used}/${n.cpu.capacity}m · memory ${n.memory.used}/${n.memory.capacity}Mi — click or press Enter for details`);
     } catch { /* the node went away */ }
   };
   canvas.addEventListener('mousemove', (e) => describe(at(e)));
@@ -1141,6 +1234,8 @@ async function start() {
   cards = new CardView($('nodes'), cardHandlers);
   grid = new GridView($('grid'), Shepherd.gridStride());
   view = new PageView(Shepherd.gridStride());
+  workloads = new WorkloadTables($('workloads'), { onApp: (name, kind) => selectApp(name, kind) });
+  wireMenus();
   wireTabs();
   wireForms();
   wireControls();
@@ -1149,7 +1244,7 @@ async function start() {
   charts = new ChartsView($('charts-panel'), { onSeek: seekTo });
   compare = new CompareView($('compare-panel'), { onPod: explain });
   wireProfile({ sim: () => page.sim, act, toast });
-  wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download });
+  wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download, refusedDuringReplay, plural, act });
 
   // A reload right after a tick, before the hash was written: the tick the
   // page was at (link.js, takeReloadHash).

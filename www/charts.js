@@ -165,7 +165,7 @@ class Chart {
     // it is set once per context, not per paint; and the text direction is
     // stated, so that drawing text need not read the canvas's style either.
     if (!this.fontSet) {
-      ctx.font = '10px system-ui, sans-serif';
+      ctx.font = '12px system-ui, sans-serif';
       ctx.direction = 'ltr';
       this.fontSet = true;
     }
@@ -465,7 +465,7 @@ class ReadyChart extends Chart {
         `${this.ready.names[s]} ${v === null ? '—' : v}`);
     });
     const alive = this.ready.names.length;
-    if (alive > top.length) items.push(h('li', { class: 'muted' }, `+${alive - top.length} more Deployments (the ${top.length} with the most Ready pods are drawn)`));
+    if (alive > top.length) items.push(h('li', { class: 'muted' }, `+${alive - top.length} more ${alive - top.length === 1 ? 'Deployment' : 'Deployments'} (the ${top.length} with the most Ready pods are drawn)`));
     this.legend.replaceChildren(...items);
   }
 

@@ -23,6 +23,7 @@ const ex = {
   x: null,
   rows: [], // { v, idx, by: Map(plugin -> score row) }
   cols: [], // score plugins, in the profile's order, with their weights
+  skipped: new Set(), // score plugins whose PreScore skipped for this pod
   sort: { key: 'position', dir: 1 },
   sorted: null,
   page: 0,
@@ -39,6 +40,7 @@ export function breakable(name) {
 }
 
 const num = (n) => n.toLocaleString('en');
+const nodes = (n) => `${num(n)} ${n === 1 ? 'node' : 'nodes'}`;
 const byName = new Intl.Collator('en', { numeric: true }).compare;
 
 function decidedLine(x, profile) {
@@ -77,7 +79,10 @@ function compareRows(key, dir) {
   };
 }
 
-function scoreCell(v, s) {
+function scoreCell(v, s, plugin) {
+  if (!s && ex.skipped.has(plugin)) {
+    return h('td', { class: 'num muted skipped', title: `${plugin} on ${v.node}: skipped at PreScore, nothing to score for this pod` }, '–');
+  }
   if (!s) return h('td', { class: 'num muted' }, '–');
   const title = `${s.plugin} on ${v.node}: raw score ${s.raw}, normalized ${s.normalized}, × weight ${s.weight} = ${s.weighted}`;
   return h('td', { class: 'num score', title },
@@ -90,18 +95,26 @@ function rowFor(r) {
   const x = ex.x;
   const here = x.boundTo === v.node;
   if (!v.feasible) {
-    return h('tr', { class: 'verdict rejected', dataset: { node: v.node } },
-      h('td', { class: 'num bad-text', title: `rejected by ${v.plugin}` }, '✗'),
+    // Kubernetes' status code: whether preemption could make room here.
+    const code = h('span', {
+      class: 'muted code',
+      title: v.code === 'Unschedulable'
+        ? 'Unschedulable: removing pods could make room (preemption looks here)'
+        : 'UnschedulableAndUnresolvable: removing pods cannot help (preemption passes this node by)',
+    }, ` · ${v.code}`);
+    return h('tr', { class: 'verdict rejected', dataset: { node: v.node, code: v.code } },
+      h('td', { class: 'num bad-text', title: `rejected by ${v.plugin} (${v.code})` }, '✗'),
       h('th', { scope: 'row' }, v.node, here ? h('span', { class: 'badge ok' }, 'bound here') : null),
       h('td', { colspan: ex.cols.length + 1, class: 'reason' },
-        h('span', { class: 'bad-text' }, breakable(v.plugin)), ': ', v.reasons.join('; ')));
+        h('span', { class: 'bad-text' }, breakable(v.plugin)), ': ', v.reasons.join('; '),
+        v.detail ? h('span', { class: 'muted' }, ` (${v.detail})`) : null, code));
   }
   const best = v.position === 1;
   return h('tr', { class: `verdict ok${best ? ' chosen' : ''}${here ? ' here' : ''}`, dataset: { node: v.node, position: v.position } },
     h('td', { class: 'num' }, `#${v.position}`),
     h('th', { scope: 'row' }, v.node,
       here ? h('span', { class: 'badge ok' }, 'bound here') : best ? h('span', { class: 'visually-hidden' }, ' (best total)') : null),
-    ex.cols.map((c) => scoreCell(v, r.by.get(c.plugin))),
+    ex.cols.map((c) => scoreCell(v, r.by.get(c.plugin), c.plugin)),
     h('td', { class: 'num total' }, num(v.total)));
 }
 
@@ -140,8 +153,8 @@ function render() {
   fill($('explain-table').tBodies[0], body);
   $('explain-table').classList.toggle('with-detail', $('explain-detail').checked);
   $('explain-rows').textContent = rows.length
-    ? `Rows ${num(from + 1)}–${num(from + shown.length)} of ${num(rows.length)}${rows.length < ex.rows.length ? ` (of ${num(ex.rows.length)} nodes)` : ''}`
-    : `0 of ${num(ex.rows.length)} nodes`;
+    ? `Rows ${num(from + 1)}–${num(from + shown.length)} of ${num(rows.length)}${rows.length < ex.rows.length ? ` (of ${nodes(ex.rows.length)})` : ''}`
+    : `0 of ${nodes(ex.rows.length)}`;
   $('explain-prev').disabled = ex.page === 0;
   $('explain-next').disabled = ex.page >= pages - 1;
   for (const b of [$('explain-prev'), $('explain-next')]) b.hidden = pages === 1;
@@ -182,11 +195,15 @@ export function showExplain(x, tick, profile = null) {
 
   const feasible = x.nodes.filter((v) => v.feasible);
   const rejected = x.nodes.filter((v) => !v.feasible);
-  // The columns: every score plugin of the profile, weights included.
+  // The columns: every score plugin of the profile, weights included; a
+  // plugin whose PreScore skipped has a column of dashes.
   const first = feasible[0];
-  ex.cols = first
-    ? first.scores.map((s) => ({ plugin: s.plugin, weight: s.weight }))
-    : (profile ? profile.plugins.score.map((s) => ({ plugin: s.name, weight: s.weight })) : []);
+  ex.skipped = new Set(x.skipped || []);
+  const scored = first ? first.scores.map((s) => ({ plugin: s.plugin, weight: s.weight })) : [];
+  const all = profile ? profile.plugins.score.map((s) => ({ plugin: s.name, weight: s.weight })) : null;
+  ex.cols = !all ? scored
+    : !first ? all
+      : all.filter((c) => ex.skipped.has(c.plugin) || scored.some((d) => d.plugin === c.plugin));
   ex.x = x;
   ex.rows = x.nodes.map((v, idx) => ({ v, idx, by: new Map(v.scores.map((s) => [s.plugin, s])) }));
   if (ex.sort.key !== 'position' && ex.sort.key !== 'node' && ex.sort.key !== 'total' && !ex.cols.some((c) => c.plugin === ex.sort.key)) {
@@ -199,10 +216,15 @@ export function showExplain(x, tick, profile = null) {
 
   $('explain-meta').textContent =
     `At tick ${tick}. Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scheduler profile ${x.policy}. ` +
-    `${num(feasible.length)} of ${num(x.nodes.length)} nodes pass every filter. ` +
+    (x.nodes.length === 1
+      ? `The one node ${feasible.length ? 'passes every filter' : 'fails a filter'}. `
+      : `${num(feasible.length)} of ${nodes(x.nodes.length)} ${feasible.length === 1 ? 'passes' : 'pass'} every filter. `) +
     (ex.cols.length
       ? 'A column per score plugin: its normalized score (0 to 100), its weight in the heading; Total is the sum of normalized × weight.'
       : 'This profile has no score plugins.');
+  if (x.skipped && x.skipped.length) {
+    $('explain-meta').append(` Skipped at PreScore (nothing to score for this pod, no column): ${x.skipped.join(', ')}.`);
+  }
   if (ex.cols.length) {
     $('explain-meta').append(h('span', { class: 'short' },
       ` Columns: ${ex.cols.map((c) => `${SHORT[c.plugin] || c.plugin} = ${c.plugin}`).join(', ')}.`));
@@ -215,7 +237,7 @@ export function showExplain(x, tick, profile = null) {
   if (rejected.length > 1) {
     const counts = new Map();
     for (const v of rejected) {
-      const key = `${v.plugin}: ${v.reasons.join('; ')}`;
+      const key = `${v.plugin} (${v.code}): ${v.reasons.join('; ')}`;
       counts.set(key, (counts.get(key) || 0) + 1);
     }
     more = `The ${num(rejected.length)} rejected nodes by reason: ` +

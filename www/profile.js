@@ -103,6 +103,8 @@ export function drawProfile(sim) {
     select.selectedIndex = [...select.options].indexOf(custom);
   }
   select.title = label.named ? `${label.name}: ${WORDS[label.name]}` : `${label.text}: a profile applied in the editor`;
+  // The Scheduler menu's button names the profile this run uses.
+  $('menu-profile-name').textContent = label.text;
   document.body.dataset.profile = label.text;
 }
 

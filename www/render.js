@@ -49,11 +49,15 @@ export function nodeCard(n, { onPod, act, onDetails = null }) {
   if (n.status === 'NotReady') status.push(badge('NotReady', 'bad', 'No heartbeat for longer than the node monitor grace period: tainted unreachable; its pods are not Ready and are evicted after their tolerationSeconds (300 s by default)'));
   else status.push(badge('Ready', 'ok', 'The kubelet is heart-beating'));
   if (!n.beating && n.status === 'Ready') status.push(badge('kubelet silent', 'warn', 'The kubelet stopped; the node turns NotReady when the node monitor grace period (50 s) passes'));
-  if (n.draining) status.push(badge('Draining', 'warn', 'Evicting its pods as PodDisruptionBudgets allow'));
-  else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', 'Cordoned: no new pods'));
+  // kubectl drain's last line about the node (a retry the budget forced,
+  // node/NAME drained, or its error) is the badge's title.
+  if (n.draining) status.push(badge('Draining', 'warn', n.drainStatus || 'Evicting the pods it listed as PodDisruptionBudgets allow'));
+  else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', n.drainStatus ? `Cordoned: no new pods; ${n.drainStatus}` : 'Cordoned: no new pods'));
 
   const meta = [];
   for (const [k, v] of Object.entries(n.labels)) {
+    // The kubelet's own hostname label (the node's name) says nothing new.
+    if (k === 'kubernetes.io/hostname' && v === n.name) continue;
     const short = k.replace(/^topology\.kubernetes\.io\//, '').replace(/^kubernetes\.io\//, '');
     meta.push(h('span', { class: 'label', title: `label ${k}=${v}` }, `${short}=${v}`));
   }
@@ -134,7 +138,7 @@ export class CardView {
 
 // ----- the grid (large clusters) ---------------------------------------------
 
-const FLAG_READY = 1, FLAG_BEATING = 2, FLAG_CORDONED = 4, FLAG_DRAINING = 8, FLAG_TAINTED = 16;
+export const FLAG_READY = 1, FLAG_BEATING = 2, FLAG_CORDONED = 4, FLAG_DRAINING = 8, FLAG_TAINTED = 16;
 
 // Empty nodes are pale, full ones deep blue: 41 shades, built once (a colour
 // string per cell per tick would cost more than drawing the cell).
@@ -296,160 +300,6 @@ export class GridView {
 
 // ----- tables and lists ------------------------------------------------------
 
-export function drawApps(tbody, apps, { onApp }) {
-  fill(tbody, apps.map((a) => appRow(a, onApp)));
-}
-
-// What each cell of a workload's row shows, one string per cell (the row
-// header, then the eight cells, the last one's two lines apart): updateApps
-// rebuilds a cell only when its string changed.
-function appCellKeys(a) {
-  const kind = a.kind || 'Deployment';
-  return [
-    `${a.name}\u001f${kind}`,
-    String(a.desired),
-    `${a.ready}/${a.desired}`,
-    String(a.updated),
-    String(a.available),
-    String(a.pending),
-    `${a.version}\u001f${a.revision}\u001f${a.cpu}\u001f${a.memory}`,
-    `${kind}\u001f${a.strategy}\u001f${a.maxSurge}\u001f${a.maxUnavailable}`,
-    [a.deadlineExceeded, a.rolling, a.version, a.updated, a.desired, a.strategy, a.current, a.pending, a.pendingReason, a.available].join('\u001f'),
-    // The last cell's second line: kubectl's rollout status.
-    `${a.deadlineExceeded}\u001f${a.rolloutStatus}`,
-  ];
-}
-
-// The keys a drawn row was built from (appCellKeys).
-const rowKeys = new WeakMap();
-
-function appRow(a, onApp) {
-  const kind = a.kind || 'Deployment';
-  const cells = [];
-  for (let j = 0; j < APP_CELLS; j++) cells.push(appCell(a, j, onApp));
-  const tr = h('tr', { dataset: { app: a.name, kind } }, cells);
-  rowKeys.set(tr, appCellKeys(a));
-  return tr;
-}
-
-const APP_CELLS = 9;
-
-// Cell j of a workload's row (0: the row header with the name).
-function appCell(a, j, onApp) {
-  const kind = a.kind || 'Deployment';
-  switch (j) {
-    case 0: {
-      // DaemonSets and bare Pods share the table; their actions are elsewhere.
-      const where = kind === 'Deployment' ? 'Change Deployment' : 'DaemonSet & Pod';
-      return h('th', { scope: 'row' }, h('button', { type: 'button', class: 'link app-name', style: { '--c': appColor(a.name) }, title: `Select in Actions → ${where}`, onclick: () => onApp(a.name, kind) }, h('span', { class: 'swatch', 'aria-hidden': 'true' }), a.name),
-        kind === 'Deployment' ? null : h('span', { class: 'kind muted' }, kind));
-    }
-    case 1: case 2: case 3: case 4: case 5: {
-      const [cls, text] = countCell(a, j);
-      return h('td', { class: cls }, text);
-    }
-    case 6: return h('td', { class: 'template' }, h('strong', {}, a.version), h('span', { class: 'muted' }, ` rev ${a.revision}`), h('br'), h('span', { class: 'muted' }, `${cpuText(a.cpu)} · ${memText(a.memory)}`));
-    case 7: return h('td', { class: 'muted' }, kind === 'Pod' ? '—' : (a.strategy || `${a.maxSurge} / ${a.maxUnavailable}`));
-    default: return h('td', {}, rolloutCell(a), h('div', { class: statusClass(a) }, a.rolloutStatus));
-  }
-}
-
-function statusClass(a) {
-  return `rollout-status ${a.deadlineExceeded ? 'warn-text' : 'muted'}`;
-}
-
-// The class and text of the count cells (1 to 5: desired, ready, updated,
-// available, pending), which updateApps writes in place.
-function countCell(a, j) {
-  switch (j) {
-    case 1: return ['num', String(a.desired)];
-    case 2: return [`num${a.ready < a.desired ? ' warn-text' : ''}`, `${a.ready}/${a.desired}`];
-    case 3: return ['num', String(a.updated)];
-    case 4: return ['num', String(a.available)];
-    default: return [`num${a.pending ? ' warn-text' : ''}`, String(a.pending)];
-  }
-}
-
-function rolloutCell(a) {
-  const progress = a.desired > 0 ? Math.min(100, (100 * a.updated) / a.desired) : 100;
-  if (a.deadlineExceeded) {
-    return h('span', { class: 'warn-text', title: 'Progressing=False: no progress for progressDeadlineSeconds' }, 'ProgressDeadlineExceeded');
-  }
-  if (a.rolling) {
-    return h('div', { class: 'rollout' },
-      h('div', { class: 'bar small', role: 'progressbar', 'aria-label': `rollout of ${a.name}`, 'aria-valuemin': 0, 'aria-valuemax': a.desired, 'aria-valuenow': a.updated },
-        h('span', { style: { width: `${progress}%` } })),
-      h('span', {}, `Rolling to ${a.version}: ${a.updated}/${a.desired} updated`));
-  }
-  if (a.strategy === 'OnDelete' && a.updated < a.current) {
-    // OnDelete: old pods stay until someone deletes them.
-    return h('span', { class: 'muted', title: 'updateStrategy OnDelete: a pod is replaced when it is deleted or evicted' }, `${a.current - a.updated} on the old template`);
-  }
-  if (a.pending > 0) return h('span', { class: 'warn-text', title: a.pendingReason || '' }, `${a.pending} Pending`);
-  if (a.available === a.desired) return h('span', { class: 'ok-text' }, 'Complete');
-  return h('span', { class: 'muted' }, 'Progressing');
-}
-
-// The most workload rows the table draws: an imported cluster can hold
-// 10,000 Deployments, and 10,000 rows (150,000 elements) cost the browser
-// seconds of style and layout. The rest are counted under the table
-// (#apps-more); every name stays selectable in the Actions forms.
-export const APP_ROWS_AT_MOST = 200;
-
-// Replaces only the Deployment rows at positions `changed` (from PageView.apply);
-// the whole table when the row count changed or `changed` is null. Rows and
-// cells are built by appRow and appCell, so a field added there shows here too.
-export function updateApps(tbody, all, changed, handlers) {
-  const apps = all.length > APP_ROWS_AT_MOST ? all.slice(0, APP_ROWS_AT_MOST) : all;
-  const more = document.getElementById('apps-more');
-  if (more) {
-    const hidden = all.length - apps.length;
-    if (more.hidden !== (hidden === 0)) more.hidden = hidden === 0;
-    if (hidden) setText(more, `The first ${apps.length} of ${all.length.toLocaleString('en')} workloads, in creation order; Actions → Change Deployment lists every Deployment.`);
-  }
-  if (!changed || tbody.rows.length !== apps.length) {
-    drawApps(tbody, apps, handlers);
-    return;
-  }
-  for (const i of changed) {
-    if (i >= apps.length) continue;
-    const row = tbody.rows[i];
-    const a = apps[i];
-    const was = rowKeys.get(row);
-    const keys = appCellKeys(a);
-    // The same workload in the row: only the cells whose content changed
-    // are built and replaced (an eviction changes the counts of every row,
-    // rarely the name, template or strategy): building whole rows to
-    // compare them cost 2-3 ms a tick for ten Deployments.
-    if (!was || was[0] !== keys[0] || row.cells.length !== APP_CELLS) {
-      row.replaceWith(appRow(a, handlers.onApp));
-      continue;
-    }
-    for (let j = 1; j < APP_CELLS; j++) {
-      if (was[j] === keys[j]) continue;
-      if (j <= 5) {
-        // A count: its text and class, in place.
-        const [cls, text] = countCell(a, j);
-        const td = row.cells[j];
-        if (td.className !== cls) td.className = cls;
-        td.textContent = text;
-      } else if (j < APP_CELLS - 1) {
-        row.cells[j].replaceWith(appCell(a, j, handlers.onApp));
-      } else {
-        // The rollout state: its element, not the status line under it.
-        row.cells[j].firstChild.replaceWith(rolloutCell(a));
-      }
-    }
-    if (was[APP_CELLS] !== keys[APP_CELLS]) {
-      const line = row.cells[APP_CELLS - 1].lastChild;
-      const cls = statusClass(a);
-      if (line.className !== cls) line.className = cls;
-      line.textContent = a.rolloutStatus ?? '';
-    }
-    rowKeys.set(row, keys);
-  }
-}
-
 export function drawPending(ul, snap, { onPod }) {
   fill(ul, snap.pending.map((p) => h('li', { class: 'pending-pod' },
     h('button', { type: 'button', class: 'pod starting', style: { '--c': appColor(p.app) }, dataset: { pod: p.name }, 'aria-label': `pending pod ${p.name}: why?`, onclick: () => onPod(p.name) }, p.name),
@@ -522,15 +372,24 @@ export function drawLegend(el, apps, grid) {
 export const EVENTS_KEPT = 400;
 
 // Event rows arrive packed in one string (Shepherd.eventsPacked): rows
-// oldest first, separated by U+001E, each row's tick, type, reason, object
-// and message separated by U+001F. An eviction writes one to two hundred
-// events in a tick; the rows are built as one HTML string and parsed by the
-// browser in one call, several times cheaper than building them node by
-// node (and one string crosses from the engine instead of a thousand).
+// oldest first, separated by U+001E, each row's index, tick, type, reason,
+// object, message, count and last tick separated by U+001F. An eviction
+// writes one to two hundred events in a tick; the rows are built as one HTML
+// string and parsed by the browser in one call, several times cheaper than
+// building them node by node (and one string crosses from the engine
+// instead of a thousand). An event seen again (Kubernetes' event correlator
+// counts it into the first) shows its count and when it was last seen.
 const ROW_SEP = '\u001e';
 const FIELD_SEP = '\u001f';
 const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (s) => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+
+function eventRowHtml(row) {
+  const [index, tick, type, reason, object, message, count, last] = row.split(FIELD_SEP);
+  const warning = type === 'Warning';
+  const seen = Number(count) > 1 ? `<span class="ev-count">×${count}, last at t=${last}</span>` : '';
+  return `<li class="event ${warning ? 'warning' : 'normal'}" data-reason="${reason}" data-i="${index}"><span class="ev-tick">t=${tick}</span><span class="ev-type${warning ? ' warning' : ''}">${type}</span><span class="ev-reason">${reason}</span><span class="ev-object">${object}</span><span class="ev-message">${message}</span>${seen}</li>`;
+}
 
 // The rows of a packed page as HTML, newest first. Escaped once as a whole:
 // the separators are not touched by escaping.
@@ -538,11 +397,7 @@ export function eventRowsHtml(text) {
   if (!text) return '';
   const rows = escapeHtml(text).split(ROW_SEP);
   let html = '';
-  for (let i = rows.length - 1; i >= 0; i--) {
-    const [tick, type, reason, object, message] = rows[i].split(FIELD_SEP);
-    const warning = type === 'Warning';
-    html += `<li class="event ${warning ? 'warning' : 'normal'}" data-reason="${reason}"><span class="ev-tick">t=${tick}</span><span class="ev-type${warning ? ' warning' : ''}">${type}</span><span class="ev-reason">${reason}</span><span class="ev-object">${object}</span><span class="ev-message">${message}</span></li>`;
-  }
+  for (let i = rows.length - 1; i >= 0; i--) html += eventRowHtml(rows[i]);
   return html;
 }
 
@@ -582,7 +437,22 @@ function askTrim(ol) {
 // tick's rows.
 export function prependEvents(ol, page) {
   if (!page.count && !page.skipped) return;
-  const added = page.count + (page.skipped ? 1 : 0);
+  let text = page.text;
+  let count = page.count;
+  // The first `updated` rows are earlier events whose count moved: their
+  // rows, where the list still has them, are redrawn in place.
+  if (page.updated) {
+    const rows = escapeHtml(text).split(ROW_SEP);
+    for (const row of rows.slice(0, page.updated)) {
+      const index = row.slice(0, row.indexOf(FIELD_SEP));
+      const li = ol.querySelector(`li[data-i="${index}"]`);
+      if (li) li.outerHTML = eventRowHtml(row);
+    }
+    count -= page.updated;
+    text = page.text.split(ROW_SEP).slice(page.updated).join(ROW_SEP);
+    if (!count && !page.skipped) return;
+  }
+  const added = count + (page.skipped ? 1 : 0);
   const keep = Math.max(0, EVENTS_KEPT - added);
   if (ol.childElementCount > EVENTS_KEPT) {
     const range = document.createRange();
@@ -593,7 +463,7 @@ export function prependEvents(ol, page) {
     }
     range.deleteContents();
   }
-  let html = eventRowsHtml(page.text);
+  let html = eventRowsHtml(text);
   if (page.skipped) html += `<li class="event skipped">… ${num(page.skipped)} earlier events of this step not shown</li>`;
   ol.insertAdjacentHTML('afterbegin', html);
   if (ol.childElementCount > EVENTS_KEPT) askTrim(ol);

@@ -372,12 +372,18 @@ fn print_apps(c: &Cluster) {
     }
 }
 
-fn print_events_since(c: &Cluster, from: usize) -> usize {
+/// Prints what a reader at `from` has not seen: the events whose count
+/// moved (the event correlator counted a repeat into them), then the new
+/// ones; returns the cursor after them.
+fn print_events_since(
+    c: &Cluster,
+    from: shepherd::events::EventCursor,
+) -> shepherd::events::EventCursor {
     let ev = c.events();
-    for e in ev.iter_from(from) {
+    for (_, e) in ev.since(from) {
         println!("    {}", c.render_event(&e));
     }
-    ev.len()
+    ev.cursor()
 }
 
 // ----- demo ----------------------------------------------------------------
@@ -396,7 +402,7 @@ fn demo(args: &[String]) -> Result<(), Failure> {
         sim.cluster().heartbeat_timeout(),
         sim.seed()
     );
-    let mut seen = 0;
+    let mut seen = shepherd::events::EventCursor::default();
     let show_at = [2, 4, 57, 357, 362, 366, 372, 378, 384, 441, 741, 748];
     for _ in 0..last {
         let fired: Vec<String> = sim
@@ -408,7 +414,7 @@ fn demo(args: &[String]) -> Result<(), Failure> {
         let r = sim.step();
         let t = r.tick;
         let c = sim.cluster();
-        if fired.is_empty() && c.events().len() == seen && !show_at.contains(&t) {
+        if fired.is_empty() && c.events().cursor() == seen && !show_at.contains(&t) {
             continue;
         }
         println!(

@@ -299,9 +299,10 @@ struct Run {
     converge_time: std::time::Duration,
 }
 
-/// Converges the cluster after `sc` was applied to it, then lets every
-/// readiness delay of `sc`'s templates pass and converges again, so bound
-/// pods show Ready as they would once their probes pass.
+/// Converges the cluster after `sc` was applied to it, then lets the
+/// readiness delay of `sc`'s templates pass and converges again while bound
+/// pods wait to be Ready (a roll's steps), so they show Ready as they would
+/// once their probes pass.
 pub(crate) fn converge_until_ready(
     cluster: &mut Cluster,
     sc: &Scenario,
@@ -317,8 +318,22 @@ pub(crate) fn converge_until_ready(
         .map(|t| t.ready_after as u64)
         .max()
         .unwrap_or(0);
-    if delay > 0 {
-        cluster.set_now(cluster.now() + delay);
+    // A roll replaces pods a step at a time, each step once the last one's
+    // pods are Ready: the delay passes again while a bound pod on a Ready
+    // node waits for it (a bounded number of times).
+    let waiting = |c: &Cluster| {
+        c.pods().any(|p| {
+            !p.ready
+                && p.node
+                    .and_then(|n| c.node_by_id(n))
+                    .is_some_and(|n| n.ready)
+        })
+    };
+    for _ in 0..64 {
+        if !waiting(cluster) {
+            break;
+        }
+        cluster.set_now(cluster.now() + delay.max(1));
         let more = cluster.reconcile_to_fixed_point(profile);
         fp.passes += more.passes;
         fp.converged = more.converged;
@@ -358,25 +373,37 @@ fn run(a: &Args, command: &str) -> Run {
         if more.scenario.profile.is_some() {
             fail(format!("--then {then}: a KubeSchedulerConfiguration; expected it in the first input (the scheduler reads one --config when it starts)"));
         }
+        // kubectl apply: what exists is updated (a changed template rolls,
+        // replicas scale), what is new is created; an immutable field
+        // changed is refused with nothing applied.
         cluster.set_now(cluster.now() + 1);
         more.scenario
-            .apply(&mut cluster)
+            .apply_onto(&mut cluster)
             .unwrap_or_else(|e| fail(format!("--then {then}: the engine refused it: {e}")));
         let r = converge_until_ready(&mut cluster, &more.scenario, &profile);
         fp.passes += r.passes;
         fp.converged = r.converged;
         imported.warnings.extend(more.warnings);
-        imported
-            .scenario
-            .priority_classes
-            .extend(more.scenario.priority_classes);
-        imported.scenario.nodes.extend(more.scenario.nodes);
-        imported
-            .scenario
-            .deployments
-            .extend(more.scenario.deployments);
-        imported.scenario.pdbs.extend(more.scenario.pdbs);
-        imported.scenario.services.extend(more.scenario.services);
+        // The declarations now: each object of the second file in place of
+        // the first's of its name.
+        fn merge<T: Clone>(into: &mut Vec<T>, from: Vec<T>, key: impl Fn(&T) -> String) {
+            for x in from {
+                match into.iter().position(|y| key(y) == key(&x)) {
+                    Some(i) => into[i] = x,
+                    None => into.push(x),
+                }
+            }
+        }
+        let (sc, more) = (&mut imported.scenario, more.scenario);
+        merge(&mut sc.priority_classes, more.priority_classes, |p| {
+            p.name.clone()
+        });
+        merge(&mut sc.nodes, more.nodes, |n| n.spec.name.clone());
+        merge(&mut sc.deployments, more.deployments, |d| d.name.clone());
+        merge(&mut sc.daemonsets, more.daemonsets, |d| d.name.clone());
+        merge(&mut sc.pods, more.pods, |p| p.name.clone());
+        merge(&mut sc.pdbs, more.pdbs, |p| p.name.clone());
+        merge(&mut sc.services, more.services, |s| s.name.clone());
     }
     Run {
         imported,
@@ -405,6 +432,7 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
         converge_time,
     } = run(&a, "simulate");
     let fp = (converged, passes);
+    let (failed, gone) = not_running(&cluster, &imported.scenario);
     if a.json {
         let nodes: Vec<_> = cluster
             .nodes()
@@ -436,6 +464,12 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
             "passes": fp.1,
             "nodes": nodes,
             "pods": pods_wide_json(&cluster),
+            "notRunning": failed.iter().map(|(what, reason, message)| serde_json::json!({
+                "object": what, "reason": reason, "message": message,
+            })).collect::<Vec<_>>(),
+            "deleted": gone.iter().map(|(pod, reason, message)| serde_json::json!({
+                "pod": pod, "reason": reason, "message": message,
+            })).collect::<Vec<_>>(),
             "warnings": warnings,
         });
         println!(
@@ -463,20 +497,82 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
     crate::print_utilisation(&cluster);
     println!("\npods:");
     print!("{}", pods_wide(&cluster));
-    let pending: Vec<_> = cluster.pending_pods().map(|p| p.name()).collect();
+    let pending: Vec<_> = cluster
+        .pending_pods()
+        .map(|p| (p.name(), p.by_node_name))
+        .collect();
     if !pending.is_empty() {
         println!("\npending ({}):", pending.len());
-        for p in pending {
+        for (p, by_node_name) in pending {
             let why = cluster
                 .pending_reason(&p)
                 .ok()
                 .flatten()
                 .unwrap_or_else(|| "not yet scheduled".into());
-            println!("  {p}: FailedScheduling: {why}");
+            // A pod with spec.nodeName is not the scheduler's.
+            if by_node_name {
+                println!("  {p}: {why}");
+            } else {
+                println!("  {p}: FailedScheduling: {why}");
+            }
+        }
+    }
+    if !failed.is_empty() {
+        println!("\nnot running ({}):", failed.len());
+        for (what, reason, message) in &failed {
+            println!("  {what}: {reason}: {message}");
+        }
+    }
+    if !gone.is_empty() {
+        println!("\ndeleted while converging ({}):", gone.len());
+        for (pod, reason, message) in &gone {
+            println!("  pod {pod}: {reason}: {message}");
         }
     }
     print_warnings(&imported.warnings);
     Ok(())
+}
+
+/// (what, reason, message).
+type Said = (String, &'static str, String);
+
+/// What of the input does not run, and why, so that no pod of the input
+/// vanishes without a word: (owner, reason, message) for each owner with
+/// fewer pods than it wants for a reason no scheduler can help (a
+/// Deployment whose pods admission forbids: FailedCreate; a bare Pod its
+/// kubelet refused: OutOfcpu...), and (pod, reason, message) for each bare
+/// Pod of the input deleted while converging (by the taint-eviction
+/// controller or the pod garbage collector), from its last event.
+fn not_running(c: &Cluster, sc: &Scenario) -> (Vec<Said>, Vec<Said>) {
+    let failed = c
+        .apps()
+        .filter_map(|a| {
+            let (reason, message) = a.failure.clone()?;
+            let kind = a.kind.as_str();
+            let what = if kind == "Pod" {
+                format!("pod {}", a.name)
+            } else {
+                format!(
+                    "{} {} ({} of {} pods)",
+                    kind.to_lowercase(),
+                    a.name,
+                    a.current,
+                    a.desired
+                )
+            };
+            Some((what, reason, message))
+        })
+        .collect();
+    let live: std::collections::BTreeSet<String> = c.apps().map(|a| a.name).collect();
+    let mut gone = Vec::new();
+    let events = c.rendered_events();
+    for p in sc.pods.iter().filter(|p| !live.contains(&p.name)) {
+        let object = format!("pod/{}", p.name);
+        if let Some(e) = events.iter().rev().find(|e| e.object == object) {
+            gone.push((p.name.clone(), e.reason, e.message.clone()));
+        }
+    }
+    (failed, gone)
 }
 
 fn print_nodes(c: &Cluster) {
@@ -623,6 +719,12 @@ pub fn explain(args: &[String]) -> Result<(), String> {
     let key = shepherd::namespace::qualify(&ns, &pod);
     let r = run(&a, "explain");
     let e = r.cluster.explain(&key, &r.profile).unwrap_or_else(|err| {
+        // A pod of the input deleted while converging: say by whom and why.
+        let (_, gone) = not_running(&r.cluster, &r.imported.scenario);
+        if let Some((_, reason, message)) = gone.iter().find(|(p, _, _)| *p == key) {
+            eprintln!("shepherd: pod {ns}/{pod} was deleted while converging: {reason}: {message}");
+            std::process::exit(1)
+        }
         eprintln!("shepherd: {}", not_explained(&err, &r.cluster));
         std::process::exit(1)
     });
@@ -668,7 +770,9 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
                 "node": v.node,
                 "feasible": v.feasible,
                 "filter": v.plugin,
+                "code": v.code.as_str(),
                 "reasons": v.reasons,
+                "detail": v.detail,
                 "scores": v.scores.iter().map(|s| serde_json::json!({
                     "plugin": s.plugin, "raw": s.raw, "normalized": s.normalized,
                     "weight": s.weight, "weighted": s.weighted,
@@ -686,6 +790,7 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
         "profile": e.profile,
         "summary": e.summary,
         "decidedBy": e.decided_by.as_ref().map(|(p, by)| serde_json::json!({"plugin": p, "margin": by})),
+        "skipped": e.skipped,
         "nodes": nodes,
         "priority": e.priority,
         "preemption": e.preemption.as_ref().map(|p| serde_json::json!({
@@ -734,9 +839,14 @@ fn print_explanation(ns: &str, e: &Explanation) {
         match v.plugin {
             None => println!("  {:<w$}  feasible", v.node),
             Some(p) => println!(
-                "  {:<w$}  rejected by {p}: {}",
+                "  {:<w$}  rejected by {p} ({}): {}{}",
                 v.node,
-                v.reasons.join(", ")
+                v.code.as_str(),
+                v.reasons.join(", "),
+                v.detail
+                    .as_ref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default()
             ),
         }
     }
@@ -749,6 +859,12 @@ fn print_explanation(ns: &str, e: &Explanation) {
     }
     feasible.sort_by_key(|v| (v.position, v.node.clone()));
     println!("\nscores (weighted = normalized x weight; the highest total wins):");
+    if !e.skipped.is_empty() {
+        println!(
+            "  skipped at PreScore (nothing to score for this pod): {}",
+            e.skipped.join(", ")
+        );
+    }
     for v in feasible {
         println!(
             "  {}. {:<w$}  total {}",

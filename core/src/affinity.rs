@@ -433,8 +433,40 @@ impl WhenUnsatisfiable {
     }
 }
 
-/// A `topologySpreadConstraints` entry.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// `nodeAffinityPolicy` and `nodeTaintsPolicy` of a topology spread
+/// constraint (`v1.NodeInclusionPolicy`): whether the pod's node affinity,
+/// or its tolerations, decide which nodes count for the constraint's domains
+/// and skew (podtopologyspread/common.go, `matchNodeInclusionPolicies`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NodeInclusionPolicy {
+    /// Only nodes that the rule admits count.
+    Honor,
+    /// Every node counts, whatever the rule says.
+    Ignore,
+}
+
+impl NodeInclusionPolicy {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            NodeInclusionPolicy::Honor => "Honor",
+            NodeInclusionPolicy::Ignore => "Ignore",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        match s {
+            "Honor" => Ok(NodeInclusionPolicy::Honor),
+            "Ignore" => Ok(NodeInclusionPolicy::Ignore),
+            _ => Err(Error::invalid("node inclusion policy", s, "Honor or Ignore")),
+        }
+    }
+}
+
+/// A `topologySpreadConstraints` entry. Its `Debug` form leaves out the
+/// inclusion policies at Kubernetes' defaults: a template's hash (its
+/// ReplicaSet's name) reads that form, and stays what it was before the
+/// policies were simulated.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TopologySpreadConstraint {
     pub max_skew: u32,
     pub topology_key: String,
@@ -443,6 +475,13 @@ pub struct TopologySpreadConstraint {
     /// Only with DoNotSchedule: fewer eligible domains than this count the
     /// global minimum as 0.
     pub min_domains: Option<u32>,
+    /// `nodeAffinityPolicy`: Honor (Kubernetes' default) counts only the
+    /// nodes the pod's nodeSelector and required node affinity admit.
+    pub node_affinity_policy: NodeInclusionPolicy,
+    /// `nodeTaintsPolicy`: Ignore (Kubernetes' default) counts tainted
+    /// nodes too; Honor only nodes whose NoSchedule and NoExecute taints the
+    /// pod tolerates (a cordoned or not Ready node's included).
+    pub node_taints_policy: NodeInclusionPolicy,
 }
 
 impl TopologySpreadConstraint {
@@ -458,7 +497,16 @@ impl TopologySpreadConstraint {
             when_unsatisfiable: when,
             selector,
             min_domains: None,
+            node_affinity_policy: NodeInclusionPolicy::Honor,
+            node_taints_policy: NodeInclusionPolicy::Ignore,
         }
+    }
+
+    /// The same constraint with `nodeAffinityPolicy` and `nodeTaintsPolicy`.
+    pub fn with_policies(mut self, affinity: NodeInclusionPolicy, taints: NodeInclusionPolicy) -> Self {
+        self.node_affinity_policy = affinity;
+        self.node_taints_policy = taints;
+        self
     }
 
     pub fn validate(&self, app: &str) -> Result<(), Error> {
@@ -485,6 +533,24 @@ impl TopologySpreadConstraint {
     }
 }
 
+impl fmt::Debug for TopologySpreadConstraint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("TopologySpreadConstraint");
+        d.field("max_skew", &self.max_skew)
+            .field("topology_key", &self.topology_key)
+            .field("when_unsatisfiable", &self.when_unsatisfiable)
+            .field("selector", &self.selector)
+            .field("min_domains", &self.min_domains);
+        if self.node_affinity_policy != NodeInclusionPolicy::Honor
+            || self.node_taints_policy != NodeInclusionPolicy::Ignore
+        {
+            d.field("node_affinity_policy", &self.node_affinity_policy)
+                .field("node_taints_policy", &self.node_taints_policy);
+        }
+        d.finish()
+    }
+}
+
 impl fmt::Display for TopologySpreadConstraint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -494,6 +560,13 @@ impl fmt::Display for TopologySpreadConstraint {
             self.topology_key,
             self.when_unsatisfiable.as_str(),
             self.selector
-        )
+        )?;
+        if self.node_affinity_policy != NodeInclusionPolicy::Honor {
+            write!(f, ", nodeAffinityPolicy {}", self.node_affinity_policy.as_str())?;
+        }
+        if self.node_taints_policy != NodeInclusionPolicy::Ignore {
+            write!(f, ", nodeTaintsPolicy {}", self.node_taints_policy.as_str())?;
+        }
+        Ok(())
     }
 }

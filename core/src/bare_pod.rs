@@ -6,15 +6,20 @@
 //! A Pod with `spec.nodeName` skips the scheduler: the kubelet of that node
 //! admits it or rejects it. Admission runs the kubelet's general predicates
 //! in their order: the pods capacity, cpu and memory (NodeResourcesFit:
-//! `OutOfpods`, `OutOfcpu`, `OutOfmemory`, with the kubelet's message "Node
-//! didn't have enough resource: ..."), then the nodeSelector and required
-//! node affinity (`NodeAffinity`). A rejected pod fails and is not retried.
-//! A nodeName that names no node leaves an orphan that the pod garbage
-//! collector deletes; a NotReady node's pod is marked for deletion as the
-//! node's other pods are. NoExecute taints it does not tolerate evict it
-//! after binding (the taint-eviction controller), NoSchedule taints and a
-//! cordon do not concern the kubelet. A Pod without nodeName is scheduled
-//! like any other pod.
+//! `OutOfpods`, `OutOfcpu`, `OutOfmemory`, with the kubelet's message "Pod
+//! was rejected: Node didn't have enough resource: ..."), then the
+//! nodeSelector and required node affinity (`NodeAffinity`). A rejected pod
+//! is Failed with that reason and message and stays so (it takes no
+//! capacity; nobody retries it) until it is deleted, as Kubernetes keeps it.
+//! A pod bound to a NotReady node is bound there, not Ready (its kubelet is
+//! silent), and the taint-eviction controller deletes it when its
+//! tolerationSeconds for the `unreachable` taint have passed (300 s by
+//! default). NoExecute taints it does not tolerate evict it at once (the
+//! taint-eviction controller), NoSchedule taints and a cordon do not concern
+//! the kubelet. A nodeName that names no node leaves the pod Pending, bound
+//! to that name, until the pod garbage collector deletes it as an orphan
+//! 40 s later (podgc's quarantine); a node of that name registering before
+//! then takes it. A Pod without nodeName is scheduled like any other pod.
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -54,7 +59,16 @@ pub(crate) struct BareState {
     pub node_name: Option<String>,
     /// Its one pod has been created (it is never created again).
     pub created: bool,
+    /// While its nodeName names no node: the tick the pod garbage collector
+    /// deletes it at (its creation plus podgc's quarantine).
+    pub orphan_until: Option<u64>,
+    /// The kubelet's refusal (reason and message) of a Failed pod.
+    pub failed: Option<(Reason, String)>,
 }
+
+/// How long the pod garbage collector waits before it deletes a pod bound
+/// to a node that does not exist (pkg/controller/podgc: quarantineTime, 40 s).
+pub const PODGC_QUARANTINE: u64 = 40;
 
 impl Cluster {
     /// Creates a bare Pod; the next pass creates it and binds it to its
@@ -79,6 +93,8 @@ impl Cluster {
             Workload::Pod(alloc::boxed::Box::new(BareState {
                 node_name: spec.node_name,
                 created: false,
+                orphan_until: None,
+                failed: None,
             })),
         ));
         self.current_revision_for(id, spec.template);
@@ -164,11 +180,45 @@ impl Cluster {
             if c.pods.is_empty() {
                 // Deleted, evicted or lost: nobody makes another.
                 self.retire_bare_pod(id);
+                return (0, 0);
+            }
+            let (Some(node_name), Some(&k)) = (b.node_name.clone(), c.pods.values().next())
+            else {
+                return (0, 0);
+            };
+            let (orphan_until, failed) = (b.orphan_until, b.failed.is_some());
+            let name = c.name.clone();
+            let node_exists = self.node_id(&node_name).is_ok();
+            match orphan_until {
+                // Pending for a node that has come: its kubelet admits it.
+                Some(_) if node_exists && !failed => {
+                    self.set_orphan(id, None);
+                    return (0, self.admit_to(id, k, &node_name));
+                }
+                Some(until) if !node_exists && self.now >= until => {
+                    // podgc's gcOrphaned.
+                    self.note(
+                        EventType::Normal,
+                        Reason::Deleted,
+                        ObjectRef::Deployment(id),
+                        format!("Pod {name} deleted by the pod garbage collector: its node {node_name} does not exist"),
+                    );
+                    self.delete_pod(k, None);
+                    self.retire_bare_pod(id);
+                    return (0, 1);
+                }
+                // A Failed pod's node went away: an orphan too.
+                None if failed && !node_exists => {
+                    let until = self.now.saturating_add(PODGC_QUARANTINE);
+                    if let Workload::Pod(b) = &mut self.controllers[id.0 as usize].workload {
+                        b.orphan_until = Some(until);
+                    }
+                }
+                _ => {}
             }
             return (0, 0);
         }
         let node_name = b.node_name.clone();
-        let name = c.name.clone();
         let cur = c.current;
         if let Workload::Pod(b) = &mut self.controllers[id.0 as usize].workload {
             b.created = true;
@@ -177,89 +227,124 @@ impl Cluster {
         let Some(node_name) = node_name else {
             return (1, 0);
         };
-        match self.kubelet_admits(id, &node_name) {
-            Ok(n) => {
-                self.bind(k, n);
-                (1, 0)
+        if self.node_id(&node_name).is_err() {
+            // Pending, bound to a name no node has: never scheduled.
+            let until = self.now.saturating_add(PODGC_QUARANTINE);
+            self.set_orphan(id, Some(until));
+            return (1, 0);
+        }
+        (1, self.admit_to(id, k, &node_name))
+    }
+
+    /// An orphan's deadline (None: no longer an orphan), and the reason its
+    /// pod is Pending, as the pending-pod views show it.
+    fn set_orphan(&mut self, id: ControllerId, until: Option<u64>) {
+        let c = &mut self.controllers[id.0 as usize];
+        let cur = c.current;
+        if let Workload::Pod(b) = &mut c.workload {
+            b.orphan_until = until;
+        }
+        match until {
+            Some(t) => {
+                let node = match &c.workload {
+                    Workload::Pod(b) => b.node_name.clone().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                let msg = format!("spec.nodeName {node}: no node has this name; the pod stays Pending, never scheduled, until the pod garbage collector deletes it at tick {t} (40 s after it was created) or a node of that name registers");
+                self.failure_serial += 1;
+                let serial = self.failure_serial;
+                let text = self.text(msg.clone());
+                self.controllers[id.0 as usize]
+                    .failure
+                    .insert(cur, (serial, msg, text));
             }
-            Err((type_, reason, why)) => {
-                self.note(
-                    type_,
-                    reason,
-                    ObjectRef::Deployment(id),
-                    format!("Pod {name}: {why}"),
-                );
-                self.delete_pod(k, None);
-                self.retire_bare_pod(id);
-                (1, 1)
+            None => {
+                c.failure.remove(&cur);
             }
         }
     }
 
-    /// The kubelet's admission of a pod bound by nodeName.
+    /// The kubelet of `node_name` (which exists) admits pod `k` or refuses
+    /// it; an admitted pod is bound (the taint-eviction controller then
+    /// deletes it at once if it does not tolerate a NoExecute taint there),
+    /// a refused one is Failed. Returns the pods deleted.
+    fn admit_to(&mut self, id: ControllerId, k: u32, node_name: &str) -> u32 {
+        match self.kubelet_admits(id, node_name) {
+            Ok(n) => {
+                self.bind(k, n);
+                self.evict_if_untolerated(k, n) as u32
+            }
+            Err((reason, why)) => {
+                // The kubelet's rejectPod: an event with its reason and
+                // message, and the pod Failed with "Pod was rejected: ...".
+                self.note(
+                    EventType::Warning,
+                    reason,
+                    ObjectRef::Pod(id, self.pod(k).ordinal),
+                    why.clone(),
+                );
+                // Failed: out of the pending books, kept in the pod list.
+                let ord = self.pod(k).ordinal;
+                let c = &mut self.controllers[id.0 as usize];
+                if c.pending.remove(&ord) {
+                    self.pending_total -= 1;
+                }
+                self.pod_mut(k).phase = crate::cluster::PodPhase::Failed;
+                if let Workload::Pod(b) = &mut self.controllers[id.0 as usize].workload {
+                    b.failed = Some((reason, format!("Pod was rejected: {why}")));
+                }
+                self.disruption_epoch += 1;
+                0
+            }
+        }
+    }
+
+    /// The kubelet's admission of a pod bound by nodeName to an existing
+    /// node (pkg/kubelet/lifecycle/predicate.go, generalFilter): its reason
+    /// and message when it refuses. A NotReady node's kubelet admits when it
+    /// is back; Shepherd decides at once, by the same rules.
     fn kubelet_admits(
         &self,
         id: ControllerId,
         node_name: &str,
-    ) -> Result<crate::cluster::NodeId, (EventType, Reason, String)> {
-        let Ok(n) = self.node_id(node_name) else {
-            return Err((
-                EventType::Normal,
-                Reason::Deleted,
-                format!(
-                    "deleted by the pod garbage collector: its node {node_name} does not exist"
-                ),
-            ));
-        };
+    ) -> Result<crate::cluster::NodeId, (Reason, String)> {
+        let n = self
+            .node_id(node_name)
+            .map_err(|e| (Reason::FailedCreate, e.to_string()))?;
         let node = &self.nodes[n.0 as usize];
-        if !node.ready {
-            return Err((
-                EventType::Warning,
-                Reason::TaintManagerEviction,
-                format!("marked for deletion: node {node_name} is NotReady"),
-            ));
-        }
         let c = &self.controllers[id.0 as usize];
         let tpl = c.template();
         let req = tpl.requests;
         let (used, cap) = (self.hot[n.0 as usize].allocated, node.spec.capacity);
-        let short = |res: &str, requested: String, used: String, capacity: String| {
-            format!("rejected by the kubelet on node {node_name}: Node didn't have enough resource: {res}, requested: {requested}, used: {used}, capacity: {capacity}")
+        // The kubelet's words (lifecycle.InsufficientResourceError): "Node
+        // didn't have enough resource: cpu, requested: 2000, used: 500,
+        // capacity: 1000", cpu in millicores and memory in bytes, as the
+        // kubelet counts them.
+        let short = |res: &str, requested: u64, used: u64, capacity: u64| {
+            format!("Node didn't have enough resource: {res}, requested: {requested}, used: {used}, capacity: {capacity}")
         };
-        let on_node = self.node_pods[n.0 as usize].len();
-        if on_node as u32 + 1 > node.spec.max_pods {
+        let on_node = self.node_pods[n.0 as usize].len() as u64;
+        if on_node + 1 > node.spec.max_pods as u64 {
             return Err((
-                EventType::Warning,
                 Reason::OutOfpods,
-                short(
-                    "pods",
-                    "1".to_string(),
-                    on_node.to_string(),
-                    node.spec.max_pods.to_string(),
-                ),
+                short("pods", 1, on_node, node.spec.max_pods as u64),
             ));
         }
         if used.cpu_millis.saturating_add(req.cpu_millis) > cap.cpu_millis {
             return Err((
-                EventType::Warning,
                 Reason::OutOfcpu,
-                short(
-                    "cpu",
-                    format!("{}m", req.cpu_millis),
-                    format!("{}m", used.cpu_millis),
-                    format!("{}m", cap.cpu_millis),
-                ),
+                short("cpu", req.cpu_millis, used.cpu_millis, cap.cpu_millis),
             ));
         }
         if used.memory_mib.saturating_add(req.memory_mib) > cap.memory_mib {
+            let b = |mib: u64| mib.saturating_mul(1 << 20);
             return Err((
-                EventType::Warning,
                 Reason::OutOfmemory,
                 short(
                     "memory",
-                    format!("{}Mi", req.memory_mib),
-                    format!("{}Mi", used.memory_mib),
-                    format!("{}Mi", cap.memory_mib),
+                    b(req.memory_mib),
+                    b(used.memory_mib),
+                    b(cap.memory_mib),
                 ),
             ));
         }
@@ -268,11 +353,30 @@ impl Cluster {
             || !tpl.node_affinity.required_matches(&s.name, &s.labels)
         {
             return Err((
-                EventType::Warning,
                 Reason::NodeAffinity,
-                format!("rejected by the kubelet on node {node_name}: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector"),
+                "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector"
+                    .to_string(),
             ));
         }
         Ok(n)
+    }
+
+    /// The pods Failed by their kubelet's admission: (pod, node name,
+    /// reason, message), in creation order.
+    pub fn failed_pods(&self) -> impl Iterator<Item = (&str, &str, &'static str, &str)> + '_ {
+        self.controllers
+            .iter()
+            .filter(|c| !c.deleted)
+            .filter_map(|c| match &c.workload {
+                Workload::Pod(b) => b.failed.as_ref().map(|(r, m)| {
+                    (
+                        c.name.as_str(),
+                        b.node_name.as_deref().unwrap_or(""),
+                        r.as_str(),
+                        m.as_str(),
+                    )
+                }),
+                _ => None,
+            })
     }
 }

@@ -76,6 +76,11 @@ impl<T> Chunked<T> {
     pub fn get(&self, i: usize) -> Option<&T> {
         self.chunks.get(i >> CHUNK_BITS)?.get(i & MASK)
     }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        self.chunks.get_mut(i >> CHUNK_BITS)?.get_mut(i & MASK)
+    }
 }
 
 impl<T> core::ops::Index<usize> for Chunked<T> {

@@ -68,6 +68,10 @@ pub enum PodPhase {
     Running,
     /// Its node went NotReady or was removed; it will be deleted and replaced.
     Lost,
+    /// The kubelet refused it (a bare Pod bound by `spec.nodeName` that its
+    /// node cannot admit: `OutOfcpu`...): it stays, takes no capacity, and
+    /// nobody restarts it, as Kubernetes keeps a Failed pod.
+    Failed,
 }
 
 impl PodPhase {
@@ -76,6 +80,7 @@ impl PodPhase {
             PodPhase::Pending => "Pending",
             PodPhase::Running => "Running",
             PodPhase::Lost => "Lost",
+            PodPhase::Failed => "Failed",
         }
     }
 }
@@ -90,12 +95,12 @@ pub(crate) struct NodeState {
     /// The tick of the last heartbeat, meaningful while `!beating`.
     pub last_heartbeat: u64,
     pub cordoned: bool,
-    pub draining: bool,
-    /// The last FailedEviction message of a blocked drain, to log changes only.
-    pub drain_blocked: Option<String>,
-    /// The `disruption_epoch` at which a drain of this node last found every
-    /// pod it still has refused; it is not retried until the epoch moves.
-    pub drain_tried: u64,
+    /// A drain in progress (`controllers.rs`): the pods it listed when it
+    /// started and when each is tried next.
+    pub drain: Option<alloc::boxed::Box<crate::controllers::Drain>>,
+    /// What `kubectl drain` last printed about this node (a retry, `node/NAME
+    /// drained`, an error), kept until the node is uncordoned.
+    pub drain_status: Option<String>,
     /// The cluster's bind count when this node last re-registered with new
     /// labels or taints: pods bound at or before it were admitted under the
     /// old body (what the constraint checker forgives, as Kubernetes'
@@ -390,7 +395,9 @@ pub(crate) struct Revision {
     /// The template as admitted: with the reserved namespace labels and
     /// selector requirements (`namespace.rs`) that every matcher reads.
     pub template: PodTemplate,
-    /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`.
+    /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`, and
+    /// the label (`POD_TEMPLATE_HASH`) that a Deployment's pods carry and
+    /// its ReplicaSet's selector adds to the Deployment's.
     pub hash: String,
     /// Terms (by index) whose selector matches this template's labels.
     pub matching_terms: Vec<u32>,
@@ -403,8 +410,8 @@ pub(crate) struct Revision {
     pub preferred_ids: Vec<(u32, i32)>,
     pub preferred_anti_ids: Vec<(u32, i32)>,
     /// Per topology spread constraint of the template, in order, the term
-    /// over its selector (no topology key: `init_spread` counts by the
-    /// constraint's own key). Registered with the revision, so a batch
+    /// over its selector, counted node by node (`NODE_KEY`: `init_spread`
+    /// counts by the constraint's own key). Registered with the revision, so a batch
     /// holding the revision does not register it (which would copy the
     /// revision to record that it matches the new term).
     pub spread_ids: Vec<u32>,
@@ -481,6 +488,9 @@ pub(crate) struct Controller {
     /// template again (at 10,000 Deployments that read was most of a quiet
     /// tick: each one's revision list and revision are two cache misses).
     pub admitted: Option<(u64, u32)>,
+    /// A Deployment's spec.selector when it was not its first template's
+    /// labels (immutable: see `apply.rs`).
+    pub selector: Option<alloc::boxed::Box<Selector>>,
     /// What kind of owner this is: a Deployment, a DaemonSet or a bare Pod.
     pub workload: Workload,
 }
@@ -524,6 +534,7 @@ impl Controller {
             rollout: Default::default(),
             create_refused: None,
             admitted: None,
+            selector: None,
             workload,
         }
     }
@@ -577,19 +588,43 @@ impl Controller {
 }
 
 /// The domains of one topology key: which domain each node is in. Shared by
-/// every term with that key. For the hostname key a node is its own domain,
-/// so no label is read or interned.
+/// every term with that key. A domain is a value of the key's node label,
+/// as in Kubernetes (the hostname key's too: a node without the
+/// `kubernetes.io/hostname` label is in no hostname domain, and two nodes
+/// with one value are one domain). While every live node carries the
+/// hostname label with a value of its own (`Cluster::hostname_is_node`),
+/// the hostname key's domain is the node's id instead: the same partition,
+/// numbered without reading or interning a label.
 #[derive(Clone, Debug)]
 pub(crate) struct Topology {
     pub key: String,
     /// Indexed by node id; `None` for a node without the key's label.
     pub node_domain: Vec<Option<u32>>,
+    /// The interned values (empty for the hostname key while its domains
+    /// are node ids).
     pub domains: BTreeMap<String, u32>,
 }
 
+/// The topology key of the terms that count a spread constraint's pods
+/// node by node (`Revision::spread_ids`): every live node is its own
+/// domain, whatever its labels. No label key can hold `~`.
+pub(crate) const NODE_KEY: &str = "~node";
+
+/// The term that counts the pods `selector` selects, node by node.
+pub(crate) fn per_node_term(selector: Selector) -> AffinityTerm {
+    AffinityTerm {
+        selector,
+        topology_key: NODE_KEY.to_string(),
+        namespaces: Vec::new(),
+        namespace_selector: None,
+    }
+}
+
 impl Topology {
-    fn domain_for(&mut self, id: NodeId, spec: &NodeSpec) -> Option<u32> {
-        if self.key == HOSTNAME_KEY {
+    /// Node `id`'s domain; `hostname_is_node`: the cluster's fast path for
+    /// the hostname key holds.
+    fn domain_for(&mut self, id: NodeId, spec: &NodeSpec, hostname_is_node: bool) -> Option<u32> {
+        if self.key == NODE_KEY || (hostname_is_node && self.key == HOSTNAME_KEY) {
             return Some(id.0);
         }
         let v = spec.labels.get(&self.key)?;
@@ -647,6 +682,70 @@ type TermScope = Option<alloc::boxed::Box<(Vec<String>, Option<Selector>)>>;
 fn scope_of(namespaces: &[String], namespace_selector: Option<&Selector>) -> TermScope {
     (!namespaces.is_empty() || namespace_selector.is_some())
         .then(|| alloc::boxed::Box::new((namespaces.to_vec(), namespace_selector.cloned())))
+}
+
+/// The live nodes' `kubernetes.io/hostname` labels, kept as nodes come, go
+/// and re-register: whether each live node carries one of its own, which
+/// lets the scheduler take a node as its own hostname domain.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Hostnames {
+    /// Live nodes per value of the label, by a 64-bit hash of the value (a
+    /// word a node instead of a second copy of its name): two values that
+    /// hash alike count as one shared value, which can only send the
+    /// scheduler to its general path, right for any labels.
+    values: BTreeMap<u64, u32>,
+    /// Live nodes without the label.
+    pub missing: u32,
+    /// Values two or more live nodes share.
+    shared: u32,
+}
+
+impl Hostnames {
+    /// FNV-1a over the value.
+    fn word(v: &str) -> u64 {
+        v.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    }
+
+    fn add(&mut self, spec: &NodeSpec) {
+        match spec.labels.get(HOSTNAME_KEY) {
+            None => self.missing += 1,
+            Some(v) => {
+                let n = self.values.entry(Self::word(v)).or_insert(0);
+                *n += 1;
+                if *n == 2 {
+                    self.shared += 1;
+                }
+            }
+        }
+    }
+
+    fn remove(&mut self, spec: &NodeSpec) {
+        match spec.labels.get(HOSTNAME_KEY) {
+            None => self.missing -= 1,
+            Some(v) => {
+                let w = Self::word(v);
+                let n = self
+                    .values
+                    .get_mut(&w)
+                    .expect("a live node's hostname is counted");
+                *n -= 1;
+                if *n == 1 {
+                    self.shared -= 1;
+                }
+                if *n == 0 {
+                    self.values.remove(&w);
+                }
+            }
+        }
+    }
+
+    /// Every live node carries the label, each with a value of its own
+    /// (false, too, in the unlikely case of two values hashing alike).
+    pub fn each_node_its_own(&self) -> bool {
+        self.missing == 0 && self.shared == 0
+    }
 }
 
 /// An inter-pod (anti-)affinity term and its counts per topology domain.
@@ -819,6 +918,17 @@ pub struct Cluster {
     /// constraints'), at most [`crate::limits::MAX_TOPOLOGY_KEYS`]: the
     /// keys `topologies` may be made for, besides the scheduler's defaults.
     pub(crate) named_keys: BTreeSet<String>,
+    /// The live nodes' hostname labels (see `hostname_is_node`).
+    pub(crate) hostnames: Hostnames,
+    /// Deployment revisions per pod-template-hash (its 8 characters as one
+    /// word), and how many hashes two or more of them share: while none is
+    /// shared and no pod carries a `pod-template-hash` label of its own
+    /// (`hash_labelled`), a ReplicaSet's selector selects its own revision's
+    /// pods alone (`default_spread_selector`) without a look.
+    pub(crate) deployment_hashes: BTreeMap<u64, u32>,
+    pub(crate) hash_collisions: u32,
+    /// Revisions of any owner whose template carries a `pod-template-hash` label.
+    pub(crate) hash_labelled: u32,
     pub(crate) terms: Vec<TermState>,
     /// The terms by a hash of their value and their index (`find_term`):
     /// each term is kept once, in `terms`. A map keyed by the term kept a
@@ -863,8 +973,10 @@ pub struct Cluster {
     pub(crate) taint_queue: BTreeMap<u64, Vec<(u32, u64)>>,
     /// Nodes whose kubelet is silent; only these are checked for NotReady.
     pub(crate) silent: BTreeSet<NodeId>,
-    /// Nodes being drained; only these are visited by a pass.
-    pub(crate) drains: BTreeSet<NodeId>,
+    /// Drains by the tick of their next eviction attempt (kubectl retries a
+    /// refused eviction after 5 s): a pass visits the drains due, not every
+    /// drain.
+    pub(crate) drains: BTreeMap<u64, BTreeSet<NodeId>>,
     /// Bumped by anything that can make a pending pod schedulable: capacity
     /// freed, a node added, relabelled, Ready or uncordoned.
     pub(crate) capacity_epoch: u64,
@@ -872,8 +984,8 @@ pub struct Cluster {
     pub(crate) bind_epoch: u64,
     /// Bumped by anything that can let a refused eviction through: a pod
     /// Ready, deleted or unbound, a Deployment scaled, rolled, created or
-    /// deleted, a budget added or deleted, a node re-registered. A blocked
-    /// drain waits for it to move instead of retrying every pass.
+    /// deleted, a budget added or deleted, a node re-registered. A
+    /// DaemonSet's sync is skipped while it and the other epochs stand.
     pub(crate) disruption_epoch: u64,
     /// Replicas desired by all live Deployments together; at most
     /// [`crate::limits::MAX_PODS`].
@@ -924,6 +1036,9 @@ pub struct Cluster {
     pub(crate) preemption_trace: Option<Vec<crate::scheduler::PreemptionTrace>>,
     /// A reconcile run in slices: where the scheduler stopped (`reconcile.rs`).
     pub(crate) slice: crate::reconcile::SliceState,
+    /// Events as emitted, before correlation, while a test watches
+    /// (`watch_events`).
+    pub(crate) watched: Option<Vec<RenderedEvent>>,
 }
 
 impl Default for Cluster {
@@ -961,6 +1076,10 @@ impl Cluster {
             next_uid: 1,
             topologies: Vec::new(),
             named_keys: BTreeSet::new(),
+            hostnames: Hostnames::default(),
+            deployment_hashes: BTreeMap::new(),
+            hash_collisions: 0,
+            hash_labelled: 0,
             terms: Vec::new(),
             term_index: BTreeSet::new(),
             terms_by_label: BTreeMap::new(),
@@ -978,7 +1097,7 @@ impl Cluster {
             available_queue: BTreeMap::new(),
             taint_queue: BTreeMap::new(),
             silent: BTreeSet::new(),
-            drains: BTreeSet::new(),
+            drains: BTreeMap::new(),
             capacity_epoch: 1,
             bind_epoch: 1,
             disruption_epoch: 1,
@@ -1007,6 +1126,7 @@ impl Cluster {
             preempted: 0,
             preemption_trace: None,
             slice: Default::default(),
+            watched: None,
         }
     }
 
@@ -1045,12 +1165,38 @@ impl Cluster {
         Ok(())
     }
 
+    /// Records an event through the event correlator; a Text message's text
+    /// is shared with other events (it is not given back on a repeat).
     pub(crate) fn record(
         &mut self,
         type_: EventType,
         reason: Reason,
         object: ObjectRef,
         message: Message,
+    ) {
+        self.record_owned(type_, reason, object, message, false, false);
+    }
+
+    /// Records an event whose message no earlier event had: a pod's name as
+    /// it is created (ordinals are never reused) or deleted (once).
+    pub(crate) fn record_fresh_message(
+        &mut self,
+        type_: EventType,
+        reason: Reason,
+        object: ObjectRef,
+        message: Message,
+    ) {
+        self.record_owned(type_, reason, object, message, false, true);
+    }
+
+    fn record_owned(
+        &mut self,
+        type_: EventType,
+        reason: Reason,
+        object: ObjectRef,
+        message: Message,
+        owns_text: bool,
+        fresh: bool,
     ) {
         debug_assert!(
             match message {
@@ -1062,13 +1208,33 @@ impl Cluster {
             },
             "a message's pod is its object's"
         );
-        self.events.push(EventRecord {
-            tick: self.now,
-            type_,
-            reason,
-            object,
-            message,
-        });
+        if self.watched.is_some() {
+            let r = self.render_event(&EventRecord::new(self.now, type_, reason, object, message));
+            if let Some(w) = &mut self.watched {
+                w.push(r);
+            }
+        }
+        let p = crate::events::Packed::new(type_, reason, object, message);
+        self.events
+            .observe(p, self.now, &mut self.texts, owns_text, fresh);
+    }
+
+    /// Starts keeping every event as it is emitted, before the event
+    /// correlator counts or combines it: what a watcher of client-go's
+    /// broadcaster sees (StartEventWatcher), where the log is what the
+    /// sink records. For tests that follow each event; see
+    /// [`Cluster::take_watched_events`].
+    pub fn watch_events(&mut self) {
+        self.watched.get_or_insert_with(Vec::new);
+    }
+
+    /// The events emitted since the last call (or since
+    /// [`Cluster::watch_events`]), uncorrelated, in order.
+    pub fn take_watched_events(&mut self) -> Vec<RenderedEvent> {
+        self.watched
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
     }
 
     pub(crate) fn note(
@@ -1079,7 +1245,7 @@ impl Cluster {
         text: String,
     ) {
         let t = self.text(text);
-        self.record(type_, reason, object, Message::Text(t));
+        self.record_owned(type_, reason, object, Message::Text(t), true, false);
     }
 
     pub(crate) fn text(&mut self, s: String) -> TextId {
@@ -1136,12 +1302,20 @@ impl Cluster {
             ),
             Message::Text(t) => self.texts[t.0 as usize].clone(),
         };
+        // client-go's EventAggregatorByReasonMessageFunc.
+        let message = if e.combined {
+            format!("(combined from similar events): {message}")
+        } else {
+            message
+        };
         RenderedEvent {
             tick: e.tick,
             type_: e.type_.as_str(),
             reason: e.reason.as_str(),
             object,
             message,
+            count: e.count,
+            last_tick: e.last_tick,
         }
     }
 
@@ -1184,6 +1358,8 @@ impl Cluster {
             )));
         }
         self.live_nodes += 1;
+        let was = self.hostname_is_node();
+        self.hostnames.add(&spec);
         if let Some(id) = existing {
             // A removed node coming back: a fresh node in its old slot.
             self.nodes[id.0 as usize] = fresh_node(spec.clone());
@@ -1192,7 +1368,7 @@ impl Cluster {
             let h = &mut self.hot[id.0 as usize];
             (h.allocated, h.nonzero) = (Resources::ZERO, Resources::ZERO);
             self.refresh_hot(id);
-            self.refresh_domains(id);
+            self.refresh_domains(id, was);
             self.capacity_epoch += 1;
             self.note(
                 EventType::Normal,
@@ -1217,7 +1393,7 @@ impl Cluster {
         for t in self.topologies.iter_mut() {
             t.node_domain.push(None);
         }
-        self.refresh_domains(id);
+        self.refresh_domains(id, was);
         self.capacity_epoch += 1;
         self.note(
             EventType::Normal,
@@ -1259,9 +1435,12 @@ impl Cluster {
         for &k in &keys {
             self.affinity_count(k, id, false);
         }
+        let was = self.hostname_is_node();
+        self.hostnames.remove(&self.nodes[id.0 as usize].spec);
+        self.hostnames.add(&spec);
         self.nodes[id.0 as usize].spec = spec;
         self.refresh_hot(id);
-        self.refresh_domains(id);
+        self.refresh_domains(id, was);
         for &k in &keys {
             self.affinity_count(k, id, true);
         }
@@ -1353,10 +1532,15 @@ impl Cluster {
         let id = self.node_id(name)?;
         self.lose_pods(id);
         self.live_nodes -= 1;
+        let was = self.hostname_is_node();
+        self.hostnames.remove(&self.nodes[id.0 as usize].spec);
         let n = &mut self.nodes[id.0 as usize];
         n.removed = true;
         n.ready = false;
         self.refresh_hot(id);
+        if self.hostname_is_node() != was {
+            self.renumber_hostnames(None);
+        }
         self.silent.remove(&id);
         self.note(
             EventType::Normal,
@@ -1408,8 +1592,9 @@ impl Cluster {
     pub fn uncordon(&mut self, name: &str) -> Result<(), Error> {
         let id = self.node_id(name)?;
         let n = &mut self.nodes[id.0 as usize];
-        n.draining = false;
-        n.drain_blocked = None;
+        // Ends a drain as stopping `kubectl drain` would; its status goes.
+        n.drain = None;
+        n.drain_status = None;
         if n.cordoned {
             n.cordoned = false;
             self.refresh_hot(id);
@@ -1592,6 +1777,7 @@ impl Cluster {
         ctl.strategy = spec.strategy;
         ctl.min_ready_seconds = spec.min_ready_seconds;
         ctl.progress_deadline_seconds = spec.progress_deadline_seconds;
+        ctl.selector = spec.selector.clone().map(alloc::boxed::Box::new);
         let id = self.add_owner(ctl);
         self.current_revision_for(id, spec.template);
         self.note(
@@ -1764,7 +1950,7 @@ impl Cluster {
                 let (affinity_ids, anti_ids, preferred_ids, preferred_anti_ids) =
                     self.carried_term_ids(&template);
                 let spread_ids = (template.topology_spread.iter())
-                    .map(|c| self.term_id(&AffinityTerm::new(c.selector.clone(), None)))
+                    .map(|c| self.term_id(&per_node_term(c.selector.clone())))
                     .collect();
                 let mut candidates: Vec<u32> = self.terms_without_labels.clone();
                 for (k, v) in &template.labels {
@@ -1783,6 +1969,16 @@ impl Cluster {
                     .map(|(k, v)| label_hash(k, v))
                     .collect();
                 let added_tolerations = self.added_tolerations(&template.tolerations);
+                if self.controllers[id.0 as usize].workload.kind() == WorkloadKind::Deployment {
+                    let n = self.deployment_hashes.entry(hash_word(&hash)).or_insert(0);
+                    *n += 1;
+                    if *n == 2 {
+                        self.hash_collisions += 1;
+                    }
+                }
+                if template.labels.contains_key(POD_TEMPLATE_HASH) {
+                    self.hash_labelled += 1;
+                }
                 let c = &mut self.controllers[id.0 as usize];
                 // A Deployment holds a revision or a few (one per template
                 // it ran, up to its history); a revision is about 800
@@ -2012,11 +2208,12 @@ impl Cluster {
             node_domain: Vec::with_capacity(self.nodes.len()),
             domains: BTreeMap::new(),
         };
+        let by_node = self.hostname_is_node();
         for (i, n) in self.nodes.iter().enumerate() {
             let d = if n.removed {
                 None
             } else {
-                t.domain_for(NodeId(i as u32), &n.spec)
+                t.domain_for(NodeId(i as u32), &n.spec, by_node)
             };
             t.node_domain.push(d);
         }
@@ -2084,11 +2281,65 @@ impl Cluster {
         self.stamp_clock
     }
 
-    fn refresh_domains(&mut self, id: NodeId) {
+    /// Node `id`'s domains after it was added or re-registered, with
+    /// `was` what `hostname_is_node` said before: when that changes, every
+    /// node's hostname domain is renumbered (`renumber_hostnames`).
+    fn refresh_domains(&mut self, id: NodeId, was: bool) {
+        let by_node = self.hostname_is_node();
         let spec = &self.nodes[id.0 as usize].spec;
         for t in self.topologies.iter_mut() {
-            let d = t.domain_for(id, spec);
+            let d = t.domain_for(id, spec, by_node);
             t.node_domain[id.0 as usize] = d;
+        }
+        if by_node != was {
+            // A re-registering node's pods are out of the counts meanwhile.
+            self.renumber_hostnames(Some(id));
+        }
+    }
+
+    /// Whether every live node carries the `kubernetes.io/hostname` label
+    /// with a value of its own: then each node is its own hostname domain,
+    /// numbered by its id, and the scheduler's hostname fast paths (a
+    /// domain's count is the node's, a bind moves its own node's verdicts
+    /// alone) hold. Otherwise the hostname key is a topology like any other.
+    pub(crate) fn hostname_is_node(&self) -> bool {
+        self.hostnames.each_node_its_own()
+    }
+
+    /// Renumbers the hostname topology's domains after `hostname_is_node`
+    /// changed (by node id, or by interned label value): every bound pod
+    /// leaves the inter-pod counts, the domains are worked out again, and
+    /// the pods are counted back. Rare (a node without the label, or with a
+    /// second node's value, joins a cluster whose nodes all had their own,
+    /// or the last such node leaves), so it may cost every bound pod. The
+    /// scheduler's caches, some of which hold hostname domains, are dropped.
+    ///
+    /// `outside`: a node whose pods are out of the counts now (a node being
+    /// added has none; a re-registering one's are taken out meanwhile).
+    fn renumber_hostnames(&mut self, outside: Option<NodeId>) {
+        self.caches = Default::default();
+        let Some(t) = self.topologies.iter().position(|t| t.key == HOSTNAME_KEY) else {
+            return;
+        };
+        let bound: Vec<(u32, NodeId)> = (0..self.nodes.len())
+            .filter(|&i| outside != Some(NodeId(i as u32)))
+            .flat_map(|i| self.node_pods[i].iter().map(move |&k| (k, NodeId(i as u32))))
+            .collect();
+        for &(k, n) in &bound {
+            self.affinity_count(k, n, false);
+        }
+        let by_node = self.hostname_is_node();
+        let topo = &mut self.topologies[t];
+        topo.domains.clear();
+        for (i, n) in self.nodes.iter().enumerate() {
+            topo.node_domain[i] = if n.removed {
+                None
+            } else {
+                topo.domain_for(NodeId(i as u32), &n.spec, by_node)
+            };
+        }
+        for &(k, n) in &bound {
+            self.affinity_count(k, n, true);
         }
     }
 
@@ -2190,7 +2441,7 @@ impl Cluster {
         c.counts.entry_or_default(revision).pods += 1;
         c.blocked = None;
         self.pending_total += 1;
-        self.record(
+        self.record_fresh_message(
             EventType::Normal,
             Reason::SuccessfulCreate,
             ObjectRef::Deployment(id),
@@ -2231,7 +2482,8 @@ impl Cluster {
             } else {
                 ObjectRef::Pod(p.controller, p.ordinal)
             };
-            self.record(EventType::Normal, r, obj, Message::DeletedPod(p.ordinal));
+            // A pod is deleted once: its name is a fresh message.
+            self.record_fresh_message(EventType::Normal, r, obj, Message::DeletedPod(p.ordinal));
         }
     }
 
@@ -2316,13 +2568,25 @@ impl Cluster {
         self.bound_total += 1;
         self.bind_epoch += 1;
         self.pod_mut(k).bind_serial = self.bind_epoch;
-        self.record(
+        // A pod is bound once (a working copy's unbind aside): its Scheduled
+        // event is its first and last, which no correlator key can match.
+        let (t, r, o, m) = (
             EventType::Normal,
             Reason::Scheduled,
             ObjectRef::Pod(c, o),
             Message::Assigned(n),
         );
-        if ready_after == 0 {
+        if self.watched.is_some() {
+            let e = self.render_event(&EventRecord::new(self.now, t, r, o, m));
+            if let Some(w) = &mut self.watched {
+                w.push(e);
+            }
+        }
+        self.events
+            .observe_fresh(crate::events::Packed::new(t, r, o, m), self.now);
+        // A schedulable node is Ready; only a bare Pod bound by nodeName
+        // lands on a NotReady one, whose kubelet never reports it Ready.
+        if ready_after == 0 && (self.hot[i].schedulable || self.nodes[i].ready) {
             self.set_ready(k);
         } else {
             self.ready_queue
@@ -2556,16 +2820,15 @@ fn fresh_node(spec: NodeSpec) -> NodeState {
         beating: true,
         last_heartbeat: 0,
         cordoned: false,
-        draining: false,
-        drain_blocked: None,
-        drain_tried: 0,
+        drain: None,
+        drain_status: None,
         changed_at_bind: 0,
         removed: false,
     }
 }
 
 /// Refuses a total of desired replicas beyond [`crate::limits::MAX_PODS`].
-fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
+pub(crate) fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
     let max = crate::limits::MAX_PODS;
     if total > max {
         return Err(Error::Invalid(format!(
@@ -2628,6 +2891,16 @@ fn term_hash(
     h.finish()
 }
 
+/// A pod-template-hash (8 characters) as one word: equal hashes, equal words.
+fn hash_word(hash: &str) -> u64 {
+    let mut w = [0u8; 8];
+    for (d, s) in w.iter_mut().zip(hash.bytes()) {
+        *d = s;
+    }
+    debug_assert_eq!(hash.len(), 8);
+    u64::from_le_bytes(w)
+}
+
 /// A stable short hash of a template (FNV-1a over its debug form), as
 /// Kubernetes names ReplicaSets `deployment-<pod-template-hash>`.
 fn template_hash(t: &PodTemplate) -> String {
@@ -2662,7 +2935,8 @@ fn template_hash(t: &PodTemplate) -> String {
         h: 0xcbf2_9ce4_8422_2325,
         tail: Vec::with_capacity(8 * SUFFIX.len()),
     };
-    // Writing to a Writer cannot fail.
+    // Writing to a Writer cannot fail. (Spread constraints at the default
+    // inclusion policies write none: see `TopologySpreadConstraint`'s Debug.)
     let _ = core::fmt::write(&mut w, format_args!("{t:?}"));
     match w.tail.strip_suffix(SUFFIX) {
         Some(cut) => {
@@ -2692,7 +2966,7 @@ impl NodeSpec {
 /// matchLabels merged (a key asked for two values matches nothing, kept as
 /// an In requirement on an empty set is not allowed, so as two In
 /// requirements that cannot both hold) and matchExpressions concatenated.
-fn conjunction<'a>(selectors: impl Iterator<Item = &'a Selector>) -> Selector {
+pub(crate) fn conjunction<'a>(selectors: impl Iterator<Item = &'a Selector>) -> Selector {
     let mut out = Selector::default();
     for sel in selectors {
         for (k, v) in &sel.match_labels {
@@ -2814,5 +3088,113 @@ mod pod_record_tests {
             (p.reported(), p.nominated(), p.preemption()),
             (7, None, None)
         );
+    }
+
+    /// `hostname_is_node` follows nodes added, removed and re-registered
+    /// with labels of their own, shared or missing; the hostname topology's
+    /// domains are then the nodes, or the label's values; the inter-pod
+    /// counts over it follow every renumbering (checked against a recount
+    /// from the pods), and binds in either numbering count the same pods.
+    #[test]
+    fn hostname_domains_follow_the_labels_as_nodes_come_and_go() {
+        use crate::model::{AffinityTerm, DeploymentSpec, Selector};
+        let ops = crate::fuzz_ops(300);
+        let mut rng = crate::simulator::Prng::new(43);
+        let mut c = Cluster::new();
+        // A term over the hostname key, so its topology exists and counts.
+        c.deploy(
+            DeploymentSpec::new("web", 6, Resources::new(10, 10)).with_template(|t| {
+                t.with_preferred_anti_affinity(1, AffinityTerm::new(Selector::new(&[("app", "web")]), None))
+            }),
+        )
+        .unwrap();
+        let names = ["a", "b", "c", "d", "e"];
+        for step in 0..ops {
+            let name = names[rng.below(names.len() as u64) as usize];
+            let mut spec = NodeSpec::new(name, 1000, 1000);
+            match rng.below(4) {
+                0 => {
+                    spec.labels.remove(HOSTNAME_KEY);
+                }
+                1 => {
+                    spec.labels.insert(HOSTNAME_KEY.into(), "shared".into());
+                }
+                _ => {}
+            }
+            let live = c.node_id(name).is_ok();
+            match (live, rng.below(3)) {
+                (false, _) => {
+                    c.add_node(spec).unwrap();
+                }
+                (true, 0) => c.remove_node(name).unwrap(),
+                (true, _) => {
+                    c.reregister_node(spec).unwrap();
+                }
+            }
+            c.reconcile_to_fixed_point(crate::scheduler::Profile::kube_scheduler());
+            // The flag, from scratch.
+            let live: Vec<&NodeState> = c.nodes.iter().filter(|n| !n.removed).collect();
+            let values: Vec<Option<&String>> =
+                live.iter().map(|n| n.spec.labels.get(HOSTNAME_KEY)).collect();
+            let mut distinct = values.iter().flatten().collect::<Vec<_>>();
+            distinct.sort();
+            distinct.dedup();
+            let own = values.iter().all(|v| v.is_some()) && distinct.len() == values.len();
+            assert_eq!(c.hostname_is_node(), own, "step {step}: {values:?}");
+            // Domains: same value, same domain; no label, none.
+            let t = c.topologies.iter().position(|t| t.key == HOSTNAME_KEY).unwrap();
+            let ids: Vec<usize> = (0..c.nodes.len()).filter(|&i| !c.nodes[i].removed).collect();
+            for &i in &ids {
+                for &j in &ids {
+                    let (di, dj) = (c.domain(t as u32, NodeId(i as u32)), c.domain(t as u32, NodeId(j as u32)));
+                    let (li, lj) = (c.nodes[i].spec.labels.get(HOSTNAME_KEY), c.nodes[j].spec.labels.get(HOSTNAME_KEY));
+                    assert_eq!(di.is_some(), li.is_some(), "step {step}");
+                    if di.is_some() && dj.is_some() {
+                        assert_eq!(di == dj, li == lj, "step {step}");
+                    }
+                }
+            }
+            // The term's counts, from the pods.
+            let term = c.terms.iter().find(|ts| c.topologies[ts.topo as usize].key == HOSTNAME_KEY).unwrap();
+            let mut want: BTreeMap<u32, u32> = BTreeMap::new();
+            for &i in &ids {
+                if let Some(d) = c.domain(t as u32, NodeId(i as u32)) {
+                    *want.entry(d).or_default() += c.node_pods[i].len() as u32;
+                }
+            }
+            for (d, n) in want {
+                assert_eq!(term.matching_in(d), n, "step {step}: domain {d}");
+            }
+        }
+    }
+
+    /// ReplicaSet names of templates with spread constraints under the
+    /// default inclusion policies are what they were before the policies
+    /// were simulated (the hashes as the engine gave them then).
+    #[test]
+    fn spread_policies_at_their_defaults_keep_the_template_hash() {
+        use crate::model::{PodTemplate, Selector, TopologySpreadConstraint, WhenUnsatisfiable};
+        let t = PodTemplate::new(Resources::new(100, 128))
+            .with_label("app", "web")
+            .with_topology_spread(TopologySpreadConstraint::new(
+                1,
+                "topology.kubernetes.io/zone",
+                WhenUnsatisfiable::DoNotSchedule,
+                Selector::new(&[("app", "web")]),
+            ));
+        assert_eq!(template_hash(&t), "k8g7v9wx");
+        let t2 = PodTemplate::new(Resources::new(100, 128))
+            .with_label("app", "web")
+            .with_topology_spread(TopologySpreadConstraint::new(
+                2,
+                HOSTNAME_KEY,
+                WhenUnsatisfiable::ScheduleAnyway,
+                Selector::new(&[("app", "web")]),
+            ));
+        assert_eq!(template_hash(&t2), "f5vlkspv");
+        // Another policy is another template.
+        let mut t3 = t.clone();
+        t3.topology_spread[0].node_taints_policy = crate::model::NodeInclusionPolicy::Honor;
+        assert_ne!(template_hash(&t3), template_hash(&t));
     }
 }

@@ -13,6 +13,44 @@ use crate::error::Error;
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::{Budget, IntOrPercent, PdbSpec, ServiceSpec};
 
+/// How long `kubectl drain` waits before it tries again an eviction a budget
+/// refused (429): 5 s (k8s.io/kubectl/pkg/drain, evictPods), in ticks.
+pub const DRAIN_RETRY_TICKS: u64 = 5;
+
+/// A drain in progress: what `kubectl drain` listed and still waits for.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Drain {
+    /// The pods listed, in name order, each until it is gone.
+    pods: Vec<Listed>,
+    /// Evictions refused other than by a budget's 429 (a pod two budgets
+    /// select: 500): kubectl does not retry them, and the drain ends in error.
+    errors: Vec<String>,
+    /// The cluster's `disruption_epoch` when every pod tried last was
+    /// refused (0: not so): until it moves, a retry would be refused alike,
+    /// so the retry is scheduled without asking the budgets again.
+    refused_epoch: u64,
+}
+
+/// A pod a drain listed: its key and uid (the key may be reused once it is
+/// gone), its order, and the tick of its next eviction attempt.
+#[derive(Clone, Copy, Debug)]
+struct Listed {
+    key: u32,
+    uid: u64,
+    order: (ControllerId, u32),
+    at: u64,
+}
+
+/// "a, b, c" or "a, b, c and 4 more": at most five names.
+fn summary(names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut s = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        s.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    s
+}
+
 /// A PodDisruptionBudget's status, as Kubernetes reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PdbStatus {
@@ -347,6 +385,11 @@ impl Cluster {
     /// nothing.
     pub fn evict(&mut self, pod: &str) -> Result<(), Error> {
         let k = self.pod_key(pod)?;
+        self.evict_key(k, pod)
+    }
+
+    /// [`Cluster::evict`] of the pod at key `k`, named `pod`.
+    fn evict_key(&mut self, k: u32, pod: &str) -> Result<(), Error> {
         self.check_eviction(k, pod)?;
         let p = self.pod(k);
         let (c, o) = (p.controller, p.ordinal);
@@ -412,68 +455,136 @@ impl Cluster {
         })
     }
 
-    /// Cordons the node and starts evicting its pods through the eviction
-    /// call, as budgets allow, pass after pass until it is empty.
+    /// `kubectl drain NODE --ignore-daemonsets --force`
+    /// (k8s.io/kubectl/pkg/drain): cordons the node, then lists the pods
+    /// bound to it once (GetPodsForDeletion: DaemonSet pods are left, with
+    /// kubectl's warning; pods without a controller are evicted, as `--force`
+    /// allows), and from the next pass on evicts those pods through the
+    /// eviction call. A refusal by a budget (429) is retried 5 s later; any
+    /// other refusal ends that pod's part with an error. The drain ends when
+    /// every listed pod is gone: kubectl prints `node/NAME drained` (no
+    /// event: Kubernetes emits none). A pod created after the listing is not
+    /// evicted, even on this node (one that tolerates the unschedulable
+    /// taint may land here again). Drained again, the node's pods are listed
+    /// again, as a second `kubectl drain` would list them.
     pub fn drain(&mut self, name: &str) -> Result<(), Error> {
         let id = self.node_id(name)?;
         self.cordon(name)?;
-        let n = &mut self.nodes[id.0 as usize];
-        if !n.draining {
-            n.draining = true;
-            n.drain_tried = 0;
-            self.drains.insert(id);
-            let count = self.node_pods[id.0 as usize].len();
-            self.note(
-                EventType::Normal,
-                Reason::Drain,
-                ObjectRef::Node(id),
-                format!("Draining node {name}: evicting {count} pods as disruption budgets allow"),
-            );
+        let i = id.0 as usize;
+        let mut listed: Vec<Listed> = Vec::new();
+        let (mut daemons, mut bare) = (Vec::new(), Vec::new());
+        for &k in &self.node_pods[i] {
+            let p = self.pod(k);
+            let full = || crate::namespace::full_name(&self.pod_name(p.controller, p.ordinal));
+            match self.controllers[p.controller.0 as usize].workload {
+                crate::cluster::Workload::DaemonSet(_) => {
+                    daemons.push(full());
+                    continue;
+                }
+                crate::cluster::Workload::Pod(_) => bare.push(full()),
+                crate::cluster::Workload::Deployment => {}
+            }
+            listed.push(Listed {
+                key: k,
+                uid: p.uid,
+                order: (p.controller, p.ordinal),
+                at: self.now,
+            });
         }
+        // Lowest pod name first, for a deterministic order.
+        listed.sort_by_key(|l| l.order);
+        let mut d = self.nodes[i].drain.take().unwrap_or_default();
+        for l in listed {
+            if !d.pods.iter().any(|x| x.uid == l.uid) {
+                d.pods.push(l);
+            }
+        }
+        // kubectl's WARNING line (PodDeleteList.Warnings).
+        let mut warn = Vec::new();
+        if !daemons.is_empty() {
+            warn.push(format!(
+                "ignoring DaemonSet-managed Pods: {}",
+                summary(&daemons)
+            ));
+        }
+        if !bare.is_empty() {
+            warn.push(format!(
+                "deleting Pods that declare no controller: {}",
+                summary(&bare)
+            ));
+        }
+        self.nodes[i].drain_status = Some(if warn.is_empty() {
+            format!("node/{name} cordoned")
+        } else {
+            format!("node/{name} cordoned; WARNING: {}", warn.join("; "))
+        });
+        self.nodes[i].drain = Some(d);
+        self.drains.entry(self.now).or_default().insert(id);
         Ok(())
     }
 
-    /// One round of the drains: evict what the budgets allow now.
+    /// The drains whose next attempt is due: each evicts its listed pods
+    /// that are due, as the budgets allow. Returns the pods evicted.
     ///
-    /// A drain costs what changed: a node whose every remaining pod was
-    /// refused is not tried again until `disruption_epoch` moves (a pod
-    /// Ready or gone, a budget or a Deployment changed), and within one
-    /// round a budget that refused a pod refuses the next pod it covers
-    /// without being recomputed (an eviction only lowers its healthy count,
-    /// so a refusal stands for the rest of the round).
+    /// A drain costs its listed pods at their attempts, not every pass: a
+    /// refused pod is tried again 5 ticks later (kubectl's retry interval),
+    /// and within one round a budget that refused a pod refuses the next pod
+    /// it covers without being recomputed (an eviction only lowers its
+    /// healthy count, so a refusal stands for the rest of the round).
     pub(crate) fn progress_drains(&mut self) -> u32 {
-        let mut evicted = 0;
-        if self.drains.is_empty() {
+        let now = self.now;
+        if self.drains.first_key_value().is_none_or(|(t, _)| *t > now) {
             return 0;
         }
-        let drains: Vec<NodeId> = self.drains.iter().copied().collect();
+        let mut due: alloc::collections::BTreeSet<NodeId> = Default::default();
+        while let Some(e) = self.drains.first_entry() {
+            if *e.key() > now {
+                break;
+            }
+            due.extend(e.remove());
+        }
+        let mut evicted = 0;
         // (budget, whether the refused pod was Ready, the budget's reason)
         let mut refused: Vec<(String, bool, String)> = Vec::new();
-        for id in drains {
+        for id in due {
             let i = id.0 as usize;
-            if !self.nodes[i].draining || self.nodes[i].removed {
-                self.drains.remove(&id);
+            if self.nodes[i].removed {
+                self.nodes[i].drain = None;
                 continue;
             }
-            // kubectl drain --ignore-daemonsets: DaemonSet pods stay (their
-            // controller would put them back on the cordoned node anyway).
-            let mut keys: Vec<u32> = self.node_pods[i]
-                .iter()
-                .copied()
-                .filter(|&k| !self.is_daemon_pod(k))
-                .collect();
-            if !keys.is_empty() && self.nodes[i].drain_tried == self.disruption_epoch {
+            // Ended by an uncordon, or already visited (due twice).
+            let Some(mut d) = self.nodes[i].drain.take() else {
+                continue;
+            };
+            // Nothing that could let an eviction through has happened since
+            // every pod was refused: each due retry is refused again (and
+            // changes nothing), so it only moves on by the retry interval.
+            if d.refused_epoch == self.disruption_epoch {
+                for l in d.pods.iter_mut().filter(|l| l.at <= now) {
+                    l.at = now + DRAIN_RETRY_TICKS;
+                }
+                let next = d.pods.iter().map(|l| l.at).min().unwrap_or(now);
+                self.nodes[i].drain = Some(d);
+                self.drains.entry(next).or_default().insert(id);
                 continue;
             }
-            // Lowest pod name first, for a deterministic order.
-            keys.sort_by_key(|&k| {
-                let p = self.pod(k);
-                (p.controller, p.ordinal)
-            });
-            let mut blocked = None;
-            let before = evicted;
-            for k in keys {
-                let p = self.pod(k);
+            let mut left = Vec::with_capacity(d.pods.len());
+            let mut waiting = None;
+            let (mut tried, mut went) = (0u32, 0u32);
+            for mut l in core::mem::take(&mut d.pods) {
+                if l.at > now {
+                    left.push(l);
+                    continue;
+                }
+                // NotFound: deleted, evicted or lost since (its key may hold
+                // another pod now): done, as kubectl's wait for it is.
+                if self.pods[l.key as usize]
+                    .as_ref()
+                    .is_none_or(|p| p.uid != l.uid)
+                {
+                    continue;
+                }
+                let p = self.pod(l.key);
                 let name = self.pod_name(p.controller, p.ordinal);
                 let known = if p.node().is_some() && !refused.is_empty() {
                     let labels = &self.revision_of(p).template.labels;
@@ -495,42 +606,60 @@ impl Cluster {
                     }),
                     None => {
                         let ready = p.ready;
-                        let r = self.evict(&name);
+                        let r = self.evict_key(l.key, &name);
                         if let Err(Error::DisruptionBudget { pdb, message, .. }) = &r {
                             refused.push((pdb.clone(), ready, message.clone()));
                         }
                         r
                     }
                 };
+                let (ns, short) = crate::namespace::split(&name);
+                tried += 1;
                 match result {
-                    Ok(()) => evicted += 1,
-                    Err(e) => {
-                        if blocked.is_none() {
-                            blocked = Some(format!("{e}"));
-                        }
+                    Ok(()) => {
+                        evicted += 1;
+                        went += 1;
                     }
+                    // 429: kubectl sleeps 5 s and tries again.
+                    Err(e @ Error::DisruptionBudget { .. }) => {
+                        waiting.get_or_insert_with(|| {
+                            format!(
+                                "error when evicting pods/\"{short}\" -n \"{ns}\" (will retry after {DRAIN_RETRY_TICKS}s): {e}"
+                            )
+                        });
+                        l.at = now + DRAIN_RETRY_TICKS;
+                        left.push(l);
+                    }
+                    // Anything else ends this pod's part with an error.
+                    Err(e) => d.errors.push(format!(
+                        "error when evicting pods/\"{short}\" -n \"{ns}\": {e}"
+                    )),
                 }
-            }
-            if evicted == before {
-                self.nodes[i].drain_tried = self.disruption_epoch;
             }
             let node_name = self.nodes[i].spec.name.clone();
-            if self.node_pods[i].iter().all(|&k| self.is_daemon_pod(k)) {
-                self.nodes[i].draining = false;
-                self.drains.remove(&id);
-                self.nodes[i].drain_blocked = None;
-                self.note(EventType::Normal, Reason::DrainComplete, ObjectRef::Node(id), format!("Node {node_name} drained: no pods left; it stays cordoned until uncordoned"));
-            } else if blocked != self.nodes[i].drain_blocked {
-                if let Some(m) = &blocked {
-                    self.note(
-                        EventType::Warning,
-                        Reason::FailedEviction,
-                        ObjectRef::Node(id),
-                        format!("Drain of {node_name} waits: {m}"),
-                    );
-                }
-                self.nodes[i].drain_blocked = blocked;
+            if left.is_empty() {
+                self.nodes[i].drain_status = Some(if d.errors.is_empty() {
+                    format!("node/{node_name} drained")
+                } else {
+                    format!(
+                        "error: unable to drain node \"{node_name}\": {}",
+                        d.errors.join("; ")
+                    )
+                });
+                continue;
             }
+            if let Some(w) = waiting {
+                self.nodes[i].drain_status = Some(w);
+            }
+            d.refused_epoch = if tried > 0 && went == 0 && d.errors.is_empty() {
+                self.disruption_epoch
+            } else {
+                0
+            };
+            let next = left.iter().map(|l| l.at).min().unwrap_or(now);
+            d.pods = left;
+            self.nodes[i].drain = Some(d);
+            self.drains.entry(next).or_default().insert(id);
         }
         evicted
     }
@@ -1053,6 +1182,9 @@ mod tests {
         for seed in 0..(ops / 100).max(1) {
             let mut rng = Prng::new(seed ^ 0x5e41_1ce5);
             let mut c = Cluster::new();
+            // Every event as emitted, before the correlator counts a repeat
+            // into an earlier record.
+            c.watch_events();
             c.set_heartbeat_timeout(3).unwrap();
             for i in 0..4 {
                 c.add_node(NodeSpec::new(&format!("n{i}"), 8000, 16384))
@@ -1123,9 +1255,10 @@ mod tests {
                 c.set_now(tick);
                 c.heartbeats();
                 c.detect_failures();
-                let logged = c.events.len();
+                c.take_watched_events();
                 c.reconcile_once(ScorePolicy::BinPack);
-                let got: Vec<String> = c.rendered_events()[logged..]
+                let got: Vec<String> = c
+                    .take_watched_events()
                     .iter()
                     .filter(|e| e.reason == "EndpointsUpdated")
                     .map(|e| e.message.clone())

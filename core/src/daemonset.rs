@@ -572,14 +572,6 @@ impl Cluster {
         st
     }
 
-    /// Whether the pod is a DaemonSet's (kubectl drain leaves those).
-    pub(crate) fn is_daemon_pod(&self, k: u32) -> bool {
-        matches!(
-            self.controllers[self.pod(k).controller.0 as usize].workload,
-            Workload::DaemonSet(_)
-        )
-    }
-
     /// `NodeShouldRunDaemonPod`: (should run, should continue running).
     fn daemon_should_run(&self, n: NodeId, tpl: &PodTemplate) -> (bool, bool) {
         let node = &self.nodes[n.0 as usize];

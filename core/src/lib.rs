@@ -66,6 +66,7 @@ extern crate alloc;
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 mod affinity;
+mod apply;
 pub mod balance;
 mod bare_pod;
 pub mod chunked;
@@ -119,9 +120,10 @@ pub use daemonset::{
     MAX_DAEMONSETS, MAX_DAEMONSET_MIN_READY_SECONDS,
 };
 pub use error::Error;
-pub use events::{EventLog, EventRecord, EventType, Reason, RenderedEvent};
+pub use events::{EventCursor, EventLog, EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
+    NodeInclusionPolicy,
     NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm, NodeSpec,
     PdbSpec, PodTemplate, PreferredSchedulingTerm, Resources, RollingUpdate, Selector,
     SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
@@ -135,7 +137,7 @@ pub use rollout::{
 };
 pub use scheduler::plugins;
 pub use scheduler::{
-    CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,
+    Code, CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,
     ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
 };
 pub use taints::{DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};

@@ -11,7 +11,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub use crate::affinity::{
-    LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
+    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable,
 };
@@ -35,6 +35,10 @@ pub const MAX_MEMORY_MIB: u64 = 1 << 30;
 
 /// The topology key that names "the node itself".
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
+
+/// The label the Deployment controller adds to its ReplicaSets' pods and
+/// selectors (`apps.DefaultDeploymentUniqueLabelKey`): a revision's hash.
+pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
 
 /// CPU in millicores and memory in MiB, the two resources the scheduler counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -637,12 +641,21 @@ pub struct NodeSpec {
 pub const DEFAULT_MAX_PODS: u32 = 110;
 
 impl NodeSpec {
+    /// A node as its kubelet registers it: with the `kubernetes.io/hostname`
+    /// label set to its name (the kubelet's default, where the node's name
+    /// is its hostname), which `with_label` may replace. A name longer than a
+    /// label value may be (63 characters) gets no such label. Nodes read
+    /// from manifests keep the labels the manifest gives instead.
     pub fn new(name: &str, cpu_millis: u64, memory_mib: u64) -> Self {
+        let mut labels = Labels::new();
+        if validate_label_value(name, "").is_ok() {
+            labels.insert(HOSTNAME_KEY.to_string(), name.to_string());
+        }
         NodeSpec {
             name: name.to_string(),
             capacity: Resources::new(cpu_millis, memory_mib),
             max_pods: DEFAULT_MAX_PODS,
-            labels: Labels::new(),
+            labels,
             taints: Vec::new(),
         }
     }
@@ -664,12 +677,9 @@ impl NodeSpec {
 
     pub fn validate(&self) -> Result<(), Error> {
         validate_name_as(&self.name, "node", NameRule::Dns1123Subdomain)?;
-        if self.capacity.cpu_millis == 0 || self.capacity.memory_mib == 0 {
-            return Err(Error::Invalid(format!(
-                "node {}: capacity {} has a zero; expected cpu and memory both above zero",
-                self.name, self.capacity
-            )));
-        }
+        // A node may offer no cpu, memory or pods at all (Kubernetes takes
+        // it; it fits only pods that request none of what it lacks, and
+        // none with pods 0).
         // Bounds that keep score arithmetic in u64: 1,000,000 cores, 1 PiB.
         if self.capacity.cpu_millis > MAX_CPU_MILLIS || self.capacity.memory_mib > MAX_MEMORY_MIB {
             return Err(Error::Invalid(format!(
@@ -677,9 +687,9 @@ impl NodeSpec {
                 self.name, self.capacity
             )));
         }
-        if self.max_pods == 0 || self.max_pods > 1_000_000 {
+        if self.max_pods > 1_000_000 {
             return Err(Error::Invalid(format!(
-                "node {}: allocatable pods {} is out of range; expected 1 to 1000000 (the kubelet's default is {DEFAULT_MAX_PODS})",
+                "node {}: allocatable pods {} is out of range; expected 0 to 1000000 (the kubelet's default is {DEFAULT_MAX_PODS})",
                 self.name, self.max_pods
             )));
         }
@@ -817,6 +827,10 @@ pub struct DeploymentSpec {
     /// ProgressDeadlineExceeded. Default 600; [`NO_PROGRESS_DEADLINE`]
     /// (2147483647, Kubernetes' "no deadline") keeps no Progressing condition.
     pub progress_deadline_seconds: u32,
+    /// `spec.selector` when it is not the template's labels (`None`: them,
+    /// as `kubectl create deployment` writes it). Immutable once the
+    /// Deployment exists, as the API server holds it (apps/v1).
+    pub selector: Option<Selector>,
 }
 
 /// Kubernetes' default `progressDeadlineSeconds`.
@@ -838,7 +852,16 @@ impl DeploymentSpec {
             strategy: RollingUpdate::default(),
             min_ready_seconds: 0,
             progress_deadline_seconds: DEFAULT_PROGRESS_DEADLINE_SECONDS,
+            selector: None,
         }
+    }
+
+    /// Its selector: `selector`, else the template's labels.
+    pub fn effective_selector(&self) -> Selector {
+        self.selector.clone().unwrap_or_else(|| Selector {
+            match_labels: self.template.labels.clone(),
+            ..Selector::default()
+        })
     }
 
     /// The same Deployment with `minReadySeconds`.
@@ -871,6 +894,15 @@ impl DeploymentSpec {
         validate_replicas(&self.name, self.replicas)?;
         self.template.validate(&self.name)?;
         self.strategy.validate(&self.name)?;
+        if let Some(sel) = &self.selector {
+            sel.validate("spec.selector")?;
+            if sel.is_empty() || !sel.matches(&self.template.labels) {
+                return Err(Error::Invalid(format!(
+                    "app {}: spec.selector {sel} does not select the template's labels; expected a selector the template's labels satisfy",
+                    self.name
+                )));
+            }
+        }
         validate_rollout_timing(
             &self.name,
             self.min_ready_seconds,
@@ -1218,10 +1250,21 @@ mod tests {
         assert!(Toleration::exists("", None).tolerates(&gpu));
     }
 
+    /// Zero requests and zero allocatable are both valid, as in Kubernetes
+    /// (a node with no cpu, memory or pods fits pods that need none of it).
     #[test]
-    fn zero_capacity_is_refused_and_zero_requests_are_not() {
+    fn zero_capacity_and_zero_requests_are_valid() {
         assert!(PodTemplate::new(Resources::ZERO).validate("web").is_ok());
-        assert!(NodeSpec::new("n", 0, 1024).validate().is_err());
+        assert!(NodeSpec::new("n", 0, 1024).validate().is_ok());
+        assert!(NodeSpec::new("n", 1000, 0).validate().is_ok());
+        assert!(NodeSpec::new("n", 1000, 1024)
+            .with_max_pods(0)
+            .validate()
+            .is_ok());
+        assert!(NodeSpec::new("n", 1000, 1024)
+            .with_max_pods(1_000_001)
+            .validate()
+            .is_err());
         assert!(
             DeploymentSpec::new("web", MAX_REPLICAS + 1, Resources::new(1, 1))
                 .validate()

@@ -1,18 +1,28 @@
 //! Kubernetes resource quantities: `4`, `500m`, `1.5`, `8Gi`, `512Mi`, `1e3`.
 //!
-//! The grammar is the one `k8s.io/apimachinery/pkg/api/resource.Quantity`
-//! documents and parses:
+//! [`Quantity::parse`] takes exactly the strings that
+//! `k8s.io/apimachinery/pkg/api/resource.ParseQuantity` (v0.37.2,
+//! parseQuantityString) takes, and refuses the others:
 //!
 //! ```text
 //! quantity        ::= signedNumber suffix          (suffix may be empty)
 //! signedNumber    ::= number | sign number
 //! sign            ::= "+" | "-"
-//! number          ::= digits | digits "." digits | digits "." | "." digits
+//! number          ::= digits | digits "." digits | digits "." | "." digits | "." | ""
 //! suffix          ::= binarySI | decimalSI | decimalExponent
 //! binarySI        ::= Ki | Mi | Gi | Ti | Pi | Ei        (2^10 .. 2^60)
 //! decimalSI       ::= n | u | m | "" | k | M | G | T | P | E   (10^-9 .. 10^18)
 //! decimalExponent ::= "e" signedDigits | "E" signedDigits      (1e3, 1E-3)
 //! ```
+//!
+//! A number without digits is zero (`Mi`, `+`, `.`, `E2`, `.e+2`, even `-`),
+//! except before `Pi`, `Ei` or an exponent below -9, where Kubernetes parses
+//! the number on its arbitrary-precision path, which wants a digit ("unable to
+//! parse numeric part of quantity"). The exponent of `e`/`E` is a 64-bit
+//! whole number (beyond that: refused) truncated to 32 bits, as Kubernetes
+//! truncates it (`1e4294967299` is `1e3`). Strings that differ only by a
+//! suffix Kubernetes has no word for (`1K`, `8GB`, `1e`), by whitespace (` 4`)
+//! or by a second point (`1.2.3`) are refused.
 //!
 //! Note the two meanings of `E`: alone it is exa (10^18), followed by digits it
 //! starts an exponent (`1E3` is 1000). A quantity is never a floating-point
@@ -27,14 +37,22 @@
 //! (1,000,000,000 bytes) is 954 MiB and `100Ki` is 1 MiB; [`memory_mib`] says
 //! whether that happened.
 //!
-//! Where this is stricter than `ParseQuantity`: a negative quantity is
-//! refused (resource requests and capacities must be 0 or more, as the API
-//! server's validation says), no whitespace is allowed around the number (the
-//! API server allows none either; a form trims before calling), and a value
-//! above 2^63 - 1 of the unit asked for is refused rather than capped, so a
-//! caller can store every result in an `i64`. Huge exponents (`1e999999999`)
-//! are refused without doing work proportional to the exponent, and the work
-//! for a long string of digits is linear in its length.
+//! The value is the one Kubernetes computes (`MilliValue()`, `Value()`)
+//! wherever that fits an int64. Where it does not, Kubernetes caps a binary
+//! quantity at 2^63 - 1 and lets the rest overflow; here a value above
+//! 2^63 - 1 of the unit asked for is refused ([`QuantityErrorKind::TooLarge`])
+//! rather than capped, so a caller can store every result in an `i64` (the
+//! engine's own bounds are far lower). Negative quantities parse, but the
+//! cpu and memory readers refuse them (requests and capacities must be 0 or
+//! more, as the API server's validation says). ParseQuantity allows no
+//! whitespace; the API server's JSON decoding trims it first
+//! (Quantity.UnmarshalJSON), and so do the manifest import and the forms.
+//! One corner is not reproduced: an exponent within a few of -2^31 makes
+//! Kubernetes' int32 scale arithmetic wrap (values that are garbage, or a
+//! parse that does not finish); here such a number is read as written, a
+//! tiny fraction rounded up. Huge exponents (`1e999999999`) are refused
+//! without doing work proportional to the exponent, and the work for a long
+//! string of digits is linear in its length.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -58,6 +76,9 @@ pub enum QuantityErrorKind {
     UnknownSuffix(String),
     /// `e`/`E` followed by something that is not a whole number (`1e`, `1e3.5`).
     BadExponent(String),
+    /// `e`/`E` followed by a whole number beyond a 64-bit integer, which
+    /// Kubernetes refuses (`1e99999999999999999999`).
+    ExponentOutOfRange(String),
     /// Below zero: requests and capacities are 0 or more.
     Negative,
     /// Above [`MAX_VALUE`] of the unit (the message names the engine's
@@ -107,6 +128,13 @@ impl fmt::Display for QuantityError {
                 f,
                 "{what} {input} is not a quantity: the exponent {} is not a whole number; expected e or E and digits, such as 1e3 or 5E-1",
                 crate::limits::quoted(s)
+            ),
+            QuantityErrorKind::ExponentOutOfRange(s) => write!(
+                f,
+                "{what} {input} is not a quantity: the exponent {} is out of range; expected e or E and a whole number from {} to {}, such as 1e3 or 5E-1",
+                crate::limits::quoted(s),
+                i64::MIN,
+                i64::MAX
             ),
             QuantityErrorKind::Negative => write!(
                 f,
@@ -193,27 +221,61 @@ fn binary_si(s: &str) -> Option<u32> {
     })
 }
 
-/// `[+-]digits`, as an exponent: saturating, so `1e99999999999999999999` is
-/// a (refusable) huge number and not an overflow.
-fn exponent(s: &str) -> Option<i64> {
-    let (neg, body) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+/// What a suffix means, as `quantitySuffixer.interpret` reads it
+/// (apimachinery `resource/suffix.go`).
+enum Suffix {
+    /// A decimal SI suffix (`""`, `n` .. `E`): a power of ten.
+    Decimal(i64),
+    /// A binary SI suffix (`Ki` .. `Ei`): a power of two.
+    Binary(u32),
+    /// `e`/`E` and a whole number: a power of ten. The number is read as an
+    /// int64 (strconv.ParseInt) and then truncated to int32, as
+    /// `int32(parsed)` does: `1e4294967299` is `1e3` in Kubernetes too.
+    Exponent(i32),
+}
+
+/// Why a suffix is none of Kubernetes'.
+enum BadSuffix {
+    Unknown,
+    /// `e`/`E` and something that is not a whole number.
+    Exponent,
+    /// `e`/`E` and a whole number beyond int64.
+    OutOfRange,
+}
+
+/// The suffix, or why it is none of Kubernetes'.
+fn interpret(s: &str) -> Result<Suffix, BadSuffix> {
+    if let Some(e) = decimal_si(s) {
+        return Ok(Suffix::Decimal(e));
     }
-    let mut e: i64 = 0;
-    for b in body.bytes() {
-        e = (e * 10 + i64::from(b - b'0')).min(EXP_LIMIT);
+    if let Some(p) = binary_si(s) {
+        return Ok(Suffix::Binary(p));
     }
-    Some(if neg { -e } else { e })
+    if s.len() > 1 && (s.starts_with('e') || s.starts_with('E')) {
+        // str::parse::<i64> takes what ParseInt(s, 10, 64) takes: an
+        // optional sign, then decimal digits, in range.
+        return match s[1..].parse::<i64>() {
+            Ok(e) => Ok(Suffix::Exponent(e as i32)),
+            Err(e) => Err(match e.kind() {
+                core::num::IntErrorKind::PosOverflow | core::num::IntErrorKind::NegOverflow => {
+                    BadSuffix::OutOfRange
+                }
+                _ => BadSuffix::Exponent,
+            }),
+        };
+    }
+    if s == "e" {
+        return Err(BadSuffix::Exponent);
+    }
+    Err(BadSuffix::Unknown)
 }
 
 impl Quantity {
-    /// Reads a quantity in Kubernetes' grammar (see the module doc). Signs are
-    /// kept; [`parse_cpu_millis`] and the memory parsers refuse negatives.
+    /// Reads a quantity exactly as `resource.ParseQuantity` does (apimachinery
+    /// `resource/quantity.go`, parseQuantityString and ParseQuantity): it
+    /// takes what that takes and refuses what it refuses (see the module
+    /// doc). Signs are kept; [`parse_cpu_millis`] and the memory parsers
+    /// refuse negatives.
     pub fn parse(s: &str) -> Result<Quantity, QuantityErrorKind> {
         if s.is_empty() {
             return Err(QuantityErrorKind::Empty);
@@ -245,24 +307,32 @@ impl Quantity {
             }
             frac_part = &b[f..i];
         }
-        if int_part.is_empty() && frac_part.is_empty() {
-            return Err(QuantityErrorKind::NotANumber);
-        }
+        let has_digits = !int_part.is_empty() || !frac_part.is_empty();
         // Everything left is the suffix; `i` is at an ASCII boundary.
         let suffix = &s[i..];
-        let (exp10, exp2) = if let Some(e) = decimal_si(suffix) {
-            (e, 0)
-        } else if let Some(p) = binary_si(suffix) {
-            (0, p)
-        } else if suffix.len() > 1 && (suffix.starts_with('e') || suffix.starts_with('E')) {
-            match exponent(&suffix[1..]) {
-                Some(e) => (e, 0),
-                None => return Err(QuantityErrorKind::BadExponent(suffix.into())),
+        let (exp10, exp2) = match interpret(suffix) {
+            // A number without digits ("", "+", ".", "Mi", "E2", ".e+2") is
+            // zero: parseQuantityString reads its numerator as "0". It stays
+            // zero only on ParseQuantity's int64 path; the other path
+            // parses the text before the suffix as a decimal
+            // (inf.Dec.SetString), which needs a digit. That path is taken
+            // for Pi and Ei (precision below 0) and for exponents below
+            // -9 (scale below Nano).
+            Ok(Suffix::Binary(p)) if !has_digits && p > 40 => {
+                return Err(QuantityErrorKind::NotANumber)
             }
-        } else if suffix == "e" {
-            return Err(QuantityErrorKind::BadExponent(suffix.into()));
-        } else {
-            return Err(QuantityErrorKind::UnknownSuffix(suffix.into()));
+            Ok(Suffix::Exponent(e)) if !has_digits && e < -9 => {
+                return Err(QuantityErrorKind::NotANumber)
+            }
+            Ok(Suffix::Decimal(e)) => (e, 0),
+            Ok(Suffix::Binary(p)) => (0, p),
+            Ok(Suffix::Exponent(e)) => (i64::from(e), 0),
+            Err(_) if !has_digits => return Err(QuantityErrorKind::NotANumber),
+            Err(BadSuffix::OutOfRange) => {
+                return Err(QuantityErrorKind::ExponentOutOfRange(suffix.into()))
+            }
+            Err(BadSuffix::Exponent) => return Err(QuantityErrorKind::BadExponent(suffix.into())),
+            Err(BadSuffix::Unknown) => return Err(QuantityErrorKind::UnknownSuffix(suffix.into())),
         };
 
         let mut digits: Vec<u8> = int_part
@@ -574,10 +644,11 @@ mod tests {
         let rows: &[(&str, QuantityErrorKind)] = &[
             ("", Empty),
             ("abc", NotANumber),
-            ("m", NotANumber),
-            (".", NotANumber),
-            ("+", NotANumber),
-            ("-", NotANumber),
+            ("Pi", NotANumber),
+            ("-Ei", NotANumber),
+            ("e-10", NotANumber),
+            (".e-10", NotANumber),
+            ("e4294967286", NotANumber), // the exponent truncated to -10
             (" 4", NotANumber),
             ("4 ", UnknownSuffix(" ".into())),
             ("8GB", UnknownSuffix("GB".into())),
@@ -588,10 +659,19 @@ mod tests {
             ("1e", BadExponent("e".into())),
             ("1e3.5", BadExponent("e3.5".into())),
             ("1E+", BadExponent("E+".into())),
+            ("1ei", BadExponent("ei".into())),
+            (
+                "1e9223372036854775808",
+                ExponentOutOfRange("e9223372036854775808".into()),
+            ),
+            (
+                "1e-9223372036854775809",
+                ExponentOutOfRange("e-9223372036854775809".into()),
+            ),
             ("-5", Negative),
             ("-0.1m", Negative),
             ("1e19", TooLarge),
-            ("1e999999999999999999999999", TooLarge),
+            ("1e999999999", TooLarge),
             ("99999999999999999999999999999999999999999999", TooLarge),
         ];
         for (input, kind) in rows {
@@ -631,7 +711,15 @@ mod tests {
     #[test]
     fn tiny_and_huge_exponents_cost_nothing_and_never_wrap() {
         // Far below a millicore but above zero: one millicore.
-        assert_eq!(parse_cpu_millis("1e-999999999999999999"), Ok(1));
+        assert_eq!(parse_cpu_millis("1e-1000000"), Ok(1));
+        // (Kubernetes' arbitrary-precision rounding of this one does not
+        // finish in seconds.)
+        assert_eq!(parse_cpu_millis("1e-999999999"), Ok(1));
+        // The exponent truncated to 32 bits is 1486618625: far too large.
+        assert_eq!(
+            parse_cpu_millis("1e-999999999999999999").unwrap_err().kind,
+            QuantityErrorKind::TooLarge
+        );
         assert_eq!(parse_cpu_millis("0e999999999999"), Ok(0));
         // A long run of digits is linear work, and exact.
         let mut long = String::from("0.");
@@ -655,6 +743,169 @@ mod tests {
             QuantityErrorKind::TooLarge
         );
         assert_eq!(parse_memory_bytes("9223372036854775807"), Ok(MAX_VALUE));
+    }
+
+    // ParseQuantity reads a number without digits as zero, unless it takes
+    // its arbitrary-precision path (Pi, Ei, an exponent below -9), which
+    // wants a digit; the oracle's quantity-no-digits sweep checks the rest.
+    #[test]
+    fn a_number_without_digits_is_zero_where_kubernetes_says_so() {
+        // (E4294967287: the exponent truncated to 32 bits is -9.)
+        for zero in [
+            "Mi",
+            "+",
+            "-",
+            ".",
+            "-.",
+            "E2",
+            ".e+2",
+            "e-9",
+            "m",
+            "Ti",
+            "+Ki",
+            "n",
+            "E",
+            "0Ei",
+            "0.e-10",
+            "E4294967287",
+        ] {
+            let q = Quantity::parse(zero).unwrap_or_else(|e| panic!("{zero:?}: {e:?}"));
+            assert!(q.is_zero() && !q.is_negative(), "{zero:?}");
+            assert_eq!(parse_cpu_millis(zero), Ok(0), "{zero:?}");
+            assert_eq!(parse_memory_bytes(zero), Ok(0), "{zero:?}");
+        }
+        for refused in [
+            "Pi", "Ei", "+Pi", "-.Ei", "e-10", "E-10", ".e-10", "", "e", "i",
+        ] {
+            assert!(Quantity::parse(refused).is_err(), "{refused:?}");
+        }
+    }
+
+    // The exponent is an int64 truncated to int32, as ParseQuantity's
+    // `int32(parsed)` truncates it; values as the oracle reported them.
+    #[test]
+    fn the_exponent_is_truncated_to_32_bits_as_kubernetes_does() {
+        assert_eq!(parse_cpu_millis("1e4294967299"), Ok(1_000_000)); // 1e3
+        assert_eq!(parse_cpu_millis("1e4294967286"), Ok(1)); // 1e-10
+        assert_eq!(parse_cpu_millis("1e9223372036854775807"), Ok(100)); // 1e-1
+        assert_eq!(parse_cpu_millis("1e-9223372036854775808"), Ok(1000)); // 1e0
+        assert_eq!(
+            parse_cpu_millis("1e+000000000000000000000000003"),
+            Ok(1_000_000)
+        );
+    }
+
+    // Kubernetes' own table (apimachinery resource/quantity_test.go,
+    // TestQuantityParse and TestQuantityParseEmit): each input with the
+    // MilliValue() and Value() v0.37.2 returns for it, None where that is
+    // beyond int64 (Kubernetes overflows or caps; here: too large).
+    #[test]
+    fn kubernetes_quantity_tables_read_the_same() {
+        let rows: &[(&str, Option<u64>, Option<u64>)] = &[
+            ("0", Some(0), Some(0)),
+            ("0n", Some(0), Some(0)),
+            ("0Ki", Some(0), Some(0)),
+            ("0Ti", Some(0), Some(0)),
+            ("1", Some(1000), Some(1)),
+            ("1Ki", Some(1_024_000), Some(1024)),
+            ("7Mi", Some(7_340_032_000), Some(7_340_032)),
+            ("6Gi", Some(6_442_450_944_000), Some(6_442_450_944)),
+            ("5Ti", Some(5_497_558_138_880_000), Some(5_497_558_138_880)),
+            (
+                "4Pi",
+                Some(4_503_599_627_370_496_000),
+                Some(4_503_599_627_370_496),
+            ),
+            ("3Ei", None, Some(3_458_764_513_820_540_928)),
+            (
+                "100Ti",
+                Some(109_951_162_777_600_000),
+                Some(109_951_162_777_600),
+            ),
+            ("5n", Some(1), Some(1)),
+            ("4u", Some(1), Some(1)),
+            ("3m", Some(3), Some(1)),
+            ("50k", Some(50_000_000), Some(50_000)),
+            (
+                "300T",
+                Some(300_000_000_000_000_000),
+                Some(300_000_000_000_000),
+            ),
+            (
+                "2P",
+                Some(2_000_000_000_000_000_000),
+                Some(2_000_000_000_000_000),
+            ),
+            ("1E", None, Some(1_000_000_000_000_000_000)),
+            ("1E-3", Some(1), Some(1)),
+            ("1E12", Some(1_000_000_000_000_000), Some(1_000_000_000_000)),
+            (
+                "1e15",
+                Some(1_000_000_000_000_000_000),
+                Some(1_000_000_000_000_000),
+            ),
+            ("1E18", None, Some(1_000_000_000_000_000_000)),
+            ("100.035k", Some(100_035_000), Some(100_035)),
+            ("0.0005k", Some(500), Some(1)),
+            ("0.00050k", Some(500), Some(1)),
+            ("0.05000", Some(50), Some(1)),
+            ("0.5e-2", Some(5), Some(1)),
+            ("10.035M", Some(10_035_000_000), Some(10_035_000)),
+            ("1.3E+6", Some(1_300_000_000), Some(1_300_000)),
+            (
+                "1.53E12",
+                Some(1_530_000_000_000_000),
+                Some(1_530_000_000_000),
+            ),
+            ("1.7E18", None, Some(1_700_000_000_000_000_000)),
+            ("9.01", Some(9010), Some(10)),
+            ("6.987654321G", Some(6_987_654_321_000), Some(6_987_654_321)),
+            (
+                "2.5P",
+                Some(2_500_000_000_000_000_000),
+                Some(2_500_000_000_000_000),
+            ),
+            ("1.01E", None, Some(1_010_000_000_000_000_000)),
+            ("3.001n", Some(1), Some(1)),
+            ("1.1E-9", Some(1), Some(1)),
+            ("0.00000000050", Some(1), Some(1)),
+            ("0.00000012354", Some(1), Some(1)),
+            ("9Ei", None, None), // capped at 2^63 - 1 by Kubernetes
+            ("12E", None, None),
+            ("100.035Ki", Some(102_435_840), Some(102_436)),
+            ("0.5Mi", Some(524_288_000), Some(524_288)),
+            ("0.05Gi", Some(53_687_091_200), Some(53_687_092)),
+            ("0.025Ti", Some(27_487_790_694_400), Some(27_487_790_695)),
+            ("0.000000000001Ki", Some(1), Some(1)),
+            (".0001k", Some(100), Some(1)),
+            ("1.", Some(1000), Some(1)),
+            ("1.G", Some(1_000_000_000_000), Some(1_000_000_000)),
+            (".001Ki", Some(1024), Some(2)),
+            (".000001Ki", Some(2), Some(1)),
+        ];
+        for &(input, milli, bytes) in rows {
+            assert!(Quantity::parse(input).is_ok(), "{input:?}");
+            for (got, want, what) in [
+                (parse_cpu_millis(input), milli, "MilliValue"),
+                (parse_memory_bytes(input), bytes, "Value"),
+            ] {
+                match want {
+                    Some(v) => assert_eq!(got, Ok(v), "{what} of {input:?}"),
+                    None => assert_eq!(
+                        got.map_err(|e| e.kind),
+                        Err(QuantityErrorKind::TooLarge),
+                        "{what} of {input:?}"
+                    ),
+                }
+            }
+        }
+        // Its table of invalid quantities.
+        for bad in [
+            "1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-", " 1",
+            "1 ",
+        ] {
+            assert!(Quantity::parse(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -135,6 +135,17 @@ pub enum Event {
     DeletePod(String),
     /// Create a Namespace with its labels: see [`Cluster::add_namespace`].
     AddNamespace(crate::namespace::NamespaceSpec),
+    /// `kubectl apply` of a Deployment: created, or updated (a new template
+    /// rolls, replicas scale): see [`Cluster::apply_deployment`].
+    ApplyDeployment(DeploymentSpec),
+    /// `kubectl apply` of a DaemonSet: see [`Cluster::apply_daemonset`].
+    ApplyDaemonSet(DaemonSetSpec),
+    /// `kubectl apply` of a bare Pod: see [`Cluster::apply_pod`].
+    ApplyPod(BarePodSpec),
+    /// `kubectl apply` of a Node: see [`Cluster::apply_node`].
+    ApplyNode(NodeSpec),
+    /// `kubectl apply` of a PriorityClass: see [`Cluster::apply_priority_class`].
+    ApplyPriorityClass(crate::priority::PriorityClass),
 }
 
 impl Event {
@@ -193,6 +204,16 @@ impl Event {
             },
             Event::DeletePod(p) => format!("delete Pod {p}"),
             Event::AddNamespace(n) => format!("add Namespace {}", n.name),
+            Event::ApplyDeployment(d) => format!(
+                "apply Deployment {} x{} ({})",
+                d.name, d.replicas, d.template.requests
+            ),
+            Event::ApplyDaemonSet(d) => format!("apply DaemonSet {}", d.name),
+            Event::ApplyPod(p) => format!("apply Pod {}", p.name),
+            Event::ApplyNode(n) => format!("apply node {} ({})", n.name, n.capacity),
+            Event::ApplyPriorityClass(pc) => {
+                format!("apply PriorityClass {} (value {})", pc.name, pc.value)
+            }
         }
     }
 }
@@ -256,7 +277,10 @@ struct InStep {
 /// creating 16 pods; any other event about as much as creating one.
 fn event_cost(e: &Event) -> u32 {
     match e {
-        Event::Deploy(_) | Event::CreateDaemonSet(_) => 16,
+        Event::Deploy(_)
+        | Event::CreateDaemonSet(_)
+        | Event::ApplyDeployment(_)
+        | Event::ApplyDaemonSet(_) => 16,
         _ => 1,
     }
 }
@@ -295,7 +319,7 @@ impl Simulator {
 
     fn insert(&mut self, tick: u64, e: Event) {
         self.count_pending(&e, true);
-        if let Event::Deploy(d) = &e {
+        if let Event::Deploy(d) | Event::ApplyDeployment(d) = &e {
             self.pending_deploys.insert(d.name.clone(), tick);
         }
         // After every event already due at `tick`: the script keeps its order.
@@ -305,7 +329,7 @@ impl Simulator {
 
     fn count_pending(&mut self, e: &Event, add: bool) {
         let replicas = match e {
-            Event::Deploy(d) => Some(d.replicas as u64),
+            Event::Deploy(d) | Event::ApplyDeployment(d) => Some(d.replicas as u64),
             Event::Scale { replicas, .. } => Some(*replicas as u64),
             _ => None,
         };
@@ -316,11 +340,13 @@ impl Simulator {
                 self.pending_replicas -= r;
             }
         }
-        if let (Event::Deploy(d), false) = (e, add) {
+        if let (Event::Deploy(d) | Event::ApplyDeployment(d), false) = (e, add) {
             self.pending_deploys.remove(&d.name);
         }
         let (counter, name) = match e {
-            Event::AddNode(n) => (&mut self.pending_adds, &n.name),
+            // An applied node may be new: counted as one (a bound that
+            // errs toward refusing at the node limit).
+            Event::AddNode(n) | Event::ApplyNode(n) => (&mut self.pending_adds, &n.name),
             Event::RemoveNode(n) => (&mut self.pending_removes, n),
             _ => return,
         };
@@ -416,7 +442,7 @@ impl Simulator {
             }
             for (_, e) in due() {
                 match e {
-                    Event::AddNode(n) if n.name == name => live = true,
+                    Event::AddNode(n) | Event::ApplyNode(n) if n.name == name => live = true,
                     Event::RemoveNode(n) if n == name => live = false,
                     _ => {}
                 }
@@ -513,7 +539,7 @@ impl Simulator {
                 crate::model::validate_label_key(key, "label key")?;
                 crate::model::validate_label_value(value, "label value")?;
                 let queued = due().any(|(_, e)| {
-                    matches!(e, Event::AddNode(s) | Event::ReregisterNode(s)
+                    matches!(e, Event::AddNode(s) | Event::ReregisterNode(s) | Event::ApplyNode(s)
                         if s.labels.get(key).is_some_and(|v| v == value))
                 });
                 if queued
@@ -659,6 +685,46 @@ impl Simulator {
                 Ok(())
             }
             Event::DeletePod(p) => self.check_workload_exists("Pod", p, tick),
+            // kubectl apply: an update is checked against the object as it
+            // is now (a change queued before it is checked when it fires);
+            // a creation as the creating event is.
+            Event::ApplyDeployment(d) => {
+                c.check_apply_deployment(d)?;
+                if c.app(&d.name).is_err() && !queued_app(&d.name) {
+                    self.check_new_workload(&d.name)?;
+                    self.check_fits(&d.name, &d.template.requests)?;
+                }
+                self.check_pods(e, tick)
+            }
+            Event::ApplyDaemonSet(d) => {
+                c.check_apply_daemonset(d)?;
+                if c.daemonset_spec(&d.name).is_err() {
+                    self.check_fits(&d.name, &d.template.requests)?;
+                }
+                Ok(())
+            }
+            Event::ApplyPod(p) => {
+                c.check_apply_pod(p)?;
+                if p.node_name.is_none() && c.bare_pod_specs().all(|b| b.name != p.name) {
+                    self.check_fits(&p.name, &p.template.requests)?;
+                }
+                Ok(())
+            }
+            Event::ApplyNode(n) => {
+                n.validate()?;
+                if !node_live(&n.name) {
+                    let reach = c.live_nodes as u64 + self.pending_adds as u64 + 1;
+                    let reach = reach.saturating_sub(self.pending_removes as u64);
+                    if reach > MAX_NODES as u64 {
+                        return Err(Error::Invalid(format!(
+                            "node {}: with the nodes registered and queued the cluster would have {reach} nodes, more than the limit of {MAX_NODES} (MAX_NODES, twice Kubernetes' supported 5,000); expected fewer nodes",
+                            n.name
+                        )));
+                    }
+                }
+                Ok(())
+            }
+            Event::ApplyPriorityClass(pc) => c.check_apply_priority_class(pc),
             Event::AddNamespace(n) => {
                 n.validate()?;
                 let mut labels = n.labels.clone();
@@ -685,9 +751,9 @@ impl Simulator {
     /// hold it now or be queued to (the engine keeps one name per owner).
     fn check_new_workload(&self, name: &str) -> Result<(), Error> {
         let queued = self.script[self.next..].iter().any(|(_, e)| match e {
-            Event::Deploy(d) => d.name == name,
-            Event::CreateDaemonSet(d) => d.name == name,
-            Event::CreatePod(p) => p.name == name,
+            Event::Deploy(d) | Event::ApplyDeployment(d) => d.name == name,
+            Event::CreateDaemonSet(d) | Event::ApplyDaemonSet(d) => d.name == name,
+            Event::CreatePod(p) | Event::ApplyPod(p) => p.name == name,
             _ => false,
         });
         if queued || self.cluster.controller_by_name.contains_key(name) {
@@ -716,8 +782,10 @@ impl Simulator {
             .iter()
             .take_while(|(t, _)| *t <= tick)
             .any(|(_, e)| match e {
-                Event::CreateDaemonSet(d) => kind == "DaemonSet" && d.name == name,
-                Event::CreatePod(p) => kind == "Pod" && p.name == name,
+                Event::CreateDaemonSet(d) | Event::ApplyDaemonSet(d) => {
+                    kind == "DaemonSet" && d.name == name
+                }
+                Event::CreatePod(p) | Event::ApplyPod(p) => kind == "Pod" && p.name == name,
                 _ => false,
             });
         if now || queued {
@@ -734,7 +802,9 @@ impl Simulator {
             .iter()
             .take_while(|(t, _)| *t <= tick)
             .any(|(_, e)| match e {
-                Event::AddNode(s) | Event::ReregisterNode(s) => s.name == name,
+                Event::AddNode(s) | Event::ReregisterNode(s) | Event::ApplyNode(s) => {
+                    s.name == name
+                }
                 Event::RemoveNode(n) => n == name,
                 Event::TaintNode { node, .. } | Event::UntaintNode { node, .. } => node == name,
                 _ => false,
@@ -769,7 +839,7 @@ impl Simulator {
     fn check_pods(&self, e: &Event, tick: u64) -> Result<(), Error> {
         let c = &self.cluster;
         let asked = match e {
-            Event::Deploy(d) => d.replicas as u64,
+            Event::Deploy(d) | Event::ApplyDeployment(d) => d.replicas as u64,
             Event::Scale { replicas, .. } => *replicas as u64,
             _ => 0,
         };
@@ -789,7 +859,9 @@ impl Simulator {
             .chain(pending[at..].iter().map(|(_, e)| e));
         for ev in order {
             let (name, new) = match ev {
-                Event::Deploy(d) => (d.name.as_str(), d.replicas as u64),
+                Event::Deploy(d) | Event::ApplyDeployment(d) => {
+                    (d.name.as_str(), d.replicas as u64)
+                }
                 Event::Scale { app, replicas } => (app.as_str(), *replicas as u64),
                 Event::DeleteApp(a) => (a.as_str(), 0),
                 _ => continue,
@@ -857,6 +929,11 @@ impl Simulator {
             Event::CreatePod(p) => c.create_bare_pod(p.clone()).map(|_| ()),
             Event::DeletePod(p) => c.delete_bare_pod(p),
             Event::AddNamespace(n) => c.add_namespace(n.clone()),
+            Event::ApplyDeployment(d) => c.apply_deployment(d.clone()),
+            Event::ApplyDaemonSet(d) => c.apply_daemonset(d.clone()),
+            Event::ApplyPod(p) => c.apply_pod(p.clone()),
+            Event::ApplyNode(n) => c.apply_node(n.clone()),
+            Event::ApplyPriorityClass(pc) => c.apply_priority_class(pc.clone()),
         }
     }
 
@@ -1084,7 +1161,7 @@ impl Simulator {
             .any(|n| requests.fits_in(&n.spec.capacity))
             || self.script[self.next..]
                 .iter()
-                .any(|(_, e)| matches!(e, Event::AddNode(n) if requests.fits_in(&n.capacity)))
+                .any(|(_, e)| matches!(e, Event::AddNode(n) | Event::ApplyNode(n) if requests.fits_in(&n.capacity)))
     }
 
     /// Events that have not fired yet.

@@ -362,6 +362,22 @@ impl Cluster {
         }
     }
 
+    /// The taint-eviction controller at a bind it did not make (a bare Pod
+    /// bound by nodeName: the kubelet does not read taints for it):
+    /// deletes the pod at once if it does not tolerate a NoExecute taint of
+    /// node `id`; a timer is already set otherwise. Returns whether it did.
+    pub(crate) fn evict_if_untolerated(&mut self, k: u32, id: NodeId) -> bool {
+        let cond = self.condition_no_execute(id);
+        match self.pod_verdict(k, id, cond.as_ref()) {
+            Verdict::EvictNow(i) => {
+                let t = self.taint_text(id, i, cond.as_ref());
+                self.taint_evict(k, id, &format!("it does not tolerate taint {t}"));
+                true
+            }
+            _ => false,
+        }
+    }
+
     fn taint_evict(&mut self, k: u32, id: NodeId, why: &str) {
         let (c, o) = {
             let p = self.pod(k);

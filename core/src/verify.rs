@@ -11,7 +11,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::cluster::{Cluster, NodeId, PodPhase};
-use crate::model::{AffinityTerm, NodeSpec, PodTemplate, Resources, TaintEffect, HOSTNAME_KEY};
+use crate::model::{AffinityTerm, NodeSpec, PodTemplate, Resources, TaintEffect};
 use crate::views::{NodeView, PodView};
 
 /// A property that does not hold, in words.
@@ -74,10 +74,9 @@ pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
     Ok(())
 }
 
+/// A node's domain for a topology key: its label's value (the hostname
+/// key's too; a node without the label is in no domain).
 fn topology_value<'a>(n: &'a NodeSpec, key: &str) -> Option<&'a str> {
-    if key == HOSTNAME_KEY {
-        return Some(n.name.as_str());
-    }
     n.labels.get(key).map(|v| v.as_str())
 }
 
@@ -692,10 +691,13 @@ fn affinity_allows(c: &Cluster, p: &PodView<'_>, n: &NodeView<'_>) -> bool {
 }
 
 /// PodTopologySpread's DoNotSchedule constraints, from the pods: matching
-/// pods per domain over the nodes the pod's nodeSelector and node affinity
-/// admit and that carry every such key; the node's domain count, plus one
-/// if the pod matches itself, minus the smallest domain count (0 below
-/// minDomains) may not exceed maxSkew.
+/// pods per domain over the nodes that carry every such key and that the
+/// constraint's inclusion policies admit (nodeAffinityPolicy Honor: the
+/// pod's nodeSelector and node affinity; nodeTaintsPolicy Honor: its
+/// tolerations, against the node's NoSchedule and NoExecute taints, a
+/// cordoned node's unschedulable taint and a not Ready node's unreachable
+/// one); the node's domain count, plus one if the pod matches itself, minus
+/// the smallest domain count (0 below minDomains) may not exceed maxSkew.
 fn spread_allows(c: &Cluster, p: &PodView<'_>, n: &NodeView<'_>) -> bool {
     let hard: Vec<_> = p
         .template
@@ -707,17 +709,35 @@ fn spread_allows(c: &Cluster, p: &PodView<'_>, n: &NodeView<'_>) -> bool {
         return true;
     }
     let t = p.template;
-    let eligible = |m: &NodeView<'_>| {
-        t.node_selector
-            .iter()
-            .all(|(k, v)| m.spec.labels.get(k) == Some(v))
-            && t.node_affinity
-                .required_matches(&m.spec.name, &m.spec.labels)
-            && hard
-                .iter()
-                .all(|s| topology_value(m.spec, &s.topology_key).is_some())
+    let has_keys = |m: &NodeView<'_>| {
+        hard.iter()
+            .all(|s| topology_value(m.spec, &s.topology_key).is_some())
+    };
+    let admitted = |m: &NodeView<'_>, s: &crate::model::TopologySpreadConstraint| {
+        use crate::model::{NodeInclusionPolicy::Honor, Taint};
+        let affinity = s.node_affinity_policy != Honor
+            || (t.node_selector.iter().all(|(k, v)| m.spec.labels.get(k) == Some(v))
+                && t.node_affinity.required_matches(&m.spec.name, &m.spec.labels));
+        let mut taints: Vec<Taint> = m.spec.taints.clone();
+        if m.cordoned {
+            taints.push(Taint::new(
+                crate::scheduler::plugins::node_unschedulable::UNSCHEDULABLE_TAINT_KEY,
+                "",
+                TaintEffect::NoSchedule,
+            ));
+        }
+        taints.extend(c.condition_taints(m.id));
+        let tolerated = |x: &Taint| {
+            x.effect == TaintEffect::PreferNoSchedule
+                || t.tolerations.iter().any(|tol| tol.tolerates(x))
+                || crate::taints::default_tolerations(&t.tolerations)
+                    .iter()
+                    .any(|tol| tol.tolerates(x))
+        };
+        affinity && (s.node_taints_policy != Honor || taints.iter().all(tolerated))
     };
     for s in &hard {
+        let eligible = |m: &NodeView<'_>| has_keys(m) && admitted(m, s);
         let Some(mine) = topology_value(n.spec, &s.topology_key) else {
             return false;
         };
@@ -776,13 +796,16 @@ pub fn verify_settled(c: &Cluster) -> Result<(), Violation> {
             Some(d) if a.kind == crate::WorkloadKind::DaemonSet => d.desired + d.misscheduled,
             _ => a.desired,
         };
-        if n != wants && !a.rolling {
+        // Admission forbidding its pods (FailedCreate) is a stated wait.
+        if n != wants && !a.rolling && a.failure.is_none() {
             return Err(format!("app {} wants {} pods but has {}", a.name, wants, n));
         }
     }
     let f = Feasibility::of(c)?;
     let mut judged: BTreeMap<(u32, u32), ()> = BTreeMap::new();
-    for p in c.pods().filter(|p| p.node.is_none()) {
+    // A pod bound by nodeName is its kubelet's, never the scheduler's: a
+    // Failed one stays, an orphan waits for its node or podgc.
+    for p in c.pods().filter(|p| p.node.is_none() && !p.by_node_name) {
         if p.phase == PodPhase::Lost {
             return Err(format!(
                 "pod {} is Lost at a fixed point; it should have been replaced",

@@ -34,8 +34,9 @@ pub struct NodeView<'a> {
     pub cordoned: bool,
     pub draining: bool,
     pub pod_count: u32,
-    /// Why a drain of this node is waiting, if it is (the eviction's refusal).
-    pub drain_blocked: Option<&'a str>,
+    /// What `kubectl drain` last printed about this node: why it waits (the
+    /// eviction's refusal and the retry), `node/NAME drained`, or its error.
+    pub drain_status: Option<&'a str>,
     /// The tick of the last heartbeat while the kubelet is silent: the node
     /// goes NotReady once `now - last_heartbeat` exceeds the heartbeat timeout.
     pub silent_since: Option<u64>,
@@ -59,6 +60,13 @@ pub struct PodView<'a> {
     /// A bare Pod bound by `spec.nodeName`: the kubelet admitted it, the
     /// scheduler never saw it (so NoSchedule taints and cordons did not apply).
     pub by_node_name: bool,
+    /// Its `spec.nodeName`, for a bare Pod that has one: where a Failed pod
+    /// was refused, or the name an orphan waits for (no node has it).
+    pub node_name: Option<&'a str>,
+    /// Why its kubelet refused it, for a Failed pod: status.reason
+    /// (`OutOfcpu`...) and status.message, as `kubectl get pods` and
+    /// `describe` show them.
+    pub failure: Option<(&'static str, &'a str)>,
     /// Of an older template than its owner's current one (for a DaemonSet,
     /// whose every node has a revision of its own: an older generation).
     pub outdated: bool,
@@ -66,6 +74,10 @@ pub struct PodView<'a> {
     pub ordinal: u32,
     pub revision: u32,
     pub template: &'a PodTemplate,
+    /// The `pod-template-hash` label of a Deployment's pod (its
+    /// ReplicaSet's, which its selector adds to the Deployment's); `None`
+    /// for other pods. The template's labels do not carry it.
+    pub template_hash: Option<&'a str>,
     pub node: Option<NodeId>,
     pub phase: PodPhase,
     pub ready: bool,
@@ -141,6 +153,11 @@ pub struct AppStatus {
     pub max_unavailable: u32,
     /// The FailedScheduling message of its pending pods, if any.
     pub pending_reason: Option<String>,
+    /// Why it has fewer pods than it wants, when no scheduler can help: a
+    /// Deployment's pod creation refused by admission (`FailedCreate` and the
+    /// ReplicaSet controller's message), or a bare Pod refused by its
+    /// kubelet (`OutOfcpu`... and status.message).
+    pub failure: Option<(&'static str, String)>,
 }
 
 impl Cluster {
@@ -157,9 +174,9 @@ impl Cluster {
             ready: n.ready,
             beating: n.beating,
             cordoned: n.cordoned,
-            draining: n.draining,
+            draining: n.drain.is_some(),
             pod_count: self.node_pods[i].len() as u32,
-            drain_blocked: n.drain_blocked.as_deref(),
+            drain_status: n.drain_status.as_deref(),
             silent_since: if n.beating {
                 None
             } else {
@@ -195,6 +212,14 @@ impl Cluster {
             controller: p.controller,
             kind: c.workload.kind(),
             by_node_name: matches!(&c.workload, Workload::Pod(b) if b.node_name.is_some()),
+            node_name: match &c.workload {
+                Workload::Pod(b) => b.node_name.as_deref(),
+                _ => None,
+            },
+            failure: match &c.workload {
+                Workload::Pod(b) => b.failed.as_ref().map(|(r, m)| (r.as_str(), m.as_str())),
+                _ => None,
+            },
             outdated: match &c.workload {
                 Workload::DaemonSet(d) => d.rev_info[p.revision as usize - 1].0 != d.generation,
                 _ => p.revision != c.current,
@@ -203,6 +228,8 @@ impl Cluster {
             ordinal: p.ordinal,
             revision: p.revision,
             template: &c.revisions[p.revision as usize - 1].template,
+            template_hash: (c.workload.kind() == WorkloadKind::Deployment)
+                .then(|| c.revisions[p.revision as usize - 1].hash.as_str()),
             node: p.node(),
             phase: p.phase,
             ready: p.ready,
@@ -332,8 +359,22 @@ impl Cluster {
                 c.failure.get(&rev).map(|(_, m, _)| m.clone())
             })
         };
+        let failure = match &c.workload {
+            Workload::Pod(b) => b.failed.as_ref().map(|(r, m)| (r.as_str(), m.clone())),
+            _ => c.create_refused.as_ref().map(|why| {
+                (
+                    crate::events::Reason::FailedCreate.as_str(),
+                    format!(
+                        "Error creating: pods \"{}-{}-\" is forbidden: {why}",
+                        c.name,
+                        c.revisions[c.current as usize - 1].hash
+                    ),
+                )
+            }),
+        };
         AppStatus {
             id,
+            failure,
             kind: c.workload.kind(),
             name: c.name.clone(),
             desired,

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use shepherd::model::{
-    NodeAffinity, NodeSelectorTerm, TopologySpreadConstraint, WeightedAffinityTerm,
+    NodeAffinity, NodeInclusionPolicy, NodeSelectorTerm, TopologySpreadConstraint, WeightedAffinityTerm,
     DEFAULT_READY_AFTER,
 };
 use shepherd::{
@@ -268,6 +268,13 @@ fn spread(c: &TopologySpreadConstraint) -> Value {
     if let Some(d) = c.min_domains {
         m.push(("minDomains", Value::UInt(d as u64)));
     }
+    // Kubernetes' defaults (Honor, Ignore) are left out, as it leaves them.
+    if c.node_affinity_policy != NodeInclusionPolicy::Honor {
+        m.push(("nodeAffinityPolicy", s(c.node_affinity_policy.as_str())));
+    }
+    if c.node_taints_policy != NodeInclusionPolicy::Ignore {
+        m.push(("nodeTaintsPolicy", s(c.node_taints_policy.as_str())));
+    }
     map(m)
 }
 
@@ -433,7 +440,10 @@ fn deployment(d: &DeploymentSpec) -> Value {
                 ("replicas", Value::UInt(d.replicas as u64)),
                 (
                     "selector",
-                    map(vec![("matchLabels", labels(&d.template.labels))]),
+                    match &d.selector {
+                        Some(sel) => selector(sel),
+                        None => map(vec![("matchLabels", labels(&d.template.labels))]),
+                    },
                 ),
                 (
                     "strategy",
@@ -896,18 +906,35 @@ fn rows(c: &Cluster) -> Vec<Row> {
     let now = c.now();
     c.pods()
         .map(|p| {
+            // spec.nodeName: the node it is bound to, or for a bare Pod the
+            // name it was given (a Failed pod's node, an orphan's missing one).
             let node = p
                 .node
                 .and_then(|id| c.node_by_id(id))
                 .map(|n| n.name().to_string())
+                .or_else(|| p.node_name.map(str::to_string))
                 .unwrap_or_else(|| "<none>".to_string());
             Row {
                 name: p.name(),
                 ready: if p.ready { "1/1" } else { "0/1" },
-                status: match p.phase {
-                    shepherd::PodPhase::Pending => "Pending",
-                    shepherd::PodPhase::Running => "Running",
-                    shepherd::PodPhase::Lost => "Unknown",
+                // kubectl shows status.reason when there is one (OutOfcpu).
+                status: match (p.phase, p.failure) {
+                    (_, Some((reason, _))) => reason,
+                    // Bound by nodeName to a node whose kubelet is silent:
+                    // nothing ever started it.
+                    (shepherd::PodPhase::Running, _)
+                        if p.by_node_name
+                            && !p.ready
+                            && p.node
+                                .and_then(|id| c.node_by_id(id))
+                                .is_some_and(|n| !n.ready) =>
+                    {
+                        "Pending"
+                    }
+                    (shepherd::PodPhase::Pending, _) => "Pending",
+                    (shepherd::PodPhase::Running, _) => "Running",
+                    (shepherd::PodPhase::Lost, _) => "Unknown",
+                    (shepherd::PodPhase::Failed, _) => "Failed",
                 },
                 age: if p.node.is_some() {
                     format!("{}t", now.saturating_sub(p.bound_at))
@@ -993,10 +1020,12 @@ pub fn pods_wide_json(c: &Cluster) -> serde_json::Value {
         .pods()
         .zip(rows(c))
         .map(|(p, r)| {
-            let reason = if p.node.is_none() {
-                c.pending_reason(&r.name).ok().flatten()
-            } else {
-                None
+            // Why it is not running: the kubelet's refusal of a Failed pod
+            // (status.message), else the scheduler's (or an orphan's) reason.
+            let reason = match (p.failure, p.node) {
+                (Some((_, message)), _) => Some(message.to_string()),
+                (None, None) => c.pending_reason(&r.name).ok().flatten(),
+                (None, Some(_)) => None,
             };
             // `name` is the engine's key (NAMESPACE/NAME outside default),
             // unique as `app` is; `namespace` is given on its own as well.
@@ -1006,7 +1035,9 @@ pub fn pods_wide_json(c: &Cluster) -> serde_json::Value {
                 "app": p.app,
                 "ready": p.ready,
                 "status": r.status,
-                "node": p.node.map(|_| r.node.clone()),
+                // spec.nodeName: also a bare Pod's that is not bound (Failed,
+                // or waiting for a node of that name).
+                "node": (p.node.is_some() || p.node_name.is_some()).then(|| r.node.clone()),
                 "reason": reason,
             })
         })

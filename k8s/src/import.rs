@@ -20,7 +20,7 @@ use crate::{
 use shepherd::limits::{MAX_ANNOTATION_BYTES, MAX_LIST, MAX_VALUES};
 use shepherd::model::{
     LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
-    NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
+    NodeInclusionPolicy, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
 };
 use shepherd::namespace::DEFAULT_NAMESPACE;
@@ -282,7 +282,7 @@ impl Ctx<'_> {
     /// A quantity, as a string or a bare number.
     fn quantity_text(&self, v: &Value, path: &str) -> R<String> {
         match v {
-            Value::Str(s) => Ok(s.clone()),
+            Value::Str(s) => Ok(api_trim(s).to_string()),
             Value::Int(i) => Ok(i.to_string()),
             Value::UInt(u) => Ok(u.to_string()),
             Value::Float(f) if f.is_finite() => Ok(format!("{f}")),
@@ -302,6 +302,20 @@ impl Ctx<'_> {
         }
         Ok(out)
     }
+}
+
+/// A quantity's text as the API server parses it: Quantity.UnmarshalJSON
+/// (apimachinery resource/quantity.go) trims white space
+/// (strings.TrimSpace) from the JSON text between the quotes, escapes
+/// included, before ParseQuantity. kubectl's JSON escapes the control
+/// characters (tab, newline, vertical tab, form feed, carriage return) and
+/// U+2028/U+2029, which then stay and are refused; every other white space
+/// (the space, U+0085, U+00A0, U+3000 ...) is trimmed. Rust's and Go's white
+/// space are the same set (Unicode White_Space).
+fn api_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| {
+        c.is_whitespace() && !matches!(c, '\t'..='\r' | '\u{2028}' | '\u{2029}')
+    })
 }
 
 /// `a.b` for a plain key, `a["x/y"]` for a key with dots or slashes, as
@@ -940,7 +954,9 @@ impl<'a> State<'a> {
             return Err(cx.err("spec.template", "missing; expected the pod template"));
         };
         let tpl = pod_template(cx, template, "spec.template", None)?;
-        match selector {
+        // Kept when it is not the template's labels: it is immutable, so a
+        // later apply (`--then`) is checked against it.
+        let selector = match selector {
             None => {
                 return Err(cx.err(
                     "spec.selector",
@@ -954,17 +970,21 @@ impl<'a> State<'a> {
                         "selects nothing; expected matchLabels that the template's labels carry",
                     ));
                 }
+                let implicit = Selector {
+                    match_labels: tpl.labels.clone(),
+                    ..Default::default()
+                };
                 if !sel.matches(&tpl.labels) {
                     return Err(cx.err(
                         "spec.selector.matchLabels",
                         format!(
-                            "{sel} does not match the template's labels ({}); expected a selector the template's labels satisfy, as Kubernetes requires",
-                            Selector { match_labels: tpl.labels.clone(), ..Default::default() }
+                            "{sel} does not match the template's labels ({implicit}); expected a selector the template's labels satisfy, as Kubernetes requires",
                         ),
                     ));
                 }
+                (sel != implicit).then_some(sel)
             }
-        }
+        };
         match kind {
             "ReplicaSet" => cx.warn("", "a ReplicaSet is simulated as a Deployment with its replicas and template"),
             "StatefulSet" => cx.warn("", "a StatefulSet is simulated as a Deployment: pods are named by ordinal, but start and update in no particular order"),
@@ -977,6 +997,7 @@ impl<'a> State<'a> {
             strategy,
             min_ready_seconds,
             progress_deadline_seconds,
+            selector,
         };
         self.engine(cx, d.validate())?;
         self.apps.insert(
@@ -1119,17 +1140,22 @@ impl<'a> State<'a> {
 
     /// A Pod is its controller's when the controller is in the input (not
     /// a second copy); one owned by a controller missing from the input is
-    /// skipped with a warning; one without an owner is a bare Pod of its own:
+    /// skipped with a warning; one owned by a kind Shepherd runs no
+    /// controller for (a Pod, a Job) is kept as a bare Pod, with a warning;
+    /// one without an owner is a bare Pod of its own:
     /// bound where `spec.nodeName` says (through the kubelet's admission),
     /// else scheduled, and never recreated. A pod that has finished
     /// (Succeeded or Failed) holds nothing and is skipped.
     fn pod(&mut self, cx: &mut Ctx, v: &Value, meta: &Map, spec: &Value, status: &Value) -> R<()> {
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE).to_string();
+        // The owners whose pods the engine makes: their pods are theirs.
+        const RUN: [&str; 4] = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
+        let mut foreign = None;
         for (kind, name) in owner_refs(v) {
             let present = self
                 .present
                 .contains(&(kind.clone(), ns.clone(), name.clone()));
-            if present {
+            if present && RUN.contains(&kind.as_str()) {
                 self.owned += 1;
                 return Ok(());
             }
@@ -1138,14 +1164,29 @@ impl<'a> State<'a> {
                 self.owned += 1;
                 return Ok(());
             }
+            // An owner of a kind no controller here runs (a Pod, a Job, a
+            // custom resource): nothing would make or replace the pod, so
+            // it is kept as it is, a bare Pod.
+            if !RUN.contains(&kind.as_str()) {
+                foreign.get_or_insert((kind, name));
+            }
         }
-        if let Some((k, n)) = owner_refs(v).first() {
-            cx.warn(
+        match (foreign, owner_refs(v).first()) {
+            (Some((k, n)), _) => cx.warn(
                 "metadata.ownerReferences",
-                format!("owned by {k} {n:?}, which is not in the input; the pod is not simulated"),
-            );
-            self.skip("Pod");
-            return Ok(());
+                format!("owned by {k} {n:?}, which is not a controller Shepherd runs; simulated as a bare Pod (nothing recreates it)"),
+            ),
+            (None, Some((k, n))) => {
+                cx.warn(
+                    "metadata.ownerReferences",
+                    format!(
+                        "owned by {k} {n:?}, which is not in the input; the pod is not simulated"
+                    ),
+                );
+                self.skip("Pod");
+                return Ok(());
+            }
+            (None, None) => {}
         }
         if let Some(phase) = status.get("phase") {
             let phase = cx.string(phase, "status.phase")?;
@@ -1396,11 +1437,11 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
             "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Memory)? >> 20),
             "pods" => {
                 let n = quantity_of(cx, val, &rp, Unit::Other("pods"))?;
-                if n == 0 || n > 1_000_000 {
+                if n > 1_000_000 {
                     return Err(cx.wrong(
                         &rp,
                         val,
-                        "a number of pods from 1 to 1000000 (the kubelet's default is 110)",
+                        "a number of pods from 0 to 1000000 (the kubelet's default is 110)",
                     ));
                 }
                 pods = n as u32;
@@ -1703,9 +1744,9 @@ fn node_affinity(cx: &mut Ctx, v: &Value, path: &str) -> R<NodeAffinity> {
 }
 
 /// `topologySpreadConstraints`: maxSkew, topologyKey, whenUnsatisfiable,
-/// labelSelector and minDomains are simulated; the engine counts with
-/// Kubernetes' default policies (nodeAffinityPolicy Honor, nodeTaintsPolicy
-/// Ignore), so other values are warned about.
+/// labelSelector, minDomains, nodeAffinityPolicy and nodeTaintsPolicy are
+/// simulated (the policies default to Honor and Ignore, as Kubernetes
+/// defaults a missing or null one).
 fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadConstraint>> {
     let mut out = Vec::new();
     for (i, c) in cx.list(v, path, MAX_LIST)?.iter().enumerate() {
@@ -1715,6 +1756,8 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
         let mut when = None;
         let mut sel = None;
         let mut min_domains = None;
+        let mut affinity_policy = NodeInclusionPolicy::Honor;
+        let mut taints_policy = NodeInclusionPolicy::Ignore;
         for (k, val) in cx.map(c, &cp)? {
             let p = child(&cp, k);
             match k.as_str() {
@@ -1748,18 +1791,17 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
                         min_domains = Some(n as u32);
                     }
                 },
-                "nodeAffinityPolicy" => {
+                "nodeAffinityPolicy" | "nodeTaintsPolicy" if !matches!(val, Value::Null) => {
                     let s = cx.string(val, &p)?;
-                    if s != "Honor" {
-                        cx.warn(&p, format!("{s} is not simulated; nodes are counted as with Honor (the default): only nodes the pod's nodeSelector and node affinity allow"));
+                    let policy = NodeInclusionPolicy::parse(s)
+                        .map_err(|_| cx.wrong(&p, val, "Honor or Ignore"))?;
+                    if k == "nodeAffinityPolicy" {
+                        affinity_policy = policy;
+                    } else {
+                        taints_policy = policy;
                     }
                 }
-                "nodeTaintsPolicy" => {
-                    let s = cx.string(val, &p)?;
-                    if s != "Ignore" {
-                        cx.warn(&p, format!("{s} is not simulated; nodes are counted as with Ignore (the default): tainted nodes count too"));
-                    }
-                }
+                "nodeAffinityPolicy" | "nodeTaintsPolicy" => {}
                 "matchLabelKeys" => {
                     if !cx.seq(val, &p)?.is_empty() {
                         cx.warn(
@@ -1800,6 +1842,8 @@ fn topology_spread(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<TopologySpreadC
             when_unsatisfiable,
             selector,
             min_domains,
+            node_affinity_policy: affinity_policy,
+            node_taints_policy: taints_policy,
         };
         c.validate(&cx.loc.name)
             .map_err(|e| cx.err(&cp, e.to_string()))?;

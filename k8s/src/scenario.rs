@@ -110,6 +110,90 @@ impl Scenario {
         Ok(())
     }
 
+    /// `kubectl apply -f` of the scenario onto a running cluster: what is
+    /// new is created, what exists is updated as the API server updates it
+    /// (a changed Deployment template rolls, replicas scale, a DaemonSet
+    /// rolls per its strategy, a node takes its new labels, taints and
+    /// allocatable, budgets and Services are replaced; an immutable field
+    /// changed, such as a Deployment's selector or a Pod's spec, is refused
+    /// with the API server's words). Every object is checked before any is
+    /// applied, so a refusal of one changes nothing (the cluster-wide pod
+    /// limit aside, checked as each Deployment is applied); the checks of an object
+    /// that depends on another of the same file (a Deployment naming a
+    /// PriorityClass created here) are as the cluster is now.
+    pub fn apply_onto(&self, c: &mut Cluster) -> Result<(), Error> {
+        for pc in &self.priority_classes {
+            c.check_apply(&Event::ApplyPriorityClass(pc.clone()))?;
+        }
+        for p in &self.pods {
+            c.check_apply(&Event::ApplyPod(p.clone()))?;
+        }
+        for d in &self.daemonsets {
+            c.check_apply(&Event::ApplyDaemonSet(d.clone()))?;
+        }
+        for d in &self.deployments {
+            c.check_apply(&Event::ApplyDeployment(d.clone()))?;
+        }
+        for n in self.labelled_namespaces() {
+            c.add_namespace(n.clone())?;
+        }
+        for n in &self.nodes {
+            c.apply_node(n.spec.clone())?;
+            if n.unschedulable {
+                c.cordon(&n.spec.name)?;
+            }
+        }
+        for pc in &self.priority_classes {
+            c.apply_priority_class(pc.clone())?;
+        }
+        for p in &self.pods {
+            c.apply_pod(p.clone())?;
+        }
+        for d in &self.daemonsets {
+            c.apply_daemonset(d.clone())?;
+        }
+        for d in &self.deployments {
+            c.apply_deployment(d.clone())?;
+        }
+        for p in &self.pdbs {
+            c.add_pdb(p.clone())?;
+        }
+        for s in &self.services {
+            c.add_service(s.clone())?;
+        }
+        Ok(())
+    }
+
+    /// [`Scenario::apply_onto`] as a script's events (the page's apply of
+    /// manifests onto a running scenario): each object created or updated
+    /// when its event fires. A node's Ready condition is status, which
+    /// `kubectl apply` does not change: only its cordon is applied.
+    pub fn apply_events(&self) -> Vec<Event> {
+        let mut out: Vec<Event> = self
+            .labelled_namespaces()
+            .cloned()
+            .map(Event::AddNamespace)
+            .collect();
+        for n in &self.nodes {
+            out.push(Event::ApplyNode(n.spec.clone()));
+            if n.unschedulable {
+                out.push(Event::Cordon(n.spec.name.clone()));
+            }
+        }
+        out.extend(
+            self.priority_classes
+                .iter()
+                .cloned()
+                .map(Event::ApplyPriorityClass),
+        );
+        out.extend(self.pods.iter().cloned().map(Event::ApplyPod));
+        out.extend(self.daemonsets.iter().cloned().map(Event::ApplyDaemonSet));
+        out.extend(self.deployments.iter().cloned().map(Event::ApplyDeployment));
+        out.extend(self.pdbs.iter().cloned().map(Event::AddPdb));
+        out.extend(self.services.iter().cloned().map(Event::AddService));
+        out
+    }
+
     /// The scenario as a script for [`shepherd::simulator::Simulator`], all at
     /// tick 0: a NotReady node's kubelet is stopped at once, so it goes
     /// NotReady after the heartbeat timeout, as a silent node does.

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, waitForEngine, shownTick, step, axeViolations, ARTIFACTS } from './harness.mjs';
+import { openApp, waitForEngine, shownTick, step, axeViolations, openMenu, ARTIFACTS } from './harness.mjs';
 
 // The diff, computed here from the two runs' placements ([pod, node|null]).
 function directDiff(a, b) {
@@ -74,6 +74,7 @@ test('the compare view runs the tour under a second profile in step, and lists a
     assert.deepEqual(options, ['default-scheduler', 'binpack', 'leastloaded']);
     assert.equal(await page.isVisible('#compare-body'), false);
     // The top bar's Compare… leads to the panel with its profile list focused.
+    await openMenu(page, 'scheduler');
     await page.click('#btn-compare-open');
     await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'compare-profile');
     await page.selectOption('#compare-profile', 'default-scheduler');
@@ -179,6 +180,7 @@ test('the compare view fits a phone and has zero axe-core violations there', asy
     const { page } = app;
     assert.equal(await waitForEngine(page), 'ready');
     await step(page, 30);
+    await openMenu(page, 'scheduler');
     await page.click('#btn-compare-open');
     await page.selectOption('#compare-profile', 'leastloaded');
     await page.click('#btn-compare');

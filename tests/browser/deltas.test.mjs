@@ -57,11 +57,14 @@ async function differences(page) {
       for (let i = 0; i < fresh.length; i++) if (fresh[i] !== kept[i]) bad++;
       if (bad) out.push(`grid canvas: ${bad} channel values differ from a full redraw`);
     }
-    const { drawApps } = await import('./www/render.js');
-    const scratch = document.createElement('tbody');
-    drawApps(scratch, full.apps, { onApp: () => {} });
-    const shown = document.querySelector('#apps tbody');
-    if (scratch.innerHTML !== shown.innerHTML) out.push(`Deployments table: differs from one drawn from scratch:\n${shown.innerHTML.slice(0, 400)}\nvs\n${scratch.innerHTML.slice(0, 400)}`);
+    // Each kind's table (www/tables.js), its first page.
+    const { drawRows, KINDS, PAGE_ROWS } = await import('./www/tables.js');
+    for (const { kind, id } of KINDS) {
+      const scratch = document.createElement('tbody');
+      drawRows(scratch, kind, full.apps.filter((a) => a.kind === kind).slice(0, PAGE_ROWS));
+      const shown = document.querySelector(`#${id} tbody`);
+      if (scratch.innerHTML !== shown.innerHTML) out.push(`${kind} table: differs from one drawn from scratch:\n${shown.innerHTML.slice(0, 400)}\nvs\n${scratch.innerHTML.slice(0, 400)}`);
+    }
     // The event log (rows built from the packed events, Shepherd.eventsPacked):
     // the rows above the first "earlier events not shown" line are the
     // engine's newest events, newest first, each as eventsSince gives it.
@@ -79,7 +82,8 @@ async function differences(page) {
     });
     const rowFor = (e) => ({
       cls: e.type === 'Warning' ? 'event warning' : 'event normal', reason: e.reason,
-      cells: [`ev-tick:t=${e.tick}`, `ev-type${e.type === 'Warning' ? ' warning' : ''}:${e.type}`, `ev-reason:${e.reason}`, `ev-object:${e.object}`, `ev-message:${e.message}`].join(' | '),
+      cells: [`ev-tick:t=${e.tick}`, `ev-type${e.type === 'Warning' ? ' warning' : ''}:${e.type}`, `ev-reason:${e.reason}`, `ev-object:${e.object}`, `ev-message:${e.message}`]
+        .concat(e.count > 1 ? [`ev-count:×${e.count}, last at t=${e.lastTick}`] : []).join(' | '),
     });
     for (let i = 0; i < logged.length; i++) {
       const a = rowOf(logged[i]);

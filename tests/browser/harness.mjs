@@ -168,19 +168,27 @@ export async function nodeCard(page, name) {
     draining: el.dataset.draining === 'true',
     chips: [...el.querySelectorAll('.pods .pod')].map((b) => b.dataset.pod),
     text: el.textContent,
+    // The status badges' titles (kubectl drain's last line is the Draining one's).
+    titles: [...el.querySelectorAll('.badge')].map((b) => b.title),
   }));
 }
 
-// A Deployment's row in the table: { desired, ready, updated, available, pending, version, rollout }.
+// A Deployment's row in the Deployments table (#apps, www/tables.js):
+// { desired, ready, updated, available, pending, version, rollout, rolloutStatus }.
 export async function appRow(page, name) {
   return page.$eval(`#apps tr[data-app="${name}"]`, (tr) => {
-    const cells = [...tr.querySelectorAll('td')];
-    const td = cells.map((c) => c.textContent.trim());
+    const cell = (col) => tr.querySelector(`[data-col="${col}"]`);
+    const text = (col) => cell(col).textContent.trim();
     // The Rollout cell: its state, then kubectl's rollout status line under it.
-    const line = cells[7].querySelector('.rollout-status');
+    const line = cell('rollout').querySelector('.rollout-status');
     const status = line ? line.textContent.trim() : '';
-    const rollout = line ? td[7].slice(0, td[7].length - line.textContent.length).trim() : td[7];
-    return { desired: Number(td[0]), ready: td[1], updated: Number(td[2]), available: Number(td[3]), pending: Number(td[4]), version: td[5], rollout, rolloutStatus: status };
+    const all = text('rollout');
+    const rollout = line ? all.slice(0, all.length - line.textContent.length).trim() : all;
+    const ready = text('ready');
+    return {
+      desired: Number(ready.split('/')[1]), ready, updated: Number(text('updated')), available: Number(text('available')),
+      pending: Number(text('pending')), version: text('template'), rollout, rolloutStatus: status,
+    };
   });
 }
 
@@ -199,8 +207,18 @@ export async function openTab(page, name) {
   await page.getByRole('tab', { name, exact: true }).click();
 }
 
+// Opens a menu of the top bar ('scheduler' or 'scenario') as a person
+// would: the menu's button on a desktop, the Menu button on a phone (its
+// sheet holds both). Does nothing when it is open already.
+export async function openMenu(page, name) {
+  const phone = await page.isVisible('#menu-btn');
+  const btn = phone ? '#menu-btn' : `#menu-${name}-btn`;
+  if ((await page.getAttribute(btn, 'aria-expanded')) !== 'true') await page.click(btn);
+}
+
 // Starts over with an empty cluster at tick 0 (seed from the Seed field).
 export async function resetEmpty(page, seed = 7) {
+  await openMenu(page, 'scenario');
   await page.fill('#seed', String(seed));
   await page.click('#btn-reset');
   await page.waitForFunction(() => document.body.dataset.tick === '0' && !document.querySelector('#nodes article'));
@@ -208,15 +226,28 @@ export async function resetEmpty(page, seed = 7) {
 
 // The problem the page shows after a refused action: next to a field (the
 // field is aria-invalid, described by the message, and has focus), on the
-// form's own line, or in the banner under the top bar. Null when none.
-// `banner: true` reads the banner only (a form may still show an older error).
+// form's own line, or in a message box next to the control that caused it
+// (www/problems.js: at the top of its panel or dialog, or under the top
+// bar). Null when none. `banner: true` reads the message boxes only (a form
+// may still show an older error): { where: 'message', near, text, focused },
+// `near` the id of the panel or dialog it is in ('top bar' under the bar).
 export async function problem(page, { banner = false } = {}) {
   return page.evaluate((bannerOnly) => {
     const active = document.activeElement;
-    if (bannerOnly) {
+    const box = () => {
       const alert = document.getElementById('alert');
-      return alert.hidden ? null : { where: 'banner', text: document.getElementById('alert-text').textContent, focused: false };
-    }
+      // An open dialog's own message line (the Import dialog's refusal).
+      const said = [...document.querySelectorAll('dialog[open] [role=alert]')].find((el) => !el.hidden && el.offsetParent !== null && !el.classList.contains('problem'));
+      if (said) return { where: 'message', near: said.closest('dialog').id, text: said.textContent, focused: said.contains(active) };
+      const boxes = [...document.querySelectorAll('.problem')].filter((b) => !b.hidden && b.offsetParent !== null);
+      if (boxes.length) {
+        const b = boxes[0];
+        const near = b.closest('dialog, .panel');
+        return { where: 'message', near: near ? near.id : null, text: b.querySelector('.problem-text').textContent, focused: b.contains(active) };
+      }
+      return alert.hidden ? null : { where: 'message', near: 'top bar', text: document.getElementById('alert-text').textContent, focused: alert.contains(active) };
+    };
+    if (bannerOnly) return box();
     const bad = [...document.querySelectorAll('[aria-invalid="true"]')].filter((el) => el.offsetParent !== null);
     if (bad.length) {
       const el = bad[0];
@@ -226,9 +257,7 @@ export async function problem(page, { banner = false } = {}) {
     }
     const line = [...document.querySelectorAll('.form-error')].find((p) => !p.hidden && p.offsetParent !== null);
     if (line) return { where: 'form', form: line.closest('form').id, text: line.textContent, focused: active === line };
-    const alert = document.getElementById('alert');
-    if (!alert.hidden) return { where: 'banner', text: document.getElementById('alert-text').textContent, focused: false };
-    return null;
+    return box();
   }, banner);
 }
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openApp, waitForEngine, shownTick, step, settledHash, ROOT } from './harness.mjs';
+import { openApp, waitForEngine, shownTick, step, stepUntil, appRow, settledHash, openMenu, ROOT } from './harness.mjs';
 import { bigStream } from './bigstream.mjs';
 
 const EXAMPLE = fs.readFileSync(path.join(ROOT, 'www', 'examples', 'three-zones.yaml'), 'utf8');
@@ -97,25 +97,66 @@ test('a manifest file dropped on the page is imported, its pods placed, its link
   }
 });
 
+// Issue 42, row 12: "Apply to this run" is kubectl apply -f onto the running
+// cluster: a changed Deployment rolls and scales (it was refused as "already
+// exists"), and a changed selector is refused in the API server's words.
+test('manifests applied to the running cluster update what exists, as kubectl apply does', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await dropFile(page, 'three-zones.yaml', EXAMPLE);
+    await page.waitForFunction(() => document.body.dataset.manifests === 'imported');
+    const web = EXAMPLE.slice(EXAMPLE.indexOf('kind: Deployment\nmetadata:\n  name: web'));
+    const changed = `apiVersion: apps/v1\n${web.slice(0, web.indexOf('\n---'))}`
+      .replace('replicas: 6', 'replicas: 7')
+      .replace('        tier: frontend\n', '        tier: frontend\n        version: v2\n');
+    assert.ok(changed.includes('version: v2'), changed);
+    await page.fill('#manifests-text', changed);
+    await page.click('#manifests-apply');
+    await page.waitForFunction(() => document.body.dataset.manifests === 'applied');
+    assert.equal(await page.isHidden('#manifests-error'), true);
+    await page.click('#manifests-close');
+    await stepUntil(page, async () => {
+      const r = await appRow(page, 'web');
+      return r.ready === '7/7' && r.updated === 7;
+    }, 60);
+    // A changed selector: refused, named, and the run stays.
+    const before = await shownTick(page);
+    await openMenu(page, 'scenario');
+    await page.click('#btn-import');
+    await page.fill('#manifests-text', changed.replace('matchLabels:\n      app: web', 'matchLabels:\n      app: web\n      version: v2'));
+    await page.click('#manifests-apply');
+    assert.match(await page.textContent('#manifests-error'), /spec\.selector: Invalid value: .*field is immutable/);
+    assert.equal(await shownTick(page), before);
+    await page.click('#manifests-close');
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
 test('a bad manifest file is refused with its document and field, and the run stays', async () => {
   const app = await openApp();
   try {
     const { page } = app;
     const before = await steppedRun(page, 4);
 
-    // Dropped: the banner says what and where.
+    // Dropped: the Import dialog opens and says what and where.
     const bad = EXAMPLE.replace('replicas: 6', 'replicas: six');
     await dropFile(page, 'broken.yaml', bad);
-    await page.waitForSelector('#alert:not([hidden])');
-    const text = await page.textContent('#alert-text');
+    await page.waitForSelector('#manifests-error:not([hidden])');
+    const text = await page.textContent('#manifests-error');
     assert.match(text, /Could not import broken\.yaml; nothing changed/);
     assert.match(text, /document 7 \(Deployment web\): spec\.replicas: found a string \("six"\); expected a whole number/);
     assert.equal(await shownTick(page), before.tick);
     assert.deepEqual(await placement(page), before.placed);
     await app.screenshot('manifests-refused');
+    await page.click('#manifests-close');
 
     // Pasted into the dialog: the error shows in the dialog, and again nothing changes.
-    await page.click('#btn-manifests');
+    await openMenu(page, 'scenario');
+    await page.click('#btn-import');
     await page.fill('#manifests-text', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: lots\n    memory: 8Gi\n');
     await page.click('#manifests-import');
     await page.waitForSelector('#manifests-error:not([hidden])');
@@ -155,7 +196,7 @@ test('inputs that once took the tab\'s memory or minutes are refused at once, an
     ];
     for (const [name, text, why] of cases) {
       await dropFile(page, name, text);
-      // Large inputs answer in the dialog (the worker's), small ones in the banner.
+      // Every input answers in the Import dialog (large ones read in the worker).
       await page.waitForFunction((name) => [document.getElementById('manifests-error'), document.getElementById('alert-text')]
         .some((el) => el && el.offsetParent !== null && el.textContent.includes(`Could not import ${name}`)), name, { timeout: 60_000 });
       const shown = await page.evaluate(() => [document.getElementById('manifests-error'), document.getElementById('alert-text')]
@@ -388,20 +429,22 @@ test('files past the size limits are refused from their size, and the run stays'
     const manifests = path.join(dir, 'huge.yaml');
     fs.closeSync(fs.openSync(manifests, 'w'));
     fs.truncateSync(manifests, 80 << 20);
-    await page.click('#btn-manifests');
-    await page.setInputFiles('#manifests-file', manifests);
+    await openMenu(page, 'scenario');
+    await page.click('#btn-import');
+    await page.setInputFiles('#import-file', manifests);
     await page.waitForSelector('#manifests-error:not([hidden])');
     assert.match(await page.textContent('#manifests-error'),
       /Could not import huge\.yaml; nothing changed\. the input is 83886080 bytes; expected at most 67108864 \(Limits::max_bytes\)/);
     await app.screenshot('manifests-too-large', { fullPage: false });
     await page.click('#manifests-close');
 
+    // A scenario (its first key says so) past its own, smaller limit.
     const scenario = path.join(dir, 'huge.json');
-    fs.closeSync(fs.openSync(scenario, 'w'));
+    fs.writeFileSync(scenario, '{"version": 1, "seed": 1, "policy": "binpack", "actions": [');
     fs.truncateSync(scenario, 9 << 20);
     await page.setInputFiles('#import-file', scenario);
-    await page.waitForSelector('#alert:not([hidden])');
-    assert.match(await page.textContent('#alert-text'),
+    await page.waitForFunction(() => /huge\.json/.test(document.getElementById('manifests-error').textContent));
+    assert.match(await page.textContent('#manifests-error'),
       /Could not import huge\.json; nothing changed\. the scenario is 9437184 bytes, more than the limit of 8388608 \(MAX_DOCUMENT_BYTES\)/);
     await assertRunAsBefore(page, before);
   } finally {

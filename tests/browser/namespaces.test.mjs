@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, waitForEngine, shownTick, openTab, problem, appRow, nodeCard, resetEmpty, ROOT } from './harness.mjs';
+import { openApp, waitForEngine, shownTick, openTab, problem, appRow, nodeCard, resetEmpty, openMenu, ROOT } from './harness.mjs';
 
 const TEXT = fs.readFileSync(path.join(ROOT, 'tests', 'manifests', 'namespaces.yaml'), 'utf8');
 
@@ -16,7 +16,8 @@ test('manifests in two namespaces are placed and named NAMESPACE/NAME, and the l
   try {
     const { page } = app;
     assert.equal(await waitForEngine(page), 'ready');
-    await page.click('#btn-manifests');
+    await openMenu(page, 'scenario');
+    await page.click('#btn-import');
     await page.fill('#manifests-text', TEXT);
     await page.click('#manifests-import');
     await page.waitForFunction(() => document.body.dataset.manifests === 'imported');

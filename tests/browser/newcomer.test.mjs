@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  openApp, waitForEngine, shownTick, step, stepUntil, skip, nodeCard, appRow, toast, openTab, resetEmpty, problem, axeViolations,
+  openApp, waitForEngine, shownTick, step, stepUntil, skip, nodeCard, appRow, toast, openTab, resetEmpty, problem, axeViolations, openMenu,
 } from './harness.mjs';
 
 // Skips quiet ticks until the page shows `tick` or later.
@@ -149,6 +149,7 @@ test('Reset and the tour can be undone, and deletes ask first', async () => {
     assert.equal(await page.textContent('#nodes'), want);
     assert.equal(await page.isVisible('#undo'), false);
     // The tour button, too.
+    await openMenu(page, 'scenario');
     await page.click('#btn-tour');
     assert.equal(await shownTick(page), 0);
     assert.match(await page.textContent('#undo-text'), /The guided tour replaced your run \(tick 12/);
@@ -202,6 +203,7 @@ test('the tour: Play stops at its end, and Discard takes its caption away', asyn
     await page.click('#btn-play');
 
     // Discard mid-tour: the caption goes and stays gone, and the export has no notes.
+    await openMenu(page, 'scenario');
     await page.click('#btn-tour');
     await step(page, 5);
     assert.equal(await page.isVisible('#note'), true);
@@ -215,7 +217,7 @@ test('the tour: Play stops at its end, and Discard takes its caption away', asyn
       return s;
     }));
     assert.ok(doc.actions.every((a) => a.tick <= 5), 'the rest of the script is gone');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#btn-export')]);
+    const [download] = await Promise.all([page.waitForEvent('download'), (async () => { await openMenu(page, 'scenario'); await page.click('#btn-export'); })()]);
     const text = await (await download.createReadStream()).toArray();
     const exported = JSON.parse(Buffer.concat(text).toString('utf8'));
     assert.equal(exported.notes, undefined, 'no tour captions in the file');
@@ -240,18 +242,21 @@ test('import: a bad file is refused where it can be read, naming the action, and
       ],
     };
     await page.setInputFiles('#import-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
-    await page.waitForSelector('#alert:not([hidden])');
+    // In the Import dialog, next to its file chooser and Import button, with focus on it.
+    await page.waitForSelector('#manifests-error:not([hidden])');
     const p = await problem(page);
-    assert.equal(p.where, 'banner');
+    assert.equal(p.where, 'message');
+    assert.equal(p.near, 'manifests-dialog');
+    assert.ok(p.focused, 'focus is on the refusal');
     assert.match(p.text, /Could not import bad\.json; nothing changed\./);
     assert.match(p.text, /action/);
     assert.doesNotMatch((await toast(page)).text, /Imported/);
     assert.equal(await page.textContent('#nodes'), nodes);
     // It stays until dismissed (not a four-second toast).
     await page.waitForTimeout(5500);
-    assert.equal(await page.isVisible('#alert'), true);
-    await page.click('#btn-alert-close');
-    assert.equal(await page.isVisible('#alert'), false);
+    assert.equal(await page.isVisible('#manifests-error'), true);
+    await page.click('#manifests-close');
+    assert.equal(await page.isVisible('#manifests-error'), false);
     app.assertNoConsoleErrors();
   } finally {
     await app.close();

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, waitForEngine, ROOT, shownTick, step, nodeCard, appRow } from './harness.mjs';
+import { openApp, waitForEngine, ROOT, shownTick, step, nodeCard, appRow, openMenu } from './harness.mjs';
 
 // The version the engine reports, read from core/Cargo.toml (the facade shares the workspace version).
 const coreVersion = fs
@@ -78,9 +78,17 @@ test('every control has an accessible name and the page works from the keyboard'
     });
     assert.deepEqual(unnamed, []);
     // Buttons found by role and name, as a screen reader would.
-    for (const name of ['Step ▶', 'Play', '◀ Back', 'Reset', 'Guided tour', 'Export', 'Import', 'Copy link']) {
+    for (const name of ['Step ▶', 'Play', '◀ Back', 'Skip ▶▶']) {
       assert.equal(await page.getByRole('button', { name, exact: true }).count(), 1, `button ${name}`);
     }
+    // The rest, in the Scenario menu once it is open.
+    await openMenu(page, 'scenario');
+    for (const name of ['Reset to an empty cluster', 'Guided tour', 'Export scenario (JSON)', 'Import scenario or manifests…', 'Copy link']) {
+      assert.equal(await page.getByRole('button', { name, exact: true }).count(), 1, `button ${name}`);
+    }
+    await page.keyboard.press('Escape');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'menu-scenario-btn', 'Escape gives focus back to the menu button');
+    assert.equal(await page.isVisible('#btn-tour'), false);
     // Keyboard: Tab reaches Step, Enter presses it; the arrow key on the page steps too.
     await page.focus('#btn-step');
     await page.keyboard.press('Enter');

@@ -24,7 +24,7 @@
 // the page's idle work, and at once after that (see back()); then the
 // page's memory: the JavaScript heap in use (performance.memory) plus the
 // WebAssembly memory (the engine's whole state lives there).
-import { openApp, waitForEngine } from './harness.mjs';
+import { openApp, waitForEngine, openMenu } from './harness.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -53,7 +53,10 @@ const q = (xs, p) => {
 };
 
 export async function measure(page, nodes, pods = PODS, ticks = TICKS, profile = null, failures = FAILURES) {
-  if (profile) await page.selectOption('#policy', profile);
+  if (profile) {
+    await openMenu(page, 'scheduler');
+    await page.selectOption('#policy', profile);
+  }
   await page.getByRole('tab', { name: 'Big cluster' }).click();
   await page.fill('#form-generate input[name=nodes]', String(nodes));
   await page.fill('#form-generate input[name=podsPerNode]', String(pods));

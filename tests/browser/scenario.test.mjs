@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import {
-  openApp, waitForEngine, shownTick, step, skip, nodeCard, appRow, eventLines, toast, openTab, resetEmpty, problem,
+  openApp, waitForEngine, shownTick, step, skip, nodeCard, appRow, eventLines, toast, openTab, resetEmpty, problem, openMenu,
 } from './harness.mjs';
 
 // Everything the page shows about the cluster, as text, to compare two pages.
@@ -54,7 +54,7 @@ test('export, import, a link and a reload all reproduce the page at its tick', a
     const wantEvents = await firstEvents(page, 40);
 
     // Export: a JSON file with the seed, the policy, the tick and every action.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#btn-export')]);
+    const [download] = await Promise.all([page.waitForEvent('download'), (async () => { await openMenu(page, 'scenario'); await page.click('#btn-export'); })()]);
     const file = path.join(tmp, download.suggestedFilename());
     await download.saveAs(file);
     const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -124,8 +124,10 @@ test('an action after Back keeps the later actions that still apply, and the lin
     await page.click('#form-node-ops button[value=removeNode]');
     await page.click('#confirm-ok');
     await page.waitForFunction(() => document.body.dataset.tick === '2');
-    const said = await problem(page, { banner: true });
+    // Next to the form that did it.
+    const said = await problem(page);
     assert.ok(said, 'the page says what was dropped');
+    assert.equal(said.form, 'form-node-ops', JSON.stringify(said));
     assert.match(said.text, /1 later action no longer applies and was dropped: .*node-1 at tick 3/);
     const upcoming = await page.textContent('#upcoming');
     assert.match(upcoming, /node-2/);
@@ -165,7 +167,7 @@ test('a tour action dropped by a new action takes its caption along', async () =
     await page.click('#form-node-ops button[value=removeNode]');
     await page.click('#confirm-ok');
     await page.waitForFunction(() => document.body.dataset.tick === '6');
-    const said = await problem(page, { banner: true });
+    const said = await problem(page);
     assert.match(said.text, /2 later actions no longer apply and were dropped: recover node node-1 at tick 360 .*; recover node node-1 at tick 745/);
     // At 360 the caption says that its step was dropped, and why, instead
     // of telling a recovery that no longer happens.
@@ -254,9 +256,10 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
     const url = await hashAtTick(page);
 
     // Each refusal is shown where the eye is (next to the field, focused, or
-    // in the banner), never only in a fading toast, and changes nothing.
+    // next to the control that caused it), never only in a fading toast, and
+    // changes nothing.
     const refused = async (what, want, where = null) => {
-      const p = await problem(page, { banner: where === 'banner' });
+      const p = await problem(page, { banner: where === 'message' });
       assert.ok(p, `${what}: expected the page to show a problem`);
       assert.match(p.text, want, what);
       if (where) assert.equal(p.field || p.where, where, `${what}: shown at ${JSON.stringify(p)}`);
@@ -304,9 +307,12 @@ test('bad input shows the engine\'s message, never as markup, and changes nothin
 
     await page.setInputFiles('#import-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"version": 1, "seed": ') });
     // The file is read asynchronously: its refusal comes after the change
-    // event, later on a busy machine.
-    await page.waitForSelector('#alert:not([hidden])');
-    await refused('a malformed file', /Could not import broken\.json; nothing changed\. the scenario is not valid JSON/, 'banner');
+    // event, later on a busy machine. It is routed as a scenario (its first
+    // key is "version") and refused in the Import dialog.
+    await page.waitForSelector('#manifests-error:not([hidden])');
+    await refused('a malformed file', /Could not import broken\.json; nothing changed\. the scenario is not valid JSON/, 'message');
+    assert.equal((await problem(page, { banner: true })).near, 'manifests-dialog');
+    await page.click('#manifests-close');
 
     assert.equal(await hashAtTick(page), url, 'the scenario in the URL is unchanged');
     assert.equal((await appRow(page, 'web')).ready, '4/4');
@@ -368,6 +374,7 @@ test('the address follows the page when it is quiet, and a reload or Copy link r
     assert.equal(await shownTick(page), tick + 1);
     // Copy link at once after a step: the copied link holds the newest tick.
     await page.click('#btn-step');
+    await openMenu(page, 'scenario');
     await page.click('#btn-link');
     await page.waitForFunction(() => /Link copied/.test(document.getElementById('toast').textContent));
     const copied = await page.evaluate(() => navigator.clipboard.readText());

@@ -1,8 +1,9 @@
 // The README's pictures, in headless Chromium, into docs/ (committed):
 //   node tests/browser/screenshot.mjs [tick] [out.png]
 // - the guided tour at a telling tick (default 67: node-1 NotReady for 10 s,
-//   its pods counting down their 300 s of tolerationSeconds, a pod Pending)
-//   -> out.png (default docs/screenshot.png);
+//   its pods counting down their 300 s of tolerationSeconds, a pod Pending),
+//   as a 1280x800 window shows it -> out.png (default docs/screenshot.png),
+//   and as a 390x844 phone shows it -> docs/screenshot-phone.png;
 //   failure, recovery and rolling update (tick LATER) -> docs/charts.png;
 // - the compare view: the tour (binpack) against default-scheduler at the
 //   same tick -> docs/compare.png.
@@ -28,18 +29,22 @@ async function quiet(page) {
   await page.evaluate(() => { document.getElementById('toast').hidden = true; });
 }
 
-const app = await openApp({ viewport: { width: 1440, height: 1000 } });
-try {
-  const { page } = app;
-  if ((await waitForEngine(page)) !== 'ready') throw new Error(await page.textContent('#status'));
-  await step(page, tick);
-  await page.evaluate(() => { document.getElementById('toast').hidden = true; window.scrollTo(0, 0); });
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  await page.screenshot({ path: out });
-  said(out);
-  app.assertNoConsoleErrors();
-} finally {
-  await app.close();
+for (const [viewport, file] of [[{ width: 1280, height: 800 }, out], [{ width: 390, height: 844 }, path.join(docs, 'screenshot-phone.png')]]) {
+  const app = await openApp({ viewport });
+  try {
+    const { page } = app;
+    if ((await waitForEngine(page)) !== 'ready') throw new Error(await page.textContent('#status'));
+    // Quietly to the tick before, then one Step as a person would click it.
+    await page.evaluate((t) => window.shepherdPage.sim.run(t), tick - 1);
+    await step(page, 1);
+    await page.evaluate(() => { document.getElementById('toast').hidden = true; window.scrollTo(0, 0); });
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    await page.screenshot({ path: file });
+    said(file);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
 }
 
 // The panels, at a narrower width: what a README shows at its own width.

@@ -56,7 +56,7 @@ test('DaemonSet and Pod forms: create, roll with surge, delete, refuse, and the 
     assert.ok(p.focused);
     assert.match(p.text, /maxSurge 1 of DaemonSet log-agent is set while maxUnavailable is 1; expected maxUnavailable 0/);
     assert.equal(await shownTick(page), tick, 'a refusal does not step');
-    assert.equal(await page.$('#apps tr[data-app="log-agent"]'), null);
+    assert.equal(await page.$('#daemonsets tr[data-app="log-agent"]'), null);
     assert.deepEqual(await axeViolations(page, { include: '#actions' }), [], 'with the error showing');
 
     await page.fill(`${ds} input[name=maxUnavailable]`, '0');
@@ -67,8 +67,9 @@ test('DaemonSet and Pod forms: create, roll with surge, delete, refuse, and the 
       return agentsOn(c['node-1']) === 1 && agentsOn(c['node-2']) === 1;
     });
     assert.equal(agentsOn((await chips(page))['node-3']), 0, 'node-3 is tainted');
-    const row = await page.$eval('#apps tr[data-app="log-agent"]', (tr) => tr.textContent);
-    assert.match(row, /DaemonSet/);
+    // In the DaemonSets table, not the Deployments'.
+    assert.equal(await page.$('#apps tr[data-app="log-agent"]'), null);
+    const row = await page.$eval('#daemonsets tr[data-app="log-agent"]', (tr) => tr.textContent);
     assert.match(row, /1 \/ 0/, 'maxSurge / maxUnavailable');
 
     // A bare Pod bound by nodeName: the kubelet admits it on node-3 despite the taint.
@@ -79,7 +80,7 @@ test('DaemonSet and Pod forms: create, roll with surge, delete, refuse, and the 
     await stepUntil(page, async () => (await chips(page))['node-3'].includes('debug'));
 
     // Roll to v2: with maxSurge 1, one node at a time holds the old pod and the new one.
-    await page.click('#apps tr[data-app="log-agent"] button.app-name');
+    await page.click('#daemonsets tr[data-app="log-agent"] button.app-name');
     assert.equal(await page.$eval('#daemonset-select', (s) => s.value), 'log-agent');
     await page.fill('#form-daemonset-ops input[name=version]', 'v2');
     await page.getByRole('button', { name: 'Update DaemonSet', exact: true }).click();
@@ -89,20 +90,23 @@ test('DaemonSet and Pod forms: create, roll with surge, delete, refuse, and the 
       const c = await chips(page);
       const doubled = NODES.filter((n) => agentsOn(c[n]) === 2).length;
       most = Math.max(most, doubled);
-      const r = await page.$eval('#apps tr[data-app="log-agent"]', (tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim()));
-      return r[5].startsWith('v2') && r[2] === '2' && r[1] === '2/2' && doubled === 0;
+      const r = await page.$eval('#daemonsets tr[data-app="log-agent"]', (tr) => Object.fromEntries([...tr.querySelectorAll('td')].map((td) => [td.dataset.col, td.textContent.trim()])));
+      return r.template.startsWith('v2') && r.updated === '2' && r.ready === '2' && r.desired === '2' && doubled === 0;
     }, 20);
     assert.equal(most, 1, 'maxSurge 1: one node at a time runs two pods');
     // The row says what kubectl rollout status says for a daemon set.
-    assert.equal(await page.textContent('#apps tr[data-app="log-agent"] .rollout-status'), 'daemon set "log-agent" successfully rolled out');
+    assert.equal(await page.textContent('#daemonsets tr[data-app="log-agent"] .rollout-status'), 'daemon set "log-agent" successfully rolled out');
 
     // Delete the Pod: nobody recreates it.
-    await page.click('#apps tr[data-app="debug"] button.app-name');
+    // A bare Pod is in its own table (kubectl get pods), not the Deployments'.
+    assert.equal(await page.$('#apps tr[data-app="debug"]'), null);
+    assert.equal(await page.textContent('#bare-pods tr[data-app="debug"] [data-col="status"]'), 'Running');
+    await page.click('#bare-pods tr[data-app="debug"] button.app-name');
     assert.equal(await page.$eval('#pod-select', (s) => s.value), 'debug');
     await page.getByRole('button', { name: 'Delete Pod', exact: true }).click();
     await stepUntil(page, async () => !(await chips(page))['node-3'].includes('debug'));
     await step(page, 3);
-    assert.equal(await page.$('#apps tr[data-app="debug"]'), null);
+    assert.equal(await page.$('#bare-pods tr[data-app="debug"]'), null);
     assert.deepEqual(await axeViolations(page, { include: '#actions' }), []);
     await app.screenshot('workloads');
 

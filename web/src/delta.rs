@@ -45,6 +45,7 @@ pub struct Header {
     pub bound_pods: u32,
     pub pending_pods: u32,
     pub event_count: u32,
+    pub event_updates: u64,
     pub cpu: view::Usage,
     pub memory: view::Usage,
     pub upcoming_count: u32,
@@ -168,6 +169,7 @@ impl Sent {
             bound_pods,
             pending_pods,
             event_count,
+            event_updates,
             cpu,
             memory,
             nodes: _,
@@ -190,6 +192,7 @@ impl Sent {
                 bound_pods,
                 pending_pods,
                 event_count,
+                event_updates,
                 cpu,
                 memory,
                 upcoming_count,
@@ -226,18 +229,24 @@ pub const FIELD_SEP: char = '\u{1f}';
 /// packed, the page gets one string and splits it.
 ///
 /// `text` holds the rows oldest first, separated by [`ROW_SEP`]; each row is
-/// `tick`, `type`, `reason`, `object`, `message`, separated by
-/// [`FIELD_SEP`]. The two separators are control characters that no name or
-/// message needs; any that a field holds is written as U+FFFD, so the split
-/// always gives `count` rows of five fields. The same rows as
-/// [`view::events_since`] (tests/browser/deltas.test.mjs compares the event
-/// log the page shows with them).
+/// `index`, `tick`, `type`, `reason`, `object`, `message`, `count`,
+/// `lastTick`, separated by [`FIELD_SEP`]. The two separators are control
+/// characters that no name or message needs; any that a field holds is
+/// written as U+FFFD, so the split always gives `count` rows of eight
+/// fields. The first `updated` rows are earlier records whose count moved;
+/// the rest are new. The same rows as [`view::events_since`]
+/// (tests/browser/deltas.test.mjs compares the event log the page shows
+/// with them).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PackedEvents {
     /// Pass this back to get the events after these.
     pub cursor: u32,
+    /// Pass this back too: the updates seen.
+    pub updates: u64,
     /// Events after the old cursor that were left out to keep within the limit.
     pub skipped: u32,
+    /// Leading rows that update earlier records.
+    pub updated: u32,
     /// Rows in `text`.
     pub count: u32,
     pub text: String,
@@ -258,8 +267,8 @@ fn push_field(out: &mut String, field: &str) {
 }
 
 /// [`view::events_since`], packed into one string (see [`PackedEvents`]).
-pub fn events_packed(c: &Cluster, cursor: u32, limit: u32) -> PackedEvents {
-    let page = view::events_since(c, cursor, limit);
+pub fn events_packed(c: &Cluster, cursor: u32, updates: u64, limit: u32) -> PackedEvents {
+    let page = view::events_since(c, cursor, updates, limit);
     let mut text = String::with_capacity(page.events.len() * 120);
     for (i, e) in page.events.iter().enumerate() {
         if i > 0 {
@@ -267,7 +276,7 @@ pub fn events_packed(c: &Cluster, cursor: u32, limit: u32) -> PackedEvents {
         }
         use std::fmt::Write;
         // Writing into a String cannot fail.
-        let _ = write!(text, "{}", e.tick);
+        let _ = write!(text, "{}{FIELD_SEP}{}", e.index, e.tick);
         text.push(FIELD_SEP);
         push_field(&mut text, e.type_);
         text.push(FIELD_SEP);
@@ -276,10 +285,13 @@ pub fn events_packed(c: &Cluster, cursor: u32, limit: u32) -> PackedEvents {
         push_field(&mut text, &e.object);
         text.push(FIELD_SEP);
         push_field(&mut text, &e.message);
+        let _ = write!(text, "{FIELD_SEP}{}{FIELD_SEP}{}", e.count, e.last_tick);
     }
     PackedEvents {
         cursor: page.cursor,
+        updates: page.updates,
         skipped: page.skipped,
+        updated: page.updated,
         count: page.events.len() as u32,
         text,
     }
@@ -327,6 +339,7 @@ mod tests {
                     bound_pods: 0,
                     pending_pods: 0,
                     event_count: 0,
+                    event_updates: 0,
                     cpu: view::Usage {
                         used: 0,
                         capacity: 0,
@@ -353,6 +366,7 @@ mod tests {
             s.bound_pods = h.bound_pods;
             s.pending_pods = h.pending_pods;
             s.event_count = h.event_count;
+            s.event_updates = h.event_updates;
             s.cpu = h.cpu;
             s.memory = h.memory;
             s.upcoming_count = h.upcoming_count;
@@ -498,8 +512,8 @@ mod tests {
             (total, 10),
             (total + 5, 10),
         ] {
-            let want = view::events_since(c, cursor, limit);
-            let got = events_packed(c, cursor, limit);
+            let want = view::events_since(c, cursor, 0, limit);
+            let got = events_packed(c, cursor, 0, limit);
             assert_eq!(
                 (got.cursor, got.skipped),
                 (want.cursor, want.skipped),
@@ -515,11 +529,14 @@ mod tests {
                 .iter()
                 .map(|e| {
                     vec![
+                        e.index.to_string(),
                         e.tick.to_string(),
                         e.type_.into(),
                         e.reason.into(),
                         e.object.clone(),
                         e.message.clone(),
+                        e.count.to_string(),
+                        e.last_tick.to_string(),
                     ]
                 })
                 .collect();

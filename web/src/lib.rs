@@ -83,6 +83,15 @@ fn from_js<T: DeserializeOwned>(what: &str, v: JsValue, expected: &str) -> Resul
         .map_err(|e| err(format!("{what}: {e}; expected an object {expected}")))
 }
 
+/// The event log's update cursor as the page passes it back (a number it
+/// was given; anything else reads as 0, which only resends counts).
+fn update_cursor(v: Option<f64>) -> u64 {
+    match v {
+        Some(x) if x.is_finite() && x >= 0.0 => x.min(u64::MAX as f64) as u64,
+        _ => 0,
+    }
+}
+
 fn policy(s: &str) -> Result<shepherd::Profile, JsError> {
     scenario::parse_policy(s).map_err(err)
 }
@@ -160,6 +169,18 @@ impl Shepherd {
         let out = to_js(&report)?;
         self.session = session;
         Ok(out)
+    }
+
+    /// `kubectl apply -f` of manifests onto the running cluster: queued for
+    /// the next tick as an action (`apply`), each object created when its
+    /// name is new, else updated (a changed Deployment template rolls,
+    /// replicas scale; an immutable field changed is refused). Returns the
+    /// import's report as `importManifests` does; a refusal throws and
+    /// queues nothing.
+    #[wasm_bindgen(js_name = applyManifests)]
+    pub fn apply_manifests(&mut self, text: &str) -> Result<JsValue, JsError> {
+        let (_, report) = manifests::apply_to_session(&mut self.session, text).map_err(err)?;
+        to_js(&report)
     }
 
     /// The cluster as declared at the current tick, as manifests: `{manifests,
@@ -475,7 +496,8 @@ impl Shepherd {
         self.act(Action::Uncordon { node: node.into() })
     }
 
-    /// kubectl drain: cordon, then evict every pod as disruption budgets allow.
+    /// `kubectl drain --ignore-daemonsets --force`: cordon, then evict the
+    /// pods on the node now as disruption budgets allow (retried after 5 s).
     pub fn drain(&mut self, node: &str) -> Result<String, JsError> {
         self.act(Action::Drain { node: node.into() })
     }
@@ -731,28 +753,47 @@ impl Shepherd {
         self.session.node_id(name).map_err(err)
     }
 
-    /// Events after `cursor` (0: from the start), at most `limit`, oldest first:
-    /// `{cursor, skipped, events: [{tick, type, reason, object, message}]}`.
+    /// Events after `cursor` (0: from the start), at most `limit`, oldest
+    /// first, after the earlier ones whose count moved since `updates`
+    /// (0 when not given): `{cursor, updates, skipped, updated, events:
+    /// [{index, tick, type, reason, object, message, count, lastTick}]}`.
     #[wasm_bindgen(js_name = eventsSince)]
-    pub fn events_since(&self, cursor: u32, limit: u32) -> Result<JsValue, JsError> {
-        to_js(&self.session.events_since(cursor, limit))
+    pub fn events_since(
+        &self,
+        cursor: u32,
+        limit: u32,
+        updates: Option<f64>,
+    ) -> Result<JsValue, JsError> {
+        to_js(
+            &self
+                .session
+                .events_since(cursor, update_cursor(updates), limit),
+        )
     }
 
     /// The same events as `eventsSince`, packed into one string for the
-    /// event log (see `delta.rs`, `PackedEvents`): `{cursor, skipped, count,
-    /// text}`, rows oldest first separated by U+001E, each row's `tick`,
-    /// `type`, `reason`, `object` and `message` separated by U+001F.
+    /// event log (see `delta.rs`, `PackedEvents`): `{cursor, updates,
+    /// skipped, updated, count, text}`, rows oldest first separated by
+    /// U+001E, each row's `index`, `tick`, `type`, `reason`, `object`,
+    /// `message`, `count` and `lastTick` separated by U+001F.
     #[wasm_bindgen(js_name = eventsPacked)]
-    pub fn events_packed(&self, cursor: u32, limit: u32) -> Result<JsValue, JsError> {
+    pub fn events_packed(
+        &self,
+        cursor: u32,
+        limit: u32,
+        updates: Option<f64>,
+    ) -> Result<JsValue, JsError> {
         to_js(&delta::events_packed(
             self.session.simulator().cluster(),
             cursor,
+            update_cursor(updates),
             limit,
         ))
     }
 
     /// Why a pod is where it is, or why it is not anywhere: every node's
-    /// filter verdict (plugin and reason) and the score of each feasible one.
+    /// filter verdict (plugin, status `code` and reason), the score plugins
+    /// whose PreScore skipped (`skipped`) and the score of each feasible one.
     pub fn explain(&self, pod: &str) -> Result<JsValue, JsError> {
         to_js(&self.session.explain(pod).map_err(err)?)
     }

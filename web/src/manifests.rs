@@ -41,6 +41,19 @@ pub fn events(text: &str) -> Result<Vec<Event>, String> {
     Ok(out)
 }
 
+/// The engine events an [`Action::Apply`] makes: `kubectl apply -f` of the
+/// manifests onto the running cluster (each object created or updated when
+/// its event fires; see `shepherd_k8s::Scenario::apply_events`). A
+/// KubeSchedulerConfiguration is refused: the scheduler reads one when it
+/// starts.
+pub fn apply_events(text: &str) -> Result<Vec<Event>, String> {
+    let im = import(text).map_err(|e| e.to_string())?;
+    if im.scenario.profile.is_some() {
+        return Err("apply: a KubeSchedulerConfiguration; expected it in an import (the scheduler reads one --config when it starts), not applied to a running cluster".into());
+    }
+    Ok(im.scenario.apply_events())
+}
+
 /// A scenario holding the one object `add` puts in, as manifests: how the
 /// script carries a DaemonSet or a bare Pod created after the import.
 pub fn one_object(add: impl FnOnce(&mut K8sScenario)) -> String {
@@ -103,6 +116,22 @@ pub struct ImportReport {
 pub fn import_session(text: &str, seed: u64) -> Result<(Session, ImportReport), String> {
     let (canonical, report) = read(text, &mut |_| {})?;
     Ok((canonical_session(&canonical, seed)?, report))
+}
+
+/// `kubectl apply -f` of manifests onto the running session: one
+/// [`Action::Apply`] holding their canonical export, queued for the next
+/// tick as any action is (objects created or updated when it fires; an
+/// immutable field changed is refused, and nothing is queued). Returns the
+/// engine's words for the action and the import's report.
+pub fn apply_to_session(
+    session: &mut Session,
+    text: &str,
+) -> Result<(String, ImportReport), String> {
+    let (canonical, report) = read(text, &mut |_| {})?;
+    let said = session.submit(Action::Apply {
+        manifests: canonical,
+    })?;
+    Ok((said, report))
 }
 
 /// The reading half of [`import_session`]: the manifests' canonical export
@@ -285,6 +314,47 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
                 Event::DeleteDaemonSet(n) => sc.daemonsets.retain(|d| d.name != n),
                 Event::CreatePod(p) => sc.pods.push(p),
                 Event::DeletePod(n) => sc.pods.retain(|p| p.name != n),
+                // kubectl apply: created, or in place of the object of its name.
+                Event::ApplyDeployment(d) => match app(&mut sc, &d.name) {
+                    Some(i) => {
+                        if sc.deployments[i].template != d.template {
+                            history
+                                .entry(d.name.clone())
+                                .or_default()
+                                .push(d.template.clone());
+                        }
+                        sc.deployments[i] = d;
+                    }
+                    None => {
+                        history.insert(d.name.clone(), vec![d.template.clone()]);
+                        sc.deployments.push(d);
+                    }
+                },
+                Event::ApplyDaemonSet(d) => {
+                    match sc.daemonsets.iter_mut().find(|x| x.name == d.name) {
+                        Some(x) => *x = d,
+                        None => sc.daemonsets.push(d),
+                    }
+                }
+                Event::ApplyPod(p) => {
+                    if !sc.pods.iter().any(|x| x.name == p.name) {
+                        sc.pods.push(p);
+                    }
+                }
+                Event::ApplyNode(spec) => match node(&mut sc, &spec.name) {
+                    Some(i) => sc.nodes[i].spec = spec,
+                    None => sc.nodes.push(ImportedNode {
+                        spec,
+                        unschedulable: false,
+                        ready: true,
+                    }),
+                },
+                Event::ApplyPriorityClass(pc) => {
+                    match sc.priority_classes.iter_mut().find(|x| x.name == pc.name) {
+                        Some(x) => *x = pc,
+                        None => sc.priority_classes.push(pc),
+                    }
+                }
             }
         }
     }

@@ -411,6 +411,14 @@ pub enum Action {
     Manifests {
         manifests: String,
     },
+    /// `kubectl apply -f` of manifests onto the running cluster: each
+    /// object created when its name is new, else updated as the API server
+    /// updates it (a changed Deployment template rolls, replicas scale, an
+    /// immutable field changed is refused): see `Scenario::apply_onto` in
+    /// shepherd-k8s.
+    Apply {
+        manifests: String,
+    },
     /// `kubectl apply` of a changed DaemonSet: `manifests` holds exactly one
     /// DaemonSet (a new template rolls node by node). New DaemonSets and
     /// bare Pods arrive by a `manifests` action.
@@ -561,8 +569,14 @@ fn node_spec(
     labels: &Labels,
     taints: &[TaintDoc],
 ) -> Result<NodeSpec, String> {
+    // The kubelet's hostname label (the node's name) unless the form or
+    // the document gives one.
     let mut n = NodeSpec::new(name, cpu, memory);
+    let hostname = n.labels.get(HOSTNAME_KEY).cloned();
     n.labels = labels.clone();
+    if let Some(h) = hostname {
+        n.labels.entry(HOSTNAME_KEY.to_string()).or_insert(h);
+    }
     for t in taints {
         n.taints
             .push(Taint::new(&t.key, &t.value, effect(&t.effect)?));
@@ -600,6 +614,7 @@ impl Action {
             Action::SetPolicy { .. } => "setPolicy",
             Action::SetProfile { .. } => "setProfile",
             Action::Manifests { .. } => "manifests",
+            Action::Apply { .. } => "apply",
             Action::UpdateDaemonSet { .. } => "updateDaemonSet",
             Action::DeleteDaemonSet { .. } => "deleteDaemonSet",
             Action::DeletePod { .. } => "deletePod",
@@ -729,6 +744,27 @@ impl Action {
                 name: n.name.clone(),
                 labels: n.labels.clone(),
             },
+            Event::ApplyDeployment(d) => Action::Apply {
+                manifests: crate::manifests::one_object(|sc| sc.deployments.push(d.clone())),
+            },
+            Event::ApplyDaemonSet(d) => Action::Apply {
+                manifests: crate::manifests::one_object(|sc| sc.daemonsets.push(d.clone())),
+            },
+            Event::ApplyPod(p) => Action::Apply {
+                manifests: crate::manifests::one_object(|sc| sc.pods.push(p.clone())),
+            },
+            Event::ApplyNode(n) => Action::Apply {
+                manifests: crate::manifests::one_object(|sc| {
+                    sc.nodes.push(shepherd_k8s::ImportedNode {
+                        spec: n.clone(),
+                        unschedulable: false,
+                        ready: true,
+                    })
+                }),
+            },
+            Event::ApplyPriorityClass(pc) => Action::Apply {
+                manifests: crate::manifests::one_object(|sc| sc.priority_classes.push(pc.clone())),
+            },
         }
     }
 
@@ -781,6 +817,7 @@ impl Action {
                 },
                 min_ready_seconds: *min_ready_seconds,
                 progress_deadline_seconds: *progress_deadline_seconds,
+                selector: None,
             })),
             Action::Scale { app, replicas } => one(Event::Scale {
                 app: app.clone(),
@@ -876,6 +913,7 @@ impl Action {
                 pods_per_node,
             } => generate(seed, *nodes, *pods_per_node),
             Action::Manifests { manifests } => crate::manifests::events(manifests),
+            Action::Apply { manifests } => crate::manifests::apply_events(manifests),
             Action::AddPriorityClass {
                 name,
                 value,
@@ -983,7 +1021,7 @@ pub fn tour() -> Scenario {
             note(357, "300 s are up: the taint-eviction controller deletes node-1's pods (TaintManagerEviction) and the Deployments create replacements on the other nodes."),
             note(360, "node-1's kubelet is back; at its next heartbeat the node is Ready again, its taints go, and it takes new pods."),
             note(364, "A rolling update of web to v2, with maxSurge 1 and maxUnavailable 1: a few new pods at a time, old ones deleted as new ones become Ready."),
-            note(372, "A PodDisruptionBudget allows at most one web pod to be unavailable. Draining node-2 evicts its pods only as fast as the budget allows."),
+            note(372, "A PodDisruptionBudget allows at most one web pod to be unavailable. Draining node-2 evicts its pods only as fast as the budget allows: kubectl drain tries a refused pod again after 5 s."),
             note(382, "node-2 is uncordoned and schedulable again."),
             note(390, "A zone failure: every node labelled topology.kubernetes.io/zone=zone-a stops at once (node-1 and node-2; a node's dialog has Fail zone). Watch cache: its required anti-affinity allows one cache pod per zone."),
             note(441, "Both zone-a nodes are NotReady and tainted unreachable; their pods are marked not Ready and count down their 300 s, as node-1's did."),

@@ -82,7 +82,7 @@ pub struct Checkpoints {
     /// Work since the last copy (or since tick 0): events written and pods
     /// created, bound, made Ready or removed, plus a share per tick.
     work: u64,
-    events_seen: usize,
+    events_seen: u64,
 }
 
 /// A copy of a session keeps the copies, not the spare (made again when
@@ -118,7 +118,7 @@ impl Checkpoints {
     /// Called after every tick, with what the tick did.
     fn after_tick(&mut self, sim: &Simulator, report: &StepReport) {
         let c = sim.cluster();
-        let events = c.events().len();
+        let events = c.events().writes();
         let r = &report.reconcile.total;
         let pods = r.created as u64
             + r.deleted as u64
@@ -128,7 +128,7 @@ impl Checkpoints {
             + r.became_ready as u64
             + r.endpoints_changed as u64;
         self.work +=
-            events.saturating_sub(self.events_seen) as u64 + pods + 1 + c.node_count() as u64 / 256;
+            events.saturating_sub(self.events_seen) + pods + 1 + c.node_count() as u64 / 256;
         self.events_seen = events;
         if self.work >= Self::copy_cost(sim) {
             self.due = true;
@@ -190,7 +190,7 @@ impl Checkpoints {
 
     /// After a restore or replay to `tick`: the work is counted from there.
     fn moved_to(&mut self, sim: &Simulator) {
-        self.events_seen = sim.cluster().events().len();
+        self.events_seen = sim.cluster().events().writes();
         self.work = 0;
         self.due = false;
     }
@@ -510,11 +510,12 @@ impl Session {
         let mut ran = 0;
         self.same_tick = None;
         while ran < max && self.sim.tick() < MAX_TICK {
-            let before = self.sim.cluster().events().len();
+            // Anything written counts, a repeat counted into an earlier event too.
+            let before = self.sim.cluster().events().writes();
             let fired = self.sim.step().fired;
             self.series.record(self.sim.cluster());
             ran += 1;
-            if fired > 0 || self.sim.cluster().events().len() != before {
+            if fired > 0 || self.sim.cluster().events().writes() != before {
                 break;
             }
         }
@@ -888,8 +889,8 @@ impl Session {
             .map_err(|e| e.to_string())
     }
 
-    pub fn events_since(&self, cursor: u32, limit: u32) -> EventsPage {
-        view::events_since(self.sim.cluster(), cursor, limit)
+    pub fn events_since(&self, cursor: u32, updates: u64, limit: u32) -> EventsPage {
+        view::events_since(self.sim.cluster(), cursor, updates, limit)
     }
 
     /// Why a pod is where it is, or why it is nowhere: every node's verdict.
@@ -950,7 +951,7 @@ mod tests {
         (
             s.snapshot(true),
             s.grid(),
-            s.events_since(0, u32::MAX),
+            s.events_since(0, 0, u32::MAX),
             s.series().len(),
         )
     }

@@ -54,6 +54,9 @@ pub struct NodeCard {
     pub beating: bool,
     pub cordoned: bool,
     pub draining: bool,
+    /// What `kubectl drain` last printed about the node: why it waits (a
+    /// budget's refusal, retried after 5 s), `node/NAME drained`, or its error.
+    pub drain_status: Option<String>,
     pub cpu: Usage,
     pub memory: Usage,
     pub pod_count: u32,
@@ -91,6 +94,10 @@ pub struct AppRow {
     pub strategy: Option<String>,
     /// The FailedScheduling message of its pending pods, if any.
     pub pending_reason: Option<String>,
+    /// Why it has fewer pods than it wants when no scheduler can help:
+    /// `FailedCreate: ...` (admission forbade its pods) or, for a bare Pod
+    /// its kubelet refused, `OutOfcpu: Pod was rejected: ...`.
+    pub failure: Option<String>,
     /// What `kubectl rollout status` prints now (`Cluster::rollout_status`),
     /// with kubectl's `error: ` before a progress-deadline failure.
     pub rollout_status: String,
@@ -145,7 +152,11 @@ pub struct Snapshot {
     pub ready_nodes: u32,
     pub bound_pods: u32,
     pub pending_pods: u32,
+    /// Records in the event log.
     pub event_count: u32,
+    /// Events counted into an earlier record so far (the event correlator):
+    /// with `event_count`, the cursor of a reader that has seen everything.
+    pub event_updates: u64,
     pub cpu: Usage,
     pub memory: Usage,
     /// Every node with its pods, or None when the caller asked for the grid.
@@ -202,6 +213,7 @@ pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
         beating: n.beating,
         cordoned: n.cordoned,
         draining: n.draining,
+        drain_status: n.drain_status.map(str::to_string),
         cpu: Usage {
             used: n.allocated.cpu_millis,
             capacity: n.spec.capacity.cpu_millis,
@@ -320,6 +332,7 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
             memory: a.requests.memory_mib,
             rolling: a.rolling,
             pending_reason: a.pending_reason,
+            failure: a.failure.map(|(r, m)| format!("{r}: {m}")),
         })
         .collect();
     // Reads the listed pending pods only (the pods in creation order per
@@ -373,6 +386,7 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
         bound_pods: c.bound_count(),
         pending_pods,
         event_count: c.events().len() as u32,
+        event_updates: c.events().updates(),
         cpu,
         memory,
         nodes,
@@ -395,22 +409,33 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct EventRow {
+    /// Its place in the log: a later page may update it (its count).
+    pub index: u32,
+    /// When it was first seen.
     pub tick: u64,
     #[serde(rename = "type")]
     pub type_: &'static str,
     pub reason: &'static str,
     pub object: String,
     pub message: String,
+    /// How many times it was seen, and when last (Kubernetes' count and
+    /// lastTimestamp).
+    pub count: u32,
+    #[serde(rename = "lastTick")]
+    pub last_tick: u64,
 }
 
-impl From<RenderedEvent> for EventRow {
-    fn from(e: RenderedEvent) -> Self {
+impl EventRow {
+    fn of(index: usize, e: RenderedEvent) -> Self {
         EventRow {
+            index: index as u32,
             tick: e.tick,
             type_: e.type_,
             reason: e.reason,
             object: e.object,
             message: e.message,
+            count: e.count,
+            last_tick: e.last_tick,
         }
     }
 }
@@ -420,22 +445,43 @@ impl From<RenderedEvent> for EventRow {
 pub struct EventsPage {
     /// Pass this back to get the events after these.
     pub cursor: u32,
+    /// Pass this back too: the updates (counts moved) seen.
+    pub updates: u64,
     /// Events after the old cursor that were left out to keep within the limit.
     pub skipped: u32,
+    /// The first `updated` rows are earlier records whose count moved (the
+    /// page updates their rows if it still shows them); the rest are new.
+    pub updated: u32,
     pub events: Vec<EventRow>,
 }
 
-pub fn events_since(c: &Cluster, cursor: u32, limit: u32) -> EventsPage {
+/// The events a reader at (`cursor`, `updates`) has not seen: the records
+/// added since (at most `limit`, the newest), after the earlier records
+/// whose count moved since (at most `limit`, the latest moved).
+pub fn events_since(c: &Cluster, cursor: u32, updates: u64, limit: u32) -> EventsPage {
     let all = c.events();
     let from = (cursor as usize).min(all.len());
     let start = from.max(all.len().saturating_sub(limit as usize));
+    let moved: Vec<(usize, shepherd::EventRecord)> = all
+        .since(shepherd::events::EventCursor { len: from, updates })
+        .take_while(|(i, _)| *i < from)
+        .collect();
+    let mut events: Vec<EventRow> = moved[moved.len().saturating_sub(limit as usize)..]
+        .iter()
+        .map(|&(i, e)| EventRow::of(i, c.render_event(&e)))
+        .collect();
+    let updated = events.len() as u32;
+    events.extend(
+        all.iter_from(start)
+            .enumerate()
+            .map(|(j, e)| EventRow::of(start + j, c.render_event(&e))),
+    );
     EventsPage {
         cursor: all.len() as u32,
+        updates: all.updates(),
         skipped: (start - from) as u32,
-        events: all
-            .iter_from(start)
-            .map(|e| c.render_event(&e).into())
-            .collect(),
+        updated,
+        events,
     }
 }
 
@@ -446,7 +492,12 @@ pub struct VerdictRow {
     pub feasible: bool,
     /// The filter plugin that rejected the node (NodeResourcesFit, TaintToleration, ...).
     pub plugin: Option<&'static str>,
+    /// Kubernetes' status code: Success, Unschedulable (preemption may
+    /// help) or UnschedulableAndUnresolvable (it cannot).
+    pub code: &'static str,
     pub reasons: Vec<String>,
+    /// What the reasons leave out: the untolerated taint, `key=value:Effect`.
+    pub detail: Option<String>,
     /// The weighted sum of the score plugins; the highest wins.
     pub total: Option<i64>,
     /// 1 for the best total (equal totals share a position).
@@ -479,6 +530,8 @@ pub struct ExplainView {
     /// The plugin whose weighted score separates the best node from the
     /// runner-up, and by how much.
     pub decided_by: Option<(String, i64)>,
+    /// Score plugins whose PreScore skipped for this pod: no column.
+    pub skipped: Vec<&'static str>,
     pub feasible: u32,
     /// Feasible nodes in the scheduler's order, then the rejected ones by node id.
     pub nodes: Vec<VerdictRow>,
@@ -493,7 +546,9 @@ impl From<Explanation> for ExplainView {
                 node: v.node,
                 feasible: v.feasible,
                 plugin: v.plugin,
+                code: v.code.as_str(),
                 reasons: v.reasons,
+                detail: v.detail,
                 total: v.total,
                 position: v.position,
                 scores: v
@@ -520,6 +575,7 @@ impl From<Explanation> for ExplainView {
             policy: x.profile,
             summary: x.summary,
             decided_by: x.decided_by,
+            skipped: x.skipped,
             feasible: nodes.iter().filter(|v| v.feasible).count() as u32,
             nodes,
         }

@@ -1,6 +1,7 @@
 //! Fuzzers at the web crate's boundaries, natively: session actions, scenario
 //! documents and typed text, plus the resource bombs of the hardening issue
-//! as regression cases. Seeded; the number of cases comes from
+//! as regression cases, and replays held to a bound of work per tick
+//! (`WORK_PER_OBJECT`: events written, counted, not timed). Seeded; the number of cases comes from
 //! `SHEPHERD_FUZZ_OPS` (default 200); a failure prints its seed and the
 //! command that reproduces it:
 //! `SHEPHERD_FUZZ_SEED=N cargo test -p shepherd-web --test fuzz <test>`.
@@ -474,7 +475,7 @@ fn fuzz_session_actions() {
         let (mut s, mut back) = (s, back);
         let end = s.log().last().map_or(0, |e| e.tick);
         while s.tick() < end {
-            let (x, y) = (s.step(), back.step());
+            let (x, y) = (step_within_bound(&mut s)?, back.step());
             if x != y {
                 return Err(format!(
                     "tick {}: the queued actions fired differently: {x:?} (import: {y:?})",
@@ -485,6 +486,31 @@ fn fuzz_session_actions() {
         if s.simulator().cluster().rendered_events() != back.simulator().cluster().rendered_events()
         {
             return Err(format!("the runs differ by tick {end}"));
+        }
+        // The view's short lists, read from the books, are what a scan of
+        // every pod and endpoint lists.
+        let (c, snap) = (s.simulator().cluster(), s.snapshot(false));
+        let scanned: Vec<String> = (c.pods())
+            .filter(|p| p.phase == shepherd::PodPhase::Pending)
+            .take(shepherd_web::view::PENDING_LISTED)
+            .map(|p| p.name())
+            .collect();
+        let listed: Vec<String> = snap.pending.iter().map(|p| p.name.clone()).collect();
+        if listed != scanned {
+            return Err(format!("pending listed {listed:?}, scanned {scanned:?}"));
+        }
+        for row in &snap.services {
+            let all = c.service_endpoints(&row.name).map_err(|e| e.to_string())?;
+            let first = &all[..all.len().min(shepherd_web::view::ENDPOINTS_LISTED)];
+            if row.endpoint_count as usize != all.len() || row.endpoints != first {
+                return Err(format!(
+                    "Service {}: {} {:?} listed, {} {first:?} scanned",
+                    row.name,
+                    row.endpoint_count,
+                    row.endpoints,
+                    all.len()
+                ));
+            }
         }
         Ok(())
     });
@@ -858,10 +884,10 @@ fn blocked_drains_of_every_node_write_nothing_while_nothing_changes() {
     let c = s.simulator().cluster();
     let blocked = c.nodes().filter(|n| n.pod_count > 0).count();
     assert!(blocked > 0, "web pods hold some drains back");
-    let before = c.events().len();
+    let before = c.events().writes();
     s.run(200);
     assert_eq!(
-        s.simulator().cluster().events().len(),
+        s.simulator().cluster().events().writes(),
         before,
         "a quiet stretch logs nothing"
     );
@@ -911,5 +937,172 @@ fn the_largest_max_surge_rolls_to_completion() {
     assert_eq!(
         (web.version.as_str(), web.updated, web.ready, web.current),
         ("v2", 4, 4, 4)
+    );
+}
+
+// ----- the drain under a budget (issue 42, row 7), and work per tick --------
+
+/// The most a tick may write to the event log (every pod created, bound,
+/// deleted or evicted writes at least one event, so this bounds those
+/// operations too) for each pod and node in the cluster (before or after
+/// the tick, whichever has more) and each action that fires in it. A node
+/// failure writes about five a pod, a roll about six; the drain that evicted
+/// the replacements landing back on its node wrote thousands.
+const WORK_PER_OBJECT: u64 = 16;
+
+/// One tick of `s` (what `Session::step` returns), failing when it writes
+/// more than [`WORK_PER_OBJECT`] events per pod, node and fired action
+/// (plus one).
+fn step_within_bound(s: &mut Session) -> Result<Vec<String>, String> {
+    let size = |s: &Session| {
+        let c = s.simulator().cluster();
+        (c.pods().count() as u64, c.node_count() as u64)
+    };
+    let next = s.tick() + 1;
+    let fired = s
+        .simulator()
+        .pending_script()
+        .iter()
+        .take_while(|(t, _)| *t <= next)
+        .count() as u64;
+    let (p0, n0) = size(s);
+    let w0 = s.simulator().cluster().events().writes();
+    let report = s.step();
+    let (p1, n1) = size(s);
+    let wrote = s.simulator().cluster().events().writes() - w0;
+    let bound = WORK_PER_OBJECT * (p0.max(p1) + n0.max(n1) + fired + 1);
+    if wrote > bound {
+        return Err(format!(
+            "tick {}: {wrote} events written, more than the bound of {bound} ({WORK_PER_OBJECT} for each of {} pods, {} nodes, {fired} actions and one)",
+            s.tick(),
+            p0.max(p1),
+            n0.max(n1)
+        ));
+    }
+    Ok(report)
+}
+
+/// The shape of row 7: nodes, a Deployment whose pods tolerate the
+/// unschedulable taint (an evicted pod's replacement may land on the
+/// drained node again), a budget that holds the drain back, one or two
+/// drains, then random actions.
+fn drain_under_pdb(rng: &mut Prng) -> Vec<(u64, Action)> {
+    let mut out = Vec::new();
+    let nodes = rng.range(1, 4);
+    for i in 1..=nodes {
+        out.push((
+            1,
+            Action::AddNode {
+                name: format!("node-{i}"),
+                cpu: rng.range(2000, 8000),
+                memory: rng.range(4096, 16384),
+                labels: Default::default(),
+                taints: Vec::new(),
+            },
+        ));
+    }
+    let mut t = TemplateDoc::from_engine(
+        &shepherd::PodTemplate::new(shepherd::Resources::new(
+            rng.range(100, 1000),
+            rng.range(64, 1024),
+        ))
+        .with_label("app", "web")
+        .with_ready_after(rng.range(0, 2) as u32)
+        .with_toleration(shepherd::Toleration::exists(
+            "node.kubernetes.io/unschedulable",
+            Some(shepherd::TaintEffect::NoSchedule),
+        )),
+    );
+    t.version = "v1".into();
+    out.push((
+        1,
+        Action::Deploy {
+            namespace: None,
+            name: "web".into(),
+            replicas: rng.range(2, 12) as u32,
+            template: t,
+            max_surge: IntOrString::Str("25%".into()),
+            max_unavailable: IntOrString::Str("25%".into()),
+            min_ready_seconds: 0,
+            progress_deadline_seconds: 600,
+        },
+    ));
+    let mut sel = BTreeMap::new();
+    sel.insert("app".to_string(), "web".to_string());
+    let (min, max) = if rng.chance(50) {
+        (Some(IntOrString::Int(rng.range(1, 10) as u32)), None)
+    } else {
+        (None, Some(IntOrString::Int(rng.range(0, 2) as u32)))
+    };
+    out.push((
+        1,
+        Action::AddPdb {
+            namespace: None,
+            name: "web".into(),
+            selector: sel,
+            min_available: min,
+            max_unavailable: max,
+        },
+    ));
+    for _ in 0..rng.range(1, 2) {
+        out.push((
+            rng.range(2, 5),
+            Action::Drain {
+                node: format!("node-{}", rng.range(1, nodes)),
+            },
+        ));
+    }
+    for _ in 0..rng.range(0, 10) {
+        out.push((rng.range(2, 60), action(rng)));
+    }
+    out.sort_by_key(|(t, _)| *t);
+    out
+}
+
+/// Drains under a budget, with random actions around them, imported as a
+/// link would be and played on for 300 ticks: no tick writes more than
+/// [`WORK_PER_OBJECT`] events per pod, node and action (before the drain
+/// followed kubectl, the replacements landing back were evicted again and
+/// again: 640 evictions a tick). Refused documents are skipped: the point is
+/// the cost of the ones that play.
+#[test]
+fn fuzz_drain_under_pdb_stays_within_the_work_bound() {
+    let drained = std::cell::Cell::new(0u64);
+    fuzz(
+        "fuzz_drain_under_pdb_stays_within_the_work_bound",
+        ops() / 2,
+        |seed| {
+            let mut rng = Prng::new(seed);
+            // The link: the actions a session accepted, at their ticks.
+            let mut s = Session::new(seed, ScorePolicy::BinPack);
+            for (tick, a) in drain_under_pdb(&mut rng) {
+                if tick > s.tick() + 1 {
+                    s.run(tick - 1 - s.tick());
+                }
+                let _ = s.submit(a);
+            }
+            let mut doc = s.scenario();
+            // Imported at tick 0, with every action queued: its replay, tick by
+            // tick, each tick checked.
+            doc.tick = Some(0);
+            let mut r =
+                Session::from_scenario(&doc).map_err(|e| format!("the link was refused: {e}"))?;
+            while r.tick() < 300 {
+                step_within_bound(&mut r)?;
+            }
+            let drains = doc
+                .actions
+                .iter()
+                .filter(|e| matches!(e.action, Action::Drain { .. }))
+                .count();
+            drained.set(drained.get() + (drains > 0) as u64);
+            Ok(())
+        },
+    );
+    assert!(
+        drained.get() * 2 >= ops() / 2,
+        "only {} of {} links drained a node; the generator no longer makes the shape",
+        drained.get(),
+        ops() / 2
     );
 }

@@ -101,7 +101,20 @@ fn the_tour_kills_a_node_and_the_cluster_heals() {
         "Ready",
         "healed after RecoverNode at tick 360"
     );
-    s.run(30);
+    // The drain of node-2 at 372: kubectl's retry of a pod the budget
+    // refused shows on the node.
+    s.run(373 - s.tick());
+    let n2 = node_named(&s, "node-2");
+    assert!(n2.draining, "{n2:?}");
+    assert!(
+        n2.drain_status
+            .as_deref()
+            .is_some_and(|m| m.contains("(will retry after 5s)")
+                && m.contains("disruption budget")),
+        "the drain was held back by the PodDisruptionBudget: {:?}",
+        n2.drain_status
+    );
+    s.run(391 - s.tick());
     let snap = s.snapshot(true);
     assert_eq!(
         snap.upcoming_count, 2,
@@ -110,10 +123,6 @@ fn the_tour_kills_a_node_and_the_cluster_heals() {
     let web = snap.apps.iter().find(|a| a.name == "web").expect("web");
     assert_eq!((web.version.as_str(), web.updated, web.ready), ("v2", 8, 8));
     assert!(snap.note.is_some(), "the tour has captions");
-    assert!(
-        events(&s).iter().any(|e| e.contains("FailedEviction")),
-        "the drain was held back by the PodDisruptionBudget"
-    );
     // The zone failure: zone-a's pods are evicted at 741, back at 745.
     s.run(745 - s.tick());
     assert_eq!(
@@ -481,13 +490,13 @@ fn discarding_the_upcoming_script_keeps_the_past() {
 #[test]
 fn the_event_page_keeps_the_newest() {
     let s = small();
-    let all = s.events_since(0, 10_000);
+    let all = s.events_since(0, 0, 10_000);
     assert_eq!(all.skipped, 0);
-    let page = s.events_since(0, 3);
+    let page = s.events_since(0, 0, 3);
     assert_eq!(page.events.len(), 3);
     assert_eq!(page.skipped as usize, all.events.len() - 3);
     assert_eq!(page.events[2], all.events[all.events.len() - 1]);
-    let none = s.events_since(page.cursor, 10);
+    let none = s.events_since(page.cursor, page.updates, 10);
     assert!(none.events.is_empty());
 }
 
@@ -867,4 +876,64 @@ fn a_first_tick_in_slices_is_the_whole_tick() {
     sliced.step_back().unwrap();
     whole.step_back().unwrap();
     assert_eq!(events(&sliced), events(&whole));
+}
+
+/// Issue 42, row 12, in the page: manifests applied onto a running
+/// scenario are `kubectl apply` (an `apply` action): a changed Deployment
+/// rolls and scales, new objects are created, and the link replays it; a
+/// changed selector is refused with the API server's words and queues
+/// nothing.
+#[test]
+fn manifests_applied_onto_a_running_scenario_update_what_exists() {
+    let web = |replicas: u32, version: &str, selector: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{{selector}}}}}\n  template:\n    metadata: {{labels: {{app: web, version: {version}}}}}\n    spec:\n      containers: [{{name: c, image: x, resources: {{requests: {{cpu: 100m}}}}}}]\n")
+    };
+    let node = |name: &str| {
+        format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus:\n  allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n---\n")
+    };
+    let (mut s, _) = shepherd_web::manifests::import_session(
+        &format!("{}{}", node("node-1"), web(3, "v1", "app: web")),
+        5,
+    )
+    .unwrap();
+    s.run(3);
+    let (said, report) = shepherd_web::manifests::apply_to_session(
+        &mut s,
+        &format!("{}{}", node("node-2"), web(5, "v2", "app: web")),
+    )
+    .unwrap();
+    assert!(!said.is_empty() && report.nodes == 1 && report.deployments == 1);
+    s.run(30);
+    let c = s.simulator().cluster();
+    assert!(c.node("node-2").is_ok(), "a new object is created");
+    let st = c.app("web").unwrap();
+    assert_eq!(
+        (st.desired, st.updated, st.ready, st.revision),
+        (5, 5, 5, 2),
+        "the changed template rolled and the replicas scaled"
+    );
+    assert_eq!(
+        c.template("web")
+            .unwrap()
+            .labels
+            .get("version")
+            .map(String::as_str),
+        Some("v2")
+    );
+    assert!(events(&s).iter().any(|e| e.contains("RollingUpdate")));
+    // The link replays the same run.
+    let doc = s.scenario();
+    assert!(doc.actions.iter().any(|e| e.action.kind() == "apply"));
+    let back = Session::from_scenario(&doc).unwrap();
+    assert_eq!(events(&back), events(&s));
+    // An immutable field changed: refused, nothing queued.
+    let before = s.scenario();
+    let e =
+        shepherd_web::manifests::apply_to_session(&mut s, &web(5, "v2", "app: web, version: v2"))
+            .unwrap_err();
+    assert!(
+        e.contains("spec.selector: Invalid value: app=web,version=v2: field is immutable"),
+        "{e}"
+    );
+    assert_eq!(s.scenario(), before);
 }

@@ -80,7 +80,7 @@ fn app(s: &Shepherd, name: &str) -> JsValue {
 }
 
 fn all_events(s: &Shepherd) -> Vec<String> {
-    let page = s.events_since(0, 1_000_000).expect("events");
+    let page = s.events_since(0, 1_000_000, None).expect("events");
     Array::from(&get(&page, "events"))
         .iter()
         .map(|e| {

@@ -94,15 +94,33 @@ pub(crate) struct LocalKey {
     pub nonzero: Resources,
 }
 
+/// Which nodes count for a spread constraint under its inclusion policies
+/// (podtopologyspread/common.go, `matchNodeInclusionPolicies`); a
+/// constraint under which every live node counts has none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct InclusionKey {
+    /// nodeAffinityPolicy Honor, for a template with a nodeSelector or
+    /// required terms: those.
+    pub affinity: Option<(Labels, Option<Vec<NodeSelectorTerm>>)>,
+    /// nodeTaintsPolicy Honor: the pod's tolerations (with those
+    /// DefaultTolerationSeconds added), against the node's NoSchedule and
+    /// NoExecute taints.
+    pub taints: Option<Vec<Toleration>>,
+}
+
 /// What decides which nodes count for a list of spread constraints and
-/// their domains (PodTopologySpread's eligible nodes): the template's
-/// nodeSelector and required terms under nodeAffinityPolicy Honor (`None`:
-/// every live node counts), each constraint's topology (`None`: hostname),
-/// whether a node must carry every key of the list, and whether the list is
-/// the filter's (a hostname constraint counts per node only there).
+/// their domains (PodTopologySpread's eligible nodes): each constraint's
+/// inclusion (`None`: every live node counts), each constraint's topology
+/// (`None`: hostname), whether a node must carry every key of the list, and
+/// whether the list is the filter's (a hostname constraint counts per node
+/// only there).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LayoutKey {
-    pub inclusion: Option<StaticKey>,
+    /// For a soft list whose nodes must carry every key while some node
+    /// lacks the hostname label: the hostname topology, which says whether
+    /// a node carries it (`Batch::hostname_labels`).
+    pub hostname_labels: Option<u32>,
+    pub inclusion: Vec<Option<InclusionKey>>,
     pub topos: Vec<Option<u32>>,
     pub require_all: bool,
     pub hard: bool,
@@ -222,10 +240,9 @@ pub(crate) struct Caches {
     statics: Vec<Entry<StaticKey, Slots<u8>>>,
     locals: Vec<Entry<LocalKey, Slots<i64>>>,
     clock: u64,
-    /// Per node, whether the nodeSelector and required node affinity of a
-    /// key admit it (which nodes count for spreading under
-    /// nodeAffinityPolicy Honor).
-    inclusions: Vec<Entry<StaticKey, Inclusion>>,
+    /// Per node, whether it counts for spreading under a constraint's
+    /// inclusion policies (nodeAffinityPolicy, nodeTaintsPolicy).
+    inclusions: Vec<Entry<InclusionKey, Inclusion>>,
     /// Per node, NodeAffinity's raw score and which preferred terms it
     /// matches (a bit per term), by the template's preferred terms: many
     /// Deployments prefer the same nodes, and matching every node's labels
@@ -320,13 +337,13 @@ impl Caches {
         )
     }
 
-    /// The inclusion verdicts kept for `key` (its tolerations are ignored),
+    /// The inclusion verdicts kept for `key`,
     /// empty ones for a new key; they go back with [`Caches::keep_inclusion`].
-    pub fn lend_inclusion(&mut self, key: &StaticKey) -> Inclusion {
+    pub fn lend_inclusion(&mut self, key: &InclusionKey) -> Inclusion {
         take(&mut self.inclusions, key).unwrap_or_default()
     }
 
-    pub fn keep_inclusion(&mut self, key: StaticKey, slots: Inclusion) {
+    pub fn keep_inclusion(&mut self, key: InclusionKey, slots: Inclusion) {
         self.clock += 1;
         give(&mut self.inclusions, key, slots, self.clock);
     }

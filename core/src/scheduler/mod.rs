@@ -40,6 +40,7 @@ use core::cmp::Reverse;
 
 use crate::cluster::{Cluster, ControllerId, HotNode, NodeId, Revision};
 use crate::events::{EventType, Message, ObjectRef, Reason};
+use crate::model::NodeInclusionPolicy::{self, Honor, Ignore};
 use crate::model::{Resources, WhenUnsatisfiable, HOSTNAME_KEY};
 use plugins::{
     inter_pod_affinity as ipa, node_affinity, node_resources_balanced_allocation as balanced,
@@ -60,21 +61,53 @@ pub use profile::{
 /// how the gate checks invariants bind by bind.
 pub type OnBind<'a> = dyn FnMut(&Cluster, &str, NodeId) + 'a;
 
+/// A plugin's status code, as kube-scheduler's framework names them
+/// (`framework/interface.go`: Success, Error, Unschedulable,
+/// UnschedulableAndUnresolvable, Wait, Skip, Pending); the engine's plugins
+/// return these four.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Code {
+    Success,
+    /// The node may take the pod once pods leave it: DefaultPreemption
+    /// considers it.
+    Unschedulable,
+    /// Removing pods cannot help (a label, a taint, a size the node does not
+    /// have): DefaultPreemption passes the node by.
+    UnschedulableAndUnresolvable,
+    /// A PreScore that has nothing to score for this pod: the framework
+    /// leaves the plugin out of Score, NormalizeScore and the totals.
+    Skip,
+}
+
+impl Code {
+    /// The name kube-scheduler prints (`Code.String()`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Success => "Success",
+            Code::Unschedulable => "Unschedulable",
+            Code::UnschedulableAndUnresolvable => "UnschedulableAndUnresolvable",
+            Code::Skip => "Skip",
+        }
+    }
+}
+
 /// Why a filter rejected a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unfit {
     NotReady,
     Unschedulable,
     NodeAffinity,
-    /// An untolerated NoSchedule or NoExecute taint: `key: value`.
-    Taint {
-        key: String,
-        value: String,
-    },
+    /// An untolerated NoSchedule or NoExecute taint (the first, in the
+    /// node's order). Kubernetes' reason does not name it; [`Unfit::detail`]
+    /// does.
+    Taint(crate::model::Taint),
     Insufficient {
         cpu: bool,
         memory: bool,
         pods: bool,
+        /// The pod asks for more cpu or memory than the node has allocatable
+        /// at all (NodeResourcesFit's `InsufficientResource.Unresolvable`).
+        unresolvable: bool,
     },
     SpreadMissingLabel,
     SpreadSkew,
@@ -91,10 +124,10 @@ impl Unfit {
             Unfit::NotReady => one("node(s) were not ready"),
             Unfit::Unschedulable => one(node_unschedulable::REASON),
             Unfit::NodeAffinity => one(node_affinity::REASON),
-            Unfit::Taint { key, value } => {
-                vec![format!("node(s) had untolerated taint {{{key}: {value}}}")]
-            }
-            Unfit::Insufficient { cpu, memory, pods } => {
+            Unfit::Taint(_) => one(taint_toleration::REASON),
+            Unfit::Insufficient {
+                cpu, memory, pods, ..
+            } => {
                 let mut v = Vec::new();
                 if *pods {
                     v.push(fit::TOO_MANY_PODS.to_string());
@@ -115,13 +148,55 @@ impl Unfit {
         }
     }
 
+    /// The status code the rejecting plugin's Filter returns with this
+    /// reason, as in Kubernetes v1.37: TaintToleration (the not-ready taint
+    /// included), NodeUnschedulable and NodeAffinity say
+    /// UnschedulableAndUnresolvable; NodeResourcesFit says Unschedulable
+    /// unless a request exceeds the node's allocatable (`fitsRequest`);
+    /// PodTopologySpread says UnschedulableAndUnresolvable for a missing
+    /// topology label and Unschedulable for the skew (`Filter` in
+    /// podtopologyspread/filtering.go); InterPodAffinity says
+    /// UnschedulableAndUnresolvable for required affinity and Unschedulable
+    /// for anti-affinity, the pod's or the existing pods'
+    /// (interpodaffinity/filtering.go).
+    pub fn code(&self) -> Code {
+        match self {
+            Unfit::NotReady
+            | Unfit::Unschedulable
+            | Unfit::NodeAffinity
+            | Unfit::Taint(_)
+            | Unfit::SpreadMissingLabel
+            | Unfit::PodAffinity => Code::UnschedulableAndUnresolvable,
+            Unfit::Insufficient { unresolvable, .. } => {
+                if *unresolvable {
+                    Code::UnschedulableAndUnresolvable
+                } else {
+                    Code::Unschedulable
+                }
+            }
+            Unfit::SpreadSkew | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
+                Code::Unschedulable
+            }
+        }
+    }
+
+    /// What the reasons leave out, for a person reading explain: the
+    /// untolerated taint as `key=value:Effect` (Kubernetes logs it at -v=4
+    /// and keeps it out of the status). Not part of FailedScheduling.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            Unfit::Taint(t) => Some(format!("{t}")),
+            _ => None,
+        }
+    }
+
     /// The filter plugin that rejected, by its Kubernetes name.
     pub fn plugin(&self) -> &'static str {
         match self {
             Unfit::NotReady => "NodeReady",
             Unfit::Unschedulable => Plugin::NodeUnschedulable.name(),
             Unfit::NodeAffinity => Plugin::NodeAffinity.name(),
-            Unfit::Taint { .. } => Plugin::TaintToleration.name(),
+            Unfit::Taint(_) => Plugin::TaintToleration.name(),
             Unfit::Insufficient { .. } => Plugin::NodeResourcesFit.name(),
             Unfit::SpreadMissingLabel | Unfit::SpreadSkew => Plugin::PodTopologySpread.name(),
             Unfit::PodAffinity | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
@@ -134,12 +209,30 @@ impl Unfit {
 /// Which pods a spread constraint counts.
 #[derive(Clone, Debug)]
 enum SpreadSelector {
-    /// The system default constraints: the pods of the same ReplicaSet (the
-    /// Deployment's selector plus pod-template-hash), which every Service
-    /// selecting the pod also selects.
+    /// The system default constraints of a Deployment's pod when its
+    /// ReplicaSet's selector (the Deployment's plus pod-template-hash),
+    /// narrowed by the Services that select the pod, selects the pods of
+    /// its own revision alone (`default_spread_selector`).
     SameRevision,
-    /// An explicit labelSelector, counted through an interned hostname term.
+    /// The same when it selects pods of other revisions too (a Deployment
+    /// with the same labels and template, or a pod that carries its
+    /// pod-template-hash): their pods, revision by revision (the batch's
+    /// own among them).
+    Revisions(Vec<(ControllerId, u32)>),
+    /// An explicit labelSelector, or the Services' selectors for a pod no
+    /// ReplicaSet owns, counted node by node through an interned term
+    /// (`cluster::per_node_term`).
     Term(u32),
+}
+
+/// A spread constraint as `init_spread` gathers it, before its counts.
+struct SpreadEntry {
+    max_skew: i64,
+    key: String,
+    sel: SpreadSelector,
+    self_match: bool,
+    min_domains: u32,
+    inclusion: Option<cache::InclusionKey>,
 }
 
 /// One topology spread constraint of a batch, with its counts.
@@ -149,6 +242,9 @@ struct Spread {
     min_domains: u32,
     /// The topology index, `None` for the hostname key (a node is its own domain).
     topo: Option<u32>,
+    /// Which of the batch's inclusion vectors (`Batch::inclusions`) says
+    /// which nodes count for it; `None`: every live node.
+    inclusion: Option<u8>,
     self_match: bool,
     /// Matching pods on each node, by node id (empty for the system
     /// defaults' zone constraint: only its domains' counts are read).
@@ -190,14 +286,21 @@ struct Batch {
     /// cluster's caches: shared by every batch with the same `static_key`).
     static_ok: cache::Slots<u8>,
     static_key: cache::StaticKey,
-    /// Per node: whether it counts for spreading (nodeAffinityPolicy Honor).
-    inclusion: Vec<u8>,
-    /// Every live node counts for spreading (`inclusion` is not built).
+    /// Per inclusion policy of the batch's spread constraints, per node:
+    /// whether it counts for them (`Spread::inclusion` names one).
+    inclusions: Vec<Vec<u8>>,
+    /// Every live node counts for every spread constraint (no inclusion
+    /// vector is built).
     include_all: bool,
     hard: Vec<Spread>,
     soft: Vec<Spread>,
     /// Soft constraints ignore nodes lacking a key unless system-defaulted.
     soft_require_all: bool,
+    /// The hostname topology, when a soft hostname constraint (counted per
+    /// node, `topo` None) must ask whether a node carries the label: some
+    /// live node lacks it (`Hostnames::missing`). Such a node is scored
+    /// without the constraint, or not at all when every key is required.
+    hostname_labels: Option<u32>,
     inter_pod_filter: bool,
     /// A node's InterPodAffinity verdict moves only with the batch's binds
     /// to that node (see `inter_pod_node_local`), so a sample index of the
@@ -515,7 +618,13 @@ pub struct NodeVerdict {
     pub feasible: bool,
     /// The filter plugin that rejected the node, if one did.
     pub plugin: Option<&'static str>,
+    /// Success for a feasible node, else the rejecting Filter's code:
+    /// DefaultPreemption looks only at nodes marked Unschedulable.
+    pub code: Code,
     pub reasons: Vec<String>,
+    /// What the reasons do not say ([`Unfit::detail`]): the untolerated
+    /// taint, `key=value:Effect`.
+    pub detail: Option<String>,
     /// Each score plugin's raw, normalised and weighted score (feasible nodes).
     pub scores: Vec<PluginScore>,
     /// The weighted sum; the highest wins.
@@ -536,6 +645,11 @@ pub struct Explanation {
     /// Between the best node and the runner-up: the plugin whose weighted
     /// score separates them most, and by how much.
     pub decided_by: Option<(String, i64)>,
+    /// The score plugins whose PreScore returned Skip for this pod (in the
+    /// profile's order): the framework runs neither their Score nor their
+    /// NormalizeScore, so they have no row in any node's `scores` and add
+    /// nothing to a total. Empty when no node passes the filters.
+    pub skipped: Vec<&'static str>,
     pub nodes: Vec<NodeVerdict>,
     /// The pod's priority, as admission resolved it.
     pub priority: i32,
@@ -559,6 +673,16 @@ impl Cluster {
     }
 
     fn new_batch(&mut self, c: ControllerId, rev_no: u32, profile: &Profile) -> Batch {
+        // The system defaults' selector, worked out (and its term interned)
+        // before the batch holds the revision.
+        let defaults = {
+            let tpl = &self.controllers[c.0 as usize].revisions[rev_no as usize - 1].template;
+            (tpl.topology_spread.is_empty()
+                && profile.system_default_spreading
+                && profile.weight(Plugin::PodTopologySpread).is_some())
+            .then(|| self.default_spread_selector(c, rev_no))
+            .flatten()
+        };
         let rev =
             alloc::rc::Rc::clone(&self.controllers[c.0 as usize].revisions[rev_no as usize - 1]);
         let tpl = &rev.template;
@@ -587,11 +711,12 @@ impl Cluster {
             nonzero: req.non_zero(),
             static_ok,
             static_key,
-            inclusion: Vec::new(),
+            inclusions: Vec::new(),
             include_all: false,
             hard: Vec::new(),
             soft: Vec::new(),
             soft_require_all: !tpl.topology_spread.is_empty(),
+            hostname_labels: None,
             // A term the pods match turns the filter on only while bound
             // pods carry it as required anti-affinity: while the batch runs
             // only its own pods bind, and they carry none (or `anti_ids`
@@ -656,7 +781,7 @@ impl Cluster {
         if b.node_affinity_score && tpl_preferred_len(&b.rev) <= NA_CLASS_TERMS {
             b.na_bits = tpl_preferred_len(&b.rev) as u32;
         }
-        self.init_spread(&mut b, profile);
+        self.init_spread(&mut b, profile, defaults);
         if let [h] = &b.hard[..] {
             if let Some(t) = h.topo {
                 b.hard_zone = Some((t, self.topologies[t as usize].domains.len() + 1));
@@ -677,8 +802,12 @@ impl Cluster {
     /// of a group passes anywhere, and its bind closes every other domain).
     fn inter_pod_node_local(&self, rev: &Revision) -> bool {
         let own = |t: &u32| rev.matching_terms.contains(t);
-        let by_hostname =
-            |t: u32| self.topologies[self.terms[t as usize].topo as usize].key == HOSTNAME_KEY;
+        // A hostname domain is one node only while every node has a
+        // hostname of its own.
+        let by_hostname = |t: u32| {
+            self.hostname_is_node()
+                && self.topologies[self.terms[t as usize].topo as usize].key == HOSTNAME_KEY
+        };
         !rev.affinity_ids.iter().any(own)
             && rev
                 .anti_ids
@@ -699,45 +828,257 @@ impl Cluster {
             })
     }
 
-    fn init_spread(&mut self, b: &mut Batch, profile: &Profile) {
+    /// kube-scheduler's DefaultSelector (helper/spread.go), which the system
+    /// default constraints count pods by (`buildDefaultConstraints` in
+    /// podtopologyspread/common.go): the union of the selectors of the
+    /// Services that select the pod, narrowed by the selector of the
+    /// ReplicaSet, StatefulSet or ReplicationController that owns it.
+    /// `None` when it is empty: then PreScore returns Skip and the plugin
+    /// scores nothing. Here a Deployment's pod is owned by its revision's
+    /// ReplicaSet, whose selector is the Deployment's (its template's
+    /// labels) plus pod-template-hash, so pods of its other revisions are
+    /// not counted; a DaemonSet's pod (owned by the DaemonSet, which the
+    /// rule does not read) and a bare pod are selected through Services
+    /// only. (Shepherd simulates StatefulSets and ReplicaSets as
+    /// Deployments, and has no ReplicationControllers.) A Service selector
+    /// asking for pod-template-hash itself is matched against the template's
+    /// labels, which do not carry it.
+    fn default_spread_selector(&mut self, c: ControllerId, rev_no: u32) -> Option<SpreadSelector> {
+        let ctl = &self.controllers[c.0 as usize];
+        let rev = &ctl.revisions[rev_no as usize - 1];
+        let labels = &rev.template.labels;
+        let services = || {
+            (self.services.values())
+                .map(|s| &s.spec.selector)
+                .filter(|s| s.matches(labels))
+        };
+        if ctl.workload.kind() != crate::cluster::WorkloadKind::Deployment {
+            services().next()?;
+            let sel = crate::cluster::conjunction(services());
+            return Some(SpreadSelector::Term(
+                self.term_id(&crate::cluster::per_node_term(sel)),
+            ));
+        }
+        // No two Deployment revisions share a hash and no pod carries one of
+        // its own: the ReplicaSet selects its revision's pods alone.
+        if self.hash_collisions == 0 && self.hash_labelled == 0 {
+            return Some(SpreadSelector::SameRevision);
+        }
+        // Pods of other revisions the ReplicaSet's selector takes: a
+        // revision of any owner whose labels hold this template's, with the
+        // same pod-template-hash (a Deployment's revision) or carrying it as
+        // a label (any other pod), and that every Service selecting this
+        // pod selects too. Only revisions with pods can count any; they are
+        // found among the revisions sharing this template's rarest label.
+        let hash = &rev.hash;
+        let pair = labels
+            .iter()
+            .filter(|(k, _)| !crate::namespace::is_reserved(k))
+            .map(|(k, v)| crate::cluster::label_hash(k, v))
+            .min_by_key(|p| self.revisions_by_label.get(p).map_or(0, Vec::len));
+        let candidates = match &pair {
+            Some(p) => self.revisions_by_label.get(p).map_or(&[][..], Vec::as_slice),
+            None => &self.all_revisions[..],
+        };
+        let mut others = Vec::new();
+        for &(qc, qr) in candidates {
+            let (q_ctl, q_no) = (&self.controllers[qc as usize], qr + 1);
+            if (qc, q_no) == (c.0, rev_no) || q_ctl.count(q_no).pods == 0 {
+                continue;
+            }
+            let q = &q_ctl.revisions[qr as usize].template.labels;
+            let same_hash = if q_ctl.workload.kind() == crate::cluster::WorkloadKind::Deployment {
+                &q_ctl.revisions[qr as usize].hash == hash
+            } else {
+                q.get(crate::model::POD_TEMPLATE_HASH) == Some(hash)
+            };
+            if same_hash
+                && labels.iter().all(|(k, v)| q.get(k) == Some(v))
+                && services().all(|s| s.matches(q))
+            {
+                others.push((ControllerId(qc), q_no));
+            }
+        }
+        if others.is_empty() {
+            return Some(SpreadSelector::SameRevision);
+        }
+        others.push((c, rev_no));
+        Some(SpreadSelector::Revisions(others))
+    }
+
+    /// A spread constraint's inclusion: under `affinity` (nodeAffinityPolicy)
+    /// Honor the template's nodeSelector and required node affinity, if it
+    /// has any, decide; under `taints` (nodeTaintsPolicy) Honor the pod's
+    /// tolerations do; `None` when every live node counts.
+    fn inclusion_key(
+        &self,
+        rev: &Revision,
+        affinity: NodeInclusionPolicy,
+        taints: NodeInclusionPolicy,
+    ) -> Option<cache::InclusionKey> {
+        let tpl = &rev.template;
+        let plain = tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none();
+        let key = cache::InclusionKey {
+            affinity: (affinity == Honor && !plain)
+                .then(|| (tpl.node_selector.clone(), tpl.node_affinity.required.clone())),
+            taints: (taints == Honor).then(|| {
+                let mut all = tpl.tolerations.clone();
+                all.extend(rev.added_tolerations.iter().cloned());
+                all
+            }),
+        };
+        (key.affinity.is_some() || key.taints.is_some()).then_some(key)
+    }
+
+    /// Whether live node `i` counts for a spread constraint with inclusion
+    /// `key` (`matchNodeInclusionPolicies`): it matches the nodeSelector and
+    /// required terms, and the pod tolerates every NoSchedule and NoExecute
+    /// taint it has (helper.DoNotScheduleTaintsFilterFunc): its own, and
+    /// those the node lifecycle controller keeps on a cordoned node
+    /// (`node.kubernetes.io/unschedulable`) and on a node that is not Ready
+    /// (`Cluster::condition_taints`).
+    fn node_included(&self, i: usize, key: &cache::InclusionKey) -> bool {
+        let node = &self.nodes[i];
+        let s = &node.spec;
+        if let Some((selector, required)) = &key.affinity {
+            let admits = selector.iter().all(|(k, v)| s.labels.get(k) == Some(v))
+                && required
+                    .as_ref()
+                    .is_none_or(|terms| terms.iter().any(|t| t.matches(&s.name, &s.labels)));
+            if !admits {
+                return false;
+            }
+        }
+        if let Some(tolerations) = &key.taints {
+            let untolerated = |t: &crate::model::Taint| {
+                t.effect != crate::model::TaintEffect::PreferNoSchedule
+                    && !tolerations.iter().any(|x| x.tolerates(t))
+            };
+            if s.taints.iter().any(untolerated) {
+                return false;
+            }
+            if node.cordoned
+                && untolerated(&crate::model::Taint::new(
+                    node_unschedulable::UNSCHEDULABLE_TAINT_KEY,
+                    "",
+                    crate::model::TaintEffect::NoSchedule,
+                ))
+            {
+                return false;
+            }
+            if self.condition_taints(NodeId(i as u32)).iter().any(untolerated) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Per node, whether it counts under inclusion `key` (0 for removed
+    /// nodes). Kept between batches with the same key, per node spec stamp
+    /// (a node's labels, taints, cordon and readiness change it, a bind
+    /// does not), and whole per node epoch.
+    fn inclusion_of(&mut self, key: &cache::InclusionKey) -> Vec<u8> {
+        let n = self.nodes.len();
+        let mut kept = self.caches.lend_inclusion(key);
+        // The vector kept whole at this node epoch is this batch's: no node
+        // was added, removed or changed since it was built.
+        let whole = kept.epoch == Some(self.node_epoch) && kept.whole.len() == n;
+        let out = if whole {
+            let v = kept.whole.clone();
+            debug_assert!(
+                (0..n).all(|i| v[i] == (!self.hot[i].removed && self.node_included(i, key)) as u8),
+                "an inclusion kept whole must equal a fresh one"
+            );
+            v
+        } else {
+            // With no node removed, no node's record is read to ask; the
+            // stamps are read from their packed array (eight to a cache line).
+            let none_removed = self.live_nodes as usize == self.nodes.len();
+            let v: Vec<u8> = (0..n)
+                .map(|i| {
+                    if !none_removed && self.hot[i].removed {
+                        return 0;
+                    }
+                    let stamp = self.spec_stamps[i];
+                    if let Some(v) = kept.slots.get(i, stamp) {
+                        debug_assert_eq!(
+                            v,
+                            self.node_included(i, key) as u8,
+                            "a cached inclusion must equal a fresh one"
+                        );
+                        return v;
+                    }
+                    let v = self.node_included(i, key) as u8;
+                    kept.slots.set(i, stamp, v);
+                    v
+                })
+                .collect();
+            kept.whole.clone_from(&v);
+            kept.epoch = Some(self.node_epoch);
+            v
+        };
+        self.caches.keep_inclusion(key.clone(), kept);
+        out
+    }
+
+    /// `Batch::hostname_labels` for soft constraints `soft`.
+    fn hostname_labels(&mut self, soft: &[Spread]) -> Option<u32> {
+        (self.hostnames.missing > 0 && soft.iter().any(|s| s.topo.is_none()))
+            .then(|| self.topology_id(HOSTNAME_KEY))
+    }
+
+    fn init_spread(&mut self, b: &mut Batch, profile: &Profile, defaults: Option<SpreadSelector>) {
         let tpl = &b.rev.template;
         let hard_on = profile.filter_enabled(Plugin::PodTopologySpread);
         let soft_on = profile.weight(Plugin::PodTopologySpread).is_some();
         let mut hard = Vec::new();
         let mut soft = Vec::new();
         if tpl.topology_spread.is_empty() {
-            if soft_on && profile.system_default_spreading {
-                soft.push((
-                    3,
-                    HOSTNAME_KEY.to_string(),
-                    SpreadSelector::SameRevision,
-                    true,
-                    0,
-                ));
-                soft.push((
-                    5,
-                    spread::ZONE_KEY.to_string(),
-                    SpreadSelector::SameRevision,
-                    true,
-                    0,
-                ));
+            // The system defaults (ScheduleAnyway only: they never filter),
+            // for a pod a Service, ReplicaSet, StatefulSet or
+            // ReplicationController selects (`default_spread_selector`).
+            // Their inclusion policies are Kubernetes' defaults.
+            if let Some(sel) = defaults {
+                debug_assert!(soft_on && profile.system_default_spreading);
+                let inclusion = self.inclusion_key(&b.rev, Honor, Ignore);
+                soft.push(SpreadEntry {
+                    max_skew: 3,
+                    key: HOSTNAME_KEY.to_string(),
+                    sel: sel.clone(),
+                    self_match: true,
+                    min_domains: 0,
+                    inclusion: inclusion.clone(),
+                });
+                soft.push(SpreadEntry {
+                    max_skew: 5,
+                    key: spread::ZONE_KEY.to_string(),
+                    sel,
+                    self_match: true,
+                    min_domains: 0,
+                    inclusion,
+                });
             }
         } else {
             for (c, &t) in tpl.topology_spread.iter().zip(&b.rev.spread_ids) {
                 debug_assert_eq!(
                     Some(&t),
-                    self.find_term(&crate::model::AffinityTerm::new(c.selector.clone(), None))
+                    self.find_term(&crate::cluster::per_node_term(c.selector.clone()))
                         .as_ref(),
                     "a revision's spread terms are its constraints' selectors"
                 );
                 let self_match = c.selector.matches(&tpl.labels);
-                let entry = (
-                    c.max_skew as i64,
-                    c.topology_key.clone(),
-                    SpreadSelector::Term(t),
+                let entry = SpreadEntry {
+                    max_skew: c.max_skew as i64,
+                    key: c.topology_key.clone(),
+                    sel: SpreadSelector::Term(t),
                     self_match,
-                    c.min_domains.unwrap_or(0),
-                );
+                    min_domains: c.min_domains.unwrap_or(0),
+                    inclusion: self.inclusion_key(
+                        &b.rev,
+                        c.node_affinity_policy,
+                        c.node_taints_policy,
+                    ),
+                };
                 match c.when_unsatisfiable {
                     WhenUnsatisfiable::DoNotSchedule if hard_on => hard.push(entry),
                     WhenUnsatisfiable::ScheduleAnyway if soft_on => soft.push(entry),
@@ -749,22 +1090,20 @@ impl Cluster {
             return;
         }
         let n = self.nodes.len();
-        // nodeAffinityPolicy Honor: only nodes the pod's nodeSelector and
-        // required node affinity admit count toward spreading.
-        let plain = tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none();
         // The system defaults over a plain template (the common case): every
-        // live node counts and the counts come from the revision's own pods,
-        // so the batch costs O(its pods), not O(nodes), beyond `per_node`.
-        if plain
-            && hard.is_empty()
+        // live node counts (nodeAffinityPolicy Honor admits all of them,
+        // nodeTaintsPolicy Ignore) and the counts come from the revision's
+        // own pods, so the batch costs O(its pods), not O(nodes), beyond
+        // `per_node`.
+        if hard.is_empty()
             && soft
                 .iter()
-                .all(|e| matches!(e.2, SpreadSelector::SameRevision))
+                .all(|e| matches!(e.sel, SpreadSelector::SameRevision) && e.inclusion.is_none())
         {
             b.include_all = true;
             let topos: Vec<Option<u32>> = soft
                 .iter()
-                .map(|(_, k, _, _, _)| (k != HOSTNAME_KEY).then(|| self.topology_id(k)))
+                .map(|e| (e.key != HOSTNAME_KEY).then(|| self.topology_id(&e.key)))
                 .collect();
             // Zeroed by the batch before (at the nodes it counted), not
             // allocated and zeroed over every node.
@@ -785,7 +1124,8 @@ impl Cluster {
             // Only hostname constraints read `per_node` (a zone constraint's
             // count is `per_domain`): the last one takes it, others copy.
             let mut hostnames = topos.iter().filter(|t| t.is_none()).count();
-            for ((max_skew, _, _, self_match, min_domains), topo) in soft.into_iter().zip(topos) {
+            for (e, topo) in soft.into_iter().zip(topos) {
+                let (max_skew, self_match, min_domains) = (e.max_skew, e.self_match, e.min_domains);
                 if topo.is_none() && hostnames == 1 {
                     b.recycled = Some(b.soft.len());
                 }
@@ -806,6 +1146,7 @@ impl Cluster {
                     max_skew,
                     min_domains,
                     topo,
+                    inclusion: None,
                     self_match,
                     per_node: match topo {
                         Some(_) => Vec::new(),
@@ -826,75 +1167,54 @@ impl Cluster {
             }
             debug_assert!(b.soft.first().is_some_and(|s| s.topo.is_none()));
             b.holding = Some(holding);
+            b.hostname_labels = self.hostname_labels(&b.soft);
             return;
         }
-        // Kept between batches with the same nodeSelector and required
-        // terms, per node spec stamp (a node's labels change it, a bind
-        // does not). A plain template includes every live node
-        // (`include_all`).
-        let key = cache::StaticKey {
-            node_selector: tpl.node_selector.clone(),
-            required: tpl.node_affinity.required.clone(),
-            tolerations: Vec::new(),
-        };
-        b.include_all = plain;
-        let mut kept = if plain {
-            cache::Inclusion::default()
-        } else {
-            self.caches.lend_inclusion(&key)
-        };
-        // The vector kept whole at this node epoch is this batch's: no node
-        // was added, removed or relabelled since it was built.
-        let whole = !plain && kept.epoch == Some(self.node_epoch) && kept.whole.len() == n;
-        // With no node removed, no node's record is read to ask; the
-        // stamps are read from their packed array (eight to a cache line).
-        let none_removed = self.live_nodes as usize == self.nodes.len();
-        let slots = &mut kept.slots;
-        let nodes = &self.nodes;
-        let admits = |i: usize| {
-            let s = &nodes[i].spec;
-            node_affinity::filter(&s.name, &s.labels, &tpl.node_selector, &tpl.node_affinity) as u8
-        };
-        b.inclusion = (0..if plain || whole { 0 } else { n })
-            .map(|i| {
-                if !none_removed && self.hot[i].removed {
-                    return 0;
+        // Each distinct inclusion policy's vector: which nodes count.
+        let mut keys: Vec<cache::InclusionKey> = Vec::new();
+        for e in hard.iter().chain(&soft) {
+            if let Some(k) = &e.inclusion {
+                if !keys.contains(k) {
+                    keys.push(k.clone());
                 }
-                let stamp = self.spec_stamps[i];
-                if let Some(v) = slots.get(i, stamp) {
-                    debug_assert_eq!(v, admits(i), "a cached inclusion must equal a fresh one");
-                    return v;
-                }
-                let v = admits(i);
-                slots.set(i, stamp, v);
-                v
-            })
-            .collect();
-        if whole {
-            b.inclusion = kept.whole.clone();
-            debug_assert!(
-                (0..n).all(|i| b.inclusion[i] == (!self.hot[i].removed as u8 & admits(i))),
-                "an inclusion kept whole must equal a fresh one"
-            );
-        } else if !plain {
-            kept.whole.clone_from(&b.inclusion);
-            kept.epoch = Some(self.node_epoch);
+            }
         }
-        if !plain {
-            self.caches.keep_inclusion(key.clone(), kept);
-        }
-        let build = |this: &mut Cluster, list: Vec<(i64, String, SpreadSelector, bool, u32)>| {
+        b.include_all = keys.is_empty();
+        b.inclusions = keys.iter().map(|k| self.inclusion_of(k)).collect();
+        let index_of = |e: &SpreadEntry| {
+            (e.inclusion.as_ref()).map(|k| keys.iter().position(|x| x == k).unwrap_or(0) as u8)
+        };
+        let hard: Vec<(SpreadEntry, Option<u8>)> =
+            hard.into_iter().map(|e| (index_of(&e), e)).map(|(i, e)| (e, i)).collect();
+        let soft: Vec<(SpreadEntry, Option<u8>)> =
+            soft.into_iter().map(|e| (index_of(&e), e)).map(|(i, e)| (e, i)).collect();
+        // A hostname constraint's domain is the node (`topo` None) for the
+        // score always (kube-scheduler counts a hostname constraint's pods
+        // on the node itself), and for the filter while every node has a
+        // hostname of its own; else the filter's domains are the label's
+        // values, as any key's.
+        let by_node = self.hostname_is_node();
+        let build = |this: &mut Cluster, list: Vec<(SpreadEntry, Option<u8>)>, hard: bool| {
             let mut out = Vec::new();
             let topos: Vec<Option<u32>> = list
                 .iter()
-                .map(|(_, k, _, _, _)| (k != HOSTNAME_KEY).then(|| this.topology_id(k)))
+                .map(|(e, _)| {
+                    (e.key != HOSTNAME_KEY || (hard && !by_node)).then(|| this.topology_id(&e.key))
+                })
                 .collect();
-            for ((max_skew, _, sel, self_match, min_domains), topo) in list.into_iter().zip(topos) {
+            for ((e, inclusion), topo) in list.into_iter().zip(topos) {
                 let mut per_node = vec![0u32; n];
-                match sel {
+                match e.sel {
                     SpreadSelector::SameRevision => {
                         for node in this.revision_nodes(b.c, b.rev_no) {
                             per_node[node as usize] += 1;
+                        }
+                    }
+                    SpreadSelector::Revisions(list) => {
+                        for (c, r) in list {
+                            for node in this.revision_nodes(c, r) {
+                                per_node[node as usize] += 1;
+                            }
                         }
                     }
                     SpreadSelector::Term(t) => {
@@ -904,10 +1224,11 @@ impl Cluster {
                     }
                 }
                 out.push(Spread {
-                    max_skew,
-                    min_domains,
+                    max_skew: e.max_skew,
+                    min_domains: e.min_domains,
                     topo,
-                    self_match,
+                    inclusion,
+                    self_match: e.self_match,
                     per_node,
                     per_domain: Vec::new(),
                     domain_nodes: Vec::new(),
@@ -917,8 +1238,9 @@ impl Cluster {
             }
             out
         };
-        b.hard = build(self, hard);
-        b.soft = build(self, soft);
+        b.hard = build(self, hard, true);
+        b.soft = build(self, soft, false);
+        b.hostname_labels = self.hostname_labels(&b.soft);
         // Domain counts over the eligible nodes: those the policy includes
         // and that carry every key of their list. A soft hostname
         // constraint reads `per_node` alone (its domain is the node), so
@@ -934,21 +1256,29 @@ impl Cluster {
                 continue;
             }
             let lkey = cache::LayoutKey {
-                inclusion: (!b.include_all).then(|| key.clone()),
+                hostname_labels: if hard { None } else { b.hostname_labels },
+                inclusion: list
+                    .iter()
+                    .map(|s| s.inclusion.map(|i| keys[i as usize].clone()))
+                    .collect(),
                 topos: list.iter().map(|s| s.topo).collect(),
                 require_all,
                 hard,
             };
+            let vectors: Vec<Option<&[u8]>> = list
+                .iter()
+                .map(|s| s.inclusion.map(|i| b.inclusions[i as usize].as_slice()))
+                .collect();
             let layout = match self.caches.lend_layout(&lkey, epoch) {
                 Some(l) => {
                     debug_assert_eq!(
                         l,
-                        self.domain_layout(&lkey, &b.inclusion),
+                        self.domain_layout(&lkey, &vectors),
                         "a kept domain layout must equal a fresh one"
                     );
                     l
                 }
-                None => self.domain_layout(&lkey, &b.inclusion),
+                None => self.domain_layout(&lkey, &vectors),
             };
             for (j, s) in list.iter_mut().enumerate() {
                 let dom = &layout.domain_of[j];
@@ -982,7 +1312,11 @@ impl Cluster {
     /// (every live node without one) that carry every key of the list when
     /// it requires all, each in its domain per constraint (a hostname
     /// constraint's domain is the node; a soft one is not counted).
-    fn domain_layout(&self, key: &cache::LayoutKey, inclusion: &[u8]) -> cache::DomainLayout {
+    fn domain_layout(
+        &self,
+        key: &cache::LayoutKey,
+        inclusion: &[Option<&[u8]>],
+    ) -> cache::DomainLayout {
         let n = self.nodes.len();
         let counted = |topo: &Option<u32>| key.hard || topo.is_some();
         let mut domain_of: Vec<Vec<u32>> = key
@@ -998,25 +1332,22 @@ impl Cluster {
             .collect();
         let mut domain_nodes: Vec<Vec<u32>> = alloc::vec![Vec::new(); key.topos.len()];
         for i in 0..n {
-            let included = if key.inclusion.is_none() {
-                !self.hot[i].removed
-            } else {
-                inclusion[i] == 1
-            };
-            if !included {
+            if self.hot[i].removed {
                 continue;
             }
             let node = NodeId(i as u32);
+            // (A hostname constraint counted per node asks for the label
+            // through `hostname_labels`.)
             if key.require_all
-                && key
-                    .topos
-                    .iter()
-                    .any(|t| t.is_some_and(|t| self.domain(t, node).is_none()))
+                && key.topos.iter().any(|t| {
+                    t.or(key.hostname_labels)
+                        .is_some_and(|t| self.domain(t, node).is_none())
+                })
             {
                 continue;
             }
             for (j, topo) in key.topos.iter().enumerate() {
-                if !counted(topo) {
+                if !counted(topo) || inclusion[j].is_some_and(|v| v[i] != 1) {
                     continue;
                 }
                 let d = match topo {
@@ -1079,20 +1410,17 @@ impl Cluster {
                 b.counted.push(i as u32);
             }
         }
+        let inclusions = &b.inclusions;
         for (list, require_all, hard) in [
             (&mut b.hard, true, true),
             (&mut b.soft, require_all_soft, false),
         ] {
-            let included = if b.include_all {
-                !self.hot[i].removed
-            } else {
-                b.inclusion.get(i).copied().unwrap_or(0) == 1
-            };
-            let eligible = included
+            let labels = if hard { None } else { b.hostname_labels };
+            let has_keys = !self.hot[i].removed
                 && (!require_all
                     || list
                         .iter()
-                        .all(|s| s.topo.is_none_or(|t| self.domain(t, n).is_some())));
+                        .all(|s| s.topo.or(labels).is_none_or(|t| self.domain(t, n).is_some())));
             for s in list.iter_mut() {
                 if !s.self_match {
                     continue;
@@ -1102,7 +1430,10 @@ impl Cluster {
                 if let Some(c) = s.per_node.get_mut(i) {
                     *c += 1;
                 }
-                if !eligible {
+                let included = s
+                    .inclusion
+                    .is_none_or(|v| inclusions[v as usize].get(i).copied().unwrap_or(0) == 1);
+                if !(has_keys && included) {
                     continue;
                 }
                 let d = match s.topo {
@@ -1167,10 +1498,7 @@ impl Cluster {
                     if let Some(t) =
                         taint_toleration::first_untolerated(&node.spec.taints, &tpl.tolerations)
                     {
-                        return Err(Unfit::Taint {
-                            key: t.key.clone(),
-                            value: t.value.clone(),
-                        });
+                        return Err(Unfit::Taint(t.clone()));
                     }
                 }
                 Plugin::NodeAffinity if affinity => {
@@ -1210,7 +1538,15 @@ impl Cluster {
                     );
                     let pods = h.pods_free == 0;
                     if cpu || memory || pods {
-                        return Err(Unfit::Insufficient { cpu, memory, pods });
+                        return Err(Unfit::Insufficient {
+                            cpu,
+                            memory,
+                            pods,
+                            unresolvable: fit::unresolvable(
+                                (b.req.cpu_millis, b.req.memory_mib),
+                                (h.capacity.cpu_millis, h.capacity.memory_mib),
+                            ),
+                        });
                     }
                 }
                 Plugin::PodTopologySpread => self.spread_filter(n, b)?,
@@ -1470,6 +1806,12 @@ impl Cluster {
             if ctl.pending.is_empty() || ctl.deleted {
                 continue;
             }
+            // A bare Pod with spec.nodeName is its kubelet's, never the
+            // scheduler's (Pending only while that node does not exist).
+            if matches!(&ctl.workload, crate::cluster::Workload::Pod(b) if b.node_name.is_some())
+            {
+                continue;
+            }
             if let Some((cap, bind)) = ctl.blocked {
                 let helped = cap != self.capacity_epoch
                     || (bind != self.bind_epoch
@@ -1621,6 +1963,9 @@ impl Cluster {
     #[inline(always)]
     fn local_common_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
         debug_assert!(l.w_fit > 0 && !l.most && l.w_cpu == l.w_mem && l.w_bal > 0);
+        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_mib == 0) {
+            return Self::local_zero_capacity_of(h, b, l);
+        }
         let (cpu, mem) = Self::fit_pair(h, b, fit::least_requested_score);
         let total = l.w_fit * ((cpu + mem) >> 1) + l.w_bal * Self::balanced_of(h, b);
         debug_assert_eq!(total, Self::local_planned_of(h, b, l));
@@ -1670,9 +2015,55 @@ impl Cluster {
         ((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64
     }
 
+    /// `local_planned_of` for a node with no allocatable cpu or memory:
+    /// kube-scheduler's scorers leave out a resource whose allocatable is 0
+    /// (noderesources: leastResourceScorer, mostResourceScorer and
+    /// balancedResourceScorer skip it), so the fit score is the other
+    /// resource's alone (0 with neither) and the balance is over one
+    /// resource (a deviation of 0: 100). Only pods that request none of the
+    /// missing resource fit there.
+    #[cold]
+    #[inline(never)]
+    fn local_zero_capacity_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
+        let caps = [h.capacity.cpu_millis as i64, h.capacity.memory_mib as i64];
+        let mut total = 0i64;
+        if l.w_fit > 0 {
+            let req = [
+                (h.nonzero.cpu_millis + b.nonzero.cpu_millis) as i64,
+                (h.nonzero.memory_mib + b.nonzero.memory_mib) as i64,
+            ];
+            let (mut sum, mut weights) = (0i64, 0i64);
+            for ((&r, &c), w) in req.iter().zip(&caps).zip([l.w_cpu, l.w_mem]) {
+                if c == 0 {
+                    continue;
+                }
+                sum += w * if l.most {
+                    fit::most_requested_score(r, c)
+                } else {
+                    fit::least_requested_score(r, c)
+                };
+                weights += w;
+            }
+            if weights > 0 {
+                total += l.w_fit * (sum / weights);
+            }
+        }
+        if l.w_bal > 0 && !b.best_effort {
+            let req = [
+                (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
+                (h.allocated.memory_mib + b.req.memory_mib) as i64,
+            ];
+            total += l.w_bal * balanced::score(&req, &caps);
+        }
+        total
+    }
+
     /// `local_planned` for the node record `h`.
     #[inline(always)]
     fn local_planned_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
+        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_mib == 0) {
+            return Self::local_zero_capacity_of(h, b, l);
+        }
         let mut total = 0i64;
         if l.w_fit > 0 {
             let (cpu, mem) = Self::fit_pair(h, b, |r, c| {
@@ -2068,12 +2459,15 @@ impl Cluster {
         // The system defaults (hostname, then zone), or one hostname
         // constraint of the pod's own (every node has its hostname, so
         // requiring every key ignores none).
+        // (A node without a hostname label scores without the hostname
+        // constraint: the general scorer's case.)
         let spread_ok = b.soft.is_empty()
-            || (b.soft.len() == 2
+            || b.hostname_labels.is_none()
+                && (b.soft.len() == 2
                 && !b.soft_require_all
                 && b.soft[0].topo.is_none()
-                && b.soft[1].topo.is_some())
-            || (b.soft.len() == 1 && b.soft[0].topo.is_none());
+                && b.soft[1].topo.is_some()
+                || b.soft.len() == 1 && b.soft[0].topo.is_none());
         spread_ok
             && profile.scores.iter().all(|(p, _)| {
                 matches!(
@@ -3654,6 +4048,13 @@ impl Cluster {
                 b.totals[j] = self.local_cached(i as usize, b, profile);
             }
         }
+        // Explained cycles leave out the plugins whose PreScore skips; a
+        // skipped plugin's scores are 0 on every node here, so the totals
+        // are the same either way (checked below in debug builds).
+        let skipped = match detail {
+            Some(_) => self.prescore_skips(b, profile),
+            None => Vec::new(),
+        };
         let mut raw = core::mem::take(&mut b.raw);
         for &(p, w) in &profile.scores {
             raw.clear();
@@ -3726,6 +4127,14 @@ impl Cluster {
                 Plugin::NodeUnschedulable => continue,
             }
             debug_assert_eq!(norm.len(), m);
+            if skipped.contains(&p) {
+                debug_assert!(
+                    norm.iter().all(|&v| v == 0),
+                    "{} skips at PreScore yet scores {norm:?}",
+                    p.name()
+                );
+                continue;
+            }
             for (t, &v) in b.totals[..m].iter_mut().zip(&norm) {
                 *t += w * v;
             }
@@ -3742,6 +4151,81 @@ impl Cluster {
             }
         }
         b.raw = raw;
+    }
+
+    /// The enabled score plugins whose PreScore returns Skip for the
+    /// batch's pods, in the profile's order (Kubernetes v1.37):
+    /// PodTopologySpread with no ScheduleAnyway constraint of the pod's own
+    /// nor a system default one (scoring.go); NodeAffinity with no preferred
+    /// term (node_affinity.go); NodeResourcesBalancedAllocation for a pod
+    /// that requests nothing (balanced_allocation.go, `isBestEffortPod`);
+    /// InterPodAffinity when no bound pod gives any topology domain a score
+    /// (`ipa_skips`). TaintToleration and NodeResourcesFit never skip.
+    fn prescore_skips(&self, b: &Batch, profile: &Profile) -> Vec<Plugin> {
+        profile
+            .scores
+            .iter()
+            .map(|&(p, _)| p)
+            .filter(|p| match p {
+                Plugin::PodTopologySpread => b.soft.is_empty(),
+                Plugin::NodeAffinity => b.rev.template.node_affinity.preferred.is_empty(),
+                Plugin::NodeResourcesBalancedAllocation => b.best_effort,
+                Plugin::InterPodAffinity => self.ipa_skips(&b.rev, profile),
+                Plugin::TaintToleration
+                | Plugin::NodeResourcesFit
+                | Plugin::NodeUnschedulable => false,
+            })
+            .collect()
+    }
+
+    /// Whether InterPodAffinity's PreScore skips for a pod of `rev`: no
+    /// bound pod on a node carrying the term's topology key (i) matches a
+    /// preferred (anti-)affinity term of the pod, or (ii) carries, as
+    /// required affinity (with hardPodAffinityWeight above 0) or as a
+    /// preference, a term the pod matches (`processExistingPod`: the
+    /// topology score map stays empty). Read from the terms' counts, which
+    /// count only pods on nodes with the key; preferences are summed
+    /// weights there, which can cancel, so when they are all 0 but pods
+    /// carry such a term the bound pods are read one by one.
+    fn ipa_skips(&self, rev: &Revision, profile: &Profile) -> bool {
+        let terms = &self.terms;
+        if (rev.preferred_ids.iter())
+            .chain(&rev.preferred_anti_ids)
+            .any(|&(t, _)| terms[t as usize].matching_total > 0)
+        {
+            return false;
+        }
+        let hard = profile.hard_pod_affinity_weight > 0;
+        let mut carried = false;
+        for &t in &rev.matching_terms {
+            let ts = &terms[t as usize];
+            if (hard && !ts.affinity_owners.is_empty()) || !ts.preferred.is_empty() {
+                return false;
+            }
+            carried |= ts.score_carriers > 0;
+        }
+        if !carried {
+            return true;
+        }
+        // Preferences that cancel in every domain: any carrier on a node
+        // with the key is enough.
+        let own = |t: &u32| rev.matching_terms.binary_search(t).is_ok();
+        for (i, on) in self.node_pods.iter().enumerate() {
+            for &k in on {
+                let p = self.pod(k);
+                let r = self.revision_of(p);
+                let carries = (r.preferred_ids.iter())
+                    .chain(&r.preferred_anti_ids)
+                    .map(|(t, _)| t)
+                    .chain(r.affinity_ids.iter().filter(|_| hard))
+                    .filter(|t| own(t))
+                    .any(|&t| self.domain(terms[t as usize].topo, NodeId(i as u32)).is_some());
+                if carries {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     /// InterPodAffinity's raw score for a node: the sum, over the topology
@@ -3788,10 +4272,15 @@ impl Cluster {
                     .map(|t| self.topologies[t as usize].node_domain.as_slice())
             })
             .collect();
+        // Whether a node carries the hostname label, when some node does not.
+        let labelled: Option<&[Option<u32>]> = b
+            .hostname_labels
+            .map(|t| self.topologies[t as usize].node_domain.as_slice());
+        let has_label = |i: usize| labelled.is_none_or(|d| d[i].is_some());
         let has_all = |i: usize| {
             node_domains
                 .iter()
-                .all(|d| d.is_none_or(|d| d[i].is_some()))
+                .all(|d| d.map_or_else(|| has_label(i), |d| d[i].is_some()))
         };
         // Domains among the scored nodes give each constraint its weight,
         // ln(domains + 2); nodes lacking a required key are not scored.
@@ -3843,6 +4332,7 @@ impl Cluster {
             let mut score = 0.0;
             for ((s, &w), dom) in b.soft.iter().zip(&weights).zip(&node_domains) {
                 let cnt = match dom {
+                    None if !has_label(i) => continue,
                     None => s.per_node[i] as i64,
                     Some(dom) => match dom[i] {
                         Some(d) => s.per_domain.get(d as usize).copied().unwrap_or(0),
@@ -3898,9 +4388,10 @@ impl Cluster {
         }
     }
 
-    /// "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated:
-    /// gpu}, 3 Insufficient cpu." Reasons counted over every node and sorted
-    /// as kube-scheduler sorts them (as strings "N reason").
+    /// "0/6 nodes are available: 1 node(s) had untolerated taint(s), 3
+    /// Insufficient cpu." Reasons counted over every node and sorted as
+    /// kube-scheduler sorts them (as strings "N reason", framework/types.go
+    /// FitError.Error).
     fn failure_message_for(&mut self, b: &mut Batch, profile: &Profile) -> String {
         let mut hist: BTreeMap<String, u32> = BTreeMap::new();
         let mut total = 0;
@@ -3951,9 +4442,9 @@ impl Cluster {
             }
             let n = NodeId(i as u32);
             let r = work.filter_node(n, &mut b, profile);
-            let (ok, plugin, reasons) = match &r {
-                Ok(()) => (true, None, Vec::new()),
-                Err(u) => (false, Some(u.plugin()), u.reasons()),
+            let (ok, plugin, code, reasons, detail) = match &r {
+                Ok(()) => (true, None, Code::Success, Vec::new(), None),
+                Err(u) => (false, Some(u.plugin()), u.code(), u.reasons(), u.detail()),
             };
             if ok {
                 feasible.push(i as u32);
@@ -3962,7 +4453,9 @@ impl Cluster {
                 node: work.nodes[i].spec.name.clone(),
                 feasible: ok,
                 plugin,
+                code,
                 reasons,
+                detail,
                 scores: Vec::new(),
                 total: None,
                 position: None,
@@ -3970,6 +4463,13 @@ impl Cluster {
         }
         let mut detail = Vec::new();
         work.score_feasible(&mut b, &feasible, profile, Some(&mut detail));
+        let skipped: Vec<&'static str> = if feasible.is_empty() {
+            Vec::new()
+        } else {
+            (work.prescore_skips(&b, profile).iter())
+                .map(|p| p.name())
+                .collect()
+        };
         // verdicts are in node order over live nodes; map feasible ids to rows.
         let row_of: BTreeMap<u32, usize> = work
             .nodes
@@ -4037,7 +4537,44 @@ impl Cluster {
                 profile.feasible_nodes_to_find(b.live_nodes)
             ));
         }
-        let preemption = self.explain_preemption(pod, &p, best.is_none(), profile);
+        // A bare Pod with spec.nodeName is its kubelet's: say what became of
+        // it (and preemption, the scheduler's, is not for it).
+        let mut by_node_name = false;
+        if let crate::cluster::Workload::Pod(bare) =
+            &self.controllers[p.controller.0 as usize].workload
+        {
+            if let Some(node) = &bare.node_name {
+                by_node_name = true;
+                summary = match (&bare.failed, p.node()) {
+                    (Some((reason, message)), _) => format!(
+                        "{pod} is Failed ({}): spec.nodeName {node}, whose kubelet refused it: {message}; the scheduler never considers it (the verdicts below are the scheduler's, for comparison)",
+                        reason.as_str()
+                    ),
+                    (None, Some(n)) if !self.nodes[n.0 as usize].ready => format!(
+                        "{pod} is bound to {node} by spec.nodeName, whose kubelet is silent (NotReady): nothing started it{}",
+                        match p.taint_deadline() {
+                            Some(t) => format!(", and the taint-eviction controller deletes it at tick {t}, when its tolerationSeconds for the unreachable taint have passed"),
+                            None => String::new(),
+                        }
+                    ),
+                    (None, Some(_)) => format!(
+                        "{pod} is bound to {node} by spec.nodeName: its kubelet admitted it without the scheduler (the scores below are as if the scheduler placed it now)"
+                    ),
+                    (None, None) => format!(
+                        "{pod} is Pending: {}",
+                        self.controllers[p.controller.0 as usize]
+                            .failure
+                            .get(&p.revision)
+                            .map_or_else(|| format!("spec.nodeName {node} names no node"), |(_, m, _)| m.clone())
+                    ),
+                };
+            }
+        }
+        let preemption = if by_node_name {
+            None
+        } else {
+            self.explain_preemption(pod, &p, best.is_none(), profile)
+        };
         if let Some(pre) = &preemption {
             summary.push_str(&pre.summary(p.node().is_none()));
         }
@@ -4049,6 +4586,7 @@ impl Cluster {
             profile: profile.scheduler_name.clone(),
             summary,
             decided_by,
+            skipped,
             nodes: verdicts,
             priority: p.priority,
             preemption,
@@ -4935,5 +5473,55 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Issue 42, row 10: nodes with no allocatable cpu, memory or pods
+    /// among 300 (enough for the sample index): pods that request none of
+    /// what a node lacks go there, scored as kube-scheduler scores them (a
+    /// resource with allocatable 0 left out), and the index places every
+    /// pod as the scan does (debug builds also compare each planned score
+    /// with the general one).
+    #[test]
+    fn nodes_with_zero_allocatable_place_alike_through_the_index_and_the_scan() {
+        use super::IndexUse;
+        let run = |index: IndexUse| {
+            let mut c = Cluster::new();
+            c.set_index_use(index);
+            for i in 0..300u64 {
+                let (cpu, mem) = match i % 5 {
+                    0 => (0, 8192),
+                    1 => (4000, 0),
+                    _ => (4000, 8192),
+                };
+                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, mem);
+                if i % 11 == 0 {
+                    n = n.with_max_pods(0);
+                }
+                c.add_node(n).unwrap();
+            }
+            for (name, req, replicas) in [
+                ("best-effort", Resources::new(0, 0), 500),
+                ("memory-only", Resources::new(0, 256), 400),
+                ("cpu-only", Resources::new(250, 0), 400),
+                ("both", Resources::new(250, 256), 300),
+            ] {
+                c.deploy(DeploymentSpec::new(name, replicas, req)).unwrap();
+            }
+            assert!(
+                c.reconcile_to_fixed_point(Profile::kube_scheduler())
+                    .converged
+            );
+            crate::verify::verify_capacity(&c).unwrap();
+            c.pods()
+                .map(|p| (p.name(), p.node))
+                .collect::<alloc::vec::Vec<_>>()
+        };
+        let scan = run(IndexUse::Never);
+        assert!(
+            scan.iter().all(|p| p.1.is_some()),
+            "every pod fits somewhere"
+        );
+        assert_eq!(scan, run(IndexUse::Always));
+        assert_eq!(scan, run(IndexUse::Auto));
     }
 }

@@ -113,7 +113,15 @@ impl Cluster {
                         node.spec.max_pods,
                     );
                     if cpu || memory || pods {
-                        return Err(Unfit::Insufficient { cpu, memory, pods });
+                        return Err(Unfit::Insufficient {
+                            cpu,
+                            memory,
+                            pods,
+                            unresolvable: fit::unresolvable(
+                                (req.cpu_millis, req.memory_mib),
+                                (node.spec.capacity.cpu_millis, node.spec.capacity.memory_mib),
+                            ),
+                        });
                     }
                 }
                 Plugin::InterPodAffinity

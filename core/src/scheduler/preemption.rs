@@ -76,7 +76,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use super::{OnBind, Plugin, Profile, Unfit};
+use super::{Code, OnBind, Plugin, Profile};
 use crate::cluster::{Cluster, ControllerId, NodeId};
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::Resources;
@@ -675,18 +675,33 @@ impl Cluster {
                 nodes
                     .filter(|&i| {
                         let n = NodeId(i as u32);
-                        if self.nodes[i].removed
-                            || self.static_filter(n, &revision, profile).is_err()
-                        {
+                        if self.nodes[i].removed {
+                            return false;
+                        }
+                        // The node-level filters refuse UnschedulableAndUnresolvable
+                        // (a taint, the node's affinity, cordoned, not ready).
+                        if let Err(u) = self.static_filter(n, &revision, profile) {
+                            debug_assert_eq!(u.code(), Code::UnschedulableAndUnresolvable);
                             return false;
                         }
                         if simple {
-                            return true;
+                            // NodeResourcesFit: a request above allocatable
+                            // is UnschedulableAndUnresolvable (no victims
+                            // make room for it).
+                            let (req, cap) = (revision.template.requests, self.hot[i].capacity);
+                            return !super::plugins::node_resources_fit::unresolvable(
+                                (req.cpu_millis, req.memory_mib),
+                                (cap.cpu_millis, cap.memory_mib),
+                            );
                         }
+                        // findCandidates takes only the nodes whose Filter said
+                        // Unschedulable: an UnschedulableAndUnresolvable one (a
+                        // missing spread key, required pod affinity, a request
+                        // above allocatable) stays so whatever is removed.
                         let b = b.as_ref().expect("the general path builds the batch");
                         !matches!(
                             self.dynamic_filter(n, b, profile),
-                            Err(Unfit::SpreadMissingLabel) | Err(Unfit::PodAffinity)
+                            Err(u) if u.code() == Code::UnschedulableAndUnresolvable
                         )
                     })
                     .map(|i| i as u32)

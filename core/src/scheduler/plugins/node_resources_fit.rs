@@ -24,6 +24,14 @@ pub fn insufficient(
     )
 }
 
+/// Whether a shortage is one removing pods cannot cure: the pod requests
+/// more cpu or memory than the node's allocatable (`fitsRequest` marks such
+/// an `InsufficientResource` Unresolvable, and the Filter's status is then
+/// UnschedulableAndUnresolvable). Too many pods is never unresolvable.
+pub fn unresolvable(request: (u64, u64), allocatable: (u64, u64)) -> bool {
+    request.0 > allocatable.0 || request.1 > allocatable.1
+}
+
 /// LeastAllocated for one resource: (capacity - requested) * 100 / capacity.
 pub fn least_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 || requested > capacity {

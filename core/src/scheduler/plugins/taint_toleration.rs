@@ -4,9 +4,12 @@
 
 use crate::model::{Taint, TaintEffect, Toleration};
 
+/// Filter's reason (v1.37.2 tainttoleration/taint_toleration.go, Filter):
+/// the taint itself is not named.
+pub const REASON: &str = "node(s) had untolerated taint(s)";
+
 /// The first taint with a NoSchedule or NoExecute effect that no toleration
-/// tolerates, if any: what the filter reports as
-/// `node(s) had untolerated taint {key: value}`.
+/// tolerates, if any: what the filter rejects a node for ([`REASON`]).
 pub fn first_untolerated<'a>(taints: &'a [Taint], tolerations: &[Toleration]) -> Option<&'a Taint> {
     taints.iter().find(|t| {
         t.effect != TaintEffect::PreferNoSchedule && !tolerations.iter().any(|tol| tol.tolerates(t))

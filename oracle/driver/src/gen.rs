@@ -1,0 +1,666 @@
+//! Random scheduling cases from a seed, as Kubernetes objects.
+//!
+//! The vocabulary is the gate's (tests/gate.rs): zones a/b/c, the app names,
+//! disktype/pool labels, the dedicated/spot/maintenance taints and their
+//! tolerations, affinity terms over app and tier labels. A case is a few
+//! nodes, the pods already bound to them (each fits its node, so the
+//! kubelet admits it), PriorityClasses, sometimes PodDisruptionBudgets and
+//! Services, sometimes a KubeSchedulerConfiguration, and one incoming pod.
+//! Every quantity is written in one of the forms Kubernetes accepts for its
+//! value ("1", "1.5", "1500m", "1500e-3", "1Gi", "1G", "1e9", "0.5Ki" ...).
+//!
+//! [`Avoid`] turns off the inputs of each known deviation class, so that a
+//! run can be green while the deviation is open (docs/oracle.md).
+
+use serde_json::{json, Map, Value};
+use shepherd::simulator::Prng;
+
+pub const ZONE: &str = "topology.kubernetes.io/zone";
+pub const HOSTNAME: &str = "kubernetes.io/hostname";
+const ZONES: [&str; 3] = ["zone-a", "zone-b", "zone-c"];
+const APPS: [&str; 6] = ["web", "api", "cache", "worker", "db", "queue"];
+const MIB: u64 = 1 << 20;
+
+/// The known deviation classes a run can steer clear of (docs/oracle.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Avoid {
+    /// Memory only in whole MiB (issue 43, item 1).
+    pub memory_mib: bool,
+    /// No request written as an explicit zero (item 2).
+    pub explicit_zero: bool,
+    /// NodeResourcesBalancedAllocation is left out of the comparison (its
+    /// score, and the totals and best nodes recomputed without it): v1.37
+    /// scores the change in balance, Shepherd the balance with the pod.
+    pub balanced_allocation: bool,
+    /// Every container of a pod with several sets both cpu and memory:
+    /// kube-scheduler gives each container that misses one the non-zero
+    /// default, Shepherd only a pod whose total is zero.
+    pub non_zero_per_container: bool,
+}
+
+pub const CLASSES: [&str; 4] = [
+    "memory-mib",
+    "explicit-zero",
+    "balanced-allocation",
+    "non-zero-per-container",
+];
+
+impl Avoid {
+    pub fn all() -> Avoid {
+        Avoid {
+            memory_mib: true,
+            explicit_zero: true,
+            balanced_allocation: true,
+            non_zero_per_container: true,
+        }
+    }
+
+    /// `memory-mib,explicit-zero`, `all` or `none`.
+    pub fn parse(s: &str) -> Result<Avoid, String> {
+        let mut a = Avoid::default();
+        for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            match w {
+                "all" => a = Avoid::all(),
+                "none" => a = Avoid::default(),
+                "memory-mib" => a.memory_mib = true,
+                "explicit-zero" => a.explicit_zero = true,
+                "balanced-allocation" => a.balanced_allocation = true,
+                "non-zero-per-container" => a.non_zero_per_container = true,
+                _ => {
+                    return Err(format!(
+                        "--avoid: unknown class {w:?}; expected all, none or some of {}",
+                        CLASSES.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(a)
+    }
+}
+
+/// One case: everything but the incoming pod is already in the cluster.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub seed: u64,
+    pub nodes: Vec<Value>,
+    /// Bound pods (spec.nodeName set), Ready and Running.
+    pub pods: Vec<Value>,
+    pub priority_classes: Vec<Value>,
+    pub pdbs: Vec<Value>,
+    pub services: Vec<Value>,
+    /// A KubeSchedulerConfiguration, or None for the default profile.
+    pub config: Option<Value>,
+    pub incoming: Value,
+}
+
+/// PriorityClasses: name, value, preemptionPolicy.
+const CLASSES_PRIO: [(&str, i32, &str); 4] = [
+    ("low", 10, "PreemptLowerPriority"),
+    ("mid", 100, "PreemptLowerPriority"),
+    ("high", 1000, "PreemptLowerPriority"),
+    ("polite", 1000, "Never"),
+];
+
+pub fn priority_of(class: Option<&str>) -> (i32, &'static str) {
+    match class.and_then(|c| CLASSES_PRIO.iter().find(|x| x.0 == c)) {
+        Some(&(_, v, p)) => (v, p),
+        None => (0, "PreemptLowerPriority"),
+    }
+}
+
+/// A cpu amount in millicores written in a random form that means exactly it.
+pub fn cpu_text(rng: &mut Prng, m: u64) -> String {
+    let mut forms = vec![format!("{m}m"), format!("{m}e-3")];
+    if m.is_multiple_of(1000) {
+        forms.push(format!("{}", m / 1000));
+        forms.push(format!("{}.0", m / 1000));
+        if m >= 1000 && (m / 1000).is_multiple_of(10) {
+            forms.push(format!("{}e1", m / 10000));
+        }
+    } else if m.is_multiple_of(100) {
+        forms.push(format!("{}.{}", m / 1000, (m % 1000) / 100));
+    } else if m.is_multiple_of(10) {
+        forms.push(format!("{}.{:02}", m / 1000, (m % 1000) / 10));
+    }
+    forms.push(format!("{}u", m * 1000));
+    forms.push(format!("{}n", m * 1_000_000));
+    rng.pick(&forms).clone()
+}
+
+/// A memory amount in bytes written in a random form that means exactly it.
+pub fn mem_text(rng: &mut Prng, b: u64) -> String {
+    let mut forms = vec![format!("{b}")];
+    for (suffix, unit) in [("Ki", 1u64 << 10), ("Mi", 1 << 20), ("Gi", 1 << 30)] {
+        if b.is_multiple_of(unit) {
+            forms.push(format!("{}{suffix}", b / unit));
+        } else if (2 * b).is_multiple_of(unit) {
+            forms.push(format!("{}.5{suffix}", b / unit));
+        }
+    }
+    for (suffix, unit, exp) in [
+        ("k", 1000u64, 3),
+        ("M", 1_000_000, 6),
+        ("G", 1_000_000_000, 9),
+    ] {
+        if b.is_multiple_of(unit) {
+            forms.push(format!("{}{suffix}", b / unit));
+            forms.push(format!("{}e{exp}", b / unit));
+        }
+    }
+    // Milli-bytes: legal, if odd.
+    forms.push(format!("{b}000m"));
+    rng.pick(&forms).clone()
+}
+
+/// A memory size near `mib` MiB: whole MiB, or (unless avoided) decimal
+/// megabytes or an odd byte count.
+fn mem_bytes(rng: &mut Prng, mib: u64, avoid: &Avoid) -> u64 {
+    if avoid.memory_mib || rng.chance(50) {
+        return mib * MIB;
+    }
+    match rng.below(3) {
+        0 => (mib * MIB / 1_000_000).max(1) * 1_000_000,
+        1 => mib * MIB - rng.range(1, 4096),
+        _ => mib * MIB + rng.range(1, 512) * 1024,
+    }
+}
+
+fn labels(pairs: &[(&str, &str)]) -> Value {
+    let mut m = Map::new();
+    for (k, v) in pairs {
+        m.insert(k.to_string(), json!(v));
+    }
+    Value::Object(m)
+}
+
+fn random_toleration(rng: &mut Prng) -> Value {
+    match rng.below(9) {
+        0 => {
+            json!({"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"})
+        }
+        1 => json!({"key": "dedicated", "operator": "Equal", "value": "gpu"}),
+        2 => {
+            json!({"key": "dedicated", "operator": "Equal", "value": "infra", "effect": "NoExecute"})
+        }
+        3 => json!({"key": "dedicated", "operator": "Exists"}),
+        4 => json!({"key": "maintenance", "operator": "Exists", "effect": "NoExecute"}),
+        5 => json!({"key": "maintenance", "value": "true", "effect": "NoSchedule"}),
+        6 => json!({"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"}),
+        7 => {
+            json!({"key": "dedicated", "operator": "Equal", "value": "infra", "effect": "NoSchedule"})
+        }
+        _ => json!({"operator": "Exists"}),
+    }
+}
+
+fn app_selector(rng: &mut Prng, own: &str) -> Value {
+    match rng.below(5) {
+        0 | 1 => json!({"matchLabels": {"app": own}}),
+        2 => json!({"matchLabels": {"app": *rng.pick(&APPS)}}),
+        3 => {
+            json!({"matchExpressions": [{"key": "tier", "operator": "In", "values": [*rng.pick(&["frontend", "backend"])]}]})
+        }
+        _ => {
+            json!({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": [own]}, {"key": "app", "operator": "Exists"}]})
+        }
+    }
+}
+
+fn term(rng: &mut Prng, own: &str) -> Value {
+    let key = if rng.chance(50) { HOSTNAME } else { ZONE };
+    json!({"labelSelector": app_selector(rng, own), "topologyKey": key})
+}
+
+fn node_requirement(rng: &mut Prng) -> Value {
+    match rng.below(7) {
+        0 => {
+            json!({"key": ZONE, "operator": "In", "values": [*rng.pick(&ZONES), *rng.pick(&ZONES)]})
+        }
+        1 => json!({"key": ZONE, "operator": "NotIn", "values": [*rng.pick(&ZONES)]}),
+        2 => json!({"key": "disktype", "operator": "Exists"}),
+        3 => json!({"key": "pool", "operator": "DoesNotExist"}),
+        4 => json!({"key": "rank", "operator": "Gt", "values": [format!("{}", rng.range(0, 5))]}),
+        5 => json!({"key": "rank", "operator": "Lt", "values": [format!("{}", rng.range(1, 6))]}),
+        _ => json!({"key": "disktype", "operator": "In", "values": ["ssd"]}),
+    }
+}
+
+fn requests(rng: &mut Prng, cpu_m: u64, mem_b: u64, avoid: &Avoid, both: bool) -> Value {
+    let mut r = Map::new();
+    // Missing requests get the scheduler's non-zero defaults for scoring.
+    let cpu = match rng.below(10) {
+        0 if !both => None,
+        1 if !avoid.explicit_zero => Some("0".to_string()),
+        _ => Some(cpu_text(rng, cpu_m)),
+    };
+    let mem = match rng.below(10) {
+        0 if !both => None,
+        1 if !avoid.explicit_zero => Some("0".to_string()),
+        _ => Some(mem_text(rng, mem_b)),
+    };
+    if let Some(c) = cpu {
+        r.insert("cpu".into(), json!(c));
+    }
+    if let Some(m) = mem {
+        r.insert("memory".into(), json!(m));
+    }
+    Value::Object(r)
+}
+
+/// The exact requests a pod object asks for (cpu millicores, memory bytes),
+/// reading back what `requests` wrote (0 for a missing one).
+fn requested(pod: &Value) -> (u64, u64) {
+    let mut cpu = 0;
+    let mut mem = 0;
+    if let Some(cs) = pod["spec"]["containers"].as_array() {
+        for c in cs {
+            let r = &c["resources"]["requests"];
+            if let Some(s) = r["cpu"].as_str() {
+                cpu += shepherd::quantity::parse_cpu_millis(s).unwrap_or(0);
+            }
+            if let Some(s) = r["memory"].as_str() {
+                mem += shepherd::quantity::parse_memory_bytes(s).unwrap_or(0);
+            }
+        }
+    }
+    (cpu, mem)
+}
+
+fn pod_object(name: &str, labels_v: Value, spec: Map<String, Value>) -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": labels_v},
+        "spec": Value::Object(spec),
+    })
+}
+
+fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, avoid: &Avoid) -> Value {
+    // One container, or two that split the requests.
+    if rng.chance(80) || cpu_m < 2 || mem_b < 2 * MIB {
+        json!([{"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, cpu_m, mem_b, avoid, false)}}])
+    } else {
+        let (c1, m1) = (cpu_m / 2, (mem_b / 2 / MIB) * MIB);
+        let both = avoid.non_zero_per_container;
+        json!([
+            {"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, c1, m1, avoid, both)}},
+            {"name": "side", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, cpu_m - c1, mem_b - m1, avoid, both)}}
+        ])
+    }
+}
+
+pub fn generate(seed: u64, avoid: &Avoid) -> Case {
+    let mut rng = Prng::new(seed ^ 0x6f72_6163_6c65);
+    let rng = &mut rng;
+    let n_nodes = if rng.chance(10) {
+        rng.range(9, 16)
+    } else {
+        rng.range(1, 8)
+    };
+    let tight = rng.chance(50);
+    let mut nodes = Vec::new();
+    // (name, cpu m, mem b, pods, NoExecute keys)
+    let mut room: Vec<(String, u64, u64, u64, Vec<String>)> = Vec::new();
+    for i in 0..n_nodes {
+        let name = format!("node-{i}");
+        let cpu_m = if tight {
+            rng.range(1, 8) * 250
+        } else {
+            rng.range(2, 32) * 250
+        };
+        let cpu_m = if rng.chance(10) {
+            cpu_m + rng.range(1, 99)
+        } else {
+            cpu_m
+        };
+        let mem_mib = if tight {
+            rng.range(1, 16) * 256
+        } else {
+            rng.range(2, 64) * 256
+        };
+        let mut mem_b = mem_bytes(rng, mem_mib, avoid);
+        let mut cpu_m = cpu_m;
+        if rng.chance(3) {
+            if rng.chance(50) {
+                cpu_m = 0;
+            } else {
+                mem_b = 0;
+            }
+        }
+        let pods = if rng.chance(15) { rng.range(1, 4) } else { 110 };
+        let mut l = Map::new();
+        let host_label = if rng.chance(90) {
+            Some(name.clone())
+        } else if rng.chance(50) {
+            None
+        } else {
+            Some("shared-host".to_string())
+        };
+        if let Some(h) = host_label {
+            l.insert(HOSTNAME.into(), json!(h));
+        }
+        if rng.chance(90) {
+            l.insert(ZONE.into(), json!(*rng.pick(&ZONES)));
+        }
+        if rng.chance(40) {
+            l.insert("disktype".into(), json!("ssd"));
+        }
+        if rng.chance(30) {
+            l.insert("pool".into(), json!("batch"));
+        }
+        if rng.chance(30) {
+            l.insert("rank".into(), json!(format!("{}", rng.range(0, 6))));
+        }
+        let mut taints = Vec::new();
+        let mut no_exec = Vec::new();
+        if rng.chance(30) {
+            for _ in 0..rng.range(1, 2) {
+                let t = match rng.below(4) {
+                    0 => {
+                        l.insert("accelerator".into(), json!("gpu"));
+                        json!({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"})
+                    }
+                    1 => json!({"key": "dedicated", "value": "infra", "effect": "NoSchedule"}),
+                    2 => json!({"key": "spot", "value": "true", "effect": "PreferNoSchedule"}),
+                    _ => {
+                        no_exec.push("maintenance".to_string());
+                        json!({"key": "maintenance", "value": "true", "effect": "NoExecute"})
+                    }
+                };
+                if !taints.contains(&t) {
+                    taints.push(t);
+                }
+            }
+        }
+        let mut spec = Map::new();
+        if !taints.is_empty() {
+            spec.insert("taints".into(), Value::Array(taints));
+        }
+        if rng.chance(10) {
+            spec.insert("unschedulable".into(), json!(true));
+        }
+        let mut alloc = Map::new();
+        alloc.insert("cpu".into(), json!(cpu_text(rng, cpu_m)));
+        alloc.insert("memory".into(), json!(mem_text(rng, mem_b)));
+        alloc.insert("pods".into(), json!(format!("{pods}")));
+        let node = json!({
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": Value::Object(l)},
+            "spec": Value::Object(spec),
+            "status": {
+                "capacity": Value::Object(alloc.clone()),
+                "allocatable": Value::Object(alloc),
+                "conditions": [{"type": "Ready", "status": "True"}],
+            },
+        });
+        nodes.push(node);
+        room.push((name, cpu_m, mem_b, pods, no_exec));
+    }
+
+    let priority_classes: Vec<Value> = CLASSES_PRIO
+        .iter()
+        .map(|&(n, v, p)| {
+            json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                   "metadata": {"name": n}, "value": v, "preemptionPolicy": p})
+        })
+        .collect();
+
+    // Bound pods: each fits what is left of its node.
+    let mut pods = Vec::new();
+    let mut serial = 0;
+    for (name, cpu_m, mem_b, max_pods, no_exec) in room.iter_mut() {
+        let count = rng.range(0, 4).min(*max_pods);
+        for _ in 0..count {
+            if *cpu_m < 50 || *mem_b < 32 * MIB {
+                break;
+            }
+            let app = *rng.pick(&APPS);
+            let want_c = (rng.range(1, 8) * 125).min(*cpu_m);
+            let want_m = (rng.range(1, 16) * 128 * MIB).min(*mem_b / MIB * MIB);
+            let want_m = mem_bytes(rng, want_m / MIB, avoid).min(*mem_b);
+            let mut l = vec![("app", app)];
+            let tier = *rng.pick(&["frontend", "backend"]);
+            if rng.chance(40) {
+                l.push(("tier", tier));
+            }
+            let mut spec = Map::new();
+            spec.insert("nodeName".into(), json!(name.clone()));
+            spec.insert("containers".into(), containers(rng, want_c, want_m, avoid));
+            if let Some(c) = [None, Some("low"), Some("mid"), Some("high")][rng.below(4) as usize] {
+                spec.insert("priorityClassName".into(), json!(c));
+            }
+            let mut tols: Vec<Value> = no_exec
+                .iter()
+                .map(|k| json!({"key": k, "operator": "Exists", "effect": "NoExecute"}))
+                .collect();
+            if rng.chance(10) {
+                tols.push(random_toleration(rng));
+            }
+            if !tols.is_empty() {
+                spec.insert("tolerations".into(), Value::Array(tols));
+            }
+            let mut aff = Map::new();
+            if rng.chance(15) {
+                aff.insert(
+                    "podAntiAffinity".into(),
+                    json!({"requiredDuringSchedulingIgnoredDuringExecution": [term(rng, app)]}),
+                );
+            }
+            if rng.chance(15) {
+                let k = if rng.chance(50) {
+                    "podAffinity"
+                } else {
+                    "podAntiAffinity"
+                };
+                let mut inner = aff.remove(k).unwrap_or_else(|| json!({}));
+                inner["preferredDuringSchedulingIgnoredDuringExecution"] =
+                    json!([{"weight": rng.range(1, 100), "podAffinityTerm": term(rng, app)}]);
+                aff.insert(k.into(), inner);
+            }
+            if !aff.is_empty() {
+                spec.insert("affinity".into(), Value::Object(aff));
+            }
+            let pname = format!("{app}-{serial}");
+            serial += 1;
+            let pod = pod_object(&pname, labels(&l), spec);
+            let (c, m) = requested(&pod);
+            if c > *cpu_m || m > *mem_b {
+                continue;
+            }
+            *cpu_m -= c;
+            *mem_b -= m;
+            pods.push(pod);
+        }
+    }
+
+    // The incoming pod.
+    let app = *rng.pick(&APPS);
+    let mut l = vec![("app", app)];
+    if rng.chance(40) {
+        l.push(("tier", *rng.pick(&["frontend", "backend"])));
+    }
+    let (cpu_m, mem_b) = if rng.chance(20) {
+        let (c, m) = (rng.range(4, 40) * 250, rng.range(4, 64) * 256);
+        (c, mem_bytes(rng, m, avoid))
+    } else {
+        let (c, m) = (rng.range(1, 12) * 50, rng.range(1, 16) * 64);
+        (c, mem_bytes(rng, m, avoid))
+    };
+    let mut spec = Map::new();
+    spec.insert("containers".into(), containers(rng, cpu_m, mem_b, avoid));
+    if let Some(c) = [
+        None,
+        Some("low"),
+        Some("mid"),
+        Some("high"),
+        Some("high"),
+        Some("polite"),
+    ][rng.below(6) as usize]
+    {
+        spec.insert("priorityClassName".into(), json!(c));
+    }
+    if rng.chance(12) {
+        let sel = match rng.below(3) {
+            0 => json!({"disktype": "ssd"}),
+            1 => json!({"pool": "batch"}),
+            _ => json!({"accelerator": "gpu"}),
+        };
+        spec.insert("nodeSelector".into(), sel);
+    }
+    if rng.chance(35) {
+        let tols: Vec<Value> = (0..rng.range(1, 3))
+            .map(|_| random_toleration(rng))
+            .collect();
+        spec.insert("tolerations".into(), Value::Array(tols));
+    }
+    let mut aff = Map::new();
+    let mut na = Map::new();
+    if rng.chance(20) {
+        let terms: Vec<Value> = (0..rng.range(1, 2))
+            .map(|_| {
+                let reqs: Vec<Value> = (0..rng.range(1, 2))
+                    .map(|_| node_requirement(rng))
+                    .collect();
+                json!({"matchExpressions": reqs})
+            })
+            .collect();
+        na.insert(
+            "requiredDuringSchedulingIgnoredDuringExecution".into(),
+            json!({"nodeSelectorTerms": terms}),
+        );
+    }
+    if rng.chance(25) {
+        let prefs: Vec<Value> = (0..rng.range(1, 3))
+            .map(|_| json!({"weight": rng.range(1, 100), "preference": {"matchExpressions": [node_requirement(rng)]}}))
+            .collect();
+        na.insert(
+            "preferredDuringSchedulingIgnoredDuringExecution".into(),
+            Value::Array(prefs),
+        );
+    }
+    if !na.is_empty() {
+        aff.insert("nodeAffinity".into(), Value::Object(na));
+    }
+    for k in ["podAffinity", "podAntiAffinity"] {
+        let mut inner = Map::new();
+        if rng.chance(7) {
+            inner.insert(
+                "requiredDuringSchedulingIgnoredDuringExecution".into(),
+                json!([term(rng, app)]),
+            );
+        }
+        if rng.chance(20) {
+            let prefs: Vec<Value> = (0..rng.range(1, 2))
+                .map(|_| json!({"weight": rng.range(1, 100), "podAffinityTerm": term(rng, app)}))
+                .collect();
+            inner.insert(
+                "preferredDuringSchedulingIgnoredDuringExecution".into(),
+                Value::Array(prefs),
+            );
+        }
+        if !inner.is_empty() {
+            aff.insert(k.into(), Value::Object(inner));
+        }
+    }
+    if !aff.is_empty() {
+        spec.insert("affinity".into(), Value::Object(aff));
+    }
+    let mut has_spread = false;
+    if rng.chance(30) {
+        has_spread = true;
+        let n = rng.range(1, 2);
+        let mut keys = vec![ZONE, HOSTNAME];
+        let mut cs = Vec::new();
+        for _ in 0..n {
+            let key = keys.remove(rng.below(keys.len() as u64) as usize);
+            let hard = rng.chance(50);
+            let mut c = json!({
+                "maxSkew": rng.range(1, 3),
+                "topologyKey": key,
+                "whenUnsatisfiable": if hard { "DoNotSchedule" } else { "ScheduleAnyway" },
+                "labelSelector": {"matchLabels": {"app": app}},
+            });
+            if hard && rng.chance(20) {
+                c["minDomains"] = json!(rng.range(1, 4));
+            }
+            if rng.chance(20) {
+                c["nodeTaintsPolicy"] = json!(*rng.pick(&["Honor", "Ignore"]));
+            }
+            if rng.chance(20) {
+                c["nodeAffinityPolicy"] = json!(*rng.pick(&["Honor", "Ignore"]));
+            }
+            cs.push(c);
+        }
+        spec.insert("topologySpreadConstraints".into(), Value::Array(cs));
+    }
+    let incoming = pod_object("incoming", labels(&l), spec);
+
+    // Budgets over the bound pods: minAvailable as a number (a bare pod's
+    // budget; percentages and maxUnavailable need the pods' controllers).
+    let mut pdbs = Vec::new();
+    if rng.chance(20) {
+        for i in 0..rng.range(1, 2) {
+            pdbs.push(json!({
+                "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": format!("pdb-{i}"), "namespace": "default"},
+                "spec": {"minAvailable": rng.range(0, 3), "selector": {"matchLabels": {"app": *rng.pick(&APPS)}}},
+            }));
+        }
+    }
+    let mut services = Vec::new();
+    if rng.chance(25) {
+        let sel = if rng.chance(70) {
+            app
+        } else {
+            *rng.pick(&APPS)
+        };
+        services.push(json!({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": format!("svc-{sel}"), "namespace": "default"},
+            "spec": {"selector": {"app": sel}, "ports": [{"port": 80}]},
+        }));
+    }
+
+    let config = random_config(rng);
+    let _ = has_spread;
+
+    Case {
+        seed,
+        nodes,
+        pods,
+        priority_classes,
+        pdbs,
+        services,
+        config,
+        incoming,
+    }
+}
+
+fn random_config(rng: &mut Prng) -> Option<Value> {
+    if rng.chance(70) {
+        return None;
+    }
+    let mut prof = json!({"schedulerName": "default-scheduler"});
+    let mut plugin_config = Vec::new();
+    match rng.below(5) {
+        0 => plugin_config.push(json!({"name": "NodeResourcesFit", "args": {"scoringStrategy": {
+            "type": "MostAllocated", "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}})),
+        1 => plugin_config.push(json!({"name": "NodeResourcesFit", "args": {"scoringStrategy": {
+            "type": "LeastAllocated", "resources": [{"name": "cpu", "weight": rng.range(1, 3)}, {"name": "memory", "weight": rng.range(1, 3)}]}}})),
+        2 => plugin_config.push(json!({"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": rng.range(0, 10)}})),
+        3 => prof["percentageOfNodesToScore"] = json!(rng.range(1, 100)),
+        _ => {
+            prof["plugins"] = json!({"score": {"enabled": [
+                {"name": "NodeAffinity", "weight": rng.range(1, 5)},
+                {"name": "TaintToleration", "weight": rng.range(1, 5)},
+            ]}});
+        }
+    }
+    if !plugin_config.is_empty() {
+        prof["pluginConfig"] = Value::Array(plugin_config);
+    }
+    Some(
+        json!({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [prof]}),
+    )
+}
