@@ -462,7 +462,7 @@ fn a_bare_pod_costs_at_most_entry_bytes_an_entry_of_its_template() {
     for shape in SHAPES {
         let entries = heavy_template(shape, 0).list_entries();
         assert!(
-            entries >= 256 && entries <= MAX_TEMPLATE_ENTRIES,
+            (256..=MAX_TEMPLATE_ENTRIES).contains(&entries),
             "{shape}: {entries} entries"
         );
         let before = live();

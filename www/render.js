@@ -325,6 +325,7 @@ export function drawPdbs(tbody, pdbs, { onDelete }) {
 function endpointList(s) {
   if (s.endpointCount === 0) return '<none>';
   const more = s.endpointCount - s.endpoints.length;
+  // "+ N more..." on one line; a name may break (a namespaced one is long).
   return [s.endpoints.join(', '),
     more > 0 ? [' ', h('span', { style: { whiteSpace: 'nowrap' } }, `+ ${more} more...`)] : null];
 }
