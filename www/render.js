@@ -318,12 +318,23 @@ export function drawPdbs(tbody, pdbs, { onDelete }) {
     h('td', {}, h('button', { type: 'button', class: 'small', 'aria-label': `Delete PodDisruptionBudget ${p.name}`, onclick: () => onDelete(p.name) }, 'Delete')))));
 }
 
+// A Service's endpoints as kubectl get endpoints prints them: the first
+// three (all the engine names, view.rs ENDPOINTS_LISTED), then "+ N more...",
+// or <none> (kubernetes pkg/printers/internalversion/printers.go,
+// formatEndpoints).
+function endpointList(s) {
+  if (s.endpointCount === 0) return '<none>';
+  const more = s.endpointCount - s.endpoints.length;
+  // "+ N more..." on one line; a name may break (a namespaced one is long).
+  return [s.endpoints.join(', '),
+    more > 0 ? [' ', h('span', { style: { whiteSpace: 'nowrap' } }, `+ ${more} more...`)] : null];
+}
+
 export function drawServices(tbody, services, { onDelete }) {
   fill(tbody, services.map((s) => h('tr', { dataset: { service: s.name } },
     h('th', { scope: 'row' }, s.name),
     h('td', {}, s.selector),
-    h('td', {}, `${s.endpoints.length}: `, h('span', { class: 'muted' },
-      s.endpoints.slice(0, 12).join(', ') + (s.endpoints.length > 12 ? ', …' : ''))),
+    h('td', {}, `${s.endpointCount}: `, h('span', { class: 'muted' }, endpointList(s))),
     h('td', {}, h('button', { type: 'button', class: 'small', 'aria-label': `Delete Service ${s.name}`, onclick: () => onDelete(s.name) }, 'Delete')))));
 }
 

@@ -164,7 +164,16 @@ impl Cluster {
         match self.owner_named(&spec.name) {
             None => Ok(()),
             Some(id) => match &self.controllers[id.0 as usize].workload {
-                Workload::Pod(b) if b.spec == *spec => Ok(()),
+                // The Pod as created: its nodeName, and its template as
+                // declared (kept only in its one revision).
+                Workload::Pod(b)
+                    if b.node_name == spec.node_name && {
+                        let c = &self.controllers[id.0 as usize];
+                        c.revisions[c.current as usize - 1].declared() == spec.template
+                    } =>
+                {
+                    Ok(())
+                }
                 Workload::Pod(_) => Err(Error::Invalid(format!(
                     "Pod {} is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative); expected the spec it was created with (delete it and create it again to change it)",
                     crate::limits::quoted(crate::namespace::split(&spec.name).1)

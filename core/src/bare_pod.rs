@@ -49,10 +49,14 @@ impl BarePodSpec {
     }
 }
 
-/// A bare Pod's state beside its controller slot.
+/// A bare Pod's state beside its controller slot: its name is the slot's
+/// and its template the slot's one revision (`Revision::declared`), so a
+/// Pod keeps its template once, as admitted, not a second declared copy
+/// beside it (a template of 64 preferred terms is about 50 KB).
 #[derive(Clone, Debug)]
 pub(crate) struct BareState {
-    pub spec: BarePodSpec,
+    /// `spec.nodeName`.
+    pub node_name: Option<String>,
     /// Its one pod has been created (it is never created again).
     pub created: bool,
     /// While its nodeName names no node: the tick the pod garbage collector
@@ -72,6 +76,7 @@ impl Cluster {
     pub fn create_bare_pod(&mut self, spec: BarePodSpec) -> Result<ControllerId, Error> {
         spec.validate()?;
         self.owner_name_free(&spec.name, "workload")?;
+        self.check_topology_keys(&spec.name, &spec.template)?;
         let total = self.desired_total + 1;
         if total > crate::limits::MAX_PODS {
             return Err(Error::Invalid(format!(
@@ -86,7 +91,7 @@ impl Cluster {
             &spec.name,
             1,
             Workload::Pod(alloc::boxed::Box::new(BareState {
-                spec: spec.clone(),
+                node_name: spec.node_name,
                 created: false,
                 orphan_until: None,
                 failed: None,
@@ -126,15 +131,26 @@ impl Cluster {
     }
 
     /// Live bare Pods' specs (those whose pod still exists or is about to be
-    /// created), in creation order.
-    pub fn bare_pod_specs(&self) -> impl Iterator<Item = &BarePodSpec> + '_ {
+    /// created), in creation order; each template is made from the Pod's
+    /// revision as asked (`bare_pod_exists` answers for a name alone).
+    pub fn bare_pod_specs(&self) -> impl Iterator<Item = BarePodSpec> + '_ {
         self.controllers
             .iter()
             .filter(|c| !c.deleted)
             .filter_map(|c| match &c.workload {
-                Workload::Pod(b) => Some(&b.spec),
+                Workload::Pod(b) => Some(BarePodSpec {
+                    name: c.name.clone(),
+                    template: c.revisions[c.current as usize - 1].declared(),
+                    node_name: b.node_name.clone(),
+                }),
                 _ => None,
             })
+    }
+
+    /// Whether bare Pod `name` is live: its pod exists or is about to be
+    /// created.
+    pub fn bare_pod_exists(&self, name: &str) -> bool {
+        self.bare_pod_id(name).is_ok()
     }
 
     fn retire_bare_pod(&mut self, id: ControllerId) {
@@ -166,7 +182,7 @@ impl Cluster {
                 self.retire_bare_pod(id);
                 return (0, 0);
             }
-            let (Some(node_name), Some(&k)) = (b.spec.node_name.clone(), c.pods.values().next())
+            let (Some(node_name), Some(&k)) = (b.node_name.clone(), c.pods.values().next())
             else {
                 return (0, 0);
             };
@@ -202,7 +218,7 @@ impl Cluster {
             }
             return (0, 0);
         }
-        let node_name = b.spec.node_name.clone();
+        let node_name = b.node_name.clone();
         let cur = c.current;
         if let Workload::Pod(b) = &mut self.controllers[id.0 as usize].workload {
             b.created = true;
@@ -231,7 +247,7 @@ impl Cluster {
         match until {
             Some(t) => {
                 let node = match &c.workload {
-                    Workload::Pod(b) => b.spec.node_name.clone().unwrap_or_default(),
+                    Workload::Pod(b) => b.node_name.clone().unwrap_or_default(),
                     _ => String::new(),
                 };
                 let msg = format!("spec.nodeName {node}: no node has this name; the pod stays Pending, never scheduled, until the pod garbage collector deletes it at tick {t} (40 s after it was created) or a node of that name registers");
@@ -355,7 +371,7 @@ impl Cluster {
                 Workload::Pod(b) => b.failed.as_ref().map(|(r, m)| {
                     (
                         c.name.as_str(),
-                        b.spec.node_name.as_deref().unwrap_or(""),
+                        b.node_name.as_deref().unwrap_or(""),
                         r.as_str(),
                         m.as_str(),
                     )

@@ -633,6 +633,57 @@ impl Topology {
     }
 }
 
+/// A term's selector as the books keep it: matchLabels as a sorted slice
+/// (a one-label selector's map is a 544-byte B-tree node) and
+/// matchExpressions as they are. Shared by the terms of a template's
+/// required affinity, which all count over the conjunction of its
+/// selectors: 64 terms each keeping the conjunction of 64 selectors held a
+/// template's selectors 64 times (6 MB a pod at 1,024 entries).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TermSelector {
+    labels: alloc::boxed::Box<[(String, String)]>,
+    expressions: alloc::boxed::Box<[LabelSelectorRequirement]>,
+}
+
+impl TermSelector {
+    fn of(s: &Selector) -> Self {
+        TermSelector {
+            labels: s
+                .match_labels
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            expressions: s.match_expressions.as_slice().into(),
+        }
+    }
+
+    /// `Selector::matches`, on the slice.
+    pub fn matches(&self, l: &Labels) -> bool {
+        self.labels.iter().all(|(k, v)| l.get(k) == Some(v))
+            && self.expressions.iter().all(|r| r.matches(l))
+    }
+
+    /// Whether it is `s`.
+    fn is(&self, s: &Selector) -> bool {
+        self.labels.len() == s.match_labels.len()
+            && (self.labels.iter())
+                .zip(&s.match_labels)
+                .all(|((a, b), (c, d))| a == c && b == d)
+            && *self.expressions == *s.match_expressions
+    }
+}
+
+/// What identifies a term besides its selector and topology key (both
+/// kept in `TermState`): its `namespaces` and `namespaceSelector` as
+/// admitted, which its selector already applies; `None` when it has
+/// neither, as most terms (and every required affinity term's) have.
+type TermScope = Option<alloc::boxed::Box<(Vec<String>, Option<Selector>)>>;
+
+fn scope_of(namespaces: &[String], namespace_selector: Option<&Selector>) -> TermScope {
+    (!namespaces.is_empty() || namespace_selector.is_some())
+        .then(|| alloc::boxed::Box::new((namespaces.to_vec(), namespace_selector.cloned())))
+}
+
 /// The live nodes' `kubernetes.io/hostname` labels, kept as nodes come, go
 /// and re-register: whether each live node carries one of its own, which
 /// lets the scheduler take a node as its own hostname domain.
@@ -700,8 +751,10 @@ impl Hostnames {
 /// An inter-pod (anti-)affinity term and its counts per topology domain.
 #[derive(Clone, Debug)]
 pub(crate) struct TermState {
-    pub term: AffinityTerm,
-    /// Index into the cluster's topologies.
+    /// The term's selector, as admitted.
+    pub selector: Rc<TermSelector>,
+    pub scope: TermScope,
+    /// Index into the cluster's topologies: the term's topology key.
     pub topo: u32,
     /// Bound pods matching the selector, per domain.
     pub matching: DomainCounts<u32>,
@@ -861,6 +914,10 @@ pub struct Cluster {
     pub(crate) free_keys: Vec<u32>,
     pub(crate) next_uid: u64,
     pub(crate) topologies: Vec<Topology>,
+    /// Every topology key an admitted template names (terms' and spread
+    /// constraints'), at most [`crate::limits::MAX_TOPOLOGY_KEYS`]: the
+    /// keys `topologies` may be made for, besides the scheduler's defaults.
+    pub(crate) named_keys: BTreeSet<String>,
     /// The live nodes' hostname labels (see `hostname_is_node`).
     pub(crate) hostnames: Hostnames,
     /// Deployment revisions per pod-template-hash (its 8 characters as one
@@ -873,18 +930,28 @@ pub struct Cluster {
     /// Revisions of any owner whose template carries a `pod-template-hash` label.
     pub(crate) hash_labelled: u32,
     pub(crate) terms: Vec<TermState>,
-    pub(crate) term_by_value: BTreeMap<AffinityTerm, u32>,
+    /// The terms by a hash of their value and their index (`find_term`):
+    /// each term is kept once, in `terms`. A map keyed by the term kept a
+    /// second copy of every term (its selector's label map alone is a
+    /// 544-byte B-tree node), which for a template of distinct terms was
+    /// as much again as the template.
+    pub(crate) term_index: BTreeSet<(u64, u32)>,
     /// Terms by the first pair of their selector's matchLabels (a template
     /// can match only terms whose first pair it carries), and the terms
     /// without matchLabels: so a new template is tested against the terms
-    /// that could match it, not against every term.
-    pub(crate) terms_by_label: BTreeMap<(String, String), Vec<u32>>,
+    /// that could match it, not against every term. Keyed by the pair's
+    /// hash (`label_hash`; every candidate is matched whole), not a copy
+    /// of it: a label can be 380 bytes.
+    pub(crate) terms_by_label: BTreeMap<u64, Vec<u32>>,
     pub(crate) terms_without_labels: Vec<u32>,
-    /// Revisions (controller, index) by each of their template's labels, and
-    /// all of them: so a new term is tested against the templates that could
-    /// match it.
-    pub(crate) revisions_by_label: BTreeMap<(String, String), Vec<(u32, u32)>>,
+    /// Revisions (controller, index) by each of their template's labels
+    /// (by `label_hash`, as `terms_by_label`), and all of them: so a new
+    /// term is tested against the templates that could match it.
+    pub(crate) revisions_by_label: BTreeMap<u64, Vec<(u32, u32)>>,
     pub(crate) all_revisions: Vec<(u32, u32)>,
+    /// Term lookups, selector tests and pod visits made registering
+    /// revisions and terms (`term_index_work`).
+    pub(crate) term_work: u64,
     pub(crate) pdbs: BTreeMap<String, PdbSpec>,
     pub(crate) services: BTreeMap<String, ServiceState>,
     pub(crate) service_books: crate::controllers::ServiceBooks,
@@ -1008,16 +1075,18 @@ impl Cluster {
             free_keys: Vec::new(),
             next_uid: 1,
             topologies: Vec::new(),
+            named_keys: BTreeSet::new(),
             hostnames: Hostnames::default(),
             deployment_hashes: BTreeMap::new(),
             hash_collisions: 0,
             hash_labelled: 0,
             terms: Vec::new(),
-            term_by_value: BTreeMap::new(),
+            term_index: BTreeSet::new(),
             terms_by_label: BTreeMap::new(),
             terms_without_labels: Vec::new(),
             revisions_by_label: BTreeMap::new(),
             all_revisions: Vec::new(),
+            term_work: 0,
             pdbs: BTreeMap::new(),
             services: BTreeMap::new(),
             service_books: Default::default(),
@@ -1701,6 +1770,7 @@ impl Cluster {
         spec.validate()?;
         self.owner_name_free(&spec.name, "app")?;
         check_pod_limit(&spec.name, self.desired_total + spec.replicas as u64)?;
+        self.check_topology_keys(&spec.name, &spec.template)?;
         self.desired_total += spec.replicas as u64;
         self.disruption_epoch += 1;
         let mut ctl = Controller::new(&spec.name, spec.replicas, Workload::Deployment);
@@ -1750,6 +1820,7 @@ impl Cluster {
     pub fn roll(&mut self, name: &str, template: PodTemplate) -> Result<(), Error> {
         let id = self.controller_id(name)?;
         template.validate(name)?;
+        self.check_topology_keys(name, &template)?;
         let template = self.admit(id, &template);
         if *self.controllers[id.0 as usize].template() == template {
             return Ok(());
@@ -1838,7 +1909,7 @@ impl Cluster {
             .position(|r| r.template == template);
         let rev = match existing {
             Some(i) => i as u32 + 1,
-            None => self.push_revision(id, template),
+            None => self.push_admitted_revision(id, template),
         };
         let c = &mut self.controllers[id.0 as usize];
         c.current = rev;
@@ -1852,14 +1923,27 @@ impl Cluster {
     /// Appends a revision for `template` (with what the affinity index
     /// needs) and returns its number; the current revision is unchanged.
     pub(crate) fn push_revision(&mut self, id: ControllerId, template: PodTemplate) -> u32 {
+        let admitted = self.admit(id, &template);
+        self.push_admitted_revision(id, admitted)
+    }
+
+    /// `push_revision` of a template admitted already (`Cluster::admit`).
+    fn push_admitted_revision(&mut self, id: ControllerId, template: PodTemplate) -> u32 {
+        debug_assert!(
+            self.admit(id, &template) == template,
+            "an admitted template"
+        );
         {
             {
-                let declared = crate::namespace::strip_template(&template);
-                let template = self.admit(id, &template);
+                for k in topology_keys(&template) {
+                    if !self.named_keys.contains(k) {
+                        self.named_keys.insert(k.into());
+                    }
+                }
                 // The declared template is the admitted one without what
                 // admission added, so a revision keeps only the admitted
                 // one (`Revision::declared`).
-                debug_assert_eq!(crate::namespace::strip_template(&template), declared);
+                let declared = crate::namespace::strip_template(&template);
                 // The hash of the declared template: namespaces do not
                 // rename a ReplicaSet.
                 let hash = template_hash(&declared);
@@ -1870,25 +1954,19 @@ impl Cluster {
                     .collect();
                 let mut candidates: Vec<u32> = self.terms_without_labels.clone();
                 for (k, v) in &template.labels {
-                    if let Some(ts) = self.terms_by_label.get(&(k.clone(), v.clone())) {
+                    if let Some(ts) = self.terms_by_label.get(&label_hash(k, v)) {
                         candidates.extend_from_slice(ts);
                     }
                 }
                 candidates.sort_unstable();
                 candidates.dedup();
+                self.term_work += candidates.len() as u64;
                 let matching_terms: Vec<u32> = candidates
                     .into_iter()
-                    .filter(|&t| {
-                        self.terms[t as usize]
-                            .term
-                            .selector
-                            .matches(&template.labels)
-                    })
+                    .filter(|&t| self.terms[t as usize].selector.matches(&template.labels))
                     .collect();
-                let labels: Vec<(String, String)> = template
-                    .labels
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
+                let labels: Vec<u64> = (template.labels.iter())
+                    .map(|(k, v)| label_hash(k, v))
                     .collect();
                 let added_tolerations = self.added_tolerations(&template.tolerations);
                 if self.controllers[id.0 as usize].workload.kind() == WorkloadKind::Deployment {
@@ -1920,8 +1998,12 @@ impl Cluster {
                 }));
                 let r = c.revisions.len() as u32;
                 let at = (id.0, r - 1);
-                for pair in labels {
-                    self.revisions_by_label.entry(pair).or_default().push(at);
+                for h in labels {
+                    let revisions = self.revisions_by_label.entry(h).or_default();
+                    // Two of its labels with one hash: listed once.
+                    if revisions.last() != Some(&at) {
+                        revisions.push(at);
+                    }
                 }
                 self.all_revisions.push(at);
                 r
@@ -1940,17 +2022,15 @@ impl Cluster {
         let mut affinity_ids = Vec::new();
         let mut anti_ids = Vec::new();
         // Kubernetes counts an existing pod toward required affinity
-        // only when it matches every term's selector.
-        let all = conjunction(template.affinity.iter().map(|t| &t.selector));
-        for t in &template.affinity {
-            // The admitted selectors carry each term's namespaces.
-            let term = AffinityTerm {
-                selector: all.clone(),
-                topology_key: t.topology_key.clone(),
-                namespaces: Vec::new(),
-                namespace_selector: None,
-            };
-            affinity_ids.push(self.term_id(&term));
+        // only when it matches every term's selector. The admitted
+        // selectors carry each term's namespaces, so the terms made of the
+        // conjunction have no scope of their own; they share its selector.
+        if !template.affinity.is_empty() {
+            let all = conjunction(template.affinity.iter().map(|t| &t.selector));
+            let mut shared = None;
+            for t in &template.affinity {
+                affinity_ids.push(self.term_id_of(&all, &t.topology_key, &[], None, &mut shared));
+            }
         }
         for t in &template.anti_affinity {
             anti_ids.push(self.term_id(t));
@@ -1969,13 +2049,42 @@ impl Cluster {
     /// The index of a term, creating it (and counting the pods that match it
     /// already) the first time it is seen.
     pub(crate) fn term_id(&mut self, term: &AffinityTerm) -> u32 {
-        if let Some(&i) = self.term_by_value.get(term) {
+        let t = term;
+        let ns_sel = t.namespace_selector.as_ref();
+        self.term_id_of(
+            &t.selector,
+            &t.topology_key,
+            &t.namespaces,
+            ns_sel,
+            &mut None,
+        )
+    }
+
+    /// `term_id` of the term with these parts; a term it creates takes its
+    /// selector from `shared` (made there if `None`).
+    fn term_id_of(
+        &mut self,
+        selector: &Selector,
+        topology_key: &str,
+        namespaces: &[String],
+        namespace_selector: Option<&Selector>,
+        shared: &mut Option<Rc<TermSelector>>,
+    ) -> u32 {
+        self.term_work += 1;
+        let hash = term_hash(selector, topology_key, namespaces, namespace_selector);
+        let found =
+            self.find_term_hashed(selector, topology_key, namespaces, namespace_selector, hash);
+        if let Some(i) = found {
             return i;
         }
-        let topo = self.topology_id(&term.topology_key);
+        let topo = self.topology_id(topology_key);
         let i = self.terms.len() as u32;
+        let selector_kept = shared
+            .get_or_insert_with(|| Rc::new(TermSelector::of(selector)))
+            .clone();
         self.terms.push(TermState {
-            term: term.clone(),
+            selector: selector_kept,
+            scope: scope_of(namespaces, namespace_selector),
             topo,
             matching: DomainCounts::default(),
             matching_total: 0,
@@ -1986,35 +2095,25 @@ impl Cluster {
             carriers: 0,
             score_carriers: 0,
         });
-        self.term_by_value.insert(term.clone(), i);
-        let first = term
-            .selector
-            .match_labels
-            .iter()
-            .next()
-            .map(|(k, v)| (k.clone(), v.clone()));
-        match &first {
-            Some(pair) => self.terms_by_label.entry(pair.clone()).or_default().push(i),
+        self.term_index.insert((hash, i));
+        let first = (selector.match_labels.iter().next()).map(|(k, v)| label_hash(k, v));
+        match first {
+            Some(h) => self.terms_by_label.entry(h).or_default().push(i),
             None => self.terms_without_labels.push(i),
         }
         // Existing templates that the selector matches, and their bound pods.
-        let candidates: Vec<(u32, u32)> = match &first {
-            Some(pair) => self
-                .revisions_by_label
-                .get(pair)
-                .cloned()
-                .unwrap_or_default(),
+        let candidates: Vec<(u32, u32)> = match first {
+            Some(h) => self.revisions_by_label.get(&h).cloned().unwrap_or_default(),
             None => self.all_revisions.clone(),
         };
+        self.term_work += candidates.len() as u64;
         for (c, r) in candidates {
             let (c, r) = (c as usize, r as usize);
             {
-                if !term
-                    .selector
-                    .matches(&self.controllers[c].revisions[r].template.labels)
-                {
+                if !selector.matches(&self.controllers[c].revisions[r].template.labels) {
                     continue;
                 }
+                self.term_work += self.controllers[c].pods.len() as u64;
                 Rc::make_mut(&mut self.controllers[c].revisions[r])
                     .matching_terms
                     .push(i);
@@ -2036,6 +2135,68 @@ impl Cluster {
             }
         }
         i
+    }
+
+    /// The affinity index's work so far, registering templates and terms:
+    /// a lookup for each term a template carries, a new revision's test of
+    /// each term its labels could match (those whose selector's first
+    /// matchLabels pair it carries, or that have none), and a new term's
+    /// test of each revision its first pair reaches (without one, every
+    /// revision) with a visit of the pods of those it selects. So a
+    /// template costs a lookup a term plus what its terms select, as
+    /// Kubernetes' InterPodAffinity matches each pod's terms against the
+    /// pods. `tests/memory.rs` counts it (no timed tests).
+    pub fn term_index_work(&self) -> u64 {
+        self.term_work
+    }
+
+    /// The index of a term already seen.
+    pub(crate) fn find_term(&self, term: &AffinityTerm) -> Option<u32> {
+        let (sel, key, ns) = (&term.selector, &term.topology_key, &term.namespaces);
+        let ns_sel = term.namespace_selector.as_ref();
+        self.find_term_hashed(sel, key, ns, ns_sel, term_hash(sel, key, ns, ns_sel))
+    }
+
+    fn find_term_hashed(
+        &self,
+        selector: &Selector,
+        topology_key: &str,
+        namespaces: &[String],
+        namespace_selector: Option<&Selector>,
+        hash: u64,
+    ) -> Option<u32> {
+        (self.term_index.range((hash, 0)..=(hash, u32::MAX)))
+            .map(|&(_, i)| i)
+            .find(|&i| {
+                let ts = &self.terms[i as usize];
+                self.topologies[ts.topo as usize].key == topology_key
+                    && ts.selector.is(selector)
+                    && match &ts.scope {
+                        None => namespaces.is_empty() && namespace_selector.is_none(),
+                        Some(b) => b.0 == namespaces && b.1.as_ref() == namespace_selector,
+                    }
+            })
+    }
+
+    /// Refuses a template that would take the topology keys the cluster's
+    /// templates name past [`crate::limits::MAX_TOPOLOGY_KEYS`]: before
+    /// anything changes, so a refused template leaves nothing behind.
+    pub(crate) fn check_topology_keys(&self, app: &str, t: &PodTemplate) -> Result<(), Error> {
+        let mut new: Vec<&str> = topology_keys(t)
+            .filter(|k| !self.named_keys.contains(*k))
+            .collect();
+        new.sort_unstable();
+        new.dedup();
+        let total = self.named_keys.len() + new.len();
+        let max = crate::limits::MAX_TOPOLOGY_KEYS;
+        match new.first() {
+            Some(k) if total > max => Err(Error::Invalid(format!(
+                "app {app}: the pod template names {} new topology key(s), {} among them, and the cluster's templates would name {total}, more than the limit of {max} (MAX_TOPOLOGY_KEYS: each key holds a domain per node); expected keys the cluster's templates already name",
+                new.len(),
+                crate::limits::quoted(k)
+            ))),
+            _ => Ok(()),
+        }
     }
 
     pub(crate) fn topology_id(&mut self, key: &str) -> u32 {
@@ -2677,6 +2838,59 @@ pub(crate) fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
     Ok(())
 }
 
+/// The topology keys a template names: its inter-pod terms' and its
+/// spread constraints'.
+fn topology_keys(t: &PodTemplate) -> impl Iterator<Item = &str> {
+    let terms = (t.affinity.iter().chain(&t.anti_affinity))
+        .chain(t.preferred_affinity.iter().map(|w| &w.term))
+        .chain(t.preferred_anti_affinity.iter().map(|w| &w.term));
+    terms
+        .map(|t| t.topology_key.as_str())
+        .chain(t.topology_spread.iter().map(|c| c.topology_key.as_str()))
+}
+
+/// FNV-1a over what `Hash` writes: no key, so the same on every run. Only
+/// lookups read it (`Cluster::term_index`, the label indexes), never an order or a name, so
+/// that it differs between 32- and 64-bit targets (`usize` lengths)
+/// changes nothing that is shown.
+struct Fnv(u64);
+
+impl core::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// The hash of a label pair (`Cluster::terms_by_label`).
+pub(crate) fn label_hash(key: &str, value: &str) -> u64 {
+    use core::hash::{Hash, Hasher};
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    key.hash(&mut h);
+    value.hash(&mut h);
+    h.finish()
+}
+
+/// The hash of a term's parts (`Cluster::term_index`).
+fn term_hash(
+    selector: &Selector,
+    topology_key: &str,
+    namespaces: &[String],
+    namespace_selector: Option<&Selector>,
+) -> u64 {
+    use core::hash::{Hash, Hasher};
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    selector.hash(&mut h);
+    topology_key.hash(&mut h);
+    namespaces.hash(&mut h);
+    namespace_selector.hash(&mut h);
+    h.finish()
+}
+
 /// A pod-template-hash (8 characters) as one word: equal hashes, equal words.
 fn hash_word(hash: &str) -> u64 {
     let mut w = [0u8; 8];
@@ -2690,19 +2904,48 @@ fn hash_word(hash: &str) -> u64 {
 /// A stable short hash of a template (FNV-1a over its debug form), as
 /// Kubernetes names ReplicaSets `deployment-<pod-template-hash>`.
 fn template_hash(t: &PodTemplate) -> String {
-    let mut text = format!("{:?}", t);
     // A template without a priorityClassName hashes as it did before the
     // field existed (it is the last field), so ReplicaSet names stay put.
-    if let Some(cut) = text.strip_suffix(", priority_class_name: None }") {
-        text = format!("{cut} }}");
+    const SUFFIX: &[u8] = b", priority_class_name: None }";
+    /// FNV-1a over the text written, but its last `SUFFIX.len()` bytes
+    /// (kept in `tail`): the debug form is hashed as it is written, not
+    /// made into a string first (a template of 1,024 entries writes 100 KB).
+    struct Writer {
+        h: u64,
+        tail: Vec<u8>,
     }
-    // (Spread constraints at the default inclusion policies write none:
-    // see `TopologySpreadConstraint`'s Debug.)
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    fn fnv(h: &mut u64, bytes: &[u8]) {
+        for &b in bytes {
+            *h ^= b as u64;
+            *h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
     }
+    impl core::fmt::Write for Writer {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.tail.extend_from_slice(s.as_bytes());
+            if self.tail.len() >= 4 * SUFFIX.len() {
+                let cut = self.tail.len() - SUFFIX.len();
+                fnv(&mut self.h, &self.tail[..cut]);
+                self.tail.drain(..cut);
+            }
+            Ok(())
+        }
+    }
+    let mut w = Writer {
+        h: 0xcbf2_9ce4_8422_2325,
+        tail: Vec::with_capacity(8 * SUFFIX.len()),
+    };
+    // Writing to a Writer cannot fail. (Spread constraints at the default
+    // inclusion policies write none: see `TopologySpreadConstraint`'s Debug.)
+    let _ = core::fmt::write(&mut w, format_args!("{t:?}"));
+    match w.tail.strip_suffix(SUFFIX) {
+        Some(cut) => {
+            fnv(&mut w.h, cut);
+            fnv(&mut w.h, b" }");
+        }
+        None => fnv(&mut w.h, &w.tail),
+    }
+    let mut h = w.h;
     // Kubernetes' safe alphabet: no vowels, no look-alikes.
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let mut s = String::new();
@@ -2749,6 +2992,45 @@ pub(crate) fn conjunction<'a>(selectors: impl Iterator<Item = &'a Selector>) -> 
 #[inline]
 pub(crate) fn pack_place(revision: u32, node: Option<NodeId>) -> u64 {
     (revision as u64) << 32 | node.map_or(0, |n| n.0 as u64 + 1)
+}
+
+#[cfg(test)]
+mod template_hash_tests {
+    use super::*;
+
+    /// The hash as it was made: of the debug form as a string.
+    fn hash_of_text(t: &PodTemplate) -> String {
+        let mut text = format!("{:?}", t);
+        if let Some(cut) = text.strip_suffix(", priority_class_name: None }") {
+            text = format!("{cut} }}");
+        }
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        (0..8)
+            .map(|_| {
+                let c = ALPHABET[(h % ALPHABET.len() as u64) as usize] as char;
+                h /= ALPHABET.len() as u64;
+                c
+            })
+            .collect()
+    }
+
+    /// Hashed as it is written, a template names its ReplicaSet as its
+    /// debug form did: small and large, with and without a priority class.
+    #[test]
+    fn the_streamed_hash_is_the_hash_of_the_text() {
+        let mut t = PodTemplate::new(Resources::new(100, 128));
+        for i in 0..40 {
+            assert_eq!(template_hash(&t), hash_of_text(&t), "{i} labels");
+            let named = t.clone().with_priority_class("high");
+            assert_eq!(template_hash(&named), hash_of_text(&named), "{i} labels");
+            t = t.with_label(&format!("k{i}"), &"v".repeat(i));
+        }
+    }
 }
 
 #[cfg(test)]

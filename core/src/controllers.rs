@@ -734,7 +734,7 @@ impl Cluster {
         let candidates: &[(u32, u32)] = match first {
             Some((k, v)) => self
                 .revisions_by_label
-                .get(&(k.clone(), v.clone()))
+                .get(&crate::cluster::label_hash(k, v))
                 .map_or(&[], |v| v.as_slice()),
             None => &self.all_revisions,
         };
@@ -896,8 +896,7 @@ impl Cluster {
             let Some(s) = self.services.get(name) else {
                 continue;
             };
-            let eps = self.first_endpoints(&s.spec.selector);
-            let n = self.endpoint_count(&s.spec.selector);
+            let (n, eps) = self.first_endpoints(&s.spec.selector, SHOWN);
             let d = deltas.entry(name.clone()).or_default();
             *d = Delta::default();
             d.fresh = true;
@@ -941,28 +940,37 @@ impl Cluster {
         changed
     }
 
-    /// The first [`SHOWN`] endpoints of a Service with selector `sel` now,
-    /// reading each selected owner's pods only until they are found.
-    fn first_endpoints(&self, sel: &crate::model::Selector) -> Vec<(ControllerId, u32)> {
+    /// How many endpoints a Service with selector `sel` has now (from the
+    /// owners' counts), and the first `listed` of them in `endpoints_of`'
+    /// order: each selected owner's pods are read only until its Ready
+    /// ones are found or `listed` are, so the work is about `listed` pods,
+    /// at most the selected owners' pods (when their Ready ones come last).
+    pub(crate) fn first_endpoints(
+        &self,
+        sel: &crate::model::Selector,
+        listed: usize,
+    ) -> (u32, Vec<(ControllerId, u32)>) {
         let revs = self.selected_revisions(sel);
-        let mut out = Vec::new();
+        let mut count = 0;
+        let mut out = Vec::with_capacity(listed.min(16));
         for group in revs.chunk_by(|a, b| a.0 == b.0) {
             let c = group[0].0;
             let ctl = &self.controllers[c as usize];
-            if group.iter().all(|&(_, r)| ctl.count(r).ready == 0) {
-                continue;
-            }
+            let ready: u32 = group.iter().map(|&(_, r)| ctl.count(r).ready).sum();
+            count += ready;
+            let mut left = ready;
             for (o, k) in ctl.pods.iter() {
-                if out.len() == SHOWN {
-                    return out;
+                if left == 0 || out.len() >= listed {
+                    break;
                 }
                 let p = self.pod(k);
                 if p.ready && group.iter().any(|&(_, r)| r == p.revision) {
                     out.push((ControllerId(c), o));
+                    left -= 1;
                 }
             }
         }
-        out
+        (count, out)
     }
 }
 
@@ -1263,6 +1271,19 @@ mod tests {
                     assert_eq!(
                         c.service_endpoints(name).unwrap(),
                         names,
+                        "seed {seed} tick {tick}: {name}"
+                    );
+                    // The list's form: the count and the first three.
+                    let listed = c.service_summaries(3);
+                    let s = listed.iter().find(|s| s.name == *name).unwrap();
+                    assert_eq!(
+                        s.endpoint_count as usize,
+                        names.len(),
+                        "seed {seed} tick {tick}: {name}"
+                    );
+                    assert_eq!(
+                        s.endpoints,
+                        names[..names.len().min(3)],
                         "seed {seed} tick {tick}: {name}"
                     );
                     assert_eq!(

@@ -372,6 +372,7 @@ impl Cluster {
     pub fn create_daemonset(&mut self, spec: DaemonSetSpec) -> Result<ControllerId, Error> {
         spec.validate()?;
         self.owner_name_free(&spec.name, "workload")?;
+        self.check_topology_keys(&spec.name, &spec.template)?;
         let live = self
             .controllers
             .iter()
@@ -458,6 +459,7 @@ impl Cluster {
     pub fn update_daemonset(&mut self, spec: DaemonSetSpec) -> Result<(), Error> {
         spec.validate()?;
         let id = self.daemonset_id(&spec.name)?;
+        self.check_topology_keys(&spec.name, &spec.template)?;
         let (changed, generation) = match &mut self.controllers[id.0 as usize].workload {
             Workload::DaemonSet(d) => {
                 let changed =

@@ -15,12 +15,15 @@
 //! | [`MAX_LIST`] | 64 entries in any one list of a declaration | Kubernetes has no such limit; ours bounds the work of every filter per node |
 //! | [`MAX_VALUES`] | 256 values in one selector requirement | ours, as above, room for long `In` lists of zones or instance types |
 //! | [`MAX_TEMPLATE_ENTRIES`] | 1,024 list entries in one pod template, all lists together | ours: a pod's cost grows with every term, selector and value it carries |
+//! | [`MAX_TOPOLOGY_KEYS`] | 256 topology keys named by all pod templates together | ours: each key the scheduler counts by holds a domain per node |
 //! | [`MAX_ANNOTATION_BYTES`] | 256 KiB of annotations (keys and values) on one object | Kubernetes' own (apimachinery `TotalAnnotationSizeLimitB`); checked on import |
 //!
 //! And what the engine keeps within them, in heap bytes (checked by
-//! `tests/memory.rs` at the limits): a pod at most [`POD_BYTES`], a Service
-//! at most [`SERVICE_BYTES`] whatever it selects, a preemptor's record at
-//! most `scheduler::record_bytes_bound` of its victims.
+//! `tests/memory.rs` at the limits): a pod at most [`POD_BYTES`], a bare
+//! Pod at most [`BARE_POD_BYTES`] and [`TEMPLATE_ENTRY_BYTES`] an entry of
+//! its template, a Service at most [`SERVICE_BYTES`] whatever it selects, a
+//! preemptor's record at most `scheduler::record_bytes_bound` of its
+//! victims.
 
 use alloc::format;
 use alloc::string::String;
@@ -44,6 +47,27 @@ pub const MAX_SERVICES: usize = 10_000;
 /// bind events included (`tests/memory.rs` checks it at [`MAX_PODS`]; the
 /// bench's figure is under 200 bytes).
 pub const POD_BYTES: usize = 1024;
+
+/// The most heap a bare Pod (a `v1 Pod` of its own, `BarePodSpec`) with
+/// a template of no list entries may cost, converged: its owner's slot,
+/// its revision and its admitted template, its pod and their events
+/// (`tests/memory.rs`; about 2.7 KB). Its template's entries cost
+/// [`TEMPLATE_ENTRY_BYTES`] each on top.
+pub const BARE_POD_BYTES: usize = 4096;
+
+/// The most heap one list entry of a pod template (see
+/// [`MAX_TEMPLATE_ENTRIES`]) may cost, every string in it at its longest
+/// (a label key of 317 bytes, a value of 63): the template is kept once,
+/// as admitted, in its revision, and each distinct term once more in the
+/// scheduler's books with its counts in the domains of the pods that carry
+/// it. A revision serves every pod of a Deployment (its pods cost
+/// [`POD_BYTES`] each whatever their template), while each bare Pod and
+/// each DaemonSet pod has its own. What a term selects costs besides, as
+/// Kubernetes' matching costs time: 4 bytes a revision it selects and, per
+/// 64 domains where pods it selects run, a page of counts. Checked by
+/// `tests/memory.rs` at [`MAX_TEMPLATE_ENTRIES`] entries of the costliest
+/// kinds (most cost 0.4 to 1.1 KB).
+pub const TEMPLATE_ENTRY_BYTES: usize = 1536;
 
 /// The most heap a Service with a short name and selector may cost, its
 /// events of two endpoint changes included, whatever it selects
@@ -80,6 +104,17 @@ pub const MAX_VALUES: usize = 256;
 /// the scheduler grows with them: 3,000 replicas of a template with 262,144
 /// values took 2 s and 100 MB.
 pub const MAX_TEMPLATE_ENTRIES: usize = 1024;
+
+/// The most distinct topology keys the cluster's pod templates may name,
+/// all together: inter-pod (anti-)affinity terms' and topology spread
+/// constraints' `topologyKey` (the scheduler's default spreading may read
+/// the zone and hostname keys besides). Each key the scheduler counts by
+/// holds a domain for every node (8 bytes a node, 80 KB at [`MAX_NODES`]),
+/// so a new key costs what the nodes do, not what the term naming it
+/// declares: 2,000 Pods naming 64 new keys each held 1.6 MB a Pod at 3,000
+/// nodes, and registering each key read every node. Kubernetes sets no
+/// count; real clusters use a handful (hostname, zone, region, a rack).
+pub const MAX_TOPOLOGY_KEYS: usize = 256;
 
 /// The most bytes of annotations (keys and values together) one object may
 /// carry: Kubernetes' own limit, apimachinery's `TotalAnnotationSizeLimitB`

@@ -776,7 +776,7 @@ impl Simulator {
         let c = &self.cluster;
         let now = match kind {
             "DaemonSet" => c.daemonset_spec(name).is_ok(),
-            _ => c.bare_pod_specs().any(|p| p.name == name),
+            _ => c.bare_pod_exists(name),
         };
         let queued = self.script[self.next..]
             .iter()

@@ -42,9 +42,10 @@ test('the page loads the engine and opens on the guided tour, with a clean conso
     assert.deepEqual(n1.chips.filter((c) => c.startsWith('web-')), ['web-0', 'web-1', 'web-2', 'web-3']);
     assert.match((await nodeCard(page, 'gpu-1')).text, /dedicated=gpu:NoSchedule/);
     assert.equal((await appRow(page, 'web')).ready, '0/4', 'Ready one tick after binding');
+    assert.match(await page.textContent('#services'), /0: <none>/, 'no endpoint before a pod is Ready');
     await step(page);
     assert.equal((await appRow(page, 'web')).ready, '4/4');
-    assert.match(await page.textContent('#services'), /web-0, web-1, web-2, web-3/);
+    assert.match(await page.textContent('#services'), /4: web-0, web-1, web-2 \+ 1 more\.\.\./);
     // The legend names both apps with their colours, and chips carry the same colour.
     const legend = await page.$$eval('#legend .legend-item', (els) => els.map((e) => e.textContent));
     assert.ok(legend.includes('web') && legend.includes('cache'), legend.join(', '));

@@ -544,6 +544,42 @@ mod tests {
         }
     }
 
+    /// A Service's row names its first ENDPOINTS_LISTED endpoints and
+    /// counts them all, as the engine lists them: the page shows no more
+    /// (a snapshot named every endpoint of every Service, 3 billion names
+    /// for 10,000 Services over 300,000 pods).
+    #[test]
+    fn a_service_row_counts_its_endpoints_and_names_the_first() {
+        let mut s = Session::new(5, Profile::bin_pack());
+        s.submit(Action::Generate {
+            nodes: 20,
+            pods_per_node: 8,
+        })
+        .unwrap();
+        s.run(1);
+        let app = s.snapshot(false).apps[0].name.clone();
+        for (name, value) in [("all", app.as_str()), ("none", "nothing")] {
+            s.submit(Action::AddService {
+                namespace: None,
+                name: name.into(),
+                selector: shepherd::labels(&[("app", value)]),
+            })
+            .unwrap();
+        }
+        s.run(3);
+        let rows = s.snapshot(false).services;
+        assert_eq!(rows.len(), 2);
+        for row in rows {
+            let all = s.simulator().cluster().service_endpoints(&row.name).unwrap();
+            assert_eq!(row.endpoint_count as usize, all.len(), "{}", row.name);
+            let listed = all.len().min(view::ENDPOINTS_LISTED);
+            assert_eq!(row.endpoints, all[..listed], "{}", row.name);
+            if row.name == "all" {
+                assert!(all.len() > view::ENDPOINTS_LISTED, "{} endpoints", all.len());
+            }
+        }
+    }
+
     #[test]
     fn a_separator_inside_a_field_cannot_split_it() {
         let mut out = String::new();

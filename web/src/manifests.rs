@@ -361,8 +361,7 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
     // A bare Pod that is gone (evicted, rejected by its kubelet, lost with
     // its node) is not recreated: only those that still exist are exported.
     let cluster = session.simulator().cluster();
-    sc.pods
-        .retain(|p| cluster.bare_pod_specs().any(|q| q.name == p.name));
+    sc.pods.retain(|p| cluster.bare_pod_exists(&p.name));
     Ok(sc)
 }
 

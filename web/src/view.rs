@@ -10,12 +10,16 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use shepherd::simulator::Simulator;
-use shepherd::{Cluster, Explanation, Labels, NodeId, NodeView, PodPhase, RenderedEvent};
+use shepherd::{Cluster, Explanation, Labels, NodeId, NodeView, RenderedEvent};
 
 /// At most this many pending pods are listed (the count is always exact).
 pub const PENDING_LISTED: usize = 50;
 /// At most this many upcoming script entries are listed.
 pub const UPCOMING_LISTED: usize = 12;
+/// At most this many endpoints of a Service are named (the count is always
+/// exact): kubectl's three (`formatEndpoints` in kubernetes
+/// pkg/printers/internalversion/printers.go), the rest counted as it does.
+pub const ENDPOINTS_LISTED: usize = 3;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Usage {
@@ -126,6 +130,9 @@ pub struct PdbRow {
 pub struct ServiceRow {
     pub name: String,
     pub selector: String,
+    /// Its endpoints now.
+    pub endpoint_count: u32,
+    /// The first [`ENDPOINTS_LISTED`] of them.
     pub endpoints: Vec<String>,
 }
 
@@ -328,13 +335,13 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
             failure: a.failure.map(|(r, m)| format!("{r}: {m}")),
         })
         .collect();
-    // Scans the pods only while some are pending: a quiet tick costs nothing here.
+    // Reads the listed pending pods only (the pods in creation order per
+    // owner, as a scan of every pod for the Pending ones lists them).
     let pending_pods = c.pending_count();
     let pending = if pending_pods == 0 {
         Vec::new()
     } else {
-        c.pods()
-            .filter(|p| p.phase == PodPhase::Pending)
+        c.pending_pods()
             .take(PENDING_LISTED)
             .map(|p| {
                 let name = p.name();
@@ -360,12 +367,13 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
         })
         .collect();
     let services = c
-        .services()
+        .service_summaries(ENDPOINTS_LISTED)
         .into_iter()
-        .map(|(name, selector, endpoints)| ServiceRow {
-            name,
-            selector,
-            endpoints,
+        .map(|s| ServiceRow {
+            name: s.name,
+            selector: s.selector,
+            endpoint_count: s.endpoint_count,
+            endpoints: s.endpoints,
         })
         .collect();
     let script = sim.pending_script();

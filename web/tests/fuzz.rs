@@ -487,6 +487,31 @@ fn fuzz_session_actions() {
         {
             return Err(format!("the runs differ by tick {end}"));
         }
+        // The view's short lists, read from the books, are what a scan of
+        // every pod and endpoint lists.
+        let (c, snap) = (s.simulator().cluster(), s.snapshot(false));
+        let scanned: Vec<String> = (c.pods())
+            .filter(|p| p.phase == shepherd::PodPhase::Pending)
+            .take(shepherd_web::view::PENDING_LISTED)
+            .map(|p| p.name())
+            .collect();
+        let listed: Vec<String> = snap.pending.iter().map(|p| p.name.clone()).collect();
+        if listed != scanned {
+            return Err(format!("pending listed {listed:?}, scanned {scanned:?}"));
+        }
+        for row in &snap.services {
+            let all = c.service_endpoints(&row.name).map_err(|e| e.to_string())?;
+            let first = &all[..all.len().min(shepherd_web::view::ENDPOINTS_LISTED)];
+            if row.endpoint_count as usize != all.len() || row.endpoints != first {
+                return Err(format!(
+                    "Service {}: {} {:?} listed, {} {first:?} scanned",
+                    row.name,
+                    row.endpoint_count,
+                    row.endpoints,
+                    all.len()
+                ));
+            }
+        }
         Ok(())
     });
 }

@@ -874,7 +874,7 @@ impl Cluster {
         let pair = labels
             .iter()
             .filter(|(k, _)| !crate::namespace::is_reserved(k))
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| crate::cluster::label_hash(k, v))
             .min_by_key(|p| self.revisions_by_label.get(p).map_or(0, Vec::len));
         let candidates = match &pair {
             Some(p) => self.revisions_by_label.get(p).map_or(&[][..], Vec::as_slice),
@@ -1062,8 +1062,8 @@ impl Cluster {
             for (c, &t) in tpl.topology_spread.iter().zip(&b.rev.spread_ids) {
                 debug_assert_eq!(
                     Some(&t),
-                    self.term_by_value
-                        .get(&crate::cluster::per_node_term(c.selector.clone())),
+                    self.find_term(&crate::cluster::per_node_term(c.selector.clone()))
+                        .as_ref(),
                     "a revision's spread terms are its constraints' selectors"
                 );
                 let self_match = c.selector.matches(&tpl.labels);
@@ -1595,7 +1595,6 @@ impl Cluster {
                 let first = none_anywhere
                     && rev.affinity_ids.first().is_some_and(|&t| {
                         self.terms[t as usize]
-                            .term
                             .selector
                             .matches(&rev.template.labels)
                     });
@@ -1809,7 +1808,7 @@ impl Cluster {
             }
             // A bare Pod with spec.nodeName is its kubelet's, never the
             // scheduler's (Pending only while that node does not exist).
-            if matches!(&ctl.workload, crate::cluster::Workload::Pod(b) if b.spec.node_name.is_some())
+            if matches!(&ctl.workload, crate::cluster::Workload::Pod(b) if b.node_name.is_some())
             {
                 continue;
             }
@@ -4544,7 +4543,7 @@ impl Cluster {
         if let crate::cluster::Workload::Pod(bare) =
             &self.controllers[p.controller.0 as usize].workload
         {
-            if let Some(node) = &bare.spec.node_name {
+            if let Some(node) = &bare.node_name {
                 by_node_name = true;
                 summary = match (&bare.failed, p.node()) {
                     (Some((reason, message)), _) => format!(
