@@ -27,6 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use shepherd::quantity::MIB;
 use shepherd::model::{
     LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
@@ -230,7 +231,7 @@ fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<
     });
     let cap = n.spec.capacity;
     if used.cpu_millis + tpl.requests.cpu_millis > cap.cpu_millis
-        || used.memory_mib + tpl.requests.memory_mib > cap.memory_mib
+        || used.memory_bytes + tpl.requests.memory_bytes > cap.memory_bytes
         || pods.len() as u32 + 1 > n.spec.max_pods
     {
         return Err("NodeResourcesFit");
@@ -355,7 +356,7 @@ fn inter_pod_filter(w: &World, n: &NodeView, tpl: &PodTemplate) -> Result<(), &'
 fn non_zero(r: Resources) -> Resources {
     Resources::new(
         if r.cpu_millis == 0 { 100 } else { r.cpu_millis },
-        if r.memory_mib == 0 { 200 } else { r.memory_mib },
+        if r.memory_bytes == 0 { 200 * MIB } else { r.memory_bytes },
     )
 }
 
@@ -367,7 +368,7 @@ fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 
     for &(r, wt) in &profile.fit.resources {
         let (req, cap) = match r {
             Resource::Cpu => (used.cpu_millis as i64, n.spec.capacity.cpu_millis as i64),
-            Resource::Memory => (used.memory_mib as i64, n.spec.capacity.memory_mib as i64),
+            Resource::Memory => (used.memory_bytes as i64, n.spec.capacity.memory_bytes as i64),
         };
         let s = match profile.fit.kind {
             ScoringStrategyType::LeastAllocated => {
@@ -394,7 +395,7 @@ fn balanced_score(w: &World, n: &NodeView, inc: &Incoming) -> i64 {
     });
     let f = |u: u64, c: u64| (u as f64 / c as f64).min(1.0);
     let a = f(used.cpu_millis, n.spec.capacity.cpu_millis);
-    let b = f(used.memory_mib, n.spec.capacity.memory_mib);
+    let b = f(used.memory_bytes, n.spec.capacity.memory_bytes);
     ((1.0 - ((a - b) / 2.0).abs()) * 100.0) as i64
 }
 
@@ -751,7 +752,7 @@ fn random_node(rng: &mut Prng, i: usize) -> NodeSpec {
     let mut n = NodeSpec::new(
         &format!("n{i}"),
         rng.range(2, 16) * 500,
-        rng.range(2, 32) * 512,
+        (rng.range(2, 32) * 512) * MIB,
     );
     if !rng.chance(10) {
         n = n.with_label(ZONE, *rng.pick(&["z1", "z2", "z3"]));
@@ -805,7 +806,7 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
     } else {
         rng.range(1, 16) * 128
     };
-    let mut d = DeploymentSpec::new(&name, rng.range(1, 10) as u32, Resources::new(cpu, mem));
+    let mut d = DeploymentSpec::new(&name, rng.range(1, 10) as u32, Resources::new(cpu, mem * MIB));
     let mut t = d
         .template
         .clone()
@@ -977,7 +978,7 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
         }
         // Bare pods: spread by default only when a Service selects them.
         for _ in 0..extra.below(3) {
-            let tpl = PodTemplate::new(Resources::new(extra.range(1, 8) * 100, 256))
+            let tpl = PodTemplate::new(Resources::new(extra.range(1, 8) * 100, 256 * MIB))
                 .with_label("tier", *extra.pick(&["a", "b", "c"]));
             c.create_bare_pod(shepherd::BarePodSpec {
                 name: format!("bare{bare}"),

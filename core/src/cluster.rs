@@ -1476,7 +1476,7 @@ impl Cluster {
                         node.capacity, tpl.requests
                     ),
                 ))
-            } else if after.memory_mib > node.capacity.memory_mib {
+            } else if after.memory_bytes > node.capacity.memory_bytes {
                 Some((
                     Reason::OutOfmemory,
                     format!(
@@ -2996,6 +2996,7 @@ pub(crate) fn pack_place(revision: u32, node: Option<NodeId>) -> u64 {
 
 #[cfg(test)]
 mod template_hash_tests {
+    use crate::quantity::MIB;
     use super::*;
 
     /// The hash as it was made: of the debug form as a string.
@@ -3023,7 +3024,7 @@ mod template_hash_tests {
     /// debug form did: small and large, with and without a priority class.
     #[test]
     fn the_streamed_hash_is_the_hash_of_the_text() {
-        let mut t = PodTemplate::new(Resources::new(100, 128));
+        let mut t = PodTemplate::new(Resources::new(100, 128 * MIB));
         for i in 0..40 {
             assert_eq!(template_hash(&t), hash_of_text(&t), "{i} labels");
             let named = t.clone().with_priority_class("high");
@@ -3035,6 +3036,7 @@ mod template_hash_tests {
 
 #[cfg(test)]
 mod pod_record_tests {
+    use crate::quantity::MIB;
     use super::*;
 
     fn pod() -> Pod {
@@ -3103,7 +3105,7 @@ mod pod_record_tests {
         let mut c = Cluster::new();
         // A term over the hostname key, so its topology exists and counts.
         c.deploy(
-            DeploymentSpec::new("web", 6, Resources::new(10, 10)).with_template(|t| {
+            DeploymentSpec::new("web", 6, Resources::new(10, 10 * MIB)).with_template(|t| {
                 t.with_preferred_anti_affinity(1, AffinityTerm::new(Selector::new(&[("app", "web")]), None))
             }),
         )
@@ -3111,7 +3113,7 @@ mod pod_record_tests {
         let names = ["a", "b", "c", "d", "e"];
         for step in 0..ops {
             let name = names[rng.below(names.len() as u64) as usize];
-            let mut spec = NodeSpec::new(name, 1000, 1000);
+            let mut spec = NodeSpec::new(name, 1000, 1000 * MIB);
             match rng.below(4) {
                 0 => {
                     spec.labels.remove(HOSTNAME_KEY);
@@ -3174,7 +3176,7 @@ mod pod_record_tests {
     #[test]
     fn spread_policies_at_their_defaults_keep_the_template_hash() {
         use crate::model::{PodTemplate, Selector, TopologySpreadConstraint, WhenUnsatisfiable};
-        let t = PodTemplate::new(Resources::new(100, 128))
+        let t = PodTemplate::new(Resources::new(100, 128 * MIB))
             .with_label("app", "web")
             .with_topology_spread(TopologySpreadConstraint::new(
                 1,
@@ -3183,7 +3185,7 @@ mod pod_record_tests {
                 Selector::new(&[("app", "web")]),
             ));
         assert_eq!(template_hash(&t), "k8g7v9wx");
-        let t2 = PodTemplate::new(Resources::new(100, 128))
+        let t2 = PodTemplate::new(Resources::new(100, 128 * MIB))
             .with_label("app", "web")
             .with_topology_spread(TopologySpreadConstraint::new(
                 2,

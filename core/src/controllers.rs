@@ -1093,6 +1093,7 @@ impl Cluster {
 
 #[cfg(test)]
 mod tests {
+    use crate::quantity::MIB;
     use super::*;
     use crate::model::{DeploymentSpec, NodeSpec, Resources, Selector};
     use crate::simulator::Prng;
@@ -1187,7 +1188,7 @@ mod tests {
             c.watch_events();
             c.set_heartbeat_timeout(3).unwrap();
             for i in 0..4 {
-                c.add_node(NodeSpec::new(&format!("n{i}"), 8000, 16384))
+                c.add_node(NodeSpec::new(&format!("n{i}"), 8000, 16384 * MIB))
                     .unwrap();
             }
             let mut seen: BTreeMap<String, Vec<(ControllerId, u32)>> = BTreeMap::new();
@@ -1204,12 +1205,12 @@ mod tests {
                         apps += 1;
                         let t = template(
                             &mut rng,
-                            crate::model::PodTemplate::new(Resources::new(500, 256)),
+                            crate::model::PodTemplate::new(Resources::new(500, 256 * MIB)),
                         );
                         let spec = DeploymentSpec::new(
                             &name,
                             rng.range(1, 6) as u32,
-                            Resources::new(500, 256),
+                            Resources::new(500, 256 * MIB),
                         )
                         .with_template(|_| t);
                         c.deploy(spec).unwrap();
@@ -1222,7 +1223,7 @@ mod tests {
                         let name = format!("d{}", rng.below(apps));
                         let t = template(
                             &mut rng,
-                            crate::model::PodTemplate::new(Resources::new(500, 256)),
+                            crate::model::PodTemplate::new(Resources::new(500, 256 * MIB)),
                         );
                         c.roll(&name, t).ok();
                     }

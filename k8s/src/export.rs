@@ -46,7 +46,7 @@ fn int_or_percent(v: IntOrPercent) -> Value {
 fn node(n: &ImportedNode, kwok: bool) -> Value {
     let resources = map(vec![
         ("cpu", s(&format!("{}m", n.spec.capacity.cpu_millis))),
-        ("memory", s(&format!("{}Mi", n.spec.capacity.memory_mib))),
+        ("memory", s(&shepherd::quantity::format_memory_bytes(n.spec.capacity.memory_bytes))),
         ("pods", s(&n.spec.max_pods.to_string())),
     ]);
     let mut spec = Vec::new();
@@ -288,8 +288,8 @@ fn template(t: &PodTemplate) -> Value {
     if t.requests.cpu_millis > 0 {
         requests.push(("cpu", s(&format!("{}m", t.requests.cpu_millis))));
     }
-    if t.requests.memory_mib > 0 {
-        requests.push(("memory", s(&format!("{}Mi", t.requests.memory_mib))));
+    if t.requests.memory_bytes > 0 {
+        requests.push(("memory", s(&shepherd::quantity::format_memory_bytes(t.requests.memory_bytes))));
     }
     let mut container = vec![("name", s("app")), ("image", s(IMAGE))];
     if !requests.is_empty() {

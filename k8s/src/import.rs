@@ -843,7 +843,7 @@ impl<'a> State<'a> {
         self.first_seen(cx, &self.nodes, "Node", &name)?;
         let (unschedulable, taints) = node_spec(cx, spec)?;
         let (capacity, max_pods, ready) = node_status(cx, status)?;
-        let mut node = NodeSpec::new(&name, capacity.cpu_millis, capacity.memory_mib);
+        let mut node = NodeSpec::new(&name, capacity.cpu_millis, capacity.memory_bytes);
         node.max_pods = max_pods;
         node.labels = labels;
         // The node controller's own taints stand for state the engine keeps
@@ -1401,8 +1401,8 @@ fn taint_effect(cx: &Ctx, v: &Value, path: &str) -> R<TaintEffect> {
 }
 
 /// `status` of a Node: allocatable (else capacity) cpu, memory and pods
-/// (110, the kubelet's default, when absent), and the Ready condition. Memory rounds down to whole MiB: a node never offers more
-/// than it has.
+/// (110, the kubelet's default, when absent), and the Ready condition.
+/// Memory is in bytes, as `Quantity.Value()` reads it (rounded up).
 fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
     let mut alloc = None;
     let mut cap = None;
@@ -1434,7 +1434,7 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
         let rp = child(&p, k);
         match k.as_str() {
             "cpu" => cpu = Some(quantity_of(cx, val, &rp, Unit::Cpu)?),
-            "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Memory)? >> 20),
+            "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Memory)?),
             "pods" => {
                 let n = quantity_of(cx, val, &rp, Unit::Other("pods"))?;
                 if n > 1_000_000 {
@@ -2102,11 +2102,10 @@ fn pod_spec(
         }
     }
     let eff = sum.add(sidecars).max(init_peak).add(overhead);
-    // The engine counts memory in MiB: a request rounds up, so a pod never
-    // takes less than it asked for.
+    // Memory in bytes, as kube-scheduler sums it (int64 of Value()).
     // A pod that requests nothing is BestEffort: it fits anywhere
     // NodeResourcesFit looks, and scoring counts the non-zero defaults.
-    t.requests = Resources::new(eff.cpu, eff.mem.div_ceil(1 << 20));
+    t.requests = Resources::new(eff.cpu, eff.mem);
     Ok(node_name)
 }
 

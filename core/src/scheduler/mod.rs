@@ -1530,9 +1530,9 @@ impl Cluster {
                     // without room for one more pod has none free (its
                     // list may wait to be filed, see `Cluster::unfiled`).
                     let (cpu, memory, _) = fit::insufficient(
-                        (b.req.cpu_millis, b.req.memory_mib),
-                        (h.allocated.cpu_millis, h.allocated.memory_mib),
-                        (h.capacity.cpu_millis, h.capacity.memory_mib),
+                        (b.req.cpu_millis, b.req.memory_bytes),
+                        (h.allocated.cpu_millis, h.allocated.memory_bytes),
+                        (h.capacity.cpu_millis, h.capacity.memory_bytes),
                         0,
                         1,
                     );
@@ -1543,8 +1543,8 @@ impl Cluster {
                             memory,
                             pods,
                             unresolvable: fit::unresolvable(
-                                (b.req.cpu_millis, b.req.memory_mib),
-                                (h.capacity.cpu_millis, h.capacity.memory_mib),
+                                (b.req.cpu_millis, b.req.memory_bytes),
+                                (h.capacity.cpu_millis, h.capacity.memory_bytes),
                             ),
                         });
                     }
@@ -1963,7 +1963,7 @@ impl Cluster {
     #[inline(always)]
     fn local_common_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
         debug_assert!(l.w_fit > 0 && !l.most && l.w_cpu == l.w_mem && l.w_bal > 0);
-        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_mib == 0) {
+        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_bytes == 0) {
             return Self::local_zero_capacity_of(h, b, l);
         }
         let (cpu, mem) = Self::fit_pair(h, b, fit::least_requested_score);
@@ -1982,8 +1982,8 @@ impl Cluster {
                 h.capacity.cpu_millis as i64,
             ),
             per(
-                (h.nonzero.memory_mib + b.nonzero.memory_mib) as i64,
-                h.capacity.memory_mib as i64,
+                (h.nonzero.memory_bytes + b.nonzero.memory_bytes) as i64,
+                h.capacity.memory_bytes as i64,
             ),
         )
     }
@@ -1993,8 +1993,9 @@ impl Cluster {
     #[inline(always)]
     fn balanced_of(h: &HotNode, b: &Batch) -> i64 {
         // Through i64: one conversion instruction where u64 takes
-        // several, and the same value (a node's requests stay below
-        // MAX_PODS x MAX_CPU_MILLIS, about 2^48).
+        // several, and the same value (a node's requests stay below its
+        // allocatable plus the pod's, at most 2 x MAX_MEMORY_BYTES = 2^51
+        // bytes and far fewer millicores).
         let frac = |r: u64, a: u64| {
             let f = r as i64 as f64 / a as i64 as f64;
             if f > 1.0 {
@@ -2008,8 +2009,8 @@ impl Cluster {
             h.capacity.cpu_millis,
         );
         let f2 = frac(
-            h.allocated.memory_mib + b.req.memory_mib,
-            h.capacity.memory_mib,
+            h.allocated.memory_bytes + b.req.memory_bytes,
+            h.capacity.memory_bytes,
         );
         let std = plugins::abs((f1 - f2) / 2.0);
         ((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64
@@ -2025,12 +2026,12 @@ impl Cluster {
     #[cold]
     #[inline(never)]
     fn local_zero_capacity_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
-        let caps = [h.capacity.cpu_millis as i64, h.capacity.memory_mib as i64];
+        let caps = [h.capacity.cpu_millis as i64, h.capacity.memory_bytes as i64];
         let mut total = 0i64;
         if l.w_fit > 0 {
             let req = [
                 (h.nonzero.cpu_millis + b.nonzero.cpu_millis) as i64,
-                (h.nonzero.memory_mib + b.nonzero.memory_mib) as i64,
+                (h.nonzero.memory_bytes + b.nonzero.memory_bytes) as i64,
             ];
             let (mut sum, mut weights) = (0i64, 0i64);
             for ((&r, &c), w) in req.iter().zip(&caps).zip([l.w_cpu, l.w_mem]) {
@@ -2051,7 +2052,7 @@ impl Cluster {
         if l.w_bal > 0 && !b.best_effort {
             let req = [
                 (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
-                (h.allocated.memory_mib + b.req.memory_mib) as i64,
+                (h.allocated.memory_bytes + b.req.memory_bytes) as i64,
             ];
             total += l.w_bal * balanced::score(&req, &caps);
         }
@@ -2061,7 +2062,7 @@ impl Cluster {
     /// `local_planned` for the node record `h`.
     #[inline(always)]
     fn local_planned_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
-        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_mib == 0) {
+        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_bytes == 0) {
             return Self::local_zero_capacity_of(h, b, l);
         }
         let mut total = 0i64;
@@ -2116,9 +2117,9 @@ impl Cluster {
                     h.capacity.cpu_millis,
                 ),
                 Resource::Memory => (
-                    h.nonzero.memory_mib,
-                    b.nonzero.memory_mib,
-                    h.capacity.memory_mib,
+                    h.nonzero.memory_bytes,
+                    b.nonzero.memory_bytes,
+                    h.capacity.memory_bytes,
                 ),
             };
             req[i] = (have + add) as i64;
@@ -2136,9 +2137,9 @@ impl Cluster {
         balanced::score(
             &[
                 (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
-                (h.allocated.memory_mib + b.req.memory_mib) as i64,
+                (h.allocated.memory_bytes + b.req.memory_bytes) as i64,
             ],
-            &[h.capacity.cpu_millis as i64, h.capacity.memory_mib as i64],
+            &[h.capacity.cpu_millis as i64, h.capacity.memory_bytes as i64],
         )
     }
 
@@ -4717,6 +4718,7 @@ fn class_na_scores(b: &Batch, profile: &Profile, present: &[u32], out: &mut Vec<
 
 #[cfg(test)]
 mod tests {
+    use crate::quantity::MIB;
     use alloc::vec::Vec;
 
     use crate::affinity::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm};
@@ -4737,7 +4739,7 @@ mod tests {
         let zones = ["a", "b", "c"];
         for i in 0..700u64 {
             let cpu = 4000 + 2000 * (i % 3);
-            let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, 8192 + 1024 * (i % 5));
+            let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, (8192 + 1024 * (i % 5)) * MIB);
             if i % 7 != 0 {
                 n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
             }
@@ -4751,7 +4753,7 @@ mod tests {
             let mut d = DeploymentSpec::new(
                 &name,
                 400 + 300 * a as u32,
-                Resources::new(100 + 150 * a, 128 + 256 * a),
+                Resources::new(100 + 150 * a, (128 + 256 * a) * MIB),
             );
             // One pod a node (InterPodAffinity's filter, node by node).
             if a == 0 {
@@ -4770,7 +4772,7 @@ mod tests {
             let mut d = DeploymentSpec::new(
                 &name,
                 1 + (a % 12) as u32,
-                Resources::new(50 + 50 * (a % 3), 64 + 64 * (a % 4)),
+                Resources::new(50 + 50 * (a % 3), (64 + 64 * (a % 4)) * MIB),
             );
             // Some spread by hostname on their own, some prefer a zone.
             if a % 4 == 1 {
@@ -4897,13 +4899,13 @@ mod tests {
             let mut c = Cluster::new();
             c.set_index_use(index);
             for i in 0..300u64 {
-                let n = NodeSpec::new(&alloc::format!("n-{i}"), 64_000, 262_144)
+                let n = NodeSpec::new(&alloc::format!("n-{i}"), 64_000, 262_144 * MIB)
                     .with_label("topology.kubernetes.io/zone", &alloc::format!("z-{i}"));
                 c.add_node(n).unwrap();
             }
-            c.deploy(DeploymentSpec::new("web", 600, Resources::new(10, 16)))
+            c.deploy(DeploymentSpec::new("web", 600, Resources::new(10, 16 * MIB)))
                 .unwrap();
-            let mut d = DeploymentSpec::new("prefers", 300, Resources::new(10, 16));
+            let mut d = DeploymentSpec::new("prefers", 300, Resources::new(10, 16 * MIB));
             d.template = d.template.with_node_affinity(NodeAffinity {
                 required: None,
                 preferred: alloc::vec![PreferredSchedulingTerm {
@@ -4945,14 +4947,14 @@ mod tests {
             c.set_index_use(index);
             let zones = ["a", "b", "c"];
             for i in 0..400u64 {
-                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), 8_000 + 1000 * (i % 4), 32_768);
+                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), 8_000 + 1000 * (i % 4), 32_768 * MIB);
                 if i % 200 != 7 {
                     n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
                 }
                 c.add_node(n).unwrap();
             }
             let apart = |name: &str, of: &str, replicas: u32| {
-                let mut d = DeploymentSpec::new(name, replicas, Resources::new(500, 1024));
+                let mut d = DeploymentSpec::new(name, replicas, Resources::new(500, 1024 * MIB));
                 d.template = d
                     .template
                     .with_anti_affinity(AffinityTerm::new(Selector::new(&[("app", of)]), None));
@@ -4962,14 +4964,14 @@ mod tests {
             // One pod a zone: a bind closes its whole zone, so this batch
             // scans. One in each of three zones, the others on the two
             // nodes without one.
-            let mut zonal = DeploymentSpec::new("zonal", 6, Resources::new(500, 1024));
+            let mut zonal = DeploymentSpec::new("zonal", 6, Resources::new(500, 1024 * MIB));
             zonal.template = zonal.template.with_anti_affinity(AffinityTerm::new(
                 Selector::new(&[("app", "zonal")]),
                 Some("topology.kubernetes.io/zone"),
             ));
             c.deploy(zonal).unwrap();
             // All in the zone of their first pod.
-            let mut group = DeploymentSpec::new("group", 30, Resources::new(200, 256));
+            let mut group = DeploymentSpec::new("group", 30, Resources::new(200, 256 * MIB));
             group.template = group.template.with_affinity(AffinityTerm::new(
                 Selector::new(&[("app", "group")]),
                 Some("topology.kubernetes.io/zone"),
@@ -4978,7 +4980,7 @@ mod tests {
             c.reconcile_to_fixed_point(Profile::kube_scheduler());
             // Only on nodes holding a web pod (required affinity by
             // hostname to another Deployment's pods).
-            let mut near = DeploymentSpec::new("near", 60, Resources::new(100, 128));
+            let mut near = DeploymentSpec::new("near", 60, Resources::new(100, 128 * MIB));
             near.template = near
                 .template
                 .with_affinity(AffinityTerm::new(Selector::new(&[("app", "web")]), None));
@@ -5099,7 +5101,7 @@ mod tests {
                     let mut n = NodeSpec::new(
                         &alloc::format!("n-{i}"),
                         4000 + 2000 * rng.below(3),
-                        8192 + 4096 * rng.below(3),
+                        (8192 + 4096 * rng.below(3)) * MIB,
                     );
                     if !rng.chance(10) {
                         n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
@@ -5116,7 +5118,7 @@ mod tests {
                 for wave in 0..3 {
                     for a in 0..14 {
                         let req =
-                            Resources::new(100 + 100 * rng.below(2), 256 + 256 * rng.below(2));
+                            Resources::new(100 + 100 * rng.below(2), (256 + 256 * rng.below(2)) * MIB);
                         let replicas = 1 + rng.below(60) as u32;
                         let mut d =
                             DeploymentSpec::new(&alloc::format!("w{wave}-{a}"), replicas, req);
@@ -5242,7 +5244,7 @@ mod tests {
                         let mut n = NodeSpec::new(
                             &alloc::format!("n-{i}"),
                             if big { 32_000 } else { 8_000 },
-                            if big { 65_536 } else { 16_384 },
+                            (if big { 65_536 } else { 16_384 }) * MIB,
                         )
                         .with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
                         if rng.below(3) == 0 {
@@ -5259,7 +5261,7 @@ mod tests {
                     for wave in 0..3 {
                         for a in 0..60 {
                             let size = rng.range(1, 13) as u32;
-                            let req = Resources::new(rng.range(1, 3) * 250, rng.range(1, 3) * 512);
+                            let req = Resources::new(rng.range(1, 3) * 250, (rng.range(1, 3) * 512) * MIB);
                             let mut d =
                                 DeploymentSpec::new(&alloc::format!("w{wave}-{a}"), size, req);
                             if rng.below(3) == 0 {
@@ -5294,12 +5296,12 @@ mod tests {
             c.set_index_use(index);
             let zones = ["a", "b", "c"];
             for i in 0..300u64 {
-                let n = NodeSpec::new(&alloc::format!("n-{i}"), 64_000, 262_144)
+                let n = NodeSpec::new(&alloc::format!("n-{i}"), 64_000, 262_144 * MIB)
                     .with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize])
                     .with_max_pods(60);
                 c.add_node(n).unwrap();
             }
-            c.deploy(DeploymentSpec::new("web", 17_000, Resources::new(10, 16)))
+            c.deploy(DeploymentSpec::new("web", 17_000, Resources::new(10, 16 * MIB)))
                 .unwrap();
             c.reconcile_to_fixed_point(Profile::kube_scheduler());
             c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>()
@@ -5322,7 +5324,7 @@ mod tests {
             c.set_index_use(index);
             let zones = ["a", "b", "c"];
             for i in 0..1000u64 {
-                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), 4000, 16_384)
+                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), 4000, 16_384 * MIB)
                     .with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
                 if i % 4 == 1 {
                     n = n.with_label("disktype", "ssd");
@@ -5333,7 +5335,7 @@ mod tests {
                 c.deploy(DeploymentSpec::new(
                     name,
                     replicas,
-                    Resources::new(100, 256),
+                    Resources::new(100, 256 * MIB),
                 ))
                 .unwrap();
                 c.reconcile_to_fixed_point(profile);
@@ -5344,7 +5346,7 @@ mod tests {
             // (`hosted`), its classes carrying the zone digit.
             let spread =
                 |c: &mut Cluster, name: &str, replicas: u32, key: &str, when: WhenUnsatisfiable| {
-                    let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
+                    let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256 * MIB));
                     d.template = d
                         .template
                         .with_topology_spread(TopologySpreadConstraint::new(
@@ -5376,7 +5378,7 @@ mod tests {
                 match_fields: Vec::new(),
             };
             let on_ssd = |c: &mut Cluster, name: &str, replicas: u32, required: bool| {
-                let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
+                let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256 * MIB));
                 d.template = d.template.with_node_affinity(if required {
                     NodeAffinity {
                         required: Some(alloc::vec![ssd()]),
@@ -5405,7 +5407,7 @@ mod tests {
             c.deploy(DeploymentSpec::new(
                 "filler",
                 980,
-                Resources::new(3850, 1024),
+                Resources::new(3850, 1024 * MIB),
             ))
             .unwrap();
             c.reconcile_to_fixed_point(profile);
@@ -5493,7 +5495,7 @@ mod tests {
                     1 => (4000, 0),
                     _ => (4000, 8192),
                 };
-                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, mem);
+                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, mem * MIB);
                 if i % 11 == 0 {
                     n = n.with_max_pods(0);
                 }
@@ -5501,9 +5503,9 @@ mod tests {
             }
             for (name, req, replicas) in [
                 ("best-effort", Resources::new(0, 0), 500),
-                ("memory-only", Resources::new(0, 256), 400),
+                ("memory-only", Resources::new(0, 256 * MIB), 400),
                 ("cpu-only", Resources::new(250, 0), 400),
-                ("both", Resources::new(250, 256), 300),
+                ("both", Resources::new(250, 256 * MIB), 300),
             ] {
                 c.deploy(DeploymentSpec::new(name, replicas, req)).unwrap();
             }
