@@ -38,7 +38,7 @@ fn cluster() -> Shepherd {
         ("name", "big".into()),
         ("replicas", 3.into()),
         ("cpu", "2500m".into()),
-        ("memory", 512.into()),
+        ("memory", "512Mi".into()),
     ]))
     .expect("a valid deployment");
     s
