@@ -24,8 +24,6 @@ const MIB: u64 = 1 << 20;
 /// The known deviation classes a run can steer clear of (docs/oracle.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Avoid {
-    /// Memory only in whole MiB (issue 43, item 1).
-    pub memory_mib: bool,
     /// No request written as an explicit zero (item 2).
     pub explicit_zero: bool,
     /// NodeResourcesBalancedAllocation is left out of the comparison (its
@@ -38,8 +36,7 @@ pub struct Avoid {
     pub non_zero_per_container: bool,
 }
 
-pub const CLASSES: [&str; 4] = [
-    "memory-mib",
+pub const CLASSES: [&str; 3] = [
     "explicit-zero",
     "balanced-allocation",
     "non-zero-per-container",
@@ -48,21 +45,19 @@ pub const CLASSES: [&str; 4] = [
 impl Avoid {
     pub fn all() -> Avoid {
         Avoid {
-            memory_mib: true,
             explicit_zero: true,
             balanced_allocation: true,
             non_zero_per_container: true,
         }
     }
 
-    /// `memory-mib,explicit-zero`, `all` or `none`.
+    /// `explicit-zero,balanced-allocation`, `all` or `none`.
     pub fn parse(s: &str) -> Result<Avoid, String> {
         let mut a = Avoid::default();
         for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             match w {
                 "all" => a = Avoid::all(),
                 "none" => a = Avoid::default(),
-                "memory-mib" => a.memory_mib = true,
                 "explicit-zero" => a.explicit_zero = true,
                 "balanced-allocation" => a.balanced_allocation = true,
                 "non-zero-per-container" => a.non_zero_per_container = true,
@@ -152,16 +147,18 @@ pub fn mem_text(rng: &mut Prng, b: u64) -> String {
     rng.pick(&forms).clone()
 }
 
-/// A memory size near `mib` MiB: whole MiB, or (unless avoided) decimal
-/// megabytes or an odd byte count.
-fn mem_bytes(rng: &mut Prng, mib: u64, avoid: &Avoid) -> u64 {
-    if avoid.memory_mib || rng.chance(50) {
+/// A memory size near `mib` MiB: whole MiB, decimal megabytes, an odd byte
+/// count, or now and then below one MiB (Kubernetes counts bytes, so a node
+/// of 512Ki takes a pod of 100Ki).
+fn mem_bytes(rng: &mut Prng, mib: u64) -> u64 {
+    if rng.chance(50) {
         return mib * MIB;
     }
-    match rng.below(3) {
-        0 => (mib * MIB / 1_000_000).max(1) * 1_000_000,
-        1 => mib * MIB - rng.range(1, 4096),
-        _ => mib * MIB + rng.range(1, 512) * 1024,
+    match rng.below(8) {
+        0..=1 => (mib * MIB / 1_000_000).max(1) * 1_000_000,
+        2..=4 => mib * MIB - rng.range(1, 4096),
+        5..=6 => mib * MIB + rng.range(1, 512) * 1024,
+        _ => rng.range(1, MIB - 1),
     }
 }
 
@@ -318,7 +315,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
         } else {
             rng.range(2, 64) * 256
         };
-        let mut mem_b = mem_bytes(rng, mem_mib, avoid);
+        let mut mem_b = mem_bytes(rng, mem_mib);
         let mut cpu_m = cpu_m;
         if rng.chance(3) {
             if rng.chance(50) {
@@ -418,7 +415,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
             let app = *rng.pick(&APPS);
             let want_c = (rng.range(1, 8) * 125).min(*cpu_m);
             let want_m = (rng.range(1, 16) * 128 * MIB).min(*mem_b / MIB * MIB);
-            let want_m = mem_bytes(rng, want_m / MIB, avoid).min(*mem_b);
+            let want_m = mem_bytes(rng, want_m / MIB).min(*mem_b);
             let mut l = vec![("app", app)];
             let tier = *rng.pick(&["frontend", "backend"]);
             if rng.chance(40) {
@@ -482,10 +479,10 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
     }
     let (cpu_m, mem_b) = if rng.chance(20) {
         let (c, m) = (rng.range(4, 40) * 250, rng.range(4, 64) * 256);
-        (c, mem_bytes(rng, m, avoid))
+        (c, mem_bytes(rng, m))
     } else {
         let (c, m) = (rng.range(1, 12) * 50, rng.range(1, 16) * 64);
-        (c, mem_bytes(rng, m, avoid))
+        (c, mem_bytes(rng, m))
     };
     let mut spec = Map::new();
     spec.insert("containers".into(), containers(rng, cpu_m, mem_b, avoid));

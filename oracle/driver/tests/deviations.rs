@@ -70,32 +70,6 @@ fn host(name: &str) -> Value {
     json!({"kubernetes.io/hostname": name})
 }
 
-/// memory-mib (issue 43, item 1): Kubernetes counts memory in bytes
-/// (resource.Quantity.Value, int64); a node of 512Ki fits a pod asking for
-/// 100Ki there. Shepherd counts whole MiB (allocatable rounded down to 0,
-/// the request up to 1) and says Insufficient memory.
-#[test]
-fn memory_below_one_mib_is_rounded_away() {
-    let c = case(
-        vec![node("small", "1", "512Ki", host("small"))],
-        Vec::new(),
-        pod(
-            "incoming",
-            json!({"cpu": "100m", "memory": "100Ki"}),
-            json!({}),
-        ),
-    );
-    if let Some(k) = kube(&c) {
-        assert!(k.nodes["small"].feasible);
-    }
-    let s = side(&c);
-    assert!(
-        !s.nodes["small"].feasible,
-        "Shepherd fits 100Ki on a 512Ki node now: memory-mib is fixed?"
-    );
-    assert_eq!(s.nodes["small"].reasons, ["Insufficient memory"]);
-}
-
 /// explicit-zero (item 2): kube-scheduler applies its non-zero defaults
 /// (100m cpu, 200Mi memory) only to a container that sets no request
 /// (framework/types.go getNonMissingContainerRequests, component-helpers
