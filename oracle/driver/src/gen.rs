@@ -374,7 +374,16 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
             spec.insert("taints".into(), Value::Array(taints));
         }
         if rng.chance(10) {
+            // A cordoned node as a cluster holds it: the node lifecycle
+            // controller adds node.kubernetes.io/unschedulable:NoSchedule
+            // (node_lifecycle_controller.go, doNoScheduleTaintingPass), which
+            // Shepherd models and a spread constraint's nodeTaintsPolicy
+            // Honor reads. Without it the snapshot is one no cluster has.
             spec.insert("unschedulable".into(), json!(true));
+            let t = spec.entry("taints").or_insert_with(|| json!([]));
+            if let Some(t) = t.as_array_mut() {
+                t.push(json!({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}));
+            }
         }
         let mut alloc = Map::new();
         alloc.insert("cpu".into(), json!(cpu_text(rng, cpu_m)));
