@@ -1006,13 +1006,22 @@ pub fn kubectl(args: &[String]) -> Result<(), String> {
     if commands.iter().any(|c| c.is_empty()) {
         return Err("an empty command between --; expected a kubectl command after each --".into());
     }
+    // Every command is read before the input is: a mistake costs no import,
+    // and is kubectl's (its words on standard error, exit 1).
+    let parsed: Vec<shepherd_k8s::kubectl::Command> = commands
+        .iter()
+        .map(|w| kparse(w))
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(1)
+        });
     let mut stdin: Option<String> = None;
     let r = run(&a, "kubectl");
     let profile = r.profile.clone();
     let mut sim = shepherd::simulator::Simulator::new(7, profile.clone());
     *sim.cluster_mut() = r.cluster;
-    for words in commands {
-        let cmd = kparse(words)?;
+    for cmd in parsed {
         if matches!(cmd, shepherd_k8s::kubectl::Command::Apply { .. }) && stdin.is_none() {
             if a.input.as_deref() == Some("-") {
                 return Err("apply -f - reads standard input, which the input - took already; expected the cluster from a FILE or DIR".into());
