@@ -294,3 +294,58 @@ fn completion_offers_verbs_kinds_and_names() {
     assert_eq!(shepherd_k8s::kubectl::complete(c, "rollout status dep"), ["deployment/web"]);
     assert_eq!(shepherd_k8s::kubectl::complete(c, "get pods -o w"), ["wide"]);
 }
+
+/// Random lines from kubectl's vocabulary (and some noise) never panic: each
+/// is a read, a change whose events the engine checks, or an error in
+/// kubectl's form. `SHEPHERD_FUZZ_OPS` sets the count; a failure prints the
+/// seed (`SHEPHERD_KUBECTL_SEED=N`).
+#[test]
+fn random_lines_never_panic_and_changes_apply_or_are_refused() {
+    const WORDS: &[&str] = &[
+        "get", "describe", "top", "scale", "cordon", "uncordon", "drain", "taint", "label",
+        "delete", "rollout", "set", "create", "apply", "status", "undo", "restart", "image",
+        "deployment", "nodes", "pods", "po", "no", "deploy", "rs", "sts", "ds", "pdb", "svc",
+        "ev", "ns", "pc", "web", "agent", "debug", "node-1", "node-2", "nope", "web-0",
+        "deploy/web", "node/node-1", "-n", "kube-system", "-A", "-l", "app=web",
+        "app in (web)", "!app", "-o", "wide", "yaml", "json", "name", "--field-selector",
+        "spec.nodeName=node-1", "status.phase!=Running", "--replicas", "3", "--replicas=0",
+        "--ignore-daemonsets", "--force", "--disable-eviction", "--delete-emptydir-data",
+        "gpu=true:NoSchedule", "gpu-", "k=v", "k-", "--overwrite", "app=nginx:2", "--image=x",
+        "-f", "-", "--", "'", "\"", "é", "-xyz", "--bogus", "=", ",", "()", "--show-labels",
+    ];
+    let ops: u64 = std::env::var("SHEPHERD_FUZZ_OPS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(300);
+    let seeds: Vec<u64> = match std::env::var("SHEPHERD_KUBECTL_SEED") {
+        Ok(s) => vec![s.trim().parse().expect("SHEPHERD_KUBECTL_SEED is a number")],
+        Err(_) => (0..(ops / 30).max(3)).collect(),
+    };
+    for seed in seeds {
+        let mut rng = shepherd::simulator::Prng::new(seed);
+        let mut sim = cluster();
+        for _ in 0..30 {
+            let n = rng.range(0, 7) as usize;
+            let line: Vec<&str> = (0..n).map(|_| *rng.pick(WORDS)).collect();
+            let line = line.join(" ");
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_line(sim.cluster(), sim.profile(), &line, Some("kind: Node\nmetadata: {name: x}\n"), Page { offset: 0, limit: 20 })
+            }));
+            let r = outcome.unwrap_or_else(|_| panic!("seed {seed}: {line:?} panicked (SHEPHERD_KUBECTL_SEED={seed})"));
+            match r {
+                Ok(Reply::Change { events, .. }) => {
+                    for e in events {
+                        // The engine may refuse what kubectl's checks let by; it must not panic.
+                        let _ = sim.apply(&e);
+                    }
+                    sim.step();
+                }
+                Ok(Reply::Text { text, .. }) => assert!(!text.is_empty(), "seed {seed}: {line:?} printed nothing"),
+                Err(e) => assert!(
+                    e.starts_with("error: ") || e.starts_with("Error from server"),
+                    "seed {seed}: {line:?}: {e}"
+                ),
+            }
+        }
+    }
+}

@@ -124,6 +124,12 @@ pub(super) fn describe(c: &Cluster, profile: &Profile, cmd: &Command) -> Result<
     else {
         unreachable!("describe is given a Describe");
     };
+    if !matches!(kind, Kind::Nodes | Kind::Pods | Kind::Deployments) {
+        return Err(format!(
+            "error: describe is written for nodes, pods and deployments here; expected kubectl get {} (-o wide)",
+            kind.plural()
+        ));
+    }
     let mut targets: Vec<String> = names.clone();
     if targets.is_empty() {
         // `kubectl describe nodes` (or with -l): every matching object.
@@ -147,11 +153,12 @@ pub(super) fn describe(c: &Cluster, profile: &Profile, cmd: &Command) -> Result<
                 .collect(),
             _ => Vec::new(),
         };
-        if targets.is_empty() && matches!(kind, Kind::Nodes | Kind::Pods | Kind::Deployments) {
-            return Ok(Reply::text(format!(
-                "No resources found in {} namespace.",
-                scope.namespace()
-            )));
+        if targets.is_empty() {
+            return Ok(Reply::text(if *kind == Kind::Nodes {
+                "No resources found".to_string()
+            } else {
+                format!("No resources found in {} namespace.", scope.namespace())
+            }));
         }
     }
     let mut parts = Vec::new();
