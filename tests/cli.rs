@@ -722,7 +722,10 @@ fn explain_names_a_missing_pod_once_and_what_there_is() {
 
 fn kubectl(words: &str, stdin: Option<&str>) -> (i32, String, String) {
     use std::io::Write;
-    let mut args = vec!["kubectl".to_string(), "../tests/manifests/workloads.yaml".to_string()];
+    let mut args = vec![
+        "kubectl".to_string(),
+        "../tests/manifests/workloads.yaml".to_string(),
+    ];
     args.extend(words.split(' ').map(String::from));
     let mut child = Command::new(env!("CARGO_BIN_EXE_shepherd"))
         .args(&args)
@@ -749,16 +752,36 @@ fn kubectl_get_pods_wide_lists_the_converged_placement() {
     let head: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
     assert_eq!(
         head,
-        ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED", "NODE", "READINESS", "GATES"]
+        [
+            "NAME",
+            "READY",
+            "STATUS",
+            "RESTARTS",
+            "AGE",
+            "IP",
+            "NODE",
+            "NOMINATED",
+            "NODE",
+            "READINESS",
+            "GATES"
+        ]
     );
     // The kubelet's refusal of load-test shows as kubectl shows status.reason.
-    assert!(out.lines().any(|l| l.starts_with("load-test") && l.contains("OutOfcpu")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("load-test") && l.contains("OutOfcpu")),
+        "{out}"
+    );
     // The same placement as simulate's table.
-    let (_, sim, _) = run(&["simulate".into(), "../tests/manifests/workloads.yaml".into()]);
+    let (_, sim, _) = run(&[
+        "simulate".into(),
+        "../tests/manifests/workloads.yaml".into(),
+    ]);
     for l in out.lines().skip(1) {
         let w: Vec<&str> = l.split_whitespace().collect();
         assert!(
-            sim.lines().any(|s| s.split_whitespace().next() == Some(w[0]) && s.contains(w[6])),
+            sim.lines()
+                .any(|s| s.split_whitespace().next() == Some(w[0]) && s.contains(w[6])),
             "{} on {} not in simulate's output:\n{sim}",
             w[0],
             w[6]
@@ -773,15 +796,34 @@ fn kubectl_commands_run_in_turn_and_errors_exit_1_in_kubectls_words() {
         None,
     );
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("node/ip-10-0-2-44.ec2.internal cordoned\n"), "{out}");
+    assert!(
+        out.contains("node/ip-10-0-2-44.ec2.internal cordoned\n"),
+        "{out}"
+    );
     assert!(out.contains("deployment.apps/api scaled\n"), "{out}");
-    assert!(out.contains("ip-10-0-2-44.ec2.internal   Ready,SchedulingDisabled"), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("api ") && l.contains("3/3")), "{out}");
+    assert!(
+        out.contains("ip-10-0-2-44.ec2.internal   Ready,SchedulingDisabled"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("api ") && l.contains("3/3")),
+        "{out}"
+    );
     let (code, _, err) = kubectl("-- get pods nope", None);
     assert_eq!(code, 1);
-    assert_eq!(err, "Error from server (NotFound): pods \"nope\" not found\n");
+    assert_eq!(
+        err,
+        "Error from server (NotFound): pods \"nope\" not found\n"
+    );
     let (code, _, err) = kubectl("-- get foo", None);
-    assert_eq!((code, err.as_str()), (1, "error: the server doesn't have a resource type \"foo\"\n"));
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            1,
+            "error: the server doesn't have a resource type \"foo\"\n"
+        )
+    );
 }
 
 #[test]
@@ -790,5 +832,9 @@ fn kubectl_apply_reads_standard_input() {
     let (code, out, err) = kubectl("-- apply -f - -- get deploy cache", Some(yaml));
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("deployment.apps/cache created\n"), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("cache ") && l.contains("2/2")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("cache ") && l.contains("2/2")),
+        "{out}"
+    );
 }

@@ -18,7 +18,8 @@ fn cluster() -> Simulator {
         c.add_node(NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192).with_label("zone", zone))
             .unwrap();
     }
-    c.deploy(DeploymentSpec::new("web", 4, Resources::new(500, 512))).unwrap();
+    c.deploy(DeploymentSpec::new("web", 4, Resources::new(500, 512)))
+        .unwrap();
     c.create_daemonset(DaemonSetSpec::new(
         "agent",
         PodTemplate::new(Resources::new(100, 64)).with_label("app", "agent"),
@@ -68,9 +69,15 @@ fn err(sim: &Simulator, line: &str) -> String {
 /// Runs a change and applies its events; returns what kubectl printed.
 fn change(sim: &mut Simulator, line: &str) -> String {
     match run_line(sim.cluster(), sim.profile(), line, None, Page::ALL) {
-        Ok(Reply::Change { events, message, error, .. }) => {
+        Ok(Reply::Change {
+            events,
+            message,
+            error,
+            ..
+        }) => {
             for e in &events {
-                sim.apply(e).unwrap_or_else(|x| panic!("{line}: {e:?} refused: {x}"));
+                sim.apply(e)
+                    .unwrap_or_else(|x| panic!("{line}: {e:?} refused: {x}"));
             }
             settle(sim);
             match error {
@@ -85,9 +92,19 @@ fn change(sim: &mut Simulator, line: &str) -> String {
 fn column(table: &str, name: &str) -> Vec<String> {
     let mut lines = table.lines();
     let head = lines.next().unwrap();
-    let at = head.find(name).unwrap_or_else(|| panic!("no column {name} in {head}"));
+    let at = head
+        .find(name)
+        .unwrap_or_else(|| panic!("no column {name} in {head}"));
     lines
-        .map(|l| l.get(at..).unwrap_or("").split("   ").next().unwrap().trim().to_string())
+        .map(|l| {
+            l.get(at..)
+                .unwrap_or("")
+                .split("   ")
+                .next()
+                .unwrap()
+                .trim()
+                .to_string()
+        })
         .collect()
 }
 
@@ -107,11 +124,20 @@ fn get_pods_prints_kubectls_columns_sorted_by_name() {
     assert_eq!(names.len(), 4 + 3 + 1);
     assert!(column(&t, "STATUS").iter().all(|s| s == "Running"), "{t}");
     let wide = text(&sim, "get pods -o wide");
-    assert!(wide.lines().next().unwrap().contains("IP       NODE     NOMINATED NODE   READINESS GATES"), "{wide}");
+    assert!(
+        wide.lines()
+            .next()
+            .unwrap()
+            .contains("IP       NODE     NOMINATED NODE   READINESS GATES"),
+        "{wide}"
+    );
     // Each pod's NODE is where the engine bound it.
     for (name, node) in column(&wide, "NAME").iter().zip(column(&wide, "NODE")) {
         let p = sim.cluster().pod_by_name(name).unwrap();
-        assert_eq!(sim.cluster().node_by_id(p.node.unwrap()).unwrap().name(), node);
+        assert_eq!(
+            sim.cluster().node_by_id(p.node.unwrap()).unwrap().name(),
+            node
+        );
     }
 }
 
@@ -125,25 +151,53 @@ fn selectors_and_field_selectors_filter_as_the_api_server_does() {
     assert_eq!(set.len(), 7);
     let not = column(&text(&sim, "get po -l 'app notin (web,agent)'"), "NAME");
     assert_eq!(not, ["debug"]);
-    let on1 = column(&text(&sim, "get pods --field-selector spec.nodeName=node-1"), "NAME");
-    let want = sim.cluster().pods_on(sim.cluster().node("node-1").unwrap().id).count();
+    let on1 = column(
+        &text(&sim, "get pods --field-selector spec.nodeName=node-1"),
+        "NAME",
+    );
+    let want = sim
+        .cluster()
+        .pods_on(sim.cluster().node("node-1").unwrap().id)
+        .count();
     assert_eq!(on1.len(), want);
     assert!(on1.contains(&"debug".to_string()));
     let t = text(&sim, "get pods --field-selector status.phase=Pending");
     assert_eq!(t, "No resources found in default namespace.\n");
     let e = err(&sim, "get pods --field-selector spec.bogus=1");
-    assert!(e.starts_with("Error from server (BadRequest)") && e.ends_with("field label not supported: spec.bogus"), "{e}");
+    assert!(
+        e.starts_with("Error from server (BadRequest)")
+            && e.ends_with("field label not supported: spec.bogus"),
+        "{e}"
+    );
 }
 
 #[test]
 fn errors_are_kubectls() {
     let sim = cluster();
-    assert_eq!(err(&sim, "get pods nope"), "Error from server (NotFound): pods \"nope\" not found");
-    assert_eq!(err(&sim, "get deploy nope"), "Error from server (NotFound): deployments.apps \"nope\" not found");
-    assert_eq!(err(&sim, "describe node nope"), "Error from server (NotFound): nodes \"nope\" not found");
-    assert_eq!(err(&sim, "get foo"), "error: the server doesn't have a resource type \"foo\"");
-    assert_eq!(text(&sim, "get sts"), "No resources found in default namespace.\n");
-    assert_eq!(text(&sim, "get pods -n other"), "No resources found in other namespace.\n");
+    assert_eq!(
+        err(&sim, "get pods nope"),
+        "Error from server (NotFound): pods \"nope\" not found"
+    );
+    assert_eq!(
+        err(&sim, "get deploy nope"),
+        "Error from server (NotFound): deployments.apps \"nope\" not found"
+    );
+    assert_eq!(
+        err(&sim, "describe node nope"),
+        "Error from server (NotFound): nodes \"nope\" not found"
+    );
+    assert_eq!(
+        err(&sim, "get foo"),
+        "error: the server doesn't have a resource type \"foo\""
+    );
+    assert_eq!(
+        text(&sim, "get sts"),
+        "No resources found in default namespace.\n"
+    );
+    assert_eq!(
+        text(&sim, "get pods -n other"),
+        "No resources found in other namespace.\n"
+    );
 }
 
 #[test]
@@ -151,8 +205,23 @@ fn other_kinds_have_their_printers_columns() {
     let sim = cluster();
     let d = text(&sim, "get deploy -o wide");
     assert_eq!(
-        d.lines().next().unwrap().split("  ").filter(|s| !s.is_empty()).map(str::trim).collect::<Vec<_>>(),
-        ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"]
+        d.lines()
+            .next()
+            .unwrap()
+            .split("  ")
+            .filter(|s| !s.is_empty())
+            .map(str::trim)
+            .collect::<Vec<_>>(),
+        [
+            "NAME",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR"
+        ]
     );
     assert_eq!(column(&d, "READY"), ["4/4"]);
     let rs = text(&sim, "get rs");
@@ -184,12 +253,19 @@ fn describe_and_top_read_the_nodes_books() {
         "Taints:             <none>".to_string(),
         format!("Non-terminated Pods:          ({} in total)", n.pod_count),
         "Allocated resources:".to_string(),
-        format!("cpu       {}m ({}%)", n.allocated.cpu_millis, n.allocated.cpu_millis * 100 / 4000),
+        format!(
+            "cpu       {}m ({}%)",
+            n.allocated.cpu_millis,
+            n.allocated.cpu_millis * 100 / 4000
+        ),
     ] {
         assert!(d.contains(&want), "{want:?} not in\n{d}");
     }
     let top = text(&sim, "top nodes");
-    assert_eq!(column(&top, "CPU(cores)")[0], format!("{}m", n.allocated.cpu_millis));
+    assert_eq!(
+        column(&top, "CPU(cores)")[0],
+        format!("{}m", n.allocated.cpu_millis)
+    );
     let p = text(&sim, "describe pod web-0");
     assert!(p.contains("Controlled By:      ReplicaSet/web-"), "{p}");
     assert!(p.contains("Explain (default-scheduler):"), "{p}");
@@ -198,33 +274,78 @@ fn describe_and_top_read_the_nodes_books() {
 #[test]
 fn changes_are_the_engines_events() {
     let mut sim = cluster();
-    assert_eq!(change(&mut sim, "scale deploy/web --replicas=6"), "deployment.apps/web scaled");
+    assert_eq!(
+        change(&mut sim, "scale deploy/web --replicas=6"),
+        "deployment.apps/web scaled"
+    );
     assert_eq!(sim.cluster().app("web").unwrap().desired, 6);
     assert_eq!(change(&mut sim, "cordon node-3"), "node/node-3 cordoned");
     assert!(text(&sim, "get nodes node-3").contains("Ready,SchedulingDisabled"));
-    assert_eq!(change(&mut sim, "cordon node-3"), "node/node-3 already cordoned");
-    assert_eq!(change(&mut sim, "uncordon node-3"), "node/node-3 uncordoned");
-    assert_eq!(change(&mut sim, "taint nodes node-2 gpu=true:NoSchedule"), "node/node-2 tainted");
+    assert_eq!(
+        change(&mut sim, "cordon node-3"),
+        "node/node-3 already cordoned"
+    );
+    assert_eq!(
+        change(&mut sim, "uncordon node-3"),
+        "node/node-3 uncordoned"
+    );
+    assert_eq!(
+        change(&mut sim, "taint nodes node-2 gpu=true:NoSchedule"),
+        "node/node-2 tainted"
+    );
     assert!(text(&sim, "describe node node-2").contains("Taints:             gpu=true:NoSchedule"));
     assert!(err(&sim, "taint nodes node-2 gpu=false:NoSchedule").contains("--overwrite is false"));
-    assert_eq!(change(&mut sim, "taint nodes node-2 gpu:NoSchedule-"), "node/node-2 untainted");
-    assert_eq!(change(&mut sim, "label nodes node-2 disk=ssd"), "node/node-2 labeled");
-    assert_eq!(sim.cluster().node("node-2").unwrap().spec.labels["disk"], "ssd");
-    assert!(err(&sim, "label nodes node-2 disk=hdd").contains("already has a value (ssd), and --overwrite is false"));
-    assert_eq!(change(&mut sim, "set image deployment/web app=nginx:1.27"), "deployment.apps/web image updated");
+    assert_eq!(
+        change(&mut sim, "taint nodes node-2 gpu:NoSchedule-"),
+        "node/node-2 untainted"
+    );
+    assert_eq!(
+        change(&mut sim, "label nodes node-2 disk=ssd"),
+        "node/node-2 labeled"
+    );
+    assert_eq!(
+        sim.cluster().node("node-2").unwrap().spec.labels["disk"],
+        "ssd"
+    );
+    assert!(err(&sim, "label nodes node-2 disk=hdd")
+        .contains("already has a value (ssd), and --overwrite is false"));
+    assert_eq!(
+        change(&mut sim, "set image deployment/web app=nginx:1.27"),
+        "deployment.apps/web image updated"
+    );
     assert_eq!(sim.cluster().template("web").unwrap().version, "nginx:1.27");
     assert!(text(&sim, "rollout status deployment/web").contains("successfully rolled out"));
-    assert_eq!(change(&mut sim, "rollout undo deploy/web"), "deployment.apps/web rolled back");
+    assert_eq!(
+        change(&mut sim, "rollout undo deploy/web"),
+        "deployment.apps/web rolled back"
+    );
     assert_ne!(sim.cluster().template("web").unwrap().version, "nginx:1.27");
     let before = sim.cluster().replica_sets("web").unwrap().len();
-    assert_eq!(change(&mut sim, "rollout restart deployment/web"), "deployment.apps/web restarted");
+    assert_eq!(
+        change(&mut sim, "rollout restart deployment/web"),
+        "deployment.apps/web restarted"
+    );
     assert_eq!(sim.cluster().replica_sets("web").unwrap().len(), before + 1);
-    assert_eq!(change(&mut sim, "create deployment api --image=api:2 --replicas=2"), "deployment.apps/api created");
+    assert_eq!(
+        change(&mut sim, "create deployment api --image=api:2 --replicas=2"),
+        "deployment.apps/api created"
+    );
     assert_eq!(sim.cluster().app("api").unwrap().current, 2);
-    assert_eq!(change(&mut sim, "delete deploy api"), "deployment.apps \"api\" deleted");
+    assert_eq!(
+        change(&mut sim, "delete deploy api"),
+        "deployment.apps \"api\" deleted"
+    );
     assert!(sim.cluster().app("api").is_err());
-    assert_eq!(change(&mut sim, "delete pod debug"), "pod \"debug\" deleted");
-    let web = sim.cluster().pods().find(|p| p.app == "web").unwrap().name();
+    assert_eq!(
+        change(&mut sim, "delete pod debug"),
+        "pod \"debug\" deleted"
+    );
+    let web = sim
+        .cluster()
+        .pods()
+        .find(|p| p.app == "web")
+        .unwrap()
+        .name();
     assert!(err(&sim, &format!("delete pod {web}")).contains("is not simulated"));
 }
 
@@ -232,20 +353,39 @@ fn changes_are_the_engines_events() {
 fn drain_asks_for_kubectls_flags_and_refuses_disable_eviction() {
     let mut sim = cluster();
     let out = change(&mut sim, "drain node-1");
-    assert!(out.starts_with("node/node-1 cordoned\nerror: unable to drain node \"node-1\""), "{out}");
+    assert!(
+        out.starts_with("node/node-1 cordoned\nerror: unable to drain node \"node-1\""),
+        "{out}"
+    );
     assert!(out.contains("(use --ignore-daemonsets to ignore)"), "{out}");
-    assert!(out.contains("(use --force to override): default/debug"), "{out}");
-    assert!(sim.cluster().node("node-1").unwrap().cordoned, "kubectl cordons before it refuses");
+    assert!(
+        out.contains("(use --force to override): default/debug"),
+        "{out}"
+    );
+    assert!(
+        sim.cluster().node("node-1").unwrap().cordoned,
+        "kubectl cordons before it refuses"
+    );
     let e = err(&sim, "drain node-1 --ignore-daemonsets --disable-eviction");
     assert!(e.contains("refused here as unsafe"), "{e}");
-    let out = change(&mut sim, "drain node-1 --ignore-daemonsets --force --delete-emptydir-data");
-    assert!(out.contains("Warning: ignoring DaemonSet-managed Pods: default/agent-"), "{out}");
+    let out = change(
+        &mut sim,
+        "drain node-1 --ignore-daemonsets --force --delete-emptydir-data",
+    );
+    assert!(
+        out.contains("Warning: ignoring DaemonSet-managed Pods: default/agent-"),
+        "{out}"
+    );
     assert!(out.contains("evicting pod default/debug"), "{out}");
     for _ in 0..30 {
         sim.step();
     }
     // Only the DaemonSet's pod stays; the budget let the web pods go one by one.
-    let left: Vec<_> = sim.cluster().pods_on(sim.cluster().node("node-1").unwrap().id).map(|p| p.name()).collect();
+    let left: Vec<_> = sim
+        .cluster()
+        .pods_on(sim.cluster().node("node-1").unwrap().id)
+        .map(|p| p.name())
+        .collect();
     assert!(left.iter().all(|n| n.starts_with("agent-")), "{left:?}");
 }
 
@@ -256,8 +396,15 @@ fn pages_list_the_rows_in_turn() {
     let mut seen = Vec::new();
     let mut offset = 0;
     loop {
-        let Ok(Reply::Text { text, rows, total, .. }) =
-            run_line(sim.cluster(), sim.profile(), "get pods -A", None, Page { offset, limit: 3 })
+        let Ok(Reply::Text {
+            text, rows, total, ..
+        }) = run_line(
+            sim.cluster(),
+            sim.profile(),
+            "get pods -A",
+            None,
+            Page { offset, limit: 3 },
+        )
         else {
             panic!("get pods -A: not text");
         };
@@ -279,7 +426,10 @@ fn yaml_and_json_are_the_api_objects() {
     assert_eq!(v["kind"], "Pod");
     assert_eq!(v["metadata"]["name"], "web-0");
     assert_eq!(v["metadata"]["ownerReferences"][0]["kind"], "ReplicaSet");
-    assert!(j.contains("\n    \"apiVersion\""), "four-space indent as kubectl's");
+    assert!(
+        j.contains("\n    \"apiVersion\""),
+        "four-space indent as kubectl's"
+    );
     let y = text(&sim, "get nodes -o yaml");
     assert!(y.contains("kind: List") && y.contains("kind: Node"), "{y}");
 }
@@ -290,9 +440,18 @@ fn completion_offers_verbs_kinds_and_names() {
     let c = sim.cluster();
     assert_eq!(shepherd_k8s::kubectl::complete(c, "cor"), ["cordon"]);
     assert!(shepherd_k8s::kubectl::complete(c, "get ").contains(&"pods".to_string()));
-    assert_eq!(shepherd_k8s::kubectl::complete(c, "drain node-"), ["node-1", "node-2", "node-3"]);
-    assert_eq!(shepherd_k8s::kubectl::complete(c, "rollout status dep"), ["deployment/web"]);
-    assert_eq!(shepherd_k8s::kubectl::complete(c, "get pods -o w"), ["wide"]);
+    assert_eq!(
+        shepherd_k8s::kubectl::complete(c, "drain node-"),
+        ["node-1", "node-2", "node-3"]
+    );
+    assert_eq!(
+        shepherd_k8s::kubectl::complete(c, "rollout status dep"),
+        ["deployment/web"]
+    );
+    assert_eq!(
+        shepherd_k8s::kubectl::complete(c, "get pods -o w"),
+        ["wide"]
+    );
 }
 
 /// Random lines from kubectl's vocabulary (and some noise) never panic: each
@@ -302,16 +461,88 @@ fn completion_offers_verbs_kinds_and_names() {
 #[test]
 fn random_lines_never_panic_and_changes_apply_or_are_refused() {
     const WORDS: &[&str] = &[
-        "get", "describe", "top", "scale", "cordon", "uncordon", "drain", "taint", "label",
-        "delete", "rollout", "set", "create", "apply", "status", "undo", "restart", "image",
-        "deployment", "nodes", "pods", "po", "no", "deploy", "rs", "sts", "ds", "pdb", "svc",
-        "ev", "ns", "pc", "web", "agent", "debug", "node-1", "node-2", "nope", "web-0",
-        "deploy/web", "node/node-1", "-n", "kube-system", "-A", "-l", "app=web",
-        "app in (web)", "!app", "-o", "wide", "yaml", "json", "name", "--field-selector",
-        "spec.nodeName=node-1", "status.phase!=Running", "--replicas", "3", "--replicas=0",
-        "--ignore-daemonsets", "--force", "--disable-eviction", "--delete-emptydir-data",
-        "gpu=true:NoSchedule", "gpu-", "k=v", "k-", "--overwrite", "app=nginx:2", "--image=x",
-        "-f", "-", "--", "'", "\"", "é", "-xyz", "--bogus", "=", ",", "()", "--show-labels",
+        "get",
+        "describe",
+        "top",
+        "scale",
+        "cordon",
+        "uncordon",
+        "drain",
+        "taint",
+        "label",
+        "delete",
+        "rollout",
+        "set",
+        "create",
+        "apply",
+        "status",
+        "undo",
+        "restart",
+        "image",
+        "deployment",
+        "nodes",
+        "pods",
+        "po",
+        "no",
+        "deploy",
+        "rs",
+        "sts",
+        "ds",
+        "pdb",
+        "svc",
+        "ev",
+        "ns",
+        "pc",
+        "web",
+        "agent",
+        "debug",
+        "node-1",
+        "node-2",
+        "nope",
+        "web-0",
+        "deploy/web",
+        "node/node-1",
+        "-n",
+        "kube-system",
+        "-A",
+        "-l",
+        "app=web",
+        "app in (web)",
+        "!app",
+        "-o",
+        "wide",
+        "yaml",
+        "json",
+        "name",
+        "--field-selector",
+        "spec.nodeName=node-1",
+        "status.phase!=Running",
+        "--replicas",
+        "3",
+        "--replicas=0",
+        "--ignore-daemonsets",
+        "--force",
+        "--disable-eviction",
+        "--delete-emptydir-data",
+        "gpu=true:NoSchedule",
+        "gpu-",
+        "k=v",
+        "k-",
+        "--overwrite",
+        "app=nginx:2",
+        "--image=x",
+        "-f",
+        "-",
+        "--",
+        "'",
+        "\"",
+        "é",
+        "-xyz",
+        "--bogus",
+        "=",
+        ",",
+        "()",
+        "--show-labels",
     ];
     let ops: u64 = std::env::var("SHEPHERD_FUZZ_OPS")
         .ok()
@@ -329,9 +560,20 @@ fn random_lines_never_panic_and_changes_apply_or_are_refused() {
             let line: Vec<&str> = (0..n).map(|_| *rng.pick(WORDS)).collect();
             let line = line.join(" ");
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_line(sim.cluster(), sim.profile(), &line, Some("kind: Node\nmetadata: {name: x}\n"), Page { offset: 0, limit: 20 })
+                run_line(
+                    sim.cluster(),
+                    sim.profile(),
+                    &line,
+                    Some("kind: Node\nmetadata: {name: x}\n"),
+                    Page {
+                        offset: 0,
+                        limit: 20,
+                    },
+                )
             }));
-            let r = outcome.unwrap_or_else(|_| panic!("seed {seed}: {line:?} panicked (SHEPHERD_KUBECTL_SEED={seed})"));
+            let r = outcome.unwrap_or_else(|_| {
+                panic!("seed {seed}: {line:?} panicked (SHEPHERD_KUBECTL_SEED={seed})")
+            });
             match r {
                 Ok(Reply::Change { events, .. }) => {
                     for e in events {
@@ -340,7 +582,9 @@ fn random_lines_never_panic_and_changes_apply_or_are_refused() {
                     }
                     sim.step();
                 }
-                Ok(Reply::Text { text, .. }) => assert!(!text.is_empty(), "seed {seed}: {line:?} printed nothing"),
+                Ok(Reply::Text { text, .. }) => {
+                    assert!(!text.is_empty(), "seed {seed}: {line:?} printed nothing")
+                }
                 Err(e) => assert!(
                     e.starts_with("error: ") || e.starts_with("Error from server"),
                     "seed {seed}: {line:?}: {e}"

@@ -84,7 +84,9 @@ impl Cluster {
     /// left out, as everything shown leaves them).
     pub fn deployment_selector_of(&self, name: &str) -> Result<Selector, Error> {
         match self.existing_deployment(name) {
-            Ok(Some(id)) => Ok(crate::namespace::strip_selector(&self.deployment_selector(id))),
+            Ok(Some(id)) => Ok(crate::namespace::strip_selector(
+                &self.deployment_selector(id),
+            )),
             _ => Err(Error::not_found("deployment", name)),
         }
     }

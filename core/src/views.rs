@@ -449,7 +449,9 @@ impl Cluster {
 
     /// How many pods one owner has (0 for an unknown id).
     pub fn pod_count_of(&self, id: ControllerId) -> usize {
-        self.controllers.get(id.0 as usize).map_or(0, |c| c.pods.len())
+        self.controllers
+            .get(id.0 as usize)
+            .map_or(0, |c| c.pods.len())
     }
 
     /// A Deployment's ReplicaSets, one per revision, oldest first, as

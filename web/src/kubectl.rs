@@ -100,7 +100,14 @@ mod tests {
     fn a_typed_change_is_the_scripts_action() {
         let mut s = Session::tour();
         s.run(12);
-        let node = s.simulator().cluster().nodes().next().unwrap().name().to_string();
+        let node = s
+            .simulator()
+            .cluster()
+            .nodes()
+            .next()
+            .unwrap()
+            .name()
+            .to_string();
         let before = s.log().len();
         let a = run_line(&mut s, &format!("kubectl cordon {node}"), None, all()).unwrap();
         assert_eq!(a.text, format!("node/{node} cordoned"));
@@ -108,7 +115,9 @@ mod tests {
         assert_eq!(s.log().len(), before + 1);
         let tick = s.tick() + 1;
         assert!(
-            s.log().iter().any(|e| e.tick == tick && e.action == Action::Cordon { node: node.clone() }),
+            s.log()
+                .iter()
+                .any(|e| e.tick == tick && e.action == Action::Cordon { node: node.clone() }),
             "queued for the next tick, as a form's action"
         );
         s.run(1);
@@ -116,7 +125,10 @@ mod tests {
         assert!(t.text.contains("Ready,SchedulingDisabled"), "{}", t.text);
         // The export's script holds it, so a link replays it.
         let sc = s.scenario();
-        assert!(sc.actions.iter().any(|x| x.action == Action::Cordon { node: node.clone() }));
+        assert!(sc
+            .actions
+            .iter()
+            .any(|x| x.action == Action::Cordon { node: node.clone() }));
     }
 
     #[test]
@@ -124,7 +136,16 @@ mod tests {
         let mut s = Session::tour();
         s.run(12);
         let before = s.log().len();
-        let a = run_line(&mut s, "get pods -o wide", None, Page { offset: 0, limit: 2 }).unwrap();
+        let a = run_line(
+            &mut s,
+            "get pods -o wide",
+            None,
+            Page {
+                offset: 0,
+                limit: 2,
+            },
+        )
+        .unwrap();
         assert_eq!(a.rows, 2);
         assert!(a.total >= 2);
         assert_eq!(s.log().len(), before);

@@ -31,7 +31,9 @@ fn deployment(c: &Cluster, scope: &Scope, name: &str) -> Result<String, String> 
 }
 
 fn node_exists(c: &Cluster, node: &str) -> Result<(), String> {
-    c.node(node).map(|_| ()).map_err(|_| Kind::Nodes.not_found(node))
+    c.node(node)
+        .map(|_| ())
+        .map_err(|_| Kind::Nodes.not_found(node))
 }
 
 /// The engine's stand-in for the image: a template's `version`. A restart
@@ -49,10 +51,18 @@ pub(super) fn rollout_status(c: &Cluster, name: &str, scope: &Scope) -> Result<R
 
 pub(super) fn change(c: &Cluster, cmd: &Command, stdin: Option<&str>) -> Result<Reply, String> {
     match cmd {
-        Command::Scale { name, scope, replicas, .. } => {
+        Command::Scale {
+            name,
+            scope,
+            replicas,
+            ..
+        } => {
             let key = deployment(c, scope, name)?;
             changed(
-                vec![Event::Scale { app: key, replicas: *replicas }],
+                vec![Event::Scale {
+                    app: key,
+                    replicas: *replicas,
+                }],
                 format!("deployment.apps/{name} scaled"),
             )
         }
@@ -61,14 +71,20 @@ pub(super) fn change(c: &Cluster, cmd: &Command, stdin: Option<&str>) -> Result<
             if n.cordoned {
                 return changed(Vec::new(), format!("node/{node} already cordoned"));
             }
-            changed(vec![Event::Cordon(node.clone())], format!("node/{node} cordoned"))
+            changed(
+                vec![Event::Cordon(node.clone())],
+                format!("node/{node} cordoned"),
+            )
         }
         Command::Uncordon { node } => {
             let n = c.node(node).map_err(|_| Kind::Nodes.not_found(node))?;
             if !n.cordoned {
                 return changed(Vec::new(), format!("node/{node} already uncordoned"));
             }
-            changed(vec![Event::Uncordon(node.clone())], format!("node/{node} uncordoned"))
+            changed(
+                vec![Event::Uncordon(node.clone())],
+                format!("node/{node} uncordoned"),
+            )
         }
         Command::Drain {
             node,
@@ -77,8 +93,18 @@ pub(super) fn change(c: &Cluster, cmd: &Command, stdin: Option<&str>) -> Result<
             disable_eviction,
             ..
         } => drain(c, node, *ignore_daemonsets, *force, *disable_eviction),
-        Command::Taint { node, changes, overwrite } => taint(c, node, changes, *overwrite),
-        Command::Label { kind, name, changes, overwrite, .. } => {
+        Command::Taint {
+            node,
+            changes,
+            overwrite,
+        } => taint(c, node, changes, *overwrite),
+        Command::Label {
+            kind,
+            name,
+            changes,
+            overwrite,
+            ..
+        } => {
             if *kind != Kind::Nodes {
                 return Err(format!(
                     "error: labelling {} is not simulated (their labels come from their templates); expected kubectl label nodes NAME key=value, or apply -f - with the new template",
@@ -92,8 +118,10 @@ pub(super) fn change(c: &Cluster, cmd: &Command, stdin: Option<&str>) -> Result<
             for (k, v) in changes {
                 match v {
                     Some(v) => {
-                        shepherd::model::validate_label_key(k, "label key").map_err(|e| format!("error: {e}"))?;
-                        shepherd::model::validate_label_value(v, "label value").map_err(|e| format!("error: {e}"))?;
+                        shepherd::model::validate_label_key(k, "label key")
+                            .map_err(|e| format!("error: {e}"))?;
+                        shepherd::model::validate_label_value(v, "label value")
+                            .map_err(|e| format!("error: {e}"))?;
                         if let Some(old) = spec.labels.get(k) {
                             if old != v && !overwrite {
                                 return Err(format!("error: '{k}' already has a value ({old}), and --overwrite is false"));
@@ -113,7 +141,10 @@ pub(super) fn change(c: &Cluster, cmd: &Command, stdin: Option<&str>) -> Result<
                 notes.push(format!("node/{name} not labeled"));
                 return changed(Vec::new(), notes.join("\n"));
             }
-            notes.push(format!("node/{name} {}", if removed_only { "unlabeled" } else { "labeled" }));
+            notes.push(format!(
+                "node/{name} {}",
+                if removed_only { "unlabeled" } else { "labeled" }
+            ));
             changed(vec![Event::ApplyNode(spec)], notes.join("\n"))
         }
         Command::Delete { kind, names, scope } => {
@@ -176,19 +207,40 @@ pub(super) fn change(c: &Cluster, cmd: &Command, stdin: Option<&str>) -> Result<
             match what {
                 Rollout::Undo => {
                     if !c.has_previous_revision(&key) {
-                        return Err(format!("error: no rollout history found for deployment {name:?}"));
+                        return Err(format!(
+                            "error: no rollout history found for deployment {name:?}"
+                        ));
                     }
-                    changed(vec![Event::Rollback(key)], format!("deployment.apps/{name} rolled back"))
+                    changed(
+                        vec![Event::Rollback(key)],
+                        format!("deployment.apps/{name} rolled back"),
+                    )
                 }
                 Rollout::Restart => {
                     let mut t = c.template(&key).map_err(|e| format!("error: {e}"))?;
-                    let base = t.version.split(RESTARTED_AT).next().unwrap_or("").to_string();
+                    let base = t
+                        .version
+                        .split(RESTARTED_AT)
+                        .next()
+                        .unwrap_or("")
+                        .to_string();
                     t.version = format!("{base}{RESTARTED_AT}{}", c.now());
-                    changed(vec![Event::Roll { app: key, template: t }], format!("deployment.apps/{name} restarted"))
+                    changed(
+                        vec![Event::Roll {
+                            app: key,
+                            template: t,
+                        }],
+                        format!("deployment.apps/{name} restarted"),
+                    )
                 }
             }
         }
-        Command::SetImage { name, scope, container, image } => {
+        Command::SetImage {
+            name,
+            scope,
+            container,
+            image,
+        } => {
             let key = deployment(c, scope, name)?;
             if container != "app" && container != "*" {
                 return Err(format!(
@@ -200,17 +252,33 @@ pub(super) fn change(c: &Cluster, cmd: &Command, stdin: Option<&str>) -> Result<
                 return changed(Vec::new(), String::new());
             }
             t.version = image.clone();
-            changed(vec![Event::Roll { app: key, template: t }], format!("deployment.apps/{name} image updated"))
+            changed(
+                vec![Event::Roll {
+                    app: key,
+                    template: t,
+                }],
+                format!("deployment.apps/{name} image updated"),
+            )
         }
-        Command::CreateDeployment { name, scope, image, replicas } => {
+        Command::CreateDeployment {
+            name,
+            scope,
+            image,
+            replicas,
+        } => {
             let key = super::key(scope.namespace(), name);
             if c.app(&key).is_ok() {
-                return Err(format!("error: failed to create deployment: deployments.apps {name:?} already exists"));
+                return Err(format!(
+                    "error: failed to create deployment: deployments.apps {name:?} already exists"
+                ));
             }
             // kubectl create deployment: label app=NAME, one container, no requests.
             let mut spec = DeploymentSpec::new(&key, *replicas, Resources::new(0, 0));
             spec.template.version = image.clone();
-            changed(vec![Event::Deploy(spec)], format!("deployment.apps/{name} created"))
+            changed(
+                vec![Event::Deploy(spec)],
+                format!("deployment.apps/{name} created"),
+            )
         }
         Command::Apply { .. } => {
             let text = stdin.filter(|s| !s.trim().is_empty()).ok_or(
@@ -221,22 +289,46 @@ pub(super) fn change(c: &Cluster, cmd: &Command, stdin: Option<&str>) -> Result<
             let mut said = Vec::new();
             let verb = |exists: bool| if exists { "configured" } else { "created" };
             for n in &sc.nodes {
-                said.push(format!("node/{} {}", n.spec.name, verb(c.node(&n.spec.name).is_ok())));
+                said.push(format!(
+                    "node/{} {}",
+                    n.spec.name,
+                    verb(c.node(&n.spec.name).is_ok())
+                ));
             }
             for d in &sc.deployments {
-                said.push(format!("deployment.apps/{} {}", split(&d.name).1, verb(c.app(&d.name).is_ok())));
+                said.push(format!(
+                    "deployment.apps/{} {}",
+                    split(&d.name).1,
+                    verb(c.app(&d.name).is_ok())
+                ));
             }
             for d in &sc.daemonsets {
-                said.push(format!("daemonset.apps/{} {}", split(&d.name).1, verb(c.daemonset_spec(&d.name).is_ok())));
+                said.push(format!(
+                    "daemonset.apps/{} {}",
+                    split(&d.name).1,
+                    verb(c.daemonset_spec(&d.name).is_ok())
+                ));
             }
             for p in &sc.pods {
-                said.push(format!("pod/{} {}", split(&p.name).1, verb(c.pod_by_name(&p.name).is_ok())));
+                said.push(format!(
+                    "pod/{} {}",
+                    split(&p.name).1,
+                    verb(c.pod_by_name(&p.name).is_ok())
+                ));
             }
             for p in &sc.pdbs {
-                said.push(format!("poddisruptionbudget.policy/{} {}", split(&p.name).1, verb(c.pdb_spec(&p.name).is_ok())));
+                said.push(format!(
+                    "poddisruptionbudget.policy/{} {}",
+                    split(&p.name).1,
+                    verb(c.pdb_spec(&p.name).is_ok())
+                ));
             }
             for s in &sc.services {
-                said.push(format!("service/{} {}", split(&s.name).1, verb(c.service_specs().any(|x| x.name == s.name))));
+                said.push(format!(
+                    "service/{} {}",
+                    split(&s.name).1,
+                    verb(c.service_specs().any(|x| x.name == s.name))
+                ));
             }
             for pc in &sc.priority_classes {
                 said.push(format!(
@@ -255,7 +347,10 @@ pub(super) fn change(c: &Cluster, cmd: &Command, stdin: Option<&str>) -> Result<
                 error: None,
             })
         }
-        Command::Get { .. } | Command::Describe { .. } | Command::TopNodes { .. } | Command::RolloutStatus { .. } => {
+        Command::Get { .. }
+        | Command::Describe { .. }
+        | Command::TopNodes { .. }
+        | Command::RolloutStatus { .. } => {
             unreachable!("reads are answered by run")
         }
     }
@@ -267,7 +362,13 @@ pub(super) fn change(c: &Cluster, cmd: &Command, stdin: Option<&str>) -> Result<
 /// evictions go through the eviction API over the next ticks (the engine's
 /// Drain), retried every 5 s while a PodDisruptionBudget refuses, as
 /// kubectl retries; `describe node` shows what kubectl printed last.
-fn drain(c: &Cluster, node: &str, ignore_ds: bool, force: bool, disable_eviction: bool) -> Result<Reply, String> {
+fn drain(
+    c: &Cluster,
+    node: &str,
+    ignore_ds: bool,
+    force: bool,
+    disable_eviction: bool,
+) -> Result<Reply, String> {
     let n = c.node(node).map_err(|_| Kind::Nodes.not_found(node))?;
     if disable_eviction {
         return Err(format!(
@@ -327,10 +428,16 @@ fn drain(c: &Cluster, node: &str, ignore_ds: bool, force: bool, disable_eviction
     }
     let mut warn = Vec::new();
     if !daemons.is_empty() {
-        warn.push(format!("ignoring DaemonSet-managed Pods: {}", daemons.join(", ")));
+        warn.push(format!(
+            "ignoring DaemonSet-managed Pods: {}",
+            daemons.join(", ")
+        ));
     }
     if !bare.is_empty() {
-        warn.push(format!("deleting Pods that declare no controller: {}", bare.join(", ")));
+        warn.push(format!(
+            "deleting Pods that declare no controller: {}",
+            bare.join(", ")
+        ));
     }
     if !warn.is_empty() {
         out.push(format!("Warning: {}", warn.join("; ")));
@@ -345,7 +452,12 @@ fn drain(c: &Cluster, node: &str, ignore_ds: bool, force: bool, disable_eviction
     changed(events, out.join("\n"))
 }
 
-fn taint(c: &Cluster, node: &str, changes: &[TaintChange], overwrite: bool) -> Result<Reply, String> {
+fn taint(
+    c: &Cluster,
+    node: &str,
+    changes: &[TaintChange],
+    overwrite: bool,
+) -> Result<Reply, String> {
     let n = c.node(node).map_err(|_| Kind::Nodes.not_found(node))?;
     let mut taints = n.spec.taints.clone();
     let mut events = Vec::new();
@@ -353,7 +465,10 @@ fn taint(c: &Cluster, node: &str, changes: &[TaintChange], overwrite: bool) -> R
     for ch in changes {
         match ch {
             TaintChange::Add(t) => {
-                if let Some(i) = taints.iter().position(|x| x.key == t.key && x.effect == t.effect) {
+                if let Some(i) = taints
+                    .iter()
+                    .position(|x| x.key == t.key && x.effect == t.effect)
+                {
                     if !overwrite {
                         return Err(format!(
                             "error: node {node} already has {} taint(s) with same effect(s) and --overwrite is false",
@@ -368,7 +483,10 @@ fn taint(c: &Cluster, node: &str, changes: &[TaintChange], overwrite: bool) -> R
                     });
                 }
                 taints.push(t.clone());
-                events.push(Event::TaintNode { node: node.into(), taint: t.clone() });
+                events.push(Event::TaintNode {
+                    node: node.into(),
+                    taint: t.clone(),
+                });
                 added = true;
             }
             TaintChange::Remove { key, effect } => {
@@ -381,7 +499,11 @@ fn taint(c: &Cluster, node: &str, changes: &[TaintChange], overwrite: bool) -> R
                     };
                     return Err(format!("error: taint {what:?} not found"));
                 }
-                events.push(Event::UntaintNode { node: node.into(), key: key.clone(), effect: *effect });
+                events.push(Event::UntaintNode {
+                    node: node.into(),
+                    key: key.clone(),
+                    effect: *effect,
+                });
                 removed = true;
             }
         }

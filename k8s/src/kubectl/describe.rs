@@ -5,7 +5,9 @@
 use shepherd::namespace::split;
 use shepherd::{Cluster, Profile, RenderedEvent, Resources};
 
-use super::get::{labels_text, node_roles, pod_age, pod_labels, pod_node, pod_status, NONE, UNKNOWN};
+use super::get::{
+    labels_text, node_roles, pod_age, pod_labels, pod_node, pod_status, NONE, UNKNOWN,
+};
 use super::grammar::{Command, Kind};
 use super::{human_duration, Reply};
 
@@ -79,8 +81,12 @@ fn events_section(out: &mut String, c: &Cluster, object: &str) {
     }
     out.push_str("Events:\n");
     let mut rows = vec![
-        ["Type", "Reason", "Age", "From", "Message"].map(String::from).to_vec(),
-        ["----", "------", "----", "----", "-------"].map(String::from).to_vec(),
+        ["Type", "Reason", "Age", "From", "Message"]
+            .map(String::from)
+            .to_vec(),
+        ["----", "------", "----", "----", "-------"]
+            .map(String::from)
+            .to_vec(),
     ];
     for e in evs {
         let age = if e.count > 1 {
@@ -93,21 +99,23 @@ fn events_section(out: &mut String, c: &Cluster, object: &str) {
         } else {
             human_duration(now.saturating_sub(e.tick))
         };
-        rows.push(vec![e.type_.into(), e.reason.into(), age, source(e.reason).into(), e.message]);
+        rows.push(vec![
+            e.type_.into(),
+            e.reason.into(),
+            age,
+            source(e.reason).into(),
+            e.message,
+        ]);
     }
     out.push_str(&aligned(&rows, "  "));
 }
 
 fn pct(used: u64, cap: u64) -> u64 {
-    if cap == 0 {
-        0
-    } else {
-        used * 100 / cap
-    }
+    used.saturating_mul(100).checked_div(cap).unwrap_or(0)
 }
 
 fn cpu(m: u64) -> String {
-    if m % 1000 == 0 {
+    if m.is_multiple_of(1000) {
         (m / 1000).to_string()
     } else {
         format!("{m}m")
@@ -148,7 +156,9 @@ pub(super) fn describe(c: &Cluster, profile: &Profile, cmd: &Command) -> Result<
                 .collect(),
             Kind::Deployments => c
                 .owners()
-                .filter(|(_, k, w)| *w == shepherd::WorkloadKind::Deployment && split(k).0 == scope.namespace())
+                .filter(|(_, k, w)| {
+                    *w == shepherd::WorkloadKind::Deployment && split(k).0 == scope.namespace()
+                })
                 .map(|(_, k, _)| split(k).1.to_string())
                 .collect(),
             _ => Vec::new(),
@@ -183,7 +193,12 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
     let mut out = String::new();
     field(&mut out, "Name", name);
     field(&mut out, "Roles", &node_roles(&n.spec.labels));
-    let labels: Vec<String> = n.spec.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let labels: Vec<String> = n
+        .spec
+        .labels
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     list_field(&mut out, "Labels", &labels);
     field(&mut out, "Annotations", NONE);
     field(&mut out, "CreationTimestamp", UNKNOWN);
@@ -194,7 +209,11 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
     let (status, reason, message) = match (n.ready, n.beating) {
         (true, _) => ("True", "KubeletReady", "kubelet is posting ready status"),
         (false, true) => ("False", "KubeletNotReady", "kubelet is not ready yet"),
-        (false, false) => ("Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status."),
+        (false, false) => (
+            "Unknown",
+            "NodeStatusUnknown",
+            "Kubelet stopped posting node status.",
+        ),
     };
     let since = n
         .silent_since
@@ -202,9 +221,19 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
         .unwrap_or_else(|| "now".into());
     out.push_str(&aligned(
         &[
-            ["Type", "Status", "LastHeartbeatTime", "Reason", "Message"].map(String::from).to_vec(),
-            ["----", "------", "-----------------", "------", "-------"].map(String::from).to_vec(),
-            vec!["Ready".into(), status.into(), since, reason.into(), message.into()],
+            ["Type", "Status", "LastHeartbeatTime", "Reason", "Message"]
+                .map(String::from)
+                .to_vec(),
+            ["----", "------", "-----------------", "------", "-------"]
+                .map(String::from)
+                .to_vec(),
+            vec![
+                "Ready".into(),
+                status.into(),
+                since,
+                reason.into(),
+                message.into(),
+            ],
         ],
         "  ",
     ));
@@ -224,12 +253,39 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
     out.push_str("Allocatable:\n");
     out.push_str(&res(cap, n.spec.max_pods));
     let pods: Vec<_> = c.pods_on(n.id).collect();
-    out.push_str(&format!("Non-terminated Pods:          ({} in total)\n", pods.len()));
+    out.push_str(&format!(
+        "Non-terminated Pods:          ({} in total)\n",
+        pods.len()
+    ));
     let mut rows = vec![
-        ["Namespace", "Name", "CPU Requests", "CPU Limits", "Memory Requests", "Memory Limits", "Age"].map(String::from).to_vec(),
-        ["---------", "----", "------------", "----------", "---------------", "-------------", "---"].map(String::from).to_vec(),
+        [
+            "Namespace",
+            "Name",
+            "CPU Requests",
+            "CPU Limits",
+            "Memory Requests",
+            "Memory Limits",
+            "Age",
+        ]
+        .map(String::from)
+        .to_vec(),
+        [
+            "---------",
+            "----",
+            "------------",
+            "----------",
+            "---------------",
+            "-------------",
+            "---",
+        ]
+        .map(String::from)
+        .to_vec(),
     ];
-    let mut sorted: Vec<(String, usize)> = pods.iter().enumerate().map(|(i, p)| (p.name(), i)).collect();
+    let mut sorted: Vec<(String, usize)> = pods
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.name(), i))
+        .collect();
     sorted.sort();
     for (key, i) in &sorted {
         let p = &pods[*i];
@@ -238,22 +294,52 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
         rows.push(vec![
             ns.into(),
             pname.into(),
-            format!("{} ({}%)", cpu(r.cpu_millis), pct(r.cpu_millis, cap.cpu_millis)),
+            format!(
+                "{} ({}%)",
+                cpu(r.cpu_millis),
+                pct(r.cpu_millis, cap.cpu_millis)
+            ),
             "0 (0%)".into(),
-            format!("{}Mi ({}%)", r.memory_mib, pct(r.memory_mib, cap.memory_mib)),
+            format!(
+                "{}Mi ({}%)",
+                r.memory_mib,
+                pct(r.memory_mib, cap.memory_mib)
+            ),
             "0 (0%)".into(),
             pod_age(p, c.now()),
         ]);
     }
     out.push_str(&aligned(&rows, "  "));
-    out.push_str("Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n");
+    out.push_str(
+        "Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n",
+    );
     let a = n.allocated;
     out.push_str(&aligned(
         &[
-            ["Resource", "Requests", "Limits"].map(String::from).to_vec(),
-            ["--------", "--------", "------"].map(String::from).to_vec(),
-            vec!["cpu".into(), format!("{} ({}%)", cpu(a.cpu_millis), pct(a.cpu_millis, cap.cpu_millis)), "0 (0%)".into()],
-            vec!["memory".into(), format!("{}Mi ({}%)", a.memory_mib, pct(a.memory_mib, cap.memory_mib)), "0 (0%)".into()],
+            ["Resource", "Requests", "Limits"]
+                .map(String::from)
+                .to_vec(),
+            ["--------", "--------", "------"]
+                .map(String::from)
+                .to_vec(),
+            vec![
+                "cpu".into(),
+                format!(
+                    "{} ({}%)",
+                    cpu(a.cpu_millis),
+                    pct(a.cpu_millis, cap.cpu_millis)
+                ),
+                "0 (0%)".into(),
+            ],
+            vec![
+                "memory".into(),
+                format!(
+                    "{}Mi ({}%)",
+                    a.memory_mib,
+                    pct(a.memory_mib, cap.memory_mib)
+                ),
+                "0 (0%)".into(),
+            ],
         ],
         "  ",
     ));
@@ -276,7 +362,10 @@ fn describe_pod(c: &Cluster, profile: &Profile, key: &str, name: &str) -> Result
         field(&mut out, "Priority Class Name", pc);
     }
     field(&mut out, "Node", pod_node(c, &p).unwrap_or(NONE));
-    let labels: Vec<String> = pod_labels(&p).iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let labels: Vec<String> = pod_labels(&p)
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     list_field(&mut out, "Labels", &labels);
     field(&mut out, "Status", pod_status(c, &p));
     if let Some((reason, message)) = p.failure {
@@ -284,7 +373,11 @@ fn describe_pod(c: &Cluster, profile: &Profile, key: &str, name: &str) -> Result
         field(&mut out, "Message", message);
     }
     let controlled = match p.kind {
-        shepherd::WorkloadKind::Deployment => format!("ReplicaSet/{}-{}", split(p.app).1, p.template_hash.unwrap_or("")),
+        shepherd::WorkloadKind::Deployment => format!(
+            "ReplicaSet/{}-{}",
+            split(p.app).1,
+            p.template_hash.unwrap_or("")
+        ),
         shepherd::WorkloadKind::DaemonSet => format!("DaemonSet/{}", split(p.app).1),
         shepherd::WorkloadKind::Pod => String::new(),
     };
@@ -295,20 +388,34 @@ fn describe_pod(c: &Cluster, profile: &Profile, key: &str, name: &str) -> Result
         field(&mut out, "NominatedNodeName", n.name());
     }
     out.push_str("Containers:\n  app:\n");
-    out.push_str(&format!("    Image:      {}\n    Requests:\n", p.template.version));
+    out.push_str(&format!(
+        "    Image:      {}\n    Requests:\n",
+        p.template.version
+    ));
     let r = p.template.requests;
-    out.push_str(&format!("      cpu:     {}\n      memory:  {}Mi\n", cpu(r.cpu_millis), r.memory_mib));
+    out.push_str(&format!(
+        "      cpu:     {}\n      memory:  {}Mi\n",
+        cpu(r.cpu_millis),
+        r.memory_mib
+    ));
     out.push_str("Conditions:\n");
     let scheduled = if p.node.is_some() { "True" } else { "False" };
     out.push_str(&aligned(
         &[
             vec!["Type".into(), "Status".into()],
             vec!["PodScheduled".into(), scheduled.into()],
-            vec!["Ready".into(), if p.ready { "True" } else { "False" }.into()],
+            vec![
+                "Ready".into(),
+                if p.ready { "True" } else { "False" }.into(),
+            ],
         ],
         "  ",
     ));
-    field(&mut out, "Node-Selectors", &labels_text(&p.template.node_selector));
+    field(
+        &mut out,
+        "Node-Selectors",
+        &labels_text(&p.template.node_selector),
+    );
     let tol: Vec<String> = p
         .template
         .tolerations
@@ -375,7 +482,10 @@ fn describe_deployment(c: &Cluster, key: &str, name: &str) -> Result<String, Str
     field(&mut out, "Name", dname);
     field(&mut out, "Namespace", ns);
     field(&mut out, "CreationTimestamp", UNKNOWN);
-    let sel = c.deployment_selector_of(key).map(|s| s.to_string()).unwrap_or_default();
+    let sel = c
+        .deployment_selector_of(key)
+        .map(|s| s.to_string())
+        .unwrap_or_default();
     field(&mut out, "Selector", &sel);
     field(
         &mut out,
@@ -393,7 +503,10 @@ fn describe_deployment(c: &Cluster, key: &str, name: &str) -> Result<String, Str
     field(
         &mut out,
         "RollingUpdateStrategy",
-        &format!("{} max unavailable, {} max surge", a.strategy.max_unavailable, a.strategy.max_surge),
+        &format!(
+            "{} max unavailable, {} max surge",
+            a.strategy.max_unavailable, a.strategy.max_surge
+        ),
     );
     if let Ok(st) = c.deployment_status(key) {
         out.push_str("Conditions:\n");
@@ -415,14 +528,36 @@ fn describe_deployment(c: &Cluster, key: &str, name: &str) -> Result<String, Str
     let old: Vec<String> = rs
         .iter()
         .filter(|r| r.revision != a.revision && r.current > 0)
-        .map(|r| format!("{} ({}/{} replicas created)", split(&r.name).1, r.current, r.desired))
+        .map(|r| {
+            format!(
+                "{} ({}/{} replicas created)",
+                split(&r.name).1,
+                r.current,
+                r.desired
+            )
+        })
         .collect();
-    field(&mut out, "OldReplicaSets", &if old.is_empty() { NONE.to_string() } else { old.join(", ") });
+    field(
+        &mut out,
+        "OldReplicaSets",
+        &if old.is_empty() {
+            NONE.to_string()
+        } else {
+            old.join(", ")
+        },
+    );
     field(
         &mut out,
         "NewReplicaSet",
-        &new.map(|r| format!("{} ({}/{} replicas created)", split(&r.name).1, r.current, r.desired))
-            .unwrap_or_else(|| NONE.into()),
+        &new.map(|r| {
+            format!(
+                "{} ({}/{} replicas created)",
+                split(&r.name).1,
+                r.current,
+                r.desired
+            )
+        })
+        .unwrap_or_else(|| NONE.into()),
     );
     events_section(&mut out, c, &format!("deployment/{key}"));
     Ok(out)

@@ -23,7 +23,9 @@ pub(super) fn pod_status(c: &Cluster, p: &PodView) -> &'static str {
         (PodPhase::Running, _)
             if p.by_node_name
                 && !p.ready
-                && p.node.and_then(|id| c.node_by_id(id)).is_some_and(|n| !n.ready) =>
+                && p.node
+                    .and_then(|id| c.node_by_id(id))
+                    .is_some_and(|n| !n.ready) =>
         {
             "Pending"
         }
@@ -131,7 +133,16 @@ pub(super) fn get(c: &Cluster, cmd: &Command, page: Page) -> Result<Reply, Strin
     };
     let kind = *kind;
     if kind == Kind::Pods {
-        return get_pods(c, names, scope, selector.as_ref(), fields, *output, *show_labels, page);
+        return get_pods(
+            c,
+            names,
+            scope,
+            selector.as_ref(),
+            fields,
+            *output,
+            *show_labels,
+            page,
+        );
     }
     for f in fields {
         let known = matches!(f.field.as_str(), "metadata.name" | "metadata.namespace")
@@ -141,7 +152,12 @@ pub(super) fn get(c: &Cluster, cmd: &Command, page: Page) -> Result<Reply, Strin
         }
     }
     let wide = *output == Output::Wide;
-    let (head, all) = list(c, kind, wide, *output == Output::Json || *output == Output::Yaml)?;
+    let (head, all) = list(
+        c,
+        kind,
+        wide,
+        *output == Output::Json || *output == Output::Yaml,
+    )?;
     let mut errors = Vec::new();
     let mut chosen: Vec<Listed> = Vec::new();
     let want = |l: &Listed| {
@@ -151,7 +167,14 @@ pub(super) fn get(c: &Cluster, cmd: &Command, page: Page) -> Result<Reply, Strin
             && fields.iter().all(|f| match f.field.as_str() {
                 "metadata.name" => field_ok(f, name),
                 "metadata.namespace" => field_ok(f, ns),
-                "spec.unschedulable" => field_ok(f, l.cells.get(1).is_some_and(|s| s.contains("SchedulingDisabled")).to_string().as_str()),
+                "spec.unschedulable" => field_ok(
+                    f,
+                    l.cells
+                        .get(1)
+                        .is_some_and(|s| s.contains("SchedulingDisabled"))
+                        .to_string()
+                        .as_str(),
+                ),
                 _ => false,
             })
     };
@@ -251,14 +274,25 @@ pub(super) fn serialize(items: Vec<Value>, one: bool, output: Output) -> Result<
 }
 
 /// Every object of a kind (not pods), with its row; `json`: with its object.
-fn list(c: &Cluster, kind: Kind, wide: bool, objects: bool) -> Result<(Vec<&'static str>, Vec<Listed>), String> {
+fn list(
+    c: &Cluster,
+    kind: Kind,
+    wide: bool,
+    objects: bool,
+) -> Result<(Vec<&'static str>, Vec<Listed>), String> {
     let now = c.now();
     let mut out = Vec::new();
     let head: Vec<&'static str> = match kind {
         Kind::Nodes => {
             let mut head = vec!["NAME", "STATUS", "ROLES", "AGE", "VERSION"];
             if wide {
-                head.extend(["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"]);
+                head.extend([
+                    "INTERNAL-IP",
+                    "EXTERNAL-IP",
+                    "OS-IMAGE",
+                    "KERNEL-VERSION",
+                    "CONTAINER-RUNTIME",
+                ]);
             }
             for n in c.nodes() {
                 let mut cells = vec![
@@ -286,7 +320,10 @@ fn list(c: &Cluster, kind: Kind, wide: bool, objects: bool) -> Result<(Vec<&'sta
                 head.extend(["CONTAINERS", "IMAGES", "SELECTOR"]);
             }
             for a in c.apps().filter(|a| a.kind == WorkloadKind::Deployment) {
-                let sel = c.deployment_selector_of(&a.name).map(|s| s.to_string()).unwrap_or_default();
+                let sel = c
+                    .deployment_selector_of(&a.name)
+                    .map(|s| s.to_string())
+                    .unwrap_or_default();
                 let mut cells = vec![
                     split(&a.name).1.to_string(),
                     format!("{}/{}", a.ready, a.desired),
@@ -297,7 +334,9 @@ fn list(c: &Cluster, kind: Kind, wide: bool, objects: bool) -> Result<(Vec<&'sta
                 if wide {
                     cells.extend(["app".to_string(), a.version.clone(), sel]);
                 }
-                let t = c.template(&a.name).unwrap_or_else(|_| shepherd::PodTemplate::new(a.requests));
+                let t = c
+                    .template(&a.name)
+                    .unwrap_or_else(|_| shepherd::PodTemplate::new(a.requests));
                 out.push(Listed {
                     key: a.name.clone(),
                     labels: t.labels.clone(),
@@ -316,7 +355,10 @@ fn list(c: &Cluster, kind: Kind, wide: bool, objects: bool) -> Result<(Vec<&'sta
                 if k != WorkloadKind::Deployment {
                     continue;
                 }
-                let sel = c.deployment_selector_of(name).map(|s| s.to_string()).unwrap_or_default();
+                let sel = c
+                    .deployment_selector_of(name)
+                    .map(|s| s.to_string())
+                    .unwrap_or_default();
                 let t = c.template(name).ok();
                 for rs in c.replica_sets(name).map_err(|e| e.to_string())? {
                     let hash = rs.name.rsplit('-').next().unwrap_or("").to_string();
@@ -336,7 +378,12 @@ fn list(c: &Cluster, kind: Kind, wide: bool, objects: bool) -> Result<(Vec<&'sta
                     }
                     let mut labels = t.as_ref().map(|t| t.labels.clone()).unwrap_or_default();
                     labels.insert("pod-template-hash".into(), hash);
-                    out.push(Listed { key: rs.name.clone(), labels, cells, json: None });
+                    out.push(Listed {
+                        key: rs.name.clone(),
+                        labels,
+                        cells,
+                        json: None,
+                    });
                 }
             }
             head
@@ -349,7 +396,16 @@ fn list(c: &Cluster, kind: Kind, wide: bool, objects: bool) -> Result<(Vec<&'sta
             head
         }
         Kind::DaemonSets => {
-            let mut head = vec!["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"];
+            let mut head = vec![
+                "NAME",
+                "DESIRED",
+                "CURRENT",
+                "READY",
+                "UP-TO-DATE",
+                "AVAILABLE",
+                "NODE SELECTOR",
+                "AGE",
+            ];
             if wide {
                 head.extend(["CONTAINERS", "IMAGES", "SELECTOR"]);
             }
@@ -367,9 +423,18 @@ fn list(c: &Cluster, kind: Kind, wide: bool, objects: bool) -> Result<(Vec<&'sta
                     UNKNOWN.into(),
                 ];
                 if wide {
-                    cells.extend(["app".into(), spec.template.version.clone(), labels_text(&spec.template.labels)]);
+                    cells.extend([
+                        "app".into(),
+                        spec.template.version.clone(),
+                        labels_text(&spec.template.labels),
+                    ]);
                 }
-                out.push(Listed { key: d.name.clone(), labels: spec.template.labels.clone(), cells, json: None });
+                out.push(Listed {
+                    key: d.name.clone(),
+                    labels: spec.template.labels.clone(),
+                    cells,
+                    json: None,
+                });
             }
             head
         }
@@ -384,14 +449,33 @@ fn list(c: &Cluster, kind: Kind, wide: bool, objects: bool) -> Result<(Vec<&'sta
                 out.push(Listed {
                     key: name.clone(),
                     labels: Default::default(),
-                    cells: vec![split(&name).1.into(), min, max, st.disruptions_allowed.to_string(), UNKNOWN.into()],
+                    cells: vec![
+                        split(&name).1.into(),
+                        min,
+                        max,
+                        st.disruptions_allowed.to_string(),
+                        UNKNOWN.into(),
+                    ],
                     json: None,
                 });
             }
-            vec!["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"]
+            vec![
+                "NAME",
+                "MIN AVAILABLE",
+                "MAX UNAVAILABLE",
+                "ALLOWED DISRUPTIONS",
+                "AGE",
+            ]
         }
         Kind::Services => {
-            let mut head = vec!["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"];
+            let mut head = vec![
+                "NAME",
+                "TYPE",
+                "CLUSTER-IP",
+                "EXTERNAL-IP",
+                "PORT(S)",
+                "AGE",
+            ];
             if wide {
                 head.push("SELECTOR");
             }
@@ -407,7 +491,12 @@ fn list(c: &Cluster, kind: Kind, wide: bool, objects: bool) -> Result<(Vec<&'sta
                 if wide {
                     cells.push(s.selector.to_string());
                 }
-                out.push(Listed { key: s.name.clone(), labels: Default::default(), cells, json: None });
+                out.push(Listed {
+                    key: s.name.clone(),
+                    labels: Default::default(),
+                    cells,
+                    json: None,
+                });
             }
             head
         }
@@ -554,7 +643,10 @@ fn node_json(n: &shepherd::NodeView) -> Value {
 
 fn deployment_json(c: &Cluster, a: &shepherd::AppStatus, t: &shepherd::PodTemplate) -> Value {
     let (ns, name) = split(&a.name);
-    let sel = c.deployment_selector_of(&a.name).map(|s| s.match_labels).unwrap_or_default();
+    let sel = c
+        .deployment_selector_of(&a.name)
+        .map(|s| s.match_labels)
+        .unwrap_or_default();
     json!({
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -596,7 +688,10 @@ pub(super) fn pod_json(c: &Cluster, p: &PodView) -> Value {
     }
     let mut meta = json!({"name": name, "namespace": ns, "uid": p.uid(), "labels": pod_labels(p)});
     let owner = match p.kind {
-        WorkloadKind::Deployment => Some(("ReplicaSet", format!("{}-{}", split(p.app).1, p.template_hash.unwrap_or("")))),
+        WorkloadKind::Deployment => Some((
+            "ReplicaSet",
+            format!("{}-{}", split(p.app).1, p.template_hash.unwrap_or("")),
+        )),
         WorkloadKind::DaemonSet => Some(("DaemonSet", split(p.app).1.to_string())),
         WorkloadKind::Pod => None,
     };
@@ -612,7 +707,8 @@ pub(super) fn pod_json(c: &Cluster, p: &PodView) -> Value {
         status["message"] = json!(message);
     }
     if p.node.is_some() {
-        status["conditions"] = json!([{"type": "Ready", "status": if p.ready { "True" } else { "False" }}]);
+        status["conditions"] =
+            json!([{"type": "Ready", "status": if p.ready { "True" } else { "False" }}]);
     }
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status})
 }
@@ -633,7 +729,10 @@ fn get_pods(
     page: Page,
 ) -> Result<Reply, String> {
     for f in fields {
-        if !matches!(f.field.as_str(), "metadata.name" | "metadata.namespace" | "spec.nodeName" | "status.phase") {
+        if !matches!(
+            f.field.as_str(),
+            "metadata.name" | "metadata.namespace" | "spec.nodeName" | "status.phase"
+        ) {
             return Err(bad_field(Kind::Pods, f, fields));
         }
     }
@@ -653,11 +752,22 @@ fn get_pods(
             return Err(errors.join("\n"));
         }
         let mut text = match output {
-            Output::Json | Output::Yaml => serialize(found.iter().map(|p| pod_json(c, p)).collect(), names.len() == 1, output)?,
-            Output::Name => found.iter().map(|p| format!("pod/{}\n", split(&p.name()).1)).collect(),
+            Output::Json | Output::Yaml => serialize(
+                found.iter().map(|p| pod_json(c, p)).collect(),
+                names.len() == 1,
+                output,
+            )?,
+            Output::Name => found
+                .iter()
+                .map(|p| format!("pod/{}\n", split(&p.name()).1))
+                .collect(),
             _ => {
                 let mut rows = vec![pod_head(false, wide, show_labels)];
-                rows.extend(found.iter().map(|p| pod_row(c, p, now, false, wide, show_labels)));
+                rows.extend(
+                    found
+                        .iter()
+                        .map(|p| pod_row(c, p, now, false, wide, show_labels)),
+                );
                 let mut t = String::new();
                 write(&mut t, &mut Vec::new(), &rows);
                 t
@@ -668,7 +778,12 @@ fn get_pods(
             text.push('\n');
         }
         let rows = found.len();
-        return Ok(Reply::Text { text, offset: 0, rows, total: rows });
+        return Ok(Reply::Text {
+            text,
+            offset: 0,
+            rows,
+            total: rows,
+        });
     }
     // Owners in key order (namespace, then name).
     let mut owners: Vec<(ControllerId, &str)> = c
@@ -715,7 +830,11 @@ fn get_pods(
                 continue;
             }
         }
-        let mut pods: Vec<(String, PodView)> = c.pods_of(id).filter(|p| keep(p)).map(|p| (p.name(), p)).collect();
+        let mut pods: Vec<(String, PodView)> = c
+            .pods_of(id)
+            .filter(|p| keep(p))
+            .map(|p| (p.name(), p))
+            .collect();
         if total + pods.len() <= from || total >= to {
             total += pods.len();
             continue;
@@ -733,12 +852,23 @@ fn get_pods(
     }
     let rows_n = shown.len();
     let text = match output {
-        Output::Json | Output::Yaml => serialize(shown.iter().map(|p| pod_json(c, p)).collect(), false, output)?,
-        Output::Name => shown.iter().map(|p| format!("pod/{}\n", split(&p.name()).1)).collect(),
+        Output::Json | Output::Yaml => serialize(
+            shown.iter().map(|p| pod_json(c, p)).collect(),
+            false,
+            output,
+        )?,
+        Output::Name => shown
+            .iter()
+            .map(|p| format!("pod/{}\n", split(&p.name()).1))
+            .collect(),
         _ => {
             let mut rows = Vec::with_capacity(rows_n + 1);
             rows.push(pod_head(scope.all, wide, show_labels));
-            rows.extend(shown.iter().map(|p| pod_row(c, p, now, scope.all, wide, show_labels)));
+            rows.extend(
+                shown
+                    .iter()
+                    .map(|p| pod_row(c, p, now, scope.all, wide, show_labels)),
+            );
             let mut t = String::new();
             write(&mut t, &mut Vec::new(), &rows);
             t
@@ -817,7 +947,13 @@ pub(super) fn top_nodes(c: &Cluster, cmd: &Command, page: Page) -> Result<Reply,
     let Command::TopNodes { names, selector } = cmd else {
         unreachable!("top_nodes is given a TopNodes");
     };
-    let mut rows = vec![row(["NAME", "CPU(cores)", "CPU(%)", "MEMORY(bytes)", "MEMORY(%)"])];
+    let mut rows = vec![row([
+        "NAME",
+        "CPU(cores)",
+        "CPU(%)",
+        "MEMORY(bytes)",
+        "MEMORY(%)",
+    ])];
     let mut listed: Vec<_> = c
         .nodes()
         .filter(|n| names.is_empty() || names.iter().any(|x| x == n.name()))
@@ -832,7 +968,7 @@ pub(super) fn top_nodes(c: &Cluster, cmd: &Command, page: Page) -> Result<Reply,
     let total = listed.len();
     let from = page.offset.min(total);
     let to = from.saturating_add(page.limit).min(total);
-    let pct = |used: u64, cap: u64| if cap == 0 { 0 } else { used * 100 / cap };
+    let pct = |used: u64, cap: u64| used.saturating_mul(100).checked_div(cap).unwrap_or(0);
     for n in &listed[from..to] {
         let (a, cap) = (n.allocated, n.spec.capacity);
         rows.push(vec![
@@ -848,5 +984,10 @@ pub(super) fn top_nodes(c: &Cluster, cmd: &Command, page: Page) -> Result<Reply,
     }
     let mut text = String::new();
     write(&mut text, &mut Vec::new(), &rows);
-    Ok(Reply::Text { text, offset: from, rows: to - from, total })
+    Ok(Reply::Text {
+        text,
+        offset: from,
+        rows: to - from,
+        total,
+    })
 }

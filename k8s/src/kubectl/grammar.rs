@@ -30,22 +30,46 @@ const KINDS: &[(Kind, &[&str], &str)] = &[
     (Kind::Nodes, &["nodes", "node", "no"], ""),
     (
         Kind::Deployments,
-        &["deployments", "deployment", "deploy", "deployments.apps", "deployment.apps"],
+        &[
+            "deployments",
+            "deployment",
+            "deploy",
+            "deployments.apps",
+            "deployment.apps",
+        ],
         "apps",
     ),
     (
         Kind::ReplicaSets,
-        &["replicasets", "replicaset", "rs", "replicasets.apps", "replicaset.apps"],
+        &[
+            "replicasets",
+            "replicaset",
+            "rs",
+            "replicasets.apps",
+            "replicaset.apps",
+        ],
         "apps",
     ),
     (
         Kind::StatefulSets,
-        &["statefulsets", "statefulset", "sts", "statefulsets.apps", "statefulset.apps"],
+        &[
+            "statefulsets",
+            "statefulset",
+            "sts",
+            "statefulsets.apps",
+            "statefulset.apps",
+        ],
         "apps",
     ),
     (
         Kind::DaemonSets,
-        &["daemonsets", "daemonset", "ds", "daemonsets.apps", "daemonset.apps"],
+        &[
+            "daemonsets",
+            "daemonset",
+            "ds",
+            "daemonsets.apps",
+            "daemonset.apps",
+        ],
         "apps",
     ),
     (
@@ -237,10 +261,7 @@ fn requirement(p: &str) -> Result<Requirement, String> {
                 .ok_or_else(|| {
                     format!("error: unable to parse requirement: {p:?}: expected a list of values in parentheses, e.g. (a,b)")
                 })?;
-            let vs: Vec<String> = inner
-                .split(',')
-                .map(|v| v.trim().to_string())
-                .collect();
+            let vs: Vec<String> = inner.split(',').map(|v| v.trim().to_string()).collect();
             let k = label_key(k.trim(), p)?;
             return Ok(if notin {
                 Requirement::NotIn(k, vs)
@@ -250,10 +271,16 @@ fn requirement(p: &str) -> Result<Requirement, String> {
         }
     }
     if let Some((k, v)) = p.split_once("!=") {
-        return Ok(Requirement::NotEquals(label_key(k.trim(), p)?, v.trim().into()));
+        return Ok(Requirement::NotEquals(
+            label_key(k.trim(), p)?,
+            v.trim().into(),
+        ));
     }
     if let Some((k, v)) = p.split_once("==").or_else(|| p.split_once('=')) {
-        return Ok(Requirement::Equals(label_key(k.trim(), p)?, v.trim().into()));
+        return Ok(Requirement::Equals(
+            label_key(k.trim(), p)?,
+            v.trim().into(),
+        ));
     }
     Ok(Requirement::Exists(label_key(p, p)?))
 }
@@ -411,7 +438,9 @@ pub fn tokenize(line: &str) -> Result<Vec<String>, String> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(c) => cur.push(c),
-                        None => return Err("error: unterminated ' quote; expected a closing '".into()),
+                        None => {
+                            return Err("error: unterminated ' quote; expected a closing '".into())
+                        }
                     }
                 }
             }
@@ -429,7 +458,9 @@ pub fn tokenize(line: &str) -> Result<Vec<String>, String> {
                             None => break,
                         },
                         Some(c) => cur.push(c),
-                        None => return Err("error: unterminated \" quote; expected a closing \"".into()),
+                        None => {
+                            return Err("error: unterminated \" quote; expected a closing \"".into())
+                        }
                     }
                 }
             }
@@ -485,7 +516,10 @@ const CREATE_FLAGS: FlagSpec = &[
     ("image", None, true),
     ("replicas", Some('r'), true),
 ];
-const APPLY_FLAGS: FlagSpec = &[("namespace", Some('n'), true), ("filename", Some('f'), true)];
+const APPLY_FLAGS: FlagSpec = &[
+    ("namespace", Some('n'), true),
+    ("filename", Some('f'), true),
+];
 
 /// The verbs, as completion offers them.
 pub const VERBS: &[&str] = &[
@@ -581,7 +615,10 @@ fn split_flags(verb: &str, words: &[String], spec: FlagSpec) -> Result<Parsed, S
                 inline.unwrap_or_else(|| "true".into())
             };
             p.flags.push((n, v));
-        } else if w.len() > 1 && w.starts_with('-') && !w[1..].starts_with(|c: char| c.is_ascii_digit()) {
+        } else if w.len() > 1
+            && w.starts_with('-')
+            && !w[1..].starts_with(|c: char| c.is_ascii_digit())
+        {
             // Shorthand flags: `-A`, `-n ns`, `-nns`, `-owide`, `-o=wide`.
             let mut rest = &w[1..];
             while let Some(c) = rest.chars().next() {
@@ -659,8 +696,13 @@ fn one_deployment(verb: &str, args: &[String]) -> Result<String, String> {
     }
     match names.as_slice() {
         [n] => Ok(n.clone()),
-        [] => Err(format!("error: {verb} needs a deployment name, e.g. deployment/web")),
-        _ => Err(format!("error: {verb} takes one deployment; got {}", names.len())),
+        [] => Err(format!(
+            "error: {verb} needs a deployment name, e.g. deployment/web"
+        )),
+        _ => Err(format!(
+            "error: {verb} takes one deployment; got {}",
+            names.len()
+        )),
     }
 }
 
@@ -997,7 +1039,12 @@ pub(super) fn complete(c: &Cluster, line: &str) -> Vec<String> {
             None => {
                 if let Some((t, _)) = current.split_once('/') {
                     if let Ok(k) = Kind::parse(t) {
-                        return starts(names_of(c, k).into_iter().map(|n| format!("{t}/{n}")).collect());
+                        return starts(
+                            names_of(c, k)
+                                .into_iter()
+                                .map(|n| format!("{t}/{n}"))
+                                .collect(),
+                        );
                     }
                 }
                 starts(kinds())
@@ -1079,8 +1126,14 @@ mod tests {
 
     #[test]
     fn a_line_splits_as_a_shell_splits_it() {
-        assert_eq!(words("get pods  -l 'app in (a, b)'"), ["get", "pods", "-l", "app in (a, b)"]);
-        assert_eq!(words(r#"label no n1 "a=b c""#), ["label", "no", "n1", "a=b c"]);
+        assert_eq!(
+            words("get pods  -l 'app in (a, b)'"),
+            ["get", "pods", "-l", "app in (a, b)"]
+        );
+        assert_eq!(
+            words(r#"label no n1 "a=b c""#),
+            ["label", "no", "n1", "a=b c"]
+        );
         assert!(tokenize("get 'pods").is_err());
     }
 
@@ -1092,7 +1145,13 @@ mod tests {
             "get pods --namespace=shop --output wide",
             "kubectl get po -o=wide -n shop",
         ] {
-            let Command::Get { kind, scope, output, .. } = parse(&words(line)).unwrap() else {
+            let Command::Get {
+                kind,
+                scope,
+                output,
+                ..
+            } = parse(&words(line)).unwrap()
+            else {
                 panic!("{line}: not a get");
             };
             assert_eq!(kind, Kind::Pods, "{line}");
@@ -1104,12 +1163,20 @@ mod tests {
     #[test]
     fn unknown_words_are_refused_in_kubectls_words() {
         let e = |l: &str| parse(&words(l)).unwrap_err();
-        assert_eq!(e("get foo"), "error: the server doesn't have a resource type \"foo\"");
+        assert_eq!(
+            e("get foo"),
+            "error: the server doesn't have a resource type \"foo\""
+        );
         assert!(e("get pods --bogus").starts_with("error: unknown flag: --bogus"));
         assert!(e("get pods -x").starts_with("error: unknown shorthand flag: 'x' in -x"));
-        assert!(e("frobnicate").starts_with("error: unknown command \"frobnicate\" for \"kubectl\""));
+        assert!(
+            e("frobnicate").starts_with("error: unknown command \"frobnicate\" for \"kubectl\"")
+        );
         assert!(e("get pods -o table").starts_with("error: unable to match a printer"));
-        assert_eq!(e("scale deploy/web"), "error: required flag(s) \"replicas\" not set");
+        assert_eq!(
+            e("scale deploy/web"),
+            "error: required flag(s) \"replicas\" not set"
+        );
     }
 
     #[test]
@@ -1123,23 +1190,39 @@ mod tests {
         assert!(!q.matches(&l(&[("app", "web"), ("env", "p"), ("legacy", "")])));
         assert!(!q.matches(&l(&[("app", "web")])));
         let q = LabelQuery::parse("app notin (web)").unwrap();
-        assert!(q.matches(&l(&[])), "notin matches an object without the key");
+        assert!(
+            q.matches(&l(&[])),
+            "notin matches an object without the key"
+        );
         assert!(LabelQuery::parse("app in web").is_err());
     }
 
     #[test]
     fn taint_arguments_read_as_kubectl_reads_them() {
-        let Command::Taint { changes, .. } =
-            parse(&words("taint nodes n1 gpu=true:NoSchedule dedicated:NoExecute- spot-")).unwrap()
-        else {
+        let Command::Taint { changes, .. } = parse(&words(
+            "taint nodes n1 gpu=true:NoSchedule dedicated:NoExecute- spot-",
+        ))
+        .unwrap() else {
             panic!("not a taint");
         };
-        assert_eq!(changes[0], TaintChange::Add(Taint::new("gpu", "true", TaintEffect::NoSchedule)));
+        assert_eq!(
+            changes[0],
+            TaintChange::Add(Taint::new("gpu", "true", TaintEffect::NoSchedule))
+        );
         assert_eq!(
             changes[1],
-            TaintChange::Remove { key: "dedicated".into(), effect: Some(TaintEffect::NoExecute) }
+            TaintChange::Remove {
+                key: "dedicated".into(),
+                effect: Some(TaintEffect::NoExecute)
+            }
         );
-        assert_eq!(changes[2], TaintChange::Remove { key: "spot".into(), effect: None });
+        assert_eq!(
+            changes[2],
+            TaintChange::Remove {
+                key: "spot".into(),
+                effect: None
+            }
+        );
         assert!(parse(&words("taint nodes n1 gpu=true:Sometimes")).is_err());
     }
 }
