@@ -5,9 +5,13 @@
 // list pages, apply -f - reads the pasted manifests; zero axe violations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import {
-  openApp, waitForEngine, shownTick, step, settledHash, resetEmpty, axeViolations, openTab,
+  openApp, waitForEngine, shownTick, step, settledHash, resetEmpty, axeViolations, openTab, ROOT,
 } from './harness.mjs';
+
+const EXAMPLE = fs.readFileSync(path.join(ROOT, 'www', 'examples', 'three-zones.yaml'), 'utf8');
 
 // Types a line into the prompt key by key and presses Enter; returns what the
 // command added to the output.
@@ -165,7 +169,77 @@ test('kubectl create, scale with paging, apply -f - from the pasted text, and dr
     assert.match(described, /Unschedulable: {6}true/);
     assert.match(described, /Cannot evict pod \S+ as it would violate the pod's disruption budget/);
     assert.match(await kubectl(page, 'top nodes'), /NAME +CPU\(cores\) +CPU\(%\) +MEMORY\(bytes\) +MEMORY\(%\)/);
+    assert.match(await kubectl(page, 'uncordon node-1'), /node\/node-1 uncordoned/);
+    assert.match(await kubectl(page, 'delete pdb big-pdb'), /poddisruptionbudget\.policy "big-pdb" deleted/);
+    await step(page);
+    assert.match(await kubectl(page, 'get pdb'), /No resources found in default namespace\./);
 
+    // Taints and labels on a node, each an action.
+    assert.match(await kubectl(page, 'taint nodes node-2 gpu=true:NoSchedule'), /node\/node-2 tainted/);
+    assert.match(await kubectl(page, 'taint nodes node-2 gpu=false:NoSchedule'), /already has gpu taint\(s\) with same effect\(s\) and --overwrite is false/);
+    assert.match(await kubectl(page, 'label nodes node-2 disk=ssd'), /node\/node-2 labeled/);
+    await step(page);
+    const n2 = await kubectl(page, 'describe node node-2');
+    assert.match(n2, /Taints: {13}gpu=true:NoSchedule/);
+    assert.match(n2, /disk=ssd/);
+    assert.deepEqual(rows(await kubectl(page, 'get nodes -l disk=ssd')).map((r) => r.NAME), ['node-2']);
+    assert.match(await kubectl(page, 'taint nodes node-2 gpu-'), /node\/node-2 untainted/);
+
+    // A rollout: set image, status, undo, restart, scale.
+    assert.match(await kubectl(page, 'set image deployment/big app=nginx:1.28'), /deployment\.apps\/big image updated/);
+    await step(page, 3);
+    assert.match(rows(await kubectl(page, 'get deploy big -o wide'))[0].IMAGES, /^nginx:1\.28$/);
+    assert.match(await kubectl(page, 'rollout status deployment/big'), /deployment "big" successfully rolled out|Waiting for deployment "big" rollout to finish/);
+    assert.match(await kubectl(page, 'rollout undo deployment/big'), /deployment\.apps\/big rolled back/);
+    await step(page, 3);
+    assert.equal(rows(await kubectl(page, 'get deploy big -o wide'))[0].IMAGES, 'nginx:1.27');
+    assert.match(await kubectl(page, 'rollout restart deploy/big'), /deployment\.apps\/big restarted/);
+    assert.match(await kubectl(page, 'scale deploy/big --replicas=10'), /deployment\.apps\/big scaled/);
+    await step(page, 5);
+    assert.equal(rows(await kubectl(page, 'get deploy big'))[0]['UP-TO-DATE'], '10');
+    assert.ok(rows(await kubectl(page, 'get rs')).length >= 3, 'a ReplicaSet per template');
+
+    assert.deepEqual(await axeViolations(page, { include: '#kubectl-panel' }), []);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
+test('kubectl over an imported dump: the pods where the page drew them, the DaemonSet, describe and events', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await page.evaluate((text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], 'three-zones.yaml', { type: 'text/yaml' }));
+      for (const type of ['dragenter', 'dragover', 'drop']) {
+        document.querySelector('main, body').dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }
+    }, EXAMPLE);
+    await page.waitForFunction(() => document.body.dataset.manifests === 'imported');
+    await page.click('#manifests-close');
+    const placed = await placement(page);
+    const pods = rows(await kubectl(page, 'get pods -A -o wide'));
+    assert.equal(pods.length, Object.values(placed).flat().length);
+    assert.equal(Object.keys(pods[0])[0], 'NAMESPACE');
+    for (const r of pods) assert.ok(placed[r.NODE].includes(r.NAME), `${r.NAME} on ${r.NODE}`);
+    const ds = rows(await kubectl(page, 'get ds'));
+    assert.deepEqual(ds.map((r) => [r.NAME, r.DESIRED, r.CURRENT]), [['log-agent', '6', '6']]);
+    const deploys = rows(await kubectl(page, 'get deployments'));
+    assert.deepEqual(deploys.map((r) => r.NAME), ['cache', 'web']);
+    const d = await kubectl(page, 'describe node a-1');
+    assert.match(d, /topology\.kubernetes\.io\/zone=zone-a/);
+    assert.match(d, new RegExp(`Non-terminated Pods: {10}\\(${placed['a-1'].length} in total\\)`));
+    const web = pods.find((r) => r.NAME.startsWith('web-')).NAME;
+    const p = await kubectl(page, `describe pod ${web}`);
+    assert.match(p, /Controlled By: {6}ReplicaSet\/web-/);
+    assert.match(p, /Scheduled +\S+ +default-scheduler +Successfully assigned default\//);
+    assert.match(p, /Explain \(default-scheduler\):/);
+    assert.match(await kubectl(page, 'get events'), /^\$ kubectl get events\nLAST SEEN +TYPE +REASON +OBJECT +MESSAGE\n/);
+    assert.match(await kubectl(page, 'get svc -o wide'), /NAME +TYPE +CLUSTER-IP +EXTERNAL-IP +PORT\(S\) +AGE +SELECTOR/);
+    assert.match(await kubectl(page, 'get pods -o yaml'), /kind: List/);
     assert.deepEqual(await axeViolations(page, { include: '#kubectl-panel' }), []);
     app.assertNoConsoleErrors();
   } finally {
