@@ -593,3 +593,43 @@ fn random_lines_never_panic_and_changes_apply_or_are_refused() {
         }
     }
 }
+
+#[test]
+fn namespaces_scope_lists_as_n_and_a_do() {
+    let mut sim = cluster();
+    sim.cluster_mut()
+        .add_namespace(shepherd::NamespaceSpec::new("shop"))
+        .unwrap();
+    sim.cluster_mut()
+        .deploy(DeploymentSpec::new("shop/cart", 2, Resources::new(100, 64)))
+        .unwrap();
+    settle(&mut sim);
+    let shop = text(&sim, "get pods -n shop");
+    assert_eq!(column(&shop, "NAME"), ["cart-0", "cart-1"]);
+    assert!(!column(&text(&sim, "get pods"), "NAME")
+        .iter()
+        .any(|n| n.starts_with("cart")));
+    let all = text(&sim, "get pods -A");
+    assert!(all.starts_with("NAMESPACE "), "{all}");
+    let ns = column(&all, "NAMESPACE");
+    assert_eq!(ns.iter().filter(|n| *n == "shop").count(), 2);
+    // Listed by namespace, then name.
+    let mut sorted: Vec<(String, String)> = ns.iter().cloned().zip(column(&all, "NAME")).collect();
+    let listed = sorted.clone();
+    sorted.sort();
+    assert_eq!(listed, sorted);
+    assert_eq!(
+        text(&sim, "get deploy -n shop -o name"),
+        "deployment.apps/cart\n"
+    );
+    assert_eq!(
+        change(&mut sim, "scale deploy cart -n shop --replicas=3"),
+        "deployment.apps/cart scaled"
+    );
+    assert_eq!(sim.cluster().app("shop/cart").unwrap().desired, 3);
+    assert_eq!(
+        err(&sim, "scale deploy cart --replicas=3"),
+        "Error from server (NotFound): deployments.apps \"cart\" not found"
+    );
+    assert!(text(&sim, "describe pod cart-0 -n shop").contains("Namespace:          shop"));
+}

@@ -55,12 +55,21 @@ export function wireKubectl({ sim, act }) {
     try {
       r = sim().kubectl(text, stdin.value || null, offset, PAGE_ROWS);
     } catch (err) {
-      print(err && err.message ? err.message : String(err), 'k-err');
+      const said = err && err.message ? err.message : String(err);
+      print(said, 'k-err');
+      setText(hint, said);
       showPage(text, { offset: 0, rows: 0, total: 0 });
       return;
     }
     print(r.text);
     if (r.error) print(r.error, 'k-err');
+    // What a screen reader hears: one line, not the table (the output is
+    // there to read with the arrow keys).
+    const first = (r.error || r.text || '').split('\n').find((l) => l.trim()) || '';
+    const lines = r.text.split('\n').filter((l) => l.trim()).length;
+    setText(hint, r.changed || r.error || lines <= 1 ? first
+      : r.total > r.rows ? `rows ${r.offset + 1}\u2013${r.offset + r.rows} of ${r.total} printed`
+        : `${lines} lines printed`);
     if (r.changed) {
       showPage(text, { offset: 0, rows: 0, total: 0 });
       print(r.queued.join('\n'), 'k-note');
@@ -79,7 +88,6 @@ export function wireKubectl({ sim, act }) {
     recall = -1;
     draft = '';
     input.value = '';
-    setText(hint, '');
     run(line);
   });
 

@@ -1037,10 +1037,10 @@ pub(super) fn complete(c: &Cluster, line: &str) -> Vec<String> {
     match verb.as_str() {
         "get" | "describe" | "delete" | "label" | "scale" => match args.first() {
             None => {
-                if let Some((t, _)) = current.split_once('/') {
+                if let Some((t, typed)) = current.split_once('/') {
                     if let Ok(k) = Kind::parse(t) {
                         return starts(
-                            names_of(c, k)
+                            names_of(c, k, typed)
                                 .into_iter()
                                 .map(|n| format!("{t}/{n}"))
                                 .collect(),
@@ -1050,20 +1050,20 @@ pub(super) fn complete(c: &Cluster, line: &str) -> Vec<String> {
                 starts(kinds())
             }
             Some(k) => match Kind::parse(k) {
-                Ok(kind) => starts(names_of(c, kind)),
+                Ok(kind) => starts(names_of(c, kind, &current)),
                 Err(_) => Vec::new(),
             },
         },
-        "cordon" | "uncordon" | "drain" => starts(names_of(c, Kind::Nodes)),
+        "cordon" | "uncordon" | "drain" => starts(names_of(c, Kind::Nodes, &current)),
         "taint" => match args.len() {
             0 => starts(vec!["nodes".into()]),
-            _ => starts(names_of(c, Kind::Nodes)),
+            _ => starts(names_of(c, Kind::Nodes, &current)),
         },
         "top" => starts(vec!["nodes".into()]),
         "rollout" => match args.len() {
             0 => starts(["status", "undo", "restart"].map(String::from).to_vec()),
             _ => starts(
-                names_of(c, Kind::Deployments)
+                names_of(c, Kind::Deployments, &current)
                     .into_iter()
                     .map(|n| format!("deployment/{n}"))
                     .collect(),
@@ -1072,7 +1072,7 @@ pub(super) fn complete(c: &Cluster, line: &str) -> Vec<String> {
         "set" => match args.len() {
             0 => starts(vec!["image".into()]),
             _ => starts(
-                names_of(c, Kind::Deployments)
+                names_of(c, Kind::Deployments, &current)
                     .into_iter()
                     .map(|n| format!("deployment/{n}"))
                     .collect(),
@@ -1094,7 +1094,7 @@ fn namespaces(c: &Cluster) -> Vec<String> {
 }
 
 /// The names (within their namespace) of one kind's objects, for completion.
-fn names_of(c: &Cluster, kind: Kind) -> Vec<String> {
+fn names_of(c: &Cluster, kind: Kind, prefix: &str) -> Vec<String> {
     let short = |k: &str| shepherd::namespace::split(k).1.to_string();
     let owners = |w: shepherd::WorkloadKind| -> Vec<String> {
         c.owners()
@@ -1106,8 +1106,14 @@ fn names_of(c: &Cluster, kind: Kind) -> Vec<String> {
         Kind::Nodes => c.nodes().map(|n| n.name().to_string()).collect(),
         Kind::Deployments => owners(shepherd::WorkloadKind::Deployment),
         Kind::DaemonSets => owners(shepherd::WorkloadKind::DaemonSet),
-        // Completion of pods stops at a few hundred names: a prefix narrows it.
-        Kind::Pods => c.pods().take(500).map(|p| short(&p.name())).collect(),
+        // At most a few hundred pods, those whose name starts with what is
+        // typed (a cluster may hold 150,000).
+        Kind::Pods => c
+            .pods()
+            .map(|p| short(&p.name()))
+            .filter(|n| n.starts_with(prefix))
+            .take(200)
+            .collect(),
         Kind::PodDisruptionBudgets => c.pdb_names().iter().map(|n| short(n)).collect(),
         Kind::Services => c.service_specs().map(|s| short(&s.name)).collect(),
         Kind::Namespaces => namespaces(c),
