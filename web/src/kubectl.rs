@@ -169,3 +169,26 @@ mod tests {
             .any(|e| e.tick == tick && matches!(e.action, Action::Apply { .. })));
     }
 }
+
+#[cfg(test)]
+mod describe_pending {
+    use super::*;
+
+    #[test]
+    fn a_pending_pod_is_described_with_its_failed_scheduling_event_and_explain() {
+        let mut s = Session::tour();
+        s.run(12);
+        let pending = s
+            .simulator()
+            .cluster()
+            .pending_pods()
+            .next()
+            .expect("the tour has a Pending pod at tick 12")
+            .name();
+        let a = run_line(&mut s, &format!("describe pod {pending}"), None, Page::ALL).unwrap();
+        assert!(a.text.contains("Status:             Pending"), "{}", a.text);
+        assert!(a.text.contains("Warning  FailedScheduling"), "{}", a.text);
+        assert!(a.text.contains("default-scheduler"), "{}", a.text);
+        assert!(a.text.contains("Explain ("), "{}", a.text);
+    }
+}
