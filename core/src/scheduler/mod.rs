@@ -693,10 +693,8 @@ impl Cluster {
             required: tpl.node_affinity.required.clone(),
             tolerations: tpl.tolerations.clone(),
         };
-        let local_key = cache::LocalKey {
-            req,
-            nonzero: req.non_zero(),
-        };
+        let nonzero = tpl.non_zero();
+        let local_key = cache::LocalKey { req, nonzero };
         let (static_ok, local) = self.caches.lend(profile, &static_key, &local_key);
         let (na_raw, na_mask) = if tpl.node_affinity.preferred.is_empty() {
             Default::default()
@@ -708,7 +706,7 @@ impl Cluster {
             c,
             rev_no,
             req,
-            nonzero: req.non_zero(),
+            nonzero,
             static_ok,
             static_key,
             inclusions: Vec::new(),
@@ -1989,7 +1987,9 @@ impl Cluster {
     }
 
     /// BalancedAllocation's score for cpu and memory on node record `h`
-    /// (`balanced_score`'s, inline for the refile loops).
+    /// (`balanced_score`'s, inline for the refile loops): the balance with
+    /// the pod's requests against the node's own, both with both
+    /// capacities nonzero.
     #[inline(always)]
     fn balanced_of(h: &HotNode, b: &Batch) -> i64 {
         // Through i64: one conversion instruction where u64 takes
@@ -2003,24 +2003,26 @@ impl Cluster {
                 f
             }
         };
-        let f1 = frac(
+        let (cpu, mem) = (h.capacity.cpu_millis, h.capacity.memory_mib);
+        let balance = |c: u64, m: u64| {
+            let std = plugins::abs((frac(c, cpu) - frac(m, mem)) / 2.0);
+            ((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64
+        };
+        let with = balance(
             h.allocated.cpu_millis + b.req.cpu_millis,
-            h.capacity.cpu_millis,
-        );
-        let f2 = frac(
             h.allocated.memory_mib + b.req.memory_mib,
-            h.capacity.memory_mib,
         );
-        let std = plugins::abs((f1 - f2) / 2.0);
-        ((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64
+        let without = balance(h.allocated.cpu_millis, h.allocated.memory_mib);
+        balanced::change(with, without)
     }
 
     /// `local_planned_of` for a node with no allocatable cpu or memory:
     /// kube-scheduler's scorers leave out a resource whose allocatable is 0
     /// (noderesources: leastResourceScorer, mostResourceScorer and
     /// balancedResourceScorer skip it), so the fit score is the other
-    /// resource's alone (0 with neither) and the balance is over one
-    /// resource (a deviation of 0: 100). Only pods that request none of the
+    /// resource's alone (0 with neither) and each balance is over one
+    /// resource (a deviation of 0: 100 with the pod and without, so the
+    /// change scores 75). Only pods that request none of the
     /// missing resource fit there.
     #[cold]
     #[inline(never)]
@@ -2053,7 +2055,11 @@ impl Cluster {
                 (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
                 (h.allocated.memory_mib + b.req.memory_mib) as i64,
             ];
-            total += l.w_bal * balanced::score(&req, &caps);
+            let on = [
+                h.allocated.cpu_millis as i64,
+                h.allocated.memory_mib as i64,
+            ];
+            total += l.w_bal * balanced::score(&req, &on, &caps);
         }
         total
     }
@@ -2138,6 +2144,7 @@ impl Cluster {
                 (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
                 (h.allocated.memory_mib + b.req.memory_mib) as i64,
             ],
+            &[h.allocated.cpu_millis as i64, h.allocated.memory_mib as i64],
             &[h.capacity.cpu_millis as i64, h.capacity.memory_mib as i64],
         )
     }
