@@ -380,11 +380,15 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
             }
         }
         let mut spec = Map::new();
-        if !taints.is_empty() {
-            spec.insert("taints".into(), Value::Array(taints));
-        }
         if rng.chance(10) {
             spec.insert("unschedulable".into(), json!(true));
+            // The taint the node lifecycle controller keeps on a cordoned
+            // node (TaintNodesByCondition), which nodeTaintsPolicy Honor
+            // reads; Shepherd keeps it as node state (its import drops it).
+            taints.push(json!({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}));
+        }
+        if !taints.is_empty() {
+            spec.insert("taints".into(), Value::Array(taints));
         }
         let mut alloc = Map::new();
         alloc.insert("cpu".into(), json!(cpu_text(rng, cpu_m)));
