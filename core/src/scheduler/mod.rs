@@ -1994,26 +1994,20 @@ impl Cluster {
     fn balanced_of(h: &HotNode, b: &Batch) -> i64 {
         // Through i64: one conversion instruction where u64 takes
         // several, and the same value (a node's requests stay below
-        // MAX_PODS x MAX_CPU_MILLIS, about 2^48).
-        let frac = |r: u64, a: u64| {
-            let f = r as i64 as f64 / a as i64 as f64;
-            if f > 1.0 {
-                1.0
-            } else {
-                f
-            }
-        };
-        let (cpu, mem) = (h.capacity.cpu_millis, h.capacity.memory_mib);
-        let balance = |c: u64, m: u64| {
-            let std = plugins::abs((frac(c, cpu) - frac(m, mem)) / 2.0);
+        // MAX_PODS x MAX_CPU_MILLIS, about 2^48). Each resource's two
+        // fractions, with the pod and without, side by side over the same
+        // allocatable, so the two divisions can go as one two-lane one.
+        let f = |x: u64| x as i64 as f64;
+        let (ac, am) = (h.allocated.cpu_millis, h.allocated.memory_mib);
+        let (cpu, mem) = (f(h.capacity.cpu_millis), f(h.capacity.memory_mib));
+        let fc = [f(ac + b.req.cpu_millis) / cpu, f(ac) / cpu];
+        let fm = [f(am + b.req.memory_mib) / mem, f(am) / mem];
+        let capped = |x: f64| if x > 1.0 { 1.0 } else { x };
+        let balance = |i: usize| {
+            let std = plugins::abs((capped(fc[i]) - capped(fm[i])) / 2.0);
             ((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64
         };
-        let with = balance(
-            h.allocated.cpu_millis + b.req.cpu_millis,
-            h.allocated.memory_mib + b.req.memory_mib,
-        );
-        let without = balance(h.allocated.cpu_millis, h.allocated.memory_mib);
-        balanced::change(with, without)
+        balanced::change(balance(0), balance(1))
     }
 
     /// `local_planned_of` for a node with no allocatable cpu or memory:
