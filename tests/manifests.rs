@@ -1078,16 +1078,20 @@ fn sweep(test: &str, default: u64, f: impl Fn(u64)) {
 /// A random scenario with everything the export writes: labels, taints,
 /// cordoned and NotReady nodes, constraints, strategies, versions, readiness
 /// delays, budgets and Services.
-/// A Pod of the given containers (YAML list items, indented four spaces)
-/// and init containers, pending.
+/// A Pod of the given containers (YAML list items, indented two spaces),
+/// init containers (the same) and other spec fields (indented two), pending.
 fn pod_yaml(name: &str, init: &str, containers: &str) -> String {
+    let (extra, init) = match init.split_once("@@") {
+        Some((extra, init)) => (extra, init),
+        None => ("", init),
+    };
     let init = if init.is_empty() {
         String::new()
     } else {
         format!("  initContainers:\n{init}")
     };
     format!(
-        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n{init}  containers:\n{containers}"
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n{extra}{init}  containers:\n{containers}"
     )
 }
 
@@ -1145,6 +1149,26 @@ fn explicit_zeros_and_each_containers_missing_requests_are_scored_as_kube_schedu
             c("a", "{cpu: 100m, memory: 64Mi}"),
             (1000, 64),
             (1000, 200),
+        ),
+        // After kube-scheduler's TestNodeInfoAddPod (framework/types_test.go):
+        // a 200m container without memory and an overhead of 500m (and
+        // 1Mi here for its 500 bytes): 700m and the overhead's memory,
+        // scored with the container's 200Mi on top.
+        (
+            "overhead",
+            "  overhead: {cpu: 500m, memory: 1Mi}\n@@".to_string(),
+            c("a", "{cpu: 200m}"),
+            (700, 1),
+            (700, 201),
+        ),
+        // The same with an init container of 500m / 200Mi: it is the
+        // larger for both forms.
+        (
+            "overhead-init",
+            "  overhead: {cpu: 500m, memory: 1Mi}\n@@".to_string() + &c("i", "{cpu: 500m, memory: 200Mi}"),
+            c("a", "{cpu: 200m}"),
+            (1000, 201),
+            (1000, 201),
         ),
         // A sidecar without cpu counts 100m beside the containers.
         (

@@ -1218,6 +1218,31 @@ pub(crate) fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
 mod tests {
     use super::*;
 
+    /// A template's scored requests: the one-container form unless stated,
+    /// kept only when they differ from it, dropped with new requests, and
+    /// refused below the requests or beyond any node.
+    #[test]
+    fn scored_requests_are_stated_only_where_containers_differ() {
+        let t = PodTemplate::new(Resources::new(0, 512));
+        assert_eq!(t.non_zero(), Resources::new(100, 512));
+        let zero = t.clone().with_scored_requests(Resources::new(0, 512), Resources::new(0, 512));
+        assert_eq!(zero.non_zero_requests, Some(Resources::new(0, 512)));
+        assert_eq!(zero.non_zero(), Resources::new(0, 512));
+        let same = t.clone().with_scored_requests(Resources::new(0, 512), Resources::new(100, 512));
+        assert_eq!(same, t, "the one-container form is not stated");
+        assert_eq!(zero.clone().with_requests(Resources::new(0, 512)), t);
+        assert!(zero.validate("web").is_ok());
+        let below = t.clone().with_scored_requests(Resources::new(300, 512), Resources::new(200, 512));
+        let e = below.validate("web").unwrap_err().to_string();
+        assert!(e.contains("below its requests"), "{e}");
+        let huge = t.with_scored_requests(
+            Resources::new(MAX_CPU_MILLIS, 512),
+            Resources::new(MAX_CPU_MILLIS + 100, 512),
+        );
+        let e = huge.validate("web").unwrap_err().to_string();
+        assert!(e.contains("non-zero defaults"), "{e}");
+    }
+
     #[test]
     fn int_or_percent_parses_numbers_and_percentages() {
         assert_eq!(IntOrPercent::parse("3"), Ok(IntOrPercent::Int(3)));
