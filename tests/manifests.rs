@@ -1110,6 +1110,7 @@ fn explicit_zeros_and_each_containers_missing_requests_are_scored_as_kube_schedu
     };
     let bare = |name: &str| format!("  - name: {name}\n    image: pause\n");
     // (pod, init containers, containers, requests, scored requests)
+    #[allow(clippy::type_complexity)]
     let rows: Vec<(&str, String, String, (u64, u64), (u64, u64))> = vec![
         // Both set to 0: nothing for the scores either.
         ("zeros", String::new(), c("a", "{cpu: \"0\", memory: \"0\"}"), (0, 0), (0, 0)),

@@ -365,7 +365,7 @@ fn non_zero(t: &PodTemplate) -> Resources {
 
 fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 {
     let used = w.on[&n.id].iter().fold(non_zero(inc.tpl), |a, p| {
-        a.saturating_add(&non_zero(&p.template))
+        a.saturating_add(&non_zero(p.template))
     });
     let (mut sum, mut weights) = (0i64, 0i64);
     for &(r, wt) in &profile.fit.resources {
