@@ -633,3 +633,53 @@ fn namespaces_scope_lists_as_n_and_a_do() {
     );
     assert!(text(&sim, "describe pod cart-0 -n shop").contains("Namespace:          shop"));
 }
+
+#[test]
+fn objects_are_paged_as_rows_are() {
+    let sim = cluster();
+    let Ok(Reply::Text {
+        text: json,
+        rows,
+        total,
+        ..
+    }) = run_line(
+        sim.cluster(),
+        sim.profile(),
+        "get pods -o json",
+        None,
+        Page {
+            offset: 2,
+            limit: 3,
+        },
+    )
+    else {
+        panic!("get pods -o json: not text");
+    };
+    assert_eq!((rows, total), (3, 8));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["kind"], "List");
+    let names: Vec<&str> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["metadata"]["name"].as_str().unwrap())
+        .collect();
+    let all = column(&text(&sim, "get pods"), "NAME");
+    assert_eq!(
+        names,
+        all[2..5].iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    let Ok(Reply::Text { rows, total, .. }) = run_line(
+        sim.cluster(),
+        sim.profile(),
+        "get nodes -o yaml",
+        None,
+        Page {
+            offset: 0,
+            limit: 2,
+        },
+    ) else {
+        panic!("get nodes -o yaml: not text");
+    };
+    assert_eq!((rows, total), (2, 3));
+}

@@ -211,9 +211,10 @@ pub(super) fn get(c: &Cluster, cmd: &Command, page: Page) -> Result<Reply, Strin
             }
         }
         Output::Json | Output::Yaml => {
-            let items: Vec<Value> = chosen.iter().filter_map(|l| l.json.clone()).collect();
+            // A page of objects, as a page of rows: the prompt must not
+            // write 150,000 pods' objects at once (the CLI asks for all).
+            let items: Vec<Value> = chosen[from..to].iter().filter_map(|l| l.json.clone()).collect();
             text = serialize(items, names.len() == 1, *output)?;
-            return Ok(Reply::text(text));
         }
         Output::Table | Output::Wide => {
             let ns_col = kind.namespaced() && scope.all;
@@ -813,12 +814,7 @@ fn get_pods(
         })
     };
     let filtered = selector.is_some() || !fields.is_empty();
-    let objects = matches!(output, Output::Json | Output::Yaml);
-    let (from, to) = if objects {
-        (0, usize::MAX)
-    } else {
-        (page.offset, page.offset.saturating_add(page.limit))
-    };
+    let (from, to) = (page.offset, page.offset.saturating_add(page.limit));
     let mut total = 0usize;
     let mut shown: Vec<PodView> = Vec::new();
     for &(id, _) in &owners {
