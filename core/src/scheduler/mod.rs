@@ -877,7 +877,10 @@ impl Cluster {
             .map(|(k, v)| crate::cluster::label_hash(k, v))
             .min_by_key(|p| self.revisions_by_label.get(p).map_or(0, Vec::len));
         let candidates = match &pair {
-            Some(p) => self.revisions_by_label.get(p).map_or(&[][..], Vec::as_slice),
+            Some(p) => self
+                .revisions_by_label
+                .get(p)
+                .map_or(&[][..], Vec::as_slice),
             None => &self.all_revisions[..],
         };
         let mut others = Vec::new();
@@ -919,8 +922,12 @@ impl Cluster {
         let tpl = &rev.template;
         let plain = tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none();
         let key = cache::InclusionKey {
-            affinity: (affinity == Honor && !plain)
-                .then(|| (tpl.node_selector.clone(), tpl.node_affinity.required.clone())),
+            affinity: (affinity == Honor && !plain).then(|| {
+                (
+                    tpl.node_selector.clone(),
+                    tpl.node_affinity.required.clone(),
+                )
+            }),
             taints: (taints == Honor).then(|| {
                 let mut all = tpl.tolerations.clone();
                 all.extend(rev.added_tolerations.iter().cloned());
@@ -966,7 +973,11 @@ impl Cluster {
             {
                 return false;
             }
-            if self.condition_taints(NodeId(i as u32)).iter().any(untolerated) {
+            if self
+                .condition_taints(NodeId(i as u32))
+                .iter()
+                .any(untolerated)
+            {
                 return false;
             }
         }
@@ -1019,6 +1030,19 @@ impl Cluster {
         };
         self.caches.keep_inclusion(key.clone(), kept);
         out
+    }
+
+    /// Whether the batch's soft hostname constraint is the system
+    /// defaults' and no live node carries the hostname label (nodes
+    /// written by hand, without the kubelet's label). Kubernetes' Score
+    /// adds a constraint's term only on a node that has its key, and with
+    /// the system defaults it does not ignore nodes lacking one, so every
+    /// node scores the zone term alone: the fast cycle's shape with a
+    /// hostname term of 0.
+    fn hostname_absent(&self, b: &Batch) -> bool {
+        b.hostname_labels.is_some()
+            && !b.soft_require_all
+            && self.hostnames.missing == self.live_nodes
     }
 
     /// `Batch::hostname_labels` for soft constraints `soft`.
@@ -1184,10 +1208,16 @@ impl Cluster {
         let index_of = |e: &SpreadEntry| {
             (e.inclusion.as_ref()).map(|k| keys.iter().position(|x| x == k).unwrap_or(0) as u8)
         };
-        let hard: Vec<(SpreadEntry, Option<u8>)> =
-            hard.into_iter().map(|e| (index_of(&e), e)).map(|(i, e)| (e, i)).collect();
-        let soft: Vec<(SpreadEntry, Option<u8>)> =
-            soft.into_iter().map(|e| (index_of(&e), e)).map(|(i, e)| (e, i)).collect();
+        let hard: Vec<(SpreadEntry, Option<u8>)> = hard
+            .into_iter()
+            .map(|e| (index_of(&e), e))
+            .map(|(i, e)| (e, i))
+            .collect();
+        let soft: Vec<(SpreadEntry, Option<u8>)> = soft
+            .into_iter()
+            .map(|e| (index_of(&e), e))
+            .map(|(i, e)| (e, i))
+            .collect();
         // A hostname constraint's domain is the node (`topo` None) for the
         // score always (kube-scheduler counts a hostname constraint's pods
         // on the node itself), and for the filter while every node has a
@@ -1418,9 +1448,11 @@ impl Cluster {
             let labels = if hard { None } else { b.hostname_labels };
             let has_keys = !self.hot[i].removed
                 && (!require_all
-                    || list
-                        .iter()
-                        .all(|s| s.topo.or(labels).is_none_or(|t| self.domain(t, n).is_some())));
+                    || list.iter().all(|s| {
+                        s.topo
+                            .or(labels)
+                            .is_none_or(|t| self.domain(t, n).is_some())
+                    }));
             for s in list.iter_mut() {
                 if !s.self_match {
                     continue;
@@ -1808,8 +1840,7 @@ impl Cluster {
             }
             // A bare Pod with spec.nodeName is its kubelet's, never the
             // scheduler's (Pending only while that node does not exist).
-            if matches!(&ctl.workload, crate::cluster::Workload::Pod(b) if b.node_name.is_some())
-            {
+            if matches!(&ctl.workload, crate::cluster::Workload::Pod(b) if b.node_name.is_some()) {
                 continue;
             }
             if let Some((cap, bind)) = ctl.blocked {
@@ -2459,15 +2490,16 @@ impl Cluster {
         // The system defaults (hostname, then zone), or one hostname
         // constraint of the pod's own (every node has its hostname, so
         // requiring every key ignores none).
-        // (A node without a hostname label scores without the hostname
-        // constraint: the general scorer's case.)
+        // A node without a hostname label scores without the hostname
+        // constraint: the general scorer's case, unless no node has the
+        // label (then no node scores that term, see `hostname_absent`).
         let spread_ok = b.soft.is_empty()
-            || b.hostname_labels.is_none()
+            || (b.hostname_labels.is_none() || self.hostname_absent(b))
                 && (b.soft.len() == 2
-                && !b.soft_require_all
-                && b.soft[0].topo.is_none()
-                && b.soft[1].topo.is_some()
-                || b.soft.len() == 1 && b.soft[0].topo.is_none());
+                    && !b.soft_require_all
+                    && b.soft[0].topo.is_none()
+                    && b.soft[1].topo.is_some()
+                    || b.soft.len() == 1 && b.soft[0].topo.is_none());
         spread_ok
             && profile.scores.iter().all(|(p, _)| {
                 matches!(
@@ -3778,6 +3810,7 @@ impl Cluster {
             x.zones.len()
         };
         let (h, z) = (&b.soft[0], b.soft.get(1));
+        let no_hostnames = self.hostname_absent(b);
         let w_h = x.normalizing_weight(m);
         let w_z = x.normalizing_weight(zones);
         // Raw scores in `x.scores` first, then normalised in place. The
@@ -3788,7 +3821,12 @@ impl Cluster {
         x.scores
             .extend(present.iter().zip(&x.parts).map(|(&c, &(cnt, d))| {
                 if last.0 != cnt {
-                    last = (cnt, spread::score_for_count(cnt as i64, h.max_skew, w_h));
+                    let term = if no_hostnames {
+                        0.0
+                    } else {
+                        spread::score_for_count(cnt as i64, h.max_skew, w_h)
+                    };
+                    last = (cnt, term);
                 }
                 let mut score = last.1;
                 if let (Some(z), true) = (z, d != stride - 1) {
@@ -4171,9 +4209,9 @@ impl Cluster {
                 Plugin::NodeAffinity => b.rev.template.node_affinity.preferred.is_empty(),
                 Plugin::NodeResourcesBalancedAllocation => b.best_effort,
                 Plugin::InterPodAffinity => self.ipa_skips(&b.rev, profile),
-                Plugin::TaintToleration
-                | Plugin::NodeResourcesFit
-                | Plugin::NodeUnschedulable => false,
+                Plugin::TaintToleration | Plugin::NodeResourcesFit | Plugin::NodeUnschedulable => {
+                    false
+                }
             })
             .collect()
     }
@@ -4219,7 +4257,10 @@ impl Cluster {
                     .map(|(t, _)| t)
                     .chain(r.affinity_ids.iter().filter(|_| hard))
                     .filter(|t| own(t))
-                    .any(|&t| self.domain(terms[t as usize].topo, NodeId(i as u32)).is_some());
+                    .any(|&t| {
+                        self.domain(terms[t as usize].topo, NodeId(i as u32))
+                            .is_some()
+                    });
                 if carries {
                     return false;
                 }
