@@ -198,9 +198,6 @@ fn included(m: &NodeView, tpl: &PodTemplate, c: &TopologySpreadConstraint) -> bo
 /// Every filter of the default plugin set, from scratch. `Err` names the plugin.
 fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<(), &'static str> {
     let tpl = inc.tpl;
-    if !n.ready {
-        return Err("NodeReady");
-    }
     let on = |p: Plugin| profile.filters.contains(&p);
     if on(Plugin::NodeUnschedulable) && n.cordoned {
         let t = Taint::new(
@@ -212,11 +209,20 @@ fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<
             return Err("NodeUnschedulable");
         }
     }
+    // A node that is not Ready carries the unreachable taints (the
+    // NoExecute half tolerated, as in `included`).
+    let unreachable = Taint::new(
+        "node.kubernetes.io/unreachable",
+        "",
+        TaintEffect::NoSchedule,
+    );
     if on(Plugin::TaintToleration)
-        && n.spec
+        && (n
+            .spec
             .taints
             .iter()
             .any(|t| t.effect != TaintEffect::PreferNoSchedule && !tolerated(tpl, t))
+            || !n.ready && !tolerated(tpl, &unreachable))
     {
         return Err("TaintToleration");
     }

@@ -11,6 +11,7 @@ use crate::bare_pod::BarePodSpec;
 use crate::cluster::{Cluster, FixedPoint, ScorePolicy};
 use crate::daemonset::DaemonSetSpec;
 use crate::error::Error;
+use crate::scheduler::Explanation;
 use crate::events::{EventType, Reason};
 use crate::limits::{MAX_NODES, MAX_PODS, MAX_SCRIPT_EVENTS, MAX_TICK};
 use crate::model::{
@@ -1101,6 +1102,34 @@ impl Simulator {
             let _ = s.apply(e);
         }
         s
+    }
+
+    /// One tick, as [`Simulator::step`], watching the scheduler for the
+    /// bind of `pod` (`namespace/name`, or a name in `default`): returns
+    /// the tick's report and, if the tick bound it, the cycle that did, as
+    /// of that bind ([`Cluster::explain_decision`]: the cluster as the
+    /// cycle saw it, the nodes it scored, the node it chose). To explain a
+    /// bound pod as of its decision, step a copy of its run to the tick
+    /// before [`crate::PodView::bound_at`] and call this. The placement is
+    /// the one `step` makes: watching changes nothing.
+    pub fn step_deciding(&mut self, pod: &str) -> (StepReport, Option<Result<Explanation, Error>>) {
+        if self.in_step.is_some() {
+            return (self.finish_step(), None);
+        }
+        let mut report = self.begin_step();
+        self.fire_due(&mut report, u32::MAX);
+        let mut decision = None;
+        let profile = &self.profile;
+        let pod = crate::namespace::canonical(pod);
+        let mut watch = |c: &Cluster, name: &str, _: crate::NodeId| {
+            if name == pod {
+                decision = Some(c.explain_decision(name, profile, c.last_cycle()));
+            }
+        };
+        report.reconcile = self
+            .cluster
+            .reconcile_to_fixed_point_observed(profile, &mut watch);
+        (report, decision)
     }
 
     /// `ticks` steps; returns the last report.

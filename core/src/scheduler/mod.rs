@@ -3,8 +3,9 @@
 //! [`Profile`] (which plugins, which weights, which arguments).
 //!
 //! The cycle follows kube-scheduler step by step:
-//! - **Filter**, in the profile's plugin order (NodeReady first, Shepherd's
-//!   stand-in for the not-ready taint), over the nodes starting where the
+//! - **Filter**, in the profile's plugin order (a node that is not Ready
+//!   is rejected by TaintToleration for its `unreachable` taints, as the
+//!   node lifecycle controller taints it), over the nodes starting where the
 //!   previous cycle stopped, until `numFeasibleNodesToFind` feasible nodes are
 //!   found (percentageOfNodesToScore) or every node was visited.
 //! - A single feasible node is chosen without scoring, as kube-scheduler does.
@@ -94,7 +95,6 @@ impl Code {
 /// Why a filter rejected a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unfit {
-    NotReady,
     Unschedulable,
     NodeAffinity,
     /// An untolerated NoSchedule or NoExecute taint (the first, in the
@@ -121,7 +121,6 @@ impl Unfit {
     pub fn reasons(&self) -> Vec<String> {
         let one = |s: &str| vec![s.to_string()];
         match self {
-            Unfit::NotReady => one("node(s) were not ready"),
             Unfit::Unschedulable => one(node_unschedulable::REASON),
             Unfit::NodeAffinity => one(node_affinity::REASON),
             Unfit::Taint(_) => one(taint_toleration::REASON),
@@ -149,8 +148,8 @@ impl Unfit {
     }
 
     /// The status code the rejecting plugin's Filter returns with this
-    /// reason, as in Kubernetes v1.37: TaintToleration (the not-ready taint
-    /// included), NodeUnschedulable and NodeAffinity say
+    /// reason, as in Kubernetes v1.37: TaintToleration (the unreachable
+    /// taint of a node that is not Ready included), NodeUnschedulable and NodeAffinity say
     /// UnschedulableAndUnresolvable; NodeResourcesFit says Unschedulable
     /// unless a request exceeds the node's allocatable (`fitsRequest`);
     /// PodTopologySpread says UnschedulableAndUnresolvable for a missing
@@ -161,8 +160,7 @@ impl Unfit {
     /// (interpodaffinity/filtering.go).
     pub fn code(&self) -> Code {
         match self {
-            Unfit::NotReady
-            | Unfit::Unschedulable
+            Unfit::Unschedulable
             | Unfit::NodeAffinity
             | Unfit::Taint(_)
             | Unfit::SpreadMissingLabel
@@ -193,7 +191,6 @@ impl Unfit {
     /// The filter plugin that rejected, by its Kubernetes name.
     pub fn plugin(&self) -> &'static str {
         match self {
-            Unfit::NotReady => "NodeReady",
             Unfit::Unschedulable => Plugin::NodeUnschedulable.name(),
             Unfit::NodeAffinity => Plugin::NodeAffinity.name(),
             Unfit::Taint(_) => Plugin::TaintToleration.name(),
@@ -1498,7 +1495,7 @@ impl Cluster {
     }
 
     /// The filters that depend only on the node and the template, in the
-    /// profile's order (NodeReady always first).
+    /// profile's order.
     fn static_filter(&self, n: NodeId, rev: &Revision, profile: &Profile) -> Result<(), Unfit> {
         self.static_filter_with(n, rev, profile, true)
     }
@@ -1515,9 +1512,6 @@ impl Cluster {
         affinity: bool,
     ) -> Result<(), Unfit> {
         let node = &self.nodes[n.0 as usize];
-        if !node.ready {
-            return Err(Unfit::NotReady);
-        }
         let tpl = &rev.template;
         for p in &profile.filters {
             match p {
@@ -1531,6 +1525,23 @@ impl Cluster {
                         taint_toleration::first_untolerated(&node.spec.taints, &tpl.tolerations)
                     {
                         return Err(Unfit::Taint(t.clone()));
+                    }
+                    // A node that is not Ready carries the node lifecycle
+                    // controller's `unreachable` taints after its own
+                    // (`Cluster::condition_taints`); the NoExecute one is
+                    // also tolerated by what DefaultTolerationSeconds added.
+                    if !node.ready {
+                        let tolerated = |t: &crate::model::Taint| {
+                            tpl.tolerations
+                                .iter()
+                                .chain(rev.added_tolerations.iter())
+                                .any(|tol| tol.tolerates(t))
+                        };
+                        if let Some(t) =
+                            self.condition_taints(n).into_iter().find(|t| !tolerated(t))
+                        {
+                            return Err(Unfit::Taint(t));
+                        }
                     }
                 }
                 Plugin::NodeAffinity if affinity => {
@@ -4466,8 +4477,75 @@ impl Cluster {
         pod: &str,
         profile: impl Into<Cow<'p, Profile>>,
     ) -> Result<Explanation, crate::Error> {
-        let profile = profile.into();
-        let profile = profile.as_ref();
+        self.explain_among(pod, profile.into().as_ref(), None)
+    }
+
+    /// The cycle that is binding `pod` as of that bind: called by an
+    /// observer right after the bind ([`Cluster::reconcile_to_fixed_point_observed`]),
+    /// so the cluster is as the cycle saw it but for this pod, which is
+    /// taken off its node again. The filters run over every node; the
+    /// scores over the nodes the cycle scored (`cycle`, its sample under
+    /// percentageOfNodesToScore: normalisation is over that set, as in
+    /// kube-scheduler), or over every feasible node when the cycle kept no
+    /// list (a profile whose ties go to the lowest node id, or a pod
+    /// pinned to one node).
+    pub fn explain_decision(
+        &self,
+        pod: &str,
+        profile: &Profile,
+        cycle: &CycleRecord,
+    ) -> Result<Explanation, crate::Error> {
+        let scored = (!cycle.scored.is_empty()).then_some(cycle.scored.as_slice());
+        let mut e = self.explain_among(pod, profile, scored)?;
+        let chosen = cycle
+            .chosen
+            .map(|n| self.nodes[n.0 as usize].spec.name.clone())
+            .unwrap_or_default();
+        let best: Vec<&str> = e
+            .nodes
+            .iter()
+            .filter(|v| v.position == Some(1))
+            .map(|v| v.node.as_str())
+            .collect();
+        let sample = match scored {
+            Some(s) if s.len() < e.nodes.iter().filter(|v| v.feasible).count() => format!(
+                "; it scored {} of the feasible nodes (percentageOfNodesToScore), starting at {}",
+                s.len(),
+                self.nodes
+                    .get(cycle.start as usize)
+                    .map_or("the first node", |n| n.spec.name.as_str())
+            ),
+            _ => String::new(),
+        };
+        let feasible = e.nodes.iter().filter(|v| v.feasible).count();
+        e.summary = match best.len() {
+            _ if feasible == 1 => format!(
+                "{pod} was bound to {chosen}, the only node that passed every filter (kube-scheduler takes a lone feasible node without scoring)"
+            ),
+            0 => format!("{pod} was bound to {chosen} by this cycle{sample}"),
+            1 => format!("{pod} was bound to {chosen}, which had the best total{sample}"),
+            n => match profile.tie_break {
+                TieBreak::Random => format!(
+                    "{pod} was bound to {chosen}: {n} nodes shared the best total ({}), and the scheduler picked one at random{sample}",
+                    best.join(", ")
+                ),
+                TieBreak::LowestNodeId => format!(
+                    "{pod} was bound to {chosen}: {n} nodes shared the best total, and the profile gives ties to the lowest node id{sample}"
+                ),
+            },
+        };
+        e.bound_to = Some(chosen);
+        Ok(e)
+    }
+
+    /// `explain`, scoring only the feasible nodes among `scored` when it
+    /// is given.
+    fn explain_among(
+        &self,
+        pod: &str,
+        profile: &Profile,
+        scored: Option<&[NodeId]>,
+    ) -> Result<Explanation, crate::Error> {
         let k = self.pod_key(pod)?;
         let mut work = self.clone();
         let p = work.pod(k).clone();
@@ -4502,6 +4580,9 @@ impl Cluster {
                 position: None,
             });
         }
+        if let Some(set) = scored {
+            feasible.retain(|i| set.contains(&NodeId(*i)));
+        }
         let mut detail = Vec::new();
         work.score_feasible(&mut b, &feasible, profile, Some(&mut detail));
         let skipped: Vec<&'static str> = if feasible.is_empty() {
@@ -4526,7 +4607,7 @@ impl Cluster {
             v.total = Some(b.totals[j]);
         }
         let mut order: Vec<usize> = (0..verdicts.len())
-            .filter(|&r| verdicts[r].feasible)
+            .filter(|&r| verdicts[r].total.is_some())
             .collect();
         order.sort_by(|&x, &y| verdicts[y].total.cmp(&verdicts[x].total).then(x.cmp(&y)));
         let mut pos = 0;
