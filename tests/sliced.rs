@@ -401,7 +401,11 @@ fn decision_case(seed: u64) -> Result<u32, String> {
         };
         let (a, b) = (unrecorded(&plain), unrecorded(&watched));
         if a != b {
-            let at_byte = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+            let at_byte = a
+                .bytes()
+                .zip(b.bytes())
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
             let from = at_byte.saturating_sub(300);
             return Err(format!(
                 "{pod}: watching tick {at} changed the state at byte {at_byte}\nplain:   ...{}\nwatched: ...{}",
@@ -479,7 +483,12 @@ fn the_decision_shows_the_cluster_as_it_was_not_as_it_is() {
     sim.run(2);
     let web = sim.cluster().pod_by_name("web-0").expect("web-0");
     let (at, on) = (web.bound_at, web.node.expect("web-0 is bound"));
-    let took = sim.cluster().node_by_id(on).expect("its node").name().to_string();
+    let took = sim
+        .cluster()
+        .node_by_id(on)
+        .expect("its node")
+        .name()
+        .to_string();
     let other = if took == "node-a" { "node-b" } else { "node-a" };
     let mut filler = DeploymentSpec::new("filler", 1, Resources::new(3000, 512));
     filler
@@ -494,7 +503,10 @@ fn the_decision_shows_the_cluster_as_it_was_not_as_it_is() {
         .explain("web-0", sim.profile())
         .expect("explain now");
     let rank = |e: &shepherd::Explanation, n: &str| {
-        e.nodes.iter().find(|v| v.node == n).and_then(|v| v.position)
+        e.nodes
+            .iter()
+            .find(|v| v.node == n)
+            .and_then(|v| v.position)
     };
     assert_eq!(rank(&now, other), Some(1), "{}", now.summary);
     assert_eq!(rank(&now, &took), Some(2), "{}", now.summary);

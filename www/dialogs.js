@@ -184,12 +184,27 @@ function wire() {
 
 // `x` is what the engine's explain call returned for one pod; `profile` the
 // profile document it was scored under.
-export function showExplain(x, tick, profile = null) {
+// `when`, for a bound pod the scheduler placed: {mode: 'then' | 'now',
+// decided: the tick of the cycle that bound it, now: the current tick,
+// onSwitch(mode)}; null hides the switch.
+export function showExplain(x, tick, profile = null, when = null) {
   wire();
   const title = x.boundTo
     ? `Why is ${x.pod} on ${x.boundTo}?`
     : `Why is ${x.pod} ${x.phase}?`;
   $('explain-title').textContent = title;
+  const sw = $('explain-when');
+  sw.hidden = !when;
+  if (when) {
+    const then = $('explain-then');
+    const now = $('explain-now');
+    then.textContent = `At the decision (tick ${num(when.decided)})`;
+    now.textContent = `If it were scheduled now (tick ${num(when.now)})`;
+    then.setAttribute('aria-pressed', String(when.mode === 'then'));
+    now.setAttribute('aria-pressed', String(when.mode === 'now'));
+    then.onclick = () => { if (when.mode !== 'then') when.onSwitch('then'); };
+    now.onclick = () => { if (when.mode !== 'now') when.onSwitch('now'); };
+  }
   $('explain-summary').textContent = x.summary;
   $('explain-decided').textContent = decidedLine(x, profile);
 
@@ -215,7 +230,10 @@ export function showExplain(x, tick, profile = null) {
   $('explain-find').value = '';
 
   $('explain-meta').textContent =
-    `At tick ${tick}. Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scheduler profile ${x.policy}. ` +
+    (when && when.mode === 'then'
+      ? `As the scheduling cycle at tick ${num(tick)} saw the cluster, just before the bind. `
+      : `At tick ${num(tick)}. `) +
+    `Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scheduler profile ${x.policy}. ` +
     (x.nodes.length === 1
       ? `The one node ${feasible.length ? 'passes every filter' : 'fails a filter'}. `
       : `${num(feasible.length)} of ${nodes(x.nodes.length)} ${feasible.length === 1 ? 'passes' : 'pass'} every filter. `) +

@@ -11,13 +11,13 @@ use crate::bare_pod::BarePodSpec;
 use crate::cluster::{Cluster, FixedPoint, ScorePolicy};
 use crate::daemonset::DaemonSetSpec;
 use crate::error::Error;
-use crate::scheduler::Explanation;
 use crate::events::{EventType, Reason};
 use crate::limits::{MAX_NODES, MAX_PODS, MAX_SCRIPT_EVENTS, MAX_TICK};
 use crate::model::{
     DeploymentSpec, NodeSpec, PdbSpec, PodTemplate, Resources, RollingUpdate, ServiceSpec, Taint,
     TaintEffect,
 };
+use crate::scheduler::Explanation;
 use crate::scheduler::Profile;
 
 /// SplitMix64: tiny, fast, and good enough to drive a simulation. Every random

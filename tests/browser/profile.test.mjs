@@ -133,6 +133,19 @@ test('explain: a column per score plugin for a bound pod and a pending one, sort
     // Which plugin decided, and by how much; the weights are in the headers.
     const decided = await page.textContent('#explain-decided');
     assert.match(decided, /^(Decided by (\w+): it gives [\w-]+ \d+ more weighted points than the runner-up [\w-]+; the totals differ by \d+|\d+ nodes share the best total)/);
+    // It opens on the cycle that bound it; a switch shows a cycle run now.
+    assert.equal(await page.isVisible('#explain-when'), true);
+    assert.match(await page.textContent('#explain-then'), /^At the decision \(tick \d+\)$/);
+    assert.equal(await page.getAttribute('#explain-then', 'aria-pressed'), 'true');
+    assert.match(await page.textContent('#explain-meta'), /^As the scheduling cycle at tick \d+ saw the cluster, just before the bind\./);
+    assert.match(await page.textContent('#explain-summary'), new RegExp(`^web-0 was bound to ${chip}`));
+    await page.click('#explain-now');
+    assert.equal(await page.getAttribute('#explain-now', 'aria-pressed'), 'true');
+    assert.equal(await page.getAttribute('#explain-then', 'aria-pressed'), 'false');
+    assert.match(await page.textContent('#explain-summary'), /as if it were placed again now/);
+    assert.match(await page.textContent('#explain-meta'), /^At tick \d+\./);
+    await page.click('#explain-then');
+    assert.match(await page.textContent('#explain-summary'), new RegExp(`^web-0 was bound to ${chip}`));
     assert.match(await page.textContent('#explain-table thead'), /×3.*×2/);
 
     // Sort by Total (best first), then by node name, then by a plugin.

@@ -4534,6 +4534,9 @@ impl Cluster {
                 ),
             },
         };
+        if let Some(pre) = &e.preemption {
+            e.summary.push_str(&pre.summary(false));
+        }
         e.bound_to = Some(chosen);
         Ok(e)
     }
