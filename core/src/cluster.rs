@@ -1002,6 +1002,11 @@ pub struct Cluster {
     /// Settles equal scores when the profile breaks ties at random.
     pub(crate) rng: crate::simulator::Prng,
     pub(crate) last_cycle: crate::scheduler::CycleRecord,
+    /// While an observer watches for one pod's bind
+    /// (`Simulator::step_deciding`): its name. The cycles of other pods
+    /// then record no more than unobserved ones do (a full record costs a
+    /// pass over the nodes per pod).
+    pub(crate) record_for: Option<String>,
     /// When batches use a sample index (tests compare it with the scan).
     pub(crate) index_use: crate::scheduler::IndexUse,
     /// The last stamp given to a node (see `HotNode::stamp`).
@@ -1110,6 +1115,7 @@ impl Cluster {
             next_start_node: 0,
             rng: crate::simulator::Prng::new(DEFAULT_SCHEDULER_SEED),
             last_cycle: Default::default(),
+            record_for: None,
             index_use: crate::scheduler::IndexUse::Auto,
             stamp_clock: 0,
             node_epoch: 0,

@@ -1121,6 +1121,7 @@ impl Simulator {
         let mut decision = None;
         let profile = &self.profile;
         let pod = crate::namespace::canonical(pod);
+        self.cluster.record_for = Some(String::from(pod));
         let mut watch = |c: &Cluster, name: &str, _: crate::NodeId| {
             if name == pod {
                 decision = Some(c.explain_decision(name, profile, c.last_cycle()));
@@ -1129,6 +1130,7 @@ impl Simulator {
         report.reconcile = self
             .cluster
             .reconcile_to_fixed_point_observed(profile, &mut watch);
+        self.cluster.record_for = None;
         (report, decision)
     }
 

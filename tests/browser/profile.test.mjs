@@ -218,6 +218,10 @@ test('switching the profile changes where pods land, and Reset keeps the choice'
     // The explain dialog follows: a single NodeResourcesFit column.
     const t = await openExplain(page, '#nodes .pod[data-pod="web-0"]');
     assert.deepEqual(t.keys, ['position', 'node', 'NodeResourcesFit', 'total']);
+    // The cycle that bound web-0 saw two empty nodes: a tie, to the lowest
+    // id. Placed again now, web-1 makes node-1 the fuller: NodeResourcesFit decides.
+    assert.match(await page.textContent('#explain-decided'), /^2 nodes share the best total.*lowest node id wins/);
+    await page.click('#explain-now');
     assert.match(await page.textContent('#explain-decided'), /Decided by NodeResourcesFit/);
     await page.keyboard.press('Escape');
 

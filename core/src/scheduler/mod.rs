@@ -2266,6 +2266,20 @@ impl Cluster {
         });
     }
 
+    /// Whether pod `k` is named `name` (as `Cluster::pod_name` writes it),
+    /// without writing its name.
+    fn pod_has_name(&self, k: u32, name: &str) -> bool {
+        let p = self.pod(k);
+        let ctl = &self.controllers[p.controller.0 as usize];
+        match ctl.workload {
+            crate::cluster::Workload::Pod(_) => ctl.name == name,
+            _ => name
+                .strip_prefix(ctl.name.as_str())
+                .and_then(|rest| rest.strip_prefix('-'))
+                .is_some_and(|ord| ord.parse::<u32>() == Ok(p.ordinal)),
+        }
+    }
+
     fn bind_observed(&mut self, k: u32, n: NodeId, on_bind: &mut Option<&mut OnBind<'_>>) {
         self.bind(k, n);
         if let Some(f) = on_bind.as_deref_mut() {
@@ -2340,11 +2354,15 @@ impl Cluster {
         mut on_bind: Option<&mut OnBind<'_>>,
     ) -> (u32, usize) {
         let mut bound = 0;
-        b.record = on_bind.is_some();
         // The cycles' scratch, out of the batch while they run (moving it
         // in and out each cycle copied it).
         let mut x = core::mem::take(&mut b.ix);
         for (i, &k) in keys.iter().enumerate() {
+            b.record = on_bind.is_some()
+                && self
+                    .record_for
+                    .as_deref()
+                    .is_none_or(|name| self.pod_has_name(k, name));
             b.pods_left = keys.len() - i;
             match self.cycle(b, &mut x, profile) {
                 Some(n) => {
