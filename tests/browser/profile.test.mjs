@@ -394,6 +394,10 @@ test('explain at 5,000 nodes: one page of rows at a time, a filter, pages', asyn
     console.log(`# explain at 5,000 nodes opened in ${Date.now() - t0} ms (with the node dialog)`);
     let t = await explainTable(page);
     assert.equal(t.rows.length, 50, 'one page of 50 rows');
+    // The cycle that bound it scored a sample (percentageOfNodesToScore's
+    // adaptive 10% at 5,000 nodes); the other nodes that pass say so.
+    assert.match(await page.textContent('#explain-meta'), /pass every filter; the cycle scored 500 of them\./);
+    assert.match(await page.textContent('#explain-summary'), /it scored 500 of the feasible nodes/);
     assert.match(await page.textContent('#explain-rows'), /^Rows 1–50 of 5,000$/);
     await page.click('#explain-next');
     assert.match(await page.textContent('#explain-rows'), /^Rows 51–100 of 5,000$/);
