@@ -285,6 +285,70 @@ fn least_allocated_in_a_cluster() {
     assert_eq!(got, want(&[("node1", Some(37)), ("node2", Some(50))]));
 }
 
+/// NodeResourcesFit counts each pod's scored requests (`Non0CPU`,
+/// `Non0Mem`: framework/types.go CalculateResource), which a template
+/// states apart from its requests when its containers set a request to 0
+/// (counted 0) or several miss one (the default each): rows of nodes, the
+/// pods on them, the incoming pod, the expected LeastAllocated score.
+#[test]
+fn least_allocated_counts_the_scored_requests_of_each_pod() {
+    // (what, node, on it: requests and scored, incoming: requests and
+    // scored, expected)
+    #[allow(clippy::type_complexity)]
+    let rows: &[(&str, (u64, u64), Option<(Resources, Resources)>, (Resources, Resources), i64)] = &[
+        // A pod asking for cpu "0" and memory "0" on an empty 4-cpu 8Gi
+        // node (issue 43): nothing is counted, 100; 97 with the defaults.
+        (
+            "explicit zeros",
+            (4000, 8192),
+            None,
+            (Resources::new(0, 0), Resources::new(0, 0)),
+            100,
+        ),
+        (
+            "missing requests",
+            (4000, 8192),
+            None,
+            (Resources::new(0, 0), Resources::new(100, 200 * MIB)),
+            97,
+        ),
+        // An 8-cpu 8Gi node holding a pod of two containers (100m; 100m
+        // and 1Gi), one without memory: 1224Mi counted there, so a 1-cpu
+        // 1Gi pod scores (cpu 85 + memory 72) / 2 = 78 (80 with 1Gi).
+        (
+            "a container without memory on the node",
+            (8000, 8192),
+            Some((Resources::new(200, 1024 * MIB), Resources::new(200, 1224 * MIB))),
+            (Resources::new(1000, 1024 * MIB), Resources::new(1000, 1024 * MIB)),
+            78,
+        ),
+        // The incoming pod of three containers without requests: 300m and
+        // 600Mi of a 1-cpu 2Gi node: (70 + 70) / 2.
+        (
+            "three containers without requests",
+            (1000, 2048),
+            None,
+            (Resources::new(0, 0), Resources::new(300, 600 * MIB)),
+            70,
+        ),
+    ];
+    for &(what, cap, on, (req, scored), expected) in rows {
+        let mut c = Cluster::new();
+        c.add_node(node("n1", cap.0, cap.1)).unwrap();
+        if let Some((r, n)) = on {
+            existing(&mut c, "on", "n1", 1, r, |t| t.with_scored_requests(r, n));
+        }
+        let got = scores(
+            c,
+            DeploymentSpec::new("incoming", 1, req)
+                .with_template(|t| t.with_scored_requests(req, scored)),
+            &only_fit(ScoringStrategy::least_allocated()),
+            Plugin::NodeResourcesFit,
+        );
+        assert_eq!(got, want(&[("n1", Some(expected))]), "{what}");
+    }
+}
+
 // ===== noderesources/most_allocated_test.go ==================================
 
 #[test]
@@ -474,33 +538,39 @@ fn requested_to_capacity_ratio_bin_packing_table() {
 
 #[test]
 fn balanced_allocation_table() {
-    // balanced_allocation_test.go, TestNodeResourcesBalancedAllocation.
-    // Requests as they are (no non-zero defaults): cpuAndMemory is
-    // 3000m/5000, cpuOnly 3000m/0.
-    let rows: [(&str, &[i64], &[i64], i64); 12] = [
+    // balanced_allocation_test.go, TestNodeResourcesBalancedAllocation
+    // (v1.37.2): the score is the change in balance the pod brings,
+    // 50 + (50 + with - without) / 2; its comments give the balances as
+    // "without -> with". Requests as they are (no non-zero defaults):
+    // cpuAndMemory is 3000m/5000, cpuOnly 3000m/0. Each row: what is
+    // requested with the pod, without it, the node's allocatable.
+    #[allow(clippy::type_complexity)]
+    let rows: [(&str, &[i64], &[i64], &[i64], i64); 13] = [
         // "nothing scheduled, resources requested, differently sized nodes"
-        ("sized/node1", &[3000, 5000], &[4000, 10000], 87),
-        ("sized/node2", &[3000, 5000], &[6000, 10000], 100),
+        ("sized/node1 (100 -> 87)", &[3000, 5000], &[0, 0], &[4000, 10000], 68),
+        ("sized/node2 (100 -> 100)", &[3000, 5000], &[0, 0], &[6000, 10000], 75),
         // "resources requested, pods scheduled with resources"
-        ("existing/node1", &[6000, 5000], &[10000, 20000], 82),
-        ("existing/node2", &[6000, 10000], &[10000, 20000], 95),
+        ("existing/node1 (85 -> 82)", &[6000, 5000], &[3000, 0], &[10000, 20000], 73),
+        ("existing/node2 (97 -> 95)", &[6000, 10000], &[3000, 5000], &[10000, 20000], 74),
         // "resources requested, pods scheduled with resources, differently sized nodes"
-        ("existing-sized/node2", &[6000, 10000], &[10000, 50000], 80),
+        ("existing-sized/node2 (90 -> 80)", &[6000, 10000], &[3000, 5000], &[10000, 50000], 70),
+        // "nodes to reach min/max score": the pod asks for memory only
+        ("min-max/node1 (50 -> 100)", &[3000, 5000], &[3000, 0], &[3000, 5000], 100),
+        ("min-max/node2 (100 -> 50)", &[0, 5000], &[0, 0], &[3000, 5000], 50),
         // "requested resources at node capacity"
-        ("capacity/node1", &[6000, 0], &[6000, 10000], 50),
-        ("capacity/node2", &[6000, 5000], &[6000, 10000], 75),
-        // "include scalar resource on a node for balanced resource allocation":
-        // cpu, memory and nvidia.com/gpu
-        ("gpu/node1", &[3000, 5000, 4], &[3500, 40000, 8], 70),
-        ("gpu/node2", &[3000, 5000, 1], &[3500, 40000, 8], 65),
-        // "node without the scalar resource should skip the scalar resource"
-        ("no-gpu/node1", &[3000, 5000], &[3500, 40000], 63),
+        ("capacity/node1 (75 -> 50)", &[6000, 0], &[3000, 0], &[6000, 10000], 62),
+        ("capacity/node2 (100 -> 75)", &[6000, 5000], &[3000, 5000], &[6000, 10000], 62),
+        // "scalar resource is included in the score computation if pod
+        // requests the scalar resource": cpu, memory and nvidia.com/gpu
+        ("gpu/node1 (69 -> 70)", &[3000, 5000, 4], &[3000, 5000, 3], &[3500, 40000, 8], 75),
+        ("gpu/node2 (62 -> 65)", &[3000, 5000, 1], &[3000, 5000, 0], &[3500, 40000, 8], 76),
+        // "scalar resource is not included ... if pod doesn't request" it
+        ("no-gpu (100 -> 63)", &[3000, 5000], &[0, 0], &[3500, 40000], 56),
         // "include DRA resource on a node for balanced resource allocation"
-        ("dra/node1", &[3000, 0, 1], &[3500, 40000, 8], 62),
-        ("dra/node2", &[3000, 5000], &[3500, 40000], 63),
+        ("dra/node1 (60 -> 62)", &[3000, 0, 1], &[3000, 0, 0], &[3500, 40000, 8], 76),
     ];
-    for (what, req, alloc, expected) in rows {
-        assert_eq!(balanced::score(req, alloc), expected, "{what}");
+    for (what, req, on, alloc, expected) in rows {
+        assert_eq!(balanced::score(req, on, alloc), expected, "{what}");
     }
 }
 
@@ -508,7 +578,7 @@ fn balanced_allocation_table() {
 fn balanced_allocation_in_a_cluster() {
     // balanced_allocation_test.go, "resources requested, pods scheduled with
     // resources": cpuOnly on node1, cpuAndMemory on node2, the incoming pod
-    // cpuAndMemory (memory read as MiB): 82 and 95.
+    // cpuAndMemory (memory read as MiB): 73 (85 -> 82) and 74 (97 -> 95).
     let mut c = Cluster::new();
     c.add_node(node("node1", 10000, 20000)).unwrap();
     c.add_node(node("node2", 10000, 20000)).unwrap();
@@ -534,9 +604,10 @@ fn balanced_allocation_in_a_cluster() {
         &only(Plugin::NodeResourcesBalancedAllocation),
         Plugin::NodeResourcesBalancedAllocation,
     );
-    assert_eq!(got, want(&[("node1", Some(82)), ("node2", Some(95))]));
+    assert_eq!(got, want(&[("node1", Some(73)), ("node2", Some(74))]));
 
-    // "requested resources at node capacity": the incoming pod is cpuOnly.
+    // "requested resources at node capacity": the incoming pod is cpuOnly,
+    // 62 (75 -> 50) and 62 (100 -> 75).
     let mut c = Cluster::new();
     c.add_node(node("node1", 6000, 10000)).unwrap();
     c.add_node(node("node2", 6000, 10000)).unwrap();
@@ -562,7 +633,7 @@ fn balanced_allocation_in_a_cluster() {
         &only(Plugin::NodeResourcesBalancedAllocation),
         Plugin::NodeResourcesBalancedAllocation,
     );
-    assert_eq!(got, want(&[("node1", Some(50)), ("node2", Some(75))]));
+    assert_eq!(got, want(&[("node1", Some(62)), ("node2", Some(62))]));
 }
 
 // ===== tainttoleration/taint_toleration_test.go ==============================
@@ -1206,7 +1277,9 @@ fn run_ipa(row: IpaRow) {
         let e = explain_incoming(c, pod, &profile);
         assert_eq!(e.skipped, vec!["InterPodAffinity"], "{}", row.name);
         assert!(
-            e.nodes.iter().all(|v| v.scores.is_empty() && v.total == Some(0)),
+            e.nodes
+                .iter()
+                .all(|v| v.scores.is_empty() && v.total == Some(0)),
             "{}",
             row.name
         );
@@ -1680,9 +1753,10 @@ fn default_profile_two_plain_nodes_by_hand() {
     //     0 * ln(4) + 2 = 2 on both; zone skipped (no zone label) -> min = max
     //     -> 100 * (2 + 2 - 2) / 2 = 100 -> 200, 200
     //   InterPodAffinity (x2): no terms -> 0
-    //   BalancedAllocation (x1): node1 |0.75 - 0.5| / 2 = 0.125 -> 87,
-    //     node2 0 -> 100
-    // node1 = 300 + 0 + 37 + 200 + 0 + 87 = 624; node2 = 300 + 50 + 200 + 100 = 650.
+    //   BalancedAllocation (x1): node1 |0.75 - 0.5| / 2 = 0.125 -> 87 with
+    //     the pod, 100 without -> 50 + (50 + 87 - 100) / 2 = 68; node2
+    //     100 and 100 -> 75
+    // node1 = 300 + 0 + 37 + 200 + 0 + 68 = 605; node2 = 300 + 50 + 200 + 75 = 625.
     let mut c = Cluster::new();
     c.add_node(NodeSpec::new("node1", 4000, 10000 * MIB)).unwrap();
     c.add_node(NodeSpec::new("node2", 6000, 10000 * MIB)).unwrap();
@@ -1692,8 +1766,8 @@ fn default_profile_two_plain_nodes_by_hand() {
     assert_eq!(
         totals(&c, "web-0"),
         vec![
-            ("node1".to_string(), Some(624)),
-            ("node2".to_string(), Some(650))
+            ("node1".to_string(), Some(605)),
+            ("node2".to_string(), Some(625))
         ]
     );
     assert_eq!(
@@ -1714,9 +1788,11 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
     //   PodTopologySpread (x2): web's own ReplicaSet has no pods anywhere:
     //     hostname 0 + 2 and zone 0 + 4 -> 6 everywhere -> 100 -> 200 each
     //   InterPodAffinity (x2): 0
-    //   BalancedAllocation (x1): n1 0.25/0.25 -> 100; n2 0.75/0.5 -> 87; n3 100
-    // n1 = 0+200+75+200+100 = 575; n2 = 300+200+37+200+87 = 824;
-    // n3 = 300+0+75+200+100 = 675. n2 wins; against n3 NodeAffinity decides (+200).
+    //   BalancedAllocation (x1), the balance with the pod against without:
+    //     n1 0.25/0.25 -> 100 against 100; n2 0.75/0.5 -> 87 against
+    //     0.5/0.25 -> 87; n3 100 against 100: no change anywhere, 75
+    // n1 = 0+200+75+200+75 = 550; n2 = 300+200+37+200+75 = 812;
+    // n3 = 300+0+75+200+75 = 650. n2 wins; against n3 NodeAffinity decides (+200).
     let zone = spread::ZONE_KEY;
     let mut c = Cluster::new();
     c.add_node(
@@ -1741,9 +1817,9 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
     assert_eq!(
         totals(&c, "web-0"),
         vec![
-            ("n1".to_string(), Some(575)),
-            ("n2".to_string(), Some(824)),
-            ("n3".to_string(), Some(675))
+            ("n1".to_string(), Some(550)),
+            ("n2".to_string(), Some(812)),
+            ("n3".to_string(), Some(650))
         ]
     );
     let e = c.explain("web-0", Profile::kube_scheduler()).unwrap();
@@ -1768,8 +1844,10 @@ fn a_resource_with_zero_allocatable_is_left_out_of_the_scores() {
     assert_eq!(fit::score(&least, &req, &[2000, 0]), 95);
     assert_eq!(fit::score(&least, &req, &[0, 0]), 0);
     assert_eq!(fit::score(&most, &req, &[0, 4096 << 20]), 4);
-    assert_eq!(balanced::score(&[0, 256], &[0, 4096]), 100);
-    assert_eq!(balanced::score(&[0, 0], &[0, 0]), 100);
+    // One resource left: balanced with the pod and without, no change.
+    assert_eq!(balanced::balance(&[0, 256], &[0, 4096]), 100);
+    assert_eq!(balanced::score(&[0, 256], &[0, 0], &[0, 4096]), 75);
+    assert_eq!(balanced::score(&[0, 0], &[0, 0], &[0, 0]), 75);
 }
 
 /// A node with 0 allocatable cpu, memory or pods is taken; it fits pods
@@ -1832,11 +1910,13 @@ fn want_codes(rows: &[(&str, shepherd::Code)]) -> Vec<(String, shepherd::Code)> 
 fn filter_status_codes_table() {
     use shepherd::Code::{Success, Unschedulable, UnschedulableAndUnresolvable as Unresolvable};
     let zone = "zone";
-    let foo = || Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
-        "foo",
-        SelectorOperator::Exists,
-        &[],
-    ));
+    let foo = || {
+        Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
+            "foo",
+            SelectorOperator::Exists,
+            &[],
+        ))
+    };
 
     // podtopologyspread/filtering_test.go, TestSingleConstraint, "pods spread
     // across zones as 1/2 due to absence of label 'zone' on node-b": the
@@ -1859,12 +1939,13 @@ fn filter_status_codes_table() {
     c.reconcile_to_fixed_point(Profile::bin_pack());
     c.deploy(
         DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(|t| {
-            t.with_label("foo", "").with_topology_spread(TopologySpreadConstraint::new(
-                1,
-                zone,
-                WhenUnsatisfiable::DoNotSchedule,
-                foo(),
-            ))
+            t.with_label("foo", "")
+                .with_topology_spread(TopologySpreadConstraint::new(
+                    1,
+                    zone,
+                    WhenUnsatisfiable::DoNotSchedule,
+                    foo(),
+                ))
         }),
     )
     .unwrap();
@@ -1888,7 +1969,8 @@ fn filter_status_codes_table() {
     // for a request of 10 on an allocatable of 5).
     let mut c = Cluster::new();
     c.add_node(node("full", 10, 20)).unwrap();
-    c.add_node(node("one-pod", 20, 20).with_max_pods(1)).unwrap();
+    c.add_node(node("one-pod", 20, 20).with_max_pods(1))
+        .unwrap();
     c.add_node(node("small", 5, 20)).unwrap();
     existing(&mut c, "held", "full", 1, Resources::new(10, 20 * MIB), |t| t);
     existing(&mut c, "only", "one-pod", 1, Resources::new(5, 5 * MIB), |t| t);
@@ -1908,7 +1990,10 @@ fn filter_status_codes_table() {
             (
                 "full",
                 Unschedulable,
-                vec!["Insufficient cpu".to_string(), "Insufficient memory".to_string()]
+                vec![
+                    "Insufficient cpu".to_string(),
+                    "Insufficient memory".to_string()
+                ]
             ),
             ("one-pod", Unschedulable, vec!["Too many pods".to_string()]),
             ("small", Unresolvable, vec!["Insufficient cpu".to_string()]),
@@ -1983,7 +2068,11 @@ fn filter_status_codes_table() {
         c.deploy(DeploymentSpec::new("incoming", 1, Resources::new(1, 0)).with_template(incoming))
             .unwrap();
         c.reconcile_to_fixed_point(Profile::kube_scheduler());
-        assert_eq!(codes(&c, "incoming-0"), want_codes(&[("node1", code)]), "{what}");
+        assert_eq!(
+            codes(&c, "incoming-0"),
+            want_codes(&[("node1", code)]),
+            "{what}"
+        );
     }
 
     // nodeunschedulable_test.go "Does not schedule pod to unschedulable
@@ -2043,7 +2132,11 @@ fn prescore_skip_leaves_the_plugin_out() {
     let e = c.explain("nothing-0", Profile::kube_scheduler()).unwrap();
     assert_eq!(
         e.skipped,
-        vec!["NodeAffinity", "InterPodAffinity", "NodeResourcesBalancedAllocation"]
+        vec![
+            "NodeAffinity",
+            "InterPodAffinity",
+            "NodeResourcesBalancedAllocation"
+        ]
     );
     for v in &e.nodes {
         let plugins: Vec<&str> = v.scores.iter().map(|s| s.plugin).collect();
@@ -2102,7 +2195,10 @@ fn prescore_skip_leaves_the_plugin_out() {
 fn spread_of(c: &Cluster, pod: &str) -> Option<Vec<(String, i64, i64)>> {
     let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
     if e.skipped.contains(&"PodTopologySpread") {
-        assert!(e.nodes.iter().all(|v| v.scores.iter().all(|s| s.plugin != "PodTopologySpread")));
+        assert!(e
+            .nodes
+            .iter()
+            .all(|v| v.scores.iter().all(|s| s.plugin != "PodTopologySpread")));
         return None;
     }
     Some(
@@ -2110,7 +2206,11 @@ fn spread_of(c: &Cluster, pod: &str) -> Option<Vec<(String, i64, i64)>> {
             .iter()
             .filter(|v| v.feasible)
             .map(|v| {
-                let s = v.scores.iter().find(|s| s.plugin == "PodTopologySpread").unwrap();
+                let s = v
+                    .scores
+                    .iter()
+                    .find(|s| s.plugin == "PodTopologySpread")
+                    .unwrap();
                 (v.node.clone(), s.raw, s.normalized)
             })
             .collect(),
@@ -2158,7 +2258,9 @@ fn default_spreading_needs_a_service_or_an_owning_replicaset() {
     assert_eq!(spread_of(&c, "test/test-pod-3"), None);
     // A standalone pod no longer scores 100 everywhere (200 weighted):
     // without the plugin its totals are what the other plugins give.
-    let e = c.explain("test/test-pod-4", Profile::kube_scheduler()).unwrap();
+    let e = c
+        .explain("test/test-pod-4", Profile::kube_scheduler())
+        .unwrap();
     for v in &e.nodes {
         let sum: i64 = v.scores.iter().map(|s| s.weighted).sum();
         assert_eq!(v.total, Some(sum));
@@ -2210,20 +2312,28 @@ fn default_spreading_counts_what_the_replicaset_selects() {
     // lack the zone key, so only the hostname constraint scores: 2.
     // Normalised 100 * (6 + 2 - raw) / 6: 33, 33, 100, 100.
     let mut c = Cluster::new();
-    for (n, zone) in [("node-a", Some("mars")), ("node-b", Some("mars")), ("node-c", None), ("node-d", None)] {
+    for (n, zone) in [
+        ("node-a", Some("mars")),
+        ("node-b", Some("mars")),
+        ("node-c", None),
+        ("node-d", None),
+    ] {
         let mut spec = node(n, 4000, 8000);
         if let Some(z) = zone {
             spec = spec.with_label(spread::ZONE_KEY, z);
         }
         c.add_node(spec).unwrap();
     }
-    c.deploy(DeploymentSpec::new("p", 1, Resources::new(100, 100 * MIB)).with_template(|t| {
-        t.with_label("foo", "tar").with_label("baz", "sup")
-    }))
+    c.deploy(
+        DeploymentSpec::new("p", 1, Resources::new(100, 100 * MIB))
+            .with_template(|t| t.with_label("foo", "tar").with_label("baz", "sup")),
+    )
     .unwrap();
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let want_rows = |rows: &[(&str, i64, i64)]| -> Vec<(String, i64, i64)> {
-        rows.iter().map(|(n, r, s)| (n.to_string(), *r, *s)).collect()
+        rows.iter()
+            .map(|(n, r, s)| (n.to_string(), *r, *s))
+            .collect()
     };
     assert_eq!(
         spread_of(&c, "p-0"),
@@ -2259,7 +2369,11 @@ fn default_spreading_counts_what_the_replicaset_selects() {
         .filter(|p| p.app == "b")
         .map(|p| c.node_by_id(p.node.unwrap()).unwrap().name().to_string())
         .collect();
-    assert_eq!(b_on, vec!["n1", "n1"], "binpack puts both of b's pods on n1");
+    assert_eq!(
+        b_on,
+        vec!["n1", "n1"],
+        "binpack puts both of b's pods on n1"
+    );
     // Hostname only (no zones): ln(3 + 2) per matching pod, + 2.
     // n1: round(2 * 1.609 + 2) = 5; n2, n3: 2 -> 100 * (5 + 2 - raw) / 5.
     assert_eq!(
@@ -2318,16 +2432,28 @@ fn explain_row(row: &PolicyRow) -> shepherd::Explanation {
         c.add_node(spec).unwrap();
     }
     for (i, (n, labels)) in row.pods.iter().enumerate() {
-        existing(&mut c, &format!("existing{i}"), n, 1, Resources::new(1, 0), |t| {
-            let mut t = t.with_toleration(Toleration::exists("", None));
-            for (k, v) in labels.iter() {
-                t = t.with_label(k, v);
-            }
-            t
-        });
+        existing(
+            &mut c,
+            &format!("existing{i}"),
+            n,
+            1,
+            Resources::new(1, 0),
+            |t| {
+                let mut t = t.with_toleration(Toleration::exists("", None));
+                for (k, v) in labels.iter() {
+                    t = t.with_label(k, v);
+                }
+                t
+            },
+        );
     }
     assert!(c.reconcile_to_fixed_point(Profile::bin_pack()).converged);
-    assert_eq!(c.pending_count(), 0, "{}: every existing pod placed", row.name);
+    assert_eq!(
+        c.pending_count(),
+        0,
+        "{}: every existing pod placed",
+        row.name
+    );
     c.deploy(DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(row.pod))
         .unwrap();
     // (Placed or not: a bound pod is explained as if placed again.)
@@ -2356,7 +2482,11 @@ fn inclusion_policies_filter_table() {
                b: &'static [(&'static str, &'static str)],
                c: &'static [(&'static str, &'static str)],
                tainted_c: bool| {
-        vec![("node-a", a, false), ("node-b", b, false), ("node-c", c, tainted_c)]
+        vec![
+            ("node-a", a, false),
+            ("node-b", b, false),
+            ("node-c", c, tainted_c),
+        ]
     };
     type Want = Vec<(&'static str, Option<&'static str>, shepherd::Code)>;
     let rows: Vec<(PolicyRow, Want)> = vec![
@@ -2364,99 +2494,226 @@ fn inclusion_policies_filter_table() {
             // counts node-a 1, node-b 2 (node-c is not admitted): min 1.
             PolicyRow {
                 name: "NodeAffinityPolicy honored with labelSelectors",
-                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
-                pod: |t| t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(hard("node", bar())),
+                nodes: abc(
+                    &[("node", "node-a"), ("foo", "")],
+                    &[("node", "node-b"), ("foo", "")],
+                    &[("node", "node-c"), ("bar", "")],
+                    false,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_node_selector("foo", "")
+                        .with_topology_spread(hard("node", bar()))
+                },
             },
-            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("NodeAffinity"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", None, Success),
+                ("node-c", Some("NodeAffinity"), Unresolvable),
+            ],
         ),
         (
             // counts 1, 2, 0: min 0, node-b's skew is 2.
             PolicyRow {
                 name: "NodeAffinityPolicy ignored with labelSelectors",
-                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                nodes: abc(
+                    &[("node", "node-a"), ("foo", "")],
+                    &[("node", "node-b"), ("foo", "")],
+                    &[("node", "node-c"), ("bar", "")],
+                    false,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
                 pod: |t| {
-                    t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
-                        hard("node", bar()).with_policies(Ignore, Ignore),
-                    )
+                    t.with_label("foo", "")
+                        .with_node_selector("foo", "")
+                        .with_topology_spread(hard("node", bar()).with_policies(Ignore, Ignore))
                 },
             },
-            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("NodeAffinity"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("PodTopologySpread"), Unschedulable),
+                ("node-c", Some("NodeAffinity"), Unresolvable),
+            ],
         ),
         (
             PolicyRow {
                 name: "NodeAffinityPolicy honored with nodeAffinity",
-                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                nodes: abc(
+                    &[("node", "node-a"), ("foo", "")],
+                    &[("node", "node-b"), ("foo", "")],
+                    &[("node", "node-c"), ("bar", "")],
+                    false,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
                 pod: |t| {
                     t.with_label("foo", "")
                         .with_node_affinity(required(vec![term(vec![expr("foo", Op::In, &[""])])]))
                         .with_topology_spread(hard("node", bar()))
                 },
             },
-            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("NodeAffinity"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", None, Success),
+                ("node-c", Some("NodeAffinity"), Unresolvable),
+            ],
         ),
         (
             PolicyRow {
                 name: "NodeAffinityPolicy ignored with nodeAffinity",
-                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                nodes: abc(
+                    &[("node", "node-a"), ("foo", "")],
+                    &[("node", "node-b"), ("foo", "")],
+                    &[("node", "node-c"), ("bar", "")],
+                    false,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
                 pod: |t| {
                     t.with_label("foo", "")
                         .with_node_affinity(required(vec![term(vec![expr("foo", Op::In, &[""])])]))
                         .with_topology_spread(hard("node", bar()).with_policies(Ignore, Ignore))
                 },
             },
-            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("NodeAffinity"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("PodTopologySpread"), Unschedulable),
+                ("node-c", Some("NodeAffinity"), Unresolvable),
+            ],
         ),
         (
             // counts 1, 2, 0 (the tainted node counts): min 0.
             PolicyRow {
                 name: "NodeTaintsPolicy ignored",
-                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
-                pod: |t| t.with_label("foo", "").with_topology_spread(hard("node", bar())),
+                nodes: abc(
+                    &[("node", "node-a")],
+                    &[("node", "node-b")],
+                    &[("node", "node-c"), ("bar", "")],
+                    true,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_topology_spread(hard("node", bar()))
+                },
             },
-            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("TaintToleration"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("PodTopologySpread"), Unschedulable),
+                ("node-c", Some("TaintToleration"), Unresolvable),
+            ],
         ),
         (
             // counts 1, 2 (the tainted node does not count): min 1.
             PolicyRow {
                 name: "NodeTaintsPolicy honored",
-                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
-                pod: |t| t.with_label("foo", "").with_topology_spread(hard("node", bar()).with_policies(Honor, Honor)),
+                nodes: abc(
+                    &[("node", "node-a")],
+                    &[("node", "node-b")],
+                    &[("node", "node-c"), ("bar", "")],
+                    true,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_topology_spread(hard("node", bar()).with_policies(Honor, Honor))
+                },
             },
-            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("TaintToleration"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", None, Success),
+                ("node-c", Some("TaintToleration"), Unresolvable),
+            ],
         ),
         (
             // The pod tolerates the taint: node-c counts again (0), min 0.
             PolicyRow {
                 name: "NodeTaintsPolicy honored with tolerated taints",
-                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                nodes: abc(
+                    &[("node", "node-a")],
+                    &[("node", "node-b")],
+                    &[("node", "node-c"), ("bar", "")],
+                    true,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
                 pod: |t| {
                     t.with_label("foo", "")
-                        .with_toleration(Toleration::exists("node.kubernetes.io/unschedulable", None))
+                        .with_toleration(Toleration::exists(
+                            "node.kubernetes.io/unschedulable",
+                            None,
+                        ))
                         .with_topology_spread(hard("node", bar()).with_policies(Honor, Honor))
                 },
             },
-            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", None, Success)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("PodTopologySpread"), Unschedulable),
+                ("node-c", None, Success),
+            ],
         ),
     ];
     for (row, want) in rows {
         let e = explain_row(&row);
-        let got: Want = e.nodes.iter().map(|v| (match v.node.as_str() {
-            "node-a" => "node-a",
-            "node-b" => "node-b",
-            _ => "node-c",
-        }, v.plugin, v.code)).collect();
+        let got: Want = e
+            .nodes
+            .iter()
+            .map(|v| {
+                (
+                    match v.node.as_str() {
+                        "node-a" => "node-a",
+                        "node-b" => "node-b",
+                        _ => "node-c",
+                    },
+                    v.plugin,
+                    v.code,
+                )
+            })
+            .collect();
         assert_eq!(got, want, "{}", row.name);
     }
 
     // The rows with two constraints ("two node inclusion Constraints, ...").
-    type Row4 = (&'static str, Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>, Vec<(&'static str, &'static [(&'static str, &'static str)])>, fn(PodTemplate) -> PodTemplate, Want);
+    type Row4 = (
+        &'static str,
+        Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>,
+        Vec<(&'static str, &'static [(&'static str, &'static str)])>,
+        fn(PodTemplate) -> PodTemplate,
+        Want,
+    );
     const Z1A: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-a")];
     const Z1A_FOO: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-a"), ("foo", "")];
     const Z1B: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-b")];
@@ -2469,7 +2726,11 @@ fn inclusion_policies_filter_table() {
             // zone counts (node affinity honoured): zone1 0 (node-a), zone2
             // 1; node counts (ignored): a 0, b 2, x 1. The pod matches itself.
             "two node inclusion Constraints, zone: honor/ignore, node: ignore/ignore",
-            vec![("node-a", Z1A_FOO, false), ("node-b", Z1B, false), ("node-x", Z2X_FOO, false)],
+            vec![
+                ("node-a", Z1A_FOO, false),
+                ("node-b", Z1B, false),
+                ("node-x", Z2X_FOO, false),
+            ],
             vec![("node-b", FOO), ("node-b", FOO), ("node-x", FOO)],
             |t| {
                 t.with_label("foo", "")
@@ -2477,54 +2738,107 @@ fn inclusion_policies_filter_table() {
                     .with_topology_spread(hard("zone", foo()))
                     .with_topology_spread(hard("node", foo()).with_policies(Ignore, Ignore))
             },
-            vec![("node-a", None, Success), ("node-b", Some("NodeAffinity"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("NodeAffinity"), Unresolvable),
+                ("node-x", Some("PodTopologySpread"), Unschedulable),
+            ],
         ),
         (
             // zone counts (taints honoured): zone1 0, zone2 1.
             "two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
-            vec![("node-a", Z1A_FOO, false), ("node-b", Z1B, true), ("node-x", Z2X_FOO, false)],
+            vec![
+                ("node-a", Z1A_FOO, false),
+                ("node-b", Z1B, true),
+                ("node-x", Z2X_FOO, false),
+            ],
             vec![("node-b", FOO), ("node-b", FOO), ("node-x", FOO)],
             |t| {
                 t.with_label("foo", "")
                     .with_topology_spread(hard("zone", foo()).with_policies(Honor, Honor))
                     .with_topology_spread(hard("node", foo()))
             },
-            vec![("node-a", None, Success), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("TaintToleration"), Unresolvable),
+                ("node-x", Some("PodTopologySpread"), Unschedulable),
+            ],
         ),
         (
             "two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
-            vec![("node-a", Z1A, false), ("node-b", Z1B_FOO, true), ("node-x", Z2X_FOO, false), ("node-y", Z2Y, false)],
-            vec![("node-a", FOO), ("node-a", FOO), ("node-x", FOO), ("node-y", FOO)],
+            vec![
+                ("node-a", Z1A, false),
+                ("node-b", Z1B_FOO, true),
+                ("node-x", Z2X_FOO, false),
+                ("node-y", Z2Y, false),
+            ],
+            vec![
+                ("node-a", FOO),
+                ("node-a", FOO),
+                ("node-x", FOO),
+                ("node-y", FOO),
+            ],
             |t| {
                 t.with_label("foo", "")
                     .with_node_selector("foo", "")
                     .with_topology_spread(hard("zone", foo()))
                     .with_topology_spread(hard("node", foo()))
             },
-            vec![("node-a", Some("NodeAffinity"), Unresolvable), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable), ("node-y", Some("NodeAffinity"), Unresolvable)],
+            vec![
+                ("node-a", Some("NodeAffinity"), Unresolvable),
+                ("node-b", Some("TaintToleration"), Unresolvable),
+                ("node-x", Some("PodTopologySpread"), Unschedulable),
+                ("node-y", Some("NodeAffinity"), Unresolvable),
+            ],
         ),
         (
             // zone counts (all nodes): zone1 2, zone2 3, min 2; node-x
             // and node-y skew 3 + 1 - 2 = 2 in their zone.
             "two node inclusion Constraints, zone: ignore/ignore, node: honor/honor",
-            vec![("node-a", Z1A, false), ("node-b", Z1B_FOO, true), ("node-x", Z2X_FOO, false), ("node-y", Z2Y_FOO, false)],
-            vec![("node-a", FOO), ("node-a", FOO), ("node-x", FOO), ("node-x", FOO), ("node-y", FOO)],
+            vec![
+                ("node-a", Z1A, false),
+                ("node-b", Z1B_FOO, true),
+                ("node-x", Z2X_FOO, false),
+                ("node-y", Z2Y_FOO, false),
+            ],
+            vec![
+                ("node-a", FOO),
+                ("node-a", FOO),
+                ("node-x", FOO),
+                ("node-x", FOO),
+                ("node-y", FOO),
+            ],
             |t| {
                 t.with_label("foo", "")
                     .with_node_selector("foo", "")
                     .with_topology_spread(hard("zone", foo()).with_policies(Ignore, Ignore))
                     .with_topology_spread(hard("node", foo()).with_policies(Honor, Honor))
             },
-            vec![("node-a", Some("NodeAffinity"), Unresolvable), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable), ("node-y", Some("PodTopologySpread"), Unschedulable)],
+            vec![
+                ("node-a", Some("NodeAffinity"), Unresolvable),
+                ("node-b", Some("TaintToleration"), Unresolvable),
+                ("node-x", Some("PodTopologySpread"), Unschedulable),
+                ("node-y", Some("PodTopologySpread"), Unschedulable),
+            ],
         ),
     ];
     for (name, nodes, pods, pod, want) in rows {
-        let row = PolicyRow { name, nodes, pods, pod };
+        let row = PolicyRow {
+            name,
+            nodes,
+            pods,
+            pod,
+        };
         let e = explain_row(&row);
-        let got: Vec<(String, Option<&str>, shepherd::Code)> =
-            e.nodes.iter().map(|v| (v.node.clone(), v.plugin, v.code)).collect();
-        let want: Vec<(String, Option<&str>, shepherd::Code)> =
-            want.into_iter().map(|(n, p, c)| (n.to_string(), p, c)).collect();
+        let got: Vec<(String, Option<&str>, shepherd::Code)> = e
+            .nodes
+            .iter()
+            .map(|v| (v.node.clone(), v.plugin, v.code))
+            .collect();
+        let want: Vec<(String, Option<&str>, shepherd::Code)> = want
+            .into_iter()
+            .map(|(n, p, c)| (n.to_string(), p, c))
+            .collect();
         assert_eq!(got, want, "{name}");
     }
 }
@@ -2544,38 +2858,102 @@ fn inclusion_policies_score_by_hand() {
     const Z1_FOO: &[(&str, &str)] = &[("zone", "zone1"), ("foo", "")];
     const Z2_FOO: &[(&str, &str)] = &[("zone", "zone2"), ("foo", "")];
     const Z2: &[(&str, &str)] = &[("zone", "zone2")];
-    type Case = (&'static str, bool, Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>, fn(PodTemplate) -> PodTemplate, [i64; 2]);
-    let by_affinity = vec![("node-a", Z1_FOO, false), ("node-b", Z2_FOO, false), ("node-c", Z2, false)];
-    let by_taints = vec![("node-a", Z1_FOO, false), ("node-b", Z2_FOO, false), ("node-c", Z2_FOO, true)];
+    type Case = (
+        &'static str,
+        bool,
+        Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>,
+        fn(PodTemplate) -> PodTemplate,
+        [i64; 2],
+    );
+    let by_affinity = vec![
+        ("node-a", Z1_FOO, false),
+        ("node-b", Z2_FOO, false),
+        ("node-c", Z2, false),
+    ];
+    let by_taints = vec![
+        ("node-a", Z1_FOO, false),
+        ("node-b", Z2_FOO, false),
+        ("node-c", Z2_FOO, true),
+    ];
     let cases: Vec<Case> = vec![
-        ("NodeAffinityPolicy honored", true, by_affinity.clone(), |t| {
-            t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
-                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo()),
-            )
-        }, [33, 100]),
-        ("NodeAffinityPolicy ignored", true, by_affinity, |t| {
-            t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
-                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo())
-                    .with_policies(Ignore, Ignore),
-            )
-        }, [100, 100]),
-        ("NodeTaintsPolicy honored", false, by_taints.clone(), |t| {
-            t.with_label("foo", "").with_topology_spread(
-                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo())
+        (
+            "NodeAffinityPolicy honored",
+            true,
+            by_affinity.clone(),
+            |t| {
+                t.with_label("foo", "")
+                    .with_node_selector("foo", "")
+                    .with_topology_spread(TopologySpreadConstraint::new(
+                        1,
+                        "zone",
+                        WhenUnsatisfiable::ScheduleAnyway,
+                        foo(),
+                    ))
+            },
+            [33, 100],
+        ),
+        (
+            "NodeAffinityPolicy ignored",
+            true,
+            by_affinity,
+            |t| {
+                t.with_label("foo", "")
+                    .with_node_selector("foo", "")
+                    .with_topology_spread(
+                        TopologySpreadConstraint::new(
+                            1,
+                            "zone",
+                            WhenUnsatisfiable::ScheduleAnyway,
+                            foo(),
+                        )
+                        .with_policies(Ignore, Ignore),
+                    )
+            },
+            [100, 100],
+        ),
+        (
+            "NodeTaintsPolicy honored",
+            false,
+            by_taints.clone(),
+            |t| {
+                t.with_label("foo", "").with_topology_spread(
+                    TopologySpreadConstraint::new(
+                        1,
+                        "zone",
+                        WhenUnsatisfiable::ScheduleAnyway,
+                        foo(),
+                    )
                     .with_policies(Honor, Honor),
-            )
-        }, [33, 100]),
-        ("NodeTaintsPolicy ignored", false, by_taints, |t| {
-            t.with_label("foo", "").with_topology_spread(
-                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo()),
-            )
-        }, [100, 100]),
+                )
+            },
+            [33, 100],
+        ),
+        (
+            "NodeTaintsPolicy ignored",
+            false,
+            by_taints,
+            |t| {
+                t.with_label("foo", "")
+                    .with_topology_spread(TopologySpreadConstraint::new(
+                        1,
+                        "zone",
+                        WhenUnsatisfiable::ScheduleAnyway,
+                        foo(),
+                    ))
+            },
+            [100, 100],
+        ),
     ];
     for (name, _, nodes, pod, want) in cases {
         let row = PolicyRow {
             name,
             nodes,
-            pods: vec![("node-a", FOO), ("node-a", FOO), ("node-b", FOO), ("node-c", FOO)],
+            pods: vec![
+                ("node-a", FOO),
+                ("node-a", FOO),
+                ("node-b", FOO),
+                ("node-c", FOO),
+            ],
             pod,
         };
         let e = explain_row(&row);
@@ -2584,13 +2962,20 @@ fn inclusion_policies_score_by_hand() {
             .iter()
             .filter(|v| v.feasible)
             .map(|v| {
-                let s = v.scores.iter().find(|s| s.plugin == "PodTopologySpread").unwrap();
+                let s = v
+                    .scores
+                    .iter()
+                    .find(|s| s.plugin == "PodTopologySpread")
+                    .unwrap();
                 (v.node.clone(), s.normalized)
             })
             .collect();
         assert_eq!(
             got,
-            vec![("node-a".to_string(), want[0]), ("node-b".to_string(), want[1])],
+            vec![
+                ("node-a".to_string(), want[0]),
+                ("node-b".to_string(), want[1])
+            ],
             "{name}"
         );
     }
@@ -2634,15 +3019,26 @@ fn hostname_label_decides_the_hostname_domain() {
         .into_iter()
         .enumerate()
     {
-        existing(&mut c, &format!("existing{i}"), n, count, Resources::new(1, 0), |t| {
-            t.with_label("foo", "")
-        });
+        existing(
+            &mut c,
+            &format!("existing{i}"),
+            n,
+            count,
+            Resources::new(1, 0),
+            |t| t.with_label("foo", ""),
+        );
     }
     let pod = DeploymentSpec::new("incoming", 1, Resources::new(1000, 100 * MIB)).with_template(|t| {
-        t.with_label("foo", "").with_topology_spread(soft(1, HOSTNAME_KEY, foo()))
+        t.with_label("foo", "")
+            .with_topology_spread(soft(1, HOSTNAME_KEY, foo()))
     });
     assert_eq!(
-        scores(c, pod, &only(Plugin::PodTopologySpread), Plugin::PodTopologySpread),
+        scores(
+            c,
+            pod,
+            &only(Plugin::PodTopologySpread),
+            Plugin::PodTopologySpread
+        ),
         want(&[
             ("node-a", Some(16)),
             ("node-b", Some(0)),
@@ -2660,9 +3056,14 @@ fn hostname_label_decides_the_hostname_domain() {
         c.add_node(node(n, 4000, 4000)).unwrap();
     }
     for (n, count) in [("node-a", 4), ("node-b", 3), ("node-c", 2), ("node-d", 1)] {
-        existing(&mut c, &format!("p-{n}"), n, count, Resources::new(1, 0), |t| {
-            t.with_label("foo", "")
-        });
+        existing(
+            &mut c,
+            &format!("p-{n}"),
+            n,
+            count,
+            Resources::new(1, 0),
+            |t| t.with_label("foo", ""),
+        );
     }
     c.add_service(shepherd::ServiceSpec {
         name: "svc".into(),
@@ -2687,10 +3088,15 @@ fn hostname_label_decides_the_hostname_domain() {
         .iter()
         .map(|v| (v.node.clone(), v.scores[0].normalized))
         .collect();
-    let want_rows: Vec<(String, i64)> = [("node-a", 44), ("node-b", 66), ("node-c", 77), ("node-d", 100)]
-        .iter()
-        .map(|(n, s)| (n.to_string(), *s))
-        .collect();
+    let want_rows: Vec<(String, i64)> = [
+        ("node-a", 44),
+        ("node-b", 66),
+        ("node-c", 77),
+        ("node-d", 100),
+    ]
+    .iter()
+    .map(|(n, s)| (n.to_string(), *s))
+    .collect();
     assert_eq!(got, want_rows);
 }
 
@@ -2708,14 +3114,20 @@ fn hostname_filters_read_the_label() {
     c.add_node(host("n3", Some("n3"))).unwrap();
     c.add_node(host("n4", None)).unwrap();
     for (n, count) in [("n1", 1), ("n2", 1), ("n3", 1), ("n4", 3)] {
-        existing(&mut c, &format!("p-{n}"), n, count, Resources::new(1, 0), |t| {
-            t.with_label("foo", "")
-        });
+        existing(
+            &mut c,
+            &format!("p-{n}"),
+            n,
+            count,
+            Resources::new(1, 0),
+            |t| t.with_label("foo", ""),
+        );
     }
     c.reconcile_to_fixed_point(Profile::bin_pack());
     c.deploy(
         DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(|t| {
-            t.with_label("foo", "").with_topology_spread(hard(HOSTNAME_KEY, foo()))
+            t.with_label("foo", "")
+                .with_topology_spread(hard(HOSTNAME_KEY, foo()))
         }),
     )
     .unwrap();
@@ -2733,10 +3145,17 @@ fn hostname_filters_read_the_label() {
             ("n1", Unschedulable, skew.clone()),
             ("n2", Unschedulable, skew),
             ("n3", Success, vec![]),
-            ("n4", Unresolvable, vec![spread::REASON_MISSING_LABEL.to_string()]),
+            (
+                "n4",
+                Unresolvable,
+                vec![spread::REASON_MISSING_LABEL.to_string()]
+            ),
         ]
     );
-    assert_eq!(c.pod_by_name("p-0").unwrap().node, Some(shepherd::NodeId(2)));
+    assert_eq!(
+        c.pod_by_name("p-0").unwrap().node,
+        Some(shepherd::NodeId(2))
+    );
 
     // InterPodAffinity: anti-affinity over the hostname key refuses every
     // node of the domain that holds a matching pod (n1 and n2 share one);
@@ -2746,8 +3165,12 @@ fn hostname_filters_read_the_label() {
     c.add_node(host("n1", Some("rack-1"))).unwrap();
     c.add_node(host("n2", Some("rack-1"))).unwrap();
     c.add_node(host("n3", None)).unwrap();
-    existing(&mut c, "db", "n1", 1, Resources::new(1, 0), |t| t.with_label("app", "db"));
-    existing(&mut c, "db2", "n3", 1, Resources::new(1, 0), |t| t.with_label("app", "db"));
+    existing(&mut c, "db", "n1", 1, Resources::new(1, 0), |t| {
+        t.with_label("app", "db")
+    });
+    existing(&mut c, "db2", "n3", 1, Resources::new(1, 0), |t| {
+        t.with_label("app", "db")
+    });
     c.reconcile_to_fixed_point(Profile::bin_pack());
     let away = AffinityTerm::new(Selector::new(&[("app", "db")]), None);
     c.deploy(
@@ -2763,7 +3186,10 @@ fn hostname_filters_read_the_label() {
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let verdicts = |pod: &str| -> Vec<(String, Option<&'static str>, shepherd::Code)> {
         let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
-        e.nodes.iter().map(|v| (v.node.clone(), v.plugin, v.code)).collect()
+        e.nodes
+            .iter()
+            .map(|v| (v.node.clone(), v.plugin, v.code))
+            .collect()
     };
     let ipa = Some("InterPodAffinity");
     assert_eq!(
@@ -2789,12 +3215,18 @@ fn nodes_shepherd_makes_carry_the_kubelets_hostname_label() {
     // NodeSpec::new registers as the kubelet does: hostname = node name
     // (a label value holds at most 63 characters: a longer name gets none).
     let n = NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024 * MIB);
-    assert_eq!(n.labels.get(HOSTNAME_KEY).map(String::as_str), Some("ip-10-0-0-1.ec2.internal"));
+    assert_eq!(
+        n.labels.get(HOSTNAME_KEY).map(String::as_str),
+        Some("ip-10-0-0-1.ec2.internal")
+    );
     let long = format!("{}.example.com", "a".repeat(60));
     let n = NodeSpec::new(&long, 1000, 1024 * MIB);
     assert!(n.validate().is_ok());
     assert!(!n.labels.contains_key(HOSTNAME_KEY));
     // The spec may give another value.
     let n = NodeSpec::new("node-1", 1000, 1024 * MIB).with_label(HOSTNAME_KEY, "host-a");
-    assert_eq!(n.labels.get(HOSTNAME_KEY).map(String::as_str), Some("host-a"));
+    assert_eq!(
+        n.labels.get(HOSTNAME_KEY).map(String::as_str),
+        Some("host-a")
+    );
 }

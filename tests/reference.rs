@@ -29,9 +29,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use shepherd::quantity::MIB;
 use shepherd::model::{
-    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
-    NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
-    WhenUnsatisfiable, HOSTNAME_KEY,
+    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator,
+    NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator,
+    TopologySpreadConstraint, WhenUnsatisfiable, HOSTNAME_KEY,
 };
 use shepherd::simulator::Prng;
 use shepherd::{
@@ -199,9 +199,6 @@ fn included(m: &NodeView, tpl: &PodTemplate, c: &TopologySpreadConstraint) -> bo
 /// Every filter of the default plugin set, from scratch. `Err` names the plugin.
 fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<(), &'static str> {
     let tpl = inc.tpl;
-    if !n.ready {
-        return Err("NodeReady");
-    }
     let on = |p: Plugin| profile.filters.contains(&p);
     if on(Plugin::NodeUnschedulable) && n.cordoned {
         let t = Taint::new(
@@ -213,11 +210,20 @@ fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<
             return Err("NodeUnschedulable");
         }
     }
+    // A node that is not Ready carries the unreachable taints (the
+    // NoExecute half tolerated, as in `included`).
+    let unreachable = Taint::new(
+        "node.kubernetes.io/unreachable",
+        "",
+        TaintEffect::NoSchedule,
+    );
     if on(Plugin::TaintToleration)
-        && n.spec
+        && (n
+            .spec
             .taints
             .iter()
             .any(|t| t.effect != TaintEffect::PreferNoSchedule && !tolerated(tpl, t))
+            || !n.ready && !tolerated(tpl, &unreachable))
     {
         return Err("TaintToleration");
     }
@@ -353,16 +359,20 @@ fn inter_pod_filter(w: &World, n: &NodeView, tpl: &PodTemplate) -> Result<(), &'
     Ok(())
 }
 
-fn non_zero(r: Resources) -> Resources {
-    Resources::new(
+/// The requests NodeResourcesFit's score counts: as the template states
+/// them, else those of one container that sets the nonzero requests and
+/// misses the others (100m, 200Mi for a missing one).
+fn non_zero(t: &PodTemplate) -> Resources {
+    let r = t.requests;
+    t.non_zero_requests.unwrap_or(Resources::new(
         if r.cpu_millis == 0 { 100 } else { r.cpu_millis },
         if r.memory_bytes == 0 { 200 * MIB } else { r.memory_bytes },
-    )
+    ))
 }
 
 fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 {
-    let used = w.on[&n.id].iter().fold(non_zero(inc.tpl.requests), |a, p| {
-        a.saturating_add(&non_zero(p.template.requests))
+    let used = w.on[&n.id].iter().fold(non_zero(inc.tpl), |a, p| {
+        a.saturating_add(&non_zero(p.template))
     });
     let (mut sum, mut weights) = (0i64, 0i64);
     for &(r, wt) in &profile.fit.resources {
@@ -389,14 +399,20 @@ fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 
     sum / weights
 }
 
+/// v1.37's balancedResourceScorer: the balance with the pod against the
+/// node's own, 50 + (50 + with - without) / 2.
 fn balanced_score(w: &World, n: &NodeView, inc: &Incoming) -> i64 {
-    let used = w.on[&n.id].iter().fold(inc.tpl.requests, |a, p| {
+    let on = w.on[&n.id].iter().fold(Resources::ZERO, |a, p| {
         a.saturating_add(&p.template.requests)
     });
-    let f = |u: u64, c: u64| (u as f64 / c as f64).min(1.0);
-    let a = f(used.cpu_millis, n.spec.capacity.cpu_millis);
-    let b = f(used.memory_bytes, n.spec.capacity.memory_bytes);
-    ((1.0 - ((a - b) / 2.0).abs()) * 100.0) as i64
+    let balance = |used: Resources| {
+        let f = |u: u64, c: u64| (u as f64 / c as f64).min(1.0);
+        let a = f(used.cpu_millis, n.spec.capacity.cpu_millis);
+        let b = f(used.memory_bytes, n.spec.capacity.memory_bytes);
+        ((1.0 - ((a - b) / 2.0).abs()) * 100.0) as i64
+    };
+    let with = balance(on.saturating_add(&inc.tpl.requests));
+    50 + (50 + with - balance(on)) / 2
 }
 
 /// Go's math.Round.
@@ -780,15 +796,34 @@ fn random_policies(extra: &mut Prng) -> (NodeInclusionPolicy, NodeInclusionPolic
     (*extra.pick(&[Honor, Ignore]), *extra.pick(&[Honor, Ignore]))
 }
 
-/// A node as the kubelet registers it (hostname label = name), or, when
-/// `odd`, now and then without the label or with another node's value.
-fn relabel_hostname(hosts: &mut Prng, odd: bool, mut n: NodeSpec) -> NodeSpec {
-    if odd && hosts.chance(30) {
-        if hosts.chance(50) {
+/// How a case labels its nodes' hostnames.
+#[derive(Clone, Copy, PartialEq)]
+enum Hosts {
+    /// As the kubelet registers a node: the label holds its name.
+    Kubelet,
+    /// Now and then without the label or with another node's value.
+    Odd,
+    /// No node has the label (nodes written by hand): the fast cycle
+    /// scores the system defaults' hostname term as absent on every node.
+    None,
+}
+
+/// A node labelled as `kind` says.
+fn relabel_hostname(hosts: &mut Prng, kind: Hosts, mut n: NodeSpec) -> NodeSpec {
+    match kind {
+        Hosts::Kubelet => {}
+        Hosts::None => {
             n.labels.remove(HOSTNAME_KEY);
-        } else {
-            n.labels
-                .insert(HOSTNAME_KEY.to_string(), format!("n{}", hosts.below(3)));
+        }
+        Hosts::Odd => {
+            if hosts.chance(30) {
+                if hosts.chance(50) {
+                    n.labels.remove(HOSTNAME_KEY);
+                } else {
+                    n.labels
+                        .insert(HOSTNAME_KEY.to_string(), format!("n{}", hosts.below(3)));
+                }
+            }
         }
     }
     n
@@ -811,6 +846,25 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
         .template
         .clone()
         .with_label("tier", *rng.pick(&["a", "b"]));
+    if extra.chance(25) {
+        // The scored requests a manifest's containers can give: a zero set
+        // explicitly (counted 0), more containers missing a request (the
+        // default each), or the one-container default.
+        let req = Resources::new(cpu, mem * MIB);
+        let n = Resources::new(
+            match extra.below(3) {
+                0 => cpu,
+                1 => cpu + 100 * extra.range(1, 3),
+                _ => req.non_zero().cpu_millis,
+            },
+            match extra.below(3) {
+                0 => mem * MIB,
+                1 => (mem + 200 * extra.range(1, 3)) * MIB,
+                _ => req.non_zero().memory_bytes,
+            },
+        );
+        t = t.with_scored_requests(req, n);
+    }
     if rng.chance(15) {
         t = t.with_node_selector("disk", "ssd");
     }
@@ -870,8 +924,13 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
             ));
             let (a, p) = random_policies(extra);
             t = t.with_topology_spread(
-                TopologySpreadConstraint::new(2, HOSTNAME_KEY, WhenUnsatisfiable::ScheduleAnyway, tier)
-                    .with_policies(a, p),
+                TopologySpreadConstraint::new(
+                    2,
+                    HOSTNAME_KEY,
+                    WhenUnsatisfiable::ScheduleAnyway,
+                    tier,
+                )
+                .with_policies(a, p),
             );
         }
     }
@@ -929,10 +988,17 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
     let mut c = Cluster::new();
     c.set_scheduler_seed(seed);
     // In a fifth of the cases some nodes have no hostname label, or share
-    // one (a stream of its own, so the rest of a seed's case stays).
+    // one, and in a third of those no node has it (a stream of its own, so
+    // the rest of a seed's case stays).
     let mut hosts = Prng::new(seed ^ 0x4057_1abe);
-    let odd_hosts = hosts.chance(20);
-    let mut hostname = |n: NodeSpec| relabel_hostname(&mut hosts, odd_hosts, n);
+    let kind = if !hosts.chance(20) {
+        Hosts::Kubelet
+    } else if hosts.chance(33) {
+        Hosts::None
+    } else {
+        Hosts::Odd
+    };
+    let mut hostname = |n: NodeSpec| relabel_hostname(&mut hosts, kind, n);
     for i in 0..nodes {
         c.add_node(hostname(random_node(&mut rng, i)))
             .map_err(|e| e.to_string())?;

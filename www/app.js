@@ -15,6 +15,7 @@ import {
 import { showError, clearErrors, updateReading } from './forms.js';
 import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 import { wireManifests } from './manifests.js';
+import { wireKubectl } from './kubectl.js';
 import { placeWithProgress } from './slices.js';
 import { wireWorkloads, updateWorkloadNames, selectWorkload } from './workloads.js';
 import { ChartsView, drawBalance } from './charts.js';
@@ -417,9 +418,20 @@ function selectApp(name, kind = 'Deployment') {
 
 // ----- explain and node details ------------------------------------------------
 
+// A pod the scheduler bound opens on the cycle that bound it (replayed
+// from the nearest kept copy), with a switch to a cycle run now.
 function explain(pod) {
   try {
-    showExplain(page.sim.explain(pod), page.sim.tick, page.sim.profile);
+    const decided = page.sim.explainDecision(pod);
+    const show = (mode) => {
+      const when = decided && { mode, decided: decided.tick, now: page.sim.tick, onSwitch: show };
+      if (decided && mode === 'then') {
+        showExplain(decided.explain, decided.tick, page.sim.profile, when);
+      } else {
+        showExplain(page.sim.explain(pod), page.sim.tick, page.sim.profile, when);
+      }
+    };
+    show('then');
   } catch (err) {
     showProblem(message(err));
   }
@@ -1244,6 +1256,7 @@ async function start() {
   charts = new ChartsView($('charts-panel'), { onSeek: seekTo });
   compare = new CompareView($('compare-panel'), { onPod: explain });
   wireProfile({ sim: () => page.sim, act, toast });
+  wireKubectl({ sim: () => page.sim, act });
   wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download, refusedDuringReplay, plural, act });
 
   // A reload right after a tick, before the hash was written: the tick the

@@ -1002,6 +1002,11 @@ pub struct Cluster {
     /// Settles equal scores when the profile breaks ties at random.
     pub(crate) rng: crate::simulator::Prng,
     pub(crate) last_cycle: crate::scheduler::CycleRecord,
+    /// While an observer watches for one pod's bind
+    /// (`Simulator::step_deciding`): its name. The cycles of other pods
+    /// then record no more than unobserved ones do (a full record costs a
+    /// pass over the nodes per pod).
+    pub(crate) record_for: Option<String>,
     /// When batches use a sample index (tests compare it with the scan).
     pub(crate) index_use: crate::scheduler::IndexUse,
     /// The last stamp given to a node (see `HotNode::stamp`).
@@ -1110,6 +1115,7 @@ impl Cluster {
             next_start_node: 0,
             rng: crate::simulator::Prng::new(DEFAULT_SCHEDULER_SEED),
             last_cycle: Default::default(),
+            record_for: None,
             index_use: crate::scheduler::IndexUse::Auto,
             stamp_clock: 0,
             node_epoch: 0,
@@ -2323,7 +2329,11 @@ impl Cluster {
         };
         let bound: Vec<(u32, NodeId)> = (0..self.nodes.len())
             .filter(|&i| outside != Some(NodeId(i as u32)))
-            .flat_map(|i| self.node_pods[i].iter().map(move |&k| (k, NodeId(i as u32))))
+            .flat_map(|i| {
+                self.node_pods[i]
+                    .iter()
+                    .map(move |&k| (k, NodeId(i as u32)))
+            })
             .collect();
         for &(k, n) in &bound {
             self.affinity_count(k, n, false);
@@ -2512,7 +2522,7 @@ impl Cluster {
 
     fn bind_to(&mut self, k: u32, n: NodeId, unfiled: bool) {
         let now = self.now;
-        let (c, o, rev, req, ready_after) = {
+        let (c, o, rev, req, non_zero, ready_after) = {
             let p = self.pod(k);
             let r = self.revision_of(p);
             (
@@ -2520,6 +2530,7 @@ impl Cluster {
                 p.ordinal,
                 p.revision,
                 r.template.requests,
+                r.template.non_zero(),
                 r.template.ready_after,
             )
         };
@@ -2542,7 +2553,7 @@ impl Cluster {
         self.rebook(
             n,
             allocated,
-            h.nonzero.saturating_add(&req.non_zero()),
+            h.nonzero.saturating_add(&non_zero),
             h.pods_free.saturating_sub(1),
         );
         let uid = {
@@ -2624,7 +2635,10 @@ impl Cluster {
                 p.available,
             )
         };
-        let req = self.revision_of(self.pod(k)).template.requests;
+        let (req, non_zero) = {
+            let t = &self.revision_of(self.pod(k)).template;
+            (t.requests, t.non_zero())
+        };
         self.affinity_count(k, n, false);
         let on = &mut self.node_pods[n.0 as usize];
         let last = on.len() as u32 - 1;
@@ -2641,7 +2655,7 @@ impl Cluster {
         self.rebook(
             n,
             h.allocated.saturating_sub(&req),
-            h.nonzero.saturating_sub(&req.non_zero()),
+            h.nonzero.saturating_sub(&non_zero),
             pods_free,
         );
         self.set_pod_node(k, None);
@@ -2904,9 +2918,11 @@ fn hash_word(hash: &str) -> u64 {
 /// A stable short hash of a template (FNV-1a over its debug form), as
 /// Kubernetes names ReplicaSets `deployment-<pod-template-hash>`.
 fn template_hash(t: &PodTemplate) -> String {
-    // A template without a priorityClassName hashes as it did before the
-    // field existed (it is the last field), so ReplicaSet names stay put.
-    const SUFFIX: &[u8] = b", priority_class_name: None }";
+    // A template without a priorityClassName or scored requests of its own
+    // hashes as it did before those fields existed (they are the last
+    // fields, in that order), so ReplicaSet names stay put.
+    const SUFFIX: &[u8] = b", priority_class_name: None, non_zero_requests: None }";
+    const SCORED: &[u8] = b", non_zero_requests: None }";
     /// FNV-1a over the text written, but its last `SUFFIX.len()` bytes
     /// (kept in `tail`): the debug form is hashed as it is written, not
     /// made into a string first (a template of 1,024 entries writes 100 KB).
@@ -2938,12 +2954,12 @@ fn template_hash(t: &PodTemplate) -> String {
     // Writing to a Writer cannot fail. (Spread constraints at the default
     // inclusion policies write none: see `TopologySpreadConstraint`'s Debug.)
     let _ = core::fmt::write(&mut w, format_args!("{t:?}"));
-    match w.tail.strip_suffix(SUFFIX) {
-        Some(cut) => {
+    match (w.tail.strip_suffix(SUFFIX), w.tail.strip_suffix(SCORED)) {
+        (Some(cut), _) | (None, Some(cut)) => {
             fnv(&mut w.h, cut);
             fnv(&mut w.h, b" }");
         }
-        None => fnv(&mut w.h, &w.tail),
+        (None, None) => fnv(&mut w.h, &w.tail),
     }
     let mut h = w.h;
     // Kubernetes' safe alphabet: no vowels, no look-alikes.
@@ -3002,6 +3018,9 @@ mod template_hash_tests {
     /// The hash as it was made: of the debug form as a string.
     fn hash_of_text(t: &PodTemplate) -> String {
         let mut text = format!("{:?}", t);
+        if let Some(cut) = text.strip_suffix(", non_zero_requests: None }") {
+            text = format!("{cut} }}");
+        }
         if let Some(cut) = text.strip_suffix(", priority_class_name: None }") {
             text = format!("{cut} }}");
         }
@@ -3021,7 +3040,8 @@ mod template_hash_tests {
     }
 
     /// Hashed as it is written, a template names its ReplicaSet as its
-    /// debug form did: small and large, with and without a priority class.
+    /// debug form did: small and large, with and without a priority class
+    /// and scored requests of its own.
     #[test]
     fn the_streamed_hash_is_the_hash_of_the_text() {
         let mut t = PodTemplate::new(Resources::new(100, 128 * MIB));
@@ -3029,6 +3049,12 @@ mod template_hash_tests {
             assert_eq!(template_hash(&t), hash_of_text(&t), "{i} labels");
             let named = t.clone().with_priority_class("high");
             assert_eq!(template_hash(&named), hash_of_text(&named), "{i} labels");
+            let scored = named
+                .clone()
+                .with_scored_requests(named.requests, Resources::new(300, 128 * MIB));
+            assert!(scored.non_zero_requests.is_some());
+            assert_eq!(template_hash(&scored), hash_of_text(&scored), "{i} labels");
+            assert_ne!(template_hash(&scored), template_hash(&named));
             t = t.with_label(&format!("k{i}"), &"v".repeat(i));
         }
     }
@@ -3106,7 +3132,10 @@ mod pod_record_tests {
         // A term over the hostname key, so its topology exists and counts.
         c.deploy(
             DeploymentSpec::new("web", 6, Resources::new(10, 10 * MIB)).with_template(|t| {
-                t.with_preferred_anti_affinity(1, AffinityTerm::new(Selector::new(&[("app", "web")]), None))
+                t.with_preferred_anti_affinity(
+                    1,
+                    AffinityTerm::new(Selector::new(&[("app", "web")]), None),
+                )
             }),
         )
         .unwrap();
@@ -3136,20 +3165,34 @@ mod pod_record_tests {
             c.reconcile_to_fixed_point(crate::scheduler::Profile::kube_scheduler());
             // The flag, from scratch.
             let live: Vec<&NodeState> = c.nodes.iter().filter(|n| !n.removed).collect();
-            let values: Vec<Option<&String>> =
-                live.iter().map(|n| n.spec.labels.get(HOSTNAME_KEY)).collect();
+            let values: Vec<Option<&String>> = live
+                .iter()
+                .map(|n| n.spec.labels.get(HOSTNAME_KEY))
+                .collect();
             let mut distinct = values.iter().flatten().collect::<Vec<_>>();
             distinct.sort();
             distinct.dedup();
             let own = values.iter().all(|v| v.is_some()) && distinct.len() == values.len();
             assert_eq!(c.hostname_is_node(), own, "step {step}: {values:?}");
             // Domains: same value, same domain; no label, none.
-            let t = c.topologies.iter().position(|t| t.key == HOSTNAME_KEY).unwrap();
-            let ids: Vec<usize> = (0..c.nodes.len()).filter(|&i| !c.nodes[i].removed).collect();
+            let t = c
+                .topologies
+                .iter()
+                .position(|t| t.key == HOSTNAME_KEY)
+                .unwrap();
+            let ids: Vec<usize> = (0..c.nodes.len())
+                .filter(|&i| !c.nodes[i].removed)
+                .collect();
             for &i in &ids {
                 for &j in &ids {
-                    let (di, dj) = (c.domain(t as u32, NodeId(i as u32)), c.domain(t as u32, NodeId(j as u32)));
-                    let (li, lj) = (c.nodes[i].spec.labels.get(HOSTNAME_KEY), c.nodes[j].spec.labels.get(HOSTNAME_KEY));
+                    let (di, dj) = (
+                        c.domain(t as u32, NodeId(i as u32)),
+                        c.domain(t as u32, NodeId(j as u32)),
+                    );
+                    let (li, lj) = (
+                        c.nodes[i].spec.labels.get(HOSTNAME_KEY),
+                        c.nodes[j].spec.labels.get(HOSTNAME_KEY),
+                    );
                     assert_eq!(di.is_some(), li.is_some(), "step {step}");
                     if di.is_some() && dj.is_some() {
                         assert_eq!(di == dj, li == lj, "step {step}");
@@ -3157,7 +3200,11 @@ mod pod_record_tests {
                 }
             }
             // The term's counts, from the pods.
-            let term = c.terms.iter().find(|ts| c.topologies[ts.topo as usize].key == HOSTNAME_KEY).unwrap();
+            let term = c
+                .terms
+                .iter()
+                .find(|ts| c.topologies[ts.topo as usize].key == HOSTNAME_KEY)
+                .unwrap();
             let mut want: BTreeMap<u32, u32> = BTreeMap::new();
             for &i in &ids {
                 if let Some(d) = c.domain(t as u32, NodeId(i as u32)) {

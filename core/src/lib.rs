@@ -124,11 +124,10 @@ pub use error::Error;
 pub use events::{EventCursor, EventLog, EventRecord, EventType, Reason, RenderedEvent};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
-    NodeInclusionPolicy,
-    NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm, NodeSpec,
-    PdbSpec, PodTemplate, PreferredSchedulingTerm, Resources, RollingUpdate, Selector,
-    SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
-    TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
+    NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
+    NodeSelectorTerm, NodeSpec, PdbSpec, PodTemplate, PreferredSchedulingTerm, Resources,
+    RollingUpdate, Selector, SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration,
+    TolerationOperator, TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
 };
 pub use namespace::NamespaceSpec;
 pub use priority::{PreemptionPolicy, PriorityClass};
@@ -142,4 +141,4 @@ pub use scheduler::{
     ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
 };
 pub use taints::{DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
-pub use views::{AppStatus, NodeView, PodView, ServiceSummary};
+pub use views::{AppStatus, NodeView, PodView, ReplicaSetView, ServiceSummary};

@@ -31,6 +31,7 @@ pub mod compare;
 pub mod delta;
 mod import_worker;
 pub mod input;
+pub mod kubectl;
 pub mod manifests;
 pub mod profile;
 pub mod scenario;
@@ -791,11 +792,55 @@ impl Shepherd {
         ))
     }
 
+    /// One kubectl command typed into the prompt (shepherd_k8s::kubectl):
+    /// a read gives `{text, offset, rows, total}` for rows `offset..` (at
+    /// most `limit`); a change queues the script's actions, as the forms
+    /// do, and gives `{text, error, changed: true, queued}`. `stdin` is
+    /// what `apply -f -` reads. Throws kubectl's error text.
+    pub fn kubectl(
+        &mut self,
+        line: &str,
+        stdin: Option<String>,
+        offset: f64,
+        limit: f64,
+    ) -> Result<JsValue, JsError> {
+        let page = shepherd_k8s::kubectl::Page {
+            offset: update_cursor(Some(offset)).min(usize::MAX as u64) as usize,
+            limit: update_cursor(Some(limit)).clamp(1, 100_000) as usize,
+        };
+        let a = kubectl::run_line(&mut self.session, line, stdin.as_deref(), page).map_err(err)?;
+        to_js(&a)
+    }
+
+    /// Completions of the typed line's last word: verbs, resource types,
+    /// flags, and the names of objects of the type given.
+    #[wasm_bindgen(js_name = kubectlComplete)]
+    pub fn kubectl_complete(&self, line: &str) -> Vec<String> {
+        shepherd_k8s::kubectl::complete(self.session.simulator().cluster(), line)
+    }
+
     /// Why a pod is where it is, or why it is not anywhere: every node's
     /// filter verdict (plugin, status `code` and reason), the score plugins
     /// whose PreScore skipped (`skipped`) and the score of each feasible one.
     pub fn explain(&self, pod: &str) -> Result<JsValue, JsError> {
         to_js(&self.session.explain(pod).map_err(err)?)
+    }
+
+    /// The scheduling cycle that bound a pod, as of its bind: `{tick,
+    /// explain}` (`explain` shaped as [`Sim::explain`]'s answer), or null
+    /// for a pod that is not bound or that its kubelet took by
+    /// spec.nodeName.
+    #[wasm_bindgen(js_name = explainDecision)]
+    pub fn explain_decision(&self, pod: &str) -> Result<JsValue, JsError> {
+        #[derive(serde::Serialize)]
+        struct Decision {
+            tick: u64,
+            explain: view::ExplainView,
+        }
+        match self.session.explain_decision(pod).map_err(err)? {
+            Some((tick, explain)) => to_js(&Decision { tick, explain }),
+            None => Ok(JsValue::NULL),
+        }
     }
 
     /// The cluster's balance now, as a plain object: per resource (`cpu`,
