@@ -1309,7 +1309,7 @@ fn scored(rng: &mut Prng, t: shepherd::PodTemplate) -> shepherd::PodTemplate {
             r
         }
     };
-    let n = Resources::new(pick(rng, r.cpu_millis, 100), pick(rng, r.memory_bytes, 200));
+    let n = Resources::new(pick(rng, r.cpu_millis, 100), pick(rng, r.memory_bytes, 200 * MIB));
     t.with_scored_requests(r, n)
 }
 
