@@ -1050,7 +1050,10 @@ pub struct Cluster {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ApiRecord {
     /// The eviction subresource deleted `pod` (eviction.go: no Event).
-    Evicted { tick: u64, pod: String },
+    /// `at`: how many events a watcher ([`Cluster::watch_events`]) had been
+    /// given since its last take when it happened, so a test can place it
+    /// among them.
+    Evicted { tick: u64, pod: String, at: usize },
     /// A Service's endpoints changed (the endpoints controller records no
     /// Event on success): "Endpoints of NAME: N ready; added ...; removed ...".
     EndpointsChanged { tick: u64, message: String },
@@ -1257,6 +1260,11 @@ impl Cluster {
             .as_mut()
             .map(core::mem::take)
             .unwrap_or_default()
+    }
+
+    /// The records kept since the last take, without taking them.
+    pub fn api_log(&self) -> &[ApiRecord] {
+        self.api_log.as_deref().unwrap_or(&[])
     }
 
     /// Whether a test keeps the API log (what costs work only then is skipped otherwise).

@@ -382,11 +382,14 @@ impl Cluster {
         // (pkg/registry/core/pod/storage/eviction.go); the kubelet logs
         // Killing as it stops it. Who was evicted is the simulator's
         // record (`Cluster::watch_api`), not the event log's.
-        let now = self.now;
-        self.api_record(crate::cluster::ApiRecord::Evicted {
-            tick: now,
-            pod: String::from(pod),
-        });
+        if self.api_watched() {
+            let (tick, at) = (self.now, self.watched.as_ref().map_or(0, Vec::len));
+            self.api_record(crate::cluster::ApiRecord::Evicted {
+                tick,
+                pod: String::from(pod),
+                at,
+            });
+        }
         self.delete_pod(k, None);
         Ok(())
     }

@@ -286,6 +286,8 @@ pub fn events_packed(c: &Cluster, cursor: u32, updates: u64, limit: u32) -> Pack
         text.push(FIELD_SEP);
         push_field(&mut text, &e.message);
         let _ = write!(text, "{FIELD_SEP}{}{FIELD_SEP}{}", e.count, e.last_tick);
+        text.push(FIELD_SEP);
+        push_field(&mut text, &e.source);
     }
     PackedEvents {
         cursor: page.cursor,

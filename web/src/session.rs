@@ -1143,13 +1143,8 @@ mod tests {
             "{e}"
         );
         s.step();
-        let errors: Vec<String> = s
-            .simulator()
-            .cluster()
-            .rendered_events()
-            .iter()
-            .filter(|e| e.reason == "FailedEvent")
-            .map(|e| e.to_string())
+        let errors: Vec<String> = (s.simulator().refused().iter())
+            .map(|(t, m)| format!("t={t} {m}"))
             .collect();
         assert!(
             errors.is_empty(),
