@@ -930,8 +930,9 @@ fn describe(action: &Action, events: &[Event]) -> String {
             nodes,
             pods_per_node,
         } => format!(
-            "generate {nodes} nodes and 10 Deployments with {} pods",
-            *nodes as u64 * *pods_per_node as u64
+            "generate {} and 10 Deployments with {}",
+            crate::manifests::counted(*nodes as usize, "node", "nodes"),
+            crate::manifests::counted(*nodes as usize * *pods_per_node as usize, "pod", "pods")
         ),
         _ => events
             .iter()
