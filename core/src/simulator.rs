@@ -413,7 +413,7 @@ impl Simulator {
     /// Checks an event against the cluster as it is now and queues it for the
     /// next tick. A refused event is not queued. (An event can still fail
     /// when it fires, if something queued before it changed the cluster; that
-    /// failure is a FailedEvent warning in the log.)
+    /// failure is the step's error and in [`Simulator::refused`].)
     pub fn submit(&mut self, e: Event) -> Result<(), Error> {
         let t = self.tick() + 1;
         self.schedule(t, e)
