@@ -331,7 +331,7 @@ fn print_nodes(c: &Cluster) {
         let mut pods = pods;
         pods.sort();
         println!(
-            "  {:<8} cpu {} {:>6} {:<7} mem {} {:>7} {:<8} {:>3} pods{}{}",
+            "  {:<8} cpu {} {:>6} {:<7} mem {} {:>7} {:<8} {:>3} {:<4}{}{}",
             n.name(),
             bar(n.allocated.cpu_millis, cap.cpu_millis),
             format!("{}/", n.allocated.cpu_millis),
@@ -340,6 +340,7 @@ fn print_nodes(c: &Cluster) {
             format!("{}/", n.allocated.memory_mib),
             format!("{}Mi", cap.memory_mib),
             n.pod_count,
+            if n.pod_count == 1 { "pod" } else { "pods" },
             state,
             if pods.is_empty() || pods.len() > 12 {
                 String::new()
@@ -484,15 +485,19 @@ fn converge(args: &[String]) -> Result<(), Failure> {
         profile.scheduler_name
     );
     println!(
-        "{} after {} passes in {:.2?}: {} pods bound, {} pending\n",
+        "{} after {} {} in {:.2?}: {} bound, {} pending\n",
         if fp.converged {
             "fixed point reached"
         } else {
             "pass budget exhausted"
         },
         fp.passes,
+        if fp.passes == 1 { "pass" } else { "passes" },
         took,
-        c.bound_count(),
+        match c.bound_count() {
+            1 => "1 pod".to_string(),
+            n => format!("{n} pods"),
+        },
         c.pending_count()
     );
     println!("nodes:");

@@ -882,7 +882,7 @@ impl core::fmt::Display for RenderedEvent {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "t={:<4} {:<7} {:<20} {:<22} {:<24} {}",
+            "t={:<4} {:<7} {:<20} {:<28} {:<26} {}",
             self.tick,
             self.type_,
             self.reason,
