@@ -282,8 +282,12 @@ fn print_utilisation(c: &Cluster) {
     let b = c.balance();
     let pct = |x: f64| format!("{:.0}%", x * 100.0);
     println!(
-        "utilisation of the {} Ready nodes ({} with pods):",
-        b.ready_nodes, b.nodes_with_pods
+        "utilisation of the {} ({} with pods):",
+        match b.ready_nodes {
+            1 => "1 Ready node".to_string(),
+            n => format!("{n} Ready nodes"),
+        },
+        b.nodes_with_pods
     );
     for (name, r) in [("cpu", &b.cpu), ("memory", &b.memory), ("pods", &b.pods)] {
         println!(
