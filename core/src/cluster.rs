@@ -1262,6 +1262,15 @@ impl Cluster {
             .unwrap_or_default()
     }
 
+    /// A number that moves whenever a pod turns Ready or not Ready, is
+    /// created, deleted or unbound, or a workload or budget changes (the
+    /// epoch that lets a refused eviction be tried again): with the event
+    /// log's writes, what tells a reader that something happened, since a
+    /// pod turning Ready records no Event.
+    pub fn change_epoch(&self) -> u64 {
+        self.disruption_epoch
+    }
+
     /// The records kept since the last take, without taking them.
     pub fn api_log(&self) -> &[ApiRecord] {
         self.api_log.as_deref().unwrap_or(&[])
