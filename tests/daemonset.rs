@@ -664,7 +664,11 @@ fn a_bare_pod_bound_to_an_untolerated_no_execute_taint_is_deleted_by_the_taint_e
                 "taint-eviction-controller",
                 "Marking for deletion Pod default/pinned".to_string()
             ),
-            ("Killing", "kubelet", "Stopping container pinned".to_string()),
+            (
+                "Killing",
+                "kubelet",
+                "Stopping container pinned".to_string()
+            ),
         ]
     );
     // Bound by nodeName, not by a scheduler: no Scheduled event.

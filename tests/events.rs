@@ -11,8 +11,8 @@
 
 use shepherd::simulator::{Event, Simulator};
 use shepherd::{
-    Budget, Cluster, ControllerId, DeploymentSpec, IntOrPercent, NodeSpec, PdbSpec,
-    PriorityClass, Resources, RenderedEvent, ScorePolicy, Selector,
+    Budget, Cluster, ControllerId, DeploymentSpec, IntOrPercent, NodeSpec, PdbSpec, PriorityClass,
+    RenderedEvent, Resources, ScorePolicy, Selector,
 };
 
 /// An event as compared: (type, reason, object, source, message).
@@ -48,7 +48,11 @@ fn table(got: &[Ev], want: &[Ev]) -> String {
     (0..n)
         .map(|i| {
             let mark = if got.get(i) == want.get(i) { " " } else { "!" };
-            format!("{mark} {i:>2} got  {:?}\n     want {:?}", got.get(i), want.get(i))
+            format!(
+                "{mark} {i:>2} got  {:?}\n     want {:?}",
+                got.get(i),
+                want.get(i)
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -173,7 +177,10 @@ fn a_rollout_writes_the_deployment_and_replicaset_controllers_events() {
     let id = c.deploy(web(3)).unwrap();
     assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
     let v1 = rs(&c, id, 1);
-    assert!(v1.starts_with("web-") && v1.len() == "web-".len() + 8, "{v1}");
+    assert!(
+        v1.starts_with("web-") && v1.len() == "web-".len() + 8,
+        "{v1}"
+    );
     let mut want = vec![scaled(&v1, 0, 3)];
     want.extend((0..3).map(|i| created(&v1, &format!("web-{i}"))));
     want.extend((0..3).map(|i| scheduled(&format!("web-{i}"), "node-1")));
@@ -463,9 +470,15 @@ fn a_preemption_writes_the_schedulers_and_kubelets_events() {
     );
     let preempted_msg = &got.iter().find(|e| e.1 == "Preempted").unwrap().4;
     let uid = c.pod_by_name("high-0").unwrap().uid();
-    assert_eq!(preempted_msg, &format!("Preempted by pod {uid} on node node-1"));
+    assert_eq!(
+        preempted_msg,
+        &format!("Preempted by pod {uid} on node node-1")
+    );
     let high0 = of("pod/high-0");
-    assert_eq!(high0.first(), Some(&t("Warning", "FailedScheduling", SCHEDULER)));
+    assert_eq!(
+        high0.first(),
+        Some(&t("Warning", "FailedScheduling", SCHEDULER))
+    );
     assert_eq!(high0.last(), Some(&t("Normal", "Scheduled", SCHEDULER)));
     assert!(high0[1..high0.len() - 1]
         .iter()

@@ -1123,9 +1123,11 @@ impl Harness {
         // The eviction API records no Event (eviction.go); the API log
         // has it, and the event log ends with the kubelet's Killing if the
         // pod ran on a node whose kubelet is up.
-        let told = self.cluster().api_log().iter().any(
-            |r| matches!(r, shepherd::ApiRecord::Evicted { pod: p, .. } if p == pod),
-        );
+        let told = self
+            .cluster()
+            .api_log()
+            .iter()
+            .any(|r| matches!(r, shepherd::ApiRecord::Evicted { pod: p, .. } if p == pod));
         if !told {
             return Err(format!("evicting {pod} is not in the API log"));
         }
@@ -1265,7 +1267,11 @@ impl Harness {
             .enumerate()
             .filter(|(_, e)| matches!(e.reason, "NodeNotReady" | "TaintManagerEviction"))
             .filter_map(|(i, e)| Some((e.object.strip_prefix("pod/")?, 2 * i as i64)))
-            .chain(evictions.iter().map(|(p, at)| (p.as_str(), 2 * *at as i64 - 1)))
+            .chain(
+                evictions
+                    .iter()
+                    .map(|(p, at)| (p.as_str(), 2 * *at as i64 - 1)),
+            )
             .filter(|(p, _)| disrupted.contains(*p))
             .fold(BTreeMap::new(), |mut m, (p, i)| {
                 let e = m.entry(p).or_insert(i);

@@ -570,7 +570,8 @@ fn not_running(c: &Cluster, sc: &Scenario) -> (Vec<Said>, Vec<Said>) {
         let object = format!("pod/{}", p.name);
         // Why it went: the last event about it that is not its kubelet
         // stopping it (Killing follows whatever deleted it).
-        if let Some(e) = (events.iter().rev()).find(|e| e.object == object && e.reason != "Killing") {
+        if let Some(e) = (events.iter().rev()).find(|e| e.object == object && e.reason != "Killing")
+        {
             gone.push((p.name.clone(), e.reason, e.message.clone()));
         }
     }

@@ -1290,10 +1290,7 @@ mod tests {
             }
         }
         // The sweep saw Services change, not only stay empty.
-        assert!(
-            logged_in_all > 20,
-            "{logged_in_all} endpoint changes"
-        );
+        assert!(logged_in_all > 20, "{logged_in_all} endpoint changes");
     }
 
     /// A Service past the limit is refused with the limit named, and

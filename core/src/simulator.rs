@@ -1336,7 +1336,11 @@ mod tests {
         let r = sim.step();
         assert_eq!(r.errors.len(), 1);
         assert_eq!(sim.refused(), &[(1, r.errors[0].clone())][..]);
-        assert!(r.errors[0].starts_with("fail node ghost: "), "{:?}", r.errors);
+        assert!(
+            r.errors[0].starts_with("fail node ghost: "),
+            "{:?}",
+            r.errors
+        );
         // Kubernetes records no Event for a refused API call.
         assert!(sim.cluster().events().is_empty());
     }

@@ -80,7 +80,11 @@ pub fn daemonset_update(text: &str) -> Result<shepherd::DaemonSetSpec, String> {
         sc.nodes.len() + sc.deployments.len() + sc.pods.len() + sc.pdbs.len() + sc.services.len();
     match (sc.daemonsets.len(), others) {
         (1, 0) => Ok(sc.daemonsets.into_iter().next().expect("one DaemonSet")),
-        (n, m) => Err(format!("updateDaemonSet: the manifests hold {} and {}; expected exactly one DaemonSet", counted(n, "DaemonSet", "DaemonSets"), counted(m, "other object", "other objects"))),
+        (n, m) => Err(format!(
+            "updateDaemonSet: the manifests hold {} and {}; expected exactly one DaemonSet",
+            counted(n, "DaemonSet", "DaemonSets"),
+            counted(m, "other object", "other objects")
+        )),
     }
 }
 

@@ -329,7 +329,11 @@ fn bad_input_throws_and_changes_nothing() {
     assert_eq!(all_events(&s), events, "the cluster is unchanged");
     s.step();
     let refused = s.refused_actions(100).expect("refused actions");
-    assert_eq!(Array::from(&refused).length(), 0, "nothing refused was queued");
+    assert_eq!(
+        Array::from(&refused).length(),
+        0,
+        "nothing refused was queued"
+    );
 }
 
 #[wasm_bindgen_test]
