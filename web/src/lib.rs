@@ -11,7 +11,10 @@
 //! - Reads: `snapshot(withNodes)` for what the page draws (plain objects),
 //!   `nodeGrid()` for large clusters (one `Uint32Array`), `eventsSince(cursor,
 //!   limit)` for the event log (`eventsPacked`: the same rows as one string,
-//!   what the page draws from), `explain(pod)` for every node's verdict.
+//!   what the page draws from; only what Kubernetes' components record, each
+//!   with its `source`), `refusedActions(limit)` for scripted actions refused
+//!   when they fired (no Event in Kubernetes), `explain(pod)` for every
+//!   node's verdict.
 //! - Manifests: `importManifests(text)` builds a new session from Kubernetes
 //!   manifests (all or nothing, with warnings), `exportManifests()` writes the
 //!   cluster back as manifests ([`manifests`]).
