@@ -284,6 +284,70 @@ fn least_allocated_in_a_cluster() {
     assert_eq!(got, want(&[("node1", Some(37)), ("node2", Some(50))]));
 }
 
+/// NodeResourcesFit counts each pod's scored requests (`Non0CPU`,
+/// `Non0Mem`: framework/types.go CalculateResource), which a template
+/// states apart from its requests when its containers set a request to 0
+/// (counted 0) or several miss one (the default each): rows of nodes, the
+/// pods on them, the incoming pod, the expected LeastAllocated score.
+#[test]
+fn least_allocated_counts_the_scored_requests_of_each_pod() {
+    // (what, node, on it: requests and scored, incoming: requests and
+    // scored, expected)
+    #[allow(clippy::type_complexity)]
+    let rows: &[(&str, (u64, u64), Option<(Resources, Resources)>, (Resources, Resources), i64)] = &[
+        // A pod asking for cpu "0" and memory "0" on an empty 4-cpu 8Gi
+        // node (issue 43): nothing is counted, 100; 97 with the defaults.
+        (
+            "explicit zeros",
+            (4000, 8192),
+            None,
+            (Resources::new(0, 0), Resources::new(0, 0)),
+            100,
+        ),
+        (
+            "missing requests",
+            (4000, 8192),
+            None,
+            (Resources::new(0, 0), Resources::new(100, 200)),
+            97,
+        ),
+        // An 8-cpu 8Gi node holding a pod of two containers (100m; 100m
+        // and 1Gi), one without memory: 1224Mi counted there, so a 1-cpu
+        // 1Gi pod scores (cpu 85 + memory 72) / 2 = 78 (80 with 1Gi).
+        (
+            "a container without memory on the node",
+            (8000, 8192),
+            Some((Resources::new(200, 1024), Resources::new(200, 1224))),
+            (Resources::new(1000, 1024), Resources::new(1000, 1024)),
+            78,
+        ),
+        // The incoming pod of three containers without requests: 300m and
+        // 600Mi of a 1-cpu 2Gi node: (70 + 70) / 2.
+        (
+            "three containers without requests",
+            (1000, 2048),
+            None,
+            (Resources::new(0, 0), Resources::new(300, 600)),
+            70,
+        ),
+    ];
+    for &(what, cap, on, (req, scored), expected) in rows {
+        let mut c = Cluster::new();
+        c.add_node(node("n1", cap.0, cap.1)).unwrap();
+        if let Some((r, n)) = on {
+            existing(&mut c, "on", "n1", 1, r, |t| t.with_scored_requests(r, n));
+        }
+        let got = scores(
+            c,
+            DeploymentSpec::new("incoming", 1, req)
+                .with_template(|t| t.with_scored_requests(req, scored)),
+            &only_fit(ScoringStrategy::least_allocated()),
+            Plugin::NodeResourcesFit,
+        );
+        assert_eq!(got, want(&[("n1", Some(expected))]), "{what}");
+    }
+}
+
 // ===== noderesources/most_allocated_test.go ==================================
 
 #[test]
@@ -473,33 +537,39 @@ fn requested_to_capacity_ratio_bin_packing_table() {
 
 #[test]
 fn balanced_allocation_table() {
-    // balanced_allocation_test.go, TestNodeResourcesBalancedAllocation.
-    // Requests as they are (no non-zero defaults): cpuAndMemory is
-    // 3000m/5000, cpuOnly 3000m/0.
-    let rows: [(&str, &[i64], &[i64], i64); 12] = [
+    // balanced_allocation_test.go, TestNodeResourcesBalancedAllocation
+    // (v1.37.2): the score is the change in balance the pod brings,
+    // 50 + (50 + with - without) / 2; its comments give the balances as
+    // "without -> with". Requests as they are (no non-zero defaults):
+    // cpuAndMemory is 3000m/5000, cpuOnly 3000m/0. Each row: what is
+    // requested with the pod, without it, the node's allocatable.
+    #[allow(clippy::type_complexity)]
+    let rows: [(&str, &[i64], &[i64], &[i64], i64); 13] = [
         // "nothing scheduled, resources requested, differently sized nodes"
-        ("sized/node1", &[3000, 5000], &[4000, 10000], 87),
-        ("sized/node2", &[3000, 5000], &[6000, 10000], 100),
+        ("sized/node1 (100 -> 87)", &[3000, 5000], &[0, 0], &[4000, 10000], 68),
+        ("sized/node2 (100 -> 100)", &[3000, 5000], &[0, 0], &[6000, 10000], 75),
         // "resources requested, pods scheduled with resources"
-        ("existing/node1", &[6000, 5000], &[10000, 20000], 82),
-        ("existing/node2", &[6000, 10000], &[10000, 20000], 95),
+        ("existing/node1 (85 -> 82)", &[6000, 5000], &[3000, 0], &[10000, 20000], 73),
+        ("existing/node2 (97 -> 95)", &[6000, 10000], &[3000, 5000], &[10000, 20000], 74),
         // "resources requested, pods scheduled with resources, differently sized nodes"
-        ("existing-sized/node2", &[6000, 10000], &[10000, 50000], 80),
+        ("existing-sized/node2 (90 -> 80)", &[6000, 10000], &[3000, 5000], &[10000, 50000], 70),
+        // "nodes to reach min/max score": the pod asks for memory only
+        ("min-max/node1 (50 -> 100)", &[3000, 5000], &[3000, 0], &[3000, 5000], 100),
+        ("min-max/node2 (100 -> 50)", &[0, 5000], &[0, 0], &[3000, 5000], 50),
         // "requested resources at node capacity"
-        ("capacity/node1", &[6000, 0], &[6000, 10000], 50),
-        ("capacity/node2", &[6000, 5000], &[6000, 10000], 75),
-        // "include scalar resource on a node for balanced resource allocation":
-        // cpu, memory and nvidia.com/gpu
-        ("gpu/node1", &[3000, 5000, 4], &[3500, 40000, 8], 70),
-        ("gpu/node2", &[3000, 5000, 1], &[3500, 40000, 8], 65),
-        // "node without the scalar resource should skip the scalar resource"
-        ("no-gpu/node1", &[3000, 5000], &[3500, 40000], 63),
+        ("capacity/node1 (75 -> 50)", &[6000, 0], &[3000, 0], &[6000, 10000], 62),
+        ("capacity/node2 (100 -> 75)", &[6000, 5000], &[3000, 5000], &[6000, 10000], 62),
+        // "scalar resource is included in the score computation if pod
+        // requests the scalar resource": cpu, memory and nvidia.com/gpu
+        ("gpu/node1 (69 -> 70)", &[3000, 5000, 4], &[3000, 5000, 3], &[3500, 40000, 8], 75),
+        ("gpu/node2 (62 -> 65)", &[3000, 5000, 1], &[3000, 5000, 0], &[3500, 40000, 8], 76),
+        // "scalar resource is not included ... if pod doesn't request" it
+        ("no-gpu (100 -> 63)", &[3000, 5000], &[0, 0], &[3500, 40000], 56),
         // "include DRA resource on a node for balanced resource allocation"
-        ("dra/node1", &[3000, 0, 1], &[3500, 40000, 8], 62),
-        ("dra/node2", &[3000, 5000], &[3500, 40000], 63),
+        ("dra/node1 (60 -> 62)", &[3000, 0, 1], &[3000, 0, 0], &[3500, 40000, 8], 76),
     ];
-    for (what, req, alloc, expected) in rows {
-        assert_eq!(balanced::score(req, alloc), expected, "{what}");
+    for (what, req, on, alloc, expected) in rows {
+        assert_eq!(balanced::score(req, on, alloc), expected, "{what}");
     }
 }
 
@@ -507,7 +577,7 @@ fn balanced_allocation_table() {
 fn balanced_allocation_in_a_cluster() {
     // balanced_allocation_test.go, "resources requested, pods scheduled with
     // resources": cpuOnly on node1, cpuAndMemory on node2, the incoming pod
-    // cpuAndMemory (memory read as MiB): 82 and 95.
+    // cpuAndMemory (memory read as MiB): 73 (85 -> 82) and 74 (97 -> 95).
     let mut c = Cluster::new();
     c.add_node(node("node1", 10000, 20000)).unwrap();
     c.add_node(node("node2", 10000, 20000)).unwrap();
@@ -533,9 +603,10 @@ fn balanced_allocation_in_a_cluster() {
         &only(Plugin::NodeResourcesBalancedAllocation),
         Plugin::NodeResourcesBalancedAllocation,
     );
-    assert_eq!(got, want(&[("node1", Some(82)), ("node2", Some(95))]));
+    assert_eq!(got, want(&[("node1", Some(73)), ("node2", Some(74))]));
 
-    // "requested resources at node capacity": the incoming pod is cpuOnly.
+    // "requested resources at node capacity": the incoming pod is cpuOnly,
+    // 62 (75 -> 50) and 62 (100 -> 75).
     let mut c = Cluster::new();
     c.add_node(node("node1", 6000, 10000)).unwrap();
     c.add_node(node("node2", 6000, 10000)).unwrap();
@@ -561,7 +632,7 @@ fn balanced_allocation_in_a_cluster() {
         &only(Plugin::NodeResourcesBalancedAllocation),
         Plugin::NodeResourcesBalancedAllocation,
     );
-    assert_eq!(got, want(&[("node1", Some(50)), ("node2", Some(75))]));
+    assert_eq!(got, want(&[("node1", Some(62)), ("node2", Some(62))]));
 }
 
 // ===== tainttoleration/taint_toleration_test.go ==============================
@@ -1679,9 +1750,10 @@ fn default_profile_two_plain_nodes_by_hand() {
     //     0 * ln(4) + 2 = 2 on both; zone skipped (no zone label) -> min = max
     //     -> 100 * (2 + 2 - 2) / 2 = 100 -> 200, 200
     //   InterPodAffinity (x2): no terms -> 0
-    //   BalancedAllocation (x1): node1 |0.75 - 0.5| / 2 = 0.125 -> 87,
-    //     node2 0 -> 100
-    // node1 = 300 + 0 + 37 + 200 + 0 + 87 = 624; node2 = 300 + 50 + 200 + 100 = 650.
+    //   BalancedAllocation (x1): node1 |0.75 - 0.5| / 2 = 0.125 -> 87 with
+    //     the pod, 100 without -> 50 + (50 + 87 - 100) / 2 = 68; node2
+    //     100 and 100 -> 75
+    // node1 = 300 + 0 + 37 + 200 + 0 + 68 = 605; node2 = 300 + 50 + 200 + 75 = 625.
     let mut c = Cluster::new();
     c.add_node(NodeSpec::new("node1", 4000, 10000)).unwrap();
     c.add_node(NodeSpec::new("node2", 6000, 10000)).unwrap();
@@ -1691,8 +1763,8 @@ fn default_profile_two_plain_nodes_by_hand() {
     assert_eq!(
         totals(&c, "web-0"),
         vec![
-            ("node1".to_string(), Some(624)),
-            ("node2".to_string(), Some(650))
+            ("node1".to_string(), Some(605)),
+            ("node2".to_string(), Some(625))
         ]
     );
     assert_eq!(
@@ -1713,9 +1785,11 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
     //   PodTopologySpread (x2): web's own ReplicaSet has no pods anywhere:
     //     hostname 0 + 2 and zone 0 + 4 -> 6 everywhere -> 100 -> 200 each
     //   InterPodAffinity (x2): 0
-    //   BalancedAllocation (x1): n1 0.25/0.25 -> 100; n2 0.75/0.5 -> 87; n3 100
-    // n1 = 0+200+75+200+100 = 575; n2 = 300+200+37+200+87 = 824;
-    // n3 = 300+0+75+200+100 = 675. n2 wins; against n3 NodeAffinity decides (+200).
+    //   BalancedAllocation (x1), the balance with the pod against without:
+    //     n1 0.25/0.25 -> 100 against 100; n2 0.75/0.5 -> 87 against
+    //     0.5/0.25 -> 87; n3 100 against 100: no change anywhere, 75
+    // n1 = 0+200+75+200+75 = 550; n2 = 300+200+37+200+75 = 812;
+    // n3 = 300+0+75+200+75 = 650. n2 wins; against n3 NodeAffinity decides (+200).
     let zone = spread::ZONE_KEY;
     let mut c = Cluster::new();
     c.add_node(
@@ -1740,9 +1814,9 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
     assert_eq!(
         totals(&c, "web-0"),
         vec![
-            ("n1".to_string(), Some(575)),
-            ("n2".to_string(), Some(824)),
-            ("n3".to_string(), Some(675))
+            ("n1".to_string(), Some(550)),
+            ("n2".to_string(), Some(812)),
+            ("n3".to_string(), Some(650))
         ]
     );
     let e = c.explain("web-0", Profile::kube_scheduler()).unwrap();
@@ -1767,8 +1841,10 @@ fn a_resource_with_zero_allocatable_is_left_out_of_the_scores() {
     assert_eq!(fit::score(&least, &req, &[2000, 0]), 95);
     assert_eq!(fit::score(&least, &req, &[0, 0]), 0);
     assert_eq!(fit::score(&most, &req, &[0, 4096 << 20]), 4);
-    assert_eq!(balanced::score(&[0, 256], &[0, 4096]), 100);
-    assert_eq!(balanced::score(&[0, 0], &[0, 0]), 100);
+    // One resource left: balanced with the pod and without, no change.
+    assert_eq!(balanced::balance(&[0, 256], &[0, 4096]), 100);
+    assert_eq!(balanced::score(&[0, 256], &[0, 0], &[0, 4096]), 75);
+    assert_eq!(balanced::score(&[0, 0], &[0, 0], &[0, 0]), 75);
 }
 
 /// A node with 0 allocatable cpu, memory or pods is taken; it fits pods

@@ -547,6 +547,9 @@ fn a_helm_stream_reads_effective_requests_not_ready_nodes_and_skips_what_it_must
     // Memory: 256 + 128 + 64 = 448Mi, plus 10Mi overhead.
     let batch = &sc.deployments[0];
     assert_eq!(batch.template.requests, Resources::new(2150, 458));
+    // Scored, migrate's missing memory counts 200Mi beside the sidecar's
+    // 64Mi (264Mi), still below the containers' 448Mi: the same figures.
+    assert_eq!(batch.template.non_zero(), Resources::new(2150, 458));
     assert_eq!(
         batch.strategy,
         RollingUpdate {
@@ -1075,6 +1078,168 @@ fn sweep(test: &str, default: u64, f: impl Fn(u64)) {
 /// A random scenario with everything the export writes: labels, taints,
 /// cordoned and NotReady nodes, constraints, strategies, versions, readiness
 /// delays, budgets and Services.
+/// A Pod of the given containers (YAML list items, indented two spaces),
+/// init containers (the same) and other spec fields (indented two), pending.
+fn pod_yaml(name: &str, init: &str, containers: &str) -> String {
+    let (extra, init) = match init.split_once("@@") {
+        Some((extra, init)) => (extra, init),
+        None => ("", init),
+    };
+    let init = if init.is_empty() {
+        String::new()
+    } else {
+        format!("  initContainers:\n{init}")
+    };
+    format!(
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n{extra}{init}  containers:\n{containers}"
+    )
+}
+
+/// kube-scheduler's non-zero defaults (100m cpu, 200Mi memory) go to each
+/// container, init containers too, that sets no request for the resource
+/// (framework/types.go CalculateResource with getNonMissingContainerRequests;
+/// component-helpers PodRequests' NonMissingContainerRequests: "If the
+/// requests for those resources are explicitly set, even if zero, they will
+/// not be modified"). A limit stands in for a missing request (the API
+/// server's defaulting), so it sets it.
+#[test]
+fn explicit_zeros_and_each_containers_missing_requests_are_scored_as_kube_scheduler_does() {
+    let node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n    pods: \"110\"\n";
+    let c = |name: &str, requests: &str| {
+        format!("  - name: {name}\n    image: pause\n    resources:\n      requests: {requests}\n")
+    };
+    let bare = |name: &str| format!("  - name: {name}\n    image: pause\n");
+    // (pod, init containers, containers, requests, scored requests)
+    #[allow(clippy::type_complexity)]
+    let rows: Vec<(&str, String, String, (u64, u64), (u64, u64))> = vec![
+        // Both set to 0: nothing for the scores either.
+        ("zeros", String::new(), c("a", "{cpu: \"0\", memory: \"0\"}"), (0, 0), (0, 0)),
+        // Nothing set: the defaults, as one container always had them.
+        ("besteffort", String::new(), bare("a"), (0, 0), (100, 200)),
+        // cpu 0 set, memory missing.
+        ("cpu-zero", String::new(), c("a", "{cpu: \"0\"}"), (0, 0), (0, 200)),
+        // Two containers, one without memory: 200Mi more for the scores.
+        (
+            "two",
+            String::new(),
+            c("a", "{cpu: 100m}") + &c("b", "{cpu: 100m, memory: 1Gi}"),
+            (200, 1024),
+            (200, 1224),
+        ),
+        // Three containers without requests: three times the defaults.
+        (
+            "three",
+            String::new(),
+            bare("a") + &bare("b") + &bare("c"),
+            (0, 0),
+            (300, 600),
+        ),
+        // A limit sets the request: no default.
+        (
+            "limit",
+            String::new(),
+            "  - name: a\n    image: pause\n    resources:\n      limits: {cpu: 300m}\n".to_string()
+                + &c("b", "{cpu: 100m, memory: 64Mi}"),
+            (400, 64),
+            (400, 264),
+        ),
+        // An init container without memory: its 200Mi is the larger.
+        (
+            "init",
+            c("i", "{cpu: \"1\"}"),
+            c("a", "{cpu: 100m, memory: 64Mi}"),
+            (1000, 64),
+            (1000, 200),
+        ),
+        // After kube-scheduler's TestNodeInfoAddPod (framework/types_test.go):
+        // a 200m container without memory and an overhead of 500m (and
+        // 1Mi here for its 500 bytes): 700m and the overhead's memory,
+        // scored with the container's 200Mi on top.
+        (
+            "overhead",
+            "  overhead: {cpu: 500m, memory: 1Mi}\n@@".to_string(),
+            c("a", "{cpu: 200m}"),
+            (700, 1),
+            (700, 201),
+        ),
+        // The same with an init container of 500m / 200Mi: it is the
+        // larger for both forms.
+        (
+            "overhead-init",
+            "  overhead: {cpu: 500m, memory: 1Mi}\n@@".to_string() + &c("i", "{cpu: 500m, memory: 200Mi}"),
+            c("a", "{cpu: 200m}"),
+            (1000, 201),
+            (1000, 201),
+        ),
+        // A sidecar without cpu counts 100m beside the containers.
+        (
+            "sidecar",
+            "  - name: s\n    image: pause\n    restartPolicy: Always\n    resources:\n      requests: {memory: 32Mi}\n".to_string(),
+            c("a", "{cpu: 250m, memory: 64Mi}"),
+            (250, 96),
+            (350, 96),
+        ),
+    ];
+    let mut text = node.to_string();
+    for (name, init, containers, _, _) in &rows {
+        text.push_str(&pod_yaml(name, init, containers));
+    }
+    let im = import(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let sc = &im.scenario;
+    for (name, _, _, req, scored) in &rows {
+        let p = sc
+            .pods
+            .iter()
+            .find(|p| p.name == *name)
+            .unwrap_or_else(|| panic!("{name} imported"));
+        assert_eq!(p.template.requests, Resources::new(req.0, req.1), "{name}");
+        assert_eq!(p.template.non_zero(), Resources::new(scored.0, scored.1), "{name}");
+    }
+    // The issue's case: a 4-cpu 8Gi node and a pod asking for cpu "0" and
+    // memory "0": LeastAllocated 100 (97 with the defaults).
+    let mut one = node.to_string();
+    one.push_str(&pod_yaml("zeros", "", &c("a", "{cpu: \"0\", memory: \"0\"}")));
+    let cl = converge(&import(&one).unwrap().scenario);
+    let e = cl.explain("zeros", Profile::kube_scheduler()).unwrap();
+    let fit = e.nodes[0]
+        .scores
+        .iter()
+        .find(|s| s.plugin == "NodeResourcesFit")
+        .unwrap();
+    assert_eq!(fit.raw, 100);
+    // Written back and read again, the figures are the same.
+    let back = import(&export(sc)).unwrap();
+    for (name, _, _, req, scored) in &rows {
+        let p = back.scenario.pods.iter().find(|p| p.name == *name).unwrap();
+        assert_eq!(p.template.requests, Resources::new(req.0, req.1), "{name}");
+        assert_eq!(p.template.non_zero(), Resources::new(scored.0, scored.1), "{name}");
+    }
+    assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+}
+
+/// The template with scored requests a manifest's containers could give:
+/// each resource's request `R` and scored `N = R + x`, where `x` is 0 or
+/// makes `N - k D` at least 0 for the fewest `k` defaults `D` reaching it
+/// (as containers that set a part and miss the rest give).
+fn scored(rng: &mut Prng, t: shepherd::PodTemplate) -> shepherd::PodTemplate {
+    let r = t.requests;
+    let pick = |rng: &mut Prng, r: u64, d: u64| {
+        let x = match rng.below(3) {
+            0 => 0,
+            1 => d * rng.range(1, 3),
+            _ => rng.range(1, 2 * d),
+        };
+        let n = r + x;
+        if n >= x.div_ceil(d) * d {
+            n
+        } else {
+            r
+        }
+    };
+    let n = Resources::new(pick(rng, r.cpu_millis, 100), pick(rng, r.memory_mib, 200));
+    t.with_scored_requests(r, n)
+}
+
 fn random_scenario(seed: u64) -> Scenario {
     let mut rng = Prng::new(seed);
     let nodes = rng.range(1, 12) as u32;
@@ -1173,6 +1338,9 @@ fn random_scenario(seed: u64) -> Scenario {
         }
         if rng.chance(30) {
             d.template.requests.memory_mib = 0;
+        }
+        if rng.chance(30) {
+            d.template = scored(&mut rng, d.template.clone());
         }
         if rng.chance(40) {
             let budget = if rng.chance(50) {
@@ -1275,6 +1443,9 @@ fn random_scenario(seed: u64) -> Scenario {
         let mut t =
             shepherd::PodTemplate::new(Resources::new(rng.range(0, 300), rng.range(0, 256)))
                 .with_label("ds", &format!("ds-{i}"));
+        if rng.chance(25) {
+            t = scored(&mut rng, t);
+        }
         let zones: Vec<String> = sc
             .nodes
             .iter()

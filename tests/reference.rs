@@ -352,16 +352,20 @@ fn inter_pod_filter(w: &World, n: &NodeView, tpl: &PodTemplate) -> Result<(), &'
     Ok(())
 }
 
-fn non_zero(r: Resources) -> Resources {
-    Resources::new(
+/// The requests NodeResourcesFit's score counts: as the template states
+/// them, else those of one container that sets the nonzero requests and
+/// misses the others (100m, 200Mi for a missing one).
+fn non_zero(t: &PodTemplate) -> Resources {
+    let r = t.requests;
+    t.non_zero_requests.unwrap_or(Resources::new(
         if r.cpu_millis == 0 { 100 } else { r.cpu_millis },
         if r.memory_mib == 0 { 200 } else { r.memory_mib },
-    )
+    ))
 }
 
 fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 {
-    let used = w.on[&n.id].iter().fold(non_zero(inc.tpl.requests), |a, p| {
-        a.saturating_add(&non_zero(p.template.requests))
+    let used = w.on[&n.id].iter().fold(non_zero(inc.tpl), |a, p| {
+        a.saturating_add(&non_zero(p.template))
     });
     let (mut sum, mut weights) = (0i64, 0i64);
     for &(r, wt) in &profile.fit.resources {
@@ -388,14 +392,20 @@ fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 
     sum / weights
 }
 
+/// v1.37's balancedResourceScorer: the balance with the pod against the
+/// node's own, 50 + (50 + with - without) / 2.
 fn balanced_score(w: &World, n: &NodeView, inc: &Incoming) -> i64 {
-    let used = w.on[&n.id].iter().fold(inc.tpl.requests, |a, p| {
+    let on = w.on[&n.id].iter().fold(Resources::ZERO, |a, p| {
         a.saturating_add(&p.template.requests)
     });
-    let f = |u: u64, c: u64| (u as f64 / c as f64).min(1.0);
-    let a = f(used.cpu_millis, n.spec.capacity.cpu_millis);
-    let b = f(used.memory_mib, n.spec.capacity.memory_mib);
-    ((1.0 - ((a - b) / 2.0).abs()) * 100.0) as i64
+    let balance = |used: Resources| {
+        let f = |u: u64, c: u64| (u as f64 / c as f64).min(1.0);
+        let a = f(used.cpu_millis, n.spec.capacity.cpu_millis);
+        let b = f(used.memory_mib, n.spec.capacity.memory_mib);
+        ((1.0 - ((a - b) / 2.0).abs()) * 100.0) as i64
+    };
+    let with = balance(on.saturating_add(&inc.tpl.requests));
+    50 + (50 + with - balance(on)) / 2
 }
 
 /// Go's math.Round.
@@ -810,6 +820,25 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
         .template
         .clone()
         .with_label("tier", *rng.pick(&["a", "b"]));
+    if extra.chance(25) {
+        // The scored requests a manifest's containers can give: a zero set
+        // explicitly (counted 0), more containers missing a request (the
+        // default each), or the one-container default.
+        let req = Resources::new(cpu, mem);
+        let n = Resources::new(
+            match extra.below(3) {
+                0 => cpu,
+                1 => cpu + 100 * extra.range(1, 3),
+                _ => req.non_zero().cpu_millis,
+            },
+            match extra.below(3) {
+                0 => mem,
+                1 => mem + 200 * extra.range(1, 3),
+                _ => req.non_zero().memory_mib,
+            },
+        );
+        t = t.with_scored_requests(req, n);
+    }
     if rng.chance(15) {
         t = t.with_node_selector("disk", "ssd");
     }

@@ -2658,7 +2658,7 @@ impl Cluster {
 
     fn bind_to(&mut self, k: u32, n: NodeId, unfiled: bool, scheduled: bool) {
         let now = self.now;
-        let (c, o, rev, req, ready_after) = {
+        let (c, o, rev, req, non_zero, ready_after) = {
             let p = self.pod(k);
             let r = self.revision_of(p);
             (
@@ -2666,6 +2666,7 @@ impl Cluster {
                 p.ordinal,
                 p.revision,
                 r.template.requests,
+                r.template.non_zero(),
                 r.template.ready_after,
             )
         };
@@ -2688,7 +2689,7 @@ impl Cluster {
         self.rebook(
             n,
             allocated,
-            h.nonzero.saturating_add(&req.non_zero()),
+            h.nonzero.saturating_add(&non_zero),
             h.pods_free.saturating_sub(1),
         );
         let uid = {
@@ -2772,7 +2773,10 @@ impl Cluster {
                 p.available,
             )
         };
-        let req = self.revision_of(self.pod(k)).template.requests;
+        let (req, non_zero) = {
+            let t = &self.revision_of(self.pod(k)).template;
+            (t.requests, t.non_zero())
+        };
         self.affinity_count(k, n, false);
         let on = &mut self.node_pods[n.0 as usize];
         let last = on.len() as u32 - 1;
@@ -2789,7 +2793,7 @@ impl Cluster {
         self.rebook(
             n,
             h.allocated.saturating_sub(&req),
-            h.nonzero.saturating_sub(&req.non_zero()),
+            h.nonzero.saturating_sub(&non_zero),
             pods_free,
         );
         self.set_pod_node(k, None);
@@ -3052,9 +3056,11 @@ fn hash_word(hash: &str) -> u64 {
 /// A stable short hash of a template (FNV-1a over its debug form), as
 /// Kubernetes names ReplicaSets `deployment-<pod-template-hash>`.
 fn template_hash(t: &PodTemplate) -> String {
-    // A template without a priorityClassName hashes as it did before the
-    // field existed (it is the last field), so ReplicaSet names stay put.
-    const SUFFIX: &[u8] = b", priority_class_name: None }";
+    // A template without a priorityClassName or scored requests of its own
+    // hashes as it did before those fields existed (they are the last
+    // fields, in that order), so ReplicaSet names stay put.
+    const SUFFIX: &[u8] = b", priority_class_name: None, non_zero_requests: None }";
+    const SCORED: &[u8] = b", non_zero_requests: None }";
     /// FNV-1a over the text written, but its last `SUFFIX.len()` bytes
     /// (kept in `tail`): the debug form is hashed as it is written, not
     /// made into a string first (a template of 1,024 entries writes 100 KB).
@@ -3086,12 +3092,12 @@ fn template_hash(t: &PodTemplate) -> String {
     // Writing to a Writer cannot fail. (Spread constraints at the default
     // inclusion policies write none: see `TopologySpreadConstraint`'s Debug.)
     let _ = core::fmt::write(&mut w, format_args!("{t:?}"));
-    match w.tail.strip_suffix(SUFFIX) {
-        Some(cut) => {
+    match (w.tail.strip_suffix(SUFFIX), w.tail.strip_suffix(SCORED)) {
+        (Some(cut), _) | (None, Some(cut)) => {
             fnv(&mut w.h, cut);
             fnv(&mut w.h, b" }");
         }
-        None => fnv(&mut w.h, &w.tail),
+        (None, None) => fnv(&mut w.h, &w.tail),
     }
     let mut h = w.h;
     // Kubernetes' safe alphabet: no vowels, no look-alikes.
@@ -3149,6 +3155,9 @@ mod template_hash_tests {
     /// The hash as it was made: of the debug form as a string.
     fn hash_of_text(t: &PodTemplate) -> String {
         let mut text = format!("{:?}", t);
+        if let Some(cut) = text.strip_suffix(", non_zero_requests: None }") {
+            text = format!("{cut} }}");
+        }
         if let Some(cut) = text.strip_suffix(", priority_class_name: None }") {
             text = format!("{cut} }}");
         }
@@ -3168,7 +3177,8 @@ mod template_hash_tests {
     }
 
     /// Hashed as it is written, a template names its ReplicaSet as its
-    /// debug form did: small and large, with and without a priority class.
+    /// debug form did: small and large, with and without a priority class
+    /// and scored requests of its own.
     #[test]
     fn the_streamed_hash_is_the_hash_of_the_text() {
         let mut t = PodTemplate::new(Resources::new(100, 128));
@@ -3176,6 +3186,12 @@ mod template_hash_tests {
             assert_eq!(template_hash(&t), hash_of_text(&t), "{i} labels");
             let named = t.clone().with_priority_class("high");
             assert_eq!(template_hash(&named), hash_of_text(&named), "{i} labels");
+            let scored = named
+                .clone()
+                .with_scored_requests(named.requests, Resources::new(300, 128));
+            assert!(scored.non_zero_requests.is_some());
+            assert_eq!(template_hash(&scored), hash_of_text(&scored), "{i} labels");
+            assert_ne!(template_hash(&scored), template_hash(&named));
             t = t.with_label(&format!("k{i}"), &"v".repeat(i));
         }
     }

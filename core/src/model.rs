@@ -83,9 +83,11 @@ impl Resources {
         self.cpu_millis == 0 && self.memory_mib == 0
     }
 
-    /// The requests as kube-scheduler's resource scores count them: a request
-    /// of zero counts as 100m cpu and 200Mi memory, so pods that ask for
-    /// nothing are not all piled on one node.
+    /// The requests as kube-scheduler's NodeResourcesFit score counts them
+    /// for one container that sets the nonzero ones and no others: a missing
+    /// request counts as 100m cpu and 200Mi memory, so pods that ask for
+    /// nothing are not all piled on one node. (A container that sets 0
+    /// counts 0: see `PodTemplate::non_zero_requests`.)
     pub fn non_zero(&self) -> Resources {
         Resources::new(
             if self.cpu_millis == 0 {
@@ -381,6 +383,10 @@ impl AffinityTerm {
 pub struct PodTemplate {
     /// A version or image string; changing it (or anything else) starts a roll.
     pub version: String,
+    /// The pod's effective requests (containers, init containers and
+    /// overhead after Kubernetes' rule): what NodeResourcesFit's filter and
+    /// NodeResourcesBalancedAllocation count, and what a node's allocatable
+    /// bounds.
     pub requests: Resources,
     pub labels: Labels,
     pub node_selector: Labels,
@@ -405,6 +411,17 @@ pub struct PodTemplate {
     /// `priorityClassName`: resolved to a priority when each pod is created
     /// (see `priority.rs`); `None` takes the globalDefault class, else 0.
     pub priority_class_name: Option<String>,
+    /// The requests as kube-scheduler's NodeResourcesFit score counts them
+    /// (`PodInfo.CalculateResource`'s `Non0CPU` and `Non0Mem`,
+    /// framework/types.go): each container (and init container) that sets
+    /// no cpu or memory request counts 100m or 200Mi for it, one that sets
+    /// 0 counts 0. `None`: the template is one container that sets exactly
+    /// the nonzero parts of `requests`, which is what a template built from
+    /// requests alone means, and [`Resources::non_zero`] gives its value. A
+    /// manifest's import sets it when its containers say otherwise; replace
+    /// it with the requests ([`PodTemplate::with_requests`]).
+    // Kept last: see `cluster::template_hash`.
+    pub non_zero_requests: Option<Resources>,
 }
 
 /// The longest tolerationSeconds a toleration may give: the latest tick a
@@ -430,7 +447,33 @@ impl PodTemplate {
             topology_spread: Vec::new(),
             ready_after: DEFAULT_READY_AFTER,
             priority_class_name: None,
+            non_zero_requests: None,
         }
+    }
+
+    /// New requests, counted for scores as one container that sets the
+    /// nonzero ones and misses the others (see `non_zero_requests`).
+    pub fn with_requests(mut self, requests: Resources) -> Self {
+        self.requests = requests;
+        self.non_zero_requests = None;
+        self
+    }
+
+    /// New requests and their non-zero form as the scores count them (as a
+    /// manifest's containers give them; see `non_zero_requests`).
+    pub fn with_scored_requests(mut self, requests: Resources, non_zero: Resources) -> Self {
+        self.requests = requests;
+        self.non_zero_requests = (non_zero != requests.non_zero()).then_some(non_zero);
+        self
+    }
+
+    /// The requests NodeResourcesFit's score counts for each of these pods
+    /// (`Non0CPU`, `Non0Mem`): `non_zero_requests`, else the requests with
+    /// the defaults for a missing cpu or memory request.
+    #[inline]
+    pub fn non_zero(&self) -> Resources {
+        self.non_zero_requests
+            .unwrap_or_else(|| self.requests.non_zero())
     }
 
     pub fn with_priority_class(mut self, name: &str) -> Self {
@@ -527,13 +570,28 @@ impl PodTemplate {
     pub fn validate(&self, app: &str) -> Result<(), Error> {
         // A request of zero is a pod without requests (BestEffort, as
         // Kubernetes allows): NodeResourcesFit filters on the real request,
-        // so it always fits; the scores count kube-scheduler's non-zero
-        // defaults (100m cpu, 200Mi memory) for it.
+        // so it always fits; NodeResourcesFit's score counts kube-scheduler's
+        // non-zero defaults (100m cpu, 200Mi memory) for a missing request.
         if self.requests.cpu_millis > MAX_CPU_MILLIS || self.requests.memory_mib > MAX_MEMORY_MIB {
             return Err(Error::Invalid(format!(
                 "app {app}: the pod template requests {}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory {MAX_MEMORY_MIB}Mi",
                 self.requests
             )));
+        }
+        if let Some(n) = self.non_zero_requests {
+            // Kubernetes' defaults only add to a container's requests, so the
+            // scored form is never below the requests.
+            if !self.requests.fits_in(&n) {
+                return Err(Error::Invalid(format!(
+                    "app {app}: the pod template's scored requests ({n}) are below its requests ({}); expected each at least the request (the non-zero defaults only add)",
+                    self.requests
+                )));
+            }
+            if n.cpu_millis > MAX_CPU_MILLIS || n.memory_mib > MAX_MEMORY_MIB {
+                return Err(Error::Invalid(format!(
+                    "app {app}: the pod template's requests with kube-scheduler's non-zero defaults (100m cpu, 200Mi memory for each container without a request) come to {n}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory {MAX_MEMORY_MIB}Mi"
+                )));
+            }
         }
         validate_labels(&self.labels, "label")?;
         validate_labels(&self.node_selector, "nodeSelector")?;
@@ -1159,6 +1217,31 @@ pub(crate) fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A template's scored requests: the one-container form unless stated,
+    /// kept only when they differ from it, dropped with new requests, and
+    /// refused below the requests or beyond any node.
+    #[test]
+    fn scored_requests_are_stated_only_where_containers_differ() {
+        let t = PodTemplate::new(Resources::new(0, 512));
+        assert_eq!(t.non_zero(), Resources::new(100, 512));
+        let zero = t.clone().with_scored_requests(Resources::new(0, 512), Resources::new(0, 512));
+        assert_eq!(zero.non_zero_requests, Some(Resources::new(0, 512)));
+        assert_eq!(zero.non_zero(), Resources::new(0, 512));
+        let same = t.clone().with_scored_requests(Resources::new(0, 512), Resources::new(100, 512));
+        assert_eq!(same, t, "the one-container form is not stated");
+        assert_eq!(zero.clone().with_requests(Resources::new(0, 512)), t);
+        assert!(zero.validate("web").is_ok());
+        let below = t.clone().with_scored_requests(Resources::new(300, 512), Resources::new(200, 512));
+        let e = below.validate("web").unwrap_err().to_string();
+        assert!(e.contains("below its requests"), "{e}");
+        let huge = t.with_scored_requests(
+            Resources::new(MAX_CPU_MILLIS, 512),
+            Resources::new(MAX_CPU_MILLIS + 100, 512),
+        );
+        let e = huge.validate("web").unwrap_err().to_string();
+        assert!(e.contains("non-zero defaults"), "{e}");
+    }
 
     #[test]
     fn int_or_percent_parses_numbers_and_percentages() {

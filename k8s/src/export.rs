@@ -278,23 +278,92 @@ fn spread(c: &TopologySpreadConstraint) -> Value {
     map(m)
 }
 
+/// The containers (and init containers) that give the template's requests
+/// and, read back by kube-scheduler's rule (framework/types.go
+/// CalculateResource), its scored requests: one `pause` container holding
+/// the requests, a missing one for a zero request (BestEffort has no
+/// resources at all). When the scored requests say more (a manifest's
+/// containers set 0, or several missed a request), each resource is
+/// written as: the main container sets `E` (0 written out), `k` more
+/// containers miss it (each counts the non-zero default `D` for the
+/// score, 0 for the request), and, when `E` is below the request `R`, one
+/// init container sets `R` (the pod's request is the larger of the
+/// containers' sum and an init container's, so `R` stays the request and
+/// `E + k D` the scored one). `k` is the fewest that reach the scored
+/// request `N`: `(N - R) / D` when `D` divides it, else rounded up with
+/// `E = N - k D`. Every `N` a manifest can give is reached so exactly; an
+/// `N` no manifest gives is rounded up to one.
+fn containers(t: &PodTemplate) -> (Vec<Value>, Vec<Value>) {
+    use shepherd::model::{DEFAULT_MEMORY_REQUEST_MIB, DEFAULT_MILLI_CPU_REQUEST};
+    let cpu = |v: u64| s(&format!("{v}m"));
+    let mem = |v: u64| s(&format!("{v}Mi"));
+    let pause = |name: String, requests: Vec<(&'static str, Value)>| {
+        let mut c = vec![("name", s(&name)), ("image", s(IMAGE))];
+        if !requests.is_empty() {
+            c.push(("resources", map(vec![("requests", map(requests))])));
+        }
+        map(c)
+    };
+    let r = t.requests;
+    let Some(n) = t.non_zero_requests else {
+        let mut requests = Vec::new();
+        if r.cpu_millis > 0 {
+            requests.push(("cpu", cpu(r.cpu_millis)));
+        }
+        if r.memory_mib > 0 {
+            requests.push(("memory", mem(r.memory_mib)));
+        }
+        return (vec![pause("app".to_string(), requests)], Vec::new());
+    };
+    // Per resource: (the main container's value, None for missing; how
+    // many more containers miss it).
+    let plan = |r: u64, n: u64, d: u64| -> (Option<u64>, u64) {
+        if n == r {
+            (Some(r), 0)
+        } else if r == 0 && n == d {
+            (None, 0)
+        } else {
+            let k = n.saturating_sub(r).div_ceil(d);
+            (Some(n.saturating_sub(k * d)), k)
+        }
+    };
+    let (c_main, c_more) = plan(r.cpu_millis, n.cpu_millis, DEFAULT_MILLI_CPU_REQUEST);
+    let (m_main, m_more) = plan(r.memory_mib, n.memory_mib, DEFAULT_MEMORY_REQUEST_MIB);
+    let mut main = Vec::new();
+    if let Some(v) = c_main {
+        main.push(("cpu", cpu(v)));
+    }
+    if let Some(v) = m_main {
+        main.push(("memory", mem(v)));
+    }
+    let mut out = vec![pause("app".to_string(), main)];
+    for j in 0..c_more.max(m_more) {
+        let mut req = Vec::new();
+        if j >= c_more {
+            req.push(("cpu", cpu(0)));
+        }
+        if j >= m_more {
+            req.push(("memory", mem(0)));
+        }
+        out.push(pause(format!("app-{}", j + 1), req));
+    }
+    let below = |main: Option<u64>, r: u64| main.is_some_and(|e| e < r);
+    let mut init = Vec::new();
+    if below(c_main, r.cpu_millis) || below(m_main, r.memory_mib) {
+        init.push(pause(
+            "init".to_string(),
+            vec![("cpu", cpu(r.cpu_millis)), ("memory", mem(r.memory_mib))],
+        ));
+    }
+    (out, init)
+}
+
 fn template(t: &PodTemplate) -> Value {
     let mut annotations = vec![(ANNOTATION_VERSION, s(&t.version))];
     if t.ready_after != DEFAULT_READY_AFTER {
         annotations.push((ANNOTATION_READY_AFTER, s(&t.ready_after.to_string())));
     }
-    // A pod without requests (BestEffort) has no resources at all.
-    let mut requests = Vec::new();
-    if t.requests.cpu_millis > 0 {
-        requests.push(("cpu", s(&format!("{}m", t.requests.cpu_millis))));
-    }
-    if t.requests.memory_mib > 0 {
-        requests.push(("memory", s(&format!("{}Mi", t.requests.memory_mib))));
-    }
-    let mut container = vec![("name", s("app")), ("image", s(IMAGE))];
-    if !requests.is_empty() {
-        container.push(("resources", map(vec![("requests", map(requests))])));
-    }
+    let (containers, init) = containers(t);
     let mut spec = Vec::new();
     if !t.node_selector.is_empty() {
         spec.push(("nodeSelector", labels(&t.node_selector)));
@@ -327,7 +396,10 @@ fn template(t: &PodTemplate) -> Value {
     if let Some(pc) = &t.priority_class_name {
         spec.push(("priorityClassName", s(pc)));
     }
-    spec.push(("containers", Value::Seq(vec![map(container)])));
+    if !init.is_empty() {
+        spec.push(("initContainers", Value::Seq(init)));
+    }
+    spec.push(("containers", Value::Seq(containers)));
     map(vec![
         (
             "metadata",

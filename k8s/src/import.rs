@@ -2080,40 +2080,67 @@ fn pod_spec(
     if list.is_empty() {
         return Err(cx.err(&cp, "is empty; expected at least one container"));
     }
-    let mut sum = Req::default();
+    // Kubernetes' rule (the pod's effective request,
+    // component-helpers resource.PodRequests): the larger of the regular
+    // containers plus every restartable ("sidecar") init container, and the
+    // largest of each ordinary init container plus the sidecars started
+    // before it; then the pod overhead on top. The scores' form
+    // (framework/types.go CalculateResource, `Non0CPU`/`Non0Mem`) is the
+    // same sum with kube-scheduler's non-zero defaults (100m cpu, 200Mi
+    // memory) given to each container, init ones too, that sets no request
+    // for the resource: one that sets 0 keeps 0
+    // (getNonMissingContainerRequests, PodRequests'
+    // NonMissingContainerRequests).
+    let mut sum = [Req::default(); 2];
     for (i, c) in list.iter().enumerate() {
-        sum = sum.add(container(cx, c, &index(&cp, i), false)?.0);
+        let r = container(cx, c, &index(&cp, i), false)?;
+        sum = [sum[0].add(r.requests), sum[1].add(r.non_zero)];
     }
-    // Kubernetes' rule (the pod's effective request): the larger of the
-    // regular containers plus every restartable ("sidecar") init container,
-    // and the largest of each ordinary init container plus the sidecars
-    // started before it; then the pod overhead on top.
-    let mut init_peak = Req::default();
-    let mut sidecars = Req::default();
+    let mut init_peak = [Req::default(); 2];
+    let mut sidecars = [Req::default(); 2];
     if let Some((iv, ip)) = init {
         for (i, c) in cx.seq(iv, &ip)?.iter().enumerate() {
-            let (r, sidecar) = container(cx, c, &index(&ip, i), true)?;
-            if sidecar {
-                sidecars = sidecars.add(r);
-                init_peak = init_peak.max(sidecars);
-            } else {
-                init_peak = init_peak.max(sidecars.add(r));
+            let r = container(cx, c, &index(&ip, i), true)?;
+            let both = [r.requests, r.non_zero];
+            for k in 0..2 {
+                if r.sidecar {
+                    sidecars[k] = sidecars[k].add(both[k]);
+                    init_peak[k] = init_peak[k].max(sidecars[k]);
+                } else {
+                    init_peak[k] = init_peak[k].max(sidecars[k].add(both[k]));
+                }
             }
         }
     }
-    let eff = sum.add(sidecars).max(init_peak).add(overhead);
+    let [eff, non_zero] =
+        [0, 1].map(|k| sum[k].add(sidecars[k]).max(init_peak[k]).add(overhead));
     // The engine counts memory in MiB: a request rounds up, so a pod never
     // takes less than it asked for.
     // A pod that requests nothing is BestEffort: it fits anywhere
-    // NodeResourcesFit looks, and scoring counts the non-zero defaults.
-    t.requests = Resources::new(eff.cpu, eff.mem.div_ceil(1 << 20));
+    // NodeResourcesFit looks, and its score counts the non-zero defaults of
+    // the containers that set no request.
+    let mib = |r: Req| Resources::new(r.cpu, r.mem.div_ceil(1 << 20));
+    t.requests = mib(eff);
+    t.non_zero_requests = Some(mib(non_zero)).filter(|&n| n != t.requests.non_zero());
     Ok(node_name)
 }
 
-/// One container's requests (a limit stands in for a missing request, as the
-/// API server defaults it), and whether it is a restartable init container.
-fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<(Req, bool)> {
+/// What one container asks for.
+struct ContainerRequests {
+    /// Its requests (a limit stands in for a missing request, as the API
+    /// server defaults it: pkg/apis/core/v1 defaults.go SetDefaults_Pod).
+    requests: Req,
+    /// The same with kube-scheduler's non-zero default for each resource it
+    /// sets no request (nor limit) for; an explicit 0 stays 0.
+    non_zero: Req,
+    /// A restartable init container (`restartPolicy: Always`).
+    sidecar: bool,
+}
+
+/// One container's requests.
+fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<ContainerRequests> {
     let mut req = Req::default();
+    let mut set = (false, false);
     let mut sidecar = false;
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
@@ -2143,10 +2170,15 @@ fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<(Req, bool
                         "limits are not simulated (requests are what the scheduler counts)",
                     );
                 }
+                let limited = |name: &str| limits.and_then(|lv| lv.get(name)).is_some();
                 req = Req {
                     cpu: if given("cpu") { r.cpu } else { l.cpu },
                     mem: if given("memory") { r.mem } else { l.mem },
                 };
+                set = (
+                    given("cpu") || limited("cpu"),
+                    given("memory") || limited("memory"),
+                );
             }
             "ports" => {
                 for (i, port) in cx.seq(val, &p)?.iter().enumerate() {
@@ -2163,7 +2195,23 @@ fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<(Req, bool
             _ => cx.unknown(&p),
         }
     }
-    Ok((req, sidecar))
+    let non_zero = Req {
+        cpu: if set.0 {
+            req.cpu
+        } else {
+            shepherd::model::DEFAULT_MILLI_CPU_REQUEST
+        },
+        mem: if set.1 {
+            req.mem
+        } else {
+            shepherd::model::DEFAULT_MEMORY_REQUEST_MIB << 20
+        },
+    };
+    Ok(ContainerRequests {
+        requests: req,
+        non_zero,
+        sidecar,
+    })
 }
 
 /// A requests, limits or overhead list: cpu and memory are counted; any other

@@ -175,6 +175,11 @@ impl DaemonSetChange {
         if let Some(f) = given(&self.memory) {
             d.template.requests.memory_mib = memory(f)?;
         }
+        if d.template.requests != current.template.requests {
+            // New requests are one container's (an imported template's
+            // scored requests, from its containers, no longer hold).
+            d.template = d.template.clone().with_requests(d.template.requests);
+        }
         strategy_fields(
             &mut d,
             &self.strategy,

@@ -693,10 +693,8 @@ impl Cluster {
             required: tpl.node_affinity.required.clone(),
             tolerations: tpl.tolerations.clone(),
         };
-        let local_key = cache::LocalKey {
-            req,
-            nonzero: req.non_zero(),
-        };
+        let nonzero = tpl.non_zero();
+        let local_key = cache::LocalKey { req, nonzero };
         let (static_ok, local) = self.caches.lend(profile, &static_key, &local_key);
         let (na_raw, na_mask) = if tpl.node_affinity.preferred.is_empty() {
             Default::default()
@@ -708,7 +706,7 @@ impl Cluster {
             c,
             rev_no,
             req,
-            nonzero: req.non_zero(),
+            nonzero,
             static_ok,
             static_key,
             inclusions: Vec::new(),
@@ -1989,38 +1987,36 @@ impl Cluster {
     }
 
     /// BalancedAllocation's score for cpu and memory on node record `h`
-    /// (`balanced_score`'s, inline for the refile loops).
+    /// (`balanced_score`'s, inline for the refile loops): the balance with
+    /// the pod's requests against the node's own, both with both
+    /// capacities nonzero.
     #[inline(always)]
     fn balanced_of(h: &HotNode, b: &Batch) -> i64 {
         // Through i64: one conversion instruction where u64 takes
         // several, and the same value (a node's requests stay below
-        // MAX_PODS x MAX_CPU_MILLIS, about 2^48).
-        let frac = |r: u64, a: u64| {
-            let f = r as i64 as f64 / a as i64 as f64;
-            if f > 1.0 {
-                1.0
-            } else {
-                f
-            }
+        // MAX_PODS x MAX_CPU_MILLIS, about 2^48). Each resource's two
+        // fractions, with the pod and without, side by side over the same
+        // allocatable, so the two divisions can go as one two-lane one.
+        let f = |x: u64| x as i64 as f64;
+        let (ac, am) = (h.allocated.cpu_millis, h.allocated.memory_mib);
+        let (cpu, mem) = (f(h.capacity.cpu_millis), f(h.capacity.memory_mib));
+        let fc = [f(ac + b.req.cpu_millis) / cpu, f(ac) / cpu];
+        let fm = [f(am + b.req.memory_mib) / mem, f(am) / mem];
+        let capped = |x: f64| if x > 1.0 { 1.0 } else { x };
+        let balance = |i: usize| {
+            let std = plugins::abs((capped(fc[i]) - capped(fm[i])) / 2.0);
+            ((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64
         };
-        let f1 = frac(
-            h.allocated.cpu_millis + b.req.cpu_millis,
-            h.capacity.cpu_millis,
-        );
-        let f2 = frac(
-            h.allocated.memory_mib + b.req.memory_mib,
-            h.capacity.memory_mib,
-        );
-        let std = plugins::abs((f1 - f2) / 2.0);
-        ((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64
+        balanced::change(balance(0), balance(1))
     }
 
     /// `local_planned_of` for a node with no allocatable cpu or memory:
     /// kube-scheduler's scorers leave out a resource whose allocatable is 0
     /// (noderesources: leastResourceScorer, mostResourceScorer and
     /// balancedResourceScorer skip it), so the fit score is the other
-    /// resource's alone (0 with neither) and the balance is over one
-    /// resource (a deviation of 0: 100). Only pods that request none of the
+    /// resource's alone (0 with neither) and each balance is over one
+    /// resource (a deviation of 0: 100 with the pod and without, so the
+    /// change scores 75). Only pods that request none of the
     /// missing resource fit there.
     #[cold]
     #[inline(never)]
@@ -2053,7 +2049,11 @@ impl Cluster {
                 (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
                 (h.allocated.memory_mib + b.req.memory_mib) as i64,
             ];
-            total += l.w_bal * balanced::score(&req, &caps);
+            let on = [
+                h.allocated.cpu_millis as i64,
+                h.allocated.memory_mib as i64,
+            ];
+            total += l.w_bal * balanced::score(&req, &on, &caps);
         }
         total
     }
@@ -2138,6 +2138,7 @@ impl Cluster {
                 (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
                 (h.allocated.memory_mib + b.req.memory_mib) as i64,
             ],
+            &[h.allocated.cpu_millis as i64, h.allocated.memory_mib as i64],
             &[h.capacity.cpu_millis as i64, h.capacity.memory_mib as i64],
         )
     }

@@ -741,12 +741,19 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
             continue;
         };
         let r = p.template.requests;
-        let nz = r.non_zero();
+        let nz = p.template.non_zero();
         let kcpu = ans["milliCPU"].as_u64().unwrap_or(0);
         let kmem = ans["memory"].as_u64().unwrap_or(0);
         let k0cpu = ans["non0CPU"].as_u64().unwrap_or(0);
         let k0mem = ans["non0Mem"].as_u64().unwrap_or(0);
-        let containers = pod["spec"]["containers"].to_string();
+        let containers = format!(
+            "{}{}",
+            pod["spec"]["containers"],
+            match &pod["spec"]["initContainers"] {
+                Value::Null => String::new(),
+                i => format!(" init {i}"),
+            }
+        );
         t.check(r.cpu_millis == kcpu, "requests", || {
             format!(
                 "{containers}: cpu {kcpu}m in Kubernetes, {}m in Shepherd",
@@ -764,11 +771,7 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
                 )
             },
         );
-        let class = if containers.contains("\"0\"") {
-            "explicit-zero"
-        } else {
-            "non-zero-per-container"
-        };
+        let class = "non-zero-requests";
         t.check(nz.cpu_millis == k0cpu, class, || {
             format!(
                 "{containers}: non-zero cpu {k0cpu}m in Kubernetes, {}m in Shepherd",

@@ -26,36 +26,16 @@ const MIB: u64 = 1 << 20;
 pub struct Avoid {
     /// Memory only in whole MiB (issue 43, item 1).
     pub memory_mib: bool,
-    /// No request written as an explicit zero (item 2).
-    pub explicit_zero: bool,
-    /// NodeResourcesBalancedAllocation is left out of the comparison (its
-    /// score, and the totals and best nodes recomputed without it): v1.37
-    /// scores the change in balance, Shepherd the balance with the pod.
-    pub balanced_allocation: bool,
-    /// Every container of a pod with several sets both cpu and memory:
-    /// kube-scheduler gives each container that misses one the non-zero
-    /// default, Shepherd only a pod whose total is zero.
-    pub non_zero_per_container: bool,
 }
 
-pub const CLASSES: [&str; 4] = [
-    "memory-mib",
-    "explicit-zero",
-    "balanced-allocation",
-    "non-zero-per-container",
-];
+pub const CLASSES: [&str; 1] = ["memory-mib"];
 
 impl Avoid {
     pub fn all() -> Avoid {
-        Avoid {
-            memory_mib: true,
-            explicit_zero: true,
-            balanced_allocation: true,
-            non_zero_per_container: true,
-        }
+        Avoid { memory_mib: true }
     }
 
-    /// `memory-mib,explicit-zero`, `all` or `none`.
+    /// `memory-mib`, `all` or `none`.
     pub fn parse(s: &str) -> Result<Avoid, String> {
         let mut a = Avoid::default();
         for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
@@ -63,9 +43,6 @@ impl Avoid {
                 "all" => a = Avoid::all(),
                 "none" => a = Avoid::default(),
                 "memory-mib" => a.memory_mib = true,
-                "explicit-zero" => a.explicit_zero = true,
-                "balanced-allocation" => a.balanced_allocation = true,
-                "non-zero-per-container" => a.non_zero_per_container = true,
                 _ => {
                     return Err(format!(
                         "--avoid: unknown class {w:?}; expected all, none or some of {}",
@@ -225,17 +202,18 @@ fn node_requirement(rng: &mut Prng) -> Value {
     }
 }
 
-fn requests(rng: &mut Prng, cpu_m: u64, mem_b: u64, avoid: &Avoid, both: bool) -> Value {
+fn requests(rng: &mut Prng, cpu_m: u64, mem_b: u64) -> Value {
     let mut r = Map::new();
-    // Missing requests get the scheduler's non-zero defaults for scoring.
+    // A missing request gets the scheduler's non-zero default for the
+    // scores (each container's own); an explicit "0" stays 0.
     let cpu = match rng.below(10) {
-        0 if !both => None,
-        1 if !avoid.explicit_zero => Some("0".to_string()),
+        0 => None,
+        1 => Some("0".to_string()),
         _ => Some(cpu_text(rng, cpu_m)),
     };
     let mem = match rng.below(10) {
-        0 if !both => None,
-        1 if !avoid.explicit_zero => Some("0".to_string()),
+        0 => None,
+        1 => Some("0".to_string()),
         _ => Some(mem_text(rng, mem_b)),
     };
     if let Some(c) = cpu {
@@ -248,22 +226,40 @@ fn requests(rng: &mut Prng, cpu_m: u64, mem_b: u64, avoid: &Avoid, both: bool) -
 }
 
 /// The exact requests a pod object asks for (cpu millicores, memory bytes),
-/// reading back what `requests` wrote (0 for a missing one).
+/// reading back what `requests` wrote (0 for a missing one), by
+/// Kubernetes' rule: the containers plus the sidecars (restartable init
+/// containers), or an ordinary init container plus the sidecars started
+/// before it, whichever is larger.
 fn requested(pod: &Value) -> (u64, u64) {
-    let mut cpu = 0;
-    let mut mem = 0;
-    if let Some(cs) = pod["spec"]["containers"].as_array() {
-        for c in cs {
-            let r = &c["resources"]["requests"];
-            if let Some(s) = r["cpu"].as_str() {
-                cpu += shepherd::quantity::parse_cpu_millis(s).unwrap_or(0);
-            }
-            if let Some(s) = r["memory"].as_str() {
-                mem += shepherd::quantity::parse_memory_bytes(s).unwrap_or(0);
-            }
+    let of = |c: &Value| {
+        let r = &c["resources"]["requests"];
+        (
+            r["cpu"]
+                .as_str()
+                .map_or(0, |s| shepherd::quantity::parse_cpu_millis(s).unwrap_or(0)),
+            r["memory"]
+                .as_str()
+                .map_or(0, |s| shepherd::quantity::parse_memory_bytes(s).unwrap_or(0)),
+        )
+    };
+    let (mut cpu, mut mem) = (0, 0);
+    for c in pod["spec"]["containers"].as_array().into_iter().flatten() {
+        let (c, m) = of(c);
+        cpu += c;
+        mem += m;
+    }
+    let (mut side_c, mut side_m, mut peak_c, mut peak_m) = (0, 0, 0, 0);
+    for c in pod["spec"]["initContainers"].as_array().into_iter().flatten() {
+        let (ic, im) = of(c);
+        if c["restartPolicy"] == "Always" {
+            side_c += ic;
+            side_m += im;
+            (peak_c, peak_m) = (peak_c.max(side_c), peak_m.max(side_m));
+        } else {
+            (peak_c, peak_m) = (peak_c.max(side_c + ic), peak_m.max(side_m + im));
         }
     }
-    (cpu, mem)
+    ((cpu + side_c).max(peak_c), (mem + side_m).max(peak_m))
 }
 
 fn pod_object(name: &str, labels_v: Value, spec: Map<String, Value>) -> Value {
@@ -275,17 +271,28 @@ fn pod_object(name: &str, labels_v: Value, spec: Map<String, Value>) -> Value {
     })
 }
 
-fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, avoid: &Avoid) -> Value {
-    // One container, or two that split the requests.
-    if rng.chance(80) || cpu_m < 2 || mem_b < 2 * MIB {
-        json!([{"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, cpu_m, mem_b, avoid, false)}}])
+/// The pod spec's containers (one, or two that split the requests) and
+/// sometimes an init container, ordinary or a sidecar, of about half the
+/// requests: each request set, set to "0" or missing.
+fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, spec: &mut Map<String, Value>) {
+    let image = "registry.k8s.io/pause:3.10";
+    let list = if rng.chance(80) || cpu_m < 2 || mem_b < 2 * MIB {
+        json!([{"name": "main", "image": image, "resources": {"requests": requests(rng, cpu_m, mem_b)}}])
     } else {
         let (c1, m1) = (cpu_m / 2, (mem_b / 2 / MIB) * MIB);
-        let both = avoid.non_zero_per_container;
         json!([
-            {"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, c1, m1, avoid, both)}},
-            {"name": "side", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": requests(rng, cpu_m - c1, mem_b - m1, avoid, both)}}
+            {"name": "main", "image": image, "resources": {"requests": requests(rng, c1, m1)}},
+            {"name": "side", "image": image, "resources": {"requests": requests(rng, cpu_m - c1, mem_b - m1)}}
         ])
+    };
+    spec.insert("containers".into(), list);
+    if rng.chance(15) {
+        let (c, m) = ((cpu_m / 2).max(1), (mem_b / 2 / MIB).max(1) * MIB);
+        let mut init = json!({"name": "init", "image": image, "resources": {"requests": requests(rng, c, m)}});
+        if rng.chance(40) {
+            init["restartPolicy"] = json!("Always");
+        }
+        spec.insert("initContainers".into(), json!([init]));
     }
 }
 
@@ -373,11 +380,15 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
             }
         }
         let mut spec = Map::new();
-        if !taints.is_empty() {
-            spec.insert("taints".into(), Value::Array(taints));
-        }
         if rng.chance(10) {
             spec.insert("unschedulable".into(), json!(true));
+            // The taint the node lifecycle controller keeps on a cordoned
+            // node (TaintNodesByCondition), which nodeTaintsPolicy Honor
+            // reads; Shepherd keeps it as node state (its import drops it).
+            taints.push(json!({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}));
+        }
+        if !taints.is_empty() {
+            spec.insert("taints".into(), Value::Array(taints));
         }
         let mut alloc = Map::new();
         alloc.insert("cpu".into(), json!(cpu_text(rng, cpu_m)));
@@ -426,7 +437,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
             }
             let mut spec = Map::new();
             spec.insert("nodeName".into(), json!(name.clone()));
-            spec.insert("containers".into(), containers(rng, want_c, want_m, avoid));
+            containers(rng, want_c, want_m, &mut spec);
             if let Some(c) = [None, Some("low"), Some("mid"), Some("high")][rng.below(4) as usize] {
                 spec.insert("priorityClassName".into(), json!(c));
             }
@@ -488,7 +499,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> Case {
         (c, mem_bytes(rng, m, avoid))
     };
     let mut spec = Map::new();
-    spec.insert("containers".into(), containers(rng, cpu_m, mem_b, avoid));
+    containers(rng, cpu_m, mem_b, &mut spec);
     if let Some(c) = [
         None,
         Some("low"),

@@ -99,10 +99,10 @@ fn main() {
 }
 
 /// Both sides of one case; the differences.
-fn check(o: &mut Oracle, c: &Case, avoid: &Avoid) -> Result<Vec<Diff>, String> {
+fn check(o: &mut Oracle, c: &Case) -> Result<Vec<Diff>, String> {
     let k = sched::oracle_side(&o.ask(&sched::oracle_request(c))?)?;
     Ok(match sched::shepherd_side(c) {
-        Ok(s) => sched::compare(&k, &s, avoid),
+        Ok(s) => sched::compare(&k, &s),
         Err(d) => vec![d],
     })
 }
@@ -145,7 +145,7 @@ fn cases(o: &mut Oracle, a: &Args) -> Result<(u64, u64), String> {
             }
         }
         let diffs = match s {
-            Ok(s) => sched::compare(&k, &s, &a.avoid),
+            Ok(s) => sched::compare(&k, &s),
             Err(d) => vec![d],
         };
         if diffs.is_empty() {
@@ -168,7 +168,7 @@ fn cases(o: &mut Oracle, a: &Args) -> Result<(u64, u64), String> {
             while o.in_flight > 0 {
                 pending.push(o.recv()?);
             }
-            let (small, small_diffs) = shrink(o, &c, &diffs[0].class, &a.avoid)?;
+            let (small, small_diffs) = shrink(o, &c, &diffs[0].class)?;
             print_mismatch(&c, &small, &small_diffs, &diffs);
             // Re-send the drained requests' cases (answers were discarded).
             let requeue: Vec<Case> = queue.drain(..).collect();
@@ -231,12 +231,11 @@ fn shrink(
     o: &mut Oracle,
     c: &Case,
     class: &str,
-    avoid: &Avoid,
 ) -> Result<(Case, Vec<Diff>), String> {
     let mut best = c.clone();
-    let mut best_diffs = check(o, &best, avoid)?;
+    let mut best_diffs = check(o, &best)?;
     let still = |o: &mut Oracle, x: &Case| -> Result<Option<Vec<Diff>>, String> {
-        let ds = check(o, x, avoid)?;
+        let ds = check(o, x)?;
         Ok(ds.iter().any(|d| d.class == class).then_some(ds))
     };
     let mut budget = 300;

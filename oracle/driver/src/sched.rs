@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Value};
 use shepherd::{Cluster, Profile, Reconciling};
 
-use crate::gen::{priority_of, Avoid, Case};
+use crate::gen::{priority_of, Case};
 
 /// A node's verdict, the same shape for both sides.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -365,37 +365,7 @@ pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
     Ok(s)
 }
 
-/// The side without NodeResourcesBalancedAllocation: its score taken out of
-/// every total, and the best nodes recomputed.
-fn without_balanced_allocation(side: &Side) -> Side {
-    const BA: &str = "NodeResourcesBalancedAllocation";
-    let mut x = side.clone();
-    for v in x.nodes.values_mut() {
-        if let Some(b) = v.scores.remove(BA) {
-            v.total = v.total.map(|t| t - b);
-        }
-    }
-    x.skipped.remove(BA);
-    let top = x.nodes.values().filter_map(|v| v.total).max();
-    x.best = x
-        .nodes
-        .iter()
-        .filter(|(_, v)| v.total.is_some() && v.total == top)
-        .map(|(n, _)| n.clone())
-        .collect();
-    x
-}
-
-pub fn compare(k: &Side, s: &Side, avoid: &Avoid) -> Vec<Diff> {
-    if avoid.balanced_allocation {
-        let (k, s) = (
-            without_balanced_allocation(k),
-            without_balanced_allocation(s),
-        );
-        let mut a = *avoid;
-        a.balanced_allocation = false;
-        return compare(&k, &s, &a);
-    }
+pub fn compare(k: &Side, s: &Side) -> Vec<Diff> {
     let mut out = Vec::new();
     let any_feasible = |x: &Side| x.nodes.values().any(|v| v.feasible);
     if any_feasible(k) && any_feasible(s) && k.skipped != s.skipped {
