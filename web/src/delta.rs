@@ -539,6 +539,7 @@ mod tests {
                         e.message.clone(),
                         e.count.to_string(),
                         e.last_tick.to_string(),
+                        e.source.clone(),
                     ]
                 })
                 .collect();
