@@ -1276,7 +1276,9 @@ fn run_ipa(row: IpaRow) {
         let e = explain_incoming(c, pod, &profile);
         assert_eq!(e.skipped, vec!["InterPodAffinity"], "{}", row.name);
         assert!(
-            e.nodes.iter().all(|v| v.scores.is_empty() && v.total == Some(0)),
+            e.nodes
+                .iter()
+                .all(|v| v.scores.is_empty() && v.total == Some(0)),
             "{}",
             row.name
         );
@@ -1907,11 +1909,13 @@ fn want_codes(rows: &[(&str, shepherd::Code)]) -> Vec<(String, shepherd::Code)> 
 fn filter_status_codes_table() {
     use shepherd::Code::{Success, Unschedulable, UnschedulableAndUnresolvable as Unresolvable};
     let zone = "zone";
-    let foo = || Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
-        "foo",
-        SelectorOperator::Exists,
-        &[],
-    ));
+    let foo = || {
+        Selector::new(&[]).with_expression(LabelSelectorRequirement::new(
+            "foo",
+            SelectorOperator::Exists,
+            &[],
+        ))
+    };
 
     // podtopologyspread/filtering_test.go, TestSingleConstraint, "pods spread
     // across zones as 1/2 due to absence of label 'zone' on node-b": the
@@ -1934,12 +1938,13 @@ fn filter_status_codes_table() {
     c.reconcile_to_fixed_point(Profile::bin_pack());
     c.deploy(
         DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(|t| {
-            t.with_label("foo", "").with_topology_spread(TopologySpreadConstraint::new(
-                1,
-                zone,
-                WhenUnsatisfiable::DoNotSchedule,
-                foo(),
-            ))
+            t.with_label("foo", "")
+                .with_topology_spread(TopologySpreadConstraint::new(
+                    1,
+                    zone,
+                    WhenUnsatisfiable::DoNotSchedule,
+                    foo(),
+                ))
         }),
     )
     .unwrap();
@@ -1963,7 +1968,8 @@ fn filter_status_codes_table() {
     // for a request of 10 on an allocatable of 5).
     let mut c = Cluster::new();
     c.add_node(node("full", 10, 20)).unwrap();
-    c.add_node(node("one-pod", 20, 20).with_max_pods(1)).unwrap();
+    c.add_node(node("one-pod", 20, 20).with_max_pods(1))
+        .unwrap();
     c.add_node(node("small", 5, 20)).unwrap();
     existing(&mut c, "held", "full", 1, Resources::new(10, 20), |t| t);
     existing(&mut c, "only", "one-pod", 1, Resources::new(5, 5), |t| t);
@@ -1983,7 +1989,10 @@ fn filter_status_codes_table() {
             (
                 "full",
                 Unschedulable,
-                vec!["Insufficient cpu".to_string(), "Insufficient memory".to_string()]
+                vec![
+                    "Insufficient cpu".to_string(),
+                    "Insufficient memory".to_string()
+                ]
             ),
             ("one-pod", Unschedulable, vec!["Too many pods".to_string()]),
             ("small", Unresolvable, vec!["Insufficient cpu".to_string()]),
@@ -2058,7 +2067,11 @@ fn filter_status_codes_table() {
         c.deploy(DeploymentSpec::new("incoming", 1, Resources::new(1, 0)).with_template(incoming))
             .unwrap();
         c.reconcile_to_fixed_point(Profile::kube_scheduler());
-        assert_eq!(codes(&c, "incoming-0"), want_codes(&[("node1", code)]), "{what}");
+        assert_eq!(
+            codes(&c, "incoming-0"),
+            want_codes(&[("node1", code)]),
+            "{what}"
+        );
     }
 
     // nodeunschedulable_test.go "Does not schedule pod to unschedulable
@@ -2118,7 +2131,11 @@ fn prescore_skip_leaves_the_plugin_out() {
     let e = c.explain("nothing-0", Profile::kube_scheduler()).unwrap();
     assert_eq!(
         e.skipped,
-        vec!["NodeAffinity", "InterPodAffinity", "NodeResourcesBalancedAllocation"]
+        vec![
+            "NodeAffinity",
+            "InterPodAffinity",
+            "NodeResourcesBalancedAllocation"
+        ]
     );
     for v in &e.nodes {
         let plugins: Vec<&str> = v.scores.iter().map(|s| s.plugin).collect();
@@ -2177,7 +2194,10 @@ fn prescore_skip_leaves_the_plugin_out() {
 fn spread_of(c: &Cluster, pod: &str) -> Option<Vec<(String, i64, i64)>> {
     let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
     if e.skipped.contains(&"PodTopologySpread") {
-        assert!(e.nodes.iter().all(|v| v.scores.iter().all(|s| s.plugin != "PodTopologySpread")));
+        assert!(e
+            .nodes
+            .iter()
+            .all(|v| v.scores.iter().all(|s| s.plugin != "PodTopologySpread")));
         return None;
     }
     Some(
@@ -2185,7 +2205,11 @@ fn spread_of(c: &Cluster, pod: &str) -> Option<Vec<(String, i64, i64)>> {
             .iter()
             .filter(|v| v.feasible)
             .map(|v| {
-                let s = v.scores.iter().find(|s| s.plugin == "PodTopologySpread").unwrap();
+                let s = v
+                    .scores
+                    .iter()
+                    .find(|s| s.plugin == "PodTopologySpread")
+                    .unwrap();
                 (v.node.clone(), s.raw, s.normalized)
             })
             .collect(),
@@ -2233,7 +2257,9 @@ fn default_spreading_needs_a_service_or_an_owning_replicaset() {
     assert_eq!(spread_of(&c, "test/test-pod-3"), None);
     // A standalone pod no longer scores 100 everywhere (200 weighted):
     // without the plugin its totals are what the other plugins give.
-    let e = c.explain("test/test-pod-4", Profile::kube_scheduler()).unwrap();
+    let e = c
+        .explain("test/test-pod-4", Profile::kube_scheduler())
+        .unwrap();
     for v in &e.nodes {
         let sum: i64 = v.scores.iter().map(|s| s.weighted).sum();
         assert_eq!(v.total, Some(sum));
@@ -2285,20 +2311,28 @@ fn default_spreading_counts_what_the_replicaset_selects() {
     // lack the zone key, so only the hostname constraint scores: 2.
     // Normalised 100 * (6 + 2 - raw) / 6: 33, 33, 100, 100.
     let mut c = Cluster::new();
-    for (n, zone) in [("node-a", Some("mars")), ("node-b", Some("mars")), ("node-c", None), ("node-d", None)] {
+    for (n, zone) in [
+        ("node-a", Some("mars")),
+        ("node-b", Some("mars")),
+        ("node-c", None),
+        ("node-d", None),
+    ] {
         let mut spec = node(n, 4000, 8000);
         if let Some(z) = zone {
             spec = spec.with_label(spread::ZONE_KEY, z);
         }
         c.add_node(spec).unwrap();
     }
-    c.deploy(DeploymentSpec::new("p", 1, Resources::new(100, 100)).with_template(|t| {
-        t.with_label("foo", "tar").with_label("baz", "sup")
-    }))
+    c.deploy(
+        DeploymentSpec::new("p", 1, Resources::new(100, 100))
+            .with_template(|t| t.with_label("foo", "tar").with_label("baz", "sup")),
+    )
     .unwrap();
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let want_rows = |rows: &[(&str, i64, i64)]| -> Vec<(String, i64, i64)> {
-        rows.iter().map(|(n, r, s)| (n.to_string(), *r, *s)).collect()
+        rows.iter()
+            .map(|(n, r, s)| (n.to_string(), *r, *s))
+            .collect()
     };
     assert_eq!(
         spread_of(&c, "p-0"),
@@ -2334,7 +2368,11 @@ fn default_spreading_counts_what_the_replicaset_selects() {
         .filter(|p| p.app == "b")
         .map(|p| c.node_by_id(p.node.unwrap()).unwrap().name().to_string())
         .collect();
-    assert_eq!(b_on, vec!["n1", "n1"], "binpack puts both of b's pods on n1");
+    assert_eq!(
+        b_on,
+        vec!["n1", "n1"],
+        "binpack puts both of b's pods on n1"
+    );
     // Hostname only (no zones): ln(3 + 2) per matching pod, + 2.
     // n1: round(2 * 1.609 + 2) = 5; n2, n3: 2 -> 100 * (5 + 2 - raw) / 5.
     assert_eq!(
@@ -2393,16 +2431,28 @@ fn explain_row(row: &PolicyRow) -> shepherd::Explanation {
         c.add_node(spec).unwrap();
     }
     for (i, (n, labels)) in row.pods.iter().enumerate() {
-        existing(&mut c, &format!("existing{i}"), n, 1, Resources::new(1, 0), |t| {
-            let mut t = t.with_toleration(Toleration::exists("", None));
-            for (k, v) in labels.iter() {
-                t = t.with_label(k, v);
-            }
-            t
-        });
+        existing(
+            &mut c,
+            &format!("existing{i}"),
+            n,
+            1,
+            Resources::new(1, 0),
+            |t| {
+                let mut t = t.with_toleration(Toleration::exists("", None));
+                for (k, v) in labels.iter() {
+                    t = t.with_label(k, v);
+                }
+                t
+            },
+        );
     }
     assert!(c.reconcile_to_fixed_point(Profile::bin_pack()).converged);
-    assert_eq!(c.pending_count(), 0, "{}: every existing pod placed", row.name);
+    assert_eq!(
+        c.pending_count(),
+        0,
+        "{}: every existing pod placed",
+        row.name
+    );
     c.deploy(DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(row.pod))
         .unwrap();
     // (Placed or not: a bound pod is explained as if placed again.)
@@ -2431,7 +2481,11 @@ fn inclusion_policies_filter_table() {
                b: &'static [(&'static str, &'static str)],
                c: &'static [(&'static str, &'static str)],
                tainted_c: bool| {
-        vec![("node-a", a, false), ("node-b", b, false), ("node-c", c, tainted_c)]
+        vec![
+            ("node-a", a, false),
+            ("node-b", b, false),
+            ("node-c", c, tainted_c),
+        ]
     };
     type Want = Vec<(&'static str, Option<&'static str>, shepherd::Code)>;
     let rows: Vec<(PolicyRow, Want)> = vec![
@@ -2439,99 +2493,226 @@ fn inclusion_policies_filter_table() {
             // counts node-a 1, node-b 2 (node-c is not admitted): min 1.
             PolicyRow {
                 name: "NodeAffinityPolicy honored with labelSelectors",
-                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
-                pod: |t| t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(hard("node", bar())),
+                nodes: abc(
+                    &[("node", "node-a"), ("foo", "")],
+                    &[("node", "node-b"), ("foo", "")],
+                    &[("node", "node-c"), ("bar", "")],
+                    false,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_node_selector("foo", "")
+                        .with_topology_spread(hard("node", bar()))
+                },
             },
-            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("NodeAffinity"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", None, Success),
+                ("node-c", Some("NodeAffinity"), Unresolvable),
+            ],
         ),
         (
             // counts 1, 2, 0: min 0, node-b's skew is 2.
             PolicyRow {
                 name: "NodeAffinityPolicy ignored with labelSelectors",
-                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                nodes: abc(
+                    &[("node", "node-a"), ("foo", "")],
+                    &[("node", "node-b"), ("foo", "")],
+                    &[("node", "node-c"), ("bar", "")],
+                    false,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
                 pod: |t| {
-                    t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
-                        hard("node", bar()).with_policies(Ignore, Ignore),
-                    )
+                    t.with_label("foo", "")
+                        .with_node_selector("foo", "")
+                        .with_topology_spread(hard("node", bar()).with_policies(Ignore, Ignore))
                 },
             },
-            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("NodeAffinity"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("PodTopologySpread"), Unschedulable),
+                ("node-c", Some("NodeAffinity"), Unresolvable),
+            ],
         ),
         (
             PolicyRow {
                 name: "NodeAffinityPolicy honored with nodeAffinity",
-                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                nodes: abc(
+                    &[("node", "node-a"), ("foo", "")],
+                    &[("node", "node-b"), ("foo", "")],
+                    &[("node", "node-c"), ("bar", "")],
+                    false,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
                 pod: |t| {
                     t.with_label("foo", "")
                         .with_node_affinity(required(vec![term(vec![expr("foo", Op::In, &[""])])]))
                         .with_topology_spread(hard("node", bar()))
                 },
             },
-            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("NodeAffinity"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", None, Success),
+                ("node-c", Some("NodeAffinity"), Unresolvable),
+            ],
         ),
         (
             PolicyRow {
                 name: "NodeAffinityPolicy ignored with nodeAffinity",
-                nodes: abc(&[("node", "node-a"), ("foo", "")], &[("node", "node-b"), ("foo", "")], &[("node", "node-c"), ("bar", "")], false),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                nodes: abc(
+                    &[("node", "node-a"), ("foo", "")],
+                    &[("node", "node-b"), ("foo", "")],
+                    &[("node", "node-c"), ("bar", "")],
+                    false,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
                 pod: |t| {
                     t.with_label("foo", "")
                         .with_node_affinity(required(vec![term(vec![expr("foo", Op::In, &[""])])]))
                         .with_topology_spread(hard("node", bar()).with_policies(Ignore, Ignore))
                 },
             },
-            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("NodeAffinity"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("PodTopologySpread"), Unschedulable),
+                ("node-c", Some("NodeAffinity"), Unresolvable),
+            ],
         ),
         (
             // counts 1, 2, 0 (the tainted node counts): min 0.
             PolicyRow {
                 name: "NodeTaintsPolicy ignored",
-                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
-                pod: |t| t.with_label("foo", "").with_topology_spread(hard("node", bar())),
+                nodes: abc(
+                    &[("node", "node-a")],
+                    &[("node", "node-b")],
+                    &[("node", "node-c"), ("bar", "")],
+                    true,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_topology_spread(hard("node", bar()))
+                },
             },
-            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", Some("TaintToleration"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("PodTopologySpread"), Unschedulable),
+                ("node-c", Some("TaintToleration"), Unresolvable),
+            ],
         ),
         (
             // counts 1, 2 (the tainted node does not count): min 1.
             PolicyRow {
                 name: "NodeTaintsPolicy honored",
-                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
-                pod: |t| t.with_label("foo", "").with_topology_spread(hard("node", bar()).with_policies(Honor, Honor)),
+                nodes: abc(
+                    &[("node", "node-a")],
+                    &[("node", "node-b")],
+                    &[("node", "node-c"), ("bar", "")],
+                    true,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
+                pod: |t| {
+                    t.with_label("foo", "")
+                        .with_topology_spread(hard("node", bar()).with_policies(Honor, Honor))
+                },
             },
-            vec![("node-a", None, Success), ("node-b", None, Success), ("node-c", Some("TaintToleration"), Unresolvable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", None, Success),
+                ("node-c", Some("TaintToleration"), Unresolvable),
+            ],
         ),
         (
             // The pod tolerates the taint: node-c counts again (0), min 0.
             PolicyRow {
                 name: "NodeTaintsPolicy honored with tolerated taints",
-                nodes: abc(&[("node", "node-a")], &[("node", "node-b")], &[("node", "node-c"), ("bar", "")], true),
-                pods: vec![("node-a", BAR), ("node-b", BAR), ("node-b", BAR), ("node-c", NONE)],
+                nodes: abc(
+                    &[("node", "node-a")],
+                    &[("node", "node-b")],
+                    &[("node", "node-c"), ("bar", "")],
+                    true,
+                ),
+                pods: vec![
+                    ("node-a", BAR),
+                    ("node-b", BAR),
+                    ("node-b", BAR),
+                    ("node-c", NONE),
+                ],
                 pod: |t| {
                     t.with_label("foo", "")
-                        .with_toleration(Toleration::exists("node.kubernetes.io/unschedulable", None))
+                        .with_toleration(Toleration::exists(
+                            "node.kubernetes.io/unschedulable",
+                            None,
+                        ))
                         .with_topology_spread(hard("node", bar()).with_policies(Honor, Honor))
                 },
             },
-            vec![("node-a", None, Success), ("node-b", Some("PodTopologySpread"), Unschedulable), ("node-c", None, Success)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("PodTopologySpread"), Unschedulable),
+                ("node-c", None, Success),
+            ],
         ),
     ];
     for (row, want) in rows {
         let e = explain_row(&row);
-        let got: Want = e.nodes.iter().map(|v| (match v.node.as_str() {
-            "node-a" => "node-a",
-            "node-b" => "node-b",
-            _ => "node-c",
-        }, v.plugin, v.code)).collect();
+        let got: Want = e
+            .nodes
+            .iter()
+            .map(|v| {
+                (
+                    match v.node.as_str() {
+                        "node-a" => "node-a",
+                        "node-b" => "node-b",
+                        _ => "node-c",
+                    },
+                    v.plugin,
+                    v.code,
+                )
+            })
+            .collect();
         assert_eq!(got, want, "{}", row.name);
     }
 
     // The rows with two constraints ("two node inclusion Constraints, ...").
-    type Row4 = (&'static str, Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>, Vec<(&'static str, &'static [(&'static str, &'static str)])>, fn(PodTemplate) -> PodTemplate, Want);
+    type Row4 = (
+        &'static str,
+        Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>,
+        Vec<(&'static str, &'static [(&'static str, &'static str)])>,
+        fn(PodTemplate) -> PodTemplate,
+        Want,
+    );
     const Z1A: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-a")];
     const Z1A_FOO: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-a"), ("foo", "")];
     const Z1B: &[(&str, &str)] = &[("zone", "zone1"), ("node", "node-b")];
@@ -2544,7 +2725,11 @@ fn inclusion_policies_filter_table() {
             // zone counts (node affinity honoured): zone1 0 (node-a), zone2
             // 1; node counts (ignored): a 0, b 2, x 1. The pod matches itself.
             "two node inclusion Constraints, zone: honor/ignore, node: ignore/ignore",
-            vec![("node-a", Z1A_FOO, false), ("node-b", Z1B, false), ("node-x", Z2X_FOO, false)],
+            vec![
+                ("node-a", Z1A_FOO, false),
+                ("node-b", Z1B, false),
+                ("node-x", Z2X_FOO, false),
+            ],
             vec![("node-b", FOO), ("node-b", FOO), ("node-x", FOO)],
             |t| {
                 t.with_label("foo", "")
@@ -2552,54 +2737,107 @@ fn inclusion_policies_filter_table() {
                     .with_topology_spread(hard("zone", foo()))
                     .with_topology_spread(hard("node", foo()).with_policies(Ignore, Ignore))
             },
-            vec![("node-a", None, Success), ("node-b", Some("NodeAffinity"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("NodeAffinity"), Unresolvable),
+                ("node-x", Some("PodTopologySpread"), Unschedulable),
+            ],
         ),
         (
             // zone counts (taints honoured): zone1 0, zone2 1.
             "two node inclusion Constraints, zone: honor/honor, node: honor/ignore",
-            vec![("node-a", Z1A_FOO, false), ("node-b", Z1B, true), ("node-x", Z2X_FOO, false)],
+            vec![
+                ("node-a", Z1A_FOO, false),
+                ("node-b", Z1B, true),
+                ("node-x", Z2X_FOO, false),
+            ],
             vec![("node-b", FOO), ("node-b", FOO), ("node-x", FOO)],
             |t| {
                 t.with_label("foo", "")
                     .with_topology_spread(hard("zone", foo()).with_policies(Honor, Honor))
                     .with_topology_spread(hard("node", foo()))
             },
-            vec![("node-a", None, Success), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable)],
+            vec![
+                ("node-a", None, Success),
+                ("node-b", Some("TaintToleration"), Unresolvable),
+                ("node-x", Some("PodTopologySpread"), Unschedulable),
+            ],
         ),
         (
             "two node inclusion Constraints, zone: honor/ignore, node: honor/ignore",
-            vec![("node-a", Z1A, false), ("node-b", Z1B_FOO, true), ("node-x", Z2X_FOO, false), ("node-y", Z2Y, false)],
-            vec![("node-a", FOO), ("node-a", FOO), ("node-x", FOO), ("node-y", FOO)],
+            vec![
+                ("node-a", Z1A, false),
+                ("node-b", Z1B_FOO, true),
+                ("node-x", Z2X_FOO, false),
+                ("node-y", Z2Y, false),
+            ],
+            vec![
+                ("node-a", FOO),
+                ("node-a", FOO),
+                ("node-x", FOO),
+                ("node-y", FOO),
+            ],
             |t| {
                 t.with_label("foo", "")
                     .with_node_selector("foo", "")
                     .with_topology_spread(hard("zone", foo()))
                     .with_topology_spread(hard("node", foo()))
             },
-            vec![("node-a", Some("NodeAffinity"), Unresolvable), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable), ("node-y", Some("NodeAffinity"), Unresolvable)],
+            vec![
+                ("node-a", Some("NodeAffinity"), Unresolvable),
+                ("node-b", Some("TaintToleration"), Unresolvable),
+                ("node-x", Some("PodTopologySpread"), Unschedulable),
+                ("node-y", Some("NodeAffinity"), Unresolvable),
+            ],
         ),
         (
             // zone counts (all nodes): zone1 2, zone2 3, min 2; node-x
             // and node-y skew 3 + 1 - 2 = 2 in their zone.
             "two node inclusion Constraints, zone: ignore/ignore, node: honor/honor",
-            vec![("node-a", Z1A, false), ("node-b", Z1B_FOO, true), ("node-x", Z2X_FOO, false), ("node-y", Z2Y_FOO, false)],
-            vec![("node-a", FOO), ("node-a", FOO), ("node-x", FOO), ("node-x", FOO), ("node-y", FOO)],
+            vec![
+                ("node-a", Z1A, false),
+                ("node-b", Z1B_FOO, true),
+                ("node-x", Z2X_FOO, false),
+                ("node-y", Z2Y_FOO, false),
+            ],
+            vec![
+                ("node-a", FOO),
+                ("node-a", FOO),
+                ("node-x", FOO),
+                ("node-x", FOO),
+                ("node-y", FOO),
+            ],
             |t| {
                 t.with_label("foo", "")
                     .with_node_selector("foo", "")
                     .with_topology_spread(hard("zone", foo()).with_policies(Ignore, Ignore))
                     .with_topology_spread(hard("node", foo()).with_policies(Honor, Honor))
             },
-            vec![("node-a", Some("NodeAffinity"), Unresolvable), ("node-b", Some("TaintToleration"), Unresolvable), ("node-x", Some("PodTopologySpread"), Unschedulable), ("node-y", Some("PodTopologySpread"), Unschedulable)],
+            vec![
+                ("node-a", Some("NodeAffinity"), Unresolvable),
+                ("node-b", Some("TaintToleration"), Unresolvable),
+                ("node-x", Some("PodTopologySpread"), Unschedulable),
+                ("node-y", Some("PodTopologySpread"), Unschedulable),
+            ],
         ),
     ];
     for (name, nodes, pods, pod, want) in rows {
-        let row = PolicyRow { name, nodes, pods, pod };
+        let row = PolicyRow {
+            name,
+            nodes,
+            pods,
+            pod,
+        };
         let e = explain_row(&row);
-        let got: Vec<(String, Option<&str>, shepherd::Code)> =
-            e.nodes.iter().map(|v| (v.node.clone(), v.plugin, v.code)).collect();
-        let want: Vec<(String, Option<&str>, shepherd::Code)> =
-            want.into_iter().map(|(n, p, c)| (n.to_string(), p, c)).collect();
+        let got: Vec<(String, Option<&str>, shepherd::Code)> = e
+            .nodes
+            .iter()
+            .map(|v| (v.node.clone(), v.plugin, v.code))
+            .collect();
+        let want: Vec<(String, Option<&str>, shepherd::Code)> = want
+            .into_iter()
+            .map(|(n, p, c)| (n.to_string(), p, c))
+            .collect();
         assert_eq!(got, want, "{name}");
     }
 }
@@ -2619,38 +2857,102 @@ fn inclusion_policies_score_by_hand() {
     const Z1_FOO: &[(&str, &str)] = &[("zone", "zone1"), ("foo", "")];
     const Z2_FOO: &[(&str, &str)] = &[("zone", "zone2"), ("foo", "")];
     const Z2: &[(&str, &str)] = &[("zone", "zone2")];
-    type Case = (&'static str, bool, Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>, fn(PodTemplate) -> PodTemplate, [i64; 2]);
-    let by_affinity = vec![("node-a", Z1_FOO, false), ("node-b", Z2_FOO, false), ("node-c", Z2, false)];
-    let by_taints = vec![("node-a", Z1_FOO, false), ("node-b", Z2_FOO, false), ("node-c", Z2_FOO, true)];
+    type Case = (
+        &'static str,
+        bool,
+        Vec<(&'static str, &'static [(&'static str, &'static str)], bool)>,
+        fn(PodTemplate) -> PodTemplate,
+        [i64; 2],
+    );
+    let by_affinity = vec![
+        ("node-a", Z1_FOO, false),
+        ("node-b", Z2_FOO, false),
+        ("node-c", Z2, false),
+    ];
+    let by_taints = vec![
+        ("node-a", Z1_FOO, false),
+        ("node-b", Z2_FOO, false),
+        ("node-c", Z2_FOO, true),
+    ];
     let cases: Vec<Case> = vec![
-        ("NodeAffinityPolicy honored", true, by_affinity.clone(), |t| {
-            t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
-                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo()),
-            )
-        }, [33, 100]),
-        ("NodeAffinityPolicy ignored", true, by_affinity, |t| {
-            t.with_label("foo", "").with_node_selector("foo", "").with_topology_spread(
-                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo())
-                    .with_policies(Ignore, Ignore),
-            )
-        }, [100, 100]),
-        ("NodeTaintsPolicy honored", false, by_taints.clone(), |t| {
-            t.with_label("foo", "").with_topology_spread(
-                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo())
+        (
+            "NodeAffinityPolicy honored",
+            true,
+            by_affinity.clone(),
+            |t| {
+                t.with_label("foo", "")
+                    .with_node_selector("foo", "")
+                    .with_topology_spread(TopologySpreadConstraint::new(
+                        1,
+                        "zone",
+                        WhenUnsatisfiable::ScheduleAnyway,
+                        foo(),
+                    ))
+            },
+            [33, 100],
+        ),
+        (
+            "NodeAffinityPolicy ignored",
+            true,
+            by_affinity,
+            |t| {
+                t.with_label("foo", "")
+                    .with_node_selector("foo", "")
+                    .with_topology_spread(
+                        TopologySpreadConstraint::new(
+                            1,
+                            "zone",
+                            WhenUnsatisfiable::ScheduleAnyway,
+                            foo(),
+                        )
+                        .with_policies(Ignore, Ignore),
+                    )
+            },
+            [100, 100],
+        ),
+        (
+            "NodeTaintsPolicy honored",
+            false,
+            by_taints.clone(),
+            |t| {
+                t.with_label("foo", "").with_topology_spread(
+                    TopologySpreadConstraint::new(
+                        1,
+                        "zone",
+                        WhenUnsatisfiable::ScheduleAnyway,
+                        foo(),
+                    )
                     .with_policies(Honor, Honor),
-            )
-        }, [33, 100]),
-        ("NodeTaintsPolicy ignored", false, by_taints, |t| {
-            t.with_label("foo", "").with_topology_spread(
-                TopologySpreadConstraint::new(1, "zone", WhenUnsatisfiable::ScheduleAnyway, foo()),
-            )
-        }, [100, 100]),
+                )
+            },
+            [33, 100],
+        ),
+        (
+            "NodeTaintsPolicy ignored",
+            false,
+            by_taints,
+            |t| {
+                t.with_label("foo", "")
+                    .with_topology_spread(TopologySpreadConstraint::new(
+                        1,
+                        "zone",
+                        WhenUnsatisfiable::ScheduleAnyway,
+                        foo(),
+                    ))
+            },
+            [100, 100],
+        ),
     ];
     for (name, _, nodes, pod, want) in cases {
         let row = PolicyRow {
             name,
             nodes,
-            pods: vec![("node-a", FOO), ("node-a", FOO), ("node-b", FOO), ("node-c", FOO)],
+            pods: vec![
+                ("node-a", FOO),
+                ("node-a", FOO),
+                ("node-b", FOO),
+                ("node-c", FOO),
+            ],
             pod,
         };
         let e = explain_row(&row);
@@ -2659,13 +2961,20 @@ fn inclusion_policies_score_by_hand() {
             .iter()
             .filter(|v| v.feasible)
             .map(|v| {
-                let s = v.scores.iter().find(|s| s.plugin == "PodTopologySpread").unwrap();
+                let s = v
+                    .scores
+                    .iter()
+                    .find(|s| s.plugin == "PodTopologySpread")
+                    .unwrap();
                 (v.node.clone(), s.normalized)
             })
             .collect();
         assert_eq!(
             got,
-            vec![("node-a".to_string(), want[0]), ("node-b".to_string(), want[1])],
+            vec![
+                ("node-a".to_string(), want[0]),
+                ("node-b".to_string(), want[1])
+            ],
             "{name}"
         );
     }
@@ -2709,15 +3018,26 @@ fn hostname_label_decides_the_hostname_domain() {
         .into_iter()
         .enumerate()
     {
-        existing(&mut c, &format!("existing{i}"), n, count, Resources::new(1, 0), |t| {
-            t.with_label("foo", "")
-        });
+        existing(
+            &mut c,
+            &format!("existing{i}"),
+            n,
+            count,
+            Resources::new(1, 0),
+            |t| t.with_label("foo", ""),
+        );
     }
     let pod = DeploymentSpec::new("incoming", 1, Resources::new(1000, 100)).with_template(|t| {
-        t.with_label("foo", "").with_topology_spread(soft(1, HOSTNAME_KEY, foo()))
+        t.with_label("foo", "")
+            .with_topology_spread(soft(1, HOSTNAME_KEY, foo()))
     });
     assert_eq!(
-        scores(c, pod, &only(Plugin::PodTopologySpread), Plugin::PodTopologySpread),
+        scores(
+            c,
+            pod,
+            &only(Plugin::PodTopologySpread),
+            Plugin::PodTopologySpread
+        ),
         want(&[
             ("node-a", Some(16)),
             ("node-b", Some(0)),
@@ -2735,9 +3055,14 @@ fn hostname_label_decides_the_hostname_domain() {
         c.add_node(node(n, 4000, 4000)).unwrap();
     }
     for (n, count) in [("node-a", 4), ("node-b", 3), ("node-c", 2), ("node-d", 1)] {
-        existing(&mut c, &format!("p-{n}"), n, count, Resources::new(1, 0), |t| {
-            t.with_label("foo", "")
-        });
+        existing(
+            &mut c,
+            &format!("p-{n}"),
+            n,
+            count,
+            Resources::new(1, 0),
+            |t| t.with_label("foo", ""),
+        );
     }
     c.add_service(shepherd::ServiceSpec {
         name: "svc".into(),
@@ -2762,10 +3087,15 @@ fn hostname_label_decides_the_hostname_domain() {
         .iter()
         .map(|v| (v.node.clone(), v.scores[0].normalized))
         .collect();
-    let want_rows: Vec<(String, i64)> = [("node-a", 44), ("node-b", 66), ("node-c", 77), ("node-d", 100)]
-        .iter()
-        .map(|(n, s)| (n.to_string(), *s))
-        .collect();
+    let want_rows: Vec<(String, i64)> = [
+        ("node-a", 44),
+        ("node-b", 66),
+        ("node-c", 77),
+        ("node-d", 100),
+    ]
+    .iter()
+    .map(|(n, s)| (n.to_string(), *s))
+    .collect();
     assert_eq!(got, want_rows);
 }
 
@@ -2783,14 +3113,20 @@ fn hostname_filters_read_the_label() {
     c.add_node(host("n3", Some("n3"))).unwrap();
     c.add_node(host("n4", None)).unwrap();
     for (n, count) in [("n1", 1), ("n2", 1), ("n3", 1), ("n4", 3)] {
-        existing(&mut c, &format!("p-{n}"), n, count, Resources::new(1, 0), |t| {
-            t.with_label("foo", "")
-        });
+        existing(
+            &mut c,
+            &format!("p-{n}"),
+            n,
+            count,
+            Resources::new(1, 0),
+            |t| t.with_label("foo", ""),
+        );
     }
     c.reconcile_to_fixed_point(Profile::bin_pack());
     c.deploy(
         DeploymentSpec::new("p", 1, Resources::new(1, 0)).with_template(|t| {
-            t.with_label("foo", "").with_topology_spread(hard(HOSTNAME_KEY, foo()))
+            t.with_label("foo", "")
+                .with_topology_spread(hard(HOSTNAME_KEY, foo()))
         }),
     )
     .unwrap();
@@ -2808,10 +3144,17 @@ fn hostname_filters_read_the_label() {
             ("n1", Unschedulable, skew.clone()),
             ("n2", Unschedulable, skew),
             ("n3", Success, vec![]),
-            ("n4", Unresolvable, vec![spread::REASON_MISSING_LABEL.to_string()]),
+            (
+                "n4",
+                Unresolvable,
+                vec![spread::REASON_MISSING_LABEL.to_string()]
+            ),
         ]
     );
-    assert_eq!(c.pod_by_name("p-0").unwrap().node, Some(shepherd::NodeId(2)));
+    assert_eq!(
+        c.pod_by_name("p-0").unwrap().node,
+        Some(shepherd::NodeId(2))
+    );
 
     // InterPodAffinity: anti-affinity over the hostname key refuses every
     // node of the domain that holds a matching pod (n1 and n2 share one);
@@ -2821,8 +3164,12 @@ fn hostname_filters_read_the_label() {
     c.add_node(host("n1", Some("rack-1"))).unwrap();
     c.add_node(host("n2", Some("rack-1"))).unwrap();
     c.add_node(host("n3", None)).unwrap();
-    existing(&mut c, "db", "n1", 1, Resources::new(1, 0), |t| t.with_label("app", "db"));
-    existing(&mut c, "db2", "n3", 1, Resources::new(1, 0), |t| t.with_label("app", "db"));
+    existing(&mut c, "db", "n1", 1, Resources::new(1, 0), |t| {
+        t.with_label("app", "db")
+    });
+    existing(&mut c, "db2", "n3", 1, Resources::new(1, 0), |t| {
+        t.with_label("app", "db")
+    });
     c.reconcile_to_fixed_point(Profile::bin_pack());
     let away = AffinityTerm::new(Selector::new(&[("app", "db")]), None);
     c.deploy(
@@ -2838,7 +3185,10 @@ fn hostname_filters_read_the_label() {
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let verdicts = |pod: &str| -> Vec<(String, Option<&'static str>, shepherd::Code)> {
         let e = c.explain(pod, Profile::kube_scheduler()).unwrap();
-        e.nodes.iter().map(|v| (v.node.clone(), v.plugin, v.code)).collect()
+        e.nodes
+            .iter()
+            .map(|v| (v.node.clone(), v.plugin, v.code))
+            .collect()
     };
     let ipa = Some("InterPodAffinity");
     assert_eq!(
@@ -2864,12 +3214,18 @@ fn nodes_shepherd_makes_carry_the_kubelets_hostname_label() {
     // NodeSpec::new registers as the kubelet does: hostname = node name
     // (a label value holds at most 63 characters: a longer name gets none).
     let n = NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024);
-    assert_eq!(n.labels.get(HOSTNAME_KEY).map(String::as_str), Some("ip-10-0-0-1.ec2.internal"));
+    assert_eq!(
+        n.labels.get(HOSTNAME_KEY).map(String::as_str),
+        Some("ip-10-0-0-1.ec2.internal")
+    );
     let long = format!("{}.example.com", "a".repeat(60));
     let n = NodeSpec::new(&long, 1000, 1024);
     assert!(n.validate().is_ok());
     assert!(!n.labels.contains_key(HOSTNAME_KEY));
     // The spec may give another value.
     let n = NodeSpec::new("node-1", 1000, 1024).with_label(HOSTNAME_KEY, "host-a");
-    assert_eq!(n.labels.get(HOSTNAME_KEY).map(String::as_str), Some("host-a"));
+    assert_eq!(
+        n.labels.get(HOSTNAME_KEY).map(String::as_str),
+        Some("host-a")
+    );
 }

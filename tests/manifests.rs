@@ -893,24 +893,49 @@ fn spread_inclusion_policies_are_read_simulated_and_written_back() {
     use shepherd::model::NodeInclusionPolicy::{Honor, Ignore};
     for (policies, want) in [
         ("", (Honor, Ignore)),
-        ("        nodeAffinityPolicy: null\n        nodeTaintsPolicy: null\n", (Honor, Ignore)),
-        ("        nodeAffinityPolicy: Ignore\n        nodeTaintsPolicy: Honor\n", (Ignore, Honor)),
+        (
+            "        nodeAffinityPolicy: null\n        nodeTaintsPolicy: null\n",
+            (Honor, Ignore),
+        ),
+        (
+            "        nodeAffinityPolicy: Ignore\n        nodeTaintsPolicy: Honor\n",
+            (Ignore, Honor),
+        ),
         ("        nodeTaintsPolicy: Honor\n", (Honor, Honor)),
     ] {
         let im = import(&manifest(policies)).unwrap();
         let c = &im.scenario.deployments[0].template.topology_spread[0];
-        assert_eq!((c.node_affinity_policy, c.node_taints_policy), want, "{policies:?}");
+        assert_eq!(
+            (c.node_affinity_policy, c.node_taints_policy),
+            want,
+            "{policies:?}"
+        );
         assert!(
-            !im.warnings.iter().any(|w| w.message.contains("not simulated")),
+            !im.warnings
+                .iter()
+                .any(|w| w.message.contains("not simulated")),
             "{:?}",
             im.warnings
         );
         let out = export(&im.scenario);
-        assert_eq!(out.contains("nodeAffinityPolicy: Ignore"), want.0 == Ignore, "{out}");
-        assert_eq!(out.contains("nodeTaintsPolicy: Honor"), want.1 == Honor, "{out}");
-        assert!(!out.contains("nodeAffinityPolicy: Honor") && !out.contains("nodeTaintsPolicy: Ignore"));
+        assert_eq!(
+            out.contains("nodeAffinityPolicy: Ignore"),
+            want.0 == Ignore,
+            "{out}"
+        );
+        assert_eq!(
+            out.contains("nodeTaintsPolicy: Honor"),
+            want.1 == Honor,
+            "{out}"
+        );
+        assert!(
+            !out.contains("nodeAffinityPolicy: Honor") && !out.contains("nodeTaintsPolicy: Ignore")
+        );
         let again = import(&out).unwrap();
-        assert_eq!(again.scenario.deployments[0].template.topology_spread[0], *c);
+        assert_eq!(
+            again.scenario.deployments[0].template.topology_spread[0],
+            *c
+        );
     }
 }
 

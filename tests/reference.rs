@@ -28,9 +28,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use shepherd::model::{
-    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
-    NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
-    WhenUnsatisfiable, HOSTNAME_KEY,
+    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator,
+    NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator,
+    TopologySpreadConstraint, WhenUnsatisfiable, HOSTNAME_KEY,
 };
 use shepherd::simulator::Prng;
 use shepherd::{
@@ -198,9 +198,6 @@ fn included(m: &NodeView, tpl: &PodTemplate, c: &TopologySpreadConstraint) -> bo
 /// Every filter of the default plugin set, from scratch. `Err` names the plugin.
 fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<(), &'static str> {
     let tpl = inc.tpl;
-    if !n.ready {
-        return Err("NodeReady");
-    }
     let on = |p: Plugin| profile.filters.contains(&p);
     if on(Plugin::NodeUnschedulable) && n.cordoned {
         let t = Taint::new(
@@ -212,11 +209,20 @@ fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<
             return Err("NodeUnschedulable");
         }
     }
+    // A node that is not Ready carries the unreachable taints (the
+    // NoExecute half tolerated, as in `included`).
+    let unreachable = Taint::new(
+        "node.kubernetes.io/unreachable",
+        "",
+        TaintEffect::NoSchedule,
+    );
     if on(Plugin::TaintToleration)
-        && n.spec
+        && (n
+            .spec
             .taints
             .iter()
             .any(|t| t.effect != TaintEffect::PreferNoSchedule && !tolerated(tpl, t))
+            || !n.ready && !tolerated(tpl, &unreachable))
     {
         return Err("TaintToleration");
     }
@@ -789,15 +795,34 @@ fn random_policies(extra: &mut Prng) -> (NodeInclusionPolicy, NodeInclusionPolic
     (*extra.pick(&[Honor, Ignore]), *extra.pick(&[Honor, Ignore]))
 }
 
-/// A node as the kubelet registers it (hostname label = name), or, when
-/// `odd`, now and then without the label or with another node's value.
-fn relabel_hostname(hosts: &mut Prng, odd: bool, mut n: NodeSpec) -> NodeSpec {
-    if odd && hosts.chance(30) {
-        if hosts.chance(50) {
+/// How a case labels its nodes' hostnames.
+#[derive(Clone, Copy, PartialEq)]
+enum Hosts {
+    /// As the kubelet registers a node: the label holds its name.
+    Kubelet,
+    /// Now and then without the label or with another node's value.
+    Odd,
+    /// No node has the label (nodes written by hand): the fast cycle
+    /// scores the system defaults' hostname term as absent on every node.
+    None,
+}
+
+/// A node labelled as `kind` says.
+fn relabel_hostname(hosts: &mut Prng, kind: Hosts, mut n: NodeSpec) -> NodeSpec {
+    match kind {
+        Hosts::Kubelet => {}
+        Hosts::None => {
             n.labels.remove(HOSTNAME_KEY);
-        } else {
-            n.labels
-                .insert(HOSTNAME_KEY.to_string(), format!("n{}", hosts.below(3)));
+        }
+        Hosts::Odd => {
+            if hosts.chance(30) {
+                if hosts.chance(50) {
+                    n.labels.remove(HOSTNAME_KEY);
+                } else {
+                    n.labels
+                        .insert(HOSTNAME_KEY.to_string(), format!("n{}", hosts.below(3)));
+                }
+            }
         }
     }
     n
@@ -898,8 +923,13 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
             ));
             let (a, p) = random_policies(extra);
             t = t.with_topology_spread(
-                TopologySpreadConstraint::new(2, HOSTNAME_KEY, WhenUnsatisfiable::ScheduleAnyway, tier)
-                    .with_policies(a, p),
+                TopologySpreadConstraint::new(
+                    2,
+                    HOSTNAME_KEY,
+                    WhenUnsatisfiable::ScheduleAnyway,
+                    tier,
+                )
+                .with_policies(a, p),
             );
         }
     }
@@ -957,10 +987,17 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
     let mut c = Cluster::new();
     c.set_scheduler_seed(seed);
     // In a fifth of the cases some nodes have no hostname label, or share
-    // one (a stream of its own, so the rest of a seed's case stays).
+    // one, and in a third of those no node has it (a stream of its own, so
+    // the rest of a seed's case stays).
     let mut hosts = Prng::new(seed ^ 0x4057_1abe);
-    let odd_hosts = hosts.chance(20);
-    let mut hostname = |n: NodeSpec| relabel_hostname(&mut hosts, odd_hosts, n);
+    let kind = if !hosts.chance(20) {
+        Hosts::Kubelet
+    } else if hosts.chance(33) {
+        Hosts::None
+    } else {
+        Hosts::Odd
+    };
+    let mut hostname = |n: NodeSpec| relabel_hostname(&mut hosts, kind, n);
     for i in 0..nodes {
         c.add_node(hostname(random_node(&mut rng, i)))
             .map_err(|e| e.to_string())?;

@@ -356,3 +356,175 @@ fn a_big_first_tick_takes_many_slices_and_ends_where_the_whole_one_does() {
     assert!(!again.in_step());
     assert_eq!(state(&again), state(&whole));
 }
+
+/// A bound pod explained as of its decision (`Simulator::step_deciding`):
+/// a copy of the run stepped to the tick before its bind, then that tick
+/// watched. Watching changes nothing (the state equals the tick run
+/// plainly), the decision names the node the pod is on, and that node was
+/// feasible and had the best total among the nodes the cycle scored.
+fn decision_case(seed: u64) -> Result<u32, String> {
+    let mut rng = Prng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x0511_7ced);
+    let p = profile(&mut rng);
+    let (script, ticks) = script(&mut rng);
+    let mut whole = Simulator::with_script(seed, p.clone(), script.clone());
+    whole.run(ticks);
+    let c = whole.cluster();
+    let bound: Vec<(String, u64, String)> = c
+        .pods()
+        .filter(|v| !v.by_node_name && v.bind_serial > 0 && v.bound_at > 0)
+        .filter_map(|v| {
+            let node = c.node_by_id(v.node?)?.name().to_string();
+            Some((v.name(), v.bound_at, node))
+        })
+        .collect();
+    let mut checked = 0;
+    let mut pick = Prng::new(seed ^ 0xdec1_5101);
+    for (pod, at, node) in bound.iter().filter(|_| pick.chance(25)).take(4) {
+        let mut watched = Simulator::with_script(seed, p.clone(), script.clone());
+        watched.run(at - 1);
+        let mut plain = watched.clone();
+        let (report, decision) = watched.step_deciding(pod);
+        if report != plain.step() {
+            return Err(format!("{pod}: watching tick {at} changed its report"));
+        }
+        // The record of the last cycle lists its scored nodes only while
+        // watched (`CycleRecord`): everything else must be equal.
+        let unrecorded = |sim: &Simulator| {
+            let s = state(sim);
+            match s.find("last_cycle: CycleRecord {") {
+                Some(i) => {
+                    let end = i + s[i..].find('}').unwrap_or(0);
+                    format!("{}{}", &s[..i], &s[end..])
+                }
+                None => s,
+            }
+        };
+        let (a, b) = (unrecorded(&plain), unrecorded(&watched));
+        if a != b {
+            let at_byte = a
+                .bytes()
+                .zip(b.bytes())
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            let from = at_byte.saturating_sub(300);
+            return Err(format!(
+                "{pod}: watching tick {at} changed the state at byte {at_byte}\nplain:   ...{}\nwatched: ...{}",
+                &a[from..(at_byte + 200).min(a.len())],
+                &b[from..(at_byte + 200).min(b.len())]
+            ));
+        }
+        let e = decision
+            .ok_or_else(|| format!("{pod}: tick {at} bound it, but no decision was seen"))?
+            .map_err(|e| format!("{pod}: {e}"))?;
+        if e.bound_to.as_deref() != Some(node.as_str()) {
+            return Err(format!(
+                "{pod}: the decision at tick {at} names {:?}, the pod is on {node}",
+                e.bound_to
+            ));
+        }
+        let v = e
+            .nodes
+            .iter()
+            .find(|v| v.node == *node)
+            .ok_or_else(|| format!("{pod}: no verdict for {node}"))?;
+        if !v.feasible {
+            return Err(format!(
+                "{pod}: {node} was chosen at tick {at} but its verdict then is {:?} {:?}",
+                v.plugin, v.reasons
+            ));
+        }
+        if v.total.is_some() && v.position != Some(1) {
+            return Err(format!(
+                "{pod}: {node} was chosen at tick {at} at position {:?}: {}",
+                v.position, e.summary
+            ));
+        }
+        checked += 1;
+    }
+    Ok(checked)
+}
+
+#[test]
+fn a_bound_pod_is_explained_as_of_the_cycle_that_bound_it() {
+    let mut failed = Vec::new();
+    let mut checked = 0;
+    for seed in seeds() {
+        let why = match catch_unwind(AssertUnwindSafe(|| decision_case(seed))) {
+            Ok(Ok(n)) => {
+                checked += n;
+                continue;
+            }
+            Ok(Err(why)) => why,
+            Err(_) => "panicked (see above)".to_string(),
+        };
+        eprintln!(
+            "\n[decision] FAILED for seed {seed}: {why}\n[decision] reproduce: SHEPHERD_SLICED_SEED={seed} cargo test -p shepherd --test sliced explained\n"
+        );
+        failed.push(seed);
+    }
+    assert!(failed.is_empty(), "seeds failed: {failed:?}");
+    assert!(checked > 0, "no bound pod was checked");
+}
+
+#[test]
+fn the_decision_shows_the_cluster_as_it_was_not_as_it_is() {
+    // Two empty nodes tie for web-0 at tick 1; at tick 3 a filler of 3 cpu
+    // lands on the node web-0 took. Placed again now, web-0 would go to the
+    // other node; the cycle that bound it saw the two equal.
+    let mut script = vec![
+        (1, Event::AddNode(NodeSpec::new("node-a", 4000, 8192))),
+        (1, Event::AddNode(NodeSpec::new("node-b", 4000, 8192))),
+        (
+            1,
+            Event::Deploy(DeploymentSpec::new("web", 1, Resources::new(500, 512))),
+        ),
+    ];
+    let mut sim = Simulator::with_script(3, Profile::kube_scheduler(), script.clone());
+    sim.run(2);
+    let web = sim.cluster().pod_by_name("web-0").expect("web-0");
+    let (at, on) = (web.bound_at, web.node.expect("web-0 is bound"));
+    let took = sim
+        .cluster()
+        .node_by_id(on)
+        .expect("its node")
+        .name()
+        .to_string();
+    let other = if took == "node-a" { "node-b" } else { "node-a" };
+    let mut filler = DeploymentSpec::new("filler", 1, Resources::new(3000, 512));
+    filler
+        .template
+        .node_selector
+        .insert("kubernetes.io/hostname".to_string(), took.clone());
+    script.push((3, Event::Deploy(filler)));
+    let mut sim = Simulator::with_script(3, Profile::kube_scheduler(), script.clone());
+    sim.run(4);
+    let now = sim
+        .cluster()
+        .explain("web-0", sim.profile())
+        .expect("explain now");
+    let rank = |e: &shepherd::Explanation, n: &str| {
+        e.nodes
+            .iter()
+            .find(|v| v.node == n)
+            .and_then(|v| v.position)
+    };
+    assert_eq!(rank(&now, other), Some(1), "{}", now.summary);
+    assert_eq!(rank(&now, &took), Some(2), "{}", now.summary);
+
+    let mut replay = Simulator::with_script(3, Profile::kube_scheduler(), script);
+    replay.run(at - 1);
+    let (_, decision) = replay.step_deciding("web-0");
+    let then = decision.expect("tick 1 binds web-0").expect("explained");
+    assert_eq!(then.bound_to.as_deref(), Some(took.as_str()));
+    assert_eq!(rank(&then, &took), Some(1), "{}", then.summary);
+    assert_eq!(rank(&then, other), Some(1), "{}", then.summary);
+    assert!(
+        then.summary.contains("2 nodes shared the best total")
+            && then.summary.contains("picked one at random"),
+        "{}",
+        then.summary
+    );
+    // Another pod's name, or a tick that binds nothing, gives no decision.
+    let mut later = replay.clone();
+    assert!(later.step_deciding("web-0").1.is_none());
+}

@@ -417,9 +417,20 @@ function selectApp(name, kind = 'Deployment') {
 
 // ----- explain and node details ------------------------------------------------
 
+// A pod the scheduler bound opens on the cycle that bound it (replayed
+// from the nearest kept copy), with a switch to a cycle run now.
 function explain(pod) {
   try {
-    showExplain(page.sim.explain(pod), page.sim.tick, page.sim.profile);
+    const decided = page.sim.explainDecision(pod);
+    const show = (mode) => {
+      const when = decided && { mode, decided: decided.tick, now: page.sim.tick, onSwitch: show };
+      if (decided && mode === 'then') {
+        showExplain(decided.explain, decided.tick, page.sim.profile, when);
+      } else {
+        showExplain(page.sim.explain(pod), page.sim.tick, page.sim.profile, when);
+      }
+    };
+    show('then');
   } catch (err) {
     showProblem(message(err));
   }

@@ -44,7 +44,8 @@ const nodes = (n) => `${num(n)} ${n === 1 ? 'node' : 'nodes'}`;
 const byName = new Intl.Collator('en', { numeric: true }).compare;
 
 function decidedLine(x, profile) {
-  const feasible = x.nodes.filter((v) => v.feasible);
+  // The nodes the cycle scored (a decision's sample leaves some out).
+  const feasible = x.nodes.filter((v) => v.feasible && v.total != null);
   if (feasible.length === 0) return 'No node passes every filter, so no score plugin ran.';
   const [w, r] = feasible;
   if (!r) return `Only ${w.node} passes every filter: no plugin had to choose.`;
@@ -75,6 +76,9 @@ function compareRows(key, dir) {
   return (a, b) => {
     if (a.v.feasible !== b.v.feasible) return a.v.feasible ? -1 : 1;
     if (!a.v.feasible) return rejectedLast(a, b);
+    const sa = a.v.total != null;
+    if (sa !== (b.v.total != null)) return sa ? -1 : 1;
+    if (!sa) return a.idx - b.idx;
     return dir * (value(a) - value(b)) || a.v.position - b.v.position || a.idx - b.idx;
   };
 }
@@ -108,6 +112,14 @@ function rowFor(r) {
       h('td', { colspan: ex.cols.length + 1, class: 'reason' },
         h('span', { class: 'bad-text' }, breakable(v.plugin)), ': ', v.reasons.join('; '),
         v.detail ? h('span', { class: 'muted' }, ` (${v.detail})`) : null, code));
+  }
+  if (v.total == null) {
+    // Passed every filter, but the cycle stopped looking before it.
+    return h('tr', { class: 'verdict ok unscored', dataset: { node: v.node } },
+      h('td', { class: 'num muted', title: 'passed every filter; not scored by this cycle' }, '–'),
+      h('th', { scope: 'row' }, v.node, here ? h('span', { class: 'badge ok' }, 'bound here') : null),
+      h('td', { colspan: ex.cols.length + 1, class: 'muted' },
+        'passes every filter; outside the nodes this cycle scored (percentageOfNodesToScore)'));
   }
   const best = v.position === 1;
   return h('tr', { class: `verdict ok${best ? ' chosen' : ''}${here ? ' here' : ''}`, dataset: { node: v.node, position: v.position } },
@@ -184,17 +196,33 @@ function wire() {
 
 // `x` is what the engine's explain call returned for one pod; `profile` the
 // profile document it was scored under.
-export function showExplain(x, tick, profile = null) {
+// `when`, for a bound pod the scheduler placed: {mode: 'then' | 'now',
+// decided: the tick of the cycle that bound it, now: the current tick,
+// onSwitch(mode)}; null hides the switch.
+export function showExplain(x, tick, profile = null, when = null) {
   wire();
   const title = x.boundTo
     ? `Why is ${x.pod} on ${x.boundTo}?`
     : `Why is ${x.pod} ${x.phase}?`;
   $('explain-title').textContent = title;
+  const sw = $('explain-when');
+  sw.hidden = !when;
+  if (when) {
+    const then = $('explain-then');
+    const now = $('explain-now');
+    then.textContent = `At the decision (tick ${num(when.decided)})`;
+    now.textContent = `If it were scheduled now (tick ${num(when.now)})`;
+    then.setAttribute('aria-pressed', String(when.mode === 'then'));
+    now.setAttribute('aria-pressed', String(when.mode === 'now'));
+    then.onclick = () => { if (when.mode !== 'then') when.onSwitch('then'); };
+    now.onclick = () => { if (when.mode !== 'now') when.onSwitch('now'); };
+  }
   $('explain-summary').textContent = x.summary;
   $('explain-decided').textContent = decidedLine(x, profile);
 
   const feasible = x.nodes.filter((v) => v.feasible);
   const rejected = x.nodes.filter((v) => !v.feasible);
+  const unscored = feasible.filter((v) => v.total == null).length;
   // The columns: every score plugin of the profile, weights included; a
   // plugin whose PreScore skipped has a column of dashes.
   const first = feasible[0];
@@ -215,10 +243,14 @@ export function showExplain(x, tick, profile = null) {
   $('explain-find').value = '';
 
   $('explain-meta').textContent =
-    `At tick ${tick}. Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scheduler profile ${x.policy}. ` +
+    (when && when.mode === 'then'
+      ? `As the scheduling cycle at tick ${num(tick)} saw the cluster, just before the bind. `
+      : `At tick ${num(tick)}. `) +
+    `Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scheduler profile ${x.policy}. ` +
     (x.nodes.length === 1
       ? `The one node ${feasible.length ? 'passes every filter' : 'fails a filter'}. `
-      : `${num(feasible.length)} of ${nodes(x.nodes.length)} ${feasible.length === 1 ? 'passes' : 'pass'} every filter. `) +
+      : `${num(feasible.length)} of ${nodes(x.nodes.length)} ${feasible.length === 1 ? 'passes' : 'pass'} every filter` +
+        (unscored ? `; the cycle scored ${num(feasible.length - unscored)} of them. ` : '. ')) +
     (ex.cols.length
       ? 'A column per score plugin: its normalized score (0 to 100), its weight in the heading; Total is the sum of normalized × weight.'
       : 'This profile has no score plugins.');

@@ -457,7 +457,11 @@ impl NodeInclusionPolicy {
         match s {
             "Honor" => Ok(NodeInclusionPolicy::Honor),
             "Ignore" => Ok(NodeInclusionPolicy::Ignore),
-            _ => Err(Error::invalid("node inclusion policy", s, "Honor or Ignore")),
+            _ => Err(Error::invalid(
+                "node inclusion policy",
+                s,
+                "Honor or Ignore",
+            )),
         }
     }
 }
@@ -503,7 +507,11 @@ impl TopologySpreadConstraint {
     }
 
     /// The same constraint with `nodeAffinityPolicy` and `nodeTaintsPolicy`.
-    pub fn with_policies(mut self, affinity: NodeInclusionPolicy, taints: NodeInclusionPolicy) -> Self {
+    pub fn with_policies(
+        mut self,
+        affinity: NodeInclusionPolicy,
+        taints: NodeInclusionPolicy,
+    ) -> Self {
         self.node_affinity_policy = affinity;
         self.node_taints_policy = taints;
         self
@@ -562,7 +570,11 @@ impl fmt::Display for TopologySpreadConstraint {
             self.selector
         )?;
         if self.node_affinity_policy != NodeInclusionPolicy::Honor {
-            write!(f, ", nodeAffinityPolicy {}", self.node_affinity_policy.as_str())?;
+            write!(
+                f,
+                ", nodeAffinityPolicy {}",
+                self.node_affinity_policy.as_str()
+            )?;
         }
         if self.node_taints_policy != NodeInclusionPolicy::Ignore {
             write!(f, ", nodeTaintsPolicy {}", self.node_taints_policy.as_str())?;

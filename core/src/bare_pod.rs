@@ -178,8 +178,7 @@ impl Cluster {
                 self.retire_bare_pod(id);
                 return (0, 0);
             }
-            let (Some(node_name), Some(&k)) = (b.node_name.clone(), c.pods.values().next())
-            else {
+            let (Some(node_name), Some(&k)) = (b.node_name.clone(), c.pods.values().next()) else {
                 return (0, 0);
             };
             let (orphan_until, failed) = (b.orphan_until, b.failed.is_some());

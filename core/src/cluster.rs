@@ -1002,6 +1002,11 @@ pub struct Cluster {
     /// Settles equal scores when the profile breaks ties at random.
     pub(crate) rng: crate::simulator::Prng,
     pub(crate) last_cycle: crate::scheduler::CycleRecord,
+    /// While an observer watches for one pod's bind
+    /// (`Simulator::step_deciding`): its name. The cycles of other pods
+    /// then record no more than unobserved ones do (a full record costs a
+    /// pass over the nodes per pod).
+    pub(crate) record_for: Option<String>,
     /// When batches use a sample index (tests compare it with the scan).
     pub(crate) index_use: crate::scheduler::IndexUse,
     /// The last stamp given to a node (see `HotNode::stamp`).
@@ -1128,6 +1133,7 @@ impl Cluster {
             next_start_node: 0,
             rng: crate::simulator::Prng::new(DEFAULT_SCHEDULER_SEED),
             last_cycle: Default::default(),
+            record_for: None,
             index_use: crate::scheduler::IndexUse::Auto,
             stamp_clock: 0,
             node_epoch: 0,
@@ -2419,7 +2425,11 @@ impl Cluster {
         };
         let bound: Vec<(u32, NodeId)> = (0..self.nodes.len())
             .filter(|&i| outside != Some(NodeId(i as u32)))
-            .flat_map(|i| self.node_pods[i].iter().map(move |&k| (k, NodeId(i as u32))))
+            .flat_map(|i| {
+                self.node_pods[i]
+                    .iter()
+                    .map(move |&k| (k, NodeId(i as u32)))
+            })
             .collect();
         for &(k, n) in &bound {
             self.affinity_count(k, n, false);
@@ -3268,7 +3278,10 @@ mod pod_record_tests {
         // A term over the hostname key, so its topology exists and counts.
         c.deploy(
             DeploymentSpec::new("web", 6, Resources::new(10, 10)).with_template(|t| {
-                t.with_preferred_anti_affinity(1, AffinityTerm::new(Selector::new(&[("app", "web")]), None))
+                t.with_preferred_anti_affinity(
+                    1,
+                    AffinityTerm::new(Selector::new(&[("app", "web")]), None),
+                )
             }),
         )
         .unwrap();
@@ -3298,20 +3311,34 @@ mod pod_record_tests {
             c.reconcile_to_fixed_point(crate::scheduler::Profile::kube_scheduler());
             // The flag, from scratch.
             let live: Vec<&NodeState> = c.nodes.iter().filter(|n| !n.removed).collect();
-            let values: Vec<Option<&String>> =
-                live.iter().map(|n| n.spec.labels.get(HOSTNAME_KEY)).collect();
+            let values: Vec<Option<&String>> = live
+                .iter()
+                .map(|n| n.spec.labels.get(HOSTNAME_KEY))
+                .collect();
             let mut distinct = values.iter().flatten().collect::<Vec<_>>();
             distinct.sort();
             distinct.dedup();
             let own = values.iter().all(|v| v.is_some()) && distinct.len() == values.len();
             assert_eq!(c.hostname_is_node(), own, "step {step}: {values:?}");
             // Domains: same value, same domain; no label, none.
-            let t = c.topologies.iter().position(|t| t.key == HOSTNAME_KEY).unwrap();
-            let ids: Vec<usize> = (0..c.nodes.len()).filter(|&i| !c.nodes[i].removed).collect();
+            let t = c
+                .topologies
+                .iter()
+                .position(|t| t.key == HOSTNAME_KEY)
+                .unwrap();
+            let ids: Vec<usize> = (0..c.nodes.len())
+                .filter(|&i| !c.nodes[i].removed)
+                .collect();
             for &i in &ids {
                 for &j in &ids {
-                    let (di, dj) = (c.domain(t as u32, NodeId(i as u32)), c.domain(t as u32, NodeId(j as u32)));
-                    let (li, lj) = (c.nodes[i].spec.labels.get(HOSTNAME_KEY), c.nodes[j].spec.labels.get(HOSTNAME_KEY));
+                    let (di, dj) = (
+                        c.domain(t as u32, NodeId(i as u32)),
+                        c.domain(t as u32, NodeId(j as u32)),
+                    );
+                    let (li, lj) = (
+                        c.nodes[i].spec.labels.get(HOSTNAME_KEY),
+                        c.nodes[j].spec.labels.get(HOSTNAME_KEY),
+                    );
                     assert_eq!(di.is_some(), li.is_some(), "step {step}");
                     if di.is_some() && dj.is_some() {
                         assert_eq!(di == dj, li == lj, "step {step}");
@@ -3319,7 +3346,11 @@ mod pod_record_tests {
                 }
             }
             // The term's counts, from the pods.
-            let term = c.terms.iter().find(|ts| c.topologies[ts.topo as usize].key == HOSTNAME_KEY).unwrap();
+            let term = c
+                .terms
+                .iter()
+                .find(|ts| c.topologies[ts.topo as usize].key == HOSTNAME_KEY)
+                .unwrap();
             let mut want: BTreeMap<u32, u32> = BTreeMap::new();
             for &i in &ids {
                 if let Some(d) = c.domain(t as u32, NodeId(i as u32)) {

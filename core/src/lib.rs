@@ -123,11 +123,10 @@ pub use error::Error;
 pub use events::{EventCursor, EventLog, EventRecord, EventType, Reason, RenderedEvent, Source};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
-    NodeInclusionPolicy,
-    NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm, NodeSpec,
-    PdbSpec, PodTemplate, PreferredSchedulingTerm, Resources, RollingUpdate, Selector,
-    SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
-    TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
+    NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
+    NodeSelectorTerm, NodeSpec, PdbSpec, PodTemplate, PreferredSchedulingTerm, Resources,
+    RollingUpdate, Selector, SelectorOperator, ServiceSpec, Taint, TaintEffect, Toleration,
+    TolerationOperator, TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
 };
 pub use namespace::NamespaceSpec;
 pub use priority::{PreemptionPolicy, PriorityClass};

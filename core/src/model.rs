@@ -11,9 +11,9 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub use crate::affinity::{
-    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,
-    NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
-    WeightedAffinityTerm, WhenUnsatisfiable,
+    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator,
+    NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator,
+    TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
 };
 use crate::error::Error;
 use crate::limits::quoted;

@@ -16,6 +16,7 @@ use crate::model::{
     DeploymentSpec, NodeSpec, PdbSpec, PodTemplate, Resources, RollingUpdate, ServiceSpec, Taint,
     TaintEffect,
 };
+use crate::scheduler::Explanation;
 use crate::scheduler::Profile;
 
 /// SplitMix64: tiny, fast, and good enough to drive a simulation. Every random
@@ -1105,6 +1106,36 @@ impl Simulator {
             let _ = s.apply(e);
         }
         s
+    }
+
+    /// One tick, as [`Simulator::step`], watching the scheduler for the
+    /// bind of `pod` (`namespace/name`, or a name in `default`): returns
+    /// the tick's report and, if the tick bound it, the cycle that did, as
+    /// of that bind ([`Cluster::explain_decision`]: the cluster as the
+    /// cycle saw it, the nodes it scored, the node it chose). To explain a
+    /// bound pod as of its decision, step a copy of its run to the tick
+    /// before [`crate::PodView::bound_at`] and call this. The placement is
+    /// the one `step` makes: watching changes nothing.
+    pub fn step_deciding(&mut self, pod: &str) -> (StepReport, Option<Result<Explanation, Error>>) {
+        if self.in_step.is_some() {
+            return (self.finish_step(), None);
+        }
+        let mut report = self.begin_step();
+        self.fire_due(&mut report, u32::MAX);
+        let mut decision = None;
+        let profile = &self.profile;
+        let pod = crate::namespace::canonical(pod);
+        self.cluster.record_for = Some(String::from(pod));
+        let mut watch = |c: &Cluster, name: &str, _: crate::NodeId| {
+            if name == pod {
+                decision = Some(c.explain_decision(name, profile, c.last_cycle()));
+            }
+        };
+        report.reconcile = self
+            .cluster
+            .reconcile_to_fixed_point_observed(profile, &mut watch);
+        self.cluster.record_for = None;
+        (report, decision)
     }
 
     /// `ticks` steps; returns the last report.

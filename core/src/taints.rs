@@ -22,8 +22,9 @@
 //! FailZone, an imported node whose Ready condition is not True), so the
 //! taint they get is `unreachable`. These taints are the node's state, not
 //! entries of its spec (as cordoning is): [`Cluster::condition_taints`]
-//! lists them, the NodeReady filter keeps new pods away (their NoSchedule
-//! half), and the taint-eviction controller below reads their NoExecute half
+//! lists them, the TaintToleration filter reads them after the node's own
+//! taints (their NoSchedule half keeps new pods away unless they tolerate
+//! it, as in Kubernetes), and the taint-eviction controller below reads their NoExecute half
 //! next to the node's own taints. Every pod carries DefaultTolerationSeconds'
 //! two tolerations ([`default_tolerations`]) unless it already tolerates the
 //! taints, so its pods stay 300 s, not Ready, before they are evicted and

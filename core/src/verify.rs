@@ -716,8 +716,12 @@ fn spread_allows(c: &Cluster, p: &PodView<'_>, n: &NodeView<'_>) -> bool {
     let admitted = |m: &NodeView<'_>, s: &crate::model::TopologySpreadConstraint| {
         use crate::model::{NodeInclusionPolicy::Honor, Taint};
         let affinity = s.node_affinity_policy != Honor
-            || (t.node_selector.iter().all(|(k, v)| m.spec.labels.get(k) == Some(v))
-                && t.node_affinity.required_matches(&m.spec.name, &m.spec.labels));
+            || (t
+                .node_selector
+                .iter()
+                .all(|(k, v)| m.spec.labels.get(k) == Some(v))
+                && t.node_affinity
+                    .required_matches(&m.spec.name, &m.spec.labels));
         let mut taints: Vec<Taint> = m.spec.taints.clone();
         if m.cordoned {
             taints.push(Taint::new(

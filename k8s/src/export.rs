@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use shepherd::model::{
-    NodeAffinity, NodeInclusionPolicy, NodeSelectorTerm, TopologySpreadConstraint, WeightedAffinityTerm,
-    DEFAULT_READY_AFTER,
+    NodeAffinity, NodeInclusionPolicy, NodeSelectorTerm, TopologySpreadConstraint,
+    WeightedAffinityTerm, DEFAULT_READY_AFTER,
 };
 use shepherd::{
     AffinityTerm, BarePodSpec, Budget, Cluster, DaemonSetSpec, DeploymentSpec, IntOrPercent,

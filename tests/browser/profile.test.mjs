@@ -133,6 +133,19 @@ test('explain: a column per score plugin for a bound pod and a pending one, sort
     // Which plugin decided, and by how much; the weights are in the headers.
     const decided = await page.textContent('#explain-decided');
     assert.match(decided, /^(Decided by (\w+): it gives [\w-]+ \d+ more weighted points than the runner-up [\w-]+; the totals differ by \d+|\d+ nodes share the best total)/);
+    // It opens on the cycle that bound it; a switch shows a cycle run now.
+    assert.equal(await page.isVisible('#explain-when'), true);
+    assert.match(await page.textContent('#explain-then'), /^At the decision \(tick \d+\)$/);
+    assert.equal(await page.getAttribute('#explain-then', 'aria-pressed'), 'true');
+    assert.match(await page.textContent('#explain-meta'), /^As the scheduling cycle at tick \d+ saw the cluster, just before the bind\./);
+    assert.match(await page.textContent('#explain-summary'), new RegExp(`^web-0 was bound to ${chip}`));
+    await page.click('#explain-now');
+    assert.equal(await page.getAttribute('#explain-now', 'aria-pressed'), 'true');
+    assert.equal(await page.getAttribute('#explain-then', 'aria-pressed'), 'false');
+    assert.match(await page.textContent('#explain-summary'), /as if it were placed again now/);
+    assert.match(await page.textContent('#explain-meta'), /^At tick \d+\./);
+    await page.click('#explain-then');
+    assert.match(await page.textContent('#explain-summary'), new RegExp(`^web-0 was bound to ${chip}`));
     assert.match(await page.textContent('#explain-table thead'), /×3.*×2/);
 
     // Sort by Total (best first), then by node name, then by a plugin.
@@ -205,6 +218,10 @@ test('switching the profile changes where pods land, and Reset keeps the choice'
     // The explain dialog follows: a single NodeResourcesFit column.
     const t = await openExplain(page, '#nodes .pod[data-pod="web-0"]');
     assert.deepEqual(t.keys, ['position', 'node', 'NodeResourcesFit', 'total']);
+    // The cycle that bound web-0 saw two empty nodes: a tie, to the lowest
+    // id. Placed again now, web-1 makes node-1 the fuller: NodeResourcesFit decides.
+    assert.match(await page.textContent('#explain-decided'), /^2 nodes share the best total.*lowest node id wins/);
+    await page.click('#explain-now');
     assert.match(await page.textContent('#explain-decided'), /Decided by NodeResourcesFit/);
     await page.keyboard.press('Escape');
 
@@ -377,6 +394,10 @@ test('explain at 5,000 nodes: one page of rows at a time, a filter, pages', asyn
     console.log(`# explain at 5,000 nodes opened in ${Date.now() - t0} ms (with the node dialog)`);
     let t = await explainTable(page);
     assert.equal(t.rows.length, 50, 'one page of 50 rows');
+    // The cycle that bound it scored a sample (percentageOfNodesToScore's
+    // adaptive 10% at 5,000 nodes); the other nodes that pass say so.
+    assert.match(await page.textContent('#explain-meta'), /pass every filter; the cycle scored 500 of them\./);
+    assert.match(await page.textContent('#explain-summary'), /it scored 500 of the feasible nodes/);
     assert.match(await page.textContent('#explain-rows'), /^Rows 1–50 of 5,000$/);
     await page.click('#explain-next');
     assert.match(await page.textContent('#explain-rows'), /^Rows 51–100 of 5,000$/);

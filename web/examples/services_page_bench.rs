@@ -75,7 +75,10 @@ fn main() {
         r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
         items.join(",")
     );
-    let mut s = Session::new(1, parse_policy("default-scheduler").expect("a named profile"));
+    let mut s = Session::new(
+        1,
+        parse_policy("default-scheduler").expect("a named profile"),
+    );
     s.submit(Action::Manifests { manifests })
         .expect("the manifests are taken");
     let t = Instant::now();

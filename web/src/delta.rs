@@ -573,12 +573,20 @@ mod tests {
         let rows = s.snapshot(false).services;
         assert_eq!(rows.len(), 2);
         for row in rows {
-            let all = s.simulator().cluster().service_endpoints(&row.name).unwrap();
+            let all = s
+                .simulator()
+                .cluster()
+                .service_endpoints(&row.name)
+                .unwrap();
             assert_eq!(row.endpoint_count as usize, all.len(), "{}", row.name);
             let listed = all.len().min(view::ENDPOINTS_LISTED);
             assert_eq!(row.endpoints, all[..listed], "{}", row.name);
             if row.name == "all" {
-                assert!(all.len() > view::ENDPOINTS_LISTED, "{} endpoints", all.len());
+                assert!(
+                    all.len() > view::ENDPOINTS_LISTED,
+                    "{} endpoints",
+                    all.len()
+                );
             }
         }
     }

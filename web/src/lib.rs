@@ -822,6 +822,23 @@ impl Shepherd {
         to_js(&self.session.explain(pod).map_err(err)?)
     }
 
+    /// The scheduling cycle that bound a pod, as of its bind: `{tick,
+    /// explain}` (`explain` shaped as [`Sim::explain`]'s answer), or null
+    /// for a pod that is not bound or that its kubelet took by
+    /// spec.nodeName.
+    #[wasm_bindgen(js_name = explainDecision)]
+    pub fn explain_decision(&self, pod: &str) -> Result<JsValue, JsError> {
+        #[derive(serde::Serialize)]
+        struct Decision {
+            tick: u64,
+            explain: view::ExplainView,
+        }
+        match self.session.explain_decision(pod).map_err(err)? {
+            Some((tick, explain)) => to_js(&Decision { tick, explain }),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
     /// The cluster's balance now, as a plain object: per resource (`cpu`,
     /// `memory`, `pods`) `{nodes, requested, allocatable, overall, histogram
     /// (10 buckets), min, max, mean, stdDev, inUse, empty}` over the Ready

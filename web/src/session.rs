@@ -905,6 +905,41 @@ impl Session {
             .map_err(|e| e.to_string())
     }
 
+    /// The cycle that bound `pod`, as of its bind, and the tick it ran in
+    /// (issue 47: explain as of the decision): a copy of the run replayed
+    /// to the tick before the bind (from the newest kept copy before it,
+    /// else from the seed), then that tick stepped watching the scheduler
+    /// (`Simulator::step_deciding`). `None` for a pod that is not bound,
+    /// or that its kubelet took by spec.nodeName (no scheduler decided).
+    /// Costs a replay of at most the distance between kept copies, and a
+    /// copy of one simulator while it runs.
+    pub fn explain_decision(&self, pod: &str) -> Result<Option<(u64, ExplainView)>, String> {
+        let v = self
+            .sim
+            .cluster()
+            .pod_by_name(pod)
+            .map_err(|e| e.to_string())?;
+        if v.node.is_none() || v.by_node_name || v.bound_at == 0 {
+            return Ok(None);
+        }
+        let at = v.bound_at;
+        let script = self.script()?;
+        let mut sim = match self.checkpoints.kept.iter().rev().find(|(t, _)| *t < at) {
+            Some((_, copy)) => {
+                let mut copy = copy.clone();
+                copy.reschedule(&script);
+                copy
+            }
+            None => Simulator::with_script(self.sim.seed(), self.profile.clone(), script),
+        };
+        sim.run((at - 1).saturating_sub(sim.tick()));
+        match sim.step_deciding(pod).1 {
+            Some(Ok(e)) => Ok(Some((at, ExplainView::from(e)))),
+            Some(Err(e)) => Err(e.to_string()),
+            None => Ok(None),
+        }
+    }
+
     /// The current pod template of an app (the roll form starts from it).
     pub fn template(&self, app: &str) -> Result<shepherd::PodTemplate, String> {
         self.sim.cluster().template(app).map_err(|e| e.to_string())
@@ -1020,6 +1055,58 @@ mod tests {
         s.run(3);
         s.step_back().unwrap();
         assert_eq!(seen(&s), seen(&from_seed(&s)));
+    }
+
+    #[test]
+    fn a_bound_pod_is_explained_as_of_its_bind_from_a_copy_or_the_seed() {
+        let mut s = Session::new(5, Profile::kube_scheduler());
+        s.submit(Action::Generate {
+            nodes: 200,
+            pods_per_node: 20,
+        })
+        .unwrap();
+        s.run(3);
+        let app = s.snapshot(false).apps[0].name.clone();
+        let before = s.sim.cluster().app(&app).unwrap().desired;
+        s.submit(Action::Scale {
+            app: app.clone(),
+            replicas: before + 5,
+        })
+        .unwrap();
+        s.run(3);
+        assert!(!s.checkpoint_ticks().is_empty());
+        let late = format!("{app}-{}", before + 4);
+        let c = s.sim.cluster();
+        for pod in [format!("{app}-0"), late] {
+            let v = c.pod_by_name(&pod).unwrap();
+            let node = c.node_by_id(v.node.unwrap()).unwrap().name().to_string();
+            let (at, e) = s
+                .explain_decision(&pod)
+                .unwrap()
+                .unwrap_or_else(|| panic!("{pod} was bound by the scheduler"));
+            assert_eq!(at, v.bound_at, "{pod}");
+            assert_eq!(
+                e.bound_to.as_deref(),
+                Some(node.as_str()),
+                "{pod}: {}",
+                e.summary
+            );
+            assert!(
+                e.summary.starts_with(&format!("{pod} was bound to {node}")),
+                "{}",
+                e.summary
+            );
+            // From the seed alone (no copies), the same decision.
+            let fresh =
+                Session::replayed(5, Profile::kube_scheduler(), s.log.clone(), s.tick()).unwrap();
+            assert_eq!(
+                fresh.explain_decision(&pod).unwrap(),
+                Some((at, e)),
+                "{pod}"
+            );
+        }
+        // A Pending pod, or one that does not exist.
+        assert!(s.explain_decision("nobody-0").is_err());
     }
 
     fn add_node(name: &str) -> Action {

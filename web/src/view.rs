@@ -569,8 +569,10 @@ impl From<Explanation> for ExplainView {
                     .collect(),
             })
             .collect();
-        // Stable: rejected nodes keep their id order.
-        nodes.sort_by_key(|v| v.position.unwrap_or(u32::MAX));
+        // Stable: the scored nodes by position, then those that passed
+        // but were not scored (outside a cycle's sample), then the
+        // rejected ones, each in id order.
+        nodes.sort_by_key(|v| (v.position.unwrap_or(u32::MAX), !v.feasible));
         ExplainView {
             pod: x.pod,
             phase: x.phase,

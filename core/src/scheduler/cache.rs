@@ -2,7 +2,8 @@
 //!
 //! A batch (the pending pods of one Deployment revision) needs, per node, the
 //! verdict of the filters that read only the node and the template
-//! (NodeReady, NodeUnschedulable, TaintToleration, NodeAffinity) and the
+//! (NodeUnschedulable, TaintToleration with a node's condition taints,
+//! NodeAffinity) and the
 //! node-local scores (NodeResourcesFit, NodeResourcesBalancedAllocation),
 //! which read only the node's books and the pod's requests. Many batches share
 //! these inputs: Deployments with the same requests, or the same nodeSelector

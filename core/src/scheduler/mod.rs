@@ -3,8 +3,9 @@
 //! [`Profile`] (which plugins, which weights, which arguments).
 //!
 //! The cycle follows kube-scheduler step by step:
-//! - **Filter**, in the profile's plugin order (NodeReady first, Shepherd's
-//!   stand-in for the not-ready taint), over the nodes starting where the
+//! - **Filter**, in the profile's plugin order (a node that is not Ready
+//!   is rejected by TaintToleration for its `unreachable` taints, as the
+//!   node lifecycle controller taints it), over the nodes starting where the
 //!   previous cycle stopped, until `numFeasibleNodesToFind` feasible nodes are
 //!   found (percentageOfNodesToScore) or every node was visited.
 //! - A single feasible node is chosen without scoring, as kube-scheduler does.
@@ -94,7 +95,6 @@ impl Code {
 /// Why a filter rejected a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unfit {
-    NotReady,
     Unschedulable,
     NodeAffinity,
     /// An untolerated NoSchedule or NoExecute taint (the first, in the
@@ -121,7 +121,6 @@ impl Unfit {
     pub fn reasons(&self) -> Vec<String> {
         let one = |s: &str| vec![s.to_string()];
         match self {
-            Unfit::NotReady => one("node(s) were not ready"),
             Unfit::Unschedulable => one(node_unschedulable::REASON),
             Unfit::NodeAffinity => one(node_affinity::REASON),
             Unfit::Taint(_) => one(taint_toleration::REASON),
@@ -149,8 +148,8 @@ impl Unfit {
     }
 
     /// The status code the rejecting plugin's Filter returns with this
-    /// reason, as in Kubernetes v1.37: TaintToleration (the not-ready taint
-    /// included), NodeUnschedulable and NodeAffinity say
+    /// reason, as in Kubernetes v1.37: TaintToleration (the unreachable
+    /// taint of a node that is not Ready included), NodeUnschedulable and NodeAffinity say
     /// UnschedulableAndUnresolvable; NodeResourcesFit says Unschedulable
     /// unless a request exceeds the node's allocatable (`fitsRequest`);
     /// PodTopologySpread says UnschedulableAndUnresolvable for a missing
@@ -161,8 +160,7 @@ impl Unfit {
     /// (interpodaffinity/filtering.go).
     pub fn code(&self) -> Code {
         match self {
-            Unfit::NotReady
-            | Unfit::Unschedulable
+            Unfit::Unschedulable
             | Unfit::NodeAffinity
             | Unfit::Taint(_)
             | Unfit::SpreadMissingLabel
@@ -193,7 +191,6 @@ impl Unfit {
     /// The filter plugin that rejected, by its Kubernetes name.
     pub fn plugin(&self) -> &'static str {
         match self {
-            Unfit::NotReady => "NodeReady",
             Unfit::Unschedulable => Plugin::NodeUnschedulable.name(),
             Unfit::NodeAffinity => Plugin::NodeAffinity.name(),
             Unfit::Taint(_) => Plugin::TaintToleration.name(),
@@ -875,7 +872,10 @@ impl Cluster {
             .map(|(k, v)| crate::cluster::label_hash(k, v))
             .min_by_key(|p| self.revisions_by_label.get(p).map_or(0, Vec::len));
         let candidates = match &pair {
-            Some(p) => self.revisions_by_label.get(p).map_or(&[][..], Vec::as_slice),
+            Some(p) => self
+                .revisions_by_label
+                .get(p)
+                .map_or(&[][..], Vec::as_slice),
             None => &self.all_revisions[..],
         };
         let mut others = Vec::new();
@@ -917,8 +917,12 @@ impl Cluster {
         let tpl = &rev.template;
         let plain = tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none();
         let key = cache::InclusionKey {
-            affinity: (affinity == Honor && !plain)
-                .then(|| (tpl.node_selector.clone(), tpl.node_affinity.required.clone())),
+            affinity: (affinity == Honor && !plain).then(|| {
+                (
+                    tpl.node_selector.clone(),
+                    tpl.node_affinity.required.clone(),
+                )
+            }),
             taints: (taints == Honor).then(|| {
                 let mut all = tpl.tolerations.clone();
                 all.extend(rev.added_tolerations.iter().cloned());
@@ -964,7 +968,11 @@ impl Cluster {
             {
                 return false;
             }
-            if self.condition_taints(NodeId(i as u32)).iter().any(untolerated) {
+            if self
+                .condition_taints(NodeId(i as u32))
+                .iter()
+                .any(untolerated)
+            {
                 return false;
             }
         }
@@ -1017,6 +1025,19 @@ impl Cluster {
         };
         self.caches.keep_inclusion(key.clone(), kept);
         out
+    }
+
+    /// Whether the batch's soft hostname constraint is the system
+    /// defaults' and no live node carries the hostname label (nodes
+    /// written by hand, without the kubelet's label). Kubernetes' Score
+    /// adds a constraint's term only on a node that has its key, and with
+    /// the system defaults it does not ignore nodes lacking one, so every
+    /// node scores the zone term alone: the fast cycle's shape with a
+    /// hostname term of 0.
+    fn hostname_absent(&self, b: &Batch) -> bool {
+        b.hostname_labels.is_some()
+            && !b.soft_require_all
+            && self.hostnames.missing == self.live_nodes
     }
 
     /// `Batch::hostname_labels` for soft constraints `soft`.
@@ -1182,10 +1203,16 @@ impl Cluster {
         let index_of = |e: &SpreadEntry| {
             (e.inclusion.as_ref()).map(|k| keys.iter().position(|x| x == k).unwrap_or(0) as u8)
         };
-        let hard: Vec<(SpreadEntry, Option<u8>)> =
-            hard.into_iter().map(|e| (index_of(&e), e)).map(|(i, e)| (e, i)).collect();
-        let soft: Vec<(SpreadEntry, Option<u8>)> =
-            soft.into_iter().map(|e| (index_of(&e), e)).map(|(i, e)| (e, i)).collect();
+        let hard: Vec<(SpreadEntry, Option<u8>)> = hard
+            .into_iter()
+            .map(|e| (index_of(&e), e))
+            .map(|(i, e)| (e, i))
+            .collect();
+        let soft: Vec<(SpreadEntry, Option<u8>)> = soft
+            .into_iter()
+            .map(|e| (index_of(&e), e))
+            .map(|(i, e)| (e, i))
+            .collect();
         // A hostname constraint's domain is the node (`topo` None) for the
         // score always (kube-scheduler counts a hostname constraint's pods
         // on the node itself), and for the filter while every node has a
@@ -1416,9 +1443,11 @@ impl Cluster {
             let labels = if hard { None } else { b.hostname_labels };
             let has_keys = !self.hot[i].removed
                 && (!require_all
-                    || list
-                        .iter()
-                        .all(|s| s.topo.or(labels).is_none_or(|t| self.domain(t, n).is_some())));
+                    || list.iter().all(|s| {
+                        s.topo
+                            .or(labels)
+                            .is_none_or(|t| self.domain(t, n).is_some())
+                    }));
             for s in list.iter_mut() {
                 if !s.self_match {
                     continue;
@@ -1464,7 +1493,7 @@ impl Cluster {
     }
 
     /// The filters that depend only on the node and the template, in the
-    /// profile's order (NodeReady always first).
+    /// profile's order.
     fn static_filter(&self, n: NodeId, rev: &Revision, profile: &Profile) -> Result<(), Unfit> {
         self.static_filter_with(n, rev, profile, true)
     }
@@ -1481,9 +1510,6 @@ impl Cluster {
         affinity: bool,
     ) -> Result<(), Unfit> {
         let node = &self.nodes[n.0 as usize];
-        if !node.ready {
-            return Err(Unfit::NotReady);
-        }
         let tpl = &rev.template;
         for p in &profile.filters {
             match p {
@@ -1497,6 +1523,23 @@ impl Cluster {
                         taint_toleration::first_untolerated(&node.spec.taints, &tpl.tolerations)
                     {
                         return Err(Unfit::Taint(t.clone()));
+                    }
+                    // A node that is not Ready carries the node lifecycle
+                    // controller's `unreachable` taints after its own
+                    // (`Cluster::condition_taints`); the NoExecute one is
+                    // also tolerated by what DefaultTolerationSeconds added.
+                    if !node.ready {
+                        let tolerated = |t: &crate::model::Taint| {
+                            tpl.tolerations
+                                .iter()
+                                .chain(rev.added_tolerations.iter())
+                                .any(|tol| tol.tolerates(t))
+                        };
+                        if let Some(t) =
+                            self.condition_taints(n).into_iter().find(|t| !tolerated(t))
+                        {
+                            return Err(Unfit::Taint(t));
+                        }
                     }
                 }
                 Plugin::NodeAffinity if affinity => {
@@ -1806,8 +1849,7 @@ impl Cluster {
             }
             // A bare Pod with spec.nodeName is its kubelet's, never the
             // scheduler's (Pending only while that node does not exist).
-            if matches!(&ctl.workload, crate::cluster::Workload::Pod(b) if b.node_name.is_some())
-            {
+            if matches!(&ctl.workload, crate::cluster::Workload::Pod(b) if b.node_name.is_some()) {
                 continue;
             }
             if let Some((cap, bind)) = ctl.blocked {
@@ -2225,6 +2267,20 @@ impl Cluster {
         });
     }
 
+    /// Whether pod `k` is named `name` (as `Cluster::pod_name` writes it),
+    /// without writing its name.
+    fn pod_has_name(&self, k: u32, name: &str) -> bool {
+        let p = self.pod(k);
+        let ctl = &self.controllers[p.controller.0 as usize];
+        match ctl.workload {
+            crate::cluster::Workload::Pod(_) => ctl.name == name,
+            _ => name
+                .strip_prefix(ctl.name.as_str())
+                .and_then(|rest| rest.strip_prefix('-'))
+                .is_some_and(|ord| ord.parse::<u32>() == Ok(p.ordinal)),
+        }
+    }
+
     fn bind_observed(&mut self, k: u32, n: NodeId, on_bind: &mut Option<&mut OnBind<'_>>) {
         self.bind(k, n);
         if let Some(f) = on_bind.as_deref_mut() {
@@ -2299,11 +2355,15 @@ impl Cluster {
         mut on_bind: Option<&mut OnBind<'_>>,
     ) -> (u32, usize) {
         let mut bound = 0;
-        b.record = on_bind.is_some();
         // The cycles' scratch, out of the batch while they run (moving it
         // in and out each cycle copied it).
         let mut x = core::mem::take(&mut b.ix);
         for (i, &k) in keys.iter().enumerate() {
+            b.record = on_bind.is_some()
+                && self
+                    .record_for
+                    .as_deref()
+                    .is_none_or(|name| self.pod_has_name(k, name));
             b.pods_left = keys.len() - i;
             match self.cycle(b, &mut x, profile) {
                 Some(n) => {
@@ -2460,15 +2520,16 @@ impl Cluster {
         // The system defaults (hostname, then zone), or one hostname
         // constraint of the pod's own (every node has its hostname, so
         // requiring every key ignores none).
-        // (A node without a hostname label scores without the hostname
-        // constraint: the general scorer's case.)
+        // A node without a hostname label scores without the hostname
+        // constraint: the general scorer's case, unless no node has the
+        // label (then no node scores that term, see `hostname_absent`).
         let spread_ok = b.soft.is_empty()
-            || b.hostname_labels.is_none()
+            || (b.hostname_labels.is_none() || self.hostname_absent(b))
                 && (b.soft.len() == 2
-                && !b.soft_require_all
-                && b.soft[0].topo.is_none()
-                && b.soft[1].topo.is_some()
-                || b.soft.len() == 1 && b.soft[0].topo.is_none());
+                    && !b.soft_require_all
+                    && b.soft[0].topo.is_none()
+                    && b.soft[1].topo.is_some()
+                    || b.soft.len() == 1 && b.soft[0].topo.is_none());
         spread_ok
             && profile.scores.iter().all(|(p, _)| {
                 matches!(
@@ -3779,6 +3840,7 @@ impl Cluster {
             x.zones.len()
         };
         let (h, z) = (&b.soft[0], b.soft.get(1));
+        let no_hostnames = self.hostname_absent(b);
         let w_h = x.normalizing_weight(m);
         let w_z = x.normalizing_weight(zones);
         // Raw scores in `x.scores` first, then normalised in place. The
@@ -3789,7 +3851,12 @@ impl Cluster {
         x.scores
             .extend(present.iter().zip(&x.parts).map(|(&c, &(cnt, d))| {
                 if last.0 != cnt {
-                    last = (cnt, spread::score_for_count(cnt as i64, h.max_skew, w_h));
+                    let term = if no_hostnames {
+                        0.0
+                    } else {
+                        spread::score_for_count(cnt as i64, h.max_skew, w_h)
+                    };
+                    last = (cnt, term);
                 }
                 let mut score = last.1;
                 if let (Some(z), true) = (z, d != stride - 1) {
@@ -4172,9 +4239,9 @@ impl Cluster {
                 Plugin::NodeAffinity => b.rev.template.node_affinity.preferred.is_empty(),
                 Plugin::NodeResourcesBalancedAllocation => b.best_effort,
                 Plugin::InterPodAffinity => self.ipa_skips(&b.rev, profile),
-                Plugin::TaintToleration
-                | Plugin::NodeResourcesFit
-                | Plugin::NodeUnschedulable => false,
+                Plugin::TaintToleration | Plugin::NodeResourcesFit | Plugin::NodeUnschedulable => {
+                    false
+                }
             })
             .collect()
     }
@@ -4220,7 +4287,10 @@ impl Cluster {
                     .map(|(t, _)| t)
                     .chain(r.affinity_ids.iter().filter(|_| hard))
                     .filter(|t| own(t))
-                    .any(|&t| self.domain(terms[t as usize].topo, NodeId(i as u32)).is_some());
+                    .any(|&t| {
+                        self.domain(terms[t as usize].topo, NodeId(i as u32))
+                            .is_some()
+                    });
                 if carries {
                     return false;
                 }
@@ -4426,8 +4496,78 @@ impl Cluster {
         pod: &str,
         profile: impl Into<Cow<'p, Profile>>,
     ) -> Result<Explanation, crate::Error> {
-        let profile = profile.into();
-        let profile = profile.as_ref();
+        self.explain_among(pod, profile.into().as_ref(), None)
+    }
+
+    /// The cycle that is binding `pod` as of that bind: called by an
+    /// observer right after the bind ([`Cluster::reconcile_to_fixed_point_observed`]),
+    /// so the cluster is as the cycle saw it but for this pod, which is
+    /// taken off its node again. The filters run over every node; the
+    /// scores over the nodes the cycle scored (`cycle`, its sample under
+    /// percentageOfNodesToScore: normalisation is over that set, as in
+    /// kube-scheduler), or over every feasible node when the cycle kept no
+    /// list (a profile whose ties go to the lowest node id, or a pod
+    /// pinned to one node).
+    pub fn explain_decision(
+        &self,
+        pod: &str,
+        profile: &Profile,
+        cycle: &CycleRecord,
+    ) -> Result<Explanation, crate::Error> {
+        let scored = (!cycle.scored.is_empty()).then_some(cycle.scored.as_slice());
+        let mut e = self.explain_among(pod, profile, scored)?;
+        let chosen = cycle
+            .chosen
+            .map(|n| self.nodes[n.0 as usize].spec.name.clone())
+            .unwrap_or_default();
+        let best: Vec<&str> = e
+            .nodes
+            .iter()
+            .filter(|v| v.position == Some(1))
+            .map(|v| v.node.as_str())
+            .collect();
+        let sample = match scored {
+            Some(s) if s.len() < e.nodes.iter().filter(|v| v.feasible).count() => format!(
+                "; it scored {} of the feasible nodes (percentageOfNodesToScore), starting at {}",
+                s.len(),
+                self.nodes
+                    .get(cycle.start as usize)
+                    .map_or("the first node", |n| n.spec.name.as_str())
+            ),
+            _ => String::new(),
+        };
+        let feasible = e.nodes.iter().filter(|v| v.feasible).count();
+        e.summary = match best.len() {
+            _ if feasible == 1 => format!(
+                "{pod} was bound to {chosen}, the only node that passed every filter (kube-scheduler takes a lone feasible node without scoring)"
+            ),
+            0 => format!("{pod} was bound to {chosen} by this cycle{sample}"),
+            1 => format!("{pod} was bound to {chosen}, which had the best total{sample}"),
+            n => match profile.tie_break {
+                TieBreak::Random => format!(
+                    "{pod} was bound to {chosen}: {n} nodes shared the best total ({}), and the scheduler picked one at random{sample}",
+                    best.join(", ")
+                ),
+                TieBreak::LowestNodeId => format!(
+                    "{pod} was bound to {chosen}: {n} nodes shared the best total, and the profile gives ties to the lowest node id{sample}"
+                ),
+            },
+        };
+        if let Some(pre) = &e.preemption {
+            e.summary.push_str(&pre.summary(false));
+        }
+        e.bound_to = Some(chosen);
+        Ok(e)
+    }
+
+    /// `explain`, scoring only the feasible nodes among `scored` when it
+    /// is given.
+    fn explain_among(
+        &self,
+        pod: &str,
+        profile: &Profile,
+        scored: Option<&[NodeId]>,
+    ) -> Result<Explanation, crate::Error> {
         let k = self.pod_key(pod)?;
         let mut work = self.clone();
         let p = work.pod(k).clone();
@@ -4462,6 +4602,9 @@ impl Cluster {
                 position: None,
             });
         }
+        if let Some(set) = scored {
+            feasible.retain(|i| set.contains(&NodeId(*i)));
+        }
         let mut detail = Vec::new();
         work.score_feasible(&mut b, &feasible, profile, Some(&mut detail));
         let skipped: Vec<&'static str> = if feasible.is_empty() {
@@ -4486,7 +4629,7 @@ impl Cluster {
             v.total = Some(b.totals[j]);
         }
         let mut order: Vec<usize> = (0..verdicts.len())
-            .filter(|&r| verdicts[r].feasible)
+            .filter(|&r| verdicts[r].total.is_some())
             .collect();
         order.sort_by(|&x, &y| verdicts[y].total.cmp(&verdicts[x].total).then(x.cmp(&y)));
         let mut pos = 0;

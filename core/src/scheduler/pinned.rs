@@ -93,8 +93,8 @@ impl Cluster {
         self.node_id(&field.values[0]).ok()
     }
 
-    /// Every filter of the profile for the pinned node, in its order
-    /// (NodeReady first), as `filter_node` runs them.
+    /// Every filter of the profile for the pinned node, in its order, as
+    /// `filter_node` runs them.
     fn pinned_verdict(&self, n: NodeId, rev: &Revision, profile: &Profile) -> Result<(), Unfit> {
         self.static_filter(n, rev, profile)?;
         let node = &self.nodes[n.0 as usize];
