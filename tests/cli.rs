@@ -719,3 +719,122 @@ fn explain_names_a_missing_pod_once_and_what_there_is() {
         "shepherd: pod \"default/nope\" not found: the simulation holds no pods; expected manifests with pods to explain"
     );
 }
+
+fn kubectl(words: &str, stdin: Option<&str>) -> (i32, String, String) {
+    use std::io::Write;
+    let mut args = vec![
+        "kubectl".to_string(),
+        "../tests/manifests/workloads.yaml".to_string(),
+    ];
+    args.extend(words.split(' ').map(String::from));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shepherd"))
+        .args(&args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the shepherd binary should start");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn kubectl_get_pods_wide_lists_the_converged_placement() {
+    let (code, out, err) = kubectl("-- get pods -o wide", None);
+    assert_eq!(code, 0, "{err}");
+    let head: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        head,
+        [
+            "NAME",
+            "READY",
+            "STATUS",
+            "RESTARTS",
+            "AGE",
+            "IP",
+            "NODE",
+            "NOMINATED",
+            "NODE",
+            "READINESS",
+            "GATES"
+        ]
+    );
+    // The kubelet's refusal of load-test shows as kubectl shows status.reason.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("load-test") && l.contains("OutOfcpu")),
+        "{out}"
+    );
+    // The same placement as simulate's table.
+    let (_, sim, _) = run(&[
+        "simulate".into(),
+        "../tests/manifests/workloads.yaml".into(),
+    ]);
+    for l in out.lines().skip(1) {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        assert!(
+            sim.lines()
+                .any(|s| s.split_whitespace().next() == Some(w[0]) && s.contains(w[6])),
+            "{} on {} not in simulate's output:\n{sim}",
+            w[0],
+            w[6]
+        );
+    }
+}
+
+#[test]
+fn kubectl_commands_run_in_turn_and_errors_exit_1_in_kubectls_words() {
+    let (code, out, err) = kubectl(
+        "-- cordon ip-10-0-2-44.ec2.internal -- scale deploy/api --replicas 3 -- get nodes -- get deploy",
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("node/ip-10-0-2-44.ec2.internal cordoned\n"),
+        "{out}"
+    );
+    assert!(out.contains("deployment.apps/api scaled\n"), "{out}");
+    assert!(
+        out.contains("ip-10-0-2-44.ec2.internal   Ready,SchedulingDisabled"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("api ") && l.contains("3/3")),
+        "{out}"
+    );
+    let (code, _, err) = kubectl("-- get pods nope", None);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "Error from server (NotFound): pods \"nope\" not found\n"
+    );
+    let (code, _, err) = kubectl("-- get foo", None);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            1,
+            "error: the server doesn't have a resource type \"foo\"\n"
+        )
+    );
+}
+
+#[test]
+fn kubectl_apply_reads_standard_input() {
+    let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cache\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: cache}\n  template:\n    metadata:\n      labels: {app: cache}\n    spec:\n      containers:\n      - name: c\n        image: redis\n        resources:\n          requests: {cpu: 100m, memory: 64Mi}\n";
+    let (code, out, err) = kubectl("-- apply -f - -- get deploy cache", Some(yaml));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("deployment.apps/cache created\n"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("cache ") && l.contains("2/2")),
+        "{out}"
+    );
+}

@@ -294,7 +294,13 @@ fn least_allocated_counts_the_scored_requests_of_each_pod() {
     // (what, node, on it: requests and scored, incoming: requests and
     // scored, expected)
     #[allow(clippy::type_complexity)]
-    let rows: &[(&str, (u64, u64), Option<(Resources, Resources)>, (Resources, Resources), i64)] = &[
+    let rows: &[(
+        &str,
+        (u64, u64),
+        Option<(Resources, Resources)>,
+        (Resources, Resources),
+        i64,
+    )] = &[
         // A pod asking for cpu "0" and memory "0" on an empty 4-cpu 8Gi
         // node (issue 43): nothing is counted, 100; 97 with the defaults.
         (
@@ -546,27 +552,105 @@ fn balanced_allocation_table() {
     #[allow(clippy::type_complexity)]
     let rows: [(&str, &[i64], &[i64], &[i64], i64); 13] = [
         // "nothing scheduled, resources requested, differently sized nodes"
-        ("sized/node1 (100 -> 87)", &[3000, 5000], &[0, 0], &[4000, 10000], 68),
-        ("sized/node2 (100 -> 100)", &[3000, 5000], &[0, 0], &[6000, 10000], 75),
+        (
+            "sized/node1 (100 -> 87)",
+            &[3000, 5000],
+            &[0, 0],
+            &[4000, 10000],
+            68,
+        ),
+        (
+            "sized/node2 (100 -> 100)",
+            &[3000, 5000],
+            &[0, 0],
+            &[6000, 10000],
+            75,
+        ),
         // "resources requested, pods scheduled with resources"
-        ("existing/node1 (85 -> 82)", &[6000, 5000], &[3000, 0], &[10000, 20000], 73),
-        ("existing/node2 (97 -> 95)", &[6000, 10000], &[3000, 5000], &[10000, 20000], 74),
+        (
+            "existing/node1 (85 -> 82)",
+            &[6000, 5000],
+            &[3000, 0],
+            &[10000, 20000],
+            73,
+        ),
+        (
+            "existing/node2 (97 -> 95)",
+            &[6000, 10000],
+            &[3000, 5000],
+            &[10000, 20000],
+            74,
+        ),
         // "resources requested, pods scheduled with resources, differently sized nodes"
-        ("existing-sized/node2 (90 -> 80)", &[6000, 10000], &[3000, 5000], &[10000, 50000], 70),
+        (
+            "existing-sized/node2 (90 -> 80)",
+            &[6000, 10000],
+            &[3000, 5000],
+            &[10000, 50000],
+            70,
+        ),
         // "nodes to reach min/max score": the pod asks for memory only
-        ("min-max/node1 (50 -> 100)", &[3000, 5000], &[3000, 0], &[3000, 5000], 100),
-        ("min-max/node2 (100 -> 50)", &[0, 5000], &[0, 0], &[3000, 5000], 50),
+        (
+            "min-max/node1 (50 -> 100)",
+            &[3000, 5000],
+            &[3000, 0],
+            &[3000, 5000],
+            100,
+        ),
+        (
+            "min-max/node2 (100 -> 50)",
+            &[0, 5000],
+            &[0, 0],
+            &[3000, 5000],
+            50,
+        ),
         // "requested resources at node capacity"
-        ("capacity/node1 (75 -> 50)", &[6000, 0], &[3000, 0], &[6000, 10000], 62),
-        ("capacity/node2 (100 -> 75)", &[6000, 5000], &[3000, 5000], &[6000, 10000], 62),
+        (
+            "capacity/node1 (75 -> 50)",
+            &[6000, 0],
+            &[3000, 0],
+            &[6000, 10000],
+            62,
+        ),
+        (
+            "capacity/node2 (100 -> 75)",
+            &[6000, 5000],
+            &[3000, 5000],
+            &[6000, 10000],
+            62,
+        ),
         // "scalar resource is included in the score computation if pod
         // requests the scalar resource": cpu, memory and nvidia.com/gpu
-        ("gpu/node1 (69 -> 70)", &[3000, 5000, 4], &[3000, 5000, 3], &[3500, 40000, 8], 75),
-        ("gpu/node2 (62 -> 65)", &[3000, 5000, 1], &[3000, 5000, 0], &[3500, 40000, 8], 76),
+        (
+            "gpu/node1 (69 -> 70)",
+            &[3000, 5000, 4],
+            &[3000, 5000, 3],
+            &[3500, 40000, 8],
+            75,
+        ),
+        (
+            "gpu/node2 (62 -> 65)",
+            &[3000, 5000, 1],
+            &[3000, 5000, 0],
+            &[3500, 40000, 8],
+            76,
+        ),
         // "scalar resource is not included ... if pod doesn't request" it
-        ("no-gpu (100 -> 63)", &[3000, 5000], &[0, 0], &[3500, 40000], 56),
+        (
+            "no-gpu (100 -> 63)",
+            &[3000, 5000],
+            &[0, 0],
+            &[3500, 40000],
+            56,
+        ),
         // "include DRA resource on a node for balanced resource allocation"
-        ("dra/node1 (60 -> 62)", &[3000, 0, 1], &[3000, 0, 0], &[3500, 40000, 8], 76),
+        (
+            "dra/node1 (60 -> 62)",
+            &[3000, 0, 1],
+            &[3000, 0, 0],
+            &[3500, 40000, 8],
+            76,
+        ),
     ];
     for (what, req, on, alloc, expected) in rows {
         assert_eq!(balanced::score(req, on, alloc), expected, "{what}");

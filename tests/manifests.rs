@@ -1218,12 +1218,20 @@ fn explicit_zeros_and_each_containers_missing_requests_are_scored_as_kube_schedu
             .find(|p| p.name == *name)
             .unwrap_or_else(|| panic!("{name} imported"));
         assert_eq!(p.template.requests, Resources::new(req.0, req.1), "{name}");
-        assert_eq!(p.template.non_zero(), Resources::new(scored.0, scored.1), "{name}");
+        assert_eq!(
+            p.template.non_zero(),
+            Resources::new(scored.0, scored.1),
+            "{name}"
+        );
     }
     // The case: a 4-cpu 8Gi node and a pod asking for cpu "0" and
     // memory "0": LeastAllocated 100 (97 with the defaults).
     let mut one = node.to_string();
-    one.push_str(&pod_yaml("zeros", "", &c("a", "{cpu: \"0\", memory: \"0\"}")));
+    one.push_str(&pod_yaml(
+        "zeros",
+        "",
+        &c("a", "{cpu: \"0\", memory: \"0\"}"),
+    ));
     let cl = converge(&import(&one).unwrap().scenario);
     let e = cl.explain("zeros", Profile::kube_scheduler()).unwrap();
     let fit = e.nodes[0]
@@ -1237,7 +1245,11 @@ fn explicit_zeros_and_each_containers_missing_requests_are_scored_as_kube_schedu
     for (name, _, _, req, scored) in &rows {
         let p = back.scenario.pods.iter().find(|p| p.name == *name).unwrap();
         assert_eq!(p.template.requests, Resources::new(req.0, req.1), "{name}");
-        assert_eq!(p.template.non_zero(), Resources::new(scored.0, scored.1), "{name}");
+        assert_eq!(
+            p.template.non_zero(),
+            Resources::new(scored.0, scored.1),
+            "{name}"
+        );
     }
     assert!(back.warnings.is_empty(), "{:?}", back.warnings);
 }

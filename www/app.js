@@ -15,6 +15,7 @@ import {
 import { showError, clearErrors, updateReading } from './forms.js';
 import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 import { wireManifests } from './manifests.js';
+import { wireKubectl } from './kubectl.js';
 import { placeWithProgress } from './slices.js';
 import { wireWorkloads, updateWorkloadNames, selectWorkload } from './workloads.js';
 import { ChartsView, drawBalance } from './charts.js';
@@ -1255,6 +1256,7 @@ async function start() {
   charts = new ChartsView($('charts-panel'), { onSeek: seekTo });
   compare = new CompareView($('compare-panel'), { onPod: explain });
   wireProfile({ sim: () => page.sim, act, toast });
+  wireKubectl({ sim: () => page.sim, act });
   wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download, refusedDuringReplay, plural, act });
 
   // A reload right after a tick, before the hash was written: the tick the

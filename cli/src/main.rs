@@ -6,6 +6,7 @@
 //! shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
 //! shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS] [--then FILE]
 //! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--then FILE]
+//! shepherd kubectl FILE|DIR [--profile NAME] [--namespace NS] -- get pods -o wide [-- COMMAND ...]
 //! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
 //! shepherd compare [FILE|DIR|-] [--profiles P,P...] [--seeds N,N...] [--seed N --nodes N --apps N | --namespace NS] [--output json]
 //! ```
@@ -82,6 +83,11 @@ const USAGE: &str = "usage:
       kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings;
       --then FILE applies a second file to the converged cluster and converges again;
       every namespace is imported unless --namespace NS (-n NS) takes that one alone
+  shepherd kubectl FILE|DIR|- [--profile NAME] [--namespace NS] -- COMMAND [-- COMMAND ...]
+      kubectl's words over the converged cluster (docs/kubectl.md): get, describe,
+      top nodes, scale, cordon, uncordon, drain, taint, label, delete, rollout,
+      set image, create deployment, apply -f - (standard input); each change is
+      applied a tick after the last and converged before the next command
   shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--namespace NS] [--then FILE]
       for one pod after converging: every node's filter verdict (plugin and reason) and,
       for feasible nodes, each score plugin's raw, normalized, weight and weighted score,
@@ -151,16 +157,17 @@ fn main() -> ExitCode {
         Some("export") => manifests::export_cmd(&args[1..]).map_err(Failure::from),
         Some("explain") => manifests::explain(&args[1..]).map_err(Failure::from),
         Some("rollout") => rollout::rollout(&args[1..]).map_err(Failure::from),
+        Some("kubectl") => manifests::kubectl(&args[1..]).map_err(Failure::from),
         Some("help") | Some("--help") | Some("-h") => {
             println!("{USAGE}");
             Ok(())
         }
         Some(other) => Err(Failure::Usage(format!(
-            "unknown command {}; expected demo, converge, bench, simulate, explain, rollout, export or compare",
+            "unknown command {}; expected demo, converge, bench, simulate, explain, rollout, kubectl, export or compare",
             shepherd::limits::quoted(other)
         ))),
         None => Err(Failure::Usage(
-            "no command given; expected demo, converge, bench, simulate, explain, rollout, export or compare"
+            "no command given; expected demo, converge, bench, simulate, explain, rollout, kubectl, export or compare"
                 .to_string(),
         )),
     };

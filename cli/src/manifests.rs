@@ -10,8 +10,8 @@ use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{Cluster, Explanation, Profile};
 use shepherd_k8s::{
-    export, export_kwok, export_scheduler_config, import_with, kubectl_node_script, pods_wide,
-    pods_wide_json, Imported, ImportedNode, Options, Scenario, Warning,
+    export, export_kwok, export_scheduler_config, import, import_with, kubectl_node_script,
+    pods_wide, pods_wide_json, Imported, ImportedNode, Options, Scenario, Warning,
 };
 
 /// Reads FILE, every `.yaml`/`.yml`/`.json` file in DIR (sorted by name,
@@ -949,6 +949,90 @@ fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
             named_victims(c)
         );
     }
+}
+
+/// `shepherd kubectl FILE|DIR [--profile NAME] [--namespace NS] -- COMMAND [-- COMMAND ...]`:
+/// imports and converges the input as `simulate` does, then runs each
+/// kubectl command over it in turn (shepherd_k8s::kubectl). A command that
+/// changes the cluster is applied one tick after the one before it and the
+/// cluster converges again before the next; `apply -f -` reads standard
+/// input. Exits 1 after the first command kubectl would fail, with its
+/// error on standard error.
+pub fn kubectl(args: &[String]) -> Result<(), String> {
+    use shepherd_k8s::kubectl::{parse as kparse, run as krun, Page, Reply};
+    let cut = args.iter().position(|a| a == "--").ok_or(
+        "kubectl needs the command after --, e.g. shepherd kubectl FILE -- get pods -o wide",
+    )?;
+    let a = parse(
+        &args[..cut],
+        &["--policy", "--profile", "--namespace", "--then"],
+    )?;
+    let commands: Vec<&[String]> = args[cut + 1..].split(|w| w == "--").collect();
+    if commands.iter().any(|c| c.is_empty()) {
+        return Err("an empty command between --; expected a kubectl command after each --".into());
+    }
+    // Every command is read before the input is: a mistake costs no import,
+    // and is kubectl's (its words on standard error, exit 1).
+    let parsed: Vec<shepherd_k8s::kubectl::Command> = commands
+        .iter()
+        .map(|w| kparse(w))
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(1)
+        });
+    let mut stdin: Option<String> = None;
+    let r = run(&a, "kubectl");
+    let profile = r.profile.clone();
+    let mut sim = shepherd::simulator::Simulator::new(7, profile.clone());
+    *sim.cluster_mut() = r.cluster;
+    for cmd in parsed {
+        if matches!(cmd, shepherd_k8s::kubectl::Command::Apply { .. }) && stdin.is_none() {
+            if a.input.as_deref() == Some("-") {
+                return Err("apply -f - reads standard input, which the input - took already; expected the cluster from a FILE or DIR".into());
+            }
+            stdin = Some(read_bounded(
+                std::io::stdin(),
+                "standard input",
+                Options::default().limits.max_bytes,
+            )?);
+        }
+        match krun(sim.cluster(), &profile, &cmd, stdin.as_deref(), Page::ALL) {
+            Ok(Reply::Text { text, .. }) => print!("{text}"),
+            Ok(Reply::Change {
+                events,
+                manifests,
+                message,
+                error,
+            }) => {
+                let now = sim.cluster().now() + 1;
+                sim.cluster_mut().set_now(now);
+                for e in &events {
+                    sim.apply(e)
+                        .map_err(|e| format!("Error from server: {e}"))?;
+                }
+                if let Some(text) = manifests {
+                    let im = import(&text).map_err(|e| format!("error: {e}"))?;
+                    im.scenario
+                        .apply_onto(sim.cluster_mut())
+                        .map_err(|e| format!("Error from server: {e}"))?;
+                }
+                if !message.is_empty() {
+                    println!("{message}");
+                }
+                converge_until_ready(sim.cluster_mut(), &Scenario::default(), &profile);
+                if let Some(e) = error {
+                    eprintln!("{e}");
+                    std::process::exit(1);
+                }
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

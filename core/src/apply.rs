@@ -80,6 +80,17 @@ impl Cluster {
         }
     }
 
+    /// A Deployment's `spec.selector`, as declared (namespace requirements
+    /// left out, as everything shown leaves them).
+    pub fn deployment_selector_of(&self, name: &str) -> Result<Selector, Error> {
+        match self.existing_deployment(name) {
+            Ok(Some(id)) => Ok(crate::namespace::strip_selector(
+                &self.deployment_selector(id),
+            )),
+            _ => Err(Error::not_found("deployment", name)),
+        }
+    }
+
     /// What [`Cluster::apply_deployment`] would refuse, changing nothing.
     pub(crate) fn check_apply_deployment(&self, spec: &DeploymentSpec) -> Result<(), Error> {
         spec.validate()?;

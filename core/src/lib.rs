@@ -140,4 +140,4 @@ pub use scheduler::{
     ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
 };
 pub use taints::{DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
-pub use views::{AppStatus, NodeView, PodView, ServiceSummary};
+pub use views::{AppStatus, NodeView, PodView, ReplicaSetView, ServiceSummary};

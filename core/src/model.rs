@@ -1225,14 +1225,20 @@ mod tests {
     fn scored_requests_are_stated_only_where_containers_differ() {
         let t = PodTemplate::new(Resources::new(0, 512));
         assert_eq!(t.non_zero(), Resources::new(100, 512));
-        let zero = t.clone().with_scored_requests(Resources::new(0, 512), Resources::new(0, 512));
+        let zero = t
+            .clone()
+            .with_scored_requests(Resources::new(0, 512), Resources::new(0, 512));
         assert_eq!(zero.non_zero_requests, Some(Resources::new(0, 512)));
         assert_eq!(zero.non_zero(), Resources::new(0, 512));
-        let same = t.clone().with_scored_requests(Resources::new(0, 512), Resources::new(100, 512));
+        let same = t
+            .clone()
+            .with_scored_requests(Resources::new(0, 512), Resources::new(100, 512));
         assert_eq!(same, t, "the one-container form is not stated");
         assert_eq!(zero.clone().with_requests(Resources::new(0, 512)), t);
         assert!(zero.validate("web").is_ok());
-        let below = t.clone().with_scored_requests(Resources::new(300, 512), Resources::new(200, 512));
+        let below = t
+            .clone()
+            .with_scored_requests(Resources::new(300, 512), Resources::new(200, 512));
         let e = below.validate("web").unwrap_err().to_string();
         assert!(e.contains("below its requests"), "{e}");
         let huge = t.with_scored_requests(

@@ -1126,8 +1126,13 @@ impl Simulator {
         let profile = &self.profile;
         let pod = crate::namespace::canonical(pod);
         self.cluster.record_for = Some(String::from(pod));
-        let mut watch = |c: &Cluster, name: &str, _: crate::NodeId| {
+        let mut watch = |c: &Cluster, name: &str, n: crate::NodeId| {
             if name == pod {
+                debug_assert_eq!(
+                    c.last_cycle().chosen,
+                    Some(n),
+                    "every bind records its cycle"
+                );
                 decision = Some(c.explain_decision(name, profile, c.last_cycle()));
             }
         };

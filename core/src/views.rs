@@ -125,6 +125,20 @@ pub(crate) fn uid_text(serial: u64) -> String {
     )
 }
 
+/// One ReplicaSet of a Deployment ([`Cluster::replica_sets`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaSetView {
+    /// The Deployment's key.
+    pub deployment: String,
+    /// `NAME-HASH` (with the Deployment's namespace, as a key).
+    pub name: String,
+    pub revision: u32,
+    pub desired: u32,
+    pub current: u32,
+    pub ready: u32,
+    pub available: u32,
+}
+
 /// A Deployment's status, in Kubernetes' words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppStatus {
@@ -413,6 +427,79 @@ impl Cluster {
             .failure
             .get(&p.revision)
             .map(|(_, m, _)| m.clone()))
+    }
+
+    /// Live pod owners as (id, key, kind), in creation order: cheaper than
+    /// [`Cluster::apps`], which works out each one's status.
+    pub fn owners(&self) -> impl Iterator<Item = (ControllerId, &str, WorkloadKind)> + '_ {
+        self.controllers
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.deleted)
+            .map(|(i, c)| (ControllerId(i as u32), c.name.as_str(), c.workload.kind()))
+    }
+
+    /// The pods of one owner, lowest ordinal first (none for an unknown id).
+    pub fn pods_of(&self, id: ControllerId) -> impl Iterator<Item = PodView<'_>> + '_ {
+        self.controllers
+            .get(id.0 as usize)
+            .into_iter()
+            .flat_map(move |c| c.pods.values().map(move |&k| self.pod_view(k)))
+    }
+
+    /// How many pods one owner has (0 for an unknown id).
+    pub fn pod_count_of(&self, id: ControllerId) -> usize {
+        self.controllers
+            .get(id.0 as usize)
+            .map_or(0, |c| c.pods.len())
+    }
+
+    /// A Deployment's ReplicaSets, one per revision, oldest first, as
+    /// `kubectl get replicasets` lists them: `NAME-HASH`, the pods of the
+    /// revision (`status.replicas`), its Ready ones, and `spec.replicas`:
+    /// the Deployment's replicas for the current revision once its roll is
+    /// over, else the revision's pods (the deployment controller scales the
+    /// old ones down as the new one's pods become available).
+    pub fn replica_sets(&self, deployment: &str) -> Result<Vec<ReplicaSetView>, Error> {
+        let id = self.controller_id(deployment)?;
+        let c = &self.controllers[id.0 as usize];
+        if c.workload.kind() != WorkloadKind::Deployment {
+            return Err(Error::not_found("deployment", deployment));
+        }
+        Ok(c.revisions
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let rev = i as u32 + 1;
+                let n = c.count(rev);
+                let desired = if rev == c.current && !c.rolling {
+                    c.replicas
+                } else {
+                    n.pods
+                };
+                ReplicaSetView {
+                    deployment: c.name.clone(),
+                    name: format!("{}-{}", c.name, r.hash),
+                    revision: rev,
+                    desired,
+                    current: n.pods,
+                    ready: n.ready,
+                    available: n.available,
+                }
+            })
+            .collect())
+    }
+
+    /// A PodDisruptionBudget as declared.
+    pub fn pdb_spec(&self, name: &str) -> Result<&crate::model::PdbSpec, Error> {
+        self.pdbs
+            .get(crate::namespace::canonical(name))
+            .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))
+    }
+
+    /// Every Service as declared, by key.
+    pub fn service_specs(&self) -> impl Iterator<Item = &crate::model::ServiceSpec> + '_ {
+        self.services.values().map(|s| &s.spec)
     }
 
     /// Services by name, each with its endpoint count (from its owners'

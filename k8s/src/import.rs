@@ -2112,8 +2112,7 @@ fn pod_spec(
             }
         }
     }
-    let [eff, non_zero] =
-        [0, 1].map(|k| sum[k].add(sidecars[k]).max(init_peak[k]).add(overhead));
+    let [eff, non_zero] = [0, 1].map(|k| sum[k].add(sidecars[k]).max(init_peak[k]).add(overhead));
     // The engine counts memory in MiB: a request rounds up, so a pod never
     // takes less than it asked for.
     // A pod that requests nothing is BestEffort: it fits anywhere

@@ -34,6 +34,7 @@
 
 mod export;
 mod import;
+pub mod kubectl;
 mod read;
 mod scenario;
 mod scheduler_config;

@@ -34,6 +34,7 @@ pub mod compare;
 pub mod delta;
 mod import_worker;
 pub mod input;
+pub mod kubectl;
 pub mod manifests;
 pub mod profile;
 pub mod scenario;
@@ -813,6 +814,33 @@ impl Shepherd {
             update_cursor(updates),
             limit,
         ))
+    }
+
+    /// One kubectl command typed into the prompt (shepherd_k8s::kubectl):
+    /// a read gives `{text, offset, rows, total}` for rows `offset..` (at
+    /// most `limit`); a change queues the script's actions, as the forms
+    /// do, and gives `{text, error, changed: true, queued}`. `stdin` is
+    /// what `apply -f -` reads. Throws kubectl's error text.
+    pub fn kubectl(
+        &mut self,
+        line: &str,
+        stdin: Option<String>,
+        offset: f64,
+        limit: f64,
+    ) -> Result<JsValue, JsError> {
+        let page = shepherd_k8s::kubectl::Page {
+            offset: update_cursor(Some(offset)).min(usize::MAX as u64) as usize,
+            limit: update_cursor(Some(limit)).clamp(1, 100_000) as usize,
+        };
+        let a = kubectl::run_line(&mut self.session, line, stdin.as_deref(), page).map_err(err)?;
+        to_js(&a)
+    }
+
+    /// Completions of the typed line's last word: verbs, resource types,
+    /// flags, and the names of objects of the type given.
+    #[wasm_bindgen(js_name = kubectlComplete)]
+    pub fn kubectl_complete(&self, line: &str) -> Vec<String> {
+        shepherd_k8s::kubectl::complete(self.session.simulator().cluster(), line)
     }
 
     /// Why a pod is where it is, or why it is not anywhere: every node's

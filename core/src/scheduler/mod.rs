@@ -593,6 +593,10 @@ pub struct CycleRecord {
     /// Their weighted totals, in the same order (empty when one node was feasible).
     pub totals: Vec<i64>,
     pub chosen: Option<NodeId>,
+    /// The pod went to its nominated node (status.nominatedNodeName, where
+    /// preemption made room): kube-scheduler tries that node first and
+    /// takes it when it passes every filter, scoring no other.
+    pub nominated: bool,
 }
 
 /// One score plugin's part in a node's total.
@@ -2091,10 +2095,7 @@ impl Cluster {
                 (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
                 (h.allocated.memory_mib + b.req.memory_mib) as i64,
             ];
-            let on = [
-                h.allocated.cpu_millis as i64,
-                h.allocated.memory_mib as i64,
-            ];
+            let on = [h.allocated.cpu_millis as i64, h.allocated.memory_mib as i64];
             total += l.w_bal * balanced::score(&req, &on, &caps);
         }
         total
@@ -2267,6 +2268,19 @@ impl Cluster {
         });
     }
 
+    /// Writes `last_cycle` for a bind that looked at node `n` alone: a
+    /// pod pinned to it (NodeAffinity's PreFilter result), or its nominated
+    /// node; or, from the heap of a profile whose ties go to the lowest
+    /// id, a node taken without a list (nothing scored recorded).
+    pub(crate) fn record_one(&mut self, n: NodeId, nominated: bool) {
+        let rec = &mut self.last_cycle;
+        rec.start = n.0;
+        rec.scored.clear();
+        rec.totals.clear();
+        rec.chosen = Some(n);
+        rec.nominated = nominated;
+    }
+
     /// Whether pod `k` is named `name` (as `Cluster::pod_name` writes it),
     /// without writing its name.
     fn pod_has_name(&self, k: u32, name: &str) -> bool {
@@ -2329,10 +2343,7 @@ impl Cluster {
             if self.dynamic_filter(n, b, profile).is_err() {
                 continue;
             }
-            self.last_cycle.start = 0;
-            self.last_cycle.scored.clear();
-            self.last_cycle.totals.clear();
-            self.last_cycle.chosen = Some(n);
+            self.record_one(n, false);
             self.bind_observed(keys[i], n, &mut on_bind);
             bound += 1;
             i += 1;
@@ -2447,6 +2458,7 @@ impl Cluster {
         let rec = &mut self.last_cycle;
         rec.start = start;
         rec.chosen = chosen;
+        rec.nominated = false;
         rec.scored.clear();
         rec.totals.clear();
         if b.record {
@@ -4514,7 +4526,13 @@ impl Cluster {
         profile: &Profile,
         cycle: &CycleRecord,
     ) -> Result<Explanation, crate::Error> {
-        let scored = (!cycle.scored.is_empty()).then_some(cycle.scored.as_slice());
+        // A nominated node is the only one the cycle scored (none, in
+        // fact: it is taken once it passes).
+        let chosen_only = cycle.chosen.map(|n| [n]);
+        let scored = match (&chosen_only, cycle.nominated) {
+            (Some(one), true) => Some(&one[..]),
+            _ => (!cycle.scored.is_empty()).then_some(cycle.scored.as_slice()),
+        };
         let mut e = self.explain_among(pod, profile, scored)?;
         let chosen = cycle
             .chosen
@@ -4538,6 +4556,9 @@ impl Cluster {
         };
         let feasible = e.nodes.iter().filter(|v| v.feasible).count();
         e.summary = match best.len() {
+            _ if cycle.nominated => format!(
+                "{pod} was bound to {chosen}, its nominated node (status.nominatedNodeName, where preemption made room for it): the scheduler tries that node first and takes it when it passes every filter, without scoring the others"
+            ),
             _ if feasible == 1 => format!(
                 "{pod} was bound to {chosen}, the only node that passed every filter (kube-scheduler takes a lone feasible node without scoring)"
             ),

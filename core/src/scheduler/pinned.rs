@@ -156,6 +156,7 @@ impl Cluster {
                 self.record_failure(c, rev_no, &keys[i..], message);
                 return (bound, true);
             }
+            self.record_one(n, false);
             self.bind_observed(k, n, &mut on_bind);
             bound += 1;
         }

@@ -449,6 +449,7 @@ impl Cluster {
             if self.nodes[n.0 as usize].removed || self.filter_node(n, &mut b, profile).is_err() {
                 return true;
             }
+            self.record_one(n, true);
             self.bind_observed(k, n, &mut on_bind);
             self.spread_bound(&mut b, n);
             bound += 1;
