@@ -1088,13 +1088,7 @@ impl Cluster {
                 ObjectRef::Pod(vc, vo),
                 format!("Preempted by pod {preemptor_uid} on node {node_name}"),
             );
-            let app = self.controllers[vc.0 as usize].name.clone();
-            self.note(
-                EventType::Normal,
-                Reason::Killing,
-                ObjectRef::Pod(vc, vo),
-                format!("Stopping container {app}"),
-            );
+            // The kubelet's Killing follows as it stops the victim.
             self.delete_pod(v, None);
             self.preempted += 1;
         }
