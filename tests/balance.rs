@@ -427,8 +427,12 @@ fn figures_of_a_small_cluster_worked_out_by_hand() {
     }
     // 3 cores each: none fits anywhere (free: a 0, b 2, c 2 cores) but the
     // pooled 4 free cores hold one.
-    c.deploy(DeploymentSpec::new("big", 2, Resources::new(3000, 512 * MIB)))
-        .unwrap();
+    c.deploy(DeploymentSpec::new(
+        "big",
+        2,
+        Resources::new(3000, 512 * MIB),
+    ))
+    .unwrap();
     c.reconcile_to_fixed_point(Profile::bin_pack());
     let b = c.balance();
     let by_node: Vec<(String, u32)> = c

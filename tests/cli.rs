@@ -534,7 +534,7 @@ fn a_pod_the_taint_eviction_controller_deletes_is_named_with_the_reason() {
     let (code, out, err) = run(&s(&["simulate", &file]));
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("deleted while converging (1):\n  pod pinned: TaintManagerEviction: Marking for deletion Pod pinned: node node-1 has a NoExecute taint and it does not tolerate taint maintenance:NoExecute"),
+        out.contains("deleted while converging (1):\n  pod pinned: TaintManagerEviction: Marking for deletion Pod default/pinned"),
         "{out}"
     );
     let (code, _, err) = run(&s(&["explain", &file, "--pod", "pinned"]));

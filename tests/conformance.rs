@@ -21,7 +21,6 @@
 //! kept with kube-scheduler's expected value and marked `#[ignore]` with the
 //! reason; none is at the time of writing.
 
-use shepherd::quantity::MIB;
 use shepherd::model::{
     LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator as Op, NodeSelectorRequirement,
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
@@ -32,6 +31,7 @@ use shepherd::plugins::{
     node_resources_balanced_allocation as balanced, node_resources_fit as fit,
     pod_topology_spread as spread, taint_toleration,
 };
+use shepherd::quantity::MIB;
 use shepherd::{
     AffinityTerm, Cluster, DeploymentSpec, Labels, NodeSpec, Plugin, PodTemplate, Profile,
     Resource, Resources, ScoringStrategy, ScoringStrategyType, Selector, Taint, TaintEffect,
@@ -295,7 +295,13 @@ fn least_allocated_counts_the_scored_requests_of_each_pod() {
     // (what, node, on it: requests and scored, incoming: requests and
     // scored, expected)
     #[allow(clippy::type_complexity)]
-    let rows: &[(&str, (u64, u64), Option<(Resources, Resources)>, (Resources, Resources), i64)] = &[
+    let rows: &[(
+        &str,
+        (u64, u64),
+        Option<(Resources, Resources)>,
+        (Resources, Resources),
+        i64,
+    )] = &[
         // A pod asking for cpu "0" and memory "0" on an empty 4-cpu 8Gi
         // node (issue 43): nothing is counted, 100; 97 with the defaults.
         (
@@ -318,8 +324,14 @@ fn least_allocated_counts_the_scored_requests_of_each_pod() {
         (
             "a container without memory on the node",
             (8000, 8192),
-            Some((Resources::new(200, 1024 * MIB), Resources::new(200, 1224 * MIB))),
-            (Resources::new(1000, 1024 * MIB), Resources::new(1000, 1024 * MIB)),
+            Some((
+                Resources::new(200, 1024 * MIB),
+                Resources::new(200, 1224 * MIB),
+            )),
+            (
+                Resources::new(1000, 1024 * MIB),
+                Resources::new(1000, 1024 * MIB),
+            ),
             78,
         ),
         // The incoming pod of three containers without requests: 300m and
@@ -547,27 +559,105 @@ fn balanced_allocation_table() {
     #[allow(clippy::type_complexity)]
     let rows: [(&str, &[i64], &[i64], &[i64], i64); 13] = [
         // "nothing scheduled, resources requested, differently sized nodes"
-        ("sized/node1 (100 -> 87)", &[3000, 5000], &[0, 0], &[4000, 10000], 68),
-        ("sized/node2 (100 -> 100)", &[3000, 5000], &[0, 0], &[6000, 10000], 75),
+        (
+            "sized/node1 (100 -> 87)",
+            &[3000, 5000],
+            &[0, 0],
+            &[4000, 10000],
+            68,
+        ),
+        (
+            "sized/node2 (100 -> 100)",
+            &[3000, 5000],
+            &[0, 0],
+            &[6000, 10000],
+            75,
+        ),
         // "resources requested, pods scheduled with resources"
-        ("existing/node1 (85 -> 82)", &[6000, 5000], &[3000, 0], &[10000, 20000], 73),
-        ("existing/node2 (97 -> 95)", &[6000, 10000], &[3000, 5000], &[10000, 20000], 74),
+        (
+            "existing/node1 (85 -> 82)",
+            &[6000, 5000],
+            &[3000, 0],
+            &[10000, 20000],
+            73,
+        ),
+        (
+            "existing/node2 (97 -> 95)",
+            &[6000, 10000],
+            &[3000, 5000],
+            &[10000, 20000],
+            74,
+        ),
         // "resources requested, pods scheduled with resources, differently sized nodes"
-        ("existing-sized/node2 (90 -> 80)", &[6000, 10000], &[3000, 5000], &[10000, 50000], 70),
+        (
+            "existing-sized/node2 (90 -> 80)",
+            &[6000, 10000],
+            &[3000, 5000],
+            &[10000, 50000],
+            70,
+        ),
         // "nodes to reach min/max score": the pod asks for memory only
-        ("min-max/node1 (50 -> 100)", &[3000, 5000], &[3000, 0], &[3000, 5000], 100),
-        ("min-max/node2 (100 -> 50)", &[0, 5000], &[0, 0], &[3000, 5000], 50),
+        (
+            "min-max/node1 (50 -> 100)",
+            &[3000, 5000],
+            &[3000, 0],
+            &[3000, 5000],
+            100,
+        ),
+        (
+            "min-max/node2 (100 -> 50)",
+            &[0, 5000],
+            &[0, 0],
+            &[3000, 5000],
+            50,
+        ),
         // "requested resources at node capacity"
-        ("capacity/node1 (75 -> 50)", &[6000, 0], &[3000, 0], &[6000, 10000], 62),
-        ("capacity/node2 (100 -> 75)", &[6000, 5000], &[3000, 5000], &[6000, 10000], 62),
+        (
+            "capacity/node1 (75 -> 50)",
+            &[6000, 0],
+            &[3000, 0],
+            &[6000, 10000],
+            62,
+        ),
+        (
+            "capacity/node2 (100 -> 75)",
+            &[6000, 5000],
+            &[3000, 5000],
+            &[6000, 10000],
+            62,
+        ),
         // "scalar resource is included in the score computation if pod
         // requests the scalar resource": cpu, memory and nvidia.com/gpu
-        ("gpu/node1 (69 -> 70)", &[3000, 5000, 4], &[3000, 5000, 3], &[3500, 40000, 8], 75),
-        ("gpu/node2 (62 -> 65)", &[3000, 5000, 1], &[3000, 5000, 0], &[3500, 40000, 8], 76),
+        (
+            "gpu/node1 (69 -> 70)",
+            &[3000, 5000, 4],
+            &[3000, 5000, 3],
+            &[3500, 40000, 8],
+            75,
+        ),
+        (
+            "gpu/node2 (62 -> 65)",
+            &[3000, 5000, 1],
+            &[3000, 5000, 0],
+            &[3500, 40000, 8],
+            76,
+        ),
         // "scalar resource is not included ... if pod doesn't request" it
-        ("no-gpu (100 -> 63)", &[3000, 5000], &[0, 0], &[3500, 40000], 56),
+        (
+            "no-gpu (100 -> 63)",
+            &[3000, 5000],
+            &[0, 0],
+            &[3500, 40000],
+            56,
+        ),
         // "include DRA resource on a node for balanced resource allocation"
-        ("dra/node1 (60 -> 62)", &[3000, 0, 1], &[3000, 0, 0], &[3500, 40000, 8], 76),
+        (
+            "dra/node1 (60 -> 62)",
+            &[3000, 0, 1],
+            &[3000, 0, 0],
+            &[3500, 40000, 8],
+            76,
+        ),
     ];
     for (what, req, on, alloc, expected) in rows {
         assert_eq!(balanced::score(req, on, alloc), expected, "{what}");
@@ -723,13 +813,14 @@ fn taint_toleration_score_in_a_cluster() {
             .with_taint(prefer("disk-type", "ssd")),
     )
     .unwrap();
-    let pod = DeploymentSpec::new("incoming", 1, Resources::new(100, 100 * MIB)).with_template(|t| {
-        t.with_toleration(Toleration::equal(
-            "foo",
-            "bar",
-            Some(TaintEffect::PreferNoSchedule),
-        ))
-    });
+    let pod =
+        DeploymentSpec::new("incoming", 1, Resources::new(100, 100 * MIB)).with_template(|t| {
+            t.with_toleration(Toleration::equal(
+                "foo",
+                "bar",
+                Some(TaintEffect::PreferNoSchedule),
+            ))
+        });
     let got = scores(
         c,
         pod,
@@ -821,10 +912,12 @@ fn taint_toleration_filter_table() {
         c.add_node(n).unwrap();
         let tols = tolerations.clone();
         c.deploy(
-            DeploymentSpec::new("pod1", 1, Resources::new(100, 100 * MIB)).with_template(|mut t| {
-                t.tolerations = tols;
-                t
-            }),
+            DeploymentSpec::new("pod1", 1, Resources::new(100, 100 * MIB)).with_template(
+                |mut t| {
+                    t.tolerations = tols;
+                    t
+                },
+            ),
         )
         .unwrap();
         c.reconcile_to_fixed_point(Profile::kube_scheduler());
@@ -1504,8 +1597,8 @@ fn run_spread(row: SpreadRow) {
     }
     let constraints = row.constraints.clone();
     let pod_labels = row.pod_labels;
-    let pod =
-        DeploymentSpec::new("incoming", 1, Resources::new(1000, 100 * MIB)).with_template(|mut t| {
+    let pod = DeploymentSpec::new("incoming", 1, Resources::new(1000, 100 * MIB)).with_template(
+        |mut t| {
             for l in pod_labels {
                 t = t.with_label(l, "");
             }
@@ -1513,7 +1606,8 @@ fn run_spread(row: SpreadRow) {
                 t = t.with_topology_spread(k);
             }
             t
-        });
+        },
+    );
     let got = scores(
         c,
         pod,
@@ -1758,10 +1852,16 @@ fn default_profile_two_plain_nodes_by_hand() {
     //     100 and 100 -> 75
     // node1 = 300 + 0 + 37 + 200 + 0 + 68 = 605; node2 = 300 + 50 + 200 + 75 = 625.
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node1", 4000, 10000 * MIB)).unwrap();
-    c.add_node(NodeSpec::new("node2", 6000, 10000 * MIB)).unwrap();
-    c.deploy(DeploymentSpec::new("web", 1, Resources::new(3000, 5000 * MIB)))
+    c.add_node(NodeSpec::new("node1", 4000, 10000 * MIB))
         .unwrap();
+    c.add_node(NodeSpec::new("node2", 6000, 10000 * MIB))
+        .unwrap();
+    c.deploy(DeploymentSpec::new(
+        "web",
+        1,
+        Resources::new(3000, 5000 * MIB),
+    ))
+    .unwrap();
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     assert_eq!(
         totals(&c, "web-0"),
@@ -1805,7 +1905,14 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
         .unwrap();
     c.add_node(node("n3", 4000, 8000).with_label(zone, "zone-b"))
         .unwrap();
-    existing(&mut c, "db", "n2", 1, Resources::new(2000, 2000 * MIB), |t| t);
+    existing(
+        &mut c,
+        "db",
+        "n2",
+        1,
+        Resources::new(2000, 2000 * MIB),
+        |t| t,
+    );
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let pref = preferred(vec![(5, term(vec![expr(zone, Op::In, &["zone-a"])]))]);
     c.deploy(
@@ -1972,8 +2079,22 @@ fn filter_status_codes_table() {
     c.add_node(node("one-pod", 20, 20).with_max_pods(1))
         .unwrap();
     c.add_node(node("small", 5, 20)).unwrap();
-    existing(&mut c, "held", "full", 1, Resources::new(10, 20 * MIB), |t| t);
-    existing(&mut c, "only", "one-pod", 1, Resources::new(5, 5 * MIB), |t| t);
+    existing(
+        &mut c,
+        "held",
+        "full",
+        1,
+        Resources::new(10, 20 * MIB),
+        |t| t,
+    );
+    existing(
+        &mut c,
+        "only",
+        "one-pod",
+        1,
+        Resources::new(5, 5 * MIB),
+        |t| t,
+    );
     c.reconcile_to_fixed_point(Profile::bin_pack());
     c.deploy(DeploymentSpec::new("p", 1, Resources::new(6, MIB)))
         .unwrap();
@@ -2291,8 +2412,12 @@ fn default_spreading_needs_a_service_or_an_owning_replicaset() {
     let mut c = Cluster::new();
     c.add_node(node("node-a", 4000, 8000)).unwrap();
     c.add_node(node("node-b", 4000, 8000)).unwrap();
-    c.deploy(DeploymentSpec::new("web", 1, Resources::new(100, 100 * MIB)))
-        .unwrap();
+    c.deploy(DeploymentSpec::new(
+        "web",
+        1,
+        Resources::new(100, 100 * MIB),
+    ))
+    .unwrap();
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let listed = Profile {
         system_default_spreading: false,
@@ -3028,10 +3153,11 @@ fn hostname_label_decides_the_hostname_domain() {
             |t| t.with_label("foo", ""),
         );
     }
-    let pod = DeploymentSpec::new("incoming", 1, Resources::new(1000, 100 * MIB)).with_template(|t| {
-        t.with_label("foo", "")
-            .with_topology_spread(soft(1, HOSTNAME_KEY, foo()))
-    });
+    let pod =
+        DeploymentSpec::new("incoming", 1, Resources::new(1000, 100 * MIB)).with_template(|t| {
+            t.with_label("foo", "")
+                .with_topology_spread(soft(1, HOSTNAME_KEY, foo()))
+        });
     assert_eq!(
         scores(
             c,

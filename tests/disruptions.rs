@@ -108,11 +108,8 @@ fn a_no_execute_taint_evicts_at_once_after_toleration_seconds_or_never() {
     assert_eq!(marks.len(), 1, "{marks:?}");
     assert_eq!(marks[0].0, t0);
     assert_eq!(marks[0].1, "pod/plain-0");
-    assert!(
-        marks[0].2.starts_with("Marking for deletion Pod plain-0"),
-        "{}",
-        marks[0].2
-    );
+    // taint_eviction.go, emitPodDeletionEvent: the namespaced name alone.
+    assert_eq!(marks[0].2, "Marking for deletion Pod default/plain-0");
 
     // hour-0 stays for 3599 more ticks ...
     sim.run(3599);
@@ -134,11 +131,7 @@ fn a_no_execute_taint_evicts_at_once_after_toleration_seconds_or_never() {
     assert_eq!(on(&sim, "node-1"), ["forever-0", "hour-1"]);
     let last = events(&sim, "TaintManagerEviction").pop().unwrap();
     assert_eq!((last.0, last.1.as_str()), (t0 + 3600, "pod/hour-0"));
-    assert!(
-        last.2.contains("its tolerationSeconds have passed"),
-        "{}",
-        last.2
-    );
+    assert_eq!(last.2, "Marking for deletion Pod default/hour-0");
     sim.run(3599);
     assert_eq!(on(&sim, "node-1"), ["forever-0", "hour-1"]);
     sim.step();
@@ -183,8 +176,8 @@ fn untainting_cancels_the_timer_and_no_schedule_only_affects_scheduling() {
     assert_eq!(
         cancels,
         [
-            "Cancelling deletion of Pod web-0",
-            "Cancelling deletion of Pod web-1"
+            "Cancelling deletion of Pod default/web-0",
+            "Cancelling deletion of Pod default/web-1"
         ]
     );
     sim.run(60);
@@ -485,11 +478,9 @@ fn a_silent_node_is_tainted_unreachable_and_its_pods_evicted_after_toleration_se
         ]
     );
     let last = events(&sim, "TaintManagerEviction").pop().unwrap().2;
-    assert!(
-        last.starts_with("Marking for deletion Pod plain-0")
-            && last.contains("its tolerationSeconds have passed"),
-        "{last}"
-    );
+    assert_eq!(last, "Marking for deletion Pod default/plain-0");
+    // node-1's kubelet is silent: nobody logs Killing for its pods.
+    assert!(events(&sim, "Killing").is_empty());
     assert_eq!(
         sim.cluster().service_endpoints("plain").unwrap(),
         ["plain-1"]
@@ -539,7 +530,7 @@ fn a_node_back_before_toleration_seconds_keeps_its_pods() {
     assert_eq!(cancels.len(), 3, "{cancels:?}");
     assert!(cancels
         .iter()
-        .all(|e| e.2.starts_with("Cancelling deletion of Pod web-")));
+        .all(|e| e.2.starts_with("Cancelling deletion of Pod default/web-")));
     sim.run(400);
     assert_eq!(on(&sim, "node-1"), ["web-0", "web-1", "web-2"]);
     assert_eq!(events(&sim, "TaintManagerEviction").len(), 3);
@@ -689,14 +680,25 @@ fn a_drain_evicts_the_pods_it_listed_once_even_when_they_land_back_on_the_node()
     }
     let evicted: u32 = evictions_per_tick.iter().sum();
     assert_eq!(evicted, 4, "the four listed pods, once each");
-    let evicted_pods: Vec<String> = events(&sim, "Evicted")
+    // The eviction API records no Event; node-1's kubelet logs Killing
+    // as it stops each evicted pod (kuberuntime_container.go, killContainer).
+    let killed: Vec<(String, String, String)> = sim
+        .cluster()
+        .rendered_events()
         .into_iter()
-        .map(|(_, o, _)| o)
+        .filter(|e| e.reason == "Killing")
+        .map(|e| (e.object.clone(), e.source_column(), e.message))
         .collect();
-    assert_eq!(
-        evicted_pods,
-        ["pod/web-0", "pod/web-1", "pod/web-2", "pod/web-3"]
-    );
+    let want: Vec<(String, String, String)> = (0..4)
+        .map(|i| {
+            (
+                format!("pod/web-{i}"),
+                "kubelet, node-1".to_string(),
+                "Stopping container web".to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(killed, want);
     // The replacements landed on the cordoned node (they tolerate it) and
     // stay: the drain is over.
     let n1 = sim.cluster().node("node-1").unwrap();

@@ -16,11 +16,17 @@ fn cluster() -> Simulator {
     let mut sim = Simulator::new(7, Profile::default());
     let c = sim.cluster_mut();
     for (i, zone) in ["a", "b", "c"].iter().enumerate() {
-        c.add_node(NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192 * MIB).with_label("zone", zone))
-            .unwrap();
-    }
-    c.deploy(DeploymentSpec::new("web", 4, Resources::new(500, 512 * MIB)))
+        c.add_node(
+            NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192 * MIB).with_label("zone", zone),
+        )
         .unwrap();
+    }
+    c.deploy(DeploymentSpec::new(
+        "web",
+        4,
+        Resources::new(500, 512 * MIB),
+    ))
+    .unwrap();
     c.create_daemonset(DaemonSetSpec::new(
         "agent",
         PodTemplate::new(Resources::new(100, 64 * MIB)).with_label("app", "agent"),
@@ -602,7 +608,11 @@ fn namespaces_scope_lists_as_n_and_a_do() {
         .add_namespace(shepherd::NamespaceSpec::new("shop"))
         .unwrap();
     sim.cluster_mut()
-        .deploy(DeploymentSpec::new("shop/cart", 2, Resources::new(100, 64 * MIB)))
+        .deploy(DeploymentSpec::new(
+            "shop/cart",
+            2,
+            Resources::new(100, 64 * MIB),
+        ))
         .unwrap();
     settle(&mut sim);
     let shop = text(&sim, "get pods -n shop");

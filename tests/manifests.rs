@@ -8,12 +8,12 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use shepherd::quantity::MIB;
 use shepherd::model::{
     LabelSelectorRequirement, NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement,
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable,
 };
+use shepherd::quantity::MIB;
 use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{AffinityTerm, Plugin, Profile, ScoringStrategy, ScoringStrategyType};
@@ -248,8 +248,15 @@ fn memory_is_counted_in_bytes_below_a_mebibyte_and_at_a_byte_over() {
     let again = import(&out).unwrap().scenario;
     assert_eq!(again.nodes[0].spec.capacity, sc.nodes[0].spec.capacity);
     assert_eq!(
-        again.pods.iter().map(|p| p.template.requests).collect::<Vec<_>>(),
-        sc.pods.iter().map(|p| p.template.requests).collect::<Vec<_>>()
+        again
+            .pods
+            .iter()
+            .map(|p| p.template.requests)
+            .collect::<Vec<_>>(),
+        sc.pods
+            .iter()
+            .map(|p| p.template.requests)
+            .collect::<Vec<_>>()
     );
 }
 
@@ -1265,13 +1272,25 @@ fn explicit_zeros_and_each_containers_missing_requests_are_scored_as_kube_schedu
             .iter()
             .find(|p| p.name == *name)
             .unwrap_or_else(|| panic!("{name} imported"));
-        assert_eq!(p.template.requests, Resources::new(req.0, req.1 * MIB), "{name}");
-        assert_eq!(p.template.non_zero(), Resources::new(scored.0, scored.1 * MIB), "{name}");
+        assert_eq!(
+            p.template.requests,
+            Resources::new(req.0, req.1 * MIB),
+            "{name}"
+        );
+        assert_eq!(
+            p.template.non_zero(),
+            Resources::new(scored.0, scored.1 * MIB),
+            "{name}"
+        );
     }
     // The case: a 4-cpu 8Gi node and a pod asking for cpu "0" and
     // memory "0": LeastAllocated 100 (97 with the defaults).
     let mut one = node.to_string();
-    one.push_str(&pod_yaml("zeros", "", &c("a", "{cpu: \"0\", memory: \"0\"}")));
+    one.push_str(&pod_yaml(
+        "zeros",
+        "",
+        &c("a", "{cpu: \"0\", memory: \"0\"}"),
+    ));
     let cl = converge(&import(&one).unwrap().scenario);
     let e = cl.explain("zeros", Profile::kube_scheduler()).unwrap();
     let fit = e.nodes[0]
@@ -1284,8 +1303,16 @@ fn explicit_zeros_and_each_containers_missing_requests_are_scored_as_kube_schedu
     let back = import(&export(sc)).unwrap();
     for (name, _, _, req, scored) in &rows {
         let p = back.scenario.pods.iter().find(|p| p.name == *name).unwrap();
-        assert_eq!(p.template.requests, Resources::new(req.0, req.1 * MIB), "{name}");
-        assert_eq!(p.template.non_zero(), Resources::new(scored.0, scored.1 * MIB), "{name}");
+        assert_eq!(
+            p.template.requests,
+            Resources::new(req.0, req.1 * MIB),
+            "{name}"
+        );
+        assert_eq!(
+            p.template.non_zero(),
+            Resources::new(scored.0, scored.1 * MIB),
+            "{name}"
+        );
     }
     assert!(back.warnings.is_empty(), "{:?}", back.warnings);
 }
@@ -1309,7 +1336,10 @@ fn scored(rng: &mut Prng, t: shepherd::PodTemplate) -> shepherd::PodTemplate {
             r
         }
     };
-    let n = Resources::new(pick(rng, r.cpu_millis, 100), pick(rng, r.memory_bytes, 200 * MIB));
+    let n = Resources::new(
+        pick(rng, r.cpu_millis, 100),
+        pick(rng, r.memory_bytes, 200 * MIB),
+    );
     t.with_scored_requests(r, n)
 }
 
@@ -2059,7 +2089,10 @@ fn nodes_with_zero_allocatable_are_imported() {
             )
         })
         .collect();
-    assert_eq!(caps, [(0, 4096 * MIB, 110), (2000, 0, 110), (2000, 4096 * MIB, 0)]);
+    assert_eq!(
+        caps,
+        [(0, 4096 * MIB, 110), (2000, 0, 110), (2000, 4096 * MIB, 0)]
+    );
     let c = converge(&im.scenario);
     assert_eq!(c.pending_count(), 0);
     assert!(c

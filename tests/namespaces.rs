@@ -222,12 +222,14 @@ fn anti_affinity_counts_the_namespaces_its_term_names() {
             // An existing pod's term is read with its own namespaces: guard
             // (ops, on n2) keeps app=victim pods of blog off n2, not shop's.
             Event::Deploy(
-                DeploymentSpec::new("ops/guard", 1, Resources::new(100, 64 * MIB)).with_template(|t| {
-                    t.with_node_selector("slot", "2").with_anti_affinity(
-                        AffinityTerm::new(Selector::new(&[("app", "victim")]), None)
-                            .in_namespaces(&["blog"]),
-                    )
-                }),
+                DeploymentSpec::new("ops/guard", 1, Resources::new(100, 64 * MIB)).with_template(
+                    |t| {
+                        t.with_node_selector("slot", "2").with_anti_affinity(
+                            AffinityTerm::new(Selector::new(&[("app", "victim")]), None)
+                                .in_namespaces(&["blog"]),
+                        )
+                    },
+                ),
             ),
             Event::Deploy(
                 DeploymentSpec::new("blog/victim", 1, Resources::new(100, 64 * MIB))

@@ -46,8 +46,10 @@ fn node_of(c: &Cluster, pod: &str) -> Option<String> {
 /// node-2 four `cheap` pods (priority 50), 1 CPU each.
 fn two_full_nodes() -> Cluster {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB)).unwrap();
-    c.add_node(NodeSpec::new("node-2", 4000, 8192 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB))
+        .unwrap();
+    c.add_node(NodeSpec::new("node-2", 4000, 8192 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("cheap", 50))
         .unwrap();
     c.add_priority_class(PriorityClass::new("batch", 100))
@@ -202,8 +204,10 @@ fn preemption_prefers_a_node_that_breaks_no_budget() {
 #[test]
 fn preemption_prefers_the_smallest_sum_of_victim_priorities() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB)).unwrap();
-    c.add_node(NodeSpec::new("node-2", 4000, 8192 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB))
+        .unwrap();
+    c.add_node(NodeSpec::new("node-2", 4000, 8192 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("low", 10)).unwrap();
     c.add_priority_class(PriorityClass::new("high", 20))
         .unwrap();
@@ -288,8 +292,10 @@ fn equal_priority_is_never_preempted() {
 #[test]
 fn preemption_removes_what_anti_affinity_needs_and_reprieves_the_rest() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 8000, 16384 * MIB)).unwrap();
-    c.add_node(NodeSpec::new("node-2", 8000, 16384 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 8000, 16384 * MIB))
+        .unwrap();
+    c.add_node(NodeSpec::new("node-2", 8000, 16384 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("high", 10))
         .unwrap();
     let x = app("x", 2, 500, None).with_template(|t| {
@@ -332,7 +338,8 @@ fn preemption_removes_what_anti_affinity_needs_and_reprieves_the_rest() {
 #[test]
 fn the_queue_orders_by_priority_then_arrival() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 1000, 8192 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 1000, 8192 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("high", 10))
         .unwrap();
     c.deploy(app("first", 1, 1000, None)).unwrap();
@@ -343,7 +350,8 @@ fn the_queue_orders_by_priority_then_arrival() {
     assert!(events(&c, "Preempted").is_empty());
     // Equal priorities keep creation order.
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 1000, 8192 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 1000, 8192 * MIB))
+        .unwrap();
     c.deploy(app("first", 1, 1000, None)).unwrap();
     c.deploy(app("second", 1, 1000, None)).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
@@ -356,7 +364,8 @@ fn the_queue_orders_by_priority_then_arrival() {
 #[test]
 fn admission_resolves_priority_class_names() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB))
+        .unwrap();
     c.deploy(app("web", 2, 500, Some("gold"))).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
@@ -386,7 +395,8 @@ fn admission_resolves_priority_class_names() {
 /// naming it, converged.
 fn gold_web(replicas: u32) -> Cluster {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 8000, 16384 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 8000, 16384 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("gold", 700))
         .unwrap();
     c.deploy(app("web", replicas, 500, Some("gold"))).unwrap();
@@ -1288,7 +1298,8 @@ fn preemption_dry_runs_a_sample_and_keeps_a_bounded_record() {
 #[test]
 fn a_higher_priority_preemption_clears_the_lower_nominations_on_its_node() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("mid", 100))
         .unwrap();
     c.add_priority_class(PriorityClass::new("web", 1000))

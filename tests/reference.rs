@@ -27,12 +27,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use shepherd::quantity::MIB;
 use shepherd::model::{
     LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator,
     NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator,
     TopologySpreadConstraint, WhenUnsatisfiable, HOSTNAME_KEY,
 };
+use shepherd::quantity::MIB;
 use shepherd::simulator::Prng;
 use shepherd::{
     AffinityTerm, Cluster, DeploymentSpec, NodeId, NodeSpec, NodeView, Plugin, PodTemplate,
@@ -366,7 +366,11 @@ fn non_zero(t: &PodTemplate) -> Resources {
     let r = t.requests;
     t.non_zero_requests.unwrap_or(Resources::new(
         if r.cpu_millis == 0 { 100 } else { r.cpu_millis },
-        if r.memory_bytes == 0 { 200 * MIB } else { r.memory_bytes },
+        if r.memory_bytes == 0 {
+            200 * MIB
+        } else {
+            r.memory_bytes
+        },
     ))
 }
 
@@ -378,7 +382,10 @@ fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 
     for &(r, wt) in &profile.fit.resources {
         let (req, cap) = match r {
             Resource::Cpu => (used.cpu_millis as i64, n.spec.capacity.cpu_millis as i64),
-            Resource::Memory => (used.memory_bytes as i64, n.spec.capacity.memory_bytes as i64),
+            Resource::Memory => (
+                used.memory_bytes as i64,
+                n.spec.capacity.memory_bytes as i64,
+            ),
         };
         let s = match profile.fit.kind {
             ScoringStrategyType::LeastAllocated => {
@@ -841,7 +848,11 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
     } else {
         rng.range(1, 16) * 128
     };
-    let mut d = DeploymentSpec::new(&name, rng.range(1, 10) as u32, Resources::new(cpu, mem * MIB));
+    let mut d = DeploymentSpec::new(
+        &name,
+        rng.range(1, 10) as u32,
+        Resources::new(cpu, mem * MIB),
+    );
     let mut t = d
         .template
         .clone()

@@ -825,6 +825,7 @@ impl Harness {
     fn new(seed: u64, policy: ScorePolicy) -> Harness {
         let mut sim = Simulator::new(seed, policy);
         sim.cluster_mut().watch_events();
+        sim.cluster_mut().watch_api();
         let prev = Census::take(sim.cluster());
         Harness {
             sim,
@@ -1103,6 +1104,7 @@ impl Harness {
         self.prev = after;
         // The call's events are checked here, not in the next tick's window.
         self.sim.cluster_mut().take_watched_events();
+        self.sim.cluster_mut().take_api_log();
         Ok(result)
     }
 
@@ -1119,13 +1121,36 @@ impl Harness {
                 "evicting {pod} changed more than that pod (or left it in place)"
             ));
         }
+        // The eviction API records no Event (eviction.go); the API log
+        // has it, and the event log ends with the kubelet's Killing if the
+        // pod ran on a node whose kubelet is up.
+        let told = self
+            .cluster()
+            .api_log()
+            .iter()
+            .any(|r| matches!(r, shepherd::ApiRecord::Evicted { pod: p, .. } if p == pod));
+        if !told {
+            return Err(format!("evicting {pod} is not in the API log"));
+        }
         let last = self
             .cluster()
             .events()
             .last()
             .map(|e| self.cluster().render_event(&e));
-        if !last.is_some_and(|e| e.reason == "Evicted" && e.object == format!("pod/{pod}")) {
-            return Err(format!("evicting {pod} did not log an Evicted event"));
+        let ran = gone
+            .node
+            .and_then(|n| before.nodes.get(&n))
+            .is_some_and(|n| n.beating);
+        if ran
+            && !last.is_some_and(|e| {
+                e.reason == "Killing"
+                    && e.object == format!("pod/{pod}")
+                    && e.message == format!("Stopping container {}", app_of(pod))
+            })
+        {
+            return Err(format!(
+                "evicting {pod} from a node whose kubelet is up did not log the kubelet's Killing"
+            ));
         }
         for (name, spec) in &self.model.pdbs {
             if !spec.selector.matches(&gone.labels) {
@@ -1151,6 +1176,14 @@ impl Harness {
         // repeat into an earlier record and combines similar ones, which a
         // check that follows each pod must see one by one.
         let window: Vec<RenderedEvent> = self.sim.cluster_mut().take_watched_events();
+        // Evictions record no Event: the API log has them, each with its
+        // place among the window's events.
+        let evictions: Vec<(String, usize)> = (self.sim.cluster_mut().take_api_log().into_iter())
+            .filter_map(|r| match r {
+                shepherd::ApiRecord::Evicted { pod, at, .. } => Some((pod, at)),
+                _ => None,
+            })
+            .collect();
         let c = self.sim.cluster();
         let mut now = Census::take(c);
         now.carry(&self.prev);
@@ -1162,7 +1195,7 @@ impl Harness {
                 .filter_map(|e| e.object.strip_prefix("pod/").map(str::to_string))
                 .collect()
         };
-        let evicted = pods_in("Evicted");
+        let evicted: BTreeSet<String> = evictions.iter().map(|(p, _)| p.clone()).collect();
         // The node lifecycle controller marks a NotReady node's pods not
         // Ready (a NodeNotReady event per pod); the taint-eviction
         // controller deletes them after their tolerationSeconds.
@@ -1228,31 +1261,41 @@ impl Harness {
         // Where each disruption sits in the tick's log: a disruption logged
         // after an app's last scale-down came after the controller's last
         // look at availability, so the controller could not have counted it.
-        let disrupted_at: BTreeMap<&str, usize> = window
+        // An eviction at `at` came before window[at]: it sits at
+        // `at - 1/2`, here `2 at - 1` against `2 i` for the events.
+        let disrupted_at: BTreeMap<&str, i64> = window
             .iter()
             .enumerate()
-            .filter(|(_, e)| {
-                matches!(
-                    e.reason,
-                    "Evicted" | "NodeNotReady" | "TaintManagerEviction"
-                )
-            })
-            .filter_map(|(i, e)| Some((e.object.strip_prefix("pod/")?, i)))
+            .filter(|(_, e)| matches!(e.reason, "NodeNotReady" | "TaintManagerEviction"))
+            .filter_map(|(i, e)| Some((e.object.strip_prefix("pod/")?, 2 * i as i64)))
+            .chain(
+                evictions
+                    .iter()
+                    .map(|(p, at)| (p.as_str(), 2 * *at as i64 - 1)),
+            )
             .filter(|(p, _)| disrupted.contains(*p))
             .fold(BTreeMap::new(), |mut m, (p, i)| {
-                m.entry(p).or_insert(i);
+                let e = m.entry(p).or_insert(i);
+                *e = (*e).min(i);
                 m
             });
         for (name, m) in self.model.apps.iter_mut() {
             let st = c.app(name).map_err(|e| format!("app {name}: {e}"))?;
             let t = now.tally(name);
-            let object = format!("deployment/{name}");
-            let last_delete = window
-                .iter()
-                .rposition(|e| e.reason == "SuccessfulDelete" && e.object == object);
+            // The ReplicaSet controller's deletions are on the app's
+            // ReplicaSets, `replicaset/NAME-HASH`.
+            let last_delete = window.iter().rposition(|e| {
+                e.reason == "SuccessfulDelete"
+                    && e.object
+                        .strip_prefix("replicaset/")
+                        .and_then(|rs| rs.rsplit_once('-'))
+                        .is_some_and(|(d, _)| d == name)
+            });
             let late = disrupted_at
                 .iter()
-                .filter(|(p, &i)| app_of(p) == name && last_delete.is_some_and(|d| i > d))
+                .filter(|(p, &i)| {
+                    app_of(p) == name && last_delete.is_some_and(|d| i > 2 * d as i64)
+                })
                 .count() as u32;
             let was_rolling = m.rolling;
             if was_rolling {
@@ -2349,11 +2392,14 @@ fn drain_blocked_by_a_budget_waits_then_completes_as_replacements_become_ready()
     // One pod at a time: the first at once, each next one when kubectl
     // tries again 5 s after the budget refused it (its replacement was
     // Ready after 2).
+    // The eviction API records no Event; node-0's kubelet logs Killing as
+    // it stops each evicted pod.
     let evicted: Vec<(u64, String)> = h
         .cluster()
         .rendered_events()
         .into_iter()
-        .filter(|e| e.tick >= start && e.reason == "Evicted")
+        .filter(|e| e.tick >= start && e.reason == "Killing")
+        .inspect(|e| assert_eq!(e.source_column(), "kubelet, node-0"))
         .map(|e| (e.tick, e.object))
         .collect();
     assert_eq!(
@@ -2428,10 +2474,18 @@ fn a_drain_in_the_tick_of_a_roll_evicts_before_the_scale_down_which_counts_it() 
         .iter()
         .position(|e| e.reason == "SuccessfulDelete")
         .expect("the roll scaled the old pods down");
+    // An evicted pod is stopped (the kubelet's Killing) with no
+    // SuccessfulDelete from its ReplicaSet before it: the eviction API
+    // records no Event of its own.
+    let deleted: Vec<String> = (events.iter())
+        .filter(|e| e.reason == "SuccessfulDelete")
+        .filter_map(|e| e.message.strip_prefix("Deleted pod: "))
+        .map(|p| format!("pod/{p}"))
+        .collect();
     let evicted: Vec<usize> = events
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.reason == "Evicted")
+        .filter(|(_, e)| e.reason == "Killing" && !deleted.contains(&e.object))
         .map(|(i, _)| i)
         .collect();
     assert!(
@@ -3233,7 +3287,8 @@ fn a_roll_to_a_template_that_fits_no_node_stalls_within_its_floor_and_rolls_back
 #[test]
 fn a_budget_counts_the_deployments_whose_pods_match_now() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-0", 8000, 8192 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("node-0", 8000, 8192 * MIB))
+        .unwrap();
     for name in ["a", "b"] {
         c.deploy(
             DeploymentSpec::new(name, 2, Resources::new(100, 64 * MIB))

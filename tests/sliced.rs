@@ -82,9 +82,12 @@ fn node(rng: &mut Prng, i: u64) -> NodeSpec {
 }
 
 fn template(rng: &mut Prng, name: &str, peers: &[String]) -> PodTemplate {
-    let mut t = PodTemplate::new(Resources::new(rng.range(1, 20) * 50, (rng.range(1, 16) * 64) * MIB))
-        .with_label("app", name)
-        .with_ready_after(rng.range(0, 2) as u32);
+    let mut t = PodTemplate::new(Resources::new(
+        rng.range(1, 20) * 50,
+        (rng.range(1, 16) * 64) * MIB,
+    ))
+    .with_label("app", name)
+    .with_ready_after(rng.range(0, 2) as u32);
     if rng.chance(20) {
         t = t.with_node_selector("disktype", "ssd");
     }
@@ -477,7 +480,11 @@ fn the_decision_shows_the_cluster_as_it_was_not_as_it_is() {
         (1, Event::AddNode(NodeSpec::new("node-b", 4000, 8192 * MIB))),
         (
             1,
-            Event::Deploy(DeploymentSpec::new("web", 1, Resources::new(500, 512 * MIB))),
+            Event::Deploy(DeploymentSpec::new(
+                "web",
+                1,
+                Resources::new(500, 512 * MIB),
+            )),
         ),
     ];
     let mut sim = Simulator::with_script(3, Profile::kube_scheduler(), script.clone());

@@ -465,7 +465,7 @@ class ReadyChart extends Chart {
         `${this.ready.names[s]} ${v === null ? '—' : v}`);
     });
     const alive = this.ready.names.length;
-    if (alive > top.length) items.push(h('li', { class: 'muted' }, `+${alive - top.length} more ${alive - top.length === 1 ? 'Deployment' : 'Deployments'} (the ${top.length} with the most Ready pods are drawn)`));
+    if (alive > top.length) items.push(h('li', { class: 'muted' }, `+${alive - top.length} more ${alive - top.length === 1 ? 'workload' : 'workloads'} (the ${top.length} with the most Ready pods are drawn)`));
     this.legend.replaceChildren(...items);
   }
 
@@ -523,7 +523,7 @@ export class ChartsView {
     // Ready pods per Deployment: a wider chart with a legend.
     this.ready = new ReadyStore();
     {
-      const spec = { id: 'ready', title: 'Ready pods per Deployment', unit: '' };
+      const spec = { id: 'ready', title: 'Ready pods per workload', unit: '' };
       const readout = h('span', { class: 'chart-value', id: 'chart-ready-value' });
       const legend = h('ul', { class: 'chart-legend', id: 'chart-ready-legend', 'aria-label': 'Deployments drawn, with their Ready pods now' });
       const canvas = h('canvas', {
@@ -531,7 +531,7 @@ export class ChartsView {
         class: 'chart',
         tabindex: 0,
         role: 'img',
-        'aria-label': 'Ready pods per Deployment per tick, one line per Deployment in its colour; click a point, or use the arrow keys and Enter, to go to that tick',
+        'aria-label': 'Ready pods per workload (Deployment, DaemonSet or bare Pod) per tick, one line per workload in its colour; click a point, or use the arrow keys and Enter, to go to that tick',
         'aria-describedby': 'chart-ready-value',
         height: HEIGHT,
       });
@@ -669,9 +669,9 @@ export function drawBalance(el, b) {
   const f = b.fragmentation;
   const line = $('balance-frag');
   if (!f) {
-    setText(line, `${n(b.readyNodes)} Ready nodes, ${n(b.notReadyNodes)} NotReady. No pod is Pending, so no free space is stranded.`);
+    setText(line, `${n(b.readyNodes)} Ready ${b.readyNodes === 1 ? 'node' : 'nodes'}, ${n(b.notReadyNodes)} NotReady. No pod is Pending, so no free space is stranded.`);
   } else {
-    setText(line, `${n(b.readyNodes)} Ready nodes, ${n(b.notReadyNodes)} NotReady. Largest Pending pod (${f.app}: ${f.cpuMillis}m CPU, ${memText(f.memoryBytes)} memory), counting requests alone: ` +
+    setText(line, `${n(b.readyNodes)} Ready ${b.readyNodes === 1 ? 'node' : 'nodes'}, ${n(b.notReadyNodes)} NotReady. Largest Pending pod (${f.app}: ${f.cpuMillis}m CPU, ${memText(f.memoryBytes)} memory), counting requests alone: ` +
       `${n(f.fitOnNodes)} more fit on the nodes as they are, ${n(f.fitPooled)} if the free space were pooled: ${n(f.stranded)} stranded by fragmentation.`);
   }
 }

@@ -205,8 +205,8 @@ export function wireManifests(ctx) {
       return true;
     }
     const first = late[0];
-    setText($('manifests-summary'), `Imported ${name} to tick ${sim.tick}, but ${plural(late.length, 'of its actions')} ${late.length === 1 ? 'was' : 'were'} refused when ${late.length === 1 ? 'it' : 'they'} fired (see the Warning events), the first at tick ${first.tick}: ${first.object}: ${first.message}`);
-    $('manifests-warnings').replaceChildren(...late.slice(0, 200).map((e) => h('li', {}, `tick ${e.tick}: ${e.object}: ${e.message}`)));
+    setText($('manifests-summary'), `Imported ${name} to tick ${sim.tick}, but ${num(late.length)} of its actions ${late.length === 1 ? 'was' : 'were'} refused when ${late.length === 1 ? 'it' : 'they'} fired, the first at tick ${first.tick}: ${first.message}`);
+    $('manifests-warnings').replaceChildren(...late.slice(0, 200).map((e) => h('li', {}, `tick ${e.tick}: ${e.message}`)));
     setText($('manifests-warnings-h'), `Refused when they fired (${num(late.length)})`);
     $('manifests-result').hidden = false;
     inDialog($('manifests-summary'));

@@ -374,7 +374,7 @@ export const EVENTS_KEPT = 400;
 
 // Event rows arrive packed in one string (Shepherd.eventsPacked): rows
 // oldest first, separated by U+001E, each row's index, tick, type, reason,
-// object, message, count and last tick separated by U+001F. An eviction
+// object, message, count, last tick and source separated by U+001F. An eviction
 // writes one to two hundred events in a tick; the rows are built as one HTML
 // string and parsed by the browser in one call, several times cheaper than
 // building them node by node (and one string crosses from the engine
@@ -386,10 +386,10 @@ const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'
 const escapeHtml = (s) => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 
 function eventRowHtml(row) {
-  const [index, tick, type, reason, object, message, count, last] = row.split(FIELD_SEP);
+  const [index, tick, type, reason, object, message, count, last, source] = row.split(FIELD_SEP);
   const warning = type === 'Warning';
   const seen = Number(count) > 1 ? `<span class="ev-count">×${count}, last at t=${last}</span>` : '';
-  return `<li class="event ${warning ? 'warning' : 'normal'}" data-reason="${reason}" data-i="${index}"><span class="ev-tick">t=${tick}</span><span class="ev-type${warning ? ' warning' : ''}">${type}</span><span class="ev-reason">${reason}</span><span class="ev-object">${object}</span><span class="ev-message">${message}</span>${seen}</li>`;
+  return `<li class="event ${warning ? 'warning' : 'normal'}" data-reason="${reason}" data-i="${index}"><span class="ev-tick">t=${tick}</span><span class="ev-type${warning ? ' warning' : ''}">${type}</span><span class="ev-reason">${reason}</span><span class="ev-source" title="source: the component that emitted it">${source}</span><span class="ev-object">${object}</span><span class="ev-message">${message}</span>${seen}</li>`;
 }
 
 // The rows of a packed page as HTML, newest first. Escaped once as a whole:
@@ -465,7 +465,7 @@ export function prependEvents(ol, page) {
     range.deleteContents();
   }
   let html = eventRowsHtml(text);
-  if (page.skipped) html += `<li class="event skipped">… ${num(page.skipped)} earlier events of this step not shown</li>`;
+  if (page.skipped) html += `<li class="event skipped">… ${num(page.skipped)} earlier ${page.skipped === 1 ? 'event' : 'events'} of this step not shown</li>`;
   ol.insertAdjacentHTML('afterbegin', html);
   if (ol.childElementCount > EVENTS_KEPT) askTrim(ol);
 }

@@ -290,8 +290,12 @@ fn print_utilisation(c: &Cluster) {
     let b = c.balance();
     let pct = |x: f64| format!("{:.0}%", x * 100.0);
     println!(
-        "utilisation of the {} Ready nodes ({} with pods):",
-        b.ready_nodes, b.nodes_with_pods
+        "utilisation of the {} ({} with pods):",
+        match b.ready_nodes {
+            1 => "1 Ready node".to_string(),
+            n => format!("{n} Ready nodes"),
+        },
+        b.nodes_with_pods
     );
     for (name, r) in [("cpu", &b.cpu), ("memory", &b.memory), ("pods", &b.pods)] {
         println!(
@@ -339,7 +343,7 @@ fn print_nodes(c: &Cluster) {
         let mut pods = pods;
         pods.sort();
         println!(
-            "  {:<8} cpu {} {:>6} {:<7} mem {} {:>7} {:<8} {:>3} pods{}{}",
+            "  {:<8} cpu {} {:>6} {:<7} mem {} {:>7} {:<8} {:>3} {:<4}{}{}",
             n.name(),
             bar(n.allocated.cpu_millis, cap.cpu_millis),
             format!("{}/", n.allocated.cpu_millis),
@@ -348,6 +352,7 @@ fn print_nodes(c: &Cluster) {
             format!("{}/", format_memory_bytes(n.allocated.memory_bytes)),
             format_memory_bytes(cap.memory_bytes),
             n.pod_count,
+            if n.pod_count == 1 { "pod" } else { "pods" },
             state,
             if pods.is_empty() || pods.len() > 12 {
                 String::new()
@@ -492,15 +497,19 @@ fn converge(args: &[String]) -> Result<(), Failure> {
         profile.scheduler_name
     );
     println!(
-        "{} after {} passes in {:.2?}: {} pods bound, {} pending\n",
+        "{} after {} {} in {:.2?}: {} bound, {} pending\n",
         if fp.converged {
             "fixed point reached"
         } else {
             "pass budget exhausted"
         },
         fp.passes,
+        if fp.passes == 1 { "pass" } else { "passes" },
         took,
-        c.bound_count(),
+        match c.bound_count() {
+            1 => "1 pod".to_string(),
+            n => format!("{n} pods"),
+        },
         c.pending_count()
     );
     println!("nodes:");

@@ -569,7 +569,10 @@ fn not_running(c: &Cluster, sc: &Scenario) -> (Vec<Said>, Vec<Said>) {
     let events = c.rendered_events();
     for p in sc.pods.iter().filter(|p| !live.contains(&p.name)) {
         let object = format!("pod/{}", p.name);
-        if let Some(e) = events.iter().rev().find(|e| e.object == object) {
+        // Why it went: the last event about it that is not its kubelet
+        // stopping it (Killing follows whatever deleted it).
+        if let Some(e) = (events.iter().rev()).find(|e| e.object == object && e.reason != "Killing")
+        {
             gone.push((p.name.clone(), e.reason, e.message.clone()));
         }
     }

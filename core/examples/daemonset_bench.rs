@@ -24,7 +24,8 @@ fn main() {
     for (i, cpu) in [100u64, 50, 25].iter().enumerate() {
         c.create_daemonset(DaemonSetSpec::new(
             &format!("agent-{i}"),
-            PodTemplate::new(Resources::new(*cpu, 64 * MIB)).with_label("app", &format!("agent-{i}")),
+            PodTemplate::new(Resources::new(*cpu, 64 * MIB))
+                .with_label("app", &format!("agent-{i}")),
         ))
         .unwrap();
     }

@@ -415,8 +415,8 @@ impl Cluster {
 
 #[cfg(test)]
 mod tests {
-    use crate::quantity::MIB;
     use super::*;
+    use crate::quantity::MIB;
 
     #[test]
     fn sqrt_matches_the_correctly_rounded_root_on_utilisation_variances() {

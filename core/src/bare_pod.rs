@@ -117,16 +117,12 @@ impl Cluster {
             .values()
             .copied()
             .collect();
+        // An API call (no Event); the kubelet logs Killing as it stops
+        // the pod if it was running.
         for k in keys {
             self.delete_pod(k, None);
         }
         self.retire_bare_pod(id);
-        self.note(
-            EventType::Normal,
-            Reason::Deleted,
-            ObjectRef::Deployment(id),
-            format!("Pod {name} deleted"),
-        );
         Ok(())
     }
 
@@ -186,7 +182,6 @@ impl Cluster {
                 return (0, 0);
             };
             let (orphan_until, failed) = (b.orphan_until, b.failed.is_some());
-            let name = c.name.clone();
             let node_exists = self.node_id(&node_name).is_ok();
             match orphan_until {
                 // Pending for a node that has come: its kubelet admits it.
@@ -195,13 +190,7 @@ impl Cluster {
                     return (0, self.admit_to(id, k, &node_name));
                 }
                 Some(until) if !node_exists && self.now >= until => {
-                    // podgc's gcOrphaned.
-                    self.note(
-                        EventType::Normal,
-                        Reason::Deleted,
-                        ObjectRef::Deployment(id),
-                        format!("Pod {name} deleted by the pod garbage collector: its node {node_name} does not exist"),
-                    );
+                    // podgc's gcOrphaned (it records no Event).
                     self.delete_pod(k, None);
                     self.retire_bare_pod(id);
                     return (0, 1);
@@ -270,7 +259,7 @@ impl Cluster {
     fn admit_to(&mut self, id: ControllerId, k: u32, node_name: &str) -> u32 {
         match self.kubelet_admits(id, node_name) {
             Ok(n) => {
-                self.bind(k, n);
+                self.bind_by_node_name(k, n);
                 self.evict_if_untolerated(k, n) as u32
             }
             Err((reason, why)) => {

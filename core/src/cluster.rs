@@ -1044,6 +1044,24 @@ pub struct Cluster {
     /// Events as emitted, before correlation, while a test watches
     /// (`watch_events`).
     pub(crate) watched: Option<Vec<RenderedEvent>>,
+    /// What the API did that Kubernetes records no Event for (evictions,
+    /// endpoint changes), while a test watches (`watch_api`).
+    pub(crate) api_log: Option<Vec<ApiRecord>>,
+}
+
+/// Something the API server or a controller did that Kubernetes records
+/// no Event for, kept for tests that follow it ([`Cluster::watch_api`]):
+/// the event log holds only what Kubernetes' components emit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApiRecord {
+    /// The eviction subresource deleted `pod` (eviction.go: no Event).
+    /// `at`: how many events a watcher ([`Cluster::watch_events`]) had been
+    /// given since its last take when it happened, so a test can place it
+    /// among them.
+    Evicted { tick: u64, pod: String, at: usize },
+    /// A Service's endpoints changed (the endpoints controller records no
+    /// Event on success): "Endpoints of NAME: N ready; added ...; removed ...".
+    EndpointsChanged { tick: u64, message: String },
 }
 
 impl Default for Cluster {
@@ -1133,6 +1151,7 @@ impl Cluster {
             preemption_trace: None,
             slice: Default::default(),
             watched: None,
+            api_log: None,
         }
     }
 
@@ -1210,6 +1229,7 @@ impl Cluster {
                 Message::Assigned(_) | Message::TolerationExpired(_) => {
                     matches!(object, ObjectRef::Pod(..))
                 }
+                Message::StoppingContainer(_) => matches!(object, ObjectRef::Pod(..)),
                 Message::NodeIsNotReady | Message::Text(_) => true,
             },
             "a message's pod is its object's"
@@ -1232,6 +1252,45 @@ impl Cluster {
     /// [`Cluster::take_watched_events`].
     pub fn watch_events(&mut self) {
         self.watched.get_or_insert_with(Vec::new);
+    }
+
+    /// Starts keeping what the API did that records no Event (evictions,
+    /// endpoint changes): see [`Cluster::take_api_log`].
+    pub fn watch_api(&mut self) {
+        self.api_log.get_or_insert_with(Vec::new);
+    }
+
+    /// The records kept since the last call (or since [`Cluster::watch_api`]).
+    pub fn take_api_log(&mut self) -> Vec<ApiRecord> {
+        self.api_log
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// A number that moves whenever a pod turns Ready or not Ready, is
+    /// created, deleted or unbound, or a workload or budget changes (the
+    /// epoch that lets a refused eviction be tried again): with the event
+    /// log's writes, what tells a reader that something happened, since a
+    /// pod turning Ready records no Event.
+    pub fn change_epoch(&self) -> u64 {
+        self.disruption_epoch
+    }
+
+    /// The records kept since the last take, without taking them.
+    pub fn api_log(&self) -> &[ApiRecord] {
+        self.api_log.as_deref().unwrap_or(&[])
+    }
+
+    /// Whether a test keeps the API log (what costs work only then is skipped otherwise).
+    pub(crate) fn api_watched(&self) -> bool {
+        self.api_log.is_some()
+    }
+
+    pub(crate) fn api_record(&mut self, r: ApiRecord) {
+        if let Some(l) = &mut self.api_log {
+            l.push(r);
+        }
     }
 
     /// The events emitted since the last call (or since
@@ -1259,11 +1318,6 @@ impl Cluster {
         TextId(self.texts.len() as u32 - 1)
     }
 
-    /// An event object that is not a node, pod or Deployment: `kind/name`.
-    pub(crate) fn named(&mut self, kind: &str, name: &str) -> ObjectRef {
-        ObjectRef::Named(self.text(format!("{kind}/{name}")))
-    }
-
     /// Every event so far, oldest first.
     pub fn events(&self) -> &crate::events::EventLog {
         &self.events
@@ -1283,6 +1337,7 @@ impl Cluster {
                 format!("{kind}/{}", ctl.name)
             }
             ObjectRef::Named(t) => self.texts[t.0 as usize].clone(),
+            ObjectRef::ReplicaSet(c, r) => format!("replicaset/{}", self.replica_set_name(*c, *r)),
         };
         // A message's pod is of the object's controller (`record` checks).
         let pod = |o: u32| (e.object.owner()).map_or_else(String::new, |c| self.pod_name(c, o));
@@ -1301,12 +1356,30 @@ impl Cluster {
                 )
             }
             Message::NodeIsNotReady => String::from("Node is not ready"),
-            Message::TolerationExpired(n) => format!(
-                "Marking for deletion Pod {}: node {} has a NoExecute taint and its tolerationSeconds have passed",
-                object_pod(),
-                self.nodes[n.0 as usize].spec.name
+            // taint_eviction.go, emitPodDeletionEvent: the pod's
+            // namespace/name and nothing else.
+            Message::TolerationExpired(_) => format!(
+                "Marking for deletion Pod {}",
+                crate::namespace::full_name(&object_pod())
             ),
             Message::Text(t) => self.texts[t.0 as usize].clone(),
+            // The container is named as its owner (Shepherd's pods run one).
+            Message::StoppingContainer(_) => format!(
+                "Stopping container {}",
+                e.object.owner().map_or("", |c| crate::namespace::split(
+                    &self.controllers[c.0 as usize].name
+                )
+                .1)
+            ),
+        };
+        let source = e.reason.source(&e.object);
+        // A kubelet's events name its node as source.host.
+        let host = match (source, e.object, e.message) {
+            (_, _, Message::StoppingContainer(n)) => self.nodes[n.0 as usize].spec.name.clone(),
+            (crate::events::Source::Kubelet, ObjectRef::Node(n), _) => {
+                self.nodes[n.0 as usize].spec.name.clone()
+            }
+            _ => String::new(),
         };
         // client-go's EventAggregatorByReasonMessageFunc.
         let message = if e.combined {
@@ -1322,6 +1395,19 @@ impl Cluster {
             message,
             count: e.count,
             last_tick: e.last_tick,
+            source: source.as_str(),
+            host,
+        }
+    }
+
+    /// A Deployment's ReplicaSet name for revision `r`:
+    /// `<deployment>-<pod-template-hash>`, as the Deployment controller
+    /// names it (sync.go, getNewReplicaSet).
+    pub fn replica_set_name(&self, c: ControllerId, r: u32) -> String {
+        let ctl = &self.controllers[c.0 as usize];
+        match ctl.revisions.get((r as usize).wrapping_sub(1)) {
+            Some(rev) => format!("{}-{}", ctl.name, rev.hash),
+            None => ctl.name.clone(),
         }
     }
 
@@ -1460,34 +1546,47 @@ impl Cluster {
             let tpl = &self.controllers[c.0 as usize].revisions[rev as usize - 1].template;
             let node = &self.nodes[id.0 as usize].spec;
             let after = used.saturating_add(&tpl.requests);
+            // The kubelet's admission (lifecycle/predicate.go,
+            // generalFilter), in its words: rejectPod's event carries the
+            // reason and message the predicate failed with.
+            let short = |res: &str, requested: u64, used: u64, capacity: u64| {
+                format!("Node didn't have enough resource: {res}, requested: {requested}, used: {used}, capacity: {capacity}")
+            };
+            let mib = |m: u64| m.saturating_mul(1 << 20);
             let verdict = if !node.labels_match(&tpl.node_selector) {
                 Some((
                     Reason::NodeAffinity,
-                    "the node no longer matches the pod's nodeSelector".to_string(),
+                    "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector"
+                        .to_string(),
                 ))
-            } else if let Some(t) = node
+            } else if node
                 .taints
                 .iter()
-                .find(|t| t.effect == TaintEffect::NoExecute && !tpl.tolerates(t))
+                .any(|t| t.effect == TaintEffect::NoExecute && !tpl.tolerates(t))
             {
                 Some((
-                    Reason::TaintManagerEviction,
-                    format!("the node now has taint {t} that the pod does not tolerate"),
+                    Reason::TaintToleration,
+                    "Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate"
+                        .to_string(),
                 ))
             } else if after.cpu_millis > node.capacity.cpu_millis {
                 Some((
                     Reason::OutOfcpu,
-                    format!(
-                        "the node re-registered with {} and cannot fit the pod's {}",
-                        node.capacity, tpl.requests
+                    short(
+                        "cpu",
+                        tpl.requests.cpu_millis,
+                        used.cpu_millis,
+                        node.capacity.cpu_millis,
                     ),
                 ))
             } else if after.memory_bytes > node.capacity.memory_bytes {
                 Some((
                     Reason::OutOfmemory,
-                    format!(
-                        "the node re-registered with {} and cannot fit the pod's {}",
-                        node.capacity, tpl.requests
+                    short(
+                        "memory",
+                        mib(tpl.requests.memory_mib),
+                        mib(used.memory_mib),
+                        mib(node.capacity.memory_mib),
                     ),
                 ))
             } else {
@@ -1495,17 +1594,8 @@ impl Cluster {
                 None
             };
             if let Some((reason, why)) = verdict {
-                let name = self.pod_name(c, o);
-                self.note(
-                    EventType::Warning,
-                    reason,
-                    ObjectRef::Pod(c, o),
-                    format!(
-                        "Pod {name} released from node {}: {why}",
-                        self.nodes[id.0 as usize].spec.name
-                    ),
-                );
-                self.delete_pod(k, None);
+                self.note(EventType::Warning, reason, ObjectRef::Pod(c, o), why);
+                self.delete_rejected_pod(k);
             }
         }
         self.capacity_epoch += 1;
@@ -1514,15 +1604,14 @@ impl Cluster {
         // for pods that tolerate a NoExecute taint for a while, and stop
         // when the node no longer has one.
         self.apply_no_execute(id);
-        let name = self.nodes[id.0 as usize].spec.name.clone();
+        // A kubelet restarted with new settings: its "Starting kubelet."
+        // (kubelet.go, Run). The node controller already knows the node:
+        // no RegisteredNode.
         self.note(
             EventType::Normal,
-            Reason::RegisteredNode,
+            Reason::Starting,
             ObjectRef::Node(id),
-            format!(
-                "Node {name} re-registered with {}",
-                self.nodes[id.0 as usize].spec.capacity
-            ),
+            String::from("Starting kubelet."),
         );
     }
 
@@ -1682,14 +1771,13 @@ impl Cluster {
             self.refresh_hot(id);
             let n = &self.nodes[id.0 as usize];
             let name = n.spec.name.clone();
-            let silent_for = now - n.last_heartbeat;
+            // RecordNodeStatusChange (controller_utils.go): Normal, once,
+            // when Ready turns from True.
             self.note(
-                EventType::Warning,
+                EventType::Normal,
                 Reason::NodeNotReady,
                 ObjectRef::Node(id),
-                format!(
-                    "Node {name} status is now: NodeNotReady (no heartbeat for {silent_for} ticks)"
-                ),
+                format!("Node {name} status is now: NodeNotReady"),
             );
             // MarkPodsNotReady: the pods' Ready condition turns False.
             for k in self.node_pods[id.0 as usize].clone() {
@@ -1711,25 +1799,15 @@ impl Cluster {
     }
 
     /// Every pod on the node becomes Lost and its capacity is freed at once;
-    /// the next pass deletes them and their controllers replace them.
+    /// the next pass deletes them and their controllers replace them. With
+    /// its Node object gone, Kubernetes' pod garbage collector deletes the
+    /// pods bound to it (podgc's gcOrphaned), which records no Event.
     fn lose_pods(&mut self, id: NodeId) {
         let keys = self.node_pods[id.0 as usize].clone();
-        let name = self.nodes[id.0 as usize].spec.name.clone();
         for k in keys {
-            let (c, o) = {
-                let p = self.pod(k);
-                (p.controller, p.ordinal)
-            };
             self.unbind(k);
             self.pod_mut(k).phase = PodPhase::Lost;
             self.lost_marked = true;
-            let pod = self.pod_name(c, o);
-            self.note(
-                EventType::Warning,
-                Reason::TaintManagerEviction,
-                ObjectRef::Pod(c, o),
-                format!("Marking for deletion Pod {pod}: node {name} is NotReady"),
-            );
         }
     }
 
@@ -1786,16 +1864,37 @@ impl Cluster {
         ctl.selector = spec.selector.clone().map(alloc::boxed::Box::new);
         let id = self.add_owner(ctl);
         self.current_revision_for(id, spec.template);
+        // The Deployment controller creates its first ReplicaSet at the
+        // size it wants (sync.go, getNewReplicaSet: "Scaled up replica set
+        // NAME from 0 to N", only when N > 0). Creating the Deployment
+        // itself is an API call, which records no Event.
+        if spec.replicas > 0 {
+            self.note_scaling(id, 0, spec.replicas);
+        }
+        Ok(id)
+    }
+
+    /// The Deployment controller's ScalingReplicaSet event for its current
+    /// ReplicaSet going from `from` to `to` replicas (sync.go,
+    /// scaleReplicaSet: "Scaled up replica set NAME from A to B").
+    pub(crate) fn note_scaling(&mut self, id: ControllerId, from: u32, to: u32) {
+        let cur = self.controllers[id.0 as usize].current;
+        self.note_scaling_of(id, cur, from, to);
+    }
+
+    /// [`Cluster::note_scaling`] for the ReplicaSet of revision `rev`.
+    pub(crate) fn note_scaling_of(&mut self, id: ControllerId, rev: u32, from: u32, to: u32) {
+        if from == to {
+            return;
+        }
+        let way = if to > from { "up" } else { "down" };
+        let rs = self.replica_set_name(id, rev);
         self.note(
             EventType::Normal,
-            Reason::Created,
+            Reason::ScalingReplicaSet,
             ObjectRef::Deployment(id),
-            format!(
-                "Deployment {} created with {} replicas",
-                spec.name, spec.replicas
-            ),
+            format!("Scaled {way} replica set {rs} from {from} to {to}"),
         );
-        Ok(id)
     }
 
     /// Sets the desired replica count.
@@ -1810,13 +1909,16 @@ impl Cluster {
         self.desired_total = total;
         if from != replicas {
             self.disruption_epoch += 1;
-            self.controllers[id.0 as usize].replicas = replicas;
-            self.note(
-                EventType::Normal,
-                Reason::ScalingReplicaSet,
-                ObjectRef::Deployment(id),
-                format!("Scaled deployment {name} from {from} to {replicas} replicas"),
-            );
+            let c = &mut self.controllers[id.0 as usize];
+            c.replicas = replicas;
+            // With one ReplicaSet holding pods, the Deployment controller
+            // scales it (sync.go, scale, "Scaled up replica set NAME from A
+            // to B"). During a roll its proportional scaling is not
+            // modelled: the roll's own steps (sync_deployment) log the
+            // ReplicaSets' sizes as they move.
+            if c.total() == c.count(c.current).pods {
+                self.note_scaling(id, from, replicas);
+            }
         }
         Ok(())
     }
@@ -1833,12 +1935,10 @@ impl Cluster {
         }
         let prev = self.controllers[id.0 as usize].current;
         self.current_revision_for(id, template);
-        let c = &mut self.controllers[id.0 as usize];
-        c.rolling = true;
-        let (cur, hash) = (c.current, c.revisions[c.current as usize - 1].hash.clone());
-        let old_hash = c.revisions[prev as usize - 1].hash.clone();
-        let version = c.revisions[cur as usize - 1].template.version.clone();
-        self.note(EventType::Normal, Reason::RollingUpdate, ObjectRef::Deployment(id), format!("Rolling deployment {name} from replica set {name}-{old_hash} to {name}-{hash} (revision {cur}, version {version})"));
+        let _ = prev;
+        // The new template is an API update (no Event); the Deployment
+        // controller's ScalingReplicaSet events follow as it rolls.
+        self.controllers[id.0 as usize].rolling = true;
         Ok(())
     }
 
@@ -1876,20 +1976,22 @@ impl Cluster {
     /// Deletes a Deployment and, cascading, its pods.
     pub fn delete_app(&mut self, name: &str) -> Result<(), Error> {
         let id = self.controller_id(name)?;
-        self.delete_owner(id, name, "Deployment");
+        self.delete_owner(id, name);
         Ok(())
     }
 
-    /// Deletes a Deployment or DaemonSet and, cascading, its pods (`kind`
-    /// names it in the Deleted event).
-    pub(crate) fn delete_owner(&mut self, id: ControllerId, name: &str, kind: &str) {
+    /// Deletes a Deployment or DaemonSet and, cascading, its pods. The
+    /// deletion is an API call and the garbage collector deletes the
+    /// dependents, neither recording an Event; each running pod's kubelet
+    /// logs Killing as it stops it.
+    pub(crate) fn delete_owner(&mut self, id: ControllerId, name: &str) {
         let keys: Vec<u32> = self.controllers[id.0 as usize]
             .pods
             .values()
             .copied()
             .collect();
         for k in keys {
-            self.delete_pod(k, Some(Reason::SuccessfulDelete));
+            self.delete_pod(k, None);
         }
         let c = &mut self.controllers[id.0 as usize];
         c.deleted = true;
@@ -1898,12 +2000,6 @@ impl Cluster {
         self.disruption_epoch += 1;
         self.controller_by_name
             .remove(crate::namespace::canonical(name));
-        self.note(
-            EventType::Normal,
-            Reason::Deleted,
-            ObjectRef::Deployment(id),
-            format!("{kind} {name} deleted"),
-        );
     }
 
     /// Finds or appends the revision for `template` and makes it current.
@@ -2451,20 +2547,55 @@ impl Cluster {
         c.counts.entry_or_default(revision).pods += 1;
         c.blocked = None;
         self.pending_total += 1;
-        self.record_fresh_message(
-            EventType::Normal,
-            Reason::SuccessfulCreate,
-            ObjectRef::Deployment(id),
-            Message::CreatedPod(ordinal),
-        );
+        // controller_utils.go, CreatePods: the ReplicaSet controller's
+        // event on the ReplicaSet, the DaemonSet controller's on the
+        // DaemonSet. A bare Pod is its user's API call: no Event.
+        if let Some(obj) = self.pod_owner_object(id, revision) {
+            self.record_fresh_message(
+                EventType::Normal,
+                Reason::SuccessfulCreate,
+                obj,
+                Message::CreatedPod(ordinal),
+            );
+        }
         key
     }
 
-    /// Deletes a pod; logs `reason` (SuccessfulDelete, Evicted...) when given.
+    /// The object a controller's pod events are about: a Deployment's
+    /// pod's ReplicaSet (by revision), a DaemonSet; none for a bare Pod.
+    pub(crate) fn pod_owner_object(&self, id: ControllerId, revision: u32) -> Option<ObjectRef> {
+        match self.controllers[id.0 as usize].workload {
+            Workload::Deployment => Some(ObjectRef::ReplicaSet(id, revision)),
+            Workload::DaemonSet(_) => Some(ObjectRef::Deployment(id)),
+            Workload::Pod(_) => None,
+        }
+    }
+
+    /// Deletes a pod; logs SuccessfulDelete on its owner when `reason` is
+    /// given (its controller deleted it), then, if it was running on a
+    /// node whose kubelet is up, the kubelet's Killing as it stops it.
     pub(crate) fn delete_pod(&mut self, k: u32, reason: Option<Reason>) {
+        let mut killed_on = None;
+        if let Some(n) = self.pod(k).node() {
+            let node = &self.nodes[n.0 as usize];
+            if node.beating && !node.removed {
+                killed_on = Some(n);
+            }
+            self.unbind(k);
+        }
+        self.delete_pod_unbound(k, reason, killed_on);
+    }
+
+    /// Deletes a pod its kubelet refused (it never ran, or the kubelet
+    /// released it): no Killing.
+    pub(crate) fn delete_rejected_pod(&mut self, k: u32) {
         if self.pod(k).node().is_some() {
             self.unbind(k);
         }
+        self.delete_pod_unbound(k, None, None);
+    }
+
+    fn delete_pod_unbound(&mut self, k: u32, reason: Option<Reason>, killed_on: Option<NodeId>) {
         let p = self.pods[k as usize]
             .take()
             .expect("a pod key to delete should name a live pod");
@@ -2487,25 +2618,40 @@ impl Cluster {
             }
         }
         if let Some(r) = reason {
-            let obj = if r == Reason::SuccessfulDelete {
-                ObjectRef::Deployment(p.controller)
-            } else {
-                ObjectRef::Pod(p.controller, p.ordinal)
+            let obj = match self.pod_owner_object(p.controller, p.revision) {
+                Some(o) if r == Reason::SuccessfulDelete => o,
+                _ => ObjectRef::Pod(p.controller, p.ordinal),
             };
             // A pod is deleted once: its name is a fresh message.
             self.record_fresh_message(EventType::Normal, r, obj, Message::DeletedPod(p.ordinal));
+        }
+        if let Some(n) = killed_on {
+            // kuberuntime_container.go, killContainer: "Stopping container
+            // NAME", once per pod (a pod is deleted once).
+            self.record_fresh_message(
+                EventType::Normal,
+                Reason::Killing,
+                ObjectRef::Pod(p.controller, p.ordinal),
+                Message::StoppingContainer(n),
+            );
         }
     }
 
     /// Binds a pending pod. The caller (the scheduler) has checked every filter.
     pub(crate) fn bind(&mut self, k: u32, n: NodeId) {
-        self.bind_to(k, n, false);
+        self.bind_to(k, n, false, true);
+    }
+
+    /// Binds a pod created with spec.nodeName, which no scheduler binds
+    /// (its kubelet admitted it): no Scheduled event.
+    pub(crate) fn bind_by_node_name(&mut self, k: u32, n: NodeId) {
+        self.bind_to(k, n, false, false);
     }
 
     /// `bind`, leaving the pod out of its node's list until `file_pods`
     /// (see `unfiled`): for the scheduler's cycles, which read no list.
     pub(crate) fn bind_unfiled(&mut self, k: u32, n: NodeId) {
-        self.bind_to(k, n, true);
+        self.bind_to(k, n, true, true);
     }
 
     /// Puts the pods bound by `bind_unfiled` into their nodes' lists, in
@@ -2520,7 +2666,7 @@ impl Cluster {
         self.unfiled = unfiled;
     }
 
-    fn bind_to(&mut self, k: u32, n: NodeId, unfiled: bool) {
+    fn bind_to(&mut self, k: u32, n: NodeId, unfiled: bool, scheduled: bool) {
         let now = self.now;
         let (c, o, rev, req, non_zero, ready_after) = {
             let p = self.pod(k);
@@ -2587,14 +2733,16 @@ impl Cluster {
             ObjectRef::Pod(c, o),
             Message::Assigned(n),
         );
-        if self.watched.is_some() {
-            let e = self.render_event(&EventRecord::new(self.now, t, r, o, m));
-            if let Some(w) = &mut self.watched {
-                w.push(e);
+        if scheduled {
+            if self.watched.is_some() {
+                let e = self.render_event(&EventRecord::new(self.now, t, r, o, m));
+                if let Some(w) = &mut self.watched {
+                    w.push(e);
+                }
             }
+            self.events
+                .observe_fresh(crate::events::Packed::new(t, r, o, m), self.now);
         }
-        self.events
-            .observe_fresh(crate::events::Packed::new(t, r, o, m), self.now);
         // A schedulable node is Ready; only a bare Pod bound by nodeName
         // lands on a NotReady one, whose kubelet never reports it Ready.
         if ready_after == 0 && (self.hot[i].schedulable || self.nodes[i].ready) {
@@ -3012,8 +3160,8 @@ pub(crate) fn pack_place(revision: u32, node: Option<NodeId>) -> u64 {
 
 #[cfg(test)]
 mod template_hash_tests {
-    use crate::quantity::MIB;
     use super::*;
+    use crate::quantity::MIB;
 
     /// The hash as it was made: of the debug form as a string.
     fn hash_of_text(t: &PodTemplate) -> String {
@@ -3062,8 +3210,8 @@ mod template_hash_tests {
 
 #[cfg(test)]
 mod pod_record_tests {
-    use crate::quantity::MIB;
     use super::*;
+    use crate::quantity::MIB;
 
     fn pod() -> Pod {
         let admitted = crate::priority::Admitted {

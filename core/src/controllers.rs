@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 
 use crate::cluster::{Cluster, ControllerId, NodeId, Pod, PodPhase, ServiceState};
 use crate::error::Error;
-use crate::events::{EventType, ObjectRef, Reason};
+use crate::events::Reason;
 use crate::model::{Budget, IntOrPercent, PdbSpec, ServiceSpec};
 
 /// How long `kubectl drain` waits before it tries again an eviction a budget
@@ -136,32 +136,27 @@ impl Cluster {
         }
 
         // A roll: Kubernetes' reconcileNewReplicaSet, then reconcileOldReplicaSets.
+        // Each ReplicaSet's size is taken as its pods' count, and each
+        // change of it is the Deployment controller's ScalingReplicaSet
+        // (sync.go, scaleReplicaSet).
         let (surge, unavailable) = ctl.strategy.resolve(replicas);
         let min_available = replicas.saturating_sub(unavailable);
-        let (name, hash) = (
-            ctl.name.clone(),
-            ctl.revisions[cur as usize - 1].hash.clone(),
-        );
         if new.pods < replicas {
             // maxSurge may be any whole number: saturate rather than wrap.
             let room = replicas.saturating_add(surge).saturating_sub(total);
             let up = room.min(replicas - new.pods);
-            self.create_pods(id, up);
             if up > 0 {
+                // The Deployment controller scales the ReplicaSet up, then
+                // the ReplicaSet controller creates the pods.
+                self.note_scaling_of(id, cur, new.pods, new.pods + up);
+                self.create_pods(id, up);
                 created += up;
-                self.note(
-                    EventType::Normal,
-                    Reason::ScalingReplicaSet,
-                    ObjectRef::Deployment(id),
-                    format!(
-                        "Scaled up replica set {name}-{hash} to {} from {}",
-                        new.pods + up,
-                        new.pods
-                    ),
-                );
             }
         } else if new.pods > replicas {
-            deleted += self.delete_surplus(id, new.pods - replicas, move |r| r == cur);
+            let victims = self.victims(id, new.pods - replicas, |p| {
+                p.revision == cur && p.phase != PodPhase::Lost
+            });
+            deleted += self.scale_down_rs(id, victims);
         }
 
         let ctl = &self.controllers[id.0 as usize];
@@ -182,26 +177,36 @@ impl Cluster {
             .saturating_sub(min_available)
             .min(max_scaled_down - unhealthy.len() as u32);
         let healthy = self.pick_old(id, healthy_budget, true);
-        let down = unhealthy.len() as u32 + healthy.len() as u32;
-        for k in unhealthy.into_iter().chain(healthy) {
-            self.delete_pod(k, Some(Reason::SuccessfulDelete));
-        }
-        if down > 0 {
-            deleted += down;
-            let old_left = self.controllers[id.0 as usize].total()
-                - self.controllers[id.0 as usize].count(cur).pods;
-            self.note(
-                EventType::Normal,
-                Reason::ScalingReplicaSet,
-                ObjectRef::Deployment(id),
-                format!(
-                    "Scaled down old replica sets of {name} to {old_left} pods (from {})",
-                    old_left + down
-                ),
-            );
+        // cleanupUnhealthyReplicas, then scaleDownOldReplicaSetsForRollingUpdate:
+        // each scales the old ReplicaSets it takes pods from, oldest first,
+        // one event for each.
+        for batch in [unhealthy, healthy] {
+            deleted += self.scale_down_rs(id, batch);
         }
         self.check_rollout_complete(id);
         (created, deleted)
+    }
+
+    /// Deletes pods `keys`, ReplicaSet by ReplicaSet (the oldest
+    /// revision first), each ReplicaSet's ScalingReplicaSet before
+    /// its pods' deletions, as the Deployment controller scales it down
+    /// and then its ReplicaSet controller deletes them. Returns how many.
+    fn scale_down_rs(&mut self, id: ControllerId, keys: Vec<u32>) -> u32 {
+        let mut by_rev: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for k in keys {
+            by_rev.entry(self.pod(k).revision).or_default().push(k);
+        }
+        let mut n = 0;
+        for (rev, ks) in by_rev {
+            let had = self.controllers[id.0 as usize].count(rev).pods;
+            let d = ks.len() as u32;
+            self.note_scaling_of(id, rev, had, had - d);
+            for k in ks {
+                self.delete_pod(k, Some(Reason::SuccessfulDelete));
+            }
+            n += d;
+        }
+        n
     }
 
     /// Up to `n` pods that `accept` takes, in Kubernetes' deletion order:
@@ -267,15 +272,10 @@ impl Cluster {
         }
         let cur = ctl.count(ctl.current);
         // DeploymentComplete: every replica updated and available.
+        // Kubernetes records it as the Progressing condition
+        // (NewReplicaSetAvailable), not as an Event.
         if ctl.total() == cur.pods && cur.pods == ctl.replicas && cur.available == ctl.replicas {
-            let (name, rev) = (ctl.name.clone(), ctl.current);
             self.controllers[id.0 as usize].rolling = false;
-            self.note(
-                EventType::Normal,
-                Reason::RolloutComplete,
-                ObjectRef::Deployment(id),
-                format!("Deployment {name} successfully rolled out revision {rev}"),
-            );
         }
     }
 
@@ -289,21 +289,8 @@ impl Cluster {
         spec.selector =
             crate::namespace::own_namespace(&spec.selector, crate::namespace::split(&spec.name).0);
         let name = spec.name.clone();
-        let what = match spec.budget {
-            Budget::MinAvailable(v) => format!("minAvailable {v}"),
-            Budget::MaxUnavailable(v) => format!("maxUnavailable {v}"),
-        };
-        let obj = self.named("poddisruptionbudget", &name);
+        // Creating it is an API call: no Event.
         self.disruption_epoch += 1;
-        self.note(
-            EventType::Normal,
-            Reason::Created,
-            obj,
-            format!(
-                "PodDisruptionBudget {name} for {} with {what}",
-                spec.selector
-            ),
-        );
         self.pdbs.insert(name, spec);
         Ok(())
     }
@@ -391,20 +378,19 @@ impl Cluster {
     /// [`Cluster::evict`] of the pod at key `k`, named `pod`.
     fn evict_key(&mut self, k: u32, pod: &str) -> Result<(), Error> {
         self.check_eviction(k, pod)?;
-        let p = self.pod(k);
-        let (c, o) = (p.controller, p.ordinal);
-        let on = p.node().map(|n| self.nodes[n.0 as usize].spec.name.clone());
+        // The eviction subresource deletes the pod and records no Event
+        // (pkg/registry/core/pod/storage/eviction.go); the kubelet logs
+        // Killing as it stops it. Who was evicted is the simulator's
+        // record (`Cluster::watch_api`), not the event log's.
+        if self.api_watched() {
+            let (tick, at) = (self.now, self.watched.as_ref().map_or(0, Vec::len));
+            self.api_record(crate::cluster::ApiRecord::Evicted {
+                tick,
+                pod: String::from(pod),
+                at,
+            });
+        }
         self.delete_pod(k, None);
-        let msg = match on {
-            Some(n) => format!("Evicted pod {pod} from node {n} (voluntary disruption)"),
-            None => format!("Evicted pod {pod} (voluntary disruption)"),
-        };
-        self.note(
-            EventType::Normal,
-            Reason::Evicted,
-            ObjectRef::Pod(c, o),
-            msg,
-        );
         Ok(())
     }
 
@@ -684,13 +670,6 @@ impl Cluster {
         spec.selector =
             crate::namespace::own_namespace(&spec.selector, crate::namespace::split(&spec.name).0);
         let name = spec.name.clone();
-        let obj = self.named("service", &name);
-        self.note(
-            EventType::Normal,
-            Reason::Created,
-            obj,
-            format!("Service {name} selects {}", spec.selector),
-        );
         if let Some(old) = self.services.remove(&name) {
             self.service_books.unfile(&name, &old.spec);
         }
@@ -781,9 +760,10 @@ impl Cluster {
             .sum()
     }
 
-    /// The EndpointSlice controller's step at the end of a pass: each
-    /// Service whose endpoints changed since the last sync logs
-    /// `EndpointsUpdated` with its count and what was added and removed.
+    /// The endpoints controller's step at the end of a pass: each Service
+    /// whose endpoints changed since the last sync is counted and, for a
+    /// test that watches the API, told with its count and what was added
+    /// and removed (Kubernetes records no Event for it).
     /// The pods' readiness changes are read once, grouped by owner and by
     /// (revision before, revision after): a Service costs the groups of
     /// the owners it selects, not their pods; a Service added since the
@@ -920,6 +900,12 @@ impl Cluster {
             if d.added + d.removed == 0 {
                 continue;
             }
+            changed += 1;
+            // The endpoints controller records no Event on success: the
+            // change is told only to a test that watches the API.
+            if !self.api_watched() {
+                continue;
+            }
             let mut msg = format!("Endpoints of {name}: {ready} ready");
             if d.added > 0 {
                 msg.push_str(&format!(
@@ -933,9 +919,8 @@ impl Cluster {
                     self.summarize(&d.removed_first, d.removed)
                 ));
             }
-            let obj = self.named("service", &name);
-            self.note(EventType::Normal, Reason::EndpointsUpdated, obj, msg);
-            changed += 1;
+            let tick = self.now;
+            self.api_record(crate::cluster::ApiRecord::EndpointsChanged { tick, message: msg });
         }
         changed
     }
@@ -974,7 +959,7 @@ impl Cluster {
     }
 }
 
-/// How many pod names an `EndpointsUpdated` message shows of those added,
+/// How many pod names an endpoint change's message shows of those added,
 /// and of those removed.
 const SHOWN: usize = 5;
 
@@ -1093,9 +1078,9 @@ impl Cluster {
 
 #[cfg(test)]
 mod tests {
-    use crate::quantity::MIB;
     use super::*;
     use crate::model::{DeploymentSpec, NodeSpec, Resources, Selector};
+    use crate::quantity::MIB;
     use crate::simulator::Prng;
     use crate::ScorePolicy;
 
@@ -1172,8 +1157,8 @@ mod tests {
     /// Random Deployments (scaled, rolled between labels, deleted), nodes
     /// that fail and recover, and Services added, replaced and deleted:
     /// after every pass each Service's endpoints are the Ready pods its
-    /// selector matches, and the pass logged exactly the `EndpointsUpdated`
-    /// events the lists before and after say (count, first five added and
+    /// selector matches, and the pass told exactly the endpoint changes
+    /// the lists before and after say (count, first five added and
     /// removed), in name order. SHEPHERD_FUZZ_OPS sets the operations; a
     /// failure names its seed.
     #[test]
@@ -1185,7 +1170,7 @@ mod tests {
             let mut c = Cluster::new();
             // Every event as emitted, before the correlator counts a repeat
             // into an earlier record.
-            c.watch_events();
+            c.watch_api();
             c.set_heartbeat_timeout(3).unwrap();
             for i in 0..4 {
                 c.add_node(NodeSpec::new(&format!("n{i}"), 8000, 16384 * MIB))
@@ -1256,13 +1241,17 @@ mod tests {
                 c.set_now(tick);
                 c.heartbeats();
                 c.detect_failures();
-                c.take_watched_events();
+                c.take_api_log();
                 c.reconcile_once(ScorePolicy::BinPack);
                 let got: Vec<String> = c
-                    .take_watched_events()
-                    .iter()
-                    .filter(|e| e.reason == "EndpointsUpdated")
-                    .map(|e| e.message.clone())
+                    .take_api_log()
+                    .into_iter()
+                    .filter_map(|r| match r {
+                        crate::cluster::ApiRecord::EndpointsChanged { message, .. } => {
+                            Some(message)
+                        }
+                        _ => None,
+                    })
                     .collect();
                 let mut want = Vec::new();
                 for (name, old) in seen.iter_mut() {
@@ -1302,10 +1291,7 @@ mod tests {
             }
         }
         // The sweep saw Services change, not only stay empty.
-        assert!(
-            logged_in_all > 20,
-            "{logged_in_all} EndpointsUpdated events"
-        );
+        assert!(logged_in_all > 20, "{logged_in_all} endpoint changes");
     }
 
     /// A Service past the limit is refused with the limit named, and

@@ -70,7 +70,7 @@ use alloc::vec::Vec;
 use crate::affinity::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm};
 use crate::cluster::{Cluster, Controller, ControllerId, NodeId, PodPhase, Workload};
 use crate::error::Error;
-use crate::events::{EventType, ObjectRef, Reason};
+use crate::events::Reason;
 use crate::model::{
     IntOrPercent, NameRule, PodTemplate, TaintEffect, Toleration, TolerationOperator,
 };
@@ -400,13 +400,8 @@ impl Cluster {
         );
         ctl.min_ready_seconds = spec.min_ready_seconds;
         let id = self.add_owner(ctl);
+        // Creating it is an API call: no Event.
         self.push_base_revision(id, base, 1);
-        self.note(
-            EventType::Normal,
-            Reason::Created,
-            ObjectRef::Deployment(id),
-            format!("DaemonSet {} created", spec.name),
-        );
         Ok(id)
     }
 
@@ -480,23 +475,9 @@ impl Cluster {
                 daemon_tolerations(&spec.template, spec.host_network),
                 generation,
             );
+            // An API update: the DaemonSet controller's own events
+            // (SuccessfulCreate, SuccessfulDelete) follow as it rolls.
             self.disruption_epoch += 1;
-            let message = match spec.strategy {
-                DaemonSetUpdateStrategyType::RollingUpdate => format!(
-                    "Rolling DaemonSet {} to template generation {generation} (version {})",
-                    spec.name, spec.template.version
-                ),
-                DaemonSetUpdateStrategyType::OnDelete => format!(
-                    "DaemonSet {} has template generation {generation} (version {}); OnDelete: each pod is replaced when it is deleted",
-                    spec.name, spec.template.version
-                ),
-            };
-            self.note(
-                EventType::Normal,
-                Reason::RollingUpdate,
-                ObjectRef::Deployment(id),
-                message,
-            );
         }
         Ok(())
     }
@@ -504,7 +485,7 @@ impl Cluster {
     /// Deletes a DaemonSet and, cascading, its pods.
     pub fn delete_daemonset(&mut self, name: &str) -> Result<(), Error> {
         let id = self.daemonset_id(name)?;
-        self.delete_owner(id, name, "DaemonSet");
+        self.delete_owner(id, name);
         Ok(())
     }
 

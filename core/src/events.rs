@@ -24,48 +24,61 @@ impl EventType {
     }
 }
 
-/// Reasons, named as Kubernetes names them.
+/// Reasons, named as Kubernetes names them: each is one a Kubernetes
+/// component emits (its [`Source`]), with that component's type, involved
+/// object and message. Actions a user takes through the API (creating a
+/// Deployment, a Service, a PodDisruptionBudget or a PriorityClass,
+/// deleting one) write no Event in Kubernetes, and write none here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Reason {
+    /// node-controller, on the node (node_lifecycle_controller.go,
+    /// monitorNodeHealth: "Registered Node X in Controller").
     RegisteredNode,
+    /// node-controller, on the node ("Removing Node X from Controller").
     RemovingNode,
+    /// kubelet, on its node (kubelet_node_status.go, recordNodeStatusEvent).
     NodeReady,
+    /// node-controller: on the node (RecordNodeStatusChange, Normal) and on
+    /// each of its pods (MarkPodsNotReady, Warning "Node is not ready").
     NodeNotReady,
+    /// kubelet, on its node (recordNodeSchedulableEvent).
     NodeNotSchedulable,
     NodeSchedulable,
+    /// kubelet, on its node: "Starting kubelet." (kubelet.go, Run's
+    /// StartingKubelet), when a kubelet registers again after a restart.
+    Starting,
+    /// default-scheduler, on the pod (schedule_one.go, handleBindingCycleError
+    /// / the binding cycle: "Successfully assigned NS/POD to NODE").
     Scheduled,
+    /// default-scheduler, on the pod (schedule_one.go, handleSchedulingFailure).
     FailedScheduling,
+    /// replicaset-controller on a ReplicaSet, daemonset-controller on a
+    /// DaemonSet (controller_utils.go, CreatePods: "Created pod: NAME").
     SuccessfulCreate,
+    /// The same controllers (DeletePod: "Deleted pod: NAME").
     SuccessfulDelete,
+    /// deployment-controller, on the Deployment (sync.go, getNewReplicaSet
+    /// and scaleReplicaSet: "Scaled up replica set NAME from A to B").
     ScalingReplicaSet,
-    /// A pod on a NotReady node, or one that does not tolerate a NoExecute taint.
+    /// taint-eviction-controller, on the pod (taint_eviction.go,
+    /// emitPodDeletionEvent / emitCancelPodDeletionEvent).
     TaintManagerEviction,
-    /// The kubelet refused a pod after its node re-registered smaller.
+    /// kubelet admission refused a pod (lifecycle/predicate.go, rejectPod):
+    /// OutOfcpu, OutOfmemory, OutOfpods, NodeAffinity, TaintToleration.
     OutOfcpu,
     OutOfmemory,
-    /// The kubelet refused a pod bound by nodeName to a node whose pods
-    /// capacity is used up.
     OutOfpods,
-    /// The kubelet refused a pod whose nodeSelector no longer matches, or
-    /// that no longer tolerates a NoSchedule taint.
     NodeAffinity,
-    Started,
-    Ready,
-    Evicted,
-    RollingUpdate,
-    RolloutComplete,
-    /// A rollout made no progress for progressDeadlineSeconds (Kubernetes
-    /// records it as the Progressing condition only; Shepherd also logs it).
-    ProgressDeadlineExceeded,
-    EndpointsUpdated,
-    Created,
-    Deleted,
-    FailedEvent,
-    /// A victim of DefaultPreemption, on the victim: "Preempted by pod ... on node ...".
+    /// The kubelet's admission found an untolerated NoExecute taint.
+    TaintToleration,
+    /// default-scheduler, on a victim of DefaultPreemption (preemption
+    /// executor.go: "Preempted by pod UID on node NODE").
     Preempted,
-    /// The kubelet stopping a deleted pod's container.
+    /// kubelet, on a pod it stops (kuberuntime_container.go, killContainer:
+    /// "Stopping container NAME").
     Killing,
-    /// The ReplicaSet controller could not create a pod (admission refused it).
+    /// replicaset-controller or daemonset-controller: a pod create was
+    /// refused by admission ("Error creating: ...").
     FailedCreate,
 }
 
@@ -78,6 +91,7 @@ impl Reason {
             Reason::NodeNotReady => "NodeNotReady",
             Reason::NodeNotSchedulable => "NodeNotSchedulable",
             Reason::NodeSchedulable => "NodeSchedulable",
+            Reason::Starting => "Starting",
             Reason::Scheduled => "Scheduled",
             Reason::FailedScheduling => "FailedScheduling",
             Reason::SuccessfulCreate => "SuccessfulCreate",
@@ -88,19 +102,78 @@ impl Reason {
             Reason::OutOfmemory => "OutOfmemory",
             Reason::OutOfpods => "OutOfpods",
             Reason::NodeAffinity => "NodeAffinity",
-            Reason::Started => "Started",
-            Reason::Ready => "Ready",
-            Reason::Evicted => "Evicted",
-            Reason::RollingUpdate => "RollingUpdate",
-            Reason::RolloutComplete => "RolloutComplete",
-            Reason::ProgressDeadlineExceeded => "ProgressDeadlineExceeded",
-            Reason::EndpointsUpdated => "EndpointsUpdated",
-            Reason::Created => "Created",
-            Reason::Deleted => "Deleted",
-            Reason::FailedEvent => "FailedEvent",
+            Reason::TaintToleration => "TaintToleration",
             Reason::Preempted => "Preempted",
             Reason::Killing => "Killing",
             Reason::FailedCreate => "FailedCreate",
+        }
+    }
+
+    /// The component that emits this reason about `object`: Kubernetes'
+    /// EventSource.Component, as each component names its recorder.
+    pub fn source(&self, object: &ObjectRef) -> Source {
+        match self {
+            Reason::RegisteredNode | Reason::RemovingNode | Reason::NodeNotReady => {
+                Source::NodeController
+            }
+            Reason::NodeReady
+            | Reason::NodeNotSchedulable
+            | Reason::NodeSchedulable
+            | Reason::Starting
+            | Reason::OutOfcpu
+            | Reason::OutOfmemory
+            | Reason::OutOfpods
+            | Reason::NodeAffinity
+            | Reason::TaintToleration
+            | Reason::Killing => Source::Kubelet,
+            Reason::Scheduled | Reason::FailedScheduling | Reason::Preempted => {
+                Source::DefaultScheduler
+            }
+            // A Deployment's pods are its ReplicaSets'; the only other
+            // owner that creates pods is a DaemonSet (a bare Pod is
+            // created by its user, with no event).
+            Reason::SuccessfulCreate | Reason::SuccessfulDelete | Reason::FailedCreate => {
+                match object {
+                    ObjectRef::ReplicaSet(..) => Source::ReplicaSetController,
+                    _ => Source::DaemonSetController,
+                }
+            }
+            Reason::ScalingReplicaSet => Source::DeploymentController,
+            Reason::TaintManagerEviction => Source::TaintEvictionController,
+        }
+    }
+}
+
+/// The component that emitted an event (Kubernetes' `source.component`),
+/// named as each names its event recorder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// pkg/controller/deployment/deployment_controller.go, NewDeploymentController.
+    DeploymentController,
+    /// pkg/controller/replicaset/replica_set.go, NewReplicaSetController.
+    ReplicaSetController,
+    /// pkg/controller/daemon/daemon_controller.go, NewDaemonSetsController.
+    DaemonSetController,
+    /// kube-scheduler's default profile (its schedulerName).
+    DefaultScheduler,
+    /// pkg/controller/nodelifecycle/node_lifecycle_controller.go, NewNodeLifecycleController.
+    NodeController,
+    /// cmd/kube-controller-manager/names: TaintEvictionController.
+    TaintEvictionController,
+    /// The node's kubelet (its events also carry the node as source.host).
+    Kubelet,
+}
+
+impl Source {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Source::DeploymentController => "deployment-controller",
+            Source::ReplicaSetController => "replicaset-controller",
+            Source::DaemonSetController => "daemonset-controller",
+            Source::DefaultScheduler => "default-scheduler",
+            Source::NodeController => "node-controller",
+            Source::TaintEvictionController => "taint-eviction-controller",
+            Source::Kubelet => "kubelet",
         }
     }
 }
@@ -111,9 +184,13 @@ pub enum ObjectRef {
     Node(NodeId),
     /// A pod by owner and ordinal: `web-3`.
     Pod(ControllerId, u32),
+    /// A Deployment, or a DaemonSet or bare Pod (by its owner's kind).
     Deployment(ControllerId),
     /// Anything else, as `kind/name` text kept in the cluster's text table.
     Named(TextId),
+    /// A Deployment's ReplicaSet, by its revision: `replicaset/web-5d4c8f7b`
+    /// (`<deployment>-<pod-template-hash>`).
+    ReplicaSet(ControllerId, u32),
 }
 
 /// An index into the cluster's table of event texts. Keeping text out of the
@@ -138,18 +215,25 @@ pub enum Message {
     Assigned(NodeId),
     /// "Node is not ready" (the node lifecycle controller's MarkPodsNotReady)
     NodeIsNotReady,
-    /// "Marking for deletion Pod web-3: node node-2 has a NoExecute taint and
-    /// its tolerationSeconds have passed" (the taint-eviction controller):
-    /// the node; the pod is the object.
+    /// "Marking for deletion Pod default/web-3" (the taint-eviction
+    /// controller's emitPodDeletionEvent): the node whose NoExecute taint
+    /// evicts it (not in the text, as Kubernetes' has none); the pod is
+    /// the object.
     TolerationExpired(NodeId),
     Text(TextId),
+    /// "Stopping container web" (the kubelet's killContainer): the node
+    /// whose kubelet stops it (the event's source.host); the pod is the
+    /// object, its container named as its owner.
+    StoppingContainer(NodeId),
 }
 
 impl ObjectRef {
     /// The controller a pod or controller object is of.
     pub(crate) fn owner(&self) -> Option<ControllerId> {
         match *self {
-            ObjectRef::Pod(c, _) | ObjectRef::Deployment(c) => Some(c),
+            ObjectRef::Pod(c, _) | ObjectRef::Deployment(c) | ObjectRef::ReplicaSet(c, _) => {
+                Some(c)
+            }
             ObjectRef::Node(_) | ObjectRef::Named(_) => None,
         }
     }
@@ -246,6 +330,7 @@ impl Packed {
             ObjectRef::Pod(c, o) => (1, c.0, o),
             ObjectRef::Deployment(c) => (2, c.0, 0),
             ObjectRef::Named(t) => (3, t.0, 0),
+            ObjectRef::ReplicaSet(c, r) => (4, c.0, r),
         };
         let (message, m) = match message {
             Message::CreatedPod(o) => (0, o),
@@ -254,6 +339,7 @@ impl Packed {
             Message::NodeIsNotReady => (3, 0),
             Message::TolerationExpired(n) => (4, n.0),
             Message::Text(t) => (5, t.0),
+            Message::StoppingContainer(n) => (6, n.0),
         };
         Packed {
             type_,
@@ -272,6 +358,7 @@ impl Packed {
             0 => ObjectRef::Node(NodeId(self.a)),
             1 => ObjectRef::Pod(ControllerId(self.a), self.b),
             2 => ObjectRef::Deployment(ControllerId(self.a)),
+            4 => ObjectRef::ReplicaSet(ControllerId(self.a), self.b),
             _ => ObjectRef::Named(TextId(self.a)),
         };
         let message = match self.message & !COMBINED {
@@ -280,12 +367,14 @@ impl Packed {
             2 => Message::Assigned(NodeId(self.m)),
             3 => Message::NodeIsNotReady,
             4 => Message::TolerationExpired(NodeId(self.m)),
+            6 => Message::StoppingContainer(NodeId(self.m)),
             _ => Message::Text(TextId(self.m)),
         };
         EventRecord {
             tick,
             type_: self.type_,
             reason: self.reason,
+            source: self.reason.source(&object),
             object,
             message,
             combined: self.message & COMBINED != 0,
@@ -718,6 +807,9 @@ pub struct EventRecord {
     pub tick: u64,
     pub type_: EventType,
     pub reason: Reason,
+    /// The component that emitted it (derived from its reason and object:
+    /// each reason here has one emitter for each kind of object).
+    pub source: Source,
     pub object: ObjectRef,
     /// For a combined record, the latest of the similar messages.
     pub message: Message,
@@ -743,6 +835,7 @@ impl EventRecord {
             tick,
             type_,
             reason,
+            source: reason.source(&object),
             object,
             message,
             combined: false,
@@ -759,21 +852,43 @@ pub struct RenderedEvent {
     pub tick: u64,
     pub type_: &'static str,
     pub reason: &'static str,
-    /// `kind/name`, e.g. `pod/web-3` or `node/node-2`.
+    /// `kind/name`, e.g. `pod/web-3`, `replicaset/web-5d4c8f7b` or `node/node-2`.
     pub object: String,
     pub message: String,
     /// How many times it was seen.
     pub count: u32,
     /// When it was last seen.
     pub last_tick: u64,
+    /// The component that emitted it (`source.component`:
+    /// `replicaset-controller`, `default-scheduler`, `kubelet`...).
+    pub source: &'static str,
+    /// The kubelet's node for a kubelet's event (`source.host`), else empty.
+    pub host: String,
+}
+
+impl RenderedEvent {
+    /// kubectl's SOURCE column (`get events -o wide`, formatEventSource):
+    /// the component, then ", HOST" when there is one.
+    pub fn source_column(&self) -> String {
+        if self.host.is_empty() {
+            String::from(self.source)
+        } else {
+            alloc::format!("{}, {}", self.source, self.host)
+        }
+    }
 }
 
 impl core::fmt::Display for RenderedEvent {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "t={:<4} {:<7} {:<20} {:<22} {}",
-            self.tick, self.type_, self.reason, self.object, self.message
+            "t={:<4} {:<7} {:<20} {:<28} {:<26} {}",
+            self.tick,
+            self.type_,
+            self.reason,
+            self.object,
+            self.source_column(),
+            self.message
         )?;
         if self.count > 1 {
             write!(f, " (x{}, last at t={})", self.count, self.last_tick)?;
@@ -817,18 +932,20 @@ mod tests {
                 1 if tick > 0 => tick - 1,
                 _ => tick,
             };
-            let object = match x % 4 {
+            let object = match x % 5 {
                 0 => ObjectRef::Node(NodeId(i)),
                 1 => ObjectRef::Pod(ControllerId(x >> 8), i),
                 2 => ObjectRef::Deployment(ControllerId(i)),
+                3 => ObjectRef::ReplicaSet(ControllerId(i), x >> 9),
                 _ => ObjectRef::Named(TextId(u32::MAX - i)),
             };
-            let message = match (x >> 3) % 6 {
+            let message = match (x >> 3) % 7 {
                 0 => Message::CreatedPod(i),
                 1 => Message::DeletedPod(x),
                 2 => Message::Assigned(NodeId(u32::MAX)),
                 3 => Message::NodeIsNotReady,
                 4 => Message::TolerationExpired(NodeId(i)),
+                5 => Message::StoppingContainer(NodeId(x)),
                 _ => Message::Text(TextId(x)),
             };
             let e = EventRecord::new(
@@ -903,12 +1020,12 @@ mod tests {
         let mut texts = Vec::new();
         for tick in [3, 4, 9] {
             let o = text(&mut texts, "node/node-1");
-            let m = text(&mut texts, "Drain of node-1 waits");
+            let m = text(&mut texts, "0/3 nodes are available");
             log.observe_record(
                 EventRecord::new(
                     tick,
                     EventType::Warning,
-                    Reason::Evicted,
+                    Reason::FailedScheduling,
                     ObjectRef::Named(o),
                     Message::Text(m),
                 ),
@@ -919,7 +1036,7 @@ mod tests {
         }
         assert_eq!(
             rendered(&log, &texts),
-            [(3, 9, 3, false, "Drain of node-1 waits".into())]
+            [(3, 9, 3, false, "0/3 nodes are available".into())]
         );
         assert_eq!(texts.len(), 2, "the repeats' texts were given back");
         assert_eq!((log.len(), log.updates(), log.writes()), (1, 2, 3));
@@ -967,7 +1084,7 @@ mod tests {
                         tick,
                         EventType::Normal,
                         Reason::SuccessfulCreate,
-                        ObjectRef::Deployment(ControllerId(0)),
+                        ObjectRef::ReplicaSet(ControllerId(0), 1),
                         Message::CreatedPod(o),
                     ),
                     texts,

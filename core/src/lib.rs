@@ -112,7 +112,7 @@ pub(crate) fn fuzz_ops(default: u64) -> u64 {
 pub use balance::{Balance, Fragmentation, ResourceBalance};
 pub use bare_pod::BarePodSpec;
 pub use cluster::{
-    Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy,
+    ApiRecord, Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy,
     WorkloadKind, DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
 pub use controllers::PdbStatus;
@@ -121,7 +121,7 @@ pub use daemonset::{
     MAX_DAEMONSETS, MAX_DAEMONSET_MIN_READY_SECONDS,
 };
 pub use error::Error;
-pub use events::{EventCursor, EventLog, EventRecord, EventType, Reason, RenderedEvent};
+pub use events::{EventCursor, EventLog, EventRecord, EventType, Reason, RenderedEvent, Source};
 pub use model::{
     labels, AffinityTerm, Budget, DeploymentSpec, IntOrPercent, LabelSelectorRequirement, Labels,
     NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator, NodeSelectorRequirement,

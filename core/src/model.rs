@@ -606,7 +606,9 @@ impl PodTemplate {
         // Kubernetes allows): NodeResourcesFit filters on the real request,
         // so it always fits; NodeResourcesFit's score counts kube-scheduler's
         // non-zero defaults (100m cpu, 200Mi memory) for a missing request.
-        if self.requests.cpu_millis > MAX_CPU_MILLIS || self.requests.memory_bytes > MAX_MEMORY_BYTES {
+        if self.requests.cpu_millis > MAX_CPU_MILLIS
+            || self.requests.memory_bytes > MAX_MEMORY_BYTES
+        {
             return Err(Error::Invalid(format!(
                 "app {app}: the pod template requests {}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory 1Pi ({MAX_MEMORY_BYTES} bytes)",
                 self.requests
@@ -775,7 +777,9 @@ impl NodeSpec {
         // none with pods 0).
         // Bounds that keep score arithmetic exact in i64: 1,000,000 cores,
         // 1 PiB (MAX_MEMORY_BYTES says why).
-        if self.capacity.cpu_millis > MAX_CPU_MILLIS || self.capacity.memory_bytes > MAX_MEMORY_BYTES {
+        if self.capacity.cpu_millis > MAX_CPU_MILLIS
+            || self.capacity.memory_bytes > MAX_MEMORY_BYTES
+        {
             return Err(Error::Invalid(format!(
                 "node {}: capacity {} is beyond the supported range; expected at most 1,000,000 cores and 1Pi of memory",
                 self.name, self.capacity
@@ -1252,8 +1256,8 @@ pub(crate) fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
 
 #[cfg(test)]
 mod tests {
-    use crate::quantity::MIB;
     use super::*;
+    use crate::quantity::MIB;
 
     /// A template's scored requests: the one-container form unless stated,
     /// kept only when they differ from it, dropped with new requests, and
@@ -1262,14 +1266,21 @@ mod tests {
     fn scored_requests_are_stated_only_where_containers_differ() {
         let t = PodTemplate::new(Resources::new(0, 512 * MIB));
         assert_eq!(t.non_zero(), Resources::new(100, 512 * MIB));
-        let zero = t.clone().with_scored_requests(Resources::new(0, 512 * MIB), Resources::new(0, 512 * MIB));
+        let zero = t
+            .clone()
+            .with_scored_requests(Resources::new(0, 512 * MIB), Resources::new(0, 512 * MIB));
         assert_eq!(zero.non_zero_requests, Some(Resources::new(0, 512 * MIB)));
         assert_eq!(zero.non_zero(), Resources::new(0, 512 * MIB));
-        let same = t.clone().with_scored_requests(Resources::new(0, 512 * MIB), Resources::new(100, 512 * MIB));
+        let same = t
+            .clone()
+            .with_scored_requests(Resources::new(0, 512 * MIB), Resources::new(100, 512 * MIB));
         assert_eq!(same, t, "the one-container form is not stated");
         assert_eq!(zero.clone().with_requests(Resources::new(0, 512 * MIB)), t);
         assert!(zero.validate("web").is_ok());
-        let below = t.clone().with_scored_requests(Resources::new(300, 512 * MIB), Resources::new(200, 512 * MIB));
+        let below = t.clone().with_scored_requests(
+            Resources::new(300, 512 * MIB),
+            Resources::new(200, 512 * MIB),
+        );
         let e = below.validate("web").unwrap_err().to_string();
         assert!(e.contains("below its requests"), "{e}");
         let huge = t.with_scored_requests(
@@ -1349,7 +1360,9 @@ mod tests {
         assert!(NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024 * MIB)
             .validate()
             .is_ok());
-        let e = NodeSpec::new("ip_10", 1000, 1024 * MIB).validate().unwrap_err();
+        let e = NodeSpec::new("ip_10", 1000, 1024 * MIB)
+            .validate()
+            .unwrap_err();
         assert!(e.to_string().contains("DNS-1123 subdomain"), "{e}");
         let e = ServiceSpec {
             name: "1web".into(),

@@ -506,9 +506,9 @@ impl crate::cluster::Cluster {
 
 #[cfg(test)]
 mod tests {
-    use crate::quantity::MIB;
     use super::*;
     use crate::model::{labels, Resources};
+    use crate::quantity::MIB;
 
     #[test]
     fn keys_split_and_qualify() {

@@ -22,7 +22,7 @@ use alloc::vec::Vec;
 
 use crate::cluster::{Cluster, ControllerId};
 use crate::error::Error;
-use crate::events::{EventType, ObjectRef, Reason};
+use crate::events::{EventType, Reason};
 use crate::limits::quoted;
 
 /// The highest value a user-defined PriorityClass may have (Kubernetes'
@@ -137,23 +137,7 @@ impl Cluster {
     /// globalDefault and another class already is.
     pub fn add_priority_class(&mut self, pc: PriorityClass) -> Result<(), Error> {
         self.check_priority_class(&pc)?;
-        let obj = self.named("priorityclass", &pc.name);
-        self.note(
-            EventType::Normal,
-            Reason::Created,
-            obj,
-            format!(
-                "PriorityClass {} with value {}{}, preemptionPolicy {}",
-                pc.name,
-                pc.value,
-                if pc.global_default {
-                    " (globalDefault)"
-                } else {
-                    ""
-                },
-                pc.preemption_policy.as_str()
-            ),
-        );
+        // Creating it is an API call: no Event.
         self.priority_classes.insert(pc.name.clone(), pc);
         self.priority_epoch += 1;
         // A Deployment waiting for its class may create its pods now.
@@ -189,13 +173,6 @@ impl Cluster {
         self.check_delete_priority_class(name)?;
         self.priority_classes.remove(name);
         self.priority_epoch += 1;
-        let obj = self.named("priorityclass", name);
-        self.note(
-            EventType::Normal,
-            Reason::Deleted,
-            obj,
-            format!("PriorityClass {name} deleted"),
-        );
         Ok(())
     }
 
@@ -275,12 +252,12 @@ impl Cluster {
                         c.revisions[c.current as usize - 1].hash
                     );
                     self.controllers[id.0 as usize].create_refused = Some(why);
-                    self.note(
-                        EventType::Warning,
-                        Reason::FailedCreate,
-                        ObjectRef::Deployment(id),
-                        msg,
-                    );
+                    // controller_utils.go, CreatePods: on the ReplicaSet
+                    // (or the DaemonSet) whose create was refused.
+                    let cur = self.controllers[id.0 as usize].current;
+                    if let Some(obj) = self.pod_owner_object(id, cur) {
+                        self.note(EventType::Warning, Reason::FailedCreate, obj, msg);
+                    }
                 }
                 false
             }

@@ -49,7 +49,6 @@ use core::fmt;
 
 use crate::cluster::{Cluster, ControllerId};
 use crate::error::Error;
-use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::NO_PROGRESS_DEADLINE;
 
 /// The two condition types a Deployment reports here.
@@ -432,12 +431,8 @@ impl Cluster {
                         ),
                     );
                     c.rollout.observed = new;
-                    self.note(
-                        EventType::Warning,
-                        Reason::ProgressDeadlineExceeded,
-                        ObjectRef::Deployment(id),
-                        msg,
-                    );
+                    // The condition is the record: Kubernetes' Deployment
+                    // controller emits no Event for it.
                     return true;
                 }
             }

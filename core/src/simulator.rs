@@ -11,7 +11,6 @@ use crate::bare_pod::BarePodSpec;
 use crate::cluster::{Cluster, FixedPoint, ScorePolicy};
 use crate::daemonset::DaemonSetSpec;
 use crate::error::Error;
-use crate::events::{EventType, Reason};
 use crate::limits::{MAX_NODES, MAX_PODS, MAX_SCRIPT_EVENTS, MAX_TICK};
 use crate::model::{
     DeploymentSpec, NodeSpec, PdbSpec, PodTemplate, Resources, RollingUpdate, ServiceSpec, Taint,
@@ -258,6 +257,10 @@ pub struct Simulator {
     /// A tick run in slices ([`Simulator::step_slice`]) that has not
     /// finished.
     in_step: Option<alloc::boxed::Box<InStep>>,
+    /// Scripted events refused when they fired: (tick, "what: why"), in
+    /// order. A refused API call is its caller's error, which Kubernetes
+    /// records as no Event, so the event log does not hold it.
+    refused: Vec<(u64, String)>,
 }
 
 /// A tick under way in slices: its report so far, whether its scripted
@@ -300,6 +303,7 @@ impl Simulator {
             rng: Prng::new(seed),
             script: Vec::new(),
             next: 0,
+            refused: Vec::new(),
             pending_adds: 0,
             pending_removes: 0,
             pending_by_node: Default::default(),
@@ -410,7 +414,7 @@ impl Simulator {
     /// Checks an event against the cluster as it is now and queues it for the
     /// next tick. A refused event is not queued. (An event can still fail
     /// when it fires, if something queued before it changed the cluster; that
-    /// failure is a FailedEvent warning in the log.)
+    /// failure is the step's error and in [`Simulator::refused`].)
     pub fn submit(&mut self, e: Event) -> Result<(), Error> {
         let t = self.tick() + 1;
         self.schedule(t, e)
@@ -993,10 +997,10 @@ impl Simulator {
             self.count_pending(&e, false);
             report.fired += 1;
             if let Err(err) = self.apply(&e) {
+                // A refused API call is its caller's error, not an Event:
+                // the step's report and the simulator's list keep it.
                 let msg = format!("{}: {}", e.describe(), err);
-                let obj = self.cluster.named("script", &format!("t{tick}"));
-                self.cluster
-                    .note(EventType::Warning, Reason::FailedEvent, obj, msg.clone());
+                self.refused.push((tick, msg.clone()));
                 report.errors.push(msg);
             }
         }
@@ -1124,8 +1128,13 @@ impl Simulator {
         let profile = &self.profile;
         let pod = crate::namespace::canonical(pod);
         self.cluster.record_for = Some(String::from(pod));
-        let mut watch = |c: &Cluster, name: &str, _: crate::NodeId| {
+        let mut watch = |c: &Cluster, name: &str, n: crate::NodeId| {
             if name == pod {
+                debug_assert_eq!(
+                    c.last_cycle().chosen,
+                    Some(n),
+                    "every bind records its cycle"
+                );
                 decision = Some(c.explain_decision(name, profile, c.last_cycle()));
             }
         };
@@ -1156,6 +1165,12 @@ impl Simulator {
     /// The profile the scheduler runs under now.
     pub fn profile(&self) -> &Profile {
         &self.profile
+    }
+
+    /// The scripted events refused when they fired so far: (tick, "what:
+    /// why"), oldest first (a step's [`StepReport::errors`] are its own).
+    pub fn refused(&self) -> &[(u64, String)] {
+        &self.refused
     }
 
     pub fn cluster(&self) -> &Cluster {
@@ -1231,12 +1246,13 @@ pub fn tour() -> Vec<(u64, Event)> {
     let web = DeploymentSpec::new("web", 4, Resources::new(500, 512 * MIB))
         .with_strategy(IntOrPercent::Int(1), IntOrPercent::Int(1));
     s.push((2, Event::Deploy(web.clone())));
-    let cache = DeploymentSpec::new("cache", 2, Resources::new(1000, 2048 * MIB)).with_template(|t| {
-        t.with_anti_affinity(AffinityTerm::new(
-            Selector::new(&[("app", "cache")]),
-            Some(zone),
-        ))
-    });
+    let cache =
+        DeploymentSpec::new("cache", 2, Resources::new(1000, 2048 * MIB)).with_template(|t| {
+            t.with_anti_affinity(AffinityTerm::new(
+                Selector::new(&[("app", "cache")]),
+                Some(zone),
+            ))
+        });
     s.push((2, Event::Deploy(cache)));
     s.push((
         2,
@@ -1292,8 +1308,8 @@ pub fn tour() -> Vec<(u64, Event)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::quantity::MIB;
     use super::*;
+    use crate::quantity::MIB;
 
     #[test]
     fn prng_is_a_function_of_its_seed() {
@@ -1352,7 +1368,7 @@ mod tests {
     }
 
     #[test]
-    fn an_event_refused_when_it_fires_is_a_warning_not_a_panic() {
+    fn an_event_refused_when_it_fires_is_reported_not_logged_nor_a_panic() {
         let mut sim = Simulator::with_script(
             1,
             ScorePolicy::BinPack,
@@ -1360,7 +1376,13 @@ mod tests {
         );
         let r = sim.step();
         assert_eq!(r.errors.len(), 1);
-        let last = sim.cluster().events().last().unwrap();
-        assert_eq!(sim.cluster().render_event(&last).reason, "FailedEvent");
+        assert_eq!(sim.refused(), &[(1, r.errors[0].clone())][..]);
+        assert!(
+            r.errors[0].starts_with("fail node ghost: "),
+            "{:?}",
+            r.errors
+        );
+        // Kubernetes records no Event for a refused API call.
+        assert!(sim.cluster().events().is_empty());
     }
 }

@@ -287,16 +287,6 @@ impl Cluster {
         )
     }
 
-    /// The text of the taint at index `i` of a verdict (one past the node's
-    /// taints: the condition taint).
-    fn taint_text(&self, id: NodeId, i: usize, cond: Option<&Taint>) -> String {
-        let taints = &self.nodes[id.0 as usize].spec.taints;
-        match taints.get(i).or(cond) {
-            Some(t) => format!("{t}"),
-            None => String::new(),
-        }
-    }
-
     /// The taint-eviction controller over every pod of node `id`.
     pub(crate) fn apply_no_execute(&mut self, id: NodeId) {
         let keys = self.node_pods[id.0 as usize].clone();
@@ -316,10 +306,7 @@ impl Cluster {
             (p.controller, p.ordinal, p.uid, p.taint_deadline())
         };
         match v {
-            Verdict::EvictNow(i) => {
-                let t = self.taint_text(id, i, cond);
-                self.taint_evict(k, id, &format!("it does not tolerate taint {t}"));
-            }
+            Verdict::EvictNow(_) => self.taint_evict(k, id),
             Verdict::EvictAfter(secs) => {
                 if deadline.is_none() {
                     self.set_taint_timer(k, uid, secs);
@@ -328,7 +315,8 @@ impl Cluster {
             Verdict::Stay => {
                 if deadline.is_some() {
                     self.pod_mut(k).set_taint_deadline(None);
-                    let pod = self.pod_name(c, o);
+                    // emitCancelPodDeletionEvent: the pod's namespace/name.
+                    let pod = crate::namespace::full_name(&self.pod_name(c, o));
                     self.note(
                         EventType::Normal,
                         Reason::TaintManagerEviction,
@@ -370,27 +358,26 @@ impl Cluster {
     pub(crate) fn evict_if_untolerated(&mut self, k: u32, id: NodeId) -> bool {
         let cond = self.condition_no_execute(id);
         match self.pod_verdict(k, id, cond.as_ref()) {
-            Verdict::EvictNow(i) => {
-                let t = self.taint_text(id, i, cond.as_ref());
-                self.taint_evict(k, id, &format!("it does not tolerate taint {t}"));
+            Verdict::EvictNow(_) => {
+                self.taint_evict(k, id);
                 true
             }
             _ => false,
         }
     }
 
-    fn taint_evict(&mut self, k: u32, id: NodeId, why: &str) {
+    fn taint_evict(&mut self, k: u32, id: NodeId) {
         let (c, o) = {
             let p = self.pod(k);
             (p.controller, p.ordinal)
         };
-        let pod = self.pod_name(c, o);
-        let node = self.nodes[id.0 as usize].spec.name.clone();
-        self.note(
+        // emitPodDeletionEvent: "Marking for deletion Pod NS/NAME", the
+        // same whether the pod tolerated the taint for a while or not at all.
+        self.record(
             EventType::Normal,
             Reason::TaintManagerEviction,
             ObjectRef::Pod(c, o),
-            format!("Marking for deletion Pod {pod}: node {node} has a NoExecute taint and {why}"),
+            crate::events::Message::TolerationExpired(id),
         );
         self.delete_pod(k, None);
     }
@@ -427,28 +414,9 @@ impl Cluster {
                         self.pod_mut(k).set_taint_deadline(None);
                         continue;
                     }
-                    Verdict::EvictNow(i) => {
-                        let why = format!(
-                            "it does not tolerate taint {}",
-                            self.taint_text(id, i, cond)
-                        );
-                        self.taint_evict(k, id, &why);
-                    }
-                    Verdict::EvictAfter(_) => {
-                        // The common case, and a zone's worth of pods at once:
-                        // a structured event, rendered when read.
-                        let (c, o) = {
-                            let p = self.pod(k);
-                            (p.controller, p.ordinal)
-                        };
-                        self.record(
-                            EventType::Normal,
-                            Reason::TaintManagerEviction,
-                            ObjectRef::Pod(c, o),
-                            crate::events::Message::TolerationExpired(id),
-                        );
-                        self.delete_pod(k, None);
-                    }
+                    // A zone's worth of pods at once: a structured event,
+                    // rendered when read.
+                    Verdict::EvictNow(_) | Verdict::EvictAfter(_) => self.taint_evict(k, id),
                 }
                 n += 1;
             }

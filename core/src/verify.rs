@@ -39,7 +39,9 @@ pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
         let n = c
             .node_by_id(*id)
             .ok_or_else(|| format!("pods are bound to node id {} which is not registered", id.0))?;
-        if u.cpu_millis > n.spec.capacity.cpu_millis || u.memory_bytes > n.spec.capacity.memory_bytes {
+        if u.cpu_millis > n.spec.capacity.cpu_millis
+            || u.memory_bytes > n.spec.capacity.memory_bytes
+        {
             return Err(format!(
                 "node {} is overcommitted: pods request {} but capacity is {}",
                 n.name(),

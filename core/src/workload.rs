@@ -88,7 +88,11 @@ pub fn generate(rng: &mut Prng, cfg: &WorkloadConfig) -> Workload {
         let replicas = rng.range(cfg.min_replicas as u64, cfg.max_replicas as u64) as u32;
         let cpu = rng.range(1, 8) * 125;
         let mem = rng.range(1, 8) * 256;
-        let mut d = DeploymentSpec::new(&name, replicas, crate::model::Resources::new(cpu, mem * MIB));
+        let mut d = DeploymentSpec::new(
+            &name,
+            replicas,
+            crate::model::Resources::new(cpu, mem * MIB),
+        );
         if cfg.constraints {
             match rng.below(6) {
                 0 => d.template = d.template.with_node_selector("disktype", "ssd"),

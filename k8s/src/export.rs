@@ -46,7 +46,12 @@ fn int_or_percent(v: IntOrPercent) -> Value {
 fn node(n: &ImportedNode, kwok: bool) -> Value {
     let resources = map(vec![
         ("cpu", s(&format!("{}m", n.spec.capacity.cpu_millis))),
-        ("memory", s(&shepherd::quantity::format_memory_bytes(n.spec.capacity.memory_bytes))),
+        (
+            "memory",
+            s(&shepherd::quantity::format_memory_bytes(
+                n.spec.capacity.memory_bytes,
+            )),
+        ),
         ("pods", s(&n.spec.max_pods.to_string())),
     ]);
     let mut spec = Vec::new();

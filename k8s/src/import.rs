@@ -2112,8 +2112,7 @@ fn pod_spec(
             }
         }
     }
-    let [eff, non_zero] =
-        [0, 1].map(|k| sum[k].add(sidecars[k]).max(init_peak[k]).add(overhead));
+    let [eff, non_zero] = [0, 1].map(|k| sum[k].add(sidecars[k]).max(init_peak[k]).add(overhead));
     // Memory in bytes, as kube-scheduler sums it (int64 of Value()).
     // A pod that requests nothing is BestEffort: it fits anywhere
     // NodeResourcesFit looks, and its score counts the non-zero defaults of

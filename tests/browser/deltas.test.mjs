@@ -82,7 +82,7 @@ async function differences(page) {
     });
     const rowFor = (e) => ({
       cls: e.type === 'Warning' ? 'event warning' : 'event normal', reason: e.reason,
-      cells: [`ev-tick:t=${e.tick}`, `ev-type${e.type === 'Warning' ? ' warning' : ''}:${e.type}`, `ev-reason:${e.reason}`, `ev-object:${e.object}`, `ev-message:${e.message}`]
+      cells: [`ev-tick:t=${e.tick}`, `ev-type${e.type === 'Warning' ? ' warning' : ''}:${e.type}`, `ev-reason:${e.reason}`, `ev-source:${e.source}`, `ev-object:${e.object}`, `ev-message:${e.message}`]
         .concat(e.count > 1 ? [`ev-count:×${e.count}, last at t=${e.lastTick}`] : []).join(' | '),
     });
     for (let i = 0; i < logged.length; i++) {

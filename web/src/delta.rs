@@ -286,6 +286,8 @@ pub fn events_packed(c: &Cluster, cursor: u32, updates: u64, limit: u32) -> Pack
         text.push(FIELD_SEP);
         push_field(&mut text, &e.message);
         let _ = write!(text, "{FIELD_SEP}{}{FIELD_SEP}{}", e.count, e.last_tick);
+        text.push(FIELD_SEP);
+        push_field(&mut text, &e.source);
     }
     PackedEvents {
         cursor: page.cursor,
@@ -537,6 +539,7 @@ mod tests {
                         e.message.clone(),
                         e.count.to_string(),
                         e.last_tick.to_string(),
+                        e.source.clone(),
                     ]
                 })
                 .collect();

@@ -11,7 +11,10 @@
 //! - Reads: `snapshot(withNodes)` for what the page draws (plain objects),
 //!   `nodeGrid()` for large clusters (one `Uint32Array`), `eventsSince(cursor,
 //!   limit)` for the event log (`eventsPacked`: the same rows as one string,
-//!   what the page draws from), `explain(pod)` for every node's verdict.
+//!   what the page draws from; only what Kubernetes' components record, each
+//!   with its `source`), `refusedActions(limit)` for scripted actions refused
+//!   when they fired (no Event in Kubernetes), `explain(pod)` for every
+//!   node's verdict.
 //! - Manifests: `importManifests(text)` builds a new session from Kubernetes
 //!   manifests (all or nothing, with warnings), `exportManifests()` writes the
 //!   cluster back as manifests ([`manifests`]).
@@ -249,7 +252,8 @@ impl Shepherd {
     }
 
     /// One tick. Returns the messages of scripted actions that were refused
-    /// when they fired (they are also Warning events in the log).
+    /// when they fired (also kept in `refusedActions`; a refused API call
+    /// is no Kubernetes Event, so the event log does not hold them).
     pub fn step(&mut self) -> Vec<String> {
         self.session.step()
     }
@@ -754,10 +758,30 @@ impl Shepherd {
         self.session.node_id(name).map_err(err)
     }
 
+    /// The scripted actions refused when they fired in this run so far
+    /// (a replay's included), oldest first, at most `limit`: `[{tick,
+    /// message}]`, the message "what: why".
+    #[wasm_bindgen(js_name = refusedActions)]
+    pub fn refused_actions(&self, limit: u32) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        struct Refused<'a> {
+            tick: u64,
+            message: &'a str,
+        }
+        let list: Vec<Refused> = (self.session.simulator().refused().iter())
+            .take(limit as usize)
+            .map(|(tick, message)| Refused {
+                tick: *tick,
+                message,
+            })
+            .collect();
+        to_js(&list)
+    }
+
     /// Events after `cursor` (0: from the start), at most `limit`, oldest
     /// first, after the earlier ones whose count moved since `updates`
     /// (0 when not given): `{cursor, updates, skipped, updated, events:
-    /// [{index, tick, type, reason, object, message, count, lastTick}]}`.
+    /// [{index, tick, type, reason, object, message, count, lastTick, source}]}`.
     #[wasm_bindgen(js_name = eventsSince)]
     pub fn events_since(
         &self,
@@ -776,7 +800,7 @@ impl Shepherd {
     /// event log (see `delta.rs`, `PackedEvents`): `{cursor, updates,
     /// skipped, updated, count, text}`, rows oldest first separated by
     /// U+001E, each row's `index`, `tick`, `type`, `reason`, `object`,
-    /// `message`, `count` and `lastTick` separated by U+001F.
+    /// `message`, `count`, `lastTick` and `source` separated by U+001F.
     #[wasm_bindgen(js_name = eventsPacked)]
     pub fn events_packed(
         &self,
@@ -1065,7 +1089,10 @@ fn upgrade_v1(doc: &JsValue) {
             }
             _ => v,
         };
-        let _ = Reflect::delete_property(&js_sys::Object::from(o.clone()), &JsValue::from_str("memory"));
+        let _ = Reflect::delete_property(
+            &js_sys::Object::from(o.clone()),
+            &JsValue::from_str("memory"),
+        );
         set(o, "memoryBytes", &bytes);
     };
     let Some(actions) = get(doc, "actions").filter(js_sys::Array::is_array) else {

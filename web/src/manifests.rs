@@ -67,6 +67,11 @@ pub fn one_object(add: impl FnOnce(&mut K8sScenario)) -> String {
         .collect()
 }
 
+/// `n` and the word for one or for several: "1 DaemonSet", "2 DaemonSets".
+pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The one DaemonSet an `updateDaemonSet` action's manifests hold.
 pub fn daemonset_update(text: &str) -> Result<shepherd::DaemonSetSpec, String> {
     let im = import(text).map_err(|e| e.to_string())?;
@@ -75,7 +80,11 @@ pub fn daemonset_update(text: &str) -> Result<shepherd::DaemonSetSpec, String> {
         sc.nodes.len() + sc.deployments.len() + sc.pods.len() + sc.pdbs.len() + sc.services.len();
     match (sc.daemonsets.len(), others) {
         (1, 0) => Ok(sc.daemonsets.into_iter().next().expect("one DaemonSet")),
-        (n, m) => Err(format!("updateDaemonSet: the manifests hold {n} DaemonSets and {m} other objects; expected exactly one DaemonSet")),
+        (n, m) => Err(format!(
+            "updateDaemonSet: the manifests hold {} and {}; expected exactly one DaemonSet",
+            counted(n, "DaemonSet", "DaemonSets"),
+            counted(m, "other object", "other objects")
+        )),
     }
 }
 

@@ -784,7 +784,11 @@ impl Action {
                 labels,
                 taints,
             } => one(Event::AddNode(node_spec(
-                name, *cpu, *memory_bytes, labels, taints,
+                name,
+                *cpu,
+                *memory_bytes,
+                labels,
+                taints,
             )?)),
             Action::ReregisterNode {
                 name,
@@ -793,7 +797,11 @@ impl Action {
                 labels,
                 taints,
             } => one(Event::ReregisterNode(node_spec(
-                name, *cpu, *memory_bytes, labels, taints,
+                name,
+                *cpu,
+                *memory_bytes,
+                labels,
+                taints,
             )?)),
             Action::FailNode { node } => one(Event::FailNode(node.clone())),
             Action::RecoverNode { node } => one(Event::RecoverNode(node.clone())),

@@ -502,7 +502,9 @@ impl Session {
     }
 
     /// Runs quiet ticks until one in which something happens (an event is
-    /// logged or a scripted action fires), that one included, or `max`
+    /// logged, a scripted action fires, or a pod turns Ready or not, which
+    /// Kubernetes records no Event for: `Cluster::change_epoch`), that one
+    /// included, or `max`
     /// ticks have run (never past [`MAX_TICK`]): how a person skips the
     /// seconds of cluster time in which nothing changes, such as a node
     /// monitor grace period or a pod's tolerationSeconds. Returns the ticks run.
@@ -511,11 +513,12 @@ impl Session {
         self.same_tick = None;
         while ran < max && self.sim.tick() < MAX_TICK {
             // Anything written counts, a repeat counted into an earlier event too.
-            let before = self.sim.cluster().events().writes();
+            let seen = |c: &shepherd::Cluster| (c.events().writes(), c.change_epoch());
+            let before = seen(self.sim.cluster());
             let fired = self.sim.step().fired;
             self.series.record(self.sim.cluster());
             ran += 1;
-            if fired > 0 || self.sim.cluster().events().writes() != before {
+            if fired > 0 || seen(self.sim.cluster()) != before {
                 break;
             }
         }
@@ -965,8 +968,9 @@ fn describe(action: &Action, events: &[Event]) -> String {
             nodes,
             pods_per_node,
         } => format!(
-            "generate {nodes} nodes and 10 Deployments with {} pods",
-            *nodes as u64 * *pods_per_node as u64
+            "generate {} and 10 Deployments with {}",
+            crate::manifests::counted(*nodes as usize, "node", "nodes"),
+            crate::manifests::counted(*nodes as usize * *pods_per_node as usize, "pod", "pods")
         ),
         _ => events
             .iter()
@@ -1230,13 +1234,8 @@ mod tests {
             "{e}"
         );
         s.step();
-        let errors: Vec<String> = s
-            .simulator()
-            .cluster()
-            .rendered_events()
-            .iter()
-            .filter(|e| e.reason == "FailedEvent")
-            .map(|e| e.to_string())
+        let errors: Vec<String> = (s.simulator().refused().iter())
+            .map(|(t, m)| format!("t={t} {m}"))
             .collect();
         assert!(
             errors.is_empty(),

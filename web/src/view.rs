@@ -441,10 +441,14 @@ pub struct EventRow {
     pub count: u32,
     #[serde(rename = "lastTick")]
     pub last_tick: u64,
+    /// The component that emitted it, with its node for a kubelet
+    /// (kubectl's SOURCE: `kubelet, node-1`, `replicaset-controller`).
+    pub source: String,
 }
 
 impl EventRow {
     fn of(index: usize, e: RenderedEvent) -> Self {
+        let source = e.source_column();
         EventRow {
             index: index as u32,
             tick: e.tick,
@@ -454,6 +458,7 @@ impl EventRow {
             message: e.message,
             count: e.count,
             last_tick: e.last_tick,
+            source,
         }
     }
 }

@@ -86,7 +86,11 @@ fn series_are_typed_arrays_of_one_entry_per_tick() {
     let mem: Float64Array = get(&tail, "memoryRequested")
         .dyn_into()
         .expect("a Float64Array");
-    assert_eq!(mem.to_vec(), vec![1024.0 * 1048576.0], "two 512Mi pods, in bytes");
+    assert_eq!(
+        mem.to_vec(),
+        vec![1024.0 * 1048576.0],
+        "two 512Mi pods, in bytes"
+    );
     s.step_back().expect("back one tick");
     let cpu: Float64Array = get(&s.series(0.0).expect("a series"), "cpuRequested")
         .dyn_into()

@@ -782,7 +782,8 @@ fn deployments_beyond_the_cluster_wide_pod_limit_are_refused() {
         name: n.into(),
         replicas: 1_000_000,
         template: TemplateDoc::from_engine(&shepherd::PodTemplate::new(shepherd::Resources::new(
-            100, 64 * MIB,
+            100,
+            64 * MIB,
         ))),
         max_surge: IntOrString::Str("25%".into()),
         max_unavailable: IntOrString::Str("25%".into()),
@@ -912,7 +913,8 @@ fn the_largest_max_surge_rolls_to_completion() {
     })
     .unwrap();
     let t = TemplateDoc::from_engine(
-        &shepherd::PodTemplate::new(shepherd::Resources::new(500, 256 * MIB)).with_label("app", "web"),
+        &shepherd::PodTemplate::new(shepherd::Resources::new(500, 256 * MIB))
+            .with_label("app", "web"),
     );
     s.submit(Action::Deploy {
         namespace: None,

@@ -593,6 +593,10 @@ pub struct CycleRecord {
     /// Their weighted totals, in the same order (empty when one node was feasible).
     pub totals: Vec<i64>,
     pub chosen: Option<NodeId>,
+    /// The pod went to its nominated node (status.nominatedNodeName, where
+    /// preemption made room): kube-scheduler tries that node first and
+    /// takes it when it passes every filter, scoring no other.
+    pub nominated: bool,
 }
 
 /// One score plugin's part in a node's total.
@@ -2181,7 +2185,10 @@ impl Cluster {
                 (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
                 (h.allocated.memory_bytes + b.req.memory_bytes) as i64,
             ],
-            &[h.allocated.cpu_millis as i64, h.allocated.memory_bytes as i64],
+            &[
+                h.allocated.cpu_millis as i64,
+                h.allocated.memory_bytes as i64,
+            ],
             &[h.capacity.cpu_millis as i64, h.capacity.memory_bytes as i64],
         )
     }
@@ -2268,6 +2275,19 @@ impl Cluster {
         });
     }
 
+    /// Writes `last_cycle` for a bind that looked at node `n` alone: a
+    /// pod pinned to it (NodeAffinity's PreFilter result), or its nominated
+    /// node; or, from the heap of a profile whose ties go to the lowest
+    /// id, a node taken without a list (nothing scored recorded).
+    pub(crate) fn record_one(&mut self, n: NodeId, nominated: bool) {
+        let rec = &mut self.last_cycle;
+        rec.start = n.0;
+        rec.scored.clear();
+        rec.totals.clear();
+        rec.chosen = Some(n);
+        rec.nominated = nominated;
+    }
+
     /// Whether pod `k` is named `name` (as `Cluster::pod_name` writes it),
     /// without writing its name.
     fn pod_has_name(&self, k: u32, name: &str) -> bool {
@@ -2330,10 +2350,7 @@ impl Cluster {
             if self.dynamic_filter(n, b, profile).is_err() {
                 continue;
             }
-            self.last_cycle.start = 0;
-            self.last_cycle.scored.clear();
-            self.last_cycle.totals.clear();
-            self.last_cycle.chosen = Some(n);
+            self.record_one(n, false);
             self.bind_observed(keys[i], n, &mut on_bind);
             bound += 1;
             i += 1;
@@ -2448,6 +2465,7 @@ impl Cluster {
         let rec = &mut self.last_cycle;
         rec.start = start;
         rec.chosen = chosen;
+        rec.nominated = false;
         rec.scored.clear();
         rec.totals.clear();
         if b.record {
@@ -4515,7 +4533,13 @@ impl Cluster {
         profile: &Profile,
         cycle: &CycleRecord,
     ) -> Result<Explanation, crate::Error> {
-        let scored = (!cycle.scored.is_empty()).then_some(cycle.scored.as_slice());
+        // A nominated node is the only one the cycle scored (none, in
+        // fact: it is taken once it passes).
+        let chosen_only = cycle.chosen.map(|n| [n]);
+        let scored = match (&chosen_only, cycle.nominated) {
+            (Some(one), true) => Some(&one[..]),
+            _ => (!cycle.scored.is_empty()).then_some(cycle.scored.as_slice()),
+        };
         let mut e = self.explain_among(pod, profile, scored)?;
         let chosen = cycle
             .chosen
@@ -4539,6 +4563,9 @@ impl Cluster {
         };
         let feasible = e.nodes.iter().filter(|v| v.feasible).count();
         e.summary = match best.len() {
+            _ if cycle.nominated => format!(
+                "{pod} was bound to {chosen}, its nominated node (status.nominatedNodeName, where preemption made room for it): the scheduler tries that node first and takes it when it passes every filter, without scoring the others"
+            ),
             _ if feasible == 1 => format!(
                 "{pod} was bound to {chosen}, the only node that passed every filter (kube-scheduler takes a lone feasible node without scoring)"
             ),
@@ -5047,8 +5074,12 @@ mod tests {
                     .with_label("topology.kubernetes.io/zone", &alloc::format!("z-{i}"));
                 c.add_node(n).unwrap();
             }
-            c.deploy(DeploymentSpec::new("web", 600, Resources::new(10, 16 * MIB)))
-                .unwrap();
+            c.deploy(DeploymentSpec::new(
+                "web",
+                600,
+                Resources::new(10, 16 * MIB),
+            ))
+            .unwrap();
             let mut d = DeploymentSpec::new("prefers", 300, Resources::new(10, 16 * MIB));
             d.template = d.template.with_node_affinity(NodeAffinity {
                 required: None,
@@ -5091,7 +5122,11 @@ mod tests {
             c.set_index_use(index);
             let zones = ["a", "b", "c"];
             for i in 0..400u64 {
-                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), 8_000 + 1000 * (i % 4), 32_768 * MIB);
+                let mut n = NodeSpec::new(
+                    &alloc::format!("n-{i}"),
+                    8_000 + 1000 * (i % 4),
+                    32_768 * MIB,
+                );
                 if i % 200 != 7 {
                     n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
                 }
@@ -5261,8 +5296,10 @@ mod tests {
                 }
                 for wave in 0..3 {
                     for a in 0..14 {
-                        let req =
-                            Resources::new(100 + 100 * rng.below(2), (256 + 256 * rng.below(2)) * MIB);
+                        let req = Resources::new(
+                            100 + 100 * rng.below(2),
+                            (256 + 256 * rng.below(2)) * MIB,
+                        );
                         let replicas = 1 + rng.below(60) as u32;
                         let mut d =
                             DeploymentSpec::new(&alloc::format!("w{wave}-{a}"), replicas, req);
@@ -5405,7 +5442,10 @@ mod tests {
                     for wave in 0..3 {
                         for a in 0..60 {
                             let size = rng.range(1, 13) as u32;
-                            let req = Resources::new(rng.range(1, 3) * 250, (rng.range(1, 3) * 512) * MIB);
+                            let req = Resources::new(
+                                rng.range(1, 3) * 250,
+                                (rng.range(1, 3) * 512) * MIB,
+                            );
                             let mut d =
                                 DeploymentSpec::new(&alloc::format!("w{wave}-{a}"), size, req);
                             if rng.below(3) == 0 {
@@ -5445,8 +5485,12 @@ mod tests {
                     .with_max_pods(60);
                 c.add_node(n).unwrap();
             }
-            c.deploy(DeploymentSpec::new("web", 17_000, Resources::new(10, 16 * MIB)))
-                .unwrap();
+            c.deploy(DeploymentSpec::new(
+                "web",
+                17_000,
+                Resources::new(10, 16 * MIB),
+            ))
+            .unwrap();
             c.reconcile_to_fixed_point(Profile::kube_scheduler());
             c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>()
         };

@@ -108,7 +108,10 @@ impl Cluster {
                             self.hot[n.0 as usize].allocated.cpu_millis,
                             self.hot[n.0 as usize].allocated.memory_bytes,
                         ),
-                        (node.spec.capacity.cpu_millis, node.spec.capacity.memory_bytes),
+                        (
+                            node.spec.capacity.cpu_millis,
+                            node.spec.capacity.memory_bytes,
+                        ),
                         self.node_pods[n.0 as usize].len() as u32,
                         node.spec.max_pods,
                     );
@@ -119,7 +122,10 @@ impl Cluster {
                             pods,
                             unresolvable: fit::unresolvable(
                                 (req.cpu_millis, req.memory_bytes),
-                                (node.spec.capacity.cpu_millis, node.spec.capacity.memory_bytes),
+                                (
+                                    node.spec.capacity.cpu_millis,
+                                    node.spec.capacity.memory_bytes,
+                                ),
                             ),
                         });
                     }
@@ -156,6 +162,7 @@ impl Cluster {
                 self.record_failure(c, rev_no, &keys[i..], message);
                 return (bound, true);
             }
+            self.record_one(n, false);
             self.bind_observed(k, n, &mut on_bind);
             bound += 1;
         }

@@ -449,6 +449,7 @@ impl Cluster {
             if self.nodes[n.0 as usize].removed || self.filter_node(n, &mut b, profile).is_err() {
                 return true;
             }
+            self.record_one(n, true);
             self.bind_observed(k, n, &mut on_bind);
             self.spread_bound(&mut b, n);
             bound += 1;
@@ -935,7 +936,10 @@ impl Cluster {
             let (cpu, mem, many) = super::fit::insufficient(
                 (req.cpu_millis, req.memory_bytes),
                 (alloc.cpu_millis, alloc.memory_bytes),
-                (node.spec.capacity.cpu_millis, node.spec.capacity.memory_bytes),
+                (
+                    node.spec.capacity.cpu_millis,
+                    node.spec.capacity.memory_bytes,
+                ),
                 pods,
                 node.spec.max_pods,
             );
@@ -1087,13 +1091,7 @@ impl Cluster {
                 ObjectRef::Pod(vc, vo),
                 format!("Preempted by pod {preemptor_uid} on node {node_name}"),
             );
-            let app = self.controllers[vc.0 as usize].name.clone();
-            self.note(
-                EventType::Normal,
-                Reason::Killing,
-                ObjectRef::Pod(vc, vo),
-                format!("Stopping container {app}"),
-            );
+            // The kubelet's Killing follows as it stops the victim.
             self.delete_pod(v, None);
             self.preempted += 1;
         }

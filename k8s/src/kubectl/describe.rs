@@ -53,20 +53,6 @@ fn list_field(out: &mut String, name: &str, values: &[String]) {
     }
 }
 
-/// The component that emits an event of this reason in Kubernetes.
-fn source(reason: &str) -> &'static str {
-    match reason {
-        "Scheduled" | "FailedScheduling" | "Preempted" => "default-scheduler",
-        "SuccessfulCreate" | "SuccessfulDelete" | "FailedCreate" => "replicaset-controller",
-        "ScalingReplicaSet" => "deployment-controller",
-        "RegisteredNode" | "RemovingNode" | "NodeNotReady" => "node-controller",
-        "TaintManagerEviction" => "taint-eviction-controller",
-        "NodeReady" | "NodeNotSchedulable" | "NodeSchedulable" | "Started" | "Killing"
-        | "OutOfcpu" | "OutOfmemory" | "OutOfpods" | "NodeAffinity" => "kubelet",
-        _ => "",
-    }
-}
-
 fn events_section(out: &mut String, c: &Cluster, object: &str) {
     let now = c.now();
     let evs: Vec<RenderedEvent> = c
@@ -103,7 +89,8 @@ fn events_section(out: &mut String, c: &Cluster, object: &str) {
             e.type_.into(),
             e.reason.into(),
             age,
-            source(e.reason).into(),
+            // The engine names the emitting component (`Reason::source`).
+            e.source.into(),
             e.message,
         ]);
     }

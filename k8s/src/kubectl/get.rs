@@ -213,7 +213,10 @@ pub(super) fn get(c: &Cluster, cmd: &Command, page: Page) -> Result<Reply, Strin
         Output::Json | Output::Yaml => {
             // A page of objects, as a page of rows: the prompt must not
             // write 150,000 pods' objects at once (the CLI asks for all).
-            let items: Vec<Value> = chosen[from..to].iter().filter_map(|l| l.json.clone()).collect();
+            let items: Vec<Value> = chosen[from..to]
+                .iter()
+                .filter_map(|l| l.json.clone())
+                .collect();
             text = serialize(items, names.len() == 1, *output)?;
         }
         Output::Table | Output::Wide => {

@@ -240,9 +240,9 @@ fn requested(pod: &Value) -> (u64, u64) {
             r["cpu"]
                 .as_str()
                 .map_or(0, |s| shepherd::quantity::parse_cpu_millis(s).unwrap_or(0)),
-            r["memory"]
-                .as_str()
-                .map_or(0, |s| shepherd::quantity::parse_memory_bytes(s).unwrap_or(0)),
+            r["memory"].as_str().map_or(0, |s| {
+                shepherd::quantity::parse_memory_bytes(s).unwrap_or(0)
+            }),
         )
     };
     let (mut cpu, mut mem) = (0, 0);
@@ -252,7 +252,11 @@ fn requested(pod: &Value) -> (u64, u64) {
         mem += m;
     }
     let (mut side_c, mut side_m, mut peak_c, mut peak_m) = (0, 0, 0, 0);
-    for c in pod["spec"]["initContainers"].as_array().into_iter().flatten() {
+    for c in pod["spec"]["initContainers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
         let (ic, im) = of(c);
         if c["restartPolicy"] == "Always" {
             side_c += ic;
@@ -291,7 +295,8 @@ fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, spec: &mut Map<String, Val
     spec.insert("containers".into(), list);
     if rng.chance(15) {
         let (c, m) = ((cpu_m / 2).max(1), (mem_b / 2 / MIB).max(1) * MIB);
-        let mut init = json!({"name": "init", "image": image, "resources": {"requests": requests(rng, c, m)}});
+        let mut init =
+            json!({"name": "init", "image": image, "resources": {"requests": requests(rng, c, m)}});
         if rng.chance(40) {
             init["restartPolicy"] = json!("Always");
         }

@@ -227,11 +227,7 @@ fn print_mismatch(orig: &Case, small: &Case, diffs: &[Diff], orig_diffs: &[Diff]
 
 /// Greedy shrinking: drop objects and fields of the incoming pod while the
 /// case still shows a difference of `class`.
-fn shrink(
-    o: &mut Oracle,
-    c: &Case,
-    class: &str,
-) -> Result<(Case, Vec<Diff>), String> {
+fn shrink(o: &mut Oracle, c: &Case, class: &str) -> Result<(Case, Vec<Diff>), String> {
     let mut best = c.clone();
     let mut best_diffs = check(o, &best)?;
     let still = |o: &mut Oracle, x: &Case| -> Result<Option<Vec<Diff>>, String> {

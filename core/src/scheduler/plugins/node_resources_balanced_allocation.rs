@@ -15,7 +15,10 @@ use super::{abs, sqrt, MAX_NODE_SCORE};
 /// The score for a node: `requested` (the node's requests plus the pod's),
 /// `allocated` (the node's alone) and `allocatable`, one entry per resource.
 pub fn score(requested: &[i64], allocated: &[i64], allocatable: &[i64]) -> i64 {
-    change(balance(requested, allocatable), balance(allocated, allocatable))
+    change(
+        balance(requested, allocatable),
+        balance(allocated, allocatable),
+    )
 }
 
 /// The score from the two balances (each 50..=100, so the sum halved is
@@ -70,24 +73,90 @@ mod tests {
         #[allow(clippy::type_complexity)]
         let rows: &[(&str, [i64; 2], [i64; 2], [i64; 2], i64)] = &[
             // "nothing scheduled, resources requested, differently sized nodes"
-            ("empty node1 (100 -> 87)", [4000, 10000], [0, 0], [3000, 5000], 68),
-            ("empty node2 (100 -> 100)", [6000, 10000], [0, 0], [3000, 5000], 75),
+            (
+                "empty node1 (100 -> 87)",
+                [4000, 10000],
+                [0, 0],
+                [3000, 5000],
+                68,
+            ),
+            (
+                "empty node2 (100 -> 100)",
+                [6000, 10000],
+                [0, 0],
+                [3000, 5000],
+                75,
+            ),
             // "resources requested, pods scheduled with resources"
-            ("cpu-only pods (85 -> 82)", [10000, 20000], [3000, 0], [3000, 5000], 73),
-            ("cpu and memory pods (97 -> 95)", [10000, 20000], [3000, 5000], [3000, 5000], 74),
+            (
+                "cpu-only pods (85 -> 82)",
+                [10000, 20000],
+                [3000, 0],
+                [3000, 5000],
+                73,
+            ),
+            (
+                "cpu and memory pods (97 -> 95)",
+                [10000, 20000],
+                [3000, 5000],
+                [3000, 5000],
+                74,
+            ),
             // "... differently sized nodes"
-            ("a bigger node (90 -> 80)", [10000, 50000], [3000, 5000], [3000, 5000], 70),
+            (
+                "a bigger node (90 -> 80)",
+                [10000, 50000],
+                [3000, 5000],
+                [3000, 5000],
+                70,
+            ),
             // "nodes to reach min/max score": a memory-only pod
-            ("the pod balances the node (50 -> 100)", [3000, 5000], [3000, 0], [0, 5000], 100),
-            ("the pod unbalances the node (100 -> 50)", [3000, 5000], [0, 0], [0, 5000], 50),
+            (
+                "the pod balances the node (50 -> 100)",
+                [3000, 5000],
+                [3000, 0],
+                [0, 5000],
+                100,
+            ),
+            (
+                "the pod unbalances the node (100 -> 50)",
+                [3000, 5000],
+                [0, 0],
+                [0, 5000],
+                50,
+            ),
             // "requested resources at node capacity": a cpu-only pod
-            ("cpu at capacity (75 -> 50)", [6000, 10000], [3000, 0], [3000, 0], 62),
-            ("cpu past half (100 -> 75)", [6000, 10000], [3000, 5000], [3000, 0], 62),
+            (
+                "cpu at capacity (75 -> 50)",
+                [6000, 10000],
+                [3000, 0],
+                [3000, 0],
+                62,
+            ),
+            (
+                "cpu past half (100 -> 75)",
+                [6000, 10000],
+                [3000, 5000],
+                [3000, 0],
+                62,
+            ),
             // "scalar resource is not included ... if pod doesn't request it"
-            ("no scalar (100 -> 63)", [3500, 40000], [0, 0], [3000, 5000], 56),
+            (
+                "no scalar (100 -> 63)",
+                [3500, 40000],
+                [0, 0],
+                [3000, 5000],
+                56,
+            ),
             // The oracle's case: an empty 4750m / 7680Mi node and a
             // 1250m / 3328Mi pod (100 -> 91).
-            ("oracle's case", [4750, 7680 << 20], [0, 0], [1250, 3328 << 20], 70),
+            (
+                "oracle's case",
+                [4750, 7680 << 20],
+                [0, 0],
+                [1250, 3328 << 20],
+                70,
+            ),
         ];
         for &(name, cap, on, pod, want) in rows {
             let with = [on[0] + pod[0], on[1] + pod[1]];
