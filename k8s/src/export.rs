@@ -995,24 +995,7 @@ fn rows(c: &Cluster) -> Vec<Row> {
                 name: p.name(),
                 ready: if p.ready { "1/1" } else { "0/1" },
                 // kubectl shows status.reason when there is one (OutOfcpu).
-                status: match (p.phase, p.failure) {
-                    (_, Some((reason, _))) => reason,
-                    // Bound by nodeName to a node whose kubelet is silent:
-                    // nothing ever started it.
-                    (shepherd::PodPhase::Running, _)
-                        if p.by_node_name
-                            && !p.ready
-                            && p.node
-                                .and_then(|id| c.node_by_id(id))
-                                .is_some_and(|n| !n.ready) =>
-                    {
-                        "Pending"
-                    }
-                    (shepherd::PodPhase::Pending, _) => "Pending",
-                    (shepherd::PodPhase::Running, _) => "Running",
-                    (shepherd::PodPhase::Lost, _) => "Unknown",
-                    (shepherd::PodPhase::Failed, _) => "Failed",
-                },
+                status: crate::kubectl::pod_status(c, &p),
                 age: if p.node.is_some() {
                     format!("{}t", now.saturating_sub(p.bound_at))
                 } else {

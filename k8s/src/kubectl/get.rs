@@ -17,7 +17,7 @@ pub(super) const NONE: &str = "<none>";
 /// A pod's STATUS column: status.reason when there is one (`OutOfcpu`),
 /// else the phase; a pod whose node went NotReady shows `Unknown`, as the
 /// node lifecycle controller marks it.
-pub(super) fn pod_status(c: &Cluster, p: &PodView) -> &'static str {
+pub(crate) fn pod_status(c: &Cluster, p: &PodView) -> &'static str {
     match (p.phase, p.failure) {
         (_, Some((reason, _))) => reason,
         (PodPhase::Running, _)
