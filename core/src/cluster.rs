@@ -1552,7 +1552,6 @@ impl Cluster {
             let short = |res: &str, requested: u64, used: u64, capacity: u64| {
                 format!("Node didn't have enough resource: {res}, requested: {requested}, used: {used}, capacity: {capacity}")
             };
-            let mib = |m: u64| m.saturating_mul(1 << 20);
             let verdict = if !node.labels_match(&tpl.node_selector) {
                 Some((
                     Reason::NodeAffinity,
@@ -1584,9 +1583,9 @@ impl Cluster {
                     Reason::OutOfmemory,
                     short(
                         "memory",
-                        mib(tpl.requests.memory_mib),
-                        mib(used.memory_mib),
-                        mib(node.capacity.memory_mib),
+                        tpl.requests.memory_bytes,
+                        used.memory_bytes,
+                        node.capacity.memory_bytes,
                     ),
                 ))
             } else {
