@@ -7,6 +7,7 @@
 //! Cases: `SHEPHERD_FUZZ_OPS` (default 200) seeds; a failing seed prints
 //! itself and `SHEPHERD_BALANCE_SEED=N cargo test -p shepherd --test balance`.
 
+use shepherd::quantity::MIB;
 use shepherd::simulator::{Event, Prng, Simulator};
 use shepherd::{
     Balance, Cluster, DeploymentSpec, NodeSpec, PodPhase, Profile, ResourceBalance, Resources,
@@ -107,10 +108,10 @@ fn copies(free: (u128, u128, u128), req: Resources) -> u128 {
     } else {
         free.0 / req.cpu_millis as u128
     };
-    let by_mem = if req.memory_mib == 0 {
+    let by_mem = if req.memory_bytes == 0 {
         u128::MAX
     } else {
-        free.1 / req.memory_mib as u128
+        free.1 / req.memory_bytes as u128
     };
     by_cpu.min(by_mem).min(free.2)
 }
@@ -128,7 +129,7 @@ fn from_scratch(c: &Cluster) -> Balance {
     let memory = expected_resource(
         &ready
             .iter()
-            .map(|n| (n.requested.memory_mib, n.capacity.memory_mib))
+            .map(|n| (n.requested.memory_bytes, n.capacity.memory_bytes))
             .collect::<Vec<_>>(),
     );
     let pods = expected_resource(
@@ -150,8 +151,8 @@ fn from_scratch(c: &Cluster) -> Balance {
         let key = |r: Resources| {
             // Exact: compare the shares as rationals through u128 cross products.
             let a = r.cpu_millis as u128 * tm as u128;
-            let b = r.memory_mib as u128 * tc as u128;
-            (a.max(b), r.cpu_millis, r.memory_mib)
+            let b = r.memory_bytes as u128 * tc as u128;
+            (a.max(b), r.cpu_millis, r.memory_bytes)
         };
         if largest.map(|(_, b)| key(r) > key(b)).unwrap_or(true) {
             largest = Some((p.app, r));
@@ -162,7 +163,7 @@ fn from_scratch(c: &Cluster) -> Balance {
         let free = |n: &NodeFacts| {
             (
                 (n.capacity.cpu_millis - n.requested.cpu_millis) as u128,
-                (n.capacity.memory_mib - n.requested.memory_mib) as u128,
+                (n.capacity.memory_bytes - n.requested.memory_bytes) as u128,
                 n.max_pods.saturating_sub(n.pods) as u128,
             )
         };
@@ -278,7 +279,7 @@ fn seeds() -> Vec<u64> {
 fn random_node(rng: &mut Prng, i: u64) -> NodeSpec {
     let cpu = *rng.pick(&[500, 1000, 2000, 3500, 4000, 8000]);
     let mem = *rng.pick(&[512, 1024, 3000, 4096, 8192]);
-    let mut n = NodeSpec::new(&format!("node-{i}"), cpu, mem);
+    let mut n = NodeSpec::new(&format!("node-{i}"), cpu, mem * MIB);
     // A small pod limit sometimes, so pod slots run out before cpu or memory.
     if rng.chance(30) {
         n = n.with_max_pods(rng.range(1, 6) as u32);
@@ -294,7 +295,7 @@ fn random_requests(rng: &mut Prng) -> Resources {
     } else {
         *rng.pick(&[0, 64, 256, 1000, 2048])
     };
-    Resources::new(cpu, mem)
+    Resources::new(cpu, mem * MIB)
 }
 
 /// Runs one seed; returns how many checks saw Pending pods and stranded space.
@@ -416,18 +417,22 @@ fn figures_of_a_small_cluster_worked_out_by_hand() {
     // Placement pinned by nodeSelectors, so the figures do not depend on scoring.
     let mut c = Cluster::new();
     for (name, cpu, mem) in [("a", 4000, 8192), ("b", 4000, 8192), ("c", 2000, 4096)] {
-        c.add_node(NodeSpec::new(name, cpu, mem).with_label("pin", name))
+        c.add_node(NodeSpec::new(name, cpu, mem * MIB).with_label("pin", name))
             .unwrap();
     }
     for (app, n, node) in [("web-a", 4, "a"), ("web-b", 2, "b")] {
-        let mut d = DeploymentSpec::new(app, n, Resources::new(1000, 1024));
+        let mut d = DeploymentSpec::new(app, n, Resources::new(1000, 1024 * MIB));
         d.template = d.template.with_node_selector("pin", node);
         c.deploy(d).unwrap();
     }
     // 3 cores each: none fits anywhere (free: a 0, b 2, c 2 cores) but the
     // pooled 4 free cores hold one.
-    c.deploy(DeploymentSpec::new("big", 2, Resources::new(3000, 512)))
-        .unwrap();
+    c.deploy(DeploymentSpec::new(
+        "big",
+        2,
+        Resources::new(3000, 512 * MIB),
+    ))
+    .unwrap();
     c.reconcile_to_fixed_point(Profile::bin_pack());
     let b = c.balance();
     let by_node: Vec<(String, u32)> = c

@@ -31,6 +31,7 @@ use shepherd::plugins::{
     node_resources_balanced_allocation as balanced, node_resources_fit as fit,
     pod_topology_spread as spread, taint_toleration,
 };
+use shepherd::quantity::MIB;
 use shepherd::{
     AffinityTerm, Cluster, DeploymentSpec, Labels, NodeSpec, Plugin, PodTemplate, Profile,
     Resource, Resources, ScoringStrategy, ScoringStrategyType, Selector, Taint, TaintEffect,
@@ -62,7 +63,7 @@ fn only_fit(strategy: ScoringStrategy) -> Profile {
 
 /// A node carrying `pin=<name>` so existing pods can be pinned to it.
 fn node(name: &str, cpu: u64, mem: u64) -> NodeSpec {
-    NodeSpec::new(name, cpu, mem).with_label("pin", name)
+    NodeSpec::new(name, cpu, mem * MIB).with_label("pin", name)
 }
 
 /// `count` existing pods on `node`, requesting `req`, shaped by `tpl`.
@@ -277,7 +278,7 @@ fn least_allocated_in_a_cluster() {
     c.add_node(node("node2", 6000, 10000)).unwrap();
     let got = scores(
         c,
-        DeploymentSpec::new("incoming", 1, Resources::new(3000, 5000)),
+        DeploymentSpec::new("incoming", 1, Resources::new(3000, 5000 * MIB)),
         &only_fit(ScoringStrategy::least_allocated()),
         Plugin::NodeResourcesFit,
     );
@@ -314,7 +315,7 @@ fn least_allocated_counts_the_scored_requests_of_each_pod() {
             "missing requests",
             (4000, 8192),
             None,
-            (Resources::new(0, 0), Resources::new(100, 200)),
+            (Resources::new(0, 0), Resources::new(100, 200 * MIB)),
             97,
         ),
         // An 8-cpu 8Gi node holding a pod of two containers (100m; 100m
@@ -323,8 +324,14 @@ fn least_allocated_counts_the_scored_requests_of_each_pod() {
         (
             "a container without memory on the node",
             (8000, 8192),
-            Some((Resources::new(200, 1024), Resources::new(200, 1224))),
-            (Resources::new(1000, 1024), Resources::new(1000, 1024)),
+            Some((
+                Resources::new(200, 1024 * MIB),
+                Resources::new(200, 1224 * MIB),
+            )),
+            (
+                Resources::new(1000, 1024 * MIB),
+                Resources::new(1000, 1024 * MIB),
+            ),
             78,
         ),
         // The incoming pod of three containers without requests: 300m and
@@ -333,7 +340,7 @@ fn least_allocated_counts_the_scored_requests_of_each_pod() {
             "three containers without requests",
             (1000, 2048),
             None,
-            (Resources::new(0, 0), Resources::new(300, 600)),
+            (Resources::new(0, 0), Resources::new(300, 600 * MIB)),
             70,
         ),
     ];
@@ -404,10 +411,10 @@ fn most_allocated_nonzero_requests() {
     // template that requests nothing at all, so this row is formula-only:
     // the non-zero defaults themselves are checked on `Resources`.)
     let d = Resources::ZERO.non_zero();
-    assert_eq!(d, Resources::new(100, 200));
+    assert_eq!(d, Resources::new(100, 200 * MIB));
     let s = ScoringStrategy::most_allocated();
-    let mib = 1 << 20;
-    let (cpu, mem) = (d.cpu_millis as i64, d.memory_mib as i64 * mib);
+    let mib = MIB as i64;
+    let (cpu, mem) = (d.cpu_millis as i64, d.memory_bytes as i64);
     assert_eq!(fit::score(&s, &[3 * cpu, 3 * mem], &[250, 1000 * mib]), 80);
     assert_eq!(fit::score(&s, &[cpu, mem], &[250, 1000 * mib]), 30);
 }
@@ -678,12 +685,12 @@ fn balanced_allocation_in_a_cluster() {
         "cpu-mem",
         "node2",
         1,
-        Resources::new(3000, 5000),
+        Resources::new(3000, 5000 * MIB),
         |t| t,
     );
     let got = scores(
         c,
-        DeploymentSpec::new("incoming", 1, Resources::new(3000, 5000)),
+        DeploymentSpec::new("incoming", 1, Resources::new(3000, 5000 * MIB)),
         &only(Plugin::NodeResourcesBalancedAllocation),
         Plugin::NodeResourcesBalancedAllocation,
     );
@@ -707,7 +714,7 @@ fn balanced_allocation_in_a_cluster() {
         "cpu-mem",
         "node2",
         1,
-        Resources::new(3000, 5000),
+        Resources::new(3000, 5000 * MIB),
         |t| t,
     );
     let got = scores(
@@ -806,13 +813,14 @@ fn taint_toleration_score_in_a_cluster() {
             .with_taint(prefer("disk-type", "ssd")),
     )
     .unwrap();
-    let pod = DeploymentSpec::new("incoming", 1, Resources::new(100, 100)).with_template(|t| {
-        t.with_toleration(Toleration::equal(
-            "foo",
-            "bar",
-            Some(TaintEffect::PreferNoSchedule),
-        ))
-    });
+    let pod =
+        DeploymentSpec::new("incoming", 1, Resources::new(100, 100 * MIB)).with_template(|t| {
+            t.with_toleration(Toleration::equal(
+                "foo",
+                "bar",
+                Some(TaintEffect::PreferNoSchedule),
+            ))
+        });
     let got = scores(
         c,
         pod,
@@ -904,10 +912,12 @@ fn taint_toleration_filter_table() {
         c.add_node(n).unwrap();
         let tols = tolerations.clone();
         c.deploy(
-            DeploymentSpec::new("pod1", 1, Resources::new(100, 100)).with_template(|mut t| {
-                t.tolerations = tols;
-                t
-            }),
+            DeploymentSpec::new("pod1", 1, Resources::new(100, 100 * MIB)).with_template(
+                |mut t| {
+                    t.tolerations = tols;
+                    t
+                },
+            ),
         )
         .unwrap();
         c.reconcile_to_fixed_point(Profile::kube_scheduler());
@@ -1123,7 +1133,7 @@ fn node_affinity_invalid_value_is_refused_at_admission() {
     )])]);
     let err = c
         .deploy(
-            DeploymentSpec::new("pod", 1, Resources::new(1, 1))
+            DeploymentSpec::new("pod", 1, Resources::new(1, MIB))
                 .with_template(|t| t.with_node_affinity(bad)),
         )
         .expect_err("an invalid label value should be refused");
@@ -1196,12 +1206,12 @@ fn node_affinity_score_in_a_cluster() {
     // requirements of pod but with different priorities": raw 2, 11, 4 ->
     // 200/11 = 18, 100, 400/11 = 36.
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node1", 1000, 1000).with_label("foo", "bar"))
+    c.add_node(NodeSpec::new("node1", 1000, 1000 * MIB).with_label("foo", "bar"))
         .unwrap();
-    let mut n5 = NodeSpec::new("node5", 1000, 1000);
+    let mut n5 = NodeSpec::new("node5", 1000, 1000 * MIB);
     n5.labels = lbl(&[("foo", "bar"), ("key", "value"), ("az", "az1")]);
     c.add_node(n5).unwrap();
-    c.add_node(NodeSpec::new("node2", 1000, 1000).with_label("key", "value"))
+    c.add_node(NodeSpec::new("node2", 1000, 1000 * MIB).with_label("key", "value"))
         .unwrap();
     let affinity2 = preferred(vec![
         (2, term(vec![expr("foo", Op::In, &["bar"])])),
@@ -1215,7 +1225,7 @@ fn node_affinity_score_in_a_cluster() {
             ]),
         ),
     ]);
-    let pod = DeploymentSpec::new("incoming", 1, Resources::new(10, 10))
+    let pod = DeploymentSpec::new("incoming", 1, Resources::new(10, 10 * MIB))
         .with_template(|t| t.with_node_affinity(affinity2));
     let got = scores(c, pod, &only(Plugin::NodeAffinity), Plugin::NodeAffinity);
     assert_eq!(
@@ -1587,8 +1597,8 @@ fn run_spread(row: SpreadRow) {
     }
     let constraints = row.constraints.clone();
     let pod_labels = row.pod_labels;
-    let pod =
-        DeploymentSpec::new("incoming", 1, Resources::new(1000, 100)).with_template(|mut t| {
+    let pod = DeploymentSpec::new("incoming", 1, Resources::new(1000, 100 * MIB)).with_template(
+        |mut t| {
             for l in pod_labels {
                 t = t.with_label(l, "");
             }
@@ -1596,7 +1606,8 @@ fn run_spread(row: SpreadRow) {
                 t = t.with_topology_spread(k);
             }
             t
-        });
+        },
+    );
     let got = scores(
         c,
         pod,
@@ -1841,10 +1852,16 @@ fn default_profile_two_plain_nodes_by_hand() {
     //     100 and 100 -> 75
     // node1 = 300 + 0 + 37 + 200 + 0 + 68 = 605; node2 = 300 + 50 + 200 + 75 = 625.
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node1", 4000, 10000)).unwrap();
-    c.add_node(NodeSpec::new("node2", 6000, 10000)).unwrap();
-    c.deploy(DeploymentSpec::new("web", 1, Resources::new(3000, 5000)))
+    c.add_node(NodeSpec::new("node1", 4000, 10000 * MIB))
         .unwrap();
+    c.add_node(NodeSpec::new("node2", 6000, 10000 * MIB))
+        .unwrap();
+    c.deploy(DeploymentSpec::new(
+        "web",
+        1,
+        Resources::new(3000, 5000 * MIB),
+    ))
+    .unwrap();
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     assert_eq!(
         totals(&c, "web-0"),
@@ -1888,11 +1905,18 @@ fn default_profile_zones_taints_and_preferences_by_hand() {
         .unwrap();
     c.add_node(node("n3", 4000, 8000).with_label(zone, "zone-b"))
         .unwrap();
-    existing(&mut c, "db", "n2", 1, Resources::new(2000, 2000), |t| t);
+    existing(
+        &mut c,
+        "db",
+        "n2",
+        1,
+        Resources::new(2000, 2000 * MIB),
+        |t| t,
+    );
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let pref = preferred(vec![(5, term(vec![expr(zone, Op::In, &["zone-a"])]))]);
     c.deploy(
-        DeploymentSpec::new("web", 1, Resources::new(1000, 2000))
+        DeploymentSpec::new("web", 1, Resources::new(1000, 2000 * MIB))
             .with_template(|t| t.with_node_affinity(pref)),
     )
     .unwrap();
@@ -2055,10 +2079,24 @@ fn filter_status_codes_table() {
     c.add_node(node("one-pod", 20, 20).with_max_pods(1))
         .unwrap();
     c.add_node(node("small", 5, 20)).unwrap();
-    existing(&mut c, "held", "full", 1, Resources::new(10, 20), |t| t);
-    existing(&mut c, "only", "one-pod", 1, Resources::new(5, 5), |t| t);
+    existing(
+        &mut c,
+        "held",
+        "full",
+        1,
+        Resources::new(10, 20 * MIB),
+        |t| t,
+    );
+    existing(
+        &mut c,
+        "only",
+        "one-pod",
+        1,
+        Resources::new(5, 5 * MIB),
+        |t| t,
+    );
     c.reconcile_to_fixed_point(Profile::bin_pack());
-    c.deploy(DeploymentSpec::new("p", 1, Resources::new(6, 1)))
+    c.deploy(DeploymentSpec::new("p", 1, Resources::new(6, MIB)))
         .unwrap();
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let e = c.explain("p-0", Profile::kube_scheduler()).unwrap();
@@ -2175,7 +2213,7 @@ fn filter_status_codes_table() {
         .unwrap();
     c.cordon("cordoned").unwrap();
     c.deploy(
-        DeploymentSpec::new("p", 1, Resources::new(100, 100))
+        DeploymentSpec::new("p", 1, Resources::new(100, 100 * MIB))
             .with_template(|t| t.with_node_selector("foo", "bar")),
     )
     .unwrap();
@@ -2242,7 +2280,7 @@ fn prescore_skip_leaves_the_plugin_out() {
         .unwrap();
     let pref = preferred(vec![(5, term(vec![expr("zone", Op::In, &["a"])]))]);
     c.deploy(
-        DeploymentSpec::new("web", 1, Resources::new(100, 100)).with_template(|t| {
+        DeploymentSpec::new("web", 1, Resources::new(100, 100 * MIB)).with_template(|t| {
             t.with_node_affinity(pref)
                 .with_preferred_anti_affinity(3, at(sec("S1"), "zone"))
         }),
@@ -2320,7 +2358,7 @@ fn default_spreading_needs_a_service_or_an_owning_replicaset() {
     for i in 0..5 {
         c.create_bare_pod(shepherd::BarePodSpec {
             name: format!("test/test-pod-{i}"),
-            template: PodTemplate::new(Resources::new(100, 100))
+            template: PodTemplate::new(Resources::new(100, 100 * MIB))
                 .with_label("app", &format!("test-{i}"))
                 .with_label("label", &format!("label-{i}")),
             node_name: None,
@@ -2355,7 +2393,7 @@ fn default_spreading_needs_a_service_or_an_owning_replicaset() {
     c.add_node(node("node-a", 4000, 8000)).unwrap();
     c.create_daemonset(shepherd::DaemonSetSpec::new(
         "agent",
-        PodTemplate::new(Resources::new(100, 100)).with_label("app", "agent"),
+        PodTemplate::new(Resources::new(100, 100 * MIB)).with_label("app", "agent"),
     ))
     .unwrap();
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
@@ -2374,8 +2412,12 @@ fn default_spreading_needs_a_service_or_an_owning_replicaset() {
     let mut c = Cluster::new();
     c.add_node(node("node-a", 4000, 8000)).unwrap();
     c.add_node(node("node-b", 4000, 8000)).unwrap();
-    c.deploy(DeploymentSpec::new("web", 1, Resources::new(100, 100)))
-        .unwrap();
+    c.deploy(DeploymentSpec::new(
+        "web",
+        1,
+        Resources::new(100, 100 * MIB),
+    ))
+    .unwrap();
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let listed = Profile {
         system_default_spreading: false,
@@ -2408,7 +2450,7 @@ fn default_spreading_counts_what_the_replicaset_selects() {
         c.add_node(spec).unwrap();
     }
     c.deploy(
-        DeploymentSpec::new("p", 1, Resources::new(100, 100))
+        DeploymentSpec::new("p", 1, Resources::new(100, 100 * MIB))
             .with_template(|t| t.with_label("foo", "tar").with_label("baz", "sup")),
     )
     .unwrap();
@@ -2439,12 +2481,12 @@ fn default_spreading_counts_what_the_replicaset_selects() {
     };
     let mut c = Cluster::new();
     for n in ["n1", "n2", "n3"] {
-        c.add_node(NodeSpec::new(n, 4000, 8000)).unwrap();
+        c.add_node(NodeSpec::new(n, 4000, 8000 * MIB)).unwrap();
     }
-    c.deploy(DeploymentSpec::new("b", 2, Resources::new(100, 100)).with_template(shared))
+    c.deploy(DeploymentSpec::new("b", 2, Resources::new(100, 100 * MIB)).with_template(shared))
         .unwrap();
     c.reconcile_to_fixed_point(Profile::bin_pack());
-    c.deploy(DeploymentSpec::new("a", 1, Resources::new(100, 100)).with_template(shared))
+    c.deploy(DeploymentSpec::new("a", 1, Resources::new(100, 100 * MIB)).with_template(shared))
         .unwrap();
     c.reconcile_to_fixed_point(Profile::kube_scheduler());
     let b_on: Vec<String> = c
@@ -2467,12 +2509,12 @@ fn default_spreading_counts_what_the_replicaset_selects() {
     // with the same labels: "c" differs by its requests.
     let mut c2 = Cluster::new();
     for n in ["n1", "n2", "n3"] {
-        c2.add_node(NodeSpec::new(n, 4000, 8000)).unwrap();
+        c2.add_node(NodeSpec::new(n, 4000, 8000 * MIB)).unwrap();
     }
-    c2.deploy(DeploymentSpec::new("c", 2, Resources::new(200, 100)).with_template(shared))
+    c2.deploy(DeploymentSpec::new("c", 2, Resources::new(200, 100 * MIB)).with_template(shared))
         .unwrap();
     c2.reconcile_to_fixed_point(Profile::bin_pack());
-    c2.deploy(DeploymentSpec::new("a", 1, Resources::new(100, 100)).with_template(shared))
+    c2.deploy(DeploymentSpec::new("a", 1, Resources::new(100, 100 * MIB)).with_template(shared))
         .unwrap();
     c2.reconcile_to_fixed_point(Profile::kube_scheduler());
     assert_eq!(
@@ -3111,10 +3153,11 @@ fn hostname_label_decides_the_hostname_domain() {
             |t| t.with_label("foo", ""),
         );
     }
-    let pod = DeploymentSpec::new("incoming", 1, Resources::new(1000, 100)).with_template(|t| {
-        t.with_label("foo", "")
-            .with_topology_spread(soft(1, HOSTNAME_KEY, foo()))
-    });
+    let pod =
+        DeploymentSpec::new("incoming", 1, Resources::new(1000, 100 * MIB)).with_template(|t| {
+            t.with_label("foo", "")
+                .with_topology_spread(soft(1, HOSTNAME_KEY, foo()))
+        });
     assert_eq!(
         scores(
             c,
@@ -3156,7 +3199,7 @@ fn hostname_label_decides_the_hostname_domain() {
     c.reconcile_to_fixed_point(Profile::bin_pack());
     c.create_bare_pod(shepherd::BarePodSpec {
         name: "p".into(),
-        template: PodTemplate::new(Resources::new(100, 100)).with_label("foo", ""),
+        template: PodTemplate::new(Resources::new(100, 100 * MIB)).with_label("foo", ""),
         node_name: None,
     })
     .unwrap();
@@ -3297,17 +3340,17 @@ fn hostname_filters_read_the_label() {
 fn nodes_shepherd_makes_carry_the_kubelets_hostname_label() {
     // NodeSpec::new registers as the kubelet does: hostname = node name
     // (a label value holds at most 63 characters: a longer name gets none).
-    let n = NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024);
+    let n = NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024 * MIB);
     assert_eq!(
         n.labels.get(HOSTNAME_KEY).map(String::as_str),
         Some("ip-10-0-0-1.ec2.internal")
     );
     let long = format!("{}.example.com", "a".repeat(60));
-    let n = NodeSpec::new(&long, 1000, 1024);
+    let n = NodeSpec::new(&long, 1000, 1024 * MIB);
     assert!(n.validate().is_ok());
     assert!(!n.labels.contains_key(HOSTNAME_KEY));
     // The spec may give another value.
-    let n = NodeSpec::new("node-1", 1000, 1024).with_label(HOSTNAME_KEY, "host-a");
+    let n = NodeSpec::new("node-1", 1000, 1024 * MIB).with_label(HOSTNAME_KEY, "host-a");
     assert_eq!(
         n.labels.get(HOSTNAME_KEY).map(String::as_str),
         Some("host-a")

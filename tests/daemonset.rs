@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use shepherd::quantity::MIB;
 use shepherd::simulator::Prng;
 use shepherd::verify::{verify_capacity, verify_constraints, verify_settled};
 use shepherd::{
@@ -153,11 +154,11 @@ fn run_seed(seed: u64, ops: u64) {
     let mut c = Cluster::new();
     let agent = DaemonSetSpec::new(
         "log-agent",
-        PodTemplate::new(Resources::new(100, 128)).with_label("app", "log-agent"),
+        PodTemplate::new(Resources::new(100, 128 * MIB)).with_label("app", "log-agent"),
     );
     let gpu = DaemonSetSpec::new(
         "gpu-plugin",
-        PodTemplate::new(Resources::new(50, 64))
+        PodTemplate::new(Resources::new(50, 64 * MIB))
             .with_label("app", "gpu-plugin")
             .with_node_selector("gpu", "true")
             .with_toleration(Toleration::equal("dedicated", "gpu", None)),
@@ -165,14 +166,18 @@ fn run_seed(seed: u64, ops: u64) {
     // A host-network DaemonSet: it also tolerates network-unavailable.
     let cni = DaemonSetSpec::new(
         "cni",
-        PodTemplate::new(Resources::new(50, 64)).with_label("app", "cni"),
+        PodTemplate::new(Resources::new(50, 64 * MIB)).with_label("app", "cni"),
     )
     .with_host_network();
     c.create_daemonset(agent.clone()).unwrap();
     c.create_daemonset(gpu.clone()).unwrap();
     c.create_daemonset(cni.clone()).unwrap();
-    c.deploy(DeploymentSpec::new("web", 6, Resources::new(500, 512)))
-        .unwrap();
+    c.deploy(DeploymentSpec::new(
+        "web",
+        6,
+        Resources::new(500, 512 * MIB),
+    ))
+    .unwrap();
     let specs = [agent, gpu, cni];
     let mut names: Vec<String> = Vec::new();
     let mut next = 0u32;
@@ -185,7 +190,7 @@ fn run_seed(seed: u64, ops: u64) {
                 next += 1;
                 // Dotted names, as cloud providers name nodes.
                 let name = format!("ip-10-0-0-{next}.ec2.internal");
-                let mut n = NodeSpec::new(&name, 4000, 8192)
+                let mut n = NodeSpec::new(&name, 4000, 8192 * MIB)
                     .with_label(ZONE, ["a", "b", "c"][rng.below(3) as usize]);
                 if rng.below(2) == 0 {
                     n = n.with_label("gpu", "true");
@@ -253,8 +258,10 @@ fn run_seed(seed: u64, ops: u64) {
 fn three_nodes() -> Cluster {
     let mut c = Cluster::new();
     for (i, z) in ["a", "b", "c"].iter().enumerate() {
-        c.add_node(NodeSpec::new(&format!("node-{i}.example.com"), 2000, 4096).with_label(ZONE, z))
-            .unwrap();
+        c.add_node(
+            NodeSpec::new(&format!("node-{i}.example.com"), 2000, 4096 * MIB).with_label(ZONE, z),
+        )
+        .unwrap();
     }
     c
 }
@@ -265,7 +272,7 @@ fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
     c.cordon("node-2.example.com").unwrap();
     c.create_daemonset(DaemonSetSpec::new(
         "agent",
-        PodTemplate::new(Resources::new(500, 256)).with_label("app", "agent"),
+        PodTemplate::new(Resources::new(500, 256 * MIB)).with_label("app", "agent"),
     ))
     .unwrap();
     converge(&mut c);
@@ -283,15 +290,19 @@ fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
         ]
     );
     for n in c.nodes() {
-        assert_eq!(n.allocated, Resources::new(500, 256), "{}", n.name());
+        assert_eq!(n.allocated, Resources::new(500, 256 * MIB), "{}", n.name());
     }
     // The scheduler placed them: explain shows the metadata.name affinity at work.
     let e = c.explain("agent-0", Profile::kube_scheduler()).unwrap();
     let feasible: Vec<_> = e.nodes.iter().filter(|v| v.feasible).collect();
     assert_eq!(feasible.len(), 1, "{:?}", e.nodes);
     // A drain leaves DaemonSet pods (kubectl drain --ignore-daemonsets).
-    c.deploy(DeploymentSpec::new("web", 2, Resources::new(500, 256)))
-        .unwrap();
+    c.deploy(DeploymentSpec::new(
+        "web",
+        2,
+        Resources::new(500, 256 * MIB),
+    ))
+    .unwrap();
     converge(&mut c);
     c.drain("node-0.example.com").unwrap();
     converge(&mut c);
@@ -306,7 +317,7 @@ fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
     assert!(n0.cordoned && !n0.draining);
     assert_eq!(n0.drain_status, Some("node/node-0.example.com drained"));
     // A new node gets its pod; a removed one loses it and nobody replaces it elsewhere.
-    c.add_node(NodeSpec::new("node-3.example.com", 2000, 4096))
+    c.add_node(NodeSpec::new("node-3.example.com", 2000, 4096 * MIB))
         .unwrap();
     converge(&mut c);
     assert_eq!(c.daemonsets()[0].desired, 4);
@@ -320,14 +331,14 @@ fn daemonset_pods_take_capacity_go_to_cordoned_nodes_and_survive_a_drain() {
 fn a_daemonset_pod_that_does_not_fit_stays_pending_with_kube_scheduler_reasons() {
     let mut c = three_nodes();
     c.deploy(
-        DeploymentSpec::new("big", 1, Resources::new(1800, 512))
+        DeploymentSpec::new("big", 1, Resources::new(1800, 512 * MIB))
             .with_template(|t| t.with_node_selector(ZONE, "a")),
     )
     .unwrap();
     converge(&mut c);
     c.create_daemonset(DaemonSetSpec::new(
         "agent",
-        PodTemplate::new(Resources::new(500, 256)).with_label("app", "agent"),
+        PodTemplate::new(Resources::new(500, 256 * MIB)).with_label("app", "agent"),
     ))
     .unwrap();
     converge(&mut c);
@@ -353,7 +364,7 @@ fn a_daemonset_pod_that_does_not_fit_stays_pending_with_kube_scheduler_reasons()
 fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_change() {
     let mut c = Cluster::new();
     for i in 0..5 {
-        c.add_node(NodeSpec::new(&format!("n{i}"), 2000, 4096))
+        c.add_node(NodeSpec::new(&format!("n{i}"), 2000, 4096 * MIB))
             .unwrap();
     }
     c.cordon("n1").unwrap();
@@ -361,7 +372,7 @@ fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_ch
         .unwrap();
     c.create_daemonset(DaemonSetSpec::new(
         "agent",
-        PodTemplate::new(Resources::new(3000, 256)).with_label("app", "agent"),
+        PodTemplate::new(Resources::new(3000, 256 * MIB)).with_label("app", "agent"),
     ))
     .unwrap();
     converge(&mut c);
@@ -384,8 +395,8 @@ fn every_pod_of_an_unplaceable_daemonset_gets_the_full_scans_message_as_nodes_ch
     // agent; n2's taint keeps it off.
     all_say(&c, 4, "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), 3 node(s) didn't match Pod's node affinity/selector.");
     // Two more nodes, one with the taint: five pods, seven nodes counted.
-    c.add_node(NodeSpec::new("n5", 2000, 4096)).unwrap();
-    c.add_node(NodeSpec::new("n6", 2000, 4096).with_taint(Taint::new(
+    c.add_node(NodeSpec::new("n5", 2000, 4096 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("n6", 2000, 4096 * MIB).with_taint(Taint::new(
         "dedicated",
         "x",
         TaintEffect::NoSchedule,
@@ -406,7 +417,7 @@ fn a_daemonset_template_change_rolls_one_node_at_a_time() {
     let mut c = three_nodes();
     let mut ds = DaemonSetSpec::new(
         "agent",
-        PodTemplate::new(Resources::new(100, 128))
+        PodTemplate::new(Resources::new(100, 128 * MIB))
             .with_label("app", "agent")
             .with_ready_after(2),
     );
@@ -441,7 +452,7 @@ fn bare_pods_bind_by_node_name_fail_kubelet_admission_or_are_scheduled_and_are_n
     let mut c = three_nodes();
     let pod = |name: &str, cpu: u64, node: Option<&str>| BarePodSpec {
         name: name.into(),
-        template: PodTemplate::new(Resources::new(cpu, 128)).with_label("run", name),
+        template: PodTemplate::new(Resources::new(cpu, 128 * MIB)).with_label("run", name),
         node_name: node.map(String::from),
     };
     c.create_bare_pod(pod("debug", 500, Some("node-1.example.com")))
@@ -529,13 +540,13 @@ fn bare_pods_of_missing_or_not_ready_nodes_and_forbidden_pods_are_shown_as_kuber
     use shepherd::simulator::{Event, Simulator};
     let pod = |name: &str, node: &str| BarePodSpec {
         name: name.into(),
-        template: PodTemplate::new(Resources::new(100, 64)),
+        template: PodTemplate::new(Resources::new(100, 64 * MIB)),
         node_name: Some(node.into()),
     };
     let mut sim = Simulator::new(1, Profile::kube_scheduler());
     for e in [
-        Event::AddNode(NodeSpec::new("node-1", 2000, 4096)),
-        Event::AddNode(NodeSpec::new("down", 2000, 4096)),
+        Event::AddNode(NodeSpec::new("node-1", 2000, 4096 * MIB)),
+        Event::AddNode(NodeSpec::new("down", 2000, 4096 * MIB)),
         Event::FailNode("down".into()),
     ] {
         sim.submit(e).unwrap();
@@ -547,7 +558,7 @@ fn bare_pods_of_missing_or_not_ready_nodes_and_forbidden_pods_are_shown_as_kuber
         Event::CreatePod(pod("late", "node-7")),
         Event::CreatePod(pod("stranded", "down")),
         Event::Deploy(
-            DeploymentSpec::new("web", 2, Resources::new(100, 64))
+            DeploymentSpec::new("web", 2, Resources::new(100, 64 * MIB))
                 .with_template(|t| t.with_priority_class("missing-class")),
         ),
     ] {
@@ -581,7 +592,7 @@ fn bare_pods_of_missing_or_not_ready_nodes_and_forbidden_pods_are_shown_as_kuber
     verify_capacity(c).unwrap();
     verify_settled(c).unwrap();
     // A node named as `late` wants registers: its kubelet takes the pod.
-    sim.submit(Event::AddNode(NodeSpec::new("node-7", 2000, 4096)))
+    sim.submit(Event::AddNode(NodeSpec::new("node-7", 2000, 4096 * MIB)))
         .unwrap();
     sim.step();
     assert_eq!(node_of(sim.cluster(), "late").as_deref(), Some("node-7"));
@@ -621,14 +632,16 @@ fn bare_pods_of_missing_or_not_ready_nodes_and_forbidden_pods_are_shown_as_kuber
 fn a_bare_pod_bound_to_an_untolerated_no_execute_taint_is_deleted_by_the_taint_eviction_controller()
 {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 2000, 4096).with_taint(Taint::new(
-        "maintenance",
-        "",
-        TaintEffect::NoExecute,
-    )))
+    c.add_node(
+        NodeSpec::new("node-1", 2000, 4096 * MIB).with_taint(Taint::new(
+            "maintenance",
+            "",
+            TaintEffect::NoExecute,
+        )),
+    )
     .unwrap();
     let pinned = |name: &str, tolerations: Vec<Toleration>| {
-        let mut template = PodTemplate::new(Resources::new(100, 64));
+        let mut template = PodTemplate::new(Resources::new(100, 64 * MIB));
         template.tolerations = tolerations;
         BarePodSpec {
             name: name.into(),
@@ -732,7 +745,7 @@ fn roll_counts(c: &Cluster, ds: &DaemonSetSpec) -> (u32, u32, u32, u32, u32, u32
 fn nodes(n: u32, cpu: u64) -> Cluster {
     let mut c = Cluster::new();
     for i in 0..n {
-        c.add_node(NodeSpec::new(&format!("node-{i}"), cpu, 8192))
+        c.add_node(NodeSpec::new(&format!("node-{i}"), cpu, 8192 * MIB))
             .unwrap();
     }
     c
@@ -741,7 +754,7 @@ fn nodes(n: u32, cpu: u64) -> Cluster {
 fn agent(min_ready: u32, ready_after: u32) -> DaemonSetSpec {
     let mut ds = DaemonSetSpec::new(
         "agent",
-        PodTemplate::new(Resources::new(100, 64))
+        PodTemplate::new(Resources::new(100, 64 * MIB))
             .with_label("app", "agent")
             .with_ready_after(ready_after),
     );
@@ -834,7 +847,7 @@ fn a_surge_pod_that_does_not_fit_beside_the_old_one_stays_pending_and_the_old_on
     // 250m nodes: the old pod (200m) and its surge pod (200m) cannot share one.
     let mut c = nodes(2, 250);
     let mut ds = agent(0, 1).with_surge(IntOrPercent::Int(1));
-    ds.template.requests = Resources::new(200, 64);
+    ds.template.requests = Resources::new(200, 64 * MIB);
     c.create_daemonset(ds.clone()).unwrap();
     roll_to_end(&mut c, &ds, 10);
     ds.template = ds.template.clone().with_version("v2");
@@ -951,7 +964,7 @@ fn roll_seed(seed: u64, ops: u64) {
     let n = 2 + rng.below(11) as u32;
     let mut c = Cluster::new();
     for i in 0..n {
-        let mut node = NodeSpec::new(&format!("node-{i}"), 4000, 8192);
+        let mut node = NodeSpec::new(&format!("node-{i}"), 4000, 8192 * MIB);
         // Some nodes are not for the DaemonSet: it does not tolerate them.
         if rng.below(5) == 0 {
             node = node.with_taint(Taint::new("dedicated", "db", TaintEffect::NoSchedule));
@@ -1065,7 +1078,7 @@ fn events_of(c: &Cluster, reason: &str) -> Vec<String> {
 fn two_slots() -> Cluster {
     let mut c = Cluster::new();
     for n in ["n1", "n2"] {
-        c.add_node(NodeSpec::new(n, 2000, 4096).with_label("slot", n))
+        c.add_node(NodeSpec::new(n, 2000, 4096 * MIB).with_label("slot", n))
             .unwrap();
     }
     for (name, value) in [("low", 10), ("mid", 20), ("high", 5000)] {
@@ -1077,7 +1090,7 @@ fn two_slots() -> Cluster {
 
 /// A Deployment of 1-CPU pods with a PriorityClass, kept on one node.
 fn on_slot(name: &str, replicas: u32, class: &str, node: &str) -> DeploymentSpec {
-    DeploymentSpec::new(name, replicas, Resources::new(1000, 256)).with_template(|t| {
+    DeploymentSpec::new(name, replicas, Resources::new(1000, 256 * MIB)).with_template(|t| {
         t.with_label("app", name)
             .with_priority_class(class)
             .with_node_selector("slot", node)
@@ -1088,7 +1101,7 @@ fn on_slot(name: &str, replicas: u32, class: &str, node: &str) -> DeploymentSpec
 fn critical_agent(class: &str) -> DaemonSetSpec {
     DaemonSetSpec::new(
         "agent",
-        PodTemplate::new(Resources::new(500, 128))
+        PodTemplate::new(Resources::new(500, 128 * MIB))
             .with_label("app", "agent")
             .with_priority_class(class),
     )
@@ -1278,11 +1291,11 @@ fn host_network_daemonsets_tolerate_network_unavailable_nodes() {
     .unwrap();
     let plain = DaemonSetSpec::new(
         "plain",
-        PodTemplate::new(Resources::new(100, 64)).with_label("app", "plain"),
+        PodTemplate::new(Resources::new(100, 64 * MIB)).with_label("app", "plain"),
     );
     let cni = DaemonSetSpec::new(
         "cni",
-        PodTemplate::new(Resources::new(100, 64)).with_label("app", "cni"),
+        PodTemplate::new(Resources::new(100, 64 * MIB)).with_label("app", "cni"),
     )
     .with_host_network();
     c.create_daemonset(plain.clone()).unwrap();
@@ -1343,7 +1356,7 @@ fn automatic_tolerations_replace_a_matching_one_and_keep_the_others() {
         "x",
         Some(TaintEffect::NoExecute),
     );
-    let t = PodTemplate::new(Resources::new(100, 64))
+    let t = PodTemplate::new(Resources::new(100, 64 * MIB))
         .with_toleration(with_seconds)
         .with_toleration(other.clone());
     let got = shepherd::daemon_tolerations(&t, false);
@@ -1379,7 +1392,7 @@ fn desired_counts_the_nodes_that_should_run_the_pod_and_a_kept_pod_is_misschedul
     let mut c = three_nodes();
     let ds = DaemonSetSpec::new(
         "agent",
-        PodTemplate::new(Resources::new(500, 256)).with_label("app", "agent"),
+        PodTemplate::new(Resources::new(500, 256 * MIB)).with_label("app", "agent"),
     );
     c.create_daemonset(ds.clone()).unwrap();
     tick(&mut c);
@@ -1424,7 +1437,7 @@ fn desired_counts_the_nodes_that_should_run_the_pod_and_a_kept_pod_is_misschedul
     assert_eq!((row.desired, row.current), (2, 3), "{row:?}");
     check_daemonsets(&c, core::slice::from_ref(&ds)).unwrap();
     // A node whose pod cannot be placed is desired and current, not ready.
-    c.add_node(NodeSpec::new("small.example.com", 200, 4096))
+    c.add_node(NodeSpec::new("small.example.com", 200, 4096 * MIB))
         .unwrap();
     tick(&mut c);
     let st = &c.daemonsets()[0];

@@ -7,6 +7,7 @@
 //! cargo test -p shepherd --test disruptions
 //! ```
 
+use shepherd::quantity::MIB;
 use shepherd::simulator::{Event, Simulator};
 use shepherd::verify::{verify_capacity, verify_constraints};
 use shepherd::{
@@ -16,11 +17,11 @@ use shepherd::{
 const ZONE: &str = "topology.kubernetes.io/zone";
 
 fn node(name: &str, zone: &str) -> NodeSpec {
-    NodeSpec::new(name, 4000, 8192).with_label(ZONE, zone)
+    NodeSpec::new(name, 4000, 8192 * MIB).with_label(ZONE, zone)
 }
 
 fn app(name: &str, replicas: u32, tolerations: Vec<Toleration>) -> DeploymentSpec {
-    DeploymentSpec::new(name, replicas, Resources::new(500, 512)).with_template(|mut t| {
+    DeploymentSpec::new(name, replicas, Resources::new(500, 512 * MIB)).with_template(|mut t| {
         t.tolerations = tolerations;
         t.with_ready_after(0)
     })

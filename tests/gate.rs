@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use shepherd::model::{MAX_CPU_MILLIS, MAX_REPLICAS};
+use shepherd::quantity::MIB;
 use shepherd::simulator::{Event, Prng, Simulator};
 use shepherd::verify::{
     placement, verify_bind, verify_capacity, verify_constraints, verify_settled,
@@ -391,7 +392,7 @@ mod scratch {
         for b in bound {
             let u = used.entry(b.id).or_default();
             u.0 += b.template.requests.cpu_millis;
-            u.1 += b.template.requests.memory_mib;
+            u.1 += b.template.requests.memory_bytes;
             u.2 += 1;
         }
         used
@@ -443,15 +444,15 @@ mod scratch {
         for n in c.nodes() {
             let (cpu, mem, count) = used.get(&n.id).copied().unwrap_or_default();
             let cap = n.spec.capacity;
-            if cpu > cap.cpu_millis || mem > cap.memory_mib {
+            if cpu > cap.cpu_millis || mem > cap.memory_bytes {
                 return Err(format!(
-                    "node {} is overcommitted: its pods request {cpu}m cpu and {mem}Mi memory, capacity is {cap}",
+                    "node {} is overcommitted: its pods request {cpu}m cpu and {mem} bytes of memory, capacity is {cap}",
                     n.name()
                 ));
             }
             if n.allocated != Resources::new(cpu, mem) || n.pod_count != count {
                 return Err(format!(
-                    "node {}: the books say {} in {} pods, the pods say {cpu}m, {mem}Mi in {count}",
+                    "node {}: the books say {} in {} pods, the pods say {cpu}m, {mem} bytes in {count}",
                     n.name(),
                     n.allocated,
                     n.pod_count
@@ -591,7 +592,7 @@ mod scratch {
         node_admits(t, n.spec).map_err(|_| "nodeSelector or taint")?;
         let (cpu, mem, _) = used.get(&n.id).copied().unwrap_or_default();
         if cpu + t.requests.cpu_millis > n.spec.capacity.cpu_millis
-            || mem + t.requests.memory_mib > n.spec.capacity.memory_mib
+            || mem + t.requests.memory_bytes > n.spec.capacity.memory_bytes
         {
             return Err("resources");
         }
@@ -891,7 +892,7 @@ fn random_node(rng: &mut Prng, name: &str, mix: &Mix, zone: Option<Option<String
     } else {
         (rng.range(2, 32) * 250, rng.range(2, 64) * 256)
     };
-    let mut n = NodeSpec::new(name, cpu, mem);
+    let mut n = NodeSpec::new(name, cpu, mem * MIB);
     let zone = match zone {
         Some(z) => z,
         None => rng.chance(90).then(|| pick(rng, &ZONES).to_string()),
@@ -966,8 +967,8 @@ fn random_app(rng: &mut Prng, name: &str, peers: &[String], mix: &Mix) -> Deploy
     };
     let requests = match rng.below(12) {
         0 => Resources::new(cpu, 0),
-        1 => Resources::new(0, mem),
-        _ => Resources::new(cpu, mem),
+        1 => Resources::new(0, mem * MIB),
+        _ => Resources::new(cpu, mem * MIB),
     };
     let mut d = DeploymentSpec::new(name, replicas, requests);
     let mut t = d.template.with_ready_after(rng.range(0, 2) as u32);
@@ -1080,10 +1081,10 @@ impl Scenario {
         for n in &self.nodes {
             let taints: Vec<String> = n.taints.iter().map(|t| t.to_string()).collect();
             s += &format!(
-                "  node {} {}m/{}Mi labels{:?} taints{:?}{}\n",
+                "  node {} {}m/{}B labels{:?} taints{:?}{}\n",
                 n.name,
                 n.capacity.cpu_millis,
-                n.capacity.memory_mib,
+                n.capacity.memory_bytes,
                 n.labels,
                 taints,
                 if self.cordoned.contains(&n.name) {
@@ -1121,11 +1122,11 @@ fn describe_app(a: &DeploymentSpec) -> String {
         })
         .collect();
     format!(
-        "{} x{} {}m/{}Mi labels{:?} nodeSelector{:?} tolerations{:?} affinity{:?} anti{:?}",
+        "{} x{} {}m/{}B labels{:?} nodeSelector{:?} tolerations{:?} affinity{:?} anti{:?}",
         a.name,
         a.replicas,
         t.requests.cpu_millis,
-        t.requests.memory_mib,
+        t.requests.memory_bytes,
         t.labels,
         t.node_selector,
         tols,
@@ -1150,7 +1151,7 @@ fn reregistration(rng: &mut Prng, c: &Cluster, name: &str, mix: &Mix) -> Option<
         let shrink = |v: u64, pct: u64| (v * pct / 100).max(1);
         n.capacity = Resources::new(
             shrink(old.capacity.cpu_millis, rng.range(20, 100)),
-            shrink(old.capacity.memory_mib, rng.range(20, 100)),
+            shrink(old.capacity.memory_bytes, rng.range(20, 100)),
         );
     }
     Some(n)
@@ -1300,14 +1301,14 @@ fn uniform_scenario(rng: &mut Prng) -> Scenario {
         apps.push(DeploymentSpec::new(
             &app_name(i),
             r as u32,
-            Resources::new(cpu, mem),
+            Resources::new(cpu, mem * MIB),
         ));
     }
     Scenario {
         policy: random_policy(rng),
         nodes: (1..=n)
             .map(|i| {
-                NodeSpec::new(&format!("node-{i}"), 4000, 8192)
+                NodeSpec::new(&format!("node-{i}"), 4000, 8192 * MIB)
                     .with_label(ZONE, ZONES[(i as usize - 1) % 3])
             })
             .collect(),
@@ -1619,7 +1620,7 @@ impl Edge {
 
     /// An app of this shape; `biggest` is the largest node's capacity.
     fn app(self, rng: &mut Prng, name: &str, biggest: Resources) -> DeploymentSpec {
-        let small = Resources::new(rng.range(1, 10) * 50, rng.range(1, 8) * 64);
+        let small = Resources::new(rng.range(1, 10) * 50, (rng.range(1, 8) * 64) * MIB);
         let replicas = rng.range(1, 3) as u32;
         let nothing = Selector::new(&[("gate.example/nothing", "here")]);
         let rack = Some("gate.example/rack");
@@ -1629,17 +1630,17 @@ impl Edge {
             Edge::ZeroReplicas => DeploymentSpec::new(
                 name,
                 0,
-                Resources::new(biggest.cpu_millis * 2, biggest.memory_mib * 2),
+                Resources::new(biggest.cpu_millis * 2, biggest.memory_bytes * 2),
             ),
             Edge::HugeCpu => DeploymentSpec::new(
                 name,
                 replicas,
-                Resources::new(biggest.cpu_millis + rng.range(1, 1000), small.memory_mib),
+                Resources::new(biggest.cpu_millis + rng.range(1, 1000), small.memory_bytes),
             ),
             Edge::HugeMemory => DeploymentSpec::new(
                 name,
                 replicas,
-                Resources::new(small.cpu_millis, biggest.memory_mib + rng.range(1, 4096)),
+                Resources::new(small.cpu_millis, biggest.memory_bytes + rng.range(1, 4096)),
             ),
             Edge::SelectorNamesNothing => {
                 d.with_template(|t| t.with_node_selector("gate.example/nothing", "here"))
@@ -1682,7 +1683,7 @@ fn prop_adversarial_edges() {
         let mut nodes: Vec<NodeSpec> = (1..=rng.range(0, 5))
             .map(|i| random_node(&mut rng, &format!("node-{i}"), &mix, None))
             .collect();
-        let haven = NodeSpec::new("haven", 16000, 65536).with_label(ZONE, "zone-a");
+        let haven = NodeSpec::new("haven", 16000, 65536 * MIB).with_label(ZONE, "zone-a");
         let at = rng.range(0, nodes.len() as u64) as usize;
         nodes.insert(at, haven);
         let biggest = Resources::new(
@@ -1693,7 +1694,7 @@ fn prop_adversarial_edges() {
                 .unwrap_or(1),
             nodes
                 .iter()
-                .map(|n| n.capacity.memory_mib)
+                .map(|n| n.capacity.memory_bytes)
                 .max()
                 .unwrap_or(1),
         );
@@ -1709,7 +1710,7 @@ fn prop_adversarial_edges() {
             let d = DeploymentSpec::new(
                 &app_name(i),
                 rng.range(1, 5) as u32,
-                Resources::new(rng.range(1, 10) * 50, rng.range(1, 8) * 64),
+                Resources::new(rng.range(1, 10) * 50, (rng.range(1, 8) * 64) * MIB),
             );
             apps.push((d, None));
         }
@@ -1993,7 +1994,7 @@ fn prop_capacity_boundary() {
         let count = rng.range(1, 4) as usize;
         for i in 1..=count {
             let k = rng.range(1, 6);
-            let per = Resources::new(rng.range(1, 4000), rng.range(1, 16384));
+            let per = Resources::new(rng.range(1, 4000), rng.range(1, 16384) * MIB);
             let mode = match rng.below(4) {
                 0 => Boundary::OneMoreCpu,
                 1 => Boundary::OneMoreMemory,
@@ -2002,8 +2003,8 @@ fn prop_capacity_boundary() {
                     cpu: rng.chance(50),
                 },
             };
-            let cap = Resources::new(per.cpu_millis * k, per.memory_mib * k);
-            let node = NodeSpec::new(&format!("node-{i}"), cap.cpu_millis, cap.memory_mib)
+            let cap = Resources::new(per.cpu_millis * k, per.memory_bytes * k);
+            let node = NodeSpec::new(&format!("node-{i}"), cap.cpu_millis, cap.memory_bytes)
                 .with_label("gate.example/slot", &format!("s{i}"))
                 .with_label(ZONE, ZONES[i % 3]);
             c.add_node(node).map_err(|e| refused("add node", e))?;
@@ -2042,7 +2043,7 @@ fn prop_capacity_boundary() {
             for &(i, k, _, cap, mode) in &plan {
                 let (app, r) = match mode {
                     Boundary::OneMoreCpu => (format!("more-{i}"), Resources::new(1, 0)),
-                    Boundary::OneMoreMemory => (format!("more-{i}"), Resources::new(0, 1)),
+                    Boundary::OneMoreMemory => (format!("more-{i}"), Resources::new(0, MIB)),
                     Boundary::OneMorePod => {
                         c.scale(&format!("fill-{i}"), k as u32 + 1)
                             .map_err(|e| refused("scale", e))?;
@@ -2051,7 +2052,7 @@ fn prop_capacity_boundary() {
                     }
                     Boundary::BiggerThanEmptyNode { cpu } => (
                         format!("more-{i}"),
-                        Resources::new(cap.cpu_millis + cpu as u64, cap.memory_mib + !cpu as u64),
+                        Resources::new(cap.cpu_millis + cpu as u64, cap.memory_bytes + !cpu as u64),
                     ),
                 };
                 c.deploy(pinned(&app, i, 1, r))
@@ -2102,7 +2103,7 @@ fn prop_capacity_boundary() {
                         let bigger = NodeSpec::new(
                             &format!("node-{i}"),
                             cap.cpu_millis + 1,
-                            cap.memory_mib + 1,
+                            cap.memory_bytes + 1,
                         )
                         .with_label("gate.example/slot", &format!("s{i}"))
                         .with_label(ZONE, ZONES[i % 3]);
@@ -2254,7 +2255,7 @@ fn prop_idempotence() {
 // ===== pinned semantics ======================================================
 
 fn node(name: &str, cpu: u64, mem: u64) -> NodeSpec {
-    NodeSpec::new(name, cpu, mem)
+    NodeSpec::new(name, cpu, mem * MIB)
 }
 
 fn cluster_of(nodes: &[NodeSpec]) -> Cluster {
@@ -2296,7 +2297,7 @@ fn binpack_fills_the_tightest_node() {
     ]);
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 1, Resources::new(1000, 1024)),
+        DeploymentSpec::new("web", 1, Resources::new(1000, 1024 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(host(&c, "web-0").as_deref(), Some("node-small"));
@@ -2305,12 +2306,12 @@ fn binpack_fills_the_tightest_node() {
     let mut c = cluster_of(&[node("node-1", 4000, 8192), node("node-2", 4000, 8192)]);
     deploy(
         &mut c,
-        DeploymentSpec::new("base", 1, Resources::new(1000, 2048)),
+        DeploymentSpec::new("base", 1, Resources::new(1000, 2048 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 4, Resources::new(1000, 1024)),
+        DeploymentSpec::new("web", 4, Resources::new(1000, 1024 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(
@@ -2321,7 +2322,7 @@ fn binpack_fills_the_tightest_node() {
     assert_eq!(pods_on(&c, "node-2"), 1);
     assert_eq!(
         c.node("node-1").unwrap().allocated,
-        Resources::new(4000, 5120)
+        Resources::new(4000, 5120 * MIB)
     );
 }
 
@@ -2335,7 +2336,7 @@ fn least_loaded_spreads() {
     let mut c = cluster_of(&nodes);
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 6, Resources::new(500, 512)),
+        DeploymentSpec::new("web", 6, Resources::new(500, 512 * MIB)),
     );
     converge(&mut c, ScorePolicy::LeastLoaded);
     for n in ["node-1", "node-2", "node-3"] {
@@ -2345,7 +2346,7 @@ fn least_loaded_spreads() {
     let mut c = cluster_of(&nodes);
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 6, Resources::new(500, 512)),
+        DeploymentSpec::new("web", 6, Resources::new(500, 512 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(pods_on(&c, "node-1"), 6);
@@ -2357,7 +2358,7 @@ fn least_loaded_spreads() {
     ]);
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 1, Resources::new(1000, 1024)),
+        DeploymentSpec::new("web", 1, Resources::new(1000, 1024 * MIB)),
     );
     converge(&mut c, ScorePolicy::LeastLoaded);
     assert_eq!(host(&c, "web-0").as_deref(), Some("node-big"));
@@ -2374,7 +2375,7 @@ fn ties_go_to_the_lowest_node_id() {
         ]);
         deploy(
             &mut c,
-            DeploymentSpec::new("web", 1, Resources::new(1000, 1024)),
+            DeploymentSpec::new("web", 1, Resources::new(1000, 1024 * MIB)),
         );
         converge(&mut c, policy);
         assert_eq!(host(&c, "web-0").as_deref(), Some("node-c"), "{policy:?}");
@@ -2407,7 +2408,7 @@ fn untolerated_prefer_no_schedule_loses_to_an_untainted_node() {
     let profile = Profile::kube_scheduler();
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 1, Resources::new(1000, 1024)),
+        DeploymentSpec::new("web", 1, Resources::new(1000, 1024 * MIB)),
     );
     c.reconcile_to_fixed_point(&profile);
     assert_eq!(host(&c, "web-0").as_deref(), Some("node-2"));
@@ -2427,7 +2428,7 @@ fn untolerated_prefer_no_schedule_loses_to_an_untainted_node() {
     // A pod that tolerates it is scored on resources alone.
     deploy(
         &mut c,
-        DeploymentSpec::new("batch", 1, Resources::new(1000, 1024)).with_template(|t| {
+        DeploymentSpec::new("batch", 1, Resources::new(1000, 1024 * MIB)).with_template(|t| {
             t.with_toleration(Toleration::exists(
                 "spot",
                 Some(TaintEffect::PreferNoSchedule),
@@ -2441,7 +2442,7 @@ fn untolerated_prefer_no_schedule_loses_to_an_untainted_node() {
     c.cordon("node-2").unwrap();
     deploy(
         &mut c,
-        DeploymentSpec::new("late", 1, Resources::new(1000, 1024)),
+        DeploymentSpec::new("late", 1, Resources::new(1000, 1024 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(host(&c, "late-0").as_deref(), Some("node-1"));
@@ -2460,7 +2461,7 @@ fn failed_scheduling_message_sorts_reasons_as_kube_scheduler_does() {
     ]);
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 1, Resources::new(2000, 1024)),
+        DeploymentSpec::new("web", 1, Resources::new(2000, 1024 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     // kube-scheduler sorts the "N reason" strings themselves.
@@ -2492,7 +2493,7 @@ fn failed_scheduling_message_sorts_reasons_as_kube_scheduler_does() {
     // freed elsewhere makes the scheduler try again, and fail the same way.
     deploy(
         &mut c,
-        DeploymentSpec::new("tiny", 1, Resources::new(100, 128)),
+        DeploymentSpec::new("tiny", 1, Resources::new(100, 128 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     c.scale("tiny", 0).unwrap();
@@ -2511,7 +2512,7 @@ fn failed_scheduling_message_sorts_reasons_as_kube_scheduler_does() {
     let mut c = cluster_of(&[node("node-1", 1000, 1000)]);
     deploy(
         &mut c,
-        DeploymentSpec::new("big", 1, Resources::new(2000, 2000)),
+        DeploymentSpec::new("big", 1, Resources::new(2000, 2000 * MIB)),
     );
     converge(&mut c, ScorePolicy::LeastLoaded);
     assert_eq!(
@@ -2521,7 +2522,7 @@ fn failed_scheduling_message_sorts_reasons_as_kube_scheduler_does() {
     let mut c = Cluster::new();
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 1, Resources::new(100, 100)),
+        DeploymentSpec::new("web", 1, Resources::new(100, 100 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(
@@ -2549,7 +2550,7 @@ fn self_affinity_lets_the_first_pod_go_anywhere_and_the_rest_follow() {
     // LeastLoaded would spread; hostname self-affinity keeps the group together.
     deploy(
         &mut c,
-        DeploymentSpec::new("cache", 3, Resources::new(1000, 1024)).with_template(|t| {
+        DeploymentSpec::new("cache", 3, Resources::new(1000, 1024 * MIB)).with_template(|t| {
             t.with_affinity(AffinityTerm::new(Selector::new(&[("app", "cache")]), None))
         }),
     );
@@ -2563,7 +2564,7 @@ fn self_affinity_lets_the_first_pod_go_anywhere_and_the_rest_follow() {
     // Zone self-affinity: one zone, any nodes in it.
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 4, Resources::new(500, 512)).with_template(|t| {
+        DeploymentSpec::new("web", 4, Resources::new(500, 512 * MIB)).with_template(|t| {
             t.with_affinity(AffinityTerm::new(
                 Selector::new(&[("app", "web")]),
                 Some(ZONE),
@@ -2582,7 +2583,7 @@ fn self_affinity_lets_the_first_pod_go_anywhere_and_the_rest_follow() {
     // rule does not apply, since the selector does not match the pod itself.
     deploy(
         &mut c,
-        DeploymentSpec::new("client", 2, Resources::new(100, 128)).with_template(|t| {
+        DeploymentSpec::new("client", 2, Resources::new(100, 128 * MIB)).with_template(|t| {
             t.with_affinity(AffinityTerm::new(Selector::new(&[("app", "db")]), None))
         }),
     );
@@ -2593,7 +2594,7 @@ fn self_affinity_lets_the_first_pod_go_anywhere_and_the_rest_follow() {
     );
     deploy(
         &mut c,
-        DeploymentSpec::new("db", 1, Resources::new(500, 512)),
+        DeploymentSpec::new("db", 1, Resources::new(500, 512 * MIB)),
     );
     converge(&mut c, ScorePolicy::LeastLoaded);
     let db = host(&c, "db-0");
@@ -2615,7 +2616,7 @@ fn zone_anti_affinity_allows_at_most_one_pod_per_zone() {
     let anti_web = AffinityTerm::new(Selector::new(&[("app", "web")]), Some(ZONE));
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 5, Resources::new(500, 512))
+        DeploymentSpec::new("web", 5, Resources::new(500, 512 * MIB))
             .with_template(|t| t.with_anti_affinity(anti_web.clone())),
     );
     converge(&mut c, ScorePolicy::BinPack);
@@ -2630,7 +2631,7 @@ fn zone_anti_affinity_allows_at_most_one_pod_per_zone() {
     // A pod that web's term selects is kept out of every zone web occupies.
     deploy(
         &mut c,
-        DeploymentSpec::new("imposter", 1, Resources::new(100, 128))
+        DeploymentSpec::new("imposter", 1, Resources::new(100, 128 * MIB))
             .with_template(|t| t.with_label("app", "web")),
     );
     converge(&mut c, ScorePolicy::BinPack);
@@ -2661,11 +2662,11 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
     c.cordon("node-2").unwrap();
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 1, Resources::new(1000, 1024)),
+        DeploymentSpec::new("web", 1, Resources::new(1000, 1024 * MIB)),
     );
     deploy(
         &mut c,
-        DeploymentSpec::new("big", 1, Resources::new(3000, 1024)),
+        DeploymentSpec::new("big", 1, Resources::new(3000, 1024 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
 
@@ -2676,7 +2677,7 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
         (ex.pod.as_str(), ex.phase, ex.bound_to.clone()),
         ("big-0", "Pending", None)
     );
-    assert_eq!(ex.requests, Resources::new(3000, 1024));
+    assert_eq!(ex.requests, Resources::new(3000, 1024 * MIB));
     assert_eq!(ex.summary, why);
     let verdicts: Vec<_> = ex
         .nodes
@@ -2790,11 +2791,11 @@ fn invalid_declarations_are_refused_and_change_nothing() {
     let mut c = cluster_of(&[node("node-1", 4000, 8192).with_label(ZONE, "zone-a")]);
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 2, Resources::new(500, 512)),
+        DeploymentSpec::new("web", 2, Resources::new(500, 512 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     let before = fingerprint(&c);
-    let small = Resources::new(100, 128);
+    let small = Resources::new(100, 128 * MIB);
     let bad_exists = Toleration {
         key: "spot".to_string(),
         operator: TolerationOperator::Exists,
@@ -2967,7 +2968,7 @@ fn invalid_declarations_are_refused_and_change_nothing() {
         .submit(Event::Deploy(DeploymentSpec::new(
             "api",
             1,
-            Resources::new(MAX_CPU_MILLIS + 1, 1)
+            Resources::new(MAX_CPU_MILLIS + 1, MIB)
         )))
         .is_err());
     assert!(sim
@@ -2990,7 +2991,11 @@ fn a_failed_node_goes_not_ready_after_the_timeout_and_its_pods_are_replaced() {
         (1, Event::AddNode(n("node-2", "zone-b"))),
         (
             1,
-            Event::Deploy(DeploymentSpec::new("web", 4, Resources::new(1000, 1024))),
+            Event::Deploy(DeploymentSpec::new(
+                "web",
+                4,
+                Resources::new(1000, 1024 * MIB),
+            )),
         ),
         (3, Event::FailNode("node-1".to_string())),
         (360, Event::RecoverNode("node-1".to_string())),
@@ -3091,12 +3096,12 @@ fn reregistration_releases_what_the_new_body_refuses() {
     let mut c = cluster_of(&[node("node-1", 4000, 8192).with_label("disktype", "ssd")]);
     deploy(
         &mut c,
-        DeploymentSpec::new("ssd", 2, Resources::new(1000, 1024))
+        DeploymentSpec::new("ssd", 2, Resources::new(1000, 1024 * MIB))
             .with_template(|t| t.with_node_selector("disktype", "ssd")),
     );
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 2, Resources::new(1000, 1024)),
+        DeploymentSpec::new("web", 2, Resources::new(1000, 1024 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(pods_on(&c, "node-1"), 4);
@@ -3121,7 +3126,7 @@ fn reregistration_releases_what_the_new_body_refuses() {
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(
         c.node("node-1").unwrap().allocated,
-        Resources::new(1000, 1024)
+        Resources::new(1000, 1024 * MIB)
     );
 }
 
@@ -3130,7 +3135,7 @@ fn a_noschedule_taint_at_reregistration_keeps_running_pods() {
     let mut c = cluster_of(&[node("node-1", 4000, 8192), node("node-2", 4000, 8192)]);
     deploy(
         &mut c,
-        DeploymentSpec::new("web", 3, Resources::new(1000, 1024)),
+        DeploymentSpec::new("web", 3, Resources::new(1000, 1024 * MIB)),
     );
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(pods_on(&c, "node-1"), 3);
@@ -3172,7 +3177,7 @@ fn pods_kept_after_a_zone_relabel_satisfy_the_checker_and_block_new_pods() {
     ]);
     deploy(
         &mut c,
-        DeploymentSpec::new("cache", 2, Resources::new(500, 512)).with_template(|t| {
+        DeploymentSpec::new("cache", 2, Resources::new(500, 512 * MIB)).with_template(|t| {
             t.with_anti_affinity(AffinityTerm::new(
                 Selector::new(&[("app", "cache")]),
                 Some(zone),
@@ -3257,17 +3262,17 @@ fn node_and_pod_limits_are_refused_with_the_limit_named() {
     c.remove_node("n-0").unwrap();
     c.add_node(node("one-more", 1000, 1024)).unwrap();
     let half = (MAX_PODS / 2) as u32;
-    c.deploy(DeploymentSpec::new("a", half, Resources::new(1, 1)))
+    c.deploy(DeploymentSpec::new("a", half, Resources::new(1, MIB)))
         .unwrap();
-    c.deploy(DeploymentSpec::new("b", half, Resources::new(1, 1)))
+    c.deploy(DeploymentSpec::new("b", half, Resources::new(1, MIB)))
         .unwrap();
     let e = c.scale("a", half + 1).unwrap_err();
     assert!(e.to_string().contains("MAX_PODS"), "{e}");
     let e = c
-        .deploy(DeploymentSpec::new("c", 1, Resources::new(1, 1)))
+        .deploy(DeploymentSpec::new("c", 1, Resources::new(1, MIB)))
         .unwrap_err();
     assert!(e.to_string().contains("MAX_PODS"), "{e}");
     c.scale("a", 0).unwrap();
-    c.deploy(DeploymentSpec::new("c", 1, Resources::new(1, 1)))
+    c.deploy(DeploymentSpec::new("c", 1, Resources::new(1, MIB)))
         .unwrap();
 }

@@ -2,6 +2,7 @@
 //! prints for a known cluster, in kubectl's columns and errors, and what
 //! each change does once its events are applied.
 
+use shepherd::quantity::MIB;
 use shepherd::simulator::Simulator;
 use shepherd::{
     BarePodSpec, Budget, DaemonSetSpec, DeploymentSpec, IntOrPercent, NodeSpec, PdbSpec,
@@ -15,19 +16,25 @@ fn cluster() -> Simulator {
     let mut sim = Simulator::new(7, Profile::default());
     let c = sim.cluster_mut();
     for (i, zone) in ["a", "b", "c"].iter().enumerate() {
-        c.add_node(NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192).with_label("zone", zone))
-            .unwrap();
-    }
-    c.deploy(DeploymentSpec::new("web", 4, Resources::new(500, 512)))
+        c.add_node(
+            NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192 * MIB).with_label("zone", zone),
+        )
         .unwrap();
+    }
+    c.deploy(DeploymentSpec::new(
+        "web",
+        4,
+        Resources::new(500, 512 * MIB),
+    ))
+    .unwrap();
     c.create_daemonset(DaemonSetSpec::new(
         "agent",
-        PodTemplate::new(Resources::new(100, 64)).with_label("app", "agent"),
+        PodTemplate::new(Resources::new(100, 64 * MIB)).with_label("app", "agent"),
     ))
     .unwrap();
     c.create_bare_pod(BarePodSpec {
         name: "debug".into(),
-        template: PodTemplate::new(Resources::new(100, 64)).with_label("run", "debug"),
+        template: PodTemplate::new(Resources::new(100, 64 * MIB)).with_label("run", "debug"),
         node_name: Some("node-1".into()),
     })
     .unwrap();
@@ -601,7 +608,11 @@ fn namespaces_scope_lists_as_n_and_a_do() {
         .add_namespace(shepherd::NamespaceSpec::new("shop"))
         .unwrap();
     sim.cluster_mut()
-        .deploy(DeploymentSpec::new("shop/cart", 2, Resources::new(100, 64)))
+        .deploy(DeploymentSpec::new(
+            "shop/cart",
+            2,
+            Resources::new(100, 64 * MIB),
+        ))
         .unwrap();
     settle(&mut sim);
     let shop = text(&sim, "get pods -n shop");

@@ -13,6 +13,7 @@ use shepherd::model::{
     NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator, TopologySpreadConstraint,
     WeightedAffinityTerm, WhenUnsatisfiable,
 };
+use shepherd::quantity::MIB;
 use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{AffinityTerm, Plugin, Profile, ScoringStrategy, ScoringStrategyType};
@@ -82,11 +83,11 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
         "dedicated=gpu:NoSchedule"
     );
     // allocatable wins over capacity; 4000m and "4" are the same cpu.
-    assert_eq!(sc.nodes[0].spec.capacity, Resources::new(4000, 8192));
-    assert_eq!(sc.nodes[1].spec.capacity, Resources::new(4000, 8192));
+    assert_eq!(sc.nodes[0].spec.capacity, Resources::new(4000, 8192 * MIB));
+    assert_eq!(sc.nodes[1].spec.capacity, Resources::new(4000, 8192 * MIB));
     let web = &sc.deployments[0];
     assert_eq!((web.name.as_str(), web.replicas), ("web", 3));
-    assert_eq!(web.template.requests, Resources::new(1000, 1024));
+    assert_eq!(web.template.requests, Resources::new(1000, 1024 * MIB));
     assert_eq!(
         web.strategy,
         RollingUpdate {
@@ -203,6 +204,60 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
         .find(|w| w.loc.name == "kube-proxy")
         .unwrap();
     assert_eq!((w.loc.document, w.loc.item), (1, Some(9)));
+}
+
+/// Issue 43, item 1: memory is counted in bytes, as Kubernetes counts it
+/// (`resource.Quantity.Value`): a node of 512Ki takes a pod of 100Ki (whole
+/// MiB would have made the node 0 and the pod 1Mi), a node of exactly 1G
+/// takes a pod of 1G and refuses one byte more, and the export writes each
+/// amount as kubectl prints it, reading back to the same bytes.
+#[test]
+fn memory_is_counted_in_bytes_below_a_mebibyte_and_at_a_byte_over() {
+    let node = |name: &str, mem: &str| {
+        format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{pin: {name}}}}}\nstatus:\n  allocatable: {{cpu: \"1\", memory: \"{mem}\", pods: \"110\"}}\n---\n")
+    };
+    let pod = |name: &str, node: &str, mem: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec:\n  nodeSelector: {{pin: {node}}}\n  containers:\n  - name: c\n    image: pause\n    resources: {{requests: {{cpu: 10m, memory: \"{mem}\"}}}}\n---\n")
+    };
+    let text = [
+        node("small", "512Ki"),
+        node("giga", "1G"),
+        node("giga-2", "1e9"),
+        pod("tiny", "small", "100Ki"),
+        pod("exact", "giga", "1G"),
+        pod("over", "giga-2", "1000000001"),
+    ]
+    .concat();
+    let im = import(&text).unwrap();
+    let sc = &im.scenario;
+    assert_eq!(sc.nodes[0].spec.capacity, Resources::new(1000, 512 << 10));
+    assert_eq!(sc.nodes[1].spec.capacity.memory_bytes, 1_000_000_000);
+    let c = converge(sc);
+    assert_eq!(node_of(&c, "tiny").as_deref(), Some("small"));
+    assert_eq!(node_of(&c, "exact").as_deref(), Some("giga"));
+    assert_eq!(node_of(&c, "over"), None, "one byte beyond allocatable");
+    let out = export(sc);
+    for q in [
+        "memory: \"512Ki\"",
+        "memory: \"1G\"",
+        "memory: \"100Ki\"",
+        "memory: \"1000000001\"",
+    ] {
+        assert!(out.contains(q), "{q} in the export:\n{out}");
+    }
+    let again = import(&out).unwrap().scenario;
+    assert_eq!(again.nodes[0].spec.capacity, sc.nodes[0].spec.capacity);
+    assert_eq!(
+        again
+            .pods
+            .iter()
+            .map(|p| p.template.requests)
+            .collect::<Vec<_>>(),
+        sc.pods
+            .iter()
+            .map(|p| p.template.requests)
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -546,10 +601,10 @@ fn a_helm_stream_reads_effective_requests_not_ready_nodes_and_skips_what_it_must
     // sidecar: 2000m + 100m = 2100m is larger; plus 50m overhead.
     // Memory: 256 + 128 + 64 = 448Mi, plus 10Mi overhead.
     let batch = &sc.deployments[0];
-    assert_eq!(batch.template.requests, Resources::new(2150, 458));
+    assert_eq!(batch.template.requests, Resources::new(2150, 458 * MIB));
     // Scored, migrate's missing memory counts 200Mi beside the sidecar's
     // 64Mi (264Mi), still below the containers' 448Mi: the same figures.
-    assert_eq!(batch.template.non_zero(), Resources::new(2150, 458));
+    assert_eq!(batch.template.non_zero(), Resources::new(2150, 458 * MIB));
     assert_eq!(
         batch.strategy,
         RollingUpdate {
@@ -560,7 +615,7 @@ fn a_helm_stream_reads_effective_requests_not_ready_nodes_and_skips_what_it_must
     assert_eq!(sc.deployments[1].name, "db");
     assert_eq!(
         sc.deployments[1].template.requests,
-        Resources::new(1000, 2048)
+        Resources::new(1000, 2048 * MIB)
     );
 
     let c = converge(sc);
@@ -606,7 +661,7 @@ fn json_lists_read_numbers_as_quantities_and_honour_node_selectors() {
     let im = import(&corpus("ssd-list.json")).unwrap();
     assert_eq!(
         im.scenario.deployments[0].template.requests,
-        Resources::new(750, 1024)
+        Resources::new(750, 1024 * MIB)
     );
     let c = converge(&im.scenario);
     assert_eq!(node_of(&c, "db-0").as_deref(), Some("ssd-1"));
@@ -1217,10 +1272,14 @@ fn explicit_zeros_and_each_containers_missing_requests_are_scored_as_kube_schedu
             .iter()
             .find(|p| p.name == *name)
             .unwrap_or_else(|| panic!("{name} imported"));
-        assert_eq!(p.template.requests, Resources::new(req.0, req.1), "{name}");
+        assert_eq!(
+            p.template.requests,
+            Resources::new(req.0, req.1 * MIB),
+            "{name}"
+        );
         assert_eq!(
             p.template.non_zero(),
-            Resources::new(scored.0, scored.1),
+            Resources::new(scored.0, scored.1 * MIB),
             "{name}"
         );
     }
@@ -1244,10 +1303,14 @@ fn explicit_zeros_and_each_containers_missing_requests_are_scored_as_kube_schedu
     let back = import(&export(sc)).unwrap();
     for (name, _, _, req, scored) in &rows {
         let p = back.scenario.pods.iter().find(|p| p.name == *name).unwrap();
-        assert_eq!(p.template.requests, Resources::new(req.0, req.1), "{name}");
+        assert_eq!(
+            p.template.requests,
+            Resources::new(req.0, req.1 * MIB),
+            "{name}"
+        );
         assert_eq!(
             p.template.non_zero(),
-            Resources::new(scored.0, scored.1),
+            Resources::new(scored.0, scored.1 * MIB),
             "{name}"
         );
     }
@@ -1273,7 +1336,10 @@ fn scored(rng: &mut Prng, t: shepherd::PodTemplate) -> shepherd::PodTemplate {
             r
         }
     };
-    let n = Resources::new(pick(rng, r.cpu_millis, 100), pick(rng, r.memory_mib, 200));
+    let n = Resources::new(
+        pick(rng, r.cpu_millis, 100),
+        pick(rng, r.memory_bytes, 200 * MIB),
+    );
     t.with_scored_requests(r, n)
 }
 
@@ -1374,7 +1440,7 @@ fn random_scenario(seed: u64) -> Scenario {
             d.progress_deadline_seconds = rng.range(d.min_ready_seconds as u64 + 1, 1200) as u32;
         }
         if rng.chance(30) {
-            d.template.requests.memory_mib = 0;
+            d.template.requests.memory_bytes = 0;
         }
         if rng.chance(30) {
             d.template = scored(&mut rng, d.template.clone());
@@ -1478,7 +1544,7 @@ fn random_scenario(seed: u64) -> Scenario {
     // requests) and bare Pods (some bound by nodeName, some too big for it).
     for i in 0..rng.range(0, 3) {
         let mut t =
-            shepherd::PodTemplate::new(Resources::new(rng.range(0, 300), rng.range(0, 256)))
+            shepherd::PodTemplate::new(Resources::new(rng.range(0, 300), rng.range(0, 256) * MIB))
                 .with_label("ds", &format!("ds-{i}"));
         if rng.chance(25) {
             t = scored(&mut rng, t);
@@ -1534,7 +1600,7 @@ fn random_scenario(seed: u64) -> Scenario {
             },
             template: shepherd::PodTemplate::new(Resources::new(
                 rng.range(0, 3000),
-                rng.range(0, 2048),
+                rng.range(0, 2048) * MIB,
             ))
             .with_label("run", &format!("debug-{i}")),
             node_name,
@@ -2001,7 +2067,7 @@ fn a_pod_owned_by_a_kind_no_controller_runs_is_kept_as_a_bare_pod() {
 #[test]
 fn nodes_with_zero_allocatable_are_imported() {
     let node = |name: &str, cpu: &str, mem: &str, pods: &str| {
-        format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus:\n  allocatable: {{cpu: \"{cpu}\", memory: \"{mem}\", pods: \"{pods}\"}}\n---\n")
+        format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{pin: {name}}}}}\nstatus:\n  allocatable: {{cpu: \"{cpu}\", memory: \"{mem}\", pods: \"{pods}\"}}\n---\n")
     };
     let text = [
         node("no-cpu", "0", "4Gi", "110"),
@@ -2018,12 +2084,15 @@ fn nodes_with_zero_allocatable_are_imported() {
         .map(|n| {
             (
                 n.spec.capacity.cpu_millis,
-                n.spec.capacity.memory_mib,
+                n.spec.capacity.memory_bytes,
                 n.spec.max_pods,
             )
         })
         .collect();
-    assert_eq!(caps, [(0, 4096, 110), (2000, 0, 110), (2000, 4096, 0)]);
+    assert_eq!(
+        caps,
+        [(0, 4096 * MIB, 110), (2000, 0, 110), (2000, 4096 * MIB, 0)]
+    );
     let c = converge(&im.scenario);
     assert_eq!(c.pending_count(), 0);
     assert!(c

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use shepherd::limits::{MAX_PODS, MAX_SERVICES, POD_BYTES, SERVICE_BYTES};
+use shepherd::quantity::MIB;
 use shepherd::{
     Cluster, DeploymentSpec, NodeSpec, PodTemplate, PriorityClass, Resources, ScorePolicy,
     Selector, ServiceSpec,
@@ -64,7 +65,7 @@ fn peak() -> usize {
 fn nodes_for(c: &mut Cluster, pods: u64) -> u64 {
     let n = pods.div_ceil(100);
     for i in 0..n {
-        c.add_node(NodeSpec::new(&format!("n{i}"), 64_000, 262_144))
+        c.add_node(NodeSpec::new(&format!("n{i}"), 64_000, 262_144 * MIB))
             .unwrap();
     }
     n
@@ -98,7 +99,7 @@ fn a_pod_costs_at_most_pod_bytes_at_max_pods() {
             match_fields: Vec::new(),
         }
     };
-    let mut template = PodTemplate::new(Resources::new(10, 16)).with_label("app", "web");
+    let mut template = PodTemplate::new(Resources::new(10, 16 * MIB)).with_label("app", "web");
     for i in 0..63 {
         template = template.with_label(&long_key(i), &long_value(0, i));
     }
@@ -119,7 +120,7 @@ fn a_pod_costs_at_most_pod_bytes_at_max_pods() {
         template.list_entries(),
         shepherd::limits::MAX_TEMPLATE_ENTRIES
     );
-    let web = DeploymentSpec::new("web", MAX_PODS as u32, Resources::new(10, 16))
+    let web = DeploymentSpec::new("web", MAX_PODS as u32, Resources::new(10, 16 * MIB))
         .with_template(|_| template);
     c.deploy(web).unwrap();
     assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
@@ -142,7 +143,7 @@ fn a_service_costs_at_most_service_bytes_whatever_it_selects() {
     let _turn = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut c = Cluster::new();
     nodes_for(&mut c, MAX_PODS);
-    let web = DeploymentSpec::new("web", MAX_PODS as u32, Resources::new(10, 16))
+    let web = DeploymentSpec::new("web", MAX_PODS as u32, Resources::new(10, 16 * MIB))
         .with_template(|t| t.with_label("app", "web"));
     c.deploy(web).unwrap();
     for t in 1..=2 {
@@ -222,20 +223,20 @@ fn a_preemptor_costs_a_bounded_record_at_max_nodes() {
     let nodes = shepherd::limits::MAX_NODES;
     let mut c = Cluster::new();
     for i in 0..nodes {
-        c.add_node(NodeSpec::new(&format!("n{i}"), 4000, 8192))
+        c.add_node(NodeSpec::new(&format!("n{i}"), 4000, 8192 * MIB))
             .unwrap();
     }
     c.add_priority_class(PriorityClass::new("batch", 10))
         .unwrap();
     c.add_priority_class(PriorityClass::new("web", 1000))
         .unwrap();
-    let batch = DeploymentSpec::new("batch", 4 * nodes, Resources::new(1000, 1024))
+    let batch = DeploymentSpec::new("batch", 4 * nodes, Resources::new(1000, 1024 * MIB))
         .with_template(|t| t.with_label("app", "batch").with_priority_class("batch"));
     c.deploy(batch).unwrap();
     assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
     let before = live();
     let preemptors = 200;
-    let web = DeploymentSpec::new("web", preemptors, Resources::new(2000, 1024))
+    let web = DeploymentSpec::new("web", preemptors, Resources::new(2000, 1024 * MIB))
         .with_template(|t| t.with_label("app", "web").with_priority_class("web"));
     c.deploy(web).unwrap();
     assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
@@ -288,7 +289,7 @@ fn heavy_template(shape: &str, pod: usize) -> PodTemplate {
     // Topology keys shared by every pod (each key holds a domain per node,
     // and the cluster's templates name at most MAX_TOPOLOGY_KEYS of them).
     let topology = |j: usize| long_key(1000 + j);
-    let mut t = PodTemplate::new(Resources::new(10, 16));
+    let mut t = PodTemplate::new(Resources::new(10, 16 * MIB));
     match shape {
         // One long label per term, in every list a term can be in: the
         // label's map, the term and its books cost most per entry.
@@ -469,7 +470,7 @@ fn a_bare_pod_costs_at_most_entry_bytes_an_entry_of_its_template() {
         for i in 0..100 {
             // Each node its own domain of the 64 topology keys (its 64
             // labels: no kubernetes.io/hostname beside them).
-            let mut n = NodeSpec::new(&format!("n{i}"), 64_000, 262_144);
+            let mut n = NodeSpec::new(&format!("n{i}"), 64_000, 262_144 * MIB);
             n.labels.clear();
             for j in 0..64 {
                 n = n.with_label(&long_key(1000 + j), &format!("n{i}"));
@@ -521,12 +522,12 @@ fn a_pods_terms_cost_a_lookup_each_whatever_the_cluster_holds() {
             let before = live();
             let mut c = Cluster::new();
             for i in 0..30 {
-                c.add_node(NodeSpec::new(&format!("n{i}"), 64_000, 262_144))
+                c.add_node(NodeSpec::new(&format!("n{i}"), 64_000, 262_144 * MIB))
                     .unwrap();
             }
             let mut entries = 0;
             for p in 0..pods {
-                let mut t = PodTemplate::new(Resources::new(10, 16));
+                let mut t = PodTemplate::new(Resources::new(10, 16 * MIB));
                 for j in 0..64 {
                     let v = if shared {
                         format!("x{j}")
@@ -567,11 +568,11 @@ fn topology_keys_stop_at_their_limit() {
     let _turn = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut c = Cluster::new();
     for i in 0..10 {
-        c.add_node(NodeSpec::new(&format!("n{i}"), 64_000, 262_144))
+        c.add_node(NodeSpec::new(&format!("n{i}"), 64_000, 262_144 * MIB))
             .unwrap();
     }
     let naming = |keys: std::ops::Range<usize>| {
-        keys.fold(PodTemplate::new(Resources::new(10, 16)), |t, k| {
+        keys.fold(PodTemplate::new(Resources::new(10, 16 * MIB)), |t, k| {
             let term = AffinityTerm::new(Selector::new(&[("a", "b")]), Some(&format!("k{k}")));
             t.with_preferred_anti_affinity(1, term)
         })
@@ -594,8 +595,8 @@ fn topology_keys_stop_at_their_limit() {
         err.contains("MAX_TOPOLOGY_KEYS") && err.contains("\"k256\"") && err.contains("257"),
         "{err}"
     );
-    let web =
-        DeploymentSpec::new("web", 1, Resources::new(10, 16)).with_template(|_| naming(256..257));
+    let web = DeploymentSpec::new("web", 1, Resources::new(10, 16 * MIB))
+        .with_template(|_| naming(256..257));
     assert!(c
         .deploy(web)
         .unwrap_err()
@@ -605,8 +606,8 @@ fn topology_keys_stop_at_their_limit() {
     assert!(c.apps().all(|a| a.name != "one-more" && a.name != "web"));
     // Keys already named: any template may name them.
     c.create_bare_pod(pod("again", naming(0..64))).unwrap();
-    let web =
-        DeploymentSpec::new("web", 1, Resources::new(10, 16)).with_template(|_| naming(192..256));
+    let web = DeploymentSpec::new("web", 1, Resources::new(10, 16 * MIB))
+        .with_template(|_| naming(192..256));
     c.deploy(web).unwrap();
     assert!(c
         .roll("web", naming(255..257))

@@ -10,6 +10,7 @@
 //! cargo test -p shepherd --test namespaces
 //! ```
 
+use shepherd::quantity::MIB;
 use shepherd::simulator::{Event, Simulator};
 use shepherd::verify::{verify_capacity, verify_constraints};
 use shepherd::{
@@ -49,7 +50,7 @@ fn placement(sim: &Simulator) -> Vec<(String, Option<String>)> {
 }
 
 fn web(ns_name: &str, replicas: u32) -> DeploymentSpec {
-    DeploymentSpec::new(ns_name, replicas, Resources::new(100, 64))
+    DeploymentSpec::new(ns_name, replicas, Resources::new(100, 64 * MIB))
 }
 
 #[test]
@@ -66,7 +67,7 @@ fn same_names_in_two_namespaces_and_selectors_stay_in_their_namespace() {
     };
     let sim = run(
         vec![
-            Event::AddNode(NodeSpec::new("n1", 8000, 16384)),
+            Event::AddNode(NodeSpec::new("n1", 8000, 16384 * MIB)),
             Event::Deploy(web("shop/web", 3)),
             Event::Deploy(web("blog/web", 2)),
             Event::Deploy(web("web", 1)),
@@ -135,7 +136,7 @@ fn same_names_in_two_namespaces_and_selectors_stay_in_their_namespace() {
 /// with a pod labelled `app=db` that its term reaches.
 fn probe(name: &str, slot: &str, term: AffinityTerm) -> Event {
     Event::Deploy(
-        DeploymentSpec::new(name, 1, Resources::new(100, 64))
+        DeploymentSpec::new(name, 1, Resources::new(100, 64 * MIB))
             .with_template(|t| t.with_node_selector("slot", slot).with_anti_affinity(term)),
     )
 }
@@ -150,11 +151,11 @@ fn anti_affinity_counts_the_namespaces_its_term_names() {
             Event::AddNamespace(NamespaceSpec::new("shop").with_label("team", "a")),
             Event::AddNamespace(NamespaceSpec::new("blog").with_label("team", "b")),
             Event::AddNamespace(NamespaceSpec::new("ops").with_label("team", "a")),
-            Event::AddNode(NodeSpec::new("n1", 8000, 16384).with_label("slot", "1")),
-            Event::AddNode(NodeSpec::new("n2", 8000, 16384).with_label("slot", "2")),
+            Event::AddNode(NodeSpec::new("n1", 8000, 16384 * MIB).with_label("slot", "1")),
+            Event::AddNode(NodeSpec::new("n2", 8000, 16384 * MIB).with_label("slot", "2")),
             // The one app=db pod: shop's, on n1 (the only slot=1 node).
             Event::Deploy(
-                DeploymentSpec::new("shop/db", 1, Resources::new(100, 64))
+                DeploymentSpec::new("shop/db", 1, Resources::new(100, 64 * MIB))
                     .with_template(|t| t.with_node_selector("slot", "1")),
             ),
             // Every probe may only go to n1, where shop/db-0 runs.
@@ -221,19 +222,21 @@ fn anti_affinity_counts_the_namespaces_its_term_names() {
             // An existing pod's term is read with its own namespaces: guard
             // (ops, on n2) keeps app=victim pods of blog off n2, not shop's.
             Event::Deploy(
-                DeploymentSpec::new("ops/guard", 1, Resources::new(100, 64)).with_template(|t| {
-                    t.with_node_selector("slot", "2").with_anti_affinity(
-                        AffinityTerm::new(Selector::new(&[("app", "victim")]), None)
-                            .in_namespaces(&["blog"]),
-                    )
-                }),
+                DeploymentSpec::new("ops/guard", 1, Resources::new(100, 64 * MIB)).with_template(
+                    |t| {
+                        t.with_node_selector("slot", "2").with_anti_affinity(
+                            AffinityTerm::new(Selector::new(&[("app", "victim")]), None)
+                                .in_namespaces(&["blog"]),
+                        )
+                    },
+                ),
             ),
             Event::Deploy(
-                DeploymentSpec::new("blog/victim", 1, Resources::new(100, 64))
+                DeploymentSpec::new("blog/victim", 1, Resources::new(100, 64 * MIB))
                     .with_template(|t| t.with_node_selector("slot", "2")),
             ),
             Event::Deploy(
-                DeploymentSpec::new("shop/victim", 1, Resources::new(100, 64))
+                DeploymentSpec::new("shop/victim", 1, Resources::new(100, 64 * MIB))
                     .with_template(|t| t.with_node_selector("slot", "2")),
             ),
         ],
@@ -276,8 +279,8 @@ fn topology_spread_counts_its_own_namespace() {
     );
     let sim = run(
         vec![
-            Event::AddNode(NodeSpec::new("a", 8000, 16384).with_label(zone, "z1")),
-            Event::AddNode(NodeSpec::new("b", 8000, 16384).with_label(zone, "z2")),
+            Event::AddNode(NodeSpec::new("a", 8000, 16384 * MIB).with_label(zone, "z1")),
+            Event::AddNode(NodeSpec::new("b", 8000, 16384 * MIB).with_label(zone, "z2")),
             Event::Deploy(web("shop/web", 2).with_template(|t| t.with_node_selector(zone, "z1"))),
             Event::Deploy(web("blog/web", 2).with_template(|t| t.with_topology_spread(spread))),
         ],
@@ -309,8 +312,8 @@ fn an_empty_spread_selector_counts_every_pod_of_its_own_namespace_only() {
     );
     let sim = run(
         vec![
-            Event::AddNode(NodeSpec::new("a", 8000, 16384).with_label(zone, "z1")),
-            Event::AddNode(NodeSpec::new("b", 8000, 16384).with_label(zone, "z2")),
+            Event::AddNode(NodeSpec::new("a", 8000, 16384 * MIB).with_label(zone, "z1")),
+            Event::AddNode(NodeSpec::new("b", 8000, 16384 * MIB).with_label(zone, "z2")),
             Event::Deploy(web("shop/x", 3).with_template(|t| t.with_node_selector(zone, "z2"))),
             Event::Deploy(web("blog/db", 2).with_template(|t| t.with_node_selector(zone, "z1"))),
             Event::Deploy(web("blog/web", 2).with_template(|t| t.with_topology_spread(spread))),
@@ -393,20 +396,20 @@ fn a_union_term_reaches_a_namespace_created_after_it() {
             .with_namespace_selector(Selector::new(&[("team", "late")]))
     };
     let pinned = |name: &str, replicas: u32, slot: &str| {
-        DeploymentSpec::new(name, replicas, Resources::new(100, 64)).with_template(|t| {
+        DeploymentSpec::new(name, replicas, Resources::new(100, 64 * MIB)).with_template(|t| {
             t.with_label("app", name.rsplit('/').next().unwrap())
                 .with_node_selector("slot", slot)
         })
     };
     let mut c = Cluster::new();
     c.add_node(
-        NodeSpec::new("n1", 8000, 16384)
+        NodeSpec::new("n1", 8000, 16384 * MIB)
             .with_label("slot", "1")
             .with_label("zone", "z"),
     )
     .unwrap();
     c.add_node(
-        NodeSpec::new("n2", 8000, 16384)
+        NodeSpec::new("n2", 8000, 16384 * MIB)
             .with_label("slot", "2")
             .with_label("zone", "z"),
     )
@@ -415,14 +418,14 @@ fn a_union_term_reaches_a_namespace_created_after_it() {
     // namespaces off its node; probe (blog, none yet) avoids app=db pods of
     // the same namespaces. Neither namespace "late" nor "other" exists yet.
     c.deploy(
-        DeploymentSpec::new("blog/guard", 1, Resources::new(100, 64)).with_template(|t| {
+        DeploymentSpec::new("blog/guard", 1, Resources::new(100, 64 * MIB)).with_template(|t| {
             t.with_node_selector("slot", "1")
                 .with_anti_affinity(union("victim"))
         }),
     )
     .unwrap();
     c.deploy(
-        DeploymentSpec::new("blog/probe", 0, Resources::new(100, 64)).with_template(|t| {
+        DeploymentSpec::new("blog/probe", 0, Resources::new(100, 64 * MIB)).with_template(|t| {
             t.with_node_selector("zone", "z")
                 .with_anti_affinity(union("db"))
         }),
@@ -436,7 +439,7 @@ fn a_union_term_reaches_a_namespace_created_after_it() {
     c.deploy(pinned("late/victim", 1, "1")).unwrap();
     // A big db: n2 is the fuller node, where bin packing sends the probes.
     c.deploy(
-        DeploymentSpec::new("late/db", 1, Resources::new(6000, 64))
+        DeploymentSpec::new("late/db", 1, Resources::new(6000, 64 * MIB))
             .with_template(|t| t.with_label("app", "db").with_node_selector("slot", "2")),
     )
     .unwrap();

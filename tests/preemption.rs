@@ -2,6 +2,7 @@
 //! plugin, the PrioritySort queue, and DefaultPreemption, pinned with
 //! hand-computed numbers and checked at random against a slow reference.
 
+use shepherd::quantity::MIB;
 use shepherd::scheduler::{candidates_wanted, Preemption, PICK_RULES};
 use shepherd::simulator::{Event, Simulator};
 use shepherd::{
@@ -10,7 +11,7 @@ use shepherd::{
 };
 
 fn app(name: &str, replicas: u32, cpu: u64, class: Option<&str>) -> DeploymentSpec {
-    DeploymentSpec::new(name, replicas, Resources::new(cpu, 1024)).with_template(|t| {
+    DeploymentSpec::new(name, replicas, Resources::new(cpu, 1024 * MIB)).with_template(|t| {
         let t = t.with_label("app", name);
         match class {
             Some(c) => t.with_priority_class(c),
@@ -45,8 +46,10 @@ fn node_of(c: &Cluster, pod: &str) -> Option<String> {
 /// node-2 four `cheap` pods (priority 50), 1 CPU each.
 fn two_full_nodes() -> Cluster {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 4000, 8192)).unwrap();
-    c.add_node(NodeSpec::new("node-2", 4000, 8192)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB))
+        .unwrap();
+    c.add_node(NodeSpec::new("node-2", 4000, 8192 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("cheap", 50))
         .unwrap();
     c.add_priority_class(PriorityClass::new("batch", 100))
@@ -201,8 +204,10 @@ fn preemption_prefers_a_node_that_breaks_no_budget() {
 #[test]
 fn preemption_prefers_the_smallest_sum_of_victim_priorities() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 4000, 8192)).unwrap();
-    c.add_node(NodeSpec::new("node-2", 4000, 8192)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB))
+        .unwrap();
+    c.add_node(NodeSpec::new("node-2", 4000, 8192 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("low", 10)).unwrap();
     c.add_priority_class(PriorityClass::new("high", 20))
         .unwrap();
@@ -287,8 +292,10 @@ fn equal_priority_is_never_preempted() {
 #[test]
 fn preemption_removes_what_anti_affinity_needs_and_reprieves_the_rest() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 8000, 16384)).unwrap();
-    c.add_node(NodeSpec::new("node-2", 8000, 16384)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 8000, 16384 * MIB))
+        .unwrap();
+    c.add_node(NodeSpec::new("node-2", 8000, 16384 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("high", 10))
         .unwrap();
     let x = app("x", 2, 500, None).with_template(|t| {
@@ -331,7 +338,8 @@ fn preemption_removes_what_anti_affinity_needs_and_reprieves_the_rest() {
 #[test]
 fn the_queue_orders_by_priority_then_arrival() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 1000, 8192)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 1000, 8192 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("high", 10))
         .unwrap();
     c.deploy(app("first", 1, 1000, None)).unwrap();
@@ -342,7 +350,8 @@ fn the_queue_orders_by_priority_then_arrival() {
     assert!(events(&c, "Preempted").is_empty());
     // Equal priorities keep creation order.
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 1000, 8192)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 1000, 8192 * MIB))
+        .unwrap();
     c.deploy(app("first", 1, 1000, None)).unwrap();
     c.deploy(app("second", 1, 1000, None)).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
@@ -355,7 +364,8 @@ fn the_queue_orders_by_priority_then_arrival() {
 #[test]
 fn admission_resolves_priority_class_names() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 4000, 8192)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB))
+        .unwrap();
     c.deploy(app("web", 2, 500, Some("gold"))).unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
@@ -385,7 +395,8 @@ fn admission_resolves_priority_class_names() {
 /// naming it, converged.
 fn gold_web(replicas: u32) -> Cluster {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 8000, 16384)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 8000, 16384 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("gold", 700))
         .unwrap();
     c.deploy(app("web", replicas, 500, Some("gold"))).unwrap();
@@ -622,7 +633,7 @@ fn world(seed: u64, size: Size) -> World {
         let mut n = NodeSpec::new(
             &format!("node-{i}"),
             rng.range(2, 8) * 1000,
-            rng.range(2, 8) * 1024,
+            (rng.range(2, 8) * 1024) * MIB,
         )
         .with_max_pods(rng.range(3, 12) as u32)
         .with_label("disk", if rng.chance(50) { "ssd" } else { "hdd" });
@@ -694,7 +705,7 @@ fn random_app(w: &mut World, max_replicas: u64, size: (u64, u64)) -> DeploymentS
     let sel = rng.chance(20);
     let tol = rng.chance(30);
     let ssd = rng.chance(50);
-    DeploymentSpec::new(&name, replicas, Resources::new(cpu, mem)).with_template(|t| {
+    DeploymentSpec::new(&name, replicas, Resources::new(cpu, mem * MIB)).with_template(|t| {
         let mut t = t.with_label("app", &name);
         if sel {
             t = t.with_node_selector("disk", if ssd { "ssd" } else { "hdd" });
@@ -721,7 +732,7 @@ fn random_daemonset(w: &mut World) -> DaemonSetSpec {
     let cpu = w.rng.range(1, 4) * 500;
     let mem = w.rng.range(1, 4) * 512;
     let class = w.rng.below(w.classes.len() as u64 + 1) as usize;
-    let mut t = PodTemplate::new(Resources::new(cpu, mem)).with_label("app", &name);
+    let mut t = PodTemplate::new(Resources::new(cpu, mem * MIB)).with_label("app", &name);
     if w.rng.chance(30) {
         t = t.with_toleration(Toleration::equal(
             "dedicated",
@@ -794,7 +805,7 @@ fn ref_nodes(c: &Cluster, t: &PodTemplate, reserved: &[(String, Resources, u32)]
                         p.name(),
                         p.priority,
                         p.template.requests.cpu_millis as i64,
-                        p.template.requests.memory_mib as i64,
+                        p.template.requests.memory_bytes as i64,
                         p.bound_at,
                         p.bind_serial,
                         p.app.to_string(),
@@ -811,16 +822,16 @@ fn ref_nodes(c: &Cluster, t: &PodTemplate, reserved: &[(String, Resources, u32)]
             // above the node's allocatable (fit.go: no eviction makes room),
             // so such a node is not a potential node either.
             let within = t.requests.cpu_millis <= n.spec.capacity.cpu_millis
-                && t.requests.memory_mib <= n.spec.capacity.memory_mib;
+                && t.requests.memory_bytes <= n.spec.capacity.memory_bytes;
             RefNode {
                 name: n.name().to_string(),
                 eligible: static_ok(&n, t) && within,
                 free_cpu: n.spec.capacity.cpu_millis as i64
                     - n.allocated.cpu_millis as i64
                     - rr.cpu_millis as i64,
-                free_mem: n.spec.capacity.memory_mib as i64
-                    - n.allocated.memory_mib as i64
-                    - rr.memory_mib as i64,
+                free_mem: n.spec.capacity.memory_bytes as i64
+                    - n.allocated.memory_bytes as i64
+                    - rr.memory_bytes as i64,
                 free_pods: n.spec.max_pods as i64 - n.pod_count as i64 - rc as i64,
                 pods,
             }
@@ -938,7 +949,7 @@ fn reference(
 ) -> Option<RefDecision> {
     let p = before.pod_by_name(pod).unwrap();
     let t = p.template.clone();
-    let req = (t.requests.cpu_millis as i64, t.requests.memory_mib as i64);
+    let req = (t.requests.cpu_millis as i64, t.requests.memory_bytes as i64);
     let budgets = allowances(before);
     let nodes = ref_nodes(before, &t, reserved);
     // A node with room already (earlier preemptors' victims left more than
@@ -1098,7 +1109,7 @@ fn run_world(seed: u64, size: Size) -> Result<(Cluster, u32), String> {
                     .map(|&v| node.pods[v].3)
                     .sum();
                 let fits = node.free_cpu + cpu >= t.requests.cpu_millis as i64
-                    && node.free_mem + mem >= t.requests.memory_mib as i64
+                    && node.free_mem + mem >= t.requests.memory_bytes as i64
                     && node.free_pods + victims.len() as i64 > 1;
                 if fits {
                     return Err(format!(
@@ -1140,7 +1151,7 @@ fn run_world(seed: u64, size: Size) -> Result<(Cluster, u32), String> {
                     let mem: i64 = free.iter().map(|&i| n.pods[i].3).sum();
                     if !free.is_empty()
                         && n.free_cpu + cpu >= t.requests.cpu_millis as i64
-                        && n.free_mem + mem >= t.requests.memory_mib as i64
+                        && n.free_mem + mem >= t.requests.memory_bytes as i64
                         && n.free_pods + free.len() as i64 >= 1
                     {
                         return Err(format!(
@@ -1236,7 +1247,7 @@ fn preemption_dry_runs_a_sample_and_keeps_a_bounded_record() {
     let nodes = 1_500;
     let mut c = Cluster::new();
     for i in 0..nodes {
-        c.add_node(NodeSpec::new(&format!("node-{i}"), 4000, 8192))
+        c.add_node(NodeSpec::new(&format!("node-{i}"), 4000, 8192 * MIB))
             .unwrap();
     }
     c.add_priority_class(PriorityClass::new("batch", 10))
@@ -1287,7 +1298,8 @@ fn preemption_dry_runs_a_sample_and_keeps_a_bounded_record() {
 #[test]
 fn a_higher_priority_preemption_clears_the_lower_nominations_on_its_node() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-1", 4000, 8192)).unwrap();
+    c.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("mid", 100))
         .unwrap();
     c.add_priority_class(PriorityClass::new("web", 1000))

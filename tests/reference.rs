@@ -32,6 +32,7 @@ use shepherd::model::{
     NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator,
     TopologySpreadConstraint, WhenUnsatisfiable, HOSTNAME_KEY,
 };
+use shepherd::quantity::MIB;
 use shepherd::simulator::Prng;
 use shepherd::{
     AffinityTerm, Cluster, DeploymentSpec, NodeId, NodeSpec, NodeView, Plugin, PodTemplate,
@@ -236,7 +237,7 @@ fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<
     });
     let cap = n.spec.capacity;
     if used.cpu_millis + tpl.requests.cpu_millis > cap.cpu_millis
-        || used.memory_mib + tpl.requests.memory_mib > cap.memory_mib
+        || used.memory_bytes + tpl.requests.memory_bytes > cap.memory_bytes
         || pods.len() as u32 + 1 > n.spec.max_pods
     {
         return Err("NodeResourcesFit");
@@ -365,7 +366,11 @@ fn non_zero(t: &PodTemplate) -> Resources {
     let r = t.requests;
     t.non_zero_requests.unwrap_or(Resources::new(
         if r.cpu_millis == 0 { 100 } else { r.cpu_millis },
-        if r.memory_mib == 0 { 200 } else { r.memory_mib },
+        if r.memory_bytes == 0 {
+            200 * MIB
+        } else {
+            r.memory_bytes
+        },
     ))
 }
 
@@ -377,7 +382,10 @@ fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 
     for &(r, wt) in &profile.fit.resources {
         let (req, cap) = match r {
             Resource::Cpu => (used.cpu_millis as i64, n.spec.capacity.cpu_millis as i64),
-            Resource::Memory => (used.memory_mib as i64, n.spec.capacity.memory_mib as i64),
+            Resource::Memory => (
+                used.memory_bytes as i64,
+                n.spec.capacity.memory_bytes as i64,
+            ),
         };
         let s = match profile.fit.kind {
             ScoringStrategyType::LeastAllocated => {
@@ -407,7 +415,7 @@ fn balanced_score(w: &World, n: &NodeView, inc: &Incoming) -> i64 {
     let balance = |used: Resources| {
         let f = |u: u64, c: u64| (u as f64 / c as f64).min(1.0);
         let a = f(used.cpu_millis, n.spec.capacity.cpu_millis);
-        let b = f(used.memory_mib, n.spec.capacity.memory_mib);
+        let b = f(used.memory_bytes, n.spec.capacity.memory_bytes);
         ((1.0 - ((a - b) / 2.0).abs()) * 100.0) as i64
     };
     let with = balance(on.saturating_add(&inc.tpl.requests));
@@ -767,7 +775,7 @@ fn random_node(rng: &mut Prng, i: usize) -> NodeSpec {
     let mut n = NodeSpec::new(
         &format!("n{i}"),
         rng.range(2, 16) * 500,
-        rng.range(2, 32) * 512,
+        (rng.range(2, 32) * 512) * MIB,
     );
     if !rng.chance(10) {
         n = n.with_label(ZONE, *rng.pick(&["z1", "z2", "z3"]));
@@ -840,7 +848,11 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
     } else {
         rng.range(1, 16) * 128
     };
-    let mut d = DeploymentSpec::new(&name, rng.range(1, 10) as u32, Resources::new(cpu, mem));
+    let mut d = DeploymentSpec::new(
+        &name,
+        rng.range(1, 10) as u32,
+        Resources::new(cpu, mem * MIB),
+    );
     let mut t = d
         .template
         .clone()
@@ -849,7 +861,7 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
         // The scored requests a manifest's containers can give: a zero set
         // explicitly (counted 0), more containers missing a request (the
         // default each), or the one-container default.
-        let req = Resources::new(cpu, mem);
+        let req = Resources::new(cpu, mem * MIB);
         let n = Resources::new(
             match extra.below(3) {
                 0 => cpu,
@@ -857,9 +869,9 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
                 _ => req.non_zero().cpu_millis,
             },
             match extra.below(3) {
-                0 => mem,
-                1 => mem + 200 * extra.range(1, 3),
-                _ => req.non_zero().memory_mib,
+                0 => mem * MIB,
+                1 => (mem + 200 * extra.range(1, 3)) * MIB,
+                _ => req.non_zero().memory_bytes,
             },
         );
         t = t.with_scored_requests(req, n);
@@ -1043,7 +1055,7 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
         }
         // Bare pods: spread by default only when a Service selects them.
         for _ in 0..extra.below(3) {
-            let tpl = PodTemplate::new(Resources::new(extra.range(1, 8) * 100, 256))
+            let tpl = PodTemplate::new(Resources::new(extra.range(1, 8) * 100, 256 * MIB))
                 .with_label("tier", *extra.pick(&["a", "b", "c"]));
             c.create_bare_pod(shepherd::BarePodSpec {
                 name: format!("bare{bare}"),

@@ -83,6 +83,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{self, AssertUnwindSafe};
 
+use shepherd::quantity::MIB;
 use shepherd::simulator::{Event, Prng, Simulator, StepReport};
 use shepherd::verify::{placement, verify_capacity};
 use shepherd::{
@@ -166,10 +167,10 @@ fn sweep(test: &str, case: impl Fn(u64) -> Result<(), String>) {
 
 /// Every pod in this file requests one slot; nodes are whole numbers of slots,
 /// so "does the roll have room" is a count, not a packing problem.
-const SLOT: Resources = Resources::new(1000, 1024);
+const SLOT: Resources = Resources::new(1000, 1024 * MIB);
 
 fn node(name: &str, slots: u64) -> NodeSpec {
-    NodeSpec::new(name, SLOT.cpu_millis * slots, SLOT.memory_mib * slots)
+    NodeSpec::new(name, SLOT.cpu_millis * slots, SLOT.memory_bytes * slots)
 }
 
 /// An app whose pods carry `app=<name>`, `tier=front` and `track=stable`.
@@ -3196,10 +3197,10 @@ fn a_roll_to_bigger_requests_keeps_its_bounds_at_every_create_and_delete() {
     ] {
         let mut c = Cluster::new();
         for i in 0..3 {
-            c.add_node(NodeSpec::new(&format!("node-{i}"), 3000, 8192))
+            c.add_node(NodeSpec::new(&format!("node-{i}"), 3000, 8192 * MIB))
                 .unwrap();
         }
-        let v1 = DeploymentSpec::new("web", 12, Resources::new(400, 256))
+        let v1 = DeploymentSpec::new("web", 12, Resources::new(400, 256 * MIB))
             .with_template(|t| t.with_ready_after(0))
             .with_strategy(s, u);
         let (surge, unavailable) = v1.strategy.resolve(12);
@@ -3213,7 +3214,7 @@ fn a_roll_to_bigger_requests_keeps_its_bounds_at_every_create_and_delete() {
         // revisions at full size; capacity is checked after every pass.
         let bigger = v1.template.clone().with_version("v2");
         let bigger = PodTemplate {
-            requests: Resources::new(600, 256),
+            requests: Resources::new(600, 256 * MIB),
             ..bigger
         };
         c.roll("web", bigger).unwrap();
@@ -3240,10 +3241,10 @@ fn a_roll_to_bigger_requests_keeps_its_bounds_at_every_create_and_delete() {
 fn a_roll_to_a_template_that_fits_no_node_stalls_within_its_floor_and_rolls_back() {
     let mut c = Cluster::new();
     for i in 0..3 {
-        c.add_node(NodeSpec::new(&format!("node-{i}"), 3000, 8192))
+        c.add_node(NodeSpec::new(&format!("node-{i}"), 3000, 8192 * MIB))
             .unwrap();
     }
-    let v1 = DeploymentSpec::new("web", 6, Resources::new(500, 256))
+    let v1 = DeploymentSpec::new("web", 6, Resources::new(500, 256 * MIB))
         .with_template(|t| t.with_ready_after(0))
         .with_strategy(Int(1), Int(1));
     let (surge, unavailable) = v1.strategy.resolve(6);
@@ -3252,7 +3253,7 @@ fn a_roll_to_a_template_that_fits_no_node_stalls_within_its_floor_and_rolls_back
         tick_with_bounds(&mut c, t, "web", surge, unavailable).unwrap();
     }
     let huge = PodTemplate {
-        requests: Resources::new(5000, 256),
+        requests: Resources::new(5000, 256 * MIB),
         ..v1.template.clone().with_version("v2")
     };
     c.roll("web", huge).unwrap();
@@ -3286,10 +3287,11 @@ fn a_roll_to_a_template_that_fits_no_node_stalls_within_its_floor_and_rolls_back
 #[test]
 fn a_budget_counts_the_deployments_whose_pods_match_now() {
     let mut c = Cluster::new();
-    c.add_node(NodeSpec::new("node-0", 8000, 8192)).unwrap();
+    c.add_node(NodeSpec::new("node-0", 8000, 8192 * MIB))
+        .unwrap();
     for name in ["a", "b"] {
         c.deploy(
-            DeploymentSpec::new(name, 2, Resources::new(100, 64))
+            DeploymentSpec::new(name, 2, Resources::new(100, 64 * MIB))
                 .with_template(|t| t.with_label("tier", "front").with_ready_after(0)),
         )
         .unwrap();

@@ -13,6 +13,7 @@
 //! `kubectl rollout status` prints its lines in the order of
 //! DeploymentStatusViewer.
 
+use shepherd::quantity::MIB;
 use shepherd::rollout::reasons;
 use shepherd::simulator::{Event, Simulator};
 use shepherd::{
@@ -20,14 +21,14 @@ use shepherd::{
     IntOrPercent, NodeSpec, PdbSpec, Resources, RolloutStatus, ScorePolicy, Selector, ServiceSpec,
 };
 
-const SLOT: Resources = Resources::new(1000, 1024);
+const SLOT: Resources = Resources::new(1000, 1024 * MIB);
 
 fn sim_with_slots(slots: u64) -> Simulator {
     let mut sim = Simulator::new(1, ScorePolicy::BinPack);
     sim.submit(Event::AddNode(NodeSpec::new(
         "node-1",
         SLOT.cpu_millis * slots,
-        SLOT.memory_mib * slots,
+        SLOT.memory_bytes * slots,
     )))
     .expect("a node should be accepted");
     sim
@@ -216,7 +217,7 @@ fn a_rollout_that_fits_nowhere_exceeds_its_progress_deadline_after_600_seconds()
     // v2 asks for two slots: the node has one free, and maxUnavailable (25%
     // of 2, rounded down) is 0, so no old pod makes room.
     let big = shepherd::PodTemplate {
-        requests: Resources::new(2 * SLOT.cpu_millis, 2 * SLOT.memory_mib),
+        requests: Resources::new(2 * SLOT.cpu_millis, 2 * SLOT.memory_bytes),
         ..app(2).template.with_version("v2")
     };
     sim.submit(Event::Roll {

@@ -21,6 +21,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use shepherd::quantity::MIB;
 use shepherd::simulator::{Event, Prng, Simulator, StepReport};
 use shepherd::{
     AffinityTerm, Budget, DaemonSetSpec, DeploymentSpec, IntOrPercent, NodeSpec, PdbSpec,
@@ -65,7 +66,7 @@ fn node(rng: &mut Prng, i: u64) -> NodeSpec {
     let mut n = NodeSpec::new(
         &format!("node-{i}"),
         rng.range(2, 16) * 500,
-        rng.range(2, 32) * 512,
+        (rng.range(2, 32) * 512) * MIB,
     )
     .with_label(ZONE, ["a", "b", "c"][rng.below(3) as usize]);
     if rng.chance(30) {
@@ -81,9 +82,12 @@ fn node(rng: &mut Prng, i: u64) -> NodeSpec {
 }
 
 fn template(rng: &mut Prng, name: &str, peers: &[String]) -> PodTemplate {
-    let mut t = PodTemplate::new(Resources::new(rng.range(1, 20) * 50, rng.range(1, 16) * 64))
-        .with_label("app", name)
-        .with_ready_after(rng.range(0, 2) as u32);
+    let mut t = PodTemplate::new(Resources::new(
+        rng.range(1, 20) * 50,
+        (rng.range(1, 16) * 64) * MIB,
+    ))
+    .with_label("app", name)
+    .with_ready_after(rng.range(0, 2) as u32);
     if rng.chance(20) {
         t = t.with_node_selector("disktype", "ssd");
     }
@@ -141,7 +145,7 @@ fn script(rng: &mut Prng) -> (Vec<(u64, Event)>, u64) {
         app_names.push(name);
     }
     if rng.chance(40) {
-        let t = PodTemplate::new(Resources::new(rng.range(1, 4) * 50, 64))
+        let t = PodTemplate::new(Resources::new(rng.range(1, 4) * 50, 64 * MIB))
             .with_label("app", "agent")
             .with_toleration(Toleration::exists("dedicated", None));
         s.push((1, Event::CreateDaemonSet(DaemonSetSpec::new("agent", t))));
@@ -299,7 +303,7 @@ fn a_big_first_tick_takes_many_slices_and_ends_where_the_whole_one_does() {
     for i in 0..200 {
         script.push((
             1,
-            Event::AddNode(NodeSpec::new(&format!("node-{i}"), 8000, 16384)),
+            Event::AddNode(NodeSpec::new(&format!("node-{i}"), 8000, 16384 * MIB)),
         ));
     }
     for a in 0..20 {
@@ -308,7 +312,7 @@ fn a_big_first_tick_takes_many_slices_and_ends_where_the_whole_one_does() {
             Event::Deploy(DeploymentSpec::new(
                 &format!("app-{a}"),
                 150,
-                Resources::new(100, 128),
+                Resources::new(100, 128 * MIB),
             )),
         ));
     }
@@ -472,11 +476,15 @@ fn the_decision_shows_the_cluster_as_it_was_not_as_it_is() {
     // lands on the node web-0 took. Placed again now, web-0 would go to the
     // other node; the cycle that bound it saw the two equal.
     let mut script = vec![
-        (1, Event::AddNode(NodeSpec::new("node-a", 4000, 8192))),
-        (1, Event::AddNode(NodeSpec::new("node-b", 4000, 8192))),
+        (1, Event::AddNode(NodeSpec::new("node-a", 4000, 8192 * MIB))),
+        (1, Event::AddNode(NodeSpec::new("node-b", 4000, 8192 * MIB))),
         (
             1,
-            Event::Deploy(DeploymentSpec::new("web", 1, Resources::new(500, 512))),
+            Event::Deploy(DeploymentSpec::new(
+                "web",
+                1,
+                Resources::new(500, 512 * MIB),
+            )),
         ),
     ];
     let mut sim = Simulator::with_script(3, Profile::kube_scheduler(), script.clone());
@@ -490,7 +498,7 @@ fn the_decision_shows_the_cluster_as_it_was_not_as_it_is() {
         .name()
         .to_string();
     let other = if took == "node-a" { "node-b" } else { "node-a" };
-    let mut filler = DeploymentSpec::new("filler", 1, Resources::new(3000, 512));
+    let mut filler = DeploymentSpec::new("filler", 1, Resources::new(3000, 512 * MIB));
     filler
         .template
         .node_selector

@@ -2,7 +2,7 @@
 // it reports, and forwards what the person does. No scheduling logic lives here.
 // Paths are relative, so the same files work from the repository root and from dist/.
 import init, { Shepherd, engine_version, readQuantity } from '../pkg/shepherd_web.js';
-import { $, h, fill, setText, num } from './dom.js';
+import { $, h, fill, setText, num, memText } from './dom.js';
 import {
   CardView, GridView, drawPending, drawPdbs, drawServices, drawUpcoming, drawLegend,
   prependEvents, setSummary, cellColor, FLAG_BEATING, FLAG_READY,
@@ -1193,7 +1193,7 @@ function wireGrid() {
     if (id < 0) return;
     try {
       const n = page.sim.node(id);
-      setText(info, `${n.name} · ${n.status}${n.cordoned ? ' · SchedulingDisabled' : ''} · ${plural(n.podCount, 'pod')} · CPU ${n.cpu.used}/${n.cpu.capacity}m · memory ${n.memory.used}/${n.memory.capacity}Mi — click or press Enter for details`);
+      setText(info, `${n.name} · ${n.status}${n.cordoned ? ' · SchedulingDisabled' : ''} · ${plural(n.podCount, 'pod')} · CPU ${n.cpu.used}/${n.cpu.capacity}m · memory ${memText(n.memory.used)}/${memText(n.memory.capacity)} — click or press Enter for details`);
     } catch { /* the node went away */ }
   };
   canvas.addEventListener('mousemove', (e) => describe(at(e)));

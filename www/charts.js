@@ -2,7 +2,7 @@
 // figures per tick as ticks run (Shepherd.series); this file keeps what it was
 // given and asks only for the ticks after it, then draws small canvas line
 // charts. Nothing here decides anything about the cluster.
-import { $, h, setText, num } from './dom.js';
+import { $, h, setText, num, memText } from './dom.js';
 import { appColor } from './colors.js';
 
 // The charts, in the order they are shown; `col` names the store's column.
@@ -671,7 +671,7 @@ export function drawBalance(el, b) {
   if (!f) {
     setText(line, `${n(b.readyNodes)} Ready ${b.readyNodes === 1 ? 'node' : 'nodes'}, ${n(b.notReadyNodes)} NotReady. No pod is Pending, so no free space is stranded.`);
   } else {
-    setText(line, `${n(b.readyNodes)} Ready ${b.readyNodes === 1 ? 'node' : 'nodes'}, ${n(b.notReadyNodes)} NotReady. Largest Pending pod (${f.app}: ${f.cpuMillis}m CPU, ${f.memoryMiB}Mi), counting requests alone: ` +
+    setText(line, `${n(b.readyNodes)} Ready ${b.readyNodes === 1 ? 'node' : 'nodes'}, ${n(b.notReadyNodes)} NotReady. Largest Pending pod (${f.app}: ${f.cpuMillis}m CPU, ${memText(f.memoryBytes)} memory), counting requests alone: ` +
       `${n(f.fitOnNodes)} more fit on the nodes as they are, ${n(f.fitPooled)} if the free space were pooled: ${n(f.stranded)} stranded by fragmentation.`);
   }
 }

@@ -1,5 +1,5 @@
 // The two dialogs: "why is this pod here (or nowhere)?" and one node's details.
-import { h, $, fill } from './dom.js';
+import { h, $, fill, memText } from './dom.js';
 import { nodeCard } from './render.js';
 
 // The explain dialog shows one page of rows at a time: 5,000 nodes stay quick
@@ -246,7 +246,7 @@ export function showExplain(x, tick, profile = null, when = null) {
     (when && when.mode === 'then'
       ? `As the scheduling cycle at tick ${num(tick)} saw the cluster, just before the bind. `
       : `At tick ${num(tick)}. `) +
-    `Requests: cpu ${x.cpu}m, memory ${x.memory}Mi. Scheduler profile ${x.policy}. ` +
+    `Requests: cpu ${x.cpu}m, memory ${memText(x.memory)}. Scheduler profile ${x.policy}. ` +
     (x.nodes.length === 1
       ? `The one node ${feasible.length ? 'passes every filter' : 'fails a filter'}. `
       : `${num(feasible.length)} of ${nodes(x.nodes.length)} ${feasible.length === 1 ? 'passes' : 'pass'} every filter` +

@@ -54,11 +54,20 @@ export function cpuText(m) {
   return `${m}m`;
 }
 
-export function memText(mi) {
-  if (mi === 0) return '0';
-  if (mi >= 1024 && mi % 1024 === 0) return `${mi / 1024}Gi`;
-  if (mi >= 1024) return `${(mi / 1024).toFixed(1)}Gi`;
-  return `${mi}Mi`;
+// Bytes as kubectl prints a quantity of that value (the engine's
+// format_memory_bytes, core/src/quantity.rs): a multiple of 1024 with the
+// largest binary suffix that keeps a whole number (512Mi, 1536Mi, 100Ki),
+// any other value with the largest decimal one (1G, 1500k, 1536), 0 as "0".
+const BINARY = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+const DECIMAL = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
+export function memText(bytes) {
+  if (!(bytes > 0)) return '0';
+  const binary = bytes % 1024 === 0;
+  const [base, units] = binary ? [1024, BINARY] : [1000, DECIMAL];
+  let n = bytes;
+  let i = 0;
+  while (n % base === 0 && i + 1 < units.length) { n /= base; i += 1; }
+  return `${n}${units[i]}`;
 }
 
 // A whole number with thousands separators ("150,000"). One formatter for

@@ -19,6 +19,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use shepherd::quantity::{format_memory_bytes, MIB};
 use shepherd::simulator::{Event, Prng, Simulator};
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{
@@ -347,9 +348,9 @@ fn print_nodes(c: &Cluster) {
             bar(n.allocated.cpu_millis, cap.cpu_millis),
             format!("{}/", n.allocated.cpu_millis),
             format!("{}m", cap.cpu_millis),
-            bar(n.allocated.memory_mib, cap.memory_mib),
-            format!("{}/", n.allocated.memory_mib),
-            format!("{}Mi", cap.memory_mib),
+            bar(n.allocated.memory_bytes, cap.memory_bytes),
+            format!("{}/", format_memory_bytes(n.allocated.memory_bytes)),
+            format_memory_bytes(cap.memory_bytes),
             n.pod_count,
             if n.pod_count == 1 { "pod" } else { "pods" },
             state,
@@ -625,7 +626,7 @@ fn envelope_workload(
     let zones = shepherd::workload::ZONES;
     let mut ns = Vec::with_capacity(nodes as usize);
     for i in 0..nodes {
-        let mut n = NodeSpec::new(&format!("node-{}", i + 1), 16000, 65536)
+        let mut n = NodeSpec::new(&format!("node-{}", i + 1), 16000, 65536 * MIB)
             .with_label("topology.kubernetes.io/zone", zones[i as usize % 3]);
         if i % 2 == 0 {
             n = n.with_label("disktype", "ssd");
@@ -647,7 +648,7 @@ fn envelope_workload(
         let mut d = DeploymentSpec::new(
             &name,
             replicas,
-            Resources::new(rng.range(1, 4) * 100, rng.range(1, 4) * 256),
+            Resources::new(rng.range(1, 4) * 100, (rng.range(1, 4) * 256) * MIB),
         );
         if constrained {
             match i % 4 {
@@ -744,7 +745,7 @@ fn zipf_workload(
         let mut d = DeploymentSpec::new(
             &name,
             size,
-            Resources::new(rng.range(1, 4) * 100, rng.range(1, 4) * 256),
+            Resources::new(rng.range(1, 4) * 100, (rng.range(1, 4) * 256) * MIB),
         );
         let me = Selector::new(&[("app", &name)]);
         if i % 4 == 0 {
@@ -1248,7 +1249,7 @@ fn compare(args: &[String]) -> Result<(), Failure> {
                     "cpu": res(&b.cpu), "memory": res(&b.memory), "pods": res(&b.pods),
                     "fragmentation": b.fragmentation.as_ref().map(|f| serde_json::json!({
                         "app": f.app, "cpuMillis": f.requests.cpu_millis,
-                        "memoryMiB": f.requests.memory_mib, "fitOnNodes": f.fit_on_nodes,
+                        "memoryBytes": f.requests.memory_bytes, "fitOnNodes": f.fit_on_nodes,
                         "fitPooled": f.fit_pooled, "stranded": f.stranded(),
                     })),
                 })
@@ -1319,8 +1320,8 @@ fn compare(args: &[String]) -> Result<(), Failure> {
     for r in &runs {
         if let Some(f) = &r.balance.fragmentation {
             println!(
-                "  {:<w$}  {} ({}m cpu, {}Mi): {} fit on the nodes as they are, {} in the pooled free space",
-                r.label, f.app, f.requests.cpu_millis, f.requests.memory_mib, f.fit_on_nodes, f.fit_pooled
+                "  {:<w$}  {} ({}m cpu, {} memory): {} fit on the nodes as they are, {} in the pooled free space",
+                r.label, f.app, f.requests.cpu_millis, format_memory_bytes(f.requests.memory_bytes), f.fit_on_nodes, f.fit_pooled
             );
         }
     }

@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::Path;
 use std::time::Instant;
 
+use shepherd::quantity::format_memory_bytes;
 use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{Cluster, Explanation, Profile};
@@ -441,8 +442,8 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
                     "name": n.name(),
                     "ready": n.ready,
                     "unschedulable": n.cordoned,
-                    "allocatable": {"cpuMillis": n.spec.capacity.cpu_millis, "memoryMiB": n.spec.capacity.memory_mib},
-                    "requested": {"cpuMillis": n.allocated.cpu_millis, "memoryMiB": n.allocated.memory_mib},
+                    "allocatable": {"cpuMillis": n.spec.capacity.cpu_millis, "memoryBytes": n.spec.capacity.memory_bytes},
+                    "requested": {"cpuMillis": n.allocated.cpu_millis, "memoryBytes": n.allocated.memory_bytes},
                     "pods": n.pod_count,
                 })
             })
@@ -604,12 +605,12 @@ fn print_nodes(c: &Cluster) {
                 n.spec.capacity.cpu_millis,
                 pct(n.allocated.cpu_millis, n.spec.capacity.cpu_millis)
             ),
-            crate::bar(n.allocated.memory_mib, n.spec.capacity.memory_mib),
+            crate::bar(n.allocated.memory_bytes, n.spec.capacity.memory_bytes),
             format!(
-                "{}Mi/{}Mi ({}%)",
-                n.allocated.memory_mib,
-                n.spec.capacity.memory_mib,
-                pct(n.allocated.memory_mib, n.spec.capacity.memory_mib)
+                "{}/{} ({}%)",
+                format_memory_bytes(n.allocated.memory_bytes),
+                format_memory_bytes(n.spec.capacity.memory_bytes),
+                pct(n.allocated.memory_bytes, n.spec.capacity.memory_bytes)
             ),
             n.pod_count
         );
@@ -789,7 +790,7 @@ fn explanation_json(ns: &str, e: &Explanation) -> serde_json::Value {
         "pod": format!("{ns}/{}", shepherd::namespace::split(&e.pod).1),
         "phase": e.phase,
         "boundTo": e.bound_to,
-        "requests": {"cpuMillis": e.requests.cpu_millis, "memoryMiB": e.requests.memory_mib},
+        "requests": {"cpuMillis": e.requests.cpu_millis, "memoryBytes": e.requests.memory_bytes},
         "profile": e.profile,
         "summary": e.summary,
         "decidedBy": e.decided_by.as_ref().map(|(p, by)| serde_json::json!({"plugin": p, "margin": by})),

@@ -9,6 +9,7 @@
 
 use std::time::Instant;
 
+use shepherd::quantity::MIB;
 use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{Cluster, DaemonSetSpec, NodeSpec, PodTemplate, Profile, Resources};
@@ -23,7 +24,8 @@ fn main() {
     for (i, cpu) in [100u64, 50, 25].iter().enumerate() {
         c.create_daemonset(DaemonSetSpec::new(
             &format!("agent-{i}"),
-            PodTemplate::new(Resources::new(*cpu, 64)).with_label("app", &format!("agent-{i}")),
+            PodTemplate::new(Resources::new(*cpu, 64 * MIB))
+                .with_label("app", &format!("agent-{i}")),
         ))
         .unwrap();
     }
@@ -51,7 +53,7 @@ fn main() {
     let t = Instant::now();
     c.reconcile_once(&profile);
     println!("a quiet pass: {:.2?}", t.elapsed());
-    c.add_node(NodeSpec::new("extra.example.com", 8000, 16384))
+    c.add_node(NodeSpec::new("extra.example.com", 8000, 16384 * MIB))
         .unwrap();
     let t = Instant::now();
     c.reconcile_to_fixed_point(&profile);
@@ -65,13 +67,13 @@ fn main() {
     // candidate), and the 5,000 replacements stay Pending.
     let mut c = Cluster::new();
     for i in 0..5000 {
-        c.add_node(NodeSpec::new(&format!("node-{i}"), 4000, 16384))
+        c.add_node(NodeSpec::new(&format!("node-{i}"), 4000, 16384 * MIB))
             .unwrap();
     }
     c.deploy(shepherd::DeploymentSpec::new(
         "batch",
         20_000,
-        Resources::new(1000, 256),
+        Resources::new(1000, 256 * MIB),
     ))
     .unwrap();
     c.reconcile_to_fixed_point(&profile);
@@ -79,7 +81,7 @@ fn main() {
     // messages, each counting every node's reason.
     c.create_daemonset(DaemonSetSpec::new(
         "blocked-agent",
-        PodTemplate::new(Resources::new(500, 128)).with_label("app", "blocked-agent"),
+        PodTemplate::new(Resources::new(500, 128 * MIB)).with_label("app", "blocked-agent"),
     ))
     .unwrap();
     let t = Instant::now();
@@ -93,7 +95,7 @@ fn main() {
     c.reconcile_to_fixed_point(&profile);
     c.create_daemonset(DaemonSetSpec::new(
         "critical-agent",
-        PodTemplate::new(Resources::new(500, 128))
+        PodTemplate::new(Resources::new(500, 128 * MIB))
             .with_label("app", "critical-agent")
             .with_priority_class("system-node-critical"),
     ))

@@ -13,8 +13,8 @@
 //! also schedulable (Ready, not cordoned), since only such a node could take
 //! another pod.
 //!
-//! The three resources are Kubernetes' `cpu` (millicores), `memory` (MiB, as
-//! the engine counts it) and `pods` (a node's `status.allocatable.pods`;
+//! The three resources are Kubernetes' `cpu` (millicores), `memory` (bytes, as
+//! Kubernetes counts it) and `pods` (a node's `status.allocatable.pods`;
 //! every pod requests one).
 
 use alloc::string::String;
@@ -94,7 +94,7 @@ impl ResourceBalance {
 pub struct Fragmentation {
     /// The Deployment of the largest Pending pod.
     pub app: String,
-    /// Its requests (cpu millicores, memory MiB; and one pod).
+    /// Its requests (cpu millicores, memory bytes; and one pod).
     pub requests: Resources,
     /// Copies that fit on the schedulable nodes as they are: the sum over
     /// the nodes of what fits in each one's free space.
@@ -231,8 +231,8 @@ fn fits(free_cpu: u128, free_mem: u128, pods_free: u128, req: Resources) -> u128
     if req.cpu_millis > 0 {
         n = n.min(free_cpu / req.cpu_millis as u128);
     }
-    if req.memory_mib > 0 {
-        n = n.min(free_mem / req.memory_mib as u128);
+    if req.memory_bytes > 0 {
+        n = n.min(free_mem / req.memory_bytes as u128);
     }
     n
 }
@@ -243,8 +243,8 @@ fn fits(free_cpu: u128, free_mem: u128, pods_free: u128, req: Resources) -> u128
 pub fn larger(a: Resources, b: Resources, tc: u64, tm: u64) -> bool {
     // max(c/tc, m/tm) compared as max(c*tm, m*tc), both scaled by tc*tm.
     let share =
-        |r: Resources| (r.cpu_millis as u128 * tm as u128).max(r.memory_mib as u128 * tc as u128);
-    (share(a), a.cpu_millis, a.memory_mib) > (share(b), b.cpu_millis, b.memory_mib)
+        |r: Resources| (r.cpu_millis as u128 * tm as u128).max(r.memory_bytes as u128 * tc as u128);
+    (share(a), a.cpu_millis, a.memory_bytes) > (share(b), b.cpu_millis, b.memory_bytes)
 }
 
 impl Cluster {
@@ -290,7 +290,7 @@ impl Cluster {
                 nodes_with_pods += 1;
             }
             cpu.add(h.allocated.cpu_millis, n.spec.capacity.cpu_millis);
-            mem.add(h.allocated.memory_mib, n.spec.capacity.memory_mib);
+            mem.add(h.allocated.memory_bytes, n.spec.capacity.memory_bytes);
             pods.add(count, n.spec.max_pods as u64);
         }
         // The deviation's second pass: the mean is known now.
@@ -304,7 +304,7 @@ impl Cluster {
         {
             let pairs = [
                 (h.allocated.cpu_millis, n.spec.capacity.cpu_millis, &cpu),
-                (h.allocated.memory_mib, n.spec.capacity.memory_mib, &mem),
+                (h.allocated.memory_bytes, n.spec.capacity.memory_bytes, &mem),
                 (on.len() as u64, n.spec.max_pods as u64, &pods),
             ];
             for (i, (r, a, acc)) in pairs.into_iter().enumerate() {
@@ -394,12 +394,12 @@ impl Cluster {
             let pods_free = n.spec.max_pods.saturating_sub(on.len() as u32) as u128;
             on_nodes += fits(
                 free.cpu_millis as u128,
-                free.memory_mib as u128,
+                free.memory_bytes as u128,
                 pods_free,
                 req,
             );
             fc += free.cpu_millis as u128;
-            fm += free.memory_mib as u128;
+            fm += free.memory_bytes as u128;
             fp += pods_free;
         }
         let pooled = fits(fc, fm, fp, req);
@@ -416,6 +416,7 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quantity::MIB;
 
     #[test]
     fn sqrt_matches_the_correctly_rounded_root_on_utilisation_variances() {
@@ -451,15 +452,15 @@ mod tests {
     #[test]
     fn a_pod_larger_in_its_dominant_share_is_larger() {
         // 4 cores and 8 GiB in all: 1 core is 25%, 1 GiB is 12.5%.
-        let big_cpu = Resources::new(1000, 1024);
-        let big_mem = Resources::new(500, 3072);
-        assert!(larger(big_mem, big_cpu, 4000, 8192));
-        assert!(!larger(big_cpu, big_mem, 4000, 8192));
+        let big_cpu = Resources::new(1000, 1024 * MIB);
+        let big_mem = Resources::new(500, 3072 * MIB);
+        assert!(larger(big_mem, big_cpu, 4000, 8192 * MIB));
+        assert!(!larger(big_cpu, big_mem, 4000, 8192 * MIB));
         // Equal shares: the larger cpu request.
         let a = Resources::new(1000, 0);
-        let b = Resources::new(0, 2048);
-        assert!(larger(a, b, 4000, 8192));
-        assert!(!larger(a, a, 4000, 8192));
+        let b = Resources::new(0, 2048 * MIB);
+        assert!(larger(a, b, 4000, 8192 * MIB));
+        assert!(!larger(a, a, 4000, 8192 * MIB));
     }
 }
 

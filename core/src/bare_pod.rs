@@ -324,15 +324,15 @@ impl Cluster {
                 short("cpu", req.cpu_millis, used.cpu_millis, cap.cpu_millis),
             ));
         }
-        if used.memory_mib.saturating_add(req.memory_mib) > cap.memory_mib {
+        if used.memory_bytes.saturating_add(req.memory_bytes) > cap.memory_bytes {
             let b = |mib: u64| mib.saturating_mul(1 << 20);
             return Err((
                 Reason::OutOfmemory,
                 short(
                     "memory",
-                    b(req.memory_mib),
-                    b(used.memory_mib),
-                    b(cap.memory_mib),
+                    b(req.memory_bytes),
+                    b(used.memory_bytes),
+                    b(cap.memory_bytes),
                 ),
             ));
         }

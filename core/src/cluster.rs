@@ -1552,7 +1552,6 @@ impl Cluster {
             let short = |res: &str, requested: u64, used: u64, capacity: u64| {
                 format!("Node didn't have enough resource: {res}, requested: {requested}, used: {used}, capacity: {capacity}")
             };
-            let mib = |m: u64| m.saturating_mul(1 << 20);
             let verdict = if !node.labels_match(&tpl.node_selector) {
                 Some((
                     Reason::NodeAffinity,
@@ -1579,14 +1578,14 @@ impl Cluster {
                         node.capacity.cpu_millis,
                     ),
                 ))
-            } else if after.memory_mib > node.capacity.memory_mib {
+            } else if after.memory_bytes > node.capacity.memory_bytes {
                 Some((
                     Reason::OutOfmemory,
                     short(
                         "memory",
-                        mib(tpl.requests.memory_mib),
-                        mib(used.memory_mib),
-                        mib(node.capacity.memory_mib),
+                        tpl.requests.memory_bytes,
+                        used.memory_bytes,
+                        node.capacity.memory_bytes,
                     ),
                 ))
             } else {
@@ -3161,6 +3160,7 @@ pub(crate) fn pack_place(revision: u32, node: Option<NodeId>) -> u64 {
 #[cfg(test)]
 mod template_hash_tests {
     use super::*;
+    use crate::quantity::MIB;
 
     /// The hash as it was made: of the debug form as a string.
     fn hash_of_text(t: &PodTemplate) -> String {
@@ -3191,14 +3191,14 @@ mod template_hash_tests {
     /// and scored requests of its own.
     #[test]
     fn the_streamed_hash_is_the_hash_of_the_text() {
-        let mut t = PodTemplate::new(Resources::new(100, 128));
+        let mut t = PodTemplate::new(Resources::new(100, 128 * MIB));
         for i in 0..40 {
             assert_eq!(template_hash(&t), hash_of_text(&t), "{i} labels");
             let named = t.clone().with_priority_class("high");
             assert_eq!(template_hash(&named), hash_of_text(&named), "{i} labels");
             let scored = named
                 .clone()
-                .with_scored_requests(named.requests, Resources::new(300, 128));
+                .with_scored_requests(named.requests, Resources::new(300, 128 * MIB));
             assert!(scored.non_zero_requests.is_some());
             assert_eq!(template_hash(&scored), hash_of_text(&scored), "{i} labels");
             assert_ne!(template_hash(&scored), template_hash(&named));
@@ -3210,6 +3210,7 @@ mod template_hash_tests {
 #[cfg(test)]
 mod pod_record_tests {
     use super::*;
+    use crate::quantity::MIB;
 
     fn pod() -> Pod {
         let admitted = crate::priority::Admitted {
@@ -3277,7 +3278,7 @@ mod pod_record_tests {
         let mut c = Cluster::new();
         // A term over the hostname key, so its topology exists and counts.
         c.deploy(
-            DeploymentSpec::new("web", 6, Resources::new(10, 10)).with_template(|t| {
+            DeploymentSpec::new("web", 6, Resources::new(10, 10 * MIB)).with_template(|t| {
                 t.with_preferred_anti_affinity(
                     1,
                     AffinityTerm::new(Selector::new(&[("app", "web")]), None),
@@ -3288,7 +3289,7 @@ mod pod_record_tests {
         let names = ["a", "b", "c", "d", "e"];
         for step in 0..ops {
             let name = names[rng.below(names.len() as u64) as usize];
-            let mut spec = NodeSpec::new(name, 1000, 1000);
+            let mut spec = NodeSpec::new(name, 1000, 1000 * MIB);
             match rng.below(4) {
                 0 => {
                     spec.labels.remove(HOSTNAME_KEY);
@@ -3369,7 +3370,7 @@ mod pod_record_tests {
     #[test]
     fn spread_policies_at_their_defaults_keep_the_template_hash() {
         use crate::model::{PodTemplate, Selector, TopologySpreadConstraint, WhenUnsatisfiable};
-        let t = PodTemplate::new(Resources::new(100, 128))
+        let t = PodTemplate::new(Resources::new(100, 128 * MIB))
             .with_label("app", "web")
             .with_topology_spread(TopologySpreadConstraint::new(
                 1,
@@ -3378,7 +3379,7 @@ mod pod_record_tests {
                 Selector::new(&[("app", "web")]),
             ));
         assert_eq!(template_hash(&t), "k8g7v9wx");
-        let t2 = PodTemplate::new(Resources::new(100, 128))
+        let t2 = PodTemplate::new(Resources::new(100, 128 * MIB))
             .with_label("app", "web")
             .with_topology_spread(TopologySpreadConstraint::new(
                 2,

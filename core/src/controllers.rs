@@ -1080,6 +1080,7 @@ impl Cluster {
 mod tests {
     use super::*;
     use crate::model::{DeploymentSpec, NodeSpec, Resources, Selector};
+    use crate::quantity::MIB;
     use crate::simulator::Prng;
     use crate::ScorePolicy;
 
@@ -1172,7 +1173,7 @@ mod tests {
             c.watch_api();
             c.set_heartbeat_timeout(3).unwrap();
             for i in 0..4 {
-                c.add_node(NodeSpec::new(&format!("n{i}"), 8000, 16384))
+                c.add_node(NodeSpec::new(&format!("n{i}"), 8000, 16384 * MIB))
                     .unwrap();
             }
             let mut seen: BTreeMap<String, Vec<(ControllerId, u32)>> = BTreeMap::new();
@@ -1189,12 +1190,12 @@ mod tests {
                         apps += 1;
                         let t = template(
                             &mut rng,
-                            crate::model::PodTemplate::new(Resources::new(500, 256)),
+                            crate::model::PodTemplate::new(Resources::new(500, 256 * MIB)),
                         );
                         let spec = DeploymentSpec::new(
                             &name,
                             rng.range(1, 6) as u32,
-                            Resources::new(500, 256),
+                            Resources::new(500, 256 * MIB),
                         )
                         .with_template(|_| t);
                         c.deploy(spec).unwrap();
@@ -1207,7 +1208,7 @@ mod tests {
                         let name = format!("d{}", rng.below(apps));
                         let t = template(
                             &mut rng,
-                            crate::model::PodTemplate::new(Resources::new(500, 256)),
+                            crate::model::PodTemplate::new(Resources::new(500, 256 * MIB)),
                         );
                         c.roll(&name, t).ok();
                     }

@@ -40,11 +40,12 @@
 //! ```
 //! use shepherd::{Cluster, DeploymentSpec, NodeSpec, Resources, ScorePolicy};
 //! use shepherd::verify::{verify_capacity, verify_constraints};
+//! use shepherd::quantity::MIB; // bytes in one MiB: memory is counted in bytes
 //!
 //! let mut cluster = Cluster::new();
-//! cluster.add_node(NodeSpec::new("node-1", 4000, 8192)).unwrap();
-//! cluster.add_node(NodeSpec::new("node-2", 4000, 8192)).unwrap();
-//! cluster.deploy(DeploymentSpec::new("web", 5, Resources::new(1000, 1024))).unwrap();
+//! cluster.add_node(NodeSpec::new("node-1", 4000, 8192 * MIB)).unwrap();
+//! cluster.add_node(NodeSpec::new("node-2", 4000, 8192 * MIB)).unwrap();
+//! cluster.deploy(DeploymentSpec::new("web", 5, Resources::new(1000, 1024 * MIB))).unwrap();
 //!
 //! let fp = cluster.reconcile_to_fixed_point(ScorePolicy::BinPack);
 //! assert!(fp.converged);

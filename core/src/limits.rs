@@ -17,6 +17,8 @@
 //! | [`MAX_TEMPLATE_ENTRIES`] | 1,024 list entries in one pod template, all lists together | ours: a pod's cost grows with every term, selector and value it carries |
 //! | [`MAX_TOPOLOGY_KEYS`] | 256 topology keys named by all pod templates together | ours: each key the scheduler counts by holds a domain per node |
 //! | [`MAX_ANNOTATION_BYTES`] | 256 KiB of annotations (keys and values) on one object | Kubernetes' own (apimachinery `TotalAnnotationSizeLimitB`); checked on import |
+//! | [`MAX_MEMORY_BYTES`] | 2^50 bytes (1Pi, 1,125,899,906,842,624) of memory on one node or in one pod's request | Kubernetes allows 2^63 - 1 bytes, but its scores multiply bytes by 100 in int64 (`(capacity - requested) * MaxNodeScore`), which wraps above 2^63 / 100 (about 80Pi); below 1Pi every product and sum the engine's scores take is exact in an i64 and equals Kubernetes' own integer result |
+//! | [`MAX_CPU_MILLIS`] | 10^9 millicores (1,000,000 cores) on one node or in one pod's request | ours, far above any machine, for the same reason |
 //!
 //! And what the engine keeps within them, in heap bytes (checked by
 //! `tests/memory.rs` at the limits): a pod at most [`POD_BYTES`], a bare
@@ -27,6 +29,8 @@
 
 use alloc::format;
 use alloc::string::String;
+
+pub use crate::model::{MAX_CPU_MILLIS, MAX_MEMORY_BYTES};
 
 /// The most live nodes a cluster may have: twice Kubernetes' supported 5,000.
 pub const MAX_NODES: u32 = 10_000;

@@ -24,14 +24,21 @@ pub const MAX_REPLICAS: u32 = 1_000_000;
 
 /// kube-scheduler's non-zero default cpu request for scoring, in millicores.
 pub const DEFAULT_MILLI_CPU_REQUEST: u64 = 100;
-/// kube-scheduler's non-zero default memory request for scoring (200 MiB).
-pub const DEFAULT_MEMORY_REQUEST_MIB: u64 = 200;
+/// kube-scheduler's non-zero default memory request for scoring, in bytes
+/// (200 MiB: `DefaultMemoryRequest` in pkg/scheduler/util/pod_resources.go).
+pub const DEFAULT_MEMORY_REQUEST_BYTES: u64 = 200 * crate::quantity::MIB;
 /// The most CPU a node may have or a pod request, in millicores (1,000,000
 /// cores): keeps every sum and score of requests inside a u64.
 pub const MAX_CPU_MILLIS: u64 = 1_000_000_000;
 
-/// The most memory a node may have or a pod request, in MiB (1 PiB).
-pub const MAX_MEMORY_MIB: u64 = 1 << 30;
+/// The most memory a node may have or a pod request, in bytes: 2^50 (1 PiB,
+/// `1Pi`). Kubernetes itself allows up to 2^63 - 1 bytes, but its scores
+/// multiply bytes by 100 in int64 (noderesources' leastRequestedScore:
+/// `(capacity - requested) * MaxNodeScore`), which wraps above about 2^56
+/// (80 PiB); below this bound every product and sum the scores take stays
+/// exact in an i64, so Shepherd's integer results are Kubernetes' (see
+/// `limits`).
+pub const MAX_MEMORY_BYTES: u64 = 1 << 50;
 
 /// The topology key that names "the node itself".
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
@@ -40,47 +47,69 @@ pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
 /// selectors (`apps.DefaultDeploymentUniqueLabelKey`): a revision's hash.
 pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
 
-/// CPU in millicores and memory in MiB, the two resources the scheduler counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// CPU in millicores and memory in bytes, the two resources the scheduler
+/// counts, as Kubernetes counts them (`resource.Quantity.MilliValue` and
+/// `Value`, int64; here never above [`MAX_CPU_MILLIS`] and
+/// [`MAX_MEMORY_BYTES`] for one node or pod).
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Resources {
     pub cpu_millis: u64,
-    pub memory_mib: u64,
+    pub memory_bytes: u64,
+}
+
+/// Written as it was while the engine counted whole MiB (`memory_mib: 128`)
+/// when the memory is a whole number of MiB, else with `memory_bytes`: a
+/// ReplicaSet's name hashes its template's debug form (`template_hash` in
+/// cluster.rs), so the names of every template from before the change to
+/// bytes stay what they were (saved scenarios name pods by them).
+impl fmt::Debug for Resources {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Resources");
+        d.field("cpu_millis", &self.cpu_millis);
+        if self.memory_bytes.is_multiple_of(crate::quantity::MIB) {
+            d.field("memory_mib", &(self.memory_bytes / crate::quantity::MIB));
+        } else {
+            d.field("memory_bytes", &self.memory_bytes);
+        }
+        d.finish()
+    }
 }
 
 impl Resources {
     pub const ZERO: Resources = Resources {
         cpu_millis: 0,
-        memory_mib: 0,
+        memory_bytes: 0,
     };
 
-    pub const fn new(cpu_millis: u64, memory_mib: u64) -> Self {
+    /// `memory_bytes` in bytes (`quantity::MIB` is one MiB).
+    pub const fn new(cpu_millis: u64, memory_bytes: u64) -> Self {
         Resources {
             cpu_millis,
-            memory_mib,
+            memory_bytes,
         }
     }
 
     /// Both components at most `other`'s.
     pub fn fits_in(&self, other: &Resources) -> bool {
-        self.cpu_millis <= other.cpu_millis && self.memory_mib <= other.memory_mib
+        self.cpu_millis <= other.cpu_millis && self.memory_bytes <= other.memory_bytes
     }
 
     pub fn saturating_add(&self, o: &Resources) -> Resources {
         Resources::new(
             self.cpu_millis.saturating_add(o.cpu_millis),
-            self.memory_mib.saturating_add(o.memory_mib),
+            self.memory_bytes.saturating_add(o.memory_bytes),
         )
     }
 
     pub fn saturating_sub(&self, o: &Resources) -> Resources {
         Resources::new(
             self.cpu_millis.saturating_sub(o.cpu_millis),
-            self.memory_mib.saturating_sub(o.memory_mib),
+            self.memory_bytes.saturating_sub(o.memory_bytes),
         )
     }
 
     pub fn is_zero(&self) -> bool {
-        self.cpu_millis == 0 && self.memory_mib == 0
+        self.cpu_millis == 0 && self.memory_bytes == 0
     }
 
     /// The requests as kube-scheduler's NodeResourcesFit score counts them
@@ -95,10 +124,10 @@ impl Resources {
             } else {
                 self.cpu_millis
             },
-            if self.memory_mib == 0 {
-                DEFAULT_MEMORY_REQUEST_MIB
+            if self.memory_bytes == 0 {
+                DEFAULT_MEMORY_REQUEST_BYTES
             } else {
-                self.memory_mib
+                self.memory_bytes
             },
         )
     }
@@ -106,7 +135,12 @@ impl Resources {
 
 impl fmt::Display for Resources {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cpu {}m, memory {}Mi", self.cpu_millis, self.memory_mib)
+        write!(
+            f,
+            "cpu {}, memory {}",
+            crate::quantity::format_cpu_millis(self.cpu_millis),
+            crate::quantity::format_memory_bytes(self.memory_bytes)
+        )
     }
 }
 
@@ -572,9 +606,11 @@ impl PodTemplate {
         // Kubernetes allows): NodeResourcesFit filters on the real request,
         // so it always fits; NodeResourcesFit's score counts kube-scheduler's
         // non-zero defaults (100m cpu, 200Mi memory) for a missing request.
-        if self.requests.cpu_millis > MAX_CPU_MILLIS || self.requests.memory_mib > MAX_MEMORY_MIB {
+        if self.requests.cpu_millis > MAX_CPU_MILLIS
+            || self.requests.memory_bytes > MAX_MEMORY_BYTES
+        {
             return Err(Error::Invalid(format!(
-                "app {app}: the pod template requests {}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory {MAX_MEMORY_MIB}Mi",
+                "app {app}: the pod template requests {}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory 1Pi ({MAX_MEMORY_BYTES} bytes)",
                 self.requests
             )));
         }
@@ -587,9 +623,9 @@ impl PodTemplate {
                     self.requests
                 )));
             }
-            if n.cpu_millis > MAX_CPU_MILLIS || n.memory_mib > MAX_MEMORY_MIB {
+            if n.cpu_millis > MAX_CPU_MILLIS || n.memory_bytes > MAX_MEMORY_BYTES {
                 return Err(Error::Invalid(format!(
-                    "app {app}: the pod template's requests with kube-scheduler's non-zero defaults (100m cpu, 200Mi memory for each container without a request) come to {n}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory {MAX_MEMORY_MIB}Mi"
+                    "app {app}: the pod template's requests with kube-scheduler's non-zero defaults (100m cpu, 200Mi memory for each container without a request) come to {n}, beyond what any node may have; expected at most cpu {MAX_CPU_MILLIS}m and memory 1Pi ({MAX_MEMORY_BYTES} bytes)"
                 )));
             }
         }
@@ -704,14 +740,15 @@ impl NodeSpec {
     /// is its hostname), which `with_label` may replace. A name longer than a
     /// label value may be (63 characters) gets no such label. Nodes read
     /// from manifests keep the labels the manifest gives instead.
-    pub fn new(name: &str, cpu_millis: u64, memory_mib: u64) -> Self {
+    /// `memory_bytes` in bytes (`quantity::MIB` is one MiB).
+    pub fn new(name: &str, cpu_millis: u64, memory_bytes: u64) -> Self {
         let mut labels = Labels::new();
         if validate_label_value(name, "").is_ok() {
             labels.insert(HOSTNAME_KEY.to_string(), name.to_string());
         }
         NodeSpec {
             name: name.to_string(),
-            capacity: Resources::new(cpu_millis, memory_mib),
+            capacity: Resources::new(cpu_millis, memory_bytes),
             max_pods: DEFAULT_MAX_PODS,
             labels,
             taints: Vec::new(),
@@ -738,10 +775,13 @@ impl NodeSpec {
         // A node may offer no cpu, memory or pods at all (Kubernetes takes
         // it; it fits only pods that request none of what it lacks, and
         // none with pods 0).
-        // Bounds that keep score arithmetic in u64: 1,000,000 cores, 1 PiB.
-        if self.capacity.cpu_millis > MAX_CPU_MILLIS || self.capacity.memory_mib > MAX_MEMORY_MIB {
+        // Bounds that keep score arithmetic exact in i64: 1,000,000 cores,
+        // 1 PiB (MAX_MEMORY_BYTES says why).
+        if self.capacity.cpu_millis > MAX_CPU_MILLIS
+            || self.capacity.memory_bytes > MAX_MEMORY_BYTES
+        {
             return Err(Error::Invalid(format!(
-                "node {}: capacity {} is beyond the supported range (1,000,000 cores, 1 PiB)",
+                "node {}: capacity {} is beyond the supported range; expected at most 1,000,000 cores and 1Pi of memory",
                 self.name, self.capacity
             )));
         }
@@ -1217,33 +1257,35 @@ pub(crate) fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quantity::MIB;
 
     /// A template's scored requests: the one-container form unless stated,
     /// kept only when they differ from it, dropped with new requests, and
     /// refused below the requests or beyond any node.
     #[test]
     fn scored_requests_are_stated_only_where_containers_differ() {
-        let t = PodTemplate::new(Resources::new(0, 512));
-        assert_eq!(t.non_zero(), Resources::new(100, 512));
+        let t = PodTemplate::new(Resources::new(0, 512 * MIB));
+        assert_eq!(t.non_zero(), Resources::new(100, 512 * MIB));
         let zero = t
             .clone()
-            .with_scored_requests(Resources::new(0, 512), Resources::new(0, 512));
-        assert_eq!(zero.non_zero_requests, Some(Resources::new(0, 512)));
-        assert_eq!(zero.non_zero(), Resources::new(0, 512));
+            .with_scored_requests(Resources::new(0, 512 * MIB), Resources::new(0, 512 * MIB));
+        assert_eq!(zero.non_zero_requests, Some(Resources::new(0, 512 * MIB)));
+        assert_eq!(zero.non_zero(), Resources::new(0, 512 * MIB));
         let same = t
             .clone()
-            .with_scored_requests(Resources::new(0, 512), Resources::new(100, 512));
+            .with_scored_requests(Resources::new(0, 512 * MIB), Resources::new(100, 512 * MIB));
         assert_eq!(same, t, "the one-container form is not stated");
-        assert_eq!(zero.clone().with_requests(Resources::new(0, 512)), t);
+        assert_eq!(zero.clone().with_requests(Resources::new(0, 512 * MIB)), t);
         assert!(zero.validate("web").is_ok());
-        let below = t
-            .clone()
-            .with_scored_requests(Resources::new(300, 512), Resources::new(200, 512));
+        let below = t.clone().with_scored_requests(
+            Resources::new(300, 512 * MIB),
+            Resources::new(200, 512 * MIB),
+        );
         let e = below.validate("web").unwrap_err().to_string();
         assert!(e.contains("below its requests"), "{e}");
         let huge = t.with_scored_requests(
-            Resources::new(MAX_CPU_MILLIS, 512),
-            Resources::new(MAX_CPU_MILLIS + 100, 512),
+            Resources::new(MAX_CPU_MILLIS, 512 * MIB),
+            Resources::new(MAX_CPU_MILLIS + 100, 512 * MIB),
         );
         let e = huge.validate("web").unwrap_err().to_string();
         assert!(e.contains("non-zero defaults"), "{e}");
@@ -1315,10 +1357,12 @@ mod tests {
         for bad in ["1web", "web.v2", "-web", &"a".repeat(64)] {
             assert!(!svc.accepts(bad), "{bad}");
         }
-        assert!(NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024)
+        assert!(NodeSpec::new("ip-10-0-0-1.ec2.internal", 1000, 1024 * MIB)
             .validate()
             .is_ok());
-        let e = NodeSpec::new("ip_10", 1000, 1024).validate().unwrap_err();
+        let e = NodeSpec::new("ip_10", 1000, 1024 * MIB)
+            .validate()
+            .unwrap_err();
         assert!(e.to_string().contains("DNS-1123 subdomain"), "{e}");
         let e = ServiceSpec {
             name: "1web".into(),
@@ -1344,18 +1388,18 @@ mod tests {
     #[test]
     fn zero_capacity_and_zero_requests_are_valid() {
         assert!(PodTemplate::new(Resources::ZERO).validate("web").is_ok());
-        assert!(NodeSpec::new("n", 0, 1024).validate().is_ok());
+        assert!(NodeSpec::new("n", 0, 1024 * MIB).validate().is_ok());
         assert!(NodeSpec::new("n", 1000, 0).validate().is_ok());
-        assert!(NodeSpec::new("n", 1000, 1024)
+        assert!(NodeSpec::new("n", 1000, 1024 * MIB)
             .with_max_pods(0)
             .validate()
             .is_ok());
-        assert!(NodeSpec::new("n", 1000, 1024)
+        assert!(NodeSpec::new("n", 1000, 1024 * MIB)
             .with_max_pods(1_000_001)
             .validate()
             .is_err());
         assert!(
-            DeploymentSpec::new("web", MAX_REPLICAS + 1, Resources::new(1, 1))
+            DeploymentSpec::new("web", MAX_REPLICAS + 1, Resources::new(1, MIB))
                 .validate()
                 .is_err()
         );

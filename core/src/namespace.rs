@@ -508,6 +508,7 @@ impl crate::cluster::Cluster {
 mod tests {
     use super::*;
     use crate::model::{labels, Resources};
+    use crate::quantity::MIB;
 
     #[test]
     fn keys_split_and_qualify() {
@@ -534,7 +535,7 @@ mod tests {
     #[test]
     fn admission_scopes_selectors_and_strips_back() {
         let sel = Selector::new(&[("app", "web")]);
-        let t = PodTemplate::new(Resources::new(1, 1))
+        let t = PodTemplate::new(Resources::new(1, MIB))
             .with_label("app", "web")
             .with_anti_affinity(AffinityTerm::new(sel.clone(), None));
         let a = admit_template(&t, "shop", &labels(&[("team", "x")]), &BTreeMap::new());

@@ -33,9 +33,11 @@
 //! unit asked for is rounded **up** (`Quantity.MilliValue()` and `Value()`
 //! round up; "if you want some resources, you should get some"), so `0.1m` of
 //! cpu is 1 millicore and `1.5` bytes is 2 bytes. The engine counts memory in
-//! MiB: [`parse_memory_mib`] rounds the bytes up to whole MiB, so `1G`
-//! (1,000,000,000 bytes) is 954 MiB and `100Ki` is 1 MiB; [`memory_mib`] says
-//! whether that happened.
+//! bytes, as Kubernetes does (`Value()`): [`parse_memory_bytes`], and
+//! [`memory_bytes`] says whether rounding happened.
+//!
+//! Printing follows Kubernetes' canonical form (`Quantity.String`, what
+//! kubectl shows): [`format_cpu_millis`] and [`format_memory_bytes`].
 //!
 //! The value is the one Kubernetes computes (`MilliValue()`, `Value()`)
 //! wherever that fits an int64. Where it does not, Kubernetes caps a binary
@@ -62,7 +64,7 @@ use core::fmt;
 /// the bound Kubernetes puts on every quantity.
 pub const MAX_VALUE: u64 = i64::MAX as u64;
 
-/// Bytes in one MiB (2^20), the engine's unit of memory.
+/// Bytes in one MiB (2^20).
 pub const MIB: u64 = 1 << 20;
 
 /// Why a quantity was refused.
@@ -82,7 +84,7 @@ pub enum QuantityErrorKind {
     /// Below zero: requests and capacities are 0 or more.
     Negative,
     /// Above [`MAX_VALUE`] of the unit (the message names the engine's
-    /// own bound, which is lower: `MAX_CPU_MILLIS`, `MAX_MEMORY_MIB`).
+    /// own bound, which is lower: `MAX_CPU_MILLIS`, `MAX_MEMORY_BYTES`).
     TooLarge,
 }
 
@@ -142,7 +144,7 @@ impl fmt::Display for QuantityError {
                 self.expected()
             ),
             // The bound a user can reach is the engine's (MAX_CPU_MILLIS,
-            // MAX_MEMORY_MIB), far below the parse's 2^63 - 1: naming the
+            // MAX_MEMORY_BYTES), far below the parse's 2^63 - 1: naming the
             // parse's bound read as "at most" the very value typed.
             QuantityErrorKind::TooLarge => {
                 if what == "cpu" {
@@ -155,8 +157,8 @@ impl fmt::Display for QuantityError {
                 } else {
                     write!(
                         f,
-                        "{what} {input} is too large; expected at most {}Mi (1Pi), the most a node may have or a pod request",
-                        crate::model::MAX_MEMORY_MIB
+                        "{what} {input} is too large; expected at most 1Pi ({} bytes), the most a node may have or a pod request",
+                        crate::model::MAX_MEMORY_BYTES
                     )
                 }
             }
@@ -455,24 +457,14 @@ pub fn parse_cpu_millis(s: &str) -> Result<u64, QuantityError> {
 /// A memory quantity in bytes, rounded up: `512Mi` → 536870912, `1G` →
 /// 1000000000, `1k` → 1000, `0.5` → 1.
 pub fn parse_memory_bytes(s: &str) -> Result<u64, QuantityError> {
-    parse_nonnegative("memory", s, 0).map(|r| r.value)
+    memory_bytes(s).map(|r| r.value)
 }
 
-/// A memory quantity in whole MiB (the engine's unit), rounded up, and
-/// whether no rounding was needed: `8Gi` → 8192 exact, `1G` → 954 rounded.
-pub fn memory_mib(s: &str) -> Result<Rounded, QuantityError> {
-    let bytes = parse_nonnegative("memory", s, 0)?;
-    let whole = bytes.value / MIB;
-    let rem = bytes.value % MIB;
-    Ok(Rounded {
-        value: whole + u64::from(rem != 0),
-        exact: bytes.exact && rem == 0,
-    })
-}
-
-/// A memory quantity in whole MiB, rounded up (see [`memory_mib`]).
-pub fn parse_memory_mib(s: &str) -> Result<u64, QuantityError> {
-    memory_mib(s).map(|r| r.value)
+/// A memory quantity in bytes, rounded up as `Quantity.Value()` rounds, and
+/// whether no rounding was needed: `8Gi` → 8589934592 exact, `0.5` → 1
+/// rounded.
+pub fn memory_bytes(s: &str) -> Result<Rounded, QuantityError> {
+    parse_nonnegative("memory", s, 0)
 }
 
 /// Millicores in Kubernetes' canonical form: whole cores as a plain number
@@ -485,20 +477,32 @@ pub fn format_cpu_millis(m: u64) -> String {
     }
 }
 
-/// MiB in Kubernetes' canonical form: the largest binary suffix that keeps a
-/// whole number (`8Gi`, `1536Mi`, `0`).
-pub fn format_memory_mib(mib: u64) -> String {
-    if mib == 0 {
+/// Bytes as Kubernetes prints a quantity of that value (`Quantity.String`,
+/// `CanonicalizeBytes`), so that it reads back to exactly the same bytes:
+/// a multiple of 1024 with the largest binary suffix that keeps a whole
+/// number (`8Gi`, `1536Mi`, `100Ki`: a BinarySI quantity's form), any other
+/// value with the largest decimal suffix that does (`1G`, `1500k`, `1k`,
+/// `1536`: a DecimalSI quantity's form, which Kubernetes also uses for a
+/// BinarySI one below 1024), and zero as `0`. Kubernetes keeps the format a
+/// quantity was written in (`1000Ki` stays binary, `1024000` decimal); the
+/// engine keeps bytes alone, so it prints the binary form whenever that is
+/// whole.
+pub fn format_memory_bytes(b: u64) -> String {
+    if b == 0 {
         return "0".into();
     }
-    let mut n = mib;
+    let (base, units): (u64, [&str; 7]) = if b.is_multiple_of(1024) {
+        (1024, ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"])
+    } else {
+        (1000, ["", "k", "M", "G", "T", "P", "E"])
+    };
+    let mut n = b;
     let mut i = 0;
-    const UNITS: [&str; 5] = ["Mi", "Gi", "Ti", "Pi", "Ei"];
-    while n.is_multiple_of(1024) && i + 1 < UNITS.len() {
-        n /= 1024;
+    while n.is_multiple_of(base) && i + 1 < units.len() {
+        n /= base;
         i += 1;
     }
-    alloc::format!("{n}{}", UNITS[i])
+    alloc::format!("{n}{}", units[i])
 }
 
 #[cfg(test)]
@@ -587,53 +591,46 @@ mod tests {
     }
 
     #[test]
-    fn memory_in_mib_is_rounded_up_and_says_so() {
+    fn memory_in_bytes_is_rounded_up_and_says_so() {
         assert_eq!(
-            memory_mib("8Gi"),
+            memory_bytes("8Gi"),
             Ok(Rounded {
-                value: 8192,
+                value: 8 << 30,
                 exact: true
             })
         );
         assert_eq!(
-            memory_mib("512Mi"),
+            memory_bytes("1G"),
             Ok(Rounded {
-                value: 512,
+                value: 1_000_000_000,
                 exact: true
             })
         );
         assert_eq!(
-            memory_mib("1G"),
+            memory_bytes("100Ki"),
             Ok(Rounded {
-                value: 954,
-                exact: false
+                value: 102_400,
+                exact: true
             })
         );
         assert_eq!(
-            memory_mib("100Ki"),
+            memory_bytes("0.5"),
             Ok(Rounded {
                 value: 1,
                 exact: false
             })
         );
         assert_eq!(
-            memory_mib("1024Ki"),
+            memory_bytes("1500m"),
             Ok(Rounded {
-                value: 1,
-                exact: true
+                value: 2,
+                exact: false
             })
         );
+        assert_eq!(parse_memory_bytes("1.5Gi"), Ok(1_610_612_736));
         assert_eq!(
-            memory_mib("0"),
-            Ok(Rounded {
-                value: 0,
-                exact: true
-            })
-        );
-        assert_eq!(parse_memory_mib("1.5Gi"), Ok(1536));
-        assert_eq!(
-            parse_memory_mib("8192"),
-            Ok(1),
+            parse_memory_bytes("8192"),
+            Ok(8192),
             "8192 bytes, as Kubernetes reads a plain number"
         );
     }
@@ -682,7 +679,7 @@ mod tests {
         let msg = parse_cpu_millis("abc").unwrap_err().to_string();
         assert!(msg.starts_with("cpu \"abc\" is not a quantity"), "{msg}");
         assert!(msg.contains("500m"), "{msg}");
-        let msg = parse_memory_mib("8GB").unwrap_err().to_string();
+        let msg = parse_memory_bytes("8GB").unwrap_err().to_string();
         assert!(
             msg.contains("unknown suffix \"GB\"") && msg.contains("8Gi"),
             "{msg}"
@@ -704,7 +701,7 @@ mod tests {
         let msg = parse_memory_bytes("9Ei").unwrap_err().to_string();
         assert_eq!(
             msg,
-            "memory \"9Ei\" is too large; expected at most 1073741824Mi (1Pi), the most a node may have or a pod request"
+            "memory \"9Ei\" is too large; expected at most 1Pi (1125899906842624 bytes), the most a node may have or a pod request"
         );
     }
 
@@ -915,15 +912,48 @@ mod tests {
         }
         assert_eq!(format_cpu_millis(4000), "4");
         assert_eq!(format_cpu_millis(1500), "1500m");
-        for mib in [0u64, 1, 512, 1024, 1536, 8192, 1 << 20, 3 << 30] {
-            assert_eq!(
-                parse_memory_mib(&format_memory_mib(mib)),
-                Ok(mib),
-                "{mib}Mi"
-            );
+        for b in [
+            0u64,
+            1,
+            500,
+            1000,
+            1023,
+            1024,
+            1536,
+            102_400,
+            1_000_000,
+            1_500_000,
+            512 << 20,
+            1536 << 20,
+            8 << 30,
+            1 << 40,
+            1 << 50,
+            1_000_000_000_000_000,
+            (1 << 50) - 1,
+            7 << 60,
+            i64::MAX as u64,
+        ] {
+            assert_eq!(parse_memory_bytes(&format_memory_bytes(b)), Ok(b), "{b}");
         }
-        assert_eq!(format_memory_mib(8192), "8Gi");
-        assert_eq!(format_memory_mib(1536), "1536Mi");
-        assert_eq!(format_memory_mib(1 << 20), "1Ti");
+        let rows: &[(u64, &str)] = &[
+            (0, "0"),
+            (1, "1"),
+            (1000, "1k"),
+            (1023, "1023"),
+            (1024, "1Ki"),
+            (1536, "1536"),
+            (100 << 10, "100Ki"),
+            (1_500_000, "1500k"),
+            (1_000_000_000, "1G"),
+            (512 << 20, "512Mi"),
+            (1536 << 20, "1536Mi"),
+            (8 << 30, "8Gi"),
+            (1 << 40, "1Ti"),
+            (1 << 50, "1Pi"),
+            (7 << 60, "7Ei"),
+        ];
+        for &(b, want) in rows {
+            assert_eq!(format_memory_bytes(b), want, "{b} bytes");
+        }
     }
 }

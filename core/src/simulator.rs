@@ -830,11 +830,13 @@ impl Simulator {
             .unwrap_or(0);
         let mem = c
             .nodes()
-            .map(|n| n.spec.capacity.memory_mib)
+            .map(|n| n.spec.capacity.memory_bytes)
             .max()
             .unwrap_or(0);
         Err(Error::Invalid(format!(
-            "app {app}: a pod requesting {req} fits on no node, even an empty one (the largest node has cpu {cpu}m, memory {mem}Mi); expected smaller requests or a bigger node"
+            "app {app}: a pod requesting {req} fits on no node, even an empty one (the largest node has cpu {}, memory {}); expected smaller requests or a bigger node",
+            crate::quantity::format_cpu_millis(cpu),
+            crate::quantity::format_memory_bytes(mem)
         )))
     }
 
@@ -1226,29 +1228,31 @@ impl Simulator {
 /// by a PodDisruptionBudget. Run it with seed 1 and BinPack.
 pub fn tour() -> Vec<(u64, Event)> {
     use crate::model::{AffinityTerm, Budget, IntOrPercent, Selector, Taint, TaintEffect};
+    use crate::quantity::MIB;
     let zone = "topology.kubernetes.io/zone";
     let mut s: Vec<(u64, Event)> = Vec::new();
     for (i, z) in ["zone-a", "zone-a", "zone-b", "zone-b"].iter().enumerate() {
         s.push((
             1,
             Event::AddNode(
-                NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192).with_label(zone, z),
+                NodeSpec::new(&format!("node-{}", i + 1), 4000, 8192 * MIB).with_label(zone, z),
             ),
         ));
     }
-    let gpu = NodeSpec::new("gpu-1", 8000, 16384)
+    let gpu = NodeSpec::new("gpu-1", 8000, 16384 * MIB)
         .with_label(zone, "zone-b")
         .with_taint(Taint::new("dedicated", "gpu", TaintEffect::NoSchedule));
     s.push((1, Event::AddNode(gpu)));
-    let web = DeploymentSpec::new("web", 4, Resources::new(500, 512))
+    let web = DeploymentSpec::new("web", 4, Resources::new(500, 512 * MIB))
         .with_strategy(IntOrPercent::Int(1), IntOrPercent::Int(1));
     s.push((2, Event::Deploy(web.clone())));
-    let cache = DeploymentSpec::new("cache", 2, Resources::new(1000, 2048)).with_template(|t| {
-        t.with_anti_affinity(AffinityTerm::new(
-            Selector::new(&[("app", "cache")]),
-            Some(zone),
-        ))
-    });
+    let cache =
+        DeploymentSpec::new("cache", 2, Resources::new(1000, 2048 * MIB)).with_template(|t| {
+            t.with_anti_affinity(AffinityTerm::new(
+                Selector::new(&[("app", "cache")]),
+                Some(zone),
+            ))
+        });
     s.push((2, Event::Deploy(cache)));
     s.push((
         2,
@@ -1305,6 +1309,7 @@ pub fn tour() -> Vec<(u64, Event)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quantity::MIB;
 
     #[test]
     fn prng_is_a_function_of_its_seed() {
@@ -1322,7 +1327,7 @@ mod tests {
     #[test]
     fn submitted_events_fire_at_the_next_tick_and_refusals_change_nothing() {
         let mut sim = Simulator::new(1, ScorePolicy::BinPack);
-        sim.submit(Event::AddNode(NodeSpec::new("node-1", 2000, 2048)))
+        sim.submit(Event::AddNode(NodeSpec::new("node-1", 2000, 2048 * MIB)))
             .unwrap();
         assert!(sim
             .submit(Event::Scale {
@@ -1339,7 +1344,7 @@ mod tests {
     #[test]
     fn a_name_counts_as_existing_only_from_the_tick_it_is_created() {
         let mut sim = Simulator::new(1, ScorePolicy::BinPack);
-        let web = crate::model::DeploymentSpec::new("web", 1, Resources::new(100, 64));
+        let web = crate::model::DeploymentSpec::new("web", 1, Resources::new(100, 64 * MIB));
         sim.schedule(5, Event::Deploy(web.clone())).unwrap();
         // Scaling at tick 1 would fire before web exists; at tick 6 it is fine.
         assert!(sim

@@ -24,7 +24,7 @@ fn used_by_node(c: &Cluster) -> BTreeMap<NodeId, Resources> {
         if let Some(n) = p.node {
             let u = used.entry(n).or_default();
             u.cpu_millis += p.template.requests.cpu_millis;
-            u.memory_mib += p.template.requests.memory_mib;
+            u.memory_bytes += p.template.requests.memory_bytes;
         }
     }
     used
@@ -39,7 +39,9 @@ pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
         let n = c
             .node_by_id(*id)
             .ok_or_else(|| format!("pods are bound to node id {} which is not registered", id.0))?;
-        if u.cpu_millis > n.spec.capacity.cpu_millis || u.memory_mib > n.spec.capacity.memory_mib {
+        if u.cpu_millis > n.spec.capacity.cpu_millis
+            || u.memory_bytes > n.spec.capacity.memory_bytes
+        {
             return Err(format!(
                 "node {} is overcommitted: pods request {} but capacity is {}",
                 n.name(),
@@ -626,7 +628,7 @@ impl<'a> Feasibility<'a> {
         let u = self.used.get(&n.id).copied().unwrap_or_default();
         let req = p.template.requests;
         if u.cpu_millis.saturating_add(req.cpu_millis) > n.spec.capacity.cpu_millis
-            || u.memory_mib.saturating_add(req.memory_mib) > n.spec.capacity.memory_mib
+            || u.memory_bytes.saturating_add(req.memory_bytes) > n.spec.capacity.memory_bytes
         {
             return false;
         }

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use crate::model::{
     AffinityTerm, DeploymentSpec, NodeSpec, Selector, Taint, TaintEffect, Toleration,
 };
+use crate::quantity::MIB;
 use crate::simulator::Prng;
 
 /// What to generate.
@@ -56,7 +57,7 @@ pub fn generate(rng: &mut Prng, cfg: &WorkloadConfig) -> Workload {
     let mut nodes = Vec::with_capacity(cfg.nodes as usize);
     for i in 0..cfg.nodes {
         let (cpu, mem) = *rng.pick(&SHAPES);
-        let mut n = NodeSpec::new(&format!("node-{}", i + 1), cpu, mem).with_label(
+        let mut n = NodeSpec::new(&format!("node-{}", i + 1), cpu, mem * MIB).with_label(
             "topology.kubernetes.io/zone",
             ZONES[i as usize % ZONES.len()],
         );
@@ -87,7 +88,11 @@ pub fn generate(rng: &mut Prng, cfg: &WorkloadConfig) -> Workload {
         let replicas = rng.range(cfg.min_replicas as u64, cfg.max_replicas as u64) as u32;
         let cpu = rng.range(1, 8) * 125;
         let mem = rng.range(1, 8) * 256;
-        let mut d = DeploymentSpec::new(&name, replicas, crate::model::Resources::new(cpu, mem));
+        let mut d = DeploymentSpec::new(
+            &name,
+            replicas,
+            crate::model::Resources::new(cpu, mem * MIB),
+        );
         if cfg.constraints {
             match rng.below(6) {
                 0 => d.template = d.template.with_node_selector("disktype", "ssd"),

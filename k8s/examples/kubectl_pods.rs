@@ -6,6 +6,7 @@
 
 use std::time::Instant;
 
+use shepherd::quantity::MIB;
 use shepherd::{Cluster, DeploymentSpec, NodeSpec, Profile, Resources};
 use shepherd_k8s::kubectl::{parse, run, tokenize, Page, Reply};
 
@@ -18,7 +19,7 @@ fn main() {
     let mut c = Cluster::new();
     for i in 0..nodes {
         c.add_node(
-            NodeSpec::new(&format!("node-{}", i + 1), 16000, 65536).with_label(
+            NodeSpec::new(&format!("node-{}", i + 1), 16000, 65536 * MIB).with_label(
                 "topology.kubernetes.io/zone",
                 ["a", "b", "c"][i as usize % 3],
             ),
@@ -35,7 +36,7 @@ fn main() {
         c.deploy(DeploymentSpec::new(
             &name,
             pods / apps,
-            Resources::new(100, 128),
+            Resources::new(100, 128 * MIB),
         ))
         .expect("a valid Deployment");
     }

@@ -46,7 +46,12 @@ fn int_or_percent(v: IntOrPercent) -> Value {
 fn node(n: &ImportedNode, kwok: bool) -> Value {
     let resources = map(vec![
         ("cpu", s(&format!("{}m", n.spec.capacity.cpu_millis))),
-        ("memory", s(&format!("{}Mi", n.spec.capacity.memory_mib))),
+        (
+            "memory",
+            s(&shepherd::quantity::format_memory_bytes(
+                n.spec.capacity.memory_bytes,
+            )),
+        ),
         ("pods", s(&n.spec.max_pods.to_string())),
     ]);
     let mut spec = Vec::new();
@@ -294,9 +299,9 @@ fn spread(c: &TopologySpreadConstraint) -> Value {
 /// `E = N - k D`. Every `N` a manifest can give is reached so exactly; an
 /// `N` no manifest gives is rounded up to one.
 fn containers(t: &PodTemplate) -> (Vec<Value>, Vec<Value>) {
-    use shepherd::model::{DEFAULT_MEMORY_REQUEST_MIB, DEFAULT_MILLI_CPU_REQUEST};
+    use shepherd::model::{DEFAULT_MEMORY_REQUEST_BYTES, DEFAULT_MILLI_CPU_REQUEST};
     let cpu = |v: u64| s(&format!("{v}m"));
-    let mem = |v: u64| s(&format!("{v}Mi"));
+    let mem = |v: u64| s(&shepherd::quantity::format_memory_bytes(v));
     let pause = |name: String, requests: Vec<(&'static str, Value)>| {
         let mut c = vec![("name", s(&name)), ("image", s(IMAGE))];
         if !requests.is_empty() {
@@ -310,8 +315,8 @@ fn containers(t: &PodTemplate) -> (Vec<Value>, Vec<Value>) {
         if r.cpu_millis > 0 {
             requests.push(("cpu", cpu(r.cpu_millis)));
         }
-        if r.memory_mib > 0 {
-            requests.push(("memory", mem(r.memory_mib)));
+        if r.memory_bytes > 0 {
+            requests.push(("memory", mem(r.memory_bytes)));
         }
         return (vec![pause("app".to_string(), requests)], Vec::new());
     };
@@ -328,7 +333,7 @@ fn containers(t: &PodTemplate) -> (Vec<Value>, Vec<Value>) {
         }
     };
     let (c_main, c_more) = plan(r.cpu_millis, n.cpu_millis, DEFAULT_MILLI_CPU_REQUEST);
-    let (m_main, m_more) = plan(r.memory_mib, n.memory_mib, DEFAULT_MEMORY_REQUEST_MIB);
+    let (m_main, m_more) = plan(r.memory_bytes, n.memory_bytes, DEFAULT_MEMORY_REQUEST_BYTES);
     let mut main = Vec::new();
     if let Some(v) = c_main {
         main.push(("cpu", cpu(v)));
@@ -349,10 +354,10 @@ fn containers(t: &PodTemplate) -> (Vec<Value>, Vec<Value>) {
     }
     let below = |main: Option<u64>, r: u64| main.is_some_and(|e| e < r);
     let mut init = Vec::new();
-    if below(c_main, r.cpu_millis) || below(m_main, r.memory_mib) {
+    if below(c_main, r.cpu_millis) || below(m_main, r.memory_bytes) {
         init.push(pause(
             "init".to_string(),
-            vec![("cpu", cpu(r.cpu_millis)), ("memory", mem(r.memory_mib))],
+            vec![("cpu", cpu(r.cpu_millis)), ("memory", mem(r.memory_bytes))],
         ));
     }
     (out, init)
@@ -990,24 +995,7 @@ fn rows(c: &Cluster) -> Vec<Row> {
                 name: p.name(),
                 ready: if p.ready { "1/1" } else { "0/1" },
                 // kubectl shows status.reason when there is one (OutOfcpu).
-                status: match (p.phase, p.failure) {
-                    (_, Some((reason, _))) => reason,
-                    // Bound by nodeName to a node whose kubelet is silent:
-                    // nothing ever started it.
-                    (shepherd::PodPhase::Running, _)
-                        if p.by_node_name
-                            && !p.ready
-                            && p.node
-                                .and_then(|id| c.node_by_id(id))
-                                .is_some_and(|n| !n.ready) =>
-                    {
-                        "Pending"
-                    }
-                    (shepherd::PodPhase::Pending, _) => "Pending",
-                    (shepherd::PodPhase::Running, _) => "Running",
-                    (shepherd::PodPhase::Lost, _) => "Unknown",
-                    (shepherd::PodPhase::Failed, _) => "Failed",
-                },
+                status: crate::kubectl::pod_status(c, &p),
                 age: if p.node.is_some() {
                     format!("{}t", now.saturating_sub(p.bound_at))
                 } else {

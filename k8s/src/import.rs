@@ -843,7 +843,7 @@ impl<'a> State<'a> {
         self.first_seen(cx, &self.nodes, "Node", &name)?;
         let (unschedulable, taints) = node_spec(cx, spec)?;
         let (capacity, max_pods, ready) = node_status(cx, status)?;
-        let mut node = NodeSpec::new(&name, capacity.cpu_millis, capacity.memory_mib);
+        let mut node = NodeSpec::new(&name, capacity.cpu_millis, capacity.memory_bytes);
         node.max_pods = max_pods;
         node.labels = labels;
         // The node controller's own taints stand for state the engine keeps
@@ -1401,8 +1401,8 @@ fn taint_effect(cx: &Ctx, v: &Value, path: &str) -> R<TaintEffect> {
 }
 
 /// `status` of a Node: allocatable (else capacity) cpu, memory and pods
-/// (110, the kubelet's default, when absent), and the Ready condition. Memory rounds down to whole MiB: a node never offers more
-/// than it has.
+/// (110, the kubelet's default, when absent), and the Ready condition.
+/// Memory is in bytes, as `Quantity.Value()` reads it (rounded up).
 fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
     let mut alloc = None;
     let mut cap = None;
@@ -1434,7 +1434,7 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
         let rp = child(&p, k);
         match k.as_str() {
             "cpu" => cpu = Some(quantity_of(cx, val, &rp, Unit::Cpu)?),
-            "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Memory)? >> 20),
+            "memory" => mem = Some(quantity_of(cx, val, &rp, Unit::Memory)?),
             "pods" => {
                 let n = quantity_of(cx, val, &rp, Unit::Other("pods"))?;
                 if n > 1_000_000 {
@@ -2113,14 +2113,13 @@ fn pod_spec(
         }
     }
     let [eff, non_zero] = [0, 1].map(|k| sum[k].add(sidecars[k]).max(init_peak[k]).add(overhead));
-    // The engine counts memory in MiB: a request rounds up, so a pod never
-    // takes less than it asked for.
+    // Memory in bytes, as kube-scheduler sums it (int64 of Value()).
     // A pod that requests nothing is BestEffort: it fits anywhere
     // NodeResourcesFit looks, and its score counts the non-zero defaults of
     // the containers that set no request.
-    let mib = |r: Req| Resources::new(r.cpu, r.mem.div_ceil(1 << 20));
-    t.requests = mib(eff);
-    t.non_zero_requests = Some(mib(non_zero)).filter(|&n| n != t.requests.non_zero());
+    let bytes = |r: Req| Resources::new(r.cpu, r.mem);
+    t.requests = bytes(eff);
+    t.non_zero_requests = Some(bytes(non_zero)).filter(|&n| n != t.requests.non_zero());
     Ok(node_name)
 }
 
@@ -2203,7 +2202,7 @@ fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<ContainerR
         mem: if set.1 {
             req.mem
         } else {
-            shepherd::model::DEFAULT_MEMORY_REQUEST_MIB << 20
+            shepherd::model::DEFAULT_MEMORY_REQUEST_BYTES
         },
     };
     Ok(ContainerRequests {

@@ -121,14 +121,14 @@ test('the frame-kept view equals a full snapshot after random actions', async ()
         what = `add ${n} nodes from n${first}`;
         await page.evaluate(({ first: f, n: k, cpu }) => {
           const sim = window.shepherdPage.sim;
-          for (let i = f; i < f + k; i++) sim.addNode({ name: `n${i}`, cpu, memory: 8192, labels: `topology.kubernetes.io/zone=z${i % 3}` });
+          for (let i = f; i < f + k; i++) sim.addNode({ name: `n${i}`, cpu, memory: '8Gi', labels: `topology.kubernetes.io/zone=z${i % 3}` });
           window.shepherdPage.stepAndDraw();
         }, { first, n, cpu: pick([2000, 4000, 8000]) });
       } else if (r < 0.22) {
         apps += 1;
         what = `deploy a${apps}`;
         await page.evaluate(({ name, replicas, cpu }) => {
-          window.shepherdPage.sim.deploy({ name, replicas, cpu, memory: 256 });
+          window.shepherdPage.sim.deploy({ name, replicas, cpu, memory: '256Mi' });
           window.shepherdPage.stepAndDraw();
         }, { name: `a${apps}`, replicas: Math.floor(rnd() * 40), cpu: pick([100, 250, 500, 1000]) });
       } else if (r < 0.5 && nodes + apps > 0) {

@@ -48,13 +48,16 @@ test('resource fields take Kubernetes quantities and say what they read', async 
     await page.fill('#form-add-node input[name=memory]', '512Mi');
     assert.equal(await page.textContent('#add-node-reading'), '= 1.5 CPU (1500m), 512 MiB');
     await page.fill('#form-add-node input[name=memory]', '1G');
-    assert.match(await page.textContent('#add-node-reading'), /954 MiB, 1G rounded up to whole MiB/);
+    assert.match(await page.textContent('#add-node-reading'), /953\.674 MiB \(1G\)/);
+    await page.fill('#form-add-node input[name=memory]', '100Ki');
+    assert.match(await page.textContent('#add-node-reading'), /100 KiB/);
 
-    // `4` is four cores (4000m), not 4 millicores; 8Gi is 8192 MiB.
+    // `4` is four cores (4000m), not 4 millicores; memory is counted in
+    // bytes, as Kubernetes counts it: 8Gi is 8589934592.
     await addNode(page, 'node-1', '4', '8Gi');
-    assert.deepEqual(await nodeCapacity(page, 'node-1'), ['4000', '8192']);
+    assert.deepEqual(await nodeCapacity(page, 'node-1'), ['4000', '8589934592']);
     await addNode(page, 'node-2', '1.5', '512Mi');
-    assert.deepEqual(await nodeCapacity(page, 'node-2'), ['1500', '512']);
+    assert.deepEqual(await nodeCapacity(page, 'node-2'), ['1500', '536870912']);
 
     // A request of 500m and 256Mi, as in a pod spec.
     await openTab(page, 'Deploy');
@@ -119,7 +122,7 @@ test('a node name that exists is refused next to the field, and nothing is repla
     await stepUntil(page, async () => (await shownTick(page)) > tick);
     const after = await nodeCard(page, 'gpu-1');
     assert.doesNotMatch(after.text, /dedicated=gpu:NoSchedule/, 'the new body has no taint');
-    assert.deepEqual(await nodeCapacity(page, 'gpu-1'), ['2000', '4096']);
+    assert.deepEqual(await nodeCapacity(page, 'gpu-1'), ['2000', String(4 * 2 ** 30)]);
 
     // Re-registering a name that is not registered is refused at the field.
     await addNodeForm(page, 'node-99', '2', '4Gi');

@@ -58,7 +58,11 @@ test('export, import, a link and a reload all reproduce the page at its tick', a
     const file = path.join(tmp, download.suggestedFilename());
     await download.saveAs(file);
     const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-    assert.equal(doc.version, 1);
+    // Version 2: memory in bytes (a version-1 file, memory in MiB, still loads).
+    assert.equal(doc.version, 2);
+    const node = doc.actions.find((a) => a.action.type === 'addNode').action;
+    assert.equal(node.memoryBytes, 8 * 2 ** 30, 'the tour\'s 8Gi nodes, in bytes');
+    assert.equal(node.memory, undefined);
     assert.equal(doc.seed, 1);
     assert.equal(doc.policy, 'binpack');
     assert.equal(doc.tick, 12);

@@ -12,7 +12,11 @@ use shepherd::{Balance, Cluster, ResourceBalance};
 #[serde(rename_all = "camelCase")]
 pub struct ResourceView {
     pub nodes: u32,
+    /// Millicores, bytes or pods; totals past 2^53 go as the nearest
+    /// JavaScript number (see `view::Usage`).
+    #[serde(serialize_with = "crate::view::as_number")]
     pub requested: u64,
+    #[serde(serialize_with = "crate::view::as_number")]
     pub allocatable: u64,
     /// `requested / allocatable` over the counted nodes.
     pub overall: f64,
@@ -51,8 +55,7 @@ impl From<&ResourceBalance> for ResourceView {
 pub struct FragmentationView {
     pub app: String,
     pub cpu_millis: u64,
-    #[serde(rename = "memoryMiB")]
-    pub memory_mib: u64,
+    pub memory_bytes: u64,
     pub fit_on_nodes: u64,
     pub fit_pooled: u64,
     /// `fitPooled - fitOnNodes`: how many more would fit if the free space
@@ -90,7 +93,7 @@ impl BalanceView {
             fragmentation: b.fragmentation.as_ref().map(|f| FragmentationView {
                 app: f.app.clone(),
                 cpu_millis: f.requests.cpu_millis,
-                memory_mib: f.requests.memory_mib,
+                memory_bytes: f.requests.memory_bytes,
                 fit_on_nodes: f.fit_on_nodes,
                 fit_pooled: f.fit_pooled,
                 stranded: f.stranded(),
@@ -107,7 +110,7 @@ impl BalanceView {
 /// about 4 MB.
 ///
 /// cpu and memory are summed over the Ready nodes, as `Cluster::balance`
-/// counts them (`cpu.requested`, `cpu.allocatable`, ...): millicores and MiB,
+/// counts them (`cpu.requested`, `cpu.allocatable`, ...): millicores and bytes,
 /// held as `f64` (exact to 2^53) so the page gets a `Float64Array`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Series {
@@ -135,8 +138,8 @@ impl Series {
             if n.ready {
                 cr = cr.saturating_add(n.allocated.cpu_millis);
                 ca = ca.saturating_add(n.spec.capacity.cpu_millis);
-                mr = mr.saturating_add(n.allocated.memory_mib);
-                ma = ma.saturating_add(n.spec.capacity.memory_mib);
+                mr = mr.saturating_add(n.allocated.memory_bytes);
+                ma = ma.saturating_add(n.spec.capacity.memory_bytes);
             } else {
                 not_ready += 1;
             }

@@ -102,18 +102,18 @@ pub fn replicas(v: f64) -> Result<u32, String> {
 
 /// The largest cpu the engine takes, in millicores: 1,000,000 cores.
 pub const MAX_CPU_MILLIS: u64 = 1_000_000_000;
-/// The largest memory the engine takes, in MiB: 1 PiB.
-pub const MAX_MEMORY_MIB: u64 = 1 << 30;
+/// The largest memory the engine takes, in bytes: 1Pi.
+pub const MAX_MEMORY_BYTES: u64 = shepherd::model::MAX_MEMORY_BYTES;
 
 /// What a quantity field holds, read as Kubernetes reads it, in the engine's
 /// unit, and said back in words for the form to show as the person types.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct QuantityReading {
-    /// Millicores for cpu, MiB for memory.
+    /// Millicores for cpu, bytes for memory.
     pub value: u64,
-    /// False when the value was rounded up to a whole millicore or MiB.
+    /// False when the value was rounded up to a whole millicore or byte.
     pub exact: bool,
-    /// E.g. `4 CPU`, `500m CPU`, `8 GiB`, `954 MiB (1G rounded up to whole MiB)`.
+    /// E.g. `4 CPU`, `500m CPU`, `8 GiB`, `1 GB (1000000000 bytes)`.
     pub said: String,
 }
 
@@ -133,17 +133,17 @@ pub fn cpu_text(s: &str) -> Result<shepherd::quantity::Rounded, String> {
     Ok(r)
 }
 
-/// Memory in MiB from a Kubernetes quantity as typed: `8Gi`, `512Mi`, `1G`;
-/// a plain number is bytes, as in Kubernetes. Rounded up to whole MiB (the
-/// engine's unit).
+/// Memory in bytes from a Kubernetes quantity as typed: `8Gi`, `512Mi`,
+/// `1G`; a plain number is bytes, as in Kubernetes. Rounded up to a whole
+/// byte, as Kubernetes' `Value()` does.
 pub fn memory_text(s: &str) -> Result<shepherd::quantity::Rounded, String> {
     let t = s.trim();
-    let r = shepherd::quantity::memory_mib(t).map_err(|e| e.to_string())?;
-    if r.value > MAX_MEMORY_MIB {
+    let r = shepherd::quantity::memory_bytes(t).map_err(|e| e.to_string())?;
+    if r.value > MAX_MEMORY_BYTES {
         return Err(format!(
-            "memory {} is {}Mi; expected at most 1Pi (1048576Gi)",
+            "memory {} is {}; expected at most 1Pi ({MAX_MEMORY_BYTES} bytes)",
             shepherd::limits::quoted(t),
-            r.value
+            shepherd::quantity::format_memory_bytes(r.value)
         ));
     }
     Ok(r)
@@ -179,7 +179,7 @@ pub fn read_quantity(resource: &str, s: &str) -> Result<QuantityReading, String>
         }
         "memory" => {
             let r = memory_text(t)?;
-            let said = mib_words(r.value);
+            let said = byte_words(r.value);
             let suffix_m = t.ends_with('m');
             Ok(QuantityReading {
                 value: r.value,
@@ -193,7 +193,7 @@ pub fn read_quantity(resource: &str, s: &str) -> Result<QuantityReading, String>
                     said
                 } else {
                     format!(
-                        "{said}, {} rounded up to whole MiB",
+                        "{said}, {} rounded up to a whole byte",
                         shepherd::limits::shown(t)
                     )
                 },
@@ -210,23 +210,34 @@ fn trim_decimal(v: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-fn mib_words(mib: u64) -> String {
-    if mib == 0 {
+/// Bytes in words, in the binary unit the value reaches (`8 GiB`, `1.5 GiB
+/// (1536Mi)`, `100 KiB`, `1000 bytes`), with Kubernetes' own form in
+/// parentheses when the words round it (`0.93 GiB (1G)`).
+fn byte_words(b: u64) -> String {
+    if b == 0 {
         return "0 bytes".into();
     }
-    for (unit, size) in [("PiB", 1u64 << 30), ("TiB", 1 << 20), ("GiB", 1 << 10)] {
-        if mib >= size {
-            return if mib.is_multiple_of(size) {
-                format!("{} {unit}", mib / size)
+    let exact = shepherd::quantity::format_memory_bytes(b);
+    for (unit, size) in [
+        ("PiB", 1u64 << 50),
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ] {
+        if b >= size {
+            return if b.is_multiple_of(size) {
+                format!("{} {unit}", b / size)
             } else {
-                format!(
-                    "{} {unit} ({mib} MiB)",
-                    trim_decimal(mib as f64 / size as f64)
-                )
+                format!("{} {unit} ({exact})", trim_decimal(b as f64 / size as f64))
             };
         }
     }
-    format!("{mib} MiB")
+    if b == 1 {
+        "1 byte".into()
+    } else {
+        format!("{b} bytes")
+    }
 }
 
 /// CPU in millicores: a JavaScript number is millicores (the scenario file's
@@ -238,11 +249,12 @@ pub fn cpu(f: &Field) -> Result<u64, String> {
     }
 }
 
-/// Memory in MiB: a JavaScript number is MiB (the scenario file's unit); text
-/// is a Kubernetes quantity (see [`memory_text`]).
+/// Memory in bytes: a JavaScript number is bytes (the scenario file's unit,
+/// and Kubernetes' meaning of a plain number); text is a Kubernetes quantity
+/// (see [`memory_text`]).
 pub fn memory(f: &Field) -> Result<u64, String> {
     match f {
-        Field::Num(v) => whole("memory (MiB)", *v, 0, MAX_MEMORY_MIB),
+        Field::Num(v) => whole("memory (bytes)", *v, 0, MAX_MEMORY_BYTES),
         Field::Text(s) => memory_text(s).map(|r| r.value),
     }
 }
@@ -356,13 +368,13 @@ impl NodeInput {
             crate::scenario::Action::AddNode {
                 name,
                 cpu,
-                memory,
+                memory_bytes,
                 labels,
                 taints,
             } => Ok(crate::scenario::Action::ReregisterNode {
                 name,
                 cpu,
-                memory,
+                memory_bytes,
                 labels,
                 taints,
             }),
@@ -374,7 +386,7 @@ impl NodeInput {
         Ok(crate::scenario::Action::AddNode {
             name: self.name.trim().to_string(),
             cpu: cpu(&self.cpu)?,
-            memory: memory(&self.memory)?,
+            memory_bytes: memory(&self.memory)?,
             labels: labels_of(&self.labels, "node label")?,
             taints: match &self.taints {
                 None => Vec::new(),
@@ -449,7 +461,7 @@ impl DeployInput {
                 Some(v) => v.into(),
             },
             cpu: cpu(&self.cpu)?,
-            memory: memory(&self.memory)?,
+            memory_bytes: memory(&self.memory)?,
             labels: Some(labels),
             node_selector: labels_of(&self.node_selector, "nodeSelector")?,
             tolerations: parse_toleration(self.toleration.as_deref().unwrap_or(""))?
@@ -533,13 +545,13 @@ impl RollInput {
             t.cpu = cpu(f)?;
         }
         if let Some(f) = self.memory.as_ref().filter(|f| !blank(f)) {
-            t.memory = memory(f)?;
+            t.memory_bytes = memory(f)?;
         }
         if t == TemplateDoc::from_engine(current) {
             return Err(format!(
                 "roll {app}: the new pod template is the same as the current one (version {}, {}); expected a new version or new requests",
                 current.version,
-                Resources::new(t.cpu, t.memory)
+                Resources::new(t.cpu, t.memory_bytes)
             ));
         }
         Ok(t)
@@ -691,15 +703,21 @@ mod tests {
             said("cpu", "0.1m"),
             Ok((1, "1m CPU, 0.1m rounded up to a whole millicore".into()))
         );
-        assert_eq!(said("memory", "8Gi"), Ok((8192, "8 GiB".into())));
-        assert_eq!(said("memory", "512Mi"), Ok((512, "512 MiB".into())));
+        assert_eq!(said("memory", "8Gi"), Ok((8 << 30, "8 GiB".into())));
+        assert_eq!(said("memory", "512Mi"), Ok((512 << 20, "512 MiB".into())));
+        assert_eq!(said("memory", "100Ki"), Ok((100 << 10, "100 KiB".into())));
         assert_eq!(
             said("memory", "1.5Gi"),
-            Ok((1536, "1.5 GiB (1536 MiB)".into()))
+            Ok((1536 << 20, "1.5 GiB (1536Mi)".into()))
         );
         assert_eq!(
             said("memory", "1G"),
-            Ok((954, "954 MiB, 1G rounded up to whole MiB".into()))
+            Ok((1_000_000_000, "953.674 MiB (1G)".into()))
+        );
+        assert_eq!(said("memory", "1000"), Ok((1000, "1000 bytes".into())));
+        assert_eq!(
+            said("memory", "1.5"),
+            Ok((2, "2 bytes, 1.5 rounded up to a whole byte".into()))
         );
         let milli = read_quantity("memory", "512m").expect("Kubernetes takes it");
         assert!(milli.said.contains("m is milli"), "{}", milli.said);
@@ -720,8 +738,10 @@ mod tests {
     #[test]
     fn a_number_from_javascript_keeps_the_scenario_units() {
         assert_eq!(cpu(&Field::Num(4000.0)), Ok(4000));
-        assert_eq!(memory(&Field::Num(8192.0)), Ok(8192));
+        assert_eq!(memory(&Field::Num(8192.0)), Ok(8192), "bytes");
         assert_eq!(cpu(&Field::Text("4".into())), Ok(4000));
-        assert_eq!(memory(&Field::Text("8192".into())), Ok(1), "8192 bytes");
+        assert_eq!(memory(&Field::Text("8192".into())), Ok(8192), "8192 bytes");
+        assert_eq!(memory(&Field::Text("8Gi".into())), Ok(8 << 30));
+        assert!(memory(&Field::Num(2f64.powi(51))).is_err(), "beyond 1Pi");
     }
 }

@@ -375,7 +375,7 @@ impl Shepherd {
     }
 
     /// `{name, cpu, memory, labels?, taints?}`: cpu in millicores (or `"500m"`),
-    /// memory in MiB (or `"2Gi"`), labels `"k=v,k2=v2"`, taints `"key=value:NoSchedule"`.
+    /// memory in bytes (or `"2Gi"`), labels `"k=v,k2=v2"`, taints `"key=value:NoSchedule"`.
     /// A name that is registered is refused (AlreadyExists), as kubectl
     /// refuses it; a new body for it is `reregisterNode`.
     #[wasm_bindgen(js_name = addNode)]
@@ -871,7 +871,7 @@ impl Shepherd {
     /// `memory`, `pods`) `{nodes, requested, allocatable, overall, histogram
     /// (10 buckets), min, max, mean, stdDev, inUse, empty}` over the Ready
     /// nodes, plus `readyNodes`, `notReadyNodes`, `nodesWithPods`, `pending`
-    /// and `fragmentation` (`null`, or `{app, cpuMillis, memoryMiB,
+    /// and `fragmentation` (`null`, or `{app, cpuMillis, memoryBytes,
     /// fitOnNodes, fitPooled, stranded}` for the largest Pending pod). The
     /// README defines each figure.
     pub fn balance(&self) -> Result<JsValue, JsError> {
@@ -881,7 +881,7 @@ impl Shepherd {
     /// The per-tick figures from tick `from` to the current tick, as typed
     /// arrays (index 0 is tick `from`): `{from, cpuRequested, cpuAllocatable,
     /// memoryRequested, memoryAllocatable}` (`Float64Array`s: millicores and
-    /// MiB over the Ready nodes) and `{pending, notReady}` (`Uint32Array`s).
+    /// bytes over the Ready nodes) and `{pending, notReady}` (`Uint32Array`s).
     /// Recorded as ticks run, so asking costs only the ticks asked for: a
     /// chart keeps what it has and asks from the tick after it.
     pub fn series(&self, from: f64) -> Result<js_sys::Object, JsError> {
@@ -1013,7 +1013,7 @@ impl Shepherd {
 }
 
 /// A cpu or memory field as typed, read as Kubernetes reads a quantity:
-/// `{value, exact, said}` with value in millicores (cpu) or MiB (memory), e.g.
+/// `{value, exact, said}` with value in millicores (cpu) or bytes (memory), e.g.
 /// `readQuantity("cpu", "1.5")` is `{value: 1500, exact: true, said: "1.5 CPU (1500m)"}`.
 /// Throws the message the form would show.
 #[wasm_bindgen(js_name = readQuantity)]
@@ -1045,6 +1045,7 @@ fn scenario_from_js(value: JsValue) -> Result<Scenario, JsError> {
     if !value.is_object() || js_sys::Array::is_array(&value) {
         return Err(err("the scenario is not an object; expected {version, seed, policy, tick, actions: [{tick, action}]}"));
     }
+    upgrade_v1(&value);
     let de = serde_wasm_bindgen::Deserializer::from(value.clone());
     serde_path_to_error::deserialize::<_, Scenario>(de).map_err(|e| {
         let path = e.path().to_string();
@@ -1058,6 +1059,54 @@ fn scenario_from_js(value: JsValue) -> Result<Scenario, JsError> {
             &fields,
         ))
     })
+}
+
+/// Upgrades a version-1 scenario (as `JSON.parse` gave it, so ours to
+/// change) to version 2 in place: each action's `memory` and
+/// `template.memory`, whole MiB in version 1, become `memoryBytes` (times
+/// 2^20, exact in a JavaScript number up to 2^33 MiB, far past the engine's
+/// 1Pi). A value that is not a whole number from 0 moves as it is, so the
+/// refusal names `memoryBytes` and what was written. Anything else is left
+/// for the reader.
+fn upgrade_v1(doc: &JsValue) {
+    use js_sys::Reflect;
+    let get = |o: &JsValue, k: &str| Reflect::get(o, &JsValue::from_str(k)).ok();
+    if get(doc, "version").and_then(|v| v.as_f64()) != Some(1.0) {
+        return;
+    }
+    let set = |o: &JsValue, k: &str, v: &JsValue| {
+        let _ = Reflect::set(o, &JsValue::from_str(k), v);
+    };
+    set(doc, "version", &JsValue::from(scenario::SCENARIO_VERSION));
+    let mib_to_bytes = |o: &JsValue| {
+        if !o.is_object() || !Reflect::has(o, &JsValue::from_str("memory")).unwrap_or(false) {
+            return;
+        }
+        let Some(v) = get(o, "memory") else { return };
+        let bytes = match v.as_f64() {
+            Some(mib) if mib >= 0.0 && mib.fract() == 0.0 => {
+                JsValue::from_f64(mib * shepherd::quantity::MIB as f64)
+            }
+            _ => v,
+        };
+        let _ = Reflect::delete_property(
+            &js_sys::Object::from(o.clone()),
+            &JsValue::from_str("memory"),
+        );
+        set(o, "memoryBytes", &bytes);
+    };
+    let Some(actions) = get(doc, "actions").filter(js_sys::Array::is_array) else {
+        return;
+    };
+    for e in js_sys::Array::from(&actions).iter() {
+        let Some(a) = get(&e, "action").filter(JsValue::is_object) else {
+            continue;
+        };
+        mib_to_bytes(&a);
+        if let Some(t) = get(&a, "template") {
+            mib_to_bytes(&t);
+        }
+    }
 }
 
 type RawFields = Vec<(String, scenario::RawValue)>;

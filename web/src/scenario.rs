@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use shepherd::model::HOSTNAME_KEY;
+use shepherd::quantity::MIB;
 use shepherd::simulator::{Event, Prng};
 use shepherd::{
     AffinityTerm, Budget, DeploymentSpec, IntOrPercent, Labels, NodeSpec, PdbSpec, PodTemplate,
@@ -19,8 +20,11 @@ use shepherd::{
     ServiceSpec, Taint, TaintEffect, Toleration, TolerationOperator,
 };
 
-/// The format version written into every exported scenario.
-pub const SCENARIO_VERSION: u32 = 1;
+/// The format version written into every exported scenario. Version 2
+/// counts memory in bytes (`memoryBytes`); version 1 counted whole MiB
+/// (`memory`), and is still read: `fromScenario` upgrades it (lib.rs,
+/// `upgrade_v1`).
+pub const SCENARIO_VERSION: u32 = 2;
 
 /// The latest tick a scenario may ask to replay to: a bound that keeps a
 /// pasted link from freezing the page (the engine's limit).
@@ -197,8 +201,8 @@ pub struct TemplateDoc {
     pub version: String,
     /// CPU request in millicores.
     pub cpu: u64,
-    /// Memory request in MiB.
-    pub memory: u64,
+    /// Memory request in bytes (`memoryBytes`; version 1: `memory`, MiB).
+    pub memory_bytes: u64,
     /// Absent: `app=<name>`, as `kubectl create deployment` labels pods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<Labels>,
@@ -243,8 +247,8 @@ pub enum Action {
         name: String,
         /// Millicores.
         cpu: u64,
-        /// MiB.
-        memory: u64,
+        /// Bytes (`memoryBytes`; version 1: `memory`, MiB).
+        memory_bytes: u64,
         #[serde(default, skip_serializing_if = "Labels::is_empty")]
         labels: Labels,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -257,8 +261,8 @@ pub enum Action {
         name: String,
         /// Millicores.
         cpu: u64,
-        /// MiB.
-        memory: u64,
+        /// Bytes (`memoryBytes`; version 1: `memory`, MiB).
+        memory_bytes: u64,
         #[serde(default, skip_serializing_if = "Labels::is_empty")]
         labels: Labels,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -474,7 +478,7 @@ impl TemplateDoc {
         TemplateDoc {
             version: t.version.clone(),
             cpu: t.requests.cpu_millis,
-            memory: t.requests.memory_mib,
+            memory_bytes: t.requests.memory_bytes,
             labels: Some(t.labels.clone()),
             node_selector: t.node_selector.clone(),
             tolerations: t
@@ -500,7 +504,7 @@ impl TemplateDoc {
 
     /// The engine's template; `app` names the default `app=<app>` label.
     pub fn to_engine(&self, app: &str) -> Result<PodTemplate, String> {
-        let mut t = PodTemplate::new(Resources::new(self.cpu, self.memory))
+        let mut t = PodTemplate::new(Resources::new(self.cpu, self.memory_bytes))
             .with_version(&self.version)
             .with_ready_after(self.ready_after);
         t.labels = match &self.labels {
@@ -565,13 +569,13 @@ fn taint_docs(n: &NodeSpec) -> Vec<TaintDoc> {
 fn node_spec(
     name: &str,
     cpu: u64,
-    memory: u64,
+    memory_bytes: u64,
     labels: &Labels,
     taints: &[TaintDoc],
 ) -> Result<NodeSpec, String> {
     // The kubelet's hostname label (the node's name) unless the form or
     // the document gives one.
-    let mut n = NodeSpec::new(name, cpu, memory);
+    let mut n = NodeSpec::new(name, cpu, memory_bytes);
     let hostname = n.labels.get(HOSTNAME_KEY).cloned();
     n.labels = labels.clone();
     if let Some(h) = hostname {
@@ -631,14 +635,14 @@ impl Action {
             Event::AddNode(n) => Action::AddNode {
                 name: n.name.clone(),
                 cpu: n.capacity.cpu_millis,
-                memory: n.capacity.memory_mib,
+                memory_bytes: n.capacity.memory_bytes,
                 labels: n.labels.clone(),
                 taints: taint_docs(n),
             },
             Event::ReregisterNode(n) => Action::ReregisterNode {
                 name: n.name.clone(),
                 cpu: n.capacity.cpu_millis,
-                memory: n.capacity.memory_mib,
+                memory_bytes: n.capacity.memory_bytes,
                 labels: n.labels.clone(),
                 taints: taint_docs(n),
             },
@@ -776,20 +780,28 @@ impl Action {
             Action::AddNode {
                 name,
                 cpu,
-                memory,
+                memory_bytes,
                 labels,
                 taints,
             } => one(Event::AddNode(node_spec(
-                name, *cpu, *memory, labels, taints,
+                name,
+                *cpu,
+                *memory_bytes,
+                labels,
+                taints,
             )?)),
             Action::ReregisterNode {
                 name,
                 cpu,
-                memory,
+                memory_bytes,
                 labels,
                 taints,
             } => one(Event::ReregisterNode(node_spec(
-                name, *cpu, *memory, labels, taints,
+                name,
+                *cpu,
+                *memory_bytes,
+                labels,
+                taints,
             )?)),
             Action::FailNode { node } => one(Event::FailNode(node.clone())),
             Action::RecoverNode { node } => one(Event::RecoverNode(node.clone())),
@@ -971,7 +983,7 @@ pub fn generate(seed: u64, nodes: u32, pods_per_node: u32) -> Result<Vec<Event>,
             (8_000, 32_768)
         };
         out.push(Event::AddNode(
-            NodeSpec::new(&format!("node-{}", i + 1), cpu, mem)
+            NodeSpec::new(&format!("node-{}", i + 1), cpu, mem * MIB)
                 .with_label(ZONE_KEY, ZONES[i as usize % ZONES.len()]),
         ));
     }
@@ -983,7 +995,7 @@ pub fn generate(seed: u64, nodes: u32, pods_per_node: u32) -> Result<Vec<Event>,
         out.push(Event::Deploy(DeploymentSpec::new(
             name,
             replicas as u32,
-            Resources::new(cpu, mem),
+            Resources::new(cpu, mem * MIB),
         )));
     }
     Ok(out)
@@ -1049,7 +1061,7 @@ pub fn empty(seed: u64, profile: &Profile) -> Scenario {
 pub fn check(s: &Scenario) -> Result<(), String> {
     if s.version != SCENARIO_VERSION {
         return Err(format!(
-            "scenario version {} is not supported; expected {SCENARIO_VERSION}",
+            "scenario version {} is not supported; expected {SCENARIO_VERSION} (or 1, which is read as memory in MiB and upgraded)",
             s.version
         ));
     }
@@ -1156,7 +1168,7 @@ fn shown(s: &str) -> String {
 fn field_hint(field: &str) -> &'static str {
     match field {
         "cpu" => " (CPU in millicores: 4000 is 4 CPUs)",
-        "memory" => " (memory in MiB: 8192 is 8 GiB)",
+        "memoryBytes" => " (memory in bytes: 8589934592 is 8Gi; a version-1 scenario's memory, in MiB, is read as this)",
         "replicas" => " (replicas, 0 to 1000000)",
         "tick" => " (the tick the action fires at)",
         "seed" => " (the seed)",

@@ -1113,7 +1113,7 @@ mod tests {
         Action::AddNode {
             name: name.into(),
             cpu: 4000,
-            memory: 8192,
+            memory_bytes: 8192 << 20,
             labels: Default::default(),
             taints: Vec::new(),
         }
@@ -1306,7 +1306,7 @@ mod tests {
             action: Action::AddNode {
                 name: name.into(),
                 cpu: 4000,
-                memory: 4096,
+                memory_bytes: 4096 << 20,
                 labels: Default::default(),
                 taints: Vec::new(),
             },

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use shepherd::quantity::MIB;
 use shepherd::simulator::Simulator;
 use shepherd::{Cluster, Explanation, Labels, NodeId, NodeView, RenderedEvent};
 
@@ -21,10 +22,25 @@ pub const UPCOMING_LISTED: usize = 12;
 /// pkg/printers/internalversion/printers.go), the rest counted as it does.
 pub const ENDPOINTS_LISTED: usize = 3;
 
+/// Requested and allocatable: millicores, or bytes. Sent as JavaScript
+/// numbers: a node's bytes are exact (at most 1Pi, 2^50), and the cluster's
+/// totals past 2^53 bytes (8Pi) are the nearest number, which a share
+/// computed from them does not notice (an integer past 2^53 could not cross
+/// at all).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Usage {
+    #[serde(serialize_with = "as_number")]
     pub used: u64,
+    #[serde(serialize_with = "as_number")]
     pub capacity: u64,
+}
+
+pub(crate) fn as_number<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    if *v <= (1 << 53) {
+        s.serialize_u64(*v)
+    } else {
+        s.serialize_f64(*v as f64)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -219,8 +235,8 @@ pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
             capacity: n.spec.capacity.cpu_millis,
         },
         memory: Usage {
-            used: n.allocated.memory_mib,
-            capacity: n.spec.capacity.memory_mib,
+            used: n.allocated.memory_bytes,
+            capacity: n.spec.capacity.memory_bytes,
         },
         pod_count: n.pod_count,
         labels: n.spec.labels.clone(),
@@ -250,8 +266,10 @@ pub const FLAG_DRAINING: u32 = 8;
 pub const FLAG_TAINTED: u32 = 16;
 
 /// Every node as [`GRID_STRIDE`] numbers, by id:
-/// `[id, cpuUsed, cpuCapacity, memoryUsed, memoryCapacity, pods, flags]`.
-/// Capacities are bounded by the engine (1,000,000 cores, 1 PiB), so they fit in `u32`.
+/// `[id, cpuUsed, cpuCapacity, memoryUsed, memoryCapacity, pods, flags]`,
+/// cpu in millicores and memory in whole MiB (rounded up: the engine counts
+/// bytes, and 1Pi of them would not fit), so that every value fits in `u32`
+/// (the engine's bounds: 1,000,000 cores, 1Pi).
 pub fn grid(c: &Cluster) -> Vec<u32> {
     let mut out = Vec::with_capacity(c.node_count() * GRID_STRIDE);
     for n in c.nodes() {
@@ -265,8 +283,8 @@ pub fn grid(c: &Cluster) -> Vec<u32> {
             n.id.0,
             clamp(n.allocated.cpu_millis),
             clamp(n.spec.capacity.cpu_millis),
-            clamp(n.allocated.memory_mib),
-            clamp(n.spec.capacity.memory_mib),
+            clamp(n.allocated.memory_bytes.div_ceil(MIB)),
+            clamp(n.spec.capacity.memory_bytes.div_ceil(MIB)),
             n.pod_count,
             flags,
         ]);
@@ -292,8 +310,8 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
         ready_nodes += n.ready as u32;
         cpu.used += n.allocated.cpu_millis;
         cpu.capacity += n.spec.capacity.cpu_millis;
-        memory.used += n.allocated.memory_mib;
-        memory.capacity += n.spec.capacity.memory_mib;
+        memory.used += n.allocated.memory_bytes;
+        memory.capacity += n.spec.capacity.memory_bytes;
     }
     let nodes = with_nodes.then(|| {
         let revs = revisions(c);
@@ -329,7 +347,7 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
             revision: a.revision,
             version: a.version,
             cpu: a.requests.cpu_millis,
-            memory: a.requests.memory_mib,
+            memory: a.requests.memory_bytes,
             rolling: a.rolling,
             pending_reason: a.pending_reason,
             failure: a.failure.map(|(r, m)| format!("{r}: {m}")),
@@ -578,7 +596,7 @@ impl From<Explanation> for ExplainView {
             phase: x.phase,
             bound_to: x.bound_to,
             cpu: x.requests.cpu_millis,
-            memory: x.requests.memory_mib,
+            memory: x.requests.memory_bytes,
             policy: x.profile,
             summary: x.summary,
             decided_by: x.decided_by,

@@ -100,7 +100,7 @@ impl DaemonSetInput {
         let doc = TemplateDoc {
             version: version_of(&self.version),
             cpu: cpu(&self.cpu)?,
-            memory: memory(&self.memory)?,
+            memory_bytes: memory(&self.memory)?,
             labels: Some(labels),
             node_selector: match &self.node_selector {
                 Some(l) => l.labels("nodeSelector")?,
@@ -173,7 +173,7 @@ impl DaemonSetChange {
             d.template.requests.cpu_millis = cpu(f)?;
         }
         if let Some(f) = given(&self.memory) {
-            d.template.requests.memory_mib = memory(f)?;
+            d.template.requests.memory_bytes = memory(f)?;
         }
         if d.template.requests != current.template.requests {
             // New requests are one container's (an imported template's
@@ -230,7 +230,7 @@ impl PodInput {
         let doc = TemplateDoc {
             version: "v1".into(),
             cpu: cpu(&self.cpu)?,
-            memory: memory(&self.memory)?,
+            memory_bytes: memory(&self.memory)?,
             labels: Some(labels),
             node_selector: Default::default(),
             tolerations: Vec::new(),
@@ -399,7 +399,7 @@ mod tests {
         let mut s = Session::new(7, shepherd::Profile::kube_scheduler());
         for n in ["node-1", "node-2", "node-3"] {
             let a: Action = serde_json::from_value(
-                serde_json::json!({"type": "addNode", "name": n, "cpu": 2000, "memory": 4096}),
+                serde_json::json!({"type": "addNode", "name": n, "cpu": 2000, "memoryBytes": 4096u64 << 20}),
             )
             .unwrap();
             s.submit(a).unwrap();

@@ -32,7 +32,7 @@ fn from_scratch(c: &Cluster) -> Point {
         if let Some(id) = p.node {
             if ready.contains(&id) {
                 cr += p.template.requests.cpu_millis;
-                mr += p.template.requests.memory_mib;
+                mr += p.template.requests.memory_bytes;
             }
         }
     }
@@ -44,7 +44,7 @@ fn from_scratch(c: &Cluster) -> Point {
     let ma: u64 = c
         .nodes()
         .filter(|n| n.ready)
-        .map(|n| n.spec.capacity.memory_mib)
+        .map(|n| n.spec.capacity.memory_bytes)
         .sum();
     (
         cr as f64,

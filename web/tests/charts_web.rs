@@ -38,7 +38,7 @@ fn cluster() -> Shepherd {
         ("name", "big".into()),
         ("replicas", 3.into()),
         ("cpu", "2500m".into()),
-        ("memory", 512.into()),
+        ("memory", "512Mi".into()),
     ]))
     .expect("a valid deployment");
     s
@@ -60,6 +60,7 @@ fn balance_is_a_plain_object_with_the_documented_figures() {
     assert_eq!(get(&b, "pending").as_f64(), Some(1.0));
     let f = get(&b, "fragmentation");
     assert_eq!(get(&f, "app").as_string().as_deref(), Some("big"));
+    assert_eq!(get(&f, "memoryBytes").as_f64(), Some(512.0 * 1048576.0));
     assert_eq!(get(&f, "fitOnNodes").as_f64(), Some(0.0));
     assert_eq!(get(&f, "fitPooled").as_f64(), Some(1.0));
     assert_eq!(get(&f, "stranded").as_f64(), Some(1.0));
@@ -85,7 +86,11 @@ fn series_are_typed_arrays_of_one_entry_per_tick() {
     let mem: Float64Array = get(&tail, "memoryRequested")
         .dyn_into()
         .expect("a Float64Array");
-    assert_eq!(mem.to_vec(), vec![1024.0]);
+    assert_eq!(
+        mem.to_vec(),
+        vec![1024.0 * 1048576.0],
+        "two 512Mi pods, in bytes"
+    );
     s.step_back().expect("back one tick");
     let cpu: Float64Array = get(&s.series(0.0).expect("a series"), "cpuRequested")
         .dyn_into()

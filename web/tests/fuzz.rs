@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use shepherd::quantity::MIB;
 use shepherd::simulator::Prng;
 use shepherd::ScorePolicy;
 use shepherd_web::input::{self, Field};
@@ -177,8 +178,8 @@ fn template(rng: &mut Prng) -> TemplateDoc {
         } else {
             number(rng)
         },
-        memory: if rng.chance(70) {
-            rng.range(0, 4096)
+        memory_bytes: if rng.chance(70) {
+            rng.range(0, 4096) * MIB
         } else {
             number(rng)
         },
@@ -218,8 +219,8 @@ fn action(rng: &mut Prng) -> Action {
             } else {
                 number(rng)
             },
-            memory: if rng.chance(70) {
-                rng.range(1, 16384)
+            memory_bytes: if rng.chance(70) {
+                rng.range(1, 16384) * MIB
             } else {
                 number(rng)
             },
@@ -229,7 +230,7 @@ fn action(rng: &mut Prng) -> Action {
         2 => Action::ReregisterNode {
             name: node(rng),
             cpu: rng.range(1, 8000),
-            memory: rng.range(1, 16384),
+            memory_bytes: rng.range(1, 16384) * MIB,
             labels: labels(rng),
             taints: if rng.chance(50) {
                 vec![scenario::TaintDoc {
@@ -355,7 +356,7 @@ fn action(rng: &mut Prng) -> Action {
             let mut d = shepherd::DaemonSetSpec::new(
                 *rng.pick(&["agent", "gpu-agent"]),
                 template(rng).to_engine("agent").unwrap_or_else(|_| {
-                    shepherd::PodTemplate::new(shepherd::Resources::new(100, 64))
+                    shepherd::PodTemplate::new(shepherd::Resources::new(100, 64 * MIB))
                 }),
             );
             d.max_unavailable = shepherd::IntOrPercent::Int(rng.range(0, 3) as u32);
@@ -384,7 +385,7 @@ fn action(rng: &mut Prng) -> Action {
                 name: rng.pick(&["debug", "probe"]).to_string(),
                 template: shepherd::PodTemplate::new(shepherd::Resources::new(
                     rng.range(0, 3000),
-                    rng.range(0, 4096),
+                    rng.range(0, 4096) * MIB,
                 )),
                 node_name: rng.chance(60).then(|| node(rng)),
             };
@@ -781,7 +782,8 @@ fn deployments_beyond_the_cluster_wide_pod_limit_are_refused() {
         name: n.into(),
         replicas: 1_000_000,
         template: TemplateDoc::from_engine(&shepherd::PodTemplate::new(shepherd::Resources::new(
-            100, 64,
+            100,
+            64 * MIB,
         ))),
         max_surge: IntOrString::Str("25%".into()),
         max_unavailable: IntOrString::Str("25%".into()),
@@ -819,7 +821,7 @@ fn a_huge_name_gives_a_short_refusal_and_no_event() {
         .submit(Action::AddNode {
             name: huge.clone(),
             cpu: 1000,
-            memory: 1024,
+            memory_bytes: 1024 << 20,
             labels: Default::default(),
             taints: Vec::new(),
         })
@@ -905,13 +907,14 @@ fn the_largest_max_surge_rolls_to_completion() {
     s.submit(Action::AddNode {
         name: "node-1".into(),
         cpu: 8000,
-        memory: 16384,
+        memory_bytes: 16384 << 20,
         labels: Default::default(),
         taints: Vec::new(),
     })
     .unwrap();
     let t = TemplateDoc::from_engine(
-        &shepherd::PodTemplate::new(shepherd::Resources::new(500, 256)).with_label("app", "web"),
+        &shepherd::PodTemplate::new(shepherd::Resources::new(500, 256 * MIB))
+            .with_label("app", "web"),
     );
     s.submit(Action::Deploy {
         namespace: None,
@@ -995,7 +998,7 @@ fn drain_under_pdb(rng: &mut Prng) -> Vec<(u64, Action)> {
             Action::AddNode {
                 name: format!("node-{i}"),
                 cpu: rng.range(2000, 8000),
-                memory: rng.range(4096, 16384),
+                memory_bytes: rng.range(4096, 16384) * MIB,
                 labels: Default::default(),
                 taints: Vec::new(),
             },
@@ -1004,7 +1007,7 @@ fn drain_under_pdb(rng: &mut Prng) -> Vec<(u64, Action)> {
     let mut t = TemplateDoc::from_engine(
         &shepherd::PodTemplate::new(shepherd::Resources::new(
             rng.range(100, 1000),
-            rng.range(64, 1024),
+            rng.range(64, 1024) * MIB,
         ))
         .with_label("app", "web")
         .with_ready_after(rng.range(0, 2) as u32)

@@ -30,7 +30,7 @@ fn small() -> Session {
         s.submit(Action::AddNode {
             name: format!("node-{i}"),
             cpu: 4000,
-            memory: 8192,
+            memory_bytes: 8192 << 20,
             labels: Default::default(),
             taints: Vec::new(),
         })
@@ -199,14 +199,14 @@ fn refused_actions_change_nothing() {
         Action::AddNode {
             name: "".into(),
             cpu: 1000,
-            memory: 1024,
+            memory_bytes: 1024 << 20,
             labels: Default::default(),
             taints: Vec::new(),
         },
         Action::AddNode {
             name: "Bad_Name".into(),
             cpu: 1000,
-            memory: 1024,
+            memory_bytes: 1024 << 20,
             labels: Default::default(),
             taints: Vec::new(),
         },
@@ -282,7 +282,7 @@ fn form_fields_are_checked_with_clear_messages() {
     assert!(input::cpu(&Field::Text("lots".into()))
         .unwrap_err()
         .starts_with("cpu \"lots\" is not a quantity"));
-    assert_eq!(input::memory(&Field::Text("2Gi".into())), Ok(2048));
+    assert_eq!(input::memory(&Field::Text("2Gi".into())), Ok(2 << 30));
     assert!(input::check_seed(-3.0).is_err());
     let taints = input::parse_taints("dedicated=gpu:NoSchedule").expect("kubectl's form");
     assert_eq!(taints[0].effect, "NoSchedule");
@@ -569,7 +569,7 @@ fn import_errors_name_the_action_the_field_and_what_was_expected() {
         ),
         (
             r#"{"type":"addNode","name":"node-2","cpu":4000,"memory":-5.0}"#,
-            "field memory (memory in MiB: 8192 is 8 GiB): got the number -5",
+            "field memoryBytes (memory in bytes: 8589934592 is 8Gi; a version-1 scenario's memory, in MiB, is read as this): got the number -5",
         ),
         (
             r#"{"type":"scale","app":"web"}"#,
@@ -651,7 +651,7 @@ fn label_values_lists_each_zone_once_sorted_and_follows_removals() {
         s.submit(Action::AddNode {
             name: name.into(),
             cpu: 4000,
-            memory: 8192,
+            memory_bytes: 8192 << 20,
             labels: labels.into_iter().collect(),
             taints: Vec::new(),
         })

@@ -55,7 +55,7 @@ fn cluster(seed: f64) -> Shepherd {
         ("name", "web".into()),
         ("replicas", 6.into()),
         ("cpu", "500m".into()),
-        ("memory", 512.into()),
+        ("memory", "512Mi".into()),
     ]))
     .expect("a valid deployment");
     s.step();
@@ -108,7 +108,7 @@ fn actions_fire_at_the_next_tick_and_show_in_the_snapshot() {
         .add_node(obj(&[
             ("name", "node-1".into()),
             ("cpu", 2000.into()),
-            ("memory", 4096.into()),
+            ("memory", "4Gi".into()),
         ]))
         .expect("valid");
     assert!(said.contains("queued for tick 1"), "{said}");
@@ -126,7 +126,7 @@ fn actions_fire_at_the_next_tick_and_show_in_the_snapshot() {
         ("name", "api".into()),
         ("replicas", 3.into()),
         ("cpu", 500.into()),
-        ("memory", 256.into()),
+        ("memory", "256Mi".into()),
     ]))
     .expect("valid");
     s.step();
@@ -349,7 +349,7 @@ fn a_scenario_round_trips_through_json_and_step_back_replays() {
     s.run(3.0).unwrap();
     let json = s.export_scenario().unwrap();
     assert!(
-        json.starts_with(r#"{"version":1,"seed":9,"policy":"binpack","tick":5,"actions":["#),
+        json.starts_with(r#"{"version":2,"seed":9,"policy":"binpack","tick":5,"actions":["#),
         "{json}"
     );
     assert!(
@@ -411,7 +411,7 @@ fn a_registered_node_name_is_refused_and_reregistration_is_its_own_call() {
         s.reregister_node(obj(&[
             ("name", "node-9".into()),
             ("cpu", 1000.into()),
-            ("memory", 1024.into()),
+            ("memory", "1Gi".into()),
         ]))
         .expect_err("no such node"),
     );
@@ -492,4 +492,31 @@ fn an_import_placed_in_slices_is_the_whole_import() {
         Ok(_) => panic!("a budget of 0 was taken"),
         Err(e) => assert!(message(e).contains("budget 0 is not valid")),
     }
+}
+
+/// A version-1 document (a saved link or file from before memory was
+/// counted in bytes) still loads: its `memory` is read as MiB, and the
+/// export is version 2 with `memoryBytes`, which loads to the same run.
+#[wasm_bindgen_test]
+fn a_version_1_scenario_reads_memory_in_mib_and_exports_version_2_in_bytes() {
+    let v1 = r#"{"version":1,"seed":3,"policy":"binpack","tick":2,"actions":[{"tick":1,"action":{"type":"addNode","name":"n1","cpu":4000,"memory":8192}},{"tick":1,"action":{"type":"deploy","name":"web","replicas":2,"template":{"cpu":500,"memory":256}}}]}"#;
+    let s = Shepherd::from_scenario(v1).expect("a version-1 document still loads");
+    let n = node(&s, "n1");
+    assert_eq!(num(&get(&n, "memory"), "capacity"), 8589934592.0);
+    assert_eq!(num(&get(&n, "memory"), "used"), 2.0 * 268435456.0);
+    let json = s.export_scenario().unwrap();
+    assert!(json.starts_with(r#"{"version":2,"seed":3"#), "{json}");
+    assert!(json.contains(r#""memoryBytes":8589934592"#), "{json}");
+    assert!(json.contains(r#""memoryBytes":268435456"#), "{json}");
+    assert!(!json.contains(r#""memory":"#), "{json}");
+    let again = Shepherd::from_scenario(&json).expect("its own export loads");
+    assert_eq!(again.export_scenario().unwrap(), json);
+    assert_eq!(all_events(&again), all_events(&s));
+    // A version-2 document with the version-1 field is refused, naming it.
+    let m = message(
+        Shepherd::from_scenario(&json.replace("memoryBytes\":8589934592", "memory\":8192"))
+            .err()
+            .expect("memory is not a version-2 field"),
+    );
+    assert!(m.contains("memory"), "{m}");
 }

@@ -1575,9 +1575,9 @@ impl Cluster {
                     // without room for one more pod has none free (its
                     // list may wait to be filed, see `Cluster::unfiled`).
                     let (cpu, memory, _) = fit::insufficient(
-                        (b.req.cpu_millis, b.req.memory_mib),
-                        (h.allocated.cpu_millis, h.allocated.memory_mib),
-                        (h.capacity.cpu_millis, h.capacity.memory_mib),
+                        (b.req.cpu_millis, b.req.memory_bytes),
+                        (h.allocated.cpu_millis, h.allocated.memory_bytes),
+                        (h.capacity.cpu_millis, h.capacity.memory_bytes),
                         0,
                         1,
                     );
@@ -1588,8 +1588,8 @@ impl Cluster {
                             memory,
                             pods,
                             unresolvable: fit::unresolvable(
-                                (b.req.cpu_millis, b.req.memory_mib),
-                                (h.capacity.cpu_millis, h.capacity.memory_mib),
+                                (b.req.cpu_millis, b.req.memory_bytes),
+                                (h.capacity.cpu_millis, h.capacity.memory_bytes),
                             ),
                         });
                     }
@@ -2007,7 +2007,7 @@ impl Cluster {
     #[inline(always)]
     fn local_common_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
         debug_assert!(l.w_fit > 0 && !l.most && l.w_cpu == l.w_mem && l.w_bal > 0);
-        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_mib == 0) {
+        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_bytes == 0) {
             return Self::local_zero_capacity_of(h, b, l);
         }
         let (cpu, mem) = Self::fit_pair(h, b, fit::least_requested_score);
@@ -2026,8 +2026,8 @@ impl Cluster {
                 h.capacity.cpu_millis as i64,
             ),
             per(
-                (h.nonzero.memory_mib + b.nonzero.memory_mib) as i64,
-                h.capacity.memory_mib as i64,
+                (h.nonzero.memory_bytes + b.nonzero.memory_bytes) as i64,
+                h.capacity.memory_bytes as i64,
             ),
         )
     }
@@ -2039,15 +2039,16 @@ impl Cluster {
     #[inline(always)]
     fn balanced_of(h: &HotNode, b: &Batch) -> i64 {
         // Through i64: one conversion instruction where u64 takes
-        // several, and the same value (a node's requests stay below
-        // MAX_PODS x MAX_CPU_MILLIS, about 2^48). Each resource's two
+        // several, and the same value (a node's requests stay below its
+        // allocatable plus the pod's, at most 2 x MAX_MEMORY_BYTES = 2^51
+        // bytes and far fewer millicores). Each resource's two
         // fractions, with the pod and without, side by side over the same
         // allocatable, so the two divisions can go as one two-lane one.
         let f = |x: u64| x as i64 as f64;
-        let (ac, am) = (h.allocated.cpu_millis, h.allocated.memory_mib);
-        let (cpu, mem) = (f(h.capacity.cpu_millis), f(h.capacity.memory_mib));
+        let (ac, am) = (h.allocated.cpu_millis, h.allocated.memory_bytes);
+        let (cpu, mem) = (f(h.capacity.cpu_millis), f(h.capacity.memory_bytes));
         let fc = [f(ac + b.req.cpu_millis) / cpu, f(ac) / cpu];
-        let fm = [f(am + b.req.memory_mib) / mem, f(am) / mem];
+        let fm = [f(am + b.req.memory_bytes) / mem, f(am) / mem];
         let capped = |x: f64| if x > 1.0 { 1.0 } else { x };
         let balance = |i: usize| {
             let std = plugins::abs((capped(fc[i]) - capped(fm[i])) / 2.0);
@@ -2067,12 +2068,12 @@ impl Cluster {
     #[cold]
     #[inline(never)]
     fn local_zero_capacity_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
-        let caps = [h.capacity.cpu_millis as i64, h.capacity.memory_mib as i64];
+        let caps = [h.capacity.cpu_millis as i64, h.capacity.memory_bytes as i64];
         let mut total = 0i64;
         if l.w_fit > 0 {
             let req = [
                 (h.nonzero.cpu_millis + b.nonzero.cpu_millis) as i64,
-                (h.nonzero.memory_mib + b.nonzero.memory_mib) as i64,
+                (h.nonzero.memory_bytes + b.nonzero.memory_bytes) as i64,
             ];
             let (mut sum, mut weights) = (0i64, 0i64);
             for ((&r, &c), w) in req.iter().zip(&caps).zip([l.w_cpu, l.w_mem]) {
@@ -2093,9 +2094,12 @@ impl Cluster {
         if l.w_bal > 0 && !b.best_effort {
             let req = [
                 (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
-                (h.allocated.memory_mib + b.req.memory_mib) as i64,
+                (h.allocated.memory_bytes + b.req.memory_bytes) as i64,
             ];
-            let on = [h.allocated.cpu_millis as i64, h.allocated.memory_mib as i64];
+            let on = [
+                h.allocated.cpu_millis as i64,
+                h.allocated.memory_bytes as i64,
+            ];
             total += l.w_bal * balanced::score(&req, &on, &caps);
         }
         total
@@ -2104,7 +2108,7 @@ impl Cluster {
     /// `local_planned` for the node record `h`.
     #[inline(always)]
     fn local_planned_of(h: &HotNode, b: &Batch, l: LocalPlan) -> i64 {
-        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_mib == 0) {
+        if (h.capacity.cpu_millis == 0) | (h.capacity.memory_bytes == 0) {
             return Self::local_zero_capacity_of(h, b, l);
         }
         let mut total = 0i64;
@@ -2159,9 +2163,9 @@ impl Cluster {
                     h.capacity.cpu_millis,
                 ),
                 Resource::Memory => (
-                    h.nonzero.memory_mib,
-                    b.nonzero.memory_mib,
-                    h.capacity.memory_mib,
+                    h.nonzero.memory_bytes,
+                    b.nonzero.memory_bytes,
+                    h.capacity.memory_bytes,
                 ),
             };
             req[i] = (have + add) as i64;
@@ -2179,10 +2183,13 @@ impl Cluster {
         balanced::score(
             &[
                 (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
-                (h.allocated.memory_mib + b.req.memory_mib) as i64,
+                (h.allocated.memory_bytes + b.req.memory_bytes) as i64,
             ],
-            &[h.allocated.cpu_millis as i64, h.allocated.memory_mib as i64],
-            &[h.capacity.cpu_millis as i64, h.capacity.memory_mib as i64],
+            &[
+                h.allocated.cpu_millis as i64,
+                h.allocated.memory_bytes as i64,
+            ],
+            &[h.capacity.cpu_millis as i64, h.capacity.memory_bytes as i64],
         )
     }
 
@@ -4882,6 +4889,7 @@ fn class_na_scores(b: &Batch, profile: &Profile, present: &[u32], out: &mut Vec<
 
 #[cfg(test)]
 mod tests {
+    use crate::quantity::MIB;
     use alloc::vec::Vec;
 
     use crate::affinity::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm};
@@ -4902,7 +4910,7 @@ mod tests {
         let zones = ["a", "b", "c"];
         for i in 0..700u64 {
             let cpu = 4000 + 2000 * (i % 3);
-            let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, 8192 + 1024 * (i % 5));
+            let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, (8192 + 1024 * (i % 5)) * MIB);
             if i % 7 != 0 {
                 n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
             }
@@ -4916,7 +4924,7 @@ mod tests {
             let mut d = DeploymentSpec::new(
                 &name,
                 400 + 300 * a as u32,
-                Resources::new(100 + 150 * a, 128 + 256 * a),
+                Resources::new(100 + 150 * a, (128 + 256 * a) * MIB),
             );
             // One pod a node (InterPodAffinity's filter, node by node).
             if a == 0 {
@@ -4935,7 +4943,7 @@ mod tests {
             let mut d = DeploymentSpec::new(
                 &name,
                 1 + (a % 12) as u32,
-                Resources::new(50 + 50 * (a % 3), 64 + 64 * (a % 4)),
+                Resources::new(50 + 50 * (a % 3), (64 + 64 * (a % 4)) * MIB),
             );
             // Some spread by hostname on their own, some prefer a zone.
             if a % 4 == 1 {
@@ -5062,13 +5070,17 @@ mod tests {
             let mut c = Cluster::new();
             c.set_index_use(index);
             for i in 0..300u64 {
-                let n = NodeSpec::new(&alloc::format!("n-{i}"), 64_000, 262_144)
+                let n = NodeSpec::new(&alloc::format!("n-{i}"), 64_000, 262_144 * MIB)
                     .with_label("topology.kubernetes.io/zone", &alloc::format!("z-{i}"));
                 c.add_node(n).unwrap();
             }
-            c.deploy(DeploymentSpec::new("web", 600, Resources::new(10, 16)))
-                .unwrap();
-            let mut d = DeploymentSpec::new("prefers", 300, Resources::new(10, 16));
+            c.deploy(DeploymentSpec::new(
+                "web",
+                600,
+                Resources::new(10, 16 * MIB),
+            ))
+            .unwrap();
+            let mut d = DeploymentSpec::new("prefers", 300, Resources::new(10, 16 * MIB));
             d.template = d.template.with_node_affinity(NodeAffinity {
                 required: None,
                 preferred: alloc::vec![PreferredSchedulingTerm {
@@ -5110,14 +5122,18 @@ mod tests {
             c.set_index_use(index);
             let zones = ["a", "b", "c"];
             for i in 0..400u64 {
-                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), 8_000 + 1000 * (i % 4), 32_768);
+                let mut n = NodeSpec::new(
+                    &alloc::format!("n-{i}"),
+                    8_000 + 1000 * (i % 4),
+                    32_768 * MIB,
+                );
                 if i % 200 != 7 {
                     n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
                 }
                 c.add_node(n).unwrap();
             }
             let apart = |name: &str, of: &str, replicas: u32| {
-                let mut d = DeploymentSpec::new(name, replicas, Resources::new(500, 1024));
+                let mut d = DeploymentSpec::new(name, replicas, Resources::new(500, 1024 * MIB));
                 d.template = d
                     .template
                     .with_anti_affinity(AffinityTerm::new(Selector::new(&[("app", of)]), None));
@@ -5127,14 +5143,14 @@ mod tests {
             // One pod a zone: a bind closes its whole zone, so this batch
             // scans. One in each of three zones, the others on the two
             // nodes without one.
-            let mut zonal = DeploymentSpec::new("zonal", 6, Resources::new(500, 1024));
+            let mut zonal = DeploymentSpec::new("zonal", 6, Resources::new(500, 1024 * MIB));
             zonal.template = zonal.template.with_anti_affinity(AffinityTerm::new(
                 Selector::new(&[("app", "zonal")]),
                 Some("topology.kubernetes.io/zone"),
             ));
             c.deploy(zonal).unwrap();
             // All in the zone of their first pod.
-            let mut group = DeploymentSpec::new("group", 30, Resources::new(200, 256));
+            let mut group = DeploymentSpec::new("group", 30, Resources::new(200, 256 * MIB));
             group.template = group.template.with_affinity(AffinityTerm::new(
                 Selector::new(&[("app", "group")]),
                 Some("topology.kubernetes.io/zone"),
@@ -5143,7 +5159,7 @@ mod tests {
             c.reconcile_to_fixed_point(Profile::kube_scheduler());
             // Only on nodes holding a web pod (required affinity by
             // hostname to another Deployment's pods).
-            let mut near = DeploymentSpec::new("near", 60, Resources::new(100, 128));
+            let mut near = DeploymentSpec::new("near", 60, Resources::new(100, 128 * MIB));
             near.template = near
                 .template
                 .with_affinity(AffinityTerm::new(Selector::new(&[("app", "web")]), None));
@@ -5264,7 +5280,7 @@ mod tests {
                     let mut n = NodeSpec::new(
                         &alloc::format!("n-{i}"),
                         4000 + 2000 * rng.below(3),
-                        8192 + 4096 * rng.below(3),
+                        (8192 + 4096 * rng.below(3)) * MIB,
                     );
                     if !rng.chance(10) {
                         n = n.with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
@@ -5280,8 +5296,10 @@ mod tests {
                 }
                 for wave in 0..3 {
                     for a in 0..14 {
-                        let req =
-                            Resources::new(100 + 100 * rng.below(2), 256 + 256 * rng.below(2));
+                        let req = Resources::new(
+                            100 + 100 * rng.below(2),
+                            (256 + 256 * rng.below(2)) * MIB,
+                        );
                         let replicas = 1 + rng.below(60) as u32;
                         let mut d =
                             DeploymentSpec::new(&alloc::format!("w{wave}-{a}"), replicas, req);
@@ -5407,7 +5425,7 @@ mod tests {
                         let mut n = NodeSpec::new(
                             &alloc::format!("n-{i}"),
                             if big { 32_000 } else { 8_000 },
-                            if big { 65_536 } else { 16_384 },
+                            (if big { 65_536 } else { 16_384 }) * MIB,
                         )
                         .with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
                         if rng.below(3) == 0 {
@@ -5424,7 +5442,10 @@ mod tests {
                     for wave in 0..3 {
                         for a in 0..60 {
                             let size = rng.range(1, 13) as u32;
-                            let req = Resources::new(rng.range(1, 3) * 250, rng.range(1, 3) * 512);
+                            let req = Resources::new(
+                                rng.range(1, 3) * 250,
+                                (rng.range(1, 3) * 512) * MIB,
+                            );
                             let mut d =
                                 DeploymentSpec::new(&alloc::format!("w{wave}-{a}"), size, req);
                             if rng.below(3) == 0 {
@@ -5459,13 +5480,17 @@ mod tests {
             c.set_index_use(index);
             let zones = ["a", "b", "c"];
             for i in 0..300u64 {
-                let n = NodeSpec::new(&alloc::format!("n-{i}"), 64_000, 262_144)
+                let n = NodeSpec::new(&alloc::format!("n-{i}"), 64_000, 262_144 * MIB)
                     .with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize])
                     .with_max_pods(60);
                 c.add_node(n).unwrap();
             }
-            c.deploy(DeploymentSpec::new("web", 17_000, Resources::new(10, 16)))
-                .unwrap();
+            c.deploy(DeploymentSpec::new(
+                "web",
+                17_000,
+                Resources::new(10, 16 * MIB),
+            ))
+            .unwrap();
             c.reconcile_to_fixed_point(Profile::kube_scheduler());
             c.pods().map(|p| (p.name(), p.node)).collect::<Vec<_>>()
         };
@@ -5487,7 +5512,7 @@ mod tests {
             c.set_index_use(index);
             let zones = ["a", "b", "c"];
             for i in 0..1000u64 {
-                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), 4000, 16_384)
+                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), 4000, 16_384 * MIB)
                     .with_label("topology.kubernetes.io/zone", zones[(i % 3) as usize]);
                 if i % 4 == 1 {
                     n = n.with_label("disktype", "ssd");
@@ -5498,7 +5523,7 @@ mod tests {
                 c.deploy(DeploymentSpec::new(
                     name,
                     replicas,
-                    Resources::new(100, 256),
+                    Resources::new(100, 256 * MIB),
                 ))
                 .unwrap();
                 c.reconcile_to_fixed_point(profile);
@@ -5509,7 +5534,7 @@ mod tests {
             // (`hosted`), its classes carrying the zone digit.
             let spread =
                 |c: &mut Cluster, name: &str, replicas: u32, key: &str, when: WhenUnsatisfiable| {
-                    let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
+                    let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256 * MIB));
                     d.template = d
                         .template
                         .with_topology_spread(TopologySpreadConstraint::new(
@@ -5541,7 +5566,7 @@ mod tests {
                 match_fields: Vec::new(),
             };
             let on_ssd = |c: &mut Cluster, name: &str, replicas: u32, required: bool| {
-                let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256));
+                let mut d = DeploymentSpec::new(name, replicas, Resources::new(100, 256 * MIB));
                 d.template = d.template.with_node_affinity(if required {
                     NodeAffinity {
                         required: Some(alloc::vec![ssd()]),
@@ -5570,7 +5595,7 @@ mod tests {
             c.deploy(DeploymentSpec::new(
                 "filler",
                 980,
-                Resources::new(3850, 1024),
+                Resources::new(3850, 1024 * MIB),
             ))
             .unwrap();
             c.reconcile_to_fixed_point(profile);
@@ -5658,7 +5683,7 @@ mod tests {
                     1 => (4000, 0),
                     _ => (4000, 8192),
                 };
-                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, mem);
+                let mut n = NodeSpec::new(&alloc::format!("n-{i}"), cpu, mem * MIB);
                 if i % 11 == 0 {
                     n = n.with_max_pods(0);
                 }
@@ -5666,9 +5691,9 @@ mod tests {
             }
             for (name, req, replicas) in [
                 ("best-effort", Resources::new(0, 0), 500),
-                ("memory-only", Resources::new(0, 256), 400),
+                ("memory-only", Resources::new(0, 256 * MIB), 400),
                 ("cpu-only", Resources::new(250, 0), 400),
-                ("both", Resources::new(250, 256), 300),
+                ("both", Resources::new(250, 256 * MIB), 300),
             ] {
                 c.deploy(DeploymentSpec::new(name, replicas, req)).unwrap();
             }

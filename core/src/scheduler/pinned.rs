@@ -103,12 +103,15 @@ impl Cluster {
             match p {
                 Plugin::NodeResourcesFit => {
                     let (cpu, memory, pods) = fit::insufficient(
-                        (req.cpu_millis, req.memory_mib),
+                        (req.cpu_millis, req.memory_bytes),
                         (
                             self.hot[n.0 as usize].allocated.cpu_millis,
-                            self.hot[n.0 as usize].allocated.memory_mib,
+                            self.hot[n.0 as usize].allocated.memory_bytes,
                         ),
-                        (node.spec.capacity.cpu_millis, node.spec.capacity.memory_mib),
+                        (
+                            node.spec.capacity.cpu_millis,
+                            node.spec.capacity.memory_bytes,
+                        ),
                         self.node_pods[n.0 as usize].len() as u32,
                         node.spec.max_pods,
                     );
@@ -118,8 +121,11 @@ impl Cluster {
                             memory,
                             pods,
                             unresolvable: fit::unresolvable(
-                                (req.cpu_millis, req.memory_mib),
-                                (node.spec.capacity.cpu_millis, node.spec.capacity.memory_mib),
+                                (req.cpu_millis, req.memory_bytes),
+                                (
+                                    node.spec.capacity.cpu_millis,
+                                    node.spec.capacity.memory_bytes,
+                                ),
                             ),
                         });
                     }

@@ -691,8 +691,8 @@ impl Cluster {
                             // make room for it).
                             let (req, cap) = (revision.template.requests, self.hot[i].capacity);
                             return !super::plugins::node_resources_fit::unresolvable(
-                                (req.cpu_millis, req.memory_mib),
-                                (cap.cpu_millis, cap.memory_mib),
+                                (req.cpu_millis, req.memory_bytes),
+                                (cap.cpu_millis, cap.memory_bytes),
                             );
                         }
                         // findCandidates takes only the nodes whose Filter said
@@ -934,9 +934,12 @@ impl Cluster {
                 return true;
             }
             let (cpu, mem, many) = super::fit::insufficient(
-                (req.cpu_millis, req.memory_mib),
-                (alloc.cpu_millis, alloc.memory_mib),
-                (node.spec.capacity.cpu_millis, node.spec.capacity.memory_mib),
+                (req.cpu_millis, req.memory_bytes),
+                (alloc.cpu_millis, alloc.memory_bytes),
+                (
+                    node.spec.capacity.cpu_millis,
+                    node.spec.capacity.memory_bytes,
+                ),
                 pods,
                 node.spec.max_pods,
             );

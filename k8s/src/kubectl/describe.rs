@@ -109,6 +109,11 @@ fn cpu(m: u64) -> String {
     }
 }
 
+/// Bytes as kubectl prints a memory quantity (`512Mi`, `8Gi`, `1G`).
+fn mem(b: u64) -> String {
+    shepherd::quantity::format_memory_bytes(b)
+}
+
 pub(super) fn describe(c: &Cluster, profile: &Profile, cmd: &Command) -> Result<Reply, String> {
     let Command::Describe {
         kind,
@@ -229,7 +234,7 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
         aligned(
             &[
                 vec!["cpu:".into(), cpu(r.cpu_millis)],
-                vec!["memory:".into(), format!("{}Mi", r.memory_mib)],
+                vec!["memory:".into(), mem(r.memory_bytes)],
                 vec!["pods:".into(), pods.to_string()],
             ],
             "  ",
@@ -288,9 +293,9 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
             ),
             "0 (0%)".into(),
             format!(
-                "{}Mi ({}%)",
-                r.memory_mib,
-                pct(r.memory_mib, cap.memory_mib)
+                "{} ({}%)",
+                mem(r.memory_bytes),
+                pct(r.memory_bytes, cap.memory_bytes)
             ),
             "0 (0%)".into(),
             pod_age(p, c.now()),
@@ -321,9 +326,9 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
             vec![
                 "memory".into(),
                 format!(
-                    "{}Mi ({}%)",
-                    a.memory_mib,
-                    pct(a.memory_mib, cap.memory_mib)
+                    "{} ({}%)",
+                    mem(a.memory_bytes),
+                    pct(a.memory_bytes, cap.memory_bytes)
                 ),
                 "0 (0%)".into(),
             ],
@@ -381,9 +386,9 @@ fn describe_pod(c: &Cluster, profile: &Profile, key: &str, name: &str) -> Result
     ));
     let r = p.template.requests;
     out.push_str(&format!(
-        "      cpu:     {}\n      memory:  {}Mi\n",
+        "      cpu:     {}\n      memory:  {}\n",
         cpu(r.cpu_millis),
-        r.memory_mib
+        mem(r.memory_bytes)
     ));
     out.push_str("Conditions:\n");
     let scheduled = if p.node.is_some() { "True" } else { "False" };

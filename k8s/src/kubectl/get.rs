@@ -17,7 +17,7 @@ pub(super) const NONE: &str = "<none>";
 /// A pod's STATUS column: status.reason when there is one (`OutOfcpu`),
 /// else the phase; a pod whose node went NotReady shows `Unknown`, as the
 /// node lifecycle controller marks it.
-pub(super) fn pod_status(c: &Cluster, p: &PodView) -> &'static str {
+pub(crate) fn pod_status(c: &Cluster, p: &PodView) -> &'static str {
     match (p.phase, p.failure) {
         (_, Some((reason, _))) => reason,
         (PodPhase::Running, _)
@@ -213,7 +213,10 @@ pub(super) fn get(c: &Cluster, cmd: &Command, page: Page) -> Result<Reply, Strin
         Output::Json | Output::Yaml => {
             // A page of objects, as a page of rows: the prompt must not
             // write 150,000 pods' objects at once (the CLI asks for all).
-            let items: Vec<Value> = chosen[from..to].iter().filter_map(|l| l.json.clone()).collect();
+            let items: Vec<Value> = chosen[from..to]
+                .iter()
+                .filter_map(|l| l.json.clone())
+                .collect();
             text = serialize(items, names.len() == 1, *output)?;
         }
         Output::Table | Output::Wide => {
@@ -604,7 +607,7 @@ pub(super) fn node_roles(l: &shepherd::Labels) -> String {
 }
 
 fn quantity_json(r: shepherd::Resources) -> Value {
-    json!({"cpu": format!("{}m", r.cpu_millis), "memory": format!("{}Mi", r.memory_mib)})
+    json!({"cpu": format!("{}m", r.cpu_millis), "memory": shepherd::quantity::format_memory_bytes(r.memory_bytes)})
 }
 
 fn node_json(n: &shepherd::NodeView) -> Value {
@@ -971,8 +974,9 @@ pub(super) fn top_nodes(c: &Cluster, cmd: &Command, page: Page) -> Result<Reply,
             n.name().to_string(),
             format!("{}m", a.cpu_millis),
             format!("{}%", pct(a.cpu_millis, cap.cpu_millis)),
-            format!("{}Mi", a.memory_mib),
-            format!("{}%", pct(a.memory_mib, cap.memory_mib)),
+            // kubectl top: MEMORY(bytes) in whole Mi, rounded down.
+            format!("{}Mi", a.memory_bytes / shepherd::quantity::MIB),
+            format!("{}%", pct(a.memory_bytes, cap.memory_bytes)),
         ]);
     }
     if total == 0 {

@@ -26,6 +26,7 @@ mod grammar;
 mod table;
 
 pub use grammar::{parse, tokenize, Command, Kind, LabelQuery, Output, Scope};
+pub(crate) use get::pod_status;
 
 use shepherd::simulator::Event;
 use shepherd::{Cluster, Profile};

@@ -579,17 +579,52 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
             });
         }
     }
-    // Canonical forms of millicores and MiB, as kubectl prints them.
+    // Canonical forms of millicores and bytes, as kubectl prints them. A
+    // byte count is asked as Kubernetes would hold it: a multiple of 1024
+    // as a binary quantity (`{b/1024}Ki`), any other as a decimal one
+    // (`{b}`), and below 1024 also as a binary one (`{b/1024}Ki` exactly,
+    // which Kubernetes prints in decimal), the forms `format_memory_bytes`
+    // writes (see its doc).
     let millis: Vec<u64> = (0..200)
         .map(|_| rng.range(0, 5) * 1000 + rng.below(3) * rng.range(1, 999))
         .collect();
-    let mibs: Vec<u64> = (0..200)
-        .map(|_| rng.range(0, 3) * 1024 * rng.range(0, 64) + rng.below(2) * rng.range(1, 1023))
+    let bytes: Vec<u64> = (0..300)
+        .map(|_| match rng.below(6) {
+            0 => rng.range(0, 64 * 1024) * quantity::MIB,
+            1 => rng.range(1, 1 << 30) * 1024,
+            2 => rng.range(0, 1023),
+            3 => rng.range(1, 1_000_000) * 1000u64.pow(rng.range(1, 5) as u32),
+            4 => rng.range(1, 1 << 50),
+            _ => (1u64 << rng.range(10, 50)) * rng.range(1, 3),
+        })
+        .map(|b| b.min(shepherd::model::MAX_MEMORY_BYTES))
+        .collect();
+    let binary = |b: u64| {
+        // b / 1024 exactly: 1024 = 2^10, so ten decimal places suffice.
+        let frac = (b % 1024) * 9_765_625; // (b % 1024) / 1024 * 10^10
+        format!("{}.{frac:010}Ki", b / 1024)
+    };
+    let asked: Vec<(u64, String)> = bytes
+        .iter()
+        .flat_map(|&b| {
+            let mut v = vec![(
+                b,
+                if b % 1024 == 0 && b > 0 {
+                    format!("{}Ki", b / 1024)
+                } else {
+                    format!("{b}")
+                },
+            )];
+            if b > 0 && b < 1024 {
+                v.push((b, binary(b)));
+            }
+            v
+        })
         .collect();
     let texts: Vec<String> = millis
         .iter()
         .map(|m| format!("{m}m"))
-        .chain(mibs.iter().map(|m| format!("{m}Mi")))
+        .chain(asked.iter().map(|(_, t)| t.clone()))
         .collect();
     let ans = o.ask(&json!({"op": "quantity", "values": texts}))?;
     let ans = ans.as_array().ok_or("quantity: no list")?;
@@ -600,11 +635,11 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
             format!("{m}m: canonical {k:?} in Kubernetes, format_cpu_millis {s:?}")
         });
     }
-    for (i, m) in mibs.iter().enumerate() {
+    for (i, (b, text)) in asked.iter().enumerate() {
         let k = ans[millis.len() + i]["string"].as_str().unwrap_or("");
-        let s = quantity::format_memory_mib(*m);
+        let s = quantity::format_memory_bytes(*b);
         t.check(s == k, "quantity-string", || {
-            format!("{m}Mi: canonical {k:?} in Kubernetes, format_memory_mib {s:?}")
+            format!("{text} ({b} bytes): canonical {k:?} in Kubernetes, format_memory_bytes {s:?}")
         });
     }
 
@@ -760,17 +795,12 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
                 r.cpu_millis
             )
         });
-        let mib = |b: u64| b.div_ceil(1 << 20);
-        t.check(
-            r.memory_mib == mib(kmem) && kmem % (1 << 20) == 0,
-            "memory-mib",
-            || {
-                format!(
-                    "{containers}: memory {kmem} bytes in Kubernetes, {} MiB in Shepherd",
-                    r.memory_mib
-                )
-            },
-        );
+        t.check(r.memory_bytes == kmem, "requests", || {
+            format!(
+                "{containers}: memory {kmem} bytes in Kubernetes, {} in Shepherd",
+                r.memory_bytes
+            )
+        });
         let class = "non-zero-requests";
         t.check(nz.cpu_millis == k0cpu, class, || {
             format!(
@@ -778,10 +808,10 @@ pub fn run(o: &mut Oracle, avoid: &Avoid) -> Result<(u64, u64), String> {
                 nz.cpu_millis
             )
         });
-        t.check(nz.memory_mib == mib(k0mem), class, || {
+        t.check(nz.memory_bytes == k0mem, class, || {
             format!(
-                "{containers}: non-zero memory {k0mem} bytes in Kubernetes, {} MiB in Shepherd",
-                nz.memory_mib
+                "{containers}: non-zero memory {k0mem} bytes in Kubernetes, {} in Shepherd",
+                nz.memory_bytes
             )
         });
     }

@@ -11,6 +11,11 @@
 //! pending pod), so they need no Go toolchain. When SHEPHERD_ORACLE names
 //! the oracle program (scripts/oracle.sh runs these tests so), each test
 //! also asks it and checks Kubernetes' answer stated here.
+//!
+//! None is known today: issue 43's memory-mib (item 1) and explicit-zero,
+//! non-zero-per-container and balanced-allocation (item 2) are fixed, and
+//! their tests went with them. The helpers stay for the next one.
+#![allow(dead_code)]
 
 use serde_json::{json, Value};
 use shepherd_oracle::gen::Case;
@@ -68,30 +73,4 @@ fn side(c: &Case) -> Side {
 
 fn host(name: &str) -> Value {
     json!({"kubernetes.io/hostname": name})
-}
-
-/// memory-mib (issue 43, item 1): Kubernetes counts memory in bytes
-/// (resource.Quantity.Value, int64); a node of 512Ki fits a pod asking for
-/// 100Ki there. Shepherd counts whole MiB (allocatable rounded down to 0,
-/// the request up to 1) and says Insufficient memory.
-#[test]
-fn memory_below_one_mib_is_rounded_away() {
-    let c = case(
-        vec![node("small", "1", "512Ki", host("small"))],
-        Vec::new(),
-        pod(
-            "incoming",
-            json!({"cpu": "100m", "memory": "100Ki"}),
-            json!({}),
-        ),
-    );
-    if let Some(k) = kube(&c) {
-        assert!(k.nodes["small"].feasible);
-    }
-    let s = side(&c);
-    assert!(
-        !s.nodes["small"].feasible,
-        "Shepherd fits 100Ki on a 512Ki node now: memory-mib is fixed?"
-    );
-    assert_eq!(s.nodes["small"].reasons, ["Insufficient memory"]);
 }

@@ -32,7 +32,11 @@ pub fn unresolvable(request: (u64, u64), allocatable: (u64, u64)) -> bool {
     request.0 > allocatable.0 || request.1 > allocatable.1
 }
 
-/// LeastAllocated for one resource: (capacity - requested) * 100 / capacity.
+/// LeastAllocated for one resource: (capacity - requested) * 100 / capacity,
+/// in i64 as kube-scheduler computes it (noderesources
+/// `leastRequestedScore`). The product cannot overflow: a capacity is at
+/// most `model::MAX_MEMORY_BYTES` (2^50) or `model::MAX_CPU_MILLIS`, so
+/// it stays below 2^57, and Kubernetes' own int64 result is the same.
 pub fn least_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 || requested > capacity {
         return 0;
@@ -41,7 +45,9 @@ pub fn least_requested_score(requested: i64, capacity: i64) -> i64 {
 }
 
 /// MostAllocated for one resource: requested * 100 / capacity, with requests
-/// beyond capacity (the non-zero defaults can get there) counted as capacity.
+/// beyond capacity (the non-zero defaults can get there) counted as capacity
+/// (`mostRequestedScore`; the product is bounded as in
+/// [`least_requested_score`]).
 pub fn most_requested_score(requested: i64, capacity: i64) -> i64 {
     if capacity == 0 {
         return 0;
@@ -50,8 +56,9 @@ pub fn most_requested_score(requested: i64, capacity: i64) -> i64 {
 }
 
 /// Go's integer division `a / c` for `a >= 0` and `c > 0`, through one f64
-/// division while both are below 2^52 (a node's capacity is far below it:
-/// `model::MAX_CPU_MILLIS`, `model::MAX_MEMORY_MIB`). A hardware integer
+/// division while both are below 2^52 (a node's capacity in millicores is
+/// far below it, and in bytes up to 45 TB of memory; beyond that, up to
+/// `model::MAX_MEMORY_BYTES` = 2^50 times 100, the integer divide). A hardware integer
 /// divide took 25 to 45 cycles where the f64 one pipelines, and every
 /// refiled index slot divides twice. Exact: when `a / c` is not a whole
 /// number it lies at least `1 / c` below the next one, and the f64
@@ -157,7 +164,7 @@ mod tests {
     #[test]
     fn quotient_is_integer_division() {
         let mut rng = crate::simulator::Prng::new(5);
-        let big = (crate::model::MAX_CPU_MILLIS as i64).max(crate::model::MAX_MEMORY_MIB as i64);
+        let big = (crate::model::MAX_CPU_MILLIS as i64).max(crate::model::MAX_MEMORY_BYTES as i64);
         let mut cs: alloc::vec::Vec<i64> = (1..=300).collect();
         cs.extend([big - 1, big, (1 << 52) - 1, 1 << 52, i64::MAX / 200]);
         for _ in 0..300 {
