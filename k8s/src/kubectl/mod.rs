@@ -25,8 +25,8 @@ mod get;
 mod grammar;
 mod table;
 
-pub use grammar::{parse, tokenize, Command, Kind, LabelQuery, Output, Scope};
 pub(crate) use get::pod_status;
+pub use grammar::{parse, tokenize, Command, Kind, LabelQuery, Output, Scope};
 
 use shepherd::simulator::Event;
 use shepherd::{Cluster, Profile};
