@@ -4631,7 +4631,12 @@ impl Cluster {
             });
         }
         if let Some(set) = scored {
-            feasible.retain(|i| set.contains(&NodeId(*i)));
+            // By node slot: a sample of hundreds over thousands of nodes.
+            let mut in_set = alloc::vec![false; work.nodes.len()];
+            for n in set {
+                in_set[n.0 as usize] = true;
+            }
+            feasible.retain(|&i| in_set[i as usize]);
         }
         let mut detail = Vec::new();
         work.score_feasible(&mut b, &feasible, profile, Some(&mut detail));
