@@ -30,7 +30,18 @@
 use alloc::format;
 use alloc::string::String;
 
-pub use crate::model::{MAX_CPU_MILLIS, MAX_MEMORY_BYTES};
+/// The most CPU a node may have or a pod request, in millicores (1,000,000
+/// cores): keeps every sum and score of requests inside a u64.
+pub const MAX_CPU_MILLIS: u64 = 1_000_000_000;
+
+/// The most memory a node may have or a pod request, in bytes: 2^50 (1 PiB,
+/// `1Pi`). Kubernetes itself allows up to 2^63 - 1 bytes, but its scores
+/// multiply bytes by 100 in int64 (noderesources' leastRequestedScore:
+/// `(capacity - requested) * MaxNodeScore`), which wraps above about 2^56
+/// (80 PiB); below this bound every product and sum the scores take stays
+/// exact in an i64, so Shepherd's integer results are Kubernetes' (see
+/// below).
+pub const MAX_MEMORY_BYTES: u64 = 1 << 50;
 
 /// The most live nodes a cluster may have: twice Kubernetes' supported 5,000.
 pub const MAX_NODES: u32 = 10_000;

@@ -6,6 +6,9 @@
 //! topology domain) so a bind, an unbind or a quiet pass costs what changed, not
 //! what exists. `verify` never reads these books: it recomputes from the pods.
 
+pub(crate) mod domain_counts;
+pub mod events;
+
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;

@@ -4,6 +4,11 @@
 //! cluster calls it before touching any state, so a refused declaration
 //! changes nothing.
 
+pub(crate) mod affinity;
+pub mod namespace;
+pub mod priority;
+pub mod quantity;
+
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -27,18 +32,7 @@ pub const DEFAULT_MILLI_CPU_REQUEST: u64 = 100;
 /// kube-scheduler's non-zero default memory request for scoring, in bytes
 /// (200 MiB: `DefaultMemoryRequest` in pkg/scheduler/util/pod_resources.go).
 pub const DEFAULT_MEMORY_REQUEST_BYTES: u64 = 200 * crate::quantity::MIB;
-/// The most CPU a node may have or a pod request, in millicores (1,000,000
-/// cores): keeps every sum and score of requests inside a u64.
-pub const MAX_CPU_MILLIS: u64 = 1_000_000_000;
-
-/// The most memory a node may have or a pod request, in bytes: 2^50 (1 PiB,
-/// `1Pi`). Kubernetes itself allows up to 2^63 - 1 bytes, but its scores
-/// multiply bytes by 100 in int64 (noderesources' leastRequestedScore:
-/// `(capacity - requested) * MaxNodeScore`), which wraps above about 2^56
-/// (80 PiB); below this bound every product and sum the scores take stays
-/// exact in an i64, so Shepherd's integer results are Kubernetes' (see
-/// `limits`).
-pub const MAX_MEMORY_BYTES: u64 = 1 << 50;
+pub use crate::limits::{MAX_CPU_MILLIS, MAX_MEMORY_BYTES};
 
 /// The topology key that names "the node itself".
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";

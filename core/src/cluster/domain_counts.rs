@@ -189,7 +189,7 @@ impl<T: Count> DomainCounts<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulator::Prng;
+    use crate::util::prng::Prng;
 
     /// Random adds and takes against a dense vector: every count, the
     /// emptiness, the copy and the listing agree, and a page that falls
