@@ -20,7 +20,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::cluster::{Cluster, ControllerId};
+use crate::cluster::{Cluster, OwnerId};
 use crate::model::Resources;
 
 /// One resource's balance over the nodes that count for utilisation.
@@ -229,12 +229,12 @@ impl Cluster {
     /// read): `(id, name, ready)` for every Deployment not deleted, in id
     /// order. O(Deployments x revisions with pods); what the page's "Ready
     /// per Deployment" chart records each tick.
-    pub fn ready_per_deployment(&self) -> impl Iterator<Item = (ControllerId, &str, u32)> + '_ {
+    pub fn ready_per_deployment(&self) -> impl Iterator<Item = (OwnerId, &str, u32)> + '_ {
         self.controllers
             .iter()
             .enumerate()
             .filter(|(_, c)| !c.deleted)
-            .map(|(i, c)| (ControllerId(i as u32), c.name.as_str(), c.ready()))
+            .map(|(i, c)| (OwnerId(i as u32), c.name.as_str(), c.ready()))
     }
 }
 

@@ -68,30 +68,30 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 // The modules by subject, from the leaves up; `tests/layers.rs` states
 // which may import which.
-mod util;
-pub mod model;
-mod cluster;
-pub mod scheduler;
-mod controllers;
-mod reconcile;
-pub mod simulator;
-pub mod generate;
 pub mod balance;
-mod views;
+mod cluster;
+mod controllers;
+pub mod generate;
+pub mod model;
+mod reconcile;
+pub mod scheduler;
+pub mod simulator;
+mod util;
 pub mod verify;
+mod views;
 
 // The paths before the modules were grouped by subject: public ones that the
 // CLI, the page, the manifest reader and the tests name, and crate paths the
 // scheduler names until its own `use` lines move.
+pub(crate) use cluster::domain_counts;
 pub use cluster::events;
 pub use controllers::deployment::rollout;
-pub use generate as workload;
-pub use model::{namespace, priority, quantity};
-pub use util::{chunked, limits};
-pub(crate) use cluster::domain_counts;
 pub(crate) use controllers::tainteviction as taints;
 pub(crate) use controllers::{bare_pod, daemonset};
+pub use generate as workload;
 pub(crate) use model::affinity;
+pub use model::{namespace, priority, quantity};
+pub use util::{chunked, limits};
 pub(crate) use util::{error, ordinals};
 
 /// The sweep size of the engine's randomized unit tests: `SHEPHERD_FUZZ_OPS`
@@ -114,10 +114,10 @@ pub(crate) fn fuzz_ops(default: u64) -> u64 {
 pub use balance::{Balance, Fragmentation, ResourceBalance};
 pub use bare_pod::BarePodSpec;
 pub use cluster::{
-    ApiRecord, Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy,
-    WorkloadKind, DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
+    ApiRecord, Cluster, ControllerId, FixedPoint, NodeId, OwnerId, PodPhase, ReconcileReport,
+    ScorePolicy, WorkloadKind, DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
-pub use controllers::endpoints::PdbStatus;
+pub use controllers::disruption::PdbStatus;
 pub use daemonset::{
     daemon_tolerations, DaemonSetSpec, DaemonSetStatus, DaemonSetUpdateStrategyType,
     MAX_DAEMONSETS, MAX_DAEMONSET_MIN_READY_SECONDS,

@@ -2,7 +2,7 @@
 
 use alloc::borrow::Cow;
 
-use crate::cluster::{Cluster, ControllerId, FixedPoint, ReconcileReport, Workload, PASS_BUDGET};
+use crate::cluster::{Cluster, FixedPoint, OwnerId, ReconcileReport, Workload, PASS_BUDGET};
 use crate::scheduler::{OnBind, Profile};
 
 impl Cluster {
@@ -68,7 +68,7 @@ impl Cluster {
             if spent >= budget {
                 return Some(c);
             }
-            let id = ControllerId(c as u32);
+            let id = OwnerId(c as u32);
             let (created, deleted) = match self.controllers[c].workload {
                 Workload::Deployment => self.sync_deployment(id),
                 Workload::DaemonSet(_) => self.sync_daemonset(id),
@@ -77,7 +77,7 @@ impl Cluster {
             r.created += created;
             r.deleted += deleted;
             spent = spent.saturating_add(created).saturating_add(deleted);
-            r.timed_out += self.sync_rollout_status(ControllerId(c as u32)) as u32;
+            r.timed_out += self.sync_rollout_status(OwnerId(c as u32)) as u32;
         }
         None
     }

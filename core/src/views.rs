@@ -5,7 +5,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase, Workload, WorkloadKind};
+use crate::cluster::{Cluster, NodeId, OwnerId, PodPhase, Workload, WorkloadKind};
 use crate::error::Error;
 use crate::model::{NodeSpec, PodTemplate, Resources, RollingUpdate};
 
@@ -54,7 +54,7 @@ impl NodeView<'_> {
 
 #[derive(Clone, Copy, Debug)]
 pub struct PodView<'a> {
-    pub controller: ControllerId,
+    pub controller: OwnerId,
     /// Its owner's kind: a Deployment's, a DaemonSet's, or a bare Pod.
     pub kind: WorkloadKind,
     /// A bare Pod bound by `spec.nodeName`: the kubelet admitted it, the
@@ -142,7 +142,7 @@ pub struct ReplicaSetView {
 /// A Deployment's status, in Kubernetes' words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppStatus {
-    pub id: ControllerId,
+    pub id: OwnerId,
     /// A Deployment, a DaemonSet (desired: its eligible nodes) or a bare Pod.
     pub kind: WorkloadKind,
     pub name: String,
@@ -314,14 +314,14 @@ impl Cluster {
     pub fn apps(&self) -> impl Iterator<Item = AppStatus> + '_ {
         (0..self.controllers.len())
             .filter(|&i| !self.controllers[i].deleted)
-            .map(|i| self.app_status_of(ControllerId(i as u32)))
+            .map(|i| self.app_status_of(OwnerId(i as u32)))
     }
 
     pub fn app(&self, name: &str) -> Result<AppStatus, Error> {
         Ok(self.app_status_of(self.controller_id(name)?))
     }
 
-    fn app_status_of(&self, id: ControllerId) -> AppStatus {
+    fn app_status_of(&self, id: OwnerId) -> AppStatus {
         let c = &self.controllers[id.0 as usize];
         let cur = c.count(c.current);
         let bound: u32 = c.counts.values().map(|x| x.bound).sum();
@@ -431,16 +431,16 @@ impl Cluster {
 
     /// Live pod owners as (id, key, kind), in creation order: cheaper than
     /// [`Cluster::apps`], which works out each one's status.
-    pub fn owners(&self) -> impl Iterator<Item = (ControllerId, &str, WorkloadKind)> + '_ {
+    pub fn owners(&self) -> impl Iterator<Item = (OwnerId, &str, WorkloadKind)> + '_ {
         self.controllers
             .iter()
             .enumerate()
             .filter(|(_, c)| !c.deleted)
-            .map(|(i, c)| (ControllerId(i as u32), c.name.as_str(), c.workload.kind()))
+            .map(|(i, c)| (OwnerId(i as u32), c.name.as_str(), c.workload.kind()))
     }
 
     /// The pods of one owner, lowest ordinal first (none for an unknown id).
-    pub fn pods_of(&self, id: ControllerId) -> impl Iterator<Item = PodView<'_>> + '_ {
+    pub fn pods_of(&self, id: OwnerId) -> impl Iterator<Item = PodView<'_>> + '_ {
         self.controllers
             .get(id.0 as usize)
             .into_iter()
@@ -448,7 +448,7 @@ impl Cluster {
     }
 
     /// How many pods one owner has (0 for an unknown id).
-    pub fn pod_count_of(&self, id: ControllerId) -> usize {
+    pub fn pod_count_of(&self, id: OwnerId) -> usize {
         self.controllers
             .get(id.0 as usize)
             .map_or(0, |c| c.pods.len())

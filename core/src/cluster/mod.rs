@@ -7,6 +7,12 @@
 //! what exists. `verify` never reads these books: it recomputes from the pods.
 
 pub(crate) mod domain_counts;
+mod namespaces;
+mod node_info;
+
+/// kube-scheduler's `NodeInfo` under the name it had before.
+pub(crate) use node_info::NodeInfo as HotNode;
+pub(crate) use node_info::{NodeInfo, NodeState};
 pub mod events;
 
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -25,9 +31,15 @@ use crate::model::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub u32);
 
-/// A Deployment's slot; never reused, so an id in an old event stays meaningful.
+/// An owner's slot (the object behind a pod's ownerReferences: a
+/// Deployment, a DaemonSet or a bare Pod); never reused, so an id in an old
+/// event stays meaningful.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ControllerId(pub u32);
+pub struct OwnerId(pub u32);
+
+/// [`OwnerId`] under the name it had before: it names the owner object, not a
+/// control loop (those are `controllers/`).
+pub use OwnerId as ControllerId;
 
 /// How the scheduler ranks feasible nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -85,103 +97,6 @@ impl PodPhase {
             PodPhase::Lost => "Lost",
             PodPhase::Failed => "Failed",
         }
-    }
-}
-
-#[derive(Clone, Debug)]
-pub(crate) struct NodeState {
-    pub spec: NodeSpec,
-    /// The NodeReady condition.
-    pub ready: bool,
-    /// Whether its kubelet is alive and heart-beating (the simulation's switch).
-    pub beating: bool,
-    /// The tick of the last heartbeat, meaningful while `!beating`.
-    pub last_heartbeat: u64,
-    pub cordoned: bool,
-    /// A drain in progress (`controllers.rs`): the pods it listed when it
-    /// started and when each is tried next.
-    pub drain: Option<alloc::boxed::Box<crate::controllers::Drain>>,
-    /// What `kubectl drain` last printed about this node (a retry, `node/NAME
-    /// drained`, an error), kept until the node is uncordoned.
-    pub drain_status: Option<String>,
-    /// The cluster's bind count when this node last re-registered with new
-    /// labels or taints: pods bound at or before it were admitted under the
-    /// old body (what the constraint checker forgives, as Kubernetes'
-    /// IgnoredDuringExecution does).
-    pub changed_at_bind: u64,
-    pub removed: bool,
-}
-
-/// What the scheduler's scan reads for every node, packed so a scan of 5,000
-/// nodes stays in cache: 64 bytes, aligned to a cache line, so a node's
-/// record is one line. A mirror of `NodeState`, refreshed by
-/// `Cluster::refresh_hot` wherever a node's state changes, and the only
-/// home of the node's request sums (`allocated`, `nonzero`): a bind reads
-/// and writes them here alone, never the node's larger record, which at
-/// 5,000 nodes is rarely in cache when a bind comes (waiting for it, and
-/// then for the store of it, was most of a bind's time).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(align(64))]
-pub(crate) struct HotNode {
-    /// Requests counted with Kubernetes' non-zero defaults for a request of
-    /// zero (100m cpu, 200Mi memory): what the resource scores read.
-    pub nonzero: Resources,
-    /// Sum of the requests of the pods bound here. Always `fits_in(capacity)`.
-    pub allocated: Resources,
-    pub capacity: Resources,
-    /// How many more pods the node admits (allocatable pods minus bound pods).
-    pub pods_free: u32,
-    /// Ready, not cordoned, not removed.
-    pub schedulable: bool,
-    /// Has a NoSchedule or NoExecute taint.
-    pub hard_taints: bool,
-    /// Has a PreferNoSchedule taint.
-    pub soft_taints: bool,
-    pub removed: bool,
-    /// Changes whenever anything about the node changes (a value no node
-    /// had before): what the scheduler's caches check their values against.
-    pub stamp: u64,
-}
-
-const _: () = assert!(core::mem::size_of::<HotNode>() == 64);
-
-impl HotNode {
-    /// Whether requests `req` fit what the node has left (NodeResourcesFit's
-    /// Filter for cpu and memory).
-    #[inline]
-    pub fn fits(&self, req: &Resources) -> bool {
-        req.fits_in(&self.capacity.saturating_sub(&self.allocated))
-    }
-
-    /// The mirror of node `n`, which holds `pods` pods requesting
-    /// `allocated` (`nonzero` with the non-zero defaults).
-    fn of(n: &NodeState, pods: usize, allocated: Resources, nonzero: Resources) -> HotNode {
-        HotNode {
-            nonzero,
-            allocated,
-            capacity: n.spec.capacity,
-            pods_free: n.spec.max_pods.saturating_sub(pods as u32),
-            removed: n.removed,
-            stamp: 0,
-            schedulable: n.ready && !n.cordoned && !n.removed,
-            hard_taints: n
-                .spec
-                .taints
-                .iter()
-                .any(|t| t.effect != TaintEffect::PreferNoSchedule),
-            soft_taints: n
-                .spec
-                .taints
-                .iter()
-                .any(|t| t.effect == TaintEffect::PreferNoSchedule),
-        }
-    }
-}
-
-impl HotNode {
-    /// What the node has left.
-    pub fn free(&self) -> Resources {
-        self.capacity.saturating_sub(&self.allocated)
     }
 }
 
@@ -259,7 +174,7 @@ pub(crate) struct Pod {
     /// The cluster's bind count right after this pod was bound.
     pub bind_serial: u64,
     extra: Option<alloc::boxed::Box<PodExtra>>,
-    pub controller: ControllerId,
+    pub controller: OwnerId,
     pub ordinal: u32,
     pub revision: u32,
     /// Set through `Cluster::set_pod_node`, with the packed place.
@@ -289,7 +204,7 @@ impl Pod {
     /// A new pod, Pending, of `revision` of `controller`.
     fn pending(
         uid: u64,
-        controller: ControllerId,
+        controller: OwnerId,
         ordinal: u32,
         revision: u32,
         admitted: crate::priority::Admitted,
@@ -453,8 +368,11 @@ pub(crate) struct Counts {
     pub available: u32,
 }
 
+/// The object that owns pods (a Deployment, a DaemonSet or a bare Pod), with
+/// its books. It was called `Controller`, a name that belongs to the
+/// control loops (`controllers/`).
 #[derive(Clone, Debug)]
-pub(crate) struct Controller {
+pub(crate) struct Owner {
     pub name: String,
     pub replicas: u32,
     pub strategy: RollingUpdate,
@@ -512,12 +430,12 @@ pub(crate) enum Workload {
 
 const _: () = assert!(core::mem::size_of::<Workload>() <= 16);
 
-impl Controller {
+impl Owner {
     /// An owner with no revisions and no pods yet. Only Deployments report
     /// rollout conditions: others get no progress deadline (their callers
     /// set a Deployment's strategy and durations).
-    pub(crate) fn new(name: &str, replicas: u32, workload: Workload) -> Controller {
-        Controller {
+    pub(crate) fn new(name: &str, replicas: u32, workload: Workload) -> Owner {
+        Owner {
             name: name.into(),
             replicas,
             strategy: Default::default(),
@@ -572,7 +490,7 @@ impl WorkloadKind {
     }
 }
 
-impl Controller {
+impl Owner {
     pub fn total(&self) -> u32 {
         self.pods.len() as u32
     }
@@ -891,7 +809,7 @@ pub struct Cluster {
     /// holding up the cycle after it. Empty outside a batch's cycles.
     pub(crate) unfiled: Vec<(u32, u32)>,
     /// The scheduler's packed mirror of `nodes`, same indexes.
-    pub(crate) hot: Vec<HotNode>,
+    pub(crate) hot: Vec<NodeInfo>,
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
     /// compare their slots against, eight nodes to a cache line.
     pub(crate) stamps: Vec<u64>,
@@ -905,8 +823,8 @@ pub struct Cluster {
     /// so a batch asks it without reading every node's record.
     pub(crate) soft_tainted: u32,
     pub(crate) node_by_name: BTreeMap<String, NodeId>,
-    pub(crate) controllers: Vec<Controller>,
-    pub(crate) controller_by_name: BTreeMap<String, ControllerId>,
+    pub(crate) controllers: Vec<Owner>,
+    pub(crate) controller_by_name: BTreeMap<String, OwnerId>,
     /// The pod slab, by key (`None`: a free key, in `free_keys`).
     pub(crate) pods: crate::chunked::Chunked<Option<Pod>>,
     /// Per pod key, its revision and node packed (`pack_place`), kept with
@@ -1012,7 +930,7 @@ pub struct Cluster {
     pub(crate) record_for: Option<String>,
     /// When batches use a sample index (tests compare it with the scan).
     pub(crate) index_use: crate::scheduler::IndexUse,
-    /// The last stamp given to a node (see `HotNode::stamp`).
+    /// The last stamp given to a node (see `NodeInfo::stamp`).
     pub(crate) stamp_clock: u64,
     /// Moves whenever a node is added, removed, re-registered, tainted,
     /// untainted, cordoned, uncordoned or changes readiness: everything the
@@ -1030,7 +948,7 @@ pub struct Cluster {
     pub(crate) caches: crate::scheduler::cache::Caches,
     /// PriorityClasses by name, the system ones included (`priority.rs`).
     pub(crate) priority_classes: BTreeMap<String, crate::priority::PriorityClass>,
-    /// Counts the changes to `priority_classes` (see `Controller::admitted`).
+    /// Counts the changes to `priority_classes` (see `Owner::admitted`).
     pub(crate) priority_epoch: u64,
     /// Whether a pod was marked Lost since the last pass collected them
     /// (`collect_lost`, which otherwise has nothing to find).
@@ -1406,7 +1324,7 @@ impl Cluster {
     /// A Deployment's ReplicaSet name for revision `r`:
     /// `<deployment>-<pod-template-hash>`, as the Deployment controller
     /// names it (sync.go, getNewReplicaSet).
-    pub fn replica_set_name(&self, c: ControllerId, r: u32) -> String {
+    pub fn replica_set_name(&self, c: OwnerId, r: u32) -> String {
         let ctl = &self.controllers[c.0 as usize];
         match ctl.revisions.get((r as usize).wrapping_sub(1)) {
             Some(rev) => format!("{}-{}", ctl.name, rev.hash),
@@ -1419,7 +1337,7 @@ impl Cluster {
         self.events.iter().map(|e| self.render_event(&e)).collect()
     }
 
-    pub fn pod_name(&self, c: ControllerId, ordinal: u32) -> String {
+    pub fn pod_name(&self, c: OwnerId, ordinal: u32) -> String {
         let ctl = &self.controllers[c.0 as usize];
         match ctl.workload {
             // A bare Pod's name is its own.
@@ -1481,7 +1399,7 @@ impl Cluster {
         self.node_by_name.insert(name.clone(), id);
         self.nodes.push(fresh_node(spec));
         self.node_pods.push(Vec::new());
-        self.hot.push(HotNode::default());
+        self.hot.push(NodeInfo::default());
         self.stamps.push(0);
         self.spec_stamps.push(0);
         self.refresh_hot(id);
@@ -1706,117 +1624,10 @@ impl Cluster {
         Ok(())
     }
 
-    /// Heartbeats at the current tick: a silent node whose kubelet is back
-    /// beats again and, if it was NotReady, is Ready: its condition taints go
-    /// (pending NoExecute timers are cancelled) and the kubelet reports its
-    /// pods Ready again. A beating node's heartbeat is implicit, so this
-    /// costs the silent nodes, not every node.
-    pub fn heartbeats(&mut self) {
-        let back: Vec<NodeId> = self
-            .silent
-            .iter()
-            .copied()
-            .filter(|id| self.nodes[id.0 as usize].beating)
-            .collect();
-        for id in back {
-            self.silent.remove(&id);
-            if !self.nodes[id.0 as usize].ready {
-                self.nodes[id.0 as usize].ready = true;
-                self.refresh_hot(id);
-                self.capacity_epoch += 1;
-                let name = self.nodes[id.0 as usize].spec.name.clone();
-                self.note(
-                    EventType::Normal,
-                    Reason::NodeReady,
-                    ObjectRef::Node(id),
-                    format!("Node {name} status is now: NodeReady"),
-                );
-                self.apply_no_execute(id);
-                let now = self.now;
-                for k in self.node_pods[id.0 as usize].clone() {
-                    let p = self.pod(k);
-                    if p.ready {
-                        continue;
-                    }
-                    let due = p
-                        .bound_at()
-                        .saturating_add(self.revision_of(p).template.ready_after as u64)
-                        .max(now);
-                    let uid = p.uid;
-                    self.ready_queue.entry(due).or_default().push((k, uid));
-                }
-            }
-        }
-    }
-
-    /// Node lifecycle at the current tick: a node silent for longer than the
-    /// heartbeat timeout (node-monitor-grace-period) goes NotReady (Ready
-    /// Unknown), as Kubernetes' node lifecycle controller does: its pods are
-    /// marked not Ready (Services drop them) but stay bound, and the node
-    /// gets the `node.kubernetes.io/unreachable` taints, whose NoExecute half
-    /// evicts each pod after its tolerationSeconds (300 by default, see
-    /// `taints.rs`).
-    pub fn detect_failures(&mut self) {
-        let now = self.now;
-        let timeout = self.heartbeat_timeout;
-        let due: Vec<NodeId> = self
-            .silent
-            .iter()
-            .copied()
-            .filter(|id| {
-                let n = &self.nodes[id.0 as usize];
-                !n.beating && n.ready && now.saturating_sub(n.last_heartbeat) > timeout
-            })
-            .collect();
-        for id in due {
-            self.nodes[id.0 as usize].ready = false;
-            self.refresh_hot(id);
-            let n = &self.nodes[id.0 as usize];
-            let name = n.spec.name.clone();
-            // RecordNodeStatusChange (controller_utils.go): Normal, once,
-            // when Ready turns from True.
-            self.note(
-                EventType::Normal,
-                Reason::NodeNotReady,
-                ObjectRef::Node(id),
-                format!("Node {name} status is now: NodeNotReady"),
-            );
-            // MarkPodsNotReady: the pods' Ready condition turns False.
-            for k in self.node_pods[id.0 as usize].clone() {
-                let (c, o) = {
-                    let p = self.pod(k);
-                    (p.controller, p.ordinal)
-                };
-                self.set_not_ready(k);
-                self.record(
-                    EventType::Warning,
-                    Reason::NodeNotReady,
-                    ObjectRef::Pod(c, o),
-                    Message::NodeIsNotReady,
-                );
-            }
-            self.disruption_epoch += 1;
-            self.apply_no_execute(id);
-        }
-    }
-
-    /// Every pod on the node becomes Lost and its capacity is freed at once;
-    /// the next pass deletes them and their controllers replace them. With
-    /// its Node object gone, Kubernetes' pod garbage collector deletes the
-    /// pods bound to it (podgc's gcOrphaned), which records no Event.
-    fn lose_pods(&mut self, id: NodeId) {
-        let keys = self.node_pods[id.0 as usize].clone();
-        for k in keys {
-            self.unbind(k);
-            self.pod_mut(k).phase = PodPhase::Lost;
-            self.lost_marked = true;
-        }
-    }
-
     // ----- Deployments -----------------------------------------------------
 
     /// A live Deployment by name (DaemonSets and bare Pods have their own calls).
-    pub(crate) fn controller_id(&self, name: &str) -> Result<ControllerId, Error> {
+    pub(crate) fn controller_id(&self, name: &str) -> Result<OwnerId, Error> {
         self.controller_by_name
             .get(crate::namespace::canonical(name))
             .copied()
@@ -1843,23 +1654,23 @@ impl Cluster {
 
     /// Registers a new owner that passed every check: its namespace exists
     /// from now on, and its name leads to it.
-    pub(crate) fn add_owner(&mut self, ctl: Controller) -> ControllerId {
+    pub(crate) fn add_owner(&mut self, ctl: Owner) -> OwnerId {
         self.use_namespace(&ctl.name);
-        let id = ControllerId(self.controllers.len() as u32);
+        let id = OwnerId(self.controllers.len() as u32);
         self.controller_by_name.insert(ctl.name.clone(), id);
         self.controllers.push(ctl);
         id
     }
 
     /// Creates a Deployment. Its pods are created by the next pass.
-    pub fn deploy(&mut self, spec: DeploymentSpec) -> Result<ControllerId, Error> {
+    pub fn deploy(&mut self, spec: DeploymentSpec) -> Result<OwnerId, Error> {
         spec.validate()?;
         self.owner_name_free(&spec.name, "app")?;
         check_pod_limit(&spec.name, self.desired_total + spec.replicas as u64)?;
         self.check_topology_keys(&spec.name, &spec.template)?;
         self.desired_total += spec.replicas as u64;
         self.disruption_epoch += 1;
-        let mut ctl = Controller::new(&spec.name, spec.replicas, Workload::Deployment);
+        let mut ctl = Owner::new(&spec.name, spec.replicas, Workload::Deployment);
         ctl.strategy = spec.strategy;
         ctl.min_ready_seconds = spec.min_ready_seconds;
         ctl.progress_deadline_seconds = spec.progress_deadline_seconds;
@@ -1879,13 +1690,13 @@ impl Cluster {
     /// The Deployment controller's ScalingReplicaSet event for its current
     /// ReplicaSet going from `from` to `to` replicas (sync.go,
     /// scaleReplicaSet: "Scaled up replica set NAME from A to B").
-    pub(crate) fn note_scaling(&mut self, id: ControllerId, from: u32, to: u32) {
+    pub(crate) fn note_scaling(&mut self, id: OwnerId, from: u32, to: u32) {
         let cur = self.controllers[id.0 as usize].current;
         self.note_scaling_of(id, cur, from, to);
     }
 
     /// [`Cluster::note_scaling`] for the ReplicaSet of revision `rev`.
-    pub(crate) fn note_scaling_of(&mut self, id: ControllerId, rev: u32, from: u32, to: u32) {
+    pub(crate) fn note_scaling_of(&mut self, id: OwnerId, rev: u32, from: u32, to: u32) {
         if from == to {
             return;
         }
@@ -1986,7 +1797,7 @@ impl Cluster {
     /// deletion is an API call and the garbage collector deletes the
     /// dependents, neither recording an Event; each running pod's kubelet
     /// logs Killing as it stops it.
-    pub(crate) fn delete_owner(&mut self, id: ControllerId, name: &str) {
+    pub(crate) fn delete_owner(&mut self, id: OwnerId, name: &str) {
         let keys: Vec<u32> = self.controllers[id.0 as usize]
             .pods
             .values()
@@ -2005,7 +1816,7 @@ impl Cluster {
     }
 
     /// Finds or appends the revision for `template` and makes it current.
-    pub(crate) fn current_revision_for(&mut self, id: ControllerId, template: PodTemplate) {
+    pub(crate) fn current_revision_for(&mut self, id: OwnerId, template: PodTemplate) {
         let template = self.admit(id, &template);
         let existing = self.controllers[id.0 as usize]
             .revisions
@@ -2026,13 +1837,13 @@ impl Cluster {
 
     /// Appends a revision for `template` (with what the affinity index
     /// needs) and returns its number; the current revision is unchanged.
-    pub(crate) fn push_revision(&mut self, id: ControllerId, template: PodTemplate) -> u32 {
+    pub(crate) fn push_revision(&mut self, id: OwnerId, template: PodTemplate) -> u32 {
         let admitted = self.admit(id, &template);
         self.push_admitted_revision(id, admitted)
     }
 
     /// `push_revision` of a template admitted already (`Cluster::admit`).
-    fn push_admitted_revision(&mut self, id: ControllerId, template: PodTemplate) -> u32 {
+    fn push_admitted_revision(&mut self, id: OwnerId, template: PodTemplate) -> u32 {
         debug_assert!(
             self.admit(id, &template) == template,
             "an admitted template"
@@ -2335,14 +2146,14 @@ impl Cluster {
         let stamp = self.restamp(id);
         let i = id.0 as usize;
         let old = self.hot[i];
-        let mut h = HotNode::of(
+        let mut h = NodeInfo::of(
             &self.nodes[i],
             self.node_pods[i].len(),
             old.allocated,
             old.nonzero,
         );
         h.stamp = stamp;
-        let soft = |h: &HotNode| (h.soft_taints && !h.removed) as u32;
+        let soft = |h: &NodeInfo| (h.soft_taints && !h.removed) as u32;
         self.soft_tainted = self.soft_tainted - soft(&self.hot[id.0 as usize]) + soft(&h);
         self.hot[id.0 as usize] = h;
         self.spec_stamps[id.0 as usize] = stamp;
@@ -2362,9 +2173,9 @@ impl Cluster {
         h.stamp = stamp;
         debug_assert_eq!(
             self.hot[i],
-            HotNode {
+            NodeInfo {
                 stamp,
-                ..HotNode::of(
+                ..NodeInfo::of(
                     &self.nodes[i],
                     self.node_pods[i].len()
                         + self.unfiled.iter().filter(|u| u.0 as usize == i).count(),
@@ -2493,7 +2304,7 @@ impl Cluster {
     }
 
     /// Creates `n` Pending pods of the controller's current revision.
-    pub(crate) fn create_pods(&mut self, id: ControllerId, n: u32) {
+    pub(crate) fn create_pods(&mut self, id: OwnerId, n: u32) {
         let revision = self.controllers[id.0 as usize].current;
         // One template, one admission for all of them.
         let admitted = self.admitted(id);
@@ -2504,7 +2315,7 @@ impl Cluster {
 
     /// What the Priority admission plugin gives the controller's new pods.
     /// The caller checked admission (`priority_admits`) before creating.
-    fn admitted(&self, id: ControllerId) -> crate::priority::Admitted {
+    fn admitted(&self, id: OwnerId) -> crate::priority::Admitted {
         self.admit_priority(id)
             .unwrap_or(crate::priority::Admitted {
                 priority: 0,
@@ -2513,14 +2324,14 @@ impl Cluster {
     }
 
     /// Creates a Pending pod of one of the controller's revisions; returns its key.
-    pub(crate) fn create_pod_of_revision(&mut self, id: ControllerId, revision: u32) -> u32 {
+    pub(crate) fn create_pod_of_revision(&mut self, id: OwnerId, revision: u32) -> u32 {
         let admitted = self.admitted(id);
         self.create_admitted_pod(id, revision, admitted)
     }
 
     fn create_admitted_pod(
         &mut self,
-        id: ControllerId,
+        id: OwnerId,
         revision: u32,
         admitted: crate::priority::Admitted,
     ) -> u32 {
@@ -2565,7 +2376,7 @@ impl Cluster {
 
     /// The object a controller's pod events are about: a Deployment's
     /// pod's ReplicaSet (by revision), a DaemonSet; none for a bare Pod.
-    pub(crate) fn pod_owner_object(&self, id: ControllerId, revision: u32) -> Option<ObjectRef> {
+    pub(crate) fn pod_owner_object(&self, id: OwnerId, revision: u32) -> Option<ObjectRef> {
         match self.controllers[id.0 as usize].workload {
             Workload::Deployment => Some(ObjectRef::ReplicaSet(id, revision)),
             Workload::DaemonSet(_) => Some(ObjectRef::Deployment(id)),
@@ -2682,7 +2493,7 @@ impl Cluster {
                 r.template.ready_after,
             )
         };
-        // The node's record is not touched (see `HotNode`).
+        // The node's record is not touched (see `NodeInfo`).
         let i = n.0 as usize;
         let h = self.hot[i];
         let allocated = h.allocated.saturating_add(&req);
@@ -3220,7 +3031,7 @@ mod pod_record_tests {
             priority: 0,
             preempt_never: false,
         };
-        Pod::pending(1, ControllerId(0), 0, 1, admitted)
+        Pod::pending(1, OwnerId(0), 0, 1, admitted)
     }
 
     #[test]

@@ -1,659 +1,17 @@
-//! Controllers: Deployments (replicas and rolling updates), disruption
-//! (PodDisruptionBudgets, the eviction call, drains) and endpoints.
-//!
-//! Each works from the cluster's incremental counts; none scans every pod.
+//! The endpoints controller (`pkg/controller/endpoint`): each Service's
+//! endpoints follow the Ready pods its selector matches, from a journal of
+//! moves rather than a scan of every pod.
 
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::cluster::{Cluster, ControllerId, NodeId, Pod, PodPhase, ServiceState};
+use crate::cluster::{Cluster, OwnerId, ServiceState};
 use crate::error::Error;
-use crate::events::Reason;
-use crate::model::{Budget, IntOrPercent, PdbSpec, ServiceSpec};
-
-/// How long `kubectl drain` waits before it tries again an eviction a budget
-/// refused (429): 5 s (k8s.io/kubectl/pkg/drain, evictPods), in ticks.
-pub const DRAIN_RETRY_TICKS: u64 = 5;
-
-/// A drain in progress: what `kubectl drain` listed and still waits for.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Drain {
-    /// The pods listed, in name order, each until it is gone.
-    pods: Vec<Listed>,
-    /// Evictions refused other than by a budget's 429 (a pod two budgets
-    /// select: 500): kubectl does not retry them, and the drain ends in error.
-    errors: Vec<String>,
-    /// The cluster's `disruption_epoch` when every pod tried last was
-    /// refused (0: not so): until it moves, a retry would be refused alike,
-    /// so the retry is scheduled without asking the budgets again.
-    refused_epoch: u64,
-}
-
-/// A pod a drain listed: its key and uid (the key may be reused once it is
-/// gone), its order, and the tick of its next eviction attempt.
-#[derive(Clone, Copy, Debug)]
-struct Listed {
-    key: u32,
-    uid: u64,
-    order: (ControllerId, u32),
-    at: u64,
-}
-
-/// "a, b, c" or "a, b, c and 4 more": at most five names.
-fn summary(names: &[String]) -> String {
-    const SHOWN: usize = 5;
-    let mut s = names[..names.len().min(SHOWN)].join(", ");
-    if names.len() > SHOWN {
-        s.push_str(&format!(" and {} more", names.len() - SHOWN));
-    }
-    s
-}
-
-/// A PodDisruptionBudget's status, as Kubernetes reports it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PdbStatus {
-    pub name: String,
-    pub selector: String,
-    /// Pods the owning Deployments want (the sum of their replicas).
-    pub expected_pods: u32,
-    pub current_healthy: u32,
-    pub desired_healthy: u32,
-    pub disruptions_allowed: u32,
-}
+use crate::model::ServiceSpec;
 
 impl Cluster {
-    // ----- Deployments -----------------------------------------------------
-
-    /// Deletes the pods that were lost with their node.
-    pub(crate) fn collect_lost(&mut self) -> u32 {
-        // Every Lost pod is collected below, so none is left until another
-        // node's pods are marked (`lose_pods`).
-        if !core::mem::take(&mut self.lost_marked) {
-            debug_assert!((0..self.controllers.len()).all(|c| self.lost_of(c).is_empty()));
-            return 0;
-        }
-        let mut n = 0;
-        for c in 0..self.controllers.len() {
-            for k in self.lost_of(c) {
-                self.delete_pod(k, None);
-                n += 1;
-            }
-        }
-        n
-    }
-
-    /// Controller `c`'s Lost pods.
-    fn lost_of(&self, c: usize) -> Vec<u32> {
-        // Lost pods are unbound and not pending: pods - bound - pending.
-        let ctl = &self.controllers[c];
-        let unbound: u32 = ctl.counts.values().map(|x| x.pods - x.bound).sum();
-        if unbound == ctl.pending.len() as u32 {
-            return Vec::new();
-        }
-        ctl.pods
-            .values()
-            .copied()
-            .filter(|&k| self.pod(k).phase == PodPhase::Lost)
-            .collect()
-    }
-
-    /// Moves one Deployment toward its spec: creates missing pods, deletes
-    /// surplus ones and, during a roll, replaces old pods within maxSurge and
-    /// maxUnavailable. Returns (created, deleted).
-    pub(crate) fn sync_deployment(&mut self, id: ControllerId) -> (u32, u32) {
-        if self.controllers[id.0 as usize].deleted {
-            return (0, 0);
-        }
-        // The ReplicaSet controller's pod creations pass the Priority
-        // admission plugin; its deletions pass none.
-        let admitted = self.priority_admits(id);
-        let ctl = &self.controllers[id.0 as usize];
-        let replicas = ctl.replicas;
-        let cur = ctl.current;
-        let total = ctl.total();
-        let new = ctl.count(cur);
-        let old_pods = total - new.pods;
-        let (mut created, mut deleted) = (0, 0);
-        if old_pods == 0 {
-            if total < replicas && admitted {
-                self.create_pods(id, replicas - total);
-                created = replicas - total;
-            } else if total > replicas {
-                deleted = self.delete_surplus(id, total - replicas, |_| true);
-            }
-            self.check_rollout_complete(id);
-            return (created, deleted);
-        }
-        // A roll whose new pods are refused waits, old pods kept: in
-        // Kubernetes the new ReplicaSet is scaled up by maxSurge and its
-        // missing pods count as unavailable, so reconcileOldReplicaSets
-        // scales the old ones down no further (with maxSurge 0 it first
-        // takes maxUnavailable of them, which this does not).
-        if !admitted {
-            return (0, 0);
-        }
-
-        // A roll: Kubernetes' reconcileNewReplicaSet, then reconcileOldReplicaSets.
-        // Each ReplicaSet's size is taken as its pods' count, and each
-        // change of it is the Deployment controller's ScalingReplicaSet
-        // (sync.go, scaleReplicaSet).
-        let (surge, unavailable) = ctl.strategy.resolve(replicas);
-        let min_available = replicas.saturating_sub(unavailable);
-        if new.pods < replicas {
-            // maxSurge may be any whole number: saturate rather than wrap.
-            let room = replicas.saturating_add(surge).saturating_sub(total);
-            let up = room.min(replicas - new.pods);
-            if up > 0 {
-                // The Deployment controller scales the ReplicaSet up, then
-                // the ReplicaSet controller creates the pods.
-                self.note_scaling_of(id, cur, new.pods, new.pods + up);
-                self.create_pods(id, up);
-                created += up;
-            }
-        } else if new.pods > replicas {
-            let victims = self.victims(id, new.pods - replicas, |p| {
-                p.revision == cur && p.phase != PodPhase::Lost
-            });
-            deleted += self.scale_down_rs(id, victims);
-        }
-
-        let ctl = &self.controllers[id.0 as usize];
-        let total = ctl.total();
-        let new = ctl.count(cur);
-        // Availability, not readiness: a pod counts once it has been Ready
-        // for minReadySeconds (reconcileOldReplicaSets counts
-        // AvailableReplicas).
-        let available = ctl.available();
-        let new_unavailable = new.pods - new.available;
-        // Old pods that are not available cost no availability: they go first.
-        let max_scaled_down = total
-            .saturating_sub(min_available)
-            .saturating_sub(new_unavailable);
-        let unhealthy = self.pick_old(id, max_scaled_down, false);
-        // Then available old pods, as long as availability stays at the minimum.
-        let healthy_budget = available
-            .saturating_sub(min_available)
-            .min(max_scaled_down - unhealthy.len() as u32);
-        let healthy = self.pick_old(id, healthy_budget, true);
-        // cleanupUnhealthyReplicas, then scaleDownOldReplicaSetsForRollingUpdate:
-        // each scales the old ReplicaSets it takes pods from, oldest first,
-        // one event for each.
-        for batch in [unhealthy, healthy] {
-            deleted += self.scale_down_rs(id, batch);
-        }
-        self.check_rollout_complete(id);
-        (created, deleted)
-    }
-
-    /// Deletes pods `keys`, ReplicaSet by ReplicaSet (the oldest
-    /// revision first), each ReplicaSet's ScalingReplicaSet before
-    /// its pods' deletions, as the Deployment controller scales it down
-    /// and then its ReplicaSet controller deletes them. Returns how many.
-    fn scale_down_rs(&mut self, id: ControllerId, keys: Vec<u32>) -> u32 {
-        let mut by_rev: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        for k in keys {
-            by_rev.entry(self.pod(k).revision).or_default().push(k);
-        }
-        let mut n = 0;
-        for (rev, ks) in by_rev {
-            let had = self.controllers[id.0 as usize].count(rev).pods;
-            let d = ks.len() as u32;
-            self.note_scaling_of(id, rev, had, had - d);
-            for k in ks {
-                self.delete_pod(k, Some(Reason::SuccessfulDelete));
-            }
-            n += d;
-        }
-        n
-    }
-
-    /// Up to `n` pods that `accept` takes, in Kubernetes' deletion order:
-    /// Pending first, then bound but not Ready, then Ready but not yet
-    /// available (Ready for a shorter time), then available; within each,
-    /// the highest ordinal (the newest) first.
-    fn victims(&self, id: ControllerId, n: u32, accept: impl Fn(&Pod) -> bool) -> Vec<u32> {
-        if n == 0 {
-            return Vec::new();
-        }
-        let ctl = &self.controllers[id.0 as usize];
-        let n = n as usize;
-        let mut out: Vec<u32> = ctl
-            .pending
-            .iter()
-            .rev()
-            .map(|o| ctl.pods[&o])
-            .filter(|&k| accept(self.pod(k)))
-            .take(n)
-            .collect();
-        for (ready, available) in [(false, false), (true, false), (true, true)] {
-            if out.len() >= n {
-                break;
-            }
-            let more: Vec<u32> = ctl
-                .pods
-                .values()
-                .rev()
-                .copied()
-                .filter(|&k| {
-                    let p = self.pod(k);
-                    p.node().is_some() && p.ready == ready && p.available == available && accept(p)
-                })
-                .take(n - out.len())
-                .collect();
-            out.extend(more);
-        }
-        out
-    }
-
-    /// Up to `n` old-revision pods, available (`available`) or not, in deletion order.
-    fn pick_old(&self, id: ControllerId, n: u32, available: bool) -> Vec<u32> {
-        let cur = self.controllers[id.0 as usize].current;
-        self.victims(id, n, |p| {
-            p.revision != cur && p.available == available && p.phase != PodPhase::Lost
-        })
-    }
-
-    /// Deletes `n` pods of revisions that `rev_ok` accepts, in deletion order.
-    fn delete_surplus(&mut self, id: ControllerId, n: u32, rev_ok: impl Fn(u32) -> bool) -> u32 {
-        let victims = self.victims(id, n, |p| rev_ok(p.revision) && p.phase != PodPhase::Lost);
-        let d = victims.len() as u32;
-        for k in victims {
-            self.delete_pod(k, Some(Reason::SuccessfulDelete));
-        }
-        d
-    }
-
-    fn check_rollout_complete(&mut self, id: ControllerId) {
-        let ctl = &self.controllers[id.0 as usize];
-        if !ctl.rolling {
-            return;
-        }
-        let cur = ctl.count(ctl.current);
-        // DeploymentComplete: every replica updated and available.
-        // Kubernetes records it as the Progressing condition
-        // (NewReplicaSetAvailable), not as an Event.
-        if ctl.total() == cur.pods && cur.pods == ctl.replicas && cur.available == ctl.replicas {
-            self.controllers[id.0 as usize].rolling = false;
-        }
-    }
-
-    // ----- PodDisruptionBudgets and eviction ---------------------------------
-
-    /// Adds (or replaces) a PodDisruptionBudget.
-    pub fn add_pdb(&mut self, mut spec: PdbSpec) -> Result<(), Error> {
-        spec.validate()?;
-        // A budget selects the pods of its own namespace (namespace.rs).
-        self.use_namespace(&spec.name);
-        spec.selector =
-            crate::namespace::own_namespace(&spec.selector, crate::namespace::split(&spec.name).0);
-        let name = spec.name.clone();
-        // Creating it is an API call: no Event.
-        self.disruption_epoch += 1;
-        self.pdbs.insert(name, spec);
-        Ok(())
-    }
-
-    pub fn delete_pdb(&mut self, name: &str) -> Result<(), Error> {
-        self.disruption_epoch += 1;
-        self.pdbs
-            .remove(crate::namespace::canonical(name))
-            .map(|_| ())
-            .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))
-    }
-
-    /// A budget's status, computed from the Deployments' counts, as
-    /// Kubernetes' disruption controller computes it (getExpectedPodCount in
-    /// pkg/controller/disruption/disruption.go): healthy pods are Ready pods
-    /// matching the selector. For an integer minAvailable the expected count
-    /// is the number of pods the selector matches (Pending ones included) and
-    /// desiredHealthy is the integer itself. For a percentage minAvailable and
-    /// for maxUnavailable it is the scale of the controllers of the matching
-    /// pods: the replicas of every Deployment that has a pod matching the
-    /// selector now, or whose current template matches it (a Deployment whose
-    /// pods were all rolled away from the selector no longer counts, while
-    /// one whose last pod was just evicted still does: its replacement is
-    /// created at once); percentages round up, as Kubernetes does for budgets.
-    pub fn pdb_status(&self, name: &str) -> Result<PdbStatus, Error> {
-        let spec = self
-            .pdbs
-            .get(crate::namespace::canonical(name))
-            .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))?;
-        let mut expected = 0u32;
-        let mut matching = 0u32;
-        let mut healthy = 0u32;
-        for ctl in self.controllers.iter().filter(|c| !c.deleted) {
-            let mut owns = false;
-            for (i, r) in ctl.revisions.iter().enumerate() {
-                let rev = i as u32 + 1;
-                let n = ctl.count(rev);
-                if !spec.selector.matches(&r.template.labels) {
-                    continue;
-                }
-                healthy = healthy.saturating_add(n.ready);
-                matching = matching.saturating_add(n.pods);
-                // The current template's pods are (or are about to be)
-                // there: a pod evicted a moment ago is replaced from it.
-                if n.pods > 0 || rev == ctl.current {
-                    owns = true;
-                }
-            }
-            if owns {
-                expected = expected.saturating_add(ctl.replicas);
-            }
-        }
-        let desired = match spec.budget {
-            Budget::MinAvailable(IntOrPercent::Int(v)) => {
-                expected = matching;
-                v
-            }
-            Budget::MinAvailable(v) => v.scaled(expected, true),
-            Budget::MaxUnavailable(v) => expected.saturating_sub(v.scaled(expected, true)),
-        };
-        Ok(PdbStatus {
-            name: name.to_string(),
-            selector: format!("{}", spec.selector),
-            expected_pods: expected,
-            current_healthy: healthy,
-            desired_healthy: desired,
-            disruptions_allowed: healthy.saturating_sub(desired),
-        })
-    }
-
-    pub fn pdb_names(&self) -> Vec<String> {
-        self.pdbs.keys().cloned().collect()
-    }
-
-    /// The eviction call: a voluntary disruption that every matching budget must
-    /// allow. A Ready pod needs disruptionsAllowed >= 1; a pod that is not Ready
-    /// costs no availability and may go while the budget is met (Kubernetes'
-    /// IfHealthyBudget). Refused with the budget's reason otherwise, changing
-    /// nothing.
-    pub fn evict(&mut self, pod: &str) -> Result<(), Error> {
-        let k = self.pod_key(pod)?;
-        self.evict_key(k, pod)
-    }
-
-    /// [`Cluster::evict`] of the pod at key `k`, named `pod`.
-    fn evict_key(&mut self, k: u32, pod: &str) -> Result<(), Error> {
-        self.check_eviction(k, pod)?;
-        // The eviction subresource deletes the pod and records no Event
-        // (pkg/registry/core/pod/storage/eviction.go); the kubelet logs
-        // Killing as it stops it. Who was evicted is the simulator's
-        // record (`Cluster::watch_api`), not the event log's.
-        if self.api_watched() {
-            let (tick, at) = (self.now, self.watched.as_ref().map_or(0, Vec::len));
-            self.api_record(crate::cluster::ApiRecord::Evicted {
-                tick,
-                pod: String::from(pod),
-                at,
-            });
-        }
-        self.delete_pod(k, None);
-        Ok(())
-    }
-
-    /// Kubernetes' eviction subresource (pkg/registry/core/pod/storage/
-    /// eviction.go): a Pending pod is deleted without consulting budgets; a
-    /// pod that more than one budget selects is refused whatever they allow;
-    /// otherwise its one budget decides. A pod that is not Ready may go while
-    /// the budget is met and wants at least one healthy pod (IfHealthyBudget);
-    /// else, Ready or not, it needs disruptionsAllowed >= 1.
-    fn check_eviction(&self, k: u32, pod: &str) -> Result<(), Error> {
-        if self.pdbs.is_empty() {
-            return Ok(());
-        }
-        let p = self.pod(k);
-        if p.node().is_none() {
-            return Ok(());
-        }
-        let labels = &self.revision_of(p).template.labels;
-        let mut covering = self
-            .pdbs
-            .iter()
-            .filter(|(_, spec)| spec.selector.matches(labels))
-            .map(|(name, _)| name);
-        let Some(name) = covering.next() else {
-            return Ok(());
-        };
-        if let Some(second) = covering.next() {
-            let mut pdbs = alloc::vec![name.clone(), second.clone()];
-            pdbs.extend(covering.cloned());
-            return Err(Error::MultipleDisruptionBudgets {
-                pod: pod.to_string(),
-                pdbs,
-            });
-        }
-        let st = self.pdb_status(name)?;
-        let unready_may_go =
-            !p.ready && st.desired_healthy > 0 && st.current_healthy >= st.desired_healthy;
-        if unready_may_go || st.disruptions_allowed > 0 {
-            return Ok(());
-        }
-        Err(Error::DisruptionBudget {
-            pod: pod.to_string(),
-            pdb: name.clone(),
-            message: format!(
-                "{} healthy pods, {} needed, {} disruptions allowed",
-                st.current_healthy, st.desired_healthy, st.disruptions_allowed
-            ),
-        })
-    }
-
-    /// `kubectl drain NODE --ignore-daemonsets --force`
-    /// (k8s.io/kubectl/pkg/drain): cordons the node, then lists the pods
-    /// bound to it once (GetPodsForDeletion: DaemonSet pods are left, with
-    /// kubectl's warning; pods without a controller are evicted, as `--force`
-    /// allows), and from the next pass on evicts those pods through the
-    /// eviction call. A refusal by a budget (429) is retried 5 s later; any
-    /// other refusal ends that pod's part with an error. The drain ends when
-    /// every listed pod is gone: kubectl prints `node/NAME drained` (no
-    /// event: Kubernetes emits none). A pod created after the listing is not
-    /// evicted, even on this node (one that tolerates the unschedulable
-    /// taint may land here again). Drained again, the node's pods are listed
-    /// again, as a second `kubectl drain` would list them.
-    pub fn drain(&mut self, name: &str) -> Result<(), Error> {
-        let id = self.node_id(name)?;
-        self.cordon(name)?;
-        let i = id.0 as usize;
-        let mut listed: Vec<Listed> = Vec::new();
-        let (mut daemons, mut bare) = (Vec::new(), Vec::new());
-        for &k in &self.node_pods[i] {
-            let p = self.pod(k);
-            let full = || crate::namespace::full_name(&self.pod_name(p.controller, p.ordinal));
-            match self.controllers[p.controller.0 as usize].workload {
-                crate::cluster::Workload::DaemonSet(_) => {
-                    daemons.push(full());
-                    continue;
-                }
-                crate::cluster::Workload::Pod(_) => bare.push(full()),
-                crate::cluster::Workload::Deployment => {}
-            }
-            listed.push(Listed {
-                key: k,
-                uid: p.uid,
-                order: (p.controller, p.ordinal),
-                at: self.now,
-            });
-        }
-        // Lowest pod name first, for a deterministic order.
-        listed.sort_by_key(|l| l.order);
-        let mut d = self.nodes[i].drain.take().unwrap_or_default();
-        for l in listed {
-            if !d.pods.iter().any(|x| x.uid == l.uid) {
-                d.pods.push(l);
-            }
-        }
-        // kubectl's WARNING line (PodDeleteList.Warnings).
-        let mut warn = Vec::new();
-        if !daemons.is_empty() {
-            warn.push(format!(
-                "ignoring DaemonSet-managed Pods: {}",
-                summary(&daemons)
-            ));
-        }
-        if !bare.is_empty() {
-            warn.push(format!(
-                "deleting Pods that declare no controller: {}",
-                summary(&bare)
-            ));
-        }
-        self.nodes[i].drain_status = Some(if warn.is_empty() {
-            format!("node/{name} cordoned")
-        } else {
-            format!("node/{name} cordoned; WARNING: {}", warn.join("; "))
-        });
-        self.nodes[i].drain = Some(d);
-        self.drains.entry(self.now).or_default().insert(id);
-        Ok(())
-    }
-
-    /// The drains whose next attempt is due: each evicts its listed pods
-    /// that are due, as the budgets allow. Returns the pods evicted.
-    ///
-    /// A drain costs its listed pods at their attempts, not every pass: a
-    /// refused pod is tried again 5 ticks later (kubectl's retry interval),
-    /// and within one round a budget that refused a pod refuses the next pod
-    /// it covers without being recomputed (an eviction only lowers its
-    /// healthy count, so a refusal stands for the rest of the round).
-    pub(crate) fn progress_drains(&mut self) -> u32 {
-        let now = self.now;
-        if self.drains.first_key_value().is_none_or(|(t, _)| *t > now) {
-            return 0;
-        }
-        let mut due: alloc::collections::BTreeSet<NodeId> = Default::default();
-        while let Some(e) = self.drains.first_entry() {
-            if *e.key() > now {
-                break;
-            }
-            due.extend(e.remove());
-        }
-        let mut evicted = 0;
-        // (budget, whether the refused pod was Ready, the budget's reason)
-        let mut refused: Vec<(String, bool, String)> = Vec::new();
-        for id in due {
-            let i = id.0 as usize;
-            if self.nodes[i].removed {
-                self.nodes[i].drain = None;
-                continue;
-            }
-            // Ended by an uncordon, or already visited (due twice).
-            let Some(mut d) = self.nodes[i].drain.take() else {
-                continue;
-            };
-            // Nothing that could let an eviction through has happened since
-            // every pod was refused: each due retry is refused again (and
-            // changes nothing), so it only moves on by the retry interval.
-            if d.refused_epoch == self.disruption_epoch {
-                for l in d.pods.iter_mut().filter(|l| l.at <= now) {
-                    l.at = now + DRAIN_RETRY_TICKS;
-                }
-                let next = d.pods.iter().map(|l| l.at).min().unwrap_or(now);
-                self.nodes[i].drain = Some(d);
-                self.drains.entry(next).or_default().insert(id);
-                continue;
-            }
-            let mut left = Vec::with_capacity(d.pods.len());
-            let mut waiting = None;
-            let (mut tried, mut went) = (0u32, 0u32);
-            for mut l in core::mem::take(&mut d.pods) {
-                if l.at > now {
-                    left.push(l);
-                    continue;
-                }
-                // NotFound: deleted, evicted or lost since (its key may hold
-                // another pod now): done, as kubectl's wait for it is.
-                if self.pods[l.key as usize]
-                    .as_ref()
-                    .is_none_or(|p| p.uid != l.uid)
-                {
-                    continue;
-                }
-                let p = self.pod(l.key);
-                let name = self.pod_name(p.controller, p.ordinal);
-                let known = if p.node().is_some() && !refused.is_empty() {
-                    let labels = &self.revision_of(p).template.labels;
-                    refused.iter().find(|(pdb, ready, _)| {
-                        *ready == p.ready
-                            && self
-                                .pdbs
-                                .get(pdb)
-                                .is_some_and(|s| s.selector.matches(labels))
-                    })
-                } else {
-                    None
-                };
-                let result = match known {
-                    Some((pdb, _, message)) => Err(Error::DisruptionBudget {
-                        pod: name.clone(),
-                        pdb: pdb.clone(),
-                        message: message.clone(),
-                    }),
-                    None => {
-                        let ready = p.ready;
-                        let r = self.evict_key(l.key, &name);
-                        if let Err(Error::DisruptionBudget { pdb, message, .. }) = &r {
-                            refused.push((pdb.clone(), ready, message.clone()));
-                        }
-                        r
-                    }
-                };
-                let (ns, short) = crate::namespace::split(&name);
-                tried += 1;
-                match result {
-                    Ok(()) => {
-                        evicted += 1;
-                        went += 1;
-                    }
-                    // 429: kubectl sleeps 5 s and tries again.
-                    Err(e @ Error::DisruptionBudget { .. }) => {
-                        waiting.get_or_insert_with(|| {
-                            format!(
-                                "error when evicting pods/\"{short}\" -n \"{ns}\" (will retry after {DRAIN_RETRY_TICKS}s): {e}"
-                            )
-                        });
-                        l.at = now + DRAIN_RETRY_TICKS;
-                        left.push(l);
-                    }
-                    // Anything else ends this pod's part with an error.
-                    Err(e) => d.errors.push(format!(
-                        "error when evicting pods/\"{short}\" -n \"{ns}\": {e}"
-                    )),
-                }
-            }
-            let node_name = self.nodes[i].spec.name.clone();
-            if left.is_empty() {
-                self.nodes[i].drain_status = Some(if d.errors.is_empty() {
-                    format!("node/{node_name} drained")
-                } else {
-                    format!(
-                        "error: unable to drain node \"{node_name}\": {}",
-                        d.errors.join("; ")
-                    )
-                });
-                continue;
-            }
-            if let Some(w) = waiting {
-                self.nodes[i].drain_status = Some(w);
-            }
-            d.refused_epoch = if tried > 0 && went == 0 && d.errors.is_empty() {
-                self.disruption_epoch
-            } else {
-                0
-            };
-            let next = left.iter().map(|l| l.at).min().unwrap_or(now);
-            d.pods = left;
-            self.nodes[i].drain = Some(d);
-            self.drains.entry(next).or_default().insert(id);
-        }
-        evicted
-    }
-
-    // ----- Services --------------------------------------------------------
-
-    /// Adds (or replaces) a Service; its endpoints follow at the next pass.
-    /// At most [`crate::limits::MAX_SERVICES`] Services exist at once.
     pub fn add_service(&mut self, mut spec: ServiceSpec) -> Result<(), Error> {
         spec.validate()?;
         let max = crate::limits::MAX_SERVICES;
@@ -732,7 +90,7 @@ impl Cluster {
     /// The endpoints of a Service with selector `sel` now: the Ready pods it
     /// selects, as (owner, ordinal), owners in creation order, ordinals
     /// ascending.
-    pub(crate) fn endpoints_of(&self, sel: &crate::model::Selector) -> Vec<(ControllerId, u32)> {
+    pub(crate) fn endpoints_of(&self, sel: &crate::model::Selector) -> Vec<(OwnerId, u32)> {
         let revs = self.selected_revisions(sel);
         let mut out = Vec::new();
         for group in revs.chunk_by(|a, b| a.0 == b.0) {
@@ -744,7 +102,7 @@ impl Cluster {
             for (o, k) in ctl.pods.iter() {
                 let p = self.pod(k);
                 if p.ready && group.iter().any(|&(_, r)| r == p.revision) {
-                    out.push((ControllerId(c), o));
+                    out.push((OwnerId(c), o));
                 }
             }
         }
@@ -867,7 +225,7 @@ impl Cluster {
                     continue;
                 }
                 let d = deltas.entry(name.clone()).or_default();
-                d.add(ControllerId(c), n_added, added, n_removed, removed);
+                d.add(OwnerId(c), n_added, added, n_removed, removed);
             }
         }
         // A Service added since the last sync: every endpoint it has now
@@ -934,7 +292,7 @@ impl Cluster {
         &self,
         sel: &crate::model::Selector,
         listed: usize,
-    ) -> (u32, Vec<(ControllerId, u32)>) {
+    ) -> (u32, Vec<(OwnerId, u32)>) {
         let revs = self.selected_revisions(sel);
         let mut count = 0;
         let mut out = Vec::with_capacity(listed.min(16));
@@ -950,7 +308,7 @@ impl Cluster {
                 }
                 let p = self.pod(k);
                 if p.ready && group.iter().any(|&(_, r)| r == p.revision) {
-                    out.push((ControllerId(c), o));
+                    out.push((OwnerId(c), o));
                     left -= 1;
                 }
             }
@@ -966,7 +324,7 @@ const SHOWN: usize = 5;
 /// One readiness change, as the endpoints controller reads it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Move {
-    owner: ControllerId,
+    owner: OwnerId,
     ordinal: u32,
     revision: u32,
     /// Ready after the change.
@@ -1040,13 +398,13 @@ struct Delta {
     removed: u32,
     /// The first [`SHOWN`] added and removed, owners in creation order,
     /// ordinals ascending.
-    added_first: Vec<(ControllerId, u32)>,
-    removed_first: Vec<(ControllerId, u32)>,
+    added_first: Vec<(OwnerId, u32)>,
+    removed_first: Vec<(OwnerId, u32)>,
 }
 
 impl Delta {
     /// Adds one owner's changes (owners come in creation order).
-    fn add(&mut self, c: ControllerId, added: u32, mut a: Vec<u32>, removed: u32, mut r: Vec<u32>) {
+    fn add(&mut self, c: OwnerId, added: u32, mut a: Vec<u32>, removed: u32, mut r: Vec<u32>) {
         self.added += added;
         self.removed += removed;
         for (list, got) in [
@@ -1063,7 +421,7 @@ impl Delta {
 impl Cluster {
     /// "web-1, web-2" or "web-1, ..., web-5 and 7 more": the names of
     /// `shown` (the first of `total`).
-    fn summarize(&self, shown: &[(ControllerId, u32)], total: u32) -> String {
+    fn summarize(&self, shown: &[(OwnerId, u32)], total: u32) -> String {
         let mut s = shown
             .iter()
             .map(|&(c, o)| self.pod_name(c, o))
@@ -1086,7 +444,7 @@ mod tests {
 
     /// The endpoints as the controller computed them before it read the
     /// journal: every Ready pod of every live owner, matched from scratch.
-    fn from_scratch(c: &Cluster, sel: &Selector) -> Vec<(ControllerId, u32)> {
+    fn from_scratch(c: &Cluster, sel: &Selector) -> Vec<(OwnerId, u32)> {
         let mut eps = Vec::new();
         for (ci, ctl) in c.controllers.iter().enumerate() {
             if ctl.deleted {
@@ -1095,7 +453,7 @@ mod tests {
             for (o, k) in ctl.pods.iter() {
                 let p = c.pod(k);
                 if p.ready && sel.matches(&c.revision_of(p).template.labels) {
-                    eps.push((ControllerId(ci as u32), o));
+                    eps.push((OwnerId(ci as u32), o));
                 }
             }
         }
@@ -1105,12 +463,7 @@ mod tests {
     /// The message a sync logs for a Service whose endpoints went from
     /// `old` to `new` (both in owner and ordinal order), read from the two
     /// lists.
-    fn message(
-        c: &Cluster,
-        name: &str,
-        old: &[(ControllerId, u32)],
-        new: &[(ControllerId, u32)],
-    ) -> String {
+    fn message(c: &Cluster, name: &str, old: &[(OwnerId, u32)], new: &[(OwnerId, u32)]) -> String {
         let added: Vec<_> = new
             .iter()
             .copied()
@@ -1121,7 +474,7 @@ mod tests {
             .copied()
             .filter(|e| new.binary_search(e).is_err())
             .collect();
-        let list = |v: &[(ControllerId, u32)]| {
+        let list = |v: &[(OwnerId, u32)]| {
             let mut s = v
                 .iter()
                 .take(SHOWN)
@@ -1176,7 +529,7 @@ mod tests {
                 c.add_node(NodeSpec::new(&format!("n{i}"), 8000, 16384 * MIB))
                     .unwrap();
             }
-            let mut seen: BTreeMap<String, Vec<(ControllerId, u32)>> = BTreeMap::new();
+            let mut seen: BTreeMap<String, Vec<(OwnerId, u32)>> = BTreeMap::new();
             let mut apps = 0;
             for tick in 1..=100u64 {
                 let template = |rng: &mut Prng, t: crate::model::PodTemplate| {

@@ -3,10 +3,15 @@
 //! books and none scans every pod. [`crate::Cluster::reconcile_once`] runs
 //! them in a fixed order (`reconcile.rs`).
 
+pub(crate) mod admission;
 pub(crate) mod bare_pod;
 pub(crate) mod daemonset;
 pub mod deployment;
+pub(crate) mod disruption;
 pub(crate) mod endpoints;
+pub(crate) mod nodelifecycle;
+pub(crate) mod podgc;
 pub(crate) mod tainteviction;
 
-pub(crate) use endpoints::*;
+pub(crate) use disruption::Drain;
+pub(crate) use endpoints::ServiceBooks;

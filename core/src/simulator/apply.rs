@@ -23,7 +23,7 @@
 use alloc::format;
 
 use crate::bare_pod::BarePodSpec;
-use crate::cluster::{Cluster, ControllerId, Workload};
+use crate::cluster::{Cluster, OwnerId, Workload};
 use crate::daemonset::DaemonSetSpec;
 use crate::error::Error;
 use crate::model::{DeploymentSpec, NodeSpec, Selector};
@@ -45,7 +45,7 @@ impl Cluster {
     }
 
     /// The live owner (Deployment, DaemonSet or bare Pod) of this name.
-    fn owner_named(&self, name: &str) -> Option<ControllerId> {
+    fn owner_named(&self, name: &str) -> Option<OwnerId> {
         self.controller_by_name
             .get(crate::namespace::canonical(name))
             .copied()
@@ -54,7 +54,7 @@ impl Cluster {
 
     /// The Deployment of this name, if there is one (`Err`: the name is a
     /// DaemonSet's or a bare Pod's).
-    fn existing_deployment(&self, name: &str) -> Result<Option<ControllerId>, Error> {
+    fn existing_deployment(&self, name: &str) -> Result<Option<OwnerId>, Error> {
         match self.owner_named(name).ok_or(()) {
             Ok(id) => match self.controllers[id.0 as usize].workload {
                 Workload::Deployment => Ok(Some(id)),
@@ -69,7 +69,7 @@ impl Cluster {
 
     /// A Deployment's selector: the one it was created with, else its first
     /// template's labels (as declared).
-    fn deployment_selector(&self, id: ControllerId) -> Selector {
+    fn deployment_selector(&self, id: OwnerId) -> Selector {
         let c = &self.controllers[id.0 as usize];
         match &c.selector {
             Some(s) => (**s).clone(),

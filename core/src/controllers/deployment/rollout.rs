@@ -47,7 +47,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::cluster::{Cluster, ControllerId};
+use crate::cluster::{Cluster, OwnerId};
 use crate::error::Error;
 use crate::model::NO_PROGRESS_DEADLINE;
 
@@ -291,7 +291,7 @@ impl Cluster {
     /// updatedReplicas as the new ReplicaSet's pods before it scales (0 for a
     /// new one): progress is measured from there. A new ReplicaSet also sets
     /// Progressing to NewReplicaSetCreated, as getNewReplicaSet does.
-    pub(crate) fn revision_switched(&mut self, id: ControllerId, created: bool) {
+    pub(crate) fn revision_switched(&mut self, id: OwnerId, created: bool) {
         let now = self.now;
         let c = &mut self.controllers[id.0 as usize];
         c.rollout.observed.updated = c.count(c.current).pods;
@@ -315,7 +315,7 @@ impl Cluster {
     /// from the counts, updates the Available and Progressing conditions
     /// against the status recorded last time, and records the new one.
     /// Returns true when the rollout timed out at this call.
-    pub(crate) fn sync_rollout_status(&mut self, id: ControllerId) -> bool {
+    pub(crate) fn sync_rollout_status(&mut self, id: OwnerId) -> bool {
         let now = self.now;
         let c = &mut self.controllers[id.0 as usize];
         if c.deleted {
