@@ -875,7 +875,7 @@ pub struct Cluster {
     pub(crate) term_work: u64,
     pub(crate) pdbs: BTreeMap<String, PdbSpec>,
     pub(crate) services: BTreeMap<String, ServiceState>,
-    pub(crate) service_books: crate::controllers::ServiceBooks,
+    pub(crate) service_books: crate::controllers::endpoints::ServiceBooks,
     /// Namespaces by name with their labels (without the automatic
     /// `kubernetes.io/metadata.name`): declared ones, and those an object
     /// was created in (with no labels). A namespace's labels are fixed when
@@ -921,7 +921,7 @@ pub struct Cluster {
     /// (kube-scheduler's nextStartNodeIndex), as a node slot.
     pub(crate) next_start_node: u32,
     /// Settles equal scores when the profile breaks ties at random.
-    pub(crate) rng: crate::simulator::Prng,
+    pub(crate) rng: crate::util::prng::Prng,
     pub(crate) last_cycle: crate::scheduler::CycleRecord,
     /// While an observer watches for one pod's bind
     /// (`Simulator::step_deciding`): its name. The cycles of other pods
@@ -1052,7 +1052,7 @@ impl Cluster {
             pending_total: 0,
             bound_total: 0,
             next_start_node: 0,
-            rng: crate::simulator::Prng::new(DEFAULT_SCHEDULER_SEED),
+            rng: crate::util::prng::Prng::new(DEFAULT_SCHEDULER_SEED),
             last_cycle: Default::default(),
             record_for: None,
             index_use: crate::scheduler::IndexUse::Auto,
@@ -1091,7 +1091,7 @@ impl Cluster {
 
     /// Seeds the PRNG that settles equal scores (profiles with random ties).
     pub fn set_scheduler_seed(&mut self, seed: u64) {
-        self.rng = crate::simulator::Prng::new(seed);
+        self.rng = crate::util::prng::Prng::new(seed);
     }
 
     pub fn heartbeat_timeout(&self) -> u64 {
@@ -3088,7 +3088,7 @@ mod pod_record_tests {
     fn hostname_domains_follow_the_labels_as_nodes_come_and_go() {
         use crate::model::{AffinityTerm, DeploymentSpec, Selector};
         let ops = crate::fuzz_ops(300);
-        let mut rng = crate::simulator::Prng::new(43);
+        let mut rng = crate::util::prng::Prng::new(43);
         let mut c = Cluster::new();
         // A term over the hostname key, so its topology exists and counts.
         c.deploy(

@@ -15,7 +15,7 @@ pub(crate) struct NodeState {
     pub cordoned: bool,
     /// A drain in progress (`controllers.rs`): the pods it listed when it
     /// started and when each is tried next.
-    pub drain: Option<alloc::boxed::Box<crate::controllers::Drain>>,
+    pub drain: Option<alloc::boxed::Box<crate::controllers::disruption::Drain>>,
     /// What `kubectl drain` last printed about this node (a retry, `node/NAME
     /// drained`, an error), kept until the node is uncordoned.
     pub drain_status: Option<String>,

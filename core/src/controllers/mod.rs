@@ -12,6 +12,3 @@ pub(crate) mod endpoints;
 pub(crate) mod nodelifecycle;
 pub(crate) mod podgc;
 pub(crate) mod tainteviction;
-
-pub(crate) use disruption::Drain;
-pub(crate) use endpoints::ServiceBooks;
