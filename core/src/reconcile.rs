@@ -262,9 +262,8 @@ impl Cluster {
 }
 
 /// What binding a pod counts against a slice's budget, where creating or
-/// deleting one counts 1: measured on a 5,000-node, 150,000-pod first tick
-/// (native, release), creating took 0.7 µs a pod and binding 2.2 µs, so
-/// that a budget is about the same time whichever step a slice is in.
+/// deleting one counts 1: the ratio of their times, so that a budget is
+/// about the same time whichever step a slice is in (docs/speed-history.md, "Comments' measurements").
 pub const BIND_COST: u32 = 3;
 
 /// A reconcile to a fixed point run in slices ([`Cluster::reconcile_slice`]):

@@ -405,9 +405,8 @@ pub(crate) struct Owner {
     pub create_refused: Option<String>,
     /// The Priority admission plugin's last admission of its pods: the
     /// cluster's `priority_epoch` then and the revision admitted. Until
-    /// either changes the answer stands, so a pass need not read the
-    /// template again (at 10,000 Deployments that read was most of a quiet
-    /// tick: each one's revision list and revision are two cache misses).
+    /// either changes the answer stands, so a quiet pass need not read each
+    /// owner's revision list and template again.
     pub admitted: Option<(u64, u32)>,
     /// A Deployment's spec.selector when it was not its first template's
     /// labels (immutable: see `apply.rs`).
@@ -558,8 +557,7 @@ impl Topology {
 /// (a one-label selector's map is a 544-byte B-tree node) and
 /// matchExpressions as they are. Shared by the terms of a template's
 /// required affinity, which all count over the conjunction of its
-/// selectors: 64 terms each keeping the conjunction of 64 selectors held a
-/// template's selectors 64 times (6 MB a pod at 1,024 entries).
+/// selectors, so the conjunction is kept once, not once a term.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct TermSelector {
     labels: alloc::boxed::Box<[(String, String)]>,
@@ -797,9 +795,8 @@ pub struct Cluster {
     /// Per node, the keys of the pods bound there; each pod records its
     /// position (`node_slot`). Apart from the node's record, as the node's
     /// request sums are (in `hot`), so that a bind never touches the
-    /// record: at 5,000 nodes the records (152 bytes each) fall out of
-    /// cache between two binds to a node, and waiting for one was most of
-    /// a bind's time.
+    /// record, which at 5,000 nodes falls out of cache between two binds to
+    /// a node.
     pub(crate) node_pods: Vec<Vec<u32>>,
     /// Binds of the batch being scheduled not yet in `node_pods`: (node,
     /// pod key), in bind order. The scheduler's cycles read a node's pods
@@ -829,8 +826,7 @@ pub struct Cluster {
     pub(crate) pods: crate::chunked::Chunked<Option<Pod>>,
     /// Per pod key, its revision and node packed (`pack_place`), kept with
     /// the slab: a batch's spreading state counts a revision's pods per
-    /// node from these 8 bytes a pod, not from every pod's record (a small
-    /// batch of a Deployment of 15,000 pods read 1.5 MB of records).
+    /// node from these 8 bytes a pod, not from every pod's record.
     pub(crate) places: crate::chunked::Chunked<u64>,
     pub(crate) free_keys: Vec<u32>,
     pub(crate) next_uid: u64,

@@ -38,8 +38,7 @@ pub(crate) struct NodeState {
 /// `Cluster::refresh_hot` wherever a node's state changes, and the only
 /// home of the node's request sums (`allocated`, `nonzero`): a bind reads
 /// and writes them here alone, never the node's larger record, which at
-/// 5,000 nodes is rarely in cache when a bind comes (waiting for it, and
-/// then for the store of it, was most of a bind's time).
+/// 5,000 nodes is rarely in cache when a bind comes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(align(64))]
 pub(crate) struct NodeInfo {

@@ -238,10 +238,9 @@ struct InStep {
 }
 
 /// What firing a scripted event counts against a slice's budget, where
-/// creating a pod counts 1 (see [`Cluster::reconcile_slice`]). Measured on
-/// an import of 5,000 nodes and 10,000 Deployments (native, release): a
-/// Deployment (or a DaemonSet) took about 12 µs to declare, as much as
-/// creating 16 pods; any other event about as much as creating one.
+/// creating a pod counts 1 (see [`Cluster::reconcile_slice`]): declaring a
+/// Deployment (or a DaemonSet) costs about as much time as creating 16 pods,
+/// any other event about as much as creating one (docs/speed-history.md, "Comments' measurements").
 fn event_cost(e: &Event) -> u32 {
     match e {
         Event::Deploy(_)

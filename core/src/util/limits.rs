@@ -116,8 +116,8 @@ pub const MAX_VALUES: usize = 256;
 /// requirements and values, namespaces; see `PodTemplate::list_entries`).
 /// Each list alone within [`MAX_LIST`] still multiplies out to millions of
 /// entries (64 terms of 64 requirements of 64 values), and a pod's work in
-/// the scheduler grows with them: 3,000 replicas of a template with 262,144
-/// values took 2 s and 100 MB.
+/// the scheduler grows with them (docs/speed-history.md, "Comments'
+/// measurements").
 pub const MAX_TEMPLATE_ENTRIES: usize = 1024;
 
 /// The most distinct topology keys the cluster's pod templates may name,
@@ -126,8 +126,7 @@ pub const MAX_TEMPLATE_ENTRIES: usize = 1024;
 /// the zone and hostname keys besides). Each key the scheduler counts by
 /// holds a domain for every node (8 bytes a node, 80 KB at [`MAX_NODES`]),
 /// so a new key costs what the nodes do, not what the term naming it
-/// declares: 2,000 Pods naming 64 new keys each held 1.6 MB a Pod at 3,000
-/// nodes, and registering each key read every node. Kubernetes sets no
+/// declares, and registering a key reads every node. Kubernetes sets no
 /// count; real clusters use a handful (hostname, zone, region, a rack).
 pub const MAX_TOPOLOGY_KEYS: usize = 256;
 
