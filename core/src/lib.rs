@@ -23,8 +23,11 @@
 //! - [`rollout`]: minReadySeconds, the Available and Progressing conditions
 //!   with progressDeadlineSeconds ([`Cluster::deployment_status`]) and
 //!   `kubectl rollout status` ([`Cluster::rollout_status`]).
-//! - controllers: Deployments with rolling updates, node lifecycle,
-//!   PodDisruptionBudgets with the eviction call and drains, Service endpoints.
+//! - controllers (`controllers/`, one file or folder per control loop as
+//!   kube-controller-manager names them): `deployment` (with `rollout`),
+//!   `daemonset`, `bare_pod`, `disruption` (budgets, the eviction call,
+//!   drains), `endpoints`, `nodelifecycle`, `tainteviction`, `podgc` and
+//!   `admission` (Priority).
 //! - [`simulator::Simulator`]: the clock, the PRNG and a script of
 //!   [`simulator::Event`]s; [`simulator::Simulator::step`] lists its phases.
 //! - [`limits`]: what one scenario may ask for in total (nodes, pods,
@@ -34,6 +37,19 @@
 //!   largest Pending pod, from the nodes' books.
 //! - [`verify`]: independent checkers that recompute every invariant from the
 //!   pods themselves.
+//!
+//! ## Where things are
+//!
+//! The source is grouped by subject, from the leaves up; a module imports
+//! only its own layer or lower ones (`tests/layers.rs` checks it and lists
+//! the exceptions): `util/` (chunked vectors, ordinals, the PRNG, math, the
+//! error type, the limits), `model/` (declarations, selectors, quantities,
+//! namespaces, PriorityClasses), `cluster/` (the store and its books: node
+//! info, topology domain counts, namespaces, events), `scheduler/`,
+//! `controllers/`, `reconcile.rs` (the pass), the readers (`views.rs`,
+//! `balance.rs`, `verify.rs`), and `simulator/` with `generate.rs` (random
+//! clusters). Older paths (`shepherd::rollout`, `shepherd::workload`,
+//! `ControllerId` for [`OwnerId`]) are kept as re-exports.
 //!
 //! ## Example
 //!
