@@ -1,6 +1,8 @@
 //! A node as the cluster keeps it (`NodeState`) and as the scheduler reads
 //! it (`NodeInfo`, kube-scheduler's name for the same snapshot).
 
+use alloc::string::String;
+
 use crate::model::*;
 
 #[derive(Clone, Debug)]
