@@ -15,7 +15,7 @@ impl Cluster {
     /// 3. drains evict what the disruption budgets allow;
     /// 4. each Deployment, in creation order, creates missing pods and deletes
     ///    surplus ones (rolling within maxSurge and maxUnavailable), then
-    ///    records its status and conditions (`rollout.rs`);
+    ///    records its status and conditions (`controllers/deployment/rollout.rs`);
     /// 5. the scheduler binds pending pods under `profile`;
     /// 6. services whose pods changed readiness recompute their endpoints.
     ///

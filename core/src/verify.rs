@@ -386,7 +386,7 @@ pub fn verify_constraints(c: &Cluster) -> Result<(), Violation> {
     Ok(())
 }
 
-/// The namespace scoping every matcher relies on (`namespace.rs`), checked
+/// The namespace scoping every matcher relies on (`model/namespace.rs`), checked
 /// from the pods: each pod carries its owner's namespace as the reserved
 /// name label, and each of its terms reaches the namespaces Kubernetes'
 /// PodAffinityTerm rule says: with neither `namespaces` nor

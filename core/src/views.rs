@@ -336,7 +336,7 @@ impl Cluster {
                 // Desired: the nodes that should run the pod
                 // (desiredNumberScheduled; `c.replicas` also counts the
                 // nodes that only keep theirs). Its updateStrategy, both
-                // numbers rounded up against those nodes (see daemonset.rs);
+                // numbers rounded up against those nodes (see controllers/daemonset.rs);
                 // up to date: the current generation. Under OnDelete
                 // nothing rolls by itself.
                 desired = d.should_run.len() as u32;

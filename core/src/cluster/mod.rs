@@ -181,18 +181,18 @@ pub(crate) struct Pod {
     node: PodNode,
     /// Position in `node_pods[node]`; meaningful while bound.
     pub node_slot: u32,
-    /// Resolved at creation by the Priority admission plugin (`priority.rs`).
+    /// Resolved at creation by the Priority admission plugin (`controllers/admission.rs`).
     pub priority: i32,
     bound_at: u32,
     /// The tick its Ready condition last turned True (availability counts
     /// minReadySeconds from there).
     ready_at: u32,
     /// When a NoExecute taint it tolerates for a while evicts it (see
-    /// `taints.rs`), `NO_TICK` for never; cleared when it leaves the node.
+    /// `controllers/tainteviction.rs`), `NO_TICK` for never; cleared when it leaves the node.
     taint_deadline: u32,
     pub phase: PodPhase,
     pub ready: bool,
-    /// Ready for the Deployment's minReadySeconds (see `rollout.rs`).
+    /// Ready for the Deployment's minReadySeconds (see `controllers/deployment/rollout.rs`).
     pub available: bool,
     /// The pod's preemptionPolicy is Never.
     pub preempt_never: bool,
@@ -311,7 +311,7 @@ impl Pod {
 #[derive(Clone, Debug)]
 pub(crate) struct Revision {
     /// The template as admitted: with the reserved namespace labels and
-    /// selector requirements (`namespace.rs`) that every matcher reads.
+    /// selector requirements (`model/namespace.rs`) that every matcher reads.
     pub template: PodTemplate,
     /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`, and
     /// the label (`POD_TEMPLATE_HASH`) that a Deployment's pods carry and
@@ -396,7 +396,7 @@ pub(crate) struct Owner {
     /// `rollback` (kubectl rollout undo) walks back through.
     pub history: Vec<u32>,
     /// minReadySeconds and progressDeadlineSeconds, and the status and
-    /// conditions the rollout-status sync last recorded (`rollout.rs`).
+    /// conditions the rollout-status sync last recorded (`controllers/deployment/rollout.rs`).
     pub min_ready_seconds: u32,
     pub progress_deadline_seconds: u32,
     pub rollout: crate::rollout::RolloutState,
@@ -409,15 +409,15 @@ pub(crate) struct Owner {
     /// owner's revision list and template again.
     pub admitted: Option<(u64, u32)>,
     /// A Deployment's spec.selector when it was not its first template's
-    /// labels (immutable: see `apply.rs`).
+    /// labels (immutable: see `simulator/apply.rs`).
     pub selector: Option<alloc::boxed::Box<Selector>>,
     /// What kind of owner this is: a Deployment, a DaemonSet or a bare Pod.
     pub workload: Workload,
 }
 
 /// The owner behind a controller slot. Deployments keep `replicas` pods;
-/// a DaemonSet one pod per eligible node (`daemonset.rs`); a bare Pod is
-/// its own owner, and nobody recreates it (`bare_pod.rs`). The rarer two
+/// a DaemonSet one pod per eligible node (`controllers/daemonset.rs`); a bare Pod is
+/// its own owner, and nobody recreates it (`controllers/bare_pod.rs`). The rarer two
 /// are boxed: a bare Pod's spec is 360 bytes, which every Deployment's
 /// controller carried while the variant held it in place.
 #[derive(Clone, Debug)]
@@ -711,7 +711,7 @@ impl TermState {
     }
 }
 
-/// A Service as the endpoints controller keeps it (`controllers.rs`): its
+/// A Service as the endpoints controller keeps it (`controllers/endpoints.rs`): its
 /// endpoints are not copied here but read from the pods when asked.
 #[derive(Clone, Debug)]
 pub(crate) struct ServiceState {
@@ -875,7 +875,7 @@ pub struct Cluster {
     /// Namespaces by name with their labels (without the automatic
     /// `kubernetes.io/metadata.name`): declared ones, and those an object
     /// was created in (with no labels). A namespace's labels are fixed when
-    /// it is created (`namespace.rs`).
+    /// it is created (`model/namespace.rs`).
     pub(crate) namespaces: BTreeMap<String, Labels>,
     pub(crate) events: crate::events::EventLog,
     pub(crate) texts: Vec<String>,
@@ -942,7 +942,7 @@ pub struct Cluster {
     pub(crate) nominees: BTreeMap<u32, BTreeSet<u32>>,
     /// The scheduler's per-node values kept across batches.
     pub(crate) caches: crate::scheduler::cache::Caches,
-    /// PriorityClasses by name, the system ones included (`priority.rs`).
+    /// PriorityClasses by name, the system ones included (`model/priority.rs`).
     pub(crate) priority_classes: BTreeMap<String, crate::priority::PriorityClass>,
     /// Counts the changes to `priority_classes` (see `Owner::admitted`).
     pub(crate) priority_epoch: u64,

@@ -15,7 +15,7 @@ pub(crate) struct NodeState {
     /// The tick of the last heartbeat, meaningful while `!beating`.
     pub last_heartbeat: u64,
     pub cordoned: bool,
-    /// A drain in progress (`controllers.rs`): the pods it listed when it
+    /// A drain in progress (`controllers/disruption.rs`): the pods it listed when it
     /// started and when each is tried next.
     pub drain: Option<alloc::boxed::Box<crate::controllers::disruption::Drain>>,
     /// What `kubectl drain` last printed about this node (a retry, `node/NAME

@@ -63,7 +63,7 @@ pub struct PdbStatus {
 impl Cluster {
     pub fn add_pdb(&mut self, mut spec: PdbSpec) -> Result<(), Error> {
         spec.validate()?;
-        // A budget selects the pods of its own namespace (namespace.rs).
+        // A budget selects the pods of its own namespace (model/namespace.rs).
         self.use_namespace(&spec.name);
         spec.selector =
             crate::namespace::own_namespace(&spec.selector, crate::namespace::split(&spec.name).0);

@@ -23,7 +23,7 @@ impl Cluster {
                 self.services.len()
             )));
         }
-        // A Service selects the pods of its own namespace (namespace.rs).
+        // A Service selects the pods of its own namespace (model/namespace.rs).
         self.use_namespace(&spec.name);
         spec.selector =
             crate::namespace::own_namespace(&spec.selector, crate::namespace::split(&spec.name).0);

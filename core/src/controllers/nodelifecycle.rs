@@ -58,7 +58,7 @@ impl Cluster {
     /// marked not Ready (Services drop them) but stay bound, and the node
     /// gets the `node.kubernetes.io/unreachable` taints, whose NoExecute half
     /// evicts each pod after its tolerationSeconds (300 by default, see
-    /// `taints.rs`).
+    /// `tainteviction.rs`).
     pub fn detect_failures(&mut self) {
         let now = self.now;
         let timeout = self.heartbeat_timeout;

@@ -54,7 +54,7 @@ pub struct Resources {
 /// Written as it was while the engine counted whole MiB (`memory_mib: 128`)
 /// when the memory is a whole number of MiB, else with `memory_bytes`: a
 /// ReplicaSet's name hashes its template's debug form (`template_hash` in
-/// cluster.rs), so the names of every template from before the change to
+/// cluster/mod.rs), so the names of every template from before the change to
 /// bytes stay what they were (saved scenarios name pods by them).
 impl fmt::Debug for Resources {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -437,7 +437,7 @@ pub struct PodTemplate {
     /// Ticks between binding and Ready (a readiness probe that passes after a while).
     pub ready_after: u32,
     /// `priorityClassName`: resolved to a priority when each pod is created
-    /// (see `priority.rs`); `None` takes the globalDefault class, else 0.
+    /// (see `controllers/admission.rs`); `None` takes the globalDefault class, else 0.
     pub priority_class_name: Option<String>,
     /// The requests as kube-scheduler's NodeResourcesFit score counts them
     /// (`PodInfo.CalculateResource`'s `Non0CPU` and `Non0Mem`,

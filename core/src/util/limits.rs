@@ -54,7 +54,7 @@ pub const MAX_PODS: u64 = 300_000;
 /// The most Services a cluster may have: Kubernetes' scalability threshold
 /// of 10,000 Services a cluster (kubernetes/community,
 /// sig-scalability/configs-and-limits/thresholds.md). A Service costs its
-/// spec and a few entries whatever it selects (`controllers.rs`), so this
+/// spec and a few entries whatever it selects (`controllers/endpoints.rs`), so this
 /// bounds the Services a pod's readiness change can touch.
 pub const MAX_SERVICES: usize = 10_000;
 
