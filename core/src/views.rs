@@ -115,15 +115,8 @@ impl PodView<'_> {
     }
 }
 
-/// A pod's serial number written as a UUID (`00000000-0000-0000-0000-00000000002a`
-/// for 42), as every message that names a pod by UID writes it.
-pub(crate) fn uid_text(serial: u64) -> String {
-    format!(
-        "00000000-0000-0000-{:04x}-{:012x}",
-        serial >> 48,
-        serial & 0xffff_ffff_ffff
-    )
-}
+/// Kept here for the paths that name it here.
+pub(crate) use crate::cluster::uid_text;
 
 /// One ReplicaSet of a Deployment ([`Cluster::replica_sets`]).
 #[derive(Clone, Debug, PartialEq, Eq)]

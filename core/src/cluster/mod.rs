@@ -100,6 +100,16 @@ impl PodPhase {
     }
 }
 
+/// A pod's serial number written as a UUID (`00000000-0000-0000-0000-00000000002a`
+/// for 42), as every message that names a pod by UID writes it.
+pub(crate) fn uid_text(serial: u64) -> String {
+    format!(
+        "00000000-0000-0000-{:04x}-{:012x}",
+        serial >> 48,
+        serial & 0xffff_ffff_ffff
+    )
+}
+
 /// What few pods carry, behind one pointer so that the common pod's record
 /// is one cache line: a nomination and the preemption decision behind it
 /// (preemption), and the serial of the last FailedScheduling message it was
