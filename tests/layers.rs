@@ -338,7 +338,12 @@ fn code_of(text: &str) -> String {
                     || n.starts_with("pub(crate) mod ")
             })
         {
-            // Skip the module: to the line that closes its brace.
+            // Skip the module: to the line that closes its brace (a module
+            // in its own file, `mod tests;`, is that file, read apart).
+            if lines[i + 1].trim_end().ends_with(';') {
+                i += 2;
+                continue;
+            }
             let indent = lines[i].len() - t.len();
             i += 2;
             while i < lines.len()
