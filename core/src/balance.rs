@@ -393,7 +393,7 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quantity::MIB;
+    use crate::model::quantity::MIB;
 
     #[test]
     fn sqrt_matches_the_correctly_rounded_root_on_utilisation_variances() {

@@ -82,8 +82,10 @@ extern crate alloc;
 /// The engine's version, as the page and the CLI show it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-// The modules by subject, from the leaves up; `tests/layers.rs` states
-// which may import which.
+// The modules by subject. Their layers, from the leaves up: util, model,
+// cluster, scheduler, controllers, reconcile, the readers (views, balance,
+// verify), simulator and generate; `tests/layers.rs` states which may import
+// which.
 pub mod balance;
 mod cluster;
 mod controllers;
@@ -97,18 +99,15 @@ pub mod verify;
 mod views;
 
 // The paths before the modules were grouped by subject: public ones that the
-// CLI, the page, the manifest reader and the tests name, and crate paths the
-// scheduler names until its own `use` lines move.
-pub(crate) use cluster::domain_counts;
+// CLI, the page, the manifest reader and the tests name, and two crate paths
+// the scheduler names until its own `use` lines move.
 pub use cluster::events;
 pub use controllers::deployment::rollout;
-pub(crate) use controllers::tainteviction as taints;
-pub(crate) use controllers::{bare_pod, daemonset};
 pub use generate as workload;
 pub(crate) use model::affinity;
 pub use model::{namespace, priority, quantity};
+pub(crate) use util::error;
 pub use util::{chunked, limits};
-pub(crate) use util::{error, ordinals};
 
 /// The sweep size of the engine's randomized unit tests: `SHEPHERD_FUZZ_OPS`
 /// when set (and the standard library is there to read it), else `default`.
@@ -128,15 +127,18 @@ pub(crate) fn fuzz_ops(default: u64) -> u64 {
 }
 
 pub use balance::{Balance, Fragmentation, ResourceBalance};
-pub use bare_pod::BarePodSpec;
 pub use cluster::{
     ApiRecord, Cluster, ControllerId, FixedPoint, NodeId, OwnerId, PodPhase, ReconcileReport,
     ScorePolicy, WorkloadKind, DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
-pub use controllers::disruption::PdbStatus;
-pub use daemonset::{
+pub use controllers::bare_pod::BarePodSpec;
+pub use controllers::daemonset::{
     daemon_tolerations, DaemonSetSpec, DaemonSetStatus, DaemonSetUpdateStrategyType,
     MAX_DAEMONSETS, MAX_DAEMONSET_MIN_READY_SECONDS,
+};
+pub use controllers::disruption::PdbStatus;
+pub use controllers::tainteviction::{
+    DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE,
 };
 pub use error::Error;
 pub use events::{EventCursor, EventLog, EventRecord, EventType, Reason, RenderedEvent, Source};
@@ -158,5 +160,4 @@ pub use scheduler::{
     Code, CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,
     ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
 };
-pub use taints::{DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
 pub use views::{AppStatus, NodeView, PodView, ReplicaSetView, ServiceSummary};

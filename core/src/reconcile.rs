@@ -121,7 +121,7 @@ impl Cluster {
         profile: &Profile,
         pod: &str,
     ) -> (FixedPoint, Option<Result<Explanation, Error>>) {
-        let pod = crate::namespace::canonical(pod);
+        let pod = crate::model::namespace::canonical(pod);
         let mut decision = None;
         self.record_for = Some(String::from(pod));
         let mut watch = |c: &Cluster, name: &str, n: crate::NodeId| {

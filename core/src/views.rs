@@ -6,8 +6,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::cluster::{Cluster, NodeId, OwnerId, PodPhase, Workload, WorkloadKind};
-use crate::error::Error;
 use crate::model::{NodeSpec, PodTemplate, Resources, RollingUpdate};
+use crate::util::error::Error;
 
 /// A Service as a list shows it ([`Cluster::service_summaries`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -279,7 +279,7 @@ impl Cluster {
 
     pub(crate) fn pod_key(&self, name: &str) -> Result<u32, Error> {
         let missing = || Error::not_found("pod", name);
-        let name = crate::namespace::canonical(name);
+        let name = crate::model::namespace::canonical(name);
         if let Some(c) = self.controller_by_name.get(name) {
             let ctl = &self.controllers[c.0 as usize];
             if ctl.workload.kind() == WorkloadKind::Pod {
@@ -337,8 +337,8 @@ impl Cluster {
                     max_surge: d.spec.max_surge,
                     max_unavailable: d.spec.max_unavailable,
                 };
-                let on_delete =
-                    d.spec.strategy == crate::daemonset::DaemonSetUpdateStrategyType::OnDelete;
+                let on_delete = d.spec.strategy
+                    == crate::controllers::daemonset::DaemonSetUpdateStrategyType::OnDelete;
                 max_surge = d.spec.max_surge.scaled(desired, true);
                 max_unavailable = d.spec.max_unavailable.scaled(desired, true);
                 if on_delete {
@@ -370,7 +370,7 @@ impl Cluster {
             Workload::Pod(b) => b.failed.as_ref().map(|(r, m)| (r.as_str(), m.clone())),
             _ => c.create_refused.as_ref().map(|why| {
                 (
-                    crate::events::Reason::FailedCreate.as_str(),
+                    crate::cluster::events::Reason::FailedCreate.as_str(),
                     format!(
                         "Error creating: pods \"{}-{}-\" is forbidden: {why}",
                         c.name,
@@ -486,7 +486,7 @@ impl Cluster {
     /// A PodDisruptionBudget as declared.
     pub fn pdb_spec(&self, name: &str) -> Result<&crate::model::PdbSpec, Error> {
         self.pdbs
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))
     }
 
@@ -526,7 +526,7 @@ impl Cluster {
     pub fn service_endpoints(&self, name: &str) -> Result<Vec<String>, Error> {
         let s = self
             .services
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .ok_or_else(|| Error::not_found("Service", name))?;
         Ok(self
             .endpoints_of(&s.spec.selector)

@@ -256,7 +256,7 @@ impl ObjectRef {
 /// the records added and those whose count moved.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EventLog {
-    records: crate::chunked::Chunked<Packed>,
+    records: crate::util::chunked::Chunked<Packed>,
     /// (tick, index of its first event), one for each run of events at one
     /// tick, in log order.
     runs: alloc::vec::Vec<(u64, usize)>,

@@ -21,10 +21,12 @@ use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::domain_counts::DomainCounts;
-use crate::error::Error;
-use crate::events::{EventRecord, EventType, Message, ObjectRef, Reason, RenderedEvent, TextId};
+use crate::cluster::domain_counts::DomainCounts;
+use crate::cluster::events::{
+    EventRecord, EventType, Message, ObjectRef, Reason, RenderedEvent, TextId,
+};
 use crate::model::*;
+use crate::util::error::Error;
 
 /// A node's slot; dense, assigned at first registration, reused when the same
 /// name registers again. Ties in scoring go to the lowest id.
@@ -217,7 +219,7 @@ impl Pod {
         controller: OwnerId,
         ordinal: u32,
         revision: u32,
-        admitted: crate::priority::Admitted,
+        admitted: crate::model::priority::Admitted,
     ) -> Pod {
         Pod {
             uid,
@@ -357,7 +359,7 @@ impl Revision {
     /// that namespaces added (worked out when asked for, not kept: it was
     /// a second template, about a kilobyte, in every revision).
     pub fn declared(&self) -> PodTemplate {
-        crate::namespace::strip_template(&self.template)
+        crate::model::namespace::strip_template(&self.template)
     }
 
     /// Whether pods of this revision carry any inter-pod term, required or preferred.
@@ -391,10 +393,10 @@ pub(crate) struct Owner {
     pub revisions: Vec<Rc<Revision>>,
     pub current: u32,
     /// Pod keys by ordinal.
-    pub pods: crate::ordinals::OrdinalMap,
-    pub pending: crate::ordinals::OrdinalSet,
+    pub pods: crate::util::ordinals::OrdinalMap,
+    pub pending: crate::util::ordinals::OrdinalSet,
     pub next_ordinal: u32,
-    pub counts: crate::ordinals::RevisionMap<Counts>,
+    pub counts: crate::util::ordinals::RevisionMap<Counts>,
     pub deleted: bool,
     /// Epochs at which scheduling last left pods pending; no retry until
     /// something that could help has happened.
@@ -409,7 +411,7 @@ pub(crate) struct Owner {
     /// conditions the rollout-status sync last recorded (`controllers/deployment/rollout.rs`).
     pub min_ready_seconds: u32,
     pub progress_deadline_seconds: u32,
-    pub rollout: crate::rollout::RolloutState,
+    pub rollout: crate::controllers::deployment::rollout::RolloutState,
     /// The Priority admission plugin's last refusal of its pods (an unknown
     /// priorityClassName), to log FailedCreate once.
     pub create_refused: Option<String>,
@@ -433,8 +435,8 @@ pub(crate) struct Owner {
 #[derive(Clone, Debug)]
 pub(crate) enum Workload {
     Deployment,
-    DaemonSet(alloc::boxed::Box<crate::daemonset::DaemonState>),
-    Pod(alloc::boxed::Box<crate::bare_pod::BareState>),
+    DaemonSet(alloc::boxed::Box<crate::controllers::daemonset::DaemonState>),
+    Pod(alloc::boxed::Box<crate::controllers::bare_pod::BareState>),
 }
 
 const _: () = assert!(core::mem::size_of::<Workload>() <= 16);
@@ -451,9 +453,9 @@ impl Owner {
             revisions: Vec::new(),
             current: 0,
             pods: Default::default(),
-            pending: crate::ordinals::OrdinalSet::new(),
+            pending: crate::util::ordinals::OrdinalSet::new(),
             next_ordinal: 0,
-            counts: crate::ordinals::RevisionMap::new(),
+            counts: crate::util::ordinals::RevisionMap::new(),
             deleted: false,
             blocked: None,
             failure: BTreeMap::new(),
@@ -833,16 +835,16 @@ pub struct Cluster {
     pub(crate) controllers: Vec<Owner>,
     pub(crate) controller_by_name: BTreeMap<String, OwnerId>,
     /// The pod slab, by key (`None`: a free key, in `free_keys`).
-    pub(crate) pods: crate::chunked::Chunked<Option<Pod>>,
+    pub(crate) pods: crate::util::chunked::Chunked<Option<Pod>>,
     /// Per pod key, its revision and node packed (`pack_place`), kept with
     /// the slab: a batch's spreading state counts a revision's pods per
     /// node from these 8 bytes a pod, not from every pod's record.
-    pub(crate) places: crate::chunked::Chunked<u64>,
+    pub(crate) places: crate::util::chunked::Chunked<u64>,
     pub(crate) free_keys: Vec<u32>,
     pub(crate) next_uid: u64,
     pub(crate) topologies: Vec<Topology>,
     /// Every topology key an admitted template names (terms' and spread
-    /// constraints'), at most [`crate::limits::MAX_TOPOLOGY_KEYS`]: the
+    /// constraints'), at most [`crate::util::limits::MAX_TOPOLOGY_KEYS`]: the
     /// keys `topologies` may be made for, besides the scheduler's defaults.
     pub(crate) named_keys: BTreeSet<String>,
     /// The live nodes' hostname labels (see `hostname_is_node`).
@@ -887,12 +889,12 @@ pub struct Cluster {
     /// was created in (with no labels). A namespace's labels are fixed when
     /// it is created (`model/namespace.rs`).
     pub(crate) namespaces: BTreeMap<String, Labels>,
-    pub(crate) events: crate::events::EventLog,
+    pub(crate) events: crate::cluster::events::EventLog,
     pub(crate) texts: Vec<String>,
     /// Pods to mark Ready, bucketed by tick: (key, uid) in bind order (in
     /// chunks: a tick that binds 150,000 pods fills one bucket without
     /// copying it as it grows).
-    pub(crate) ready_queue: BTreeMap<u64, crate::chunked::Chunked<(u32, u64)>>,
+    pub(crate) ready_queue: BTreeMap<u64, crate::util::chunked::Chunked<(u32, u64)>>,
     /// Ready pods to mark available once their minReadySeconds have
     /// passed, bucketed by that tick: (key, uid).
     pub(crate) available_queue: BTreeMap<u64, Vec<(u32, u64)>>,
@@ -915,9 +917,9 @@ pub struct Cluster {
     /// DaemonSet's sync is skipped while it and the other epochs stand.
     pub(crate) disruption_epoch: u64,
     /// Replicas desired by all live Deployments together; at most
-    /// [`crate::limits::MAX_PODS`].
+    /// [`crate::util::limits::MAX_PODS`].
     pub(crate) desired_total: u64,
-    /// Registered nodes that are not removed; at most [`crate::limits::MAX_NODES`].
+    /// Registered nodes that are not removed; at most [`crate::util::limits::MAX_NODES`].
     pub(crate) live_nodes: u32,
     pub(crate) failure_serial: u32,
     pub(crate) heartbeat_timeout: u64,
@@ -953,7 +955,7 @@ pub struct Cluster {
     /// The scheduler's per-node values kept across batches.
     pub(crate) caches: crate::scheduler::cache::Caches,
     /// PriorityClasses by name, the system ones included (`model/priority.rs`).
-    pub(crate) priority_classes: BTreeMap<String, crate::priority::PriorityClass>,
+    pub(crate) priority_classes: BTreeMap<String, crate::model::priority::PriorityClass>,
     /// Counts the changes to `priority_classes` (see `Owner::admitted`).
     pub(crate) priority_epoch: u64,
     /// Whether a pod was marked Lost since the last pass collected them
@@ -1067,7 +1069,7 @@ impl Cluster {
             pinned_messages: Default::default(),
             nominees: BTreeMap::new(),
             caches: Default::default(),
-            priority_classes: crate::priority::PriorityClass::system()
+            priority_classes: crate::model::priority::PriorityClass::system()
                 .into_iter()
                 .map(|c| (c.name.clone(), c))
                 .collect(),
@@ -1167,7 +1169,7 @@ impl Cluster {
                 w.push(r);
             }
         }
-        let p = crate::events::Packed::new(type_, reason, object, message);
+        let p = crate::cluster::events::Packed::new(type_, reason, object, message);
         self.events
             .observe(p, self.now, &mut self.texts, owns_text, fresh);
     }
@@ -1246,7 +1248,7 @@ impl Cluster {
     }
 
     /// Every event so far, oldest first.
-    pub fn events(&self) -> &crate::events::EventLog {
+    pub fn events(&self) -> &crate::cluster::events::EventLog {
         &self.events
     }
 
@@ -1278,7 +1280,7 @@ impl Cluster {
             Message::Assigned(n) => {
                 format!(
                     "Successfully assigned {} to {}",
-                    crate::namespace::full_name(&object_pod()),
+                    crate::model::namespace::full_name(&object_pod()),
                     self.nodes[n.0 as usize].spec.name
                 )
             }
@@ -1287,23 +1289,25 @@ impl Cluster {
             // namespace/name and nothing else.
             Message::TolerationExpired(_) => format!(
                 "Marking for deletion Pod {}",
-                crate::namespace::full_name(&object_pod())
+                crate::model::namespace::full_name(&object_pod())
             ),
             Message::Text(t) => self.texts[t.0 as usize].clone(),
             // The container is named as its owner (Shepherd's pods run one).
             Message::StoppingContainer(_) => format!(
                 "Stopping container {}",
-                e.object.owner().map_or("", |c| crate::namespace::split(
-                    &self.controllers[c.0 as usize].name
-                )
-                .1)
+                e.object
+                    .owner()
+                    .map_or("", |c| crate::model::namespace::split(
+                        &self.controllers[c.0 as usize].name
+                    )
+                    .1)
             ),
         };
         let source = e.reason.source(&e.object);
         // A kubelet's events name its node as source.host.
         let host = match (source, e.object, e.message) {
             (_, _, Message::StoppingContainer(n)) => self.nodes[n.0 as usize].spec.name.clone(),
-            (crate::events::Source::Kubelet, ObjectRef::Node(n), _) => {
+            (crate::cluster::events::Source::Kubelet, ObjectRef::Node(n), _) => {
                 self.nodes[n.0 as usize].spec.name.clone()
             }
             _ => String::new(),
@@ -1369,7 +1373,7 @@ impl Cluster {
                 });
             }
         }
-        if self.live_nodes >= crate::limits::MAX_NODES {
+        if self.live_nodes >= crate::util::limits::MAX_NODES {
             return Err(Error::Invalid(format!(
                 "node {}: the cluster already has {} nodes, the limit (MAX_NODES, twice Kubernetes' supported 5,000); expected a node removed first",
                 spec.name,
@@ -1635,7 +1639,7 @@ impl Cluster {
     /// A live Deployment by name (DaemonSets and bare Pods have their own calls).
     pub(crate) fn controller_id(&self, name: &str) -> Result<OwnerId, Error> {
         self.controller_by_name
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .copied()
             .filter(|c| {
                 matches!(
@@ -1818,7 +1822,7 @@ impl Cluster {
         c.replicas = 0;
         self.disruption_epoch += 1;
         self.controller_by_name
-            .remove(crate::namespace::canonical(name));
+            .remove(crate::model::namespace::canonical(name));
     }
 
     /// Finds or appends the revision for `template` and makes it current.
@@ -1864,7 +1868,7 @@ impl Cluster {
                 // The declared template is the admitted one without what
                 // admission added, so a revision keeps only the admitted
                 // one (`Revision::declared`).
-                let declared = crate::namespace::strip_template(&template);
+                let declared = crate::model::namespace::strip_template(&template);
                 // The hash of the declared template: namespaces do not
                 // rename a ReplicaSet.
                 let hash = template_hash(&declared);
@@ -2100,7 +2104,7 @@ impl Cluster {
     }
 
     /// Refuses a template that would take the topology keys the cluster's
-    /// templates name past [`crate::limits::MAX_TOPOLOGY_KEYS`]: before
+    /// templates name past [`crate::util::limits::MAX_TOPOLOGY_KEYS`]: before
     /// anything changes, so a refused template leaves nothing behind.
     pub(crate) fn check_topology_keys(&self, app: &str, t: &PodTemplate) -> Result<(), Error> {
         let mut new: Vec<&str> = topology_keys(t)
@@ -2109,12 +2113,12 @@ impl Cluster {
         new.sort_unstable();
         new.dedup();
         let total = self.named_keys.len() + new.len();
-        let max = crate::limits::MAX_TOPOLOGY_KEYS;
+        let max = crate::util::limits::MAX_TOPOLOGY_KEYS;
         match new.first() {
             Some(k) if total > max => Err(Error::Invalid(format!(
                 "app {app}: the pod template names {} new topology key(s), {} among them, and the cluster's templates would name {total}, more than the limit of {max} (MAX_TOPOLOGY_KEYS: each key holds a domain per node); expected keys the cluster's templates already name",
                 new.len(),
-                crate::limits::quoted(k)
+                crate::util::limits::quoted(k)
             ))),
             _ => Ok(()),
         }
@@ -2321,9 +2325,9 @@ impl Cluster {
 
     /// What the Priority admission plugin gives the controller's new pods.
     /// The caller checked admission (`priority_admits`) before creating.
-    fn admitted(&self, id: OwnerId) -> crate::priority::Admitted {
+    fn admitted(&self, id: OwnerId) -> crate::model::priority::Admitted {
         self.admit_priority(id)
-            .unwrap_or(crate::priority::Admitted {
+            .unwrap_or(crate::model::priority::Admitted {
                 priority: 0,
                 preempt_never: false,
             })
@@ -2339,7 +2343,7 @@ impl Cluster {
         &mut self,
         id: OwnerId,
         revision: u32,
-        admitted: crate::priority::Admitted,
+        admitted: crate::model::priority::Admitted,
     ) -> u32 {
         let uid = self.next_uid;
         self.next_uid += 1;
@@ -2560,7 +2564,7 @@ impl Cluster {
                 }
             }
             self.events
-                .observe_fresh(crate::events::Packed::new(t, r, o, m), self.now);
+                .observe_fresh(crate::cluster::events::Packed::new(t, r, o, m), self.now);
         }
         // A schedulable node is Ready; only a bare Pod bound by nodeName
         // lands on a NotReady one, whose kubelet never reports it Ready.
@@ -2808,9 +2812,9 @@ fn fresh_node(spec: NodeSpec) -> NodeState {
     }
 }
 
-/// Refuses a total of desired replicas beyond [`crate::limits::MAX_PODS`].
+/// Refuses a total of desired replicas beyond [`crate::util::limits::MAX_PODS`].
 pub(crate) fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
-    let max = crate::limits::MAX_PODS;
+    let max = crate::util::limits::MAX_PODS;
     if total > max {
         return Err(Error::Invalid(format!(
             "app {app}: the Deployments would desire {total} pods in all, more than the limit of {max} (MAX_PODS, twice Kubernetes' supported 150,000); expected fewer replicas"
@@ -2980,7 +2984,7 @@ pub(crate) fn pack_place(revision: u32, node: Option<NodeId>) -> u64 {
 #[cfg(test)]
 mod template_hash_tests {
     use super::*;
-    use crate::quantity::MIB;
+    use crate::model::quantity::MIB;
 
     /// The hash as it was made: of the debug form as a string.
     fn hash_of_text(t: &PodTemplate) -> String {
@@ -3030,10 +3034,10 @@ mod template_hash_tests {
 #[cfg(test)]
 mod pod_record_tests {
     use super::*;
-    use crate::quantity::MIB;
+    use crate::model::quantity::MIB;
 
     fn pod() -> Pod {
-        let admitted = crate::priority::Admitted {
+        let admitted = crate::model::priority::Admitted {
             priority: 0,
             preempt_never: false,
         };
@@ -3052,7 +3056,12 @@ mod pod_record_tests {
         );
         // Ticks: every tick a script reaches, and a tick past 32 bits
         // read as the last one kept.
-        for t in [0, 1, crate::limits::MAX_TICK, 2 * crate::limits::MAX_TICK] {
+        for t in [
+            0,
+            1,
+            crate::util::limits::MAX_TICK,
+            2 * crate::util::limits::MAX_TICK,
+        ] {
             p.set_bound_at(t);
             p.set_ready_at(t + 1);
             p.set_taint_deadline(Some(t));

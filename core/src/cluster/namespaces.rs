@@ -6,11 +6,11 @@ use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::error::Error;
 use crate::model::{Labels, PodTemplate};
+use crate::util::error::Error;
 
 /// The namespace of an object that names none.
-use crate::namespace::*;
+use crate::model::namespace::*;
 
 impl crate::cluster::Cluster {
     /// Creates a Namespace with its labels (`kubectl apply` of a

@@ -7,11 +7,11 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::cluster::events::{EventType, Reason};
 use crate::cluster::{Cluster, OwnerId};
-use crate::error::Error;
-use crate::events::{EventType, Reason};
-use crate::limits::quoted;
-use crate::priority::{Admitted, PreemptionPolicy, PriorityClass};
+use crate::model::priority::{Admitted, PreemptionPolicy, PriorityClass};
+use crate::util::error::Error;
+use crate::util::limits::quoted;
 
 impl Cluster {
     /// Creates a PriorityClass. Refused when the name exists (AlreadyExists),

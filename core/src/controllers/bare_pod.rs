@@ -25,10 +25,10 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use crate::cluster::events::{EventType, ObjectRef, Reason};
 use crate::cluster::{Cluster, Owner, OwnerId, Workload};
-use crate::error::Error;
-use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::{validate_name_as, NameRule, PodTemplate};
+use crate::util::error::Error;
 
 /// A `v1 Pod` of its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +41,7 @@ pub struct BarePodSpec {
 
 impl BarePodSpec {
     pub fn validate(&self) -> Result<(), Error> {
-        crate::namespace::validate_key(&self.name, "Pod", NameRule::Dns1123Subdomain)?;
+        crate::model::namespace::validate_key(&self.name, "Pod", NameRule::Dns1123Subdomain)?;
         if let Some(n) = &self.node_name {
             validate_name_as(n, "spec.nodeName: node", NameRule::Dns1123Subdomain)?;
         }
@@ -78,11 +78,11 @@ impl Cluster {
         self.owner_name_free(&spec.name, "workload")?;
         self.check_topology_keys(&spec.name, &spec.template)?;
         let total = self.desired_total + 1;
-        if total > crate::limits::MAX_PODS {
+        if total > crate::util::limits::MAX_PODS {
             return Err(Error::Invalid(format!(
                 "Pod {}: the cluster would hold {total} pods, more than the limit of {} (MAX_PODS); expected fewer",
                 spec.name,
-                crate::limits::MAX_PODS
+                crate::util::limits::MAX_PODS
             )));
         }
         self.desired_total = total;
@@ -103,7 +103,7 @@ impl Cluster {
 
     fn bare_pod_id(&self, name: &str) -> Result<OwnerId, Error> {
         self.controller_by_name
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .copied()
             .filter(|c| matches!(self.controllers[c.0 as usize].workload, Workload::Pod(_)))
             .ok_or_else(|| Error::not_found("Pod", name))

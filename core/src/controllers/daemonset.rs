@@ -67,13 +67,13 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::affinity::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm};
+use crate::cluster::events::Reason;
 use crate::cluster::{Cluster, NodeId, Owner, OwnerId, PodPhase, Workload};
-use crate::error::Error;
-use crate::events::Reason;
+use crate::model::affinity::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm};
 use crate::model::{
     IntOrPercent, NameRule, PodTemplate, TaintEffect, Toleration, TolerationOperator,
 };
+use crate::util::error::Error;
 
 /// The most DaemonSets a cluster may hold: each may run a pod on every node
 /// (10,000), so this bounds their pods at 320,000. Real clusters run a few
@@ -174,7 +174,7 @@ impl DaemonSetSpec {
     }
 
     pub fn validate(&self) -> Result<(), Error> {
-        crate::namespace::validate_key(&self.name, "DaemonSet", NameRule::Dns1123Subdomain)?;
+        crate::model::namespace::validate_key(&self.name, "DaemonSet", NameRule::Dns1123Subdomain)?;
         self.template.validate(&self.name)?;
         if self.min_ready_seconds > MAX_DAEMONSET_MIN_READY_SECONDS {
             return Err(Error::Invalid(format!(
@@ -417,7 +417,7 @@ impl Cluster {
 
     fn daemonset_id(&self, name: &str) -> Result<OwnerId, Error> {
         self.controller_by_name
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .copied()
             .filter(|c| {
                 matches!(

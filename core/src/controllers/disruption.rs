@@ -7,8 +7,8 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use crate::cluster::{Cluster, NodeId, OwnerId};
-use crate::error::Error;
 use crate::model::{Budget, IntOrPercent, PdbSpec};
+use crate::util::error::Error;
 
 /// How long `kubectl drain` waits before it tries again an eviction a budget
 /// refused (429): 5 s (k8s.io/kubectl/pkg/drain, evictPods), in ticks.
@@ -65,8 +65,10 @@ impl Cluster {
         spec.validate()?;
         // A budget selects the pods of its own namespace (model/namespace.rs).
         self.use_namespace(&spec.name);
-        spec.selector =
-            crate::namespace::own_namespace(&spec.selector, crate::namespace::split(&spec.name).0);
+        spec.selector = crate::model::namespace::own_namespace(
+            &spec.selector,
+            crate::model::namespace::split(&spec.name).0,
+        );
         let name = spec.name.clone();
         // Creating it is an API call: no Event.
         self.disruption_epoch += 1;
@@ -77,7 +79,7 @@ impl Cluster {
     pub fn delete_pdb(&mut self, name: &str) -> Result<(), Error> {
         self.disruption_epoch += 1;
         self.pdbs
-            .remove(crate::namespace::canonical(name))
+            .remove(crate::model::namespace::canonical(name))
             .map(|_| ())
             .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))
     }
@@ -97,7 +99,7 @@ impl Cluster {
     pub fn pdb_status(&self, name: &str) -> Result<PdbStatus, Error> {
         let spec = self
             .pdbs
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))?;
         let mut expected = 0u32;
         let mut matching = 0u32;
@@ -240,7 +242,8 @@ impl Cluster {
         let (mut daemons, mut bare) = (Vec::new(), Vec::new());
         for &k in &self.node_pods[i] {
             let p = self.pod(k);
-            let full = || crate::namespace::full_name(&self.pod_name(p.controller, p.ordinal));
+            let full =
+                || crate::model::namespace::full_name(&self.pod_name(p.controller, p.ordinal));
             match self.controllers[p.controller.0 as usize].workload {
                 crate::cluster::Workload::DaemonSet(_) => {
                     daemons.push(full());
@@ -378,7 +381,7 @@ impl Cluster {
                         r
                     }
                 };
-                let (ns, short) = crate::namespace::split(&name);
+                let (ns, short) = crate::model::namespace::split(&name);
                 tried += 1;
                 match result {
                     Ok(()) => {

@@ -8,25 +8,27 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::cluster::{Cluster, OwnerId, ServiceState};
-use crate::error::Error;
 use crate::model::ServiceSpec;
+use crate::util::error::Error;
 
 impl Cluster {
     pub fn add_service(&mut self, mut spec: ServiceSpec) -> Result<(), Error> {
         spec.validate()?;
-        let max = crate::limits::MAX_SERVICES;
-        let key = crate::namespace::canonical(&spec.name);
+        let max = crate::util::limits::MAX_SERVICES;
+        let key = crate::model::namespace::canonical(&spec.name);
         if self.services.len() >= max && !self.services.contains_key(key) {
             return Err(Error::Invalid(format!(
                 "Service {}: the cluster already has {} Services, the limit (MAX_SERVICES, Kubernetes' scalability threshold of 10,000 Services a cluster); expected a Service deleted first",
-                crate::limits::shown(&spec.name),
+                crate::util::limits::shown(&spec.name),
                 self.services.len()
             )));
         }
         // A Service selects the pods of its own namespace (model/namespace.rs).
         self.use_namespace(&spec.name);
-        spec.selector =
-            crate::namespace::own_namespace(&spec.selector, crate::namespace::split(&spec.name).0);
+        spec.selector = crate::model::namespace::own_namespace(
+            &spec.selector,
+            crate::model::namespace::split(&spec.name).0,
+        );
         let name = spec.name.clone();
         if let Some(old) = self.services.remove(&name) {
             self.service_books.unfile(&name, &old.spec);
@@ -37,7 +39,7 @@ impl Cluster {
     }
 
     pub fn delete_service(&mut self, name: &str) -> Result<(), Error> {
-        let key = crate::namespace::canonical(name);
+        let key = crate::model::namespace::canonical(name);
         let old = self
             .services
             .remove(key)
@@ -437,9 +439,9 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::quantity::MIB;
     use crate::model::{DeploymentSpec, NodeSpec, Resources, Selector};
-    use crate::quantity::MIB;
-    use crate::simulator::Prng;
+    use crate::util::prng::Prng;
     use crate::ScorePolicy;
 
     /// The endpoints as the controller computed them before it read the
@@ -653,7 +655,7 @@ mod tests {
     fn services_stop_at_the_scalability_threshold() {
         let mut c = Cluster::new();
         let sel = Selector::new(&[("app", "web")]);
-        for i in 0..crate::limits::MAX_SERVICES {
+        for i in 0..crate::util::limits::MAX_SERVICES {
             c.add_service(ServiceSpec {
                 name: format!("s{i}"),
                 selector: sel.clone(),
@@ -672,7 +674,7 @@ mod tests {
             err.contains("MAX_SERVICES") && err.contains("10,000"),
             "{err}"
         );
-        assert_eq!(c.services.len(), crate::limits::MAX_SERVICES);
+        assert_eq!(c.services.len(), crate::util::limits::MAX_SERVICES);
         assert_eq!(c.events.len(), events);
         c.add_service(ServiceSpec {
             name: "s7".into(),

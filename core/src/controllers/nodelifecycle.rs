@@ -5,8 +5,8 @@
 use alloc::format;
 use alloc::vec::Vec;
 
+use crate::cluster::events::{EventType, Message, ObjectRef, Reason};
 use crate::cluster::{Cluster, NodeId, PodPhase};
-use crate::events::{EventType, Message, ObjectRef, Reason};
 
 impl Cluster {
     /// Heartbeats at the current tick: a silent node whose kubelet is back

@@ -51,12 +51,12 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::error::Error;
-use crate::limits::quoted;
 use crate::model::{
     validate_name_as, AffinityTerm, LabelSelectorRequirement, Labels, NameRule, PodTemplate,
     Selector, SelectorOperator,
 };
+use crate::util::error::Error;
+use crate::util::limits::quoted;
 
 /// The namespace of an object that names none.
 pub const DEFAULT_NAMESPACE: &str = "default";
@@ -369,8 +369,8 @@ pub(crate) fn admit_template(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::quantity::MIB;
     use crate::model::{labels, Resources};
-    use crate::quantity::MIB;
 
     #[test]
     fn keys_split_and_qualify() {

@@ -20,8 +20,8 @@
 use alloc::format;
 use alloc::string::{String, ToString};
 
-use crate::error::Error;
-use crate::limits::quoted;
+use crate::util::error::Error;
+use crate::util::limits::quoted;
 
 /// The highest value a user-defined PriorityClass may have (Kubernetes'
 /// HighestUserDefinablePriority).

@@ -7,8 +7,8 @@ pub mod rollout;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
+use crate::cluster::events::Reason;
 use crate::cluster::{Cluster, OwnerId, Pod, PodPhase};
-use crate::events::Reason;
 
 impl Cluster {
     /// Moves one Deployment toward its spec: creates missing pods, deletes

@@ -48,8 +48,8 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::cluster::{Cluster, OwnerId};
-use crate::error::Error;
 use crate::model::NO_PROGRESS_DEADLINE;
+use crate::util::error::Error;
 
 /// The two condition types a Deployment reports here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -476,7 +476,7 @@ impl Cluster {
     pub fn rollout_status(&self, name: &str) -> Result<RolloutStatus, Error> {
         let s = self.deployment_status(name)?;
         // kubectl names the Deployment without its namespace.
-        let n = crate::namespace::split(&s.name).1;
+        let n = crate::model::namespace::split(&s.name).1;
         let timed_out = s
             .condition(DeploymentConditionType::Progressing)
             .is_some_and(|c| c.reason == reasons::PROGRESS_DEADLINE_EXCEEDED);
