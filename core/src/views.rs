@@ -101,9 +101,13 @@ pub struct PodView<'a> {
 
 impl PodView<'_> {
     pub fn name(&self) -> String {
-        match self.kind {
-            WorkloadKind::Pod => String::from(self.app),
-            _ => format!("{}-{}", self.app, self.ordinal),
+        match (self.kind, self.template_hash) {
+            (WorkloadKind::Pod, _) => String::from(self.app),
+            (WorkloadKind::Deployment, Some(hash)) => {
+                let rs = format!("{}-{}", self.app, hash);
+                crate::util::podname::generated(&rs, self.ordinal)
+            }
+            _ => crate::util::podname::generated(self.app, self.ordinal),
         }
     }
 
@@ -286,16 +290,46 @@ impl Cluster {
                 return ctl.pods.values().next().copied().ok_or_else(missing);
             }
         }
-        let (app, ord) = name.rsplit_once('-').ok_or_else(missing)?;
-        let ord: u32 = ord.parse().map_err(|_| missing())?;
-        let c = self.controller_by_name.get(app).ok_or_else(missing)?;
-        if self.controllers[c.0 as usize].workload.kind() == WorkloadKind::Pod {
+        // `<daemonset>-<suffix>` or `<deployment>-<hash>-<suffix>`
+        // (`util/podname.rs`): the suffix maps back to the ordinal.
+        let (prefix, suffix) = name.rsplit_once('-').ok_or_else(missing)?;
+        if let Some(k) = self.generated_pod_key(prefix, suffix) {
+            return Ok(k);
+        }
+        // The short form `<owner>-<ordinal>` (Shepherd's names before they
+        // were Kubernetes'), still accepted where a pod is looked up, never
+        // written.
+        let ordinal: u32 = suffix.parse().map_err(|_| missing())?;
+        let c = self.controller_by_name.get(prefix).ok_or_else(missing)?;
+        let ctl = &self.controllers[c.0 as usize];
+        if ctl.workload.kind() == WorkloadKind::Pod {
             return Err(missing());
         }
-        self.controllers[c.0 as usize]
-            .pods
-            .get(ord)
-            .ok_or_else(missing)
+        ctl.pods.get(ordinal).ok_or_else(missing)
+    }
+
+    fn generated_pod_key(&self, prefix: &str, suffix: &str) -> Option<u32> {
+        let ordinal = crate::util::podname::ordinal_of(prefix, suffix)?;
+        if let Some(c) = self.controller_by_name.get(prefix) {
+            let ctl = &self.controllers[c.0 as usize];
+            if ctl.workload.kind() == WorkloadKind::DaemonSet {
+                if let Some(k) = ctl.pods.get(ordinal) {
+                    return Some(k);
+                }
+            }
+        }
+        let (app, hash) = prefix.rsplit_once('-')?;
+        let c = self.controller_by_name.get(app)?;
+        let ctl = &self.controllers[c.0 as usize];
+        if ctl.workload.kind() != WorkloadKind::Deployment {
+            return None;
+        }
+        let k = ctl.pods.get(ordinal)?;
+        let r = self.pod(k).revision;
+        match ctl.revisions.get(r as usize - 1) {
+            Some(rev) if rev.hash == hash => Some(k),
+            _ => None,
+        }
     }
 
     pub fn pod_by_name(&self, name: &str) -> Result<PodView<'_>, Error> {
