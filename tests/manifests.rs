@@ -48,7 +48,7 @@ fn placement(c: &Cluster) -> Vec<(String, Option<String>)> {
     c.pods()
         .map(|p| {
             (
-                p.name(),
+                c.short_pod_names(&p.name()),
                 p.node
                     .and_then(|id| c.node_by_id(id))
                     .map(|n| n.name().to_string()),

@@ -42,7 +42,7 @@ fn placement(sim: &Simulator) -> Vec<(String, Option<String>)> {
                 .node
                 .and_then(|id| c.nodes().find(|n| n.id == id))
                 .map(|n| n.name().to_string());
-            (p.name(), n)
+            (c.short_pod_names(&p.name()), n)
         })
         .collect();
     v.sort();
@@ -117,7 +117,9 @@ fn same_names_in_two_namespaces_and_selectors_stay_in_their_namespace() {
         c.service_endpoints("blog/web").unwrap(),
         ["blog/web-0", "blog/web-1"]
     );
-    assert_eq!(c.service_endpoints("web").unwrap(), ["web-0"]);
+    let endpoints = c.service_endpoints("web").unwrap();
+    let endpoints: Vec<String> = endpoints.iter().map(|p| c.short_pod_names(p)).collect();
+    assert_eq!(endpoints, ["web-0"]);
     // The declared template comes back without the reserved labels.
     assert_eq!(
         c.template("shop/web").unwrap().labels,

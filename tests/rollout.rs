@@ -204,9 +204,18 @@ fn service(name: &str, selector: &[(&str, &str)]) -> ServiceSpec {
     }
 }
 
-/// `web-3` -> `web`.
+/// `web-5d4c8f7b9-x2x7q` (a ReplicaSet's pod, as Kubernetes names it) or
+/// `web-3` (the short form) -> `web`.
 fn app_of(pod: &str) -> &str {
-    pod.rsplit_once('-').map(|(a, _)| a).unwrap_or(pod)
+    const GENERATED: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let Some((rs, suffix)) = pod.rsplit_once('-') else {
+        return pod;
+    };
+    let generated = suffix.len() == 5 && suffix.bytes().all(|b| GENERATED.contains(&b));
+    match rs.rsplit_once('-') {
+        Some((app, _hash)) if generated => app,
+        _ => rs,
+    }
 }
 
 // ----- Kubernetes' arithmetic, written independently of the engine -----------
