@@ -90,6 +90,7 @@ pub mod simulator;
 mod taints;
 pub mod verify;
 mod views;
+pub mod whatif;
 pub mod workload;
 
 /// The sweep size of the engine's randomized unit tests: `SHEPHERD_FUZZ_OPS`
