@@ -209,10 +209,13 @@ fn a_zone_failure_evicts_after_the_grace_period_and_the_toleration() {
     // Replaced, but Pending: no node to go to.
     assert_eq!(w.moves.len(), 2);
     assert!(w.moves.iter().all(|m| m.to.is_none() && m.created_at == t + 351));
-    // Both Deployments stalled: db 0/1, web 2/3, from t + 351.
+    // Both Deployments stalled: db 0/1, web 2/3, from t + 51, when a1
+    // went NotReady and the node controller marked its pods not Ready
+    // (MarkPodsNotReady): availability is lost 300 s before the evictions.
     for (name, avail) in [("db", 0), ("web", 2)] {
         let d = w.deployments.iter().find(|d| d.name == name).unwrap();
-        assert_eq!((d.available_after, d.min_at), (avail, t + 351), "{name}");
+        assert_eq!((d.available_after, d.min_at), (avail, t + 51), "{name}");
+        assert_eq!(d.unavailable_ticks, w.end - (t + 51) + 1, "{name}");
         assert!(d.stalled && d.lost_availability, "{name}");
     }
     // Zone a: one schedulable node before, none after.
@@ -373,4 +376,63 @@ fn the_same_cluster_and_actions_give_the_same_diff() {
         (&y.deleted, &y.moves, &y.pending, &y.blocked, &y.nodes, y.end)
     );
     assert_eq!(x.after.rendered_events(), y.after.rendered_events());
+}
+
+/// The speed figure (docs/whatif.md): a drain of 100 nodes on the
+/// 5,000-node / 150,000-pod envelope, against the same simulation without
+/// the diff (the same copy of the cluster, the same actions, the same
+/// ticks). `cargo test -p shepherd --release --test whatif -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn speed_of_a_100_node_drain_at_the_envelope() {
+    use shepherd::simulator::{Event, Simulator};
+    use std::time::Instant;
+    let (ns, ds) = shepherd::workload::envelope(42, 5000, 150000, 500, false);
+    let mut c = Cluster::new();
+    for n in ns {
+        c.add_node(n).unwrap();
+    }
+    for d in ds {
+        c.deploy(d).unwrap();
+    }
+    let profile = Profile::kube_scheduler();
+    let t = Instant::now();
+    assert!(c.reconcile_to_fixed_point(&profile).converged);
+    println!("converged 150,000 pods in {:.2?}", t.elapsed());
+    let drained: Vec<String> = (1..=100).map(|i| format!("node-{}", i * 50)).collect();
+    let actions: Vec<Action> = drained.iter().cloned().map(Action::Drain).collect();
+    let (mut best_whole, mut best_engine) = (f64::MAX, f64::MAX);
+    for round in 0..5 {
+        let t = Instant::now();
+        let w = what_if(&c, &profile, &actions).unwrap();
+        let whole = t.elapsed();
+        // The engine alone: a copy, the same drains one a tick, the same ticks.
+        let t = Instant::now();
+        let mut sim = Simulator::new(0, profile.clone());
+        *sim.cluster_mut() = c.clone();
+        for (i, n) in drained.iter().enumerate() {
+            sim.schedule(c.now() + 1 + i as u64, Event::Drain(n.clone())).unwrap();
+        }
+        for _ in c.now()..w.end {
+            sim.step();
+        }
+        let engine = t.elapsed();
+        assert_eq!(sim.cluster().pods().count(), w.after.pods().count());
+        println!(
+            "round {round}: what-if {whole:.2?}, the engine's simulation alone {engine:.2?}, the diff's own work {:.2?}; {} pods deleted, {} replaced, {} Pending, {} ticks",
+            whole.saturating_sub(engine),
+            w.deleted.len(),
+            w.moves.len(),
+            w.pending.len(),
+            w.end - w.start
+        );
+        best_whole = best_whole.min(whole.as_secs_f64());
+        best_engine = best_engine.min(engine.as_secs_f64());
+    }
+    println!(
+        "best of 5: what-if {:.1} ms, the engine alone {:.1} ms, the diff's own work {:.1} ms",
+        best_whole * 1e3,
+        best_engine * 1e3,
+        (best_whole - best_engine) * 1e3
+    );
 }

@@ -424,6 +424,35 @@ pub struct WhatIf {
     pub after: Cluster,
 }
 
+/// What the run saw of one Deployment's availability.
+#[derive(Clone, Copy, Debug)]
+struct Watch {
+    /// The fewest available pods at the end of a tick, and that tick.
+    min: u32,
+    at: u64,
+    /// Ticks that ended with fewer available than desired.
+    unavailable: u64,
+    /// Available went False at some tick's end.
+    lost: bool,
+    /// Fewer available than desired at the last sample.
+    below: bool,
+    /// To be sampled this tick.
+    due: bool,
+}
+
+impl Default for Watch {
+    fn default() -> Self {
+        Watch {
+            min: u32::MAX,
+            at: 0,
+            unavailable: 0,
+            lost: false,
+            below: false,
+            due: true,
+        }
+    }
+}
+
 /// What is known of one pod the run touched.
 #[derive(Clone, Debug, Default)]
 struct Track {
@@ -605,14 +634,13 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
     }
 
     let mut tracks: BTreeMap<String, Track> = BTreeMap::new();
-    // Deployments whose pods the run touched: name → (min available, tick,
-    // unavailable ticks, lost availability).
-    let mut deployments: BTreeMap<String, (u32, u64, u64, bool)> = BTreeMap::new();
+    // Deployments whose pods the run touched, by name.
+    let mut deployments: BTreeMap<String, Watch> = BTreeMap::new();
     for a in actions {
         match a {
             Action::Scale { deployment, .. } => {
                 if let Ok(s) = before.deployment_status(deployment) {
-                    deployments.insert(s.name, (u32::MAX, 0, 0, false));
+                    deployments.insert(s.name, Watch::default());
                 }
             }
             Action::Apply { events, .. } => {
@@ -620,7 +648,7 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
                     if let Event::ApplyDeployment(d) | Event::Deploy(d) = e {
                         deployments.insert(
                             String::from(crate::namespace::canonical(&d.name)),
-                            (u32::MAX, 0, 0, false),
+                            Watch::default(),
                         );
                     }
                 }
@@ -640,6 +668,8 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
         .collect();
 
     let mut quiet = 0u64;
+    // The pods this tick's events and evictions named.
+    let mut named: Vec<String> = Vec::new();
     let mut wait_until: Option<u64> = None;
     let settled;
     loop {
@@ -692,8 +722,10 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
         let mut changed = sim.cluster().change_epoch() != epoch || !api.is_empty();
         {
             let c = sim.cluster();
+            named.clear();
             for r in &api {
                 if let crate::cluster::ApiRecord::Evicted { tick, pod, .. } = r {
+                    named.push(pod.clone());
                     let t = track(&mut tracks, before, c, pod);
                     t.deleted.get_or_insert((
                         *tick,
@@ -706,7 +738,9 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
                 if e.reason != "FailedScheduling" {
                     changed = true;
                 }
-                observe(&mut tracks, before, c, e);
+                if let Some(pod) = observe(&mut tracks, before, c, e) {
+                    named.push(pod);
+                }
             }
             for (node, (started, listed)) in &drains {
                 if drain_done.contains_key(node) {
@@ -735,28 +769,44 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
                     drain_done.insert(node.clone(), tick);
                 }
             }
-            // Deployments touched: their owners, sampled when something moved.
-            for t in tracks.values() {
-                if t.kind == Some(WorkloadKind::Deployment) && !deployments.contains_key(&t.owner)
-                {
-                    deployments.insert(t.owner.clone(), (u32::MAX, 0, 0, false));
+            // Deployments touched: the owners of the pods this tick's
+            // events and evictions named. Each is sampled when touched, and
+            // every tick while it has fewer available pods than desired
+            // (availability comes back on a timer, with no event): not every
+            // Deployment every tick.
+            for name in &named {
+                let owner = match tracks.get(name.as_str()) {
+                    Some(t) => (t.kind == Some(WorkloadKind::Deployment) && !t.owner.is_empty())
+                        .then(|| t.owner.clone()),
+                    None => c
+                        .pod_by_name(name)
+                        .ok()
+                        .filter(|p| p.kind == WorkloadKind::Deployment)
+                        .map(|p| String::from(p.app)),
+                };
+                if let Some(owner) = owner {
+                    deployments.entry(owner).or_default().due = true;
                 }
             }
-            for (name, (min, at, unavailable, lost)) in deployments.iter_mut() {
-                if let Ok(s) = c.deployment_status(name) {
-                    if s.available_replicas < *min {
-                        *min = s.available_replicas;
-                        *at = tick;
+            for (name, w) in deployments.iter_mut() {
+                if w.due || w.below {
+                    w.due = false;
+                    if let Ok(s) = c.deployment_status(name) {
+                        if s.available_replicas < w.min {
+                            w.min = s.available_replicas;
+                            w.at = tick;
+                        }
+                        w.below = s.available_replicas < s.spec_replicas;
+                        if s
+                            .condition(DeploymentConditionType::Available)
+                            .is_some_and(|c| c.status == ConditionStatus::False)
+                        {
+                            w.lost = true;
+                        }
                     }
-                    if s.available_replicas < s.spec_replicas {
-                        *unavailable += 1;
-                    }
-                    if s
-                        .condition(DeploymentConditionType::Available)
-                        .is_some_and(|c| c.status == ConditionStatus::False)
-                    {
-                        *lost = true;
-                    }
+                }
+                if w.below {
+                    w.unavailable += 1;
                 }
             }
         }
@@ -787,7 +837,8 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
     }
 
     let end = sim.tick();
-    let after = sim.cluster().clone();
+    // The end state is the simulator's: taken, not copied.
+    let after = core::mem::take(sim.cluster_mut());
     Ok(diff(
         before,
         after,
@@ -884,87 +935,92 @@ fn track<'t>(
     tracks.get_mut(name).expect("inserted above")
 }
 
-/// Takes in one event as emitted.
+/// Takes in one event as emitted; returns the pod it is about, if any.
 fn observe(
     tracks: &mut BTreeMap<String, Track>,
     before: &Cluster,
     c: &Cluster,
     e: &crate::events::RenderedEvent,
-) {
-    let created_or_deleted = |prefix: &str| e.message.strip_prefix(prefix).map(String::from);
-    match e.reason {
+) -> Option<String> {
+    let said = |prefix: &str| e.message.strip_prefix(prefix).map(String::from);
+    let object_pod = || pod_of(&e.object).map(String::from);
+    let pod = match e.reason {
         "SuccessfulCreate" => {
-            if let Some(pod) = created_or_deleted("Created pod: ") {
-                let t = track(tracks, before, c, &pod);
-                t.created_at.get_or_insert(e.tick);
-                if t.owner.is_empty() {
-                    // Created and gone within the tick: its owner from the
-                    // object (a ReplicaSet is NAME-HASH of its Deployment).
-                    let (kind, name) = e.object.split_once('/').unwrap_or(("", ""));
-                    t.owner = match kind {
-                        "replicaset" => name.rsplit_once('-').map_or(name, |(d, _)| d).into(),
-                        _ => name.into(),
-                    };
-                }
+            let pod = said("Created pod: ")?;
+            let t = track(tracks, before, c, &pod);
+            t.created_at.get_or_insert(e.tick);
+            if t.owner.is_empty() {
+                // Created and gone within the tick: its owner from the
+                // object (a ReplicaSet is NAME-HASH of its Deployment).
+                let (kind, name) = e.object.split_once('/').unwrap_or(("", ""));
+                t.owner = match kind {
+                    "replicaset" => name.rsplit_once('-').map_or(name, |(d, _)| d).into(),
+                    _ => name.into(),
+                };
+                t.kind = Some(match kind {
+                    "daemonset" => WorkloadKind::DaemonSet,
+                    _ => WorkloadKind::Deployment,
+                });
             }
+            pod
         }
         "SuccessfulDelete" => {
-            if let Some(pod) = created_or_deleted("Deleted pod: ") {
-                let cause = if e.object.starts_with("daemonset/") {
-                    Cause::DaemonSetController
-                } else {
-                    Cause::ReplicaSetController
-                };
-                let t = track(tracks, before, c, &pod);
-                t.deleted.get_or_insert((
-                    e.tick,
-                    cause,
-                    format!("{} {}: {}", e.reason, e.object, e.message),
-                ));
-            }
+            let pod = said("Deleted pod: ")?;
+            let cause = if e.object.starts_with("daemonset/") {
+                Cause::DaemonSetController
+            } else {
+                Cause::ReplicaSetController
+            };
+            let t = track(tracks, before, c, &pod);
+            t.deleted.get_or_insert((
+                e.tick,
+                cause,
+                format!("{} {}: {}", e.reason, e.object, e.message),
+            ));
+            pod
         }
         "Scheduled" => {
-            if let Some(pod) = pod_of(&e.object) {
-                if let Some((_, node)) = e.message.rsplit_once(" to ") {
-                    let t = track(tracks, before, c, pod);
-                    t.node = Some(String::from(node));
-                    t.bound_at = Some(e.tick);
-                }
-            }
+            let pod = object_pod()?;
+            let (_, node) = e.message.rsplit_once(" to ")?;
+            let t = track(tracks, before, c, &pod);
+            t.node = Some(String::from(node));
+            t.bound_at = Some(e.tick);
+            pod
         }
         "TaintManagerEviction" if e.message.starts_with("Marking for deletion") => {
-            if let Some(pod) = pod_of(&e.object) {
-                let t = track(tracks, before, c, pod);
-                t.deleted.get_or_insert((
-                    e.tick,
-                    Cause::TaintEviction,
-                    format!("{}: {}", e.reason, e.message),
-                ));
-            }
+            let pod = object_pod()?;
+            let t = track(tracks, before, c, &pod);
+            t.deleted.get_or_insert((
+                e.tick,
+                Cause::TaintEviction,
+                format!("{}: {}", e.reason, e.message),
+            ));
+            pod
         }
         "Preempted" => {
-            if let Some(pod) = pod_of(&e.object) {
-                let t = track(tracks, before, c, pod);
-                t.deleted.get_or_insert((
-                    e.tick,
-                    Cause::Preemption,
-                    format!("{}: {}", e.reason, e.message),
-                ));
-            }
+            let pod = object_pod()?;
+            let t = track(tracks, before, c, &pod);
+            t.deleted.get_or_insert((
+                e.tick,
+                Cause::Preemption,
+                format!("{}: {}", e.reason, e.message),
+            ));
+            pod
         }
-        "Killing" => {
-            // The kubelet stops it: where it ran (source.host).
-            if let Some(pod) = pod_of(&e.object) {
-                if !e.host.is_empty() {
-                    let t = track(tracks, before, c, pod);
-                    t.node = Some(e.host.clone());
-                    t.deleted
-                        .get_or_insert((e.tick, Cause::Other, format!("{}: {}", e.reason, e.message)));
-                }
-            }
+        // The kubelet stops it: where it ran (source.host).
+        "Killing" if !e.host.is_empty() => {
+            let pod = object_pod()?;
+            let t = track(tracks, before, c, &pod);
+            t.node = Some(e.host.clone());
+            t.deleted
+                .get_or_insert((e.tick, Cause::Other, format!("{}: {}", e.reason, e.message)));
+            pod
         }
-        _ => {}
-    }
+        // A pod whose node went NotReady: its Deployment loses availability.
+        "NodeNotReady" => object_pod()?,
+        _ => return None,
+    };
+    Some(pod)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -976,7 +1032,7 @@ fn diff(
     end: u64,
     settled: bool,
     tracks: BTreeMap<String, Track>,
-    deployments: BTreeMap<String, (u32, u64, u64, bool)>,
+    deployments: BTreeMap<String, Watch>,
     drains: BTreeMap<String, (u64, Vec<(String, Option<String>)>)>,
     drain_done: BTreeMap<String, u64>,
     refusals: BTreeMap<String, (u64, String)>,
@@ -1136,7 +1192,7 @@ fn diff(
     blocked.sort_by(|a, b| (a.until.unwrap_or(u64::MAX), &a.pod).cmp(&(b.until.unwrap_or(u64::MAX), &b.pod)));
 
     let mut deps = Vec::new();
-    for (name, (min, min_at, unavailable, lost)) in deployments {
+    for (name, Watch { min, at: min_at, unavailable, lost, .. }) in deployments {
         let b = before.deployment_status(&name).ok();
         let Ok(a) = after.deployment_status(&name) else {
             continue;
