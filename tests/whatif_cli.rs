@@ -127,6 +127,7 @@ fn a_second_drain_is_refused_by_the_budget_until_the_end() {
     assert!(out.contains("web-pdb refused it"), "{out}");
     assert!(out.contains("Kubernetes never moves a pod"), "{out}");
     assert!(out.contains("b-1 (started t="), "{out}");
+    assert!(out.contains("still waiting at t="), "{out}");
 }
 
 #[test]

@@ -226,6 +226,7 @@ fn zone_json(z: &ZoneUse) -> serde_json::Value {
         "schedulableNodes": {"before": z.schedulable_before, "after": z.schedulable_after},
         "before": usage_json(&z.before),
         "after": usage_json(&z.after),
+        "allNodes": {"before": usage_json(&z.all_before), "after": usage_json(&z.all_after)},
     })
 }
 
@@ -414,7 +415,7 @@ fn print_text(
                 None => format!("still waiting at t={}", w.end),
             };
             println!(
-                "  {} (started t={}, {} pods listed): {end}; kubectl: {}",
+                "  {} (started t={}, pods listed: {}): {end}; kubectl: {}",
                 d.node, d.started, d.listed, d.status
             );
         }
@@ -443,7 +444,7 @@ fn print_text(
         let wn = w.deployments.iter().map(|d| d.name.len()).max().unwrap_or(4).max(4);
         println!(
             "  {:<wn$}  {:>9}  {:>11}  {:>13}  {:>11}  CONDITIONS AFTER",
-            "NAME", "DESIRED", "AVAILABLE", "LOWEST (AT)", "UNAVAIL. S"
+            "NAME", "DESIRED", "AVAILABLE", "LOWEST (AT)", "BELOW FOR S"
         );
         for d in w.deployments.iter().take(ROWS) {
             let conds: Vec<String> = d
@@ -469,7 +470,7 @@ fn print_text(
         more(w.deployments.len());
     }
 
-    println!("\ncapacity: requests / allocatable over the Ready, schedulable nodes, before -> after:");
+    println!("\ncapacity: requests / allocatable over the Ready, schedulable nodes (PODS: running on any node), before -> after:");
     let wz = w.zones.iter().map(|z| z.zone.len()).max().unwrap_or(5).max(5);
     println!(
         "  {:<wz$}  {:>7}  {:<34}  {:<40}  PODS",
@@ -495,7 +496,7 @@ fn print_text(
                 pct(a.memory_requested, a.memory_allocatable),
                 format_memory_bytes(a.free().1)
             ),
-            format!("{} -> {}", b.pods, a.pods)
+            format!("{} -> {}", z.all_before.pods, z.all_after.pods)
         );
     };
     for z in &w.zones {

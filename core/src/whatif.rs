@@ -396,6 +396,10 @@ pub struct ZoneUse {
     /// Over the schedulable nodes.
     pub before: Usage,
     pub after: Usage,
+    /// Over every registered node (NotReady and cordoned ones too): what
+    /// runs there.
+    pub all_before: Usage,
+    pub all_after: Usage,
 }
 
 /// The answer: the actions as applied, the run, and the diff.
@@ -1241,9 +1245,11 @@ fn diff(
         for acc in [&mut *z, &mut total] {
             if sb != NodeState::Absent {
                 acc.nodes_before += 1;
+                acc.all_before.add(&ub);
             }
             if sa != NodeState::Absent {
                 acc.nodes_after += 1;
+                acc.all_after.add(&ua);
             }
             if sb.schedulable() {
                 acc.schedulable_before += 1;
