@@ -17,7 +17,10 @@ fn node(name: &str, cpu: u64, zone: &str) -> NodeSpec {
 }
 
 fn converge(c: &mut Cluster) {
-    assert!(c.reconcile_to_fixed_point(&Profile::kube_scheduler()).converged);
+    assert!(
+        c.reconcile_to_fixed_point(&Profile::kube_scheduler())
+            .converged
+    );
 }
 
 fn on(c: &Cluster, node: &str) -> Vec<String> {
@@ -41,7 +44,14 @@ fn deleted(w: &WhatIf) -> Vec<(String, Option<String>, u64, Cause)> {
 fn moves(w: &WhatIf) -> Vec<(String, Option<String>, String, Option<String>)> {
     w.moves
         .iter()
-        .map(|m| (m.deleted.clone(), m.from.clone(), m.replacement.clone(), m.to.clone()))
+        .map(|m| {
+            (
+                m.deleted.clone(),
+                m.from.clone(),
+                m.replacement.clone(),
+                m.to.clone(),
+            )
+        })
         .collect()
 }
 
@@ -99,7 +109,10 @@ fn a_drain_under_a_budget_evicts_one_pod_then_waits_for_its_replacement_to_be_re
     );
     assert_eq!(w.blocked.len(), 1);
     let b = &w.blocked[0];
-    assert_eq!((b.pod.as_str(), b.node.as_str(), b.pdb.as_str()), ("web-1", "n1", "web-pdb"));
+    assert_eq!(
+        (b.pod.as_str(), b.node.as_str(), b.pdb.as_str()),
+        ("web-1", "n1", "web-pdb")
+    );
     assert_eq!((b.from, b.until, b.refusals), (t, Some(t + 10), 2));
     assert!(
         b.message.contains("disruption budget web-pdb"),
@@ -201,14 +214,21 @@ fn a_zone_failure_evicts_after_the_grace_period_and_the_toleration() {
             .map(|p| p.message.clone())
             .unwrap()
     };
-    assert!(msg("db").starts_with("0/3 nodes are available"), "{}", msg("db"));
+    assert!(
+        msg("db").starts_with("0/3 nodes are available"),
+        "{}",
+        msg("db")
+    );
     assert!(msg("db").contains("1 node(s) had untolerated taint"));
     assert!(msg("db").contains("2 node(s) didn't match Pod's node affinity/selector"));
     assert!(msg("web").contains("2 node(s) didn't match pod topology spread constraints"));
     assert!(w.pending.iter().all(|p| !p.was_pending));
     // Replaced, but Pending: no node to go to.
     assert_eq!(w.moves.len(), 2);
-    assert!(w.moves.iter().all(|m| m.to.is_none() && m.created_at == t + 351));
+    assert!(w
+        .moves
+        .iter()
+        .all(|m| m.to.is_none() && m.created_at == t + 351));
     // Both Deployments stalled: db 0/1, web 2/3, from t + 51, when a1
     // went NotReady and the node controller marked its pods not Ready
     // (MarkPodsNotReady): availability is lost 300 s before the evictions.
@@ -232,7 +252,12 @@ fn a_scale_up_that_does_not_fit_leaves_the_surplus_pending_with_the_schedulers_m
     let mut c = Cluster::new();
     c.add_node(node("n1", 2000, "a")).unwrap();
     c.add_node(node("n2", 2000, "b")).unwrap();
-    c.deploy(DeploymentSpec::new("web", 2, Resources::new(800, 256 * MIB))).unwrap();
+    c.deploy(DeploymentSpec::new(
+        "web",
+        2,
+        Resources::new(800, 256 * MIB),
+    ))
+    .unwrap();
     converge(&mut c);
     let t = c.now() + 1;
     let w = run(
@@ -273,7 +298,12 @@ fn small_and_big() -> Cluster {
     let mut c = Cluster::new();
     c.add_node(node("n1", 4000, "a")).unwrap();
     c.add_node(node("n2", 8000, "b")).unwrap();
-    c.deploy(DeploymentSpec::new("web", 1, Resources::new(1000, 256 * MIB))).unwrap();
+    c.deploy(DeploymentSpec::new(
+        "web",
+        1,
+        Resources::new(1000, 256 * MIB),
+    ))
+    .unwrap();
     converge(&mut c);
     assert_eq!(on(&c, "n2"), ["web-0"]);
     c
@@ -289,7 +319,10 @@ fn combined_actions_apply_in_the_order_given() {
     };
     // Cordon n1 first: the new pod can only go to n2.
     let w = run(&c, &[Action::Cordon(s("n1")), scale.clone()]);
-    assert_eq!(w.actions.iter().map(|a| a.tick).collect::<Vec<_>>(), [t, t + 1]);
+    assert_eq!(
+        w.actions.iter().map(|a| a.tick).collect::<Vec<_>>(),
+        [t, t + 1]
+    );
     assert_eq!(w.created.len(), 1);
     assert_eq!(w.created[0].node.as_deref(), Some("n2"));
     assert!(w.deleted.is_empty());
@@ -334,9 +367,16 @@ fn combined_actions_apply_in_the_order_given() {
         ],
     );
     let gone: Vec<_> = deleted(&w);
-    assert_eq!(gone, [(s("web-1"), Some(s("n1")), t + 2, Cause::NodeDeleted)]);
+    assert_eq!(
+        gone,
+        [(s("web-1"), Some(s("n1")), t + 2, Cause::NodeDeleted)]
+    );
     assert_eq!(w.pending.len(), 1);
-    assert!(w.pending[0].message.contains("unschedulable"), "{}", w.pending[0].message);
+    assert!(
+        w.pending[0].message.contains("unschedulable"),
+        "{}",
+        w.pending[0].message
+    );
     let n1 = w.nodes.iter().find(|n| n.name == "n1").unwrap();
     assert_eq!(n1.state_after, NodeState::Absent);
 }
@@ -344,7 +384,11 @@ fn combined_actions_apply_in_the_order_given() {
 #[test]
 fn unknown_names_are_refused_with_some_that_exist() {
     let c = small_and_big();
-    let e = |a: Action| what_if(&c, &Profile::kube_scheduler(), &[a]).unwrap_err().to_string();
+    let e = |a: Action| {
+        what_if(&c, &Profile::kube_scheduler(), &[a])
+            .unwrap_err()
+            .to_string()
+    };
     let m = e(Action::Drain(s("n9")));
     assert!(m.contains("no node \"n9\"") && m.contains("n1, n2"), "{m}");
     let m = e(Action::FailZone(s("z")));
@@ -353,7 +397,10 @@ fn unknown_names_are_refused_with_some_that_exist() {
         deployment: s("api"),
         replicas: 1,
     });
-    assert!(m.contains("no Deployment \"api\"") && m.contains("web"), "{m}");
+    assert!(
+        m.contains("no Deployment \"api\"") && m.contains("web"),
+        "{m}"
+    );
     // A node deleted by an earlier action is gone for a later one.
     let m = what_if(
         &c,
@@ -411,7 +458,8 @@ fn speed_of_a_100_node_drain_at_the_envelope() {
         let mut sim = Simulator::new(0, profile.clone());
         *sim.cluster_mut() = c.clone();
         for (i, n) in drained.iter().enumerate() {
-            sim.schedule(c.now() + 1 + i as u64, Event::Drain(n.clone())).unwrap();
+            sim.schedule(c.now() + 1 + i as u64, Event::Drain(n.clone()))
+                .unwrap();
         }
         for _ in c.now()..w.end {
             sim.step();

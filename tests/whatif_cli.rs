@@ -33,7 +33,9 @@ fn json(args: &[&str]) -> Value {
 }
 
 fn rows<'a>(v: &'a Value, key: &str) -> &'a Vec<Value> {
-    v[key].as_array().unwrap_or_else(|| panic!("{key} should be a list"))
+    v[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{key} should be a list"))
 }
 
 fn the_web_pod_on_a1(v: &Value) -> String {
@@ -72,7 +74,11 @@ fn a_zone_failure_evicts_its_pods_after_350_s_and_their_replacements_stay_pendin
             .unwrap()
             .to_string()
     };
-    assert!(msg("db").contains("1 node(s) had untolerated taint"), "{}", msg("db"));
+    assert!(
+        msg("db").contains("1 node(s) had untolerated taint"),
+        "{}",
+        msg("db")
+    );
     assert!(msg("db").contains("2 node(s) didn't match Pod's node affinity/selector"));
     assert!(msg("web").contains("2 node(s) didn't match pod topology spread constraints"));
     // Replacements created at once, bound nowhere.
@@ -81,13 +87,22 @@ fn a_zone_failure_evicts_its_pods_after_350_s_and_their_replacements_stay_pendin
     let m = moves.iter().find(|m| m["deleted"] == web.as_str()).unwrap();
     assert_eq!((m["from"].as_str(), m["to"].as_str()), (Some("a-1"), None));
     // web 2 of 3 available from t + 51 (a-1's pods not Ready) to the end.
-    let d = rows(&v, "deployments").iter().find(|d| d["name"] == "web").unwrap();
+    let d = rows(&v, "deployments")
+        .iter()
+        .find(|d| d["name"] == "web")
+        .unwrap();
     assert_eq!(d["available"]["after"], 2);
     assert_eq!(d["available"]["lowestAt"], t + 51);
     assert_eq!(d["stalled"], true);
     // Zone a: 1 schedulable node, then none; the cluster 6000m -> 4000m.
     let a = rows(&v, "zones").iter().find(|z| z["zone"] == "a").unwrap();
-    assert_eq!((a["schedulableNodes"]["before"].as_u64(), a["schedulableNodes"]["after"].as_u64()), (Some(1), Some(0)));
+    assert_eq!(
+        (
+            a["schedulableNodes"]["before"].as_u64(),
+            a["schedulableNodes"]["after"].as_u64()
+        ),
+        (Some(1), Some(0))
+    );
     assert_eq!(v["total"]["before"]["cpuMillis"]["allocatable"], 6000);
     assert_eq!(v["total"]["after"]["cpuMillis"]["allocatable"], 4000);
     // Requests: 2500m before (db 1000m, web 3 x 500m); 1000m after.
@@ -105,16 +120,24 @@ fn a_second_drain_is_refused_by_the_budget_until_the_end() {
     let t = v["start"].as_u64().unwrap() + 1;
     let gone = rows(&v, "deleted");
     assert_eq!(gone.len(), 2, "{gone:?}");
-    assert!(gone.iter().all(|d| d["node"] == "a-1" && d["tick"] == t && d["cause"] == "eviction"));
+    assert!(gone
+        .iter()
+        .all(|d| d["node"] == "a-1" && d["tick"] == t && d["cause"] == "eviction"));
     let blocked = rows(&v, "blockedEvictions");
     assert_eq!(blocked.len(), 1);
     let b = &blocked[0];
-    assert_eq!((b["node"].as_str(), b["podDisruptionBudget"].as_str()), (Some("b-1"), Some("web-pdb")));
+    assert_eq!(
+        (b["node"].as_str(), b["podDisruptionBudget"].as_str()),
+        (Some("b-1"), Some("web-pdb"))
+    );
     assert_eq!(b["from"], t + 1);
     assert_eq!(b["until"], Value::Null);
     let end = v["end"].as_u64().unwrap();
     assert_eq!(b["refusals"], (end - (t + 1)) / 5 + 1);
-    assert!(b["message"].as_str().unwrap().contains("2 healthy pods, 2 needed, 0 disruptions allowed"));
+    assert!(b["message"]
+        .as_str()
+        .unwrap()
+        .contains("2 healthy pods, 2 needed, 0 disruptions allowed"));
     let drains = rows(&v, "drains");
     assert_eq!(drains[0]["finished"], t);
     assert_eq!(drains[0]["status"], "node/a-1 drained");
@@ -123,7 +146,10 @@ fn a_second_drain_is_refused_by_the_budget_until_the_end() {
     // The text says the same at a glance.
     let (code, out, _) = shepherd(&["whatif", ZONES, "--drain", "a-1", "--drain", "b-1"]);
     assert_eq!(code, 0);
-    assert!(out.contains("evictions refused by PodDisruptionBudgets (1):"), "{out}");
+    assert!(
+        out.contains("evictions refused by PodDisruptionBudgets (1):"),
+        "{out}"
+    );
     assert!(out.contains("web-pdb refused it"), "{out}");
     assert!(out.contains("Kubernetes never moves a pod"), "{out}");
     assert!(out.contains("b-1 (started t="), "{out}");
@@ -140,12 +166,27 @@ fn a_scale_up_past_the_spread_leaves_one_pod_pending() {
     let pending = rows(&v, "pending");
     assert_eq!(pending.len(), 1);
     let m = pending[0]["message"].as_str().unwrap();
-    assert!(m.starts_with("0/3 nodes are available: 1 Insufficient cpu"), "{m}");
-    assert!(m.contains("2 node(s) didn't match pod topology spread constraints"), "{m}");
+    assert!(
+        m.starts_with("0/3 nodes are available: 1 Insufficient cpu"),
+        "{m}"
+    );
+    assert!(
+        m.contains("2 node(s) didn't match pod topology spread constraints"),
+        "{m}"
+    );
     let d = &rows(&v, "deployments")[0];
-    assert_eq!((d["desired"]["before"].as_u64(), d["desired"]["after"].as_u64()), (Some(3), Some(9)));
+    assert_eq!(
+        (
+            d["desired"]["before"].as_u64(),
+            d["desired"]["after"].as_u64()
+        ),
+        (Some(3), Some(9))
+    );
     assert_eq!(d["available"]["after"], 8);
-    let a1 = rows(&v, "nodes").iter().find(|n| n["name"] == "a-1").unwrap();
+    let a1 = rows(&v, "nodes")
+        .iter()
+        .find(|n| n["name"] == "a-1")
+        .unwrap();
     assert_eq!(a1["after"]["cpuMillis"]["free"], 0);
 }
 
@@ -154,14 +195,25 @@ fn an_apply_lands_where_there_is_room_in_order_with_the_other_actions() {
     // batch: 2 x 1500m. Free: a-1 500m, b-1 and c-1 1500m each: one pod on
     // each of b-1 and c-1. Cordoning c-1 first leaves room for one only.
     let v = json(&["--apply", "../tests/manifests/whatif-apply.yaml"]);
-    let mut nodes: Vec<&str> = rows(&v, "created").iter().map(|c| c["node"].as_str().unwrap()).collect();
+    let mut nodes: Vec<&str> = rows(&v, "created")
+        .iter()
+        .map(|c| c["node"].as_str().unwrap())
+        .collect();
     nodes.sort();
     assert_eq!(nodes, ["b-1", "c-1"]);
-    let v = json(&["--cordon", "c-1", "--apply", "../tests/manifests/whatif-apply.yaml"]);
+    let v = json(&[
+        "--cordon",
+        "c-1",
+        "--apply",
+        "../tests/manifests/whatif-apply.yaml",
+    ]);
     let created = rows(&v, "created");
     assert_eq!(created.iter().filter(|c| c["node"] == "b-1").count(), 1);
     assert_eq!(rows(&v, "pending").len(), 1);
-    assert_eq!(v["actions"][1]["action"], "apply ../tests/manifests/whatif-apply.yaml (1 objects)");
+    assert_eq!(
+        v["actions"][1]["action"],
+        "apply ../tests/manifests/whatif-apply.yaml (1 objects)"
+    );
 }
 
 #[test]
@@ -175,15 +227,36 @@ fn mistakes_exit_2_and_name_the_flag_and_what_exists() {
             assert!(err.contains(w), "{args:?}: {w:?} not in {err}");
         }
     };
-    bad(&["--drain", "z-9"], &["--drain z-9: no node \"z-9\"", "a-1, b-1, c-1"]);
-    bad(&["--fail-zone", "q"], &["--fail-zone q", "expected one of the zones: a, b, c"]);
-    bad(&["--scale", "api=3"], &["no Deployment \"api\"", "db", "web"]);
-    bad(&["--scale", "web"], &["--scale \"web\" is not valid (no '=')", "NS/NAME=N"]);
-    bad(&["--scale", "web=-1"], &["--scale \"web=-1\" is not valid", "whole number"]);
+    bad(
+        &["--drain", "z-9"],
+        &["--drain z-9: no node \"z-9\"", "a-1, b-1, c-1"],
+    );
+    bad(
+        &["--fail-zone", "q"],
+        &["--fail-zone q", "expected one of the zones: a, b, c"],
+    );
+    bad(
+        &["--scale", "api=3"],
+        &["no Deployment \"api\"", "db", "web"],
+    );
+    bad(
+        &["--scale", "web"],
+        &["--scale \"web\" is not valid (no '=')", "NS/NAME=N"],
+    );
+    bad(
+        &["--scale", "web=-1"],
+        &["--scale \"web=-1\" is not valid", "whole number"],
+    );
     bad(&["--scale", "Bad_NS/web=1"], &["--scale", "namespace"]);
     bad(&["--drain"], &["--drain needs a value", "a node name"]);
-    bad(&["--output", "yaml"], &["--output \"yaml\" is not valid; expected json or text"]);
-    bad(&["--evict", "x"], &["unknown option \"--evict\"", "--drain"]);
+    bad(
+        &["--output", "yaml"],
+        &["--output \"yaml\" is not valid; expected json or text"],
+    );
+    bad(
+        &["--evict", "x"],
+        &["unknown option \"--evict\"", "--drain"],
+    );
     bad(&[], &["at least one action"]);
     let (code, _, err) = shepherd(&["whatif", "--drain", "a-1"]);
     assert_eq!(code, 2);

@@ -15,7 +15,10 @@ const ROWS: usize = 40;
 
 const FLAGS: &str = "--drain, --fail-zone, --fail-node, --scale, --apply, --cordon, --delete-node, --output, --profile";
 
-fn parse(args: &[String]) -> Result<(Option<String>, Vec<(String, String)>, bool, Option<Profile>), String> {
+/// The input, the actions as (flag, value) in order, `--output json`, `--profile`.
+type Parsed = (Option<String>, Vec<(String, String)>, bool, Option<Profile>);
+
+fn parse(args: &[String]) -> Result<Parsed, String> {
     let mut input = None;
     let mut steps = Vec::new();
     let mut json = false;
@@ -97,11 +100,11 @@ fn scale_value(v: &str) -> Result<(String, u32), String> {
     };
     let (name, n) = v.rsplit_once('=').ok_or_else(|| bad("no '='"))?;
     let max = shepherd::model::MAX_REPLICAS;
-    let n: u32 = n
-        .parse()
-        .ok()
-        .filter(|n| *n <= max)
-        .ok_or_else(|| bad(&format!("the replica count is not a whole number from 0 to {max}")))?;
+    let n: u32 = n.parse().ok().filter(|n| *n <= max).ok_or_else(|| {
+        bad(&format!(
+            "the replica count is not a whole number from 0 to {max}"
+        ))
+    })?;
     let key = match name.split_once('/') {
         Some((ns, rest)) => {
             shepherd::namespace::validate_namespace(ns)
@@ -126,12 +129,15 @@ pub fn whatif(args: &[String]) -> Result<(), crate::Failure> {
         return Err("whatif needs FILE, DIR or - (standard input): the cluster, as kubectl get -A -o yaml prints it".to_string().into());
     };
     if steps.is_empty() {
-        return Err(format!(
-            "whatif needs at least one action; expected one or more of --drain NODE, --fail-zone ZONE, --fail-node NODE, --scale NS/NAME=N, --apply FILE, --cordon NODE, --delete-node NODE"
-        )
-        .into());
+        return Err("whatif needs at least one action; expected one or more of --drain NODE, --fail-zone ZONE, --fail-node NODE, --scale NS/NAME=N, --apply FILE, --cordon NODE, --delete-node NODE"
+            .to_string()
+            .into());
     }
-    if steps.iter().filter(|(f, v)| f == "--apply" && v == "-").count() + usize::from(input == "-")
+    if steps
+        .iter()
+        .filter(|(f, v)| f == "--apply" && v == "-")
+        .count()
+        + usize::from(input == "-")
         > 1
     {
         return Err("standard input (-) is named twice; expected it at most once (the input or one --apply)".to_string().into());
@@ -146,7 +152,8 @@ pub fn whatif(args: &[String]) -> Result<(), crate::Failure> {
     let opts = Options::default();
     let text = read_input(&input, opts.limits.max_bytes).map_err(crate::run_failed)?;
     let t = Instant::now();
-    let imported = import_with(&text, &opts).map_err(|e| crate::run_failed(format!("{input}: {e}")))?;
+    let imported =
+        import_with(&text, &opts).map_err(|e| crate::run_failed(format!("{input}: {e}")))?;
     let profile = profile.unwrap_or_else(|| imported.scenario.profile_or_default());
     let mut cluster = imported
         .scenario
@@ -191,7 +198,8 @@ pub fn whatif(args: &[String]) -> Result<(), crate::Failure> {
     if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(&w, &input, &profile)).map_err(crate::run_failed)?
+            serde_json::to_string_pretty(&to_json(&w, &input, &profile))
+                .map_err(crate::run_failed)?
         );
         return Ok(());
     }
@@ -337,7 +345,12 @@ fn print_text(
     println!("\npods deleted ({}):", gone.len());
     if !gone.is_empty() {
         let wp = gone.iter().map(|d| d.pod.len()).max().unwrap_or(3).max(3);
-        let wn = gone.iter().map(|d| d.node.as_deref().unwrap_or("-").len()).max().unwrap_or(4).max(4);
+        let wn = gone
+            .iter()
+            .map(|d| d.node.as_deref().unwrap_or("-").len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
         println!("  {:<7} {:<wp$}  {:<wn$}  BY", "TIME", "POD", "NODE");
         for d in gone.iter().take(ROWS) {
             println!(
@@ -386,7 +399,10 @@ fn print_text(
                 (Some(n), _) => format!("on {n}"),
                 (None, _) => "Pending".to_string(),
             };
-            println!("  {} ({}, created t={}): {at}", c.pod, c.owner, c.created_at);
+            println!(
+                "  {} ({}, created t={}): {at}",
+                c.pod, c.owner, c.created_at
+            );
         }
         more(fresh.len());
     }
@@ -401,7 +417,11 @@ fn print_text(
         println!(
             "  {}{}: FailedScheduling: {}",
             p.pod,
-            if p.was_pending { " (already Pending)" } else { "" },
+            if p.was_pending {
+                " (already Pending)"
+            } else {
+                ""
+            },
             p.message
         );
     }
@@ -419,7 +439,10 @@ fn print_text(
                 d.node, d.started, d.listed, d.status
             );
         }
-        println!("\nevictions refused by PodDisruptionBudgets ({}):", w.blocked.len());
+        println!(
+            "\nevictions refused by PodDisruptionBudgets ({}):",
+            w.blocked.len()
+        );
         for b in w.blocked.iter().take(ROWS) {
             let until = match b.until {
                 Some(t) => format!("evicted at t={t}, {} s later", t - b.from),
@@ -441,7 +464,13 @@ fn print_text(
 
     println!("\nDeployments touched ({}):", w.deployments.len());
     if !w.deployments.is_empty() {
-        let wn = w.deployments.iter().map(|d| d.name.len()).max().unwrap_or(4).max(4);
+        let wn = w
+            .deployments
+            .iter()
+            .map(|d| d.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
         println!(
             "  {:<wn$}  {:>9}  {:>11}  {:>13}  {:>11}  CONDITIONS AFTER",
             "NAME", "DESIRED", "AVAILABLE", "LOWEST (AT)", "BELOW FOR S"
@@ -471,7 +500,13 @@ fn print_text(
     }
 
     println!("\ncapacity: requests / allocatable over the Ready, schedulable nodes (PODS: running on any node), before -> after:");
-    let wz = w.zones.iter().map(|z| z.zone.len()).max().unwrap_or(5).max(5);
+    let wz = w
+        .zones
+        .iter()
+        .map(|z| z.zone.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
     println!(
         "  {:<wz$}  {:>7}  {:<34}  {:<40}  PODS",
         "ZONE", "NODES", "CPU", "MEMORY"
@@ -509,9 +544,18 @@ fn print_text(
         .iter()
         .filter(|n| n.before != n.after || n.state_before != n.state_after)
         .collect();
-    println!("\nnodes that changed ({} of {}):", changed.len(), w.nodes.len());
+    println!(
+        "\nnodes that changed ({} of {}):",
+        changed.len(),
+        w.nodes.len()
+    );
     if !changed.is_empty() {
-        let wn = changed.iter().map(|n| n.name.len()).max().unwrap_or(4).max(4);
+        let wn = changed
+            .iter()
+            .map(|n| n.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
         println!(
             "  {:<wn$}  {:<44}  {:<26}  {:<26}  PODS",
             "NAME", "STATUS", "CPU REQUESTS", "MEMORY REQUESTS"
@@ -528,7 +572,10 @@ fn print_text(
                 n.name,
                 status,
                 if gone {
-                    format!("{} -> -", pct(n.before.cpu_requested, n.before.cpu_allocatable))
+                    format!(
+                        "{} -> -",
+                        pct(n.before.cpu_requested, n.before.cpu_allocatable)
+                    )
                 } else {
                     format!(
                         "{} -> {} of {}",
@@ -538,7 +585,10 @@ fn print_text(
                     )
                 },
                 if gone {
-                    format!("{} -> -", pct(n.before.memory_requested, n.before.memory_allocatable))
+                    format!(
+                        "{} -> -",
+                        pct(n.before.memory_requested, n.before.memory_allocatable)
+                    )
                 } else {
                     format!(
                         "{} -> {} of {}",

@@ -428,6 +428,10 @@ pub struct WhatIf {
     pub after: Cluster,
 }
 
+/// Each drain by node: its tick and the pods it listed, with the budget
+/// covering each.
+type Drains = BTreeMap<String, (u64, Vec<(String, Option<String>)>)>;
+
 /// What the run saw of one Deployment's availability.
 #[derive(Clone, Copy, Debug)]
 struct Watch {
@@ -512,7 +516,11 @@ fn check(c: &Cluster, actions: &[Action]) -> Result<(), Error> {
         )));
     }
     let mut deleted: BTreeSet<&str> = BTreeSet::new();
-    let nodes = || c.nodes().map(|n| String::from(n.name())).collect::<Vec<_>>();
+    let nodes = || {
+        c.nodes()
+            .map(|n| String::from(n.name()))
+            .collect::<Vec<_>>()
+    };
     for a in actions {
         let what = a.describe();
         match a {
@@ -661,7 +669,7 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
         }
     }
     // Drains: node → (start tick, listed pods (name, pdb)).
-    let mut drains: BTreeMap<String, (u64, Vec<(String, Option<String>)>)> = BTreeMap::new();
+    let mut drains: Drains = BTreeMap::new();
     let mut drain_done: BTreeMap<String, u64> = BTreeMap::new();
     // Refusals seen in kubectl drain's messages: pod → (first tick, last message).
     let mut refusals: BTreeMap<String, (u64, String)> = BTreeMap::new();
@@ -731,11 +739,8 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
                 if let crate::cluster::ApiRecord::Evicted { tick, pod, .. } = r {
                     named.push(pod.clone());
                     let t = track(&mut tracks, before, c, pod);
-                    t.deleted.get_or_insert((
-                        *tick,
-                        Cause::Eviction,
-                        format!("evicted pod {pod}"),
-                    ));
+                    t.deleted
+                        .get_or_insert((*tick, Cause::Eviction, format!("evicted pod {pod}")));
                 }
             }
             for e in &events {
@@ -755,8 +760,9 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
                     if let Some(rest) = s.strip_prefix("error when evicting pods/\"") {
                         if let Some((pod, _)) = rest.split_once('"') {
                             // kubectl names the pod without its namespace.
-                            if let Some((name, _)) =
-                                listed.iter().find(|(p, _)| crate::namespace::split(p).1 == pod)
+                            if let Some((name, _)) = listed
+                                .iter()
+                                .find(|(p, _)| crate::namespace::split(p).1 == pod)
                             {
                                 refusals
                                     .entry(name.clone())
@@ -801,8 +807,7 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
                             w.at = tick;
                         }
                         w.below = s.available_replicas < s.spec_replicas;
-                        if s
-                            .condition(DeploymentConditionType::Available)
+                        if s.condition(DeploymentConditionType::Available)
                             .is_some_and(|c| c.status == ConditionStatus::False)
                         {
                             w.lost = true;
@@ -929,7 +934,10 @@ fn track<'t>(
             t.existed_before = true;
             t.owner = String::from(p.app);
             t.kind = Some(p.kind);
-            t.node = p.node.and_then(|n| before.node_by_id(n)).map(|n| String::from(n.name()));
+            t.node = p
+                .node
+                .and_then(|n| before.node_by_id(n))
+                .map(|n| String::from(n.name()));
         } else if let Ok(p) = now.pod_by_name(name) {
             t.owner = String::from(p.app);
             t.kind = Some(p.kind);
@@ -1037,7 +1045,7 @@ fn diff(
     settled: bool,
     tracks: BTreeMap<String, Track>,
     deployments: BTreeMap<String, Watch>,
-    drains: BTreeMap<String, (u64, Vec<(String, Option<String>)>)>,
+    drains: Drains,
     drain_done: BTreeMap<String, u64>,
     refusals: BTreeMap<String, (u64, String)>,
 ) -> WhatIf {
@@ -1096,7 +1104,8 @@ fn diff(
     let mut moves = Vec::new();
     let mut by_owner: BTreeMap<&str, (Vec<&Deleted>, Vec<&Created>)> = BTreeMap::new();
     for d in &deleted {
-        if d.node.is_some() && d.cause != Cause::ReplicaSetController && d.kind != WorkloadKind::Pod {
+        if d.node.is_some() && d.cause != Cause::ReplicaSetController && d.kind != WorkloadKind::Pod
+        {
             by_owner.entry(&d.owner).or_default().0.push(d);
         }
     }
@@ -1193,10 +1202,22 @@ fn diff(
             listed: listed.len() as u32,
         });
     }
-    blocked.sort_by(|a, b| (a.until.unwrap_or(u64::MAX), &a.pod).cmp(&(b.until.unwrap_or(u64::MAX), &b.pod)));
+    blocked.sort_by(|a, b| {
+        (a.until.unwrap_or(u64::MAX), &a.pod).cmp(&(b.until.unwrap_or(u64::MAX), &b.pod))
+    });
 
     let mut deps = Vec::new();
-    for (name, Watch { min, at: min_at, unavailable, lost, .. }) in deployments {
+    for (
+        name,
+        Watch {
+            min,
+            at: min_at,
+            unavailable,
+            lost,
+            ..
+        },
+    ) in deployments
+    {
         let b = before.deployment_status(&name).ok();
         let Ok(a) = after.deployment_status(&name) else {
             continue;
@@ -1212,7 +1233,11 @@ fn diff(
             available_after: a.available_replicas,
             ready_after: a.ready_replicas,
             updated_after: a.updated_replicas,
-            min_available: if min == u32::MAX { a.available_replicas } else { min },
+            min_available: if min == u32::MAX {
+                a.available_replicas
+            } else {
+                min
+            },
             min_at,
             unavailable_ticks: unavailable,
             conditions_after: a.conditions.clone(),
