@@ -103,11 +103,7 @@ const USAGE: &str = "usage:
       Deployment's namespace (default: default)
   shepherd whatif FILE|DIR|- [--drain NODE]... [--fail-zone ZONE]... [--fail-node NODE]... [--scale NS/NAME=N]...
                   [--apply FILE]... [--cordon NODE]... [--delete-node NODE]... [--output json] [--profile NAME]
-      the converged cluster, then the actions one a second in the order given, then run on with
-      Kubernetes' timing (NotReady after 50 s, evicted after 300 s of toleration, drains retried every
-      5 s) until settled (docs/whatif.md): the pods deleted (where, when, by whom), their replacements,
-      the Pending pods and why, the evictions PodDisruptionBudgets refused, the Deployments that lost
-      availability or stalled, and requests/free capacity per node, zone and resource before and after
+      the actions in order, then Kubernetes' timing until settled, as a diff (docs/whatif.md)
   shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
       the input's scenario, or a random workload from the seed, as manifests kubectl apply takes;
       --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead

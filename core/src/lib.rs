@@ -34,6 +34,9 @@
 //!   largest Pending pod, from the nodes' books.
 //! - [`verify`]: independent checkers that recompute every invariant from the
 //!   pods themselves.
+//! - [`whatif`]: actions (drain, zone and node failures, scale, apply,
+//!   cordon, delete-node) on a converged cluster, run with Kubernetes' timing,
+//!   answered as a before/after diff ([`whatif::what_if`]).
 //!
 //! ## Example
 //!
