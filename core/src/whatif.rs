@@ -673,11 +673,6 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
     let mut drain_done: BTreeMap<String, u64> = BTreeMap::new();
     // Refusals seen in kubectl drain's messages: pod → (first tick, last message).
     let mut refusals: BTreeMap<String, (u64, String)> = BTreeMap::new();
-    let pdbs: Vec<(String, crate::model::Selector)> = before
-        .pdb_names()
-        .into_iter()
-        .filter_map(|n| before.pdb_spec(&n).ok().map(|s| (n, s.selector.clone())))
-        .collect();
 
     let mut quiet = 0u64;
     // The pods this tick's events and evictions named.
@@ -693,6 +688,13 @@ pub fn what_if(before: &Cluster, profile: &Profile, actions: &[Action]) -> Resul
             let c = sim.cluster();
             match a {
                 Action::Drain(n) => {
+                    // The budgets as they are now (an earlier apply may
+                    // have added one).
+                    let pdbs: Vec<(String, crate::model::Selector)> = c
+                        .pdb_names()
+                        .into_iter()
+                        .filter_map(|n| c.pdb_spec(&n).ok().map(|s| (n, s.selector.clone())))
+                        .collect();
                     if let Ok(node) = c.node(n) {
                         let listed: Vec<(String, Option<String>)> = c
                             .pods_on(node.id)
