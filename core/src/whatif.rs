@@ -1169,7 +1169,7 @@ fn diff(
             // (kubectl retries every 5 s).
             let late = until.is_none_or(|u| u > *started);
             if let (Some(pdb), true) = (pdb, late) {
-                let retry = crate::controllers::DRAIN_RETRY_TICKS;
+                let retry = crate::controllers::disruption::DRAIN_RETRY_TICKS;
                 let refusals_n = match until {
                     Some(u) => (u - started).div_ceil(retry),
                     None => (end - started) / retry + 1,
