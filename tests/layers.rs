@@ -44,6 +44,8 @@ const CORE: Rules = Rules {
         ("reconcile", &["reconcile"]),
         ("readers", &["views", "balance", "verify"]),
         ("simulator", &["simulator", "generate"]),
+        // What-if runs a simulator over a copy of a cluster and reads the rest.
+        ("whatif", &["whatif"]),
     ],
     units: &["scheduler"],
     exceptions: &[
