@@ -68,6 +68,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 mod affinity;
 mod apply;
+pub mod autoscaler;
 pub mod balance;
 mod bare_pod;
 pub mod chunked;
