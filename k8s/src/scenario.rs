@@ -39,6 +39,10 @@ pub struct Scenario {
     /// The profile a `KubeSchedulerConfiguration` in the input describes;
     /// `None` when there was none (kube-scheduler's default profile applies).
     pub profile: Option<Profile>,
+    /// Cluster Autoscaler's node groups, from the kwok provider's
+    /// ConfigMaps (`kwok-provider-config`, `kwok-provider-templates`); `None`
+    /// when the input has none (see `autoscaling.rs`).
+    pub autoscaler: Option<shepherd::autoscaler::AutoscalerConfig>,
 }
 
 impl Scenario {

@@ -108,7 +108,8 @@ pub struct NodeGroup {
     pub max_size: u32,
     /// Price of one node per hour in millionths ([`PRICE_ANNOTATION`]).
     pub price_micros: Option<u64>,
-    /// The annotations the template node had (written back by the export).
+    /// The template node's other annotations (min, max and price are the
+    /// fields above), written back by the export.
     pub annotations: BTreeMap<String, String>,
 }
 
