@@ -11,6 +11,7 @@
 //! shepherd compare [FILE|DIR|-] [--profiles P,P...] [--seeds N,N...] [--seed N --nodes N --apps N | --namespace NS] [--output json]
 //! ```
 
+mod autoscale;
 mod manifests;
 mod rollout;
 
@@ -81,6 +82,14 @@ const USAGE: &str = "usage:
       kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings;
       --then FILE applies a second file to the converged cluster and converges again;
       every namespace is imported unless --namespace NS (-n NS) takes that one alone
+  shepherd autoscale FILE|DIR|- [--expander LIST] [--provisioning-delay S] [--seed N] [--output json]
+                     [--fewest-nodes GROUP] [--fit APP] [--compress] [--profile NAME] [--max-ticks N]
+      Cluster Autoscaler over the input's node groups (the kwok provider's ConfigMaps), one tick
+      a second, to a fixed point: the scale-ups (group, nodes, pods, the expander's reasoning),
+      the scale-downs, the pods still Pending and why no group helps, the cost per hour before
+      and after, the pods; --fewest-nodes the fewest nodes of GROUP for the Pending pods,
+      --fit how many more pods of APP fit as the cluster is, --compress the nodes that could go
+      with every pod still placed (docs/autoscaling.md)
   shepherd kubectl FILE|DIR|- [--profile NAME] [--namespace NS] -- COMMAND [-- COMMAND ...]
       kubectl's words over the converged cluster (docs/kubectl.md): get, describe,
       top nodes, scale, cordon, uncordon, drain, taint, label, delete, rollout,
@@ -152,6 +161,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("compare") => compare(&args[1..]),
         Some("simulate") => manifests::simulate(&args[1..]).map_err(Failure::from),
+        Some("autoscale") => autoscale::autoscale(&args[1..]).map_err(Failure::from),
         Some("export") => manifests::export_cmd(&args[1..]).map_err(Failure::from),
         Some("explain") => manifests::explain(&args[1..]).map_err(Failure::from),
         Some("rollout") => rollout::rollout(&args[1..]).map_err(Failure::from),

@@ -99,15 +99,31 @@ pub fn choose(
                     .map(|&i| waste_micros(&options[i]))
                     .min()
                     .unwrap_or(0);
+                let idle = |i: usize| {
+                    let o = &options[i];
+                    let f = |r: u64, a: u64| {
+                        if a == 0 {
+                            100
+                        } else {
+                            (a.saturating_sub(r) * 100 + a / 2) / a
+                        }
+                    };
+                    format!(
+                        "{} {}% idle cpu, {}% idle memory",
+                        name(i),
+                        f(o.requested.0, o.allocatable.0),
+                        f(o.requested.1, o.allocatable.1)
+                    )
+                };
                 let worse: Vec<String> = before
                     .iter()
                     .filter(|&&i| waste_micros(&options[i]) != best)
-                    .map(|&i| format!("{}% for {}", pct(waste_micros(&options[i])), name(i)))
+                    .map(|&i| idle(i))
                     .collect();
                 left.retain(|&i| waste_micros(&options[i]) == best);
-                let mut line = format!("least-waste: {}% idle cpu+memory", pct(best));
+                let mut line = format!("least-waste: {}", idle(left[0]));
                 if !worse.is_empty() {
-                    line.push_str(&format!(" against {}", worse.join(", ")));
+                    line.push_str(&format!(" against {}", worse.join("; ")));
                 }
                 reasoning.push(line);
             }
@@ -153,10 +169,6 @@ pub fn choose(
         option: left[0],
         reasoning,
     }
-}
-
-fn pct(micros: u64) -> u64 {
-    (micros + 5_000) / 10_000
 }
 
 fn matches_any(res: &[String], name: &str) -> bool {

@@ -23,6 +23,7 @@
 //! With no node groups configured, nothing of this runs: the simulation is
 //! exactly the one without an autoscaler.
 
+pub mod capacity;
 pub mod estimate;
 pub mod expander;
 pub mod nodegroup;
