@@ -5,7 +5,7 @@
 //! shepherd converge [--seed N] [--nodes N] [--apps N] [--profile default-scheduler|binpack|leastloaded] [--roll]
 //! shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
 //! shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS] [--then FILE]
-//! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--then FILE]
+//! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--then FILE] [--now]
 //! shepherd kubectl FILE|DIR [--profile NAME] [--namespace NS] -- get pods -o wide [-- COMMAND ...]
 //! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
 //! shepherd compare [FILE|DIR|-] [--profiles P,P...] [--seeds N,N...] [--seed N --nodes N --apps N | --namespace NS] [--output json]
@@ -95,12 +95,14 @@ const USAGE: &str = "usage:
       top nodes, scale, cordon, uncordon, drain, taint, label, delete, rollout,
       set image, create deployment, apply -f - (standard input); each change is
       applied a tick after the last and converged before the next command
-  shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--namespace NS] [--then FILE]
+  shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--namespace NS] [--then FILE] [--now]
       for one pod after converging: every node's filter verdict (plugin and reason) and,
       for feasible nodes, each score plugin's raw, normalized, weight and weighted score,
       the total and the position, and the plugin that decided (a bare NAME is in the
       namespace default, or in --namespace); for a pod that preempted,
-      the candidate nodes with their victims and the figures that chose one
+      the candidate nodes with their victims and the figures that chose one;
+      a bound pod as of the scheduling cycle that bound it (--now: as if it
+      were scheduled now)
   shepherd rollout status FILE|DIR|- --deployment NAME [--at TICK] [--timeout TICKS] [--profile NAME] [--namespace NS]
       the lines kubectl rollout status prints as the manifests roll out, one tick a second:
       each new line until \"successfully rolled out\" (exit 0) or \"exceeded its progress deadline\"
