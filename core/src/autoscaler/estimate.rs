@@ -158,23 +158,38 @@ pub fn binpack(
     let mut order: Vec<&(usize, &PodTemplate)> = pods.iter().collect();
     // Stable: equal scores keep the pending order.
     order.sort_by(|a, b| score(b.1).cmp(&score(a.1)));
-    let mut nodes: Vec<(Room, Vec<&PodTemplate>)> = Vec::new();
+    // Per new node: what is left, and its pods when one of them carries
+    // required anti-affinity (the only case another pod's presence
+    // matters); `anti` says whether any does.
+    struct New<'a> {
+        room: Room,
+        pods: Vec<&'a PodTemplate>,
+        anti: bool,
+    }
+    let mut nodes: Vec<New> = Vec::new();
     let mut taken = Vec::new();
     for &&(i, p) in &order {
         if static_reason(template, false, p).is_some() {
             continue;
         }
-        let fits = |n: &(Room, Vec<&PodTemplate>)| n.0.short(p).is_none() && !anti_affine(p, &n.1);
+        let own = !p.anti_affinity.is_empty();
+        let fits =
+            |n: &New| n.room.short(p).is_none() && (!(own || n.anti) || !anti_affine(p, &n.pods));
         if let Some(n) = nodes.iter_mut().find(|n| fits(n)) {
-            n.0.take(p);
-            n.1.push(p);
+            n.room.take(p);
+            n.pods.push(p);
+            n.anti |= own;
             taken.push(i);
             continue;
         }
         if (nodes.len() as u32) < max_nodes && base.room.short(p).is_none() {
             let mut r = base.room;
             r.take(p);
-            nodes.push((r, alloc::vec![p]));
+            nodes.push(New {
+                room: r,
+                pods: alloc::vec![p],
+                anti: own,
+            });
             taken.push(i);
         }
     }

@@ -315,25 +315,40 @@ impl Autoscaler {
         let templates = self.template_nodes(c);
         // Pods the nodes already asked for will take (CA counts upcoming
         // nodes as template nodes in its snapshot).
-        let mut rooms: Vec<(usize, Room, Vec<PodTemplate>)> = self
+        let mut rooms: Vec<(usize, Room, Vec<usize>)> = self
             .upcoming
             .iter()
             .map(|(_, g, _)| (*g, templates[*g].room, Vec::new()))
             .collect();
-        pods.retain(|p| {
+        let mut on_upcoming = alloc::vec![false; pods.len()];
+        for (i, p) in pods.iter().enumerate() {
             for (g, room, on) in rooms.iter_mut() {
                 let t = &self.config.groups[*g].template;
-                let others: Vec<&PodTemplate> = on.iter().collect();
-                if estimate::static_reason(t, false, &p.template).is_none()
-                    && room.short(&p.template).is_none()
-                    && !estimate::anti_affine(&p.template, &others)
+                if estimate::static_reason(t, false, &p.template).is_some()
+                    || room.short(&p.template).is_some()
                 {
-                    room.take(&p.template);
-                    on.push(p.template.clone());
-                    return false;
+                    continue;
                 }
+                let anti = !p.template.anti_affinity.is_empty()
+                    || on
+                        .iter()
+                        .any(|&k| !pods[k].template.anti_affinity.is_empty());
+                if anti {
+                    let others: Vec<&PodTemplate> = on.iter().map(|&k| &pods[k].template).collect();
+                    if estimate::anti_affine(&p.template, &others) {
+                        continue;
+                    }
+                }
+                room.take(&p.template);
+                on.push(i);
+                on_upcoming[i] = true;
+                break;
             }
-            true
+        }
+        let mut k = 0;
+        pods.retain(|_| {
+            k += 1;
+            !on_upcoming[k - 1]
         });
         if pods.is_empty() {
             return false;
