@@ -1,9 +1,10 @@
 //! `shepherd autoscale` on tests/manifests/autoscaler.yaml: one fixed node
 //! of 2 cores takes 2 of the 6 pods of 1 core; the other 4 need a group.
 //! By hand: m-small (2 cores, 4 GiB) keeps 1900m after kube-proxy, one pod
-//! a node, 4 nodes, idle cpu (7600-4000)/7600 = 47%, memory (16-4)/16 = 75%;
-//! m-large (8 cores, 8 GiB) takes all 4 on one node, idle 3900/7900 = 49%
-//! cpu and 50% memory. least-waste sums the two: m-large (0.99 < 1.22);
+//! a node, 4 nodes; over their capacity (waste.go) idle cpu (8000-4000)/8000
+//! = 50%, memory (16-4)/16 = 75%; m-large (8 cores, 8 GiB) takes all 4 on
+//! one node, idle 50% cpu and 50% memory. least-waste sums the two:
+//! m-large (1.00 < 1.25);
 //! price per pod: m-small 4 x 0.05 / 4 = 0.05, m-large 0.3 / 4 = 0.075.
 
 use std::process::Command;
@@ -46,7 +47,7 @@ fn least_waste_scales_up_m_large_by_one() {
     assert!(up["expander"][0]
         .as_str()
         .unwrap()
-        .starts_with("least-waste: m-large 49% idle cpu, 50% idle memory against m-small 47% idle cpu, 75% idle memory"));
+        .starts_with("least-waste: m-large 50% idle cpu, 50% idle memory against m-small 50% idle cpu, 75% idle memory"));
     assert_eq!(v["pending"].as_array().unwrap().len(), 0);
     assert_eq!(v["cost"]["after"]["perHour"], "0.3");
     assert_eq!(v["pods"].as_array().unwrap().len(), 6);

@@ -249,9 +249,10 @@ fn expendable_pods_never_trigger_a_scale_up() {
 
 /// Two groups for 4 pods of 1000m / 1 GiB:
 /// - small (2 cores, 4 GiB): 1900m left, one pod a node, 4 nodes;
-///   waste cpu (7600-4000)/7600 = 47.4%, memory (16-4)/16 = 75%: 122.4%.
+///   waste (over capacity, as waste.go) cpu (8000-4000)/8000 = 50%,
+///   memory (16-4)/16 = 75%: 1.25.
 /// - large (8 cores, 8 GiB): 7900m, 4 pods on one node;
-///   waste cpu 3900/7900 = 49.4%, memory 4/8 = 50%: 99.4%.
+///   waste cpu 4000/8000 = 50%, memory 4/8 = 50%: 1.00.
 fn two_groups() -> Vec<NodeGroup> {
     vec![
         group("small", 2000, 4, 0, 10).with_price_micros(50_000),
@@ -614,4 +615,83 @@ fn one_scan_at_5000_nodes_10000_pending_five_groups() {
         a.scale_ups().iter().map(|u| (&u.group, u.to)).collect::<Vec<_>>()
     );
     assert_eq!(a.scale_ups().len(), 1);
+}
+
+/// A kube-system pod blocks its node unless a budget covers it.
+#[test]
+fn a_kube_system_pod_without_a_pdb_blocks() {
+    let mut s = two_nodes_one_pod_each(0);
+    s.submit(Event::AddNamespace(shepherd::NamespaceSpec::new(
+        "kube-system",
+    )))
+    .unwrap();
+    s.submit(Event::CreatePod(BarePodSpec {
+        name: "kube-system/dns".into(),
+        template: PodTemplate::new(Resources::new(100, MIB)),
+        node_name: None,
+    }))
+    .unwrap();
+    s.run(10);
+    let blockers: Vec<_> = s
+        .autoscaler()
+        .unwrap()
+        .verdicts()
+        .iter()
+        .map(|v| v.blocker.clone())
+        .collect();
+    // The bare pod is NotReplicated before the kube-system rule is asked;
+    // a Deployment's pod in kube-system is the rule's case.
+    assert!(
+        blockers.contains(&Some(Blocker::NotReplicated("kube-system/dns".into()))),
+        "{blockers:?}"
+    );
+    let mut s = two_nodes_one_pod_each(0);
+    s.submit(Event::Deploy(DeploymentSpec::new(
+        "kube-system/dns",
+        1,
+        Resources::new(100, MIB),
+    )))
+    .unwrap();
+    s.run(10);
+    let v = s.autoscaler().unwrap().verdicts().to_vec();
+    assert!(
+        v.iter().any(|v| matches!(&v.blocker, Some(Blocker::UnmovableKubeSystemPod(p)) if p.starts_with("kube-system/dns"))),
+        "{v:?}"
+    );
+    // A budget that allows the disruption lifts it.
+    s.submit(Event::AddPdb(PdbSpec {
+        name: "kube-system/dns".into(),
+        selector: Selector::new(&[("app", "dns")]),
+        budget: Budget::MaxUnavailable(IntOrPercent::Int(1)),
+    }))
+    .unwrap();
+    s.run(10);
+    let v = s.autoscaler().unwrap().verdicts().to_vec();
+    assert!(
+        !v.iter()
+            .any(|v| matches!(&v.blocker, Some(Blocker::UnmovableKubeSystemPod(_)))),
+        "{v:?}"
+    );
+}
+
+/// A pod told the same thing every loop adds to its event's count, not to
+/// the log.
+#[test]
+fn repeated_not_trigger_scale_up_is_counted_not_repeated() {
+    let mut s = sim(config(vec![group("small", 2000, 4, 0, 10)]), 1);
+    deploy(&mut s, "web", 1, 100, 100);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("huge", 1, Resources::new(1500, 100 * MIB))
+            .with_template(|t| t.with_node_selector("disk", "ssd")),
+    ))
+    .unwrap();
+    s.run(50);
+    let recs: Vec<_> = s
+        .cluster()
+        .events()
+        .iter()
+        .filter(|e| e.reason.as_str() == "NotTriggerScaleUp")
+        .collect();
+    assert_eq!(recs.len(), 1, "one record");
+    assert_eq!(recs[0].count, 5, "five loops");
 }

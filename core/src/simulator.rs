@@ -1134,6 +1134,9 @@ impl Simulator {
         let mut s = Simulator::new(self.seed, self.profile.clone());
         s.cluster = self.cluster.clone();
         s.rng = self.rng.clone();
+        // Its node groups, for the checks that read them (a pod bigger than
+        // every node may fit a group's template).
+        s.autoscaler = self.autoscaler.clone();
         s.drop_caches();
         s.cluster.set_now(tick);
         s.cluster.heartbeats();

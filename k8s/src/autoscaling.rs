@@ -782,4 +782,25 @@ mod tests {
         );
         assert_eq!(a.members.get("a-1").map(String::as_str), Some("a"));
     }
+
+    #[test]
+    fn reads_priorities_and_the_pod_annotations_scale_down_reads() {
+        let text = format!(
+            "{SAMPLE}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-autoscaler-priority-expander\n  namespace: kube-system\ndata:\n  priorities: |\n    10:\n      - .*\n    50:\n      - ^m-large$\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cache\n  namespace: shop\nspec:\n  replicas: 1\n  selector: {{matchLabels: {{app: cache}}}}\n  template:\n    metadata:\n      labels: {{app: cache}}\n      annotations:\n        cluster-autoscaler.kubernetes.io/safe-to-evict: \"false\"\n    spec:\n      containers: [{{name: c, image: redis}}]\n      volumes: [{{name: scratch, emptyDir: {{}}}}]\n"
+        );
+        let imp = crate::import(&text).unwrap();
+        let a = imp.scenario.autoscaler.unwrap();
+        assert_eq!(
+            a.priorities,
+            vec![
+                (50, vec!["^m-large$".to_string()]),
+                (10, vec![".*".to_string()])
+            ]
+        );
+        assert!(a.not_safe_to_evict.contains("shop/cache"));
+        assert!(a.local_storage.contains("shop/cache"));
+        let bad = text.replace("^m-large$", "[ab]");
+        let e = crate::import(&bad).unwrap_err();
+        assert!(e.path.starts_with("data.priorities"), "{e}");
+    }
 }

@@ -23,8 +23,8 @@ pub struct ScaleUpOption {
     pub pods: Vec<usize>,
     /// The pods' requests summed (cpu millis, memory bytes).
     pub requested: (u64, u64),
-    /// The new nodes' allocatable summed, less the DaemonSet pods and
-    /// kube-proxy the template carries (what least-waste compares with).
+    /// The new nodes' capacity summed (what least-waste compares with, as
+    /// CA's resourcesForNode reads the template's status.capacity).
     pub allocatable: (u64, u64),
 }
 

@@ -111,6 +111,9 @@ pub struct Autoscaler {
     verdicts: Vec<NodeVerdict>,
     /// Loops run.
     loops: u64,
+    /// Event texts said so far, each kept once in the cluster's table: a
+    /// pod told the same thing every loop adds to its record's count.
+    texts: BTreeMap<String, crate::events::TextId>,
 }
 
 impl Autoscaler {
@@ -142,6 +145,7 @@ impl Autoscaler {
             no_scale_up: Vec::new(),
             verdicts: Vec::new(),
             loops: 0,
+            texts: BTreeMap::new(),
         })
     }
 
@@ -425,13 +429,18 @@ impl Autoscaler {
                     req.0 += pods[i].template.requests.cpu_millis;
                     req.1 += pods[i].template.requests.memory_bytes;
                 }
-                let base = templates[gi].room;
+                // least-waste compares with the nodes' whole capacity
+                // (expander/waste/waste.go, resourcesForNode).
+                let cap = t.capacity;
                 options.push(ScaleUpOption {
                     group: gi,
                     nodes,
                     pods: taken,
                     requested: req,
-                    allocatable: (base.cpu * nodes as u64, base.mem * nodes as u64),
+                    allocatable: (
+                        cap.cpu_millis * nodes as u64,
+                        cap.memory_bytes * nodes as u64,
+                    ),
                 });
             }
         }
@@ -465,7 +474,7 @@ impl Autoscaler {
             });
         }
         for (obj, msg) in notes {
-            c.note(EventType::Normal, Reason::NotTriggerScaleUp, obj, msg);
+            self.say(c, Reason::NotTriggerScaleUp, obj, msg);
         }
         if options.is_empty() {
             return false;
@@ -508,15 +517,29 @@ impl Autoscaler {
         });
         let objs: Vec<ObjectRef> = best.pods.iter().map(|&i| pods[i].obj).collect();
         for obj in objs {
-            c.note(
-                EventType::Normal,
-                Reason::TriggeredScaleUp,
-                obj,
-                msg.clone(),
-            );
+            self.say(c, Reason::TriggeredScaleUp, obj, msg.clone());
         }
         self.last_scale_up = Some(now);
         true
+    }
+
+    /// Records an event of the autoscaler's (Normal, source
+    /// cluster-autoscaler).
+    fn say(&mut self, c: &mut Cluster, reason: Reason, obj: ObjectRef, msg: String) {
+        let id = match self.texts.get(&msg) {
+            Some(&t) => t,
+            None => {
+                let t = c.text(msg.clone());
+                self.texts.insert(msg, t);
+                t
+            }
+        };
+        c.record(
+            EventType::Normal,
+            reason,
+            obj,
+            crate::events::Message::Text(id),
+        );
     }
 
     /// `<group>-<5 random characters>`, as the kwok provider names a new
@@ -617,8 +640,8 @@ impl Autoscaler {
             .map(|p| (p.name(), ObjectRef::Pod(p.controller, p.ordinal)))
             .collect();
         for (name, obj) in objs {
-            c.note(
-                EventType::Normal,
+            self.say(
+                c,
                 Reason::ScaleDown,
                 obj,
                 "deleting pod for node scale down".to_string(),
