@@ -695,3 +695,118 @@ fn repeated_not_trigger_scale_up_is_counted_not_repeated() {
     assert_eq!(recs.len(), 1, "one record");
     assert_eq!(recs[0].count, 5, "five loops");
 }
+
+// ----- Karpenter's preview ----------------------------------------------------
+
+mod karpenter {
+    use super::*;
+    use shepherd::autoscaler::karpenter::{
+        consolidation, provision, Consolidation, InstanceType, NodePool, INSTANCE_TYPE_LABEL,
+        NODEPOOL_LABEL,
+    };
+    use shepherd::{NodeSelectorOperator, NodeSelectorRequirement};
+
+    fn it(name: &str, cpu: u64, mem_gib: u64, price: u64) -> InstanceType {
+        InstanceType {
+            name: name.into(),
+            node: NodeSpec::new(name, cpu, mem_gib * GIB).with_label(INSTANCE_TYPE_LABEL, name),
+            price_micros: price,
+        }
+    }
+
+    fn pool(types: &[&str]) -> NodePool {
+        NodePool {
+            name: "default".into(),
+            requirements: vec![NodeSelectorRequirement::new(
+                INSTANCE_TYPE_LABEL,
+                NodeSelectorOperator::In,
+                types,
+            )],
+            instance_types: vec![it("small", 2000, 4, 50_000), it("large", 8000, 16, 300_000)],
+            limit_cpu_millis: None,
+        }
+    }
+
+    /// 4 pods of 1500m: the first claim could be either type; the second
+    /// pod narrows it to large (small keeps 400m after kube-proxy and the
+    /// first pod), which then takes all four (7900m).
+    #[test]
+    fn first_fit_decreasing_packs_one_claim_and_launches_the_cheapest_type_left() {
+        let mut s = Simulator::new(1, ScorePolicy::LeastLoaded);
+        deploy(&mut s, "web", 4, 1500, 512);
+        s.run(1);
+        let p = provision(s.cluster(), &pool(&["small", "large"]));
+        assert_eq!(p.claims.len(), 1);
+        assert_eq!(p.claims[0].instance_type, "large");
+        assert_eq!(p.claims[0].pods.len(), 4);
+        // Requirements that allow small alone: one small a pod.
+        let p = provision(s.cluster(), &pool(&["small"]));
+        assert_eq!(p.claims.len(), 4);
+        assert!(p.claims.iter().all(|c| c.instance_type == "small"));
+    }
+
+    #[test]
+    fn consolidation_deletes_replaces_or_says_why_not() {
+        let mut s = Simulator::new(1, ScorePolicy::BinPack);
+        for n in ["a", "b"] {
+            s.submit(Event::AddNode(
+                NodeSpec::new(n, 8000, 16 * GIB)
+                    .with_label(NODEPOOL_LABEL, "default")
+                    .with_label(INSTANCE_TYPE_LABEL, "large"),
+            ))
+            .unwrap();
+        }
+        s.submit(Event::CreatePod(BarePodSpec {
+            name: "one".into(),
+            template: PodTemplate::new(Resources::new(500, MIB)),
+            node_name: Some("a".into()),
+        }))
+        .unwrap();
+        for k in 0..3 {
+            s.submit(Event::CreatePod(BarePodSpec {
+                name: format!("big-{k}"),
+                template: PodTemplate::new(Resources::new(2500, MIB)),
+                node_name: Some("b".into()),
+            }))
+            .unwrap();
+        }
+        s.run(2);
+        let v = consolidation(s.cluster(), &pool(&["small", "large"]));
+        // a (1 pod) first: its pod fits on b. Then b: 7500m fits nowhere
+        // (a is going) and no small holds it.
+        assert_eq!(v[0], ("a".to_string(), Consolidation::Delete));
+        assert_eq!(
+            v[1],
+            (
+                "b".to_string(),
+                Consolidation::Unconsolidatable("can't replace with a cheaper node".into())
+            )
+        );
+    }
+
+    #[test]
+    fn consolidation_replaces_with_a_cheaper_type() {
+        let mut s = Simulator::new(1, ScorePolicy::BinPack);
+        s.submit(Event::AddNode(
+            NodeSpec::new("a", 8000, 16 * GIB)
+                .with_label(NODEPOOL_LABEL, "default")
+                .with_label(INSTANCE_TYPE_LABEL, "large"),
+        ))
+        .unwrap();
+        s.submit(Event::CreatePod(BarePodSpec {
+            name: "one".into(),
+            template: PodTemplate::new(Resources::new(500, MIB)),
+            node_name: Some("a".into()),
+        }))
+        .unwrap();
+        s.run(2);
+        let v = consolidation(s.cluster(), &pool(&["small", "large"]));
+        assert_eq!(
+            v[0].1,
+            Consolidation::Replace {
+                instance_type: "small".into(),
+                saving_micros: 250_000
+            }
+        );
+    }
+}

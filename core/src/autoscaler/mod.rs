@@ -26,6 +26,7 @@
 pub mod capacity;
 pub mod estimate;
 pub mod expander;
+pub mod karpenter;
 pub mod nodegroup;
 pub mod scaledown;
 
