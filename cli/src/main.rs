@@ -82,14 +82,8 @@ const USAGE: &str = "usage:
       kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings;
       --then FILE applies a second file to the converged cluster and converges again;
       every namespace is imported unless --namespace NS (-n NS) takes that one alone
-  shepherd autoscale FILE|DIR|- [--expander LIST] [--provisioning-delay S] [--seed N] [--output json]
-                     [--fewest-nodes GROUP] [--fit APP] [--compress] [--profile NAME] [--max-ticks N]
-      Cluster Autoscaler over the input's node groups (the kwok provider's ConfigMaps), one tick
-      a second, to a fixed point: the scale-ups (group, nodes, pods, the expander's reasoning),
-      the scale-downs, the pods still Pending and why no group helps, the cost per hour before
-      and after, the pods; --fewest-nodes the fewest nodes of GROUP for the Pending pods,
-      --fit how many more pods of APP fit as the cluster is, --compress the nodes that could go
-      with every pod still placed (docs/autoscaling.md)
+  shepherd autoscale FILE|DIR|- [--expander LIST] [--output json] [--fewest-nodes G] [--fit APP] [--compress]
+      Cluster Autoscaler over the input's node groups, to a fixed point (docs/autoscaling.md)
   shepherd kubectl FILE|DIR|- [--profile NAME] [--namespace NS] -- COMMAND [-- COMMAND ...]
       kubectl's words over the converged cluster (docs/kubectl.md): get, describe,
       top nodes, scale, cordon, uncordon, drain, taint, label, delete, rollout,
