@@ -810,3 +810,41 @@ mod karpenter {
         );
     }
 }
+
+/// A tick run in slices (the page's way) is the tick `step` makes, the
+/// autoscaler's loop included.
+#[test]
+fn sliced_ticks_decide_as_whole_ticks() {
+    let run = |sliced: bool| {
+        let mut cfg = config(two_groups());
+        cfg.options.expanders = vec![Expander::Random];
+        cfg.options.provisioning_delay = 5;
+        let mut s = sim(cfg, 5);
+        deploy(&mut s, "web", 9, 700, 512);
+        for _ in 0..1400 {
+            if sliced {
+                while s.step_slice(3).is_none() {}
+            } else {
+                s.step();
+            }
+            if s.tick() == 60 {
+                s.submit(Event::Scale {
+                    app: "web".into(),
+                    replicas: 0,
+                })
+                .unwrap();
+            }
+        }
+        (
+            s.autoscaler().unwrap().scale_ups().to_vec(),
+            s.autoscaler().unwrap().scale_downs().to_vec(),
+            s.cluster().rendered_events(),
+        )
+    };
+    let whole = run(false);
+    assert!(
+        !whole.0.is_empty() && !whole.1.is_empty(),
+        "it scales up and down"
+    );
+    assert_eq!(whole, run(true));
+}
