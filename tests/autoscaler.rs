@@ -489,6 +489,7 @@ fn randomized_settled_state_satisfies_cas_rules() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0xa5ca1e);
+    let (mut ups, mut downs) = (0usize, 0usize);
     for k in 0..runs {
         let seed = seed0 + k;
         eprintln!("seed {seed} (SHEPHERD_SEED={seed} SHEPHERD_FUZZ_OPS=1 cargo test -p shepherd --test autoscaler randomized)");
@@ -527,6 +528,8 @@ fn randomized_settled_state_satisfies_cas_rules() {
         s.run(1500);
         let a = s.autoscaler().unwrap();
         let c = s.cluster();
+        ups += a.scale_ups().len();
+        downs += a.scale_downs().len();
         let sizes = a.sizes(c);
         let templates = a.template_nodes(c);
         for p in c.pending_pods() {
@@ -556,6 +559,66 @@ fn randomized_settled_state_satisfies_cas_rules() {
                 );
             }
         }
+        // Independently, from the pods: a group node that CA's rules would
+        // let go on its own (under half used in cpu and memory, its group
+        // above min, each of its pods fitting another node) is found
+        // unneeded, or another node is (the pass takes them in turn).
+        let any_unneeded = a.verdicts().iter().any(|v| v.blocker.is_none());
+        for n in c.nodes() {
+            let Some(g) = a.group_of(n.spec) else {
+                continue;
+            };
+            let (mut cpu, mut mem) = (0u64, 0u64);
+            let pods: Vec<_> = c.pods_on(n.id).collect();
+            for p in &pods {
+                cpu += p.template.requests.cpu_millis;
+                mem += p.template.requests.memory_bytes;
+            }
+            let under =
+                cpu * 2 < n.spec.capacity.cpu_millis && mem * 2 < n.spec.capacity.memory_bytes;
+            if !under || sizes[g] <= a.config().groups[g].min_size {
+                continue;
+            }
+            let mut free: Vec<(u64, u64, u32, &str)> = c
+                .nodes()
+                .filter(|o| o.id != n.id && o.ready)
+                .map(|o| {
+                    (
+                        o.spec.capacity.cpu_millis - o.allocated.cpu_millis,
+                        o.spec.capacity.memory_bytes - o.allocated.memory_bytes,
+                        o.spec.max_pods - o.pod_count,
+                        o.spec.name.as_str(),
+                    )
+                })
+                .collect();
+            let movable = pods.iter().all(|p| {
+                let r = p.template.requests;
+                match free
+                    .iter_mut()
+                    .find(|f| f.0 >= r.cpu_millis && f.1 >= r.memory_bytes && f.2 > 0)
+                {
+                    Some(f) => {
+                        f.0 -= r.cpu_millis;
+                        f.1 -= r.memory_bytes;
+                        f.2 -= 1;
+                        true
+                    }
+                    None => false,
+                }
+            });
+            if movable {
+                assert!(
+                    any_unneeded,
+                    "seed {seed}: {} could go by CA's rules but no node is unneeded at {now}: {:?}",
+                    n.spec.name,
+                    a.verdicts()
+                );
+            }
+        }
+    }
+    eprintln!("{runs} runs: {ups} scale-ups, {downs} scale-downs");
+    if runs >= 12 {
+        assert!(ups > 0 && downs > 0, "the sweep exercises both directions");
     }
 }
 
