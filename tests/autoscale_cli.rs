@@ -85,3 +85,36 @@ fn text_output_and_mistakes() {
     assert_eq!(code, 2);
     assert!(err.contains("no such node group"), "{err}");
 }
+
+/// tests/manifests/karpenter.yaml by hand: the 3 batch pods (1500m each)
+/// select m-small, whose 2 cores keep 1900m after kube-proxy: one a
+/// NodeClaim, 3 m-small. big-1 (m-large, 0.3/h) holds one 500m pod that
+/// fits no other node but fits an m-small (0.05/h): replace, saving 0.25.
+#[test]
+fn karpenter_preview_provisions_and_consolidates() {
+    let out = Command::new(env!("CARGO_BIN_EXE_shepherd"))
+        .args([
+            "autoscale",
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tests/manifests/karpenter.yaml"
+            ),
+        ])
+        .args(["--karpenter", "--output", "json"])
+        .output()
+        .expect("the shepherd binary should start");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let k = &v["karpenter"][0];
+    assert_eq!(k["nodePool"], "default");
+    let claims = k["nodeClaims"].as_array().unwrap();
+    assert_eq!(claims.len(), 3);
+    assert!(claims.iter().all(|c| c["instanceType"] == "m-small"));
+    assert_eq!(k["consolidation"][0]["action"], "replace");
+    assert_eq!(k["consolidation"][0]["instanceType"], "m-small");
+    assert_eq!(k["consolidation"][0]["savingPerHour"], "0.25");
+}

@@ -2,6 +2,7 @@
 //! groups, run in cluster time to a fixed point (docs/autoscaling.md).
 
 use shepherd::autoscaler::capacity::{fewest_nodes, removable_nodes, replicas_that_fit};
+use shepherd::autoscaler::karpenter::{consolidation, provision, Consolidation};
 use shepherd::autoscaler::nodegroup::format_price_micros;
 use shepherd::autoscaler::{Autoscaler, Expander};
 use shepherd::simulator::Simulator;
@@ -18,6 +19,7 @@ struct Args {
     fewest: Option<String>,
     fit: Option<String>,
     compress: bool,
+    karpenter: bool,
     profile: Option<Profile>,
 }
 
@@ -32,6 +34,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         fewest: None,
         fit: None,
         compress: false,
+        karpenter: false,
         profile: None,
     };
     let mut i = 0;
@@ -80,6 +83,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 i += 1;
             }
             "--compress" => a.compress = true,
+            "--karpenter" => a.karpenter = true,
             "--profile" => {
                 let name = v()?;
                 a.profile = Some(Profile::named(&name).map_err(|e| e.to_string())?);
@@ -119,9 +123,18 @@ pub fn autoscale(args: &[String]) -> Result<(), String> {
     let text = crate::manifests::read_input(&input, opts.limits.max_bytes)?;
     let imported = import_with(&text, &opts).map_err(|e| e.to_string())?;
     let sc = &imported.scenario;
-    let mut cfg = sc.autoscaler.clone().ok_or_else(|| {
-        format!("{input}: no node groups; expected a kwok-provider-config ConfigMap (and its templates), see docs/autoscaling.md")
-    })?;
+    if a.karpenter && sc.node_pools.is_empty() {
+        return Err(format!(
+            "{input}: --karpenter: no NodePool (karpenter.sh/v1); see docs/autoscaling.md"
+        ));
+    }
+    let mut cfg = match (&sc.autoscaler, a.karpenter) {
+        (Some(c), _) => c.clone(),
+        (None, true) => Default::default(),
+        (None, false) => {
+            return Err(format!("{input}: no node groups; expected a kwok-provider-config ConfigMap (and its templates), see docs/autoscaling.md"))
+        }
+    };
     if let Some(e) = &a.expanders {
         cfg.options.expanders = e.clone();
     }
@@ -174,6 +187,20 @@ pub fn autoscale(args: &[String]) -> Result<(), String> {
         None => None,
     };
     let compress = a.compress.then(|| removable_nodes(sim.cluster()));
+    let karpenter: Vec<_> = if a.karpenter {
+        sc.node_pools
+            .iter()
+            .map(|p| {
+                (
+                    p.name.clone(),
+                    provision(sim.cluster(), p),
+                    consolidation(sim.cluster(), p),
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     sim.set_autoscaler(Some(
         Autoscaler::new(cfg, a.seed).map_err(|e| e.to_string())?,
     ));
@@ -235,6 +262,20 @@ pub fn autoscale(args: &[String]) -> Result<(), String> {
             "fewestNodes": fewest.as_ref().map(|(g, (n, left))| serde_json::json!({"nodeGroup": g, "nodes": n, "podsThatFitNone": left})),
             "replicasThatFit": fit.as_ref().map(|(app, n)| serde_json::json!({"app": app, "replicas": n})),
             "removableNodes": compress,
+            "karpenter": karpenter.iter().map(|(pool, prov, cons)| serde_json::json!({
+                "nodePool": pool,
+                "nodeClaims": prov.claims.iter().map(|c| serde_json::json!({
+                    "instanceType": c.instance_type, "pricePerHour": format_price_micros(c.price_micros), "pods": c.pods,
+                })).collect::<Vec<_>>(),
+                "unschedulable": prov.unschedulable.iter().map(|(p, why)| serde_json::json!({"pod": p, "reason": why})).collect::<Vec<_>>(),
+                "consolidation": cons.iter().map(|(n, c)| match c {
+                    Consolidation::Delete => serde_json::json!({"node": n, "action": "delete"}),
+                    Consolidation::Replace { instance_type, saving_micros } => serde_json::json!({
+                        "node": n, "action": "replace", "instanceType": instance_type, "savingPerHour": format_price_micros(*saving_micros),
+                    }),
+                    Consolidation::Unconsolidatable(why) => serde_json::json!({"node": n, "action": "none", "reason": why}),
+                }).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
             "pods": pods_wide_json(c),
         });
         println!(
@@ -308,6 +349,34 @@ pub fn autoscale(args: &[String]) -> Result<(), String> {
             nodes.len(),
             nodes.join(", ")
         );
+    }
+    for (pool, prov, cons) in &karpenter {
+        println!("\nKarpenter NodePool {pool} (preview), on the cluster as given:");
+        for c in &prov.claims {
+            println!(
+                "  launch {} ({}/h) for {} pod(s): {}",
+                c.instance_type,
+                format_price_micros(c.price_micros),
+                c.pods.len(),
+                c.pods.join(", ")
+            );
+        }
+        for (p, why) in &prov.unschedulable {
+            println!("  {p}: {why}");
+        }
+        for (n, c) in cons {
+            match c {
+                Consolidation::Delete => println!("  consolidate {n}: delete"),
+                Consolidation::Replace {
+                    instance_type,
+                    saving_micros,
+                } => println!(
+                    "  consolidate {n}: replace with {instance_type}, saving {}/h",
+                    format_price_micros(*saving_micros)
+                ),
+                Consolidation::Unconsolidatable(why) => println!("  {n}: Unconsolidatable: {why}"),
+            }
+        }
     }
     println!("\npods:");
     print!("{}", pods_wide(c));

@@ -82,7 +82,7 @@ const USAGE: &str = "usage:
       kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings;
       --then FILE applies a second file to the converged cluster and converges again;
       every namespace is imported unless --namespace NS (-n NS) takes that one alone
-  shepherd autoscale FILE|DIR|- [--expander LIST] [--output json] [--fewest-nodes G] [--fit APP] [--compress]
+  shepherd autoscale FILE|DIR|- [--expander LIST] [--output json] [--fewest-nodes G] [--fit APP] [--compress] [--karpenter]
       Cluster Autoscaler over the input's node groups, to a fixed point (docs/autoscaling.md)
   shepherd kubectl FILE|DIR|- [--profile NAME] [--namespace NS] -- COMMAND [-- COMMAND ...]
       kubectl's words over the converged cluster (docs/kubectl.md): get, describe,

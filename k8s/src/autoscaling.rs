@@ -41,7 +41,10 @@ use crate::{ImportError, Limits, Location, Scenario, Warning};
 /// The names of the ConfigMaps this module reads (an import takes them
 /// instead of skipping them).
 pub(crate) fn is_autoscaler_configmap(name: &str) -> bool {
-    name == PROVIDER_CONFIGMAP || name == TEMPLATES_CONFIGMAP || name == PRIORITY_EXPANDER_CONFIGMAP
+    name == PROVIDER_CONFIGMAP
+        || name == TEMPLATES_CONFIGMAP
+        || name == PRIORITY_EXPANDER_CONFIGMAP
+        || name == INSTANCE_TYPES_CONFIGMAP
 }
 
 fn err(loc: &Location, path: &str, message: String) -> ImportError {
@@ -692,6 +695,153 @@ pub(crate) fn configmaps(cfg: &AutoscalerConfig, node: impl Fn(&NodeSpec) -> Val
         ));
     }
     out
+}
+
+/// The ConfigMap (ours) whose data key `instanceTypes` lists Karpenter's
+/// instance types as template Nodes: the type is the node's
+/// `node.kubernetes.io/instance-type` label (else its name), the price its
+/// `shepherd.dev/price-per-hour` annotation.
+pub const INSTANCE_TYPES_CONFIGMAP: &str = "karpenter-instance-types";
+
+/// Karpenter's NodePools (`karpenter.sh/v1`), with the instance types of
+/// [`INSTANCE_TYPES_CONFIGMAP`], or else of the kwok templates.
+pub(crate) fn read_karpenter(
+    objs: &[RawObject],
+    limits: &Limits,
+) -> Result<Vec<shepherd::autoscaler::karpenter::NodePool>, ImportError> {
+    use shepherd::autoscaler::karpenter::{InstanceType, NodePool, INSTANCE_TYPE_LABEL};
+    let pools: Vec<&RawObject> = objs
+        .iter()
+        .filter(|o| o.value.get("kind").and_then(Value::as_str) == Some("NodePool"))
+        .collect();
+    if pools.is_empty() {
+        return Ok(Vec::new());
+    }
+    let source = find(objs, INSTANCE_TYPES_CONFIGMAP)
+        .map(|o| (o, "instanceTypes"))
+        .or_else(|| find(objs, TEMPLATES_CONFIGMAP).map(|o| (o, "templates")));
+    let Some((cm, key)) = source else {
+        return Err(err(&pools[0].loc, "", format!(
+            "a NodePool needs instance types; expected a ConfigMap {INSTANCE_TYPES_CONFIGMAP} with template Nodes under data.instanceTypes (or the kwok provider's {TEMPLATES_CONFIGMAP})"
+        )));
+    };
+    let text = data(cm, key)?.ok_or_else(|| {
+        err(
+            &cm.loc,
+            &format!("data.{key}"),
+            "missing; expected template Nodes".into(),
+        )
+    })?;
+    let inner = crate::import::import(text)
+        .map_err(|e| err(&cm.loc, &format!("data.{key}: {}", e.loc), e.message))?;
+    let raw = crate::read::objects(text, limits, &mut |_| {})
+        .map_err(|e| err(&cm.loc, &format!("data.{key}"), e.message))?;
+    let mut types = Vec::new();
+    for (n, r) in inner.scenario.nodes.iter().zip(&raw) {
+        let ann = annotations_of(&r.value);
+        let price = match ann.get(PRICE_ANNOTATION) {
+            Some(p) => parse_price_micros(p).ok_or_else(|| {
+                err(
+                    &r.loc,
+                    &format!("metadata.annotations.{PRICE_ANNOTATION}"),
+                    format!("found {p:?}; expected a price per hour, e.g. \"0.096\""),
+                )
+            })?,
+            None => return Err(err(
+                &r.loc,
+                &format!("metadata.annotations.{PRICE_ANNOTATION}"),
+                "missing; expected the instance type's price per hour (Karpenter chooses by price)"
+                    .into(),
+            )),
+        };
+        let name = n
+            .spec
+            .labels
+            .get(INSTANCE_TYPE_LABEL)
+            .cloned()
+            .unwrap_or_else(|| n.spec.name.clone());
+        let mut node = n.spec.clone();
+        node.labels
+            .entry(INSTANCE_TYPE_LABEL.to_string())
+            .or_insert_with(|| name.clone());
+        types.push(InstanceType {
+            name,
+            node,
+            price_micros: price,
+        });
+    }
+    let mut out = Vec::new();
+    for o in pools {
+        let v = &o.value;
+        if v.get("apiVersion").and_then(Value::as_str) != Some("karpenter.sh/v1") {
+            return Err(err(
+                &o.loc,
+                "apiVersion",
+                "expected \"karpenter.sh/v1\" for a NodePool".into(),
+            ));
+        }
+        let name = name_of(v).to_string();
+        let spec = v.get("spec");
+        let mut requirements = Vec::new();
+        if let Some(Value::Seq(reqs)) = spec
+            .and_then(|s| s.get("template"))
+            .and_then(|t| t.get("spec"))
+            .and_then(|s| s.get("requirements"))
+        {
+            for (i, r) in reqs.iter().enumerate() {
+                let path = format!("spec.template.spec.requirements[{i}]");
+                let key = r.get("key").and_then(Value::as_str).ok_or_else(|| {
+                    err(
+                        &o.loc,
+                        &format!("{path}.key"),
+                        "missing; expected a label key".into(),
+                    )
+                })?;
+                let op_s = r.get("operator").and_then(Value::as_str).unwrap_or("");
+                let op = shepherd::NodeSelectorOperator::parse(op_s)
+                    .map_err(|e| err(&o.loc, &format!("{path}.operator"), e.to_string()))?;
+                let values: Vec<&str> = match r.get("values") {
+                    Some(Value::Seq(vs)) => vs.iter().filter_map(Value::as_str).collect(),
+                    _ => Vec::new(),
+                };
+                requirements.push(shepherd::NodeSelectorRequirement::new(key, op, &values));
+            }
+        }
+        let limit_cpu_millis = match spec
+            .and_then(|s| s.get("limits"))
+            .and_then(|l| l.get("cpu"))
+        {
+            None => None,
+            Some(q) => {
+                let text = match q {
+                    Value::Str(s) => s.clone(),
+                    Value::Int(i) => i.to_string(),
+                    Value::UInt(u) => u.to_string(),
+                    other => {
+                        return Err(err(
+                            &o.loc,
+                            "spec.limits.cpu",
+                            format!("found {}; expected a quantity", other.brief()),
+                        ))
+                    }
+                };
+                Some(shepherd::quantity::parse_cpu_millis(&text).map_err(|e| {
+                    err(
+                        &o.loc,
+                        "spec.limits.cpu",
+                        format!("{e}; expected a cpu quantity such as 1000 or 500m"),
+                    )
+                })?)
+            }
+        };
+        out.push(NodePool {
+            name,
+            requirements,
+            instance_types: types.clone(),
+            limit_cpu_millis,
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

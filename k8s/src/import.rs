@@ -79,6 +79,7 @@ pub fn import_with_progress(
         &opts.limits,
         &mut imported.warnings,
     )?;
+    imported.scenario.node_pools = crate::autoscaling::read_karpenter(&objs, &opts.limits)?;
     Ok(imported)
 }
 
@@ -657,6 +658,11 @@ impl<'a> State<'a> {
             "DaemonSet" => self.daemonset(cx, meta, spec),
             "PriorityClass" => self.priority_class(cx, top, meta),
             "Namespace" => self.namespace(cx, top, meta),
+            "NodePool" => {
+                // Karpenter's, read with its instance types (autoscaling.rs).
+                self.took(kind);
+                Ok(())
+            }
             "ConfigMap" if crate::autoscaling::is_autoscaler_configmap(&name_of_meta(meta)) => {
                 // Read with the whole input once every Node is known
                 // (autoscaling.rs).

@@ -43,6 +43,9 @@ pub struct Scenario {
     /// ConfigMaps (`kwok-provider-config`, `kwok-provider-templates`); `None`
     /// when the input has none (see `autoscaling.rs`).
     pub autoscaler: Option<shepherd::autoscaler::AutoscalerConfig>,
+    /// Karpenter's NodePools (`karpenter.sh/v1`) with their instance types,
+    /// for the preview (`shepherd autoscale --karpenter`); not exported.
+    pub node_pools: Vec<shepherd::autoscaler::karpenter::NodePool>,
 }
 
 impl Scenario {
