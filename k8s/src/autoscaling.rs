@@ -47,6 +47,13 @@ pub(crate) fn is_autoscaler_configmap(name: &str) -> bool {
         || name == INSTANCE_TYPES_CONFIGMAP
 }
 
+/// The import of a ConfigMap's embedded Nodes, given by `import.rs` (this
+/// module sits below it and does not name it).
+pub(crate) type NodesReader<'a> = &'a dyn Fn(&str) -> Result<crate::Imported, ImportError>;
+
+/// A value as YAML text, given by `export.rs`.
+pub(crate) type YamlWriter<'a> = &'a dyn Fn(&Value) -> String;
+
 fn err(loc: &Location, path: &str, message: String) -> ImportError {
     ImportError {
         loc: loc.clone(),
@@ -129,6 +136,7 @@ pub(crate) fn read(
     sc: &Scenario,
     limits: &Limits,
     warnings: &mut Vec<Warning>,
+    nodes_of: NodesReader,
 ) -> Result<Option<AutoscalerConfig>, ImportError> {
     let Some(cm) = find(objs, PROVIDER_CONFIGMAP) else {
         for n in [TEMPLATES_CONFIGMAP, PRIORITY_EXPANDER_CONFIGMAP] {
@@ -171,7 +179,7 @@ pub(crate) fn read(
                     provider.templates_name
                 ))
             })?;
-            let inner = crate::import::import(text).map_err(|e| {
+            let inner = nodes_of(text).map_err(|e| {
                 err(
                     &t.loc,
                     &format!(
@@ -582,7 +590,11 @@ fn pod_flags(objs: &[RawObject], cfg: &mut AutoscalerConfig) {
 /// The ConfigMaps that describe `cfg`, for the export: the provider's
 /// config, the templates (with readNodesFrom: configmap) and the priority
 /// expander's, each as a `v1 ConfigMap` object.
-pub(crate) fn configmaps(cfg: &AutoscalerConfig, node: impl Fn(&NodeSpec) -> Value) -> Vec<Value> {
+pub(crate) fn configmaps(
+    cfg: &AutoscalerConfig,
+    node: impl Fn(&NodeSpec) -> Value,
+    yaml_text: YamlWriter,
+) -> Vec<Value> {
     let s = |x: &str| Value::Str(x.to_string());
     let map = |pairs: Vec<(&str, Value)>| {
         Value::Map(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
@@ -621,11 +633,7 @@ pub(crate) fn configmaps(cfg: &AutoscalerConfig, node: impl Fn(&NodeSpec) -> Val
         }
         config.push(("configmap", map(c)));
     }
-    let mut out = vec![cm(
-        PROVIDER_CONFIGMAP,
-        "config",
-        crate::export::yaml_text(&map(config)),
-    )];
+    let mut out = vec![cm(PROVIDER_CONFIGMAP, "config", yaml_text(&map(config)))];
     if provider.read_nodes_from == ReadNodesFrom::ConfigMap {
         let mut text = String::new();
         for g in &cfg.groups {
@@ -672,7 +680,7 @@ pub(crate) fn configmaps(cfg: &AutoscalerConfig, node: impl Fn(&NodeSpec) -> Val
                 }
             }
             text.push_str("---\n");
-            text.push_str(&crate::export::yaml_text(&v));
+            text.push_str(&yaml_text(&v));
         }
         out.push(cm(&provider.templates_name, "templates", text));
     }
@@ -691,7 +699,7 @@ pub(crate) fn configmaps(cfg: &AutoscalerConfig, node: impl Fn(&NodeSpec) -> Val
         out.push(cm(
             PRIORITY_EXPANDER_CONFIGMAP,
             "priorities",
-            crate::export::yaml_text(&pr),
+            yaml_text(&pr),
         ));
     }
     out
@@ -708,6 +716,7 @@ pub const INSTANCE_TYPES_CONFIGMAP: &str = "karpenter-instance-types";
 pub(crate) fn read_karpenter(
     objs: &[RawObject],
     limits: &Limits,
+    nodes_of: NodesReader,
 ) -> Result<Vec<shepherd::autoscaler::karpenter::NodePool>, ImportError> {
     use shepherd::autoscaler::karpenter::{InstanceType, NodePool, INSTANCE_TYPE_LABEL};
     let pools: Vec<&RawObject> = objs
@@ -732,8 +741,8 @@ pub(crate) fn read_karpenter(
             "missing; expected template Nodes".into(),
         )
     })?;
-    let inner = crate::import::import(text)
-        .map_err(|e| err(&cm.loc, &format!("data.{key}: {}", e.loc), e.message))?;
+    let inner =
+        nodes_of(text).map_err(|e| err(&cm.loc, &format!("data.{key}: {}", e.loc), e.message))?;
     let raw = crate::read::objects(text, limits, &mut |_| {})
         .map_err(|e| err(&cm.loc, &format!("data.{key}"), e.message))?;
     let mut types = Vec::new();

@@ -34,6 +34,7 @@
 //! page's forms, the scenario format and manifests share one grammar.
 
 mod autoscaling;
+mod context;
 mod export;
 mod import;
 pub mod kubectl;

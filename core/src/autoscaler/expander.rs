@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 
 use super::nodegroup::{Expander, NodeGroup};
 use crate::error::Error;
-use crate::simulator::Prng;
+use crate::util::prng::Prng;
 
 /// One way to scale up: a group, how many nodes, the pods they would take
 /// (CA's `expander.Option`).

@@ -46,7 +46,7 @@ use crate::cluster::{Cluster, NodeId, PodPhase};
 use crate::error::Error;
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::{NodeSpec, PodTemplate};
-use crate::simulator::Prng;
+use crate::util::prng::Prng;
 use estimate::{Room, TemplateNode};
 
 /// A scale-up the autoscaler made.
