@@ -12,6 +12,7 @@
 //! shepherd compare [FILE|DIR|-] [--profiles P,P...] [--seeds N,N...] [--seed N --nodes N --apps N | --namespace NS] [--output json]
 //! ```
 
+mod autoscale;
 mod manifests;
 mod rollout;
 mod whatif;
@@ -83,6 +84,8 @@ const USAGE: &str = "usage:
       kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings;
       --then FILE applies a second file to the converged cluster and converges again;
       every namespace is imported unless --namespace NS (-n NS) takes that one alone
+  shepherd autoscale FILE|DIR|- [--expander LIST] [--output json] [--fewest-nodes G] [--fit APP] [--compress] [--karpenter]
+      Cluster Autoscaler over the input's node groups, to a fixed point (docs/autoscaling.md)
   shepherd kubectl FILE|DIR|- [--profile NAME] [--namespace NS] -- COMMAND [-- COMMAND ...]
       kubectl's words over the converged cluster (docs/kubectl.md): get, describe,
       top nodes, scale, cordon, uncordon, drain, taint, label, delete, rollout,
@@ -159,6 +162,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("compare") => compare(&args[1..]),
         Some("simulate") => manifests::simulate(&args[1..]).map_err(Failure::from),
+        Some("autoscale") => autoscale::autoscale(&args[1..]).map_err(Failure::from),
         Some("export") => manifests::export_cmd(&args[1..]).map_err(Failure::from),
         Some("explain") => manifests::explain(&args[1..]).map_err(Failure::from),
         Some("rollout") => rollout::rollout(&args[1..]).map_err(Failure::from),

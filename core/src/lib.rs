@@ -89,6 +89,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 // cluster, scheduler, controllers, reconcile, the readers (views, balance,
 // verify), simulator and generate; `tests/layers.rs` states which may import
 // which.
+pub mod autoscaler;
 pub mod balance;
 mod cluster;
 mod controllers;
