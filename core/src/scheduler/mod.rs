@@ -25,6 +25,7 @@
 //! only its node, which chooses exactly what the cycle would.
 
 pub(crate) mod cache;
+pub mod fast;
 pub(crate) mod pinned;
 pub mod plugins;
 mod preemption;
@@ -47,6 +48,7 @@ use plugins::{
     inter_pod_affinity as ipa, node_affinity, node_resources_balanced_allocation as balanced,
     node_resources_fit as fit, node_unschedulable, pod_topology_spread as spread, taint_toleration,
 };
+pub use fast::FastPaths;
 pub(crate) use preemption::PreemptionRecord;
 pub use preemption::{
     candidates_wanted, record_bytes_bound, Preemption, PreemptionCandidate, PreemptionTrace,
@@ -272,6 +274,10 @@ impl Spread {
 /// What a batch of identical pods shares: the revision, its pre-filter and
 /// pre-score state, and scratch buffers.
 struct Batch {
+    /// NodeAffinity's PreFilter result when it names one node (a pod
+    /// pinned by name) and the pinned fast path is off: the plain cycle
+    /// filters that node alone.
+    prefiltered: Option<NodeId>,
     c: ControllerId,
     rev_no: u32,
     /// The revision, shared with its controller (binds change the cluster
@@ -668,6 +674,24 @@ impl Cluster {
         self.index_use = u;
     }
 
+    /// Which fast paths the scheduler may take ([`FastPaths::ALL`] unless
+    /// set). None of them changes a decision; [`FastPaths::NONE`] runs the
+    /// plain cycle alone (`tests/fastpaths.rs` compares them).
+    pub fn set_fast_paths(&mut self, f: FastPaths) {
+        self.fast_paths = f;
+    }
+
+    /// The fast paths the scheduler may take.
+    pub fn fast_paths(&self) -> FastPaths {
+        self.fast_paths
+    }
+
+    /// Whether batches may use a sample index: the index path on (it runs
+    /// inside the class cycle) and not kept off by tests.
+    fn index_allowed(&self) -> bool {
+        self.fast_paths.index && self.fast_paths.classes && self.index_use != IndexUse::Never
+    }
+
     /// The record of the last scheduling cycle.
     pub fn last_cycle(&self) -> &CycleRecord {
         &self.last_cycle
@@ -704,6 +728,7 @@ impl Cluster {
         };
         let spare = self.caches.take_spare();
         let mut b = Batch {
+            prefiltered: None,
             c,
             rev_no,
             req,
@@ -1792,6 +1817,10 @@ impl Cluster {
 
     /// Every filter, for one node.
     fn filter_node(&mut self, n: NodeId, b: &mut Batch, profile: &Profile) -> Result<(), Unfit> {
+        if !self.fast_paths.batch_caches {
+            self.static_filter(n, &b.rev, profile)?;
+            return self.dynamic_filter(n, b, profile);
+        }
         let i = n.0 as usize;
         let h = self.hot[i];
         // The packed mirror decides most nodes without reading the node.
@@ -1940,7 +1969,7 @@ impl Cluster {
         let heap = n as u64 * SCAN_VISIT;
         if b.inter_pod_filter
             || (pods as u64).saturating_mul(CYCLE_VISITS) * 4 > heap
-            || self.index_use == IndexUse::Never
+            || !self.index_allowed()
             || n < INDEX_MIN_NODES
             || !(self.bound_classes(b) && self.fast_cycle_applies(b, profile))
         {
@@ -2205,11 +2234,15 @@ impl Cluster {
         // DaemonSet's) is filtered on that node only (scheduler/pinned.rs).
         let pinned =
             self.pinned_node(&self.controllers[c.0 as usize].revisions[rev_no as usize - 1]);
-        if let Some(n) = pinned {
+        if let Some(n) = pinned.filter(|_| self.fast_paths.pinned) {
             return self.schedule_pinned(c, rev_no, n, keys, profile, on_bind);
         }
+        if !self.fast_paths.cross_batch {
+            self.caches = Default::default();
+        }
         let mut b = self.new_batch(c, rev_no, profile);
-        let heap = self.heap_path(&b, profile);
+        b.prefiltered = pinned;
+        let heap = self.fast_paths.heap && pinned.is_none() && self.heap_path(&b, profile);
         if heap {
             self.index_instead_of_heap(&mut b, keys.len(), profile);
         }
@@ -2412,7 +2445,17 @@ impl Cluster {
         if slots == 0 {
             return None;
         }
-        if b.fast == Some(true) || b.fast.is_none() {
+        // NodeAffinity's PreFilter named one node: that node's verdict
+        // alone, as the pinned path gives it (`pinned.rs`; nothing scored,
+        // and the next cycle starts where it would have).
+        if let Some(n) = b.prefiltered {
+            let chosen = self.filter_node(n, b, profile).is_ok().then_some(n);
+            if let Some(n) = chosen {
+                self.record_one(n, false);
+            }
+            return chosen;
+        }
+        if self.fast_paths.classes && (b.fast == Some(true) || b.fast.is_none()) {
             if b.fast.is_none() {
                 let classes_fit = self.bound_classes(b);
                 b.fast = Some(classes_fit && self.fast_cycle_applies(b, profile));
@@ -2434,7 +2477,12 @@ impl Cluster {
             if self.hot[i as usize].removed {
                 continue;
             }
-            if self.feasible_fast(i as usize, b, profile) {
+            let feasible_here = if self.fast_paths.batch_caches {
+                self.feasible_fast(i as usize, b, profile)
+            } else {
+                self.filter_node(NodeId(i), b, profile).is_ok()
+            };
+            if feasible_here {
                 soft_taints |= self.hot[i as usize].soft_taints;
                 feasible.push(i);
                 if feasible.len() == to_find {
@@ -2447,7 +2495,9 @@ impl Cluster {
             0 => None,
             1 => Some(NodeId(feasible[0])),
             _ => {
-                if !self.score_fast(b, &feasible, profile, soft_taints) {
+                if !(self.fast_paths.batch_caches
+                    && self.score_fast(b, &feasible, profile, soft_taints))
+                {
                     self.score_feasible(b, &feasible, profile, None);
                 }
                 Some(NodeId(feasible[self.select(&b.totals, &feasible, profile)]))
@@ -2585,7 +2635,7 @@ impl Cluster {
             && (b.hard.is_empty() || b.hard_zone.is_some())
             && (!b.inter_pod_filter || b.inter_pod_local)
             && (!b.node_affinity_score || b.na_bits > 0)
-            && self.index_use != IndexUse::Never
+            && self.index_allowed()
             && self.nodes.len() >= INDEX_MIN_NODES
         {
             b.index_tried = true;
@@ -2928,7 +2978,7 @@ impl Cluster {
             || b.hard_zone.is_some()
             || (b.plain_template && b.na_bits == 0)
             || b.na_bits > MASKED_NA_BITS
-            || self.index_use == IndexUse::Never
+            || !self.index_allowed()
         {
             return;
         }
@@ -4129,7 +4179,7 @@ impl Cluster {
         }
         // Without detail, the node-local plugins' weighted sum comes from
         // the batch's cache (the same sum the two arms below add).
-        let cached_local = detail.is_none();
+        let cached_local = detail.is_none() && self.fast_paths.batch_caches;
         if cached_local {
             for (j, &i) in feasible.iter().enumerate() {
                 b.totals[j] = self.local_cached(i as usize, b, profile);
@@ -4179,7 +4229,13 @@ impl Cluster {
                     taint_toleration::normalize(&mut norm);
                 }
                 Plugin::NodeAffinity => {
-                    if b.node_affinity_score {
+                    if b.node_affinity_score && !cached_local {
+                        for &i in feasible {
+                            let s = &self.nodes[i as usize].spec;
+                            let tpl = &b.rev.template;
+                            raw.push(node_affinity::score(&s.name, &s.labels, &tpl.node_affinity));
+                        }
+                    } else if b.node_affinity_score {
                         for &i in feasible {
                             raw.push(self.na_raw_cached(i as usize, b));
                         }
