@@ -11,6 +11,9 @@
 //! command that reproduces it. Some clusters have 260 to 300 nodes, enough
 //! for the sample index (it needs 256).
 
+// `*rng.pick(..)` picks the type `pick` returns (without it, `str`).
+#![allow(clippy::explicit_auto_deref)]
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use shepherd::model::{
@@ -50,8 +53,16 @@ fn random_node(rng: &mut Prng, i: usize) -> NodeSpec {
 }
 
 fn random_template(rng: &mut Prng, name: &str, others: usize) -> PodTemplate {
-    let cpu = if rng.chance(10) { 0 } else { rng.range(1, 10) * 100 };
-    let mem = if rng.chance(10) { 0 } else { rng.range(1, 12) * 128 };
+    let cpu = if rng.chance(10) {
+        0
+    } else {
+        rng.range(1, 10) * 100
+    };
+    let mem = if rng.chance(10) {
+        0
+    } else {
+        rng.range(1, 12) * 128
+    };
     let mut t = PodTemplate::new(Resources::new(cpu, mem * MIB))
         .with_label("app", name)
         .with_label("tier", *rng.pick(&["a", "b"]));
@@ -117,7 +128,7 @@ fn random_template(rng: &mut Prng, name: &str, others: usize) -> PodTemplate {
         ));
     }
     if rng.chance(12) {
-        let key = rng.chance(70).then_some(HOSTNAME_KEY).unwrap_or(ZONE);
+        let key = if rng.chance(70) { HOSTNAME_KEY } else { ZONE };
         t = t.with_anti_affinity(AffinityTerm::new(own, Some(key)));
     }
     if rng.chance(15) {

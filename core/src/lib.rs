@@ -137,8 +137,8 @@ pub use rollout::{
 };
 pub use scheduler::plugins;
 pub use scheduler::{
-    Code, CycleRecord, Explanation, FastPaths, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,
-    ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
+    Code, CycleRecord, Explanation, FastPaths, NodeVerdict, OnBind, Plugin, PluginScore, Profile,
+    Resource, ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
 };
 pub use taints::{DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
 pub use views::{AppStatus, NodeView, PodView, ReplicaSetView, ServiceSummary};

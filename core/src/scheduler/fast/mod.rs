@@ -8,6 +8,16 @@
 //! cycle alone against every path, one at a time and all together, on
 //! randomized clusters and requires the same binds.
 
+use crate::scheduler::*;
+
+pub(crate) mod cache;
+mod caches;
+mod classes;
+mod heap;
+mod index;
+pub(crate) mod pinned;
+pub(crate) mod sample_index;
+
 /// Which fast paths the scheduler may take (all by default). Switching
 /// one off never changes a decision, only the time it takes; the plain
 /// cycle is [`FastPaths::NONE`].
@@ -95,5 +105,25 @@ impl FastPaths {
 impl Default for FastPaths {
     fn default() -> Self {
         FastPaths::ALL
+    }
+}
+
+impl Cluster {
+    /// Which fast paths the scheduler may take ([`FastPaths::ALL`] unless
+    /// set). None of them changes a decision; [`FastPaths::NONE`] runs the
+    /// plain cycle alone (`tests/fastpaths.rs` compares them).
+    pub fn set_fast_paths(&mut self, f: FastPaths) {
+        self.fast_paths = f;
+    }
+
+    /// The fast paths the scheduler may take.
+    pub fn fast_paths(&self) -> FastPaths {
+        self.fast_paths
+    }
+
+    /// Whether batches may use a sample index: the index path on (it runs
+    /// inside the class cycle) and not kept off by tests.
+    pub(in crate::scheduler) fn index_allowed(&self) -> bool {
+        self.fast_paths.index && self.fast_paths.classes && self.index_use != IndexUse::Never
     }
 }

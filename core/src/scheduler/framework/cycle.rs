@@ -1,0 +1,767 @@
+//! One scheduling cycle, top to bottom as kube-scheduler's
+//! `schedule_one.go` runs it: PreFilter's node set (`b.prefiltered`),
+//! Filter from where the last cycle stopped until enough feasible nodes
+//! are found, a single feasible node taken unscored, PreScore's skips,
+//! Score and NormalizeScore per plugin, weights, and selectHost. The
+//! plugins' filters and scores read the batch's state (`state.rs`).
+
+use crate::scheduler::*;
+
+impl Cluster {
+    /// The filters that depend only on the node and the template, in the
+    /// profile's order.
+    pub(in crate::scheduler) fn static_filter(
+        &self,
+        n: NodeId,
+        rev: &Revision,
+        profile: &Profile,
+    ) -> Result<(), Unfit> {
+        self.static_filter_with(n, rev, profile, true)
+    }
+
+    /// `static_filter`, with NodeAffinity (the template's nodeSelector and
+    /// required node affinity) or without it: a batch filing the kept
+    /// index of a wider template (see `Masked`) files that template's
+    /// verdicts, whose key has neither.
+    pub(in crate::scheduler) fn static_filter_with(
+        &self,
+        n: NodeId,
+        rev: &Revision,
+        profile: &Profile,
+        affinity: bool,
+    ) -> Result<(), Unfit> {
+        let node = &self.nodes[n.0 as usize];
+        let tpl = &rev.template;
+        for p in &profile.filters {
+            match p {
+                Plugin::NodeUnschedulable
+                    if !node_unschedulable::filter(node.cordoned, &tpl.tolerations) =>
+                {
+                    return Err(Unfit::Unschedulable);
+                }
+                Plugin::TaintToleration => {
+                    if let Some(t) =
+                        taint_toleration::first_untolerated(&node.spec.taints, &tpl.tolerations)
+                    {
+                        return Err(Unfit::Taint(t.clone()));
+                    }
+                    // A node that is not Ready carries the node lifecycle
+                    // controller's `unreachable` taints after its own
+                    // (`Cluster::condition_taints`); the NoExecute one is
+                    // also tolerated by what DefaultTolerationSeconds added.
+                    if !node.ready {
+                        let tolerated = |t: &crate::model::Taint| {
+                            tpl.tolerations
+                                .iter()
+                                .chain(rev.added_tolerations.iter())
+                                .any(|tol| tol.tolerates(t))
+                        };
+                        if let Some(t) =
+                            self.condition_taints(n).into_iter().find(|t| !tolerated(t))
+                        {
+                            return Err(Unfit::Taint(t));
+                        }
+                    }
+                }
+                Plugin::NodeAffinity if affinity => {
+                    let s = &node.spec;
+                    if !node_affinity::filter(
+                        &s.name,
+                        &s.labels,
+                        &tpl.node_selector,
+                        &tpl.node_affinity,
+                    ) {
+                        return Err(Unfit::NodeAffinity);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The filters that change as pods come and go: resources, topology
+    /// spread and inter-pod (anti-)affinity.
+    pub(in crate::scheduler) fn dynamic_filter(
+        &self,
+        n: NodeId,
+        b: &Batch,
+        profile: &Profile,
+    ) -> Result<(), Unfit> {
+        let i = n.0 as usize;
+        let h = &self.hot[i];
+        for p in &profile.filters {
+            match p {
+                Plugin::NodeResourcesFit => {
+                    // The pods verdict from the packed record: a node
+                    // without room for one more pod has none free (its
+                    // list may wait to be filed, see `Cluster::unfiled`).
+                    let (cpu, memory, _) = fit::insufficient(
+                        (b.req.cpu_millis, b.req.memory_bytes),
+                        (h.allocated.cpu_millis, h.allocated.memory_bytes),
+                        (h.capacity.cpu_millis, h.capacity.memory_bytes),
+                        0,
+                        1,
+                    );
+                    let pods = h.pods_free == 0;
+                    if cpu || memory || pods {
+                        return Err(Unfit::Insufficient {
+                            cpu,
+                            memory,
+                            pods,
+                            unresolvable: fit::unresolvable(
+                                (b.req.cpu_millis, b.req.memory_bytes),
+                                (h.capacity.cpu_millis, h.capacity.memory_bytes),
+                            ),
+                        });
+                    }
+                }
+                Plugin::PodTopologySpread => self.spread_filter(n, b)?,
+                Plugin::InterPodAffinity if b.inter_pod_filter => {
+                    self.inter_pod_filter(n, &b.rev)?
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    pub(in crate::scheduler) fn spread_filter(&self, n: NodeId, b: &Batch) -> Result<(), Unfit> {
+        for s in &b.hard {
+            let d = match s.topo {
+                None => n.0,
+                Some(t) => self.domain(t, n).ok_or(Unfit::SpreadMissingLabel)?,
+            };
+            let min = s.min_match();
+            let matching = s.per_domain.get(d as usize).copied().unwrap_or(0);
+            if !spread::skew_ok(matching, s.self_match, min, s.max_skew) {
+                return Err(Unfit::SpreadSkew);
+            }
+        }
+        Ok(())
+    }
+
+    pub(in crate::scheduler) fn inter_pod_filter(
+        &self,
+        n: NodeId,
+        rev: &Revision,
+    ) -> Result<(), Unfit> {
+        if !rev.affinity_ids.is_empty() {
+            // Every term's domain must hold a pod matching all terms...
+            let mut exist = true;
+            for &t in &rev.affinity_ids {
+                let ts = &self.terms[t as usize];
+                match self.domain(ts.topo, n) {
+                    Some(d) => exist &= ts.matching_in(d) > 0,
+                    None => return Err(Unfit::PodAffinity),
+                }
+            }
+            // ...unless no such pod sits in any domain yet and the pod
+            // matches its own terms: the first of its group.
+            if !exist {
+                let none_anywhere = rev
+                    .affinity_ids
+                    .iter()
+                    .all(|&t| self.terms[t as usize].matching_total == 0);
+                let first = none_anywhere
+                    && rev.affinity_ids.first().is_some_and(|&t| {
+                        self.terms[t as usize]
+                            .selector
+                            .matches(&rev.template.labels)
+                    });
+                if !first {
+                    return Err(Unfit::PodAffinity);
+                }
+            }
+        }
+        for &t in &rev.anti_ids {
+            let ts = &self.terms[t as usize];
+            if let Some(d) = self.domain(ts.topo, n) {
+                if ts.matching_in(d) > 0 {
+                    return Err(Unfit::PodAntiAffinity);
+                }
+            }
+        }
+        for &t in &rev.matching_terms {
+            let ts = &self.terms[t as usize];
+            if ts.owners.is_empty() {
+                continue;
+            }
+            if let Some(d) = self.domain(ts.topo, n) {
+                if ts.owners_in(d) > 0 {
+                    return Err(Unfit::ExistingAntiAffinity);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every filter, for one node.
+    pub(in crate::scheduler) fn filter_node(
+        &mut self,
+        n: NodeId,
+        b: &mut Batch,
+        profile: &Profile,
+    ) -> Result<(), Unfit> {
+        if !self.fast_paths.batch_caches {
+            self.static_filter(n, &b.rev, profile)?;
+            return self.dynamic_filter(n, b, profile);
+        }
+        let i = n.0 as usize;
+        let h = self.hot[i];
+        // The packed mirror decides most nodes without reading the node.
+        let plain = h.schedulable
+            && !h.hard_taints
+            && b.rev.template.node_selector.is_empty()
+            && b.rev.template.node_affinity.required.is_none();
+        if !plain {
+            let stamp = self.spec_stamps[i];
+            let cached = b.static_ok.get(i, stamp);
+            debug_assert!(
+                cached.is_none()
+                    || (cached == Some(1)) == self.static_filter(n, &b.rev, profile).is_ok(),
+                "a cached static verdict must equal a fresh one"
+            );
+            match cached {
+                Some(1) => {}
+                Some(_) => return self.static_filter(n, &b.rev, profile),
+                None => {
+                    let r = self.static_filter(n, &b.rev, profile);
+                    b.static_ok.set(i, stamp, if r.is_ok() { 1 } else { 2 });
+                    r?;
+                }
+            }
+        }
+        self.dynamic_filter(n, b, profile)
+    }
+
+    pub(in crate::scheduler) fn local_total_general(
+        &self,
+        n: NodeId,
+        b: &Batch,
+        profile: &Profile,
+    ) -> i64 {
+        let mut total = 0;
+        for &(p, w) in &profile.scores {
+            match p {
+                Plugin::NodeResourcesFit => total += w * self.fit_score(n, b, profile),
+                Plugin::NodeResourcesBalancedAllocation => total += w * self.balanced_score(n, b),
+                _ => {}
+            }
+        }
+        total
+    }
+
+    pub(in crate::scheduler) fn fit_score(&self, n: NodeId, b: &Batch, profile: &Profile) -> i64 {
+        let h = &self.hot[n.0 as usize];
+        let mut req = [0i64; 2];
+        let mut alloc = [0i64; 2];
+        for (i, (r, _)) in profile.fit.resources.iter().enumerate().take(2) {
+            let (have, add, cap) = match r {
+                Resource::Cpu => (
+                    h.nonzero.cpu_millis,
+                    b.nonzero.cpu_millis,
+                    h.capacity.cpu_millis,
+                ),
+                Resource::Memory => (
+                    h.nonzero.memory_bytes,
+                    b.nonzero.memory_bytes,
+                    h.capacity.memory_bytes,
+                ),
+            };
+            req[i] = (have + add) as i64;
+            alloc[i] = cap as i64;
+        }
+        let k = profile.fit.resources.len().min(2);
+        fit::score(&profile.fit, &req[..k], &alloc[..k])
+    }
+
+    pub(in crate::scheduler) fn balanced_score(&self, n: NodeId, b: &Batch) -> i64 {
+        if b.best_effort {
+            return 0;
+        }
+        let h = &self.hot[n.0 as usize];
+        balanced::score(
+            &[
+                (h.allocated.cpu_millis + b.req.cpu_millis) as i64,
+                (h.allocated.memory_bytes + b.req.memory_bytes) as i64,
+            ],
+            &[
+                h.allocated.cpu_millis as i64,
+                h.allocated.memory_bytes as i64,
+            ],
+            &[h.capacity.cpu_millis as i64, h.capacity.memory_bytes as i64],
+        )
+    }
+
+    /// Writes `last_cycle` for a bind that looked at node `n` alone: a
+    /// pod pinned to it (NodeAffinity's PreFilter result), or its nominated
+    /// node; or, from the heap of a profile whose ties go to the lowest
+    /// id, a node taken without a list (nothing scored recorded).
+    pub(crate) fn record_one(&mut self, n: NodeId, nominated: bool) {
+        let rec = &mut self.last_cycle;
+        rec.start = n.0;
+        rec.scored.clear();
+        rec.totals.clear();
+        rec.chosen = Some(n);
+        rec.nominated = nominated;
+    }
+
+    /// One scheduling cycle for one pod of the batch: the chosen node.
+    pub(in crate::scheduler) fn cycle(
+        &mut self,
+        b: &mut Batch,
+        x: &mut IxScratch,
+        profile: &Profile,
+    ) -> Option<NodeId> {
+        let slots = self.nodes.len() as u32;
+        if slots == 0 {
+            return None;
+        }
+        // NodeAffinity's PreFilter named one node: that node's verdict
+        // alone, as the pinned path gives it (`pinned.rs`; nothing scored,
+        // and the next cycle starts where it would have).
+        if let Some(n) = b.prefiltered {
+            let chosen = self.filter_node(n, b, profile).is_ok().then_some(n);
+            if let Some(n) = chosen {
+                self.record_one(n, false);
+            }
+            return chosen;
+        }
+        if self.fast_paths.classes && (b.fast == Some(true) || b.fast.is_none()) {
+            if b.fast.is_none() {
+                let classes_fit = self.bound_classes(b);
+                b.fast = Some(classes_fit && self.fast_cycle_applies(b, profile));
+            }
+            if b.fast == Some(true) {
+                if let Some(chosen) = self.cycle_fast(b, x, profile) {
+                    return chosen;
+                }
+            }
+        }
+        let to_find = profile.feasible_nodes_to_find(b.live_nodes) as usize;
+        let start = self.next_start_node % slots;
+        let mut feasible = core::mem::take(&mut b.feasible);
+        feasible.clear();
+        let mut visited = 0;
+        let mut soft_taints = false;
+        for (step, i) in (start..slots).chain(0..start).enumerate() {
+            visited = step as u32 + 1;
+            if self.hot[i as usize].removed {
+                continue;
+            }
+            let feasible_here = if self.fast_paths.batch_caches {
+                self.feasible_fast(i as usize, b, profile)
+            } else {
+                self.filter_node(NodeId(i), b, profile).is_ok()
+            };
+            if feasible_here {
+                soft_taints |= self.hot[i as usize].soft_taints;
+                feasible.push(i);
+                if feasible.len() == to_find {
+                    break;
+                }
+            }
+        }
+        self.next_start_node = (start + visited) % slots;
+        let chosen = match feasible.len() {
+            0 => None,
+            1 => Some(NodeId(feasible[0])),
+            _ => {
+                if !(self.fast_paths.batch_caches
+                    && self.score_fast(b, &feasible, profile, soft_taints))
+                {
+                    self.score_feasible(b, &feasible, profile, None);
+                }
+                Some(NodeId(feasible[self.select(&b.totals, &feasible, profile)]))
+            }
+        };
+        self.record_cycle(b, start, chosen, &feasible);
+        b.feasible = feasible;
+        chosen
+    }
+
+    /// Writes `last_cycle`: always where it started and what it chose; the
+    /// scored nodes and their totals (`b.totals`) only while an observer
+    /// watches, so an unobserved cycle copies nothing.
+    pub(in crate::scheduler) fn record_cycle(
+        &mut self,
+        b: &Batch,
+        start: u32,
+        chosen: Option<NodeId>,
+        scored: &[u32],
+    ) {
+        let rec = &mut self.last_cycle;
+        rec.start = start;
+        rec.chosen = chosen;
+        rec.nominated = false;
+        rec.scored.clear();
+        rec.totals.clear();
+        if b.record {
+            rec.scored.extend(scored.iter().map(|&i| NodeId(i)));
+            if scored.len() > 1 {
+                rec.totals.extend_from_slice(&b.totals);
+            }
+        }
+    }
+
+    /// selectHost: the highest total; ties by the profile's rule.
+    pub(in crate::scheduler) fn select(
+        &mut self,
+        totals: &[i64],
+        ids: &[u32],
+        profile: &Profile,
+    ) -> usize {
+        // One pass for the best total and how many nodes share it; then,
+        // for random ties, one draw picks which of them (uniform, like
+        // kube-scheduler's reservoir, with one PRNG call per cycle).
+        let Some(&max) = totals.iter().max() else {
+            return 0;
+        };
+        let ties = totals.iter().filter(|&&t| t == max).count() as u64;
+        let best = totals.iter().enumerate().filter(|&(_, &t)| t == max);
+        match profile.tie_break {
+            TieBreak::Random => {
+                let pick = if ties > 1 {
+                    self.rng.below(ties) as usize
+                } else {
+                    0
+                };
+                best.map(|(j, _)| j).nth(pick).unwrap_or(0)
+            }
+            // The sample wraps around the node list, so the lowest id is not
+            // always the first visited.
+            TieBreak::LowestNodeId => best.map(|(j, _)| j).min_by_key(|&j| ids[j]).unwrap_or(0),
+        }
+    }
+
+    /// Scores the feasible nodes into `b.totals`; with `detail`, also each
+    /// plugin's raw and normalised scores per node.
+    pub(in crate::scheduler) fn score_feasible(
+        &mut self,
+        b: &mut Batch,
+        feasible: &[u32],
+        profile: &Profile,
+        mut detail: Option<&mut Vec<Vec<PluginScore>>>,
+    ) {
+        let m = feasible.len();
+        b.totals.clear();
+        b.totals.resize(m, 0);
+        if let Some(d) = detail.as_deref_mut() {
+            d.clear();
+            d.resize(m, Vec::new());
+        }
+        // Without detail, the node-local plugins' weighted sum comes from
+        // the batch's cache (the same sum the two arms below add).
+        let cached_local = detail.is_none() && self.fast_paths.batch_caches;
+        if cached_local {
+            for (j, &i) in feasible.iter().enumerate() {
+                b.totals[j] = self.local_cached(i as usize, b, profile);
+            }
+        }
+        // Explained cycles leave out the plugins whose PreScore skips; a
+        // skipped plugin's scores are 0 on every node here, so the totals
+        // are the same either way (checked below in debug builds).
+        let skipped = match detail {
+            Some(_) => self.prescore_skips(b, profile),
+            None => Vec::new(),
+        };
+        let mut raw = core::mem::take(&mut b.raw);
+        for &(p, w) in &profile.scores {
+            raw.clear();
+            let mut norm: Vec<i64>;
+            match p {
+                Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation
+                    if cached_local =>
+                {
+                    continue
+                }
+                Plugin::NodeResourcesFit => {
+                    raw.extend(
+                        feasible
+                            .iter()
+                            .map(|&i| self.fit_score(NodeId(i), b, profile)),
+                    );
+                    norm = raw.clone();
+                }
+                Plugin::NodeResourcesBalancedAllocation => {
+                    raw.extend(feasible.iter().map(|&i| self.balanced_score(NodeId(i), b)));
+                    norm = raw.clone();
+                }
+                Plugin::TaintToleration => {
+                    raw.extend(feasible.iter().map(|&i| {
+                        if self.hot[i as usize].soft_taints {
+                            taint_toleration::count_intolerable_prefer_no_schedule(
+                                &self.nodes[i as usize].spec.taints,
+                                &b.rev.template.tolerations,
+                            )
+                        } else {
+                            0
+                        }
+                    }));
+                    norm = raw.clone();
+                    taint_toleration::normalize(&mut norm);
+                }
+                Plugin::NodeAffinity => {
+                    if b.node_affinity_score && !cached_local {
+                        for &i in feasible {
+                            let s = &self.nodes[i as usize].spec;
+                            let tpl = &b.rev.template;
+                            raw.push(node_affinity::score(&s.name, &s.labels, &tpl.node_affinity));
+                        }
+                    } else if b.node_affinity_score {
+                        for &i in feasible {
+                            raw.push(self.na_raw_cached(i as usize, b));
+                        }
+                    } else {
+                        raw.resize(m, 0);
+                    }
+                    norm = raw.clone();
+                    node_affinity::normalize(&mut norm);
+                }
+                Plugin::InterPodAffinity => {
+                    if b.ipa_score {
+                        raw.extend(
+                            feasible
+                                .iter()
+                                .map(|&i| self.ipa_raw(NodeId(i), b, profile)),
+                        );
+                    } else {
+                        raw.resize(m, 0);
+                    }
+                    norm = raw.clone();
+                    ipa::normalize(&mut norm);
+                }
+                Plugin::PodTopologySpread => {
+                    self.spread_raw(b, feasible);
+                    raw.extend(b.spread_raw.iter().map(|s| s.unwrap_or(0)));
+                    norm = if b.soft.is_empty() {
+                        vec![0; m]
+                    } else {
+                        spread::normalize(&mut b.spread_raw).collect()
+                    };
+                }
+                Plugin::NodeUnschedulable => continue,
+            }
+            debug_assert_eq!(norm.len(), m);
+            if skipped.contains(&p) {
+                debug_assert!(
+                    norm.iter().all(|&v| v == 0),
+                    "{} skips at PreScore yet scores {norm:?}",
+                    p.name()
+                );
+                continue;
+            }
+            for (t, &v) in b.totals[..m].iter_mut().zip(&norm) {
+                *t += w * v;
+            }
+            if let Some(d) = detail.as_deref_mut() {
+                for j in 0..m {
+                    d[j].push(PluginScore {
+                        plugin: p.name(),
+                        raw: raw[j],
+                        normalized: norm[j],
+                        weight: w,
+                        weighted: w * norm[j],
+                    });
+                }
+            }
+        }
+        b.raw = raw;
+    }
+
+    /// The enabled score plugins whose PreScore returns Skip for the
+    /// batch's pods, in the profile's order (Kubernetes v1.37):
+    /// PodTopologySpread with no ScheduleAnyway constraint of the pod's own
+    /// nor a system default one (scoring.go); NodeAffinity with no preferred
+    /// term (node_affinity.go); NodeResourcesBalancedAllocation for a pod
+    /// that requests nothing (balanced_allocation.go, `isBestEffortPod`);
+    /// InterPodAffinity when no bound pod gives any topology domain a score
+    /// (`ipa_skips`). TaintToleration and NodeResourcesFit never skip.
+    pub(in crate::scheduler) fn prescore_skips(&self, b: &Batch, profile: &Profile) -> Vec<Plugin> {
+        profile
+            .scores
+            .iter()
+            .map(|&(p, _)| p)
+            .filter(|p| match p {
+                Plugin::PodTopologySpread => b.soft.is_empty(),
+                Plugin::NodeAffinity => b.rev.template.node_affinity.preferred.is_empty(),
+                Plugin::NodeResourcesBalancedAllocation => b.best_effort,
+                Plugin::InterPodAffinity => self.ipa_skips(&b.rev, profile),
+                Plugin::TaintToleration | Plugin::NodeResourcesFit | Plugin::NodeUnschedulable => {
+                    false
+                }
+            })
+            .collect()
+    }
+
+    /// Whether InterPodAffinity's PreScore skips for a pod of `rev`: no
+    /// bound pod on a node carrying the term's topology key (i) matches a
+    /// preferred (anti-)affinity term of the pod, or (ii) carries, as
+    /// required affinity (with hardPodAffinityWeight above 0) or as a
+    /// preference, a term the pod matches (`processExistingPod`: the
+    /// topology score map stays empty). Read from the terms' counts, which
+    /// count only pods on nodes with the key; preferences are summed
+    /// weights there, which can cancel, so when they are all 0 but pods
+    /// carry such a term the bound pods are read one by one.
+    pub(in crate::scheduler) fn ipa_skips(&self, rev: &Revision, profile: &Profile) -> bool {
+        let terms = &self.terms;
+        if (rev.preferred_ids.iter())
+            .chain(&rev.preferred_anti_ids)
+            .any(|&(t, _)| terms[t as usize].matching_total > 0)
+        {
+            return false;
+        }
+        let hard = profile.hard_pod_affinity_weight > 0;
+        let mut carried = false;
+        for &t in &rev.matching_terms {
+            let ts = &terms[t as usize];
+            if (hard && !ts.affinity_owners.is_empty()) || !ts.preferred.is_empty() {
+                return false;
+            }
+            carried |= ts.score_carriers > 0;
+        }
+        if !carried {
+            return true;
+        }
+        // Preferences that cancel in every domain: any carrier on a node
+        // with the key is enough.
+        let own = |t: &u32| rev.matching_terms.binary_search(t).is_ok();
+        for (i, on) in self.node_pods.iter().enumerate() {
+            for &k in on {
+                let p = self.pod(k);
+                let r = self.revision_of(p);
+                let carries = (r.preferred_ids.iter())
+                    .chain(&r.preferred_anti_ids)
+                    .map(|(t, _)| t)
+                    .chain(r.affinity_ids.iter().filter(|_| hard))
+                    .filter(|t| own(t))
+                    .any(|&t| {
+                        self.domain(terms[t as usize].topo, NodeId(i as u32))
+                            .is_some()
+                    });
+                if carries {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// InterPodAffinity's raw score for a node: the sum, over the topology
+    /// domains the node is in, of the weights described in the plugin's file.
+    pub(in crate::scheduler) fn ipa_raw(&self, n: NodeId, b: &Batch, profile: &Profile) -> i64 {
+        let mut s = 0i64;
+        let dom = |t: u32| self.domain(self.terms[t as usize].topo, n);
+        for &(t, w) in &b.rev.preferred_ids {
+            if let Some(d) = dom(t) {
+                s += w as i64 * self.terms[t as usize].matching_in(d) as i64;
+            }
+        }
+        for &(t, w) in &b.rev.preferred_anti_ids {
+            if let Some(d) = dom(t) {
+                s -= w as i64 * self.terms[t as usize].matching_in(d) as i64;
+            }
+        }
+        for &t in &b.rev.matching_terms {
+            let ts = &self.terms[t as usize];
+            if ts.carriers == 0 {
+                continue;
+            }
+            if let Some(d) = dom(t) {
+                s += profile.hard_pod_affinity_weight * ts.affinity_owners_in(d) as i64
+                    + ts.preferred_in(d);
+            }
+        }
+        s
+    }
+
+    /// PodTopologySpread's raw scores for the feasible nodes into
+    /// `b.spread_raw` (`None`: ignored, lacks a required key).
+    pub(in crate::scheduler) fn spread_raw(&self, b: &mut Batch, feasible: &[u32]) {
+        b.spread_raw.clear();
+        if b.soft.is_empty() {
+            b.spread_raw.resize(feasible.len(), Some(0));
+            return;
+        }
+        let node_domains: Vec<Option<&[Option<u32>]>> = b
+            .soft
+            .iter()
+            .map(|s| {
+                s.topo
+                    .map(|t| self.topologies[t as usize].node_domain.as_slice())
+            })
+            .collect();
+        // Whether a node carries the hostname label, when some node does not.
+        let labelled: Option<&[Option<u32>]> = b
+            .hostname_labels
+            .map(|t| self.topologies[t as usize].node_domain.as_slice());
+        let has_label = |i: usize| labelled.is_none_or(|d| d[i].is_some());
+        let has_all = |i: usize| {
+            node_domains
+                .iter()
+                .all(|d| d.map_or_else(|| has_label(i), |d| d[i].is_some()))
+        };
+        // Domains among the scored nodes give each constraint its weight,
+        // ln(domains + 2); nodes lacking a required key are not scored.
+        let mut ignored = 0usize;
+        if b.soft_require_all {
+            ignored = feasible.iter().filter(|&&i| !has_all(i as usize)).count();
+        }
+        let mut weights = Vec::with_capacity(b.soft.len());
+        for dom in &node_domains {
+            let size = match dom {
+                None => feasible.len() - ignored,
+                Some(dom) => {
+                    b.stamp_now = b.stamp_now.wrapping_add(1);
+                    let mut size = 0usize;
+                    let mut saw_missing = false;
+                    for &i in feasible {
+                        let i = i as usize;
+                        if b.soft_require_all && !has_all(i) {
+                            continue;
+                        }
+                        match dom[i] {
+                            Some(d) => {
+                                let d = d as usize;
+                                if b.stamp.len() <= d {
+                                    b.stamp.resize(d + 1, 0);
+                                }
+                                if b.stamp[d] != b.stamp_now {
+                                    b.stamp[d] = b.stamp_now;
+                                    size += 1;
+                                }
+                            }
+                            // A node without the key counts as one more domain
+                            // (the empty value), as kube-scheduler's pre-score
+                            // does when system-defaulted.
+                            None => saw_missing = true,
+                        }
+                    }
+                    size + saw_missing as usize
+                }
+            };
+            weights.push(spread::normalizing_weight(size));
+        }
+        for &i in feasible {
+            let i = i as usize;
+            if b.soft_require_all && !has_all(i) {
+                b.spread_raw.push(None);
+                continue;
+            }
+            let mut score = 0.0;
+            for ((s, &w), dom) in b.soft.iter().zip(&weights).zip(&node_domains) {
+                let cnt = match dom {
+                    None if !has_label(i) => continue,
+                    None => s.per_node[i] as i64,
+                    Some(dom) => match dom[i] {
+                        Some(d) => s.per_domain.get(d as usize).copied().unwrap_or(0),
+                        None => continue,
+                    },
+                };
+                score += spread::score_for_count(cnt, s.max_skew, w);
+            }
+            b.spread_raw.push(Some(plugins::round_half_away(score)));
+        }
+    }
+}
