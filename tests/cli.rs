@@ -297,12 +297,45 @@ fn explain_then_shows_the_preemption_and_its_figures() {
         out.contains("node-1               0                50     4294967396        2"),
         "{out}"
     );
-    assert!(out.contains("web-0 is bound to node-1"), "{out}");
+    // Explained as of the cycle that bound it: the nominated node, taken
+    // without scoring the others.
+    assert!(
+        out.contains("web-0 was bound to node-1, its nominated node"),
+        "{out}"
+    );
+    // --now: the same pod scored against the cluster as it is now.
+    let mut now_args = args.clone();
+    now_args.push("--now".into());
+    let (code, now, err) = run(&now_args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        now.contains(
+            "web-0 is bound to node-1; the scores below are as if it were placed again now"
+        ),
+        "{now}"
+    );
+    // kubectl describe pod answers as of the decision too, with its tick.
+    let (code, described, err) = run(&[
+        "kubectl".into(),
+        format!("{dir}/priority-full-cluster.yaml"),
+        "--then".into(),
+        format!("{dir}/priority-high-job.yaml"),
+        "--".into(),
+        "describe".into(),
+        "pod".into(),
+        "web-0".into(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        described.contains("Explain (default-scheduler, as of the scheduling cycle that bound it, tick 2):\n  web-0 was bound to node-1, its nominated node"),
+        "{described}"
+    );
     let mut json_args = args.clone();
     json_args.extend(["--output".to_string(), "json".to_string()]);
     let (code, out, err) = run(&json_args);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("explain --output json is JSON");
+    assert_eq!(v["asOf"], "decision");
     assert_eq!(v["priority"], 1000);
     assert_eq!(v["preemption"]["node"], "node-1");
     assert_eq!(

@@ -5,7 +5,7 @@
 //! shepherd converge [--seed N] [--nodes N] [--apps N] [--profile default-scheduler|binpack|leastloaded] [--roll]
 //! shepherd bench [--nodes N] [--pods N] [--apps N] [--mix even|zipf] [--converge-only]
 //! shepherd simulate FILE|DIR|- [--output json] [--profile NAME] [--namespace NS] [--then FILE]
-//! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--then FILE]
+//! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--then FILE] [--now]
 //! shepherd kubectl FILE|DIR [--profile NAME] [--namespace NS] -- get pods -o wide [-- COMMAND ...]
 //! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
 //! shepherd compare [FILE|DIR|-] [--profiles P,P...] [--seeds N,N...] [--seed N --nodes N --apps N | --namespace NS] [--output json]
@@ -19,13 +19,10 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use shepherd::quantity::{format_memory_bytes, MIB};
+use shepherd::quantity::format_memory_bytes;
 use shepherd::simulator::{Event, Prng, Simulator};
 use shepherd::workload::{generate, WorkloadConfig};
-use shepherd::{
-    AffinityTerm, Cluster, DeploymentSpec, IntOrPercent, NodeSpec, Profile, Resources, ScorePolicy,
-    Selector, Taint, TaintEffect,
-};
+use shepherd::{Cluster, IntOrPercent, Profile, ScorePolicy};
 
 /// Counts live and peak heap bytes, so `bench` can report memory per pod.
 struct Counting;
@@ -89,12 +86,14 @@ const USAGE: &str = "usage:
       top nodes, scale, cordon, uncordon, drain, taint, label, delete, rollout,
       set image, create deployment, apply -f - (standard input); each change is
       applied a tick after the last and converged before the next command
-  shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--namespace NS] [--then FILE]
+  shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--namespace NS] [--then FILE] [--now]
       for one pod after converging: every node's filter verdict (plugin and reason) and,
       for feasible nodes, each score plugin's raw, normalized, weight and weighted score,
       the total and the position, and the plugin that decided (a bare NAME is in the
       namespace default, or in --namespace); for a pod that preempted,
-      the candidate nodes with their victims and the figures that chose one
+      the candidate nodes with their victims and the figures that chose one;
+      a bound pod as of the scheduling cycle that bound it (--now: as if it
+      were scheduled now)
   shepherd rollout status FILE|DIR|- --deployment NAME [--at TICK] [--timeout TICKS] [--profile NAME] [--namespace NS]
       the lines kubectl rollout status prints as the manifests roll out, one tick a second:
       each new line until \"successfully rolled out\" (exit 0) or \"exceeded its progress deadline\"
@@ -615,173 +614,12 @@ fn roll_all(sim: &mut Simulator) -> Result<(), String> {
 
 // ----- bench ---------------------------------------------------------------
 
-fn envelope_workload(
-    seed: u64,
-    nodes: u32,
-    pods: u32,
-    apps: u32,
-    constrained: bool,
-) -> (Vec<NodeSpec>, Vec<DeploymentSpec>) {
-    let mut rng = Prng::new(seed);
-    let zones = shepherd::workload::ZONES;
-    let mut ns = Vec::with_capacity(nodes as usize);
-    for i in 0..nodes {
-        let mut n = NodeSpec::new(&format!("node-{}", i + 1), 16000, 65536 * MIB)
-            .with_label("topology.kubernetes.io/zone", zones[i as usize % 3]);
-        if i % 2 == 0 {
-            n = n.with_label("disktype", "ssd");
-        }
-        if constrained && i % 10 == 9 {
-            n = n.with_taint(Taint::new("dedicated", "batch", TaintEffect::NoSchedule));
-        }
-        ns.push(n);
-    }
-    let per_app = pods / apps.max(1);
-    let mut ds = Vec::with_capacity(apps as usize);
-    for i in 0..apps {
-        let replicas = if i == apps - 1 {
-            pods - per_app * (apps - 1)
-        } else {
-            per_app
-        };
-        let name = format!("app-{}", i + 1);
-        let mut d = DeploymentSpec::new(
-            &name,
-            replicas,
-            Resources::new(rng.range(1, 4) * 100, (rng.range(1, 4) * 256) * MIB),
-        );
-        if constrained {
-            match i % 4 {
-                0 => d.template = d.template.with_node_selector("disktype", "ssd"),
-                1 => {
-                    d.template = d.template.with_toleration(shepherd::Toleration::equal(
-                        "dedicated",
-                        "batch",
-                        Some(TaintEffect::NoSchedule),
-                    ))
-                }
-                2 if replicas <= nodes => {
-                    d.template = d.template.with_anti_affinity(AffinityTerm::new(
-                        Selector::new(&[("app", &name)]),
-                        None,
-                    ))
-                }
-                _ => {}
-            }
-        }
-        ds.push(d);
-    }
-    (ns, ds)
-}
-
 /// The most Deployments `bench` and `converge` build: thousands of small
 /// Deployments, as real clusters hold.
 const MAX_BENCH_APPS: u64 = 10_000;
 
 fn mib(b: usize) -> f64 {
     b as f64 / (1024.0 * 1024.0)
-}
-
-/// The realistic mix of issue 9: `apps` Deployments whose sizes follow a
-/// Zipf law over 1 to 200 replicas (P(size) proportional to size^-s, with s
-/// chosen so the mean is `pods / apps`), a quarter of them constrained in
-/// turn by required node affinity (matchExpressions), preferred node
-/// affinity, a zone spread that must hold (DoNotSchedule, maxSkew 1), and a
-/// hostname spread that is preferred (ScheduleAnyway).
-fn zipf_workload(
-    seed: u64,
-    nodes: u32,
-    pods: u32,
-    apps: u32,
-) -> (Vec<NodeSpec>, Vec<DeploymentSpec>) {
-    use shepherd::{
-        NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm,
-        PreferredSchedulingTerm, TopologySpreadConstraint, WhenUnsatisfiable,
-    };
-    let (ns, _) = envelope_workload(seed, nodes, 1, 1, false);
-    let mut rng = Prng::new(seed ^ 0x5a1f);
-    let mean_wanted = (pods as f64 / apps.max(1) as f64).clamp(1.0, 200.0);
-    let mean_of = |s: f64| {
-        let (mut num, mut den) = (0.0, 0.0);
-        for v in 1..=200 {
-            let w = (v as f64).powf(-s);
-            num += v as f64 * w;
-            den += w;
-        }
-        num / den
-    };
-    let (mut lo, mut hi) = (-3.0f64, 6.0f64);
-    for _ in 0..60 {
-        let mid = (lo + hi) / 2.0;
-        if mean_of(mid) > mean_wanted {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let s = (lo + hi) / 2.0;
-    let weights: Vec<f64> = (1..=200).map(|v| (v as f64).powf(-s)).collect();
-    let total: f64 = weights.iter().sum();
-    let ssd = || NodeSelectorTerm {
-        match_expressions: vec![NodeSelectorRequirement::new(
-            "disktype",
-            NodeSelectorOperator::In,
-            &["ssd"],
-        )],
-        match_fields: Vec::new(),
-    };
-    let mut ds = Vec::with_capacity(apps as usize);
-    for i in 0..apps {
-        let mut x = rng.below(1 << 53) as f64 / (1u64 << 53) as f64 * total;
-        let mut size = 200;
-        for (v, w) in weights.iter().enumerate() {
-            if x < *w {
-                size = v as u32 + 1;
-                break;
-            }
-            x -= w;
-        }
-        let name = format!("app-{}", i + 1);
-        let mut d = DeploymentSpec::new(
-            &name,
-            size,
-            Resources::new(rng.range(1, 4) * 100, (rng.range(1, 4) * 256) * MIB),
-        );
-        let me = Selector::new(&[("app", &name)]);
-        if i % 4 == 0 {
-            d.template = match (i / 4) % 4 {
-                0 => d.template.with_node_affinity(NodeAffinity {
-                    required: Some(vec![ssd()]),
-                    preferred: Vec::new(),
-                }),
-                1 => d.template.with_node_affinity(NodeAffinity {
-                    required: None,
-                    preferred: vec![PreferredSchedulingTerm {
-                        weight: 50,
-                        preference: ssd(),
-                    }],
-                }),
-                2 => d
-                    .template
-                    .with_topology_spread(TopologySpreadConstraint::new(
-                        1,
-                        "topology.kubernetes.io/zone",
-                        WhenUnsatisfiable::DoNotSchedule,
-                        me,
-                    )),
-                _ => d
-                    .template
-                    .with_topology_spread(TopologySpreadConstraint::new(
-                        1,
-                        "kubernetes.io/hostname",
-                        WhenUnsatisfiable::ScheduleAnyway,
-                        me,
-                    )),
-            };
-        }
-        ds.push(d);
-    }
-    (ns, ds)
 }
 
 fn bench(args: &[String]) -> Result<(), Failure> {
@@ -836,9 +674,9 @@ fn bench(args: &[String]) -> Result<(), Failure> {
                 continue;
             }
             let (ns, ds) = if zipf {
-                zipf_workload(42, nodes, pods, apps)
+                shepherd::workload::zipf(42, nodes, pods, apps)
             } else {
-                envelope_workload(42, nodes, pods, apps, constrained)
+                shepherd::workload::envelope(42, nodes, pods, apps, constrained)
             };
             // The heap this run holds at its most, building included: the
             // allocator counts from here.
@@ -891,7 +729,7 @@ fn bench(args: &[String]) -> Result<(), Failure> {
     );
     let base = LIVE.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
-    let (ns, ds) = envelope_workload(42, nodes, pods, apps, false);
+    let (ns, ds) = shepherd::workload::envelope(42, nodes, pods, apps, false);
     let mut sim = Simulator::new(42, ScorePolicy::BinPack);
     for n in ns {
         sim.cluster_mut().add_node(n).map_err(run_failed)?;

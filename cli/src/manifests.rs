@@ -152,6 +152,9 @@ struct Args {
     kwok: bool,
     /// `--kubectl-script`: the nodes' labels and taints as kubectl commands.
     kubectl_script: bool,
+    /// `--now` (explain): score a bound pod against the cluster as it is
+    /// now, not as its scheduling cycle saw it.
+    now: bool,
     /// `--namespace NS` (or `-n NS`): import that namespace alone, as
     /// kubectl's `-n`; none: every namespace.
     namespace: Option<String>,
@@ -170,6 +173,7 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
         pod: None,
         scheduler_config: false,
         kwok: false,
+        now: false,
         kubectl_script: false,
         namespace: None,
         seed: 7,
@@ -216,6 +220,11 @@ fn parse(args: &[String], valued: &[&str]) -> Result<Args, String> {
         }
         if k == "--kubectl-script" && valued.contains(&k) {
             a.kubectl_script = true;
+            i += 1;
+            continue;
+        }
+        if k == "--now" && valued.contains(&k) {
+            a.now = true;
             i += 1;
             continue;
         }
@@ -298,6 +307,9 @@ struct Run {
     passes: u32,
     import_time: std::time::Duration,
     converge_time: std::time::Duration,
+    /// The scheduling cycle of the watched pod's last bind, as of that
+    /// bind, and the tick it ran in.
+    decision: Option<Decision>,
 }
 
 /// Converges the cluster after `sc` was applied to it, then lets the
@@ -309,7 +321,33 @@ pub(crate) fn converge_until_ready(
     sc: &Scenario,
     profile: &Profile,
 ) -> shepherd::FixedPoint {
-    let mut fp = cluster.reconcile_to_fixed_point(profile);
+    converge_watching(cluster, sc, profile, None).0
+}
+
+/// The scheduling cycle that bound a pod, as of that bind, and its tick.
+type Decision = Result<(u64, Explanation), shepherd::Error>;
+
+/// [`converge_until_ready`], watching the binds of the pod `watch`: also
+/// returns the cycle of its last bind, as of that bind.
+fn converge_watching(
+    cluster: &mut Cluster,
+    sc: &Scenario,
+    profile: &Profile,
+    watch: Option<&str>,
+) -> (shepherd::FixedPoint, Option<Decision>) {
+    let mut decision = None;
+    let mut reconcile = |cluster: &mut Cluster| match watch {
+        None => cluster.reconcile_to_fixed_point(profile),
+        Some(pod) => {
+            let now = cluster.now();
+            let (fp, d) = cluster.reconcile_to_fixed_point_deciding(profile, pod);
+            if let Some(d) = d {
+                decision = Some(d.map(|e| (now, e)));
+            }
+            fp
+        }
+    };
+    let mut fp = reconcile(cluster);
     let delay = sc
         .deployments
         .iter()
@@ -335,14 +373,19 @@ pub(crate) fn converge_until_ready(
             break;
         }
         cluster.set_now(cluster.now() + delay.max(1));
-        let more = cluster.reconcile_to_fixed_point(profile);
+        let more = reconcile(cluster);
         fp.passes += more.passes;
         fp.converged = more.converged;
     }
-    fp
+    (fp, decision)
 }
 
 fn run(a: &Args, command: &str) -> Run {
+    run_watching(a, command, None)
+}
+
+/// [`run`], watching the binds of the pod `watch` (see [`converge_watching`]).
+fn run_watching(a: &Args, command: &str, watch: Option<&str>) -> Run {
     let Some(input) = a.input.clone() else {
         eprintln!("shepherd: {command} needs FILE, DIR or - (standard input)");
         std::process::exit(2)
@@ -361,7 +404,8 @@ fn run(a: &Args, command: &str) -> Run {
         .unwrap_or_else(|| imported.scenario.profile_or_default());
     let mut cluster = imported.scenario.to_cluster().unwrap_or_else(|e| fail(e));
     let t = Instant::now();
-    let mut fp = converge_until_ready(&mut cluster, &imported.scenario, &profile);
+    let (mut fp, mut decision) =
+        converge_watching(&mut cluster, &imported.scenario, &profile, watch);
     let mut imported = imported;
     if let Some(then) = &a.then {
         // `kubectl apply -f` of a second file into the running cluster: what
@@ -381,7 +425,10 @@ fn run(a: &Args, command: &str) -> Run {
         more.scenario
             .apply_onto(&mut cluster)
             .unwrap_or_else(|e| fail(format!("--then {then}: the engine refused it: {e}")));
-        let r = converge_until_ready(&mut cluster, &more.scenario, &profile);
+        let (r, d) = converge_watching(&mut cluster, &more.scenario, &profile, watch);
+        if d.is_some() {
+            decision = d;
+        }
         fp.passes += r.passes;
         fp.converged = r.converged;
         imported.warnings.extend(more.warnings);
@@ -414,6 +461,7 @@ fn run(a: &Args, command: &str) -> Run {
         passes: fp.passes as u32,
         import_time,
         converge_time: t.elapsed(),
+        decision,
     }
 }
 
@@ -431,6 +479,7 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
         passes,
         import_time,
         converge_time,
+        ..
     } = run(&a, "simulate");
     let fp = (converged, passes);
     let (failed, gone) = not_running(&cluster, &imported.scenario);
@@ -700,6 +749,7 @@ pub fn explain(args: &[String]) -> Result<(), String> {
             "--namespace",
             "--pod",
             "--then",
+            "--now",
         ],
     )?;
     let pod_arg = a
@@ -721,8 +771,31 @@ pub fn explain(args: &[String]) -> Result<(), String> {
         ));
     }
     let key = shepherd::namespace::qualify(&ns, &pod);
-    let r = run(&a, "explain");
-    let e = r.cluster.explain(&key, &r.profile).unwrap_or_else(|err| {
+    let r = run_watching(&a, "explain", (!a.now).then_some(key.as_str()));
+    // A bound pod is explained by the cycle that bound it, as that cycle saw
+    // the cluster (unless --now asks for a cycle run now); a Pending pod, or
+    // one the scheduler never placed (spec.nodeName), by a cycle run now.
+    let running_on = r
+        .cluster
+        .pods()
+        .find(|p| p.name() == key)
+        .and_then(|p| p.node)
+        .and_then(|n| r.cluster.node_by_id(n))
+        .map(|n| n.name().to_string());
+    let at_decision = match r.decision {
+        Some(Ok((_, e))) if running_on.is_some() && e.bound_to == running_on => Some(e),
+        _ => None,
+    };
+    let as_of = if at_decision.is_some() {
+        "decision"
+    } else {
+        "now"
+    };
+    let found = match at_decision {
+        Some(e) => Ok(e),
+        None => r.cluster.explain(&key, &r.profile),
+    };
+    let e = found.unwrap_or_else(|err| {
         // A pod of the input deleted while converging: say by whom and why.
         let (_, gone) = not_running(&r.cluster, &r.imported.scenario);
         if let Some((_, reason, message)) = gone.iter().find(|(p, _, _)| *p == key) {
@@ -733,12 +806,16 @@ pub fn explain(args: &[String]) -> Result<(), String> {
         std::process::exit(1)
     });
     if a.json {
+        let mut v = explanation_json(&ns, &e);
+        v["asOf"] = as_of.into();
         println!(
             "{}",
-            serde_json::to_string_pretty(&explanation_json(&ns, &e)).map_err(|x| x.to_string())?
+            serde_json::to_string_pretty(&v).map_err(|x| x.to_string())?
         );
         return Ok(());
     }
+    // The summary says which: "was bound to" (the cycle that bound it) or
+    // "as if it were placed again now".
     print_explanation(&ns, &e);
     Ok(())
 }
@@ -960,7 +1037,7 @@ fn print_preemption(priority: i32, p: &shepherd::scheduler::Preemption) {
 /// input. Exits 1 after the first command kubectl would fail, with its
 /// error on standard error.
 pub fn kubectl(args: &[String]) -> Result<(), String> {
-    use shepherd_k8s::kubectl::{parse as kparse, run as krun, Page, Reply};
+    use shepherd_k8s::kubectl::{parse as kparse, run_deciding, Page, Reply};
     let cut = args.iter().position(|a| a == "--").ok_or(
         "kubectl needs the command after --, e.g. shepherd kubectl FILE -- get pods -o wide",
     )?;
@@ -987,6 +1064,9 @@ pub fn kubectl(args: &[String]) -> Result<(), String> {
     let profile = r.profile.clone();
     let mut sim = shepherd::simulator::Simulator::new(7, profile.clone());
     *sim.cluster_mut() = r.cluster;
+    // The changes applied so far, in order (tick, events, manifests), so
+    // that `describe pod` can replay the run to a pod's bind.
+    let mut applied: Vec<(u64, Vec<shepherd::simulator::Event>, Option<Scenario>)> = Vec::new();
     for cmd in parsed {
         if matches!(cmd, shepherd_k8s::kubectl::Command::Apply { .. }) && stdin.is_none() {
             if a.input.as_deref() == Some("-") {
@@ -998,7 +1078,47 @@ pub fn kubectl(args: &[String]) -> Result<(), String> {
                 Options::default().limits.max_bytes,
             )?);
         }
-        match krun(sim.cluster(), &profile, &cmd, stdin.as_deref(), Page::ALL) {
+        // describe pod explains a bound pod as of the cycle that bound it:
+        // the input imported and converged again, then the changes before
+        // this command, watching that pod's binds. Standard input cannot
+        // be read twice: with the input -, it is explained as of now.
+        let replayable = a.input.as_deref() != Some("-");
+        let decide = |pod: &str| -> Option<(u64, Explanation)> {
+            if !replayable {
+                return None;
+            }
+            let mut r = run_watching(&a, "kubectl", Some(pod));
+            let mut last = r.decision.take();
+            let mut replay = shepherd::simulator::Simulator::new(7, profile.clone());
+            *replay.cluster_mut() = r.cluster;
+            for (now, events, manifests) in &applied {
+                replay.cluster_mut().set_now(*now);
+                for e in events {
+                    replay.apply(e).ok()?;
+                }
+                if let Some(sc) = manifests {
+                    sc.apply_onto(replay.cluster_mut()).ok()?;
+                }
+                let (_, d) = converge_watching(
+                    replay.cluster_mut(),
+                    &Scenario::default(),
+                    &profile,
+                    Some(pod),
+                );
+                if d.is_some() {
+                    last = d;
+                }
+            }
+            last?.ok()
+        };
+        match run_deciding(
+            sim.cluster(),
+            &profile,
+            Some(&decide),
+            &cmd,
+            stdin.as_deref(),
+            Page::ALL,
+        ) {
             Ok(Reply::Text { text, .. }) => print!("{text}"),
             Ok(Reply::Change {
                 events,
@@ -1012,12 +1132,15 @@ pub fn kubectl(args: &[String]) -> Result<(), String> {
                     sim.apply(e)
                         .map_err(|e| format!("Error from server: {e}"))?;
                 }
+                let mut scenario = None;
                 if let Some(text) = manifests {
                     let im = import(&text).map_err(|e| format!("error: {e}"))?;
                     im.scenario
                         .apply_onto(sim.cluster_mut())
                         .map_err(|e| format!("Error from server: {e}"))?;
+                    scenario = Some(im.scenario);
                 }
+                applied.push((now, events, scenario));
                 if !message.is_empty() {
                     println!("{message}");
                 }

@@ -3,7 +3,9 @@
 use alloc::borrow::Cow;
 
 use crate::cluster::{Cluster, ControllerId, FixedPoint, ReconcileReport, Workload, PASS_BUDGET};
-use crate::scheduler::{OnBind, Profile};
+use crate::scheduler::{Explanation, OnBind, Profile};
+use crate::Error;
+use alloc::string::String;
 
 impl Cluster {
     /// One pass, in this order:
@@ -106,6 +108,35 @@ impl Cluster {
         on_bind: &mut OnBind<'_>,
     ) -> FixedPoint {
         self.fixed_point(&profile.into(), Some(on_bind))
+    }
+
+    /// [`Cluster::reconcile_to_fixed_point`], watching the scheduler for the
+    /// binds of `pod` (`namespace/name`, or a name in `default`): also
+    /// returns the cycle of its last bind in this call, as of that bind
+    /// ([`Cluster::explain_decision`]: the cluster as the cycle saw it, the
+    /// nodes it scored, the node it chose), or `None` if nothing bound it.
+    /// The placements are those `reconcile_to_fixed_point` makes.
+    pub fn reconcile_to_fixed_point_deciding(
+        &mut self,
+        profile: &Profile,
+        pod: &str,
+    ) -> (FixedPoint, Option<Result<Explanation, Error>>) {
+        let pod = crate::namespace::canonical(pod);
+        let mut decision = None;
+        self.record_for = Some(String::from(pod));
+        let mut watch = |c: &Cluster, name: &str, n: crate::NodeId| {
+            if name == pod {
+                debug_assert_eq!(
+                    c.last_cycle().chosen,
+                    Some(n),
+                    "every bind records its cycle"
+                );
+                decision = Some(c.explain_decision(name, profile, c.last_cycle()));
+            }
+        };
+        let fp = self.fixed_point(profile, Some(&mut watch));
+        self.record_for = None;
+        (fp, decision)
     }
 
     fn fixed_point(

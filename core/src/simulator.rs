@@ -1124,24 +1124,10 @@ impl Simulator {
         }
         let mut report = self.begin_step();
         self.fire_due(&mut report, u32::MAX);
-        let mut decision = None;
-        let profile = &self.profile;
-        let pod = crate::namespace::canonical(pod);
-        self.cluster.record_for = Some(String::from(pod));
-        let mut watch = |c: &Cluster, name: &str, n: crate::NodeId| {
-            if name == pod {
-                debug_assert_eq!(
-                    c.last_cycle().chosen,
-                    Some(n),
-                    "every bind records its cycle"
-                );
-                decision = Some(c.explain_decision(name, profile, c.last_cycle()));
-            }
-        };
-        report.reconcile = self
+        let (fp, decision) = self
             .cluster
-            .reconcile_to_fixed_point_observed(profile, &mut watch);
-        self.cluster.record_for = None;
+            .reconcile_to_fixed_point_deciding(&self.profile, pod);
+        report.reconcile = fp;
         (report, decision)
     }
 

@@ -236,7 +236,8 @@ test('kubectl over an imported dump: the pods where the page drew them, the Daem
     const p = await kubectl(page, `describe pod ${web}`);
     assert.match(p, /Controlled By: {6}ReplicaSet\/web-/);
     assert.match(p, /Scheduled +\S+ +default-scheduler +Successfully assigned default\//);
-    assert.match(p, /Explain \(default-scheduler\):/);
+    // Explained as of the cycle that bound it (the session replays its run).
+    assert.match(p, /Explain \(default-scheduler, as of the scheduling cycle that bound it, tick \d+\):\n {2}\S+ was bound to /);
     assert.match(await kubectl(page, 'get events'), /^\$ kubectl get events\nLAST SEEN +TYPE +REASON +OBJECT +MESSAGE\n/);
     assert.match(await kubectl(page, 'get svc -o wide'), /NAME +TYPE +CLUSTER-IP +EXTERNAL-IP +PORT\(S\) +AGE +SELECTOR/);
     assert.match(await kubectl(page, 'get pods -o yaml'), /kind: List/);

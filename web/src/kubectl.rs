@@ -5,7 +5,7 @@
 //! so Back, the link and the export keep it.
 
 use serde::Serialize;
-use shepherd_k8s::kubectl::{parse, run, tokenize, Command, Page, Reply};
+use shepherd_k8s::kubectl::{parse, run_deciding, tokenize, Command, Page, Reply};
 
 use crate::scenario::Action;
 use crate::session::Session;
@@ -40,8 +40,19 @@ pub fn run_line(
     page: Page,
 ) -> Result<KubectlAnswer, String> {
     let cmd: Command = parse(&tokenize(line)?)?;
-    let sim = session.simulator();
-    let reply = run(sim.cluster(), sim.profile(), &cmd, stdin, page)?;
+    let s: &Session = session;
+    let sim = s.simulator();
+    // describe pod explains a bound pod as of the cycle that bound it: the
+    // session replays its run to that bind.
+    let decide = |pod: &str| s.decision(pod).ok().flatten();
+    let reply = run_deciding(
+        sim.cluster(),
+        sim.profile(),
+        Some(&decide),
+        &cmd,
+        stdin,
+        page,
+    )?;
     match reply {
         Reply::Text {
             text,

@@ -914,6 +914,14 @@ impl Session {
     /// Costs a replay of at most the distance between kept copies, and a
     /// copy of one simulator while it runs.
     pub fn explain_decision(&self, pod: &str) -> Result<Option<(u64, ExplainView)>, String> {
+        Ok(self
+            .decision(pod)?
+            .map(|(at, e)| (at, ExplainView::from(e))))
+    }
+
+    /// [`Session::explain_decision`]'s cycle as the engine gives it (for
+    /// `kubectl describe pod`).
+    pub fn decision(&self, pod: &str) -> Result<Option<(u64, shepherd::Explanation)>, String> {
         let v = self
             .sim
             .cluster()
@@ -934,7 +942,7 @@ impl Session {
         };
         sim.run((at - 1).saturating_sub(sim.tick()));
         match sim.step_deciding(pod).1 {
-            Some(Ok(e)) => Ok(Some((at, ExplainView::from(e)))),
+            Some(Ok(e)) => Ok(Some((at, e))),
             Some(Err(e)) => Err(e.to_string()),
             None => Ok(None),
         }

@@ -114,7 +114,12 @@ fn mem(b: u64) -> String {
     shepherd::quantity::format_memory_bytes(b)
 }
 
-pub(super) fn describe(c: &Cluster, profile: &Profile, cmd: &Command) -> Result<Reply, String> {
+pub(super) fn describe(
+    c: &Cluster,
+    profile: &Profile,
+    decide: Option<super::Decide<'_>>,
+    cmd: &Command,
+) -> Result<Reply, String> {
     let Command::Describe {
         kind,
         names,
@@ -167,7 +172,7 @@ pub(super) fn describe(c: &Cluster, profile: &Profile, cmd: &Command) -> Result<
     for name in &targets {
         parts.push(match kind {
             Kind::Nodes => describe_node(c, name)?,
-            Kind::Pods => describe_pod(c, profile, &super::key(scope.namespace(), name), name)?,
+            Kind::Pods => describe_pod(c, profile, decide, &super::key(scope.namespace(), name), name)?,
             Kind::Deployments => describe_deployment(c, &super::key(scope.namespace(), name), name)?,
             other => {
                 return Err(format!(
@@ -343,7 +348,13 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
     Ok(out)
 }
 
-fn describe_pod(c: &Cluster, profile: &Profile, key: &str, name: &str) -> Result<String, String> {
+fn describe_pod(
+    c: &Cluster,
+    profile: &Profile,
+    decide: Option<super::Decide<'_>>,
+    key: &str,
+    name: &str,
+) -> Result<String, String> {
     let p = c.pod_by_name(key).map_err(|_| Kind::Pods.not_found(name))?;
     let (ns, pname) = split(key);
     let mut out = String::new();
@@ -432,10 +443,29 @@ fn describe_pod(c: &Cluster, profile: &Profile, key: &str, name: &str) -> Result
         .collect();
     list_field(&mut out, "Tolerations", &tol);
     events_section(&mut out, c, &format!("pod/{key}"));
-    // This project's explanation: every node's verdict and score.
-    match c.explain(key, profile) {
+    // This project's explanation: every node's verdict and score, as of
+    // the cycle that bound the pod when that is known, else as if it were
+    // scheduled now.
+    let decided = p
+        .node
+        .filter(|_| !p.by_node_name)
+        .and_then(|_| decide.and_then(|d| d(key)));
+    let (explained, as_of) = match decided {
+        Some((tick, e)) => (
+            Ok(e),
+            format!("as of the scheduling cycle that bound it, tick {tick}"),
+        ),
+        None => (
+            c.explain(key, profile),
+            "as if it were scheduled now".to_string(),
+        ),
+    };
+    match explained {
         Ok(e) => {
-            out.push_str(&format!("Explain ({}):\n  {}\n", e.profile, e.summary));
+            out.push_str(&format!(
+                "Explain ({}, {as_of}):\n  {}\n",
+                e.profile, e.summary
+            ));
             if let Some((plugin, by)) = &e.decided_by {
                 out.push_str(&format!("  decided by {plugin}: {by} weighted points between the best node and the runner-up\n"));
             }

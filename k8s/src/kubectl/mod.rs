@@ -29,7 +29,13 @@ pub(crate) use get::pod_status;
 pub use grammar::{parse, tokenize, Command, Kind, LabelQuery, Output, Scope};
 
 use shepherd::simulator::Event;
-use shepherd::{Cluster, Profile};
+use shepherd::{Cluster, Explanation, Profile};
+
+/// Where `describe pod` finds the scheduling cycle that bound a pod, as of
+/// that bind, and the tick it ran in (the page replays its run; the CLI its
+/// input and commands). `None`: not bound by the scheduler, or not known;
+/// the pod is then explained as if it were scheduled now.
+pub type Decide<'a> = &'a dyn Fn(&str) -> Option<(u64, Explanation)>;
 
 /// Which rows of a list to print: `offset` rows skipped, at most `limit`
 /// printed (a page of the prompt, or a chunk of the CLI's output).
@@ -97,9 +103,22 @@ pub fn run(
     stdin: Option<&str>,
     page: Page,
 ) -> Result<Reply, String> {
+    run_deciding(c, profile, None, cmd, stdin, page)
+}
+
+/// [`run`], with `decide` for `describe pod`'s explanation of a bound pod
+/// as of its scheduling cycle (issue 47: explain as of the decision).
+pub fn run_deciding(
+    c: &Cluster,
+    profile: &Profile,
+    decide: Option<Decide<'_>>,
+    cmd: &Command,
+    stdin: Option<&str>,
+    page: Page,
+) -> Result<Reply, String> {
     match cmd {
         Command::Get { .. } => get::get(c, cmd, page),
-        Command::Describe { .. } => describe::describe(c, profile, cmd),
+        Command::Describe { .. } => describe::describe(c, profile, decide, cmd),
         Command::TopNodes { .. } => get::top_nodes(c, cmd, page),
         Command::RolloutStatus { name, scope } => change::rollout_status(c, name, scope),
         _ => change::change(c, cmd, stdin),
