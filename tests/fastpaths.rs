@@ -30,12 +30,19 @@ use shepherd::{
 const ZONE: &str = "topology.kubernetes.io/zone";
 const DEFAULT_CASES: u64 = 12;
 
-fn random_node(rng: &mut Prng, i: usize) -> NodeSpec {
-    let mut n = NodeSpec::new(
-        &format!("n{i}"),
-        rng.range(2, 16) * 500,
-        rng.range(2, 32) * 512 * MIB,
-    );
+/// A node; with `uniform`, one of two shapes (many equal scores, so the
+/// tie-break decides), labelled with its hostname most of the time.
+fn random_node(rng: &mut Prng, i: usize, uniform: bool) -> NodeSpec {
+    let name = format!("n{i}");
+    let mut n = if uniform {
+        let big = rng.chance(30) as u64;
+        NodeSpec::new(&name, 4000 << big, (8192 << big) * MIB)
+    } else {
+        NodeSpec::new(&name, rng.range(2, 16) * 500, rng.range(2, 32) * 512 * MIB)
+    };
+    if uniform && rng.chance(90) {
+        n = n.with_label(HOSTNAME_KEY, &name);
+    }
     if !rng.chance(10) {
         n = n.with_label(ZONE, *rng.pick(&["z1", "z2", "z3"]));
     }
@@ -163,10 +170,15 @@ fn random_profile(rng: &mut Prng) -> Profile {
 /// What a run leaves: per wave, every pod's name and node; then the event log.
 type Trace = (Vec<Vec<(String, String)>>, Vec<String>);
 
-/// Builds the cluster of `seed` under `fast` and reconciles it wave by wave.
-fn run(seed: u64, fast: FastPaths) -> Trace {
+/// Builds the cluster of `seed` under `fast` and reconciles it wave by
+/// wave; with `lowest`, the profile breaks ties by lowest node id.
+fn run(seed: u64, fast: FastPaths, lowest: bool) -> Trace {
     let mut rng = Prng::new(seed ^ 0xfa57_9a75);
-    let profile = random_profile(&mut rng);
+    let mut profile = random_profile(&mut rng);
+    if lowest {
+        profile.tie_break = TieBreak::LowestNodeId;
+    }
+    let uniform = rng.chance(50);
     let nodes = match rng.below(8) {
         0 | 1 => rng.range(260, 300),
         2 | 3 => rng.range(60, 130),
@@ -181,7 +193,8 @@ fn run(seed: u64, fast: FastPaths) -> Trace {
             .expect("a new class");
     }
     for i in 0..nodes {
-        c.add_node(random_node(&mut rng, i)).expect("a new node");
+        c.add_node(random_node(&mut rng, i, uniform))
+            .expect("a new node");
     }
     let apps = rng.range(3, 10) as usize;
     let mut made = 0usize;
@@ -217,7 +230,8 @@ fn run(seed: u64, fast: FastPaths) -> Trace {
         }
         if wave > 0 && rng.chance(30) {
             let i = nodes + wave;
-            c.add_node(random_node(&mut rng, i)).expect("a new node");
+            c.add_node(random_node(&mut rng, i, uniform))
+                .expect("a new node");
         }
         if wave > 0 && rng.chance(50) {
             let name = format!("app{}", rng.below(made as u64));
@@ -235,8 +249,15 @@ fn run(seed: u64, fast: FastPaths) -> Trace {
 }
 
 /// The plain cycle's trace against each path alone and all together.
+///
+/// Under random ties the class cycle (and the index, which runs inside it)
+/// draws among the tied nodes in (class, visiting order), where the plain
+/// cycle draws in visiting order, as kube-scheduler's selectHost does: the
+/// same nodes tie and each is as likely, but one seed's draw can land on
+/// another of them. Those paths are compared under lowest-id ties.
 fn check(seed: u64) -> Result<(), String> {
-    let plain = run(seed, FastPaths::NONE);
+    let plain_random = run(seed, FastPaths::NONE, false);
+    let plain_lowest = run(seed, FastPaths::NONE, true);
     let mut configs: Vec<(String, FastPaths)> = FastPaths::NAMES
         .iter()
         .map(|&n| (n.to_string(), FastPaths::only(n).expect("a listed path")))
@@ -246,8 +267,13 @@ fn check(seed: u64) -> Result<(), String> {
     index.classes = true;
     configs.push(("classes+index".to_string(), index));
     configs.push(("all".to_string(), FastPaths::ALL));
+    let mut no_classes = FastPaths::ALL;
+    no_classes.classes = false;
+    configs.push(("all but classes".to_string(), no_classes));
     for (name, fast) in configs {
-        let got = run(seed, fast);
+        let lowest = fast.classes;
+        let plain = if lowest { &plain_lowest } else { &plain_random };
+        let got = run(seed, fast, lowest);
         for (w, (a, b)) in plain.0.iter().zip(&got.0).enumerate() {
             if let Some((x, y)) = a.iter().zip(b).find(|(x, y)| x != y) {
                 return Err(format!(

@@ -1,5 +1,6 @@
-//! The fast paths: each chooses exactly what the plain cycle
-//! (`Cluster::cycle` with every path off) chooses, only sooner.
+//! The fast paths: each chooses what the plain cycle (`Cluster::cycle`
+//! with every path off) chooses, only sooner (the class cycle and the
+//! index order random ties their own way: see [`FastPaths::classes`]).
 //!
 //! Each is taken by one selector from what the batch and the profile
 //! declare, and each can be switched off ([`FastPaths`]); a batch no path
@@ -43,7 +44,12 @@ pub struct FastPaths {
     /// each bind re-scoring its own node.
     pub heap: bool,
     /// Nodes grouped into classes that score alike (`cycle_fast`): a
-    /// cycle scores each class once.
+    /// cycle scores each class once. Under random ties it draws among the
+    /// tied nodes in (class, visiting order) where the plain cycle draws in
+    /// visiting order (kube-scheduler's selectHost): the same nodes tie,
+    /// each as likely, but one seed's draw may take another of them. So
+    /// it chooses what the plain cycle chooses under lowest-id ties, and
+    /// under random ties a node the plain cycle ranks best.
     pub classes: bool,
     /// The sample index (`scheduler/sample_index.rs`): cycles that read
     /// blocks of node summaries instead of visiting nodes. Needs `classes`.
