@@ -24,7 +24,7 @@
 //! the batch is scheduled from one scan into a heap and each bind re-scores
 //! only its node, which chooses exactly what the cycle would.
 
-pub mod fast;
+mod fast;
 mod framework;
 pub mod plugins;
 mod preemption;

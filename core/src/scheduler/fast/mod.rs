@@ -8,6 +8,21 @@
 //! correct at once and merely slow. `tests/fastpaths.rs` runs the plain
 //! cycle alone against every path, one at a time and all together, on
 //! randomized clusters and requires the same binds.
+//!
+//! | path | selector | the shape it needs |
+//! |------|----------|--------------------|
+//! | `pinned` ([`pinned`]) | `pinned_node` | one required term naming one node, no hard spread |
+//! | `batch_caches` ([`caches`]) | always, when on | none: values keyed by what they read |
+//! | `cross_batch` ([`cache`]) | always, when on | none: values stamped per node |
+//! | `heap` ([`heap`]) | `heap_path` | every score node-local, every node scored, lowest-id ties |
+//! | `classes` ([`classes`]) | `bound_classes` and `fast_cycle_applies`, at a batch's first cycle | the default plugins' scores, spread absent or the system defaults' shape, classes under `MAX_CLASSES` |
+//! | `index` ([`index`], [`sample_index`]) | at a class cycle's first call, or `index_instead_of_heap` | the class shape, 256 nodes or more, no PreferNoSchedule taint under TaintToleration, and a refile that costs less than the scans it saves |
+//!
+//! A new score plugin keeps the class path and the cached scorer
+//! (`score_fast`) off, whose `match` on the profile's plugins refuses what
+//! it does not list; `heap_path`'s `match` is exhaustive, so adding a
+//! plugin asks whether its score reads its node alone (answer `false`
+//! until it is known). Its batches run the plain cycle meanwhile.
 
 use crate::scheduler::*;
 
