@@ -534,11 +534,9 @@ const INDEX_MIN_NODES: usize = 256;
 
 /// What one node visit of the scan path costs in the units of the index's
 /// costs below (filing, loading, checking, cycling). At one, batches of a
-/// few pods scanned where a kept index was the cheaper way; at two
-/// (measured in interleaved rounds against one) the Zipf mix takes 0.963
-/// of the time (faster in 12 of 12 rounds; three: 0.964, four: 0.974),
-/// `--apps 10000` 0.977, and the plain run the same (its batches of 300
-/// pods use an index either way).
+/// few pods scanned where a kept index was the cheaper way (the figures
+/// for one to four: docs/speed-history.md, "Figures from the scheduler's
+/// comments").
 const SCAN_VISIT: u64 = 2;
 /// What filing a node in an index costs, in cost units (its filters,
 /// class and node-local score, and the block update).

@@ -247,7 +247,8 @@ pub(crate) struct Caches {
     /// Per node, NodeAffinity's raw score and which preferred terms it
     /// matches (a bit per term), by the template's preferred terms: many
     /// Deployments prefer the same nodes, and matching every node's labels
-    /// for each of their batches cost a tenth of the Zipf mix.
+    /// for each of their batches was a large share of the Zipf mix
+    /// (docs/speed-history.md).
     affinity_raw: Vec<Entry<Vec<PreferredSchedulingTerm>, Slots<i64>>>,
     affinity_mask: Vec<Entry<Vec<PreferredSchedulingTerm>, Slots<u32>>>,
     /// Spread constraints' eligible nodes and domains, by what they

@@ -20,9 +20,8 @@ impl Cluster {
         let n = self.nodes.len();
         // Only for a batch whose cycles cost well under the heap's pass
         // (the heap pops a pod's node in a few steps; an indexed cycle
-        // reads every group's summary when every node is scored): in
-        // interleaved rounds a batch of 300 pods at 5,000 nodes took the
-        // index in 15% more time than the heap.
+        // reads every group's summary when every node is scored), as large
+        // batches were slower through the index (docs/speed-history.md).
         let heap = n as u64 * SCAN_VISIT;
         if b.inter_pod_filter
             || (pods as u64).saturating_mul(CYCLE_VISITS) * 4 > heap

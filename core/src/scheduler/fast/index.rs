@@ -49,8 +49,7 @@ impl Cluster {
     /// Deployments that select or prefer some nodes run beside many that do
     /// not; each kept an index of its own, which every bind elsewhere made
     /// stale and which few batches lent, so each lend refiled most nodes
-    /// (in the Zipf mix, the eighth of its Deployments that select or
-    /// prefer `disktype: ssd` refiled 45% of the slots). Borrowed, the wider
+    /// (docs/speed-history.md has the Zipf mix's figure). Borrowed, the wider
     /// index is refiled as the batches of the wider template keep it, and the
     /// batch's view holds what its own index would: the nodes its static
     /// filters pass, in the classes `class << na_bits | terms matched`.
