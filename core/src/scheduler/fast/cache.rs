@@ -79,11 +79,56 @@ impl<T: Copy + Default> Slots<T> {
     }
 }
 
-/// What the static filters' verdict depends on, besides the node.
+/// What the static filters (NodeUnschedulable, TaintToleration,
+/// NodeAffinity's filter: those that read only the node and the pod) read
+/// of the pod. They are given this and nothing else of the template
+/// (`Cluster::static_filter_with`), so a filter that needs another field
+/// adds it here, and [`StaticKey`], the cache's key for their verdicts, is
+/// made from it: the key cannot miss a field a static filter reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StaticInputs<'a> {
+    pub node_selector: &'a Labels,
+    /// The required node affinity terms (the preferred terms only score).
+    pub required: Option<&'a [NodeSelectorTerm]>,
+    pub tolerations: &'a [Toleration],
+    /// The tolerations DefaultTolerationSeconds added: made from
+    /// `tolerations` alone, so the key leaves them out.
+    pub added_tolerations: &'a [Toleration],
+}
+
+impl<'a> StaticInputs<'a> {
+    /// A revision's inputs, borrowed (no allocation).
+    pub fn of(rev: &'a crate::cluster::Revision) -> Self {
+        let tpl = &rev.template;
+        StaticInputs {
+            node_selector: &tpl.node_selector,
+            required: tpl.node_affinity.required.as_deref(),
+            tolerations: &tpl.tolerations,
+            added_tolerations: &rev.added_tolerations,
+        }
+    }
+
+    /// The owned key: every input but those made from the others.
+    pub fn key(&self) -> StaticKey {
+        let StaticInputs {
+            node_selector,
+            required,
+            tolerations,
+            added_tolerations: _,
+        } = *self;
+        StaticKey {
+            node_selector: node_selector.clone(),
+            required: required.map(<[NodeSelectorTerm]>::to_vec),
+            tolerations: tolerations.to_vec(),
+        }
+    }
+}
+
+/// What the static filters' verdict depends on, besides the node: the
+/// owned copy of [`StaticInputs`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct StaticKey {
     pub node_selector: Labels,
-    /// The template's required node affinity (the preferred terms only score).
     pub required: Option<Vec<NodeSelectorTerm>>,
     pub tolerations: Vec<Toleration>,
 }

@@ -67,7 +67,12 @@ impl Cluster {
             cached.is_none()
                 || (cached == Some(1))
                     == self
-                        .static_filter_with(NodeId(i as u32), &b.rev, profile, affinity)
+                        .static_filter_with(
+                            NodeId(i as u32),
+                            cache::StaticInputs::of(&b.rev),
+                            profile,
+                            affinity,
+                        )
                         .is_ok(),
             "a cached static verdict must equal a fresh one"
         );
@@ -75,7 +80,12 @@ impl Cluster {
             Some(v) => v == 1,
             None => {
                 let ok = self
-                    .static_filter_with(NodeId(i as u32), &b.rev, profile, affinity)
+                    .static_filter_with(
+                        NodeId(i as u32),
+                        cache::StaticInputs::of(&b.rev),
+                        profile,
+                        affinity,
+                    )
                     .is_ok();
                 b.static_ok.set(i, stamp, if ok { 1 } else { 2 });
                 ok

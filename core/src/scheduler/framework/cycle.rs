@@ -16,7 +16,7 @@ impl Cluster {
         rev: &Revision,
         profile: &Profile,
     ) -> Result<(), Unfit> {
-        self.static_filter_with(n, rev, profile, true)
+        self.static_filter_with(n, cache::StaticInputs::of(rev), profile, true)
     }
 
     /// `static_filter`, with NodeAffinity (the template's nodeSelector and
@@ -26,22 +26,21 @@ impl Cluster {
     pub(in crate::scheduler) fn static_filter_with(
         &self,
         n: NodeId,
-        rev: &Revision,
+        pod: cache::StaticInputs<'_>,
         profile: &Profile,
         affinity: bool,
     ) -> Result<(), Unfit> {
         let node = &self.nodes[n.0 as usize];
-        let tpl = &rev.template;
         for p in &profile.filters {
             match p {
                 Plugin::NodeUnschedulable
-                    if !node_unschedulable::filter(node.cordoned, &tpl.tolerations) =>
+                    if !node_unschedulable::filter(node.cordoned, pod.tolerations) =>
                 {
                     return Err(Unfit::Unschedulable);
                 }
                 Plugin::TaintToleration => {
                     if let Some(t) =
-                        taint_toleration::first_untolerated(&node.spec.taints, &tpl.tolerations)
+                        taint_toleration::first_untolerated(&node.spec.taints, pod.tolerations)
                     {
                         return Err(Unfit::Taint(t.clone()));
                     }
@@ -51,9 +50,8 @@ impl Cluster {
                     // also tolerated by what DefaultTolerationSeconds added.
                     if !node.ready {
                         let tolerated = |t: &crate::model::Taint| {
-                            tpl.tolerations
-                                .iter()
-                                .chain(rev.added_tolerations.iter())
+                            (pod.tolerations.iter())
+                                .chain(pod.added_tolerations)
                                 .any(|tol| tol.tolerates(t))
                         };
                         if let Some(t) =
@@ -65,11 +63,11 @@ impl Cluster {
                 }
                 Plugin::NodeAffinity if affinity => {
                     let s = &node.spec;
-                    if !node_affinity::filter(
+                    if !node_affinity::filter_required(
                         &s.name,
                         &s.labels,
-                        &tpl.node_selector,
-                        &tpl.node_affinity,
+                        pod.node_selector,
+                        pod.required,
                     ) {
                         return Err(Unfit::NodeAffinity);
                     }

@@ -28,11 +28,7 @@ impl Cluster {
         let tpl = &rev.template;
         let req = tpl.requests;
         let live_nodes = self.live_nodes;
-        let static_key = cache::StaticKey {
-            node_selector: tpl.node_selector.clone(),
-            required: tpl.node_affinity.required.clone(),
-            tolerations: tpl.tolerations.clone(),
-        };
+        let static_key = cache::StaticInputs::of(&rev).key();
         let nonzero = tpl.non_zero();
         let local_key = cache::LocalKey { req, nonzero };
         let (static_ok, local) = self.caches.lend(profile, &static_key, &local_key);
