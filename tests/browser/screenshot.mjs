@@ -6,7 +6,9 @@
 //   and as a 390x844 phone shows it -> docs/screenshot-phone.png;
 //   failure, recovery and rolling update (tick LATER) -> docs/charts.png;
 // - the compare view: the tour (binpack) against default-scheduler at the
-//   same tick -> docs/compare.png.
+//   same tick -> docs/compare.png;
+// - the kubectl panel at that tick, after `get pods -o wide`
+//   and `top nodes` typed into its prompt -> docs/kubectl.png.
 // The panels are captured as elements, narrow, so each PNG stays small
 // (under 150 KB); the script says each file's size.
 import path from 'node:path';
@@ -69,6 +71,19 @@ try {
   const compare = path.join(docs, 'compare.png');
   await page.locator('#compare-panel').screenshot({ path: compare });
   said(compare);
+
+  // The prompt, typed into as a person would: each line, then Enter.
+  for (const line of ['get pods -o wide', 'top nodes']) {
+    const before = (await page.textContent('#kubectl-output')).length;
+    await page.click('#kubectl-input');
+    await page.keyboard.type(line);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((n) => document.getElementById('kubectl-output').textContent.length > n, before);
+  }
+  await quiet(page);
+  const kubectl = path.join(docs, 'kubectl.png');
+  await page.locator('#kubectl-panel').screenshot({ path: kubectl });
+  said(kubectl);
   narrow.assertNoConsoleErrors();
 } finally {
   await narrow.close();
