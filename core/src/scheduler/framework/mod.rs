@@ -5,7 +5,8 @@
 //!    order), each revision's pending pods taken as a batch, and the path
 //!    each batch takes (the plain cycle, or a fast path from `fast/`).
 //! 2. [`state`]: what the plugins' PreFilter and PreScore compute once per
-//!    batch, and its update when a pod binds.
+//!    batch (each plugin's part, and its update when a pod binds, in its
+//!    folder under `plugins/`).
 //! 3. [`cycle`]: one cycle: PreFilter's node set, Filter, PreScore, Score,
 //!    NormalizeScore, weights, selectHost.
 //! 4. [`failure`]: the FailedScheduling message of a pod no node takes

@@ -1,8 +1,11 @@
-//! kube-scheduler's plugins, one file each, named as kube-scheduler names
-//! them, and their registry ([`Plugin`]). Each file holds the plugin's
+//! kube-scheduler's plugins, named as kube-scheduler names them, and their
+//! registry ([`Plugin`]). Each plugin's `mod.rs` (or file) holds its
 //! formulas as plain functions (what the conformance tests call with
-//! kube-scheduler's own test numbers); the framework (`scheduler/framework/`)
-//! feeds them from the cluster's books, and the fast paths
+//! kube-scheduler's own test numbers); a plugin with state of its own has a
+//! folder as kube-scheduler's do: `state.rs` (its per-batch PreFilter and
+//! PreScore state and its update when a pod binds), `filtering.rs` and
+//! `scoring.rs` (its Filter and Score fed from the cluster's books). The
+//! framework (`scheduler/framework/`) calls them, and the fast paths
 //! (`scheduler/fast/`) call the same functions.
 
 pub mod inter_pod_affinity;

@@ -3,6 +3,9 @@
 //! admits one more pod. Score: the profile's scoring strategy over the
 //! requests counted with the non-zero defaults, each resource weighted.
 
+// The plugin in the framework: fed from the cluster's books and the batch.
+mod scoring;
+
 use super::MAX_NODE_SCORE;
 use crate::scheduler::profile::{ScoringStrategy, ScoringStrategyType};
 
