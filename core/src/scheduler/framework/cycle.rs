@@ -30,48 +30,11 @@ impl Cluster {
         profile: &Profile,
         affinity: bool,
     ) -> Result<(), Unfit> {
-        let node = &self.nodes[n.0 as usize];
         for p in &profile.filters {
             match p {
-                Plugin::NodeUnschedulable
-                    if !node_unschedulable::filter(node.cordoned, pod.tolerations) =>
-                {
-                    return Err(Unfit::Unschedulable);
-                }
-                Plugin::TaintToleration => {
-                    if let Some(t) =
-                        taint_toleration::first_untolerated(&node.spec.taints, pod.tolerations)
-                    {
-                        return Err(Unfit::Taint(t.clone()));
-                    }
-                    // A node that is not Ready carries the node lifecycle
-                    // controller's `unreachable` taints after its own
-                    // (`Cluster::condition_taints`); the NoExecute one is
-                    // also tolerated by what DefaultTolerationSeconds added.
-                    if !node.ready {
-                        let tolerated = |t: &crate::model::Taint| {
-                            (pod.tolerations.iter())
-                                .chain(pod.added_tolerations)
-                                .any(|tol| tol.tolerates(t))
-                        };
-                        if let Some(t) =
-                            self.condition_taints(n).into_iter().find(|t| !tolerated(t))
-                        {
-                            return Err(Unfit::Taint(t));
-                        }
-                    }
-                }
-                Plugin::NodeAffinity if affinity => {
-                    let s = &node.spec;
-                    if !node_affinity::filter_required(
-                        &s.name,
-                        &s.labels,
-                        pod.node_selector,
-                        pod.required,
-                    ) {
-                        return Err(Unfit::NodeAffinity);
-                    }
-                }
+                Plugin::NodeUnschedulable => self.node_unschedulable_filter(n, pod)?,
+                Plugin::TaintToleration => self.taint_toleration_filter(n, pod)?,
+                Plugin::NodeAffinity if affinity => self.node_affinity_filter(n, pod)?,
                 _ => {}
             }
         }
@@ -86,34 +49,9 @@ impl Cluster {
         b: &Batch,
         profile: &Profile,
     ) -> Result<(), Unfit> {
-        let i = n.0 as usize;
-        let h = &self.hot[i];
         for p in &profile.filters {
             match p {
-                Plugin::NodeResourcesFit => {
-                    // The pods verdict from the packed record: a node
-                    // without room for one more pod has none free (its
-                    // list may wait to be filed, see `Cluster::unfiled`).
-                    let (cpu, memory, _) = fit::insufficient(
-                        (b.req.cpu_millis, b.req.memory_bytes),
-                        (h.allocated.cpu_millis, h.allocated.memory_bytes),
-                        (h.capacity.cpu_millis, h.capacity.memory_bytes),
-                        0,
-                        1,
-                    );
-                    let pods = h.pods_free == 0;
-                    if cpu || memory || pods {
-                        return Err(Unfit::Insufficient {
-                            cpu,
-                            memory,
-                            pods,
-                            unresolvable: fit::unresolvable(
-                                (b.req.cpu_millis, b.req.memory_bytes),
-                                (h.capacity.cpu_millis, h.capacity.memory_bytes),
-                            ),
-                        });
-                    }
-                }
+                Plugin::NodeResourcesFit => self.fit_filter(n, b)?,
                 Plugin::PodTopologySpread => self.spread_filter(n, b)?,
                 Plugin::InterPodAffinity if b.inter_pod_filter => {
                     self.inter_pod_filter(n, &b.rev)?

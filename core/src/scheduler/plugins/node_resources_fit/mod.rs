@@ -4,6 +4,7 @@
 //! requests counted with the non-zero defaults, each resource weighted.
 
 // The plugin in the framework: fed from the cluster's books and the batch.
+mod filtering;
 mod scoring;
 
 use super::MAX_NODE_SCORE;

@@ -2,6 +2,9 @@
 //! selector terms (any one term). Score: the sum of the weights of the
 //! preferred terms a node matches, normalised by DefaultNormalizeScore.
 
+// The plugin in the framework: fed from the cluster's books and the batch.
+mod filtering;
+
 use crate::affinity::NodeSelectorTerm;
 use crate::model::{Labels, NodeAffinity};
 
