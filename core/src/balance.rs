@@ -20,7 +20,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::cluster::{Cluster, ControllerId};
+use crate::cluster::{Cluster, OwnerId};
 use crate::model::Resources;
 
 /// One resource's balance over the nodes that count for utilisation.
@@ -200,30 +200,7 @@ pub fn bucket(requested: u64, allocatable: u64) -> usize {
     b.min(9) as usize
 }
 
-/// The square root without `std` (core has no `f64::sqrt` on the supported
-/// toolchains): Newton's iteration from a power-of-two estimate, run until
-/// it stops decreasing, which for a non-negative finite `x` gives the
-/// correctly rounded root or one ulp from it.
-pub fn sqrt(x: f64) -> f64 {
-    if x.is_nan() || x < 0.0 {
-        return f64::NAN;
-    }
-    if x == 0.0 || x.is_infinite() {
-        return x;
-    }
-    // x = m 2^e with 1 <= m < 2, so sqrt(x) < 2^((e+1)/2) <= 2^ceil((e+1)/2):
-    // a start at or above the root.
-    let e = ((x.to_bits() >> 52) & 0x7ff) as i64 - 1023;
-    let mut y = f64::from_bits((((e + 2).div_euclid(2) + 1023) as u64) << 52);
-    // From above, Newton's iterates decrease monotonically to the root.
-    loop {
-        let next = 0.5 * (y + x / y);
-        if next >= y {
-            return y;
-        }
-        y = next;
-    }
-}
+pub use crate::util::math::sqrt;
 
 /// How many copies of `req` (and one pod each) fit in `free` and `pods_free`.
 fn fits(free_cpu: u128, free_mem: u128, pods_free: u128, req: Resources) -> u128 {
@@ -252,12 +229,12 @@ impl Cluster {
     /// read): `(id, name, ready)` for every Deployment not deleted, in id
     /// order. O(Deployments x revisions with pods); what the page's "Ready
     /// per Deployment" chart records each tick.
-    pub fn ready_per_deployment(&self) -> impl Iterator<Item = (ControllerId, &str, u32)> + '_ {
+    pub fn ready_per_deployment(&self) -> impl Iterator<Item = (OwnerId, &str, u32)> + '_ {
         self.controllers
             .iter()
             .enumerate()
             .filter(|(_, c)| !c.deleted)
-            .map(|(i, c)| (ControllerId(i as u32), c.name.as_str(), c.ready()))
+            .map(|(i, c)| (OwnerId(i as u32), c.name.as_str(), c.ready()))
     }
 }
 
@@ -416,7 +393,7 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quantity::MIB;
+    use crate::model::quantity::MIB;
 
     #[test]
     fn sqrt_matches_the_correctly_rounded_root_on_utilisation_variances() {

@@ -23,8 +23,11 @@
 //! - [`rollout`]: minReadySeconds, the Available and Progressing conditions
 //!   with progressDeadlineSeconds ([`Cluster::deployment_status`]) and
 //!   `kubectl rollout status` ([`Cluster::rollout_status`]).
-//! - controllers: Deployments with rolling updates, node lifecycle,
-//!   PodDisruptionBudgets with the eviction call and drains, Service endpoints.
+//! - controllers (`controllers/`, one file or folder per control loop as
+//!   kube-controller-manager names them): `deployment` (with `rollout`),
+//!   `daemonset`, `bare_pod`, `disruption` (budgets, the eviction call,
+//!   drains), `endpoints`, `nodelifecycle`, `tainteviction`, `podgc` and
+//!   `admission` (Priority).
 //! - [`simulator::Simulator`]: the clock, the PRNG and a script of
 //!   [`simulator::Event`]s; [`simulator::Simulator::step`] lists its phases.
 //! - [`limits`]: what one scenario may ask for in total (nodes, pods,
@@ -34,6 +37,19 @@
 //!   largest Pending pod, from the nodes' books.
 //! - [`verify`]: independent checkers that recompute every invariant from the
 //!   pods themselves.
+//!
+//! ## Where things are
+//!
+//! The source is grouped by subject, from the leaves up; a module imports
+//! only its own layer or lower ones (`tests/layers.rs` checks it and lists
+//! the exceptions): `util/` (chunked vectors, ordinals, the PRNG, math, the
+//! error type, the limits), `model/` (declarations, selectors, quantities,
+//! namespaces, PriorityClasses), `cluster/` (the store and its books: node
+//! info, topology domain counts, namespaces, events), `scheduler/`,
+//! `controllers/`, `reconcile.rs` (the pass), the readers (`views.rs`,
+//! `balance.rs`, `verify.rs`), and `simulator/` with `generate.rs` (random
+//! clusters). Older paths (`shepherd::rollout`, `shepherd::workload`,
+//! `ControllerId` for [`OwnerId`]) are kept as re-exports.
 //!
 //! ## Example
 //!
@@ -66,31 +82,32 @@ extern crate alloc;
 /// The engine's version, as the page and the CLI show it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-mod affinity;
-mod apply;
+// The modules by subject. Their layers, from the leaves up: util, model,
+// cluster, scheduler, controllers, reconcile, the readers (views, balance,
+// verify), simulator and generate; `tests/layers.rs` states which may import
+// which.
 pub mod balance;
-mod bare_pod;
-pub mod chunked;
 mod cluster;
 mod controllers;
-mod daemonset;
-mod domain_counts;
-mod error;
-pub mod events;
-pub mod limits;
+pub mod generate;
 pub mod model;
-pub mod namespace;
-mod ordinals;
-pub mod priority;
-pub mod quantity;
 mod reconcile;
-pub mod rollout;
 pub mod scheduler;
 pub mod simulator;
-mod taints;
+mod util;
 pub mod verify;
 mod views;
-pub mod workload;
+
+// The paths before the modules were grouped by subject: public ones that the
+// CLI, the page, the manifest reader and the tests name, and two crate paths
+// the scheduler names until its own `use` lines move.
+pub use cluster::events;
+pub use controllers::deployment::rollout;
+pub use generate as workload;
+pub(crate) use model::affinity;
+pub use model::{namespace, priority, quantity};
+pub(crate) use util::error;
+pub use util::{chunked, limits};
 
 /// The sweep size of the engine's randomized unit tests: `SHEPHERD_FUZZ_OPS`
 /// when set (and the standard library is there to read it), else `default`.
@@ -110,15 +127,18 @@ pub(crate) fn fuzz_ops(default: u64) -> u64 {
 }
 
 pub use balance::{Balance, Fragmentation, ResourceBalance};
-pub use bare_pod::BarePodSpec;
 pub use cluster::{
-    ApiRecord, Cluster, ControllerId, FixedPoint, NodeId, PodPhase, ReconcileReport, ScorePolicy,
-    WorkloadKind, DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
+    ApiRecord, Cluster, ControllerId, FixedPoint, NodeId, OwnerId, PodPhase, ReconcileReport,
+    ScorePolicy, WorkloadKind, DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
-pub use controllers::PdbStatus;
-pub use daemonset::{
+pub use controllers::bare_pod::BarePodSpec;
+pub use controllers::daemonset::{
     daemon_tolerations, DaemonSetSpec, DaemonSetStatus, DaemonSetUpdateStrategyType,
     MAX_DAEMONSETS, MAX_DAEMONSET_MIN_READY_SECONDS,
+};
+pub use controllers::disruption::PdbStatus;
+pub use controllers::tainteviction::{
+    DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE,
 };
 pub use error::Error;
 pub use events::{EventCursor, EventLog, EventRecord, EventType, Reason, RenderedEvent, Source};
@@ -140,5 +160,4 @@ pub use scheduler::{
     Code, CycleRecord, Explanation, FastPaths, NodeVerdict, OnBind, Plugin, PluginScore, Profile,
     Resource, ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
 };
-pub use taints::{DEFAULT_TOLERATION_SECONDS, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
 pub use views::{AppStatus, NodeView, PodView, ReplicaSetView, ServiceSummary};

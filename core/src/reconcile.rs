@@ -2,7 +2,7 @@
 
 use alloc::borrow::Cow;
 
-use crate::cluster::{Cluster, ControllerId, FixedPoint, ReconcileReport, Workload, PASS_BUDGET};
+use crate::cluster::{Cluster, FixedPoint, OwnerId, ReconcileReport, Workload, PASS_BUDGET};
 use crate::scheduler::{Explanation, OnBind, Profile};
 use crate::Error;
 use alloc::string::String;
@@ -15,7 +15,7 @@ impl Cluster {
     /// 3. drains evict what the disruption budgets allow;
     /// 4. each Deployment, in creation order, creates missing pods and deletes
     ///    surplus ones (rolling within maxSurge and maxUnavailable), then
-    ///    records its status and conditions (`rollout.rs`);
+    ///    records its status and conditions (`controllers/deployment/rollout.rs`);
     /// 5. the scheduler binds pending pods under `profile`;
     /// 6. services whose pods changed readiness recompute their endpoints.
     ///
@@ -70,7 +70,7 @@ impl Cluster {
             if spent >= budget {
                 return Some(c);
             }
-            let id = ControllerId(c as u32);
+            let id = OwnerId(c as u32);
             let (created, deleted) = match self.controllers[c].workload {
                 Workload::Deployment => self.sync_deployment(id),
                 Workload::DaemonSet(_) => self.sync_daemonset(id),
@@ -79,7 +79,7 @@ impl Cluster {
             r.created += created;
             r.deleted += deleted;
             spent = spent.saturating_add(created).saturating_add(deleted);
-            r.timed_out += self.sync_rollout_status(ControllerId(c as u32)) as u32;
+            r.timed_out += self.sync_rollout_status(OwnerId(c as u32)) as u32;
         }
         None
     }
@@ -121,7 +121,7 @@ impl Cluster {
         profile: &Profile,
         pod: &str,
     ) -> (FixedPoint, Option<Result<Explanation, Error>>) {
-        let pod = crate::namespace::canonical(pod);
+        let pod = crate::model::namespace::canonical(pod);
         let mut decision = None;
         self.record_for = Some(String::from(pod));
         let mut watch = |c: &Cluster, name: &str, n: crate::NodeId| {
@@ -262,9 +262,8 @@ impl Cluster {
 }
 
 /// What binding a pod counts against a slice's budget, where creating or
-/// deleting one counts 1: measured on a 5,000-node, 150,000-pod first tick
-/// (native, release), creating took 0.7 µs a pod and binding 2.2 µs, so
-/// that a budget is about the same time whichever step a slice is in.
+/// deleting one counts 1: the ratio of their times, so that a budget is
+/// about the same time whichever step a slice is in (docs/speed-history.md, "Comments' measurements").
 pub const BIND_COST: u32 = 3;
 
 /// A reconcile to a fixed point run in slices ([`Cluster::reconcile_slice`]):

@@ -152,11 +152,11 @@ fn check_node_rules(p: &PodView<'_>, n: &NodeView<'_>, at_bind: bool) -> Result<
             ));
         }
         let taint = crate::model::Taint::new(
-            crate::taints::TAINT_NODE_UNREACHABLE,
+            crate::controllers::tainteviction::TAINT_NODE_UNREACHABLE,
             "",
             TaintEffect::NoExecute,
         );
-        let added = crate::taints::default_tolerations(&t.tolerations);
+        let added = crate::controllers::tainteviction::default_tolerations(&t.tolerations);
         if !t
             .tolerations
             .iter()
@@ -386,7 +386,7 @@ pub fn verify_constraints(c: &Cluster) -> Result<(), Violation> {
     Ok(())
 }
 
-/// The namespace scoping every matcher relies on (`namespace.rs`), checked
+/// The namespace scoping every matcher relies on (`model/namespace.rs`), checked
 /// from the pods: each pod carries its owner's namespace as the reserved
 /// name label, and each of its terms reaches the namespaces Kubernetes'
 /// PodAffinityTerm rule says: with neither `namespaces` nor
@@ -397,8 +397,8 @@ pub fn verify_constraints(c: &Cluster) -> Result<(), Violation> {
 pub fn verify_namespaces(c: &Cluster) -> Result<(), Violation> {
     let name_key = format!(
         "{}{}",
-        crate::namespace::RESERVED_PREFIX,
-        crate::namespace::NAMESPACE_NAME_LABEL
+        crate::model::namespace::RESERVED_PREFIX,
+        crate::model::namespace::NAMESPACE_NAME_LABEL
     );
     // Each Namespace's labels as a namespaceSelector sees them.
     let namespaces: Vec<(String, crate::model::Labels)> = c
@@ -407,7 +407,7 @@ pub fn verify_namespaces(c: &Cluster) -> Result<(), Violation> {
         .map(|n| (n.name.clone(), n.effective_labels()))
         .collect();
     for p in c.pods() {
-        let ns = crate::namespace::split(p.app).0;
+        let ns = crate::model::namespace::split(p.app).0;
         let t = p.template;
         if t.labels.get(&name_key).map(String::as_str) != Some(ns) {
             return Err(format!(
@@ -444,7 +444,7 @@ pub fn verify_namespaces(c: &Cluster) -> Result<(), Violation> {
                             .selector
                             .match_expressions
                             .iter()
-                            .any(|r| crate::namespace::is_reserved(&r.key))
+                            .any(|r| crate::model::namespace::is_reserved(&r.key))
                 }
                 // A list and a labelled namespaceSelector: the union, over
                 // the Namespaces that exist now.
@@ -736,7 +736,7 @@ fn spread_allows(c: &Cluster, p: &PodView<'_>, n: &NodeView<'_>) -> bool {
         let tolerated = |x: &Taint| {
             x.effect == TaintEffect::PreferNoSchedule
                 || t.tolerations.iter().any(|tol| tol.tolerates(x))
-                || crate::taints::default_tolerations(&t.tolerations)
+                || crate::controllers::tainteviction::default_tolerations(&t.tolerations)
                     .iter()
                     .any(|tol| tol.tolerates(x))
         };

@@ -5,9 +5,9 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::cluster::{Cluster, ControllerId, NodeId, PodPhase, Workload, WorkloadKind};
-use crate::error::Error;
+use crate::cluster::{Cluster, NodeId, OwnerId, PodPhase, Workload, WorkloadKind};
 use crate::model::{NodeSpec, PodTemplate, Resources, RollingUpdate};
+use crate::util::error::Error;
 
 /// A Service as a list shows it ([`Cluster::service_summaries`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl NodeView<'_> {
 
 #[derive(Clone, Copy, Debug)]
 pub struct PodView<'a> {
-    pub controller: ControllerId,
+    pub controller: OwnerId,
     /// Its owner's kind: a Deployment's, a DaemonSet's, or a bare Pod.
     pub kind: WorkloadKind,
     /// A bare Pod bound by `spec.nodeName`: the kubelet admitted it, the
@@ -115,15 +115,8 @@ impl PodView<'_> {
     }
 }
 
-/// A pod's serial number written as a UUID (`00000000-0000-0000-0000-00000000002a`
-/// for 42), as every message that names a pod by UID writes it.
-pub(crate) fn uid_text(serial: u64) -> String {
-    format!(
-        "00000000-0000-0000-{:04x}-{:012x}",
-        serial >> 48,
-        serial & 0xffff_ffff_ffff
-    )
-}
+/// Kept here for the paths that name it here.
+pub(crate) use crate::cluster::uid_text;
 
 /// One ReplicaSet of a Deployment ([`Cluster::replica_sets`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,7 +135,7 @@ pub struct ReplicaSetView {
 /// A Deployment's status, in Kubernetes' words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppStatus {
-    pub id: ControllerId,
+    pub id: OwnerId,
     /// A Deployment, a DaemonSet (desired: its eligible nodes) or a bare Pod.
     pub kind: WorkloadKind,
     pub name: String,
@@ -286,7 +279,7 @@ impl Cluster {
 
     pub(crate) fn pod_key(&self, name: &str) -> Result<u32, Error> {
         let missing = || Error::not_found("pod", name);
-        let name = crate::namespace::canonical(name);
+        let name = crate::model::namespace::canonical(name);
         if let Some(c) = self.controller_by_name.get(name) {
             let ctl = &self.controllers[c.0 as usize];
             if ctl.workload.kind() == WorkloadKind::Pod {
@@ -314,14 +307,14 @@ impl Cluster {
     pub fn apps(&self) -> impl Iterator<Item = AppStatus> + '_ {
         (0..self.controllers.len())
             .filter(|&i| !self.controllers[i].deleted)
-            .map(|i| self.app_status_of(ControllerId(i as u32)))
+            .map(|i| self.app_status_of(OwnerId(i as u32)))
     }
 
     pub fn app(&self, name: &str) -> Result<AppStatus, Error> {
         Ok(self.app_status_of(self.controller_id(name)?))
     }
 
-    fn app_status_of(&self, id: ControllerId) -> AppStatus {
+    fn app_status_of(&self, id: OwnerId) -> AppStatus {
         let c = &self.controllers[id.0 as usize];
         let cur = c.count(c.current);
         let bound: u32 = c.counts.values().map(|x| x.bound).sum();
@@ -336,7 +329,7 @@ impl Cluster {
                 // Desired: the nodes that should run the pod
                 // (desiredNumberScheduled; `c.replicas` also counts the
                 // nodes that only keep theirs). Its updateStrategy, both
-                // numbers rounded up against those nodes (see daemonset.rs);
+                // numbers rounded up against those nodes (see controllers/daemonset.rs);
                 // up to date: the current generation. Under OnDelete
                 // nothing rolls by itself.
                 desired = d.should_run.len() as u32;
@@ -344,8 +337,8 @@ impl Cluster {
                     max_surge: d.spec.max_surge,
                     max_unavailable: d.spec.max_unavailable,
                 };
-                let on_delete =
-                    d.spec.strategy == crate::daemonset::DaemonSetUpdateStrategyType::OnDelete;
+                let on_delete = d.spec.strategy
+                    == crate::controllers::daemonset::DaemonSetUpdateStrategyType::OnDelete;
                 max_surge = d.spec.max_surge.scaled(desired, true);
                 max_unavailable = d.spec.max_unavailable.scaled(desired, true);
                 if on_delete {
@@ -377,7 +370,7 @@ impl Cluster {
             Workload::Pod(b) => b.failed.as_ref().map(|(r, m)| (r.as_str(), m.clone())),
             _ => c.create_refused.as_ref().map(|why| {
                 (
-                    crate::events::Reason::FailedCreate.as_str(),
+                    crate::cluster::events::Reason::FailedCreate.as_str(),
                     format!(
                         "Error creating: pods \"{}-{}-\" is forbidden: {why}",
                         c.name,
@@ -431,16 +424,16 @@ impl Cluster {
 
     /// Live pod owners as (id, key, kind), in creation order: cheaper than
     /// [`Cluster::apps`], which works out each one's status.
-    pub fn owners(&self) -> impl Iterator<Item = (ControllerId, &str, WorkloadKind)> + '_ {
+    pub fn owners(&self) -> impl Iterator<Item = (OwnerId, &str, WorkloadKind)> + '_ {
         self.controllers
             .iter()
             .enumerate()
             .filter(|(_, c)| !c.deleted)
-            .map(|(i, c)| (ControllerId(i as u32), c.name.as_str(), c.workload.kind()))
+            .map(|(i, c)| (OwnerId(i as u32), c.name.as_str(), c.workload.kind()))
     }
 
     /// The pods of one owner, lowest ordinal first (none for an unknown id).
-    pub fn pods_of(&self, id: ControllerId) -> impl Iterator<Item = PodView<'_>> + '_ {
+    pub fn pods_of(&self, id: OwnerId) -> impl Iterator<Item = PodView<'_>> + '_ {
         self.controllers
             .get(id.0 as usize)
             .into_iter()
@@ -448,7 +441,7 @@ impl Cluster {
     }
 
     /// How many pods one owner has (0 for an unknown id).
-    pub fn pod_count_of(&self, id: ControllerId) -> usize {
+    pub fn pod_count_of(&self, id: OwnerId) -> usize {
         self.controllers
             .get(id.0 as usize)
             .map_or(0, |c| c.pods.len())
@@ -493,7 +486,7 @@ impl Cluster {
     /// A PodDisruptionBudget as declared.
     pub fn pdb_spec(&self, name: &str) -> Result<&crate::model::PdbSpec, Error> {
         self.pdbs
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .ok_or_else(|| Error::not_found("PodDisruptionBudget", name))
     }
 
@@ -533,7 +526,7 @@ impl Cluster {
     pub fn service_endpoints(&self, name: &str) -> Result<Vec<String>, Error> {
         let s = self
             .services
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .ok_or_else(|| Error::not_found("Service", name))?;
         Ok(self
             .endpoints_of(&s.spec.selector)

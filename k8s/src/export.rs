@@ -16,10 +16,7 @@ use shepherd::{Profile, Selector, Taint, TaintEffect};
 use crate::scenario::{ImportedNode, Scenario};
 use crate::value::Value;
 
-/// The pod-template annotation that carries the engine's template version.
-pub const ANNOTATION_VERSION: &str = "shepherd/version";
-/// The pod-template annotation that carries the ticks from binding to Ready.
-pub const ANNOTATION_READY_AFTER: &str = "shepherd/ready-after-ticks";
+pub use crate::scenario::{ANNOTATION_READY_AFTER, ANNOTATION_VERSION};
 
 /// The image exported pods run: the pause container, which does nothing.
 const IMAGE: &str = "registry.k8s.io/pause:3.9";

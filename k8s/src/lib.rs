@@ -32,6 +32,7 @@
 //! Quantities are read by the engine's own [`shepherd::quantity`], so the
 //! page's forms, the scenario format and manifests share one grammar.
 
+mod context;
 mod export;
 mod import;
 pub mod kubectl;

@@ -6,6 +6,11 @@ use shepherd::{
     PriorityClass, Profile, ServiceSpec,
 };
 
+/// The pod-template annotation that carries the engine's template version.
+pub const ANNOTATION_VERSION: &str = "shepherd/version";
+/// The pod-template annotation that carries the ticks from binding to Ready.
+pub const ANNOTATION_READY_AFTER: &str = "shepherd/ready-after-ticks";
+
 /// A node with the state its manifest gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImportedNode {

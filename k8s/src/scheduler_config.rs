@@ -30,7 +30,7 @@ use shepherd::{
     Plugin, Profile, Resource, ScoringStrategy, ScoringStrategyType, UtilizationShapePoint,
 };
 
-use crate::import::{child, index, looked_up, Ctx, R};
+use crate::context::{child, index, looked_up, Ctx, R};
 use crate::value::Value;
 
 type Map = [(String, Value)];

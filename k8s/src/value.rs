@@ -130,8 +130,8 @@ impl Budget {
             out = match step {
                 // A key as long as the input is cut, as every message cuts
                 // what it repeats.
-                Step::Key(k) => crate::import::child(&out, &shepherd::limits::shown(k)),
-                Step::Index(i) => crate::import::index(&out, *i),
+                Step::Key(k) => child(&out, &shepherd::limits::shown(k)),
+                Step::Index(i) => index(&out, *i),
             };
         }
         out
@@ -309,4 +309,22 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
         }
         Ok(Value::Map(v))
     }
+}
+
+/// `a.b` for a plain key, `a["x/y"]` for a key with dots or slashes, as
+/// kubectl's JSONPath would need it.
+pub(crate) fn child(path: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    match (path.is_empty(), plain) {
+        (true, true) => key.to_string(),
+        (false, true) => format!("{path}.{key}"),
+        (_, false) => format!("{path}[{key:?}]"),
+    }
+}
+
+pub(crate) fn index(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
 }

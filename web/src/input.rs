@@ -8,12 +8,10 @@ use shepherd::model::{
 };
 use shepherd::{Labels, PodTemplate, Resources};
 
+pub use crate::check::{check_seed, whole, MAX_SEED};
 use crate::scenario::{
     parse_labels, IntOrString, TaintDoc, TemplateDoc, TermDoc, TolerationDoc, ZONE_KEY,
 };
-
-/// The largest seed that survives a trip through a JavaScript number.
-pub const MAX_SEED: u64 = (1 << 53) - 1;
 
 /// A form field: a number, or the text as typed.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -54,26 +52,6 @@ pub(crate) fn labels_or(f: &Option<LabelsField>, key: &str, name: &str) -> Resul
     Ok(labels)
 }
 
-/// A whole number in `min..=max`, from a JavaScript number or typed text.
-pub fn whole(what: &str, v: f64, min: u64, max: u64) -> Result<u64, String> {
-    if v.is_finite() && v.fract() == 0.0 && v >= min as f64 && v <= max as f64 {
-        Ok(v as u64)
-    } else {
-        Err(format!(
-            "{what} {} is not valid; expected a whole number from {min} to {max}",
-            show(v)
-        ))
-    }
-}
-
-fn show(v: f64) -> String {
-    if v.is_nan() {
-        "(not a number)".into()
-    } else {
-        format!("{v}")
-    }
-}
-
 pub(crate) fn field_whole(what: &str, f: &Field, min: u64, max: u64) -> Result<u64, String> {
     match f {
         Field::Num(v) => whole(what, *v, min, max),
@@ -88,11 +66,6 @@ pub(crate) fn field_whole(what: &str, f: &Field, min: u64, max: u64) -> Result<u
             }
         }
     }
-}
-
-/// A seed: a whole number that a JavaScript number holds exactly.
-pub fn check_seed(v: f64) -> Result<u64, String> {
-    whole("seed", v, 0, MAX_SEED)
 }
 
 /// Replicas: a whole number from 0 to the engine's limit.

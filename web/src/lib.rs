@@ -30,11 +30,13 @@
 //! at the boundary.
 
 pub mod charts;
+pub mod check;
 pub mod compare;
 pub mod delta;
 mod import_worker;
 pub mod input;
 pub mod kubectl;
+pub mod manifest_text;
 pub mod manifests;
 pub mod profile;
 pub mod scenario;

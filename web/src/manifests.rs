@@ -21,72 +21,14 @@ use serde::Serialize;
 use shepherd::simulator::Event;
 use shepherd::{PodTemplate, Profile};
 use shepherd_k8s::{
-    export, export_scheduler_config, import, import_with_progress, ImportedNode, Options,
+    export, export_scheduler_config, import_with_progress, ImportedNode, Options,
     Scenario as K8sScenario,
 };
 
 use crate::scenario::{self, Action, Entry, Scenario};
 use crate::session::Session;
 
-/// The engine events an [`Action::Manifests`] declares: the profile first
-/// (when the manifests carry a KubeSchedulerConfiguration), then nodes
-/// (cordoned, NotReady), Deployments, budgets and Services.
-pub fn events(text: &str) -> Result<Vec<Event>, String> {
-    let im = import(text).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    if let Some(p) = &im.scenario.profile {
-        out.push(Event::SetProfile(p.clone()));
-    }
-    out.extend(im.scenario.events());
-    Ok(out)
-}
-
-/// The engine events an [`Action::Apply`] makes: `kubectl apply -f` of the
-/// manifests onto the running cluster (each object created or updated when
-/// its event fires; see `shepherd_k8s::Scenario::apply_events`). A
-/// KubeSchedulerConfiguration is refused: the scheduler reads one when it
-/// starts.
-pub fn apply_events(text: &str) -> Result<Vec<Event>, String> {
-    let im = import(text).map_err(|e| e.to_string())?;
-    if im.scenario.profile.is_some() {
-        return Err("apply: a KubeSchedulerConfiguration; expected it in an import (the scheduler reads one --config when it starts), not applied to a running cluster".into());
-    }
-    Ok(im.scenario.apply_events())
-}
-
-/// A scenario holding the one object `add` puts in, as manifests: how the
-/// script carries a DaemonSet or a bare Pod created after the import.
-pub fn one_object(add: impl FnOnce(&mut K8sScenario)) -> String {
-    let mut sc = K8sScenario::default();
-    add(&mut sc);
-    // Without the Namespace the export writes for it: the object's
-    // namespace exists already, with the labels it was declared with.
-    export(&sc)
-        .split_inclusive("---\n")
-        .filter(|d| !d.contains("\nkind: Namespace\n"))
-        .collect()
-}
-
-/// `n` and the word for one or for several: "1 DaemonSet", "2 DaemonSets".
-pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// The one DaemonSet an `updateDaemonSet` action's manifests hold.
-pub fn daemonset_update(text: &str) -> Result<shepherd::DaemonSetSpec, String> {
-    let im = import(text).map_err(|e| e.to_string())?;
-    let sc = im.scenario;
-    let others =
-        sc.nodes.len() + sc.deployments.len() + sc.pods.len() + sc.pdbs.len() + sc.services.len();
-    match (sc.daemonsets.len(), others) {
-        (1, 0) => Ok(sc.daemonsets.into_iter().next().expect("one DaemonSet")),
-        (n, m) => Err(format!(
-            "updateDaemonSet: the manifests hold {} and {}; expected exactly one DaemonSet",
-            counted(n, "DaemonSet", "DaemonSets"),
-            counted(m, "other object", "other objects")
-        )),
-    }
-}
+pub use crate::manifest_text::{apply_events, daemonset_update, events, one_object};
 
 /// One warning, as the page lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -389,6 +331,7 @@ pub fn export_session(session: &Session) -> Result<(String, String), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shepherd_k8s::import;
 
     const TEXT: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    topology.kubernetes.io/zone: a\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n    pods: \"20\"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n        labelSelector:\n          matchLabels:\n            app: web\n      containers:\n      - name: c\n        image: nginx\n        resources:\n          requests:\n            cpu: 500m\n            memory: 256Mi\n";
 

@@ -734,14 +734,14 @@ impl Action {
                 },
             },
             Event::CreateDaemonSet(d) => Action::Manifests {
-                manifests: crate::manifests::one_object(|sc| sc.daemonsets.push(d.clone())),
+                manifests: crate::manifest_text::one_object(|sc| sc.daemonsets.push(d.clone())),
             },
             Event::UpdateDaemonSet(d) => Action::UpdateDaemonSet {
-                manifests: crate::manifests::one_object(|sc| sc.daemonsets.push(d.clone())),
+                manifests: crate::manifest_text::one_object(|sc| sc.daemonsets.push(d.clone())),
             },
             Event::DeleteDaemonSet(d) => Action::DeleteDaemonSet { name: d.clone() },
             Event::CreatePod(p) => Action::Manifests {
-                manifests: crate::manifests::one_object(|sc| sc.pods.push(p.clone())),
+                manifests: crate::manifest_text::one_object(|sc| sc.pods.push(p.clone())),
             },
             Event::DeletePod(p) => Action::DeletePod { name: p.clone() },
             Event::AddNamespace(n) => Action::AddNamespace {
@@ -749,16 +749,16 @@ impl Action {
                 labels: n.labels.clone(),
             },
             Event::ApplyDeployment(d) => Action::Apply {
-                manifests: crate::manifests::one_object(|sc| sc.deployments.push(d.clone())),
+                manifests: crate::manifest_text::one_object(|sc| sc.deployments.push(d.clone())),
             },
             Event::ApplyDaemonSet(d) => Action::Apply {
-                manifests: crate::manifests::one_object(|sc| sc.daemonsets.push(d.clone())),
+                manifests: crate::manifest_text::one_object(|sc| sc.daemonsets.push(d.clone())),
             },
             Event::ApplyPod(p) => Action::Apply {
-                manifests: crate::manifests::one_object(|sc| sc.pods.push(p.clone())),
+                manifests: crate::manifest_text::one_object(|sc| sc.pods.push(p.clone())),
             },
             Event::ApplyNode(n) => Action::Apply {
-                manifests: crate::manifests::one_object(|sc| {
+                manifests: crate::manifest_text::one_object(|sc| {
                     sc.nodes.push(shepherd_k8s::ImportedNode {
                         spec: n.clone(),
                         unschedulable: false,
@@ -767,7 +767,9 @@ impl Action {
                 }),
             },
             Event::ApplyPriorityClass(pc) => Action::Apply {
-                manifests: crate::manifests::one_object(|sc| sc.priority_classes.push(pc.clone())),
+                manifests: crate::manifest_text::one_object(|sc| {
+                    sc.priority_classes.push(pc.clone())
+                }),
             },
         }
     }
@@ -924,8 +926,8 @@ impl Action {
                 nodes,
                 pods_per_node,
             } => generate(seed, *nodes, *pods_per_node),
-            Action::Manifests { manifests } => crate::manifests::events(manifests),
-            Action::Apply { manifests } => crate::manifests::apply_events(manifests),
+            Action::Manifests { manifests } => crate::manifest_text::events(manifests),
+            Action::Apply { manifests } => crate::manifest_text::apply_events(manifests),
             Action::AddPriorityClass {
                 name,
                 value,
@@ -939,8 +941,10 @@ impl Action {
                     ),
             )),
             Action::DeletePriorityClass { name } => one(Event::DeletePriorityClass(name.clone())),
-            Action::UpdateDaemonSet { manifests } => crate::manifests::daemonset_update(manifests)
-                .map(|d| vec![Event::UpdateDaemonSet(d)]),
+            Action::UpdateDaemonSet { manifests } => {
+                crate::manifest_text::daemonset_update(manifests)
+                    .map(|d| vec![Event::UpdateDaemonSet(d)])
+            }
             Action::DeleteDaemonSet { name } => one(Event::DeleteDaemonSet(name.clone())),
             Action::DeletePod { name } => one(Event::DeletePod(name.clone())),
         }
@@ -1065,7 +1069,7 @@ pub fn check(s: &Scenario) -> Result<(), String> {
             s.version
         ));
     }
-    crate::input::check_seed(s.seed as f64)?;
+    crate::check::check_seed(s.seed as f64)?;
     parse_policy(&s.policy)?;
     if s.actions.len() > MAX_ACTIONS {
         return Err(format!(

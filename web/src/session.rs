@@ -977,8 +977,8 @@ fn describe(action: &Action, events: &[Event]) -> String {
             pods_per_node,
         } => format!(
             "generate {} and 10 Deployments with {}",
-            crate::manifests::counted(*nodes as usize, "node", "nodes"),
-            crate::manifests::counted(*nodes as usize * *pods_per_node as usize, "pod", "pods")
+            crate::manifest_text::counted(*nodes as usize, "node", "nodes"),
+            crate::manifest_text::counted(*nodes as usize * *pods_per_node as usize, "pod", "pods")
         ),
         _ => events
             .iter()

@@ -318,7 +318,7 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
         c.nodes().map(|n| node_card(c, &revs, &n)).collect()
     });
     // Per DaemonSet: its strategy cell and kubectl's rollout status line.
-    let daemonsets = crate::workloads::daemonset_lines(c);
+    let daemonsets = daemonset_lines(c);
     let apps = c
         .apps()
         .map(|a| {
@@ -605,4 +605,36 @@ impl From<Explanation> for ExplainView {
             nodes,
         }
     }
+}
+
+/// What the maxSurge / maxUnavailable cell of a DaemonSet row says.
+pub fn strategy_text(d: &shepherd::DaemonSetSpec) -> String {
+    use shepherd::{DaemonSetUpdateStrategyType, IntOrPercent};
+    let show = |v: IntOrPercent| match v {
+        IntOrPercent::Int(n) => n.to_string(),
+        IntOrPercent::Percent(p) => format!("{p}%"),
+    };
+    match d.strategy {
+        DaemonSetUpdateStrategyType::OnDelete => "OnDelete".into(),
+        DaemonSetUpdateStrategyType::RollingUpdate => {
+            format!("{} / {}", show(d.max_surge), show(d.max_unavailable))
+        }
+    }
+}
+
+/// Per live DaemonSet, by name: its strategy as its row shows it and what
+/// `kubectl rollout status` prints for it. One pass over the DaemonSets' pods.
+pub fn daemonset_lines(
+    c: &shepherd::Cluster,
+) -> std::collections::BTreeMap<String, (String, String)> {
+    c.daemonset_specs()
+        .zip(c.daemonsets())
+        .map(|(spec, st)| {
+            debug_assert_eq!(spec.name, st.name, "both in creation order");
+            (
+                st.name.clone(),
+                (strategy_text(spec), st.rollout_status(spec.strategy)),
+            )
+        })
+        .collect()
 }

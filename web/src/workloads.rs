@@ -10,8 +10,9 @@
 //! So a form, a scenario file and a manifest are refused with the same
 //! words, and the share link and Back replay what the form did.
 
+pub use crate::view::{daemonset_lines, strategy_text};
 use serde::Deserialize;
-use shepherd::{BarePodSpec, DaemonSetSpec, DaemonSetUpdateStrategyType, IntOrPercent};
+use shepherd::{BarePodSpec, DaemonSetSpec, DaemonSetUpdateStrategyType};
 
 use crate::input::{
     cpu, field_whole, given, int_or_string, labels_or, memory, parse_toleration, Field, LabelsField,
@@ -273,40 +274,10 @@ fn priority_class(field: &Option<String>) -> Result<Option<String>, String> {
     }
 }
 
-/// What the maxSurge / maxUnavailable cell of a DaemonSet row says.
-pub fn strategy_text(d: &DaemonSetSpec) -> String {
-    let show = |v: IntOrPercent| match v {
-        IntOrPercent::Int(n) => n.to_string(),
-        IntOrPercent::Percent(p) => format!("{p}%"),
-    };
-    match d.strategy {
-        DaemonSetUpdateStrategyType::OnDelete => "OnDelete".into(),
-        DaemonSetUpdateStrategyType::RollingUpdate => {
-            format!("{} / {}", show(d.max_surge), show(d.max_unavailable))
-        }
-    }
-}
-
-/// Per live DaemonSet, by name: its strategy as its row shows it and what
-/// `kubectl rollout status` prints for it. One pass over the DaemonSets' pods.
-pub fn daemonset_lines(
-    c: &shepherd::Cluster,
-) -> std::collections::BTreeMap<String, (String, String)> {
-    c.daemonset_specs()
-        .zip(c.daemonsets())
-        .map(|(spec, st)| {
-            debug_assert_eq!(spec.name, st.name, "both in creation order");
-            (
-                st.name.clone(),
-                (strategy_text(spec), st.rollout_status(spec.strategy)),
-            )
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shepherd::IntOrPercent;
 
     fn ds(json: serde_json::Value) -> Result<DaemonSetSpec, String> {
         serde_json::from_value::<DaemonSetInput>(json)

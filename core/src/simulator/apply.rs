@@ -22,12 +22,12 @@
 
 use alloc::format;
 
-use crate::bare_pod::BarePodSpec;
-use crate::cluster::{Cluster, ControllerId, Workload};
-use crate::daemonset::DaemonSetSpec;
-use crate::error::Error;
+use crate::cluster::{Cluster, OwnerId, Workload};
+use crate::controllers::bare_pod::BarePodSpec;
+use crate::controllers::daemonset::DaemonSetSpec;
+use crate::model::priority::PriorityClass;
 use crate::model::{DeploymentSpec, NodeSpec, Selector};
-use crate::priority::PriorityClass;
+use crate::util::error::Error;
 
 impl Cluster {
     /// What applying `e` (one of the `Apply...` events) would refuse, as
@@ -45,16 +45,16 @@ impl Cluster {
     }
 
     /// The live owner (Deployment, DaemonSet or bare Pod) of this name.
-    fn owner_named(&self, name: &str) -> Option<ControllerId> {
+    fn owner_named(&self, name: &str) -> Option<OwnerId> {
         self.controller_by_name
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .copied()
             .filter(|c| !self.controllers[c.0 as usize].deleted)
     }
 
     /// The Deployment of this name, if there is one (`Err`: the name is a
     /// DaemonSet's or a bare Pod's).
-    fn existing_deployment(&self, name: &str) -> Result<Option<ControllerId>, Error> {
+    fn existing_deployment(&self, name: &str) -> Result<Option<OwnerId>, Error> {
         match self.owner_named(name).ok_or(()) {
             Ok(id) => match self.controllers[id.0 as usize].workload {
                 Workload::Deployment => Ok(Some(id)),
@@ -69,7 +69,7 @@ impl Cluster {
 
     /// A Deployment's selector: the one it was created with, else its first
     /// template's labels (as declared).
-    fn deployment_selector(&self, id: ControllerId) -> Selector {
+    fn deployment_selector(&self, id: OwnerId) -> Selector {
         let c = &self.controllers[id.0 as usize];
         match &c.selector {
             Some(s) => (**s).clone(),
@@ -84,7 +84,7 @@ impl Cluster {
     /// left out, as everything shown leaves them).
     pub fn deployment_selector_of(&self, name: &str) -> Result<Selector, Error> {
         match self.existing_deployment(name) {
-            Ok(Some(id)) => Ok(crate::namespace::strip_selector(
+            Ok(Some(id)) => Ok(crate::model::namespace::strip_selector(
                 &self.deployment_selector(id),
             )),
             _ => Err(Error::not_found("deployment", name)),
@@ -99,16 +99,16 @@ impl Cluster {
         };
         let (old, new) = (self.deployment_selector(id), spec.effective_selector());
         if old != new {
-            let (ns, name) = crate::namespace::split(&spec.name);
+            let (ns, name) = crate::model::namespace::split(&spec.name);
             return Err(Error::Invalid(format!(
                 "Deployment.apps {} is invalid: spec.selector: Invalid value: {new}: field is immutable (namespace {ns}; it was {old}); expected the selector it was created with",
-                crate::limits::quoted(name)
+                crate::util::limits::quoted(name)
             )));
         }
         if !old.matches(&spec.template.labels) {
             return Err(Error::Invalid(format!(
                 "Deployment.apps {} is invalid: spec.template.metadata.labels: Invalid value: `selector` does not match template `labels` ({old}); expected labels the selector selects",
-                crate::limits::quoted(crate::namespace::split(&spec.name).1)
+                crate::util::limits::quoted(crate::model::namespace::split(&spec.name).1)
             )));
         }
         let from = self.controllers[id.0 as usize].replicas as u64;
@@ -187,7 +187,7 @@ impl Cluster {
                 }
                 Workload::Pod(_) => Err(Error::Invalid(format!(
                     "Pod {} is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative); expected the spec it was created with (delete it and create it again to change it)",
-                    crate::limits::quoted(crate::namespace::split(&spec.name).1)
+                    crate::util::limits::quoted(crate::model::namespace::split(&spec.name).1)
                 ))),
                 _ => Err(Error::AlreadyExists {
                     kind: "workload",
@@ -226,7 +226,7 @@ impl Cluster {
         let forbidden = |field: &str| {
             Err(Error::Invalid(format!(
                 "PriorityClass.scheduling.k8s.io {} is invalid: {field}: Forbidden: may not be changed in an update; expected the {field} it was created with",
-                crate::limits::quoted(&pc.name)
+                crate::util::limits::quoted(&pc.name)
             )))
         };
         if old.value != pc.value {
@@ -240,8 +240,8 @@ impl Cluster {
             if let Some(d) = self.default_priority_class() {
                 return Err(Error::Invalid(format!(
                     "PriorityClass {}: PriorityClass {} is already marked as the globalDefault, and only one default can exist; expected globalDefault false",
-                    crate::limits::quoted(&pc.name),
-                    crate::limits::quoted(&d.name)
+                    crate::util::limits::quoted(&pc.name),
+                    crate::util::limits::quoted(&d.name)
                 )));
             }
         }

@@ -3,62 +3,25 @@
 //! The whole run is a function of the seed and the script: the same pair gives
 //! the same placement and the same event log, tick for tick.
 
+mod apply;
+
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::bare_pod::BarePodSpec;
 use crate::cluster::{Cluster, FixedPoint, ScorePolicy};
-use crate::daemonset::DaemonSetSpec;
-use crate::error::Error;
-use crate::limits::{MAX_NODES, MAX_PODS, MAX_SCRIPT_EVENTS, MAX_TICK};
+use crate::controllers::bare_pod::BarePodSpec;
+use crate::controllers::daemonset::DaemonSetSpec;
 use crate::model::{
     DeploymentSpec, NodeSpec, PdbSpec, PodTemplate, Resources, RollingUpdate, ServiceSpec, Taint,
     TaintEffect,
 };
 use crate::scheduler::Explanation;
 use crate::scheduler::Profile;
+use crate::util::error::Error;
+use crate::util::limits::{MAX_NODES, MAX_PODS, MAX_SCRIPT_EVENTS, MAX_TICK};
 
-/// SplitMix64: tiny, fast, and good enough to drive a simulation. Every random
-/// choice in a run comes from the one generator the simulator owns.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Prng {
-    state: u64,
-}
-
-impl Prng {
-    pub fn new(seed: u64) -> Self {
-        Prng { state: seed }
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n` > 0), without modulo bias worth noticing here.
-    pub fn below(&mut self, n: u64) -> u64 {
-        debug_assert!(n > 0);
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi - lo + 1)
-    }
-
-    /// True with probability `percent`/100.
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-}
+pub use crate::util::prng::Prng;
 
 /// Something that happens to the cluster at a tick of the script.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,7 +84,7 @@ pub enum Event {
     /// Switch the scheduler to a profile (a KubeSchedulerConfiguration profile).
     SetProfile(Profile),
     /// Create a PriorityClass: see [`Cluster::add_priority_class`].
-    AddPriorityClass(crate::priority::PriorityClass),
+    AddPriorityClass(crate::model::priority::PriorityClass),
     /// Delete a PriorityClass; pods keep their priority.
     DeletePriorityClass(String),
     /// Create a DaemonSet: see [`Cluster::create_daemonset`].
@@ -134,7 +97,7 @@ pub enum Event {
     /// Delete a bare Pod (nobody recreates it).
     DeletePod(String),
     /// Create a Namespace with its labels: see [`Cluster::add_namespace`].
-    AddNamespace(crate::namespace::NamespaceSpec),
+    AddNamespace(crate::model::namespace::NamespaceSpec),
     /// `kubectl apply` of a Deployment: created, or updated (a new template
     /// rolls, replicas scale): see [`Cluster::apply_deployment`].
     ApplyDeployment(DeploymentSpec),
@@ -145,7 +108,7 @@ pub enum Event {
     /// `kubectl apply` of a Node: see [`Cluster::apply_node`].
     ApplyNode(NodeSpec),
     /// `kubectl apply` of a PriorityClass: see [`Cluster::apply_priority_class`].
-    ApplyPriorityClass(crate::priority::PriorityClass),
+    ApplyPriorityClass(crate::model::priority::PriorityClass),
 }
 
 impl Event {
@@ -275,10 +238,9 @@ struct InStep {
 }
 
 /// What firing a scripted event counts against a slice's budget, where
-/// creating a pod counts 1 (see [`Cluster::reconcile_slice`]). Measured on
-/// an import of 5,000 nodes and 10,000 Deployments (native, release): a
-/// Deployment (or a DaemonSet) took about 12 µs to declare, as much as
-/// creating 16 pods; any other event about as much as creating one.
+/// creating a pod counts 1 (see [`Cluster::reconcile_slice`]): declaring a
+/// Deployment (or a DaemonSet) costs about as much time as creating 16 pods,
+/// any other event about as much as creating one (docs/speed-history.md, "Comments' measurements").
 fn event_cost(e: &Event) -> u32 {
     match e {
         Event::Deploy(_)
@@ -460,7 +422,7 @@ impl Simulator {
         let later = |kind: &'static str, name: &str, created: &dyn Fn(&Event) -> bool| {
             match self.script[self.next..].iter().find(|(t, e)| *t > tick && created(e)) {
                 Some((t, _)) => Error::Invalid(format!(
-                    "{kind} {} does not exist yet: the scripted action that creates it fires at tick {t}, after tick {tick}; expected the name of an existing {kind}", crate::limits::quoted(name)
+                    "{kind} {} does not exist yet: the scripted action that creates it fires at tick {t}, after tick {tick}; expected the name of an existing {kind}", crate::util::limits::quoted(name)
                 )),
                 None => Error::not_found(kind, name),
             }
@@ -555,8 +517,8 @@ impl Simulator {
                 } else {
                     Err(Error::Invalid(format!(
                         "no node has label {}={} (registered or queued by tick {tick}); expected a label value some node carries",
-                        crate::limits::quoted(key),
-                        crate::limits::quoted(value)
+                        crate::util::limits::quoted(key),
+                        crate::util::limits::quoted(value)
                     )))
                 }
             }
@@ -635,9 +597,9 @@ impl Simulator {
                 match default {
                     Some(d) if pc.global_default => Err(Error::Invalid(format!(
                         "PriorityClass {}: PriorityClass {} is already marked as the globalDefault, and only one default can exist; expected globalDefault false, or delete {} first",
-                        crate::limits::quoted(&pc.name),
-                        crate::limits::quoted(&d),
-                        crate::limits::quoted(&d)
+                        crate::util::limits::quoted(&pc.name),
+                        crate::util::limits::quoted(&d),
+                        crate::util::limits::quoted(&d)
                     ))),
                     _ => Ok(()),
                 }
@@ -665,12 +627,12 @@ impl Simulator {
                     .filter(|(_, e)| matches!(e, Event::CreateDaemonSet(_)))
                     .count();
                 let live = c.daemonset_specs().count();
-                if live + queued >= crate::daemonset::MAX_DAEMONSETS {
+                if live + queued >= crate::controllers::daemonset::MAX_DAEMONSETS {
                     return Err(Error::Invalid(format!(
                         "DaemonSet {}: with the DaemonSets created and queued the cluster would have {}, more than the limit of {} (MAX_DAEMONSETS); expected one deleted first",
                         d.name,
                         live + queued + 1,
-                        crate::daemonset::MAX_DAEMONSETS
+                        crate::controllers::daemonset::MAX_DAEMONSETS
                     )));
                 }
                 self.check_fits(&d.name, &d.template.requests)
@@ -733,11 +695,11 @@ impl Simulator {
             Event::AddNamespace(n) => {
                 n.validate()?;
                 let mut labels = n.labels.clone();
-                labels.remove(crate::namespace::NAMESPACE_NAME_LABEL);
+                labels.remove(crate::model::namespace::NAMESPACE_NAME_LABEL);
                 let queued = due().any(|(_, e)| {
                     matches!(e, Event::AddNamespace(q) if q.name == n.name && {
                         let mut l = q.labels.clone();
-                        l.remove(crate::namespace::NAMESPACE_NAME_LABEL);
+                        l.remove(crate::model::namespace::NAMESPACE_NAME_LABEL);
                         l != labels
                     })
                 });
@@ -835,8 +797,8 @@ impl Simulator {
             .unwrap_or(0);
         Err(Error::Invalid(format!(
             "app {app}: a pod requesting {req} fits on no node, even an empty one (the largest node has cpu {}, memory {}); expected smaller requests or a bigger node",
-            crate::quantity::format_cpu_millis(cpu),
-            crate::quantity::format_memory_bytes(mem)
+            crate::model::quantity::format_cpu_millis(cpu),
+            crate::model::quantity::format_memory_bytes(mem)
         )))
     }
 
@@ -1213,8 +1175,8 @@ impl Simulator {
 /// v2 within maxSurge 1 / maxUnavailable 1, and a drain of node-2 is held back
 /// by a PodDisruptionBudget. Run it with seed 1 and BinPack.
 pub fn tour() -> Vec<(u64, Event)> {
+    use crate::model::quantity::MIB;
     use crate::model::{AffinityTerm, Budget, IntOrPercent, Selector, Taint, TaintEffect};
-    use crate::quantity::MIB;
     let zone = "topology.kubernetes.io/zone";
     let mut s: Vec<(u64, Event)> = Vec::new();
     for (i, z) in ["zone-a", "zone-a", "zone-b", "zone-b"].iter().enumerate() {
@@ -1295,7 +1257,7 @@ pub fn tour() -> Vec<(u64, Event)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quantity::MIB;
+    use crate::model::quantity::MIB;
 
     #[test]
     fn prng_is_a_function_of_its_seed() {

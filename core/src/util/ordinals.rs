@@ -214,7 +214,7 @@ impl<'a> IntoIterator for &'a OrdinalSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulator::Prng;
+    use crate::util::prng::Prng;
     use alloc::collections::BTreeSet;
 
     /// Random inserts and removes agree with a BTreeSet, from the front,
@@ -350,7 +350,7 @@ impl<T: core::fmt::Debug> core::fmt::Debug for RevisionMap<T> {
 #[cfg(test)]
 mod revision_map_tests {
     use super::*;
-    use crate::simulator::Prng;
+    use crate::util::prng::Prng;
     use alloc::collections::BTreeMap;
 
     /// Random adds, changes and removes agree with a BTreeMap.
@@ -501,7 +501,7 @@ impl core::fmt::Debug for OrdinalMap {
 #[cfg(test)]
 mod map_tests {
     use super::*;
-    use crate::simulator::Prng;
+    use crate::util::prng::Prng;
     use alloc::collections::BTreeMap;
 
     /// Random inserts and removes, clustered as a controller's ordinals

@@ -30,7 +30,18 @@
 use alloc::format;
 use alloc::string::String;
 
-pub use crate::model::{MAX_CPU_MILLIS, MAX_MEMORY_BYTES};
+/// The most CPU a node may have or a pod request, in millicores (1,000,000
+/// cores): keeps every sum and score of requests inside a u64.
+pub const MAX_CPU_MILLIS: u64 = 1_000_000_000;
+
+/// The most memory a node may have or a pod request, in bytes: 2^50 (1 PiB,
+/// `1Pi`). Kubernetes itself allows up to 2^63 - 1 bytes, but its scores
+/// multiply bytes by 100 in int64 (noderesources' leastRequestedScore:
+/// `(capacity - requested) * MaxNodeScore`), which wraps above about 2^56
+/// (80 PiB); below this bound every product and sum the scores take stays
+/// exact in an i64, so Shepherd's integer results are Kubernetes' (see
+/// below).
+pub const MAX_MEMORY_BYTES: u64 = 1 << 50;
 
 /// The most live nodes a cluster may have: twice Kubernetes' supported 5,000.
 pub const MAX_NODES: u32 = 10_000;
@@ -43,7 +54,7 @@ pub const MAX_PODS: u64 = 300_000;
 /// The most Services a cluster may have: Kubernetes' scalability threshold
 /// of 10,000 Services a cluster (kubernetes/community,
 /// sig-scalability/configs-and-limits/thresholds.md). A Service costs its
-/// spec and a few entries whatever it selects (`controllers.rs`), so this
+/// spec and a few entries whatever it selects (`controllers/endpoints.rs`), so this
 /// bounds the Services a pod's readiness change can touch.
 pub const MAX_SERVICES: usize = 10_000;
 
@@ -105,8 +116,8 @@ pub const MAX_VALUES: usize = 256;
 /// requirements and values, namespaces; see `PodTemplate::list_entries`).
 /// Each list alone within [`MAX_LIST`] still multiplies out to millions of
 /// entries (64 terms of 64 requirements of 64 values), and a pod's work in
-/// the scheduler grows with them: 3,000 replicas of a template with 262,144
-/// values took 2 s and 100 MB.
+/// the scheduler grows with them (docs/speed-history.md, "Comments'
+/// measurements").
 pub const MAX_TEMPLATE_ENTRIES: usize = 1024;
 
 /// The most distinct topology keys the cluster's pod templates may name,
@@ -115,8 +126,7 @@ pub const MAX_TEMPLATE_ENTRIES: usize = 1024;
 /// the zone and hostname keys besides). Each key the scheduler counts by
 /// holds a domain for every node (8 bytes a node, 80 KB at [`MAX_NODES`]),
 /// so a new key costs what the nodes do, not what the term naming it
-/// declares: 2,000 Pods naming 64 new keys each held 1.6 MB a Pod at 3,000
-/// nodes, and registering each key read every node. Kubernetes sets no
+/// declares, and registering a key reads every node. Kubernetes sets no
 /// count; real clusters use a handful (hostname, zone, region, a rack).
 pub const MAX_TOPOLOGY_KEYS: usize = 256;
 

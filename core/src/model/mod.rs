@@ -4,19 +4,24 @@
 //! cluster calls it before touching any state, so a refused declaration
 //! changes nothing.
 
+pub(crate) mod affinity;
+pub mod namespace;
+pub mod priority;
+pub mod quantity;
+
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-pub use crate::affinity::{
+pub use crate::model::affinity::{
     LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator,
     NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator,
     TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable,
 };
-use crate::error::Error;
-use crate::limits::quoted;
+use crate::util::error::Error;
+use crate::util::limits::quoted;
 
 /// The most replicas one Deployment may ask for. Far above Kubernetes' supported
 /// 150,000 pods per cluster; it exists so arithmetic on counts cannot overflow.
@@ -26,19 +31,8 @@ pub const MAX_REPLICAS: u32 = 1_000_000;
 pub const DEFAULT_MILLI_CPU_REQUEST: u64 = 100;
 /// kube-scheduler's non-zero default memory request for scoring, in bytes
 /// (200 MiB: `DefaultMemoryRequest` in pkg/scheduler/util/pod_resources.go).
-pub const DEFAULT_MEMORY_REQUEST_BYTES: u64 = 200 * crate::quantity::MIB;
-/// The most CPU a node may have or a pod request, in millicores (1,000,000
-/// cores): keeps every sum and score of requests inside a u64.
-pub const MAX_CPU_MILLIS: u64 = 1_000_000_000;
-
-/// The most memory a node may have or a pod request, in bytes: 2^50 (1 PiB,
-/// `1Pi`). Kubernetes itself allows up to 2^63 - 1 bytes, but its scores
-/// multiply bytes by 100 in int64 (noderesources' leastRequestedScore:
-/// `(capacity - requested) * MaxNodeScore`), which wraps above about 2^56
-/// (80 PiB); below this bound every product and sum the scores take stays
-/// exact in an i64, so Shepherd's integer results are Kubernetes' (see
-/// `limits`).
-pub const MAX_MEMORY_BYTES: u64 = 1 << 50;
+pub const DEFAULT_MEMORY_REQUEST_BYTES: u64 = 200 * crate::model::quantity::MIB;
+pub use crate::util::limits::{MAX_CPU_MILLIS, MAX_MEMORY_BYTES};
 
 /// The topology key that names "the node itself".
 pub const HOSTNAME_KEY: &str = "kubernetes.io/hostname";
@@ -60,14 +54,20 @@ pub struct Resources {
 /// Written as it was while the engine counted whole MiB (`memory_mib: 128`)
 /// when the memory is a whole number of MiB, else with `memory_bytes`: a
 /// ReplicaSet's name hashes its template's debug form (`template_hash` in
-/// cluster.rs), so the names of every template from before the change to
+/// cluster/mod.rs), so the names of every template from before the change to
 /// bytes stay what they were (saved scenarios name pods by them).
 impl fmt::Debug for Resources {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("Resources");
         d.field("cpu_millis", &self.cpu_millis);
-        if self.memory_bytes.is_multiple_of(crate::quantity::MIB) {
-            d.field("memory_mib", &(self.memory_bytes / crate::quantity::MIB));
+        if self
+            .memory_bytes
+            .is_multiple_of(crate::model::quantity::MIB)
+        {
+            d.field(
+                "memory_mib",
+                &(self.memory_bytes / crate::model::quantity::MIB),
+            );
         } else {
             d.field("memory_bytes", &self.memory_bytes);
         }
@@ -138,8 +138,8 @@ impl fmt::Display for Resources {
         write!(
             f,
             "cpu {}, memory {}",
-            crate::quantity::format_cpu_millis(self.cpu_millis),
-            crate::quantity::format_memory_bytes(self.memory_bytes)
+            crate::model::quantity::format_cpu_millis(self.cpu_millis),
+            crate::model::quantity::format_memory_bytes(self.memory_bytes)
         )
     }
 }
@@ -214,7 +214,7 @@ impl fmt::Display for Selector {
         // Admission's namespace requirements are not the user's to see.
         let mut first = true;
         for (k, v) in &self.match_labels {
-            if crate::namespace::is_reserved(k) {
+            if crate::model::namespace::is_reserved(k) {
                 continue;
             }
             if !first {
@@ -224,7 +224,7 @@ impl fmt::Display for Selector {
             write!(f, "{}={}", k, v)?;
         }
         for r in &self.match_expressions {
-            if crate::namespace::is_reserved(&r.key) {
+            if crate::model::namespace::is_reserved(&r.key) {
                 continue;
             }
             if !first {
@@ -443,7 +443,7 @@ pub struct PodTemplate {
     /// Ticks between binding and Ready (a readiness probe that passes after a while).
     pub ready_after: u32,
     /// `priorityClassName`: resolved to a priority when each pod is created
-    /// (see `priority.rs`); `None` takes the globalDefault class, else 0.
+    /// (see `controllers/admission.rs`); `None` takes the globalDefault class, else 0.
     pub priority_class_name: Option<String>,
     /// The requests as kube-scheduler's NodeResourcesFit score counts them
     /// (`PodInfo.CalculateResource`'s `Non0CPU` and `Non0Mem`,
@@ -460,7 +460,7 @@ pub struct PodTemplate {
 
 /// The longest tolerationSeconds a toleration may give: the latest tick a
 /// scenario may reach, so a deadline never overflows.
-pub const MAX_TOLERATION_SECONDS: u64 = crate::limits::MAX_TICK;
+pub const MAX_TOLERATION_SECONDS: u64 = crate::util::limits::MAX_TICK;
 
 /// The default delay between binding and Ready, in ticks.
 pub const DEFAULT_READY_AFTER: u32 = 1;
@@ -649,19 +649,19 @@ impl PodTemplate {
         for t in self.affinity.iter().chain(self.anti_affinity.iter()) {
             t.selector.validate("affinity selector")?;
             validate_label_key(&t.topology_key, "topology key")?;
-            crate::namespace::validate_term_scope(t, "pod affinity term")?;
+            crate::model::namespace::validate_term_scope(t, "pod affinity term")?;
         }
         for w in self
             .preferred_affinity
             .iter()
             .chain(self.preferred_anti_affinity.iter())
         {
-            crate::affinity::validate_weight(app, "preferred pod affinity", w.weight)?;
+            crate::model::affinity::validate_weight(app, "preferred pod affinity", w.weight)?;
             w.term
                 .selector
                 .validate("preferred pod affinity selector")?;
             validate_label_key(&w.term.topology_key, "topology key")?;
-            crate::namespace::validate_term_scope(&w.term, "preferred pod affinity term")?;
+            crate::model::namespace::validate_term_scope(&w.term, "preferred pod affinity term")?;
         }
         self.node_affinity.validate(app)?;
         for c in &self.topology_spread {
@@ -946,7 +946,8 @@ impl DeploymentSpec {
         DeploymentSpec {
             name: name.to_string(),
             replicas,
-            template: PodTemplate::new(requests).with_label("app", crate::namespace::split(name).1),
+            template: PodTemplate::new(requests)
+                .with_label("app", crate::model::namespace::split(name).1),
             strategy: RollingUpdate::default(),
             min_ready_seconds: 0,
             progress_deadline_seconds: DEFAULT_PROGRESS_DEADLINE_SECONDS,
@@ -988,7 +989,7 @@ impl DeploymentSpec {
     }
 
     pub fn validate(&self) -> Result<(), Error> {
-        crate::namespace::validate_key(&self.name, "app", NameRule::Dns1123Subdomain)?;
+        crate::model::namespace::validate_key(&self.name, "app", NameRule::Dns1123Subdomain)?;
         validate_replicas(&self.name, self.replicas)?;
         self.template.validate(&self.name)?;
         self.strategy.validate(&self.name)?;
@@ -1063,7 +1064,7 @@ pub struct PdbSpec {
 
 impl PdbSpec {
     pub fn validate(&self) -> Result<(), Error> {
-        crate::namespace::validate_key(
+        crate::model::namespace::validate_key(
             &self.name,
             "PodDisruptionBudget",
             NameRule::Dns1123Subdomain,
@@ -1097,7 +1098,7 @@ pub struct ServiceSpec {
 
 impl ServiceSpec {
     pub fn validate(&self) -> Result<(), Error> {
-        crate::namespace::validate_key(&self.name, "Service", NameRule::Dns1035Label)?;
+        crate::model::namespace::validate_key(&self.name, "Service", NameRule::Dns1035Label)?;
         if self.selector.is_empty() {
             return Err(Error::Invalid(format!(
                 "Service {}: the selector is empty; expected at least one label, e.g. app=web",
@@ -1223,7 +1224,7 @@ pub fn validate_label_value(v: &str, what: &str) -> Result<(), Error> {
     Ok(())
 }
 
-pub use crate::limits::{MAX_LIST, MAX_TEMPLATE_ENTRIES, MAX_VALUES};
+pub use crate::util::limits::{MAX_LIST, MAX_TEMPLATE_ENTRIES, MAX_VALUES};
 
 /// A list within [`MAX_LIST`] (`what` names its entries).
 pub(crate) fn validate_count(n: usize, what: &str) -> Result<(), Error> {
@@ -1257,7 +1258,7 @@ pub(crate) fn validate_labels(l: &Labels, what: &str) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quantity::MIB;
+    use crate::model::quantity::MIB;
 
     /// A template's scored requests: the one-container form unless stated,
     /// kept only when they differ from it, dropped with new requests, and

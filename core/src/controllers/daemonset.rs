@@ -67,13 +67,13 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::affinity::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm};
-use crate::cluster::{Cluster, Controller, ControllerId, NodeId, PodPhase, Workload};
-use crate::error::Error;
-use crate::events::Reason;
+use crate::cluster::events::Reason;
+use crate::cluster::{Cluster, NodeId, Owner, OwnerId, PodPhase, Workload};
+use crate::model::affinity::{NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm};
 use crate::model::{
     IntOrPercent, NameRule, PodTemplate, TaintEffect, Toleration, TolerationOperator,
 };
+use crate::util::error::Error;
 
 /// The most DaemonSets a cluster may hold: each may run a pod on every node
 /// (10,000), so this bounds their pods at 320,000. Real clusters run a few
@@ -174,7 +174,7 @@ impl DaemonSetSpec {
     }
 
     pub fn validate(&self) -> Result<(), Error> {
-        crate::namespace::validate_key(&self.name, "DaemonSet", NameRule::Dns1123Subdomain)?;
+        crate::model::namespace::validate_key(&self.name, "DaemonSet", NameRule::Dns1123Subdomain)?;
         self.template.validate(&self.name)?;
         if self.min_ready_seconds > MAX_DAEMONSET_MIN_READY_SECONDS {
             return Err(Error::Invalid(format!(
@@ -369,7 +369,7 @@ impl DaemonSetStatus {
 
 impl Cluster {
     /// Creates a DaemonSet; its pods are created by the next pass.
-    pub fn create_daemonset(&mut self, spec: DaemonSetSpec) -> Result<ControllerId, Error> {
+    pub fn create_daemonset(&mut self, spec: DaemonSetSpec) -> Result<OwnerId, Error> {
         spec.validate()?;
         self.owner_name_free(&spec.name, "workload")?;
         self.check_topology_keys(&spec.name, &spec.template)?;
@@ -386,7 +386,7 @@ impl Cluster {
         }
         self.disruption_epoch += 1;
         let base = daemon_tolerations(&spec.template, spec.host_network);
-        let mut ctl = Controller::new(
+        let mut ctl = Owner::new(
             &spec.name,
             0,
             Workload::DaemonSet(Box::new(DaemonState {
@@ -405,7 +405,7 @@ impl Cluster {
         Ok(id)
     }
 
-    fn push_base_revision(&mut self, id: ControllerId, template: PodTemplate, generation: u32) {
+    fn push_base_revision(&mut self, id: OwnerId, template: PodTemplate, generation: u32) {
         let r = self.push_revision(id, template);
         let c = &mut self.controllers[id.0 as usize];
         c.current = r;
@@ -415,9 +415,9 @@ impl Cluster {
         }
     }
 
-    fn daemonset_id(&self, name: &str) -> Result<ControllerId, Error> {
+    fn daemonset_id(&self, name: &str) -> Result<OwnerId, Error> {
         self.controller_by_name
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .copied()
             .filter(|c| {
                 matches!(
@@ -502,7 +502,7 @@ impl Cluster {
             .collect()
     }
 
-    fn daemonset_status(&self, c: &Controller, d: &DaemonState) -> DaemonSetStatus {
+    fn daemonset_status(&self, c: &Owner, d: &DaemonState) -> DaemonSetStatus {
         let mut st = DaemonSetStatus {
             name: c.name.clone(),
             desired: d.should_run.len() as u32,
@@ -578,7 +578,7 @@ impl Cluster {
     }
 
     /// The revision of the current generation pinned to node `n`.
-    fn daemon_revision(&mut self, id: ControllerId, n: NodeId) -> u32 {
+    fn daemon_revision(&mut self, id: OwnerId, n: NodeId) -> u32 {
         let (generation, base) = match &self.controllers[id.0 as usize].workload {
             Workload::DaemonSet(d) => (d.generation, self.controllers[id.0 as usize].current),
             _ => unreachable!("daemon_revision is called for DaemonSets only"),
@@ -613,7 +613,7 @@ impl Cluster {
     /// not keep them go, surplus pods go (one pod per node; under surge one
     /// old beside one new), nodes without a pod get one of the current
     /// template. Then the update strategy (see the module doc).
-    pub(crate) fn sync_daemonset(&mut self, id: ControllerId) -> (u32, u32) {
+    pub(crate) fn sync_daemonset(&mut self, id: OwnerId) -> (u32, u32) {
         let key = (
             self.capacity_epoch,
             self.disruption_epoch,
@@ -844,7 +844,7 @@ impl Cluster {
     /// Whether every live DaemonSet has one pod bound on every eligible
     /// node and none elsewhere: of its current template, except that
     /// OnDelete keeps old pods until they are deleted.
-    pub(crate) fn daemonset_satisfied(&self, c: &Controller) -> bool {
+    pub(crate) fn daemonset_satisfied(&self, c: &Owner) -> bool {
         let Workload::DaemonSet(d) = &c.workload else {
             return true;
         };

@@ -37,10 +37,10 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::cluster::events::{EventType, ObjectRef, Reason};
 use crate::cluster::{Cluster, NodeId};
-use crate::error::Error;
-use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::{validate_label_key, Taint, TaintEffect, Toleration, TolerationOperator};
+use crate::util::error::Error;
 
 /// The taint key of a node whose Ready condition is False (Kubernetes'
 /// `v1.TaintNodeNotReady`).
@@ -163,7 +163,7 @@ impl Cluster {
             return Err(Error::Invalid(format!(
                 "node {} already has taint {t} with key {} and effect {}; expected a key and effect it does not carry (remove the old taint first)",
                 spec.name,
-                crate::limits::quoted(&taint.key),
+                crate::util::limits::quoted(&taint.key),
                 taint.effect.as_str()
             )));
         }
@@ -224,7 +224,7 @@ impl Cluster {
         Err(Error::Invalid(format!(
             "node {} has no taint {}; expected one of its taints: {}",
             spec.name,
-            crate::limits::quoted(&what),
+            crate::util::limits::quoted(&what),
             if spec.taints.is_empty() {
                 String::from("(none)")
             } else {
@@ -316,7 +316,7 @@ impl Cluster {
                 if deadline.is_some() {
                     self.pod_mut(k).set_taint_deadline(None);
                     // emitCancelPodDeletionEvent: the pod's namespace/name.
-                    let pod = crate::namespace::full_name(&self.pod_name(c, o));
+                    let pod = crate::model::namespace::full_name(&self.pod_name(c, o));
                     self.note(
                         EventType::Normal,
                         Reason::TaintManagerEviction,
@@ -377,7 +377,7 @@ impl Cluster {
             EventType::Normal,
             Reason::TaintManagerEviction,
             ObjectRef::Pod(c, o),
-            crate::events::Message::TolerationExpired(id),
+            crate::cluster::events::Message::TolerationExpired(id),
         );
         self.delete_pod(k, None);
     }
@@ -443,8 +443,8 @@ impl Cluster {
         if names.is_empty() {
             return Err(Error::Invalid(format!(
                 "no registered node has label {}={}; expected a label value some node carries",
-                crate::limits::quoted(key),
-                crate::limits::quoted(value)
+                crate::util::limits::quoted(key),
+                crate::util::limits::quoted(value)
             )));
         }
         for n in &names {

@@ -25,10 +25,10 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::cluster::{Cluster, Controller, ControllerId, Workload};
-use crate::error::Error;
-use crate::events::{EventType, ObjectRef, Reason};
+use crate::cluster::events::{EventType, ObjectRef, Reason};
+use crate::cluster::{Cluster, Owner, OwnerId, Workload};
 use crate::model::{validate_name_as, NameRule, PodTemplate};
+use crate::util::error::Error;
 
 /// A `v1 Pod` of its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +41,7 @@ pub struct BarePodSpec {
 
 impl BarePodSpec {
     pub fn validate(&self) -> Result<(), Error> {
-        crate::namespace::validate_key(&self.name, "Pod", NameRule::Dns1123Subdomain)?;
+        crate::model::namespace::validate_key(&self.name, "Pod", NameRule::Dns1123Subdomain)?;
         if let Some(n) = &self.node_name {
             validate_name_as(n, "spec.nodeName: node", NameRule::Dns1123Subdomain)?;
         }
@@ -73,21 +73,21 @@ pub const PODGC_QUARANTINE: u64 = 40;
 impl Cluster {
     /// Creates a bare Pod; the next pass creates it and binds it to its
     /// nodeName (kubelet admission) or leaves it to the scheduler.
-    pub fn create_bare_pod(&mut self, spec: BarePodSpec) -> Result<ControllerId, Error> {
+    pub fn create_bare_pod(&mut self, spec: BarePodSpec) -> Result<OwnerId, Error> {
         spec.validate()?;
         self.owner_name_free(&spec.name, "workload")?;
         self.check_topology_keys(&spec.name, &spec.template)?;
         let total = self.desired_total + 1;
-        if total > crate::limits::MAX_PODS {
+        if total > crate::util::limits::MAX_PODS {
             return Err(Error::Invalid(format!(
                 "Pod {}: the cluster would hold {total} pods, more than the limit of {} (MAX_PODS); expected fewer",
                 spec.name,
-                crate::limits::MAX_PODS
+                crate::util::limits::MAX_PODS
             )));
         }
         self.desired_total = total;
         self.disruption_epoch += 1;
-        let id = self.add_owner(Controller::new(
+        let id = self.add_owner(Owner::new(
             &spec.name,
             1,
             Workload::Pod(alloc::boxed::Box::new(BareState {
@@ -101,9 +101,9 @@ impl Cluster {
         Ok(id)
     }
 
-    fn bare_pod_id(&self, name: &str) -> Result<ControllerId, Error> {
+    fn bare_pod_id(&self, name: &str) -> Result<OwnerId, Error> {
         self.controller_by_name
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .copied()
             .filter(|c| matches!(self.controllers[c.0 as usize].workload, Workload::Pod(_)))
             .ok_or_else(|| Error::not_found("Pod", name))
@@ -149,7 +149,7 @@ impl Cluster {
         self.bare_pod_id(name).is_ok()
     }
 
-    fn retire_bare_pod(&mut self, id: ControllerId) {
+    fn retire_bare_pod(&mut self, id: OwnerId) {
         let c = &mut self.controllers[id.0 as usize];
         if c.deleted {
             return;
@@ -164,7 +164,7 @@ impl Cluster {
 
     /// Creates the pod once and admits it to its nodeName; retires the Pod
     /// once its pod is gone. Returns (created, deleted).
-    pub(crate) fn sync_bare_pod(&mut self, id: ControllerId) -> (u32, u32) {
+    pub(crate) fn sync_bare_pod(&mut self, id: OwnerId) -> (u32, u32) {
         let c = &self.controllers[id.0 as usize];
         if c.deleted {
             return (0, 0);
@@ -226,7 +226,7 @@ impl Cluster {
 
     /// An orphan's deadline (None: no longer an orphan), and the reason its
     /// pod is Pending, as the pending-pod views show it.
-    fn set_orphan(&mut self, id: ControllerId, until: Option<u64>) {
+    fn set_orphan(&mut self, id: OwnerId, until: Option<u64>) {
         let c = &mut self.controllers[id.0 as usize];
         let cur = c.current;
         if let Workload::Pod(b) = &mut c.workload {
@@ -256,7 +256,7 @@ impl Cluster {
     /// it; an admitted pod is bound (the taint-eviction controller then
     /// deletes it at once if it does not tolerate a NoExecute taint there),
     /// a refused one is Failed. Returns the pods deleted.
-    fn admit_to(&mut self, id: ControllerId, k: u32, node_name: &str) -> u32 {
+    fn admit_to(&mut self, id: OwnerId, k: u32, node_name: &str) -> u32 {
         match self.kubelet_admits(id, node_name) {
             Ok(n) => {
                 self.bind_by_node_name(k, n);
@@ -293,7 +293,7 @@ impl Cluster {
     /// is back; Shepherd decides at once, by the same rules.
     fn kubelet_admits(
         &self,
-        id: ControllerId,
+        id: OwnerId,
         node_name: &str,
     ) -> Result<crate::cluster::NodeId, (Reason, String)> {
         let n = self

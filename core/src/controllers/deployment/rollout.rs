@@ -47,9 +47,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::cluster::{Cluster, ControllerId};
-use crate::error::Error;
+use crate::cluster::{Cluster, OwnerId};
 use crate::model::NO_PROGRESS_DEADLINE;
+use crate::util::error::Error;
 
 /// The two condition types a Deployment reports here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -291,7 +291,7 @@ impl Cluster {
     /// updatedReplicas as the new ReplicaSet's pods before it scales (0 for a
     /// new one): progress is measured from there. A new ReplicaSet also sets
     /// Progressing to NewReplicaSetCreated, as getNewReplicaSet does.
-    pub(crate) fn revision_switched(&mut self, id: ControllerId, created: bool) {
+    pub(crate) fn revision_switched(&mut self, id: OwnerId, created: bool) {
         let now = self.now;
         let c = &mut self.controllers[id.0 as usize];
         c.rollout.observed.updated = c.count(c.current).pods;
@@ -315,7 +315,7 @@ impl Cluster {
     /// from the counts, updates the Available and Progressing conditions
     /// against the status recorded last time, and records the new one.
     /// Returns true when the rollout timed out at this call.
-    pub(crate) fn sync_rollout_status(&mut self, id: ControllerId) -> bool {
+    pub(crate) fn sync_rollout_status(&mut self, id: OwnerId) -> bool {
         let now = self.now;
         let c = &mut self.controllers[id.0 as usize];
         if c.deleted {
@@ -476,7 +476,7 @@ impl Cluster {
     pub fn rollout_status(&self, name: &str) -> Result<RolloutStatus, Error> {
         let s = self.deployment_status(name)?;
         // kubectl names the Deployment without its namespace.
-        let n = crate::namespace::split(&s.name).1;
+        let n = crate::model::namespace::split(&s.name).1;
         let timed_out = s
             .condition(DeploymentConditionType::Progressing)
             .is_some_and(|c| c.reason == reasons::PROGRESS_DEADLINE_EXCEEDED);

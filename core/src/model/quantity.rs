@@ -110,7 +110,7 @@ impl QuantityError {
 
 impl fmt::Display for QuantityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (what, input) = (self.resource, crate::limits::quoted(&self.input));
+        let (what, input) = (self.resource, crate::util::limits::quoted(&self.input));
         match &self.kind {
             QuantityErrorKind::Empty => {
                 write!(f, "{what} is empty; expected {}", self.expected())
@@ -123,18 +123,18 @@ impl fmt::Display for QuantityError {
             QuantityErrorKind::UnknownSuffix(s) => write!(
                 f,
                 "{what} {input} is not a quantity: unknown suffix {}; expected {}",
-                crate::limits::quoted(s),
+                crate::util::limits::quoted(s),
                 self.expected()
             ),
             QuantityErrorKind::BadExponent(s) => write!(
                 f,
                 "{what} {input} is not a quantity: the exponent {} is not a whole number; expected e or E and digits, such as 1e3 or 5E-1",
-                crate::limits::quoted(s)
+                crate::util::limits::quoted(s)
             ),
             QuantityErrorKind::ExponentOutOfRange(s) => write!(
                 f,
                 "{what} {input} is not a quantity: the exponent {} is out of range; expected e or E and a whole number from {} to {}, such as 1e3 or 5E-1",
-                crate::limits::quoted(s),
+                crate::util::limits::quoted(s),
                 i64::MIN,
                 i64::MAX
             ),

@@ -2,16 +2,14 @@
 //! carrying it, preference weights), kept in pages of 64 domains that are
 //! allocated on first use and freed when they fall back to zero. While one
 //! domain at most is counted, its count is kept in place, without pages:
-//! a bare Pod's own terms are counted in the one domain of its node, and a
-//! page and its directory (up to 1.8 KB at 10,000 nodes) for each of them
-//! made a bound Pod with 64 distinct preferred terms cost 35 KB more.
+//! a bare Pod's own terms are counted in the one domain of its node, so
+//! they need no page and directory each.
 //!
 //! A term keyed by hostname has a domain per node, and most terms are a
-//! small Deployment's: a vector as long as the highest node it reached took
-//! 20 KB a term at 5,000 nodes for a Deployment of three pods, and 10,000
-//! such Deployments held most of a convergence's heap. A page is 256 bytes
-//! of `u32`, and reading a count is two loads, as the scans that read one
-//! per node need.
+//! small Deployment's, so a term costs the pages its pods reached, not a
+//! vector as long as the nodes (docs/speed-history.md, "Comments'
+//! measurements"). A page is 256 bytes of `u32`, and reading a count is two
+//! loads, as the scans that read one per node need.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -189,7 +187,7 @@ impl<T: Count> DomainCounts<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulator::Prng;
+    use crate::util::prng::Prng;
 
     /// Random adds and takes against a dense vector: every count, the
     /// emptiness, the copy and the listing agree, and a page that falls

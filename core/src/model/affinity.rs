@@ -9,8 +9,8 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::error::Error;
 use crate::model::{AffinityTerm, Labels, Selector};
+use crate::util::error::Error;
 
 /// The operators of a label selector requirement (pod selectors).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -78,7 +78,7 @@ impl LabelSelectorRequirement {
         crate::model::validate_label_key(&self.key, what)?;
         crate::model::validate_values(
             self.values.len(),
-            &format!("{what} {}", crate::limits::quoted(&self.key)),
+            &format!("{what} {}", crate::util::limits::quoted(&self.key)),
         )?;
         match self.operator {
             SelectorOperator::In | SelectorOperator::NotIn if self.values.is_empty() => {
@@ -225,7 +225,7 @@ impl NodeSelectorRequirement {
         crate::model::validate_label_key(&self.key, what)?;
         crate::model::validate_values(
             self.values.len(),
-            &format!("{what} {}", crate::limits::quoted(&self.key)),
+            &format!("{what} {}", crate::util::limits::quoted(&self.key)),
         )?;
         let n = self.values.len();
         let ok = match self.operator {

@@ -32,7 +32,7 @@ impl Error {
     pub(crate) fn invalid(what: &str, got: &str, expected: &str) -> Error {
         Error::Invalid(format!(
             "{what} {} is not valid; expected {expected}",
-            crate::limits::quoted(got)
+            crate::util::limits::quoted(got)
         ))
     }
     pub(crate) fn not_found(kind: &'static str, name: &str) -> Error {
@@ -51,33 +51,33 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "{kind} {} already exists; expected a name not in use",
-                    crate::limits::quoted(name)
+                    crate::util::limits::quoted(name)
                 )
             }
             Error::NotFound { kind, name } => write!(
                 f,
                 "{kind} {} not found; expected the name of an existing {kind}",
-                crate::limits::quoted(name)
+                crate::util::limits::quoted(name)
             ),
             Error::DisruptionBudget { pod, pdb, message } => {
                 write!(
                     f,
                     "Cannot evict pod {} as it would violate the pod's disruption budget {}: {message}",
-                    crate::limits::shown(pod),
-                    crate::limits::shown(pdb)
+                    crate::util::limits::shown(pod),
+                    crate::util::limits::shown(pdb)
                 )
             }
             Error::MultipleDisruptionBudgets { pod, pdbs } => {
                 write!(
                     f,
                     "Cannot evict pod {}: it has more than one PodDisruptionBudget, which the eviction subresource does not support (",
-                    crate::limits::shown(pod)
+                    crate::util::limits::shown(pod)
                 )?;
                 for (i, p) in pdbs.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    f.write_str(&crate::limits::shown(p))?;
+                    f.write_str(&crate::util::limits::shown(p))?;
                 }
                 f.write_str("); expected at most one budget selecting the pod")
             }

@@ -6,25 +6,42 @@
 //! topology domain) so a bind, an unbind or a quiet pass costs what changed, not
 //! what exists. `verify` never reads these books: it recomputes from the pods.
 
+pub(crate) mod domain_counts;
+mod namespaces;
+mod node_info;
+
+/// kube-scheduler's `NodeInfo` under the name it had before.
+pub(crate) use node_info::NodeInfo as HotNode;
+pub(crate) use node_info::{NodeInfo, NodeState};
+pub mod events;
+
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::domain_counts::DomainCounts;
-use crate::error::Error;
-use crate::events::{EventRecord, EventType, Message, ObjectRef, Reason, RenderedEvent, TextId};
+use crate::cluster::domain_counts::DomainCounts;
+use crate::cluster::events::{
+    EventRecord, EventType, Message, ObjectRef, Reason, RenderedEvent, TextId,
+};
 use crate::model::*;
+use crate::util::error::Error;
 
 /// A node's slot; dense, assigned at first registration, reused when the same
 /// name registers again. Ties in scoring go to the lowest id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub u32);
 
-/// A Deployment's slot; never reused, so an id in an old event stays meaningful.
+/// An owner's slot (the object behind a pod's ownerReferences: a
+/// Deployment, a DaemonSet or a bare Pod); never reused, so an id in an old
+/// event stays meaningful.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ControllerId(pub u32);
+pub struct OwnerId(pub u32);
+
+/// [`OwnerId`] under the name it had before: it names the owner object, not a
+/// control loop (those are `controllers/`).
+pub use OwnerId as ControllerId;
 
 /// How the scheduler ranks feasible nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -85,101 +102,14 @@ impl PodPhase {
     }
 }
 
-#[derive(Clone, Debug)]
-pub(crate) struct NodeState {
-    pub spec: NodeSpec,
-    /// The NodeReady condition.
-    pub ready: bool,
-    /// Whether its kubelet is alive and heart-beating (the simulation's switch).
-    pub beating: bool,
-    /// The tick of the last heartbeat, meaningful while `!beating`.
-    pub last_heartbeat: u64,
-    pub cordoned: bool,
-    /// A drain in progress (`controllers.rs`): the pods it listed when it
-    /// started and when each is tried next.
-    pub drain: Option<alloc::boxed::Box<crate::controllers::Drain>>,
-    /// What `kubectl drain` last printed about this node (a retry, `node/NAME
-    /// drained`, an error), kept until the node is uncordoned.
-    pub drain_status: Option<String>,
-    /// The cluster's bind count when this node last re-registered with new
-    /// labels or taints: pods bound at or before it were admitted under the
-    /// old body (what the constraint checker forgives, as Kubernetes'
-    /// IgnoredDuringExecution does).
-    pub changed_at_bind: u64,
-    pub removed: bool,
-}
-
-/// What the scheduler's scan reads for every node, packed so a scan of 5,000
-/// nodes stays in cache: 64 bytes, aligned to a cache line, so a node's
-/// record is one line. A mirror of `NodeState`, refreshed by
-/// `Cluster::refresh_hot` wherever a node's state changes, and the only
-/// home of the node's request sums (`allocated`, `nonzero`): a bind reads
-/// and writes them here alone, never the node's larger record, which at
-/// 5,000 nodes is rarely in cache when a bind comes (waiting for it, and
-/// then for the store of it, was most of a bind's time).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(align(64))]
-pub(crate) struct HotNode {
-    /// Requests counted with Kubernetes' non-zero defaults for a request of
-    /// zero (100m cpu, 200Mi memory): what the resource scores read.
-    pub nonzero: Resources,
-    /// Sum of the requests of the pods bound here. Always `fits_in(capacity)`.
-    pub allocated: Resources,
-    pub capacity: Resources,
-    /// How many more pods the node admits (allocatable pods minus bound pods).
-    pub pods_free: u32,
-    /// Ready, not cordoned, not removed.
-    pub schedulable: bool,
-    /// Has a NoSchedule or NoExecute taint.
-    pub hard_taints: bool,
-    /// Has a PreferNoSchedule taint.
-    pub soft_taints: bool,
-    pub removed: bool,
-    /// Changes whenever anything about the node changes (a value no node
-    /// had before): what the scheduler's caches check their values against.
-    pub stamp: u64,
-}
-
-const _: () = assert!(core::mem::size_of::<HotNode>() == 64);
-
-impl HotNode {
-    /// Whether requests `req` fit what the node has left (NodeResourcesFit's
-    /// Filter for cpu and memory).
-    #[inline]
-    pub fn fits(&self, req: &Resources) -> bool {
-        req.fits_in(&self.capacity.saturating_sub(&self.allocated))
-    }
-
-    /// The mirror of node `n`, which holds `pods` pods requesting
-    /// `allocated` (`nonzero` with the non-zero defaults).
-    fn of(n: &NodeState, pods: usize, allocated: Resources, nonzero: Resources) -> HotNode {
-        HotNode {
-            nonzero,
-            allocated,
-            capacity: n.spec.capacity,
-            pods_free: n.spec.max_pods.saturating_sub(pods as u32),
-            removed: n.removed,
-            stamp: 0,
-            schedulable: n.ready && !n.cordoned && !n.removed,
-            hard_taints: n
-                .spec
-                .taints
-                .iter()
-                .any(|t| t.effect != TaintEffect::PreferNoSchedule),
-            soft_taints: n
-                .spec
-                .taints
-                .iter()
-                .any(|t| t.effect == TaintEffect::PreferNoSchedule),
-        }
-    }
-}
-
-impl HotNode {
-    /// What the node has left.
-    pub fn free(&self) -> Resources {
-        self.capacity.saturating_sub(&self.allocated)
-    }
+/// A pod's serial number written as a UUID (`00000000-0000-0000-0000-00000000002a`
+/// for 42), as every message that names a pod by UID writes it.
+pub(crate) fn uid_text(serial: u64) -> String {
+    format!(
+        "00000000-0000-0000-{:04x}-{:012x}",
+        serial >> 48,
+        serial & 0xffff_ffff_ffff
+    )
 }
 
 /// What few pods carry, behind one pointer so that the common pod's record
@@ -256,25 +186,25 @@ pub(crate) struct Pod {
     /// The cluster's bind count right after this pod was bound.
     pub bind_serial: u64,
     extra: Option<alloc::boxed::Box<PodExtra>>,
-    pub controller: ControllerId,
+    pub controller: OwnerId,
     pub ordinal: u32,
     pub revision: u32,
     /// Set through `Cluster::set_pod_node`, with the packed place.
     node: PodNode,
     /// Position in `node_pods[node]`; meaningful while bound.
     pub node_slot: u32,
-    /// Resolved at creation by the Priority admission plugin (`priority.rs`).
+    /// Resolved at creation by the Priority admission plugin (`controllers/admission.rs`).
     pub priority: i32,
     bound_at: u32,
     /// The tick its Ready condition last turned True (availability counts
     /// minReadySeconds from there).
     ready_at: u32,
     /// When a NoExecute taint it tolerates for a while evicts it (see
-    /// `taints.rs`), `NO_TICK` for never; cleared when it leaves the node.
+    /// `controllers/tainteviction.rs`), `NO_TICK` for never; cleared when it leaves the node.
     taint_deadline: u32,
     pub phase: PodPhase,
     pub ready: bool,
-    /// Ready for the Deployment's minReadySeconds (see `rollout.rs`).
+    /// Ready for the Deployment's minReadySeconds (see `controllers/deployment/rollout.rs`).
     pub available: bool,
     /// The pod's preemptionPolicy is Never.
     pub preempt_never: bool,
@@ -286,10 +216,10 @@ impl Pod {
     /// A new pod, Pending, of `revision` of `controller`.
     fn pending(
         uid: u64,
-        controller: ControllerId,
+        controller: OwnerId,
         ordinal: u32,
         revision: u32,
-        admitted: crate::priority::Admitted,
+        admitted: crate::model::priority::Admitted,
     ) -> Pod {
         Pod {
             uid,
@@ -393,7 +323,7 @@ impl Pod {
 #[derive(Clone, Debug)]
 pub(crate) struct Revision {
     /// The template as admitted: with the reserved namespace labels and
-    /// selector requirements (`namespace.rs`) that every matcher reads.
+    /// selector requirements (`model/namespace.rs`) that every matcher reads.
     pub template: PodTemplate,
     /// Kubernetes' pod-template-hash: names the ReplicaSet `app-hash`, and
     /// the label (`POD_TEMPLATE_HASH`) that a Deployment's pods carry and
@@ -429,7 +359,7 @@ impl Revision {
     /// that namespaces added (worked out when asked for, not kept: it was
     /// a second template, about a kilobyte, in every revision).
     pub fn declared(&self) -> PodTemplate {
-        crate::namespace::strip_template(&self.template)
+        crate::model::namespace::strip_template(&self.template)
     }
 
     /// Whether pods of this revision carry any inter-pod term, required or preferred.
@@ -450,8 +380,11 @@ pub(crate) struct Counts {
     pub available: u32,
 }
 
+/// The object that owns pods (a Deployment, a DaemonSet or a bare Pod), with
+/// its books. It was called `Controller`, a name that belongs to the
+/// control loops (`controllers/`).
 #[derive(Clone, Debug)]
-pub(crate) struct Controller {
+pub(crate) struct Owner {
     pub name: String,
     pub replicas: u32,
     pub strategy: RollingUpdate,
@@ -460,10 +393,10 @@ pub(crate) struct Controller {
     pub revisions: Vec<Rc<Revision>>,
     pub current: u32,
     /// Pod keys by ordinal.
-    pub pods: crate::ordinals::OrdinalMap,
-    pub pending: crate::ordinals::OrdinalSet,
+    pub pods: crate::util::ordinals::OrdinalMap,
+    pub pending: crate::util::ordinals::OrdinalSet,
     pub next_ordinal: u32,
-    pub counts: crate::ordinals::RevisionMap<Counts>,
+    pub counts: crate::util::ordinals::RevisionMap<Counts>,
     pub deleted: bool,
     /// Epochs at which scheduling last left pods pending; no retry until
     /// something that could help has happened.
@@ -475,55 +408,54 @@ pub(crate) struct Controller {
     /// `rollback` (kubectl rollout undo) walks back through.
     pub history: Vec<u32>,
     /// minReadySeconds and progressDeadlineSeconds, and the status and
-    /// conditions the rollout-status sync last recorded (`rollout.rs`).
+    /// conditions the rollout-status sync last recorded (`controllers/deployment/rollout.rs`).
     pub min_ready_seconds: u32,
     pub progress_deadline_seconds: u32,
-    pub rollout: crate::rollout::RolloutState,
+    pub rollout: crate::controllers::deployment::rollout::RolloutState,
     /// The Priority admission plugin's last refusal of its pods (an unknown
     /// priorityClassName), to log FailedCreate once.
     pub create_refused: Option<String>,
     /// The Priority admission plugin's last admission of its pods: the
     /// cluster's `priority_epoch` then and the revision admitted. Until
-    /// either changes the answer stands, so a pass need not read the
-    /// template again (at 10,000 Deployments that read was most of a quiet
-    /// tick: each one's revision list and revision are two cache misses).
+    /// either changes the answer stands, so a quiet pass need not read each
+    /// owner's revision list and template again.
     pub admitted: Option<(u64, u32)>,
     /// A Deployment's spec.selector when it was not its first template's
-    /// labels (immutable: see `apply.rs`).
+    /// labels (immutable: see `simulator/apply.rs`).
     pub selector: Option<alloc::boxed::Box<Selector>>,
     /// What kind of owner this is: a Deployment, a DaemonSet or a bare Pod.
     pub workload: Workload,
 }
 
 /// The owner behind a controller slot. Deployments keep `replicas` pods;
-/// a DaemonSet one pod per eligible node (`daemonset.rs`); a bare Pod is
-/// its own owner, and nobody recreates it (`bare_pod.rs`). The rarer two
+/// a DaemonSet one pod per eligible node (`controllers/daemonset.rs`); a bare Pod is
+/// its own owner, and nobody recreates it (`controllers/bare_pod.rs`). The rarer two
 /// are boxed: a bare Pod's spec is 360 bytes, which every Deployment's
 /// controller carried while the variant held it in place.
 #[derive(Clone, Debug)]
 pub(crate) enum Workload {
     Deployment,
-    DaemonSet(alloc::boxed::Box<crate::daemonset::DaemonState>),
-    Pod(alloc::boxed::Box<crate::bare_pod::BareState>),
+    DaemonSet(alloc::boxed::Box<crate::controllers::daemonset::DaemonState>),
+    Pod(alloc::boxed::Box<crate::controllers::bare_pod::BareState>),
 }
 
 const _: () = assert!(core::mem::size_of::<Workload>() <= 16);
 
-impl Controller {
+impl Owner {
     /// An owner with no revisions and no pods yet. Only Deployments report
     /// rollout conditions: others get no progress deadline (their callers
     /// set a Deployment's strategy and durations).
-    pub(crate) fn new(name: &str, replicas: u32, workload: Workload) -> Controller {
-        Controller {
+    pub(crate) fn new(name: &str, replicas: u32, workload: Workload) -> Owner {
+        Owner {
             name: name.into(),
             replicas,
             strategy: Default::default(),
             revisions: Vec::new(),
             current: 0,
             pods: Default::default(),
-            pending: crate::ordinals::OrdinalSet::new(),
+            pending: crate::util::ordinals::OrdinalSet::new(),
             next_ordinal: 0,
-            counts: crate::ordinals::RevisionMap::new(),
+            counts: crate::util::ordinals::RevisionMap::new(),
             deleted: false,
             blocked: None,
             failure: BTreeMap::new(),
@@ -569,7 +501,7 @@ impl WorkloadKind {
     }
 }
 
-impl Controller {
+impl Owner {
     pub fn total(&self) -> u32 {
         self.pods.len() as u32
     }
@@ -637,8 +569,7 @@ impl Topology {
 /// (a one-label selector's map is a 544-byte B-tree node) and
 /// matchExpressions as they are. Shared by the terms of a template's
 /// required affinity, which all count over the conjunction of its
-/// selectors: 64 terms each keeping the conjunction of 64 selectors held a
-/// template's selectors 64 times (6 MB a pod at 1,024 entries).
+/// selectors, so the conjunction is kept once, not once a term.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct TermSelector {
     labels: alloc::boxed::Box<[(String, String)]>,
@@ -792,7 +723,7 @@ impl TermState {
     }
 }
 
-/// A Service as the endpoints controller keeps it (`controllers.rs`): its
+/// A Service as the endpoints controller keeps it (`controllers/endpoints.rs`): its
 /// endpoints are not copied here but read from the pods when asked.
 #[derive(Clone, Debug)]
 pub(crate) struct ServiceState {
@@ -876,9 +807,8 @@ pub struct Cluster {
     /// Per node, the keys of the pods bound there; each pod records its
     /// position (`node_slot`). Apart from the node's record, as the node's
     /// request sums are (in `hot`), so that a bind never touches the
-    /// record: at 5,000 nodes the records (152 bytes each) fall out of
-    /// cache between two binds to a node, and waiting for one was most of
-    /// a bind's time.
+    /// record, which at 5,000 nodes falls out of cache between two binds to
+    /// a node.
     pub(crate) node_pods: Vec<Vec<u32>>,
     /// Binds of the batch being scheduled not yet in `node_pods`: (node,
     /// pod key), in bind order. The scheduler's cycles read a node's pods
@@ -888,7 +818,7 @@ pub struct Cluster {
     /// holding up the cycle after it. Empty outside a batch's cycles.
     pub(crate) unfiled: Vec<(u32, u32)>,
     /// The scheduler's packed mirror of `nodes`, same indexes.
-    pub(crate) hot: Vec<HotNode>,
+    pub(crate) hot: Vec<NodeInfo>,
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
     /// compare their slots against, eight nodes to a cache line.
     pub(crate) stamps: Vec<u64>,
@@ -902,20 +832,19 @@ pub struct Cluster {
     /// so a batch asks it without reading every node's record.
     pub(crate) soft_tainted: u32,
     pub(crate) node_by_name: BTreeMap<String, NodeId>,
-    pub(crate) controllers: Vec<Controller>,
-    pub(crate) controller_by_name: BTreeMap<String, ControllerId>,
+    pub(crate) controllers: Vec<Owner>,
+    pub(crate) controller_by_name: BTreeMap<String, OwnerId>,
     /// The pod slab, by key (`None`: a free key, in `free_keys`).
-    pub(crate) pods: crate::chunked::Chunked<Option<Pod>>,
+    pub(crate) pods: crate::util::chunked::Chunked<Option<Pod>>,
     /// Per pod key, its revision and node packed (`pack_place`), kept with
     /// the slab: a batch's spreading state counts a revision's pods per
-    /// node from these 8 bytes a pod, not from every pod's record (a small
-    /// batch of a Deployment of 15,000 pods read 1.5 MB of records).
-    pub(crate) places: crate::chunked::Chunked<u64>,
+    /// node from these 8 bytes a pod, not from every pod's record.
+    pub(crate) places: crate::util::chunked::Chunked<u64>,
     pub(crate) free_keys: Vec<u32>,
     pub(crate) next_uid: u64,
     pub(crate) topologies: Vec<Topology>,
     /// Every topology key an admitted template names (terms' and spread
-    /// constraints'), at most [`crate::limits::MAX_TOPOLOGY_KEYS`]: the
+    /// constraints'), at most [`crate::util::limits::MAX_TOPOLOGY_KEYS`]: the
     /// keys `topologies` may be made for, besides the scheduler's defaults.
     pub(crate) named_keys: BTreeSet<String>,
     /// The live nodes' hostname labels (see `hostname_is_node`).
@@ -954,18 +883,18 @@ pub struct Cluster {
     pub(crate) term_work: u64,
     pub(crate) pdbs: BTreeMap<String, PdbSpec>,
     pub(crate) services: BTreeMap<String, ServiceState>,
-    pub(crate) service_books: crate::controllers::ServiceBooks,
+    pub(crate) service_books: crate::controllers::endpoints::ServiceBooks,
     /// Namespaces by name with their labels (without the automatic
     /// `kubernetes.io/metadata.name`): declared ones, and those an object
     /// was created in (with no labels). A namespace's labels are fixed when
-    /// it is created (`namespace.rs`).
+    /// it is created (`model/namespace.rs`).
     pub(crate) namespaces: BTreeMap<String, Labels>,
-    pub(crate) events: crate::events::EventLog,
+    pub(crate) events: crate::cluster::events::EventLog,
     pub(crate) texts: Vec<String>,
     /// Pods to mark Ready, bucketed by tick: (key, uid) in bind order (in
     /// chunks: a tick that binds 150,000 pods fills one bucket without
     /// copying it as it grows).
-    pub(crate) ready_queue: BTreeMap<u64, crate::chunked::Chunked<(u32, u64)>>,
+    pub(crate) ready_queue: BTreeMap<u64, crate::util::chunked::Chunked<(u32, u64)>>,
     /// Ready pods to mark available once their minReadySeconds have
     /// passed, bucketed by that tick: (key, uid).
     pub(crate) available_queue: BTreeMap<u64, Vec<(u32, u64)>>,
@@ -988,9 +917,9 @@ pub struct Cluster {
     /// DaemonSet's sync is skipped while it and the other epochs stand.
     pub(crate) disruption_epoch: u64,
     /// Replicas desired by all live Deployments together; at most
-    /// [`crate::limits::MAX_PODS`].
+    /// [`crate::util::limits::MAX_PODS`].
     pub(crate) desired_total: u64,
-    /// Registered nodes that are not removed; at most [`crate::limits::MAX_NODES`].
+    /// Registered nodes that are not removed; at most [`crate::util::limits::MAX_NODES`].
     pub(crate) live_nodes: u32,
     pub(crate) failure_serial: u32,
     pub(crate) heartbeat_timeout: u64,
@@ -1000,7 +929,7 @@ pub struct Cluster {
     /// (kube-scheduler's nextStartNodeIndex), as a node slot.
     pub(crate) next_start_node: u32,
     /// Settles equal scores when the profile breaks ties at random.
-    pub(crate) rng: crate::simulator::Prng,
+    pub(crate) rng: crate::util::prng::Prng,
     pub(crate) last_cycle: crate::scheduler::CycleRecord,
     /// While an observer watches for one pod's bind
     /// (`Simulator::step_deciding`): its name. The cycles of other pods
@@ -1011,7 +940,7 @@ pub struct Cluster {
     pub(crate) index_use: crate::scheduler::IndexUse,
     /// Which fast paths the scheduler may take (`scheduler/fast`).
     pub(crate) fast_paths: crate::scheduler::FastPaths,
-    /// The last stamp given to a node (see `HotNode::stamp`).
+    /// The last stamp given to a node (see `NodeInfo::stamp`).
     pub(crate) stamp_clock: u64,
     /// Moves whenever a node is added, removed, re-registered, tainted,
     /// untainted, cordoned, uncordoned or changes readiness: everything the
@@ -1027,9 +956,9 @@ pub struct Cluster {
     pub(crate) nominees: BTreeMap<u32, BTreeSet<u32>>,
     /// The scheduler's per-node values kept across batches.
     pub(crate) caches: crate::scheduler::cache::Caches,
-    /// PriorityClasses by name, the system ones included (`priority.rs`).
-    pub(crate) priority_classes: BTreeMap<String, crate::priority::PriorityClass>,
-    /// Counts the changes to `priority_classes` (see `Controller::admitted`).
+    /// PriorityClasses by name, the system ones included (`model/priority.rs`).
+    pub(crate) priority_classes: BTreeMap<String, crate::model::priority::PriorityClass>,
+    /// Counts the changes to `priority_classes` (see `Owner::admitted`).
     pub(crate) priority_epoch: u64,
     /// Whether a pod was marked Lost since the last pass collected them
     /// (`collect_lost`, which otherwise has nothing to find).
@@ -1133,7 +1062,7 @@ impl Cluster {
             pending_total: 0,
             bound_total: 0,
             next_start_node: 0,
-            rng: crate::simulator::Prng::new(DEFAULT_SCHEDULER_SEED),
+            rng: crate::util::prng::Prng::new(DEFAULT_SCHEDULER_SEED),
             last_cycle: Default::default(),
             record_for: None,
             index_use: crate::scheduler::IndexUse::Auto,
@@ -1143,7 +1072,7 @@ impl Cluster {
             pinned_messages: Default::default(),
             nominees: BTreeMap::new(),
             caches: Default::default(),
-            priority_classes: crate::priority::PriorityClass::system()
+            priority_classes: crate::model::priority::PriorityClass::system()
                 .into_iter()
                 .map(|c| (c.name.clone(), c))
                 .collect(),
@@ -1173,7 +1102,7 @@ impl Cluster {
 
     /// Seeds the PRNG that settles equal scores (profiles with random ties).
     pub fn set_scheduler_seed(&mut self, seed: u64) {
-        self.rng = crate::simulator::Prng::new(seed);
+        self.rng = crate::util::prng::Prng::new(seed);
     }
 
     pub fn heartbeat_timeout(&self) -> u64 {
@@ -1243,7 +1172,7 @@ impl Cluster {
                 w.push(r);
             }
         }
-        let p = crate::events::Packed::new(type_, reason, object, message);
+        let p = crate::cluster::events::Packed::new(type_, reason, object, message);
         self.events
             .observe(p, self.now, &mut self.texts, owns_text, fresh);
     }
@@ -1322,7 +1251,7 @@ impl Cluster {
     }
 
     /// Every event so far, oldest first.
-    pub fn events(&self) -> &crate::events::EventLog {
+    pub fn events(&self) -> &crate::cluster::events::EventLog {
         &self.events
     }
 
@@ -1354,7 +1283,7 @@ impl Cluster {
             Message::Assigned(n) => {
                 format!(
                     "Successfully assigned {} to {}",
-                    crate::namespace::full_name(&object_pod()),
+                    crate::model::namespace::full_name(&object_pod()),
                     self.nodes[n.0 as usize].spec.name
                 )
             }
@@ -1363,23 +1292,25 @@ impl Cluster {
             // namespace/name and nothing else.
             Message::TolerationExpired(_) => format!(
                 "Marking for deletion Pod {}",
-                crate::namespace::full_name(&object_pod())
+                crate::model::namespace::full_name(&object_pod())
             ),
             Message::Text(t) => self.texts[t.0 as usize].clone(),
             // The container is named as its owner (Shepherd's pods run one).
             Message::StoppingContainer(_) => format!(
                 "Stopping container {}",
-                e.object.owner().map_or("", |c| crate::namespace::split(
-                    &self.controllers[c.0 as usize].name
-                )
-                .1)
+                e.object
+                    .owner()
+                    .map_or("", |c| crate::model::namespace::split(
+                        &self.controllers[c.0 as usize].name
+                    )
+                    .1)
             ),
         };
         let source = e.reason.source(&e.object);
         // A kubelet's events name its node as source.host.
         let host = match (source, e.object, e.message) {
             (_, _, Message::StoppingContainer(n)) => self.nodes[n.0 as usize].spec.name.clone(),
-            (crate::events::Source::Kubelet, ObjectRef::Node(n), _) => {
+            (crate::cluster::events::Source::Kubelet, ObjectRef::Node(n), _) => {
                 self.nodes[n.0 as usize].spec.name.clone()
             }
             _ => String::new(),
@@ -1406,7 +1337,7 @@ impl Cluster {
     /// A Deployment's ReplicaSet name for revision `r`:
     /// `<deployment>-<pod-template-hash>`, as the Deployment controller
     /// names it (sync.go, getNewReplicaSet).
-    pub fn replica_set_name(&self, c: ControllerId, r: u32) -> String {
+    pub fn replica_set_name(&self, c: OwnerId, r: u32) -> String {
         let ctl = &self.controllers[c.0 as usize];
         match ctl.revisions.get((r as usize).wrapping_sub(1)) {
             Some(rev) => format!("{}-{}", ctl.name, rev.hash),
@@ -1419,7 +1350,7 @@ impl Cluster {
         self.events.iter().map(|e| self.render_event(&e)).collect()
     }
 
-    pub fn pod_name(&self, c: ControllerId, ordinal: u32) -> String {
+    pub fn pod_name(&self, c: OwnerId, ordinal: u32) -> String {
         let ctl = &self.controllers[c.0 as usize];
         match ctl.workload {
             // A bare Pod's name is its own.
@@ -1445,7 +1376,7 @@ impl Cluster {
                 });
             }
         }
-        if self.live_nodes >= crate::limits::MAX_NODES {
+        if self.live_nodes >= crate::util::limits::MAX_NODES {
             return Err(Error::Invalid(format!(
                 "node {}: the cluster already has {} nodes, the limit (MAX_NODES, twice Kubernetes' supported 5,000); expected a node removed first",
                 spec.name,
@@ -1481,7 +1412,7 @@ impl Cluster {
         self.node_by_name.insert(name.clone(), id);
         self.nodes.push(fresh_node(spec));
         self.node_pods.push(Vec::new());
-        self.hot.push(HotNode::default());
+        self.hot.push(NodeInfo::default());
         self.stamps.push(0);
         self.spec_stamps.push(0);
         self.refresh_hot(id);
@@ -1706,119 +1637,12 @@ impl Cluster {
         Ok(())
     }
 
-    /// Heartbeats at the current tick: a silent node whose kubelet is back
-    /// beats again and, if it was NotReady, is Ready: its condition taints go
-    /// (pending NoExecute timers are cancelled) and the kubelet reports its
-    /// pods Ready again. A beating node's heartbeat is implicit, so this
-    /// costs the silent nodes, not every node.
-    pub fn heartbeats(&mut self) {
-        let back: Vec<NodeId> = self
-            .silent
-            .iter()
-            .copied()
-            .filter(|id| self.nodes[id.0 as usize].beating)
-            .collect();
-        for id in back {
-            self.silent.remove(&id);
-            if !self.nodes[id.0 as usize].ready {
-                self.nodes[id.0 as usize].ready = true;
-                self.refresh_hot(id);
-                self.capacity_epoch += 1;
-                let name = self.nodes[id.0 as usize].spec.name.clone();
-                self.note(
-                    EventType::Normal,
-                    Reason::NodeReady,
-                    ObjectRef::Node(id),
-                    format!("Node {name} status is now: NodeReady"),
-                );
-                self.apply_no_execute(id);
-                let now = self.now;
-                for k in self.node_pods[id.0 as usize].clone() {
-                    let p = self.pod(k);
-                    if p.ready {
-                        continue;
-                    }
-                    let due = p
-                        .bound_at()
-                        .saturating_add(self.revision_of(p).template.ready_after as u64)
-                        .max(now);
-                    let uid = p.uid;
-                    self.ready_queue.entry(due).or_default().push((k, uid));
-                }
-            }
-        }
-    }
-
-    /// Node lifecycle at the current tick: a node silent for longer than the
-    /// heartbeat timeout (node-monitor-grace-period) goes NotReady (Ready
-    /// Unknown), as Kubernetes' node lifecycle controller does: its pods are
-    /// marked not Ready (Services drop them) but stay bound, and the node
-    /// gets the `node.kubernetes.io/unreachable` taints, whose NoExecute half
-    /// evicts each pod after its tolerationSeconds (300 by default, see
-    /// `taints.rs`).
-    pub fn detect_failures(&mut self) {
-        let now = self.now;
-        let timeout = self.heartbeat_timeout;
-        let due: Vec<NodeId> = self
-            .silent
-            .iter()
-            .copied()
-            .filter(|id| {
-                let n = &self.nodes[id.0 as usize];
-                !n.beating && n.ready && now.saturating_sub(n.last_heartbeat) > timeout
-            })
-            .collect();
-        for id in due {
-            self.nodes[id.0 as usize].ready = false;
-            self.refresh_hot(id);
-            let n = &self.nodes[id.0 as usize];
-            let name = n.spec.name.clone();
-            // RecordNodeStatusChange (controller_utils.go): Normal, once,
-            // when Ready turns from True.
-            self.note(
-                EventType::Normal,
-                Reason::NodeNotReady,
-                ObjectRef::Node(id),
-                format!("Node {name} status is now: NodeNotReady"),
-            );
-            // MarkPodsNotReady: the pods' Ready condition turns False.
-            for k in self.node_pods[id.0 as usize].clone() {
-                let (c, o) = {
-                    let p = self.pod(k);
-                    (p.controller, p.ordinal)
-                };
-                self.set_not_ready(k);
-                self.record(
-                    EventType::Warning,
-                    Reason::NodeNotReady,
-                    ObjectRef::Pod(c, o),
-                    Message::NodeIsNotReady,
-                );
-            }
-            self.disruption_epoch += 1;
-            self.apply_no_execute(id);
-        }
-    }
-
-    /// Every pod on the node becomes Lost and its capacity is freed at once;
-    /// the next pass deletes them and their controllers replace them. With
-    /// its Node object gone, Kubernetes' pod garbage collector deletes the
-    /// pods bound to it (podgc's gcOrphaned), which records no Event.
-    fn lose_pods(&mut self, id: NodeId) {
-        let keys = self.node_pods[id.0 as usize].clone();
-        for k in keys {
-            self.unbind(k);
-            self.pod_mut(k).phase = PodPhase::Lost;
-            self.lost_marked = true;
-        }
-    }
-
     // ----- Deployments -----------------------------------------------------
 
     /// A live Deployment by name (DaemonSets and bare Pods have their own calls).
-    pub(crate) fn controller_id(&self, name: &str) -> Result<ControllerId, Error> {
+    pub(crate) fn controller_id(&self, name: &str) -> Result<OwnerId, Error> {
         self.controller_by_name
-            .get(crate::namespace::canonical(name))
+            .get(crate::model::namespace::canonical(name))
             .copied()
             .filter(|c| {
                 matches!(
@@ -1843,23 +1667,23 @@ impl Cluster {
 
     /// Registers a new owner that passed every check: its namespace exists
     /// from now on, and its name leads to it.
-    pub(crate) fn add_owner(&mut self, ctl: Controller) -> ControllerId {
+    pub(crate) fn add_owner(&mut self, ctl: Owner) -> OwnerId {
         self.use_namespace(&ctl.name);
-        let id = ControllerId(self.controllers.len() as u32);
+        let id = OwnerId(self.controllers.len() as u32);
         self.controller_by_name.insert(ctl.name.clone(), id);
         self.controllers.push(ctl);
         id
     }
 
     /// Creates a Deployment. Its pods are created by the next pass.
-    pub fn deploy(&mut self, spec: DeploymentSpec) -> Result<ControllerId, Error> {
+    pub fn deploy(&mut self, spec: DeploymentSpec) -> Result<OwnerId, Error> {
         spec.validate()?;
         self.owner_name_free(&spec.name, "app")?;
         check_pod_limit(&spec.name, self.desired_total + spec.replicas as u64)?;
         self.check_topology_keys(&spec.name, &spec.template)?;
         self.desired_total += spec.replicas as u64;
         self.disruption_epoch += 1;
-        let mut ctl = Controller::new(&spec.name, spec.replicas, Workload::Deployment);
+        let mut ctl = Owner::new(&spec.name, spec.replicas, Workload::Deployment);
         ctl.strategy = spec.strategy;
         ctl.min_ready_seconds = spec.min_ready_seconds;
         ctl.progress_deadline_seconds = spec.progress_deadline_seconds;
@@ -1879,13 +1703,13 @@ impl Cluster {
     /// The Deployment controller's ScalingReplicaSet event for its current
     /// ReplicaSet going from `from` to `to` replicas (sync.go,
     /// scaleReplicaSet: "Scaled up replica set NAME from A to B").
-    pub(crate) fn note_scaling(&mut self, id: ControllerId, from: u32, to: u32) {
+    pub(crate) fn note_scaling(&mut self, id: OwnerId, from: u32, to: u32) {
         let cur = self.controllers[id.0 as usize].current;
         self.note_scaling_of(id, cur, from, to);
     }
 
     /// [`Cluster::note_scaling`] for the ReplicaSet of revision `rev`.
-    pub(crate) fn note_scaling_of(&mut self, id: ControllerId, rev: u32, from: u32, to: u32) {
+    pub(crate) fn note_scaling_of(&mut self, id: OwnerId, rev: u32, from: u32, to: u32) {
         if from == to {
             return;
         }
@@ -1986,7 +1810,7 @@ impl Cluster {
     /// deletion is an API call and the garbage collector deletes the
     /// dependents, neither recording an Event; each running pod's kubelet
     /// logs Killing as it stops it.
-    pub(crate) fn delete_owner(&mut self, id: ControllerId, name: &str) {
+    pub(crate) fn delete_owner(&mut self, id: OwnerId, name: &str) {
         let keys: Vec<u32> = self.controllers[id.0 as usize]
             .pods
             .values()
@@ -2001,11 +1825,11 @@ impl Cluster {
         c.replicas = 0;
         self.disruption_epoch += 1;
         self.controller_by_name
-            .remove(crate::namespace::canonical(name));
+            .remove(crate::model::namespace::canonical(name));
     }
 
     /// Finds or appends the revision for `template` and makes it current.
-    pub(crate) fn current_revision_for(&mut self, id: ControllerId, template: PodTemplate) {
+    pub(crate) fn current_revision_for(&mut self, id: OwnerId, template: PodTemplate) {
         let template = self.admit(id, &template);
         let existing = self.controllers[id.0 as usize]
             .revisions
@@ -2026,13 +1850,13 @@ impl Cluster {
 
     /// Appends a revision for `template` (with what the affinity index
     /// needs) and returns its number; the current revision is unchanged.
-    pub(crate) fn push_revision(&mut self, id: ControllerId, template: PodTemplate) -> u32 {
+    pub(crate) fn push_revision(&mut self, id: OwnerId, template: PodTemplate) -> u32 {
         let admitted = self.admit(id, &template);
         self.push_admitted_revision(id, admitted)
     }
 
     /// `push_revision` of a template admitted already (`Cluster::admit`).
-    fn push_admitted_revision(&mut self, id: ControllerId, template: PodTemplate) -> u32 {
+    fn push_admitted_revision(&mut self, id: OwnerId, template: PodTemplate) -> u32 {
         debug_assert!(
             self.admit(id, &template) == template,
             "an admitted template"
@@ -2047,7 +1871,7 @@ impl Cluster {
                 // The declared template is the admitted one without what
                 // admission added, so a revision keeps only the admitted
                 // one (`Revision::declared`).
-                let declared = crate::namespace::strip_template(&template);
+                let declared = crate::model::namespace::strip_template(&template);
                 // The hash of the declared template: namespaces do not
                 // rename a ReplicaSet.
                 let hash = template_hash(&declared);
@@ -2283,7 +2107,7 @@ impl Cluster {
     }
 
     /// Refuses a template that would take the topology keys the cluster's
-    /// templates name past [`crate::limits::MAX_TOPOLOGY_KEYS`]: before
+    /// templates name past [`crate::util::limits::MAX_TOPOLOGY_KEYS`]: before
     /// anything changes, so a refused template leaves nothing behind.
     pub(crate) fn check_topology_keys(&self, app: &str, t: &PodTemplate) -> Result<(), Error> {
         let mut new: Vec<&str> = topology_keys(t)
@@ -2292,12 +2116,12 @@ impl Cluster {
         new.sort_unstable();
         new.dedup();
         let total = self.named_keys.len() + new.len();
-        let max = crate::limits::MAX_TOPOLOGY_KEYS;
+        let max = crate::util::limits::MAX_TOPOLOGY_KEYS;
         match new.first() {
             Some(k) if total > max => Err(Error::Invalid(format!(
                 "app {app}: the pod template names {} new topology key(s), {} among them, and the cluster's templates would name {total}, more than the limit of {max} (MAX_TOPOLOGY_KEYS: each key holds a domain per node); expected keys the cluster's templates already name",
                 new.len(),
-                crate::limits::quoted(k)
+                crate::util::limits::quoted(k)
             ))),
             _ => Ok(()),
         }
@@ -2335,14 +2159,14 @@ impl Cluster {
         let stamp = self.restamp(id);
         let i = id.0 as usize;
         let old = self.hot[i];
-        let mut h = HotNode::of(
+        let mut h = NodeInfo::of(
             &self.nodes[i],
             self.node_pods[i].len(),
             old.allocated,
             old.nonzero,
         );
         h.stamp = stamp;
-        let soft = |h: &HotNode| (h.soft_taints && !h.removed) as u32;
+        let soft = |h: &NodeInfo| (h.soft_taints && !h.removed) as u32;
         self.soft_tainted = self.soft_tainted - soft(&self.hot[id.0 as usize]) + soft(&h);
         self.hot[id.0 as usize] = h;
         self.spec_stamps[id.0 as usize] = stamp;
@@ -2362,9 +2186,9 @@ impl Cluster {
         h.stamp = stamp;
         debug_assert_eq!(
             self.hot[i],
-            HotNode {
+            NodeInfo {
                 stamp,
-                ..HotNode::of(
+                ..NodeInfo::of(
                     &self.nodes[i],
                     self.node_pods[i].len()
                         + self.unfiled.iter().filter(|u| u.0 as usize == i).count(),
@@ -2493,7 +2317,7 @@ impl Cluster {
     }
 
     /// Creates `n` Pending pods of the controller's current revision.
-    pub(crate) fn create_pods(&mut self, id: ControllerId, n: u32) {
+    pub(crate) fn create_pods(&mut self, id: OwnerId, n: u32) {
         let revision = self.controllers[id.0 as usize].current;
         // One template, one admission for all of them.
         let admitted = self.admitted(id);
@@ -2504,25 +2328,25 @@ impl Cluster {
 
     /// What the Priority admission plugin gives the controller's new pods.
     /// The caller checked admission (`priority_admits`) before creating.
-    fn admitted(&self, id: ControllerId) -> crate::priority::Admitted {
+    fn admitted(&self, id: OwnerId) -> crate::model::priority::Admitted {
         self.admit_priority(id)
-            .unwrap_or(crate::priority::Admitted {
+            .unwrap_or(crate::model::priority::Admitted {
                 priority: 0,
                 preempt_never: false,
             })
     }
 
     /// Creates a Pending pod of one of the controller's revisions; returns its key.
-    pub(crate) fn create_pod_of_revision(&mut self, id: ControllerId, revision: u32) -> u32 {
+    pub(crate) fn create_pod_of_revision(&mut self, id: OwnerId, revision: u32) -> u32 {
         let admitted = self.admitted(id);
         self.create_admitted_pod(id, revision, admitted)
     }
 
     fn create_admitted_pod(
         &mut self,
-        id: ControllerId,
+        id: OwnerId,
         revision: u32,
-        admitted: crate::priority::Admitted,
+        admitted: crate::model::priority::Admitted,
     ) -> u32 {
         let uid = self.next_uid;
         self.next_uid += 1;
@@ -2565,7 +2389,7 @@ impl Cluster {
 
     /// The object a controller's pod events are about: a Deployment's
     /// pod's ReplicaSet (by revision), a DaemonSet; none for a bare Pod.
-    pub(crate) fn pod_owner_object(&self, id: ControllerId, revision: u32) -> Option<ObjectRef> {
+    pub(crate) fn pod_owner_object(&self, id: OwnerId, revision: u32) -> Option<ObjectRef> {
         match self.controllers[id.0 as usize].workload {
             Workload::Deployment => Some(ObjectRef::ReplicaSet(id, revision)),
             Workload::DaemonSet(_) => Some(ObjectRef::Deployment(id)),
@@ -2682,7 +2506,7 @@ impl Cluster {
                 r.template.ready_after,
             )
         };
-        // The node's record is not touched (see `HotNode`).
+        // The node's record is not touched (see `NodeInfo`).
         let i = n.0 as usize;
         let h = self.hot[i];
         let allocated = h.allocated.saturating_add(&req);
@@ -2743,7 +2567,7 @@ impl Cluster {
                 }
             }
             self.events
-                .observe_fresh(crate::events::Packed::new(t, r, o, m), self.now);
+                .observe_fresh(crate::cluster::events::Packed::new(t, r, o, m), self.now);
         }
         // A schedulable node is Ready; only a bare Pod bound by nodeName
         // lands on a NotReady one, whose kubelet never reports it Ready.
@@ -2991,9 +2815,9 @@ fn fresh_node(spec: NodeSpec) -> NodeState {
     }
 }
 
-/// Refuses a total of desired replicas beyond [`crate::limits::MAX_PODS`].
+/// Refuses a total of desired replicas beyond [`crate::util::limits::MAX_PODS`].
 pub(crate) fn check_pod_limit(app: &str, total: u64) -> Result<(), Error> {
-    let max = crate::limits::MAX_PODS;
+    let max = crate::util::limits::MAX_PODS;
     if total > max {
         return Err(Error::Invalid(format!(
             "app {app}: the Deployments would desire {total} pods in all, more than the limit of {max} (MAX_PODS, twice Kubernetes' supported 150,000); expected fewer replicas"
@@ -3163,7 +2987,7 @@ pub(crate) fn pack_place(revision: u32, node: Option<NodeId>) -> u64 {
 #[cfg(test)]
 mod template_hash_tests {
     use super::*;
-    use crate::quantity::MIB;
+    use crate::model::quantity::MIB;
 
     /// The hash as it was made: of the debug form as a string.
     fn hash_of_text(t: &PodTemplate) -> String {
@@ -3213,14 +3037,14 @@ mod template_hash_tests {
 #[cfg(test)]
 mod pod_record_tests {
     use super::*;
-    use crate::quantity::MIB;
+    use crate::model::quantity::MIB;
 
     fn pod() -> Pod {
-        let admitted = crate::priority::Admitted {
+        let admitted = crate::model::priority::Admitted {
             priority: 0,
             preempt_never: false,
         };
-        Pod::pending(1, ControllerId(0), 0, 1, admitted)
+        Pod::pending(1, OwnerId(0), 0, 1, admitted)
     }
 
     #[test]
@@ -3235,7 +3059,12 @@ mod pod_record_tests {
         );
         // Ticks: every tick a script reaches, and a tick past 32 bits
         // read as the last one kept.
-        for t in [0, 1, crate::limits::MAX_TICK, 2 * crate::limits::MAX_TICK] {
+        for t in [
+            0,
+            1,
+            crate::util::limits::MAX_TICK,
+            2 * crate::util::limits::MAX_TICK,
+        ] {
             p.set_bound_at(t);
             p.set_ready_at(t + 1);
             p.set_taint_deadline(Some(t));
@@ -3277,7 +3106,7 @@ mod pod_record_tests {
     fn hostname_domains_follow_the_labels_as_nodes_come_and_go() {
         use crate::model::{AffinityTerm, DeploymentSpec, Selector};
         let ops = crate::fuzz_ops(300);
-        let mut rng = crate::simulator::Prng::new(43);
+        let mut rng = crate::util::prng::Prng::new(43);
         let mut c = Cluster::new();
         // A term over the hostname key, so its topology exists and counts.
         c.deploy(

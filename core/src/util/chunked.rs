@@ -3,9 +3,8 @@
 //! A `Vec` that doubles copies everything it holds at each doubling, into
 //! memory no one has touched yet, and keeps up to half its capacity unused.
 //! Natively the system allocator remaps a large block instead of copying
-//! it; in WebAssembly nothing can. At 5,000 nodes and 150,000 pods the pod
-//! slab's doublings cost about 30 ms of the page's first tick (Chromium's
-//! profiler), and its capacity ended at 27 MB for the 15.6 MB it held.
+//! it; in WebAssembly nothing can, so the large slabs (the pods) grow by
+//! chunks instead (docs/speed-history.md, "Comments' measurements").
 
 use alloc::vec::Vec;
 

@@ -7,7 +7,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::cluster::{ControllerId, NodeId};
+use crate::cluster::{NodeId, OwnerId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventType {
@@ -183,14 +183,14 @@ impl Source {
 pub enum ObjectRef {
     Node(NodeId),
     /// A pod by owner and ordinal: `web-3`.
-    Pod(ControllerId, u32),
+    Pod(OwnerId, u32),
     /// A Deployment, or a DaemonSet or bare Pod (by its owner's kind).
-    Deployment(ControllerId),
+    Deployment(OwnerId),
     /// Anything else, as `kind/name` text kept in the cluster's text table.
     Named(TextId),
     /// A Deployment's ReplicaSet, by its revision: `replicaset/web-5d4c8f7b`
     /// (`<deployment>-<pod-template-hash>`).
-    ReplicaSet(ControllerId, u32),
+    ReplicaSet(OwnerId, u32),
 }
 
 /// An index into the cluster's table of event texts. Keeping text out of the
@@ -229,7 +229,7 @@ pub enum Message {
 
 impl ObjectRef {
     /// The controller a pod or controller object is of.
-    pub(crate) fn owner(&self) -> Option<ControllerId> {
+    pub(crate) fn owner(&self) -> Option<OwnerId> {
         match *self {
             ObjectRef::Pod(c, _) | ObjectRef::Deployment(c) | ObjectRef::ReplicaSet(c, _) => {
                 Some(c)
@@ -256,7 +256,7 @@ impl ObjectRef {
 /// the records added and those whose count moved.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EventLog {
-    records: crate::chunked::Chunked<Packed>,
+    records: crate::util::chunked::Chunked<Packed>,
     /// (tick, index of its first event), one for each run of events at one
     /// tick, in log order.
     runs: alloc::vec::Vec<(u64, usize)>,
@@ -356,9 +356,9 @@ impl Packed {
     fn record(&self, tick: u64) -> EventRecord {
         let object = match self.object {
             0 => ObjectRef::Node(NodeId(self.a)),
-            1 => ObjectRef::Pod(ControllerId(self.a), self.b),
-            2 => ObjectRef::Deployment(ControllerId(self.a)),
-            4 => ObjectRef::ReplicaSet(ControllerId(self.a), self.b),
+            1 => ObjectRef::Pod(OwnerId(self.a), self.b),
+            2 => ObjectRef::Deployment(OwnerId(self.a)),
+            4 => ObjectRef::ReplicaSet(OwnerId(self.a), self.b),
             _ => ObjectRef::Named(TextId(self.a)),
         };
         let message = match self.message & !COMBINED {
@@ -934,9 +934,9 @@ mod tests {
             };
             let object = match x % 5 {
                 0 => ObjectRef::Node(NodeId(i)),
-                1 => ObjectRef::Pod(ControllerId(x >> 8), i),
-                2 => ObjectRef::Deployment(ControllerId(i)),
-                3 => ObjectRef::ReplicaSet(ControllerId(i), x >> 9),
+                1 => ObjectRef::Pod(OwnerId(x >> 8), i),
+                2 => ObjectRef::Deployment(OwnerId(i)),
+                3 => ObjectRef::ReplicaSet(OwnerId(i), x >> 9),
                 _ => ObjectRef::Named(TextId(u32::MAX - i)),
             };
             let message = match (x >> 3) % 7 {
@@ -1084,7 +1084,7 @@ mod tests {
                         tick,
                         EventType::Normal,
                         Reason::SuccessfulCreate,
-                        ObjectRef::ReplicaSet(ControllerId(0), 1),
+                        ObjectRef::ReplicaSet(OwnerId(0), 1),
                         Message::CreatedPod(o),
                     ),
                     texts,
@@ -1148,7 +1148,7 @@ mod tests {
                     i as u64,
                     EventType::Normal,
                     Reason::Scheduled,
-                    ObjectRef::Pod(ControllerId(0), i),
+                    ObjectRef::Pod(OwnerId(0), i),
                     Message::Assigned(NodeId(0)),
                 ),
                 &mut texts,

@@ -5,11 +5,11 @@ use alloc::format;
 use alloc::string::ToString;
 use alloc::vec::Vec;
 
+use crate::model::quantity::MIB;
 use crate::model::{
     AffinityTerm, DeploymentSpec, NodeSpec, Resources, Selector, Taint, TaintEffect, Toleration,
 };
-use crate::quantity::MIB;
-use crate::simulator::Prng;
+use crate::util::prng::Prng;
 
 /// What to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
