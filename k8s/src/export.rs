@@ -744,11 +744,34 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
             ),
         ]));
     }
+    if let Some(a) = &sc.autoscaler {
+        docs.extend(crate::autoscaling::configmaps(
+            a,
+            |n| {
+                node(
+                    &ImportedNode {
+                        spec: n.clone(),
+                        unschedulable: false,
+                        ready: true,
+                    },
+                    false,
+                )
+            },
+            &yaml_text,
+        ));
+    }
     let mut out = String::new();
     for d in &docs {
         out.push_str("---\n");
         yaml(&mut out, d, 0);
     }
+    out
+}
+
+/// One value as YAML text (a ConfigMap's embedded document).
+pub(crate) fn yaml_text(v: &Value) -> String {
+    let mut out = String::new();
+    yaml(&mut out, v, 0);
     out
 }
 

@@ -54,7 +54,26 @@ pub fn import_with_progress(
     for o in &objs {
         st.object(o)?;
     }
-    st.finish(objs.len())
+    let mut imported = st.finish(objs.len())?;
+    imported.scenario.autoscaler = crate::autoscaling::read(
+        &objs,
+        &imported.scenario,
+        &opts.limits,
+        &mut imported.warnings,
+        &import,
+    )?;
+    imported.scenario.node_pools =
+        crate::autoscaling::read_karpenter(&objs, &opts.limits, &import)?;
+    Ok(imported)
+}
+
+/// `metadata.name` as written, or empty.
+fn name_of_meta(meta: &Map) -> String {
+    meta.iter()
+        .find(|(k, _)| k == "name")
+        .and_then(|(_, v)| v.as_str())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Metadata keys a cluster adds that change nothing simulated.
@@ -424,6 +443,17 @@ impl<'a> State<'a> {
             "DaemonSet" => self.daemonset(cx, meta, spec),
             "PriorityClass" => self.priority_class(cx, top, meta),
             "Namespace" => self.namespace(cx, top, meta),
+            "NodePool" => {
+                // Karpenter's, read with its instance types (autoscaling.rs).
+                self.took(kind);
+                Ok(())
+            }
+            "ConfigMap" if crate::autoscaling::is_autoscaler_configmap(&name_of_meta(meta)) => {
+                // Read with the whole input once every Node is known
+                // (autoscaling.rs).
+                self.took(kind);
+                Ok(())
+            }
             "KubeSchedulerConfiguration" => {
                 if let Some(prev) = &self.scheduler_config {
                     return Err(cx.err("", format!("a second KubeSchedulerConfiguration (the first is {prev}); expected one, as kube-scheduler reads one --config file")));

@@ -44,6 +44,13 @@ pub struct Scenario {
     /// The profile a `KubeSchedulerConfiguration` in the input describes;
     /// `None` when there was none (kube-scheduler's default profile applies).
     pub profile: Option<Profile>,
+    /// Cluster Autoscaler's node groups, from the kwok provider's
+    /// ConfigMaps (`kwok-provider-config`, `kwok-provider-templates`); `None`
+    /// when the input has none (see `autoscaling.rs`).
+    pub autoscaler: Option<shepherd::autoscaler::AutoscalerConfig>,
+    /// Karpenter's NodePools (`karpenter.sh/v1`) with their instance types,
+    /// for the preview (`shepherd autoscale --karpenter`); not exported.
+    pub node_pools: Vec<shepherd::autoscaler::karpenter::NodePool>,
 }
 
 impl Scenario {
