@@ -50,11 +50,21 @@ pub fn import_with_progress(
     progress: &mut dyn FnMut(usize),
 ) -> Result<Imported, ImportError> {
     let objs = objects(text, &opts.limits, progress)?;
+    let n = objs.len();
     let mut st = State::new(opts, &objs);
-    for o in &objs {
-        st.object(o)?;
+    // Each object's document is kept with the declaration it became
+    // (crate::kept), so an export writes it back as the user gave it.
+    let mut kept = crate::kept::Kept::default();
+    for o in objs {
+        let mark = crate::kept::Mark::of(&st.scenario);
+        st.object(&o)?;
+        if let Some(decl) = mark.added(&st.scenario) {
+            kept.keep(o.value, decl);
+        }
     }
-    st.finish(objs.len())
+    let mut im = st.finish(n)?;
+    im.scenario.kept = kept;
+    Ok(im)
 }
 
 /// Metadata keys a cluster adds that change nothing simulated.

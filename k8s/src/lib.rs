@@ -35,6 +35,9 @@
 mod context;
 mod export;
 mod import;
+pub mod kept;
+#[cfg(test)]
+mod kept_tests;
 pub mod kubectl;
 mod read;
 mod scenario;
