@@ -463,4 +463,17 @@ export function wireManifests(ctx) {
     ctx.download(`kube-scheduler-config.yaml`, out.schedulerConfig);
     ctx.toast('Manifests exported: the cluster for kubectl apply -f, and the scheduler profile for kube-scheduler --config');
   });
+
+  $('btn-export-kwok').addEventListener('click', () => {
+    const sim = ctx.sim();
+    let out;
+    try {
+      out = sim.exportManifestsKwok();
+    } catch (err) {
+      ctx.showProblem(`Could not export for KWOK: ${err && err.message ? err.message : err}`, $('menu-scenario-btn'));
+      return;
+    }
+    ctx.download(`shepherd-seed${sim.seed}-tick${sim.tick}-kwok.yaml`, out);
+    ctx.toast('Exported for KWOK: kwokctl create cluster, then kubectl apply -f the file');
+  });
 }
