@@ -1189,3 +1189,9 @@ pub fn pods_wide_json(c: &Cluster) -> serde_json::Value {
         .collect();
     serde_json::Value::Array(pods)
 }
+
+/// One object as the export writes it (for the tests' measures).
+#[cfg(test)]
+pub(crate) fn yaml_of(out: &mut String, v: &Value) {
+    yaml(out, v, 0);
+}

@@ -135,6 +135,21 @@ impl Kept {
         self.docs.is_empty()
     }
 
+    /// About how many bytes the kept documents take on the heap: each
+    /// value's 32 bytes, each map entry's key (24 bytes and its text), each
+    /// string's text; the declarations and the table aside.
+    pub fn doc_bytes(&self) -> usize {
+        fn size(v: &Value) -> usize {
+            32 + match v {
+                Value::Str(s) => s.capacity(),
+                Value::Seq(xs) => xs.iter().map(size).sum::<usize>(),
+                Value::Map(m) => m.iter().map(|(k, x)| 24 + k.capacity() + size(x)).sum(),
+                _ => 0,
+            }
+        }
+        self.docs.values().map(|k| size(&k.doc)).sum()
+    }
+
     /// Keeps `doc` (stripped of what the server sets) for `decl`.
     pub fn keep(&mut self, mut doc: Value, decl: Decl) {
         strip(&mut doc);

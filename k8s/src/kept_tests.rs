@@ -298,3 +298,35 @@ fn kwok_export_keeps_objects_and_bindings() {
     let again = export_kwok(&back);
     assert_eq!(again.matches("value: fake").count(), out.matches("value: fake").count());
 }
+
+/// What keeping the documents costs: the kept trees of an input made only
+/// of objects that are kept (Deployments as kubectl prints them, status
+/// and managedFields included), against the input's bytes. Printed for
+/// docs/; the bound asserted is the one docs/ states.
+#[test]
+fn kept_memory() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/manifests/mid-sized-cluster.yaml"),
+    )
+    .unwrap();
+    let im = import(&text).unwrap();
+    let kept = im.scenario.kept.doc_bytes();
+    // The kept objects' text, as given (status and server-set fields in).
+    let mut given = 0;
+    for v in docs(&text) {
+        if matches!(
+            key(&v).0.as_str(),
+            "Node" | "Deployment" | "StatefulSet" | "DaemonSet" | "PodDisruptionBudget" | "Service"
+        ) {
+            let mut out = String::new();
+            crate::export::yaml_of(&mut out, &v);
+            given += out.len();
+        }
+    }
+    println!(
+        "kept {} documents: {kept} bytes for {given} bytes of their text ({:.2} per byte)",
+        im.scenario.kept.len(),
+        kept as f64 / given as f64
+    );
+    assert!(kept <= 3 * given, "{kept} > 3 x {given}");
+}
