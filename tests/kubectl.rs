@@ -275,7 +275,10 @@ fn describe_and_top_read_the_nodes_books() {
     );
     let p = text(&sim, "describe pod web-0");
     assert!(p.contains("Controlled By:      ReplicaSet/web-"), "{p}");
-    assert!(p.contains("Explain (default-scheduler, as if it were scheduled now):"), "{p}");
+    assert!(
+        p.contains("Explain (default-scheduler, as if it were scheduled now):"),
+        "{p}"
+    );
 }
 
 #[test]

@@ -43,7 +43,11 @@ const CORE: Rules = Rules {
         ("controllers", &["controllers"]),
         ("reconcile", &["reconcile"]),
         ("readers", &["views", "balance", "verify"]),
-        ("simulator", &["simulator", "generate"]),
+        // The autoscaler reads the cluster through the views and is run
+        // by the simulator's step, beside it.
+        ("simulator", &["simulator", "generate", "autoscaler"]),
+        // What-if runs a simulator over a copy of a cluster and reads the rest.
+        ("whatif", &["whatif"]),
     ],
     units: &["scheduler"],
     exceptions: &[
@@ -121,7 +125,13 @@ const K8S: Rules = Rules {
         // Values to engine declarations, and kubectl's grammar over them.
         (
             "objects",
-            &["scenario", "scheduler_config", "import", "kubectl"],
+            &[
+                "scenario",
+                "scheduler_config",
+                "autoscaling",
+                "import",
+                "kubectl",
+            ],
         ),
         ("out", &["export"]),
     ],

@@ -8,11 +8,14 @@
 //! shepherd explain FILE|DIR|- --pod NAMESPACE/NAME [--output json] [--profile NAME] [--then FILE] [--now]
 //! shepherd kubectl FILE|DIR [--profile NAME] [--namespace NS] -- get pods -o wide [-- COMMAND ...]
 //! shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
+//! shepherd whatif FILE|DIR|- [--drain NODE]... [--fail-zone ZONE]... [--fail-node NODE]... [--scale NS/NAME=N]... [--apply FILE]... [--cordon NODE]... [--delete-node NODE]... [--output json]
 //! shepherd compare [FILE|DIR|-] [--profiles P,P...] [--seeds N,N...] [--seed N --nodes N --apps N | --namespace NS] [--output json]
 //! ```
 
+mod autoscale;
 mod manifests;
 mod rollout;
+mod whatif;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::process::ExitCode;
@@ -81,6 +84,8 @@ const USAGE: &str = "usage:
       kubectl get pods -o wide prints them, Pending pods with their reasons, the warnings;
       --then FILE applies a second file to the converged cluster and converges again;
       every namespace is imported unless --namespace NS (-n NS) takes that one alone
+  shepherd autoscale FILE|DIR|- [--expander LIST] [--output json] [--fewest-nodes G] [--fit APP] [--compress] [--karpenter]
+      Cluster Autoscaler over the input's node groups, to a fixed point (docs/autoscaling.md)
   shepherd kubectl FILE|DIR|- [--profile NAME] [--namespace NS] -- COMMAND [-- COMMAND ...]
       kubectl's words over the converged cluster (docs/kubectl.md): get, describe,
       top nodes, scale, cordon, uncordon, drain, taint, label, delete, rollout,
@@ -99,6 +104,9 @@ const USAGE: &str = "usage:
       each new line until \"successfully rolled out\" (exit 0) or \"exceeded its progress deadline\"
       (exit 1); --at TICK prints the one line at that tick; --namespace NS (-n NS) is the
       Deployment's namespace (default: default)
+  shepherd whatif FILE|DIR|- [--drain NODE]... [--fail-zone ZONE]... [--fail-node NODE]... [--scale NS/NAME=N]...
+                  [--apply FILE]... [--cordon NODE]... [--delete-node NODE]... [--output json] [--profile NAME]
+      the actions in order, then Kubernetes' timing until settled, as a diff (docs/whatif.md)
   shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
       the input's scenario, or a random workload from the seed, as manifests kubectl apply takes;
       --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead
@@ -154,20 +162,22 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("compare") => compare(&args[1..]),
         Some("simulate") => manifests::simulate(&args[1..]).map_err(Failure::from),
+        Some("autoscale") => autoscale::autoscale(&args[1..]).map_err(Failure::from),
         Some("export") => manifests::export_cmd(&args[1..]).map_err(Failure::from),
         Some("explain") => manifests::explain(&args[1..]).map_err(Failure::from),
         Some("rollout") => rollout::rollout(&args[1..]).map_err(Failure::from),
         Some("kubectl") => manifests::kubectl(&args[1..]).map_err(Failure::from),
+        Some("whatif") => whatif::whatif(&args[1..]),
         Some("help") | Some("--help") | Some("-h") => {
             println!("{USAGE}");
             Ok(())
         }
         Some(other) => Err(Failure::Usage(format!(
-            "unknown command {}; expected demo, converge, bench, simulate, explain, rollout, kubectl, export or compare",
+            "unknown command {}; expected demo, converge, bench, simulate, explain, rollout, kubectl, whatif, export or compare",
             shepherd::limits::quoted(other)
         ))),
         None => Err(Failure::Usage(
-            "no command given; expected demo, converge, bench, simulate, explain, rollout, kubectl, export or compare"
+            "no command given; expected demo, converge, bench, simulate, explain, rollout, kubectl, whatif, export or compare"
                 .to_string(),
         )),
     };

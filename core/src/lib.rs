@@ -37,6 +37,9 @@
 //!   largest Pending pod, from the nodes' books.
 //! - [`verify`]: independent checkers that recompute every invariant from the
 //!   pods themselves.
+//! - [`whatif`]: actions (drain, zone and node failures, scale, apply,
+//!   cordon, delete-node) on a converged cluster, run with Kubernetes' timing,
+//!   answered as a before/after diff ([`whatif::what_if`]).
 //!
 //! ## Where things are
 //!
@@ -86,6 +89,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 // cluster, scheduler, controllers, reconcile, the readers (views, balance,
 // verify), simulator and generate; `tests/layers.rs` states which may import
 // which.
+pub mod autoscaler;
 pub mod balance;
 mod cluster;
 mod controllers;
@@ -97,6 +101,7 @@ pub mod simulator;
 mod util;
 pub mod verify;
 mod views;
+pub mod whatif;
 
 // The paths before the modules were grouped by subject: public ones that the
 // CLI, the page, the manifest reader and the tests name, and two crate paths

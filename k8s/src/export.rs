@@ -624,7 +624,11 @@ fn put(v: &mut Value, key: &str, x: Value) {
 /// label `type: kwok` and the taint; a pod spec (a Pod's, or a
 /// controller's template) the toleration unless it tolerates the taint.
 fn kwok_object(v: &mut Value) {
-    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+    let kind = v
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     match kind.as_str() {
         "Node" => {
             if let Some(meta) = entry(v, "metadata") {
@@ -650,9 +654,13 @@ fn kwok_object(v: &mut Value) {
             }
         }
         "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => {
-            let Some(mut spec) = entry(v, "spec") else { return };
+            let Some(mut spec) = entry(v, "spec") else {
+                return;
+            };
             if kind != "Pod" {
-                let Some(t) = entry(spec, "template") else { return };
+                let Some(t) = entry(spec, "template") else {
+                    return;
+                };
                 let Some(ps) = entry(t, "spec") else { return };
                 spec = ps;
             }
@@ -738,11 +746,14 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
         if !n.labels.is_empty() {
             meta.push(("labels", labels(&n.labels)));
         }
-        docs.push(kept(&|| Decl::Namespace(n.clone()), map(vec![
-            ("apiVersion", s("v1")),
-            ("kind", s("Namespace")),
-            ("metadata", map(meta)),
-        ])));
+        docs.push(kept(
+            &|| Decl::Namespace(n.clone()),
+            map(vec![
+                ("apiVersion", s("v1")),
+                ("kind", s("Namespace")),
+                ("metadata", map(meta)),
+            ]),
+        ));
     }
     let keys = sc
         .pods
@@ -796,47 +807,113 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
             Budget::MinAvailable(v) => ("minAvailable", v),
             Budget::MaxUnavailable(v) => ("maxUnavailable", v),
         };
-        docs.push(kept(&|| Decl::Pdb(p.clone()), map(vec![
-            ("apiVersion", s("policy/v1")),
-            ("kind", s("PodDisruptionBudget")),
-            ("metadata", object_meta(&p.name)),
-            (
-                "spec",
-                map(vec![
-                    ("selector", selector(&p.selector)),
-                    (k, int_or_percent(v)),
-                ]),
-            ),
-        ])));
+        docs.push(kept(
+            &|| Decl::Pdb(p.clone()),
+            map(vec![
+                ("apiVersion", s("policy/v1")),
+                ("kind", s("PodDisruptionBudget")),
+                ("metadata", object_meta(&p.name)),
+                (
+                    "spec",
+                    map(vec![
+                        ("selector", selector(&p.selector)),
+                        (k, int_or_percent(v)),
+                    ]),
+                ),
+            ]),
+        ));
     }
     for svc in &sc.services {
-        docs.push(kept(&|| Decl::Service(svc.clone()), map(vec![
-            ("apiVersion", s("v1")),
-            ("kind", s("Service")),
-            ("metadata", object_meta(&svc.name)),
-            (
-                "spec",
-                map(vec![
-                    ("selector", labels(&svc.selector.match_labels)),
-                    (
-                        "ports",
-                        Value::Seq(vec![map(vec![
-                            ("port", Value::UInt(80)),
-                            ("protocol", s("TCP")),
-                        ])]),
-                    ),
-                ]),
-            ),
-        ])));
+        docs.push(kept(
+            &|| Decl::Service(svc.clone()),
+            map(vec![
+                ("apiVersion", s("v1")),
+                ("kind", s("Service")),
+                ("metadata", object_meta(&svc.name)),
+                (
+                    "spec",
+                    map(vec![
+                        ("selector", labels(&svc.selector.match_labels)),
+                        (
+                            "ports",
+                            Value::Seq(vec![map(vec![
+                                ("port", Value::UInt(80)),
+                                ("protocol", s("TCP")),
+                            ])]),
+                        ),
+                    ]),
+                ),
+            ]),
+        ));
     }
     if kwok {
         docs.iter_mut().for_each(kwok_object);
+    }
+    if let Some(a) = &sc.autoscaler {
+        let made = crate::autoscaling::configmaps(
+            a,
+            |n| {
+                node(&ImportedNode {
+                    spec: n.clone(),
+                    unschedulable: false,
+                    ready: true,
+                })
+            },
+            &yaml_text,
+        );
+        for cm in made {
+            let text = |k: &str| {
+                cm.get("metadata")
+                    .and_then(|m| m.get(k))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let ns = text("namespace");
+            let ns = if ns.is_empty() {
+                shepherd::namespace::DEFAULT_NAMESPACE.to_string()
+            } else {
+                ns
+            };
+            let name = shepherd::namespace::qualify(&ns, &text("name"));
+            docs.push(kept(
+                &|| Decl::AutoscalerConfigMap {
+                    name: name.clone(),
+                    config: sc.autoscaler.clone(),
+                },
+                cm.clone(),
+            ));
+        }
+    }
+    // What the simulation reads and never changes, as it was given.
+    if !sc.kept.is_empty() {
+        let written: Vec<(&'static str, String)> = docs
+            .iter()
+            .filter_map(|d| {
+                let kind = d.get("kind").and_then(Value::as_str)?;
+                let meta = d.get("metadata")?;
+                let name = meta.get("name").and_then(Value::as_str)?;
+                let ns = meta
+                    .get("namespace")
+                    .and_then(Value::as_str)
+                    .unwrap_or(shepherd::namespace::DEFAULT_NAMESPACE);
+                (kind == "ConfigMap").then(|| ("ConfigMap", shepherd::namespace::qualify(ns, name)))
+            })
+            .collect();
+        docs.extend(sc.kept.verbatim(&written).into_iter().cloned());
     }
     let mut out = String::new();
     for d in &docs {
         out.push_str("---\n");
         yaml(&mut out, d, 0);
     }
+    out
+}
+
+/// One value as YAML text (a ConfigMap's embedded document).
+pub(crate) fn yaml_text(v: &Value) -> String {
+    let mut out = String::new();
+    yaml(&mut out, v, 0);
     out
 }
 

@@ -50,21 +50,80 @@ pub fn import_with_progress(
     progress: &mut dyn FnMut(usize),
 ) -> Result<Imported, ImportError> {
     let objs = objects(text, &opts.limits, progress)?;
-    let n = objs.len();
     let mut st = State::new(opts, &objs);
     // Each object's document is kept with the declaration it became
-    // (crate::kept), so an export writes it back as the user gave it.
-    let mut kept = crate::kept::Kept::default();
-    for o in objs {
+    // (crate::kept), so an export writes it back as the user gave it: the
+    // declarations are noted here, the documents moved in at the end.
+    let mut made = Vec::new();
+    for (i, o) in objs.iter().enumerate() {
         let mark = crate::kept::Mark::of(&st.scenario);
-        st.object(&o)?;
+        st.object(o)?;
         if let Some(decl) = mark.added(&st.scenario) {
-            kept.keep(o.value, decl);
+            made.push((i, decl));
         }
     }
-    let mut im = st.finish(n)?;
-    im.scenario.kept = kept;
-    Ok(im)
+    let mut imported = st.finish(objs.len())?;
+    imported.scenario.autoscaler = crate::autoscaling::read(
+        &objs,
+        &imported.scenario,
+        &opts.limits,
+        &mut imported.warnings,
+        &import,
+    )?;
+    imported.scenario.node_pools =
+        crate::autoscaling::read_karpenter(&objs, &opts.limits, &import)?;
+    // The autoscaler's ConfigMaps are written back from their documents
+    // while the configuration read from them is unchanged.
+    if imported.scenario.autoscaler.is_some() {
+        for (i, o) in objs.iter().enumerate() {
+            if o.loc.kind == "ConfigMap" {
+                let ns = namespace_of(&o.value).unwrap_or(DEFAULT_NAMESPACE);
+                made.push((
+                    i,
+                    crate::kept::Decl::AutoscalerConfigMap {
+                        name: shepherd::namespace::qualify(ns, &o.loc.name),
+                        config: imported.scenario.autoscaler.clone(),
+                    },
+                ));
+            }
+        }
+    }
+    // Karpenter's NodePools and their instance types are read, never
+    // changed: written back as given.
+    if !imported.scenario.node_pools.is_empty() {
+        for (i, o) in objs.iter().enumerate() {
+            let space = match o.loc.kind.as_str() {
+                "NodePool" => "NodePool",
+                "ConfigMap" => "ConfigMap",
+                _ => continue,
+            };
+            if made.iter().any(|(j, _)| *j == i) {
+                continue;
+            }
+            let ns = namespace_of(&o.value).unwrap_or(DEFAULT_NAMESPACE);
+            let name = if space == "NodePool" {
+                o.loc.name.clone()
+            } else {
+                shepherd::namespace::qualify(ns, &o.loc.name)
+            };
+            made.push((i, crate::kept::Decl::Verbatim { space, name }));
+        }
+    }
+    let mut objs = objs;
+    for (i, decl) in made {
+        let doc = std::mem::replace(&mut objs[i].value, crate::value::Value::Null);
+        imported.scenario.kept.keep(doc, decl);
+    }
+    Ok(imported)
+}
+
+/// `metadata.name` as written, or empty.
+fn name_of_meta(meta: &Map) -> String {
+    meta.iter()
+        .find(|(k, _)| k == "name")
+        .and_then(|(_, v)| v.as_str())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Metadata keys a cluster adds that change nothing simulated.
@@ -434,6 +493,17 @@ impl<'a> State<'a> {
             "DaemonSet" => self.daemonset(cx, meta, spec),
             "PriorityClass" => self.priority_class(cx, top, meta),
             "Namespace" => self.namespace(cx, top, meta),
+            "NodePool" => {
+                // Karpenter's, read with its instance types (autoscaling.rs).
+                self.took(kind);
+                Ok(())
+            }
+            "ConfigMap" if crate::autoscaling::is_autoscaler_configmap(&name_of_meta(meta)) => {
+                // Read with the whole input once every Node is known
+                // (autoscaling.rs).
+                self.took(kind);
+                Ok(())
+            }
             "KubeSchedulerConfiguration" => {
                 if let Some(prev) = &self.scheduler_config {
                     return Err(cx.err("", format!("a second KubeSchedulerConfiguration (the first is {prev}); expected one, as kube-scheduler reads one --config file")));

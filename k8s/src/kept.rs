@@ -23,6 +23,8 @@
 //! | Service | spec.selector | clusterIP, ... (kept as given) |
 //! | PriorityClass | globalDefault | value, preemptionPolicy |
 //! | Namespace | metadata.labels | |
+//! | ConfigMap of the kwok provider | the whole object, from the engine, when the autoscaler configuration changed | |
+//! | NodePool (Karpenter), its instance types' ConfigMap | nothing: written as given | |
 //!
 //! The immutable fields are Kubernetes' own: `ValidateDeploymentUpdate`,
 //! `ValidateReplicaSetUpdate` and `ValidateDaemonSetUpdate` in
@@ -49,8 +51,7 @@
 use std::collections::HashMap;
 
 use shepherd::{
-    BarePodSpec, DaemonSetSpec, DeploymentSpec, NamespaceSpec, PdbSpec, PriorityClass,
-    ServiceSpec,
+    BarePodSpec, DaemonSetSpec, DeploymentSpec, NamespaceSpec, PdbSpec, PriorityClass, ServiceSpec,
 };
 
 use crate::scenario::{ImportedNode, Scenario};
@@ -80,6 +81,19 @@ pub enum Decl {
     Service(ServiceSpec),
     PriorityClass(PriorityClass),
     Namespace(NamespaceSpec),
+    /// A ConfigMap the Cluster Autoscaler's kwok provider reads (its
+    /// NAMESPACE/NAME), with the configuration the import read from them.
+    AutoscalerConfigMap {
+        name: String,
+        config: Option<shepherd::autoscaler::AutoscalerConfig>,
+    },
+    /// An object the simulation reads but never changes (Karpenter's
+    /// NodePools and the ConfigMap of their instance types): written back
+    /// as given.
+    Verbatim {
+        space: &'static str,
+        name: String,
+    },
 }
 
 impl Decl {
@@ -94,6 +108,8 @@ impl Decl {
             Decl::Service(s) => ("Service", &s.name),
             Decl::PriorityClass(p) => ("PriorityClass", &p.name),
             Decl::Namespace(n) => ("Namespace", &n.name),
+            Decl::AutoscalerConfigMap { name, .. } => ("ConfigMap", name),
+            Decl::Verbatim { space, name } => (space, name),
         }
     }
 }
@@ -155,12 +171,31 @@ impl Kept {
         strip(&mut doc);
         let (space, name) = decl.key();
         let key = (space, name.to_string());
-        self.docs.insert(key, KeptDoc { doc, imported: decl });
+        self.docs.insert(
+            key,
+            KeptDoc {
+                doc,
+                imported: decl,
+            },
+        );
     }
 
     /// Adds another import's documents; those of `other` win.
     pub fn merge(&mut self, other: Kept) {
         self.docs.extend(other.docs);
+    }
+
+    /// The documents kept as given ([`Decl::Verbatim`]) that `written`
+    /// does not hold, by kind and name.
+    pub(crate) fn verbatim(&self, written: &[(&'static str, String)]) -> Vec<&Value> {
+        let mut out: Vec<(&(&'static str, String), &Value)> = self
+            .docs
+            .iter()
+            .filter(|(k, d)| matches!(d.imported, Decl::Verbatim { .. }) && !written.contains(k))
+            .map(|(k, d)| (k, &d.doc))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(b.0));
+        out.into_iter().map(|(_, v)| v).collect()
     }
 
     pub(crate) fn get(&self, now: &Decl) -> Option<&KeptDoc> {
@@ -323,7 +358,11 @@ pub fn strip(doc: &mut Value) {
 pub(crate) fn write(kept: &Kept, now: &Decl, gen: Value) -> Value {
     let Some(k) = kept.get(now) else { return gen };
     let mut doc = k.doc.clone();
-    let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+    let kind = doc
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     match (&k.imported, now) {
         (Decl::Node(o), Decl::Node(c)) => {
             if o.spec.labels != c.spec.labels {
@@ -408,6 +447,15 @@ pub(crate) fn write(kept: &Kept, now: &Decl, gen: Value) -> Value {
                 take(&mut doc, &gen, "metadata", &["labels"]);
             }
         }
+        (
+            Decl::AutoscalerConfigMap { config: o, .. },
+            Decl::AutoscalerConfigMap { config: c, .. },
+        ) => {
+            if o != c {
+                return gen;
+            }
+        }
+        (Decl::Verbatim { .. }, _) => {}
         // A declaration of another kind under the same name: the object
         // was replaced in the simulation; written as the engine has it.
         _ => return gen,

@@ -52,7 +52,10 @@ fn docs(text: &str) -> Vec<Value> {
 /// Every pod of the converged scenario and its node.
 fn bindings(sc: &Scenario) -> Vec<(String, Option<String>)> {
     let mut c = sc.to_cluster().unwrap();
-    assert!(c.reconcile_to_fixed_point(sc.profile_or_default()).converged);
+    assert!(
+        c.reconcile_to_fixed_point(sc.profile_or_default())
+            .converged
+    );
     let mut out: Vec<_> = c
         .pods()
         .map(|p| {
@@ -112,8 +115,8 @@ fn every_example_and_dump_round_trips_object_by_object() {
         // Twice over: the export of the export's import is the export.
         assert_eq!(export(&back.scenario), out, "{name}");
         // With KWOK's marks: the same cluster less them.
-        let kwok = import(&export_kwok(&im.scenario))
-            .unwrap_or_else(|e| panic!("{name}: kwok: {e}"));
+        let kwok =
+            import(&export_kwok(&im.scenario)).unwrap_or_else(|e| panic!("{name}: kwok: {e}"));
         assert_eq!(kwok.scenario.nodes.len(), im.scenario.nodes.len());
         assert_eq!(kwok.scenario.pods.len(), im.scenario.pods.len());
         for (a, b) in kwok.scenario.pods.iter().zip(&im.scenario.pods) {
@@ -237,10 +240,11 @@ fn only_what_the_simulation_changed_is_changed() {
     // The simulation scales api, cordons and taints n1.
     sc.deployments[0].replicas = 5;
     sc.nodes[0].unschedulable = true;
-    sc.nodes[0]
-        .spec
-        .taints
-        .push(shepherd::Taint::new("dedicated", "gpu", shepherd::TaintEffect::NoSchedule));
+    sc.nodes[0].spec.taints.push(shepherd::Taint::new(
+        "dedicated",
+        "gpu",
+        shepherd::TaintEffect::NoSchedule,
+    ));
     let out = export(&sc);
     let back = import(&out).unwrap();
     assert_eq!(back.scenario, sc);
@@ -263,7 +267,10 @@ fn only_what_the_simulation_changed_is_changed() {
     assert!(out.contains("key: dedicated"));
     // A rolled template is the engine's (the simulation changed it), under
     // the same selector.
-    sc.deployments[0].template.labels.insert("version".into(), "v3".into());
+    sc.deployments[0]
+        .template
+        .labels
+        .insert("version".into(), "v3".into());
     let rolled = export(&sc);
     let back = import(&rolled).unwrap();
     assert_eq!(back.scenario, sc);
@@ -296,7 +303,10 @@ fn kwok_export_keeps_objects_and_bindings() {
         .any(|t| t.key == crate::KWOK_KEY));
     // Twice: one mark each.
     let again = export_kwok(&back);
-    assert_eq!(again.matches("value: fake").count(), out.matches("value: fake").count());
+    assert_eq!(
+        again.matches("value: fake").count(),
+        out.matches("value: fake").count()
+    );
 }
 
 /// What keeping the documents costs: the kept trees of an input made only

@@ -15,6 +15,7 @@
 //! | `policy/v1 PodDisruptionBudget` | [`shepherd::PdbSpec`] |
 //! | `v1 Service` with a selector | [`shepherd::ServiceSpec`] |
 //! | `kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration` (the profile named default-scheduler, else the first) | [`shepherd::Profile`] in [`Scenario::profile`] |
+//! | `v1 ConfigMap` `kwok-provider-config`, `kwok-provider-templates`, `cluster-autoscaler-priority-expander` (Cluster Autoscaler's kwok provider; see docs/autoscaling.md) | [`shepherd::autoscaler::AutoscalerConfig`] in [`Scenario::autoscaler`] |
 //!
 //! Every field is either read, known to change nothing the engine simulates
 //! (status, managedFields, images, probes ...), or reported as a [`Warning`]
@@ -32,6 +33,7 @@
 //! Quantities are read by the engine's own [`shepherd::quantity`], so the
 //! page's forms, the scenario format and manifests share one grammar.
 
+mod autoscaling;
 mod context;
 mod export;
 mod import;

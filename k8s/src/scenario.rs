@@ -48,6 +48,13 @@ pub struct Scenario {
     /// scenario built otherwise): an export writes each from its document.
     /// Ignored by equality.
     pub kept: crate::kept::Kept,
+    /// Cluster Autoscaler's node groups, from the kwok provider's
+    /// ConfigMaps (`kwok-provider-config`, `kwok-provider-templates`); `None`
+    /// when the input has none (see `autoscaling.rs`).
+    pub autoscaler: Option<shepherd::autoscaler::AutoscalerConfig>,
+    /// Karpenter's NodePools (`karpenter.sh/v1`) with their instance types,
+    /// for the preview (`shepherd autoscale --karpenter`); not exported.
+    pub node_pools: Vec<shepherd::autoscaler::karpenter::NodePool>,
 }
 
 impl Scenario {

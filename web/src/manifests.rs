@@ -25,8 +25,8 @@ use serde::Serialize;
 use shepherd::simulator::Event;
 use shepherd::{PodTemplate, Profile};
 use shepherd_k8s::{
-    export, export_kwok, export_scheduler_config, import, import_with_progress, ImportedNode, Options,
-    Scenario as K8sScenario,
+    export, export_kwok, export_scheduler_config, import, import_with_progress, ImportedNode,
+    Options, Scenario as K8sScenario,
 };
 
 use crate::scenario::{self, Action, Entry, Scenario};
@@ -385,7 +385,7 @@ mod tests {
         let back = import(&format!("{yaml}{config}")).unwrap().scenario;
         let mut want = declarations(&s).unwrap();
         want.profile = Some(Profile::kube_scheduler());
-        assert_eq!(back, want);        // Lossless (issue 45): the container as given, not the pause one.
+        assert_eq!(back, want); // Lossless (issue 45): the container as given, not the pause one.
         assert!(yaml.contains("image: nginx"), "{yaml}");
         assert!(!yaml.contains("pause"), "{yaml}");
         // Scaled in the page: replicas follow, the rest stays.
@@ -397,9 +397,15 @@ mod tests {
         .unwrap();
         s.step();
         let (yaml, _) = export_session(&s).unwrap();
-        assert!(yaml.contains("replicas: 5") && yaml.contains("image: nginx"), "{yaml}");
+        assert!(
+            yaml.contains("replicas: 5") && yaml.contains("image: nginx"),
+            "{yaml}"
+        );
         let kwok = export_session_kwok(&s).unwrap();
-        assert!(kwok.contains("kwok.x-k8s.io/node: fake") && kwok.contains("image: nginx"), "{kwok}");
+        assert!(
+            kwok.contains("kwok.x-k8s.io/node: fake") && kwok.contains("image: nginx"),
+            "{kwok}"
+        );
     }
 
     #[test]

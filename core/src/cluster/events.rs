@@ -80,6 +80,17 @@ pub enum Reason {
     /// replicaset-controller or daemonset-controller: a pod create was
     /// refused by admission ("Error creating: ...").
     FailedCreate,
+    /// cluster-autoscaler, on a pod a scale-up is for
+    /// (core/scaleup/orchestrator: "pod triggered scale-up: [...]").
+    TriggeredScaleUp,
+    /// cluster-autoscaler, on a pod no node group helps ("pod didn't
+    /// trigger scale-up: ...").
+    NotTriggerScaleUp,
+    /// cluster-autoscaler, on a node it removes and on the pods it evicts
+    /// from it (core/scaledown/actuation).
+    ScaleDown,
+    /// cluster-autoscaler, on an empty node it removes.
+    ScaleDownEmpty,
 }
 
 impl Reason {
@@ -106,6 +117,10 @@ impl Reason {
             Reason::Preempted => "Preempted",
             Reason::Killing => "Killing",
             Reason::FailedCreate => "FailedCreate",
+            Reason::TriggeredScaleUp => "TriggeredScaleUp",
+            Reason::NotTriggerScaleUp => "NotTriggerScaleUp",
+            Reason::ScaleDown => "ScaleDown",
+            Reason::ScaleDownEmpty => "ScaleDownEmpty",
         }
     }
 
@@ -140,6 +155,10 @@ impl Reason {
             }
             Reason::ScalingReplicaSet => Source::DeploymentController,
             Reason::TaintManagerEviction => Source::TaintEvictionController,
+            Reason::TriggeredScaleUp
+            | Reason::NotTriggerScaleUp
+            | Reason::ScaleDown
+            | Reason::ScaleDownEmpty => Source::ClusterAutoscaler,
         }
     }
 }
@@ -162,6 +181,8 @@ pub enum Source {
     TaintEvictionController,
     /// The node's kubelet (its events also carry the node as source.host).
     Kubelet,
+    /// Cluster Autoscaler (its recorder's component, "cluster-autoscaler").
+    ClusterAutoscaler,
 }
 
 impl Source {
@@ -174,6 +195,7 @@ impl Source {
             Source::NodeController => "node-controller",
             Source::TaintEvictionController => "taint-eviction-controller",
             Source::Kubelet => "kubelet",
+            Source::ClusterAutoscaler => "cluster-autoscaler",
         }
     }
 }

@@ -224,6 +224,9 @@ pub struct Simulator {
     /// order. A refused API call is its caller's error, which Kubernetes
     /// records as no Event, so the event log does not hold it.
     refused: Vec<(u64, String)>,
+    /// The simulated Cluster Autoscaler, when node groups are configured
+    /// (see [`crate::autoscaler`]); `None` changes nothing.
+    autoscaler: Option<alloc::boxed::Box<crate::autoscaler::Autoscaler>>,
 }
 
 /// A tick under way in slices: its report so far, whether its scripted
@@ -272,6 +275,31 @@ impl Simulator {
             pending_deploys: Default::default(),
             pending_replicas: 0,
             in_step: None,
+            autoscaler: None,
+        }
+    }
+
+    /// Runs the simulated Cluster Autoscaler from now on (`None`: none).
+    pub fn set_autoscaler(&mut self, a: Option<crate::autoscaler::Autoscaler>) {
+        self.autoscaler = a.map(alloc::boxed::Box::new);
+    }
+
+    pub fn autoscaler(&self) -> Option<&crate::autoscaler::Autoscaler> {
+        self.autoscaler.as_deref()
+    }
+
+    pub fn autoscaler_mut(&mut self) -> Option<&mut crate::autoscaler::Autoscaler> {
+        self.autoscaler.as_deref_mut()
+    }
+
+    /// Phase 6 of [`Simulator::step`]: the autoscaler's loop when one is
+    /// due, and a reconcile again if it changed the cluster.
+    fn autoscale(&mut self, report: &mut StepReport) {
+        let Some(a) = self.autoscaler.as_deref_mut() else {
+            return;
+        };
+        if a.loop_due(self.cluster.now()) && a.run_once(&mut self.cluster) {
+            report.reconcile = self.cluster.reconcile_to_fixed_point(&self.profile);
         }
     }
 
@@ -917,7 +945,10 @@ impl Simulator {
     ///    second, so tolerationSeconds count ticks; a NotReady node's pods go
     ///    after DefaultTolerationSeconds' 300 unless they say otherwise);
     /// 5. reconcile to a fixed point (readiness, lost pods, drains,
-    ///    Deployments and rollouts, scheduling, endpoints).
+    ///    Deployments and rollouts, scheduling, endpoints);
+    /// 6. with an autoscaler, its loop when one is due (every scan
+    ///    interval), then a reconcile again if it changed anything. Nodes
+    ///    it asked for register in phase 2 once their delay is over.
     ///
     /// A tick begun by [`Simulator::step_slice`] and not finished is
     /// finished instead (its report returned).
@@ -928,6 +959,7 @@ impl Simulator {
         let mut report = self.begin_step();
         self.fire_due(&mut report, u32::MAX);
         report.reconcile = self.cluster.reconcile_to_fixed_point(&self.profile);
+        self.autoscale(&mut report);
         report
     }
 
@@ -936,6 +968,9 @@ impl Simulator {
         let tick = self.tick() + 1;
         self.cluster.set_now(tick);
         self.cluster.heartbeats();
+        if let Some(a) = self.autoscaler.as_deref_mut() {
+            a.join_due(&mut self.cluster);
+        }
         StepReport {
             tick,
             ..Default::default()
@@ -1014,6 +1049,7 @@ impl Simulator {
         }
         let mut report = core::mem::take(&mut st.report);
         report.reconcile = st.reconciling.fixed_point().clone();
+        self.autoscale(&mut report);
         Some(report)
     }
 
@@ -1060,6 +1096,9 @@ impl Simulator {
         let mut s = Simulator::new(self.seed, self.profile.clone());
         s.cluster = self.cluster.clone();
         s.rng = self.rng.clone();
+        // Its node groups, for the checks that read them (a pod bigger than
+        // every node may fit a group's template).
+        s.autoscaler = self.autoscaler.clone();
         s.drop_caches();
         s.cluster.set_now(tick);
         s.cluster.heartbeats();
@@ -1090,6 +1129,7 @@ impl Simulator {
             .cluster
             .reconcile_to_fixed_point_deciding(&self.profile, pod);
         report.reconcile = fp;
+        self.autoscale(&mut report);
         (report, decision)
     }
 
@@ -1158,6 +1198,12 @@ impl Simulator {
             || self.script[self.next..]
                 .iter()
                 .any(|(_, e)| matches!(e, Event::AddNode(n) | Event::ApplyNode(n) if requests.fits_in(&n.capacity)))
+            || self.autoscaler.as_ref().is_some_and(|a| {
+                a.config()
+                    .groups
+                    .iter()
+                    .any(|g| requests.fits_in(&g.template.capacity))
+            })
     }
 
     /// Events that have not fired yet.

@@ -1,0 +1,198 @@
+//! Pods on a template node, and CA's binpacking estimate
+//! (cluster-autoscaler/estimator/binpacking_estimator.go).
+//!
+//! A pod is tried on a node with the scheduler's filters only, as CA runs
+//! them (no scores): NodeUnschedulable, TaintToleration, NodeAffinity
+//! (nodeSelector and required terms) and NodeResourcesFit (cpu, memory,
+//! pods), from the plugins' own functions. InterPodAffinity is evaluated for
+//! required anti-affinity over `kubernetes.io/hostname` among the pods
+//! packed onto one new node (a new node holds no other pod); terms over
+//! other topology keys, required pod affinity and PodTopologySpread are
+//! not evaluated on template nodes (see docs/autoscaling.md).
+
+use alloc::vec::Vec;
+
+use crate::model::{NodeSpec, PodTemplate, HOSTNAME_KEY};
+use crate::scheduler::plugins::{node_affinity, node_unschedulable, taint_toleration};
+use crate::DaemonSetSpec;
+
+/// cpu millis, memory bytes and pods of a node: its allocatable, or what is
+/// left of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Room {
+    pub cpu: u64,
+    pub mem: u64,
+    pub pods: u32,
+}
+
+impl Room {
+    pub fn of(n: &NodeSpec) -> Room {
+        Room {
+            cpu: n.capacity.cpu_millis,
+            mem: n.capacity.memory_bytes,
+            pods: n.max_pods,
+        }
+    }
+
+    /// Why `pod` does not fit in what is left, as NodeResourcesFit says it
+    /// (the first of cpu, memory, pods).
+    pub fn short(&self, pod: &PodTemplate) -> Option<&'static str> {
+        if self.pods == 0 {
+            Some(crate::scheduler::plugins::node_resources_fit::TOO_MANY_PODS)
+        } else if pod.requests.cpu_millis > self.cpu {
+            Some("Insufficient cpu")
+        } else if pod.requests.memory_bytes > self.mem {
+            Some("Insufficient memory")
+        } else {
+            None
+        }
+    }
+
+    pub fn take(&mut self, pod: &PodTemplate) {
+        self.cpu -= pod.requests.cpu_millis;
+        self.mem -= pod.requests.memory_bytes;
+        self.pods -= 1;
+    }
+
+    pub fn give(&mut self, pod: &PodTemplate) {
+        self.cpu += pod.requests.cpu_millis;
+        self.mem += pod.requests.memory_bytes;
+        self.pods += 1;
+    }
+}
+
+/// The filters that do not depend on other pods, as their reasons: `None`
+/// when the pod passes them all on `node` (cordoned or not).
+pub fn static_reason(node: &NodeSpec, cordoned: bool, pod: &PodTemplate) -> Option<&'static str> {
+    if !node_unschedulable::filter(cordoned, &pod.tolerations) {
+        return Some(node_unschedulable::REASON);
+    }
+    if taint_toleration::first_untolerated(&node.taints, &pod.tolerations).is_some() {
+        return Some(taint_toleration::REASON);
+    }
+    if !node_affinity::filter(
+        &node.name,
+        &node.labels,
+        &pod.node_selector,
+        &pod.node_affinity,
+    ) {
+        return Some(node_affinity::REASON);
+    }
+    None
+}
+
+/// The reason InterPodAffinity gives for required anti-affinity over the
+/// node's hostname.
+pub const ANTI_AFFINITY_REASON: &str = "node(s) didn't match pod anti-affinity rules";
+
+/// Whether `pod` refuses a node holding `others` (required anti-affinity
+/// over the hostname, either way round, in one namespace).
+pub fn anti_affine(pod: &PodTemplate, others: &[&PodTemplate]) -> bool {
+    let refuses = |a: &PodTemplate, b: &PodTemplate| {
+        a.anti_affinity
+            .iter()
+            .any(|t| t.topology_key == HOSTNAME_KEY && t.selector.matches(&b.labels))
+    };
+    others.iter().any(|o| refuses(pod, o) || refuses(o, pod))
+}
+
+/// A new node of a group as CA's template NodeInfo has it: the template,
+/// with the DaemonSet pods that would land on it and the provider's
+/// kube-proxy pod; `room` is what is left for other pods.
+#[derive(Clone, Debug)]
+pub struct TemplateNode {
+    pub room: Room,
+    /// The DaemonSets whose pods it would run.
+    pub daemonsets: Vec<usize>,
+}
+
+/// The template NodeInfo of `node`: the DaemonSets whose pods pass the
+/// filters on it (their templates with the controller's tolerations), and
+/// the kube-proxy pod's 100m cpu.
+pub fn template_node(node: &NodeSpec, daemonsets: &[&DaemonSetSpec]) -> TemplateNode {
+    let mut room = Room::of(node);
+    room.cpu = room
+        .cpu
+        .saturating_sub(super::nodegroup::KUBE_PROXY_CPU_MILLIS);
+    room.pods = room.pods.saturating_sub(1);
+    let mut on = Vec::new();
+    for (i, d) in daemonsets.iter().enumerate() {
+        let t = crate::daemon_tolerations(&d.template, d.host_network);
+        if static_reason(node, false, &t).is_none() && room.short(&t).is_none() {
+            room.take(&t);
+            on.push(i);
+        }
+    }
+    TemplateNode {
+        room,
+        daemonsets: on,
+    }
+}
+
+/// The binpacking estimate for one group: how many new nodes (at most
+/// `max_nodes`) the pods need and which pods they take. Pods are taken
+/// largest first by CA's score (cpu share plus memory share of the
+/// template's allocatable, estimator/decreasing_pod_orderer.go); each goes
+/// to the first new node it fits on, else to a new node while the limit
+/// allows; a pod that fits no empty new node is left out.
+pub fn binpack(
+    template: &NodeSpec,
+    base: &TemplateNode,
+    pods: &[(usize, &PodTemplate)],
+    max_nodes: u32,
+) -> (u32, Vec<usize>) {
+    let alloc = Room::of(template);
+    let score = |p: &PodTemplate| -> u128 {
+        let c = if alloc.cpu == 0 {
+            0
+        } else {
+            p.requests.cpu_millis as u128 * 1_000_000 / alloc.cpu as u128
+        };
+        let m = if alloc.mem == 0 {
+            0
+        } else {
+            p.requests.memory_bytes as u128 * 1_000_000 / alloc.mem as u128
+        };
+        c + m
+    };
+    let mut order: Vec<&(usize, &PodTemplate)> = pods.iter().collect();
+    // Stable: equal scores keep the pending order.
+    order.sort_by(|a, b| score(b.1).cmp(&score(a.1)));
+    // Per new node: what is left, and its pods when one of them carries
+    // required anti-affinity (the only case another pod's presence
+    // matters); `anti` says whether any does.
+    struct New<'a> {
+        room: Room,
+        pods: Vec<&'a PodTemplate>,
+        anti: bool,
+    }
+    let mut nodes: Vec<New> = Vec::new();
+    let mut taken = Vec::new();
+    for &&(i, p) in &order {
+        if static_reason(template, false, p).is_some() {
+            continue;
+        }
+        let own = !p.anti_affinity.is_empty();
+        let fits =
+            |n: &New| n.room.short(p).is_none() && (!(own || n.anti) || !anti_affine(p, &n.pods));
+        if let Some(n) = nodes.iter_mut().find(|n| fits(n)) {
+            n.room.take(p);
+            n.pods.push(p);
+            n.anti |= own;
+            taken.push(i);
+            continue;
+        }
+        if (nodes.len() as u32) < max_nodes && base.room.short(p).is_none() {
+            let mut r = base.room;
+            r.take(p);
+            nodes.push(New {
+                room: r,
+                pods: alloc::vec![p],
+                anti: own,
+            });
+            taken.push(i);
+        }
+    }
+    taken.sort_unstable();
+    (nodes.len() as u32, taken)
+}
