@@ -775,7 +775,7 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
         }
     }
     for (i, n) in sc.nodes.iter().enumerate() {
-        docs.push(kept(&|| Decl::Node(sc.nodes[i].clone()), node(n)));
+        docs.push(kept(&|| crate::import::node_decl(&sc.nodes[i]), node(n)));
     }
     // Classes before the Deployments whose pods name them.
     for pc in &sc.priority_classes {

@@ -56,7 +56,7 @@ pub fn import_with_progress(
     // declarations are noted here, the documents moved in at the end.
     let mut made = Vec::new();
     for (i, o) in objs.iter().enumerate() {
-        let mark = crate::kept::Mark::of(&st.scenario);
+        let mark = Mark::of(&st.scenario);
         st.object(o)?;
         if let Some(decl) = mark.added(&st.scenario) {
             made.push((i, decl));
@@ -124,6 +124,78 @@ fn name_of_meta(meta: &Map) -> String {
         .and_then(|(_, v)| v.as_str())
         .unwrap_or("")
         .to_string()
+}
+
+/// How many declarations of each kind a scenario holds: taken before an
+/// object is read, so the one it added is found after.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Mark([usize; 8]);
+
+impl Mark {
+    fn of(sc: &Scenario) -> Mark {
+        Mark([
+            sc.nodes.len(),
+            sc.deployments.len(),
+            sc.daemonsets.len(),
+            sc.pods.len(),
+            sc.pdbs.len(),
+            sc.services.len(),
+            sc.priority_classes.len(),
+            sc.namespaces.len(),
+        ])
+    }
+
+    /// The declaration added since `self` was taken, if one was.
+    fn added(self, sc: &Scenario) -> Option<crate::kept::Decl> {
+        let now = Mark::of(sc).0;
+        let grew = |i: usize| now[i] > self.0[i];
+        if grew(0) {
+            return sc.nodes.last().map(node_decl);
+        }
+        if grew(1) {
+            return sc.deployments.last().cloned().map(crate::kept::Decl::App);
+        }
+        if grew(2) {
+            return sc
+                .daemonsets
+                .last()
+                .cloned()
+                .map(crate::kept::Decl::DaemonSet);
+        }
+        if grew(3) {
+            return sc.pods.last().cloned().map(crate::kept::Decl::Pod);
+        }
+        if grew(4) {
+            return sc.pdbs.last().cloned().map(crate::kept::Decl::Pdb);
+        }
+        if grew(5) {
+            return sc.services.last().cloned().map(crate::kept::Decl::Service);
+        }
+        if grew(6) {
+            return sc
+                .priority_classes
+                .last()
+                .cloned()
+                .map(crate::kept::Decl::PriorityClass);
+        }
+        if grew(7) {
+            return sc
+                .namespaces
+                .last()
+                .cloned()
+                .map(crate::kept::Decl::Namespace);
+        }
+        None
+    }
+}
+
+/// A node's declaration for [`crate::kept`].
+pub(crate) fn node_decl(n: &ImportedNode) -> crate::kept::Decl {
+    crate::kept::Decl::Node {
+        spec: n.spec.clone(),
+        unschedulable: n.unschedulable,
+        ready: n.ready,
+    }
 }
 
 /// Metadata keys a cluster adds that change nothing simulated.

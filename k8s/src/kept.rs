@@ -51,10 +51,10 @@
 use std::collections::HashMap;
 
 use shepherd::{
-    BarePodSpec, DaemonSetSpec, DeploymentSpec, NamespaceSpec, PdbSpec, PriorityClass, ServiceSpec,
+    BarePodSpec, DaemonSetSpec, DeploymentSpec, NamespaceSpec, NodeSpec, PdbSpec, PriorityClass,
+    ServiceSpec,
 };
 
-use crate::scenario::{ImportedNode, Scenario};
 use crate::value::Value;
 
 /// Metadata keys the API server sets: dropped from a kept document.
@@ -72,7 +72,12 @@ pub(crate) const SERVER_SET_METADATA: &[&str] = &[
 /// An engine declaration as the import made it from a document.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Decl {
-    Node(ImportedNode),
+    /// A Node: its spec, cordon and Ready condition (as `ImportedNode`).
+    Node {
+        spec: NodeSpec,
+        unschedulable: bool,
+        ready: bool,
+    },
     /// A Deployment, or a ReplicaSet or StatefulSet simulated as one.
     App(DeploymentSpec),
     DaemonSet(DaemonSetSpec),
@@ -100,7 +105,7 @@ impl Decl {
     /// The space the declaration's name lives in, and its name.
     fn key(&self) -> (&'static str, &str) {
         match self {
-            Decl::Node(n) => ("Node", &n.spec.name),
+            Decl::Node { spec, .. } => ("Node", &spec.name),
             Decl::App(d) => ("App", &d.name),
             Decl::DaemonSet(d) => ("DaemonSet", &d.name),
             Decl::Pod(p) => ("Pod", &p.name),
@@ -204,57 +209,6 @@ impl Kept {
         }
         let (space, name) = now.key();
         self.docs.get(&(space, name.to_string()))
-    }
-}
-
-/// How many declarations of each kind a scenario holds: taken before an
-/// object is read, so the one it added is found after.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Mark([usize; 8]);
-
-impl Mark {
-    pub(crate) fn of(sc: &Scenario) -> Mark {
-        Mark([
-            sc.nodes.len(),
-            sc.deployments.len(),
-            sc.daemonsets.len(),
-            sc.pods.len(),
-            sc.pdbs.len(),
-            sc.services.len(),
-            sc.priority_classes.len(),
-            sc.namespaces.len(),
-        ])
-    }
-
-    /// The declaration added since `self` was taken, if one was.
-    pub(crate) fn added(self, sc: &Scenario) -> Option<Decl> {
-        let now = Mark::of(sc).0;
-        let grew = |i: usize| now[i] > self.0[i];
-        if grew(0) {
-            return sc.nodes.last().cloned().map(Decl::Node);
-        }
-        if grew(1) {
-            return sc.deployments.last().cloned().map(Decl::App);
-        }
-        if grew(2) {
-            return sc.daemonsets.last().cloned().map(Decl::DaemonSet);
-        }
-        if grew(3) {
-            return sc.pods.last().cloned().map(Decl::Pod);
-        }
-        if grew(4) {
-            return sc.pdbs.last().cloned().map(Decl::Pdb);
-        }
-        if grew(5) {
-            return sc.services.last().cloned().map(Decl::Service);
-        }
-        if grew(6) {
-            return sc.priority_classes.last().cloned().map(Decl::PriorityClass);
-        }
-        if grew(7) {
-            return sc.namespaces.last().cloned().map(Decl::Namespace);
-        }
-        None
     }
 }
 
@@ -364,20 +318,31 @@ pub(crate) fn write(kept: &Kept, now: &Decl, gen: Value) -> Value {
         .unwrap_or("")
         .to_string();
     match (&k.imported, now) {
-        (Decl::Node(o), Decl::Node(c)) => {
-            if o.spec.labels != c.spec.labels {
+        (
+            Decl::Node {
+                spec: os,
+                unschedulable: ou,
+                ready: or,
+            },
+            Decl::Node {
+                spec: cs,
+                unschedulable: cu,
+                ready: cr,
+            },
+        ) => {
+            if os.labels != cs.labels {
                 take(&mut doc, &gen, "metadata", &["labels"]);
             }
-            if o.spec.taints != c.spec.taints {
+            if os.taints != cs.taints {
                 take(&mut doc, &gen, "spec", &["taints"]);
             }
-            if o.unschedulable != c.unschedulable {
+            if ou != cu {
                 take(&mut doc, &gen, "spec", &["unschedulable"]);
             }
-            if o.spec.capacity != c.spec.capacity || o.spec.max_pods != c.spec.max_pods {
+            if os.capacity != cs.capacity || os.max_pods != cs.max_pods {
                 take(&mut doc, &gen, "status", &["allocatable", "capacity"]);
             }
-            if o.ready != c.ready {
+            if or != cr {
                 take(&mut doc, &gen, "status", &["conditions"]);
             }
         }
