@@ -1179,12 +1179,12 @@ fn a_daemonset_pod_preempts_a_lower_priority_pod_on_its_node_never_a_higher_one(
     // n2 runs two 1-CPU pods of priority 5000 < system-node-critical: the
     // agent preempts one there too, the least important (api-1, the later).
     assert_eq!(
-        c.last_preemption(&agent_n2).unwrap().candidates[0].victims,
+        c.last_preemption(&agent_n2).unwrap().candidates[0].victims.iter().map(|v| c.short_pod_names(v)).collect::<Vec<_>>(),
         ["api-1"]
     );
     // The replacements wait at their own priority: they cannot preempt
     // the agents (higher) nor keep-0 and api-0 (equal or higher).
-    let mut pending: Vec<String> = c.pending_pods().map(|p| p.name()).collect();
+    let mut pending: Vec<String> = c.pending_pods().map(|p| c.short_pod_names(&p.name())).collect();
     pending.sort();
     assert_eq!(pending, ["api-2", "batch-1"]);
     verify_capacity(&c).unwrap();

@@ -483,7 +483,7 @@ fn a_silent_node_is_tainted_unreachable_and_its_pods_evicted_after_toleration_se
     // node-1's kubelet is silent: nobody logs Killing for its pods.
     assert!(events(&sim, "Killing").is_empty());
     assert_eq!(
-        sim.cluster().service_endpoints("plain").unwrap(),
+        sim.cluster().service_endpoints("plain").unwrap().iter().map(|v| sim.cluster().short_pod_names(v)).collect::<Vec<_>>(),
         ["plain-1"]
     );
     check(&sim);

@@ -110,11 +110,11 @@ fn same_names_in_two_namespaces_and_selectors_stay_in_their_namespace() {
     assert_eq!(c.pdb_status("default/web").unwrap().current_healthy, 1);
     // Each Service's endpoints are its own namespace's pods.
     assert_eq!(
-        c.service_endpoints("shop/web").unwrap(),
+        c.service_endpoints("shop/web").unwrap().iter().map(|v| c.short_pod_names(v)).collect::<Vec<_>>(),
         ["shop/web-0", "shop/web-1", "shop/web-2"]
     );
     assert_eq!(
-        c.service_endpoints("blog/web").unwrap(),
+        c.service_endpoints("blog/web").unwrap().iter().map(|v| c.short_pod_names(v)).collect::<Vec<_>>(),
         ["blog/web-0", "blog/web-1"]
     );
     let endpoints = c.service_endpoints("web").unwrap();
@@ -458,7 +458,7 @@ fn a_union_term_reaches_a_namespace_created_after_it() {
                     .node
                     .and_then(|id| c.node_by_id(id))
                     .map(|n| n.name().to_string());
-                (p.name(), n)
+                (c.short_pod_names(&p.name()), n)
             })
             .collect();
         v.sort();

@@ -142,7 +142,7 @@ fn preemption_picks_the_node_whose_victims_have_the_lowest_priority() {
     let ex = c.explain("web-0", Profile::bin_pack()).unwrap();
     assert_eq!(ex.priority, 1000);
     assert!(
-        ex.summary
+        c.short_pod_names(&ex.summary)
             .contains("preemption deleted 2 lower-priority pod(s) on node-2 (cheap-2, cheap-3)"),
         "{}",
         ex.summary

@@ -1064,6 +1064,14 @@ impl Harness {
     /// and no change at all; allowed, it removes exactly that pod and leaves
     /// every matching budget at or above desired.
     fn evict_now(&mut self, pod: &str) -> Result<Result<(), Error>, String> {
+        // The test names the pod by its short form; the census by its own name.
+        let real = self
+            .sim
+            .cluster()
+            .pod_by_name(pod)
+            .map(|p| p.name())
+            .unwrap_or_else(|_| pod.to_string());
+        let pod = real.as_str();
         let before = self.census();
         let verdict = eviction_verdict(&self.model, &before, pod)?;
         let snap = Snapshot::take(&self.sim);
@@ -2409,7 +2417,7 @@ fn drain_blocked_by_a_budget_waits_then_completes_as_replacements_become_ready()
         .into_iter()
         .filter(|e| e.tick >= start && e.reason == "Killing")
         .inspect(|e| assert_eq!(e.source_column(), "kubelet, node-0"))
-        .map(|e| (e.tick, e.object))
+        .map(|e| (e.tick, h.cluster().short_pod_names(&e.object)))
         .collect();
     assert_eq!(
         evicted,
@@ -2605,7 +2613,12 @@ fn endpoints_follow_ready_pods_through_a_canary_roll() {
         .unwrap();
     h.step().unwrap();
     assert_eq!(
-        h.cluster().service_endpoints("stable").unwrap(),
+        h.cluster()
+            .service_endpoints("stable")
+            .unwrap()
+            .iter()
+            .map(|v| h.cluster().short_pod_names(v))
+            .collect::<Vec<_>>(),
         vec!["api-0".to_string(), "api-1".to_string()]
     );
 }

@@ -25,7 +25,7 @@ fn converge(c: &mut Cluster) {
 
 fn on(c: &Cluster, node: &str) -> Vec<String> {
     let id = c.node(node).unwrap().id;
-    let mut v: Vec<String> = c.pods_on(id).map(|p| p.name()).collect();
+    let mut v: Vec<String> = c.pods_on(id).map(|p| c.short_pod_names(&p.name())).collect();
     v.sort();
     v
 }
