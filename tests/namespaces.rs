@@ -126,11 +126,11 @@ fn same_names_in_two_namespaces_and_selectors_stay_in_their_namespace() {
         shepherd::labels(&[("app", "web")])
     );
     // The event names the namespace as kubectl does.
-    assert!(c.rendered_events().iter().any(|e| e
-        .message
+    assert!(c.rendered_events().iter().any(|e| c
+        .short_pod_names(&e.message)
         .starts_with("Successfully assigned shop/web-0 to n1")));
-    assert!(c.rendered_events().iter().any(|e| e
-        .message
+    assert!(c.rendered_events().iter().any(|e| c
+        .short_pod_names(&e.message)
         .starts_with("Successfully assigned default/web-0 to n1")));
 }
 

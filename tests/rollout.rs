@@ -2139,7 +2139,7 @@ fn eviction_refused_by_a_budget_changes_nothing_and_allowed_ones_keep_it() {
     // 3 healthy, 3 desired: refused, nothing changes (the harness compares).
     let e = h.evict_now("web-1").unwrap();
     assert!(
-        matches!(&e, Err(Error::DisruptionBudget { pod, pdb, .. }) if pod == "web-1" && pdb == "web"),
+        matches!(&e, Err(Error::DisruptionBudget { pod, pdb, .. }) if h.cluster().short_pod_names(pod) == "web-1" && pdb == "web"),
         "{e:?}"
     );
     // The replacement (web-4) is bound now and not Ready for 2 ticks. A pod
@@ -2262,7 +2262,7 @@ fn a_pod_under_two_budgets_cannot_be_evicted_and_its_drain_says_why() {
     let e = h.evict_now("web-0").unwrap();
     match &e {
         Err(Error::MultipleDisruptionBudgets { pod, pdbs }) => {
-            assert_eq!(pod, "web-0");
+            assert_eq!(h.cluster().short_pod_names(pod), "web-0");
             assert_eq!(pdbs, &["front".to_string(), "web".to_string()]);
         }
         other => panic!("expected the two-budget refusal, got {other:?}"),
