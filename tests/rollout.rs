@@ -920,10 +920,19 @@ impl Harness {
     fn step(&mut self) -> Result<StepReport, String> {
         let queued = std::mem::take(&mut self.queued);
         let evict = match queued.first() {
-            Some(Event::Evict(pod)) => Some((
-                pod.clone(),
-                eviction_verdict(&self.model, &self.census(), pod)?,
-            )),
+            Some(Event::Evict(pod)) => {
+                // The script may name the pod by its short form.
+                let real = self
+                    .sim
+                    .cluster()
+                    .pod_by_name(pod)
+                    .map(|p| p.name())
+                    .unwrap_or_else(|_| pod.clone());
+                Some((
+                    pod.clone(),
+                    eviction_verdict(&self.model, &self.census(), &real)?,
+                ))
+            }
             _ => None,
         };
         let mut must_fail: Vec<String> = Vec::new();
@@ -2275,7 +2284,7 @@ fn a_pod_under_two_budgets_cannot_be_evicted_and_its_drain_says_why() {
     let node_of_web0 = h
         .cluster()
         .pods()
-        .find(|p| p.name() == "web-0")
+        .find(|p| h.cluster().short_pod_names(&p.name()) == "web-0")
         .and_then(|p| p.node)
         .unwrap();
     let node_name = h

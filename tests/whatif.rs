@@ -110,7 +110,11 @@ fn a_drain_under_a_budget_evicts_one_pod_then_waits_for_its_replacement_to_be_re
     assert_eq!(w.blocked.len(), 1);
     let b = &w.blocked[0];
     assert_eq!(
-        (b.pod.as_str(), b.node.as_str(), b.pdb.as_str()),
+        (
+            before.short_pod_names(&b.pod).as_str(),
+            b.node.as_str(),
+            b.pdb.as_str()
+        ),
         ("web-1", "n1", "web-pdb")
     );
     assert_eq!((b.from, b.until, b.refusals), (t, Some(t + 10), 2));
