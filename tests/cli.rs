@@ -248,7 +248,7 @@ fn namespaces_are_named_as_kubectl_names_them() {
     assert!(out.contains("NAMESPACE   NAME"), "{out}");
     assert!(
         out.lines()
-            .any(|l| l.starts_with("shop ") && l.contains("web-0")),
+            .any(|l| l.starts_with("shop ") && l.contains("web-rp59bsrt-cvflh")),
         "{out}"
     );
     // --namespace (-n) takes one namespace; the rest is skipped and said so.
@@ -396,7 +396,7 @@ fn a_daemonset_pod_preempts_on_its_node_and_explain_shows_it() {
     // Two replacements (priority 50, preemptionPolicy Never) wait.
     assert!(out.contains("pending (2):"), "{out}");
     assert!(
-        out.contains("node-agent-0") && out.contains("node-agent-1"),
+        out.contains("node-agent-b7zcf") && out.contains("node-agent-xtpgs"),
         "{out}"
     );
 }
