@@ -438,8 +438,13 @@ mod tests {
             "{placed:?}"
         );
         // The link replays the same placement.
+        let linked = Session::from_scenario(&s.scenario()).unwrap();
+        let lc = linked.simulator().cluster();
         assert_eq!(
-            names(&Session::from_scenario(&s.scenario()).unwrap()),
+            names(&linked)
+                .into_iter()
+                .map(|(p, n)| (lc.short_pod_names(&p), n))
+                .collect::<Vec<_>>(),
             placed
         );
         // A changed DaemonSet rolls; deleting the Pod and the DaemonSet empties them out.

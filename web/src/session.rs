@@ -1103,7 +1103,9 @@ mod tests {
                 e.summary
             );
             assert!(
-                e.summary.starts_with(&format!("{pod} was bound to {node}")),
+                // The summary names the pod as it is named: its generated name.
+                e.summary
+                    .starts_with(&format!("{} was bound to {node}", v.name())),
                 "{}",
                 e.summary
             );
