@@ -235,7 +235,10 @@ fn namespaces_are_named_as_kubectl_names_them() {
     // explain: NAMESPACE/NAME; blog/cache-0 is kept off node-a by shop's web pods.
     let (code, out, err) = run(&s(&["explain", file, "--pod", "blog/cache-0"]));
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("pod blog/cache-rlxhbn2q-5j4wc (Running)"), "{out}");
+    assert!(
+        out.starts_with("pod blog/cache-rlxhbn2q-5j4wc (Running)"),
+        "{out}"
+    );
     assert!(
         out.contains("node-a") && out.contains("anti-affinity"),
         "{out}"
@@ -622,7 +625,10 @@ fn then_applies_a_changed_deployment_as_kubectl_apply_does() {
         .all(|p| p["name"] != "web-0" && p["name"] != "web-1" && p["name"] != "web-2"));
     let (code, out, err) = run(&s(&["explain", &base, "--then", &roll, "--pod", "web-3"]));
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("pod default/web-vjnkbqdk-r7mwz (Running)"), "{out}");
+    assert!(
+        out.starts_with("pod default/web-vjnkbqdk-r7mwz (Running)"),
+        "{out}"
+    );
     // Refusals, as the API server words them; nothing applied.
     let moved = temp_file("selector.yaml", &web(3, "v1", "app: web, version: v1"));
     let (code, _, err) = run(&s(&["simulate", &base, "--then", &moved]));

@@ -57,7 +57,13 @@ fn events(sim: &Simulator, reason: &str) -> Vec<(u64, String, String)> {
     c.rendered_events()
         .into_iter()
         .filter(|e| e.reason == reason)
-        .map(|e| (e.tick, c.short_pod_names(&e.object), c.short_pod_names(&e.message)))
+        .map(|e| {
+            (
+                e.tick,
+                c.short_pod_names(&e.object),
+                c.short_pod_names(&e.message),
+            )
+        })
         .collect()
 }
 
@@ -196,7 +202,8 @@ fn untainting_cancels_the_timer_and_no_schedule_only_affects_scheduling() {
     .unwrap();
     sim.step();
     assert_eq!(on(&sim, "node-1"), ["web-0", "web-1"]);
-    let pending = (sim.cluster().pending_pods().next()).map(|p| sim.cluster().short_pod_names(&p.name()));
+    let pending =
+        (sim.cluster().pending_pods().next()).map(|p| sim.cluster().short_pod_names(&p.name()));
     assert_eq!(pending.as_deref(), Some("web-2"));
     check(&sim);
     // Untainting every effect of the key lets it in.
@@ -405,7 +412,10 @@ fn a_silent_node_is_tainted_unreachable_and_its_pods_evicted_after_toleration_se
     );
     let endpoints = sim.cluster().service_endpoints("plain").unwrap();
     assert_eq!(
-        endpoints.iter().map(|p| sim.cluster().short_pod_names(p)).collect::<Vec<_>>(),
+        endpoints
+            .iter()
+            .map(|p| sim.cluster().short_pod_names(p))
+            .collect::<Vec<_>>(),
         ["plain-0"]
     );
     sim.submit(Event::FailNode("node-1".into())).unwrap();
@@ -483,7 +493,12 @@ fn a_silent_node_is_tainted_unreachable_and_its_pods_evicted_after_toleration_se
     // node-1's kubelet is silent: nobody logs Killing for its pods.
     assert!(events(&sim, "Killing").is_empty());
     assert_eq!(
-        sim.cluster().service_endpoints("plain").unwrap().iter().map(|v| sim.cluster().short_pod_names(v)).collect::<Vec<_>>(),
+        sim.cluster()
+            .service_endpoints("plain")
+            .unwrap()
+            .iter()
+            .map(|v| sim.cluster().short_pod_names(v))
+            .collect::<Vec<_>>(),
         ["plain-1"]
     );
     check(&sim);

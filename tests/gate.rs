@@ -3062,7 +3062,10 @@ fn a_failed_node_goes_not_ready_after_the_timeout_and_its_pods_are_replaced() {
     assert_eq!(count("Scheduled"), 2);
     let places = placement(c);
     assert_eq!(
-        places.iter().map(|p| c.short_pod_names(&p.0)).collect::<Vec<_>>(),
+        places
+            .iter()
+            .map(|p| c.short_pod_names(&p.0))
+            .collect::<Vec<_>>(),
         vec!["web-1", "web-3", "web-4", "web-5"],
         "web-0 and web-2 were evicted from node-1 and replaced"
     );

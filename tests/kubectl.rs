@@ -436,7 +436,11 @@ fn yaml_and_json_are_the_api_objects() {
     assert_eq!(v["kind"], "Pod");
     // Looked up by the short form, named as Kubernetes names it.
     let name = sim.cluster().pod_by_name("web-0").unwrap().name();
-    assert_eq!(sim.cluster().short_pod_name(&name).as_deref(), Some("web-0"), "{name}");
+    assert_eq!(
+        sim.cluster().short_pod_name(&name).as_deref(),
+        Some("web-0"),
+        "{name}"
+    );
     assert_eq!(v["metadata"]["name"], name.as_str());
     assert_eq!(v["metadata"]["ownerReferences"][0]["kind"], "ReplicaSet");
     assert!(

@@ -2037,7 +2037,9 @@ fn namespaces_keep_names_apart_and_scope_selectors_in_and_out() {
     let head = table.lines().next().unwrap();
     assert!(head.starts_with("NAMESPACE   NAME"), "{table}");
     assert!(
-        table.lines().any(|l| l.starts_with("shop        web-rp59bsrt-cvflh ")),
+        table
+            .lines()
+            .any(|l| l.starts_with("shop        web-rp59bsrt-cvflh ")),
         "{table}"
     );
     // Out: a Namespace before the objects in it, each object in its own

@@ -110,11 +110,19 @@ fn same_names_in_two_namespaces_and_selectors_stay_in_their_namespace() {
     assert_eq!(c.pdb_status("default/web").unwrap().current_healthy, 1);
     // Each Service's endpoints are its own namespace's pods.
     assert_eq!(
-        c.service_endpoints("shop/web").unwrap().iter().map(|v| c.short_pod_names(v)).collect::<Vec<_>>(),
+        c.service_endpoints("shop/web")
+            .unwrap()
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
         ["shop/web-0", "shop/web-1", "shop/web-2"]
     );
     assert_eq!(
-        c.service_endpoints("blog/web").unwrap().iter().map(|v| c.short_pod_names(v)).collect::<Vec<_>>(),
+        c.service_endpoints("blog/web")
+            .unwrap()
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
         ["blog/web-0", "blog/web-1"]
     );
     let endpoints = c.service_endpoints("web").unwrap();

@@ -2308,8 +2308,7 @@ fn a_pod_under_two_budgets_cannot_be_evicted_and_its_drain_says_why() {
     let st = status(&h).unwrap();
     assert!(
         st.starts_with(&format!("error: unable to drain node \"{node_name}\""))
-            && h
-                .cluster()
+            && h.cluster()
                 .short_pod_names(&st)
                 .contains("error when evicting pods/\"web-0\" -n \"default\"")
             && st.contains("more than one PodDisruptionBudget"),

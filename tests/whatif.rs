@@ -25,7 +25,10 @@ fn converge(c: &mut Cluster) {
 
 fn on(c: &Cluster, node: &str) -> Vec<String> {
     let id = c.node(node).unwrap().id;
-    let mut v: Vec<String> = c.pods_on(id).map(|p| c.short_pod_names(&p.name())).collect();
+    let mut v: Vec<String> = c
+        .pods_on(id)
+        .map(|p| c.short_pod_names(&p.name()))
+        .collect();
     v.sort();
     v
 }
@@ -37,7 +40,14 @@ fn run(c: &Cluster, actions: &[Action]) -> WhatIf {
 fn deleted(c: &Cluster, w: &WhatIf) -> Vec<(String, Option<String>, u64, Cause)> {
     w.deleted
         .iter()
-        .map(|d| (c.short_pod_names(&d.pod), d.node.clone(), d.tick, d.cause.clone()))
+        .map(|d| {
+            (
+                c.short_pod_names(&d.pod),
+                d.node.clone(),
+                d.tick,
+                d.cause.clone(),
+            )
+        })
         .collect()
 }
 

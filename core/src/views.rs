@@ -355,8 +355,9 @@ impl Cluster {
         }
         let (app, hash) = prefix.rsplit_once('-')?;
         let ctl = owner(app)?;
-        (ctl.workload.kind() == WorkloadKind::Deployment && ctl.revisions.iter().any(|r| r.hash == hash))
-            .then(|| format!("{app}-{ordinal}"))
+        (ctl.workload.kind() == WorkloadKind::Deployment
+            && ctl.revisions.iter().any(|r| r.hash == hash))
+        .then(|| format!("{app}-{ordinal}"))
     }
 
     /// `text` with every generated pod name in it in its short form
@@ -376,7 +377,9 @@ impl Cluster {
                 .map_or(out.as_str(), |(_, t)| t)
                 .rsplit_once('/')
                 .map(|(a, _)| a.rsplit_once('/').map_or(a, |(_, b)| b));
-            let with_ns = ns.filter(|n| !n.is_empty() && out.ends_with('/')).map(|n| format!("{n}/{w}"));
+            let with_ns = ns
+                .filter(|n| !n.is_empty() && out.ends_with('/'))
+                .map(|n| format!("{n}/{w}"));
             match with_ns
                 .as_deref()
                 .and_then(|k| self.short_pod_name(k))

@@ -153,7 +153,9 @@ mod tests {
         let seed = 0x5eed_u64 ^ crate::fuzz_ops(2000);
         std::println!("podname sweep seed {seed:#x}");
         let mut seen = std::collections::BTreeSet::new();
-        for o in (0..crate::fuzz_ops(20_000) as u32).chain([SPACE - 1, SPACE, SPACE * 3 + 7, u32::MAX]) {
+        for o in
+            (0..crate::fuzz_ops(20_000) as u32).chain([SPACE - 1, SPACE, SPACE * 3 + 7, u32::MAX])
+        {
             let n = generated("web-5d4c8f7b9", o);
             let (p, s) = n.rsplit_once('-').unwrap();
             assert_eq!(p, "web-5d4c8f7b9");
