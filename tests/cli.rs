@@ -330,7 +330,7 @@ fn explain_then_shows_the_preemption_and_its_figures() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        described.contains("Explain (default-scheduler, as of the scheduling cycle that bound it, tick 2):\n  web-0 was bound to node-1, its nominated node"),
+        described.contains("Explain (default-scheduler, as of the scheduling cycle that bound it, tick 2):\n  web-55dj4nws-d2g7x was bound to node-1, its nominated node"),
         "{described}"
     );
     let mut json_args = args.clone();

@@ -1099,6 +1099,14 @@ pub fn kubectl(args: &[String]) -> Result<(), String> {
             if !replayable {
                 return None;
             }
+            // Watched by its own name: the short form (`web-0`) names a pod
+            // only once it exists.
+            let own = sim
+                .cluster()
+                .pod_by_name(pod)
+                .map(|p| p.name())
+                .unwrap_or_else(|_| pod.to_string());
+            let pod = own.as_str();
             let mut r = run_watching(&a, "kubectl", Some(pod));
             let mut last = r.decision.take();
             let mut replay = shepherd::simulator::Simulator::new(7, profile.clone());
