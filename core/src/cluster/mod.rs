@@ -2892,8 +2892,11 @@ fn template_hash(t: &PodTemplate) -> String {
     // A template without a priorityClassName or scored requests of its own
     // hashes as it did before those fields existed (they are the last
     // fields, in that order), so ReplicaSet names stay put.
-    const SUFFIX: &[u8] = b", priority_class_name: None, non_zero_requests: None }";
-    const SCORED: &[u8] = b", non_zero_requests: None }";
+    // Likewise a template without scalar requests (the last field).
+    const SUFFIX: &[u8] =
+        b", priority_class_name: None, non_zero_requests: None, scalar_requests: {} }";
+    const SCORED: &[u8] = b", non_zero_requests: None, scalar_requests: {} }";
+    const SCALAR: &[u8] = b", scalar_requests: {} }";
     /// FNV-1a over the text written, but its last `SUFFIX.len()` bytes
     /// (kept in `tail`): the debug form is hashed as it is written, not
     /// made into a string first (a template of 1,024 entries writes 100 KB).
@@ -2925,12 +2928,17 @@ fn template_hash(t: &PodTemplate) -> String {
     // Writing to a Writer cannot fail. (Spread constraints at the default
     // inclusion policies write none: see `TopologySpreadConstraint`'s Debug.)
     let _ = core::fmt::write(&mut w, format_args!("{t:?}"));
-    match (w.tail.strip_suffix(SUFFIX), w.tail.strip_suffix(SCORED)) {
-        (Some(cut), _) | (None, Some(cut)) => {
+    let cut = w
+        .tail
+        .strip_suffix(SUFFIX)
+        .or_else(|| w.tail.strip_suffix(SCORED))
+        .or_else(|| w.tail.strip_suffix(SCALAR));
+    match cut {
+        Some(cut) => {
             fnv(&mut w.h, cut);
             fnv(&mut w.h, b" }");
         }
-        (None, None) => fnv(&mut w.h, &w.tail),
+        None => fnv(&mut w.h, &w.tail),
     }
     let mut h = w.h;
     // Kubernetes' safe alphabet: no vowels, no look-alikes.

@@ -1,0 +1,106 @@
+//! Every resource NodeResourcesFit counts (issue 45 item 2): extended
+//! resources such as nvidia.com/gpu, ephemeral-storage and hugepages-*,
+//! read from a kubectl-shaped dump with Kubernetes' defaulting and
+//! validation, and decided by the scheduler as kube-scheduler decides them.
+
+use shepherd_k8s::{export, import};
+
+fn node(name: &str, gpus: Option<&str>) -> String {
+    let gpu = gpus.map_or(String::new(), |g| format!("    nvidia.com/gpu: \"{g}\"\n"));
+    format!(
+        "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\nstatus:\n  allocatable:\n    cpu: \"8\"\n    memory: 32Gi\n    pods: \"110\"\n    ephemeral-storage: 100Gi\n    hugepages-2Mi: \"0\"\n    attachable-volumes-aws-ebs: \"25\"\n{gpu}"
+    )
+}
+
+fn pod(name: &str, resources: &str) -> String {
+    format!(
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n  containers:\n  - name: c\n    image: cuda\n    resources:\n{resources}"
+    )
+}
+
+#[test]
+fn node_allocatable_and_pod_requests_are_read_with_kubernetes_defaulting() {
+    let mut text = node("gpu-a", Some("2"));
+    text += &node("plain", None);
+    // The request defaults to the limit; ephemeral-storage may be overcommitted.
+    text += &pod(
+        "trainer",
+        "      limits:\n        nvidia.com/gpu: 1\n        ephemeral-storage: 2Gi\n      requests:\n        cpu: 500m\n        ephemeral-storage: 1Gi\n",
+    );
+    let im = import(&text).expect("the import");
+    let gpu = &im.scenario.nodes[0].spec;
+    assert_eq!(gpu.scalars.get("nvidia.com/gpu"), 2);
+    assert_eq!(gpu.scalars.get("ephemeral-storage"), 100 << 30);
+    // hugepages-2Mi: 0 keeps nothing; attachable-volumes-* is no resource a pod requests.
+    assert_eq!(gpu.scalars.len(), 2, "{:?}", gpu.scalars);
+    assert_eq!(im.scenario.nodes[1].spec.scalars.get("nvidia.com/gpu"), 0);
+    let t = &im.scenario.pods[0].template;
+    assert_eq!(t.scalar_requests.get("nvidia.com/gpu"), 1);
+    assert_eq!(t.scalar_requests.get("ephemeral-storage"), 1 << 30);
+    assert!(
+        !im.warnings
+            .iter()
+            .any(|w| w.message.contains("not simulated yet")),
+        "{:#?}",
+        im.warnings
+    );
+    // The export writes them back (the request with an equal limit).
+    let again = import(&export(&im.scenario)).expect("the export imports");
+    assert_eq!(again.scenario, im.scenario);
+}
+
+#[test]
+fn init_containers_sidecars_and_overhead_sum_as_compute_pod_resource_request() {
+    // Regular: 1 + 1 = 2 GPUs; a sidecar init container holds 1 more (3);
+    // an ordinary init container that needs 4 on top of the sidecar
+    // before it (5) is the peak; overhead adds 1: 6.
+    let text = node("n", Some("8"))
+        + "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  overhead:\n    nvidia.com/gpu: \"1\"\n  initContainers:\n  - name: side\n    restartPolicy: Always\n    resources:\n      limits: {nvidia.com/gpu: 1}\n  - name: warm\n    resources:\n      limits: {nvidia.com/gpu: 4}\n  containers:\n  - name: a\n    resources:\n      limits: {nvidia.com/gpu: 1}\n  - name: b\n    resources:\n      limits: {nvidia.com/gpu: 1}\n";
+    let im = import(&text).expect("the import");
+    assert_eq!(
+        im.scenario.pods[0]
+            .template
+            .scalar_requests
+            .get("nvidia.com/gpu"),
+        6
+    );
+}
+
+#[test]
+fn bad_values_are_located_errors_with_what_kubernetes_expects() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "      limits:\n        nvidia.com/gpu: 500m\n",
+            r#"spec.containers[0].resources.limits["nvidia.com/gpu"]"#,
+        ),
+        (
+            "      requests:\n        nvidia.com/gpu: 1\n",
+            "spec.containers[0].resources.limits",
+        ),
+        (
+            "      requests:\n        nvidia.com/gpu: 1\n      limits:\n        nvidia.com/gpu: 2\n",
+            r#"spec.containers[0].resources.requests["nvidia.com/gpu"]"#,
+        ),
+        (
+            "      limits:\n        gpu: 1\n",
+            "spec.containers[0].resources.limits.gpu",
+        ),
+        (
+            "      limits:\n        kubernetes.io/gpu: 1\n",
+            r#"spec.containers[0].resources.limits["kubernetes.io/gpu"]"#,
+        ),
+    ];
+    for (resources, path) in cases {
+        let text = node("n", Some("1")) + &pod("p", resources);
+        let e = import(&text).expect_err(resources).to_string();
+        assert!(e.starts_with("document 2 (Pod p): "), "{e}");
+        assert!(e.contains(&format!("{path}: ")), "{path}: {e}");
+        assert!(e.contains("expected"), "{e}");
+    }
+    let text = node("n", Some("1.5"));
+    let e = import(&text).unwrap_err().to_string();
+    assert!(
+        e.contains(r#"status.allocatable["nvidia.com/gpu"]: "#) && e.contains("must be an integer"),
+        "{e}"
+    );
+}
