@@ -50,6 +50,36 @@ pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
             ));
         }
     }
+    // Every scalar resource (extended, ephemeral-storage, hugepages-*),
+    // summed from the pods, within the node's allocatable, and the books'
+    // sums the same.
+    let mut scalars: BTreeMap<NodeId, crate::model::scalar::Scalars> = BTreeMap::new();
+    for p in c.pods() {
+        if let (Some(n), false) = (p.node, p.template.scalar_requests.is_empty()) {
+            scalars.entry(n).or_default().add(&p.template.scalar_requests);
+        }
+    }
+    for (i, n) in c.nodes.iter().enumerate() {
+        let id = NodeId(i as u32);
+        let empty = crate::model::scalar::Scalars::new();
+        let u = scalars.get(&id).unwrap_or(&empty);
+        if let Some(over) = u.insufficient(&empty, &n.spec.scalars).next() {
+            return Err(format!(
+                "node {} is overcommitted: pods request {over} {} but allocatable is {}",
+                n.spec.name,
+                u.get(over),
+                n.spec.scalars.get(over)
+            ));
+        }
+        if c.scalars_requested(id) != u {
+            return Err(format!(
+                "node {}: the books count {:?} of scalar resources, the pods request {:?}",
+                n.spec.name,
+                c.scalars_requested(id),
+                u
+            ));
+        }
+    }
     // The packed places a batch counts its revision's pods from.
     for (k, p) in c.pods.iter().enumerate() {
         if let Some(p) = p {

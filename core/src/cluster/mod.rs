@@ -819,6 +819,11 @@ pub struct Cluster {
     pub(crate) unfiled: Vec<(u32, u32)>,
     /// The scheduler's packed mirror of `nodes`, same indexes.
     pub(crate) hot: Vec<NodeInfo>,
+    /// Per node, the scalar resources (extended, ephemeral-storage,
+    /// hugepages-*) its bound pods request: NodeInfo's
+    /// `Requested.ScalarResources`. Empty on almost every node; touched
+    /// only by binds and unbinds of pods that request some.
+    pub(crate) scalar_used: Vec<crate::model::scalar::Scalars>,
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
     /// compare their slots against, eight nodes to a cache line.
     pub(crate) stamps: Vec<u64>,
@@ -1016,6 +1021,7 @@ impl Cluster {
             node_pods: Vec::new(),
             unfiled: Vec::new(),
             hot: Vec::new(),
+            scalar_used: Vec::new(),
             stamps: Vec::new(),
             spec_stamps: Vec::new(),
             soft_tainted: 0,
@@ -1390,6 +1396,7 @@ impl Cluster {
             self.node_pods[id.0 as usize].clear();
             let h = &mut self.hot[id.0 as usize];
             (h.allocated, h.nonzero) = (Resources::ZERO, Resources::ZERO);
+            self.scalar_used[id.0 as usize] = Default::default();
             self.refresh_hot(id);
             self.refresh_domains(id, was);
             self.capacity_epoch += 1;
@@ -1410,6 +1417,7 @@ impl Cluster {
         self.nodes.push(fresh_node(spec));
         self.node_pods.push(Vec::new());
         self.hot.push(NodeInfo::default());
+        self.scalar_used.push(Default::default());
         self.stamps.push(0);
         self.spec_stamps.push(0);
         self.refresh_hot(id);
@@ -2169,6 +2177,32 @@ impl Cluster {
         self.spec_stamps[id.0 as usize] = stamp;
     }
 
+    /// Adds (a bind) or takes back (an unbind) pod `k`'s scalar requests
+    /// on node `i`; nothing for the common pod that has none.
+    #[inline]
+    fn book_scalars(&mut self, k: u32, i: usize, add: bool) {
+        let t = &self.revision_of(self.pod(k)).template;
+        if t.scalar_requests.is_empty() {
+            return;
+        }
+        let s = t.scalar_requests.clone();
+        debug_assert!(
+            !add || s.fits(&self.scalar_used[i], &self.nodes[i].spec.scalars),
+            "a bind must never overcommit a node's scalar resources"
+        );
+        if add {
+            self.scalar_used[i].add(&s);
+        } else {
+            self.scalar_used[i].sub(&s);
+        }
+    }
+
+    /// The scalar resources (extended, ephemeral-storage, hugepages-*) the
+    /// pods bound to node `n` request.
+    pub fn scalars_requested(&self, n: NodeId) -> &crate::model::scalar::Scalars {
+        &self.scalar_used[n.0 as usize]
+    }
+
     /// Node `id`'s packed mirror after a bind or an unbind: its request
     /// sums become `allocated` and `nonzero`, its pods count is read again,
     /// and it gets a new stamp. What the static filters read is unchanged,
@@ -2491,7 +2525,7 @@ impl Cluster {
 
     fn bind_to(&mut self, k: u32, n: NodeId, unfiled: bool, scheduled: bool) {
         let now = self.now;
-        let (c, o, rev, req, non_zero, ready_after) = {
+        let (c, o, rev, req, non_zero, ready_after, scalars) = {
             let p = self.pod(k);
             let r = self.revision_of(p);
             (
@@ -2501,6 +2535,7 @@ impl Cluster {
                 r.template.requests,
                 r.template.non_zero(),
                 r.template.ready_after,
+                !r.template.scalar_requests.is_empty(),
             )
         };
         // The node's record is not touched (see `NodeInfo`).
@@ -2525,6 +2560,9 @@ impl Cluster {
             h.nonzero.saturating_add(&non_zero),
             h.pods_free.saturating_sub(1),
         );
+        if scalars {
+            self.book_scalars(k, i, true);
+        }
         let uid = {
             self.set_pod_node(k, Some(n));
             let p = self.pod_mut(k);
@@ -2606,9 +2644,9 @@ impl Cluster {
                 p.available,
             )
         };
-        let (req, non_zero) = {
+        let (req, non_zero, scalars) = {
             let t = &self.revision_of(self.pod(k)).template;
-            (t.requests, t.non_zero())
+            (t.requests, t.non_zero(), !t.scalar_requests.is_empty())
         };
         self.affinity_count(k, n, false);
         let on = &mut self.node_pods[n.0 as usize];
@@ -2629,6 +2667,9 @@ impl Cluster {
             h.nonzero.saturating_sub(&non_zero),
             pods_free,
         );
+        if scalars {
+            self.book_scalars(k, n.0 as usize, false);
+        }
         self.set_pod_node(k, None);
         let p = self.pod_mut(k);
         p.ready = false;
