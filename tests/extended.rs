@@ -104,3 +104,59 @@ fn bad_values_are_located_errors_with_what_kubernetes_expects() {
         "{e}"
     );
 }
+
+#[test]
+fn describe_node_lists_scalar_resources_as_kubectl_does() {
+    use shepherd_k8s::kubectl::{run_line, Page, Reply};
+    let text = node("gpu-a", Some("4"))
+        + &pod(
+            "trainer",
+            "      limits:\n        nvidia.com/gpu: 3\n        cpu: 1\n",
+        )
+        + "  nodeName: gpu-a\n";
+    let im = import(&text).expect("the import");
+    let sc = &im.scenario;
+    let mut c = sc.to_cluster().expect("a cluster");
+    let profile = sc.profile_or_default();
+    assert!(c.reconcile_to_fixed_point(profile.clone()).converged);
+    let d = match run_line(&c, &profile, "describe node gpu-a", None, Page::ALL) {
+        Ok(Reply::Text { text, .. }) => text,
+        other => panic!("expected text, got {other:?}"),
+    };
+    // Capacity sorted by name, as kubectl sorts it.
+    let cap = d.split("Capacity:\n").nth(1).unwrap();
+    let names: Vec<&str> = cap
+        .lines()
+        .take(5)
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "cpu:",
+            "ephemeral-storage:",
+            "memory:",
+            "nvidia.com/gpu:",
+            "pods:"
+        ],
+        "{d}"
+    );
+    let alloc = d.split("Allocated resources:").nth(1).unwrap();
+    let row = |name: &str| {
+        alloc
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+    };
+    assert_eq!(
+        row("nvidia.com/gpu"),
+        Some(vec!["nvidia.com/gpu", "3", "3"]),
+        "{d}"
+    );
+    assert_eq!(
+        row("ephemeral-storage"),
+        Some(vec!["ephemeral-storage", "0", "(0%)", "0", "(0%)"]),
+        "{d}"
+    );
+    shepherd::verify::verify_capacity(&c).expect("capacity holds");
+}

@@ -56,7 +56,10 @@ pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
     let mut scalars: BTreeMap<NodeId, crate::model::scalar::Scalars> = BTreeMap::new();
     for p in c.pods() {
         if let (Some(n), false) = (p.node, p.template.scalar_requests.is_empty()) {
-            scalars.entry(n).or_default().add(&p.template.scalar_requests);
+            scalars
+                .entry(n)
+                .or_default()
+                .add(&p.template.scalar_requests);
         }
     }
     for (i, n) in c.nodes.iter().enumerate() {
