@@ -3036,6 +3036,9 @@ mod template_hash_tests {
     /// The hash as it was made: of the debug form as a string.
     fn hash_of_text(t: &PodTemplate) -> String {
         let mut text = format!("{:?}", t);
+        if let Some(cut) = text.strip_suffix(", scalar_requests: {} }") {
+            text = format!("{cut} }}");
+        }
         if let Some(cut) = text.strip_suffix(", non_zero_requests: None }") {
             text = format!("{cut} }}");
         }
@@ -3073,6 +3076,9 @@ mod template_hash_tests {
             assert!(scored.non_zero_requests.is_some());
             assert_eq!(template_hash(&scored), hash_of_text(&scored), "{i} labels");
             assert_ne!(template_hash(&scored), template_hash(&named));
+            let gpu = scored.clone().with_scalar("nvidia.com/gpu", 1);
+            assert_eq!(template_hash(&gpu), hash_of_text(&gpu), "{i} labels");
+            assert_ne!(template_hash(&gpu), template_hash(&scored));
             t = t.with_label(&format!("k{i}"), &"v".repeat(i));
         }
     }
