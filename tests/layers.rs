@@ -65,16 +65,6 @@ const CORE: Rules = Rules {
             "Cluster and the pod record hold the scheduler's state",
         ),
         (
-            "cluster",
-            "scheduler/cache",
-            "Cluster holds the scheduler's caches",
-        ),
-        (
-            "cluster",
-            "scheduler/pinned",
-            "Cluster holds the NodeAffinity pin's messages",
-        ),
-        (
             "cluster/node_info",
             "controllers/disruption",
             "a node's drain in progress",

@@ -21,9 +21,10 @@ const WORDS = {
   leastloaded: 'NodeResourcesFit with LeastAllocated alone: the emptiest node wins',
 };
 
-// kube-scheduler's plugin order (default_plugins.go); the engine's names.
-const FILTERS = ['NodeUnschedulable', 'TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity'];
-const SCORES = ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity', 'NodeResourcesBalancedAllocation'];
+// The plugins the engine runs, in kube-scheduler's order (default_plugins.go):
+// its default profile's, which its plugin registry lists (core/src/scheduler/plugins).
+const FILTERS = () => namedDoc(DEFAULT_PROFILE).plugins.filter;
+const SCORES = () => namedDoc(DEFAULT_PROFILE).plugins.score.map((s) => s.name);
 const STRATEGIES = ['LeastAllocated', 'MostAllocated', 'RequestedToCapacityRatio'];
 const RESOURCES = ['cpu', 'memory'];
 
@@ -132,10 +133,10 @@ function buildForm(form) {
     h('label', {}, 'schedulerName', h('input', { name: 'schedulerName', autocomplete: 'off', spellcheck: 'false', required: true })),
     h('fieldset', {},
       h('legend', {}, 'Filter plugins (a node must pass every one)'),
-      h('div', { class: 'checks' }, FILTERS.map((p) => checkbox(`filter-${p}`, breakable(p))))),
+      h('div', { class: 'checks' }, FILTERS().map((p) => checkbox(`filter-${p}`, breakable(p))))),
     h('fieldset', {},
       h('legend', {}, 'Score plugins and their weights (1 to 100)'),
-      h('div', { class: 'score-rows' }, SCORES.map((p) => h('div', { class: 'score-row' },
+      h('div', { class: 'score-rows' }, SCORES().map((p) => h('div', { class: 'score-row' },
         checkbox(`score-${p}`, breakable(p), { 'aria-controls': `profile-weight-${p}` }),
         h('label', { class: 'inline small' }, 'weight',
           h('input', { name: `weight-${p}`, id: `profile-weight-${p}`, inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', class: 'weight' })))))),
@@ -165,15 +166,15 @@ const field = (form, name) => form.elements.namedItem(name);
 
 // Enables each weight with its plugin, and the shape with its strategy.
 function syncEnabled(form) {
-  for (const p of SCORES) field(form, `weight-${p}`).disabled = !field(form, `score-${p}`).checked;
+  for (const p of SCORES()) field(form, `weight-${p}`).disabled = !field(form, `score-${p}`).checked;
   field(form, 'shape').disabled = field(form, 'strategy').value !== 'RequestedToCapacityRatio';
 }
 
 function writeForm(form, doc) {
   clearErrors(form);
   field(form, 'schedulerName').value = doc.schedulerName;
-  for (const p of FILTERS) field(form, `filter-${p}`).checked = doc.plugins.filter.includes(p);
-  for (const p of SCORES) {
+  for (const p of FILTERS()) field(form, `filter-${p}`).checked = doc.plugins.filter.includes(p);
+  for (const p of SCORES()) {
     const s = doc.plugins.score.find((w) => w.name === p);
     field(form, `score-${p}`).checked = !!s;
     // A disabled plugin keeps a weight to start from if it is enabled again.
@@ -228,7 +229,7 @@ function readShape(form) {
 // even a number. Everything else is the engine's to judge.
 function readForm(form) {
   const score = [];
-  for (const p of SCORES) {
+  for (const p of SCORES()) {
     if (!field(form, `score-${p}`).checked) continue;
     score.push({ name: p, weight: whole(form, `weight-${p}`, `score plugin ${p} weight`, '1 to 100') });
   }
@@ -245,7 +246,7 @@ function readForm(form) {
   }
   const doc = {
     schedulerName: field(form, 'schedulerName').value.trim(),
-    plugins: { filter: FILTERS.filter((p) => field(form, `filter-${p}`).checked), score },
+    plugins: { filter: FILTERS().filter((p) => field(form, `filter-${p}`).checked), score },
     scoringStrategy: { type, resources },
     hardPodAffinityWeight: whole(form, 'hardPodAffinityWeight', 'hardPodAffinityWeight', '0 to 100'),
     defaultingType: field(form, 'defaultingType').value,

@@ -163,7 +163,7 @@ pub use rollout::{
 };
 pub use scheduler::plugins;
 pub use scheduler::{
-    Code, CycleRecord, Explanation, NodeVerdict, OnBind, Plugin, PluginScore, Profile, Resource,
-    ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
+    Code, CycleRecord, Explanation, FastPaths, NodeVerdict, OnBind, Plugin, PluginScore, Profile,
+    Resource, ScoringStrategy, ScoringStrategyType, TieBreak, Unfit, UtilizationShapePoint,
 };
 pub use views::{AppStatus, NodeView, PodView, ReplicaSetView, ServiceSummary};

@@ -35,6 +35,14 @@ use crate::value::Value;
 
 type Map = [(String, Value)];
 
+/// The plugins Shepherd runs, from the engine's registry: "A, B and C".
+fn simulated_plugins() -> String {
+    match Plugin::NAMES.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => Plugin::NAMES.join(""),
+    }
+}
+
 /// kube-scheduler's default multiPoint plugins (v1 `getDefaultPlugins`),
 /// with their score weights where they score.
 const DEFAULT_MULTI_POINT: &[(&str, i64)] = &[
@@ -399,7 +407,14 @@ fn one_profile(cx: &mut Ctx, v: &Value, path: &str, out: &mut Profile) -> R<()> 
             // A default plugin enabled at multiPoint is the default profile's own.
             let default_multi_point = is_default(&e.name) && *point == "multiPoint";
             if !shepherd_runs && !default_multi_point {
-                cx.warn(&q, format!("the plugin {} is not simulated (Shepherd runs NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread and InterPodAffinity)", e.name));
+                cx.warn(
+                    &q,
+                    format!(
+                        "the plugin {} is not simulated (Shepherd runs {})",
+                        e.name,
+                        simulated_plugins()
+                    ),
+                );
             } else if shepherd_runs
                 && !matches!(
                     *point,
@@ -629,4 +644,21 @@ fn scoring_strategy(cx: &mut Ctx, v: &Value, path: &str) -> R<ScoringStrategy> {
     }
     s.validate().map_err(|e| cx.err(path, e.to_string()))?;
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default multiPoint list and the engine's registry agree on
+    /// every plugin Shepherd runs: it is there, with the registry's weight.
+    #[test]
+    fn the_default_plugins_agree_with_the_engines_registry() {
+        for p in Plugin::ALL {
+            let listed = DEFAULT_MULTI_POINT.iter().find(|(n, _)| *n == p.name());
+            let (_, w) = listed.unwrap_or_else(|| panic!("{} is a default plugin", p.name()));
+            assert_eq!(p.default_weight().unwrap_or(0), *w, "{}", p.name());
+        }
+        assert!(simulated_plugins().ends_with("PodTopologySpread and InterPodAffinity"));
+    }
 }

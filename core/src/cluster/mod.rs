@@ -943,6 +943,8 @@ pub struct Cluster {
     pub(crate) record_for: Option<String>,
     /// When batches use a sample index (tests compare it with the scan).
     pub(crate) index_use: crate::scheduler::IndexUse,
+    /// Which fast paths the scheduler may take (`scheduler/fast`).
+    pub(crate) fast_paths: crate::scheduler::FastPaths,
     /// The last stamp given to a node (see `NodeInfo::stamp`).
     pub(crate) stamp_clock: u64,
     /// Moves whenever a node is added, removed, re-registered, tainted,
@@ -1070,6 +1072,7 @@ impl Cluster {
             last_cycle: Default::default(),
             record_for: None,
             index_use: crate::scheduler::IndexUse::Auto,
+            fast_paths: crate::scheduler::FastPaths::ALL,
             stamp_clock: 0,
             node_epoch: 0,
             pinned_messages: Default::default(),

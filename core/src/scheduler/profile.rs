@@ -12,77 +12,7 @@ use alloc::vec::Vec;
 
 use crate::error::Error;
 
-/// The plugins Shepherd runs, by their kube-scheduler names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Plugin {
-    /// Filter: cordoned nodes (`spec.unschedulable`).
-    NodeUnschedulable,
-    /// Filter: untolerated NoSchedule/NoExecute taints. Score: untolerated
-    /// PreferNoSchedule taints, fewer is better.
-    TaintToleration,
-    /// Filter: nodeSelector and required node affinity. Score: preferred node
-    /// affinity weights.
-    NodeAffinity,
-    /// Filter: requests fit allocatable cpu, memory and pods. Score: the
-    /// scoring strategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio).
-    NodeResourcesFit,
-    /// Score: how evenly cpu and memory would be used.
-    NodeResourcesBalancedAllocation,
-    /// Filter: DoNotSchedule constraints. Score: ScheduleAnyway constraints
-    /// and the system default constraints.
-    PodTopologySpread,
-    /// Filter: required pod affinity and anti-affinity (both ways). Score:
-    /// preferred terms, and existing pods' terms toward the incoming pod.
-    InterPodAffinity,
-}
-
-impl Plugin {
-    pub const ALL: [Plugin; 7] = [
-        Plugin::NodeUnschedulable,
-        Plugin::TaintToleration,
-        Plugin::NodeAffinity,
-        Plugin::NodeResourcesFit,
-        Plugin::NodeResourcesBalancedAllocation,
-        Plugin::PodTopologySpread,
-        Plugin::InterPodAffinity,
-    ];
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Plugin::NodeUnschedulable => "NodeUnschedulable",
-            Plugin::TaintToleration => "TaintToleration",
-            Plugin::NodeAffinity => "NodeAffinity",
-            Plugin::NodeResourcesFit => "NodeResourcesFit",
-            Plugin::NodeResourcesBalancedAllocation => "NodeResourcesBalancedAllocation",
-            Plugin::PodTopologySpread => "PodTopologySpread",
-            Plugin::InterPodAffinity => "InterPodAffinity",
-        }
-    }
-
-    pub fn parse(s: &str) -> Result<Plugin, Error> {
-        Plugin::ALL
-            .iter()
-            .copied()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| {
-                Error::invalid(
-                    "scheduler plugin",
-                    s,
-                    "one of NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity",
-                )
-            })
-    }
-
-    /// Whether the plugin has a Filter extension point.
-    pub fn filters(&self) -> bool {
-        !matches!(self, Plugin::NodeResourcesBalancedAllocation)
-    }
-
-    /// Whether the plugin has a Score extension point.
-    pub fn scores(&self) -> bool {
-        !matches!(self, Plugin::NodeUnschedulable)
-    }
-}
+pub use super::plugins::Plugin;
 
 /// A resource the scoring strategies weigh.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -276,18 +206,6 @@ pub struct Profile {
     pub tie_break: TieBreak,
 }
 
-/// Filters in kube-scheduler's order (default_plugins.go): NodeUnschedulable,
-/// TaintToleration, NodeAffinity, NodeResourcesFit, PodTopologySpread,
-/// InterPodAffinity.
-const DEFAULT_FILTERS: [Plugin; 6] = [
-    Plugin::NodeUnschedulable,
-    Plugin::TaintToleration,
-    Plugin::NodeAffinity,
-    Plugin::NodeResourcesFit,
-    Plugin::PodTopologySpread,
-    Plugin::InterPodAffinity,
-];
-
 impl Profile {
     /// kube-scheduler's default profile: the default plugins with their
     /// weights (TaintToleration 3, NodeAffinity 2, PodTopologySpread 2,
@@ -297,15 +215,8 @@ impl Profile {
     pub fn kube_scheduler() -> Profile {
         Profile {
             scheduler_name: "default-scheduler".to_string(),
-            filters: DEFAULT_FILTERS.to_vec(),
-            scores: vec![
-                (Plugin::TaintToleration, 3),
-                (Plugin::NodeAffinity, 2),
-                (Plugin::NodeResourcesFit, 1),
-                (Plugin::PodTopologySpread, 2),
-                (Plugin::InterPodAffinity, 2),
-                (Plugin::NodeResourcesBalancedAllocation, 1),
-            ],
+            filters: Plugin::default_filters(),
+            scores: Plugin::default_scores(),
             fit: ScoringStrategy::least_allocated(),
             hard_pod_affinity_weight: 1,
             system_default_spreading: true,
@@ -319,7 +230,7 @@ impl Profile {
     pub fn bin_pack() -> Profile {
         Profile {
             scheduler_name: "binpack".to_string(),
-            filters: DEFAULT_FILTERS.to_vec(),
+            filters: Plugin::default_filters(),
             scores: vec![(Plugin::NodeResourcesFit, 1)],
             fit: ScoringStrategy::most_allocated(),
             hard_pod_affinity_weight: 1,

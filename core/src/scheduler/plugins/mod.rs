@@ -1,7 +1,12 @@
-//! kube-scheduler's plugins, one file each, named as kube-scheduler names
-//! them. Each file holds the plugin's formulas as plain functions (what the
-//! conformance tests call with kube-scheduler's own test numbers); the
-//! framework in `scheduler/mod.rs` feeds them from the cluster's books.
+//! kube-scheduler's plugins, named as kube-scheduler names them, and their
+//! registry ([`Plugin`]). Each plugin's `mod.rs` (or file) holds its
+//! formulas as plain functions (what the conformance tests call with
+//! kube-scheduler's own test numbers); a plugin with state of its own has a
+//! folder as kube-scheduler's do: `state.rs` (its per-batch PreFilter and
+//! PreScore state and its update when a pod binds), `filtering.rs` and
+//! `scoring.rs` (its Filter and Score fed from the cluster's books). The
+//! framework (`scheduler/framework/`) calls them, and the fast paths
+//! (`scheduler/fast/`) call the same functions.
 
 pub mod inter_pod_affinity;
 pub mod node_affinity;
@@ -10,6 +15,136 @@ pub mod node_resources_fit;
 pub mod node_unschedulable;
 pub mod pod_topology_spread;
 pub mod taint_toleration;
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::error::Error;
+
+/// The plugin registry: one line per plugin generates [`Plugin`], its
+/// name, its parsing, its extension points and its place and weight in
+/// kube-scheduler's default profile (`default_plugins.go`), which the
+/// profile ([`crate::Profile::kube_scheduler`]), the manifest reader (the
+/// k8s crate's scheduler_config.rs) and the page (through the default
+/// profile's document) read instead of lists of their own.
+///
+/// A row: the plugin's kube-scheduler name; `filter`: its place among the
+/// default profile's filters (`None`: no Filter extension point);
+/// `score`: its place among the default profile's scores and its weight
+/// (`None`: no Score extension point). The order of the rows is the
+/// variants' order.
+macro_rules! registry {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident { filter: $filter:expr, score: $score:expr $(,)? }
+    ),+ $(,)?) => {
+        /// The plugins Shepherd runs, by their kube-scheduler names.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Plugin {
+            $($(#[$doc])* $variant,)+
+        }
+
+        impl Plugin {
+            /// Every plugin, in the registry's order.
+            pub const ALL: [Plugin; [$(stringify!($variant)),+].len()] = [$(Plugin::$variant),+];
+
+            /// Every plugin's name, in the registry's order.
+            pub const NAMES: [&'static str; [$(stringify!($variant)),+].len()] =
+                [$(stringify!($variant)),+];
+
+            /// The plugin's kube-scheduler name.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Plugin::$variant => stringify!($variant),)+
+                }
+            }
+
+            /// Its place among the default profile's filters (`None`: it
+            /// has no Filter extension point).
+            const fn filter_place(&self) -> Option<u8> {
+                match self {
+                    $(Plugin::$variant => $filter,)+
+                }
+            }
+
+            /// Its place among the default profile's scores and its weight
+            /// there (`None`: it has no Score extension point).
+            const fn score_place(&self) -> Option<(u8, i64)> {
+                match self {
+                    $(Plugin::$variant => $score,)+
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    /// Filter: cordoned nodes (`spec.unschedulable`).
+    NodeUnschedulable { filter: Some(0), score: None },
+    /// Filter: untolerated NoSchedule/NoExecute taints. Score: untolerated
+    /// PreferNoSchedule taints, fewer is better.
+    TaintToleration { filter: Some(1), score: Some((0, 3)) },
+    /// Filter: nodeSelector and required node affinity. Score: preferred node
+    /// affinity weights.
+    NodeAffinity { filter: Some(2), score: Some((1, 2)) },
+    /// Filter: requests fit allocatable cpu, memory and pods. Score: the
+    /// scoring strategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio).
+    NodeResourcesFit { filter: Some(3), score: Some((2, 1)) },
+    /// Score: how evenly cpu and memory would be used.
+    NodeResourcesBalancedAllocation { filter: None, score: Some((5, 1)) },
+    /// Filter: DoNotSchedule constraints. Score: ScheduleAnyway constraints
+    /// and the system default constraints.
+    PodTopologySpread { filter: Some(4), score: Some((3, 2)) },
+    /// Filter: required pod affinity and anti-affinity (both ways). Score:
+    /// preferred terms, and existing pods' terms toward the incoming pod.
+    InterPodAffinity { filter: Some(5), score: Some((4, 2)) },
+}
+
+impl Plugin {
+    /// The plugin named `s` (kube-scheduler's name).
+    pub fn parse(s: &str) -> Result<Plugin, Error> {
+        Plugin::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                let expected = String::from("one of ") + &Plugin::NAMES.join(", ");
+                Error::invalid("scheduler plugin", s, &expected)
+            })
+    }
+
+    /// Whether the plugin has a Filter extension point.
+    pub fn filters(&self) -> bool {
+        self.filter_place().is_some()
+    }
+
+    /// Whether the plugin has a Score extension point.
+    pub fn scores(&self) -> bool {
+        self.score_place().is_some()
+    }
+
+    /// Its weight in kube-scheduler's default profile, for a score plugin.
+    pub fn default_weight(&self) -> Option<i64> {
+        self.score_place().map(|(_, w)| w)
+    }
+
+    /// The default profile's filters, in kube-scheduler's order.
+    pub fn default_filters() -> Vec<Plugin> {
+        let mut v: Vec<Plugin> = Plugin::ALL.into_iter().filter(Plugin::filters).collect();
+        v.sort_by_key(|p| p.filter_place());
+        v
+    }
+
+    /// The default profile's score plugins with their weights, in
+    /// kube-scheduler's order.
+    pub fn default_scores() -> Vec<(Plugin, i64)> {
+        let mut v: Vec<(u8, Plugin, i64)> = (Plugin::ALL.into_iter())
+            .filter_map(|p| p.score_place().map(|(at, w)| (at, p, w)))
+            .collect();
+        v.sort_unstable();
+        v.into_iter().map(|(_, p, w)| (p, w)).collect()
+    }
+}
 
 /// The highest score a plugin gives a node (framework.MaxNodeScore).
 pub const MAX_NODE_SCORE: i64 = 100;
@@ -126,6 +261,43 @@ mod tests {
             let x = i as f64 / 997.0;
             assert!(abs(sqrt(x) - x.sqrt()) <= f64::EPSILON, "sqrt({x})");
         }
+    }
+
+    /// kube-scheduler's default_plugins.go: the filters and the score
+    /// plugins with their weights, in its order.
+    #[test]
+    fn the_registry_gives_kube_schedulers_default_plugins() {
+        use Plugin::*;
+        assert_eq!(
+            Plugin::default_filters(),
+            [
+                NodeUnschedulable,
+                TaintToleration,
+                NodeAffinity,
+                NodeResourcesFit,
+                PodTopologySpread,
+                InterPodAffinity
+            ]
+        );
+        assert_eq!(
+            Plugin::default_scores(),
+            [
+                (TaintToleration, 3),
+                (NodeAffinity, 2),
+                (NodeResourcesFit, 1),
+                (PodTopologySpread, 2),
+                (InterPodAffinity, 2),
+                (NodeResourcesBalancedAllocation, 1)
+            ]
+        );
+        for p in Plugin::ALL {
+            assert_eq!(Plugin::parse(p.name()).ok(), Some(p));
+        }
+        let e = Plugin::parse("ImageLocality").unwrap_err().to_string();
+        assert!(
+            e.ends_with("expected one of NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -10,6 +10,9 @@
 //! change, towards 100 better, towards 50 worse. A pod that requests
 //! nothing at all (best effort) is not scored by it (PreScore: Skip).
 
+// The plugin in the framework: fed from the cluster's books and the batch.
+mod scoring;
+
 use super::{abs, sqrt, MAX_NODE_SCORE};
 
 /// The score for a node: `requested` (the node's requests plus the pod's),

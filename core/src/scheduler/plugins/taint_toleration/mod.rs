@@ -2,6 +2,9 @@
 //! does not tolerate rejects the node. Score: the number of PreferNoSchedule
 //! taints the pod does not tolerate, normalised in reverse (fewer is better).
 
+// The plugin in the framework: fed from the cluster's books and the batch.
+mod filtering;
+
 use crate::model::{Taint, TaintEffect, Toleration};
 
 /// Filter's reason (v1.37.2 tainttoleration/taint_toleration.go, Filter):

@@ -6,6 +6,11 @@
 //! zone maxSkew 5): per constraint, count * ln(domains + 2) + maxSkew - 1,
 //! summed and rounded; normalised so the lowest sum scores highest.
 
+// The plugin in the framework: fed from the cluster's books and the batch.
+mod filtering;
+mod scoring;
+mod state;
+
 /// kube-scheduler's reasons.
 pub const REASON_SKEW: &str = "node(s) didn't match pod topology spread constraints";
 pub const REASON_MISSING_LABEL: &str =

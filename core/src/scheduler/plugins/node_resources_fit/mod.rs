@@ -3,6 +3,10 @@
 //! admits one more pod. Score: the profile's scoring strategy over the
 //! requests counted with the non-zero defaults, each resource weighted.
 
+// The plugin in the framework: fed from the cluster's books and the batch.
+mod filtering;
+mod scoring;
+
 use super::MAX_NODE_SCORE;
 use crate::scheduler::profile::{ScoringStrategy, ScoringStrategyType};
 
@@ -58,9 +62,9 @@ pub fn most_requested_score(requested: i64, capacity: i64) -> i64 {
 /// Go's integer division `a / c` for `a >= 0` and `c > 0`, through one f64
 /// division while both are below 2^52 (a node's capacity in millicores is
 /// far below it, and in bytes up to 45 TB of memory; beyond that, up to
-/// `model::MAX_MEMORY_BYTES` = 2^50 times 100, the integer divide). A hardware integer
-/// divide took 25 to 45 cycles where the f64 one pipelines, and every
-/// refiled index slot divides twice. Exact: when `a / c` is not a whole
+/// `model::MAX_MEMORY_BYTES` = 2^50 times 100, the integer divide): the f64
+/// division pipelines where the integer one does not, and every refiled
+/// index slot divides twice. Exact: when `a / c` is not a whole
 /// number it lies at least `1 / c` below the next one, and the f64
 /// quotient is within half an ulp, `(a / c) * 2^-53`, of it, less than
 /// `1 / c` because `a + c < 2^53`; so truncating it gives the whole part.

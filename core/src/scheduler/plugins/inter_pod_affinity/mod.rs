@@ -7,6 +7,11 @@
 //! each existing pod whose required affinity matches the incoming pod, and
 //! the existing pods' preferred terms toward it; normalised min-max.
 
+// The plugin in the framework: fed from the cluster's books and the batch.
+mod filtering;
+mod scoring;
+mod state;
+
 /// kube-scheduler's reasons.
 pub const REASON_AFFINITY: &str = "node(s) didn't match pod affinity rules";
 pub const REASON_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affinity rules";

@@ -44,7 +44,7 @@ pub(crate) const BLOCK: usize = Mask::BITS as usize;
 /// did (the kept indexes of a convergence outgrow the L2 cache).
 pub(crate) type Score = i16;
 
-const _: () = assert!(2 * 100 * super::plugins::MAX_NODE_SCORE <= Score::MAX as i64);
+const _: () = assert!(2 * 100 * crate::scheduler::plugins::MAX_NODE_SCORE <= Score::MAX as i64);
 
 /// `v` as a [`Score`] (node-local scores are far inside its range).
 #[inline]

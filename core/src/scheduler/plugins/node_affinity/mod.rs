@@ -2,6 +2,10 @@
 //! selector terms (any one term). Score: the sum of the weights of the
 //! preferred terms a node matches, normalised by DefaultNormalizeScore.
 
+// The plugin in the framework: fed from the cluster's books and the batch.
+mod filtering;
+
+use crate::affinity::NodeSelectorTerm;
 use crate::model::{Labels, NodeAffinity};
 
 /// The filter's reason, as kube-scheduler words it.
@@ -14,8 +18,24 @@ pub fn filter(
     node_selector: &Labels,
     affinity: &NodeAffinity,
 ) -> bool {
+    filter_required(
+        node_name,
+        labels,
+        node_selector,
+        affinity.required.as_deref(),
+    )
+}
+
+/// [`filter`] given the required terms alone (what the static filters'
+/// inputs hold, `StaticInputs`).
+pub fn filter_required(
+    node_name: &str,
+    labels: &Labels,
+    node_selector: &Labels,
+    required: Option<&[NodeSelectorTerm]>,
+) -> bool {
     node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
-        && affinity.required_matches(node_name, labels)
+        && required.is_none_or(|terms| terms.iter().any(|t| t.matches(node_name, labels)))
 }
 
 /// The raw score.

@@ -32,7 +32,7 @@ use alloc::vec::Vec;
 use crate::affinity::{NodeSelectorTerm, PreferredSchedulingTerm};
 use crate::model::{Labels, Resources, Toleration};
 
-use super::profile::Profile;
+use crate::scheduler::profile::Profile;
 
 /// Keys kept per kind of value.
 pub(crate) const MAX_ENTRIES: usize = 24;
@@ -79,11 +79,56 @@ impl<T: Copy + Default> Slots<T> {
     }
 }
 
-/// What the static filters' verdict depends on, besides the node.
+/// What the static filters (NodeUnschedulable, TaintToleration,
+/// NodeAffinity's filter: those that read only the node and the pod) read
+/// of the pod. They are given this and nothing else of the template
+/// (`Cluster::static_filter_with`), so a filter that needs another field
+/// adds it here, and [`StaticKey`], the cache's key for their verdicts, is
+/// made from it: the key cannot miss a field a static filter reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StaticInputs<'a> {
+    pub node_selector: &'a Labels,
+    /// The required node affinity terms (the preferred terms only score).
+    pub required: Option<&'a [NodeSelectorTerm]>,
+    pub tolerations: &'a [Toleration],
+    /// The tolerations DefaultTolerationSeconds added: made from
+    /// `tolerations` alone, so the key leaves them out.
+    pub added_tolerations: &'a [Toleration],
+}
+
+impl<'a> StaticInputs<'a> {
+    /// A revision's inputs, borrowed (no allocation).
+    pub fn of(rev: &'a crate::cluster::Revision) -> Self {
+        let tpl = &rev.template;
+        StaticInputs {
+            node_selector: &tpl.node_selector,
+            required: tpl.node_affinity.required.as_deref(),
+            tolerations: &tpl.tolerations,
+            added_tolerations: &rev.added_tolerations,
+        }
+    }
+
+    /// The owned key: every input but those made from the others.
+    pub fn key(&self) -> StaticKey {
+        let StaticInputs {
+            node_selector,
+            required,
+            tolerations,
+            added_tolerations: _,
+        } = *self;
+        StaticKey {
+            node_selector: node_selector.clone(),
+            required: required.map(<[NodeSelectorTerm]>::to_vec),
+            tolerations: tolerations.to_vec(),
+        }
+    }
+}
+
+/// What the static filters' verdict depends on, besides the node: the
+/// owned copy of [`StaticInputs`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct StaticKey {
     pub node_selector: Labels,
-    /// The template's required node affinity (the preferred terms only score).
     pub required: Option<Vec<NodeSelectorTerm>>,
     pub tolerations: Vec<Toleration>,
 }
@@ -175,7 +220,7 @@ pub(crate) struct IndexKey {
 #[derive(Clone, Debug)]
 pub(crate) struct KeptIndex {
     pub key: IndexKey,
-    pub blocks: super::sample_index::Blocks,
+    pub blocks: crate::scheduler::sample_index::Blocks,
     /// Every slot whose node was stamped up to this clock is filed at its
     /// stamp, except the slots in `pending` and `lazy` (the journal names
     /// the nodes stamped since).
@@ -186,7 +231,7 @@ pub(crate) struct KeptIndex {
     /// (a bit per slot, a word per block): a batch whose samples will not
     /// go round the nodes refiles only the blocks they read. A block with
     /// a bit set is stale: no cycle reads it before it is refiled.
-    pub lazy: Vec<super::sample_index::Mask>,
+    pub lazy: Vec<crate::scheduler::sample_index::Mask>,
     /// Blocks with a bit set in `lazy`.
     pub lazy_blocks: u32,
     used: u64,
@@ -195,14 +240,14 @@ pub(crate) struct KeptIndex {
 impl KeptIndex {
     pub fn new(key: IndexKey) -> Box<KeptIndex> {
         let n = key.slots;
-        let mut blocks = super::sample_index::Blocks::default();
+        let mut blocks = crate::scheduler::sample_index::Blocks::default();
         blocks.reset(n);
         Box::new(KeptIndex {
             key,
             blocks,
             synced: 0,
             pending: Vec::new(),
-            lazy: alloc::vec![0; n.div_ceil(super::sample_index::BLOCK)],
+            lazy: alloc::vec![0; n.div_ceil(crate::scheduler::sample_index::BLOCK)],
             lazy_blocks: 0,
             used: 0,
         })
@@ -222,7 +267,7 @@ pub(crate) const MIN_INDEXES: usize = 8;
 
 /// How many sample indexes of `slots` node slots are kept.
 pub(crate) fn max_indexes(slots: usize) -> usize {
-    (MAX_INDEX_BYTES / (super::sample_index::SLOT_BYTES * slots.max(1))).max(MIN_INDEXES)
+    (MAX_INDEX_BYTES / (crate::scheduler::sample_index::SLOT_BYTES * slots.max(1))).max(MIN_INDEXES)
 }
 
 /// A kept value, its key, and when it was last given back.
@@ -247,7 +292,8 @@ pub(crate) struct Caches {
     /// Per node, NodeAffinity's raw score and which preferred terms it
     /// matches (a bit per term), by the template's preferred terms: many
     /// Deployments prefer the same nodes, and matching every node's labels
-    /// for each of their batches cost a tenth of the Zipf mix.
+    /// for each of their batches was a large share of the Zipf mix
+    /// (docs/speed-history.md).
     affinity_raw: Vec<Entry<Vec<PreferredSchedulingTerm>, Slots<i64>>>,
     affinity_mask: Vec<Entry<Vec<PreferredSchedulingTerm>, Slots<u32>>>,
     /// Spread constraints' eligible nodes and domains, by what they
@@ -262,7 +308,7 @@ pub(crate) struct Caches {
     /// Views of a wider template's index (`sample_index::Masked`), by the
     /// static key and preferred terms of the template they serve, each
     /// with the node epoch it was built at (binds leave it).
-    views: Vec<Entry<ViewKey, (u64, super::sample_index::Masked)>>,
+    views: Vec<Entry<ViewKey, (u64, crate::scheduler::sample_index::Masked)>>,
     /// Per key without a kept index: the node visits its batches' scans
     /// were expected to cost since (see [`Caches::scan_work`]).
     work: Vec<(IndexKey, u64)>,
@@ -272,8 +318,8 @@ pub(crate) struct Caches {
     /// dropped; an index older than what is left reads every stamp).
     journal: Vec<u32>,
     journal_base: u64,
-    /// The last batch's buffers, for the next (see [`super::Spare`]).
-    spare: super::Spare,
+    /// The last batch's buffers, for the next (see [`crate::scheduler::Spare`]).
+    spare: crate::scheduler::Spare,
     /// How many batches built an index of their own (tests read it).
     #[cfg(test)]
     pub own_indexes: u32,
@@ -387,13 +433,22 @@ impl Caches {
 
     /// The view kept for `key` if it was built at node epoch `epoch`; back
     /// with [`Caches::keep_view`].
-    pub fn lend_view(&mut self, key: &ViewKey, epoch: u64) -> Option<super::sample_index::Masked> {
+    pub fn lend_view(
+        &mut self,
+        key: &ViewKey,
+        epoch: u64,
+    ) -> Option<crate::scheduler::sample_index::Masked> {
         take(&mut self.views, key)
             .filter(|v| v.0 == epoch)
             .map(|v| v.1)
     }
 
-    pub fn keep_view(&mut self, key: ViewKey, epoch: u64, view: super::sample_index::Masked) {
+    pub fn keep_view(
+        &mut self,
+        key: ViewKey,
+        epoch: u64,
+        view: crate::scheduler::sample_index::Masked,
+    ) {
         self.clock += 1;
         give(&mut self.views, key, (epoch, view), self.clock);
     }
@@ -478,13 +533,13 @@ impl Caches {
         visits
     }
 
-    /// The buffers the last batch left, emptied (see [`super::Spare`]).
-    pub fn take_spare(&mut self) -> super::Spare {
+    /// The buffers the last batch left, emptied (see [`crate::scheduler::Spare`]).
+    pub fn take_spare(&mut self) -> crate::scheduler::Spare {
         core::mem::take(&mut self.spare).emptied()
     }
 
     /// Keeps a batch's buffers for the next one.
-    pub fn keep_spare(&mut self, spare: super::Spare) {
+    pub fn keep_spare(&mut self, spare: crate::scheduler::Spare) {
         self.spare = spare;
     }
 

@@ -30,11 +30,11 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::plugins::node_resources_fit as fit;
-use super::{OnBind, Plugin, Profile, Unfit};
 use crate::affinity::NodeSelectorOperator;
 use crate::cluster::{Cluster, ControllerId, NodeId, Revision, Workload};
 use crate::model::WhenUnsatisfiable;
+use crate::scheduler::plugins::node_resources_fit as fit;
+use crate::scheduler::{OnBind, Plugin, Profile, Unfit};
 
 /// The other nodes' FailedScheduling reasons for pinned pods, per group of
 /// revisions that differ only in their pin (a DaemonSet generation; any
@@ -69,7 +69,7 @@ impl Cluster {
     /// The node a revision's template is pinned to by its required node
     /// affinity (one term, one `metadata.name In [name]`), when the pinned
     /// path applies to it.
-    pub(super) fn pinned_node(&self, rev: &Revision) -> Option<NodeId> {
+    pub(in crate::scheduler) fn pinned_node(&self, rev: &Revision) -> Option<NodeId> {
         let t = &rev.template;
         let terms = t.node_affinity.required.as_ref()?;
         let [term] = terms.as_slice() else {
@@ -145,7 +145,7 @@ impl Cluster {
 
     /// Schedules the pending pods of a pinned revision on its node, in
     /// ordinal order. Returns (binds, whether some are left pending).
-    pub(super) fn schedule_pinned(
+    pub(in crate::scheduler) fn schedule_pinned(
         &mut self,
         c: ControllerId,
         rev_no: u32,

@@ -2,6 +2,9 @@
 //! new pods, unless the pod tolerates the `node.kubernetes.io/unschedulable`
 //! NoSchedule taint, as kube-scheduler allows.
 
+// The plugin in the framework: fed from the cluster's books and the batch.
+mod filtering;
+
 use crate::model::{Taint, TaintEffect, Toleration};
 
 /// The taint key kube-scheduler checks a cordoned node's tolerations against.

@@ -1,0 +1,61 @@
+//! InterPodAffinity's Filter (interpodaffinity/filtering.go): required
+//! affinity, required anti-affinity, and existing pods' anti-affinity.
+
+use crate::scheduler::*;
+
+impl Cluster {
+    pub(in crate::scheduler) fn inter_pod_filter(
+        &self,
+        n: NodeId,
+        rev: &Revision,
+    ) -> Result<(), Unfit> {
+        if !rev.affinity_ids.is_empty() {
+            // Every term's domain must hold a pod matching all terms...
+            let mut exist = true;
+            for &t in &rev.affinity_ids {
+                let ts = &self.terms[t as usize];
+                match self.domain(ts.topo, n) {
+                    Some(d) => exist &= ts.matching_in(d) > 0,
+                    None => return Err(Unfit::PodAffinity),
+                }
+            }
+            // ...unless no such pod sits in any domain yet and the pod
+            // matches its own terms: the first of its group.
+            if !exist {
+                let none_anywhere = rev
+                    .affinity_ids
+                    .iter()
+                    .all(|&t| self.terms[t as usize].matching_total == 0);
+                let first = none_anywhere
+                    && rev.affinity_ids.first().is_some_and(|&t| {
+                        self.terms[t as usize]
+                            .selector
+                            .matches(&rev.template.labels)
+                    });
+                if !first {
+                    return Err(Unfit::PodAffinity);
+                }
+            }
+        }
+        for &t in &rev.anti_ids {
+            let ts = &self.terms[t as usize];
+            if let Some(d) = self.domain(ts.topo, n) {
+                if ts.matching_in(d) > 0 {
+                    return Err(Unfit::PodAntiAffinity);
+                }
+            }
+        }
+        for &t in &rev.matching_terms {
+            let ts = &self.terms[t as usize];
+            if ts.owners.is_empty() {
+                continue;
+            }
+            if let Some(d) = self.domain(ts.topo, n) {
+                if ts.owners_in(d) > 0 {
+                    return Err(Unfit::ExistingAntiAffinity);
+                }
+            }
+        }
+        Ok(())
+    }
+}
