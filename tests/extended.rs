@@ -160,3 +160,98 @@ fn describe_node_lists_scalar_resources_as_kubectl_does() {
     );
     shepherd::verify::verify_capacity(&c).expect("capacity holds");
 }
+
+fn deployment(name: &str, replicas: u32, gpus: u32) -> String {
+    format!(
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels: {{app: {name}}}\n  template:\n    metadata:\n      labels: {{app: {name}}}\n    spec:\n      containers:\n      - name: c\n        resources:\n          requests: {{cpu: 100m}}\n          limits: {{nvidia.com/gpu: {gpus}}}\n"
+    )
+}
+
+fn converge(text: &str) -> shepherd::Cluster {
+    let im = import(text).expect("the import");
+    let sc = &im.scenario;
+    let mut c = sc.to_cluster().expect("a cluster");
+    assert!(
+        c.reconcile_to_fixed_point(sc.profile_or_default())
+            .converged
+    );
+    shepherd::verify::verify_capacity(&c).expect("capacity holds in every resource");
+    c
+}
+
+fn nodes_of(c: &shepherd::Cluster) -> Vec<(String, Option<String>)> {
+    let mut v: Vec<_> = c
+        .pods()
+        .map(|p| {
+            (
+                p.name(),
+                p.node
+                    .and_then(|id| c.node_by_id(id))
+                    .map(|n| n.name().to_string()),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn gpu_pods_land_only_on_gpu_nodes_and_the_surplus_is_pending_with_kubernetes_message() {
+    // Two GPU nodes of 2 and 1, three plain nodes; 4 one-GPU pods: 3 run
+    // (each GPU once), 1 is Pending; plain pods still go anywhere.
+    let mut text = node("gpu-a", Some("2")) + &node("gpu-b", Some("1"));
+    for i in 0..3 {
+        text += &node(&format!("plain-{i}"), None);
+    }
+    text += &deployment("train", 4, 1);
+    let c = converge(&text);
+    let placed = nodes_of(&c);
+    let mut on: Vec<_> = placed.iter().filter_map(|(_, n)| n.clone()).collect();
+    on.sort();
+    assert_eq!(on, ["gpu-a", "gpu-a", "gpu-b"], "{placed:?}");
+    let pending: Vec<_> = c.pending_pods().map(|p| p.name()).collect();
+    assert_eq!(pending.len(), 1);
+    let why = c.pending_reason(&pending[0]).unwrap().unwrap();
+    assert!(
+        why.contains("0/5 nodes are available: 5 Insufficient nvidia.com/gpu."),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_pod_asking_more_gpus_than_any_node_has_is_pending_and_ignored_resources_are_not_checked() {
+    let text = node("gpu-a", Some("2")) + &deployment("big", 1, 3);
+    let c = converge(&text);
+    let why = c
+        .pending_reason(&c.pending_pods().next().unwrap().name())
+        .unwrap()
+        .unwrap();
+    assert!(
+        why.contains("0/1 nodes are available: 1 Insufficient nvidia.com/gpu."),
+        "{why}"
+    );
+
+    // NodeResourcesFitArgs ignoredResources / ignoredResourceGroups: the
+    // Filter leaves the resource to someone else, so the pod is placed.
+    for args in [
+        "ignoredResources: [nvidia.com/gpu]",
+        "ignoredResourceGroups: [nvidia.com]",
+    ] {
+        let config = format!("---\napiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      {args}\n");
+        let im = import(&(text.clone() + &config)).expect("the import");
+        let sc = &im.scenario;
+        let mut c = sc.to_cluster().expect("a cluster");
+        assert!(
+            c.reconcile_to_fixed_point(sc.profile_or_default())
+                .converged
+        );
+        assert_eq!(c.pending_pods().count(), 0, "{args}");
+    }
+    // As Kubernetes validates them.
+    let config = "---\napiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      ignoredResourceGroups: [nvidia.com/gpu]\n";
+    let e = import(&(text + config)).unwrap_err().to_string();
+    assert!(
+        e.contains("ignoredResourceGroups[0]") && e.contains("can't contain '/'"),
+        "{e}"
+    );
+}
