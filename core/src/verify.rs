@@ -564,6 +564,9 @@ pub fn verify_bind(c: &Cluster, pod: &str) -> Result<(), Violation> {
 struct Feasibility<'a> {
     ix: Index<'a>,
     used: BTreeMap<NodeId, Resources>,
+    /// Scalar requests (extended, ephemeral-storage, hugepages-*) bound
+    /// per node, summed from the pods.
+    scalars: BTreeMap<NodeId, crate::model::scalar::Scalars>,
     /// Bound pods matching each term, per domain, and anywhere.
     matching: BTreeMap<(usize, &'a str), u32>,
     matching_total: Vec<u32>,
@@ -599,14 +602,22 @@ impl<'a> Feasibility<'a> {
             }
         }
         let mut pods_on = BTreeMap::new();
+        let mut scalars: BTreeMap<NodeId, crate::model::scalar::Scalars> = BTreeMap::new();
         for p in c.pods() {
             if let Some(n) = p.node {
                 *pods_on.entry(n).or_insert(0u32) += 1;
+                if !p.template.scalar_requests.is_empty() {
+                    scalars
+                        .entry(n)
+                        .or_default()
+                        .add(&p.template.scalar_requests);
+                }
             }
         }
         Ok(Feasibility {
             ix,
             pods_on,
+            scalars,
             used: used_by_node(c),
             matching,
             matching_total,
@@ -664,6 +675,13 @@ impl<'a> Feasibility<'a> {
             || u.memory_bytes.saturating_add(req.memory_bytes) > n.spec.capacity.memory_bytes
         {
             return false;
+        }
+        if !p.template.scalar_requests.is_empty() {
+            let none = crate::model::scalar::Scalars::new();
+            let used = self.scalars.get(&n.id).unwrap_or(&none);
+            if !p.template.scalar_requests.fits(used, &n.spec.scalars) {
+                return false;
+            }
         }
         if check_node_rules(p, n, true).is_err() {
             return false;
