@@ -1480,6 +1480,7 @@ impl Cluster {
         }
         // The kubelet admits again what it runs; whatever it would refuse is released.
         let mut used = Resources::ZERO;
+        let mut used_scalars = crate::model::scalar::Scalars::new();
         for &k in &keys {
             let (c, o, rev) = {
                 let p = self.pod(k);
@@ -1494,6 +1495,11 @@ impl Cluster {
             let short = |res: &str, requested: u64, used: u64, capacity: u64| {
                 format!("Node didn't have enough resource: {res}, requested: {requested}, used: {used}, capacity: {capacity}")
             };
+            let short_scalar: Option<String> = tpl
+                .scalar_requests
+                .insufficient(&used_scalars, &node.scalars)
+                .next()
+                .map(String::from);
             let verdict = if !node.labels_match(&tpl.node_selector) {
                 Some((
                     Reason::NodeAffinity,
@@ -1530,8 +1536,19 @@ impl Cluster {
                         node.capacity.memory_bytes,
                     ),
                 ))
+            } else if let Some(r) = short_scalar.as_deref() {
+                Some((
+                    Reason::out_of(r),
+                    short(
+                        r,
+                        tpl.scalar_requests.get(r),
+                        used_scalars.get(r),
+                        node.scalars.get(r),
+                    ),
+                ))
             } else {
                 used = after;
+                used_scalars.add(&tpl.scalar_requests);
                 None
             };
             if let Some((reason, why)) = verdict {
