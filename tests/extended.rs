@@ -255,3 +255,26 @@ fn a_pod_asking_more_gpus_than_any_node_has_is_pending_and_ignored_resources_are
         "{e}"
     );
 }
+
+#[test]
+fn the_kubelet_rejects_a_pod_bound_to_a_node_without_its_gpus() {
+    use shepherd_k8s::kubectl::{run_line, Page, Reply};
+    let text = node("gpu-a", Some("1"))
+        + &pod("big", "      limits:\n        nvidia.com/gpu: 2\n")
+        + "  nodeName: gpu-a\n";
+    let im = import(&text).expect("the import");
+    let sc = &im.scenario;
+    let mut c = sc.to_cluster().expect("a cluster");
+    let profile = sc.profile_or_default();
+    assert!(c.reconcile_to_fixed_point(profile.clone()).converged);
+    let d = match run_line(&c, &profile, "describe pod big", None, Page::ALL) {
+        Ok(Reply::Text { text, .. }) => text,
+        other => panic!("expected text, got {other:?}"),
+    };
+    assert!(d.contains("OutOfnvidia.com/gpu"), "{d}");
+    assert!(
+        d.contains("Node didn't have enough resource: nvidia.com/gpu, requested: 2, used: 0, capacity: 1"),
+        "{d}"
+    );
+    shepherd::verify::verify_capacity(&c).expect("capacity holds");
+}
