@@ -116,6 +116,22 @@ const USAGE: &str = "usage:
       (nodes used, Pending, cpu and memory utilisation min/max/std, stranded space), then the pods
       that landed differently from the first run and the Pending pods one run has and the other not";
 
+/// The usage after an argument mistake: each command's line of [`USAGE`]
+/// without what it does (`shepherd help` prints all of it), so the mistake
+/// stays in view.
+fn synopsis() -> String {
+    let mut out = String::from("usage:\n");
+    for line in USAGE.lines().skip(1) {
+        // A command's line, or the continuation of its options.
+        if line.starts_with("  shepherd ") || line.trim_start().starts_with('[') {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push_str("`shepherd help` says what each command does; docs/cli.md has the details");
+    out
+}
+
 /// Why a command stopped: the arguments were wrong (usage, exit 2), or the
 /// run itself failed, e.g. a from-scratch verification (exit 1).
 enum Failure {
@@ -173,18 +189,18 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some(other) => Err(Failure::Usage(format!(
-            "unknown command {}; expected demo, converge, bench, simulate, explain, rollout, kubectl, whatif, export or compare",
+            "unknown command {}; expected demo, converge, bench, simulate, autoscale, explain, rollout, kubectl, whatif, export or compare",
             shepherd::limits::quoted(other)
         ))),
         None => Err(Failure::Usage(
-            "no command given; expected demo, converge, bench, simulate, explain, rollout, kubectl, whatif, export or compare"
+            "no command given; expected demo, converge, bench, simulate, autoscale, explain, rollout, kubectl, whatif, export or compare"
                 .to_string(),
         )),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(e)) => {
-            eprintln!("shepherd: {e}\n\n{USAGE}");
+            eprintln!("shepherd: {e}\n\n{}", synopsis());
             ExitCode::from(2)
         }
         Err(Failure::Run(e)) => {
