@@ -68,17 +68,6 @@ pub enum Reason {
     OutOfcpu,
     OutOfmemory,
     OutOfpods,
-    /// The same for a scalar resource: "OutOf" and the resource's name
-    /// (predicate.go: `fmt.Sprintf("OutOf%s", r.ResourceName)`), for the
-    /// names clusters commonly have (see [`Reason::out_of`]); any other
-    /// reads `OutOfExtendedResource` (events pack a reason in a byte).
-    OutOfEphemeralStorage,
-    OutOfHugepages2Mi,
-    OutOfHugepages1Gi,
-    OutOfNvidiaGpu,
-    OutOfAmdGpu,
-    OutOfIntelGpu,
-    OutOfExtendedResource,
     NodeAffinity,
     /// The kubelet's admission found an untolerated NoExecute taint.
     TaintToleration,
@@ -102,6 +91,19 @@ pub enum Reason {
     ScaleDown,
     /// cluster-autoscaler, on an empty node it removes.
     ScaleDownEmpty,
+    // Kept last: an event's group hashes its reason's number (Correlator),
+    // so the numbers of the reasons above stay what they were.
+    /// kubelet admission refused for a scalar resource: "OutOf" and the
+    /// resource's name (predicate.go: `fmt.Sprintf("OutOf%s", r.ResourceName)`),
+    /// for the names clusters commonly have (see [`Reason::out_of`]); any
+    /// other reads `OutOfExtendedResource` (events pack a reason in a byte).
+    OutOfEphemeralStorage,
+    OutOfHugepages2Mi,
+    OutOfHugepages1Gi,
+    OutOfNvidiaGpu,
+    OutOfAmdGpu,
+    OutOfIntelGpu,
+    OutOfExtendedResource,
 }
 
 impl Reason {
