@@ -117,13 +117,15 @@ const K8S: Rules = Rules {
             "objects",
             &[
                 "scenario",
+                "kept",
                 "scheduler_config",
                 "autoscaling",
                 "import",
                 "kubectl",
             ],
         ),
-        ("out", &["export"]),
+        // kept_tests: the round trip, import and export together.
+        ("out", &["export", "kept_tests"]),
     ],
     units: &["kubectl"],
     exceptions: &[],

@@ -18,6 +18,7 @@ export const EXAMPLES = [
   { file: 'three-zones.yaml', title: 'Three zones: a web tier spread by zone, a cache, a budget' },
   { file: 'scheduler-profile.yaml', title: 'A KubeSchedulerConfiguration that bin-packs, with node affinity' },
   { file: 'kubectl-get-list.yaml', title: 'kubectl get … -o yaml output, with a cluster\'s noise' },
+  { file: 'mid-sized-cluster.yaml', title: 'A running cluster as kubectl prints it: 15 nodes in three zones, a GPU pool, a rollout halfway, a StatefulSet' },
 ];
 
 // Inputs larger than this are read in a Web Worker (www/import-worker.js), so
@@ -462,5 +463,18 @@ export function wireManifests(ctx) {
     ctx.download(`shepherd-seed${sim.seed}-tick${sim.tick}.yaml`, out.manifests);
     ctx.download(`kube-scheduler-config.yaml`, out.schedulerConfig);
     ctx.toast('Manifests exported: the cluster for kubectl apply -f, and the scheduler profile for kube-scheduler --config');
+  });
+
+  $('btn-export-kwok').addEventListener('click', () => {
+    const sim = ctx.sim();
+    let out;
+    try {
+      out = sim.exportManifestsKwok();
+    } catch (err) {
+      ctx.showProblem(`Could not export for KWOK: ${err && err.message ? err.message : err}`, $('menu-scenario-btn'));
+      return;
+    }
+    ctx.download(`shepherd-seed${sim.seed}-tick${sim.tick}-kwok.yaml`, out);
+    ctx.toast('Exported for KWOK: kwokctl create cluster, then kubectl apply -f the file');
   });
 }

@@ -11,8 +11,9 @@ use shepherd::{
     AffinityTerm, BarePodSpec, Budget, Cluster, DaemonSetSpec, DeploymentSpec, IntOrPercent,
     Labels, PodTemplate, Toleration, TolerationOperator,
 };
-use shepherd::{Profile, Selector, Taint, TaintEffect};
+use shepherd::{Profile, Selector};
 
+use crate::kept::Decl;
 use crate::scenario::{ImportedNode, Scenario};
 use crate::value::Value;
 
@@ -40,7 +41,7 @@ fn int_or_percent(v: IntOrPercent) -> Value {
     }
 }
 
-fn node(n: &ImportedNode, kwok: bool) -> Value {
+fn node(n: &ImportedNode) -> Value {
     let mut resources = map(vec![
         ("cpu", s(&format!("{}m", n.spec.capacity.cpu_millis))),
         (
@@ -83,9 +84,6 @@ fn node(n: &ImportedNode, kwok: bool) -> Value {
         ));
     }
     let mut meta = vec![("name", s(&n.spec.name))];
-    if kwok {
-        meta.push(("annotations", map(vec![(KWOK_KEY, s(KWOK_VALUE))])));
-    }
     if !n.spec.labels.is_empty() {
         meta.push(("labels", labels(&n.spec.labels)));
     }
@@ -632,27 +630,105 @@ const KWOK_VALUE: &str = "fake";
 /// template tolerates that taint, so the real kube-scheduler places the
 /// scenario's pods on the fake nodes as Shepherd does: the taint is on every
 /// node and tolerated by every pod, so no filter or score changes.
+///
+/// The change is made on the written objects, so an imported object keeps
+/// every field it was given (its images, its selector) and gains only the
+/// annotation, label, taint or toleration; a bound pod keeps its
+/// `spec.nodeName`, so the same placement loads into the KWOK cluster.
 pub fn export_kwok(sc: &Scenario) -> String {
-    let mut sc = sc.clone();
-    let taint = Taint::new(KWOK_KEY, KWOK_VALUE, TaintEffect::NoSchedule);
-    let tol = Toleration::equal(KWOK_KEY, KWOK_VALUE, Some(TaintEffect::NoSchedule));
-    for n in sc.nodes.iter_mut() {
-        n.spec.labels.insert("type".into(), "kwok".into());
-        n.spec.taints.retain(|t| t.key != KWOK_KEY);
-        n.spec.taints.push(taint.clone());
+    export_docs(sc, true)
+}
+
+/// Whether the toleration `t` (a manifest's) tolerates KWOK's taint.
+fn tolerates_kwok(t: &Value) -> bool {
+    let get = |k: &str| t.get(k).and_then(Value::as_str).unwrap_or("");
+    let effect_ok = matches!(get("effect"), "" | "NoSchedule");
+    let key = get("key");
+    let op = get("operator");
+    effect_ok
+        && match op {
+            "Exists" => key.is_empty() || key == KWOK_KEY,
+            _ => key == KWOK_KEY && get("value") == KWOK_VALUE,
+        }
+}
+
+fn entry<'a>(v: &'a mut Value, key: &str) -> Option<&'a mut Value> {
+    let Value::Map(m) = v else { return None };
+    if !m.iter().any(|(k, _)| k == key) {
+        m.push((key.to_string(), Value::Map(Vec::new())));
     }
-    let templates = sc
-        .deployments
-        .iter_mut()
-        .map(|d| &mut d.template)
-        .chain(sc.daemonsets.iter_mut().map(|d| &mut d.template))
-        .chain(sc.pods.iter_mut().map(|p| &mut p.template));
-    for t in templates {
-        if !t.tolerates(&taint) {
-            t.tolerations.push(tol.clone());
+    m.iter_mut().find(|(k, _)| k == key).map(|(_, x)| x)
+}
+
+fn put(v: &mut Value, key: &str, x: Value) {
+    if let Value::Map(m) = v {
+        match m.iter_mut().find(|(k, _)| k == key) {
+            Some((_, slot)) => *slot = x,
+            None => m.push((key.to_string(), x)),
         }
     }
-    export_docs(&sc, true)
+}
+
+/// KWOK's marks on one written object: a Node gets the annotation, the
+/// label `type: kwok` and the taint; a pod spec (a Pod's, or a
+/// controller's template) the toleration unless it tolerates the taint.
+fn kwok_object(v: &mut Value) {
+    let kind = v
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    match kind.as_str() {
+        "Node" => {
+            if let Some(meta) = entry(v, "metadata") {
+                if let Some(a) = entry(meta, "annotations") {
+                    put(a, KWOK_KEY, s(KWOK_VALUE));
+                }
+                if let Some(l) = entry(meta, "labels") {
+                    put(l, "type", s("kwok"));
+                }
+            }
+            if let Some(spec) = entry(v, "spec") {
+                let mut taints = match spec.get("taints") {
+                    Some(Value::Seq(t)) => t.clone(),
+                    _ => Vec::new(),
+                };
+                taints.retain(|t| t.get("key").and_then(Value::as_str) != Some(KWOK_KEY));
+                taints.push(map(vec![
+                    ("key", s(KWOK_KEY)),
+                    ("value", s(KWOK_VALUE)),
+                    ("effect", s("NoSchedule")),
+                ]));
+                put(spec, "taints", Value::Seq(taints));
+            }
+        }
+        "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => {
+            let Some(mut spec) = entry(v, "spec") else {
+                return;
+            };
+            if kind != "Pod" {
+                let Some(t) = entry(spec, "template") else {
+                    return;
+                };
+                let Some(ps) = entry(t, "spec") else { return };
+                spec = ps;
+            }
+            let mut tols = match spec.get("tolerations") {
+                Some(Value::Seq(t)) => t.clone(),
+                _ => Vec::new(),
+            };
+            if !tols.iter().any(tolerates_kwok) {
+                tols.push(map(vec![
+                    ("key", s(KWOK_KEY)),
+                    ("operator", s("Equal")),
+                    ("value", s(KWOK_VALUE)),
+                    ("effect", s("NoSchedule")),
+                ]));
+                put(spec, "tolerations", Value::Seq(tols));
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The scenario's nodes as a shell script of `kubectl label` and `kubectl
@@ -700,6 +776,15 @@ pub fn kubectl_node_script(sc: &Scenario) -> String {
 }
 
 fn export_docs(sc: &Scenario, kwok: bool) -> String {
+    // An imported object is written from its kept document, changed only
+    // where the simulation changed it (crate::kept::write).
+    let kept = |d: &dyn Fn() -> Decl, g: Value| {
+        if sc.kept.is_empty() {
+            g
+        } else {
+            crate::kept::write(&sc.kept, &d(), g)
+        }
+    };
     let mut docs: Vec<Value> = Vec::new();
     // Namespaces first: the declared ones (with their labels, `default`
     // too when declared), then any other an object is in.
@@ -710,11 +795,14 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
         if !n.labels.is_empty() {
             meta.push(("labels", labels(&n.labels)));
         }
-        docs.push(map(vec![
-            ("apiVersion", s("v1")),
-            ("kind", s("Namespace")),
-            ("metadata", map(meta)),
-        ]));
+        docs.push(kept(
+            &|| Decl::Namespace(n.clone()),
+            map(vec![
+                ("apiVersion", s("v1")),
+                ("kind", s("Namespace")),
+                ("metadata", map(meta)),
+            ]),
+        ));
     }
     let keys = sc
         .pods
@@ -735,7 +823,9 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
             ]));
         }
     }
-    docs.extend(sc.nodes.iter().map(|n| node(n, kwok)));
+    for (i, n) in sc.nodes.iter().enumerate() {
+        docs.push(kept(&|| crate::import::node_decl(&sc.nodes[i]), node(n)));
+    }
     // Classes before the Deployments whose pods name them.
     for pc in &sc.priority_classes {
         let mut fields = vec![
@@ -750,64 +840,116 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
         if pc.preemption_policy != shepherd::PreemptionPolicy::PreemptLowerPriority {
             fields.push(("preemptionPolicy", s(pc.preemption_policy.as_str())));
         }
-        docs.push(map(fields));
+        docs.push(kept(&|| Decl::PriorityClass(pc.clone()), map(fields)));
     }
-    docs.extend(sc.pods.iter().map(bare_pod));
-    docs.extend(sc.daemonsets.iter().map(daemonset));
-    docs.extend(sc.deployments.iter().map(deployment));
+    for p in &sc.pods {
+        docs.push(kept(&|| Decl::Pod(p.clone()), bare_pod(p)));
+    }
+    for d in &sc.daemonsets {
+        docs.push(kept(&|| Decl::DaemonSet(d.clone()), daemonset(d)));
+    }
+    for d in &sc.deployments {
+        docs.push(kept(&|| Decl::App(d.clone()), deployment(d)));
+    }
     for p in &sc.pdbs {
         let (k, v) = match p.budget {
             Budget::MinAvailable(v) => ("minAvailable", v),
             Budget::MaxUnavailable(v) => ("maxUnavailable", v),
         };
-        docs.push(map(vec![
-            ("apiVersion", s("policy/v1")),
-            ("kind", s("PodDisruptionBudget")),
-            ("metadata", object_meta(&p.name)),
-            (
-                "spec",
-                map(vec![
-                    ("selector", selector(&p.selector)),
-                    (k, int_or_percent(v)),
-                ]),
-            ),
-        ]));
+        docs.push(kept(
+            &|| Decl::Pdb(p.clone()),
+            map(vec![
+                ("apiVersion", s("policy/v1")),
+                ("kind", s("PodDisruptionBudget")),
+                ("metadata", object_meta(&p.name)),
+                (
+                    "spec",
+                    map(vec![
+                        ("selector", selector(&p.selector)),
+                        (k, int_or_percent(v)),
+                    ]),
+                ),
+            ]),
+        ));
     }
     for svc in &sc.services {
-        docs.push(map(vec![
-            ("apiVersion", s("v1")),
-            ("kind", s("Service")),
-            ("metadata", object_meta(&svc.name)),
-            (
-                "spec",
-                map(vec![
-                    ("selector", labels(&svc.selector.match_labels)),
-                    (
-                        "ports",
-                        Value::Seq(vec![map(vec![
-                            ("port", Value::UInt(80)),
-                            ("protocol", s("TCP")),
-                        ])]),
-                    ),
-                ]),
-            ),
-        ]));
+        docs.push(kept(
+            &|| Decl::Service(svc.clone()),
+            map(vec![
+                ("apiVersion", s("v1")),
+                ("kind", s("Service")),
+                ("metadata", object_meta(&svc.name)),
+                (
+                    "spec",
+                    map(vec![
+                        ("selector", labels(&svc.selector.match_labels)),
+                        (
+                            "ports",
+                            Value::Seq(vec![map(vec![
+                                ("port", Value::UInt(80)),
+                                ("protocol", s("TCP")),
+                            ])]),
+                        ),
+                    ]),
+                ),
+            ]),
+        ));
+    }
+    if kwok {
+        docs.iter_mut().for_each(kwok_object);
     }
     if let Some(a) = &sc.autoscaler {
-        docs.extend(crate::autoscaling::configmaps(
+        let made = crate::autoscaling::configmaps(
             a,
             |n| {
-                node(
-                    &ImportedNode {
-                        spec: n.clone(),
-                        unschedulable: false,
-                        ready: true,
-                    },
-                    false,
-                )
+                node(&ImportedNode {
+                    spec: n.clone(),
+                    unschedulable: false,
+                    ready: true,
+                })
             },
             &yaml_text,
-        ));
+        );
+        for cm in made {
+            let text = |k: &str| {
+                cm.get("metadata")
+                    .and_then(|m| m.get(k))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let ns = text("namespace");
+            let ns = if ns.is_empty() {
+                shepherd::namespace::DEFAULT_NAMESPACE.to_string()
+            } else {
+                ns
+            };
+            let name = shepherd::namespace::qualify(&ns, &text("name"));
+            docs.push(kept(
+                &|| Decl::AutoscalerConfigMap {
+                    name: name.clone(),
+                    config: sc.autoscaler.clone(),
+                },
+                cm.clone(),
+            ));
+        }
+    }
+    // What the simulation reads and never changes, as it was given.
+    if !sc.kept.is_empty() {
+        let written: Vec<(&'static str, String)> = docs
+            .iter()
+            .filter_map(|d| {
+                let kind = d.get("kind").and_then(Value::as_str)?;
+                let meta = d.get("metadata")?;
+                let name = meta.get("name").and_then(Value::as_str)?;
+                let ns = meta
+                    .get("namespace")
+                    .and_then(Value::as_str)
+                    .unwrap_or(shepherd::namespace::DEFAULT_NAMESPACE);
+                (kind == "ConfigMap").then(|| ("ConfigMap", shepherd::namespace::qualify(ns, name)))
+            })
+            .collect();
+        docs.extend(sc.kept.verbatim(&written).into_iter().cloned());
     }
     let mut out = String::new();
     for d in &docs {
@@ -1172,4 +1314,10 @@ pub fn pods_wide_json(c: &Cluster) -> serde_json::Value {
         })
         .collect();
     serde_json::Value::Array(pods)
+}
+
+/// One object as the export writes it (for the tests' measures).
+#[cfg(test)]
+pub(crate) fn yaml_of(out: &mut String, v: &Value) {
+    yaml(out, v, 0);
 }

@@ -52,8 +52,16 @@ pub fn import_with_progress(
 ) -> Result<Imported, ImportError> {
     let objs = objects(text, &opts.limits, progress)?;
     let mut st = State::new(opts, &objs);
-    for o in &objs {
+    // Each object's document is kept with the declaration it became
+    // (crate::kept), so an export writes it back as the user gave it: the
+    // declarations are noted here, the documents moved in at the end.
+    let mut made = Vec::new();
+    for (i, o) in objs.iter().enumerate() {
+        let mark = Mark::of(&st.scenario);
         st.object(o)?;
+        if let Some(decl) = mark.added(&st.scenario) {
+            made.push((i, decl));
+        }
     }
     let mut imported = st.finish(objs.len())?;
     imported.scenario.autoscaler = crate::autoscaling::read(
@@ -65,6 +73,48 @@ pub fn import_with_progress(
     )?;
     imported.scenario.node_pools =
         crate::autoscaling::read_karpenter(&objs, &opts.limits, &import)?;
+    // The autoscaler's ConfigMaps are written back from their documents
+    // while the configuration read from them is unchanged.
+    if imported.scenario.autoscaler.is_some() {
+        for (i, o) in objs.iter().enumerate() {
+            if o.loc.kind == "ConfigMap" {
+                let ns = namespace_of(&o.value).unwrap_or(DEFAULT_NAMESPACE);
+                made.push((
+                    i,
+                    crate::kept::Decl::AutoscalerConfigMap {
+                        name: shepherd::namespace::qualify(ns, &o.loc.name),
+                        config: imported.scenario.autoscaler.clone(),
+                    },
+                ));
+            }
+        }
+    }
+    // Karpenter's NodePools and their instance types are read, never
+    // changed: written back as given.
+    if !imported.scenario.node_pools.is_empty() {
+        for (i, o) in objs.iter().enumerate() {
+            let space = match o.loc.kind.as_str() {
+                "NodePool" => "NodePool",
+                "ConfigMap" => "ConfigMap",
+                _ => continue,
+            };
+            if made.iter().any(|(j, _)| *j == i) {
+                continue;
+            }
+            let ns = namespace_of(&o.value).unwrap_or(DEFAULT_NAMESPACE);
+            let name = if space == "NodePool" {
+                o.loc.name.clone()
+            } else {
+                shepherd::namespace::qualify(ns, &o.loc.name)
+            };
+            made.push((i, crate::kept::Decl::Verbatim { space, name }));
+        }
+    }
+    let mut objs = objs;
+    for (i, decl) in made {
+        let doc = std::mem::replace(&mut objs[i].value, crate::value::Value::Null);
+        imported.scenario.kept.keep(doc, decl);
+    }
     Ok(imported)
 }
 
@@ -75,6 +125,78 @@ fn name_of_meta(meta: &Map) -> String {
         .and_then(|(_, v)| v.as_str())
         .unwrap_or("")
         .to_string()
+}
+
+/// How many declarations of each kind a scenario holds: taken before an
+/// object is read, so the one it added is found after.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Mark([usize; 8]);
+
+impl Mark {
+    fn of(sc: &Scenario) -> Mark {
+        Mark([
+            sc.nodes.len(),
+            sc.deployments.len(),
+            sc.daemonsets.len(),
+            sc.pods.len(),
+            sc.pdbs.len(),
+            sc.services.len(),
+            sc.priority_classes.len(),
+            sc.namespaces.len(),
+        ])
+    }
+
+    /// The declaration added since `self` was taken, if one was.
+    fn added(self, sc: &Scenario) -> Option<crate::kept::Decl> {
+        let now = Mark::of(sc).0;
+        let grew = |i: usize| now[i] > self.0[i];
+        if grew(0) {
+            return sc.nodes.last().map(node_decl);
+        }
+        if grew(1) {
+            return sc.deployments.last().cloned().map(crate::kept::Decl::App);
+        }
+        if grew(2) {
+            return sc
+                .daemonsets
+                .last()
+                .cloned()
+                .map(crate::kept::Decl::DaemonSet);
+        }
+        if grew(3) {
+            return sc.pods.last().cloned().map(crate::kept::Decl::Pod);
+        }
+        if grew(4) {
+            return sc.pdbs.last().cloned().map(crate::kept::Decl::Pdb);
+        }
+        if grew(5) {
+            return sc.services.last().cloned().map(crate::kept::Decl::Service);
+        }
+        if grew(6) {
+            return sc
+                .priority_classes
+                .last()
+                .cloned()
+                .map(crate::kept::Decl::PriorityClass);
+        }
+        if grew(7) {
+            return sc
+                .namespaces
+                .last()
+                .cloned()
+                .map(crate::kept::Decl::Namespace);
+        }
+        None
+    }
+}
+
+/// A node's declaration for [`crate::kept`].
+pub(crate) fn node_decl(n: &ImportedNode) -> crate::kept::Decl {
+    crate::kept::Decl::Node {
+        spec: n.spec.clone(),
+        unschedulable: n.unschedulable,
+        ready: n.ready,
+    }
 }
 
 /// Metadata keys a cluster adds that change nothing simulated.

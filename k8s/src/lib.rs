@@ -37,6 +37,9 @@ mod autoscaling;
 mod context;
 mod export;
 mod import;
+pub mod kept;
+#[cfg(test)]
+mod kept_tests;
 pub mod kubectl;
 mod read;
 mod scenario;

@@ -44,6 +44,10 @@ pub struct Scenario {
     /// The profile a `KubeSchedulerConfiguration` in the input describes;
     /// `None` when there was none (kube-scheduler's default profile applies).
     pub profile: Option<Profile>,
+    /// The documents the objects above were imported from (empty for a
+    /// scenario built otherwise): an export writes each from its document.
+    /// Ignored by equality.
+    pub kept: crate::kept::Kept,
     /// Cluster Autoscaler's node groups, from the kwok provider's
     /// ConfigMaps (`kwok-provider-config`, `kwok-provider-templates`); `None`
     /// when the input has none (see `autoscaling.rs`).

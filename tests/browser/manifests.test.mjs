@@ -452,3 +452,34 @@ test('files past the size limits are refused from their size, and the run stays'
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Issue 45: the realistic example imports from the dialog's list, and both
+// exports write each imported object as it was given (images, selectors),
+// the KWOK one with KWOK's marks on the nodes.
+test('the mid-sized cluster example imports, and its exports keep what was given', async () => {
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await openMenu(page, 'scenario');
+    await page.click('#btn-import');
+    await page.waitForSelector('#manifests-dialog[open]');
+    await page.selectOption('#manifests-example', 'mid-sized-cluster.yaml');
+    await page.waitForSelector('#manifests-result:not([hidden])');
+    assert.match(await page.textContent('#manifests-summary'), /imported 3 DaemonSet, 5 Deployment, 15 Node, 4 PodDisruptionBudget, 1 PriorityClass, 6 Service, 1 StatefulSet/);
+    await page.click('#manifests-close');
+    const read = async (button) => {
+      await openMenu(page, 'scenario');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+      return fs.readFileSync(await download.path(), 'utf8');
+    };
+    const kwok = await read('#btn-export-kwok');
+    assert.match(kwok, /ghcr\.io\/acme\/checkout:1\.9\.0/);
+    assert.doesNotMatch(kwok, /pause:3\.9/);
+    assert.equal(kwok.match(/kwok\.x-k8s\.io\/node: fake/g).length, 15, 'every node is a KWOK node');
+    assert.doesNotMatch(kwok, /managedFields|resourceVersion|uid:/);
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});

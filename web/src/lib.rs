@@ -208,6 +208,15 @@ impl Shepherd {
         })
     }
 
+    /// The cluster as declared at the current tick, as manifests for a KWOK
+    /// cluster (`kwokctl create cluster`, then `kubectl apply -f`): fake
+    /// nodes KWOK keeps Ready, every pod tolerating their taint, bound pods
+    /// on their nodes.
+    #[wasm_bindgen(js_name = exportManifestsKwok)]
+    pub fn export_manifests_kwok(&self) -> Result<String, JsError> {
+        manifests::export_session_kwok(&self.session).map_err(err)
+    }
+
     /// The run so far as a scenario document (JSON text), at the current tick.
     #[wasm_bindgen(js_name = exportScenario)]
     pub fn export_scenario(&self) -> Result<String, JsError> {

@@ -4,16 +4,20 @@
 //! List`) all or nothing. It builds a new session whose script is one
 //! ordinary action, [`Action::Manifests`], at tick 1, holding the *canonical
 //! export* of what was imported (`shepherd_k8s::export`, plus the
-//! KubeSchedulerConfiguration when there was one), not the pasted text: the
-//! cluster's noise (status, managedFields, images ...) is gone, so the share
-//! link stays small, and `import(export(s)) == s` (tested in
+//! KubeSchedulerConfiguration when there was one), not the pasted text: what
+//! the API server sets (status, managedFields, uids ...) is gone, so the
+//! share link stays smaller, while every field the user gave (images, env,
+//! volumes ...) is kept, so the export is lossless (issue 45; see
+//! `shepherd_k8s::kept`), and `import(export(s)) == s` (tested in
 //! tests/manifests.rs) makes the replay the same cluster. Later actions
 //! (scale, drain, fail a node ...) follow it in the script as usual.
 //!
 //! **Out**: [`export_session`] folds the script's events up to the current
 //! tick into declarations (nodes with their cordon and Ready state,
 //! Deployments at their current template and replicas, budgets, Services,
-//! the profile) and writes them as manifests for `kubectl apply`.
+//! the profile) and writes them as manifests for `kubectl apply`: each
+//! imported object from its document, changed only where the simulation
+//! changed it (with KWOK's marks for [`export_session_kwok`]).
 
 use std::collections::BTreeMap;
 
@@ -21,8 +25,8 @@ use serde::Serialize;
 use shepherd::simulator::Event;
 use shepherd::{PodTemplate, Profile};
 use shepherd_k8s::{
-    export, export_scheduler_config, import_with_progress, ImportedNode, Options,
-    Scenario as K8sScenario,
+    export, export_kwok, export_scheduler_config, import, import_with_progress, ImportedNode,
+    Options, Scenario as K8sScenario,
 };
 
 use crate::scenario::{self, Action, Entry, Scenario};
@@ -155,6 +159,13 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
     let node = |sc: &mut K8sScenario, name: &str| sc.nodes.iter().position(|n| n.spec.name == name);
     let app = |sc: &mut K8sScenario, name: &str| sc.deployments.iter().position(|d| d.name == name);
     for e in session.log().iter().filter(|e| e.tick <= now) {
+        // The documents the objects came from, so the export writes them
+        // back as given (a later apply's win, as kubectl apply's do).
+        if let Action::Manifests { manifests } | Action::Apply { manifests } = &e.action {
+            if let Ok(im) = import(manifests) {
+                sc.kept.merge(im.scenario.kept);
+            }
+        }
         for ev in e.action.to_events(seed)? {
             match ev {
                 Event::AddNode(spec) => sc.nodes.push(ImportedNode {
@@ -328,6 +339,12 @@ pub fn export_session(session: &Session) -> Result<(String, String), String> {
     Ok((export(&sc), export_scheduler_config(&profile)))
 }
 
+/// [`export_session`] for a KWOK cluster (`shepherd_k8s::export_kwok`):
+/// fake nodes, every pod tolerating their taint, bound pods with their node.
+pub fn export_session_kwok(session: &Session) -> Result<String, String> {
+    Ok(export_kwok(&declarations(session)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,7 +385,27 @@ mod tests {
         let back = import(&format!("{yaml}{config}")).unwrap().scenario;
         let mut want = declarations(&s).unwrap();
         want.profile = Some(Profile::kube_scheduler());
-        assert_eq!(back, want);
+        assert_eq!(back, want); // Lossless (issue 45): the container as given, not the pause one.
+        assert!(yaml.contains("image: nginx"), "{yaml}");
+        assert!(!yaml.contains("pause"), "{yaml}");
+        // Scaled in the page: replicas follow, the rest stays.
+        let mut s = s;
+        s.submit(Action::Scale {
+            app: "web".into(),
+            replicas: 5,
+        })
+        .unwrap();
+        s.step();
+        let (yaml, _) = export_session(&s).unwrap();
+        assert!(
+            yaml.contains("replicas: 5") && yaml.contains("image: nginx"),
+            "{yaml}"
+        );
+        let kwok = export_session_kwok(&s).unwrap();
+        assert!(
+            kwok.contains("kwok.x-k8s.io/node: fake") && kwok.contains("image: nginx"),
+            "{kwok}"
+        );
     }
 
     #[test]
