@@ -398,6 +398,15 @@ mod scratch {
         used
     }
 
+    /// Scalar requests (nvidia.com/gpu...) bound to node `id`, summed from the pods.
+    pub fn scalars_on(bound: &[Bound<'_>], id: NodeId) -> shepherd::Scalars {
+        let mut s = shepherd::Scalars::new();
+        for b in bound.iter().filter(|b| b.id == id) {
+            s.add(&b.template.scalar_requests);
+        }
+        s
+    }
+
     /// No ghosts (pods on removed or NotReady nodes), no overcommit, and the
     /// scheduler's books (allocated, pod counts, bound and pending totals)
     /// agree with the pods.
@@ -450,6 +459,23 @@ mod scratch {
                     n.name()
                 ));
             }
+            // Every scalar resource too, and the books' per-node sums.
+            let s = scalars_on(&bound, n.id);
+            for (k, v) in s.iter() {
+                ensure!(
+                    v <= n.spec.scalars.get(k),
+                    "node {} is overcommitted: its pods request {v} {k}, allocatable is {}",
+                    n.name(),
+                    n.spec.scalars.get(k)
+                );
+            }
+            ensure!(
+                c.scalars_requested(n.id) == &s,
+                "node {}: the books say {:?} of scalar resources, the pods say {:?}",
+                n.name(),
+                c.scalars_requested(n.id),
+                s
+            );
             if n.allocated != Resources::new(cpu, mem) || n.pod_count != count {
                 return Err(format!(
                     "node {}: the books say {} in {} pods, the pods say {cpu}m, {mem} bytes in {count}",
@@ -593,6 +619,13 @@ mod scratch {
         let (cpu, mem, _) = used.get(&n.id).copied().unwrap_or_default();
         if cpu + t.requests.cpu_millis > n.spec.capacity.cpu_millis
             || mem + t.requests.memory_bytes > n.spec.capacity.memory_bytes
+        {
+            return Err("resources");
+        }
+        if !t.scalar_requests.is_empty()
+            && !t
+                .scalar_requests
+                .fits(&scalars_on(bound, n.id), &n.spec.scalars)
         {
             return Err("resources");
         }
@@ -906,6 +939,9 @@ fn random_node(rng: &mut Prng, name: &str, mix: &Mix, zone: Option<Option<String
     if rng.chance(30) {
         n = n.with_label("pool", "batch");
     }
+    if rng.chance(20) {
+        n = n.with_scalar("nvidia.com/gpu", rng.range(1, 4));
+    }
     if rng.chance(5) {
         // Shared by several nodes: one hostname domain, as Kubernetes
         // counts it; or no hostname label at all: no hostname domain.
@@ -998,6 +1034,11 @@ fn random_app(rng: &mut Prng, name: &str, peers: &[String], mix: &Mix) -> Deploy
     }
     if rng.chance(mix.constraints) {
         t = t.with_anti_affinity(random_term(rng, name, peers));
+    }
+    // Some apps want GPUs (extended resources: only GPU nodes fit them,
+    // and the gate's capacity check covers every resource).
+    if rng.chance(10) {
+        t = t.with_scalar("nvidia.com/gpu", rng.range(1, 2));
     }
     d.template = t;
     d

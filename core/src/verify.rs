@@ -50,6 +50,39 @@ pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
             ));
         }
     }
+    // Every scalar resource (extended, ephemeral-storage, hugepages-*),
+    // summed from the pods, within the node's allocatable, and the books'
+    // sums the same.
+    let mut scalars: BTreeMap<NodeId, crate::model::scalar::Scalars> = BTreeMap::new();
+    for p in c.pods() {
+        if let (Some(n), false) = (p.node, p.template.scalar_requests.is_empty()) {
+            scalars
+                .entry(n)
+                .or_default()
+                .add(&p.template.scalar_requests);
+        }
+    }
+    for (i, n) in c.nodes.iter().enumerate() {
+        let id = NodeId(i as u32);
+        let empty = crate::model::scalar::Scalars::new();
+        let u = scalars.get(&id).unwrap_or(&empty);
+        if let Some(over) = u.insufficient(&empty, &n.spec.scalars).next() {
+            return Err(format!(
+                "node {} is overcommitted: pods request {over} {} but allocatable is {}",
+                n.spec.name,
+                u.get(over),
+                n.spec.scalars.get(over)
+            ));
+        }
+        if c.scalars_requested(id) != u {
+            return Err(format!(
+                "node {}: the books count {:?} of scalar resources, the pods request {:?}",
+                n.spec.name,
+                c.scalars_requested(id),
+                u
+            ));
+        }
+    }
     // The packed places a batch counts its revision's pods from.
     for (k, p) in c.pods.iter().enumerate() {
         if let Some(p) = p {
@@ -531,6 +564,9 @@ pub fn verify_bind(c: &Cluster, pod: &str) -> Result<(), Violation> {
 struct Feasibility<'a> {
     ix: Index<'a>,
     used: BTreeMap<NodeId, Resources>,
+    /// Scalar requests (extended, ephemeral-storage, hugepages-*) bound
+    /// per node, summed from the pods.
+    scalars: BTreeMap<NodeId, crate::model::scalar::Scalars>,
     /// Bound pods matching each term, per domain, and anywhere.
     matching: BTreeMap<(usize, &'a str), u32>,
     matching_total: Vec<u32>,
@@ -566,14 +602,22 @@ impl<'a> Feasibility<'a> {
             }
         }
         let mut pods_on = BTreeMap::new();
+        let mut scalars: BTreeMap<NodeId, crate::model::scalar::Scalars> = BTreeMap::new();
         for p in c.pods() {
             if let Some(n) = p.node {
                 *pods_on.entry(n).or_insert(0u32) += 1;
+                if !p.template.scalar_requests.is_empty() {
+                    scalars
+                        .entry(n)
+                        .or_default()
+                        .add(&p.template.scalar_requests);
+                }
             }
         }
         Ok(Feasibility {
             ix,
             pods_on,
+            scalars,
             used: used_by_node(c),
             matching,
             matching_total,
@@ -631,6 +675,13 @@ impl<'a> Feasibility<'a> {
             || u.memory_bytes.saturating_add(req.memory_bytes) > n.spec.capacity.memory_bytes
         {
             return false;
+        }
+        if !p.template.scalar_requests.is_empty() {
+            let none = crate::model::scalar::Scalars::new();
+            let used = self.scalars.get(&n.id).unwrap_or(&none);
+            if !p.template.scalar_requests.fits(used, &n.spec.scalars) {
+                return false;
+            }
         }
         if check_node_rules(p, n, true).is_err() {
             return false;

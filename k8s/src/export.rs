@@ -42,7 +42,7 @@ fn int_or_percent(v: IntOrPercent) -> Value {
 }
 
 fn node(n: &ImportedNode) -> Value {
-    let resources = map(vec![
+    let mut resources = map(vec![
         ("cpu", s(&format!("{}m", n.spec.capacity.cpu_millis))),
         (
             "memory",
@@ -52,6 +52,14 @@ fn node(n: &ImportedNode) -> Value {
         ),
         ("pods", s(&n.spec.max_pods.to_string())),
     ]);
+    if let Value::Map(m) = &mut resources {
+        m.extend(
+            n.spec
+                .scalars
+                .iter()
+                .map(|(k, v)| (k.to_string(), scalar_quantity(k, v))),
+        );
+    }
     let mut spec = Vec::new();
     if n.unschedulable {
         spec.push(("unschedulable", Value::Bool(true)));
@@ -358,12 +366,53 @@ fn containers(t: &PodTemplate) -> (Vec<Value>, Vec<Value>) {
     (out, init)
 }
 
+/// One scalar resource's amount as a quantity.
+fn scalar_quantity(name: &str, v: u64) -> Value {
+    if shepherd::scalar::is_bytes(name) {
+        s(&shepherd::quantity::format_memory_bytes(v))
+    } else {
+        s(&v.to_string())
+    }
+}
+
+/// The template's scalar requests on its main container, as requests and
+/// equal limits (extended resources and huge pages need the limit).
+fn with_scalars(c: &mut Value, t: &PodTemplate) {
+    if t.scalar_requests.is_empty() {
+        return;
+    }
+    let Value::Map(c) = c else { return };
+    let list = || {
+        t.scalar_requests
+            .iter()
+            .map(|(k, v)| (k.to_string(), scalar_quantity(k, v)))
+            .collect::<Vec<_>>()
+    };
+    if !c.iter().any(|(k, _)| k == "resources") {
+        c.push(("resources".to_string(), Value::Map(Vec::new())));
+    }
+    for (k, r) in c.iter_mut() {
+        if let (true, Value::Map(r)) = (k == "resources", r) {
+            if !r.iter().any(|(k, _)| k == "requests") {
+                r.push(("requests".to_string(), Value::Map(Vec::new())));
+            }
+            for (k, q) in r.iter_mut() {
+                if let (true, Value::Map(q)) = (k == "requests", q) {
+                    q.extend(list());
+                }
+            }
+            r.push(("limits".to_string(), Value::Map(list())));
+        }
+    }
+}
+
 fn template(t: &PodTemplate) -> Value {
     let mut annotations = vec![(ANNOTATION_VERSION, s(&t.version))];
     if t.ready_after != DEFAULT_READY_AFTER {
         annotations.push((ANNOTATION_READY_AFTER, s(&t.ready_after.to_string())));
     }
-    let (containers, init) = containers(t);
+    let (mut containers, init) = containers(t);
+    with_scalars(&mut containers[0], t);
     let mut spec = Vec::new();
     if !t.node_selector.is_empty() {
         spec.push(("nodeSelector", labels(&t.node_selector)));

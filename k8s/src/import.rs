@@ -21,6 +21,7 @@ use shepherd::model::{
     TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
 };
 use shepherd::namespace::DEFAULT_NAMESPACE;
+use shepherd::Scalars;
 use shepherd::{
     AffinityTerm, BarePodSpec, Budget, DaemonSetSpec, DaemonSetUpdateStrategyType, DeploymentSpec,
     IntOrPercent, Labels, NamespaceSpec, NodeSpec, PdbSpec, PodTemplate, PreemptionPolicy,
@@ -777,9 +778,10 @@ impl<'a> State<'a> {
         let (name, labels) = self.metadata(cx, meta, true)?;
         self.first_seen(cx, &self.nodes, "Node", &name)?;
         let (unschedulable, taints) = node_spec(cx, spec)?;
-        let (capacity, max_pods, ready) = node_status(cx, status)?;
+        let (capacity, max_pods, ready, scalars) = node_status(cx, status)?;
         let mut node = NodeSpec::new(&name, capacity.cpu_millis, capacity.memory_bytes);
         node.max_pods = max_pods;
+        node.scalars = scalars;
         node.labels = labels;
         // The node controller's own taints stand for state the engine keeps
         // itself (cordoned, NotReady); importing them as taints as well would
@@ -1338,7 +1340,7 @@ fn taint_effect(cx: &Ctx, v: &Value, path: &str) -> R<TaintEffect> {
 /// `status` of a Node: allocatable (else capacity) cpu, memory and pods
 /// (110, the kubelet's default, when absent), and the Ready condition.
 /// Memory is in bytes, as `Quantity.Value()` reads it (rounded up).
-fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
+fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool, Scalars)> {
     let mut alloc = None;
     let mut cap = None;
     let mut ready = true;
@@ -1365,6 +1367,7 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
     let mut cpu = None;
     let mut mem = None;
     let mut pods = DEFAULT_MAX_PODS;
+    let mut scalars = Scalars::new();
     for (k, val) in cx.map(v, &p)? {
         let rp = child(&p, k);
         match k.as_str() {
@@ -1381,8 +1384,17 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
                 }
                 pods = n as u32;
             }
-            // Resources no imported pod can request: requests for them are warned about on the pod.
-            _ => {}
+            // Scalar resources NodeResourcesFit counts; others (such as
+            // attachable-volumes-*) no pod requests, so they are skipped.
+            name => {
+                if shepherd::scalar::classify(name).is_ok() {
+                    if scalars.len() >= shepherd::scalar::MAX_SCALARS {
+                        return Err(cx.err(&rp, format!("is one resource too many; expected at most {} resources besides cpu, memory and pods", shepherd::scalar::MAX_SCALARS)));
+                    }
+                    let n = scalar_quantity(cx, val, &rp, name)?;
+                    scalars.set(name, n);
+                }
+            }
         }
     }
     let cpu = cpu.ok_or_else(|| {
@@ -1397,7 +1409,7 @@ fn node_status(cx: &mut Ctx, status: &Value) -> R<(Resources, u32, bool)> {
             "missing; expected the node's memory, e.g. 16Gi",
         )
     })?;
-    Ok((Resources::new(cpu, mem), pods, ready))
+    Ok((Resources::new(cpu, mem), pods, ready, scalars))
 }
 
 #[derive(Clone, Copy)]
@@ -1938,12 +1950,13 @@ fn pod_spec(
     let mut containers = None;
     let mut init = None;
     let mut overhead = Req::default();
+    let mut overhead_s = Scalars::new();
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         match k.as_str() {
             "containers" => containers = Some((val, p)),
             "initContainers" => init = Some((val, p)),
-            "overhead" => overhead = resource_list(cx, val, &p)?,
+            "overhead" => (overhead, overhead_s) = resource_list(cx, val, &p)?,
             "nodeSelector" => t.node_selector = cx.labels(val, &p)?,
             "tolerations" => t.tolerations = tolerations(cx, val, &p)?,
             "affinity" => {
@@ -2026,16 +2039,30 @@ fn pod_spec(
     // for the resource: one that sets 0 keeps 0
     // (getNonMissingContainerRequests, PodRequests'
     // NonMissingContainerRequests).
+    // Scalar resources (extended, ephemeral-storage, hugepages-*) follow
+    // the same rule, resource by resource.
     let mut sum = [Req::default(); 2];
+    let mut sum_s = Scalars::new();
     for (i, c) in list.iter().enumerate() {
         let r = container(cx, c, &index(&cp, i), false)?;
         sum = [sum[0].add(r.requests), sum[1].add(r.non_zero)];
+        sum_s.add(&r.scalars);
     }
     let mut init_peak = [Req::default(); 2];
     let mut sidecars = [Req::default(); 2];
+    let mut init_peak_s = Scalars::new();
+    let mut sidecars_s = Scalars::new();
     if let Some((iv, ip)) = init {
         for (i, c) in cx.seq(iv, &ip)?.iter().enumerate() {
             let r = container(cx, c, &index(&ip, i), true)?;
+            if r.sidecar {
+                sidecars_s.add(&r.scalars);
+                init_peak_s.max_with(&sidecars_s);
+            } else {
+                let mut with = sidecars_s.clone();
+                with.add(&r.scalars);
+                init_peak_s.max_with(&with);
+            }
             let both = [r.requests, r.non_zero];
             for k in 0..2 {
                 if r.sidecar {
@@ -2055,6 +2082,10 @@ fn pod_spec(
     let bytes = |r: Req| Resources::new(r.cpu, r.mem);
     t.requests = bytes(eff);
     t.non_zero_requests = Some(bytes(non_zero)).filter(|&n| n != t.requests.non_zero());
+    sum_s.add(&sidecars_s);
+    sum_s.max_with(&init_peak_s);
+    sum_s.add(&overhead_s);
+    t.scalar_requests = sum_s;
     Ok(node_name)
 }
 
@@ -2068,6 +2099,9 @@ struct ContainerRequests {
     non_zero: Req,
     /// A restartable init container (`restartPolicy: Always`).
     sidecar: bool,
+    /// Its requests of scalar resources (extended, ephemeral-storage,
+    /// hugepages-*), a limit standing in for a missing request.
+    scalars: Scalars,
 }
 
 /// One container's requests.
@@ -2075,6 +2109,7 @@ fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<ContainerR
     let mut req = Req::default();
     let mut set = (false, false);
     let mut sidecar = false;
+    let mut scalars = Scalars::new();
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         match k.as_str() {
@@ -2089,20 +2124,22 @@ fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<ContainerR
                         _ => cx.unknown(&rp),
                     }
                 }
-                let r = match requests {
+                let (r, rs) = match requests {
                     Some(rv) => resource_list(cx, rv, &child(&p, "requests"))?,
-                    None => Req::default(),
+                    None => (Req::default(), Scalars::new()),
                 };
                 let given = |name: &str| requests.and_then(|rv| rv.get(name)).is_some();
                 let mut l = Req::default();
+                let mut ls = Scalars::new();
                 if let Some(lv) = limits {
                     let lp = child(&p, "limits");
-                    l = resource_list(cx, lv, &lp)?;
+                    (l, ls) = resource_list(cx, lv, &lp)?;
                     cx.warn(
                         &lp,
                         "limits are not simulated (requests are what the scheduler counts)",
                     );
                 }
+                scalars = container_scalars(cx, &p, requests, limits, rs, ls)?;
                 let limited = |name: &str| limits.and_then(|lv| lv.get(name)).is_some();
                 req = Req {
                     cpu: if given("cpu") { r.cpu } else { l.cpu },
@@ -2144,28 +2181,96 @@ fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<ContainerR
         requests: req,
         non_zero,
         sidecar,
+        scalars,
     })
 }
 
-/// A requests, limits or overhead list: cpu and memory are counted; any other
-/// resource is warned about.
-fn resource_list(cx: &mut Ctx, v: &Value, path: &str) -> R<Req> {
+/// A container's scalar requests after the API server's defaulting and
+/// validation (pkg/apis/core/v1 defaults.go: a missing request takes the
+/// limit; pkg/apis/core/validation validateResourceRequirements: extended
+/// resources and huge pages cannot be overcommitted, so a request needs a
+/// limit and must equal it).
+fn container_scalars(
+    cx: &Ctx,
+    path: &str,
+    requests: Option<&Value>,
+    limits: Option<&Value>,
+    rs: Scalars,
+    ls: Scalars,
+) -> R<Scalars> {
+    use shepherd::scalar::{classify, ScalarKind};
+    let names = |v: Option<&Value>| -> Vec<String> {
+        match v {
+            Some(Value::Map(m)) => m.iter().map(|(k, _)| k.to_string()).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let req_names = names(requests);
+    let mut out = ls.clone();
+    for name in &req_names {
+        let Ok(kind) = classify(name) else { continue };
+        let rp = child(&child(path, "requests"), name);
+        let r = rs.get(name);
+        let limited = names(limits).iter().any(|n| n == name);
+        if kind == ScalarKind::EphemeralStorage {
+            if limited && r > ls.get(name) {
+                return Err(cx.err(&rp, format!("{} is more than the limit {}; expected a request less than or equal to the {name} limit, as Kubernetes validates", shepherd::scalar::format_amount(name, r), shepherd::scalar::format_amount(name, ls.get(name)))));
+            }
+        } else if !limited {
+            return Err(cx.err(&child(path, "limits"), format!("has no {name}; expected a limit for {name}, which cannot be overcommitted (Kubernetes: \"Limit must be set for non overcommitable resources\")")));
+        } else if r != ls.get(name) {
+            return Err(cx.err(&rp, format!("{} differs from the limit {}; expected the request to equal the {name} limit, as Kubernetes validates for resources that cannot be overcommitted", shepherd::scalar::format_amount(name, r), shepherd::scalar::format_amount(name, ls.get(name)))));
+        }
+        out.set(name, r);
+    }
+    Ok(out)
+}
+
+/// A requests, limits or overhead list: cpu and memory, and the scalar
+/// resources NodeResourcesFit counts (extended resources, whole numbers as
+/// the API validates them; ephemeral-storage and hugepages-* in bytes). A
+/// name Kubernetes does not accept on a container is an error.
+fn resource_list(cx: &mut Ctx, v: &Value, path: &str) -> R<(Req, Scalars)> {
     let mut r = Req::default();
+    let mut s = Scalars::new();
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         match k.as_str() {
             "cpu" => r.cpu = quantity_of(cx, val, &p, Unit::Cpu)?,
             "memory" => r.mem = quantity_of(cx, val, &p, Unit::Memory)?,
-            _ => {
-                quantity_of(cx, val, &p, Unit::Other("the resource"))?;
-                cx.not_simulated_yet(
-                    &p,
-                    &format!("the resource {k} (only cpu and memory are counted)"),
-                );
+            name => {
+                if s.len() >= shepherd::scalar::MAX_SCALARS {
+                    return Err(cx.err(&p, format!("is one resource too many; expected at most {} resources besides cpu and memory", shepherd::scalar::MAX_SCALARS)));
+                }
+                let n = scalar_quantity(cx, val, &p, name)?;
+                s.set(name, n);
             }
         }
     }
-    Ok(r)
+    Ok((r, s))
+}
+
+/// One scalar resource's amount: its name checked as Kubernetes checks a
+/// container's resource names, an extended resource a whole number
+/// (`IsIntegerResourceName`: "must be an integer").
+fn scalar_quantity(cx: &mut Ctx, val: &Value, p: &str, name: &str) -> R<u64> {
+    use shepherd::scalar::{classify, ScalarKind};
+    let kind = classify(name).map_err(|e| cx.err(p, format!("{e}")))?;
+    if kind == ScalarKind::Extended {
+        let text = cx.quantity_text(val, p)?;
+        let milli = shepherd::quantity::parse_cpu_millis(&text)
+            .map_err(|_| cx.wrong(p, val, &format!("a whole number of {name}, such as 1")))?;
+        if milli % 1000 != 0 {
+            return Err(cx.wrong(
+                p,
+                val,
+                &format!("a whole number of {name}, such as 1 (Kubernetes: must be an integer)"),
+            ));
+        }
+        Ok(milli / 1000)
+    } else {
+        quantity_of(cx, val, p, Unit::Other("the resource"))
+    }
 }
 
 fn tolerations(cx: &mut Ctx, v: &Value, path: &str) -> R<Vec<Toleration>> {

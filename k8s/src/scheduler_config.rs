@@ -451,12 +451,25 @@ fn plugin_args(cx: &mut Ctx, name: &str, v: &Value, path: &str, out: &mut Profil
                 let p = child(path, k);
                 match k.as_str() {
                     "scoringStrategy" => out.fit = scoring_strategy(cx, val, &p)?,
+                    // ValidateNodeResourcesFitArgs: each a label name
+                    // (qualified name); a group without '/'.
                     "ignoredResources" | "ignoredResourceGroups" => {
-                        if !cx.seq(val, &p)?.is_empty() {
-                            cx.warn(
-                                &p,
-                                "not simulated (Shepherd counts cpu, memory and pods only)",
-                            );
+                        let group = k == "ignoredResourceGroups";
+                        let mut names = Vec::new();
+                        for (i, x) in cx.seq(val, &p)?.iter().enumerate() {
+                            let q = index(&p, i);
+                            let n = cx.string(x, &q)?.to_string();
+                            if group && n.contains('/') {
+                                return Err(cx.err(&q, format!("{n:?} contains '/'; expected a resource group name such as nvidia.com (Kubernetes: resource group name can't contain '/')")));
+                            }
+                            shepherd::model::validate_label_key(&n, "resource name")
+                                .map_err(|e| cx.err(&q, e.to_string()))?;
+                            names.push(n);
+                        }
+                        if group {
+                            out.ignored_resource_groups = names;
+                        } else {
+                            out.ignored_resources = names;
                         }
                     }
                     k if inert(k) => {}

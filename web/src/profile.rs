@@ -211,6 +211,8 @@ impl ProfileDoc {
             system_default_spreading,
             percentage_of_nodes_to_score: self.percentage_of_nodes_to_score,
             tie_break,
+            ignored_resources: Vec::new(),
+            ignored_resource_groups: Vec::new(),
         };
         p.validate().map_err(|x| x.to_string())?;
         Ok(p)

@@ -91,9 +91,37 @@ pub enum Reason {
     ScaleDown,
     /// cluster-autoscaler, on an empty node it removes.
     ScaleDownEmpty,
+    // Kept last: an event's group hashes its reason's number (Correlator),
+    // so the numbers of the reasons above stay what they were.
+    /// kubelet admission refused for a scalar resource: "OutOf" and the
+    /// resource's name (predicate.go: `fmt.Sprintf("OutOf%s", r.ResourceName)`),
+    /// for the names clusters commonly have (see [`Reason::out_of`]); any
+    /// other reads `OutOfExtendedResource` (events pack a reason in a byte).
+    OutOfEphemeralStorage,
+    OutOfHugepages2Mi,
+    OutOfHugepages1Gi,
+    OutOfNvidiaGpu,
+    OutOfAmdGpu,
+    OutOfIntelGpu,
+    OutOfExtendedResource,
 }
 
 impl Reason {
+    /// The kubelet's OutOf reason for the scalar resource `name`.
+    pub fn out_of(name: &str) -> Reason {
+        [
+            Reason::OutOfEphemeralStorage,
+            Reason::OutOfHugepages2Mi,
+            Reason::OutOfHugepages1Gi,
+            Reason::OutOfNvidiaGpu,
+            Reason::OutOfAmdGpu,
+            Reason::OutOfIntelGpu,
+        ]
+        .into_iter()
+        .find(|r| &r.as_str()[5..] == name)
+        .unwrap_or(Reason::OutOfExtendedResource)
+    }
+
     pub fn as_str(&self) -> &'static str {
         match self {
             Reason::RegisteredNode => "RegisteredNode",
@@ -112,6 +140,13 @@ impl Reason {
             Reason::OutOfcpu => "OutOfcpu",
             Reason::OutOfmemory => "OutOfmemory",
             Reason::OutOfpods => "OutOfpods",
+            Reason::OutOfEphemeralStorage => "OutOfephemeral-storage",
+            Reason::OutOfHugepages2Mi => "OutOfhugepages-2Mi",
+            Reason::OutOfHugepages1Gi => "OutOfhugepages-1Gi",
+            Reason::OutOfNvidiaGpu => "OutOfnvidia.com/gpu",
+            Reason::OutOfAmdGpu => "OutOfamd.com/gpu",
+            Reason::OutOfIntelGpu => "OutOfgpu.intel.com/i915",
+            Reason::OutOfExtendedResource => "OutOfExtendedResource",
             Reason::NodeAffinity => "NodeAffinity",
             Reason::TaintToleration => "TaintToleration",
             Reason::Preempted => "Preempted",
@@ -138,6 +173,13 @@ impl Reason {
             | Reason::OutOfcpu
             | Reason::OutOfmemory
             | Reason::OutOfpods
+            | Reason::OutOfEphemeralStorage
+            | Reason::OutOfHugepages2Mi
+            | Reason::OutOfHugepages1Gi
+            | Reason::OutOfNvidiaGpu
+            | Reason::OutOfAmdGpu
+            | Reason::OutOfIntelGpu
+            | Reason::OutOfExtendedResource
             | Reason::NodeAffinity
             | Reason::TaintToleration
             | Reason::Killing => Source::Kubelet,

@@ -826,6 +826,11 @@ pub struct Cluster {
     pub(crate) unfiled: Vec<(u32, u32)>,
     /// The scheduler's packed mirror of `nodes`, same indexes.
     pub(crate) hot: Vec<NodeInfo>,
+    /// Per node, the scalar resources (extended, ephemeral-storage,
+    /// hugepages-*) its bound pods request: NodeInfo's
+    /// `Requested.ScalarResources`. Empty on almost every node; touched
+    /// only by binds and unbinds of pods that request some.
+    pub(crate) scalar_used: Vec<crate::model::scalar::Scalars>,
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
     /// compare their slots against, eight nodes to a cache line.
     pub(crate) stamps: Vec<u64>,
@@ -1025,6 +1030,7 @@ impl Cluster {
             node_pods: Vec::new(),
             unfiled: Vec::new(),
             hot: Vec::new(),
+            scalar_used: Vec::new(),
             stamps: Vec::new(),
             spec_stamps: Vec::new(),
             soft_tainted: 0,
@@ -1411,6 +1417,7 @@ impl Cluster {
             self.node_pods[id.0 as usize].clear();
             let h = &mut self.hot[id.0 as usize];
             (h.allocated, h.nonzero) = (Resources::ZERO, Resources::ZERO);
+            self.scalar_used[id.0 as usize] = Default::default();
             self.refresh_hot(id);
             self.refresh_domains(id, was);
             self.capacity_epoch += 1;
@@ -1431,6 +1438,7 @@ impl Cluster {
         self.nodes.push(fresh_node(spec));
         self.node_pods.push(Vec::new());
         self.hot.push(NodeInfo::default());
+        self.scalar_used.push(Default::default());
         self.stamps.push(0);
         self.spec_stamps.push(0);
         self.refresh_hot(id);
@@ -1490,6 +1498,7 @@ impl Cluster {
         }
         // The kubelet admits again what it runs; whatever it would refuse is released.
         let mut used = Resources::ZERO;
+        let mut used_scalars = crate::model::scalar::Scalars::new();
         for &k in &keys {
             let (c, o, rev) = {
                 let p = self.pod(k);
@@ -1504,6 +1513,11 @@ impl Cluster {
             let short = |res: &str, requested: u64, used: u64, capacity: u64| {
                 format!("Node didn't have enough resource: {res}, requested: {requested}, used: {used}, capacity: {capacity}")
             };
+            let short_scalar: Option<String> = tpl
+                .scalar_requests
+                .insufficient(&used_scalars, &node.scalars)
+                .next()
+                .map(String::from);
             let verdict = if !node.labels_match(&tpl.node_selector) {
                 Some((
                     Reason::NodeAffinity,
@@ -1540,8 +1554,19 @@ impl Cluster {
                         node.capacity.memory_bytes,
                     ),
                 ))
+            } else if let Some(r) = short_scalar.as_deref() {
+                Some((
+                    Reason::out_of(r),
+                    short(
+                        r,
+                        tpl.scalar_requests.get(r),
+                        used_scalars.get(r),
+                        node.scalars.get(r),
+                    ),
+                ))
             } else {
                 used = after;
+                used_scalars.add(&tpl.scalar_requests);
                 None
             };
             if let Some((reason, why)) = verdict {
@@ -2190,6 +2215,30 @@ impl Cluster {
         self.spec_stamps[id.0 as usize] = stamp;
     }
 
+    /// Adds (a bind) or takes back (an unbind) pod `k`'s scalar requests
+    /// on node `i`; nothing for the common pod that has none.
+    #[inline]
+    fn book_scalars(&mut self, k: u32, i: usize, add: bool) {
+        let t = &self.revision_of(self.pod(k)).template;
+        if t.scalar_requests.is_empty() {
+            return;
+        }
+        // No overcommit check here: a profile's ignoredResources leaves a
+        // resource unchecked (as in Kubernetes), and `verify` reports it.
+        let s = t.scalar_requests.clone();
+        if add {
+            self.scalar_used[i].add(&s);
+        } else {
+            self.scalar_used[i].sub(&s);
+        }
+    }
+
+    /// The scalar resources (extended, ephemeral-storage, hugepages-*) the
+    /// pods bound to node `n` request.
+    pub fn scalars_requested(&self, n: NodeId) -> &crate::model::scalar::Scalars {
+        &self.scalar_used[n.0 as usize]
+    }
+
     /// Node `id`'s packed mirror after a bind or an unbind: its request
     /// sums become `allocated` and `nonzero`, its pods count is read again,
     /// and it gets a new stamp. What the static filters read is unchanged,
@@ -2515,7 +2564,7 @@ impl Cluster {
 
     fn bind_to(&mut self, k: u32, n: NodeId, unfiled: bool, scheduled: bool) {
         let now = self.now;
-        let (c, o, rev, req, non_zero, ready_after) = {
+        let (c, o, rev, req, non_zero, ready_after, scalars) = {
             let p = self.pod(k);
             let r = self.revision_of(p);
             (
@@ -2525,6 +2574,7 @@ impl Cluster {
                 r.template.requests,
                 r.template.non_zero(),
                 r.template.ready_after,
+                !r.template.scalar_requests.is_empty(),
             )
         };
         // The node's record is not touched (see `NodeInfo`).
@@ -2549,6 +2599,9 @@ impl Cluster {
             h.nonzero.saturating_add(&non_zero),
             h.pods_free.saturating_sub(1),
         );
+        if scalars {
+            self.book_scalars(k, i, true);
+        }
         let uid = {
             self.set_pod_node(k, Some(n));
             let p = self.pod_mut(k);
@@ -2630,9 +2683,9 @@ impl Cluster {
                 p.available,
             )
         };
-        let (req, non_zero) = {
+        let (req, non_zero, scalars) = {
             let t = &self.revision_of(self.pod(k)).template;
-            (t.requests, t.non_zero())
+            (t.requests, t.non_zero(), !t.scalar_requests.is_empty())
         };
         self.affinity_count(k, n, false);
         let on = &mut self.node_pods[n.0 as usize];
@@ -2653,6 +2706,9 @@ impl Cluster {
             h.nonzero.saturating_sub(&non_zero),
             pods_free,
         );
+        if scalars {
+            self.book_scalars(k, n.0 as usize, false);
+        }
         self.set_pod_node(k, None);
         let p = self.pod_mut(k);
         p.ready = false;
@@ -2916,8 +2972,11 @@ fn template_hash(t: &PodTemplate) -> String {
     // A template without a priorityClassName or scored requests of its own
     // hashes as it did before those fields existed (they are the last
     // fields, in that order), so ReplicaSet names stay put.
-    const SUFFIX: &[u8] = b", priority_class_name: None, non_zero_requests: None }";
-    const SCORED: &[u8] = b", non_zero_requests: None }";
+    // Likewise a template without scalar requests (the last field).
+    const SUFFIX: &[u8] =
+        b", priority_class_name: None, non_zero_requests: None, scalar_requests: {} }";
+    const SCORED: &[u8] = b", non_zero_requests: None, scalar_requests: {} }";
+    const SCALAR: &[u8] = b", scalar_requests: {} }";
     /// FNV-1a over the text written, but its last `SUFFIX.len()` bytes
     /// (kept in `tail`): the debug form is hashed as it is written, not
     /// made into a string first (a template of 1,024 entries writes 100 KB).
@@ -2949,12 +3008,17 @@ fn template_hash(t: &PodTemplate) -> String {
     // Writing to a Writer cannot fail. (Spread constraints at the default
     // inclusion policies write none: see `TopologySpreadConstraint`'s Debug.)
     let _ = core::fmt::write(&mut w, format_args!("{t:?}"));
-    match (w.tail.strip_suffix(SUFFIX), w.tail.strip_suffix(SCORED)) {
-        (Some(cut), _) | (None, Some(cut)) => {
+    let cut = w
+        .tail
+        .strip_suffix(SUFFIX)
+        .or_else(|| w.tail.strip_suffix(SCORED))
+        .or_else(|| w.tail.strip_suffix(SCALAR));
+    match cut {
+        Some(cut) => {
             fnv(&mut w.h, cut);
             fnv(&mut w.h, b" }");
         }
-        (None, None) => fnv(&mut w.h, &w.tail),
+        None => fnv(&mut w.h, &w.tail),
     }
     let mut h = w.h;
     // Kubernetes' safe alphabet: no vowels, no look-alikes.
@@ -3013,6 +3077,9 @@ mod template_hash_tests {
     /// The hash as it was made: of the debug form as a string.
     fn hash_of_text(t: &PodTemplate) -> String {
         let mut text = format!("{:?}", t);
+        if let Some(cut) = text.strip_suffix(", scalar_requests: {} }") {
+            text = format!("{cut} }}");
+        }
         if let Some(cut) = text.strip_suffix(", non_zero_requests: None }") {
             text = format!("{cut} }}");
         }
@@ -3050,6 +3117,9 @@ mod template_hash_tests {
             assert!(scored.non_zero_requests.is_some());
             assert_eq!(template_hash(&scored), hash_of_text(&scored), "{i} labels");
             assert_ne!(template_hash(&scored), template_hash(&named));
+            let gpu = scored.clone().with_scalar("nvidia.com/gpu", 1);
+            assert_eq!(template_hash(&gpu), hash_of_text(&gpu), "{i} labels");
+            assert_ne!(template_hash(&gpu), template_hash(&scored));
             t = t.with_label(&format!("k{i}"), &"v".repeat(i));
         }
     }

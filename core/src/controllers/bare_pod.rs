@@ -336,6 +336,22 @@ impl Cluster {
                 ),
             ));
         }
+        let used_s = self.scalars_requested(n);
+        if let Some(r) = tpl
+            .scalar_requests
+            .insufficient(used_s, &node.spec.scalars)
+            .next()
+        {
+            return Err((
+                Reason::out_of(r),
+                short(
+                    r,
+                    tpl.scalar_requests.get(r),
+                    used_s.get(r),
+                    node.spec.scalars.get(r),
+                ),
+            ));
+        }
         let s = &node.spec;
         if !s.labels_match(&tpl.node_selector)
             || !tpl.node_affinity.required_matches(&s.name, &s.labels)

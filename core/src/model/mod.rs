@@ -8,6 +8,7 @@ pub(crate) mod affinity;
 pub mod namespace;
 pub mod priority;
 pub mod quantity;
+pub mod scalar;
 
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -454,8 +455,13 @@ pub struct PodTemplate {
     /// requests alone means, and [`Resources::non_zero`] gives its value. A
     /// manifest's import sets it when its containers say otherwise; replace
     /// it with the requests ([`PodTemplate::with_requests`]).
-    // Kept last: see `cluster::template_hash`.
+    // Kept last but one: see `cluster::template_hash`.
     pub non_zero_requests: Option<Resources>,
+    /// Requests of every other resource NodeResourcesFit counts (extended
+    /// resources, ephemeral-storage, hugepages-*), summed over the pod as
+    /// computePodResourceRequest sums them; empty for most pods.
+    // Kept last: see `cluster::template_hash`.
+    pub scalar_requests: scalar::Scalars,
 }
 
 /// The longest tolerationSeconds a toleration may give: the latest tick a
@@ -482,6 +488,7 @@ impl PodTemplate {
             ready_after: DEFAULT_READY_AFTER,
             priority_class_name: None,
             non_zero_requests: None,
+            scalar_requests: scalar::Scalars::new(),
         }
     }
 
@@ -508,6 +515,13 @@ impl PodTemplate {
     pub fn non_zero(&self) -> Resources {
         self.non_zero_requests
             .unwrap_or_else(|| self.requests.non_zero())
+    }
+
+    /// The template requesting `v` of the scalar resource `name` (e.g.
+    /// `("nvidia.com/gpu", 1)`).
+    pub fn with_scalar(mut self, name: &str, v: u64) -> Self {
+        self.scalar_requests.set(name, v);
+        self
     }
 
     pub fn with_priority_class(mut self, name: &str) -> Self {
@@ -729,6 +743,32 @@ pub struct NodeSpec {
     pub max_pods: u32,
     pub labels: Labels,
     pub taints: Vec<Taint>,
+    /// `status.allocatable` of every other resource NodeResourcesFit
+    /// counts (extended resources such as nvidia.com/gpu,
+    /// ephemeral-storage, hugepages-*); empty on most nodes.
+    pub scalars: scalar::Scalars,
+}
+
+/// Scalar resources a node offers: names Kubernetes accepts, at most
+/// [`scalar::MAX_SCALARS`], amounts within the memory bound (1Pi, or that
+/// many devices) so sums stay exact.
+fn validate_scalars(s: &scalar::Scalars, node: &str) -> Result<(), Error> {
+    if s.len() > scalar::MAX_SCALARS {
+        return Err(Error::Invalid(format!(
+            "node {node}: {} scalar resources; expected at most {}",
+            s.len(),
+            scalar::MAX_SCALARS
+        )));
+    }
+    for (k, v) in s.iter() {
+        scalar::classify(k).map_err(|e| Error::Invalid(format!("node {node}: {e}")))?;
+        if v > MAX_MEMORY_BYTES {
+            return Err(Error::Invalid(format!(
+                "node {node}: {k} {v} is beyond the supported range; expected at most {MAX_MEMORY_BYTES}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The kubelet's default `maxPods`, what a node admits unless it says otherwise.
@@ -752,7 +792,15 @@ impl NodeSpec {
             max_pods: DEFAULT_MAX_PODS,
             labels,
             taints: Vec::new(),
+            scalars: scalar::Scalars::new(),
         }
+    }
+
+    /// The node with `v` of the scalar resource `name` allocatable
+    /// (e.g. `("nvidia.com/gpu", 8)`).
+    pub fn with_scalar(mut self, name: &str, v: u64) -> Self {
+        self.scalars.set(name, v);
+        self
     }
 
     pub fn with_label(mut self, k: &str, v: &str) -> Self {
@@ -792,6 +840,7 @@ impl NodeSpec {
             )));
         }
         validate_labels(&self.labels, "node label")?;
+        validate_scalars(&self.scalars, &self.name)?;
         validate_count(self.taints.len(), "taint")?;
         for t in &self.taints {
             validate_label_key(&t.key, "taint key")?;

@@ -107,7 +107,11 @@ pub enum Unfit {
         cpu: bool,
         memory: bool,
         pods: bool,
-        /// The pod asks for more cpu or memory than the node has allocatable
+        /// The scalar resources short (ephemeral-storage first, then
+        /// hugepages-* and extended resources by name): "Insufficient
+        /// nvidia.com/gpu". Empty (no allocation) for most pods.
+        scalars: Vec<String>,
+        /// The pod asks for more of a resource than the node has allocatable
         /// at all (NodeResourcesFit's `InsufficientResource.Unresolvable`).
         unresolvable: bool,
     },
@@ -127,7 +131,11 @@ impl Unfit {
             Unfit::NodeAffinity => one(node_affinity::REASON),
             Unfit::Taint(_) => one(taint_toleration::REASON),
             Unfit::Insufficient {
-                cpu, memory, pods, ..
+                cpu,
+                memory,
+                pods,
+                scalars,
+                ..
             } => {
                 let mut v = Vec::new();
                 if *pods {
@@ -138,6 +146,9 @@ impl Unfit {
                 }
                 if *memory {
                     v.push("Insufficient memory".to_string());
+                }
+                for s in scalars {
+                    v.push(format!("Insufficient {s}"));
                 }
                 v
             }
@@ -334,6 +345,11 @@ struct Batch {
     live_nodes: u32,
     /// The template has neither nodeSelector nor required node affinity.
     plain_template: bool,
+    /// The template requests scalar resources (extended, ephemeral-storage,
+    /// hugepages-*): the batch takes the plain cycle (`cycle`'s scan with
+    /// every filter), never the heap, the index or the class cycle, whose
+    /// summaries count cpu and memory only.
+    scalars: bool,
     /// Per node, NodeResourcesFit's and BalancedAllocation's weighted sum for
     /// this batch's pods (lent by the caches, shared by equal `local_key`s).
     local: cache::Slots<i64>,

@@ -204,6 +204,12 @@ pub struct Profile {
     /// scores every feasible node.
     pub percentage_of_nodes_to_score: u32,
     pub tie_break: TieBreak,
+    /// NodeResourcesFitArgs `ignoredResources`: extended resources the
+    /// Filter does not check (left to an extender, as in Kubernetes).
+    pub ignored_resources: Vec<String>,
+    /// NodeResourcesFitArgs `ignoredResourceGroups`: domains (the part of
+    /// an extended resource's name before '/') the Filter does not check.
+    pub ignored_resource_groups: Vec<String>,
 }
 
 impl Profile {
@@ -222,6 +228,8 @@ impl Profile {
             system_default_spreading: true,
             percentage_of_nodes_to_score: 0,
             tie_break: TieBreak::Random,
+            ignored_resources: Vec::new(),
+            ignored_resource_groups: Vec::new(),
         }
     }
 
@@ -237,6 +245,8 @@ impl Profile {
             system_default_spreading: false,
             percentage_of_nodes_to_score: 100,
             tie_break: TieBreak::LowestNodeId,
+            ignored_resources: Vec::new(),
+            ignored_resource_groups: Vec::new(),
         }
     }
 
@@ -268,6 +278,15 @@ impl Profile {
     /// The weight of an enabled score plugin.
     pub fn weight(&self, p: Plugin) -> Option<i64> {
         self.scores.iter().find(|(q, _)| *q == p).map(|&(_, w)| w)
+    }
+
+    /// Whether NodeResourcesFit's Filter skips the extended resource
+    /// `name` (fitsRequest: `ignoredExtendedResources` or the domain in
+    /// `ignoredResourceGroups`).
+    pub fn ignores_resource(&self, name: &str) -> bool {
+        let group = name.split('/').next().unwrap_or("");
+        self.ignored_resources.iter().any(|r| r == name)
+            || self.ignored_resource_groups.iter().any(|g| g == group)
     }
 
     pub fn filter_enabled(&self, p: Plugin) -> bool {

@@ -235,13 +235,27 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
         "  ",
     ));
     let cap = n.spec.capacity;
+    // kubectl sorts the resource names (SortableResourceNames); the node's
+    // scalar resources (nvidia.com/gpu, ephemeral-storage, hugepages-*)
+    // take their places among cpu, memory and pods.
     let res = |r: Resources, pods: u32| {
+        let mut rows = vec![
+            ("cpu".to_string(), cpu(r.cpu_millis)),
+            ("memory".to_string(), mem(r.memory_bytes)),
+            ("pods".to_string(), pods.to_string()),
+        ];
+        rows.extend(
+            n.spec
+                .scalars
+                .iter()
+                .map(|(k, v)| (k.to_string(), shepherd::scalar::format_amount(k, v))),
+        );
+        rows.sort();
         aligned(
-            &[
-                vec!["cpu:".into(), cpu(r.cpu_millis)],
-                vec!["memory:".into(), mem(r.memory_bytes)],
-                vec!["pods:".into(), pods.to_string()],
-            ],
+            &rows
+                .into_iter()
+                .map(|(k, v)| vec![format!("{k}:"), v])
+                .collect::<Vec<_>>(),
             "  ",
         )
     };
@@ -311,6 +325,38 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
         "Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n",
     );
     let a = n.allocated;
+    // describeNodeResource: cpu, memory, ephemeral-storage, then huge pages
+    // (with percentages) and extended resources (without), each sorted;
+    // the requests of the pods here, the limits equal to them for the
+    // resources that cannot be overcommitted.
+    let used = c.scalars_requested(n.id);
+    let mut more = Vec::new();
+    let (mut huge, mut ext): (Vec<_>, Vec<_>) = n
+        .spec
+        .scalars
+        .iter()
+        .filter(|(k, _)| *k != shepherd::scalar::EPHEMERAL_STORAGE)
+        .partition(|(k, _)| k.starts_with(shepherd::scalar::HUGEPAGES_PREFIX));
+    huge.sort();
+    ext.sort();
+    let es = shepherd::scalar::EPHEMERAL_STORAGE;
+    if n.spec.scalars.get(es) > 0 {
+        let (u, all) = (used.get(es), n.spec.scalars.get(es));
+        more.push(vec![
+            es.to_string(),
+            format!("{} ({}%)", mem(u), pct(u, all)),
+            "0 (0%)".into(),
+        ]);
+    }
+    for (k, all) in huge {
+        let u = used.get(k);
+        let v = format!("{} ({}%)", mem(u), pct(u, all));
+        more.push(vec![k.to_string(), v.clone(), v]);
+    }
+    for (k, _) in ext {
+        let u = used.get(k).to_string();
+        more.push(vec![k.to_string(), u.clone(), u]);
+    }
     out.push_str(&aligned(
         &[
             ["Resource", "Requests", "Limits"]
@@ -337,7 +383,10 @@ fn describe_node(c: &Cluster, name: &str) -> Result<String, String> {
                 ),
                 "0 (0%)".into(),
             ],
-        ],
+        ]
+        .into_iter()
+        .chain(more)
+        .collect::<Vec<_>>(),
         "  ",
     ));
     if let Some(d) = n.drain_status {

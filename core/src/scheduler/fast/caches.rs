@@ -40,6 +40,13 @@ impl Cluster {
     ) -> bool {
         let h = &self.hot[i];
         let fits = h.fits(&b.req) && h.pods_free > 0;
+        // A pod with scalar requests: its plain cycle asks the filter.
+        if b.scalars
+            && profile.filter_enabled(Plugin::NodeResourcesFit)
+            && self.fit_filter(NodeId(i as u32), b, profile).is_err()
+        {
+            return false;
+        }
         if h.schedulable && !fits {
             return false;
         }

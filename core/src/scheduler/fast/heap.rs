@@ -47,6 +47,9 @@ impl Cluster {
     /// (or is the same for every node), and the profile scores every node
     /// with lowest-id ties: then a heap of nodes chooses what the cycle would.
     pub(in crate::scheduler) fn heap_path(&self, b: &Batch, profile: &Profile) -> bool {
+        if b.scalars {
+            return false;
+        }
         if profile.tie_break != TieBreak::LowestNodeId
             || profile.feasible_nodes_to_find(b.live_nodes) < b.live_nodes
             || !b.hard.is_empty()

@@ -115,18 +115,25 @@ impl Cluster {
                         self.node_pods[n.0 as usize].len() as u32,
                         node.spec.max_pods,
                     );
-                    if cpu || memory || pods {
+                    let (scalars, beyond) = if rev.template.scalar_requests.is_empty() {
+                        (Vec::new(), false)
+                    } else {
+                        self.scalar_shortage(n, &rev.template.scalar_requests, profile)
+                    };
+                    if cpu || memory || pods || !scalars.is_empty() {
                         return Err(Unfit::Insufficient {
                             cpu,
                             memory,
                             pods,
-                            unresolvable: fit::unresolvable(
-                                (req.cpu_millis, req.memory_bytes),
-                                (
-                                    node.spec.capacity.cpu_millis,
-                                    node.spec.capacity.memory_bytes,
+                            scalars,
+                            unresolvable: beyond
+                                || fit::unresolvable(
+                                    (req.cpu_millis, req.memory_bytes),
+                                    (
+                                        node.spec.capacity.cpu_millis,
+                                        node.spec.capacity.memory_bytes,
+                                    ),
                                 ),
-                            ),
                         });
                     }
                 }

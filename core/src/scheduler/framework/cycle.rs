@@ -51,7 +51,7 @@ impl Cluster {
     ) -> Result<(), Unfit> {
         for p in &profile.filters {
             match p {
-                Plugin::NodeResourcesFit => self.fit_filter(n, b)?,
+                Plugin::NodeResourcesFit => self.fit_filter(n, b, profile)?,
                 Plugin::PodTopologySpread => self.spread_filter(n, b)?,
                 Plugin::InterPodAffinity if b.inter_pod_filter => {
                     self.inter_pod_filter(n, &b.rev)?

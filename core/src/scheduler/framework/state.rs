@@ -75,6 +75,7 @@ impl Cluster {
             best_effort: req.is_zero(),
             live_nodes,
             plain_template: tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none(),
+            scalars: !tpl.scalar_requests.is_empty(),
             local,
             local_key,
             record: false,

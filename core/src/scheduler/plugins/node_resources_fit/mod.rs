@@ -193,3 +193,180 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod scalar_rows {
+    use crate::model::scalar::Scalars;
+    use crate::scheduler::profile::Profile;
+    use alloc::vec::Vec;
+
+    /// Rows of Kubernetes' fit_test.go (TestEnoughRequests) for scalar
+    /// resources: (name, pod's summed request, node's used, node's
+    /// allocatable, ignored resources, ignored groups, the insufficient
+    /// names, unresolvable). The pod's request is already summed as
+    /// computePodResourceRequest sums it (the import's rule, tests/extended.rs).
+    #[test]
+    fn kubernetes_rows_for_scalar_resources() {
+        const A: &str = "example.com/aaa";
+        const B: &str = "example.com/bbb";
+        const K: &str = "kubernetes.io/something";
+        const H: &str = "hugepages-2Mi";
+        let s = |pairs: &[(&str, u64)]| {
+            pairs
+                .iter()
+                .fold(Scalars::new(), |acc, &(k, v)| acc.with(k, v))
+        };
+        type Row<'a> = (
+            &'a str,
+            Scalars,
+            Scalars,
+            Scalars,
+            &'a [&'a str],
+            &'a [&'a str],
+            &'a [&'a str],
+            bool,
+        );
+        let alloc = s(&[(A, 5), (K, 5), (H, 5)]);
+        let rows: Vec<Row> = alloc::vec![
+            (
+                "extended resource fits",
+                s(&[(A, 1)]),
+                s(&[]),
+                alloc.clone(),
+                &[],
+                &[],
+                &[],
+                false
+            ),
+            (
+                "extended resource fits for init containers (max of 3 and 3, 0 used)",
+                s(&[(A, 3)]),
+                s(&[]),
+                alloc.clone(),
+                &[],
+                &[],
+                &[],
+                false
+            ),
+            (
+                "extended resource capacity enforced",
+                s(&[(A, 10)]),
+                s(&[]),
+                alloc.clone(),
+                &[],
+                &[],
+                &[A],
+                true
+            ),
+            (
+                "extended resource allocatable enforced",
+                s(&[(A, 1)]),
+                s(&[(A, 5)]),
+                alloc.clone(),
+                &[],
+                &[],
+                &[A],
+                false
+            ),
+            (
+                "extended resource allocatable enforced for multiple containers (3 + 3 on 2 used)",
+                s(&[(A, 6)]),
+                s(&[(A, 2)]),
+                alloc.clone(),
+                &[],
+                &[],
+                &[A],
+                true
+            ),
+            (
+                "extended resource allocatable admits multiple init containers (max 3 on 2 used)",
+                s(&[(A, 3)]),
+                s(&[(A, 2)]),
+                alloc.clone(),
+                &[],
+                &[],
+                &[],
+                false
+            ),
+            (
+                "extended resource allocatable enforced for unknown resource",
+                s(&[(B, 1)]),
+                s(&[]),
+                alloc.clone(),
+                &[],
+                &[],
+                &[B],
+                true
+            ),
+            (
+                "kubernetes.io resource capacity enforced",
+                s(&[(K, 10)]),
+                s(&[]),
+                alloc.clone(),
+                &[],
+                &[],
+                &[K],
+                true
+            ),
+            (
+                "hugepages resource capacity enforced",
+                s(&[(H, 10)]),
+                s(&[]),
+                alloc.clone(),
+                &[],
+                &[],
+                &[H],
+                true
+            ),
+            (
+                "hugepages resource allocatable enforced for multiple containers",
+                s(&[(H, 6)]),
+                s(&[(H, 2)]),
+                alloc.clone(),
+                &[],
+                &[],
+                &[H],
+                true
+            ),
+            (
+                "skip checking ignored extended resource",
+                s(&[(B, 1)]),
+                s(&[]),
+                alloc.clone(),
+                &[B],
+                &[],
+                &[],
+                false
+            ),
+            (
+                "skip checking ignored extended resource via resource groups",
+                s(&[(B, 1)]),
+                s(&[]),
+                alloc.clone(),
+                &[],
+                &["example.com"],
+                &[],
+                false
+            ),
+        ];
+        for (name, req, used, alloc, ignored, groups, want, unresolvable) in rows {
+            let profile = Profile {
+                ignored_resources: ignored.iter().map(|x| x.to_string()).collect(),
+                ignored_resource_groups: groups.iter().map(|x| x.to_string()).collect(),
+                ..Profile::kube_scheduler()
+            };
+            // fitsRequest: only extended resources may be ignored.
+            let short: Vec<&str> = req
+                .insufficient(&used, &alloc)
+                .filter(|k| {
+                    crate::model::scalar::classify(k)
+                        != Ok(crate::model::scalar::ScalarKind::Extended)
+                        || !profile.ignores_resource(k)
+                })
+                .collect();
+            assert_eq!(short, want, "{name}");
+            let beyond = short.iter().any(|k| req.get(k) > alloc.get(k));
+            assert_eq!(beyond, unresolvable, "{name}");
+        }
+    }
+}
