@@ -440,6 +440,7 @@ impl Cluster {
 mod tests {
     use super::*;
     use crate::model::quantity::MIB;
+    use alloc::string::ToString;
     use crate::model::{DeploymentSpec, NodeSpec, Resources, Selector};
     use crate::util::prng::Prng;
     use crate::ScorePolicy;

@@ -215,6 +215,8 @@ pub fn classify(name: &str) -> Result<ScalarKind, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::format;
+    use alloc::string::ToString;
 
     #[test]
     fn sorted_set_add_sub_and_fit() {

@@ -146,6 +146,7 @@ pub fn ordinal_of(prefix: &str, suffix: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
 
     #[test]

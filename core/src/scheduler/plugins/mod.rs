@@ -228,6 +228,7 @@ pub(crate) fn abs(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::ToString;
 
     #[test]
     fn default_normalize_matches_kube_scheduler() {

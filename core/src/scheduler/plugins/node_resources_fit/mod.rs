@@ -196,6 +196,7 @@ mod tests {
 
 #[cfg(test)]
 mod scalar_rows {
+    use alloc::string::ToString;
     use crate::model::scalar::Scalars;
     use crate::scheduler::profile::Profile;
     use alloc::vec::Vec;
