@@ -440,10 +440,10 @@ impl Cluster {
 mod tests {
     use super::*;
     use crate::model::quantity::MIB;
-    use alloc::string::ToString;
     use crate::model::{DeploymentSpec, NodeSpec, Resources, Selector};
     use crate::util::prng::Prng;
     use crate::ScorePolicy;
+    use alloc::string::ToString;
 
     /// The endpoints as the controller computed them before it read the
     /// journal: every Ready pod of every live owner, matched from scratch.

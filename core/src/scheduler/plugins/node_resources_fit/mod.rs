@@ -196,9 +196,9 @@ mod tests {
 
 #[cfg(test)]
 mod scalar_rows {
-    use alloc::string::ToString;
     use crate::model::scalar::Scalars;
     use crate::scheduler::profile::Profile;
+    use alloc::string::ToString;
     use alloc::vec::Vec;
 
     /// Rows of Kubernetes' fit_test.go (TestEnoughRequests) for scalar
