@@ -28,21 +28,18 @@ fn ev(type_: &str, reason: &str, object: &str, source: &str, message: &str) -> E
     )
 }
 
-/// An event with its pod names in their short form (`web-3`:
-/// `Cluster::short_pod_names`), so the tables below count pods by ordinal.
-fn as_ev(c: &Cluster, e: &RenderedEvent) -> Ev {
+fn as_ev(e: &RenderedEvent) -> Ev {
     (
         e.type_.into(),
         e.reason.into(),
-        c.short_pod_names(&e.object),
+        e.object.clone(),
         e.source_column(),
-        c.short_pod_names(&e.message),
+        e.message.clone(),
     )
 }
 
 fn taken(c: &mut Cluster) -> Vec<Ev> {
-    let got = c.take_watched_events();
-    got.iter().map(|e| as_ev(c, e)).collect()
+    c.take_watched_events().iter().map(as_ev).collect()
 }
 
 /// The lines of `got` and `want` side by side, for a failing assertion.

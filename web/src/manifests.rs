@@ -424,11 +424,7 @@ mod tests {
         let (mut s, report) = import_session(&format!("{TEXT}{ds}"), 7).unwrap();
         assert_eq!((report.daemonsets, report.pods), (1, 1));
         let names = crate::compare::placements;
-        let c = s.simulator().cluster();
-        let placed: Vec<(String, Option<String>)> = names(&s)
-            .into_iter()
-            .map(|(p, n)| (c.short_pod_names(&p), n))
-            .collect();
+        let placed = names(&s);
         assert!(
             placed.contains(&("agent-0".to_string(), Some("n1".to_string()))),
             "{placed:?}"
@@ -438,13 +434,8 @@ mod tests {
             "{placed:?}"
         );
         // The link replays the same placement.
-        let linked = Session::from_scenario(&s.scenario()).unwrap();
-        let lc = linked.simulator().cluster();
         assert_eq!(
-            names(&linked)
-                .into_iter()
-                .map(|(p, n)| (lc.short_pod_names(&p), n))
-                .collect::<Vec<_>>(),
+            names(&Session::from_scenario(&s.scenario()).unwrap()),
             placed
         );
         // A changed DaemonSet rolls; deleting the Pod and the DaemonSet empties them out.
