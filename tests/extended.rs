@@ -273,7 +273,9 @@ fn the_kubelet_rejects_a_pod_bound_to_a_node_without_its_gpus() {
     };
     assert!(d.contains("OutOfnvidia.com/gpu"), "{d}");
     assert!(
-        d.contains("Node didn't have enough resource: nvidia.com/gpu, requested: 2, used: 0, capacity: 1"),
+        d.contains(
+            "Node didn't have enough resource: nvidia.com/gpu, requested: 2, used: 0, capacity: 1"
+        ),
         "{d}"
     );
     shepherd::verify::verify_capacity(&c).expect("capacity holds");
