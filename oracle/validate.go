@@ -142,6 +142,13 @@ func validate(line []byte) (any, error) {
 func validateObject(data []byte) ([]fieldErr, error) {
 	var out []fieldErr
 	obj, gvk, err := strictCodecs.UniversalDeserializer().Decode(data, nil, nil)
+	if err != nil && runtime.IsNotRegisteredError(err) && customGroup(data) {
+		// A custom resource (Karpenter's karpenter.sh/v1 NodePool...): its
+		// schema is its CustomResourceDefinition's, which Kubernetes' own
+		// scheme does not hold; the API server would validate it against
+		// that CRD. Not checked here.
+		return nil, nil
+	}
 	if err != nil {
 		if obj == nil || !runtime.IsStrictDecodingError(err) {
 			return []fieldErr{{Type: "Decode", Message: err.Error()}}, nil
@@ -194,4 +201,19 @@ func validateObject(data []byte) ([]fieldErr, error) {
 		}
 	}
 	return out, nil
+}
+
+// customGroup: the object's apiVersion names an API group that only a
+// CustomResourceDefinition serves: a dotted group outside Kubernetes' own
+// *.k8s.io groups (built-in groups are either undotted, as apps and batch,
+// or end in .k8s.io).
+func customGroup(data []byte) bool {
+	var tm struct {
+		APIVersion string `json:"apiVersion"`
+	}
+	if json.Unmarshal(data, &tm) != nil {
+		return false
+	}
+	group, _, found := strings.Cut(tm.APIVersion, "/")
+	return found && strings.Contains(group, ".") && !strings.HasSuffix(group, ".k8s.io")
 }
