@@ -79,11 +79,7 @@ pub fn removable_nodes(c: &Cluster) -> Vec<String> {
             let share = |u: u64, t: u64| if t == 0 { 0 } else { u * 1000 / t };
             let used = share(n.allocated.cpu_millis, cap.cpu_millis)
                 .max(share(n.allocated.memory_bytes, cap.memory_bytes));
-            let room = Room {
-                cpu: cap.cpu_millis.saturating_sub(n.allocated.cpu_millis),
-                mem: cap.memory_bytes.saturating_sub(n.allocated.memory_bytes),
-                pods: n.spec.max_pods.saturating_sub(n.pod_count),
-            };
+            let room = Room::free_on(&n);
             (used, n.id, room)
         })
         .collect();

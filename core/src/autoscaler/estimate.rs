@@ -34,6 +34,24 @@ impl Room {
         }
     }
 
+    /// What is left on a running node: its capacity less the requests bound
+    /// there, and its pod slots less its pods.
+    pub fn free_on(n: &crate::NodeView<'_>) -> Room {
+        Room {
+            cpu: n
+                .spec
+                .capacity
+                .cpu_millis
+                .saturating_sub(n.allocated.cpu_millis),
+            mem: n
+                .spec
+                .capacity
+                .memory_bytes
+                .saturating_sub(n.allocated.memory_bytes),
+            pods: n.spec.max_pods.saturating_sub(n.pod_count),
+        }
+    }
+
     /// Why `pod` does not fit in what is left, as NodeResourcesFit says it
     /// (the first of cpu, memory, pods).
     pub fn short(&self, pod: &PodTemplate) -> Option<&'static str> {

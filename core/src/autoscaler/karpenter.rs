@@ -198,25 +198,7 @@ pub fn consolidation(c: &Cluster, pool: &NodePool) -> Vec<(String, Consolidation
     let mut dests: Vec<(crate::NodeId, Room, bool)> = c
         .nodes()
         .filter(|n| n.ready && !n.draining)
-        .map(|n| {
-            (
-                n.id,
-                Room {
-                    cpu: n
-                        .spec
-                        .capacity
-                        .cpu_millis
-                        .saturating_sub(n.allocated.cpu_millis),
-                    mem: n
-                        .spec
-                        .capacity
-                        .memory_bytes
-                        .saturating_sub(n.allocated.memory_bytes),
-                    pods: n.spec.max_pods.saturating_sub(n.pod_count),
-                },
-                false,
-            )
-        })
+        .map(|n| (n.id, Room::free_on(&n), false))
         .collect();
     let mut candidates: Vec<(u32, crate::NodeId)> = c
         .nodes()

@@ -116,19 +116,7 @@ pub fn verdicts(a: &Autoscaler, c: &Cluster) -> Vec<NodeVerdict> {
         at.insert(n.id, dests.len());
         dests.push(Dest {
             id: n.id,
-            room: Room {
-                cpu: n
-                    .spec
-                    .capacity
-                    .cpu_millis
-                    .saturating_sub(n.allocated.cpu_millis),
-                mem: n
-                    .spec
-                    .capacity
-                    .memory_bytes
-                    .saturating_sub(n.allocated.memory_bytes),
-                pods: n.spec.max_pods.saturating_sub(n.pod_count),
-            },
+            room: Room::free_on(&n),
             excluded: false,
         });
     }
