@@ -235,7 +235,10 @@ fn namespaces_are_named_as_kubectl_names_them() {
     // explain: NAMESPACE/NAME; blog/cache-0 is kept off node-a by shop's web pods.
     let (code, out, err) = run(&s(&["explain", file, "--pod", "blog/cache-0"]));
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("pod blog/cache-0 (Running)"), "{out}");
+    assert!(
+        out.starts_with("pod blog/cache-rlxhbn2q-5j4wc (Running)"),
+        "{out}"
+    );
     assert!(
         out.contains("node-a") && out.contains("anti-affinity"),
         "{out}"
@@ -248,7 +251,7 @@ fn namespaces_are_named_as_kubectl_names_them() {
     assert!(out.contains("NAMESPACE   NAME"), "{out}");
     assert!(
         out.lines()
-            .any(|l| l.starts_with("shop ") && l.contains("web-0")),
+            .any(|l| l.starts_with("shop ") && l.contains("web-rp59bsrt-cvflh")),
         "{out}"
     );
     // --namespace (-n) takes one namespace; the rest is skipped and said so.
@@ -300,7 +303,7 @@ fn explain_then_shows_the_preemption_and_its_figures() {
     // Explained as of the cycle that bound it: the nominated node, taken
     // without scoring the others.
     assert!(
-        out.contains("web-0 was bound to node-1, its nominated node"),
+        out.contains("web-55dj4nws-d2g7x was bound to node-1, its nominated node"),
         "{out}"
     );
     // --now: the same pod scored against the cluster as it is now.
@@ -327,7 +330,7 @@ fn explain_then_shows_the_preemption_and_its_figures() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        described.contains("Explain (default-scheduler, as of the scheduling cycle that bound it, tick 2):\n  web-0 was bound to node-1, its nominated node"),
+        described.contains("Explain (default-scheduler, as of the scheduling cycle that bound it, tick 2):\n  web-55dj4nws-d2g7x was bound to node-1, its nominated node"),
         "{described}"
     );
     let mut json_args = args.clone();
@@ -396,7 +399,7 @@ fn a_daemonset_pod_preempts_on_its_node_and_explain_shows_it() {
     // Two replacements (priority 50, preemptionPolicy Never) wait.
     assert!(out.contains("pending (2):"), "{out}");
     assert!(
-        out.contains("node-agent-0") && out.contains("node-agent-1"),
+        out.contains("node-agent-b7zcf") && out.contains("node-agent-xtpgs"),
         "{out}"
     );
 }
@@ -622,7 +625,10 @@ fn then_applies_a_changed_deployment_as_kubectl_apply_does() {
         .all(|p| p["name"] != "web-0" && p["name"] != "web-1" && p["name"] != "web-2"));
     let (code, out, err) = run(&s(&["explain", &base, "--then", &roll, "--pod", "web-3"]));
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("pod default/web-3 (Running)"), "{out}");
+    assert!(
+        out.starts_with("pod default/web-vjnkbqdk-r7mwz (Running)"),
+        "{out}"
+    );
     // Refusals, as the API server words them; nothing applied.
     let moved = temp_file("selector.yaml", &web(3, "v1", "app: web, version: v1"));
     let (code, _, err) = run(&s(&["simulate", &base, "--then", &moved]));

@@ -1057,7 +1057,9 @@ fn roll_seed(seed: u64, ops: u64) {
 /// The name of the pod of `app` on `node`, if any.
 fn pod_of_on(c: &Cluster, app: &str, node: &str) -> Option<String> {
     let id = c.node(node).ok()?.id;
-    c.pods_on(id).find(|p| p.app == app).map(|p| p.name())
+    c.pods_on(id)
+        .find(|p| p.app == app)
+        .map(|p| c.short_pod_names(&p.name()))
 }
 
 /// A pod's metadata.uid, as kube-scheduler's Preempted event names a preemptor.
@@ -1069,7 +1071,7 @@ fn events_of(c: &Cluster, reason: &str) -> Vec<String> {
     c.rendered_events()
         .into_iter()
         .filter(|e| e.reason == reason)
-        .map(|e| format!("{} {}", e.object, e.message))
+        .map(|e| c.short_pod_names(&format!("{} {}", e.object, e.message)))
         .collect()
 }
 
@@ -1164,14 +1166,21 @@ fn a_daemonset_pod_preempts_a_lower_priority_pod_on_its_node_never_a_higher_one(
     // The pinned node is the only potential node (NodeAffinity's PreFilter).
     assert_eq!(pre.decided_by, "the only candidate");
     assert_eq!(pre.candidates.len(), 1);
-    assert_eq!(pre.candidates[0].victims, ["batch-0"]);
+    assert_eq!(
+        pre.candidates[0]
+            .victims
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
+        ["batch-0"]
+    );
     assert_eq!(pre.candidates[0].pdb_violations, 0);
     assert_eq!(pre.candidates[0].highest_priority, 10);
     // Bound on its nominated node: the nomination is cleared.
     assert_eq!(c.nominated_node(&agent_n1), None);
     let ex = c.explain(&agent_n1, Profile::kube_scheduler()).unwrap();
     assert!(
-        ex.summary
+        c.short_pod_names(&ex.summary)
             .contains("preemption deleted 1 lower-priority pod(s) on n1 (batch-0)"),
         "{}",
         ex.summary
@@ -1179,12 +1188,19 @@ fn a_daemonset_pod_preempts_a_lower_priority_pod_on_its_node_never_a_higher_one(
     // n2 runs two 1-CPU pods of priority 5000 < system-node-critical: the
     // agent preempts one there too, the least important (api-1, the later).
     assert_eq!(
-        c.last_preemption(&agent_n2).unwrap().candidates[0].victims,
+        c.last_preemption(&agent_n2).unwrap().candidates[0]
+            .victims
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
         ["api-1"]
     );
     // The replacements wait at their own priority: they cannot preempt
     // the agents (higher) nor keep-0 and api-0 (equal or higher).
-    let mut pending: Vec<String> = c.pending_pods().map(|p| p.name()).collect();
+    let mut pending: Vec<String> = c
+        .pending_pods()
+        .map(|p| c.short_pod_names(&p.name()))
+        .collect();
     pending.sort();
     assert_eq!(pending, ["api-2", "batch-1"]);
     verify_capacity(&c).unwrap();
@@ -1251,13 +1267,27 @@ fn a_daemonset_pod_spares_budget_protected_pods_when_it_can() {
     let pre = c.last_preemption(&on_n1).unwrap();
     // Removing both leaves 2 CPUs; guarded-0 (violating) is put back first
     // and fits (1 CPU left for the agent's half); free-0 then does not.
-    assert_eq!(pre.candidates[0].victims, ["free-0"]);
+    assert_eq!(
+        pre.candidates[0]
+            .victims
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
+        ["free-0"]
+    );
     assert_eq!(pre.candidates[0].pdb_violations, 0);
     assert_eq!(pod_of_on(&c, "guarded", "n1").as_deref(), Some("guarded-0"));
     // n2: both pods are protected; one must go, and it is a violation.
     let on_n2 = pod_of_on(&c, "agent", "n2").expect("an agent pod on n2");
     let pre = c.last_preemption(&on_n2).unwrap();
-    assert_eq!(pre.candidates[0].victims, ["solo-1"]);
+    assert_eq!(
+        pre.candidates[0]
+            .victims
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
+        ["solo-1"]
+    );
     assert_eq!(pre.candidates[0].pdb_violations, 1);
     assert_eq!(
         events_of(&c, "Preempted"),

@@ -37,7 +37,7 @@ fn placement(sim: &Simulator) -> Vec<(String, Option<String>)> {
                 .node
                 .and_then(|id| c.nodes().find(|n| n.id == id))
                 .map(|n| n.name().to_string());
-            (p.name(), n)
+            (c.short_pod_names(&p.name()), n)
         })
         .collect();
     v.sort();
@@ -53,11 +53,17 @@ fn on(sim: &Simulator, node: &str) -> Vec<String> {
 }
 
 fn events(sim: &Simulator, reason: &str) -> Vec<(u64, String, String)> {
-    sim.cluster()
-        .rendered_events()
+    let c = sim.cluster();
+    c.rendered_events()
         .into_iter()
         .filter(|e| e.reason == reason)
-        .map(|e| (e.tick, e.object, e.message))
+        .map(|e| {
+            (
+                e.tick,
+                c.short_pod_names(&e.object),
+                c.short_pod_names(&e.message),
+            )
+        })
         .collect()
 }
 
@@ -196,7 +202,8 @@ fn untainting_cancels_the_timer_and_no_schedule_only_affects_scheduling() {
     .unwrap();
     sim.step();
     assert_eq!(on(&sim, "node-1"), ["web-0", "web-1"]);
-    let pending = sim.cluster().pending_pods().next().map(|p| p.name());
+    let pending =
+        (sim.cluster().pending_pods().next()).map(|p| sim.cluster().short_pod_names(&p.name()));
     assert_eq!(pending.as_deref(), Some("web-2"));
     check(&sim);
     // Untainting every effect of the key lets it in.
@@ -403,8 +410,12 @@ fn a_silent_node_is_tainted_unreachable_and_its_pods_evicted_after_toleration_se
         on(&sim, "node-1"),
         ["forever-0", "minute-0", "plain-0", "wrong-0"]
     );
+    let endpoints = sim.cluster().service_endpoints("plain").unwrap();
     assert_eq!(
-        sim.cluster().service_endpoints("plain").unwrap(),
+        endpoints
+            .iter()
+            .map(|p| sim.cluster().short_pod_names(p))
+            .collect::<Vec<_>>(),
         ["plain-0"]
     );
     sim.submit(Event::FailNode("node-1".into())).unwrap();
@@ -482,7 +493,12 @@ fn a_silent_node_is_tainted_unreachable_and_its_pods_evicted_after_toleration_se
     // node-1's kubelet is silent: nobody logs Killing for its pods.
     assert!(events(&sim, "Killing").is_empty());
     assert_eq!(
-        sim.cluster().service_endpoints("plain").unwrap(),
+        sim.cluster()
+            .service_endpoints("plain")
+            .unwrap()
+            .iter()
+            .map(|v| sim.cluster().short_pod_names(v))
+            .collect::<Vec<_>>(),
         ["plain-1"]
     );
     check(&sim);
@@ -687,7 +703,10 @@ fn a_drain_evicts_the_pods_it_listed_once_even_when_they_land_back_on_the_node()
         .rendered_events()
         .into_iter()
         .filter(|e| e.reason == "Killing")
-        .map(|e| (e.object.clone(), e.source_column(), e.message))
+        .map(|e| {
+            let object = sim.cluster().short_pod_names(&e.object);
+            (object, e.source_column(), e.message)
+        })
         .collect();
     let want: Vec<(String, String, String)> = (0..4)
         .map(|i| {

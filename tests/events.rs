@@ -28,18 +28,21 @@ fn ev(type_: &str, reason: &str, object: &str, source: &str, message: &str) -> E
     )
 }
 
-fn as_ev(e: &RenderedEvent) -> Ev {
+/// An event with its pod names in their short form (`web-3`:
+/// `Cluster::short_pod_names`), so the tables below count pods by ordinal.
+fn as_ev(c: &Cluster, e: &RenderedEvent) -> Ev {
     (
         e.type_.into(),
         e.reason.into(),
-        e.object.clone(),
+        c.short_pod_names(&e.object),
         e.source_column(),
-        e.message.clone(),
+        c.short_pod_names(&e.message),
     )
 }
 
 fn taken(c: &mut Cluster) -> Vec<Ev> {
-    c.take_watched_events().iter().map(as_ev).collect()
+    let got = c.take_watched_events();
+    got.iter().map(|e| as_ev(c, e)).collect()
 }
 
 /// The lines of `got` and `want` side by side, for a failing assertion.

@@ -2132,7 +2132,7 @@ fn prop_capacity_boundary() {
                         .iter()
                         .any(|e| e.reason == "FailedScheduling"
                             && e.type_ == "Warning"
-                            && e.object == object
+                            && c.short_pod_names(&e.object) == object
                             && e.message == want),
                     "{pod}: no FailedScheduling event saying {want:?}"
                 );
@@ -2524,7 +2524,8 @@ fn failed_scheduling_message_sorts_reasons_as_kube_scheduler_does() {
         .into_iter()
         .filter(|e| e.reason == "FailedScheduling")
         .map(|e| {
-            assert_eq!((e.type_, e.object.as_str()), ("Warning", "pod/web-0"));
+            let object = c.short_pod_names(&e.object);
+            assert_eq!((e.type_, object.as_str()), ("Warning", "pod/web-0"));
             e.message
         })
         .collect();
@@ -3102,7 +3103,10 @@ fn a_failed_node_goes_not_ready_after_the_timeout_and_its_pods_are_replaced() {
     assert_eq!(count("Scheduled"), 2);
     let places = placement(c);
     assert_eq!(
-        places.iter().map(|p| p.0.as_str()).collect::<Vec<_>>(),
+        places
+            .iter()
+            .map(|p| c.short_pod_names(&p.0))
+            .collect::<Vec<_>>(),
         vec!["web-1", "web-3", "web-4", "web-5"],
         "web-0 and web-2 were evicted from node-1 and replaced"
     );

@@ -113,6 +113,7 @@ impl Transcript {
 fn run(mut sim: Simulator, ticks: u64, every: u64) -> Transcript {
     let mut t = Transcript::default();
     for _ in 0..ticks {
+        name_evicted_pods(&mut sim);
         let r = sim.step();
         t.events(sim.cluster());
         if r.tick % every == 0 {
@@ -121,6 +122,40 @@ fn run(mut sim: Simulator, ticks: u64, every: u64) -> Transcript {
     }
     t.pods(sim.cluster(), "at the end");
     t
+}
+
+/// The random scripts name the pod to evict by its owner and ordinal
+/// (`app#3`): the name Kubernetes would give it (`app-<hash>-<5 chars>`)
+/// depends on the revision it was created under, known only when it fires.
+/// Names are resolved just before the tick they fire in; an ordinal no pod
+/// has becomes the old `app-3`, which no pod has either.
+fn name_evicted_pods(sim: &mut Simulator) {
+    let next = sim.tick() + 1;
+    if !sim
+        .pending_script()
+        .iter()
+        .any(|(t, e)| *t == next && matches!(e, Event::Evict(p) if p.contains('#')))
+    {
+        return;
+    }
+    let script: Vec<(u64, Event)> = sim
+        .pending_script()
+        .iter()
+        .map(|(t, e)| match e {
+            Event::Evict(p) if *t == next && p.contains('#') => {
+                let (app, o) = p.split_once('#').unwrap();
+                let o: u32 = o.parse().unwrap();
+                let name = sim
+                    .cluster()
+                    .pods()
+                    .find(|v| v.app == app && v.ordinal == o)
+                    .map_or_else(|| format!("{app}-{o}"), |v| v.name());
+                (*t, Event::Evict(name))
+            }
+            _ => (*t, e.clone()),
+        })
+        .collect();
+    sim.reschedule(&script);
 }
 
 /// The tour, as `shepherd demo` and the page run it.
@@ -221,7 +256,7 @@ fn random_script(seed: u64) -> Vec<(u64, Event)> {
                     Budget::MaxUnavailable(IntOrPercent::Percent(rng.range(0, 60) as u32))
                 },
             }),
-            8 => Event::Evict(format!("{}-{}", app.name, rng.below(4))),
+            8 => Event::Evict(format!("{}#{}", app.name, rng.below(4))),
             9 => Event::FailZone {
                 key: "topology.kubernetes.io/zone".into(),
                 value: rng.pick(&shepherd::workload::ZONES).to_string(),

@@ -434,7 +434,14 @@ fn yaml_and_json_are_the_api_objects() {
     let j = text(&sim, "get pod web-0 -o json");
     let v: serde_json::Value = serde_json::from_str(&j).unwrap();
     assert_eq!(v["kind"], "Pod");
-    assert_eq!(v["metadata"]["name"], "web-0");
+    // Looked up by the short form, named as Kubernetes names it.
+    let name = sim.cluster().pod_by_name("web-0").unwrap().name();
+    assert_eq!(
+        sim.cluster().short_pod_name(&name).as_deref(),
+        Some("web-0"),
+        "{name}"
+    );
+    assert_eq!(v["metadata"]["name"], name.as_str());
     assert_eq!(v["metadata"]["ownerReferences"][0]["kind"], "ReplicaSet");
     assert!(
         j.contains("\n    \"apiVersion\""),
@@ -619,7 +626,11 @@ fn namespaces_scope_lists_as_n_and_a_do() {
         .unwrap();
     settle(&mut sim);
     let shop = text(&sim, "get pods -n shop");
-    assert_eq!(column(&shop, "NAME"), ["cart-0", "cart-1"]);
+    let names: Vec<String> = column(&shop, "NAME")
+        .iter()
+        .map(|n| sim.cluster().short_pod_names(&format!("shop/{n}")))
+        .collect();
+    assert_eq!(names, ["shop/cart-0", "shop/cart-1"]);
     assert!(!column(&text(&sim, "get pods"), "NAME")
         .iter()
         .any(|n| n.starts_with("cart")));

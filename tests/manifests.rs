@@ -48,7 +48,7 @@ fn placement(c: &Cluster) -> Vec<(String, Option<String>)> {
     c.pods()
         .map(|p| {
             (
-                p.name(),
+                c.short_pod_names(&p.name()),
                 p.node
                     .and_then(|id| c.node_by_id(id))
                     .map(|n| n.name().to_string()),
@@ -58,9 +58,10 @@ fn placement(c: &Cluster) -> Vec<(String, Option<String>)> {
 }
 
 fn node_of(c: &Cluster, pod: &str) -> Option<String> {
+    let pod = c.short_pod_names(pod);
     placement(c)
         .into_iter()
-        .find(|(p, _)| p == pod)
+        .find(|(p, _)| *p == pod)
         .and_then(|(_, n)| n)
 }
 
@@ -139,7 +140,10 @@ fn a_kubectl_list_of_three_zones_places_as_kubernetes_would() {
         .collect();
     cache.sort();
     assert_eq!(cache, ["zone-a-1", "zone-b-1"]);
-    let pending: Vec<_> = c.pending_pods().map(|p| p.name()).collect();
+    let pending: Vec<_> = c
+        .pending_pods()
+        .map(|p| c.short_pod_names(&p.name()))
+        .collect();
     assert_eq!(pending, ["cache-2"]);
     // log-agent: one pod on every node it tolerates: zone-a-1 and the cordoned
     // zone-c-1 (the DaemonSet controller's automatic unschedulable toleration),
@@ -2033,7 +2037,9 @@ fn namespaces_keep_names_apart_and_scope_selectors_in_and_out() {
     let head = table.lines().next().unwrap();
     assert!(head.starts_with("NAMESPACE   NAME"), "{table}");
     assert!(
-        table.lines().any(|l| l.starts_with("shop        web-0 ")),
+        table
+            .lines()
+            .any(|l| l.starts_with("shop        web-rp59bsrt-cvflh ")),
         "{table}"
     );
     // Out: a Namespace before the objects in it, each object in its own

@@ -42,7 +42,7 @@ fn placement(sim: &Simulator) -> Vec<(String, Option<String>)> {
                 .node
                 .and_then(|id| c.nodes().find(|n| n.id == id))
                 .map(|n| n.name().to_string());
-            (p.name(), n)
+            (c.short_pod_names(&p.name()), n)
         })
         .collect();
     v.sort();
@@ -110,25 +110,35 @@ fn same_names_in_two_namespaces_and_selectors_stay_in_their_namespace() {
     assert_eq!(c.pdb_status("default/web").unwrap().current_healthy, 1);
     // Each Service's endpoints are its own namespace's pods.
     assert_eq!(
-        c.service_endpoints("shop/web").unwrap(),
+        c.service_endpoints("shop/web")
+            .unwrap()
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
         ["shop/web-0", "shop/web-1", "shop/web-2"]
     );
     assert_eq!(
-        c.service_endpoints("blog/web").unwrap(),
+        c.service_endpoints("blog/web")
+            .unwrap()
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
         ["blog/web-0", "blog/web-1"]
     );
-    assert_eq!(c.service_endpoints("web").unwrap(), ["web-0"]);
+    let endpoints = c.service_endpoints("web").unwrap();
+    let endpoints: Vec<String> = endpoints.iter().map(|p| c.short_pod_names(p)).collect();
+    assert_eq!(endpoints, ["web-0"]);
     // The declared template comes back without the reserved labels.
     assert_eq!(
         c.template("shop/web").unwrap().labels,
         shepherd::labels(&[("app", "web")])
     );
     // The event names the namespace as kubectl does.
-    assert!(c.rendered_events().iter().any(|e| e
-        .message
+    assert!(c.rendered_events().iter().any(|e| c
+        .short_pod_names(&e.message)
         .starts_with("Successfully assigned shop/web-0 to n1")));
-    assert!(c.rendered_events().iter().any(|e| e
-        .message
+    assert!(c.rendered_events().iter().any(|e| c
+        .short_pod_names(&e.message)
         .starts_with("Successfully assigned default/web-0 to n1")));
 }
 
@@ -456,7 +466,7 @@ fn a_union_term_reaches_a_namespace_created_after_it() {
                     .node
                     .and_then(|id| c.node_by_id(id))
                     .map(|n| n.name().to_string());
-                (p.name(), n)
+                (c.short_pod_names(&p.name()), n)
             })
             .collect();
         v.sort();

@@ -24,7 +24,7 @@ fn events(c: &Cluster, reason: &str) -> Vec<String> {
     c.rendered_events()
         .into_iter()
         .filter(|e| e.reason == reason)
-        .map(|e| format!("{} {}", e.object, e.message))
+        .map(|e| c.short_pod_names(&format!("{} {}", e.object, e.message)))
         .collect()
 }
 
@@ -131,18 +131,32 @@ fn preemption_picks_the_node_whose_victims_have_the_lowest_priority() {
     assert_eq!(pre.node, "node-2");
     assert_eq!(pre.decided_by, PICK_RULES[1]);
     assert_eq!(pre.candidates.len(), 2);
-    assert_eq!(pre.candidates[0].victims, ["cheap-2", "cheap-3"]);
+    assert_eq!(
+        pre.candidates[0]
+            .victims
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
+        ["cheap-2", "cheap-3"]
+    );
     assert_eq!(pre.candidates[0].highest_priority, 50);
     assert_eq!(pre.candidates[0].priority_sum, 4_294_967_396);
     assert_eq!(pre.candidates[1].node, "node-1");
-    assert_eq!(pre.candidates[1].victims, ["batch-2", "batch-3"]);
+    assert_eq!(
+        pre.candidates[1]
+            .victims
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
+        ["batch-2", "batch-3"]
+    );
     assert_eq!(pre.candidates[1].priority_sum, 4_294_967_496);
     // Bound where it was nominated; the nomination is cleared.
     assert_eq!(c.nominated_node("web-0"), None);
     let ex = c.explain("web-0", Profile::bin_pack()).unwrap();
     assert_eq!(ex.priority, 1000);
     assert!(
-        ex.summary
+        c.short_pod_names(&ex.summary)
             .contains("preemption deleted 2 lower-priority pod(s) on node-2 (cheap-2, cheap-3)"),
         "{}",
         ex.summary
@@ -221,7 +235,14 @@ fn preemption_prefers_the_smallest_sum_of_victim_priorities() {
     let pre = c.last_preemption("urgent-0").unwrap();
     assert_eq!(pre.node, "node-2");
     assert_eq!(pre.decided_by, PICK_RULES[2]);
-    assert_eq!(pre.candidates[0].victims, ["big-0"]);
+    assert_eq!(
+        pre.candidates[0]
+            .victims
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
+        ["big-0"]
+    );
     assert_eq!(pre.candidates[1].victims.len(), 4);
     assert_eq!(pre.candidates[0].priority_sum, 2_147_483_658);
     assert_eq!(pre.candidates[1].priority_sum, 4 * 2_147_483_658);
@@ -320,8 +341,22 @@ fn preemption_removes_what_anti_affinity_needs_and_reprieves_the_rest() {
     assert_eq!(pre.candidates.len(), 2);
     assert_eq!(pre.node, "node-1");
     assert_eq!(pre.decided_by, "first in node order (every figure ties)");
-    assert_eq!(pre.candidates[0].victims, ["x-0"]);
-    assert_eq!(pre.candidates[1].victims, ["x-1"]);
+    assert_eq!(
+        pre.candidates[0]
+            .victims
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
+        ["x-0"]
+    );
+    assert_eq!(
+        pre.candidates[1]
+            .victims
+            .iter()
+            .map(|v| c.short_pod_names(v))
+            .collect::<Vec<_>>(),
+        ["x-1"]
+    );
     assert_eq!(node_of(&c, "y-0").as_deref(), Some("node-1"));
     assert_eq!(node_of(&c, "filler-0").as_deref(), Some("node-1"));
     // x's replacement cannot go back: y's anti-affinity is symmetric, and

@@ -204,9 +204,18 @@ fn service(name: &str, selector: &[(&str, &str)]) -> ServiceSpec {
     }
 }
 
-/// `web-3` -> `web`.
+/// `web-5d4c8f7b9-x2x7q` (a ReplicaSet's pod, as Kubernetes names it) or
+/// `web-3` (the short form) -> `web`.
 fn app_of(pod: &str) -> &str {
-    pod.rsplit_once('-').map(|(a, _)| a).unwrap_or(pod)
+    const GENERATED: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let Some((rs, suffix)) = pod.rsplit_once('-') else {
+        return pod;
+    };
+    let generated = suffix.len() == 5 && suffix.bytes().all(|b| GENERATED.contains(&b));
+    match rs.rsplit_once('-') {
+        Some((app, _hash)) if generated => app,
+        _ => rs,
+    }
 }
 
 // ----- Kubernetes' arithmetic, written independently of the engine -----------
@@ -911,10 +920,19 @@ impl Harness {
     fn step(&mut self) -> Result<StepReport, String> {
         let queued = std::mem::take(&mut self.queued);
         let evict = match queued.first() {
-            Some(Event::Evict(pod)) => Some((
-                pod.clone(),
-                eviction_verdict(&self.model, &self.census(), pod)?,
-            )),
+            Some(Event::Evict(pod)) => {
+                // The script may name the pod by its short form.
+                let real = self
+                    .sim
+                    .cluster()
+                    .pod_by_name(pod)
+                    .map(|p| p.name())
+                    .unwrap_or_else(|_| pod.clone());
+                Some((
+                    pod.clone(),
+                    eviction_verdict(&self.model, &self.census(), &real)?,
+                ))
+            }
             _ => None,
         };
         let mut must_fail: Vec<String> = Vec::new();
@@ -1055,6 +1073,14 @@ impl Harness {
     /// and no change at all; allowed, it removes exactly that pod and leaves
     /// every matching budget at or above desired.
     fn evict_now(&mut self, pod: &str) -> Result<Result<(), Error>, String> {
+        // The test names the pod by its short form; the census by its own name.
+        let real = self
+            .sim
+            .cluster()
+            .pod_by_name(pod)
+            .map(|p| p.name())
+            .unwrap_or_else(|_| pod.to_string());
+        let pod = real.as_str();
         let before = self.census();
         let verdict = eviction_verdict(&self.model, &before, pod)?;
         let snap = Snapshot::take(&self.sim);
@@ -2122,7 +2148,7 @@ fn eviction_refused_by_a_budget_changes_nothing_and_allowed_ones_keep_it() {
     // 3 healthy, 3 desired: refused, nothing changes (the harness compares).
     let e = h.evict_now("web-1").unwrap();
     assert!(
-        matches!(&e, Err(Error::DisruptionBudget { pod, pdb, .. }) if pod == "web-1" && pdb == "web"),
+        matches!(&e, Err(Error::DisruptionBudget { pod, pdb, .. }) if h.cluster().short_pod_names(pod) == "web-1" && pdb == "web"),
         "{e:?}"
     );
     // The replacement (web-4) is bound now and not Ready for 2 ticks. A pod
@@ -2245,7 +2271,7 @@ fn a_pod_under_two_budgets_cannot_be_evicted_and_its_drain_says_why() {
     let e = h.evict_now("web-0").unwrap();
     match &e {
         Err(Error::MultipleDisruptionBudgets { pod, pdbs }) => {
-            assert_eq!(pod, "web-0");
+            assert_eq!(h.cluster().short_pod_names(pod), "web-0");
             assert_eq!(pdbs, &["front".to_string(), "web".to_string()]);
         }
         other => panic!("expected the two-budget refusal, got {other:?}"),
@@ -2258,7 +2284,7 @@ fn a_pod_under_two_budgets_cannot_be_evicted_and_its_drain_says_why() {
     let node_of_web0 = h
         .cluster()
         .pods()
-        .find(|p| p.name() == "web-0")
+        .find(|p| h.cluster().short_pod_names(&p.name()) == "web-0")
         .and_then(|p| p.node)
         .unwrap();
     let node_name = h
@@ -2282,7 +2308,9 @@ fn a_pod_under_two_budgets_cannot_be_evicted_and_its_drain_says_why() {
     let st = status(&h).unwrap();
     assert!(
         st.starts_with(&format!("error: unable to drain node \"{node_name}\""))
-            && st.contains("error when evicting pods/\"web-0\" -n \"default\"")
+            && h.cluster()
+                .short_pod_names(&st)
+                .contains("error when evicting pods/\"web-0\" -n \"default\"")
             && st.contains("more than one PodDisruptionBudget"),
         "{st}"
     );
@@ -2400,7 +2428,7 @@ fn drain_blocked_by_a_budget_waits_then_completes_as_replacements_become_ready()
         .into_iter()
         .filter(|e| e.tick >= start && e.reason == "Killing")
         .inspect(|e| assert_eq!(e.source_column(), "kubelet, node-0"))
-        .map(|e| (e.tick, e.object))
+        .map(|e| (e.tick, h.cluster().short_pod_names(&e.object)))
         .collect();
     assert_eq!(
         evicted,
@@ -2596,7 +2624,12 @@ fn endpoints_follow_ready_pods_through_a_canary_roll() {
         .unwrap();
     h.step().unwrap();
     assert_eq!(
-        h.cluster().service_endpoints("stable").unwrap(),
+        h.cluster()
+            .service_endpoints("stable")
+            .unwrap()
+            .iter()
+            .map(|v| h.cluster().short_pod_names(v))
+            .collect::<Vec<_>>(),
         vec!["api-0".to_string(), "api-1".to_string()]
     );
 }

@@ -521,7 +521,9 @@ fn the_decision_shows_the_cluster_as_it_was_not_as_it_is() {
 
     let mut replay = Simulator::with_script(3, Profile::kube_scheduler(), script);
     replay.run(at - 1);
-    let (_, decision) = replay.step_deciding("web-0");
+    // The pod as the run names it (its generated name is the same on a replay).
+    let web0 = sim.cluster().pod_by_name("web-0").unwrap().name();
+    let (_, decision) = replay.step_deciding(&web0);
     let then = decision.expect("tick 1 binds web-0").expect("explained");
     assert_eq!(then.bound_to.as_deref(), Some(took.as_str()));
     assert_eq!(rank(&then, &took), Some(1), "{}", then.summary);

@@ -25,7 +25,10 @@ fn converge(c: &mut Cluster) {
 
 fn on(c: &Cluster, node: &str) -> Vec<String> {
     let id = c.node(node).unwrap().id;
-    let mut v: Vec<String> = c.pods_on(id).map(|p| p.name()).collect();
+    let mut v: Vec<String> = c
+        .pods_on(id)
+        .map(|p| c.short_pod_names(&p.name()))
+        .collect();
     v.sort();
     v
 }
@@ -34,21 +37,28 @@ fn run(c: &Cluster, actions: &[Action]) -> WhatIf {
     what_if(c, &Profile::kube_scheduler(), actions).expect("the what-if should run")
 }
 
-fn deleted(w: &WhatIf) -> Vec<(String, Option<String>, u64, Cause)> {
+fn deleted(c: &Cluster, w: &WhatIf) -> Vec<(String, Option<String>, u64, Cause)> {
     w.deleted
         .iter()
-        .map(|d| (d.pod.clone(), d.node.clone(), d.tick, d.cause.clone()))
+        .map(|d| {
+            (
+                c.short_pod_names(&d.pod),
+                d.node.clone(),
+                d.tick,
+                d.cause.clone(),
+            )
+        })
         .collect()
 }
 
-fn moves(w: &WhatIf) -> Vec<(String, Option<String>, String, Option<String>)> {
+fn moves(c: &Cluster, w: &WhatIf) -> Vec<(String, Option<String>, String, Option<String>)> {
     w.moves
         .iter()
         .map(|m| {
             (
-                m.deleted.clone(),
+                c.short_pod_names(&m.deleted),
                 m.from.clone(),
-                m.replacement.clone(),
+                c.short_pod_names(&m.replacement),
                 m.to.clone(),
             )
         })
@@ -101,7 +111,7 @@ fn a_drain_under_a_budget_evicts_one_pod_then_waits_for_its_replacement_to_be_re
     // 5 s: at t + 5 web-2 is not Ready yet (refused again), at t + 10 it is
     // (2 healthy): web-1 goes, replaced by web-3 on n2.
     assert_eq!(
-        deleted(&w),
+        deleted(&before, &w),
         [
             (s("web-0"), Some(s("n1")), t, Cause::Eviction),
             (s("web-1"), Some(s("n1")), t + 10, Cause::Eviction),
@@ -110,7 +120,11 @@ fn a_drain_under_a_budget_evicts_one_pod_then_waits_for_its_replacement_to_be_re
     assert_eq!(w.blocked.len(), 1);
     let b = &w.blocked[0];
     assert_eq!(
-        (b.pod.as_str(), b.node.as_str(), b.pdb.as_str()),
+        (
+            before.short_pod_names(&b.pod).as_str(),
+            b.node.as_str(),
+            b.pdb.as_str()
+        ),
         ("web-1", "n1", "web-pdb")
     );
     assert_eq!((b.from, b.until, b.refusals), (t, Some(t + 10), 2));
@@ -120,7 +134,7 @@ fn a_drain_under_a_budget_evicts_one_pod_then_waits_for_its_replacement_to_be_re
         b.message
     );
     assert_eq!(
-        moves(&w),
+        moves(&before, &w),
         [
             (s("web-0"), Some(s("n1")), s("web-2"), Some(s("n2"))),
             (s("web-1"), Some(s("n1")), s("web-3"), Some(s("n2"))),
@@ -201,7 +215,7 @@ fn a_zone_failure_evicts_after_the_grace_period_and_the_toleration() {
         (web_a.clone(), Some(s("a1")), t + 351, Cause::TaintEviction),
     ];
     want.sort_by(|a, b| a.0.cmp(&b.0));
-    assert_eq!(deleted(&w), want);
+    assert_eq!(deleted(&c, &w), want);
     // Neither replacement can go anywhere: db's nodeSelector admits a1
     // only (untolerated taint); web's zone a still counts as a domain (the
     // default nodeTaintsPolicy is Ignore) with 0 pods, so a web pod in b or
@@ -337,12 +351,12 @@ fn combined_actions_apply_in_the_order_given() {
     // only schedulable node.
     let w = run(&c, &[scale.clone(), Action::Drain(s("n1"))]);
     assert_eq!(
-        deleted(&w),
+        deleted(&c, &w),
         [(s("web-1"), Some(s("n1")), t + 1, Cause::Eviction)]
     );
     assert!(!w.deleted[0].existed_before);
     assert_eq!(
-        moves(&w),
+        moves(&c, &w),
         [(s("web-1"), Some(s("n1")), s("web-2"), Some(s("n2")))]
     );
     assert_eq!(on(&w.after, "n2"), ["web-0", "web-2"]);
@@ -366,7 +380,7 @@ fn combined_actions_apply_in_the_order_given() {
             Action::DeleteNode(s("n1")),
         ],
     );
-    let gone: Vec<_> = deleted(&w);
+    let gone: Vec<_> = deleted(&c, &w);
     assert_eq!(
         gone,
         [(s("web-1"), Some(s("n1")), t + 2, Cause::NodeDeleted)]

@@ -770,8 +770,20 @@ pub fn explain(args: &[String]) -> Result<(), String> {
             "--pod {pod_arg:?} is in namespace {ns:?}, but --namespace imports {only:?} alone; expected the pod's namespace, or no --namespace"
         ));
     }
-    let key = shepherd::namespace::qualify(&ns, &pod);
-    let r = run_watching(&a, "explain", (!a.now).then_some(key.as_str()));
+    let mut key = shepherd::namespace::qualify(&ns, &pod);
+    let mut r = run_watching(&a, "explain", (!a.now).then_some(key.as_str()));
+    // The short form (`web-0`) names a pod only once it exists: the run
+    // watched a name no pod had when it was bound. Watch its own name, on a
+    // second run (standard input cannot be read twice).
+    let rereadable = a.input.as_deref() != Some("-") && a.then.as_deref() != Some("-");
+    if !a.now && rereadable {
+        if let Ok(own) = r.cluster.pod_by_name(&key).map(|p| p.name()) {
+            if own != key {
+                key = own;
+                r = run_watching(&a, "explain", Some(key.as_str()));
+            }
+        }
+    }
     // A bound pod is explained by the cycle that bound it, as that cycle saw
     // the cluster (unless --now asks for a cycle run now); a Pending pod, or
     // one the scheduler never placed (spec.nodeName), by a cycle run now.
@@ -1087,6 +1099,14 @@ pub fn kubectl(args: &[String]) -> Result<(), String> {
             if !replayable {
                 return None;
             }
+            // Watched by its own name: the short form (`web-0`) names a pod
+            // only once it exists.
+            let own = sim
+                .cluster()
+                .pod_by_name(pod)
+                .map(|p| p.name())
+                .unwrap_or_else(|_| pod.to_string());
+            let pod = own.as_str();
             let mut r = run_watching(&a, "kubectl", Some(pod));
             let mut last = r.decision.take();
             let mut replay = shepherd::simulator::Simulator::new(7, profile.clone());

@@ -459,8 +459,11 @@ pub struct PlacementDiff {
     pub bound_only_in_b: Vec<(String, String)>,
 }
 
-/// Pod (Deployment, ordinal) -> the node's name (`None`: Pending), sorted by pod name.
-fn placement(c: &Cluster) -> alloc::collections::BTreeMap<(&str, u32), Option<&str>> {
+/// Pod (Deployment, ordinal) -> the node's name (`None`: Pending) and its
+/// owner (to name it), sorted by owner and ordinal.
+fn placement(
+    c: &Cluster,
+) -> alloc::collections::BTreeMap<(&str, u32), (Option<&str>, crate::OwnerId)> {
     c.pods()
         .map(|p| {
             let node = p
@@ -468,7 +471,7 @@ fn placement(c: &Cluster) -> alloc::collections::BTreeMap<(&str, u32), Option<&s
                 .and_then(|id| c.nodes.get(id.0 as usize))
                 .filter(|n| !n.removed)
                 .map(|n| n.spec.name.as_str());
-            ((p.app, p.ordinal), node)
+            ((p.app, p.ordinal), (node, p.controller))
         })
         .collect()
 }
@@ -477,7 +480,6 @@ fn placement(c: &Cluster) -> alloc::collections::BTreeMap<(&str, u32), Option<&s
 /// one run has and the other does not. O(pods x log pods); names are built
 /// only for the pods that differ.
 pub fn diff_placements(a: &Cluster, b: &Cluster) -> PlacementDiff {
-    use alloc::format;
     // Two runs of one script have the same Deployments in the same slots:
     // walk their pods side by side, ordinal by ordinal, with no map built.
     let aligned = a.controllers.len() == b.controllers.len()
@@ -489,23 +491,24 @@ pub fn diff_placements(a: &Cluster, b: &Cluster) -> PlacementDiff {
         return diff_aligned(a, b);
     }
     let (pa, pb) = (placement(a), placement(b));
-    let name = |(app, ord): &(&str, u32)| format!("{app}-{ord}");
+    // A pod's name as its run gives it (`<replicaset>-<5 chars>`...).
+    let name = |c: &Cluster, (_, ord): &(&str, u32), id: crate::OwnerId| c.pod_name(id, *ord);
     let mut d = PlacementDiff::default();
-    for (pod, na) in &pa {
-        match (na, pb.get(pod)) {
+    for (pod, &(na, id)) in &pa {
+        match (na, pb.get(pod).map(|&(n, _)| n)) {
             (Some(x), Some(Some(y))) if x != y => {
                 d.landed_differently
-                    .push((name(pod), String::from(*x), String::from(*y)))
+                    .push((name(a, pod, id), String::from(x), String::from(y)))
             }
-            (None, Some(Some(_)) | None) => d.pending_only_in_a.push(name(pod)),
-            (Some(x), None) => d.bound_only_in_a.push((name(pod), String::from(*x))),
+            (None, Some(Some(_)) | None) => d.pending_only_in_a.push(name(a, pod, id)),
+            (Some(x), None) => d.bound_only_in_a.push((name(a, pod, id), String::from(x))),
             _ => {}
         }
     }
-    for (pod, nb) in &pb {
-        match (nb, pa.get(pod)) {
-            (None, None | Some(Some(_))) => d.pending_only_in_b.push(name(pod)),
-            (Some(y), None) => d.bound_only_in_b.push((name(pod), String::from(*y))),
+    for (pod, &(nb, id)) in &pb {
+        match (nb, pa.get(pod).map(|&(n, _)| n)) {
+            (None, None | Some(Some(_))) => d.pending_only_in_b.push(name(b, pod, id)),
+            (Some(y), None) => d.bound_only_in_b.push((name(b, pod, id), String::from(y))),
             _ => {}
         }
     }
@@ -531,10 +534,11 @@ fn node_of(c: &Cluster, k: u32) -> Option<&str> {
 /// a merge of each Deployment's pods by ordinal. O(pods) plus the sort of
 /// what differs.
 fn diff_aligned(a: &Cluster, b: &Cluster) -> PlacementDiff {
-    use alloc::format;
     let mut d = PlacementDiff::default();
-    for (ca, cb) in a.controllers.iter().zip(&b.controllers) {
-        let name = |ord: u32| format!("{}-{ord}", ca.name);
+    for (i, (ca, cb)) in a.controllers.iter().zip(&b.controllers).enumerate() {
+        let id = crate::OwnerId(i as u32);
+        let name = |ord: u32| a.pod_name(id, ord);
+        let name_b = |ord: u32| b.pod_name(id, ord);
         let mut ia = ca.pods.iter().peekable();
         let mut ib = cb.pods.iter().peekable();
         loop {
@@ -567,8 +571,8 @@ fn diff_aligned(a: &Cluster, b: &Cluster) -> PlacementDiff {
                 (_, _) => {
                     if let Some((y, kb)) = ib.next() {
                         match node_of(b, kb) {
-                            Some(nb) => d.bound_only_in_b.push((name(y), String::from(nb))),
-                            None => d.pending_only_in_b.push(name(y)),
+                            Some(nb) => d.bound_only_in_b.push((name_b(y), String::from(nb))),
+                            None => d.pending_only_in_b.push(name_b(y)),
                         }
                     }
                 }

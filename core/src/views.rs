@@ -101,9 +101,13 @@ pub struct PodView<'a> {
 
 impl PodView<'_> {
     pub fn name(&self) -> String {
-        match self.kind {
-            WorkloadKind::Pod => String::from(self.app),
-            _ => format!("{}-{}", self.app, self.ordinal),
+        match (self.kind, self.template_hash) {
+            (WorkloadKind::Pod, _) => String::from(self.app),
+            (WorkloadKind::Deployment, Some(hash)) => {
+                let rs = format!("{}-{}", self.app, hash);
+                crate::util::podname::generated(&rs, self.ordinal)
+            }
+            _ => crate::util::podname::generated(self.app, self.ordinal),
         }
     }
 
@@ -286,16 +290,109 @@ impl Cluster {
                 return ctl.pods.values().next().copied().ok_or_else(missing);
             }
         }
-        let (app, ord) = name.rsplit_once('-').ok_or_else(missing)?;
-        let ord: u32 = ord.parse().map_err(|_| missing())?;
-        let c = self.controller_by_name.get(app).ok_or_else(missing)?;
-        if self.controllers[c.0 as usize].workload.kind() == WorkloadKind::Pod {
+        // `<daemonset>-<suffix>` or `<deployment>-<hash>-<suffix>`
+        // (`util/podname.rs`): the suffix maps back to the ordinal.
+        let (prefix, suffix) = name.rsplit_once('-').ok_or_else(missing)?;
+        if let Some(k) = self.generated_pod_key(prefix, suffix) {
+            return Ok(k);
+        }
+        // The short form `<owner>-<ordinal>` (Shepherd's names before they
+        // were Kubernetes'), still accepted where a pod is looked up, never
+        // written.
+        let ordinal: u32 = suffix.parse().map_err(|_| missing())?;
+        let c = self.controller_by_name.get(prefix).ok_or_else(missing)?;
+        let ctl = &self.controllers[c.0 as usize];
+        if ctl.workload.kind() == WorkloadKind::Pod {
             return Err(missing());
         }
-        self.controllers[c.0 as usize]
-            .pods
-            .get(ord)
-            .ok_or_else(missing)
+        ctl.pods.get(ordinal).ok_or_else(missing)
+    }
+
+    fn generated_pod_key(&self, prefix: &str, suffix: &str) -> Option<u32> {
+        let ordinal = crate::util::podname::ordinal_of(prefix, suffix)?;
+        if let Some(c) = self.controller_by_name.get(prefix) {
+            let ctl = &self.controllers[c.0 as usize];
+            if ctl.workload.kind() == WorkloadKind::DaemonSet {
+                if let Some(k) = ctl.pods.get(ordinal) {
+                    return Some(k);
+                }
+            }
+        }
+        let (app, hash) = prefix.rsplit_once('-')?;
+        let c = self.controller_by_name.get(app)?;
+        let ctl = &self.controllers[c.0 as usize];
+        if ctl.workload.kind() != WorkloadKind::Deployment {
+            return None;
+        }
+        let k = ctl.pods.get(ordinal)?;
+        let r = self.pod(k).revision;
+        match ctl.revisions.get(r as usize - 1) {
+            Some(rev) if rev.hash == hash => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The short form `<owner>-<ordinal>` of a generated pod name
+    /// (`<replicaset>-<5 chars>`, `<daemonset>-<5 chars>`), alive or gone,
+    /// or `None` when `name` is not one this cluster generated. Lookups
+    /// take either form; tests that count pods by ordinal compare this one.
+    pub fn short_pod_name(&self, name: &str) -> Option<String> {
+        let (prefix, suffix) = name.rsplit_once('-')?;
+        let key = crate::model::namespace::canonical(prefix);
+        let ordinal = crate::util::podname::ordinal_of(key, suffix)?;
+        // The owner by name, deleted ones too (an event outlives its pod's owner).
+        let owner = |name: &str| {
+            let name = crate::model::namespace::canonical(name);
+            match self.controller_by_name.get(name) {
+                Some(c) => Some(&self.controllers[c.0 as usize]),
+                None => self.controllers.iter().rev().find(|c| c.name == name),
+            }
+        };
+        if let Some(ctl) = owner(key) {
+            if ctl.workload.kind() == WorkloadKind::DaemonSet {
+                return Some(format!("{prefix}-{ordinal}"));
+            }
+        }
+        let (app, hash) = prefix.rsplit_once('-')?;
+        let ctl = owner(app)?;
+        (ctl.workload.kind() == WorkloadKind::Deployment
+            && ctl.revisions.iter().any(|r| r.hash == hash))
+        .then(|| format!("{app}-{ordinal}"))
+    }
+
+    /// `text` with every generated pod name in it in its short form
+    /// ([`Cluster::short_pod_name`]), after `kind/` or `namespace/` too.
+    pub fn short_pod_names(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_');
+        let mut rest = text;
+        while let Some(i) = rest.find(word) {
+            out.push_str(&rest[..i]);
+            rest = &rest[i..];
+            let end = rest.find(|c: char| !word(c)).unwrap_or(rest.len());
+            let w = &rest[..end];
+            // A namespaced key is `ns/name`: try the word with the one before it.
+            let ns = out
+                .rsplit_once(|c: char| !(word(c) || c == '/'))
+                .map_or(out.as_str(), |(_, t)| t)
+                .rsplit_once('/')
+                .map(|(a, _)| a.rsplit_once('/').map_or(a, |(_, b)| b));
+            let with_ns = ns
+                .filter(|n| !n.is_empty() && out.ends_with('/'))
+                .map(|n| format!("{n}/{w}"));
+            match with_ns
+                .as_deref()
+                .and_then(|k| self.short_pod_name(k))
+                .map(|s| String::from(s.rsplit_once('/').map_or(s.as_str(), |(_, b)| b)))
+                .or_else(|| self.short_pod_name(w))
+            {
+                Some(s) => out.push_str(&s),
+                None => out.push_str(w),
+            }
+            rest = &rest[end..];
+        }
+        out.push_str(rest);
+        out
     }
 
     pub fn pod_by_name(&self, name: &str) -> Result<PodView<'_>, Error> {

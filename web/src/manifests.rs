@@ -424,7 +424,11 @@ mod tests {
         let (mut s, report) = import_session(&format!("{TEXT}{ds}"), 7).unwrap();
         assert_eq!((report.daemonsets, report.pods), (1, 1));
         let names = crate::compare::placements;
-        let placed = names(&s);
+        let c = s.simulator().cluster();
+        let placed: Vec<(String, Option<String>)> = names(&s)
+            .into_iter()
+            .map(|(p, n)| (c.short_pod_names(&p), n))
+            .collect();
         assert!(
             placed.contains(&("agent-0".to_string(), Some("n1".to_string()))),
             "{placed:?}"
@@ -434,8 +438,13 @@ mod tests {
             "{placed:?}"
         );
         // The link replays the same placement.
+        let linked = Session::from_scenario(&s.scenario()).unwrap();
+        let lc = linked.simulator().cluster();
         assert_eq!(
-            names(&Session::from_scenario(&s.scenario()).unwrap()),
+            names(&linked)
+                .into_iter()
+                .map(|(p, n)| (lc.short_pod_names(&p), n))
+                .collect::<Vec<_>>(),
             placed
         );
         // A changed DaemonSet rolls; deleting the Pod and the DaemonSet empties them out.

@@ -940,8 +940,11 @@ impl Session {
             }
             None => Simulator::with_script(self.sim.seed(), self.profile.clone(), script),
         };
+        // Watched by its own name (the short form `web-3` names it only
+        // once it exists).
+        let pod = v.name();
         sim.run((at - 1).saturating_sub(sim.tick()));
-        match sim.step_deciding(pod).1 {
+        match sim.step_deciding(&pod).1 {
             Some(Ok(e)) => Ok(Some((at, e))),
             Some(Err(e)) => Err(e.to_string()),
             None => Ok(None),
@@ -1100,7 +1103,9 @@ mod tests {
                 e.summary
             );
             assert!(
-                e.summary.starts_with(&format!("{pod} was bound to {node}")),
+                // The summary names the pod as it is named: its generated name.
+                e.summary
+                    .starts_with(&format!("{} was bound to {node}", v.name())),
                 "{}",
                 e.summary
             );

@@ -396,6 +396,12 @@ pub(crate) struct Owner {
     pub pods: crate::util::ordinals::OrdinalMap,
     pub pending: crate::util::ordinals::OrdinalSet,
     pub next_ordinal: u32,
+    /// The revision of each ordinal ever created, run by run: `(first
+    /// ordinal, revision)`, ordinals ascending. A Deployment's pod is named
+    /// after its ReplicaSet (`util/podname.rs`), and an event may name a pod
+    /// long gone; pods are created a run of one revision at a time, so this
+    /// holds a few entries per rollout, not one per pod.
+    pub revision_runs: Vec<(u32, u32)>,
     pub counts: crate::util::ordinals::RevisionMap<Counts>,
     pub deleted: bool,
     /// Epochs at which scheduling last left pods pending; no retry until
@@ -455,6 +461,7 @@ impl Owner {
             pods: Default::default(),
             pending: crate::util::ordinals::OrdinalSet::new(),
             next_ordinal: 0,
+            revision_runs: Vec::new(),
             counts: crate::util::ordinals::RevisionMap::new(),
             deleted: false,
             blocked: None,
@@ -1356,12 +1363,23 @@ impl Cluster {
         self.events.iter().map(|e| self.render_event(&e)).collect()
     }
 
+    /// The name of `c`'s pod `ordinal`, alive or gone: a bare Pod's own, a
+    /// DaemonSet's `<daemonset>-<5 chars>`, a Deployment's
+    /// `<replicaset>-<5 chars>` (`util/podname.rs`).
     pub fn pod_name(&self, c: OwnerId, ordinal: u32) -> String {
         let ctl = &self.controllers[c.0 as usize];
         match ctl.workload {
             // A bare Pod's name is its own.
             Workload::Pod(_) => ctl.name.clone(),
-            _ => format!("{}-{}", ctl.name, ordinal),
+            Workload::DaemonSet(_) => crate::util::podname::generated(&ctl.name, ordinal),
+            Workload::Deployment => {
+                let i = ctl.revision_runs.partition_point(|&(o, _)| o <= ordinal);
+                let r = match i {
+                    0 => ctl.current,
+                    i => ctl.revision_runs[i - 1].1,
+                };
+                crate::util::podname::generated(&self.replica_set_name(c, r), ordinal)
+            }
         }
     }
 
@@ -2402,6 +2420,9 @@ impl Cluster {
         let c = &mut self.controllers[id.0 as usize];
         let ordinal = c.next_ordinal;
         c.next_ordinal += 1;
+        if c.revision_runs.last().map_or(true, |&(_, r)| r != revision) {
+            c.revision_runs.push((ordinal, revision));
+        }
         self.priorities_in_use |= admitted.priority != 0;
         let pod = Pod::pending(uid, id, ordinal, revision, admitted);
         let key = match self.free_keys.pop() {

@@ -6,4 +6,5 @@ pub mod error;
 pub mod limits;
 pub mod math;
 pub(crate) mod ordinals;
+pub(crate) mod podname;
 pub mod prng;
