@@ -165,3 +165,140 @@ fn the_mid_rollout_deployment_continues_from_its_two_replica_sets() {
 }
 
 
+
+/// A small kubectl List: two nodes (b resized to 1 cpu under its pods),
+/// Deployment web (3 replicas) whose ReplicaSet has a pod on each node, a
+/// Pending one, a terminating one and a finished one.
+fn small_dump() -> String {
+    let node = |name: &str, cpu: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: Node\n  metadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\n  status:\n    allocatable: {{cpu: \"{cpu}\", memory: 8Gi, pods: \"110\"}}\n    conditions: [{{type: Ready, status: \"True\"}}]\n"
+        )
+    };
+    let pod = |name: &str, node: Option<&str>, extra_meta: &str, phase: &str| {
+        let node = node.map_or(String::new(), |n| format!("    nodeName: {n}\n"));
+        format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {name}\n    labels: {{app: web, pod-template-hash: 5d4c8f7b9}}\n    ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d4c8f7b9, uid: u1, controller: true}}]\n{extra_meta}  spec:\n    containers: [{{name: web, image: nginx, resources: {{requests: {{cpu: 600m, memory: 1Gi}}}}}}]\n{node}  status: {{phase: {phase}}}\n"
+        )
+    };
+    let template = "    template:\n      metadata: {labels: {app: web}}\n      spec:\n        containers: [{name: web, image: nginx, resources: {requests: {cpu: 600m, memory: 1Gi}}}]\n";
+    let rs_template = "    template:\n      metadata: {labels: {app: web, pod-template-hash: 5d4c8f7b9}}\n      spec:\n        containers: [{name: web, image: nginx, resources: {requests: {cpu: 600m, memory: 1Gi}}}]\n";
+    [
+        "apiVersion: v1\nkind: List\nitems:\n".to_string(),
+        node("node-a", "4"),
+        node("node-b", "1"),
+        format!("- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: web, annotations: {{deployment.kubernetes.io/revision: \"1\"}}}}\n  spec:\n    replicas: 3\n    selector: {{matchLabels: {{app: web}}}}\n{template}"),
+        format!("- apiVersion: apps/v1\n  kind: ReplicaSet\n  metadata:\n    name: web-5d4c8f7b9\n    labels: {{app: web, pod-template-hash: 5d4c8f7b9}}\n    annotations: {{deployment.kubernetes.io/revision: \"1\"}}\n    ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: web, uid: u0, controller: true}}]\n  spec:\n    replicas: 3\n    selector: {{matchLabels: {{app: web, pod-template-hash: 5d4c8f7b9}}}}\n{rs_template}"),
+        pod("web-5d4c8f7b9-x2x7q", Some("node-a"), "", "Running"),
+        pod("web-5d4c8f7b9-b4kzn", Some("node-b"), "", "Running"),
+        pod("web-5d4c8f7b9-q9wlp", Some("node-b"), "", "Running"),
+        pod("web-5d4c8f7b9-pndng", None, "", "Pending"),
+        pod("web-5d4c8f7b9-gone1", Some("node-a"), "    deletionTimestamp: \"2026-12-07T10:00:00Z\"\n", "Running"),
+        pod("web-5d4c8f7b9-done1", Some("node-a"), "", "Succeeded"),
+    ]
+    .concat()
+}
+
+/// Terminating and finished pods take no room and are counted; node-b,
+/// resized to 1 cpu under two pods of 600m, is reported and keeps them;
+/// the Pending pod is scheduled (on node-a, the only one with room), and
+/// the Deployment, with 3 replicas running or placed, creates none.
+#[test]
+fn pending_terminating_finished_and_overcommitted_pods_as_kubernetes_has_them() {
+    let im = import(&small_dump()).unwrap();
+    assert_eq!((im.summary.terminating, im.summary.finished), (1, 1));
+    assert_eq!(im.summary.running, 4);
+    assert!(im.summary.to_string().contains("1 pods terminating and 1 finished take no room"), "{}", im.summary);
+    assert!(has_warning(&im, "metadata.deletionTimestamp", "terminating"));
+    assert!(has_warning(&im, "status.phase", "finished (Succeeded)"));
+    let over: Vec<_> = im
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("overcommitted"))
+        .collect();
+    assert_eq!(over.len(), 1, "{:?}", im.warnings);
+    assert_eq!(over[0].loc.name, "node-b");
+    assert!(over[0].message.contains("cpu requested 1200m, allocatable 1000m"), "{}", over[0].message);
+    let c = converge(&im.scenario);
+    let b = bindings(&c);
+    assert_eq!(b.get("web-5d4c8f7b9-x2x7q").map(String::as_str), Some("node-a"));
+    assert_eq!(b.get("web-5d4c8f7b9-b4kzn").map(String::as_str), Some("node-b"));
+    assert_eq!(b.get("web-5d4c8f7b9-q9wlp").map(String::as_str), Some("node-b"));
+    // Three replicas: the Pending one is surplus (its ReplicaSet has 4
+    // pods for 3 replicas) and, Pending, is the first the controller deletes.
+    assert_eq!(b.len(), 3, "{b:?}");
+    assert!(c.pod_by_name("web-5d4c8f7b9-pndng").is_err());
+    assert!(c.pod_by_name("web-5d4c8f7b9-gone1").is_err());
+    assert!(!c
+        .rendered_events()
+        .iter()
+        .any(|e| e.reason == "SuccessfulCreate"));
+    // node-b stays overcommitted: nothing more is placed there.
+    let nb = c.node("node-b").unwrap();
+    assert_eq!(nb.name(), "node-b");
+}
+
+/// With one pod fewer running, the controller makes only the missing one,
+/// under a generated name, and the scheduler places it (node-a: node-b
+/// has no room).
+#[test]
+fn a_missing_replica_is_made_under_a_generated_name() {
+    let text = small_dump().replace("    replicas: 3\n    selector: {matchLabels: {app: web}}", "    replicas: 5\n    selector: {matchLabels: {app: web}}");
+    let im = import(&text).unwrap();
+    let c = converge(&im.scenario);
+    let b = bindings(&c);
+    assert_eq!(b.len(), 5, "{b:?}");
+    assert_eq!(b.get("web-5d4c8f7b9-pndng").map(String::as_str), Some("node-a"));
+    let made: Vec<&String> = b
+        .keys()
+        .filter(|n| !["x2x7q", "b4kzn", "q9wlp", "pndng"].iter().any(|s| n.ends_with(s)))
+        .collect();
+    assert_eq!(made.len(), 1);
+    assert!(made[0].starts_with("web-5d4c8f7b9-"), "{made:?}");
+    assert_eq!(b[made[0]], "node-a");
+    assert_eq!(
+        c.rendered_events()
+            .iter()
+            .filter(|e| e.reason == "SuccessfulCreate")
+            .count(),
+        1
+    );
+}
+
+/// A pod bound to a node the input lacks is left out, with a warning;
+/// the import does not fail.
+#[test]
+fn a_pod_on_a_node_not_in_the_input_is_left_out() {
+    let text = small_dump().replace("nodeName: node-a", "nodeName: node-z");
+    let im = import(&text).unwrap();
+    assert!(has_warning(&im, "spec.nodeName", "\"node-z\" is no node in the input"));
+    let c = converge(&im.scenario);
+    assert!(c.pod_by_name("web-5d4c8f7b9-x2x7q").is_err());
+}
+
+/// The script path (the page, `kubectl`, the what-ifs) gives the same
+/// cluster as `to_cluster`: the same bindings under the same names.
+#[test]
+fn the_script_of_an_import_binds_as_the_import_does() {
+    let text = corpus("mid-sized-cluster.yaml");
+    let im = import(&text).unwrap();
+    let direct = im.scenario.to_cluster().unwrap();
+    let script: Vec<(u64, shepherd::simulator::Event)> =
+        im.scenario.events().into_iter().map(|e| (1, e)).collect();
+    let mut sim = shepherd::simulator::Simulator::with_script(
+        1,
+        im.scenario.profile_or_default(),
+        script,
+    );
+    let r = sim.step();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let want = bindings(&direct);
+    let got = bindings(sim.cluster());
+    for (name, node) in &want {
+        if !name.starts_with("shop/checkout-") {
+            assert_eq!(got.get(name), Some(node), "{name}");
+        }
+    }
+    let p = sim.cluster().pod_by_name("data/postgres-1").unwrap();
+    assert_eq!(sim.cluster().node_by_id(p.node.unwrap()).unwrap().name(), "ip-10-0-18-176.ec2.internal");
+}

@@ -1164,10 +1164,12 @@ impl<'a> State<'a> {
         self.report_overcommit();
     }
 
-    /// A warning for each node whose bound pods request more than it has
-    /// (possible in a running cluster after a node was resized): the
-    /// pods are kept where they run, never moved; the scheduler places
-    /// nothing more there until they fit.
+    /// A warning for each node whose controllers' bound pods request more
+    /// than it has (possible in a running cluster after a node was
+    /// resized): the pods are kept where they run, never moved; the
+    /// scheduler places nothing more there until they fit. (A bare Pod
+    /// with spec.nodeName passes its kubelet's admission as it is created,
+    /// `controllers/bare_pod.rs`, which refuses one that does not fit.)
     fn report_overcommit(&mut self) {
         let sc = &self.scenario;
         let mut used: HashMap<String, (u64, u64, u64, Scalars)> = HashMap::new();
@@ -1181,11 +1183,6 @@ impl<'a> State<'a> {
             u.2 += 1;
             u.3.add(&t.scalar_requests);
         };
-        for p in &sc.pods {
-            if let Some(n) = &p.node_name {
-                add(n, &p.template);
-            }
-        }
         let dep: HashMap<&str, &DeploymentSpec> =
             sc.deployments.iter().map(|d| (d.name.as_str(), d)).collect();
         let ds: HashMap<&str, &DaemonSetSpec> =
