@@ -302,3 +302,42 @@ fn the_script_of_an_import_binds_as_the_import_does() {
     let p = sim.cluster().pod_by_name("data/postgres-1").unwrap();
     assert_eq!(sim.cluster().node_by_id(p.node.unwrap()).unwrap().name(), "ip-10-0-18-176.ec2.internal");
 }
+
+/// The export written anew (no kept documents: a scenario built, not
+/// imported) and the KWOK export carry the running pods with their nodes
+/// and a Deployment's ReplicaSets; imported again, the same bindings
+/// under the same names, the controllers finding their pods by selector
+/// (the export writes no ownerReferences: the API server would want the
+/// owners' uids).
+#[test]
+fn export_then_import_gives_the_same_bindings() {
+    let text = corpus("mid-sized-cluster.yaml");
+    let im = import(&text).unwrap();
+    let want = bindings(&im.scenario.to_cluster().unwrap());
+    let mut fresh = im.scenario.clone();
+    fresh.kept = Default::default();
+    for (what, out) in [
+        ("export", shepherd_k8s::export(&fresh)),
+        ("kept export", shepherd_k8s::export(&im.scenario)),
+        ("kwok export", shepherd_k8s::export_kwok(&fresh)),
+    ] {
+        let back = import(&out).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(back.summary.running, 54, "{what}");
+        let c = back.scenario.to_cluster().unwrap();
+        assert_eq!(bindings(&c), want, "{what}");
+        let sets: Vec<String> = c
+            .replica_sets("shop/checkout")
+            .unwrap()
+            .into_iter()
+            .map(|r| format!("{} {}", r.name, r.current))
+            .collect();
+        assert_eq!(
+            sets,
+            ["shop/checkout-gsdj2zwwnp 3", "shop/checkout-dvcwnlf2sn 2"],
+            "{what}"
+        );
+        if what == "export" {
+            assert_eq!(back.scenario.running, im.scenario.running);
+        }
+    }
+}

@@ -59,7 +59,7 @@ pub fn import_with_progress(
     for (i, o) in objs.iter().enumerate() {
         let mark = Mark::of(&st.scenario);
         st.object(o)?;
-        if let Some(decl) = mark.added(&st.scenario) {
+        if let Some(decl) = mark.added(&st.scenario).or_else(|| st.kept_owned.take()) {
             made.push((i, decl));
         }
     }
@@ -348,11 +348,21 @@ struct State<'a> {
     /// Each Deployment's `deployment.kubernetes.io/revision`: its new
     /// ReplicaSet's.
     deployment_revisions: HashMap<String, u64>,
+    /// The declaration an owned ReplicaSet or pod just read keeps its
+    /// document under (`crate::kept`).
+    kept_owned: Option<crate::kept::Decl>,
     /// Pods skipped because they are terminating, or have finished.
     terminating: usize,
     finished: usize,
     /// Where the KubeSchedulerConfiguration came from, once one is read.
     scheduler_config: Option<Location>,
+    /// The matchLabels of every Deployment, DaemonSet and StatefulSet in
+    /// the input (kind, namespace, name, labels), in input order, for
+    /// adoption by selector.
+    selectors: Vec<(String, String, String, Vec<(String, String)>)>,
+    /// (namespace, name) of the Deployments a ReplicaSet in the input
+    /// belongs to (by ownerReference, else by its name `<deployment>-<hash>`).
+    with_replica_sets: HashSet<(String, String)>,
 }
 
 fn owner_refs(v: &Value) -> Vec<(String, String)> {
@@ -395,10 +405,39 @@ fn namespace_of(v: &Value) -> Option<&str> {
 impl<'a> State<'a> {
     fn new(opts: &'a Options, objs: &[RawObject]) -> Self {
         let mut present = HashSet::new();
+        let mut selectors = Vec::new();
+        let mut with_replica_sets = HashSet::new();
         for o in objs {
             let ns = namespace_of(&o.value)
                 .unwrap_or(DEFAULT_NAMESPACE)
                 .to_string();
+            if matches!(o.loc.kind.as_str(), "Deployment" | "DaemonSet" | "StatefulSet") {
+                let sel = o.value.get("spec").and_then(|s| s.get("selector"));
+                // matchLabels alone: a selector with expressions adopts
+                // nothing here (its pods carry ownerReferences anyway).
+                if let (Some(Value::Map(ml)), None) = (
+                    sel.and_then(|s| s.get("matchLabels")),
+                    sel.and_then(|s| s.get("matchExpressions")),
+                ) {
+                    let labels: Vec<(String, String)> = ml
+                        .iter()
+                        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                        .collect();
+                    if !labels.is_empty() {
+                        selectors.push((o.loc.kind.clone(), ns.clone(), o.loc.name.clone(), labels));
+                    }
+                }
+            }
+            if o.loc.kind == "ReplicaSet" {
+                let dep = owner_refs(&o.value)
+                    .into_iter()
+                    .find(|(k, _)| k == "Deployment")
+                    .map(|(_, n)| n)
+                    .or_else(|| o.loc.name.rsplit_once('-').map(|(d, _)| d.to_string()));
+                if let Some(d) = dep {
+                    with_replica_sets.insert((ns.clone(), d));
+                }
+            }
             present.insert((o.loc.kind.clone(), ns, o.loc.name.clone()));
         }
         State {
@@ -419,10 +458,65 @@ impl<'a> State<'a> {
             replica_sets: HashMap::new(),
             owned_pods: Vec::new(),
             deployment_revisions: HashMap::new(),
+            kept_owned: None,
             terminating: 0,
             finished: 0,
             scheduler_config: None,
+            selectors,
+            with_replica_sets,
         }
+    }
+
+    /// The owners of object `v` (a `what`: Pod or ReplicaSet): its
+    /// ownerReferences, or, lacking any, the controller in the input that
+    /// adopts it by its selector, as Kubernetes' controllers adopt orphans
+    /// (pkg/controller/controller_ref_manager.go, ClaimPods and
+    /// ClaimReplicaSets): a Deployment's ReplicaSet and its pods carry the
+    /// `pod-template-hash` label (a pod is its ReplicaSet's, which must be
+    /// in the input); a DaemonSet's or StatefulSet's pod matches its
+    /// selector. With several candidates, the first in the input.
+    fn owners_of(&self, v: &Value, what: &str) -> Vec<(String, String)> {
+        let refs = owner_refs(v);
+        if !refs.is_empty() || self.selectors.is_empty() {
+            return refs;
+        }
+        let Some(Value::Map(labels)) = v.get("metadata").and_then(|m| m.get("labels")) else {
+            return refs;
+        };
+        let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE);
+        let label = |k: &str| labels.iter().find(|(l, _)| l == k).and_then(|(_, x)| x.as_str());
+        let hash = label(shepherd::model::POD_TEMPLATE_HASH);
+        for (kind, sns, name, sel) in &self.selectors {
+            if sns != ns || !sel.iter().all(|(k, x)| label(k) == Some(x)) {
+                continue;
+            }
+            match (kind.as_str(), what, hash) {
+                ("Deployment", "ReplicaSet", Some(_)) => {
+                    return vec![(kind.clone(), name.clone())];
+                }
+                ("Deployment", "Pod", Some(h)) => {
+                    let rs = format!("{name}-{h}");
+                    if self.present.contains(&("ReplicaSet".into(), ns.to_string(), rs.clone())) {
+                        return vec![("ReplicaSet".into(), rs)];
+                    }
+                }
+                ("DaemonSet" | "StatefulSet", "Pod", _) => {
+                    return vec![(kind.clone(), name.clone())];
+                }
+                // A Deployment without ReplicaSets in the input (a
+                // StatefulSet or ReplicaSet as Shepherd's export writes
+                // it): its pods are its own.
+                ("Deployment", "Pod", None)
+                    if !self
+                        .with_replica_sets
+                        .contains(&(ns.to_string(), name.clone())) =>
+                {
+                    return vec![(kind.clone(), name.clone())];
+                }
+                _ => {}
+            }
+        }
+        refs
     }
 
     fn finish(mut self, objects: usize) -> R<Imported> {
@@ -871,12 +965,20 @@ impl<'a> State<'a> {
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE).to_string();
         let plain = shepherd::namespace::split(&name).1.to_string();
         if kind == "ReplicaSet" {
-            if let Some((ok, on)) = owner_refs(v).into_iter().find(|(k, _)| k == "Deployment") {
+            if let Some((ok, on)) = self
+                .owners_of(v, "ReplicaSet")
+                .into_iter()
+                .find(|(k, _)| k == "Deployment")
+            {
                 if self.present.contains(&(ok.clone(), ns.clone(), on.clone())) {
                     // The Deployment's revision: the Deployment is imported, its
                     // ReplicaSets are its own and not second copies.
                     self.owned += 1;
                     let rs = self.owned_replica_set(cx, meta, spec, &on)?;
+                    self.kept_owned = Some(crate::kept::Decl::ReplicaSet {
+                        name: name.clone(),
+                        template: rs.template.clone(),
+                    });
                     self.replica_sets.insert(name, rs);
                     self.owned_replicasets.insert((ns, plain));
                     return Ok(());
@@ -1414,7 +1516,8 @@ impl<'a> State<'a> {
         // The owners whose pods the engine makes: their pods are theirs.
         const RUN: [&str; 4] = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
         let mut foreign = None;
-        for (kind, name) in owner_refs(v) {
+        let owners = self.owners_of(v, "Pod");
+        for (kind, name) in owners.clone() {
             let present = self
                 .present
                 .contains(&(kind.clone(), ns.clone(), name.clone()));
@@ -1428,6 +1531,10 @@ impl<'a> State<'a> {
                     Some(n) => Some(cx.string(n, "spec.nodeName")?.to_string()),
                     None => None,
                 };
+                self.kept_owned = Some(crate::kept::Decl::RunningPod {
+                    name: pod.clone(),
+                    node: node.clone(),
+                });
                 self.owned_pods.push(OwnedPod {
                     loc: cx.loc.clone(),
                     name: pod,
@@ -1444,7 +1551,7 @@ impl<'a> State<'a> {
                 foreign.get_or_insert((kind, name));
             }
         }
-        match (foreign, owner_refs(v).first()) {
+        match (foreign, owners.first()) {
             (Some((k, n)), _) => cx.warn(
                 "metadata.ownerReferences",
                 format!("owned by {k} {n:?}, which is not a controller Shepherd runs; simulated as a bare Pod (nothing recreates it)"),
