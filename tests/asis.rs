@@ -341,3 +341,16 @@ fn export_then_import_gives_the_same_bindings() {
         }
     }
 }
+
+/// The KWOK export is for another cluster: no ownerReferences (their uids
+/// are the source cluster's; its garbage collector would delete the pods
+/// as orphans), the controllers adopt their pods by selector.
+#[test]
+fn the_kwok_export_names_no_owner_uid() {
+    let im = import(&corpus("mid-sized-cluster.yaml")).unwrap();
+    let out = shepherd_k8s::export_kwok(&im.scenario);
+    assert!(!out.contains("ownerReferences"));
+    assert!(!out.contains("uid:"));
+    assert!(out.contains("name: checkout-gsdj2zwwnp-99vxd"));
+    assert!(out.contains("nodeName: ip-10-0-3-85.ec2.internal"));
+}

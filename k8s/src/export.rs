@@ -749,6 +749,14 @@ fn kwok_object(v: &mut Value) {
             }
         }
         "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => {
+            // A kept pod's or ReplicaSet's ownerReferences name its owners'
+            // uids in the cluster it came from: in another cluster the
+            // garbage collector would delete it as an orphan of an owner
+            // that does not exist. Without them its controller adopts it
+            // by its selector (ClaimPods, ClaimReplicaSets).
+            if let Some(Value::Map(meta)) = entry(v, "metadata") {
+                meta.retain(|(k, _)| k != "ownerReferences");
+            }
             let Some(mut spec) = entry(v, "spec") else {
                 return;
             };

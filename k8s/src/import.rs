@@ -111,6 +111,7 @@ pub fn import_with_progress(
         }
     }
     let mut objs = objs;
+    imported.scenario.kept.reserve(made.len());
     for (i, decl) in made {
         let doc = std::mem::replace(&mut objs[i].value, crate::value::Value::Null);
         imported.scenario.kept.keep(doc, decl);

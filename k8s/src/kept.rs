@@ -186,6 +186,11 @@ impl Kept {
         self.docs.values().map(|k| size(&k.doc)).sum()
     }
 
+    /// Room for `n` more documents (an import keeps one per object).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.docs.reserve(n);
+    }
+
     /// Keeps `doc` (stripped of what the server sets) for `decl`.
     pub fn keep(&mut self, mut doc: Value, decl: Decl) {
         strip(&mut doc);
