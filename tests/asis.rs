@@ -52,7 +52,10 @@ fn dump_pods(text: &str) -> Vec<(String, Option<String>, String, bool)> {
 
 fn converge(sc: &Scenario) -> Cluster {
     let mut c = sc.to_cluster().expect("the scenario enters a cluster");
-    assert!(c.reconcile_to_fixed_point(sc.profile_or_default()).converged);
+    assert!(
+        c.reconcile_to_fixed_point(sc.profile_or_default())
+            .converged
+    );
     c
 }
 
@@ -88,7 +91,9 @@ fn every_bound_pod_of_the_mid_sized_dump_keeps_its_node_and_name() {
     assert_eq!(bindings(&c), want);
     // Each is found by the name kubectl printed.
     for (name, node) in &want {
-        let p = c.pod_by_name(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let p = c
+            .pod_by_name(name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(c.node_by_id(p.node.unwrap()).unwrap().name(), node);
         assert_eq!(p.phase, PodPhase::Running);
         assert!(p.ready, "{name} runs Ready");
@@ -106,7 +111,11 @@ fn every_bound_pod_of_the_mid_sized_dump_keeps_its_node_and_name() {
     let now = bindings(&c);
     for (name, node) in &want {
         if name.starts_with("shop/checkout-dvcwnlf2sn-") {
-            assert_eq!(now.get(name), None, "{name}: of the old ReplicaSet, deleted");
+            assert_eq!(
+                now.get(name),
+                None,
+                "{name}: of the old ReplicaSet, deleted"
+            );
         } else {
             assert_eq!(now.get(name), Some(node), "{name}");
         }
@@ -156,15 +165,17 @@ fn the_mid_rollout_deployment_continues_from_its_two_replica_sets() {
         .map(|p| p.name())
         .collect();
     assert_eq!(new.len(), 4, "{new:?}");
-    assert!(new.iter().all(|n| n.starts_with("shop/checkout-gsdj2zwwnp-")), "{new:?}");
+    assert!(
+        new.iter()
+            .all(|n| n.starts_with("shop/checkout-gsdj2zwwnp-")),
+        "{new:?}"
+    );
     for kept in ["8fq26", "99vxd", "9ghz9"] {
         assert!(new.contains(&format!("shop/checkout-gsdj2zwwnp-{kept}")));
     }
     let status = c.app("shop/checkout").unwrap();
     assert_eq!((status.updated, status.current), (4, 4));
 }
-
-
 
 /// A small kubectl List: two nodes (b resized to 1 cpu under its pods),
 /// Deployment web (3 replicas) whose ReplicaSet has a pod on each node, a
@@ -208,8 +219,18 @@ fn pending_terminating_finished_and_overcommitted_pods_as_kubernetes_has_them() 
     let im = import(&small_dump()).unwrap();
     assert_eq!((im.summary.terminating, im.summary.finished), (1, 1));
     assert_eq!(im.summary.running, 4);
-    assert!(im.summary.to_string().contains("1 pods terminating and 1 finished take no room"), "{}", im.summary);
-    assert!(has_warning(&im, "metadata.deletionTimestamp", "terminating"));
+    assert!(
+        im.summary
+            .to_string()
+            .contains("1 pods terminating and 1 finished take no room"),
+        "{}",
+        im.summary
+    );
+    assert!(has_warning(
+        &im,
+        "metadata.deletionTimestamp",
+        "terminating"
+    ));
     assert!(has_warning(&im, "status.phase", "finished (Succeeded)"));
     let over: Vec<_> = im
         .warnings
@@ -218,12 +239,27 @@ fn pending_terminating_finished_and_overcommitted_pods_as_kubernetes_has_them() 
         .collect();
     assert_eq!(over.len(), 1, "{:?}", im.warnings);
     assert_eq!(over[0].loc.name, "node-b");
-    assert!(over[0].message.contains("cpu requested 1200m, allocatable 1000m"), "{}", over[0].message);
+    assert!(
+        over[0]
+            .message
+            .contains("cpu requested 1200m, allocatable 1000m"),
+        "{}",
+        over[0].message
+    );
     let c = converge(&im.scenario);
     let b = bindings(&c);
-    assert_eq!(b.get("web-5d4c8f7b9-x2x7q").map(String::as_str), Some("node-a"));
-    assert_eq!(b.get("web-5d4c8f7b9-b4kzn").map(String::as_str), Some("node-b"));
-    assert_eq!(b.get("web-5d4c8f7b9-q9wlp").map(String::as_str), Some("node-b"));
+    assert_eq!(
+        b.get("web-5d4c8f7b9-x2x7q").map(String::as_str),
+        Some("node-a")
+    );
+    assert_eq!(
+        b.get("web-5d4c8f7b9-b4kzn").map(String::as_str),
+        Some("node-b")
+    );
+    assert_eq!(
+        b.get("web-5d4c8f7b9-q9wlp").map(String::as_str),
+        Some("node-b")
+    );
     // Three replicas: the Pending one is surplus (its ReplicaSet has 4
     // pods for 3 replicas) and, Pending, is the first the controller deletes.
     assert_eq!(b.len(), 3, "{b:?}");
@@ -243,15 +279,25 @@ fn pending_terminating_finished_and_overcommitted_pods_as_kubernetes_has_them() 
 /// has no room).
 #[test]
 fn a_missing_replica_is_made_under_a_generated_name() {
-    let text = small_dump().replace("    replicas: 3\n    selector: {matchLabels: {app: web}}", "    replicas: 5\n    selector: {matchLabels: {app: web}}");
+    let text = small_dump().replace(
+        "    replicas: 3\n    selector: {matchLabels: {app: web}}",
+        "    replicas: 5\n    selector: {matchLabels: {app: web}}",
+    );
     let im = import(&text).unwrap();
     let c = converge(&im.scenario);
     let b = bindings(&c);
     assert_eq!(b.len(), 5, "{b:?}");
-    assert_eq!(b.get("web-5d4c8f7b9-pndng").map(String::as_str), Some("node-a"));
+    assert_eq!(
+        b.get("web-5d4c8f7b9-pndng").map(String::as_str),
+        Some("node-a")
+    );
     let made: Vec<&String> = b
         .keys()
-        .filter(|n| !["x2x7q", "b4kzn", "q9wlp", "pndng"].iter().any(|s| n.ends_with(s)))
+        .filter(|n| {
+            !["x2x7q", "b4kzn", "q9wlp", "pndng"]
+                .iter()
+                .any(|s| n.ends_with(s))
+        })
         .collect();
     assert_eq!(made.len(), 1);
     assert!(made[0].starts_with("web-5d4c8f7b9-"), "{made:?}");
@@ -271,7 +317,11 @@ fn a_missing_replica_is_made_under_a_generated_name() {
 fn a_pod_on_a_node_not_in_the_input_is_left_out() {
     let text = small_dump().replace("nodeName: node-a", "nodeName: node-z");
     let im = import(&text).unwrap();
-    assert!(has_warning(&im, "spec.nodeName", "\"node-z\" is no node in the input"));
+    assert!(has_warning(
+        &im,
+        "spec.nodeName",
+        "\"node-z\" is no node in the input"
+    ));
     let c = converge(&im.scenario);
     assert!(c.pod_by_name("web-5d4c8f7b9-x2x7q").is_err());
 }
@@ -285,11 +335,8 @@ fn the_script_of_an_import_binds_as_the_import_does() {
     let direct = im.scenario.to_cluster().unwrap();
     let script: Vec<(u64, shepherd::simulator::Event)> =
         im.scenario.events().into_iter().map(|e| (1, e)).collect();
-    let mut sim = shepherd::simulator::Simulator::with_script(
-        1,
-        im.scenario.profile_or_default(),
-        script,
-    );
+    let mut sim =
+        shepherd::simulator::Simulator::with_script(1, im.scenario.profile_or_default(), script);
     let r = sim.step();
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     let want = bindings(&direct);
@@ -300,7 +347,10 @@ fn the_script_of_an_import_binds_as_the_import_does() {
         }
     }
     let p = sim.cluster().pod_by_name("data/postgres-1").unwrap();
-    assert_eq!(sim.cluster().node_by_id(p.node.unwrap()).unwrap().name(), "ip-10-0-18-176.ec2.internal");
+    assert_eq!(
+        sim.cluster().node_by_id(p.node.unwrap()).unwrap().name(),
+        "ip-10-0-18-176.ec2.internal"
+    );
 }
 
 /// The export written anew (no kept documents: a scenario built, not

@@ -315,9 +315,12 @@ fn daemonsets_bare_pods_dotted_node_names_and_toleration_seconds_are_simulated()
     // no room, whoever owns it (its owner is not looked at).
     assert_eq!(im.summary.skipped, vec![("Pod".to_string(), 2)]);
     assert_eq!(im.summary.finished, 2);
-    assert!(im.warnings.iter().any(|w| w.loc.name == "report-29384-x7k2p"
-        && w.path == "status.phase"
-        && w.message.contains("finished")));
+    assert!(im
+        .warnings
+        .iter()
+        .any(|w| w.loc.name == "report-29384-x7k2p"
+            && w.path == "status.phase"
+            && w.message.contains("finished")));
     assert!(has_warning(&im, "status.phase", "finished (Succeeded)"));
     // OnDelete is simulated: read, not warned about.
     assert_eq!(

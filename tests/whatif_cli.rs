@@ -337,10 +337,16 @@ fn a_zone_failure_on_the_mid_sized_dump_as_it_is() {
     pending.sort();
     assert_eq!(pending.len(), 3, "{pending:?}");
     assert_eq!(pending[0].0, "data/postgres");
-    assert!(pending[0].1.contains("8 node(s) didn't match pod anti-affinity rules"));
+    assert!(pending[0]
+        .1
+        .contains("8 node(s) didn't match pod anti-affinity rules"));
     for p in &pending[1..] {
         assert_eq!(p.0, "shop/frontend");
-        assert!(p.1.contains("8 node(s) didn't match pod topology spread constraints"), "{}", p.1);
+        assert!(
+            p.1.contains("8 node(s) didn't match pod topology spread constraints"),
+            "{}",
+            p.1
+        );
     }
     let available = |name: &str| {
         rows(&v, "deployments")

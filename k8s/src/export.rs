@@ -949,7 +949,12 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
                 node_name: p.node.clone(),
             });
             if let Some(h) = hash {
-                if let Some(Value::Map(l)) = v.get("metadata").and_then(|m| m.get("labels")).cloned().as_mut() {
+                if let Some(Value::Map(l)) = v
+                    .get("metadata")
+                    .and_then(|m| m.get("labels"))
+                    .cloned()
+                    .as_mut()
+                {
                     l.push((shepherd::model::POD_TEMPLATE_HASH.to_string(), s(h)));
                     if let Some(meta) = entry(&mut v, "metadata") {
                         put(meta, "labels", Value::Map(l.clone()));

@@ -412,7 +412,10 @@ impl<'a> State<'a> {
             let ns = namespace_of(&o.value)
                 .unwrap_or(DEFAULT_NAMESPACE)
                 .to_string();
-            if matches!(o.loc.kind.as_str(), "Deployment" | "DaemonSet" | "StatefulSet") {
+            if matches!(
+                o.loc.kind.as_str(),
+                "Deployment" | "DaemonSet" | "StatefulSet"
+            ) {
                 let sel = o.value.get("spec").and_then(|s| s.get("selector"));
                 // matchLabels alone: a selector with expressions adopts
                 // nothing here (its pods carry ownerReferences anyway).
@@ -425,7 +428,12 @@ impl<'a> State<'a> {
                         .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
                         .collect();
                     if !labels.is_empty() {
-                        selectors.push((o.loc.kind.clone(), ns.clone(), o.loc.name.clone(), labels));
+                        selectors.push((
+                            o.loc.kind.clone(),
+                            ns.clone(),
+                            o.loc.name.clone(),
+                            labels,
+                        ));
                     }
                 }
             }
@@ -485,7 +493,12 @@ impl<'a> State<'a> {
             return refs;
         };
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE);
-        let label = |k: &str| labels.iter().find(|(l, _)| l == k).and_then(|(_, x)| x.as_str());
+        let label = |k: &str| {
+            labels
+                .iter()
+                .find(|(l, _)| l == k)
+                .and_then(|(_, x)| x.as_str())
+        };
         let hash = label(shepherd::model::POD_TEMPLATE_HASH);
         for (kind, sns, name, sel) in &self.selectors {
             if sns != ns || !sel.iter().all(|(k, x)| label(k) == Some(x)) {
@@ -497,7 +510,10 @@ impl<'a> State<'a> {
                 }
                 ("Deployment", "Pod", Some(h)) => {
                     let rs = format!("{name}-{h}");
-                    if self.present.contains(&("ReplicaSet".into(), ns.to_string(), rs.clone())) {
+                    if self
+                        .present
+                        .contains(&("ReplicaSet".into(), ns.to_string(), rs.clone()))
+                    {
                         return vec![("ReplicaSet".into(), rs)];
                     }
                 }
@@ -1167,7 +1183,9 @@ impl<'a> State<'a> {
         // Each Deployment's ReplicaSets, oldest revision first.
         let mut sets: HashMap<&str, Vec<(&String, &OwnedReplicaSet)>> = HashMap::new();
         for (k, rs) in &self.replica_sets {
-            sets.entry(rs.deployment.as_str()).or_default().push((k, rs));
+            sets.entry(rs.deployment.as_str())
+                .or_default()
+                .push((k, rs));
         }
         for v in sets.values_mut() {
             v.sort_by(|a, b| (a.1.revision, a.0).cmp(&(b.1.revision, b.0)));
@@ -1257,10 +1275,8 @@ impl<'a> State<'a> {
             }
         }
         // DaemonSets first, then Deployments, each in input order.
-        let mut running: Vec<(bool, usize, shepherd::RunningPods)> = by_owner
-            .into_iter()
-            .map(|((d, i), r)| (d, i, r))
-            .collect();
+        let mut running: Vec<(bool, usize, shepherd::RunningPods)> =
+            by_owner.into_iter().map(|((d, i), r)| (d, i, r)).collect();
         running.sort_by_key(|(d, i, _)| (!*d, *i));
         self.scenario.running = running.into_iter().map(|(_, _, r)| r).collect();
         self.warnings.extend(warnings);
@@ -1286,8 +1302,11 @@ impl<'a> State<'a> {
             u.2 += 1;
             u.3.add(&t.scalar_requests);
         };
-        let dep: HashMap<&str, &DeploymentSpec> =
-            sc.deployments.iter().map(|d| (d.name.as_str(), d)).collect();
+        let dep: HashMap<&str, &DeploymentSpec> = sc
+            .deployments
+            .iter()
+            .map(|d| (d.name.as_str(), d))
+            .collect();
         let ds: HashMap<&str, &DaemonSetSpec> =
             sc.daemonsets.iter().map(|d| (d.name.as_str(), d)).collect();
         for r in &sc.running {
@@ -1312,7 +1331,10 @@ impl<'a> State<'a> {
             let cap = &n.spec.capacity;
             let mut over = Vec::new();
             if *cpu > cap.cpu_millis {
-                over.push(format!("cpu requested {cpu}m, allocatable {}m", cap.cpu_millis));
+                over.push(format!(
+                    "cpu requested {cpu}m, allocatable {}m",
+                    cap.cpu_millis
+                ));
             }
             if *mem > cap.memory_bytes {
                 over.push(format!(

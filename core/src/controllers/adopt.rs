@@ -76,7 +76,9 @@ impl RunningPods {
         let what = |m: String| Error::Invalid(format!("running pods of {}: {m}", self.owner));
         for rs in &self.replica_sets {
             if rs.hash.is_empty() {
-                return Err(what("a ReplicaSet without a pod-template-hash; expected one".into()));
+                return Err(what(
+                    "a ReplicaSet without a pod-template-hash; expected one".into(),
+                ));
             }
             crate::model::validate_label_value(&rs.hash, "pod-template-hash")?;
             rs.template.validate(&self.owner)?;
@@ -217,7 +219,10 @@ impl Cluster {
     }
 
     fn adopt(&mut self, id: OwnerId, spec: RunningPods, nodes: Vec<Option<NodeId>>) {
-        let daemon = matches!(self.controllers[id.0 as usize].workload, Workload::DaemonSet(_));
+        let daemon = matches!(
+            self.controllers[id.0 as usize].workload,
+            Workload::DaemonSet(_)
+        );
         // The ReplicaSets as revisions: the new one is the Deployment's own
         // revision (made as it was created), under the ReplicaSet's hash;
         // each other is a revision of its own, though its template may
@@ -308,5 +313,85 @@ impl Cluster {
         if *n == 2 {
             self.hash_collisions += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{NodeSpec, Resources};
+    use crate::util::podname::generated;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    fn cluster() -> Cluster {
+        let mut c = Cluster::new();
+        c.add_node(NodeSpec::new("n1", 4000, 8 << 30)).unwrap();
+        c
+    }
+
+    /// A generated name an imported pod holds is skipped (the API server
+    /// refuses a generated name that exists; the controller tries again):
+    /// the pod made for the missing replica gets another.
+    #[test]
+    fn a_new_pod_never_takes_an_imported_pods_name() {
+        let mut c = cluster();
+        let d = DeploymentSpec::new("web", 2, Resources::new(100, 1 << 20));
+        // The name ordinal 1 of ReplicaSet web-abc12345 would be given.
+        let taken = generated("web-abc12345", 1);
+        c.deploy_running(
+            d.clone(),
+            RunningPods {
+                owner: "web".to_string(),
+                replica_sets: vec![ReplicaSetSpec {
+                    hash: "abc12345".to_string(),
+                    template: d.template.clone(),
+                }],
+                current: Some(0),
+                pods: vec![RunningPod {
+                    name: taken.clone(),
+                    node: Some("n1".to_string()),
+                    replica_set: Some(0),
+                }],
+            },
+        )
+        .unwrap();
+        assert!(
+            c.reconcile_to_fixed_point(crate::scheduler::Profile::kube_scheduler())
+                .converged
+        );
+        let names: Vec<String> = c.pods().map(|p| p.name()).collect();
+        assert_eq!(names.len(), 2);
+        assert_eq!(names[0], taken);
+        assert_ne!(names[1], taken);
+        assert!(names[1].starts_with("web-abc12345-"));
+        for n in &names {
+            assert_eq!(c.pod_by_name(n).unwrap().name(), *n);
+        }
+    }
+
+    /// All or nothing: a pod bound to a node that does not exist refuses
+    /// the whole Deployment, which is not created.
+    #[test]
+    fn a_missing_node_refuses_everything() {
+        let mut c = cluster();
+        let d = DeploymentSpec::new("web", 1, Resources::new(100, 1 << 20));
+        let e = c
+            .deploy_running(
+                d,
+                RunningPods {
+                    owner: "web".to_string(),
+                    pods: vec![RunningPod {
+                        name: "web-x".to_string(),
+                        node: Some("n9".to_string()),
+                        replica_set: None,
+                    }],
+                    ..Default::default()
+                },
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("n9"), "{e}");
+        assert!(c.app("web").is_err());
+        assert_eq!(c.pods().count(), 0);
     }
 }
