@@ -311,6 +311,9 @@ struct OwnedReplicaSet {
     template: PodTemplate,
 }
 
+/// A controller's kind, namespace, name and `spec.selector.matchLabels`.
+type OwnerSelector = (String, String, String, Vec<(String, String)>);
+
 /// A pod a controller in the input owns: it runs (or waits) as it is.
 struct OwnedPod {
     loc: Location,
@@ -360,7 +363,7 @@ struct State<'a> {
     /// The matchLabels of every Deployment, DaemonSet and StatefulSet in
     /// the input (kind, namespace, name, labels), in input order, for
     /// adoption by selector.
-    selectors: Vec<(String, String, String, Vec<(String, String)>)>,
+    selectors: Vec<OwnerSelector>,
     /// (namespace, name) of the Deployments a ReplicaSet in the input
     /// belongs to (by ownerReference, else by its name `<deployment>-<hash>`).
     with_replica_sets: HashSet<(String, String)>,
