@@ -320,6 +320,19 @@ fn describe_and_top_read_the_nodes_books() {
     );
     let p = text(&sim, "describe pod web-0");
     assert!(p.contains("Controlled By:      ReplicaSet/web-"), "{p}");
+    // Looked up by its short form, the pod is described by its own name,
+    // with the events filed under it (Scheduled, from default-scheduler).
+    let own = sim.cluster().pod_by_name("web-0").unwrap().name();
+    assert_ne!(own, "web-0");
+    assert!(
+        p.starts_with(&format!("Name:               {own}\n")),
+        "{p}"
+    );
+    assert!(
+        p.contains(&format!("Successfully assigned default/{own} to ")),
+        "{p}"
+    );
+    assert_eq!(p, text(&sim, &format!("describe pod {own}")));
     assert!(
         p.contains("Explain (default-scheduler, as if it were scheduled now):"),
         "{p}"
