@@ -100,10 +100,17 @@ pub struct PodView<'a> {
     /// in place of a deleted one gets a new one); `uid()` writes it as
     /// Kubernetes writes metadata.uid.
     pub uid_serial: u64,
+    /// The name its cluster gave it, for a pod that ran when the cluster
+    /// was imported as it is (`controllers/adopt.rs`); `None` for a pod
+    /// named as its controller names it.
+    pub imported_name: Option<&'a str>,
 }
 
 impl PodView<'_> {
     pub fn name(&self) -> String {
+        if let Some(n) = self.imported_name {
+            return String::from(n);
+        }
         match (self.kind, self.template_hash) {
             (WorkloadKind::Pod, _) => String::from(self.app),
             (WorkloadKind::Deployment, Some(hash)) => {
@@ -255,6 +262,7 @@ impl Cluster {
             nominated: p.nominated(),
             eviction_at: p.taint_deadline(),
             uid_serial: p.uid,
+            imported_name: c.imported_names.get(&p.ordinal).map(|n| &**n),
         }
     }
 
@@ -288,6 +296,12 @@ impl Cluster {
     pub(crate) fn pod_key(&self, name: &str) -> Result<u32, Error> {
         let missing = || Error::not_found("pod", name);
         let name = crate::model::namespace::canonical(name);
+        if let Some(&(c, ordinal)) = self.imported_pods.get(name) {
+            return self.controllers[c.0 as usize]
+                .pods
+                .get(ordinal)
+                .ok_or_else(missing);
+        }
         if let Some(c) = self.controller_by_name.get(name) {
             let ctl = &self.controllers[c.0 as usize];
             if ctl.workload.kind() == WorkloadKind::Pod {

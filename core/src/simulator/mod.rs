@@ -109,6 +109,11 @@ pub enum Event {
     ApplyNode(NodeSpec),
     /// `kubectl apply` of a PriorityClass: see [`Cluster::apply_priority_class`].
     ApplyPriorityClass(crate::model::priority::PriorityClass),
+    /// The pods a Deployment or DaemonSet of an imported cluster runs
+    /// already, bound where they run under their own names: given to a
+    /// DaemonSet created before, or to the Deployment the next event of
+    /// the script creates (see [`Cluster::stage_running`]).
+    Running(crate::controllers::adopt::RunningPods),
 }
 
 impl Event {
@@ -177,6 +182,7 @@ impl Event {
             Event::ApplyPriorityClass(pc) => {
                 format!("apply PriorityClass {} (value {})", pc.name, pc.value)
             }
+            Event::Running(r) => format!("{} running pods of {}", r.pods.len(), r.owner),
         }
     }
 }
@@ -720,6 +726,9 @@ impl Simulator {
                 Ok(())
             }
             Event::ApplyPriorityClass(pc) => c.check_apply_priority_class(pc),
+            // Checked against the nodes and names when they are given to
+            // their owner.
+            Event::Running(r) => r.validate(),
             Event::AddNamespace(n) => {
                 n.validate()?;
                 let mut labels = n.labels.clone();
@@ -931,6 +940,7 @@ impl Simulator {
             Event::ApplyPod(p) => c.apply_pod(p.clone()),
             Event::ApplyNode(n) => c.apply_node(n.clone()),
             Event::ApplyPriorityClass(pc) => c.apply_priority_class(pc.clone()),
+            Event::Running(r) => c.stage_running(r.clone()),
         }
     }
 
