@@ -137,3 +137,35 @@ test('what if a zone fails: the imported example, Before and After', async () =>
     await app.close();
   }
 });
+
+test('what if on a phone: the dialog fits 390x844, with zero axe-core violations', async () => {
+  const app = await openApp({ viewport: { width: 390, height: 844 } });
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    // The tour's cluster at tick 5: a node's kubelet stopped, what follows.
+    await step(page, 5);
+    await openMenu(page, 'scenario');
+    await page.click('#btn-whatif');
+    await page.waitForSelector('#whatif[open]');
+    await page.selectOption('#form-whatif select[name=type]', 'failNode');
+    const nodes = await page.$$eval('#whatif-targets option', (os) => os.map((o) => o.value));
+    assert.ok(nodes.includes('node-1'), nodes.join(' '));
+    await page.fill('#form-whatif input[name=target]', 'node-1');
+    await page.click('#whatif-add');
+    await page.selectOption('#form-whatif select[name=type]', 'scale');
+    await page.fill('#form-whatif input[name=target]', 'web');
+    await page.fill('#form-whatif input[name=replicas]', '12');
+    await page.click('#whatif-add');
+    await page.click('#whatif-run');
+    await page.waitForFunction(() => document.body.dataset.whatif === 'done');
+    assert.match(await page.textContent('#whatif-status'), /fail-node node-1, t=\d+ scale web=12/);
+    const right = await page.$eval('#whatif', (d) => d.getBoundingClientRect().right);
+    assert.ok(right <= 390.5, `the dialog runs to ${right}px`);
+    assert.deepEqual(await axeViolations(page, { include: '#whatif' }), [], 'the what-if dialog on a phone');
+    await app.screenshot('whatif-390', { fullPage: false });
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
