@@ -353,3 +353,30 @@ fn gpu_pods_pack_by_the_gpu_weight_the_strategy_gives() {
     assert_eq!(on, "gpu-a", "{totals:?}");
     assert_eq!(totals[0].1, Some(2));
 }
+
+/// The kubelet's OutOfmemory message counts bytes (requested, used,
+/// capacity), as lifecycle.InsufficientResourceError prints them: a 40Gi
+/// pod bound by nodeName to a 32Gi node.
+#[test]
+fn the_kubelet_counts_memory_in_bytes_when_it_rejects() {
+    use shepherd_k8s::kubectl::{run_line, Page, Reply};
+    let text = node("small", None)
+        + &pod("big", "      requests:\n        memory: 40Gi\n")
+        + "  nodeName: small\n";
+    let im = import(&text).expect("the import");
+    let sc = &im.scenario;
+    let mut c = sc.to_cluster().expect("a cluster");
+    let profile = sc.profile_or_default();
+    assert!(c.reconcile_to_fixed_point(profile.clone()).converged);
+    let d = match run_line(&c, &profile, "describe pod big", None, Page::ALL) {
+        Ok(Reply::Text { text, .. }) => text,
+        other => panic!("expected text, got {other:?}"),
+    };
+    assert!(d.contains("OutOfmemory"), "{d}");
+    let want = format!(
+        "Node didn't have enough resource: memory, requested: {}, used: 0, capacity: {}",
+        40u64 << 30,
+        32u64 << 30
+    );
+    assert!(d.contains(&want), "{d}");
+}
