@@ -380,3 +380,24 @@ fn the_kubelet_counts_memory_in_bytes_when_it_rejects() {
     );
     assert!(d.contains(&want), "{d}");
 }
+
+/// `kubectl get node -o json` gives the node's extended resources,
+/// ephemeral-storage and huge pages in status.allocatable, as the API
+/// server holds them (what `-o jsonpath='{.status.allocatable.nvidia\.com/gpu}'`
+/// reads).
+#[test]
+fn get_node_as_json_lists_extended_resources_in_allocatable() {
+    use shepherd_k8s::kubectl::{run_line, Page, Reply};
+    let im = import(&node("gpu-a", Some("4"))).expect("the import");
+    let c = im.scenario.to_cluster().expect("a cluster");
+    let profile = im.scenario.profile_or_default();
+    let j = match run_line(&c, &profile, "get node gpu-a -o json", None, Page::ALL) {
+        Ok(Reply::Text { text, .. }) => text,
+        other => panic!("expected text, got {other:?}"),
+    };
+    let v: serde_json::Value = serde_json::from_str(&j).expect("JSON");
+    let alloc = &v["status"]["allocatable"];
+    assert_eq!(alloc["nvidia.com/gpu"], "4", "{j}");
+    assert_eq!(alloc["ephemeral-storage"], "100Gi", "{j}");
+    assert_eq!(alloc["cpu"], "8000m", "{j}");
+}
