@@ -263,6 +263,26 @@ mod tests {
         }
     }
 
+    /// Scored extended resources, BalancedAllocation's resources and the
+    /// ignored resources survive the page's document both ways.
+    #[test]
+    fn extended_resource_settings_round_trip() {
+        let gpu = Resource::Scalar("nvidia.com/gpu".into());
+        let mut p = Profile::kube_scheduler();
+        p.fit.resources.push((gpu.clone(), 5));
+        p.balanced_resources.push(gpu);
+        p.ignored_resources = vec!["example.com/x".into()];
+        p.ignored_resource_groups = vec!["example.org".into()];
+        let doc = ProfileDoc::from_engine(&p);
+        assert_eq!(doc.balanced_resources, ["cpu", "memory", "nvidia.com/gpu"]);
+        let json = serde_json::to_string(&doc).unwrap();
+        let back: ProfileDoc = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.to_engine().unwrap(), p);
+        // The default list is left out of the document.
+        let plain = serde_json::to_value(ProfileDoc::from_engine(&Profile::kube_scheduler())).unwrap();
+        assert!(plain.get("balancedResources").is_none());
+    }
+
     #[test]
     fn bad_profiles_name_the_field() {
         let mut doc = ProfileDoc::from_engine(&Profile::kube_scheduler());
