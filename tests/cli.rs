@@ -886,7 +886,9 @@ fn simulate_shows_the_extended_resources_a_cluster_has() {
     let dir = std::env::temp_dir().join(format!("shepherd-cli-gpu-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let file = dir.join("gpus.yaml");
-    let node = |name: &str, gpus: &str| format!("---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\nstatus:\n  allocatable:\n    cpu: \"8\"\n    memory: 32Gi\n    ephemeral-storage: 100Gi\n{gpus}");
+    let node = |name: &str, gpus: &str| {
+        format!("---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\nstatus:\n  allocatable:\n    cpu: \"8\"\n    memory: 32Gi\n    ephemeral-storage: 100Gi\n{gpus}")
+    };
     let text = node("gpu-a", "    nvidia.com/gpu: \"4\"\n")
         + &node("gpu-b", "    nvidia.com/gpu: \"2\"\n")
         + &node("plain", "")
@@ -902,7 +904,8 @@ fn simulate_shows_the_extended_resources_a_cluster_has() {
     let lines: Vec<&str> = section.lines().take(7).map(str::trim).collect();
     // ephemeral-storage: 3Gi of 300Gi on 3 nodes; nvidia.com/gpu 3 of 6 on 2.
     assert!(
-        lines[0].starts_with("ephemeral-storage") && lines[0].ends_with("3Gi/300Gi (1%) on 3 nodes"),
+        lines[0].starts_with("ephemeral-storage")
+            && lines[0].ends_with("3Gi/300Gi (1%) on 3 nodes"),
         "{section}"
     );
     let gpu = lines
@@ -912,7 +915,9 @@ fn simulate_shows_the_extended_resources_a_cluster_has() {
     assert!(lines[gpu].ends_with("3/6 (50%) on 2 nodes"), "{section}");
     let per_node: Vec<&str> = lines[gpu + 1..gpu + 3].to_vec();
     assert!(
-        per_node.iter().all(|l| l.starts_with("gpu-a: ") || l.starts_with("gpu-b: ")),
+        per_node
+            .iter()
+            .all(|l| l.starts_with("gpu-a: ") || l.starts_with("gpu-b: ")),
         "{section}"
     );
     let (code, out, err) = run(&["simulate".into(), path, "--output".into(), "json".into()]);
@@ -923,7 +928,11 @@ fn simulate_shows_the_extended_resources_a_cluster_has() {
     assert_eq!(a["scalars"]["nvidia.com/gpu"]["allocatable"], 4);
     let used: u64 = nodes
         .iter()
-        .map(|n| n["scalars"]["nvidia.com/gpu"]["requested"].as_u64().unwrap_or(0))
+        .map(|n| {
+            n["scalars"]["nvidia.com/gpu"]["requested"]
+                .as_u64()
+                .unwrap_or(0)
+        })
         .sum();
     assert_eq!(used, 3);
     std::fs::remove_dir_all(&dir).ok();

@@ -1502,7 +1502,8 @@ fn daemonset_pods_requesting_gpus_fit_gpu_nodes_and_preempt_for_their_gpu() {
         .unwrap();
     c.add_node(NodeSpec::new("gpu-b", 4000, 8192 * MIB).with_scalar("nvidia.com/gpu", 1))
         .unwrap();
-    c.add_node(NodeSpec::new("plain", 4000, 8192 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("plain", 4000, 8192 * MIB))
+        .unwrap();
     c.add_priority_class(PriorityClass::new("node-critical", 100000))
         .unwrap();
     // gpu-b's one GPU taken by a priority-0 pod first.

@@ -324,7 +324,8 @@ fn scoring_resources_may_name_extended_resources_and_round_trip() {
 /// goes to the other, whose cpu it fills more.
 #[test]
 fn gpu_pods_pack_by_the_gpu_weight_the_strategy_gives() {
-    let nodes = node("gpu-a", Some("8")).replace("cpu: \"8\"", "cpu: \"2\"") + &node("gpu-b", Some("2"));
+    let nodes =
+        node("gpu-a", Some("8")).replace("cpu: \"8\"", "cpu: \"2\"") + &node("gpu-b", Some("2"));
     let text = |resources: &str| {
         format!("{nodes}{}---\napiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  plugins:\n    score:\n      disabled:\n      - name: '*'\n      enabled:\n      - name: NodeResourcesFit\n        weight: 1\n  percentageOfNodesToScore: 100\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        type: MostAllocated\n        resources:\n{resources}", deployment("train", 1, 1))
     };
@@ -349,7 +350,9 @@ fn gpu_pods_pack_by_the_gpu_weight_the_strategy_gives() {
         ]
     );
     // Without it: (5 + 0) / 2 = 2 against (1 + 0) / 2 = 0.
-    let (on, totals) = placed(&text("        - {name: cpu, weight: 1}\n        - {name: memory, weight: 1}\n"));
+    let (on, totals) = placed(&text(
+        "        - {name: cpu, weight: 1}\n        - {name: memory, weight: 1}\n",
+    ));
     assert_eq!(on, "gpu-a", "{totals:?}");
     assert_eq!(totals[0].1, Some(2));
 }

@@ -242,8 +242,12 @@ fn run(seed: u64, fast: FastPaths, lowest: bool) -> Trace {
             .expect("a new class");
     }
     for i in 0..nodes {
-        c.add_node(scalar_node(&mut sc, scalars, random_node(&mut rng, i, uniform)))
-            .expect("a new node");
+        c.add_node(scalar_node(
+            &mut sc,
+            scalars,
+            random_node(&mut rng, i, uniform),
+        ))
+        .expect("a new node");
     }
     let apps = rng.range(3, 10) as usize;
     let mut made = 0usize;
@@ -279,8 +283,12 @@ fn run(seed: u64, fast: FastPaths, lowest: bool) -> Trace {
         }
         if wave > 0 && rng.chance(30) {
             let i = nodes + wave;
-            c.add_node(scalar_node(&mut sc, scalars, random_node(&mut rng, i, uniform)))
-                .expect("a new node");
+            c.add_node(scalar_node(
+                &mut sc,
+                scalars,
+                random_node(&mut rng, i, uniform),
+            ))
+            .expect("a new node");
         }
         if wave > 0 && rng.chance(50) {
             let name = format!("app{}", rng.below(made as u64));

@@ -1367,7 +1367,8 @@ fn full_gpu_node() -> Cluster {
     let mut c = Cluster::new();
     c.add_node(NodeSpec::new("gpu", 8000, 32768 * MIB).with_scalar("nvidia.com/gpu", 4))
         .unwrap();
-    c.add_node(NodeSpec::new("plain", 2000, 8192 * MIB)).unwrap();
+    c.add_node(NodeSpec::new("plain", 2000, 8192 * MIB))
+        .unwrap();
     for (name, v) in [("ten", 10), ("twenty", 20), ("top", 1000)] {
         c.add_priority_class(PriorityClass::new(name, v)).unwrap();
     }
@@ -1414,9 +1415,13 @@ fn a_gpu_pod_preempts_the_gpu_pods_whose_gpus_it_needs() {
     assert_eq!(node_of(&c, "lo-b-0").as_deref(), Some("gpu"));
     assert_eq!(node_of(&c, "lo-c-0").as_deref(), Some("gpu"));
     // The filler pods on the plain node were not touched.
-    assert!(events(&c, "Preempted")
-        .iter()
-        .all(|e| e.starts_with("pod/lo-a-")), "{:?}", events(&c, "Preempted"));
+    assert!(
+        events(&c, "Preempted")
+            .iter()
+            .all(|e| e.starts_with("pod/lo-a-")),
+        "{:?}",
+        events(&c, "Preempted")
+    );
     shepherd::verify::verify_capacity(&c).expect("no resource overcommitted");
 }
 
@@ -1426,10 +1431,8 @@ fn a_gpu_pod_preempts_the_gpu_pods_whose_gpus_it_needs() {
 #[test]
 fn victims_free_enough_gpus_and_no_more_and_an_impossible_ask_preempts_nothing() {
     let mut c = full_gpu_node();
-    c.deploy(
-        app("big", 1, 500, Some("top")).with_template(|t| t.with_scalar("nvidia.com/gpu", 3)),
-    )
-    .unwrap();
+    c.deploy(app("big", 1, 500, Some("top")).with_template(|t| t.with_scalar("nvidia.com/gpu", 3)))
+        .unwrap();
     c.reconcile_to_fixed_point(ScorePolicy::BinPack);
     let pre = c.last_preemption("big-0").expect("big preempted");
     assert_eq!(pre.candidates[0].victims.len(), 2, "{pre:?}");

@@ -699,12 +699,10 @@ fn totals(w: &World, scored: &[&NodeView], inc: &Incoming, profile: &Profile) ->
                 .iter()
                 .map(|n| fit_score(w, n, inc, profile))
                 .collect(),
-            Plugin::NodeResourcesBalancedAllocation => {
-                scored
-                    .iter()
-                    .map(|n| balanced_score(w, n, inc, profile))
-                    .collect()
-            }
+            Plugin::NodeResourcesBalancedAllocation => scored
+                .iter()
+                .map(|n| balanced_score(w, n, inc, profile))
+                .collect(),
             Plugin::TaintToleration => {
                 let mut v: Vec<i64> = scored
                     .iter()
@@ -1135,9 +1133,10 @@ impl ScalarCase {
             return p;
         }
         if self.rng.chance(50) {
-            p.fit
-                .resources
-                .push((Resource::Scalar(GPU.to_string()), self.rng.range(1, 6) as i64));
+            p.fit.resources.push((
+                Resource::Scalar(GPU.to_string()),
+                self.rng.range(1, 6) as i64,
+            ));
         }
         if self.rng.chance(25) {
             p.fit
@@ -1148,14 +1147,29 @@ impl ScalarCase {
             p.fit.kind = ScoringStrategyType::RequestedToCapacityRatio;
             p.fit.shape = if self.rng.chance(50) {
                 vec![
-                    UtilizationShapePoint { utilization: 0, score: 0 },
-                    UtilizationShapePoint { utilization: 100, score: 10 },
+                    UtilizationShapePoint {
+                        utilization: 0,
+                        score: 0,
+                    },
+                    UtilizationShapePoint {
+                        utilization: 100,
+                        score: 10,
+                    },
                 ]
             } else {
                 vec![
-                    UtilizationShapePoint { utilization: 0, score: 10 },
-                    UtilizationShapePoint { utilization: 40, score: 3 },
-                    UtilizationShapePoint { utilization: 100, score: 0 },
+                    UtilizationShapePoint {
+                        utilization: 0,
+                        score: 10,
+                    },
+                    UtilizationShapePoint {
+                        utilization: 40,
+                        score: 3,
+                    },
+                    UtilizationShapePoint {
+                        utilization: 100,
+                        score: 0,
+                    },
                 ]
             };
         }

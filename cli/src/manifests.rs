@@ -702,13 +702,15 @@ fn print_scalars(c: &Cluster) {
         return;
     }
     let pct = |a: u64, b: u64| a.saturating_mul(100).checked_div(b).unwrap_or(0);
-    println!("
-extended resources (requests of allocatable):");
+    println!(
+        "
+extended resources (requests of allocatable):"
+    );
     let w = by.keys().map(String::len).max().unwrap_or(0);
     for (k, nodes) in &by {
-        let (a, r) = nodes
-            .iter()
-            .fold((0u64, 0u64), |(a, r), x| (a.saturating_add(x.1), r.saturating_add(x.2)));
+        let (a, r) = nodes.iter().fold((0u64, 0u64), |(a, r), x| {
+            (a.saturating_add(x.1), r.saturating_add(x.2))
+        });
         let offering = nodes.iter().filter(|x| x.1 > 0).count();
         println!(
             "  {k:<w$}  {} {}/{} ({}%) on {offering} node{}",

@@ -139,10 +139,15 @@ impl ProfileDoc {
                 TieBreak::LowestNodeId => "LowestNodeId",
             }
             .into(),
-            balanced_resources: if p.balanced_resources == shepherd::scheduler::profile::default_balanced_resources() {
+            balanced_resources: if p.balanced_resources
+                == shepherd::scheduler::profile::default_balanced_resources()
+            {
                 Vec::new()
             } else {
-                p.balanced_resources.iter().map(|r| r.name().to_string()).collect()
+                p.balanced_resources
+                    .iter()
+                    .map(|r| r.name().to_string())
+                    .collect()
             },
             ignored_resources: p.ignored_resources.clone(),
             ignored_resource_groups: p.ignored_resource_groups.clone(),
@@ -279,7 +284,8 @@ mod tests {
         let back: ProfileDoc = serde_json::from_str(&json).unwrap();
         assert_eq!(back.to_engine().unwrap(), p);
         // The default list is left out of the document.
-        let plain = serde_json::to_value(ProfileDoc::from_engine(&Profile::kube_scheduler())).unwrap();
+        let plain =
+            serde_json::to_value(ProfileDoc::from_engine(&Profile::kube_scheduler())).unwrap();
         assert!(plain.get("balancedResources").is_none());
     }
 

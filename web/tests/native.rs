@@ -950,7 +950,11 @@ fn a_gpu_nodes_card_carries_its_gpus() {
     let (mut s, _) = shepherd_web::manifests::import_session(text, 1).expect("the import");
     s.run(3);
     let gpu = node_named(&s, "gpu-a");
-    assert_eq!(gpu.extended.len(), 1, "ephemeral-storage is no extended resource");
+    assert_eq!(
+        gpu.extended.len(),
+        1,
+        "ephemeral-storage is no extended resource"
+    );
     assert_eq!(gpu.extended[0].name, "nvidia.com/gpu");
     assert_eq!((gpu.extended[0].used, gpu.extended[0].capacity), (3, 4));
     assert!(node_named(&s, "plain").extended.is_empty());

@@ -724,7 +724,12 @@ fn local_plan(profile: &Profile, tpl: &crate::model::PodTemplate) -> Option<Loca
         .weight(Plugin::NodeResourcesBalancedAllocation)
         .unwrap_or(0);
     if w_bal > 0 {
-        let bal = || profile.balanced_resources.iter().filter(|r| !r.inert_for(tpl));
+        let bal = || {
+            profile
+                .balanced_resources
+                .iter()
+                .filter(|r| !r.inert_for(tpl))
+        };
         if bal().count() != 2
             || !bal().any(|r| *r == Resource::Cpu)
             || !bal().any(|r| *r == Resource::Memory)
