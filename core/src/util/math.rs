@@ -32,7 +32,7 @@ pub fn sqrt(x: f64) -> f64 {
 /// two doubles, so the nearest square names the nearest root.
 pub fn sqrt_rounded(x: f64) -> f64 {
     let y = sqrt(x);
-    if !(y > 0.0) || y.is_infinite() || x < f64::MIN_POSITIVE * 4.0 {
+    if y.is_nan() || y <= 0.0 || y.is_infinite() || x < f64::MIN_POSITIVE * 4.0 {
         return y;
     }
     let residual = |c: f64| {
