@@ -831,6 +831,11 @@ pub struct Cluster {
     /// `Requested.ScalarResources`. Empty on almost every node; touched
     /// only by binds and unbinds of pods that request some.
     pub(crate) scalar_used: Vec<crate::model::scalar::Scalars>,
+    /// Per node, the host ports its bound pods take (NodeInfo's
+    /// `UsedPorts`, the NodePorts plugin's book: `plugins/node_ports/`).
+    /// Empty on almost every node; touched only by binds and unbinds of
+    /// pods with host ports.
+    pub(crate) used_ports: Vec<crate::scheduler::plugins::node_ports::UsedPorts>,
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
     /// compare their slots against, eight nodes to a cache line.
     pub(crate) stamps: Vec<u64>,
@@ -1031,6 +1036,7 @@ impl Cluster {
             unfiled: Vec::new(),
             hot: Vec::new(),
             scalar_used: Vec::new(),
+            used_ports: Vec::new(),
             stamps: Vec::new(),
             spec_stamps: Vec::new(),
             soft_tainted: 0,
@@ -1418,6 +1424,7 @@ impl Cluster {
             let h = &mut self.hot[id.0 as usize];
             (h.allocated, h.nonzero) = (Resources::ZERO, Resources::ZERO);
             self.scalar_used[id.0 as usize] = Default::default();
+            self.used_ports[id.0 as usize] = Default::default();
             self.refresh_hot(id);
             self.refresh_domains(id, was);
             self.capacity_epoch += 1;
@@ -1439,6 +1446,7 @@ impl Cluster {
         self.node_pods.push(Vec::new());
         self.hot.push(NodeInfo::default());
         self.scalar_used.push(Default::default());
+        self.used_ports.push(Default::default());
         self.stamps.push(0);
         self.spec_stamps.push(0);
         self.refresh_hot(id);
@@ -2602,6 +2610,7 @@ impl Cluster {
         if scalars {
             self.book_scalars(k, i, true);
         }
+        self.book_host_ports(k, i, true);
         let uid = {
             self.set_pod_node(k, Some(n));
             let p = self.pod_mut(k);
@@ -2709,6 +2718,7 @@ impl Cluster {
         if scalars {
             self.book_scalars(k, n.0 as usize, false);
         }
+        self.book_host_ports(k, n.0 as usize, false);
         self.set_pod_node(k, None);
         let p = self.pod_mut(k);
         p.ready = false;
@@ -2972,9 +2982,13 @@ fn template_hash(t: &PodTemplate) -> String {
     // A template without a priorityClassName or scored requests of its own
     // hashes as it did before those fields existed (they are the last
     // fields, in that order), so ReplicaSet names stay put.
-    // Likewise a template without scalar requests (the last field).
+    // Likewise a template without scalar requests, and one without host
+    // ports (the last field).
     const SUFFIX: &[u8] =
         b", priority_class_name: None, non_zero_requests: None, scalar_requests: {} }";
+    const HOST: &[u8] = b", host_ports: [] }";
+    /// The tail kept back: the longest suffix cut.
+    const KEPT: usize = SUFFIX.len() + HOST.len();
     const SCORED: &[u8] = b", non_zero_requests: None, scalar_requests: {} }";
     const SCALAR: &[u8] = b", scalar_requests: {} }";
     /// FNV-1a over the text written, but its last `SUFFIX.len()` bytes
@@ -2993,8 +3007,8 @@ fn template_hash(t: &PodTemplate) -> String {
     impl core::fmt::Write for Writer {
         fn write_str(&mut self, s: &str) -> core::fmt::Result {
             self.tail.extend_from_slice(s.as_bytes());
-            if self.tail.len() >= 4 * SUFFIX.len() {
-                let cut = self.tail.len() - SUFFIX.len();
+            if self.tail.len() >= 4 * KEPT {
+                let cut = self.tail.len() - KEPT;
                 fnv(&mut self.h, &self.tail[..cut]);
                 self.tail.drain(..cut);
             }
@@ -3003,11 +3017,16 @@ fn template_hash(t: &PodTemplate) -> String {
     }
     let mut w = Writer {
         h: 0xcbf2_9ce4_8422_2325,
-        tail: Vec::with_capacity(8 * SUFFIX.len()),
+        tail: Vec::with_capacity(8 * KEPT),
     };
     // Writing to a Writer cannot fail. (Spread constraints at the default
     // inclusion policies write none: see `TopologySpreadConstraint`'s Debug.)
     let _ = core::fmt::write(&mut w, format_args!("{t:?}"));
+    if let Some(cut) = w.tail.strip_suffix(HOST) {
+        let end = cut.len();
+        w.tail.truncate(end);
+        w.tail.extend_from_slice(b" }");
+    }
     let cut = w
         .tail
         .strip_suffix(SUFFIX)
@@ -3077,6 +3096,9 @@ mod template_hash_tests {
     /// The hash as it was made: of the debug form as a string.
     fn hash_of_text(t: &PodTemplate) -> String {
         let mut text = format!("{:?}", t);
+        if let Some(cut) = text.strip_suffix(", host_ports: [] }") {
+            text = format!("{cut} }}");
+        }
         if let Some(cut) = text.strip_suffix(", scalar_requests: {} }") {
             text = format!("{cut} }}");
         }

@@ -46,7 +46,7 @@ use crate::model::NodeInclusionPolicy::{self, Honor, Ignore};
 use crate::model::{Resources, WhenUnsatisfiable, HOSTNAME_KEY};
 pub use fast::FastPaths;
 use plugins::{
-    inter_pod_affinity as ipa, node_affinity, node_resources_balanced_allocation as balanced,
+    inter_pod_affinity as ipa, node_affinity, node_ports, node_resources_balanced_allocation as balanced,
     node_resources_fit as fit, node_unschedulable, pod_topology_spread as spread, taint_toleration,
 };
 pub(crate) use preemption::PreemptionRecord;
@@ -120,6 +120,8 @@ pub enum Unfit {
     PodAffinity,
     PodAntiAffinity,
     ExistingAntiAffinity,
+    /// A host port of the pod's is taken on the node.
+    NodePorts,
 }
 
 impl Unfit {
@@ -157,6 +159,7 @@ impl Unfit {
             Unfit::PodAffinity => one(ipa::REASON_AFFINITY),
             Unfit::PodAntiAffinity => one(ipa::REASON_ANTI_AFFINITY),
             Unfit::ExistingAntiAffinity => one(ipa::REASON_EXISTING_ANTI_AFFINITY),
+            Unfit::NodePorts => one(node_ports::REASON),
         }
     }
 
@@ -170,7 +173,8 @@ impl Unfit {
     /// podtopologyspread/filtering.go); InterPodAffinity says
     /// UnschedulableAndUnresolvable for required affinity and Unschedulable
     /// for anti-affinity, the pod's or the existing pods'
-    /// (interpodaffinity/filtering.go).
+    /// (interpodaffinity/filtering.go); NodePorts says Unschedulable
+    /// (nodeports/node_ports.go).
     pub fn code(&self) -> Code {
         match self {
             Unfit::Unschedulable
@@ -185,9 +189,10 @@ impl Unfit {
                     Code::Unschedulable
                 }
             }
-            Unfit::SpreadSkew | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
-                Code::Unschedulable
-            }
+            Unfit::SpreadSkew
+            | Unfit::PodAntiAffinity
+            | Unfit::ExistingAntiAffinity
+            | Unfit::NodePorts => Code::Unschedulable,
         }
     }
 
@@ -212,6 +217,7 @@ impl Unfit {
             Unfit::PodAffinity | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
                 Plugin::InterPodAffinity.name()
             }
+            Unfit::NodePorts => Plugin::NodePorts.name(),
         }
     }
 }
@@ -350,6 +356,10 @@ struct Batch {
     /// every filter), never the heap, the index or the class cycle, whose
     /// summaries count cpu and memory only.
     scalars: bool,
+    /// The template takes host ports (NodePorts' PreFilter does not skip
+    /// it): the batch takes the plain cycle, like `scalars`, since the
+    /// heap, the index and the class cycle do not book ports.
+    host_ports: bool,
     /// Per node, NodeResourcesFit's and BalancedAllocation's weighted sum for
     /// this batch's pods (lent by the caches, shared by equal `local_key`s).
     local: cache::Slots<i64>,

@@ -21,6 +21,9 @@ impl Cluster {
         if !b.hard.is_empty() && self.spread_filter(NodeId(i as u32), b).is_err() {
             return false;
         }
+        if b.host_ports && !node_ports::fits(&b.rev.template.host_ports, &self.used_ports[i]) {
+            return false;
+        }
         self.inter_pod_passes(i, b)
     }
 

@@ -52,6 +52,9 @@ impl Cluster {
         for p in &profile.filters {
             match p {
                 Plugin::NodeResourcesFit => self.fit_filter(n, b, profile)?,
+                Plugin::NodePorts if b.host_ports => {
+                    self.node_ports_filter(n, &b.rev.template.host_ports)?
+                }
                 Plugin::PodTopologySpread => self.spread_filter(n, b)?,
                 Plugin::InterPodAffinity if b.inter_pod_filter => {
                     self.inter_pod_filter(n, &b.rev)?
@@ -365,7 +368,7 @@ impl Cluster {
                         spread::normalize(&mut b.spread_raw).collect()
                     };
                 }
-                Plugin::NodeUnschedulable => continue,
+                Plugin::NodeUnschedulable | Plugin::NodePorts => continue,
             }
             debug_assert_eq!(norm.len(), m);
             if skipped.contains(&p) {
@@ -412,9 +415,10 @@ impl Cluster {
                 Plugin::NodeAffinity => b.rev.template.node_affinity.preferred.is_empty(),
                 Plugin::NodeResourcesBalancedAllocation => b.best_effort,
                 Plugin::InterPodAffinity => self.ipa_skips(&b.rev, profile),
-                Plugin::TaintToleration | Plugin::NodeResourcesFit | Plugin::NodeUnschedulable => {
-                    false
-                }
+                Plugin::TaintToleration
+                | Plugin::NodeResourcesFit
+                | Plugin::NodeUnschedulable
+                | Plugin::NodePorts => false,
             })
             .collect()
     }

@@ -10,6 +10,7 @@
 
 pub mod inter_pod_affinity;
 pub mod node_affinity;
+pub mod node_ports;
 pub mod node_resources_balanced_allocation;
 pub mod node_resources_fit;
 pub mod node_unschedulable;
@@ -89,15 +90,17 @@ registry! {
     NodeAffinity { filter: Some(2), score: Some((1, 2)) },
     /// Filter: requests fit allocatable cpu, memory and pods. Score: the
     /// scoring strategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio).
-    NodeResourcesFit { filter: Some(3), score: Some((2, 1)) },
+    NodeResourcesFit { filter: Some(4), score: Some((2, 1)) },
     /// Score: how evenly cpu and memory would be used.
     NodeResourcesBalancedAllocation { filter: None, score: Some((5, 1)) },
     /// Filter: DoNotSchedule constraints. Score: ScheduleAnyway constraints
     /// and the system default constraints.
-    PodTopologySpread { filter: Some(4), score: Some((3, 2)) },
+    PodTopologySpread { filter: Some(5), score: Some((3, 2)) },
     /// Filter: required pod affinity and anti-affinity (both ways). Score:
     /// preferred terms, and existing pods' terms toward the incoming pod.
-    InterPodAffinity { filter: Some(5), score: Some((4, 2)) },
+    InterPodAffinity { filter: Some(6), score: Some((4, 2)) },
+    /// Filter: the pod's host ports are free on the node.
+    NodePorts { filter: Some(3), score: None },
 }
 
 impl Plugin {
@@ -275,6 +278,7 @@ mod tests {
                 NodeUnschedulable,
                 TaintToleration,
                 NodeAffinity,
+                NodePorts,
                 NodeResourcesFit,
                 PodTopologySpread,
                 InterPodAffinity
@@ -296,7 +300,7 @@ mod tests {
         }
         let e = Plugin::parse("ImageLocality").unwrap_err().to_string();
         assert!(
-            e.ends_with("expected one of NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity"),
+            e.ends_with("expected one of NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity, NodePorts"),
             "{e}"
         );
     }
