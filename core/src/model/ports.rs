@@ -116,6 +116,12 @@ impl fmt::Debug for HostPort {
 /// `TCP/0.0.0.0/8080`, as kube-scheduler's tests write them.
 impl fmt::Display for HostPort {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}/{}", self.protocol.as_str(), self.host_ip, self.port)
+        write!(
+            f,
+            "{}/{}/{}",
+            self.protocol.as_str(),
+            self.host_ip,
+            self.port
+        )
     }
 }

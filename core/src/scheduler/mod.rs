@@ -46,8 +46,9 @@ use crate::model::NodeInclusionPolicy::{self, Honor, Ignore};
 use crate::model::{Resources, WhenUnsatisfiable, HOSTNAME_KEY};
 pub use fast::FastPaths;
 use plugins::{
-    inter_pod_affinity as ipa, node_affinity, node_ports, node_resources_balanced_allocation as balanced,
-    node_resources_fit as fit, node_unschedulable, pod_topology_spread as spread, taint_toleration,
+    inter_pod_affinity as ipa, node_affinity, node_ports,
+    node_resources_balanced_allocation as balanced, node_resources_fit as fit, node_unschedulable,
+    pod_topology_spread as spread, taint_toleration,
 };
 pub(crate) use preemption::PreemptionRecord;
 pub use preemption::{
@@ -120,8 +121,10 @@ pub enum Unfit {
     PodAffinity,
     PodAntiAffinity,
     ExistingAntiAffinity,
-    /// A host port of the pod's is taken on the node.
-    NodePorts,
+    /// A host port of the pod's (the first, in its order) conflicts with
+    /// one taken on the node. Kubernetes' reason does not name it;
+    /// [`Unfit::detail`] does.
+    NodePorts(crate::model::ports::HostPort),
 }
 
 impl Unfit {
@@ -159,7 +162,7 @@ impl Unfit {
             Unfit::PodAffinity => one(ipa::REASON_AFFINITY),
             Unfit::PodAntiAffinity => one(ipa::REASON_ANTI_AFFINITY),
             Unfit::ExistingAntiAffinity => one(ipa::REASON_EXISTING_ANTI_AFFINITY),
-            Unfit::NodePorts => one(node_ports::REASON),
+            Unfit::NodePorts(_) => one(node_ports::REASON),
         }
     }
 
@@ -192,16 +195,18 @@ impl Unfit {
             Unfit::SpreadSkew
             | Unfit::PodAntiAffinity
             | Unfit::ExistingAntiAffinity
-            | Unfit::NodePorts => Code::Unschedulable,
+            | Unfit::NodePorts(_) => Code::Unschedulable,
         }
     }
 
     /// What the reasons leave out, for a person reading explain: the
     /// untolerated taint as `key=value:Effect` (Kubernetes logs it at -v=4
-    /// and keeps it out of the status). Not part of FailedScheduling.
+    /// and keeps it out of the status), the host port taken as
+    /// `TCP/0.0.0.0/80`. Not part of FailedScheduling.
     pub fn detail(&self) -> Option<String> {
         match self {
             Unfit::Taint(t) => Some(format!("{t}")),
+            Unfit::NodePorts(p) => Some(format!("host port {p} is taken")),
             _ => None,
         }
     }
@@ -217,7 +222,7 @@ impl Unfit {
             Unfit::PodAffinity | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
                 Plugin::InterPodAffinity.name()
             }
-            Unfit::NodePorts => Plugin::NodePorts.name(),
+            Unfit::NodePorts(_) => Plugin::NodePorts.name(),
         }
     }
 }
@@ -654,7 +659,7 @@ pub struct NodeVerdict {
     pub code: Code,
     pub reasons: Vec<String>,
     /// What the reasons do not say ([`Unfit::detail`]): the untolerated
-    /// taint, `key=value:Effect`.
+    /// taint, `key=value:Effect`, or the host port taken.
     pub detail: Option<String>,
     /// Each score plugin's raw, normalised and weighted score (feasible nodes).
     pub scores: Vec<PluginScore>,

@@ -653,8 +653,8 @@ impl Cluster {
         // NodePorts: removing the pods that hold a port frees it, which
         // the resources' arithmetic does not see; such a pod takes the
         // general path (every filter on a working copy).
-        let ports = profile.filter_enabled(Plugin::NodePorts)
-            && !revision.template.host_ports.is_empty();
+        let ports =
+            profile.filter_enabled(Plugin::NodePorts) && !revision.template.host_ports.is_empty();
         let b = if pinned.is_some() && !inter_pod && !ports {
             None
         } else {

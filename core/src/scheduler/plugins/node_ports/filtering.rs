@@ -1,6 +1,6 @@
 //! NodePorts' Filter on a node (nodeports/node_ports.go, `Filter`).
 
-use super::fits;
+use super::first_conflict;
 use crate::model::ports::HostPort;
 use crate::scheduler::*;
 
@@ -13,8 +13,8 @@ impl Cluster {
         n: NodeId,
         want: &[HostPort],
     ) -> Result<(), Unfit> {
-        if !fits(want, &self.used_ports[n.0 as usize]) {
-            return Err(Unfit::NodePorts);
+        if let Some(p) = first_conflict(want, &self.used_ports[n.0 as usize]) {
+            return Err(Unfit::NodePorts(p.clone()));
         }
         Ok(())
     }

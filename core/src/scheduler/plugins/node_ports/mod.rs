@@ -75,7 +75,13 @@ impl UsedPorts {
 /// Whether a pod wanting `want` fits a node whose pods take `used`
 /// (`fitsPorts`): no wanted port conflicts with a used one.
 pub fn fits(want: &[HostPort], used: &UsedPorts) -> bool {
-    want.iter().all(|p| !used.conflicts(p))
+    first_conflict(want, used).is_none()
+}
+
+/// The first of the pod's ports that conflicts with one taken (what
+/// explain names; Kubernetes' reason does not).
+pub fn first_conflict<'a>(want: &'a [HostPort], used: &UsedPorts) -> Option<&'a HostPort> {
+    want.iter().find(|p| used.conflicts(p))
 }
 
 #[cfg(test)]
@@ -121,11 +127,36 @@ mod tests {
     fn node_ports_table() {
         let rows: &[(&str, &[&str], &[&str], bool)] = &[
             ("skip filter", &[], &[], true),
-            ("other port", &["UDP/127.0.0.1/8080"], &["UDP/127.0.0.1/9090"], true),
-            ("same udp port", &["UDP/127.0.0.1/8080"], &["UDP/127.0.0.1/8080"], false),
-            ("same tcp port", &["TCP/127.0.0.1/8080"], &["TCP/127.0.0.1/8080"], false),
-            ("different host ip", &["TCP/127.0.0.1/8080"], &["TCP/127.0.0.2/8080"], true),
-            ("different protocol", &["UDP/127.0.0.1/8080"], &["TCP/127.0.0.1/8080"], true),
+            (
+                "other port",
+                &["UDP/127.0.0.1/8080"],
+                &["UDP/127.0.0.1/9090"],
+                true,
+            ),
+            (
+                "same udp port",
+                &["UDP/127.0.0.1/8080"],
+                &["UDP/127.0.0.1/8080"],
+                false,
+            ),
+            (
+                "same tcp port",
+                &["TCP/127.0.0.1/8080"],
+                &["TCP/127.0.0.1/8080"],
+                false,
+            ),
+            (
+                "different host ip",
+                &["TCP/127.0.0.1/8080"],
+                &["TCP/127.0.0.2/8080"],
+                true,
+            ),
+            (
+                "different protocol",
+                &["UDP/127.0.0.1/8080"],
+                &["TCP/127.0.0.1/8080"],
+                true,
+            ),
             (
                 "second udp port conflict",
                 &["UDP/127.0.0.1/8000", "UDP/127.0.0.1/8080"],
@@ -156,7 +187,12 @@ mod tests {
                 &["TCP/0.0.0.0/8001"],
                 false,
             ),
-            ("second different protocol", &["UDP/127.0.0.1/8001"], &["TCP/0.0.0.0/8001"], true),
+            (
+                "second different protocol",
+                &["UDP/127.0.0.1/8001"],
+                &["TCP/0.0.0.0/8001"],
+                true,
+            ),
             (
                 "UDP hostPort conflict due to 0.0.0.0 hostIP",
                 &["UDP/127.0.0.1/8001"],
@@ -173,19 +209,52 @@ mod tests {
     #[test]
     fn fits_table() {
         let rows: &[(&str, &[&str], &[&str], bool)] = &[
-            ("non-conflicting ports", &["TCP/127.0.0.1/80"], &["TCP/127.0.0.1/9090"], true),
             (
-                "multiple non-conflicting ports",
-                &["TCP/127.0.0.1/80", "TCP/127.0.1.1/80", "TCP/127.0.1.1/90", "TCP/127.0.1.1/100"],
-                &["TCP/127.0.0.1/9090", "TCP/127.0.0.1/9191", "TCP/127.0.1.1/8080"],
+                "non-conflicting ports",
+                &["TCP/127.0.0.1/80"],
+                &["TCP/127.0.0.1/9090"],
                 true,
             ),
-            ("same ports on different protocols", &["TCP/127.0.0.1/80"], &["UDP/127.0.0.1/80"], true),
-            ("conflicting ports", &["TCP/127.0.0.1/80"], &["TCP/127.0.0.1/80"], false),
+            (
+                "multiple non-conflicting ports",
+                &[
+                    "TCP/127.0.0.1/80",
+                    "TCP/127.0.1.1/80",
+                    "TCP/127.0.1.1/90",
+                    "TCP/127.0.1.1/100",
+                ],
+                &[
+                    "TCP/127.0.0.1/9090",
+                    "TCP/127.0.0.1/9191",
+                    "TCP/127.0.1.1/8080",
+                ],
+                true,
+            ),
+            (
+                "same ports on different protocols",
+                &["TCP/127.0.0.1/80"],
+                &["UDP/127.0.0.1/80"],
+                true,
+            ),
+            (
+                "conflicting ports",
+                &["TCP/127.0.0.1/80"],
+                &["TCP/127.0.0.1/80"],
+                false,
+            ),
             (
                 "multiple ports, some conflicting",
-                &["TCP/127.0.0.1/80", "TCP/127.0.1.1/80", "TCP/127.0.1.1/90", "TCP/127.0.1.1/100"],
-                &["TCP/127.0.0.1/9090", "TCP/127.0.1.1/90", "TCP/127.0.1.1/8080"],
+                &[
+                    "TCP/127.0.0.1/80",
+                    "TCP/127.0.1.1/80",
+                    "TCP/127.0.1.1/90",
+                    "TCP/127.0.1.1/100",
+                ],
+                &[
+                    "TCP/127.0.0.1/9090",
+                    "TCP/127.0.1.1/90",
+                    "TCP/127.0.1.1/8080",
+                ],
                 false,
             ),
         ];
@@ -220,7 +289,12 @@ mod tests {
         ];
         let rows: &[(&str, &[&str], &[&str], usize)] = &[
             ("normal add case", &all, &[], 8),
-            ("empty ip and protocol add should work", &empty_names, &[], 8),
+            (
+                "empty ip and protocol add should work",
+                &empty_names,
+                &[],
+                8,
+            ),
             ("normal remove case", &all, &all, 0),
             (
                 "empty ip and protocol remove should work",
@@ -255,14 +329,24 @@ mod tests {
     #[test]
     fn check_conflict_table() {
         let rows: &[(&str, &[&str], &str, bool)] = &[
-            ("empty check should check 0.0.0.0 and TCP", &["TCP/127.0.0.1/80"], "//81", false),
+            (
+                "empty check should check 0.0.0.0 and TCP",
+                &["TCP/127.0.0.1/80"],
+                "//81",
+                false,
+            ),
             (
                 "empty check should check 0.0.0.0 and TCP (conflicted)",
                 &["TCP/127.0.0.1/80"],
                 "//80",
                 true,
             ),
-            ("0.0.0.0 should check all registered IPs", &["TCP/127.0.0.1/80"], "TCP/0.0.0.0/80", true),
+            (
+                "0.0.0.0 should check all registered IPs",
+                &["TCP/127.0.0.1/80"],
+                "TCP/0.0.0.0/80",
+                true,
+            ),
             (
                 "0.0.0.0 with different protocol should be allowed",
                 &["UDP/127.0.0.1/80"],
@@ -283,13 +367,23 @@ mod tests {
             ),
             (
                 "normal ip with different port/protocol should be allowed (0.0.0.0)",
-                &["TCP/0.0.0.0/79", "UDP/0.0.0.0/80", "TCP/0.0.0.0/81", "TCP/0.0.0.0/82"],
+                &[
+                    "TCP/0.0.0.0/79",
+                    "UDP/0.0.0.0/80",
+                    "TCP/0.0.0.0/81",
+                    "TCP/0.0.0.0/82",
+                ],
                 "TCP/127.0.0.1/80",
                 false,
             ),
             (
                 "normal ip with different port/protocol should be allowed",
-                &["TCP/127.0.0.1/79", "UDP/127.0.0.1/80", "TCP/127.0.0.1/81", "TCP/127.0.0.1/82"],
+                &[
+                    "TCP/127.0.0.1/79",
+                    "UDP/127.0.0.1/80",
+                    "TCP/127.0.0.1/81",
+                    "TCP/127.0.0.1/82",
+                ],
                 "TCP/127.0.0.1/80",
                 false,
             ),
