@@ -832,10 +832,10 @@ pub struct Cluster {
     /// only by binds and unbinds of pods that request some.
     pub(crate) scalar_used: Vec<crate::model::scalar::Scalars>,
     /// Per node, the host ports its bound pods take (NodeInfo's
-    /// `UsedPorts`, the NodePorts plugin's book: `plugins/node_ports/`).
-    /// Empty on almost every node; touched only by binds and unbinds of
-    /// pods with host ports.
-    pub(crate) used_ports: Vec<crate::scheduler::plugins::node_ports::UsedPorts>,
+    /// `UsedPorts`, the NodePorts plugin's book: `scheduler/plugins/
+    /// node_ports/`). Empty on almost every node; touched only by binds
+    /// and unbinds of pods with host ports.
+    pub(crate) used_ports: Vec<crate::model::ports::UsedPorts>,
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
     /// compare their slots against, eight nodes to a cache line.
     pub(crate) stamps: Vec<u64>,

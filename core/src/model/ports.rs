@@ -5,6 +5,7 @@
 
 use alloc::format;
 use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 use core::fmt;
 
 use crate::error::Error;
@@ -123,5 +124,57 @@ impl fmt::Display for HostPort {
             self.host_ip,
             self.port
         )
+    }
+}
+
+/// The host ports the pods bound to one node take (kube-scheduler's
+/// `HostPortInfo`), each with how many pods take it. Kubernetes keeps a
+/// set, so a port two pods bound by nodeName both take is freed when the
+/// first leaves; counting keeps it taken until the last leaves (the two
+/// agree whenever no two pods of a node conflict, which the filter keeps).
+/// Empty (no allocation) on a node without such pods.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UsedPorts(Vec<(HostPort, u32)>);
+
+impl UsedPorts {
+    /// A pod taking `ports` came to the node (`HostPortInfo.Add`).
+    pub fn add(&mut self, ports: &[HostPort]) {
+        for p in ports {
+            match self.0.iter_mut().find(|(q, _)| q == p) {
+                Some((_, n)) => *n += 1,
+                None => self.0.push((p.clone(), 1)),
+            }
+        }
+    }
+
+    /// A pod taking `ports` left the node (`HostPortInfo.Remove`).
+    pub fn remove(&mut self, ports: &[HostPort]) {
+        for p in ports {
+            if let Some(at) = self.0.iter().position(|(q, _)| q == p) {
+                self.0[at].1 -= 1;
+                if self.0[at].1 == 0 {
+                    self.0.swap_remove(at);
+                }
+            }
+        }
+    }
+
+    /// Whether `p` conflicts with a port taken (`HostPortInfo.CheckConflict`).
+    pub fn conflicts(&self, p: &HostPort) -> bool {
+        self.0.iter().any(|(q, _)| q.conflicts(p))
+    }
+
+    /// Distinct (protocol, hostIP, port) entries taken (`HostPortInfo.Len`).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The ports taken, each with how many pods take it.
+    pub fn iter(&self) -> impl Iterator<Item = (&HostPort, u32)> {
+        self.0.iter().map(|(p, n)| (p, *n))
     }
 }
