@@ -30,37 +30,26 @@ impl Cluster {
         profile: &Profile,
         affinity: bool,
     ) -> Result<(), Unfit> {
-        for p in &profile.filters {
-            match p {
-                Plugin::NodeUnschedulable => self.node_unschedulable_filter(n, pod)?,
-                Plugin::TaintToleration => self.taint_toleration_filter(n, pod)?,
-                Plugin::NodeAffinity if affinity => self.node_affinity_filter(n, pod)?,
-                _ => {}
+        for &p in &profile.filters {
+            if p == Plugin::NodeAffinity && !affinity {
+                continue;
             }
+            self.run_static_filter(p, n, pod)?;
         }
         Ok(())
     }
 
-    /// The filters that change as pods come and go: resources, topology
-    /// spread and inter-pod (anti-)affinity.
+    /// The filters that change as pods come and go (resources, host ports,
+    /// topology spread and inter-pod (anti-)affinity), in the profile's
+    /// order, through the registry's dispatch.
     pub(in crate::scheduler) fn dynamic_filter(
         &self,
         n: NodeId,
         b: &Batch,
         profile: &Profile,
     ) -> Result<(), Unfit> {
-        for p in &profile.filters {
-            match p {
-                Plugin::NodeResourcesFit => self.fit_filter(n, b, profile)?,
-                Plugin::NodePorts if b.host_ports => {
-                    self.node_ports_filter(n, &b.rev.template.host_ports)?
-                }
-                Plugin::PodTopologySpread => self.spread_filter(n, b)?,
-                Plugin::InterPodAffinity if b.inter_pod_filter => {
-                    self.inter_pod_filter(n, &b.rev)?
-                }
-                _ => {}
-            }
+        for &p in &profile.filters {
+            self.run_dynamic_filter(p, n, b, profile)?;
         }
         Ok(())
     }

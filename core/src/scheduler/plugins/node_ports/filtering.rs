@@ -5,10 +5,24 @@ use crate::model::ports::HostPort;
 use crate::scheduler::*;
 
 impl Cluster {
-    /// The pod's host ports (`want`, the batch's PreFilter state) against
-    /// those the node's pods take. Called only for a pod with host ports
-    /// (PreFilter skips the others).
+    /// The Filter as the framework runs it (the registry's `runs`): nothing
+    /// for a pod without host ports (PreFilter's Skip, `Batch::host_ports`).
+    #[inline]
     pub(in crate::scheduler) fn node_ports_filter(
+        &self,
+        n: NodeId,
+        b: &Batch,
+        _profile: &Profile,
+    ) -> Result<(), Unfit> {
+        if !b.host_ports {
+            return Ok(());
+        }
+        self.node_ports_verdict(n, &b.rev.template.host_ports)
+    }
+
+    /// The pod's host ports (`want`, the PreFilter state) against those
+    /// the node's pods take.
+    pub(in crate::scheduler) fn node_ports_verdict(
         &self,
         n: NodeId,
         want: &[HostPort],
