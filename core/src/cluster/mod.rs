@@ -2572,7 +2572,7 @@ impl Cluster {
 
     fn bind_to(&mut self, k: u32, n: NodeId, unfiled: bool, scheduled: bool) {
         let now = self.now;
-        let (c, o, rev, req, non_zero, ready_after, scalars) = {
+        let (c, o, rev, req, non_zero, ready_after, scalars, ports) = {
             let p = self.pod(k);
             let r = self.revision_of(p);
             (
@@ -2583,6 +2583,7 @@ impl Cluster {
                 r.template.non_zero(),
                 r.template.ready_after,
                 !r.template.scalar_requests.is_empty(),
+                !r.template.host_ports.is_empty(),
             )
         };
         // The node's record is not touched (see `NodeInfo`).
@@ -2610,7 +2611,9 @@ impl Cluster {
         if scalars {
             self.book_scalars(k, i, true);
         }
-        self.book_host_ports(k, i, true);
+        if ports {
+            self.book_host_ports(k, i, true);
+        }
         let uid = {
             self.set_pod_node(k, Some(n));
             let p = self.pod_mut(k);
@@ -2692,9 +2695,14 @@ impl Cluster {
                 p.available,
             )
         };
-        let (req, non_zero, scalars) = {
+        let (req, non_zero, scalars, ports) = {
             let t = &self.revision_of(self.pod(k)).template;
-            (t.requests, t.non_zero(), !t.scalar_requests.is_empty())
+            (
+                t.requests,
+                t.non_zero(),
+                !t.scalar_requests.is_empty(),
+                !t.host_ports.is_empty(),
+            )
         };
         self.affinity_count(k, n, false);
         let on = &mut self.node_pods[n.0 as usize];
@@ -2718,7 +2726,9 @@ impl Cluster {
         if scalars {
             self.book_scalars(k, n.0 as usize, false);
         }
-        self.book_host_ports(k, n.0 as usize, false);
+        if ports {
+            self.book_host_ports(k, n.0 as usize, false);
+        }
         self.set_pod_node(k, None);
         let p = self.pod_mut(k);
         p.ready = false;

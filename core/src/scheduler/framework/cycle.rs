@@ -161,12 +161,15 @@ impl Cluster {
         feasible.clear();
         let mut visited = 0;
         let mut soft_taints = false;
+        // The batch caches' filter serves every batch but one with host
+        // ports (NodePorts reads the node's book: `filter_node` runs it).
+        let scan_fast = self.fast_paths.batch_caches && !b.host_ports;
         for (step, i) in (start..slots).chain(0..start).enumerate() {
             visited = step as u32 + 1;
             if self.hot[i as usize].removed {
                 continue;
             }
-            let feasible_here = if self.fast_paths.batch_caches {
+            let feasible_here = if scan_fast {
                 self.feasible_fast(i as usize, b, profile)
             } else {
                 self.filter_node(NodeId(i), b, profile).is_ok()
