@@ -84,6 +84,9 @@ pub struct PodView<'a> {
     /// Ready for at least its Deployment's minReadySeconds.
     pub available: bool,
     pub bound_at: u64,
+    /// The tick it was created in: its metadata.creationTimestamp, what
+    /// `kubectl get pods` counts AGE from (Pending pods too).
+    pub created_at: u64,
     /// The cluster's bind count right after this pod was bound (0: never bound).
     pub bind_serial: u64,
     /// spec.priority, resolved from its PriorityClass when it was created.
@@ -246,6 +249,7 @@ impl Cluster {
             ready: p.ready,
             available: p.available,
             bound_at: p.bound_at(),
+            created_at: c.created_run(p.ordinal).map_or(0, |r| r.at as u64),
             bind_serial: p.bind_serial,
             priority: p.priority,
             nominated: p.nominated(),

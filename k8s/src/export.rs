@@ -1234,11 +1234,8 @@ fn rows(c: &Cluster) -> Vec<Row> {
                 ready: if p.ready { "1/1" } else { "0/1" },
                 // kubectl shows status.reason when there is one (OutOfcpu).
                 status: crate::kubectl::pod_status(c, &p),
-                age: if p.node.is_some() {
-                    format!("{}t", now.saturating_sub(p.bound_at))
-                } else {
-                    "<none>".to_string()
-                },
+                // Since its creation, as kubectl's AGE (Pending pods too).
+                age: format!("{}t", now.saturating_sub(p.created_at)),
                 node,
             }
         })

@@ -396,12 +396,15 @@ pub(crate) struct Owner {
     pub pods: crate::util::ordinals::OrdinalMap,
     pub pending: crate::util::ordinals::OrdinalSet,
     pub next_ordinal: u32,
-    /// The revision of each ordinal ever created, run by run: `(first
-    /// ordinal, revision)`, ordinals ascending. A Deployment's pod is named
-    /// after its ReplicaSet (`util/podname.rs`), and an event may name a pod
-    /// long gone; pods are created a run of one revision at a time, so this
-    /// holds a few entries per rollout, not one per pod.
-    pub revision_runs: Vec<(u32, u32)>,
+    /// The revision and the creation tick of each ordinal ever created,
+    /// run by run, ordinals ascending (a run ends where either changes).
+    /// A Deployment's pod is named after its ReplicaSet
+    /// (`util/podname.rs`), and an event may name a pod long gone; `kubectl
+    /// get pods` counts AGE from metadata.creationTimestamp, Pending pods
+    /// included. An owner creates its pods a run of one revision in one
+    /// tick at a time, so this holds a few entries per rollout or scale,
+    /// not one per pod, and a pod keeps its 64 bytes.
+    pub created_runs: Vec<CreatedRun>,
     pub counts: crate::util::ordinals::RevisionMap<Counts>,
     pub deleted: bool,
     /// Epochs at which scheduling last left pods pending; no retry until
@@ -433,6 +436,27 @@ pub(crate) struct Owner {
     pub workload: Workload,
 }
 
+/// A run of an owner's pods created in one tick, of one revision: from
+/// ordinal `first` to the next run's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CreatedRun {
+    pub first: u32,
+    pub revision: u32,
+    /// The tick they were created in (`tick32`).
+    pub at: u32,
+}
+
+impl Owner {
+    /// The run that created `ordinal`, if it was created.
+    pub(crate) fn created_run(&self, ordinal: u32) -> Option<&CreatedRun> {
+        if ordinal >= self.next_ordinal {
+            return None;
+        }
+        let i = self.created_runs.partition_point(|r| r.first <= ordinal);
+        i.checked_sub(1).map(|i| &self.created_runs[i])
+    }
+}
+
 /// The owner behind a controller slot. Deployments keep `replicas` pods;
 /// a DaemonSet one pod per eligible node (`controllers/daemonset.rs`); a bare Pod is
 /// its own owner, and nobody recreates it (`controllers/bare_pod.rs`). The rarer two
@@ -461,7 +485,7 @@ impl Owner {
             pods: Default::default(),
             pending: crate::util::ordinals::OrdinalSet::new(),
             next_ordinal: 0,
-            revision_runs: Vec::new(),
+            created_runs: Vec::new(),
             counts: crate::util::ordinals::RevisionMap::new(),
             deleted: false,
             blocked: None,
@@ -1369,6 +1393,15 @@ impl Cluster {
         self.events.iter().map(|e| self.render_event(&e)).collect()
     }
 
+    /// The tick `c`'s pod `ordinal` was created in (its
+    /// metadata.creationTimestamp), alive or gone; 0 for an ordinal never
+    /// created.
+    pub fn pod_created_at(&self, c: OwnerId, ordinal: u32) -> u64 {
+        self.controllers[c.0 as usize]
+            .created_run(ordinal)
+            .map_or(0, |r| r.at as u64)
+    }
+
     /// The name of `c`'s pod `ordinal`, alive or gone: a bare Pod's own, a
     /// DaemonSet's `<daemonset>-<5 chars>`, a Deployment's
     /// `<replicaset>-<5 chars>` (`util/podname.rs`).
@@ -1379,11 +1412,7 @@ impl Cluster {
             Workload::Pod(_) => ctl.name.clone(),
             Workload::DaemonSet(_) => crate::util::podname::generated(&ctl.name, ordinal),
             Workload::Deployment => {
-                let i = ctl.revision_runs.partition_point(|&(o, _)| o <= ordinal);
-                let r = match i {
-                    0 => ctl.current,
-                    i => ctl.revision_runs[i - 1].1,
-                };
+                let r = ctl.created_run(ordinal).map_or(ctl.current, |r| r.revision);
                 crate::util::podname::generated(&self.replica_set_name(c, r), ordinal)
             }
         }
@@ -2428,8 +2457,16 @@ impl Cluster {
         let c = &mut self.controllers[id.0 as usize];
         let ordinal = c.next_ordinal;
         c.next_ordinal += 1;
-        if c.revision_runs.last().map_or(true, |&(_, r)| r != revision) {
-            c.revision_runs.push((ordinal, revision));
+        let at = tick32(self.now);
+        if c.created_runs
+            .last()
+            .is_none_or(|r| r.revision != revision || r.at != at)
+        {
+            c.created_runs.push(CreatedRun {
+                first: ordinal,
+                revision,
+                at,
+            });
         }
         self.priorities_in_use |= admitted.priority != 0;
         let pod = Pod::pending(uid, id, ordinal, revision, admitted);
