@@ -230,6 +230,22 @@ fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<
     if on(Plugin::NodeAffinity) && !node_affinity_ok(n, tpl) {
         return Err("NodeAffinity");
     }
+    // NodePorts: the same protocol and port on the same address, or on
+    // 0.0.0.0 on either side (HostPortInfo.CheckConflict).
+    if on(Plugin::NodePorts) {
+        let taken = w.on[&n.id].iter().flat_map(|p| &p.template.host_ports);
+        let clash = |a: &shepherd::HostPort, b: &shepherd::HostPort| {
+            a.protocol == b.protocol
+                && a.port == b.port
+                && (a.host_ip == b.host_ip || a.host_ip == "0.0.0.0" || b.host_ip == "0.0.0.0")
+        };
+        if taken
+            .into_iter()
+            .any(|u| tpl.host_ports.iter().any(|h| clash(h, u)))
+        {
+            return Err("NodePorts");
+        }
+    }
     // NodeResourcesFit is always on (validation requires it).
     let pods = &w.on[&n.id];
     let used = pods.iter().fold(Resources::ZERO, |a, p| {
@@ -756,7 +772,7 @@ fn totals(w: &World, scored: &[&NodeView], inc: &Incoming, profile: &Profile) ->
                     })
                     .collect()
             }
-            Plugin::NodeUnschedulable => continue,
+            Plugin::NodeUnschedulable | Plugin::NodePorts => continue,
         };
         for (t, s) in total.iter_mut().zip(norm) {
             *t += wt * s;
@@ -1065,6 +1081,15 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
                 AffinityTerm::new(sel, Some(key)),
             )
         };
+    }
+    // Host ports (NodePorts): a few apps take one, some on one address.
+    if extra.chance(12) {
+        let protocol = *extra.pick(&[shepherd::Protocol::Tcp, shepherd::Protocol::Udp]);
+        let mut p = shepherd::HostPort::new(protocol, 8080 + extra.below(3) as u16);
+        if extra.chance(30) {
+            p = p.on(*extra.pick(&["10.0.0.1", "10.0.0.2"]));
+        }
+        t = t.with_host_port(p);
     }
     d.template = t;
     d

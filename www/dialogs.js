@@ -16,7 +16,7 @@ const SHORT = {
   InterPodAffinity: 'PAff',
   NodeResourcesBalancedAllocation: 'Bal',
 };
-const FILTER_ORDER = ['NodeUnschedulable', 'TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity'];
+const FILTER_ORDER = ['NodeUnschedulable', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity'];
 
 // What the explain dialog shows now; sort and detail last across openings.
 const ex = {

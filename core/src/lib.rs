@@ -110,8 +110,9 @@ pub use cluster::events;
 pub use controllers::deployment::rollout;
 pub use generate as workload;
 pub(crate) use model::affinity;
+pub use model::ports::{HostPort, Protocol};
 pub use model::scalar::Scalars;
-pub use model::{namespace, priority, quantity, scalar};
+pub use model::{namespace, ports, priority, quantity, scalar};
 pub(crate) use util::error;
 pub use util::{chunked, limits};
 

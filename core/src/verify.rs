@@ -109,6 +109,60 @@ pub fn verify_capacity(c: &Cluster) -> Result<(), Violation> {
     Ok(())
 }
 
+/// NodePorts, from the pods: no two pods on a node take conflicting host
+/// ports (the same protocol and port, on the same address or either on
+/// `0.0.0.0`), and the scheduler's book of each node's used ports holds
+/// exactly what its pods take. O(pods with host ports, squared per node).
+pub fn verify_host_ports(c: &Cluster) -> Result<(), Violation> {
+    use crate::model::ports::HostPort;
+    let mut on: BTreeMap<NodeId, Vec<(String, &HostPort)>> = BTreeMap::new();
+    for p in c.pods() {
+        if let (Some(n), false) = (p.node, p.template.host_ports.is_empty()) {
+            let name = p.name();
+            let list = on.entry(n).or_default();
+            for h in &p.template.host_ports {
+                list.push((name.clone(), h));
+            }
+        }
+    }
+    for (i, n) in c.nodes.iter().enumerate() {
+        let id = NodeId(i as u32);
+        let list = on.get(&id).map(Vec::as_slice).unwrap_or(&[]);
+        for (j, (a, pa)) in list.iter().enumerate() {
+            for (b, pb) in &list[..j] {
+                let clash = pa.protocol == pb.protocol
+                    && pa.port == pb.port
+                    && (pa.host_ip == pb.host_ip
+                        || pa.host_ip == crate::model::ports::BIND_ALL_HOST_IP
+                        || pb.host_ip == crate::model::ports::BIND_ALL_HOST_IP);
+                if a != b && clash {
+                    return Err(format!(
+                        "node {}: pods {b} and {a} both take host port {pb} / {pa}; expected each host port taken by one pod",
+                        n.spec.name
+                    ));
+                }
+            }
+        }
+        let mut want: Vec<(&HostPort, u32)> = Vec::new();
+        for (_, h) in list {
+            match want.iter_mut().find(|(q, _)| q == h) {
+                Some((_, k)) => *k += 1,
+                None => want.push((h, 1)),
+            }
+        }
+        let mut have: Vec<(&HostPort, u32)> = c.used_ports(id).iter().collect();
+        want.sort();
+        have.sort();
+        if want != have {
+            return Err(format!(
+                "node {}: the scheduler's books count host ports {have:?}, its pods take {want:?}",
+                n.spec.name
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A node's domain for a topology key: its label's value (the hostname
 /// key's too; a node without the label is in no domain).
 fn topology_value<'a>(n: &'a NodeSpec, key: &str) -> Option<&'a str> {
@@ -383,6 +437,7 @@ impl<'a> Index<'a> {
 /// re-registrations, the forgiven pairs it walks past).
 pub fn verify_constraints(c: &Cluster) -> Result<(), Violation> {
     verify_namespaces(c)?;
+    verify_host_ports(c)?;
     let ix = Index::of(c)?;
     for b in &ix.bound {
         check_node_rules(&b.pod, &b.node, false)?;
@@ -519,6 +574,7 @@ pub fn verify_namespaces(c: &Cluster) -> Result<(), Violation> {
 /// itself, in its domain) and anti-affinity both ways.
 pub fn verify_bind(c: &Cluster, pod: &str) -> Result<(), Violation> {
     verify_capacity(c)?;
+    verify_host_ports(c)?;
     let p = c.pod_by_name(pod).map_err(|e| format!("{e}"))?;
     let n = node_of(c, &p)?;
     check_node_rules(&p, &n, true)?;

@@ -366,6 +366,32 @@ fn containers(t: &PodTemplate) -> (Vec<Value>, Vec<Value>) {
     (out, init)
 }
 
+/// The template's host ports on its main container (`ports[]`, each
+/// containerPort the same as its hostPort; hostIP only when not every
+/// address), read back in the same order.
+fn with_host_ports(c: &mut Value, t: &PodTemplate) {
+    if t.host_ports.is_empty() {
+        return;
+    }
+    let Value::Map(c) = c else { return };
+    let ports = t
+        .host_ports
+        .iter()
+        .map(|h| {
+            let mut m = vec![
+                ("containerPort", Value::UInt(h.port as u64)),
+                ("hostPort", Value::UInt(h.port as u64)),
+                ("protocol", s(h.protocol.as_str())),
+            ];
+            if !h.binds_all() {
+                m.push(("hostIP", s(&h.host_ip)));
+            }
+            map(m)
+        })
+        .collect();
+    c.push(("ports".to_string(), Value::Seq(ports)));
+}
+
 /// One scalar resource's amount as a quantity.
 fn scalar_quantity(name: &str, v: u64) -> Value {
     if shepherd::scalar::is_bytes(name) {
@@ -413,6 +439,7 @@ fn template(t: &PodTemplate) -> Value {
     }
     let (mut containers, init) = containers(t);
     with_scalars(&mut containers[0], t);
+    with_host_ports(&mut containers[0], t);
     let mut spec = Vec::new();
     if !t.node_selector.is_empty() {
         spec.push(("nodeSelector", labels(&t.node_selector)));

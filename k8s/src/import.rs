@@ -2407,6 +2407,7 @@ fn pod_spec(
     let mut init = None;
     let mut overhead = Req::default();
     let mut overhead_s = Scalars::new();
+    let mut on_host_network = false;
     for (k, val) in cx.map(v, path)? {
         let p = child(path, k);
         match k.as_str() {
@@ -2454,11 +2455,12 @@ fn pod_spec(
             }
             "hostNetwork" => {
                 let on = cx.boolean(val, &p)?;
+                on_host_network = on;
                 match host_network.as_deref_mut() {
                     Some(h) => *h = on,
                     None if on => cx.warn(
                         &p,
-                        "host networking is not simulated (no host port conflicts)",
+                        "host networking is not simulated beyond its host ports (each container port is taken on the node, which NodePorts checks)",
                     ),
                     None => {}
                 }
@@ -2499,18 +2501,28 @@ fn pod_spec(
     // the same rule, resource by resource.
     let mut sum = [Req::default(); 2];
     let mut sum_s = Scalars::new();
+    // The host ports: the sidecars' first, then the containers' (the
+    // order of util.GetHostPorts).
+    let mut ports = Vec::new();
     for (i, c) in list.iter().enumerate() {
-        let r = container(cx, c, &index(&cp, i), false)?;
+        let r = container(cx, c, &index(&cp, i), false, on_host_network)?;
         sum = [sum[0].add(r.requests), sum[1].add(r.non_zero)];
         sum_s.add(&r.scalars);
+        ports.extend(r.host_ports);
     }
+    let mut sidecar_ports = Vec::new();
     let mut init_peak = [Req::default(); 2];
     let mut sidecars = [Req::default(); 2];
     let mut init_peak_s = Scalars::new();
     let mut sidecars_s = Scalars::new();
     if let Some((iv, ip)) = init {
         for (i, c) in cx.seq(iv, &ip)?.iter().enumerate() {
-            let r = container(cx, c, &index(&ip, i), true)?;
+            let r = container(cx, c, &index(&ip, i), true, on_host_network)?;
+            // An ordinary init container ends before the pod runs: its
+            // host ports are not the pod's.
+            if r.sidecar {
+                sidecar_ports.extend(r.host_ports.iter().cloned());
+            }
             if r.sidecar {
                 sidecars_s.add(&r.scalars);
                 init_peak_s.max_with(&sidecars_s);
@@ -2542,6 +2554,8 @@ fn pod_spec(
     sum_s.max_with(&init_peak_s);
     sum_s.add(&overhead_s);
     t.scalar_requests = sum_s;
+    sidecar_ports.extend(ports);
+    t.host_ports = sidecar_ports;
     Ok(node_name)
 }
 
@@ -2558,10 +2572,19 @@ struct ContainerRequests {
     /// Its requests of scalar resources (extended, ephemeral-storage,
     /// hugepages-*), a limit standing in for a missing request.
     scalars: Scalars,
+    /// The host ports it takes (`ports[].hostPort`).
+    host_ports: Vec<shepherd::HostPort>,
 }
 
 /// One container's requests.
-fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<ContainerRequests> {
+fn container(
+    cx: &mut Ctx,
+    v: &Value,
+    path: &str,
+    is_init: bool,
+    host_network: bool,
+) -> R<ContainerRequests> {
+    let mut host_ports = Vec::new();
     let mut req = Req::default();
     let mut set = (false, false);
     let mut sidecar = false;
@@ -2606,16 +2629,7 @@ fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<ContainerR
                     given("memory") || limited("memory"),
                 );
             }
-            "ports" => {
-                for (i, port) in cx.seq(val, &p)?.iter().enumerate() {
-                    if port.get("hostPort").is_some() {
-                        cx.warn(
-                            &child(&index(&p, i), "hostPort"),
-                            "host ports are not simulated (no port conflicts between pods)",
-                        );
-                    }
-                }
-            }
+            "ports" => host_ports = container_ports(cx, val, &p, host_network)?,
             "restartPolicy" if is_init => sidecar = cx.string(val, &p)? == "Always",
             k if INERT_CONTAINER.contains(&k) => {}
             _ => cx.unknown(&p),
@@ -2638,7 +2652,69 @@ fn container(cx: &mut Ctx, v: &Value, path: &str, is_init: bool) -> R<ContainerR
         non_zero,
         sidecar,
         scalars,
+        host_ports,
     })
+}
+
+/// A container's `ports`: the host ports among them (NodePorts' input,
+/// `util.GetHostPorts`), each with its protocol (TCP when unset) and
+/// hostIP (every address when unset). Under `hostNetwork: true` a port
+/// without a hostPort takes its containerPort on the host, as the API
+/// server defaults it (pkg/apis/core/v1 defaults.go,
+/// defaultHostNetworkPorts).
+fn container_ports(
+    cx: &mut Ctx,
+    v: &Value,
+    path: &str,
+    host_network: bool,
+) -> R<Vec<shepherd::HostPort>> {
+    let mut out = Vec::new();
+    for (i, port) in cx.seq(v, path)?.iter().enumerate() {
+        let at = index(path, i);
+        let (mut host_port, mut container_port) = (0u64, None);
+        let mut protocol = shepherd::Protocol::Tcp;
+        let mut host_ip = "";
+        for (k, val) in cx.map(port, &at)? {
+            let p = child(&at, k);
+            match k.as_str() {
+                "hostPort" => host_port = cx.count(val, &p, 65_535)?,
+                "containerPort" => {
+                    let n = cx.count(val, &p, 65_535)?;
+                    if n == 0 {
+                        return Err(cx.err(&p, "is 0; expected a port number from 1 to 65535"));
+                    }
+                    container_port = Some(n);
+                }
+                "protocol" => {
+                    let s = cx.string(val, &p)?;
+                    protocol =
+                        shepherd::Protocol::parse(s).map_err(|e| cx.err(&p, e.to_string()))?;
+                }
+                "hostIP" => host_ip = cx.string(val, &p)?,
+                "name" => {}
+                _ => cx.unknown(&p),
+            }
+        }
+        if container_port.is_none() {
+            return Err(cx.err(
+                &child(&at, "containerPort"),
+                "missing; expected a port number from 1 to 65535",
+            ));
+        }
+        if host_network && host_port == 0 {
+            host_port = container_port.unwrap_or(0);
+        }
+        if !host_ip.is_empty() && host_ip.parse::<std::net::IpAddr>().is_err() {
+            return Err(cx.err(
+                &child(&at, "hostIP"),
+                format!("{host_ip:?} is not an IP address; expected an IPv4 or IPv6 address"),
+            ));
+        }
+        if host_port > 0 {
+            out.push(shepherd::HostPort::new(protocol, host_port as u16).on(host_ip));
+        }
+    }
+    Ok(out)
 }
 
 /// A container's scalar requests after the API server's defaulting and

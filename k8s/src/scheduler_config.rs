@@ -17,10 +17,10 @@
 //!    then the point's other plugins. A score weight comes from the score
 //!    point if given there, else from multiPoint; 0 means 1.
 //!
-//! Shepherd runs seven plugins (see [`Plugin`]); any other plugin a
-//! configuration enables, and any argument Shepherd does not use, gives a
-//! warning. Default plugins Shepherd does not run (PrioritySort, NodeName,
-//! NodePorts, the volume plugins, ImageLocality, DefaultPreemption,
+//! Shepherd runs the plugins of its registry (see [`Plugin`]); any other
+//! plugin a configuration enables, and any argument Shepherd does not use,
+//! gives a warning. Default plugins Shepherd does not run (PrioritySort,
+//! NodeName, the volume plugins, ImageLocality, DefaultPreemption,
 //! DefaultBinder, SchedulingGates) are the same in every profile here and
 //! are not warned about.
 

@@ -5,7 +5,7 @@
 //!
 //! ```json
 //! { "schedulerName": "my-scheduler",
-//!   "plugins": { "filter": ["NodeUnschedulable", "TaintToleration", "NodeAffinity",
+//!   "plugins": { "filter": ["NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodePorts",
 //!                           "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"],
 //!                "score": [{"name": "NodeResourcesFit", "weight": 2}] },
 //!   "scoringStrategy": { "type": "MostAllocated",

@@ -104,6 +104,9 @@ pub enum Reason {
     OutOfAmdGpu,
     OutOfIntelGpu,
     OutOfExtendedResource,
+    /// kubelet admission: a host port of the pod's is taken on the node
+    /// (GeneralPredicates' NodePorts, "Predicate NodePorts failed: ...").
+    NodePorts,
 }
 
 impl Reason {
@@ -148,6 +151,7 @@ impl Reason {
             Reason::OutOfIntelGpu => "OutOfgpu.intel.com/i915",
             Reason::OutOfExtendedResource => "OutOfExtendedResource",
             Reason::NodeAffinity => "NodeAffinity",
+            Reason::NodePorts => "NodePorts",
             Reason::TaintToleration => "TaintToleration",
             Reason::Preempted => "Preempted",
             Reason::Killing => "Killing",
@@ -181,6 +185,7 @@ impl Reason {
             | Reason::OutOfIntelGpu
             | Reason::OutOfExtendedResource
             | Reason::NodeAffinity
+            | Reason::NodePorts
             | Reason::TaintToleration
             | Reason::Killing => Source::Kubelet,
             Reason::Scheduled | Reason::FailedScheduling | Reason::Preempted => {

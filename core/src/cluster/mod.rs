@@ -862,6 +862,11 @@ pub struct Cluster {
     /// `Requested.ScalarResources`. Empty on almost every node; touched
     /// only by binds and unbinds of pods that request some.
     pub(crate) scalar_used: Vec<crate::model::scalar::Scalars>,
+    /// Per node, the host ports its bound pods take (NodeInfo's
+    /// `UsedPorts`, the NodePorts plugin's book: `scheduler/plugins/
+    /// node_ports/`). Empty on almost every node; touched only by binds
+    /// and unbinds of pods with host ports.
+    pub(crate) used_ports: Vec<crate::model::ports::UsedPorts>,
     /// Each node's `hot[i].stamp` again, packed: what the sample indexes
     /// compare their slots against, eight nodes to a cache line.
     pub(crate) stamps: Vec<u64>,
@@ -1071,6 +1076,7 @@ impl Cluster {
             unfiled: Vec::new(),
             hot: Vec::new(),
             scalar_used: Vec::new(),
+            used_ports: Vec::new(),
             stamps: Vec::new(),
             spec_stamps: Vec::new(),
             soft_tainted: 0,
@@ -1468,6 +1474,7 @@ impl Cluster {
             let h = &mut self.hot[id.0 as usize];
             (h.allocated, h.nonzero) = (Resources::ZERO, Resources::ZERO);
             self.scalar_used[id.0 as usize] = Default::default();
+            self.used_ports[id.0 as usize] = Default::default();
             self.refresh_hot(id);
             self.refresh_domains(id, was);
             self.capacity_epoch += 1;
@@ -1489,6 +1496,7 @@ impl Cluster {
         self.node_pods.push(Vec::new());
         self.hot.push(NodeInfo::default());
         self.scalar_used.push(Default::default());
+        self.used_ports.push(Default::default());
         self.stamps.push(0);
         self.spec_stamps.push(0);
         self.refresh_hot(id);
@@ -2673,7 +2681,7 @@ impl Cluster {
 
     fn bind_to(&mut self, k: u32, n: NodeId, unfiled: bool, scheduled: bool) {
         let now = self.now;
-        let (c, o, rev, req, non_zero, ready_after, scalars) = {
+        let (c, o, rev, req, non_zero, ready_after, scalars, ports) = {
             let p = self.pod(k);
             let r = self.revision_of(p);
             (
@@ -2684,6 +2692,7 @@ impl Cluster {
                 r.template.non_zero(),
                 r.template.ready_after,
                 !r.template.scalar_requests.is_empty(),
+                !r.template.host_ports.is_empty(),
             )
         };
         // The node's record is not touched (see `NodeInfo`).
@@ -2713,6 +2722,9 @@ impl Cluster {
         );
         if scalars {
             self.book_scalars(k, i, true);
+        }
+        if ports {
+            self.book_host_ports(k, i, true);
         }
         let uid = {
             self.set_pod_node(k, Some(n));
@@ -2795,9 +2807,14 @@ impl Cluster {
                 p.available,
             )
         };
-        let (req, non_zero, scalars) = {
+        let (req, non_zero, scalars, ports) = {
             let t = &self.revision_of(self.pod(k)).template;
-            (t.requests, t.non_zero(), !t.scalar_requests.is_empty())
+            (
+                t.requests,
+                t.non_zero(),
+                !t.scalar_requests.is_empty(),
+                !t.host_ports.is_empty(),
+            )
         };
         self.affinity_count(k, n, false);
         let on = &mut self.node_pods[n.0 as usize];
@@ -2820,6 +2837,9 @@ impl Cluster {
         );
         if scalars {
             self.book_scalars(k, n.0 as usize, false);
+        }
+        if ports {
+            self.book_host_ports(k, n.0 as usize, false);
         }
         self.set_pod_node(k, None);
         let p = self.pod_mut(k);
@@ -3094,9 +3114,13 @@ fn template_hash(t: &PodTemplate) -> String {
     // A template without a priorityClassName or scored requests of its own
     // hashes as it did before those fields existed (they are the last
     // fields, in that order), so ReplicaSet names stay put.
-    // Likewise a template without scalar requests (the last field).
+    // Likewise a template without scalar requests, and one without host
+    // ports (the last field).
     const SUFFIX: &[u8] =
         b", priority_class_name: None, non_zero_requests: None, scalar_requests: {} }";
+    const HOST: &[u8] = b", host_ports: [] }";
+    /// The tail kept back: the longest suffix cut.
+    const KEPT: usize = SUFFIX.len() + HOST.len();
     const SCORED: &[u8] = b", non_zero_requests: None, scalar_requests: {} }";
     const SCALAR: &[u8] = b", scalar_requests: {} }";
     /// FNV-1a over the text written, but its last `SUFFIX.len()` bytes
@@ -3115,8 +3139,8 @@ fn template_hash(t: &PodTemplate) -> String {
     impl core::fmt::Write for Writer {
         fn write_str(&mut self, s: &str) -> core::fmt::Result {
             self.tail.extend_from_slice(s.as_bytes());
-            if self.tail.len() >= 4 * SUFFIX.len() {
-                let cut = self.tail.len() - SUFFIX.len();
+            if self.tail.len() >= 4 * KEPT {
+                let cut = self.tail.len() - KEPT;
                 fnv(&mut self.h, &self.tail[..cut]);
                 self.tail.drain(..cut);
             }
@@ -3125,11 +3149,16 @@ fn template_hash(t: &PodTemplate) -> String {
     }
     let mut w = Writer {
         h: 0xcbf2_9ce4_8422_2325,
-        tail: Vec::with_capacity(8 * SUFFIX.len()),
+        tail: Vec::with_capacity(8 * KEPT),
     };
     // Writing to a Writer cannot fail. (Spread constraints at the default
     // inclusion policies write none: see `TopologySpreadConstraint`'s Debug.)
     let _ = core::fmt::write(&mut w, format_args!("{t:?}"));
+    if let Some(cut) = w.tail.strip_suffix(HOST) {
+        let end = cut.len();
+        w.tail.truncate(end);
+        w.tail.extend_from_slice(b" }");
+    }
     let cut = w
         .tail
         .strip_suffix(SUFFIX)
@@ -3199,6 +3228,9 @@ mod template_hash_tests {
     /// The hash as it was made: of the debug form as a string.
     fn hash_of_text(t: &PodTemplate) -> String {
         let mut text = format!("{:?}", t);
+        if let Some(cut) = text.strip_suffix(", host_ports: [] }") {
+            text = format!("{cut} }}");
+        }
         if let Some(cut) = text.strip_suffix(", scalar_requests: {} }") {
             text = format!("{cut} }}");
         }

@@ -362,6 +362,17 @@ impl Cluster {
                     .to_string(),
             ));
         }
+        // GeneralPredicates' NodePorts (scheduler.AdmissionCheck, after the
+        // resources, NodeAffinity and NodeName).
+        if !crate::scheduler::plugins::node_ports::fits(&tpl.host_ports, self.used_ports(n)) {
+            return Err((
+                Reason::NodePorts,
+                format!(
+                    "Predicate NodePorts failed: {}",
+                    crate::scheduler::plugins::node_ports::REASON
+                ),
+            ));
+        }
         Ok(n)
     }
 

@@ -6,6 +6,7 @@
 
 pub(crate) mod affinity;
 pub mod namespace;
+pub mod ports;
 pub mod priority;
 pub mod quantity;
 pub mod scalar;
@@ -460,8 +461,14 @@ pub struct PodTemplate {
     /// Requests of every other resource NodeResourcesFit counts (extended
     /// resources, ephemeral-storage, hugepages-*), summed over the pod as
     /// computePodResourceRequest sums them; empty for most pods.
-    // Kept last: see `cluster::template_hash`.
+    // Kept last but one: see `cluster::template_hash`.
     pub scalar_requests: scalar::Scalars,
+    /// The host ports its containers (and restartable init containers)
+    /// take on the node (`ports[].hostPort`, with protocol and hostIP):
+    /// what the NodePorts filter checks. Empty for most pods (no
+    /// allocation); held once per revision, never per pod.
+    // Kept last: see `cluster::template_hash`.
+    pub host_ports: Vec<ports::HostPort>,
 }
 
 /// The longest tolerationSeconds a toleration may give: the latest tick a
@@ -489,6 +496,7 @@ impl PodTemplate {
             priority_class_name: None,
             non_zero_requests: None,
             scalar_requests: scalar::Scalars::new(),
+            host_ports: Vec::new(),
         }
     }
 
@@ -521,6 +529,13 @@ impl PodTemplate {
     /// `("nvidia.com/gpu", 1)`).
     pub fn with_scalar(mut self, name: &str, v: u64) -> Self {
         self.scalar_requests.set(name, v);
+        self
+    }
+
+    /// The template taking host port `p` on its node (as a container's
+    /// `ports[].hostPort` does).
+    pub fn with_host_port(mut self, p: ports::HostPort) -> Self {
+        self.host_ports.push(p);
         self
     }
 
@@ -606,6 +621,7 @@ impl PodTemplate {
         self.labels.len()
             + self.node_selector.len()
             + self.tolerations.len()
+            + self.host_ports.len()
             + terms
             + self.node_affinity.list_entries()
             + self
@@ -654,6 +670,17 @@ impl PodTemplate {
             "preferred pod anti-affinity term",
         )?;
         validate_count(self.topology_spread.len(), "topology spread constraint")?;
+        validate_count(self.host_ports.len(), "host port")?;
+        for (i, p) in self.host_ports.iter().enumerate() {
+            p.validate(app)?;
+            // Kubernetes' validation (AccumulateUniqueHostPorts) refuses the
+            // same protocol, hostIP and hostPort twice in one pod.
+            if self.host_ports[..i].contains(p) {
+                return Err(Error::Invalid(format!(
+                    "app {app}: host port {p} is given twice; expected each protocol/hostIP/hostPort once in a pod, as Kubernetes validates"
+                )));
+            }
+        }
         let entries = self.list_entries();
         if entries > MAX_TEMPLATE_ENTRIES {
             return Err(Error::Invalid(format!(

@@ -46,8 +46,9 @@ use crate::model::NodeInclusionPolicy::{self, Honor, Ignore};
 use crate::model::{Resources, WhenUnsatisfiable, HOSTNAME_KEY};
 pub use fast::FastPaths;
 use plugins::{
-    inter_pod_affinity as ipa, node_affinity, node_resources_balanced_allocation as balanced,
-    node_resources_fit as fit, node_unschedulable, pod_topology_spread as spread, taint_toleration,
+    inter_pod_affinity as ipa, node_affinity, node_ports,
+    node_resources_balanced_allocation as balanced, node_resources_fit as fit, node_unschedulable,
+    pod_topology_spread as spread, taint_toleration,
 };
 pub(crate) use preemption::PreemptionRecord;
 pub use preemption::{
@@ -120,6 +121,10 @@ pub enum Unfit {
     PodAffinity,
     PodAntiAffinity,
     ExistingAntiAffinity,
+    /// A host port of the pod's (the first, in its order) conflicts with
+    /// one taken on the node. Kubernetes' reason does not name it;
+    /// [`Unfit::detail`] does.
+    NodePorts(crate::model::ports::HostPort),
 }
 
 impl Unfit {
@@ -157,6 +162,7 @@ impl Unfit {
             Unfit::PodAffinity => one(ipa::REASON_AFFINITY),
             Unfit::PodAntiAffinity => one(ipa::REASON_ANTI_AFFINITY),
             Unfit::ExistingAntiAffinity => one(ipa::REASON_EXISTING_ANTI_AFFINITY),
+            Unfit::NodePorts(_) => one(node_ports::REASON),
         }
     }
 
@@ -170,7 +176,8 @@ impl Unfit {
     /// podtopologyspread/filtering.go); InterPodAffinity says
     /// UnschedulableAndUnresolvable for required affinity and Unschedulable
     /// for anti-affinity, the pod's or the existing pods'
-    /// (interpodaffinity/filtering.go).
+    /// (interpodaffinity/filtering.go); NodePorts says Unschedulable
+    /// (nodeports/node_ports.go).
     pub fn code(&self) -> Code {
         match self {
             Unfit::Unschedulable
@@ -185,18 +192,21 @@ impl Unfit {
                     Code::Unschedulable
                 }
             }
-            Unfit::SpreadSkew | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
-                Code::Unschedulable
-            }
+            Unfit::SpreadSkew
+            | Unfit::PodAntiAffinity
+            | Unfit::ExistingAntiAffinity
+            | Unfit::NodePorts(_) => Code::Unschedulable,
         }
     }
 
     /// What the reasons leave out, for a person reading explain: the
     /// untolerated taint as `key=value:Effect` (Kubernetes logs it at -v=4
-    /// and keeps it out of the status). Not part of FailedScheduling.
+    /// and keeps it out of the status), the host port taken as
+    /// `TCP/0.0.0.0/80`. Not part of FailedScheduling.
     pub fn detail(&self) -> Option<String> {
         match self {
             Unfit::Taint(t) => Some(format!("{t}")),
+            Unfit::NodePorts(p) => Some(format!("host port {p} is taken")),
             _ => None,
         }
     }
@@ -212,6 +222,7 @@ impl Unfit {
             Unfit::PodAffinity | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
                 Plugin::InterPodAffinity.name()
             }
+            Unfit::NodePorts(_) => Plugin::NodePorts.name(),
         }
     }
 }
@@ -350,6 +361,10 @@ struct Batch {
     /// every filter), never the heap, the index or the class cycle, whose
     /// summaries count cpu and memory only.
     scalars: bool,
+    /// The template takes host ports (NodePorts' PreFilter does not skip
+    /// it): the batch takes the plain cycle, like `scalars`, since the
+    /// heap, the index and the class cycle do not book ports.
+    host_ports: bool,
     /// Per node, NodeResourcesFit's and BalancedAllocation's weighted sum for
     /// this batch's pods (lent by the caches, shared by equal `local_key`s).
     local: cache::Slots<i64>,
@@ -644,7 +659,7 @@ pub struct NodeVerdict {
     pub code: Code,
     pub reasons: Vec<String>,
     /// What the reasons do not say ([`Unfit::detail`]): the untolerated
-    /// taint, `key=value:Effect`.
+    /// taint, `key=value:Effect`, or the host port taken.
     pub detail: Option<String>,
     /// Each score plugin's raw, normalised and weighted score (feasible nodes).
     pub scores: Vec<PluginScore>,

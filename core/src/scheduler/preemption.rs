@@ -657,7 +657,12 @@ impl Cluster {
         // A pinned pod has no hard spread constraint (pinned_node's rule);
         // without inter-pod terms its one node's books are enough, and the
         // batch's per-node state (spreading over every node) is not built.
-        let b = if pinned.is_some() && !inter_pod && !scalars {
+        // NodePorts: removing the pods that hold a port frees it, which
+        // the resources' arithmetic does not see; such a pod takes the
+        // general path (every filter on a working copy).
+        let ports =
+            profile.filter_enabled(Plugin::NodePorts) && !revision.template.host_ports.is_empty();
+        let b = if pinned.is_some() && !inter_pod && !scalars && !ports {
             None
         } else {
             Some(self.new_batch(c, rev, profile))
@@ -666,7 +671,7 @@ impl Cluster {
         // the pod has hard spread constraints or inter-pod terms.
         let simple = !scalars
             && b.as_ref()
-                .is_none_or(|b| b.hard.is_empty() && !b.inter_pod_filter);
+                .is_none_or(|b| b.hard.is_empty() && !b.inter_pod_filter && !b.host_ports);
         if !simple && work.is_none() {
             *work = Some(self.clone());
         }

@@ -306,8 +306,63 @@ fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, spec: &mut Map<String, Val
     }
 }
 
+/// Host ports (NodePorts) on a pod's first container: one or two from a
+/// small set of ports, protocols and addresses, so that cases conflict
+/// often. Those conflicting with `taken` (for a bound pod, its node's
+/// other pods' ports, which the kubelet would refuse; for the incoming
+/// pod, empty) or with each other are left out; the ports given are added
+/// to `taken`.
+fn host_ports(
+    rng: &mut Prng,
+    spec: &mut Map<String, Value>,
+    taken: &mut Vec<(&'static str, &'static str, u64)>,
+) {
+    let mut ports = Vec::new();
+    for _ in 0..rng.range(1, 2) {
+        let port = *rng.pick(&[80u64, 443, 9100]);
+        let protocol = if rng.chance(25) { "UDP" } else { "TCP" };
+        let ip = *rng.pick(&["", "", "10.0.0.1", "10.0.0.2", "0.0.0.0"]);
+        let all = |ip: &str| ip.is_empty() || ip == "0.0.0.0";
+        let clash = |&(p, i, n): &(&str, &str, u64)| {
+            p == protocol && n == port && (i == ip || all(i) || all(ip))
+        };
+        if taken.iter().any(clash) {
+            continue;
+        }
+        taken.push((protocol, ip, port));
+        ports.push((protocol, ip, port, rng.range(1000, 9000)));
+    }
+    let list: Vec<Value> = ports
+        .into_iter()
+        .map(|(protocol, ip, port, container)| {
+            let mut m = json!({"containerPort": container, "hostPort": port});
+            if protocol != "TCP" || rng.chance(30) {
+                m["protocol"] = json!(protocol);
+            }
+            if !ip.is_empty() {
+                m["hostIP"] = json!(ip);
+            }
+            m
+        })
+        .collect();
+    if list.is_empty() {
+        return;
+    }
+    if let Some(c) = spec
+        .get_mut("containers")
+        .and_then(|c| c.get_mut(0))
+        .and_then(|c| c.as_object_mut())
+    {
+        c.insert("ports".into(), Value::Array(list));
+    }
+}
+
 pub fn generate(seed: u64, _avoid: &Avoid) -> Case {
     let mut rng = Prng::new(seed ^ 0x6f72_6163_6c65);
+    // Host ports draw from a stream of their own, so that the rest of a
+    // seed's case is what it was before they were generated.
+    let mut ports_rng = Prng::new(seed ^ 0x706f_7274_73);
+    let ports_rng = &mut ports_rng;
     let rng = &mut rng;
     // Scalar resources (issue 45) from a stream of their own, so the rest
     // of a seed's case stays: in some cases nodes offer nvidia.com/gpu and
@@ -459,6 +514,7 @@ pub fn generate(seed: u64, _avoid: &Avoid) -> Case {
     let mut serial = 0;
     for (at, (name, cpu_m, mem_b, max_pods, no_exec)) in room.iter_mut().enumerate() {
         let count = rng.range(0, 4).min(*max_pods);
+        let mut taken = Vec::new();
         for _ in 0..count {
             if *cpu_m < 50 || *mem_b < 32 * MIB {
                 break;
@@ -508,6 +564,9 @@ pub fn generate(seed: u64, _avoid: &Avoid) -> Case {
             }
             if !aff.is_empty() {
                 spec.insert("affinity".into(), Value::Object(aff));
+            }
+            if ports_rng.chance(25) {
+                host_ports(ports_rng, &mut spec, &mut taken);
             }
             let pname = format!("{app}-{serial}");
             serial += 1;
@@ -654,6 +713,9 @@ pub fn generate(seed: u64, _avoid: &Avoid) -> Case {
             cs.push(c);
         }
         spec.insert("topologySpreadConstraints".into(), Value::Array(cs));
+    }
+    if ports_rng.chance(30) {
+        host_ports(ports_rng, &mut spec, &mut Vec::new());
     }
     let mut incoming = pod_object("incoming", labels(&l), spec);
     if scalar_case {

@@ -21,6 +21,12 @@ impl Cluster {
         if !b.hard.is_empty() && self.spread_filter(NodeId(i as u32), b).is_err() {
             return false;
         }
+        // NodePorts: a batch with host ports scans through `filter_node`
+        // (see `Cluster::cycle`), and takes no other fast path.
+        debug_assert!(
+            !b.host_ports,
+            "the scans' fast filter does not book host ports"
+        );
         self.inter_pod_passes(i, b)
     }
 

@@ -60,7 +60,7 @@ impl Cluster {
     /// and no score plugin beyond kube-scheduler's default ones (preferred
     /// node affinity is scored node by node; any filter is fine).
     pub(in crate::scheduler) fn fast_cycle_applies(&self, b: &Batch, profile: &Profile) -> bool {
-        if b.scalars {
+        if b.scalars || b.host_ports {
             return false;
         }
         // Filters of any kind are fine (the scan runs them all); the scores

@@ -47,7 +47,7 @@ impl Cluster {
     /// (or is the same for every node), and the profile scores every node
     /// with lowest-id ties: then a heap of nodes chooses what the cycle would.
     pub(in crate::scheduler) fn heap_path(&self, b: &Batch, profile: &Profile) -> bool {
-        if b.scalars {
+        if b.scalars || b.host_ports {
             return false;
         }
         if profile.tie_break != TieBreak::LowestNodeId
@@ -63,7 +63,7 @@ impl Cluster {
             Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation => true,
             Plugin::NodeAffinity | Plugin::InterPodAffinity | Plugin::PodTopologySpread => true,
             Plugin::TaintToleration => false,
-            Plugin::NodeUnschedulable => true,
+            Plugin::NodeUnschedulable | Plugin::NodePorts => true,
         })
     }
 

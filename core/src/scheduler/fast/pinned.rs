@@ -137,6 +137,9 @@ impl Cluster {
                         });
                     }
                 }
+                Plugin::NodePorts if !rev.template.host_ports.is_empty() => {
+                    self.node_ports_verdict(n, &rev.template.host_ports)?
+                }
                 Plugin::InterPodAffinity
                     if !rev.affinity_ids.is_empty()
                         || !rev.anti_ids.is_empty()

@@ -30,34 +30,26 @@ impl Cluster {
         profile: &Profile,
         affinity: bool,
     ) -> Result<(), Unfit> {
-        for p in &profile.filters {
-            match p {
-                Plugin::NodeUnschedulable => self.node_unschedulable_filter(n, pod)?,
-                Plugin::TaintToleration => self.taint_toleration_filter(n, pod)?,
-                Plugin::NodeAffinity if affinity => self.node_affinity_filter(n, pod)?,
-                _ => {}
+        for &p in &profile.filters {
+            if p == Plugin::NodeAffinity && !affinity {
+                continue;
             }
+            self.run_static_filter(p, n, pod)?;
         }
         Ok(())
     }
 
-    /// The filters that change as pods come and go: resources, topology
-    /// spread and inter-pod (anti-)affinity.
+    /// The filters that change as pods come and go (resources, host ports,
+    /// topology spread and inter-pod (anti-)affinity), in the profile's
+    /// order, through the registry's dispatch.
     pub(in crate::scheduler) fn dynamic_filter(
         &self,
         n: NodeId,
         b: &Batch,
         profile: &Profile,
     ) -> Result<(), Unfit> {
-        for p in &profile.filters {
-            match p {
-                Plugin::NodeResourcesFit => self.fit_filter(n, b, profile)?,
-                Plugin::PodTopologySpread => self.spread_filter(n, b)?,
-                Plugin::InterPodAffinity if b.inter_pod_filter => {
-                    self.inter_pod_filter(n, &b.rev)?
-                }
-                _ => {}
-            }
+        for &p in &profile.filters {
+            self.run_dynamic_filter(p, n, b, profile)?;
         }
         Ok(())
     }
@@ -171,12 +163,15 @@ impl Cluster {
         feasible.clear();
         let mut visited = 0;
         let mut soft_taints = false;
+        // The batch caches' filter serves every batch but one with host
+        // ports (NodePorts reads the node's book: `filter_node` runs it).
+        let scan_fast = self.fast_paths.batch_caches && !b.host_ports;
         for (step, i) in (start..slots).chain(0..start).enumerate() {
             visited = step as u32 + 1;
             if self.hot[i as usize].removed {
                 continue;
             }
-            let feasible_here = if self.fast_paths.batch_caches {
+            let feasible_here = if scan_fast {
                 self.feasible_fast(i as usize, b, profile)
             } else {
                 self.filter_node(NodeId(i), b, profile).is_ok()
@@ -371,7 +366,7 @@ impl Cluster {
                         spread::normalize(&mut b.spread_raw).collect()
                     };
                 }
-                Plugin::NodeUnschedulable => continue,
+                Plugin::NodeUnschedulable | Plugin::NodePorts => continue,
             }
             debug_assert_eq!(norm.len(), m);
             if skipped.contains(&p) {
@@ -418,9 +413,10 @@ impl Cluster {
                 Plugin::NodeAffinity => b.rev.template.node_affinity.preferred.is_empty(),
                 Plugin::NodeResourcesBalancedAllocation => b.best_effort,
                 Plugin::InterPodAffinity => self.ipa_skips(&b.rev, profile),
-                Plugin::TaintToleration | Plugin::NodeResourcesFit | Plugin::NodeUnschedulable => {
-                    false
-                }
+                Plugin::TaintToleration
+                | Plugin::NodeResourcesFit
+                | Plugin::NodeUnschedulable
+                | Plugin::NodePorts => false,
             })
             .collect()
     }

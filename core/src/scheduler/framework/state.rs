@@ -80,6 +80,7 @@ impl Cluster {
             live_nodes,
             plain_template: tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none(),
             scalars: !tpl.scalar_requests.is_empty(),
+            host_ports: !tpl.host_ports.is_empty() && profile.filter_enabled(Plugin::NodePorts),
             local,
             local_key,
             record: false,

@@ -10,6 +10,7 @@
 
 pub mod inter_pod_affinity;
 pub mod node_affinity;
+pub mod node_ports;
 pub mod node_resources_balanced_allocation;
 pub mod node_resources_fit;
 pub mod node_unschedulable;
@@ -31,12 +32,35 @@ use crate::error::Error;
 /// A row: the plugin's kube-scheduler name; `filter`: its place among the
 /// default profile's filters (`None`: no Filter extension point);
 /// `score`: its place among the default profile's scores and its weight
-/// (`None`: no Score extension point). The order of the rows is the
-/// variants' order.
+/// (`None`: no Score extension point); `runs`: how the framework calls its
+/// Filter, one of
+/// - `static_filter(f)`: `Cluster::f(node, StaticInputs)`, a filter that
+///   reads only the node and the pod's [`StaticInputs`] (its verdicts are
+///   cached per node and template: see `fast/cache.rs`);
+/// - `dynamic_filter(f)`: `Cluster::f(node, &Batch, &Profile)`, a filter
+///   that reads what pods take (its PreFilter skip, if any, inside `f`);
+/// - `no_filter`.
+///
+/// The order of the rows is the variants' order. The macro generates the
+/// framework's Filter dispatch (`Cluster::run_static_filter`,
+/// `Cluster::run_dynamic_filter`): a `match`, no allocation, no dynamic
+/// call.
+///
+/// [`StaticInputs`]: crate::scheduler::cache::StaticInputs
 macro_rules! registry {
+    (@static static_filter($f:ident) $c:ident $n:ident $pod:ident) => { $c.$f($n, $pod) };
+    (@static $other:ident $(($f:ident))? $c:ident $n:ident $pod:ident) => { Ok(()) };
+    (@dynamic dynamic_filter($f:ident) $c:ident $n:ident $b:ident $p:ident) => { $c.$f($n, $b, $p) };
+    (@dynamic $other:ident $(($f:ident))? $c:ident $n:ident $b:ident $p:ident) => { Ok(()) };
+    (@is_static static_filter) => { true };
+    (@is_static $other:ident) => { false };
     ($(
         $(#[$doc:meta])*
-        $variant:ident { filter: $filter:expr, score: $score:expr $(,)? }
+        $variant:ident {
+            filter: $filter:expr,
+            score: $score:expr,
+            runs: $runs:ident $(($f:ident))? $(,)?
+        }
     ),+ $(,)?) => {
         /// The plugins Shepherd runs, by their kube-scheduler names.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -74,30 +98,103 @@ macro_rules! registry {
                     $(Plugin::$variant => $score,)+
                 }
             }
+
+            /// Whether its Filter is static: it reads only the node and
+            /// the pod's `StaticInputs` (run by `run_static_filter`).
+            pub fn static_filter(&self) -> bool {
+                match self {
+                    $(Plugin::$variant => registry!(@is_static $runs),)+
+                }
+            }
+        }
+
+        impl crate::cluster::Cluster {
+            /// Plugin `p`'s Filter on node `n` when it is static (else
+            /// nothing): generated from the registry.
+            #[inline]
+            pub(in crate::scheduler) fn run_static_filter(
+                &self,
+                p: Plugin,
+                n: crate::cluster::NodeId,
+                pod: crate::scheduler::cache::StaticInputs<'_>,
+            ) -> Result<(), crate::scheduler::Unfit> {
+                match p {
+                    $(Plugin::$variant => registry!(@static $runs $(($f))? self n pod),)+
+                }
+            }
+
+            /// Plugin `p`'s Filter on node `n` for batch `b` when it is
+            /// dynamic (else nothing): generated from the registry.
+            #[inline]
+            pub(in crate::scheduler) fn run_dynamic_filter(
+                &self,
+                p: Plugin,
+                n: crate::cluster::NodeId,
+                b: &crate::scheduler::Batch,
+                profile: &crate::scheduler::Profile,
+            ) -> Result<(), crate::scheduler::Unfit> {
+                match p {
+                    $(Plugin::$variant => registry!(@dynamic $runs $(($f))? self n b profile),)+
+                }
+            }
         }
     };
 }
 
 registry! {
     /// Filter: cordoned nodes (`spec.unschedulable`).
-    NodeUnschedulable { filter: Some(0), score: None },
+    NodeUnschedulable {
+        filter: Some(0),
+        score: None,
+        runs: static_filter(node_unschedulable_filter),
+    },
     /// Filter: untolerated NoSchedule/NoExecute taints. Score: untolerated
     /// PreferNoSchedule taints, fewer is better.
-    TaintToleration { filter: Some(1), score: Some((0, 3)) },
+    TaintToleration {
+        filter: Some(1),
+        score: Some((0, 3)),
+        runs: static_filter(taint_toleration_filter),
+    },
     /// Filter: nodeSelector and required node affinity. Score: preferred node
     /// affinity weights.
-    NodeAffinity { filter: Some(2), score: Some((1, 2)) },
+    NodeAffinity {
+        filter: Some(2),
+        score: Some((1, 2)),
+        runs: static_filter(node_affinity_filter),
+    },
     /// Filter: requests fit allocatable cpu, memory and pods. Score: the
     /// scoring strategy (LeastAllocated, MostAllocated, RequestedToCapacityRatio).
-    NodeResourcesFit { filter: Some(3), score: Some((2, 1)) },
+    NodeResourcesFit {
+        filter: Some(4),
+        score: Some((2, 1)),
+        runs: dynamic_filter(fit_filter),
+    },
     /// Score: how evenly cpu and memory would be used.
-    NodeResourcesBalancedAllocation { filter: None, score: Some((5, 1)) },
+    NodeResourcesBalancedAllocation {
+        filter: None,
+        score: Some((5, 1)),
+        runs: no_filter,
+    },
     /// Filter: DoNotSchedule constraints. Score: ScheduleAnyway constraints
     /// and the system default constraints.
-    PodTopologySpread { filter: Some(4), score: Some((3, 2)) },
+    PodTopologySpread {
+        filter: Some(5),
+        score: Some((3, 2)),
+        runs: dynamic_filter(pod_topology_spread_filter),
+    },
     /// Filter: required pod affinity and anti-affinity (both ways). Score:
     /// preferred terms, and existing pods' terms toward the incoming pod.
-    InterPodAffinity { filter: Some(5), score: Some((4, 2)) },
+    InterPodAffinity {
+        filter: Some(6),
+        score: Some((4, 2)),
+        runs: dynamic_filter(inter_pod_affinity_filter),
+    },
+    /// Filter: the pod's host ports are free on the node.
+    NodePorts {
+        filter: Some(3),
+        score: None,
+        runs: dynamic_filter(node_ports_filter),
+    },
 }
 
 impl Plugin {
@@ -276,6 +373,7 @@ mod tests {
                 NodeUnschedulable,
                 TaintToleration,
                 NodeAffinity,
+                NodePorts,
                 NodeResourcesFit,
                 PodTopologySpread,
                 InterPodAffinity
@@ -295,9 +393,16 @@ mod tests {
         for p in Plugin::ALL {
             assert_eq!(Plugin::parse(p.name()).ok(), Some(p));
         }
+        // The filters whose verdicts the static cache may keep: those that
+        // read only the node and the pod's StaticInputs.
+        let statics: Vec<Plugin> = Plugin::ALL
+            .into_iter()
+            .filter(Plugin::static_filter)
+            .collect();
+        assert_eq!(statics, [NodeUnschedulable, TaintToleration, NodeAffinity]);
         let e = Plugin::parse("ImageLocality").unwrap_err().to_string();
         assert!(
-            e.ends_with("expected one of NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity"),
+            e.ends_with("expected one of NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit, NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity, NodePorts"),
             "{e}"
         );
     }

@@ -4,6 +4,22 @@
 use crate::scheduler::*;
 
 impl Cluster {
+    /// The Filter as the framework runs it (the registry's `runs`): nothing
+    /// when the batch's PreFilter found no term that can refuse a node
+    /// (`Batch::inter_pod_filter`).
+    #[inline]
+    pub(in crate::scheduler) fn inter_pod_affinity_filter(
+        &self,
+        n: NodeId,
+        b: &Batch,
+        _profile: &Profile,
+    ) -> Result<(), Unfit> {
+        if !b.inter_pod_filter {
+            return Ok(());
+        }
+        self.inter_pod_filter(n, &b.rev)
+    }
+
     pub(in crate::scheduler) fn inter_pod_filter(
         &self,
         n: NodeId,

@@ -23,6 +23,17 @@ impl Cluster {
 }
 
 impl Cluster {
+    /// The Filter as the framework runs it (the registry's `runs`).
+    #[inline]
+    pub(in crate::scheduler) fn pod_topology_spread_filter(
+        &self,
+        n: NodeId,
+        b: &Batch,
+        _profile: &Profile,
+    ) -> Result<(), Unfit> {
+        self.spread_filter(n, b)
+    }
+
     pub(in crate::scheduler) fn spread_filter(&self, n: NodeId, b: &Batch) -> Result<(), Unfit> {
         for s in &b.hard {
             let d = match s.topo {
