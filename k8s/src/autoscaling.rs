@@ -705,6 +705,112 @@ pub(crate) fn configmaps(
     out
 }
 
+/// `node`'s written object with `annotations` in its metadata (after the
+/// name), replacing any it had.
+fn with_annotations(mut v: Value, ann: BTreeMap<String, String>) -> Value {
+    if let Value::Map(top) = &mut v {
+        if let Some((_, Value::Map(meta))) = top.iter_mut().find(|(k, _)| k == "metadata") {
+            meta.retain(|(k, _)| k != "annotations");
+            if !ann.is_empty() {
+                meta.insert(
+                    1.min(meta.len()),
+                    (
+                        "annotations".into(),
+                        Value::Map(ann.into_iter().map(|(k, v)| (k, Value::Str(v))).collect()),
+                    ),
+                );
+            }
+        }
+    }
+    v
+}
+
+/// Karpenter's NodePools written from the model (`karpenter.sh/v1`:
+/// `spec.template.spec.requirements`, `spec.limits.cpu`), and, when
+/// `with_types`, the [`INSTANCE_TYPES_CONFIGMAP`] ConfigMap of their
+/// instance types (each once, in the order first met) as priced template
+/// Nodes: what [`read_karpenter`] reads back to the same pools.
+pub(crate) fn node_pool_objects(
+    pools: &[shepherd::autoscaler::karpenter::NodePool],
+    with_types: bool,
+    node: impl Fn(&NodeSpec) -> Value,
+    yaml_text: YamlWriter,
+) -> Vec<Value> {
+    let s = |x: &str| Value::Str(x.to_string());
+    let map = |pairs: Vec<(&str, Value)>| {
+        Value::Map(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    };
+    let mut out = Vec::new();
+    if with_types {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut text = String::new();
+        for t in pools.iter().flat_map(|p| &p.instance_types) {
+            if seen.contains(&t.name.as_str()) {
+                continue;
+            }
+            seen.push(&t.name);
+            let mut ann = BTreeMap::new();
+            ann.insert(
+                PRICE_ANNOTATION.to_string(),
+                shepherd::autoscaler::nodegroup::format_price_micros(t.price_micros),
+            );
+            text.push_str("---\n");
+            text.push_str(&yaml_text(&with_annotations(node(&t.node), ann)));
+        }
+        out.push(map(vec![
+            ("apiVersion", s("v1")),
+            ("kind", s("ConfigMap")),
+            (
+                "metadata",
+                map(vec![
+                    ("name", s(INSTANCE_TYPES_CONFIGMAP)),
+                    ("namespace", s("kube-system")),
+                ]),
+            ),
+            ("data", map(vec![("instanceTypes", Value::Str(text))])),
+        ]));
+    }
+    for p in pools {
+        let reqs: Vec<Value> = p
+            .requirements
+            .iter()
+            .map(|r| {
+                let mut m = vec![("key", s(&r.key)), ("operator", s(r.operator.as_str()))];
+                if !r.values.is_empty() {
+                    m.push((
+                        "values",
+                        Value::Seq(r.values.iter().map(|v| s(v)).collect()),
+                    ));
+                }
+                map(m)
+            })
+            .collect();
+        let mut spec = vec![(
+            "template",
+            map(vec![(
+                "spec",
+                map(vec![("requirements", Value::Seq(reqs))]),
+            )]),
+        )];
+        if let Some(cpu) = p.limit_cpu_millis {
+            spec.push((
+                "limits",
+                map(vec![(
+                    "cpu",
+                    s(&shepherd::quantity::format_cpu_millis(cpu)),
+                )]),
+            ));
+        }
+        out.push(map(vec![
+            ("apiVersion", s("karpenter.sh/v1")),
+            ("kind", s("NodePool")),
+            ("metadata", map(vec![("name", s(&p.name))])),
+            ("spec", map(spec)),
+        ]));
+    }
+    out
+}
+
 /// The ConfigMap (ours) whose data key `instanceTypes` lists Karpenter's
 /// instance types as template Nodes: the type is the node's
 /// `node.kubernetes.io/instance-type` label (else its name), the price its
@@ -886,6 +992,45 @@ mod tests {
         assert!(out.contains("kwok-provider-config") && out.contains("kwok-provider-templates"));
         let again = crate::import(&out).unwrap();
         assert_eq!(again.scenario.autoscaler, imp.scenario.autoscaler);
+    }
+
+    const KARPENTER: &str = include_str!("../../tests/manifests/karpenter.yaml");
+
+    #[test]
+    fn export_writes_the_configmaps_from_the_model_when_no_document_is_kept() {
+        let mut sc = crate::import(SAMPLE).unwrap().scenario;
+        sc.kept = Default::default();
+        let out = crate::export(&sc);
+        let again = crate::import(&out).unwrap();
+        assert_eq!(again.scenario.autoscaler, sc.autoscaler);
+        // And the export of that import writes the same text again.
+        assert_eq!(crate::export(&again.scenario), out);
+    }
+
+    #[test]
+    fn export_writes_node_pools_back_as_given_or_from_the_model() {
+        let imp = crate::import(KARPENTER).unwrap();
+        assert!(!imp.scenario.node_pools.is_empty());
+        // Imported: each NodePool once, as given.
+        let out = crate::export(&imp.scenario);
+        assert_eq!(
+            out.matches("kind: NodePool").count(),
+            imp.scenario.node_pools.len()
+        );
+        assert_eq!(
+            crate::import(&out).unwrap().scenario.node_pools,
+            imp.scenario.node_pools
+        );
+        // Without their documents: written from the model, with their
+        // instance types, and read back to the same pools.
+        let mut sc = imp.scenario.clone();
+        sc.kept = Default::default();
+        let out = crate::export(&sc);
+        assert_eq!(out.matches("kind: NodePool").count(), sc.node_pools.len());
+        assert!(out.contains("name: karpenter-instance-types"), "{out}");
+        let again = crate::import(&out).unwrap();
+        assert_eq!(again.scenario.node_pools, sc.node_pools, "{out}");
+        assert_eq!(crate::export(&again.scenario), out);
     }
 
     fn with_config(cfg: &str) -> String {
