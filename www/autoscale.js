@@ -1,6 +1,6 @@
 // Cluster Autoscaler on the page (docs/autoscaling.md): the node groups
-// under the node list (min / current / max per group, nodes asked for, the
-// cost per hour), the scale-ups and scale-downs so far, and, in a pod's
+// under the node list (min / registered / target / max per group, as
+// cluster-autoscaler-status counts them, the price and the cost per hour), the scale-ups and scale-downs so far, and, in a pod's
 // explain dialog, the scale-up it triggered or why no node group helps. The
 // engine decides everything (Shepherd.autoscale, Shepherd.autoscaleFor);
 // this file only draws what it says. Nothing shows without node groups.
@@ -42,8 +42,9 @@ export class NodeGroupsView {
       h('td', { class: 'num', dataset: { current: String(g.current) } },
         String(g.current),
         g.ready < g.current ? h('span', { class: 'muted' }, ` (${g.ready} Ready)`) : null),
+      h('td', { class: 'num', title: g.upcoming ? `${g.upcoming} asked for, registering after the provisioning delay` : null },
+        String(g.current + g.upcoming), g.upcoming ? h('span', { class: 'muted' }, ` (+${g.upcoming})`) : null),
       h('td', { class: 'num' }, String(g.max)),
-      h('td', { class: 'num' }, g.upcoming ? `+${g.upcoming}` : '–'),
       h('td', { class: 'num' }, g.pricePerHour ? dollars(g.pricePerHour) : '–')));
     const lines = [];
     for (const u of a.scaleUps.slice(0, 5)) {
@@ -72,9 +73,9 @@ export class NodeGroupsView {
             h('th', { scope: 'col' }, 'Group'),
             h('th', { scope: 'col' }, 'Template node'),
             h('th', { scope: 'col', class: 'num' }, 'Min'),
-            h('th', { scope: 'col', class: 'num' }, 'Current'),
+            h('th', { scope: 'col', class: 'num', title: 'Nodes of the group registered now' }, 'Registered'),
+            h('th', { scope: 'col', class: 'num', title: 'Registered plus asked for (cloudProviderTarget in cluster-autoscaler-status)' }, 'Target'),
             h('th', { scope: 'col', class: 'num' }, 'Max'),
-            h('th', { scope: 'col', class: 'num' }, 'Asked for'),
             h('th', { scope: 'col', class: 'num' }, 'Price'))),
           h('tbody', {}, rows))),
       lines.length

@@ -276,14 +276,15 @@ mod tests {
         let (mut s, _) = import_session(EXAMPLE, 7).unwrap();
         let v = view(s.simulator()).expect("node groups");
         let names: Vec<&str> = v.groups.iter().map(|g| g.name.as_str()).collect();
-        assert_eq!(names, ["m5.large", "m5.xlarge", "r5.large"]);
+        assert_eq!(names, ["c5.xlarge", "m5.large", "r5.large"]);
         assert_eq!(
-            (v.groups[0].min, v.groups[0].current, v.groups[0].max),
+            (v.groups[1].min, v.groups[1].current, v.groups[1].max),
             (1, 2, 6)
         );
+        assert_eq!(v.expander, "least-waste");
         assert_eq!(v.cost_per_hour, "0.192");
         // The two fixed nodes hold one api pod each (1 cpu of 2, with the
-        // web pod and node-exporter); four wait.
+        // web pod, node-exporter and cluster-autoscaler); four wait.
         let api = pending(&s, "api-");
         assert_eq!(api.len(), 4);
         let before = for_pod(s.simulator(), &api[0]).unwrap();
@@ -298,6 +299,24 @@ mod tests {
         let v = view(s.simulator()).unwrap();
         assert_eq!(v.scale_up_count, 1);
         let up = &v.scale_ups[0];
+        // By hand: a c5.xlarge (4 cpu, 8Gi) less kube-proxy's 100m and
+        // node-exporter's 50m/64Mi holds two api pods (1 cpu, 3Gi) by
+        // memory: 2 nodes, 50% idle cpu and 25% idle memory; m5.large takes
+        // one pod a node (4 nodes, 63% idle memory), r5.large too (81%).
+        assert_eq!((up.group.as_str(), up.from, up.to), ("c5.xlarge", 0, 2));
+        assert_eq!(
+            up.reasoning,
+            ["least-waste: c5.xlarge 50% idle cpu, 25% idle memory against m5.large 50% idle cpu, 63% idle memory; r5.large 50% idle cpu, 81% idle memory"]
+        );
+        // By hand: a c5.xlarge (4 cpu, 8Gi) less kube-proxy's 100m and
+        // node-exporter's 50m/64Mi holds two api pods (1 cpu, 3Gi) by
+        // memory: 2 nodes, 50% idle cpu and 25% idle memory; m5.large takes
+        // one pod a node (4 nodes, 63% idle memory), r5.large too (81%).
+        assert_eq!((up.group.as_str(), up.from, up.to), ("c5.xlarge", 0, 2));
+        assert_eq!(
+            up.reasoning,
+            ["least-waste: c5.xlarge 50% idle cpu, 25% idle memory against m5.large 50% idle cpu, 63% idle memory; r5.large 50% idle cpu, 81% idle memory"]
+        );
         assert_eq!((up.tick, up.joins_at), (10, 40));
         let mut pods = up.pods.clone();
         pods.sort();
