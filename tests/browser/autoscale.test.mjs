@@ -8,7 +8,9 @@
 // type no group offers, says why per group. Zero axe-core violations in each state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, waitForEngine, shownTick, openMenu, eventLines, axeViolations } from './harness.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openApp, waitForEngine, shownTick, openMenu, eventLines, axeViolations, ARTIFACTS } from './harness.mjs';
 
 // The node groups table as { group: {min, registered, target, max, price} }.
 async function groups(page) {
@@ -106,7 +108,8 @@ test('the autoscaling example scales up after the provisioning delay, with its c
     assert.match(await page.textContent('#chart-cost-value'), new RegExp(`tick 40: \\$${cost.replace('.', '\\.')}/h`));
     assert.match(await page.textContent('#node-groups-cost'), new RegExp(`Cost now \\$${Number(cost)}/h`));
     await page.locator('#charts-panel').scrollIntoViewIfNeeded();
-    await app.screenshot('autoscale-charts', { fullPage: false });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.locator('#charts-panel').screenshot({ path: path.join(ARTIFACTS, 'autoscale-charts.png') });
     assert.deepEqual(await axeViolations(page), [], 'after the scale-up');
 
     // The report pod asks for a g5.xlarge: no group offers one.

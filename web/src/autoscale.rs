@@ -217,7 +217,7 @@ pub fn for_pod(sim: &Simulator, pod: &str) -> Option<PodAutoscale> {
     let now = sim.cluster().now();
     let summary = match (&up, none.is_empty()) {
         (_, false) => format!(
-            "no node group helps: at its last loop Cluster Autoscaler found no group whose template node takes the pod ({} group(s) tried)",
+            "no node group helps: at its last loop no template node of Cluster Autoscaler's {} node group(s) takes the pod (NotTriggerScaleUp)",
             none.len()
         ),
         (Some(u), true) => {
