@@ -313,7 +313,7 @@ fn explain_then_shows_the_preemption_and_its_figures() {
     assert_eq!(code, 0, "{err}");
     assert!(
         now.contains(
-            "web-0 is bound to node-1; the scores below are as if it were placed again now"
+            "web-55dj4nws-d2g7x is bound to node-1; the scores below are as if it were placed again now"
         ),
         "{now}"
     );

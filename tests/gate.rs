@@ -2715,9 +2715,11 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
     let why = "0/3 nodes are available: 1 Insufficient cpu, \
                1 node(s) had untolerated taint(s), 1 node(s) were unschedulable.";
     let ex = c.explain("big-0", ScorePolicy::BinPack).unwrap();
+    // Looked up by its short form, named by its own (`<replicaset>-<5 chars>`).
+    let big0 = c.pod_by_name("big-0").unwrap().name();
     assert_eq!(
         (ex.pod.as_str(), ex.phase, ex.bound_to.clone()),
-        ("big-0", "Pending", None)
+        (big0.as_str(), "Pending", None)
     );
     assert_eq!(ex.requests, Resources::new(3000, 1024 * MIB));
     assert_eq!(ex.summary, why);
@@ -2771,9 +2773,10 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
         (ex.phase, ex.bound_to.as_deref()),
         ("Running", Some("node-1"))
     );
+    let web0 = c.pod_by_name("web-0").unwrap().name();
     assert_eq!(
         ex.summary,
-        "web-0 is bound to node-1; the scores below are as if it were placed again now"
+        format!("{web0} is bound to node-1; the scores below are as if it were placed again now")
     );
     let n1 = &ex.nodes[0];
     assert!(n1.feasible && n1.plugin.is_none() && n1.reasons.is_empty());
@@ -2788,7 +2791,10 @@ fn explain_shows_every_node_for_a_pending_and_a_bound_pod() {
     // Uncordoning makes node-2 the choice for the pending pod.
     c.uncordon("node-2").unwrap();
     let ex = c.explain("big-0", ScorePolicy::BinPack).unwrap();
-    assert_eq!(ex.summary, "big-0 is Pending; node-2 has the best total");
+    assert_eq!(
+        ex.summary,
+        format!("{big0} is Pending; node-2 has the best total")
+    );
     assert_eq!(ex.nodes[1].position, Some(1));
     converge(&mut c, ScorePolicy::BinPack);
     assert_eq!(host(&c, "big-0").as_deref(), Some("node-2"));

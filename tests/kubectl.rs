@@ -149,6 +149,51 @@ fn get_pods_prints_kubectls_columns_sorted_by_name() {
 }
 
 #[test]
+fn age_counts_from_creation_pending_pods_too() {
+    // kubectl's AGE is translateTimestampSince(pod.CreationTimestamp)
+    // (pkg/printers/internalversion/printers.go, printPod), for every pod:
+    // a Pending pod has one too.
+    let mut sim = cluster();
+    sim.cluster_mut()
+        .deploy(DeploymentSpec::new(
+            "huge",
+            2,
+            Resources::new(64_000, 512 * MIB),
+        ))
+        .unwrap();
+    sim.step();
+    let created = sim.tick();
+    let pending: Vec<String> = sim
+        .cluster()
+        .pods()
+        .filter(|p| p.app == "huge")
+        .map(|p| {
+            assert!(p.node.is_none());
+            assert_eq!(p.created_at, created, "{}", p.name());
+            p.name()
+        })
+        .collect();
+    assert_eq!(pending.len(), 2);
+    for _ in 0..40 {
+        sim.step();
+    }
+    let t = text(&sim, "get pods");
+    for (name, (status, age)) in column(&t, "NAME")
+        .iter()
+        .zip(column(&t, "STATUS").into_iter().zip(column(&t, "AGE")))
+    {
+        if pending.contains(name) {
+            assert_eq!((status.as_str(), age.as_str()), ("Pending", "40s"), "{t}");
+        } else {
+            // The rest were created in the first ticks and bound at once.
+            let p = sim.cluster().pod_by_name(name).unwrap();
+            assert_eq!(age, format!("{}s", sim.tick() - p.created_at), "{t}");
+            assert_eq!(p.created_at, p.bound_at, "{name}");
+        }
+    }
+}
+
+#[test]
 fn selectors_and_field_selectors_filter_as_the_api_server_does() {
     let sim = cluster();
     let web = column(&text(&sim, "get pods -l app=web"), "NAME");
@@ -275,6 +320,19 @@ fn describe_and_top_read_the_nodes_books() {
     );
     let p = text(&sim, "describe pod web-0");
     assert!(p.contains("Controlled By:      ReplicaSet/web-"), "{p}");
+    // Looked up by its short form, the pod is described by its own name,
+    // with the events filed under it (Scheduled, from default-scheduler).
+    let own = sim.cluster().pod_by_name("web-0").unwrap().name();
+    assert_ne!(own, "web-0");
+    assert!(
+        p.starts_with(&format!("Name:               {own}\n")),
+        "{p}"
+    );
+    assert!(
+        p.contains(&format!("Successfully assigned default/{own} to ")),
+        "{p}"
+    );
+    assert_eq!(p, text(&sim, &format!("describe pod {own}")));
     assert!(
         p.contains("Explain (default-scheduler, as if it were scheduled now):"),
         "{p}"

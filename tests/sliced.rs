@@ -538,3 +538,49 @@ fn the_decision_shows_the_cluster_as_it_was_not_as_it_is() {
     let mut later = replay.clone();
     assert!(later.step_deciding("web-0").1.is_none());
 }
+
+#[test]
+fn a_generated_name_is_watched_with_the_nodes_its_cycle_scored() {
+    // 300 nodes: percentageOfNodesToScore's adaptive default scores
+    // 300 * (50 - 300/125)% = 144 of them
+    // (pkg/scheduler/schedule_one.go, numFeasibleNodesToFind). The
+    // watched pod is named as Kubernetes names it (`<replicaset>-<5
+    // chars>`): the cycle that
+    // bound it is the one recorded, so the decision says it scored a sample.
+    let mut script: Vec<(u64, Event)> = (0..300)
+        .map(|i| {
+            (
+                1,
+                Event::AddNode(NodeSpec::new(&format!("node-{i}"), 4000, 8192 * MIB)),
+            )
+        })
+        .collect();
+    script.push((
+        1,
+        Event::Deploy(DeploymentSpec::new(
+            "web",
+            3,
+            Resources::new(500, 512 * MIB),
+        )),
+    ));
+    let mut sim = Simulator::with_script(3, Profile::kube_scheduler(), script.clone());
+    sim.run(2);
+    let c = sim.cluster();
+    let web2 = c.pod_by_name("web-2").expect("web-2").name();
+    assert!(web2.starts_with("web-") && web2 != "web-2", "{web2}");
+    let mut replay = Simulator::with_script(3, Profile::kube_scheduler(), script);
+    let at = c.pod_by_name(&web2).unwrap().bound_at;
+    replay.run(at - 1);
+    let (_, decision) = replay.step_deciding(&web2);
+    let e = decision.expect("the tick binds it").expect("explained");
+    assert!(
+        e.summary.starts_with(&format!("{web2} was bound to ")),
+        "{}",
+        e.summary
+    );
+    assert!(
+        e.summary.contains("it scored 144 of the feasible nodes"),
+        "{}",
+        e.summary
+    );
+}

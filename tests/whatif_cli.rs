@@ -264,3 +264,134 @@ fn mistakes_exit_2_and_name_the_flag_and_what_exists() {
     assert_eq!(code, 2);
     assert!(err.contains("whatif needs FILE, DIR or -"), "{err}");
 }
+
+/// Issue 45 item 1: the what-if on the mid-sized dump as it is (every pod
+/// where it runs, under its own name). Worked out by hand from the dump
+/// (tests/manifests/mid-sized-cluster.yaml): us-east-1a holds five nodes
+/// and, besides 11 DaemonSet pods (which tolerate the unreachable taint
+/// without a deadline and stay), data/postgres-0, shop/cart-…-46vtd,
+/// shop/frontend-…-bwkkp and -k6ntm and shop/checkout-gsdj2zwwnp-99vxd
+/// (the old checkout pod bwwvp there is gone before: the rollout scales
+/// its ReplicaSet to 0 as the import converges). The zone fails at t=2:
+/// NotReady 51 s later (t=53), evicted 300 s after that (t=353), and
+/// replaced: postgres' replacement has nowhere to go (required zone
+/// anti-affinity: b and c hold postgres-1 and -2), nor have frontend's
+/// two (zone spread, maxSkew 1: zone a still counts as a domain, with 0
+/// pods against 2 in b and c), so postgres and frontend stall; cart and
+/// checkout recover in zones b and c.
+#[test]
+fn a_zone_failure_on_the_mid_sized_dump_as_it_is() {
+    let (code, out, err) = shepherd(&[
+        "whatif",
+        "../tests/manifests/mid-sized-cluster.yaml",
+        "--fail-zone",
+        "us-east-1a",
+        "--output",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let zone_a = [
+        "ip-10-0-0-79.ec2.internal",
+        "ip-10-0-1-227.ec2.internal",
+        "ip-10-0-2-234.ec2.internal",
+        "ip-10-0-3-85.ec2.internal",
+        "ip-10-0-8-146.ec2.internal",
+    ];
+    let mut deleted: Vec<String> = rows(&v, "deleted")
+        .iter()
+        .map(|d| {
+            assert_eq!(d["tick"], 353, "{d}");
+            assert!(zone_a.contains(&d["node"].as_str().unwrap()), "{d}");
+            d["pod"].as_str().unwrap().to_string()
+        })
+        .collect();
+    deleted.sort();
+    // The five the dump runs there, by the names kubectl printed, and
+    // any checkout pod the rollout made there as the import converged.
+    let mut from_dump: Vec<&String> = deleted
+        .iter()
+        .filter(|p| !p.starts_with("shop/checkout-gsdj2zwwnp-") || p.ends_with("99vxd"))
+        .collect();
+    from_dump.sort();
+    assert_eq!(
+        from_dump,
+        [
+            "data/postgres-0",
+            "shop/cart-mr8q9z6tfv-46vtd",
+            "shop/checkout-gsdj2zwwnp-99vxd",
+            "shop/frontend-xps8r4p5gx-bwkkp",
+            "shop/frontend-xps8r4p5gx-k6ntm"
+        ]
+    );
+    assert!(deleted.len() <= 6, "{deleted:?}");
+    let mut pending: Vec<(String, String)> = rows(&v, "pending")
+        .iter()
+        .map(|p| {
+            (
+                p["owner"].as_str().unwrap().to_string(),
+                p["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    pending.sort();
+    assert_eq!(pending.len(), 3, "{pending:?}");
+    assert_eq!(pending[0].0, "data/postgres");
+    assert!(pending[0]
+        .1
+        .contains("8 node(s) didn't match pod anti-affinity rules"));
+    for p in &pending[1..] {
+        assert_eq!(p.0, "shop/frontend");
+        assert!(
+            p.1.contains("8 node(s) didn't match pod topology spread constraints"),
+            "{}",
+            p.1
+        );
+    }
+    let available = |name: &str| {
+        rows(&v, "deployments")
+            .iter()
+            .find(|d| d["name"] == name)
+            .map(|d| d["available"]["after"].as_u64().unwrap())
+    };
+    assert_eq!(available("data/postgres"), Some(2));
+    assert_eq!(available("shop/frontend"), Some(4));
+    assert_eq!(available("shop/cart"), Some(3));
+    assert_eq!(available("shop/checkout"), Some(4));
+}
+
+/// `explain --pod` and `kubectl get pods` take and print the names the
+/// dump gave the pods.
+#[test]
+fn explain_and_kubectl_know_the_dumps_pod_names() {
+    let (code, out, err) = shepherd(&[
+        "explain",
+        "../tests/manifests/mid-sized-cluster.yaml",
+        "--pod",
+        "shop/frontend-xps8r4p5gx-j4rv8",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("ip-10-0-34-202.ec2.internal"), "{out}");
+    let (code, out, err) = shepherd(&[
+        "kubectl",
+        "../tests/manifests/mid-sized-cluster.yaml",
+        "--",
+        "get",
+        "pods",
+        "-n",
+        "data",
+        "-o",
+        "wide",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for (pod, node) in [
+        ("postgres-0", "ip-10-0-1-227.ec2.internal"),
+        ("postgres-1", "ip-10-0-18-176.ec2.internal"),
+        ("postgres-2", "ip-10-0-33-78.ec2.internal"),
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(pod) && l.contains(node)),
+            "{pod} on {node}:\n{out}"
+        );
+    }
+}

@@ -137,6 +137,7 @@ pub use cluster::{
     ApiRecord, Cluster, ControllerId, FixedPoint, NodeId, OwnerId, PodPhase, ReconcileReport,
     ScorePolicy, WorkloadKind, DEFAULT_HEARTBEAT_TIMEOUT, PASS_BUDGET,
 };
+pub use controllers::adopt::{ReplicaSetSpec, RunningPod, RunningPods};
 pub use controllers::bare_pod::BarePodSpec;
 pub use controllers::daemonset::{
     daemon_tolerations, DaemonSetSpec, DaemonSetStatus, DaemonSetUpdateStrategyType,

@@ -84,6 +84,9 @@ pub struct PodView<'a> {
     /// Ready for at least its Deployment's minReadySeconds.
     pub available: bool,
     pub bound_at: u64,
+    /// The tick it was created in: its metadata.creationTimestamp, what
+    /// `kubectl get pods` counts AGE from (Pending pods too).
+    pub created_at: u64,
     /// The cluster's bind count right after this pod was bound (0: never bound).
     pub bind_serial: u64,
     /// spec.priority, resolved from its PriorityClass when it was created.
@@ -97,10 +100,17 @@ pub struct PodView<'a> {
     /// in place of a deleted one gets a new one); `uid()` writes it as
     /// Kubernetes writes metadata.uid.
     pub uid_serial: u64,
+    /// The name its cluster gave it, for a pod that ran when the cluster
+    /// was imported as it is (`controllers/adopt.rs`); `None` for a pod
+    /// named as its controller names it.
+    pub imported_name: Option<&'a str>,
 }
 
 impl PodView<'_> {
     pub fn name(&self) -> String {
+        if let Some(n) = self.imported_name {
+            return String::from(n);
+        }
         match (self.kind, self.template_hash) {
             (WorkloadKind::Pod, _) => String::from(self.app),
             (WorkloadKind::Deployment, Some(hash)) => {
@@ -246,11 +256,13 @@ impl Cluster {
             ready: p.ready,
             available: p.available,
             bound_at: p.bound_at(),
+            created_at: c.created_run(p.ordinal).map_or(0, |r| r.at as u64),
             bind_serial: p.bind_serial,
             priority: p.priority,
             nominated: p.nominated(),
             eviction_at: p.taint_deadline(),
             uid_serial: p.uid,
+            imported_name: c.imported_names.get(&p.ordinal).map(|n| &**n),
         }
     }
 
@@ -284,6 +296,12 @@ impl Cluster {
     pub(crate) fn pod_key(&self, name: &str) -> Result<u32, Error> {
         let missing = || Error::not_found("pod", name);
         let name = crate::model::namespace::canonical(name);
+        if let Some(&(c, ordinal)) = self.imported_pods.get(name) {
+            return self.controllers[c.0 as usize]
+                .pods
+                .get(ordinal)
+                .ok_or_else(missing);
+        }
         if let Some(c) = self.controller_by_name.get(name) {
             let ctl = &self.controllers[c.0 as usize];
             if ctl.workload.kind() == WorkloadKind::Pod {

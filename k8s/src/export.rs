@@ -550,6 +550,52 @@ fn bare_pod(p: &BarePodSpec) -> Value {
     ])
 }
 
+/// A Deployment's ReplicaSet `name` (its key): the template with its
+/// pod-template-hash label, the Deployment's selector and that label.
+/// `revision`: its place among the Deployment's ReplicaSets, oldest first
+/// (deployment.kubernetes.io/revision, which orders them on import).
+fn replica_set(
+    d: &DeploymentSpec,
+    name: &str,
+    rs: &shepherd::ReplicaSetSpec,
+    pods: usize,
+    revision: usize,
+) -> Value {
+    let mut t = rs.template.clone();
+    t.labels
+        .insert(shepherd::model::POD_TEMPLATE_HASH.into(), rs.hash.clone());
+    let mut sel = d.selector.clone().unwrap_or_else(|| Selector {
+        match_labels: rs.template.labels.clone(),
+        ..Default::default()
+    });
+    sel.match_labels
+        .insert(shepherd::model::POD_TEMPLATE_HASH.into(), rs.hash.clone());
+    let mut meta = object_meta(name);
+    if let Value::Map(m) = &mut meta {
+        m.push(("labels".into(), labels(&t.labels)));
+        m.push((
+            "annotations".into(),
+            map(vec![(
+                "deployment.kubernetes.io/revision",
+                s(&revision.to_string()),
+            )]),
+        ));
+    }
+    map(vec![
+        ("apiVersion", s("apps/v1")),
+        ("kind", s("ReplicaSet")),
+        ("metadata", meta),
+        (
+            "spec",
+            map(vec![
+                ("replicas", Value::UInt(pods as u64)),
+                ("selector", selector(&sel)),
+                ("template", template(&t)),
+            ]),
+        ),
+    ])
+}
+
 fn deployment(d: &DeploymentSpec) -> Value {
     map(vec![
         ("apiVersion", s("apps/v1")),
@@ -703,6 +749,14 @@ fn kwok_object(v: &mut Value) {
             }
         }
         "Pod" | "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => {
+            // A kept pod's or ReplicaSet's ownerReferences name its owners'
+            // uids in the cluster it came from: in another cluster the
+            // garbage collector would delete it as an orphan of an owner
+            // that does not exist. Without them its controller adopts it
+            // by its selector (ClaimPods, ClaimReplicaSets).
+            if let Some(Value::Map(meta)) = entry(v, "metadata") {
+                meta.retain(|(k, _)| k != "ownerReferences");
+            }
             let Some(mut spec) = entry(v, "spec") else {
                 return;
             };
@@ -850,6 +904,71 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
     }
     for d in &sc.deployments {
         docs.push(kept(&|| Decl::App(d.clone()), deployment(d)));
+    }
+    // The pods the controllers run, with a Deployment's ReplicaSets:
+    // as given while unchanged, else written anew, without
+    // ownerReferences (the API server wants the owner's uid, which only
+    // the cluster knows): the controllers adopt them by their selectors,
+    // as the importer does.
+    for r in &sc.running {
+        let dep = sc.deployments.iter().find(|d| d.name == r.owner);
+        let ds = sc.daemonsets.iter().find(|d| d.name == r.owner);
+        for (i, rs) in r.replica_sets.iter().enumerate() {
+            let name = format!("{}-{}", r.owner, rs.hash);
+            let pods = r
+                .pods
+                .iter()
+                .filter(|p| p.replica_set.or(r.current) == Some(i as u32))
+                .count();
+            if let Some(d) = dep {
+                docs.push(kept(
+                    &|| Decl::ReplicaSet {
+                        name: name.clone(),
+                        template: rs.template.clone(),
+                    },
+                    replica_set(d, &name, rs, pods, i + 1),
+                ));
+            }
+        }
+        for p in &r.pods {
+            let (template, hash) = match (p.replica_set, dep, ds) {
+                (Some(i), _, _) => {
+                    let rs = &r.replica_sets[i as usize];
+                    (&rs.template, Some(rs.hash.as_str()))
+                }
+                (None, Some(d), _) => (
+                    &d.template,
+                    r.current.map(|i| r.replica_sets[i as usize].hash.as_str()),
+                ),
+                (None, None, Some(d)) => (&d.template, None),
+                (None, None, None) => continue,
+            };
+            let mut v = bare_pod(&BarePodSpec {
+                name: p.name.clone(),
+                template: template.clone(),
+                node_name: p.node.clone(),
+            });
+            if let Some(h) = hash {
+                if let Some(Value::Map(l)) = v
+                    .get("metadata")
+                    .and_then(|m| m.get("labels"))
+                    .cloned()
+                    .as_mut()
+                {
+                    l.push((shepherd::model::POD_TEMPLATE_HASH.to_string(), s(h)));
+                    if let Some(meta) = entry(&mut v, "metadata") {
+                        put(meta, "labels", Value::Map(l.clone()));
+                    }
+                }
+            }
+            docs.push(kept(
+                &|| Decl::RunningPod {
+                    name: p.name.clone(),
+                    node: p.node.clone(),
+                },
+                v,
+            ));
+        }
     }
     for p in &sc.pdbs {
         let (k, v) = match p.budget {
@@ -1231,11 +1350,8 @@ fn rows(c: &Cluster) -> Vec<Row> {
                 ready: if p.ready { "1/1" } else { "0/1" },
                 // kubectl shows status.reason when there is one (OutOfcpu).
                 status: crate::kubectl::pod_status(c, &p),
-                age: if p.node.is_some() {
-                    format!("{}t", now.saturating_sub(p.bound_at))
-                } else {
-                    "<none>".to_string()
-                },
+                // Since its creation, as kubectl's AGE (Pending pods too).
+                age: format!("{}t", now.saturating_sub(p.created_at)),
                 node,
             }
         })

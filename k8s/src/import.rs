@@ -59,7 +59,7 @@ pub fn import_with_progress(
     for (i, o) in objs.iter().enumerate() {
         let mark = Mark::of(&st.scenario);
         st.object(o)?;
-        if let Some(decl) = mark.added(&st.scenario) {
+        if let Some(decl) = mark.added(&st.scenario).or_else(|| st.kept_owned.take()) {
             made.push((i, decl));
         }
     }
@@ -111,11 +111,22 @@ pub fn import_with_progress(
         }
     }
     let mut objs = objs;
+    imported.scenario.kept.reserve(made.len());
     for (i, decl) in made {
         let doc = std::mem::replace(&mut objs[i].value, crate::value::Value::Null);
         imported.scenario.kept.keep(doc, decl);
     }
     Ok(imported)
+}
+
+/// `metadata.annotations["deployment.kubernetes.io/revision"]`, or 0.
+fn revision_of(meta: &Map) -> u64 {
+    meta.iter()
+        .find(|(k, _)| k == "annotations")
+        .and_then(|(_, a)| a.get("deployment.kubernetes.io/revision"))
+        .and_then(Value::as_str)
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(0)
 }
 
 /// `metadata.name` as written, or empty.
@@ -288,6 +299,32 @@ struct Seen {
     loc: Location,
 }
 
+/// A ReplicaSet a Deployment in the input owns: one of its revisions.
+struct OwnedReplicaSet {
+    /// The Deployment's key.
+    deployment: String,
+    /// `deployment.kubernetes.io/revision` (0 when absent).
+    revision: u64,
+    /// `pod-template-hash`: from its labels, else its template's.
+    hash: String,
+    /// Its template without the `pod-template-hash` label.
+    template: PodTemplate,
+}
+
+/// A controller's kind, namespace, name and `spec.selector.matchLabels`.
+type OwnerSelector = (String, String, String, Vec<(String, String)>);
+
+/// A pod a controller in the input owns: it runs (or waits) as it is.
+struct OwnedPod {
+    loc: Location,
+    /// Its key (`NAMESPACE/NAME` outside `default`).
+    name: String,
+    /// Its owner's kind and key.
+    kind: String,
+    owner: String,
+    node: Option<String>,
+}
+
 struct State<'a> {
     opts: &'a Options,
     scenario: Scenario,
@@ -308,8 +345,28 @@ struct State<'a> {
     /// ReplicaSets skipped because a Deployment owns them: their pods belong
     /// to that Deployment.
     owned_replicasets: HashSet<(String, String)>,
+    /// Those ReplicaSets by key, as the Deployment's revisions.
+    replica_sets: HashMap<String, OwnedReplicaSet>,
+    /// The pods of the controllers in the input, in input order.
+    owned_pods: Vec<OwnedPod>,
+    /// Each Deployment's `deployment.kubernetes.io/revision`: its new
+    /// ReplicaSet's.
+    deployment_revisions: HashMap<String, u64>,
+    /// The declaration an owned ReplicaSet or pod just read keeps its
+    /// document under (`crate::kept`).
+    kept_owned: Option<crate::kept::Decl>,
+    /// Pods skipped because they are terminating, or have finished.
+    terminating: usize,
+    finished: usize,
     /// Where the KubeSchedulerConfiguration came from, once one is read.
     scheduler_config: Option<Location>,
+    /// The matchLabels of every Deployment, DaemonSet and StatefulSet in
+    /// the input (kind, namespace, name, labels), in input order, for
+    /// adoption by selector.
+    selectors: Vec<OwnerSelector>,
+    /// (namespace, name) of the Deployments a ReplicaSet in the input
+    /// belongs to (by ownerReference, else by its name `<deployment>-<hash>`).
+    with_replica_sets: HashSet<(String, String)>,
 }
 
 fn owner_refs(v: &Value) -> Vec<(String, String)> {
@@ -352,10 +409,47 @@ fn namespace_of(v: &Value) -> Option<&str> {
 impl<'a> State<'a> {
     fn new(opts: &'a Options, objs: &[RawObject]) -> Self {
         let mut present = HashSet::new();
+        let mut selectors = Vec::new();
+        let mut with_replica_sets = HashSet::new();
         for o in objs {
             let ns = namespace_of(&o.value)
                 .unwrap_or(DEFAULT_NAMESPACE)
                 .to_string();
+            if matches!(
+                o.loc.kind.as_str(),
+                "Deployment" | "DaemonSet" | "StatefulSet"
+            ) {
+                let sel = o.value.get("spec").and_then(|s| s.get("selector"));
+                // matchLabels alone: a selector with expressions adopts
+                // nothing here (its pods carry ownerReferences anyway).
+                if let (Some(Value::Map(ml)), None) = (
+                    sel.and_then(|s| s.get("matchLabels")),
+                    sel.and_then(|s| s.get("matchExpressions")),
+                ) {
+                    let labels: Vec<(String, String)> = ml
+                        .iter()
+                        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                        .collect();
+                    if !labels.is_empty() {
+                        selectors.push((
+                            o.loc.kind.clone(),
+                            ns.clone(),
+                            o.loc.name.clone(),
+                            labels,
+                        ));
+                    }
+                }
+            }
+            if o.loc.kind == "ReplicaSet" {
+                let dep = owner_refs(&o.value)
+                    .into_iter()
+                    .find(|(k, _)| k == "Deployment")
+                    .map(|(_, n)| n)
+                    .or_else(|| o.loc.name.rsplit_once('-').map(|(d, _)| d.to_string()));
+                if let Some(d) = dep {
+                    with_replica_sets.insert((ns.clone(), d));
+                }
+            }
             present.insert((o.loc.kind.clone(), ns, o.loc.name.clone()));
         }
         State {
@@ -373,8 +467,76 @@ impl<'a> State<'a> {
             namespaces: HashMap::new(),
             present,
             owned_replicasets: HashSet::new(),
+            replica_sets: HashMap::new(),
+            owned_pods: Vec::new(),
+            deployment_revisions: HashMap::new(),
+            kept_owned: None,
+            terminating: 0,
+            finished: 0,
             scheduler_config: None,
+            selectors,
+            with_replica_sets,
         }
+    }
+
+    /// The owners of object `v` (a `what`: Pod or ReplicaSet): its
+    /// ownerReferences, or, lacking any, the controller in the input that
+    /// adopts it by its selector, as Kubernetes' controllers adopt orphans
+    /// (pkg/controller/controller_ref_manager.go, ClaimPods and
+    /// ClaimReplicaSets): a Deployment's ReplicaSet and its pods carry the
+    /// `pod-template-hash` label (a pod is its ReplicaSet's, which must be
+    /// in the input); a DaemonSet's or StatefulSet's pod matches its
+    /// selector. With several candidates, the first in the input.
+    fn owners_of(&self, v: &Value, what: &str) -> Vec<(String, String)> {
+        let refs = owner_refs(v);
+        if !refs.is_empty() || self.selectors.is_empty() {
+            return refs;
+        }
+        let Some(Value::Map(labels)) = v.get("metadata").and_then(|m| m.get("labels")) else {
+            return refs;
+        };
+        let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE);
+        let label = |k: &str| {
+            labels
+                .iter()
+                .find(|(l, _)| l == k)
+                .and_then(|(_, x)| x.as_str())
+        };
+        let hash = label(shepherd::model::POD_TEMPLATE_HASH);
+        for (kind, sns, name, sel) in &self.selectors {
+            if sns != ns || !sel.iter().all(|(k, x)| label(k) == Some(x)) {
+                continue;
+            }
+            match (kind.as_str(), what, hash) {
+                ("Deployment", "ReplicaSet", Some(_)) => {
+                    return vec![(kind.clone(), name.clone())];
+                }
+                ("Deployment", "Pod", Some(h)) => {
+                    let rs = format!("{name}-{h}");
+                    if self
+                        .present
+                        .contains(&("ReplicaSet".into(), ns.to_string(), rs.clone()))
+                    {
+                        return vec![("ReplicaSet".into(), rs)];
+                    }
+                }
+                ("DaemonSet" | "StatefulSet", "Pod", _) => {
+                    return vec![(kind.clone(), name.clone())];
+                }
+                // A Deployment without ReplicaSets in the input (a
+                // StatefulSet or ReplicaSet as Shepherd's export writes
+                // it): its pods are its own.
+                ("Deployment", "Pod", None)
+                    if !self
+                        .with_replica_sets
+                        .contains(&(ns.to_string(), name.clone())) =>
+                {
+                    return vec![(kind.clone(), name.clone())];
+                }
+                _ => {}
+            }
+        }
+        refs
     }
 
     fn finish(mut self, objects: usize) -> R<Imported> {
@@ -408,6 +570,7 @@ impl<'a> State<'a> {
         self.scenario
             .namespaces
             .extend(used.iter().map(|n| NamespaceSpec::new(n)));
+        self.running_pods();
         // The engine's own checks, all at once, so a cross-object refusal is
         // still an import error rather than a half-built cluster later.
         if let Err(e) = self.scenario.to_cluster() {
@@ -422,6 +585,7 @@ impl<'a> State<'a> {
                 message: format!("the engine refused the scenario: {e}"),
             });
         }
+        let running = self.scenario.running.iter().map(|r| r.pods.len()).sum();
         Ok(Imported {
             scenario: self.scenario,
             warnings: self.warnings,
@@ -430,6 +594,9 @@ impl<'a> State<'a> {
                 imported: self.imported.into_iter().collect(),
                 skipped: self.skipped.into_iter().collect(),
                 owned: self.owned,
+                running,
+                terminating: self.terminating,
+                finished: self.finished,
             },
         })
     }
@@ -818,11 +985,21 @@ impl<'a> State<'a> {
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE).to_string();
         let plain = shepherd::namespace::split(&name).1.to_string();
         if kind == "ReplicaSet" {
-            if let Some((ok, on)) = owner_refs(v).into_iter().find(|(k, _)| k == "Deployment") {
+            if let Some((ok, on)) = self
+                .owners_of(v, "ReplicaSet")
+                .into_iter()
+                .find(|(k, _)| k == "Deployment")
+            {
                 if self.present.contains(&(ok.clone(), ns.clone(), on.clone())) {
                     // The Deployment's revision: the Deployment is imported, its
                     // ReplicaSets are its own and not second copies.
                     self.owned += 1;
+                    let rs = self.owned_replica_set(cx, meta, spec, &on)?;
+                    self.kept_owned = Some(crate::kept::Decl::ReplicaSet {
+                        name: name.clone(),
+                        template: rs.template.clone(),
+                    });
+                    self.replica_sets.insert(name, rs);
                     self.owned_replicasets.insert((ns, plain));
                     return Ok(());
                 }
@@ -927,6 +1104,10 @@ impl<'a> State<'a> {
             "StatefulSet" => cx.warn("", "a StatefulSet is simulated as a Deployment: pods are named by ordinal, but start and update in no particular order"),
             _ => {}
         }
+        if kind == "Deployment" {
+            self.deployment_revisions
+                .insert(name.clone(), revision_of(meta));
+        }
         let d = DeploymentSpec {
             name: name.clone(),
             replicas,
@@ -946,6 +1127,251 @@ impl<'a> State<'a> {
         self.scenario.deployments.push(d);
         self.took(kind);
         Ok(())
+    }
+
+    /// A ReplicaSet that Deployment `deployment` (in the input) owns: its
+    /// template, hash and revision, for the Deployment's revisions. Its
+    /// template's warnings are the Deployment's, said once there.
+    fn owned_replica_set(
+        &mut self,
+        cx: &mut Ctx,
+        meta: &Map,
+        spec: &Value,
+        deployment: &str,
+    ) -> R<OwnedReplicaSet> {
+        let mut sink = Vec::new();
+        let mut q = Ctx {
+            loc: cx.loc,
+            warnings: &mut sink,
+            ns: cx.ns,
+        };
+        let label = |m: &Map| {
+            m.iter()
+                .find(|(k, _)| k == "labels")
+                .and_then(|(_, l)| l.get(shepherd::model::POD_TEMPLATE_HASH))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let revision = revision_of(meta);
+        let Some(template) = spec.get("template") else {
+            return Err(cx.err("spec.template", "missing; expected the pod template"));
+        };
+        let mut tpl = pod_template(&mut q, template, "spec.template", None)?;
+        let hash = label(meta)
+            .or_else(|| tpl.labels.get(shepherd::model::POD_TEMPLATE_HASH).cloned())
+            .unwrap_or_default();
+        tpl.labels.remove(shepherd::model::POD_TEMPLATE_HASH);
+        Ok(OwnedReplicaSet {
+            deployment: shepherd::namespace::qualify(cx.ns, deployment),
+            revision,
+            hash,
+            template: tpl,
+        })
+    }
+
+    /// The pods of the controllers in the input, as they run: given to
+    /// their owners (`Scenario::running`), a Deployment's with its
+    /// ReplicaSets as revisions. A pod bound to a node the input does not
+    /// have is left out (its controller makes another), with a warning;
+    /// nodes that their bound pods overcommit are reported.
+    fn running_pods(&mut self) {
+        let sc = &self.scenario;
+        let nodes: HashSet<&str> = sc.nodes.iter().map(|n| n.spec.name.as_str()).collect();
+        let deployments: HashMap<&str, usize> = (sc.deployments.iter().enumerate())
+            .map(|(i, d)| (d.name.as_str(), i))
+            .collect();
+        let daemonsets: HashMap<&str, usize> = (sc.daemonsets.iter().enumerate())
+            .map(|(i, d)| (d.name.as_str(), i))
+            .collect();
+        // Each Deployment's ReplicaSets, oldest revision first.
+        let mut sets: HashMap<&str, Vec<(&String, &OwnedReplicaSet)>> = HashMap::new();
+        for (k, rs) in &self.replica_sets {
+            sets.entry(rs.deployment.as_str())
+                .or_default()
+                .push((k, rs));
+        }
+        for v in sets.values_mut() {
+            v.sort_by(|a, b| (a.1.revision, a.0).cmp(&(b.1.revision, b.0)));
+        }
+        let mut by_owner: BTreeMap<(bool, usize), shepherd::RunningPods> = BTreeMap::new();
+        // An owner's running pods, with its ReplicaSets when it is a
+        // Deployment: the new one is the one of the Deployment's revision
+        // (Kubernetes sets the Deployment's revision annotation to its new
+        // ReplicaSet's), else the newest whose template is the Deployment's.
+        let revisions = |owner: &str, list: Option<&Vec<(&String, &OwnedReplicaSet)>>| {
+            let mut r = shepherd::RunningPods {
+                owner: owner.to_string(),
+                ..Default::default()
+            };
+            let Some(list) = list else { return r };
+            let list: Vec<&OwnedReplicaSet> = list
+                .iter()
+                .map(|(_, rs)| *rs)
+                .filter(|rs| !rs.hash.is_empty())
+                .collect();
+            let want = self.deployment_revisions.get(owner).copied().unwrap_or(0);
+            let template = deployments.get(owner).map(|&i| &sc.deployments[i].template);
+            r.current = list
+                .iter()
+                .position(|rs| want != 0 && rs.revision == want)
+                .or_else(|| list.iter().rposition(|rs| Some(&rs.template) == template))
+                .map(|i| i as u32);
+            r.replica_sets = list
+                .iter()
+                .map(|rs| shepherd::ReplicaSetSpec {
+                    hash: rs.hash.clone(),
+                    template: rs.template.clone(),
+                })
+                .collect();
+            r
+        };
+        let mut warnings = Vec::new();
+        for p in &self.owned_pods {
+            // The owner as the engine holds it, and the pod's ReplicaSet.
+            let (owner, rs) = match self.replica_sets.get(&p.owner) {
+                Some(rs) if p.kind == "ReplicaSet" => (rs.deployment.as_str(), Some(&p.owner)),
+                _ => (p.owner.as_str(), None),
+            };
+            let slot = match (deployments.get(owner), daemonsets.get(owner)) {
+                (Some(&i), _) if p.kind != "DaemonSet" => (false, i),
+                (_, Some(&i)) if p.kind == "DaemonSet" => (true, i),
+                _ => continue,
+            };
+            if let Some(n) = &p.node {
+                if !nodes.contains(n.as_str()) {
+                    warnings.push(Warning {
+                        loc: p.loc.clone(),
+                        path: "spec.nodeName".into(),
+                        message: format!("{n:?} is no node in the input; the pod is left out (its controller makes another)"),
+                    });
+                    continue;
+                }
+            } else if slot.0 {
+                // A DaemonSet's pod not bound yet: its controller makes it.
+                continue;
+            }
+            let entry = by_owner
+                .entry(slot)
+                .or_insert_with(|| revisions(owner, sets.get(owner)));
+            let replica_set = rs.and_then(|k| {
+                let list = sets.get(owner)?;
+                let hash = &self.replica_sets.get(k)?.hash;
+                entry
+                    .replica_sets
+                    .iter()
+                    .position(|r| &r.hash == hash)
+                    .filter(|_| list.iter().any(|(key, _)| *key == k))
+                    .map(|i| i as u32)
+            });
+            entry.pods.push(shepherd::RunningPod {
+                name: p.name.clone(),
+                node: p.node.clone(),
+                replica_set,
+            });
+        }
+        // A Deployment whose ReplicaSets run no pod still has them as revisions.
+        for (owner, list) in &sets {
+            if let Some(&i) = deployments.get(owner) {
+                by_owner
+                    .entry((false, i))
+                    .or_insert_with(|| revisions(owner, Some(list)));
+            }
+        }
+        // DaemonSets first, then Deployments, each in input order.
+        let mut running: Vec<(bool, usize, shepherd::RunningPods)> =
+            by_owner.into_iter().map(|((d, i), r)| (d, i, r)).collect();
+        running.sort_by_key(|(d, i, _)| (!*d, *i));
+        self.scenario.running = running.into_iter().map(|(_, _, r)| r).collect();
+        self.warnings.extend(warnings);
+        self.report_overcommit();
+    }
+
+    /// A warning for each node whose controllers' bound pods request more
+    /// than it has (possible in a running cluster after a node was
+    /// resized): the pods are kept where they run, never moved; the
+    /// scheduler places nothing more there until they fit. (A bare Pod
+    /// with spec.nodeName passes its kubelet's admission as it is created,
+    /// `controllers/bare_pod.rs`, which refuses one that does not fit.)
+    fn report_overcommit(&mut self) {
+        let sc = &self.scenario;
+        let mut used: HashMap<String, (u64, u64, u64, Scalars)> = HashMap::new();
+        let mut add = |node: &str, t: &PodTemplate| {
+            if !used.contains_key(node) {
+                used.insert(node.to_string(), (0, 0, 0, Scalars::default()));
+            }
+            let Some(u) = used.get_mut(node) else { return };
+            u.0 += t.requests.cpu_millis;
+            u.1 += t.requests.memory_bytes;
+            u.2 += 1;
+            u.3.add(&t.scalar_requests);
+        };
+        let dep: HashMap<&str, &DeploymentSpec> = sc
+            .deployments
+            .iter()
+            .map(|d| (d.name.as_str(), d))
+            .collect();
+        let ds: HashMap<&str, &DaemonSetSpec> =
+            sc.daemonsets.iter().map(|d| (d.name.as_str(), d)).collect();
+        for r in &sc.running {
+            for p in &r.pods {
+                let Some(n) = &p.node else { continue };
+                let t = match (p.replica_set, dep.get(r.owner.as_str())) {
+                    (Some(i), _) => &r.replica_sets[i as usize].template,
+                    (None, Some(d)) => &d.template,
+                    (None, None) => match ds.get(r.owner.as_str()) {
+                        Some(d) => &d.template,
+                        None => continue,
+                    },
+                };
+                add(n, t);
+            }
+        }
+        let mut out = Vec::new();
+        for n in &sc.nodes {
+            let Some((cpu, mem, pods, scalars)) = used.get(&n.spec.name) else {
+                continue;
+            };
+            let cap = &n.spec.capacity;
+            let mut over = Vec::new();
+            if *cpu > cap.cpu_millis {
+                over.push(format!(
+                    "cpu requested {cpu}m, allocatable {}m",
+                    cap.cpu_millis
+                ));
+            }
+            if *mem > cap.memory_bytes {
+                over.push(format!(
+                    "memory requested {mem} bytes, allocatable {} bytes",
+                    cap.memory_bytes
+                ));
+            }
+            if *pods > n.spec.max_pods as u64 {
+                over.push(format!("pods {pods}, allocatable {}", n.spec.max_pods));
+            }
+            for (name, q) in scalars.iter() {
+                let has = n.spec.scalars.get(name);
+                if q > has {
+                    over.push(format!("{name} requested {q}, allocatable {has}"));
+                }
+            }
+            if !over.is_empty() {
+                let loc = self.nodes.get(&n.spec.name).map(|s| s.loc.clone());
+                out.push(Warning {
+                    loc: loc.unwrap_or_else(|| Location {
+                        document: 0,
+                        item: None,
+                        kind: "Node".into(),
+                        name: n.spec.name.clone(),
+                    }),
+                    path: String::new(),
+                    message: format!(
+                        "overcommitted by the pods bound to it: {}; they are kept where they run, never moved, and nothing more is placed there until they fit",
+                        over.join(", ")
+                    ),
+                });
+            }
+        }
+        self.warnings.extend(out);
     }
 
     // ----- PodDisruptionBudget ---------------------------------------------------
@@ -1085,20 +1511,63 @@ impl<'a> State<'a> {
     /// (Succeeded or Failed) holds nothing and is skipped.
     fn pod(&mut self, cx: &mut Ctx, v: &Value, meta: &Map, spec: &Value, status: &Value) -> R<()> {
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE).to_string();
+        // A pod that has finished (Succeeded or Failed) or is being deleted
+        // holds nothing a scheduler counts (the scheduler's cache drops a
+        // pod once it is terminal or deleted: pkg/scheduler/eventhandlers.go,
+        // and the kubelet frees its resources), whoever owns it; its
+        // controller, if any, is short of it and makes another.
+        if let Some(phase) = status.get("phase") {
+            let phase = cx.string(phase, "status.phase")?;
+            if phase == "Succeeded" || phase == "Failed" {
+                cx.warn(
+                    "status.phase",
+                    format!(
+                        "the pod has finished ({phase}) and holds no resources; the pod is skipped"
+                    ),
+                );
+                self.finished += 1;
+                self.skip("Pod");
+                return Ok(());
+            }
+        }
+        if meta.iter().any(|(k, _)| k == "deletionTimestamp") {
+            cx.warn(
+                "metadata.deletionTimestamp",
+                "the pod is terminating and takes no room here; the pod is skipped (its controller, if any, replaces it)",
+            );
+            self.terminating += 1;
+            self.skip("Pod");
+            return Ok(());
+        }
         // The owners whose pods the engine makes: their pods are theirs.
         const RUN: [&str; 4] = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"];
         let mut foreign = None;
-        for (kind, name) in owner_refs(v) {
+        let owners = self.owners_of(v, "Pod");
+        for (kind, name) in owners.clone() {
             let present = self
                 .present
                 .contains(&(kind.clone(), ns.clone(), name.clone()));
-            if present && RUN.contains(&kind.as_str()) {
-                self.owned += 1;
-                return Ok(());
-            }
-            if kind == "ReplicaSet" && self.owned_replicasets.contains(&(ns.clone(), name.clone()))
+            if (present && RUN.contains(&kind.as_str()))
+                || (kind == "ReplicaSet"
+                    && self.owned_replicasets.contains(&(ns.clone(), name.clone())))
             {
                 self.owned += 1;
+                let pod = shepherd::namespace::qualify(&ns, &name_of_meta(meta));
+                let node = match spec.get("nodeName") {
+                    Some(n) => Some(cx.string(n, "spec.nodeName")?.to_string()),
+                    None => None,
+                };
+                self.kept_owned = Some(crate::kept::Decl::RunningPod {
+                    name: pod.clone(),
+                    node: node.clone(),
+                });
+                self.owned_pods.push(OwnedPod {
+                    loc: cx.loc.clone(),
+                    name: pod,
+                    kind,
+                    owner: shepherd::namespace::qualify(&ns, &name),
+                    node,
+                });
                 return Ok(());
             }
             // An owner of a kind no controller here runs (a Pod, a Job, a
@@ -1108,7 +1577,7 @@ impl<'a> State<'a> {
                 foreign.get_or_insert((kind, name));
             }
         }
-        match (foreign, owner_refs(v).first()) {
+        match (foreign, owners.first()) {
             (Some((k, n)), _) => cx.warn(
                 "metadata.ownerReferences",
                 format!("owned by {k} {n:?}, which is not a controller Shepherd runs; simulated as a bare Pod (nothing recreates it)"),
@@ -1124,19 +1593,6 @@ impl<'a> State<'a> {
                 return Ok(());
             }
             (None, None) => {}
-        }
-        if let Some(phase) = status.get("phase") {
-            let phase = cx.string(phase, "status.phase")?;
-            if phase == "Succeeded" || phase == "Failed" {
-                cx.warn(
-                    "status.phase",
-                    format!(
-                        "the pod has finished ({phase}) and holds no resources; the pod is skipped"
-                    ),
-                );
-                self.skip("Pod");
-                return Ok(());
-            }
         }
         let (name, labels) = self.metadata(cx, meta, true)?;
         self.first_seen(cx, &self.apps, OWNER_NAMES, &name)?;

@@ -19,6 +19,8 @@
 //! | StatefulSet | spec.replicas, spec.template, minReadySeconds | spec.selector, serviceName, volumeClaimTemplates, podManagementPolicy |
 //! | DaemonSet | spec.template, spec.updateStrategy, minReadySeconds | spec.selector |
 //! | Pod | spec.nodeName (a pod the import bound keeps it) | the rest of spec |
+//! | ReplicaSet of a Deployment | spec.template (written with the running pods) | spec.selector |
+//! | Pod of a controller | nothing: as given while it runs where it ran; else written anew | the whole spec |
 //! | PodDisruptionBudget | spec.selector, minAvailable / maxUnavailable | |
 //! | Service | spec.selector | clusterIP, ... (kept as given) |
 //! | PriorityClass | globalDefault | value, preemptionPolicy |
@@ -92,6 +94,17 @@ pub enum Decl {
         name: String,
         config: Option<shepherd::autoscaler::AutoscalerConfig>,
     },
+    /// A Deployment's ReplicaSet that the import kept as one of its
+    /// revisions (`Scenario::running`), by its key and template.
+    ReplicaSet {
+        name: String,
+        template: shepherd::PodTemplate,
+    },
+    /// A controller's pod as it ran (`Scenario::running`): its key and node.
+    RunningPod {
+        name: String,
+        node: Option<String>,
+    },
     /// An object the simulation reads but never changes (Karpenter's
     /// NodePools and the ConfigMap of their instance types): written back
     /// as given.
@@ -115,6 +128,8 @@ impl Decl {
             Decl::Namespace(n) => ("Namespace", &n.name),
             Decl::AutoscalerConfigMap { name, .. } => ("ConfigMap", name),
             Decl::Verbatim { space, name } => (space, name),
+            Decl::ReplicaSet { name, .. } => ("ReplicaSet", name),
+            Decl::RunningPod { name, .. } => ("Pod", name),
         }
     }
 }
@@ -169,6 +184,11 @@ impl Kept {
             }
         }
         self.docs.values().map(|k| size(&k.doc)).sum()
+    }
+
+    /// Room for `n` more documents (an import keeps one per object).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.docs.reserve(n);
     }
 
     /// Keeps `doc` (stripped of what the server sets) for `decl`.
@@ -421,6 +441,17 @@ pub(crate) fn write(kept: &Kept, now: &Decl, gen: Value) -> Value {
             Decl::AutoscalerConfigMap { config: o, .. },
             Decl::AutoscalerConfigMap { config: c, .. },
         ) => {
+            if o != c {
+                return gen;
+            }
+        }
+        (Decl::ReplicaSet { template: o, .. }, Decl::ReplicaSet { template: c, .. }) => {
+            if o != c {
+                take(&mut doc, &gen, "spec", &["template"]);
+            }
+        }
+        // A pod's spec is immutable but for its binding, made once.
+        (Decl::RunningPod { node: o, .. }, Decl::RunningPod { node: c, .. }) => {
             if o != c {
                 return gen;
             }

@@ -326,7 +326,16 @@ fn kept_memory() {
     for v in docs(&text) {
         if matches!(
             key(&v).0.as_str(),
-            "Node" | "Deployment" | "StatefulSet" | "DaemonSet" | "PodDisruptionBudget" | "Service"
+            "Node"
+                | "Deployment"
+                | "StatefulSet"
+                | "DaemonSet"
+                | "PodDisruptionBudget"
+                | "Service"
+                // The controllers' ReplicaSets and pods, kept since
+                // the import keeps pods as they run (issue 45 item 1).
+                | "ReplicaSet"
+                | "Pod"
         ) {
             let mut out = String::new();
             crate::export::yaml_of(&mut out, &v);

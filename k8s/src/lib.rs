@@ -45,6 +45,7 @@ mod read;
 mod scenario;
 mod scheduler_config;
 mod value;
+pub mod whatif;
 mod yaml_fast;
 mod yaml_scan;
 
@@ -202,6 +203,13 @@ pub struct Summary {
     /// Pods (and ReplicaSets) owned by an imported controller: the
     /// controller's own pods, not second copies, so not imported on their own.
     pub owned: usize,
+    /// Of those pods, the ones kept as they run (bound to their nodes, or
+    /// Pending for the scheduler) under their own names.
+    pub running: usize,
+    /// Pods skipped because they are terminating (`metadata.deletionTimestamp`)
+    /// or have finished (Succeeded, Failed): they take no room.
+    pub terminating: usize,
+    pub finished: usize,
 }
 
 impl fmt::Display for Summary {
@@ -225,6 +233,16 @@ impl fmt::Display for Summary {
         )?;
         if self.owned > 0 {
             write!(f, "; {} owned by an imported controller", self.owned)?;
+        }
+        if self.running > 0 {
+            write!(f, " ({} pods kept as they run)", self.running)?;
+        }
+        if self.terminating + self.finished > 0 {
+            write!(
+                f,
+                "; {} pods terminating and {} finished take no room",
+                self.terminating, self.finished
+            )?;
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 use shepherd::simulator::Event;
 use shepherd::{
     BarePodSpec, Cluster, DaemonSetSpec, DeploymentSpec, Error, NamespaceSpec, NodeSpec, PdbSpec,
-    PriorityClass, Profile, ServiceSpec,
+    PriorityClass, Profile, RunningPods, ServiceSpec,
 };
 
 /// The pod-template annotation that carries the engine's template version.
@@ -36,6 +36,11 @@ pub struct Scenario {
     pub daemonsets: Vec<DaemonSetSpec>,
     /// Pods without a controller (bound by nodeName, else scheduled).
     pub pods: Vec<BarePodSpec>,
+    /// The pods the Deployments and DaemonSets above run already (an
+    /// imported cluster as it is): bound where they run under their own
+    /// names, with a Deployment's ReplicaSets as its revisions
+    /// (`shepherd::RunningPods`). In the order of their owners.
+    pub running: Vec<RunningPods>,
     pub pdbs: Vec<PdbSpec>,
     pub services: Vec<ServiceSpec>,
     /// PriorityClasses (scheduling.k8s.io/v1), created before the Deployments
@@ -111,11 +116,18 @@ impl Scenario {
         for p in &self.pods {
             c.create_bare_pod(p.clone())?;
         }
+        let running = self.running_by_owner();
         for d in &self.daemonsets {
             c.create_daemonset(d.clone())?;
+            if let Some(r) = running.get(d.name.as_str()) {
+                c.adopt_running((*r).clone())?;
+            }
         }
         for d in &self.deployments {
-            c.deploy(d.clone())?;
+            match running.get(d.name.as_str()) {
+                Some(r) => c.deploy_running(d.clone(), (*r).clone())?,
+                None => c.deploy(d.clone())?,
+            };
         }
         for p in &self.pdbs {
             c.add_pdb(p.clone())?;
@@ -124,6 +136,11 @@ impl Scenario {
             c.add_service(s.clone())?;
         }
         Ok(())
+    }
+
+    /// The running pods by owner.
+    fn running_by_owner(&self) -> std::collections::HashMap<&str, &RunningPods> {
+        self.running.iter().map(|r| (r.owner.as_str(), r)).collect()
     }
 
     /// `kubectl apply -f` of the scenario onto a running cluster: what is
@@ -235,8 +252,21 @@ impl Scenario {
                 .map(Event::AddPriorityClass),
         );
         out.extend(self.pods.iter().cloned().map(Event::CreatePod));
-        out.extend(self.daemonsets.iter().cloned().map(Event::CreateDaemonSet));
-        out.extend(self.deployments.iter().cloned().map(Event::Deploy));
+        // A DaemonSet takes its running pods once created; a Deployment
+        // finds them staged as it is created (`Cluster::stage_running`).
+        let running = self.running_by_owner();
+        for d in &self.daemonsets {
+            out.push(Event::CreateDaemonSet(d.clone()));
+            if let Some(r) = running.get(d.name.as_str()) {
+                out.push(Event::Running((*r).clone()));
+            }
+        }
+        for d in &self.deployments {
+            if let Some(r) = running.get(d.name.as_str()) {
+                out.push(Event::Running((*r).clone()));
+            }
+            out.push(Event::Deploy(d.clone()));
+        }
         out.extend(self.pdbs.iter().cloned().map(Event::AddPdb));
         out.extend(self.services.iter().cloned().map(Event::AddService));
         out

@@ -173,6 +173,21 @@ export async function nodeCard(page, name) {
   }));
 }
 
+// A pod's own name (`<replicaset>-<5 chars>`, `<daemonset>-<5 chars>`, as
+// Kubernetes names them; a bare Pod's is its own) from the short form
+// `<owner>-<ordinal>` (`web-0`, `shop/web-1`) that the engine's lookups also
+// take: tests name a pod by the order its owner created it, the page shows
+// its name. Asked of the engine in the page, as its explain dialog does.
+export async function podName(page, short) {
+  return page.evaluate((s) => window.shepherdPage.sim.explain(s).pod, short);
+}
+
+export async function podNames(page, shorts) {
+  const names = [];
+  for (const s of shorts) names.push(await podName(page, s));
+  return names;
+}
+
 // A Deployment's row in the Deployments table (#apps, www/tables.js):
 // { desired, ready, updated, available, pending, version, rollout, rolloutStatus }.
 export async function appRow(page, name) {

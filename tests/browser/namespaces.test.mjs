@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, waitForEngine, shownTick, openTab, problem, appRow, nodeCard, resetEmpty, openMenu, ROOT } from './harness.mjs';
+import { openApp, waitForEngine, shownTick, openTab, problem, appRow, nodeCard, resetEmpty, openMenu, podNames, ROOT } from './harness.mjs';
 
 const TEXT = fs.readFileSync(path.join(ROOT, 'tests', 'manifests', 'namespaces.yaml'), 'utf8');
 
@@ -26,8 +26,10 @@ test('manifests in two namespaces are placed and named NAMESPACE/NAME, and the l
     // shop/web on node-a, blog/web and blog/cache (kept off shop's web pods) on node-b.
     const a = await nodeCard(page, 'node-a');
     const b = await nodeCard(page, 'node-b');
-    assert.deepEqual(a.chips.sort(), ['shop/web-0', 'shop/web-1']);
-    assert.deepEqual(b.chips.sort(), ['blog/cache-0', 'blog/cache-1', 'blog/web-0', 'blog/web-1', 'blog/web-2']);
+    // Named as Kubernetes names them: NAMESPACE/<replicaset>-<5 chars>.
+    assert.ok([...a.chips, ...b.chips].every((c) => /^(shop|blog)\/(web|cache)-[a-z0-9]+-[bcdfghjklmnpqrstvwxz2456789]{5}$/.test(c)), [...a.chips, ...b.chips].join(' '));
+    assert.deepEqual(a.chips.sort(), (await podNames(page, ['shop/web-0', 'shop/web-1'])).sort());
+    assert.deepEqual(b.chips.sort(), (await podNames(page, ['blog/cache-0', 'blog/cache-1', 'blog/web-0', 'blog/web-1', 'blog/web-2'])).sort());
     assert.equal((await appRow(page, 'shop/web')).desired, 2);
     assert.equal((await appRow(page, 'blog/web')).desired, 3);
     await app.screenshot('namespaces-imported');

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, waitForEngine, ROOT, shownTick, step, nodeCard, appRow, openMenu } from './harness.mjs';
+import { openApp, waitForEngine, ROOT, shownTick, step, nodeCard, appRow, openMenu, podNames } from './harness.mjs';
 
 // The version the engine reports, read from core/Cargo.toml (the facade shares the workspace version).
 const coreVersion = fs
@@ -39,13 +39,16 @@ test('the page loads the engine and opens on the guided tour, with a clean conso
     assert.equal(await page.locator('#nodes article.node').count(), 5);
     const n1 = await nodeCard(page, 'node-1');
     assert.equal(n1.status, 'Ready');
-    assert.deepEqual(n1.chips.filter((c) => c.startsWith('web-')), ['web-0', 'web-1', 'web-2', 'web-3']);
+    // Named as Kubernetes names them (<replicaset>-<5 chars>), in the order created.
+    const web = await podNames(page, ['web-0', 'web-1', 'web-2', 'web-3']);
+    assert.ok(web.every((w) => /^web-[a-z0-9]+-[bcdfghjklmnpqrstvwxz2456789]{5}$/.test(w)), web.join(' '));
+    assert.deepEqual(n1.chips.filter((c) => c.startsWith('web-')).sort(), [...web].sort());
     assert.match((await nodeCard(page, 'gpu-1')).text, /dedicated=gpu:NoSchedule/);
     assert.equal((await appRow(page, 'web')).ready, '0/4', 'Ready one tick after binding');
     assert.match(await page.textContent('#services'), /0: <none>/, 'no endpoint before a pod is Ready');
     await step(page);
     assert.equal((await appRow(page, 'web')).ready, '4/4');
-    assert.match(await page.textContent('#services'), /4: web-0, web-1, web-2 \+ 1 more\.\.\./);
+    assert.ok((await page.textContent('#services')).includes(`4: ${web[0]}, ${web[1]}, ${web[2]} + 1 more...`), await page.textContent('#services'));
     // The legend names both apps with their colours, and chips carry the same colour.
     const legend = await page.$$eval('#legend .legend-item', (els) => els.map((e) => e.textContent));
     assert.ok(legend.includes('web') && legend.includes('cache'), legend.join(', '));

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  openApp, waitForEngine, step, stepUntil, nodeCard, eventLines, openTab, resetEmpty, problem,
+  openApp, waitForEngine, step, stepUntil, nodeCard, eventLines, openTab, resetEmpty, problem, podName,
 } from './harness.mjs';
 
 async function addNode(page, name) {
@@ -82,10 +82,11 @@ test('a high-priority Deployment preempts lower-priority pods in a full cluster'
     }
 
     // Explain says which node was chosen, the victims and the figures.
-    await page.click('#nodes .pods .pod[data-pod="web-0"]');
+    await page.click(`#nodes .pods .pod[data-pod="${await podName(page, 'web-0')}"]`);
     await page.waitForSelector('#explain[open]');
     const summary = await page.textContent('#explain-summary');
-    assert.match(summary, /preemption deleted 2 lower-priority pod\(s\) on node-\d \(batch-\d+, batch-\d+\)/);
+    // The victims by their names: <replicaset>-<5 chars>.
+    assert.match(summary, /preemption deleted 2 lower-priority pod\(s\) on node-\d \(batch-[a-z0-9]+-[bcdfghjklmnpqrstvwxz2456789]{5}, batch-[a-z0-9]+-[bcdfghjklmnpqrstvwxz2456789]{5}\)/);
     assert.match(summary, /highest victim priority 0/);
     await app.screenshot('preemption-explain', { fullPage: false });
     await page.keyboard.press('Escape');

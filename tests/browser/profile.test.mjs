@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  openApp, waitForEngine, step, nodeCard, toast, openTab, resetEmpty, problem, axeViolations, openMenu,
+  openApp, waitForEngine, step, nodeCard, toast, openTab, resetEmpty, problem, axeViolations, openMenu, podName,
 } from './harness.mjs';
 
 const DEFAULT_SCORES = ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity', 'NodeResourcesBalancedAllocation'];
@@ -98,9 +98,12 @@ test('explain: a column per score plugin for a bound pod and a pending one, sort
     assert.deepEqual(Object.values(await pods(page, ['node-1', 'node-2', 'node-3'])).sort(), [1, 1, 2]);
 
     // A bound pod: every node passes; six plugin columns, the total and the position.
-    const chip = await page.$eval('#nodes .pod[data-pod="web-0"]', (b) => b.closest('article').dataset.node);
-    let t = await openExplain(page, '#nodes .pod[data-pod="web-0"]');
-    assert.match(await page.textContent('#explain-title'), new RegExp(`Why is web-0 on ${chip}\\?`));
+    // web-0: the first pod web's ReplicaSet created, named <replicaset>-<5 chars>.
+    const web0 = await podName(page, 'web-0');
+    assert.match(web0, /^web-[a-z0-9]+-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    const chip = await page.$eval(`#nodes .pod[data-pod="${web0}"]`, (b) => b.closest('article').dataset.node);
+    let t = await openExplain(page, `#nodes .pod[data-pod="${web0}"]`);
+    assert.match(await page.textContent('#explain-title'), new RegExp(`Why is ${web0} on ${chip}\\?`));
     assert.deepEqual(t.keys, ['position', 'node', ...DEFAULT_SCORES, 'total']);
     assert.equal(t.rows.length, 3);
     for (const r of t.rows) {
@@ -138,14 +141,14 @@ test('explain: a column per score plugin for a bound pod and a pending one, sort
     assert.match(await page.textContent('#explain-then'), /^At the decision \(tick \d+\)$/);
     assert.equal(await page.getAttribute('#explain-then', 'aria-pressed'), 'true');
     assert.match(await page.textContent('#explain-meta'), /^As the scheduling cycle at tick \d+ saw the cluster, just before the bind\./);
-    assert.match(await page.textContent('#explain-summary'), new RegExp(`^web-0 was bound to ${chip}`));
+    assert.match(await page.textContent('#explain-summary'), new RegExp(`^${web0} was bound to ${chip}`));
     await page.click('#explain-now');
     assert.equal(await page.getAttribute('#explain-now', 'aria-pressed'), 'true');
     assert.equal(await page.getAttribute('#explain-then', 'aria-pressed'), 'false');
     assert.match(await page.textContent('#explain-summary'), /as if it were placed again now/);
     assert.match(await page.textContent('#explain-meta'), /^At tick \d+\./);
     await page.click('#explain-then');
-    assert.match(await page.textContent('#explain-summary'), new RegExp(`^web-0 was bound to ${chip}`));
+    assert.match(await page.textContent('#explain-summary'), new RegExp(`^${web0} was bound to ${chip}`));
     assert.match(await page.textContent('#explain-table thead'), /×3.*×2/);
 
     // Sort by Total (best first), then by node name, then by a plugin.
@@ -216,7 +219,7 @@ test('switching the profile changes where pods land, and Reset keeps the choice'
     assert.match((await toast(page)).text, /scheduler profile binpack/);
     assert.deepEqual(await run(), { 'node-1': 2, 'node-2': 0 });
     // The explain dialog follows: a single NodeResourcesFit column.
-    const t = await openExplain(page, '#nodes .pod[data-pod="web-0"]');
+    const t = await openExplain(page, `#nodes .pod[data-pod="${await podName(page, 'web-0')}"]`);
     assert.deepEqual(t.keys, ['position', 'node', 'NodeResourcesFit', 'total']);
     // The cycle that bound web-0 saw two empty nodes: a tie, to the lowest
     // id. Placed again now, web-1 makes node-1 the fuller: NodeResourcesFit decides.
@@ -300,7 +303,7 @@ test('the profile editor: a bad weight is refused at its field; an edited profil
     await addNode(page, 'node-2');
     await deploy(page, 'web', 3, '500m');
     assert.deepEqual(await pods(page, ['node-1', 'node-2']), { 'node-1': 3, 'node-2': 0 });
-    const t = await openExplain(page, '#nodes .pod[data-pod="web-0"]');
+    const t = await openExplain(page, `#nodes .pod[data-pod="${await podName(page, 'web-0')}"]`);
     assert.deepEqual(t.keys, ['position', 'node', 'NodeResourcesFit', 'total']);
     assert.match(await page.textContent('#explain-table thead'), /×5/);
     await page.keyboard.press('Escape');
@@ -339,7 +342,7 @@ test('axe-core with the explain dialog open, and a phone at 390x844', async () =
       await resetEmpty(page, 7);
       await smallCluster(page);
       await deploy(page, 'big', 1, '3600m', '1Gi');
-      await openExplain(page, '#nodes .pod[data-pod="web-1"]');
+      await openExplain(page, `#nodes .pod[data-pod="${await podName(page, 'web-1')}"]`);
       assert.deepEqual(await axeViolations(page), [], `the explain dialog at ${viewport.width}px`);
       if (viewport.width === 390) {
         const box = await page.$eval('#explain', (d) => { const r = d.getBoundingClientRect(); return { left: r.left, right: r.right }; });

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   openApp, waitForEngine, step, stepUntil, nodeCard, openTab, resetEmpty, problem,
-  axeViolations, shownTick, launchBrowser, watchPage, eventLines, appRow,
+  axeViolations, shownTick, launchBrowser, watchPage, eventLines, appRow, podNames,
 } from './harness.mjs';
 
 async function addNode(page, name, taints = '') {
@@ -154,6 +154,8 @@ test('DaemonSet form: priorityClassName preempts on a full node, hostNetwork tol
     await page.fill('#form-deploy input[name=memory]', '256Mi');
     await page.click('#form-deploy button[type=submit]');
     await stepUntil(page, async () => (await nodeCard(page, 'node-1')).pods === 2);
+    // Their names, while they exist (<replicaset>-<5 chars>).
+    const batch = await podNames(page, ['batch-0', 'batch-1']);
 
     await openTab(page, 'DaemonSet & Pod');
     const ds = '#form-daemonset';
@@ -174,7 +176,8 @@ test('DaemonSet form: priorityClassName preempts on a full node, hostNetwork tol
     // kube-scheduler names the preemptor by its UID.
     const preempted = lines.filter((l) => /Preempted by pod [0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12} on node node-1/.test(l));
     assert.equal(preempted.length, 1, lines.slice(0, 20).join('\n'));
-    assert.match(preempted[0], /batch-[01]/);
+    // The victim is one of the two first batch pods, by its name.
+    assert.ok(batch.some((b) => preempted[0].includes(`pod/${b}`)), `${preempted[0]} names none of ${batch}`);
     assert.equal(lines.filter((l) => /Killing/.test(l) && /Stopping container batch/.test(l)).length, 1);
     // The replacement (priority 0) cannot preempt the agent: it waits.
     const row = await appRow(page, 'batch');

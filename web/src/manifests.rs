@@ -275,6 +275,7 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
                 }
                 Event::DeleteDaemonSet(n) => sc.daemonsets.retain(|d| d.name != n),
                 Event::CreatePod(p) => sc.pods.push(p),
+                Event::Running(r) => sc.running.push(r),
                 Event::DeletePod(n) => sc.pods.retain(|p| p.name != n),
                 // kubectl apply: created, or in place of the object of its name.
                 Event::ApplyDeployment(d) => match app(&mut sc, &d.name) {

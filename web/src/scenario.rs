@@ -743,6 +743,10 @@ impl Action {
             Event::CreatePod(p) => Action::Manifests {
                 manifests: crate::manifest_text::one_object(|sc| sc.pods.push(p.clone())),
             },
+            // An imported cluster's running pods, written with their owner's.
+            Event::Running(r) => Action::Manifests {
+                manifests: crate::manifest_text::one_object(|sc| sc.running.push(r.clone())),
+            },
             Event::DeletePod(p) => Action::DeletePod { name: p.clone() },
             Event::AddNamespace(n) => Action::AddNamespace {
                 name: n.name.clone(),

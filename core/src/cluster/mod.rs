@@ -396,12 +396,15 @@ pub(crate) struct Owner {
     pub pods: crate::util::ordinals::OrdinalMap,
     pub pending: crate::util::ordinals::OrdinalSet,
     pub next_ordinal: u32,
-    /// The revision of each ordinal ever created, run by run: `(first
-    /// ordinal, revision)`, ordinals ascending. A Deployment's pod is named
-    /// after its ReplicaSet (`util/podname.rs`), and an event may name a pod
-    /// long gone; pods are created a run of one revision at a time, so this
-    /// holds a few entries per rollout, not one per pod.
-    pub revision_runs: Vec<(u32, u32)>,
+    /// The revision and the creation tick of each ordinal ever created,
+    /// run by run, ordinals ascending (a run ends where either changes).
+    /// A Deployment's pod is named after its ReplicaSet
+    /// (`util/podname.rs`), and an event may name a pod long gone; `kubectl
+    /// get pods` counts AGE from metadata.creationTimestamp, Pending pods
+    /// included. An owner creates its pods a run of one revision in one
+    /// tick at a time, so this holds a few entries per rollout or scale,
+    /// not one per pod, and a pod keeps its 64 bytes.
+    pub created_runs: Vec<CreatedRun>,
     pub counts: crate::util::ordinals::RevisionMap<Counts>,
     pub deleted: bool,
     /// Epochs at which scheduling last left pods pending; no retry until
@@ -431,6 +434,33 @@ pub(crate) struct Owner {
     pub selector: Option<alloc::boxed::Box<Selector>>,
     /// What kind of owner this is: a Deployment, a DaemonSet or a bare Pod.
     pub workload: Workload,
+    /// The names of the pods it ran when its cluster was imported as it is
+    /// (`controllers/adopt.rs`), by ordinal: those pods keep the names the
+    /// user's cluster gave them; every pod it creates afterwards is named
+    /// as its controller names it (`util/podname.rs`), and no name is
+    /// stored for it. Empty for a cluster built by actions.
+    pub imported_names: BTreeMap<u32, Rc<str>>,
+}
+
+/// A run of an owner's pods created in one tick, of one revision: from
+/// ordinal `first` to the next run's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CreatedRun {
+    pub first: u32,
+    pub revision: u32,
+    /// The tick they were created in (`tick32`).
+    pub at: u32,
+}
+
+impl Owner {
+    /// The run that created `ordinal`, if it was created.
+    pub(crate) fn created_run(&self, ordinal: u32) -> Option<&CreatedRun> {
+        if ordinal >= self.next_ordinal {
+            return None;
+        }
+        let i = self.created_runs.partition_point(|r| r.first <= ordinal);
+        i.checked_sub(1).map(|i| &self.created_runs[i])
+    }
 }
 
 /// The owner behind a controller slot. Deployments keep `replicas` pods;
@@ -461,7 +491,7 @@ impl Owner {
             pods: Default::default(),
             pending: crate::util::ordinals::OrdinalSet::new(),
             next_ordinal: 0,
-            revision_runs: Vec::new(),
+            created_runs: Vec::new(),
             counts: crate::util::ordinals::RevisionMap::new(),
             deleted: false,
             blocked: None,
@@ -475,6 +505,7 @@ impl Owner {
             admitted: None,
             selector: None,
             workload,
+            imported_names: BTreeMap::new(),
         }
     }
 }
@@ -846,6 +877,15 @@ pub struct Cluster {
     pub(crate) node_by_name: BTreeMap<String, NodeId>,
     pub(crate) controllers: Vec<Owner>,
     pub(crate) controller_by_name: BTreeMap<String, OwnerId>,
+    /// The pods of an imported cluster by the names it gave them (keys:
+    /// `NAMESPACE/NAME` outside `default`), to their owner and ordinal,
+    /// alive or gone (an event outlives its pod): what `explain --pod`,
+    /// `kubectl` and the what-ifs look a user's pod name up in. Generated
+    /// names are not here (`util/podname.rs` maps them back).
+    pub(crate) imported_pods: BTreeMap<Rc<str>, (OwnerId, u32)>,
+    /// Running pods whose Deployment is not created yet
+    /// (`Cluster::stage_running`), by the Deployment's key.
+    pub(crate) staged_running: BTreeMap<String, crate::controllers::adopt::RunningPods>,
     /// The pod slab, by key (`None`: a free key, in `free_keys`).
     pub(crate) pods: crate::util::chunked::Chunked<Option<Pod>>,
     /// Per pod key, its revision and node packed (`pack_place`), kept with
@@ -1037,6 +1077,8 @@ impl Cluster {
             node_by_name: BTreeMap::new(),
             controllers: Vec::new(),
             controller_by_name: BTreeMap::new(),
+            imported_pods: BTreeMap::new(),
+            staged_running: BTreeMap::new(),
             pods: Default::default(),
             places: Default::default(),
             free_keys: Vec::new(),
@@ -1363,21 +1405,29 @@ impl Cluster {
         self.events.iter().map(|e| self.render_event(&e)).collect()
     }
 
+    /// The tick `c`'s pod `ordinal` was created in (its
+    /// metadata.creationTimestamp), alive or gone; 0 for an ordinal never
+    /// created.
+    pub fn pod_created_at(&self, c: OwnerId, ordinal: u32) -> u64 {
+        self.controllers[c.0 as usize]
+            .created_run(ordinal)
+            .map_or(0, |r| r.at as u64)
+    }
+
     /// The name of `c`'s pod `ordinal`, alive or gone: a bare Pod's own, a
     /// DaemonSet's `<daemonset>-<5 chars>`, a Deployment's
     /// `<replicaset>-<5 chars>` (`util/podname.rs`).
     pub fn pod_name(&self, c: OwnerId, ordinal: u32) -> String {
         let ctl = &self.controllers[c.0 as usize];
+        if let Some(n) = ctl.imported_names.get(&ordinal) {
+            return String::from(&**n);
+        }
         match ctl.workload {
             // A bare Pod's name is its own.
             Workload::Pod(_) => ctl.name.clone(),
             Workload::DaemonSet(_) => crate::util::podname::generated(&ctl.name, ordinal),
             Workload::Deployment => {
-                let i = ctl.revision_runs.partition_point(|&(o, _)| o <= ordinal);
-                let r = match i {
-                    0 => ctl.current,
-                    i => ctl.revision_runs[i - 1].1,
-                };
+                let r = ctl.created_run(ordinal).map_or(ctl.current, |r| r.revision);
                 crate::util::podname::generated(&self.replica_set_name(c, r), ordinal)
             }
         }
@@ -1719,7 +1769,26 @@ impl Cluster {
     }
 
     /// Creates a Deployment. Its pods are created by the next pass.
+    /// Running pods staged for it (`Cluster::stage_running`) are its from
+    /// the start ([`Cluster::deploy_running`]).
     pub fn deploy(&mut self, spec: DeploymentSpec) -> Result<OwnerId, Error> {
+        let key = crate::model::namespace::canonical(&spec.name);
+        if let Some(running) = self.staged_running.remove(key) {
+            let key = String::from(key);
+            return self.deploy_running(spec, running.clone()).inspect_err(|_| {
+                self.staged_running.insert(key, running);
+            });
+        }
+        self.deploy_quietly(spec, true)
+    }
+
+    /// [`Cluster::deploy`]; `scaled`: its first ReplicaSet is scaled up
+    /// now (false for one that runs already, `controllers/adopt.rs`).
+    pub(crate) fn deploy_quietly(
+        &mut self,
+        spec: DeploymentSpec,
+        scaled: bool,
+    ) -> Result<OwnerId, Error> {
         spec.validate()?;
         self.owner_name_free(&spec.name, "app")?;
         check_pod_limit(&spec.name, self.desired_total + spec.replicas as u64)?;
@@ -1737,7 +1806,7 @@ impl Cluster {
         // size it wants (sync.go, getNewReplicaSet: "Scaled up replica set
         // NAME from 0 to N", only when N > 0). Creating the Deployment
         // itself is an API call, which records no Event.
-        if spec.replicas > 0 {
+        if scaled && spec.replicas > 0 {
             self.note_scaling(id, 0, spec.replicas);
         }
         Ok(id)
@@ -1899,7 +1968,7 @@ impl Cluster {
     }
 
     /// `push_revision` of a template admitted already (`Cluster::admit`).
-    fn push_admitted_revision(&mut self, id: OwnerId, template: PodTemplate) -> u32 {
+    pub(crate) fn push_admitted_revision(&mut self, id: OwnerId, template: PodTemplate) -> u32 {
         debug_assert!(
             self.admit(id, &template) == template,
             "an admitted template"
@@ -2389,7 +2458,7 @@ impl Cluster {
         // One template, one admission for all of them.
         let admitted = self.admitted(id);
         for _ in 0..n {
-            self.create_admitted_pod(id, revision, admitted);
+            self.create_admitted_pod(id, revision, admitted, false);
         }
     }
 
@@ -2406,7 +2475,15 @@ impl Cluster {
     /// Creates a Pending pod of one of the controller's revisions; returns its key.
     pub(crate) fn create_pod_of_revision(&mut self, id: OwnerId, revision: u32) -> u32 {
         let admitted = self.admitted(id);
-        self.create_admitted_pod(id, revision, admitted)
+        self.create_admitted_pod(id, revision, admitted, false)
+    }
+
+    /// Creates a Pending pod of `revision` that an imported cluster already
+    /// runs (`controllers/adopt.rs`): its controller did not create it now,
+    /// so no SuccessfulCreate.
+    pub(crate) fn create_adopted_pod(&mut self, id: OwnerId, revision: u32) -> u32 {
+        let admitted = self.admitted(id);
+        self.create_admitted_pod(id, revision, admitted, true)
     }
 
     fn create_admitted_pod(
@@ -2414,14 +2491,32 @@ impl Cluster {
         id: OwnerId,
         revision: u32,
         admitted: crate::model::priority::Admitted,
+        adopted: bool,
     ) -> u32 {
         let uid = self.next_uid;
         self.next_uid += 1;
         let c = &mut self.controllers[id.0 as usize];
-        let ordinal = c.next_ordinal;
-        c.next_ordinal += 1;
-        if c.revision_runs.last().map_or(true, |&(_, r)| r != revision) {
-            c.revision_runs.push((ordinal, revision));
+        let mut ordinal = c.next_ordinal;
+        // Past an imported cluster's pods, a generated name that one of
+        // them holds is skipped, as the API server refuses a generated
+        // name that exists (AlreadyExists) and the controller tries again.
+        if !adopted && !c.imported_names.is_empty() {
+            while self.imported_name_taken(id, revision, ordinal) {
+                ordinal += 1;
+            }
+        }
+        let c = &mut self.controllers[id.0 as usize];
+        c.next_ordinal = ordinal + 1;
+        let at = tick32(self.now);
+        if c.created_runs
+            .last()
+            .is_none_or(|r| r.revision != revision || r.at != at)
+        {
+            c.created_runs.push(CreatedRun {
+                first: ordinal,
+                revision,
+                at,
+            });
         }
         self.priorities_in_use |= admitted.priority != 0;
         let pod = Pod::pending(uid, id, ordinal, revision, admitted);
@@ -2445,8 +2540,9 @@ impl Cluster {
         self.pending_total += 1;
         // controller_utils.go, CreatePods: the ReplicaSet controller's
         // event on the ReplicaSet, the DaemonSet controller's on the
-        // DaemonSet. A bare Pod is its user's API call: no Event.
-        if let Some(obj) = self.pod_owner_object(id, revision) {
+        // DaemonSet. A bare Pod is its user's API call: no Event; nor
+        // is an imported pod, which its controller created long ago.
+        if let Some(obj) = self.pod_owner_object(id, revision).filter(|_| !adopted) {
             self.record_fresh_message(
                 EventType::Normal,
                 Reason::SuccessfulCreate,
@@ -2455,6 +2551,19 @@ impl Cluster {
             );
         }
         key
+    }
+
+    /// Whether the name `id` would generate for `ordinal` of `revision` is
+    /// an imported pod's (`imported_pods`).
+    fn imported_name_taken(&self, id: OwnerId, revision: u32, ordinal: u32) -> bool {
+        let ctl = &self.controllers[id.0 as usize];
+        let prefix = match ctl.workload {
+            Workload::Deployment => self.replica_set_name(id, revision),
+            Workload::DaemonSet(_) => ctl.name.clone(),
+            Workload::Pod(_) => return false,
+        };
+        let name = crate::util::podname::generated(&prefix, ordinal);
+        self.imported_pods.contains_key(name.as_str())
     }
 
     /// The object a controller's pod events are about: a Deployment's
@@ -2581,8 +2690,11 @@ impl Cluster {
         let i = n.0 as usize;
         let h = self.hot[i];
         let allocated = h.allocated.saturating_add(&req);
+        // A pod bound by nodeName was admitted by its kubelet, or ran there
+        // when its cluster was imported (which may overcommit a node that
+        // shrank: kept and reported, never moved).
         debug_assert!(
-            allocated.fits_in(&h.capacity),
+            !scheduled || allocated.fits_in(&h.capacity),
             "a bind must never overcommit a node"
         );
         // A pod's place in its node's list (set when it is filed).
@@ -2956,14 +3068,24 @@ fn term_hash(
     h.finish()
 }
 
-/// A pod-template-hash (8 characters) as one word: equal hashes, equal words.
-fn hash_word(hash: &str) -> u64 {
-    let mut w = [0u8; 8];
-    for (d, s) in w.iter_mut().zip(hash.bytes()) {
-        *d = s;
+/// A pod-template-hash as one word: equal hashes, equal words. The
+/// engine's hashes are 8 characters, taken as they are; an imported one
+/// (Kubernetes' are up to 10) is folded by FNV-1a, where two unequal
+/// hashes sharing a word only count as a collision (the slower, exact path).
+pub(crate) fn hash_word(hash: &str) -> u64 {
+    if hash.len() == 8 {
+        let mut w = [0u8; 8];
+        for (d, s) in w.iter_mut().zip(hash.bytes()) {
+            *d = s;
+        }
+        return u64::from_le_bytes(w);
     }
-    debug_assert_eq!(hash.len(), 8);
-    u64::from_le_bytes(w)
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in hash.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
 }
 
 /// A stable short hash of a template (FNV-1a over its debug form), as

@@ -578,7 +578,7 @@ impl Cluster {
     }
 
     /// The revision of the current generation pinned to node `n`.
-    fn daemon_revision(&mut self, id: OwnerId, n: NodeId) -> u32 {
+    pub(crate) fn daemon_revision(&mut self, id: OwnerId, n: NodeId) -> u32 {
         let (generation, base) = match &self.controllers[id.0 as usize].workload {
             Workload::DaemonSet(d) => (d.generation, self.controllers[id.0 as usize].current),
             _ => unreachable!("daemon_revision is called for DaemonSets only"),

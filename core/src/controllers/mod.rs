@@ -4,6 +4,7 @@
 //! them in a fixed order (`reconcile.rs`).
 
 pub(crate) mod admission;
+pub mod adopt;
 pub(crate) mod bare_pod;
 pub(crate) mod daemonset;
 pub mod deployment;

@@ -114,6 +114,11 @@ pub enum Event {
     /// simulator's seed; it replaces one already running (its memory of
     /// nodes asked for and unneeded timers is lost, as a restarted CA's is).
     SetAutoscaler(alloc::boxed::Box<crate::autoscaler::AutoscalerConfig>),
+    /// The pods a Deployment or DaemonSet of an imported cluster runs
+    /// already, bound where they run under their own names: given to a
+    /// DaemonSet created before, or to the Deployment the next event of
+    /// the script creates (see [`Cluster::stage_running`]).
+    Running(crate::controllers::adopt::RunningPods),
 }
 
 impl Event {
@@ -188,6 +193,7 @@ impl Event {
                     a.groups.len()
                 )
             }
+            Event::Running(r) => format!("{} running pods of {}", r.pods.len(), r.owner),
         }
     }
 }
@@ -732,6 +738,9 @@ impl Simulator {
                 Ok(())
             }
             Event::ApplyPriorityClass(pc) => c.check_apply_priority_class(pc),
+            // Checked against the nodes and names when they are given to
+            // their owner.
+            Event::Running(r) => r.validate(),
             Event::AddNamespace(n) => {
                 n.validate()?;
                 let mut labels = n.labels.clone();
@@ -948,6 +957,7 @@ impl Simulator {
                 self.autoscaler = Some(alloc::boxed::Box::new(a));
                 Ok(())
             }
+            Event::Running(r) => c.stage_running(r.clone()),
         }
     }
 

@@ -405,6 +405,10 @@ fn describe_pod(
     name: &str,
 ) -> Result<String, String> {
     let p = c.pod_by_name(key).map_err(|_| Kind::Pods.not_found(name))?;
+    // The pod's own name, also when it was looked up by its short form
+    // (`web-0`): its events and its decision are filed under it.
+    let own = p.name();
+    let key = own.as_str();
     let (ns, pname) = split(key);
     let mut out = String::new();
     field(&mut out, "Name", pname);

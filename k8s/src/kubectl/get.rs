@@ -902,12 +902,11 @@ fn row_of(cells: &[&str]) -> Vec<String> {
 
 /// AGE of a pod: since it was bound (the engine does not record when a
 /// Pending pod was created).
+/// AGE: the time since metadata.creationTimestamp, for every pod, Pending
+/// ones too (kubectl's printPod: `translateTimestampSince(pod.CreationTimestamp)`,
+/// pkg/printers/internalversion/printers.go).
 pub(super) fn pod_age(p: &PodView, now: u64) -> String {
-    if p.node.is_some() {
-        human_duration(now.saturating_sub(p.bound_at))
-    } else {
-        UNKNOWN.into()
-    }
+    human_duration(now.saturating_sub(p.created_at))
 }
 
 fn pod_row(c: &Cluster, p: &PodView, now: u64, ns: bool, wide: bool, labels: bool) -> Vec<String> {

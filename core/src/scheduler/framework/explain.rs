@@ -100,6 +100,10 @@ impl Cluster {
         let k = self.pod_key(pod)?;
         let mut work = self.clone();
         let p = work.pod(k).clone();
+        // Named by its own name, also when looked up by its short form
+        // (`web-0`), as the decision of its bind names it.
+        let own = self.pod_name(p.controller, p.ordinal);
+        let pod = own.as_str();
         if p.node().is_some() {
             work.unbind(k);
         }

@@ -197,17 +197,20 @@ impl Cluster {
         });
     }
 
-    /// Whether pod `k` is named `name` (as `Cluster::pod_name` writes it),
-    /// without writing its name.
+    /// Whether pod `k` is named `name` (as `Cluster::pod_name` writes it);
+    /// its name is written only when its owner's name starts `name`.
     pub(in crate::scheduler) fn pod_has_name(&self, k: u32, name: &str) -> bool {
         let p = self.pod(k);
         let ctl = &self.controllers[p.controller.0 as usize];
         match ctl.workload {
             crate::cluster::Workload::Pod(_) => ctl.name == name,
-            _ => name
-                .strip_prefix(ctl.name.as_str())
-                .and_then(|rest| rest.strip_prefix('-'))
-                .is_some_and(|ord| ord.parse::<u32>() == Ok(p.ordinal)),
+            // A generated name (`util/podname.rs`): the owner's name is its
+            // prefix; only then is the name built to compare.
+            _ => {
+                name.strip_prefix(ctl.name.as_str())
+                    .is_some_and(|rest| rest.starts_with('-'))
+                    && self.pod_name(p.controller, p.ordinal) == name
+            }
         }
     }
 
