@@ -141,7 +141,14 @@ const WEB: Rules = Rules {
         // What the page draws and the checks and texts everything shares.
         (
             "leaves",
-            &["profile", "view", "charts", "check", "manifest_text"],
+            &[
+                "profile",
+                "view",
+                "charts",
+                "check",
+                "manifest_text",
+                "autoscale",
+            ],
         ),
         // The scenario document and the forms that make its actions.
         ("documents", &["scenario", "input"]),

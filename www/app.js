@@ -20,6 +20,7 @@ import { wireWhatIf } from './whatif.js';
 import { placeWithProgress } from './slices.js';
 import { wireWorkloads, updateWorkloadNames, selectWorkload } from './workloads.js';
 import { ChartsView, drawBalance } from './charts.js';
+import { NodeGroupsView, showPodAutoscale } from './autoscale.js';
 import { PageView } from './view.js';
 import { WorkloadTables } from './tables.js';
 import { CompareView } from './compare.js';
@@ -56,7 +57,7 @@ const page = {
   undo: null,
 };
 
-let cards, grid, charts, view, compare, workloads;
+let cards, grid, charts, view, compare, workloads, nodeGroups;
 
 // ----- engine calls ------------------------------------------------------------
 
@@ -300,6 +301,7 @@ function draw() {
   }
   const t3 = performance.now();
   once($('legend'), [snap.apps.map((a) => a.name), gridMode], () => drawLegend($('legend'), snap.apps, gridMode));
+  nodeGroups.update(sim);
 
   if (all || changes.apps) {
     workloads.update(snap.apps, all ? null : changes.apps);
@@ -433,6 +435,7 @@ function explain(pod) {
       }
     };
     show('then');
+    showPodAutoscale($('explain-autoscale'), page.sim, pod);
   } catch (err) {
     showProblem(message(err));
   }
@@ -1254,6 +1257,7 @@ async function start() {
   wireControls();
   wireGrid();
   wireNodeTools();
+  nodeGroups = new NodeGroupsView($('node-groups'));
   charts = new ChartsView($('charts-panel'), { onSeek: seekTo });
   compare = new CompareView($('compare-panel'), { onPod: explain });
   wireProfile({ sim: () => page.sim, act, toast });

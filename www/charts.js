@@ -15,6 +15,11 @@ const CHARTS = [
     col: 'pending', said: (v) => `${num(v)} Pending` },
   { id: 'notready', title: 'NotReady nodes', unit: '', fixedMax: 0,
     col: 'notReady', said: (v) => `${num(v)} NotReady` },
+  // Shown only with Cluster Autoscaler's node groups (www/autoscale.js).
+  { id: 'nodes', title: 'Nodes', unit: '', fixedMax: 0, autoscale: true,
+    col: 'nodes', said: (v) => `${num(v)} node${v === 1 ? '' : 's'}` },
+  { id: 'cost', title: 'Cost per hour', unit: '', fixedMax: 0, autoscale: true, money: true,
+    col: 'cost', said: (v) => `$${v.toFixed(3)}/h` },
 ];
 
 const HEIGHT = 84;
@@ -52,6 +57,8 @@ class Store {
     this.memory = copy(Float64Array, this.memory);
     this.pending = copy(Uint32Array, this.pending);
     this.notReady = copy(Uint32Array, this.notReady);
+    this.nodes = copy(Uint32Array, this.nodes);
+    this.cost = copy(Float64Array, this.cost);
     this.cap = cap;
   }
 
@@ -80,6 +87,8 @@ class Store {
       this.memory[t] = percent(s.memoryRequested[i], s.memoryAllocatable[i]);
       this.pending[t] = s.pending[i];
       this.notReady[t] = s.notReady[i];
+      this.nodes[t] = s.nodes[i];
+      this.cost[t] = s.costPerHour[i];
     }
     this.known = from + n;
     this.len = Math.max(this.len, this.known);
@@ -129,10 +138,11 @@ class Chart {
     let m = 0;
     const col = store[this.spec.col];
     for (let t = 0; t < store.len; t += 1) if (col[t] > m) m = col[t];
-    if (m <= 4) return 4;
+    if (m <= 4 && !this.spec.money) return 4;
+    if (m <= 0) return 1;
     // 1, 2 or 5 times a power of ten, at or above the largest value.
     const p = 10 ** Math.floor(Math.log10(m));
-    for (const k of [1, 2, 5, 10]) if (k * p >= m) return k * p;
+    for (const k of [1, 2, 5, 10]) if (k * p >= m) return Number((k * p).toPrecision(3));
     return 10 * p;
   }
 
@@ -187,7 +197,7 @@ class Chart {
     ctx.stroke();
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
-    ctx.fillText(`${max}${this.spec.unit}`, PAD.left - 4, PAD.top);
+    ctx.fillText(`${this.spec.money ? '$' : ''}${max}${this.spec.unit}`, PAD.left - 4, PAD.top);
     ctx.fillText('0', PAD.left - 4, PAD.top + plotH);
     ctx.textBaseline = 'alphabetic';
     ctx.textAlign = 'left';
@@ -512,7 +522,7 @@ export class ChartsView {
         'aria-describedby': `chart-${spec.id}-value`,
         height: HEIGHT,
       });
-      const fig = h('figure', { class: 'chart-fig', dataset: { chart: spec.id } },
+      const fig = h('figure', { class: 'chart-fig', dataset: { chart: spec.id }, hidden: !!spec.autoscale },
         h('figcaption', {}, h('span', { class: 'chart-title' }, spec.title), ' ', readout),
         canvas);
       wrap.appendChild(fig);
@@ -608,6 +618,13 @@ export class ChartsView {
 
   // Called once per drawn tick: fetches only the ticks not held yet.
   update(sim) {
+    // The nodes and cost charts show only with node groups.
+    const groups = sim.hasNodeGroups;
+    if (groups !== this.groups) {
+      this.groups = groups;
+      for (const c of this.charts) if (c.spec.autoscale) c.canvas.parentElement.hidden = !groups;
+      this.resize();
+    }
     this.store.sync(sim);
     this.ready.sync(sim);
     this.tick = sim.tick;

@@ -18,6 +18,7 @@ export const EXAMPLES = [
   { file: 'three-zones.yaml', title: 'Three zones: a web tier spread by zone, a cache, a budget' },
   { file: 'scheduler-profile.yaml', title: 'A KubeSchedulerConfiguration that bin-packs, with node affinity' },
   { file: 'kubectl-get-list.yaml', title: 'kubectl get … -o yaml output, with a cluster\'s noise' },
+  { file: 'autoscaling.yaml', title: 'Cluster Autoscaler on KWOK: three node groups, a Deployment that does not fit, the cost per hour' },
   { file: 'mid-sized-cluster.yaml', title: 'A running cluster as kubectl prints it: 15 nodes in three zones, a GPU pool, a rollout halfway, a StatefulSet' },
 ];
 

@@ -55,6 +55,8 @@ export function nodeCard(n, { onPod, act, onDetails = null }) {
   else if (n.cordoned) status.push(badge('SchedulingDisabled', 'warn', n.drainStatus ? `Cordoned: no new pods; ${n.drainStatus}` : 'Cordoned: no new pods'));
 
   const meta = [];
+  // Cluster Autoscaler's node group (www/autoscale.js lists the groups).
+  if (n.nodeGroup) meta.push(h('span', { class: 'label node-group', title: `node group ${n.nodeGroup} (Cluster Autoscaler)` }, `group ${n.nodeGroup}`));
   for (const [k, v] of Object.entries(n.labels)) {
     // The kubelet's own hostname label (the node's name) says nothing new.
     if (k === 'kubernetes.io/hostname' && v === n.name) continue;

@@ -316,9 +316,199 @@ pub(crate) fn read(
         cfg.priorities = priorities(p, limits)?;
     }
     pod_flags(objs, &mut cfg);
+    autoscaler_flags(objs, &mut cfg.options, warnings)?;
     cfg.validate()
         .map_err(|e| err(&cm.loc, "", format!("the autoscaler's configuration: {e}")))?;
     Ok(Some(cfg))
+}
+
+/// Cluster Autoscaler's own Deployment, when the input holds it: a
+/// Deployment with a container whose image is a cluster-autoscaler image or
+/// whose command or args say `--cloud-provider=kwok`. Its flags (in
+/// `command` then `args`, `--flag=value` or `--flag value`) set the
+/// options the simulation reads (see [`shepherd::autoscaler::AutoscalerOptions`]);
+/// flags it does not simulate are passed over. Times are Go durations
+/// (`10s`, `10m`, `1h30m`), as CA's flags take them.
+fn autoscaler_flags(
+    objs: &[RawObject],
+    o: &mut shepherd::autoscaler::AutoscalerOptions,
+    warnings: &mut Vec<Warning>,
+) -> Result<(), ImportError> {
+    for obj in objs {
+        if obj.value.get("kind").and_then(Value::as_str) != Some("Deployment") {
+            continue;
+        }
+        let Some(Value::Seq(containers)) = obj
+            .value
+            .get("spec")
+            .and_then(|s| s.get("template"))
+            .and_then(|t| t.get("spec"))
+            .and_then(|s| s.get("containers"))
+        else {
+            continue;
+        };
+        for (ci, c) in containers.iter().enumerate() {
+            let words = |k: &str| -> Vec<(String, String)> {
+                match c.get(k) {
+                    Some(Value::Seq(xs)) => xs
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(j, x)| {
+                            x.as_str().map(|w| {
+                                (
+                                    format!("spec.template.spec.containers[{ci}].{k}[{j}]"),
+                                    w.to_string(),
+                                )
+                            })
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                }
+            };
+            let mut all = words("command");
+            all.extend(words("args"));
+            let image = c.get("image").and_then(Value::as_str).unwrap_or("");
+            let is_ca = image.contains("cluster-autoscaler")
+                || all.iter().any(|(_, w)| w == "--cloud-provider=kwok");
+            if !is_ca {
+                continue;
+            }
+            let mut i = 0;
+            while i < all.len() {
+                let (path, w) = &all[i];
+                i += 1;
+                let Some(flag) = w.strip_prefix("--") else {
+                    continue;
+                };
+                let (name, value, path) = match flag.split_once('=') {
+                    Some((n, v)) => (n, v.to_string(), path),
+                    None => {
+                        // `--flag value`, or a bare boolean flag.
+                        let next = all.get(i).map(|(_, v)| v.as_str()).unwrap_or("");
+                        if !next.is_empty()
+                            && !next.starts_with("--")
+                            && !BOOL_FLAGS.contains(&flag)
+                        {
+                            i += 1;
+                            (flag, next.to_string(), &all[i - 1].0)
+                        } else {
+                            (flag, "true".to_string(), path)
+                        }
+                    }
+                };
+                let bad = |what: &str| {
+                    err(
+                        &obj.loc,
+                        path,
+                        format!("--{name}: found {value:?}; expected {what}"),
+                    )
+                };
+                let whole = |v: &str| v.parse::<u64>().map_err(|_| bad("a whole number"));
+                let boolean = |v: &str| match v {
+                    "true" => Ok(true),
+                    "false" => Ok(false),
+                    _ => Err(bad("true or false")),
+                };
+                let range = |v: &str| -> Result<(u64, u64), ImportError> {
+                    let (a, b) = v
+                        .split_once(':')
+                        .ok_or_else(|| bad("min:max, e.g. 0:320000"))?;
+                    Ok((whole(a)?, whole(b)?))
+                };
+                match name {
+                    "expander" => {
+                        o.expanders = shepherd::autoscaler::Expander::parse_list(&value)
+                            .map_err(|e| err(&obj.loc, path, e.to_string()))?
+                    }
+                    "scan-interval" => o.scan_interval = duration(&value).ok_or_else(|| bad("a duration of whole seconds, e.g. 10s"))?.max(1),
+                    "max-nodes-total" => o.max_nodes_total = whole(&value)?.min(u32::MAX as u64) as u32,
+                    "cores-total" => o.cores_total = range(&value)?,
+                    "memory-total" => o.memory_total_gib = range(&value)?,
+                    "max-nodes-per-scaleup" => o.max_nodes_per_scaleup = whole(&value)?.min(u32::MAX as u64) as u32,
+                    "scale-down-enabled" => o.scale_down_enabled = boolean(&value)?,
+                    "scale-down-utilization-threshold" => {
+                        let f: f64 = value.parse().map_err(|_| bad("a fraction, e.g. 0.5"))?;
+                        if !(0.0..=1.0).contains(&f) {
+                            return Err(bad("a fraction from 0 to 1"));
+                        }
+                        o.scale_down_utilization_threshold_permille = (f * 1000.0).round() as u32;
+                    }
+                    "scale-down-unneeded-time" => o.scale_down_unneeded_time = duration(&value).ok_or_else(|| bad("a duration, e.g. 10m"))?,
+                    "scale-down-delay-after-add" => o.scale_down_delay_after_add = duration(&value).ok_or_else(|| bad("a duration, e.g. 10m"))?,
+                    "max-empty-bulk-delete" => o.max_empty_bulk_delete = whole(&value)?.min(u32::MAX as u64) as u32,
+                    "expendable-pods-priority-cutoff" => {
+                        o.expendable_pods_priority_cutoff = value.parse().map_err(|_| bad("a whole number"))?
+                    }
+                    "skip-nodes-with-local-storage" => o.skip_nodes_with_local_storage = boolean(&value)?,
+                    "skip-nodes-with-system-pods" => o.skip_nodes_with_system_pods = boolean(&value)?,
+                    "balance-similar-node-groups" if value == "true" => warnings.push(Warning {
+                        loc: obj.loc.clone(),
+                        path: path.clone(),
+                        message: "--balance-similar-node-groups is not simulated: one group grows per loop".into(),
+                    }),
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// CA's boolean flags, which `--flag` alone sets (the next word is not
+/// their value).
+const BOOL_FLAGS: &[&str] = &[
+    "scale-down-enabled",
+    "skip-nodes-with-local-storage",
+    "skip-nodes-with-system-pods",
+    "balance-similar-node-groups",
+    "v",
+];
+
+/// A Go duration (`10s`, `10m`, `1h30m`, `0`) in whole seconds; `None`
+/// when it is not one or has a fraction of a second.
+fn duration(s: &str) -> Option<u64> {
+    if s == "0" {
+        return Some(0);
+    }
+    let mut total = 0u64;
+    let mut num = String::new();
+    let mut rest = s;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let c = rest.chars().next()?;
+        if c.is_ascii_digit() {
+            num.push(c);
+            rest = &rest[1..];
+            continue;
+        }
+        let (unit, len) = if rest.starts_with("ms") {
+            (0, 2)
+        } else {
+            match c {
+                'h' => (3600, 1),
+                'm' => (60, 1),
+                's' => (1, 1),
+                _ => return None,
+            }
+        };
+        let n: u64 = num.parse().ok()?;
+        num.clear();
+        if unit == 0 {
+            if n % 1000 != 0 {
+                return None;
+            }
+            total = total.checked_add(n / 1000)?;
+        } else {
+            total = total.checked_add(n.checked_mul(unit)?)?;
+        }
+        rest = &rest[len..];
+    }
+    if !num.is_empty() {
+        return None;
+    }
+    Some(total)
 }
 
 fn provider_config(
@@ -705,6 +895,112 @@ pub(crate) fn configmaps(
     out
 }
 
+/// `node`'s written object with `annotations` in its metadata (after the
+/// name), replacing any it had.
+fn with_annotations(mut v: Value, ann: BTreeMap<String, String>) -> Value {
+    if let Value::Map(top) = &mut v {
+        if let Some((_, Value::Map(meta))) = top.iter_mut().find(|(k, _)| k == "metadata") {
+            meta.retain(|(k, _)| k != "annotations");
+            if !ann.is_empty() {
+                meta.insert(
+                    1.min(meta.len()),
+                    (
+                        "annotations".into(),
+                        Value::Map(ann.into_iter().map(|(k, v)| (k, Value::Str(v))).collect()),
+                    ),
+                );
+            }
+        }
+    }
+    v
+}
+
+/// Karpenter's NodePools written from the model (`karpenter.sh/v1`:
+/// `spec.template.spec.requirements`, `spec.limits.cpu`), and, when
+/// `with_types`, the [`INSTANCE_TYPES_CONFIGMAP`] ConfigMap of their
+/// instance types (each once, in the order first met) as priced template
+/// Nodes: what [`read_karpenter`] reads back to the same pools.
+pub(crate) fn node_pool_objects(
+    pools: &[shepherd::autoscaler::karpenter::NodePool],
+    with_types: bool,
+    node: impl Fn(&NodeSpec) -> Value,
+    yaml_text: YamlWriter,
+) -> Vec<Value> {
+    let s = |x: &str| Value::Str(x.to_string());
+    let map = |pairs: Vec<(&str, Value)>| {
+        Value::Map(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    };
+    let mut out = Vec::new();
+    if with_types {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut text = String::new();
+        for t in pools.iter().flat_map(|p| &p.instance_types) {
+            if seen.contains(&t.name.as_str()) {
+                continue;
+            }
+            seen.push(&t.name);
+            let mut ann = BTreeMap::new();
+            ann.insert(
+                PRICE_ANNOTATION.to_string(),
+                shepherd::autoscaler::nodegroup::format_price_micros(t.price_micros),
+            );
+            text.push_str("---\n");
+            text.push_str(&yaml_text(&with_annotations(node(&t.node), ann)));
+        }
+        out.push(map(vec![
+            ("apiVersion", s("v1")),
+            ("kind", s("ConfigMap")),
+            (
+                "metadata",
+                map(vec![
+                    ("name", s(INSTANCE_TYPES_CONFIGMAP)),
+                    ("namespace", s("kube-system")),
+                ]),
+            ),
+            ("data", map(vec![("instanceTypes", Value::Str(text))])),
+        ]));
+    }
+    for p in pools {
+        let reqs: Vec<Value> = p
+            .requirements
+            .iter()
+            .map(|r| {
+                let mut m = vec![("key", s(&r.key)), ("operator", s(r.operator.as_str()))];
+                if !r.values.is_empty() {
+                    m.push((
+                        "values",
+                        Value::Seq(r.values.iter().map(|v| s(v)).collect()),
+                    ));
+                }
+                map(m)
+            })
+            .collect();
+        let mut spec = vec![(
+            "template",
+            map(vec![(
+                "spec",
+                map(vec![("requirements", Value::Seq(reqs))]),
+            )]),
+        )];
+        if let Some(cpu) = p.limit_cpu_millis {
+            spec.push((
+                "limits",
+                map(vec![(
+                    "cpu",
+                    s(&shepherd::quantity::format_cpu_millis(cpu)),
+                )]),
+            ));
+        }
+        out.push(map(vec![
+            ("apiVersion", s("karpenter.sh/v1")),
+            ("kind", s("NodePool")),
+            ("metadata", map(vec![("name", s(&p.name))])),
+            ("spec", map(spec)),
+        ]));
+    }
+    out
+}
+
 /// The ConfigMap (ours) whose data key `instanceTypes` lists Karpenter's
 /// instance types as template Nodes: the type is the node's
 /// `node.kubernetes.io/instance-type` label (else its name), the price its
@@ -886,6 +1182,71 @@ mod tests {
         assert!(out.contains("kwok-provider-config") && out.contains("kwok-provider-templates"));
         let again = crate::import(&out).unwrap();
         assert_eq!(again.scenario.autoscaler, imp.scenario.autoscaler);
+    }
+
+    const KARPENTER: &str = include_str!("../../tests/manifests/karpenter.yaml");
+
+    #[test]
+    fn export_writes_the_configmaps_from_the_model_when_no_document_is_kept() {
+        let mut sc = crate::import(SAMPLE).unwrap().scenario;
+        sc.kept = Default::default();
+        let out = crate::export(&sc);
+        let again = crate::import(&out).unwrap();
+        assert_eq!(again.scenario.autoscaler, sc.autoscaler);
+        // And the export of that import writes the same text again.
+        assert_eq!(crate::export(&again.scenario), out);
+    }
+
+    #[test]
+    fn export_writes_node_pools_back_as_given_or_from_the_model() {
+        let imp = crate::import(KARPENTER).unwrap();
+        assert!(!imp.scenario.node_pools.is_empty());
+        // Imported: each NodePool once, as given.
+        let out = crate::export(&imp.scenario);
+        assert_eq!(
+            out.matches("kind: NodePool").count(),
+            imp.scenario.node_pools.len()
+        );
+        assert_eq!(
+            crate::import(&out).unwrap().scenario.node_pools,
+            imp.scenario.node_pools
+        );
+        // Without their documents: written from the model, with their
+        // instance types, and read back to the same pools.
+        let mut sc = imp.scenario.clone();
+        sc.kept = Default::default();
+        let out = crate::export(&sc);
+        assert_eq!(out.matches("kind: NodePool").count(), sc.node_pools.len());
+        assert!(out.contains("name: karpenter-instance-types"), "{out}");
+        let again = crate::import(&out).unwrap();
+        assert_eq!(again.scenario.node_pools, sc.node_pools, "{out}");
+        assert_eq!(crate::export(&again.scenario), out);
+    }
+
+    #[test]
+    fn reads_cluster_autoscalers_flags_from_its_deployment() {
+        let ca = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cluster-autoscaler\n  namespace: kube-system\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: ca}}\n  template:\n    metadata:\n      labels: {app: ca}\n    spec:\n      containers:\n      - name: cluster-autoscaler\n        image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0\n        command: [./cluster-autoscaler, --cloud-provider=kwok, \"--expander=priority,least-waste\", --scan-interval, 20s, --scale-down-unneeded-time=5m, --scale-down-utilization-threshold=0.6, --max-nodes-total=12, --cores-total=0:64, --scale-down-enabled]\n";
+        let imp = crate::import(&format!("{SAMPLE}{ca}")).unwrap();
+        let o = &imp.scenario.autoscaler.as_ref().unwrap().options;
+        use shepherd::autoscaler::Expander;
+        assert_eq!(o.expanders, [Expander::Priority, Expander::LeastWaste]);
+        assert_eq!((o.scan_interval, o.scale_down_unneeded_time), (20, 300));
+        assert_eq!(o.scale_down_utilization_threshold_permille, 600);
+        assert_eq!((o.max_nodes_total, o.cores_total), (12, (0, 64)));
+        assert!(o.scale_down_enabled);
+        // Unchanged: CA's defaults.
+        assert_eq!(o.scale_down_delay_after_add, 600);
+        // A bad value names the word and what was expected.
+        let e = crate::import(&format!("{SAMPLE}{}", ca.replace("20s", "twenty"))).unwrap_err();
+        assert_eq!(e.path, "spec.template.spec.containers[0].command[4]");
+        assert!(
+            e.message
+                .contains("--scan-interval: found \"twenty\"; expected a duration"),
+            "{e}"
+        );
+        assert_eq!(super::duration("1h30m"), Some(5400));
+        assert_eq!(super::duration("1500ms"), None);
+        assert_eq!(super::duration("10"), None);
     }
 
     fn with_config(cfg: &str) -> String {

@@ -1080,6 +1080,30 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
             ));
         }
     }
+    // Karpenter's NodePools: an imported one is written back as given
+    // (below); one the model holds without its document is written from the
+    // model, with the ConfigMap of its instance types when none was kept.
+    let fresh: Vec<shepherd::autoscaler::karpenter::NodePool> = sc
+        .node_pools
+        .iter()
+        .filter(|p| !sc.kept.holds("NodePool", &p.name))
+        .cloned()
+        .collect();
+    if !fresh.is_empty() {
+        let types_kept = sc.node_pools.len() > fresh.len();
+        docs.extend(crate::autoscaling::node_pool_objects(
+            &fresh,
+            !types_kept,
+            |n| {
+                node(&ImportedNode {
+                    spec: n.clone(),
+                    unschedulable: false,
+                    ready: true,
+                })
+            },
+            &yaml_text,
+        ));
+    }
     // What the simulation reads and never changes, as it was given.
     if !sc.kept.is_empty() {
         let written: Vec<(&'static str, String)> = docs

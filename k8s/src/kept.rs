@@ -223,6 +223,11 @@ impl Kept {
         out.into_iter().map(|(_, v)| v).collect()
     }
 
+    /// Whether a document is kept for the object `name` in `space`.
+    pub(crate) fn holds(&self, space: &'static str, name: &str) -> bool {
+        self.docs.contains_key(&(space, name.to_string()))
+    }
+
     pub(crate) fn get(&self, now: &Decl) -> Option<&KeptDoc> {
         if self.docs.is_empty() {
             return None;

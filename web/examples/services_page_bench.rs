@@ -92,7 +92,7 @@ fn main() {
         snap.services.first().map_or(0, |r| r.endpoint_count)
     );
     let mut sent = Sent::default();
-    let _ = sent.frame(s.simulator().cluster(), snap, false);
+    let _ = sent.frame(s.simulator(), snap, false);
     let base = reset_peak();
     let t = Instant::now();
     let snap = s.snapshot(false);
@@ -108,7 +108,7 @@ fn main() {
     let step = ms(t);
     let base = reset_peak();
     let t = Instant::now();
-    let frame = sent.frame(s.simulator().cluster(), s.snapshot(false), false);
+    let frame = sent.frame(s.simulator(), s.snapshot(false), false);
     println!(
         "a quiet tick {step:.1} ms; its snapshot and frame {:.1} ms, heap at the most {:.2} MB; Services rows sent {}",
         ms(t),

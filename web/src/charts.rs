@@ -3,6 +3,7 @@
 //! recorded by the session as ticks run so a chart never re-runs the past.
 
 use serde::Serialize;
+use shepherd::simulator::Simulator;
 use shepherd::{Balance, Cluster, ResourceBalance};
 
 /// One resource's balance, as the page receives it (see
@@ -122,6 +123,12 @@ pub struct Series {
     pub pending: Vec<u32>,
     /// Registered nodes that are not Ready.
     pub not_ready: Vec<u32>,
+    /// Registered nodes.
+    pub nodes: Vec<u32>,
+    /// The cluster's cost per hour in dollars: the priced nodes of
+    /// Cluster Autoscaler's node groups (0 without node groups; see
+    /// `crate::autoscale::nodes_and_cost`).
+    pub cost_per_hour: Vec<f64>,
     /// Ready pods per Deployment, as changes (see [`ReadySeries`]).
     pub ready: ReadySeries,
 }
@@ -154,8 +161,12 @@ impl Series {
         )
     }
 
-    /// Appends the cluster's figures as the next tick's.
-    pub fn record(&mut self, c: &Cluster) {
+    /// Appends the simulator's figures as the next tick's.
+    pub fn record(&mut self, sim: &Simulator) {
+        let c = sim.cluster();
+        let (nodes, cost) = crate::autoscale::nodes_and_cost(sim);
+        self.nodes.push(nodes);
+        self.cost_per_hour.push(cost);
         self.ready.record(self.len() as u32, c);
         let p = Series::point(c);
         self.cpu_requested.push(p.0);
@@ -174,6 +185,8 @@ impl Series {
         self.memory_allocatable.truncate(len);
         self.pending.truncate(len);
         self.not_ready.truncate(len);
+        self.nodes.truncate(len);
+        self.cost_per_hour.truncate(len);
         self.ready.truncate(len as u32);
     }
 

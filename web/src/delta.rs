@@ -14,6 +14,7 @@
 //! checks this after random actions).
 
 use serde::Serialize;
+use shepherd::simulator::Simulator;
 use shepherd::Cluster;
 
 use crate::view::{self, AppRow, NodeCard, PdbRow, PendingPod, ServiceRow, Snapshot, Upcoming};
@@ -128,7 +129,8 @@ impl Sent {
     /// The frame that brings the page's copy from what was sent to `snap`
     /// (built without nodes) and the cluster's grid now; with `with_cards`,
     /// node cards too (the page draws cards). Records `snap` as sent.
-    pub fn frame(&mut self, c: &Cluster, snap: Snapshot, with_cards: bool) -> Frame {
+    pub fn frame(&mut self, sim: &Simulator, snap: Snapshot, with_cards: bool) -> Frame {
+        let c = sim.cluster();
         let full = !self.started;
         self.started = true;
         // The grid, compared cell by cell with what was sent.
@@ -148,7 +150,9 @@ impl Sent {
         let nodes = if with_cards {
             let now: Vec<NodeCard> = {
                 let revs = view::revisions(c);
-                c.nodes().map(|n| view::node_card(c, &revs, &n)).collect()
+                c.nodes()
+                    .map(|n| view::node_card(c, &revs, &n, sim.autoscaler()))
+                    .collect()
             };
             let out = match &self.cards {
                 Some(sent) => rows(sent, &now, full),
@@ -403,7 +407,7 @@ mod tests {
     }
 
     fn check(sent: &mut Sent, copy: &mut Copy, s: &Session, cards: bool, what: &str) {
-        let f = sent.frame(s.simulator().cluster(), s.snapshot(false), cards);
+        let f = sent.frame(s.simulator(), s.snapshot(false), cards);
         copy.apply(&f);
         let mut want = s.snapshot(cards);
         let cards_now = want.nodes.take();
@@ -467,11 +471,11 @@ mod tests {
         .unwrap();
         let mut sent = Sent::default();
         s.run(5);
-        let first = sent.frame(s.simulator().cluster(), s.snapshot(false), false);
+        let first = sent.frame(s.simulator(), s.snapshot(false), false);
         assert!(first.full);
         assert_eq!(first.grid_changed.len(), 100);
         s.step();
-        let f = sent.frame(s.simulator().cluster(), s.snapshot(false), false);
+        let f = sent.frame(s.simulator(), s.snapshot(false), false);
         assert!(!f.full);
         assert_eq!(f.grid_changed, Vec::<u32>::new());
         assert_eq!((f.apps, f.pending, f.nodes), (None, None, None));

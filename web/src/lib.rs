@@ -29,6 +29,7 @@
 //! script). All of it is plain Rust, tested natively; this file only converts
 //! at the boundary.
 
+pub mod autoscale;
 pub mod charts;
 pub mod check;
 pub mod compare;
@@ -725,9 +726,7 @@ impl Shepherd {
             self.sent.restart();
         }
         let snap = self.session.snapshot(false);
-        let f = self
-            .sent
-            .frame(self.session.simulator().cluster(), snap, with_nodes);
+        let f = self.sent.frame(self.session.simulator(), snap, with_nodes);
         let o: js_sys::Object = to_js(&f)?.into();
         let set = |k: &str, v: &JsValue| {
             js_sys::Reflect::set(&o, &JsValue::from_str(k), v)
@@ -862,6 +861,37 @@ impl Shepherd {
         to_js(&self.session.explain(pod).map_err(err)?)
     }
 
+    /// Whether Cluster Autoscaler runs over node groups (the page shows
+    /// them, and the nodes and cost charts, only then).
+    #[wasm_bindgen(getter, js_name = hasNodeGroups)]
+    pub fn has_node_groups(&self) -> bool {
+        self.session.simulator().autoscaler().is_some()
+    }
+
+    /// Cluster Autoscaler now (docs/autoscaling.md), or null without node
+    /// groups: `{groups: [{name, min, max, current, upcoming, ready,
+    /// template, pricePerHour}], expander, scanInterval,
+    /// provisioningDelay, costPerHour, unpricedNodes, loops, scaleUps,
+    /// scaleDowns (newest first, at most 20), scaleUpCount,
+    /// scaleDownCount}`.
+    pub fn autoscale(&self) -> Result<JsValue, JsError> {
+        match autoscale::view(self.session.simulator()) {
+            Some(v) => to_js(&v),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// What Cluster Autoscaler did about one pod, for its explain dialog:
+    /// `{summary, scaleUp (null, or the scale-up made for it), noScaleUp:
+    /// [{group, reason}]}`, or null without node groups.
+    #[wasm_bindgen(js_name = autoscaleFor)]
+    pub fn autoscale_for(&self, pod: &str) -> Result<JsValue, JsError> {
+        match autoscale::for_pod(self.session.simulator(), pod) {
+            Some(v) => to_js(&v),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
     /// The scheduling cycle that bound a pod, as of its bind: `{tick,
     /// explain}` (`explain` shaped as [`Sim::explain`]'s answer), or null
     /// for a pod that is not bound or that its kubelet took by
@@ -893,7 +923,9 @@ impl Shepherd {
     /// The per-tick figures from tick `from` to the current tick, as typed
     /// arrays (index 0 is tick `from`): `{from, cpuRequested, cpuAllocatable,
     /// memoryRequested, memoryAllocatable}` (`Float64Array`s: millicores and
-    /// bytes over the Ready nodes) and `{pending, notReady}` (`Uint32Array`s).
+    /// bytes over the Ready nodes), `{pending, notReady, nodes}`
+    /// (`Uint32Array`s) and `costPerHour` (`Float64Array`, dollars: the
+    /// priced nodes of the node groups, 0 without).
     /// Recorded as ticks run, so asking costs only the ticks asked for: a
     /// chart keeps what it has and asks from the tick after it.
     pub fn series(&self, from: f64) -> Result<js_sys::Object, JsError> {
@@ -922,6 +954,11 @@ impl Shepherd {
         set(
             "notReady",
             &js_sys::Uint32Array::from(&s.not_ready[from..]).into(),
+        )?;
+        set("nodes", &js_sys::Uint32Array::from(&s.nodes[from..]).into())?;
+        set(
+            "costPerHour",
+            &js_sys::Float64Array::from(&s.cost_per_hour[from..]).into(),
         )?;
         Ok(o)
     }

@@ -16,6 +16,11 @@ pub fn events(text: &str) -> Result<Vec<Event>, String> {
     if let Some(p) = &im.scenario.profile {
         out.push(Event::SetProfile(p.clone()));
     }
+    // Cluster Autoscaler over the kwok provider's node groups, when the
+    // manifests configure it (docs/autoscaling.md).
+    if let Some(a) = &im.scenario.autoscaler {
+        out.push(Event::SetAutoscaler(Box::new(a.clone())));
+    }
     out.extend(im.scenario.events());
     Ok(out)
 }
@@ -30,7 +35,12 @@ pub fn apply_events(text: &str) -> Result<Vec<Event>, String> {
     if im.scenario.profile.is_some() {
         return Err("apply: a KubeSchedulerConfiguration; expected it in an import (the scheduler reads one --config when it starts), not applied to a running cluster".into());
     }
-    Ok(im.scenario.apply_events())
+    let mut out = im.scenario.apply_events();
+    // A kwok provider ConfigMap applied restarts the autoscaler over it.
+    if let Some(a) = &im.scenario.autoscaler {
+        out.push(Event::SetAutoscaler(Box::new(a.clone())));
+    }
+    Ok(out)
 }
 
 /// A scenario holding the one object `add` puts in, as manifests: how the

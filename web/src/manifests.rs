@@ -318,6 +318,7 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
                         None => sc.priority_classes.push(pc),
                     }
                 }
+                Event::SetAutoscaler(a) => sc.autoscaler = Some(*a),
             }
         }
     }

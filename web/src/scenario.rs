@@ -775,6 +775,11 @@ impl Action {
                     sc.priority_classes.push(pc.clone())
                 }),
             },
+            Event::SetAutoscaler(a) => Action::Apply {
+                manifests: crate::manifest_text::one_object(|sc| {
+                    sc.autoscaler = Some((**a).clone())
+                }),
+            },
         }
     }
 

@@ -205,7 +205,7 @@ impl Session {
         let profile = profile.into();
         let sim = Simulator::new(seed, profile.clone());
         let mut series = Series::default();
-        series.record(sim.cluster());
+        series.record(&sim);
         Session {
             sim,
             profile,
@@ -227,7 +227,7 @@ impl Session {
         for _ in 0..n {
             self.checkpoints.take_due(&self.sim);
             let report = self.sim.step();
-            self.series.record(self.sim.cluster());
+            self.series.record(&self.sim);
             self.checkpoints.after_tick(&self.sim, &report);
         }
     }
@@ -466,7 +466,7 @@ impl Session {
         self.same_tick = None;
         self.checkpoints.take_due(&self.sim);
         let report = self.sim.step();
-        self.series.record(self.sim.cluster());
+        self.series.record(&self.sim);
         self.checkpoints.after_tick(&self.sim, &report);
         report.errors
     }
@@ -489,7 +489,7 @@ impl Session {
             self.same_tick = None;
         }
         let report = self.sim.step_slice(budget)?;
-        self.series.record(self.sim.cluster());
+        self.series.record(&self.sim);
         self.checkpoints.after_tick(&self.sim, &report);
         Some(report.errors)
     }
@@ -516,7 +516,7 @@ impl Session {
             let seen = |c: &shepherd::Cluster| (c.events().writes(), c.change_epoch());
             let before = seen(self.sim.cluster());
             let fired = self.sim.step().fired;
-            self.series.record(self.sim.cluster());
+            self.series.record(&self.sim);
             ran += 1;
             if fired > 0 || seen(self.sim.cluster()) != before {
                 break;
@@ -880,7 +880,7 @@ impl Session {
     }
 
     pub fn node(&self, id: u32) -> Result<NodeCard, String> {
-        view::node_by_id(self.sim.cluster(), id)
+        view::node_by_id(&self.sim, id)
             .ok_or_else(|| format!("node id {id} not found; expected the id of a registered node"))
     }
 

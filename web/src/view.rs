@@ -99,6 +99,10 @@ pub struct NodeCard {
     pub condition_taints: Vec<String>,
     /// Sorted by app, then by name.
     pub pods: Vec<PodChip>,
+    /// The Cluster Autoscaler node group the node belongs to (absent
+    /// without node groups, or for a node in none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_group: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -211,7 +215,12 @@ pub fn revisions(c: &Cluster) -> Revisions {
     c.apps().map(|a| (a.name, a.revision)).collect()
 }
 
-pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
+pub fn node_card(
+    c: &Cluster,
+    revs: &Revisions,
+    n: &NodeView<'_>,
+    auto: Option<&shepherd::autoscaler::Autoscaler>,
+) -> NodeCard {
     let mut pods: Vec<PodChip> = c
         .pods_on(n.id)
         .map(|p| {
@@ -276,13 +285,18 @@ pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
             .map(|t| t.to_string())
             .collect(),
         pods,
+        node_group: auto.and_then(|a| {
+            a.group_of(n.spec)
+                .map(|g| a.config().groups[g].name.clone())
+        }),
     }
 }
 
 /// One node by its id, with its pods: what a click on a grid cell shows.
-pub fn node_by_id(c: &Cluster, id: u32) -> Option<NodeCard> {
+pub fn node_by_id(sim: &Simulator, id: u32) -> Option<NodeCard> {
+    let c = sim.cluster();
     c.node_by_id(NodeId(id))
-        .map(|n| node_card(c, &revisions(c), &n))
+        .map(|n| node_card(c, &revisions(c), &n, sim.autoscaler()))
 }
 
 /// Values per node in [`grid`].
@@ -344,7 +358,9 @@ pub fn snapshot(sim: &Simulator, with_nodes: bool, note: Option<String>) -> Snap
     }
     let nodes = with_nodes.then(|| {
         let revs = revisions(c);
-        c.nodes().map(|n| node_card(c, &revs, &n)).collect()
+        c.nodes()
+            .map(|n| node_card(c, &revs, &n, sim.autoscaler()))
+            .collect()
     });
     // Per DaemonSet: its strategy cell and kubectl's rollout status line.
     let daemonsets = daemonset_lines(c);

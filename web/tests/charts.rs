@@ -267,7 +267,7 @@ fn measure_recording_a_tick_at_5000_nodes() {
     let n = 200;
     let t = std::time::Instant::now();
     for _ in 0..n {
-        series.record(c);
+        series.record(s.simulator());
     }
     let all = t.elapsed() / n;
     let mut ready = shepherd_web::charts::ReadySeries::default();

@@ -186,20 +186,34 @@ pub fn binpack(
     }
     let mut nodes: Vec<New> = Vec::new();
     let mut taken = Vec::new();
+    // The pod before, when it had no anti-affinity, and the node it went
+    // to (or `nodes.len()` when none took it): a pod like it (the same
+    // requests and labels, no anti-affinity) fits none of the nodes before
+    // that one either, since rooms only shrink and pods only join, so its
+    // first fit starts there. The same answer as from the first node, for
+    // a Deployment's replicas in one pass instead of one per node.
+    let mut last: Option<(&PodTemplate, usize)> = None;
     for &&(i, p) in &order {
         if static_reason(template, false, p).is_some() {
             continue;
         }
         let own = !p.anti_affinity.is_empty();
+        let from = match last {
+            Some((q, at)) if !own && q.requests == p.requests && q.labels == p.labels => at,
+            _ => 0,
+        };
         let fits =
             |n: &New| n.room.short(p).is_none() && (!(own || n.anti) || !anti_affine(p, &n.pods));
-        if let Some(n) = nodes.iter_mut().find(|n| fits(n)) {
+        if let Some(k) = nodes[from..].iter().position(fits) {
+            let n = &mut nodes[from + k];
             n.room.take(p);
             n.pods.push(p);
             n.anti |= own;
             taken.push(i);
+            last = (!own).then_some((p, from + k));
             continue;
         }
+        last = (!own).then_some((p, nodes.len()));
         if (nodes.len() as u32) < max_nodes && base.room.short(p).is_none() {
             let mut r = base.room;
             r.take(p);

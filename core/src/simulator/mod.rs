@@ -109,6 +109,11 @@ pub enum Event {
     ApplyNode(NodeSpec),
     /// `kubectl apply` of a PriorityClass: see [`Cluster::apply_priority_class`].
     ApplyPriorityClass(crate::model::priority::PriorityClass),
+    /// Start the simulated Cluster Autoscaler over these node groups (the
+    /// kwok provider's ConfigMaps, read by `shepherd-k8s`), seeded from the
+    /// simulator's seed; it replaces one already running (its memory of
+    /// nodes asked for and unneeded timers is lost, as a restarted CA's is).
+    SetAutoscaler(alloc::boxed::Box<crate::autoscaler::AutoscalerConfig>),
     /// The pods a Deployment or DaemonSet of an imported cluster runs
     /// already, bound where they run under their own names: given to a
     /// DaemonSet created before, or to the Deployment the next event of
@@ -181,6 +186,12 @@ impl Event {
             Event::ApplyNode(n) => format!("apply node {} ({})", n.name, n.capacity),
             Event::ApplyPriorityClass(pc) => {
                 format!("apply PriorityClass {} (value {})", pc.name, pc.value)
+            }
+            Event::SetAutoscaler(a) => {
+                format!(
+                    "start Cluster Autoscaler over {} node group(s)",
+                    a.groups.len()
+                )
             }
             Event::Running(r) => format!("{} running pods of {}", r.pods.len(), r.owner),
         }
@@ -653,6 +664,7 @@ impl Simulator {
             Event::Evict(p) => c.pod_by_name(p).map(|_| ()),
             Event::SetPolicy(_) => Ok(()),
             Event::SetProfile(p) => p.validate(),
+            Event::SetAutoscaler(a) => a.validate(),
             Event::CreateDaemonSet(d) => {
                 d.validate()?;
                 self.check_new_workload(&d.name)?;
@@ -940,6 +952,11 @@ impl Simulator {
             Event::ApplyPod(p) => c.apply_pod(p.clone()),
             Event::ApplyNode(n) => c.apply_node(n.clone()),
             Event::ApplyPriorityClass(pc) => c.apply_priority_class(pc.clone()),
+            Event::SetAutoscaler(a) => {
+                let a = crate::autoscaler::Autoscaler::new((**a).clone(), self.seed)?;
+                self.autoscaler = Some(alloc::boxed::Box::new(a));
+                Ok(())
+            }
             Event::Running(r) => c.stage_running(r.clone()),
         }
     }
@@ -1205,9 +1222,15 @@ impl Simulator {
         self.cluster
             .nodes()
             .any(|n| requests.fits_in(&n.spec.capacity))
-            || self.script[self.next..]
-                .iter()
-                .any(|(_, e)| matches!(e, Event::AddNode(n) | Event::ApplyNode(n) if requests.fits_in(&n.capacity)))
+            || self.script[self.next..].iter().any(|(_, e)| match e {
+                Event::AddNode(n) | Event::ApplyNode(n) => requests.fits_in(&n.capacity),
+                // Node groups Cluster Autoscaler will start over.
+                Event::SetAutoscaler(a) => a
+                    .groups
+                    .iter()
+                    .any(|g| requests.fits_in(&g.template.capacity)),
+                _ => false,
+            })
             || self.autoscaler.as_ref().is_some_and(|a| {
                 a.config()
                     .groups
