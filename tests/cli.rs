@@ -877,3 +877,63 @@ fn kubectl_apply_reads_standard_input() {
         "{out}"
     );
 }
+
+/// `simulate` shows the extended resources a cluster has: per resource,
+/// what is requested of what the nodes offer, then node by node; the JSON
+/// output gives each node's scalars.
+#[test]
+fn simulate_shows_the_extended_resources_a_cluster_has() {
+    let dir = std::env::temp_dir().join(format!("shepherd-cli-gpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let file = dir.join("gpus.yaml");
+    let node = |name: &str, gpus: &str| {
+        format!("---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\nstatus:\n  allocatable:\n    cpu: \"8\"\n    memory: 32Gi\n    ephemeral-storage: 100Gi\n{gpus}")
+    };
+    let text = node("gpu-a", "    nvidia.com/gpu: \"4\"\n")
+        + &node("gpu-b", "    nvidia.com/gpu: \"2\"\n")
+        + &node("plain", "")
+        + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: train\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: train}\n  template:\n    metadata:\n      labels: {app: train}\n    spec:\n      containers:\n      - name: c\n        resources:\n          requests: {cpu: 100m, ephemeral-storage: 1Gi}\n          limits: {nvidia.com/gpu: 1}\n";
+    std::fs::write(&file, text).expect("the manifest");
+    let path = file.display().to_string();
+    let (code, out, err) = run(&["simulate".into(), path.clone()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let section = out
+        .split("extended resources (requests of allocatable):\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no extended resources section:\n{out}"));
+    let lines: Vec<&str> = section.lines().take(7).map(str::trim).collect();
+    // ephemeral-storage: 3Gi of 300Gi on 3 nodes; nvidia.com/gpu 3 of 6 on 2.
+    assert!(
+        lines[0].starts_with("ephemeral-storage")
+            && lines[0].ends_with("3Gi/300Gi (1%) on 3 nodes"),
+        "{section}"
+    );
+    let gpu = lines
+        .iter()
+        .position(|l| l.starts_with("nvidia.com/gpu"))
+        .expect("a GPU line");
+    assert!(lines[gpu].ends_with("3/6 (50%) on 2 nodes"), "{section}");
+    let per_node: Vec<&str> = lines[gpu + 1..gpu + 3].to_vec();
+    assert!(
+        per_node
+            .iter()
+            .all(|l| l.starts_with("gpu-a: ") || l.starts_with("gpu-b: ")),
+        "{section}"
+    );
+    let (code, out, err) = run(&["simulate".into(), path, "--output".into(), "json".into()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let nodes = v["nodes"].as_array().expect("nodes");
+    let a = nodes.iter().find(|n| n["name"] == "gpu-a").expect("gpu-a");
+    assert_eq!(a["scalars"]["nvidia.com/gpu"]["allocatable"], 4);
+    let used: u64 = nodes
+        .iter()
+        .map(|n| {
+            n["scalars"]["nvidia.com/gpu"]["requested"]
+                .as_u64()
+                .unwrap_or(0)
+        })
+        .sum();
+    assert_eq!(used, 3);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -546,6 +546,237 @@ fn requested_to_capacity_ratio_bin_packing_table() {
     assert_eq!((two(4, 2, true), two(4, 2, false)), (5, 5));
 }
 
+// ===== extended resources in the scores (issue 45) ============================
+
+/// A Kubernetes extended resource of the noderesources tests (util_test.go
+/// `extendedRes`).
+const XYZ: &str = "abc.com/xyz";
+
+fn scalar(name: &str) -> Resource {
+    Resource::parse(name).expect("a resource name")
+}
+
+/// The two nodes of the tests' extended rows: 6000m and 10000 (read as
+/// MiB), the second with `second` of abc.com/xyz, the first with `first`.
+fn xyz_nodes(first: u64, second: u64) -> Cluster {
+    let mut c = Cluster::new();
+    c.add_node(node("node1", 6000, 10000).with_scalar(XYZ, first))
+        .unwrap();
+    c.add_node(node("node2", 6000, 10000).with_scalar(XYZ, second))
+        .unwrap();
+    c
+}
+
+/// least_allocated_test.go and most_allocated_test.go (v1.37.2), the rows
+/// with an extended resource in the strategy's resources: bypassed when the
+/// pod does not request it, honoured when it does, and left out on a node
+/// that has none of it.
+#[test]
+fn fit_strategies_score_extended_resources_as_kubernetes_does() {
+    // extendedResourceSet: cpu 1, memory 1, abc.com/xyz 1.
+    let set = vec![(Resource::Cpu, 1), (Resource::Memory, 1), (scalar(XYZ), 1)];
+    // The node lacking it weighs it 2 first.
+    let heavy = vec![(scalar(XYZ), 2), (Resource::Cpu, 1), (Resource::Memory, 1)];
+    let plain = |cpu, mem| DeploymentSpec::new("incoming", 1, Resources::new(cpu, mem * MIB));
+    let with_xyz = |n| plain(3000, 5000).with_template(move |t| t.with_scalar(XYZ, n));
+    // (what, strategy type, resources, nodes' abc.com/xyz, the pod, scores)
+    #[allow(clippy::type_complexity)]
+    let rows: Vec<(
+        &str,
+        ScoringStrategy,
+        Vec<(Resource, i64)>,
+        (u64, u64),
+        DeploymentSpec,
+        [i64; 2],
+    )> = vec![
+        // (50 + 50) / 2 on both: the resource is bypassed.
+        (
+            "least: bypass extended resource if the pod does not request",
+            ScoringStrategy::least_allocated(),
+            set.clone(),
+            (0, 4),
+            plain(3000, 5000),
+            [50, 50],
+        ),
+        // node1 (50 + 50 + 50) / 3, node2 (50 + 50 + 80) / 3.
+        (
+            "least: honor extended resource if the pod requests",
+            ScoringStrategy::least_allocated(),
+            set.clone(),
+            (4, 10),
+            with_xyz(2),
+            [50, 60],
+        ),
+        // (50 + 60) / 2 on both.
+        (
+            "least: if the node doesn't have a resource",
+            ScoringStrategy::least_allocated(),
+            heavy.clone(),
+            (0, 4),
+            plain(3000, 4000),
+            [55, 55],
+        ),
+        (
+            "most: bypass extended resource if the pod does not request",
+            ScoringStrategy::most_allocated(),
+            set.clone(),
+            (0, 4),
+            plain(3000, 5000),
+            [50, 50],
+        ),
+        // node1 (50 + 50 + 50) / 3, node2 (50 + 50 + 20) / 3.
+        (
+            "most: honor extended resource if the pod request",
+            ScoringStrategy::most_allocated(),
+            set.clone(),
+            (4, 10),
+            with_xyz(2),
+            [50, 40],
+        ),
+        // (50 + 40) / 2 on both.
+        (
+            "most: if the node doesn't have a resource",
+            ScoringStrategy::most_allocated(),
+            heavy.clone(),
+            (0, 4),
+            plain(3000, 4000),
+            [45, 45],
+        ),
+    ];
+    for (what, strategy, resources, (first, second), pod, expected) in rows {
+        let profile = only_fit(ScoringStrategy {
+            resources,
+            ..strategy
+        });
+        profile.validate().unwrap();
+        let got = scores(
+            xyz_nodes(first, second),
+            pod,
+            &profile,
+            Plugin::NodeResourcesFit,
+        );
+        assert_eq!(
+            got,
+            want(&[("node1", Some(expected[0])), ("node2", Some(expected[1]))]),
+            "{what}"
+        );
+    }
+}
+
+/// requested_to_capacity_ratio_test.go, TestResourceBinPackingSingleExtended
+/// (v1.37.2): intel.com/foo alone, weight 1, shape (0, 0), (100, 1); node1
+/// has 8, node2 4; scores are the shape's, scaled to 0..=10.
+#[test]
+fn requested_to_capacity_ratio_bin_packs_an_extended_resource() {
+    const FOO: &str = "intel.com/foo";
+    let profile = only_fit(ScoringStrategy {
+        resources: vec![(scalar(FOO), 1)],
+        ..ScoringStrategy::requested_to_capacity_ratio(&[(0, 0), (100, 1)])
+    });
+    profile.validate().unwrap();
+    let nodes = |on_node2: u64| {
+        let mut c = Cluster::new();
+        c.add_node(
+            NodeSpec::new("node1", 4000, 10000 * MIB)
+                .with_label("pin", "node1")
+                .with_scalar(FOO, 8),
+        )
+        .unwrap();
+        c.add_node(
+            NodeSpec::new("node2", 4000, 10000 * MIB)
+                .with_label("pin", "node2")
+                .with_scalar(FOO, 4),
+        )
+        .unwrap();
+        if on_node2 > 0 {
+            existing(&mut c, "on", "node2", 1, Resources::ZERO, |t| {
+                t.with_scalar(FOO, on_node2)
+            });
+        }
+        c
+    };
+    let pod = |n: u64| {
+        DeploymentSpec::new("incoming", 1, Resources::ZERO)
+            .with_template(move |t| t.with_scalar(FOO, n))
+    };
+    // (what, foo on node2 already, the pod's foo, scores)
+    let rows: [(&str, u64, u64, [i64; 2]); 4] = [
+        // No resource the strategy names is requested: every score 0.
+        ("nothing scheduled, nothing requested", 0, 0, [0, 0]),
+        // 2/8 = 25% -> 2; 2/4 = 50% -> 5.
+        (
+            "resources requested, pods scheduled with less resources",
+            0,
+            2,
+            [2, 5],
+        ),
+        // node2 (2 + 2)/4 -> 10.
+        (
+            "resources requested, pods scheduled with resources, on node with existing pod running",
+            2,
+            2,
+            [2, 10],
+        ),
+        // 4/8 -> 5; 4/4 -> 10.
+        (
+            "resources requested, pods scheduled with more resources",
+            0,
+            4,
+            [5, 10],
+        ),
+    ];
+    for (what, on, req, expected) in rows {
+        let p = if req == 0 {
+            DeploymentSpec::new("incoming", 1, Resources::ZERO)
+        } else {
+            pod(req)
+        };
+        let got = scores(nodes(on), p, &profile, Plugin::NodeResourcesFit);
+        assert_eq!(
+            got,
+            want(&[("node1", Some(expected[0])), ("node2", Some(expected[1]))]),
+            "{what}"
+        );
+    }
+}
+
+/// balanced_allocation_test.go (v1.37.2), the rows with nvidia.com/gpu in
+/// the args' resources: counted when the pod requests it (its cpu and
+/// memory requests 0 and still not best effort), left out when it does not.
+#[test]
+fn balanced_allocation_balances_a_gpu_the_pod_requests() {
+    const GPU: &str = "nvidia.com/gpu";
+    let profile = Profile {
+        balanced_resources: vec![Resource::Cpu, Resource::Memory, scalar(GPU)],
+        ..only(Plugin::NodeResourcesBalancedAllocation)
+    };
+    profile.validate().unwrap();
+    // "scalar resource is included in the score computation if pod
+    // requests the scalar resource": node1 holds 3000m, 5000 and 3 GPUs
+    // (69 -> 70: 75), node2 3000m and 5000 (62 -> 65: 76).
+    let mut c = Cluster::new();
+    c.add_node(node("node1", 3500, 40000).with_scalar(GPU, 8))
+        .unwrap();
+    c.add_node(node("node2", 3500, 40000).with_scalar(GPU, 8))
+        .unwrap();
+    let on = Resources::new(3000, 5000 * MIB);
+    existing(&mut c, "gpu", "node1", 1, on, |t| t.with_scalar(GPU, 3));
+    existing(&mut c, "plain", "node2", 1, on, |t| t);
+    let pod = DeploymentSpec::new("incoming", 1, Resources::ZERO)
+        .with_template(|t| t.with_scalar(GPU, 1));
+    let got = scores(c, pod, &profile, Plugin::NodeResourcesBalancedAllocation);
+    assert_eq!(got, want(&[("node1", Some(75)), ("node2", Some(76))]));
+    // "... is not included ... if pod doesn't request the scalar
+    // resource": 100 -> 63 on both, 56.
+    let mut c = Cluster::new();
+    c.add_node(node("node1", 3500, 40000).with_scalar(GPU, 8))
+        .unwrap();
+    c.add_node(node("node2", 3500, 40000)).unwrap();
+    let pod = DeploymentSpec::new("incoming", 1, Resources::new(3000, 5000 * MIB));
+    let got = scores(c, pod, &profile, Plugin::NodeResourcesBalancedAllocation);
+    assert_eq!(got, want(&[("node1", Some(56)), ("node2", Some(56))]));
+}
+
 // ===== noderesources/balanced_allocation_test.go =============================
 
 #[test]

@@ -1487,3 +1487,66 @@ fn desired_counts_the_nodes_that_should_run_the_pod_and_a_kept_pod_is_misschedul
         "Waiting for daemon set \"agent\" rollout to finish: 2 of 3 updated pods are available..."
     );
 }
+
+/// A DaemonSet whose pods request a GPU (a per-GPU agent, say): the
+/// controller gives every node a pod, as Kubernetes' does (resources are
+/// the scheduler's business); on the GPU nodes it runs, on the plain node
+/// it stays Pending with NodeResourcesFit's "Insufficient nvidia.com/gpu",
+/// and on a GPU node whose GPUs lower-priority pods hold, its higher
+/// priority preempts one of them (the daemon pod's node is its only
+/// candidate).
+#[test]
+fn daemonset_pods_requesting_gpus_fit_gpu_nodes_and_preempt_for_their_gpu() {
+    let mut c = Cluster::new();
+    c.add_node(NodeSpec::new("gpu-a", 4000, 8192 * MIB).with_scalar("nvidia.com/gpu", 2))
+        .unwrap();
+    c.add_node(NodeSpec::new("gpu-b", 4000, 8192 * MIB).with_scalar("nvidia.com/gpu", 1))
+        .unwrap();
+    c.add_node(NodeSpec::new("plain", 4000, 8192 * MIB))
+        .unwrap();
+    c.add_priority_class(PriorityClass::new("node-critical", 100000))
+        .unwrap();
+    // gpu-b's one GPU taken by a priority-0 pod first.
+    c.deploy(
+        DeploymentSpec::new("train", 1, Resources::new(100, 64 * MIB)).with_template(|t| {
+            t.with_scalar("nvidia.com/gpu", 1)
+                .with_node_selector("kubernetes.io/hostname", "gpu-b")
+        }),
+    )
+    .unwrap();
+    converge(&mut c);
+    assert_eq!(node_of(&c, "train-0").as_deref(), Some("gpu-b"));
+    c.create_daemonset(DaemonSetSpec::new(
+        "gpu-agent",
+        PodTemplate::new(Resources::new(100, 64 * MIB))
+            .with_label("app", "gpu-agent")
+            .with_scalar("nvidia.com/gpu", 1)
+            .with_priority_class("node-critical"),
+    ))
+    .unwrap();
+    converge(&mut c);
+    let mut on: Vec<Option<String>> = c
+        .pods()
+        .filter(|p| p.name().starts_with("gpu-agent"))
+        .map(|p| node_of(&c, &p.name()))
+        .collect();
+    on.sort();
+    assert_eq!(
+        on,
+        [None, Some("gpu-a".to_string()), Some("gpu-b".to_string())],
+        "one pod per node; the plain node's Pending"
+    );
+    let pending: Vec<String> = c
+        .pending_pods()
+        .map(|p| p.name())
+        .filter(|n| n.starts_with("gpu-agent"))
+        .collect();
+    let why = c.pending_reason(&pending[0]).unwrap().unwrap();
+    assert!(
+        why.contains("0/3 nodes are available") && why.contains("1 Insufficient nvidia.com/gpu"),
+        "{why}"
+    );
+    // The daemon pod took gpu-b's GPU from the training pod, which waits.
+    assert_eq!(node_of(&c, "train-0"), None);
+    verify_capacity(&c).expect("no GPU counted twice");
+}

@@ -280,3 +280,127 @@ fn the_kubelet_rejects_a_pod_bound_to_a_node_without_its_gpus() {
     );
     shepherd::verify::verify_capacity(&c).expect("capacity holds");
 }
+
+/// NodeResourcesFitArgs' scoringStrategy.resources and
+/// NodeResourcesBalancedAllocationArgs' resources may name extended
+/// resources; the profile scores them, and the exported configuration
+/// reads back as the same profile (ignoredResources too).
+#[test]
+fn scoring_resources_may_name_extended_resources_and_round_trip() {
+    use shepherd::Resource;
+    let config = "---\napiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      ignoredResources: [example.com/other]\n      scoringStrategy:\n        type: MostAllocated\n        resources:\n        - {name: cpu, weight: 1}\n        - {name: memory, weight: 1}\n        - {name: nvidia.com/gpu, weight: 5}\n        - {name: pods, weight: 1}\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n      - {name: cpu, weight: 1}\n      - {name: memory}\n      - {name: nvidia.com/gpu, weight: 1}\n";
+    let text = node("gpu-a", Some("8")) + config;
+    let im = import(&text).expect("the import");
+    let p = im.scenario.profile_or_default();
+    let gpu = Resource::Scalar("nvidia.com/gpu".to_string());
+    assert_eq!(
+        p.fit.resources,
+        [(Resource::Cpu, 1), (Resource::Memory, 1), (gpu.clone(), 5)]
+    );
+    assert_eq!(p.balanced_resources, [Resource::Cpu, Resource::Memory, gpu]);
+    // `pods` is no resource a node offers to score: left out, with a word.
+    assert!(
+        im.warnings
+            .iter()
+            .any(|w| w.message.contains("pods is no resource")),
+        "{:#?}",
+        im.warnings
+    );
+    let again = import(&shepherd_k8s::export_scheduler_config(&p)).expect("the export imports");
+    assert_eq!(again.scenario.profile_or_default(), p);
+    // Kubernetes' validation of BalancedAllocation's list.
+    for (args, words) in [
+        ("      - {name: cpu, weight: 2}\n", "must be 1"),
+        ("      - {name: cpu}\n      - {name: cpu}\n", "listed twice"),
+    ] {
+        let bad = format!("---\napiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args:\n      resources:\n{args}");
+        let e = import(&bad).unwrap_err().to_string();
+        assert!(e.contains("resources[") && e.contains(words), "{e}");
+    }
+}
+
+/// A MostAllocated profile that weighs nvidia.com/gpu packs a GPU pod onto
+/// the GPU node it fills most; the same pod under cpu and memory alone
+/// goes to the other, whose cpu it fills more.
+#[test]
+fn gpu_pods_pack_by_the_gpu_weight_the_strategy_gives() {
+    let nodes =
+        node("gpu-a", Some("8")).replace("cpu: \"8\"", "cpu: \"2\"") + &node("gpu-b", Some("2"));
+    let text = |resources: &str| {
+        format!("{nodes}{}---\napiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  plugins:\n    score:\n      disabled:\n      - name: '*'\n      enabled:\n      - name: NodeResourcesFit\n        weight: 1\n  percentageOfNodesToScore: 100\n  pluginConfig:\n  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n        type: MostAllocated\n        resources:\n{resources}", deployment("train", 1, 1))
+    };
+    let placed = |text: &str| {
+        let c = converge(text);
+        let p = nodes_of(&c).remove(0);
+        let profile = import(text).unwrap().scenario.profile_or_default();
+        let e = c.explain(&p.0, &profile).expect("explained");
+        let totals: Vec<(String, Option<i64>)> =
+            e.nodes.iter().map(|v| (v.node.clone(), v.total)).collect();
+        (p.1.unwrap(), totals)
+    };
+    // cpu 100m of 2 cores: 5, of 8: 1; memory 200Mi (the non-zero
+    // default) of 32Gi: 0; gpu 1 of 8: 12, 1 of 2: 50.
+    let (on, totals) = placed(&text("        - {name: cpu, weight: 1}\n        - {name: memory, weight: 1}\n        - {name: nvidia.com/gpu, weight: 10}\n"));
+    assert_eq!(on, "gpu-b", "{totals:?}");
+    assert_eq!(
+        totals,
+        [
+            ("gpu-a".to_string(), Some((5 + 10 * 12) / 12)),
+            ("gpu-b".to_string(), Some((1 + 10 * 50) / 12))
+        ]
+    );
+    // Without it: (5 + 0) / 2 = 2 against (1 + 0) / 2 = 0.
+    let (on, totals) = placed(&text(
+        "        - {name: cpu, weight: 1}\n        - {name: memory, weight: 1}\n",
+    ));
+    assert_eq!(on, "gpu-a", "{totals:?}");
+    assert_eq!(totals[0].1, Some(2));
+}
+
+/// The kubelet's OutOfmemory message counts bytes (requested, used,
+/// capacity), as lifecycle.InsufficientResourceError prints them: a 40Gi
+/// pod bound by nodeName to a 32Gi node.
+#[test]
+fn the_kubelet_counts_memory_in_bytes_when_it_rejects() {
+    use shepherd_k8s::kubectl::{run_line, Page, Reply};
+    let text = node("small", None)
+        + &pod("big", "      requests:\n        memory: 40Gi\n")
+        + "  nodeName: small\n";
+    let im = import(&text).expect("the import");
+    let sc = &im.scenario;
+    let mut c = sc.to_cluster().expect("a cluster");
+    let profile = sc.profile_or_default();
+    assert!(c.reconcile_to_fixed_point(profile.clone()).converged);
+    let d = match run_line(&c, &profile, "describe pod big", None, Page::ALL) {
+        Ok(Reply::Text { text, .. }) => text,
+        other => panic!("expected text, got {other:?}"),
+    };
+    assert!(d.contains("OutOfmemory"), "{d}");
+    let want = format!(
+        "Node didn't have enough resource: memory, requested: {}, used: 0, capacity: {}",
+        40u64 << 30,
+        32u64 << 30
+    );
+    assert!(d.contains(&want), "{d}");
+}
+
+/// `kubectl get node -o json` gives the node's extended resources,
+/// ephemeral-storage and huge pages in status.allocatable, as the API
+/// server holds them (what `-o jsonpath='{.status.allocatable.nvidia\.com/gpu}'`
+/// reads).
+#[test]
+fn get_node_as_json_lists_extended_resources_in_allocatable() {
+    use shepherd_k8s::kubectl::{run_line, Page, Reply};
+    let im = import(&node("gpu-a", Some("4"))).expect("the import");
+    let c = im.scenario.to_cluster().expect("a cluster");
+    let profile = im.scenario.profile_or_default();
+    let j = match run_line(&c, &profile, "get node gpu-a -o json", None, Page::ALL) {
+        Ok(Reply::Text { text, .. }) => text,
+        other => panic!("expected text, got {other:?}"),
+    };
+    let v: serde_json::Value = serde_json::from_str(&j).expect("JSON");
+    let alloc = &v["status"]["allocatable"];
+    assert_eq!(alloc["nvidia.com/gpu"], "4", "{j}");
+    assert_eq!(alloc["ephemeral-storage"], "100Gi", "{j}");
+    assert_eq!(alloc["cpu"], "8000m", "{j}");
+}

@@ -167,6 +167,53 @@ fn random_profile(rng: &mut Prng) -> Profile {
     }
 }
 
+/// Scalar resources in a third of the clusters (issue 45), from a stream
+/// of their own: GPUs and ephemeral storage on some nodes, requested by
+/// some apps, and a profile that may score them. Pods that request none
+/// still take the fast paths, and must score there as the plain cycle does.
+fn scalar_node(rng: &mut Prng, on: bool, mut n: NodeSpec) -> NodeSpec {
+    if on && rng.chance(40) {
+        n = n.with_scalar("nvidia.com/gpu", *rng.pick(&[1, 2, 4, 8]));
+    }
+    if on && rng.chance(50) {
+        n = n.with_scalar("ephemeral-storage", rng.range(20, 100) << 30);
+    }
+    n
+}
+
+fn scalar_template(rng: &mut Prng, on: bool, mut t: PodTemplate) -> PodTemplate {
+    if on && rng.chance(30) {
+        t = t.with_scalar("nvidia.com/gpu", rng.range(1, 3));
+    }
+    if on && rng.chance(20) {
+        t = t.with_scalar("ephemeral-storage", rng.range(1, 12) << 30);
+    }
+    t
+}
+
+fn scalar_profile(rng: &mut Prng, on: bool, mut p: Profile) -> Profile {
+    use shepherd::Resource;
+    if !on {
+        return p;
+    }
+    if rng.chance(50) {
+        p.fit.resources.push((
+            Resource::Scalar("nvidia.com/gpu".to_string()),
+            rng.range(1, 6) as i64,
+        ));
+    }
+    if rng.chance(20) {
+        p.fit
+            .resources
+            .push((Resource::Scalar("ephemeral-storage".to_string()), 1));
+    }
+    if rng.chance(50) {
+        p.balanced_resources
+            .push(Resource::Scalar("nvidia.com/gpu".to_string()));
+    }
+    p
+}
+
 /// What a run leaves: per wave, every pod's name and node; then the event log.
 type Trace = (Vec<Vec<(String, String)>>, Vec<String>);
 
@@ -174,7 +221,9 @@ type Trace = (Vec<Vec<(String, String)>>, Vec<String>);
 /// wave; with `lowest`, the profile breaks ties by lowest node id.
 fn run(seed: u64, fast: FastPaths, lowest: bool) -> Trace {
     let mut rng = Prng::new(seed ^ 0xfa57_9a75);
-    let mut profile = random_profile(&mut rng);
+    let mut sc = Prng::new(seed ^ 0x5ca1_a125);
+    let scalars = sc.chance(33);
+    let mut profile = scalar_profile(&mut sc, scalars, random_profile(&mut rng));
     if lowest {
         profile.tie_break = TieBreak::LowestNodeId;
     }
@@ -193,8 +242,12 @@ fn run(seed: u64, fast: FastPaths, lowest: bool) -> Trace {
             .expect("a new class");
     }
     for i in 0..nodes {
-        c.add_node(random_node(&mut rng, i, uniform))
-            .expect("a new node");
+        c.add_node(scalar_node(
+            &mut sc,
+            scalars,
+            random_node(&mut rng, i, uniform),
+        ))
+        .expect("a new node");
     }
     let apps = rng.range(3, 10) as usize;
     let mut made = 0usize;
@@ -207,7 +260,7 @@ fn run(seed: u64, fast: FastPaths, lowest: bool) -> Trace {
                 _ => rng.range(1, (nodes as u64) / 2),
             } as u32;
             let mut d = DeploymentSpec::new(&name, replicas, Resources::new(0, 0));
-            d.template = random_template(&mut rng, &name, made);
+            d.template = scalar_template(&mut sc, scalars, random_template(&mut rng, &name, made));
             c.deploy(d).expect("a valid Deployment");
             made += 1;
         }
@@ -230,8 +283,12 @@ fn run(seed: u64, fast: FastPaths, lowest: bool) -> Trace {
         }
         if wave > 0 && rng.chance(30) {
             let i = nodes + wave;
-            c.add_node(random_node(&mut rng, i, uniform))
-                .expect("a new node");
+            c.add_node(scalar_node(
+                &mut sc,
+                scalars,
+                random_node(&mut rng, i, uniform),
+            ))
+            .expect("a new node");
         }
         if wave > 0 && rng.chance(50) {
             let name = format!("app{}", rng.below(made as u64));

@@ -86,6 +86,11 @@ const CORE: Rules = Rules {
             "a bare Pod owner's state",
         ),
         ("cluster", "reconcile", "the state of a sliced pass"),
+        (
+            "cluster",
+            "controllers/adopt",
+            "an imported cluster's running pods, staged for adoption",
+        ),
         // Until the scheduler's own `use` lines move (it is being split in
         // parallel): paths that name a module above it for a leaf helper.
         (
@@ -93,7 +98,6 @@ const CORE: Rules = Rules {
             "views",
             "uid_text, the pod uid as text, for preemption's messages",
         ),
-        ("scheduler/plugins", "balance", "sqrt, now util::math::sqrt"),
     ],
 };
 
@@ -153,6 +157,7 @@ const WEB: Rules = Rules {
                 "kubectl",
                 "workloads",
                 "import_worker",
+                "whatif",
             ],
         ),
     ],

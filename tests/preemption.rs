@@ -1357,3 +1357,101 @@ fn a_higher_priority_preemption_clears_the_lower_nominations_on_its_node() {
     assert_eq!(node_of(&c, "mid-0"), None);
     assert_eq!(c.nominated_node("web-0"), None);
 }
+
+// ===== scalar resources (issue 45) ===========================================
+
+/// A GPU node of 4 GPUs full of low-priority GPU pods: `lo-a` (priority
+/// 10, 2 GPUs) and `lo-b`, `lo-c` (priority 20, 1 GPU each); a plain node
+/// full of priority-10 pods beside it.
+fn full_gpu_node() -> Cluster {
+    let mut c = Cluster::new();
+    c.add_node(NodeSpec::new("gpu", 8000, 32768 * MIB).with_scalar("nvidia.com/gpu", 4))
+        .unwrap();
+    c.add_node(NodeSpec::new("plain", 2000, 8192 * MIB))
+        .unwrap();
+    for (name, v) in [("ten", 10), ("twenty", 20), ("top", 1000)] {
+        c.add_priority_class(PriorityClass::new(name, v)).unwrap();
+    }
+    let gpu_app = |name: &str, gpus: u64, class: &str| {
+        app(name, 1, 500, Some(class)).with_template(|t| t.with_scalar("nvidia.com/gpu", gpus))
+    };
+    c.deploy(gpu_app("lo-a", 2, "ten")).unwrap();
+    c.deploy(gpu_app("lo-b", 1, "twenty")).unwrap();
+    c.deploy(gpu_app("lo-c", 1, "twenty")).unwrap();
+    c.deploy(app("filler", 2, 1000, Some("ten"))).unwrap();
+    assert!(c.reconcile_to_fixed_point(ScorePolicy::BinPack).converged);
+    for p in ["lo-a-0", "lo-b-0", "lo-c-0"] {
+        assert_eq!(node_of(&c, p).as_deref(), Some("gpu"), "{p}");
+    }
+    c
+}
+
+/// SelectVictimsOnNode counts GPUs: every lower-priority pod taken off,
+/// then reprieved most important first while the preemptor still fits.
+/// `lo-b` and `lo-c` (priority 20) go back (2 GPUs used, 2 free); `lo-a`
+/// (priority 10, 2 GPUs) does not: it is the one victim, and the 2 GPUs it
+/// frees are what the preemptor needs. The plain node, whose low pods are
+/// removable but which has no GPU, is no candidate (Insufficient
+/// nvidia.com/gpu beyond its allocatable: UnschedulableAndUnresolvable).
+#[test]
+fn a_gpu_pod_preempts_the_gpu_pods_whose_gpus_it_needs() {
+    let mut c = full_gpu_node();
+    c.deploy(
+        app("train", 1, 500, Some("top")).with_template(|t| t.with_scalar("nvidia.com/gpu", 2)),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    let pre = c.last_preemption("train-0").expect("train preempted");
+    assert_eq!(pre.node, "gpu");
+    assert_eq!(pre.potential, 1, "the plain node is not a potential node");
+    assert_eq!(pre.candidates.len(), 1);
+    let victims: Vec<String> = pre.candidates[0]
+        .victims
+        .iter()
+        .map(|v| c.short_pod_names(v))
+        .collect();
+    assert_eq!(victims, ["lo-a-0"]);
+    assert_eq!(node_of(&c, "train-0").as_deref(), Some("gpu"));
+    assert_eq!(node_of(&c, "lo-b-0").as_deref(), Some("gpu"));
+    assert_eq!(node_of(&c, "lo-c-0").as_deref(), Some("gpu"));
+    // The filler pods on the plain node were not touched.
+    assert!(
+        events(&c, "Preempted")
+            .iter()
+            .all(|e| e.starts_with("pod/lo-a-")),
+        "{:?}",
+        events(&c, "Preempted")
+    );
+    shepherd::verify::verify_capacity(&c).expect("no resource overcommitted");
+}
+
+/// A GPU pod needing 3 GPUs frees exactly enough: both priority-20 pods
+/// fit back only one at a time beside it, so `lo-a` and one of them go.
+/// A pod asking for more GPUs than any node has preempts nothing.
+#[test]
+fn victims_free_enough_gpus_and_no_more_and_an_impossible_ask_preempts_nothing() {
+    let mut c = full_gpu_node();
+    c.deploy(app("big", 1, 500, Some("top")).with_template(|t| t.with_scalar("nvidia.com/gpu", 3)))
+        .unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    let pre = c.last_preemption("big-0").expect("big preempted");
+    assert_eq!(pre.candidates[0].victims.len(), 2, "{pre:?}");
+    assert_eq!(node_of(&c, "big-0").as_deref(), Some("gpu"));
+    let left: Vec<&str> = ["lo-a-0", "lo-b-0", "lo-c-0"]
+        .into_iter()
+        .filter(|p| node_of(&c, p).is_some())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_ne!(left[0], "lo-a-0", "the lowest priority goes first");
+    shepherd::verify::verify_capacity(&c).expect("no resource overcommitted");
+
+    let mut c = full_gpu_node();
+    c.deploy(
+        app("huge", 1, 500, Some("top")).with_template(|t| t.with_scalar("nvidia.com/gpu", 5)),
+    )
+    .unwrap();
+    c.reconcile_to_fixed_point(ScorePolicy::BinPack);
+    assert!(c.last_preemption("huge-0").is_none());
+    assert!(events(&c, "Preempted").is_empty());
+    assert_eq!(node_of(&c, "huge-0"), None);
+}

@@ -37,7 +37,7 @@ use shepherd::simulator::Prng;
 use shepherd::{
     AffinityTerm, Cluster, DeploymentSpec, NodeId, NodeSpec, NodeView, Plugin, PodTemplate,
     PodView, Profile, Resource, Resources, ScoringStrategyType, Selector, Taint, TaintEffect,
-    TieBreak, Toleration,
+    TieBreak, Toleration, UtilizationShapePoint,
 };
 
 const ZONE: &str = "topology.kubernetes.io/zone";
@@ -242,6 +242,18 @@ fn filter(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> Result<
     {
         return Err("NodeResourcesFit");
     }
+    // fitsRequest's scalar resources: an extended resource the profile
+    // ignores is not checked.
+    for (k, v) in tpl.scalar_requests.iter() {
+        let extended = k.contains('/');
+        if extended && profile.ignores_resource(k) {
+            continue;
+        }
+        let on: u64 = pods.iter().map(|p| p.template.scalar_requests.get(k)).sum();
+        if on + v > n.spec.scalars.get(k) {
+            return Err("NodeResourcesFit");
+        }
+    }
     if on(Plugin::PodTopologySpread) {
         spread_filter(w, n, tpl)?;
     }
@@ -374,19 +386,72 @@ fn non_zero(t: &PodTemplate) -> Resources {
     ))
 }
 
+/// One resource of a score on node `n`, as resource_allocation.go reads
+/// it: (allocatable, the node's pods' requests, the pod's request); cpu
+/// and memory with the non-zero defaults when `nonzero`. `None` leaves it
+/// out: a scalar resource the pod does not request (ephemeral-storage
+/// aside), or one the node has none of.
+fn books(
+    w: &World,
+    n: &NodeView,
+    inc: &Incoming,
+    r: &Resource,
+    nonzero: bool,
+) -> Option<(i64, i64, i64)> {
+    let pick = |t: &PodTemplate| if nonzero { non_zero(t) } else { t.requests };
+    let on = w.on[&n.id]
+        .iter()
+        .fold(Resources::ZERO, |a, p| a.saturating_add(&pick(p.template)));
+    let pod = pick(inc.tpl);
+    let (cap, on, pod) = match r {
+        Resource::Cpu => (n.spec.capacity.cpu_millis, on.cpu_millis, pod.cpu_millis),
+        Resource::Memory => (
+            n.spec.capacity.memory_bytes,
+            on.memory_bytes,
+            pod.memory_bytes,
+        ),
+        Resource::Scalar(name) => {
+            let want = inc.tpl.scalar_requests.get(name);
+            if want == 0 && name != "ephemeral-storage" {
+                return None;
+            }
+            let on: u64 = w.on[&n.id]
+                .iter()
+                .map(|p| p.template.scalar_requests.get(name))
+                .sum();
+            (n.spec.scalars.get(name), on, want)
+        }
+    };
+    (cap > 0).then_some((cap as i64, on as i64, pod as i64))
+}
+
 fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 {
-    let used = w.on[&n.id].iter().fold(non_zero(inc.tpl), |a, p| {
-        a.saturating_add(&non_zero(p.template))
-    });
     let (mut sum, mut weights) = (0i64, 0i64);
-    for &(r, wt) in &profile.fit.resources {
-        let (req, cap) = match r {
-            Resource::Cpu => (used.cpu_millis as i64, n.spec.capacity.cpu_millis as i64),
-            Resource::Memory => (
-                used.memory_bytes as i64,
-                n.spec.capacity.memory_bytes as i64,
-            ),
+    // RequestedToCapacityRatio's shape, scores scaled 0..=10 -> 0..=100,
+    // as a piecewise-linear function of utilization, flat at both ends.
+    let shape: Vec<(i64, i64)> = profile
+        .fit
+        .shape
+        .iter()
+        .map(|p| (p.utilization, p.score * 10))
+        .collect();
+    let linear = |u: i64| -> i64 {
+        if u <= shape[0].0 {
+            return shape[0].1;
+        }
+        for k in 1..shape.len() {
+            let ((u0, s0), (u1, s1)) = (shape[k - 1], shape[k]);
+            if u <= u1 {
+                return s0 + (s1 - s0) * (u - u0) / (u1 - u0);
+            }
+        }
+        shape[shape.len() - 1].1
+    };
+    for (r, wt) in &profile.fit.resources {
+        let Some((cap, on, pod)) = books(w, n, inc, r, true) else {
+            continue;
         };
+        let req = on + pod;
         let s = match profile.fit.kind {
             ScoringStrategyType::LeastAllocated => {
                 if req > cap {
@@ -397,29 +462,62 @@ fn fit_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 
             }
             ScoringStrategyType::MostAllocated => req.min(cap) * 100 / cap,
             ScoringStrategyType::RequestedToCapacityRatio => {
-                unreachable!("the property's profiles do not use it")
+                let s = linear(if req > cap { 100 } else { req * 100 / cap });
+                // Only positive resource scores count, weights included.
+                if s <= 0 {
+                    continue;
+                }
+                s
             }
         };
         sum += s * wt;
         weights += wt;
     }
-    sum / weights
+    if weights == 0 {
+        0
+    } else if profile.fit.kind == ScoringStrategyType::RequestedToCapacityRatio {
+        round(sum as f64 / weights as f64)
+    } else {
+        sum / weights
+    }
 }
 
-/// v1.37's balancedResourceScorer: the balance with the pod against the
-/// node's own, 50 + (50 + with - without) / 2.
-fn balanced_score(w: &World, n: &NodeView, inc: &Incoming) -> i64 {
-    let on = w.on[&n.id].iter().fold(Resources::ZERO, |a, p| {
-        a.saturating_add(&p.template.requests)
-    });
-    let balance = |used: Resources| {
-        let f = |u: u64, c: u64| (u as f64 / c as f64).min(1.0);
-        let a = f(used.cpu_millis, n.spec.capacity.cpu_millis);
-        let b = f(used.memory_bytes, n.spec.capacity.memory_bytes);
-        ((1.0 - ((a - b) / 2.0).abs()) * 100.0) as i64
+/// v1.37's balancedResourceScorer over the profile's balanced resources:
+/// the balance with the pod against the node's own, 50 + (50 + with -
+/// without) / 2; 0 for a pod that requests none of them (PreScore skips).
+fn balanced_score(w: &World, n: &NodeView, inc: &Incoming, profile: &Profile) -> i64 {
+    let rs = &profile.balanced_resources;
+    let requested = |r: &Resource| match r {
+        Resource::Cpu => inc.tpl.requests.cpu_millis,
+        Resource::Memory => inc.tpl.requests.memory_bytes,
+        Resource::Scalar(name) => inc.tpl.scalar_requests.get(name),
     };
-    let with = balance(on.saturating_add(&inc.tpl.requests));
-    50 + (50 + with - balance(on)) / 2
+    if rs.iter().all(|r| requested(r) == 0) {
+        return 0;
+    }
+    let parts: Vec<(i64, i64, i64)> = rs
+        .iter()
+        .filter_map(|r| books(w, n, inc, r, false))
+        .collect();
+    let balance = |with_pod: bool| {
+        let f: Vec<f64> = parts
+            .iter()
+            .map(|&(cap, on, pod)| {
+                let used = if with_pod { on + pod } else { on };
+                (used as f64 / cap as f64).min(1.0)
+            })
+            .collect();
+        let std = match f.len() {
+            2 => ((f[0] - f[1]) / 2.0).abs(),
+            k if k > 2 => {
+                let mean = f.iter().sum::<f64>() / k as f64;
+                (f.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / k as f64).sqrt()
+            }
+            _ => 0.0,
+        };
+        ((1.0 - std) * 100.0) as i64
+    };
+    50 + (50 + balance(true) - balance(false)) / 2
 }
 
 /// Go's math.Round.
@@ -601,9 +699,10 @@ fn totals(w: &World, scored: &[&NodeView], inc: &Incoming, profile: &Profile) ->
                 .iter()
                 .map(|n| fit_score(w, n, inc, profile))
                 .collect(),
-            Plugin::NodeResourcesBalancedAllocation => {
-                scored.iter().map(|n| balanced_score(w, n, inc)).collect()
-            }
+            Plugin::NodeResourcesBalancedAllocation => scored
+                .iter()
+                .map(|n| balanced_score(w, n, inc, profile))
+                .collect(),
             Plugin::TaintToleration => {
                 let mut v: Vec<i64> = scored
                     .iter()
@@ -987,9 +1086,113 @@ fn random_profile(rng: &mut Prng) -> Profile {
     }
 }
 
+/// In a third of the cases, scalar resources (issue 45): some nodes offer
+/// GPUs and ephemeral storage, some apps request them, and the profile may
+/// score them (NodeResourcesFit's strategy, BalancedAllocation's list), or
+/// score by RequestedToCapacityRatio. From a stream of its own, so the rest
+/// of a seed's case stays.
+struct ScalarCase {
+    rng: Prng,
+    on: bool,
+}
+
+const GPU: &str = "nvidia.com/gpu";
+const EPHEMERAL: &str = "ephemeral-storage";
+
+impl ScalarCase {
+    fn new(seed: u64) -> ScalarCase {
+        let mut rng = Prng::new(seed ^ 0x5ca1_a125);
+        let on = rng.chance(33);
+        ScalarCase { rng, on }
+    }
+
+    fn node(&mut self, mut n: NodeSpec) -> NodeSpec {
+        if self.on && self.rng.chance(45) {
+            n = n.with_scalar(GPU, *self.rng.pick(&[1, 2, 4, 8]));
+        }
+        if self.on && self.rng.chance(50) {
+            n = n.with_scalar(EPHEMERAL, self.rng.range(20, 100) << 30);
+        }
+        n
+    }
+
+    fn app(&mut self, mut d: DeploymentSpec) -> DeploymentSpec {
+        if self.on && self.rng.chance(35) {
+            d.template = d.template.with_scalar(GPU, self.rng.range(1, 3));
+        }
+        if self.on && self.rng.chance(25) {
+            d.template = d
+                .template
+                .with_scalar(EPHEMERAL, self.rng.range(1, 12) << 30);
+        }
+        d
+    }
+
+    fn profile(&mut self, mut p: Profile) -> Profile {
+        if !self.on {
+            return p;
+        }
+        if self.rng.chance(50) {
+            p.fit.resources.push((
+                Resource::Scalar(GPU.to_string()),
+                self.rng.range(1, 6) as i64,
+            ));
+        }
+        if self.rng.chance(25) {
+            p.fit
+                .resources
+                .push((Resource::Scalar(EPHEMERAL.to_string()), 1));
+        }
+        if self.rng.chance(20) {
+            p.fit.kind = ScoringStrategyType::RequestedToCapacityRatio;
+            p.fit.shape = if self.rng.chance(50) {
+                vec![
+                    UtilizationShapePoint {
+                        utilization: 0,
+                        score: 0,
+                    },
+                    UtilizationShapePoint {
+                        utilization: 100,
+                        score: 10,
+                    },
+                ]
+            } else {
+                vec![
+                    UtilizationShapePoint {
+                        utilization: 0,
+                        score: 10,
+                    },
+                    UtilizationShapePoint {
+                        utilization: 40,
+                        score: 3,
+                    },
+                    UtilizationShapePoint {
+                        utilization: 100,
+                        score: 0,
+                    },
+                ]
+            };
+        }
+        if self.rng.chance(50) {
+            p.balanced_resources.push(Resource::Scalar(GPU.to_string()));
+        }
+        if self.rng.chance(20) {
+            p.balanced_resources
+                .push(Resource::Scalar(EPHEMERAL.to_string()));
+        }
+        p.validate().expect("a valid profile");
+        p
+    }
+}
+
 fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
     let mut rng = Prng::new(seed ^ 0x5eed_4ef0);
-    let profile = random_profile(&mut rng);
+    let mut scalars = ScalarCase::new(seed);
+    let profile = scalars.profile(random_profile(&mut rng));
+    let mut app_scalars = ScalarCase {
+        rng: Prng::new(seed ^ 0xa995_ca1a),
+        on: scalars.on,
+    };
     let big = rng.chance(10);
     let nodes = if big {
         rng.range(105, 130)
@@ -1009,7 +1212,7 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
     } else {
         Hosts::Odd
     };
-    let mut hostname = |n: NodeSpec| relabel_hostname(&mut hosts, kind, n);
+    let mut hostname = |n: NodeSpec| scalars.node(relabel_hostname(&mut hosts, kind, n));
     for i in 0..nodes {
         c.add_node(hostname(random_node(&mut rng, i)))
             .map_err(|e| e.to_string())?;
@@ -1029,7 +1232,7 @@ fn run_case(seed: u64, strict_lowest_id: bool) -> Result<(), String> {
     let mut bare = 0;
     for wave in 0..2 {
         for _ in 0..apps {
-            let mut d = random_app(&mut rng, &mut policies, made, made);
+            let mut d = app_scalars.app(random_app(&mut rng, &mut policies, made, made));
             if big {
                 d.replicas *= 3;
             }

@@ -16,6 +16,7 @@ import { showError, clearErrors, updateReading } from './forms.js';
 import { wireProfile, drawProfile, newSim, chosenName } from './profile.js';
 import { wireManifests } from './manifests.js';
 import { wireKubectl } from './kubectl.js';
+import { wireWhatIf } from './whatif.js';
 import { placeWithProgress } from './slices.js';
 import { wireWorkloads, updateWorkloadNames, selectWorkload } from './workloads.js';
 import { ChartsView, drawBalance } from './charts.js';
@@ -1257,6 +1258,10 @@ async function start() {
   compare = new CompareView($('compare-panel'), { onPod: explain });
   wireProfile({ sim: () => page.sim, act, toast });
   wireKubectl({ sim: () => page.sim, act });
+  wireWhatIf({
+    sim: () => page.sim,
+    deployments: () => (view.snap ? view.snap.apps.filter((a) => a.kind === 'Deployment').map((a) => a.name) : []),
+  });
   wireManifests({ Shepherd, sim: () => page.sim, replace, toast, showProblem, hideProblem, setPlaying, download, refusedDuringReplay, plural, act });
 
   // A reload right after a tick, before the hash was written: the tick the

@@ -191,6 +191,15 @@ function writeForm(form, doc) {
   field(form, 'tieBreak').value = doc.tieBreak;
   field(form, 'hardPodAffinityWeight').value = String(doc.hardPodAffinityWeight);
   field(form, 'defaultingType').value = doc.defaultingType;
+  // What the form does not show is kept as the profile has it: scored
+  // resources beyond cpu and memory (nvidia.com/gpu...), BalancedAllocation's
+  // resources, NodeResourcesFit's ignored resources.
+  form.dataset.kept = JSON.stringify({
+    resources: st.resources.filter((x) => !RESOURCES.includes(x.name)),
+    balancedResources: doc.balancedResources,
+    ignoredResources: doc.ignoredResources,
+    ignoredResourceGroups: doc.ignoredResourceGroups,
+  });
   syncEnabled(form);
 }
 
@@ -254,6 +263,11 @@ function readForm(form) {
     tieBreak: field(form, 'tieBreak').value,
   };
   if (type === 'RequestedToCapacityRatio') doc.scoringStrategy.shape = readShape(form);
+  const kept = JSON.parse(form.dataset.kept || '{}');
+  resources.push(...(kept.resources || []));
+  for (const k of ['balancedResources', 'ignoredResources', 'ignoredResourceGroups']) {
+    if (kept[k]) doc[k] = kept[k];
+  }
   return doc;
 }
 

@@ -9,14 +9,14 @@ function badge(text, kind, title) {
   return h('span', { class: `badge ${kind}`, title }, text);
 }
 
-function bar(label, node, used, cap, fmt) {
+function bar(label, node, used, cap, fmt, resource = label) {
   const p = pct(used, cap);
   return h('div', { class: 'bar-row' },
-    h('span', { class: 'k' }, label),
+    h('span', { class: 'k', title: resource === label ? null : resource }, label),
     h('div', {
       class: `bar${p >= 90 ? ' hot' : ''}`,
       role: 'meter',
-      'aria-label': `${label} requested on ${node}`,
+      'aria-label': `${resource} requested on ${node}`,
       'aria-valuemin': 0,
       'aria-valuemax': cap,
       'aria-valuenow': used,
@@ -92,6 +92,11 @@ export function nodeCard(n, { onPod, act, onDetails = null }) {
     meta.length ? h('div', { class: 'node-meta' }, meta) : null,
     bar('CPU', n.name, n.cpu.used, n.cpu.capacity, cpuText),
     bar('Memory', n.name, n.memory.used, n.memory.capacity, memText),
+    // An extended resource the node offers (nvidia.com/gpu: "GPU"), whole devices.
+    ...(n.extended || []).map((x) => {
+      const short = x.name.slice(x.name.indexOf('/') + 1);
+      return bar(short === 'gpu' ? 'GPU' : short, n.name, x.used, x.capacity, String, x.name);
+    }),
     h('div', { class: `pods${dense ? ' dense' : ''}`, role: 'group', 'aria-label': `${n.podCount} pod${n.podCount === 1 ? '' : 's'} on ${n.name}` },
       n.pods.length ? n.pods.map((p) => podChip(p, onPod)) : h('span', { class: 'no-pods' }, 'no pods')),
     h('div', { class: 'node-actions' }, buttons));

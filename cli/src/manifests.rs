@@ -495,6 +495,11 @@ pub fn simulate(args: &[String]) -> Result<(), String> {
                     "allocatable": {"cpuMillis": n.spec.capacity.cpu_millis, "memoryBytes": n.spec.capacity.memory_bytes},
                     "requested": {"cpuMillis": n.allocated.cpu_millis, "memoryBytes": n.allocated.memory_bytes},
                     "pods": n.pod_count,
+                    // Extended resources, ephemeral-storage, hugepages-*:
+                    // name -> {allocatable, requested} in their own units.
+                    "scalars": scalar_rows(&cluster, &n).into_iter().map(|(k, a, r)| {
+                        (k, serde_json::json!({"allocatable": a, "requested": r}))
+                    }).collect::<serde_json::Map<_, _>>(),
                 })
             })
             .collect();
@@ -674,6 +679,67 @@ fn print_nodes(c: &Cluster) {
             ),
             n.pod_count
         );
+    }
+    print_scalars(c);
+}
+
+/// Node `n`'s scalar resources (every one it offers or its pods request),
+/// by name: (name, allocatable, requested).
+fn scalar_rows(c: &Cluster, n: &shepherd::NodeView) -> Vec<(String, u64, u64)> {
+    let used = c.scalars_requested(n.id);
+    let mut names: Vec<&str> = n.spec.scalars.iter().map(|(k, _)| k).collect();
+    names.extend(used.iter().map(|(k, _)| k));
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|k| (k.to_string(), n.spec.scalars.get(k), used.get(k)))
+        .collect()
+}
+
+/// The extended resources the cluster has (nvidia.com/gpu, ...,
+/// ephemeral-storage, hugepages-*): per resource, what is requested of
+/// what is allocatable over the nodes that offer it, then each such node.
+/// Nothing for a cluster without any.
+fn print_scalars(c: &Cluster) {
+    use shepherd::model::scalar::format_amount;
+    let mut by: std::collections::BTreeMap<String, Vec<(String, u64, u64)>> = Default::default();
+    for n in c.nodes() {
+        for (k, a, r) in scalar_rows(c, &n) {
+            by.entry(k).or_default().push((n.name().to_string(), a, r));
+        }
+    }
+    if by.is_empty() {
+        return;
+    }
+    let pct = |a: u64, b: u64| a.saturating_mul(100).checked_div(b).unwrap_or(0);
+    println!(
+        "
+extended resources (requests of allocatable):"
+    );
+    let w = by.keys().map(String::len).max().unwrap_or(0);
+    for (k, nodes) in &by {
+        let (a, r) = nodes.iter().fold((0u64, 0u64), |(a, r), x| {
+            (a.saturating_add(x.1), r.saturating_add(x.2))
+        });
+        let offering = nodes.iter().filter(|x| x.1 > 0).count();
+        println!(
+            "  {k:<w$}  {} {}/{} ({}%) on {offering} node{}",
+            crate::bar(r, a),
+            format_amount(k, r),
+            format_amount(k, a),
+            pct(r, a),
+            if offering == 1 { "" } else { "s" }
+        );
+        for (name, a, r) in nodes {
+            println!(
+                "  {:<w$}    {name}: {}/{} ({}%)",
+                "",
+                format_amount(k, *r),
+                format_amount(k, *a),
+                pct(*r, *a)
+            );
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use shepherd::quantity::format_memory_bytes;
-use shepherd::whatif::{what_if, Action, NodeState, Usage, WhatIf, ZoneUse};
+use shepherd::whatif::{what_if, Action, NodeState, WhatIf, ZoneUse};
 use shepherd::Profile;
 use shepherd_k8s::{import_with, Options};
 
@@ -198,7 +198,7 @@ pub fn whatif(args: &[String]) -> Result<(), crate::Failure> {
     if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(&w, &input, &profile))
+            serde_json::to_string_pretty(&shepherd_k8s::whatif::to_json(&w, &input, &profile))
                 .map_err(crate::run_failed)?
         );
         return Ok(());
@@ -216,86 +216,6 @@ fn pct(a: u64, b: u64) -> String {
 
 fn cpu(m: u64) -> String {
     format!("{m}m")
-}
-
-fn usage_json(u: &Usage) -> serde_json::Value {
-    let (fc, fm, fp) = u.free();
-    serde_json::json!({
-        "cpuMillis": {"requested": u.cpu_requested, "allocatable": u.cpu_allocatable, "free": fc},
-        "memoryBytes": {"requested": u.memory_requested, "allocatable": u.memory_allocatable, "free": fm},
-        "pods": {"requested": u.pods, "allocatable": u.pods_allocatable, "free": fp},
-    })
-}
-
-fn zone_json(z: &ZoneUse) -> serde_json::Value {
-    serde_json::json!({
-        "zone": z.zone,
-        "nodes": {"before": z.nodes_before, "after": z.nodes_after},
-        "schedulableNodes": {"before": z.schedulable_before, "after": z.schedulable_after},
-        "before": usage_json(&z.before),
-        "after": usage_json(&z.after),
-        "allNodes": {"before": usage_json(&z.all_before), "after": usage_json(&z.all_after)},
-    })
-}
-
-fn to_json(w: &WhatIf, input: &str, profile: &Profile) -> serde_json::Value {
-    use serde_json::json;
-    json!({
-        "input": input,
-        "profile": profile.scheduler_name,
-        "start": w.start,
-        "end": w.end,
-        "settled": w.settled,
-        "actions": w.actions.iter().map(|a| json!({
-            "action": a.action, "tick": a.tick, "refused": a.refused,
-        })).collect::<Vec<_>>(),
-        "deleted": w.deleted.iter().map(|d| json!({
-            "pod": d.pod, "owner": d.owner, "kind": d.kind.as_str(), "node": d.node,
-            "tick": d.tick, "cause": d.cause.as_str(), "by": d.cause.who(),
-            "message": d.message, "existedBefore": d.existed_before,
-        })).collect::<Vec<_>>(),
-        "moves": w.moves.iter().map(|m| json!({
-            "owner": m.owner, "deleted": m.deleted, "from": m.from, "deletedAt": m.deleted_at,
-            "replacement": m.replacement, "createdAt": m.created_at, "to": m.to, "boundAt": m.bound_at,
-        })).collect::<Vec<_>>(),
-        "created": w.created.iter().map(|c| json!({
-            "pod": c.pod, "owner": c.owner, "kind": c.kind.as_str(), "createdAt": c.created_at,
-            "node": c.node, "boundAt": c.bound_at, "deletedAgain": c.deleted,
-        })).collect::<Vec<_>>(),
-        "pending": w.pending.iter().map(|p| json!({
-            "pod": p.pod, "owner": p.owner, "wasPending": p.was_pending,
-            "reason": "FailedScheduling", "message": p.message,
-        })).collect::<Vec<_>>(),
-        "blockedEvictions": w.blocked.iter().map(|b| json!({
-            "pod": b.pod, "node": b.node, "podDisruptionBudget": b.pdb, "from": b.from,
-            "until": b.until, "seconds": b.until.unwrap_or(w.end) - b.from,
-            "refusals": b.refusals, "message": b.message,
-        })).collect::<Vec<_>>(),
-        "drains": w.drains.iter().map(|d| json!({
-            "node": d.node, "started": d.started, "finished": d.finished,
-            "status": d.status, "listed": d.listed,
-        })).collect::<Vec<_>>(),
-        "deployments": w.deployments.iter().map(|d| json!({
-            "name": d.name,
-            "desired": {"before": d.desired_before, "after": d.desired_after},
-            "available": {"before": d.available_before, "after": d.available_after, "lowest": d.min_available, "lowestAt": d.min_at},
-            "readyAfter": d.ready_after, "updatedAfter": d.updated_after,
-            "unavailableSeconds": d.unavailable_ticks,
-            "lostAvailability": d.lost_availability, "stalled": d.stalled,
-            "conditions": d.conditions_after.iter().map(|c| json!({
-                "type": c.type_.as_str(), "status": c.status.as_str(), "reason": c.reason,
-                "message": c.message, "lastUpdateTime": c.last_update_time,
-                "lastTransitionTime": c.last_transition_time,
-            })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "nodes": w.nodes.iter().map(|n| json!({
-            "name": n.name, "zone": n.zone,
-            "status": {"before": n.state_before.as_str(), "after": n.state_after.as_str()},
-            "before": usage_json(&n.before), "after": usage_json(&n.after),
-        })).collect::<Vec<_>>(),
-        "zones": w.zones.iter().map(zone_json).collect::<Vec<_>>(),
-        "total": zone_json(&w.total),
-    })
 }
 
 /// "N more" after `ROWS` rows.

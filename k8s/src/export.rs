@@ -1138,6 +1138,14 @@ pub fn export_scheduler_config(p: &Profile) -> String {
             )]),
         ));
     }
+    let mut fit_args = vec![("scoringStrategy", map(strategy))];
+    let names = |v: &[String]| Value::Seq(v.iter().map(|x| s(x)).collect());
+    if !p.ignored_resources.is_empty() {
+        fit_args.push(("ignoredResources", names(&p.ignored_resources)));
+    }
+    if !p.ignored_resource_groups.is_empty() {
+        fit_args.push(("ignoredResourceGroups", names(&p.ignored_resource_groups)));
+    }
     let doc = map(vec![
         ("apiVersion", s("kubescheduler.config.k8s.io/v1")),
         ("kind", s("KubeSchedulerConfiguration")),
@@ -1168,7 +1176,27 @@ pub fn export_scheduler_config(p: &Profile) -> String {
                     Value::Seq(vec![
                         map(vec![
                             ("name", s("NodeResourcesFit")),
-                            ("args", map(vec![("scoringStrategy", map(strategy))])),
+                            ("args", map(fit_args)),
+                        ]),
+                        map(vec![
+                            ("name", s("NodeResourcesBalancedAllocation")),
+                            (
+                                "args",
+                                map(vec![(
+                                    "resources",
+                                    Value::Seq(
+                                        p.balanced_resources
+                                            .iter()
+                                            .map(|r| {
+                                                map(vec![
+                                                    ("name", s(r.name())),
+                                                    ("weight", Value::Int(1)),
+                                                ])
+                                            })
+                                            .collect(),
+                                    ),
+                                )]),
+                            ),
                         ]),
                         map(vec![
                             ("name", s("InterPodAffinity")),

@@ -45,6 +45,7 @@ mod read;
 mod scenario;
 mod scheduler_config;
 mod value;
+pub mod whatif;
 mod yaml_fast;
 mod yaml_scan;
 

@@ -532,9 +532,25 @@ fn plugin_args(cx: &mut Ctx, name: &str, v: &Value, path: &str, out: &mut Profil
                 let p = child(path, k);
                 match k.as_str() {
                     "resources" => {
-                        let (rs, _) = resources(cx, val, &p)?;
-                        if rs != [(Resource::Cpu, 1), (Resource::Memory, 1)] {
-                            cx.warn(&p, "not simulated: balance is over cpu and memory, weight 1 each (the default)");
+                        let (rs, given) = resources(cx, val, &p)?;
+                        // ValidateNodeResourcesBalancedAllocationArgs:
+                        // every weight 1 (0 defaults to 1), each name once.
+                        for (i, (r, w)) in rs.iter().enumerate() {
+                            if *w != 1 {
+                                return Err(cx.err(
+                                    &child(&index(&p, i), "weight"),
+                                    format!("is {w}; expected 1 (Kubernetes: must be 1)"),
+                                ));
+                            }
+                            if rs[..i].iter().any(|(o, _)| o == r) {
+                                return Err(cx.err(
+                                    &child(&index(&p, i), "name"),
+                                    format!("{} is listed twice; expected each resource once (Kubernetes: Duplicate value)", r.name()),
+                                ));
+                            }
+                        }
+                        if given && !rs.is_empty() {
+                            out.balanced_resources = rs.into_iter().map(|(r, _)| r).collect();
                         }
                     }
                     k if inert(k) => {}
@@ -551,8 +567,11 @@ fn plugin_args(cx: &mut Ctx, name: &str, v: &Value, path: &str, out: &mut Profil
     Ok(())
 }
 
-/// `resources` of a scoring strategy: cpu and memory with weights (0 reads
-/// as 1, as v1 defaulting does); other resources are warned about.
+/// `resources` of a scoring strategy or of BalancedAllocation's args:
+/// names with weights (0 reads as 1, as v1 defaulting does). A name no
+/// node can offer (`pods`, a name in the kubernetes.io domain, a word that
+/// is no resource) is warned about and left out: Kubernetes scores such a
+/// resource as one the node has none of, which leaves it out too.
 fn resources(cx: &mut Ctx, v: &Value, path: &str) -> R<(Vec<(Resource, i64)>, bool)> {
     let mut out = Vec::new();
     let mut given = false;
@@ -569,13 +588,17 @@ fn resources(cx: &mut Ctx, v: &Value, path: &str) -> R<(Vec<(Resource, i64)>, bo
                 _ => cx.unknown(&p),
             }
         }
-        let name =
-            name.ok_or_else(|| cx.err(&child(&rp, "name"), "missing; expected cpu or memory"))?;
+        let name = name.ok_or_else(|| {
+            cx.err(
+                &child(&rp, "name"),
+                "missing; expected a resource name such as cpu, memory or nvidia.com/gpu",
+            )
+        })?;
         match Resource::parse(&name) {
             Ok(res) => out.push((res, weight)),
             Err(_) => cx.warn(
                 &child(&rp, "name"),
-                format!("the resource {name} is not simulated (Shepherd scores cpu and memory)"),
+                format!("{name} is no resource a node offers to pods, so it scores nothing (Kubernetes leaves a resource with no allocatable out of the score); left out"),
             ),
         }
     }
@@ -603,7 +626,7 @@ fn scoring_strategy(cx: &mut Ctx, v: &Value, path: &str) -> R<ScoringStrategy> {
                     if rs.is_empty() {
                         return Err(cx.err(
                             &p,
-                            "names no resource Shepherd scores; expected cpu or memory among them",
+                            "names no resource a node offers; expected cpu, memory or a resource such as nvidia.com/gpu among them",
                         ));
                     }
                     s.resources = rs;

@@ -97,6 +97,34 @@ test('a manifest file dropped on the page is imported, its pods placed, its link
   }
 });
 
+// Issue 45: a node offering nvidia.com/gpu gets a GPU bar on its card
+// (requested of allocatable, whole devices); a node without one gets none.
+test('a GPU node\'s card has a GPU bar with what its pods request', async () => {
+  const gpus = [
+    'apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-a\nstatus:\n  allocatable: {cpu: "8", memory: 32Gi, nvidia.com/gpu: "4"}\n',
+    'apiVersion: v1\nkind: Node\nmetadata:\n  name: plain\nstatus:\n  allocatable: {cpu: "8", memory: 32Gi}\n',
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: train\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: train}\n  template:\n    metadata:\n      labels: {app: train}\n    spec:\n      containers:\n      - name: c\n        resources:\n          requests: {cpu: 500m, memory: 1Gi}\n          limits: {nvidia.com/gpu: 1}\n',
+  ].join('---\n');
+  const app = await openApp();
+  try {
+    const { page } = app;
+    assert.equal(await waitForEngine(page), 'ready');
+    await dropFile(page, 'gpus.yaml', gpus);
+    await page.waitForFunction(() => document.body.dataset.manifests === 'imported');
+    await page.click('#manifests-close');
+    const meter = page.locator('#nodes article.node[data-node="gpu-a"] [role="meter"][aria-label="nvidia.com/gpu requested on gpu-a"]');
+    assert.equal(await meter.getAttribute('aria-valuenow'), '3');
+    assert.equal(await meter.getAttribute('aria-valuemax'), '4');
+    const row = page.locator('#nodes article.node[data-node="gpu-a"] .bar-row', { hasText: 'GPU' });
+    assert.match(await row.textContent(), /GPU.*3 \/ 4/);
+    assert.equal(await page.locator('#nodes article.node[data-node="plain"] .bar-row').count(), 2, 'CPU and Memory only');
+    await app.screenshot('gpu-card', { fullPage: false });
+    app.assertNoConsoleErrors();
+  } finally {
+    await app.close();
+  }
+});
+
 // Issue 42, row 12: "Apply to this run" is kubectl apply -f onto the running
 // cluster: a changed Deployment rolls and scales (it was refused as "already
 // exists"), and a changed selector is refused in the API server's words.

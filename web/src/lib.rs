@@ -42,6 +42,7 @@ pub mod profile;
 pub mod scenario;
 pub mod session;
 pub mod view;
+pub mod whatif;
 pub mod workloads;
 
 use serde::de::DeserializeOwned;
@@ -1012,6 +1013,22 @@ impl Shepherd {
 
     /// A zone failure: every node whose label `key` (default
     /// `topology.kubernetes.io/zone`) has `value` stops heart-beating.
+    /// What if: `[{type: 'drain' | 'failZone' | 'failNode' | 'scale' |
+    /// 'cordon' | 'deleteNode', node?, zone?, deployment?, replicas?}]` in
+    /// order on a copy of the cluster at this tick, run until it settles;
+    /// the Before/After as `shepherd whatif --output json` gives it
+    /// ([`whatif`]). The run is not changed.
+    #[wasm_bindgen(js_name = whatIf)]
+    pub fn what_if(&self, steps: JsValue) -> Result<JsValue, JsError> {
+        const EXPECTED: &str = "an array of actions [{type: drain|failZone|failNode|scale|cordon|deleteNode, with node, zone, or deployment and replicas}]";
+        if !js_sys::Array::is_array(&steps) {
+            return Err(err(format!("what-if: expected {EXPECTED}")));
+        }
+        let steps: Vec<whatif::Step> = serde_wasm_bindgen::from_value(steps)
+            .map_err(|e| err(format!("what-if: {e}; expected {EXPECTED}")))?;
+        to_js(&self.session.what_if(&steps).map_err(err)?)
+    }
+
     #[wasm_bindgen(js_name = failZone)]
     pub fn fail_zone(&mut self, value: &str, key: Option<String>) -> Result<String, JsError> {
         self.act(Action::FailZone {

@@ -38,6 +38,15 @@ pub struct ProfileDoc {
     /// `Random` (kube-scheduler) or `LowestNodeId`.
     #[serde(default = "random")]
     pub tie_break: String,
+    /// NodeResourcesBalancedAllocationArgs.resources by name (empty: cpu
+    /// and memory, Kubernetes' default).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub balanced_resources: Vec<String>,
+    /// NodeResourcesFitArgs.ignoredResources and ignoredResourceGroups.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored_resources: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored_resource_groups: Vec<String>,
 }
 
 fn one() -> i64 {
@@ -130,6 +139,18 @@ impl ProfileDoc {
                 TieBreak::LowestNodeId => "LowestNodeId",
             }
             .into(),
+            balanced_resources: if p.balanced_resources
+                == shepherd::scheduler::profile::default_balanced_resources()
+            {
+                Vec::new()
+            } else {
+                p.balanced_resources
+                    .iter()
+                    .map(|r| r.name().to_string())
+                    .collect()
+            },
+            ignored_resources: p.ignored_resources.clone(),
+            ignored_resource_groups: p.ignored_resource_groups.clone(),
         }
     }
 
@@ -170,6 +191,17 @@ impl ProfileDoc {
                     .map_err(|x| e(&format!("scoringStrategy.resources[{i}].name"), x))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let balanced_resources = if self.balanced_resources.is_empty() {
+            shepherd::scheduler::profile::default_balanced_resources()
+        } else {
+            self.balanced_resources
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    Resource::parse(n).map_err(|x| e(&format!("balancedResources[{i}]"), x))
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        };
         let system_default_spreading = match self.defaulting_type.as_str() {
             "System" => true,
             "List" => false,
@@ -211,8 +243,9 @@ impl ProfileDoc {
             system_default_spreading,
             percentage_of_nodes_to_score: self.percentage_of_nodes_to_score,
             tie_break,
-            ignored_resources: Vec::new(),
-            ignored_resource_groups: Vec::new(),
+            balanced_resources,
+            ignored_resources: self.ignored_resources.clone(),
+            ignored_resource_groups: self.ignored_resource_groups.clone(),
         };
         p.validate().map_err(|x| x.to_string())?;
         Ok(p)
@@ -233,6 +266,27 @@ mod tests {
             let doc = ProfileDoc::from_engine(&p);
             assert_eq!(doc.to_engine().unwrap(), p);
         }
+    }
+
+    /// Scored extended resources, BalancedAllocation's resources and the
+    /// ignored resources survive the page's document both ways.
+    #[test]
+    fn extended_resource_settings_round_trip() {
+        let gpu = Resource::Scalar("nvidia.com/gpu".into());
+        let mut p = Profile::kube_scheduler();
+        p.fit.resources.push((gpu.clone(), 5));
+        p.balanced_resources.push(gpu);
+        p.ignored_resources = vec!["example.com/x".into()];
+        p.ignored_resource_groups = vec!["example.org".into()];
+        let doc = ProfileDoc::from_engine(&p);
+        assert_eq!(doc.balanced_resources, ["cpu", "memory", "nvidia.com/gpu"]);
+        let json = serde_json::to_string(&doc).unwrap();
+        let back: ProfileDoc = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.to_engine().unwrap(), p);
+        // The default list is left out of the document.
+        let plain =
+            serde_json::to_value(ProfileDoc::from_engine(&Profile::kube_scheduler())).unwrap();
+        assert!(plain.get("balancedResources").is_none());
     }
 
     #[test]

@@ -59,6 +59,17 @@ pub struct PodChip {
     pub evict_in: Option<u64>,
 }
 
+/// One extended resource of a node: its name and what is requested of
+/// what is allocatable, in whole units (devices).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExtendedUsage {
+    pub name: String,
+    #[serde(serialize_with = "as_number")]
+    pub used: u64,
+    #[serde(serialize_with = "as_number")]
+    pub capacity: u64,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeCard {
@@ -75,6 +86,10 @@ pub struct NodeCard {
     pub drain_status: Option<String>,
     pub cpu: Usage,
     pub memory: Usage,
+    /// The extended resources the node offers (nvidia.com/gpu, ...), by
+    /// name: what its pods request of each (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extended: Vec<ExtendedUsage>,
     pub pod_count: u32,
     pub labels: Labels,
     /// `key=value:Effect` (`key:Effect` without a value).
@@ -237,6 +252,20 @@ pub fn node_card(c: &Cluster, revs: &Revisions, n: &NodeView<'_>) -> NodeCard {
         memory: Usage {
             used: n.allocated.memory_bytes,
             capacity: n.spec.capacity.memory_bytes,
+        },
+        extended: {
+            use shepherd::model::scalar::{classify, ScalarKind};
+            let used = c.scalars_requested(n.id);
+            n.spec
+                .scalars
+                .iter()
+                .filter(|(k, _)| classify(k) == Ok(ScalarKind::Extended))
+                .map(|(k, v)| ExtendedUsage {
+                    name: k.to_string(),
+                    used: used.get(k),
+                    capacity: v,
+                })
+                .collect()
         },
         pod_count: n.pod_count,
         labels: n.spec.labels.clone(),

@@ -940,3 +940,28 @@ fn manifests_applied_onto_a_running_scenario_update_what_exists() {
     );
     assert_eq!(s.scenario(), before);
 }
+
+/// A node offering an extended resource carries it on its card (the page
+/// draws a bar for it: a GPU bar on GPU nodes), with what its pods request;
+/// a node offering none carries no such list.
+#[test]
+fn a_gpu_nodes_card_carries_its_gpus() {
+    let text = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-a\nstatus:\n  allocatable: {cpu: \"8\", memory: 32Gi, ephemeral-storage: 100Gi, nvidia.com/gpu: \"4\"}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: plain\nstatus:\n  allocatable: {cpu: \"8\", memory: 32Gi}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: train\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: train}\n  template:\n    metadata:\n      labels: {app: train}\n    spec:\n      containers:\n      - name: c\n        resources:\n          limits: {nvidia.com/gpu: 1}\n";
+    let (mut s, _) = shepherd_web::manifests::import_session(text, 1).expect("the import");
+    s.run(3);
+    let gpu = node_named(&s, "gpu-a");
+    assert_eq!(
+        gpu.extended.len(),
+        1,
+        "ephemeral-storage is no extended resource"
+    );
+    assert_eq!(gpu.extended[0].name, "nvidia.com/gpu");
+    assert_eq!((gpu.extended[0].used, gpu.extended[0].capacity), (3, 4));
+    assert!(node_named(&s, "plain").extended.is_empty());
+    let json = serde_json::to_value(&gpu).expect("serialisable");
+    assert_eq!(json["extended"][0]["capacity"], 4);
+    assert!(serde_json::to_value(node_named(&s, "plain"))
+        .unwrap()
+        .get("extended")
+        .is_none());
+}

@@ -325,14 +325,14 @@ impl Cluster {
             ));
         }
         if used.memory_bytes.saturating_add(req.memory_bytes) > cap.memory_bytes {
-            let b = |mib: u64| mib.saturating_mul(1 << 20);
+            // Already in bytes, as the kubelet prints them.
             return Err((
                 Reason::OutOfmemory,
                 short(
                     "memory",
-                    b(req.memory_bytes),
-                    b(used.memory_bytes),
-                    b(cap.memory_bytes),
+                    req.memory_bytes,
+                    used.memory_bytes,
+                    cap.memory_bytes,
                 ),
             ));
         }

@@ -699,21 +699,43 @@ fn p_requests(c: &Cluster, p: &crate::cluster::Pod) -> Resources {
 }
 
 /// The plan for `local_planned`, when NodeResourcesFit scores LeastAllocated
-/// or MostAllocated over cpu and memory (in either order) and nothing else
-/// node-local is unusual.
-fn local_plan(profile: &Profile) -> Option<LocalPlan> {
+/// or MostAllocated over cpu and memory (in either order) and
+/// BalancedAllocation balances cpu and memory, for pods of template `tpl`:
+/// resources the pod takes no part in (a scalar resource it does not
+/// request, `Resource::inert_for`) are left out first, as the scorers leave
+/// them out, so a profile that also scores `nvidia.com/gpu` plans the pods
+/// that request no GPU.
+fn local_plan(profile: &Profile, tpl: &crate::model::PodTemplate) -> Option<LocalPlan> {
     let fit = &profile.fit;
     let most = match fit.kind {
         ScoringStrategyType::LeastAllocated => false,
         ScoringStrategyType::MostAllocated => true,
         ScoringStrategyType::RequestedToCapacityRatio => return None,
     };
-    let w = |r: Resource| fit.resources.iter().find(|(x, _)| *x == r).map(|&(_, w)| w);
+    let live = || fit.resources.iter().filter(|(r, _)| !r.inert_for(tpl));
+    let w = |r: Resource| live().find(|(x, _)| *x == r).map(|&(_, w)| w);
     let (Some(w_cpu), Some(w_mem)) = (w(Resource::Cpu), w(Resource::Memory)) else {
         return None;
     };
-    if fit.resources.len() != 2 {
+    if live().count() != 2 {
         return None;
+    }
+    let w_bal = profile
+        .weight(Plugin::NodeResourcesBalancedAllocation)
+        .unwrap_or(0);
+    if w_bal > 0 {
+        let bal = || {
+            profile
+                .balanced_resources
+                .iter()
+                .filter(|r| !r.inert_for(tpl))
+        };
+        if bal().count() != 2
+            || !bal().any(|r| *r == Resource::Cpu)
+            || !bal().any(|r| *r == Resource::Memory)
+        {
+            return None;
+        }
     }
     Some(LocalPlan {
         w_fit: profile.weight(Plugin::NodeResourcesFit).unwrap_or(0),
@@ -721,9 +743,7 @@ fn local_plan(profile: &Profile) -> Option<LocalPlan> {
         w_cpu,
         w_mem,
         w_sum: w_cpu + w_mem,
-        w_bal: profile
-            .weight(Plugin::NodeResourcesBalancedAllocation)
-            .unwrap_or(0),
+        w_bal,
     })
 }
 

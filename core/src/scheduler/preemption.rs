@@ -647,19 +647,26 @@ impl Cluster {
             && (!revision.affinity_ids.is_empty()
                 || !revision.anti_ids.is_empty()
                 || !revision.matching_terms.is_empty());
+        // A pod requesting scalar resources (nvidia.com/gpu, ...) takes the
+        // general path: its victims are found with NodeResourcesFit's own
+        // filter on a working copy, which counts every resource, so the
+        // victims free what the pod lacks (cpu, memory, pods or GPUs), and
+        // a node short of a resource it has too little of in all is
+        // UnschedulableAndUnresolvable there.
+        let scalars = !revision.template.scalar_requests.is_empty();
         // A pinned pod has no hard spread constraint (pinned_node's rule);
         // without inter-pod terms its one node's books are enough, and the
         // batch's per-node state (spreading over every node) is not built.
-        let b = if pinned.is_some() && !inter_pod {
+        let b = if pinned.is_some() && !inter_pod && !scalars {
             None
         } else {
             Some(self.new_batch(c, rev, profile))
         };
         // Resources are the only filter that removing pods changes unless
         // the pod has hard spread constraints or inter-pod terms.
-        let simple = b
-            .as_ref()
-            .is_none_or(|b| b.hard.is_empty() && !b.inter_pod_filter);
+        let simple = !scalars
+            && b.as_ref()
+                .is_none_or(|b| b.hard.is_empty() && !b.inter_pod_filter);
         if !simple && work.is_none() {
             *work = Some(self.clone());
         }

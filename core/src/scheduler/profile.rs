@@ -14,18 +14,30 @@ use crate::error::Error;
 
 pub use super::plugins::Plugin;
 
-/// A resource the scoring strategies weigh.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A resource the scoring strategies weigh (a `ResourceSpec`'s name):
+/// cpu, memory, or one of the scalar resources NodeResourcesFit counts
+/// (`ephemeral-storage`, `hugepages-<size>`, an extended resource such as
+/// `nvidia.com/gpu`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Resource {
     Cpu,
     Memory,
+    /// A scalar resource by its name, as [`crate::model::scalar::classify`]
+    /// accepts it.
+    Scalar(String),
 }
 
+/// The most resources one scoring list may name (Kubernetes has no such
+/// bound; a node offers at most [`crate::model::scalar::MAX_SCALARS`]
+/// scalar resources, and the scorers keep their lists on the stack).
+pub const MAX_SCORED_RESOURCES: usize = 16;
+
 impl Resource {
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
             Resource::Cpu => "cpu",
             Resource::Memory => "memory",
+            Resource::Scalar(s) => s,
         }
     }
 
@@ -33,12 +45,44 @@ impl Resource {
         match s {
             "cpu" => Ok(Resource::Cpu),
             "memory" => Ok(Resource::Memory),
-            _ => Err(Error::invalid(
-                "resource",
-                s,
-                "cpu or memory (the resources Shepherd counts)",
-            )),
+            _ => match crate::model::scalar::classify(s) {
+                Ok(_) => Ok(Resource::Scalar(s.to_string())),
+                Err(_) => Err(Error::invalid(
+                    "resource",
+                    s,
+                    "cpu, memory, ephemeral-storage, hugepages-<size> or an extended resource such as nvidia.com/gpu",
+                )),
+            },
         }
+    }
+
+    /// Whether the scorers leave the resource out for a pod that requests
+    /// none of it: every scalar resource but ephemeral-storage
+    /// (resource_allocation.go, `calculateNodeAllocatableRequest`: "If it's
+    /// an extended resource, and the pod doesn't request it", by
+    /// `schedutil.IsScalarResourceName`, which extended resources and huge
+    /// pages satisfy and ephemeral-storage does not).
+    pub fn skipped_unrequested(&self) -> bool {
+        match self {
+            Resource::Cpu | Resource::Memory => false,
+            Resource::Scalar(s) => s != crate::model::scalar::EPHEMERAL_STORAGE,
+        }
+    }
+
+    /// What a pod of template `t` requests of it, as the scorers count it
+    /// without the non-zero defaults.
+    pub fn requested_by(&self, t: &crate::model::PodTemplate) -> u64 {
+        match self {
+            Resource::Cpu => t.requests.cpu_millis,
+            Resource::Memory => t.requests.memory_bytes,
+            Resource::Scalar(s) => t.scalar_requests.get(s),
+        }
+    }
+
+    /// Whether the resource takes no part in scoring a pod of template `t`
+    /// on any node ([`Resource::skipped_unrequested`] and not requested).
+    pub fn inert_for(&self, t: &crate::model::PodTemplate) -> bool {
+        self.skipped_unrequested() && self.requested_by(t) == 0
     }
 }
 
@@ -122,8 +166,14 @@ impl ScoringStrategy {
     pub fn validate(&self) -> Result<(), Error> {
         if self.resources.is_empty() {
             return Err(Error::Invalid(
-                "NodeResourcesFit scoringStrategy.resources is empty; expected at least one of cpu and memory with a weight".to_string(),
+                "NodeResourcesFit scoringStrategy.resources is empty; expected at least one resource (cpu, memory, an extended resource) with a weight".to_string(),
             ));
+        }
+        if self.resources.len() > MAX_SCORED_RESOURCES {
+            return Err(Error::Invalid(format!(
+                "NodeResourcesFit scoringStrategy.resources names {} resources; expected at most {MAX_SCORED_RESOURCES}",
+                self.resources.len()
+            )));
         }
         for (i, (r, w)) in self.resources.iter().enumerate() {
             if !(1..=100).contains(w) {
@@ -173,6 +223,11 @@ impl ScoringStrategy {
     }
 }
 
+/// NodeResourcesBalancedAllocationArgs' default resources: cpu and memory.
+pub fn default_balanced_resources() -> Vec<Resource> {
+    vec![Resource::Cpu, Resource::Memory]
+}
+
 /// How equal best totals are settled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TieBreak {
@@ -204,6 +259,10 @@ pub struct Profile {
     /// scores every feasible node.
     pub percentage_of_nodes_to_score: u32,
     pub tie_break: TieBreak,
+    /// NodeResourcesBalancedAllocationArgs.resources (each weight 1, as
+    /// Kubernetes validates): the resources whose fractions are balanced;
+    /// cpu and memory by default.
+    pub balanced_resources: Vec<Resource>,
     /// NodeResourcesFitArgs `ignoredResources`: extended resources the
     /// Filter does not check (left to an extender, as in Kubernetes).
     pub ignored_resources: Vec<String>,
@@ -228,6 +287,7 @@ impl Profile {
             system_default_spreading: true,
             percentage_of_nodes_to_score: 0,
             tie_break: TieBreak::Random,
+            balanced_resources: default_balanced_resources(),
             ignored_resources: Vec::new(),
             ignored_resource_groups: Vec::new(),
         }
@@ -245,6 +305,7 @@ impl Profile {
             system_default_spreading: false,
             percentage_of_nodes_to_score: 100,
             tie_break: TieBreak::LowestNodeId,
+            balanced_resources: default_balanced_resources(),
             ignored_resources: Vec::new(),
             ignored_resource_groups: Vec::new(),
         }
@@ -287,6 +348,28 @@ impl Profile {
         let group = name.split('/').next().unwrap_or("");
         self.ignored_resources.iter().any(|r| r == name)
             || self.ignored_resource_groups.iter().any(|g| g == group)
+    }
+
+    /// The scalar requests of template `t` that this profile's scores read
+    /// (the scoring strategy's resources and BalancedAllocation's): what,
+    /// beside cpu and memory, a node-local score of its pods depends on.
+    pub fn scored_scalars(&self, t: &crate::model::PodTemplate) -> crate::model::scalar::Scalars {
+        let mut out = crate::model::scalar::Scalars::new();
+        if t.scalar_requests.is_empty() {
+            return out;
+        }
+        let named = self
+            .fit
+            .resources
+            .iter()
+            .map(|(r, _)| r)
+            .chain(&self.balanced_resources);
+        for r in named {
+            if let Resource::Scalar(s) = r {
+                out.set(s, t.scalar_requests.get(s));
+            }
+        }
+        out
     }
 
     pub fn filter_enabled(&self, p: Plugin) -> bool {
@@ -346,6 +429,26 @@ impl Profile {
             }
         }
         self.fit.validate()?;
+        // ValidateNodeResourcesBalancedAllocationArgs: each name once (the
+        // weights, all 1, are not kept).
+        if self.balanced_resources.is_empty()
+            || self.balanced_resources.len() > MAX_SCORED_RESOURCES
+        {
+            return Err(Error::Invalid(format!(
+                "profile {}: NodeResourcesBalancedAllocation resources names {} resources; expected 1 to {MAX_SCORED_RESOURCES}",
+                self.scheduler_name,
+                self.balanced_resources.len()
+            )));
+        }
+        for (i, r) in self.balanced_resources.iter().enumerate() {
+            if self.balanced_resources[..i].contains(r) {
+                return Err(Error::Invalid(format!(
+                    "profile {}: NodeResourcesBalancedAllocation resources[{i}]: {} is listed twice; expected each resource once",
+                    self.scheduler_name,
+                    r.name()
+                )));
+            }
+        }
         if !(0..=100).contains(&self.hard_pod_affinity_weight) {
             return Err(Error::Invalid(format!(
                 "profile {}: hardPodAffinityWeight {} is out of range; expected 0 to 100",

@@ -613,6 +613,12 @@ fn quantity_json(r: shepherd::Resources) -> Value {
 fn node_json(n: &shepherd::NodeView) -> Value {
     let mut alloc = quantity_json(n.spec.capacity);
     alloc["pods"] = json!(n.spec.max_pods.to_string());
+    // Extended resources, ephemeral-storage and huge pages, as the node
+    // reports them (what `-o jsonpath='{.status.allocatable.nvidia\.com/gpu}'`
+    // reads).
+    for (k, v) in n.spec.scalars.iter() {
+        alloc[k] = json!(shepherd::model::scalar::format_amount(k, v));
+    }
     let taints: Vec<Value> = n
         .spec
         .taints

@@ -20,6 +20,8 @@ pub const HOSTNAME: &str = "kubernetes.io/hostname";
 const ZONES: [&str; 3] = ["zone-a", "zone-b", "zone-c"];
 const APPS: [&str; 6] = ["web", "api", "cache", "worker", "db", "queue"];
 const MIB: u64 = 1 << 20;
+const GPU: &str = "nvidia.com/gpu";
+const EPHEMERAL: &str = "ephemeral-storage";
 
 /// The known deviation classes a run can steer clear of (docs/oracle.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -307,6 +309,15 @@ fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, spec: &mut Map<String, Val
 pub fn generate(seed: u64, _avoid: &Avoid) -> Case {
     let mut rng = Prng::new(seed ^ 0x6f72_6163_6c65);
     let rng = &mut rng;
+    // Scalar resources (issue 45) from a stream of their own, so the rest
+    // of a seed's case stays: in some cases nodes offer nvidia.com/gpu and
+    // ephemeral-storage, pods request them, and the profile may score them.
+    let mut scalar_rng = Prng::new(seed ^ 0x5ca1_a125_6770);
+    let sr = &mut scalar_rng;
+    let scalar_case = sr.chance(30);
+    // Per node: GPUs and ephemeral storage (bytes) still free.
+    let mut gpu_room: Vec<u64> = Vec::new();
+    let mut eph_room: Vec<u64> = Vec::new();
     let n_nodes = if rng.chance(10) {
         rng.range(9, 16)
     } else {
@@ -402,6 +413,24 @@ pub fn generate(seed: u64, _avoid: &Avoid) -> Case {
         alloc.insert("cpu".into(), json!(cpu_text(rng, cpu_m)));
         alloc.insert("memory".into(), json!(mem_text(rng, mem_b)));
         alloc.insert("pods".into(), json!(format!("{pods}")));
+        let gpus = if scalar_case && sr.chance(50) {
+            *sr.pick(&[1u64, 2, 4, 8])
+        } else {
+            0
+        };
+        if gpus > 0 {
+            alloc.insert(GPU.into(), json!(format!("{gpus}")));
+        }
+        let eph = if scalar_case && sr.chance(40) {
+            sr.range(10, 100) << 30
+        } else {
+            0
+        };
+        if eph > 0 {
+            alloc.insert(EPHEMERAL.into(), json!(mem_text(sr, eph)));
+        }
+        gpu_room.push(gpus);
+        eph_room.push(eph);
         let node = json!({
             "apiVersion": "v1",
             "kind": "Node",
@@ -428,7 +457,7 @@ pub fn generate(seed: u64, _avoid: &Avoid) -> Case {
     // Bound pods: each fits what is left of its node.
     let mut pods = Vec::new();
     let mut serial = 0;
-    for (name, cpu_m, mem_b, max_pods, no_exec) in room.iter_mut() {
+    for (at, (name, cpu_m, mem_b, max_pods, no_exec)) in room.iter_mut().enumerate() {
         let count = rng.range(0, 4).min(*max_pods);
         for _ in 0..count {
             if *cpu_m < 50 || *mem_b < 32 * MIB {
@@ -482,13 +511,26 @@ pub fn generate(seed: u64, _avoid: &Avoid) -> Case {
             }
             let pname = format!("{app}-{serial}");
             serial += 1;
-            let pod = pod_object(&pname, labels(&l), spec);
+            let mut pod = pod_object(&pname, labels(&l), spec);
             let (c, m) = requested(&pod);
             if c > *cpu_m || m > *mem_b {
                 continue;
             }
             *cpu_m -= c;
             *mem_b -= m;
+            let gpus = if gpu_room[at] > 0 && sr.chance(50) {
+                sr.range(1, gpu_room[at])
+            } else {
+                0
+            };
+            let eph = if eph_room[at] >= 1 << 30 && sr.chance(40) {
+                sr.range(1, eph_room[at] >> 30) << 30
+            } else {
+                0
+            };
+            gpu_room[at] -= gpus;
+            eph_room[at] -= eph;
+            add_scalars(sr, &mut pod, gpus, eph);
             pods.push(pod);
         }
     }
@@ -613,7 +655,16 @@ pub fn generate(seed: u64, _avoid: &Avoid) -> Case {
         }
         spec.insert("topologySpreadConstraints".into(), Value::Array(cs));
     }
-    let incoming = pod_object("incoming", labels(&l), spec);
+    let mut incoming = pod_object("incoming", labels(&l), spec);
+    if scalar_case {
+        let gpus = if sr.chance(55) { sr.range(1, 4) } else { 0 };
+        let eph = if sr.chance(30) {
+            sr.range(1, 40) << 30
+        } else {
+            0
+        };
+        add_scalars(sr, &mut incoming, gpus, eph);
+    }
 
     // Budgets over the bound pods: minAvailable as a number (a bare pod's
     // budget; percentages and maxUnavailable need the pods' controllers).
@@ -641,7 +692,10 @@ pub fn generate(seed: u64, _avoid: &Avoid) -> Case {
         }));
     }
 
-    let config = random_config(rng);
+    let mut config = random_config(rng);
+    if scalar_case && sr.chance(45) {
+        config = Some(scalar_config(sr));
+    }
     let _ = has_spread;
 
     Case {
@@ -682,4 +736,60 @@ fn random_config(rng: &mut Prng) -> Option<Value> {
     Some(
         json!({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [prof]}),
     )
+}
+
+/// Adds `gpus` nvidia.com/gpu (requests equal to limits, as the API
+/// server's defaulting leaves an extended resource given as a limit) and
+/// `eph` bytes of ephemeral-storage requests to the pod's first container.
+fn add_scalars(rng: &mut Prng, pod: &mut Value, gpus: u64, eph: u64) {
+    let c = &mut pod["spec"]["containers"][0]["resources"];
+    if gpus > 0 {
+        c["requests"][GPU] = json!(format!("{gpus}"));
+        c["limits"][GPU] = json!(format!("{gpus}"));
+    }
+    if eph > 0 {
+        c["requests"][EPHEMERAL] = json!(mem_text(rng, eph));
+    }
+}
+
+/// A profile that scores scalar resources: NodeResourcesFit's strategy
+/// (any type) over cpu, memory, nvidia.com/gpu and sometimes
+/// ephemeral-storage, with weights, and BalancedAllocation over cpu,
+/// memory and sometimes the GPU or ephemeral-storage.
+fn scalar_config(rng: &mut Prng) -> Value {
+    let mut resources = vec![
+        json!({"name": "cpu", "weight": rng.range(1, 3)}),
+        json!({"name": "memory", "weight": rng.range(1, 3)}),
+        json!({"name": GPU, "weight": rng.range(1, 6)}),
+    ];
+    if rng.chance(30) {
+        resources.push(json!({"name": EPHEMERAL, "weight": rng.range(1, 3)}));
+    }
+    let mut strategy = json!({"resources": resources});
+    match rng.below(3) {
+        0 => strategy["type"] = json!("LeastAllocated"),
+        1 => strategy["type"] = json!("MostAllocated"),
+        _ => {
+            strategy["type"] = json!("RequestedToCapacityRatio");
+            strategy["requestedToCapacityRatio"] = if rng.chance(50) {
+                json!({"shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]})
+            } else {
+                json!({"shape": [{"utilization": 0, "score": 10}, {"utilization": 40, "score": 3}, {"utilization": 100, "score": 0}]})
+            };
+        }
+    }
+    let mut balanced = vec![json!({"name": "cpu"}), json!({"name": "memory"})];
+    if rng.chance(60) {
+        balanced.push(json!({"name": GPU}));
+    }
+    if rng.chance(25) {
+        balanced.push(json!({"name": EPHEMERAL}));
+    }
+    json!({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profiles": [{
+        "schedulerName": "default-scheduler",
+        "pluginConfig": [
+            {"name": "NodeResourcesFit", "args": {"scoringStrategy": strategy}},
+            {"name": "NodeResourcesBalancedAllocation", "args": {"resources": balanced}},
+        ],
+    }]})
 }

@@ -134,10 +134,13 @@ pub(crate) struct StaticKey {
 }
 
 /// What the node-local scores depend on, besides the node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LocalKey {
     pub req: Resources,
     pub nonzero: Resources,
+    /// The pod's requests of the scalar resources the profile scores
+    /// (`Profile::scored_scalars`; empty, without allocation, for most).
+    pub scalars: crate::model::scalar::Scalars,
 }
 
 /// Which nodes count for a spread constraint under its inclusion policies

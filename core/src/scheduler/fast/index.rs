@@ -169,7 +169,7 @@ impl Cluster {
         };
         cache::IndexKey {
             statics,
-            local: b.local_key,
+            local: b.local_key.clone(),
             zones,
             hard_zones,
             // The terms, not their weights: a class holds which terms a node

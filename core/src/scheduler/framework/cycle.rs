@@ -111,7 +111,9 @@ impl Cluster {
         for &(p, w) in &profile.scores {
             match p {
                 Plugin::NodeResourcesFit => total += w * self.fit_score(n, b, profile),
-                Plugin::NodeResourcesBalancedAllocation => total += w * self.balanced_score(n, b),
+                Plugin::NodeResourcesBalancedAllocation => {
+                    total += w * self.balanced_score(n, b, profile)
+                }
                 _ => {}
             }
         }
@@ -309,7 +311,11 @@ impl Cluster {
                     norm = raw.clone();
                 }
                 Plugin::NodeResourcesBalancedAllocation => {
-                    raw.extend(feasible.iter().map(|&i| self.balanced_score(NodeId(i), b)));
+                    raw.extend(
+                        feasible
+                            .iter()
+                            .map(|&i| self.balanced_score(NodeId(i), b, profile)),
+                    );
                     norm = raw.clone();
                 }
                 Plugin::TaintToleration => {

@@ -30,7 +30,11 @@ impl Cluster {
         let live_nodes = self.live_nodes;
         let static_key = cache::StaticInputs::of(&rev).key();
         let nonzero = tpl.non_zero();
-        let local_key = cache::LocalKey { req, nonzero };
+        let local_key = cache::LocalKey {
+            req,
+            nonzero,
+            scalars: profile.scored_scalars(tpl),
+        };
         let (static_ok, local) = self.caches.lend(profile, &static_key, &local_key);
         let (na_raw, na_mask) = if tpl.node_affinity.preferred.is_empty() {
             Default::default()
@@ -72,7 +76,7 @@ impl Cluster {
             na_mask,
             masked: None,
             filing_base: false,
-            best_effort: req.is_zero(),
+            best_effort: Cluster::balanced_best_effort(profile, tpl),
             live_nodes,
             plain_template: tpl.node_selector.is_empty() && tpl.node_affinity.required.is_none(),
             scalars: !tpl.scalar_requests.is_empty(),
@@ -90,7 +94,7 @@ impl Cluster {
             counted: spare.counted,
             counts: spare.counts,
             class_zone: None,
-            local_plan: local_plan(profile),
+            local_plan: local_plan(profile, tpl),
             feasible: spare.feasible,
             feasible_slots: spare.feasible_slots,
             raw: spare.raw,

@@ -208,12 +208,13 @@ pub fn ln(x: f64) -> f64 {
 }
 
 /// The square root, for the standard deviation of more than two resource
-/// fractions (values in 0..=1): the engine's one implementation, in `balance`.
+/// fractions (values in 0..=1): correctly rounded, as Go's `math.Sqrt`, so
+/// a balance truncates where Kubernetes' does.
 pub fn sqrt(x: f64) -> f64 {
     if x <= 0.0 {
         0.0
     } else {
-        crate::balance::sqrt(x)
+        crate::util::math::sqrt_rounded(x)
     }
 }
 

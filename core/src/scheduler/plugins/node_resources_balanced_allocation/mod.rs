@@ -34,7 +34,7 @@ pub fn change(with: i64, without: i64) -> i64 {
 /// The balance of `requested` over `allocatable`: (1 - standard deviation
 /// of the fractions) * 100, truncated (`balancedResourceScore`).
 pub fn balance(requested: &[i64], allocatable: &[i64]) -> i64 {
-    let mut fractions = [0f64; 8];
+    let mut fractions = [0f64; crate::scheduler::profile::MAX_SCORED_RESOURCES];
     let mut n = 0;
     let mut total = 0.0;
     for (&r, &a) in requested.iter().zip(allocatable) {
