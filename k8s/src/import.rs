@@ -21,7 +21,7 @@ use shepherd::model::{
     TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
 };
 use shepherd::namespace::DEFAULT_NAMESPACE;
-use shepherd::Scalars;
+use shepherd::{Cluster, Scalars};
 use shepherd::{
     AffinityTerm, BarePodSpec, Budget, DaemonSetSpec, DaemonSetUpdateStrategyType, DeploymentSpec,
     IntOrPercent, Labels, NamespaceSpec, NodeSpec, PdbSpec, PodTemplate, PreemptionPolicy,
@@ -50,6 +50,17 @@ pub fn import_with_progress(
     opts: &Options,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Imported, ImportError> {
+    import_checked(text, opts, progress).map(|(imported, _)| imported)
+}
+
+/// [`import_with_progress`], also giving the cluster the import's check built
+/// from the scenario (equal to `scenario.to_cluster()`), so a caller that
+/// runs the scenario as imported need not build it a second time.
+pub fn import_checked(
+    text: &str,
+    opts: &Options,
+    progress: &mut dyn FnMut(usize),
+) -> Result<(Imported, Cluster), ImportError> {
     let objs = objects(text, &opts.limits, progress)?;
     let mut st = State::new(opts, &objs);
     // Each object's document is kept with the declaration it became
@@ -63,7 +74,7 @@ pub fn import_with_progress(
             made.push((i, decl));
         }
     }
-    let mut imported = st.finish(objs.len())?;
+    let (mut imported, cluster) = st.finish(objs.len())?;
     imported.scenario.autoscaler = crate::autoscaling::read(
         &objs,
         &imported.scenario,
@@ -116,7 +127,7 @@ pub fn import_with_progress(
         let doc = std::mem::replace(&mut objs[i].value, crate::value::Value::Null);
         imported.scenario.kept.keep(doc, decl);
     }
-    Ok(imported)
+    Ok((imported, cluster))
 }
 
 /// `metadata.annotations["deployment.kubernetes.io/revision"]`, or 0.
@@ -539,7 +550,7 @@ impl<'a> State<'a> {
         refs
     }
 
-    fn finish(mut self, objects: usize) -> R<Imported> {
+    fn finish(mut self, objects: usize) -> R<(Imported, Cluster)> {
         // Every namespace an object is in exists: one without a Namespace
         // object in the input is declared with no labels, after the declared
         // ones (so an export writes a Namespace for it and kubectl apply
@@ -573,8 +584,10 @@ impl<'a> State<'a> {
         self.running_pods();
         // The engine's own checks, all at once, so a cross-object refusal is
         // still an import error rather than a half-built cluster later.
-        if let Err(e) = self.scenario.to_cluster() {
-            return Err(ImportError {
+        // The cluster built here is the run's (import_checked).
+        let cluster = match self.scenario.to_cluster() {
+            Ok(c) => c,
+            Err(e) => return Err(ImportError {
                 loc: Location {
                     document: 0,
                     item: None,
@@ -583,10 +596,10 @@ impl<'a> State<'a> {
                 },
                 path: String::new(),
                 message: format!("the engine refused the scenario: {e}"),
-            });
-        }
+            }),
+        };
         let running = self.scenario.running.iter().map(|r| r.pods.len()).sum();
-        Ok(Imported {
+        let imported = Imported {
             scenario: self.scenario,
             warnings: self.warnings,
             summary: Summary {
@@ -598,7 +611,8 @@ impl<'a> State<'a> {
                 terminating: self.terminating,
                 finished: self.finished,
             },
-        })
+        };
+        Ok((imported, cluster))
     }
 
     fn skip(&mut self, kind: &str) {

@@ -55,7 +55,7 @@ pub use export::{
     export, export_kwok, export_scheduler_config, kubectl_node_script, pods_wide, pods_wide_json,
     ANNOTATION_READY_AFTER, ANNOTATION_VERSION, KWOK_KEY,
 };
-pub use import::{import, import_with, import_with_progress};
+pub use import::{import, import_checked, import_with, import_with_progress};
 pub use scenario::{ImportedNode, Scenario};
 pub use value::Value;
 
