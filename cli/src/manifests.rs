@@ -11,8 +11,9 @@ use shepherd::simulator::Prng;
 use shepherd::workload::{generate, WorkloadConfig};
 use shepherd::{Cluster, Explanation, Profile};
 use shepherd_k8s::{
-    export, export_kwok, export_scheduler_config, import, import_checked, import_with, kubectl_node_script,
-    pods_wide, pods_wide_json, Imported, ImportedNode, Options, Scenario, Warning,
+    export, export_kwok, export_scheduler_config, import, import_checked, import_with,
+    kubectl_node_script, pods_wide, pods_wide_json, Imported, ImportedNode, Options, Scenario,
+    Warning,
 };
 
 /// Reads FILE, every `.yaml`/`.yml`/`.json` file in DIR (sorted by name,

@@ -21,13 +21,13 @@ use shepherd::model::{
     TopologySpreadConstraint, WeightedAffinityTerm, WhenUnsatisfiable, DEFAULT_MAX_PODS,
 };
 use shepherd::namespace::DEFAULT_NAMESPACE;
-use shepherd::{Cluster, Scalars};
 use shepherd::{
     AffinityTerm, BarePodSpec, Budget, DaemonSetSpec, DaemonSetUpdateStrategyType, DeploymentSpec,
     IntOrPercent, Labels, NamespaceSpec, NodeSpec, PdbSpec, PodTemplate, PreemptionPolicy,
     PriorityClass, Resources, RollingUpdate, Selector, ServiceSpec, Taint, TaintEffect, Toleration,
     TolerationOperator,
 };
+use shepherd::{Cluster, Scalars};
 
 #[cfg(test)]
 use crate::context::LOOKUPS;
@@ -587,16 +587,18 @@ impl<'a> State<'a> {
         // The cluster built here is the run's (import_checked).
         let cluster = match self.scenario.to_cluster() {
             Ok(c) => c,
-            Err(e) => return Err(ImportError {
-                loc: Location {
-                    document: 0,
-                    item: None,
-                    kind: String::new(),
-                    name: String::new(),
-                },
-                path: String::new(),
-                message: format!("the engine refused the scenario: {e}"),
-            }),
+            Err(e) => {
+                return Err(ImportError {
+                    loc: Location {
+                        document: 0,
+                        item: None,
+                        kind: String::new(),
+                        name: String::new(),
+                    },
+                    path: String::new(),
+                    message: format!("the engine refused the scenario: {e}"),
+                })
+            }
         };
         let running = self.scenario.running.iter().map(|r| r.pods.len()).sum();
         let imported = Imported {
