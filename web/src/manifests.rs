@@ -441,8 +441,12 @@ mod tests {
     /// An imported cluster with two running pods of `web`, one on each node,
     /// as `kubectl get -o yaml` lists them.
     fn running_dump() -> String {
-        let node = |name: &str| format!("- apiVersion: v1\n  kind: Node\n  metadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\n  status:\n    allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n    conditions: [{{type: Ready, status: \"True\"}}]\n");
-        let pod = |name: &str, node: &str| format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {name}\n    labels: {{app: web, pod-template-hash: 5d4c8f7b9}}\n    ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d4c8f7b9, uid: u1, controller: true}}]\n  spec:\n    nodeName: {node}\n    containers: [{{name: web, image: nginx, resources: {{requests: {{cpu: 500m, memory: 1Gi}}}}}}]\n  status: {{phase: Running}}\n");
+        let node = |name: &str| {
+            format!("- apiVersion: v1\n  kind: Node\n  metadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\n  status:\n    allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n    conditions: [{{type: Ready, status: \"True\"}}]\n")
+        };
+        let pod = |name: &str, node: &str| {
+            format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {name}\n    labels: {{app: web, pod-template-hash: 5d4c8f7b9}}\n    ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d4c8f7b9, uid: u1, controller: true}}]\n  spec:\n    nodeName: {node}\n    containers: [{{name: web, image: nginx, resources: {{requests: {{cpu: 500m, memory: 1Gi}}}}}}]\n  status: {{phase: Running}}\n")
+        };
         let spec = "    template:\n      metadata: {labels: {app: web}}\n      spec:\n        containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m, memory: 1Gi}}}]\n";
         [
             "apiVersion: v1\nkind: List\nitems:\n".to_string(),
@@ -475,10 +479,20 @@ mod tests {
         let live: Vec<(String, Option<String>)> = c
             .pods()
             .filter(|p| matches!(p.phase, PodPhase::Pending | PodPhase::Running))
-            .map(|p| (p.name(), p.node.and_then(|id| c.node_by_id(id)).map(|n| n.name().to_string())))
+            .map(|p| {
+                (
+                    p.name(),
+                    p.node
+                        .and_then(|id| c.node_by_id(id))
+                        .map(|n| n.name().to_string()),
+                )
+            })
             .collect();
         assert_eq!(live.len(), 2, "{live:?}");
-        assert!(!live.iter().any(|(n, _)| n == "web-5d4c8f7b9-x2x7q"), "{live:?}");
+        assert!(
+            !live.iter().any(|(n, _)| n == "web-5d4c8f7b9-x2x7q"),
+            "{live:?}"
+        );
         let (new, on) = live
             .iter()
             .find(|(n, _)| n != "web-5d4c8f7b9-b4kzn")
@@ -487,10 +501,19 @@ mod tests {
         assert_eq!(on.as_deref(), Some("node-b"), "{live:?}");
         assert!(new.starts_with("web-5d4c8f7b9-"), "{new}");
         let (yaml, config) = export_session(&s).unwrap();
-        assert!(!yaml.contains("web-5d4c8f7b9-x2x7q"), "the evicted pod is written:\n{yaml}");
+        assert!(
+            !yaml.contains("web-5d4c8f7b9-x2x7q"),
+            "the evicted pod is written:\n{yaml}"
+        );
         assert!(yaml.contains("name: web-5d4c8f7b9-b4kzn"), "{yaml}");
-        assert!(yaml.contains(&format!("name: {new}")), "the replacement is not written:\n{yaml}");
-        assert!(yaml.contains("unschedulable: true"), "node-a is cordoned:\n{yaml}");
+        assert!(
+            yaml.contains(&format!("name: {new}")),
+            "the replacement is not written:\n{yaml}"
+        );
+        assert!(
+            yaml.contains("unschedulable: true"),
+            "node-a is cordoned:\n{yaml}"
+        );
         // Read back: the same pods on the same nodes, two replicas.
         let back = import(&format!("{yaml}{config}")).unwrap().scenario;
         let mut got: Vec<(String, Option<String>)> = back.running[0]
@@ -506,7 +529,9 @@ mod tests {
         // KWOK: bound pods, the replacement with its nodeName.
         let kwok = export_session_kwok(&s).unwrap();
         assert!(!kwok.contains("web-5d4c8f7b9-x2x7q"), "{kwok}");
-        let at = kwok.find(&format!("name: {new}")).expect("the replacement in the KWOK export");
+        let at = kwok
+            .find(&format!("name: {new}"))
+            .expect("the replacement in the KWOK export");
         let doc_end = kwok[at..].find("\n---").map_or(kwok.len(), |e| at + e);
         assert!(kwok[at..doc_end].contains("nodeName: node-b"), "{kwok}");
     }
