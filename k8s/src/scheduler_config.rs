@@ -695,6 +695,10 @@ mod tests {
             let (_, w) = listed.unwrap_or_else(|| panic!("{} is a default plugin", p.name()));
             assert_eq!(p.default_weight().unwrap_or(0), *w, "{}", p.name());
         }
-        assert!(simulated_plugins().ends_with("PodTopologySpread and InterPodAffinity"));
+        assert_eq!(
+            simulated_plugins(),
+            "NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit, \
+             NodeResourcesBalancedAllocation, PodTopologySpread, InterPodAffinity and NodePorts"
+        );
     }
 }
