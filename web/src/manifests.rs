@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use shepherd::simulator::Event;
-use shepherd::{PodTemplate, Profile};
+use shepherd::{PodPhase, PodTemplate, Profile};
 use shepherd_k8s::{
     export, export_kwok, export_scheduler_config, import, import_with_progress, ImportedNode,
     Options, Scenario as K8sScenario,
@@ -326,6 +326,32 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
     // its node) is not recreated: only those that still exist are exported.
     let cluster = session.simulator().cluster();
     sc.pods.retain(|p| cluster.bare_pod_exists(&p.name));
+    // The pods an imported controller runs, as they are now: Kubernetes
+    // never moves a pod, so one the simulation deleted (evicted, drained,
+    // lost with its node) is gone and is not written; each ReplicaSet's
+    // replicas count the pods left. The pods the controllers created since
+    // are not written (their template here has no container image: they
+    // would be written with the pause image): the Deployment's replicas
+    // make its controller create them again when the export is applied.
+    let live: std::collections::HashSet<(String, Option<String>)> = cluster
+        .pods()
+        .filter(|p| {
+            p.kind != shepherd::WorkloadKind::Pod
+                && p.imported_name.is_some()
+                && matches!(p.phase, PodPhase::Pending | PodPhase::Running)
+        })
+        .map(|p| {
+            let node = p
+                .node
+                .and_then(|id| cluster.node_by_id(id))
+                .map(|n| n.name().to_string());
+            (p.name(), node)
+        })
+        .collect();
+    for r in &mut sc.running {
+        r.pods
+            .retain(|p| live.contains(&(p.name.clone(), p.node.clone())));
+    }
     Ok(sc)
 }
 
@@ -408,6 +434,101 @@ mod tests {
             kwok.contains("kwok.x-k8s.io/node: fake") && kwok.contains("image: nginx"),
             "{kwok}"
         );
+    }
+
+    /// An imported cluster with two running pods of `web`, one on each node,
+    /// as `kubectl get -o yaml` lists them.
+    fn running_dump() -> String {
+        let node = |name: &str| {
+            format!("- apiVersion: v1\n  kind: Node\n  metadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\n  status:\n    allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n    conditions: [{{type: Ready, status: \"True\"}}]\n")
+        };
+        let pod = |name: &str, node: &str| {
+            format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {name}\n    labels: {{app: web, pod-template-hash: 5d4c8f7b9}}\n    ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d4c8f7b9, uid: u1, controller: true}}]\n  spec:\n    nodeName: {node}\n    containers: [{{name: web, image: nginx, resources: {{requests: {{cpu: 500m, memory: 1Gi}}}}}}]\n  status: {{phase: Running}}\n")
+        };
+        let spec = "    template:\n      metadata: {labels: {app: web}}\n      spec:\n        containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m, memory: 1Gi}}}]\n";
+        [
+            "apiVersion: v1\nkind: List\nitems:\n".to_string(),
+            node("node-a"),
+            node("node-b"),
+            format!("- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: web, annotations: {{deployment.kubernetes.io/revision: \"1\"}}}}\n  spec:\n    replicas: 2\n    selector: {{matchLabels: {{app: web}}}}\n{spec}"),
+            format!("- apiVersion: apps/v1\n  kind: ReplicaSet\n  metadata:\n    name: web-5d4c8f7b9\n    labels: {{app: web, pod-template-hash: 5d4c8f7b9}}\n    annotations: {{deployment.kubernetes.io/revision: \"1\"}}\n    ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: web, uid: u0, controller: true}}]\n  spec:\n    replicas: 2\n    selector: {{matchLabels: {{app: web, pod-template-hash: 5d4c8f7b9}}}}\n{}", spec.replace("{app: web}", "{app: web, pod-template-hash: 5d4c8f7b9}")),
+            pod("web-5d4c8f7b9-x2x7q", "node-a"),
+            pod("web-5d4c8f7b9-b4kzn", "node-b"),
+        ]
+        .concat()
+    }
+
+    /// Issue 45: the export after the script drained a node of an imported
+    /// cluster. Kubernetes never moves a pod: the evicted one is gone and
+    /// is not written; the pod left stays under its name on its node.
+    #[test]
+    fn the_export_after_a_drain_writes_the_pods_as_they_are_not_as_imported() {
+        let (mut s, report) = import_session(&running_dump(), 7).unwrap();
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        let before = export_session(&s).unwrap().0;
+        assert!(before.contains("name: web-5d4c8f7b9-x2x7q"), "{before}");
+        s.submit(Action::Drain {
+            node: "node-a".into(),
+        })
+        .unwrap();
+        s.run(30);
+        let c = s.simulator().cluster();
+        let live: Vec<(String, Option<String>)> = c
+            .pods()
+            .filter(|p| matches!(p.phase, PodPhase::Pending | PodPhase::Running))
+            .map(|p| {
+                (
+                    p.name(),
+                    p.node
+                        .and_then(|id| c.node_by_id(id))
+                        .map(|n| n.name().to_string()),
+                )
+            })
+            .collect();
+        assert_eq!(live.len(), 2, "{live:?}");
+        assert!(
+            !live.iter().any(|(n, _)| n == "web-5d4c8f7b9-x2x7q"),
+            "{live:?}"
+        );
+        let (new, on) = live
+            .iter()
+            .find(|(n, _)| n != "web-5d4c8f7b9-b4kzn")
+            .cloned()
+            .unwrap();
+        assert_eq!(on.as_deref(), Some("node-b"), "{live:?}");
+        assert!(new.starts_with("web-5d4c8f7b9-"), "{new}");
+        let (yaml, config) = export_session(&s).unwrap();
+        assert!(
+            !yaml.contains("web-5d4c8f7b9-x2x7q"),
+            "the evicted pod is written:\n{yaml}"
+        );
+        assert!(yaml.contains("name: web-5d4c8f7b9-b4kzn"), "{yaml}");
+        // Not the replacement: its controller makes it again on apply.
+        assert!(!yaml.contains(&format!("name: {new}")), "{yaml}");
+        assert!(
+            yaml.contains("unschedulable: true"),
+            "node-a is cordoned:\n{yaml}"
+        );
+        // Read back: the imported pod left, on its node; the Deployment's
+        // two replicas (its controller makes the second pod again).
+        let back = import(&format!("{yaml}{config}")).unwrap().scenario;
+        let got: Vec<(String, Option<String>)> = back.running[0]
+            .pods
+            .iter()
+            .map(|p| (p.name.clone(), p.node.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(
+                "web-5d4c8f7b9-b4kzn".to_string(),
+                Some("node-b".to_string())
+            )],
+            "{yaml}"
+        );
+        assert_eq!(back.deployments[0].replicas, 2);
+        let kwok = export_session_kwok(&s).unwrap();
+        assert!(!kwok.contains("web-5d4c8f7b9-x2x7q"), "{kwok}");
+        assert!(kwok.contains("name: web-5d4c8f7b9-b4kzn"), "{kwok}");
     }
 
     #[test]
