@@ -670,8 +670,9 @@ impl Cluster {
         // Resources are the only filter that removing pods changes unless
         // the pod has hard spread constraints or inter-pod terms.
         let simple = !scalars
+            && !ports
             && b.as_ref()
-                .is_none_or(|b| b.hard.is_empty() && !b.inter_pod_filter && !b.host_ports);
+                .is_none_or(|b| b.hard.is_empty() && !b.inter_pod_filter);
         if !simple && work.is_none() {
             *work = Some(self.clone());
         }
