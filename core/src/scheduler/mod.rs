@@ -48,7 +48,7 @@ pub use fast::FastPaths;
 use plugins::{
     inter_pod_affinity as ipa, node_affinity, node_ports,
     node_resources_balanced_allocation as balanced, node_resources_fit as fit, node_unschedulable,
-    pod_topology_spread as spread, taint_toleration,
+    pod_topology_spread as spread, taint_toleration, ScoreShape,
 };
 pub(crate) use preemption::PreemptionRecord;
 pub use preemption::{
@@ -410,6 +410,7 @@ struct Batch {
     feasible: Vec<u32>,
     feasible_slots: Vec<u32>,
     raw: Vec<i64>,
+    norm: Vec<i64>,
     totals: Vec<i64>,
     spread_raw: Vec<Option<i64>>,
     stamp: Vec<u32>,
@@ -486,6 +487,7 @@ pub(crate) struct Spare {
     feasible: Vec<u32>,
     feasible_slots: Vec<u32>,
     raw: Vec<i64>,
+    norm: Vec<i64>,
     totals: Vec<i64>,
     spread_raw: Vec<Option<i64>>,
     index_dirty: Vec<u32>,
@@ -501,6 +503,7 @@ impl Spare {
         self.feasible.clear();
         self.feasible_slots.clear();
         self.raw.clear();
+        self.norm.clear();
         self.totals.clear();
         self.spread_raw.clear();
         self.index_dirty.clear();

@@ -338,9 +338,10 @@ impl Cluster {
     }
 
     /// The common shape, scored without per-plugin buffers: node-local
-    /// scores from the batch's cache, TaintToleration, NodeAffinity and
-    /// InterPodAffinity the same on every node (their normalised value is
-    /// added as such), PodTopologySpread from the batch's counts. Returns
+    /// scores from the batch's cache, the plugins whose scores are the same
+    /// on every node (TaintToleration without PreferNoSchedule taints in the
+    /// sample, NodeAffinity and InterPodAffinity with nothing to score)
+    /// added as such, PodTopologySpread from the batch's counts. Returns
     /// false when the batch needs the general scorer.
     pub(in crate::scheduler) fn score_fast(
         &mut self,
@@ -349,17 +350,18 @@ impl Cluster {
         profile: &Profile,
         soft_taints: bool,
     ) -> bool {
+        // The shapes the plugins declare (the registry's `scoring`): a
+        // score the same on every node is added as such; one that may
+        // differ is computed by the plugin when it scores the feasible
+        // nodes itself (PodTopologySpread), else the general scorer runs.
         let mut base = 0i64;
-        let mut w_spread = 0i64;
+        let mut own = false;
         for &(p, w) in &profile.scores {
-            match p {
-                Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation => {}
-                // Every raw score 0: reverse-normalised to 100 everywhere.
-                Plugin::TaintToleration if !soft_taints => base += w * plugins::MAX_NODE_SCORE,
-                Plugin::NodeAffinity if !b.node_affinity_score => {}
-                Plugin::InterPodAffinity if !b.ipa_score => {}
-                Plugin::PodTopologySpread => w_spread = w,
-                _ => return false,
+            match self.score_shape(p, b, soft_taints) {
+                ScoreShape::Nothing | ScoreShape::NodeLocal => {}
+                ScoreShape::Same(v) => base += w * v,
+                ScoreShape::Varies if p.scores_itself() => own = true,
+                ScoreShape::Varies => return false,
             }
         }
         let m = feasible.len();
@@ -368,13 +370,19 @@ impl Cluster {
         for (j, &i) in feasible.iter().enumerate() {
             b.totals[j] += self.local_cached(i as usize, b, profile);
         }
-        if w_spread > 0 && !b.soft.is_empty() {
-            self.spread_raw(b, feasible);
-            let mut raw = core::mem::take(&mut b.spread_raw);
-            for (j, v) in spread::normalize(&mut raw).enumerate() {
-                b.totals[j] += w_spread * v;
+        if own {
+            let mut norm = core::mem::take(&mut b.norm);
+            for &(p, w) in &profile.scores {
+                if self.score_shape(p, b, soft_taints) != ScoreShape::Varies {
+                    continue;
+                }
+                norm.clear();
+                self.run_own_score(p, b, feasible, &mut norm);
+                for (t, &v) in b.totals.iter_mut().zip(&norm) {
+                    *t += w * v;
+                }
             }
-            b.spread_raw = raw;
+            b.norm = norm;
         }
         true
     }

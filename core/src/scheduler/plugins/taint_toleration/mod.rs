@@ -4,6 +4,7 @@
 
 // The plugin in the framework: fed from the cluster's books and the batch.
 mod filtering;
+mod scoring;
 
 use crate::model::{Taint, TaintEffect, Toleration};
 
