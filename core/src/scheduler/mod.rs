@@ -541,10 +541,10 @@ impl IxScratch {
 struct LocalPlan {
     w_fit: i64,
     most: bool,
+    /// The fit strategy's weights of cpu and memory, above 0 (profile
+    /// validation refuses weights of 0).
     w_cpu: i64,
     w_mem: i64,
-    /// `w_cpu + w_mem`, above 0 (profile validation refuses weights of 0).
-    w_sum: i64,
     w_bal: i64,
 }
 
@@ -760,7 +760,6 @@ fn local_plan(profile: &Profile, tpl: &crate::model::PodTemplate) -> Option<Loca
         most,
         w_cpu,
         w_mem,
-        w_sum: w_cpu + w_mem,
         w_bal,
     })
 }
