@@ -46,10 +46,10 @@ use crate::model::NodeInclusionPolicy::{self, Honor, Ignore};
 use crate::model::{Resources, WhenUnsatisfiable, HOSTNAME_KEY};
 pub use fast::FastPaths;
 use plugins::{
-    inter_pod_affinity as ipa, node_affinity, node_ports,
-    node_resources_balanced_allocation as balanced, node_resources_fit as fit, node_unschedulable,
-    pod_topology_spread as spread, taint_toleration, ScoreShape,
+    node_affinity, node_resources_balanced_allocation as balanced, node_resources_fit as fit,
+    node_unschedulable, pod_topology_spread as spread, taint_toleration, ScoreShape,
 };
+pub use plugins::Unfit;
 pub(crate) use preemption::PreemptionRecord;
 pub use preemption::{
     candidates_wanted, record_bytes_bound, Preemption, PreemptionCandidate, PreemptionTrace,
@@ -91,138 +91,6 @@ impl Code {
             Code::Unschedulable => "Unschedulable",
             Code::UnschedulableAndUnresolvable => "UnschedulableAndUnresolvable",
             Code::Skip => "Skip",
-        }
-    }
-}
-
-/// Why a filter rejected a node.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Unfit {
-    Unschedulable,
-    NodeAffinity,
-    /// An untolerated NoSchedule or NoExecute taint (the first, in the
-    /// node's order). Kubernetes' reason does not name it; [`Unfit::detail`]
-    /// does.
-    Taint(crate::model::Taint),
-    Insufficient {
-        cpu: bool,
-        memory: bool,
-        pods: bool,
-        /// The scalar resources short (ephemeral-storage first, then
-        /// hugepages-* and extended resources by name): "Insufficient
-        /// nvidia.com/gpu". Empty (no allocation) for most pods.
-        scalars: Vec<String>,
-        /// The pod asks for more of a resource than the node has allocatable
-        /// at all (NodeResourcesFit's `InsufficientResource.Unresolvable`).
-        unresolvable: bool,
-    },
-    SpreadMissingLabel,
-    SpreadSkew,
-    PodAffinity,
-    PodAntiAffinity,
-    ExistingAntiAffinity,
-    /// A host port of the pod's (the first, in its order) conflicts with
-    /// one taken on the node. Kubernetes' reason does not name it;
-    /// [`Unfit::detail`] does.
-    NodePorts(crate::model::ports::HostPort),
-}
-
-impl Unfit {
-    /// The reasons as Kubernetes words them in a FailedScheduling message.
-    pub fn reasons(&self) -> Vec<String> {
-        let one = |s: &str| vec![s.to_string()];
-        match self {
-            Unfit::Unschedulable => one(node_unschedulable::REASON),
-            Unfit::NodeAffinity => one(node_affinity::REASON),
-            Unfit::Taint(_) => one(taint_toleration::REASON),
-            Unfit::Insufficient {
-                cpu,
-                memory,
-                pods,
-                scalars,
-                ..
-            } => {
-                let mut v = Vec::new();
-                if *pods {
-                    v.push(fit::TOO_MANY_PODS.to_string());
-                }
-                if *cpu {
-                    v.push("Insufficient cpu".to_string());
-                }
-                if *memory {
-                    v.push("Insufficient memory".to_string());
-                }
-                for s in scalars {
-                    v.push(format!("Insufficient {s}"));
-                }
-                v
-            }
-            Unfit::SpreadMissingLabel => one(spread::REASON_MISSING_LABEL),
-            Unfit::SpreadSkew => one(spread::REASON_SKEW),
-            Unfit::PodAffinity => one(ipa::REASON_AFFINITY),
-            Unfit::PodAntiAffinity => one(ipa::REASON_ANTI_AFFINITY),
-            Unfit::ExistingAntiAffinity => one(ipa::REASON_EXISTING_ANTI_AFFINITY),
-            Unfit::NodePorts(_) => one(node_ports::REASON),
-        }
-    }
-
-    /// The status code the rejecting plugin's Filter returns with this
-    /// reason, as in Kubernetes v1.37: TaintToleration (the unreachable
-    /// taint of a node that is not Ready included), NodeUnschedulable and NodeAffinity say
-    /// UnschedulableAndUnresolvable; NodeResourcesFit says Unschedulable
-    /// unless a request exceeds the node's allocatable (`fitsRequest`);
-    /// PodTopologySpread says UnschedulableAndUnresolvable for a missing
-    /// topology label and Unschedulable for the skew (`Filter` in
-    /// podtopologyspread/filtering.go); InterPodAffinity says
-    /// UnschedulableAndUnresolvable for required affinity and Unschedulable
-    /// for anti-affinity, the pod's or the existing pods'
-    /// (interpodaffinity/filtering.go); NodePorts says Unschedulable
-    /// (nodeports/node_ports.go).
-    pub fn code(&self) -> Code {
-        match self {
-            Unfit::Unschedulable
-            | Unfit::NodeAffinity
-            | Unfit::Taint(_)
-            | Unfit::SpreadMissingLabel
-            | Unfit::PodAffinity => Code::UnschedulableAndUnresolvable,
-            Unfit::Insufficient { unresolvable, .. } => {
-                if *unresolvable {
-                    Code::UnschedulableAndUnresolvable
-                } else {
-                    Code::Unschedulable
-                }
-            }
-            Unfit::SpreadSkew
-            | Unfit::PodAntiAffinity
-            | Unfit::ExistingAntiAffinity
-            | Unfit::NodePorts(_) => Code::Unschedulable,
-        }
-    }
-
-    /// What the reasons leave out, for a person reading explain: the
-    /// untolerated taint as `key=value:Effect` (Kubernetes logs it at -v=4
-    /// and keeps it out of the status), the host port taken as
-    /// `TCP/0.0.0.0/80`. Not part of FailedScheduling.
-    pub fn detail(&self) -> Option<String> {
-        match self {
-            Unfit::Taint(t) => Some(format!("{t}")),
-            Unfit::NodePorts(p) => Some(format!("host port {p} is taken")),
-            _ => None,
-        }
-    }
-
-    /// The filter plugin that rejected, by its Kubernetes name.
-    pub fn plugin(&self) -> &'static str {
-        match self {
-            Unfit::Unschedulable => Plugin::NodeUnschedulable.name(),
-            Unfit::NodeAffinity => Plugin::NodeAffinity.name(),
-            Unfit::Taint(_) => Plugin::TaintToleration.name(),
-            Unfit::Insufficient { .. } => Plugin::NodeResourcesFit.name(),
-            Unfit::SpreadMissingLabel | Unfit::SpreadSkew => Plugin::PodTopologySpread.name(),
-            Unfit::PodAffinity | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
-                Plugin::InterPodAffinity.name()
-            }
-            Unfit::NodePorts(_) => Plugin::NodePorts.name(),
         }
     }
 }

@@ -41,6 +41,10 @@ use crate::error::Error;
 ///   that reads what pods take (its PreFilter skip, if any, inside `f`);
 /// - `no_filter`.
 ///
+/// `reason`: the type its Filter refuses a node with (`none` without a
+/// Filter), defined in its folder with its status code
+/// ([`FilterReason`]); the macro wraps them all in [`crate::Unfit`].
+///
 /// `scoring`: how the framework calls its Score and NormalizeScore, and
 /// the shape its scores take (which decides the fast paths that may serve
 /// a batch), one of
@@ -130,12 +134,66 @@ macro_rules! registry {
     (@shape no_score $c:ident $b:ident $soft:ident) => { ScoreShape::Nothing };
     (@prescore skips($f:ident) $c:ident $b:ident $p:ident) => { $c.$f($b, $p) };
     (@prescore never $c:ident $b:ident $p:ident) => { false };
+    // The central `Unfit`: one variant per plugin with a reason type,
+    // gathered row by row.
+    (@unfit [$($v:ident($ty:ty),)*]) => {
+        /// Why a filter rejected a node: the rejecting plugin (the variant,
+        /// by its kube-scheduler name) and its own reason, which says the
+        /// words and the status code ([`FilterReason`]). Generated from
+        /// the registry's `reason`s.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum Unfit {
+            $($v($ty),)*
+        }
+
+        impl Unfit {
+            /// The reasons as Kubernetes words them in a FailedScheduling
+            /// message.
+            pub fn reasons(&self) -> Vec<String> {
+                match self {
+                    $(Unfit::$v(r) => r.reasons(),)*
+                }
+            }
+
+            /// The status code the rejecting plugin's Filter returns with
+            /// this reason, as in Kubernetes v1.37 (each plugin's
+            /// [`FilterReason::code`] cites its rule).
+            pub fn code(&self) -> crate::scheduler::Code {
+                match self {
+                    $(Unfit::$v(r) => r.code(),)*
+                }
+            }
+
+            /// What the reasons leave out, for a person reading explain
+            /// (the untolerated taint, the host port taken). Not part of
+            /// FailedScheduling.
+            pub fn detail(&self) -> Option<String> {
+                match self {
+                    $(Unfit::$v(r) => r.detail(),)*
+                }
+            }
+
+            /// The filter plugin that rejected, by its Kubernetes name.
+            pub fn plugin(&self) -> &'static str {
+                match self {
+                    $(Unfit::$v(_) => Plugin::$v.name(),)*
+                }
+            }
+        }
+    };
+    (@unfit [$($acc:tt)*] $v:ident [none], $($rest:tt)*) => {
+        registry!(@unfit [$($acc)*] $($rest)*);
+    };
+    (@unfit [$($acc:tt)*] $v:ident [$($ty:ident)::+], $($rest:tt)*) => {
+        registry!(@unfit [$($acc)* $v($($ty)::+),] $($rest)*);
+    };
     ($(
         $(#[$doc:meta])*
         $variant:ident {
             filter: $filter:expr,
             score: $score:expr,
             runs: $runs:ident $(($f:ident))?,
+            reason: $($reason:ident)::+,
             scoring: $scoring:ident $(($($sargs:tt)*))?,
             prescore: $prescore:ident $(($pf:ident))?,
             classes: $classes:expr $(,)?
@@ -204,6 +262,8 @@ macro_rules! registry {
                 }
             }
         }
+
+        registry!(@unfit [] $($variant [$($reason)::+],)+);
 
         impl crate::cluster::Cluster {
             /// Plugin `p`'s Filter on node `n` when it is static (else
@@ -322,6 +382,22 @@ macro_rules! registry {
     };
 }
 
+/// A plugin's reason for refusing a node (its Filter's failed Status):
+/// what the FailedScheduling message says and with which code, as the Go
+/// plugin returns them. Each plugin's folder defines its own type; the
+/// registry's row names it (`reason`), and [`crate::Unfit`] wraps it.
+pub trait FilterReason {
+    /// The reasons as Kubernetes words them (most plugins give one).
+    fn reasons(&self) -> Vec<String>;
+    /// The status code: Unschedulable (preemption may help) or
+    /// UnschedulableAndUnresolvable.
+    fn code(&self) -> crate::scheduler::Code;
+    /// What the reasons leave out, for explain.
+    fn detail(&self) -> Option<String> {
+        None
+    }
+}
+
 /// What a plugin's scores look like for a batch, before any node is scored:
 /// what the fast paths select on (`score_fast`, `heap_path`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -343,6 +419,7 @@ registry! {
         filter: Some(0),
         score: None,
         runs: static_filter(node_unschedulable_filter),
+        reason: node_unschedulable::Cordoned,
         scoring: no_score,
         prescore: never,
         classes: false,
@@ -353,6 +430,7 @@ registry! {
         filter: Some(1),
         score: Some((0, 3)),
         runs: static_filter(taint_toleration_filter),
+        reason: taint_toleration::Untolerated,
         scoring: normalized(taint_toleration_raw, taint_toleration::normalize, taint_toleration_uniform),
         prescore: never,
         classes: true,
@@ -363,6 +441,7 @@ registry! {
         filter: Some(2),
         score: Some((1, 2)),
         runs: static_filter(node_affinity_filter),
+        reason: node_affinity::Mismatch,
         scoring: normalized(node_affinity_raw, node_affinity::normalize, node_affinity_uniform),
         prescore: skips(node_affinity_prescore_skips),
         classes: true,
@@ -373,6 +452,7 @@ registry! {
         filter: Some(4),
         score: Some((2, 1)),
         runs: dynamic_filter(fit_filter),
+        reason: node_resources_fit::Insufficient,
         scoring: node_local(fit_score),
         prescore: never,
         classes: true,
@@ -382,6 +462,7 @@ registry! {
         filter: None,
         score: Some((5, 1)),
         runs: no_filter,
+        reason: none,
         scoring: node_local(balanced_score),
         prescore: skips(balanced_prescore_skips),
         classes: true,
@@ -392,6 +473,7 @@ registry! {
         filter: Some(5),
         score: Some((3, 2)),
         runs: dynamic_filter(pod_topology_spread_filter),
+        reason: pod_topology_spread::Unsatisfied,
         scoring: scores_itself(spread_score, spread_uniform),
         prescore: skips(spread_prescore_skips),
         classes: true,
@@ -402,6 +484,7 @@ registry! {
         filter: Some(6),
         score: Some((4, 2)),
         runs: dynamic_filter(inter_pod_affinity_filter),
+        reason: inter_pod_affinity::Unsatisfied,
         scoring: normalized(inter_pod_affinity_raw, inter_pod_affinity::normalize, inter_pod_affinity_uniform),
         prescore: skips(inter_pod_affinity_prescore_skips),
         classes: true,
@@ -411,6 +494,7 @@ registry! {
         filter: Some(3),
         score: None,
         runs: dynamic_filter(node_ports_filter),
+        reason: node_ports::Taken,
         scoring: no_score,
         prescore: never,
         classes: false,

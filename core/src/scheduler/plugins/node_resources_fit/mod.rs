@@ -7,6 +7,53 @@
 mod filtering;
 mod scoring;
 
+/// Why the Filter refused a node: the resources short there
+/// (`fitsRequest`'s `InsufficientResource`s).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Insufficient {
+    pub cpu: bool,
+    pub memory: bool,
+    pub pods: bool,
+    /// The scalar resources short (ephemeral-storage first, then
+    /// hugepages-* and extended resources by name): "Insufficient
+    /// nvidia.com/gpu". Empty (no allocation) for most pods.
+    pub scalars: alloc::vec::Vec<alloc::string::String>,
+    /// The pod asks for more of a resource than the node has allocatable
+    /// at all (`InsufficientResource.Unresolvable`).
+    pub unresolvable: bool,
+}
+
+impl super::FilterReason for Insufficient {
+    /// "Too many pods", then "Insufficient cpu", "Insufficient memory" and
+    /// the scalars', in fitsRequest's order.
+    fn reasons(&self) -> alloc::vec::Vec<alloc::string::String> {
+        use alloc::string::ToString;
+        let mut v = alloc::vec::Vec::new();
+        if self.pods {
+            v.push(TOO_MANY_PODS.to_string());
+        }
+        if self.cpu {
+            v.push("Insufficient cpu".to_string());
+        }
+        if self.memory {
+            v.push("Insufficient memory".to_string());
+        }
+        for s in &self.scalars {
+            v.push(alloc::format!("Insufficient {s}"));
+        }
+        v
+    }
+    /// Unschedulable, unless a request exceeds the node's allocatable
+    /// (`fitsRequest`): then UnschedulableAndUnresolvable.
+    fn code(&self) -> crate::scheduler::Code {
+        if self.unresolvable {
+            crate::scheduler::Code::UnschedulableAndUnresolvable
+        } else {
+            crate::scheduler::Code::Unschedulable
+        }
+    }
+}
+
 use super::MAX_NODE_SCORE;
 use crate::scheduler::profile::{ScoringStrategy, ScoringStrategyType};
 
