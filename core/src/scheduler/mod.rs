@@ -592,6 +592,17 @@ fn p_requests(c: &Cluster, p: &crate::cluster::Pod) -> Resources {
 /// them out, so a profile that also scores `nvidia.com/gpu` plans the pods
 /// that request no GPU.
 fn local_plan(profile: &Profile, tpl: &crate::model::PodTemplate) -> Option<LocalPlan> {
+    // The plan's kernels know these two node-local scores alone.
+    let known = |p: Plugin| {
+        !p.node_local()
+            || matches!(
+                p,
+                Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation
+            )
+    };
+    if !profile.scores.iter().all(|&(p, _)| known(p)) {
+        return None;
+    }
     let fit = &profile.fit;
     let most = match fit.kind {
         ScoringStrategyType::LeastAllocated => false,

@@ -90,6 +90,8 @@ macro_rules! registry {
     (@is_static static_filter) => { true };
     (@is_static $other:ident) => { false };
     (@is_own scores_itself) => { true };
+    (@is_local node_local) => { true };
+    (@is_local $other:ident) => { false };
     (@is_own $other:ident) => { false };
     // Score then NormalizeScore over the feasible nodes (`false`: nothing
     // to add here).
@@ -250,6 +252,15 @@ macro_rules! registry {
             pub(crate) fn scores_itself(&self) -> bool {
                 match self {
                     $(Plugin::$variant => registry!(@is_own $scoring),)+
+                }
+            }
+
+            /// Whether its score reads its node's own books alone (the
+            /// registry's `node_local`, summed by `run_local_score`).
+            #[inline]
+            pub(crate) fn node_local(&self) -> bool {
+                match self {
+                    $(Plugin::$variant => registry!(@is_local $scoring),)+
                 }
             }
 
