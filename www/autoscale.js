@@ -49,19 +49,20 @@ export class NodeGroupsView {
         String(g.current + g.upcoming), g.upcoming ? h('span', { class: 'muted' }, ` (+${g.upcoming})`) : null),
       h('td', { class: 'num' }, String(g.max)),
       h('td', { class: 'num' }, g.pricePerHour ? dollars(g.pricePerHour) : '–')));
-    const lines = [];
-    for (const u of a.scaleUps.slice(0, 5)) {
-      lines.push(h('li', { class: 'scale-up' },
+    // Scale-ups and scale-downs together, newest first (a scale-up before
+    // a scale-down of the same tick: CA's loop scales up first).
+    const entries = [
+      ...a.scaleUps.slice(0, 5).map((u) => ({ tick: u.tick, order: 0, li: h('li', { class: 'scale-up' },
         h('span', { class: 'tick-chip' }, `t=${u.tick}`), ' ',
         `scale-up of ${u.group} ${u.from} → ${u.to} for ${u.pods.length} pod${u.pods.length === 1 ? '' : 's'}`,
-        h('span', { class: 'muted' }, ` — ${u.reasoning.join('; ')}; ${u.nodes.length === 1 ? 'the node registers' : 'the nodes register'} at t=${u.joinsAt}`)));
-    }
-    for (const d of a.scaleDowns.slice(0, 5)) {
-      lines.push(h('li', { class: 'scale-down' },
+        h('span', { class: 'muted' }, ` — ${u.reasoning.join('; ')}; ${u.nodes.length === 1 ? 'the node registers' : 'the nodes register'} at t=${u.joinsAt}`)) })),
+      ...a.scaleDowns.slice(0, 5).map((d) => ({ tick: d.tick, order: 1, li: h('li', { class: 'scale-down' },
         h('span', { class: 'tick-chip' }, `t=${d.tick}`), ' ',
         `scale-down: removed ${d.node} of ${d.group}`,
-        h('span', { class: 'muted' }, d.empty ? ' (empty)' : ` (evicted ${d.evicted.length} pod${d.evicted.length === 1 ? '' : 's'})`)));
-    }
+        h('span', { class: 'muted' }, d.empty ? ' (empty)' : ` (evicted ${d.evicted.length} pod${d.evicted.length === 1 ? '' : 's'})`)) })),
+    ];
+    entries.sort((x, y) => y.tick - x.tick || y.order - x.order);
+    const lines = entries.slice(0, 8).map((e) => e.li);
     fill(this.root,
       h('div', { class: 'node-groups-head' },
         h('div', { class: 'node-groups-title' },
@@ -72,7 +73,8 @@ export class NodeGroupsView {
           h('strong', { id: 'node-groups-cost' }, `Cost now ${dollars(a.costPerHour)}`),
           a.unpricedNodes ? ` (+${num(a.unpricedNodes)} node${a.unpricedNodes === 1 ? '' : 's'} without a price)` : '',
           '.')),
-      h('div', { class: 'table-wrap' },
+      // Scrolls sideways on a phone: focusable, so the keyboard can too.
+      h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Node groups table' },
         h('table', { class: 'small-table node-groups-table', 'aria-labelledby': 'node-groups-h' },
           h('thead', {}, h('tr', {},
             h('th', { scope: 'col' }, 'Group'),
@@ -132,14 +134,14 @@ const GROUP_FIELDS = [
   ['cpu', 'CPU', '4', null],
   ['memory', 'Memory', '16Gi', null],
   ['pods', 'Pods', '110', null],
-  ['extended', 'Extended resources', 'nvidia.com/gpu=1', 'name=amount, separated by commas'],
-  ['labels', 'Labels', 'topology.kubernetes.io/zone=eu-west-1a', 'key=value, separated by commas'],
-  ['taints', 'Taints', 'nvidia.com/gpu=present:NoSchedule', 'key=value:Effect, separated by commas'],
+  ['extended', 'Extended resources', 'e.g. nvidia.com/gpu=1', 'name=amount, separated by commas'],
+  ['labels', 'Labels', 'e.g. topology.kubernetes.io/zone=eu-west-1a', 'key=value, separated by commas'],
+  ['taints', 'Taints', 'e.g. dedicated=gpu:NoSchedule', 'key=value:Effect, separated by commas'],
   ['min', 'Min', '0', 'min-count'],
   ['max', 'Max', '10', 'max-count'],
   ['pricePerHour', 'Price $/h', '0.096', 'empty: no price'],
 ];
-const ROWS = [['name', 'instanceType'], ['cpu', 'memory', 'pods'], ['extended'], ['labels'], ['taints'], ['min', 'max', 'pricePerHour']];
+const ROWS = [['name', 'instanceType'], ['min', 'max', 'pricePerHour'], ['cpu', 'memory', 'pods'], ['labels'], ['extended', 'taints']];
 
 // CA's flags the form shows: [doc key, label, hint]; a key's field is
 // named opt-<flag>.
@@ -172,20 +174,24 @@ function textInput(name, label, { value = '', placeholder = '', hint = null, id 
 
 function groupFieldset(g, i) {
   const field = (key) => {
-    const [, label, placeholder, hint] = GROUP_FIELDS.find((f) => f[0] === key);
+    const [, label, shown, hint] = GROUP_FIELDS.find((f) => f[0] === key);
+    // Grouped by the instance type label, the name is that label's value.
+    const byType = (form.doc.provider?.fromNodeLabelKey ?? 'node.kubernetes.io/instance-type') === 'node.kubernetes.io/instance-type';
+    const placeholder = key === 'instanceType' && !byType ? 'm5.large' : shown;
     return textInput(`g${i}-${key}`, label, { value: g[key] ?? '', placeholder, hint });
   };
   return h('fieldset', { class: 'node-group-fields', dataset: { index: String(i) } },
-    h('legend', {}, `Node group ${i + 1}`),
+    h('legend', {}, `Node group ${i + 1}${g.orig ? `: ${g.orig}` : ''}`),
     ROWS.map((r) => h('div', { class: 'row' }, r.map(field))),
     h('div', { class: 'buttons' },
-      h('button', { type: 'button', class: 'small danger', dataset: { remove: String(i) }, 'aria-label': `Remove node group ${i + 1}${g.name ? ` (${g.name})` : ''}` }, 'Remove group')));
+      h('button', { type: 'button', class: 'small danger', dataset: { remove: String(i) }, 'aria-label': `Remove group ${i + 1}${g.name ? ` (${g.name})` : ''}` }, 'Remove group')));
 }
 
 function draw(f) {
   const o = form.doc.options;
   fill(f,
     h('h3', {}, 'Node groups ', h('span', { class: 'muted' }, '(kwok-provider-templates: one template Node each)')),
+    h('p', { class: 'hint' }, groupingWords(form.doc.provider)),
     form.groups.length ? null : h('p', { class: 'summary' }, 'No node groups: Cluster Autoscaler adds no node until you add one.'),
     form.groups.map(groupFieldset),
     h('div', { class: 'buttons' }, h('button', { type: 'button', id: 'autoscaler-add-group' }, '+ Add a node group')),
@@ -197,6 +203,13 @@ function draw(f) {
       h('button', { type: 'submit', class: 'primary' }, 'Apply'),
       h('button', { type: 'button', id: 'autoscaler-cancel' }, 'Cancel')),
     h('p', { class: 'form-error', id: 'form-autoscaler-error', hidden: true }));
+}
+
+// How the kwok provider tells a node's group (kwok-provider-config).
+function groupingWords(p) {
+  if (p?.fromNodeAnnotation) return `Nodes are grouped by their annotation ${p.fromNodeAnnotation} (nodegroups.fromNodeAnnotation): a group's name is its value.`;
+  const key = p?.fromNodeLabelKey ?? 'node.kubernetes.io/instance-type';
+  return `Nodes are grouped by their label ${key} (nodegroups.fromNodeLabelKey): a group's name is that label's value on its nodes.`;
 }
 
 // The form's fields into form.groups (keeping each group's fields the form

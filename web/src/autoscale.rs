@@ -28,7 +28,8 @@ pub struct GroupRow {
     pub upcoming: u32,
     /// Registered nodes of the group that are Ready.
     pub ready: u32,
-    /// The template node's allocatable, e.g. "cpu 4, memory 16Gi".
+    /// The template node's allocatable, e.g. "cpu 4, memory 16Gi" (and
+    /// its extended resources: ", nvidia.com/gpu 1").
     pub template: String,
     /// The price of one node per hour (`shepherd.dev/price-per-hour`), as
     /// a decimal string; `None` without one.
@@ -130,7 +131,11 @@ pub fn view(sim: &Simulator) -> Option<AutoscaleView> {
             current: current[i],
             upcoming: upcoming[i],
             ready: ready[i],
-            template: g.template.capacity.to_string(),
+            template: if g.template.scalars.is_empty() {
+                g.template.capacity.to_string()
+            } else {
+                format!("{}, {}", g.template.capacity, g.template.scalars)
+            },
             price_per_hour: g.price_micros.map(format_price_micros),
         })
         .collect();
@@ -1354,5 +1359,43 @@ mod tests {
             assert_eq!(format_duration(s), t);
             assert_eq!(shepherd_k8s::go_duration(t), Some(s));
         }
+    }
+
+    #[test]
+    fn scale_down_after_the_pods_go_shows_in_the_view_and_the_series() {
+        let (mut s, _) = import_session(EXAMPLE, 7).unwrap();
+        s.run(45 - s.tick());
+        s.submit(crate::scenario::Action::Scale {
+            app: "api".into(),
+            replicas: 0,
+        })
+        .unwrap();
+        s.run(700 - s.tick());
+        let v = view(s.simulator()).unwrap();
+        // By hand: the scale-up at tick 10 holds scale-down off until 610
+        // (--scale-down-delay-after-add 10m); the c5.xlarge nodes are
+        // unneeded from the first loop after the api pods went (tick 50),
+        // ripe 10m later (650) and both empty: removed in one go. At the
+        // next loop one m5.large (above the group's min of 1) goes, its web
+        // pod evicted.
+        let mut downs: Vec<(u64, &str, bool)> = v
+            .scale_downs
+            .iter()
+            .map(|d| (d.tick, d.group.as_str(), d.empty))
+            .collect();
+        downs.sort();
+        assert_eq!(
+            downs,
+            [
+                (650, "c5.xlarge", true),
+                (650, "c5.xlarge", true),
+                (660, "m5.large", false)
+            ]
+        );
+        let series = s.series();
+        let at = |t: usize| (series.nodes[t], (series.cost_per_hour[t] * 1000.0).round() / 1000.0);
+        assert_eq!(at(649), (4, 0.532));
+        assert_eq!(at(650), (2, 0.192));
+        assert_eq!(at(660), (1, 0.096));
     }
 }
