@@ -9,6 +9,9 @@ import { showError, clearErrors } from './forms.js';
 
 const dollars = (s) => `$${s}/h`;
 
+// The expander's reasoning; none when one group alone helped (nothing to choose).
+const expanderWords = (u) => (u.reasoning.length ? u.reasoning.join('; ') : 'the only node group that helps');
+
 // The node groups panel. Asks the engine once per tick and redraws only
 // when what it says changed.
 export class NodeGroupsView {
@@ -55,7 +58,7 @@ export class NodeGroupsView {
       ...a.scaleUps.slice(0, 5).map((u) => ({ tick: u.tick, order: 0, li: h('li', { class: 'scale-up' },
         h('span', { class: 'tick-chip' }, `t=${u.tick}`), ' ',
         `scale-up of ${u.group} ${u.from} → ${u.to} for ${u.pods.length} pod${u.pods.length === 1 ? '' : 's'}`,
-        h('span', { class: 'muted' }, ` — ${u.reasoning.join('; ')}; ${u.nodes.length === 1 ? 'the node registers' : 'the nodes register'} at t=${u.joinsAt}`)) })),
+        h('span', { class: 'muted' }, ` — ${expanderWords(u)}; ${u.nodes.length === 1 ? 'the node registers' : 'the nodes register'} at t=${u.joinsAt}`)) })),
       ...a.scaleDowns.slice(0, 5).map((d) => ({ tick: d.tick, order: 1, li: h('li', { class: 'scale-down' },
         h('span', { class: 'tick-chip' }, `t=${d.tick}`), ' ',
         `scale-down: removed ${d.node} of ${d.group}`,
@@ -109,7 +112,7 @@ export function showPodAutoscale(el, sim, pod) {
   if (a.scaleUp) {
     const u = a.scaleUp;
     parts.push(h('p', { class: 'summary' },
-      `Expander: ${u.reasoning.join('; ')}. New nodes: ${u.nodes.join(', ')}; for ${u.pods.length} pod${u.pods.length === 1 ? '' : 's'}.`));
+      `Expander: ${expanderWords(u)}. New nodes: ${u.nodes.join(', ')}; for ${u.pods.length} pod${u.pods.length === 1 ? '' : 's'}.`));
   }
   if (a.noScaleUp.length) {
     parts.push(h('table', { class: 'small-table', 'aria-label': 'Why each node group does not help' },
