@@ -201,6 +201,15 @@ test('long pod names end in an ellipsis inside their node card, whole in the tit
       await page.locator(chip).scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(ARTIFACTS, `autoscale-long-names-${width}.png`) });
       assert.deepEqual(await axeViolations(page), [], `node cards at ${width} px`);
+      // The form from the Scenario menu fits the width too.
+      await openMenu(page, 'scenario');
+      await page.click('#btn-node-groups');
+      await page.waitForSelector('#autoscaler-dialog[open]');
+      const fits = await page.$eval('#autoscaler-dialog', (d) => d.scrollWidth <= d.clientWidth + 1 && d.getBoundingClientRect().right <= window.innerWidth + 0.5);
+      assert.ok(fits, `the form fits ${width} px`);
+      assert.deepEqual(await axeViolations(page), [], `the form at ${width} px`);
+      await page.screenshot({ path: path.join(ARTIFACTS, `autoscale-form-${width}.png`) });
+      await page.keyboard.press('Escape');
       app.assertNoConsoleErrors();
     } finally {
       await app.close();
