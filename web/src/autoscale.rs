@@ -728,10 +728,8 @@ impl GroupDoc {
                 "min {min} is greater than max {max}; expected min <= max"
             )));
         }
-        let cpu = crate::input::cpu_text(&self.cpu).map_err(|e| at(e))?.value;
-        let memory = crate::input::memory_text(&self.memory)
-            .map_err(|e| at(e))?
-            .value;
+        let cpu = crate::input::cpu_text(&self.cpu).map_err(&at)?.value;
+        let memory = crate::input::memory_text(&self.memory).map_err(&at)?.value;
         if cpu == 0 || memory == 0 {
             return Err(at(format!(
                 "{} is 0; expected a template node with some cpu and memory",
@@ -785,7 +783,7 @@ impl GroupDoc {
             }
             scalars.set(k, n);
         }
-        let mut labels = crate::scenario::parse_labels(&self.labels, "label").map_err(|e| at(e))?;
+        let mut labels = crate::scenario::parse_labels(&self.labels, "label").map_err(&at)?;
         let it = self.instance_type.trim();
         let mut annotations = self.annotations.clone();
         for k in [NG_MIN_ANNOTATION, NG_MAX_ANNOTATION, PRICE_ANNOTATION] {
@@ -848,7 +846,7 @@ impl GroupDoc {
         t.labels = labels;
         t.max_pods = pods;
         t.scalars = scalars;
-        for d in crate::input::parse_taints(&self.taints).map_err(|e| at(e))? {
+        for d in crate::input::parse_taints(&self.taints).map_err(&at)? {
             let effect = shepherd::TaintEffect::parse(&d.effect).map_err(|e| at(e.to_string()))?;
             t.taints
                 .push(shepherd::Taint::new(&d.key, &d.value, effect));
@@ -1136,7 +1134,9 @@ mod tests {
     }
 
     fn set(s: &mut crate::session::Session, doc: AutoscalerDoc) -> Result<String, String> {
-        s.submit(crate::scenario::Action::SetAutoscaler { autoscaler: doc })
+        s.submit(crate::scenario::Action::SetAutoscaler {
+            autoscaler: Box::new(doc),
+        })
     }
 
     #[test]
@@ -1283,7 +1283,8 @@ mod tests {
         let (mut s, _) = import_session(EXAMPLE, 7).unwrap();
         let base = doc(s.simulator());
         let before = s.scenario();
-        let cases: Vec<(Box<dyn Fn(&mut AutoscalerDoc)>, &str)> = vec![
+        type Edit = Box<dyn Fn(&mut AutoscalerDoc)>;
+        let cases: Vec<(Edit, &str)> = vec![
             (Box::new(|d| d.groups[1].max = "10001".into()), "node group 2 (m5.large): max \"10001\" is not valid; expected a whole number of nodes from 0 to 10000"),
             (Box::new(|d| d.groups[1].max = "-1".into()), "node group 2 (m5.large): max \"-1\" is not valid"),
             (Box::new(|d| d.groups[1].min = "9".into()), "node group 2 (m5.large): min 9 is greater than max 6; expected min <= max"),
@@ -1393,7 +1394,12 @@ mod tests {
             ]
         );
         let series = s.series();
-        let at = |t: usize| (series.nodes[t], (series.cost_per_hour[t] * 1000.0).round() / 1000.0);
+        let at = |t: usize| {
+            (
+                series.nodes[t],
+                (series.cost_per_hour[t] * 1000.0).round() / 1000.0,
+            )
+        };
         assert_eq!(at(649), (4, 0.532));
         assert_eq!(at(650), (2, 0.192));
         assert_eq!(at(660), (1, 0.096));

@@ -906,7 +906,9 @@ impl Shepherd {
         let cfg = doc.to_engine().map_err(err)?;
         let n = cfg.groups.len();
         let doc = autoscale::AutoscalerDoc::from_engine(&cfg, cfg.members.clone());
-        self.act(Action::SetAutoscaler { autoscaler: doc })?;
+        self.act(Action::SetAutoscaler {
+            autoscaler: Box::new(doc),
+        })?;
         Ok(format!(
             "Cluster Autoscaler restarts over {n} node group{} from this tick",
             if n == 1 { "" } else { "s" }

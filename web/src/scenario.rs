@@ -392,7 +392,7 @@ pub enum Action {
     /// page's node groups form, or a kwok provider ConfigMap applied):
     /// it restarts with them, as a new CA pod would.
     SetAutoscaler {
-        autoscaler: crate::autoscale::AutoscalerDoc,
+        autoscaler: Box<crate::autoscale::AutoscalerDoc>,
     },
     /// A PriorityClass (scheduling.k8s.io/v1): `value` at most 1000000000,
     /// at most one `globalDefault`, `preemptionPolicy` PreemptLowerPriority
@@ -784,7 +784,10 @@ impl Action {
             },
             // With its options and members, which the ConfigMaps do not hold.
             Event::SetAutoscaler(a) => Action::SetAutoscaler {
-                autoscaler: crate::autoscale::AutoscalerDoc::from_engine(a, a.members.clone()),
+                autoscaler: Box::new(crate::autoscale::AutoscalerDoc::from_engine(
+                    a,
+                    a.members.clone(),
+                )),
             },
         }
     }
