@@ -11,6 +11,8 @@ mod filtering;
 mod scoring;
 mod state;
 
+pub(in crate::scheduler) use state::Spread;
+
 /// Why the Filter refused a node (podtopologyspread/filtering.go, Filter).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unsatisfied {
