@@ -45,12 +45,11 @@ use crate::events::{EventType, Message, ObjectRef, Reason};
 use crate::model::NodeInclusionPolicy::{self, Honor, Ignore};
 use crate::model::{Resources, WhenUnsatisfiable, HOSTNAME_KEY};
 pub use fast::FastPaths;
+pub use plugins::Unfit;
 use plugins::{
     node_affinity, node_resources_balanced_allocation as balanced, node_resources_fit as fit,
     node_unschedulable, pod_topology_spread as spread, taint_toleration, ScoreShape,
 };
-pub use plugins::Unfit;
-use spread::Spread;
 pub(crate) use preemption::PreemptionRecord;
 pub use preemption::{
     candidates_wanted, record_bytes_bound, Preemption, PreemptionCandidate, PreemptionTrace,
@@ -61,6 +60,7 @@ pub use profile::{
     Plugin, Profile, Resource, ScoringStrategy, ScoringStrategyType, TieBreak,
     UtilizationShapePoint,
 };
+use spread::Spread;
 
 /// Called after every single bind with the cluster, the pod and its node:
 /// how the gate checks invariants bind by bind.

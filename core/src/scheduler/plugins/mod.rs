@@ -722,6 +722,110 @@ mod tests {
         );
     }
 
+    /// The registry's declared score shapes, and the reasons' codes and
+    /// plugins as Kubernetes v1.37's Filters return them.
+    #[test]
+    fn the_registry_declares_shapes_and_reasons() {
+        use crate::scheduler::Code::{Unschedulable, UnschedulableAndUnresolvable};
+        use Plugin::*;
+        let which =
+            |f: fn(&Plugin) -> bool| -> Vec<Plugin> { Plugin::ALL.into_iter().filter(f).collect() };
+        assert_eq!(
+            which(Plugin::node_local),
+            [NodeResourcesFit, NodeResourcesBalancedAllocation]
+        );
+        assert_eq!(which(Plugin::scores_itself), [PodTopologySpread]);
+        assert_eq!(
+            which(Plugin::class_scored),
+            [
+                TaintToleration,
+                NodeAffinity,
+                NodeResourcesFit,
+                NodeResourcesBalancedAllocation,
+                PodTopologySpread,
+                InterPodAffinity
+            ]
+        );
+        let taint = crate::model::Taint {
+            key: "k".to_string(),
+            value: "v".to_string(),
+            effect: crate::model::TaintEffect::NoSchedule,
+        };
+        let short = |unresolvable| node_resources_fit::Insufficient {
+            cpu: true,
+            memory: false,
+            pods: true,
+            scalars: alloc::vec!["nvidia.com/gpu".to_string()],
+            unresolvable,
+        };
+        let cases = [
+            (
+                Unfit::NodeUnschedulable(node_unschedulable::Cordoned),
+                "NodeUnschedulable",
+                UnschedulableAndUnresolvable,
+            ),
+            (
+                Unfit::TaintToleration(taint_toleration::Untolerated(taint)),
+                "TaintToleration",
+                UnschedulableAndUnresolvable,
+            ),
+            (
+                Unfit::NodeAffinity(node_affinity::Mismatch),
+                "NodeAffinity",
+                UnschedulableAndUnresolvable,
+            ),
+            (
+                Unfit::NodeResourcesFit(short(false)),
+                "NodeResourcesFit",
+                Unschedulable,
+            ),
+            (
+                Unfit::NodeResourcesFit(short(true)),
+                "NodeResourcesFit",
+                UnschedulableAndUnresolvable,
+            ),
+            (
+                Unfit::PodTopologySpread(pod_topology_spread::Unsatisfied::MissingLabel),
+                "PodTopologySpread",
+                UnschedulableAndUnresolvable,
+            ),
+            (
+                Unfit::PodTopologySpread(pod_topology_spread::Unsatisfied::Skew),
+                "PodTopologySpread",
+                Unschedulable,
+            ),
+            (
+                Unfit::InterPodAffinity(inter_pod_affinity::Unsatisfied::Affinity),
+                "InterPodAffinity",
+                UnschedulableAndUnresolvable,
+            ),
+            (
+                Unfit::InterPodAffinity(inter_pod_affinity::Unsatisfied::AntiAffinity),
+                "InterPodAffinity",
+                Unschedulable,
+            ),
+            (
+                Unfit::InterPodAffinity(inter_pod_affinity::Unsatisfied::ExistingAntiAffinity),
+                "InterPodAffinity",
+                Unschedulable,
+            ),
+        ];
+        for (u, plugin, code) in &cases {
+            assert_eq!((u.plugin(), u.code()), (*plugin, *code), "{u:?}");
+        }
+        assert_eq!(
+            cases[3].0.reasons(),
+            [
+                "Too many pods",
+                "Insufficient cpu",
+                "Insufficient nvidia.com/gpu"
+            ]
+        );
+        assert_eq!(cases[1].0.reasons(), [taint_toleration::REASON]);
+        assert_eq!(cases[1].0.detail().as_deref(), Some("k=v:NoSchedule"));
+        assert_eq!(cases[0].0.detail(), None);
+    }
+
     #[test]
     fn round_is_half_away_from_zero() {
         assert_eq!(round_half_away(2.5), 3);

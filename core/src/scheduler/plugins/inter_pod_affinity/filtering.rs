@@ -68,7 +68,9 @@ impl Cluster {
             }
             if let Some(d) = self.domain(ts.topo, n) {
                 if ts.owners_in(d) > 0 {
-                    return Err(Unfit::InterPodAffinity(super::Unsatisfied::ExistingAntiAffinity));
+                    return Err(Unfit::InterPodAffinity(
+                        super::Unsatisfied::ExistingAntiAffinity,
+                    ));
                 }
             }
         }

@@ -38,7 +38,9 @@ impl Cluster {
         for s in &b.hard {
             let d = match s.topo {
                 None => n.0,
-                Some(t) => self.domain(t, n).ok_or(Unfit::PodTopologySpread(super::Unsatisfied::MissingLabel))?,
+                Some(t) => self
+                    .domain(t, n)
+                    .ok_or(Unfit::PodTopologySpread(super::Unsatisfied::MissingLabel))?,
             };
             let min = s.min_match();
             let matching = s.per_domain.get(d as usize).copied().unwrap_or(0);

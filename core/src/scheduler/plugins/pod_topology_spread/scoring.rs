@@ -120,13 +120,21 @@ impl Cluster {
     /// Without a ScheduleAnyway constraint (the pod's or the system
     /// defaults') every node scores 0.
     #[inline]
-    pub(in crate::scheduler) fn spread_uniform(&self, b: &Batch, _soft_taints: bool) -> Option<i64> {
+    pub(in crate::scheduler) fn spread_uniform(
+        &self,
+        b: &Batch,
+        _soft_taints: bool,
+    ) -> Option<i64> {
         b.soft.is_empty().then_some(0)
     }
 
     /// PreScore's Skip: no ScheduleAnyway constraint of the pod's own nor
     /// a system default one (scoring.go).
-    pub(in crate::scheduler) fn spread_prescore_skips(&self, b: &Batch, _profile: &Profile) -> bool {
+    pub(in crate::scheduler) fn spread_prescore_skips(
+        &self,
+        b: &Batch,
+        _profile: &Profile,
+    ) -> bool {
         b.soft.is_empty()
     }
 }
