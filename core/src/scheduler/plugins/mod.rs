@@ -312,6 +312,7 @@ macro_rules! registry {
             /// node-local one whose sum the totals hold already when
             /// `cached`). Generated from the registry.
             #[inline]
+            #[allow(clippy::too_many_arguments)]
             pub(in crate::scheduler) fn run_score(
                 &self,
                 p: Plugin,
