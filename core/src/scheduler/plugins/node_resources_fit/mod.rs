@@ -4,6 +4,7 @@
 //! requests counted with the non-zero defaults, each resource weighted.
 
 // The plugin in the framework: fed from the cluster's books and the batch.
+mod args;
 mod filtering;
 mod scoring;
 
@@ -55,7 +56,7 @@ impl super::FilterReason for Insufficient {
 }
 
 use super::MAX_NODE_SCORE;
-use crate::scheduler::profile::{ScoringStrategy, ScoringStrategyType};
+pub use args::{ScoringStrategy, ScoringStrategyType, UtilizationShapePoint};
 
 /// kube-scheduler's reason when the node is full of pods.
 pub const TOO_MANY_PODS: &str = "Too many pods";
