@@ -298,8 +298,13 @@ pub fn strip(doc: &mut Value) {
             m.retain(|(k, _)| !SERVER_SET_METADATA.contains(&k.as_str()));
         }
     }
-    let status = doc.get("status").cloned();
-    remove(doc, "status");
+    // Taken out, not copied: a pod's status is most of what kubectl prints.
+    let status = entries(doc).and_then(|m| {
+        let i = m.iter().position(|(k, _)| k == "status")?;
+        let st = m.remove(i).1;
+        m.retain(|(k, _)| k != "status");
+        Some(st)
+    });
     if let (true, Some(st)) = (is_node, status) {
         let mut kept = Vec::new();
         for k in ["allocatable", "capacity"] {

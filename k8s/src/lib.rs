@@ -37,6 +37,7 @@ mod autoscaling;
 mod context;
 mod export;
 mod import;
+mod json_fast;
 pub mod kept;
 #[cfg(test)]
 mod kept_tests;
