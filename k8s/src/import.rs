@@ -419,7 +419,7 @@ fn namespace_of(v: &Value) -> Option<&str> {
 
 impl<'a> State<'a> {
     fn new(opts: &'a Options, objs: &'a [RawObject]) -> Self {
-        let mut present = HashSet::new();
+        let mut present = HashSet::with_capacity(objs.len());
         let mut selectors = Vec::new();
         let mut with_replica_sets = HashSet::new();
         for o in objs {
