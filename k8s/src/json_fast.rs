@@ -28,6 +28,20 @@ use crate::value::Value;
 /// Deeper than this, serde_json decides (its own limit is 128).
 const MAX_DEPTH: usize = 100;
 
+/// The bytes that end a run of a string's plain characters: the quote, the
+/// backslash and the control characters (which serde_json refuses).
+static STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 /// The values of a JSON text (whitespace between them), or `None` when
 /// serde_json must read it (see the module's notes).
 pub(crate) fn documents(text: &str, max_documents: usize) -> Option<Vec<Value>> {
@@ -116,32 +130,33 @@ impl Reader<'_> {
         serde_json::from_str::<Value>(t).ok()
     }
 
+    /// How far from `self.at` the next quote, backslash or control
+    /// character is (one table look-up a byte).
+    fn plain_run(&self) -> Option<usize> {
+        self.bytes[self.at..].iter().position(|&b| STOP[b as usize])
+    }
+
     fn string(&mut self) -> Option<String> {
         self.at += 1; // the opening quote
         let start = self.at;
-        loop {
-            match *self.bytes.get(self.at)? {
-                b'"' => {
-                    let s = self.text[start..self.at].to_owned();
-                    self.at += 1;
-                    return Some(s);
-                }
-                b'\\' => break,
-                0..=0x1f => return None,
-                _ => self.at += 1,
+        self.at += self.plain_run()?;
+        match self.bytes[self.at] {
+            b'"' => {
+                let s = self.text[start..self.at].to_owned();
+                self.at += 1;
+                return Some(s);
             }
+            b'\\' => {}
+            _ => return None,
         }
         // Escapes: decoded into a copy.
         let mut s = String::with_capacity(self.at - start + 16);
         s.push_str(&self.text[start..self.at]);
         loop {
             let run = self.at;
-            loop {
-                match *self.bytes.get(self.at)? {
-                    b'"' | b'\\' => break,
-                    0..=0x1f => return None,
-                    _ => self.at += 1,
-                }
+            self.at += self.plain_run()?;
+            if self.bytes[self.at] < 0x20 {
+                return None;
             }
             s.push_str(&self.text[run..self.at]);
             if self.bytes[self.at] == b'"' {
