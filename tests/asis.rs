@@ -404,3 +404,124 @@ fn the_kwok_export_names_no_owner_uid() {
     assert!(out.contains("name: checkout-gsdj2zwwnp-99vxd"));
     assert!(out.contains("nodeName: ip-10-0-3-85.ec2.internal"));
 }
+
+/// The kinds and names of a YAML stream's objects, with each object.
+fn objects(text: &str) -> Vec<serde_yaml_ng::Value> {
+    serde_yaml_ng::Deserializer::from_str(text)
+        .map(|d| serde::Deserialize::deserialize(d).expect("the export reads"))
+        .filter(|v: &serde_yaml_ng::Value| !v.is_null())
+        .collect()
+}
+
+fn object<'a>(
+    objs: &'a [serde_yaml_ng::Value],
+    kind: &str,
+    ns: &str,
+    name: &str,
+) -> Option<&'a serde_yaml_ng::Value> {
+    objs.iter().find(|o| {
+        o["kind"].as_str() == Some(kind)
+            && o["metadata"]["name"].as_str() == Some(name)
+            && o["metadata"]["namespace"].as_str().unwrap_or("default") == ns
+    })
+}
+
+/// Issue 45: the export after a simulation is the cluster as it is then.
+/// The mid-sized dump, converged (checkout's rollout continues: its old
+/// ReplicaSet goes to 0, the new one makes a fourth pod), then a node is
+/// deleted (its pods lost, their controllers make others): every pod a
+/// controller made is written under the name and on the node the
+/// simulation gave it, from its owner's template as the user gave it (the
+/// user's images, never the pause one), each ReplicaSet with the replicas
+/// the simulation left it; imported again, the same bindings (plain,
+/// kept and KWOK exports).
+#[test]
+fn the_export_after_a_simulation_writes_the_pods_the_controllers_made() {
+    let text = corpus("mid-sized-cluster.yaml");
+    let im = import(&text).unwrap();
+    let mut c = converge(&im.scenario);
+    // A node with a Deployment's pod and a DaemonSet's.
+    let lost = "ip-10-0-18-176.ec2.internal";
+    c.remove_node(lost).unwrap();
+    assert!(
+        c.reconcile_to_fixed_point(im.scenario.profile_or_default())
+            .converged
+    );
+    let want = bindings(&c);
+    let imported: Vec<String> = dump_pods(&text).into_iter().map(|p| p.0).collect();
+    let made: Vec<&String> = want.keys().filter(|k| !imported.contains(k)).collect();
+    assert!(made.len() >= 3, "{made:?}");
+    let mut sc = im.scenario.clone();
+    sc.nodes.retain(|n| n.spec.name != lost);
+    sc.take_running(&c);
+    assert_eq!(
+        sc.replica_set_replicas.get("shop/checkout-dvcwnlf2sn"),
+        Some(&0),
+        "{:?}",
+        sc.replica_set_replicas
+    );
+    let out = shepherd_k8s::export(&sc);
+    let objs = objects(&out);
+    assert!(!out.contains("pause"), "a pod written with the pause image");
+    let old =
+        object(&objs, "ReplicaSet", "shop", "checkout-dvcwnlf2sn").expect("the old ReplicaSet");
+    assert_eq!(old["spec"]["replicas"].as_u64(), Some(0));
+    let new =
+        object(&objs, "ReplicaSet", "shop", "checkout-gsdj2zwwnp").expect("the new ReplicaSet");
+    assert_eq!(new["spec"]["replicas"].as_u64(), Some(4));
+    for key in &made {
+        let (ns, name) = shepherd::namespace::split(key);
+        let p = object(&objs, "Pod", ns, name).unwrap_or_else(|| panic!("{key} is not written"));
+        assert_eq!(
+            p["spec"]["nodeName"].as_str(),
+            want.get(*key).map(|s| s.as_str()),
+            "{key}"
+        );
+        let images: Vec<&str> = p["spec"]["containers"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["image"].as_str())
+            .collect();
+        assert!(!images.is_empty(), "{key}: {p:?}");
+    }
+    // The fourth checkout pod: the new ReplicaSet's template and hash.
+    let fourth = made
+        .iter()
+        .find(|k| k.starts_with("shop/checkout-"))
+        .expect("checkout's fourth pod");
+    let p = object(&objs, "Pod", "shop", shepherd::namespace::split(fourth).1).unwrap();
+    assert_eq!(
+        p["metadata"]["labels"]["pod-template-hash"].as_str(),
+        Some("gsdj2zwwnp")
+    );
+    let mut fresh = sc.clone();
+    fresh.kept = Default::default();
+    for (what, out) in [
+        ("kept export", out.clone()),
+        ("export", shepherd_k8s::export(&fresh)),
+        ("kwok export", shepherd_k8s::export_kwok(&sc)),
+    ] {
+        let back = import(&out).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let c2 = back.scenario.to_cluster().unwrap();
+        assert_eq!(bindings(&c2), want, "{what}");
+        let sets: Vec<String> = c2
+            .replica_sets("shop/checkout")
+            .unwrap()
+            .into_iter()
+            .map(|r| format!("{} {}", r.name, r.current))
+            .collect();
+        assert_eq!(
+            sets,
+            ["shop/checkout-gsdj2zwwnp 4", "shop/checkout-dvcwnlf2sn 0"],
+            "{what}"
+        );
+        // Nothing more to do: the cluster is as the simulation left it.
+        let mut c3 = back.scenario.to_cluster().unwrap();
+        assert!(
+            c3.reconcile_to_fixed_point(back.scenario.profile_or_default())
+                .converged
+        );
+        assert_eq!(bindings(&c3), want, "{what}: after converging");
+    }
+}

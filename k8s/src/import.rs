@@ -1014,6 +1014,7 @@ impl<'a> State<'a> {
                     self.kept_owned = Some(crate::kept::Decl::ReplicaSet {
                         name: name.clone(),
                         template: rs.template.clone(),
+                        replicas: None,
                     });
                     self.replica_sets.insert(name, rs);
                     self.owned_replicasets.insert((ns, plain));

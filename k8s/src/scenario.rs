@@ -41,6 +41,10 @@ pub struct Scenario {
     /// names, with a Deployment's ReplicaSets as its revisions
     /// (`shepherd::RunningPods`). In the order of their owners.
     pub running: Vec<RunningPods>,
+    /// `spec.replicas` of the ReplicaSets in `running` (by key,
+    /// `NAMESPACE/DEPLOYMENT-HASH`) as a simulation left them
+    /// ([`Scenario::take_running`]); one not here is written as imported.
+    pub replica_set_replicas: std::collections::BTreeMap<String, u32>,
     pub pdbs: Vec<PdbSpec>,
     pub services: Vec<ServiceSpec>,
     /// PriorityClasses (scheduling.k8s.io/v1), created before the Deployments
