@@ -589,13 +589,14 @@ const REVISION: &str = "deployment.kubernetes.io/revision";
 /// identity its controller gives it (pkg/controller/statefulset,
 /// stateful_set_utils.go, initIdentity and updateIdentity: the labels
 /// `statefulset.kubernetes.io/pod-name` and `apps.kubernetes.io/pod-index`,
-/// `spec.hostname` the pod's name).
+/// `spec.hostname` the pod's name, `spec.subdomain` the StatefulSet's
+/// serviceName).
 fn running_pod(
     p: &shepherd::RunningPod,
     template: &PodTemplate,
     given: Option<&Value>,
     hash: Option<&str>,
-    stateful: Option<&String>,
+    stateful: Option<(&String, Option<&str>)>,
 ) -> Value {
     let t = match given {
         Some(t) => t.clone(),
@@ -617,7 +618,7 @@ fn running_pod(
     if let Some(h) = hash {
         set(shepherd::model::POD_TEMPLATE_HASH, s(h));
     }
-    let index = stateful.and_then(|sts| {
+    let index = stateful.and_then(|(sts, _)| {
         let base = shepherd::namespace::split(sts).1;
         name.strip_prefix(base)?
             .strip_prefix('-')?
@@ -644,6 +645,9 @@ fn running_pod(
     }
     if index.is_some() && !spec.iter().any(|(k, _)| k == "hostname") {
         spec.push(("hostname".to_string(), s(name)));
+        if let Some(svc) = stateful.and_then(|x| x.1) {
+            spec.push(("subdomain".to_string(), s(svc)));
+        }
     }
     map(vec![
         ("apiVersion", s("v1")),
@@ -1080,11 +1084,15 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
                 current_revision.push((r.owner.clone(), revisions[i]));
             }
         }
-        let stateful = sc
+        // A StatefulSet's pods: its key and headless Service.
+        let sts = sc
             .kept
             .doc("App", &r.owner)
-            .and_then(|d| d.get("kind")?.as_str())
-            == Some("StatefulSet");
+            .filter(|d| d.get("kind").and_then(Value::as_str) == Some("StatefulSet"));
+        let service = sts
+            .and_then(|d| d.get("spec")?.get("serviceName")?.as_str())
+            .filter(|x| !x.is_empty());
+        let stateful = (sts.is_some() || r.stateful).then_some((&r.owner, service));
         for p in &r.pods {
             let (template, hash, space, owner) = match (p.replica_set, dep, ds) {
                 (Some(i), _, _) => {
@@ -1107,7 +1115,7 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
                 .kept
                 .template_doc(space, &owner, template)
                 .or_else(|| sc.kept.template_doc("App", &r.owner, template));
-            let v = running_pod(p, template, given, hash, stateful.then_some(&r.owner));
+            let v = running_pod(p, template, given, hash, stateful);
             docs.push(kept(
                 &|| Decl::RunningPod {
                     name: p.name.clone(),

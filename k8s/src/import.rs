@@ -375,6 +375,9 @@ struct State<'a> {
     /// the input (kind, namespace, name, labels), in input order, for
     /// adoption by selector.
     selectors: Vec<OwnerSelector>,
+    /// The keys of the StatefulSets imported (simulated as Deployments):
+    /// their controllers name the pods they make by index.
+    statefulsets: HashSet<String>,
     /// (namespace, name) of the Deployments a ReplicaSet in the input
     /// belongs to (by ownerReference, else by its name `<deployment>-<hash>`).
     with_replica_sets: HashSet<(String, String)>,
@@ -487,6 +490,7 @@ impl<'a> State<'a> {
             scheduler_config: None,
             selectors,
             with_replica_sets,
+            statefulsets: HashSet::new(),
         }
     }
 
@@ -1125,6 +1129,9 @@ impl<'a> State<'a> {
             self.deployment_revisions
                 .insert(name.clone(), revision_of(meta));
         }
+        if kind == "StatefulSet" {
+            self.statefulsets.insert(name.clone());
+        }
         let d = DeploymentSpec {
             name: name.clone(),
             replicas,
@@ -1218,6 +1225,7 @@ impl<'a> State<'a> {
         let revisions = |owner: &str, list: Option<&Vec<(&String, &OwnedReplicaSet)>>| {
             let mut r = shepherd::RunningPods {
                 owner: owner.to_string(),
+                stateful: self.statefulsets.contains(owner),
                 ..Default::default()
             };
             let Some(list) = list else { return r };
@@ -1292,6 +1300,14 @@ impl<'a> State<'a> {
                 by_owner
                     .entry((false, i))
                     .or_insert_with(|| revisions(owner, Some(list)));
+            }
+        }
+        // A StatefulSet without pods still names those it makes by index.
+        for owner in &self.statefulsets {
+            if let Some(&i) = deployments.get(owner.as_str()) {
+                by_owner
+                    .entry((false, i))
+                    .or_insert_with(|| revisions(owner, None));
             }
         }
         // DaemonSets first, then Deployments, each in input order.

@@ -440,6 +440,11 @@ pub(crate) struct Owner {
     /// as its controller names it (`util/podname.rs`), and no name is
     /// stored for it. Empty for a cluster built by actions.
     pub imported_names: BTreeMap<u32, Rc<str>>,
+    /// A StatefulSet imported as it is (simulated as a Deployment): each
+    /// pod it creates is named `<statefulset>-<index>` for the lowest
+    /// index none of its pods holds (`controllers/adopt.rs`), and that
+    /// name is kept in `imported_names`.
+    pub stateful: bool,
 }
 
 /// A run of an owner's pods created in one tick, of one revision: from
@@ -506,6 +511,7 @@ impl Owner {
             selector: None,
             workload,
             imported_names: BTreeMap::new(),
+            stateful: false,
         }
     }
 }
@@ -2540,6 +2546,9 @@ impl Cluster {
                 self.pods.len() as u32 - 1
             }
         };
+        if !adopted && self.controllers[id.0 as usize].stateful {
+            self.name_stateful_pod(id, ordinal);
+        }
         let c = &mut self.controllers[id.0 as usize];
         c.pods.insert(ordinal, key);
         c.pending.insert(ordinal);

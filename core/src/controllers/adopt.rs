@@ -69,6 +69,10 @@ pub struct RunningPods {
     /// when none is yet (the controller makes it, as a new revision).
     pub current: Option<u32>,
     pub pods: Vec<RunningPod>,
+    /// A StatefulSet (simulated as a Deployment): the pods its controller
+    /// makes are named by index, `<statefulset>-<index>`
+    /// ([`Cluster::name_stateful_pod`]).
+    pub stateful: bool,
 }
 
 impl RunningPods {
@@ -281,12 +285,46 @@ impl Cluster {
             }
         }
         let c = &mut self.controllers[id.0 as usize];
+        c.stateful = spec.stateful && !daemon;
         if old {
             c.rolling = true;
         }
         c.rollout.observed.updated = c.count(c.current).pods;
         c.blocked = None;
         self.disruption_epoch += 1;
+    }
+
+    /// Names the pod `ordinal` that StatefulSet `id` (imported as it is)
+    /// creates now: `<statefulset>-<index>` for the lowest index none of
+    /// its live pods holds, as the StatefulSet controller makes the pod
+    /// of each missing ordinal in [0, replicas) under
+    /// `getPodName`'s `<set>-<ordinal>` (pkg/controller/statefulset:
+    /// stateful_set_control.go, stateful_set_utils.go), not a generated
+    /// name. The name is kept as an imported one, so it is found by name.
+    pub(crate) fn name_stateful_pod(&mut self, id: OwnerId, ordinal: u32) {
+        let c = &self.controllers[id.0 as usize];
+        let base = c.name.as_str();
+        let mut used = alloc::collections::BTreeSet::new();
+        for (o, _) in c.pods.iter() {
+            let index = c
+                .imported_names
+                .get(&o)
+                .and_then(|n| n.strip_prefix(base))
+                .and_then(|n| n.strip_prefix('-'))
+                .and_then(|i| i.parse::<u32>().ok());
+            if let Some(i) = index {
+                used.insert(i);
+            }
+        }
+        let mut i = 0u32;
+        while used.contains(&i) {
+            i += 1;
+        }
+        let name: Rc<str> = Rc::from(format!("{base}-{i}").as_str());
+        self.controllers[id.0 as usize]
+            .imported_names
+            .insert(ordinal, name.clone());
+        self.imported_pods.insert(name, (id, ordinal));
     }
 
     /// Renames revision `r` of Deployment `id` to the ReplicaSet hash the
@@ -353,6 +391,7 @@ mod tests {
                     node: Some("n1".to_string()),
                     replica_set: Some(0),
                 }],
+                stateful: false,
             },
         )
         .unwrap();
