@@ -603,3 +603,63 @@ fn a_statefulsets_missing_ordinal_is_made_under_its_name() {
     let back = import(&out).unwrap();
     assert_eq!(bindings(&back.scenario.to_cluster().unwrap()), got);
 }
+
+/// Issue 45: a bare Pod (no owner) bound to its node in a running
+/// cluster's dump (it has a status: its kubelet took it long ago) runs
+/// there as it is, even on a node it overcommits (reported, as the
+/// controllers' pods are), not admitted again and refused; the same Pod
+/// without a status (a manifest, not a dump) still passes its kubelet's
+/// admission, which refuses it (OutOfcpu), as Kubernetes does.
+#[test]
+fn a_bare_pod_of_a_dump_runs_where_it_runs() {
+    let pod = |name: &str, status: &str| {
+        format!("- apiVersion: v1\n  kind: Pod\n  metadata: {{name: {name}}}\n  spec:\n    nodeName: n1\n    containers: [{{name: sh, image: busybox, resources: {{requests: {{cpu: \"2\"}}}}}}]\n{status}")
+    };
+    let text = [
+        "apiVersion: v1\nkind: List\nitems:\n".to_string(),
+        "- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status:\n    allocatable: {cpu: \"1\", memory: 8Gi, pods: \"110\"}\n    conditions: [{type: Ready, status: \"True\"}]\n".to_string(),
+        pod("debug", "  status: {phase: Running}\n"),
+    ]
+    .concat();
+    let im = import(&text).unwrap();
+    assert!(
+        has_warning(
+            &im,
+            "",
+            "overcommitted by the pods bound to it: cpu requested 2000m, allocatable 1000m"
+        ),
+        "{:?}",
+        im.warnings
+    );
+    for (what, c) in [
+        ("as imported", im.scenario.to_cluster().unwrap()),
+        ("converged", converge(&im.scenario)),
+    ] {
+        let p = c.pod_by_name("debug").unwrap();
+        assert_eq!(p.phase, PodPhase::Running, "{what}");
+        assert!(p.ready, "{what}");
+        assert_eq!(
+            c.node_by_id(p.node.unwrap()).unwrap().name(),
+            "n1",
+            "{what}"
+        );
+    }
+    // The script of the import (the page's) binds it as well.
+    let script: Vec<(u64, shepherd::simulator::Event)> =
+        im.scenario.events().into_iter().map(|e| (1, e)).collect();
+    let mut sim =
+        shepherd::simulator::Simulator::with_script(1, im.scenario.profile_or_default(), script);
+    let r = sim.step();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let p = sim.cluster().pod_by_name("debug").unwrap();
+    assert_eq!(p.phase, PodPhase::Running);
+    // Exported as given (status aside: the export is a manifest).
+    let out = shepherd_k8s::export(&im.scenario);
+    assert!(out.contains("image: busybox"), "{out}");
+    // A manifest (no status): admitted by its kubelet, which refuses it.
+    let manifest = text.replace("  status: {phase: Running}\n", "");
+    let im = import(&manifest).unwrap();
+    let c = converge(&im.scenario);
+    let p = c.pod_by_name("debug").unwrap();
+    assert_eq!(p.phase, PodPhase::Failed);
+}

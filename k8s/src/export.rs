@@ -1004,7 +1004,21 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
         docs.push(kept(&|| Decl::PriorityClass(pc.clone()), map(fields)));
     }
     for p in &sc.pods {
-        docs.push(kept(&|| Decl::Pod(p.clone()), bare_pod(p)));
+        let mut v = kept(&|| Decl::Pod(p.clone()), bare_pod(p));
+        // One that runs on its node (imported from a running cluster):
+        // its phase, so it is read back as running there, not as a
+        // manifest its kubelet admits again (the API server ignores a
+        // status given on create; KWOK sets its own).
+        let runs = sc.running.iter().any(|r| {
+            r.owner == p.name
+                && r.pods
+                    .iter()
+                    .any(|x| x.node.is_some() && x.node == p.node_name)
+        });
+        if runs {
+            put(&mut v, "status", map(vec![("phase", s("Running"))]));
+        }
+        docs.push(v);
     }
     for d in &sc.daemonsets {
         docs.push(kept(&|| Decl::DaemonSet(d.clone()), daemonset(d)));

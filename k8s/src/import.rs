@@ -375,6 +375,8 @@ struct State<'a> {
     /// the input (kind, namespace, name, labels), in input order, for
     /// adoption by selector.
     selectors: Vec<OwnerSelector>,
+    /// The bare Pods that run on their node already (where, key, node).
+    running_bare: Vec<(Location, String, String)>,
     /// The keys of the StatefulSets imported (simulated as Deployments):
     /// their controllers name the pods they make by index.
     statefulsets: HashSet<String>,
@@ -491,6 +493,7 @@ impl<'a> State<'a> {
             selectors,
             with_replica_sets,
             statefulsets: HashSet::new(),
+            running_bare: Vec::new(),
         }
     }
 
@@ -1314,7 +1317,25 @@ impl<'a> State<'a> {
         let mut running: Vec<(bool, usize, shepherd::RunningPods)> =
             by_owner.into_iter().map(|((d, i), r)| (d, i, r)).collect();
         running.sort_by_key(|(d, i, _)| (!*d, *i));
-        self.scenario.running = running.into_iter().map(|(_, _, r)| r).collect();
+        let mut running: Vec<shepherd::RunningPods> =
+            running.into_iter().map(|(_, _, r)| r).collect();
+        // The bare Pods that run on a node of the input, as they run (one
+        // bound to a node the input lacks waits for it, as Kubernetes has
+        // it, `controllers/bare_pod.rs`).
+        for (_, name, node) in &self.running_bare {
+            if nodes.contains(node.as_str()) {
+                running.push(shepherd::RunningPods {
+                    owner: name.clone(),
+                    pods: vec![shepherd::RunningPod {
+                        name: name.clone(),
+                        node: Some(node.clone()),
+                        replica_set: None,
+                    }],
+                    ..Default::default()
+                });
+            }
+        }
+        self.scenario.running = running;
         self.warnings.extend(warnings);
         self.report_overcommit();
     }
@@ -1322,9 +1343,11 @@ impl<'a> State<'a> {
     /// A warning for each node whose controllers' bound pods request more
     /// than it has (possible in a running cluster after a node was
     /// resized): the pods are kept where they run, never moved; the
-    /// scheduler places nothing more there until they fit. (A bare Pod
-    /// with spec.nodeName passes its kubelet's admission as it is created,
-    /// `controllers/bare_pod.rs`, which refuses one that does not fit.)
+    /// scheduler places nothing more there until they fit. A bare Pod that
+    /// runs on its node already counts too; one bound by nodeName without
+    /// a status (a manifest, not a running cluster) passes its kubelet's
+    /// admission as it is created (`controllers/bare_pod.rs`), which
+    /// refuses one that does not fit.
     fn report_overcommit(&mut self) {
         let sc = &self.scenario;
         let mut used: HashMap<String, (u64, u64, u64, Scalars)> = HashMap::new();
@@ -1345,15 +1368,18 @@ impl<'a> State<'a> {
             .collect();
         let ds: HashMap<&str, &DaemonSetSpec> =
             sc.daemonsets.iter().map(|d| (d.name.as_str(), d)).collect();
+        let bare: HashMap<&str, &BarePodSpec> =
+            sc.pods.iter().map(|p| (p.name.as_str(), p)).collect();
         for r in &sc.running {
             for p in &r.pods {
                 let Some(n) = &p.node else { continue };
                 let t = match (p.replica_set, dep.get(r.owner.as_str())) {
                     (Some(i), _) => &r.replica_sets[i as usize].template,
                     (None, Some(d)) => &d.template,
-                    (None, None) => match ds.get(r.owner.as_str()) {
-                        Some(d) => &d.template,
-                        None => continue,
+                    (None, None) => match (ds.get(r.owner.as_str()), bare.get(r.owner.as_str())) {
+                        (Some(d), _) => &d.template,
+                        (None, Some(b)) => &b.template,
+                        (None, None) => continue,
                     },
                 };
                 add(n, t);
@@ -1539,8 +1565,9 @@ impl<'a> State<'a> {
     /// skipped with a warning; one owned by a kind Shepherd runs no
     /// controller for (a Pod, a Job) is kept as a bare Pod, with a warning;
     /// one without an owner is a bare Pod of its own:
-    /// bound where `spec.nodeName` says (through the kubelet's admission),
-    /// else scheduled, and never recreated. A pod that has finished
+    /// bound where `spec.nodeName` says (as it runs when it has a status,
+    /// else through the kubelet's admission), else scheduled, and never
+    /// recreated. A pod that has finished
     /// (Succeeded or Failed) holds nothing and is skipped.
     fn pod(&mut self, cx: &mut Ctx, v: &Value, meta: &Map, spec: &Value, status: &Value) -> R<()> {
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE).to_string();
@@ -1635,6 +1662,13 @@ impl<'a> State<'a> {
             template_annotations(cx, &mut t, a, "metadata.annotations")?;
         }
         let node_name = pod_spec(cx, &mut t, spec, "spec", None)?;
+        // Bound by nodeName with a status: its kubelet admitted it already
+        // (a pod its kubelet refuses is Failed, skipped above), so it runs
+        // there as it is (`running_pods`), not admitted again.
+        if let (Some(n), Some(_)) = (&node_name, status.get("phase")) {
+            self.running_bare
+                .push((cx.loc.clone(), name.clone(), n.clone()));
+        }
         let p = BarePodSpec {
             name: name.clone(),
             template: t,

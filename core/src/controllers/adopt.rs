@@ -139,8 +139,9 @@ impl Cluster {
     }
 
     /// Gives owner `spec.owner` (a DaemonSet, or a Deployment created by
-    /// [`Cluster::deploy`]), created just now and without pods yet, the
-    /// pods its cluster runs (see the module doc). All or nothing: every
+    /// [`Cluster::deploy`], or a bare Pod that runs on its node already),
+    /// created just now and without pods yet, the pods its cluster runs
+    /// (see the module doc). All or nothing: every
     /// pod and node is checked before any pod is made.
     pub fn adopt_running(&mut self, spec: RunningPods) -> Result<(), Error> {
         let key = crate::model::namespace::canonical(&spec.owner);
@@ -151,12 +152,7 @@ impl Cluster {
         let daemon = match self.controllers[id.0 as usize].workload {
             Workload::Deployment => false,
             Workload::DaemonSet(_) => true,
-            Workload::Pod(_) => {
-                return Err(Error::Invalid(format!(
-                    "running pods of {}: a bare Pod is its own pod; expected a Deployment or a DaemonSet",
-                    spec.owner
-                )))
-            }
+            Workload::Pod(_) => return self.adopt_running_bare_pod(id, spec),
         };
         if self.controllers[id.0 as usize].next_ordinal != 0 {
             return Err(Error::Invalid(format!(
@@ -166,6 +162,52 @@ impl Cluster {
         }
         let nodes = self.check_running(&spec, daemon)?;
         self.adopt(id, spec, nodes);
+        Ok(())
+    }
+
+    /// A bare Pod that runs on its node already (a running cluster's Pod
+    /// with `spec.nodeName` and a status): its kubelet admitted it long
+    /// ago, so it is bound there as it is, without the kubelet's
+    /// admission again, even where its node is overcommitted (the importer
+    /// reports that), Ready when its node is. `spec.pods` is the Pod
+    /// itself, on its node. Created just now, its pod not made yet.
+    fn adopt_running_bare_pod(&mut self, id: OwnerId, spec: RunningPods) -> Result<(), Error> {
+        spec.validate()?;
+        let what = |m: &str| Error::Invalid(format!("running pod {}: {m}", spec.owner));
+        let [p] = spec.pods.as_slice() else {
+            return Err(what("a bare Pod is one pod; expected it alone"));
+        };
+        if crate::model::namespace::canonical(&p.name)
+            != crate::model::namespace::canonical(&spec.owner)
+        {
+            return Err(what("expected the Pod itself"));
+        }
+        if !spec.replica_sets.is_empty() || p.replica_set.is_some() {
+            return Err(what("ReplicaSets; expected none (a bare Pod has none)"));
+        }
+        let Some(node) = &p.node else {
+            return Err(what("no node; expected the node it runs on"));
+        };
+        let n = self.node_id(node)?;
+        let c = &mut self.controllers[id.0 as usize];
+        let cur = c.current;
+        match &mut c.workload {
+            Workload::Pod(b) if !b.created && b.node_name.as_deref() == Some(node.as_str()) => {
+                b.created = true
+            }
+            _ => {
+                return Err(what(
+                    "expected a Pod just created, bound by spec.nodeName to that node",
+                ))
+            }
+        }
+        let k = self.create_adopted_pod(id, cur);
+        self.bind_by_node_name(k, n);
+        if self.nodes[n.0 as usize].ready {
+            self.set_ready(k);
+            self.set_available(k);
+        }
+        self.disruption_epoch += 1;
         Ok(())
     }
 
