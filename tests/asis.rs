@@ -663,3 +663,53 @@ fn a_bare_pod_of_a_dump_runs_where_it_runs() {
     let p = c.pod_by_name("debug").unwrap();
     assert_eq!(p.phase, PodPhase::Failed);
 }
+
+/// Issue 45: a controller adopts the pods without ownerReferences that its
+/// selector selects, matchExpressions too (In, NotIn, Exists,
+/// DoesNotExist), as Kubernetes' label selector matches them
+/// (apimachinery pkg/labels/selector.go); a pod the expressions exclude is
+/// not its own (here a bare Pod), and ownerReferences still win.
+#[test]
+fn selectors_with_expressions_adopt_as_kubernetes_matches() {
+    let node = |n: &str| {
+        format!("- apiVersion: v1\n  kind: Node\n  metadata: {{name: {n}}}\n  status:\n    allocatable: {{cpu: \"8\", memory: 16Gi, pods: \"110\"}}\n    conditions: [{{type: Ready, status: \"True\"}}]\n")
+    };
+    let pod = |n: &str, labels: &str, on: &str, owner: &str| {
+        format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {n}\n    labels: {labels}\n{owner}  spec:\n    nodeName: {on}\n    containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: 100m}}}}}}]\n  status: {{phase: Running}}\n")
+    };
+    let text = [
+        "apiVersion: v1\nkind: List\nitems:\n".to_string(),
+        node("n1"),
+        node("n2"),
+        "- apiVersion: apps/v1\n  kind: DaemonSet\n  metadata: {name: agent}\n  spec:\n    selector:\n      matchExpressions:\n      - {key: app, operator: In, values: [agent]}\n      - {key: tier, operator: DoesNotExist}\n    template:\n      metadata: {labels: {app: agent}}\n      spec:\n        containers: [{name: c, image: agent:1, resources: {requests: {cpu: 100m}}}]\n".to_string(),
+        "- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata: {name: db}\n  spec:\n    replicas: 1\n    serviceName: db\n    selector:\n      matchLabels: {role: db}\n      matchExpressions:\n      - {key: app, operator: In, values: [db, database]}\n      - {key: track, operator: NotIn, values: [canary]}\n      - {key: role, operator: Exists}\n    template:\n      metadata: {labels: {app: db, role: db}}\n      spec:\n        containers: [{name: c, image: pg, resources: {requests: {cpu: 100m}}}]\n".to_string(),
+        pod("agent-x2x7q", "{app: agent}", "n1", ""),
+        pod("agent-b4kzn", "{app: agent}", "n2", ""),
+        // Excluded by `tier DoesNotExist`: nobody's, a bare Pod.
+        pod("stray", "{app: agent, tier: canary}", "n2", ""),
+        // Selected by the StatefulSet's expressions.
+        pod("db-0", "{app: database, role: db}", "n1", ""),
+        // Excluded by `track NotIn [canary]`.
+        pod("db-canary", "{app: db, role: db, track: canary}", "n2", ""),
+        // Selected, but its ownerReference names another owner: that one's.
+        pod("db-9", "{app: db, role: db}", "n2", "    ownerReferences: [{apiVersion: v1, kind: Job, name: backup, uid: u9}]\n"),
+    ]
+    .concat();
+    let im = import(&text).unwrap();
+    let c = im.scenario.to_cluster().unwrap();
+    let owner = |n: &str| {
+        let p = c.pod_by_name(n).unwrap_or_else(|e| panic!("{n}: {e}"));
+        (p.kind, p.app.to_string())
+    };
+    use shepherd::WorkloadKind::{DaemonSet, Deployment, Pod};
+    assert_eq!(owner("agent-x2x7q"), (DaemonSet, "agent".into()));
+    assert_eq!(owner("agent-b4kzn"), (DaemonSet, "agent".into()));
+    assert_eq!(owner("stray"), (Pod, "stray".into()));
+    assert_eq!(owner("db-0"), (Deployment, "db".into()));
+    assert_eq!(owner("db-canary"), (Pod, "db-canary".into()));
+    assert_eq!(owner("db-9"), (Pod, "db-9".into()));
+    // Nothing more is made: the DaemonSet has a pod on each node, the
+    // StatefulSet its one replica.
+    let c = converge(&im.scenario);
+    assert_eq!(c.pods().filter(|p| p.kind != Pod).count(), 3);
+}

@@ -322,8 +322,8 @@ struct OwnedReplicaSet {
     template: PodTemplate,
 }
 
-/// A controller's kind, namespace, name and `spec.selector.matchLabels`.
-type OwnerSelector = (String, String, String, Vec<(String, String)>);
+/// A controller's kind, namespace, name and `spec.selector`.
+type OwnerSelector = (String, String, String, Selector);
 
 /// A pod a controller in the input owns: it runs (or waits) as it is.
 struct OwnedPod {
@@ -371,8 +371,8 @@ struct State<'a> {
     finished: usize,
     /// Where the KubeSchedulerConfiguration came from, once one is read.
     scheduler_config: Option<Location>,
-    /// The matchLabels of every Deployment, DaemonSet and StatefulSet in
-    /// the input (kind, namespace, name, labels), in input order, for
+    /// The selector of every Deployment, DaemonSet and StatefulSet in the
+    /// input (kind, namespace, name, selector), in input order, for
     /// adoption by selector.
     selectors: Vec<OwnerSelector>,
     /// The bare Pods that run on their node already (where, key, node).
@@ -435,24 +435,26 @@ impl<'a> State<'a> {
                 o.loc.kind.as_str(),
                 "Deployment" | "DaemonSet" | "StatefulSet"
             ) {
-                let sel = o.value.get("spec").and_then(|s| s.get("selector"));
-                // matchLabels alone: a selector with expressions adopts
-                // nothing here (its pods carry ownerReferences anyway).
-                if let (Some(Value::Map(ml)), None) = (
-                    sel.and_then(|s| s.get("matchLabels")),
-                    sel.and_then(|s| s.get("matchExpressions")),
-                ) {
-                    let labels: Vec<(String, String)> = ml
-                        .iter()
-                        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                        .collect();
-                    if !labels.is_empty() {
-                        selectors.push((
-                            o.loc.kind.clone(),
-                            ns.clone(),
-                            o.loc.name.clone(),
-                            labels,
-                        ));
+                // The whole selector, matchExpressions too; one that does
+                // not read is refused with its object later.
+                if let Some(v) = o.value.get("spec").and_then(|s| s.get("selector")) {
+                    let mut sink = Vec::new();
+                    let mut cx = Ctx {
+                        loc: &o.loc,
+                        warnings: &mut sink,
+                        ns: &ns,
+                    };
+                    if let Ok(sel) = label_selector(&mut cx, v, "spec.selector") {
+                        // An empty selector selects every pod: Kubernetes
+                        // refuses it for these kinds (and so does the import).
+                        if !sel.is_empty() {
+                            selectors.push((
+                                o.loc.kind.clone(),
+                                ns.clone(),
+                                o.loc.name.clone(),
+                                sel,
+                            ));
+                        }
                     }
                 }
             }
@@ -514,15 +516,20 @@ impl<'a> State<'a> {
             return refs;
         };
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE);
-        let label = |k: &str| {
-            labels
-                .iter()
-                .find(|(l, _)| l == k)
-                .and_then(|(_, x)| x.as_str())
-        };
-        let hash = label(shepherd::model::POD_TEMPLATE_HASH);
+        // Its labels as a label set: matchLabels and matchExpressions (In,
+        // NotIn, Exists, DoesNotExist) match them as Kubernetes' label
+        // selector does (apimachinery pkg/labels/selector.go,
+        // Requirement.Matches: NotIn and DoesNotExist hold for a missing
+        // label), every requirement at once.
+        let set: Labels = labels
+            .iter()
+            .filter_map(|(k, x)| Some((k.clone(), x.as_str()?.to_string())))
+            .collect();
+        let hash = set
+            .get(shepherd::model::POD_TEMPLATE_HASH)
+            .map(String::as_str);
         for (kind, sns, name, sel) in &self.selectors {
-            if sns != ns || !sel.iter().all(|(k, x)| label(k) == Some(x)) {
+            if sns != ns || !sel.matches(&set) {
                 continue;
             }
             match (kind.as_str(), what, hash) {
