@@ -713,3 +713,77 @@ fn selectors_with_expressions_adopt_as_kubernetes_matches() {
     let c = converge(&im.scenario);
     assert_eq!(c.pods().filter(|p| p.kind != Pod).count(), 3);
 }
+
+/// Issue 45: a pod's own Ready condition is read. One whose Ready is
+/// False (its readiness probe failing) runs where it runs but stays not
+/// Ready: out of its Service's endpoints, not healthy for its budget, not
+/// available for its Deployment, whatever the simulation does after; the
+/// export says so and reads back so.
+#[test]
+fn a_pod_not_ready_in_the_dump_stays_not_ready() {
+    let node = |n: &str| {
+        format!("- apiVersion: v1\n  kind: Node\n  metadata: {{name: {n}}}\n  status:\n    allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n    conditions: [{{type: Ready, status: \"True\"}}]\n")
+    };
+    let pod = |n: &str, on: &str, ready: &str| {
+        format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {n}\n    labels: {{app: web, pod-template-hash: 5d4c8f7b9}}\n    ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d4c8f7b9, uid: u1, controller: true}}]\n  spec:\n    nodeName: {on}\n    containers: [{{name: web, image: nginx, resources: {{requests: {{cpu: 500m}}}}}}]\n  status:\n    phase: Running\n    conditions: [{{type: PodScheduled, status: \"True\"}}, {{type: Ready, status: \"{ready}\"}}]\n    containerStatuses: [{{name: web, ready: {}, restartCount: 7}}]\n", ready == "True")
+    };
+    let text = [
+        "apiVersion: v1\nkind: List\nitems:\n".to_string(),
+        node("n1"),
+        node("n2"),
+        "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web, annotations: {deployment.kubernetes.io/revision: \"1\"}}\n  spec:\n    replicas: 2\n    selector: {matchLabels: {app: web}}\n    template:\n      metadata: {labels: {app: web}}\n      spec:\n        containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m}}}]\n".to_string(),
+        "- apiVersion: apps/v1\n  kind: ReplicaSet\n  metadata:\n    name: web-5d4c8f7b9\n    labels: {app: web, pod-template-hash: 5d4c8f7b9}\n    annotations: {deployment.kubernetes.io/revision: \"1\"}\n    ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: u0, controller: true}]\n  spec:\n    replicas: 2\n    selector: {matchLabels: {app: web, pod-template-hash: 5d4c8f7b9}}\n    template:\n      metadata: {labels: {app: web, pod-template-hash: 5d4c8f7b9}}\n      spec:\n        containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m}}}]\n".to_string(),
+        "- apiVersion: v1\n  kind: Service\n  metadata: {name: web}\n  spec:\n    selector: {app: web}\n    ports: [{port: 80}]\n".to_string(),
+        "- apiVersion: policy/v1\n  kind: PodDisruptionBudget\n  metadata: {name: web}\n  spec:\n    minAvailable: 1\n    selector: {matchLabels: {app: web}}\n".to_string(),
+        pod("web-5d4c8f7b9-x2x7q", "n1", "True"),
+        pod("web-5d4c8f7b9-b4kzn", "n2", "False"),
+    ]
+    .concat();
+    let im = import(&text).unwrap();
+    let check = |c: &Cluster, what: &str| {
+        let p = c.pod_by_name("web-5d4c8f7b9-b4kzn").unwrap();
+        assert!(!p.ready && !p.available, "{what}");
+        assert_eq!(p.phase, PodPhase::Running, "{what}");
+        assert!(
+            c.pod_by_name("web-5d4c8f7b9-x2x7q").unwrap().ready,
+            "{what}"
+        );
+        let eps = c.service_endpoints("web").unwrap();
+        assert_eq!(eps.len(), 1, "{what}: {eps:?}");
+        let pdb = c.pdb_status("web").unwrap();
+        assert_eq!(
+            (pdb.current_healthy, pdb.disruptions_allowed),
+            (1, 0),
+            "{what}"
+        );
+        let st = c.app("web").unwrap();
+        assert_eq!((st.ready, st.available), (1, 1), "{what}");
+    };
+    check(&im.scenario.to_cluster().unwrap(), "as imported");
+    let mut c = converge(&im.scenario);
+    check(&c, "converged");
+    // A node of its going NotReady and back does not make it Ready.
+    c.fail_node("n2").unwrap();
+    let later = c.now() + c.heartbeat_timeout() + 1;
+    c.set_now(later);
+    c.detect_failures();
+    c.recover_node("n2").unwrap();
+    c.heartbeats();
+    assert!(
+        c.reconcile_to_fixed_point(im.scenario.profile_or_default())
+            .converged
+    );
+    if c.pod_by_name("web-5d4c8f7b9-b4kzn").is_ok() {
+        check(&c, "after its node came back");
+    }
+    // Exported (kept and anew) and read back: still not Ready.
+    let mut fresh = im.scenario.clone();
+    fresh.kept = Default::default();
+    for out in [
+        shepherd_k8s::export(&im.scenario),
+        shepherd_k8s::export(&fresh),
+    ] {
+        let back = import(&out).unwrap();
+        check(&back.scenario.to_cluster().unwrap(), "read back");
+    }
+}

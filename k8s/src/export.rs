@@ -577,6 +577,20 @@ fn bare_pod(p: &BarePodSpec) -> Value {
     ])
 }
 
+/// The status of a running pod whose Ready condition is False.
+fn not_ready() -> Value {
+    map(vec![
+        ("phase", s("Running")),
+        (
+            "conditions",
+            Value::Seq(vec![map(vec![
+                ("type", s("Ready")),
+                ("status", s("False")),
+            ])]),
+        ),
+    ])
+}
+
 /// The annotation that numbers a Deployment's revisions, on it and on
 /// its ReplicaSets (pkg/controller/deployment/util: RevisionAnnotation).
 const REVISION: &str = "deployment.kubernetes.io/revision";
@@ -1015,7 +1029,13 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
                     .iter()
                     .any(|x| x.node.is_some() && x.node == p.node_name)
         });
-        if runs {
+        let held = sc
+            .running
+            .iter()
+            .any(|r| r.owner == p.name && r.pods.iter().any(|x| !x.ready));
+        if held {
+            put(&mut v, "status", not_ready());
+        } else if runs {
             put(&mut v, "status", map(vec![("phase", s("Running"))]));
         }
         docs.push(v);
@@ -1130,13 +1150,19 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
                 .template_doc(space, &owner, template)
                 .or_else(|| sc.kept.template_doc("App", &r.owner, template));
             let v = running_pod(p, template, given, hash, stateful);
-            docs.push(kept(
+            let mut v = kept(
                 &|| Decl::RunningPod {
                     name: p.name.clone(),
                     node: p.node.clone(),
                 },
                 v,
-            ));
+            );
+            // Not Ready as imported: its Ready condition says so, so it
+            // reads back so (the API server ignores a status on create).
+            if !p.ready {
+                put(&mut v, "status", not_ready());
+            }
+            docs.push(v);
         }
     }
     // A Deployment names its new ReplicaSet's revision (the importer finds
@@ -1803,10 +1829,13 @@ impl Scenario {
             let mut list = Vec::with_capacity(pods.len());
             for p in &r.pods {
                 if let Some((n, rs)) = now.remove(&p.name) {
+                    // Held not Ready while it runs where it ran.
+                    let ready = p.ready || n != p.node;
                     list.push(shepherd::RunningPod {
                         name: p.name.clone(),
                         node: n,
                         replica_set: rs,
+                        ready,
                     });
                 }
             }
@@ -1817,6 +1846,7 @@ impl Scenario {
                         name,
                         node: n,
                         replica_set: rs,
+                        ready: true,
                     });
                 }
             }

@@ -334,6 +334,8 @@ struct OwnedPod {
     kind: String,
     owner: String,
     node: Option<String>,
+    /// Its Ready condition is not False.
+    ready: bool,
 }
 
 struct State<'a> {
@@ -375,8 +377,8 @@ struct State<'a> {
     /// input (kind, namespace, name, selector), in input order, for
     /// adoption by selector.
     selectors: Vec<OwnerSelector>,
-    /// The bare Pods that run on their node already (where, key, node).
-    running_bare: Vec<(Location, String, String)>,
+    /// The bare Pods that run on their node already (Ready, key, node).
+    running_bare: Vec<(bool, String, String)>,
     /// The keys of the StatefulSets imported (simulated as Deployments):
     /// their controllers name the pods they make by index.
     statefulsets: HashSet<String>,
@@ -1302,6 +1304,7 @@ impl<'a> State<'a> {
                 name: p.name.clone(),
                 node: p.node.clone(),
                 replica_set,
+                ready: p.ready,
             });
         }
         // A Deployment whose ReplicaSets run no pod still has them as revisions.
@@ -1329,7 +1332,7 @@ impl<'a> State<'a> {
         // The bare Pods that run on a node of the input, as they run (one
         // bound to a node the input lacks waits for it, as Kubernetes has
         // it, `controllers/bare_pod.rs`).
-        for (_, name, node) in &self.running_bare {
+        for (ready, name, node) in &self.running_bare {
             if nodes.contains(node.as_str()) {
                 running.push(shepherd::RunningPods {
                     owner: name.clone(),
@@ -1337,6 +1340,7 @@ impl<'a> State<'a> {
                         name: name.clone(),
                         node: Some(node.clone()),
                         replica_set: None,
+                        ready: *ready,
                     }],
                     ..Default::default()
                 });
@@ -1634,6 +1638,7 @@ impl<'a> State<'a> {
                     kind,
                     owner: shepherd::namespace::qualify(&ns, &name),
                     node,
+                    ready: pod_ready(status),
                 });
                 return Ok(());
             }
@@ -1674,7 +1679,7 @@ impl<'a> State<'a> {
         // there as it is (`running_pods`), not admitted again.
         if let (Some(n), Some(_)) = (&node_name, status.get("phase")) {
             self.running_bare
-                .push((cx.loc.clone(), name.clone(), n.clone()));
+                .push((pod_ready(status), name.clone(), n.clone()));
         }
         let p = BarePodSpec {
             name: name.clone(),
@@ -1759,6 +1764,22 @@ impl<'a> State<'a> {
         self.took("DaemonSet");
         Ok(())
     }
+}
+
+/// Whether a running pod is Ready as far as its status says: not when its
+/// `Ready` condition is `False` (a readiness probe failing; the kubelet's
+/// status, pkg/kubelet/status/generate.go GeneratePodReadyCondition).
+/// Without the condition (a manifest, a terse dump) it is taken as Ready
+/// once its node is; `Unknown` is its node's silence, which the node's
+/// own Ready condition says.
+fn pod_ready(status: &Value) -> bool {
+    let Some(Value::Seq(conds)) = status.get("conditions") else {
+        return true;
+    };
+    !conds.iter().any(|c| {
+        c.get("type").and_then(Value::as_str) == Some("Ready")
+            && c.get("status").and_then(Value::as_str) == Some("False")
+    })
 }
 
 /// How `first_seen` names a clash between pod owners: the engine keeps one

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use shepherd::simulator::Event;
-use shepherd::{PodPhase, PodTemplate, Profile};
+use shepherd::{PodTemplate, Profile};
 use shepherd_k8s::{
     export, export_kwok, export_scheduler_config, import, import_with_progress, ImportedNode,
     Options, Scenario as K8sScenario,
@@ -355,6 +355,7 @@ pub fn export_session_kwok(session: &Session) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shepherd::PodPhase;
     use shepherd_k8s::import;
 
     const TEXT: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    topology.kubernetes.io/zone: a\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n    pods: \"20\"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n        labelSelector:\n          matchLabels:\n            app: web\n      containers:\n      - name: c\n        image: nginx\n        resources:\n          requests:\n            cpu: 500m\n            memory: 256Mi\n";

@@ -21,7 +21,8 @@
 //! A pod with a node is bound there without the scheduler and without
 //! its kubelet's admission: it runs there now, even where its node is
 //! overcommitted (a node resized under its pods); the importer reports
-//! that, nothing moves it. A pod without a node is Pending and goes
+//! that, nothing moves it. It is Ready when its node is, unless its own
+//! Ready condition says False: then it stays not Ready. A pod without a node is Pending and goes
 //! through the scheduler like any other. Its name is kept in a table of
 //! the imported names (`Owner::imported_names`, `Cluster::imported_pods`);
 //! generated names stay computed.
@@ -54,6 +55,11 @@ pub struct RunningPod {
     /// A Deployment's pod: its ReplicaSet, by index in
     /// [`RunningPods::replica_sets`]; `None`: of the owner's current template.
     pub replica_set: Option<u32>,
+    /// Its Ready condition: `false` when the cluster reports it False (a
+    /// readiness probe failing). Such a pod stays not Ready (out of its
+    /// Services' endpoints, not healthy for its budgets, not available
+    /// for its rollout): the simulation cannot know when its probe passes.
+    pub ready: bool,
 }
 
 /// The pods one owner runs when its cluster is imported.
@@ -202,8 +208,12 @@ impl Cluster {
             }
         }
         let k = self.create_adopted_pod(id, cur);
+        if !p.ready {
+            let uid = self.pod(k).uid;
+            self.held_unready.insert(uid);
+        }
         self.bind_by_node_name(k, n);
-        if self.nodes[n.0 as usize].ready {
+        if self.nodes[n.0 as usize].ready && p.ready {
             self.set_ready(k);
             self.set_available(k);
         }
@@ -308,6 +318,10 @@ impl Cluster {
             };
             old |= !daemon && rev != cur;
             let k = self.create_adopted_pod(id, rev);
+            if !p.ready {
+                let uid = self.pod(k).uid;
+                self.held_unready.insert(uid);
+            }
             let ordinal = self.pod(k).ordinal;
             let name: Rc<str> = Rc::from(crate::model::namespace::canonical(&p.name));
             self.controllers[id.0 as usize]
@@ -319,7 +333,7 @@ impl Cluster {
                 // Running before the import: Ready and available since long
                 // ago (whatever its template's readiness delay), unless its
                 // node is NotReady (its kubelet is silent).
-                if self.nodes[n.0 as usize].ready {
+                if self.nodes[n.0 as usize].ready && p.ready {
                     self.set_ready(k);
                     self.set_available(k);
                 }
@@ -432,6 +446,7 @@ mod tests {
                     name: taken.clone(),
                     node: Some("n1".to_string()),
                     replica_set: Some(0),
+                    ready: true,
                 }],
                 stateful: false,
             },
@@ -466,6 +481,7 @@ mod tests {
                         name: "web-x".to_string(),
                         node: Some("n9".to_string()),
                         replica_set: None,
+                        ready: true,
                     }],
                     ..Default::default()
                 },
