@@ -45,10 +45,10 @@ use crate::events::{EventType, Message, ObjectRef, Reason};
 use crate::model::NodeInclusionPolicy::{self, Honor, Ignore};
 use crate::model::{Resources, WhenUnsatisfiable, HOSTNAME_KEY};
 pub use fast::FastPaths;
+pub use plugins::Unfit;
 use plugins::{
-    inter_pod_affinity as ipa, node_affinity, node_ports,
-    node_resources_balanced_allocation as balanced, node_resources_fit as fit, node_unschedulable,
-    pod_topology_spread as spread, taint_toleration,
+    node_affinity, node_resources_balanced_allocation as balanced, node_resources_fit as fit,
+    node_unschedulable, pod_topology_spread as spread, taint_toleration, ScoreShape,
 };
 pub(crate) use preemption::PreemptionRecord;
 pub use preemption::{
@@ -60,6 +60,7 @@ pub use profile::{
     Plugin, Profile, Resource, ScoringStrategy, ScoringStrategyType, TieBreak,
     UtilizationShapePoint,
 };
+use spread::Spread;
 
 /// Called after every single bind with the cluster, the pod and its node:
 /// how the gate checks invariants bind by bind.
@@ -91,204 +92,6 @@ impl Code {
             Code::Unschedulable => "Unschedulable",
             Code::UnschedulableAndUnresolvable => "UnschedulableAndUnresolvable",
             Code::Skip => "Skip",
-        }
-    }
-}
-
-/// Why a filter rejected a node.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Unfit {
-    Unschedulable,
-    NodeAffinity,
-    /// An untolerated NoSchedule or NoExecute taint (the first, in the
-    /// node's order). Kubernetes' reason does not name it; [`Unfit::detail`]
-    /// does.
-    Taint(crate::model::Taint),
-    Insufficient {
-        cpu: bool,
-        memory: bool,
-        pods: bool,
-        /// The scalar resources short (ephemeral-storage first, then
-        /// hugepages-* and extended resources by name): "Insufficient
-        /// nvidia.com/gpu". Empty (no allocation) for most pods.
-        scalars: Vec<String>,
-        /// The pod asks for more of a resource than the node has allocatable
-        /// at all (NodeResourcesFit's `InsufficientResource.Unresolvable`).
-        unresolvable: bool,
-    },
-    SpreadMissingLabel,
-    SpreadSkew,
-    PodAffinity,
-    PodAntiAffinity,
-    ExistingAntiAffinity,
-    /// A host port of the pod's (the first, in its order) conflicts with
-    /// one taken on the node. Kubernetes' reason does not name it;
-    /// [`Unfit::detail`] does.
-    NodePorts(crate::model::ports::HostPort),
-}
-
-impl Unfit {
-    /// The reasons as Kubernetes words them in a FailedScheduling message.
-    pub fn reasons(&self) -> Vec<String> {
-        let one = |s: &str| vec![s.to_string()];
-        match self {
-            Unfit::Unschedulable => one(node_unschedulable::REASON),
-            Unfit::NodeAffinity => one(node_affinity::REASON),
-            Unfit::Taint(_) => one(taint_toleration::REASON),
-            Unfit::Insufficient {
-                cpu,
-                memory,
-                pods,
-                scalars,
-                ..
-            } => {
-                let mut v = Vec::new();
-                if *pods {
-                    v.push(fit::TOO_MANY_PODS.to_string());
-                }
-                if *cpu {
-                    v.push("Insufficient cpu".to_string());
-                }
-                if *memory {
-                    v.push("Insufficient memory".to_string());
-                }
-                for s in scalars {
-                    v.push(format!("Insufficient {s}"));
-                }
-                v
-            }
-            Unfit::SpreadMissingLabel => one(spread::REASON_MISSING_LABEL),
-            Unfit::SpreadSkew => one(spread::REASON_SKEW),
-            Unfit::PodAffinity => one(ipa::REASON_AFFINITY),
-            Unfit::PodAntiAffinity => one(ipa::REASON_ANTI_AFFINITY),
-            Unfit::ExistingAntiAffinity => one(ipa::REASON_EXISTING_ANTI_AFFINITY),
-            Unfit::NodePorts(_) => one(node_ports::REASON),
-        }
-    }
-
-    /// The status code the rejecting plugin's Filter returns with this
-    /// reason, as in Kubernetes v1.37: TaintToleration (the unreachable
-    /// taint of a node that is not Ready included), NodeUnschedulable and NodeAffinity say
-    /// UnschedulableAndUnresolvable; NodeResourcesFit says Unschedulable
-    /// unless a request exceeds the node's allocatable (`fitsRequest`);
-    /// PodTopologySpread says UnschedulableAndUnresolvable for a missing
-    /// topology label and Unschedulable for the skew (`Filter` in
-    /// podtopologyspread/filtering.go); InterPodAffinity says
-    /// UnschedulableAndUnresolvable for required affinity and Unschedulable
-    /// for anti-affinity, the pod's or the existing pods'
-    /// (interpodaffinity/filtering.go); NodePorts says Unschedulable
-    /// (nodeports/node_ports.go).
-    pub fn code(&self) -> Code {
-        match self {
-            Unfit::Unschedulable
-            | Unfit::NodeAffinity
-            | Unfit::Taint(_)
-            | Unfit::SpreadMissingLabel
-            | Unfit::PodAffinity => Code::UnschedulableAndUnresolvable,
-            Unfit::Insufficient { unresolvable, .. } => {
-                if *unresolvable {
-                    Code::UnschedulableAndUnresolvable
-                } else {
-                    Code::Unschedulable
-                }
-            }
-            Unfit::SpreadSkew
-            | Unfit::PodAntiAffinity
-            | Unfit::ExistingAntiAffinity
-            | Unfit::NodePorts(_) => Code::Unschedulable,
-        }
-    }
-
-    /// What the reasons leave out, for a person reading explain: the
-    /// untolerated taint as `key=value:Effect` (Kubernetes logs it at -v=4
-    /// and keeps it out of the status), the host port taken as
-    /// `TCP/0.0.0.0/80`. Not part of FailedScheduling.
-    pub fn detail(&self) -> Option<String> {
-        match self {
-            Unfit::Taint(t) => Some(format!("{t}")),
-            Unfit::NodePorts(p) => Some(format!("host port {p} is taken")),
-            _ => None,
-        }
-    }
-
-    /// The filter plugin that rejected, by its Kubernetes name.
-    pub fn plugin(&self) -> &'static str {
-        match self {
-            Unfit::Unschedulable => Plugin::NodeUnschedulable.name(),
-            Unfit::NodeAffinity => Plugin::NodeAffinity.name(),
-            Unfit::Taint(_) => Plugin::TaintToleration.name(),
-            Unfit::Insufficient { .. } => Plugin::NodeResourcesFit.name(),
-            Unfit::SpreadMissingLabel | Unfit::SpreadSkew => Plugin::PodTopologySpread.name(),
-            Unfit::PodAffinity | Unfit::PodAntiAffinity | Unfit::ExistingAntiAffinity => {
-                Plugin::InterPodAffinity.name()
-            }
-            Unfit::NodePorts(_) => Plugin::NodePorts.name(),
-        }
-    }
-}
-
-/// Which pods a spread constraint counts.
-#[derive(Clone, Debug)]
-enum SpreadSelector {
-    /// The system default constraints of a Deployment's pod when its
-    /// ReplicaSet's selector (the Deployment's plus pod-template-hash),
-    /// narrowed by the Services that select the pod, selects the pods of
-    /// its own revision alone (`default_spread_selector`).
-    SameRevision,
-    /// The same when it selects pods of other revisions too (a Deployment
-    /// with the same labels and template, or a pod that carries its
-    /// pod-template-hash): their pods, revision by revision (the batch's
-    /// own among them).
-    Revisions(Vec<(ControllerId, u32)>),
-    /// An explicit labelSelector, or the Services' selectors for a pod no
-    /// ReplicaSet owns, counted node by node through an interned term
-    /// (`cluster::per_node_term`).
-    Term(u32),
-}
-
-/// A spread constraint as `init_spread` gathers it, before its counts.
-struct SpreadEntry {
-    max_skew: i64,
-    key: String,
-    sel: SpreadSelector,
-    self_match: bool,
-    min_domains: u32,
-    inclusion: Option<cache::InclusionKey>,
-}
-
-/// One topology spread constraint of a batch, with its counts.
-#[derive(Clone, Debug)]
-struct Spread {
-    max_skew: i64,
-    min_domains: u32,
-    /// The topology index, `None` for the hostname key (a node is its own domain).
-    topo: Option<u32>,
-    /// Which of the batch's inclusion vectors (`Batch::inclusions`) says
-    /// which nodes count for it; `None`: every live node.
-    inclusion: Option<u8>,
-    self_match: bool,
-    /// Matching pods on each node, by node id (empty for the system
-    /// defaults' zone constraint: only its domains' counts are read).
-    per_node: Vec<u32>,
-    /// Matching pods per domain over the eligible nodes, by domain.
-    per_domain: Vec<i64>,
-    /// Eligible nodes per domain (a domain exists while this is above 0).
-    domain_nodes: Vec<u32>,
-    /// Domains with at least one eligible node.
-    domains: u32,
-    /// Count of present domains at each matching count: its first key is the
-    /// global minimum (filter side only).
-    counts: BTreeMap<i64, u32>,
-}
-
-impl Spread {
-    /// The global minimum a hard constraint's skew is measured from: 0
-    /// while fewer domains than minDomains exist (PodTopologySpread).
-    fn min_match(&self) -> i64 {
-        if self.domains < self.min_domains {
-            0
-        } else {
-            self.counts.keys().next().copied().unwrap_or(0)
         }
     }
 }
@@ -410,6 +213,7 @@ struct Batch {
     feasible: Vec<u32>,
     feasible_slots: Vec<u32>,
     raw: Vec<i64>,
+    norm: Vec<i64>,
     totals: Vec<i64>,
     spread_raw: Vec<Option<i64>>,
     stamp: Vec<u32>,
@@ -486,6 +290,7 @@ pub(crate) struct Spare {
     feasible: Vec<u32>,
     feasible_slots: Vec<u32>,
     raw: Vec<i64>,
+    norm: Vec<i64>,
     totals: Vec<i64>,
     spread_raw: Vec<Option<i64>>,
     index_dirty: Vec<u32>,
@@ -501,6 +306,7 @@ impl Spare {
         self.feasible.clear();
         self.feasible_slots.clear();
         self.raw.clear();
+        self.norm.clear();
         self.totals.clear();
         self.spread_raw.clear();
         self.index_dirty.clear();
@@ -538,10 +344,10 @@ impl IxScratch {
 struct LocalPlan {
     w_fit: i64,
     most: bool,
+    /// The fit strategy's weights of cpu and memory, above 0 (profile
+    /// validation refuses weights of 0).
     w_cpu: i64,
     w_mem: i64,
-    /// `w_cpu + w_mem`, above 0 (profile validation refuses weights of 0).
-    w_sum: i64,
     w_bal: i64,
 }
 
@@ -721,6 +527,17 @@ fn p_requests(c: &Cluster, p: &crate::cluster::Pod) -> Resources {
 /// them out, so a profile that also scores `nvidia.com/gpu` plans the pods
 /// that request no GPU.
 fn local_plan(profile: &Profile, tpl: &crate::model::PodTemplate) -> Option<LocalPlan> {
+    // The plan's kernels know these two node-local scores alone.
+    let known = |p: Plugin| {
+        !p.node_local()
+            || matches!(
+                p,
+                Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation
+            )
+    };
+    if !profile.scores.iter().all(|&(p, _)| known(p)) {
+        return None;
+    }
     let fit = &profile.fit;
     let most = match fit.kind {
         ScoringStrategyType::LeastAllocated => false,
@@ -757,7 +574,6 @@ fn local_plan(profile: &Profile, tpl: &crate::model::PodTemplate) -> Option<Loca
         most,
         w_cpu,
         w_mem,
-        w_sum: w_cpu + w_mem,
         w_bal,
     })
 }

@@ -201,7 +201,7 @@ impl Cluster {
             return Self::local_zero_capacity_of(h, b, l);
         }
         let (cpu, mem) = Self::fit_pair(h, b, fit::least_requested_score);
-        let total = l.w_fit * ((cpu + mem) >> 1) + l.w_bal * Self::balanced_of(h, b);
+        let total = l.w_fit * fit::mean_of_two_alike(cpu, mem) + l.w_bal * Self::balanced_of(h, b);
         debug_assert_eq!(total, Self::local_planned_of(h, b, l));
         total
     }
@@ -243,11 +243,7 @@ impl Cluster {
         let (cpu, mem) = (f(h.capacity.cpu_millis), f(h.capacity.memory_bytes));
         let fc = [f(ac + b.req.cpu_millis) / cpu, f(ac) / cpu];
         let fm = [f(am + b.req.memory_bytes) / mem, f(am) / mem];
-        let capped = |x: f64| if x > 1.0 { 1.0 } else { x };
-        let balance = |i: usize| {
-            let std = plugins::abs((capped(fc[i]) - capped(fm[i])) / 2.0);
-            ((1.0 - std) * plugins::MAX_NODE_SCORE as f64) as i64
-        };
+        let balance = |i: usize| balanced::balance_of_two(fc[i], fm[i]);
         balanced::change(balance(0), balance(1))
     }
 
@@ -273,21 +269,8 @@ impl Cluster {
                 (h.nonzero.cpu_millis + b.nonzero.cpu_millis) as i64,
                 (h.nonzero.memory_bytes + b.nonzero.memory_bytes) as i64,
             ];
-            let (mut sum, mut weights) = (0i64, 0i64);
-            for ((&r, &c), w) in req.iter().zip(&caps).zip([l.w_cpu, l.w_mem]) {
-                if c == 0 {
-                    continue;
-                }
-                sum += w * if l.most {
-                    fit::most_requested_score(r, c)
-                } else {
-                    fit::least_requested_score(r, c)
-                };
-                weights += w;
-            }
-            if weights > 0 {
-                total += l.w_fit * (sum / weights);
-            }
+            let weights = [l.w_cpu, l.w_mem].into_iter();
+            total += l.w_fit * fit::allocated_score(l.most, &req, &caps, weights);
         }
         if l.w_bal > 0 && !b.best_effort {
             let req = [
@@ -314,21 +297,11 @@ impl Cluster {
             let (cpu, mem) = Self::fit_pair(h, b, |r, c| {
                 if c == 0 {
                     0
-                } else if l.most {
-                    fit::most_requested_score(r, c)
                 } else {
-                    fit::least_requested_score(r, c)
+                    fit::resource_score(l.most, r, c)
                 }
             });
-            // Both scores are 0..=100, so with equal weights the weighted
-            // mean is their sum halved (the default profile's case), without
-            // a division.
-            let mean = if l.w_cpu == l.w_mem {
-                (cpu + mem) >> 1
-            } else {
-                (cpu * l.w_cpu + mem * l.w_mem) / l.w_sum
-            };
-            debug_assert_eq!(mean, (cpu * l.w_cpu + mem * l.w_mem) / l.w_sum);
+            let mean = fit::mean_of_two(cpu, mem, l.w_cpu, l.w_mem);
             total += l.w_fit * mean;
         }
         if l.w_bal > 0 && !b.best_effort {
@@ -338,9 +311,10 @@ impl Cluster {
     }
 
     /// The common shape, scored without per-plugin buffers: node-local
-    /// scores from the batch's cache, TaintToleration, NodeAffinity and
-    /// InterPodAffinity the same on every node (their normalised value is
-    /// added as such), PodTopologySpread from the batch's counts. Returns
+    /// scores from the batch's cache, the plugins whose scores are the same
+    /// on every node (TaintToleration without PreferNoSchedule taints in the
+    /// sample, NodeAffinity and InterPodAffinity with nothing to score)
+    /// added as such, PodTopologySpread from the batch's counts. Returns
     /// false when the batch needs the general scorer.
     pub(in crate::scheduler) fn score_fast(
         &mut self,
@@ -349,17 +323,18 @@ impl Cluster {
         profile: &Profile,
         soft_taints: bool,
     ) -> bool {
+        // The shapes the plugins declare (the registry's `scoring`): a
+        // score the same on every node is added as such; one that may
+        // differ is computed by the plugin when it scores the feasible
+        // nodes itself (PodTopologySpread), else the general scorer runs.
         let mut base = 0i64;
-        let mut w_spread = 0i64;
+        let mut own = false;
         for &(p, w) in &profile.scores {
-            match p {
-                Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation => {}
-                // Every raw score 0: reverse-normalised to 100 everywhere.
-                Plugin::TaintToleration if !soft_taints => base += w * plugins::MAX_NODE_SCORE,
-                Plugin::NodeAffinity if !b.node_affinity_score => {}
-                Plugin::InterPodAffinity if !b.ipa_score => {}
-                Plugin::PodTopologySpread => w_spread = w,
-                _ => return false,
+            match self.score_shape(p, b, soft_taints) {
+                ScoreShape::Nothing | ScoreShape::NodeLocal => {}
+                ScoreShape::Same(v) => base += w * v,
+                ScoreShape::Varies if p.scores_itself() => own = true,
+                ScoreShape::Varies => return false,
             }
         }
         let m = feasible.len();
@@ -368,13 +343,19 @@ impl Cluster {
         for (j, &i) in feasible.iter().enumerate() {
             b.totals[j] += self.local_cached(i as usize, b, profile);
         }
-        if w_spread > 0 && !b.soft.is_empty() {
-            self.spread_raw(b, feasible);
-            let mut raw = core::mem::take(&mut b.spread_raw);
-            for (j, v) in spread::normalize(&mut raw).enumerate() {
-                b.totals[j] += w_spread * v;
+        if own {
+            let mut norm = core::mem::take(&mut b.norm);
+            for &(p, w) in &profile.scores {
+                if self.score_shape(p, b, soft_taints) != ScoreShape::Varies {
+                    continue;
+                }
+                norm.clear();
+                self.run_own_score(p, b, feasible, &mut norm);
+                for (t, &v) in b.totals.iter_mut().zip(&norm) {
+                    *t += w * v;
+                }
             }
-            b.spread_raw = raw;
+            b.norm = norm;
         }
         true
     }

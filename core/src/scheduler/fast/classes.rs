@@ -81,18 +81,7 @@ impl Cluster {
                     && b.soft[0].topo.is_none()
                     && b.soft[1].topo.is_some()
                     || b.soft.len() == 1 && b.soft[0].topo.is_none());
-        spread_ok
-            && profile.scores.iter().all(|(p, _)| {
-                matches!(
-                    p,
-                    Plugin::NodeResourcesFit
-                        | Plugin::NodeResourcesBalancedAllocation
-                        | Plugin::TaintToleration
-                        | Plugin::NodeAffinity
-                        | Plugin::InterPodAffinity
-                        | Plugin::PodTopologySpread
-                )
-            })
+        spread_ok && profile.scores.iter().all(|(p, _)| p.class_scored())
     }
 
     /// kube-scheduler's cycle for the common shape in two tight passes over

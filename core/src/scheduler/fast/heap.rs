@@ -53,18 +53,17 @@ impl Cluster {
         if profile.tie_break != TieBreak::LowestNodeId
             || profile.feasible_nodes_to_find(b.live_nodes) < b.live_nodes
             || !b.hard.is_empty()
-            || !b.soft.is_empty()
-            || b.ipa_score
-            || b.node_affinity_score
         {
             return false;
         }
-        profile.scores.iter().all(|(p, _)| match p {
-            Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation => true,
-            Plugin::NodeAffinity | Plugin::InterPodAffinity | Plugin::PodTopologySpread => true,
-            Plugin::TaintToleration => false,
-            Plugin::NodeUnschedulable | Plugin::NodePorts => true,
-        })
+        // Every score node-local or the same on every node, whatever taints
+        // the nodes carry (the heap scores every node once, before any is
+        // visited): the shapes the plugins declare (the registry's
+        // `scoring`).
+        profile
+            .scores
+            .iter()
+            .all(|&(p, _)| self.score_shape(p, b, true) != ScoreShape::Varies)
     }
 
     /// The teaching profiles' path: one scan into a heap, then each bind

@@ -18,11 +18,14 @@
 //! | `classes` ([`classes`]) | `bound_classes` and `fast_cycle_applies`, at a batch's first cycle | the default plugins' scores, spread absent or the system defaults' shape, classes under `MAX_CLASSES` |
 //! | `index` ([`index`], [`sample_index`]) | at a class cycle's first call, or `index_instead_of_heap` | the class shape, 256 nodes or more, no PreferNoSchedule taint under TaintToleration, and a refile that costs less than the scans it saves |
 //!
-//! A new score plugin keeps the class path and the cached scorer
-//! (`score_fast`) off, whose `match` on the profile's plugins refuses what
-//! it does not list; `heap_path`'s `match` is exhaustive, so adding a
-//! plugin asks whether its score reads its node alone (answer `false`
-//! until it is known). Its batches run the plain cycle meanwhile.
+//! The selectors read what the plugins declare in the registry
+//! (`scheduler/plugins/mod.rs`): `heap_path` and the cached scorer
+//! (`score_fast`) ask each score plugin's shape (`Cluster::score_shape`:
+//! node-local, the same on every node, or varying), and
+//! `fast_cycle_applies` its `classes` flag. A new score plugin that
+//! declares `classes: false` and a `uniform` that answers `None` keeps
+//! the class path, the index, the heap and the cached scorer off for
+//! the profiles that run it: its batches run the plain cycle meanwhile.
 
 use crate::scheduler::*;
 

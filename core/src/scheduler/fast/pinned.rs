@@ -121,7 +121,7 @@ impl Cluster {
                         self.scalar_shortage(n, &rev.template.scalar_requests, profile)
                     };
                     if cpu || memory || pods || !scalars.is_empty() {
-                        return Err(Unfit::Insufficient {
+                        return Err(Unfit::NodeResourcesFit(fit::Insufficient {
                             cpu,
                             memory,
                             pods,
@@ -134,7 +134,7 @@ impl Cluster {
                                         node.spec.capacity.memory_bytes,
                                     ),
                                 ),
-                        });
+                        }));
                     }
                 }
                 Plugin::NodePorts if !rev.template.host_ports.is_empty() => {

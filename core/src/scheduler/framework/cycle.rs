@@ -101,13 +101,7 @@ impl Cluster {
     ) -> i64 {
         let mut total = 0;
         for &(p, w) in &profile.scores {
-            match p {
-                Plugin::NodeResourcesFit => total += w * self.fit_score(n, b, profile),
-                Plugin::NodeResourcesBalancedAllocation => {
-                    total += w * self.balanced_score(n, b, profile)
-                }
-                _ => {}
-            }
+            total += w * self.run_local_score(p, n, b, profile);
         }
         total
     }
@@ -288,85 +282,15 @@ impl Cluster {
             None => Vec::new(),
         };
         let mut raw = core::mem::take(&mut b.raw);
+        let mut norm = core::mem::take(&mut b.norm);
         for &(p, w) in &profile.scores {
             raw.clear();
-            let mut norm: Vec<i64>;
-            match p {
-                Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation
-                    if cached_local =>
-                {
-                    continue
-                }
-                Plugin::NodeResourcesFit => {
-                    raw.extend(
-                        feasible
-                            .iter()
-                            .map(|&i| self.fit_score(NodeId(i), b, profile)),
-                    );
-                    norm = raw.clone();
-                }
-                Plugin::NodeResourcesBalancedAllocation => {
-                    raw.extend(
-                        feasible
-                            .iter()
-                            .map(|&i| self.balanced_score(NodeId(i), b, profile)),
-                    );
-                    norm = raw.clone();
-                }
-                Plugin::TaintToleration => {
-                    raw.extend(feasible.iter().map(|&i| {
-                        if self.hot[i as usize].soft_taints {
-                            taint_toleration::count_intolerable_prefer_no_schedule(
-                                &self.nodes[i as usize].spec.taints,
-                                &b.rev.template.tolerations,
-                            )
-                        } else {
-                            0
-                        }
-                    }));
-                    norm = raw.clone();
-                    taint_toleration::normalize(&mut norm);
-                }
-                Plugin::NodeAffinity => {
-                    if b.node_affinity_score && !cached_local {
-                        for &i in feasible {
-                            let s = &self.nodes[i as usize].spec;
-                            let tpl = &b.rev.template;
-                            raw.push(node_affinity::score(&s.name, &s.labels, &tpl.node_affinity));
-                        }
-                    } else if b.node_affinity_score {
-                        for &i in feasible {
-                            raw.push(self.na_raw_cached(i as usize, b));
-                        }
-                    } else {
-                        raw.resize(m, 0);
-                    }
-                    norm = raw.clone();
-                    node_affinity::normalize(&mut norm);
-                }
-                Plugin::InterPodAffinity => {
-                    if b.ipa_score {
-                        raw.extend(
-                            feasible
-                                .iter()
-                                .map(|&i| self.ipa_raw(NodeId(i), b, profile)),
-                        );
-                    } else {
-                        raw.resize(m, 0);
-                    }
-                    norm = raw.clone();
-                    ipa::normalize(&mut norm);
-                }
-                Plugin::PodTopologySpread => {
-                    self.spread_raw(b, feasible);
-                    raw.extend(b.spread_raw.iter().map(|s| s.unwrap_or(0)));
-                    norm = if b.soft.is_empty() {
-                        vec![0; m]
-                    } else {
-                        spread::normalize(&mut b.spread_raw).collect()
-                    };
-                }
-                Plugin::NodeUnschedulable | Plugin::NodePorts => continue,
+            norm.clear();
+            // The plugin's Score and NormalizeScore, through the registry's
+            // dispatch (node-local ones are in the totals already when
+            // `cached_local`).
+            if !self.run_score(p, b, feasible, profile, cached_local, &mut raw, &mut norm) {
+                continue;
             }
             debug_assert_eq!(norm.len(), m);
             if skipped.contains(&p) {
@@ -392,6 +316,7 @@ impl Cluster {
                 }
             }
         }
+        b.norm = norm;
         b.raw = raw;
     }
 
@@ -408,16 +333,7 @@ impl Cluster {
             .scores
             .iter()
             .map(|&(p, _)| p)
-            .filter(|p| match p {
-                Plugin::PodTopologySpread => b.soft.is_empty(),
-                Plugin::NodeAffinity => b.rev.template.node_affinity.preferred.is_empty(),
-                Plugin::NodeResourcesBalancedAllocation => b.best_effort,
-                Plugin::InterPodAffinity => self.ipa_skips(&b.rev, profile),
-                Plugin::TaintToleration
-                | Plugin::NodeResourcesFit
-                | Plugin::NodeUnschedulable
-                | Plugin::NodePorts => false,
-            })
+            .filter(|&p| self.prescore_skip(p, b, profile))
             .collect()
     }
 }

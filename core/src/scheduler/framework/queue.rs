@@ -190,6 +190,7 @@ impl Cluster {
             feasible: b.feasible,
             feasible_slots: b.feasible_slots,
             raw: b.raw,
+            norm: b.norm,
             totals: b.totals,
             spread_raw: b.spread_raw,
             index_dirty: b.index_dirty,

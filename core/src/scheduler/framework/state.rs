@@ -99,6 +99,7 @@ impl Cluster {
             feasible: spare.feasible,
             feasible_slots: spare.feasible_slots,
             raw: spare.raw,
+            norm: spare.norm,
             totals: spare.totals,
             spread_raw: spare.spread_raw,
             stamp: Vec::new(),

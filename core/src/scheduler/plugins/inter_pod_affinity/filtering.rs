@@ -32,7 +32,7 @@ impl Cluster {
                 let ts = &self.terms[t as usize];
                 match self.domain(ts.topo, n) {
                     Some(d) => exist &= ts.matching_in(d) > 0,
-                    None => return Err(Unfit::PodAffinity),
+                    None => return Err(Unfit::InterPodAffinity(super::Unsatisfied::Affinity)),
                 }
             }
             // ...unless no such pod sits in any domain yet and the pod
@@ -49,7 +49,7 @@ impl Cluster {
                             .matches(&rev.template.labels)
                     });
                 if !first {
-                    return Err(Unfit::PodAffinity);
+                    return Err(Unfit::InterPodAffinity(super::Unsatisfied::Affinity));
                 }
             }
         }
@@ -57,7 +57,7 @@ impl Cluster {
             let ts = &self.terms[t as usize];
             if let Some(d) = self.domain(ts.topo, n) {
                 if ts.matching_in(d) > 0 {
-                    return Err(Unfit::PodAntiAffinity);
+                    return Err(Unfit::InterPodAffinity(super::Unsatisfied::AntiAffinity));
                 }
             }
         }
@@ -68,7 +68,9 @@ impl Cluster {
             }
             if let Some(d) = self.domain(ts.topo, n) {
                 if ts.owners_in(d) > 0 {
-                    return Err(Unfit::ExistingAntiAffinity);
+                    return Err(Unfit::InterPodAffinity(
+                        super::Unsatisfied::ExistingAntiAffinity,
+                    ));
                 }
             }
         }

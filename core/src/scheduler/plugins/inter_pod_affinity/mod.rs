@@ -12,6 +12,38 @@ mod filtering;
 mod scoring;
 mod state;
 
+/// Why the Filter refused a node (interpodaffinity/filtering.go, Filter).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unsatisfied {
+    /// The pod's required affinity ([`REASON_AFFINITY`]):
+    /// UnschedulableAndUnresolvable.
+    Affinity,
+    /// The pod's required anti-affinity ([`REASON_ANTI_AFFINITY`]):
+    /// Unschedulable.
+    AntiAffinity,
+    /// An existing pod's required anti-affinity
+    /// ([`REASON_EXISTING_ANTI_AFFINITY`]): Unschedulable.
+    ExistingAntiAffinity,
+}
+
+impl super::FilterReason for Unsatisfied {
+    fn reasons(&self) -> alloc::vec::Vec<alloc::string::String> {
+        alloc::vec![alloc::string::String::from(match self {
+            Unsatisfied::Affinity => REASON_AFFINITY,
+            Unsatisfied::AntiAffinity => REASON_ANTI_AFFINITY,
+            Unsatisfied::ExistingAntiAffinity => REASON_EXISTING_ANTI_AFFINITY,
+        })]
+    }
+    fn code(&self) -> crate::scheduler::Code {
+        match self {
+            Unsatisfied::Affinity => crate::scheduler::Code::UnschedulableAndUnresolvable,
+            Unsatisfied::AntiAffinity | Unsatisfied::ExistingAntiAffinity => {
+                crate::scheduler::Code::Unschedulable
+            }
+        }
+    }
+}
+
 /// kube-scheduler's reasons.
 pub const REASON_AFFINITY: &str = "node(s) didn't match pod affinity rules";
 pub const REASON_ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affinity rules";

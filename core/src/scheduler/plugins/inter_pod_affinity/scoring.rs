@@ -84,3 +84,41 @@ impl Cluster {
         s
     }
 }
+
+impl Cluster {
+    /// The raw score on node `i` as the framework asks for it: 0 for a
+    /// batch with nothing to score (`Batch::ipa_score`).
+    #[inline]
+    pub(in crate::scheduler) fn inter_pod_affinity_raw(
+        &self,
+        i: u32,
+        b: &mut Batch,
+        profile: &Profile,
+        _cached: bool,
+    ) -> i64 {
+        if b.ipa_score {
+            self.ipa_raw(NodeId(i), b, profile)
+        } else {
+            0
+        }
+    }
+
+    /// With nothing to score every raw score is 0, normalised to 0.
+    #[inline]
+    pub(in crate::scheduler) fn inter_pod_affinity_uniform(
+        &self,
+        b: &Batch,
+        _soft_taints: bool,
+    ) -> Option<i64> {
+        (!b.ipa_score).then_some(0)
+    }
+
+    /// PreScore's Skip (`ipa_skips`).
+    pub(in crate::scheduler) fn inter_pod_affinity_prescore_skips(
+        &self,
+        b: &Batch,
+        profile: &Profile,
+    ) -> bool {
+        self.ipa_skips(&b.rev, profile)
+    }
+}

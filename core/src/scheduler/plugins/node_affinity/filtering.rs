@@ -13,7 +13,7 @@ impl Cluster {
     ) -> Result<(), Unfit> {
         let s = &self.nodes[n.0 as usize].spec;
         if !filter_required(&s.name, &s.labels, pod.node_selector, pod.required) {
-            return Err(Unfit::NodeAffinity);
+            return Err(Unfit::NodeAffinity(super::Mismatch));
         }
         Ok(())
     }

@@ -4,6 +4,22 @@
 
 // The plugin in the framework: fed from the cluster's books and the batch.
 mod filtering;
+mod scoring;
+
+/// Why the Filter refused a node: the pod's nodeSelector or required node
+/// affinity does not match it ([`REASON`]). Removing pods cannot help:
+/// UnschedulableAndUnresolvable (node_affinity.go).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch;
+
+impl super::FilterReason for Mismatch {
+    fn reasons(&self) -> alloc::vec::Vec<alloc::string::String> {
+        alloc::vec![alloc::string::String::from(REASON)]
+    }
+    fn code(&self) -> crate::scheduler::Code {
+        crate::scheduler::Code::UnschedulableAndUnresolvable
+    }
+}
 
 use crate::affinity::NodeSelectorTerm;
 use crate::model::{Labels, NodeAffinity};

@@ -28,7 +28,7 @@ impl Cluster {
         want: &[HostPort],
     ) -> Result<(), Unfit> {
         if let Some(p) = first_conflict(want, &self.used_ports[n.0 as usize]) {
-            return Err(Unfit::NodePorts(p.clone()));
+            return Err(Unfit::NodePorts(super::Taken(p.clone())));
         }
         Ok(())
     }

@@ -11,6 +11,25 @@
 mod filtering;
 mod state;
 
+/// Why the Filter refused a node: this host port of the pod's (the first,
+/// in its order) conflicts with one taken there. Kubernetes' reason does
+/// not name it ([`REASON`]); the detail does. Preemption may free it:
+/// Unschedulable (node_ports.go).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Taken(pub HostPort);
+
+impl super::FilterReason for Taken {
+    fn reasons(&self) -> alloc::vec::Vec<alloc::string::String> {
+        alloc::vec![alloc::string::String::from(REASON)]
+    }
+    fn code(&self) -> crate::scheduler::Code {
+        crate::scheduler::Code::Unschedulable
+    }
+    fn detail(&self) -> Option<alloc::string::String> {
+        Some(alloc::format!("host port {} is taken", self.0))
+    }
+}
+
 use crate::model::ports::HostPort;
 /// The node's book (kube-scheduler's `HostPortInfo`), kept with the
 /// model's ports so that the cluster's books can hold it.

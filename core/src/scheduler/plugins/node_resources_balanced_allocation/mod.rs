@@ -41,16 +41,13 @@ pub fn balance(requested: &[i64], allocatable: &[i64]) -> i64 {
         if a == 0 || n == fractions.len() {
             continue;
         }
-        let mut f = r as f64 / a as f64;
-        if f > 1.0 {
-            f = 1.0;
-        }
+        let f = capped(r as f64 / a as f64);
         total += f;
         fractions[n] = f;
         n += 1;
     }
     let std = if n == 2 {
-        abs((fractions[0] - fractions[1]) / 2.0)
+        std_of_two(fractions[0], fractions[1])
     } else if n > 2 {
         let mean = total / n as f64;
         let sum: f64 = fractions[..n].iter().map(|f| (f - mean) * (f - mean)).sum();
@@ -58,7 +55,36 @@ pub fn balance(requested: &[i64], allocatable: &[i64]) -> i64 {
     } else {
         0.0
     };
+    of_std(std)
+}
+
+/// A resource's fraction requested/allocatable, capped at 1.
+#[inline(always)]
+pub fn capped(fraction: f64) -> f64 {
+    if fraction > 1.0 {
+        1.0
+    } else {
+        fraction
+    }
+}
+
+/// The standard deviation of two (capped) fractions: half their distance.
+#[inline(always)]
+pub fn std_of_two(a: f64, b: f64) -> f64 {
+    abs((a - b) / 2.0)
+}
+
+/// The balance for a standard deviation: (1 - std) * 100, truncated.
+#[inline(always)]
+pub fn of_std(std: f64) -> i64 {
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
+}
+
+/// The balance of two resources from their uncapped fractions
+/// ([`balance`] when both allocatables are above 0).
+#[inline(always)]
+pub fn balance_of_two(a: f64, b: f64) -> i64 {
+    of_std(std_of_two(capped(a), capped(b)))
 }
 
 #[cfg(test)]

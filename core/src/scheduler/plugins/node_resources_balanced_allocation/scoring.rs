@@ -39,3 +39,15 @@ impl Cluster {
             .all(|r| r.requested_by(t) == 0)
     }
 }
+
+impl Cluster {
+    /// PreScore's Skip, for the batch: its pods request none of the
+    /// profile's balanced resources (`balanced_best_effort`).
+    pub(in crate::scheduler) fn balanced_prescore_skips(
+        &self,
+        b: &Batch,
+        _profile: &Profile,
+    ) -> bool {
+        b.best_effort
+    }
+}

@@ -32,7 +32,7 @@ impl Cluster {
             (Vec::new(), false)
         };
         if cpu || memory || pods || !scalars.is_empty() {
-            return Err(Unfit::Insufficient {
+            return Err(Unfit::NodeResourcesFit(super::Insufficient {
                 cpu,
                 memory,
                 pods,
@@ -42,7 +42,7 @@ impl Cluster {
                         (b.req.cpu_millis, b.req.memory_bytes),
                         (h.capacity.cpu_millis, h.capacity.memory_bytes),
                     ),
-            });
+            }));
         }
         Ok(())
     }

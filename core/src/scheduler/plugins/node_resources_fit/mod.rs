@@ -4,11 +4,59 @@
 //! requests counted with the non-zero defaults, each resource weighted.
 
 // The plugin in the framework: fed from the cluster's books and the batch.
+mod args;
 mod filtering;
 mod scoring;
 
+/// Why the Filter refused a node: the resources short there
+/// (`fitsRequest`'s `InsufficientResource`s).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Insufficient {
+    pub cpu: bool,
+    pub memory: bool,
+    pub pods: bool,
+    /// The scalar resources short (ephemeral-storage first, then
+    /// hugepages-* and extended resources by name): "Insufficient
+    /// nvidia.com/gpu". Empty (no allocation) for most pods.
+    pub scalars: alloc::vec::Vec<alloc::string::String>,
+    /// The pod asks for more of a resource than the node has allocatable
+    /// at all (`InsufficientResource.Unresolvable`).
+    pub unresolvable: bool,
+}
+
+impl super::FilterReason for Insufficient {
+    /// "Too many pods", then "Insufficient cpu", "Insufficient memory" and
+    /// the scalars', in fitsRequest's order.
+    fn reasons(&self) -> alloc::vec::Vec<alloc::string::String> {
+        use alloc::string::ToString;
+        let mut v = alloc::vec::Vec::new();
+        if self.pods {
+            v.push(TOO_MANY_PODS.to_string());
+        }
+        if self.cpu {
+            v.push("Insufficient cpu".to_string());
+        }
+        if self.memory {
+            v.push("Insufficient memory".to_string());
+        }
+        for s in &self.scalars {
+            v.push(alloc::format!("Insufficient {s}"));
+        }
+        v
+    }
+    /// Unschedulable, unless a request exceeds the node's allocatable
+    /// (`fitsRequest`): then UnschedulableAndUnresolvable.
+    fn code(&self) -> crate::scheduler::Code {
+        if self.unresolvable {
+            crate::scheduler::Code::UnschedulableAndUnresolvable
+        } else {
+            crate::scheduler::Code::Unschedulable
+        }
+    }
+}
+
 use super::MAX_NODE_SCORE;
-use crate::scheduler::profile::{ScoringStrategy, ScoringStrategyType};
+pub use args::{ScoringStrategy, ScoringStrategyType, UtilizationShapePoint};
 
 /// kube-scheduler's reason when the node is full of pods.
 pub const TOO_MANY_PODS: &str = "Too many pods";
@@ -97,6 +145,72 @@ pub fn broken_linear(shape: &[(i64, i64)], p: i64) -> i64 {
     shape.last().map_or(0, |s| s.1)
 }
 
+/// LeastAllocated (`most` false) or MostAllocated for one resource.
+#[inline(always)]
+pub fn resource_score(most: bool, requested: i64, capacity: i64) -> i64 {
+    if most {
+        most_requested_score(requested, capacity)
+    } else {
+        least_requested_score(requested, capacity)
+    }
+}
+
+/// LeastAllocated's or MostAllocated's score for a node
+/// (`resourceAllocationScorer.score`): each resource's score weighted, a
+/// resource with allocatable 0 left out, the weighted mean truncated
+/// ([`weighted_mean`]). `requested` is the node's non-zero requests plus
+/// the pod's.
+#[inline]
+pub fn allocated_score(
+    most: bool,
+    requested: &[i64],
+    allocatable: &[i64],
+    weights: impl Iterator<Item = i64>,
+) -> i64 {
+    let (mut sum, mut weight_sum) = (0i64, 0i64);
+    for ((&r, &a), w) in requested.iter().zip(allocatable).zip(weights) {
+        if a == 0 {
+            continue;
+        }
+        sum += resource_score(most, r, a) * w;
+        weight_sum += w;
+    }
+    weighted_mean(sum, weight_sum)
+}
+
+/// The weighted mean of the resources' scores: Go's integer division of
+/// the weighted sum by the weights' sum, 0 when no resource counts.
+#[inline(always)]
+pub fn weighted_mean(sum: i64, weight_sum: i64) -> i64 {
+    if weight_sum == 0 {
+        0
+    } else {
+        sum / weight_sum
+    }
+}
+
+/// [`weighted_mean`] of two resources' scores `a` and `b` (each 0..=100)
+/// with weights above 0: with equal weights it is their sum halved
+/// ([`mean_of_two_alike`], the default profile's case, without a division).
+#[inline(always)]
+pub fn mean_of_two(a: i64, b: i64, wa: i64, wb: i64) -> i64 {
+    debug_assert!(wa > 0 && wb > 0 && (0..=MAX_NODE_SCORE).contains(&a));
+    let mean = if wa == wb {
+        mean_of_two_alike(a, b)
+    } else {
+        weighted_mean(a * wa + b * wb, wa + wb)
+    };
+    debug_assert_eq!(mean, weighted_mean(a * wa + b * wb, wa + wb));
+    mean
+}
+
+/// [`mean_of_two`] with equal weights: both scores are 0..=100, so the
+/// weighted mean `(a w + b w) / 2w` truncated is `(a + b) / 2` truncated.
+#[inline(always)]
+pub fn mean_of_two_alike(a: i64, b: i64) -> i64 {
+    (a + b) >> 1
+}
+
 /// The strategy's score for a node: `requested` (the node's non-zero
 /// requests plus the pod's) and `allocatable`, one entry per resource of the
 /// strategy, in its order.
@@ -104,24 +218,8 @@ pub fn score(strategy: &ScoringStrategy, requested: &[i64], allocatable: &[i64])
     let weights = strategy.resources.iter().map(|&(_, w)| w);
     match strategy.kind {
         ScoringStrategyType::LeastAllocated | ScoringStrategyType::MostAllocated => {
-            let (mut sum, mut weight_sum) = (0i64, 0i64);
-            for ((&r, &a), w) in requested.iter().zip(allocatable).zip(weights) {
-                if a == 0 {
-                    continue;
-                }
-                let s = if strategy.kind == ScoringStrategyType::LeastAllocated {
-                    least_requested_score(r, a)
-                } else {
-                    most_requested_score(r, a)
-                };
-                sum += s * w;
-                weight_sum += w;
-            }
-            if weight_sum == 0 {
-                0
-            } else {
-                sum / weight_sum
-            }
+            let most = strategy.kind == ScoringStrategyType::MostAllocated;
+            allocated_score(most, requested, allocatable, weights)
         }
         ScoringStrategyType::RequestedToCapacityRatio => {
             // Shape scores are 0..=10 in the configuration and scaled by

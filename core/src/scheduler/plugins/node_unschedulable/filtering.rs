@@ -13,7 +13,7 @@ impl Cluster {
     ) -> Result<(), Unfit> {
         let node = &self.nodes[n.0 as usize];
         if !filter(node.cordoned, pod.tolerations) {
-            return Err(Unfit::Unschedulable);
+            return Err(Unfit::NodeUnschedulable(super::Cordoned));
         }
         Ok(())
     }

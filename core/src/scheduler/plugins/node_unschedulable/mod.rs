@@ -5,6 +5,21 @@
 // The plugin in the framework: fed from the cluster's books and the batch.
 mod filtering;
 
+/// Why the Filter refused a node: it is cordoned and the pod does not
+/// tolerate its `unschedulable` taint ([`REASON`]). Removing pods cannot
+/// help: UnschedulableAndUnresolvable (node_unschedulable.go).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cordoned;
+
+impl super::FilterReason for Cordoned {
+    fn reasons(&self) -> alloc::vec::Vec<alloc::string::String> {
+        alloc::vec![alloc::string::String::from(REASON)]
+    }
+    fn code(&self) -> crate::scheduler::Code {
+        crate::scheduler::Code::UnschedulableAndUnresolvable
+    }
+}
+
 use crate::model::{Taint, TaintEffect, Toleration};
 
 /// The taint key kube-scheduler checks a cordoned node's tolerations against.

@@ -38,12 +38,14 @@ impl Cluster {
         for s in &b.hard {
             let d = match s.topo {
                 None => n.0,
-                Some(t) => self.domain(t, n).ok_or(Unfit::SpreadMissingLabel)?,
+                Some(t) => self
+                    .domain(t, n)
+                    .ok_or(Unfit::PodTopologySpread(super::Unsatisfied::MissingLabel))?,
             };
             let min = s.min_match();
             let matching = s.per_domain.get(d as usize).copied().unwrap_or(0);
             if !spread::skew_ok(matching, s.self_match, min, s.max_skew) {
-                return Err(Unfit::SpreadSkew);
+                return Err(Unfit::PodTopologySpread(super::Unsatisfied::Skew));
             }
         }
         Ok(())

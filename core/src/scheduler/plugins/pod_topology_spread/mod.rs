@@ -11,6 +11,34 @@ mod filtering;
 mod scoring;
 mod state;
 
+pub(in crate::scheduler) use state::Spread;
+
+/// Why the Filter refused a node (podtopologyspread/filtering.go, Filter).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unsatisfied {
+    /// The node lacks a DoNotSchedule constraint's topology key
+    /// ([`REASON_MISSING_LABEL`]): UnschedulableAndUnresolvable.
+    MissingLabel,
+    /// Placing the pod there would exceed a maxSkew ([`REASON_SKEW`]):
+    /// Unschedulable (preemption may lower the count).
+    Skew,
+}
+
+impl super::FilterReason for Unsatisfied {
+    fn reasons(&self) -> alloc::vec::Vec<alloc::string::String> {
+        alloc::vec![alloc::string::String::from(match self {
+            Unsatisfied::MissingLabel => REASON_MISSING_LABEL,
+            Unsatisfied::Skew => REASON_SKEW,
+        })]
+    }
+    fn code(&self) -> crate::scheduler::Code {
+        match self {
+            Unsatisfied::MissingLabel => crate::scheduler::Code::UnschedulableAndUnresolvable,
+            Unsatisfied::Skew => crate::scheduler::Code::Unschedulable,
+        }
+    }
+}
+
 /// kube-scheduler's reasons.
 pub const REASON_SKEW: &str = "node(s) didn't match pod topology spread constraints";
 pub const REASON_MISSING_LABEL: &str =

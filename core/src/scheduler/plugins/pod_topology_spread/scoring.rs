@@ -93,3 +93,48 @@ impl Cluster {
         }
     }
 }
+
+impl Cluster {
+    /// Score and NormalizeScore over the feasible nodes: the normalised
+    /// scores onto `norm` (0 on every node without a ScheduleAnyway
+    /// constraint), the raw ones onto `raw` when asked (an ignored node's
+    /// as 0).
+    pub(in crate::scheduler) fn spread_score(
+        &self,
+        b: &mut Batch,
+        feasible: &[u32],
+        norm: &mut Vec<i64>,
+        raw: Option<&mut Vec<i64>>,
+    ) {
+        self.spread_raw(b, feasible);
+        if let Some(raw) = raw {
+            raw.extend(b.spread_raw.iter().map(|s| s.unwrap_or(0)));
+        }
+        if b.soft.is_empty() {
+            norm.resize(norm.len() + feasible.len(), 0);
+        } else {
+            norm.extend(spread::normalize(&mut b.spread_raw));
+        }
+    }
+
+    /// Without a ScheduleAnyway constraint (the pod's or the system
+    /// defaults') every node scores 0.
+    #[inline]
+    pub(in crate::scheduler) fn spread_uniform(
+        &self,
+        b: &Batch,
+        _soft_taints: bool,
+    ) -> Option<i64> {
+        b.soft.is_empty().then_some(0)
+    }
+
+    /// PreScore's Skip: no ScheduleAnyway constraint of the pod's own nor
+    /// a system default one (scoring.go).
+    pub(in crate::scheduler) fn spread_prescore_skips(
+        &self,
+        b: &Batch,
+        _profile: &Profile,
+    ) -> bool {
+        b.soft.is_empty()
+    }
+}

@@ -6,6 +6,72 @@
 
 use crate::scheduler::*;
 
+/// Which pods a spread constraint counts.
+#[derive(Clone, Debug)]
+pub(in crate::scheduler) enum SpreadSelector {
+    /// The system default constraints of a Deployment's pod when its
+    /// ReplicaSet's selector (the Deployment's plus pod-template-hash),
+    /// narrowed by the Services that select the pod, selects the pods of
+    /// its own revision alone (`default_spread_selector`).
+    SameRevision,
+    /// The same when it selects pods of other revisions too (a Deployment
+    /// with the same labels and template, or a pod that carries its
+    /// pod-template-hash): their pods, revision by revision (the batch's
+    /// own among them).
+    Revisions(Vec<(ControllerId, u32)>),
+    /// An explicit labelSelector, or the Services' selectors for a pod no
+    /// ReplicaSet owns, counted node by node through an interned term
+    /// (`cluster::per_node_term`).
+    Term(u32),
+}
+
+/// A spread constraint as `init_spread` gathers it, before its counts.
+pub(in crate::scheduler) struct SpreadEntry {
+    pub(in crate::scheduler) max_skew: i64,
+    pub(in crate::scheduler) key: String,
+    pub(in crate::scheduler) sel: SpreadSelector,
+    pub(in crate::scheduler) self_match: bool,
+    pub(in crate::scheduler) min_domains: u32,
+    pub(in crate::scheduler) inclusion: Option<cache::InclusionKey>,
+}
+
+/// One topology spread constraint of a batch, with its counts.
+#[derive(Clone, Debug)]
+pub(in crate::scheduler) struct Spread {
+    pub(in crate::scheduler) max_skew: i64,
+    pub(in crate::scheduler) min_domains: u32,
+    /// The topology index, `None` for the hostname key (a node is its own domain).
+    pub(in crate::scheduler) topo: Option<u32>,
+    /// Which of the batch's inclusion vectors (`Batch::inclusions`) says
+    /// which nodes count for it; `None`: every live node.
+    pub(in crate::scheduler) inclusion: Option<u8>,
+    pub(in crate::scheduler) self_match: bool,
+    /// Matching pods on each node, by node id (empty for the system
+    /// defaults' zone constraint: only its domains' counts are read).
+    pub(in crate::scheduler) per_node: Vec<u32>,
+    /// Matching pods per domain over the eligible nodes, by domain.
+    pub(in crate::scheduler) per_domain: Vec<i64>,
+    /// Eligible nodes per domain (a domain exists while this is above 0).
+    pub(in crate::scheduler) domain_nodes: Vec<u32>,
+    /// Domains with at least one eligible node.
+    pub(in crate::scheduler) domains: u32,
+    /// Count of present domains at each matching count: its first key is the
+    /// global minimum (filter side only).
+    pub(in crate::scheduler) counts: BTreeMap<i64, u32>,
+}
+
+impl Spread {
+    /// The global minimum a hard constraint's skew is measured from: 0
+    /// while fewer domains than minDomains exist (PodTopologySpread).
+    pub(in crate::scheduler) fn min_match(&self) -> i64 {
+        if self.domains < self.min_domains {
+            0
+        } else {
+            self.counts.keys().next().copied().unwrap_or(0)
+        }
+    }
+}
+
 impl Cluster {
     /// kube-scheduler's DefaultSelector (helper/spread.go), which the system
     /// default constraints count pods by (`buildDefaultConstraints` in

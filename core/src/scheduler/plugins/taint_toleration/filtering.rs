@@ -15,7 +15,7 @@ impl Cluster {
     ) -> Result<(), Unfit> {
         let node = &self.nodes[n.0 as usize];
         if let Some(t) = first_untolerated(&node.spec.taints, pod.tolerations) {
-            return Err(Unfit::Taint(t.clone()));
+            return Err(Unfit::TaintToleration(super::Untolerated(t.clone())));
         }
         // A node that is not Ready carries the node lifecycle
         // controller's `unreachable` taints after its own
@@ -28,7 +28,7 @@ impl Cluster {
                     .any(|tol| tol.tolerates(t))
             };
             if let Some(t) = self.condition_taints(n).into_iter().find(|t| !tolerated(t)) {
-                return Err(Unfit::Taint(t));
+                return Err(Unfit::TaintToleration(super::Untolerated(t)));
             }
         }
         Ok(())

@@ -4,6 +4,29 @@
 
 // The plugin in the framework: fed from the cluster's books and the batch.
 mod filtering;
+mod scoring;
+
+/// Why the Filter refused a node: this NoSchedule or NoExecute taint (the
+/// first, the node's own before its condition taints) is not tolerated.
+/// Kubernetes' reason does not name it ([`REASON`]); the detail does.
+/// Removing pods cannot help: UnschedulableAndUnresolvable (the unreachable
+/// taint of a node that is not Ready included; taint_toleration.go).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Untolerated(pub Taint);
+
+impl super::FilterReason for Untolerated {
+    fn reasons(&self) -> alloc::vec::Vec<alloc::string::String> {
+        alloc::vec![alloc::string::String::from(REASON)]
+    }
+    fn code(&self) -> crate::scheduler::Code {
+        crate::scheduler::Code::UnschedulableAndUnresolvable
+    }
+    /// The taint as `key=value:Effect` (Kubernetes logs it at -v=4 and
+    /// keeps it out of the status).
+    fn detail(&self) -> Option<alloc::string::String> {
+        Some(alloc::format!("{}", self.0))
+    }
+}
 
 use crate::model::{Taint, TaintEffect, Toleration};
 
