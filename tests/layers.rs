@@ -112,6 +112,7 @@ const K8S: Rules = Rules {
                 "value",
                 "yaml_fast",
                 "yaml_fast_tests",
+                "json_fast",
                 "read",
                 "context",
             ],

@@ -728,8 +728,8 @@ impl GroupDoc {
                 "min {min} is greater than max {max}; expected min <= max"
             )));
         }
-        let cpu = crate::input::cpu_text(&self.cpu).map_err(&at)?.value;
-        let memory = crate::input::memory_text(&self.memory).map_err(&at)?.value;
+        let cpu = crate::check::cpu_text(&self.cpu).map_err(&at)?.value;
+        let memory = crate::check::memory_text(&self.memory).map_err(&at)?.value;
         if cpu == 0 || memory == 0 {
             return Err(at(format!(
                 "{} is 0; expected a template node with some cpu and memory",
@@ -783,7 +783,7 @@ impl GroupDoc {
             }
             scalars.set(k, n);
         }
-        let mut labels = crate::scenario::parse_labels(&self.labels, "label").map_err(&at)?;
+        let mut labels = crate::check::parse_labels(&self.labels, "label").map_err(&at)?;
         let it = self.instance_type.trim();
         let mut annotations = self.annotations.clone();
         for k in [NG_MIN_ANNOTATION, NG_MAX_ANNOTATION, PRICE_ANNOTATION] {
@@ -846,10 +846,9 @@ impl GroupDoc {
         t.labels = labels;
         t.max_pods = pods;
         t.scalars = scalars;
-        for d in crate::input::parse_taints(&self.taints).map_err(&at)? {
-            let effect = shepherd::TaintEffect::parse(&d.effect).map_err(|e| at(e.to_string()))?;
-            t.taints
-                .push(shepherd::Taint::new(&d.key, &d.value, effect));
+        for (key, value, effect) in crate::check::taint_texts(&self.taints).map_err(&at)? {
+            let effect = shepherd::TaintEffect::parse(&effect).map_err(|e| at(e.to_string()))?;
+            t.taints.push(shepherd::Taint::new(&key, &value, effect));
         }
         if !provider.skip_taint {
             t.taints.push(kwok_provider_taint());

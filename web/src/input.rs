@@ -8,7 +8,9 @@ use shepherd::model::{
 };
 use shepherd::{Labels, PodTemplate, Resources};
 
-pub use crate::check::{check_seed, whole, MAX_SEED};
+pub use crate::check::{
+    check_seed, cpu_text, memory_text, whole, MAX_CPU_MILLIS, MAX_MEMORY_BYTES, MAX_SEED,
+};
 use crate::scenario::{
     parse_labels, IntOrString, TaintDoc, TemplateDoc, TermDoc, TolerationDoc, ZONE_KEY,
 };
@@ -73,11 +75,6 @@ pub fn replicas(v: f64) -> Result<u32, String> {
     whole("replicas", v, 0, MAX_REPLICAS as u64).map(|n| n as u32)
 }
 
-/// The largest cpu the engine takes, in millicores: 1,000,000 cores.
-pub const MAX_CPU_MILLIS: u64 = 1_000_000_000;
-/// The largest memory the engine takes, in bytes: 1Pi.
-pub const MAX_MEMORY_BYTES: u64 = shepherd::model::MAX_MEMORY_BYTES;
-
 /// What a quantity field holds, read as Kubernetes reads it, in the engine's
 /// unit, and said back in words for the form to show as the person types.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -88,38 +85,6 @@ pub struct QuantityReading {
     pub exact: bool,
     /// E.g. `4 CPU`, `500m CPU`, `8 GiB`, `1 GB (1000000000 bytes)`.
     pub said: String,
-}
-
-/// CPU in millicores from a Kubernetes quantity as typed: `4` is four cores,
-/// `500m` half a core, `1.5` 1500m (`shepherd::quantity`). Rounded up to a
-/// whole millicore, as Kubernetes' `MilliValue` does.
-pub fn cpu_text(s: &str) -> Result<shepherd::quantity::Rounded, String> {
-    let t = s.trim();
-    let r = shepherd::quantity::cpu_millis(t).map_err(|e| e.to_string())?;
-    if r.value > MAX_CPU_MILLIS {
-        return Err(format!(
-            "cpu {} is {} cores; expected at most 1000000 cores (1000000000m)",
-            shepherd::limits::quoted(t),
-            r.value / 1000
-        ));
-    }
-    Ok(r)
-}
-
-/// Memory in bytes from a Kubernetes quantity as typed: `8Gi`, `512Mi`,
-/// `1G`; a plain number is bytes, as in Kubernetes. Rounded up to a whole
-/// byte, as Kubernetes' `Value()` does.
-pub fn memory_text(s: &str) -> Result<shepherd::quantity::Rounded, String> {
-    let t = s.trim();
-    let r = shepherd::quantity::memory_bytes(t).map_err(|e| e.to_string())?;
-    if r.value > MAX_MEMORY_BYTES {
-        return Err(format!(
-            "memory {} is {}; expected at most 1Pi ({MAX_MEMORY_BYTES} bytes)",
-            shepherd::limits::quoted(t),
-            shepherd::quantity::format_memory_bytes(r.value)
-        ));
-    }
-    Ok(r)
 }
 
 /// `resource` (`cpu` or `memory`) as typed, read back in words. Refuses what
@@ -245,27 +210,10 @@ pub(crate) fn int_or_string(what: &str, f: &Option<Field>) -> Result<Option<IntO
 
 /// Taints as kubectl writes them, `key=value:Effect`, separated by commas.
 pub fn parse_taints(s: &str) -> Result<Vec<TaintDoc>, String> {
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || {
-            format!(
-                "taint {} is not valid; expected key=value:Effect, e.g. dedicated=gpu:NoSchedule",
-                shepherd::limits::quoted(part)
-            )
-        };
-        let (kv, effect) = part.rsplit_once(':').ok_or_else(bad)?;
-        let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
-        shepherd::TaintEffect::parse(effect.trim()).map_err(|e| e.to_string())?;
-        if key.trim().is_empty() {
-            return Err(bad());
-        }
-        out.push(TaintDoc {
-            key: key.trim().into(),
-            value: value.trim().into(),
-            effect: effect.trim().into(),
-        });
-    }
-    Ok(out)
+    Ok(crate::check::taint_texts(s)?
+        .into_iter()
+        .map(|(key, value, effect)| TaintDoc { key, value, effect })
+        .collect())
 }
 
 /// A toleration as text: `key=value:Effect` (Equal), `key:Effect` or `key`

@@ -8,10 +8,10 @@
 //! same cluster from its seed alone. The one macro, [`Action::Generate`], is a
 //! pure function of its parameters and the scenario's seed.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 use shepherd::model::HOSTNAME_KEY;
+
+pub use crate::check::parse_labels;
 use shepherd::quantity::MIB;
 use shepherd::simulator::{Event, Prng};
 use shepherd::{
@@ -1147,19 +1147,6 @@ pub fn check(s: &Scenario) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// Labels from `key=value` pairs separated by commas: `app=web,tier=front`.
-/// An empty string is no labels.
-pub fn parse_labels(s: &str, what: &str) -> Result<Labels, String> {
-    let mut out = BTreeMap::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part.split_once('=').ok_or_else(|| {
-            format!("{what} {} is not valid; expected key=value pairs separated by commas, e.g. app=web", shepherd::limits::quoted(part))
-        })?;
-        out.insert(k.trim().to_string(), v.trim().to_string());
-    }
-    Ok(out)
 }
 
 /// Where an action sits in a document, for messages: "action 3 (tick 5, addNode)".
