@@ -1047,3 +1047,174 @@ fn binpack_equals_plain_first_fit() {
         );
     }
 }
+
+// ----- the template-node check with every filter ---------------------------
+
+const ZONE: &str = "topology.kubernetes.io/zone";
+
+fn zoned_group(name: &str, zone: &str) -> NodeGroup {
+    let mut g = group(name, 4000, 8, 0, 10);
+    g.template = g.template.with_label(ZONE, zone).with_label("kubernetes.io/hostname", name);
+    g
+}
+
+fn zoned_node(s: &mut Simulator, name: &str, zone: &str, cpu: u64) {
+    s.submit(Event::AddNode(
+        NodeSpec::new(name, cpu, 8 * GIB)
+            .with_label(ZONE, zone)
+            .with_label("kubernetes.io/hostname", name),
+    ))
+    .unwrap();
+}
+
+/// A `db` pod on each of the two nodes (not in a group); `web` refuses
+/// every node holding a `db` pod (required anti-affinity over the
+/// hostname), so it is Pending with room to spare. The template node holds
+/// no `db` pod: the group helps, one node.
+#[test]
+fn required_anti_affinity_against_every_node_scales_up_a_group_that_fits() {
+    let mut s = sim(config(vec![zoned_group("g", "a")]), 1);
+    zoned_node(&mut s, "n1", "a", 4000);
+    zoned_node(&mut s, "n2", "a", 4000);
+    let db = Selector::new(&[("app", "db")]);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("db", 2, Resources::new(100, 100 * MIB)).with_template(|t| {
+            t.with_label("app", "db")
+                .with_anti_affinity(shepherd::AffinityTerm::new(db.clone(), None))
+        }),
+    ))
+    .unwrap();
+    s.run(2);
+    assert_eq!(s.cluster().pending_count(), 0, "one db pod a node");
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("web", 1, Resources::new(100, 100 * MIB)).with_template(|t| {
+            t.with_label("app", "web")
+                .with_anti_affinity(shepherd::AffinityTerm::new(db.clone(), None))
+        }),
+    ))
+    .unwrap();
+    s.run(8);
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.scale_ups().len(), 1);
+    assert_eq!((a.scale_ups()[0].group.as_str(), a.scale_ups()[0].to), ("g", 1));
+    assert!(a.scale_ups()[0].pods[0].starts_with("web-"));
+    s.run(30);
+    assert_eq!(s.cluster().pending_count(), 0, "web runs on the new node");
+}
+
+/// The same `web` refusing `db` over the zone: the zone-a template node
+/// is in the zone of both `db` pods (InterPodAffinity rejects it, which a
+/// check of the template alone would miss); the zone-b group is chosen.
+#[test]
+fn required_anti_affinity_over_the_zone_rejects_the_template_in_that_zone() {
+    let mut cfg = config(vec![zoned_group("in-a", "a"), zoned_group("in-b", "b")]);
+    cfg.options.expanders = vec![Expander::Priority];
+    cfg.priorities = vec![(20, vec!["in-a".into()]), (10, vec!["in-b".into()])];
+    let mut s = sim(cfg, 1);
+    zoned_node(&mut s, "n1", "a", 4000);
+    zoned_node(&mut s, "n2", "a", 4000);
+    let db = Selector::new(&[("app", "db")]);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("db", 2, Resources::new(100, 100 * MIB)).with_template(|t| {
+            t.with_label("app", "db")
+                .with_anti_affinity(shepherd::AffinityTerm::new(db.clone(), None))
+        }),
+    ))
+    .unwrap();
+    s.run(2);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("web", 1, Resources::new(100, 100 * MIB)).with_template(|t| {
+            t.with_anti_affinity(shepherd::AffinityTerm::new(db.clone(), Some(ZONE)))
+        }),
+    ))
+    .unwrap();
+    s.run(7);
+    let v = s
+        .autoscaler()
+        .unwrap()
+        .template_verdicts(s.cluster(), s.profile());
+    assert_eq!(v.len(), 1);
+    let r = v[0].1[0].as_ref().expect("in-a is rejected");
+    assert_eq!(r.plugin, "InterPodAffinity");
+    assert_eq!(r.reasons, vec!["node(s) didn't match pod anti-affinity rules"]);
+    assert_eq!(v[0].1[1], None, "in-b fits");
+    s.run(1);
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.scale_ups().len(), 1);
+    assert_eq!(a.scale_ups()[0].group, "in-b", "priority prefers in-a, which cannot help");
+}
+
+/// Zone b's node is full; `web` spreads over zones with maxSkew 1
+/// (DoNotSchedule). Its first pod runs in zone a; the next two would make
+/// zone a 2 against zone b's 0, so they are Pending. A template node in
+/// zone a gives the same skew: no scale-up, and the event says why. A
+/// zone-b group would help (skew 1).
+#[test]
+fn topology_spread_unsatisfiable_in_the_templates_zone_does_not_scale_up() {
+    let run = |groups: Vec<NodeGroup>| {
+        let mut s = sim(config(groups), 1);
+        zoned_node(&mut s, "a1", "a", 4000);
+        zoned_node(&mut s, "b1", "b", 1000);
+        s.submit(Event::Deploy(
+            DeploymentSpec::new("fill", 1, Resources::new(1000, 100 * MIB))
+                .with_template(|t| t.with_node_selector(ZONE, "b")),
+        ))
+        .unwrap();
+        s.run(1);
+        let web = Selector::new(&[("app", "web")]);
+        s.submit(Event::Deploy(
+            DeploymentSpec::new("web", 3, Resources::new(500, 100 * MIB)).with_template(|t| {
+                t.with_label("app", "web")
+                    .with_topology_spread(shepherd::TopologySpreadConstraint::new(
+                        1,
+                        ZONE,
+                        shepherd::WhenUnsatisfiable::DoNotSchedule,
+                        web.clone(),
+                    ))
+            }),
+        ))
+        .unwrap();
+        s.run(9);
+        s
+    };
+    let s = run(vec![zoned_group("in-a", "a")]);
+    assert_eq!(s.cluster().pending_count(), 2);
+    let a = s.autoscaler().unwrap();
+    assert!(a.scale_ups().is_empty());
+    let not = events(&s, "NotTriggerScaleUp");
+    assert_eq!(not.len(), 2);
+    assert_eq!(
+        not[0].2,
+        "pod didn't trigger scale-up: 1 node(s) didn't match pod topology spread constraints"
+    );
+    let s = run(vec![zoned_group("in-a", "a"), zoned_group("in-b", "b")]);
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.scale_ups().len(), 1);
+    assert_eq!((a.scale_ups()[0].group.as_str(), a.scale_ups()[0].pods.len()), ("in-b", 2));
+}
+
+/// A DaemonSet holding host port 8080 on every node: its pod on the
+/// template node takes the port, so a pod asking for 8080 fits no new node
+/// (NodePorts, with the DaemonSet pods the new node would get).
+#[test]
+fn a_daemonset_pods_host_port_on_the_template_node_counts() {
+    use shepherd::{HostPort, Protocol};
+    let mut s = sim(config(vec![group("g", 4000, 8, 0, 10)]), 1);
+    s.submit(Event::CreateDaemonSet(DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(100, 100 * MIB))
+            .with_host_port(HostPort::new(Protocol::Tcp, 8080)),
+    )))
+    .unwrap();
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("web", 1, Resources::new(100, 100 * MIB))
+            .with_template(|t| t.with_host_port(HostPort::new(Protocol::Tcp, 8080))),
+    ))
+    .unwrap();
+    s.run(10);
+    assert!(s.autoscaler().unwrap().scale_ups().is_empty());
+    assert_eq!(
+        events(&s, "NotTriggerScaleUp")[0].2,
+        "pod didn't trigger scale-up: 1 node(s) didn't have free ports for the requested pod ports"
+    );
+}

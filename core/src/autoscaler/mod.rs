@@ -29,6 +29,7 @@ pub mod expander;
 pub mod karpenter;
 pub mod nodegroup;
 pub mod scaledown;
+pub mod snapshot;
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
@@ -46,6 +47,7 @@ use crate::cluster::{Cluster, NodeId, PodPhase};
 use crate::error::Error;
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::{NodeSpec, PodTemplate};
+use crate::scheduler::Profile;
 use crate::util::prng::Prng;
 use estimate::{Room, TemplateNode};
 
@@ -90,6 +92,9 @@ struct Pending {
     name: String,
     obj: ObjectRef,
     template: PodTemplate,
+    /// Its class: the pods of one owner and revision, which are identical
+    /// (CA's equivalence groups, core/scaleup/equivalence/groups.go).
+    class: usize,
 }
 
 /// The simulated Cluster Autoscaler: its configuration and its memory
@@ -274,9 +279,9 @@ impl Autoscaler {
     /// One loop (CA's RunOnce): scale-up, then scale-down. Returns whether
     /// it changed the cluster (a node registered, a pod evicted, a node
     /// removed), so that the caller reconciles again.
-    pub fn run_once(&mut self, c: &mut Cluster) -> bool {
+    pub fn run_once(&mut self, c: &mut Cluster, profile: &Profile) -> bool {
         self.loops += 1;
-        let scaled_up = self.scale_up(c);
+        let scaled_up = self.scale_up(c, profile);
         let mut changed = false;
         if scaled_up && self.config.options.provisioning_delay == 0 {
             changed |= self.join_due(c);
@@ -286,18 +291,49 @@ impl Autoscaler {
     }
 
     /// The Pending pods a loop considers: not expendable, not waiting for a
-    /// nominated node, in the cluster's order.
-    fn pending(&self, c: &Cluster) -> Vec<Pending> {
+    /// nominated node, in the cluster's order; and a sample pod's name per
+    /// class.
+    fn pending(&self, c: &Cluster) -> (Vec<Pending>, Vec<String>) {
         let cutoff = self.config.options.expendable_pods_priority_cutoff;
-        c.pending_pods()
+        let mut classes: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+        let mut samples = Vec::new();
+        let pods = c
+            .pending_pods()
             .filter(|p| p.phase == PodPhase::Pending && p.nominated.is_none())
             .filter(|p| p.priority >= cutoff)
-            .map(|p| Pending {
-                name: p.name(),
-                obj: ObjectRef::Pod(p.controller, p.ordinal),
-                template: p.template.clone(),
+            .map(|p| {
+                let name = p.name();
+                let class = *classes
+                    .entry((p.controller.0, p.revision))
+                    .or_insert_with(|| {
+                        samples.push(name.clone());
+                        samples.len() - 1
+                    });
+                Pending {
+                    name,
+                    obj: ObjectRef::Pod(p.controller, p.ordinal),
+                    template: p.template.clone(),
+                    class,
+                }
             })
-            .collect()
+            .collect();
+        (pods, samples)
+    }
+
+    /// The template-node check of the loop ([`snapshot`]) for the Pending
+    /// pods it considers: per pod (by name, the first of each class) and
+    /// per group, `None` when the pod passes every filter of `profile` on
+    /// the group's template node, else the filter's rejection.
+    pub fn template_verdicts(
+        &self,
+        c: &Cluster,
+        profile: &Profile,
+    ) -> Vec<(String, Vec<Option<snapshot::Rejection>>)> {
+        let (_, samples) = self.pending(c);
+        let templates = self.template_nodes(c);
+        let names: Vec<&str> = samples.iter().map(|s| s.as_str()).collect();
+        let v = snapshot::check_templates(c, &self.config.groups, &templates, &names, profile);
+        samples.into_iter().zip(v).collect()
     }
 
     /// The template NodeInfo of every group.
@@ -310,14 +346,19 @@ impl Autoscaler {
             .collect()
     }
 
-    fn scale_up(&mut self, c: &mut Cluster) -> bool {
+    fn scale_up(&mut self, c: &mut Cluster, profile: &Profile) -> bool {
         let now = c.now();
-        let mut pods = self.pending(c);
+        let (mut pods, samples) = self.pending(c);
         self.no_scale_up.clear();
         if pods.is_empty() {
             return false;
         }
         let templates = self.template_nodes(c);
+        let names: Vec<&str> = samples.iter().map(|s| s.as_str()).collect();
+        // checks[class][group]: every filter of the profile on the group's
+        // template node.
+        let checks =
+            snapshot::check_templates(c, &self.config.groups, &templates, &names, profile);
         // Pods the nodes already asked for will take (CA counts upcoming
         // nodes as template nodes in its snapshot).
         let mut rooms: Vec<(usize, Room, Vec<usize>)> = self
@@ -328,9 +369,7 @@ impl Autoscaler {
         let mut on_upcoming = alloc::vec![false; pods.len()];
         for (i, p) in pods.iter().enumerate() {
             for (g, room, on) in rooms.iter_mut() {
-                let t = &self.config.groups[*g].template;
-                if estimate::static_reason(t, false, &p.template).is_some()
-                    || room.short(&p.template).is_some()
+                if checks[p.class][*g].is_some() || room.short(&p.template).is_some()
                 {
                     continue;
                 }
@@ -381,14 +420,9 @@ impl Autoscaler {
         } else {
             o.max_nodes_total.saturating_sub(total_nodes)
         };
-        let list: Vec<(usize, &PodTemplate)> = pods
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (i, &p.template))
-            .collect();
         let mut options = Vec::new();
         // Per pod, per group: why the group does not help.
-        let mut why: Vec<Vec<(usize, &'static str)>> = alloc::vec![Vec::new(); pods.len()];
+        let mut why: Vec<Vec<(usize, Vec<String>)>> = alloc::vec![Vec::new(); pods.len()];
         for (gi, g) in self.config.groups.iter().enumerate() {
             let t = &g.template;
             let mut max = g.max_size.saturating_sub(sizes[gi]);
@@ -413,15 +447,29 @@ impl Autoscaler {
                 max = by_mem;
                 limit_reason = "max cluster memory limit reached";
             }
+            // The pods the template node takes (SchedulablePodGroups),
+            // binpacked.
+            let list: Vec<(usize, &PodTemplate)> = pods
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| checks[p.class][gi].is_none())
+                .map(|(i, p)| (i, &p.template))
+                .collect();
             let (nodes, taken) = estimate::binpack(t, &templates[gi], &list, max);
             let taken_set: BTreeSet<usize> = taken.iter().copied().collect();
             for (i, p) in pods.iter().enumerate() {
                 if taken_set.contains(&i) {
                     continue;
                 }
-                let r = estimate::static_reason(t, false, &p.template)
-                    .or_else(|| templates[gi].room.short(&p.template))
-                    .unwrap_or(limit_reason);
+                let r = match &checks[p.class][gi] {
+                    Some(r) if !r.reasons.is_empty() => r.reasons.clone(),
+                    Some(r) => alloc::vec![r.plugin.to_string()],
+                    None => alloc::vec![templates[gi]
+                        .room
+                        .short(&p.template)
+                        .unwrap_or(limit_reason)
+                        .to_string()],
+                };
                 why[i].push((gi, r));
             }
             if nodes > 0 && !taken.is_empty() {
@@ -456,8 +504,10 @@ impl Autoscaler {
                 continue;
             }
             let mut counts: BTreeMap<&str, u32> = BTreeMap::new();
-            for (_, r) in &why[i] {
-                *counts.entry(r).or_insert(0) += 1;
+            for (_, rs) in &why[i] {
+                for r in rs {
+                    *counts.entry(r).or_insert(0) += 1;
+                }
             }
             let msg = if counts.is_empty() {
                 "pod didn't trigger scale-up: no node groups".to_string()
@@ -470,7 +520,7 @@ impl Autoscaler {
                 pod: p.name.clone(),
                 groups: why[i]
                     .iter()
-                    .map(|(g, r)| (self.config.groups[*g].name.clone(), r.to_string()))
+                    .map(|(g, r)| (self.config.groups[*g].name.clone(), r.join(", ")))
                     .collect(),
             });
         }

@@ -315,7 +315,7 @@ impl Simulator {
         let Some(a) = self.autoscaler.as_deref_mut() else {
             return;
         };
-        if a.loop_due(self.cluster.now()) && a.run_once(&mut self.cluster) {
+        if a.loop_due(self.cluster.now()) && a.run_once(&mut self.cluster, &self.profile) {
             report.reconcile = self.cluster.reconcile_to_fixed_point(&self.profile);
         }
     }
