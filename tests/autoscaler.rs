@@ -1218,3 +1218,66 @@ fn a_daemonset_pods_host_port_on_the_template_node_counts() {
         "pod didn't trigger scale-up: 1 node(s) didn't have free ports for the requested pod ports"
     );
 }
+
+// ----- --balance-similar-node-groups ---------------------------------------
+
+fn balanced(ignore_group_label: bool, max_a: u32) -> Simulator {
+    let mut a = zoned_group("a", "zone-a");
+    a.max_size = max_a;
+    let b = zoned_group("b", "zone-b");
+    // Twice the cpu: never similar.
+    let mut c = zoned_group("c", "zone-c");
+    c.template.capacity.cpu_millis = 8000;
+    let mut cfg = config(vec![a, b, c]);
+    cfg.options.expanders = vec![Expander::Priority];
+    cfg.priorities = vec![(30, vec!["a".into()]), (20, vec!["b".into()]), (10, vec!["c".into()])];
+    cfg.options.balance_similar_node_groups = true;
+    if ignore_group_label {
+        cfg.options.balancing_ignore_labels = vec!["kwok-nodegroup".into()];
+    }
+    let mut s = sim(cfg, 1);
+    // 5 pods of 1500m: 3900m a new node holds two, so 3 nodes.
+    deploy(&mut s, "web", 5, 1500, 100);
+    s.run(10);
+    s
+}
+
+/// a and b differ only in their zone and the provider's group label: with
+/// that label ignored (`--balancing-ignore-label`) they are similar, and
+/// the 3 nodes go 2 to a (chosen, first among equal sizes) and 1 to b; c
+/// has twice the cpu and takes none. Without it, a takes all 3.
+#[test]
+fn balance_similar_node_groups_spreads_the_scale_up() {
+    let s = balanced(true, 10);
+    let ups: Vec<(String, u32, u32, usize)> = s
+        .autoscaler()
+        .unwrap()
+        .scale_ups()
+        .iter()
+        .map(|u| (u.group.clone(), u.from, u.to, u.pods.len()))
+        .collect();
+    assert_eq!(ups, vec![("a".into(), 0, 2, 5), ("b".into(), 0, 1, 0)]);
+    assert_eq!(
+        events(&s, "TriggeredScaleUp")[0].2,
+        "pod triggered scale-up: [{a 0->2 (max: 10)} {b 0->1 (max: 10)}]"
+    );
+    let s = balanced(false, 10);
+    let up = &s.autoscaler().unwrap().scale_ups();
+    assert_eq!(up.len(), 1);
+    assert_eq!((up[0].group.as_str(), up[0].to), ("a", 3));
+}
+
+/// a's max is 1: the estimate counts b's room too (3 nodes), and the
+/// balance gives a its one node and b the other two.
+#[test]
+fn balance_respects_each_max_and_the_estimate_uses_the_similar_groups_room() {
+    let s = balanced(true, 1);
+    let ups: Vec<(String, u32, u32)> = s
+        .autoscaler()
+        .unwrap()
+        .scale_ups()
+        .iter()
+        .map(|u| (u.group.clone(), u.from, u.to))
+        .collect();
+    assert_eq!(ups, vec![("a".into(), 0, 1), ("b".into(), 0, 2)]);
+}

@@ -28,6 +28,7 @@ pub mod estimate;
 pub mod expander;
 pub mod karpenter;
 pub mod nodegroup;
+pub mod nodegroupset;
 pub mod scaledown;
 pub mod snapshot;
 
@@ -423,9 +424,14 @@ impl Autoscaler {
         let mut options = Vec::new();
         // Per pod, per group: why the group does not help.
         let mut why: Vec<Vec<(usize, Vec<String>)>> = alloc::vec![Vec::new(); pods.len()];
+        let similar = self.similar_groups(&sizes, &templates, &checks, &pods);
         for (gi, g) in self.config.groups.iter().enumerate() {
             let t = &g.template;
-            let mut max = g.max_size.saturating_sub(sizes[gi]);
+            // With similar groups, the estimate may use their room too
+            // (estimator/sng_capacity_threshold.go).
+            let mut max = similar[gi].iter().fold(g.max_size.saturating_sub(sizes[gi]), |m, &j| {
+                m.saturating_add(self.config.groups[j].max_size.saturating_sub(sizes[j]))
+            });
             let mut limit_reason = "max node group size reached";
             if max > o.max_nodes_per_scaleup {
                 max = o.max_nodes_per_scaleup;
@@ -538,40 +544,118 @@ impl Autoscaler {
             &mut self.rng,
         );
         let best = &options[choice.option];
-        let g = self.config.groups[best.group].clone();
-        let from = sizes[best.group];
-        let to = from + best.nodes;
-        let mut names = Vec::new();
-        for _ in 0..best.nodes {
-            let name = self.fresh_name(c, &g.name);
-            self.members.insert(name.clone(), best.group);
-            self.upcoming.push((
-                now + self.config.options.provisioning_delay,
-                best.group,
-                name.clone(),
-            ));
-            names.push(name);
+        // The groups that grow: the chosen one, or it and its similar
+        // groups with the nodes spread by balance (orchestrator.go,
+        // `balanceScaleUps`), in the order of their current sizes.
+        let mut targets: Vec<usize> = alloc::vec![best.group];
+        targets.extend(similar[best.group].iter().copied());
+        targets.sort_by_key(|&g| sizes[g]);
+        let shape: Vec<(u32, u32)> = targets
+            .iter()
+            .map(|&g| (sizes[g], self.config.groups[g].max_size))
+            .collect();
+        let grown = nodegroupset::balance(&shape, best.nodes);
+        let mut infos = Vec::new();
+        let mut records = Vec::new();
+        for (k, &gi) in targets.iter().enumerate() {
+            let (from, to) = (sizes[gi], grown[k]);
+            if to <= from {
+                continue;
+            }
+            let g = self.config.groups[gi].clone();
+            let mut names = Vec::new();
+            for _ in from..to {
+                let name = self.fresh_name(c, &g.name);
+                self.members.insert(name.clone(), gi);
+                self.upcoming.push((
+                    now + self.config.options.provisioning_delay,
+                    gi,
+                    name.clone(),
+                ));
+                names.push(name);
+            }
+            infos.push(format!("{{{} {}->{} (max: {})}}", g.name, from, to, g.max_size));
+            records.push((g.name, from, to, names));
         }
-        let msg = format!(
-            "pod triggered scale-up: [{{{} {}->{} (max: {})}}]",
-            g.name, from, to, g.max_size
-        );
-        let for_pods: Vec<String> = best.pods.iter().map(|&i| pods[i].name.clone()).collect();
-        self.scale_ups.push(ScaleUp {
-            tick: now,
-            group: g.name.clone(),
-            from,
-            to,
-            nodes: names,
-            pods: for_pods,
-            reasoning: choice.reasoning,
+        let msg = format!("pod triggered scale-up: [{}]", infos.join(" "));
+        let balanced = (records.len() > 1).then(|| {
+            let names: Vec<&str> = records.iter().map(|r| r.0.as_str()).collect();
+            format!(
+                "balanced over the similar groups {} (--balance-similar-node-groups)",
+                names.join(", ")
+            )
         });
+        let mut reasoning = Some(choice.reasoning);
+        for (group, from, to, names) in records {
+            let first = reasoning.take();
+            let mut why = first.clone().unwrap_or_default();
+            why.extend(balanced.clone());
+            self.scale_ups.push(ScaleUp {
+                tick: now,
+                group,
+                from,
+                to,
+                nodes: names,
+                // The pods go with the first record of the scale-up.
+                pods: if first.is_some() {
+                    best.pods.iter().map(|&i| pods[i].name.clone()).collect()
+                } else {
+                    Vec::new()
+                },
+                reasoning: why,
+            });
+        }
         let objs: Vec<ObjectRef> = best.pods.iter().map(|&i| pods[i].obj).collect();
         for obj in objs {
             self.say(c, Reason::TriggeredScaleUp, obj, msg.clone());
         }
         self.last_scale_up = Some(now);
         true
+    }
+
+    /// Per group, the groups similar to it when `--balance-similar-node-groups`
+    /// is on ([`nodegroupset::similar`]) that can still grow and whose
+    /// template node takes the same Pending pods (orchestrator.go,
+    /// `ComputeSimilarNodeGroups`); empty lists otherwise.
+    fn similar_groups(
+        &self,
+        sizes: &[u32],
+        templates: &[TemplateNode],
+        checks: &[Vec<Option<snapshot::Rejection>>],
+        pods: &[Pending],
+    ) -> Vec<Vec<usize>> {
+        let groups = &self.config.groups;
+        let o = &self.config.options;
+        if !o.balance_similar_node_groups {
+            return alloc::vec![Vec::new(); groups.len()];
+        }
+        let mut present = alloc::vec![false; checks.len()];
+        for p in pods {
+            present[p.class] = true;
+        }
+        let same_pods = |a: usize, b: usize| {
+            (0..checks.len())
+                .filter(|&k| present[k])
+                .all(|k| checks[k][a].is_none() == checks[k][b].is_none())
+        };
+        (0..groups.len())
+            .map(|a| {
+                (0..groups.len())
+                    .filter(|&b| {
+                        b != a
+                            && sizes[b] < groups[b].max_size
+                            && nodegroupset::similar(
+                                &groups[a].template,
+                                &templates[a].room,
+                                &groups[b].template,
+                                &templates[b].room,
+                                &o.balancing_ignore_labels,
+                            )
+                            && same_pods(a, b)
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Records an event of the autoscaler's (Normal, source
