@@ -1290,3 +1290,27 @@ fn balance_respects_each_max_and_the_estimate_uses_the_similar_groups_room() {
         .collect();
     assert_eq!(ups, vec![("a".into(), 0, 1), ("b".into(), 0, 2)]);
 }
+
+/// CA's settings changed mid-run (`Event::SetAutoscaler`, as the page's
+/// form sends it) while nodes are on their way: they still come, and the
+/// new autoscaler does not ask for them again.
+#[test]
+fn a_new_configuration_keeps_the_nodes_already_asked_for() {
+    let cfg = config(vec![group("m-large", 4000, 16, 0, 10)]);
+    let mut s = sim(cfg.clone(), 1);
+    deploy(&mut s, "web", 5, 1500, 1024);
+    s.run(12);
+    assert_eq!(s.autoscaler().unwrap().upcoming().count(), 3);
+    let mut edited = cfg;
+    edited.options.expanders = vec![Expander::MostPods];
+    s.submit(Event::SetAutoscaler(Box::new(edited))).unwrap();
+    s.run(10); // the loop at tick 20
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.config().options.expanders, vec![Expander::MostPods]);
+    assert!(a.scale_ups().is_empty(), "nothing asked again");
+    assert_eq!(a.upcoming().count(), 3);
+    s.run(20); // tick 40: the nodes asked for at tick 10 register
+    assert_eq!(s.cluster().node_count(), 3);
+    assert_eq!(s.cluster().pending_count(), 0);
+    assert_eq!(s.autoscaler().unwrap().sizes(s.cluster()), vec![3]);
+}

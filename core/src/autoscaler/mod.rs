@@ -156,6 +156,26 @@ impl Autoscaler {
         })
     }
 
+    /// Takes over what `old` asked for and knew: the nodes asked for and
+    /// not yet registered (a cloud delivers them whatever the autoscaler's
+    /// new settings) and the group of every node it made, for each group
+    /// that `self` still has by name. A configuration edited mid-run thus
+    /// does not ask again for nodes already on their way.
+    pub fn carry_over(&mut self, old: &Autoscaler) {
+        let index = |name: &str| self.config.groups.iter().position(|g| g.name == name);
+        for (node, &g) in &old.members {
+            if let Some(i) = index(&old.config.groups[g].name) {
+                self.members.entry(node.clone()).or_insert(i);
+            }
+        }
+        for (tick, g, node) in &old.upcoming {
+            if let Some(i) = index(&old.config.groups[*g].name) {
+                self.upcoming.push((*tick, i, node.clone()));
+            }
+        }
+        self.last_scale_up = old.last_scale_up;
+    }
+
     pub fn config(&self) -> &AutoscalerConfig {
         &self.config
     }
