@@ -316,7 +316,7 @@ pub(crate) fn read(
         cfg.priorities = priorities(p, limits)?;
     }
     pod_flags(objs, &mut cfg);
-    autoscaler_flags(objs, &mut cfg.options, warnings)?;
+    autoscaler_flags(objs, &mut cfg.options)?;
     cfg.validate()
         .map_err(|e| err(&cm.loc, "", format!("the autoscaler's configuration: {e}")))?;
     Ok(Some(cfg))
@@ -332,7 +332,6 @@ pub(crate) fn read(
 fn autoscaler_flags(
     objs: &[RawObject],
     o: &mut shepherd::autoscaler::AutoscalerOptions,
-    warnings: &mut Vec<Warning>,
 ) -> Result<(), ImportError> {
     for obj in objs {
         if obj.value.get("kind").and_then(Value::as_str) != Some("Deployment") {
