@@ -174,7 +174,7 @@ pub fn binpack(
     };
     let mut order: Vec<&(usize, &PodTemplate)> = pods.iter().collect();
     // Stable: equal scores keep the pending order.
-    order.sort_by(|a, b| score(b.1).cmp(&score(a.1)));
+    order.sort_by_key(|p| core::cmp::Reverse(score(p.1)));
     // Per new node: what is left, and its pods when one of them carries
     // required anti-affinity (the only case another pod's presence
     // matters); `anti` says whether any does.
