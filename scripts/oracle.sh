@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # The differential check against Kubernetes' own code (docs/oracle.md):
 # builds the oracle (oracle/, Go; the Go build cache makes a second build
-# take seconds) and the driver, then runs three checks:
+# take seconds) and the driver, then runs these checks:
 #   1. scheduling cases: SHEPHERD_FUZZ_OPS of them (default 2000) from
 #      SHEPHERD_ORACLE_SEED (default 1), compared verdict by verdict;
 #   2. the pure functions (quantities, names, selectors, tolerations,
 #      requests, rollout arithmetic) from the same seed;
 #   3. the known deviations pinned in oracle/driver/tests/deviations.rs,
 #      with Kubernetes' side asked of the oracle;
-#   4. the exports of every example in tests/manifests/ and of random
+#   4. Cluster Autoscaler's template-node check: SHEPHERD_ORACLE_AUTOSCALE
+#      cases (default a quarter of SHEPHERD_FUZZ_OPS), each a scheduling
+#      case with a node group's template node (and DaemonSets whose pods a
+#      new node would run): the autoscaler's verdict (fits, or the filter
+#      and its reasons) against the scheduler's filters on that snapshot;
+#   5. the exports of every example in tests/manifests/ and of random
 #      workloads (plain, --kwok, --scheduler-config) through the API
 #      server's defaulting and validation.
 # Each mismatch is printed with its seed and a manifest that reproduces it;
@@ -21,7 +26,7 @@
 #
 # SHEPHERD_ORACLE_AVOID lists the known deviation classes whose inputs the
 # generator leaves out (default: all of them, docs/oracle.md's table);
-# SHEPHERD_ORACLE_ONLY=cases|funcs|deviations|exports runs one check.
+# SHEPHERD_ORACLE_ONLY=cases|funcs|deviations|autoscale|exports runs one check.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$SHEPHERD_ROOT"
@@ -91,6 +96,10 @@ deviations() {
 }
 if [ -z "$ONLY" ] || [ "$ONLY" = deviations ]; then
   run "the known deviations, pinned (both sides)" deviations
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = autoscale ]; then
+  run "Cluster Autoscaler's template-node check: ${SHEPHERD_ORACLE_AUTOSCALE:-$((SHEPHERD_FUZZ_OPS / 4))} from seed $SHEPHERD_ORACLE_SEED" \
+    "$DRIVER" --oracle "$ORACLE" autoscale
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = exports ]; then
   EXPORTS="$SHEPHERD_ROOT/target/oracle/exports"

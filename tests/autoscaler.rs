@@ -678,6 +678,15 @@ fn one_scan_at_5000_nodes_10000_pending_five_groups() {
         a.scale_ups().iter().map(|u| (&u.group, u.to)).collect::<Vec<_>>()
     );
     assert_eq!(a.scale_ups().len(), 1);
+    // Its template-node check alone (a copy of the cluster, five template
+    // nodes, 100 pod classes filtered on each).
+    let t = std::time::Instant::now();
+    let v = a.template_verdicts(s.cluster(), s.profile());
+    eprintln!(
+        "the template-node check of 100 pod classes on 5 groups: {:.2?}",
+        t.elapsed()
+    );
+    assert_eq!(v.len(), 100);
 }
 
 /// A kube-system pod blocks its node unless a budget covers it.
@@ -1046,4 +1055,262 @@ fn binpack_equals_plain_first_fit() {
             "seed {seed} (SHEPHERD_SEED={seed} SHEPHERD_FUZZ_OPS=1 cargo test -p shepherd --test autoscaler binpack_equals)"
         );
     }
+}
+
+// ----- the template-node check with every filter ---------------------------
+
+const ZONE: &str = "topology.kubernetes.io/zone";
+
+fn zoned_group(name: &str, zone: &str) -> NodeGroup {
+    let mut g = group(name, 4000, 8, 0, 10);
+    g.template = g.template.with_label(ZONE, zone).with_label("kubernetes.io/hostname", name);
+    g
+}
+
+fn zoned_node(s: &mut Simulator, name: &str, zone: &str, cpu: u64) {
+    s.submit(Event::AddNode(
+        NodeSpec::new(name, cpu, 8 * GIB)
+            .with_label(ZONE, zone)
+            .with_label("kubernetes.io/hostname", name),
+    ))
+    .unwrap();
+}
+
+/// A `db` pod on each of the two nodes (not in a group); `web` refuses
+/// every node holding a `db` pod (required anti-affinity over the
+/// hostname), so it is Pending with room to spare. The template node holds
+/// no `db` pod: the group helps, one node.
+#[test]
+fn required_anti_affinity_against_every_node_scales_up_a_group_that_fits() {
+    let mut s = sim(config(vec![zoned_group("g", "a")]), 1);
+    zoned_node(&mut s, "n1", "a", 4000);
+    zoned_node(&mut s, "n2", "a", 4000);
+    let db = Selector::new(&[("app", "db")]);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("db", 2, Resources::new(100, 100 * MIB)).with_template(|t| {
+            t.with_label("app", "db")
+                .with_anti_affinity(shepherd::AffinityTerm::new(db.clone(), None))
+        }),
+    ))
+    .unwrap();
+    s.run(2);
+    assert_eq!(s.cluster().pending_count(), 0, "one db pod a node");
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("web", 1, Resources::new(100, 100 * MIB)).with_template(|t| {
+            t.with_label("app", "web")
+                .with_anti_affinity(shepherd::AffinityTerm::new(db.clone(), None))
+        }),
+    ))
+    .unwrap();
+    s.run(8);
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.scale_ups().len(), 1);
+    assert_eq!((a.scale_ups()[0].group.as_str(), a.scale_ups()[0].to), ("g", 1));
+    assert!(a.scale_ups()[0].pods[0].starts_with("web-"));
+    s.run(30);
+    assert_eq!(s.cluster().pending_count(), 0, "web runs on the new node");
+}
+
+/// The same `web` refusing `db` over the zone: the zone-a template node
+/// is in the zone of both `db` pods (InterPodAffinity rejects it, which a
+/// check of the template alone would miss); the zone-b group is chosen.
+#[test]
+fn required_anti_affinity_over_the_zone_rejects_the_template_in_that_zone() {
+    let mut cfg = config(vec![zoned_group("in-a", "a"), zoned_group("in-b", "b")]);
+    cfg.options.expanders = vec![Expander::Priority];
+    cfg.priorities = vec![(20, vec!["in-a".into()]), (10, vec!["in-b".into()])];
+    let mut s = sim(cfg, 1);
+    zoned_node(&mut s, "n1", "a", 4000);
+    zoned_node(&mut s, "n2", "a", 4000);
+    let db = Selector::new(&[("app", "db")]);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("db", 2, Resources::new(100, 100 * MIB)).with_template(|t| {
+            t.with_label("app", "db")
+                .with_anti_affinity(shepherd::AffinityTerm::new(db.clone(), None))
+        }),
+    ))
+    .unwrap();
+    s.run(2);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("web", 1, Resources::new(100, 100 * MIB)).with_template(|t| {
+            t.with_anti_affinity(shepherd::AffinityTerm::new(db.clone(), Some(ZONE)))
+        }),
+    ))
+    .unwrap();
+    s.run(7);
+    let v = s
+        .autoscaler()
+        .unwrap()
+        .template_verdicts(s.cluster(), s.profile());
+    assert_eq!(v.len(), 1);
+    let r = v[0].1[0].as_ref().expect("in-a is rejected");
+    assert_eq!(r.plugin, "InterPodAffinity");
+    assert_eq!(r.reasons, vec!["node(s) didn't match pod anti-affinity rules"]);
+    assert_eq!(v[0].1[1], None, "in-b fits");
+    s.run(1);
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.scale_ups().len(), 1);
+    assert_eq!(a.scale_ups()[0].group, "in-b", "priority prefers in-a, which cannot help");
+}
+
+/// Zone b's node is full; `web` spreads over zones with maxSkew 1
+/// (DoNotSchedule). Its first pod runs in zone a; the next two would make
+/// zone a 2 against zone b's 0, so they are Pending. A template node in
+/// zone a gives the same skew: no scale-up, and the event says why. A
+/// zone-b group would help (skew 1).
+#[test]
+fn topology_spread_unsatisfiable_in_the_templates_zone_does_not_scale_up() {
+    let run = |groups: Vec<NodeGroup>| {
+        let mut s = sim(config(groups), 1);
+        zoned_node(&mut s, "a1", "a", 4000);
+        zoned_node(&mut s, "b1", "b", 1000);
+        s.submit(Event::Deploy(
+            DeploymentSpec::new("fill", 1, Resources::new(1000, 100 * MIB))
+                .with_template(|t| t.with_node_selector(ZONE, "b")),
+        ))
+        .unwrap();
+        s.run(1);
+        let web = Selector::new(&[("app", "web")]);
+        s.submit(Event::Deploy(
+            DeploymentSpec::new("web", 3, Resources::new(500, 100 * MIB)).with_template(|t| {
+                t.with_label("app", "web")
+                    .with_topology_spread(shepherd::TopologySpreadConstraint::new(
+                        1,
+                        ZONE,
+                        shepherd::WhenUnsatisfiable::DoNotSchedule,
+                        web.clone(),
+                    ))
+            }),
+        ))
+        .unwrap();
+        s.run(9);
+        s
+    };
+    let s = run(vec![zoned_group("in-a", "a")]);
+    assert_eq!(s.cluster().pending_count(), 2);
+    let a = s.autoscaler().unwrap();
+    assert!(a.scale_ups().is_empty());
+    let not = events(&s, "NotTriggerScaleUp");
+    assert_eq!(not.len(), 2);
+    assert_eq!(
+        not[0].2,
+        "pod didn't trigger scale-up: 1 node(s) didn't match pod topology spread constraints"
+    );
+    let s = run(vec![zoned_group("in-a", "a"), zoned_group("in-b", "b")]);
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.scale_ups().len(), 1);
+    assert_eq!((a.scale_ups()[0].group.as_str(), a.scale_ups()[0].pods.len()), ("in-b", 2));
+}
+
+/// A DaemonSet holding host port 8080 on every node: its pod on the
+/// template node takes the port, so a pod asking for 8080 fits no new node
+/// (NodePorts, with the DaemonSet pods the new node would get).
+#[test]
+fn a_daemonset_pods_host_port_on_the_template_node_counts() {
+    use shepherd::{HostPort, Protocol};
+    let mut s = sim(config(vec![group("g", 4000, 8, 0, 10)]), 1);
+    s.submit(Event::CreateDaemonSet(DaemonSetSpec::new(
+        "agent",
+        PodTemplate::new(Resources::new(100, 100 * MIB))
+            .with_host_port(HostPort::new(Protocol::Tcp, 8080)),
+    )))
+    .unwrap();
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("web", 1, Resources::new(100, 100 * MIB))
+            .with_template(|t| t.with_host_port(HostPort::new(Protocol::Tcp, 8080))),
+    ))
+    .unwrap();
+    s.run(10);
+    assert!(s.autoscaler().unwrap().scale_ups().is_empty());
+    assert_eq!(
+        events(&s, "NotTriggerScaleUp")[0].2,
+        "pod didn't trigger scale-up: 1 node(s) didn't have free ports for the requested pod ports"
+    );
+}
+
+// ----- --balance-similar-node-groups ---------------------------------------
+
+fn balanced(ignore_group_label: bool, max_a: u32) -> Simulator {
+    let mut a = zoned_group("a", "zone-a");
+    a.max_size = max_a;
+    let b = zoned_group("b", "zone-b");
+    // Twice the cpu: never similar.
+    let mut c = zoned_group("c", "zone-c");
+    c.template.capacity.cpu_millis = 8000;
+    let mut cfg = config(vec![a, b, c]);
+    cfg.options.expanders = vec![Expander::Priority];
+    cfg.priorities = vec![(30, vec!["a".into()]), (20, vec!["b".into()]), (10, vec!["c".into()])];
+    cfg.options.balance_similar_node_groups = true;
+    if ignore_group_label {
+        cfg.options.balancing_ignore_labels = vec!["kwok-nodegroup".into()];
+    }
+    let mut s = sim(cfg, 1);
+    // 5 pods of 1500m: 3900m a new node holds two, so 3 nodes.
+    deploy(&mut s, "web", 5, 1500, 100);
+    s.run(10);
+    s
+}
+
+/// a and b differ only in their zone and the provider's group label: with
+/// that label ignored (`--balancing-ignore-label`) they are similar, and
+/// the 3 nodes go 2 to a (chosen, first among equal sizes) and 1 to b; c
+/// has twice the cpu and takes none. Without it, a takes all 3.
+#[test]
+fn balance_similar_node_groups_spreads_the_scale_up() {
+    let s = balanced(true, 10);
+    let ups: Vec<(String, u32, u32, usize)> = s
+        .autoscaler()
+        .unwrap()
+        .scale_ups()
+        .iter()
+        .map(|u| (u.group.clone(), u.from, u.to, u.pods.len()))
+        .collect();
+    assert_eq!(ups, vec![("a".into(), 0, 2, 5), ("b".into(), 0, 1, 0)]);
+    assert_eq!(
+        events(&s, "TriggeredScaleUp")[0].2,
+        "pod triggered scale-up: [{a 0->2 (max: 10)} {b 0->1 (max: 10)}]"
+    );
+    let s = balanced(false, 10);
+    let up = &s.autoscaler().unwrap().scale_ups();
+    assert_eq!(up.len(), 1);
+    assert_eq!((up[0].group.as_str(), up[0].to), ("a", 3));
+}
+
+/// a's max is 1: the estimate counts b's room too (3 nodes), and the
+/// balance gives a its one node and b the other two.
+#[test]
+fn balance_respects_each_max_and_the_estimate_uses_the_similar_groups_room() {
+    let s = balanced(true, 1);
+    let ups: Vec<(String, u32, u32)> = s
+        .autoscaler()
+        .unwrap()
+        .scale_ups()
+        .iter()
+        .map(|u| (u.group.clone(), u.from, u.to))
+        .collect();
+    assert_eq!(ups, vec![("a".into(), 0, 1), ("b".into(), 0, 2)]);
+}
+
+/// CA's settings changed mid-run (`Event::SetAutoscaler`, as the page's
+/// form sends it) while nodes are on their way: they still come, and the
+/// new autoscaler does not ask for them again.
+#[test]
+fn a_new_configuration_keeps_the_nodes_already_asked_for() {
+    let cfg = config(vec![group("m-large", 4000, 16, 0, 10)]);
+    let mut s = sim(cfg.clone(), 1);
+    deploy(&mut s, "web", 5, 1500, 1024);
+    s.run(12);
+    assert_eq!(s.autoscaler().unwrap().upcoming().count(), 3);
+    let mut edited = cfg;
+    edited.options.expanders = vec![Expander::MostPods];
+    s.submit(Event::SetAutoscaler(Box::new(edited))).unwrap();
+    s.run(10); // the loop at tick 20
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.config().options.expanders, vec![Expander::MostPods]);
+    assert!(a.scale_ups().is_empty(), "nothing asked again");
+    assert_eq!(a.upcoming().count(), 3);
+    s.run(20); // tick 40: the nodes asked for at tick 10 register
+    assert_eq!(s.cluster().node_count(), 3);
+    assert_eq!(s.cluster().pending_count(), 0);
+    assert_eq!(s.autoscaler().unwrap().sizes(s.cluster()), vec![3]);
 }

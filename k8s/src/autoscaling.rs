@@ -316,7 +316,7 @@ pub(crate) fn read(
         cfg.priorities = priorities(p, limits)?;
     }
     pod_flags(objs, &mut cfg);
-    autoscaler_flags(objs, &mut cfg.options, warnings)?;
+    autoscaler_flags(objs, &mut cfg.options)?;
     cfg.validate()
         .map_err(|e| err(&cm.loc, "", format!("the autoscaler's configuration: {e}")))?;
     Ok(Some(cfg))
@@ -332,7 +332,6 @@ pub(crate) fn read(
 fn autoscaler_flags(
     objs: &[RawObject],
     o: &mut shepherd::autoscaler::AutoscalerOptions,
-    warnings: &mut Vec<Warning>,
 ) -> Result<(), ImportError> {
     for obj in objs {
         if obj.value.get("kind").and_then(Value::as_str) != Some("Deployment") {
@@ -441,11 +440,8 @@ fn autoscaler_flags(
                     }
                     "skip-nodes-with-local-storage" => o.skip_nodes_with_local_storage = boolean(&value)?,
                     "skip-nodes-with-system-pods" => o.skip_nodes_with_system_pods = boolean(&value)?,
-                    "balance-similar-node-groups" if value == "true" => warnings.push(Warning {
-                        loc: obj.loc.clone(),
-                        path: path.clone(),
-                        message: "--balance-similar-node-groups is not simulated: one group grows per loop".into(),
-                    }),
+                    "balance-similar-node-groups" => o.balance_similar_node_groups = boolean(&value)?,
+                    "balancing-ignore-label" => o.balancing_ignore_labels.push(value.clone()),
                     _ => {}
                 }
             }
@@ -1225,7 +1221,7 @@ mod tests {
 
     #[test]
     fn reads_cluster_autoscalers_flags_from_its_deployment() {
-        let ca = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cluster-autoscaler\n  namespace: kube-system\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: ca}}\n  template:\n    metadata:\n      labels: {app: ca}\n    spec:\n      containers:\n      - name: cluster-autoscaler\n        image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0\n        command: [./cluster-autoscaler, --cloud-provider=kwok, \"--expander=priority,least-waste\", --scan-interval, 20s, --scale-down-unneeded-time=5m, --scale-down-utilization-threshold=0.6, --max-nodes-total=12, --cores-total=0:64, --scale-down-enabled]\n";
+        let ca = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cluster-autoscaler\n  namespace: kube-system\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: ca}}\n  template:\n    metadata:\n      labels: {app: ca}\n    spec:\n      containers:\n      - name: cluster-autoscaler\n        image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0\n        command: [./cluster-autoscaler, --cloud-provider=kwok, \"--expander=priority,least-waste\", --scan-interval, 20s, --scale-down-unneeded-time=5m, --scale-down-utilization-threshold=0.6, --max-nodes-total=12, --cores-total=0:64, --scale-down-enabled, --balance-similar-node-groups, --balancing-ignore-label=kwok-nodegroup, --balancing-ignore-label, pool]\n";
         let imp = crate::import(&format!("{SAMPLE}{ca}")).unwrap();
         let o = &imp.scenario.autoscaler.as_ref().unwrap().options;
         use shepherd::autoscaler::Expander;
@@ -1234,6 +1230,8 @@ mod tests {
         assert_eq!(o.scale_down_utilization_threshold_permille, 600);
         assert_eq!((o.max_nodes_total, o.cores_total), (12, (0, 64)));
         assert!(o.scale_down_enabled);
+        assert!(o.balance_similar_node_groups);
+        assert_eq!(o.balancing_ignore_labels, ["kwok-nodegroup", "pool"]);
         // Unchanged: CA's defaults.
         assert_eq!(o.scale_down_delay_after_add, 600);
         // A bad value names the word and what was expected.

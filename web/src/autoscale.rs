@@ -569,6 +569,9 @@ impl OptionsDoc {
             expendable_pods_priority_cutoff: cutoff,
             skip_nodes_with_local_storage: self.skip_nodes_with_local_storage,
             skip_nodes_with_system_pods: self.skip_nodes_with_system_pods,
+            // Not in the form yet: --balance-similar-node-groups and
+            // --balancing-ignore-label keep CA's defaults here.
+            ..AutoscalerOptions::default()
         })
     }
 }

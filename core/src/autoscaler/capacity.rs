@@ -55,11 +55,12 @@ pub fn replicas_that_fit(c: &Cluster, pod: &PodTemplate) -> u64 {
             .memory_bytes
             .saturating_sub(n.allocated.memory_bytes);
         let mut k = n.spec.max_pods.saturating_sub(n.pod_count) as u64;
-        if pod.requests.cpu_millis > 0 {
-            k = k.min(free_cpu / pod.requests.cpu_millis);
+        // A request of zero does not bound the count.
+        if let Some(q) = free_cpu.checked_div(pod.requests.cpu_millis) {
+            k = k.min(q);
         }
-        if pod.requests.memory_bytes > 0 {
-            k = k.min(free_mem / pod.requests.memory_bytes);
+        if let Some(q) = free_mem.checked_div(pod.requests.memory_bytes) {
+            k = k.min(q);
         }
         total += k;
     }
@@ -76,7 +77,7 @@ pub fn removable_nodes(c: &Cluster) -> Vec<String> {
         .filter(|n| n.ready && !n.draining)
         .map(|n| {
             let cap = n.spec.capacity;
-            let share = |u: u64, t: u64| if t == 0 { 0 } else { u * 1000 / t };
+            let share = |u: u64, t: u64| (u * 1000).checked_div(t).unwrap_or(0);
             let used = share(n.allocated.cpu_millis, cap.cpu_millis)
                 .max(share(n.allocated.memory_bytes, cap.memory_bytes));
             let room = Room::free_on(&n);

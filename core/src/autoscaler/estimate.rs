@@ -1,14 +1,13 @@
 //! Pods on a template node, and CA's binpacking estimate
 //! (cluster-autoscaler/estimator/binpacking_estimator.go).
 //!
-//! A pod is tried on a node with the scheduler's filters only, as CA runs
-//! them (no scores): NodeUnschedulable, TaintToleration, NodeAffinity
-//! (nodeSelector and required terms) and NodeResourcesFit (cpu, memory,
-//! pods), from the plugins' own functions. InterPodAffinity is evaluated for
-//! required anti-affinity over `kubernetes.io/hostname` among the pods
-//! packed onto one new node (a new node holds no other pod); terms over
-//! other topology keys, required pod affinity and PodTopologySpread are
-//! not evaluated on template nodes (see docs/autoscaling.md).
+//! Whether a pod may go on a group's template node at all is decided by
+//! every filter of the profile on a snapshot ([`super::snapshot`]); the
+//! binpacking here then counts, per new node, cpu, memory and pod slots,
+//! with required anti-affinity over `kubernetes.io/hostname` among the pods
+//! packed onto one new node (a new node holds no other pod). The node-local
+//! filters below ([`static_reason`]) serve the capacity questions and the
+//! scale-down's moves (see docs/autoscaling.md).
 
 use alloc::vec::Vec;
 
@@ -175,7 +174,7 @@ pub fn binpack(
     };
     let mut order: Vec<&(usize, &PodTemplate)> = pods.iter().collect();
     // Stable: equal scores keep the pending order.
-    order.sort_by(|a, b| score(b.1).cmp(&score(a.1)));
+    order.sort_by_key(|p| core::cmp::Reverse(score(p.1)));
     // Per new node: what is left, and its pods when one of them carries
     // required anti-affinity (the only case another pod's presence
     // matters); `anti` says whether any does.

@@ -28,7 +28,9 @@ pub mod estimate;
 pub mod expander;
 pub mod karpenter;
 pub mod nodegroup;
+pub mod nodegroupset;
 pub mod scaledown;
+pub mod snapshot;
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
@@ -46,6 +48,7 @@ use crate::cluster::{Cluster, NodeId, PodPhase};
 use crate::error::Error;
 use crate::events::{EventType, ObjectRef, Reason};
 use crate::model::{NodeSpec, PodTemplate};
+use crate::scheduler::Profile;
 use crate::util::prng::Prng;
 use estimate::{Room, TemplateNode};
 
@@ -90,6 +93,9 @@ struct Pending {
     name: String,
     obj: ObjectRef,
     template: PodTemplate,
+    /// Its class: the pods of one owner and revision, which are identical
+    /// (CA's equivalence groups, core/scaleup/equivalence/groups.go).
+    class: usize,
 }
 
 /// The simulated Cluster Autoscaler: its configuration and its memory
@@ -148,6 +154,26 @@ impl Autoscaler {
             loops: 0,
             texts: BTreeMap::new(),
         })
+    }
+
+    /// Takes over what `old` asked for and knew: the nodes asked for and
+    /// not yet registered (a cloud delivers them whatever the autoscaler's
+    /// new settings) and the group of every node it made, for each group
+    /// that `self` still has by name. A configuration edited mid-run thus
+    /// does not ask again for nodes already on their way.
+    pub fn carry_over(&mut self, old: &Autoscaler) {
+        let index = |name: &str| self.config.groups.iter().position(|g| g.name == name);
+        for (node, &g) in &old.members {
+            if let Some(i) = index(&old.config.groups[g].name) {
+                self.members.entry(node.clone()).or_insert(i);
+            }
+        }
+        for (tick, g, node) in &old.upcoming {
+            if let Some(i) = index(&old.config.groups[*g].name) {
+                self.upcoming.push((*tick, i, node.clone()));
+            }
+        }
+        self.last_scale_up = old.last_scale_up;
     }
 
     pub fn config(&self) -> &AutoscalerConfig {
@@ -274,9 +300,9 @@ impl Autoscaler {
     /// One loop (CA's RunOnce): scale-up, then scale-down. Returns whether
     /// it changed the cluster (a node registered, a pod evicted, a node
     /// removed), so that the caller reconciles again.
-    pub fn run_once(&mut self, c: &mut Cluster) -> bool {
+    pub fn run_once(&mut self, c: &mut Cluster, profile: &Profile) -> bool {
         self.loops += 1;
-        let scaled_up = self.scale_up(c);
+        let scaled_up = self.scale_up(c, profile);
         let mut changed = false;
         if scaled_up && self.config.options.provisioning_delay == 0 {
             changed |= self.join_due(c);
@@ -286,18 +312,49 @@ impl Autoscaler {
     }
 
     /// The Pending pods a loop considers: not expendable, not waiting for a
-    /// nominated node, in the cluster's order.
-    fn pending(&self, c: &Cluster) -> Vec<Pending> {
+    /// nominated node, in the cluster's order; and a sample pod's name per
+    /// class.
+    fn pending(&self, c: &Cluster) -> (Vec<Pending>, Vec<String>) {
         let cutoff = self.config.options.expendable_pods_priority_cutoff;
-        c.pending_pods()
+        let mut classes: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+        let mut samples = Vec::new();
+        let pods = c
+            .pending_pods()
             .filter(|p| p.phase == PodPhase::Pending && p.nominated.is_none())
             .filter(|p| p.priority >= cutoff)
-            .map(|p| Pending {
-                name: p.name(),
-                obj: ObjectRef::Pod(p.controller, p.ordinal),
-                template: p.template.clone(),
+            .map(|p| {
+                let name = p.name();
+                let class = *classes
+                    .entry((p.controller.0, p.revision))
+                    .or_insert_with(|| {
+                        samples.push(name.clone());
+                        samples.len() - 1
+                    });
+                Pending {
+                    name,
+                    obj: ObjectRef::Pod(p.controller, p.ordinal),
+                    template: p.template.clone(),
+                    class,
+                }
             })
-            .collect()
+            .collect();
+        (pods, samples)
+    }
+
+    /// The template-node check of the loop ([`snapshot`]) for the Pending
+    /// pods it considers: per pod (by name, the first of each class) and
+    /// per group, `None` when the pod passes every filter of `profile` on
+    /// the group's template node, else the filter's rejection.
+    pub fn template_verdicts(
+        &self,
+        c: &Cluster,
+        profile: &Profile,
+    ) -> Vec<(String, Vec<Option<snapshot::Rejection>>)> {
+        let (_, samples) = self.pending(c);
+        let templates = self.template_nodes(c);
+        let names: Vec<&str> = samples.iter().map(|s| s.as_str()).collect();
+        let v = snapshot::check_templates(c, &self.config.groups, &templates, &names, profile);
+        samples.into_iter().zip(v).collect()
     }
 
     /// The template NodeInfo of every group.
@@ -310,14 +367,19 @@ impl Autoscaler {
             .collect()
     }
 
-    fn scale_up(&mut self, c: &mut Cluster) -> bool {
+    fn scale_up(&mut self, c: &mut Cluster, profile: &Profile) -> bool {
         let now = c.now();
-        let mut pods = self.pending(c);
+        let (mut pods, samples) = self.pending(c);
         self.no_scale_up.clear();
         if pods.is_empty() {
             return false;
         }
         let templates = self.template_nodes(c);
+        let names: Vec<&str> = samples.iter().map(|s| s.as_str()).collect();
+        // checks[class][group]: every filter of the profile on the group's
+        // template node.
+        let checks =
+            snapshot::check_templates(c, &self.config.groups, &templates, &names, profile);
         // Pods the nodes already asked for will take (CA counts upcoming
         // nodes as template nodes in its snapshot).
         let mut rooms: Vec<(usize, Room, Vec<usize>)> = self
@@ -328,9 +390,7 @@ impl Autoscaler {
         let mut on_upcoming = alloc::vec![false; pods.len()];
         for (i, p) in pods.iter().enumerate() {
             for (g, room, on) in rooms.iter_mut() {
-                let t = &self.config.groups[*g].template;
-                if estimate::static_reason(t, false, &p.template).is_some()
-                    || room.short(&p.template).is_some()
+                if checks[p.class][*g].is_some() || room.short(&p.template).is_some()
                 {
                     continue;
                 }
@@ -381,17 +441,17 @@ impl Autoscaler {
         } else {
             o.max_nodes_total.saturating_sub(total_nodes)
         };
-        let list: Vec<(usize, &PodTemplate)> = pods
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (i, &p.template))
-            .collect();
         let mut options = Vec::new();
         // Per pod, per group: why the group does not help.
-        let mut why: Vec<Vec<(usize, &'static str)>> = alloc::vec![Vec::new(); pods.len()];
+        let mut why: Vec<Vec<(usize, Vec<String>)>> = alloc::vec![Vec::new(); pods.len()];
+        let similar = self.similar_groups(&sizes, &templates, &checks, &pods);
         for (gi, g) in self.config.groups.iter().enumerate() {
             let t = &g.template;
-            let mut max = g.max_size.saturating_sub(sizes[gi]);
+            // With similar groups, the estimate may use their room too
+            // (estimator/sng_capacity_threshold.go).
+            let mut max = similar[gi].iter().fold(g.max_size.saturating_sub(sizes[gi]), |m, &j| {
+                m.saturating_add(self.config.groups[j].max_size.saturating_sub(sizes[j]))
+            });
             let mut limit_reason = "max node group size reached";
             if max > o.max_nodes_per_scaleup {
                 max = o.max_nodes_per_scaleup;
@@ -413,15 +473,29 @@ impl Autoscaler {
                 max = by_mem;
                 limit_reason = "max cluster memory limit reached";
             }
+            // The pods the template node takes (SchedulablePodGroups),
+            // binpacked.
+            let list: Vec<(usize, &PodTemplate)> = pods
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| checks[p.class][gi].is_none())
+                .map(|(i, p)| (i, &p.template))
+                .collect();
             let (nodes, taken) = estimate::binpack(t, &templates[gi], &list, max);
             let taken_set: BTreeSet<usize> = taken.iter().copied().collect();
             for (i, p) in pods.iter().enumerate() {
                 if taken_set.contains(&i) {
                     continue;
                 }
-                let r = estimate::static_reason(t, false, &p.template)
-                    .or_else(|| templates[gi].room.short(&p.template))
-                    .unwrap_or(limit_reason);
+                let r = match &checks[p.class][gi] {
+                    Some(r) if !r.reasons.is_empty() => r.reasons.clone(),
+                    Some(r) => alloc::vec![r.plugin.to_string()],
+                    None => alloc::vec![templates[gi]
+                        .room
+                        .short(&p.template)
+                        .unwrap_or(limit_reason)
+                        .to_string()],
+                };
                 why[i].push((gi, r));
             }
             if nodes > 0 && !taken.is_empty() {
@@ -456,8 +530,10 @@ impl Autoscaler {
                 continue;
             }
             let mut counts: BTreeMap<&str, u32> = BTreeMap::new();
-            for (_, r) in &why[i] {
-                *counts.entry(r).or_insert(0) += 1;
+            for (_, rs) in &why[i] {
+                for r in rs {
+                    *counts.entry(r).or_insert(0) += 1;
+                }
             }
             let msg = if counts.is_empty() {
                 "pod didn't trigger scale-up: no node groups".to_string()
@@ -470,7 +546,7 @@ impl Autoscaler {
                 pod: p.name.clone(),
                 groups: why[i]
                     .iter()
-                    .map(|(g, r)| (self.config.groups[*g].name.clone(), r.to_string()))
+                    .map(|(g, r)| (self.config.groups[*g].name.clone(), r.join(", ")))
                     .collect(),
             });
         }
@@ -488,40 +564,118 @@ impl Autoscaler {
             &mut self.rng,
         );
         let best = &options[choice.option];
-        let g = self.config.groups[best.group].clone();
-        let from = sizes[best.group];
-        let to = from + best.nodes;
-        let mut names = Vec::new();
-        for _ in 0..best.nodes {
-            let name = self.fresh_name(c, &g.name);
-            self.members.insert(name.clone(), best.group);
-            self.upcoming.push((
-                now + self.config.options.provisioning_delay,
-                best.group,
-                name.clone(),
-            ));
-            names.push(name);
+        // The groups that grow: the chosen one, or it and its similar
+        // groups with the nodes spread by balance (orchestrator.go,
+        // `balanceScaleUps`), in the order of their current sizes.
+        let mut targets: Vec<usize> = alloc::vec![best.group];
+        targets.extend(similar[best.group].iter().copied());
+        targets.sort_by_key(|&g| sizes[g]);
+        let shape: Vec<(u32, u32)> = targets
+            .iter()
+            .map(|&g| (sizes[g], self.config.groups[g].max_size))
+            .collect();
+        let grown = nodegroupset::balance(&shape, best.nodes);
+        let mut infos = Vec::new();
+        let mut records = Vec::new();
+        for (k, &gi) in targets.iter().enumerate() {
+            let (from, to) = (sizes[gi], grown[k]);
+            if to <= from {
+                continue;
+            }
+            let g = self.config.groups[gi].clone();
+            let mut names = Vec::new();
+            for _ in from..to {
+                let name = self.fresh_name(c, &g.name);
+                self.members.insert(name.clone(), gi);
+                self.upcoming.push((
+                    now + self.config.options.provisioning_delay,
+                    gi,
+                    name.clone(),
+                ));
+                names.push(name);
+            }
+            infos.push(format!("{{{} {}->{} (max: {})}}", g.name, from, to, g.max_size));
+            records.push((g.name, from, to, names));
         }
-        let msg = format!(
-            "pod triggered scale-up: [{{{} {}->{} (max: {})}}]",
-            g.name, from, to, g.max_size
-        );
-        let for_pods: Vec<String> = best.pods.iter().map(|&i| pods[i].name.clone()).collect();
-        self.scale_ups.push(ScaleUp {
-            tick: now,
-            group: g.name.clone(),
-            from,
-            to,
-            nodes: names,
-            pods: for_pods,
-            reasoning: choice.reasoning,
+        let msg = format!("pod triggered scale-up: [{}]", infos.join(" "));
+        let balanced = (records.len() > 1).then(|| {
+            let names: Vec<&str> = records.iter().map(|r| r.0.as_str()).collect();
+            format!(
+                "balanced over the similar groups {} (--balance-similar-node-groups)",
+                names.join(", ")
+            )
         });
+        let mut reasoning = Some(choice.reasoning);
+        for (group, from, to, names) in records {
+            let first = reasoning.take();
+            let mut why = first.clone().unwrap_or_default();
+            why.extend(balanced.clone());
+            self.scale_ups.push(ScaleUp {
+                tick: now,
+                group,
+                from,
+                to,
+                nodes: names,
+                // The pods go with the first record of the scale-up.
+                pods: if first.is_some() {
+                    best.pods.iter().map(|&i| pods[i].name.clone()).collect()
+                } else {
+                    Vec::new()
+                },
+                reasoning: why,
+            });
+        }
         let objs: Vec<ObjectRef> = best.pods.iter().map(|&i| pods[i].obj).collect();
         for obj in objs {
             self.say(c, Reason::TriggeredScaleUp, obj, msg.clone());
         }
         self.last_scale_up = Some(now);
         true
+    }
+
+    /// Per group, the groups similar to it when `--balance-similar-node-groups`
+    /// is on ([`nodegroupset::similar`]) that can still grow and whose
+    /// template node takes the same Pending pods (orchestrator.go,
+    /// `ComputeSimilarNodeGroups`); empty lists otherwise.
+    fn similar_groups(
+        &self,
+        sizes: &[u32],
+        templates: &[TemplateNode],
+        checks: &[Vec<Option<snapshot::Rejection>>],
+        pods: &[Pending],
+    ) -> Vec<Vec<usize>> {
+        let groups = &self.config.groups;
+        let o = &self.config.options;
+        if !o.balance_similar_node_groups {
+            return alloc::vec![Vec::new(); groups.len()];
+        }
+        let mut present = alloc::vec![false; checks.len()];
+        for p in pods {
+            present[p.class] = true;
+        }
+        let same_pods = |a: usize, b: usize| {
+            (0..checks.len())
+                .filter(|&k| present[k])
+                .all(|k| checks[k][a].is_none() == checks[k][b].is_none())
+        };
+        (0..groups.len())
+            .map(|a| {
+                (0..groups.len())
+                    .filter(|&b| {
+                        b != a
+                            && sizes[b] < groups[b].max_size
+                            && nodegroupset::similar(
+                                &groups[a].template,
+                                &templates[a].room,
+                                &groups[b].template,
+                                &templates[b].room,
+                                &o.balancing_ignore_labels,
+                            )
+                            && same_pods(a, b)
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Records an event of the autoscaler's (Normal, source

@@ -232,6 +232,12 @@ pub struct AutoscalerOptions {
     pub skip_nodes_with_local_storage: bool,
     /// `--skip-nodes-with-system-pods` (true).
     pub skip_nodes_with_system_pods: bool,
+    /// `--balance-similar-node-groups` (false): a scale-up is spread over
+    /// the groups similar to the chosen one ([`super::balance`]).
+    pub balance_similar_node_groups: bool,
+    /// `--balancing-ignore-label` (repeatable): labels, besides CA's basic
+    /// ones, that do not make two groups different.
+    pub balancing_ignore_labels: Vec<String>,
 }
 
 impl Default for AutoscalerOptions {
@@ -252,6 +258,8 @@ impl Default for AutoscalerOptions {
             expendable_pods_priority_cutoff: -10,
             skip_nodes_with_local_storage: true,
             skip_nodes_with_system_pods: true,
+            balance_similar_node_groups: false,
+            balancing_ignore_labels: Vec::new(),
         }
     }
 }

@@ -315,7 +315,7 @@ impl Simulator {
         let Some(a) = self.autoscaler.as_deref_mut() else {
             return;
         };
-        if a.loop_due(self.cluster.now()) && a.run_once(&mut self.cluster) {
+        if a.loop_due(self.cluster.now()) && a.run_once(&mut self.cluster, &self.profile) {
             report.reconcile = self.cluster.reconcile_to_fixed_point(&self.profile);
         }
     }
@@ -953,7 +953,11 @@ impl Simulator {
             Event::ApplyNode(n) => c.apply_node(n.clone()),
             Event::ApplyPriorityClass(pc) => c.apply_priority_class(pc.clone()),
             Event::SetAutoscaler(a) => {
-                let a = crate::autoscaler::Autoscaler::new((**a).clone(), self.seed)?;
+                let mut a = crate::autoscaler::Autoscaler::new((**a).clone(), self.seed)?;
+                // Nodes already asked for still come.
+                if let Some(old) = &self.autoscaler {
+                    a.carry_over(old);
+                }
                 self.autoscaler = Some(alloc::boxed::Box::new(a));
                 Ok(())
             }

@@ -283,7 +283,7 @@ fn pod_object(name: &str, labels_v: Value, spec: Map<String, Value>) -> Value {
 /// The pod spec's containers (one, or two that split the requests) and
 /// sometimes an init container, ordinary or a sidecar, of about half the
 /// requests: each request set, set to "0" or missing.
-fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, spec: &mut Map<String, Value>) {
+pub(crate) fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, spec: &mut Map<String, Value>) {
     let image = "registry.k8s.io/pause:3.10";
     let list = if rng.chance(80) || cpu_m < 2 || mem_b < 2 * MIB {
         json!([{"name": "main", "image": image, "resources": {"requests": requests(rng, cpu_m, mem_b)}}])
@@ -312,7 +312,7 @@ fn containers(rng: &mut Prng, cpu_m: u64, mem_b: u64, spec: &mut Map<String, Val
 /// other pods' ports, which the kubelet would refuse; for the incoming
 /// pod, empty) or with each other are left out; the ports given are added
 /// to `taken`.
-fn host_ports(
+pub(crate) fn host_ports(
     rng: &mut Prng,
     spec: &mut Map<String, Value>,
     taken: &mut Vec<(&'static str, &'static str, u64)>,

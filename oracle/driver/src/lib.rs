@@ -1,10 +1,12 @@
 //! The differential check of Shepherd against Kubernetes' own code: case
 //! generation ([`gen`]), the oracle process ([`oracle`]), both sides of a
 //! scheduling case and their comparison ([`sched`]), the pure functions and
-//! the exports ([`funcs`]). The binary (`main.rs`) runs them; the tests in
+//! the exports ([`funcs`]), Cluster Autoscaler's template-node check
+//! ([`autoscale`]). The binary (`main.rs`) runs them; the tests in
 //! `tests/deviations.rs` pin the deviations the oracle found that are still
 //! open (docs/oracle.md).
 
+pub mod autoscale;
 pub mod funcs;
 pub mod gen;
 pub mod oracle;

@@ -2,14 +2,17 @@
 //! own code (the oracle program in oracle/, built from k8s.io/kubernetes).
 //!
 //! ```text
-//! shepherd-oracle --oracle PATH [--avoid CLASSES] [cases|funcs|exports FILE...]
+//! shepherd-oracle --oracle PATH [--avoid CLASSES] [cases|funcs|autoscale|exports FILE...]
 //! ```
 //!
 //! `cases` (the default) draws SHEPHERD_FUZZ_OPS scheduling cases from
 //! SHEPHERD_ORACLE_SEED on and compares every verdict, score, total, best
 //! node set, sample size and preemption; `funcs` compares the pure functions
 //! (quantities, names, label selectors, tolerations, requests, rollout
-//! arithmetic, disruption budgets); `exports` sends every object of the
+//! arithmetic, disruption budgets); `autoscale` draws SHEPHERD_ORACLE_AUTOSCALE
+//! cases (default: a quarter of SHEPHERD_FUZZ_OPS) and compares Cluster
+//! Autoscaler's template-node verdict (fits, or the filter and reasons
+//! that reject it) with the scheduler's on the same snapshot; `exports` sends every object of the
 //! given manifests to the API server's validation. Each mismatch is printed
 //! with its seed and a minimal manifest; the last line is `N passed, N
 //! failed`. docs/oracle.md says what is compared and what is not.
@@ -17,6 +20,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use shepherd_oracle::autoscale as ca;
 use shepherd_oracle::gen::{self, Avoid, Case};
 use shepherd_oracle::oracle::Oracle;
 use shepherd_oracle::sched::{self, Diff};
@@ -51,12 +55,12 @@ fn args() -> Result<Args, String> {
             "--oracle" => a.oracle = it.next().ok_or("--oracle needs a path")?,
             "--avoid" => a.avoid = Avoid::parse(&it.next().ok_or("--avoid needs a list")?)?,
             "--verbose" => a.verbose = true,
-            "cases" | "funcs" | "exports" if !command_set => {
+            "cases" | "funcs" | "autoscale" | "exports" if !command_set => {
                 a.command = x;
                 command_set = true;
             }
             _ if command_set && a.command == "exports" => a.files.push(x),
-            _ => return Err(format!("unknown argument {x:?}; expected --oracle PATH, --avoid CLASSES, --verbose, and cases, funcs or exports FILE...")),
+            _ => return Err(format!("unknown argument {x:?}; expected --oracle PATH, --avoid CLASSES, --verbose, and cases, funcs, autoscale or exports FILE...")),
         }
     }
     if a.oracle.is_empty() {
@@ -83,6 +87,7 @@ fn main() {
     let r = match a.command.as_str() {
         "funcs" => funcs::run(&mut o, &a.avoid),
         "exports" => funcs::exports(&mut o, &a.files),
+        "autoscale" => autoscale(&mut o, &a),
         _ => cases(&mut o, &a),
     };
     match r {
@@ -307,4 +312,93 @@ fn shrink(o: &mut Oracle, c: &Case, class: &str) -> Result<(Case, Vec<Diff>), St
             return Ok((best, best_diffs));
         }
     }
+}
+
+/// Cluster Autoscaler's template-node check against the scheduler's
+/// filters (oracle/driver/src/autoscale.rs), pipelined as `cases` is.
+fn autoscale(o: &mut Oracle, a: &Args) -> Result<(u64, u64), String> {
+    let n = env_u64(
+        "SHEPHERD_ORACLE_AUTOSCALE",
+        env_u64("SHEPHERD_FUZZ_OPS", DEFAULT_CASES)? / 4,
+    )?;
+    let start = env_u64("SHEPHERD_ORACLE_SEED", 1)?;
+    let t0 = Instant::now();
+    let (mut pass, mut fail) = (0u64, 0u64);
+    let (mut fits, mut with_ds) = (0u64, 0u64);
+    let mut rejected: BTreeMap<String, u64> = BTreeMap::new();
+    let mut by_class: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut printed = 0usize;
+    type Queued = (ca::AutoscaleCase, Result<(ca::Verdict, Vec<usize>), sched::Diff>);
+    let mut queue: std::collections::VecDeque<Queued> = std::collections::VecDeque::new();
+    let mut next = start;
+    let end = start.saturating_add(n);
+    while next < end || !queue.is_empty() {
+        while queue.len() < PIPELINE && next < end {
+            let c = ca::generate(next, &a.avoid);
+            let s = ca::shepherd_side(&c);
+            let on = s.as_ref().map(|(_, on)| on.clone()).unwrap_or_default();
+            o.send(&ca::oracle_request(&c, &on));
+            queue.push_back((c, s));
+            next += 1;
+        }
+        let (c, s) = queue.pop_front().expect("a queued case");
+        let seed = c.case.seed;
+        let kv = o.recv().map_err(|e| format!("seed {seed}: {e}"))?;
+        if a.verbose {
+            let on = s.as_ref().map(|(_, on)| on.clone()).unwrap_or_default();
+            eprintln!(
+                "seed {seed}\nREQUEST {}\nANSWER {kv}",
+                ca::oracle_request(&c, &on)
+            );
+        }
+        let k = ca::oracle_side(&kv).map_err(|e| format!("seed {seed}: {e}"))?;
+        if k.fits {
+            fits += 1;
+        } else {
+            *rejected.entry(k.plugin.clone().unwrap_or_default()).or_insert(0) += 1;
+        }
+        let diffs = match &s {
+            Ok((v, on)) => {
+                if !on.is_empty() {
+                    with_ds += 1;
+                }
+                ca::compare(&k, v)
+            }
+            Err(d) => vec![d.clone()],
+        };
+        if diffs.is_empty() {
+            pass += 1;
+            continue;
+        }
+        fail += 1;
+        let e = by_class.entry(diffs[0].class.clone()).or_insert((0, seed));
+        e.0 += 1;
+        if printed < SHRINK_LIMIT {
+            printed += 1;
+            println!(
+                "MISMATCH seed {seed} (SHEPHERD_ORACLE_SEED={seed} SHEPHERD_ORACLE_AUTOSCALE=1 SHEPHERD_ORACLE_ONLY=autoscale)"
+            );
+            for d in &diffs {
+                println!("  [{}] {}", d.class, d.text);
+            }
+            println!("  manifest (the Pending pod is default/incoming):");
+            for line in ca::repro_manifest(&c).lines() {
+                println!("    {line}");
+            }
+        } else {
+            println!("MISMATCH seed {seed} ({}): {}", diffs[0].class, diffs[0].text);
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    eprintln!(
+        "{} template-node checks from seed {start} in {secs:.1} s: {fits} fit, rejected by {rejected:?}; {with_ds} with DaemonSet pods on the template node",
+        pass + fail
+    );
+    if !by_class.is_empty() {
+        eprintln!("mismatches by class (cases, first seed):");
+        for (cl, (count, seed)) in &by_class {
+            eprintln!("  {cl}: {count} (seed {seed})");
+        }
+    }
+    Ok((pass, fail))
 }

@@ -241,7 +241,19 @@ fn short(name: &str) -> String {
 /// Shepherd's side of a case; Err is a refusal (import or engine), which is
 /// compared as a difference.
 pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
-    let imported = shepherd_k8s::import(&cluster_manifest(c)).map_err(|e| {
+    let (cluster, profile) = pending_incoming(c, &cluster_manifest(c))?;
+    let key = shepherd::namespace::qualify("default", "incoming");
+    let e = cluster
+        .explain(&key, &profile)
+        .map_err(|e| d("engine-refused", format!("explain failed: {e}")))?;
+    shepherd_explained(e, &profile)
+}
+
+/// The case's cluster imported from `manifest` (the case's objects, and
+/// any the caller adds) at its fixed point, with the incoming pod
+/// `default/incoming` created and not yet scheduled; and the profile.
+pub fn pending_incoming(c: &Case, manifest: &str) -> Result<(Cluster, Profile), Diff> {
+    let imported = shepherd_k8s::import(manifest).map_err(|e| {
         d(
             "import-refused",
             format!("shepherd refused the cluster: {e}"),
@@ -321,10 +333,10 @@ pub fn shepherd_side(c: &Case) -> Result<Side, Diff> {
     // before its scheduler step.
     let mut state = Reconciling::default();
     cluster.reconcile_slice(&profile, &mut state, 1);
-    let key = shepherd::namespace::qualify("default", "incoming");
-    let e = cluster
-        .explain(&key, &profile)
-        .map_err(|e| d("engine-refused", format!("explain failed: {e}")))?;
+    Ok((cluster, profile))
+}
+
+fn shepherd_explained(e: shepherd::Explanation, profile: &Profile) -> Result<Side, Diff> {
     if e.bound_to.is_some() {
         return Err(d(
             "setup",

@@ -275,3 +275,54 @@ impl Cluster {
         })
     }
 }
+
+impl Cluster {
+    /// Every filter of `profile` for the pending pod `pod` on each of
+    /// `nodes`, as a cycle runs them: the batch's PreFilter state over the
+    /// whole cluster (spread counts, inter-pod terms, host ports), then
+    /// Filter on each node. One verdict per node, nothing scored. Cluster
+    /// Autoscaler's template-node check (`CheckPredicates` of the sample
+    /// pod on a snapshot holding the template node,
+    /// core/scaleup/orchestrator/orchestrator.go, `SchedulablePodGroups`)
+    /// calls it on a copy of the cluster that holds the template node.
+    pub fn filter_verdicts(
+        &mut self,
+        pod: &str,
+        nodes: &[NodeId],
+        profile: &Profile,
+    ) -> Result<Vec<NodeVerdict>, crate::Error> {
+        let k = self.pod_key(pod)?;
+        let p = self.pod(k).clone();
+        if p.node().is_some() {
+            return Err(crate::Error::Invalid(format!(
+                "pod {pod} is bound; expected a Pending pod to filter"
+            )));
+        }
+        let mut b = self.new_batch(p.controller, p.revision, profile);
+        let mut out = Vec::with_capacity(nodes.len());
+        for &n in nodes {
+            let Some(node) = self.nodes.get(n.0 as usize).filter(|s| !s.removed) else {
+                continue;
+            };
+            let name = node.spec.name.clone();
+            let r = self.filter_node(n, &mut b, profile);
+            let (feasible, plugin, code, reasons, detail) = match &r {
+                Ok(()) => (true, None, Code::Success, Vec::new(), None),
+                Err(u) => (false, Some(u.plugin()), u.code(), u.reasons(), u.detail()),
+            };
+            out.push(NodeVerdict {
+                node: name,
+                feasible,
+                plugin,
+                code,
+                reasons,
+                detail,
+                scores: Vec::new(),
+                total: None,
+                position: None,
+            });
+        }
+        self.end_batch(b);
+        Ok(out)
+    }
+}
