@@ -1063,7 +1063,10 @@ const ZONE: &str = "topology.kubernetes.io/zone";
 
 fn zoned_group(name: &str, zone: &str) -> NodeGroup {
     let mut g = group(name, 4000, 8, 0, 10);
-    g.template = g.template.with_label(ZONE, zone).with_label("kubernetes.io/hostname", name);
+    g.template = g
+        .template
+        .with_label(ZONE, zone)
+        .with_label("kubernetes.io/hostname", name);
     g
 }
 
@@ -1105,7 +1108,10 @@ fn required_anti_affinity_against_every_node_scales_up_a_group_that_fits() {
     s.run(8);
     let a = s.autoscaler().unwrap();
     assert_eq!(a.scale_ups().len(), 1);
-    assert_eq!((a.scale_ups()[0].group.as_str(), a.scale_ups()[0].to), ("g", 1));
+    assert_eq!(
+        (a.scale_ups()[0].group.as_str(), a.scale_ups()[0].to),
+        ("g", 1)
+    );
     assert!(a.scale_ups()[0].pods[0].starts_with("web-"));
     s.run(30);
     assert_eq!(s.cluster().pending_count(), 0, "web runs on the new node");
@@ -1145,12 +1151,19 @@ fn required_anti_affinity_over_the_zone_rejects_the_template_in_that_zone() {
     assert_eq!(v.len(), 1);
     let r = v[0].1[0].as_ref().expect("in-a is rejected");
     assert_eq!(r.plugin, "InterPodAffinity");
-    assert_eq!(r.reasons, vec!["node(s) didn't match pod anti-affinity rules"]);
+    assert_eq!(
+        r.reasons,
+        vec!["node(s) didn't match pod anti-affinity rules"]
+    );
     assert_eq!(v[0].1[1], None, "in-b fits");
     s.run(1);
     let a = s.autoscaler().unwrap();
     assert_eq!(a.scale_ups().len(), 1);
-    assert_eq!(a.scale_ups()[0].group, "in-b", "priority prefers in-a, which cannot help");
+    assert_eq!(
+        a.scale_ups()[0].group,
+        "in-b",
+        "priority prefers in-a, which cannot help"
+    );
 }
 
 /// Zone b's node is full; `web` spreads over zones with maxSkew 1
@@ -1173,13 +1186,14 @@ fn topology_spread_unsatisfiable_in_the_templates_zone_does_not_scale_up() {
         let web = Selector::new(&[("app", "web")]);
         s.submit(Event::Deploy(
             DeploymentSpec::new("web", 3, Resources::new(500, 100 * MIB)).with_template(|t| {
-                t.with_label("app", "web")
-                    .with_topology_spread(shepherd::TopologySpreadConstraint::new(
+                t.with_label("app", "web").with_topology_spread(
+                    shepherd::TopologySpreadConstraint::new(
                         1,
                         ZONE,
                         shepherd::WhenUnsatisfiable::DoNotSchedule,
                         web.clone(),
-                    ))
+                    ),
+                )
             }),
         ))
         .unwrap();
@@ -1199,7 +1213,10 @@ fn topology_spread_unsatisfiable_in_the_templates_zone_does_not_scale_up() {
     let s = run(vec![zoned_group("in-a", "a"), zoned_group("in-b", "b")]);
     let a = s.autoscaler().unwrap();
     assert_eq!(a.scale_ups().len(), 1);
-    assert_eq!((a.scale_ups()[0].group.as_str(), a.scale_ups()[0].pods.len()), ("in-b", 2));
+    assert_eq!(
+        (a.scale_ups()[0].group.as_str(), a.scale_ups()[0].pods.len()),
+        ("in-b", 2)
+    );
 }
 
 /// A DaemonSet holding host port 8080 on every node: its pod on the
@@ -1239,7 +1256,11 @@ fn balanced(ignore_group_label: bool, max_a: u32) -> Simulator {
     c.template.capacity.cpu_millis = 8000;
     let mut cfg = config(vec![a, b, c]);
     cfg.options.expanders = vec![Expander::Priority];
-    cfg.priorities = vec![(30, vec!["a".into()]), (20, vec!["b".into()]), (10, vec!["c".into()])];
+    cfg.priorities = vec![
+        (30, vec!["a".into()]),
+        (20, vec!["b".into()]),
+        (10, vec!["c".into()]),
+    ];
     cfg.options.balance_similar_node_groups = true;
     if ignore_group_label {
         cfg.options.balancing_ignore_labels = vec!["kwok-nodegroup".into()];

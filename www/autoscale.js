@@ -159,6 +159,12 @@ const OPTION_FIELDS = [
   ['scaleDownUtilizationThreshold', '--scale-down-utilization-threshold', 'requests / allocatable, 0 to 1'],
   ['scaleDownUnneededTime', '--scale-down-unneeded-time', 'e.g. 10m'],
   ['scaleDownDelayAfterAdd', '--scale-down-delay-after-add', 'e.g. 10m'],
+  ['balancingIgnoreLabel', '--balancing-ignore-label', 'label keys, e.g. kwok-nodegroup'],
+];
+// The flags shown as checkboxes: [document key, flag].
+const OPTION_CHECKS = [
+  ['scaleDownEnabled', '--scale-down-enabled'],
+  ['balanceSimilarNodeGroups', '--balance-similar-node-groups'],
 ];
 const flagOf = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
@@ -201,7 +207,7 @@ function draw(f) {
     h('fieldset', { class: 'ca-options' },
       h('legend', {}, "Cluster Autoscaler's flags"),
       h('div', { class: 'row' }, OPTION_FIELDS.map(([key, label, hint]) => textInput(`opt-${flagOf(key)}`, label, { value: o[key], hint }))),
-      h('label', { class: 'inline check' }, h('input', { type: 'checkbox', name: 'opt-scale-down-enabled', checked: o.scaleDownEnabled }), '--scale-down-enabled')),
+      OPTION_CHECKS.map(([key, flag]) => h('label', { class: 'inline check' }, h('input', { type: 'checkbox', name: `opt-${flag.slice(2)}`, checked: !!o[key] }), flag))),
     h('div', { class: 'buttons sticky-buttons' },
       h('button', { type: 'submit', class: 'primary' }, 'Apply'),
       h('button', { type: 'button', id: 'autoscaler-cancel' }, 'Cancel')),
@@ -234,7 +240,7 @@ function readDoc(f) {
   readGroups(f);
   const options = { ...form.doc.options };
   for (const [key] of OPTION_FIELDS) options[key] = f.elements.namedItem(`opt-${flagOf(key)}`).value;
-  options.scaleDownEnabled = f.elements.namedItem('opt-scale-down-enabled').checked;
+  for (const [key, flag] of OPTION_CHECKS) options[key] = f.elements.namedItem(`opt-${flag.slice(2)}`).checked;
   const renamed = new Map(form.groups.filter((g) => g.orig && g.orig !== g.name.trim()).map((g) => [g.orig, g.name.trim()]));
   const members = {};
   for (const [node, group] of Object.entries(form.doc.members || {})) members[node] = renamed.get(group) ?? group;
@@ -333,6 +339,8 @@ function readDocOptionsInto(f, o) {
     const el = f.elements.namedItem(`opt-${flagOf(key)}`);
     if (el) o[key] = el.value;
   }
-  const c = f.elements.namedItem('opt-scale-down-enabled');
-  if (c) o.scaleDownEnabled = c.checked;
+  for (const [key, flag] of OPTION_CHECKS) {
+    const c = f.elements.namedItem(`opt-${flag.slice(2)}`);
+    if (c) o[key] = c.checked;
+  }
 }

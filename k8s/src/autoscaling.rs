@@ -419,11 +419,19 @@ fn autoscaler_flags(
                         o.expanders = shepherd::autoscaler::Expander::parse_list(&value)
                             .map_err(|e| err(&obj.loc, path, e.to_string()))?
                     }
-                    "scan-interval" => o.scan_interval = duration(&value).ok_or_else(|| bad("a duration of whole seconds, e.g. 10s"))?.max(1),
-                    "max-nodes-total" => o.max_nodes_total = whole(&value)?.min(u32::MAX as u64) as u32,
+                    "scan-interval" => {
+                        o.scan_interval = duration(&value)
+                            .ok_or_else(|| bad("a duration of whole seconds, e.g. 10s"))?
+                            .max(1)
+                    }
+                    "max-nodes-total" => {
+                        o.max_nodes_total = whole(&value)?.min(u32::MAX as u64) as u32
+                    }
                     "cores-total" => o.cores_total = range(&value)?,
                     "memory-total" => o.memory_total_gib = range(&value)?,
-                    "max-nodes-per-scaleup" => o.max_nodes_per_scaleup = whole(&value)?.min(u32::MAX as u64) as u32,
+                    "max-nodes-per-scaleup" => {
+                        o.max_nodes_per_scaleup = whole(&value)?.min(u32::MAX as u64) as u32
+                    }
                     "scale-down-enabled" => o.scale_down_enabled = boolean(&value)?,
                     "scale-down-utilization-threshold" => {
                         let f: f64 = value.parse().map_err(|_| bad("a fraction, e.g. 0.5"))?;
@@ -432,15 +440,30 @@ fn autoscaler_flags(
                         }
                         o.scale_down_utilization_threshold_permille = (f * 1000.0).round() as u32;
                     }
-                    "scale-down-unneeded-time" => o.scale_down_unneeded_time = duration(&value).ok_or_else(|| bad("a duration, e.g. 10m"))?,
-                    "scale-down-delay-after-add" => o.scale_down_delay_after_add = duration(&value).ok_or_else(|| bad("a duration, e.g. 10m"))?,
-                    "max-empty-bulk-delete" => o.max_empty_bulk_delete = whole(&value)?.min(u32::MAX as u64) as u32,
-                    "expendable-pods-priority-cutoff" => {
-                        o.expendable_pods_priority_cutoff = value.parse().map_err(|_| bad("a whole number"))?
+                    "scale-down-unneeded-time" => {
+                        o.scale_down_unneeded_time =
+                            duration(&value).ok_or_else(|| bad("a duration, e.g. 10m"))?
                     }
-                    "skip-nodes-with-local-storage" => o.skip_nodes_with_local_storage = boolean(&value)?,
-                    "skip-nodes-with-system-pods" => o.skip_nodes_with_system_pods = boolean(&value)?,
-                    "balance-similar-node-groups" => o.balance_similar_node_groups = boolean(&value)?,
+                    "scale-down-delay-after-add" => {
+                        o.scale_down_delay_after_add =
+                            duration(&value).ok_or_else(|| bad("a duration, e.g. 10m"))?
+                    }
+                    "max-empty-bulk-delete" => {
+                        o.max_empty_bulk_delete = whole(&value)?.min(u32::MAX as u64) as u32
+                    }
+                    "expendable-pods-priority-cutoff" => {
+                        o.expendable_pods_priority_cutoff =
+                            value.parse().map_err(|_| bad("a whole number"))?
+                    }
+                    "skip-nodes-with-local-storage" => {
+                        o.skip_nodes_with_local_storage = boolean(&value)?
+                    }
+                    "skip-nodes-with-system-pods" => {
+                        o.skip_nodes_with_system_pods = boolean(&value)?
+                    }
+                    "balance-similar-node-groups" => {
+                        o.balance_similar_node_groups = boolean(&value)?
+                    }
                     "balancing-ignore-label" => o.balancing_ignore_labels.push(value.clone()),
                     _ => {}
                 }

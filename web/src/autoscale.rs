@@ -342,6 +342,9 @@ pub struct GroupDoc {
     pub annotations: BTreeMap<String, String>,
 }
 
+/// The most label keys `--balancing-ignore-label` may name in the form.
+pub const MAX_IGNORED_LABELS: usize = 64;
+
 /// Cluster Autoscaler's flags as the form shows them (Go durations,
 /// `MIN:MAX` ranges, a fraction), plus Shepherd's provisioning delay.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -362,6 +365,12 @@ pub struct OptionsDoc {
     pub expendable_pods_priority_cutoff: String,
     pub skip_nodes_with_local_storage: bool,
     pub skip_nodes_with_system_pods: bool,
+    /// `--balance-similar-node-groups`.
+    #[serde(default)]
+    pub balance_similar_node_groups: bool,
+    /// `--balancing-ignore-label`, each label key once, separated by commas.
+    #[serde(default)]
+    pub balancing_ignore_label: String,
 }
 
 impl Default for OptionsDoc {
@@ -461,6 +470,8 @@ impl OptionsDoc {
             expendable_pods_priority_cutoff: o.expendable_pods_priority_cutoff.to_string(),
             skip_nodes_with_local_storage: o.skip_nodes_with_local_storage,
             skip_nodes_with_system_pods: o.skip_nodes_with_system_pods,
+            balance_similar_node_groups: o.balance_similar_node_groups,
+            balancing_ignore_label: o.balancing_ignore_labels.join(","),
         }
     }
 
@@ -533,6 +544,31 @@ impl OptionsDoc {
                 )
             })?
         };
+        let mut ignore_labels: Vec<String> = Vec::new();
+        for k in self
+            .balancing_ignore_label
+            .split(',')
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+        {
+            if ignore_labels.len() >= MAX_IGNORED_LABELS {
+                return Err(bad(
+                    "--balancing-ignore-label",
+                    &self.balancing_ignore_label,
+                    &format!("at most {MAX_IGNORED_LABELS} label keys"),
+                ));
+            }
+            if k.len() > 317 || k.contains(char::is_whitespace) {
+                return Err(bad(
+                    "--balancing-ignore-label",
+                    k,
+                    "label keys separated by commas, e.g. kwok-nodegroup,topology.kubernetes.io/zone",
+                ));
+            }
+            if !ignore_labels.iter().any(|x| x == k) {
+                ignore_labels.push(k.to_string());
+            }
+        }
         let max_nodes = shepherd::limits::MAX_NODES as u64;
         Ok(AutoscalerOptions {
             scan_interval: time("--scan-interval", &self.scan_interval, 1)?,
@@ -569,9 +605,8 @@ impl OptionsDoc {
             expendable_pods_priority_cutoff: cutoff,
             skip_nodes_with_local_storage: self.skip_nodes_with_local_storage,
             skip_nodes_with_system_pods: self.skip_nodes_with_system_pods,
-            // Not in the form yet: --balance-similar-node-groups and
-            // --balancing-ignore-label keep CA's defaults here.
-            ..AutoscalerOptions::default()
+            balance_similar_node_groups: self.balance_similar_node_groups,
+            balancing_ignore_labels: ignore_labels,
         })
     }
 }
@@ -1308,6 +1343,8 @@ mod tests {
             (Box::new(|d| d.options.max_nodes_total = "1e9".into()), "--max-nodes-total \"1e9\" is not valid"),
             (Box::new(|d| d.options.cores_total = "64:0".into()), "--cores-total \"64:0\" is not valid"),
             (Box::new(|d| d.options.scale_down_utilization_threshold = "NaN".into()), "--scale-down-utilization-threshold \"NaN\" is not valid"),
+            (Box::new(|d| d.options.balancing_ignore_label = "kwok-nodegroup, a b".into()), "--balancing-ignore-label \"a b\" is not valid; expected label keys separated by commas"),
+            (Box::new(|d| d.options.balancing_ignore_label = (0..65).map(|i| format!("k{i}")).collect::<Vec<_>>().join(",")), "--balancing-ignore-label \"k0,k1,"),
             (Box::new(|d| {
                 let g = d.groups[0].clone();
                 d.groups = (0..65).map(|i| GroupDoc { name: format!("g{i}"), ..g.clone() }).collect();
@@ -1323,6 +1360,39 @@ mod tests {
             );
         }
         assert_eq!(s.scenario(), before, "nothing queued");
+    }
+
+    #[test]
+    fn balancing_is_shown_and_kept_through_an_edit() {
+        let (mut s, _) = import_session(EXAMPLE, 7).unwrap();
+        let mut d = doc(s.simulator());
+        assert!(!d.options.balance_similar_node_groups);
+        assert_eq!(d.options.balancing_ignore_label, "");
+        d.options.balance_similar_node_groups = true;
+        d.options.balancing_ignore_label = "kwok-nodegroup, pool,kwok-nodegroup".into();
+        set(&mut s, d).unwrap();
+        s.step();
+        let o = s.simulator().autoscaler().unwrap().config().options.clone();
+        assert!(o.balance_similar_node_groups);
+        assert_eq!(o.balancing_ignore_labels, ["kwok-nodegroup", "pool"]);
+        // The form shows them as the engine holds them, and an edit of
+        // another field keeps them.
+        let mut d = doc(s.simulator());
+        assert!(d.options.balance_similar_node_groups);
+        assert_eq!(d.options.balancing_ignore_label, "kwok-nodegroup,pool");
+        d.groups[0].max = "3".into();
+        set(&mut s, d).unwrap();
+        s.step();
+        let o = s.simulator().autoscaler().unwrap().config().options.clone();
+        assert!(o.balance_similar_node_groups);
+        assert_eq!(o.balancing_ignore_labels, ["kwok-nodegroup", "pool"]);
+        // A document written before the fields existed reads as CA's defaults.
+        let mut v = serde_json::to_value(doc(s.simulator())).unwrap();
+        let opts = v["options"].as_object_mut().unwrap();
+        opts.remove("balanceSimilarNodeGroups");
+        opts.remove("balancingIgnoreLabel");
+        let old: AutoscalerDoc = serde_json::from_value(v).unwrap();
+        assert!(!old.options.balance_similar_node_groups);
     }
 
     #[test]

@@ -378,8 +378,7 @@ impl Autoscaler {
         let names: Vec<&str> = samples.iter().map(|s| s.as_str()).collect();
         // checks[class][group]: every filter of the profile on the group's
         // template node.
-        let checks =
-            snapshot::check_templates(c, &self.config.groups, &templates, &names, profile);
+        let checks = snapshot::check_templates(c, &self.config.groups, &templates, &names, profile);
         // Pods the nodes already asked for will take (CA counts upcoming
         // nodes as template nodes in its snapshot).
         let mut rooms: Vec<(usize, Room, Vec<usize>)> = self
@@ -390,8 +389,7 @@ impl Autoscaler {
         let mut on_upcoming = alloc::vec![false; pods.len()];
         for (i, p) in pods.iter().enumerate() {
             for (g, room, on) in rooms.iter_mut() {
-                if checks[p.class][*g].is_some() || room.short(&p.template).is_some()
-                {
+                if checks[p.class][*g].is_some() || room.short(&p.template).is_some() {
                     continue;
                 }
                 let anti = !p.template.anti_affinity.is_empty()
@@ -449,9 +447,11 @@ impl Autoscaler {
             let t = &g.template;
             // With similar groups, the estimate may use their room too
             // (estimator/sng_capacity_threshold.go).
-            let mut max = similar[gi].iter().fold(g.max_size.saturating_sub(sizes[gi]), |m, &j| {
-                m.saturating_add(self.config.groups[j].max_size.saturating_sub(sizes[j]))
-            });
+            let mut max = similar[gi]
+                .iter()
+                .fold(g.max_size.saturating_sub(sizes[gi]), |m, &j| {
+                    m.saturating_add(self.config.groups[j].max_size.saturating_sub(sizes[j]))
+                });
             let mut limit_reason = "max node group size reached";
             if max > o.max_nodes_per_scaleup {
                 max = o.max_nodes_per_scaleup;
@@ -594,7 +594,10 @@ impl Autoscaler {
                 ));
                 names.push(name);
             }
-            infos.push(format!("{{{} {}->{} (max: {})}}", g.name, from, to, g.max_size));
+            infos.push(format!(
+                "{{{} {}->{} (max: {})}}",
+                g.name, from, to, g.max_size
+            ));
             records.push((g.name, from, to, names));
         }
         let msg = format!("pod triggered scale-up: [{}]", infos.join(" "));

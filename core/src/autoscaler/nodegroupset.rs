@@ -124,8 +124,14 @@ mod tests {
     /// and 5 new nodes go 1 -> 4, 3 -> 5; then 5, 5, 5 share the rest.
     #[test]
     fn balance_fills_the_smallest_first() {
-        assert_eq!(balance(&[(1, 10), (3, 10), (5, 10)], 5), alloc::vec![5, 4, 5]);
-        assert_eq!(balance(&[(1, 10), (3, 10), (5, 10)], 8), alloc::vec![6, 6, 5]);
+        assert_eq!(
+            balance(&[(1, 10), (3, 10), (5, 10)], 5),
+            alloc::vec![5, 4, 5]
+        );
+        assert_eq!(
+            balance(&[(1, 10), (3, 10), (5, 10)], 8),
+            alloc::vec![6, 6, 5]
+        );
         // A max caps its group; the total is capped by the room.
         assert_eq!(balance(&[(0, 1), (0, 10)], 6), alloc::vec![1, 5]);
         assert_eq!(balance(&[(0, 1), (0, 2)], 9), alloc::vec![1, 2]);

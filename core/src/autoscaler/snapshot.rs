@@ -61,7 +61,10 @@ pub fn snapshot_node(g: &NodeGroup, name: &str) -> NodeSpec {
         spec.labels
             .insert(HOSTNAME_KEY.to_string(), name.to_string());
     }
-    spec.capacity.cpu_millis = spec.capacity.cpu_millis.saturating_sub(KUBE_PROXY_CPU_MILLIS);
+    spec.capacity.cpu_millis = spec
+        .capacity
+        .cpu_millis
+        .saturating_sub(KUBE_PROXY_CPU_MILLIS);
     spec.max_pods = spec.max_pods.saturating_sub(1);
     spec
 }

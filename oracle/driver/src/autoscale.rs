@@ -84,10 +84,7 @@ pub fn generate(seed: u64, avoid: &Avoid) -> AutoscaleCase {
             gen::host_ports(&mut rng, &mut spec, &mut taken);
         }
         if rng.chance(30) {
-            spec.insert(
-                "tolerations".into(),
-                json!([{"operator": "Exists"}]),
-            );
+            spec.insert("tolerations".into(), json!([{"operator": "Exists"}]));
         }
         spec.insert("nodeSelector".into(), json!({ POOL_LABEL: "template" }));
         let mut labels = json!({"app": app, "ds": format!("ds-{i}")});
@@ -133,12 +130,22 @@ pub fn shepherd_side(a: &AutoscaleCase) -> Result<(Verdict, Vec<usize>), Diff> {
     let node = shepherd_k8s::import(
         &json!({"apiVersion": "v1", "kind": "List", "items": [a.template]}).to_string(),
     )
-    .map_err(|e| diff("import-refused", format!("shepherd refused the template node: {e}")))?
+    .map_err(|e| {
+        diff(
+            "import-refused",
+            format!("shepherd refused the template node: {e}"),
+        )
+    })?
     .scenario
     .nodes
     .into_iter()
     .next()
-    .ok_or_else(|| diff("import-refused", "the template node was not imported".into()))?;
+    .ok_or_else(|| {
+        diff(
+            "import-refused",
+            "the template node was not imported".into(),
+        )
+    })?;
     let group = NodeGroup::new(GROUP, node.spec, 0, 10);
     let ds: Vec<&shepherd::DaemonSetSpec> = cluster.daemonset_specs().collect();
     let tn = template_node(&group.template, &ds);
@@ -217,7 +224,9 @@ pub fn oracle_request(a: &AutoscaleCase, on: &[usize]) -> Value {
         pods.extend(extra);
     }
     if let Some(ns) = r["namespaces"].as_array_mut() {
-        ns.push(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}}));
+        ns.push(
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}}),
+        );
     }
     r
 }
@@ -234,16 +243,28 @@ pub fn oracle_side(v: &Value) -> Result<Verdict, String> {
     let fits = n["feasible"].as_bool().unwrap_or(false);
     Ok(Verdict {
         fits,
-        plugin: if fits { None } else { n["plugin"].as_str().map(str::to_string) },
+        plugin: if fits {
+            None
+        } else {
+            n["plugin"].as_str().map(str::to_string)
+        },
         reasons: if fits {
             Vec::new()
         } else {
             n["reasons"]
                 .as_array()
-                .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|r| r.as_str().map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default()
         },
-        code: if fits { None } else { n["code"].as_str().map(str::to_string) },
+        code: if fits {
+            None
+        } else {
+            n["code"].as_str().map(str::to_string)
+        },
     })
 }
 

@@ -328,7 +328,10 @@ fn autoscale(o: &mut Oracle, a: &Args) -> Result<(u64, u64), String> {
     let mut rejected: BTreeMap<String, u64> = BTreeMap::new();
     let mut by_class: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let mut printed = 0usize;
-    type Queued = (ca::AutoscaleCase, Result<(ca::Verdict, Vec<usize>), sched::Diff>);
+    type Queued = (
+        ca::AutoscaleCase,
+        Result<(ca::Verdict, Vec<usize>), sched::Diff>,
+    );
     let mut queue: std::collections::VecDeque<Queued> = std::collections::VecDeque::new();
     let mut next = start;
     let end = start.saturating_add(n);
@@ -355,7 +358,9 @@ fn autoscale(o: &mut Oracle, a: &Args) -> Result<(u64, u64), String> {
         if k.fits {
             fits += 1;
         } else {
-            *rejected.entry(k.plugin.clone().unwrap_or_default()).or_insert(0) += 1;
+            *rejected
+                .entry(k.plugin.clone().unwrap_or_default())
+                .or_insert(0) += 1;
         }
         let diffs = match &s {
             Ok((v, on)) => {
@@ -386,7 +391,10 @@ fn autoscale(o: &mut Oracle, a: &Args) -> Result<(u64, u64), String> {
                 println!("    {line}");
             }
         } else {
-            println!("MISMATCH seed {seed} ({}): {}", diffs[0].class, diffs[0].text);
+            println!(
+                "MISMATCH seed {seed} ({}): {}",
+                diffs[0].class, diffs[0].text
+            );
         }
     }
     let secs = t0.elapsed().as_secs_f64();
