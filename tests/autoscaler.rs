@@ -1219,6 +1219,93 @@ fn topology_spread_unsatisfiable_in_the_templates_zone_does_not_scale_up() {
     );
 }
 
+// ----- the estimate with every filter on the new nodes ----------------------
+
+/// Zone b's node `b1` (4000m) runs two `old` pods (1500m, `app=web`);
+/// `web`'s 8 pods of 1500m (`app=web`, spread over zones with maxSkew 1,
+/// DoNotSchedule) find no room. Only zone a has a group (template 4000m,
+/// 3900m left after kube-proxy: two pods a node). By hand, with zone b at
+/// 2: zone a may take a 1st (skew 0+1-0 = 1), a 2nd (1+1-1 = 1), a
+/// 3rd (2+1-2 = 1), not a 4th (3+1-2 = 2). So 3 pods on 2 nodes, where the
+/// resource count alone would say 8 pods on 4 nodes (CA's estimator filters
+/// each pod on the new nodes holding the pods placed before it).
+#[test]
+fn estimate_stops_where_a_zonal_spread_would_break() {
+    // Nodes join in the loop that asks for them (the later loops see
+    // them as nodes, not as upcoming).
+    let mut cfg = config(vec![zoned_group("in-a", "a")]);
+    cfg.options.provisioning_delay = 0;
+    let mut s = sim(cfg, 1);
+    zoned_node(&mut s, "b1", "b", 4000);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("old", 2, Resources::new(1500, 100 * MIB))
+            .with_template(|t| t.with_label("app", "web").with_node_selector(ZONE, "b")),
+    ))
+    .unwrap();
+    s.run(1);
+    assert_eq!(s.cluster().pending_count(), 0);
+    let web = Selector::new(&[("app", "web")]);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("web", 8, Resources::new(1500, 100 * MIB)).with_template(|t| {
+            t.with_label("app", "web").with_topology_spread(
+                shepherd::TopologySpreadConstraint::new(
+                    1,
+                    ZONE,
+                    shepherd::WhenUnsatisfiable::DoNotSchedule,
+                    web.clone(),
+                ),
+            )
+        }),
+    ))
+    .unwrap();
+    s.run(9);
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.scale_ups().len(), 1);
+    let up = &a.scale_ups()[0];
+    assert_eq!(
+        (up.group.as_str(), up.from, up.to, up.pods.len()),
+        ("in-a", 0, 2, 3)
+    );
+    s.run(40);
+    // The real scheduler agrees: 3 pods in zone a, 5 still Pending, and
+    // no further scale-up (a 4th pod in zone a breaks the skew).
+    assert_eq!(s.cluster().pending_count(), 5);
+    assert_eq!(s.autoscaler().unwrap().scale_ups().len(), 1);
+}
+
+/// `web`'s 5 pods of 3000m refuse each other over the zone (required
+/// anti-affinity, `topology.kubernetes.io/zone`). The zone-a template
+/// passes for the first; on the new nodes the second is refused by the
+/// first's zone, and so would it be on a further node of the same zone.
+/// One new node (one pod), not five (the resource count, one pod a node).
+#[test]
+fn estimate_with_zone_anti_affinity_asks_for_one_node() {
+    // Nodes join in the loop that asks for them (the later loops see
+    // them as nodes, not as upcoming).
+    let mut cfg = config(vec![zoned_group("in-a", "a")]);
+    cfg.options.provisioning_delay = 0;
+    let mut s = sim(cfg, 1);
+    let web = Selector::new(&[("app", "web")]);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("web", 5, Resources::new(3000, 100 * MIB)).with_template(|t| {
+            t.with_label("app", "web")
+                .with_anti_affinity(shepherd::AffinityTerm::new(web.clone(), Some(ZONE)))
+        }),
+    ))
+    .unwrap();
+    s.run(10);
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.scale_ups().len(), 1);
+    let up = &a.scale_ups()[0];
+    assert_eq!(
+        (up.group.as_str(), up.from, up.to, up.pods.len()),
+        ("in-a", 0, 1, 1)
+    );
+    s.run(40);
+    assert_eq!(s.cluster().pending_count(), 4);
+    assert_eq!(s.autoscaler().unwrap().scale_ups().len(), 1);
+}
+
 /// A DaemonSet holding host port 8080 on every node: its pod on the
 /// template node takes the port, so a pod asking for 8080 fits no new node
 /// (NodePorts, with the DaemonSet pods the new node would get).
