@@ -1306,6 +1306,79 @@ fn estimate_with_zone_anti_affinity_asks_for_one_node() {
     assert_eq!(s.autoscaler().unwrap().scale_ups().len(), 1);
 }
 
+/// Where no pod needs it (no pod affinity, no anti-affinity but over the
+/// hostname, no DoNotSchedule spread, no host port), the filtered estimate
+/// on the growing snapshot and the resource count agree: random
+/// Deployments (hostname anti-affinity on some), no node, one group.
+#[test]
+fn filtered_estimate_equals_the_resource_count_where_no_pod_needs_it() {
+    use shepherd::autoscaler::estimate::{binpack, needs_filters, template_node};
+    use shepherd::autoscaler::snapshot::binpack_filtered;
+    let runs = std::env::var("SHEPHERD_FUZZ_OPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30u64);
+    let seed0 = std::env::var("SHEPHERD_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0xf17);
+    let mut packed = 0;
+    for k in 0..runs {
+        let seed = seed0 + k;
+        let mut r = Prng::new(seed);
+        let mut s = Simulator::new(seed, ScorePolicy::LeastLoaded);
+        for d in 0..r.range(1, 6) {
+            let shape = r.below(4);
+            let anti = r.below(3) == 0;
+            let other = format!("a{}", r.below(3));
+            s.submit(Event::Deploy(
+                DeploymentSpec::new(
+                    &format!("a{d}"),
+                    r.range(1, 9) as u32,
+                    Resources::new(250 * (shape + 1), 256 * MIB * (shape % 3 + 1)),
+                )
+                .with_template(|t| {
+                    let t = t.with_label("app", &format!("a{d}"));
+                    if anti {
+                        t.with_anti_affinity(shepherd::AffinityTerm::new(
+                            Selector::new(&[("app", &other)]),
+                            None,
+                        ))
+                    } else {
+                        t
+                    }
+                }),
+            ))
+            .unwrap();
+        }
+        s.run(1);
+        let c = s.cluster();
+        let t = NodeSpec::new("kwok-fake-t", 1000 * r.range(2, 8), GIB * r.range(2, 16));
+        let g = NodeGroup::new("t", t.clone(), 0, 100);
+        let base = template_node(&t, &[]);
+        let pods: Vec<(String, u32, PodTemplate)> = c
+            .pending_pods()
+            .map(|p| (p.name(), p.controller.0, p.template.clone()))
+            .collect();
+        assert!(!needs_filters(pods.iter().map(|p| &p.2)), "seed {seed}");
+        let list: Vec<(usize, &PodTemplate)> =
+            pods.iter().enumerate().map(|(i, p)| (i, &p.2)).collect();
+        let named: Vec<(usize, usize, &str, &PodTemplate)> = pods
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i, p.1 as usize, p.0.as_str(), &p.2))
+            .collect();
+        let max = r.range(1, 30) as u32;
+        let want = binpack(&t, &base, &list, max);
+        let got = binpack_filtered(c, &g, &base, &named, max, s.profile());
+        assert_eq!(got, want, "seed {seed}: filtered vs resource count");
+        assert!(!pods.is_empty(), "seed {seed}: the pods are Pending");
+        packed += want.1.len();
+    }
+    assert!(packed > 0);
+    eprintln!("filtered estimate = resource count: {runs} runs from seed {seed0}, {packed} pods packed");
+}
+
 /// A DaemonSet holding host port 8080 on every node: its pod on the
 /// template node takes the port, so a pod asking for 8080 fits no new node
 /// (NodePorts, with the DaemonSet pods the new node would get).
