@@ -2,10 +2,13 @@
 //! (cluster-autoscaler/estimator/binpacking_estimator.go).
 //!
 //! Whether a pod may go on a group's template node at all is decided by
-//! every filter of the profile on a snapshot ([`super::snapshot`]); the
-//! binpacking here then counts, per new node, cpu, memory and pod slots,
-//! with required anti-affinity over `kubernetes.io/hostname` among the pods
-//! packed onto one new node (a new node holds no other pod). The node-local
+//! every filter of the profile on a snapshot ([`super::snapshot`]). The
+//! binpacking here counts, per new node, cpu, memory and pod slots, with
+//! required anti-affinity over `kubernetes.io/hostname` among the pods
+//! packed onto one new node (a new node holds no other pod): the same
+//! answer as every filter on the growing set of new nodes unless a pod
+//! needs those filters ([`needs_filters`]), when the autoscaler runs
+//! [`super::snapshot::binpack_filtered`] instead. The node-local
 //! filters below ([`static_reason`]) serve the capacity questions and the
 //! scale-down's moves (see docs/autoscaling.md).
 
