@@ -689,6 +689,62 @@ fn one_scan_at_5000_nodes_10000_pending_five_groups() {
     assert_eq!(v.len(), 100);
 }
 
+/// The same loop where 10 of the 100 Deployments (1,000 pods) spread over
+/// the hostname with maxSkew 1 (DoNotSchedule): the estimate filters each
+/// pod on the new nodes (a copy of the cluster per group). Run with
+/// `cargo test -p shepherd --release --test autoscaler -- --ignored --nocapture one_scan`.
+#[test]
+#[ignore]
+fn one_scan_at_5000_nodes_with_spread_pods_filtered() {
+    let groups: Vec<NodeGroup> = (0..5)
+        .map(|i| group(&format!("g{i}"), (i + 1) * 2000, (i + 1) * 4, 0, 5000))
+        .collect();
+    let mut s = sim(config(groups), 1);
+    for i in 0..5000 {
+        let n = format!("n{i}");
+        s.submit(Event::AddNode(
+            NodeSpec::new(&n, 1000, 2 * GIB).with_label("kubernetes.io/hostname", &n),
+        ))
+        .unwrap();
+    }
+    deploy(&mut s, "fill", 5000, 1000, 100);
+    for k in 0..100 {
+        let app = format!("app{k}");
+        let spec = DeploymentSpec::new(
+            &app,
+            100,
+            Resources::new(100 + (k % 7) * 100, (128 + (k % 5) * 256) * MIB),
+        );
+        let spec = if k % 10 == 0 {
+            let sel = Selector::new(&[("app", app.as_str())]);
+            spec.with_template(|t| {
+                t.with_label("app", &app).with_topology_spread(
+                    shepherd::TopologySpreadConstraint::new(
+                        1,
+                        "kubernetes.io/hostname",
+                        shepherd::WhenUnsatisfiable::DoNotSchedule,
+                        sel.clone(),
+                    ),
+                )
+            })
+        } else {
+            spec
+        };
+        s.submit(Event::Deploy(spec)).unwrap();
+    }
+    s.run(9);
+    assert_eq!(s.cluster().pending_count(), 10_000);
+    let t = std::time::Instant::now();
+    s.step();
+    let took = t.elapsed();
+    let a = s.autoscaler().unwrap();
+    eprintln!(
+        "one loop at 5,000 nodes / 10,000 Pending (1,000 with hostname spread) / 5 groups: {took:.2?}; scale-up {:?}",
+        a.scale_ups().iter().map(|u| (&u.group, u.to, u.pods.len())).collect::<Vec<_>>()
+    );
+    assert_eq!(a.scale_ups().len(), 1);
+}
+
 /// A kube-system pod blocks its node unless a budget covers it.
 #[test]
 fn a_kube_system_pod_without_a_pdb_blocks() {

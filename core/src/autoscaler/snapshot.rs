@@ -170,7 +170,7 @@ pub fn binpack_filtered(
     max_nodes: u32,
     profile: &Profile,
 ) -> (u32, Vec<usize>) {
-    use super::estimate::{largest_first, static_reason};
+    use super::estimate::{anti_affine, largest_first, needs_filters, static_reason, Room};
     let mut taken = Vec::new();
     if pods.is_empty() || max_nodes == 0 {
         return (0, taken);
@@ -181,6 +181,18 @@ pub fn binpack_filtered(
     let mut work = c.clone();
     let owners = daemonset_owners(&work);
     let mut new: Vec<NodeId> = Vec::new();
+    // Per new node: what is left and its pods, for the pods that need no
+    // filter of their own. Such a pod (no pod affinity, no spread, no
+    // host port, anti-affinity over the hostname at most) is refused by
+    // the pods already there only through room or hostname anti-affinity,
+    // unless some pod's anti-affinity over another key refuses it back:
+    // then every pod is filtered.
+    let mut rooms: Vec<(Room, Vec<&crate::model::PodTemplate>)> = Vec::new();
+    let zonal_anti = pods.iter().any(|p| {
+        p.3.anti_affinity
+            .iter()
+            .any(|t| t.topology_key != crate::model::HOSTNAME_KEY)
+    });
     let mut given_up: alloc::collections::BTreeSet<usize> = alloc::collections::BTreeSet::new();
     let mut serial = 0u32;
     for k in order {
@@ -189,13 +201,21 @@ pub fn binpack_filtered(
             continue;
         }
         let Ok(key) = work.pod_key(name) else { continue };
+        let plain = !zonal_anti && !needs_filters(core::iter::once(p));
         if !new.is_empty() {
-            let fit = work
-                .filter_verdicts(name, &new, profile)
-                .ok()
-                .and_then(|v| v.iter().position(|v| v.feasible));
+            let fit = if plain {
+                rooms
+                    .iter()
+                    .position(|(r, on)| r.short(p).is_none() && !anti_affine(p, on))
+            } else {
+                work.filter_verdicts(name, &new, profile)
+                    .ok()
+                    .and_then(|v| v.iter().position(|v| v.feasible))
+            };
             if let Some(at) = fit {
                 work.bind(key, new[at]);
+                rooms[at].0.take(p);
+                rooms[at].1.push(p);
                 taken.push(i);
                 continue;
             }
@@ -221,14 +241,20 @@ pub fn binpack_filtered(
             let dk = work.create_pod_of_revision(id, r);
             work.bind(dk, n);
         }
-        let fits = work
-            .filter_verdicts(name, &[n], profile)
-            .ok()
-            .and_then(|mut v| v.pop())
-            .is_some_and(|v| v.feasible);
+        // A plain pod passed the template check, and an empty new node is
+        // the template node: it fits (room checked above).
+        let fits = plain
+            || work
+                .filter_verdicts(name, &[n], profile)
+                .ok()
+                .and_then(|mut v| v.pop())
+                .is_some_and(|v| v.feasible);
         if fits {
             work.bind(key, n);
             new.push(n);
+            let mut r = base.room;
+            r.take(p);
+            rooms.push((r, alloc::vec![p]));
             taken.push(i);
         } else {
             let _ = work.remove_node(&node_name);
