@@ -387,7 +387,14 @@ fn export_then_import_gives_the_same_bindings() {
             "{what}"
         );
         if what == "export" {
-            assert_eq!(back.scenario.running, im.scenario.running);
+            // Written anew, a StatefulSet is written as the Deployment it
+            // is simulated as: its pods are then named as a Deployment's.
+            let plain = |sc: &Scenario| {
+                let mut r = sc.running.clone();
+                r.iter_mut().for_each(|r| r.stateful = false);
+                r
+            };
+            assert_eq!(plain(&back.scenario), plain(&im.scenario));
         }
     }
 }
@@ -403,4 +410,380 @@ fn the_kwok_export_names_no_owner_uid() {
     assert!(!out.contains("uid:"));
     assert!(out.contains("name: checkout-gsdj2zwwnp-99vxd"));
     assert!(out.contains("nodeName: ip-10-0-3-85.ec2.internal"));
+}
+
+/// The kinds and names of a YAML stream's objects, with each object.
+fn objects(text: &str) -> Vec<serde_yaml_ng::Value> {
+    serde_yaml_ng::Deserializer::from_str(text)
+        .map(|d| serde::Deserialize::deserialize(d).expect("the export reads"))
+        .filter(|v: &serde_yaml_ng::Value| !v.is_null())
+        .collect()
+}
+
+fn object<'a>(
+    objs: &'a [serde_yaml_ng::Value],
+    kind: &str,
+    ns: &str,
+    name: &str,
+) -> Option<&'a serde_yaml_ng::Value> {
+    objs.iter().find(|o| {
+        o["kind"].as_str() == Some(kind)
+            && o["metadata"]["name"].as_str() == Some(name)
+            && o["metadata"]["namespace"].as_str().unwrap_or("default") == ns
+    })
+}
+
+/// Issue 45: the export after a simulation is the cluster as it is then.
+/// The mid-sized dump, converged (checkout's rollout continues: its old
+/// ReplicaSet goes to 0, the new one makes a fourth pod), then a node is
+/// deleted (its pods lost, their controllers make others): every pod a
+/// controller made is written under the name and on the node the
+/// simulation gave it, from its owner's template as the user gave it (the
+/// user's images, never the pause one), each ReplicaSet with the replicas
+/// the simulation left it; imported again, the same bindings (plain,
+/// kept and KWOK exports).
+#[test]
+fn the_export_after_a_simulation_writes_the_pods_the_controllers_made() {
+    let text = corpus("mid-sized-cluster.yaml");
+    let im = import(&text).unwrap();
+    let mut c = converge(&im.scenario);
+    // A node with a Deployment's pod and a DaemonSet's.
+    let lost = "ip-10-0-18-176.ec2.internal";
+    c.remove_node(lost).unwrap();
+    assert!(
+        c.reconcile_to_fixed_point(im.scenario.profile_or_default())
+            .converged
+    );
+    let want = bindings(&c);
+    let imported: BTreeMap<String, Option<String>> =
+        dump_pods(&text).into_iter().map(|p| (p.0, p.1)).collect();
+    let made: Vec<&String> = want
+        .iter()
+        .filter(|(k, n)| imported.get(*k) != Some(&Some(n.to_string())))
+        .map(|(k, _)| k)
+        .collect();
+    // postgres-1 (a StatefulSet's) is made again under its own name.
+    assert!(made.len() >= 3, "{made:?}");
+    assert!(made.contains(&&"data/postgres-1".to_string()), "{made:?}");
+    let mut sc = im.scenario.clone();
+    sc.nodes.retain(|n| n.spec.name != lost);
+    sc.take_running(&c);
+    assert_eq!(
+        sc.replica_set_replicas.get("shop/checkout-dvcwnlf2sn"),
+        Some(&0),
+        "{:?}",
+        sc.replica_set_replicas
+    );
+    let out = shepherd_k8s::export(&sc);
+    let objs = objects(&out);
+    assert!(!out.contains("pause"), "a pod written with the pause image");
+    let old =
+        object(&objs, "ReplicaSet", "shop", "checkout-dvcwnlf2sn").expect("the old ReplicaSet");
+    assert_eq!(old["spec"]["replicas"].as_u64(), Some(0));
+    let new =
+        object(&objs, "ReplicaSet", "shop", "checkout-gsdj2zwwnp").expect("the new ReplicaSet");
+    assert_eq!(new["spec"]["replicas"].as_u64(), Some(4));
+    for key in &made {
+        let (ns, name) = shepherd::namespace::split(key);
+        let p = object(&objs, "Pod", ns, name).unwrap_or_else(|| panic!("{key} is not written"));
+        assert_eq!(
+            p["spec"]["nodeName"].as_str(),
+            want.get(*key).map(|s| s.as_str()),
+            "{key}"
+        );
+        let images: Vec<&str> = p["spec"]["containers"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["image"].as_str())
+            .collect();
+        assert!(!images.is_empty(), "{key}: {p:?}");
+    }
+    // The fourth checkout pod: the new ReplicaSet's template and hash.
+    let fourth = made
+        .iter()
+        .find(|k| k.starts_with("shop/checkout-"))
+        .expect("checkout's fourth pod");
+    let p = object(&objs, "Pod", "shop", shepherd::namespace::split(fourth).1).unwrap();
+    assert_eq!(
+        p["metadata"]["labels"]["pod-template-hash"].as_str(),
+        Some("gsdj2zwwnp")
+    );
+    let mut fresh = sc.clone();
+    fresh.kept = Default::default();
+    for (what, out) in [
+        ("kept export", out.clone()),
+        ("export", shepherd_k8s::export(&fresh)),
+        ("kwok export", shepherd_k8s::export_kwok(&sc)),
+    ] {
+        let back = import(&out).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let c2 = back.scenario.to_cluster().unwrap();
+        assert_eq!(bindings(&c2), want, "{what}");
+        let sets: Vec<String> = c2
+            .replica_sets("shop/checkout")
+            .unwrap()
+            .into_iter()
+            .map(|r| format!("{} {}", r.name, r.current))
+            .collect();
+        assert_eq!(
+            sets,
+            ["shop/checkout-gsdj2zwwnp 4", "shop/checkout-dvcwnlf2sn 0"],
+            "{what}"
+        );
+        // Nothing more to do: the cluster is as the simulation left it.
+        let mut c3 = back.scenario.to_cluster().unwrap();
+        assert!(
+            c3.reconcile_to_fixed_point(back.scenario.profile_or_default())
+                .converged
+        );
+        assert_eq!(bindings(&c3), want, "{what}: after converging");
+    }
+}
+
+/// Issue 45: a StatefulSet's pod made again takes the missing ordinal's
+/// name, `<statefulset>-<ordinal>`, as the StatefulSet controller names
+/// it (pkg/controller/statefulset, getPodName), not a generated name; the
+/// export writes it with the identity its controller gives it.
+#[test]
+fn a_statefulsets_missing_ordinal_is_made_under_its_name() {
+    let node = |n: &str| {
+        format!("- apiVersion: v1\n  kind: Node\n  metadata: {{name: {n}}}\n  status:\n    allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n    conditions: [{{type: Ready, status: \"True\"}}]\n")
+    };
+    let pod = |n: &str, on: &str| {
+        format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {n}\n    namespace: data\n    labels: {{app: db}}\n    ownerReferences: [{{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: u1, controller: true}}]\n  spec:\n    nodeName: {on}\n    containers: [{{name: pg, image: postgres:16, resources: {{requests: {{cpu: 500m}}}}}}]\n  status: {{phase: Running}}\n")
+    };
+    let text = [
+        "apiVersion: v1\nkind: List\nitems:\n".to_string(),
+        node("n1"),
+        node("n2"),
+        "- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata: {name: db, namespace: data}\n  spec:\n    replicas: 3\n    serviceName: db\n    selector: {matchLabels: {app: db}}\n    template:\n      metadata: {labels: {app: db}}\n      spec:\n        containers: [{name: pg, image: postgres:16, resources: {requests: {cpu: 500m}}}]\n".to_string(),
+        pod("db-0", "n1"),
+        pod("db-2", "n2"),
+    ]
+    .concat();
+    let im = import(&text).unwrap();
+    let c = converge(&im.scenario);
+    let got = bindings(&c);
+    let names: Vec<&String> = got.keys().collect();
+    assert_eq!(names, ["data/db-0", "data/db-1", "data/db-2"], "{got:?}");
+    let p = c.pod_by_name("data/db-1").unwrap();
+    assert_eq!(p.name(), "data/db-1");
+    // Lost with its node, db-0 is made again as db-0.
+    let mut c = c;
+    c.remove_node("n1").unwrap();
+    assert!(
+        c.reconcile_to_fixed_point(im.scenario.profile_or_default())
+            .converged
+    );
+    let got = bindings(&c);
+    let names: Vec<&String> = got.keys().collect();
+    assert_eq!(names, ["data/db-0", "data/db-1", "data/db-2"], "{got:?}");
+    assert!(got.values().all(|n| n == "n2"), "{got:?}");
+    let mut sc = im.scenario.clone();
+    sc.nodes.retain(|n| n.spec.name != "n1");
+    sc.take_running(&c);
+    let out = shepherd_k8s::export(&sc);
+    let objs = objects(&out);
+    let p = object(&objs, "Pod", "data", "db-1").expect("db-1 is written");
+    assert_eq!(p["spec"]["nodeName"].as_str(), Some("n2"));
+    assert_eq!(p["spec"]["hostname"].as_str(), Some("db-1"));
+    assert_eq!(p["spec"]["subdomain"].as_str(), Some("db"));
+    assert_eq!(
+        p["spec"]["containers"][0]["image"].as_str(),
+        Some("postgres:16")
+    );
+    assert_eq!(
+        p["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"].as_str(),
+        Some("db-1")
+    );
+    assert_eq!(
+        p["metadata"]["labels"]["apps.kubernetes.io/pod-index"].as_str(),
+        Some("1")
+    );
+    let back = import(&out).unwrap();
+    assert_eq!(bindings(&back.scenario.to_cluster().unwrap()), got);
+}
+
+/// Issue 45: a bare Pod (no owner) bound to its node in a running
+/// cluster's dump (it has a status: its kubelet took it long ago) runs
+/// there as it is, even on a node it overcommits (reported, as the
+/// controllers' pods are), not admitted again and refused; the same Pod
+/// without a status (a manifest, not a dump) still passes its kubelet's
+/// admission, which refuses it (OutOfcpu), as Kubernetes does.
+#[test]
+fn a_bare_pod_of_a_dump_runs_where_it_runs() {
+    let pod = |name: &str, status: &str| {
+        format!("- apiVersion: v1\n  kind: Pod\n  metadata: {{name: {name}}}\n  spec:\n    nodeName: n1\n    containers: [{{name: sh, image: busybox, resources: {{requests: {{cpu: \"2\"}}}}}}]\n{status}")
+    };
+    let text = [
+        "apiVersion: v1\nkind: List\nitems:\n".to_string(),
+        "- apiVersion: v1\n  kind: Node\n  metadata: {name: n1}\n  status:\n    allocatable: {cpu: \"1\", memory: 8Gi, pods: \"110\"}\n    conditions: [{type: Ready, status: \"True\"}]\n".to_string(),
+        pod("debug", "  status: {phase: Running}\n"),
+    ]
+    .concat();
+    let im = import(&text).unwrap();
+    assert!(
+        has_warning(
+            &im,
+            "",
+            "overcommitted by the pods bound to it: cpu requested 2000m, allocatable 1000m"
+        ),
+        "{:?}",
+        im.warnings
+    );
+    for (what, c) in [
+        ("as imported", im.scenario.to_cluster().unwrap()),
+        ("converged", converge(&im.scenario)),
+    ] {
+        let p = c.pod_by_name("debug").unwrap();
+        assert_eq!(p.phase, PodPhase::Running, "{what}");
+        assert!(p.ready, "{what}");
+        assert_eq!(
+            c.node_by_id(p.node.unwrap()).unwrap().name(),
+            "n1",
+            "{what}"
+        );
+    }
+    // The script of the import (the page's) binds it as well.
+    let script: Vec<(u64, shepherd::simulator::Event)> =
+        im.scenario.events().into_iter().map(|e| (1, e)).collect();
+    let mut sim =
+        shepherd::simulator::Simulator::with_script(1, im.scenario.profile_or_default(), script);
+    let r = sim.step();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let p = sim.cluster().pod_by_name("debug").unwrap();
+    assert_eq!(p.phase, PodPhase::Running);
+    // Exported as given (status aside: the export is a manifest).
+    let out = shepherd_k8s::export(&im.scenario);
+    assert!(out.contains("image: busybox"), "{out}");
+    // A manifest (no status): admitted by its kubelet, which refuses it.
+    let manifest = text.replace("  status: {phase: Running}\n", "");
+    let im = import(&manifest).unwrap();
+    let c = converge(&im.scenario);
+    let p = c.pod_by_name("debug").unwrap();
+    assert_eq!(p.phase, PodPhase::Failed);
+}
+
+/// Issue 45: a controller adopts the pods without ownerReferences that its
+/// selector selects, matchExpressions too (In, NotIn, Exists,
+/// DoesNotExist), as Kubernetes' label selector matches them
+/// (apimachinery pkg/labels/selector.go); a pod the expressions exclude is
+/// not its own (here a bare Pod), and ownerReferences still win.
+#[test]
+fn selectors_with_expressions_adopt_as_kubernetes_matches() {
+    let node = |n: &str| {
+        format!("- apiVersion: v1\n  kind: Node\n  metadata: {{name: {n}}}\n  status:\n    allocatable: {{cpu: \"8\", memory: 16Gi, pods: \"110\"}}\n    conditions: [{{type: Ready, status: \"True\"}}]\n")
+    };
+    let pod = |n: &str, labels: &str, on: &str, owner: &str| {
+        format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {n}\n    labels: {labels}\n{owner}  spec:\n    nodeName: {on}\n    containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: 100m}}}}}}]\n  status: {{phase: Running}}\n")
+    };
+    let text = [
+        "apiVersion: v1\nkind: List\nitems:\n".to_string(),
+        node("n1"),
+        node("n2"),
+        "- apiVersion: apps/v1\n  kind: DaemonSet\n  metadata: {name: agent}\n  spec:\n    selector:\n      matchExpressions:\n      - {key: app, operator: In, values: [agent]}\n      - {key: tier, operator: DoesNotExist}\n    template:\n      metadata: {labels: {app: agent}}\n      spec:\n        containers: [{name: c, image: agent:1, resources: {requests: {cpu: 100m}}}]\n".to_string(),
+        "- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata: {name: db}\n  spec:\n    replicas: 1\n    serviceName: db\n    selector:\n      matchLabels: {role: db}\n      matchExpressions:\n      - {key: app, operator: In, values: [db, database]}\n      - {key: track, operator: NotIn, values: [canary]}\n      - {key: role, operator: Exists}\n    template:\n      metadata: {labels: {app: db, role: db}}\n      spec:\n        containers: [{name: c, image: pg, resources: {requests: {cpu: 100m}}}]\n".to_string(),
+        pod("agent-x2x7q", "{app: agent}", "n1", ""),
+        pod("agent-b4kzn", "{app: agent}", "n2", ""),
+        // Excluded by `tier DoesNotExist`: nobody's, a bare Pod.
+        pod("stray", "{app: agent, tier: canary}", "n2", ""),
+        // Selected by the StatefulSet's expressions.
+        pod("db-0", "{app: database, role: db}", "n1", ""),
+        // Excluded by `track NotIn [canary]`.
+        pod("db-canary", "{app: db, role: db, track: canary}", "n2", ""),
+        // Selected, but its ownerReference names another owner: that one's.
+        pod("db-9", "{app: db, role: db}", "n2", "    ownerReferences: [{apiVersion: v1, kind: Job, name: backup, uid: u9}]\n"),
+    ]
+    .concat();
+    let im = import(&text).unwrap();
+    let c = im.scenario.to_cluster().unwrap();
+    let owner = |n: &str| {
+        let p = c.pod_by_name(n).unwrap_or_else(|e| panic!("{n}: {e}"));
+        (p.kind, p.app.to_string())
+    };
+    use shepherd::WorkloadKind::{DaemonSet, Deployment, Pod};
+    assert_eq!(owner("agent-x2x7q"), (DaemonSet, "agent".into()));
+    assert_eq!(owner("agent-b4kzn"), (DaemonSet, "agent".into()));
+    assert_eq!(owner("stray"), (Pod, "stray".into()));
+    assert_eq!(owner("db-0"), (Deployment, "db".into()));
+    assert_eq!(owner("db-canary"), (Pod, "db-canary".into()));
+    assert_eq!(owner("db-9"), (Pod, "db-9".into()));
+    // Nothing more is made: the DaemonSet has a pod on each node, the
+    // StatefulSet its one replica.
+    let c = converge(&im.scenario);
+    assert_eq!(c.pods().filter(|p| p.kind != Pod).count(), 3);
+}
+
+/// Issue 45: a pod's own Ready condition is read. One whose Ready is
+/// False (its readiness probe failing) runs where it runs but stays not
+/// Ready: out of its Service's endpoints, not healthy for its budget, not
+/// available for its Deployment, whatever the simulation does after; the
+/// export says so and reads back so.
+#[test]
+fn a_pod_not_ready_in_the_dump_stays_not_ready() {
+    let node = |n: &str| {
+        format!("- apiVersion: v1\n  kind: Node\n  metadata: {{name: {n}}}\n  status:\n    allocatable: {{cpu: \"4\", memory: 8Gi, pods: \"110\"}}\n    conditions: [{{type: Ready, status: \"True\"}}]\n")
+    };
+    let pod = |n: &str, on: &str, ready: &str| {
+        format!("- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: {n}\n    labels: {{app: web, pod-template-hash: 5d4c8f7b9}}\n    ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-5d4c8f7b9, uid: u1, controller: true}}]\n  spec:\n    nodeName: {on}\n    containers: [{{name: web, image: nginx, resources: {{requests: {{cpu: 500m}}}}}}]\n  status:\n    phase: Running\n    conditions: [{{type: PodScheduled, status: \"True\"}}, {{type: Ready, status: \"{ready}\"}}]\n    containerStatuses: [{{name: web, ready: {}, restartCount: 7}}]\n", ready == "True")
+    };
+    let text = [
+        "apiVersion: v1\nkind: List\nitems:\n".to_string(),
+        node("n1"),
+        node("n2"),
+        "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web, annotations: {deployment.kubernetes.io/revision: \"1\"}}\n  spec:\n    replicas: 2\n    selector: {matchLabels: {app: web}}\n    template:\n      metadata: {labels: {app: web}}\n      spec:\n        containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m}}}]\n".to_string(),
+        "- apiVersion: apps/v1\n  kind: ReplicaSet\n  metadata:\n    name: web-5d4c8f7b9\n    labels: {app: web, pod-template-hash: 5d4c8f7b9}\n    annotations: {deployment.kubernetes.io/revision: \"1\"}\n    ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: u0, controller: true}]\n  spec:\n    replicas: 2\n    selector: {matchLabels: {app: web, pod-template-hash: 5d4c8f7b9}}\n    template:\n      metadata: {labels: {app: web, pod-template-hash: 5d4c8f7b9}}\n      spec:\n        containers: [{name: web, image: nginx, resources: {requests: {cpu: 500m}}}]\n".to_string(),
+        "- apiVersion: v1\n  kind: Service\n  metadata: {name: web}\n  spec:\n    selector: {app: web}\n    ports: [{port: 80}]\n".to_string(),
+        "- apiVersion: policy/v1\n  kind: PodDisruptionBudget\n  metadata: {name: web}\n  spec:\n    minAvailable: 1\n    selector: {matchLabels: {app: web}}\n".to_string(),
+        pod("web-5d4c8f7b9-x2x7q", "n1", "True"),
+        pod("web-5d4c8f7b9-b4kzn", "n2", "False"),
+    ]
+    .concat();
+    let im = import(&text).unwrap();
+    let check = |c: &Cluster, what: &str| {
+        let p = c.pod_by_name("web-5d4c8f7b9-b4kzn").unwrap();
+        assert!(!p.ready && !p.available, "{what}");
+        assert_eq!(p.phase, PodPhase::Running, "{what}");
+        assert!(
+            c.pod_by_name("web-5d4c8f7b9-x2x7q").unwrap().ready,
+            "{what}"
+        );
+        let eps = c.service_endpoints("web").unwrap();
+        assert_eq!(eps.len(), 1, "{what}: {eps:?}");
+        let pdb = c.pdb_status("web").unwrap();
+        assert_eq!(
+            (pdb.current_healthy, pdb.disruptions_allowed),
+            (1, 0),
+            "{what}"
+        );
+        let st = c.app("web").unwrap();
+        assert_eq!((st.ready, st.available), (1, 1), "{what}");
+    };
+    check(&im.scenario.to_cluster().unwrap(), "as imported");
+    let mut c = converge(&im.scenario);
+    check(&c, "converged");
+    // A node of its going NotReady and back does not make it Ready.
+    c.fail_node("n2").unwrap();
+    let later = c.now() + c.heartbeat_timeout() + 1;
+    c.set_now(later);
+    c.detect_failures();
+    c.recover_node("n2").unwrap();
+    c.heartbeats();
+    assert!(
+        c.reconcile_to_fixed_point(im.scenario.profile_or_default())
+            .converged
+    );
+    if c.pod_by_name("web-5d4c8f7b9-b4kzn").is_ok() {
+        check(&c, "after its node came back");
+    }
+    // Exported (kept and anew) and read back: still not Ready.
+    let mut fresh = im.scenario.clone();
+    fresh.kept = Default::default();
+    for out in [
+        shepherd_k8s::export(&im.scenario),
+        shepherd_k8s::export(&fresh),
+    ] {
+        let back = import(&out).unwrap();
+        check(&back.scenario.to_cluster().unwrap(), "read back");
+    }
 }

@@ -1,8 +1,10 @@
 //! DaemonSets and bare Pods in the engine.
 //!
 //! The randomized test adds, removes, relabels, taints, cordons, fails and
-//! recovers nodes under three DaemonSets (one on the host network) and a
-//! Deployment, and after every
+//! recovers nodes under four DaemonSets (one on the host network, one
+//! asking for a GPU, one for ephemeral-storage) and a Deployment asking for
+//! an extended resource few nodes have, on nodes with GPUs
+//! (`nvidia.com/gpu`), ephemeral-storage and that resource, and after every
 //! operation checks from scratch (from the node specs and the DaemonSet
 //! specs, not from the controller's books) that every node a DaemonSet
 //! should run on has exactly one pod of it, bound there, and no other node
@@ -25,6 +27,9 @@ use shepherd::{
 
 const ZONE: &str = "topology.kubernetes.io/zone";
 const NETWORK_UNAVAILABLE: &str = "node.kubernetes.io/network-unavailable";
+const GPU: &str = "nvidia.com/gpu";
+const EPHEMERAL: &str = "ephemeral-storage";
+const FOO: &str = "example.com/foo";
 
 fn converge(c: &mut Cluster) {
     let fp = c.reconcile_to_fixed_point(Profile::kube_scheduler());
@@ -154,7 +159,18 @@ fn run_seed(seed: u64, ops: u64) {
     let mut c = Cluster::new();
     let agent = DaemonSetSpec::new(
         "log-agent",
-        PodTemplate::new(Resources::new(100, 128 * MIB)).with_label("app", "log-agent"),
+        PodTemplate::new(Resources::new(100, 128 * MIB))
+            .with_label("app", "log-agent")
+            .with_scalar(EPHEMERAL, 2 << 30),
+    );
+    // A GPU's DaemonSet (a burn-in test on every GPU node): one GPU each.
+    let burn = DaemonSetSpec::new(
+        "gpu-burn",
+        PodTemplate::new(Resources::new(50, 64 * MIB))
+            .with_label("app", "gpu-burn")
+            .with_node_selector("gpu", "true")
+            .with_toleration(Toleration::equal("dedicated", "gpu", None))
+            .with_scalar(GPU, 1),
     );
     let gpu = DaemonSetSpec::new(
         "gpu-plugin",
@@ -172,15 +188,15 @@ fn run_seed(seed: u64, ops: u64) {
     c.create_daemonset(agent.clone()).unwrap();
     c.create_daemonset(gpu.clone()).unwrap();
     c.create_daemonset(cni.clone()).unwrap();
-    c.deploy(DeploymentSpec::new(
-        "web",
-        6,
-        Resources::new(500, 512 * MIB),
-    ))
-    .unwrap();
-    let specs = [agent, gpu, cni];
+    c.create_daemonset(burn.clone()).unwrap();
+    // Its pods need an extended resource few nodes have: some wait.
+    let mut web = DeploymentSpec::new("web", 6, Resources::new(500, 512 * MIB));
+    web.template = web.template.with_scalar(FOO, 1);
+    c.deploy(web).unwrap();
+    let specs = [agent, gpu, cni, burn];
     let mut names: Vec<String> = Vec::new();
     let mut next = 0u32;
+    let mut gpus_taken = false;
     for op in 0..ops {
         let live: Vec<String> = c.nodes().map(|n| n.name().to_string()).collect();
         let pick = |rng: &mut Prng| live[rng.below(live.len() as u64) as usize].clone();
@@ -191,9 +207,18 @@ fn run_seed(seed: u64, ops: u64) {
                 // Dotted names, as cloud providers name nodes.
                 let name = format!("ip-10-0-0-{next}.ec2.internal");
                 let mut n = NodeSpec::new(&name, 4000, 8192 * MIB)
-                    .with_label(ZONE, ["a", "b", "c"][rng.below(3) as usize]);
+                    .with_label(ZONE, ["a", "b", "c"][rng.below(3) as usize])
+                    .with_scalar(EPHEMERAL, (20 + rng.below(80)) << 30);
                 if rng.below(2) == 0 {
-                    n = n.with_label("gpu", "true");
+                    // A GPU node: one to four GPUs, as its device plugin
+                    // reports them.
+                    n = n
+                        .with_label("gpu", "true")
+                        .with_scalar(GPU, 1 + rng.below(4));
+                }
+                let foo = rng.below(4);
+                if foo > 0 {
+                    n = n.with_scalar(FOO, foo);
                 }
                 if rng.below(4) == 0 {
                     n = n.with_taint(Taint::new("dedicated", "gpu", TaintEffect::NoSchedule));
@@ -223,6 +248,10 @@ fn run_seed(seed: u64, ops: u64) {
                 let mut spec = n.spec.clone();
                 if spec.labels.remove("gpu").is_none() {
                     spec.labels.insert("gpu".into(), "true".into());
+                    // GPUs installed: its device plugin reports them.
+                    if spec.scalars.get(GPU) == 0 {
+                        spec.scalars.set(GPU, 1 + rng.below(4));
+                    }
                 }
                 c.reregister_node(spec).map(drop)
             }
@@ -252,7 +281,13 @@ fn run_seed(seed: u64, ops: u64) {
         verify_capacity(&c).unwrap_or_else(|e| panic!("seed {seed}, op {op}: {e}"));
         verify_constraints(&c).unwrap_or_else(|e| panic!("seed {seed}, op {op}: {e}"));
         verify_settled(&c).unwrap_or_else(|e| panic!("seed {seed}, op {op}: {e}"));
+        gpus_taken |= c.pods().any(|p| p.app == "gpu-burn" && p.node.is_some());
     }
+    // The GPUs were in play (a sweep too short may not add a GPU node).
+    assert!(
+        gpus_taken || ops < 50,
+        "seed {seed}: no GPU DaemonSet pod ever ran"
+    );
 }
 
 fn three_nodes() -> Cluster {

@@ -40,7 +40,7 @@ export function podChip(p, onPod) {
     // The accessible name starts with the visible text (name and seconds left).
     'aria-label': `pod ${p.name}${evicting ? ` ${p.evictIn}s` : ''}, ${words}, version ${p.version}${p.outdated ? ', old revision' : ''}`,
     onclick: () => onPod(p.name),
-  }, p.name, evicting ? ' ' : null, evicting ? h('span', { class: 'countdown' }, `${p.evictIn}s`) : null);
+  }, h('span', { class: 'pod-name' }, p.name), evicting ? ' ' : null, evicting ? h('span', { class: 'countdown' }, `${p.evictIn}s`) : null);
 }
 
 // A node's card. `act(op, node)` runs a node action.
@@ -309,7 +309,7 @@ export class GridView {
 
 export function drawPending(ul, snap, { onPod }) {
   fill(ul, snap.pending.map((p) => h('li', { class: 'pending-pod' },
-    h('button', { type: 'button', class: 'pod starting', style: { '--c': appColor(p.app) }, dataset: { pod: p.name }, 'aria-label': `pending pod ${p.name}: why?`, onclick: () => onPod(p.name) }, p.name),
+    h('button', { type: 'button', class: 'pod starting', style: { '--c': appColor(p.app) }, dataset: { pod: p.name }, title: `${p.name}: Pending. Click: why?`, 'aria-label': `pending pod ${p.name}: why?`, onclick: () => onPod(p.name) }, h('span', { class: 'pod-name' }, p.name)),
     h('span', { class: 'reason' }, p.reason ? ['FailedScheduling: ', p.reason] : 'waiting for the scheduler'))),
     snap.pendingPods > snap.pending.length
       ? h('li', { class: 'muted' }, `… and ${snap.pendingPods - snap.pending.length} more`)

@@ -1120,7 +1120,12 @@ fn diff(
     let mut deleted = Vec::new();
     let mut created = Vec::new();
     for (name, t) in &tracks {
-        let alive = after.pod_by_name(name).ok();
+        let found = after.pod_by_name(name).ok();
+        // A StatefulSet's pod made again takes the name of the one deleted
+        // (`<statefulset>-<ordinal>`): the pod of that name created at or
+        // after the deletion is another pod, the replacement.
+        let reborn = matches!((&t.deleted, found), (Some(d), Some(p)) if p.created_at >= d.0);
+        let alive = if reborn { None } else { found };
         // A pod deleted with no event (its node deleted) is caught by the
         // track made when the node went; a pod still alive was not deleted.
         let gone = match (&t.deleted, alive) {
@@ -1141,8 +1146,13 @@ fn diff(
                 existed_before: t.existed_before,
             });
         }
-        if !t.existed_before {
-            if let Some(c_at) = t.created_at {
+        let (created_at, alive) = match (reborn, found) {
+            (true, Some(p)) => (Some(p.created_at), Some(p)),
+            _ if !t.existed_before => (t.created_at, alive),
+            _ => (None, alive),
+        };
+        {
+            if let Some(c_at) = created_at {
                 let (node, bound_at) = match alive {
                     Some(p) => (
                         p.node

@@ -466,7 +466,7 @@ const BOOL_FLAGS: &[&str] = &[
 
 /// A Go duration (`10s`, `10m`, `1h30m`, `0`) in whole seconds; `None`
 /// when it is not one or has a fraction of a second.
-fn duration(s: &str) -> Option<u64> {
+pub fn duration(s: &str) -> Option<u64> {
     if s == "0" {
         return Some(0);
     }

@@ -577,6 +577,100 @@ fn bare_pod(p: &BarePodSpec) -> Value {
     ])
 }
 
+/// The status of a running pod whose Ready condition is False.
+fn not_ready() -> Value {
+    map(vec![
+        ("phase", s("Running")),
+        (
+            "conditions",
+            Value::Seq(vec![map(vec![
+                ("type", s("Ready")),
+                ("status", s("False")),
+            ])]),
+        ),
+    ])
+}
+
+/// The annotation that numbers a Deployment's revisions, on it and on
+/// its ReplicaSets (pkg/controller/deployment/util: RevisionAnnotation).
+const REVISION: &str = "deployment.kubernetes.io/revision";
+
+/// A controller's pod `p` as it runs: `given`, the pod template of its
+/// owner's kept document (the user's containers, images and every other
+/// field), else the engine's `template`, under the pod's name with its
+/// ReplicaSet's `pod-template-hash` and its `spec.nodeName`. A
+/// StatefulSet's pod (`stateful`: its StatefulSet's key) carries the
+/// identity its controller gives it (pkg/controller/statefulset,
+/// stateful_set_utils.go, initIdentity and updateIdentity: the labels
+/// `statefulset.kubernetes.io/pod-name` and `apps.kubernetes.io/pod-index`,
+/// `spec.hostname` the pod's name, `spec.subdomain` the StatefulSet's
+/// serviceName).
+fn running_pod(
+    p: &shepherd::RunningPod,
+    template: &PodTemplate,
+    given: Option<&Value>,
+    hash: Option<&str>,
+    stateful: Option<(&String, Option<&str>)>,
+) -> Value {
+    let t = match given {
+        Some(t) => t.clone(),
+        None => self::template(template),
+    };
+    let (ns, name) = shepherd::namespace::split(&p.name);
+    let mut meta = vec![
+        ("name".to_string(), s(name)),
+        ("namespace".to_string(), s(ns)),
+    ];
+    let mut lab = match t.get("metadata").and_then(|m| m.get("labels")) {
+        Some(Value::Map(l)) => l.clone(),
+        _ => Vec::new(),
+    };
+    let mut set = |k: &str, v: Value| match lab.iter_mut().find(|(x, _)| x == k) {
+        Some((_, slot)) => *slot = v,
+        None => lab.push((k.to_string(), v)),
+    };
+    if let Some(h) = hash {
+        set(shepherd::model::POD_TEMPLATE_HASH, s(h));
+    }
+    let index = stateful.and_then(|(sts, _)| {
+        let base = shepherd::namespace::split(sts).1;
+        name.strip_prefix(base)?
+            .strip_prefix('-')?
+            .parse::<u32>()
+            .ok()
+    });
+    if let Some(i) = index {
+        set("statefulset.kubernetes.io/pod-name", s(name));
+        set("apps.kubernetes.io/pod-index", s(&i.to_string()));
+    }
+    if !lab.is_empty() {
+        meta.push(("labels".to_string(), Value::Map(lab)));
+    }
+    if let Some(a) = t.get("metadata").and_then(|m| m.get("annotations")) {
+        meta.push(("annotations".to_string(), a.clone()));
+    }
+    let mut spec = match t.get("spec") {
+        Some(Value::Map(m)) => m.clone(),
+        _ => Vec::new(),
+    };
+    spec.retain(|(k, _)| k != "nodeName");
+    if let Some(n) = &p.node {
+        spec.insert(0, ("nodeName".to_string(), s(n)));
+    }
+    if index.is_some() && !spec.iter().any(|(k, _)| k == "hostname") {
+        spec.push(("hostname".to_string(), s(name)));
+        if let Some(svc) = stateful.and_then(|x| x.1) {
+            spec.push(("subdomain".to_string(), s(svc)));
+        }
+    }
+    map(vec![
+        ("apiVersion", s("v1")),
+        ("kind", s("Pod")),
+        ("metadata", Value::Map(meta)),
+        ("spec", Value::Map(spec)),
+    ])
+}
+
 /// A Deployment's ReplicaSet `name` (its key): the template with its
 /// pod-template-hash label, the Deployment's selector and that label.
 /// `revision`: its place among the Deployment's ReplicaSets, oldest first
@@ -924,7 +1018,27 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
         docs.push(kept(&|| Decl::PriorityClass(pc.clone()), map(fields)));
     }
     for p in &sc.pods {
-        docs.push(kept(&|| Decl::Pod(p.clone()), bare_pod(p)));
+        let mut v = kept(&|| Decl::Pod(p.clone()), bare_pod(p));
+        // One that runs on its node (imported from a running cluster):
+        // its phase, so it is read back as running there, not as a
+        // manifest its kubelet admits again (the API server ignores a
+        // status given on create; KWOK sets its own).
+        let runs = sc.running.iter().any(|r| {
+            r.owner == p.name
+                && r.pods
+                    .iter()
+                    .any(|x| x.node.is_some() && x.node == p.node_name)
+        });
+        let held = sc
+            .running
+            .iter()
+            .any(|r| r.owner == p.name && r.pods.iter().any(|x| !x.ready));
+        if held {
+            put(&mut v, "status", not_ready());
+        } else if runs {
+            put(&mut v, "status", map(vec![("phase", s("Running"))]));
+        }
+        docs.push(v);
     }
     for d in &sc.daemonsets {
         docs.push(kept(&|| Decl::DaemonSet(d.clone()), daemonset(d)));
@@ -936,65 +1050,147 @@ fn export_docs(sc: &Scenario, kwok: bool) -> String {
     // as given while unchanged, else written anew, without
     // ownerReferences (the API server wants the owner's uid, which only
     // the cluster knows): the controllers adopt them by their selectors,
-    // as the importer does.
+    // as the importer does. A pod a controller created in the simulation
+    // is written from its owner's kept pod template (`running_pod`).
+    let mut current_revision: Vec<(String, u64)> = Vec::new();
     for r in &sc.running {
         let dep = sc.deployments.iter().find(|d| d.name == r.owner);
         let ds = sc.daemonsets.iter().find(|d| d.name == r.owner);
+        // deployment.kubernetes.io/revision of each ReplicaSet: as kept,
+        // else one past the newest before it (a revision the simulation
+        // made), so the new ReplicaSet stays the newest on import.
+        let mut revisions = Vec::with_capacity(r.replica_sets.len());
+        let mut newest = 0u64;
         for (i, rs) in r.replica_sets.iter().enumerate() {
+            let name = format!("{}-{}", r.owner, rs.hash);
+            let kept_rev = sc
+                .kept
+                .doc("ReplicaSet", &name)
+                .and_then(|d| {
+                    d.get("metadata")?
+                        .get("annotations")?
+                        .get(REVISION)?
+                        .as_str()
+                })
+                .and_then(|x| x.parse::<u64>().ok());
+            let rev = kept_rev.unwrap_or(newest.max(i as u64) + 1);
+            newest = newest.max(rev);
+            revisions.push(rev);
+        }
+        for (i, rs) in r.replica_sets.iter().enumerate() {
+            let Some(d) = dep else { break };
             let name = format!("{}-{}", r.owner, rs.hash);
             let pods = r
                 .pods
                 .iter()
                 .filter(|p| p.replica_set.or(r.current) == Some(i as u32))
                 .count();
-            if let Some(d) = dep {
-                docs.push(kept(
-                    &|| Decl::ReplicaSet {
-                        name: name.clone(),
-                        template: rs.template.clone(),
-                    },
-                    replica_set(d, &name, rs, pods, i + 1),
-                ));
+            let replicas = sc.replica_set_replicas.get(&name).copied();
+            let mut gen = replica_set(
+                d,
+                &name,
+                rs,
+                replicas.map_or(pods, |n| n as usize),
+                revisions[i] as usize,
+            );
+            // A ReplicaSet the simulation made: its pod template as the
+            // user gave the Deployment's (their images, not the pause one).
+            if let Some(t) = sc.kept.template_doc("App", &r.owner, &rs.template) {
+                let mut t = t.clone();
+                if let Some(meta) = entry(&mut t, "metadata") {
+                    if let Some(l) = entry(meta, "labels") {
+                        put(l, shepherd::model::POD_TEMPLATE_HASH, s(&rs.hash));
+                    }
+                }
+                if let Some(spec) = entry(&mut gen, "spec") {
+                    put(spec, "template", t);
+                }
+            }
+            docs.push(kept(
+                &|| Decl::ReplicaSet {
+                    name: name.clone(),
+                    template: rs.template.clone(),
+                    replicas,
+                },
+                gen,
+            ));
+            if r.current == Some(i as u32) {
+                current_revision.push((r.owner.clone(), revisions[i]));
             }
         }
+        // A StatefulSet's pods: its key and headless Service.
+        let sts = sc
+            .kept
+            .doc("App", &r.owner)
+            .filter(|d| d.get("kind").and_then(Value::as_str) == Some("StatefulSet"));
+        let service = sts
+            .and_then(|d| d.get("spec")?.get("serviceName")?.as_str())
+            .filter(|x| !x.is_empty());
+        let stateful = (sts.is_some() || r.stateful).then_some((&r.owner, service));
         for p in &r.pods {
-            let (template, hash) = match (p.replica_set, dep, ds) {
+            let (template, hash, space, owner) = match (p.replica_set, dep, ds) {
                 (Some(i), _, _) => {
                     let rs = &r.replica_sets[i as usize];
-                    (&rs.template, Some(rs.hash.as_str()))
+                    let name = format!("{}-{}", r.owner, rs.hash);
+                    (&rs.template, Some(rs.hash.as_str()), "ReplicaSet", name)
                 }
                 (None, Some(d), _) => (
                     &d.template,
                     r.current.map(|i| r.replica_sets[i as usize].hash.as_str()),
+                    "App",
+                    r.owner.clone(),
                 ),
-                (None, None, Some(d)) => (&d.template, None),
+                (None, None, Some(d)) => (&d.template, None, "DaemonSet", r.owner.clone()),
                 (None, None, None) => continue,
             };
-            let mut v = bare_pod(&BarePodSpec {
-                name: p.name.clone(),
-                template: template.clone(),
-                node_name: p.node.clone(),
-            });
-            if let Some(h) = hash {
-                if let Some(Value::Map(l)) = v
-                    .get("metadata")
-                    .and_then(|m| m.get("labels"))
-                    .cloned()
-                    .as_mut()
-                {
-                    l.push((shepherd::model::POD_TEMPLATE_HASH.to_string(), s(h)));
-                    if let Some(meta) = entry(&mut v, "metadata") {
-                        put(meta, "labels", Value::Map(l.clone()));
-                    }
-                }
-            }
-            docs.push(kept(
+            // The user's template: the ReplicaSet's, else its owner's
+            // while the owner's template is still this pod's.
+            let given = sc
+                .kept
+                .template_doc(space, &owner, template)
+                .or_else(|| sc.kept.template_doc("App", &r.owner, template));
+            let v = running_pod(p, template, given, hash, stateful);
+            let mut v = kept(
                 &|| Decl::RunningPod {
                     name: p.name.clone(),
                     node: p.node.clone(),
                 },
                 v,
-            ));
+            );
+            // Not Ready as imported: its Ready condition says so, so it
+            // reads back so (the API server ignores a status on create).
+            if !p.ready {
+                put(&mut v, "status", not_ready());
+            }
+            docs.push(v);
+        }
+    }
+    // A Deployment names its new ReplicaSet's revision (the importer finds
+    // its new ReplicaSet by it): a kept one naming another (the simulation
+    // rolled to a new revision) names the new one.
+    for (owner, rev) in current_revision {
+        let (ns, name) = shepherd::namespace::split(&owner);
+        let doc = docs.iter_mut().find(|d| {
+            d.get("kind").and_then(Value::as_str) == Some("Deployment")
+                && d.get("metadata")
+                    .and_then(|m| m.get("name"))
+                    .and_then(Value::as_str)
+                    == Some(name)
+                && d.get("metadata")
+                    .and_then(|m| m.get("namespace"))
+                    .and_then(Value::as_str)
+                    .unwrap_or(shepherd::namespace::DEFAULT_NAMESPACE)
+                    == ns
+        });
+        let Some(doc) = doc else { continue };
+        let given = doc
+            .get("metadata")
+            .and_then(|m| m.get("annotations")?.get(REVISION)?.as_str())
+            .and_then(|x| x.parse::<u64>().ok());
+        if given.is_some_and(|g| g != rev) {
+            if let Some(a) = entry(doc, "metadata").and_then(|m| entry(m, "annotations")) {
+                put(a, REVISION, s(&rev.to_string()));
+            }
         }
     }
     for p in &sc.pdbs {
@@ -1515,4 +1711,155 @@ pub fn pods_wide_json(c: &Cluster) -> serde_json::Value {
 #[cfg(test)]
 pub(crate) fn yaml_of(out: &mut String, v: &Value) {
     yaml(out, v, 0);
+}
+
+impl Scenario {
+    /// The pods the controllers of an imported cluster run in `c` (this
+    /// scenario, simulated) in place of those imported, so that an export
+    /// writes the cluster as it is now: a pod the simulation deleted
+    /// (evicted, drained, lost with its node) is gone (Kubernetes never
+    /// moves a pod); one a controller created since is there under the
+    /// name, node and ReplicaSet the simulation gave it (written from its
+    /// owner's kept template, `running_pod`); each ReplicaSet carries the
+    /// replicas the simulation left it ([`Scenario::replica_set_replicas`]),
+    /// a revision the simulation made is one more. Nothing changes for a
+    /// scenario without running pods (not a cluster imported as it is):
+    /// its controllers make their pods again when it is applied.
+    ///
+    /// Every Deployment and DaemonSet is then written with its pods, those
+    /// imported without any too; a bare Pod's entry stays while it does.
+    pub fn take_running(&mut self, c: &Cluster) {
+        if self.running.is_empty() {
+            return;
+        }
+        use std::collections::HashMap;
+        let mut old: HashMap<String, shepherd::RunningPods> = std::mem::take(&mut self.running)
+            .into_iter()
+            .map(|r| (r.owner.clone(), r))
+            .collect();
+        // The live pods, by owner, in the engine's order.
+        let mut live: HashMap<&str, Vec<shepherd::PodView<'_>>> = HashMap::new();
+        for p in c.pods() {
+            if p.kind != shepherd::WorkloadKind::Pod
+                && matches!(
+                    p.phase,
+                    shepherd::PodPhase::Pending | shepherd::PodPhase::Running
+                )
+            {
+                live.entry(p.app).or_default().push(p);
+            }
+        }
+        let owners: Vec<(String, bool)> = self
+            .daemonsets
+            .iter()
+            .map(|d| (d.name.clone(), false))
+            .chain(self.deployments.iter().map(|d| (d.name.clone(), true)))
+            .collect();
+        let mut out = Vec::new();
+        for (owner, deployment) in owners {
+            let mut r = old.remove(&owner).unwrap_or_else(|| shepherd::RunningPods {
+                owner: owner.clone(),
+                ..Default::default()
+            });
+            let pods = live.remove(owner.as_str()).unwrap_or_default();
+            // A Deployment imported with its ReplicaSets keeps them, and
+            // gains each revision the simulation made.
+            if deployment && !r.replica_sets.is_empty() {
+                let template = self
+                    .deployments
+                    .iter()
+                    .find(|d| d.name == owner)
+                    .map(|d| d.template.clone());
+                let current = c.app(&owner).map(|a| a.revision).ok();
+                for v in c.replica_sets(&owner).unwrap_or_default() {
+                    let Some(hash) = v
+                        .name
+                        .strip_prefix(owner.as_str())
+                        .and_then(|h| h.strip_prefix('-'))
+                    else {
+                        continue;
+                    };
+                    let at = match r.replica_sets.iter().position(|x| x.hash == hash) {
+                        Some(i) => i,
+                        None => {
+                            // Its template: a pod's of it, else the
+                            // Deployment's when it is the new one.
+                            let t = pods
+                                .iter()
+                                .find(|p| p.template_hash == Some(hash))
+                                .map(|p| p.template.clone())
+                                .or_else(|| {
+                                    template.clone().filter(|_| current == Some(v.revision))
+                                });
+                            let Some(t) = t else { continue };
+                            r.replica_sets.push(shepherd::ReplicaSetSpec {
+                                hash: hash.to_string(),
+                                template: t,
+                            });
+                            r.replica_sets.len() - 1
+                        }
+                    };
+                    if current == Some(v.revision) {
+                        r.current = Some(at as u32);
+                    }
+                    self.replica_set_replicas.insert(v.name.clone(), v.desired);
+                }
+            }
+            let node = |p: &shepherd::PodView<'_>| {
+                p.node
+                    .and_then(|id| c.node_by_id(id))
+                    .map(|n| n.name().to_string())
+            };
+            let replica_set = |p: &shepherd::PodView<'_>, r: &shepherd::RunningPods| {
+                if r.replica_sets.is_empty() {
+                    return None;
+                }
+                let h = p.template_hash?;
+                r.replica_sets
+                    .iter()
+                    .position(|x| x.hash == h)
+                    .map(|i| i as u32)
+            };
+            // The imported pods still there first, in their order, then
+            // the new ones.
+            let mut now: HashMap<String, (Option<String>, Option<u32>)> = pods
+                .iter()
+                .map(|p| (p.name(), (node(p), replica_set(p, &r))))
+                .collect();
+            let mut list = Vec::with_capacity(pods.len());
+            for p in &r.pods {
+                if let Some((n, rs)) = now.remove(&p.name) {
+                    // Held not Ready while it runs where it ran.
+                    let ready = p.ready || n != p.node;
+                    list.push(shepherd::RunningPod {
+                        name: p.name.clone(),
+                        node: n,
+                        replica_set: rs,
+                        ready,
+                    });
+                }
+            }
+            for p in &pods {
+                let name = p.name();
+                if let Some((n, rs)) = now.remove(&name) {
+                    list.push(shepherd::RunningPod {
+                        name,
+                        node: n,
+                        replica_set: rs,
+                        ready: true,
+                    });
+                }
+            }
+            r.pods = list;
+            out.push(r);
+        }
+        // Bare Pods that run as they ran, while they exist.
+        let mut bare: Vec<shepherd::RunningPods> = old
+            .into_values()
+            .filter(|r| self.pods.iter().any(|p| p.name == r.owner))
+            .collect();
+        bare.sort_by(|a, b| a.owner.cmp(&b.owner));
+        out.extend(bare);
+        self.running = out;
+    }
 }

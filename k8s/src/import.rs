@@ -322,8 +322,8 @@ struct OwnedReplicaSet {
     template: PodTemplate,
 }
 
-/// A controller's kind, namespace, name and `spec.selector.matchLabels`.
-type OwnerSelector = (String, String, String, Vec<(String, String)>);
+/// A controller's kind, namespace, name and `spec.selector`.
+type OwnerSelector = (String, String, String, Selector);
 
 /// A pod a controller in the input owns: it runs (or waits) as it is.
 struct OwnedPod {
@@ -334,6 +334,8 @@ struct OwnedPod {
     kind: String,
     owner: String,
     node: Option<String>,
+    /// Its Ready condition is not False.
+    ready: bool,
 }
 
 struct State<'a> {
@@ -371,10 +373,15 @@ struct State<'a> {
     finished: usize,
     /// Where the KubeSchedulerConfiguration came from, once one is read.
     scheduler_config: Option<Location>,
-    /// The matchLabels of every Deployment, DaemonSet and StatefulSet in
-    /// the input (kind, namespace, name, labels), in input order, for
+    /// The selector of every Deployment, DaemonSet and StatefulSet in the
+    /// input (kind, namespace, name, selector), in input order, for
     /// adoption by selector.
     selectors: Vec<OwnerSelector>,
+    /// The bare Pods that run on their node already (Ready, key, node).
+    running_bare: Vec<(bool, String, String)>,
+    /// The keys of the StatefulSets imported (simulated as Deployments):
+    /// their controllers name the pods they make by index.
+    statefulsets: HashSet<String>,
     /// (namespace, name) of the Deployments a ReplicaSet in the input
     /// belongs to (by ownerReference, else by its name `<deployment>-<hash>`).
     with_replica_sets: HashSet<(String, String)>,
@@ -430,24 +437,26 @@ impl<'a> State<'a> {
                 o.loc.kind.as_str(),
                 "Deployment" | "DaemonSet" | "StatefulSet"
             ) {
-                let sel = o.value.get("spec").and_then(|s| s.get("selector"));
-                // matchLabels alone: a selector with expressions adopts
-                // nothing here (its pods carry ownerReferences anyway).
-                if let (Some(Value::Map(ml)), None) = (
-                    sel.and_then(|s| s.get("matchLabels")),
-                    sel.and_then(|s| s.get("matchExpressions")),
-                ) {
-                    let labels: Vec<(String, String)> = ml
-                        .iter()
-                        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                        .collect();
-                    if !labels.is_empty() {
-                        selectors.push((
-                            o.loc.kind.clone(),
-                            ns.clone(),
-                            o.loc.name.clone(),
-                            labels,
-                        ));
+                // The whole selector, matchExpressions too; one that does
+                // not read is refused with its object later.
+                if let Some(v) = o.value.get("spec").and_then(|s| s.get("selector")) {
+                    let mut sink = Vec::new();
+                    let mut cx = Ctx {
+                        loc: &o.loc,
+                        warnings: &mut sink,
+                        ns: &ns,
+                    };
+                    if let Ok(sel) = label_selector(&mut cx, v, "spec.selector") {
+                        // An empty selector selects every pod: Kubernetes
+                        // refuses it for these kinds (and so does the import).
+                        if !sel.is_empty() {
+                            selectors.push((
+                                o.loc.kind.clone(),
+                                ns.clone(),
+                                o.loc.name.clone(),
+                                sel,
+                            ));
+                        }
                     }
                 }
             }
@@ -487,6 +496,8 @@ impl<'a> State<'a> {
             scheduler_config: None,
             selectors,
             with_replica_sets,
+            statefulsets: HashSet::new(),
+            running_bare: Vec::new(),
         }
     }
 
@@ -507,15 +518,20 @@ impl<'a> State<'a> {
             return refs;
         };
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE);
-        let label = |k: &str| {
-            labels
-                .iter()
-                .find(|(l, _)| l == k)
-                .and_then(|(_, x)| x.as_str())
-        };
-        let hash = label(shepherd::model::POD_TEMPLATE_HASH);
+        // Its labels as a label set: matchLabels and matchExpressions (In,
+        // NotIn, Exists, DoesNotExist) match them as Kubernetes' label
+        // selector does (apimachinery pkg/labels/selector.go,
+        // Requirement.Matches: NotIn and DoesNotExist hold for a missing
+        // label), every requirement at once.
+        let set: Labels = labels
+            .iter()
+            .filter_map(|(k, x)| Some((k.clone(), x.as_str()?.to_string())))
+            .collect();
+        let hash = set
+            .get(shepherd::model::POD_TEMPLATE_HASH)
+            .map(String::as_str);
         for (kind, sns, name, sel) in &self.selectors {
-            if sns != ns || !sel.iter().all(|(k, x)| label(k) == Some(x)) {
+            if sns != ns || !sel.matches(&set) {
                 continue;
             }
             match (kind.as_str(), what, hash) {
@@ -1014,6 +1030,7 @@ impl<'a> State<'a> {
                     self.kept_owned = Some(crate::kept::Decl::ReplicaSet {
                         name: name.clone(),
                         template: rs.template.clone(),
+                        replicas: None,
                     });
                     self.replica_sets.insert(name, rs);
                     self.owned_replicasets.insert((ns, plain));
@@ -1124,6 +1141,9 @@ impl<'a> State<'a> {
             self.deployment_revisions
                 .insert(name.clone(), revision_of(meta));
         }
+        if kind == "StatefulSet" {
+            self.statefulsets.insert(name.clone());
+        }
         let d = DeploymentSpec {
             name: name.clone(),
             replicas,
@@ -1217,6 +1237,7 @@ impl<'a> State<'a> {
         let revisions = |owner: &str, list: Option<&Vec<(&String, &OwnedReplicaSet)>>| {
             let mut r = shepherd::RunningPods {
                 owner: owner.to_string(),
+                stateful: self.statefulsets.contains(owner),
                 ..Default::default()
             };
             let Some(list) = list else { return r };
@@ -1283,6 +1304,7 @@ impl<'a> State<'a> {
                 name: p.name.clone(),
                 node: p.node.clone(),
                 replica_set,
+                ready: p.ready,
             });
         }
         // A Deployment whose ReplicaSets run no pod still has them as revisions.
@@ -1293,11 +1315,38 @@ impl<'a> State<'a> {
                     .or_insert_with(|| revisions(owner, Some(list)));
             }
         }
+        // A StatefulSet without pods still names those it makes by index.
+        for owner in &self.statefulsets {
+            if let Some(&i) = deployments.get(owner.as_str()) {
+                by_owner
+                    .entry((false, i))
+                    .or_insert_with(|| revisions(owner, None));
+            }
+        }
         // DaemonSets first, then Deployments, each in input order.
         let mut running: Vec<(bool, usize, shepherd::RunningPods)> =
             by_owner.into_iter().map(|((d, i), r)| (d, i, r)).collect();
         running.sort_by_key(|(d, i, _)| (!*d, *i));
-        self.scenario.running = running.into_iter().map(|(_, _, r)| r).collect();
+        let mut running: Vec<shepherd::RunningPods> =
+            running.into_iter().map(|(_, _, r)| r).collect();
+        // The bare Pods that run on a node of the input, as they run (one
+        // bound to a node the input lacks waits for it, as Kubernetes has
+        // it, `controllers/bare_pod.rs`).
+        for (ready, name, node) in &self.running_bare {
+            if nodes.contains(node.as_str()) {
+                running.push(shepherd::RunningPods {
+                    owner: name.clone(),
+                    pods: vec![shepherd::RunningPod {
+                        name: name.clone(),
+                        node: Some(node.clone()),
+                        replica_set: None,
+                        ready: *ready,
+                    }],
+                    ..Default::default()
+                });
+            }
+        }
+        self.scenario.running = running;
         self.warnings.extend(warnings);
         self.report_overcommit();
     }
@@ -1305,9 +1354,11 @@ impl<'a> State<'a> {
     /// A warning for each node whose controllers' bound pods request more
     /// than it has (possible in a running cluster after a node was
     /// resized): the pods are kept where they run, never moved; the
-    /// scheduler places nothing more there until they fit. (A bare Pod
-    /// with spec.nodeName passes its kubelet's admission as it is created,
-    /// `controllers/bare_pod.rs`, which refuses one that does not fit.)
+    /// scheduler places nothing more there until they fit. A bare Pod that
+    /// runs on its node already counts too; one bound by nodeName without
+    /// a status (a manifest, not a running cluster) passes its kubelet's
+    /// admission as it is created (`controllers/bare_pod.rs`), which
+    /// refuses one that does not fit.
     fn report_overcommit(&mut self) {
         let sc = &self.scenario;
         let mut used: HashMap<String, (u64, u64, u64, Scalars)> = HashMap::new();
@@ -1328,15 +1379,18 @@ impl<'a> State<'a> {
             .collect();
         let ds: HashMap<&str, &DaemonSetSpec> =
             sc.daemonsets.iter().map(|d| (d.name.as_str(), d)).collect();
+        let bare: HashMap<&str, &BarePodSpec> =
+            sc.pods.iter().map(|p| (p.name.as_str(), p)).collect();
         for r in &sc.running {
             for p in &r.pods {
                 let Some(n) = &p.node else { continue };
                 let t = match (p.replica_set, dep.get(r.owner.as_str())) {
                     (Some(i), _) => &r.replica_sets[i as usize].template,
                     (None, Some(d)) => &d.template,
-                    (None, None) => match ds.get(r.owner.as_str()) {
-                        Some(d) => &d.template,
-                        None => continue,
+                    (None, None) => match (ds.get(r.owner.as_str()), bare.get(r.owner.as_str())) {
+                        (Some(d), _) => &d.template,
+                        (None, Some(b)) => &b.template,
+                        (None, None) => continue,
                     },
                 };
                 add(n, t);
@@ -1522,8 +1576,9 @@ impl<'a> State<'a> {
     /// skipped with a warning; one owned by a kind Shepherd runs no
     /// controller for (a Pod, a Job) is kept as a bare Pod, with a warning;
     /// one without an owner is a bare Pod of its own:
-    /// bound where `spec.nodeName` says (through the kubelet's admission),
-    /// else scheduled, and never recreated. A pod that has finished
+    /// bound where `spec.nodeName` says (as it runs when it has a status,
+    /// else through the kubelet's admission), else scheduled, and never
+    /// recreated. A pod that has finished
     /// (Succeeded or Failed) holds nothing and is skipped.
     fn pod(&mut self, cx: &mut Ctx, v: &Value, meta: &Map, spec: &Value, status: &Value) -> R<()> {
         let ns = namespace_of(v).unwrap_or(DEFAULT_NAMESPACE).to_string();
@@ -1583,6 +1638,7 @@ impl<'a> State<'a> {
                     kind,
                     owner: shepherd::namespace::qualify(&ns, &name),
                     node,
+                    ready: pod_ready(status),
                 });
                 return Ok(());
             }
@@ -1618,6 +1674,13 @@ impl<'a> State<'a> {
             template_annotations(cx, &mut t, a, "metadata.annotations")?;
         }
         let node_name = pod_spec(cx, &mut t, spec, "spec", None)?;
+        // Bound by nodeName with a status: its kubelet admitted it already
+        // (a pod its kubelet refuses is Failed, skipped above), so it runs
+        // there as it is (`running_pods`), not admitted again.
+        if let (Some(n), Some(_)) = (&node_name, status.get("phase")) {
+            self.running_bare
+                .push((pod_ready(status), name.clone(), n.clone()));
+        }
         let p = BarePodSpec {
             name: name.clone(),
             template: t,
@@ -1701,6 +1764,22 @@ impl<'a> State<'a> {
         self.took("DaemonSet");
         Ok(())
     }
+}
+
+/// Whether a running pod is Ready as far as its status says: not when its
+/// `Ready` condition is `False` (a readiness probe failing; the kubelet's
+/// status, pkg/kubelet/status/generate.go GeneratePodReadyCondition).
+/// Without the condition (a manifest, a terse dump) it is taken as Ready
+/// once its node is; `Unknown` is its node's silence, which the node's
+/// own Ready condition says.
+fn pod_ready(status: &Value) -> bool {
+    let Some(Value::Seq(conds)) = status.get("conditions") else {
+        return true;
+    };
+    !conds.iter().any(|c| {
+        c.get("type").and_then(Value::as_str) == Some("Ready")
+            && c.get("status").and_then(Value::as_str) == Some("False")
+    })
 }
 
 /// How `first_seen` names a clash between pod owners: the engine keeps one

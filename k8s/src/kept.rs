@@ -19,8 +19,8 @@
 //! | StatefulSet | spec.replicas, spec.template, minReadySeconds | spec.selector, serviceName, volumeClaimTemplates, podManagementPolicy |
 //! | DaemonSet | spec.template, spec.updateStrategy, minReadySeconds | spec.selector |
 //! | Pod | spec.nodeName (a pod the import bound keeps it) | the rest of spec |
-//! | ReplicaSet of a Deployment | spec.template (written with the running pods) | spec.selector |
-//! | Pod of a controller | nothing: as given while it runs where it ran; else written anew | the whole spec |
+//! | ReplicaSet of a Deployment | spec.template, spec.replicas (as the simulation left it) | spec.selector |
+//! | Pod of a controller | nothing: as given while it runs where it ran; else written anew from its owner's kept template | the whole spec |
 //! | PodDisruptionBudget | spec.selector, minAvailable / maxUnavailable | |
 //! | Service | spec.selector | clusterIP, ... (kept as given) |
 //! | PriorityClass | globalDefault | value, preemptionPolicy |
@@ -95,10 +95,12 @@ pub enum Decl {
         config: Option<shepherd::autoscaler::AutoscalerConfig>,
     },
     /// A Deployment's ReplicaSet that the import kept as one of its
-    /// revisions (`Scenario::running`), by its key and template.
+    /// revisions (`Scenario::running`), by its key and template, and
+    /// `spec.replicas` when a simulation set it (`None`: as imported).
     ReplicaSet {
         name: String,
         template: shepherd::PodTemplate,
+        replicas: Option<u32>,
     },
     /// A controller's pod as it ran (`Scenario::running`): its key and node.
     RunningPod {
@@ -226,6 +228,35 @@ impl Kept {
     /// Whether a document is kept for the object `name` in `space`.
     pub(crate) fn holds(&self, space: &'static str, name: &str) -> bool {
         self.docs.contains_key(&(space, name.to_string()))
+    }
+
+    /// The kept `spec.template` of the object `name` in `space` (`App`, a
+    /// Deployment or what is simulated as one; `DaemonSet`; `ReplicaSet`,
+    /// a Deployment's) while `template` is still the template imported
+    /// from it: the pod template as the user gave it (containers, images
+    /// ...), which a pod its controller creates is made from.
+    pub(crate) fn template_doc(
+        &self,
+        space: &'static str,
+        name: &str,
+        template: &shepherd::PodTemplate,
+    ) -> Option<&Value> {
+        let k = self.docs.get(&(space, name.to_string()))?;
+        let same = match &k.imported {
+            Decl::App(d) => &d.template == template,
+            Decl::DaemonSet(d) => &d.template == template,
+            Decl::ReplicaSet { template: t, .. } => t == template,
+            _ => false,
+        };
+        if !same {
+            return None;
+        }
+        k.doc.get("spec")?.get("template")
+    }
+
+    /// The kept document of the object `name` in `space`.
+    pub(crate) fn doc(&self, space: &'static str, name: &str) -> Option<&Value> {
+        self.docs.get(&(space, name.to_string())).map(|k| &k.doc)
     }
 
     pub(crate) fn get(&self, now: &Decl) -> Option<&KeptDoc> {
@@ -445,9 +476,25 @@ pub(crate) fn write(kept: &Kept, now: &Decl, gen: Value) -> Value {
                 return gen;
             }
         }
-        (Decl::ReplicaSet { template: o, .. }, Decl::ReplicaSet { template: c, .. }) => {
+        (
+            Decl::ReplicaSet {
+                template: o,
+                replicas: or,
+                ..
+            },
+            Decl::ReplicaSet {
+                template: c,
+                replicas: cr,
+                ..
+            },
+        ) => {
             if o != c {
                 take(&mut doc, &gen, "spec", &["template"]);
+            }
+            // The replicas the simulation gave it (an old ReplicaSet the
+            // continued rollout scaled down), not the imported count.
+            if cr.is_some() && cr != or {
+                take(&mut doc, &gen, "spec", &["replicas"]);
             }
         }
         // A pod's spec is immutable but for its binding, made once.

@@ -51,6 +51,8 @@ mod yaml_scan;
 
 use std::fmt;
 
+/// A Go duration as CA's flags take one (`10s`, `10m`, `1h30m`), in whole seconds.
+pub use autoscaling::duration as go_duration;
 pub use export::{
     export, export_kwok, export_scheduler_config, kubectl_node_script, pods_wide, pods_wide_json,
     ANNOTATION_READY_AFTER, ANNOTATION_VERSION, KWOK_KEY,

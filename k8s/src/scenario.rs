@@ -39,8 +39,15 @@ pub struct Scenario {
     /// The pods the Deployments and DaemonSets above run already (an
     /// imported cluster as it is): bound where they run under their own
     /// names, with a Deployment's ReplicaSets as its revisions
-    /// (`shepherd::RunningPods`). In the order of their owners.
+    /// (`shepherd::RunningPods`). In the order of their owners. A bare Pod
+    /// above that runs on its node already (its status says its kubelet
+    /// took it) has an entry of its own, holding itself: bound there as
+    /// it is, not through its kubelet's admission again.
     pub running: Vec<RunningPods>,
+    /// `spec.replicas` of the ReplicaSets in `running` (by key,
+    /// `NAMESPACE/DEPLOYMENT-HASH`) as a simulation left them
+    /// ([`Scenario::take_running`]); one not here is written as imported.
+    pub replica_set_replicas: std::collections::BTreeMap<String, u32>,
     pub pdbs: Vec<PdbSpec>,
     pub services: Vec<ServiceSpec>,
     /// PriorityClasses (scheduling.k8s.io/v1), created before the Deployments
@@ -113,10 +120,14 @@ impl Scenario {
         for pc in &self.priority_classes {
             c.add_priority_class(pc.clone())?;
         }
+        let running = self.running_by_owner();
         for p in &self.pods {
             c.create_bare_pod(p.clone())?;
+            // One that runs on its node already: bound there as it is.
+            if let Some(r) = running.get(p.name.as_str()) {
+                c.adopt_running((*r).clone())?;
+            }
         }
-        let running = self.running_by_owner();
         for d in &self.daemonsets {
             c.create_daemonset(d.clone())?;
             if let Some(r) = running.get(d.name.as_str()) {
@@ -251,10 +262,16 @@ impl Scenario {
                 .cloned()
                 .map(Event::AddPriorityClass),
         );
-        out.extend(self.pods.iter().cloned().map(Event::CreatePod));
-        // A DaemonSet takes its running pods once created; a Deployment
-        // finds them staged as it is created (`Cluster::stage_running`).
+        // A DaemonSet (or a bare Pod that runs on its node already) takes
+        // its running pods once created; a Deployment finds them staged as
+        // it is created (`Cluster::stage_running`).
         let running = self.running_by_owner();
+        for p in &self.pods {
+            out.push(Event::CreatePod(p.clone()));
+            if let Some(r) = running.get(p.name.as_str()) {
+                out.push(Event::Running((*r).clone()));
+            }
+        }
         for d in &self.daemonsets {
             out.push(Event::CreateDaemonSet(d.clone()));
             if let Some(r) = running.get(d.name.as_str()) {

@@ -884,6 +884,37 @@ impl Shepherd {
     /// What Cluster Autoscaler did about one pod, for its explain dialog:
     /// `{summary, scaleUp (null, or the scale-up made for it), noScaleUp:
     /// [{group, reason}]}`, or null without node groups.
+    /// The node groups and Cluster Autoscaler's options as the form edits
+    /// them (`autoscale::AutoscalerDoc`): the autoscaler running now, or
+    /// none and CA's defaults.
+    #[wasm_bindgen(getter, js_name = autoscalerDoc)]
+    pub fn autoscaler_doc(&self) -> Result<JsValue, JsError> {
+        to_js(&autoscale::doc(self.session.simulator()))
+    }
+
+    /// Restarts Cluster Autoscaler over the form's node groups and options
+    /// at the next tick. Refused with the field that is wrong ("node group
+    /// 2 (c5.xlarge): max ..."), nothing changed.
+    #[wasm_bindgen(js_name = setAutoscaler)]
+    pub fn set_autoscaler(&mut self, doc: JsValue) -> Result<String, JsError> {
+        let doc: autoscale::AutoscalerDoc = from_js(
+            "node groups",
+            doc,
+            "{groups: [{name, cpu, memory, min, max, ...}], options: {expander, scanInterval, ...}}",
+        )?;
+        // The script keeps the form as the engine reads it back.
+        let cfg = doc.to_engine().map_err(err)?;
+        let n = cfg.groups.len();
+        let doc = autoscale::AutoscalerDoc::from_engine(&cfg, cfg.members.clone());
+        self.act(Action::SetAutoscaler {
+            autoscaler: Box::new(doc),
+        })?;
+        Ok(format!(
+            "Cluster Autoscaler restarts over {n} node group{} from this tick",
+            if n == 1 { "" } else { "s" }
+        ))
+    }
+
     #[wasm_bindgen(js_name = autoscaleFor)]
     pub fn autoscale_for(&self, pod: &str) -> Result<JsValue, JsError> {
         match autoscale::for_pod(self.session.simulator(), pod) {

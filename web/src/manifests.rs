@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use shepherd::simulator::Event;
-use shepherd::{PodPhase, PodTemplate, Profile};
+use shepherd::{PodTemplate, Profile};
 use shepherd_k8s::{
     export, export_kwok, export_scheduler_config, import, import_with_progress, ImportedNode,
     Options, Scenario as K8sScenario,
@@ -326,32 +326,11 @@ pub fn declarations(session: &Session) -> Result<K8sScenario, String> {
     // its node) is not recreated: only those that still exist are exported.
     let cluster = session.simulator().cluster();
     sc.pods.retain(|p| cluster.bare_pod_exists(&p.name));
-    // The pods an imported controller runs, as they are now: Kubernetes
-    // never moves a pod, so one the simulation deleted (evicted, drained,
-    // lost with its node) is gone and is not written; each ReplicaSet's
-    // replicas count the pods left. The pods the controllers created since
-    // are not written (their template here has no container image: they
-    // would be written with the pause image): the Deployment's replicas
-    // make its controller create them again when the export is applied.
-    let live: std::collections::HashSet<(String, Option<String>)> = cluster
-        .pods()
-        .filter(|p| {
-            p.kind != shepherd::WorkloadKind::Pod
-                && p.imported_name.is_some()
-                && matches!(p.phase, PodPhase::Pending | PodPhase::Running)
-        })
-        .map(|p| {
-            let node = p
-                .node
-                .and_then(|id| cluster.node_by_id(id))
-                .map(|n| n.name().to_string());
-            (p.name(), node)
-        })
-        .collect();
-    for r in &mut sc.running {
-        r.pods
-            .retain(|p| live.contains(&(p.name.clone(), p.node.clone())));
-    }
+    // The pods the imported controllers run, as they are now (the ones
+    // the simulation deleted gone, the ones the controllers created since
+    // written from their owner's kept template, each ReplicaSet with the
+    // replicas the simulation left it): see `Scenario::take_running`.
+    sc.take_running(cluster);
     Ok(sc)
 }
 
@@ -376,6 +355,7 @@ pub fn export_session_kwok(session: &Session) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shepherd::PodPhase;
     use shepherd_k8s::import;
 
     const TEXT: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    topology.kubernetes.io/zone: a\nstatus:\n  allocatable:\n    cpu: \"4\"\n    memory: 8Gi\n    pods: \"20\"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: topology.kubernetes.io/zone\n        whenUnsatisfiable: DoNotSchedule\n        labelSelector:\n          matchLabels:\n            app: web\n      containers:\n      - name: c\n        image: nginx\n        resources:\n          requests:\n            cpu: 500m\n            memory: 256Mi\n";
@@ -460,7 +440,9 @@ mod tests {
 
     /// Issue 45: the export after the script drained a node of an imported
     /// cluster. Kubernetes never moves a pod: the evicted one is gone and
-    /// is not written; the pod left stays under its name on its node.
+    /// is not written; the pod left stays under its name on its node, and
+    /// the replacement its controller made is written where it runs, from
+    /// the user's template.
     #[test]
     fn the_export_after_a_drain_writes_the_pods_as_they_are_not_as_imported() {
         let (mut s, report) = import_session(&running_dump(), 7).unwrap();
@@ -503,32 +485,45 @@ mod tests {
             "the evicted pod is written:\n{yaml}"
         );
         assert!(yaml.contains("name: web-5d4c8f7b9-b4kzn"), "{yaml}");
-        // Not the replacement: its controller makes it again on apply.
-        assert!(!yaml.contains(&format!("name: {new}")), "{yaml}");
+        // The replacement too, where the simulation bound it, made from
+        // the ReplicaSet's template as the user gave it (image nginx, not
+        // the pause image).
+        assert!(yaml.contains(&format!("name: {new}")), "{yaml}");
+        assert!(!yaml.contains("pause"), "{yaml}");
         assert!(
             yaml.contains("unschedulable: true"),
             "node-a is cordoned:\n{yaml}"
         );
-        // Read back: the imported pod left, on its node; the Deployment's
-        // two replicas (its controller makes the second pod again).
+        // Read back: both pods on node-b under their names, the
+        // Deployment's two replicas.
         let back = import(&format!("{yaml}{config}")).unwrap().scenario;
-        let got: Vec<(String, Option<String>)> = back.running[0]
+        let mut got: Vec<(String, Option<String>)> = back.running[0]
             .pods
             .iter()
             .map(|p| (p.name.clone(), p.node.clone()))
             .collect();
-        assert_eq!(
-            got,
-            vec![(
-                "web-5d4c8f7b9-b4kzn".to_string(),
-                Some("node-b".to_string())
-            )],
-            "{yaml}"
-        );
+        got.sort();
+        let mut want = live.clone();
+        want.sort();
+        assert_eq!(got, want, "{yaml}");
         assert_eq!(back.deployments[0].replicas, 2);
+        let c2 = back.to_cluster().unwrap();
+        for (name, node) in &want {
+            let p = c2.pod_by_name(name).unwrap();
+            let on = p
+                .node
+                .and_then(|id| c2.node_by_id(id))
+                .map(|n| n.name().to_string());
+            assert_eq!(&on, node, "{name}");
+        }
         let kwok = export_session_kwok(&s).unwrap();
         assert!(!kwok.contains("web-5d4c8f7b9-x2x7q"), "{kwok}");
         assert!(kwok.contains("name: web-5d4c8f7b9-b4kzn"), "{kwok}");
+        assert!(kwok.contains(&format!("name: {new}")), "{kwok}");
+        assert!(
+            !kwok.contains("pause") && !kwok.contains("uid: u1"),
+            "{kwok}"
+        );
     }
 
     #[test]

@@ -388,6 +388,12 @@ pub enum Action {
     SetProfile {
         profile: crate::profile::ProfileDoc,
     },
+    /// Cluster Autoscaler over these node groups with these options (the
+    /// page's node groups form, or a kwok provider ConfigMap applied):
+    /// it restarts with them, as a new CA pod would.
+    SetAutoscaler {
+        autoscaler: Box<crate::autoscale::AutoscalerDoc>,
+    },
     /// A PriorityClass (scheduling.k8s.io/v1): `value` at most 1000000000,
     /// at most one `globalDefault`, `preemptionPolicy` PreemptLowerPriority
     /// (the default) or Never.
@@ -617,6 +623,7 @@ impl Action {
             Action::Evict { .. } => "evict",
             Action::SetPolicy { .. } => "setPolicy",
             Action::SetProfile { .. } => "setProfile",
+            Action::SetAutoscaler { .. } => "setAutoscaler",
             Action::Manifests { .. } => "manifests",
             Action::Apply { .. } => "apply",
             Action::UpdateDaemonSet { .. } => "updateDaemonSet",
@@ -775,10 +782,12 @@ impl Action {
                     sc.priority_classes.push(pc.clone())
                 }),
             },
-            Event::SetAutoscaler(a) => Action::Apply {
-                manifests: crate::manifest_text::one_object(|sc| {
-                    sc.autoscaler = Some((**a).clone())
-                }),
+            // With its options and members, which the ConfigMaps do not hold.
+            Event::SetAutoscaler(a) => Action::SetAutoscaler {
+                autoscaler: Box::new(crate::autoscale::AutoscalerDoc::from_engine(
+                    a,
+                    a.members.clone(),
+                )),
             },
         }
     }
@@ -931,6 +940,9 @@ impl Action {
             }),
             Action::SetPolicy { policy } => one(Event::SetProfile(parse_policy(policy)?)),
             Action::SetProfile { profile } => one(Event::SetProfile(profile.to_engine()?)),
+            Action::SetAutoscaler { autoscaler } => {
+                one(Event::SetAutoscaler(Box::new(autoscaler.to_engine()?)))
+            }
             Action::Generate {
                 nodes,
                 pods_per_node,

@@ -444,6 +444,11 @@ pub(crate) struct Owner {
     /// read (`Cluster::quiet_key`); while it is unchanged, a pass leaves
     /// the Deployment out (`reconcile.rs`).
     pub quiet: Option<crate::controllers::deployment::rollout::QuietKey>,
+    /// A StatefulSet imported as it is (simulated as a Deployment): each
+    /// pod it creates is named `<statefulset>-<index>` for the lowest
+    /// index none of its pods holds (`controllers/adopt.rs`), and that
+    /// name is kept in `imported_names`.
+    pub stateful: bool,
 }
 
 /// A run of an owner's pods created in one tick, of one revision: from
@@ -511,6 +516,7 @@ impl Owner {
             workload,
             imported_names: BTreeMap::new(),
             quiet: None,
+            stateful: false,
         }
     }
 }
@@ -893,6 +899,10 @@ pub struct Cluster {
     /// `kubectl` and the what-ifs look a user's pod name up in. Generated
     /// names are not here (`util/podname.rs` maps them back).
     pub(crate) imported_pods: BTreeMap<Rc<str>, (OwnerId, u32)>,
+    /// Imported pods whose Ready condition was False (a readiness probe
+    /// failing: the simulation cannot know when it passes), by uid: never
+    /// marked Ready (`controllers/adopt.rs`). Empty for most clusters.
+    pub(crate) held_unready: alloc::collections::BTreeSet<u64>,
     /// Running pods whose Deployment is not created yet
     /// (`Cluster::stage_running`), by the Deployment's key.
     pub(crate) staged_running: BTreeMap<String, crate::controllers::adopt::RunningPods>,
@@ -1089,6 +1099,7 @@ impl Cluster {
             controllers: Vec::new(),
             controller_by_name: BTreeMap::new(),
             imported_pods: BTreeMap::new(),
+            held_unready: alloc::collections::BTreeSet::new(),
             staged_running: BTreeMap::new(),
             pods: Default::default(),
             places: Default::default(),
@@ -2545,6 +2556,9 @@ impl Cluster {
                 self.pods.len() as u32 - 1
             }
         };
+        if !adopted && self.controllers[id.0 as usize].stateful {
+            self.name_stateful_pod(id, ordinal);
+        }
         let c = &mut self.controllers[id.0 as usize];
         c.pods.insert(ordinal, key);
         c.pending.insert(ordinal);
@@ -2894,6 +2908,9 @@ impl Cluster {
 
     pub(crate) fn set_ready(&mut self, k: u32) {
         let now = self.now;
+        if !self.held_unready.is_empty() && self.held_unready.contains(&self.pod(k).uid) {
+            return;
+        }
         let (c, rev, uid) = {
             let p = self.pod_mut(k);
             if p.ready || p.node().is_none() {

@@ -21,7 +21,8 @@
 //! A pod with a node is bound there without the scheduler and without
 //! its kubelet's admission: it runs there now, even where its node is
 //! overcommitted (a node resized under its pods); the importer reports
-//! that, nothing moves it. A pod without a node is Pending and goes
+//! that, nothing moves it. It is Ready when its node is, unless its own
+//! Ready condition says False: then it stays not Ready. A pod without a node is Pending and goes
 //! through the scheduler like any other. Its name is kept in a table of
 //! the imported names (`Owner::imported_names`, `Cluster::imported_pods`);
 //! generated names stay computed.
@@ -54,6 +55,11 @@ pub struct RunningPod {
     /// A Deployment's pod: its ReplicaSet, by index in
     /// [`RunningPods::replica_sets`]; `None`: of the owner's current template.
     pub replica_set: Option<u32>,
+    /// Its Ready condition: `false` when the cluster reports it False (a
+    /// readiness probe failing). Such a pod stays not Ready (out of its
+    /// Services' endpoints, not healthy for its budgets, not available
+    /// for its rollout): the simulation cannot know when its probe passes.
+    pub ready: bool,
 }
 
 /// The pods one owner runs when its cluster is imported.
@@ -69,6 +75,10 @@ pub struct RunningPods {
     /// when none is yet (the controller makes it, as a new revision).
     pub current: Option<u32>,
     pub pods: Vec<RunningPod>,
+    /// A StatefulSet (simulated as a Deployment): the pods its controller
+    /// makes are named by index, `<statefulset>-<index>`
+    /// ([`Cluster::name_stateful_pod`]).
+    pub stateful: bool,
 }
 
 impl RunningPods {
@@ -135,8 +145,9 @@ impl Cluster {
     }
 
     /// Gives owner `spec.owner` (a DaemonSet, or a Deployment created by
-    /// [`Cluster::deploy`]), created just now and without pods yet, the
-    /// pods its cluster runs (see the module doc). All or nothing: every
+    /// [`Cluster::deploy`], or a bare Pod that runs on its node already),
+    /// created just now and without pods yet, the pods its cluster runs
+    /// (see the module doc). All or nothing: every
     /// pod and node is checked before any pod is made.
     pub fn adopt_running(&mut self, spec: RunningPods) -> Result<(), Error> {
         let key = crate::model::namespace::canonical(&spec.owner);
@@ -147,12 +158,7 @@ impl Cluster {
         let daemon = match self.controllers[id.0 as usize].workload {
             Workload::Deployment => false,
             Workload::DaemonSet(_) => true,
-            Workload::Pod(_) => {
-                return Err(Error::Invalid(format!(
-                    "running pods of {}: a bare Pod is its own pod; expected a Deployment or a DaemonSet",
-                    spec.owner
-                )))
-            }
+            Workload::Pod(_) => return self.adopt_running_bare_pod(id, spec),
         };
         if self.controllers[id.0 as usize].next_ordinal != 0 {
             return Err(Error::Invalid(format!(
@@ -162,6 +168,56 @@ impl Cluster {
         }
         let nodes = self.check_running(&spec, daemon)?;
         self.adopt(id, spec, nodes);
+        Ok(())
+    }
+
+    /// A bare Pod that runs on its node already (a running cluster's Pod
+    /// with `spec.nodeName` and a status): its kubelet admitted it long
+    /// ago, so it is bound there as it is, without the kubelet's
+    /// admission again, even where its node is overcommitted (the importer
+    /// reports that), Ready when its node is. `spec.pods` is the Pod
+    /// itself, on its node. Created just now, its pod not made yet.
+    fn adopt_running_bare_pod(&mut self, id: OwnerId, spec: RunningPods) -> Result<(), Error> {
+        spec.validate()?;
+        let what = |m: &str| Error::Invalid(format!("running pod {}: {m}", spec.owner));
+        let [p] = spec.pods.as_slice() else {
+            return Err(what("a bare Pod is one pod; expected it alone"));
+        };
+        if crate::model::namespace::canonical(&p.name)
+            != crate::model::namespace::canonical(&spec.owner)
+        {
+            return Err(what("expected the Pod itself"));
+        }
+        if !spec.replica_sets.is_empty() || p.replica_set.is_some() {
+            return Err(what("ReplicaSets; expected none (a bare Pod has none)"));
+        }
+        let Some(node) = &p.node else {
+            return Err(what("no node; expected the node it runs on"));
+        };
+        let n = self.node_id(node)?;
+        let c = &mut self.controllers[id.0 as usize];
+        let cur = c.current;
+        match &mut c.workload {
+            Workload::Pod(b) if !b.created && b.node_name.as_deref() == Some(node.as_str()) => {
+                b.created = true
+            }
+            _ => {
+                return Err(what(
+                    "expected a Pod just created, bound by spec.nodeName to that node",
+                ))
+            }
+        }
+        let k = self.create_adopted_pod(id, cur);
+        if !p.ready {
+            let uid = self.pod(k).uid;
+            self.held_unready.insert(uid);
+        }
+        self.bind_by_node_name(k, n);
+        if self.nodes[n.0 as usize].ready && p.ready {
+            self.set_ready(k);
+            self.set_available(k);
+        }
+        self.disruption_epoch += 1;
         Ok(())
     }
 
@@ -262,6 +318,10 @@ impl Cluster {
             };
             old |= !daemon && rev != cur;
             let k = self.create_adopted_pod(id, rev);
+            if !p.ready {
+                let uid = self.pod(k).uid;
+                self.held_unready.insert(uid);
+            }
             let ordinal = self.pod(k).ordinal;
             let name: Rc<str> = Rc::from(crate::model::namespace::canonical(&p.name));
             self.controllers[id.0 as usize]
@@ -273,7 +333,7 @@ impl Cluster {
                 // Running before the import: Ready and available since long
                 // ago (whatever its template's readiness delay), unless its
                 // node is NotReady (its kubelet is silent).
-                if self.nodes[n.0 as usize].ready {
+                if self.nodes[n.0 as usize].ready && p.ready {
                     self.set_ready(k);
                     self.set_available(k);
                 }
@@ -281,12 +341,46 @@ impl Cluster {
             }
         }
         let c = &mut self.controllers[id.0 as usize];
+        c.stateful = spec.stateful && !daemon;
         if old {
             c.rolling = true;
         }
         c.rollout.observed.updated = c.count(c.current).pods;
         c.blocked = None;
         self.disruption_epoch += 1;
+    }
+
+    /// Names the pod `ordinal` that StatefulSet `id` (imported as it is)
+    /// creates now: `<statefulset>-<index>` for the lowest index none of
+    /// its live pods holds, as the StatefulSet controller makes the pod
+    /// of each missing ordinal in [0, replicas) under
+    /// `getPodName`'s `<set>-<ordinal>` (pkg/controller/statefulset:
+    /// stateful_set_control.go, stateful_set_utils.go), not a generated
+    /// name. The name is kept as an imported one, so it is found by name.
+    pub(crate) fn name_stateful_pod(&mut self, id: OwnerId, ordinal: u32) {
+        let c = &self.controllers[id.0 as usize];
+        let base = c.name.as_str();
+        let mut used = alloc::collections::BTreeSet::new();
+        for (o, _) in c.pods.iter() {
+            let index = c
+                .imported_names
+                .get(&o)
+                .and_then(|n| n.strip_prefix(base))
+                .and_then(|n| n.strip_prefix('-'))
+                .and_then(|i| i.parse::<u32>().ok());
+            if let Some(i) = index {
+                used.insert(i);
+            }
+        }
+        let mut i = 0u32;
+        while used.contains(&i) {
+            i += 1;
+        }
+        let name: Rc<str> = Rc::from(format!("{base}-{i}").as_str());
+        self.controllers[id.0 as usize]
+            .imported_names
+            .insert(ordinal, name.clone());
+        self.imported_pods.insert(name, (id, ordinal));
     }
 
     /// Renames revision `r` of Deployment `id` to the ReplicaSet hash the
@@ -352,7 +446,9 @@ mod tests {
                     name: taken.clone(),
                     node: Some("n1".to_string()),
                     replica_set: Some(0),
+                    ready: true,
                 }],
+                stateful: false,
             },
         )
         .unwrap();
@@ -385,6 +481,7 @@ mod tests {
                         name: "web-x".to_string(),
                         node: Some("n9".to_string()),
                         replica_set: None,
+                        ready: true,
                     }],
                     ..Default::default()
                 },
