@@ -776,7 +776,11 @@ pub fn export_cmd(args: &[String]) -> Result<(), String> {
                 ..Options::default()
             };
             let text = read_input(input, opts.limits.max_bytes).unwrap_or_else(|e| fail(e));
-            let imported = import_with(&text, &opts).unwrap_or_else(|e| fail(e));
+            // The check's cluster is not needed: left to the exit, as the
+            // scenario below, rather than freed.
+            let (imported, cluster) =
+                import_checked(&text, &opts, &mut |_| {}).unwrap_or_else(|e| fail(e));
+            leave(cluster);
             for w in &imported.warnings {
                 eprintln!("warning: {w}");
             }
@@ -812,6 +816,7 @@ pub fn export_cmd(args: &[String]) -> Result<(), String> {
     } else {
         print!("{}", export(&scenario));
     }
+    leave(scenario);
     Ok(())
 }
 

@@ -1628,49 +1628,41 @@ pub fn pods_wide(c: &Cluster) -> String {
         "NOMINATED NODE",
         "READINESS GATES",
     ];
-    let table: Vec<[String; 10]> = rows
+    // The cells borrow from the rows; each line is written into one buffer,
+    // padded as `{:<w$}` pads (by characters), its trailing blanks cut.
+    let table: Vec<[&str; 10]> = rows
         .iter()
         .map(|r| {
             let (ns, name) = shepherd::namespace::split(&r.name);
             [
-                ns.to_string(),
-                name.to_string(),
-                r.ready.to_string(),
-                r.status.to_string(),
-                "0".to_string(),
-                r.age.clone(),
-                "<none>".to_string(),
-                r.node.clone(),
-                "<none>".to_string(),
-                "<none>".to_string(),
+                ns, name, r.ready, r.status, "0", &r.age, "<none>", &r.node, "<none>", "<none>",
             ]
         })
         .collect();
-    let from_col = if all { 0 } else { 1 };
-    let mut width: Vec<usize> = head[from_col..].iter().map(|h| h.len()).collect();
+    let from = if all { 0 } else { 1 };
+    let mut width: Vec<usize> = head[from..].iter().map(|h| h.len()).collect();
     for r in &table {
-        for (i, cell) in r[from_col..].iter().enumerate() {
+        for (i, cell) in r[from..].iter().enumerate() {
             width[i] = width[i].max(cell.len());
         }
     }
-    let mut out = String::new();
+    let mut out = String::with_capacity((table.len() + 1) * (width.iter().sum::<usize>() + 30));
+    let mut l = String::new();
     let mut line = |cells: &[&str]| {
-        let mut l = String::new();
+        l.clear();
         for (i, cell) in cells.iter().enumerate() {
+            l.push_str(cell);
             if i + 1 < cells.len() {
-                let _ = write!(l, "{:<w$}   ", cell, w = width[i]);
-            } else {
-                l.push_str(cell);
+                let pad = width[i].saturating_sub(cell.chars().count()) + 3;
+                l.extend(std::iter::repeat_n(' ', pad));
             }
         }
         out.push_str(l.trim_end());
         out.push('\n');
     };
-    let from = if all { 0 } else { 1 };
     line(&head[from..]);
     for r in &table {
-        let cells: Vec<&str> = r[from..].iter().map(|x| x.as_str()).collect();
-        line(&cells);
+        line(&r[from..]);
     }
     out
 }

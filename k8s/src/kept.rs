@@ -50,6 +50,7 @@
 //! text, so the kept trees are bounded by that budget too (see the figure in
 //! docs/ measured by the `kept_memory` test).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use shepherd::{
@@ -136,11 +137,46 @@ impl Decl {
     }
 }
 
-/// One kept document and the declaration it imported to.
+/// One kept document and the declaration it imported to, as
+/// [`Kept::get`] finds it.
 #[derive(Clone, Debug)]
-pub struct KeptDoc {
-    pub doc: Value,
-    pub imported: Decl,
+pub struct KeptDoc<'a> {
+    pub doc: &'a Value,
+    pub imported: Cow<'a, Decl>,
+}
+
+/// A kept document as the table holds it. A [`Decl`] is about 500 bytes
+/// inline (its largest variants hold a whole pod template), and a dump is
+/// mostly controllers' running pods: each of those is held by its node
+/// alone (its name is the table's key), any other declaration boxed, so
+/// the 150,000 pods of a 5,000-node dump take a few dozen bytes each in the
+/// table rather than 560.
+#[derive(Clone, Debug)]
+struct Entry {
+    doc: Value,
+    imported: Stored,
+}
+
+#[derive(Clone, Debug)]
+enum Stored {
+    /// [`Decl::RunningPod`] without its name.
+    Running {
+        node: Option<String>,
+    },
+    Other(Box<Decl>),
+}
+
+impl Stored {
+    /// The declaration, for the object `name`.
+    fn decl(&self, name: &str) -> Cow<'_, Decl> {
+        match self {
+            Stored::Running { node } => Cow::Owned(Decl::RunningPod {
+                name: name.to_string(),
+                node: node.clone(),
+            }),
+            Stored::Other(d) => Cow::Borrowed(d),
+        }
+    }
 }
 
 /// The documents of an import, by declaration. Two scenarios that declare
@@ -148,7 +184,7 @@ pub struct KeptDoc {
 /// ignores this (the declarations are what the engine simulates).
 #[derive(Clone, Default)]
 pub struct Kept {
-    docs: HashMap<(&'static str, String), KeptDoc>,
+    docs: HashMap<(&'static str, String), Entry>,
 }
 
 impl std::fmt::Debug for Kept {
@@ -196,15 +232,12 @@ impl Kept {
     /// Keeps `doc` (stripped of what the server sets) for `decl`.
     pub fn keep(&mut self, mut doc: Value, decl: Decl) {
         strip(&mut doc);
-        let (space, name) = decl.key();
-        let key = (space, name.to_string());
-        self.docs.insert(
-            key,
-            KeptDoc {
-                doc,
-                imported: decl,
-            },
-        );
+        let space = decl.key().0;
+        let (name, imported) = match decl {
+            Decl::RunningPod { name, node } => (name, Stored::Running { node }),
+            other => (other.key().1.to_string(), Stored::Other(Box::new(other))),
+        };
+        self.docs.insert((space, name), Entry { doc, imported });
     }
 
     /// Adds another import's documents; those of `other` win.
@@ -218,7 +251,10 @@ impl Kept {
         let mut out: Vec<(&(&'static str, String), &Value)> = self
             .docs
             .iter()
-            .filter(|(k, d)| matches!(d.imported, Decl::Verbatim { .. }) && !written.contains(k))
+            .filter(|(k, d)| {
+                matches!(&d.imported, Stored::Other(x) if matches!(**x, Decl::Verbatim { .. }))
+                    && !written.contains(k)
+            })
             .map(|(k, d)| (k, &d.doc))
             .collect();
         out.sort_by(|a, b| a.0.cmp(b.0));
@@ -242,7 +278,10 @@ impl Kept {
         template: &shepherd::PodTemplate,
     ) -> Option<&Value> {
         let k = self.docs.get(&(space, name.to_string()))?;
-        let same = match &k.imported {
+        let Stored::Other(imported) = &k.imported else {
+            return None;
+        };
+        let same = match &**imported {
             Decl::App(d) => &d.template == template,
             Decl::DaemonSet(d) => &d.template == template,
             Decl::ReplicaSet { template: t, .. } => t == template,
@@ -259,12 +298,16 @@ impl Kept {
         self.docs.get(&(space, name.to_string())).map(|k| &k.doc)
     }
 
-    pub(crate) fn get(&self, now: &Decl) -> Option<&KeptDoc> {
+    pub(crate) fn get(&self, now: &Decl) -> Option<KeptDoc<'_>> {
         if self.docs.is_empty() {
             return None;
         }
         let (space, name) = now.key();
-        self.docs.get(&(space, name.to_string()))
+        let ((_, name), e) = self.docs.get_key_value(&(space, name.to_string()))?;
+        Some(KeptDoc {
+            doc: &e.doc,
+            imported: e.imported.decl(name),
+        })
     }
 }
 
@@ -329,8 +372,13 @@ pub fn strip(doc: &mut Value) {
             m.retain(|(k, _)| !SERVER_SET_METADATA.contains(&k.as_str()));
         }
     }
-    let status = doc.get("status").cloned();
-    remove(doc, "status");
+    // Taken out, not copied: a pod's status is most of what kubectl prints.
+    let status = entries(doc).and_then(|m| {
+        let i = m.iter().position(|(k, _)| k == "status")?;
+        let st = m.remove(i).1;
+        m.retain(|(k, _)| k != "status");
+        Some(st)
+    });
     if let (true, Some(st)) = (is_node, status) {
         let mut kept = Vec::new();
         for k in ["allocatable", "capacity"] {
@@ -373,7 +421,7 @@ pub(crate) fn write(kept: &Kept, now: &Decl, gen: Value) -> Value {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    match (&k.imported, now) {
+    match (&*k.imported, now) {
         (
             Decl::Node {
                 spec: os,

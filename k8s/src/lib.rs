@@ -37,6 +37,7 @@ mod autoscaling;
 mod context;
 mod export;
 mod import;
+mod json_fast;
 pub mod kept;
 #[cfg(test)]
 mod kept_tests;
@@ -80,7 +81,14 @@ impl Location {
             .and_then(|m| m.get("name"))
             .and_then(Value::as_str)
             .unwrap_or("");
-        let cut = |s: &str| s.chars().take(80).collect::<String>();
+        // Up to 80 bytes are up to 80 characters: copied whole.
+        let cut = |s: &str| {
+            if s.len() <= 80 {
+                s.to_string()
+            } else {
+                s.chars().take(80).collect::<String>()
+            }
+        };
         Location {
             document,
             item,
