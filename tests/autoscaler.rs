@@ -689,6 +689,62 @@ fn one_scan_at_5000_nodes_10000_pending_five_groups() {
     assert_eq!(v.len(), 100);
 }
 
+/// The same loop where 10 of the 100 Deployments (1,000 pods) spread over
+/// the hostname with maxSkew 1 (DoNotSchedule): the estimate filters each
+/// pod on the new nodes (a copy of the cluster per group). Run with
+/// `cargo test -p shepherd --release --test autoscaler -- --ignored --nocapture one_scan`.
+#[test]
+#[ignore]
+fn one_scan_at_5000_nodes_with_spread_pods_filtered() {
+    let groups: Vec<NodeGroup> = (0..5)
+        .map(|i| group(&format!("g{i}"), (i + 1) * 2000, (i + 1) * 4, 0, 5000))
+        .collect();
+    let mut s = sim(config(groups), 1);
+    for i in 0..5000 {
+        let n = format!("n{i}");
+        s.submit(Event::AddNode(
+            NodeSpec::new(&n, 1000, 2 * GIB).with_label("kubernetes.io/hostname", &n),
+        ))
+        .unwrap();
+    }
+    deploy(&mut s, "fill", 5000, 1000, 100);
+    for k in 0..100 {
+        let app = format!("app{k}");
+        let spec = DeploymentSpec::new(
+            &app,
+            100,
+            Resources::new(100 + (k % 7) * 100, (128 + (k % 5) * 256) * MIB),
+        );
+        let spec = if k % 10 == 0 {
+            let sel = Selector::new(&[("app", app.as_str())]);
+            spec.with_template(|t| {
+                t.with_label("app", &app).with_topology_spread(
+                    shepherd::TopologySpreadConstraint::new(
+                        1,
+                        "kubernetes.io/hostname",
+                        shepherd::WhenUnsatisfiable::DoNotSchedule,
+                        sel.clone(),
+                    ),
+                )
+            })
+        } else {
+            spec
+        };
+        s.submit(Event::Deploy(spec)).unwrap();
+    }
+    s.run(9);
+    assert_eq!(s.cluster().pending_count(), 10_000);
+    let t = std::time::Instant::now();
+    s.step();
+    let took = t.elapsed();
+    let a = s.autoscaler().unwrap();
+    eprintln!(
+        "one loop at 5,000 nodes / 10,000 Pending (1,000 with hostname spread) / 5 groups: {took:.2?}; scale-up {:?}",
+        a.scale_ups().iter().map(|u| (&u.group, u.to, u.pods.len())).collect::<Vec<_>>()
+    );
+    assert_eq!(a.scale_ups().len(), 1);
+}
+
 /// A kube-system pod blocks its node unless a budget covers it.
 #[test]
 fn a_kube_system_pod_without_a_pdb_blocks() {
@@ -1217,6 +1273,166 @@ fn topology_spread_unsatisfiable_in_the_templates_zone_does_not_scale_up() {
         (a.scale_ups()[0].group.as_str(), a.scale_ups()[0].pods.len()),
         ("in-b", 2)
     );
+}
+
+// ----- the estimate with every filter on the new nodes ----------------------
+
+/// Zone b's node `b1` (4000m) runs two `old` pods (1500m, `app=web`);
+/// `web`'s 8 pods of 1500m (`app=web`, spread over zones with maxSkew 1,
+/// DoNotSchedule) find no room. Only zone a has a group (template 4000m,
+/// 3900m left after kube-proxy: two pods a node). By hand, with zone b at
+/// 2: zone a may take a 1st (skew 0+1-0 = 1), a 2nd (1+1-1 = 1), a
+/// 3rd (2+1-2 = 1), not a 4th (3+1-2 = 2). So 3 pods on 2 nodes, where the
+/// resource count alone would say 8 pods on 4 nodes (CA's estimator filters
+/// each pod on the new nodes holding the pods placed before it).
+#[test]
+fn estimate_stops_where_a_zonal_spread_would_break() {
+    // Nodes join in the loop that asks for them (the later loops see
+    // them as nodes, not as upcoming).
+    let mut cfg = config(vec![zoned_group("in-a", "a")]);
+    cfg.options.provisioning_delay = 0;
+    let mut s = sim(cfg, 1);
+    zoned_node(&mut s, "b1", "b", 4000);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("old", 2, Resources::new(1500, 100 * MIB))
+            .with_template(|t| t.with_label("app", "web").with_node_selector(ZONE, "b")),
+    ))
+    .unwrap();
+    s.run(1);
+    assert_eq!(s.cluster().pending_count(), 0);
+    let web = Selector::new(&[("app", "web")]);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("web", 8, Resources::new(1500, 100 * MIB)).with_template(|t| {
+            t.with_label("app", "web").with_topology_spread(
+                shepherd::TopologySpreadConstraint::new(
+                    1,
+                    ZONE,
+                    shepherd::WhenUnsatisfiable::DoNotSchedule,
+                    web.clone(),
+                ),
+            )
+        }),
+    ))
+    .unwrap();
+    s.run(9);
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.scale_ups().len(), 1);
+    let up = &a.scale_ups()[0];
+    assert_eq!(
+        (up.group.as_str(), up.from, up.to, up.pods.len()),
+        ("in-a", 0, 2, 3)
+    );
+    s.run(40);
+    // The real scheduler agrees: 3 pods in zone a, 5 still Pending, and
+    // no further scale-up (a 4th pod in zone a breaks the skew).
+    assert_eq!(s.cluster().pending_count(), 5);
+    assert_eq!(s.autoscaler().unwrap().scale_ups().len(), 1);
+}
+
+/// `web`'s 5 pods of 3000m refuse each other over the zone (required
+/// anti-affinity, `topology.kubernetes.io/zone`). The zone-a template
+/// passes for the first; on the new nodes the second is refused by the
+/// first's zone, and so would it be on a further node of the same zone.
+/// One new node (one pod), not five (the resource count, one pod a node).
+#[test]
+fn estimate_with_zone_anti_affinity_asks_for_one_node() {
+    // Nodes join in the loop that asks for them (the later loops see
+    // them as nodes, not as upcoming).
+    let mut cfg = config(vec![zoned_group("in-a", "a")]);
+    cfg.options.provisioning_delay = 0;
+    let mut s = sim(cfg, 1);
+    let web = Selector::new(&[("app", "web")]);
+    s.submit(Event::Deploy(
+        DeploymentSpec::new("web", 5, Resources::new(3000, 100 * MIB)).with_template(|t| {
+            t.with_label("app", "web")
+                .with_anti_affinity(shepherd::AffinityTerm::new(web.clone(), Some(ZONE)))
+        }),
+    ))
+    .unwrap();
+    s.run(10);
+    let a = s.autoscaler().unwrap();
+    assert_eq!(a.scale_ups().len(), 1);
+    let up = &a.scale_ups()[0];
+    assert_eq!(
+        (up.group.as_str(), up.from, up.to, up.pods.len()),
+        ("in-a", 0, 1, 1)
+    );
+    s.run(40);
+    assert_eq!(s.cluster().pending_count(), 4);
+    assert_eq!(s.autoscaler().unwrap().scale_ups().len(), 1);
+}
+
+/// Where no pod needs it (no pod affinity, no anti-affinity but over the
+/// hostname, no DoNotSchedule spread, no host port), the filtered estimate
+/// on the growing snapshot and the resource count agree: random
+/// Deployments (hostname anti-affinity on some), no node, one group.
+#[test]
+fn filtered_estimate_equals_the_resource_count_where_no_pod_needs_it() {
+    use shepherd::autoscaler::estimate::{binpack, needs_filters, template_node};
+    use shepherd::autoscaler::snapshot::binpack_filtered;
+    let runs = std::env::var("SHEPHERD_FUZZ_OPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(30u64);
+    let seed0 = std::env::var("SHEPHERD_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0xf17);
+    let mut packed = 0;
+    for k in 0..runs {
+        let seed = seed0 + k;
+        let mut r = Prng::new(seed);
+        let mut s = Simulator::new(seed, ScorePolicy::LeastLoaded);
+        for d in 0..r.range(1, 6) {
+            let shape = r.below(4);
+            let anti = r.below(3) == 0;
+            let other = format!("a{}", r.below(3));
+            s.submit(Event::Deploy(
+                DeploymentSpec::new(
+                    &format!("a{d}"),
+                    r.range(1, 9) as u32,
+                    Resources::new(250 * (shape + 1), 256 * MIB * (shape % 3 + 1)),
+                )
+                .with_template(|t| {
+                    let t = t.with_label("app", &format!("a{d}"));
+                    if anti {
+                        t.with_anti_affinity(shepherd::AffinityTerm::new(
+                            Selector::new(&[("app", &other)]),
+                            None,
+                        ))
+                    } else {
+                        t
+                    }
+                }),
+            ))
+            .unwrap();
+        }
+        s.run(1);
+        let c = s.cluster();
+        let t = NodeSpec::new("kwok-fake-t", 1000 * r.range(2, 8), GIB * r.range(2, 16));
+        let g = NodeGroup::new("t", t.clone(), 0, 100);
+        let base = template_node(&t, &[]);
+        let pods: Vec<(String, u32, PodTemplate)> = c
+            .pending_pods()
+            .map(|p| (p.name(), p.controller.0, p.template.clone()))
+            .collect();
+        assert!(!needs_filters(pods.iter().map(|p| &p.2)), "seed {seed}");
+        let list: Vec<(usize, &PodTemplate)> =
+            pods.iter().enumerate().map(|(i, p)| (i, &p.2)).collect();
+        let named: Vec<(usize, usize, &str, &PodTemplate)> = pods
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i, p.1 as usize, p.0.as_str(), &p.2))
+            .collect();
+        let max = r.range(1, 30) as u32;
+        let want = binpack(&t, &base, &list, max);
+        let got = binpack_filtered(c, &g, &base, &named, max, s.profile());
+        assert_eq!(got, want, "seed {seed}: filtered vs resource count");
+        assert!(!pods.is_empty(), "seed {seed}: the pods are Pending");
+        packed += want.1.len();
+    }
+    assert!(packed > 0);
+    eprintln!("filtered estimate = resource count: {runs} runs from seed {seed0}, {packed} pods packed");
 }
 
 /// A DaemonSet holding host port 8080 on every node: its pod on the

@@ -2,10 +2,13 @@
 //! (cluster-autoscaler/estimator/binpacking_estimator.go).
 //!
 //! Whether a pod may go on a group's template node at all is decided by
-//! every filter of the profile on a snapshot ([`super::snapshot`]); the
-//! binpacking here then counts, per new node, cpu, memory and pod slots,
-//! with required anti-affinity over `kubernetes.io/hostname` among the pods
-//! packed onto one new node (a new node holds no other pod). The node-local
+//! every filter of the profile on a snapshot ([`super::snapshot`]). The
+//! binpacking here counts, per new node, cpu, memory and pod slots, with
+//! required anti-affinity over `kubernetes.io/hostname` among the pods
+//! packed onto one new node (a new node holds no other pod): the same
+//! answer as every filter on the growing set of new nodes unless a pod
+//! needs those filters ([`needs_filters`]), when the autoscaler runs
+//! [`super::snapshot::binpack_filtered`] instead. The node-local
 //! filters below ([`static_reason`]) serve the capacity questions and the
 //! scale-down's moves (see docs/autoscaling.md).
 
@@ -146,18 +149,10 @@ pub fn template_node(node: &NodeSpec, daemonsets: &[&DaemonSetSpec]) -> Template
     }
 }
 
-/// The binpacking estimate for one group: how many new nodes (at most
-/// `max_nodes`) the pods need and which pods they take. Pods are taken
-/// largest first by CA's score (cpu share plus memory share of the
-/// template's allocatable, estimator/decreasing_pod_orderer.go); each goes
-/// to the first new node it fits on, else to a new node while the limit
-/// allows; a pod that fits no empty new node is left out.
-pub fn binpack(
-    template: &NodeSpec,
-    base: &TemplateNode,
-    pods: &[(usize, &PodTemplate)],
-    max_nodes: u32,
-) -> (u32, Vec<usize>) {
+/// Positions in `pods`, largest first by CA's score (cpu share plus memory
+/// share of the template's allocatable, estimator/decreasing_pod_orderer.go);
+/// equal scores keep the pending order.
+pub fn largest_first(template: &NodeSpec, pods: &[(usize, &PodTemplate)]) -> Vec<usize> {
     let alloc = Room::of(template);
     let score = |p: &PodTemplate| -> u128 {
         let c = if alloc.cpu == 0 {
@@ -172,9 +167,46 @@ pub fn binpack(
         };
         c + m
     };
-    let mut order: Vec<&(usize, &PodTemplate)> = pods.iter().collect();
-    // Stable: equal scores keep the pending order.
-    order.sort_by_key(|p| core::cmp::Reverse(score(p.1)));
+    let mut order: Vec<usize> = (0..pods.len()).collect();
+    order.sort_by_key(|&k| core::cmp::Reverse(score(pods[k].1)));
+    order
+}
+
+/// Whether the resource-only count of [`binpack`] may differ from the
+/// profile's filters run on the new nodes with the pods already packed
+/// there: only when a pod carries required pod affinity, required
+/// anti-affinity over a key other than the hostname, a topology spread
+/// constraint with DoNotSchedule, or a host port (the filters whose
+/// verdict on a new node depends on the pods the estimate put on the new
+/// nodes, InterPodAffinity, PodTopologySpread and NodePorts). Otherwise
+/// NodeResourcesFit (cpu, memory, pods) and hostname anti-affinity among
+/// the packed pods are the only verdicts that change as the nodes fill,
+/// and [`binpack`] counts exactly those.
+pub fn needs_filters<'a>(mut pods: impl Iterator<Item = &'a PodTemplate>) -> bool {
+    pods.any(|p| {
+        !p.affinity.is_empty()
+            || !p.host_ports.is_empty()
+            || p.anti_affinity.iter().any(|t| t.topology_key != HOSTNAME_KEY)
+            || p.topology_spread.iter().any(|t| {
+                t.when_unsatisfiable == crate::model::WhenUnsatisfiable::DoNotSchedule
+            })
+    })
+}
+
+/// The binpacking estimate for one group: how many new nodes (at most
+/// `max_nodes`) the pods need and which pods they take. Pods are taken
+/// largest first by CA's score (cpu share plus memory share of the
+/// template's allocatable, estimator/decreasing_pod_orderer.go); each goes
+/// to the first new node it fits on, else to a new node while the limit
+/// allows; a pod that fits no empty new node is left out.
+pub fn binpack(
+    template: &NodeSpec,
+    base: &TemplateNode,
+    pods: &[(usize, &PodTemplate)],
+    max_nodes: u32,
+) -> (u32, Vec<usize>) {
+    let order: Vec<&(usize, &PodTemplate)> =
+        largest_first(template, pods).into_iter().map(|k| &pods[k]).collect();
     // Per new node: what is left, and its pods when one of them carries
     // required anti-affinity (the only case another pod's presence
     // matters); `anti` says whether any does.

@@ -481,7 +481,18 @@ impl Autoscaler {
                 .filter(|(_, p)| checks[p.class][gi].is_none())
                 .map(|(i, p)| (i, &p.template))
                 .collect();
-            let (nodes, taken) = estimate::binpack(t, &templates[gi], &list, max);
+            // With inter-pod (anti-)affinity, zonal spread or host ports
+            // among them, every filter on the growing set of new nodes
+            // (CA's estimator); else the resource count, the same answer.
+            let (nodes, taken) = if estimate::needs_filters(list.iter().map(|l| l.1)) {
+                let named: Vec<(usize, usize, &str, &PodTemplate)> = list
+                    .iter()
+                    .map(|&(i, t)| (i, pods[i].class, pods[i].name.as_str(), t))
+                    .collect();
+                snapshot::binpack_filtered(c, g, &templates[gi], &named, max, profile)
+            } else {
+                estimate::binpack(t, &templates[gi], &list, max)
+            };
             let taken_set: BTreeSet<usize> = taken.iter().copied().collect();
             for (i, p) in pods.iter().enumerate() {
                 if taken_set.contains(&i) {

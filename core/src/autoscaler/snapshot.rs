@@ -146,3 +146,121 @@ pub fn check_templates(
     }
     out
 }
+
+/// The binpacking estimate with every filter of `profile`, as CA's
+/// `BinpackingNodeEstimator` makes it (estimator/binpacking_estimator.go):
+/// on a copy of the cluster, new template nodes of `g` are added one at a
+/// time (each with its DaemonSet pods), and each Pending pod, largest
+/// first ([`super::estimate::largest_first`]), is filtered on the new
+/// nodes holding the pods placed so far and bound to the first that
+/// passes (`tryToScheduleOnExistingNodes`, `SchedulePodOnAnyNodeMatching`
+/// over the new nodes); else, while `max_nodes` allows, a new node is added
+/// and the pod filtered on it (`tryToScheduleOnNewNodes`). A pod that an
+/// empty new node rejects is left out, and so are the later pods of its
+/// class (CA stops the equivalence group there: a pod like it would not
+/// pass on one more node either). `pods`: (index, class, name, template)
+/// of each pod the template check admitted. Used when
+/// [`super::estimate::needs_filters`] says the resource-only count may
+/// differ; returns the nodes and the indices of the pods taken, sorted.
+pub fn binpack_filtered(
+    c: &Cluster,
+    g: &NodeGroup,
+    base: &TemplateNode,
+    pods: &[(usize, usize, &str, &crate::model::PodTemplate)],
+    max_nodes: u32,
+    profile: &Profile,
+) -> (u32, Vec<usize>) {
+    use super::estimate::{anti_affine, largest_first, needs_filters, static_reason, Room};
+    let mut taken = Vec::new();
+    if pods.is_empty() || max_nodes == 0 {
+        return (0, taken);
+    }
+    let shaped: Vec<(usize, &crate::model::PodTemplate)> =
+        pods.iter().map(|p| (p.0, p.3)).collect();
+    let order = largest_first(&g.template, &shaped);
+    let mut work = c.clone();
+    let owners = daemonset_owners(&work);
+    let mut new: Vec<NodeId> = Vec::new();
+    // Per new node: what is left and its pods, for the pods that need no
+    // filter of their own. Such a pod (no pod affinity, no spread, no
+    // host port, anti-affinity over the hostname at most) is refused by
+    // the pods already there only through room or hostname anti-affinity,
+    // unless some pod's anti-affinity over another key refuses it back:
+    // then every pod is filtered.
+    let mut rooms: Vec<(Room, Vec<&crate::model::PodTemplate>)> = Vec::new();
+    let zonal_anti = pods.iter().any(|p| {
+        p.3.anti_affinity
+            .iter()
+            .any(|t| t.topology_key != crate::model::HOSTNAME_KEY)
+    });
+    let mut given_up: alloc::collections::BTreeSet<usize> = alloc::collections::BTreeSet::new();
+    let mut serial = 0u32;
+    for k in order {
+        let (i, class, name, p) = pods[k];
+        if given_up.contains(&class) || static_reason(&g.template, false, p).is_some() {
+            continue;
+        }
+        let Ok(key) = work.pod_key(name) else { continue };
+        let plain = !zonal_anti && !needs_filters(core::iter::once(p));
+        if !new.is_empty() {
+            let fit = if plain {
+                rooms
+                    .iter()
+                    .position(|(r, on)| r.short(p).is_none() && !anti_affine(p, on))
+            } else {
+                work.filter_verdicts(name, &new, profile)
+                    .ok()
+                    .and_then(|v| v.iter().position(|v| v.feasible))
+            };
+            if let Some(at) = fit {
+                work.bind(key, new[at]);
+                rooms[at].0.take(p);
+                rooms[at].1.push(p);
+                taken.push(i);
+                continue;
+            }
+        }
+        if new.len() as u32 >= max_nodes || base.room.short(p).is_some() {
+            continue;
+        }
+        // A fresh name, unused in the copy.
+        let node_name = loop {
+            serial += 1;
+            let n = format!("{}-estimate-{serial}", template_node_name(&g.name));
+            if work.node(&n).is_err() {
+                break n;
+            }
+        };
+        let Ok(n) = work.add_node(snapshot_node(g, &node_name)) else {
+            given_up.insert(class);
+            continue;
+        };
+        for &d in &base.daemonsets {
+            let Some(&id) = owners.get(d) else { continue };
+            let r = work.daemon_revision(id, n);
+            let dk = work.create_pod_of_revision(id, r);
+            work.bind(dk, n);
+        }
+        // A plain pod passed the template check, and an empty new node is
+        // the template node: it fits (room checked above).
+        let fits = plain
+            || work
+                .filter_verdicts(name, &[n], profile)
+                .ok()
+                .and_then(|mut v| v.pop())
+                .is_some_and(|v| v.feasible);
+        if fits {
+            work.bind(key, n);
+            new.push(n);
+            let mut r = base.room;
+            r.take(p);
+            rooms.push((r, alloc::vec![p]));
+            taken.push(i);
+        } else {
+            let _ = work.remove_node(&node_name);
+            given_up.insert(class);
+        }
+    }
+    taken.sort_unstable();
+    (new.len() as u32, taken)
+}
