@@ -91,10 +91,8 @@ pub use super::plugins::node_resources_fit::{
     ScoringStrategy, ScoringStrategyType, UtilizationShapePoint,
 };
 
-/// NodeResourcesBalancedAllocationArgs' default resources: cpu and memory.
-pub fn default_balanced_resources() -> Vec<Resource> {
-    vec![Resource::Cpu, Resource::Memory]
-}
+// NodeResourcesBalancedAllocation's arguments live in its folder.
+pub use super::plugins::node_resources_balanced_allocation::default_balanced_resources;
 
 /// How equal best totals are settled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -297,26 +295,10 @@ impl Profile {
             }
         }
         self.fit.validate()?;
-        // ValidateNodeResourcesBalancedAllocationArgs: each name once (the
-        // weights, all 1, are not kept).
-        if self.balanced_resources.is_empty()
-            || self.balanced_resources.len() > MAX_SCORED_RESOURCES
-        {
-            return Err(Error::Invalid(format!(
-                "profile {}: NodeResourcesBalancedAllocation resources names {} resources; expected 1 to {MAX_SCORED_RESOURCES}",
-                self.scheduler_name,
-                self.balanced_resources.len()
-            )));
-        }
-        for (i, r) in self.balanced_resources.iter().enumerate() {
-            if self.balanced_resources[..i].contains(r) {
-                return Err(Error::Invalid(format!(
-                    "profile {}: NodeResourcesBalancedAllocation resources[{i}]: {} is listed twice; expected each resource once",
-                    self.scheduler_name,
-                    r.name()
-                )));
-            }
-        }
+        super::plugins::node_resources_balanced_allocation::validate_balanced_resources(
+            &self.scheduler_name,
+            &self.balanced_resources,
+        )?;
         if !(0..=100).contains(&self.hard_pod_affinity_weight) {
             return Err(Error::Invalid(format!(
                 "profile {}: hardPodAffinityWeight {} is out of range; expected 0 to 100",
