@@ -94,6 +94,11 @@ pub use super::plugins::node_resources_fit::{
 // NodeResourcesBalancedAllocation's arguments live in its folder.
 pub use super::plugins::node_resources_balanced_allocation::default_balanced_resources;
 
+// InterPodAffinity's arguments live in its folder.
+pub use super::plugins::inter_pod_affinity::{
+    DEFAULT_HARD_POD_AFFINITY_WEIGHT, MAX_HARD_POD_AFFINITY_WEIGHT,
+};
+
 /// How equal best totals are settled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TieBreak {
@@ -115,7 +120,9 @@ pub struct Profile {
     pub scores: Vec<(Plugin, i64)>,
     /// NodeResourcesFitArgs.scoringStrategy.
     pub fit: ScoringStrategy,
-    /// InterPodAffinityArgs.hardPodAffinityWeight (0 to 100, default 1).
+    /// InterPodAffinityArgs.hardPodAffinityWeight (0 to
+    /// [`MAX_HARD_POD_AFFINITY_WEIGHT`], default
+    /// [`DEFAULT_HARD_POD_AFFINITY_WEIGHT`]).
     pub hard_pod_affinity_weight: i64,
     /// PodTopologySpreadArgs.defaultingType System: pods without constraints
     /// of their own get hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway.
@@ -149,7 +156,7 @@ impl Profile {
             filters: Plugin::default_filters(),
             scores: Plugin::default_scores(),
             fit: ScoringStrategy::least_allocated(),
-            hard_pod_affinity_weight: 1,
+            hard_pod_affinity_weight: DEFAULT_HARD_POD_AFFINITY_WEIGHT,
             system_default_spreading: true,
             percentage_of_nodes_to_score: 0,
             tie_break: TieBreak::Random,
@@ -167,7 +174,7 @@ impl Profile {
             filters: Plugin::default_filters(),
             scores: vec![(Plugin::NodeResourcesFit, 1)],
             fit: ScoringStrategy::most_allocated(),
-            hard_pod_affinity_weight: 1,
+            hard_pod_affinity_weight: DEFAULT_HARD_POD_AFFINITY_WEIGHT,
             system_default_spreading: false,
             percentage_of_nodes_to_score: 100,
             tie_break: TieBreak::LowestNodeId,
@@ -299,12 +306,10 @@ impl Profile {
             &self.scheduler_name,
             &self.balanced_resources,
         )?;
-        if !(0..=100).contains(&self.hard_pod_affinity_weight) {
-            return Err(Error::Invalid(format!(
-                "profile {}: hardPodAffinityWeight {} is out of range; expected 0 to 100",
-                self.scheduler_name, self.hard_pod_affinity_weight
-            )));
-        }
+        super::plugins::inter_pod_affinity::validate_hard_pod_affinity_weight(
+            &self.scheduler_name,
+            self.hard_pod_affinity_weight,
+        )?;
         if self.percentage_of_nodes_to_score > 100 {
             return Err(Error::Invalid(format!(
                 "profile {}: percentageOfNodesToScore {} is out of range; expected 0 (adaptive) to 100",
