@@ -99,6 +99,11 @@ pub use super::plugins::inter_pod_affinity::{
     DEFAULT_HARD_POD_AFFINITY_WEIGHT, MAX_HARD_POD_AFFINITY_WEIGHT,
 };
 
+// PodTopologySpread's arguments live in its folder.
+pub use super::plugins::pod_topology_spread::{
+    SystemDefaultConstraint, SYSTEM_DEFAULT_CONSTRAINTS,
+};
+
 /// How equal best totals are settled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TieBreak {
@@ -125,7 +130,8 @@ pub struct Profile {
     /// [`DEFAULT_HARD_POD_AFFINITY_WEIGHT`]).
     pub hard_pod_affinity_weight: i64,
     /// PodTopologySpreadArgs.defaultingType System: pods without constraints
-    /// of their own get hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway.
+    /// of their own get [`SYSTEM_DEFAULT_CONSTRAINTS`] (hostname maxSkew 3
+    /// and zone maxSkew 5, ScheduleAnyway); List: none.
     pub system_default_spreading: bool,
     /// percentageOfNodesToScore: 0 is kube-scheduler's adaptive default
     /// (50% minus 1% per 125 nodes, at least 5%, at least 100 nodes); 100
