@@ -439,6 +439,152 @@ fn the_same_cluster_and_actions_give_the_same_diff() {
     assert_eq!(x.after.rendered_events(), y.after.rendered_events());
 }
 
+/// n1 runs web-0 (one replica); n2 is schedulable and empty; n3 is
+/// cordoned.
+fn one_on_n1_n3_cordoned() -> Cluster {
+    let mut c = Cluster::new();
+    for n in ["n1", "n2", "n3"] {
+        c.add_node(node(n, 4000, "a")).unwrap();
+    }
+    c.cordon("n2").unwrap();
+    c.cordon("n3").unwrap();
+    c.deploy(DeploymentSpec::new(
+        "web",
+        1,
+        Resources::new(1000, 256 * MIB),
+    ))
+    .unwrap();
+    converge(&mut c);
+    c.uncordon("n2").unwrap();
+    c.set_now(c.now() + 1);
+    converge(&mut c);
+    assert_eq!(on(&c, "n1"), ["web-0"]);
+    c
+}
+
+#[test]
+fn a_replacement_that_a_later_drain_evicts_is_counted_and_shown_where_it_ran() {
+    let c = one_on_n1_n3_cordoned();
+    let t = c.now() + 1;
+    let w = run(&c, &[Action::Drain(s("n1")), Action::Drain(s("n2"))]);
+    assert!(w.settled);
+    // Drain n1 at t: web-0 is evicted (no budget); the ReplicaSet creates
+    // web-1, bound at t on n2, the only schedulable node. Drain n2 at t + 1:
+    // web-1 is evicted in its turn; web-2 has nowhere to go (n1 and n2
+    // cordoned by their drains, n3 cordoned): Pending.
+    assert_eq!(
+        deleted(&c, &w),
+        [
+            (s("web-0"), Some(s("n1")), t, Cause::Eviction),
+            (s("web-1"), Some(s("n2")), t + 1, Cause::Eviction),
+        ]
+    );
+    assert!(w.deleted[0].existed_before && !w.deleted[1].existed_before);
+    // One move per deletion, as Kubernetes sees it (each evicted pod is
+    // replaced by a new one): web-0 -> web-1, which ran on n2 from t until
+    // the second drain deleted it (not "Pending"), then web-1 -> web-2,
+    // Pending at the end.
+    assert_eq!(
+        moves(&c, &w),
+        [
+            (s("web-0"), Some(s("n1")), s("web-1"), Some(s("n2"))),
+            (s("web-1"), Some(s("n2")), s("web-2"), None),
+        ]
+    );
+    assert_eq!(
+        (w.moves[0].bound_at, w.moves[0].replacement_deleted_at),
+        (Some(t), Some(t + 1))
+    );
+    assert_eq!(
+        (w.moves[1].bound_at, w.moves[1].replacement_deleted_at),
+        (None, None)
+    );
+    // The counts agree: every deletion of an owned pod has its move.
+    assert_eq!(w.moves.len(), w.deleted.len());
+    assert_eq!(w.pending.len(), 1);
+    assert_eq!(c.short_pod_names(&w.pending[0].pod), "web-2");
+    // The created pods: web-1 deleted again, web-2 Pending.
+    assert_eq!(w.created.len(), 2);
+    assert!(w.created[0].deleted && w.created[0].node.is_none());
+    assert!(!w.created[1].deleted && w.created[1].node.is_none());
+}
+
+#[test]
+fn a_report_restricted_to_a_namespace_keeps_its_pods_and_deployments_and_every_node() {
+    let mut c = Cluster::new();
+    c.add_node(node("n1", 8000, "a")).unwrap();
+    c.add_node(node("n2", 8000, "b")).unwrap();
+    c.cordon("n2").unwrap();
+    c.deploy(DeploymentSpec::new(
+        "web",
+        2,
+        Resources::new(500, 256 * MIB),
+    ))
+    .unwrap();
+    c.deploy(DeploymentSpec::new(
+        "shop/api",
+        1,
+        Resources::new(500, 256 * MIB),
+    ))
+    .unwrap();
+    converge(&mut c);
+    c.uncordon("n2").unwrap();
+    c.set_now(c.now() + 1);
+    converge(&mut c);
+    assert_eq!(on(&c, "n1").len(), 3);
+    let whole = run(&c, &[Action::Drain(s("n1"))]);
+    // The drain evicts all three (no budget); each is replaced on n2.
+    assert_eq!((whole.deleted.len(), whole.moves.len()), (3, 3));
+    assert_eq!(whole.deployments.len(), 2);
+    let mut shop = whole.clone();
+    shop.restrict_to_namespace("shop");
+    assert_eq!(shop.namespace.as_deref(), Some("shop"));
+    // The pods and Deployments of shop alone: api's pod, its replacement.
+    assert_eq!(shop.deleted.len(), 1);
+    assert!(
+        shop.deleted[0].pod.starts_with("shop/api-"),
+        "{:?}",
+        shop.deleted[0]
+    );
+    assert_eq!(shop.moves.len(), 1);
+    assert!(shop.moves[0].replacement.starts_with("shop/api-"));
+    assert_eq!(shop.created.len(), 1);
+    assert_eq!(
+        shop.deployments
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>(),
+        ["shop/api"]
+    );
+    // Cluster-scoped sections stay whole: the drain lists every pod of its
+    // node, and the nodes, zones and total count every namespace's pods.
+    assert_eq!(shop.drains, whole.drains);
+    assert_eq!(shop.drains[0].listed, 3);
+    assert_eq!(shop.nodes, whole.nodes);
+    assert_eq!(shop.zones, whole.zones);
+    assert_eq!(shop.total, whole.total);
+    // default: web's two pods, in both spellings of the namespace.
+    for ns in ["default", ""] {
+        let mut d = whole.clone();
+        d.restrict_to_namespace(ns);
+        assert_eq!(d.namespace.as_deref(), Some("default"));
+        assert_eq!(d.deleted.len(), 2);
+        assert!(d.deleted.iter().all(|x| !x.pod.contains('/')));
+        assert_eq!(
+            d.deployments
+                .iter()
+                .map(|d| d.name.as_str())
+                .collect::<Vec<_>>(),
+            ["web"]
+        );
+    }
+    // A namespace with nothing in it: empty sections, nodes still there.
+    let mut none = whole.clone();
+    none.restrict_to_namespace("blog");
+    assert!(none.deleted.is_empty() && none.moves.is_empty() && none.deployments.is_empty());
+    assert_eq!(none.nodes.len(), 2);
+}
+
 /// The speed figure (docs/whatif.md): a drain of 100 nodes on the
 /// 5,000-node / 150,000-pod envelope, against the same simulation without
 /// the diff (the same copy of the cluster, the same actions, the same

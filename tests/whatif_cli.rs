@@ -395,3 +395,82 @@ fn explain_and_kubectl_know_the_dumps_pod_names() {
         );
     }
 }
+
+/// `--namespace NS` (`-n NS`), as `kubectl -n` shows one namespace: the
+/// same run as without it (the zone fails for every namespace), the pods
+/// and Deployments of NS alone in the report, the nodes and zones whole.
+#[test]
+fn a_report_for_one_namespace_of_the_mid_sized_dump() {
+    const MID: &str = "../tests/manifests/mid-sized-cluster.yaml";
+    let run = |extra: &[&str]| {
+        let mut a = vec!["whatif", MID, "--fail-zone", "us-east-1a"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&["--output", "json"]);
+        let (code, out, err) = shepherd(&a);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<Value>(&out).unwrap()
+    };
+    let whole = run(&[]);
+    let shop = run(&["--namespace", "shop"]);
+    assert_eq!(shop["namespace"], "shop");
+    assert_eq!(whole["namespace"], Value::Null);
+    let in_ns = |v: &Value, key: &str, field: &str, ns: &str| -> Vec<String> {
+        rows(v, key)
+            .iter()
+            .map(|r| r[field].as_str().unwrap().to_string())
+            .filter(|p| p.starts_with(&format!("{ns}/")))
+            .collect()
+    };
+    // Every row of shop's report is shop's, and every shop row of the
+    // whole report is there.
+    for (key, field) in [
+        ("deleted", "pod"),
+        ("moves", "deleted"),
+        ("created", "pod"),
+        ("pending", "pod"),
+        ("deployments", "name"),
+    ] {
+        let got: Vec<String> = rows(&shop, key)
+            .iter()
+            .map(|r| r[field].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(got, in_ns(&whole, key, field, "shop"), "{key}");
+    }
+    // The zone's shop pods (cart, checkout, two frontend) and no other.
+    assert!(rows(&shop, "deleted").len() >= 4);
+    assert!(rows(&whole, "deleted").len() > rows(&shop, "deleted").len());
+    // Pending: the two frontend pods; postgres (data) is left out.
+    assert_eq!(rows(&shop, "pending").len(), 2);
+    // Nodes, zones and the whole cluster: as without --namespace.
+    for key in ["nodes", "zones", "total", "drains", "end", "settled"] {
+        assert_eq!(shop[key], whole[key], "{key}");
+    }
+    // -n is the same flag; data holds postgres.
+    let data = run(&["-n", "data"]);
+    assert_eq!(in_ns(&data, "deleted", "pod", "data"), ["data/postgres-0"]);
+    assert_eq!(rows(&data, "deleted").len(), 1);
+    assert_eq!(
+        rows(&data, "pending")[0]["owner"].as_str(),
+        Some("data/postgres")
+    );
+    // The text says which namespace the report is about.
+    let (code, out, err) = shepherd(&["whatif", MID, "--fail-zone", "us-east-1a", "-n", "shop"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("namespace shop: the pods and Deployments of shop alone"),
+        "{out}"
+    );
+    // A NAME alone in --scale is in that namespace (kubectl -n shop scale).
+    let v = run(&["-n", "shop", "--scale", "cart=4"]);
+    assert_eq!(rows(&v, "actions")[1]["action"], "scale shop/cart=4");
+    // Mistakes: exit 2, with what was expected.
+    let (code, _, err) = shepherd(&["whatif", MID, "--drain", "x", "--namespace", "Not_A_Label"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--namespace") && err.contains("DNS-1123"),
+        "{err}"
+    );
+    let (code, _, err) = shepherd(&["whatif", MID, "--drain", "x", "-n", "shop", "-n", "data"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("expected one namespace"), "{err}");
+}

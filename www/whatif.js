@@ -92,10 +92,17 @@ function draw(w) {
     + (w.settled ? 'settled, nothing left to happen.' : 'stopped at the limit with something still to happen.')
     + (refused.length ? ` Refused: ${refused.map((a) => `${a.action}: ${a.refused.join('; ')}`).join(' · ')}.` : ''));
 
+  // A replacement a later action deleted in its turn (it has its own row):
+  // where it ran until then, not Pending.
+  const movedTo = (m) => {
+    const gone = m.replacementDeletedAt ?? null;
+    if (gone === null) return m.to || 'Pending';
+    return m.to ? `${m.to}, deleted t=${gone}` : `deleted t=${gone} while Pending`;
+  };
   const zones = [...w.zones, { ...w.total, zone: 'whole cluster' }];
   const moved = w.moves.map((m) => ({
     data: { pod: m.deleted },
-    cells: [m.owner, m.deleted, m.from || '–', `t=${m.deletedAt}`, m.replacement, m.to || 'Pending'],
+    cells: [m.owner, m.deleted, m.from || '–', `t=${m.deletedAt}`, m.replacement, movedTo(m)],
   }));
   const deleted = w.deleted.map((d) => ({ data: { pod: d.pod }, cells: [d.pod, d.node || '–', `t=${d.tick}`, d.by] }));
   const pending = w.pending.map((p) => ({ data: { pod: p.pod }, cells: [p.pod, p.wasPending ? 'before too' : 'new', p.message] }));

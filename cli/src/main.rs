@@ -105,8 +105,9 @@ const USAGE: &str = "usage:
       (exit 1); --at TICK prints the one line at that tick; --namespace NS (-n NS) is the
       Deployment's namespace (default: default)
   shepherd whatif FILE|DIR|- [--drain NODE]... [--fail-zone ZONE]... [--fail-node NODE]... [--scale NS/NAME=N]...
-                  [--apply FILE]... [--cordon NODE]... [--delete-node NODE]... [--output json] [--profile NAME]
-      the actions in order, then Kubernetes' timing until settled, as a diff (docs/whatif.md)
+                  [--apply FILE]... [--cordon NODE]... [--delete-node NODE]... [--namespace NS] [--output json] [--profile NAME]
+      the actions in order, then Kubernetes' timing until settled, as a diff (docs/whatif.md);
+      --namespace NS (-n NS) reports the pods and Deployments of NS alone, the actions act on the whole cluster
   shepherd export [FILE|DIR|-] [--namespace NS] [--seed N --nodes N --apps N] [--scheduler-config | --kwok | --kubectl-script]
       the input's scenario, or a random workload from the seed, as manifests kubectl apply takes;
       --scheduler-config prints the input's profile as a KubeSchedulerConfiguration instead

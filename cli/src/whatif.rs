@@ -6,23 +6,32 @@ use std::time::Instant;
 use shepherd::quantity::format_memory_bytes;
 use shepherd::whatif::{what_if, Action, NodeState, WhatIf, ZoneUse};
 use shepherd::Profile;
-use shepherd_k8s::{import_with, Options};
+use shepherd_k8s::{import_checked, import_with, Options};
 
 use crate::manifests::{converge_until_ready, read_input};
 
 /// Rows a text section shows before "... and N more".
 const ROWS: usize = 40;
 
-const FLAGS: &str = "--drain, --fail-zone, --fail-node, --scale, --apply, --cordon, --delete-node, --output, --profile";
+const FLAGS: &str = "--drain, --fail-zone, --fail-node, --scale, --apply, --cordon, --delete-node, --namespace, --output, --profile";
 
-/// The input, the actions as (flag, value) in order, `--output json`, `--profile`.
-type Parsed = (Option<String>, Vec<(String, String)>, bool, Option<Profile>);
+/// What the command line says.
+struct Parsed {
+    input: Option<String>,
+    /// The actions as (flag, value), in order.
+    steps: Vec<(String, String)>,
+    json: bool,
+    profile: Option<Profile>,
+    /// `--namespace NS` (`-n NS`): the report's namespace.
+    namespace: Option<String>,
+}
 
 fn parse(args: &[String]) -> Result<Parsed, String> {
     let mut input = None;
     let mut steps = Vec::new();
     let mut json = false;
     let mut profile = None;
+    let mut namespace: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -65,6 +74,24 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
             "--profile" | "--policy" => {
                 profile = Some(Profile::named(v).map_err(|e| format!("{a}: {e}"))?)
             }
+            "--namespace" | "-n" => {
+                shepherd::namespace::validate_namespace(v).map_err(|e| {
+                    format!(
+                        "{a} {}: {e}; expected {}",
+                        shepherd::limits::quoted(v),
+                        expected(a)
+                    )
+                })?;
+                if let Some(first) = namespace.replace(v.clone()) {
+                    if &first != v {
+                        return Err(format!(
+                            "{a} {} after --namespace {}; expected one namespace",
+                            shepherd::limits::quoted(v),
+                            shepherd::limits::quoted(&first)
+                        ));
+                    }
+                }
+            }
             other => {
                 return Err(format!(
                     "unknown option {}; expected one of {FLAGS}",
@@ -74,23 +101,32 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
         }
         i += 2;
     }
-    Ok((input, steps, json, profile))
+    Ok(Parsed {
+        input,
+        steps,
+        json,
+        profile,
+        namespace,
+    })
 }
 
 fn expected(flag: &str) -> &'static str {
     match flag {
         "--drain" | "--fail-node" | "--cordon" | "--delete-node" => "a node name",
         "--fail-zone" => "a value of the label topology.kubernetes.io/zone",
-        "--scale" => "NS/NAME=N: a Deployment (NAME in the namespace default) and its new replica count, e.g. default/web=6",
+        "--scale" => "NS/NAME=N: a Deployment (NAME alone: in --namespace, else in default) and its new replica count, e.g. default/web=6",
         "--apply" => "a file or folder of manifests, or - (standard input)",
         "--output" => "json or text",
         "--profile" => "default-scheduler, binpack or leastloaded",
+        "--namespace" | "-n" => "a namespace (a DNS-1123 label), e.g. kube-system",
         _ => "a value",
     }
 }
 
-/// `NS/NAME=N` → (the engine's key: NAME in default, else NS/NAME; N).
-fn scale_value(v: &str) -> Result<(String, u32), String> {
+/// `NS/NAME=N` → (the engine's key: NAME in default, else NS/NAME; N). A
+/// NAME alone is in `namespace` (`--namespace`, as `kubectl -n NS scale`),
+/// else in default.
+fn scale_value(v: &str, namespace: Option<&str>) -> Result<(String, u32), String> {
     let bad = |why: &str| {
         format!(
             "--scale {} is not valid ({why}); expected {}",
@@ -115,16 +151,22 @@ fn scale_value(v: &str) -> Result<(String, u32), String> {
             shepherd::namespace::qualify(ns, rest)
         }
         None if name.is_empty() => return Err(bad("no Deployment name")),
-        None => name.to_string(),
+        None => shepherd::namespace::qualify(namespace.unwrap_or(""), name),
     };
     Ok((key, n))
 }
 
 /// `shepherd whatif FILE|DIR|- [--drain NODE]... [--fail-zone ZONE] [--fail-node NODE]...
 /// [--scale NS/NAME=N]... [--apply FILE]... [--cordon NODE]... [--delete-node NODE]...
-/// [--output json] [--profile NAME]`
+/// [--namespace NS] [--output json] [--profile NAME]`
 pub fn whatif(args: &[String]) -> Result<(), crate::Failure> {
-    let (input, steps, json, profile) = parse(args)?;
+    let Parsed {
+        input,
+        steps,
+        json,
+        profile,
+        namespace,
+    } = parse(args)?;
     let Some(input) = input else {
         return Err("whatif needs FILE, DIR or - (standard input): the cluster, as kubectl get -A -o yaml prints it".to_string().into());
     };
@@ -146,19 +188,19 @@ pub fn whatif(args: &[String]) -> Result<(), crate::Failure> {
     let mut scales = Vec::new();
     for (f, v) in &steps {
         if f == "--scale" {
-            scales.push(scale_value(v)?);
+            scales.push(scale_value(v, namespace.as_deref())?);
         }
     }
     let opts = Options::default();
     let text = read_input(&input, opts.limits.max_bytes).map_err(crate::run_failed)?;
     let t = Instant::now();
-    let imported =
-        import_with(&text, &opts).map_err(|e| crate::run_failed(format!("{input}: {e}")))?;
-    let profile = profile.unwrap_or_else(|| imported.scenario.profile_or_default());
-    let mut cluster = imported
-        .scenario
-        .to_cluster()
+    // The cluster the import's check built is the run's: built once. Every
+    // namespace is imported (the actions act on the whole cluster);
+    // --namespace restricts the report only.
+    let (imported, mut cluster) = import_checked(&text, &opts, &mut |_| {})
         .map_err(|e| crate::run_failed(format!("{input}: {e}")))?;
+    drop(text);
+    let profile = profile.unwrap_or_else(|| imported.scenario.profile_or_default());
     converge_until_ready(&mut cluster, &imported.scenario, &profile);
     let converge_time = t.elapsed();
 
@@ -193,8 +235,11 @@ pub fn whatif(args: &[String]) -> Result<(), crate::Failure> {
         });
     }
     let t = Instant::now();
-    let w = what_if(&cluster, &profile, &actions).map_err(|e| format!("--{e}"))?;
+    let mut w = what_if(&cluster, &profile, &actions).map_err(|e| format!("--{e}"))?;
     let whatif_time = t.elapsed();
+    if let Some(ns) = &namespace {
+        w.restrict_to_namespace(ns);
+    }
     if json {
         println!(
             "{}",
@@ -240,6 +285,11 @@ fn print_text(
         w.start,
         profile.scheduler_name
     );
+    if let Some(ns) = &w.namespace {
+        println!(
+            "namespace {ns}: the pods and Deployments of {ns} alone (the actions act on the whole cluster; drains, nodes and zones are cluster-wide)"
+        );
+    }
     println!("actions, one a second in the order given:");
     for a in &w.actions {
         println!("  t={:<5} {}", a.tick, a.action);
@@ -261,8 +311,21 @@ fn print_text(
         }
     );
 
-    let gone: Vec<_> = w.deleted.iter().filter(|d| d.existed_before).collect();
-    println!("\npods deleted ({}):", gone.len());
+    // Every pod deleted, those that ran before the actions and those the
+    // run created and deleted again (a replacement bound to a node that a
+    // later drain reached): each deletion has its line, as each has its
+    // line under "replaced".
+    let gone: Vec<_> = w.deleted.iter().collect();
+    let before_n = gone.iter().filter(|d| d.existed_before).count();
+    if before_n == gone.len() {
+        println!("\npods deleted ({}):", gone.len());
+    } else {
+        println!(
+            "\npods deleted ({}: {before_n} that ran before the actions, {} created during the run and deleted again):",
+            gone.len(),
+            gone.len() - before_n
+        );
+    }
     if !gone.is_empty() {
         let wp = gone.iter().map(|d| d.pod.len()).max().unwrap_or(3).max(3);
         let wn = gone
@@ -274,11 +337,16 @@ fn print_text(
         println!("  {:<7} {:<wp$}  {:<wn$}  BY", "TIME", "POD", "NODE");
         for d in gone.iter().take(ROWS) {
             println!(
-                "  t={:<5} {:<wp$}  {:<wn$}  {}",
+                "  t={:<5} {:<wp$}  {:<wn$}  {}{}",
                 d.tick,
                 d.pod,
                 d.node.as_deref().unwrap_or("-"),
-                d.cause.who()
+                d.cause.who(),
+                if d.existed_before {
+                    ""
+                } else {
+                    " (a pod created during the run)"
+                }
             );
         }
         more(gone.len());
@@ -289,10 +357,15 @@ fn print_text(
         w.moves.len()
     );
     for m in w.moves.iter().take(ROWS) {
-        let to = match (&m.to, m.bound_at) {
-            (Some(n), Some(t)) => format!("on {n} (bound t={t})"),
-            (Some(n), None) => format!("on {n}"),
-            _ => "Pending".to_string(),
+        let to = match (&m.to, m.bound_at, m.replacement_deleted_at) {
+            (Some(n), Some(t), None) => format!("on {n} (bound t={t})"),
+            (Some(n), None, None) => format!("on {n}"),
+            (Some(n), Some(t), Some(d)) => {
+                format!("on {n} (bound t={t}), deleted in its turn t={d}")
+            }
+            (Some(n), None, Some(d)) => format!("on {n}, deleted in its turn t={d}"),
+            (None, _, Some(d)) => format!("deleted t={d} while Pending"),
+            (None, _, None) => "Pending".to_string(),
         };
         println!(
             "  {}: {} on {} (deleted t={}) -> {} {to}",

@@ -71,6 +71,14 @@ impl Cluster {
                 return Some(c);
             }
             let id = OwnerId(c as u32);
+            // A Deployment whose last sync changed nothing, and whose
+            // inputs have not changed since: this sync would be the same
+            // no-op (`Cluster::quiet_key`).
+            if let Some(k) = &self.controllers[c].quiet {
+                if self.still_quiet(id, k) {
+                    continue;
+                }
+            }
             let (created, deleted) = match self.controllers[c].workload {
                 Workload::Deployment => self.sync_deployment(id),
                 Workload::DaemonSet(_) => self.sync_daemonset(id),
@@ -80,6 +88,12 @@ impl Cluster {
             r.deleted += deleted;
             spent = spent.saturating_add(created).saturating_add(deleted);
             r.timed_out += self.sync_rollout_status(OwnerId(c as u32)) as u32;
+            let quiet = if created == 0 && deleted == 0 {
+                self.quiet_key(id)
+            } else {
+                None
+            };
+            self.controllers[c].quiet = quiet;
         }
         None
     }

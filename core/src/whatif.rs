@@ -231,9 +231,15 @@ pub struct Move {
     pub deleted_at: u64,
     pub replacement: String,
     pub created_at: u64,
-    /// Where it was bound; `None`: Pending at the end.
+    /// Where it was bound (if it was deleted again, where it ran until
+    /// then); `None`: never bound (Pending at the end, or deleted while
+    /// Pending).
     pub to: Option<String>,
     pub bound_at: Option<u64>,
+    /// When the replacement was deleted in its turn (a drain that reached
+    /// the node it had been bound to, say): it then has a [`Move`] of its
+    /// own, and a line in [`WhatIf::deleted`]. `None`: it is there at the end.
+    pub replacement_deleted_at: Option<u64>,
 }
 
 /// A pod created during the run (a replacement or a new replica).
@@ -426,6 +432,36 @@ pub struct WhatIf {
     pub total: ZoneUse,
     /// The cluster at the end.
     pub after: Cluster,
+    /// The namespace the pod and Deployment sections were restricted to
+    /// ([`WhatIf::restrict_to_namespace`]); `None`: every namespace.
+    pub namespace: Option<String>,
+}
+
+impl WhatIf {
+    /// Keeps, of the sections about namespaced objects (pods deleted,
+    /// replaced, created and Pending, refused evictions, Deployments), the
+    /// rows of namespace `ns`, as `kubectl get -n NS` lists one namespace;
+    /// the actions ran on the whole cluster all the same. The sections
+    /// about cluster-scoped objects stay whole: drains (a drain lists every
+    /// pod of its node), nodes, zones and the total (a node's requests are
+    /// every namespace's pods). A pod row belongs to the namespace of its
+    /// pod (a move: of the pod deleted, whose replacement has the same
+    /// owner and namespace).
+    pub fn restrict_to_namespace(&mut self, ns: &str) {
+        let ns = if ns.is_empty() {
+            crate::namespace::DEFAULT_NAMESPACE
+        } else {
+            ns
+        };
+        let keep = |key: &str| crate::namespace::split(key).0 == ns;
+        self.deleted.retain(|d| keep(&d.pod));
+        self.moves.retain(|m| keep(&m.deleted));
+        self.created.retain(|c| keep(&c.pod));
+        self.pending.retain(|p| keep(&p.pod));
+        self.blocked.retain(|b| keep(&b.pod));
+        self.deployments.retain(|d| keep(&d.name));
+        self.namespace = Some(String::from(ns));
+    }
 }
 
 /// Each drain by node: its tick and the pods it listed, with the budget
@@ -570,18 +606,15 @@ fn check(c: &Cluster, actions: &[Action]) -> Result<(), Error> {
     Ok(())
 }
 
-fn zone_of(c: &Cluster, node: &str) -> String {
-    c.node(node)
-        .ok()
-        .and_then(|n| n.spec.labels.get(ZONE_LABEL).cloned())
-        .unwrap_or_default()
+fn zone_of(n: &crate::views::NodeView<'_>) -> String {
+    n.spec.labels.get(ZONE_LABEL).cloned().unwrap_or_default()
 }
 
-/// A node's state and usage in `c`.
-fn node_use(c: &Cluster, name: &str) -> (NodeState, Usage) {
-    match c.node(name) {
-        Err(_) => (NodeState::Absent, Usage::default()),
-        Ok(n) => {
+/// A node's state and usage (`None`: not registered).
+fn node_use(node: Option<&crate::views::NodeView<'_>>) -> (NodeState, Usage) {
+    match node {
+        None => (NodeState::Absent, Usage::default()),
+        Some(n) => {
             let state = match (n.ready, n.cordoned) {
                 (false, _) => NodeState::NotReady,
                 (true, true) => NodeState::SchedulingDisabled,
@@ -886,37 +919,57 @@ fn next_timer(c: &Cluster) -> Option<u64> {
                 at(s + c.heartbeat_timeout() + 1);
             }
         }
-        if n.draining {
-            // A drain's retries are the quiet ticks' business: a refusal
-            // that stands changes nothing.
-        }
+        // A drain's retries are the quiet ticks' business: a refusal that
+        // stands changes nothing.
     }
-    for p in c.pods() {
-        if let Some(e) = p.eviction_at {
-            at(e);
-        }
-        if let Some(node) = p.node {
-            if !p.ready && ready_nodes.contains(&node) {
-                at(p.bound_at + p.template.ready_after as u64);
-            }
-        }
+    // A pod's taint eviction: each deadline set is queued at its tick
+    // (controllers/tainteviction.rs); the first one still held by its pod.
+    if let Some(t) = c
+        .taint_queue
+        .range(now + 1..)
+        .find(|(&t, due)| {
+            due.iter().any(|&(k, uid)| {
+                c.pods
+                    .get(k as usize)
+                    .and_then(|p| p.as_ref())
+                    .is_some_and(|p| p.uid == uid && p.taint_deadline() == Some(t))
+            })
+        })
+        .map(|(&t, _)| t)
+    {
+        at(t);
     }
-    for (_, name, kind) in c.owners() {
-        if kind != WorkloadKind::Deployment {
-            continue;
-        }
-        if let Ok(s) = c.deployment_status(name) {
-            if let Some(p) = s.condition(DeploymentConditionType::Progressing) {
-                if p.reason == crate::rollout::reasons::REPLICA_SET_UPDATED
-                    || p.reason == crate::rollout::reasons::NEW_REPLICA_SET_CREATED
-                {
-                    at(p.last_update_time + s.progress_deadline_seconds as u64);
+    for o in &c.controllers {
+        // A bound pod not yet Ready on a Ready node: only an owner with
+        // fewer Ready pods than bound ones has one (a Ready pod is bound).
+        let (bound, ready) = o
+            .counts
+            .values()
+            .fold((0u32, 0u32), |(b, r), n| (b + n.bound, r + n.ready));
+        if ready < bound {
+            for p in o.pods.values().map(|&k| c.pod(k)) {
+                if let Some(node) = p.node() {
+                    if !p.ready && ready_nodes.contains(&node) {
+                        let tpl = &o.revisions[p.revision as usize - 1].template;
+                        at(p.bound_at() + tpl.ready_after as u64);
+                    }
                 }
             }
-            if s.ready_replicas > s.available_replicas {
-                // minReadySeconds still running for some pod.
-                at(now + 1);
+        }
+        // A live Deployment's rollout status (Cluster::deployment_status).
+        if o.deleted || o.workload.kind() != WorkloadKind::Deployment {
+            continue;
+        }
+        if let Some(p) = &o.rollout.progressing {
+            if p.reason == crate::rollout::reasons::REPLICA_SET_UPDATED
+                || p.reason == crate::rollout::reasons::NEW_REPLICA_SET_CREATED
+            {
+                at(p.last_update_time + o.progress_deadline_seconds as u64);
             }
+        }
+        if o.ready() > o.available() {
+            // minReadySeconds still running for some pod.
+            at(now + 1);
         }
     }
     next
@@ -930,9 +983,20 @@ fn track<'t>(
     now: &Cluster,
     name: &str,
 ) -> &'t mut Track {
+    track_in(tracks, Some(before), now, name)
+}
+
+/// [`track`] of a pod `before` does not have (`None`: one just created,
+/// whose name a generated name never repeats), or does.
+fn track_in<'t>(
+    tracks: &'t mut BTreeMap<String, Track>,
+    before: Option<&Cluster>,
+    now: &Cluster,
+    name: &str,
+) -> &'t mut Track {
     if !tracks.contains_key(name) {
         let mut t = Track::default();
-        if let Ok(p) = before.pod_by_name(name) {
+        if let Some((before, p)) = before.and_then(|b| b.pod_by_name(name).ok().map(|p| (b, p))) {
             t.existed_before = true;
             t.owner = String::from(p.app);
             t.kind = Some(p.kind);
@@ -961,7 +1025,9 @@ fn observe(
     let pod = match e.reason {
         "SuccessfulCreate" => {
             let pod = said("Created pod: ")?;
-            let t = track(tracks, before, c, &pod);
+            // Created now: not a pod of the before cluster (a created pod
+            // gets a name no pod had: util/podname.rs, controllers/adopt.rs).
+            let t = track_in(tracks, None, c, &pod);
             t.created_at.get_or_insert(e.tick);
             if t.owner.is_empty() {
                 // Created and gone within the tick: its owner from the
@@ -1111,6 +1177,10 @@ fn diff(
     deleted.sort_by(|a, b| (a.tick, &a.pod).cmp(&(b.tick, &b.pod)));
     created.sort_by(|a, b| (a.created_at, &a.pod).cmp(&(b.created_at, &b.pod)));
 
+    // When each deleted pod went, by name (a pod is deleted once).
+    let deleted_at: BTreeMap<&str, u64> =
+        deleted.iter().map(|d| (d.pod.as_str(), d.tick)).collect();
+
     // Moves: per owner, the pods deleted from a node (not by a scale down)
     // paired in order with the pods its controller created.
     let mut moves = Vec::new();
@@ -1133,6 +1203,20 @@ fn diff(
             let Some(r) = new.by_ref().find(|c| c.created_at >= d.tick) else {
                 break;
             };
+            // A replacement deleted again is no Pending pod: where it
+            // ran until then, from its track.
+            let (to, bound_at, replacement_deleted_at) = if r.deleted {
+                let t = tracks.get(r.pod.as_str());
+                let bound_at = t.and_then(|t| t.bound_at);
+                (
+                    t.and_then(|t| t.node.clone())
+                        .filter(|_| bound_at.is_some()),
+                    bound_at,
+                    deleted_at.get(r.pod.as_str()).copied(),
+                )
+            } else {
+                (r.node.clone(), r.bound_at, None)
+            };
             moves.push(Move {
                 owner: String::from(owner),
                 deleted: d.pod.clone(),
@@ -1140,8 +1224,9 @@ fn diff(
                 deleted_at: d.tick,
                 replacement: r.pod.clone(),
                 created_at: r.created_at,
-                to: r.node.clone(),
-                bound_at: r.bound_at,
+                to,
+                bound_at,
+                replacement_deleted_at,
             });
         }
     }
@@ -1171,14 +1256,14 @@ fn diff(
     let mut drain_out = Vec::new();
     for (node, (started, listed)) in &drains {
         for (pod, pdb) in listed {
-            let gone = deleted.iter().find(|d| &d.pod == pod);
-            let until = gone.map(|d| d.tick);
+            let Some(pdb) = pdb else { continue };
+            let until = deleted_at.get(pod.as_str()).copied();
             let refused = refusals.get(pod);
             // Evicted at the drain's first attempt: not refused. Later, or
             // never: its budget refused it at each attempt until then
             // (kubectl retries every 5 s).
             let late = until.is_none_or(|u| u > *started);
-            if let (Some(pdb), true) = (pdb, late) {
+            if late {
                 let retry = crate::controllers::disruption::DRAIN_RETRY_TICKS;
                 let refusals_n = match until {
                     Some(u) => (u - started).div_ceil(retry),
@@ -1258,27 +1343,52 @@ fn diff(
         });
     }
 
-    // Nodes before and after (those of either), zones, the whole.
-    let mut names: Vec<String> = before.nodes().map(|n| String::from(n.name())).collect();
+    // Nodes before and after (those of either), zones, the whole. The
+    // after cluster is a copy of the before one, so a node most often has
+    // the same id in both: looked up by name only when it does not.
+    fn same<'c>(
+        c: &'c Cluster,
+        n: &crate::views::NodeView<'_>,
+    ) -> Option<crate::views::NodeView<'c>> {
+        c.node_by_id(n.id)
+            .filter(|m| m.name() == n.name())
+            .or_else(|| c.node(n.name()).ok())
+    }
+    type Pair<'b, 'a> = (
+        Option<crate::views::NodeView<'b>>,
+        Option<crate::views::NodeView<'a>>,
+    );
+    let mut pairs: Vec<Pair<'_, '_>> = before
+        .nodes()
+        .map(|n| (same(&after, &n), n))
+        .map(|(a, b)| (Some(b), a))
+        .collect();
     for n in after.nodes() {
-        if before.node(n.name()).is_err() {
-            names.push(String::from(n.name()));
+        if same(before, &n).is_none() {
+            pairs.push((None, Some(n)));
         }
     }
-    let mut nodes = Vec::with_capacity(names.len());
+    let mut nodes = Vec::with_capacity(pairs.len());
     let mut zones: BTreeMap<String, ZoneUse> = BTreeMap::new();
     let mut total = ZoneUse::default();
-    for name in names {
-        let (sb, ub) = node_use(before, &name);
-        let (sa, ua) = node_use(&after, &name);
-        let zone = match sb {
-            NodeState::Absent => zone_of(&after, &name),
-            _ => zone_of(before, &name),
+    for (b, a) in pairs {
+        let (sb, ub) = node_use(b.as_ref());
+        let (sa, ua) = node_use(a.as_ref());
+        let Some(n) = b.as_ref().or(a.as_ref()) else {
+            continue;
         };
-        let z = zones.entry(zone.clone()).or_insert_with(|| ZoneUse {
-            zone: zone.clone(),
-            ..Default::default()
-        });
+        let name = String::from(n.name());
+        let zone = zone_of(n);
+        if !zones.contains_key(&zone) {
+            zones.insert(
+                zone.clone(),
+                ZoneUse {
+                    zone: zone.clone(),
+                    ..Default::default()
+                },
+            );
+        }
+        let z = zones.get_mut(&zone).expect("inserted above");
         for acc in [&mut *z, &mut total] {
             if sb != NodeState::Absent {
                 acc.nodes_before += 1;
@@ -1324,5 +1434,6 @@ fn diff(
         zones: zones.into_values().collect(),
         total,
         after,
+        namespace: None,
     }
 }

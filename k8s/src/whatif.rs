@@ -33,6 +33,7 @@ pub fn to_json(w: &WhatIf, input: &str, profile: &Profile) -> serde_json::Value 
     json!({
         "input": input,
         "profile": profile.scheduler_name,
+        "namespace": w.namespace,
         "start": w.start,
         "end": w.end,
         "settled": w.settled,
@@ -47,6 +48,7 @@ pub fn to_json(w: &WhatIf, input: &str, profile: &Profile) -> serde_json::Value 
         "moves": w.moves.iter().map(|m| json!({
             "owner": m.owner, "deleted": m.deleted, "from": m.from, "deletedAt": m.deleted_at,
             "replacement": m.replacement, "createdAt": m.created_at, "to": m.to, "boundAt": m.bound_at,
+            "replacementDeletedAt": m.replacement_deleted_at,
         })).collect::<Vec<_>>(),
         "created": w.created.iter().map(|c| json!({
             "pod": c.pod, "owner": c.owner, "kind": c.kind.as_str(), "createdAt": c.created_at,

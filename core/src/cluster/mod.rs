@@ -440,6 +440,10 @@ pub(crate) struct Owner {
     /// as its controller names it (`util/podname.rs`), and no name is
     /// stored for it. Empty for a cluster built by actions.
     pub imported_names: BTreeMap<u32, Rc<str>>,
+    /// A Deployment whose last sync could change nothing: what that sync
+    /// read (`Cluster::quiet_key`); while it is unchanged, a pass leaves
+    /// the Deployment out (`reconcile.rs`).
+    pub quiet: Option<crate::controllers::deployment::rollout::QuietKey>,
     /// A StatefulSet imported as it is (simulated as a Deployment): each
     /// pod it creates is named `<statefulset>-<index>` for the lowest
     /// index none of its pods holds (`controllers/adopt.rs`), and that
@@ -511,6 +515,7 @@ impl Owner {
             selector: None,
             workload,
             imported_names: BTreeMap::new(),
+            quiet: None,
             stateful: false,
         }
     }

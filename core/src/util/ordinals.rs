@@ -330,6 +330,15 @@ impl<T> RevisionMap<T> {
         self.find(*rev).ok().map(|i| self.entries.remove(i).1)
     }
 
+    /// The one revision and its value, when there is exactly one.
+    #[inline]
+    pub fn only(&self) -> Option<(u32, &T)> {
+        match self.entries.as_slice() {
+            [(r, v)] => Some((*r, v)),
+            _ => None,
+        }
+    }
+
     /// The revisions and their values, ascending.
     pub fn iter(&self) -> impl Iterator<Item = (&u32, &T)> {
         self.entries.iter().map(|(r, v)| (r, v))

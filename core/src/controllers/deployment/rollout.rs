@@ -184,6 +184,29 @@ pub(crate) struct Observed {
     pub available: u32,
 }
 
+/// The inputs of a Deployment's sync that can change nothing
+/// ([`Cluster::quiet_key`]). Its pods are all of revision `current`, so
+/// its counts are that one revision's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct QuietKey {
+    priority_epoch: u64,
+    counts: crate::cluster::Counts,
+    current: u32,
+    replicas: u32,
+    progress_deadline_seconds: u32,
+    strategy: crate::model::RollingUpdate,
+    /// Each condition's status and reason (by address: the reasons are
+    /// `&'static str` constants, and the same address is the same text; a
+    /// copy at another address only makes the key differ, which costs a
+    /// sync), `None` for no condition.
+    available: Option<(ConditionStatus, *const u8)>,
+    progressing: Option<(ConditionStatus, *const u8)>,
+}
+
+fn cond_key(c: &Option<DeploymentCondition>) -> Option<(ConditionStatus, *const u8)> {
+    c.as_ref().map(|c| (c.status, c.reason.as_ptr()))
+}
+
 /// A Deployment's recorded status and conditions.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RolloutState {
@@ -309,6 +332,82 @@ impl Cluster {
                 now,
             ),
         );
+    }
+
+    /// What a Deployment's sync (`sync_deployment`, then
+    /// [`Cluster::sync_rollout_status`]) reads, when that sync can change
+    /// nothing: every pod of the current revision, as many pods as
+    /// replicas, no roll under way, and a rollout status that waits for no
+    /// deadline (no progressDeadlineSeconds, or Progressing already
+    /// NewReplicaSetAvailable). `None` otherwise. A sync of such a
+    /// Deployment creates and deletes nothing, emits nothing, and writes
+    /// back the status and conditions it finds; so while its inputs are
+    /// those of the key recorded after its last sync
+    /// ([`Cluster::still_quiet`]), the next sync would be that same no-op,
+    /// and the pass leaves it out (`reconcile.rs`). Every input of that
+    /// sync is in the key: the priority epoch and revision its admission
+    /// was decided for, replicas, strategy, deadline, the counts (which
+    /// the recorded status must equal), and both conditions' status and
+    /// reason.
+    pub(crate) fn quiet_key(&self, id: OwnerId) -> Option<QuietKey> {
+        let c = &self.controllers[id.0 as usize];
+        if c.deleted || c.rolling || !matches!(c.workload, crate::cluster::Workload::Deployment) {
+            return None;
+        }
+        let (rev, counts) = c.counts.only()?;
+        if rev != c.current || counts.pods != c.replicas || c.total() != c.replicas {
+            return None;
+        }
+        if c.progress_deadline_seconds != NO_PROGRESS_DEADLINE
+            && c.rollout
+                .progressing
+                .as_ref()
+                .is_none_or(|p| p.reason != reasons::NEW_REPLICA_SET_AVAILABLE)
+        {
+            return None;
+        }
+        let k = QuietKey {
+            priority_epoch: self.priority_epoch,
+            counts: *counts,
+            current: c.current,
+            replicas: c.replicas,
+            progress_deadline_seconds: c.progress_deadline_seconds,
+            strategy: c.strategy,
+            available: cond_key(&c.rollout.available),
+            progressing: cond_key(&c.rollout.progressing),
+        };
+        self.still_quiet(id, &k).then_some(k)
+    }
+
+    /// Whether Deployment `id`'s sync reads what key `k` holds (see
+    /// [`Cluster::quiet_key`]): then it would change nothing. Called for
+    /// every quiet Deployment in every pass, so it compares in place.
+    #[inline]
+    pub(crate) fn still_quiet(&self, id: OwnerId, k: &QuietKey) -> bool {
+        let c = &self.controllers[id.0 as usize];
+        let Some((rev, counts)) = c.counts.only() else {
+            return false;
+        };
+        let recorded = Observed {
+            replicas: k.counts.pods,
+            updated: k.counts.pods,
+            ready: k.counts.ready,
+            available: k.counts.available,
+        };
+        rev == k.current
+            && *counts == k.counts
+            && c.current == k.current
+            && c.replicas == k.replicas
+            && c.total() == k.counts.pods
+            && self.priority_epoch == k.priority_epoch
+            && !c.deleted
+            && !c.rolling
+            && c.progress_deadline_seconds == k.progress_deadline_seconds
+            && c.strategy == k.strategy
+            && c.rollout.observed == recorded
+            && cond_key(&c.rollout.available) == k.available
+            && cond_key(&c.rollout.progressing) == k.progressing
+            && matches!(c.workload, crate::cluster::Workload::Deployment)
     }
 
     /// Kubernetes' syncRolloutStatus for one Deployment: computes the status
