@@ -16,10 +16,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use shepherd::model::{
-    NodeAffinity, NodeSelectorOperator, NodeSelectorRequirement, NodeSelectorTerm,
-    PreferredSchedulingTerm, TopologySpreadConstraint, WhenUnsatisfiable, HOSTNAME_KEY,
-};
+use shepherd::model::{TopologySpreadConstraint, WhenUnsatisfiable, HOSTNAME_KEY};
 use shepherd::quantity::MIB;
 use shepherd::simulator::Prng;
 use shepherd::{
@@ -27,7 +24,10 @@ use shepherd::{
     PriorityClass, Profile, Resources, Selector, Taint, TaintEffect, TieBreak, Toleration,
 };
 
-const ZONE: &str = "topology.kubernetes.io/zone";
+mod common;
+
+use common::{random_profile, ZONE};
+
 const DEFAULT_CASES: u64 = 12;
 
 /// A node; with `uniform`, one of two shapes (many equal scores, so the
@@ -79,31 +79,7 @@ fn random_template(rng: &mut Prng, name: &str, others: usize) -> PodTemplate {
     if rng.chance(15) {
         t = t.with_node_selector("disk", "ssd");
     }
-    let mut na = NodeAffinity::default();
-    if rng.chance(12) {
-        na.required = Some(vec![NodeSelectorTerm {
-            match_expressions: vec![NodeSelectorRequirement::new(
-                ZONE,
-                NodeSelectorOperator::In,
-                &[*rng.pick(&["z1", "z2"]), "z3"],
-            )],
-            match_fields: vec![],
-        }]);
-    }
-    for _ in 0..rng.below(3) {
-        na.preferred.push(PreferredSchedulingTerm {
-            weight: rng.range(1, 100) as i32,
-            preference: NodeSelectorTerm {
-                match_expressions: vec![NodeSelectorRequirement::new(
-                    *rng.pick(&[ZONE, "disk"]),
-                    *rng.pick(&[NodeSelectorOperator::In, NodeSelectorOperator::NotIn]),
-                    &[*rng.pick(&["z1", "z2", "ssd"])],
-                )],
-                match_fields: vec![],
-            },
-        });
-    }
-    t = t.with_node_affinity(na);
+    t = t.with_node_affinity(common::random_node_affinity(rng, 12));
     if rng.chance(30) {
         t = t.with_toleration(Toleration::exists("dedicated", None));
     }
@@ -149,22 +125,6 @@ fn random_template(rng: &mut Prng, name: &str, others: usize) -> PodTemplate {
         };
     }
     t
-}
-
-fn random_profile(rng: &mut Prng) -> Profile {
-    match rng.below(6) {
-        0 => Profile::bin_pack(),
-        1 => Profile::least_loaded(),
-        2 => Profile {
-            tie_break: TieBreak::LowestNodeId,
-            ..Profile::kube_scheduler()
-        },
-        3 => Profile {
-            percentage_of_nodes_to_score: 100,
-            ..Profile::kube_scheduler()
-        },
-        _ => Profile::kube_scheduler(),
-    }
 }
 
 /// Scalar resources in a third of the clusters (issue 45), from a stream

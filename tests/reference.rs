@@ -28,9 +28,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use shepherd::model::{
-    LabelSelectorRequirement, NodeAffinity, NodeInclusionPolicy, NodeSelectorOperator,
-    NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm, SelectorOperator,
-    TopologySpreadConstraint, WhenUnsatisfiable, HOSTNAME_KEY,
+    LabelSelectorRequirement, NodeInclusionPolicy, SelectorOperator, TopologySpreadConstraint,
+    WhenUnsatisfiable, HOSTNAME_KEY,
 };
 use shepherd::quantity::MIB;
 use shepherd::simulator::Prng;
@@ -40,7 +39,10 @@ use shepherd::{
     TieBreak, Toleration, UtilizationShapePoint,
 };
 
-const ZONE: &str = "topology.kubernetes.io/zone";
+mod common;
+
+use common::{random_profile, ZONE};
+
 const DEFAULT_CASES: u64 = 40;
 
 /// What the property checked, for its closing line (binds, sampled cycles
@@ -994,31 +996,7 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
     if rng.chance(15) {
         t = t.with_node_selector("disk", "ssd");
     }
-    let mut na = NodeAffinity::default();
-    if rng.chance(15) {
-        na.required = Some(vec![NodeSelectorTerm {
-            match_expressions: vec![NodeSelectorRequirement::new(
-                ZONE,
-                NodeSelectorOperator::In,
-                &[*rng.pick(&["z1", "z2"]), "z3"],
-            )],
-            match_fields: vec![],
-        }]);
-    }
-    for _ in 0..rng.below(3) {
-        na.preferred.push(PreferredSchedulingTerm {
-            weight: rng.range(1, 100) as i32,
-            preference: NodeSelectorTerm {
-                match_expressions: vec![NodeSelectorRequirement::new(
-                    *rng.pick(&[ZONE, "disk"]),
-                    *rng.pick(&[NodeSelectorOperator::In, NodeSelectorOperator::NotIn]),
-                    &[*rng.pick(&["z1", "z2", "ssd"])],
-                )],
-                match_fields: vec![],
-            },
-        });
-    }
-    t = t.with_node_affinity(na);
+    t = t.with_node_affinity(common::random_node_affinity(rng, 15));
     if rng.chance(30) {
         t = t.with_toleration(Toleration::exists("dedicated", None));
     }
@@ -1093,22 +1071,6 @@ fn random_app(rng: &mut Prng, extra: &mut Prng, i: usize, others: usize) -> Depl
     }
     d.template = t;
     d
-}
-
-fn random_profile(rng: &mut Prng) -> Profile {
-    match rng.below(6) {
-        0 => Profile::bin_pack(),
-        1 => Profile::least_loaded(),
-        2 => Profile {
-            tie_break: TieBreak::LowestNodeId,
-            ..Profile::kube_scheduler()
-        },
-        3 => Profile {
-            percentage_of_nodes_to_score: 100,
-            ..Profile::kube_scheduler()
-        },
-        _ => Profile::kube_scheduler(),
-    }
 }
 
 /// In a third of the cases, scalar resources (issue 45): some nodes offer

@@ -91,10 +91,18 @@ pub use super::plugins::node_resources_fit::{
     ScoringStrategy, ScoringStrategyType, UtilizationShapePoint,
 };
 
-/// NodeResourcesBalancedAllocationArgs' default resources: cpu and memory.
-pub fn default_balanced_resources() -> Vec<Resource> {
-    vec![Resource::Cpu, Resource::Memory]
-}
+// NodeResourcesBalancedAllocation's arguments live in its folder.
+pub use super::plugins::node_resources_balanced_allocation::default_balanced_resources;
+
+// InterPodAffinity's arguments live in its folder.
+pub use super::plugins::inter_pod_affinity::{
+    DEFAULT_HARD_POD_AFFINITY_WEIGHT, MAX_HARD_POD_AFFINITY_WEIGHT,
+};
+
+// PodTopologySpread's arguments live in its folder.
+pub use super::plugins::pod_topology_spread::{
+    SystemDefaultConstraint, SYSTEM_DEFAULT_CONSTRAINTS,
+};
 
 /// How equal best totals are settled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -117,10 +125,13 @@ pub struct Profile {
     pub scores: Vec<(Plugin, i64)>,
     /// NodeResourcesFitArgs.scoringStrategy.
     pub fit: ScoringStrategy,
-    /// InterPodAffinityArgs.hardPodAffinityWeight (0 to 100, default 1).
+    /// InterPodAffinityArgs.hardPodAffinityWeight (0 to
+    /// [`MAX_HARD_POD_AFFINITY_WEIGHT`], default
+    /// [`DEFAULT_HARD_POD_AFFINITY_WEIGHT`]).
     pub hard_pod_affinity_weight: i64,
     /// PodTopologySpreadArgs.defaultingType System: pods without constraints
-    /// of their own get hostname maxSkew 3 and zone maxSkew 5, ScheduleAnyway.
+    /// of their own get [`SYSTEM_DEFAULT_CONSTRAINTS`] (hostname maxSkew 3
+    /// and zone maxSkew 5, ScheduleAnyway); List: none.
     pub system_default_spreading: bool,
     /// percentageOfNodesToScore: 0 is kube-scheduler's adaptive default
     /// (50% minus 1% per 125 nodes, at least 5%, at least 100 nodes); 100
@@ -151,7 +162,7 @@ impl Profile {
             filters: Plugin::default_filters(),
             scores: Plugin::default_scores(),
             fit: ScoringStrategy::least_allocated(),
-            hard_pod_affinity_weight: 1,
+            hard_pod_affinity_weight: DEFAULT_HARD_POD_AFFINITY_WEIGHT,
             system_default_spreading: true,
             percentage_of_nodes_to_score: 0,
             tie_break: TieBreak::Random,
@@ -169,7 +180,7 @@ impl Profile {
             filters: Plugin::default_filters(),
             scores: vec![(Plugin::NodeResourcesFit, 1)],
             fit: ScoringStrategy::most_allocated(),
-            hard_pod_affinity_weight: 1,
+            hard_pod_affinity_weight: DEFAULT_HARD_POD_AFFINITY_WEIGHT,
             system_default_spreading: false,
             percentage_of_nodes_to_score: 100,
             tie_break: TieBreak::LowestNodeId,
@@ -297,32 +308,14 @@ impl Profile {
             }
         }
         self.fit.validate()?;
-        // ValidateNodeResourcesBalancedAllocationArgs: each name once (the
-        // weights, all 1, are not kept).
-        if self.balanced_resources.is_empty()
-            || self.balanced_resources.len() > MAX_SCORED_RESOURCES
-        {
-            return Err(Error::Invalid(format!(
-                "profile {}: NodeResourcesBalancedAllocation resources names {} resources; expected 1 to {MAX_SCORED_RESOURCES}",
-                self.scheduler_name,
-                self.balanced_resources.len()
-            )));
-        }
-        for (i, r) in self.balanced_resources.iter().enumerate() {
-            if self.balanced_resources[..i].contains(r) {
-                return Err(Error::Invalid(format!(
-                    "profile {}: NodeResourcesBalancedAllocation resources[{i}]: {} is listed twice; expected each resource once",
-                    self.scheduler_name,
-                    r.name()
-                )));
-            }
-        }
-        if !(0..=100).contains(&self.hard_pod_affinity_weight) {
-            return Err(Error::Invalid(format!(
-                "profile {}: hardPodAffinityWeight {} is out of range; expected 0 to 100",
-                self.scheduler_name, self.hard_pod_affinity_weight
-            )));
-        }
+        super::plugins::node_resources_balanced_allocation::validate_balanced_resources(
+            &self.scheduler_name,
+            &self.balanced_resources,
+        )?;
+        super::plugins::inter_pod_affinity::validate_hard_pod_affinity_weight(
+            &self.scheduler_name,
+            self.hard_pod_affinity_weight,
+        )?;
         if self.percentage_of_nodes_to_score > 100 {
             return Err(Error::Invalid(format!(
                 "profile {}: percentageOfNodesToScore {} is out of range; expected 0 (adaptive) to 100",

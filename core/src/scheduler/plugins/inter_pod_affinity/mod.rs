@@ -8,9 +8,15 @@
 //! the existing pods' preferred terms toward it; normalised min-max.
 
 // The plugin in the framework: fed from the cluster's books and the batch.
+mod args;
 mod filtering;
 mod scoring;
 mod state;
+
+pub use args::{
+    validate_hard_pod_affinity_weight, DEFAULT_HARD_POD_AFFINITY_WEIGHT,
+    MAX_HARD_POD_AFFINITY_WEIGHT,
+};
 
 /// Why the Filter refused a node (interpodaffinity/filtering.go, Filter).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,10 @@
 //! nothing at all (best effort) is not scored by it (PreScore: Skip).
 
 // The plugin in the framework: fed from the cluster's books and the batch.
+mod args;
 mod scoring;
+
+pub use args::{default_balanced_resources, validate_balanced_resources};
 
 use super::{abs, sqrt, MAX_NODE_SCORE};
 

@@ -7,10 +7,12 @@
 //! summed and rounded; normalised so the lowest sum scores highest.
 
 // The plugin in the framework: fed from the cluster's books and the batch.
+mod args;
 mod filtering;
 mod scoring;
 mod state;
 
+pub use args::{SystemDefaultConstraint, SYSTEM_DEFAULT_CONSTRAINTS};
 pub(in crate::scheduler) use state::Spread;
 
 /// Why the Filter refused a node (podtopologyspread/filtering.go, Filter).

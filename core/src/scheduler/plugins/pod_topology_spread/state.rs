@@ -319,22 +319,16 @@ impl Cluster {
             if let Some(sel) = defaults {
                 debug_assert!(soft_on && profile.system_default_spreading);
                 let inclusion = self.inclusion_key(&b.rev, Honor, Ignore);
-                soft.push(SpreadEntry {
-                    max_skew: 3,
-                    key: HOSTNAME_KEY.to_string(),
-                    sel: sel.clone(),
-                    self_match: true,
-                    min_domains: 0,
-                    inclusion: inclusion.clone(),
-                });
-                soft.push(SpreadEntry {
-                    max_skew: 5,
-                    key: spread::ZONE_KEY.to_string(),
-                    sel,
-                    self_match: true,
-                    min_domains: 0,
-                    inclusion,
-                });
+                for c in &spread::SYSTEM_DEFAULT_CONSTRAINTS {
+                    soft.push(SpreadEntry {
+                        max_skew: c.max_skew,
+                        key: c.topology_key.to_string(),
+                        sel: sel.clone(),
+                        self_match: true,
+                        min_domains: 0,
+                        inclusion: inclusion.clone(),
+                    });
+                }
             }
         } else {
             for (c, &t) in tpl.topology_spread.iter().zip(&b.rev.spread_ids) {
