@@ -1432,7 +1432,9 @@ fn filtered_estimate_equals_the_resource_count_where_no_pod_needs_it() {
         packed += want.1.len();
     }
     assert!(packed > 0);
-    eprintln!("filtered estimate = resource count: {runs} runs from seed {seed0}, {packed} pods packed");
+    eprintln!(
+        "filtered estimate = resource count: {runs} runs from seed {seed0}, {packed} pods packed"
+    );
 }
 
 /// A DaemonSet holding host port 8080 on every node: its pod on the

@@ -186,10 +186,12 @@ pub fn needs_filters<'a>(mut pods: impl Iterator<Item = &'a PodTemplate>) -> boo
     pods.any(|p| {
         !p.affinity.is_empty()
             || !p.host_ports.is_empty()
-            || p.anti_affinity.iter().any(|t| t.topology_key != HOSTNAME_KEY)
-            || p.topology_spread.iter().any(|t| {
-                t.when_unsatisfiable == crate::model::WhenUnsatisfiable::DoNotSchedule
-            })
+            || p.anti_affinity
+                .iter()
+                .any(|t| t.topology_key != HOSTNAME_KEY)
+            || p.topology_spread
+                .iter()
+                .any(|t| t.when_unsatisfiable == crate::model::WhenUnsatisfiable::DoNotSchedule)
     })
 }
 
@@ -205,8 +207,10 @@ pub fn binpack(
     pods: &[(usize, &PodTemplate)],
     max_nodes: u32,
 ) -> (u32, Vec<usize>) {
-    let order: Vec<&(usize, &PodTemplate)> =
-        largest_first(template, pods).into_iter().map(|k| &pods[k]).collect();
+    let order: Vec<&(usize, &PodTemplate)> = largest_first(template, pods)
+        .into_iter()
+        .map(|k| &pods[k])
+        .collect();
     // Per new node: what is left, and its pods when one of them carries
     // required anti-affinity (the only case another pod's presence
     // matters); `anti` says whether any does.

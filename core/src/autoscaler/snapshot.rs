@@ -200,7 +200,9 @@ pub fn binpack_filtered(
         if given_up.contains(&class) || static_reason(&g.template, false, p).is_some() {
             continue;
         }
-        let Ok(key) = work.pod_key(name) else { continue };
+        let Ok(key) = work.pod_key(name) else {
+            continue;
+        };
         let plain = !zonal_anti && !needs_filters(core::iter::once(p));
         if !new.is_empty() {
             let fit = if plain {

@@ -475,6 +475,27 @@ pub struct NodeVerdict {
     pub position: Option<u32>,
 }
 
+impl NodeVerdict {
+    /// The verdict of the filters alone on `node` (no scores yet).
+    pub(crate) fn filtered(node: String, r: &Result<(), Unfit>) -> Self {
+        let (feasible, plugin, code, reasons, detail) = match r {
+            Ok(()) => (true, None, Code::Success, Vec::new(), None),
+            Err(u) => (false, Some(u.plugin()), u.code(), u.reasons(), u.detail()),
+        };
+        NodeVerdict {
+            node,
+            feasible,
+            plugin,
+            code,
+            reasons,
+            detail,
+            scores: Vec::new(),
+            total: None,
+            position: None,
+        }
+    }
+}
+
 /// Why a pod is where it is, or why it is not anywhere.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Explanation {

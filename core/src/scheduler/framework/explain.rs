@@ -116,24 +116,10 @@ impl Cluster {
             }
             let n = NodeId(i as u32);
             let r = work.filter_node(n, &mut b, profile);
-            let (ok, plugin, code, reasons, detail) = match &r {
-                Ok(()) => (true, None, Code::Success, Vec::new(), None),
-                Err(u) => (false, Some(u.plugin()), u.code(), u.reasons(), u.detail()),
-            };
-            if ok {
+            if r.is_ok() {
                 feasible.push(i as u32);
             }
-            verdicts.push(NodeVerdict {
-                node: work.nodes[i].spec.name.clone(),
-                feasible: ok,
-                plugin,
-                code,
-                reasons,
-                detail,
-                scores: Vec::new(),
-                total: None,
-                position: None,
-            });
+            verdicts.push(NodeVerdict::filtered(work.nodes[i].spec.name.clone(), &r));
         }
         if let Some(set) = scored {
             // By node slot: a sample of hundreds over thousands of nodes.
@@ -306,21 +292,7 @@ impl Cluster {
             };
             let name = node.spec.name.clone();
             let r = self.filter_node(n, &mut b, profile);
-            let (feasible, plugin, code, reasons, detail) = match &r {
-                Ok(()) => (true, None, Code::Success, Vec::new(), None),
-                Err(u) => (false, Some(u.plugin()), u.code(), u.reasons(), u.detail()),
-            };
-            out.push(NodeVerdict {
-                node: name,
-                feasible,
-                plugin,
-                code,
-                reasons,
-                detail,
-                scores: Vec::new(),
-                total: None,
-                position: None,
-            });
+            out.push(NodeVerdict::filtered(name, &r));
         }
         self.end_batch(b);
         Ok(out)
